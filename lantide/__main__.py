@@ -1,0 +1,3 @@
+from lantide.cli.main import main
+
+raise SystemExit(main())

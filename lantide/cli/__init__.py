@@ -1,0 +1,1 @@
+"""The ``lantide`` command line: one engine shared with the desktop app."""

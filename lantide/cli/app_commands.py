@@ -1,0 +1,114 @@
+"""``lantide``, ``lantide gui``, ``lantide init`` and ``lantide project``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lantide.cli.common import add_command, open_workspace
+from lantide.cli.output import print_json
+
+
+def register(subparsers) -> None:
+    p = add_command(subparsers, "gui", "open the desktop app on WORKSPACE", run_gui)
+    p.add_argument("workspace", nargs="?", help="workspace folder (default: the last one)")
+
+    p = add_command(subparsers, "init", "create a workspace", run_init)
+    p.add_argument("workspace", help="folder to create the workspace in")
+    p.add_argument("--sample", action="store_true",
+                   help="add sample data and a sample project")
+    p.add_argument("--name", help="workspace name (default: the folder name)")
+
+    p = add_command(subparsers, "project", "list, create, rename, archive projects; set status",
+                    run_project)
+    p.add_argument("workspace")
+    p.add_argument("action", choices=["list", "create", "rename", "archive", "unarchive",
+                                      "status", "focus"])
+    p.add_argument("names", nargs="*", help="project name(s); for rename OLD NEW; "
+                                            "for status NAME STATUS")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run_init(args: argparse.Namespace) -> int:
+    if args.sample:
+        from lantide.workspace.sample import create_sample
+
+        ws = create_sample(Path(args.workspace))
+        if args.name:
+            ws.settings["name"] = args.name
+            ws.save_settings()
+    else:
+        from lantide.workspace.model import Workspace
+
+        ws = Workspace.create(Path(args.workspace), name=args.name)
+    print(f"Created workspace {ws.name!r} in {ws.root}")
+    if args.sample:
+        print("  sample data in data/, sample project 'q3-churn' in projects/")
+    return 0
+
+
+def _launch(workspace: Path | None) -> int:
+    from lantide.ui.app import run_app
+
+    return run_app(workspace)
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    if args.workspace:
+        ws = open_workspace(args.workspace, lock=False)  # fail early with a clear error
+        return _launch(ws.root)
+    return run_default_gui(args)
+
+
+def run_default_gui(args: argparse.Namespace) -> int:
+    """No command: the last workspace, or the sample workspace (created on first run)."""
+    from lantide.workspace import paths
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import load_settings
+
+    settings = load_settings()
+    for recent in settings.recent_workspaces:
+        if Workspace.is_workspace(Path(recent)):
+            return _launch(Path(recent))
+    sample = paths.sample_workspace_dir()
+    if not Workspace.is_workspace(sample):
+        from lantide.workspace.sample import create_sample
+
+        sys.stderr.write(f"lantide: creating the sample workspace in {sample}\n")
+        create_sample(sample)
+    return _launch(sample)
+
+
+def run_project(args: argparse.Namespace) -> int:
+    from lantide.errors import UsageError
+
+    ws = open_workspace(args.workspace)
+    try:
+        names = args.names
+        need = {"list": 0, "create": 1, "rename": 2, "archive": 1, "unarchive": 1,
+                "status": 2, "focus": 1}[args.action]
+        if len(names) != need:
+            raise UsageError(f"'project {args.action}' takes {need} name(s), got {len(names)}")
+        if args.action == "create":
+            ws.create_project(names[0])
+        elif args.action == "rename":
+            ws.rename_project(names[0], names[1])
+        elif args.action in ("archive", "unarchive"):
+            ws.archive_project(names[0], archived=args.action == "archive")
+        elif args.action == "status":
+            ws.project(names[0]).set_status(names[1])
+        elif args.action == "focus":
+            ws.focus_project(names[0])
+        projects = ws.list_projects(include_archived=True)
+        focused = ws.focused_project_name
+        if args.json:
+            print_json({"projects": [p.to_dict() for p in projects], "focused": focused})
+        else:
+            for p in projects:
+                mark = "*" if p.dirname == focused else " "
+                extra = " (archived)" if p.is_archived else ""
+                print(f"{mark} {p.dirname:<24} {p.status:<10} {p.name}{extra}")
+    finally:
+        ws.close()
+    return 0

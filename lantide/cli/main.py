@@ -1,0 +1,90 @@
+"""Entry point of the ``lantide`` console script.
+
+Each command lives in its own module under ``lantide.cli`` with ``register(subparsers)``;
+handlers take the parsed arguments and return an exit code. Heavy imports (DuckDB, the
+model client, Qt) happen inside handlers so ``lantide --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from lantide import __version__
+from lantide.errors import LantideError, UsageError
+
+# Modules that register commands, in the order --help lists them.
+COMMAND_MODULES = [
+    "lantide.cli.app_commands",   # gui, init
+    "lantide.cli.query_commands",  # sql, tab
+    "lantide.cli.agent_commands",  # chat, prompt, ledger
+    "lantide.cli.doc_commands",  # annotations
+    "lantide.cli.knowledge_commands",  # knowledge
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lantide",
+        description="Lantide: a desktop workbench for data analysts who work with an AI agent. "
+                    "Without a command, opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"lantide {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # that part of the product is not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
+        return int(exc.code or 0)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        from lantide.cli.app_commands import run_default_gui
+
+        handler = run_default_gui
+    try:
+        return int(handler(args) or 0)
+    except UsageError as exc:
+        _report(exc, args)
+        return 2
+    except LantideError as exc:
+        _report(exc, args)
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("lantide: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def main_gui() -> int:
+    """Entry point of the ``lantide-gui`` script (no console window on Windows)."""
+    return main(sys.argv[1:] or [])
+
+
+def _report(exc: LantideError, args: argparse.Namespace) -> None:
+    if getattr(args, "debug", False):
+        import traceback
+
+        traceback.print_exception(exc)
+    sys.stderr.write(f"lantide: error: {exc.message}\n")
+    if exc.hint:
+        sys.stderr.write(f"  {exc.hint}\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Counting tokens offline.
+
+tiktoken normally downloads its encodings on first use. Lantide ships the ``cl100k_base``
+ranks in ``resources/tokenizer/`` and builds the encoding from that file, so counting
+never touches the network. Models whose tokenizer we do not ship get cl100k counts, which
+are close for modern BPE tokenizers; if even that fails, a length-based estimate.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+from lantide.package_data import resource_path
+
+_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+_PAT = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
+        r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _encoding():
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    path = resource_path("tokenizer", "cl100k_base.tiktoken")
+    ranks = load_tiktoken_bpe(str(path), expected_hash=_CL100K_SHA256)
+    return tiktoken.Encoding(
+        name="cl100k_base_lantide",
+        pat_str=_PAT,
+        mergeable_ranks=ranks,
+        special_tokens={"<|endoftext|>": 100257, "<|fim_prefix|>": 100258,
+                        "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
+                        "<|endofprompt|>": 100276},
+    )
+
+
+def estimate_tokens(text: str) -> int:
+    """A fallback: about four characters per token."""
+    return (len(text) + 3) // 4
+
+
+def count_tokens(text: str, model: str | None = None) -> int:
+    """Tokens of ``text``. ``model`` is accepted for future per-model tokenizers."""
+    if not text:
+        return 0
+    try:
+        with _lock:
+            enc = _encoding()
+        return len(enc.encode(text, disallowed_special=()))
+    except Exception:
+        return estimate_tokens(text)
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> str:
+    """The longest prefix of ``text`` within ``max_tokens`` tokens."""
+    if count_tokens(text) <= max_tokens:
+        return text
+    try:
+        enc = _encoding()
+        return enc.decode(enc.encode(text, disallowed_special=())[:max_tokens])
+    except Exception:
+        return text[: max_tokens * 4]

@@ -1,0 +1,133 @@
+"""The one way Lantide writes a user file: temporary file, fsync, rename.
+
+A reader (or a crash) sees either the old file or the new one, never half of each. Each
+write is also remembered in :data:`own_writes`, so the file watcher can tell Lantide's
+own saves from edits made by another program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+TEMP_SUFFIX = ".lantide-tmp"
+
+
+class OwnWrites:
+    """What this process last wrote to each path, as (size, mtime_ns)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: dict[str, tuple[int, int]] = {}
+
+    def record(self, path: Path) -> None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        with self._lock:
+            self._seen[str(Path(path).resolve())] = (st.st_size, st.st_mtime_ns)
+
+    def forget(self, path: Path) -> None:
+        with self._lock:
+            self._seen.pop(str(Path(path).resolve()), None)
+
+    def is_own(self, path: Path) -> bool:
+        """True when the file on disk is exactly what Lantide last wrote there."""
+        key = str(Path(path).resolve())
+        with self._lock:
+            stamp = self._seen.get(key)
+        if stamp is None:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == stamp
+
+
+own_writes = OwnWrites()
+
+
+def is_temp_file(path: Path | str) -> bool:
+    return str(path).endswith(TEMP_SUFFIX)
+
+
+def _fsync_dir(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically; on any error the old file is intact."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            # Keep the permissions the user gave the file.
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+    own_writes.record(path)
+
+
+def atomic_write_text(path: Path | str, text: str, encoding: str = "utf-8") -> None:
+    # newline="" semantics: the text is written exactly as given.
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write_json(path: Path | str, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def append_jsonl(path: Path | str, obj: Any) -> None:
+    """Append one JSON line to an append-only log (conversations, ledger).
+
+    A line is written with a single ``write`` call on an ``O_APPEND`` descriptor and
+    fsynced, so a crash leaves at most a torn last line, which readers skip.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(obj, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_jsonl(path: Path | str) -> list[Any]:
+    """Read an append-only log; a torn or malformed line is skipped, never fatal."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return out

@@ -1,0 +1,438 @@
+"""Workspaces and projects on disk (DESIGN.md section 2).
+
+```
+WORKSPACE/.lantide/workspace.json    {"version", "name", "connections": [...]}
+WORKSPACE/.lantide/session.json      focused project, open tabs (restored on start)
+WORKSPACE/projects/NAME/project.json {"name", "status", "plan", "report", "archived": [...]}
+```
+
+Unknown fields in these files are kept when Lantide rewrites them, so files written by a
+newer version survive an older one.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from lantide.errors import CorruptFileError, LantideError, MissingFileError
+from lantide.workspace.atomic import atomic_write_json, atomic_write_text
+from lantide.workspace.jsonfile import read_json_object
+from lantide.workspace.lock import WorkspaceLock
+
+PROJECT_STATUSES = ("planning", "executing", "done")
+WORKSPACE_FORMAT_VERSION = 1
+
+_BAD_NAME = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
+
+
+class WorkspaceError(LantideError):
+    code = "WORKSPACE"
+
+
+class NotAWorkspaceError(WorkspaceError):
+    code = "NOT_A_WORKSPACE"
+
+    def __init__(self, root: Path):
+        super().__init__(
+            f"{root} is not a Lantide workspace (no .lantide/workspace.json)",
+            hint=f"Create one with: lantide init {root}",
+        )
+
+
+class ProjectNotFoundError(WorkspaceError):
+    code = "PROJECT_NOT_FOUND"
+
+
+def validate_project_name(name: str) -> str:
+    clean = name.strip()
+    if not clean or clean in (".", "..") or clean.startswith(".") or _BAD_NAME.search(clean):
+        raise WorkspaceError(
+            f"invalid project name {name!r}",
+            hint="Use letters, digits, spaces, '-' or '_'; no slashes, no leading dot.",
+            code="BAD_PROJECT_NAME",
+        )
+    return clean
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Project:
+    """One analysis: a Plan, a Report, SQL tabs and project knowledge in one folder."""
+
+    workspace_root: Path
+    dirname: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    # -- fields of project.json
+    @property
+    def name(self) -> str:
+        return self.data.get("name") or self.dirname
+
+    @property
+    def status(self) -> str:
+        return self.data.get("status", "planning")
+
+    @property
+    def plan(self) -> str:
+        return self.data.get("plan", "plan.md")
+
+    @property
+    def report(self) -> str:
+        return self.data.get("report", "report.md")
+
+    @property
+    def archived(self) -> list[str]:
+        return list(self.data.get("archived", []))
+
+    @property
+    def is_archived(self) -> bool:
+        return bool(self.data.get("archived_at"))
+
+    # -- paths
+    @property
+    def dir(self) -> Path:
+        return self.workspace_root / "projects" / self.dirname
+
+    @property
+    def json_path(self) -> Path:
+        return self.dir / "project.json"
+
+    @property
+    def plan_path(self) -> Path:
+        return self.dir / self.plan
+
+    @property
+    def report_path(self) -> Path:
+        return self.dir / self.report
+
+    @property
+    def sql_dir(self) -> Path:
+        return self.dir / "sql"
+
+    @property
+    def knowledge_path(self) -> Path:
+        return self.dir / "knowledge.md"
+
+    def document_path(self, kind: str) -> Path:
+        """``kind`` is ``plan`` or ``report``."""
+        if kind == "plan":
+            return self.plan_path
+        if kind == "report":
+            return self.report_path
+        raise WorkspaceError(f"unknown document {kind!r}", hint="Use 'plan' or 'report'.",
+                             code="BAD_DOCUMENT")
+
+    # -- persistence
+    @classmethod
+    def load(cls, workspace_root: Path, dirname: str) -> "Project":
+        path = workspace_root / "projects" / dirname / "project.json"
+        data = read_json_object(path, "project file")
+        status = data.get("status", "planning")
+        if status not in PROJECT_STATUSES:
+            raise CorruptFileError(
+                path,
+                f"status {status!r} is not one of {', '.join(PROJECT_STATUSES)}",
+            )
+        for key in ("plan", "report"):
+            if key in data and (not isinstance(data[key], str) or "/" in data[key] or not data[key]):
+                raise CorruptFileError(path, f"{key!r} must be a file name, found {data[key]!r}")
+        if not isinstance(data.get("archived", []), list):
+            raise CorruptFileError(path, "'archived' must be a list of file names")
+        return cls(Path(workspace_root), dirname, data)
+
+    def save(self) -> None:
+        atomic_write_json(self.json_path, self.data)
+
+    def reload(self) -> None:
+        self.data = Project.load(self.workspace_root, self.dirname).data
+
+    def set_status(self, status: str) -> None:
+        if status not in PROJECT_STATUSES:
+            raise WorkspaceError(
+                f"invalid project status {status!r}",
+                hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
+                code="BAD_STATUS",
+            )
+        self.data["status"] = status
+        self.save()
+
+    def archive_file(self, relname: str) -> None:
+        """Mark a file of the project archived: the Context Summary skips it."""
+        if relname not in self.archived:
+            self.data["archived"] = self.archived + [relname]
+            self.save()
+
+    def unarchive_file(self, relname: str) -> None:
+        self.data["archived"] = [n for n in self.archived if n != relname]
+        self.save()
+
+    def sql_tab_names(self) -> list[str]:
+        if not self.sql_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.sql_dir.glob("*.sql") if p.is_file())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "dir": self.dirname,
+            "status": self.status,
+            "plan": self.plan,
+            "report": self.report,
+            "archived": self.archived,
+            "project_archived": self.is_archived,
+        }
+
+
+class Workspace:
+    """A folder with ``.lantide/``, ``data/`` and ``projects/``."""
+
+    def __init__(self, root: Path, settings: dict[str, Any]):
+        self.root = Path(root).resolve()
+        self.settings = settings
+        self._lock = WorkspaceLock(self.root)
+
+    # -- paths
+    @property
+    def lantide_dir(self) -> Path:
+        return self.root / ".lantide"
+
+    @property
+    def settings_path(self) -> Path:
+        return self.lantide_dir / "workspace.json"
+
+    @property
+    def session_path(self) -> Path:
+        return self.lantide_dir / "session.json"
+
+    @property
+    def cache_db_path(self) -> Path:
+        return self.lantide_dir / "cache.duckdb"
+
+    @property
+    def conversations_dir(self) -> Path:
+        return self.lantide_dir / "conversations"
+
+    @property
+    def ledger_dir(self) -> Path:
+        return self.lantide_dir / "ledger"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def projects_dir(self) -> Path:
+        return self.root / "projects"
+
+    @property
+    def name(self) -> str:
+        return self.settings.get("name") or self.root.name
+
+    @property
+    def connections(self) -> list[dict[str, Any]]:
+        """External connections, without secrets (those live in the keyring)."""
+        return list(self.settings.get("connections", []))
+
+    # -- lifecycle
+    @staticmethod
+    def is_workspace(root: Path) -> bool:
+        return (Path(root) / ".lantide" / "workspace.json").is_file()
+
+    @classmethod
+    def create(cls, root: Path | str, name: str | None = None) -> "Workspace":
+        """Create a workspace in ``root`` (which may exist and hold files)."""
+        root = Path(root).resolve()
+        if root.exists() and not root.is_dir():
+            raise WorkspaceError(f"{root} exists and is not a folder",
+                                 hint="Choose another path.", code="NOT_A_FOLDER")
+        if cls.is_workspace(root):
+            raise WorkspaceError(
+                f"{root} is already a Lantide workspace",
+                hint=f"Open it with: lantide gui {root}",
+                code="ALREADY_A_WORKSPACE",
+            )
+        for sub in (".lantide/conversations", ".lantide/ledger", "data", "projects"):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+        settings = {
+            "version": WORKSPACE_FORMAT_VERSION,
+            "name": name or root.name,
+            "created_at": _now(),
+            "connections": [],
+        }
+        atomic_write_json(root / ".lantide" / "workspace.json", settings)
+        return cls(root, settings)
+
+    @classmethod
+    def open(cls, root: Path | str, *, lock: bool = True) -> "Workspace":
+        """Open an existing workspace; with ``lock`` this process owns it until :meth:`close`."""
+        root = Path(root).expanduser().resolve()
+        if not root.is_dir():
+            raise MissingFileError(root, "workspace folder",
+                                   hint=f"Create one with: lantide init {root}")
+        if not cls.is_workspace(root):
+            raise NotAWorkspaceError(root)
+        settings = read_json_object(root / ".lantide" / "workspace.json", "workspace settings")
+        ws = cls(root, settings)
+        if lock:
+            ws._lock.acquire()
+        for sub in ("conversations", "ledger"):
+            (ws.lantide_dir / sub).mkdir(exist_ok=True)
+        return ws
+
+    def close(self) -> None:
+        self._lock.release()
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def save_settings(self) -> None:
+        atomic_write_json(self.settings_path, self.settings)
+
+    # -- session state (restored by the app and shared with the command line)
+    def load_session(self) -> dict[str, Any]:
+        if not self.session_path.exists():
+            return {}
+        try:
+            return read_json_object(self.session_path, "session state")
+        except CorruptFileError:
+            # Session state is Lantide's own scratch, not the user's work: start afresh
+            # but keep the broken file for inspection.
+            self.session_path.replace(self.session_path.with_suffix(".json.broken"))
+            return {}
+
+    def save_session(self, session: dict[str, Any]) -> None:
+        atomic_write_json(self.session_path, session)
+
+    @property
+    def focused_project_name(self) -> str | None:
+        return self.load_session().get("focused_project")
+
+    def focus_project(self, name: str | None) -> Project | None:
+        session = self.load_session()
+        project = self.project(name) if name else None
+        session["focused_project"] = project.dirname if project else None
+        self.save_session(session)
+        return project
+
+    def focused_project(self) -> Project | None:
+        name = self.focused_project_name
+        if not name:
+            return None
+        try:
+            return self.project(name)
+        except ProjectNotFoundError:
+            return None
+
+    # -- projects
+    def project_dirnames(self) -> list[str]:
+        if not self.projects_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.projects_dir.iterdir()
+                      if p.is_dir() and not p.name.startswith("."))
+
+    def list_projects(self, *, include_archived: bool = False) -> list[Project]:
+        """Projects in name order. A project folder whose project.json is broken raises."""
+        out = []
+        for dirname in self.project_dirnames():
+            if not (self.projects_dir / dirname / "project.json").exists():
+                continue  # a stray folder, not a project
+            project = Project.load(self.root, dirname)
+            if include_archived or not project.is_archived:
+                out.append(project)
+        return out
+
+    def project(self, name: str) -> Project:
+        """A project by folder name or by its display name."""
+        if name and not (self.projects_dir / name).is_dir():
+            for dirname in self.project_dirnames():
+                try:
+                    if Project.load(self.root, dirname).name == name:
+                        name = dirname
+                        break
+                except LantideError:
+                    continue
+        path = self.projects_dir / name / "project.json"
+        if not name or not (self.projects_dir / name).is_dir() or "/" in name or name in (".", ".."):
+            known = ", ".join(self.project_dirnames()) or "none"
+            raise ProjectNotFoundError(
+                f"no project {name!r} in {self.root}",
+                hint=f"Known projects: {known}.",
+            )
+        if not path.exists():
+            raise MissingFileError(path, "project file",
+                                   hint="Restore project.json or remove the folder.")
+        return Project.load(self.root, name)
+
+    def create_project(self, name: str, *, status: str = "planning",
+                       plan_text: str | None = None, report_text: str | None = None) -> Project:
+        name = validate_project_name(name)
+        if status not in PROJECT_STATUSES:
+            raise WorkspaceError(f"invalid project status {status!r}",
+                                 hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
+                                 code="BAD_STATUS")
+        pdir = self.projects_dir / name
+        if pdir.exists():
+            raise WorkspaceError(f"project {name!r} already exists ({pdir})",
+                                 hint="Choose another name.", code="PROJECT_EXISTS")
+        (pdir / "sql").mkdir(parents=True)
+        project = Project(self.root, name, {
+            "name": name, "status": status, "plan": "plan.md", "report": "report.md",
+            "archived": [], "created_at": _now(),
+        })
+        atomic_write_text(project.plan_path, plan_text if plan_text is not None else f"# Plan: {name}\n")
+        atomic_write_text(project.report_path,
+                          report_text if report_text is not None else f"# Report: {name}\n")
+        project.save()
+        return project
+
+    def rename_project(self, old: str, new: str) -> Project:
+        project = self.project(old)
+        new = validate_project_name(new)
+        target = self.projects_dir / new
+        if target.exists():
+            raise WorkspaceError(f"project {new!r} already exists ({target})",
+                                 hint="Choose another name.", code="PROJECT_EXISTS")
+        project.dir.rename(target)
+        renamed = Project.load(self.root, new)
+        renamed.data["name"] = new
+        renamed.save()
+        session = self.load_session()
+        if session.get("focused_project") == old:
+            session["focused_project"] = new
+            self.save_session(session)
+        return renamed
+
+    def archive_project(self, name: str, archived: bool = True) -> Project:
+        """Hide a project from the default list; its files stay where they are."""
+        project = self.project(name)
+        if archived:
+            project.data["archived_at"] = _now()
+        else:
+            project.data.pop("archived_at", None)
+        project.save()
+        return project
+
+    def delete_project_to_trash(self, name: str) -> Path:
+        """Move a project folder under ``.lantide/trash`` (never deleted outright)."""
+        project = self.project(name)
+        trash = self.lantide_dir / "trash"
+        trash.mkdir(exist_ok=True)
+        target = trash / f"{project.dirname}-{datetime.now().strftime('%Y%m%d%H%M%S')}"
+        shutil.move(str(project.dir), target)
+        return target
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"root": str(self.root), "name": self.name,
+                "projects": [p.to_dict() for p in self.list_projects(include_archived=True)],
+                "connections": self.connections}

@@ -1,0 +1,213 @@
+"""User settings in the platform's user config directory.
+
+``settings.json`` holds model profiles (primary and secondary), recent workspaces, query
+limits, agent limits and appearance. It never holds an API key: keys live in the system
+keyring (:mod:`lantide.workspace.secrets`) or the environment. ``OPENAI_BASE_URL``,
+``OPENAI_API_KEY`` and ``LANTIDE_MODEL`` override the active profile.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from lantide.errors import LantideError
+from lantide.workspace import paths, secrets
+from lantide.workspace.atomic import atomic_write_json
+from lantide.workspace.jsonfile import read_json_object
+
+MAX_RECENT = 10
+_SECRET_KEYS = {"api_key", "apikey", "key", "password", "token", "secret"}
+
+
+class SettingsError(LantideError):
+    code = "SETTINGS"
+
+
+@dataclass
+class ModelProfile:
+    name: str
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    context_window: int | None = None  # None until discovered or set by the user
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ModelProfile":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class QuerySettings:
+    timeout_seconds: float = 300.0
+    memory_limit: str = "75%"  # DuckDB accepts a size ("4GB") or a share of RAM
+    threads: int = 0  # 0: DuckDB's default (all cores)
+    preview_rows: int = 200
+    large_remote_rows: int = 1_000_000
+
+
+@dataclass
+class AgentSettings:
+    max_iterations: int = 12
+    max_tool_retries: int = 3
+    request_timeout_seconds: float = 120.0
+    max_retries: int = 4
+
+
+@dataclass
+class Settings:
+    profiles: list[ModelProfile] = field(default_factory=list)
+    primary_profile: str | None = None
+    secondary_profile: str | None = None
+    recent_workspaces: list[str] = field(default_factory=list)
+    query: QuerySettings = field(default_factory=QuerySettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    appearance: str = "system"  # system / light / dark
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
+
+    # -- profiles
+    def profile(self, name: str | None) -> ModelProfile | None:
+        for p in self.profiles:
+            if p.name == name:
+                return p
+        return None
+
+    def upsert_profile(self, profile: ModelProfile) -> None:
+        self.profiles = [p for p in self.profiles if p.name != profile.name] + [profile]
+        if self.primary_profile is None:
+            self.primary_profile = profile.name
+
+    def remove_profile(self, name: str) -> None:
+        self.profiles = [p for p in self.profiles if p.name != name]
+        if self.primary_profile == name:
+            self.primary_profile = self.profiles[0].name if self.profiles else None
+        if self.secondary_profile == name:
+            self.secondary_profile = None
+
+    def add_recent_workspace(self, root: Path | str) -> None:
+        root = str(Path(root).resolve())
+        self.recent_workspaces = [root] + [r for r in self.recent_workspaces if r != root]
+        del self.recent_workspaces[MAX_RECENT:]
+
+    # -- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(self.extra)
+        data.update({
+            "version": 1,
+            "profiles": [asdict(p) for p in self.profiles],
+            "primary_profile": self.primary_profile,
+            "secondary_profile": self.secondary_profile,
+            "recent_workspaces": self.recent_workspaces,
+            "query": asdict(self.query),
+            "agent": asdict(self.agent),
+            "appearance": self.appearance,
+        })
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: Path | None = None) -> "Settings":
+        def sub(klass, value):
+            if not isinstance(value, dict):
+                return klass()
+            known = {f.name for f in fields(klass)}
+            return klass(**{k: v for k, v in value.items() if k in known})
+
+        profiles = []
+        for raw in data.get("profiles", []) or []:
+            if isinstance(raw, dict) and raw.get("name"):
+                profiles.append(ModelProfile.from_dict(raw))
+        known_keys = {"version", "profiles", "primary_profile", "secondary_profile",
+                      "recent_workspaces", "query", "agent", "appearance"}
+        return cls(
+            profiles=profiles,
+            primary_profile=data.get("primary_profile"),
+            secondary_profile=data.get("secondary_profile"),
+            recent_workspaces=[str(r) for r in data.get("recent_workspaces", []) or []],
+            query=sub(QuerySettings, data.get("query")),
+            agent=sub(AgentSettings, data.get("agent")),
+            appearance=data.get("appearance", "system"),
+            extra={k: v for k, v in data.items() if k not in known_keys},
+        )
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Settings from disk; defaults when the file does not exist yet.
+
+    A broken settings file raises (naming it) instead of being replaced by defaults.
+    """
+    path = path or paths.settings_path()
+    if not path.exists():
+        return Settings()
+    return Settings.from_dict(read_json_object(path, "settings file"), path)
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    path = path or paths.settings_path()
+    data = settings.to_dict()
+    _assert_no_secrets(data)
+    atomic_write_json(path, data)
+
+
+def _assert_no_secrets(obj: Any, where: str = "settings") -> None:
+    """Refuse to write anything that looks like a key; keys belong in the keyring."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if str(k).lower() in _SECRET_KEYS and v:
+                raise SettingsError(f"refusing to write a secret ({where}.{k}) to the settings file",
+                                    hint="Store API keys with the keyring (Settings > Models).")
+            _assert_no_secrets(v, f"{where}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _assert_no_secrets(v, f"{where}[{i}]")
+
+
+@dataclass
+class ResolvedProfile:
+    """The model endpoint a call will use, after environment overrides."""
+
+    name: str
+    base_url: str
+    model: str
+    api_key: str | None
+    context_window: int | None
+    overridden: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:  # never show the key in logs or tracebacks
+        return (f"ResolvedProfile(name={self.name!r}, base_url={self.base_url!r}, "
+                f"model={self.model!r}, api_key={'***' if self.api_key else None}, "
+                f"context_window={self.context_window!r})")
+
+    def public_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "base_url": self.base_url, "model": self.model,
+                "context_window": self.context_window, "has_api_key": bool(self.api_key),
+                "overridden": list(self.overridden)}
+
+
+def resolve_profile(settings: Settings, role: str = "primary") -> ResolvedProfile | None:
+    """The primary or secondary profile with env overrides; None when nothing is configured.
+
+    The secondary role falls back to the primary profile when none is set.
+    """
+    name = settings.secondary_profile if role == "secondary" else settings.primary_profile
+    profile = settings.profile(name) if name else None
+    if profile is None and role == "secondary":
+        profile = settings.profile(settings.primary_profile)
+    env_base = os.environ.get("OPENAI_BASE_URL")
+    env_model = os.environ.get("LANTIDE_MODEL")
+    env_key = secrets.env_api_key()
+    if profile is None and not (env_base or env_model):
+        return None
+    base = profile or ModelProfile(name="environment")
+    overridden = tuple(n for n, v in (("OPENAI_BASE_URL", env_base), ("LANTIDE_MODEL", env_model),
+                                      ("OPENAI_API_KEY", env_key)) if v)
+    key = env_key or (secrets.get_api_key(base.name) if profile else None)
+    return ResolvedProfile(
+        name=base.name,
+        base_url=env_base or base.base_url,
+        model=env_model or base.model,
+        api_key=key,
+        context_window=base.context_window if not env_model or env_model == base.model else None,
+        overridden=overridden,
+    )

@@ -1,0 +1,162 @@
+"""Fixtures every test shares.
+
+- The user's real config, data and keyring are never touched: each test gets its own
+  config and data directories and an in-memory keyring.
+- The network is closed: a socket may only connect to loopback (the test servers).
+- ``sample_workspace`` is a fresh copy of the sample workspace (generated once per run).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+for _var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL", "OPENAI_ORG_ID",
+             "OPENAI_PROJECT_ID"):
+    os.environ.pop(_var, None)
+
+# -- network: loopback only ------------------------------------------------------------
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_loopback(address) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX
+        return True
+    host = address[0]
+    if isinstance(host, bytes):
+        host = host.decode()
+    return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or str(host).startswith("127.")
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+def _guarded_connect(self, address):
+    if not _is_loopback(address):
+        raise NetworkBlocked(f"tests may not reach the network: connect to {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self, address):
+    if not _is_loopback(address):
+        raise NetworkBlocked(f"tests may not reach the network: connect to {address!r}")
+    return _real_connect_ex(self, address)
+
+
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _guarded_getaddrinfo(host, *args, **kwargs):
+    if host is not None and not _is_loopback((host,)):
+        raise NetworkBlocked(f"tests may not reach the network: lookup of {host!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+socket.socket.connect = _guarded_connect
+socket.socket.connect_ex = _guarded_connect_ex
+socket.getaddrinfo = _guarded_getaddrinfo
+
+
+# -- keyring: in memory ------------------------------------------------------------------
+
+import keyring  # noqa: E402
+from keyring.backend import KeyringBackend  # noqa: E402
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path_factory, monkeypatch):
+    base = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("LANTIDE_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("LANTIDE_DATA_DIR", str(base / "data"))
+    yield base
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring():
+    backend = MemoryKeyring()
+    previous = keyring.get_keyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+# -- workspaces --------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def _sample_template(tmp_path_factory) -> Path:
+    from lantide.workspace.sample import create_sample
+
+    root = tmp_path_factory.mktemp("sample-template") / "ws"
+    create_sample(root)
+    return root
+
+
+@pytest.fixture
+def sample_workspace(_sample_template, tmp_path) -> Path:
+    """A fresh copy of the sample workspace: a path, not opened."""
+    target = tmp_path / "sample"
+    shutil.copytree(_sample_template, target)
+    return target
+
+
+@pytest.fixture
+def empty_workspace(tmp_path) -> Path:
+    from lantide.workspace.model import Workspace
+
+    root = tmp_path / "ws"
+    Workspace.create(root)
+    return root
+
+
+# -- the command line as a user runs it ----------------------------------------------------
+
+def cli_env(extra: dict | None = None) -> dict:
+    env = dict(os.environ)
+    # the repository first (test the source), then the network block for subprocesses
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), str(REPO / "tests" / "_netblock"), env.get("PYTHONPATH", "")])
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if extra:
+        env.update(extra)
+    return env
+
+
+@pytest.fixture
+def run_cli():
+    """Run ``python -m lantide ARGS`` in a subprocess; returns CompletedProcess."""
+    def _run(*args, env: dict | None = None, timeout: float = 120, input: str | None = None):
+        return subprocess.run(
+            [sys.executable, "-m", "lantide", *map(str, args)],
+            capture_output=True, text=True, env=cli_env(env), timeout=timeout, input=input,
+            cwd=str(REPO),
+        )
+    return _run
