@@ -1,0 +1,1 @@
+"""Lantide's benchmarks: ``python -m benchmarks [SUITE ...]`` (see README.md here)."""
