@@ -1,0 +1,1 @@
+"""Test doubles shared across test suites (see openai_server.py)."""
