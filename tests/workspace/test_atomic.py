@@ -1,0 +1,71 @@
+import json
+import os
+
+import pytest
+
+from lantide.workspace import atomic
+from lantide.workspace.atomic import (append_jsonl, atomic_write_json, atomic_write_text,
+                                      own_writes, read_jsonl)
+
+
+def test_write_replaces_content_and_leaves_no_temp_files(tmp_path):
+    target = tmp_path / "plan.md"
+    target.write_text("old\n")
+    atomic_write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md"]
+
+
+def test_write_interrupted_by_an_exception_keeps_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "plan.md"
+    target.write_text("the analyst's words\n")
+
+    def failing_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", failing_fsync)
+    with pytest.raises(OSError, match="No space left"):
+        atomic_write_text(target, "half a new file")
+    assert target.read_text() == "the analyst's words\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md"]
+
+
+def test_write_interrupted_by_keyboard_interrupt_keeps_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "data.json"
+    atomic_write_json(target, {"a": 1})
+    real_replace = os.replace
+
+    def interrupted_replace(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "replace", interrupted_replace)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_json(target, {"a": 2})
+    monkeypatch.setattr(atomic.os, "replace", real_replace)
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["data.json"]
+
+
+def test_write_keeps_file_permissions(tmp_path):
+    target = tmp_path / "x.md"
+    target.write_text("a")
+    os.chmod(target, 0o600)
+    atomic_write_text(target, "b")
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_own_writes_are_recognised_until_someone_else_writes(tmp_path):
+    target = tmp_path / "x.md"
+    atomic_write_text(target, "mine")
+    assert own_writes.is_own(target)
+    target.write_text("theirs, longer")
+    assert not own_writes.is_own(target)
+
+
+def test_jsonl_append_and_torn_last_line_is_skipped(tmp_path):
+    log = tmp_path / "ledger.jsonl"
+    append_jsonl(log, {"step": 1})
+    append_jsonl(log, {"step": 2, "text": "ünïcode"})
+    with open(log, "a") as fh:
+        fh.write('{"step": 3, "trunc')  # a crash mid-line
+    assert read_jsonl(log) == [{"step": 1}, {"step": 2, "text": "ünïcode"}]

@@ -1,0 +1,48 @@
+import json
+
+from lantide.workspace.model import Workspace
+
+
+def test_help_lists_the_commands(run_cli):
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in ("gui", "init", "project"):
+        assert command in result.stdout
+
+
+def test_bad_usage_exits_2(run_cli):
+    result = run_cli("init")
+    assert result.returncode == 2
+    assert "usage:" in result.stderr
+
+
+def test_init_sample_and_project_commands(tmp_path, run_cli):
+    root = tmp_path / "w"
+    result = run_cli("init", root, "--sample")
+    assert result.returncode == 0, result.stderr
+    assert Workspace.is_workspace(root)
+    result = run_cli("project", root, "list", "--json")
+    data = json.loads(result.stdout)
+    assert [p["dir"] for p in data["projects"]] == ["q3-churn"] and data["focused"] == "q3-churn"
+    assert run_cli("project", root, "create", "pricing").returncode == 0
+    assert run_cli("project", root, "status", "pricing", "executing").returncode == 0
+    data = json.loads(run_cli("project", root, "list", "--json").stdout)
+    assert {p["dir"]: p["status"] for p in data["projects"]} == {
+        "pricing": "executing", "q3-churn": "planning"}
+
+
+def test_user_errors_exit_1_with_message_and_no_traceback(tmp_path, run_cli):
+    (tmp_path / "plain").mkdir()
+    result = run_cli("project", tmp_path / "plain", "list")
+    assert result.returncode == 1
+    assert f"{tmp_path / 'plain'} is not a Lantide workspace" in result.stderr
+    assert "lantide init" in result.stderr and "Traceback" not in result.stderr
+    result = run_cli("project", tmp_path / "plain", "list", "--debug")
+    assert "Traceback" in result.stderr
+
+
+def test_init_on_an_existing_workspace_is_refused(tmp_path, run_cli):
+    root = tmp_path / "w"
+    assert run_cli("init", root).returncode == 0
+    result = run_cli("init", root)
+    assert result.returncode == 1 and "already a Lantide workspace" in result.stderr

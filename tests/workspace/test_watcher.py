@@ -1,0 +1,70 @@
+import queue
+import time
+
+import pytest
+
+from lantide.workspace.atomic import atomic_write_text
+from lantide.workspace.watcher import DATA, DOCUMENT, SQL_TAB, WorkspaceWatcher, classify
+
+
+@pytest.fixture
+def watched(sample_workspace):
+    changes: queue.Queue = queue.Queue()
+    watcher = WorkspaceWatcher(sample_workspace, lambda batch: [changes.put(c) for c in batch],
+                               debounce=0.15)
+    watcher.start()
+    time.sleep(0.2)
+    yield sample_workspace, changes
+    watcher.stop()
+
+
+def _collect(changes, seconds=1.5):
+    out = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            out.append(changes.get(timeout=0.05))
+        except queue.Empty:
+            pass
+    return out
+
+
+def test_external_edit_of_a_plan_is_reported_once(watched):
+    root, changes = watched
+    plan = root / "projects/q3-churn/plan.md"
+    with open(plan, "a") as fh:  # another editor, several writes in a burst
+        for i in range(5):
+            fh.write(f"\nline {i}")
+            fh.flush()
+    got = _collect(changes)
+    plan_changes = [c for c in got if c.path.name == "plan.md"]
+    assert len(plan_changes) == 1
+    assert plan_changes[0].kind == DOCUMENT and plan_changes[0].project == "q3-churn"
+    assert plan_changes[0].event == "modified"
+
+
+def test_lantide_own_writes_are_ignored(watched):
+    root, changes = watched
+    atomic_write_text(root / "projects/q3-churn/plan.md", "# rewritten by Lantide\n")
+    atomic_write_text(root / "projects/q3-churn/sql/new_tab.sql", "SELECT 1\n")
+    assert _collect(changes, 1.0) == []
+
+
+def test_data_files_and_tabs_are_classified(watched):
+    root, changes = watched
+    (root / "data" / "new sales.csv").write_text("a,b\n1,2\n")
+    (root / "projects/q3-churn/sql/extra.sql").write_text("SELECT 2")
+    (root / "data" / "customers.csv").unlink()
+    got = {(c.kind, c.path.name, c.event) for c in _collect(changes)}
+    assert (DATA, "new sales.csv", "created") in got
+    assert (SQL_TAB, "extra.sql", "created") in got
+    assert (DATA, "customers.csv", "deleted") in got
+
+
+def test_classify_ignores_lantide_internals_and_temp_files(tmp_path):
+    root = tmp_path
+    assert classify(root, root / ".lantide" / "cache.duckdb") is None
+    assert classify(root, root / "projects/p/.plan.md.abc.lantide-tmp") is None
+    assert classify(root, root / "projects/p/plan.md~") is None
+    assert classify(root, root / "projects/p/plan.md") == (DOCUMENT, "p")
+    assert classify(root, root / "projects/p/sql/t.sql") == (SQL_TAB, "p")
