@@ -1,0 +1,137 @@
+"""The one bridge between engine work and the UI thread.
+
+Long work (DuckDB, the model, the disk) runs in a ``QThreadPool`` as a ``Worker``
+(``QRunnable``) whose ``WorkerSignals`` carry results back to the UI thread, as git-cola
+does. The function runs with a ``WorkerContext`` it may use to report progress, emit
+intermediate events (e.g. the agent's event stream) and see whether it was cancelled.
+Cancel sets a flag the function checks, and runs an optional ``on_cancel`` hook from the
+UI thread (e.g. DuckDB ``interrupt()`` or closing the model's HTTP stream), so a cancel
+takes effect even while the worker is blocked inside a call.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+
+class WorkerSignals(QObject):
+    sig_progress_changed = Signal(object)  # a dict or a fraction, as the worker chooses
+    sig_event_emitted = Signal(object)  # intermediate results (agent events, rows, ...)
+    sig_result_ready = Signal(object)
+    sig_error_raised = Signal(object)  # the exception object
+    sig_work_finished = Signal()  # always last, after result or error
+
+
+class WorkerContext:
+    def __init__(self, signals: WorkerSignals):
+        self._signals = signals
+        self._cancelled = threading.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def progress(self, value: Any) -> None:
+        self._signals.sig_progress_changed.emit(value)
+
+    def emit(self, event: Any) -> None:
+        self._signals.sig_event_emitted.emit(event)
+
+
+class Worker(QRunnable):
+    def __init__(self, fn: Callable[..., Any], *args, on_cancel: Callable[[], None] | None = None,
+                 name: str = "", **kwargs):
+        super().__init__()
+        self.setAutoDelete(False)  # the owner keeps a reference until sig_work_finished
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.name = name or getattr(fn, "__name__", "work")
+        self.signals = WorkerSignals()
+        self.context = WorkerContext(self.signals)
+        self._on_cancel = on_cancel
+        self.done = threading.Event()
+
+    def cancel(self) -> None:
+        if self.context.cancelled or self.done.is_set():
+            return
+        self.context._cancelled.set()
+        if self._on_cancel is not None:
+            try:
+                self._on_cancel()
+            except Exception:  # cancelling must never crash the UI
+                traceback.print_exc()
+
+    def run(self) -> None:  # runs on a pool thread
+        try:
+            result = self.fn(self.context, *self.args, **self.kwargs)
+        except BaseException as exc:  # noqa: BLE001 - reported to the UI, never lost
+            exc.__lantide_traceback__ = traceback.format_exc()
+            self._safe_emit(self.signals.sig_error_raised, exc)
+        else:
+            self._safe_emit(self.signals.sig_result_ready, result)
+        finally:
+            self.done.set()
+            self._safe_emit(self.signals.sig_work_finished)
+
+    @staticmethod
+    def _safe_emit(signal, *args) -> None:
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # the receiver was deleted (window closed); nothing to tell
+            pass
+
+
+class WorkerPool:
+    """Starts workers and keeps them alive until they finish."""
+
+    def __init__(self, max_threads: int | None = None):
+        self.pool = QThreadPool()
+        if max_threads:
+            self.pool.setMaxThreadCount(max_threads)
+        self._running: set[Worker] = set()
+        self._lock = threading.Lock()
+
+    def start(self, worker: Worker) -> Worker:
+        with self._lock:
+            self._running.add(worker)
+        worker.signals.sig_work_finished.connect(lambda w=worker: self._forget(w))
+        self.pool.start(worker)
+        return worker
+
+    def submit(self, fn: Callable[..., Any], *args, on_result=None, on_error=None,
+               on_event=None, on_progress=None, on_finished=None, on_cancel=None,
+               name: str = "", **kwargs) -> Worker:
+        worker = Worker(fn, *args, on_cancel=on_cancel, name=name, **kwargs)
+        s = worker.signals
+        if on_result:
+            s.sig_result_ready.connect(on_result)
+        if on_error:
+            s.sig_error_raised.connect(on_error)
+        if on_event:
+            s.sig_event_emitted.connect(on_event)
+        if on_progress:
+            s.sig_progress_changed.connect(on_progress)
+        if on_finished:
+            s.sig_work_finished.connect(on_finished)
+        return self.start(worker)
+
+    def _forget(self, worker: Worker) -> None:
+        with self._lock:
+            self._running.discard(worker)
+
+    @property
+    def running(self) -> list[Worker]:
+        with self._lock:
+            return list(self._running)
+
+    def cancel_all(self) -> None:
+        for worker in self.running:
+            worker.cancel()
+
+    def wait(self, msecs: int = 30000) -> bool:
+        return self.pool.waitForDone(msecs)
