@@ -1,0 +1,340 @@
+"""What every window, panel and tab of the desktop app shares: :class:`AppServices`.
+
+One instance per open workspace. It holds the workspace, the user settings, the worker
+pool and the query service (opened off the UI thread after the window shows; listen to
+``sig_query_ready``), forwards file-watcher batches to the UI thread
+(``sig_files_changed``), knows the focused project, keeps the live open-tab state the
+agent reads (also written to ``.lantide/session.json`` so the headless agent sees it),
+and tracks running queries for the status bar. Widgets talk to each other through it
+instead of through the main window, so a panel can be built and tested on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from lantide.workspace.model import Project, Workspace
+from lantide.workspace.settings import Settings, save_settings
+from lantide.workspace.watcher import FileChange, classify
+
+from lantide.ui.workers import Worker, WorkerPool
+
+log = logging.getLogger(__name__)
+
+# Kinds of tab in the open-tab state (session.json "open_tabs" entries: {"kind", "project", "name"}).
+TAB_PLAN = "plan"
+TAB_REPORT = "report"
+TAB_SQL = "sql"
+TAB_TABLE = "table"
+TAB_KINDS = (TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE)
+
+
+@dataclass(frozen=True)
+class TabRef:
+    """An open tab as the agent and session.json see it."""
+
+    kind: str  # plan / report / sql / table
+    project: str | None = None  # project folder name (None for a table tab)
+    name: str = ""  # SQL tab name or table name; the document file name for plan/report
+    dirty: bool = False
+
+    def key(self) -> tuple[str, str | None, str]:
+        return (self.kind, self.project, self.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "project": self.project, "name": self.name,
+                "dirty": self.dirty}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TabRef | None":
+        if not isinstance(data, dict) or data.get("kind") not in TAB_KINDS:
+            return None
+        return cls(kind=data["kind"], project=data.get("project"),
+                   name=str(data.get("name") or ""), dirty=bool(data.get("dirty", False)))
+
+
+@dataclass
+class RunningQuery:
+    """A query the status bar shows with a cancel button."""
+
+    worker: Worker
+    label: str
+    started: float = field(default_factory=time.monotonic)
+
+
+class AppServices(QObject):
+    # The QueryService is open (object: the service) or failed to open (object: the error).
+    sig_query_ready = Signal(object)
+    sig_query_failed = Signal(object)
+    # A batch of lantide.workspace.watcher.FileChange, delivered on the UI thread.
+    sig_files_changed = Signal(list)
+    # The focused project's folder name, or None.
+    sig_project_focused = Signal(object)
+    # The user settings were saved (object: the Settings).
+    sig_settings_changed = Signal(object)
+    # The open-tab state changed (list of TabRef, active TabRef or None).
+    sig_tabs_changed = Signal(list, object)
+    # A query started or finished (the RunningQuery); the status bar shows the newest one.
+    sig_query_started = Signal(object)
+    sig_query_finished = Signal(object)
+    # Tokens used in the current conversation (int), reported by the chat panel.
+    sig_tokens_changed = Signal(int)
+    # A request to open a tab: {"kind": ..., "project": ..., "name": ...}.
+    sig_open_requested = Signal(dict)
+    # A message for the status bar / message bar: (text, level) with level info/warning/error.
+    sig_message_posted = Signal(str, str)
+
+    def __init__(self, workspace: Workspace, settings: Settings, *,
+                 workers: WorkerPool | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.workspace = workspace
+        self.settings = settings
+        self.workers = workers or WorkerPool()
+        self.query = None  # the QueryService once sig_query_ready has fired
+        self.query_error: BaseException | None = None
+        self._watcher = None
+        self._open_tabs: list[TabRef] = []
+        self._active_tab: TabRef | None = None
+        self._running_queries: list[RunningQuery] = []
+        self._tokens_used = 0
+        self._closed = False
+        self._focused = self._initial_focus()
+
+    # -- start-up ----------------------------------------------------------------------
+    def start(self, *, query: bool = True, watcher: bool = True) -> None:
+        """Open the query service in a worker and start watching the workspace."""
+        if watcher:
+            self.start_watcher()
+        if query:
+            self.open_query_service()
+
+    def open_query_service(self) -> Worker:
+        """Open DuckDB and register the data files off the UI thread."""
+        return self.workers.submit(_open_query_service, self.workspace, self.settings,
+                                   on_result=self._query_opened, on_error=self._query_failed,
+                                   name="open query service")
+
+    def _query_opened(self, service) -> None:
+        if self._closed:
+            _close_quietly(service)
+            return
+        self.query = service
+        self.query_error = None
+        self.sig_query_ready.emit(service)
+
+    def _query_failed(self, exc: BaseException) -> None:
+        self.query_error = exc
+        log.error("the query service did not open: %s", exc)
+        self.sig_query_failed.emit(exc)
+
+    def when_query_ready(self, callback: Callable[[Any], None]) -> None:
+        """Call ``callback(query_service)`` now if it is open, else once it opens."""
+        if self.query is not None:
+            callback(self.query)
+            return
+
+        def once(service, cb=callback):
+            self.sig_query_ready.disconnect(once)
+            cb(service)
+
+        self.sig_query_ready.connect(once)
+
+    # -- file watching -----------------------------------------------------------------
+    def start_watcher(self) -> None:
+        from lantide.workspace import paths
+        from lantide.workspace.watcher import WorkspaceWatcher
+
+        if self._watcher is not None:
+            return
+        # The callback runs on the watcher's thread; emitting a signal of this QObject
+        # from there queues the batch to the UI thread.
+        self._watcher = WorkspaceWatcher(self.workspace.root, self._on_watcher_batch,
+                                         extra_paths=[paths.user_knowledge_path()])
+        try:
+            self._watcher.start()
+        except Exception as exc:  # e.g. inotify limits: the app works, without live reload
+            log.warning("file watching is off: %s", exc)
+            self._watcher = None
+            self.post_message(f"Changes made by other programs will not be noticed ({exc}).",
+                              "warning")
+
+    def _on_watcher_batch(self, changes: list[FileChange]) -> None:
+        if not self._closed:
+            self.sig_files_changed.emit(list(changes))
+
+    def notify_paths_changed(self, paths_: list[Path | str], event: str = "modified") -> None:
+        """Report files this process changed outside an editor (e.g. the agent's edits).
+
+        The watcher skips Lantide's own writes, so whoever writes a file an open tab shows
+        (the agent updating the Plan) calls this and the tab refreshes.
+        """
+        changes = []
+        for raw in paths_:
+            path = Path(raw)
+            kind = classify(self.workspace.root, path)
+            if kind is not None:
+                changes.append(FileChange(kind[0], path, event, kind[1]))
+        if changes:
+            self.sig_files_changed.emit(changes)
+
+    # -- projects ------------------------------------------------------------------------
+    def _initial_focus(self) -> str | None:
+        try:
+            project = self.workspace.focused_project()
+        except Exception:  # a broken project.json must not stop the app from opening
+            return None
+        return project.dirname if project else None
+
+    def focused_project_name(self) -> str | None:
+        return self._focused
+
+    def focused_project(self) -> Project | None:
+        if not self._focused:
+            return None
+        try:
+            return self.workspace.project(self._focused)
+        except Exception:
+            return None
+
+    def focus_project(self, name: str | None) -> None:
+        """Focus a project (by folder or display name) and remember it in session.json."""
+        project = self.workspace.project(name) if name else None
+        dirname = project.dirname if project else None
+        if dirname == self._focused:
+            return
+        self._focused = dirname
+        self._write_session()
+        self.sig_project_focused.emit(dirname)
+
+    # -- open tabs (for the agent and the next start) --------------------------------------
+    def open_tabs(self) -> list[TabRef]:
+        return list(self._open_tabs)
+
+    def active_tab(self) -> TabRef | None:
+        return self._active_tab
+
+    def set_open_tabs(self, tabs: list[TabRef], active: TabRef | None) -> None:
+        """The main window reports its tabs whenever they open, close, switch or get dirty."""
+        tabs = list(tabs)
+        if tabs == self._open_tabs and active == self._active_tab:
+            return
+        self._open_tabs = tabs
+        self._active_tab = active
+        self._write_session()
+        self.sig_tabs_changed.emit(list(tabs), active)
+
+    def app_state(self) -> dict[str, Any]:
+        """The live state the agent's get_app_context and Context Summary read."""
+        return {
+            "workspace": str(self.workspace.root),
+            "focused_project": self._focused,
+            "open_tabs": [t.to_dict() for t in self._open_tabs],
+            "active_tab": self._active_tab.to_dict() if self._active_tab else None,
+        }
+
+    def _write_session(self) -> None:
+        try:
+            session = self.workspace.load_session()
+            session["focused_project"] = self._focused
+            session["open_tabs"] = [t.to_dict() for t in self._open_tabs]
+            session["active_tab"] = self._active_tab.to_dict() if self._active_tab else None
+            self.workspace.save_session(session)
+        except Exception as exc:  # session state is a convenience; never fatal
+            log.warning("could not write session state: %s", exc)
+
+    def saved_session(self) -> dict[str, Any]:
+        """session.json as it was at start-up (open tabs to restore)."""
+        return self.workspace.load_session()
+
+    # -- settings ------------------------------------------------------------------------
+    def save_settings(self, settings: Settings | None = None) -> None:
+        if settings is not None:
+            self.settings = settings
+        save_settings(self.settings)
+        self.sig_settings_changed.emit(self.settings)
+
+    # -- running queries (status bar) ------------------------------------------------------
+    def track_query(self, worker: Worker, label: str) -> RunningQuery:
+        """Show ``worker`` in the status bar with a cancel button until it finishes."""
+        running = RunningQuery(worker, label)
+        self._running_queries.append(running)
+        worker.signals.sig_work_finished.connect(lambda r=running: self._query_done(r))
+        self.sig_query_started.emit(running)
+        return running
+
+    def _query_done(self, running: RunningQuery) -> None:
+        if running in self._running_queries:
+            self._running_queries.remove(running)
+        self.sig_query_finished.emit(running)
+
+    def running_queries(self) -> list[RunningQuery]:
+        return list(self._running_queries)
+
+    def cancel_queries(self) -> None:
+        for running in list(self._running_queries):
+            running.worker.cancel()
+
+    # -- conversation tokens ---------------------------------------------------------------
+    def report_tokens(self, tokens: int) -> None:
+        self._tokens_used = int(tokens)
+        self.sig_tokens_changed.emit(self._tokens_used)
+
+    @property
+    def tokens_used(self) -> int:
+        return self._tokens_used
+
+    # -- cross-widget requests -------------------------------------------------------------
+    def request_open(self, kind: str, project: str | None = None, name: str = "") -> None:
+        """Ask the main window to open (or switch to) a tab."""
+        self.sig_open_requested.emit({"kind": kind, "project": project, "name": name})
+
+    def post_message(self, text: str, level: str = "info") -> None:
+        self.sig_message_posted.emit(text, level)
+
+    def report_error(self, exc: BaseException, what: str = "") -> None:
+        """Show an error: a LantideError's message and hint, else a one-line summary."""
+        message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        hint = getattr(exc, "hint", None)
+        text = f"{what}: {message}" if what else message
+        if hint:
+            text = f"{text} — {hint}"
+        self.post_message(text, "error")
+
+    # -- shutdown ------------------------------------------------------------------------
+    def close(self, wait_ms: int = 5000) -> None:
+        """Stop the watcher, cancel work, wait for it and close the query service."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        self.workers.cancel_all()
+        if self.query is not None:
+            try:
+                self.query.interrupt()
+            except Exception:
+                pass
+        self.workers.wait(wait_ms)
+        if self.query is not None:
+            _close_quietly(self.query)
+            self.query = None
+
+
+def _open_query_service(context, workspace: Workspace, settings: Settings):
+    from lantide.query import QueryService  # deferred: duckdb and pyarrow are heavy
+
+    return QueryService(workspace, settings.query)
+
+
+def _close_quietly(service) -> None:
+    try:
+        service.close()
+    except Exception as exc:
+        log.warning("closing the query service failed: %s", exc)
