@@ -1,0 +1,118 @@
+"""Lantide's own bookkeeping inside the cache database (schema ``_lantide``).
+
+```
+_lantide.sources        one row per registered data file: its table, format, size,
+                        mtime and the error that kept it from registering, if any
+_lantide.cached_tables  one row per cached table: kind (tab / result / staged), the
+                        project and tab or step that made it, its SQL, row count, and
+                        for tabs the fingerprint of SQL + inputs that Source Run compares
+```
+
+The rows are plain data, written only by Lantide; user SQL cannot write here (the guard
+refuses every write). Table names are compared case-insensitively, as DuckDB does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from lantide.query.engine import Engine
+from lantide.query.names import INTERNAL_SCHEMA
+
+_SCHEMA_SQL = [
+    f'CREATE SCHEMA IF NOT EXISTS "{INTERNAL_SCHEMA}"',
+    f"""CREATE TABLE IF NOT EXISTS "{INTERNAL_SCHEMA}".sources (
+        schema_name VARCHAR, table_name VARCHAR, path VARCHAR, format VARCHAR,
+        size BIGINT, mtime_ns BIGINT, error VARCHAR, registered_at TIMESTAMP)""",
+    f"""CREATE TABLE IF NOT EXISTS "{INTERNAL_SCHEMA}".cached_tables (
+        name VARCHAR PRIMARY KEY, kind VARCHAR, project VARCHAR, tab VARCHAR,
+        step_id VARCHAR, sql VARCHAR, fingerprint VARCHAR, row_count BIGINT,
+        duration_ms BIGINT, created_at TIMESTAMP)""",
+]
+
+TAB = "tab"
+RESULT = "result"
+STAGED = "staged"
+
+
+@dataclass
+class CachedTable:
+    name: str
+    kind: str
+    project: str | None
+    tab: str | None
+    step_id: str | None
+    sql: str
+    fingerprint: str | None
+    row_count: int | None
+    duration_ms: int | None
+    created_at: datetime | None
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "project": self.project, "tab": self.tab,
+                "step_id": self.step_id, "row_count": self.row_count,
+                "duration_ms": self.duration_ms,
+                "created_at": self.created_at.isoformat() if self.created_at else None}
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Catalog:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        for sql in _SCHEMA_SQL:
+            engine.execute(sql)
+        self._forget_dropped()
+
+    def _forget_dropped(self) -> None:
+        """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go."""
+        self.engine.execute(f"""
+            DELETE FROM "{INTERNAL_SCHEMA}".cached_tables c WHERE NOT EXISTS (
+                SELECT 1 FROM duckdb_tables() t WHERE t.database_name = current_database()
+                AND t.schema_name = 'main' AND lower(t.table_name) = lower(c.name))""")
+
+    # -- cached tables ------------------------------------------------------------
+    def cached(self, name: str) -> CachedTable | None:
+        rows = self.engine.execute(
+            f'SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, '
+            f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
+            [name])
+        return CachedTable(*rows[0]) if rows else None
+
+    def all_cached(self) -> list[CachedTable]:
+        rows = self.engine.execute(
+            f'SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, '
+            f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables ORDER BY lower(name)')
+        return [CachedTable(*r) for r in rows]
+
+    def record(self, cur, table: CachedTable) -> None:
+        """Upsert the row of a cached table, on the cursor that created the table."""
+        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
+                    [table.name])
+        cur.execute(
+            f'INSERT INTO "{INTERNAL_SCHEMA}".cached_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            [table.name, table.kind, table.project, table.tab, table.step_id, table.sql,
+             table.fingerprint, table.row_count, table.duration_ms,
+             table.created_at or now_utc()])
+
+    def forget(self, cur, name: str) -> None:
+        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
+                    [name])
+
+    # -- data sources --------------------------------------------------------------
+    def source_rows(self) -> list[dict]:
+        rows = self.engine.execute(
+            f'SELECT schema_name, table_name, path, format, size, mtime_ns, error '
+            f'FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name')
+        keys = ("schema", "table", "path", "format", "size", "mtime_ns", "error")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def replace_sources_of(self, cur, path: str, rows: list[tuple]) -> None:
+        """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)."""
+        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
+        for schema, table, fmt, size, mtime_ns, error in rows:
+            cur.execute(f'INSERT INTO "{INTERNAL_SCHEMA}".sources VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+                        [schema, table, path, fmt, size, mtime_ns, error, now_utc()])

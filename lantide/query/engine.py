@@ -1,0 +1,248 @@
+"""The DuckDB engine of a workspace: one database, one owner, a cursor per thread.
+
+``.lantide/cache.duckdb`` is opened once per process. Every thread that queries (the UI,
+the agent, a Source Run) gets its own cursor, so they read at the same time; writes of
+cached tables are transactions of their own. :meth:`Engine.interrupt` cancels whatever
+runs now from any thread, and each statement has the time limit of ``QuerySettings``.
+
+The connection is confined before any user SQL runs: it reads only inside the workspace
+(``allowed_directories``), the network and every other file is off
+(``enable_external_access = false``), no extension is installed or auto-loaded, and
+``lock_configuration`` freezes all of it, so a ``SET`` that slipped past the guard fails.
+Lantide itself still creates views and tables from Python after the lock.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator, TypeVar
+
+from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
+
+T = TypeVar("T")
+
+# ``LINE 3: select ...`` followed by a caret line marks where DuckDB found the error.
+_LINE_RE = re.compile(r"^LINE (\d+): (.*)$", re.MULTILINE)
+
+
+class Engine:
+    """Owns the DuckDB connection of one workspace."""
+
+    def __init__(self, db_path: Path, *, allowed_dirs: list[Path], search_dir: Path,
+                 memory_limit: str = "75%", threads: int = 0,
+                 timeout_seconds: float | None = 300.0):
+        import duckdb
+
+        self.db_path = Path(db_path)
+        self.timeout_seconds = timeout_seconds
+        config = {
+            # DuckDB wants the allowed directories before external access goes off.
+            "allowed_directories": [str(d) + "/" for d in allowed_dirs],
+            "file_search_path": str(search_dir),
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "memory_limit": memory_limit,
+        }
+        if threads:
+            config["threads"] = int(threads)
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._con = duckdb.connect(str(self.db_path), config=config)
+        except duckdb.Error as exc:
+            raise QueryError(
+                f"{self.db_path}: the cache database cannot be opened ({_first_line(exc)})",
+                hint="It holds only cached results. Close other programs using it, or move "
+                     "it aside; Lantide recreates it and Source Run recomputes the tabs.",
+                code="CACHE_UNREADABLE") from None
+        self._con.execute("SET enable_external_access = false")
+        self._con.execute("SET lock_configuration = true")
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._cursors: dict[int, object] = {}  # thread id -> cursor
+        self._running: dict[int, object] = {}  # id(token) -> cursor running a statement
+        self._cancel_hooks: dict[int, Callable[[], None]] = {}
+        self._closed = False
+
+    # -- cursors -------------------------------------------------------------------
+    def cursor(self):
+        """This thread's cursor (created on first use)."""
+        if self._closed:
+            raise QueryError("the query engine is closed", code="ENGINE_CLOSED",
+                             hint="Open the workspace again.")
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            with self._lock:
+                self._forget_dead_threads()
+                cur = self._con.cursor()
+                self._cursors[threading.get_ident()] = cur
+            self._local.cursor = cur
+        return cur
+
+    def _forget_dead_threads(self) -> None:
+        alive = {t.ident for t in threading.enumerate()}
+        for ident in [i for i in self._cursors if i not in alive]:
+            cur = self._cursors.pop(ident)
+            try:
+                cur.close()
+            except Exception:
+                pass
+
+    # -- running -------------------------------------------------------------------
+    def run(self, work: Callable[[object], T], *, timeout: float | None = -1.0,
+            sql: str | None = None) -> T:
+        """Run ``work(cursor)`` under the time limit; cancellable by :meth:`interrupt`.
+
+        DuckDB errors become :class:`QueryError` with a code and a hint. ``timeout`` -1
+        means the engine's default; None means no limit.
+        """
+        import duckdb
+
+        limit = self.timeout_seconds if timeout == -1.0 else timeout
+        cur = self.cursor()
+        token = object()
+        state = {"timed_out": False}
+
+        def on_timeout() -> None:
+            state["timed_out"] = True
+            cur.interrupt()
+
+        timer = threading.Timer(limit, on_timeout) if limit else None
+        with self._lock:
+            self._running[id(token)] = cur
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            return work(cur)
+        except duckdb.InterruptException:
+            if state["timed_out"]:
+                raise QueryTimeout(limit) from None
+            raise QueryCancelled() from None
+        except duckdb.Error as exc:
+            if state["timed_out"]:
+                raise QueryTimeout(limit) from None
+            raise translate_error(exc, sql) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+            with self._lock:
+                self._running.pop(id(token), None)
+
+    def execute(self, sql: str, params: list | None = None, *, timeout: float | None = -1.0):
+        """Run one trusted statement (Lantide's own SQL) and return all rows."""
+        return self.run(lambda cur: cur.execute(sql, params or []).fetchall(),
+                        timeout=timeout, sql=sql)
+
+    @contextmanager
+    def cancel_hook(self, hook: Callable[[], None]) -> Iterator[None]:
+        """Register work outside DuckDB (an ODBC fetch) that :meth:`interrupt` must stop."""
+        key = id(hook)
+        with self._lock:
+            self._cancel_hooks[key] = hook
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._cancel_hooks.pop(key, None)
+
+    def interrupt(self) -> int:
+        """Cancel every statement running now, from any thread. Returns how many."""
+        with self._lock:
+            running = list(self._running.values())
+            hooks = list(self._cancel_hooks.values())
+        for cur in running:
+            try:
+                cur.interrupt()
+            except Exception:
+                pass
+        for hook in hooks:
+            try:
+                hook()
+            except Exception:
+                pass
+        return len(running) + len(hooks)
+
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return bool(self._running or self._cancel_hooks)
+
+    # -- lifecycle -----------------------------------------------------------------
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.interrupt()
+        with self._lock:
+            self._closed = True
+            for cur in self._cursors.values():
+                try:
+                    cur.close()
+                except Exception:
+                    pass
+            self._cursors.clear()
+            try:
+                self._con.execute("CHECKPOINT")
+            except Exception:
+                pass
+            self._con.close()
+
+    @property
+    def connection(self):
+        """The owning connection; only for Lantide's own registration code."""
+        return self._con
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def error_position(message: str, sql: str | None = None) -> tuple[int, int] | None:
+    """(line, column), both 1-based, from DuckDB's ``LINE n:`` marker and its caret.
+
+    DuckDB echoes a window of long lines; the column is exact for lines it shows whole.
+    """
+    match = _LINE_RE.search(message)
+    if not match:
+        return None
+    line = int(match.group(1))
+    rest = message[match.end():].lstrip("\n").splitlines()
+    column = 1
+    if rest and "^" in rest[0]:
+        column = rest[0].index("^") - len(f"LINE {line}: ") + 1
+    return line, max(column, 1)
+
+
+def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
+    """A DuckDB exception as a QueryError with a stable code and a hint."""
+    import duckdb
+
+    message = str(exc).strip()
+    headline = message.split("\n\nLINE")[0].strip()
+    position = error_position(message, sql)
+    if isinstance(exc, duckdb.CatalogException):
+        return TableNotFound(headline, position=position,
+                             hint="show_tables lists the tables; quote odd names: \"my file\".")
+    if isinstance(exc, duckdb.BinderException):
+        return QueryError(headline, code="BIND_ERROR", position=position,
+                          hint="Check the column names with read_schema(table).")
+    if isinstance(exc, duckdb.ParserException):
+        return QueryError(headline, code="SQL_SYNTAX", position=position,
+                          hint="Fix the SQL syntax near the marked position.")
+    if isinstance(exc, duckdb.PermissionException):
+        return QueryError(headline, code="QUERY_REFUSED_OUTSIDE_WORKSPACE", position=position,
+                          hint="Queries read only the workspace's data/ files and cached "
+                               "tables; put the file in data/ and query it by name.")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return QueryError(headline, code="OUT_OF_MEMORY",
+                          hint="Aggregate or filter earlier, persist an upstream step as a "
+                               "SQL tab, or raise query.memory_limit in settings.")
+    if isinstance(exc, (duckdb.ConversionException, duckdb.InvalidInputException)):
+        return QueryError(headline, code="DATA_ERROR", position=position,
+                          hint="A value does not fit its column's type; the message names "
+                               "the file line or value. Fix the data or cast explicitly.")
+    return QueryError(headline, code="SQL_ERROR", position=position,
+                      hint="Fix the statement and run it again.")

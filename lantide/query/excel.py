@@ -1,0 +1,132 @@
+"""Excel and OpenDocument workbooks as Arrow tables, one per sheet (python-calamine).
+
+DuckDB's own Excel extension is not available offline, so a workbook is read with
+calamine (Rust, fast) and each sheet handed to DuckDB as an Arrow table.
+
+- The first row is the header when all its cells are distinct non-empty texts; otherwise
+  columns are named like Excel's (A, B, C, ...).
+- A column's type is inferred from its non-empty cells: whole numbers -> BIGINT, numbers
+  -> DOUBLE, true/false -> BOOLEAN, dates -> DATE, date-times -> TIMESTAMP; a column
+  with mixed kinds becomes text, each cell written as it shows in the sheet.
+- Empty cells (and empty strings) are NULL. Empty sheets become empty tables.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+
+def excel_column_name(index: int) -> str:
+    name = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        name = chr(65 + rem) + name
+    return name
+
+
+def _is_header(row: list) -> bool:
+    texts = [c for c in row if isinstance(c, str) and c.strip()]
+    return bool(row) and len(texts) == len(row) and len({t.strip().casefold() for t in texts}) == len(texts)
+
+
+def _header_names(row: list, width: int) -> list[str]:
+    names, seen = [], set()
+    for i in range(width):
+        base = str(row[i]).strip() if i < len(row) and str(row[i]).strip() else excel_column_name(i)
+        name, n = base, 1
+        while name.casefold() in seen:
+            n += 1
+            name = f"{base}_{n}"
+        seen.add(name.casefold())
+        names.append(name)
+    return names
+
+
+def _kind(value) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "int" if value.is_integer() and abs(value) < 2**53 else "float"
+    if isinstance(value, datetime):
+        return "datetime" if (value.hour, value.minute, value.second, value.microsecond) != (0, 0, 0, 0) else "date"
+    if isinstance(value, date):
+        return "date"
+    if isinstance(value, time):
+        return "time"
+    if isinstance(value, timedelta):
+        return "duration"
+    return "text"
+
+
+def _as_text(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    return str(value)
+
+
+def _column(values: list):
+    import pyarrow as pa
+
+    clean = [None if v is None or (isinstance(v, str) and v == "") else v for v in values]
+    kinds = {_kind(v) for v in clean if v is not None}
+    if kinds == {"datetime", "date"}:
+        kinds = {"datetime"}
+    if kinds == {"int", "float"}:
+        kinds = {"float"}
+    kind = kinds.pop() if len(kinds) == 1 else ("text" if kinds else "null")
+    if kind == "bool":
+        return pa.array(clean, pa.bool_())
+    if kind == "int":
+        return pa.array([None if v is None else int(v) for v in clean], pa.int64())
+    if kind == "float":
+        return pa.array([None if v is None else float(v) for v in clean], pa.float64())
+    if kind == "date":
+        return pa.array([None if v is None else (v.date() if isinstance(v, datetime) else v)
+                         for v in clean], pa.date32())
+    if kind == "datetime":
+        return pa.array([None if v is None else (v if isinstance(v, datetime)
+                                                 else datetime(v.year, v.month, v.day))
+                         for v in clean], pa.timestamp("us"))
+    if kind == "time":
+        return pa.array(clean, pa.time64("us"))
+    if kind == "duration":
+        return pa.array(clean, pa.duration("us"))
+    if kind == "null":
+        return pa.array(clean, pa.string())
+    return pa.array([None if v is None else _as_text(v) for v in clean], pa.string())
+
+
+def sheet_to_arrow(rows: list[list]):
+    """One sheet's cell rows (calamine ``to_python``) as an Arrow table."""
+    import pyarrow as pa
+
+    rows = [r for r in rows if any(c not in (None, "") for c in r)]
+    width = max((len(r) for r in rows), default=0)
+    if not rows:
+        return pa.table({"A": pa.array([], pa.string())})
+    header = _is_header(rows[0])
+    names = _header_names(rows[0] if header else [], width)
+    body = rows[1:] if header else rows
+    columns = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
+    return pa.table({name: _column(col) for name, col in zip(names, columns)})
+
+
+def read_workbook(path: Path) -> dict[str, object]:
+    """``{sheet name: Arrow table}`` for every sheet of the workbook, in sheet order."""
+    from python_calamine import CalamineWorkbook
+
+    book = CalamineWorkbook.from_path(str(path))
+    try:
+        return {name: sheet_to_arrow(book.get_sheet_by_name(name).to_python(skip_empty_area=True))
+                for name in book.sheet_names}
+    finally:
+        try:
+            book.close()
+        except Exception:
+            pass

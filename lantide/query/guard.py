@@ -1,0 +1,313 @@
+"""The SQL guard: one read-only statement, decided from the parsed statement (sqlglot).
+
+Every statement from the agent, a SQL tab or the command line passes :func:`check` before
+DuckDB sees it. The decision is made on sqlglot's parse tree in the DuckDB dialect, never
+by matching text, so a ``;`` or ``DROP`` inside a comment or a string is not a refusal.
+
+| refused                                              | code                              |
+| ---------------------------------------------------- | --------------------------------- |
+| more than one statement                              | ``QUERY_REFUSED_MULTIPLE_STATEMENTS`` |
+| CREATE, DROP, ALTER, TRUNCATE, COMMENT, macros        | ``QUERY_REFUSED_DDL``             |
+| INSERT, UPDATE, DELETE, MERGE                        | ``QUERY_REFUSED_DML``             |
+| ATTACH, DETACH, USE                                  | ``QUERY_REFUSED_ATTACH``          |
+| INSTALL, LOAD                                        | ``QUERY_REFUSED_EXTENSION``       |
+| COPY                                                 | ``QUERY_REFUSED_COPY``            |
+| EXPORT DATABASE, IMPORT DATABASE                     | ``QUERY_REFUSED_EXPORT_IMPORT``   |
+| PRAGMA, SET, RESET                                   | ``QUERY_REFUSED_SETTING``         |
+| CALL                                                 | ``QUERY_REFUSED_CALL``            |
+| BEGIN, COMMIT, ROLLBACK, CHECKPOINT, VACUUM, EXPLAIN | ``QUERY_REFUSED_NOT_SELECT``      |
+| functions that reach outside: ``getenv``, ``query``, ``query_table``, scanners of other databases | ``QUERY_REFUSED_FUNCTION`` |
+| a file path outside ``data/``, or a URL              | ``QUERY_REFUSED_OUTSIDE_WORKSPACE`` / ``QUERY_REFUSED_NETWORK`` |
+
+Allowed: SELECT (with CTEs, set operations, DuckDB's ``FROM t`` shorthand), VALUES, PIVOT
+/ UNPIVOT, DESCRIBE and SUMMARIZE. A refusal the guard misses still fails at run time:
+the connection is confined (see :mod:`lantide.query.engine`).
+
+:func:`check` returns a :class:`ParsedQuery` with the statement's body (the text without
+trailing semicolons and comments, safe to wrap), the tables it reads, the files its table
+functions read, and its CTE count, for the QEM rules, hints and lineage.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lantide.query.errors import QueryError, QueryRefused
+
+_ALLOWED_ROOTS = ("Select", "Union", "Intersect", "Except", "Values", "Subquery", "Pivot",
+                  "Unpivot", "Describe", "Summarize")
+
+_REFUSALS: dict[str, tuple[str, str]] = {
+    "Create": ("QUERY_REFUSED_DDL", "Queries only read. To keep a result, pass result_label "
+               "to run_query or save the SELECT as a SQL tab: its result becomes a cached table."),
+    "Drop": ("QUERY_REFUSED_DDL", "Queries never drop tables. Delete a SQL tab to drop its "
+             "cached table, or remove a file from data/."),
+    "Alter": ("QUERY_REFUSED_DDL", "Queries never change tables. Rename a SQL tab to rename its cached table."),
+    "TruncateTable": ("QUERY_REFUSED_DDL", "Queries never change tables."),
+    "Comment": ("QUERY_REFUSED_DDL", "Queries never change tables."),
+    "Insert": ("QUERY_REFUSED_DML", "Data is read-only here. Derive the rows you need with a "
+               "SELECT and keep them with result_label or a SQL tab."),
+    "Update": ("QUERY_REFUSED_DML", "Data is read-only here. Compute the corrected values in a "
+               "SELECT (CASE WHEN ... / coalesce) and keep it as a SQL tab."),
+    "Delete": ("QUERY_REFUSED_DML", "Data is read-only here. Filter the rows out with WHERE in a "
+               "SELECT and keep it as a SQL tab."),
+    "Merge": ("QUERY_REFUSED_DML", "Data is read-only here. Join and select instead."),
+    "Attach": ("QUERY_REFUSED_ATTACH", "Databases are connected in Settings > Connections, not "
+               "by SQL; show_tables lists the connected ones."),
+    "Detach": ("QUERY_REFUSED_ATTACH", "Databases are managed in Settings > Connections."),
+    "Use": ("QUERY_REFUSED_ATTACH", "Qualify the table instead: \"book\".\"Sheet1\"."),
+    "Install": ("QUERY_REFUSED_EXTENSION", "Extensions are not installed or loaded from queries; "
+                "Parquet, JSON and Excel files in data/ are tables already."),
+    "Copy": ("QUERY_REFUSED_COPY", "Export a result from the table browser (CSV, Parquet, XLSX); "
+             "to read a file, put it in data/ and query it by name."),
+    "Pragma": ("QUERY_REFUSED_SETTING", "Settings are not changed from queries. For a table's "
+               "columns use read_schema(table); limits live in Lantide's settings."),
+    "Set": ("QUERY_REFUSED_SETTING", "Settings are not changed from queries; memory, threads and "
+            "time limit live in Lantide's settings."),
+    "Transaction": ("QUERY_REFUSED_NOT_SELECT", "Send a single SELECT; Lantide manages transactions."),
+    "Commit": ("QUERY_REFUSED_NOT_SELECT", "Send a single SELECT; Lantide manages transactions."),
+    "Rollback": ("QUERY_REFUSED_NOT_SELECT", "Send a single SELECT; Lantide manages transactions."),
+}
+# Statements sqlglot keeps as a raw Command, by their first keyword.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "LOAD": _REFUSALS["Install"],
+    "INSTALL": _REFUSALS["Install"],
+    "RESET": _REFUSALS["Set"],
+    "SET": _REFUSALS["Set"],
+    "PRAGMA": _REFUSALS["Pragma"],
+    "CALL": ("QUERY_REFUSED_CALL", "Table functions are called in FROM, e.g. SELECT * FROM range(10); "
+             "for a table's columns use read_schema(table)."),
+    "EXPORT": ("QUERY_REFUSED_EXPORT_IMPORT", "Export a table from the table browser (CSV, Parquet, XLSX)."),
+    "IMPORT": ("QUERY_REFUSED_EXPORT_IMPORT", "Put files in data/: each is a table without an import step."),
+    "ATTACH": _REFUSALS["Attach"],
+    "DETACH": _REFUSALS["Detach"],
+    "COPY": _REFUSALS["Copy"],
+}
+_NOT_SELECT_HINT = "Send one read-only statement: SELECT ... (or WITH ... SELECT ...)."
+
+# Functions that leave the workspace or run SQL that the guard cannot see.
+_OUTSIDE_FUNCTIONS = {
+    "getenv", "query", "query_table", "duckdb_secrets", "which_secret", "load_extension",
+    "postgres_scan", "postgres_scan_pushdown", "postgres_query", "postgres_execute",
+    "postgres_attach", "sqlite_scan", "sqlite_attach", "sqlite_query", "mysql_scan",
+    "mysql_query", "mysql_execute", "odbc_scan", "odbc_query", "iceberg_scan",
+    "iceberg_metadata", "iceberg_snapshots", "delta_scan", "http_get", "http_post",
+    "read_xlsx_remote",
+}
+# Functions whose string arguments are file paths (or globs).
+_FILE_FUNCTIONS = {
+    "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json",
+    "read_json_auto", "read_ndjson", "read_ndjson_auto", "read_json_objects",
+    "read_json_objects_auto", "read_ndjson_objects", "read_text", "read_blob", "glob",
+    "sniff_csv", "parquet_metadata", "parquet_schema", "parquet_file_metadata",
+    "parquet_kv_metadata", "parquet_bloom_probe", "read_xlsx",
+}
+_DATA_SUFFIX_HINTS = (".csv", ".tsv", ".parquet", ".json", ".ndjson", ".jsonl", ".gz", ".txt")
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """A table the statement reads, as written (CTE names excluded)."""
+
+    name: str
+    schema: str | None = None
+    catalog: str | None = None
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return tuple(p for p in (self.catalog, self.schema, self.name) if p)
+
+    def display(self) -> str:
+        return ".".join('"' + p.replace('"', '""') + '"' for p in self.parts)
+
+
+@dataclass
+class ParsedQuery:
+    sql: str                      # the text as given
+    body: str                     # the one statement, without trailing ';' and comments
+    expression: object            # sqlglot expression
+    tables: list[TableRef] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # paths read by table functions
+    cte_count: int = 0
+    join_count: int = 0
+
+
+def _syntax_error(exc: Exception, sql: str) -> QueryError:
+    errors = getattr(exc, "errors", None) or []
+    position = None
+    detail = str(exc).splitlines()[0] if str(exc) else "cannot parse the statement"
+    if errors:
+        first = errors[0]
+        if first.get("line"):
+            position = (int(first["line"]), int(first.get("col") or 1))
+        detail = first.get("description") or detail
+    return QueryError(f"SQL syntax error: {detail}", code="SQL_SYNTAX", position=position,
+                      hint="Fix the statement near the marked position; Lantide speaks DuckDB's SQL.")
+
+
+def _tokens(sql: str):
+    from sqlglot.dialects.duckdb import DuckDB
+
+    try:
+        return DuckDB().tokenize(sql)
+    except Exception as exc:
+        raise _syntax_error(exc, sql) from None
+
+
+def _statements(tokens) -> list[list]:
+    from sqlglot.tokens import TokenType
+
+    out, current = [], []
+    for tok in tokens:
+        if tok.token_type == TokenType.SEMICOLON:
+            if current:
+                out.append(current)
+            current = []
+        else:
+            current.append(tok)
+    if current:
+        out.append(current)
+    return out
+
+
+def _refuse(code: str, hint: str, what: str) -> QueryRefused:
+    return QueryRefused(f"refused: {what} is not allowed; queries are a single read-only SELECT",
+                        code=code, hint=hint)
+
+
+def _function_name(node) -> str:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Anonymous):
+        return str(node.name).lower()
+    return node.sql_name().lower()
+
+
+def _path_literals(func) -> list[str]:
+    """Positional string arguments of a function (named options like delim=',' excluded)."""
+    from sqlglot import exp
+
+    out = []
+    args = [func.args.get("this")] + list(func.args.get("expressions") or [])
+    for arg in args:
+        if arg is None or isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)):
+            continue
+        for lit in ([arg] if isinstance(arg, exp.Literal) else arg.find_all(exp.Literal)):
+            if lit.is_string:
+                out.append(lit.this)
+    return out
+
+
+def check_path(path: str, data_dir: Path, workspace_root: Path) -> None:
+    """Refuse a URL or a path that is not inside ``data/`` (relative paths: workspace root)."""
+    if "://" in path or path.startswith(("s3:", "gs:", "gcs:", "az:", "azure:", "hf:", "r2:")):
+        raise QueryRefused(f"refused: {path!r} is on the network; queries read only workspace files",
+                           code="QUERY_REFUSED_NETWORK",
+                           hint="Download the file into data/ first; it becomes a table.")
+    candidate = Path(path) if os.path.isabs(path) else workspace_root / path
+    real = Path(os.path.realpath(candidate))
+    try:
+        real.relative_to(os.path.realpath(data_dir))
+    except ValueError:
+        raise QueryRefused(f"refused: {path!r} is outside the workspace's data/ folder",
+                           code="QUERY_REFUSED_OUTSIDE_WORKSPACE",
+                           hint="Copy the file into data/: every file there is a table "
+                                "(data/sales.csv is \"sales\").") from None
+
+
+def _looks_like_path(name: str) -> bool:
+    lower = name.lower()
+    return "/" in name or "\\" in name or "://" in name or lower.endswith(_DATA_SUFFIX_HINTS)
+
+
+def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None = None,
+          known_table=lambda ref: True) -> ParsedQuery:
+    """Parse ``sql`` and refuse anything but one read-only statement.
+
+    ``known_table(ref)`` says whether a table reference names a registered table; an
+    unknown name that looks like a file path is checked as a path (DuckDB would read it).
+    """
+    import sqlglot
+    from sqlglot import exp
+
+    if not sql or not sql.strip():
+        raise QueryError("the query is empty", code="QUERY_EMPTY", hint="Write a SELECT statement.")
+    statements = _statements(_tokens(sql))
+    if not statements:
+        raise QueryError("the query has no statement, only comments", code="QUERY_EMPTY",
+                         hint="Write a SELECT statement.")
+    if len(statements) > 1:
+        raise QueryRefused(
+            f"refused: {len(statements)} statements; a query is exactly one statement",
+            code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
+            hint="Send one SELECT at a time; chain steps with CTEs or SQL tabs.")
+    tokens = statements[0]
+    first_word = tokens[0].text.upper()
+    body = sql[tokens[0].start: tokens[-1].end + 1]
+    if first_word in ("EXPORT", "IMPORT"):
+        code, hint = _COMMANDS[first_word]
+        raise _refuse(code, hint, f"{first_word} DATABASE")
+    try:
+        parsed = [e for e in sqlglot.parse(body, read="duckdb") if e is not None]
+    except Exception as exc:
+        if first_word in _COMMANDS:
+            code, hint = _COMMANDS[first_word]
+            raise _refuse(code, hint, first_word) from None
+        raise _syntax_error(exc, sql) from None
+    if len(parsed) != 1:
+        raise QueryRefused("refused: more than one statement", code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
+                           hint="Send one SELECT at a time.")
+    root = parsed[0]
+    kind = type(root).__name__
+    if isinstance(root, exp.Command):
+        word = str(root.this).upper()
+        code, hint = _COMMANDS.get(word, ("QUERY_REFUSED_NOT_SELECT", _NOT_SELECT_HINT))
+        raise _refuse(code, hint, word)
+    if kind not in _ALLOWED_ROOTS:
+        code, hint = _REFUSALS.get(kind, ("QUERY_REFUSED_NOT_SELECT", _NOT_SELECT_HINT))
+        raise _refuse(code, hint, kind.upper() if kind in _REFUSALS else first_word)
+    for node in root.walk():
+        name = type(node).__name__
+        if name in _REFUSALS or isinstance(node, exp.Command):
+            code, hint = _REFUSALS.get(name, ("QUERY_REFUSED_NOT_SELECT", _NOT_SELECT_HINT))
+            raise _refuse(code, hint, f"{name.upper()} inside the query")
+
+    parsed_query = ParsedQuery(sql=sql, body=body, expression=root)
+    cte_names = {str(c.alias).casefold() for c in root.find_all(exp.CTE)}
+    parsed_query.cte_count = sum(1 for _ in root.find_all(exp.CTE))
+    parsed_query.join_count = sum(1 for _ in root.find_all(exp.Join))
+    for func in root.find_all(exp.Func):
+        fname = _function_name(func)
+        if fname in _OUTSIDE_FUNCTIONS:
+            raise QueryRefused(
+                f"refused: {fname}() reaches outside the workspace",
+                code="QUERY_REFUSED_FUNCTION",
+                hint="Queries read the workspace's data/ files, cached tables and staged "
+                     "connections only.")
+        if fname in _FILE_FUNCTIONS:
+            for path in _path_literals(func):
+                if data_dir is not None and workspace_root is not None:
+                    check_path(path, data_dir, workspace_root)
+                parsed_query.files.append(path)
+    seen = set()
+    for table in root.find_all(exp.Table):
+        if not isinstance(table.this, exp.Identifier):
+            continue  # a table function, checked above
+        ref = TableRef(name=table.name, schema=table.db or None, catalog=table.catalog or None)
+        if ref.schema is None and ref.catalog is None and ref.name.casefold() in cte_names:
+            continue
+        if not known_table(ref) and _looks_like_path(ref.name) and ref.schema is None:
+            if data_dir is not None and workspace_root is not None:
+                check_path(ref.name, data_dir, workspace_root)
+            parsed_query.files.append(ref.name)
+            continue
+        key = tuple(p.casefold() for p in ref.parts)
+        if key not in seen:
+            seen.add(key)
+            parsed_query.tables.append(ref)
+    return parsed_query

@@ -1,0 +1,328 @@
+"""Files in ``data/`` as tables, without an import step.
+
+| file                                  | becomes                                          |
+| ------------------------------------- | ------------------------------------------------ |
+| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped) |
+| ``x.parquet``                         | view over ``read_parquet``                       |
+| ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
+| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"`` (calamine -> Arrow, reloaded when the file changes) |
+| folder ``events/`` of one format      | one view over all its files (hive partitions too) |
+
+Names are the file name without its suffix. When two files would get the same name (case
+does not count: ``Sales.csv`` and ``sales.parquet``), or a cached table already has it,
+the later one is named by its whole file name (``"sales.parquet"``). A file that cannot be
+read is listed with its error and does not stop the others.
+
+:meth:`DataSources.refresh` compares each file's size and mtime with what was registered
+and touches only what changed; it is cheap enough to call before every query.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from lantide.query.catalog import Catalog
+from lantide.query.engine import Engine, translate_error
+from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
+                                 quote_literal, same_name, table_name_for)
+
+_RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog",
+                     INTERNAL_SCHEMA}
+_FOLDER_FORMATS = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
+                   "ndjson": "ndjson"}
+
+
+@dataclass(frozen=True)
+class DataTable:
+    """One registered table of a data file (a sheet of a workbook has ``schema``)."""
+
+    schema: str | None
+    name: str
+    path: Path
+    format: str
+    error: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return qualified(self.schema, self.name)
+
+    def to_dict(self, root: Path) -> dict:
+        try:
+            rel = self.path.relative_to(root).as_posix()
+        except ValueError:
+            rel = str(self.path)
+        out = {"name": self.name, "schema": self.schema, "qualified_name": self.qualified_name,
+               "kind": "excel_sheet" if self.format == "excel" else "data_file",
+               "format": self.format, "source": rel}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    """(size, mtime_ns); for a folder, the sums over its files (any change moves them)."""
+    if path.is_dir():
+        size = mtime = count = 0
+        for p in path.rglob("*"):
+            if p.is_file() and not p.name.startswith("."):
+                st = p.stat()
+                size += st.st_size
+                mtime = max(mtime, st.st_mtime_ns)
+                count += 1
+        return size + count, mtime
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _folder_format(path: Path) -> str | None:
+    formats = {data_format(p.name) for p in path.rglob("*")
+               if p.is_file() and not p.name.startswith(".")}
+    formats.discard(None)
+    if len(formats) == 1:
+        fmt = formats.pop()
+        return _FOLDER_FORMATS.get(fmt)
+    return None
+
+
+def _reader_sql(path: Path, fmt: str) -> str:
+    if path.is_dir():
+        ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
+               "ndjson": "*json*"}[fmt]
+        pattern = quote_literal(str(path / "**" / f"*.{ext}"))
+        extra = ", hive_partitioning = true"
+    else:
+        pattern, extra = quote_literal(str(path)), ""
+    if fmt == "csv":
+        return f"read_csv({pattern}{extra})"
+    if fmt == "tsv":
+        return f"read_csv({pattern}, delim = '\\t'{extra})"
+    if fmt == "parquet":
+        return f"read_parquet({pattern}{extra})"
+    if fmt == "ndjson":
+        return f"read_json({pattern}, format = 'newline_delimited'{extra})"
+    return f"read_json({pattern}{extra})"
+
+
+class DataSources:
+    def __init__(self, engine: Engine, catalog: Catalog, data_dir: Path, *,
+                 reserved_names=lambda: set()):
+        self.engine = engine
+        self.catalog = catalog
+        self.data_dir = Path(data_dir)
+        self.root = self.data_dir.parent
+        self._reserved_names = reserved_names  # schema names taken by connections
+        self._lock = threading.Lock()
+        self._tables: list[DataTable] = []
+        self._stamps: dict[str, tuple[int, int]] = {}
+
+    # -- reading -------------------------------------------------------------------
+    def tables(self) -> list[DataTable]:
+        return list(self._tables)
+
+    def resolve(self, schema: str | None, name: str) -> DataTable | None:
+        for t in self._tables:
+            if t.error is None and same_name(t.name, name) and (
+                    (schema is None and t.schema is None)
+                    or (schema is not None and t.schema is not None and same_name(t.schema, schema))):
+                return t
+        return None
+
+    def fingerprint(self, table: DataTable) -> str:
+        """What changes when the file changes: its path, size and mtime."""
+        try:
+            size, mtime = _stat(table.path)
+        except OSError:
+            size, mtime = -1, -1
+        return hashlib.sha256(f"{table.path}|{size}|{mtime}".encode()).hexdigest()[:16]
+
+    # -- registering ---------------------------------------------------------------
+    def _scan(self) -> list[tuple[Path, str]]:
+        if not self.data_dir.is_dir():
+            return []
+        found = []
+        for entry in sorted(self.data_dir.iterdir(), key=lambda p: p.name.casefold()):
+            if entry.name.startswith((".", "~$")) or entry.name.endswith("~"):
+                continue
+            if entry.is_dir():
+                fmt = _folder_format(entry)
+            elif entry.is_file():
+                fmt = data_format(entry.name)
+            else:
+                fmt = None
+            if fmt:
+                found.append((entry, fmt))
+        return found
+
+    def refresh(self) -> dict:
+        """Register new and changed files, drop removed ones. Returns what changed."""
+        with self._lock:
+            return self._refresh()
+
+    def _refresh(self) -> dict:
+        report = {"added": [], "changed": [], "removed": [], "failed": []}
+        files = self._scan()
+        known = {row["path"]: row for row in self.catalog.source_rows()}
+        current = {str(p) for p, _ in files}
+        for path_text in sorted(set(known) - current):
+            self._drop(path_text)
+            self._stamps.pop(path_text, None)
+            report["removed"].append(path_text)
+        cached = {c.name.casefold() for c in self.catalog.all_cached()}
+        taken_flat: set[str] = set(cached)
+        taken_schemas: set[str] = {s.casefold() for s in _RESERVED_SCHEMAS | set(self._reserved_names())}
+        tables: list[DataTable] = []
+        for path, fmt in files:
+            key = str(path)
+            try:
+                stamp = _stat(path)
+            except OSError:
+                continue
+            base = table_name_for(path.name) if not path.is_dir() else path.name
+            taken = taken_schemas if fmt == "excel" else taken_flat
+            name = base if base.casefold() not in taken else path.name
+            taken.add(name.casefold())
+            previous = known.get(key)
+            unchanged = (previous is not None and (previous["size"], previous["mtime_ns"]) == stamp
+                         and self._names_of(key, known) == {name.casefold()}
+)
+            if unchanged:
+                tables.extend(self._from_rows(key))
+                self._stamps[key] = stamp
+                continue
+            registered = self._register(path, fmt, name, stamp)
+            tables.extend(registered)
+            self._stamps[key] = stamp
+            (report["changed"] if previous else report["added"]).append(key)
+            if any(t.error for t in registered):
+                report["failed"].append(key)
+        self._tables = tables
+        return report
+
+    def needs_refresh(self) -> bool:
+        """True when a file in data/ was added, removed or changed since the last refresh."""
+        try:
+            files = self._scan()
+            if {str(p) for p, _ in files} != set(self._stamps):
+                return True
+            return any(_stat(p) != self._stamps.get(str(p)) for p, _ in files)
+        except OSError:
+            return True
+
+    def _names_of(self, path_text: str, known: dict) -> set[str]:
+        row = known[path_text]
+        return {(row["schema"] or row["table"]).casefold()}
+
+    def _from_rows(self, path_text: str) -> list[DataTable]:
+        return [DataTable(r["schema"], r["table"], Path(r["path"]), r["format"], r["error"])
+                for r in self.catalog.source_rows() if r["path"] == path_text]
+
+    def _drop(self, path_text: str) -> None:
+        rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
+
+        def work(cur):
+            cur.execute("BEGIN")
+            try:
+                for r in rows:
+                    if r["format"] == "excel":
+                        if r["schema"]:
+                            cur.execute(f"DROP SCHEMA IF EXISTS {quote_ident(r['schema'])} CASCADE")
+                    elif r["error"] is None:
+                        cur.execute(f"DROP VIEW IF EXISTS {quote_ident(r['table'])}")
+                self.catalog.replace_sources_of(cur, path_text, [])
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+        self.engine.run(work, timeout=None)
+
+    def _register(self, path: Path, fmt: str, name: str, stamp: tuple[int, int]) -> list[DataTable]:
+        key = str(path)
+        self._drop(key)
+        if fmt == "excel":
+            return self._register_workbook(path, name, stamp)
+
+        def work(cur):
+            cur.execute("BEGIN")
+            try:
+                cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
+                            f"SELECT * FROM {_reader_sql(path, fmt)}")
+                self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+        try:
+            self.engine.run(work, timeout=None)
+            return [DataTable(None, name, path, fmt)]
+        except Exception as exc:
+            return [self._failed(path, None, name, fmt, stamp, exc)]
+
+    def _register_workbook(self, path: Path, schema: str, stamp) -> list[DataTable]:
+        from lantide.query.excel import read_workbook
+
+        key = str(path)
+        try:
+            sheets = read_workbook(path)
+        except Exception as exc:
+            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
+
+        def work(cur):
+            cur.execute("BEGIN")
+            try:
+                cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+                rows = []
+                for sheet, table in sheets.items():
+                    alias = f"__lantide_sheet_{threading.get_ident()}"
+                    cur.register(alias, table)
+                    try:
+                        cur.execute(f"CREATE OR REPLACE TABLE {qualified(schema, sheet)} AS "
+                                    f"SELECT * FROM {quote_ident(alias)}")
+                    finally:
+                        cur.unregister(alias)
+                    rows.append((schema, sheet, "excel", *stamp, None))
+                self.catalog.replace_sources_of(cur, key, rows)
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+        try:
+            self.engine.run(work, timeout=None)
+        except Exception as exc:
+            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
+        return [DataTable(schema, sheet, path, "excel") for sheet in sheets]
+
+    def _failed(self, path: Path, schema, name, fmt, stamp, exc: Exception) -> DataTable:
+        from lantide.errors import LantideError
+
+        if isinstance(exc, LantideError):
+            message = exc.message
+        else:
+            message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
+        message = message.splitlines()[0] if message else type(exc).__name__
+
+        def work(cur):
+            self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message)])
+
+        self.engine.run(work, timeout=None)
+        return DataTable(schema, name, path, fmt, message)
+
+
+def _is_duckdb_error(exc: BaseException) -> bool:
+    import duckdb
+
+    return isinstance(exc, duckdb.Error)
+
+
+def file_is_inside(path: Path, root: Path) -> bool:
+    try:
+        Path(os.path.realpath(path)).relative_to(os.path.realpath(root))
+        return True
+    except ValueError:
+        return False
