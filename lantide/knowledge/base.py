@@ -177,7 +177,9 @@ class KnowledgeBase:
         enabled = [e.ref for e in chosen if e.status != QUEUED]
         if enabled:
             raise KnowledgeError(
-                f"entries {', '.join(enabled)} are Enabled; only Queued entries are rejected",
+                f"{'entries' if len(enabled) > 1 else 'entry'} {', '.join(enabled)} "
+                f"{'are' if len(enabled) > 1 else 'is'} Enabled; only Queued entries can be "
+                f"rejected",
                 hint="To delete an approved entry use --remove (or edit the file).",
                 code="KNOWLEDGE_NOT_QUEUED")
         self._delete(kfile, doc, chosen)
