@@ -89,6 +89,10 @@ class AppServices(QObject):
     sig_open_requested = Signal(dict)
     # A message for the status bar / message bar: (text, level) with level info/warning/error.
     sig_message_posted = Signal(str, str)
+    # Something asks the agent (e.g. Resolve (N) on a Plan); the chat panel sends it.
+    sig_agent_asked = Signal(str)
+    # Cached tables were created, replaced or dropped (the explorer re-reads the list).
+    sig_tables_changed = Signal()
 
     def __init__(self, workspace: Workspace, settings: Settings, *,
                  workers: WorkerPool | None = None, parent: QObject | None = None):
@@ -293,6 +297,14 @@ class AppServices(QObject):
     def request_open(self, kind: str, project: str | None = None, name: str = "") -> None:
         """Ask the main window to open (or switch to) a tab."""
         self.sig_open_requested.emit({"kind": kind, "project": project, "name": name})
+
+    def ask_agent(self, text: str) -> None:
+        """Send ``text`` to the agent as the analyst's message (through the chat panel)."""
+        self.sig_agent_asked.emit(text)
+
+    def notify_tables_changed(self) -> None:
+        """Call after a run created or replaced cached tables."""
+        self.sig_tables_changed.emit()
 
     def post_message(self, text: str, level: str = "info") -> None:
         self.sig_message_posted.emit(text, level)
