@@ -1,0 +1,263 @@
+"""Drawing a quick chart with QPainter: bars, a line or a scatter, with axes and ticks.
+
+:class:`ChartCanvas` only draws what it is given (:class:`ChartData`); choosing columns and
+fetching rows is :mod:`lantide.ui.chart_widget`'s job. Dates and timestamps on the x axis
+are drawn on a time scale with date labels. Hovering a bar or a point shows its values.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtWidgets import QToolTip, QWidget
+
+BAR, LINE, SCATTER = "bar", "line", "scatter"
+KINDS = (BAR, LINE, SCATTER)
+SERIES_COLORS = ("#3b82f6", "#f59e0b", "#10b981", "#ef4444", "#8b5cf6", "#06b6d4")
+
+
+@dataclass
+class ChartData:
+    kind: str
+    x_label: str
+    y_label: str
+    x: list = field(default_factory=list)  # categories (bar) or numbers/dates
+    y: list[float] = field(default_factory=list)
+    x_is_time: bool = False
+    note: str = ""  # e.g. "first 50 of 1,204 categories"
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round tick values covering ``lo..hi`` (1, 2, 2.5, 5 × 10^n steps)."""
+    if not math.isfinite(lo) or not math.isfinite(hi):
+        return []
+    if hi == lo:
+        hi, lo = hi + 1, lo - 1 if lo != 0 else 0
+    span = hi - lo
+    raw = span / max(count, 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.floor(lo / step) * step
+    ticks = [round(first, 12)]
+    while ticks[-1] < hi and len(ticks) < 50:
+        ticks.append(round(first + len(ticks) * step, 12))
+    return ticks
+
+
+def format_number(value: float) -> str:
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    for threshold, unit, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "B"), (1e6, 1e6, "M"),
+                                    (1e4, 1e3, "k")):
+        if magnitude >= threshold:
+            return f"{value / unit:.3g}{suffix}"
+    if magnitude >= 1:
+        return f"{value:.6g}"
+    return f"{value:.3g}"
+
+
+def to_number(value) -> float | None:
+    """A value on a numeric axis: numbers, booleans, dates and timestamps (seconds)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(float(value)) else None
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.timezone.utc)
+        return value.timestamp()
+    if isinstance(value, _dt.date):
+        return _dt.datetime(value.year, value.month, value.day,
+                            tzinfo=_dt.timezone.utc).timestamp()
+    try:
+        return float(value)  # Decimal
+    except (TypeError, ValueError):
+        return None
+
+
+def format_time(seconds: float, span: float) -> str:
+    moment = _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc)
+    if span > 2 * 86400:
+        return moment.strftime("%Y-%m-%d")
+    return moment.strftime("%m-%d %H:%M")
+
+
+class ChartCanvas(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.data: ChartData | None = None
+        self.message = "Run the query to chart its result."
+        self.setMouseTracking(True)
+        self.setMinimumSize(240, 160)
+        self._hits: list[tuple[QRectF, str]] = []
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(640, 360)
+
+    def set_data(self, data: ChartData | None, message: str = "") -> None:
+        self.data = data
+        self.message = message
+        self.update()
+
+    # -- painting ----------------------------------------------------------------------
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        palette = self.palette()
+        painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Base))
+        self._hits = []
+        data = self.data
+        if data is None or not data.y:
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
+                             self.message or "Nothing to chart.")
+            return
+        metrics = QFontMetrics(self.font())
+        y_values = [v for v in data.y if v is not None]
+        lo, hi = min(y_values), max(y_values)
+        if data.kind == BAR:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        y_ticks = nice_ticks(lo, hi)
+        y_lo, y_hi = (y_ticks[0], y_ticks[-1]) if y_ticks else (lo, hi or 1)
+        label_w = max(metrics.horizontalAdvance(format_number(t)) for t in y_ticks) if y_ticks else 30
+        line_h = metrics.height()
+        top = 16 + (line_h if data.note else 0)
+        right_pad = 24 if data.kind == BAR else 48  # room for the last x label
+        plot = QRectF(label_w + 14 + line_h, top,
+                      self.width() - label_w - 14 - line_h - right_pad,
+                      self.height() - top - 16 - 2.4 * line_h)
+        if plot.width() < 40 or plot.height() < 40:
+            return
+        text_color = palette.color(QPalette.ColorRole.Text)
+        muted = palette.color(QPalette.ColorRole.PlaceholderText)
+        grid = QColor(muted)
+        grid.setAlpha(60)
+
+        def y_pos(v: float) -> float:
+            return plot.bottom() - (v - y_lo) / ((y_hi - y_lo) or 1) * plot.height()
+
+        painter.setPen(QPen(grid, 1))
+        for tick in y_ticks:
+            y = y_pos(tick)
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        painter.setPen(muted)
+        for tick in y_ticks:
+            y = y_pos(tick)
+            painter.drawText(QRectF(0, y - line_h / 2, label_w + 8 + line_h, line_h),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             format_number(tick))
+        # axis titles
+        painter.setPen(text_color)
+        painter.drawText(QRectF(plot.left(), self.height() - line_h - 4, plot.width(), line_h),
+                         Qt.AlignmentFlag.AlignCenter, data.x_label)
+        painter.save()
+        painter.translate(4 + line_h / 2, plot.center().y())
+        painter.rotate(-90)
+        painter.drawText(QRectF(-plot.height() / 2, -line_h / 2, plot.height(), line_h),
+                         Qt.AlignmentFlag.AlignCenter, data.y_label)
+        painter.restore()
+        if data.note:
+            painter.setPen(muted)
+            painter.drawText(QRectF(plot.left(), 4, plot.width(), line_h),
+                             Qt.AlignmentFlag.AlignRight, data.note)
+        color = QColor(SERIES_COLORS[0])
+        if data.kind == BAR:
+            self._paint_bars(painter, data, plot, y_pos, color, metrics, muted)
+        else:
+            self._paint_xy(painter, data, plot, y_pos, color, metrics, muted, grid)
+        painter.setPen(QPen(muted, 1))
+        painter.drawLine(plot.bottomLeft(), plot.bottomRight())
+
+    def _paint_bars(self, painter, data, plot, y_pos, color, metrics, muted) -> None:
+        n = len(data.y)
+        slot = plot.width() / n
+        bar_w = max(1.0, slot * 0.72)
+        zero = y_pos(0.0)
+        every = max(1, math.ceil(metrics.height() * 1.2 / slot)) if slot < 60 else 1
+        for i, (label, value) in enumerate(zip(data.x, data.y)):
+            if value is None:
+                continue
+            x = plot.left() + i * slot + (slot - bar_w) / 2
+            top = y_pos(value)
+            rect = QRectF(x, min(top, zero), bar_w, abs(zero - top))
+            painter.fillRect(rect, color)
+            self._hits.append((QRectF(plot.left() + i * slot, plot.top(), slot, plot.height()),
+                               f"{label}: {format_number(value)}"))
+            if i % every == 0:
+                painter.save()
+                painter.setPen(muted)
+                text = metrics.elidedText(str(label), Qt.TextElideMode.ElideRight,
+                                          int(max(slot * every, 30)))
+                if slot * every >= metrics.horizontalAdvance(text) + 4:
+                    painter.drawText(QRectF(plot.left() + i * slot - slot * (every - 1) / 2,
+                                            plot.bottom() + 3, slot * every, metrics.height()),
+                                     Qt.AlignmentFlag.AlignHCenter, text)
+                else:  # slanted labels when they do not fit side by side
+                    painter.translate(plot.left() + i * slot + slot / 2, plot.bottom() + 4)
+                    painter.rotate(-30)
+                    painter.drawText(QRectF(-110, 0, 110, metrics.height()),
+                                     Qt.AlignmentFlag.AlignRight, text[:18])
+                painter.restore()
+
+    def _paint_xy(self, painter, data, plot, y_pos, color, metrics, muted, grid) -> None:
+        points = [(x, y) for x, y in zip(data.x, data.y) if x is not None and y is not None]
+        if not points:
+            return
+        xs = [p[0] for p in points]
+        x_lo, x_hi = min(xs), max(xs)
+        if data.x_is_time:
+            span = x_hi - x_lo
+            x_ticks = [x_lo + span * i / 4 for i in range(5)] if span else [x_lo]
+            x_label = lambda v: format_time(v, span)  # noqa: E731
+        else:
+            x_ticks = nice_ticks(x_lo, x_hi)
+            if x_ticks:
+                x_lo, x_hi = min(x_lo, x_ticks[0]), max(x_hi, x_ticks[-1])
+            x_label = format_number
+
+        def x_pos(v: float) -> float:
+            return plot.left() + (v - x_lo) / ((x_hi - x_lo) or 1) * plot.width()
+
+        for tick in x_ticks:
+            x = x_pos(tick)
+            painter.setPen(QPen(grid, 1))
+            painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+            painter.setPen(muted)
+            painter.drawText(QRectF(x - 60, plot.bottom() + 3, 120, metrics.height()),
+                             Qt.AlignmentFlag.AlignHCenter, x_label(tick))
+        if data.kind == LINE:
+            path = QPainterPath()
+            for i, (x, y) in enumerate(sorted(points)):
+                point = QPointF(x_pos(x), y_pos(y))
+                path.moveTo(point) if i == 0 else path.lineTo(point)
+            painter.setPen(QPen(color, 2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(path)
+        fill = QColor(color)
+        fill.setAlpha(150 if data.kind == SCATTER else 255)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(fill)
+        radius = 3.0 if data.kind == SCATTER else (2.5 if len(points) <= 120 else 0)
+        for x, y in points:
+            center = QPointF(x_pos(x), y_pos(y))
+            if radius:
+                painter.drawEllipse(center, radius, radius)
+            if len(self._hits) < 5000:
+                self._hits.append((QRectF(center.x() - 5, center.y() - 5, 10, 10),
+                                   f"{data.x_label} {x_label(x)}, {data.y_label} {format_number(y)}"))
+
+    # -- hover ---------------------------------------------------------------------------
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        pos = event.position()
+        for rect, text in reversed(self._hits):
+            if rect.contains(pos):
+                QToolTip.showText(event.globalPosition().toPoint(), text, self)
+                return
+        QToolTip.hideText()

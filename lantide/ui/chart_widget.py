@@ -1,0 +1,166 @@
+"""The quick chart of a result: pick a kind (bar, line, scatter), an x and a y column.
+
+Columns and a kind are picked for the analyst from the column types (a text column and a
+number: bars; a date and a number: a line; two numbers: a scatter) and can be changed.
+Rows come from the result: the preview, and when the result is larger, up to
+:data:`MAX_CHART_ROWS` rows fetched in a worker the first time the chart is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from lantide.ui.chart_canvas import BAR, KINDS, LINE, SCATTER, ChartCanvas, ChartData, to_number
+from lantide.ui.result_model import format_value, is_numeric_type
+
+MAX_CHART_ROWS = 10_000
+MAX_BARS = 60
+_TIME_PREFIXES = ("DATE", "TIMESTAMP", "TIME")
+
+
+def is_time_type(type_name: str) -> bool:
+    return (type_name or "").upper().startswith(_TIME_PREFIXES)
+
+
+def pick_columns(columns: list[dict]) -> tuple[str, int, int] | None:
+    """(kind, x index, y index) an analyst would start from, or None when nothing fits."""
+    numeric = [i for i, c in enumerate(columns) if is_numeric_type(c["type"])]
+    if not numeric:
+        return None
+    times = [i for i, c in enumerate(columns) if is_time_type(c["type"])]
+    texts = [i for i in range(len(columns)) if i not in numeric and i not in times]
+    if times:
+        return LINE, times[0], numeric[0]
+    if texts:
+        return BAR, texts[0], numeric[0]
+    if len(numeric) >= 2:
+        return SCATTER, numeric[0], numeric[1]
+    return BAR, numeric[0], numeric[0]
+
+
+def chart_data(kind: str, columns: list[dict], rows: Sequence[Sequence[Any]], x: int, y: int,
+               total_rows: int | None = None) -> ChartData:
+    """The points to draw for ``rows``; the note says what was left out."""
+    x_name, y_name = columns[x]["name"], columns[y]["name"]
+    total = total_rows if total_rows is not None else len(rows)
+    note = f"first {len(rows):,} of {total:,} rows" if total > len(rows) else ""
+    if kind == BAR:
+        labels, values = [], []
+        for row in rows[:MAX_BARS]:
+            labels.append(format_value(row[x]))
+            values.append(to_number(row[y]))
+        if len(rows) > MAX_BARS:
+            note = f"first {MAX_BARS} of {total:,} rows"
+        return ChartData(BAR, x_name, y_name, labels, values, note=note)
+    time_axis = is_time_type(columns[x]["type"])
+    xs = [to_number(row[x]) for row in rows]
+    ys = [to_number(row[y]) for row in rows]
+    return ChartData(kind, x_name, y_name, xs, ys, x_is_time=time_axis, note=note)
+
+
+class QuickChartWidget(QWidget):
+    def __init__(self, workers, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._workers = workers
+        self.columns: list[dict] = []
+        self.rows: list[tuple] = []
+        self.total_rows = 0
+        self._fetch: Callable[[int, int], Sequence] | None = None
+        self._loading = None
+        self._need_rows = False
+
+        self.kind_box = QComboBox(self)
+        for kind in KINDS:
+            self.kind_box.addItem(kind.capitalize(), kind)
+        self.x_box = QComboBox(self)
+        self.y_box = QComboBox(self)
+        for box in (self.kind_box, self.x_box, self.y_box):
+            box.currentIndexChanged.connect(self._redraw)
+        self.canvas = ChartCanvas(self)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 6, 8, 0)
+        bar.setSpacing(6)
+        for label, box in (("Chart", self.kind_box), ("x", self.x_box), ("y", self.y_box)):
+            bar.addWidget(QLabel(label, self))
+            bar.addWidget(box)
+        bar.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(bar)
+        layout.addWidget(self.canvas, 1)
+
+    def set_result(self, columns: list[dict], rows: Sequence[Sequence[Any]], total_rows: int,
+                   fetch: Callable[[int, int], Sequence] | None = None) -> None:
+        """Chart this result; more rows are fetched when the chart is first shown."""
+        if self._loading is not None:
+            self._loading.cancel()
+            self._loading = None
+        self.columns = list(columns)
+        self.rows = [tuple(r) for r in rows]
+        self.total_rows = total_rows
+        self._fetch = fetch
+        self._need_rows = bool(fetch) and total_rows > len(self.rows) and \
+            len(self.rows) < MAX_CHART_ROWS
+        picked = pick_columns(self.columns)
+        for box in (self.x_box, self.y_box, self.kind_box):
+            box.blockSignals(True)
+        self.x_box.clear()
+        self.y_box.clear()
+        for i, col in enumerate(self.columns):
+            self.x_box.addItem(col["name"], i)
+            if is_numeric_type(col["type"]):
+                self.y_box.addItem(col["name"], i)
+        if picked is not None:
+            kind, x, y = picked
+            self.kind_box.setCurrentIndex(KINDS.index(kind))
+            self.x_box.setCurrentIndex(x)
+            self.y_box.setCurrentIndex(max(0, self.y_box.findData(y)))
+        for box in (self.x_box, self.y_box, self.kind_box):
+            box.blockSignals(False)
+        if self.isVisible():
+            self._load_more_rows()
+        self._redraw()
+
+    def clear(self, message: str = "Run the query to chart its result.") -> None:
+        self.columns, self.rows, self.total_rows, self._fetch = [], [], 0, None
+        self.canvas.set_data(None, message)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._load_more_rows()
+
+    def _load_more_rows(self) -> None:
+        if not self._need_rows or self._loading is not None:
+            return
+        self._need_rows = False
+        fetch, limit = self._fetch, min(self.total_rows, MAX_CHART_ROWS)
+        self._loading = self._workers.submit(
+            lambda ctx: [tuple(r) for r in fetch(0, limit)],
+            on_result=self._rows_arrived, on_error=self._rows_failed, name="chart rows")
+
+    def _rows_arrived(self, rows: list[tuple]) -> None:
+        self._loading = None
+        self.rows = rows
+        self._redraw()
+
+    def _rows_failed(self, exc: BaseException) -> None:
+        self._loading = None
+        self.canvas.set_data(None, f"Could not load rows: {getattr(exc, 'message', exc)}")
+
+    def current_data(self) -> ChartData | None:
+        if not self.columns or self.y_box.count() == 0:
+            return None
+        return chart_data(self.kind_box.currentData(), self.columns, self.rows,
+                          self.x_box.currentData(), self.y_box.currentData(), self.total_rows)
+
+    def _redraw(self) -> None:
+        if not self.columns:
+            self.canvas.set_data(None)
+            return
+        if self.y_box.count() == 0:
+            self.canvas.set_data(None, "The result has no numeric column to chart.")
+            return
+        self.canvas.set_data(self.current_data())

@@ -1,0 +1,258 @@
+"""The result grid: a table view over :class:`PagedResultModel` with typed headers, copy
+as CSV/TSV and export of the whole result (CSV, Parquet, XLSX through the query layer).
+
+Copying a selection whose rows are not all loaded fetches them in a worker first; more
+than :data:`MAX_COPY_ROWS` rows are refused with the advice to export instead, because a
+clipboard with millions of rows helps nobody.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence, QPainter, QPalette
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QMenu,
+                               QStyle, QStyleOptionHeader, QTableView, QWidget)
+
+from lantide.ui.result_model import ROLE_RAW, PagedResultModel, format_value
+
+MAX_COPY_ROWS = 100_000
+MAX_AUTO_WIDTH = 360
+
+
+class TypedHeaderView(QHeaderView):
+    """A horizontal header showing each column's name and, below it, its type."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.setSectionsClickable(True)
+        self.setHighlightSections(True)
+        self.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self._type_font = QFont(self.font())
+        self._type_font.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.85))
+        self._name_font = QFont(self.font())
+        self._name_font.setWeight(QFont.Weight.DemiBold)
+
+    def sizeHint(self):  # noqa: N802
+        hint = super().sizeHint()
+        lines = QFontMetrics(self._name_font).height() + QFontMetrics(self._type_font).height()
+        hint.setHeight(lines + 10)
+        return hint
+
+    def sectionSizeFromContents(self, logical_index: int):  # noqa: N802
+        size = super().sectionSizeFromContents(logical_index)
+        model = self.model()
+        if model is not None:
+            name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
+            kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
+            width = max(QFontMetrics(self._name_font).horizontalAdvance(name),
+                        QFontMetrics(self._type_font).horizontalAdvance(kind)) + 24
+            size.setWidth(max(size.width(), width))
+        size.setHeight(self.sizeHint().height())
+        return size
+
+    def paintSection(self, painter: QPainter, rect: QRect, logical_index: int) -> None:  # noqa: N802
+        if not rect.isValid():
+            return
+        model = self.model()
+        opt = QStyleOptionHeader()
+        self.initStyleOption(opt)
+        opt.rect = rect
+        opt.section = logical_index
+        opt.text = ""
+        if self.selectionModel() is not None and self.highlightSections():
+            if self.selectionModel().isColumnSelected(logical_index, self.rootIndex()):
+                opt.state |= QStyle.StateFlag.State_On
+        painter.save()
+        self.style().drawControl(QStyle.ControlElement.CE_Header, opt, painter, self)
+        name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
+        kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
+        inner = rect.adjusted(8, 3, -6, -3)
+        name_h = QFontMetrics(self._name_font).height()
+        painter.setFont(self._name_font)
+        painter.setPen(self.palette().color(QPalette.ColorRole.ButtonText))
+        painter.drawText(QRect(inner.left(), inner.top(), inner.width(), name_h),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         QFontMetrics(self._name_font).elidedText(
+                             name, Qt.TextElideMode.ElideRight, inner.width()))
+        painter.setFont(self._type_font)
+        painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        painter.drawText(QRect(inner.left(), inner.top() + name_h, inner.width(),
+                               inner.height() - name_h),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                         QFontMetrics(self._type_font).elidedText(
+                             kind.lower(), Qt.TextElideMode.ElideRight, inner.width()))
+        painter.restore()
+
+
+def rows_as_text(columns: list[str], rows: list[tuple], delimiter: str = "\t", *,
+                 header: bool = True) -> str:
+    """Rows as CSV or TSV text, quoted where a value needs it; NULL is an empty field."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n",
+                        quoting=csv.QUOTE_MINIMAL)
+    if header:
+        writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if v is None else format_value(v) for v in row])
+    return buffer.getvalue()
+
+
+class ResultGridView(QTableView):
+    """The table view of a result, with copy and export in its context menu."""
+
+    sig_copy_finished = Signal(int)  # rows copied
+    sig_problem_reported = Signal(str)  # a message for the analyst (too big to copy, ...)
+    sig_export_requested = Signal()
+
+    def __init__(self, workers, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._workers = workers
+        self.setHorizontalHeader(TypedHeaderView(self))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setWordWrap(False)
+        self.setAlternatingRowColors(True)
+        self.setCornerButtonEnabled(True)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._show_menu)
+        vertical = self.verticalHeader()
+        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform rows: fast
+        vertical.setDefaultSectionSize(QFontMetrics(self.font()).height() + 8)
+        vertical.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.horizontalHeader().setStretchLastSection(False)
+        self.horizontalHeader().setMinimumSectionSize(48)
+        self._copy_worker = None
+        self._auto_sizing = False
+        self._user_sized: set[int] = set()
+        self.horizontalHeader().sectionResized.connect(self._note_user_resize)
+        for text, shortcut, slot in (("Copy as TSV", QKeySequence.StandardKey.Copy,
+                                      lambda: self.copy_selection("\t")),
+                                     ("Copy as CSV", QKeySequence("Ctrl+Shift+C"),
+                                      lambda: self.copy_selection(","))):
+            action = QAction(text, self)
+            action.setShortcut(shortcut)
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+
+    def set_result_model(self, model: PagedResultModel | None) -> None:
+        old = self.model()
+        self.setModel(model)
+        if isinstance(old, PagedResultModel) and old is not model:
+            old.close()
+            old.deleteLater()
+        self._user_sized.clear()
+        if model is not None:
+            self.fit_columns(range(min(model.rowCount(), 60)), grow_only=False)
+            if isinstance(model, PagedResultModel):
+                model.sig_block_loaded.connect(self._widen_for_visible_rows)
+
+    def _note_user_resize(self, section: int, _old: int, _new: int) -> None:
+        if not self._auto_sizing:
+            self._user_sized.add(section)
+
+    def _widen_for_visible_rows(self, _block: int = 0) -> None:
+        first = self.rowAt(0)
+        last = self.rowAt(self.viewport().height() - 1)
+        if first < 0:
+            return
+        last = last if last >= 0 else first + 60
+        self.fit_columns(range(first, last + 1), grow_only=True)
+
+    def fit_columns(self, rows=range(0), *, grow_only: bool = True) -> None:
+        """Size columns to their header and ``rows`` (loaded ones), capped so one long
+        text does not take the screen; columns the analyst resized are left alone."""
+        model = self.model()
+        if model is None:
+            return
+        header = self.horizontalHeader()
+        metrics = QFontMetrics(self.font())
+        self._auto_sizing = True
+        try:
+            for col in range(model.columnCount()):
+                if col in self._user_sized:
+                    continue
+                width = header.sectionSizeFromContents(col).width()
+                for row in rows:
+                    if isinstance(model, PagedResultModel) and not model.is_loaded(row):
+                        continue
+                    text = model.data(model.index(row, col))
+                    if text:
+                        width = max(width, metrics.horizontalAdvance(str(text)) + 18)
+                width = min(width, MAX_AUTO_WIDTH)
+                if not grow_only or width > header.sectionSize(col):
+                    header.resizeSection(col, width)
+        finally:
+            self._auto_sizing = False
+
+    # -- copy ----------------------------------------------------------------------------
+    def _selection_bounds(self) -> tuple[int, int, list[int]] | None:
+        ranges = self.selectionModel().selection() if self.selectionModel() else None
+        if not ranges:
+            current = self.currentIndex()
+            if not current.isValid():
+                return None
+            return current.row(), current.row(), [current.column()]
+        top = min(r.top() for r in ranges)
+        bottom = max(r.bottom() for r in ranges)
+        cols = sorted({c for r in ranges for c in range(r.left(), r.right() + 1)})
+        return top, bottom, cols
+
+    def copy_selection(self, delimiter: str = "\t", *, header: bool | None = None) -> None:
+        """Copy the selected cells (their bounding rows and the selected columns)."""
+        model = self.model()
+        bounds = self._selection_bounds()
+        if model is None or bounds is None:
+            return
+        top, bottom, cols = bounds
+        count = bottom - top + 1
+        if count > MAX_COPY_ROWS:
+            self.sig_problem_reported.emit(
+                f"{count:,} rows are too many to copy (the limit is {MAX_COPY_ROWS:,}). "
+                "Use Export to write the whole result to a CSV, Parquet or Excel file.")
+            return
+        names = [model.headerData(c, Qt.Orientation.Horizontal) for c in cols]
+        with_header = header if header is not None else (count > 1 or len(cols) > 1)
+        if isinstance(model, PagedResultModel):
+            cached = model.cached_range(top, count)
+            if cached is None:
+                fetch = model.fetch
+                self._copy_worker = self._workers.submit(
+                    lambda ctx: [tuple(r) for r in fetch(top, count)],
+                    on_result=lambda rows: self._put_on_clipboard(names, rows, cols,
+                                                                  delimiter, with_header),
+                    on_error=lambda exc: self.sig_problem_reported.emit(
+                        f"Copy failed: {getattr(exc, 'message', exc)}"),
+                    name="copy rows")
+                return
+            rows = cached
+        else:
+            rows = [tuple(model.data(model.index(r, c), ROLE_RAW) for c in range(model.columnCount()))
+                    for r in range(top, bottom + 1)]
+        self._put_on_clipboard(names, rows, cols, delimiter, with_header)
+
+    def _put_on_clipboard(self, names: list[str], rows: list[tuple], cols: list[int],
+                          delimiter: str, header: bool) -> None:
+        picked = [tuple(row[c] for c in cols) for row in rows]
+        text = rows_as_text(names, picked, delimiter, header=header)
+        if not header and len(picked) == 1 and len(cols) == 1:
+            text = text.rstrip("\n")  # one cell: its value, not a line
+        QApplication.clipboard().setText(text)
+        self.sig_copy_finished.emit(len(picked))
+
+    # -- menu ----------------------------------------------------------------------------
+    def _show_menu(self, pos) -> None:
+        menu = QMenu(self)
+        menu.addAction("Copy as TSV", lambda: self.copy_selection("\t"))
+        menu.addAction("Copy as CSV", lambda: self.copy_selection(","))
+        menu.addAction("Copy with header", lambda: self.copy_selection("\t", header=True))
+        menu.addSeparator()
+        menu.addAction("Select all", self.selectAll)
+        menu.addAction("Export result…", self.sig_export_requested.emit)
+        menu.exec(self.viewport().mapToGlobal(pos))
+

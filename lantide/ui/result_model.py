@@ -1,0 +1,279 @@
+"""The result grid's model: a table of any size, paged from DuckDB on demand.
+
+The model knows the row count and the columns up front and holds only a bounded number of
+row blocks. A paint of rows that are not loaded answers a placeholder and asks for their
+block; blocks are fetched one at a time in a worker (``fetch(offset, limit) -> rows``,
+the query layer's ``fetch_rows``), the most recently asked first, so dragging the scroll
+bar across two million rows loads only what comes to rest on screen. The UI thread never
+waits on DuckDB. A run's preview rows seed the first blocks, so the first screen shows
+without a fetch.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import json
+import uuid
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication
+
+BLOCK_ROWS = 256
+MAX_BLOCKS = 96  # about 25,000 rows held at once
+MAX_PENDING = 6  # older requests are dropped; a repaint asks again if still visible
+MAX_CELL_CHARS = 500
+
+# DuckDB type names (by prefix) that are numbers: right-aligned, formatted as numbers.
+_NUMERIC_PREFIXES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                     "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE",
+                     "REAL", "DECIMAL", "NUMERIC", "INT")
+
+FetchFn = Callable[[int, int], Sequence[Sequence[Any]]]
+ROLE_RAW = Qt.ItemDataRole.UserRole + 1  # the Python value of a cell (None when not loaded)
+
+
+def is_numeric_type(type_name: str) -> bool:
+    upper = (type_name or "").upper()
+    return upper.startswith(_NUMERIC_PREFIXES) and "[]" not in upper
+
+
+def format_value(value: Any) -> str:
+    """A cell as text: the way an analyst reads it, full precision, one line."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that reads back as the same number
+    if isinstance(value, (int, decimal.Decimal)):
+        return str(value)
+    if isinstance(value, _dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, _dt.timedelta):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "\\x" + bytes(value).hex()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, default=str, ensure_ascii=False)
+    return str(value)
+
+
+def _one_line(text: str) -> str:
+    if "\n" in text or "\r" in text:
+        text = text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎")
+    return text if len(text) <= MAX_CELL_CHARS else text[:MAX_CELL_CHARS - 1] + "…"
+
+
+class PagedResultModel(QAbstractTableModel):
+    """Rows ``0 .. row_count-1`` of a relation, loaded in blocks as they are shown."""
+
+    sig_fetch_failed = Signal(object)  # the exception of a failed block fetch
+    sig_block_loaded = Signal(int)  # block index
+
+    def __init__(self, columns: list[dict], row_count: int, fetch: FetchFn | None, workers, *,
+                 preview: Sequence[Sequence[Any]] = (), parent=None):
+        super().__init__(parent)
+        self.columns = [{"name": str(c.get("name")), "type": str(c.get("type") or "")}
+                        for c in columns]
+        self._row_count = int(row_count)
+        self._fetch = fetch
+        self._workers = workers
+        self._numeric = [is_numeric_type(c["type"]) for c in self.columns]
+        self._blocks: OrderedDict[int, list[tuple]] = OrderedDict()  # LRU
+        self._pending: OrderedDict[int, None] = OrderedDict()
+        self._in_flight: int | None = None
+        self._worker = None
+        self._failed: BaseException | None = None
+        self._closed = False
+        self._seed(preview)
+        app = QApplication.instance()
+        palette = app.palette() if app is not None else QPalette()
+        self._muted = palette.color(QPalette.ColorRole.PlaceholderText)
+        self._italic = QFont()
+        self._italic.setItalic(True)
+
+    def _seed(self, preview: Sequence[Sequence[Any]]) -> None:
+        rows = [tuple(r) for r in preview]
+        for b in range(0, min(len(rows), self._row_count) // BLOCK_ROWS + 1):
+            chunk = rows[b * BLOCK_ROWS:(b + 1) * BLOCK_ROWS]
+            full = len(chunk) == BLOCK_ROWS or b * BLOCK_ROWS + len(chunk) >= self._row_count
+            if chunk and full:
+                self._blocks[b] = chunk
+        if not self._fetch and self._row_count > len(rows):
+            self._row_count = len(rows)  # nothing to page from: show what we have
+
+    # -- Qt model API ------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self._row_count
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal:
+            if not 0 <= section < len(self.columns):
+                return None
+            col = self.columns[section]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return col["name"]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return f"{col['name']}  {col['type']}"
+            if role == ROLE_RAW:
+                return col["type"]
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{section + 1:,}"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            align = Qt.AlignmentFlag.AlignRight if self._numeric[col] else Qt.AlignmentFlag.AlignLeft
+            return int(align | Qt.AlignmentFlag.AlignVCenter)
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                        Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, ROLE_RAW,
+                        Qt.ItemDataRole.EditRole):
+            return None
+        loaded, value = self.cell(row, col)
+        if role == ROLE_RAW:
+            return value
+        if not loaded:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return "…"
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return self._muted
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._muted if value is None else None
+        if role == Qt.ItemDataRole.FontRole:
+            return self._italic if value is None else None
+        text = format_value(value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return text[:4000] if len(text) > 60 or "\n" in text else None
+        return _one_line(text)
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # -- cells and blocks --------------------------------------------------------------
+    def cell(self, row: int, col: int) -> tuple[bool, Any]:
+        """(loaded, value). Asks for the row's block when it is not loaded."""
+        block = row // BLOCK_ROWS
+        rows = self._blocks.get(block)
+        if rows is None:
+            self.request_block(block)
+            return False, None
+        self._blocks.move_to_end(block)
+        offset = row - block * BLOCK_ROWS
+        if offset >= len(rows):
+            return False, None
+        return True, rows[offset][col]
+
+    def is_loaded(self, row: int) -> bool:
+        return row // BLOCK_ROWS in self._blocks
+
+    @property
+    def loaded_blocks(self) -> list[int]:
+        return sorted(self._blocks)
+
+    @property
+    def fetch_error(self) -> BaseException | None:
+        return self._failed
+
+    def request_block(self, block: int) -> None:
+        if self._fetch is None or self._closed or block in self._blocks:
+            return
+        if block == self._in_flight:
+            return
+        self._pending[block] = None
+        self._pending.move_to_end(block)
+        while len(self._pending) > MAX_PENDING:
+            self._pending.popitem(last=False)
+        self._start_next()
+
+    def _start_next(self) -> None:
+        if self._in_flight is not None or not self._pending or self._closed:
+            return
+        block, _ = self._pending.popitem(last=True)  # newest first: what is on screen now
+        if block in self._blocks:
+            self._start_next()
+            return
+        self._in_flight = block
+        offset = block * BLOCK_ROWS
+        limit = min(BLOCK_ROWS, self._row_count - offset)
+        fetch = self._fetch
+        self._worker = self._workers.submit(
+            lambda ctx, o=offset, n=limit: [tuple(r) for r in fetch(o, n)],
+            on_result=lambda rows, b=block: self._block_arrived(b, rows),
+            on_error=lambda exc, b=block: self._block_failed(b, exc),
+            name=f"fetch rows {offset}..{offset + limit}")
+
+    def _block_arrived(self, block: int, rows: list[tuple]) -> None:
+        if self._closed:
+            return
+        self._in_flight = None
+        self._worker = None
+        self._failed = None
+        self._blocks[block] = rows
+        while len(self._blocks) > MAX_BLOCKS:
+            self._blocks.popitem(last=False)
+        first = block * BLOCK_ROWS
+        last = min(first + len(rows), self._row_count) - 1
+        if last >= first and self.columns:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.columns) - 1))
+        self.sig_block_loaded.emit(block)
+        self._start_next()
+
+    def _block_failed(self, block: int, exc: BaseException) -> None:
+        if self._closed:
+            return
+        self._in_flight = None
+        self._worker = None
+        self._failed = exc
+        self._pending.clear()  # do not hammer a relation that is gone; a repaint retries
+        self.sig_fetch_failed.emit(exc)
+
+    def cached_range(self, offset: int, limit: int) -> list[tuple] | None:
+        """Rows ``offset .. offset+limit`` when all are loaded, else None (UI thread)."""
+        limit = max(0, min(limit, self._row_count - offset))
+        if limit == 0:
+            return []
+        first_block, last_block = offset // BLOCK_ROWS, (offset + limit - 1) // BLOCK_ROWS
+        cached = [self._blocks.get(b) for b in range(first_block, last_block + 1)]
+        if any(c is None for c in cached):
+            return None
+        rows = [r for c in cached for r in c]
+        start = offset - first_block * BLOCK_ROWS
+        return rows[start:start + limit]
+
+    @property
+    def fetch(self) -> FetchFn | None:
+        """The paging function (thread-safe; call it from a worker)."""
+        return self._fetch
+
+    @property
+    def can_page(self) -> bool:
+        return self._fetch is not None
+
+    def close(self) -> None:
+        """Stop fetching (the grid shows another result now)."""
+        self._closed = True
+        self._pending.clear()
+        if self._worker is not None:
+            self._worker.cancel()
+            self._worker = None
+
