@@ -93,6 +93,14 @@ class AppServices(QObject):
     sig_agent_asked = Signal(str)
     # Cached tables were created, replaced or dropped (the explorer re-reads the list).
     sig_tables_changed = Signal()
+    # The chat's conversation changed (its id, or None before a new one's first message).
+    sig_conversation_changed = Signal(object)
+    # A ledger step was appended or updated during a chat turn (the step dict).
+    sig_step_recorded = Signal(dict)
+    # Show a ledger step (a step link in the chat): (conversation id, step id).
+    sig_step_selected = Signal(str, str)
+    # A query ran from a SQL tab or a table browser: a query-history entry (dict).
+    sig_query_ran = Signal(dict)
 
     def __init__(self, workspace: Workspace, settings: Settings, *,
                  workers: WorkerPool | None = None, parent: QObject | None = None):
@@ -107,6 +115,7 @@ class AppServices(QObject):
         self._active_tab: TabRef | None = None
         self._running_queries: list[RunningQuery] = []
         self._tokens_used = 0
+        self.conversation_id: str | None = None  # the chat panel's current conversation
         self._closed = False
         self._focused = self._initial_focus()
 
@@ -301,6 +310,12 @@ class AppServices(QObject):
     def ask_agent(self, text: str) -> None:
         """Send ``text`` to the agent as the analyst's message (through the chat panel)."""
         self.sig_agent_asked.emit(text)
+
+    def set_conversation(self, conversation_id: str | None) -> None:
+        """The chat panel switched conversation; the ledger panel follows it."""
+        if conversation_id != self.conversation_id:
+            self.conversation_id = conversation_id
+            self.sig_conversation_changed.emit(conversation_id)
 
     def notify_tables_changed(self) -> None:
         """Call after a run created or replaced cached tables."""
