@@ -39,7 +39,7 @@ def normalize_entry_text(text: str) -> str:
         lines.pop(0)
     while lines and not lines[-1].strip():
         lines.pop()
-    clean = "\n".join(lines)
+    clean = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).lstrip()
     if not clean.strip():
         raise KnowledgeError("a knowledge entry cannot be empty",
                              hint="Give the text of the entry.", code="KNOWLEDGE_EMPTY")
