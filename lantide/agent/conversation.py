@@ -1,0 +1,154 @@
+"""Conversations on disk: ``.lantide/conversations/ID.jsonl``, append-only, reopenable.
+
+Records, one JSON object per line:
+
+- ``{"type": "conversation", "id", "created_at", "version"}`` first;
+- ``{"type": "message", "turn", "at", "message": {...}}``: the chat messages exactly as
+  sent to the model (user, assistant with ``tool_calls``, tool results);
+- ``{"type": "event", "turn", "at", "kind", ...}``: key events the history keeps even when
+  old turns are dropped (``project_focused``, ``status_changed``, ``analysis_activated``,
+  ``question_asked``, ``question_answered``) and bookkeeping (``turn_finished``);
+- ``{"type": "title", "title"}`` from the background namer.
+
+A torn last line (a crash mid-write) is skipped when reading. No API key is ever written.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets as _random
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from lantide.errors import MissingFileError, UsageError
+from lantide.workspace.atomic import append_jsonl, read_jsonl
+
+FORMAT_VERSION = 1
+KEY_EVENTS = ("project_focused", "status_changed", "analysis_activated", "question_asked",
+              "question_answered", "project_created")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_conversation_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
+
+
+def check_conversation_id(conversation_id: str) -> str:
+    if not _ID.match(conversation_id or ""):
+        raise UsageError(f"invalid conversation id {conversation_id!r}",
+                         hint="Use an id from 'lantide ledger WORKSPACE' or the chat history.")
+    return conversation_id
+
+
+@dataclass
+class ConversationInfo:
+    id: str
+    title: str | None
+    created_at: str | None
+    turns: int
+    path: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "created_at": self.created_at,
+                "turns": self.turns}
+
+
+class Conversation:
+    def __init__(self, directory: Path, conversation_id: str, records: list[dict]):
+        self.id = check_conversation_id(conversation_id)
+        self.path = Path(directory) / f"{conversation_id}.jsonl"
+        self.records = records
+        self._written = self.path.exists()
+
+    # -- lifecycle
+    @classmethod
+    def create(cls, directory: Path, conversation_id: str | None = None) -> "Conversation":
+        """A new conversation; its file appears with the first record written."""
+        conv = cls(directory, conversation_id or new_conversation_id(), [])
+        if conv.path.exists():
+            return cls.open(directory, conv.id)
+        conv.records.append({"type": "conversation", "id": conv.id, "created_at": _now(),
+                             "version": FORMAT_VERSION})
+        return conv
+
+    @classmethod
+    def open(cls, directory: Path, conversation_id: str) -> "Conversation":
+        check_conversation_id(conversation_id)
+        path = Path(directory) / f"{conversation_id}.jsonl"
+        if not path.exists():
+            recent = ", ".join(i.id for i in list_conversations(directory)[-5:]) or "none yet"
+            raise MissingFileError(path, "conversation",
+                                   hint=f"Recent conversations: {recent}. Leave out "
+                                        "--conversation to start a new one.")
+        return cls(directory, conversation_id, [r for r in read_jsonl(path) if isinstance(r, dict)])
+
+    def _append(self, record: dict) -> None:
+        if not self._written:
+            append_jsonl(self.path, self.records[0])
+            self._written = True
+        append_jsonl(self.path, record)
+        self.records.append(record)
+
+    # -- writing
+    def add_message(self, message: dict[str, Any], turn: int, **extra: Any) -> None:
+        self._append({"type": "message", "turn": turn, "at": _now(), "message": message, **extra})
+
+    def add_event(self, kind: str, turn: int, **data: Any) -> None:
+        self._append({"type": "event", "turn": turn, "at": _now(), "kind": kind, **data})
+
+    def set_title(self, title: str) -> None:
+        self._append({"type": "title", "at": _now(), "title": title})
+
+    # -- reading
+    @property
+    def title(self) -> str | None:
+        titles = [r["title"] for r in self.records if r.get("type") == "title" and r.get("title")]
+        return titles[-1] if titles else None
+
+    @property
+    def last_turn(self) -> int:
+        return max((int(r.get("turn") or 0) for r in self.records), default=0)
+
+    def message_records(self) -> list[dict]:
+        return [r for r in self.records if r.get("type") == "message"
+                and isinstance(r.get("message"), dict)]
+
+    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict]:
+        return [r for r in self.records if r.get("type") == "event"
+                and (kinds is None or r.get("kind") in kinds)]
+
+    def pending_question(self) -> dict | None:
+        """The last ``ask_user`` question if the analyst has not answered it yet."""
+        for r in reversed(self.events(("question_asked", "question_answered"))):
+            return r if r["kind"] == "question_asked" else None
+        return None
+
+    def last_answer(self) -> dict | None:
+        answers = self.events(("question_answered",))
+        return answers[-1] if answers else None
+
+    def analysis_active(self) -> bool:
+        return bool(self.events(("analysis_activated",)))
+
+    def info(self) -> ConversationInfo:
+        head = self.records[0] if self.records else {}
+        turns = len({r.get("turn") for r in self.message_records()})
+        return ConversationInfo(self.id, self.title, head.get("created_at"), turns, self.path)
+
+
+def list_conversations(directory: Path) -> list[ConversationInfo]:
+    """Conversations in creation order (their ids sort by time)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    out = []
+    for path in sorted(directory.glob("*.jsonl")):
+        if _ID.match(path.stem):
+            out.append(Conversation(directory, path.stem, read_jsonl(path)).info())
+    return out

@@ -1,0 +1,173 @@
+"""What a turn reports, as past-tense event objects.
+
+:meth:`lantide.agent.loop.AgentSession.run_turn` is a plain generator of these. The
+command line prints them (``--json``: ``to_dict()`` per line); the desktop app turns them
+into Qt signals in one worker bridge. Every event has a stable ``event`` name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    name: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": self.name, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    name: ClassVar[str] = "turn_started"
+    conversation_id: str
+    turn: int
+    state: str
+    project: str | None
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    """A piece of the assistant's answer as it streams in."""
+
+    name: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage(Event):
+    """The assistant's complete message of one iteration (text and the tools it called)."""
+
+    name: ClassVar[str] = "assistant_message"
+    text: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class ToolCalled(Event):
+    name: ClassVar[str] = "tool_called"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolReturned(Event):
+    name: ClassVar[str] = "tool_returned"
+    call_id: str
+    tool: str
+    ok: bool
+    result: dict[str, Any]
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class StepRecorded(Event):
+    """A query step was appended to the ledger."""
+
+    name: ClassVar[str] = "step_recorded"
+    step: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StepSummarized(Event):
+    """A step's ``[[QUERY_STEP]]`` line was parsed (or found missing or malformed)."""
+
+    name: ClassVar[str] = "step_summarized"
+    step_id: str
+    summary: str | None
+    summary_status: str
+
+
+@dataclass(frozen=True)
+class QuestionAsked(Event):
+    """The turn pauses; the analyst's next message answers."""
+
+    name: ClassVar[str] = "question_asked"
+    question: str
+    choices: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ModelRetrying(Event):
+    name: ClassVar[str] = "model_retrying"
+    attempt: int
+    delay_seconds: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class ContextCompacted(Event):
+    name: ClassVar[str] = "context_compacted"
+    compacted_results: int
+    tokens_before: int
+    tokens_after: int
+    context_window: int
+
+
+@dataclass(frozen=True)
+class DocumentChanged(Event):
+    """A file the analyst may have open changed; a clean editor tab reloads it."""
+
+    name: ClassVar[str] = "document_changed"
+    path: str
+    project: str | None = None
+
+
+@dataclass(frozen=True)
+class StateChanged(Event):
+    """Focused project, project status or analysis consent changed."""
+
+    name: ClassVar[str] = "state_changed"
+    what: str
+    project: str | None
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class ErrorOccurred(Event):
+    name: ClassVar[str] = "error"
+    code: str
+    message: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class ConversationTitled(Event):
+    name: ClassVar[str] = "conversation_titled"
+    conversation_id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class KnowledgeReorganized(Event):
+    """Large knowledge without headings was grouped by the secondary model."""
+
+    name: ClassVar[str] = "knowledge_reorganized"
+    scope: str
+    applied: bool
+    reason: str | None = None
+    diff: str | None = None
+
+
+@dataclass(frozen=True)
+class KnowledgeProposed(Event):
+    """Entries proposed from the analyst's words, queued for their approval."""
+
+    name: ClassVar[str] = "knowledge_proposed"
+    entries: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    """The end of a turn. ``reason``: answered, question, cancelled, iteration_limit,
+    repeated_failure or error. ``message`` is the engine's own note, if any."""
+
+    name: ClassVar[str] = "turn_finished"
+    reason: str
+    conversation_id: str
+    iterations: int
+    message: str | None = None

@@ -1,0 +1,248 @@
+"""The ReAct loop: one analyst message in, a stream of events out.
+
+:meth:`AgentSession.run_turn` is a plain generator. Each iteration re-assembles the
+prompt (system layers, summary, the tools of the current state, history, active tab),
+streams the model's answer, runs the tools it asked for and feeds their results back. A
+turn ends on a final answer, on ``ask_user`` (the next message answers), on cancel, at the
+iteration limit (with an honest note), when the same failing call is repeated, or on a
+model error (keeping whatever the model had sent). The conversation file always stays a
+valid history: every tool call gets a result, even a cancelled one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from lantide.agent.cancel import CancelToken, TurnCancelled
+from lantide.agent.conversation import Conversation
+from lantide.agent.events import (
+    AssistantMessage, ContextCompacted, ErrorOccurred, Event, ModelRetrying, QuestionAsked,
+    StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnFinished, TurnStarted,
+)
+from lantide.agent.history import TurnCompaction
+from lantide.agent.ledger import mark_missing, resolve_summaries
+from lantide.agent.model_client import (
+    ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, RetryScheduled, TextChunk,
+)
+from lantide.agent.prompt import AssembledPrompt, state_of
+from lantide.agent.tools.context import ToolContext
+from lantide.templates import render_prompt
+
+ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
+ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
+
+
+class _TurnOver(Exception):
+    def __init__(self, reason: str, message: str | None = None):
+        self.reason = reason
+        self.message = message
+
+
+class TurnRunner:
+    """The state of one turn; :meth:`run` is the generator."""
+
+    def __init__(self, session, message: str, cancel: CancelToken):
+        self.s = session
+        self.message = message
+        self.cancel = cancel
+        self.conversation: Conversation = session.conversation
+        self.turn = self.conversation.last_turn + 1
+        self.compaction = TurnCompaction()
+        self.pending_steps: list[str] = []
+        self.turn_steps: list[str] = []
+        self.failures: dict[str, int] = {}
+        self.failures_in_a_row = 0
+        self.iterations = 0
+        self.last_tool: str | None = None
+        self.final_text = ""
+        self.context_retries = 0
+
+    # -- helpers
+    def context(self) -> ToolContext:
+        project = self.s.workspace.focused_project()
+        return ToolContext(
+            workspace=self.s.workspace, settings=self.s.settings, conversation=self.conversation,
+            ledger=self.s.ledger, app=self.s.app, services=self.s.services, cancel=self.cancel,
+            state=state_of(project), turn=self.turn, pending_steps=self.pending_steps)
+
+    def _summaries(self, text: str) -> Iterator[Event]:
+        for step in resolve_summaries(self.s.ledger, self.pending_steps, text):
+            yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
+
+    def _save_assistant(self, reply: ModelReply, partial: bool = False) -> Iterator[Event]:
+        message = reply.to_message()
+        if partial:  # half a tool call cannot run; keep the text that arrived
+            message = {"role": "assistant", "content": reply.content or ""}
+        self.conversation.add_message(message, self.turn, **({"partial": True} if partial else {}))
+        yield AssistantMessage(reply.content or "", [c.to_message() for c in reply.tool_calls]
+                               if not partial else [], partial)
+        yield from self._summaries(reply.content or "")
+
+    # -- the turn
+    def run(self) -> Iterator[Event]:
+        pending = self.conversation.pending_question()
+        if pending is not None:
+            self.conversation.add_event("question_answered", self.turn,
+                                        question=pending.get("question"), answer=self.message)
+        self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
+        ctx = self.context()
+        yield TurnStarted(self.conversation.id, self.turn, ctx.state,
+                          getattr(self.s.workspace.focused_project(), "dirname", None))
+        reason, note = ANSWERED, None
+        try:
+            yield from self.s.before_first_turn(self.turn)
+            while True:
+                if self.iterations >= self.s.settings.agent.max_iterations:
+                    raise _TurnOver(ITERATION_LIMIT, self._limit_note())
+                self.cancel.raise_if_cancelled()
+                self.iterations += 1
+                reply = yield from self._ask_model()
+                yield from self._save_assistant(reply)
+                if not reply.tool_calls:
+                    self.final_text = reply.content or ""
+                    break
+                yield from self._run_tools(reply)
+        except _TurnOver as over:
+            reason, note = over.reason, over.message
+        except TurnCancelled:
+            reason = CANCELLED
+        except ModelStreamBroken as exc:
+            yield from self._save_assistant(exc.partial, partial=True)
+            yield ErrorOccurred(exc.code, exc.message, exc.hint)
+            reason, note = ERROR, exc.message
+        except ModelError as exc:
+            yield ErrorOccurred(exc.code, exc.message, exc.hint)
+            reason, note = ERROR, exc.message
+        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE):
+            self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
+                                          engine_note=True)
+            yield AssistantMessage(note)
+        for step in mark_missing(self.s.ledger, self.pending_steps):
+            yield StepSummarized(step["step_id"], None, "missing")
+        self.conversation.add_event("turn_finished", self.turn, reason=reason,
+                                    iterations=self.iterations)
+        yield TurnFinished(reason, self.conversation.id, self.iterations, note)
+        self.s.after_turn(self.turn, self.message, self.final_text, reason)
+
+    def _ask_model(self) -> Iterator[Event]:
+        """One model call (generator; returns the reply). A context-length error shrinks the
+        window, compacts and asks once more."""
+        while True:
+            ctx = self.context()
+            prompt: AssembledPrompt = self.s.assembler.assemble(
+                ctx, self.s.model.context_window().tokens, self.compaction, self.turn)
+            if prompt.compacted_now:
+                yield ContextCompacted(prompt.compacted_now, prompt.tokens_before_compaction,
+                                       prompt.layer("history").tokens, prompt.context_window)
+            self.s.last_prompt = prompt
+            try:
+                reply = None
+                for out in self.s.model.stream_chat(prompt.messages, prompt.tools, self.cancel):
+                    if self.cancel.cancelled:
+                        raise TurnCancelled()
+                    if isinstance(out, TextChunk):
+                        yield TextDelta(out.text)
+                    elif isinstance(out, RetryScheduled):
+                        yield ModelRetrying(out.attempt, round(out.delay_seconds, 2), out.reason)
+                    elif isinstance(out, ModelReply):
+                        reply = out
+                if reply is None:
+                    raise ModelError("the model client ended without a reply")
+                return reply
+            except TurnCancelled as exc:
+                partial = getattr(exc, "partial", None)
+                if partial is not None and partial.content:
+                    yield from self._save_assistant(partial, partial=True)
+                raise
+            except ContextLengthExceeded as exc:
+                self.context_retries += 1
+                if self.context_retries > 2:
+                    raise ModelError(f"the request is still too long for the model: {exc.message}",
+                                     hint="Start a new conversation or use a model with a "
+                                          "larger context window.") from None
+                self.s.model.learn_context_window(exc.limit)
+
+    def _run_tools(self, reply: ModelReply) -> Iterator[Event]:
+        ctx = self.context()
+        calls = list(reply.tool_calls)
+        answered: set[str] = set()
+        for call in calls:
+            if self.cancel.cancelled:
+                self._cancel_rest(calls, answered)
+                raise TurnCancelled()
+            try:
+                args = call.parsed_arguments()
+            except ValueError:
+                args = {}
+            yield ToolCalled(call.id, call.name, args)
+            key = call.name + "\x00" + json.dumps(args, sort_keys=True, default=str)
+            if self.failures.get(key):
+                outcome_result, ok, ms = self._repeated(call.name, key), False, 0
+            else:
+                try:
+                    outcome = self.s.registry.call(call.name, call.arguments, ctx)
+                except TurnCancelled:
+                    self._cancel_rest(calls, answered)
+                    for event in ctx.drain_events():
+                        yield event
+                    raise
+                outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
+            self.last_tool = call.name
+            self.conversation.add_message(
+                {"role": "tool", "tool_call_id": call.id,
+                 "content": json.dumps(outcome_result, ensure_ascii=False, default=str)},
+                self.turn, tool=call.name, ok=ok)
+            answered.add(call.id)
+            for event in ctx.drain_events():
+                if isinstance(event, StepRecorded):
+                    self.turn_steps.append(event.step["step_id"])
+                yield event
+            yield ToolReturned(call.id, call.name, ok, outcome_result, ms)
+            yield from self._count_failure(call.name, key, ok, outcome_result)
+        if ctx.question is not None:
+            q = ctx.question
+            self.conversation.add_event("question_asked", self.turn, question=q["question"],
+                                        choices=q["choices"])
+            yield QuestionAsked(q["question"], q["choices"])
+            raise _TurnOver(QUESTION)
+
+    def _repeated(self, tool: str, key: str) -> dict:
+        previous = self.failures.get(key + "\x00result") or {}
+        return {"error": "REPEATED_CALL",
+                "message": f"this exact {tool} call already failed in this turn"
+                           f" ({previous.get('message', 'see above')}); it was not run again",
+                "hint": "Change the arguments or the approach, or ask the analyst."}
+
+    def _count_failure(self, tool: str, key: str, ok: bool, result: dict) -> Iterator[Event]:
+        if ok:
+            self.failures_in_a_row = 0
+            return
+        self.failures_in_a_row += 1
+        repeats = self.failures.get(key, 0) + 1
+        self.failures[key] = repeats
+        self.failures.setdefault(key + "\x00result", result)
+        first = self.failures[key + "\x00result"]
+        limit = max(1, int(self.s.settings.agent.max_tool_retries))
+        if repeats >= 3 or self.failures_in_a_row > limit:
+            why = ("the same call kept failing" if repeats >= 3 else
+                   f"{self.failures_in_a_row} tool calls failed in a row")
+            raise _TurnOver(REPEATED_FAILURE, render_prompt(
+                "notes/repeated_failure.md.j2", reason=why, tool=tool,
+                message=first.get("message", ""), hint=first.get("hint")))
+        yield from ()
+
+    def _cancel_rest(self, calls, answered: set[str]) -> None:
+        """Give every call that did not run a result, so the history stays valid."""
+        for call in calls:
+            if call.id in answered:
+                continue
+            self.conversation.add_message(
+                {"role": "tool", "tool_call_id": call.id, "content": json.dumps(
+                    {"error": "CANCELLED", "message": "stopped by the analyst before it finished"})},
+                self.turn, tool=call.name, ok=False)
+            answered.add(call.id)
+
+    def _limit_note(self) -> str:
+        return render_prompt("notes/iteration_limit.md.j2", iterations=self.iterations,
+                             steps=self.turn_steps, last_tool=self.last_tool)

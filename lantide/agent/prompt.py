@@ -1,0 +1,255 @@
+"""Assembling what the model sees, afresh at every iteration (DESIGN.md section 6).
+
+Layers, most stable first so servers' prefix caches reuse the start of the prompt:
+``core``, ``state`` (with its conditional sections), ``knowledge``, ``tools`` (sent as the
+request's ``tools``), ``recent_steps``, ``summary``, ``history`` (the note on dropped turns,
+then the kept messages), ``active_tab``. The text layers form one system message (one
+system message suits every chat template); the active tab payload follows the history as
+the last message, framed as context from Lantide rather than words of the analyst.
+
+:class:`PromptAssembler` is also what ``lantide prompt`` prints, layer by layer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from lantide.agent.app_state import AppState, OpenTab
+from lantide.agent.history import (
+    TurnCompaction, compact_turn, describe_key_event, fit_history, group_turns, message_tokens,
+    messages_tokens,
+)
+from lantide.agent.summary import gather_facts, render_summary
+from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.registry import EXECUTING, NO_PROJECT, PLANNING, ToolRegistry
+from lantide.errors import LantideError
+from lantide.templates import render_prompt
+from lantide.tokens import count_tokens, truncate_to_tokens
+from lantide.workspace.model import Project
+
+PURPOSE_MAX_CHARS = 40
+RECENT_STEPS = 8
+KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS
+KNOWLEDGE_MAX_TOKENS = 3_000
+ACTIVE_TAB_SHARE = 0.20
+ACTIVE_TAB_MAX_TOKENS = 6_000
+COMPACT_AT = 0.85  # compact within a turn when the request passes this share of the window
+LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "summary", "history",
+               "active_tab")
+
+
+def state_of(project: Project | None) -> str:
+    if project is None:
+        return NO_PROJECT
+    return EXECUTING if project.status in ("executing", "done") else PLANNING
+
+
+def output_reserve(window: int) -> int:
+    """Tokens kept free for the model's answer."""
+    return max(256, min(4_096, window // 4))
+
+
+@dataclass
+class Layer:
+    name: str
+    text: str
+    tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "tokens": self.tokens, "text": self.text}
+
+
+@dataclass
+class AssembledPrompt:
+    state: str
+    layers: list[Layer]
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    context_window: int
+    compacted_now: int = 0  # tool results newly compacted for this request
+    tokens_before_compaction: int = 0
+    dropped_turns: list[int] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return sum(layer.tokens for layer in self.layers)
+
+    def layer(self, name: str) -> Layer:
+        return next(layer for layer in self.layers if layer.name == name)
+
+
+class PromptAssembler:
+    def __init__(self, registry: ToolRegistry):
+        self.registry = registry
+
+    # -- text layers
+    def core(self, ctx: ToolContext) -> str:
+        return render_prompt("core.md.j2", preview_rows=ctx.settings.query.preview_rows,
+                             purpose_max_chars=PURPOSE_MAX_CHARS)
+
+    def state_layer(self, ctx: ToolContext, project: Project | None, app: AppState,
+                    answered_question: str | None) -> str:
+        active = app.active
+        if project is None:
+            return render_prompt("state_no_project.md.j2",
+                                 project_count=len(ctx.workspace.project_dirnames()))
+        return render_prompt(
+            f"state_{ctx.state}.md.j2",
+            project={"name": project.name, "plan": project.plan, "report": project.report,
+                     "status": project.status},
+            project_done=project.status == "done",
+            open_annotations=self._open_annotations(ctx, project),
+            analysis_active=ctx.analysis_active(),
+            html_report_active=bool(active and active.type == "report"
+                                    and active.path.lower().endswith((".html", ".htm"))),
+            active_tab_dirty=bool(active and active.dirty),
+            answered_question=answered_question,
+            purpose_max_chars=PURPOSE_MAX_CHARS,
+        )
+
+    def _open_annotations(self, ctx: ToolContext, project: Project) -> int:
+        """Open Plan annotations, from the sidecar the docs layer keeps (0 if unreadable)."""
+        try:
+            view = ctx.services.docs().agent_view(project, "plan")
+        except LantideError:
+            return 0
+        return int(view.get("open_annotation_count") or 0) if isinstance(view, dict) else 0
+
+    def knowledge(self, ctx: ToolContext, project: Project | None, window: int) -> str:
+        kb = ctx.services.knowledge(project)
+        if kb is None:
+            ctx.knowledge_offers_tool = False
+            return ""
+        budget = min(KNOWLEDGE_MAX_TOKENS, int(window * KNOWLEDGE_SHARE))
+        layer = kb.layer(budget_tokens=budget)
+        ctx.knowledge_offers_tool = bool(layer.offers_tool)
+        return layer.text
+
+    def recent_steps(self, ctx: ToolContext) -> str:
+        steps = ctx.ledger.recent(RECENT_STEPS)
+        return render_prompt("recent_steps.md.j2", steps=steps) if steps else ""
+
+    def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
+        return render_summary(gather_facts(ctx.workspace, app, project,
+                                           ctx.services.cached_table_count()))
+
+    # -- the active tab
+    def active_tab(self, ctx: ToolContext, app: AppState, window: int) -> str:
+        tab = app.active
+        if tab is None:
+            return ""
+        limit = min(ACTIVE_TAB_MAX_TOKENS, int(window * ACTIVE_TAB_SHARE))
+        fields: dict[str, Any] = {"tab": tab.to_dict(), "document": None, "sql": None,
+                                  "table": None, "text": "", "truncated": False}
+        try:
+            self._fill_active_tab(ctx, tab, fields)
+        except LantideError:
+            return ""  # a tab whose file is gone or unreadable: the summary still names it
+        for key in ("text", "sql"):
+            if fields.get(key) and count_tokens(fields[key]) > limit:
+                fields[key], fields["truncated"] = truncate_to_tokens(fields[key], limit), True
+        doc = fields.get("document")
+        if doc and count_tokens(doc["text"]) > limit:
+            doc["text"], fields["truncated"] = truncate_to_tokens(doc["text"], limit), True
+        return render_prompt("active_tab.md.j2", **fields)
+
+    def _fill_active_tab(self, ctx: ToolContext, tab: OpenTab, fields: dict[str, Any]) -> None:
+        root = ctx.workspace.root
+        if tab.type == "table":
+            fields["table"] = tab.path
+            return
+        path = (root / tab.path).resolve()
+        if root not in path.parents:
+            raise LantideError(f"tab path {tab.path!r} is outside the workspace")
+        parts = path.relative_to(root).parts
+        if tab.type in ("plan", "report") and len(parts) == 3 and parts[0] == "projects":
+            project = ctx.workspace.project(parts[1])
+            view = ctx.services.docs().agent_view(project, tab.type)
+            text = tab.content if tab.dirty and tab.content is not None else view.get("text", "")
+            fields["document"] = {"text": text,
+                                  "open_annotation_count": view.get("open_annotation_count", 0),
+                                  "annotation_summary": view.get("annotation_summary") or ""}
+            return
+        text = tab.content if tab.content is not None else \
+            path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        if tab.type == "sql":
+            fields["sql"] = text
+        else:
+            fields["text"] = text
+
+    # -- everything
+    def assemble(self, ctx: ToolContext, window: int, compaction: TurnCompaction | None = None,
+                 current_turn: int | None = None, for_display: bool = False) -> AssembledPrompt:
+        project = ctx.focused_project()
+        app = ctx.app.app_state()
+        pending = ctx.conversation.pending_question()
+        answered = None
+        last = ctx.conversation.last_answer()
+        if pending is None and last is not None and last.get("turn") == current_turn:
+            answered = last.get("question")
+
+        core = self.core(ctx)
+        state = self.state_layer(ctx, project, app, answered)
+        knowledge = self.knowledge(ctx, project, window)
+        tools = [t.schema() for t in self.registry.offered(ctx.state, ctx)]
+        steps = self.recent_steps(ctx)
+        summary = self.summary(ctx, project, app)
+        active = self.active_tab(ctx, app, window)
+
+        turns = group_turns(ctx.conversation.message_records())
+        current = [t for t in turns if t.number == current_turn]
+        previous = [t for t in turns if t.number != current_turn]
+        turn_messages = current[0].messages if current else []
+        compaction = compaction or TurnCompaction()
+
+        fixed_text = "\n\n".join(x for x in (core, state, knowledge, steps, summary) if x)
+        fixed = count_tokens(fixed_text) + count_tokens(json.dumps(tools)) + count_tokens(active)
+        budget = window - output_reserve(window) - fixed
+        before = messages_tokens(compaction.apply(turn_messages))
+        compacted_now = 0
+        limit = int(window * COMPACT_AT) - output_reserve(window) - fixed
+        if before > limit:
+            compacted_now = compact_turn(turn_messages, compaction, before - limit)
+        current_sent = compaction.apply(turn_messages)
+        fitted = fit_history(previous, max(0, budget - messages_tokens(current_sent)))
+        note = self._history_note(ctx, fitted.dropped_turns)
+
+        system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, summary, note) if x)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        messages += fitted.messages + current_sent
+        if active:
+            messages.append({"role": "user", "content": active})
+
+        history_tokens = messages_tokens(fitted.messages + current_sent) + count_tokens(note)
+        layers = [Layer("core", core, count_tokens(core)),
+                  Layer("state", state, count_tokens(state)),
+                  Layer("knowledge", knowledge, count_tokens(knowledge)),
+                  Layer("tools", json.dumps(tools, indent=1) if for_display else "",
+                        count_tokens(json.dumps(tools))),
+                  Layer("recent_steps", steps, count_tokens(steps)),
+                  Layer("summary", summary, count_tokens(summary)),
+                  Layer("history", self._history_display(note, fitted.messages + current_sent)
+                        if for_display else "", history_tokens),
+                  Layer("active_tab", active, count_tokens(active))]
+        return AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
+                               before, fitted.dropped_turns)
+
+    def _history_note(self, ctx: ToolContext, dropped: list[int]) -> str:
+        if not dropped:
+            return ""
+        last = max(dropped)
+        lines = [d for d in (describe_key_event(e) for e in ctx.conversation.events()
+                             if (e.get("turn") or 0) <= last) if d]
+        return render_prompt("history_note.md.j2", dropped_turns=len(dropped), events=lines[-20:])
+
+    @staticmethod
+    def _history_display(note: str, messages: list[dict[str, Any]]) -> str:
+        out = [note.strip()] if note else []
+        for m in messages:
+            text = m.get("content") or ""
+            calls = ", ".join(c["function"]["name"] for c in m.get("tool_calls") or [])
+            out.append(f"[{m['role']}{' → ' + calls if calls else ''}] {text}".strip()
+                       + f"  ({message_tokens(m)} tokens)")
+        return "\n".join(out)

@@ -1,0 +1,179 @@
+"""One conversation with the agent on one workspace: the object the CLI and the UI hold.
+
+    session = AgentSession.open(workspace, conversation_id=None)   # new, or reopen by id
+    for event in session.run_turn("Which regions churned most?", cancel):
+        ...                                                        # events.py
+    session.prompt_preview()       # what the model would see now, layer by layer
+    session.close()
+
+The primary profile answers the turn; background calls (the conversation's title,
+knowledge proposals, knowledge reorganization) use the secondary profile when one is set,
+else the primary. No model configured is a clear error naming what to set.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from lantide.agent.app_state import AppStateProvider, SessionFileAppState
+from lantide.agent.background import BackgroundRunner, conversation_title
+from lantide.agent.cancel import CancelToken
+from lantide.agent.conversation import Conversation
+from lantide.agent.events import ConversationTitled, ErrorOccurred, Event
+from lantide.agent.ledger import Ledger
+from lantide.agent.loop import QUESTION, TurnRunner
+from lantide.agent.model_client import ModelClient, OpenAIModelClient
+from lantide.agent.prompt import AssembledPrompt, PromptAssembler, state_of
+from lantide.agent.services import EngineServices
+from lantide.agent.tools import default_registry
+from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.registry import ToolRegistry
+from lantide.errors import LantideError
+from lantide.workspace.model import Workspace
+from lantide.workspace.settings import Settings, load_settings, resolve_profile
+
+
+class NoModelConfigured(LantideError):
+    code = "NO_MODEL"
+
+    def __init__(self):
+        super().__init__(
+            "no model is configured for the agent",
+            hint="Add a model profile in the desktop app (Settings > Models), or set "
+                 "OPENAI_BASE_URL, OPENAI_API_KEY and LANTIDE_MODEL, e.g. "
+                 "OPENAI_BASE_URL=http://localhost:11434/v1 LANTIDE_MODEL=llama3.1 for Ollama.")
+
+
+def model_clients(settings: Settings) -> tuple[ModelClient, ModelClient]:
+    """(primary, secondary) clients from the settings and environment overrides."""
+    primary = resolve_profile(settings, "primary")
+    if primary is None:
+        raise NoModelConfigured()
+    secondary = resolve_profile(settings, "secondary") or primary
+    main = OpenAIModelClient(primary, settings.agent)
+    if (secondary.base_url, secondary.model, secondary.name) == \
+            (primary.base_url, primary.model, primary.name):
+        return main, main
+    return main, OpenAIModelClient(secondary, settings.agent)
+
+
+class AgentSession:
+    def __init__(self, workspace: Workspace, conversation: Conversation, *,
+                 settings: Settings | None = None, model: ModelClient | None = None,
+                 background_model: ModelClient | None = None,
+                 app: AppStateProvider | None = None, services: EngineServices | None = None,
+                 registry: ToolRegistry | None = None,
+                 on_background_event: Callable[[Event], None] | None = None):
+        self.workspace = workspace
+        self.settings = settings or load_settings()
+        self.conversation = conversation
+        self.ledger = Ledger(workspace.ledger_dir, conversation.id)
+        self._model = model
+        self._background_model = background_model
+        self.app = app or SessionFileAppState(workspace)
+        self.services = services or EngineServices(workspace, self.settings)
+        self.registry = registry or default_registry()
+        self.assembler = PromptAssembler(self.registry)
+        self.background = BackgroundRunner(on_background_event)
+        self.last_prompt: AssembledPrompt | None = None
+
+    @classmethod
+    def open(cls, workspace: Workspace, conversation_id: str | None = None,
+             **kwargs) -> "AgentSession":
+        """Reopen ``conversation_id``, or start a new conversation (its file is written
+        with the first message)."""
+        directory = workspace.conversations_dir
+        if conversation_id:
+            conversation = Conversation.open(directory, conversation_id)
+        else:
+            conversation = Conversation.create(directory)
+        return cls(workspace, conversation, **kwargs)
+
+    # -- models (resolved on first use, so `lantide prompt` needs no model)
+    @property
+    def model(self) -> ModelClient:
+        if self._model is None:
+            self._model, secondary = model_clients(self.settings)
+            self._background_model = self._background_model or secondary
+        return self._model
+
+    @property
+    def background_model(self) -> ModelClient:
+        if self._background_model is None:
+            _ = self.model
+        return self._background_model or self.model
+
+    def complete_in_background(self, system: str, user: str) -> str:
+        """``complete(system, user)`` on the secondary profile, for the knowledge layer."""
+        return self.background_model.complete(system, user)
+
+    # -- turns
+    def run_turn(self, message: str, cancel: CancelToken | None = None) -> Iterator[Event]:
+        _ = self.model  # fail before the turn starts when nothing is configured
+        yield from TurnRunner(self, message, cancel or CancelToken()).run()
+
+    def before_first_turn(self, turn: int) -> Iterator[Event]:
+        """Knowledge too large for flat mode and without headings is grouped by the
+        secondary model before a new conversation first uses it (DESIGN.md section 7)."""
+        if turn != 1:
+            return
+        kb = self.services.knowledge(self.workspace.focused_project())
+        if kb is None or not kb.needs_reorganize():
+            return
+        from lantide.agent.events import KnowledgeReorganized
+
+        for result in kb.reorganize(self.complete_in_background):
+            yield KnowledgeReorganized(result.scope, bool(result.applied), result.reason,
+                                       getattr(result, "diff", None))
+
+    def after_turn(self, turn: int, message: str, answer: str, reason: str) -> None:
+        """Background work after the turn's last event: title, knowledge proposals."""
+        if self.conversation.title is None and turn == 1 and answer:
+            def name() -> Event | None:
+                title = conversation_title(self.complete_in_background, message, answer)
+                if not title:
+                    return None
+                self.conversation.set_title(title)
+                return ConversationTitled(self.conversation.id, title)
+            self.background.submit("conversation-title", name)
+        if reason != QUESTION:
+            self.background.submit("knowledge-proposals",
+                                   lambda: self._propose_knowledge(turn, message, answer))
+
+    def _propose_knowledge(self, turn: int, message: str, answer: str) -> Event | None:
+        kb = self.services.knowledge(self.workspace.focused_project())
+        if kb is None:
+            return None
+        result = kb.propose(self.complete_in_background, conversation_id=self.conversation.id,
+                            turn=turn, analyst_messages=[message], assistant_reply=answer)
+        if result.error:
+            return ErrorOccurred("KNOWLEDGE_PROPOSAL", result.error)
+        if result.added:
+            from lantide.agent.events import KnowledgeProposed
+
+            return KnowledgeProposed([e.text for e in result.added])
+        return None
+
+    # -- what the model sees
+    def tool_context(self, cancel: CancelToken | None = None) -> ToolContext:
+        project = self.workspace.focused_project()
+        return ToolContext(workspace=self.workspace, settings=self.settings,
+                           conversation=self.conversation, ledger=self.ledger, app=self.app,
+                           services=self.services, cancel=cancel or CancelToken(),
+                           state=state_of(project), turn=self.conversation.last_turn + 1)
+
+    def prompt_preview(self, context_window: int | None = None) -> AssembledPrompt:
+        """The prompt of the next iteration, with every layer's text (``lantide prompt``)."""
+        if context_window is None:
+            try:
+                context_window = self.model.context_window().tokens
+            except NoModelConfigured:
+                from lantide.agent.context_window import DEFAULT_CONTEXT_WINDOW
+
+                context_window = DEFAULT_CONTEXT_WINDOW
+        ctx = self.tool_context()
+        return self.assembler.assemble(ctx, context_window, current_turn=ctx.turn,
+                                       for_display=True)
+
+    def close(self) -> None:
+        self.services.close()

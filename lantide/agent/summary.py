@@ -1,0 +1,78 @@
+"""The Context Summary (DESIGN.md section 6, item 2): small, the same shape every turn.
+
+Time, workspace, focused project (Plan/Report file names, status), the active tab's type
+and whether it has unsaved edits, how many tabs are open, how many cached tables exist,
+the external databases. No document text, no schemas: those come through tools. Every
+free-text value is capped, so a workspace of any size stays within about 300 tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from lantide.agent.app_state import AppState
+from lantide.templates import render_prompt
+from lantide.workspace.model import Project, Workspace
+
+MAX_NAME_CHARS = 60
+MAX_PATH_CHARS = 90
+MAX_LISTED_DATABASES = 5
+
+
+def _cap(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_time(now: datetime | None = None) -> str:
+    """``YYYY-MM-DD HH:MM (UTC±N)`` in local time; half-hour zones as ``UTC+5:30``."""
+    now = (now or datetime.now()).astimezone()
+    offset = now.utcoffset()
+    minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+    sign = "+" if minutes >= 0 else "-"
+    hours, rest = divmod(abs(minutes), 60)
+    zone = f"UTC{sign}{hours}" + (f":{rest:02d}" if rest else "")
+    return f"{now:%Y-%m-%d %H:%M} ({zone})"
+
+
+@dataclass
+class SummaryFacts:
+    """What the summary states, gathered once per iteration."""
+
+    now: str
+    workspace: str
+    project: dict[str, Any] | None
+    active_tab: dict[str, Any] | None
+    open_tabs: int
+    cached_tables: int | None
+    external_databases: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
+                 cached_tables: int | None, now: datetime | None = None) -> SummaryFacts:
+    active = app.active
+    names = [_cap(c.get("name") or c.get("kind") or "unnamed", 40) for c in workspace.connections]
+    if len(names) > MAX_LISTED_DATABASES:
+        names = names[:MAX_LISTED_DATABASES] + [f"and {len(names) - MAX_LISTED_DATABASES} more"]
+    return SummaryFacts(
+        now=format_time(now),
+        workspace=_cap(workspace.name, MAX_NAME_CHARS),
+        project=None if project is None else {
+            "name": _cap(project.name, MAX_NAME_CHARS), "status": project.status,
+            "plan": _cap(project.plan, 40), "report": _cap(project.report, 40)},
+        active_tab=None if active is None else {
+            "type": _cap(active.type, 20), "path": _cap(active.path, MAX_PATH_CHARS),
+            "dirty": active.dirty},
+        open_tabs=len(app.open_tabs),
+        cached_tables=cached_tables,
+        external_databases=names,
+    )
+
+
+def render_summary(facts: SummaryFacts) -> str:
+    return render_prompt("context_summary.md.j2", **facts.to_dict())

@@ -1,0 +1,74 @@
+"""What a tool handler gets: the workspace, the conversation, the layers, the turn's state.
+
+Handlers return a JSON-able dict (the tool result the model reads) and may queue events
+(:meth:`ToolContext.emit`) that the loop yields right after the tool's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lantide.agent.app_state import AppStateProvider
+from lantide.agent.cancel import CancelToken
+from lantide.agent.conversation import Conversation
+from lantide.agent.events import Event
+from lantide.agent.ledger import Ledger
+from lantide.agent.services import EngineServices
+from lantide.errors import LantideError
+from lantide.workspace.model import Project, Workspace
+from lantide.workspace.settings import Settings
+
+
+class NoProjectError(LantideError):
+    code = "NO_PROJECT"
+
+
+@dataclass
+class ToolContext:
+    workspace: Workspace
+    settings: Settings
+    conversation: Conversation
+    ledger: Ledger
+    app: AppStateProvider
+    services: EngineServices
+    cancel: CancelToken
+    state: str
+    turn: int
+    events: list[Event] = field(default_factory=list)
+    pending_steps: list[str] = field(default_factory=list)  # steps awaiting [[QUERY_STEP]]
+    question: dict[str, Any] | None = None  # set by ask_user: the turn pauses
+    knowledge_offers_tool: bool = False  # set from the knowledge layer each iteration
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def drain_events(self) -> list[Event]:
+        out, self.events = self.events, []
+        return out
+
+    def project(self, name: str | None = None) -> Project:
+        """The named project, else the focused one."""
+        if name:
+            return self.workspace.project(name)
+        project = self.workspace.focused_project()
+        if project is None:
+            names = ", ".join(p.dirname for p in self.workspace.list_projects()) or "none yet"
+            raise NoProjectError("no project is focused",
+                                 hint=f"Pass project, or call focus_project first (projects: {names}).")
+        return project
+
+    def focused_project(self) -> Project | None:
+        return self.workspace.focused_project()
+
+    def analysis_active(self) -> bool:
+        return self.conversation.analysis_active()
+
+    def relpath(self, path) -> str:
+        """A workspace-relative path with forward slashes."""
+        from pathlib import Path
+
+        try:
+            return Path(path).resolve().relative_to(self.workspace.root).as_posix()
+        except ValueError:
+            return str(path)

@@ -1,0 +1,93 @@
+"""Tools over the docs layer (Plan and Report, annotations) and the knowledge layer.
+
+The docs layer owns the text, the marks and the sidecars (written together, atomically);
+these handlers pick the project, tell the open editor tab to refresh, and let the model
+fetch a knowledge catalog section.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lantide.agent.events import DocumentChanged
+from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.registry import (
+    ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, Tool, params,
+)
+
+
+def _changed(ctx: ToolContext, project, kind: str) -> None:
+    path = ctx.relpath(project.document_path(kind))
+    ctx.app.file_changed(path)
+    ctx.emit(DocumentChanged(path, project.dirname))
+
+
+def _read(kind: str):
+    def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
+        project = ctx.project(args.get("project"))
+        view = ctx.services.docs().agent_view(project, kind)
+        return view if isinstance(view, dict) else {"document": kind, "text": str(view)}
+    return handler
+
+
+def _update(kind: str):
+    def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
+        project = ctx.project(args.get("project"))
+        result = ctx.services.docs().update_document(project, kind, args["content"], by="agent")
+        _changed(ctx, project, kind)
+        return result if isinstance(result, dict) else {"document": kind, "saved": True}
+    return handler
+
+
+def resolve_annotations(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    project = ctx.project(args.get("project"))
+    kind = args["document"]
+    result = ctx.services.docs().resolve_annotations(project, kind, args["items"], by="agent")
+    _changed(ctx, project, kind)
+    return result if isinstance(result, dict) else {"document": kind, "resolved": result}
+
+
+def expand_knowledge_catalog(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    kb = ctx.services.knowledge(ctx.focused_project())
+    if kb is None:
+        return {"error": "LAYER_UNAVAILABLE", "message": "knowledge is not available"}
+    return kb.expand(args["heading"])
+
+
+def _catalog_offered(ctx: ToolContext) -> bool:
+    """Offered when the knowledge layer is in catalog mode or had to cut entries."""
+    return ctx.knowledge_offers_tool
+
+
+_CONTENT = {"content": {"type": "string",
+                        "description": "The whole new document, Markdown; keep every "
+                                       "<mark data-annotation-id> you do not resolve."}}
+_ITEMS = {"type": "array", "minItems": 1, "items": {
+    "type": "object", "additionalProperties": False, "required": ["id", "mode"],
+    "properties": {
+        "id": {"type": "string"},
+        "mode": {"type": "string", "enum": ["A", "B"],
+                 "description": "A: replace the marked text with `replacement`; "
+                                "B: keep the text and reply with `answer`."},
+        "replacement": {"type": "string"},
+        "answer": {"type": "string"}}}}
+
+TOOLS = [
+    Tool("read_plan", "The Plan on disk with its marks, annotations, open count and how to "
+                      "resolve them.", params(PROJECT_ARG), _read("plan"), PROJECT_STATES),
+    Tool("read_report", "The Report on disk with its marks, annotations, open count and how "
+                        "to resolve them.", params(PROJECT_ARG), _read("report"), PROJECT_STATES),
+    Tool("update_plan", "Replace the Plan's text (keep unresolved marks).",
+         params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("plan"), PROJECT_STATES),
+    Tool("update_report", "Replace the Report's text (keep unresolved marks).",
+         params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("report"),
+         frozenset({EXECUTING})),
+    Tool("resolve_annotations",
+         "Resolve annotations of the Plan or Report: per id, mode A replaces the marked text, "
+         "mode B keeps it and answers.",
+         params({"document": {"type": "string", "enum": ["plan", "report"]}, "items": _ITEMS,
+                 **PROJECT_ARG}, ("document", "items")), resolve_annotations, PROJECT_STATES),
+    Tool("expand_knowledge_catalog", "The enabled knowledge entries under one catalog heading.",
+         params({"heading": {"type": "string", "minLength": 1}}, ("heading",)),
+         expand_knowledge_catalog, ALL_STATES, available=_catalog_offered),
+]

@@ -1,0 +1,163 @@
+"""Tools: a JSON schema, a handler and the states that offer it.
+
+:meth:`ToolRegistry.call` never raises for the model's mistakes: an unknown tool, arguments
+that are not JSON or do not match the schema, a tool that is not offered in the current
+state, a refused query: each comes back as a result ``{"error", "message", "hint"}`` the
+model can act on. Only cancellation propagates.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable
+
+from lantide.agent.cancel import TurnCancelled
+from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from lantide.agent.tools.context import ToolContext
+
+NO_PROJECT, PLANNING, EXECUTING = "no_project", "planning", "executing"
+ALL_STATES = frozenset({NO_PROJECT, PLANNING, EXECUTING})
+PROJECT_STATES = frozenset({PLANNING, EXECUTING})
+
+Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+    states: frozenset[str] = ALL_STATES
+    # extra condition beyond the state (e.g. the knowledge layer is in catalog mode)
+    available: Callable[["ToolContext"], bool] | None = None
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description,
+                             "parameters": self.parameters}}
+
+
+@dataclass
+class ToolOutcome:
+    ok: bool
+    result: dict[str, Any]
+    duration_ms: int
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def params(properties: dict[str, Any] | None = None, required: tuple[str, ...] = ()) -> dict:
+    """A JSON schema for an object of named arguments (unknown ones are refused)."""
+    return {"type": "object", "properties": properties or {}, "required": list(required),
+            "additionalProperties": False}
+
+
+PROJECT_ARG = {"project": {"type": "string",
+                           "description": "Project folder or name; default: the focused project."}}
+
+
+def tool_error(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
+    out = {"error": code, "message": message}
+    if hint:
+        out["hint"] = hint
+    return out
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_key: str):
+    import json
+
+    import jsonschema
+
+    schema = json.loads(schema_key)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate_arguments(tool: Tool, args: dict[str, Any]) -> str | None:
+    """The first problem of ``args`` against the tool's schema, or None."""
+    import json
+
+    validator = _validator(json.dumps(tool.parameters, sort_keys=True))
+    errors = sorted(validator.iter_errors(args), key=lambda e: list(e.path))
+    if not errors:
+        return None
+    err = errors[0]
+    where = "/".join(str(p) for p in err.path)
+    return f"{where + ': ' if where else ''}{err.message}"
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool] | None = None):
+        self._tools: dict[str, Tool] = {}
+        for tool in tools or []:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} registered twice")
+        self._tools[tool.name] = tool
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def offered(self, state: str, ctx: "ToolContext") -> list[Tool]:
+        return [t for t in self._tools.values()
+                if state in t.states and (t.available is None or t.available(ctx))]
+
+    def call(self, name: str, raw_arguments: str | dict[str, Any], ctx: "ToolContext") -> ToolOutcome:
+        started = time.perf_counter()
+
+        def done(ok: bool, result: dict[str, Any], args: dict[str, Any] | None = None) -> ToolOutcome:
+            return ToolOutcome(ok, result, int((time.perf_counter() - started) * 1000), args or {})
+
+        tool = self._tools.get(name)
+        offered = {t.name for t in self.offered(ctx.state, ctx)}
+        if tool is None or name not in offered:
+            why = "unknown tool" if tool is None else f"not available in the {ctx.state} state"
+            return done(False, tool_error(
+                "UNKNOWN_TOOL" if tool is None else "TOOL_NOT_AVAILABLE",
+                f"{name!r}: {why}", f"Tools available now: {', '.join(sorted(offered))}."))
+        if isinstance(raw_arguments, dict):
+            args = raw_arguments
+        else:
+            import json
+
+            try:
+                args = json.loads(raw_arguments.strip() or "{}")
+            except json.JSONDecodeError as exc:
+                return done(False, tool_error(
+                    "BAD_ARGUMENTS", f"arguments of {name} are not valid JSON: {exc.msg} "
+                                     f"at column {exc.colno}",
+                    "Send the arguments as one JSON object."))
+            if not isinstance(args, dict):
+                return done(False, tool_error("BAD_ARGUMENTS",
+                                              f"arguments of {name} must be a JSON object",
+                                              "Send the arguments as one JSON object."))
+        problem = validate_arguments(tool, args)
+        if problem:
+            return done(False, tool_error("BAD_ARGUMENTS", f"{name}: {problem}",
+                                          "Call it again with arguments matching its schema."),
+                        args)
+        try:
+            result = tool.handler(ctx, args)
+        except TurnCancelled:
+            raise
+        except LantideError as exc:
+            if ctx.cancel.cancelled:
+                raise TurnCancelled() from None
+            return done(False, exc.to_dict(), args)
+        except Exception as exc:  # a bug in a handler must not end the analyst's turn
+            if ctx.cancel.cancelled:
+                raise TurnCancelled() from None
+            return done(False, tool_error("TOOL_FAILED", f"{name} failed: {type(exc).__name__}: {exc}",
+                                          "This is a Lantide bug; try another way."), args)
+        ok = not (isinstance(result, dict) and "error" in result)
+        return done(ok, result, args)

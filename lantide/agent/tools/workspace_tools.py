@@ -1,0 +1,197 @@
+"""Tools over the workspace layer: where the agent is, what it may do, what it asked.
+
+``get_app_context``, ``focus_project``, ``set_project_status``, ``create_project``,
+``ask_user``, ``activate_analysis``, ``patch_step``, ``read_step``, ``sync_tab_content``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lantide.agent.events import DocumentChanged, StateChanged
+from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.registry import (
+    ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, Tool, params, tool_error,
+)
+from lantide.workspace.model import PROJECT_STATUSES
+
+MAX_LISTED_PROJECTS = 50
+_AFFIRMATIVE = {"yes", "y", "yeah", "yep", "yup", "ok", "okay", "sure", "go", "proceed",
+                "approved", "approve", "agreed", "agree", "confirm", "confirmed", "please",
+                "absolutely", "definitely", "ja", "oui", "si", "sí", "da"}
+_NEGATIVE = {"no", "nope", "not", "don't", "dont", "never", "stop", "cancel", "wait", "nein",
+             "non"}
+
+
+def is_affirmative(answer: str) -> bool:
+    words = re.findall(r"[\w'’]+", (answer or "").lower().replace("’", "'"))
+    if not words or any(w in _NEGATIVE for w in words[:4]):
+        return False
+    return words[0] in _AFFIRMATIVE or " ".join(words[:2]) in ("go ahead", "do it", "of course")
+
+
+def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    ws = ctx.workspace
+    state = ctx.app.app_state()
+    projects = ws.list_projects()
+    focused = ctx.focused_project()
+    out: dict[str, Any] = {
+        "workspace": {"name": ws.name, "root": str(ws.root)},
+        "state": ctx.state,
+        "projects": [{"name": p.name, "dir": p.dirname, "status": p.status}
+                     for p in projects[:MAX_LISTED_PROJECTS]],
+        "project_count": len(projects),
+        "focused_project": None,
+        "open_tabs": [t.to_dict() for t in state.open_tabs],
+        "active_tab": state.active_tab,
+        "external_databases": [{k: c.get(k) for k in ("name", "kind", "driver") if k in c}
+                               for c in ws.connections],
+        "conversation": {"id": ctx.conversation.id, "title": ctx.conversation.title,
+                         "analysis_active": ctx.analysis_active(),
+                         "steps": len(ctx.ledger.steps())},
+    }
+    if focused is not None:
+        out["focused_project"] = {
+            "name": focused.name, "dir": focused.dirname, "status": focused.status,
+            "plan": focused.plan, "report": focused.report,
+            "sql_tabs": [t for t in focused.sql_tab_names()
+                         if f"sql/{t}.sql" not in focused.archived],
+            "archived": focused.archived,
+        }
+    if ctx.services.query_opened:
+        out["cached_tables"] = ctx.services.cached_table_count()
+    return out
+
+
+def _state_for(project) -> str:
+    return "executing" if project.status in ("executing", "done") else "planning"
+
+
+def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    project = ctx.workspace.focus_project(args["project"])
+    ctx.conversation.add_event("project_focused", ctx.turn, project=project.dirname)
+    ctx.emit(StateChanged("focused_project", project.dirname, project.dirname))
+    return {"focused_project": project.to_dict(), "state": _state_for(project),
+            "note": "The focus changed; from the next step on, the tools of this state apply."}
+
+
+def create_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    project = ctx.workspace.create_project(args["name"])
+    ctx.conversation.add_event("project_created", ctx.turn, project=project.dirname)
+    out = {"created": project.to_dict()}
+    if args.get("focus", True):
+        out.update(focus_project(ctx, {"project": project.dirname}))
+    return out
+
+
+def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    project = ctx.project(args.get("project"))
+    old = project.status
+    project.set_status(args["status"])
+    ctx.conversation.add_event("status_changed", ctx.turn, project=project.dirname,
+                               old=old, new=project.status)
+    ctx.emit(StateChanged("project_status", project.dirname, project.status))
+    return {"project": project.dirname, "old_status": old, "status": project.status}
+
+
+def ask_user(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    choices = [str(c) for c in args.get("choices") or []]
+    ctx.question = {"question": args["question"], "choices": choices}
+    return {"status": "asked",
+            "note": "The turn pauses here. The analyst's next message is the answer; "
+                    "do not assume it."}
+
+
+def activate_analysis(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    if ctx.analysis_active():
+        return {"analysis_active": True, "note": "Statistical analysis was already approved."}
+    answered = ctx.conversation.last_answer()
+    if answered is None or ctx.conversation.pending_question() is not None:
+        return tool_error(
+            "CONSENT_REQUIRED", "statistical analysis needs the analyst's consent first",
+            "Call ask_user with the analysis you propose and why (choices: Yes / No); after "
+            "the analyst answers yes, call activate_analysis again.")
+    if not is_affirmative(answered.get("answer", "")):
+        return tool_error(
+            "CONSENT_NOT_GIVEN",
+            f"the analyst's answer {answered.get('answer', '')!r} to {answered.get('question', '')!r} "
+            "is not a yes",
+            "Do not run statistical analysis. Continue descriptively, or ask again with "
+            "choices Yes / No if the analyst's intent is unclear.")
+    ctx.conversation.add_event("analysis_activated", ctx.turn, reason=args["reason"],
+                               consent=answered.get("answer"))
+    ctx.emit(StateChanged("analysis_active", getattr(ctx.focused_project(), "dirname", None), True))
+    return {"analysis_active": True, "reason": args["reason"],
+            "note": "Label results as statistical analysis, with the method and its assumptions."}
+
+
+def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    changes = {k: args[k] for k in ("summary", "purpose") if args.get(k) is not None}
+    if not changes:
+        return tool_error("BAD_ARGUMENTS", "patch_step needs summary or purpose",
+                          "Pass the corrected summary and/or purpose.")
+    if "summary" in changes:
+        changes["summary_status"] = "patched"
+        if args["step_id"] in ctx.pending_steps:
+            ctx.pending_steps.remove(args["step_id"])
+    step = ctx.ledger.update(args["step_id"], changes, by="agent")
+    return {"step_id": step["step_id"], "summary": step.get("summary"),
+            "purpose": step.get("purpose"), "patched": sorted(k for k in changes if k != "summary_status")}
+
+
+def read_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    return {"step": ctx.ledger.step(args["step_id"])}
+
+
+def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    path = (ctx.workspace.root / args["path"]).resolve()
+    try:
+        rel = path.relative_to(ctx.workspace.root).as_posix()
+    except ValueError:
+        return tool_error("BAD_PATH", f"{args['path']!r} is outside the workspace",
+                          "Pass a path relative to the workspace, e.g. projects/NAME/plan.md.")
+    if not path.is_file():
+        return tool_error("FILE_MISSING", f"{rel} does not exist", "Check the path.")
+    result = ctx.app.file_changed(rel)
+    ctx.emit(DocumentChanged(rel, getattr(ctx.focused_project(), "dirname", None)))
+    return {"path": rel, **result}
+
+
+TOOLS = [
+    Tool("get_app_context",
+         "Where the analyst is now, in detail: projects with status, the focused project's "
+         "files and SQL tabs, every open tab, external databases, consent state.",
+         params(), get_app_context),
+    Tool("focus_project", "Focus a project (by folder or name); its state then applies.",
+         params({"project": {"type": "string"}}, ("project",)), focus_project),
+    Tool("create_project", "Create a new project (status planning) and focus it.",
+         params({"name": {"type": "string", "minLength": 1, "maxLength": 80},
+                 "focus": {"type": "boolean", "default": True}}, ("name",)), create_project),
+    Tool("set_project_status",
+         "Set a project's status. Only when the analyst asked for it or agreed.",
+         params({"status": {"type": "string", "enum": list(PROJECT_STATUSES)}, **PROJECT_ARG},
+                ("status",)), set_project_status, PROJECT_STATES),
+    Tool("ask_user",
+         "Ask the analyst one question and pause the turn until they answer. Use it to confirm "
+         "the question, the denominator or a choice you cannot make from the data, and for "
+         "consent to statistical analysis.",
+         params({"question": {"type": "string", "minLength": 1},
+                 "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8}},
+                ("question",)), ask_user),
+    Tool("activate_analysis",
+         "Turn on statistical analysis (tests, regressions, correlations) after the analyst "
+         "answered yes to an ask_user question proposing it.",
+         params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
+         activate_analysis, frozenset({EXECUTING})),
+    Tool("patch_step",
+         "Correct a ledger step's summary or purpose (e.g. a wrong [[QUERY_STEP]] line).",
+         params({"step_id": {"type": "string"}, "summary": {"type": "string", "minLength": 8},
+                 "purpose": {"type": "string", "maxLength": 40}}, ("step_id",)), patch_step),
+    Tool("read_step", "A ledger step in full (its SQL, columns, row count, summary).",
+         params({"step_id": {"type": "string"}}, ("step_id",)), read_step),
+    Tool("sync_tab_content",
+         "After changing a file on disk, refresh the editor tab showing it (workspace-relative path).",
+         params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
+         ALL_STATES),
+]
