@@ -1,0 +1,36 @@
+"""`lantide` with no arguments, the first time: creates the sample workspace in the user
+data directory and opens the desktop app on it."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from lantide.workspace.model import Workspace
+from tests.conftest import REPO, cli_env
+
+
+def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
+    env = cli_env({"QT_QPA_PLATFORM": "offscreen"})
+    app = subprocess.Popen([sys.executable, "-m", "lantide"], env=env, cwd=str(REPO),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sample = isolated_user_dirs / "data" / "sample-workspace"
+    lock = sample / ".lantide" / "lock"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if lock.exists() and lock.read_text().strip() == str(app.pid):
+                break
+            assert app.poll() is None, app.stderr.read()
+            time.sleep(0.2)
+        else:
+            raise AssertionError("the app did not open the sample workspace within 60 s")
+        assert Workspace.is_workspace(sample)
+        assert (sample / "projects" / "q3-churn" / "plan.md").exists()
+        settings = json.loads((isolated_user_dirs / "config" / "settings.json").read_text())
+        assert settings["recent_workspaces"][0] == str(sample.resolve())
+    finally:
+        app.terminate()
+        app.wait(timeout=15)
+    assert os.path.exists(sample / "data" / "orders.parquet")
