@@ -1,0 +1,153 @@
+"""The agent's side of documents: ``read_plan``/``read_report``, ``resolve_annotations``
+and ``update_plan``/``update_report`` (DESIGN.md sections 5 and 6).
+
+:func:`agent_view` ``(project, kind) -> dict``::
+
+    {"document": "plan", "project": "q3-churn", "path": "projects/q3-churn/plan.md",
+     "text": "... <mark data-annotation-id=\\"3f9a1c\\">…</mark> ...",   # with its marks
+     "annotations": [{"id", "status", "quote", "comment", "span"?, "detached"?,
+                      "recreated"?, "replies", "latest_reply"?, "resolution"?}],
+     "open_annotation_count": 3,
+     "annotation_summary": [{"id", "quote", "comment", "latest_reply"?, "detached"?}],
+     "patch_guidance": "...",                  # prompts/patch_guidance.md.j2
+     "read_only_reason": None,                 # or why annotations cannot change
+     "repairs"?: [...], "recovered"?: "..."}   # only when something happened
+
+``span`` is given only for annotations whose mark is in the text now (a stale hint is left
+out). Quotes, comments and replies longer than the limits are cut with ``… [+N chars]``.
+
+:func:`resolve_annotations` ``(project, kind, items, by) -> dict``::
+
+    {"document", "path", "changes": {id: {"id", "mode", "status", "text_changed", "span"}},
+     "text_changed": bool, "open_annotation_count": int}
+
+:func:`update_document` ``(project, kind, content, by) -> dict``::
+
+    {"document", "path", "text_changed", "text_adjusted", "kept", "reanchored",
+     "detached", "unknown_marks", "reopened", "reattached", "duplicates_removed",
+     "stray_tags_removed", "repairs", "warnings", "open_annotation_count"}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lantide.docs.document import Annotation, Document, open_document
+
+QUOTE_LIMIT = 160
+COMMENT_LIMIT = 600
+
+
+def cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [+{len(text) - limit} chars]"
+
+
+def _reply(event: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not event:
+        return None
+    return {"by": event.get("by"), "at": event.get("at"),
+            "text": cut(str(event.get("text", "")), COMMENT_LIMIT)}
+
+
+def compact_annotation(ann: Annotation) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": ann.id, "status": ann.status,
+                           "quote": cut(ann.quote, QUOTE_LIMIT),
+                           "comment": cut(ann.comment, COMMENT_LIMIT)}
+    if ann.span:
+        out["span"] = list(ann.span)
+    if ann.detached:
+        out["detached"] = True
+    if ann.recreated:
+        out["recreated"] = True
+    out["replies"] = len(ann.replies)
+    if ann.latest_reply:
+        out["latest_reply"] = _reply(ann.latest_reply)
+    resolution = ann.resolution
+    if resolution:
+        out["resolution"] = {k: cut(str(resolution[k]), COMMENT_LIMIT)
+                             for k in ("mode", "by", "at", "text", "replacement")
+                             if resolution.get(k) is not None}
+    return out
+
+
+def annotation_summary(doc: Document) -> list[dict[str, Any]]:
+    """The open annotations as an action list."""
+    out = []
+    for ann in doc.annotations:
+        if not ann.is_open:
+            continue
+        item: dict[str, Any] = {"id": ann.id, "quote": cut(ann.quote, QUOTE_LIMIT),
+                                "comment": cut(ann.comment, COMMENT_LIMIT)}
+        if ann.latest_reply:
+            item["latest_reply"] = _reply(ann.latest_reply)
+        if ann.detached:
+            item["detached"] = True
+        out.append(item)
+    return out
+
+
+def patch_guidance(doc: Document) -> str:
+    from lantide.templates import render_prompt
+
+    detached = sum(1 for a in doc.annotations if a.is_open and a.detached)
+    return render_prompt("patch_guidance.md.j2", kind=doc.kind, open_count=doc.open_count,
+                         detached_count=detached).strip()
+
+
+def view_of(doc: Document) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "document": doc.kind,
+        "project": doc.project.dirname,
+        "path": doc.relative_path(),
+        "text": doc.text,
+        "annotations": [compact_annotation(a) for a in doc.annotations],
+        "open_annotation_count": doc.open_count,
+        "annotation_summary": annotation_summary(doc),
+        "patch_guidance": patch_guidance(doc),
+        "read_only_reason": doc.read_only_reason,
+    }
+    if doc.repairs:
+        out["repairs"] = [r.to_dict() for r in doc.repairs]
+    if doc.recovery is not None:
+        out["recovered"] = doc.recovery.message
+    return out
+
+
+def agent_view(project, kind: str) -> dict[str, Any]:
+    """The ``read_plan`` / ``read_report`` payload."""
+    return view_of(open_document(project, kind))
+
+
+def resolve_annotations(project, kind: str, items: list[dict[str, Any]], by: str = "agent"
+                        ) -> dict[str, Any]:
+    """Resolve a batch, all or none (:class:`AnnotationBatchError` names every bad item)."""
+    doc = open_document(project, kind)
+    changes = doc.resolve_many(items, by=by)
+    return {"document": kind, "path": doc.relative_path(), "changes": changes,
+            "text_changed": any(c["text_changed"] for c in changes.values()),
+            "open_annotation_count": doc.open_count}
+
+
+def update_document(project, kind: str, content: str, by: str = "agent") -> dict[str, Any]:
+    """Replace the whole text (``update_plan`` / ``update_report``); no annotation is lost."""
+    doc = open_document(project, kind)
+    before = doc.disk_text
+    report = doc.save_text(content, by=by)
+    out: dict[str, Any] = {"document": kind, "path": doc.relative_path(),
+                           "text_changed": report.text != before}
+    out.update(report.to_dict())
+    warnings = out["warnings"]
+    if out["reanchored"]:
+        warnings.append("marks of " + ", ".join(out["reanchored"]) + " were missing and were put "
+                        "back around their quotes; to close an annotation use resolve_annotations")
+    if out["detached"]:
+        warnings.append("annotations " + ", ".join(out["detached"]) + " lost their marks and "
+                        "quotes: they are detached (still open); resolve them in mode B or ask "
+                        "the analyst")
+    if out["unknown_marks"]:
+        warnings.append("marks with unknown ids " + ", ".join(out["unknown_marks"]) + " got new "
+                        "entries without a comment; do not invent annotation ids")
+    out["open_annotation_count"] = doc.open_count
+    return out

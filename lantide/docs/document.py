@@ -1,0 +1,328 @@
+"""A Plan or Report and its annotations, opened, changed and saved as one pair.
+
+```python
+doc = open_document(project, "plan")     # finishes an interrupted save first
+doc.text                                  # the text with its marks (repairs applied)
+doc.annotations                           # [Annotation], sidecar order
+doc.read_only_reason                      # None, or why annotations cannot change
+doc.repairs                               # [Repair] found on open, saved with the next change
+ann_id = doc.create_annotation(start, end, "which denominator?", by="user")
+doc.reply(ann_id, "every customer active in Q2", by="agent")
+doc.resolve(ann_id, "B", answer="kept: Q2 actives", by="agent")  # -> change dict
+doc.reopen(ann_id); doc.delete(ann_id)
+report = doc.save_text(new_text, by="user")  # -> SaveReport: re-anchored, detached, ...
+```
+
+Every change writes text and sidecar together through :mod:`lantide.docs.journal`.
+A change is refused (:class:`DocumentConflictError`) when either file changed on disk
+since it was read: :meth:`Document.reload` first. When the sidecar is unreadable the
+document is read-only for annotations: the text can still be saved, the sidecar is
+never written.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from lantide.errors import CorruptFileError, MissingFileError
+from lantide.docs import operations as ops
+from lantide.docs.anchoring import Reconciled, Repair, check_consistent, reconcile, refresh_anchors
+from lantide.docs.errors import AnnotationError, AnnotationsReadOnlyError, DocumentConflictError
+from lantide.docs.journal import Recovery, document_lock, read_bytes, recover, save_pair
+from lantide.docs.marks import Mark, MarkScan, scan_marks
+from lantide.docs.sidecar import Sidecar, dump_sidecar, latest_reply, last_event, load_sidecar, \
+    replies, sidecar_path
+from lantide.workspace.atomic import atomic_write_text
+
+KINDS = ("plan", "report")
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A read-only view of one sidecar entry and its place in the text."""
+
+    raw: dict[str, Any]
+    span: tuple[int, int] | None  # live: the mark's inner text now; None without a mark
+
+    id = property(lambda self: self.raw["id"])
+    status = property(lambda self: self.raw["status"])
+    quote = property(lambda self: self.raw.get("quote", ""))
+    comment = property(lambda self: self.raw.get("comment", ""))
+    history = property(lambda self: list(self.raw.get("history", [])))
+    detached = property(lambda self: bool(self.raw.get("detached")))
+    recreated = property(lambda self: bool(self.raw.get("recreated")))
+    is_open = property(lambda self: self.raw["status"] == "open")
+
+    @property
+    def replies(self) -> list[dict[str, Any]]:
+        return replies(self.raw)
+
+    @property
+    def latest_reply(self) -> dict[str, Any] | None:
+        return latest_reply(self.raw)
+
+    @property
+    def resolution(self) -> dict[str, Any] | None:
+        return last_event(self.raw, "resolved") if self.status == "resolved" else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sidecar entry, with ``span`` the live one (absent when there is no mark)."""
+        out = copy.deepcopy(self.raw)
+        out["span"] = list(self.span) if self.span else None
+        out["detached"] = self.detached
+        out["recreated"] = self.recreated
+        return out
+
+
+@dataclass
+class SaveReport:
+    """What a text save did to the annotations (every list holds annotation ids)."""
+
+    text: str
+    text_adjusted: bool  # the saved text differs from the text given (marks restored/removed)
+    kept: list[str] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def ids(self, action: str) -> list[str]:
+        return [r.id for r in self.repairs if r.action == action]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text_adjusted": self.text_adjusted, "kept": self.kept}
+        for action, key in (("reanchored", "reanchored"), ("detached", "detached"),
+                            ("recreated", "unknown_marks"), ("reopened", "reopened"),
+                            ("reattached", "reattached"), ("duplicate_removed", "duplicates_removed"),
+                            ("stray_tag_removed", "stray_tags_removed")):
+            out[key] = self.ids(action)
+        out["repairs"] = [r.to_dict() for r in self.repairs]
+        out["warnings"] = self.warnings
+        return out
+
+
+class Document:
+    def __init__(self, project, kind: str):
+        if kind not in KINDS:
+            raise AnnotationError(f"unknown document {kind!r}", hint="Use 'plan' or 'report'.",
+                                  code="BAD_DOCUMENT")
+        self.project = project
+        self.kind = kind
+        self.path = project.document_path(kind)
+        self.sidecar_path = sidecar_path(self.path)
+        self.recovery: Recovery | None = None
+        self.reload()
+
+    # -- reading ------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Read both files again (finishing an interrupted save first)."""
+        with document_lock(self.path):
+            self.recovery = recover(self.path, self.sidecar_path) or self.recovery
+            raw_text = read_bytes(self.path)
+            raw_sidecar = read_bytes(self.sidecar_path)
+        if raw_text is None:
+            raise MissingFileError(self.path, f"{self.kind} file",
+                                   hint=f"Create {self.path.name}, or fix '{self.kind}' in "
+                                        "project.json.")
+        try:
+            text = raw_text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorruptFileError(self.path, f"not UTF-8 text ({exc.reason} at byte "
+                                              f"{exc.start})") from None
+        self._disk = (raw_text, raw_sidecar)
+        self.disk_text = text
+        self.read_only_reason: str | None = None
+        self.read_only_error: CorruptFileError | None = None
+        try:
+            self._sidecar = load_sidecar(self.sidecar_path)
+        except CorruptFileError as exc:
+            self._sidecar = Sidecar(self.sidecar_path, exists=True)
+            self.read_only_reason, self.read_only_error = exc.message, exc
+        if self.read_only_reason:
+            self._set(Reconciled(text, [], scan_marks(text)))
+        else:
+            self._set(reconcile(text, self._sidecar.entries))
+
+    def _set(self, state: Reconciled) -> None:
+        self.text = state.text
+        self._entries = state.entries
+        self._scan = state.scan
+        self.repairs: list[Repair] = list(state.repairs)
+
+    @property
+    def annotations(self) -> list[Annotation]:
+        marks = {m.id: m for m in self._scan.marks}
+        return [Annotation(copy.deepcopy(e), _span(marks.get(e["id"]))) for e in self._entries]
+
+    def annotation(self, annotation_id: str) -> Annotation:
+        entry = ops.find_entry(self._entries, annotation_id)
+        mark = self._scan.mark(annotation_id)
+        return Annotation(copy.deepcopy(entry), _span(mark))
+
+    @property
+    def marks(self) -> list[Mark]:
+        return list(self._scan.marks)
+
+    @property
+    def scan(self) -> MarkScan:
+        return self._scan
+
+    @property
+    def open_count(self) -> int:
+        return sum(1 for e in self._entries if e["status"] == "open")
+
+    @property
+    def dirty(self) -> bool:
+        """Whether what is shown differs from the files (repairs not saved yet)."""
+        if self.text.encode("utf-8") != self._disk[0]:
+            return True
+        return not self.read_only_reason and bool(self.repairs or self._sidecar_changed())
+
+    def _sidecar_changed(self) -> bool:
+        if not self._sidecar.exists and not self._entries:
+            return False
+        return dump_sidecar(self._sidecar.top, self._entries).encode("utf-8") != self._disk[1]
+
+    def relative_path(self) -> str:
+        try:
+            return self.path.relative_to(self.project.workspace_root).as_posix()
+        except ValueError:
+            return str(self.path)
+
+    # -- operations -----------------------------------------------------------------------
+    def create_annotation(self, start: int, end: int, comment: str, by: str = "user") -> str:
+        self._writable()
+        text, entries, ann_id = ops.create(self._scan, self._entries_copy(), start, end,
+                                           comment, by)
+        self._apply(text, entries)
+        return ann_id
+
+    def reply(self, annotation_id: str, text: str, by: str = "user") -> Annotation:
+        self._writable()
+        entries = self._entries_copy()
+        ops.reply(entries, annotation_id, text, by)
+        self._apply(self.text, entries)
+        return self.annotation(annotation_id)
+
+    def resolve(self, annotation_id: str, mode: str, replacement: str | None = None,
+                answer: str | None = None, by: str = "user") -> dict[str, Any]:
+        return self.resolve_many([{"id": annotation_id, "mode": mode, "replacement": replacement,
+                                   "answer": answer}], by=by)[annotation_id]
+
+    def resolve_many(self, items: list[dict[str, Any]], by: str = "user") -> dict[str, dict]:
+        """All items or none; returns the change per id (see :mod:`lantide.docs.operations`)."""
+        self._writable()
+        text, entries, changes = ops.resolve_many(self._scan, self._entries_copy(), items, by)
+        self._apply(text, entries)
+        return changes
+
+    def reopen(self, annotation_id: str, by: str = "user") -> Annotation:
+        self._writable()
+        text, entries = ops.reopen(self._scan, self._entries_copy(), annotation_id, by)
+        self._apply(text, entries)
+        return self.annotation(annotation_id)
+
+    def reattach(self, annotation_id: str, start: int, end: int, by: str = "user") -> Annotation:
+        self._writable()
+        text, entries = ops.reattach(self._scan, self._entries_copy(), annotation_id, start, end,
+                                     by)
+        self._apply(text, entries)
+        return self.annotation(annotation_id)
+
+    def delete(self, annotation_id: str, by: str = "user") -> None:
+        self._writable()
+        text, entries = ops.delete(self._scan, self._entries_copy(), annotation_id)
+        self._apply(text, entries)
+
+    def save_text(self, new_text: str, by: str = "user") -> SaveReport:
+        """Save an edit of the whole text: marks present keep their annotations, the others
+        are re-anchored by quote or flagged detached; nothing is dropped."""
+        if not isinstance(new_text, str):
+            raise AnnotationError("the new text must be a string", code="BAD_TEXT")
+        if self.read_only_reason:
+            self._check_disk()
+            atomic_write_text(self.path, new_text)
+            self._after_save(new_text, None)
+            self._set(Reconciled(new_text, [], scan_marks(new_text)))
+            return SaveReport(new_text, False, warnings=[
+                f"annotations are read-only ({self.read_only_reason}); only the text was saved"])
+        state = reconcile(new_text, self._entries)
+        known = {e["id"] for e in self._entries}
+        kept = list(dict.fromkeys(m.id for m in scan_marks(new_text).marks if m.id in known))
+        self._commit(state.text, state.entries)
+        return SaveReport(state.text, state.text != new_text, kept, list(state.repairs))
+
+    def save_repairs(self) -> bool:
+        """Write what opening the document repaired; False when nothing needed writing."""
+        self._writable()
+        if not self.dirty:
+            return False
+        self._commit(self.text, self._entries)
+        return True
+
+    # -- internals ------------------------------------------------------------------------
+    def _writable(self) -> None:
+        if self.read_only_reason:
+            raise AnnotationsReadOnlyError(
+                f"annotations of {self.path.name} are read-only: {self.read_only_reason}",
+                hint=(self.read_only_error.hint if self.read_only_error else None))
+
+    def _entries_copy(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self._entries)
+
+    def _apply(self, text: str, entries: list[dict[str, Any]]) -> None:
+        """Commit the result of an operation, refusing one that broke another mark."""
+        scan = scan_marks(text)
+        problems = check_consistent(text, entries, scan)
+        if problems:
+            raise AnnotationError(
+                "the change would break other annotations: " + "; ".join(problems),
+                hint="Check the replacement for unbalanced backticks or Markdown that swallows "
+                     "the marks after it.", code="ANNOTATION_WOULD_BREAK_MARKS")
+        refresh_anchors(text, entries, scan)
+        self._commit(text, entries, scan)
+
+    def _check_disk(self) -> None:
+        now = (read_bytes(self.path), read_bytes(self.sidecar_path))
+        if now != self._disk:
+            changed = [p.name for p, a, b in zip((self.path, self.sidecar_path), now, self._disk)
+                       if a != b]
+            raise DocumentConflictError(
+                f"{' and '.join(changed)} changed on disk since {self.path.name} was opened",
+                hint="Nothing was saved. Reload the document, then make the change again.")
+
+    def _commit(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None
+                ) -> None:
+        with document_lock(self.path):
+            self._check_disk()
+            sidecar_text = dump_sidecar(self._sidecar.top, entries)
+            text_bytes = text.encode("utf-8")
+            if not self._sidecar.exists and not entries:
+                if text_bytes != self._disk[0]:
+                    atomic_write_text(self.path, text)
+                self._after_save(text, None)
+            elif text_bytes != self._disk[0] or sidecar_text.encode("utf-8") != self._disk[1]:
+                save_pair(self.path, self.sidecar_path,
+                          text=text if text_bytes != self._disk[0] else None,
+                          sidecar_text=sidecar_text, before_text=self._disk[0],
+                          before_sidecar=self._disk[1])
+                self._after_save(text, sidecar_text)
+        self._sidecar.exists = self._sidecar.exists or bool(entries)
+        self._set(Reconciled(text, entries, scan or scan_marks(text)))
+
+    def _after_save(self, text: str, sidecar_text: str | None) -> None:
+        self.disk_text = text
+        sidecar_bytes = sidecar_text.encode("utf-8") if sidecar_text is not None else self._disk[1]
+        self._disk = (text.encode("utf-8"), sidecar_bytes)
+
+
+def _span(mark: Mark | None) -> tuple[int, int] | None:
+    return (mark.inner_start, mark.inner_end) if mark is not None else None
+
+
+def open_document(project, kind: str) -> Document:
+    """Open ``project``'s ``plan`` or ``report`` (a :class:`lantide.workspace.model.Project`)."""
+    return Document(project, kind)
+
+
+__all__ = ["Annotation", "Document", "SaveReport", "open_document", "KINDS"]

@@ -1,0 +1,213 @@
+"""The annotation operations, as pure functions of (text, marks, entries).
+
+Each takes the current text, its :class:`MarkScan` and a copy of the sidecar entries,
+and returns the new text and entries; :class:`lantide.docs.document.Document` saves the
+result as one atomic pair. Every operation appends to the annotation's ``history``.
+
+- :func:`create`: wraps a range in a mark (see :mod:`lantide.docs.ranges` for what is refused);
+- :func:`reply`: adds a reply, text unchanged;
+- :func:`resolve_many`: mode ``A`` replaces the marked text with ``replacement`` and drops
+  the mark; mode ``B`` keeps the text, drops the mark and records ``answer``. All items are
+  validated before any is applied. A change per id is returned:
+  ``{"id", "mode", "status": "resolved", "text_changed", "span"}`` where ``span`` is
+  where the kept or replacing text now is (None for a detached annotation);
+- :func:`reopen`: marks the text again (where it was resolved, else by quote), or leaves
+  the annotation open and ``detached`` when the text is gone;
+- :func:`delete`: removes the entry and its mark's tags (the text stays).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from lantide.docs.anchoring import anchor_by_text, short
+from lantide.docs.errors import AnnotationBatchError, AnnotationError
+from lantide.docs.marks import MarkScan, contains_mark_tag, replace_mark, unwrap
+from lantide.docs.ranges import wrap_checked
+from lantide.docs.sidecar import event, last_event, set_span, stored_span
+
+MODES = ("A", "B")
+
+
+def find_entry(entries: list[dict[str, Any]], annotation_id: str) -> dict[str, Any]:
+    for entry in entries:
+        if entry["id"] == annotation_id:
+            return entry
+    known = ", ".join(e["id"] for e in entries) or "none"
+    raise AnnotationError(f"no annotation with id {annotation_id!r}",
+                          hint=f"Known annotations: {known}.", code="ANNOTATION_UNKNOWN_ID")
+
+
+def new_id(taken: set[str]) -> str:
+    while True:
+        candidate = secrets.token_hex(3)
+        if candidate not in taken:
+            return candidate
+
+
+def _require_text(value: str | None, what: str, code: str) -> str:
+    if value is None or not str(value).strip():
+        raise AnnotationError(f"{what} is empty", hint=f"Give a {what}.", code=code)
+    return str(value)
+
+
+def create(scan: MarkScan, entries: list[dict[str, Any]], start: int, end: int, comment: str,
+           by: str) -> tuple[str, list[dict[str, Any]], str]:
+    comment = _require_text(comment, "comment", "ANNOTATION_COMMENT_MISSING")
+    ann_id = new_id({e["id"] for e in entries} | scan.ids())
+    new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
+    mark = new_scan.mark(ann_id)
+    quote = scan.text[s:e]
+    entries.append({"id": ann_id, "status": "open", "quote": quote, "comment": comment,
+                    "anchor": {"span": mark.span},
+                    "history": [event("created", by, comment, quote=quote)]})
+    return new_text, entries, ann_id
+
+
+def reply(entries: list[dict[str, Any]], annotation_id: str, text: str, by: str) -> None:
+    entry = find_entry(entries, annotation_id)
+    entry["history"].append(event("replied", by, _require_text(text, "reply",
+                                                                  "ANNOTATION_REPLY_MISSING")))
+
+
+def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set[str]
+                  ) -> tuple[str, str] | None:
+    if not isinstance(item, dict):
+        return "ANNOTATION_BAD_ITEM", "an item must be an object {id, mode, replacement?, answer?}"
+    ann_id, mode = item.get("id"), str(item.get("mode") or "").upper()
+    if ann_id not in entries:
+        return "ANNOTATION_UNKNOWN_ID", f"no annotation with id {ann_id!r}"
+    if ann_id in seen:
+        return "ANNOTATION_DUPLICATE_ITEM", "the batch names this annotation twice"
+    if entries[ann_id]["status"] == "resolved":
+        return "ANNOTATION_ALREADY_RESOLVED", "already resolved"
+    if mode not in MODES:
+        return "ANNOTATION_BAD_MODE", f"mode must be 'A' or 'B', found {item.get('mode')!r}"
+    if mode == "A":
+        replacement = item.get("replacement")
+        if not isinstance(replacement, str):
+            return ("ANNOTATION_REPLACEMENT_MISSING",
+                    "mode A needs 'replacement' (the text that replaces the marked text)")
+        if contains_mark_tag(replacement):
+            return ("ANNOTATION_REPLACEMENT_HAS_MARK",
+                    "the replacement must not contain <mark> tags")
+        if scan.mark(ann_id) is None:
+            return ("ANNOTATION_DETACHED",
+                    "it is detached (no mark in the text to replace); use mode B or reattach it")
+    elif not isinstance(item.get("answer"), str) or not item["answer"].strip():
+        return "ANNOTATION_ANSWER_MISSING", "mode B needs 'answer' (why the text stays)"
+    answer = item.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        return "ANNOTATION_BAD_ITEM", "'answer' must be a string"
+    return None
+
+
+def validate_items(scan: MarkScan, entries: list[dict[str, Any]], items: list[Any]) -> None:
+    """Raise :class:`AnnotationBatchError` naming every bad item; nothing is changed."""
+    if not isinstance(items, list) or not items:
+        raise AnnotationError("no annotations to resolve", hint="Give a list of "
+                              "{id, mode, replacement?, answer?} items.", code="ANNOTATION_BAD_ITEM")
+    by_id = {e["id"]: e for e in entries}
+    problems, seen = [], set()
+    for index, item in enumerate(items):
+        found = _item_problem(item, by_id, scan, seen)
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            seen.add(item["id"])
+        if found:
+            problems.append({"index": index, "id": item.get("id") if isinstance(item, dict)
+                             else None, "code": found[0], "message": found[1]})
+    if problems:
+        raise AnnotationBatchError(problems)
+
+
+def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict[str, Any]],
+                 by: str) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    validate_items(scan, entries, items)
+    text = scan.text
+    by_id = {e["id"]: e for e in entries}
+    # Apply from the end of the text backwards, so each mark is still where the scan saw
+    # it; then shift every result span by the edits made before it.
+    planned = sorted(items, key=lambda it: -(scan.mark(it["id"]).start
+                                              if scan.mark(it["id"]) else -1))
+    edits: list[tuple[int, int]] = []  # (position, length delta)
+    results: dict[str, tuple[int, int] | None] = {}
+    changes: dict[str, dict[str, Any]] = {}
+    for item in planned:
+        ann_id, mode = item["id"], str(item["mode"]).upper()
+        entry, mark = by_id[ann_id], scan.mark(ann_id)
+        replacement, answer = item.get("replacement"), item.get("answer")
+        if mark is None:
+            results[ann_id] = None
+        elif mode == "A":
+            text = replace_mark(text, mark, replacement)
+            results[ann_id] = (mark.start, len(replacement))
+            edits.append((mark.start, len(replacement) - (mark.end - mark.start)))
+        else:
+            text = unwrap(text, mark)
+            results[ann_id] = (mark.start, mark.inner_end - mark.inner_start)
+            edits.append((mark.start, -(mark.inner_start - mark.start) - (mark.end - mark.inner_end)))
+        entry["status"] = "resolved"
+        entry.pop("detached", None)
+        entry["history"].append(event("resolved", by, answer if answer else None, mode=mode,
+                                      replacement=replacement if mode == "A" else None,
+                                      quote=mark.inner(scan.text) if mark else None))
+        changes[ann_id] = {"id": ann_id, "mode": mode, "status": "resolved",
+                           "text_changed": mark is not None, "span": None}
+    for ann_id, where in results.items():
+        if where is None:
+            continue
+        start = where[0] + sum(delta for pos, delta in edits if pos < where[0])
+        span = [start, start + where[1]]
+        set_span(by_id[ann_id], span)
+        changes[ann_id]["span"] = span
+    ordered = {it["id"]: changes[it["id"]] for it in items}
+    return text, entries, ordered
+
+
+def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by: str
+           ) -> tuple[str, list[dict[str, Any]]]:
+    entry = find_entry(entries, annotation_id)
+    if entry["status"] != "resolved":
+        raise AnnotationError(f"annotation {annotation_id} is already open",
+                              hint="Only a resolved annotation can be reopened.",
+                              code="ANNOTATION_NOT_RESOLVED")
+    resolved = last_event(entry, "resolved") or {}
+    hint = stored_span(entry)
+    candidates = []
+    if resolved.get("mode") == "A" and resolved.get("replacement"):
+        candidates.append((resolved["replacement"], hint))
+    candidates.append((entry.get("quote", ""), hint))
+    found = anchor_by_text(scan, annotation_id, candidates)
+    entry["status"] = "open"
+    text = scan.text
+    if isinstance(found, tuple):
+        text = found[0]
+        entry.pop("detached", None)
+        entry["history"].append(event("reopened", by))
+    else:
+        entry["detached"] = True
+        entry["history"].append(event("reopened", by, f"reopened without a mark: {found}"))
+    return text, entries
+
+
+def reattach(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, start: int,
+             end: int, by: str) -> tuple[str, list[dict[str, Any]]]:
+    """Give a detached annotation a new mark around ``[start, end)``."""
+    entry = find_entry(entries, annotation_id)
+    if entry["status"] != "open" or not entry.get("detached"):
+        raise AnnotationError(f"annotation {annotation_id} is not detached",
+                              hint="Only an open, detached annotation can be reattached.",
+                              code="ANNOTATION_NOT_DETACHED")
+    new_text, _scan, s, e = wrap_checked(scan, start, end, annotation_id)
+    entry.pop("detached", None)
+    entry["history"].append(event("reattached", by, f"marked {short(scan.text[s:e])!r}"))
+    return new_text, entries
+
+
+def delete(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str
+           ) -> tuple[str, list[dict[str, Any]]]:
+    find_entry(entries, annotation_id)
+    mark = scan.mark(annotation_id)
+    text = unwrap(scan.text, mark) if mark is not None else scan.text
+    return text, [e for e in entries if e["id"] != annotation_id]

@@ -1,0 +1,116 @@
+"""Which ranges of a document may carry a new mark, and wrapping them safely.
+
+A mark must sit inside the text of one paragraph, heading or table cell. A range that
+crosses a block or cell boundary, lies in code, overlaps another mark, or cuts through
+inline syntax (a code span, an HTML tag, a link target) is refused with the reason. The
+wrap is checked by parsing the result: the new mark must be found exactly where intended
+and every other mark must be unchanged.
+"""
+
+from __future__ import annotations
+
+from lantide.docs.errors import AnnotationRangeError
+from lantide.docs.markdown_map import InlineRegion, Structure
+from lantide.docs.marks import MarkScan, scan_marks, wrap
+
+_HINT = "Select text inside one paragraph, heading or table cell, outside code and other marks."
+
+
+def _refuse(start: int, end: int, reason: str) -> AnnotationRangeError:
+    return AnnotationRangeError(f"cannot annotate range {start}:{end}: {reason}", hint=_HINT)
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _outside_text_reason(structure: Structure, pos: int, which: str) -> str:
+    block = structure.block_at(pos)
+    if block is not None and block.kind == "code":
+        return f"it {which} inside a code block (lines {block.first_line + 1}-{block.last_line + 1})"
+    if block is not None:
+        return (f"it {which} inside a raw HTML block (lines {block.first_line + 1}-"
+                f"{block.last_line + 1})")
+    return (f"it {which} on line {structure.line_of(pos) + 1} outside the text of a paragraph, "
+            "heading or table cell (Markdown syntax, a line prefix or a blank line)")
+
+
+def _crossing_reason(structure: Structure, first: InlineRegion, last: InlineRegion,
+                     start: int, end: int) -> str:
+    if "table cell" in (first.kind, last.kind):
+        return "it crosses a table cell boundary"
+    for block in structure.blocks:
+        if start < block.end and block.start < end:
+            what = "code block" if block.kind == "code" else "raw HTML block"
+            return f"it crosses a {what} boundary (lines {block.first_line + 1}-{block.last_line + 1})"
+    return (f"it crosses a block boundary: it starts in the {first.kind} at line "
+            f"{first.first_line + 1} and ends in the {last.kind} at line {last.first_line + 1}")
+
+
+def check_range(scan: MarkScan, start: int, end: int, *, trim_spaces: bool = True
+                ) -> tuple[int, int]:
+    """The range to wrap (trimmed of surrounding whitespace), or AnnotationRangeError."""
+    text = scan.text
+    if not (isinstance(start, int) and isinstance(end, int)):
+        raise _refuse(start, end, "start and end must be whole numbers")
+    if start < 0 or end > len(text) or start >= end:
+        raise _refuse(start, end, f"the text has offsets 0 to {len(text)} and a range needs "
+                                  "start < end")
+    s, e = trim(text, start, end) if trim_spaces else (start, end)
+    if s == e:
+        raise _refuse(start, end, "it holds only whitespace")
+    structure = scan.structure
+    first, last = structure.region_for_start(s), structure.region_for_end(e)
+    if first is None:
+        raise _refuse(start, end, _outside_text_reason(structure, s, "starts"))
+    if last is None:
+        raise _refuse(start, end, _outside_text_reason(structure, e - 1, "ends"))
+    if first is not last:
+        raise _refuse(start, end, _crossing_reason(structure, first, last, s, e))
+    container = ("region", first.index)
+    for mark in scan.marks:
+        if mark.container == container and mark.inner_start <= s and e <= mark.inner_end:
+            raise _refuse(start, end, f"it lies inside the mark of annotation {mark.id}; "
+                                      "annotations cannot nest")
+    for tag in scan.tags:
+        if tag.container == container and tag.start < e and s < tag.end:
+            if tag.annotation_id or tag.closing:
+                owner = next((m.id for m in scan.marks if tag in (m.open, m.close)), None)
+                what = f"the mark of annotation {owner}" if owner else "a </mark> tag"
+                raise _refuse(start, end, f"it overlaps {what}; annotations cannot overlap")
+            raise _refuse(start, end, "it overlaps a <mark> highlight")
+    for span in structure.code_spans:
+        if span.region == first.index and span.start < e and s < span.end \
+                and not (s <= span.start and span.end <= e):
+            where = "inside" if span.start <= s and e <= span.end else "through"
+            raise _refuse(start, end, f"it cuts {where} inline code "
+                                      f"{text[span.start:span.end][:40]!r}; select the whole "
+                                      "code span or text outside it")
+    for tag in structure.html_tags:
+        if tag.region == first.index and tag.start < e and s < tag.end \
+                and not (s <= tag.start and tag.end <= e):
+            raise _refuse(start, end, f"it cuts through the HTML tag {tag.text[:40]!r}")
+    return s, e
+
+
+def wrap_checked(scan: MarkScan, start: int, end: int, annotation_id: str, *,
+                 trim_spaces: bool = True) -> tuple[str, MarkScan, int, int]:
+    """Wrap ``[start, end)`` in a mark for ``annotation_id``.
+
+    Returns ``(new_text, new_scan, start, end)`` with the range as wrapped (trimmed).
+    """
+    s, e = check_range(scan, start, end, trim_spaces=trim_spaces)
+    new_text = wrap(scan.text, s, e, annotation_id)
+    new_scan = scan_marks(new_text)
+    mine = [m for m in new_scan.marks if m.id == annotation_id]
+    before = [(m.id, m.inner(scan.text)) for m in scan.marks]
+    after = [(m.id, m.inner(new_text)) for m in new_scan.marks if m.id != annotation_id]
+    if len(mine) != 1 or mine[0].inner(new_text) != scan.text[s:e] or before != after:
+        raise _refuse(start, end, "a mark there would cut through Markdown syntax (a link "
+                                  "target, an escape or an entity); widen or narrow the range "
+                                  "to whole words")
+    return new_text, new_scan, s, e

@@ -1,0 +1,205 @@
+"""The annotation sidecar ``NAME.annotations.json`` (DESIGN.md section 5), version 1.
+
+```json
+{"version": 1,
+ "annotations": [
+  {"id": "a1b2c3", "status": "open", "quote": "quoted text", "comment": "why?",
+   "anchor": {"span": [120, 131]},
+   "history": [{"at": "2026-11-30T10:00:00Z", "by": "user", "action": "created",
+                "text": "why?"}]}]}
+```
+
+- ``status`` is ``open`` or ``resolved``. ``detached: true`` (an open annotation whose mark
+  and quote were lost) and ``recreated: true`` (rebuilt from a mark that had no entry) are
+  flags on an entry, not statuses.
+- ``anchor.span`` is ``[start, end)``: Python ``str`` offsets of the quoted inner text (the
+  characters between ``<mark …>`` and ``</mark>``) in the document text as on disk, marks
+  included. It is a hint, refreshed on every save; the mark in the text is the truth.
+- ``history`` events are ``{"at", "by", "action", "text"?, …}``; actions: created, replied,
+  resolved (with ``mode`` and ``replacement``), reopened, reanchored, detached, reattached,
+  recreated, duplicate_removed.
+- Fields Lantide does not know, at any level, are kept when it rewrites the file.
+- A file without ``version`` but with an ``annotations`` list is read as version 0 and
+  written back as version 1. A newer version, invalid JSON or a wrong shape makes the
+  document read-only for annotations; the file is never rewritten.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from lantide.errors import CorruptFileError
+from lantide.docs.marks import is_valid_id
+
+SIDECAR_VERSION = 1
+STATUSES = ("open", "resolved")
+SIDECAR_SUFFIX = ".annotations.json"
+
+
+def sidecar_path(document_path: Path) -> Path:
+    """``plan.md`` -> ``plan.annotations.json`` in the same folder."""
+    document_path = Path(document_path)
+    return document_path.with_name(document_path.stem + SIDECAR_SUFFIX)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def event(action: str, by: str, text: str | None = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"at": now_iso(), "by": by, "action": action}
+    if text is not None:
+        out["text"] = text
+    out.update({k: v for k, v in extra.items() if v is not None})
+    return out
+
+
+@dataclass
+class Sidecar:
+    """A parsed sidecar: the top-level object (unknown keys kept) and its entries."""
+
+    path: Path
+    top: dict[str, Any] = field(default_factory=lambda: {"version": SIDECAR_VERSION})
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    exists: bool = False
+    migrated_from: int | None = None
+
+    def dump(self, entries: list[dict[str, Any]] | None = None) -> str:
+        return dump_sidecar(self.top, self.entries if entries is None else entries)
+
+
+def dump_sidecar(top: dict[str, Any], entries: list[dict[str, Any]]) -> str:
+    data = dict(top)
+    data["version"] = SIDECAR_VERSION
+    data["annotations"] = entries
+    # the same layout as lantide.workspace.atomic.atomic_write_json
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _problem(path: Path, message: str) -> CorruptFileError:
+    return CorruptFileError(
+        path, message,
+        hint="Annotations are read-only until the file is fixed; it was left as it is. "
+             "Fix it in a text editor, or move it aside to start without annotations.")
+
+
+def _check_span(path: Path, where: str, anchor: Any) -> None:
+    if anchor is None:
+        return
+    if not isinstance(anchor, dict):
+        raise _problem(path, f"{where}: 'anchor' must be an object")
+    span = anchor.get("span")
+    if span is None:
+        return
+    if (not isinstance(span, list) or len(span) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)):
+        raise _problem(path, f"{where}: 'anchor.span' must be [start, end] (two whole numbers)")
+
+
+def _validate_entry(path: Path, index: int, raw: Any) -> dict[str, Any]:
+    where = f"annotation {index + 1}"
+    if not isinstance(raw, dict):
+        raise _problem(path, f"{where} is not an object")
+    ann_id = raw.get("id")
+    if not is_valid_id(ann_id):
+        raise _problem(path, f"{where}: 'id' must be 1-64 letters, digits, '-' or '_', "
+                             f"found {ann_id!r}")
+    where = f"annotation {ann_id}"
+    if raw.get("status") not in STATUSES:
+        raise _problem(path, f"{where}: 'status' must be 'open' or 'resolved', "
+                             f"found {raw.get('status')!r}")
+    for key in ("quote", "comment"):
+        if key in raw and not isinstance(raw[key], str):
+            raise _problem(path, f"{where}: {key!r} must be a string")
+    _check_span(path, where, raw.get("anchor"))
+    history = raw.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
+        raise _problem(path, f"{where}: 'history' must be a list of objects")
+    for flag in ("detached", "recreated"):
+        if flag in raw and not isinstance(raw[flag], bool):
+            raise _problem(path, f"{where}: {flag!r} must be true or false")
+    entry = copy.deepcopy(raw)
+    entry.setdefault("quote", "")
+    entry.setdefault("comment", "")
+    entry.setdefault("history", [])
+    return entry
+
+
+def parse_sidecar(text: str, path: Path) -> Sidecar:
+    """Parse and validate; raises :class:`CorruptFileError` naming the problem."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _problem(path, f"not valid JSON: {exc.msg} at line {exc.lineno}, "
+                             f"column {exc.colno}") from None
+    if not isinstance(data, dict):
+        raise _problem(path, f"expected a JSON object with 'version' and 'annotations', "
+                             f"found {type(data).__name__}")
+    version = data.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise _problem(path, f"'version' must be a whole number, found {version!r}")
+    if version > SIDECAR_VERSION:
+        raise _problem(path, f"format version {version} is newer than this Lantide reads "
+                             f"(up to {SIDECAR_VERSION}); update Lantide")
+    raw_entries = data.get("annotations")
+    if not isinstance(raw_entries, list):
+        raise _problem(path, "'annotations' must be a list")
+    entries = [_validate_entry(path, i, raw) for i, raw in enumerate(raw_entries)]
+    seen: set[str] = set()
+    for entry in entries:
+        if entry["id"] in seen:
+            raise _problem(path, f"two annotations share the id {entry['id']!r}")
+        seen.add(entry["id"])
+    top = {k: v for k, v in data.items() if k != "annotations"}
+    return Sidecar(path, top, entries, exists=True,
+                   migrated_from=version if version < SIDECAR_VERSION else None)
+
+
+def load_sidecar(path: Path) -> Sidecar:
+    """The sidecar at ``path``; an empty one when the file does not exist."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Sidecar(path)
+    except OSError as exc:
+        raise _problem(path, f"cannot be read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _problem(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_sidecar(text, path)
+
+
+# -- reading entries ------------------------------------------------------------------------
+
+def replies(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [h for h in entry.get("history", []) if h.get("action") == "replied"]
+
+
+def latest_reply(entry: dict[str, Any]) -> dict[str, Any] | None:
+    found = replies(entry)
+    return found[-1] if found else None
+
+
+def last_event(entry: dict[str, Any], action: str) -> dict[str, Any] | None:
+    return next((h for h in reversed(entry.get("history", [])) if h.get("action") == action),
+                None)
+
+
+def stored_span(entry: dict[str, Any]) -> list[int] | None:
+    anchor = entry.get("anchor")
+    if isinstance(anchor, dict) and isinstance(anchor.get("span"), list):
+        return list(anchor["span"])
+    return None
+
+
+def set_span(entry: dict[str, Any], span: list[int]) -> None:
+    anchor = entry.get("anchor")
+    entry["anchor"] = dict(anchor) if isinstance(anchor, dict) else {}
+    entry["anchor"]["span"] = list(span)
