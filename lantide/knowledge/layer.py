@@ -12,7 +12,8 @@ prompt, and it is capped at :data:`ENTRY_CHAR_CAP` characters. The layer's mode 
 only on sizes, never on what an entry says.
 
 Budget: when the rendered layer exceeds ``budget_tokens``, items are dropped, Info before
-Rules and later before earlier, and a marker says what was left out.
+Rules and later before earlier, and a marker says what was left out. A budget too small
+even for the layer's framing gives an empty layer (everything reported in ``cut``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from lantide.knowledge.model import Entry, KnowledgeDocument
 from lantide.templates import render_prompt
-from lantide.tokens import count_tokens, truncate_to_tokens
+from lantide.tokens import count_tokens
 
 FLAT_LIMITS = {"user": 2500, "project": 5000}
 ENTRY_CHAR_CAP = 1000
@@ -210,8 +211,8 @@ def _fit(render, n: int, budget: int) -> tuple[str, list[_Item]]:
         else:
             hi = mid - 1
     if best is None:
-        text, dropped = render(0)
-        return (truncate_to_tokens(text, budget) if budget > 0 else ""), dropped
+        # Not even the framing fits: no layer at all beats a sentence cut in half.
+        return "", render(0)[1]
     return best
 
 
