@@ -39,9 +39,6 @@ class Engine:
         self.db_path = Path(db_path)
         self.timeout_seconds = timeout_seconds
         config = {
-            # DuckDB wants the allowed directories before external access goes off.
-            "allowed_directories": [str(d) + "/" for d in allowed_dirs],
-            "file_search_path": str(search_dir),
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
             "memory_limit": memory_limit,
@@ -57,6 +54,12 @@ class Engine:
                 hint="It holds only cached results. Close other programs using it, or move "
                      "it aside; Lantide recreates it and Source Run recomputes the tabs.",
                 code="CACHE_UNREADABLE") from None
+        from lantide.query.names import quote_literal
+
+        # DuckDB wants the allowed directories before external access goes off.
+        dirs = ", ".join(quote_literal(str(d).rstrip("/") + "/") for d in allowed_dirs)
+        self._con.execute(f"SET allowed_directories = [{dirs}]")
+        self._con.execute(f"SET file_search_path = {quote_literal(str(search_dir))}")
         self._con.execute("SET enable_external_access = false")
         self._con.execute("SET lock_configuration = true")
         self._lock = threading.RLock()

@@ -123,6 +123,7 @@ class TableRef:
         return tuple(p for p in (self.catalog, self.schema, self.name) if p)
 
     def display(self) -> str:
+        """The reference as quoted identifiers: ``"book"."Sheet1"``."""
         return ".".join('"' + p.replace('"', '""') + '"' for p in self.parts)
 
 
@@ -130,6 +131,7 @@ class TableRef:
 class ParsedQuery:
     sql: str                      # the text as given
     body: str                     # the one statement, without trailing ';' and comments
+    body_start: int = 0           # where the body starts in ``sql``
     expression: object            # sqlglot expression
     tables: list[TableRef] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # paths read by table functions
@@ -277,7 +279,7 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
             code, hint = _REFUSALS.get(name, ("QUERY_REFUSED_NOT_SELECT", _NOT_SELECT_HINT))
             raise _refuse(code, hint, f"{name.upper()} inside the query")
 
-    parsed_query = ParsedQuery(sql=sql, body=body, expression=root)
+    parsed_query = ParsedQuery(sql=sql, body=body, expression=root, body_start=tokens[0].start)
     cte_names = {str(c.alias).casefold() for c in root.find_all(exp.CTE)}
     parsed_query.cte_count = sum(1 for _ in root.find_all(exp.CTE))
     parsed_query.join_count = sum(1 for _ in root.find_all(exp.Join))
@@ -311,3 +313,17 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
             seen.add(key)
             parsed_query.tables.append(ref)
     return parsed_query
+
+
+def map_position(parsed: ParsedQuery, position: tuple[int, int] | None,
+                 prefix_len: int) -> tuple[int, int] | None:
+    """A (line, column) in Lantide's wrapped statement as a position in the user's text."""
+    if position is None:
+        return None
+    line, column = position
+    if line == 1:
+        column = max(1, column - prefix_len)
+    before = parsed.sql[: parsed.body_start]
+    if line == 1:
+        column += parsed.body_start - (before.rfind("\n") + 1)
+    return line + before.count("\n"), column

@@ -1,0 +1,165 @@
+"""Browsing operations of :class:`lantide.query.service.QueryService`.
+
+``show_tables()``::
+
+    {"tables": [{"name", "schema", "qualified_name", "kind", ...}], "problems": [...],
+     "counts": {kind: n}, "connections": [names]}
+
+    kind data_file / excel_sheet: + "format", "source" (path relative to the workspace);
+    kind cached_table: + "cache_kind" (tab / result / staged), "project", "tab",
+    "step_id", "row_count", "duration_ms", "created_at"; kind external: + "connection",
+    "remote_kind"; kind attached_database: + "type". A data file that failed to register
+    is in "problems" with its error, so is an unreachable connection.
+
+``read_schema(table)``: ``{"table", "qualified_name", "kind", "columns": [{"name", "type",
+"nullable"}], "ddl": 'CREATE TABLE "t" ("c" TYPE, ...)', "source"?}``.
+
+For the desktop grid: ``fetch_rows(relation, offset, limit)`` -> list of tuples (Python
+values), ``relation_info(relation)`` -> ``{"relation", "columns", "row_count"}``,
+``profile_table`` (:mod:`lantide.query.profile`), ``export_table``
+(:mod:`lantide.query.export`). Names are parsed, never pasted into SQL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lantide.errors import LantideError
+from lantide.query import lineage as lin
+from lantide.query import results
+from lantide.query.errors import QueryRefused, TableNotFound
+from lantide.query.guard import TableRef
+from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident
+
+
+class BrowseOperations:
+    """Mixed into QueryService; uses its engine, catalog, sources and connections."""
+
+    # -- show_tables / read_schema ----------------------------------------------------
+    def show_tables(self) -> dict:
+        self._fresh()
+        root = self.workspace.root
+        tables, problems = [], []
+        for t in self.sources.tables():
+            if t.error:
+                problems.append({"source": t.to_dict(root)["source"], "error": t.error})
+            else:
+                tables.append(t.to_dict(root))
+        sizes = {r[0]: r[1] for r in self.engine.execute(
+            "SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = "
+            "current_database() AND schema_name = 'main'")}
+        for c in self.catalog.all_cached():
+            entry = {"name": c.name, "schema": None, "qualified_name": quote_ident(c.name),
+                     "kind": "cached_table", **{k: v for k, v in c.to_dict().items() if k != "name"}}
+            entry["cache_kind"] = entry.pop("kind")
+            entry["kind"] = "cached_table"
+            if entry["row_count"] is None:
+                entry["row_count"] = sizes.get(c.name)
+            tables.append(entry)
+        for row in self.engine.execute(
+                "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
+                "AND database_name <> current_database()"):
+            tables.append({"name": row[0], "schema": None, "qualified_name": quote_ident(row[0]),
+                           "kind": "attached_database", "type": row[1]})
+        for name in self.external.names():
+            try:
+                tables.extend(self.external.list_tables(name))
+            except LantideError as exc:
+                problems.append({"connection": name, "error": exc.message, "hint": exc.hint})
+        counts: dict[str, int] = {}
+        for t in tables:
+            counts[t["kind"]] = counts.get(t["kind"], 0) + 1
+        return {"tables": tables, "problems": problems, "counts": counts,
+                "connections": self.external.names()}
+
+    def _table_ref(self, table: str) -> TableRef:
+        from sqlglot import exp
+
+        import sqlglot
+
+        text = (table or "").strip()
+        if not text:
+            raise TableNotFound("no table name given", hint="show_tables lists the tables.")
+        try:
+            node = sqlglot.parse_one(text, read="duckdb", into=exp.Table)
+        except Exception:
+            node = None
+        if node is None or not isinstance(node.this, exp.Identifier):
+            return TableRef(text)
+        return TableRef(node.name, node.db or None, node.catalog or None)
+
+    def _local_relation(self, table: str) -> tuple[str, lin.Input]:
+        ref = self._table_ref(table)
+        resolved = self._resolve(ref)
+        if resolved.kind in (lin.DATA, lin.CACHED):
+            if resolved.kind == lin.DATA:
+                return resolved.detail.qualified_name, resolved
+            return quote_ident(resolved.target), resolved
+        if resolved.kind == lin.UNKNOWN:
+            exists = self.engine.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) "
+                "AND lower(schema_name) = lower(?)", [ref.name, ref.schema or "main"])[0][0]
+            if exists and (ref.schema or "main").lower() != INTERNAL_SCHEMA:
+                return qualified(ref.schema, ref.name), resolved
+        if resolved.kind == lin.EXTERNAL:
+            return "", resolved
+        raise TableNotFound(f"no table {table!r} in this workspace",
+                            hint="show_tables lists the tables; a sheet is \"book\".\"Sheet1\".")
+
+    def read_schema(self, table: str) -> dict:
+        self._fresh()
+        relation, resolved = self._local_relation(table)
+        if resolved.kind == lin.EXTERNAL:
+            columns = self.external.describe(resolved.target, resolved.detail)
+            if not columns:
+                raise TableNotFound(f"connection {resolved.target!r} has no table {table!r}",
+                                    hint="show_tables lists the connection's tables.")
+            name = resolved.name
+            kind = "external"
+        else:
+            rows = self.engine.execute(f"DESCRIBE SELECT * FROM {relation}")
+            columns = [{"name": r[0], "type": r[1], "nullable": r[2] != "NO"} for r in rows]
+            name = relation
+            kind = {lin.DATA: "data_file", lin.CACHED: "cached_table"}.get(resolved.kind, "table")
+        ddl = "CREATE TABLE {} ({})".format(
+            name, ", ".join(f"{quote_ident(c['name'])} {c['type']}" for c in columns))
+        out = {"table": table, "qualified_name": name, "kind": kind, "columns": columns, "ddl": ddl}
+        if resolved.kind == lin.DATA:
+            out["source"] = resolved.detail.to_dict(self.workspace.root)["source"]
+        return out
+
+    # -- browsing ------------------------------------------------------------------
+    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200) -> list[tuple]:
+        """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values."""
+        relation, resolved = self._local_relation(relation_name)
+        if resolved.kind == lin.EXTERNAL:
+            raise QueryRefused("external tables are paged after staging",
+                               code="EXTERNAL_NOT_STAGED",
+                               hint="Stage the table with run_query first, then page its cached table.")
+        offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
+        return self.engine.run(lambda cur: cur.execute(
+            f"SELECT * FROM {relation} LIMIT {limit} OFFSET {offset}").fetchall())
+
+    def relation_info(self, relation_name: str) -> dict:
+        """Columns and row count of a table, for the grid's header and scroll bar."""
+        relation, _ = self._local_relation(relation_name)
+
+        def work(cur):
+            cur.execute(f"SELECT * FROM {relation} LIMIT 0")
+            columns = results.columns_of(cur.description)
+            count = cur.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
+            return {"relation": relation, "columns": columns, "row_count": int(count)}
+
+        return self.engine.run(work)
+
+    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10) -> dict:
+        from lantide.query.profile import profile_relation
+
+        relation, _ = self._local_relation(relation_name)
+        return profile_relation(self.engine, relation, bins=bins, top=top)
+
+    def export_table(self, relation_name: str, path, fmt: str | None = None) -> dict:
+        from lantide.query.export import export_relation
+
+        relation, _ = self._local_relation(relation_name)
+        return export_relation(self.engine, relation, Path(path), fmt)

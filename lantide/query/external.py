@@ -1,0 +1,336 @@
+"""External databases through ODBC (SQL Server, PostgreSQL, ...), staged locally.
+
+A connection is an entry of ``.lantide/workspace.json`` ``"connections"``, without secrets::
+
+    {"name": "warehouse", "type": "odbc", "dialect": "postgres",
+     "connection_string": "Driver={PostgreSQL Unicode};Server=db;Port=5432;Database=shop",
+     "user": "analyst"}
+
+The password comes from the keyring (:mod:`lantide.query.connection_secrets`). Its tables
+are named with the connection first: ``"warehouse"."public"."orders"`` (or
+``warehouse.orders`` for the default schema). SQL never ATTACHes them. A statement that
+reads one connection only runs there, transpiled by sqlglot to ``dialect``, and its result
+is streamed in batches into a local cached table; joins then happen locally.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from datetime import date, datetime
+from datetime import time as dtime
+from decimal import Decimal
+
+from lantide.query.connection_secrets import get_connection_password
+from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
+from lantide.query.guard import ParsedQuery, TableRef
+from lantide.query.names import quote_ident, same_name
+
+BATCH_ROWS = 50_000
+_SECRET_KEYS = {"pwd", "password"}
+_SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "pg_toast", "sys", "guest",
+                   "db_owner", "db_accessadmin", "db_securityadmin", "db_ddladmin",
+                   "db_backupoperator", "db_datareader", "db_datawriter",
+                   "db_denydatareader", "db_denydatawriter", "mysql", "performance_schema"}
+# ODBC SQL type codes -> ANSI type names for read_schema.
+_ODBC_TYPES = {-7: "BOOLEAN", 16: "BOOLEAN", -6: "TINYINT", 5: "SMALLINT", 4: "INTEGER",
+               -5: "BIGINT", 6: "DOUBLE", 7: "REAL", 8: "DOUBLE", 1: "CHAR", 12: "VARCHAR",
+               -1: "VARCHAR", -8: "CHAR", -9: "VARCHAR", -10: "VARCHAR", 91: "DATE",
+               9: "DATE", 92: "TIME", 10: "TIME", 93: "TIMESTAMP", 11: "TIMESTAMP",
+               -2: "BLOB", -3: "BLOB", -4: "BLOB", -11: "UUID"}
+
+
+@dataclass(frozen=True)
+class ConnectionConfig:
+    name: str
+    connection_string: str
+    dialect: str = "postgres"
+    user: str | None = None
+    login_timeout: int = 10
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ConnectionConfig":
+        name = str(data.get("name") or "").strip()
+        cs = str(data.get("connection_string") or "").strip()
+        if not name or not cs:
+            raise ConnectionProblem(
+                f"connection entry {data!r} needs a name and a connection_string",
+                code="CONNECTION_INVALID",
+                hint="Fix the entry in .lantide/workspace.json or in Settings > Connections.")
+        check_no_secret(cs, name)
+        return cls(name=name, connection_string=cs, dialect=str(data.get("dialect") or "postgres"),
+                   user=data.get("user") or None, login_timeout=int(data.get("login_timeout") or 10))
+
+
+def check_no_secret(connection_string: str, name: str) -> None:
+    for part in connection_string.split(";"):
+        key = part.split("=", 1)[0].strip().lower()
+        if key in _SECRET_KEYS:
+            raise ConnectionProblem(
+                f"connection {name!r}: the connection string holds a password",
+                code="CONNECTION_SECRET_IN_FILE",
+                hint="Remove PWD=/Password= from it; store the password in the keyring "
+                     "(Settings > Connections) and Lantide adds it when connecting.")
+
+
+def add_connection(workspace, name: str, connection_string: str, *, dialect: str = "postgres",
+                   user: str | None = None, password: str | None = None) -> dict:
+    """Add or replace a connection in workspace.json; the password goes to the keyring."""
+    from lantide.query.connection_secrets import set_connection_password
+
+    config = ConnectionConfig.from_dict({"name": name, "connection_string": connection_string,
+                                         "dialect": dialect, "user": user})
+    entry = {"name": config.name, "type": "odbc", "dialect": config.dialect,
+             "connection_string": config.connection_string}
+    if user:
+        entry["user"] = user
+    if password:
+        set_connection_password(config.name, password)
+    others = [c for c in workspace.settings.get("connections", []) if c.get("name") != config.name]
+    workspace.settings["connections"] = others + [entry]
+    workspace.save_settings()
+    return entry
+
+
+def _odbc_braced(value: str) -> str:
+    return "{" + value.replace("}", "}}") + "}"
+
+
+class ExternalSources:
+    def __init__(self, workspace, *, timeout_seconds: float | None = 300.0):
+        self.workspace = workspace
+        self.timeout_seconds = timeout_seconds
+        self._tables_cache: dict[str, list[dict]] = {}
+        self._lock = threading.Lock()
+
+    # -- configuration ------------------------------------------------------------
+    def configs(self) -> list[ConnectionConfig]:
+        out = []
+        for entry in self.workspace.connections:
+            if isinstance(entry, dict) and entry.get("type", "odbc") == "odbc":
+                out.append(ConnectionConfig.from_dict(entry))
+        return out
+
+    def names(self) -> list[str]:
+        return [str(e.get("name")) for e in self.workspace.connections
+                if isinstance(e, dict) and e.get("name")]
+
+    def config(self, name: str) -> ConnectionConfig:
+        for config in self.configs():
+            if same_name(config.name, name):
+                return config
+        raise ConnectionProblem(f"no connection named {name!r}", code="CONNECTION_NOT_FOUND",
+                                hint=f"Connections: {', '.join(self.names()) or 'none'}.")
+
+    def match(self, ref: TableRef) -> str | None:
+        """The connection a table reference names with its first part, if any."""
+        first = ref.catalog or ref.schema
+        if not first:
+            return None
+        for name in self.names():
+            if same_name(name, first):
+                return name
+        return None
+
+    # -- connecting ----------------------------------------------------------------
+    def connect(self, name: str):
+        import pyodbc
+
+        config = self.config(name)
+        parts = [config.connection_string.rstrip(";")]
+        if config.user:
+            parts.append(f"UID={_odbc_braced(config.user)}")
+        password = get_connection_password(config.name)
+        if password:
+            parts.append(f"PWD={_odbc_braced(password)}")
+        try:
+            con = pyodbc.connect(";".join(parts), timeout=config.login_timeout, autocommit=True)
+        except pyodbc.Error as exc:
+            raise ConnectionProblem(
+                f"connection {config.name!r}: cannot connect ({_clean(exc, password)})",
+                hint="Check the server, database and user in Settings > Connections and the "
+                     "password in the keyring; is the ODBC driver installed?") from None
+        if self.timeout_seconds:
+            con.timeout = int(self.timeout_seconds)
+        return con
+
+    # -- catalog -------------------------------------------------------------------
+    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict]:
+        with self._lock:
+            if not refresh and name in self._tables_cache:
+                return self._tables_cache[name]
+        con = self.connect(name)
+        try:
+            rows = con.cursor().tables().fetchall()
+        finally:
+            con.close()
+        tables = []
+        for row in rows:
+            schema, table, kind = row.table_schem, row.table_name, (row.table_type or "").upper()
+            if kind not in ("TABLE", "VIEW") or (schema or "").lower() in _SYSTEM_SCHEMAS:
+                continue
+            parts = [name] + ([schema] if schema else []) + [table]
+            tables.append({"name": table, "schema": schema, "connection": name,
+                           "kind": "external", "remote_kind": kind.lower(),
+                           "qualified_name": ".".join(quote_ident(p) for p in parts)})
+        with self._lock:
+            self._tables_cache[name] = tables
+        return tables
+
+    def describe(self, name: str, ref: TableRef) -> list[dict]:
+        remote = self.remote_ref(name, ref)
+        con = self.connect(name)
+        try:
+            rows = con.cursor().columns(table=remote.name, schema=remote.schema).fetchall()
+        finally:
+            con.close()
+        columns = []
+        for row in rows:
+            base = _ODBC_TYPES.get(row.data_type, (row.type_name or "VARCHAR").upper())
+            if row.data_type in (2, 3):
+                base = f"DECIMAL({row.column_size},{row.decimal_digits or 0})"
+            elif row.data_type in (1, 12, -8, -9) and row.column_size and row.column_size < 65535:
+                base = f"{base}({row.column_size})"
+            columns.append({"name": row.column_name, "type": base, "nullable": bool(row.nullable)})
+        return columns
+
+    # -- statements ----------------------------------------------------------------
+    def remote_ref(self, name: str, ref: TableRef) -> TableRef:
+        if ref.catalog and same_name(ref.catalog, name):
+            return TableRef(ref.name, ref.schema)
+        return TableRef(ref.name)
+
+    def remote_sql(self, name: str, parsed: ParsedQuery) -> str:
+        """The statement in the connection's dialect, with the connection part removed."""
+        from sqlglot import exp
+
+        config = self.config(name)
+        tree = parsed.expression.copy()
+        for table in tree.find_all(exp.Table):
+            if table.args.get("catalog") is not None and same_name(table.catalog, name):
+                table.set("catalog", None)
+            elif (table.args.get("catalog") is None and table.args.get("db") is not None
+                  and same_name(table.db, name)):
+                table.set("db", None)
+        return tree.sql(dialect=config.dialect)
+
+    def count_rows(self, name: str, remote_sql: str) -> int:
+        con = self.connect(name)
+        try:
+            row = con.cursor().execute(f"SELECT COUNT(*) FROM ({remote_sql}) lantide_q").fetchone()
+            return int(row[0])
+        finally:
+            con.close()
+
+    def stream_batches(self, name: str, remote_sql: str, *, register_cancel,
+                       batch_rows: int = BATCH_ROWS):
+        """Yield Arrow record batches of the remote result; at most one batch in Python."""
+        con = self.connect(name)
+        cancelled = threading.Event()
+        cursor = con.cursor()
+
+        def cancel():
+            cancelled.set()
+            try:
+                cursor.cancel()
+            except Exception:
+                pass
+
+        started = time.monotonic()
+        try:
+            with register_cancel(cancel):
+                cursor.execute(remote_sql)
+                schema = _arrow_schema(cursor.description)
+                yield schema, None
+                while True:
+                    if cancelled.is_set():
+                        raise QueryCancelled("staging from connection " + repr(name))
+                    if self.timeout_seconds and time.monotonic() - started > self.timeout_seconds:
+                        raise QueryTimeout(self.timeout_seconds)
+                    rows = cursor.fetchmany(batch_rows)
+                    if not rows:
+                        break
+                    yield schema, _to_batch(schema, rows)
+        except Exception as exc:
+            import pyodbc
+
+            if cancelled.is_set():
+                raise QueryCancelled("staging from connection " + repr(name)) from None
+            if isinstance(exc, pyodbc.Error):
+                raise ConnectionProblem(f"connection {name!r}: the remote query failed "
+                                        f"({_clean(exc, None)})", code="REMOTE_QUERY_ERROR",
+                                        hint="Check the SQL against the remote tables "
+                                             "(read_schema) and try again.") from None
+            raise
+        finally:
+            con.close()
+
+
+def _clean(exc: Exception, password: str | None) -> str:
+    text = " ".join(str(a) for a in getattr(exc, "args", [])[1:] or [exc])
+    text = re.sub(r"\s+", " ", text).strip()
+    if password:
+        text = text.replace(password, "***")
+    return text[:400]
+
+
+def _arrow_type(entry):
+    import pyarrow as pa
+
+    py_type, precision, scale = entry[1], entry[4], entry[5]
+    if py_type is bool:
+        return pa.bool_()
+    if py_type is int:
+        return pa.int64()
+    if py_type is float:
+        return pa.float64()
+    if py_type is Decimal:
+        if precision and 0 < precision <= 38 and scale is not None and 0 <= scale <= precision:
+            return pa.decimal128(precision, scale)
+        return pa.float64()
+    if py_type is datetime:
+        return pa.timestamp("us")
+    if py_type is date:
+        return pa.date32()
+    if py_type is dtime:
+        return pa.time64("us")
+    if py_type in (bytes, bytearray):
+        return pa.binary()
+    return pa.string()
+
+
+def _arrow_schema(description):
+    import pyarrow as pa
+
+    names, seen = [], set()
+    for entry in description:
+        name, n = entry[0], 1
+        while name.casefold() in seen:
+            n += 1
+            name = f"{entry[0]}_{n}"
+        seen.add(name.casefold())
+        names.append(name)
+    return pa.schema([pa.field(n, _arrow_type(e)) for n, e in zip(names, description)])
+
+
+def _to_batch(schema, rows):
+    import pyarrow as pa
+
+    arrays = []
+    for i, field in enumerate(schema):
+        values = [row[i] for row in rows]
+        try:
+            arrays.append(pa.array(values, field.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            # e.g. a UUID or an interval the driver hands over as an object: go through text
+            text = pa.array([None if v is None else str(v) for v in values], pa.string())
+            try:
+                arrays.append(text.cast(field.type))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise ConnectionProblem(
+                    f"column {field.name!r}: a remote value does not fit {field.type} ({exc})",
+                    code="REMOTE_TYPE_ERROR",
+                    hint="CAST the column to text or a wider type in the query.") from None
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)

@@ -1,0 +1,141 @@
+"""The rules of the Query Execution Model (DESIGN.md section 4), in one place.
+
+The order in which a statement meets them (:class:`lantide.query.service.QueryService`
+calls these functions in this order and nothing else decides):
+
+1. **Guard** (:func:`lantide.query.guard.check`): one read-only statement, else a refusal.
+2. **Own result**: a statement may not read the cached table it is about to replace
+   (``QUERY_READS_OWN_RESULT``).
+3. **One source per statement**: a statement reads either local tables (data files and
+   cached tables) or the tables of one external connection; mixing them is refused
+   (``CROSS_SOURCE_QUERY``) with advice to stage each side first.
+4. **Purpose**: while the project is ``executing``, ``run_query`` and ``run_sql_tab``
+   need a ``purpose`` of at most 40 characters (``PURPOSE_REQUIRED``, ``PURPOSE_TOO_LONG``).
+5. **Complexity** (:mod:`lantide.query.hints`): three or more CTEs block ad-hoc
+   ``run_query`` (``COMPLEXITY_SPLIT_RECOMMENDED``); tabs get it as a warning.
+6. **Large remote result**: a staged statement whose remote row count exceeds
+   ``query.large_remote_rows`` answers ``warning_required`` with a
+   ``large_remote_warning_id`` and runs only when that id comes back.
+7. **Materialization**: :func:`decide_materialization`, following the table below.
+8. **Preview**: at most 200 rows cross into Python; the row count is computed in DuckDB.
+
+Materialization strategy (first matching row wins; ``reason_code`` is returned every time):
+
+| # | when                                            | materialized | cached table          | reason_code           |
+| - | ----------------------------------------------- | ------------ | --------------------- | --------------------- |
+| 1 | a persisted SQL tab (run_sql_tab, Source Run)   | yes          | the tab's name        | ``persisted_tab``     |
+| 2 | the statement reads an external connection      | yes          | label, else staged_ID | ``staged_external``   |
+| 3 | ``result_label`` given                          | yes          | slug of the label     | ``labelled_result``   |
+| 4 | the project is ``executing`` (a Plan step)      | yes          | step_ID               | ``executing_step``    |
+| 5 | a join of two or more tables                    | yes          | result_ID             | ``multi_table_join``  |
+| 6 | anything else                                   | no           | (none)                | ``exploratory_preview`` |
+
+Why: tabs and labelled results are named so later steps can read them; staged remote
+results must be local to be joined; an executing step is evidence the Report may cite;
+a join is the expensive kind of result that the grid pages through and later steps reuse.
+A single-table exploratory look is cheap to recompute, so it is not kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lantide.query.errors import QueryRefused
+from lantide.query.guard import ParsedQuery, TableRef
+from lantide.query.names import same_name, slug
+
+PREVIEW_ROWS = 200
+PURPOSE_MAX_CHARS = 40
+
+PERSISTED_TAB = "persisted_tab"
+STAGED_EXTERNAL = "staged_external"
+LABELLED_RESULT = "labelled_result"
+EXECUTING_STEP = "executing_step"
+MULTI_TABLE_JOIN = "multi_table_join"
+EXPLORATORY_PREVIEW = "exploratory_preview"
+
+REASON_TEXT = {
+    PERSISTED_TAB: "a persisted SQL tab is cached under its own name",
+    STAGED_EXTERNAL: "a remote result is staged locally so it can be joined",
+    LABELLED_RESULT: "a labelled result is kept for later steps",
+    EXECUTING_STEP: "a step of an executing project is kept as evidence",
+    MULTI_TABLE_JOIN: "a join is kept so paging and later steps do not recompute it",
+    EXPLORATORY_PREVIEW: "an exploratory single-table look is only previewed",
+}
+
+
+@dataclass(frozen=True)
+class Materialization:
+    materialize: bool
+    reason_code: str
+    table_name: str | None
+
+    @property
+    def reason(self) -> str:
+        return REASON_TEXT[self.reason_code]
+
+
+def decide_materialization(*, tab: str | None, external: bool, result_label: str | None,
+                           project_status: str | None, tables_read: int,
+                           step_id: str) -> Materialization:
+    """The strategy table above, row by row."""
+    if tab:
+        return Materialization(True, PERSISTED_TAB, tab)
+    if external:
+        return Materialization(True, STAGED_EXTERNAL,
+                               slug(result_label) if result_label else f"staged_{step_id}")
+    if result_label:
+        return Materialization(True, LABELLED_RESULT, slug(result_label))
+    if project_status == "executing":
+        return Materialization(True, EXECUTING_STEP, f"step_{step_id}")
+    if tables_read >= 2:
+        return Materialization(True, MULTI_TABLE_JOIN, f"result_{step_id}")
+    return Materialization(False, EXPLORATORY_PREVIEW, None)
+
+
+def check_purpose(project_status: str | None, purpose: str | None) -> str | None:
+    """The purpose to record; refuses a missing or too long one while executing."""
+    clean = (purpose or "").strip() or None
+    if clean and len(clean) > PURPOSE_MAX_CHARS:
+        raise QueryRefused(
+            f"the purpose is {len(clean)} characters; at most {PURPOSE_MAX_CHARS} are allowed",
+            code="PURPOSE_TOO_LONG",
+            hint=f"Say what this step is for in {PURPOSE_MAX_CHARS} characters or fewer, "
+                 "e.g. 'Q2 active customers per region'.")
+    if project_status == "executing" and not clean:
+        raise QueryRefused(
+            "the project is executing: every query needs a purpose",
+            code="PURPOSE_REQUIRED",
+            hint=f"Pass purpose= (at most {PURPOSE_MAX_CHARS} characters) saying what this "
+                 "step is for; it is written to the step ledger.")
+    return clean
+
+
+def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:
+    if not target:
+        return
+    for ref in parsed.tables:
+        if ref.schema is None and ref.catalog is None and same_name(ref.name, target):
+            raise QueryRefused(
+                f"refused: the query reads {ref.display()}, the cached table it would replace",
+                code="QUERY_READS_OWN_RESULT",
+                hint="Read the upstream tables instead, or give the result another label / tab name.")
+
+
+def check_single_source(refs: list[tuple[TableRef, str | None]]) -> str | None:
+    """``refs`` pairs each table with its connection name (None = local).
+
+    Returns the one connection the statement runs on, or None for a local statement.
+    """
+    connections = {conn for _, conn in refs if conn is not None}
+    local = [ref for ref, conn in refs if conn is None]
+    if len(connections) > 1 or (connections and local):
+        sides = sorted(connections) + (["local tables"] if local else [])
+        raise QueryRefused(
+            f"refused: one statement reads from {' and '.join(sides)}; a statement runs on "
+            "one source",
+            code="CROSS_SOURCE_QUERY",
+            hint="Stage each side first: run the part that reads the connection on its own "
+                 "(a SQL tab or run_query with result_label), then join the cached tables "
+                 "locally.")
+    return connections.pop() if connections else None

@@ -1,0 +1,371 @@
+"""``QueryService``: the one facade the agent, the desktop app and the command line call.
+
+Every operation returns a JSON-serializable dict (or raises a :class:`QueryError` whose
+``to_dict()`` is the tool result). The rules each statement meets are in
+:mod:`lantide.query.qem`; this module wires them to the engine.
+
+Shapes (keys always present unless marked ``?``):
+
+``run_query`` / ``run_sql_tab``::
+
+    {"status": "ok", "step_id", "sql", "columns": [{"name", "type"}],
+     "preview": [[...], ...] (<= 200 rows), "row_count", "truncated",
+     "materialized", "reason_code", "materialize_reason", "cached_table_name" (or None),
+     "warnings": [str], "hints": [{"code", "message", "hint", ...}], "duration_ms",
+     "step": {step_id, at, tool, project, purpose, result_label, sql, row_count, columns,
+              cached_table_name, materialized, materialize_reason, warnings, duration_ms},
+     "tab"?: name, "project"?: dirname, "source"?: connection name}
+
+    A large remote result instead answers
+    {"status": "warning_required", "warning": "large_remote_result",
+     "large_remote_warning_id", "estimated_rows", "connection", "message", "hint"}.
+
+``validate_query``: ``{"ok": True, "columns", "tables", "source", "hints", "warnings"}`` or
+``{"ok": False, "error", "message", "hint", "position"?: {"line", "column"}}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+import uuid
+from datetime import datetime, timezone
+
+from lantide.errors import LantideError
+from lantide.query import hints as hint_rules
+from lantide.query import lineage as lin
+from lantide.query import qem, results
+from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
+from lantide.query.engine import Engine
+from lantide.query.errors import QueryError, QueryRefused, TabError
+from lantide.query.external import ExternalSources
+from lantide.query.guard import ParsedQuery, TableRef, check, map_position
+from lantide.query.names import same_name
+from lantide.query.sources import DataSources
+from lantide.query.tab_service import TabOperations
+from lantide.query.browse import BrowseOperations
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+
+
+_new_step_id = results.new_step_id
+
+
+class QueryService(TabOperations, BrowseOperations):
+    """The query layer of one open workspace (see the module docstring for shapes)."""
+
+    def __init__(self, workspace, settings=None, *, watch: bool = False):
+        if settings is None:
+            settings = _user_query_settings()
+        self.workspace = workspace
+        self.settings = settings
+        self.preview_rows = max(1, min(int(settings.preview_rows or qem.PREVIEW_ROWS), qem.PREVIEW_ROWS))
+        workspace.data_dir.mkdir(parents=True, exist_ok=True)
+        self.engine = Engine(workspace.cache_db_path, allowed_dirs=[workspace.data_dir],
+                             search_dir=workspace.root, memory_limit=settings.memory_limit,
+                             threads=settings.threads, timeout_seconds=settings.timeout_seconds)
+        try:
+            self.catalog = Catalog(self.engine)
+            self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
+            self.sources = DataSources(self.engine, self.catalog, workspace.data_dir,
+                                       reserved_names=self.external.names)
+            self.sources.refresh()
+        except BaseException:
+            self.engine.close()
+            raise
+        self._remote_warnings: dict[str, tuple[str, str]] = {}
+        self._lock = threading.Lock()
+        self._watcher = None
+        if watch:
+            self.start_watching()
+
+    # -- lifecycle -----------------------------------------------------------------
+    def close(self) -> None:
+        self.stop_watching()
+        self.engine.close()
+
+    def __enter__(self) -> "QueryService":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def interrupt(self) -> int:
+        """Cancel whatever runs now (DuckDB statements and remote fetches), from any thread."""
+        return self.engine.interrupt()
+
+    def refresh_sources(self, changes=None) -> dict:
+        """Re-register data files; ``changes`` is a watcher batch (only data changes count)."""
+        if changes is not None and not any(getattr(c, "kind", None) == "data" for c in changes):
+            return {"added": [], "changed": [], "removed": [], "failed": []}
+        return self.sources.refresh()
+
+    def start_watching(self, debounce: float = 0.3) -> None:
+        """Follow data/ with the workspace watcher (for long-lived services)."""
+        from lantide.workspace.watcher import WorkspaceWatcher
+
+        if self._watcher is None:
+            self._watcher = WorkspaceWatcher(self.workspace.root, self.refresh_sources,
+                                             debounce=debounce)
+            self._watcher.start()
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def _fresh(self) -> None:
+        # A watcher event can be missed (network drives, editors); a stat of data/ is cheap.
+        if self.sources.needs_refresh():
+            self.sources.refresh()
+
+    # -- projects ------------------------------------------------------------------
+    def _project(self, project, *, required: bool):
+        from lantide.workspace.model import Project
+
+        if isinstance(project, Project):
+            return self.workspace.project(project.dirname)
+        if project:
+            return self.workspace.project(str(project))
+        focused = self.workspace.focused_project()
+        if focused is None and required:
+            raise QueryError("no project given and none is focused", code="PROJECT_REQUIRED",
+                             hint="Name the project (or focus one first).")
+        return focused
+
+    # -- resolving names -------------------------------------------------------------
+    def _resolve(self, ref: TableRef, project_tabs=()) -> lin.Input:
+        display = ref.display()
+        connection = self.external.match(ref)
+        if connection:
+            return lin.Input(lin.EXTERNAL, display, connection, ref)
+        schema = ref.schema
+        if ref.catalog is not None:
+            return lin.Input(lin.UNKNOWN, display, display)
+        if schema is None or same_name(schema, "main"):
+            for tab in project_tabs:
+                if same_name(tab, ref.name):
+                    return lin.Input(lin.TAB, display, tab)
+            data = self.sources.resolve(None, ref.name)
+            if data is not None:
+                return lin.Input(lin.DATA, display, str(data.path), data)
+            cached = self.catalog.cached(ref.name)
+            if cached is not None:
+                return lin.Input(lin.CACHED, display, cached.name, cached)
+            return lin.Input(lin.UNKNOWN, display, display)
+        data = self.sources.resolve(schema, ref.name)
+        if data is not None:
+            return lin.Input(lin.DATA, display, str(data.path), data)
+        return lin.Input(lin.UNKNOWN, display, display)
+
+    def _guard(self, sql: str) -> ParsedQuery:
+        return check(sql, data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
+                     known_table=lambda ref: self._resolve(ref).kind != lin.UNKNOWN)
+
+    # -- validate_query -------------------------------------------------------------
+    def validate_query(self, sql: str) -> dict:
+        """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
+        try:
+            self._fresh()
+            parsed = self._guard(sql)
+            inputs = [self._resolve(ref) for ref in parsed.tables]
+            connection = self._single_source(inputs)
+            if connection:
+                remote = self.external.remote_sql(connection, parsed)
+                con = self.external.connect(connection)
+                try:
+                    cur = con.cursor().execute(f"SELECT * FROM ({remote}) lantide_q WHERE 1 = 0")
+                    columns = [{"name": d[0], "type": d[1].__name__} for d in cur.description]
+                finally:
+                    con.close()
+            else:
+                kind = type(parsed.expression).__name__
+                try:
+                    rows = self.engine.execute(f"DESCRIBE {results.select_body(parsed.body, kind)}")
+                except QueryError as exc:
+                    exc.position = map_position(parsed, exc.position,
+                                                results.wrapped_prefix("DESCRIBE ", kind))
+                    raise
+                columns = [{"name": r[0], "type": r[1]} for r in rows]
+        except LantideError as exc:
+            return {"ok": False, **exc.to_dict()}
+        found = self._hints(parsed, inputs)
+        return {"ok": True, "columns": columns, "tables": [i.name for i in inputs],
+                "source": connection or "local", "hints": found,
+                "warnings": [h["message"] for h in found]}
+
+    def _hints(self, parsed: ParsedQuery, inputs: list[lin.Input]) -> list[dict]:
+        out = []
+        complexity = hint_rules.complexity_hint(parsed)
+        if complexity:
+            out.append(complexity)
+        entities = [i.name for i in inputs if i.kind in (lin.DATA, lin.EXTERNAL)]
+        optimization = hint_rules.optimization_hint(parsed, entities)
+        if optimization:
+            out.append(optimization)
+        return out
+
+    # -- run_query -------------------------------------------------------------------
+    def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
+                  *, project=None, large_remote_warning_id: str | None = None,
+                  allow_complex: bool = False) -> dict:
+        started = time.perf_counter()
+        project_obj = self._project(project, required=False)
+        status = project_obj.status if project_obj else None
+        self._fresh()
+        parsed = self._guard(sql)
+        purpose = qem.check_purpose(status, purpose)
+        inputs = [self._resolve(ref) for ref in parsed.tables]
+        connection = self._single_source(inputs)
+        step_id = _new_step_id()
+        label = (result_label or "").strip() or None
+        plan = qem.decide_materialization(
+            tab=None, external=bool(connection), result_label=label, project_status=status,
+            tables_read=len(parsed.tables) + len(parsed.files), step_id=step_id)
+        qem.check_not_own_result(parsed, plan.table_name)
+        if plan.table_name:
+            self._check_result_name(plan.table_name)
+        found = self._hints(parsed, inputs)
+        complexity = next((h for h in found if h["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"), None)
+        if complexity and not allow_complex:
+            raise QueryRefused(complexity["message"], code=complexity["code"], hint=complexity["hint"])
+        kind = RESULT if not connection else STAGED
+        record = CachedTable(plan.table_name or "", kind, project_obj.dirname if project_obj else None,
+                             None, step_id, parsed.body, None, None, None, None)
+        if connection:
+            warning = self._large_remote_check(connection, parsed, large_remote_warning_id)
+            if warning:
+                return warning
+        preview = self._execute(parsed, plan, record, connection)
+        return self._result(
+            tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
+            step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
+            found=found, connection=connection)
+
+    def _single_source(self, inputs: list[lin.Input]) -> str | None:
+        return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,
+                                         i.target if i.kind == lin.EXTERNAL else None)
+                                        for i in inputs])
+
+    def _check_result_name(self, name: str, *, tab_of: tuple[str, str] | None = None) -> None:
+        """A result or tab may replace only its own cached table, never a source's name."""
+        if self.sources.resolve(None, name) is not None:
+            raise QueryRefused(
+                f"{name!r} is already the name of a data file's table",
+                code="TAB_NAME_TAKEN" if tab_of else "RESULT_NAME_TAKEN",
+                hint="Choose another label or tab name.")
+        existing = self.catalog.cached(name)
+        if existing is None:
+            taken = self.engine.execute(
+                "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() "
+                "AND schema_name = 'main' AND lower(view_name) = lower(?)", [name])[0][0]
+            if taken:
+                raise QueryRefused(f"{name!r} is already the name of a view",
+                                   code="RESULT_NAME_TAKEN", hint="Choose another name.")
+            return
+        if tab_of is None and existing.kind == TAB:
+            raise QueryRefused(
+                f"{name!r} is the cached table of SQL tab {existing.tab!r} "
+                f"(project {existing.project!r})",
+                code="RESULT_NAME_TAKEN",
+                hint="Choose another result_label; run the tab to refresh its table.")
+        if tab_of is not None and existing.kind == TAB and existing.project != tab_of[0]:
+            raise TabError(
+                f"the cached table {name!r} belongs to SQL tab {existing.tab!r} of project "
+                f"{existing.project!r}",
+                code="TAB_NAME_TAKEN",
+                hint="Cached tables share one namespace per workspace: rename one of the tabs.")
+
+    def _execute(self, parsed: ParsedQuery, plan: qem.Materialization, record: CachedTable,
+                 connection: str | None) -> results.Preview:
+        kind = type(parsed.expression).__name__
+        t0 = time.perf_counter()
+
+        def bookkeeping(cur, row_count: int) -> None:
+            record.name = plan.table_name
+            record.row_count = row_count
+            record.duration_ms = int((time.perf_counter() - t0) * 1000)
+            self.catalog.record(cur, record)
+
+        if connection:
+            from lantide.query.staging import stage
+
+            return stage(self, connection, parsed, plan.table_name, bookkeeping)
+        prefix = (results.materialize_prefix(plan.table_name) if plan.materialize
+                  else results.PREVIEW_PREFIX)
+        try:
+            if plan.materialize:
+                return self.engine.run(lambda cur: results.materialize(
+                    cur, parsed.body, kind, plan.table_name, self.preview_rows, bookkeeping))
+            return self.engine.run(lambda cur: results.preview_only(
+                cur, parsed.body, kind, self.preview_rows))
+        except QueryError as exc:
+            exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))
+            raise
+
+    def _large_remote_check(self, connection: str, parsed: ParsedQuery,
+                            warning_id: str | None) -> dict | None:
+        remote = self.external.remote_sql(connection, parsed)
+        key = hashlib.sha256(f"{connection}\n{remote}".encode()).hexdigest()
+        with self._lock:
+            issued = self._remote_warnings.get(warning_id or "")
+        if issued and issued[0] == key:
+            return None
+        limit = int(self.settings.large_remote_rows)
+        rows = self.external.count_rows(connection, remote)
+        if rows <= limit:
+            return None
+        new_id = uuid.uuid4().hex[:16]
+        with self._lock:
+            self._remote_warnings[new_id] = (key, connection)
+        return {"status": "warning_required", "warning": "large_remote_result",
+                "large_remote_warning_id": new_id, "estimated_rows": rows,
+                "connection": connection, "limit": limit,
+                "message": f"the query would copy {rows:,} rows from connection "
+                           f"{connection!r} (more than {limit:,})",
+                "hint": "Filter or aggregate on the remote side first; to stage it anyway, run "
+                        "the same query again with large_remote_warning_id="
+                        f"{new_id!r}."}
+
+    def _result(self, *, tool, parsed, plan, preview, started, step_id, project, purpose,
+                result_label, found, connection, tab=None, extra_warnings=()) -> dict:
+        duration_ms = int((time.perf_counter() - started) * 1000)
+        warnings = list(extra_warnings)
+        if preview.truncated:
+            warnings.append(f"the preview shows the first {len(preview.rows)} of "
+                            f"{preview.row_count:,} rows")
+        warnings.extend(h["message"] for h in found if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED"
+                        or tab is not None)
+        table = plan.table_name if plan.materialize else None
+        step = {"step_id": step_id, "at": _now_iso(), "tool": tool,
+                "project": project.dirname if project else None, "purpose": purpose,
+                "result_label": result_label, "sql": parsed.sql, "row_count": preview.row_count,
+                "columns": preview.columns, "cached_table_name": table,
+                "materialized": plan.materialize, "materialize_reason": plan.reason_code,
+                "warnings": warnings, "duration_ms": duration_ms}
+        out = {"status": "ok", "step_id": step_id, "sql": parsed.sql, "columns": preview.columns,
+               "preview": preview.rows, "row_count": preview.row_count,
+               "truncated": preview.truncated, "materialized": plan.materialize,
+               "reason_code": plan.reason_code, "materialize_reason": plan.reason,
+               "cached_table_name": table, "warnings": warnings, "hints": found,
+               "duration_ms": duration_ms, "step": step}
+        if project is not None:
+            out["project"] = project.dirname
+        if tab is not None:
+            out["tab"] = tab
+        if connection:
+            out["source"] = connection
+        return out
+
+
+
+def _user_query_settings():
+    from lantide.workspace.settings import QuerySettings, load_settings
+
+    try:
+        return load_settings().query
+    except LantideError:
+        return QuerySettings()

@@ -1,0 +1,47 @@
+"""Staging: one statement on one external connection, its result into a local table.
+
+The remote result is fetched in Arrow batches of ``external.BATCH_ROWS`` rows and each
+batch is appended to the cached table inside one DuckDB transaction, so Python never holds
+more than one batch, and a failed or cancelled staging keeps the previous table.
+"""
+
+from __future__ import annotations
+
+from lantide.query import results
+from lantide.query.names import quote_ident
+
+
+def stage(service, connection: str, parsed, table: str, bookkeeping) -> results.Preview:
+    remote_sql = service.external.remote_sql(connection, parsed)
+    batches = service.external.stream_batches(connection, remote_sql,
+                                              register_cancel=service.engine.cancel_hook)
+
+    def work(cur):
+        alias = f"__lantide_stage_{id(cur)}"
+        cur.execute("BEGIN")
+        try:
+            schema, _ = next(batches)
+            import pyarrow as pa
+
+            cur.register(alias, pa.Table.from_batches([], schema=schema))
+            cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} AS "
+                        f"SELECT * FROM {quote_ident(alias)}")
+            cur.unregister(alias)
+            rows = 0
+            for _, batch in batches:
+                cur.register(alias, pa.Table.from_batches([batch]))
+                cur.execute(f"INSERT INTO {quote_ident(table)} SELECT * FROM {quote_ident(alias)}")
+                cur.unregister(alias)
+                rows += batch.num_rows
+            bookkeeping(cur, rows)
+            cur.execute("COMMIT")
+        except BaseException:
+            try:
+                cur.execute("ROLLBACK")
+            except Exception:
+                pass
+            batches.close()
+            raise
+        return results.read_preview(cur, table, service.preview_rows, rows)
+
+    return service.engine.run(work, timeout=None, sql=parsed.sql)

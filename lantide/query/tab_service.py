@@ -1,0 +1,205 @@
+"""SQL tab operations of :class:`lantide.query.service.QueryService`.
+
+run / Source Run / create / rename / delete / list / lineage. A rename or delete moves the
+tab's cached table with it and reports the tabs that read it (``dependents``); their SQL
+is never edited. Shapes: ``run_sql_tab`` is ``run_query``'s shape plus ``"tab"``;
+``source_run_sql_tab`` is described in :mod:`lantide.query.sourcerun`;
+``lineage(project)`` is ``{"project", "tabs": [{"tab", "reads_tabs", "reads_sources",
+"reads_cached", "reads_external", "unknown_tables", "reads_files", "error"?}],
+"edges": [{"from", "to"}], "order": [...] or None, "cycle": [...] or None}``;
+``list_sql_tabs`` gives ``[{"tab", "path", "cached_table", "row_count", "last_run_at",
+"state": "up_to_date" | "stale" | "never_run", "error"}]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from lantide.query import lineage as lin
+from lantide.query import qem
+from lantide.query.results import new_step_id
+from lantide.query import tabs as tab_files
+from lantide.query.catalog import TAB, CachedTable
+from lantide.query.errors import QueryError
+from lantide.query.names import quote_ident, same_name
+
+
+class TabOperations:
+    """Mixed into QueryService; uses its engine, catalog, sources and run machinery."""
+
+    def run_sql_tab(self, project, tab: str, purpose: str | None = None, *,
+                    large_remote_warning_id: str | None = None) -> dict:
+        project_obj = self._project(project, required=True)
+        name = tab_files.find_tab(project_obj, tab)
+        purpose = qem.check_purpose(project_obj.status, purpose)
+        self._fresh()
+        return self._run_tab(project_obj, name, purpose, tool="run_sql_tab",
+                             large_remote_warning_id=large_remote_warning_id)
+
+    def _tab_lineage(self, project, name: str, tabs: list[str] | None = None) -> lin.TabLineage:
+        tabs = tabs if tabs is not None else tab_files.tab_names(project)
+        sql = tab_files.read_tab(project, name)
+        return lin.analyse_tab(name, sql, lambda ref: self._resolve(ref, tabs),
+                               data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
+                               known_table=lambda ref: self._resolve(ref, tabs).kind != lin.UNKNOWN)
+
+    def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:
+        """SQL and inputs of a tab in one hash; None when it cannot be known (remote data)."""
+        parts = [f"sql:{lineage.sql_hash}"]
+        for inp in sorted(lineage.inputs, key=lambda i: (i.kind, i.target.casefold())):
+            if inp.kind in (lin.TAB, lin.CACHED):
+                row = self.catalog.cached(inp.target)
+                if row is None:
+                    return None
+                parts.append(f"{inp.kind}:{row.name.casefold()}:{row.fingerprint or row.created_at}")
+            elif inp.kind == lin.DATA:
+                parts.append(f"data:{self.sources.fingerprint(inp.detail)}")
+            else:
+                return None  # external or unknown: never assumed unchanged
+        for path in sorted(lineage.files):
+            full = Path(path) if Path(path).is_absolute() else self.workspace.root / path
+            try:
+                st = full.stat()
+                parts.append(f"file:{full}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                return None
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+    def _run_tab(self, project, name: str, purpose: str | None, *, tool: str,
+                 lineage: lin.TabLineage | None = None, large_remote_warning_id=None) -> dict:
+        started = time.perf_counter()
+        lineage = lineage or self._tab_lineage(project, name)
+        if lineage.error:
+            err = lineage.error
+            raise QueryError(f"SQL tab {name!r}: {err['message']}", code=err["error"],
+                             hint=err.get("hint"))
+        parsed = lineage.parsed
+        qem.check_not_own_result(parsed, name)
+        self._check_result_name(name, tab_of=(project.dirname, name))
+        connection = self._single_source(lineage.inputs)
+        step_id = new_step_id()
+        plan = qem.decide_materialization(tab=name, external=bool(connection), result_label=None,
+                                          project_status=project.status,
+                                          tables_read=len(parsed.tables), step_id=step_id)
+        found = self._hints(parsed, lineage.inputs)
+        if connection and tool != "source_run_sql_tab":
+            warning = self._large_remote_check(connection, parsed, large_remote_warning_id)
+            if warning:
+                return warning
+        record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
+                             self.tab_fingerprint(lineage), None, None, None)
+        preview = self._execute(parsed, plan, record, connection)
+        return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
+                            started=started, step_id=step_id, project=project, purpose=purpose,
+                            result_label=None, found=found, connection=connection, tab=name)
+
+    def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
+                           progress=None) -> dict:
+        from lantide.query.sourcerun import source_run
+
+        project_obj = self._project(project, required=True)
+        purpose = qem.check_purpose(None, purpose)
+        self._fresh()
+        return source_run(self, project_obj, tab_files.find_tab(project_obj, tab), purpose, progress)
+
+    def create_sql_tab(self, project, name: str, sql: str) -> dict:
+        project_obj = self._project(project, required=True)
+        name = tab_files.validate_tab_name(name)
+        self._guard(sql)  # a tab is one read-only statement from the start
+        self._check_result_name(name, tab_of=(project_obj.dirname, name))
+        path = tab_files.write_new_tab(project_obj, name, sql)
+        lineage = self._tab_lineage(project_obj, name)
+        return {"project": project_obj.dirname, "tab": name, "path": str(path),
+                "lineage": lineage.to_dict()}
+
+    def rename_sql_tab(self, project, old: str, new: str) -> dict:
+        project_obj = self._project(project, required=True)
+        old = tab_files.find_tab(project_obj, old)
+        new = tab_files.validate_tab_name(new)
+        self._check_result_name(new, tab_of=(project_obj.dirname, new))
+        graph = self._graph(project_obj)[0]
+        dependents = [t for t in lin.downstream_of(graph, old) if old in graph.get(t, [])]
+        old, new = tab_files.rename_tab_file(project_obj, old, new)
+        renamed = False
+        cached = self.catalog.cached(old)
+        if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
+            def work(cur):
+                cur.execute("BEGIN")
+                try:
+                    if not same_name(old, new):
+                        cur.execute(f"DROP TABLE IF EXISTS {quote_ident(new)}")
+                    cur.execute(f"ALTER TABLE {quote_ident(old)} RENAME TO {quote_ident(new)}")
+                    self.catalog.forget(cur, old)
+                    cached.name, cached.tab = new, new
+                    self.catalog.record(cur, cached)
+                    cur.execute("COMMIT")
+                except BaseException:
+                    cur.execute("ROLLBACK")
+                    raise
+            self.engine.run(work)
+            renamed = True
+        out = {"project": project_obj.dirname, "old": old, "new": new,
+               "path": str(project_obj.sql_dir / f"{new}.sql"), "cached_table_renamed": renamed,
+               "dependents": dependents}
+        if dependents:
+            out["hint"] = (f"These tabs still read {old!r} and were not changed: "
+                           f"{', '.join(dependents)}. Update them to read {new!r}.")
+        return out
+
+    def delete_sql_tab(self, project, name: str) -> dict:
+        project_obj = self._project(project, required=True)
+        name = tab_files.find_tab(project_obj, name)
+        graph = self._graph(project_obj)[0]
+        dependents = [t for t in graph if name in graph.get(t, [])]
+        trash = tab_files.trash_tab_file(project_obj, name, self.workspace.lantide_dir / "trash")
+        dropped = False
+        cached = self.catalog.cached(name)
+        if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
+            def work(cur):
+                cur.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
+                self.catalog.forget(cur, name)
+            self.engine.run(work)
+            dropped = True
+        out = {"project": project_obj.dirname, "deleted": name, "trash_path": str(trash),
+               "cached_table_dropped": dropped, "dependents": sorted(dependents)}
+        if dependents:
+            out["hint"] = f"These tabs read {name!r} and will fail until changed: {', '.join(dependents)}."
+        return out
+
+    def list_sql_tabs(self, project) -> list[dict]:
+        project_obj = self._project(project, required=True)
+        tabs = tab_files.tab_names(project_obj)
+        out = []
+        for name in tabs:
+            lineage = self._tab_lineage(project_obj, name, tabs)
+            cached = self.catalog.cached(name)
+            mine = cached is not None and cached.kind == TAB and cached.project == project_obj.dirname
+            fingerprint = None if lineage.error else self.tab_fingerprint(lineage)
+            state = ("never_run" if not mine else
+                     "up_to_date" if fingerprint and fingerprint == cached.fingerprint else "stale")
+            out.append({"tab": name, "path": str(project_obj.sql_dir / f"{name}.sql"),
+                        "cached_table": name if mine else None,
+                        "row_count": cached.row_count if mine else None,
+                        "last_run_at": cached.created_at.isoformat() if mine and cached.created_at else None,
+                        "state": state, "error": lineage.error})
+        return out
+
+    def _graph(self, project) -> tuple[dict[str, list[str]], dict[str, lin.TabLineage]]:
+        tabs = tab_files.tab_names(project)
+        lineages = {t: self._tab_lineage(project, t, tabs) for t in tabs}
+        return {t: l.upstream_tabs for t, l in lineages.items()}, lineages
+
+    def lineage(self, project) -> dict:
+        project_obj = self._project(project, required=True)
+        self._fresh()
+        graph, lineages = self._graph(project_obj)
+        cycle = lin.find_cycle(graph)
+        return {"project": project_obj.dirname,
+                "tabs": [lineages[t].to_dict() for t in sorted(graph, key=str.casefold)],
+                "edges": [{"from": up, "to": t} for t in sorted(graph, key=str.casefold)
+                          for up in graph[t]],
+                "order": None if cycle else lin.topological(graph),
+                "cycle": cycle}
+
