@@ -1,35 +1,167 @@
-"""Starting the desktop app."""
+"""Starting the desktop app, and switching it to another workspace.
+
+The workspace lock is taken before any window exists, so a second process gets the plain
+"open in another Lantide process, pid N" error on the command line. The window shows
+first; DuckDB opens and registers the data files afterwards in a worker, so the window
+appears fast even on a large workspace.
+
+``LANTIDE_READY_FILE``: when set, the app writes ``{"pid", "idle_at"}`` (wall-clock
+seconds) to that path once the main window is shown and idle. The start-up benchmark and
+the Xvfb test wait for it; nothing else uses it.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import sys
+import time
+import traceback
 from pathlib import Path
 
 from lantide import __version__
+
+log = logging.getLogger(__name__)
+READY_FILE_ENV = "LANTIDE_READY_FILE"
+
+
+class AppController:
+    """Owns the open workspace, its services and its window; switches between workspaces."""
+
+    def __init__(self, app, settings):
+        self.app = app
+        self.settings = settings
+        self.workspace = None
+        self.services = None
+        self.window = None
+
+    def show_workspace(self, workspace) -> None:
+        from PySide6.QtCore import QTimer
+
+        from lantide.ui.main_window import MainWindow
+        from lantide.ui.services import AppServices
+
+        self.workspace = workspace
+        self.services = AppServices(workspace, self.settings)
+        self.window = MainWindow(self.services)
+        self.window.sig_workspace_requested.connect(self.switch_workspace)
+        self.window.sig_idle.connect(_write_ready_file)
+        self.window.show()
+        # After the first paint: open DuckDB, register data, start watching files.
+        QTimer.singleShot(0, self.services.start)
+
+    def switch_workspace(self, path: str) -> bool:
+        """Open the workspace at ``path`` in place of the current one; False if it did not."""
+        from PySide6.QtWidgets import QMessageBox
+
+        from lantide.errors import LantideError
+        from lantide.workspace.model import Workspace
+        from lantide.workspace.settings import save_settings
+
+        root = Path(path).expanduser().resolve()
+        if self.workspace is not None and root == self.workspace.root:
+            return True
+        try:
+            if not Workspace.is_workspace(root):
+                answer = QMessageBox.question(
+                    self.window, "Create a workspace?",
+                    f"{root} is not a Lantide workspace yet. Create one there? The files in "
+                    "the folder stay as they are.")
+                if answer != QMessageBox.StandardButton.Yes:
+                    return False
+                Workspace.create(root)
+            new = Workspace.open(root, lock=True)
+        except LantideError as exc:
+            QMessageBox.warning(self.window, "Cannot open the workspace",
+                                f"{exc.message}\n\n{exc.hint or ''}".strip())
+            return False
+        if self.window is not None and not self.window.confirm_close():
+            new.close()
+            return False
+        old_window, old_workspace = self.window, self.workspace
+        self.settings.add_recent_workspace(new.root)
+        try:
+            save_settings(self.settings)
+        except LantideError as exc:
+            log.warning("recent workspaces not saved: %s", exc)
+        self.show_workspace(new)  # before the old window closes, so the app does not quit
+        if old_window is not None:
+            old_window.shutdown()
+            old_window.close()
+            old_window.deleteLater()
+        if old_workspace is not None:
+            old_workspace.close()
+        return True
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.shutdown()
+        if self.workspace is not None:
+            self.workspace.close()
+
+
+def _write_ready_file() -> None:
+    target = os.environ.get(READY_FILE_ENV)
+    if not target:
+        return
+    from lantide.workspace.atomic import atomic_write_json
+
+    try:
+        atomic_write_json(Path(target), {"pid": os.getpid(), "idle_at": time.time()})
+    except OSError as exc:
+        log.warning("could not write %s: %s", target, exc)
+
+
+def _install_excepthook(controller: AppController) -> None:
+    """An exception in a slot is shown in the window and logged, never a silent crash."""
+    previous = sys.excepthook
+
+    def hook(kind, exc, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            previous(kind, exc, tb)
+            return
+        sys.stderr.write("".join(traceback.format_exception(kind, exc, tb)))
+        services = controller.services
+        if services is not None:
+            try:
+                services.report_error(exc, "Unexpected error (details on the console)")
+            except Exception:
+                pass
+
+    sys.excepthook = hook
 
 
 def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import load_settings, save_settings
 
-    # Take the workspace lock before any window exists: a second process gets the
-    # plain "open in another Lantide process, pid N" error on the command line.
     ws = Workspace.open(workspace_root, lock=True)
-    settings = load_settings()
-    settings.add_recent_workspace(ws.root)
-    save_settings(settings)
+    try:
+        settings = load_settings()
+        settings.add_recent_workspace(ws.root)
+        save_settings(settings)
+    except Exception:
+        ws.close()
+        raise
 
     from PySide6.QtWidgets import QApplication
 
-    from lantide.ui.main_window import MainWindow
+    from lantide.ui.icons import app_icon
+    from lantide.ui.theme import install_theme
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("Lantide")
+    app.setApplicationDisplayName("Lantide")
     app.setApplicationVersion(__version__)
     app.setOrganizationName("Lantide")
-    window = MainWindow(ws)
-    window.show()
+    app.setDesktopFileName("lantide")
+    app.setWindowIcon(app_icon())
+    install_theme(app, settings.appearance)
+    controller = AppController(app, settings)
+    _install_excepthook(controller)
     try:
+        controller.show_workspace(ws)
         return app.exec()
     finally:
-        ws.close()
+        controller.close()

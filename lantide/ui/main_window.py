@@ -1,48 +1,531 @@
-"""The main window: workspace explorer and the central tab area."""
+"""The main window: explorer, central tabs, chat, ledger and knowledge docks, menus,
+toolbar and status bar.
+
+It wires parts together and holds no rules of its own: tabs come from
+:class:`~lantide.ui.tab_area.TabAreaWidget`, cross-widget requests (open this, ask the
+agent that) arrive through :class:`~lantide.ui.services.AppServices` signals, and engine
+work runs in the worker pool. On close it asks about unsaved tabs, saves the layout and
+closes the services. The window reports ``sig_idle`` once it is shown, the database is
+open (or failed) and the explorer is filled: the point the start-up benchmark measures.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDockWidget, QMainWindow, QTabWidget, QTreeWidget,
-                               QTreeWidgetItem, QLabel)
+import logging
+from pathlib import Path
 
-from lantide.workspace.model import Workspace
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
+from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QLabel,
+                               QMainWindow, QStackedWidget, QToolBar, QVBoxLayout, QWidget)
+
+from lantide.ui.explorer import ExplorerPanel
+from lantide.ui.icons import app_icon, icon
+from lantide.ui.layout_state import forget_layout, restore_window_layout, save_window_layout
+from lantide.ui.message_bar import MessageBarWidget
+from lantide.ui.services import (TAB_KINDS, TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE,
+                                 AppServices, TabRef)
+from lantide.ui.shortcuts import shortcut
+from lantide.ui.status_bar import StatusBarWidget
+from lantide.ui.tab_area import TabAreaWidget
+from lantide.ui.welcome import WelcomeWidget
+from lantide.workspace.model import PROJECT_STATUSES
+
+log = logging.getLogger(__name__)
+
+
+def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
+    from lantide.ui.document_tab import DocumentTabWidget
+
+    return DocumentTabWidget(services, ref.project, ref.kind)
+
+
+def _sql_tab(services: AppServices, ref: TabRef) -> QWidget:
+    from lantide.ui.sql_tab import SqlTabWidget
+
+    return SqlTabWidget(services, ref.project, ref.name)
+
+
+def _table_tab(services: AppServices, ref: TabRef) -> QWidget:
+    from lantide.ui.table_browser import TableBrowserWidget
+
+    return TableBrowserWidget(services, ref.name)
+
+
+TAB_FACTORIES = {TAB_PLAN: _document_tab, TAB_REPORT: _document_tab, TAB_SQL: _sql_tab,
+                 TAB_TABLE: _table_tab}
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, workspace: Workspace):
+    sig_idle = Signal()  # shown, database open (or failed), explorer filled
+    sig_workspace_requested = Signal(str)  # the analyst asked to open another workspace
+
+    def __init__(self, services: AppServices, *, restore: bool = True):
         super().__init__()
-        self.workspace = workspace
+        self.services = services
         self.setObjectName("LantideMainWindow")
-        self.setWindowTitle(f"{workspace.name} — Lantide")
-        self.resize(1280, 800)
-        self.tabs = QTabWidget(self)
-        self.tabs.setDocumentMode(True)
-        self.tabs.setTabsClosable(True)
-        self.setCentralWidget(self.tabs)
-        self.tabs.addTab(QLabel(f"Workspace {workspace.root}", self), "Welcome")
+        self.setWindowIcon(app_icon())
+        self.resize(1360, 840)
+        self.setDockNestingEnabled(True)
+        self._closing = False
+        self._idle_emitted = False
+        self._waiting_for = {"database", "explorer"}
 
-        self.explorer = QTreeWidget(self)
-        self.explorer.setHeaderHidden(True)
-        dock = QDockWidget("Explorer", self)
-        dock.setObjectName("ExplorerDock")
-        dock.setWidget(self.explorer)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-        self.refresh_explorer()
-        self.statusBar().showMessage(str(workspace.root))
+        self.tabs = TabAreaWidget(services, TAB_FACTORIES, self)
+        self.welcome = WelcomeWidget(services, self)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.tabs)
+        self.message_bar = MessageBarWidget(self)
+        central = QWidget(self)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.message_bar)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
-    def refresh_explorer(self) -> None:
-        self.explorer.clear()
-        projects = QTreeWidgetItem(self.explorer, ["Projects"])
-        for project in self.workspace.list_projects():
-            item = QTreeWidgetItem(projects, [project.name])
-            QTreeWidgetItem(item, [project.plan])
-            QTreeWidgetItem(item, [project.report])
-            for tab in project.sql_tab_names():
-                QTreeWidgetItem(item, [f"{tab}.sql"])
-        data = QTreeWidgetItem(self.explorer, ["Data"])
-        if self.workspace.data_dir.is_dir():
-            for path in sorted(self.workspace.data_dir.iterdir()):
-                if path.is_file():
-                    QTreeWidgetItem(data, [path.name])
-        self.explorer.expandAll()
+        self._build_docks()
+        self.status = StatusBarWidget(services, self)
+        self.setStatusBar(self.status)
+        self._build_actions()
+        self._build_toolbar()
+        self._build_menus()
+
+        self.tabs.sig_count_changed.connect(self._tab_count_changed)
+        self.tabs.sig_current_changed.connect(lambda _w: self._update_title())
+        self.welcome.sig_action_requested.connect(self._welcome_action)
+        self.welcome.sig_workspace_requested.connect(self.sig_workspace_requested.emit)
+        self.status.sig_settings_requested.connect(self.open_settings)
+        services.sig_open_requested.connect(self._open_requested)
+        services.sig_agent_asked.connect(self._ask_agent)
+        services.sig_message_posted.connect(self.message_bar.show_message)
+        services.sig_project_focused.connect(lambda _n: self._project_focused())
+        services.sig_query_ready.connect(lambda _s: self._ready("database"))
+        services.sig_query_failed.connect(self._database_failed)
+        self.explorer.sig_tree_refreshed.connect(self._explorer_refreshed)
+
+        if restore:
+            restore_window_layout(self)
+        self._update_title()
+        self._tab_count_changed(0)
+        if restore:
+            self.restore_session()
+
+    # -- building --------------------------------------------------------------------------
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea,
+              icon_name: str) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        dock.toggleViewAction().setIcon(icon(icon_name))
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        from lantide.ui.chat_panel import ChatPanel
+        from lantide.ui.knowledge_panel import KnowledgePanel
+        from lantide.ui.ledger_panel import LedgerPanel
+
+        s = self.services
+        self.explorer = ExplorerPanel(s, self)
+        self.knowledge = KnowledgePanel(s, self)
+        self.chat = ChatPanel(s, self)
+        self.ledger = LedgerPanel(s, self)
+        left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea,
+                               Qt.DockWidgetArea.RightDockWidgetArea,
+                               Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.explorer_dock = self._dock("Explorer", "ExplorerDock", self.explorer, left, "workspace")
+        self.knowledge_dock = self._dock("Knowledge", "KnowledgeDock", self.knowledge, left,
+                                         "knowledge")
+        self.tabifyDockWidget(self.explorer_dock, self.knowledge_dock)
+        self.explorer_dock.raise_()
+        self.chat_dock = self._dock("Chat", "ChatDock", self.chat, right, "chat")
+        self.ledger_dock = self._dock("Ledger and query history", "LedgerDock", self.ledger,
+                                      bottom, "ledger")
+        self.resizeDocks([self.explorer_dock, self.chat_dock], [270, 400],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.ledger_dock], [190], Qt.Orientation.Vertical)
+
+    def _action(self, text: str, slot, *, key: str | None = None, icon_name: str | None = None,
+                tip: str | None = None) -> QAction:
+        action = QAction(icon(icon_name) if icon_name else QIcon(), text, self)
+        if key:
+            action.setShortcut(shortcut(key))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        a = self._action
+        self.act_new_project = a("New project…", self.explorer.new_project, icon_name="add")
+        self.act_new_sql = a("New SQL tab…", self.new_sql_tab, key="new_sql_tab",
+                             icon_name="sql-tab", tip="New SQL tab in the focused project")
+        self.act_open_plan = a("Open Plan", lambda: self.open_document(TAB_PLAN),
+                               key="quick_open_plan", icon_name="plan")
+        self.act_open_report = a("Open Report", lambda: self.open_document(TAB_REPORT),
+                                 key="quick_open_report", icon_name="report")
+        self.act_open_workspace = a("Open workspace…", self.choose_workspace,
+                                    key="open_workspace", icon_name="open")
+        self.act_save = a("Save", self.tabs.save_current, key="save", icon_name="save",
+                          tip="Save the current tab")
+        self.act_save_all = a("Save all", self.tabs.save_all, key="save_all")
+        self.act_close_tab = a("Close tab", self.tabs.close_current, key="close_tab")
+        self.act_next_tab = a("Next tab", lambda: self.tabs.next_tab(1), key="next_tab")
+        self.act_prev_tab = a("Previous tab", lambda: self.tabs.next_tab(-1), key="previous_tab")
+        self.act_settings = a("Settings…", self.open_settings, key="settings",
+                              icon_name="settings")
+        self.act_quit = a("Quit", self.close, key="quit")
+        self.act_cancel_query = a("Cancel running query", self.status.cancel_running_query,
+                                  key="cancel_query", icon_name="stop")
+        self.act_shortcuts = a("Keyboard shortcuts", self.show_shortcuts, key="shortcuts",
+                               icon_name="keyboard")
+        self.act_about = a("About Lantide", self.show_about, icon_name="info")
+        self.act_reset_layout = a("Reset layout", self.reset_layout)
+        self.act_focus_explorer = a("Explorer", lambda: self._show_dock(self.explorer_dock),
+                                    key="focus_explorer")
+        self.act_focus_chat = a("Chat", self._focus_chat, key="focus_chat")
+        self.act_focus_ledger = a("Ledger", lambda: self._show_dock(self.ledger_dock),
+                                  key="focus_ledger")
+        self.act_focus_knowledge = a("Knowledge", lambda: self._show_dock(self.knowledge_dock),
+                                     key="focus_knowledge")
+        # Document commands act on the current tab when it supports them.
+        self.act_find = a("Find…", lambda: self._on_current("show_find"), key="find",
+                          icon_name="find")
+        self.act_replace = a("Replace…", lambda: self._on_current("show_replace"), key="replace",
+                             icon_name="replace")
+        self.act_annotate = a("Annotate selection…", lambda: self._on_current("annotate_selection"),
+                              key="annotate", icon_name="annotate")
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main toolbar", self)
+        bar.setObjectName("MainToolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        bar.addWidget(QLabel(" Project ", bar))
+        self.project_combo = QComboBox(bar)
+        self.project_combo.setObjectName("ProjectSelector")
+        self.project_combo.setMinimumWidth(180)
+        self.project_combo.setToolTip("The focused project: the agent works in it")
+        self.project_combo.activated.connect(self._project_chosen)
+        bar.addWidget(self.project_combo)
+        self.status_combo = QComboBox(bar)
+        self.status_combo.setObjectName("ProjectStatus")
+        self.status_combo.addItems(PROJECT_STATUSES)
+        self.status_combo.setToolTip("Project status: while executing, every query needs a purpose")
+        self.status_combo.activated.connect(self._status_chosen)
+        bar.addWidget(self.status_combo)
+        bar.addSeparator()
+        for action in (self.act_open_plan, self.act_open_report, self.act_new_sql, self.act_save):
+            bar.addAction(action)
+        bar.addSeparator()
+        bar.addAction(self.act_settings)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.toolbar = bar
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        for act in (self.act_new_project, self.act_new_sql, self.act_open_plan,
+                    self.act_open_report):
+            file_menu.addAction(act)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_open_workspace)
+        self.recent_menu = file_menu.addMenu(icon("history"), "Open recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        for act in (self.act_save, self.act_save_all, self.act_close_tab):
+            file_menu.addAction(act)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_settings)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+
+        edit_menu = menu.addMenu("&Edit")
+        for act in (self.act_find, self.act_replace, self.act_annotate):
+            edit_menu.addAction(act)
+
+        view_menu = menu.addMenu("&View")
+        for dock in (self.explorer_dock, self.knowledge_dock, self.chat_dock, self.ledger_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        for act in (self.act_focus_explorer, self.act_focus_chat, self.act_focus_ledger,
+                    self.act_focus_knowledge):
+            act.setText(f"Go to {act.text().lower()}")
+            view_menu.addAction(act)
+        view_menu.addSeparator()
+        view_menu.addAction(self.act_next_tab)
+        view_menu.addAction(self.act_prev_tab)
+        appearance = view_menu.addMenu("Appearance")
+        group = QActionGroup(self)
+        for value, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            act = appearance.addAction(label)
+            act.setCheckable(True)
+            act.setChecked(self.services.settings.appearance == value)
+            act.triggered.connect(lambda _c=False, v=value: self.set_appearance(v))
+            group.addAction(act)
+        view_menu.addAction(self.act_reset_layout)
+
+        query_menu = menu.addMenu("&Query")
+        query_menu.addAction(self.act_cancel_query)
+
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self.act_shortcuts)
+        help_menu.addAction(self.act_about)
+
+    # -- idle (start-up finished) ------------------------------------------------------------
+    def _ready(self, part: str) -> None:
+        self._waiting_for.discard(part)
+        if not self._waiting_for and not self._idle_emitted:
+            self._idle_emitted = True
+            QTimer.singleShot(0, self.sig_idle.emit)  # after the pending paint
+
+    def is_idle(self) -> bool:
+        return self._idle_emitted
+
+    def _database_failed(self, exc: BaseException) -> None:
+        self.services.report_error(exc, "Opening the database")
+        self._ready("database")
+
+    def _explorer_refreshed(self) -> None:
+        self._fill_projects()
+        self._ready("explorer")
+
+    # -- tabs ------------------------------------------------------------------------------
+    def open_tab(self, kind: str, project: str | None = None, name: str = "",
+                 *, activate: bool = True) -> QWidget | None:
+        if kind in (TAB_PLAN, TAB_REPORT, TAB_SQL) and not project:
+            project = self.services.focused_project_name()
+            if not project:
+                self.services.post_message("Focus a project first (double-click it in the "
+                                           "explorer).", "warning")
+                return None
+        if kind in (TAB_PLAN, TAB_REPORT) and not name:
+            try:
+                p = self.services.workspace.project(project)
+                name = p.plan if kind == TAB_PLAN else p.report
+            except Exception as exc:
+                self.services.report_error(exc, "Opening the document")
+                return None
+        try:
+            return self.tabs.open(TabRef(kind, project if kind != TAB_TABLE else None, name),
+                                  activate=activate)
+        except Exception as exc:
+            self.services.report_error(exc, f"Opening {name or kind}")
+            return None
+
+    def open_document(self, kind: str) -> QWidget | None:
+        return self.open_tab(kind, self.services.focused_project_name())
+
+    def _open_requested(self, request: dict) -> None:
+        kind = request.get("kind")
+        if kind == "knowledge":
+            self._show_dock(self.knowledge_dock)
+            show = getattr(self.knowledge, "show_project", None)
+            if callable(show):
+                show(request.get("project"))
+            return
+        if kind in TAB_KINDS:
+            self.open_tab(kind, request.get("project"), request.get("name") or "")
+
+    def restore_session(self) -> None:
+        """Reopen the tabs of the last session; a tab whose file is gone is skipped."""
+        session = self.services.saved_session()
+        refs = [TabRef.from_dict(d) for d in session.get("open_tabs") or []]
+        active = TabRef.from_dict(session.get("active_tab") or {})
+        for ref in refs:
+            if ref is not None and self._still_exists(ref):
+                self.open_tab(ref.kind, ref.project, ref.name, activate=False)
+        if active is not None:
+            widget = self.tabs.find(active)
+            if widget is not None:
+                self.tabs.setCurrentWidget(widget)
+
+    def _still_exists(self, ref: TabRef) -> bool:
+        if ref.kind == TAB_TABLE:
+            return True  # the table browser says so itself if the table is gone
+        pdir = self.services.workspace.projects_dir / (ref.project or "")
+        if ref.kind == TAB_SQL:
+            return (pdir / "sql" / f"{ref.name}.sql").is_file()
+        return (pdir / ref.name).is_file() if ref.name else pdir.is_dir()
+
+    def _tab_count_changed(self, count: int) -> None:
+        self.stack.setCurrentWidget(self.tabs if count else self.welcome)
+        self._update_title()
+
+    def _on_current(self, method: str) -> None:
+        widget = self.tabs.currentWidget()
+        fn = getattr(widget, method, None) if widget is not None else None
+        if callable(fn):
+            fn()
+
+    def _update_title(self) -> None:
+        parts = []
+        widget = self.tabs.currentWidget() if self.tabs.count() else None
+        if widget is not None:
+            ref = self.tabs.ref_of(widget)
+            parts.append(self.tabs.title_of(widget) + (" ●" if ref.dirty else ""))
+            if ref.project:
+                parts.append(ref.project)
+        parts += [self.services.workspace.name, "Lantide"]
+        self.setWindowTitle(" — ".join(parts))
+
+    # -- projects ------------------------------------------------------------------------
+    def _fill_projects(self) -> None:
+        snapshot = self.explorer.snapshot()
+        projects = snapshot["projects"] if snapshot else []
+        focused = self.services.focused_project_name()
+        combo = self.project_combo
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem("(no project)", None)
+        for p in projects:
+            combo.addItem(icon("project"), p["name"], p["dir"])
+            if p["dir"] == focused:
+                combo.setCurrentIndex(combo.count() - 1)
+                self.status_combo.setCurrentText(p["status"])
+        combo.blockSignals(False)
+        self.status_combo.setEnabled(focused is not None)
+        self.act_open_plan.setEnabled(focused is not None)
+        self.act_open_report.setEnabled(focused is not None)
+
+    def _project_chosen(self, index: int) -> None:
+        name = self.project_combo.itemData(index)
+        try:
+            self.services.focus_project(name)
+        except Exception as exc:
+            self.services.report_error(exc, "Focusing the project")
+
+    def _project_focused(self) -> None:
+        self._fill_projects()
+        self._update_title()
+
+    def _status_chosen(self, index: int) -> None:
+        project = self.services.focused_project_name()
+        status = self.status_combo.itemText(index)
+        if not project:
+            return
+        ws = self.services.workspace
+        self.services.workers.submit(
+            lambda _ctx: ws.project(project).set_status(status),
+            on_result=lambda _r: (self.explorer.refresh(),
+                                  self.services.post_message(f"{project} is now {status}.")),
+            on_error=lambda e: self.services.report_error(e, "Setting the status"),
+            name="set project status")
+
+    def new_sql_tab(self) -> None:
+        project = self.services.focused_project_name()
+        if not project:
+            self.services.post_message("Focus a project first, then create its SQL tab.",
+                                       "warning")
+            return
+        self.explorer.new_sql_tab(project)
+
+    # -- docks ---------------------------------------------------------------------------
+    def _show_dock(self, dock: QDockWidget) -> None:
+        dock.show()
+        dock.raise_()
+        dock.widget().setFocus()
+
+    def _focus_chat(self) -> None:
+        self._show_dock(self.chat_dock)
+        focus = getattr(self.chat, "focus_input", None)
+        if callable(focus):
+            focus()
+
+    def _ask_agent(self, text: str) -> None:
+        self._show_dock(self.chat_dock)
+        self.chat.ask(text)
+
+    def reset_layout(self) -> None:
+        forget_layout()
+        for dock, area in ((self.explorer_dock, Qt.DockWidgetArea.LeftDockWidgetArea),
+                           (self.knowledge_dock, Qt.DockWidgetArea.LeftDockWidgetArea),
+                           (self.chat_dock, Qt.DockWidgetArea.RightDockWidgetArea),
+                           (self.ledger_dock, Qt.DockWidgetArea.BottomDockWidgetArea)):
+            dock.setFloating(False)
+            self.addDockWidget(area, dock)
+            dock.show()
+        self.tabifyDockWidget(self.explorer_dock, self.knowledge_dock)
+        self.explorer_dock.raise_()
+        self.resizeDocks([self.explorer_dock, self.chat_dock], [270, 400],
+                         Qt.Orientation.Horizontal)
+
+    # -- dialogs -------------------------------------------------------------------------
+    def open_settings(self) -> None:
+        from lantide.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.services, self)
+        dialog.exec()
+
+    def show_shortcuts(self) -> None:
+        from lantide.ui.help_dialogs import ShortcutsDialog
+
+        ShortcutsDialog(self).exec()
+
+    def show_about(self) -> None:
+        from lantide.ui.help_dialogs import AboutDialog
+
+        AboutDialog(self).exec()
+
+    def set_appearance(self, appearance: str) -> None:
+        from lantide.ui.theme import install_theme
+
+        install_theme(QApplication.instance(), appearance)
+        self.services.settings.appearance = appearance
+        try:
+            self.services.save_settings()
+        except Exception as exc:
+            self.services.report_error(exc, "Saving the settings")
+
+    def choose_workspace(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open workspace",
+                                                  str(self.services.workspace.root.parent))
+        if folder:
+            self.sig_workspace_requested.emit(folder)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        current = self.services.workspace.root
+        recents = [r for r in self.services.settings.recent_workspaces if Path(r) != current]
+        for path in recents:
+            act = self.recent_menu.addAction(icon("workspace"), f"{Path(path).name}  —  {path}")
+            act.triggered.connect(lambda _c=False, p=path: self.sig_workspace_requested.emit(p))
+        if not recents:
+            self.recent_menu.addAction("No other workspace yet").setEnabled(False)
+
+    def _welcome_action(self, action: str) -> None:
+        {"new_sql_tab": self.new_sql_tab, "new_project": self.explorer.new_project,
+         "settings": self.open_settings, "open_workspace": self.choose_workspace}[action]()
+
+    # -- closing -------------------------------------------------------------------------
+    def confirm_close(self) -> bool:
+        """Ask about unsaved tabs; True when the window may close."""
+        return self.tabs.confirm_close_all()
+
+    def shutdown(self) -> None:
+        """Save the layout and close the services (the caller decided to close)."""
+        if self._closing:
+            return
+        self._closing = True
+        try:
+            save_window_layout(self)
+        except Exception as exc:
+            log.warning("saving the layout: %s", exc)
+        self.tabs.close_all(report=False)  # session.json keeps the tabs for the next start
+        self.services.close()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self._closing and not self.confirm_close():
+            event.ignore()
+            return
+        self.shutdown()
+        event.accept()
+

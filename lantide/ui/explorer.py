@@ -1,0 +1,358 @@
+"""The workspace explorer: projects (Plan, Report, SQL tabs, knowledge), data files,
+cached tables with their row counts, and external connections.
+
+The tree is rebuilt from a plain snapshot that a worker reads from disk (and from the
+query service for tables), so neither a large ``data/`` folder nor a busy DuckDB stalls
+the UI. Double-click opens; the context menu focuses a project, sets its status, creates,
+renames and deletes SQL tabs, and copies names. Expanded branches and the selection
+survive a refresh.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtWidgets import (QHeaderView, QInputDialog, QMenu, QMessageBox, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from lantide.ui.explorer_snapshot import read_workspace_snapshot, table_rows
+from lantide.ui.icons import icon
+from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
+from lantide.workspace.model import PROJECT_STATUSES
+
+log = logging.getLogger(__name__)
+
+ROLE_NODE = Qt.ItemDataRole.UserRole + 1  # a dict describing what the item stands for
+_REFRESH_KINDS = {"project", "sql_tab", "data", "knowledge", "document"}
+
+
+def _fmt_count(n: Any) -> str:
+    if n is None:
+        return ""
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        return ""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M rows"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k rows"
+    return f"{n:,} rows"
+
+
+class ExplorerPanel(QWidget):
+    # The tree was rebuilt (tests and the main window wait for it).
+    sig_tree_refreshed = Signal()
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.services = services
+        self.setObjectName("ExplorerPanel")
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderHidden(True)
+        self.tree.setColumnCount(2)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(14)
+        self.tree.setAnimated(False)
+        self.tree.setExpandsOnDoubleClick(True)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.itemActivated.connect(self._activated)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tree)
+        self._snapshot: dict[str, Any] | None = None
+        self._tables: list[dict[str, Any]] | None = None
+        self._pending_refresh = False
+        self._scan_running = False
+        self._debounce = QTimer(self, singleShot=True, interval=150)
+        self._debounce.timeout.connect(self.refresh)
+        services.sig_files_changed.connect(self._files_changed)
+        services.sig_project_focused.connect(lambda _n: self._rebuild())
+        services.sig_query_ready.connect(lambda _s: self.refresh_tables())
+        services.sig_query_failed.connect(lambda _e: self._rebuild())
+        if hasattr(services, "sig_tables_changed"):
+            services.sig_tables_changed.connect(self.refresh_tables)
+        self.refresh()
+
+    # -- reading (off the UI thread) ----------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read projects and data files, then rebuild the tree."""
+        if self._scan_running:
+            self._pending_refresh = True
+            return
+        self._scan_running = True
+        self.services.workers.submit(read_workspace_snapshot, self.services.workspace,
+                                     on_result=self._snapshot_read,
+                                     on_error=self._scan_failed,
+                                     on_finished=self._scan_finished, name="read workspace")
+
+    def _scan_finished(self) -> None:
+        self._scan_running = False
+        if self._pending_refresh:
+            self._pending_refresh = False
+            self.refresh()
+
+    def _snapshot_read(self, snapshot: dict[str, Any]) -> None:
+        self._snapshot = snapshot
+        self._rebuild()
+
+    def _scan_failed(self, exc: BaseException) -> None:
+        self.services.report_error(exc, "Reading the workspace")
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The last workspace snapshot (projects, data files, connections)."""
+        return self._snapshot
+
+    def tables(self) -> list[dict[str, Any]] | None:
+        return self._tables
+
+    def refresh_tables(self) -> None:
+        service = self.services.query
+        if service is None:
+            return
+        self.services.workers.submit(table_rows, service, on_result=self._tables_read,
+                                     on_error=lambda e: log.warning("show_tables: %s", e),
+                                     name="list tables")
+
+    def _tables_read(self, rows: list[dict[str, Any]]) -> None:
+        self._tables = rows
+        self._rebuild()
+
+    def _files_changed(self, changes: list) -> None:
+        if any(getattr(c, "kind", None) in _REFRESH_KINDS for c in changes):
+            self._debounce.start()
+        if any(getattr(c, "kind", None) == "data" for c in changes):
+            QTimer.singleShot(600, self.refresh_tables)  # after the query layer re-registers
+
+    # -- building the tree ---------------------------------------------------------------
+    def _rebuild(self) -> None:
+        if self._snapshot is None:
+            return
+        expanded, selected = self._view_state()
+        self.tree.setUpdatesEnabled(False)
+        self.tree.clear()
+        snap = self._snapshot
+        focused = self.services.focused_project_name()
+
+        projects = self._group("Projects", "projects", len(snap["projects"]))
+        for p in snap["projects"]:
+            label = p["name"]
+            item = self._item(projects, label, "project", {"kind": "project", "project": p["dir"]},
+                              detail=p["status"])
+            if p["dir"] == focused:
+                font = QFont(item.font(0))
+                font.setBold(True)
+                item.setFont(0, font)
+                item.setToolTip(0, f"{label} (focused project)")
+            if p.get("error"):
+                item.setIcon(0, icon("warning"))
+                item.setToolTip(0, p["error"])
+                continue
+            self._item(item, "Plan", "plan", {"kind": TAB_PLAN, "project": p["dir"],
+                                               "name": p["plan"]}, detail=p["plan"])
+            self._item(item, "Report", "report", {"kind": TAB_REPORT, "project": p["dir"],
+                                                   "name": p["report"]}, detail=p["report"])
+            for tab in p["sql_tabs"]:
+                self._item(item, f"{tab}.sql", "sql-tab",
+                           {"kind": TAB_SQL, "project": p["dir"], "name": tab})
+            self._item(item, "Knowledge", "knowledge",
+                       {"kind": "knowledge", "project": p["dir"], "name": "knowledge.md"},
+                       detail="" if p["has_knowledge"] else "none yet")
+
+        data = self._group("Data files", "data", len(snap["data_files"]))
+        counts = {t["name"].lower(): t.get("row_count") for t in (self._tables or [])}
+        for f in snap["data_files"]:
+            table = f["table"]
+            self._item(data, f["name"], "data-file",
+                       {"kind": TAB_TABLE, "name": table, "file": f["name"]},
+                       detail=_fmt_count(counts.get(table.lower())) if table else "",
+                       tooltip=f"{f['name']} — table {table!r}" if table else f["name"])
+
+        cached = [t for t in (self._tables or []) if t.get("kind") == "cached"]
+        group = self._group("Cached tables", "cached-table",
+                            len(cached) if self._tables is not None else None)
+        if self._tables is None:
+            failed = self.services.query_error is not None
+            waiting = QTreeWidgetItem(group, ["Database unavailable" if failed
+                                              else "Opening the database…"])
+            waiting.setDisabled(True)
+        for t in cached:
+            self._item(group, t["name"], "cached-table", {"kind": TAB_TABLE, "name": t["name"]},
+                       detail=_fmt_count(t.get("row_count")), tooltip=t.get("description"))
+
+        conns = self._group("Connections", "connection", len(snap["connections"]))
+        for c in snap["connections"]:
+            self._item(conns, c.get("name", "?"), "connection",
+                       {"kind": "connection", "name": c.get("name")},
+                       detail=c.get("kind") or c.get("driver") or "")
+
+        self._restore_view_state(expanded, selected)
+        self.tree.setUpdatesEnabled(True)
+        self.sig_tree_refreshed.emit()
+
+    def _group(self, label: str, icon_name: str, count: int | None) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(self.tree, [label, "" if count is None else str(count)])
+        item.setIcon(0, icon(icon_name))
+        item.setData(0, ROLE_NODE, {"kind": "group", "name": label})
+        font = QFont(item.font(0))
+        font.setWeight(QFont.Weight.DemiBold)
+        item.setFont(0, font)
+        item.setForeground(1, self.palette().placeholderText())
+        return item
+
+    def _item(self, parent: QTreeWidgetItem, label: str, icon_name: str, node: dict,
+              *, detail: str = "", tooltip: str | None = None) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(parent, [label, detail])
+        item.setIcon(0, icon(icon_name))
+        item.setData(0, ROLE_NODE, node)
+        item.setForeground(1, self.palette().placeholderText())
+        if tooltip:
+            item.setToolTip(0, tooltip)
+        return item
+
+    @staticmethod
+    def _key(item: QTreeWidgetItem) -> tuple:
+        node = item.data(0, ROLE_NODE) or {}
+        return (node.get("kind"), node.get("project"), node.get("name"))
+
+    def _all_items(self):
+        stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        while stack:
+            item = stack.pop()
+            yield item
+            stack.extend(item.child(i) for i in range(item.childCount()))
+
+    def _view_state(self) -> tuple[set, tuple | None]:
+        if self.tree.topLevelItemCount() == 0:  # first build: open groups and the focused project
+            return {("group", None, "Projects"), ("group", None, "Data files"),
+                    ("group", None, "Cached tables"),
+                    ("project", self.services.focused_project_name(), None)}, None
+        expanded = {self._key(i) for i in self._all_items() if i.isExpanded()}
+        current = self.tree.currentItem()
+        return expanded, self._key(current) if current else None
+
+    def _restore_view_state(self, expanded: set, selected: tuple | None) -> None:
+        for item in self._all_items():
+            key = self._key(item)
+            if key in expanded:
+                item.setExpanded(True)
+            if selected is not None and key == selected:
+                self.tree.setCurrentItem(item)
+
+    # -- actions -------------------------------------------------------------------------
+    def find_item(self, kind: str, project: str | None = None, name: str | None = None):
+        for item in self._all_items():
+            node = item.data(0, ROLE_NODE) or {}
+            if node.get("kind") == kind and (project is None or node.get("project") == project) \
+                    and (name is None or node.get("name") == name):
+                return item
+        return None
+
+    def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        node = item.data(0, ROLE_NODE) or {}
+        kind = node.get("kind")
+        if kind in (TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, "knowledge"):
+            if kind == TAB_TABLE and not node.get("name"):
+                return
+            self.services.request_open(kind, node.get("project"), node.get("name") or "")
+        elif kind == "project":
+            self._focus(node["project"])
+
+    def _focus(self, project: str) -> None:
+        try:
+            self.services.focus_project(project)
+        except Exception as exc:
+            self.services.report_error(exc, "Focusing the project")
+
+    def _context_menu(self, pos: QPoint) -> None:
+        item = self.tree.itemAt(pos)
+        node = (item.data(0, ROLE_NODE) if item else None) or {"kind": "none"}
+        menu = QMenu(self)
+        kind = node.get("kind")
+        if kind in (TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, "knowledge"):
+            menu.addAction(icon("open"), "Open", lambda: self._activated(item))
+        if kind == "project":
+            project = node["project"]
+            menu.addAction(icon("focus"), "Focus this project", lambda: self._focus(project))
+            status_menu = menu.addMenu("Set status")
+            for status in PROJECT_STATUSES:
+                act = status_menu.addAction(status, lambda s=status: self._set_status(project, s))
+                act.setCheckable(True)
+                act.setChecked(item.text(1) == status)
+            menu.addAction(icon("sql-tab"), "New SQL tab…", lambda: self.new_sql_tab(project))
+        if kind == TAB_SQL:
+            menu.addAction(icon("edit"), "Rename SQL tab…",
+                           lambda: self._rename_sql_tab(node["project"], node["name"]))
+            menu.addAction(icon("delete"), "Delete SQL tab…",
+                           lambda: self._delete_sql_tab(node["project"], node["name"]))
+        if kind in (TAB_TABLE, TAB_SQL) and node.get("name"):
+            menu.addAction("Copy name", lambda: QGuiApplication.clipboard().setText(node["name"]))
+        if menu.actions():
+            menu.addSeparator()
+        menu.addAction(icon("add"), "New project…", self.new_project)
+        menu.addAction(icon("refresh"), "Refresh", self._refresh_all)
+        menu.exec(self.tree.viewport().mapToGlobal(pos))
+
+    def _refresh_all(self) -> None:
+        self.refresh()
+        self.refresh_tables()
+
+    def _run(self, fn, *args, what: str, then=None) -> None:
+        def done(result):
+            self.refresh()
+            if then:
+                then(result)
+        self.services.workers.submit(lambda _ctx: fn(*args), on_result=done,
+                                     on_error=lambda e: self.services.report_error(e, what),
+                                     name=what)
+
+    def _set_status(self, project: str, status: str) -> None:
+        ws = self.services.workspace
+        self._run(lambda: ws.project(project).set_status(status), what="Setting the status")
+
+    def new_project(self) -> None:
+        name, ok = QInputDialog.getText(self, "New project", "Project name:")
+        if not ok or not name.strip():
+            return
+        ws = self.services.workspace
+        self._run(lambda: ws.create_project(name.strip()), what="Creating the project",
+                  then=lambda p: self.services.focus_project(p.dirname))
+
+    def new_sql_tab(self, project: str) -> None:
+        name, ok = QInputDialog.getText(self, "New SQL tab",
+                                        "Tab name (also the name of its cached table):")
+        if not ok or not name.strip():
+            return
+        service = self.services.query
+        if service is None:
+            self.services.post_message("The database is still opening; try again in a moment.",
+                                       "warning")
+            return
+        self._run(lambda: service.create_sql_tab(project, name.strip(), ""),
+                  what="Creating the SQL tab",
+                  then=lambda _r: self.services.request_open(TAB_SQL, project, name.strip()))
+
+    def _rename_sql_tab(self, project: str, tab: str) -> None:
+        new, ok = QInputDialog.getText(self, "Rename SQL tab", "New name:", text=tab)
+        if not ok or not new.strip() or new.strip() == tab or self.services.query is None:
+            return
+        service = self.services.query
+        self._run(lambda: service.rename_sql_tab(project, tab, new.strip()),
+                  what="Renaming the SQL tab")
+
+    def _delete_sql_tab(self, project: str, tab: str) -> None:
+        answer = QMessageBox.question(
+            self, "Delete SQL tab",
+            f"Delete the SQL tab {tab!r} of {project}? Its file goes to the workspace trash.")
+        if answer != QMessageBox.StandardButton.Yes or self.services.query is None:
+            return
+        service = self.services.query
+        self._run(lambda: service.delete_sql_tab(project, tab), what="Deleting the SQL tab")

@@ -1,0 +1,95 @@
+"""Window layout across starts: geometry, dock placement, splitter sizes.
+
+Layout is the analyst's preference on this machine, not part of a workspace, so it lives
+in the user config directory (``ui-state.json``, written atomically), keyed by what it
+belongs to. Open tabs and the focused project belong to the workspace and live in its
+``.lantide/session.json`` (see :class:`lantide.ui.services.AppServices`). A layout file that
+cannot be read is ignored (and kept) rather than breaking the start.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray
+from PySide6.QtWidgets import QMainWindow
+
+from lantide.workspace import paths
+from lantide.workspace.atomic import atomic_write_json
+from lantide.workspace.jsonfile import read_json_object
+
+log = logging.getLogger(__name__)
+
+LAYOUT_VERSION = 1  # bump when docks are added or renamed: old layouts are then ignored
+
+
+def layout_path() -> Path:
+    return paths.user_config_dir() / "ui-state.json"
+
+
+def _load() -> dict[str, Any]:
+    path = layout_path()
+    if not path.exists():
+        return {}
+    try:
+        return read_json_object(path, "window layout")
+    except Exception as exc:
+        log.warning("ignoring the window layout: %s", exc)
+        return {}
+
+
+def _encode(data: QByteArray) -> str:
+    return base64.b64encode(bytes(data.data())).decode("ascii")
+
+
+def _decode(text: str) -> QByteArray | None:
+    try:
+        return QByteArray(base64.b64decode(text.encode("ascii"), validate=True))
+    except Exception:
+        return None
+
+
+def save_window_layout(window: QMainWindow, extra: dict[str, Any] | None = None) -> None:
+    data = _load()
+    data["version"] = LAYOUT_VERSION
+    data["geometry"] = _encode(window.saveGeometry())
+    data["state"] = _encode(window.saveState(LAYOUT_VERSION))
+    if extra:
+        data.setdefault("widgets", {}).update(extra)
+    try:
+        atomic_write_json(layout_path(), data)
+    except OSError as exc:
+        log.warning("could not save the window layout: %s", exc)
+
+
+def restore_window_layout(window: QMainWindow) -> bool:
+    """Restore geometry and docks; False when there is nothing (valid) to restore."""
+    data = _load()
+    if data.get("version") != LAYOUT_VERSION:
+        return False
+    geometry = _decode(data.get("geometry", ""))
+    state = _decode(data.get("state", ""))
+    restored = False
+    if geometry is not None and not geometry.isEmpty():
+        restored = window.restoreGeometry(geometry)
+    if state is not None and not state.isEmpty():
+        restored = window.restoreState(state, LAYOUT_VERSION) and restored
+    return restored
+
+
+def widget_state(key: str) -> Any:
+    """A small piece of state a widget saved (e.g. splitter sizes), or None."""
+    return (_load().get("widgets") or {}).get(key)
+
+
+def forget_layout() -> None:
+    data = _load()
+    for key in ("geometry", "state"):
+        data.pop(key, None)
+    try:
+        atomic_write_json(layout_path(), data)
+    except OSError as exc:
+        log.warning("could not reset the window layout: %s", exc)

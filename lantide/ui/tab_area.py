@@ -1,0 +1,232 @@
+"""The central tab area: Plan/Report, SQL and table tabs, one per document.
+
+Opening something already open switches to it. Each tab widget exposes ``title()``,
+``is_dirty()``, ``save()`` (where meaningful) and ``sig_title_changed``; the tab bar shows
+the title with a dot when dirty (widgets return the bare title). Closing a dirty tab asks
+Save / Discard / Cancel. Whenever tabs open, close, switch or change dirty state, the
+open-tab state goes to :meth:`AppServices.set_open_tabs` (the agent reads it, and
+session.json keeps it for the next start).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
+
+from lantide.ui.icons import icon
+from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices, TabRef
+
+log = logging.getLogger(__name__)
+
+DIRTY_MARK = " ●"
+_ICONS = {TAB_PLAN: "plan", TAB_REPORT: "report", TAB_SQL: "sql-tab", TAB_TABLE: "table"}
+
+TabFactory = Callable[[AppServices, TabRef], QWidget]
+
+
+def ask_save_changes(parent: QWidget, names: list[str]) -> QMessageBox.StandardButton:
+    """Save / Discard / Cancel for unsaved tabs; returns the button chosen."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("Unsaved changes")
+    if len(names) == 1:
+        box.setText(f"{names[0]} has changes that are not saved.")
+    else:
+        box.setText(f"{len(names)} tabs have changes that are not saved:")
+        box.setInformativeText("\n".join(names))
+    box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                           | QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Save)
+    box.setObjectName("UnsavedChangesDialog")
+    return QMessageBox.StandardButton(box.exec())
+
+
+class TabAreaWidget(QTabWidget):
+    # The number of open tabs changed (the main window swaps in the welcome page at 0).
+    sig_count_changed = Signal(int)
+    # The current tab changed (the widget or None).
+    sig_current_changed = Signal(object)
+
+    def __init__(self, services: AppServices, factories: dict[str, TabFactory],
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.services = services
+        self.factories = factories
+        self.setObjectName("TabArea")
+        self.setDocumentMode(True)
+        self.setTabsClosable(True)
+        self.setMovable(True)
+        self.setElideMode(Qt.TextElideMode.ElideMiddle)
+        self._refs: dict[int, TabRef] = {}  # id(widget) -> what it shows
+        self.tabCloseRequested.connect(lambda i: self.close_tab(i))
+        self.currentChanged.connect(self._current_changed)
+        self.tabBar().tabMoved.connect(lambda *_: self.report_state())
+
+    # -- opening -------------------------------------------------------------------------
+    def find(self, ref: TabRef) -> QWidget | None:
+        for i in range(self.count()):
+            w = self.widget(i)
+            if self.ref_of(w).key() == ref.key():
+                return w
+        return None
+
+    def open(self, ref: TabRef, *, activate: bool = True) -> QWidget | None:
+        """Open ``ref`` (or switch to it); None when its kind cannot be opened."""
+        existing = self.find(ref)
+        if existing is not None:
+            if activate:
+                self.setCurrentWidget(existing)
+            return existing
+        factory = self.factories.get(ref.kind)
+        if factory is None:
+            log.warning("no tab for %s", ref)
+            return None
+        widget = factory(self.services, ref)
+        self._refs[id(widget)] = TabRef(ref.kind, ref.project, ref.name)
+        index = self.addTab(widget, icon(_ICONS.get(ref.kind, "table")), "")
+        self._update_title(widget)
+        signal = getattr(widget, "sig_title_changed", None)
+        if signal is not None:
+            signal.connect(lambda *_a, w=widget: self._title_changed(w))
+        dirty_signal = getattr(widget, "sig_dirty_changed", None)
+        if dirty_signal is not None:
+            dirty_signal.connect(lambda *_a, w=widget: self._title_changed(w))
+        if activate:
+            self.setCurrentIndex(index)
+        self.sig_count_changed.emit(self.count())
+        self.report_state()
+        return widget
+
+    # -- titles and state ----------------------------------------------------------------
+    def ref_of(self, widget: QWidget) -> TabRef:
+        ref = self._refs.get(id(widget), TabRef("table"))
+        # A SQL tab can be renamed from inside; follow its current name.
+        name = getattr(widget, "tab_name", None)
+        if ref.kind == TAB_SQL and isinstance(name, str) and name and name != ref.name:
+            ref = TabRef(ref.kind, ref.project, name)
+            self._refs[id(widget)] = ref
+        return TabRef(ref.kind, ref.project, ref.name, dirty=self.is_dirty(widget))
+
+    @staticmethod
+    def is_dirty(widget: QWidget) -> bool:
+        check = getattr(widget, "is_dirty", None)
+        try:
+            return bool(check()) if check else False
+        except Exception:
+            return False
+
+    @staticmethod
+    def title_of(widget: QWidget) -> str:
+        title = getattr(widget, "title", None)
+        return title() if callable(title) else widget.objectName() or "Tab"
+
+    def _update_title(self, widget: QWidget) -> None:
+        index = self.indexOf(widget)
+        if index < 0:
+            return
+        text = self.title_of(widget)
+        self.setTabText(index, text + (DIRTY_MARK if self.is_dirty(widget) else ""))
+        ref = self.ref_of(widget)
+        where = f"{ref.project} · " if ref.project else ""
+        self.setTabToolTip(index, f"{where}{text}" + (" (not saved)" if ref.dirty else ""))
+
+    def _title_changed(self, widget: QWidget) -> None:
+        self._update_title(widget)
+        self.report_state()
+        if widget is self.currentWidget():
+            self.sig_current_changed.emit(widget)
+
+    def _current_changed(self, _index: int) -> None:
+        self.report_state()
+        self.sig_current_changed.emit(self.currentWidget())
+
+    def report_state(self) -> None:
+        tabs = [self.ref_of(self.widget(i)) for i in range(self.count())]
+        current = self.currentWidget()
+        self.services.set_open_tabs(tabs, self.ref_of(current) if current is not None else None)
+
+    def widgets(self) -> list[QWidget]:
+        return [self.widget(i) for i in range(self.count())]
+
+    def dirty_widgets(self) -> list[QWidget]:
+        return [w for w in self.widgets() if self.is_dirty(w)]
+
+    # -- saving and closing ----------------------------------------------------------------
+    def save_widget(self, widget: QWidget | None) -> bool:
+        if widget is None:
+            return True
+        save = getattr(widget, "save", None)
+        if not callable(save):
+            return True
+        try:
+            ok = save()
+        except Exception as exc:  # the widget reports its own errors; never lose the tab
+            self.services.report_error(exc, f"Saving {self.title_of(widget)}")
+            return False
+        self._update_title(widget)
+        self.report_state()
+        return ok is not False
+
+    def save_current(self) -> bool:
+        return self.save_widget(self.currentWidget())
+
+    def save_all(self) -> bool:
+        return all([self.save_widget(w) for w in self.dirty_widgets()])
+
+    def close_tab(self, index: int, *, ask: bool = True) -> bool:
+        widget = self.widget(index)
+        if widget is None:
+            return True
+        if ask and self.is_dirty(widget):
+            answer = ask_save_changes(self, [self.title_of(widget)])
+            if answer == QMessageBox.StandardButton.Cancel:
+                return False
+            if answer == QMessageBox.StandardButton.Save and not self.save_widget(widget):
+                return False
+        self._remove(widget)
+        return True
+
+    def _remove(self, widget: QWidget, *, report: bool = True) -> None:
+        index = self.indexOf(widget)
+        if index >= 0:
+            self.removeTab(index)
+        self._refs.pop(id(widget), None)
+        shutdown = getattr(widget, "shutdown", None)
+        if callable(shutdown):
+            try:
+                shutdown()
+            except Exception as exc:
+                log.warning("closing a tab: %s", exc)
+        widget.deleteLater()
+        if report:
+            self.sig_count_changed.emit(self.count())
+            self.report_state()
+
+    def close_current(self) -> bool:
+        return self.close_tab(self.currentIndex()) if self.count() else True
+
+    def confirm_close_all(self) -> bool:
+        """Before quitting or switching workspace: True when nothing unsaved is left."""
+        dirty = self.dirty_widgets()
+        if not dirty:
+            return True
+        answer = ask_save_changes(self, [self.title_of(w) for w in dirty])
+        if answer == QMessageBox.StandardButton.Cancel:
+            return False
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_all()
+        return True
+
+    def close_all(self, *, report: bool = True) -> None:
+        """Close every tab without asking; ``report=False`` on shutdown keeps session.json."""
+        if not report:
+            self.blockSignals(True)
+        for widget in self.widgets():
+            self._remove(widget, report=report)
+
+    def next_tab(self, step: int = 1) -> None:
+        if self.count():
+            self.setCurrentIndex((self.currentIndex() + step) % self.count())

@@ -1,0 +1,128 @@
+"""The page the central area shows when no tab is open: where am I, what can I do next."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QFrame, QGridLayout, QLabel, QListWidget, QListWidgetItem,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from lantide.ui.icons import app_icon, icon
+from lantide.ui.services import TAB_PLAN, TAB_REPORT, AppServices
+from lantide.ui.shortcuts import SHORTCUTS
+
+
+class WelcomeWidget(QWidget):
+    sig_action_requested = Signal(str)  # "new_sql_tab", "new_project", "settings", "open_workspace"
+    sig_workspace_requested = Signal(str)  # a recent workspace's path
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.services = services
+        self.setObjectName("WelcomePage")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(48, 40, 48, 40)
+        card = QFrame(self)
+        card.setMaximumWidth(760)
+        outer.addWidget(card, 0, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        outer.addStretch(1)
+        grid = QGridLayout(card)
+        grid.setHorizontalSpacing(32)
+        grid.setVerticalSpacing(10)
+
+        logo = QLabel(card)
+        logo.setPixmap(app_icon().pixmap(56, 56))
+        grid.addWidget(logo, 0, 0, 2, 1, Qt.AlignmentFlag.AlignTop)
+        self.title = QLabel(card)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        grid.addWidget(self.title, 0, 1, 1, 2)
+        self.subtitle = QLabel(card)
+        self.subtitle.setWordWrap(True)
+        self.subtitle.setForegroundRole(self.subtitle.foregroundRole())
+        grid.addWidget(self.subtitle, 1, 1, 1, 2)
+
+        start = QVBoxLayout()
+        start.setSpacing(6)
+        start.addWidget(self._heading("Start"))
+        self.plan_button = self._button("plan", "Open the Plan",
+                                        lambda: self._open_document(TAB_PLAN))
+        self.report_button = self._button("report", "Open the Report",
+                                          lambda: self._open_document(TAB_REPORT))
+        for button in (self.plan_button, self.report_button,
+                       self._button("sql-tab", "New SQL tab",
+                                    lambda: self.sig_action_requested.emit("new_sql_tab")),
+                       self._button("add", "New project",
+                                    lambda: self.sig_action_requested.emit("new_project")),
+                       self._button("open", "Open another workspace…",
+                                    lambda: self.sig_action_requested.emit("open_workspace")),
+                       self._button("settings", "Model profiles and settings",
+                                    lambda: self.sig_action_requested.emit("settings"))):
+            start.addWidget(button)
+        start.addStretch(1)
+        grid.addLayout(start, 2, 1, Qt.AlignmentFlag.AlignTop)
+
+        recent = QVBoxLayout()
+        recent.addWidget(self._heading("Recent workspaces"))
+        self.recent_list = QListWidget(card)
+        self.recent_list.setMinimumWidth(300)
+        self.recent_list.setMaximumHeight(150)
+        self.recent_list.setFrameShape(QFrame.Shape.NoFrame)
+        self.recent_list.itemActivated.connect(
+            lambda item: self.sig_workspace_requested.emit(item.data(Qt.ItemDataRole.UserRole)))
+        recent.addWidget(self.recent_list)
+        recent.addWidget(self._heading("Keys worth knowing"))
+        keys = QLabel(card)
+        wanted = ("sql_run", "sql_source_run", "annotate", "save", "focus_chat", "shortcuts")
+        rows = "".join(f"<tr><td style='padding-right:14px'><b>{s.native_text()}</b></td>"
+                       f"<td>{s.description}</td></tr>" for s in SHORTCUTS if s.key in wanted)
+        keys.setText(f"<table>{rows}</table>")
+        recent.addWidget(keys)
+        recent.addStretch(1)
+        grid.addLayout(recent, 2, 2, Qt.AlignmentFlag.AlignTop)
+
+        services.sig_project_focused.connect(lambda _n: self.refresh())
+        services.sig_settings_changed.connect(lambda _s: self.refresh())
+        self.refresh()
+
+    def _heading(self, text: str) -> QLabel:
+        label = QLabel(f"<b>{text}</b>", self)
+        label.setContentsMargins(0, 8, 0, 2)
+        return label
+
+    def _button(self, icon_name: str, text: str, slot) -> QPushButton:
+        button = QPushButton(icon(icon_name), text, self)
+        button.setFlat(True)
+        button.setStyleSheet("text-align: left; padding: 5px 8px;")
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.clicked.connect(slot)
+        return button
+
+    def refresh(self) -> None:
+        ws = self.services.workspace
+        self.title.setText(f"<h1 style='margin:0'>{ws.name}</h1>")
+        project = self.services.focused_project()
+        if project is not None:
+            self.subtitle.setText(f"{ws.root}\nFocused project: {project.name} ({project.status})")
+        else:
+            self.subtitle.setText(f"{ws.root}\nNo project focused: double-click one in the "
+                                  "explorer, or create one.")
+        self.plan_button.setEnabled(project is not None)
+        self.report_button.setEnabled(project is not None)
+        self.recent_list.clear()
+        for path in self.services.settings.recent_workspaces:
+            if Path(path) == ws.root:
+                continue
+            item = QListWidgetItem(icon("workspace"), Path(path).name or path)
+            item.setToolTip(path)
+            item.setData(Qt.ItemDataRole.UserRole, path)
+            self.recent_list.addItem(item)
+        if self.recent_list.count() == 0:
+            placeholder = QListWidgetItem("No other workspace yet")
+            placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.recent_list.addItem(placeholder)
+
+    def _open_document(self, kind: str) -> None:
+        project = self.services.focused_project_name()
+        if project:
+            self.services.request_open(kind, project, "")
