@@ -119,7 +119,7 @@ def save_pair(document_path: Path, sidecar_path: Path, *, text: str | None,
         failpoint("document-written")
         atomic_write_text(sidecar_path, sidecar_text)
         failpoint("sidecar-written")
-        journal.unlink()
+        journal.unlink(missing_ok=True)
         _fsync_dir(journal.parent)
         failpoint("journal-removed")
 

@@ -1,0 +1,167 @@
+"""``lantide annotations``: list and handle a Plan's or Report's annotations without the app.
+
+```
+lantide annotations WS PROJECT plan|report [--json]            list them
+  --create START:END --comment TEXT     mark [START, END) (character offsets) and comment
+  --reply ID --text TEXT                 reply
+  --resolve ID --answer TEXT             resolve, keeping the text (mode B)
+  --resolve ID --replacement TEXT        resolve, replacing the marked text (mode A)
+  --reopen ID / --delete ID              reopen a resolved one / delete one
+  --reattach ID --range START:END        give a detached annotation a new mark
+  --by NAME                              who acts, for the history (default: user)
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lantide.cli.common import add_command, open_workspace
+from lantide.cli.output import print_json
+from lantide.errors import UsageError
+
+
+def register(subparsers) -> None:
+    p = add_command(subparsers, "annotations", "list and handle the annotations of a Plan or "
+                                               "Report", run_annotations)
+    p.add_argument("workspace")
+    p.add_argument("project", help="project folder or name")
+    p.add_argument("document", choices=["plan", "report"])
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--by", default="user", help="who acts, recorded in the history")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--create", metavar="START:END",
+                        help="annotate the text between two character offsets")
+    action.add_argument("--reply", metavar="ID", help="reply to an annotation (with --text)")
+    action.add_argument("--resolve", metavar="ID",
+                        help="resolve: --answer TEXT keeps the text (mode B), "
+                             "--replacement TEXT replaces it (mode A)")
+    action.add_argument("--reopen", metavar="ID", help="reopen a resolved annotation")
+    action.add_argument("--delete", metavar="ID", help="delete an annotation (its text stays)")
+    action.add_argument("--reattach", metavar="ID",
+                        help="mark a detached annotation again (with --range START:END)")
+    p.add_argument("--comment", help="the comment of --create")
+    p.add_argument("--text", help="the reply of --reply")
+    p.add_argument("--answer", help="the answer of --resolve")
+    p.add_argument("--replacement", help="the new text of --resolve in mode A")
+    p.add_argument("--range", metavar="START:END", help="the range of --reattach")
+
+
+def _range(value: str, option: str) -> tuple[int, int]:
+    try:
+        start, end = value.split(":")
+        return int(start), int(end)
+    except ValueError:
+        raise UsageError(f"{option} takes START:END (character offsets), got {value!r}",
+                         hint="For example: --create 120:131") from None
+
+
+def _need(args, option: str, *names: str) -> None:
+    missing = [n for n in names if getattr(args, n) is None]
+    if missing:
+        raise UsageError(f"{option} needs " + " and ".join("--" + n for n in missing))
+
+
+def _act(doc, args) -> dict | None:
+    by = args.by
+    if args.create is not None:
+        _need(args, "--create", "comment")
+        start, end = _range(args.create, "--create")
+        ann_id = doc.create_annotation(start, end, args.comment, by=by)
+        return {"action": "created", "id": ann_id}
+    if args.reply is not None:
+        _need(args, "--reply", "text")
+        doc.reply(args.reply, args.text, by=by)
+        return {"action": "replied", "id": args.reply}
+    if args.resolve is not None:
+        if args.replacement is None and args.answer is None:
+            raise UsageError("--resolve needs --answer TEXT (mode B) or --replacement TEXT (mode A)")
+        mode = "A" if args.replacement is not None else "B"
+        change = doc.resolve(args.resolve, mode, replacement=args.replacement,
+                             answer=args.answer, by=by)
+        return {"action": "resolved", **change}
+    if args.reopen is not None:
+        ann = doc.reopen(args.reopen, by=by)
+        return {"action": "reopened", "id": ann.id, "detached": ann.detached}
+    if args.delete is not None:
+        doc.delete(args.delete, by=by)
+        return {"action": "deleted", "id": args.delete}
+    if args.reattach is not None:
+        _need(args, "--reattach", "range")
+        start, end = _range(args.range, "--range")
+        doc.reattach(args.reattach, start, end, by=by)
+        return {"action": "reattached", "id": args.reattach}
+    stray = [n for n in ("comment", "text", "answer", "replacement", "range")
+             if getattr(args, n) is not None]
+    if stray:
+        raise UsageError("--" + stray[0] + " goes with an action such as --create or --resolve")
+    return None
+
+
+def run_annotations(args: argparse.Namespace) -> int:
+    from lantide.docs.document import open_document
+
+    ws = open_workspace(args.workspace)
+    try:
+        doc = open_document(ws.project(args.project), args.document)
+        done = _act(doc, args)
+        if args.json:
+            out = {"document": doc.kind, "project": doc.project.dirname,
+                   "path": doc.relative_path(),
+                   "annotations": [a.to_dict() for a in doc.annotations],
+                   "open_annotation_count": doc.open_count,
+                   "read_only_reason": doc.read_only_reason,
+                   "repairs": [r.to_dict() for r in doc.repairs]}
+            if done:
+                out["done"] = done
+            if doc.recovery:
+                out["recovered"] = doc.recovery.message
+            print_json(out)
+        else:
+            _print_human(doc, done)
+    finally:
+        ws.close()
+    return 0
+
+
+def _line(doc, span) -> str:
+    return f"line {doc.scan.structure.line_of(span[0]) + 1}" if span else "no mark"
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _print_human(doc, done: dict | None) -> None:
+    err = sys.stderr
+    if doc.recovery:
+        err.write(f"lantide: {doc.recovery.message}\n")
+    if doc.read_only_reason:
+        err.write(f"lantide: annotations are read-only: {doc.read_only_reason}\n")
+    for repair in doc.repairs:
+        err.write(f"lantide: {repair.id}: {repair.detail} (not saved yet)\n")
+    if done:
+        extra = " (detached: its text is gone)" if done.get("detached") else ""
+        print(f"{done['action']} {done['id']}{extra}")
+    anns = doc.annotations
+    resolved = sum(1 for a in anns if not a.is_open)
+    print(f"{doc.relative_path()}: {doc.open_count} open, {resolved} resolved")
+    for ann in anns:
+        flags = "".join(f" [{f}]" for f in ("detached", "recreated") if getattr(ann, f))
+        print(f"{ann.id}  {ann.status:<8}  {_line(doc, ann.span):<8}  "
+              f"\"{_clip(ann.quote, 70)}\"{flags}")
+        created = next((h for h in ann.history if h.get("action") in ("created", "recreated")),
+                       None)
+        who = created.get("by", "?") if created else "?"
+        if ann.comment:
+            print(f"    {who}: {_clip(ann.comment)}")
+        if ann.latest_reply:
+            print(f"    reply by {ann.latest_reply.get('by', '?')}: "
+                  f"{_clip(ann.latest_reply.get('text', ''))}")
+        if ann.resolution:
+            res = ann.resolution
+            what = (f"replaced with \"{_clip(res.get('replacement', ''), 60)}\""
+                    if res.get("mode") == "A" else _clip(res.get("text", "")))
+            print(f"    resolved ({res.get('mode')}) by {res.get('by', '?')}: {what}")
