@@ -265,7 +265,8 @@ class KnowledgeBase:
         rejected = [t for f in self.files for t in f.rejected_texts()]
         system, user = proposals.build_prompt(
             messages, assistant_reply, scopes=scopes, existing=existing, rejected=rejected,
-            project_name=self.project_name, max_proposals=max_proposals)
+            project_name=self.project_name, max_proposals=max_proposals,
+            headings=sorted({g.name for d in docs for s in d.sections for g in s.groups}))
         try:
             output = complete(system, user)
         except Exception as exc:  # an injected model call: report, never break the turn

@@ -26,6 +26,9 @@ MAX_PROPOSAL_CHARS = 400
 MIN_QUOTE_CHARS = 12
 _INPUT_CHAR_CAP = 6000  # per message sent to the secondary model
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+# Something shaped like an API key or token: never written into a knowledge file.
+_SECRET = re.compile(r"\bsk-[A-Za-z0-9_-]{16,}|\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])"
+                     r"[A-Za-z0-9_-]{32,}\b")
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " "})
 
 
@@ -59,7 +62,7 @@ def normalize(text: str) -> str:
 
 def build_prompt(analyst_messages: list[str], assistant_reply: str, *,
                  scopes: list[str], existing: list[str], rejected: list[str],
-                 project_name: str | None,
+                 project_name: str | None, headings: list[str] | None = None,
                  max_proposals: int = MAX_PROPOSALS_PER_TURN) -> tuple[str, str]:
     """``(system, user)`` for the secondary model."""
     system = render_prompt("background/knowledge_propose.md.j2", scopes=scopes,
@@ -71,6 +74,7 @@ def build_prompt(analyst_messages: list[str], assistant_reply: str, *,
         assistant_reply=quote(assistant_reply, _INPUT_CHAR_CAP) if assistant_reply else None,
         existing=[quote(t, 300) for t in existing],
         rejected=[quote(t, 300) for t in rejected[-50:]],
+        headings=[quote(h, 100) for h in (headings or [])],
         project_name=project_name,
     )
     return system, user
@@ -144,6 +148,8 @@ def parse_proposals(output: str, analyst_messages: list[str], *, scopes: list[st
             drop(text, f"longer than {MAX_PROPOSAL_CHARS} characters")
         elif normalize(text).startswith("[queued]"):
             drop(text, "the text carries a status marker")
+        elif _SECRET.search(text):
+            drop(text, "it looks like it contains a key or token")
         elif not isinstance(said_quote, str) or len(normalize(said_quote)) < MIN_QUOTE_CHARS:
             drop(text, "no quote of what the analyst said")
         elif normalize(said_quote).strip(" .,;:!?") not in said:
