@@ -131,8 +131,8 @@ class TableRef:
 class ParsedQuery:
     sql: str                      # the text as given
     body: str                     # the one statement, without trailing ';' and comments
-    body_start: int = 0           # where the body starts in ``sql``
     expression: object            # sqlglot expression
+    body_start: int = 0           # where the body starts in ``sql``
     tables: list[TableRef] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # paths read by table functions
     cte_count: int = 0

@@ -22,7 +22,6 @@ import time
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
-from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB
 
 RAN = "ran"

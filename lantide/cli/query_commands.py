@@ -1,0 +1,247 @@
+"""``lantide sql``, ``lantide tab ...``, ``lantide tables`` and ``lantide schema``.
+
+All of them drive :class:`lantide.query.QueryService`, the engine the desktop app uses.
+``--json`` prints the service's result as one JSON object. Exit codes: 0 done, 1 a
+refusal, an error, a Source Run with failed tabs or a large remote result that needs
+confirming, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lantide.cli.common import add_command, open_workspace
+from lantide.cli.output import print_json, print_table
+
+
+def register(subparsers) -> None:
+    p = add_command(subparsers, "sql", "run a SELECT under the QEM and print the preview", run_sql)
+    p.add_argument("workspace")
+    p.add_argument("sql", help="one read-only statement; '-' reads it from standard input")
+    p.add_argument("--project", help="project (default: the focused one)")
+    p.add_argument("--label", dest="result_label", help="keep the result as a cached table")
+    p.add_argument("--purpose", help="what this step is for (needed while executing)")
+    p.add_argument("--allow-complex", action="store_true",
+                   help="run a statement with 3+ CTEs anyway (the complexity hint)")
+    p.add_argument("--large-remote-warning-id", help="confirm staging a large remote result")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = add_command(subparsers, "tab", "run, Source Run, list, create, rename or delete SQL tabs",
+                    None)
+    actions = p.add_subparsers(dest="tab_action", metavar="ACTION", required=True)
+    for name, helptext, handler in (
+            ("run", "run a tab: materializes its cached table", run_tab),
+            ("source-run", "Source Run: the tab and its upstream chain", run_source_run)):
+        a = add_command(actions, name, helptext, handler)
+        a.add_argument("workspace")
+        a.add_argument("project")
+        a.add_argument("tab")
+        a.add_argument("--purpose", help="what this step is for (needed while executing)")
+        a.add_argument("--json", action="store_true", help="print JSON")
+    a = add_command(actions, "list", "the tabs of a project and whether they are up to date",
+                    run_tab_list)
+    a.add_argument("workspace")
+    a.add_argument("project")
+    a.add_argument("--json", action="store_true")
+    a = add_command(actions, "lineage", "what each tab reads, and the order Source Run uses",
+                    run_tab_lineage)
+    a.add_argument("workspace")
+    a.add_argument("project")
+    a.add_argument("--json", action="store_true")
+    a = add_command(actions, "create", "create a tab from SQL (argument or '-' for stdin)",
+                    run_tab_create)
+    a.add_argument("workspace")
+    a.add_argument("project")
+    a.add_argument("tab")
+    a.add_argument("sql")
+    a.add_argument("--json", action="store_true")
+    a = add_command(actions, "rename", "rename a tab and its cached table", run_tab_rename)
+    a.add_argument("workspace")
+    a.add_argument("project")
+    a.add_argument("tab")
+    a.add_argument("new_name")
+    a.add_argument("--json", action="store_true")
+    a = add_command(actions, "delete", "move a tab to the trash and drop its cached table",
+                    run_tab_delete)
+    a.add_argument("workspace")
+    a.add_argument("project")
+    a.add_argument("tab")
+    a.add_argument("--json", action="store_true")
+
+    p = add_command(subparsers, "tables", "list the tables: data files, cached tables, connections",
+                    run_tables)
+    p.add_argument("workspace")
+    p.add_argument("--json", action="store_true")
+    p = add_command(subparsers, "schema", "print a table's DDL", run_schema)
+    p.add_argument("workspace")
+    p.add_argument("table")
+    p.add_argument("--json", action="store_true")
+
+
+class _Session:
+    """The workspace (locked) and its query service, closed together."""
+
+    def __init__(self, path: str):
+        from lantide.query import QueryService
+
+        self.ws = open_workspace(path)
+        try:
+            self.service = QueryService(self.ws)
+        except BaseException:
+            self.ws.close()
+            raise
+
+    def __enter__(self):
+        return self.service
+
+    def __exit__(self, *exc):
+        try:
+            self.service.close()
+        finally:
+            self.ws.close()
+
+
+def _sql_argument(text: str) -> str:
+    return sys.stdin.read() if text == "-" else text
+
+
+def _print_result(result: dict) -> None:
+    if result.get("status") == "warning_required":
+        sys.stderr.write(f"lantide: {result['message']}\n  {result['hint']}\n")
+        return
+    print_table([c["name"] for c in result["columns"]], result["preview"])
+    shown = len(result["preview"])
+    rows = result["row_count"]
+    line = f"({rows:,} row{'s' if rows != 1 else ''}"
+    line += f", showing the first {shown})" if shown < rows else ")"
+    if result["materialized"]:
+        line += f"  cached as \"{result['cached_table_name']}\" ({result['reason_code']})"
+    print(line)
+    for warning in result["warnings"]:
+        if "preview shows" not in warning:
+            print(f"warning: {warning}")
+
+
+def _finish(result: dict, as_json: bool) -> int:
+    if as_json:
+        print_json(result)
+    else:
+        _print_result(result)
+    return 1 if result.get("status") == "warning_required" else 0
+
+
+def run_sql(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.run_query(
+            _sql_argument(args.sql), args.result_label, args.purpose, project=args.project,
+            large_remote_warning_id=args.large_remote_warning_id,
+            allow_complex=args.allow_complex)
+        return _finish(result, args.json)
+
+
+def run_tab(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.run_sql_tab(args.project, args.tab, args.purpose)
+        return _finish(result, args.json)
+
+
+def run_source_run(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        report = service.source_run_sql_tab(args.project, args.tab, args.purpose)
+    if args.json:
+        print_json(report)
+    else:
+        for entry in report["tabs"]:
+            detail = {"ran": lambda e: f"{e['row_count']:,} rows in {e['duration_ms']} ms",
+                      "skipped": lambda e: "up to date",
+                      "failed": lambda e: f"{e['error']['message']}",
+                      "not_run": lambda e: e["reason"]}[entry["status"]](entry)
+            print(f"{entry['status']:<8} {entry['tab']:<32} {detail}")
+        print(f"{report['ran']} ran, {report['skipped']} up to date, {report['failed']} failed, "
+              f"{report['not_run']} not run ({report['duration_ms']} ms)")
+        for entry in report["tabs"]:
+            if entry["status"] == "failed" and entry["error"].get("hint"):
+                sys.stderr.write(f"  {entry['tab']}: {entry['error']['hint']}\n")
+    return 0 if report["ok"] else 1
+
+
+def run_tab_list(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        tabs = service.list_sql_tabs(args.project)
+    if args.json:
+        print_json({"tabs": tabs})
+    else:
+        print_table(["tab", "state", "rows", "last run"],
+                    [[t["tab"], t["state"], t["row_count"], t["last_run_at"]] for t in tabs])
+    return 0
+
+
+def run_tab_lineage(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        graph = service.lineage(args.project)
+    if args.json:
+        print_json(graph)
+        return 0
+    for tab in graph["tabs"]:
+        reads = tab["reads_tabs"] + [s["table"] for s in tab["reads_sources"]] + \
+            tab["reads_cached"] + tab["reads_external"]
+        print(f"{tab['tab']} <- {', '.join(reads) or '(nothing)'}")
+    if graph["cycle"]:
+        print("cycle: " + " -> ".join(graph["cycle"] + graph["cycle"][:1]))
+        return 1
+    print("order: " + " -> ".join(graph["order"]))
+    return 0
+
+
+def run_tab_create(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.create_sql_tab(args.project, args.tab, _sql_argument(args.sql))
+    print_json(result) if args.json else print(f"created {result['path']}")
+    return 0
+
+
+def run_tab_rename(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.rename_sql_tab(args.project, args.tab, args.new_name)
+    if args.json:
+        print_json(result)
+    else:
+        print(f"renamed {result['old']} -> {result['new']}")
+        if result.get("hint"):
+            print(result["hint"])
+    return 0
+
+
+def run_tab_delete(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.delete_sql_tab(args.project, args.tab)
+    if args.json:
+        print_json(result)
+    else:
+        print(f"deleted {result['deleted']} (moved to {result['trash_path']})")
+        if result.get("hint"):
+            print(result["hint"])
+    return 0
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.show_tables()
+    if args.json:
+        print_json(result)
+        return 0
+    print_table(["table", "kind", "source"],
+                [[t["qualified_name"], t["kind"], t.get("source") or t.get("project") or
+                  t.get("connection") or ""] for t in result["tables"]])
+    for problem in result["problems"]:
+        sys.stderr.write(f"problem: {problem.get('source') or problem.get('connection')}: "
+                         f"{problem['error']}\n")
+    return 0
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    with _Session(args.workspace) as service:
+        result = service.read_schema(args.table)
+    print_json(result) if args.json else print(result["ddl"])
+    return 0
