@@ -117,6 +117,7 @@ class TurnRunner:
         if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE):
             self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
                                           engine_note=True)
+            yield TextDelta(note)
             yield AssistantMessage(note)
         for step in mark_missing(self.s.ledger, self.pending_steps):
             yield StepSummarized(step["step_id"], None, "missing")

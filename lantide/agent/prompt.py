@@ -170,7 +170,7 @@ class PromptAssembler:
             text = tab.content if tab.dirty and tab.content is not None else view.get("text", "")
             fields["document"] = {"text": text,
                                   "open_annotation_count": view.get("open_annotation_count", 0),
-                                  "annotation_summary": view.get("annotation_summary") or ""}
+                                  "annotation_summary": view.get("annotation_summary") or []}
             return
         text = tab.content if tab.content is not None else \
             path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""

@@ -56,18 +56,13 @@ class EngineServices:
             self._query.interrupt()
 
     def cached_table_count(self) -> int | None:
-        """Cached tables in the workspace; None when it cannot be known cheaply."""
-        if self._query is None:
+        """Cached tables in the workspace (opens the query service); None when the query
+        layer cannot be opened (the summary says so rather than guessing)."""
+        try:
+            service = self.query()
+            return len(service.catalog.all_cached())
+        except LantideError:
             return None
-        for attr in ("cached_table_count", "cached_tables"):
-            fn = getattr(self._query, attr, None)
-            if callable(fn):
-                try:
-                    value = fn()
-                    return value if isinstance(value, int) else len(value)
-                except LantideError:
-                    return None
-        return None
 
     # -- docs layer
     def docs(self):

@@ -28,7 +28,8 @@ counts streams the client closed early. ``expect`` is called with the request bo
 
 Background calls (conversation titles, knowledge proposals) are requests without
 ``tools``: with ``background_reply`` set they are answered from :meth:`script_background`
-turns, then with that text, and recorded in ``background_requests`` instead.
+turns, then with that text (or ``background_reply(body)`` when it is callable), and
+recorded in ``background_requests`` instead.
 
 ``GET /v1/models`` and ``GET /v1/models/ID`` list the model with its context length
 (``context_length``, ``max_model_len``) unless ``context_length`` is None. With
@@ -112,7 +113,8 @@ class ReceivedRequest:
 
 class FakeOpenAIServer:
     def __init__(self, *, model: str = "fake-model", context_length: int | None = 32_768,
-                 enforce_context: bool = False, background_reply: str | None = None,
+                 enforce_context: bool = False,
+                 background_reply: str | Callable[[dict], str] | None = None,
                  api_key: str = FAKE_API_KEY):
         self.model = model
         self.context_length = context_length
@@ -207,8 +209,10 @@ class FakeOpenAIServer:
         with self._lock:
             if background:
                 self.background_requests.append(body)
-                return self._background.popleft() if self._background else Turn(
-                    text=self.background_reply)
+                if self._background:
+                    return self._background.popleft()
+                reply = self.background_reply
+                return Turn(text=reply(body) if callable(reply) else reply)
             self.chat_requests.append(body)
             if not self._turns:
                 self.problems.append(

@@ -41,7 +41,8 @@ def shape_preview(result: dict[str, Any]) -> dict[str, Any]:
 
     while len(shown) > 1 and count_tokens(json.dumps(shown, default=str)) > MODEL_PREVIEW_TOKENS:
         shown = shown[: max(1, len(shown) * 2 // 3)]
-    out = {k: v for k, v in result.items() if k not in ("preview", "step")}
+    # the SQL was just written by the model and the step is in the ledger: not repeated
+    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql")}
     out["preview"] = {"columns": columns, "rows": shown} if columns is not None else shown
     if len(shown) < len(rows):
         out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
@@ -145,31 +146,28 @@ def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    """One ledger step per recomputed tab; tabs skipped as up to date add none."""
     project = ctx.project(args.get("project")).dirname
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
         return refusal
-    result = _run_guarded(ctx, lambda q: q.source_run_sql_tab(project, args["tab"],
+    report = _run_guarded(ctx, lambda q: q.source_run_sql_tab(project, args["tab"],
                                                               purpose=args.get("purpose")))
-    steps = result.get("steps") if isinstance(result, dict) else None
     recorded = []
-    if isinstance(steps, list):  # one ledger step per recomputed tab
-        for sub in steps:
-            if isinstance(sub, dict) and isinstance(sub.get("step"), dict):
-                step = record_step(ctx, "source_run_sql_tab", sub, project, args.get("purpose"))
-                if step:
-                    recorded.append(step["step_id"])
-        out = {k: v for k, v in result.items() if k != "steps"}
-        out["recomputed"] = [{k: v for k, v in s.items() if k not in ("preview", "step")}
-                             for s in steps if isinstance(s, dict)]
-    else:
-        out = {}
-    if isinstance(result, dict) and isinstance(result.get("step"), dict):
-        final = _model_result(ctx, "source_run_sql_tab", result, project, args.get("purpose"))
-        out.update({k: v for k, v in final.items() if k != "steps"})
-    elif recorded:
+    tabs = []
+    for entry in report.get("tabs") or []:
+        step = record_step(ctx, "source_run_sql_tab", entry, project, args.get("purpose")) \
+            if isinstance(entry.get("step"), dict) else None
+        tabs.append({**{k: v for k, v in entry.items() if k != "step"},
+                     **({"step_id": step["step_id"]} if step else {})})
+        if step:
+            recorded.append(step["step_id"])
+    out = {k: v for k, v in report.items() if k not in ("steps", "tabs")}
+    out["tabs"] = tabs
+    if recorded:
         out["step_ids"] = recorded
-        out["next"] = STEP_LINE_REMINDER.format(step_id=recorded[-1])
+        out["next"] = ("After reading this, write one [[QUERY_STEP]] line per step: "
+                       + ", ".join(recorded) + ".")
     return out
 
 
