@@ -102,9 +102,8 @@ def parse_grouping(output: str, doc: KnowledgeDocument) -> dict[str, list[tuple[
     if not isinstance(data, dict):
         raise ReorganizeRejected("expected a JSON object with 'Rules' and 'Info'")
     by_key = {str(k).strip().casefold(): v for k, v in data.items()}
-    grouping: dict[str, list[tuple[str, list[int]]]] = {}
+    placed: dict[str, tuple[dict[str, tuple[str, list[int]]], list[int]]] = {}
     for name in SECTIONS:
-        expected = {e.number for e in doc.entries if e.section == name}
         raw_groups = by_key.get(name.casefold(), [])
         if not isinstance(raw_groups, list):
             raise ReorganizeRejected(f"'{name}' is not a list of headings")
@@ -117,17 +116,21 @@ def parse_grouping(output: str, doc: KnowledgeDocument) -> dict[str, list[tuple[
             ids = _ids(group.get("entries"), heading)
             merged.setdefault(heading.casefold(), (heading, []))[1].extend(ids)
             seen.extend(ids)
-        counts = Counter(seen)
-        twice = sorted(i for i, n in counts.items() if n > 1)
+        placed[name] = (merged, seen)
+    section_of = {e.number: e.section for e in doc.entries}
+    for name, (_, seen) in placed.items():
+        moved = sorted({i for i in seen if section_of.get(i, name) != name})
+        if moved:
+            raise ReorganizeRejected(f"{name}: entries {moved} belong to another section")
+    grouping: dict[str, list[tuple[str, list[int]]]] = {}
+    for name, (merged, seen) in placed.items():
+        expected = {e.number for e in doc.entries if e.section == name}
+        twice = sorted(i for i, n in Counter(seen).items() if n > 1)
         unknown = sorted(set(seen) - expected)
         missing = sorted(expected - set(seen))
         if twice:
             raise ReorganizeRejected(f"{name}: entries {twice} are placed more than once")
         if unknown:
-            other = {e.number for e in doc.entries if e.section != name}
-            if set(unknown) & other:
-                raise ReorganizeRejected(f"{name}: entries {sorted(set(unknown) & other)} "
-                                         f"belong to another section")
             raise ReorganizeRejected(f"{name}: there are no entries {unknown}")
         if missing:
             raise ReorganizeRejected(f"{name}: entries {missing} were left out")
