@@ -190,8 +190,8 @@ def _function_name(node) -> str:
     return node.sql_name().lower()
 
 
-def _path_literals(func) -> list[str]:
-    """Positional string arguments of a function (named options like delim=',' excluded)."""
+def _path_literals(func) -> list:
+    """Positional string literals of a function (named options like delim=',' excluded)."""
     from sqlglot import exp
 
     out = []
@@ -201,8 +201,28 @@ def _path_literals(func) -> list[str]:
             continue
         for lit in ([arg] if isinstance(arg, exp.Literal) else arg.find_all(exp.Literal)):
             if lit.is_string:
-                out.append(lit.this)
+                out.append(lit)
     return out
+
+
+def _absolute_paths(body: str, nodes: list, workspace_root: Path) -> str:
+    """The body with each relative path literal made absolute (DuckDB resolves relative
+    paths against the process's working directory, which is not the workspace)."""
+    edits = []
+    for node in nodes:
+        path, meta = node.name if hasattr(node, "quoted") else node.this, node.meta
+        if os.path.isabs(path) or "start" not in meta or "end" not in meta:
+            continue
+        start, end = meta["start"], meta["end"]  # the span includes the quotes
+        quote = body[start] if 0 <= start < len(body) else ""
+        if quote not in ("'", '"') or body[end] != quote or \
+                body[start + 1:end] != path.replace(quote, quote * 2):
+            continue  # the span does not hold the plain text; leave the statement as it is
+        full = str(workspace_root / path)
+        edits.append((start, end, quote + full.replace(quote, quote * 2) + quote))
+    for start, end, text in sorted(edits, reverse=True):
+        body = body[:start] + text + body[end + 1:]
+    return body
 
 
 def check_path(path: str, data_dir: Path, workspace_root: Path) -> None:
@@ -283,6 +303,7 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
     cte_names = {str(c.alias).casefold() for c in root.find_all(exp.CTE)}
     parsed_query.cte_count = sum(1 for _ in root.find_all(exp.CTE))
     parsed_query.join_count = sum(1 for _ in root.find_all(exp.Join))
+    path_nodes: list = []
     for func in root.find_all(exp.Func):
         fname = _function_name(func)
         if fname in _OUTSIDE_FUNCTIONS:
@@ -292,10 +313,11 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
                 hint="Queries read the workspace's data/ files, cached tables and staged "
                      "connections only.")
         if fname in _FILE_FUNCTIONS:
-            for path in _path_literals(func):
+            for literal in _path_literals(func):
                 if data_dir is not None and workspace_root is not None:
-                    check_path(path, data_dir, workspace_root)
-                parsed_query.files.append(path)
+                    check_path(literal.this, data_dir, workspace_root)
+                parsed_query.files.append(literal.this)
+                path_nodes.append(literal)
     seen = set()
     for table in root.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier):
@@ -307,11 +329,14 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
             if data_dir is not None and workspace_root is not None:
                 check_path(ref.name, data_dir, workspace_root)
             parsed_query.files.append(ref.name)
+            path_nodes.append(table.this)
             continue
         key = tuple(p.casefold() for p in ref.parts)
         if key not in seen:
             seen.add(key)
             parsed_query.tables.append(ref)
+    if workspace_root is not None and path_nodes:
+        parsed_query.body = _absolute_paths(body, path_nodes, workspace_root)
     return parsed_query
 
 
