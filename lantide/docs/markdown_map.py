@@ -64,6 +64,7 @@ class InlineRegion:
     first_line: int  # 0-based
     content: str
     segments: list[Segment]
+    token: object = field(default=None, repr=False)  # markdown-it's inline token
 
     @property
     def start(self) -> int:
@@ -259,7 +260,7 @@ def parse_structure(text: str) -> Structure:
         elif token.type == "inline" and token.map:
             kind = _REGION_KINDS.get(opener, "paragraph")
             region = InlineRegion(len(out.regions), kind, token.map[0], token.content,
-                                  _map_inline(token, kind, text, starts, cursors))
+                                  _map_inline(token, kind, text, starts, cursors), token)
             out.regions.append(region)
             _collect_inline(token, region, out)
     return out
@@ -276,6 +277,25 @@ def _collect_inline(token, region: InlineRegion, out: Structure) -> None:
                                             region.index))
         elif child.type == "code_inline":
             out.code_spans.append(CodeSpan(start, end, region.index))
+
+
+def inline_signature(region: InlineRegion, skip: frozenset[int] = frozenset()) -> list[str]:
+    """The inline syntax of a region (links, emphasis, code, HTML), without its plain text.
+
+    ``skip`` holds source offsets of raw HTML tags to leave out (a mark being added).
+    """
+    out = []
+    for child in _walk(region.token.children or []):
+        if child.type == "text":
+            continue
+        if child.type == "html_inline":
+            where = (child.meta or {}).get(_POS_KEY)
+            if where is not None and region.to_source(where[0]) in skip:
+                continue
+            out.append(child.content)
+        else:
+            out.append(child.type)
+    return out
 
 
 def _walk(tokens):

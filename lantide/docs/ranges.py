@@ -10,7 +10,7 @@ and every other mark must be unchanged.
 from __future__ import annotations
 
 from lantide.docs.errors import AnnotationRangeError
-from lantide.docs.markdown_map import InlineRegion, Structure
+from lantide.docs.markdown_map import InlineRegion, Structure, inline_signature
 from lantide.docs.marks import MarkScan, scan_marks, wrap
 
 _HINT = "Select text inside one paragraph, heading or table cell, outside code and other marks."
@@ -65,10 +65,14 @@ def check_range(scan: MarkScan, start: int, end: int, *, trim_spaces: bool = Tru
         raise _refuse(start, end, "it holds only whitespace")
     structure = scan.structure
     first, last = structure.region_for_start(s), structure.region_for_end(e)
-    if first is None:
-        raise _refuse(start, end, _outside_text_reason(structure, s, "starts"))
-    if last is None:
-        raise _refuse(start, end, _outside_text_reason(structure, e - 1, "ends"))
+    if first is None or last is None:
+        pos, which = (s, "starts") if first is None else (e - 1, "ends")
+        block = structure.block_at(pos)
+        if block is not None and (first or last) is not None:
+            what = "code block" if block.kind == "code" else "raw HTML block"
+            raise _refuse(start, end, f"it crosses a {what} boundary (lines "
+                                      f"{block.first_line + 1}-{block.last_line + 1})")
+        raise _refuse(start, end, _outside_text_reason(structure, pos, which))
     if first is not last:
         raise _refuse(start, end, _crossing_reason(structure, first, last, s, e))
     container = ("region", first.index)
@@ -109,7 +113,14 @@ def wrap_checked(scan: MarkScan, start: int, end: int, annotation_id: str, *,
     mine = [m for m in new_scan.marks if m.id == annotation_id]
     before = [(m.id, m.inner(scan.text)) for m in scan.marks]
     after = [(m.id, m.inner(new_text)) for m in new_scan.marks if m.id != annotation_id]
-    if len(mine) != 1 or mine[0].inner(new_text) != scan.text[s:e] or before != after:
+    same_syntax = False
+    if len(mine) == 1:
+        old_region = scan.structure.region_for_start(s)
+        new_region = new_scan.structure.regions[mine[0].container[1]]
+        same_syntax = (len(scan.structure.regions) == len(new_scan.structure.regions)
+                       and inline_signature(old_region) == inline_signature(
+                           new_region, skip=frozenset((mine[0].open.start, mine[0].close.start))))
+    if not same_syntax or mine[0].inner(new_text) != scan.text[s:e] or before != after:
         raise _refuse(start, end, "a mark there would cut through Markdown syntax (a link "
                                   "target, an escape or an entity); widen or narrow the range "
                                   "to whole words")
