@@ -39,6 +39,7 @@ class KnowledgeBase:
         self.user_file = KnowledgeFile(user_path, "user")
         self.project_file = KnowledgeFile(project_path, "project") if project_path else None
         self.project_name = project_name
+        self._layer_memo: tuple[tuple, injection.KnowledgeLayer] | None = None
 
     @classmethod
     def for_project(cls, project, user_path: Path | str | None = None) -> "KnowledgeBase":
@@ -92,11 +93,24 @@ class KnowledgeBase:
     def mode(self) -> str:
         return "catalog" if self.catalog_mode else "flat"
 
-    def layer(self, budget_tokens: int | None = injection.DEFAULT_BUDGET_TOKENS) -> injection.KnowledgeLayer:
-        """The knowledge layer for the system prompt (see :mod:`lantide.knowledge.layer`)."""
-        return injection.build_layer(self.documents(), budget_tokens, project_name=self.project_name)
+    def layer(self, budget_tokens: int | None = injection.DEFAULT_BUDGET_TOKENS,
+              ) -> injection.KnowledgeLayer:
+        """The knowledge layer for the system prompt (see :mod:`lantide.knowledge.layer`).
 
-    def expand(self, heading: str, max_tokens: int = injection.DEFAULT_EXPAND_TOKENS) -> dict[str, Any]:
+        Rendered again only when a file or the budget changed: the agent asks every
+        iteration, and then this costs one ``stat`` per file.
+        """
+        docs = self.documents()
+        key = (tuple((str(d.path), d.exists, d.stat_key) for d in docs), budget_tokens,
+               self.project_name)
+        if self._layer_memo is not None and self._layer_memo[0] == key:
+            return self._layer_memo[1]
+        built = injection.build_layer(docs, budget_tokens, project_name=self.project_name)
+        self._layer_memo = (key, built)
+        return built
+
+    def expand(self, heading: str,
+               max_tokens: int = injection.DEFAULT_EXPAND_TOKENS) -> dict[str, Any]:
         """``expand_knowledge_catalog(heading)``: that heading's Enabled entries."""
         return injection.expand(self.documents(), heading, max_tokens)
 
@@ -130,8 +144,8 @@ class KnowledgeBase:
         scope = scope or ("project" if self.project_file else "user")
         return self.document(scope).entry(int(text))
 
-    def _resolve_many(self, refs: Iterable[int | str], scope: str | None,
-                      expect_text: str | None) -> tuple[KnowledgeFile, KnowledgeDocument, list[Entry]]:
+    def _resolve_many(self, refs: Iterable[int | str], scope: str | None, expect_text: str | None,
+                      ) -> tuple[KnowledgeFile, KnowledgeDocument, list[Entry]]:
         found = [self.resolve(r, scope) for r in refs]
         if not found:
             raise KnowledgeError("no knowledge entry given", code="KNOWLEDGE_BAD_REF")

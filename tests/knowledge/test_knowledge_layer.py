@@ -164,6 +164,8 @@ def test_mtime_cache_sees_edits_and_does_not_reread_without_one(make_kb, files):
     for _ in range(5):
         kb.layer(), kb.entries(), kb.catalog_mode
     assert document_cache.stats.reads == reads  # nothing changed: no re-read
+    assert kb.layer() is kb.layer()  # nor a re-render
+    assert kb.layer(budget_tokens=500) is not kb.layer()
 
     # another program rewrites the file in place with the same size and puts the
     # modification time back: the key is unchanged, so the file is not read again

@@ -143,3 +143,14 @@ def test_no_analyst_message_means_no_model_call(make_kb):
     result = make_kb(HAND_WRITTEN).propose(model, conversation_id="c", turn=1,
                                            analyst_messages=["", "  "])
     assert model.calls == [] and result.added == [] and result.error is None
+
+
+def test_a_proposal_lands_under_an_existing_heading(make_kb, files):
+    kb = make_kb(HAND_WRITTEN)
+    model = Scripted({"proposals": [proposal(
+        "Weeks are ISO weeks.", "weeks are ISO weeks, starting on Monday", heading="Dates")]})
+    result = kb.propose(model, conversation_id="c", turn=9,
+                        analyst_messages=["Remember: weeks are ISO weeks, starting on Monday."])
+    (entry,) = result.added
+    assert (entry.section, entry.heading, entry.status) == ("Rules", "Dates", "queued")
+    assert 'Existing group headings: "Dates"' in model.calls[0][1]
