@@ -110,9 +110,23 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
                        "note": "call the tool again for the full result"}, ensure_ascii=False)
 
 
+def _short_arguments(arguments: str) -> str:
+    """Tool-call arguments with long strings cut (still valid JSON); the ledger keeps the SQL."""
+    try:
+        args = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return arguments[:SQL_PREVIEW_CHARS]
+    if not isinstance(args, dict):
+        return arguments
+    short = {k: (v[:SQL_PREVIEW_CHARS] + " …[cut]" if isinstance(v, str)
+                 and len(v) > SQL_PREVIEW_CHARS + 40 else v) for k, v in args.items()}
+    return json.dumps(short, ensure_ascii=False)
+
+
 def compacted_messages(messages: list[dict[str, Any]], call_ids: set[str] | None = None
                        ) -> list[dict[str, Any]]:
-    """``messages`` with the tool results of ``call_ids`` (all when None) compacted."""
+    """``messages`` with the tool results of ``call_ids`` compacted; with None (an earlier
+    turn) every result, and long tool-call arguments are cut too."""
     index = _call_index(messages)
     out = []
     for msg in messages:
@@ -120,6 +134,11 @@ def compacted_messages(messages: list[dict[str, Any]], call_ids: set[str] | None
         if msg.get("role") == "tool" and (call_ids is None or cid in call_ids):
             tool, args = index.get(cid, ("", {}))
             msg = {**msg, "content": compact_result(msg.get("content") or "", tool, args)}
+        elif call_ids is None and msg.get("tool_calls"):
+            msg = {**msg, "tool_calls": [
+                {**c, "function": {**c["function"],
+                                   "arguments": _short_arguments(c["function"].get("arguments", ""))}}
+                for c in msg["tool_calls"]]}
         out.append(msg)
     return out
 

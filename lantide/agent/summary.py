@@ -28,7 +28,9 @@ def _cap(text: str, limit: int) -> str:
 
 def format_time(now: datetime | None = None) -> str:
     """``YYYY-MM-DD HH:MM (UTC±N)`` in local time; half-hour zones as ``UTC+5:30``."""
-    now = (now or datetime.now()).astimezone()
+    now = now or datetime.now()
+    if now.tzinfo is None:
+        now = now.astimezone()  # the machine's local zone
     offset = now.utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset is not None else 0
     sign = "+" if minutes >= 0 else "-"

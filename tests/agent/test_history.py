@@ -1,0 +1,76 @@
+"""History kept by meaning; compaction keeps the fields a reviewer needs."""
+
+from __future__ import annotations
+
+import json
+
+from lantide.agent.history import (
+    SQL_PREVIEW_CHARS, Turn, TurnCompaction, compact_result, compact_turn, fit_history,
+    messages_tokens,
+)
+
+LONG_SQL = "SELECT " + ", ".join(f"col_{i}" for i in range(80)) + " FROM orders"
+
+
+def query_turn(n, rows=150):
+    call_id = f"call{n}"
+    result = {"status": "ok", "step_id": f"step{n}", "columns": [{"name": "a", "type": "INT"}],
+              "preview": [[i, "x" * 20] for i in range(rows)], "row_count": 5000,
+              "materialized": True, "reason_code": "large_result", "cached_table_name": f"r{n}",
+              "warnings": ["the preview shows the first 200 of 5,000 rows"]}
+    return Turn(n, [
+        {"role": "user", "content": f"question {n}"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": call_id, "type": "function",
+         "function": {"name": "run_query", "arguments": json.dumps({"sql": LONG_SQL})}}]},
+        {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)},
+        {"role": "assistant", "content": f"answer {n}"}])
+
+
+def test_compacted_query_result_keeps_the_reviewers_fields():
+    turn = query_turn(1)
+    out = json.loads(compact_result(turn.messages[2]["content"], "run_query", {"sql": LONG_SQL}))
+    assert out["compacted"] is True
+    assert out["step_id"] == "step1" and out["cached_table_name"] == "r1"
+    assert out["materialized"] is True and out["materialize_reason"] == "large_result"
+    assert out["warnings"] == ["the preview shows the first 200 of 5,000 rows"]
+    assert out["sql_preview"] == LONG_SQL[:SQL_PREVIEW_CHARS]
+    assert "preview" not in out
+
+
+def test_errors_survive_compaction():
+    content = json.dumps({"error": "QUERY_REFUSED_DDL", "message": "DROP is not allowed",
+                          "hint": "use SELECT"})
+    assert json.loads(compact_result(content, "run_query", {}))["error"] == "QUERY_REFUSED_DDL"
+
+
+def test_old_turns_are_compacted_then_dropped_newest_kept_whole():
+    from lantide.agent.history import compacted_messages
+
+    turns = [query_turn(n) for n in range(1, 7)]
+    full = messages_tokens(turns[-1].messages)
+    compact = messages_tokens(compacted_messages(turns[0].messages))
+    assert compact < full // 4
+    budget = full + 2 * compact + compact // 2
+    fitted = fit_history(turns, budget)
+    assert fitted.messages[-4:] == turns[-1].messages  # the latest turn whole
+    assert fitted.dropped_turns and fitted.dropped_turns == list(range(1, fitted.dropped_turns[-1] + 1))
+    assert fitted.compacted_turns
+    ids = [m.get("tool_call_id") for m in fitted.messages if m["role"] == "tool"]
+    calls = [c["id"] for m in fitted.messages for c in m.get("tool_calls") or []]
+    assert ids == calls  # every kept call travels with its result
+    assert fitted.compacted_turns == [4, 5] and fitted.dropped_turns == [1, 2, 3]
+    assert fitted.tokens <= budget
+
+
+def test_compaction_within_a_turn_starts_with_the_oldest_results():
+    msgs = []
+    for n in range(3):
+        msgs += query_turn(n).messages[1:3]
+    msgs.append({"role": "assistant", "content": "thinking"})
+    state = TurnCompaction()
+    assert compact_turn(msgs, state, 10) == 1
+    assert state.compacted_ids == {"call0"}
+    sent = state.apply(msgs)
+    assert json.loads(sent[1]["content"])["compacted"] is True
+    assert json.loads(sent[3]["content"]).get("compacted") is None
+    assert json.loads(msgs[1]["content"]).get("compacted") is None  # the record is unchanged
