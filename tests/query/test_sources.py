@@ -1,0 +1,137 @@
+"""Files in data/ are tables: formats, odd names, bad rows, changes on disk."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+
+def _names(service):
+    return {t["qualified_name"] for t in service.show_tables()["tables"]}
+
+
+def test_sample_tables_and_sheets(sample_service):
+    tables = sample_service.show_tables()
+    names = {t["qualified_name"]: t for t in tables["tables"]}
+    assert {'"customers"', '"orders"', '"products"', '"targets"."Regional"',
+            '"targets"."Segments"'} <= set(names)
+    assert names['"targets"."Regional"']["kind"] == "excel_sheet"
+    assert names['"orders"']["source"] == "data/orders.parquet"
+    json.dumps(tables)  # JSON-serializable as the agent sends it
+    regional = sample_service.run_query('SELECT count(*) AS n, sum(target_revenue) > 0 AS ok '
+                                        'FROM "targets"."Regional"')
+    assert regional["preview"] == [[40, True]]
+    schema = sample_service.read_schema('targets."Segments"')
+    assert schema["ddl"] == ('CREATE TABLE "targets"."Segments" ("segment" VARCHAR, '
+                             '"year" BIGINT, "target_customers" BIGINT, "note" VARCHAR)')
+
+
+def test_formats_and_odd_names(empty_workspace, open_service):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = empty_workspace / "data"
+    (data / "q3 sales.v2.csv").write_text("id,amount\n1,2.5\n2,3.5\n")
+    (data / "order.csv").write_text("id\n1\n")  # a SQL keyword
+    (data / "Städte.tsv").write_text("stadt\teinwohner\nKöln\t1084831\n")
+    (data / "events.ndjson").write_text('{"e": "a", "n": 1}\n{"e": "b", "n": 2}\n')
+    (data / "list.json").write_text('[{"k": 1}, {"k": 2}, {"k": 3}]')
+    pq.write_table(pa.table({"x": [1, 2, 3, 4]}), data / "select.parquet")
+    (data / "notes.md").write_text("# not data\n")
+    svc = open_service(empty_workspace)
+    names = _names(svc)
+    assert {'"q3 sales.v2"', '"order"', '"Städte"', '"events"', '"list"', '"select"'} <= names
+    assert '"notes"' not in names
+    checks = {'SELECT sum(amount) FROM "q3 sales.v2"': 6.0, 'SELECT count(*) FROM "order"': 1,
+              'SELECT einwohner FROM "Städte"': 1084831, "SELECT sum(n) FROM events": 3,
+              "SELECT count(*) FROM list": 3, 'SELECT sum(x) FROM "select"': 10}
+    for sql, expected in checks.items():
+        assert svc.run_query(sql)["preview"][0][0] == expected, sql
+
+
+def test_name_collisions_fall_back_to_the_file_name(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    (data / "sales.csv").write_text("a\n1\n")
+    (data / "Sales.json").write_text('[{"b": 2}]')
+    svc = open_service(empty_workspace)
+    names = _names(svc)
+    # files are named in name order (case ignored): sales.csv first, then Sales.json
+    assert '"sales"' in names and '"Sales.json"' in names
+    assert svc.run_query('SELECT b FROM "Sales.json"')["preview"] == [[2]]
+
+
+def test_bad_csv_row_is_reported_with_its_line(empty_workspace, open_service):
+    rows = "".join(f"{i},{i * 2}\n" for i in range(1, 30000))
+    (empty_workspace / "data" / "m.csv").write_text("id,v\n" + rows + "30000,not-a-number\n")
+    svc = open_service(empty_workspace)
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT sum(v) FROM m")
+    assert info.value.code == "DATA_ERROR"
+    assert "30001" in info.value.message  # the line of the bad row, header included
+
+
+def test_unreadable_file_is_a_problem_not_a_failure(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    (data / "broken.parquet").write_bytes(b"this is not parquet")
+    (data / "fine.csv").write_text("a\n1\n")
+    svc = open_service(empty_workspace)
+    tables = svc.show_tables()
+    assert [p["source"] for p in tables["problems"]] == ["data/broken.parquet"]
+    assert '"fine"' in {t["qualified_name"] for t in tables["tables"]}
+    assert (data / "broken.parquet").read_bytes() == b"this is not parquet"  # left as it is
+
+
+def test_changed_added_and_removed_files_are_re_registered(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    (data / "t.csv").write_text("a\n1\n")
+    svc = open_service(empty_workspace)
+    assert svc.run_query("SELECT * FROM t")["columns"] == [{"name": "a", "type": "BIGINT"}]
+    (data / "t.csv").write_text("a,b\n1,x\n2,y\n")
+    (data / "new.csv").write_text("z\n9\n")
+    report = svc.refresh_sources()
+    assert report["changed"] == [str(data / "t.csv")] and report["added"] == [str(data / "new.csv")]
+    assert [c["name"] for c in svc.run_query("SELECT * FROM t")["columns"]] == ["a", "b"]
+    (data / "new.csv").unlink()
+    assert svc.refresh_sources()["removed"] == [str(data / "new.csv")]
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT * FROM new")
+    assert info.value.code in ("TABLE_NOT_FOUND", "QUERY_REFUSED_OUTSIDE_WORKSPACE")
+
+
+def test_watcher_re_registers_a_changed_workbook(sample_workspace, open_service):
+    import xlsxwriter
+
+    svc = open_service(sample_workspace)
+    svc.start_watching(debounce=0.1)
+    book = xlsxwriter.Workbook(str(sample_workspace / "data" / "targets.xlsx"))
+    sheet = book.add_worksheet("Regional")
+    sheet.write_row(0, 0, ["region", "target"])
+    sheet.write_row(1, 0, ["XX", 5])
+    book.close()
+    deadline = time.monotonic() + 10
+    names = set()
+    while time.monotonic() < deadline:
+        # the sources' own table list, which only the watcher's refresh updates
+        names = {t.qualified_name for t in svc.sources.tables()}
+        if '"targets"."Segments"' not in names:
+            break
+        time.sleep(0.1)
+    assert '"targets"."Segments"' not in names and '"targets"."Regional"' in names
+    rows = svc.fetch_rows('"targets"."Regional"', 0, 10)
+    assert rows == [("XX", 5)]
+
+
+def test_sheet_without_header_gets_excel_column_names(empty_workspace, open_service):
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(empty_workspace / "data" / "raw.xlsx"))
+    sheet = book.add_worksheet("Sheet 1")
+    sheet.write_row(0, 0, [1, "a", 2.5])
+    sheet.write_row(1, 0, [2, "b", None])
+    book.close()
+    svc = open_service(empty_workspace)
+    schema = svc.read_schema('"raw"."Sheet 1"')
+    assert [(c["name"], c["type"]) for c in schema["columns"]] == [
+        ("A", "BIGINT"), ("B", "VARCHAR"), ("C", "DOUBLE")]
