@@ -57,6 +57,8 @@ class TurnRunner:
         self.last_tool: str | None = None
         self.final_text = ""
         self.context_retries = 0
+        self.seen_call_ids = {c.get("id") for r in self.conversation.message_records()
+                              for c in r["message"].get("tool_calls") or []}
 
     # -- helpers
     def context(self) -> ToolContext:
@@ -98,6 +100,7 @@ class TurnRunner:
                 self.cancel.raise_if_cancelled()
                 self.iterations += 1
                 reply = yield from self._ask_model()
+                self._unique_call_ids(reply)
                 yield from self._save_assistant(reply)
                 if not reply.tool_calls:
                     self.final_text = reply.content or ""
@@ -207,6 +210,14 @@ class TurnRunner:
                                         choices=q["choices"])
             yield QuestionAsked(q["question"], q["choices"])
             raise _TurnOver(QUESTION)
+
+    def _unique_call_ids(self, reply: ModelReply) -> None:
+        """Some local servers number tool calls call_0, call_1 in every message; the history
+        needs ids unique across the conversation to pair each call with its result."""
+        for n, call in enumerate(reply.tool_calls):
+            if not call.id or call.id in self.seen_call_ids:
+                call.id = f"call_{self.turn}_{self.iterations}_{n}"
+            self.seen_call_ids.add(call.id)
 
     def _repeated(self, tool: str, key: str) -> dict:
         previous = self.failures.get(key + "\x00result") or {}
