@@ -177,7 +177,7 @@ class KnowledgeBase:
             (f"entry {n} is still queued" for n in numbers if a.entries[n - 1].status == QUEUED),
             None))
         if text != doc.text:
-            kfile.write(doc, text)
+            kfile.write(doc, text, after)
         return [after.entries[n - 1] for n in numbers]
 
     def reject(self, ref: int | str, *, scope: str | None = None,
@@ -215,9 +215,10 @@ class KnowledgeBase:
     def _delete(self, kfile: KnowledgeFile, doc: KnowledgeDocument, chosen: list[Entry]) -> None:
         text = edits.remove(doc, chosen)
         keep = [e.raw for e in doc.entries if e not in chosen]
-        edits.verify(doc, text, expect_count=len(doc.entries) - len(chosen), check=lambda a: (
-            None if [e.raw for e in a.entries] == keep else "other entries would change"))
-        kfile.write(doc, text)
+        after = edits.verify(doc, text, expect_count=len(doc.entries) - len(chosen),
+                             check=lambda a: None if [e.raw for e in a.entries] == keep
+                             else "other entries would change")
+        kfile.write(doc, text, after)
 
     def edit(self, ref: int | str, text: str, *, scope: str | None = None,
              expect_text: str | None = None) -> Entry:
@@ -229,7 +230,7 @@ class KnowledgeBase:
             None if a.entries[entry.number - 1].text == wanted
             and a.entries[entry.number - 1].status == entry.status
             else "the entry would not read as given"))
-        kfile.write(doc, new_text)
+        kfile.write(doc, new_text, after)
         return after.entries[entry.number - 1]
 
     def add(self, text: str, *, section: str = "Rules", scope: str | None = None,
@@ -255,7 +256,7 @@ class KnowledgeBase:
             return None if new else "the new entry would not be read back as given"
 
         after = edits.verify(doc, new_text, expect_count=len(doc.entries) + 1, check=landed)
-        kfile.write(doc, new_text)
+        kfile.write(doc, new_text, after)
         old = {(e.raw, e.section) for e in doc.entries}
         return next(e for e in after.entries if (e.raw, e.section) not in old)
 

@@ -170,7 +170,7 @@ def insert(doc: KnowledgeDocument, section: str, text: str, *, queued: bool,
         raise KnowledgeError(f"unknown knowledge section {section!r}",
                              hint="Use 'Rules' or 'Info'.", code="KNOWLEDGE_SECTION")
     text = normalize_entry_text(text)
-    if not doc.exists and not doc.text.strip() and new_file_text is not None:
+    if not doc.text.strip() and new_file_text is not None:
         doc = parse_knowledge(new_file_text, scope=doc.scope, path=doc.path)
     nl = doc.newline
     marker = f"{QUEUED_MARKER} " if queued else ""

@@ -57,6 +57,15 @@ class _DocumentCache:
 
 
 document_cache = _DocumentCache()
+_write_locks: dict[str, threading.Lock] = {}
+_write_locks_guard = threading.Lock()
+
+
+def _write_lock(path: Path) -> threading.Lock:
+    """One lock per file, so two threads (a background proposal and the analyst's
+    approval) never interleave the check-then-replace of the same file."""
+    with _write_locks_guard:
+        return _write_locks.setdefault(str(Path(path).resolve()), threading.Lock())
 
 
 def stat_key(path: Path) -> tuple | None:
@@ -128,14 +137,25 @@ class KnowledgeFile:
         """What a knowledge file starts as when Lantide creates it."""
         return f"# {self.title}\n\n## Rules\n\n## Info\n"
 
-    def write(self, before: KnowledgeDocument, text: str) -> KnowledgeDocument:
-        """Replace the file with ``text``, only if it is still what ``before`` was read from."""
+    def write(self, before: KnowledgeDocument, text: str,
+              parsed: KnowledgeDocument | None = None) -> KnowledgeDocument:
+        """Replace the file with ``text``, only if it is still what ``before`` was read from.
+
+        ``parsed`` is ``text`` already parsed (by the edit's check); it goes into the cache
+        so the next read does not parse the file again.
+        """
         if not before.writable:
             problem = before.problems[0].message if before.problems else "it cannot be read"
             raise CorruptFileError(self.path, problem)
-        self._check_unchanged(before)
-        atomic_write_text(self.path, before.bom + text)
-        return self.load()
+        with _write_lock(self.path):
+            self._check_unchanged(before)
+            atomic_write_text(self.path, before.bom + text)
+            key = stat_key(self.path)
+        if parsed is None or key is None:
+            return self.load()
+        parsed.bom, parsed.stat_key, parsed.exists = before.bom, key, True
+        document_cache.put(self.path, self.scope, key, parsed)
+        return parsed
 
     def _check_unchanged(self, before: KnowledgeDocument) -> None:
         now = stat_key(self.path)
