@@ -27,8 +27,9 @@ MIN_QUOTE_CHARS = 12
 _INPUT_CHAR_CAP = 6000  # per message sent to the secondary model
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 # Something shaped like an API key or token: never written into a knowledge file.
-_SECRET = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
-                     r"|AKIA[0-9A-Z]{16}|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{32,})\b")
+_SECRET = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+                     r"|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+                     r"|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{32,})\b")
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " "})
 
 
