@@ -49,7 +49,7 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None) -
                 raise QueryError(f"{relation} has {total:,} rows; an XLSX sheet holds "
                                  f"{XLSX_MAX_ROWS:,}", code="EXPORT_TOO_LARGE",
                                  hint="Export to CSV or Parquet, or filter the table first.")
-        reader = cur.execute(f"SELECT * FROM {relation}").fetch_record_batch(BATCH_ROWS)
+        reader = cur.sql(f"SELECT * FROM {relation}").to_arrow_reader(BATCH_ROWS)
         return {"csv": _write_csv, "parquet": _write_parquet, "xlsx": _write_xlsx}[fmt](reader, tmp)
 
     try:

@@ -1,0 +1,79 @@
+"""The engine: cancel from another thread, time limit, readers in parallel, large previews."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+SLOW = "SELECT count(*) FROM range(5000000000) a WHERE a.range % 7 = 3"
+
+
+def test_interrupt_cancels_a_running_query(empty_service):
+    outcome = {}
+
+    def worker():
+        try:
+            empty_service.run_query(SLOW)
+        except Exception as exc:  # the expected path
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not empty_service.engine.busy and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    assert empty_service.interrupt() == 1
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    assert outcome["error"].code == "QUERY_CANCELLED"
+    # the engine is usable afterwards
+    assert empty_service.run_query("SELECT 1")["preview"] == [[1]]
+
+
+def test_time_limit_stops_a_query(empty_workspace, open_service):
+    svc = open_service(empty_workspace, timeout_seconds=0.5)
+    started = time.monotonic()
+    with pytest.raises(Exception) as info:
+        svc.run_query(SLOW)
+    assert info.value.code == "QUERY_TIMEOUT"
+    assert time.monotonic() - started < 10
+    assert "timeout_seconds" in info.value.hint
+
+
+def test_threads_read_at_the_same_time(sample_service):
+    results, errors = {}, []
+
+    def reader(i):
+        try:
+            results[i] = sample_service.run_query(
+                f"SELECT count(*) FROM orders WHERE customer_id % 4 = {i}")["preview"][0][0]
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and sum(results.values()) == 120_000
+    assert len(sample_service.engine._cursors) >= 4  # one cursor per thread
+
+
+def test_preview_of_a_huge_result_stays_small_in_python(empty_service):
+    import tracemalloc
+
+    tracemalloc.start()
+    result = empty_service.run_query("SELECT range AS i, range * 2 AS j FROM range(3000000)")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert result["row_count"] == 3_000_000 and len(result["preview"]) == 200
+    assert peak < 5_000_000  # 3M rows as Python objects would be hundreds of MB
+
+
+def test_settings_reach_duckdb(empty_workspace, open_service):
+    svc = open_service(empty_workspace, memory_limit="1GB", threads=1)
+    rows = svc.engine.execute("SELECT current_setting('threads'), current_setting('memory_limit')")
+    assert rows[0][0] == 1 and rows[0][1].startswith(("953", "1.0", "1 "))
