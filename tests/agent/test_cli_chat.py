@@ -1,0 +1,249 @@
+"""End to end: ``lantide chat`` in a subprocess, the real ``openai`` client, the loopback
+server, the sample workspace; files on disk and request bodies checked."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import REPO, cli_env
+from tests.fakes.openai_server import FAKE_API_KEY, ToolCall, Turn
+
+COUNT_BY_REGION = ("SELECT region, count(*) AS customers FROM customers "
+                   "WHERE NOT is_test_account GROUP BY region ORDER BY customers DESC")
+SLOW_SQL = "SELECT sum(hash(a.range * b.range)) AS h FROM range(300000) a, range(300000) b"
+
+
+def chat(run_cli, ws, server, message, *extra, expect_rc=0):
+    proc = run_cli("chat", ws, "--json", *extra, message, env=server.env())
+    assert proc.returncode == expect_rc, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def of(events, name):
+    return [e for e in events if e["event"] == name]
+
+
+def tool_messages(body):
+    return [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
+
+
+def no_key_anywhere(server, *roots: Path):
+    for request in server.requests:
+        assert FAKE_API_KEY not in request.raw.decode("utf-8", "replace")
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and path.suffix != ".duckdb":
+                assert FAKE_API_KEY not in path.read_text(errors="replace"), path
+
+
+def test_question_answered_with_tables_schema_query_and_ledger(run_cli, sample_workspace,
+                                                               fake_openai, isolated_user_dirs):
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("show_tables", {})]),
+        Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": COUNT_BY_REGION,
+                                                "result_label": "customers_by_region"})]),
+        Turn(text="DE-BY has the most customers (exploratory).\n"
+                  "[[QUERY_STEP]] Customers per region — DE-BY leads, 59 without a region"))
+    events = chat(run_cli, sample_workspace, fake_openai, "Where are our customers?")
+    fake_openai.assert_done()
+    assert [e["tool"] for e in of(events, "tool_returned") if e["ok"]] == [
+        "show_tables", "read_schema", "run_query"]
+    step = of(events, "step_recorded")[0]["step"]
+    finished = of(events, "turn_finished")[0]
+    assert finished["reason"] == "answered"
+
+    ledger = sample_workspace / ".lantide" / "ledger" / f"{finished['conversation_id']}.jsonl"
+    (line,) = [json.loads(x) for x in ledger.read_text().splitlines()]
+    assert line["step_id"] == step["step_id"] and line["sql"] == COUNT_BY_REGION
+    assert line["conversation_id"] == finished["conversation_id"]
+    assert line["summary"] == "Customers per region — DE-BY leads, 59 without a region"
+    assert line["row_count"] == 11 and line["tool"] == "run_query"
+    assert line["cached_table_name"] == "customers_by_region" and line["materialized"] is True
+    for field in ("at", "project", "purpose", "result_label", "columns", "materialize_reason",
+                  "warnings", "duration_ms"):
+        assert field in line
+
+    listed = run_cli("ledger", sample_workspace, "--json")
+    assert json.loads(listed.stdout)["steps"][0]["summary"] == line["summary"]
+
+    first = fake_openai.chat_requests[0]
+    system = first["messages"][0]["content"]
+    for field in ("- Time: ", "- Workspace: Sample workspace",
+                  "- Project: Q3 churn (planning); Plan plan.md, Report report.md",
+                  "- Active tab: none", "- Open tabs: 0", "- Cached tables: ",
+                  "- External databases: none"):
+        assert field in system
+    offered = {t["function"]["name"] for t in first["tools"]}
+    assert {"read_plan", "resolve_annotations", "run_query"} <= offered
+    assert "update_report" not in offered and "source_run_sql_tab" not in offered
+    no_key_anywhere(fake_openai, sample_workspace, isolated_user_dirs)
+
+
+def test_refused_ddl_is_corrected_on_the_next_iteration(run_cli, sample_workspace, fake_openai):
+    def saw_refusal(body):
+        (refusal,) = tool_messages(body)
+        assert refusal["error"].startswith("QUERY_REFUSED") and refusal["hint"]
+
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "CREATE TABLE t AS SELECT 1"})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT 1 AS one"})], expect=saw_refusal),
+        Turn(text="Done.\n[[QUERY_STEP]] sanity check — one row with 1"))
+    events = chat(run_cli, sample_workspace, fake_openai, "Make a table")
+    fake_openai.assert_done()
+    assert [e["ok"] for e in of(events, "tool_returned")] == [False, True]
+    assert of(events, "turn_finished")[0]["reason"] == "answered"
+
+
+def test_plan_annotations_resolved_through_chat(run_cli, sample_workspace, fake_openai):
+    items = [{"id": "3f9a1c", "mode": "A",
+              "replacement": "how much Q2 revenue the churned customers brought"},
+             {"id": "7be204", "mode": "B",
+              "answer": "Every customer active in Q2, whatever their signup date."},
+             {"id": "c51d8e", "mode": "A",
+              "replacement": "test accounts (is_test_account or named 'Test Account')"}]
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("read_plan", {})]),
+        Turn(tool_calls=[ToolCall("resolve_annotations", {"document": "plan", "items": items})]),
+        Turn(text="All three annotations are resolved."))
+    events = chat(run_cli, sample_workspace, fake_openai, "Resolve the Plan's annotations")
+    fake_openai.assert_done()
+    plan_view = of(events, "tool_returned")[0]["result"]
+    assert plan_view["open_annotation_count"] == 3
+    project = sample_workspace / "projects" / "q3-churn"
+    text = (project / "plan.md").read_text()
+    sidecar = json.loads((project / "plan.annotations.json").read_text())
+    assert {a["id"]: a["status"] for a in sidecar["annotations"]} == {
+        "3f9a1c": "resolved", "7be204": "resolved", "c51d8e": "resolved"}
+    assert "how much Q2 revenue the churned customers brought" in text
+    assert "how much revenue left with them" not in text
+    assert "Churned: active in Q2 2025, not active in Q3 2025." in text  # mode B keeps it
+    assert any(h.get("by") == "agent" for a in sidecar["annotations"] for h in a["history"])
+    changed = of(events, "document_changed")
+    assert changed and changed[0]["path"] == "projects/q3-churn/plan.md"
+
+
+def test_ask_user_pauses_and_the_answer_comes_in_the_next_turn(run_cli, sample_workspace,
+                                                               fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("ask_user", {
+        "question": "Which denominator: all Q2 actives, or only earlier signups?",
+        "choices": ["All Q2 actives", "Earlier signups"]})]))
+    events = chat(run_cli, sample_workspace, fake_openai, "Compute the churn rate")
+    assert of(events, "question_asked")[0]["choices"] == ["All Q2 actives", "Earlier signups"]
+    conversation = of(events, "turn_finished")[0]
+    assert conversation["reason"] == "question"
+
+    def sees_answer(body):
+        assert "Which denominator" in body["messages"][0]["content"]
+        users = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        assert users == ["Compute the churn rate", "All Q2 actives"]
+
+    fake_openai.script(Turn(text="Using all Q2 actives as the denominator.", expect=sees_answer))
+    events = chat(run_cli, sample_workspace, fake_openai, "All Q2 actives",
+                  "--conversation", conversation["conversation_id"])
+    assert of(events, "turn_finished")[0]["reason"] == "answered"
+    fake_openai.assert_done()
+
+
+def test_long_turn_compacts_earlier_results(run_cli, sample_workspace, fake_openai):
+    fake_openai.context_length = 6_500
+    wide = ("SELECT order_id, customer_id, product_id, order_date, quantity, unit_price, "
+            "status, channel FROM orders WHERE order_id % 5 = {} ORDER BY order_id LIMIT 200")
+    fake_openai.script(*[Turn(tool_calls=[ToolCall("run_query", {"sql": wide.format(i)})])
+                         for i in range(4)])
+
+    def compacted(body):
+        first = tool_messages(body)[0]
+        assert first["compacted"] is True and first["sql_preview"] == wide.format(0)[:200]
+        for key in ("step_id", "cached_table_name", "materialized", "materialize_reason",
+                    "warnings"):
+            assert key in first
+
+    fake_openai.script(Turn(text="Seen four slices.", expect=compacted))
+    events = chat(run_cli, sample_workspace, fake_openai, "Show me orders in slices")
+    fake_openai.assert_done()
+    assert of(events, "context_compacted")
+    first_step = of(events, "step_recorded")[0]["step"]["step_id"]
+    assert tool_messages(fake_openai.chat_requests[-1])[0]["step_id"] == first_step
+
+
+def test_429_then_success(run_cli, sample_workspace, fake_openai):
+    fake_openai.script(Turn.rate_limited(retry_after=0.2), Turn(text="Hello."))
+    events = chat(run_cli, sample_workspace, fake_openai, "hi")
+    (retry,) = of(events, "model_retrying")
+    assert retry["reason"] == "HTTP 429" and retry["delay_seconds"] == 0.2
+    assert of(events, "turn_finished")[0]["reason"] == "answered"
+    fake_openai.assert_done()
+
+
+def test_a_stream_cut_mid_answer_ends_the_turn_and_keeps_the_text(run_cli, sample_workspace,
+                                                                  fake_openai):
+    fake_openai.script(Turn(text="Churn was highest in DE-BY and lowest in", chunk_size=8,
+                            break_after=4))
+    events = chat(run_cli, sample_workspace, fake_openai, "Where is churn highest?", expect_rc=1)
+    (error,) = of(events, "error")
+    assert error["code"] == "MODEL_STREAM_BROKEN" and "broke off" in error["message"]
+    received = "".join(e["text"] for e in of(events, "text_delta"))
+    finished = of(events, "turn_finished")[0]
+    assert finished["reason"] == "error"
+    path = sample_workspace / ".lantide" / "conversations" / f"{finished['conversation_id']}.jsonl"
+    records = [json.loads(x) for x in path.read_text().splitlines()]
+    kept = [r for r in records if r.get("type") == "message"][-1]
+    assert kept["message"]["content"] == received and kept["partial"] is True
+
+
+def test_cancel_during_a_running_query(sample_workspace, fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": SLOW_SQL})]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lantide", "chat", str(sample_workspace), "--json", "Heavy one"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(REPO),
+        env=cli_env(fake_openai.env()))
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(json.loads(line))
+            if lines[-1]["event"] == "tool_called":
+                time.sleep(0.5)  # the query is running in DuckDB now
+                sent = time.monotonic()
+                proc.send_signal(signal.SIGINT)
+                break
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert time.monotonic() - sent < 10, "the query was not interrupted"
+    lines += [json.loads(x) for x in rest.splitlines()]
+    assert proc.returncode == 130, err
+    finished = [e for e in lines if e["event"] == "turn_finished"][0]
+    assert finished["reason"] == "cancelled"
+    path = sample_workspace / ".lantide" / "conversations" / f"{finished['conversation_id']}.jsonl"
+    tool = [json.loads(x) for x in path.read_text().splitlines() if '"role": "tool"' in x]
+    assert json.loads(tool[0]["message"]["content"])["error"] == "CANCELLED"
+    assert not (sample_workspace / ".lantide" / "ledger" /
+                f"{finished['conversation_id']}.jsonl").exists()
+
+
+def test_chat_without_a_model_explains_how_to_configure_one(run_cli, sample_workspace):
+    proc = run_cli("chat", sample_workspace, "hello")
+    assert proc.returncode == 1
+    assert "no model is configured" in proc.stderr and "OPENAI_BASE_URL" in proc.stderr
+    assert not list((sample_workspace / ".lantide" / "conversations").glob("*.jsonl"))
+
+
+def test_prompt_prints_every_layer_with_token_counts(run_cli, sample_workspace):
+    proc = run_cli("prompt", sample_workspace, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [l["name"] for l in out["layers"]] == ["core", "state", "knowledge", "tools",
+                                                  "recent_steps", "summary", "history",
+                                                  "active_tab"]
+    assert out["state"] == "planning" and all(l["tokens"] >= 0 for l in out["layers"])
+    assert out["total_tokens"] == sum(l["tokens"] for l in out["layers"])
+    text = run_cli("prompt", sample_workspace)
+    assert "===== core (" in text.stdout and "tokens) =====" in text.stdout
