@@ -9,6 +9,7 @@ seen at the next call and nothing is re-read without one.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -257,8 +258,16 @@ class KnowledgeBase:
 
         after = edits.verify(doc, new_text, expect_count=len(doc.entries) + 1, check=landed)
         kfile.write(doc, new_text, after)
-        old = {(e.raw, e.section) for e in doc.entries}
-        return next(e for e in after.entries if (e.raw, e.section) not in old)
+        # The new entry is the one the old entries do not account for (an old last line
+        # may have gained a line ending, so compare texts, not raw lines).
+        unmatched = Counter((e.text, e.status, e.section) for e in doc.entries)
+        for e in after.entries:
+            key = (e.text, e.status, e.section)
+            if unmatched[key] > 0:
+                unmatched[key] -= 1
+            else:
+                return e
+        raise AssertionError("verify() guarantees a new entry")  # pragma: no cover
 
     # -- background model calls ----------------------------------------------------------------
 

@@ -181,3 +181,30 @@ def test_bad_references(make_kb):
     assert make_kb(with_project=False).resolve  # user-only base exists
     with pytest.raises(KnowledgeError, match="no project"):
         make_kb(with_project=False).approve("p1")
+
+
+@pytest.mark.parametrize("text", [
+    HAND_WRITTEN,
+    HAND_WRITTEN.replace("\n", "\r\n"),
+    "\ufeff" + HAND_WRITTEN.rstrip("\n"),
+    "## Rules\n\t- tab-indented entry\n  * two-space list\n\n\n## Info\n1. one\n10. ten\n",
+])
+def test_round_trips_leave_hand_written_files_byte_identical(make_kb, files, text):
+    kb = make_kb(text)
+    original = files[1].read_bytes()
+    for entry in kb.entries("project"):
+        kb.edit(entry.ref, entry.text)  # the same text: nothing may move
+        assert files[1].read_bytes() == original, entry.ref
+    added = kb.add("A temporary entry.", section="Info")
+    assert added.text == "A temporary entry."
+    assert files[1].read_bytes() != original
+    kb.remove(added.ref)
+    # adding after a last line without a line ending gives that line one; nothing else
+    newline = b"\r\n" if b"\r\n" in original else b"\n"
+    expected = original if original.endswith(newline) else original + newline
+    assert files[1].read_bytes() == expected
+    queued = kb.add("A temporary proposal.", queued=True,
+                    source={"conversation": "c", "turn": 1})
+    assert queued.status == "queued"
+    kb.reject(queued.ref)
+    assert files[1].read_bytes() == expected
