@@ -44,7 +44,7 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None) -
 
     def work(cur):
         if fmt == "xlsx":
-            total = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchone()[0])
+            total = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
             if total > XLSX_MAX_ROWS:
                 raise QueryError(f"{relation} has {total:,} rows; an XLSX sheet holds "
                                  f"{XLSX_MAX_ROWS:,}", code="EXPORT_TOO_LARGE",
