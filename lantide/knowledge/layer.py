@@ -123,7 +123,8 @@ def _parts(docs, modes, kept: list[_Item], project_name: str | None) -> list[dic
             continue
         title = _TITLES[doc.scope]
         if doc.scope == "project" and project_name:
-            title = f"{title}: {project_name}"
+            # project.json can be hand-edited: one line, capped, like any user text
+            title = f"{title}: {' '.join(str(project_name).split())[:HEADING_CHAR_CAP]}"
         part: dict[str, Any] = {"title": title, "mode": modes[doc.scope],
                                 "enabled_count": len(doc.enabled_entries())}
         if modes[doc.scope] == "flat":

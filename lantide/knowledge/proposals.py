@@ -25,6 +25,8 @@ MAX_PROPOSALS_PER_TURN = 3
 MAX_PROPOSAL_CHARS = 400
 MIN_QUOTE_CHARS = 12
 _INPUT_CHAR_CAP = 6000  # per message sent to the secondary model
+# The model sees the latest entries to avoid repeats; the full check is done here.
+_MAX_EXISTING_SHOWN = 150
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 # Something shaped like an API key or token: never written into a knowledge file.
 _SECRET = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
@@ -73,7 +75,7 @@ def build_prompt(analyst_messages: list[str], assistant_reply: str, *,
         "background/knowledge_propose_input.md.j2",
         analyst_messages=[quote(m, _INPUT_CHAR_CAP) for m in analyst_messages],
         assistant_reply=quote(assistant_reply, _INPUT_CHAR_CAP) if assistant_reply else None,
-        existing=[quote(t, 300) for t in existing],
+        existing=[quote(t, 200) for t in existing[-_MAX_EXISTING_SHOWN:]],
         rejected=[quote(t, 300) for t in rejected[-50:]],
         headings=[quote(h, 100) for h in (headings or [])],
         project_name=project_name,

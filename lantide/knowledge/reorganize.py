@@ -57,7 +57,7 @@ class ReorganizeResult:
 def build_prompt(doc: KnowledgeDocument) -> tuple[str, str]:
     sections = []
     for name in SECTIONS:
-        entries = [{"id": e.number, "text": quote(e.text, 400)}
+        entries = [{"id": e.number, "text": quote(e.text, 240)}  # the gist is enough to group
                    for e in doc.entries if e.section == name]
         if entries:
             sections.append({"name": name, "entries": entries})
