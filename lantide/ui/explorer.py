@@ -69,7 +69,7 @@ class ExplorerPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
         self._snapshot: dict[str, Any] | None = None
-        self._tables: list[dict[str, Any]] | None = None
+        self._tables: dict[str, Any] | None = None
         self._pending_refresh = False
         self._scan_running = False
         self._debounce = QTimer(self, singleShot=True, interval=150)
@@ -112,7 +112,8 @@ class ExplorerPanel(QWidget):
         return self._snapshot
 
     def tables(self) -> list[dict[str, Any]] | None:
-        return self._tables
+        """The tables the query service listed (None until the database is open)."""
+        return None if self._tables is None else list(self._tables["tables"])
 
     def refresh_tables(self) -> None:
         service = self.services.query
@@ -122,15 +123,13 @@ class ExplorerPanel(QWidget):
                                      on_error=lambda e: log.warning("show_tables: %s", e),
                                      name="list tables")
 
-    def _tables_read(self, rows: list[dict[str, Any]]) -> None:
+    def _tables_read(self, rows: dict[str, Any]) -> None:
         self._tables = rows
         self._rebuild()
 
     def _files_changed(self, changes: list) -> None:
         if any(getattr(c, "kind", None) in _REFRESH_KINDS for c in changes):
             self._debounce.start()
-        if any(getattr(c, "kind", None) == "data" for c in changes):
-            QTimer.singleShot(600, self.refresh_tables)  # after the query layer re-registers
 
     # -- building the tree ---------------------------------------------------------------
     def _rebuild(self) -> None:
@@ -167,16 +166,27 @@ class ExplorerPanel(QWidget):
                        {"kind": "knowledge", "project": p["dir"], "name": "knowledge.md"},
                        detail="" if p["has_knowledge"] else "none yet")
 
+        tables = (self._tables or {}).get("tables", [])
+        problems = {p.get("source"): p.get("error")
+                    for p in (self._tables or {}).get("problems", []) if p.get("source")}
         data = self._group("Data files", "data", len(snap["data_files"]))
-        counts = {t["name"].lower(): t.get("row_count") for t in (self._tables or [])}
         for f in snap["data_files"]:
-            table = f["table"]
-            self._item(data, f["name"], "data-file",
-                       {"kind": TAB_TABLE, "name": table, "file": f["name"]},
-                       detail=_fmt_count(counts.get(table.lower())) if table else "",
-                       tooltip=f"{f['name']} — table {table!r}" if table else f["name"])
+            source = f"data/{f['name']}"
+            sheets = [t for t in tables if t["kind"] == "sheet" and t.get("source") == source]
+            node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "",
+                    "file": f["name"]}
+            item = self._item(data, f["name"], "data-file", node,
+                              detail=_fmt_count(next((t["row_count"] for t in tables
+                                                      if t.get("source") == source), None)),
+                              tooltip=f"{source} — table {f['table']}" if f["table"] else source)
+            for sheet in sheets:
+                self._item(item, sheet["name"], "table", {"kind": TAB_TABLE, "name": sheet["name"]},
+                           detail=_fmt_count(sheet.get("row_count")))
+            if source in problems:
+                item.setIcon(0, icon("warning"))
+                item.setToolTip(0, f"{source} could not be read: {problems[source]}")
 
-        cached = [t for t in (self._tables or []) if t.get("kind") == "cached"]
+        cached = [t for t in tables if t["kind"] == "cached"]
         group = self._group("Cached tables", "cached-table",
                             len(cached) if self._tables is not None else None)
         if self._tables is None:
@@ -190,9 +200,12 @@ class ExplorerPanel(QWidget):
 
         conns = self._group("Connections", "connection", len(snap["connections"]))
         for c in snap["connections"]:
-            self._item(conns, c.get("name", "?"), "connection",
-                       {"kind": "connection", "name": c.get("name")},
-                       detail=c.get("kind") or c.get("driver") or "")
+            name = c.get("name", "?")
+            item = self._item(conns, name, "connection", {"kind": "connection", "name": name},
+                              detail=c.get("kind") or c.get("driver") or "")
+            for t in tables:
+                if t["kind"] == "external" and t.get("connection") == name:
+                    self._item(item, t["name"], "table", {"kind": TAB_TABLE, "name": t["name"]})
 
         self._restore_view_state(expanded, selected)
         self.tree.setUpdatesEnabled(True)

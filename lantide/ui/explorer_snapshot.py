@@ -62,36 +62,31 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
             "connections": [c for c in workspace.connections if isinstance(c, dict)]}
 
 
-def _first(d: dict, *keys, default=None):
-    for key in keys:
-        if key in d and d[key] is not None:
-            return d[key]
-    return default
+def _display_name(t: dict[str, Any]) -> str:
+    """How an analyst writes the table in SQL: plain, or schema-qualified for sheets."""
+    if t.get("kind") in ("excel_sheet", "external"):
+        return t.get("qualified_name") or t.get("name", "?")
+    return t.get("name", "?")
 
 
-def table_rows(context, service) -> list[dict[str, Any]]:
-    """``show_tables`` as ``[{"name", "kind": data|cached|external, "row_count", ...}]``."""
+def table_rows(context, service) -> dict[str, Any]:
+    """``show_tables`` normalised for the tree.
+
+    ``{"tables": [{"name", "kind": data|sheet|cached|external|attached, "row_count",
+    "source", "connection", "description"}], "problems": [{"source"|"connection", "error"}]}``
+    """
     answer = service.show_tables()
-    if isinstance(answer, dict):
-        answer = _first(answer, "tables", "items", default=[])
     rows = []
-    for raw in answer or []:
-        if hasattr(raw, "to_dict"):
-            raw = raw.to_dict()
-        if not isinstance(raw, dict):
-            rows.append({"name": str(raw), "kind": "data", "row_count": None})
-            continue
-        kind = str(_first(raw, "kind", "type", "source", default="data")).lower()
-        if "cache" in kind or kind in ("tab", "result", "staged"):
-            kind = "cached"
-        elif kind in ("external", "remote", "connection", "attached", "odbc"):
-            kind = "external"
-        else:
-            kind = "data"
-        rows.append({
-            "name": str(_first(raw, "name", "table", "qualified_name", default="?")),
-            "kind": kind,
-            "row_count": _first(raw, "row_count", "rows"),
-            "description": _first(raw, "description", "path", "sql_preview"),
-        })
-    return rows
+    for t in answer.get("tables", []):
+        kind = {"data_file": "data", "excel_sheet": "sheet", "cached_table": "cached",
+                "external": "external", "attached_database": "attached"}.get(t.get("kind"),
+                                                                              "data")
+        description = None
+        if kind == "cached":
+            made_by = f"tab {t.get('project')}/{t.get('tab')}" if t.get("tab") else \
+                f"step {t.get('step_id')}" if t.get("step_id") else t.get("cache_kind")
+            description = f"cached {t.get('cache_kind') or ''} result, made by {made_by}"
+        rows.append({"name": _display_name(t), "kind": kind, "row_count": t.get("row_count"),
+                     "source": t.get("source"), "connection": t.get("connection"),
+                     "description": description})
+    return {"tables": rows, "problems": list(answer.get("problems", []))}

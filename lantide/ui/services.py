@@ -118,6 +118,7 @@ class AppServices(QObject):
         self.conversation_id: str | None = None  # the chat panel's current conversation
         self._closed = False
         self._focused = self._initial_focus()
+        self.sig_files_changed.connect(self._refresh_sources)
 
     # -- start-up ----------------------------------------------------------------------
     def start(self, *, query: bool = True, watcher: bool = True) -> None:
@@ -180,6 +181,16 @@ class AppServices(QObject):
     def _on_watcher_batch(self, changes: list[FileChange]) -> None:
         if not self._closed:
             self.sig_files_changed.emit(list(changes))
+
+    def _refresh_sources(self, changes: list[FileChange]) -> None:
+        """Data files changed: the query layer re-registers them, then the lists refresh."""
+        if self.query is None or not any(c.kind == "data" for c in changes):
+            return
+        service = self.query
+        self.workers.submit(lambda _ctx: service.refresh_sources(changes),
+                            on_result=lambda _r: self.notify_tables_changed(),
+                            on_error=lambda e: self.report_error(e, "Reading the data files"),
+                            name="refresh data sources")
 
     def notify_paths_changed(self, paths_: list[Path | str], event: str = "modified") -> None:
         """Report files this process changed outside an editor (e.g. the agent's edits).

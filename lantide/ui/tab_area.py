@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QTabBar, QTabWidget, QToolButton, QWidget
 
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices, TabRef
@@ -87,6 +87,13 @@ class TabAreaWidget(QTabWidget):
         widget = factory(self.services, ref)
         self._refs[id(widget)] = TabRef(ref.kind, ref.project, ref.name)
         index = self.addTab(widget, icon(_ICONS.get(ref.kind, "table")), "")
+        close = QToolButton(self)
+        close.setIcon(icon("close"))
+        close.setAutoRaise(True)
+        close.setIconSize(QSize(12, 12))
+        close.setToolTip("Close (Ctrl+W)")
+        close.clicked.connect(lambda _c=False, w=widget: self.close_tab(self.indexOf(w)))
+        self.tabBar().setTabButton(index, QTabBar.ButtonPosition.RightSide, close)
         self._update_title(widget)
         signal = getattr(widget, "sig_title_changed", None)
         if signal is not None:
@@ -155,10 +162,12 @@ class TabAreaWidget(QTabWidget):
         return [w for w in self.widgets() if self.is_dirty(w)]
 
     # -- saving and closing ----------------------------------------------------------------
-    def save_widget(self, widget: QWidget | None) -> bool:
+    def save_widget(self, widget: QWidget | None, *, wait: bool = False) -> bool:
+        """Save a tab; ``wait`` (before closing it) waits for an asynchronous save to end."""
         if widget is None:
             return True
-        save = getattr(widget, "save", None)
+        save = getattr(widget, "save_and_wait", None) if wait else None
+        save = save if callable(save) else getattr(widget, "save", None)
         if not callable(save):
             return True
         try:
@@ -173,8 +182,8 @@ class TabAreaWidget(QTabWidget):
     def save_current(self) -> bool:
         return self.save_widget(self.currentWidget())
 
-    def save_all(self) -> bool:
-        return all([self.save_widget(w) for w in self.dirty_widgets()])
+    def save_all(self, *, wait: bool = False) -> bool:
+        return all([self.save_widget(w, wait=wait) for w in self.dirty_widgets()])
 
     def close_tab(self, index: int, *, ask: bool = True) -> bool:
         widget = self.widget(index)
@@ -184,7 +193,8 @@ class TabAreaWidget(QTabWidget):
             answer = ask_save_changes(self, [self.title_of(widget)])
             if answer == QMessageBox.StandardButton.Cancel:
                 return False
-            if answer == QMessageBox.StandardButton.Save and not self.save_widget(widget):
+            if answer == QMessageBox.StandardButton.Save and not self.save_widget(widget,
+                                                                                  wait=True):
                 return False
         self._remove(widget)
         return True
@@ -217,7 +227,7 @@ class TabAreaWidget(QTabWidget):
         if answer == QMessageBox.StandardButton.Cancel:
             return False
         if answer == QMessageBox.StandardButton.Save:
-            return self.save_all()
+            return self.save_all(wait=True)
         return True
 
     def close_all(self, *, report: bool = True) -> None:

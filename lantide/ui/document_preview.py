@@ -1,0 +1,82 @@
+"""The live preview of a Plan or Report: the docs layer's HTML in a ``QTextBrowser``.
+
+Annotation marks are highlighted by status and are links: clicking one selects the
+annotation. Other links open in the system browser. Replacing the HTML keeps the scroll
+position, so the preview does not jump while the analyst types.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from lantide.ui.theme import colors
+
+
+def preview_css(palette: QPalette) -> str:
+    c = colors()
+    text = palette.color(QPalette.ColorRole.Text).name()
+    return f"""
+body {{ line-height: 140%; }}
+h1, h2, h3, h4 {{ color: {c.heading.name()}; }}
+code, pre {{ font-family: monospace; background-color: {c.code_background.name()}; }}
+blockquote {{ color: {c.muted.name()}; }}
+table {{ border-collapse: collapse; }}
+th, td {{ border: 1px solid {c.border.name()}; padding: 3px 6px; }}
+a {{ color: {c.link.name()}; }}
+a.annotation-link {{ color: {text}; text-decoration: none; }}
+mark {{ background-color: {c.mark_open.name()}; }}
+mark.lantide-open {{ background-color: {c.mark_open.name()}; }}
+mark.lantide-resolved {{ background-color: {c.mark_resolved.name()}; }}
+mark.lantide-unknown {{ background-color: {c.danger.lighter(170).name()}; }}
+"""
+
+
+class DocumentPreviewWidget(QTextBrowser):
+    sig_annotation_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("DocumentPreview")
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(self._link_clicked)
+        self.document().setDocumentMargin(16)
+        self._html = ""
+        self.refresh_theme()
+
+    def refresh_theme(self) -> None:
+        self.document().setDefaultStyleSheet(preview_css(self.palette()))
+        if self._html:
+            self._apply(self._html)
+
+    def set_preview_html(self, html: str) -> None:
+        if html == self._html:
+            return
+        self._html = html
+        self._apply(html)
+
+    def _apply(self, html: str) -> None:
+        bar = self.verticalScrollBar()
+        ratio = bar.value() / bar.maximum() if bar.maximum() else 0.0
+        self.setHtml(html)
+        if bar.maximum():
+            bar.setValue(round(ratio * bar.maximum()))
+
+    def html(self) -> str:
+        return self._html
+
+    def scroll_to_annotation(self, annotation_id: str) -> None:
+        self.scrollToAnchor(f"ann-{annotation_id}")
+
+    def follow(self, ratio: float) -> None:
+        """Scroll to the same relative place as the editor."""
+        bar = self.verticalScrollBar()
+        bar.setValue(round(max(0.0, min(1.0, ratio)) * bar.maximum()))
+
+    def _link_clicked(self, url: QUrl) -> None:
+        if url.scheme() == "annotation":
+            self.sig_annotation_clicked.emit(url.path() or url.toString().split(":", 1)[-1])
+        elif url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
