@@ -147,7 +147,7 @@ class BrowseOperations:
         def work(cur):
             cur.execute(f"SELECT * FROM {relation} LIMIT 0")
             columns = results.columns_of(cur.description)
-            count = cur.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
+            count = cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0]
             return {"relation": relation, "columns": columns, "row_count": int(count)}
 
         return self.engine.run(work)

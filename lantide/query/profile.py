@@ -37,7 +37,7 @@ def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10) ->
     def work(cur):
         cur.execute(f"SELECT * FROM {relation} LIMIT 0")
         columns = [(d[0], str(d[1])) for d in cur.description]
-        row_count = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchone()[0])
+        row_count = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
         exact = row_count <= EXACT_DISTINCT_ROWS
         out = []
         for name, type_name in columns:
@@ -46,7 +46,7 @@ def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10) ->
             distinct = f"count(DISTINCT {col})" if exact else f"approx_count_distinct({col})"
             minmax = f"min({col}), max({col})" if orderable else "NULL, NULL"
             nulls, n_distinct, lo, hi = cur.execute(
-                f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}").fetchone()
+                f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}").fetchall()[0]
             entry = {"name": name, "type": type_name, "null_count": int(nulls),
                      "null_fraction": (nulls / row_count) if row_count else 0.0,
                      "distinct_count": int(n_distinct or 0), "distinct_exact": exact,
@@ -63,9 +63,9 @@ def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10) ->
 
 def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
     as_number = (f"epoch({col})" if _is_temporal(type_name) else f"CAST({col} AS DOUBLE)")
-    lo_n, hi_n = cur.execute(f"SELECT min({as_number}), max({as_number}) FROM {relation}").fetchone()
+    lo_n, hi_n = cur.execute(f"SELECT min({as_number}), max({as_number}) FROM {relation}").fetchall()[0]
     if lo_n == hi_n:
-        count = cur.execute(f"SELECT count({col}) FROM {relation}").fetchone()[0]
+        count = cur.execute(f"SELECT count({col}) FROM {relation}").fetchall()[0][0]
         return {"kind": "numeric", "bins": [{"low": jsonable(lo), "high": jsonable(hi), "count": int(count)}]}
     width = (hi_n - lo_n) / bins
     rows = cur.execute(

@@ -117,7 +117,7 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
     cur.execute("BEGIN")
     try:
         cur.execute(materialize_prefix(table) + select_body(body, kind))
-        row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0])
+        row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
         if before_commit is not None:
             before_commit(cur, row_count)
         cur.execute("COMMIT")
@@ -135,5 +135,5 @@ def read_preview(cur, table: str, preview_rows: int, row_count: int | None = Non
     description = cur.description
     rows = cur.fetchall()
     if row_count is None:
-        row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()[0])
+        row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
     return Preview(columns_of(description), json_rows(rows), row_count)

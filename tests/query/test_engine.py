@@ -44,12 +44,15 @@ def test_time_limit_stops_a_query(empty_workspace, open_service):
 
 
 def test_threads_read_at_the_same_time(sample_service):
-    results, errors = {}, []
+    results, errors, cursors = {}, [], set()
+    together = threading.Barrier(4, timeout=30)
 
     def reader(i):
         try:
             results[i] = sample_service.run_query(
                 f"SELECT count(*) FROM orders WHERE customer_id % 4 = {i}")["preview"][0][0]
+            cursors.add(id(sample_service.engine.cursor()))
+            together.wait()  # all alive at once: four threads, four cursors
         except Exception as exc:
             errors.append(exc)
 
@@ -59,7 +62,7 @@ def test_threads_read_at_the_same_time(sample_service):
     for t in threads:
         t.join(timeout=60)
     assert not errors and sum(results.values()) == 120_000
-    assert len(sample_service.engine._cursors) >= 4  # one cursor per thread
+    assert len(cursors) == 4  # one cursor per thread
 
 
 def test_preview_of_a_huge_result_stays_small_in_python(empty_service):
