@@ -110,3 +110,19 @@ def test_problems_are_listed_with_line_numbers(sample_workspace, run_cli):
     out = run_cli("knowledge", sample_workspace)
     assert out.returncode == 0
     assert "  warning: line 5: text under '## Rules' that is not a list item" in out.stdout
+
+
+def test_lantide_prompt_shows_enabled_not_queued_and_the_catalog_over_5000(sample_workspace,
+                                                                            run_cli):
+    out = run_cli("prompt", sample_workspace)
+    assert out.returncode == 0, out.stderr
+    assert '"Revenue means net revenue: gross minus discounts and refunds."' in out.stdout
+    assert "fiscal year starts on 1 April" not in out.stdout
+    assert "expand_knowledge_catalog" not in out.stdout.split("===== tools", 1)[1]
+    (sample_workspace / KNOWLEDGE).write_text(sized_knowledge(5200), encoding="utf-8")
+    out = run_cli("prompt", sample_workspace)
+    assert out.returncode == 0, out.stderr
+    assert '- "Rules" (Rules, ' in out.stdout  # the catalog index, not the entries
+    assert "Fact 0:" not in out.stdout
+    tools_section = out.stdout.split("===== tools", 1)[1]
+    assert "expand_knowledge_catalog" in tools_section
