@@ -21,6 +21,7 @@ from lantide.agent.history import (
     TurnCompaction, compact_turn, describe_key_event, fit_history, group_turns, message_tokens,
     messages_tokens,
 )
+from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import EXECUTING, NO_PROJECT, PLANNING, ToolRegistry
@@ -83,6 +84,27 @@ class AssembledPrompt:
 class PromptAssembler:
     def __init__(self, registry: ToolRegistry):
         self.registry = registry
+        self._views: dict[tuple, dict] = {}
+
+    def document_view(self, ctx: ToolContext, project: Project, kind: str) -> dict[str, Any]:
+        """The docs layer's view of a Plan/Report, re-read only when its file or sidecar
+        changed (size and modification time), since each iteration needs it."""
+        path = project.document_path(kind)
+        sidecar = path.with_name(path.stem + ".annotations.json")
+        stamp = []
+        for p in (path, sidecar):
+            try:
+                st = p.stat()
+                stamp.append((st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamp.append(None)
+        key = (str(path), tuple(stamp))
+        view = self._views.get(key)
+        if view is None:
+            view = ctx.services.docs().agent_view(project, kind)
+            self._views = {k: v for k, v in self._views.items() if k[0] != key[0]}
+            self._views[key] = view
+        return view
 
     # -- text layers
     def core(self, ctx: ToolContext) -> str:
@@ -112,7 +134,7 @@ class PromptAssembler:
     def _open_annotations(self, ctx: ToolContext, project: Project) -> int:
         """Open Plan annotations, from the sidecar the docs layer keeps (0 if unreadable)."""
         try:
-            view = ctx.services.docs().agent_view(project, "plan")
+            view = self.document_view(ctx, project, "plan")
         except LantideError:
             return 0
         return int(view.get("open_annotation_count") or 0) if isinstance(view, dict) else 0
@@ -166,7 +188,7 @@ class PromptAssembler:
         parts = path.relative_to(root).parts
         if tab.type in ("plan", "report") and len(parts) == 3 and parts[0] == "projects":
             project = ctx.workspace.project(parts[1])
-            view = ctx.services.docs().agent_view(project, tab.type)
+            view = self.document_view(ctx, project, tab.type)
             text = tab.content if tab.dirty and tab.content is not None else view.get("text", "")
             fields["document"] = {"text": text,
                                   "open_annotation_count": view.get("open_annotation_count", 0),
@@ -205,7 +227,8 @@ class PromptAssembler:
         compaction = compaction or TurnCompaction()
 
         fixed_text = "\n\n".join(x for x in (core, state, knowledge, steps, summary) if x)
-        fixed = count_tokens(fixed_text) + count_tokens(json.dumps(tools)) + count_tokens(active)
+        tools_json = json.dumps(tools)
+        fixed = cached_count(fixed_text) + cached_count(tools_json) + cached_count(active)
         budget = window - output_reserve(window) - fixed
         before = messages_tokens(compaction.apply(turn_messages))
         compacted_now = 0
@@ -222,17 +245,17 @@ class PromptAssembler:
         if active:
             messages.append({"role": "user", "content": active})
 
-        history_tokens = messages_tokens(fitted.messages + current_sent) + count_tokens(note)
-        layers = [Layer("core", core, count_tokens(core)),
-                  Layer("state", state, count_tokens(state)),
-                  Layer("knowledge", knowledge, count_tokens(knowledge)),
+        history_tokens = messages_tokens(fitted.messages + current_sent) + cached_count(note)
+        layers = [Layer("core", core, cached_count(core)),
+                  Layer("state", state, cached_count(state)),
+                  Layer("knowledge", knowledge, cached_count(knowledge)),
                   Layer("tools", json.dumps(tools, indent=1) if for_display else "",
-                        count_tokens(json.dumps(tools))),
-                  Layer("recent_steps", steps, count_tokens(steps)),
-                  Layer("summary", summary, count_tokens(summary)),
+                        cached_count(tools_json)),
+                  Layer("recent_steps", steps, cached_count(steps)),
+                  Layer("summary", summary, cached_count(summary)),
                   Layer("history", self._history_display(note, fitted.messages + current_sent)
                         if for_display else "", history_tokens),
-                  Layer("active_tab", active, count_tokens(active))]
+                  Layer("active_tab", active, cached_count(active))]
         return AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
                                before, fitted.dropped_turns)
 

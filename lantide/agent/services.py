@@ -9,11 +9,15 @@ installation is a clear error for the tool that needs it, not a crash of the tur
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from lantide.errors import LantideError
 from lantide.workspace.model import Workspace
 from lantide.workspace.settings import Settings
+
+
+COUNT_TTL = 5.0  # seconds a cached-table count is reused
 
 
 class LayerUnavailable(LantideError):
@@ -37,6 +41,7 @@ class EngineServices:
         self._query = query_service
         self._owns_query = query_service is None
         self._knowledge_bases: dict[str | None, Any] = {}
+        self._count: tuple[float, int] | None = None
         self._lock = threading.Lock()
 
     # -- query layer
@@ -57,12 +62,22 @@ class EngineServices:
 
     def cached_table_count(self) -> int | None:
         """Cached tables in the workspace (opens the query service); None when the query
-        layer cannot be opened (the summary says so rather than guessing)."""
+        layer cannot be opened (the summary says so rather than guessing). Kept for
+        COUNT_TTL seconds, and dropped after every query tool, so an iteration rarely pays a
+        DuckDB round trip for it."""
+        now = time.monotonic()
+        if self._count is not None and now - self._count[0] < COUNT_TTL:
+            return self._count[1]
         try:
             service = self.query()
-            return len(service.catalog.all_cached())
+            count = len(service.catalog.all_cached())
         except LantideError:
             return None
+        self._count = (now, count)
+        return count
+
+    def forget_counts(self) -> None:
+        self._count = None
 
     # -- docs layer
     def docs(self):

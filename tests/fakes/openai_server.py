@@ -136,7 +136,7 @@ class FakeOpenAIServer:
     # -- lifecycle
     def start(self) -> "FakeOpenAIServer":
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai",
                                         daemon=True)
@@ -243,6 +243,15 @@ def _history_problem(messages: list[dict]) -> str | None:
         return ("An assistant message with 'tool_calls' must be followed by tool messages "
                 f"responding to each 'tool_call_id'. Missing: {sorted(pending)}.")
     return None
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return  # a client closing its keep-alive connection is normal
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

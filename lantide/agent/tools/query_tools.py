@@ -77,8 +77,11 @@ def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: st
 def _run_guarded(ctx: ToolContext, call):
     """Run a query-layer call so that cancel interrupts DuckDB at once."""
     service = ctx.services.query()
-    with ctx.cancel.on_cancel(service.interrupt):
-        result = call(service)
+    try:
+        with ctx.cancel.on_cancel(service.interrupt):
+            result = call(service)
+    finally:
+        ctx.services.forget_counts()  # a run may have materialized a cached table
     ctx.cancel.raise_if_cancelled()
     return result
 
