@@ -95,7 +95,10 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
 
 
 def _odbc_braced(value: str) -> str:
-    return "{" + value.replace("}", "}}") + "}"
+    """A connection-string value; braced only when it must be (some drivers keep braces)."""
+    if any(c in value for c in ";{}=") or value != value.strip():
+        return "{" + value.replace("}", "}}") + "}"
+    return value
 
 
 class ExternalSources:
@@ -140,6 +143,8 @@ class ExternalSources:
 
         config = self.config(name)
         parts = [config.connection_string.rstrip(";")]
+        if config.dialect == "postgres" and "boolsaschar" not in config.connection_string.lower():
+            parts.append("BoolsAsChar=0")  # psqlODBC reports booleans as text unless told
         if config.user:
             parts.append(f"UID={_odbc_braced(config.user)}")
         password = get_connection_password(config.name)
@@ -153,7 +158,10 @@ class ExternalSources:
                 hint="Check the server, database and user in Settings > Connections and the "
                      "password in the keyring; is the ODBC driver installed?") from None
         if self.timeout_seconds:
-            con.timeout = int(self.timeout_seconds)
+            try:
+                con.timeout = int(self.timeout_seconds)
+            except pyodbc.Error:
+                pass  # the driver has no query timeout; the fetch loop still checks the clock
         return con
 
     # -- catalog -------------------------------------------------------------------
@@ -189,7 +197,9 @@ class ExternalSources:
         columns = []
         for row in rows:
             base = _ODBC_TYPES.get(row.data_type, (row.type_name or "VARCHAR").upper())
-            if row.data_type in (2, 3):
+            if (row.type_name or "").lower() in ("bool", "boolean"):
+                base = "BOOLEAN"
+            elif row.data_type in (2, 3):
                 base = f"DECIMAL({row.column_size},{row.decimal_digits or 0})"
             elif row.data_type in (1, 12, -8, -9) and row.column_size and row.column_size < 65535:
                 base = f"{base}({row.column_size})"
@@ -225,7 +235,7 @@ class ExternalSources:
             con.close()
 
     def stream_batches(self, name: str, remote_sql: str, *, register_cancel,
-                       batch_rows: int = BATCH_ROWS):
+                       batch_rows: int | None = None):
         """Yield Arrow record batches of the remote result; at most one batch in Python."""
         con = self.connect(name)
         cancelled = threading.Event()
@@ -249,7 +259,7 @@ class ExternalSources:
                         raise QueryCancelled("staging from connection " + repr(name))
                     if self.timeout_seconds and time.monotonic() - started > self.timeout_seconds:
                         raise QueryTimeout(self.timeout_seconds)
-                    rows = cursor.fetchmany(batch_rows)
+                    rows = cursor.fetchmany(batch_rows or BATCH_ROWS)
                     if not rows:
                         break
                     yield schema, _to_batch(schema, rows)
