@@ -40,6 +40,10 @@ CONTEXTS = {
     "notes/repeated_failure.md.j2": dict(reason="the same call kept failing", tool="run_query",
                                           message="DROP is not allowed", hint="Use SELECT"),
     "background/conversation_title.md.j2": {},
+    # sent by the desktop app's Resolve (N) button as the analyst's message
+    "requests/resolve_annotations.md.j2": dict(count=3, document_label="Plan",
+                                               project="Q3 churn", document="plan",
+                                               path="projects/q3-churn/plan.md"),
     "background/conversation_title_input.md.j2": dict(user_message="Which regions churned?",
                                                        assistant_message="DE-BY, then IT-25."),
 }
