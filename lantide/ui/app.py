@@ -12,7 +12,6 @@ the Xvfb test wait for it; nothing else uses it.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys

@@ -81,6 +81,8 @@ class ExplorerPanel(QWidget):
         if hasattr(services, "sig_tables_changed"):
             services.sig_tables_changed.connect(self.refresh_tables)
         self.refresh()
+        if services.query is not None:
+            self.refresh_tables()
 
     # -- reading (off the UI thread) ----------------------------------------------------
     def refresh(self) -> None:

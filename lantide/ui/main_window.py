@@ -69,7 +69,10 @@ class MainWindow(QMainWindow):
         self.setDockNestingEnabled(True)
         self._closing = False
         self._idle_emitted = False
-        self._waiting_for = {"database", "explorer"}
+        # Idle once the database is open (or failed) and the explorer is filled.
+        self._waiting_for = {"explorer"}
+        if services.query is None and services.query_error is None:
+            self._waiting_for.add("database")
 
         self.tabs = TabAreaWidget(services, TAB_FACTORIES, self)
         self.welcome = WelcomeWidget(services, self)

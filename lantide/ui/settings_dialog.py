@@ -1,0 +1,469 @@
+"""Settings: model profiles (primary and secondary; base URL, model, API key in the system
+keyring, *Test connection*), query limits, agent limits and appearance.
+
+The dialog edits a copy of :class:`lantide.workspace.settings.Settings`. *OK* stores typed
+keys in the keyring (:mod:`lantide.workspace.secrets`; a key never goes to a file) and saves
+the settings, both in a worker; the dialog closes only when that worked, otherwise it
+shows why and keeps what was typed.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox,
+                               QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QListWidget, QPushButton, QRadioButton, QSpinBox, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from lantide.ui.icons import icon
+from lantide.ui.services import AppServices
+from lantide.ui.theme import colors
+from lantide.workspace.settings import ModelProfile, Settings
+
+BASE_URL_PRESETS = (
+    ("OpenAI", "https://api.openai.com/v1"),
+    ("Ollama (local)", "http://localhost:11434/v1"),
+    ("LM Studio (local)", "http://localhost:1234/v1"),
+    ("vLLM (local)", "http://localhost:8000/v1"),
+)
+NO_PROFILE = "(none)"
+
+
+def _store_and_save(context, settings: Settings, keys: dict[str, str | None],
+                    renamed: dict[str, str]) -> Settings:
+    """Keys to the keyring (None deletes), then the settings file. Runs in a worker."""
+    from lantide.workspace import secrets
+    from lantide.workspace.settings import save_settings
+
+    for old, new in renamed.items():  # a renamed profile keeps its stored key
+        if new not in keys:
+            key = secrets.get_api_key(old)
+            if key:
+                secrets.set_api_key(new, key)
+        secrets.delete_api_key(old)
+    for profile, key in keys.items():
+        if key is None:
+            secrets.delete_api_key(profile)
+        else:
+            secrets.set_api_key(profile, key)
+    save_settings(settings)
+    return settings
+
+
+def _stored_keys(context, names: list[str]) -> dict[str, bool]:
+    from lantide.workspace import secrets
+
+    return {name: bool(secrets.get_api_key(name)) for name in names}
+
+
+class SettingsDialog(QDialog):
+    sig_settings_saved = Signal(object)
+
+    def __init__(self, services: AppServices, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.services = services
+        self.setObjectName("SettingsDialog")
+        self.setWindowTitle("Settings — Lantide")
+        self.resize(760, 520)
+        self.settings: Settings = copy.deepcopy(services.settings)
+        self.typed_keys: dict[str, str | None] = {}  # profile -> new key (None: delete)
+        self.stored: dict[str, bool] = {}
+        self.renamed: dict[str, str] = {}  # original name -> current name
+        self._current: str | None = None
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._models_page(), icon("model"), "Models")
+        self.tabs.addTab(self._query_page(), icon("sql"), "Queries")
+        self.tabs.addTab(self._agent_page(), icon("chat"), "Agent")
+        self.tabs.addTab(self._appearance_page(), icon("preview"), "Appearance")
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {colors().danger.name()};")
+        self.error_label.hide()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+        self._fill_profiles()
+        services.workers.submit(_stored_keys, [p.name for p in self.settings.profiles],
+                                on_result=self._keys_known, name="read keyring")
+
+    # -- Models ------------------------------------------------------------------------------
+    def _models_page(self) -> QWidget:
+        page = QWidget(self)
+        self.profile_list = QListWidget(page)
+        self.profile_list.setMaximumWidth(200)
+        self.profile_list.currentTextChanged.connect(self._profile_selected)
+        add = QPushButton(icon("add"), "Add", page)
+        add.clicked.connect(self.add_profile)
+        remove = QPushButton(icon("delete"), "Remove", page)
+        remove.clicked.connect(self.remove_profile)
+        left = QVBoxLayout()
+        left.addWidget(self.profile_list, 1)
+        row = QHBoxLayout()
+        row.addWidget(add)
+        row.addWidget(remove)
+        left.addLayout(row)
+
+        self.name_edit = QLineEdit(page)
+        self.base_url = QComboBox(page)
+        self.base_url.setEditable(True)
+        for label, url in BASE_URL_PRESETS:
+            self.base_url.addItem(url)
+            self.base_url.setItemData(self.base_url.count() - 1, label, Qt.ItemDataRole.ToolTipRole)
+        self.model_edit = QComboBox(page)
+        self.model_edit.setEditable(True)
+        self.key_edit = QLineEdit(page)
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.clear_key = QPushButton("Forget key", page)
+        self.clear_key.clicked.connect(self._forget_key)
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.clear_key)
+        self.window_spin = QSpinBox(page)
+        self.window_spin.setRange(0, 10_000_000)
+        self.window_spin.setSingleStep(1024)
+        self.window_spin.setSpecialValueText("discover")
+        self.window_spin.setSuffix(" tokens")
+        self.test_button = QPushButton(icon("refresh"), "Test connection", page)
+        self.test_button.clicked.connect(self.test_connection)
+        self.test_result = QLabel(page)
+        self.test_result.setWordWrap(True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.primary_combo = QComboBox(page)
+        self.secondary_combo = QComboBox(page)
+        self.secondary_combo.setToolTip("Background calls (conversation titles, knowledge "
+                                        "proposals); the primary profile when none")
+        form = QFormLayout()
+        form.addRow("Name", self.name_edit)
+        form.addRow("Base URL", self.base_url)
+        form.addRow("Model", self.model_edit)
+        form.addRow("API key", key_row)
+        form.addRow("Context window", self.window_spin)
+        form.addRow("", self.test_button)
+        form.addRow("", self.test_result)
+        form.addRow(QLabel("<b>Roles</b>", page))
+        form.addRow("Primary (chat)", self.primary_combo)
+        form.addRow("Secondary (background)", self.secondary_combo)
+        self.env_note = QLabel(page)
+        self.env_note.setWordWrap(True)
+        overrides = [v for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL")
+                     if os.environ.get(v)]
+        if overrides:
+            self.env_note.setText(f"{', '.join(overrides)} set in the environment override the "
+                                  "primary profile.")
+        form.addRow(self.env_note)
+        self.form_widget = QWidget(page)
+        self.form_widget.setLayout(form)
+        layout = QHBoxLayout(page)
+        layout.addLayout(left)
+        layout.addWidget(self.form_widget, 1)
+        for w in (self.name_edit, self.key_edit):
+            w.editingFinished.connect(self._store_form)
+        self.base_url.currentTextChanged.connect(lambda _t: self._store_form())
+        self.model_edit.currentTextChanged.connect(lambda _t: self._store_form())
+        self.window_spin.valueChanged.connect(lambda _v: self._store_form())
+        return page
+
+    def _fill_profiles(self) -> None:
+        self.profile_list.blockSignals(True)
+        self.profile_list.clear()
+        for p in self.settings.profiles:
+            self.profile_list.addItem(p.name)
+        self.profile_list.blockSignals(False)
+        names = [p.name for p in self.settings.profiles]
+        for combo, value in ((self.primary_combo, self.settings.primary_profile),
+                             (self.secondary_combo, self.settings.secondary_profile)):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems([NO_PROFILE] + names)
+            combo.setCurrentText(value if value in names else NO_PROFILE)
+            combo.blockSignals(False)
+        self.form_widget.setEnabled(bool(names))
+        if names:
+            current = self._current if self._current in names else names[0]
+            self.profile_list.setCurrentRow(names.index(current))
+            self._profile_selected(current)
+        else:
+            self._current = None
+            self.test_result.setText("No model profile yet: add one to chat with the agent. "
+                                     "Everything else works without a model.")
+
+    def _profile_selected(self, name: str) -> None:
+        if self._current and self._current != name:
+            self._store_form()
+        profile = self.settings.profile(name)
+        self._current = name if profile else None
+        if profile is None:
+            return
+        for w in (self.name_edit, self.base_url, self.model_edit, self.key_edit, self.window_spin):
+            w.blockSignals(True)
+        self.name_edit.setText(profile.name)
+        self.base_url.setCurrentText(profile.base_url)
+        self.model_edit.setCurrentText(profile.model)
+        self.key_edit.clear()
+        self.window_spin.setValue(profile.context_window or 0)
+        for w in (self.name_edit, self.base_url, self.model_edit, self.key_edit, self.window_spin):
+            w.blockSignals(False)
+        self._update_key_placeholder()
+        self.test_result.clear()
+
+    def _update_key_placeholder(self) -> None:
+        name = self._current or ""
+        typed = self.typed_keys.get(name, "")
+        if typed is None:
+            text = "the stored key will be forgotten"
+        elif self.stored.get(self._original(name)):
+            text = "stored in the system keyring (type to replace)"
+        else:
+            text = "none (local servers need none)"
+        self.key_edit.setPlaceholderText(text)
+
+    def _keys_known(self, stored: dict[str, bool]) -> None:
+        self.stored = stored
+        self._update_key_placeholder()
+
+    def _original(self, name: str) -> str:
+        return next((old for old, new in self.renamed.items() if new == name), name)
+
+    def _store_form(self) -> None:
+        profile = self.settings.profile(self._current) if self._current else None
+        if profile is None:
+            return
+        new_name = self.name_edit.text().strip() or profile.name
+        if new_name != profile.name and self.settings.profile(new_name) is None:
+            old = profile.name
+            self.renamed[self._original(old)] = new_name
+            if old in self.typed_keys:
+                self.typed_keys[new_name] = self.typed_keys.pop(old)
+            for role in ("primary_profile", "secondary_profile"):
+                if getattr(self.settings, role) == old:
+                    setattr(self.settings, role, new_name)
+            profile.name = new_name
+            self._current = new_name
+            self._fill_profiles()
+        profile.base_url = self.base_url.currentText().strip()
+        profile.model = self.model_edit.currentText().strip()
+        profile.context_window = self.window_spin.value() or None
+        if self.key_edit.text():
+            self.typed_keys[profile.name] = self.key_edit.text()
+
+    def add_profile(self) -> None:
+        self._store_form()
+        names = {p.name for p in self.settings.profiles}
+        n = 1
+        while f"profile{n}" in names:
+            n += 1
+        name = "primary" if not names else f"profile{n}"
+        self.settings.upsert_profile(ModelProfile(name=name))
+        self._current = name
+        self._fill_profiles()
+        self.name_edit.setFocus()
+        self.name_edit.selectAll()
+
+    def remove_profile(self) -> None:
+        if not self._current:
+            return
+        name = self._current
+        self.settings.remove_profile(name)
+        self.typed_keys[name] = None  # its key leaves the keyring too
+        self._current = None
+        self._fill_profiles()
+
+    def _forget_key(self) -> None:
+        if self._current:
+            self.typed_keys[self._current] = None
+            self.key_edit.clear()
+            self._update_key_placeholder()
+
+    def test_connection(self) -> None:
+        from lantide.ui.connection_test import check_connection
+        from lantide.workspace import secrets
+
+        self._store_form()
+        profile = self.settings.profile(self._current) if self._current else None
+        if profile is None:
+            return
+        typed = self.typed_keys.get(profile.name, "")
+        forget = profile.name in self.typed_keys and typed is None
+        original = self._original(profile.name)
+        self.test_button.setEnabled(False)
+        self.test_result.setText(f"Connecting to {profile.base_url}…")
+
+        def run(ctx):
+            stored = typed or (None if forget else secrets.get_api_key(original)) \
+                or secrets.env_api_key()
+            return check_connection(ctx, profile.name, profile.base_url, profile.model, stored,
+                                    profile.context_window, self.settings.agent)
+
+        self.services.workers.submit(run, on_result=self._tested,
+                                     on_error=lambda e: self._tested(None, e),
+                                     name="test connection")
+
+    def _tested(self, report, error: BaseException | None = None) -> None:
+        self.test_button.setEnabled(True)
+        theme = colors()
+        if report is None or not report.ok:
+            message = report.message if report is not None else str(error)
+            hint = report.hint if report is not None else None
+            self.test_result.setText(f"<span style='color:{theme.danger.name()}'>✗ {message}"
+                                     f"</span>" + (f"<br>{hint}" if hint else ""))
+            return
+        self.model_edit.blockSignals(True)
+        current = self.model_edit.currentText()
+        self.model_edit.clear()
+        self.model_edit.addItems(report.models)
+        self.model_edit.setCurrentText(current)
+        self.model_edit.blockSignals(False)
+        found = {"profile": "set in this profile", "learned": "learned from the server",
+                 "endpoint": "reported by the endpoint", "known": "known for this model",
+                 "default": "a conservative default"}.get(report.context_source or "", "")
+        shown = ", ".join(report.models[:8]) + (" …" if len(report.models) > 8 else "")
+        text = (f"<span style='color:{theme.success.name()}'>✓ {report.message}</span><br>"
+                f"Models: {shown or 'none listed'}<br>"
+                f"Context window: {report.context_window:,} tokens ({found})")
+        if report.hint:
+            text += f"<br><span style='color:{theme.warning.name()}'>{report.hint}</span>"
+        self.test_result.setText(text)
+        self.last_report = report
+
+    # -- Queries / Agent / Appearance --------------------------------------------------------
+    def _query_page(self) -> QWidget:
+        q = self.settings.query
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.timeout_spin = QDoubleSpinBox(page)
+        self.timeout_spin.setRange(1, 24 * 3600)
+        self.timeout_spin.setSuffix(" s")
+        self.timeout_spin.setValue(q.timeout_seconds)
+        self.memory_edit = QLineEdit(q.memory_limit, page)
+        self.memory_edit.setToolTip("A size such as 4GB, or a share of RAM such as 75%")
+        self.threads_spin = QSpinBox(page)
+        self.threads_spin.setRange(0, 512)
+        self.threads_spin.setSpecialValueText("all cores")
+        self.threads_spin.setValue(q.threads)
+        self.preview_spin = QSpinBox(page)
+        self.preview_spin.setRange(1, 200)
+        self.preview_spin.setValue(q.preview_rows)
+        self.remote_spin = QSpinBox(page)
+        self.remote_spin.setRange(1000, 2_000_000_000)
+        self.remote_spin.setSingleStep(100_000)
+        self.remote_spin.setValue(q.large_remote_rows)
+        form.addRow("Time limit per statement", self.timeout_spin)
+        form.addRow("DuckDB memory limit", self.memory_edit)
+        form.addRow("DuckDB threads", self.threads_spin)
+        form.addRow("Preview rows (agent, at most 200)", self.preview_spin)
+        form.addRow("Ask before staging more remote rows than", self.remote_spin)
+        form.addRow(QLabel("Query limits apply when the workspace is opened next.", page))
+        return page
+
+    def _agent_page(self) -> QWidget:
+        a = self.settings.agent
+        page = QWidget(self)
+        form = QFormLayout(page)
+        self.iterations_spin = QSpinBox(page)
+        self.iterations_spin.setRange(1, 100)
+        self.iterations_spin.setValue(a.max_iterations)
+        self.tool_retries_spin = QSpinBox(page)
+        self.tool_retries_spin.setRange(0, 20)
+        self.tool_retries_spin.setValue(a.max_tool_retries)
+        self.request_timeout_spin = QDoubleSpinBox(page)
+        self.request_timeout_spin.setRange(5, 3600)
+        self.request_timeout_spin.setSuffix(" s")
+        self.request_timeout_spin.setValue(a.request_timeout_seconds)
+        self.retries_spin = QSpinBox(page)
+        self.retries_spin.setRange(0, 20)
+        self.retries_spin.setValue(a.max_retries)
+        form.addRow("Steps per turn", self.iterations_spin)
+        form.addRow("Retries of a failing tool call", self.tool_retries_spin)
+        form.addRow("Model request time limit", self.request_timeout_spin)
+        form.addRow("Retries on busy or failing servers", self.retries_spin)
+        return page
+
+    def _appearance_page(self) -> QWidget:
+        page = QWidget(self)
+        layout = QVBoxLayout(page)
+        self.appearance_group = QButtonGroup(page)
+        for value, label in (("system", "Follow the system (light or dark)"),
+                             ("light", "Light"), ("dark", "Dark")):
+            button = QRadioButton(label, page)
+            button.setProperty("appearance", value)
+            button.setChecked(self.settings.appearance == value)
+            self.appearance_group.addButton(button)
+            layout.addWidget(button)
+        layout.addStretch(1)
+        return page
+
+    def appearance(self) -> str:
+        checked = self.appearance_group.checkedButton()
+        return checked.property("appearance") if checked is not None else "system"
+
+    # -- saving --------------------------------------------------------------------------
+    def _collect(self) -> str | None:
+        """Copy the form into ``self.settings``; an error message when something is wrong."""
+        self._store_form()
+        names = [p.name for p in self.settings.profiles]
+        if len(set(names)) != len(names):
+            return "Two profiles have the same name."
+        for p in self.settings.profiles:
+            if not p.base_url.startswith(("http://", "https://")):
+                return f"Profile {p.name!r}: the base URL must start with http:// or https://."
+            if not p.model:
+                return f"Profile {p.name!r}: enter a model name."
+        primary, secondary = self.primary_combo.currentText(), self.secondary_combo.currentText()
+        self.settings.primary_profile = None if primary == NO_PROFILE else primary
+        self.settings.secondary_profile = None if secondary == NO_PROFILE else secondary
+        if self.settings.primary_profile is None and names:
+            self.settings.primary_profile = names[0]
+        q = self.settings.query
+        q.timeout_seconds = self.timeout_spin.value()
+        q.memory_limit = self.memory_edit.text().strip() or "75%"
+        q.threads = self.threads_spin.value()
+        q.preview_rows = self.preview_spin.value()
+        q.large_remote_rows = self.remote_spin.value()
+        a = self.settings.agent
+        a.max_iterations = self.iterations_spin.value()
+        a.max_tool_retries = self.tool_retries_spin.value()
+        a.request_timeout_seconds = self.request_timeout_spin.value()
+        a.max_retries = self.retries_spin.value()
+        self.settings.appearance = self.appearance()
+        return None
+
+    def save(self) -> None:
+        problem = self._collect()
+        if problem:
+            self._show_error(problem)
+            return
+        self.buttons.setEnabled(False)
+        keys = {name: key for name, key in self.typed_keys.items()}
+        self.services.workers.submit(_store_and_save, self.settings, keys, dict(self.renamed),
+                                     on_result=self._saved,
+                                     on_error=self._save_failed, name="save settings")
+
+    def _saved(self, settings: Settings) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        from lantide.ui.theme import install_theme
+
+        self.services.settings = settings
+        self.services.sig_settings_changed.emit(settings)
+        if QApplication.instance() is not None:
+            install_theme(QApplication.instance(), settings.appearance)
+        self.sig_settings_saved.emit(settings)
+        self.accept()
+
+    def _save_failed(self, exc: BaseException) -> None:
+        self.buttons.setEnabled(True)
+        message = getattr(exc, "message", None) or str(exc)
+        hint = getattr(exc, "hint", None)
+        self._show_error(message + (f" — {hint}" if hint else ""))
+
+    def _show_error(self, text: str) -> None:
+        self.error_label.setText(text)
+        self.error_label.show()

@@ -1,0 +1,237 @@
+"""The main window on the real sample workspace: explorer, tabs, session and layout
+restored on the next start, focus, closing with unsaved work, the status bar's running
+query and its cancel button, switching workspace, help dialogs and appearance."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from lantide.ui import tab_area
+from lantide.ui.explorer import ROLE_NODE
+from lantide.ui.services import TabRef
+from tests.ui.conftest import open_document_tab, open_main_window
+
+
+def _tree_labels(window) -> dict[str, list[str]]:
+    tree = window.explorer.tree
+    out = {}
+    for i in range(tree.topLevelItemCount()):
+        group = tree.topLevelItem(i)
+        out[group.text(0)] = [group.child(j).text(0) for j in range(group.childCount())]
+    return out
+
+
+def _find_child(item, label):
+    return next(item.child(j) for j in range(item.childCount()) if item.child(j).text(0) == label)
+
+
+def test_window_opens_the_workspace_and_lists_it(main_window, qtbot):
+    w = main_window
+    assert w.windowTitle() == "Sample workspace — Lantide"
+    assert w.stack.currentWidget() is w.welcome  # no tab yet
+    labels = _tree_labels(w)
+    assert labels["Projects"] == ["Q3 churn"]
+    assert labels["Data files"] == ["customers.csv", "orders.parquet", "products.csv",
+                                    "targets.xlsx"]
+    project = w.explorer.tree.topLevelItem(0).child(0)
+    children = [project.child(i).text(0) for i in range(project.childCount())]
+    assert children == ["Plan", "Report", "clean_orders.sql", "customer_quarters.sql",
+                        "q3_churn_by_region.sql", "Knowledge"]
+    qtbot.waitUntil(lambda: w.explorer.tables() is not None, timeout=20_000)
+    targets = _find_child(w.explorer.tree.topLevelItem(1), "targets.xlsx")
+    assert sorted(targets.child(i).text(0) for i in range(targets.childCount())) == \
+        ['"targets"."Regional"', '"targets"."Segments"']
+    # the toolbar shows the focused project and its status
+    assert w.project_combo.currentText() == "Q3 churn"
+    assert w.status_combo.currentText() == "planning"
+    assert w.status.model_button.text() == "No model configured"
+
+
+def test_cached_tables_appear_with_row_counts_after_a_run(main_window, qtbot):
+    w = main_window
+    service = w.services.query
+    with qtbot.waitSignal(w.explorer.sig_tree_refreshed, timeout=30_000):
+        w.services.workers.submit(lambda _c: service.run_sql_tab("q3-churn", "clean_orders"),
+                                  on_result=lambda _r: w.services.notify_tables_changed())
+    qtbot.waitUntil(lambda: "clean_orders" in _tree_labels(w)["Cached tables"], timeout=30_000)
+    cached = _find_child(w.explorer.tree.topLevelItem(2), "clean_orders")
+    assert cached.text(1).endswith("rows") and cached.text(1) != "0 rows"
+    assert "tab q3-churn/clean_orders" in cached.toolTip(0)
+
+
+def test_explorer_opens_tabs_and_the_session_is_restored_on_the_next_start(
+        qtbot, shell_services, sample_workspace):
+    services = shell_services()
+    w = open_main_window(qtbot, services)
+    project = w.explorer.tree.topLevelItem(0).child(0)
+    w.explorer._activated(_find_child(project, "Report"))  # as a double-click does
+    plan = open_document_tab(qtbot, w, "plan")
+    assert [w.tabs.tabText(i) for i in range(w.tabs.count())] == ["report.md", "plan.md"]
+    assert w.windowTitle() == "plan.md — q3-churn — Sample workspace — Lantide"
+    w.tabs.setCurrentIndex(0)
+    session = json.loads((sample_workspace / ".lantide" / "session.json").read_text())
+    assert [(t["kind"], t["project"], t["name"]) for t in session["open_tabs"]] == \
+        [("report", "q3-churn", "report.md"), ("plan", "q3-churn", "plan.md")]
+    assert session["active_tab"]["kind"] == "report"
+    assert session["focused_project"] == "q3-churn"
+    assert plan.title() == "plan.md"
+
+    w.explorer_dock.hide()  # a layout change that must survive the restart
+    w.close()
+    assert not w.isVisible()
+    services.workspace.close()
+
+    again = open_main_window(qtbot, shell_services())
+    qtbot.waitUntil(lambda: again.tabs.count() == 2, timeout=10_000)
+    assert [again.tabs.tabText(i) for i in range(2)] == ["report.md", "plan.md"]
+    assert again.tabs.currentIndex() == 0
+    assert again.explorer_dock.isHidden()
+    again.shutdown()
+
+
+def test_focusing_a_project_is_remembered(main_window, qtbot, sample_workspace):
+    w = main_window
+    with qtbot.waitSignal(w.explorer.sig_tree_refreshed, timeout=10_000):
+        w.services.workspace.create_project("Second")
+        w.explorer.refresh()
+    index = w.project_combo.findText("Second")
+    with qtbot.waitSignal(w.services.sig_project_focused, timeout=5_000) as blocker:
+        w.project_combo.setCurrentIndex(index)
+        w.project_combo.activated.emit(index)
+    assert blocker.args == ["Second"]
+    session = json.loads((sample_workspace / ".lantide" / "session.json").read_text())
+    assert session["focused_project"] == "Second"
+    assert w.services.focused_project().name == "Second"
+    # the explorer shows the focused project in bold
+    qtbot.waitUntil(lambda: w.explorer.find_item("project", "Second") is not None
+                    and w.explorer.find_item("project", "Second").font(0).bold())
+
+
+def test_project_status_is_set_from_the_toolbar(main_window, qtbot, sample_workspace):
+    w = main_window
+    index = w.status_combo.findText("executing")
+    w.status_combo.setCurrentIndex(index)
+    w.status_combo.activated.emit(index)
+    project_json = sample_workspace / "projects" / "q3-churn" / "project.json"
+    qtbot.waitUntil(lambda: json.loads(project_json.read_text())["status"] == "executing",
+                    timeout=10_000)
+
+
+@pytest.mark.parametrize("answer", ["cancel", "discard", "save"])
+def test_closing_a_dirty_tab_asks(main_window, qtbot, monkeypatch, sample_workspace, answer):
+    buttons = {"cancel": QMessageBox.StandardButton.Cancel,
+               "discard": QMessageBox.StandardButton.Discard,
+               "save": QMessageBox.StandardButton.Save}
+    asked = []
+    monkeypatch.setattr(tab_area, "ask_save_changes",
+                        lambda parent, names: asked.append(names) or buttons[answer])
+    tab = open_document_tab(qtbot, main_window, "report")
+    tab.editor.moveCursor(tab.editor.textCursor().MoveOperation.End)
+    tab.editor.insertPlainText("\nA new finding.\n")
+    assert tab.is_dirty()
+    assert main_window.tabs.tabText(0) == "report.md ●"
+    closed = main_window.tabs.close_tab(0)
+    assert asked == [["report.md"]]
+    on_disk = (sample_workspace / "projects" / "q3-churn" / "report.md").read_text()
+    if answer == "cancel":
+        assert not closed and main_window.tabs.count() == 1
+        assert "A new finding." not in on_disk
+    elif answer == "discard":
+        assert closed and main_window.tabs.count() == 0
+        assert "A new finding." not in on_disk
+    else:
+        assert closed and main_window.tabs.count() == 0
+        assert on_disk.endswith("A new finding.\n")
+
+
+def test_running_query_shows_in_the_status_bar_and_can_be_cancelled(main_window, qtbot):
+    w = main_window
+    service = w.services.query
+    sql = "SELECT count(*) AS n FROM range(50000000000) t(i) WHERE i % 7 = 3"
+    outcome = {}
+    worker = w.services.workers.submit(
+        lambda ctx: service.run_query(sql), on_result=lambda r: outcome.setdefault("result", r),
+        on_error=lambda e: outcome.setdefault("error", e), on_cancel=service.interrupt,
+        name="long query")
+    w.services.track_query(worker, "long count")
+    qtbot.waitUntil(lambda: w.status.query_box.isVisible(), timeout=5_000)
+    assert w.status.query_label.text().startswith("Running long count ·")
+    qtbot.wait(300)
+    w.status.cancel_button.click()
+    qtbot.waitUntil(lambda: "error" in outcome or "result" in outcome, timeout=15_000)
+    assert getattr(outcome.get("error"), "code", None) == "QUERY_CANCELLED"
+    qtbot.waitUntil(lambda: not w.status.query_box.isVisible(), timeout=5_000)
+    assert w.services.running_queries() == []
+
+
+def test_switching_workspace_releases_the_old_one(qtbot, sample_workspace, tmp_path):
+    from lantide.ui.app import AppController
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import load_settings
+
+    other = tmp_path / "other"
+    Workspace.create(other, name="Other analysis")
+    controller = AppController(QApplication.instance(), load_settings())
+    controller.show_workspace(Workspace.open(sample_workspace))
+    first = controller.window  # the controller deletes it when switching
+    qtbot.waitUntil(first.is_idle, timeout=30_000)
+    assert controller.switch_workspace(str(other))
+    assert controller.window is not first
+    assert controller.window.windowTitle() == "Other analysis — Lantide"
+    assert str(other.resolve()) == controller.settings.recent_workspaces[0]
+    # the first workspace is free again: another process (or window) can lock it
+    Workspace.open(sample_workspace, lock=True).close()
+    qtbot.waitUntil(controller.window.is_idle, timeout=30_000)
+    controller.close()
+
+
+def test_help_dialogs_list_shortcuts_and_versions(qtbot):
+    from lantide.ui.help_dialogs import AboutDialog, ShortcutsDialog
+
+    shortcuts = ShortcutsDialog()
+    qtbot.addWidget(shortcuts)
+    rows = shortcuts.visible_rows()
+    assert ("Annotate the selected text", "Ctrl+Alt+M") in rows
+    assert ("Source Run: the tab and everything upstream", "Ctrl+Shift+Return") in rows
+    shortcuts.filter.setText("source run")
+    assert shortcuts.visible_rows() == [("Source Run: the tab and everything upstream",
+                                         "Ctrl+Shift+Return")]
+    about = AboutDialog()
+    qtbot.addWidget(about)
+    names = dict(about.versions)
+    assert names["Lantide"] and names["Qt"].startswith("6.")
+    assert names["duckdb"] != "not installed"
+    about.copy_versions()
+    assert QApplication.clipboard().text().startswith("Lantide: ")
+
+
+def test_appearance_switches_palette_and_is_saved(main_window, qtbot):
+    from lantide.workspace.settings import load_settings
+
+    app = QApplication.instance()
+    main_window.set_appearance("dark")
+    assert app.palette().color(QPalette.ColorRole.Window).lightness() < 80
+    assert load_settings().appearance == "dark"
+    main_window.set_appearance("light")
+    assert app.palette().color(QPalette.ColorRole.Window).lightness() > 200
+
+
+def test_open_requests_and_agent_questions_reach_the_right_place(main_window, qtbot,
+                                                                 monkeypatch):
+    w = main_window
+    asked = []
+    monkeypatch.setattr(w.chat, "ask", asked.append)
+    w.services.ask_agent("Resolve them")
+    assert asked == ["Resolve them"] and w.chat_dock.isVisible()
+    w.services.request_open("knowledge", "q3-churn")
+    assert w.knowledge_dock.isVisible()
+    w.services.request_open("plan", "q3-churn", "plan.md")
+    qtbot.waitUntil(lambda: w.tabs.count() == 1)
+    assert w.tabs.ref_of(w.tabs.currentWidget()).key() == TabRef("plan", "q3-churn",
+                                                                 "plan.md").key()
+    node = w.explorer.find_item("plan", "q3-churn").data(0, ROLE_NODE)
+    assert node["name"] == "plan.md"
