@@ -57,6 +57,7 @@ class TurnRunner:
         self.last_tool: str | None = None
         self.final_text = ""
         self.context_retries = 0
+        self.knowledge_offers_tool = False  # from the last assembled knowledge layer
         self.seen_call_ids = {c.get("id") for r in self.conversation.message_records()
                               for c in r["message"].get("tool_calls") or []}
 
@@ -66,7 +67,8 @@ class TurnRunner:
         return ToolContext(
             workspace=self.s.workspace, settings=self.s.settings, conversation=self.conversation,
             ledger=self.s.ledger, app=self.s.app, services=self.s.services, cancel=self.cancel,
-            state=state_of(project), turn=self.turn, pending_steps=self.pending_steps)
+            state=state_of(project), turn=self.turn, pending_steps=self.pending_steps,
+            knowledge_offers_tool=self.knowledge_offers_tool)
 
     def _summaries(self, text: str) -> Iterator[Event]:
         for step in resolve_summaries(self.s.ledger, self.pending_steps, text):
@@ -136,6 +138,7 @@ class TurnRunner:
             ctx = self.context()
             prompt: AssembledPrompt = self.s.assembler.assemble(
                 ctx, self.s.model.context_window().tokens, self.compaction, self.turn)
+            self.knowledge_offers_tool = ctx.knowledge_offers_tool
             if prompt.compacted_now:
                 yield ContextCompacted(prompt.compacted_now, prompt.tokens_before_compaction,
                                        prompt.layer("history").tokens, prompt.context_window)

@@ -71,6 +71,7 @@ class AgentSession:
         self._model = model
         self._background_model = background_model
         self.app = app or SessionFileAppState(workspace)
+        self._owns_services = services is None
         self.services = services or EngineServices(workspace, self.settings)
         self.registry = registry or default_registry()
         self.assembler = PromptAssembler(self.registry)
@@ -176,4 +177,6 @@ class AgentSession:
                                        for_display=True)
 
     def close(self) -> None:
-        self.services.close()
+        """Close what this session opened (a query service passed in stays open)."""
+        if self._owns_services:
+            self.services.close()

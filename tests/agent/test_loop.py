@@ -200,7 +200,6 @@ def test_conversation_reopens_with_its_history(session_factory, scripted):
         assert "Focus the churn project" in contents and "Focused." in contents
 
     scripted.add(reply("Still here."), expect=sees_turn_one)
-    first.close()  # one query service per workspace and process
     again = session_factory(first.conversation.id)
     assert again.conversation.last_turn == 1
     assert run(again, "Still there?")[-1].reason == "answered"
