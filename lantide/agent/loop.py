@@ -128,8 +128,9 @@ class TurnRunner:
             yield StepSummarized(step["step_id"], None, "missing")
         self.conversation.add_event("turn_finished", self.turn, reason=reason,
                                     iterations=self.iterations)
-        yield TurnFinished(reason, self.conversation.id, self.iterations, note)
+        # background work starts before the last event: a consumer may stop reading there
         self.s.after_turn(self.turn, self.message, self.final_text, reason)
+        yield TurnFinished(reason, self.conversation.id, self.iterations, note)
 
     def _ask_model(self) -> Iterator[Event]:
         """One model call (generator; returns the reply). A context-length error shrinks the

@@ -128,8 +128,9 @@ class AgentSession:
                                        getattr(result, "diff", None))
 
     def after_turn(self, turn: int, message: str, answer: str, reason: str) -> None:
-        """Background work after the turn's last event: title, knowledge proposals."""
-        if self.conversation.title is None and turn == 1 and answer:
+        """Background work at the end of a turn: the title (from the first exchange that
+        has an answer) and knowledge proposals. Returns at once."""
+        if self.conversation.title is None and answer:
             def name() -> Event | None:
                 title = conversation_title(self.complete_in_background, message, answer)
                 if not title:

@@ -235,8 +235,9 @@ def run_ledger(args: argparse.Namespace) -> int:
         if not (ws.ledger_dir / f"{ids[0]}.jsonl").exists() and ids[0] not in conversations:
             from lantide.errors import MissingFileError
 
+            known = ", ".join(sorted(conversations)[-5:]) or "none yet"
             raise MissingFileError(ws.ledger_dir / f"{ids[0]}.jsonl", "ledger",
-                                   hint="List conversations with: lantide ledger WORKSPACE")
+                                   hint=f"Recent conversations: {known}.")
     else:
         ids = sorted(p.stem for p in ws.ledger_dir.glob("*.jsonl")) if ws.ledger_dir.is_dir() else []
     steps = [s for cid in ids for s in Ledger(ws.ledger_dir, cid).steps()]
