@@ -222,3 +222,27 @@ def test_patch_step_corrects_a_missing_summary(session_factory, scripted):
     fixed = s.ledger.step(step["step_id"])
     assert fixed["summary"] == "customer count — 2,000 rows in customers"
     assert fixed["summary_status"] == "patched" and fixed["patches"][0]["by"] == "agent"
+
+
+def test_tab_runs_and_source_run_land_in_the_ledger(session_factory, scripted, open_ws):
+    open_ws.project("q3-churn").set_status("executing")
+    scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM orders"})))
+    scripted.add(reply("", ("run_sql_tab", {"tab": "clean_orders", "purpose": "clean orders"})))
+    scripted.add(reply("", ("source_run_sql_tab", {"tab": "q3_churn_by_region",
+                                                   "purpose": "churn by region"})))
+    scripted.add(reply("Done.\n[[QUERY_STEP]] clean orders — orders without cancellations"))
+    s = session_factory()
+    events = run(s, "Run the plan")
+    results = [e.result for e in events if e.name == "tool_returned"]
+    assert results[0]["error"] == "PURPOSE_REQUIRED"  # the QEM's rule while executing
+    assert results[1]["cached_table_name"] == "clean_orders"
+    report = results[2]
+    assert [t["tab"] for t in report["tabs"]] == ["clean_orders", "customer_quarters",
+                                                  "q3_churn_by_region"]
+    steps = s.ledger.steps()
+    assert [st["tool"] for st in steps] == ["run_sql_tab"] + ["source_run_sql_tab"] * (
+        len(steps) - 1)
+    assert steps[0]["purpose"] == "clean orders" and steps[0]["summary_status"] == "parsed"
+    assert report["step_ids"] == [st["step_id"] for st in steps[1:]]
+    assert {st["summary_status"] for st in steps[1:]} == {"missing"}
+    assert all(st["conversation_id"] == s.conversation.id for st in steps)
