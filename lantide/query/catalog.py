@@ -14,7 +14,8 @@ refuses every write). Table names are compared case-insensitively, as DuckDB doe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from lantide.query.engine import Engine
@@ -63,6 +64,10 @@ def now_utc() -> datetime:
 class Catalog:
     def __init__(self, engine: Engine):
         self.engine = engine
+        # This process owns the workspace (lock), so a copy of the small cached_tables table
+        # in memory stays true; it is dropped on every write and reloaded on the next read.
+        self._cache: dict[str, CachedTable] | None = None
+        self._cache_lock = threading.Lock()
         for sql in _SCHEMA_SQL:
             engine.execute(sql)
         self._forget_dropped()
@@ -75,21 +80,32 @@ class Catalog:
                 AND t.schema_name = 'main' AND lower(t.table_name) = lower(c.name))""")
 
     # -- cached tables ------------------------------------------------------------
-    def cached(self, name: str) -> CachedTable | None:
-        rows = self.engine.execute(
-            f'SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, '
-            f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
-            [name])
-        return CachedTable(*rows[0]) if rows else None
-
-    def all_cached(self) -> list[CachedTable]:
+    def _rows(self) -> dict[str, CachedTable]:
+        with self._cache_lock:
+            if self._cache is not None:
+                return self._cache
         rows = self.engine.execute(
             f'SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, '
             f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables ORDER BY lower(name)')
-        return [CachedTable(*r) for r in rows]
+        cache = {r[0].casefold(): CachedTable(*r) for r in rows}
+        with self._cache_lock:
+            self._cache = cache
+        return cache
+
+    def invalidate(self) -> None:
+        with self._cache_lock:
+            self._cache = None
+
+    def cached(self, name: str) -> CachedTable | None:
+        row = self._rows().get(name.casefold())
+        return replace(row) if row is not None else None
+
+    def all_cached(self) -> list[CachedTable]:
+        return [replace(r) for r in self._rows().values()]
 
     def record(self, cur, table: CachedTable) -> None:
         """Upsert the row of a cached table, on the cursor that created the table."""
+        self.invalidate()
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
                     [table.name])
         cur.execute(
@@ -99,6 +115,7 @@ class Catalog:
              table.created_at or now_utc()])
 
     def forget(self, cur, name: str) -> None:
+        self.invalidate()
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
                     [name])
 

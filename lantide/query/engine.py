@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
@@ -67,6 +68,7 @@ class Engine:
         self._cursors: dict[int, object] = {}  # thread id -> cursor
         self._running: dict[int, object] = {}  # id(token) -> cursor running a statement
         self._cancel_hooks: dict[int, Callable[[], None]] = {}
+        self._watchdog = _Watchdog()
         self._closed = False
 
     # -- cursors -------------------------------------------------------------------
@@ -105,32 +107,24 @@ class Engine:
 
         limit = self.timeout_seconds if timeout == -1.0 else timeout
         cur = self.cursor()
-        token = object()
-        state = {"timed_out": False}
-
-        def on_timeout() -> None:
-            state["timed_out"] = True
-            cur.interrupt()
-
-        timer = threading.Timer(limit, on_timeout) if limit else None
+        token = _Running(cur)
         with self._lock:
             self._running[id(token)] = cur
-        if timer is not None:
-            timer.daemon = True
-            timer.start()
+        if limit:
+            self._watchdog.watch(token, limit)
         try:
             return work(cur)
         except duckdb.InterruptException:
-            if state["timed_out"]:
+            if token.timed_out:
                 raise QueryTimeout(limit) from None
             raise QueryCancelled() from None
         except duckdb.Error as exc:
-            if state["timed_out"]:
+            if token.timed_out:
                 raise QueryTimeout(limit) from None
             raise translate_error(exc, sql) from None
         finally:
-            if timer is not None:
-                timer.cancel()
+            if limit:
+                self._watchdog.forget(token)
             with self._lock:
                 self._running.pop(id(token), None)
 
@@ -178,6 +172,7 @@ class Engine:
         if self._closed:
             return
         self.interrupt()
+        self._watchdog.stop()
         with self._lock:
             self._closed = True
             for cur in self._cursors.values():
@@ -196,6 +191,62 @@ class Engine:
     def connection(self):
         """The owning connection; only for Lantide's own registration code."""
         return self._con
+
+
+class _Running:
+    """One statement under way: its cursor, and whether its time limit struck."""
+
+    __slots__ = ("cursor", "timed_out", "deadline")
+
+    def __init__(self, cursor):
+        self.cursor = cursor
+        self.timed_out = False
+        self.deadline = 0.0
+
+
+class _Watchdog:
+    """One thread that interrupts statements past their deadline (a Timer per statement
+    would cost a thread start, about a millisecond, on every query)."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._watched: dict[int, _Running] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def watch(self, running: _Running, seconds: float) -> None:
+        running.deadline = time.monotonic() + seconds
+        with self._cond:
+            self._watched[id(running)] = running
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="lantide-query-watchdog",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def forget(self, running: _Running) -> None:
+        with self._cond:
+            self._watched.pop(id(running), None)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def _loop(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                now = time.monotonic()
+                for key, running in list(self._watched.items()):
+                    if running.deadline <= now:
+                        running.timed_out = True
+                        del self._watched[key]
+                        try:
+                            running.cursor.interrupt()
+                        except Exception:
+                            pass
+                nearest = min((r.deadline for r in self._watched.values()), default=None)
+                self._cond.wait(timeout=None if nearest is None else max(0.0, nearest - now))
 
 
 def _first_line(exc: BaseException) -> str:

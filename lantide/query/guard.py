@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from lantide.query.errors import QueryError, QueryRefused
@@ -247,15 +248,31 @@ def _looks_like_path(name: str) -> bool:
     return "/" in name or "\\" in name or "://" in name or lower.endswith(_DATA_SUFFIX_HINTS)
 
 
-def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None = None,
-          known_table=lambda ref: True) -> ParsedQuery:
-    """Parse ``sql`` and refuse anything but one read-only statement.
+@dataclass
+class _Analysis:
+    """What the guard learns from the text alone; cached per statement text."""
 
-    ``known_table(ref)`` says whether a table reference names a registered table; an
-    unknown name that looks like a file path is checked as a path (DuckDB would read it).
-    """
-    import sqlglot
+    body: str
+    body_start: int
+    root: object
+    cte_count: int
+    join_count: int
+    file_literals: list          # string literal nodes of file-reading functions
+    candidates: list             # (TableRef, identifier node) outside CTE names
+    error: QueryError | None = None
+
+
+@lru_cache(maxsize=512)
+def _analyse(sql: str) -> _Analysis:
+    try:
+        return _analyse_uncached(sql)
+    except QueryError as exc:
+        return _Analysis("", 0, None, 0, 0, [], [], error=exc)
+
+
+def _analyse_uncached(sql: str) -> _Analysis:
     from sqlglot import exp
+    from sqlglot.dialects.duckdb import DuckDB
 
     if not sql or not sql.strip():
         raise QueryError("the query is empty", code="QUERY_EMPTY", hint="Write a SELECT statement.")
@@ -270,12 +287,15 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
             hint="Send one SELECT at a time; chain steps with CTEs or SQL tabs.")
     tokens = statements[0]
     first_word = tokens[0].text.upper()
-    body = sql[tokens[0].start: tokens[-1].end + 1]
+    body_start = tokens[0].start
+    body = sql[body_start: tokens[-1].end + 1]
     if first_word in ("EXPORT", "IMPORT"):
         code, hint = _COMMANDS[first_word]
         raise _refuse(code, hint, f"{first_word} DATABASE")
     try:
-        parsed = [e for e in sqlglot.parse(body, read="duckdb") if e is not None]
+        # parse the tokens we already have (offsets relative to the body)
+        body_tokens = DuckDB().tokenize(body)
+        parsed = [e for e in DuckDB().parser().parse(body_tokens, body) if e is not None]
     except Exception as exc:
         if first_word in _COMMANDS:
             code, hint = _COMMANDS[first_word]
@@ -293,18 +313,22 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
     if kind not in _ALLOWED_ROOTS:
         code, hint = _REFUSALS.get(kind, ("QUERY_REFUSED_NOT_SELECT", _NOT_SELECT_HINT))
         raise _refuse(code, hint, kind.upper() if kind in _REFUSALS else first_word)
+    ctes, joins, funcs, tables = [], 0, [], []
     for node in root.walk():
         name = type(node).__name__
         if name in _REFUSALS or isinstance(node, exp.Command):
             code, hint = _REFUSALS.get(name, ("QUERY_REFUSED_NOT_SELECT", _NOT_SELECT_HINT))
             raise _refuse(code, hint, f"{name.upper()} inside the query")
-
-    parsed_query = ParsedQuery(sql=sql, body=body, expression=root, body_start=tokens[0].start)
-    cte_names = {str(c.alias).casefold() for c in root.find_all(exp.CTE)}
-    parsed_query.cte_count = sum(1 for _ in root.find_all(exp.CTE))
-    parsed_query.join_count = sum(1 for _ in root.find_all(exp.Join))
-    path_nodes: list = []
-    for func in root.find_all(exp.Func):
+        if isinstance(node, exp.CTE):
+            ctes.append(str(node.alias).casefold())
+        elif isinstance(node, exp.Join):
+            joins += 1
+        elif isinstance(node, exp.Table):
+            tables.append(node)
+        if isinstance(node, exp.Func):
+            funcs.append(node)
+    file_literals = []
+    for func in funcs:
         fname = _function_name(func)
         if fname in _OUTSIDE_FUNCTIONS:
             raise QueryRefused(
@@ -313,31 +337,55 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
                 hint="Queries read the workspace's data/ files, cached tables and staged "
                      "connections only.")
         if fname in _FILE_FUNCTIONS:
-            for literal in _path_literals(func):
-                if data_dir is not None and workspace_root is not None:
-                    check_path(literal.this, data_dir, workspace_root)
-                parsed_query.files.append(literal.this)
-                path_nodes.append(literal)
-    seen = set()
-    for table in root.find_all(exp.Table):
+            file_literals.extend(_path_literals(func))
+    cte_names = set(ctes)
+    candidates, seen = [], set()
+    for table in tables:
         if not isinstance(table.this, exp.Identifier):
             continue  # a table function, checked above
         ref = TableRef(name=table.name, schema=table.db or None, catalog=table.catalog or None)
         if ref.schema is None and ref.catalog is None and ref.name.casefold() in cte_names:
             continue
-        if not known_table(ref) and _looks_like_path(ref.name) and ref.schema is None:
-            if data_dir is not None and workspace_root is not None:
-                check_path(ref.name, data_dir, workspace_root)
-            parsed_query.files.append(ref.name)
-            path_nodes.append(table.this)
-            continue
         key = tuple(p.casefold() for p in ref.parts)
         if key not in seen:
             seen.add(key)
-            parsed_query.tables.append(ref)
+            candidates.append((ref, table.this))
+    return _Analysis(body, body_start, root, len(ctes), joins, file_literals, candidates)
+
+
+def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None = None,
+          known_table=lambda ref: True) -> ParsedQuery:
+    """Parse ``sql`` and refuse anything but one read-only statement.
+
+    ``known_table(ref)`` says whether a table reference names a registered table; an
+    unknown name that looks like a file path is checked as a path (DuckDB would read it).
+    The text-only part of the work is cached per statement text.
+    """
+    analysis = _analyse(sql)
+    if analysis.error is not None:
+        err = analysis.error
+        raise type(err)(err.message, hint=err.hint, code=err.code, position=err.position)
+    confined = data_dir is not None and workspace_root is not None
+    parsed = ParsedQuery(sql=sql, body=analysis.body, expression=analysis.root,
+                         body_start=analysis.body_start, cte_count=analysis.cte_count,
+                         join_count=analysis.join_count)
+    path_nodes: list = []
+    for literal in analysis.file_literals:
+        if confined:
+            check_path(literal.this, data_dir, workspace_root)
+        parsed.files.append(literal.this)
+        path_nodes.append(literal)
+    for ref, node in analysis.candidates:
+        if ref.schema is None and _looks_like_path(ref.name) and not known_table(ref):
+            if confined:
+                check_path(ref.name, data_dir, workspace_root)
+            parsed.files.append(ref.name)
+            path_nodes.append(node)
+        else:
+            parsed.tables.append(ref)
     if workspace_root is not None and path_nodes:
-        parsed_query.body = _absolute_paths(body, path_nodes, workspace_root)
-    return parsed_query
+        parsed.body = _absolute_paths(analysis.body, path_nodes, workspace_root)
+    return parsed
 
 
 def map_position(parsed: ParsedQuery, position: tuple[int, int] | None,

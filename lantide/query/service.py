@@ -290,6 +290,13 @@ class QueryService(TabOperations, BrowseOperations):
             record.duration_ms = int((time.perf_counter() - t0) * 1000)
             self.catalog.record(cur, record)
 
+        try:
+            return self._execute_on(parsed, plan, kind, connection, bookkeeping)
+        finally:
+            if plan.materialize:
+                self.catalog.invalidate()  # after the commit (or rollback), not before
+
+    def _execute_on(self, parsed, plan, kind, connection, bookkeeping) -> results.Preview:
         if connection:
             from lantide.query.staging import stage
 

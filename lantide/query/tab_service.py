@@ -139,6 +139,7 @@ class TabOperations:
                     cur.execute("ROLLBACK")
                     raise
             self.engine.run(work)
+            self.catalog.invalidate()
             renamed = True
         out = {"project": project_obj.dirname, "old": old, "new": new,
                "path": str(project_obj.sql_dir / f"{new}.sql"), "cached_table_renamed": renamed,
@@ -161,6 +162,7 @@ class TabOperations:
                 cur.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
                 self.catalog.forget(cur, name)
             self.engine.run(work)
+            self.catalog.invalidate()
             dropped = True
         out = {"project": project_obj.dirname, "deleted": name, "trash_path": str(trash),
                "cached_table_dropped": dropped, "dependents": sorted(dependents)}
