@@ -3,8 +3,12 @@
 Records, one JSON object per line:
 
 - ``{"type": "conversation", "id", "created_at", "version"}`` first;
-- ``{"type": "message", "turn", "at", "message": {...}}``: the chat messages exactly as
-  sent to the model (user, assistant with ``tool_calls``, tool results);
+- ``{"type": "message", "turn", "at", "message": {...}}``: one chat message exactly as
+  sent to the model (the analyst's message, an engine note);
+- ``{"type": "messages", "turn", "at", "messages": [...], "meta": [...]}``: one iteration,
+  the assistant message with the results of its tool calls, written together (one fsync
+  per iteration, and a call is never on disk without its result); ``meta`` holds per
+  message what is not sent to the model (tool name, ok, partial);
 - ``{"type": "event", "turn", "at", "kind", ...}``: key events the history keeps even when
   old turns are dropped (``project_focused``, ``status_changed``, ``analysis_activated``,
   ``question_asked``, ``question_answered``) and bookkeeping (``turn_finished``);
@@ -99,6 +103,13 @@ class Conversation:
     def add_message(self, message: dict[str, Any], turn: int, **extra: Any) -> None:
         self._append({"type": "message", "turn": turn, "at": _now(), "message": message, **extra})
 
+    def add_messages(self, messages: list[dict[str, Any]], turn: int,
+                     meta: list[dict[str, Any]]) -> None:
+        """Several messages of one iteration in one record."""
+        if messages:
+            self._append({"type": "messages", "turn": turn, "at": _now(),
+                          "messages": messages, "meta": meta})
+
     def add_event(self, kind: str, turn: int, **data: Any) -> None:
         self._append({"type": "event", "turn": turn, "at": _now(), "kind": kind, **data})
 
@@ -116,8 +127,21 @@ class Conversation:
         return max((int(r.get("turn") or 0) for r in self.records), default=0)
 
     def message_records(self) -> list[dict]:
-        return [r for r in self.records if r.get("type") == "message"
-                and isinstance(r.get("message"), dict)]
+        """Every message as ``{"type": "message", "turn", "at", "message", **meta}``, in order
+        (iteration records expanded)."""
+        out = []
+        for r in self.records:
+            kind = r.get("type")
+            if kind == "message" and isinstance(r.get("message"), dict):
+                out.append(r)
+            elif kind == "messages" and isinstance(r.get("messages"), list):
+                meta = r.get("meta") if isinstance(r.get("meta"), list) else []
+                for i, message in enumerate(r["messages"]):
+                    if isinstance(message, dict):
+                        extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
+                        out.append({"type": "message", "turn": r.get("turn"), "at": r.get("at"),
+                                    "message": message, **extra})
+        return out
 
     def events(self, kinds: tuple[str, ...] | None = None) -> list[dict]:
         return [r for r in self.records if r.get("type") == "event"

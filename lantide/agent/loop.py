@@ -58,6 +58,9 @@ class TurnRunner:
         self.final_text = ""
         self.context_retries = 0
         self.knowledge_offers_tool = False  # from the last assembled knowledge layer
+        self.iteration_messages: list[dict] = []
+        self.iteration_meta: list[dict] = []
+        self.question: dict | None = None  # asked by ask_user in this iteration
         self.seen_call_ids = {c.get("id") for r in self.conversation.message_records()
                               for c in r["message"].get("tool_calls") or []}
 
@@ -74,11 +77,23 @@ class TurnRunner:
         for step in resolve_summaries(self.s.ledger, self.pending_steps, text):
             yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
 
+    def _buffer(self, message: dict, **meta) -> None:
+        self.iteration_messages.append(message)
+        self.iteration_meta.append(meta)
+
+    def _flush(self) -> None:
+        """Write the iteration's messages (assistant message and tool results) together."""
+        if self.iteration_messages:
+            self.conversation.add_messages(self.iteration_messages, self.turn, self.iteration_meta)
+            self.iteration_messages, self.iteration_meta = [], []
+
     def _save_assistant(self, reply: ModelReply, partial: bool = False) -> Iterator[Event]:
         message = reply.to_message()
         if partial:  # half a tool call cannot run; keep the text that arrived
             message = {"role": "assistant", "content": reply.content or ""}
-        self.conversation.add_message(message, self.turn, **({"partial": True} if partial else {}))
+        self._buffer(message, **({"partial": True} if partial else {}))
+        if partial or not reply.tool_calls:
+            self._flush()  # otherwise written with the tool results
         yield AssistantMessage(reply.content or "", [c.to_message() for c in reply.tool_calls]
                                if not partial else [], partial)
         yield from self._summaries(reply.content or "")
@@ -172,6 +187,18 @@ class TurnRunner:
                 self.s.model.learn_context_window(exc.limit)
 
     def _run_tools(self, reply: ModelReply) -> Iterator[Event]:
+        try:
+            yield from self._run_tool_calls(reply)
+        finally:
+            self._flush()
+        if self.question is not None:
+            q, self.question = self.question, None
+            self.conversation.add_event("question_asked", self.turn, question=q["question"],
+                                        choices=q["choices"])
+            yield QuestionAsked(q["question"], q["choices"])
+            raise _TurnOver(QUESTION)
+
+    def _run_tool_calls(self, reply: ModelReply) -> Iterator[Event]:
         ctx = self.context()
         calls = list(reply.tool_calls)
         answered: set[str] = set()
@@ -197,23 +224,18 @@ class TurnRunner:
                     raise
                 outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
             self.last_tool = call.name
-            self.conversation.add_message(
-                {"role": "tool", "tool_call_id": call.id,
-                 "content": json.dumps(outcome_result, ensure_ascii=False, default=str)},
-                self.turn, tool=call.name, ok=ok)
+            self._buffer({"role": "tool", "tool_call_id": call.id,
+                          "content": json.dumps(outcome_result, ensure_ascii=False, default=str)},
+                         tool=call.name, ok=ok)
             answered.add(call.id)
             for event in ctx.drain_events():
                 if isinstance(event, StepRecorded):
                     self.turn_steps.append(event.step["step_id"])
                 yield event
             yield ToolReturned(call.id, call.name, ok, outcome_result, ms)
+            if ctx.question is not None:
+                self.question = ctx.question
             yield from self._count_failure(call.name, key, ok, outcome_result)
-        if ctx.question is not None:
-            q = ctx.question
-            self.conversation.add_event("question_asked", self.turn, question=q["question"],
-                                        choices=q["choices"])
-            yield QuestionAsked(q["question"], q["choices"])
-            raise _TurnOver(QUESTION)
 
     def _unique_call_ids(self, reply: ModelReply) -> None:
         """Some local servers number tool calls call_0, call_1 in every message; the history
@@ -253,10 +275,9 @@ class TurnRunner:
         for call in calls:
             if call.id in answered:
                 continue
-            self.conversation.add_message(
-                {"role": "tool", "tool_call_id": call.id, "content": json.dumps(
-                    {"error": "CANCELLED", "message": "stopped by the analyst before it finished"})},
-                self.turn, tool=call.name, ok=False)
+            self._buffer({"role": "tool", "tool_call_id": call.id, "content": json.dumps(
+                {"error": "CANCELLED", "message": "stopped by the analyst before it finished"})},
+                tool=call.name, ok=False)
             answered.add(call.id)
 
     def _limit_note(self) -> str:

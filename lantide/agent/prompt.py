@@ -226,9 +226,10 @@ class PromptAssembler:
         turn_messages = current[0].messages if current else []
         compaction = compaction or TurnCompaction()
 
-        fixed_text = "\n\n".join(x for x in (core, state, knowledge, steps, summary) if x)
         tools_json = json.dumps(tools)
-        fixed = cached_count(fixed_text) + cached_count(tools_json) + cached_count(active)
+        # counted per layer: the stable ones are cache hits from one iteration to the next
+        fixed = sum(cached_count(x) for x in (core, state, knowledge, steps, summary, tools_json,
+                                              active))
         budget = window - output_reserve(window) - fixed
         before = messages_tokens(compaction.apply(turn_messages))
         compacted_now = 0

@@ -33,6 +33,14 @@ def tool_messages(body):
     return [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
+def conversation_messages(workspace: Path, conversation_id: str) -> list[dict]:
+    """The messages of a conversation file as written by the CLI process."""
+    from lantide.agent.conversation import Conversation
+
+    return Conversation.open(workspace / ".lantide" / "conversations",
+                             conversation_id).message_records()
+
+
 def no_key_anywhere(server, *roots: Path):
     for request in server.requests:
         assert FAKE_API_KEY not in request.raw.decode("utf-8", "replace")
@@ -192,9 +200,7 @@ def test_a_stream_cut_mid_answer_ends_the_turn_and_keeps_the_text(run_cli, sampl
     received = "".join(e["text"] for e in of(events, "text_delta"))
     finished = of(events, "turn_finished")[0]
     assert finished["reason"] == "error"
-    path = sample_workspace / ".lantide" / "conversations" / f"{finished['conversation_id']}.jsonl"
-    records = [json.loads(x) for x in path.read_text().splitlines()]
-    kept = [r for r in records if r.get("type") == "message"][-1]
+    kept = conversation_messages(sample_workspace, finished["conversation_id"])[-1]
     assert kept["message"]["content"] == received and kept["partial"] is True
 
 
@@ -222,8 +228,8 @@ def test_cancel_during_a_running_query(sample_workspace, fake_openai):
     assert proc.returncode == 130, err
     finished = [e for e in lines if e["event"] == "turn_finished"][0]
     assert finished["reason"] == "cancelled"
-    path = sample_workspace / ".lantide" / "conversations" / f"{finished['conversation_id']}.jsonl"
-    tool = [json.loads(x) for x in path.read_text().splitlines() if '"role": "tool"' in x]
+    tool = [r for r in conversation_messages(sample_workspace, finished["conversation_id"])
+            if r["message"]["role"] == "tool"]
     assert json.loads(tool[0]["message"]["content"])["error"] == "CANCELLED"
     assert not (sample_workspace / ".lantide" / "ledger" /
                 f"{finished['conversation_id']}.jsonl").exists()

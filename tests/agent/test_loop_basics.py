@@ -27,8 +27,10 @@ def test_plain_answer_is_streamed_recorded_and_titled(session_factory, scripted)
     assert s.background.wait(5)
     records = [json.loads(line) for line in s.conversation.path.read_text().splitlines()]
     assert records[0]["type"] == "conversation"
-    roles = [r["message"]["role"] for r in records if r["type"] == "message"]
-    assert roles == ["user", "assistant"]
+    from lantide.agent.conversation import Conversation
+
+    reopened = Conversation.open(s.conversation.path.parent, s.conversation.id)
+    assert [r["message"]["role"] for r in reopened.message_records()] == ["user", "assistant"]
     assert s.conversation.title == "Scripted title"
     scripted.assert_done()
 
