@@ -387,6 +387,15 @@ class OpenAIModelClient:
             return None
         return None
 
+    def list_models(self, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The endpoint's ``/v1/models`` entries (for *Test connection*); a failure is a
+        :class:`ModelError` worded like the chat's, with the key masked."""
+        try:
+            client = self._sdk().with_options(timeout=timeout, max_retries=0)
+            return [card.to_dict() for card in client.models.list().data]
+        except Exception as exc:
+            raise self._classify(exc)[1] from None
+
     def learn_context_window(self, tokens: int | None) -> ContextWindow:
         current = self.context_window().tokens
         learned = tokens if tokens and tokens < current else int(current * 0.75)

@@ -178,3 +178,14 @@ def test_background_completion_is_not_streamed(server):
     assert client_for(server).complete("name it", "text") == "Churn by region."
     assert server.chat_requests[0].get("stream") in (None, False)
     assert "tools" not in server.chat_requests[0]
+
+
+def test_list_models_for_the_connection_test(server):
+    cards = client_for(server).list_models()
+    assert cards[0]["id"] == server.model and cards[0]["context_length"] == 32_768
+    with FakeOpenAIServer() as dead:
+        url = dead.base_url
+    profile = ResolvedProfile("x", url, "m", FAKE_API_KEY, None)
+    with pytest.raises(ModelError) as info:
+        OpenAIModelClient(profile, AgentSettings()).list_models(timeout=2)
+    assert info.value.code == "MODEL_UNREACHABLE" and FAKE_API_KEY not in str(info.value)
