@@ -7,6 +7,9 @@ tests) :class:`SessionFileAppState` reads ``WORKSPACE/.lantide/session.json``::
      "open_tabs": [{"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": false}, ...],
      "active_tab": 0}
 
+It also reads the desktop app's form of the same state: tabs as ``{"kind", "project",
+"name", "dirty"}`` and ``active_tab`` as the active tab's entry.
+
 The desktop app supplies its own provider with live state: ``OpenTab.content`` carries a
 dirty editor's unsaved text (so the agent sees what the analyst sees), and
 :meth:`AppStateProvider.file_changed` is how ``sync_tab_content`` asks the UI to reload a
@@ -32,11 +35,27 @@ class OpenTab:
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "OpenTab | None":
-        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
+        """From ``{"type", "path", "dirty"}``, or the desktop app's
+        ``{"kind", "project", "name", "dirty"}`` (name: the document's file name, the SQL
+        tab's name, or the table's name)."""
+        if not isinstance(raw, dict):
             return None
-        kind = raw.get("type") if isinstance(raw.get("type"), str) else "file"
         content = raw.get("content") if isinstance(raw.get("content"), str) else None
-        return cls(kind, raw["path"].replace("\\", "/"), bool(raw.get("dirty")), content)
+        if isinstance(raw.get("path"), str):
+            kind = raw.get("type") if isinstance(raw.get("type"), str) else "file"
+            return cls(kind, raw["path"].replace("\\", "/"), bool(raw.get("dirty")), content)
+        kind, project, name = raw.get("kind"), raw.get("project"), raw.get("name")
+        if not isinstance(kind, str) or not isinstance(name, str) or not name:
+            return None
+        if kind == "table":
+            path = name
+        elif not isinstance(project, str) or not project:
+            return None
+        elif kind == "sql":
+            path = f"projects/{project}/sql/{name}.sql"
+        else:
+            path = f"projects/{project}/{name}"
+        return cls(kind, path, bool(raw.get("dirty")), content)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "path": self.path, "dirty": self.dirty}
@@ -81,14 +100,22 @@ class SessionFileAppState:
         session = self.workspace.load_session()
         tabs = [t for t in (OpenTab.from_dict(r) for r in session.get("open_tabs") or [])
                 if t is not None]
-        active = session.get("active_tab")
-        return AppState(
-            focused_project=session.get("focused_project"),
-            open_tabs=tabs,
-            active_tab=active if isinstance(active, int) and not isinstance(active, bool) else None,
-        )
+        return AppState(focused_project=session.get("focused_project"), open_tabs=tabs,
+                        active_tab=_active_index(session.get("active_tab"), tabs))
 
     def file_changed(self, path: str) -> dict[str, Any]:
         # No editor is open headless; a desktop app reading session.json on start sees the file.
         tab = next((t for t in self.app_state().open_tabs if t.path == path), None)
         return {"open": tab is not None, "dirty": bool(tab and tab.dirty), "reloaded": False}
+
+
+def _active_index(active: Any, tabs: list[OpenTab]) -> int | None:
+    """``active_tab`` as an index, or as the active tab's own entry (matched by path)."""
+    if isinstance(active, bool):
+        return None
+    if isinstance(active, int):
+        return active if 0 <= active < len(tabs) else None
+    tab = OpenTab.from_dict(active) if isinstance(active, dict) else None
+    if tab is None:
+        return None
+    return next((i for i, t in enumerate(tabs) if t.path == tab.path), None)

@@ -39,6 +39,19 @@ def test_session_file_app_state(open_ws):
     assert state.active.path == "projects/q3-churn/sql/clean_orders.sql"
 
 
+def test_session_file_in_the_desktop_apps_form(open_ws):
+    session = open_ws.load_session()
+    tabs = [{"kind": "plan", "project": "q3-churn", "name": "plan.md", "dirty": False},
+            {"kind": "sql", "project": "q3-churn", "name": "clean_orders", "dirty": True},
+            {"kind": "table", "project": None, "name": "customers", "dirty": False}]
+    session.update(open_tabs=tabs, active_tab=tabs[1])
+    open_ws.save_session(session)
+    state = SessionFileAppState(open_ws).app_state()
+    assert [t.path for t in state.open_tabs] == [
+        "projects/q3-churn/plan.md", "projects/q3-churn/sql/clean_orders.sql", "customers"]
+    assert state.active_tab == 1 and state.active.dirty
+
+
 def test_active_plan_with_unsaved_edits_is_what_the_model_sees(session_factory):
     unsaved = "# Plan: Q3 churn\n\nUNSAVED EDIT by the analyst\n"
     app = LiveApp(AppState("q3-churn", [OpenTab("plan", "projects/q3-churn/plan.md", True, unsaved),
