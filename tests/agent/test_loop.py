@@ -246,3 +246,28 @@ def test_tab_runs_and_source_run_land_in_the_ledger(session_factory, scripted, o
     assert report["step_ids"] == [st["step_id"] for st in steps[1:]]
     assert {st["summary_status"] for st in steps[1:]} == {"missing"}
     assert all(st["conversation_id"] == s.conversation.id for st in steps)
+
+
+def test_dropped_turns_leave_their_key_events_in_a_note(session_factory, scripted, open_ws):
+    s = session_factory()
+    scripted.add(reply("", ("focus_project", {"project": "q3-churn"}),
+                       ("set_project_status", {"status": "executing"})))
+    scripted.add(reply("Focused and executing."))
+    run(s, "Focus churn and start executing")
+    for i in range(6):
+        scripted.add(reply("", ("read_plan", {})))
+        scripted.add(reply(f"Read the plan again ({i})."))
+        run(s, f"Read the plan, round {i}")
+    scripted.window = 6_000
+
+    def note(messages, names):
+        system = messages[0]["content"]
+        assert "# Earlier in this conversation" in system
+        assert "turn 1: focused project q3-churn" in system
+        assert "turn 1: project q3-churn status planning → executing" in system
+        users = [m["content"] for m in messages if m["role"] == "user"]
+        assert "Focus churn and start executing" not in users and users[-1] == "and now?"
+
+    scripted.add(reply("Here."), expect=note)
+    run(s, "and now?")
+    scripted.assert_done()
