@@ -67,6 +67,10 @@ class Worker(QRunnable):
                 traceback.print_exc()
 
     def run(self) -> None:  # runs on a pool thread
+        # Make the pool thread known to Python's threading module (a QThread is not by
+        # itself): code that checks threading.enumerate() for live threads, such as the
+        # query engine's per-thread cursors, must see it as alive.
+        threading.current_thread()
         try:
             result = self.fn(self.context, *self.args, **self.kwargs)
         except BaseException as exc:  # noqa: BLE001 - reported to the UI, never lost
