@@ -24,7 +24,7 @@ out). Quotes, comments and replies longer than the limits are cut with ``… [+N
 :func:`update_document` ``(project, kind, content, by) -> dict``::
 
     {"document", "path", "text_changed", "text_adjusted", "kept", "reanchored",
-     "detached", "unknown_marks", "reopened", "reattached", "duplicates_removed",
+     "detached", "unknown_marks", "reopened", "reattached", "ids_restored", "duplicates_removed",
      "stray_tags_removed", "repairs", "warnings", "open_annotation_count"}
 """
 

@@ -7,7 +7,9 @@
   one is reattached);
 - an open entry whose mark is gone is re-anchored by its quote when the quote occurs
   exactly once where a mark may stand, else it is flagged ``detached`` (never deleted);
-- a mark whose id has no entry gets an entry recreated from the mark's text, flagged
+- a mark whose id has no entry, around exactly the quote of an open entry that lost its
+  mark, is that entry's mark with a mistyped id: the id is restored; any other mark
+  whose id has no entry gets an entry recreated from the mark's text, flagged
   ``recreated``;
 - a second mark with the same id, or an opening tag with no closing tag, loses its tags
   (the text they enclosed stays).
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lantide.docs.errors import AnnotationRangeError
-from lantide.docs.marks import Mark, MarkScan, remove_tags, scan_marks
+from lantide.docs.marks import Mark, MarkScan, mark_open, remove_tags, scan_marks
 from lantide.docs.ranges import wrap_checked
 from lantide.docs.sidecar import event, set_span, stored_span
 
@@ -33,8 +35,8 @@ AUTO = "lantide"  # the author of automatic repairs in an entry's history
 
 @dataclass(frozen=True)
 class Repair:
-    action: str  # reanchored, detached, reattached, reopened, recreated, duplicate_removed,
-    #              stray_tag_removed
+    action: str  # reanchored, detached, reattached, reopened, recreated, id_restored,
+    #              duplicate_removed, stray_tag_removed
     id: str
     detail: str
 
@@ -128,6 +130,29 @@ def _drop_extra_tags(text: str, scan: MarkScan, by_id: dict[str, dict[str, Any]]
     return remove_tags(text, doomed) if doomed else text
 
 
+def _restore_mangled_ids(text: str, scan: MarkScan, entries: list[dict[str, Any]],
+                         repairs: list[Repair]) -> str:
+    """A mark with an unknown id around exactly the quote of an open entry that lost its
+    mark is that entry's mark with a mistyped id (an agent or an editor changed it)."""
+    known = {e["id"] for e in entries}
+    marked = {m.id for m in scan.marks}
+    lost = [e for e in entries if e["status"] == "open" and not e.get("detached")
+            and e["id"] not in marked]
+    unknown = [m for m in scan.marks if m.id not in known]
+    renames = []
+    for mark in unknown:
+        inner = mark.inner(text)
+        matches = [e for e in lost if e.get("quote") == inner]
+        if len(matches) == 1 and sum(1 for u in unknown if u.inner(text) == inner) == 1:
+            renames.append((mark, matches[0]["id"]))
+            lost.remove(matches[0])
+    for mark, ann_id in sorted(renames, key=lambda r: -r[0].start):
+        text = text[:mark.open.start] + mark_open(ann_id) + text[mark.open.end:]
+        repairs.append(Repair("id_restored", ann_id, f"a mark around its quote carried the "
+                                                     f"unknown id {mark.id!r}; its id was restored"))
+    return text
+
+
 def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO) -> Reconciled:
     """A consistent (text, entries) pair from any text and any valid entries."""
     entries = copy.deepcopy(entries)
@@ -137,6 +162,9 @@ def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO) -> Re
     cleaned = _drop_extra_tags(text, scan, by_id, repairs)
     if cleaned != text:
         text, scan = cleaned, scan_marks(cleaned)
+    restored = _restore_mangled_ids(text, scan, entries, repairs)
+    if restored != text:
+        text, scan = restored, scan_marks(restored)
     marked = {m.id for m in scan.marks}
     for entry in entries:
         ann_id = entry["id"]

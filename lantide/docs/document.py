@@ -93,7 +93,8 @@ class SaveReport:
         out: dict[str, Any] = {"text_adjusted": self.text_adjusted, "kept": self.kept}
         for action, key in (("reanchored", "reanchored"), ("detached", "detached"),
                             ("recreated", "unknown_marks"), ("reopened", "reopened"),
-                            ("reattached", "reattached"), ("duplicate_removed", "duplicates_removed"),
+                            ("reattached", "reattached"), ("id_restored", "ids_restored"),
+                            ("duplicate_removed", "duplicates_removed"),
                             ("stray_tag_removed", "stray_tags_removed")):
             out[key] = self.ids(action)
         out["repairs"] = [r.to_dict() for r in self.repairs]
@@ -158,6 +159,11 @@ class Document:
         entry = ops.find_entry(self._entries, annotation_id)
         mark = self._scan.mark(annotation_id)
         return Annotation(copy.deepcopy(entry), _span(mark))
+
+    @property
+    def disk_entries(self) -> list[dict[str, Any]]:
+        """The sidecar entries as last read or written (before unsaved repairs)."""
+        return copy.deepcopy(self._sidecar.entries)
 
     @property
     def marks(self) -> list[Mark]:
@@ -308,6 +314,7 @@ class Document:
                           before_sidecar=self._disk[1])
                 self._after_save(text, sidecar_text)
         self._sidecar.exists = self._sidecar.exists or bool(entries)
+        self._sidecar.entries = copy.deepcopy(entries)
         self._set(Reconciled(text, entries, scan or scan_marks(text)))
 
     def _after_save(self, text: str, sidecar_text: str | None) -> None:

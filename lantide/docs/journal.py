@@ -13,9 +13,10 @@ ignores dot files; a project folder moved or renamed takes its journal with it):
 
 :func:`recover` runs whenever a document is opened. A journal left behind by a crash is
 rolled forward: each file still as it was before the save gets its new content, a file
-that already has it is left alone. A file that is neither (someone edited it after the
-crash) is never overwritten: it stays as it is and the journal is set aside
-(``….lantide-journal.unapplied-TIMESTAMP``) for inspection.
+that already has it is left alone. When a file is neither (someone edited it after the
+crash) nothing is applied and nothing is overwritten: both files stay as they are, the
+journal is set aside (``….lantide-journal.unapplied-TIMESTAMP``) for inspection, and
+anchoring (:mod:`lantide.docs.anchoring`) makes the pair consistent when it is opened.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ class Recovery:
         if self.rolled_forward:
             parts.append("finished an interrupted save of " + ", ".join(self.rolled_forward))
         if self.kept:
-            parts.append("kept " + ", ".join(self.kept) + " as edited after the interruption"
-                         f" (the unsaved change is in {self.set_aside})")
+            parts.append("an interrupted save was not finished because " + ", ".join(self.kept)
+                         + f" changed afterwards; the unsaved change is kept in {self.set_aside}")
         return "; ".join(parts) or "an interrupted save had already completed"
 
     def to_dict(self) -> dict:
@@ -170,6 +171,7 @@ def recover(document_path: Path, sidecar_path: Path) -> Recovery | None:
             out.problem = "not a journal this Lantide can read"
             out.set_aside = _set_aside(journal, "broken")
             return out
+        pending, conflicts = [], []
         for path, part in ((document_path, record["document"]), (sidecar_path, record["sidecar"])):
             if part.get("content") is None:
                 continue  # this save left the file alone
@@ -177,13 +179,18 @@ def recover(document_path: Path, sidecar_path: Path) -> Recovery | None:
             if current == part.get("sha256"):
                 continue
             if current == part.get("before_sha256"):
-                atomic_write_text(path, part["content"])
-                out.rolled_forward.append(path.name)
+                pending.append((path, part["content"]))
             else:
-                out.kept.append(path.name)
-        if out.kept:
+                conflicts.append(path.name)
+        if conflicts:
+            # Someone edited a file after the crash, from a state we cannot know: apply
+            # nothing, keep the journal for inspection; anchoring makes the pair consistent.
+            out.kept = conflicts
             out.set_aside = _set_aside(journal, "unapplied")
-        else:
-            journal.unlink()
-            _fsync_dir(journal.parent)
+            return out
+        for path, content in pending:
+            atomic_write_text(path, content)
+            out.rolled_forward.append(path.name)
+        journal.unlink(missing_ok=True)
+        _fsync_dir(journal.parent)
         return out

@@ -18,7 +18,7 @@ result as one atomic pair. Every operation appends to the annotation's ``history
 
 from __future__ import annotations
 
-import secrets
+import random
 from typing import Any
 
 from lantide.docs.anchoring import anchor_by_text, short
@@ -40,8 +40,10 @@ def find_entry(entries: list[dict[str, Any]], annotation_id: str) -> dict[str, A
 
 
 def new_id(taken: set[str]) -> str:
+    """Six hex digits, like the sample's ids. Ids are labels, not secrets: the global
+    ``random`` is enough, and it lets property tests replay a run exactly."""
     while True:
-        candidate = secrets.token_hex(3)
+        candidate = f"{random.getrandbits(24):06x}"
         if candidate not in taken:
             return candidate
 

@@ -119,7 +119,7 @@ def render_html(text: str, annotations: Iterable[Any] = ()) -> RenderedDocument:
     line_map: list[SourceBlock] = []
     marks: list[RenderedMark] = []
     for token in tokens:
-        if token.type in _BLOCK_TOKENS and token.map:
+        if token.type in _BLOCK_TOKENS and token.map and not token.hidden:
             element_id = f"lt-b{len(line_map)}"
             line_map.append(SourceBlock(element_id, token.tag or token.type, token.map[0],
                                         token.map[1]))

@@ -17,7 +17,7 @@
   included. It is a hint, refreshed on every save; the mark in the text is the truth.
 - ``history`` events are ``{"at", "by", "action", "text"?, …}``; actions: created, replied,
   resolved (with ``mode`` and ``replacement``), reopened, reanchored, detached, reattached,
-  recreated, duplicate_removed.
+  recreated, id_restored, duplicate_removed, stray_tag_removed.
 - Fields Lantide does not know, at any level, are kept when it rewrites the file.
 - A file without ``version`` but with an ``annotations`` list is read as version 0 and
   written back as version 1. A newer version, invalid JSON or a wrong shape makes the

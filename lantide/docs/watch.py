@@ -66,14 +66,16 @@ class _Snapshot:
 
 
 def _snapshot(doc: Document | None) -> _Snapshot:
+    """The files as on disk: repairs not saved yet are no change of the files."""
     if doc is None:
         return _Snapshot(None, {}, None)
     entries = {}
-    for ann in doc.annotations:
-        raw = copy.deepcopy(ann.raw)
-        raw.get("anchor", {}).pop("span", None)  # a moved span alone is no change
-        entries[ann.id] = raw
-    return _Snapshot(doc.text, entries, doc.read_only_reason)
+    for raw in doc.disk_entries:
+        raw = copy.deepcopy(raw)
+        if isinstance(raw.get("anchor"), dict):
+            raw["anchor"].pop("span", None)  # a moved span alone is no change
+        entries[raw["id"]] = raw
+    return _Snapshot(doc.disk_text, entries, doc.read_only_reason)
 
 
 class DocumentMonitor:

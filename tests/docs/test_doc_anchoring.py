@@ -116,3 +116,13 @@ def test_a_detached_annotation_is_reattached_when_its_mark_returns(make_project)
     report = doc.save_text(f"Now {mark('rt0001', 'marked again')}.\n")
     assert report.ids("reattached") == ["rt0001"]
     assert "detached" not in read_sidecar(project)["annotations"][0]
+
+
+def test_a_mistyped_id_around_the_quote_is_restored(make_project):
+    text = f"We count {mark('3f9a1c', 'active customers')} only.\n"
+    project = _project(make_project, text, entry("3f9a1c", "active customers"))
+    doc = open_document(project, "plan")
+    report = doc.save_text(f"We count {mark('3f9a1e', 'active customers')} only, in Q2.\n")
+    assert report.ids("id_restored") == ["3f9a1c"] and report.ids("recreated") == []
+    assert disk_text(project) == f"We count {mark('3f9a1c', 'active customers')} only, in Q2.\n"
+    assert [e["id"] for e in read_sidecar(project)["annotations"]] == ["3f9a1c"]
