@@ -189,3 +189,12 @@ def test_list_models_for_the_connection_test(server):
     with pytest.raises(ModelError) as info:
         OpenAIModelClient(profile, AgentSettings()).list_models(timeout=2)
     assert info.value.code == "MODEL_UNREACHABLE" and FAKE_API_KEY not in str(info.value)
+
+
+def test_an_enforced_context_length_is_reported_like_openai():
+    with FakeOpenAIServer(context_length=600, enforce_context=True) as s:
+        s.script(Turn(text="never sent"))
+        long = [{"role": "user", "content": "churn " * 800}]
+        with pytest.raises(ContextLengthExceeded) as info:
+            drain(client_for(s).stream_chat(long, TOOLS, CancelToken()))
+        assert info.value.limit == 600
