@@ -27,6 +27,7 @@ from lantide.agent.model_client import (
 )
 from lantide.agent.prompt import AssembledPrompt, state_of
 from lantide.agent.tools.context import ToolContext
+from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
@@ -105,9 +106,12 @@ class TurnRunner:
             self.conversation.add_event("question_answered", self.turn,
                                         question=pending.get("question"), answer=self.message)
         self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
-        ctx = self.context()
-        yield TurnStarted(self.conversation.id, self.turn, ctx.state,
-                          getattr(self.s.workspace.focused_project(), "dirname", None))
+        try:
+            project = self.s.workspace.focused_project()
+            state, focused = state_of(project), getattr(project, "dirname", None)
+        except LantideError:  # reported by the first iteration, which needs the project
+            state, focused = "unknown", self.s.workspace.focused_project_name
+        yield TurnStarted(self.conversation.id, self.turn, state, focused)
         reason, note = ANSWERED, None
         try:
             yield from self.s.before_first_turn(self.turn)
@@ -131,7 +135,7 @@ class TurnRunner:
             yield from self._save_assistant(exc.partial, partial=True)
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        except ModelError as exc:
+        except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
         if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE):
@@ -187,9 +191,14 @@ class TurnRunner:
                 self.s.model.learn_context_window(exc.limit)
 
     def _run_tools(self, reply: ModelReply) -> Iterator[Event]:
+        answered: set[str] = set()
         try:
-            yield from self._run_tool_calls(reply)
+            yield from self._run_tool_calls(reply, answered)
         finally:
+            # whatever ended the loop, every call gets a result so the history stays valid
+            why = ("stopped by the analyst before it finished" if self.cancel.cancelled
+                   else "not run: the turn ended before this call")
+            self._cancel_rest(reply.tool_calls, answered, why)
             self._flush()
         if self.question is not None:
             q, self.question = self.question, None
@@ -198,13 +207,10 @@ class TurnRunner:
             yield QuestionAsked(q["question"], q["choices"])
             raise _TurnOver(QUESTION)
 
-    def _run_tool_calls(self, reply: ModelReply) -> Iterator[Event]:
+    def _run_tool_calls(self, reply: ModelReply, answered: set[str]) -> Iterator[Event]:
         ctx = self.context()
-        calls = list(reply.tool_calls)
-        answered: set[str] = set()
-        for call in calls:
+        for call in reply.tool_calls:
             if self.cancel.cancelled:
-                self._cancel_rest(calls, answered)
                 raise TurnCancelled()
             try:
                 args = call.parsed_arguments()
@@ -218,7 +224,6 @@ class TurnRunner:
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)
                 except TurnCancelled:
-                    self._cancel_rest(calls, answered)
                     for event in ctx.drain_events():
                         yield event
                     raise
@@ -270,14 +275,15 @@ class TurnRunner:
                 message=first.get("message", ""), hint=first.get("hint")))
         yield from ()
 
-    def _cancel_rest(self, calls, answered: set[str]) -> None:
+    def _cancel_rest(self, calls, answered: set[str], why: str) -> None:
         """Give every call that did not run a result, so the history stays valid."""
         for call in calls:
             if call.id in answered:
                 continue
-            self._buffer({"role": "tool", "tool_call_id": call.id, "content": json.dumps(
-                {"error": "CANCELLED", "message": "stopped by the analyst before it finished"})},
-                tool=call.name, ok=False)
+            code = "CANCELLED" if self.cancel.cancelled else "NOT_RUN"
+            self._buffer({"role": "tool", "tool_call_id": call.id,
+                          "content": json.dumps({"error": code, "message": why})},
+                         tool=call.name, ok=False)
             answered.add(call.id)
 
     def _limit_note(self) -> str:

@@ -271,3 +271,31 @@ def test_dropped_turns_leave_their_key_events_in_a_note(session_factory, scripte
     scripted.add(reply("Here."), expect=note)
     run(s, "and now?")
     scripted.assert_done()
+
+
+def test_calls_after_a_stop_get_a_result_so_the_history_stays_valid(session_factory, scripted):
+    bad = ("read_sql_tab", {"tab": "no_such_tab"})
+    scripted.add(reply("", bad)).add(reply("", bad)).add(reply("", bad, ("get_app_context", {})))
+    s = session_factory()
+    assert run(s, "Show me the tab")[-1].reason == "repeated_failure"
+    last = [r for r in s.conversation.message_records() if r["message"]["role"] == "tool"][-1]
+    assert json.loads(last["message"]["content"])["error"] == "NOT_RUN"
+
+    def history_is_valid(messages, names):
+        ids = [c["id"] for m in messages for c in m.get("tool_calls") or []]
+        assert ids == [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+
+    scripted.add(reply("Let us try another way."), expect=history_is_valid)
+    assert run(s, "ok")[-1].reason == "answered"
+
+
+def test_an_unreadable_project_file_ends_the_turn_with_a_clear_error(session_factory, scripted,
+                                                                       open_ws):
+    scripted.add(reply("", ("get_app_context", {})))
+    s = session_factory()
+    (open_ws.projects_dir / "q3-churn" / "project.json").write_text("{broken")
+    events = run(s, "Where am I?")
+    (error,) = [e for e in events if e.name == "error"]
+    assert error.code == "FILE_CORRUPT" and "project.json" in error.message
+    assert events[-1].reason == "error"
+    assert (open_ws.projects_dir / "q3-churn" / "project.json").read_text() == "{broken"
