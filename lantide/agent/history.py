@@ -2,7 +2,8 @@
 
 Across turns (:func:`fit_history`): the current turn is kept whole; earlier turns are kept
 newest first while they fit, the latest one in full when possible and older ones with
-their tool results compacted; a tool call always travels with its result; the key events
+their tool results compacted (their steps stay in the ledger and Recent Query Steps, and
+``read_step`` fetches one); a tool call always travels with its result; the key events
 of turns that no longer fit (a project focus, a status change, a question and its answer,
 analysis consent) are kept as a short note.
 
@@ -95,7 +96,8 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
             "step_id": result.get("step_id"),
             "cached_table_name": result.get("cached_table_name"),
             "materialized": result.get("materialized"),
-            "materialize_reason": result.get("materialize_reason", result.get("reason_code")),
+            # the code, as in the ledger step (the result also carries a sentence)
+            "materialize_reason": result.get("reason_code", result.get("materialize_reason")),
             "warnings": result.get("warnings") or [],
             "sql_preview": sql[:SQL_PREVIEW_CHARS],
         }
