@@ -191,7 +191,8 @@ def run_prompt(args: argparse.Namespace) -> int:
     from lantide.agent.session import AgentSession
     from lantide.workspace.settings import load_settings
 
-    ws = open_workspace(args.workspace)
+    # read-only, so it works beside the open desktop app (whose session.json it reads)
+    ws = open_workspace(args.workspace, lock=False)
     try:
         if args.project:
             ws.focus_project(pick_project(ws, args.project).dirname)
