@@ -254,8 +254,9 @@ class Document:
                 f"annotations are read-only ({self.read_only_reason}); only the text was saved"])
         state = reconcile(new_text, self._entries)
         known = {e["id"] for e in self._entries}
-        kept = list(dict.fromkeys(m.id for m in scan_marks(new_text).marks if m.id in known))
-        self._commit(state.text, state.entries)
+        restored = {r.id for r in state.repairs if r.action in ("reanchored", "id_restored")}
+        kept = [m.id for m in state.scan.marks if m.id in known and m.id not in restored]
+        self._commit(state.text, state.entries, state.scan)
         return SaveReport(state.text, state.text != new_text, kept, list(state.repairs))
 
     def save_repairs(self) -> bool:

@@ -7,8 +7,9 @@ result as one atomic pair. Every operation appends to the annotation's ``history
 - :func:`create`: wraps a range in a mark (see :mod:`lantide.docs.ranges` for what is refused);
 - :func:`reply`: adds a reply, text unchanged;
 - :func:`resolve_many`: mode ``A`` replaces the marked text with ``replacement`` and drops
-  the mark; mode ``B`` keeps the text, drops the mark and records ``answer``. All items are
-  validated before any is applied. A change per id is returned:
+  the mark; mode ``B`` keeps the text, drops the mark and records ``answer`` (optional,
+  as in DESIGN.md: ``{id, mode, replacement?, answer?}``). All items are validated before
+  any is applied. A change per id is returned:
   ``{"id", "mode", "status": "resolved", "text_changed", "span"}`` where ``span`` is
   where the kept or replacing text now is (None for a detached annotation);
 - :func:`reopen`: marks the text again (where it was resolved, else by quote), or leaves
@@ -97,8 +98,6 @@ def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set
         if scan.mark(ann_id) is None:
             return ("ANNOTATION_DETACHED",
                     "it is detached (no mark in the text to replace); use mode B or reattach it")
-    elif not isinstance(item.get("answer"), str) or not item["answer"].strip():
-        return "ANNOTATION_ANSWER_MISSING", "mode B needs 'answer' (why the text stays)"
     answer = item.get("answer")
     if answer is not None and not isinstance(answer, str):
         return "ANNOTATION_BAD_ITEM", "'answer' must be a string"

@@ -83,7 +83,7 @@ def test_resolve_mode_b_keeps_the_text_and_records_the_answer(sample_project):
 
 @pytest.mark.parametrize("kwargs, code", [
     ({"mode": "A"}, "ANNOTATION_REPLACEMENT_MISSING"),
-    ({"mode": "B"}, "ANNOTATION_ANSWER_MISSING"),
+    ({"mode": "B", "answer": 42}, "ANNOTATION_BAD_ITEM"),
     ({"mode": "C", "answer": "x"}, "ANNOTATION_BAD_MODE"),
     ({"mode": "A", "replacement": "a <mark data-annotation-id=\"zz\">b</mark>"},
      "ANNOTATION_REPLACEMENT_HAS_MARK"),
@@ -95,6 +95,13 @@ def test_invalid_resolves_change_nothing(sample_project, kwargs, code):
         doc.resolve("3f9a1c", **kwargs)
     assert err.value.code == code
     assert (disk_text(sample_project), read_sidecar(sample_project)) == before
+
+
+def test_mode_b_without_an_answer_resolves_and_records_no_text(sample_project):
+    doc = open_document(sample_project, "plan")
+    doc.resolve("c51d8e", "B")
+    entry = read_sidecar(sample_project)["annotations"][2]
+    assert entry["status"] == "resolved" and "text" not in entry["history"][-1]
 
 
 def test_resolving_twice_and_unknown_ids_are_refused(sample_project):
