@@ -24,13 +24,14 @@ from lantide.agent.history import (
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import EXECUTING, NO_PROJECT, PLANNING, ToolRegistry
+from lantide.agent.tools.registry import (
+    EXECUTING, NO_PROJECT, PLANNING, PURPOSE_MAX_CHARS, ToolRegistry,
+)
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
 from lantide.workspace.model import Project
 
-PURPOSE_MAX_CHARS = 40
 RECENT_STEPS = 8
 KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS
 KNOWLEDGE_MAX_TOKENS = 3_000

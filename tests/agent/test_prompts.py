@@ -58,9 +58,22 @@ def test_every_agent_template_renders_with_a_realistic_context(name):
     assert "{{" not in text and "{%" not in text
 
 
+def test_every_tool_description_is_a_prompt_file():
+    from lantide.agent.tools import default_registry
+    from lantide.agent.tools.registry import tool_description
+
+    names = default_registry().names()
+    assert sorted(f"tools/{n}.md.j2" for n in names) == [
+        t for t in list_templates() if t.startswith("tools/")]
+    for name in names:
+        text = tool_description(name)
+        assert 20 < len(text) < 400 and "{" not in text
+    assert "at most 40 characters" in tool_description("run_query")
+
+
 def test_every_template_has_an_owner_that_renders_it():
     unowned = [t for t in list_templates()
-               if t not in CONTEXTS and not t.startswith(OTHER_OWNERS)]
+               if t not in CONTEXTS and not t.startswith(OTHER_OWNERS + ("tools/",))]
     assert unowned == []
 
 

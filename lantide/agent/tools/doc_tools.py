@@ -73,21 +73,17 @@ _ITEMS = {"type": "array", "minItems": 1, "items": {
         "answer": {"type": "string"}}}}
 
 TOOLS = [
-    Tool("read_plan", "The Plan on disk with its marks, annotations, open count and how to "
-                      "resolve them.", params(PROJECT_ARG), _read("plan"), PROJECT_STATES),
-    Tool("read_report", "The Report on disk with its marks, annotations, open count and how "
-                        "to resolve them.", params(PROJECT_ARG), _read("report"), PROJECT_STATES),
-    Tool("update_plan", "Replace the Plan's text (keep unresolved marks).",
+    Tool("read_plan", params(PROJECT_ARG), _read("plan"), PROJECT_STATES),
+    Tool("read_report", params(PROJECT_ARG), _read("report"), PROJECT_STATES),
+    Tool("update_plan",
          params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("plan"), PROJECT_STATES),
-    Tool("update_report", "Replace the Report's text (keep unresolved marks).",
+    Tool("update_report",
          params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("report"),
          frozenset({EXECUTING})),
     Tool("resolve_annotations",
-         "Resolve annotations of the Plan or Report: per id, mode A replaces the marked text, "
-         "mode B keeps it and answers.",
          params({"document": {"type": "string", "enum": ["plan", "report"]}, "items": _ITEMS,
                  **PROJECT_ARG}, ("document", "items")), resolve_annotations, PROJECT_STATES),
-    Tool("expand_knowledge_catalog", "The enabled knowledge entries under one catalog heading.",
+    Tool("expand_knowledge_catalog",
          params({"heading": {"type": "string", "minLength": 1}}, ("heading",)),
          expand_knowledge_catalog, ALL_STATES, available=_catalog_offered),
 ]

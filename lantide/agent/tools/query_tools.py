@@ -14,7 +14,7 @@ from lantide.agent.consent import consent_refusal
 from lantide.agent.events import StepRecorded
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
-    EXECUTING, PROJECT_ARG, PROJECT_STATES, Tool, params, tool_error,
+    EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params, tool_error,
 )
 from lantide.tokens import count_tokens
 
@@ -196,33 +196,28 @@ def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 _SQL = {"sql": {"type": "string", "minLength": 1}}
-_PURPOSE = {"purpose": {"type": "string", "maxLength": 40,
+_PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS,
                         "description": "Why this step runs (required while executing)."}}
 
 TOOLS = [
-    Tool("show_tables", "The tables and views: data files, cached tables, attached and "
-                        "external databases.", params(), show_tables),
-    Tool("read_schema", "A table's columns and types as DDL.",
+    Tool("show_tables", params(), show_tables),
+    Tool("read_schema",
          params({"table": {"type": "string", "minLength": 1}}, ("table",)), read_schema),
-    Tool("validate_query", "Parse and bind a SELECT without running it: ok or the error.",
+    Tool("validate_query",
          params(_SQL, ("sql",)), validate_query),
     Tool("run_query",
-         "Run one read-only SELECT under the Query Execution Model: a preview, the row count, "
-         "columns and a ledger step; large results are materialized as cached tables.",
          params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
                  "large_remote_warning_id": {"type": "string"}}, ("sql",)), run_query),
-    Tool("run_sql_tab", "Run a persisted SQL tab and materialize its cached table.",
+    Tool("run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG}, ("tab",)),
          run_sql_tab, PROJECT_STATES),
     Tool("source_run_sql_tab",
-         "Source Run: recompute a tab's upstream chain in dependency order, then the tab.",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG}, ("tab",)),
          source_run_sql_tab, frozenset({EXECUTING})),
-    Tool("create_sql_tab", "Persist a SELECT as a SQL tab of the project (its cached table "
-                           "takes the tab's name).",
+    Tool("create_sql_tab",
          params({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"}, **_SQL,
                  **PROJECT_ARG}, ("name", "sql")), create_sql_tab, PROJECT_STATES),
-    Tool("read_sql_tab", "The SQL text of a persisted tab.",
+    Tool("read_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **PROJECT_ARG}, ("tab",)),
          read_sql_tab, PROJECT_STATES),
 ]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lantide.agent.cancel import TurnCancelled
 from lantide.errors import LantideError
+from lantide.query.qem import PURPOSE_MAX_CHARS  # the QEM's limit, defined in one place
 
 if TYPE_CHECKING:
     from lantide.agent.tools.context import ToolContext
@@ -26,15 +27,29 @@ PROJECT_STATES = frozenset({PLANNING, EXECUTING})
 Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
 
 
+@lru_cache(maxsize=None)
+def tool_description(name: str) -> str:
+    """The tool's description for the model, from ``prompts/tools/NAME.md.j2``."""
+    from lantide.templates import render_prompt
+
+    return render_prompt(f"tools/{name}.md.j2", purpose_max_chars=PURPOSE_MAX_CHARS).strip()
+
+
 @dataclass(frozen=True)
 class Tool:
+    """A tool: its schema's parameters, its handler, the states that offer it; the
+    description the model reads is a prompt file (:func:`tool_description`)."""
+
     name: str
-    description: str
     parameters: dict[str, Any]
     handler: Handler
     states: frozenset[str] = ALL_STATES
     # extra condition beyond the state (e.g. the knowledge layer is in catalog mode)
     available: Callable[["ToolContext"], bool] | None = None
+
+    @property
+    def description(self) -> str:
+        return tool_description(self.name)
 
     def schema(self) -> dict[str, Any]:
         return {"type": "function",

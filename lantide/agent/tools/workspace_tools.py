@@ -12,7 +12,8 @@ from typing import Any
 from lantide.agent.events import DocumentChanged, StateChanged
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
-    ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, Tool, params, tool_error,
+    ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params,
+    tool_error,
 )
 from lantide.workspace.model import PROJECT_STATUSES
 
@@ -160,38 +161,28 @@ def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 TOOLS = [
     Tool("get_app_context",
-         "Where the analyst is now, in detail: projects with status, the focused project's "
-         "files and SQL tabs, every open tab, external databases, consent state.",
          params(), get_app_context),
-    Tool("focus_project", "Focus a project (by folder or name); its state then applies.",
+    Tool("focus_project",
          params({"project": {"type": "string"}}, ("project",)), focus_project),
-    Tool("create_project", "Create a new project (status planning) and focus it.",
+    Tool("create_project",
          params({"name": {"type": "string", "minLength": 1, "maxLength": 80},
                  "focus": {"type": "boolean", "default": True}}, ("name",)), create_project),
     Tool("set_project_status",
-         "Set a project's status. Only when the analyst asked for it or agreed.",
          params({"status": {"type": "string", "enum": list(PROJECT_STATUSES)}, **PROJECT_ARG},
                 ("status",)), set_project_status, PROJECT_STATES),
     Tool("ask_user",
-         "Ask the analyst one question and pause the turn until they answer. Use it to confirm "
-         "the question, the denominator or a choice you cannot make from the data, and for "
-         "consent to statistical analysis.",
          params({"question": {"type": "string", "minLength": 1},
                  "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8}},
                 ("question",)), ask_user),
     Tool("activate_analysis",
-         "Turn on statistical analysis (tests, regressions, correlations) after the analyst "
-         "answered yes to an ask_user question proposing it.",
          params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
          activate_analysis, frozenset({EXECUTING})),
     Tool("patch_step",
-         "Correct a ledger step's summary or purpose (e.g. a wrong [[QUERY_STEP]] line).",
          params({"step_id": {"type": "string"}, "summary": {"type": "string", "minLength": 8},
-                 "purpose": {"type": "string", "maxLength": 40}}, ("step_id",)), patch_step),
-    Tool("read_step", "A ledger step in full (its SQL, columns, row count, summary).",
+                 "purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}, ("step_id",)), patch_step),
+    Tool("read_step",
          params({"step_id": {"type": "string"}}, ("step_id",)), read_step),
     Tool("sync_tab_content",
-         "After changing a file on disk, refresh the editor tab showing it (workspace-relative path).",
          params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
          ALL_STATES),
 ]
