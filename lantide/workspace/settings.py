@@ -186,14 +186,21 @@ class ResolvedProfile:
 
 
 def resolve_profile(settings: Settings, role: str = "primary") -> ResolvedProfile | None:
-    """The primary or secondary profile with env overrides; None when nothing is configured.
+    """The primary or secondary profile; None when nothing is configured.
 
-    The secondary role falls back to the primary profile when none is set.
+    The environment overrides the active (primary) profile. A secondary profile the
+    analyst set up explicitly is used as configured, so background calls keep going to
+    the cheap model even while the environment points the main model elsewhere; without
+    one, the secondary role is the (overridden) primary.
     """
-    name = settings.secondary_profile if role == "secondary" else settings.primary_profile
-    profile = settings.profile(name) if name else None
-    if profile is None and role == "secondary":
-        profile = settings.profile(settings.primary_profile)
+    if role == "secondary":
+        secondary = settings.profile(settings.secondary_profile)
+        if secondary is not None and secondary.name != settings.primary_profile:
+            return ResolvedProfile(
+                name=secondary.name, base_url=secondary.base_url, model=secondary.model,
+                api_key=secrets.get_api_key(secondary.name),
+                context_window=secondary.context_window)
+    profile = settings.profile(settings.primary_profile)
     env_base = os.environ.get("OPENAI_BASE_URL")
     env_model = os.environ.get("LANTIDE_MODEL")
     env_key = secrets.env_api_key()

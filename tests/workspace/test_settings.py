@@ -106,3 +106,23 @@ def test_recent_workspaces_are_unique_and_bounded(tmp_path):
     assert len(s.recent_workspaces) == 10
     assert s.recent_workspaces[0].endswith("w3")
     assert len(set(s.recent_workspaces)) == 10
+
+
+def test_environment_does_not_redirect_an_explicit_secondary_profile(monkeypatch, memory_keyring):
+    settings = Settings()
+    settings.upsert_profile(ModelProfile("main", "https://llm.example/v1", "gpt-4o"))
+    settings.upsert_profile(ModelProfile("cheap", "http://localhost:11434/v1", "llama3.1", 8192))
+    settings.secondary_profile = "cheap"
+    secrets.set_api_key("cheap", "cheap-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9999/v1")
+    monkeypatch.setenv("LANTIDE_MODEL", "qwen2.5")
+    monkeypatch.setenv("OPENAI_API_KEY", "env-key")
+    primary = resolve_profile(settings)
+    secondary = resolve_profile(settings, "secondary")
+    assert (primary.base_url, primary.model, primary.api_key) == (
+        "http://127.0.0.1:9999/v1", "qwen2.5", "env-key")
+    assert (secondary.base_url, secondary.model, secondary.api_key, secondary.context_window) == (
+        "http://localhost:11434/v1", "llama3.1", "cheap-key", 8192)
+    # without an explicit secondary, background calls follow the (overridden) primary
+    settings.secondary_profile = None
+    assert resolve_profile(settings, "secondary").model == "qwen2.5"
