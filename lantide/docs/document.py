@@ -198,16 +198,16 @@ class Document:
     # -- operations -----------------------------------------------------------------------
     def create_annotation(self, start: int, end: int, comment: str, by: str = "user") -> str:
         self._writable()
-        text, entries, ann_id = ops.create(self._scan, self._entries_copy(), start, end,
-                                           comment, by)
-        self._apply(text, entries)
+        text, entries, ann_id, scan = ops.create(self._scan, self._entries_copy(), start, end,
+                                                 comment, by)
+        self._apply(text, entries, scan)
         return ann_id
 
     def reply(self, annotation_id: str, text: str, by: str = "user") -> Annotation:
         self._writable()
         entries = self._entries_copy()
         ops.reply(entries, annotation_id, text, by)
-        self._apply(self.text, entries)
+        self._apply(self.text, entries, self._scan)
         return self.annotation(annotation_id)
 
     def resolve(self, annotation_id: str, mode: str, replacement: str | None = None,
@@ -224,15 +224,13 @@ class Document:
 
     def reopen(self, annotation_id: str, by: str = "user") -> Annotation:
         self._writable()
-        text, entries = ops.reopen(self._scan, self._entries_copy(), annotation_id, by)
-        self._apply(text, entries)
+        self._apply(*ops.reopen(self._scan, self._entries_copy(), annotation_id, by))
         return self.annotation(annotation_id)
 
     def reattach(self, annotation_id: str, start: int, end: int, by: str = "user") -> Annotation:
         self._writable()
-        text, entries = ops.reattach(self._scan, self._entries_copy(), annotation_id, start, end,
-                                     by)
-        self._apply(text, entries)
+        self._apply(*ops.reattach(self._scan, self._entries_copy(), annotation_id, start, end,
+                                  by))
         return self.annotation(annotation_id)
 
     def delete(self, annotation_id: str, by: str = "user") -> None:
@@ -277,9 +275,13 @@ class Document:
     def _entries_copy(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._entries)
 
-    def _apply(self, text: str, entries: list[dict[str, Any]]) -> None:
-        """Commit the result of an operation, refusing one that broke another mark."""
-        scan = scan_marks(text)
+    def _apply(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None
+               ) -> None:
+        """Commit the result of an operation, refusing one that broke another mark.
+
+        ``scan`` is the parse of ``text`` when the operation already made one."""
+        if scan is None or scan.text is not text and scan.text != text:
+            scan = scan_marks(text)
         problems = check_consistent(text, entries, scan)
         if problems:
             raise AnnotationError(

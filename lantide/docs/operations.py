@@ -56,7 +56,7 @@ def _require_text(value: str | None, what: str, code: str) -> str:
 
 
 def create(scan: MarkScan, entries: list[dict[str, Any]], start: int, end: int, comment: str,
-           by: str) -> tuple[str, list[dict[str, Any]], str]:
+           by: str) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
     comment = _require_text(comment, "comment", "ANNOTATION_COMMENT_MISSING")
     ann_id = new_id({e["id"] for e in entries} | scan.ids())
     new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
@@ -65,7 +65,7 @@ def create(scan: MarkScan, entries: list[dict[str, Any]], start: int, end: int, 
     entries.append({"id": ann_id, "status": "open", "quote": quote, "comment": comment,
                     "anchor": {"span": mark.span},
                     "history": [event("created", by, comment, quote=quote)]})
-    return new_text, entries, ann_id
+    return new_text, entries, ann_id, new_scan
 
 
 def reply(entries: list[dict[str, Any]], annotation_id: str, text: str, by: str) -> None:
@@ -167,7 +167,7 @@ def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict
 
 
 def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by: str
-           ) -> tuple[str, list[dict[str, Any]]]:
+           ) -> tuple[str, list[dict[str, Any]], MarkScan]:
     entry = find_entry(entries, annotation_id)
     if entry["status"] != "resolved":
         raise AnnotationError(f"annotation {annotation_id} is already open",
@@ -181,29 +181,27 @@ def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by
     candidates.append((entry.get("quote", ""), hint))
     found = anchor_by_text(scan, annotation_id, candidates)
     entry["status"] = "open"
-    text = scan.text
     if isinstance(found, tuple):
-        text = found[0]
         entry.pop("detached", None)
         entry["history"].append(event("reopened", by))
-    else:
-        entry["detached"] = True
-        entry["history"].append(event("reopened", by, f"reopened without a mark: {found}"))
-    return text, entries
+        return found[0], entries, found[1]
+    entry["detached"] = True
+    entry["history"].append(event("reopened", by, f"reopened without a mark: {found}"))
+    return scan.text, entries, scan
 
 
 def reattach(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, start: int,
-             end: int, by: str) -> tuple[str, list[dict[str, Any]]]:
+             end: int, by: str) -> tuple[str, list[dict[str, Any]], MarkScan]:
     """Give a detached annotation a new mark around ``[start, end)``."""
     entry = find_entry(entries, annotation_id)
     if entry["status"] != "open" or not entry.get("detached"):
         raise AnnotationError(f"annotation {annotation_id} is not detached",
                               hint="Only an open, detached annotation can be reattached.",
                               code="ANNOTATION_NOT_DETACHED")
-    new_text, _scan, s, e = wrap_checked(scan, start, end, annotation_id)
+    new_text, new_scan, s, e = wrap_checked(scan, start, end, annotation_id)
     entry.pop("detached", None)
     entry["history"].append(event("reattached", by, f"marked {short(scan.text[s:e])!r}"))
-    return new_text, entries
+    return new_text, entries, new_scan
 
 
 def delete(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str

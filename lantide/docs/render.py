@@ -114,8 +114,9 @@ def render_html(text: str, annotations: Iterable[Any] = ()) -> RenderedDocument:
     """``annotations``: :class:`lantide.docs.document.Annotation` objects or sidecar dicts."""
     md = markdown_parser()
     info = _annotation_info(annotations)
-    tokens = md.parse(text)
-    paired = {(m.id) for m in scan_marks(text).marks}
+    scan = scan_marks(text)  # one parse: its tokens are rendered below
+    tokens = scan.structure.tokens
+    paired = {m.id for m in scan.marks}
     line_map: list[SourceBlock] = []
     marks: list[RenderedMark] = []
     for token in tokens:
