@@ -1,30 +1,500 @@
-"""A SQL tab: editor, Run / Source Run, the paged result grid, lineage and a quick chart.
+"""A SQL tab: the editor of ``projects/P/sql/TAB.sql``, Run and Source Run, the paged
+result, its quick chart and the tab's lineage.
 
-Placeholder with the public signature; filled in by the UI-data work (issue 7).
+- **Run** (Ctrl+Enter) saves the tab and runs it with ``run_sql_tab``: the result is
+  cached under the tab's name and the grid pages through it. With text selected, Run
+  runs just the selection with ``run_query`` (an exploratory look; the grid pages it when
+  the QEM cached it, else shows the preview).
+- **Source Run** (Ctrl+Shift+Enter) recomputes the tab's upstream chain first; each
+  tab's progress is listed as it happens.
+- **Stop** (and the status bar's cancel) interrupts this tab's statement only.
+- Errors and refusals show the QEM's message and advice above the result; when the parser
+  knows the position, the editor marks it. A ``purpose`` (required while the project is
+  executing) is typed in the toolbar.
+- A file changed by another program reloads a clean tab; a dirty tab asks.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QLabel, QLineEdit, QMessageBox, QProgressBar, QSplitter,
+                               QTabWidget, QToolBar, QVBoxLayout, QWidget)
+
+from lantide.ui.icons import icon
+from lantide.ui.lineage_view import LineageView, tab_lineage_summary
+from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
+from lantide.ui.query_jobs import history_entry, record_history, submit_query
+from lantide.ui.result_panel import ResultPanel, describe_result, first_block
+from lantide.ui.source_run_view import SourceRunView
+from lantide.ui.sql_completion import schema_catalog
+from lantide.ui.sql_editor import SqlEditor
+from lantide.workspace.atomic import atomic_write_text
+from lantide.workspace.watcher import DATA, SQL_TAB
+
+PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
 
 
 class SqlTabWidget(QWidget):
     sig_title_changed = Signal(str)
+    sig_dirty_changed = Signal(bool)
+    sig_loaded = Signal()
+    sig_run_finished = Signal(object)  # the result dict, or the exception
 
     def __init__(self, services, project: str, tab_name: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.services = services
         self.project = project
         self.tab_name = tab_name
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"SQL tab {project}/{tab_name}", self))
+        self.path = self._tab_path()
+        self._disk_text: str | None = None  # what the file held when last read or saved
+        self._worker = None
+        self._lineage_worker = None
+        self._run_started = 0.0
+        self._run_kind = ""
+        self.last_result: dict | None = None
 
+        self.editor = SqlEditor(schema_catalog(services), self)
+        self.editor.setReadOnly(True)
+        self.editor.setPlaceholderText("SELECT … (Ctrl+Enter runs, Ctrl+Shift+Enter runs the "
+                                       "upstream chain first, Ctrl+Space completes)")
+        self.editor.document().modificationChanged.connect(self._modification_changed)
+        self.banner = NoticeBanner(self)
+        self.result = ResultPanel(services, self)
+        self.result.sig_problem_reported.connect(lambda text: self.banner.show_notice(text, level=WARNING))
+        self.lineage = LineageView(self)
+        self.lineage.sig_open_requested.connect(self._open_from_lineage)
+        self.source_run_view = SourceRunView(self)
+        self.bottom = QTabWidget(self)
+        self.bottom.setDocumentMode(True)
+        self.bottom.addTab(self.result, icon("table"), "Result")
+        self.bottom.addTab(self.lineage, icon("split"), "Lineage")
+        self.bottom.addTab(self.source_run_view, icon("source-run"), "Source Run")
+        lower = QWidget(self)
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(6, 4, 6, 0)
+        lower_layout.setSpacing(4)
+        lower_layout.addWidget(self.banner)
+        lower_layout.addWidget(self.bottom, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.editor)
+        self.splitter.addWidget(lower)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([320, 420])
+        self.splitter.setChildrenCollapsible(False)
+
+        self.toolbar = self._build_toolbar()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.toolbar)
+        layout.addWidget(self.splitter, 1)
+
+        self._elapsed_timer = QTimer(self)
+        self._elapsed_timer.setInterval(200)
+        self._elapsed_timer.timeout.connect(self._tick)
+        self._lineage_timer = QTimer(self)
+        self._lineage_timer.setSingleShot(True)
+        self._lineage_timer.setInterval(300)
+        self._lineage_timer.timeout.connect(self.refresh_lineage)
+        services.sig_files_changed.connect(self._files_changed)
+        services.sig_tables_changed.connect(self._lineage_timer.start)
+        self._set_running(False)
+        self._load()
+        services.when_query_ready(lambda _q: self._lineage_timer.start())
+
+    # -- construction ----------------------------------------------------------------------
+    def _tab_path(self) -> Path:
+        try:
+            project = self.services.workspace.project(self.project)
+            return project.sql_dir / f"{self.tab_name}.sql"
+        except Exception:  # the project is gone; keep a path so the error can name it
+            return self.services.workspace.projects_dir / self.project / "sql" / f"{self.tab_name}.sql"
+
+    def _build_toolbar(self) -> QToolBar:
+        bar = QToolBar(self)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.run_action = QAction(icon("run", "accent"), "Run", self)
+        self.run_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.run_action.setToolTip("Run the tab, or the selected SQL (Ctrl+Enter)")
+        self.run_action.triggered.connect(self.run)
+        self.source_run_action = QAction(icon("source-run"), "Source Run", self)
+        self.source_run_action.setShortcuts([QKeySequence("Ctrl+Shift+Return"),
+                                             QKeySequence("Ctrl+Shift+Enter")])
+        self.source_run_action.setToolTip("Recompute the tabs this one reads, then this tab "
+                                          "(Ctrl+Shift+Enter)")
+        self.source_run_action.triggered.connect(self.source_run)
+        self.stop_action = QAction(icon("stop"), "Stop", self)
+        self.stop_action.setToolTip("Cancel the running query")
+        self.stop_action.triggered.connect(self.cancel)
+        for action in (self.run_action, self.source_run_action, self.stop_action):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(action)
+            bar.addAction(action)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" Purpose ", bar))
+        self.purpose_edit = QLineEdit(bar)
+        self.purpose_edit.setMaxLength(80)  # the QEM says 40; longer text gets its advice
+        self.purpose_edit.setPlaceholderText("why this step (needed while executing)")
+        self.purpose_edit.setMinimumWidth(220)
+        self.purpose_edit.setMaximumWidth(340)
+        self.purpose_edit.returnPressed.connect(self.run)
+        bar.addWidget(self.purpose_edit)
+        self.busy = QProgressBar(bar)
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(90)
+        self.busy.setMaximumHeight(10)
+        self.busy.setTextVisible(False)
+        self.status_label = QLabel("", bar)
+        self.status_label.setContentsMargins(8, 0, 8, 0)
+        spacer = QWidget(bar)
+        spacer.setSizePolicy(spacer.sizePolicy().horizontalPolicy().Expanding,
+                             spacer.sizePolicy().verticalPolicy().Preferred)
+        bar.addWidget(spacer)
+        self._busy_action = bar.addWidget(self.busy)
+        bar.addWidget(self.status_label)
+        return bar
+
+    # -- the tab protocol (title, dirty, save) ------------------------------------------------
     def title(self) -> str:
-        return f"{self.tab_name}.sql"
+        return self.tab_name
 
     def is_dirty(self) -> bool:
-        return False
+        return self.editor.document().isModified()
+
+    def _modification_changed(self, dirty: bool) -> None:
+        self.sig_dirty_changed.emit(dirty)
+        self.sig_title_changed.emit(self.title())
 
     def save(self) -> bool:
+        """Write the editor's text to the tab file (atomically). Asks before replacing a
+        version another program wrote since the tab read the file."""
+        text = self.editor.toPlainText()
+        try:
+            on_disk = self.path.read_text(encoding="utf-8") if self.path.exists() else None
+        except OSError:
+            on_disk = None
+        if on_disk is not None and self._disk_text is not None and on_disk != self._disk_text \
+                and on_disk != text:
+            answer = QMessageBox.question(
+                self, "File changed on disk",
+                f"{self.path.name} was changed by another program since you opened it.\n"
+                "Replace it with your version?",
+                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
+                QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Save:
+                return False
+        try:
+            atomic_write_text(self.path, text)
+        except OSError as exc:
+            self.banner.show_notice(f"{self.path} could not be saved: {exc.strerror or exc}",
+                                    "Check that the folder exists and is writable.")
+            return False
+        self._disk_text = text
+        self.editor.document().setModified(False)
+        self._lineage_timer.start()
         return True
+
+    def shutdown(self) -> None:
+        """The tab closes: stop its work."""
+        self.cancel()
+        self.result.grid.set_result_model(None)
+
+    # -- loading and external changes ----------------------------------------------------------
+    def _load(self, *, reload: bool = False) -> None:
+        path = self.path
+
+        def read(_ctx):
+            return path.read_text(encoding="utf-8") if path.exists() else None
+
+        self.services.workers.submit(read, on_result=lambda text: self._loaded(text, reload),
+                                     on_error=self._load_failed, name=f"read {path.name}")
+
+    def _loaded(self, text: str | None, reload: bool) -> None:
+        if reload and text is not None and text == self._disk_text:
+            if not self.is_dirty():
+                return  # a change event for what we already show (e.g. our own save)
+        if text is None:
+            self._show_disk_notice(f"{self.path.name} does not exist yet.",
+                                   "Write the query; saving or running creates the file.", INFO)
+            text = ""
+        elif reload:
+            if self.banner.tag == "disk":
+                self.banner.clear()
+            self.services.post_message(f"{self.tab_name} reloaded: it changed on disk.", "info")
+        cursor_pos = self.editor.textCursor().position()
+        self.editor.setPlainText(text)
+        cursor = self.editor.textCursor()
+        cursor.setPosition(min(cursor_pos, len(text)))
+        self.editor.setTextCursor(cursor)
+        self.editor.document().setModified(False)
+        self.editor.setReadOnly(False)
+        self._disk_text = text
+        self.sig_loaded.emit()
+
+    def _show_disk_notice(self, title: str, detail: str, level: str, actions=()) -> None:
+        """A notice about the file on disk; a later reload clears it (and only it)."""
+        self.banner.show_notice(title, detail, level, actions=list(actions), tag="disk")
+
+    def _load_failed(self, exc: BaseException) -> None:
+        self.banner.show_notice(f"{self.path} could not be read: {exc}",
+                                "The file was left as it is. Fix its encoding or permissions, "
+                                "then reopen the tab.")
+
+    def _files_changed(self, changes) -> None:
+        mine = [c for c in changes if c.kind == SQL_TAB and _same_path(c.path, self.path)]
+        if any(c.kind in (SQL_TAB, DATA) for c in changes):
+            self._lineage_timer.start()
+        if not mine:
+            return
+        change = mine[-1]
+        if change.event == "deleted":
+            self._show_disk_notice(f"{self.path.name} was deleted or moved by another program.",
+                                   "Your text is still here; save to write it again.", WARNING)
+            self._disk_text = None
+            self.editor.document().setModified(True)
+            return
+        if not self.is_dirty():
+            self._load(reload=True)
+            return
+        self._show_disk_notice(
+            f"{self.path.name} changed on disk while you were editing it.",
+            "Take theirs replaces your unsaved text; Keep mine keeps it (saving will ask).",
+            WARNING, actions=[("Take theirs", lambda: self._load(reload=True)),
+                              ("Keep mine", self.banner.clear)])
+
+    # -- running ---------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Run the selection with run_query, or else save and run the whole tab."""
+        if self._worker is not None:
+            return
+        cursor = self.editor.textCursor()
+        selected = cursor.selectedText().replace("\u2029", "\n").strip()
+        purpose = self.purpose_edit.text().strip() or None
+        project, tab = self.project, self.tab_name
+        if selected:
+            block = self.editor.document().findBlock(cursor.selectionStart())
+            offset = (block.blockNumber(), cursor.selectionStart() - block.position())
+            self._start("selection", lambda ctx, q: _run_selection(q, selected, purpose, project),
+                        sql=selected, offset=offset)
+            return
+        if not self.editor.toPlainText().strip():
+            self.banner.show_notice("The tab is empty.", "Write a SELECT first.", INFO)
+            return
+        if self.is_dirty() and not self.save():
+            return
+        self._start("tab", lambda ctx, q: _run_tab(q, project, tab, purpose),
+                    sql=self.editor.toPlainText())
+
+    def run_anyway(self, warning_id: str) -> None:
+        """Run a large remote result after the analyst confirmed it."""
+        purpose = self.purpose_edit.text().strip() or None
+        project, tab = self.project, self.tab_name
+        self._start("tab", lambda ctx, q: _run_tab(q, project, tab, purpose, warning_id),
+                    sql=self.editor.toPlainText())
+
+    def source_run(self) -> None:
+        if self._worker is not None:
+            return
+        if self.is_dirty() and not self.save():
+            return
+        purpose = self.purpose_edit.text().strip() or None
+        project, tab = self.project, self.tab_name
+        self.source_run_view.start(tab)
+        self.bottom.setCurrentWidget(self.source_run_view)
+        self._start("source", lambda ctx, q: _source_run(ctx, q, project, tab, purpose),
+                    sql=self.editor.toPlainText())
+
+    def _start(self, kind: str, fn, *, sql: str, offset: tuple[int, int] = (0, 0)) -> None:
+        self.banner.clear()
+        self.editor.clear_error()
+        self._run_kind = kind
+        self._run_sql = sql
+        self._error_offset = offset
+        self._run_started = time.monotonic()
+        label = {"source": f"Source Run {self.tab_name}", "selection": f"{self.tab_name} (selection)"}\
+            .get(kind, f"Run {self.tab_name}")
+        self._set_running(True)
+        self._worker = submit_query(self.services, fn, label=label, on_result=self._finished,
+                                    on_error=self._failed, on_event=self.source_run_view.on_progress,
+                                    on_finished=self._done)
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+
+    @property
+    def running(self) -> bool:
+        return self._worker is not None
+
+    def _set_running(self, running: bool) -> None:
+        self.run_action.setEnabled(not running)
+        self.source_run_action.setEnabled(not running)
+        self.stop_action.setEnabled(running)
+        self._busy_action.setVisible(running)
+        if running:
+            self._elapsed_timer.start()
+            self._tick()
+        else:
+            self._elapsed_timer.stop()
+
+    def _tick(self) -> None:
+        elapsed = time.monotonic() - self._run_started
+        self.status_label.setText(f"running {elapsed:.1f} s")
+
+    def _done(self) -> None:
+        self._worker = None
+        self._set_running(False)
+
+    def _finished(self, outcome) -> None:
+        self._done()  # before anything reacts to the outcome: the tab can run again
+        kind = self._run_kind
+        duration = int((time.monotonic() - self._run_started) * 1000)
+        if kind == "source":
+            report, result, rows = outcome
+            self.source_run_view.finish(report)
+            if result is not None:
+                self.result.show_rows(result["columns"], result["row_count"], rows,
+                                      relation=self.tab_name,
+                                      summary=describe_result(result["row_count"], len(rows),
+                                                              duration_ms=duration,
+                                                              cached_table=self.tab_name))
+            if not report.get("ok"):
+                failed = [e for e in report["tabs"] if e["status"] == "failed"]
+                if failed:
+                    err = failed[0].get("error", {})
+                    self.banner.show_notice(f"Source Run: {failed[0]['tab']} failed: "
+                                            f"{err.get('message', '')}", err.get("hint"),
+                                            code=err.get("error"))
+            else:
+                self.bottom.setCurrentWidget(self.result)
+            self.status_label.setText(f"Source Run: {report.get('ran', 0)} ran, "
+                                      f"{report.get('skipped', 0)} up to date")
+            record_history(self.services, history_entry(
+                source="source_run", sql=self._run_sql, project=self.project, tab=self.tab_name,
+                result={"row_count": result["row_count"] if result else None,
+                        "duration_ms": report.get("duration_ms"),
+                        "cached_table_name": self.tab_name}))
+            self.last_result = report
+        else:
+            result, rows = outcome
+            if result.get("status") == "warning_required":
+                self._large_remote(result)
+                self.sig_run_finished.emit(result)
+                return
+            self.result.show_query_result(result, rows)
+            self.bottom.setCurrentWidget(self.result)
+            self._show_hints(result)
+            self.status_label.setText(f"{result.get('row_count', 0):,} rows in "
+                                      f"{result.get('duration_ms', duration):,} ms")
+            record_history(self.services, history_entry(
+                source="sql_tab" if kind == "tab" else "selection", sql=self._run_sql,
+                project=self.project, tab=self.tab_name, result=result))
+            self.last_result = result
+        self.services.notify_tables_changed()
+        self.sig_run_finished.emit(self.last_result)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._done()
+        duration = int((time.monotonic() - self._run_started) * 1000)
+        code = getattr(exc, "code", "")
+        actions = []
+        position = getattr(exc, "position", None)
+        if position:
+            line, column = position
+            base_line, base_col = self._error_offset
+            line, column = base_line + line, (column + base_col if line == 1 else column)
+            self.editor.set_error_position(line, column)
+            actions.append((f"Go to line {line}", lambda l=line, c=column: (
+                self.editor.set_error_position(l, c), self.editor.setFocus())))
+        if code in PURPOSE_CODES:
+            self.purpose_edit.setFocus()
+            self.purpose_edit.selectAll()
+        self.banner.show_error(exc, actions=actions)
+        self.bottom.setCurrentWidget(self.result)
+        self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
+        if self._run_kind == "source":
+            self.source_run_view.fail(exc)
+        record_history(self.services, history_entry(
+            source={"source": "source_run", "selection": "selection"}.get(self._run_kind, "sql_tab"),
+            sql=self._run_sql, project=self.project, tab=self.tab_name, error=exc,
+            duration_ms=duration))
+        self.sig_run_finished.emit(exc)
+
+    def _show_hints(self, result: dict) -> None:
+        hints = result.get("hints") or []
+        warnings = [w for w in result.get("warnings") or []
+                    if w not in {h.get("message") for h in hints}]
+        if not hints and not warnings:
+            return
+        first = hints[0] if hints else {"message": warnings[0]}
+        rest = [h.get("message", "") for h in hints[1:]] + warnings[1 if not hints else 0:]
+        detail = "\n".join(x for x in [first.get("hint")] + rest if x)
+        self.banner.show_notice(first.get("message", ""), detail or None, WARNING,
+                                code=first.get("code"))
+
+    def _large_remote(self, result: dict) -> None:
+        warning_id = result.get("large_remote_warning_id")
+        self.banner.show_notice(
+            result.get("message") or "The remote result is large.", result.get("hint"), WARNING,
+            code=result.get("warning"),
+            actions=[("Run anyway", lambda: self.run_anyway(warning_id))] if warning_id else [])
+
+    # -- lineage ---------------------------------------------------------------------------------
+    def refresh_lineage(self) -> None:
+        if self._lineage_worker is not None or self.services.query is None:
+            return
+        project, tab = self.project, self.tab_name
+
+        def work(_ctx, q):
+            return tab_lineage_summary(q.lineage(project), q.list_sql_tabs(project), tab)
+
+        self._lineage_worker = submit_query(
+            self.services, work, label=f"lineage of {tab}", track=False,
+            on_result=self.lineage.show_summary,
+            on_error=lambda exc: self.lineage.show_error(getattr(exc, "message", str(exc))),
+            on_finished=self._lineage_done)
+
+    def _lineage_done(self) -> None:
+        self._lineage_worker = None
+
+    def _open_from_lineage(self, kind: str, name: str) -> None:
+        self.services.request_open(kind, self.project if kind == "sql" else None, name)
+
+
+def _same_path(a, b) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return str(a) == str(b)
+
+
+# -- work done in workers (no Qt here) ---------------------------------------------------------
+
+def _run_tab(query, project: str, tab: str, purpose: str | None, warning_id: str | None = None):
+    result = query.run_sql_tab(project, tab, purpose, large_remote_warning_id=warning_id)
+    rows = None
+    if result.get("status") == "ok" and result.get("materialized") and result.get("cached_table_name"):
+        rows = first_block(query, result["cached_table_name"])
+    return result, rows
+
+
+def _run_selection(query, sql: str, purpose: str | None, project: str):
+    result = query.run_query(sql, purpose=purpose, project=project)
+    rows = None
+    if result.get("status") == "ok" and result.get("materialized") and result.get("cached_table_name"):
+        rows = first_block(query, result["cached_table_name"])
+    return result, rows
+
+
+def _source_run(context, query, project: str, tab: str, purpose: str | None):
+    report = query.source_run_sql_tab(project, tab, purpose, progress=context.emit)
+    target = next((e for e in report.get("tabs", []) if e.get("tab") == tab), None)
+    if target is None or target.get("status") not in ("ran", "skipped"):
+        return report, None, []
+    info = query.relation_info(tab)
+    return report, info, first_block(query, tab)

@@ -1,0 +1,198 @@
+"""A result as the analyst sees it: a summary line, the paged grid, the quick chart, copy
+and export. Used by the SQL tab (a run's result) and the table browser (a table's rows).
+
+A result with a cached table pages from it through ``QueryService.fetch_rows``; a preview
+that was not materialized (an exploratory look at one table) shows its preview rows and
+says so. Export writes the whole cached table through ``QueryService.export_table`` in a
+worker (CSV, Parquet or XLSX, chosen by the file name).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QTabWidget,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from lantide.ui.chart_widget import QuickChartWidget
+from lantide.ui.icons import icon
+from lantide.ui.query_jobs import submit_query
+from lantide.ui.result_grid import ResultGridView
+from lantide.ui.result_model import BLOCK_ROWS, PagedResultModel
+
+EXPORT_FILTERS = "CSV (*.csv);;Parquet (*.parquet);;Excel workbook (*.xlsx)"
+_FILTER_SUFFIX = {"CSV (*.csv)": ".csv", "Parquet (*.parquet)": ".parquet",
+                  "Excel workbook (*.xlsx)": ".xlsx"}
+
+
+def describe_result(row_count: int, shown: int, *, duration_ms: int | None = None,
+                    cached_table: str | None = None, pageable: bool = True) -> str:
+    parts = [f"{row_count:,} row{'s' if row_count != 1 else ''}"]
+    if not pageable and row_count > shown:
+        parts[0] = f"first {shown:,} of {row_count:,} rows (preview; not cached)"
+    if duration_ms is not None:
+        parts.append(f"{duration_ms:,} ms" if duration_ms < 10_000 else f"{duration_ms / 1000:.1f} s")
+    if cached_table:
+        parts.append(f"cached as {cached_table}")
+    return " · ".join(parts)
+
+
+class ResultPanel(QWidget):
+    sig_problem_reported = Signal(str)  # copy too large, export failed, ...
+    sig_export_finished = Signal(dict)  # the export_table result
+
+    def __init__(self, services, parent: QWidget | None = None, *, with_chart: bool = True):
+        super().__init__(parent)
+        self.services = services
+        self.relation: str | None = None
+        self.columns: list[dict] = []
+        self.row_count = 0
+        self._export_worker = None
+
+        self.summary = QLabel("", self)
+        self.summary.setObjectName("ResultSummary")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.copy_button = QToolButton(self)
+        self.copy_button.setText("Copy")
+        self.copy_button.setToolTip("Copy the selected cells (Ctrl+C: TSV, Ctrl+Shift+C: CSV)")
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        menu = QMenu(self.copy_button)
+        menu.addAction("Selection as TSV", lambda: self.grid.copy_selection("\t"))
+        menu.addAction("Selection as CSV", lambda: self.grid.copy_selection(","))
+        menu.addAction("Selection with header", lambda: self.grid.copy_selection("\t", header=True))
+        self.copy_button.setMenu(menu)
+        self.export_button = QToolButton(self)
+        self.export_button.setText("Export…")
+        self.export_button.setIcon(icon("save"))
+        self.export_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.export_button.setToolTip("Write the whole result to a CSV, Parquet or Excel file")
+        self.export_button.clicked.connect(self.export_dialog)
+        self.export_button.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 4, 6, 4)
+        bar.setSpacing(6)
+        bar.addWidget(self.summary, 1)
+        bar.addWidget(self.copy_button)
+        bar.addWidget(self.export_button)
+
+        self.grid = ResultGridView(services.workers, self)
+        self.grid.sig_problem_reported.connect(self.sig_problem_reported)
+        self.grid.sig_export_requested.connect(self.export_dialog)
+        self.grid.sig_copy_finished.connect(
+            lambda n: self.services.post_message(f"Copied {n:,} row{'s' if n != 1 else ''}.", "info"))
+        self.chart = QuickChartWidget(services.workers, self) if with_chart else None
+        self.views = QTabWidget(self)
+        self.views.setDocumentMode(True)
+        self.views.setTabPosition(QTabWidget.TabPosition.South)
+        self.views.addTab(self.grid, icon("table"), "Grid")
+        if self.chart is not None:
+            self.views.addTab(self.chart, icon("chart"), "Chart")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.views, 1)
+        self.clear()
+
+    # -- showing -------------------------------------------------------------------------
+    @property
+    def model(self) -> PagedResultModel | None:
+        model = self.grid.model()
+        return model if isinstance(model, PagedResultModel) else None
+
+    def clear(self, message: str = "No result yet. Run the query (Ctrl+Enter).") -> None:
+        self.grid.set_result_model(None)
+        self.relation = None
+        self.columns, self.row_count = [], 0
+        self.summary.setText(message)
+        self.export_button.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        if self.chart is not None:
+            self.chart.clear()
+
+    def show_rows(self, columns: list[dict], row_count: int, first_rows: Sequence[Sequence[Any]],
+                  *, relation: str | None, summary: str) -> None:
+        """Show a result: pages from ``relation`` when given, else just ``first_rows``."""
+        query = self.services.query
+        fetch = None
+        if relation is not None and query is not None:
+            fetch = lambda offset, limit, q=query, r=relation: q.fetch_rows(r, offset, limit)  # noqa: E731
+        self.relation = relation
+        self.columns = list(columns)
+        self.row_count = row_count if fetch else min(row_count, len(first_rows))
+        model = PagedResultModel(columns, row_count, fetch, self.services.workers,
+                                 preview=first_rows)
+        model.sig_fetch_failed.connect(self._fetch_failed)
+        self.grid.set_result_model(model)
+        self.summary.setText(summary)
+        self.export_button.setEnabled(relation is not None)
+        self.export_button.setToolTip(
+            "Write the whole result to a CSV, Parquet or Excel file" if relation else
+            "Only cached results can be exported: run the whole tab, or give the query a label.")
+        self.copy_button.setEnabled(True)
+        if self.chart is not None:
+            self.chart.set_result(columns, first_rows, row_count, fetch)
+
+    def show_query_result(self, result: dict, first_rows: Sequence[Sequence[Any]] | None) -> None:
+        """A ``run_query``/``run_sql_tab`` result; ``first_rows`` were fetched from its cached
+        table right after the run (same value types as later pages), else the preview."""
+        relation = result.get("cached_table_name") if result.get("materialized") else None
+        rows = first_rows if first_rows is not None else result.get("preview") or []
+        summary = describe_result(int(result.get("row_count") or 0), len(rows),
+                                  duration_ms=result.get("duration_ms"),
+                                  cached_table=relation, pageable=relation is not None)
+        self.show_rows(result.get("columns") or [], int(result.get("row_count") or 0), rows,
+                       relation=relation, summary=summary)
+
+    def _fetch_failed(self, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or str(exc)
+        self.sig_problem_reported.emit(f"Rows could not be loaded: {message}")
+
+    # -- export --------------------------------------------------------------------------
+    def export_dialog(self) -> None:
+        if not self.relation:
+            self.sig_problem_reported.emit(
+                "Only cached results can be exported: run the whole tab, or label the query.")
+            return
+        start = str(Path.home() / f"{self.relation}.csv")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export result", start, EXPORT_FILTERS)
+        if not path:
+            return
+        suffix = _FILTER_SUFFIX.get(chosen, "")
+        if suffix and Path(path).suffix.lower() not in (".csv", ".parquet", ".pq", ".xlsx"):
+            path += suffix
+        self.export_to(path)
+
+    def export_to(self, path: str | Path) -> None:
+        """Export the whole result to ``path`` (format from the suffix) in a worker."""
+        relation = self.relation
+        self.export_button.setEnabled(False)
+        self.summary.setText(f"Exporting to {Path(path).name}…")
+        self._export_worker = submit_query(
+            self.services, lambda ctx, q: q.export_table(relation, str(path)),
+            label=f"Export {relation}", on_result=self._export_done,
+            on_error=self._export_failed, on_finished=lambda: self.export_button.setEnabled(
+                self.relation is not None))
+
+    def _export_done(self, result: dict) -> None:
+        rows = result.get("rows", result.get("row_count"))
+        where = result.get("path", "")
+        text = f"Exported {rows:,} rows to {where}" if isinstance(rows, int) else f"Exported to {where}"
+        self.summary.setText(text)
+        self.services.post_message(text, "info")
+        self.sig_export_finished.emit(result)
+
+    def _export_failed(self, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or str(exc)
+        hint = getattr(exc, "hint", None)
+        self.summary.setText("Export failed.")
+        self.sig_problem_reported.emit(f"Export failed: {message}" + (f" — {hint}" if hint else ""))
+
+
+def first_block(query, relation: str) -> list[tuple]:
+    """The first page of ``relation`` (call in the worker that ran the query)."""
+    return [tuple(r) for r in query.fetch_rows(relation, 0, BLOCK_ROWS)]
