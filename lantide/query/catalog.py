@@ -65,8 +65,11 @@ class Catalog:
     def __init__(self, engine: Engine):
         self.engine = engine
         # This process owns the workspace (lock), so a copy of the small cached_tables table
-        # in memory stays true; it is dropped on every write and reloaded on the next read.
+        # in memory stays true. Writers patch it after their commit (:meth:`committed`) or
+        # drop it (:meth:`invalidate`); ``_generation`` keeps a reload that read the table
+        # before such a change from installing its stale copy afterwards.
         self._cache: dict[str, CachedTable] | None = None
+        self._generation = 0
         self._cache_lock = threading.Lock()
         for sql in _SCHEMA_SQL:
             engine.execute(sql)
@@ -84,17 +87,29 @@ class Catalog:
         with self._cache_lock:
             if self._cache is not None:
                 return self._cache
+            generation = self._generation
         rows = self.engine.execute(
             f'SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, '
             f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables ORDER BY lower(name)')
         cache = {r[0].casefold(): CachedTable(*r) for r in rows}
         with self._cache_lock:
-            self._cache = cache
+            if self._generation == generation:
+                self._cache = cache
         return cache
 
     def invalidate(self) -> None:
         with self._cache_lock:
             self._cache = None
+            self._generation += 1
+
+    def committed(self, table: CachedTable) -> None:
+        """The row of ``table`` was committed by :meth:`record`: patch the memory copy."""
+        with self._cache_lock:
+            self._generation += 1
+            if self._cache is not None:
+                cache = {k: v for k, v in self._cache.items()}  # readers keep their dict
+                cache[table.name.casefold()] = replace(table)
+                self._cache = dict(sorted(cache.items()))
 
     def cached(self, name: str) -> CachedTable | None:
         row = self._rows().get(name.casefold())
@@ -104,18 +119,47 @@ class Catalog:
         return [replace(r) for r in self._rows().values()]
 
     def record(self, cur, table: CachedTable) -> None:
-        """Upsert the row of a cached table, on the cursor that created the table."""
-        self.invalidate()
-        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
-                    [table.name])
+        """Upsert the row of a cached table, on the cursor that created the table.
+
+        Inside the writer's transaction; the memory copy still shows what is committed
+        until the writer calls :meth:`committed` (or :meth:`invalidate`) afterwards.
+        A row already there under the same name is updated in place and a new name is
+        just inserted: one statement instead of a delete and an insert (this runs once
+        per tab of a Source Run).
+        """
+        if table.created_at is None:
+            table.created_at = now_utc()
+        values = [table.kind, table.project, table.tab, table.step_id, table.sql,
+                  table.fingerprint, table.row_count, table.duration_ms, table.created_at]
+        stored = self._stored_name(cur, table.name)
+        if stored == table.name:
+            updated = cur.execute(
+                f'UPDATE "{INTERNAL_SCHEMA}".cached_tables SET kind = ?, project = ?, tab = ?, '
+                f'step_id = ?, sql = ?, fingerprint = ?, row_count = ?, duration_ms = ?, '
+                f'created_at = ? WHERE name = ?', values + [table.name]).fetchall()
+            if updated and updated[0][0] == 1:
+                return
+            stored = ""  # the memory copy was behind: delete whatever is there, insert
+        if stored is not None:  # another spelling of the name (or unknown): replace it
+            cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables '
+                        f'WHERE lower(name) = lower(?)', [table.name])
         cur.execute(
             f'INSERT INTO "{INTERNAL_SCHEMA}".cached_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [table.name, table.kind, table.project, table.tab, table.step_id, table.sql,
-             table.fingerprint, table.row_count, table.duration_ms,
-             table.created_at or now_utc()])
+            [table.name, *values])
+
+    def _stored_name(self, cur, name: str) -> str | None:
+        """How the committed row spells ``name`` (None: no row), from memory if loaded."""
+        with self._cache_lock:
+            cache = self._cache
+        if cache is not None:
+            row = cache.get(name.casefold())
+            return row.name if row is not None else None
+        rows = cur.execute(f'SELECT name FROM "{INTERNAL_SCHEMA}".cached_tables '
+                           f'WHERE lower(name) = lower(?)', [name]).fetchall()
+        return rows[0][0] if len(rows) == 1 else ("" if rows else None)
 
     def forget(self, cur, name: str) -> None:
-        self.invalidate()
+        """Delete the row of a cached table; the writer invalidates after its commit."""
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
                     [name])
 

@@ -112,12 +112,15 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
                 before_commit=None) -> Preview:
     """``CREATE OR REPLACE TABLE`` in one transaction: a failure keeps the old table.
 
-    ``before_commit(cur, row_count)`` records bookkeeping in the same transaction.
+    The row count is the one ``CREATE TABLE AS`` answers with (a second ``count(*)``
+    would scan the new table again). ``before_commit(cur, row_count)`` records
+    bookkeeping in the same transaction, so the table and its row change together.
+    ``preview_rows=0`` reads only the columns (Source Run shows no rows).
     """
     cur.execute("BEGIN")
     try:
-        cur.execute(materialize_prefix(table) + select_body(body, kind))
-        row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
+        created = cur.execute(materialize_prefix(table) + select_body(body, kind)).fetchall()
+        row_count = int(created[0][0])
         if before_commit is not None:
             before_commit(cur, row_count)
         cur.execute("COMMIT")
@@ -131,7 +134,8 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
 
 
 def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None) -> Preview:
-    cur.execute(f"SELECT * FROM {quote_ident(table)} LIMIT {int(preview_rows)}")
+    """The table's first ``preview_rows`` rows and columns (``LIMIT 0``: columns only)."""
+    cur.execute(f"SELECT * FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}")
     description = cur.description
     rows = cur.fetchall()
     if row_count is None:

@@ -38,7 +38,7 @@ from lantide.query import lineage as lin
 from lantide.query import qem, results
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.engine import Engine
-from lantide.query.errors import QueryError, QueryRefused, TabError
+from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, TableRef, check, map_position
 from lantide.query.names import same_name
@@ -227,7 +227,7 @@ class QueryService(TabOperations, BrowseOperations):
             tables_read=len(parsed.tables) + len(parsed.files), step_id=step_id)
         qem.check_not_own_result(parsed, plan.table_name)
         if plan.table_name:
-            self._check_result_name(plan.table_name)
+            self._check_result_name(plan.table_name, views=False)
         found = self._hints(parsed, inputs)
         complexity = next((h for h in found if h["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"), None)
         if complexity and not allow_complex:
@@ -250,8 +250,14 @@ class QueryService(TabOperations, BrowseOperations):
                                          i.target if i.kind == lin.EXTERNAL else None)
                                         for i in inputs])
 
-    def _check_result_name(self, name: str, *, tab_of: tuple[str, str] | None = None) -> None:
-        """A result or tab may replace only its own cached table, never a source's name."""
+    def _check_result_name(self, name: str, *, tab_of: tuple[str, str] | None = None,
+                           views: bool = True) -> None:
+        """A result or tab may replace only its own cached table, never a source's name.
+
+        ``views=False`` when the name is about to be materialized: DuckDB itself refuses
+        to replace a view by a table, before running anything, and :meth:`_execute` then
+        names the view (a catalog query per new table is worth saving on a Source Run).
+        """
         if self.sources.resolve(None, name) is not None:
             raise QueryRefused(
                 f"{name!r} is already the name of a data file's table",
@@ -259,12 +265,8 @@ class QueryService(TabOperations, BrowseOperations):
                 hint="Choose another label or tab name.")
         existing = self.catalog.cached(name)
         if existing is None:
-            taken = self.engine.execute(
-                "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() "
-                "AND schema_name = 'main' AND lower(view_name) = lower(?)", [name])[0][0]
-            if taken:
-                raise QueryRefused(f"{name!r} is already the name of a view",
-                                   code="RESULT_NAME_TAKEN", hint="Choose another name.")
+            if views:
+                self._check_not_a_view(name)
             return
         if tab_of is None and existing.kind == TAB:
             raise QueryRefused(
@@ -279,8 +281,17 @@ class QueryService(TabOperations, BrowseOperations):
                 code="TAB_NAME_TAKEN",
                 hint="Cached tables share one namespace per workspace: rename one of the tabs.")
 
+    def _check_not_a_view(self, name: str) -> None:
+        taken = self.engine.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() "
+            "AND schema_name = 'main' AND lower(view_name) = lower(?)", [name])[0][0]
+        if taken:
+            raise QueryRefused(f"{name!r} is already the name of a view",
+                               code="RESULT_NAME_TAKEN", hint="Choose another name.")
+
     def _execute(self, parsed: ParsedQuery, plan: qem.Materialization, record: CachedTable,
-                 connection: str | None) -> results.Preview:
+                 connection: str | None, *, preview_rows: int | None = None) -> results.Preview:
+        """Run the statement under ``plan``; ``preview_rows`` overrides the setting (0: none)."""
         kind = type(parsed.expression).__name__
         t0 = time.perf_counter()
 
@@ -290,13 +301,21 @@ class QueryService(TabOperations, BrowseOperations):
             record.duration_ms = int((time.perf_counter() - t0) * 1000)
             self.catalog.record(cur, record)
 
+        rows = self.preview_rows if preview_rows is None else preview_rows
         try:
-            return self._execute_on(parsed, plan, kind, connection, bookkeeping)
-        finally:
+            preview = self._execute_on(parsed, plan, kind, connection, bookkeeping, rows)
+        except BaseException as exc:
             if plan.materialize:
-                self.catalog.invalidate()  # after the commit (or rollback), not before
+                self.catalog.invalidate()  # whatever the rollback left, read it afresh
+                if isinstance(exc, TableNotFound):  # DuckDB's catalog error: maybe a view
+                    self._check_not_a_view(plan.table_name)
+            raise
+        if plan.materialize:
+            self.catalog.committed(record)  # after the commit, not before
+        return preview
 
-    def _execute_on(self, parsed, plan, kind, connection, bookkeeping) -> results.Preview:
+    def _execute_on(self, parsed, plan, kind, connection, bookkeeping,
+                    preview_rows: int) -> results.Preview:
         if connection:
             from lantide.query.staging import stage
 
@@ -306,9 +325,9 @@ class QueryService(TabOperations, BrowseOperations):
         try:
             if plan.materialize:
                 return self.engine.run(lambda cur: results.materialize(
-                    cur, parsed.body, kind, plan.table_name, self.preview_rows, bookkeeping))
+                    cur, parsed.body, kind, plan.table_name, preview_rows, bookkeeping))
             return self.engine.run(lambda cur: results.preview_only(
-                cur, parsed.body, kind, self.preview_rows))
+                cur, parsed.body, kind, max(1, preview_rows)))
         except QueryError as exc:
             exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))
             raise
@@ -341,7 +360,7 @@ class QueryService(TabOperations, BrowseOperations):
                 result_label, found, connection, tab=None, extra_warnings=()) -> dict:
         duration_ms = int((time.perf_counter() - started) * 1000)
         warnings = list(extra_warnings)
-        if preview.truncated:
+        if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
             warnings.append(f"the preview shows the first {len(preview.rows)} of "
                             f"{preview.row_count:,} rows")
         warnings.extend(h["message"] for h in found if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED"

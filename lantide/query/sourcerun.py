@@ -34,6 +34,7 @@ def source_run(service, project, target: str, purpose: str | None, progress=None
     started = time.perf_counter()
     emit = progress or (lambda event: None)
     graph, lineages = service._graph(project)
+    tabs = list(graph)
     order = lin.upstream_order(graph, target)
     emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
     entries: list[dict] = []
@@ -49,7 +50,7 @@ def source_run(service, project, target: str, purpose: str | None, progress=None
                      f"{', '.join(blocked)} did not run"}
         else:
             emit({"event": "tab", "tab": name, "status": "running"})
-            entry = _run_one(service, project, name, lineage, purpose)
+            entry = _run_one(service, project, name, lineage, purpose, tabs)
             cancelled = entry.get("error", {}).get("error") == "QUERY_CANCELLED"
         status[name] = entry["status"]
         entries.append(entry)
@@ -63,7 +64,9 @@ def source_run(service, project, target: str, purpose: str | None, progress=None
     return report
 
 
-def _run_one(service, project, name: str, lineage: lin.TabLineage, purpose) -> dict:
+def _run_one(service, project, name: str, lineage: lin.TabLineage, purpose,
+             tabs: list[str]) -> dict:
+    fingerprint = None
     if lineage.error is None:
         fingerprint = service.tab_fingerprint(lineage)
         cached = service.catalog.cached(name)
@@ -74,13 +77,15 @@ def _run_one(service, project, name: str, lineage: lin.TabLineage, purpose) -> d
     t0 = time.perf_counter()
     try:
         # Re-read the file: an upstream run may not change it, but the analyst may have.
-        fresh = service._tab_lineage(project, name)
-        result = service._run_tab(project, name, purpose, tool="source_run_sql_tab", lineage=fresh)
+        fresh = service._tab_lineage(project, name, tabs)
+        # The fingerprint above was taken after the upstream tabs ran; same SQL, same inputs.
+        known = fingerprint if fresh.error is None and fresh.sql == lineage.sql else None
+        # No preview rows: the report shows none, so none are read back.
+        result = service._run_tab(project, name, purpose, tool="source_run_sql_tab",
+                                  lineage=fresh, fingerprint=known, preview_rows=0)
     except LantideError as exc:
         return {"tab": name, "status": FAILED, "error": exc.to_dict(),
                 "duration_ms": int((time.perf_counter() - t0) * 1000)}
     return {"tab": name, "status": RAN, "row_count": result["row_count"],
             "duration_ms": result["duration_ms"], "reason_code": result["reason_code"],
             "warnings": result["warnings"], "step": result["step"]}
-
-

@@ -40,7 +40,7 @@ class TabOperations:
 
     def _tab_lineage(self, project, name: str, tabs: list[str] | None = None) -> lin.TabLineage:
         tabs = tabs if tabs is not None else tab_files.tab_names(project)
-        sql = tab_files.read_tab(project, name)
+        sql = tab_files.read_tab(project, name, tabs)
         return lin.analyse_tab(name, sql, lambda ref: self._resolve(ref, tabs),
                                data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
                                known_table=lambda ref: self._resolve(ref, tabs).kind != lin.UNKNOWN)
@@ -68,7 +68,10 @@ class TabOperations:
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
     def _run_tab(self, project, name: str, purpose: str | None, *, tool: str,
-                 lineage: lin.TabLineage | None = None, large_remote_warning_id=None) -> dict:
+                 lineage: lin.TabLineage | None = None, large_remote_warning_id=None,
+                 fingerprint: str | None = None, preview_rows: int | None = None) -> dict:
+        """Materialize one tab. ``fingerprint``: already computed for ``lineage`` now
+        (Source Run); ``preview_rows``: overrides the setting, 0 reads no rows."""
         started = time.perf_counter()
         lineage = lineage or self._tab_lineage(project, name)
         if lineage.error:
@@ -77,7 +80,7 @@ class TabOperations:
                              hint=err.get("hint"))
         parsed = lineage.parsed
         qem.check_not_own_result(parsed, name)
-        self._check_result_name(name, tab_of=(project.dirname, name))
+        self._check_result_name(name, tab_of=(project.dirname, name), views=False)
         connection = self._single_source(lineage.inputs)
         step_id = new_step_id()
         plan = qem.decide_materialization(tab=name, external=bool(connection), result_label=None,
@@ -88,9 +91,11 @@ class TabOperations:
             warning = self._large_remote_check(connection, parsed, large_remote_warning_id)
             if warning:
                 return warning
+        if fingerprint is None:
+            fingerprint = self.tab_fingerprint(lineage)
         record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
-                             self.tab_fingerprint(lineage), None, None, None)
-        preview = self._execute(parsed, plan, record, connection)
+                             fingerprint, None, None, None)
+        preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows)
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
                             result_label=None, found=found, connection=connection, tab=name)

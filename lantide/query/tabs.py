@@ -45,10 +45,13 @@ def tab_names(project: Project) -> list[str]:
     return project.sql_tab_names()
 
 
-def find_tab(project: Project, name: str) -> str:
-    """The tab's name as on disk (a case-insensitive match is accepted)."""
+def find_tab(project: Project, name: str, names: list[str] | None = None) -> str:
+    """The tab's name as on disk (a case-insensitive match is accepted).
+
+    ``names``: the project's tab names when the caller listed them already.
+    """
     clean = validate_tab_name(name)
-    names = tab_names(project)
+    names = tab_names(project) if names is None else names
     if clean in names:
         return clean
     for candidate in names:
@@ -59,12 +62,16 @@ def find_tab(project: Project, name: str) -> str:
                    hint=f"Tabs of {project.dirname}: {', '.join(names) or 'none yet'}.")
 
 
-def read_tab(project: Project, name: str) -> str:
-    path = project.sql_dir / f"{find_tab(project, name)}.sql"
+def read_tab(project: Project, name: str, names: list[str] | None = None) -> str:
+    path = project.sql_dir / f"{find_tab(project, name, names)}.sql"
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+    except FileNotFoundError:  # removed since ``names`` was listed
+        raise TabError(f"SQL tab {path.stem!r} of project {project.name!r} was removed",
+                       code="TAB_NOT_FOUND",
+                       hint="It was deleted or renamed meanwhile; reopen the project's tabs.") from None
 
 
 def write_new_tab(project: Project, name: str, sql: str) -> Path:
