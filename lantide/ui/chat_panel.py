@@ -1,19 +1,243 @@
-"""The chat panel: the agent's streamed answers, tool cards, questions, conversations.
+"""The chat panel: talk with the agent about the workspace.
 
-Placeholder with the public signature; filled in by the UI-data work (issue 7).
+- The answer streams in as rendered Markdown; each tool call is a compact card that
+  expands to its arguments (SQL coloured) and result; a query step links to the ledger.
+- ``ask_user`` questions appear inline with their choices and a box for any answer.
+- Stop cancels the turn at once (the model's stream is closed, its query interrupted).
+- Conversations are listed, named by the secondary model after the first exchange (or
+  renamed by hand) and reopened as they were.
+- Messages the app sends for the analyst (:meth:`ask`, e.g. *Resolve (N)*) look different
+  from what the analyst typed.
+- Without a model profile the panel explains how to add one; the rest of the app works.
+
+The agent runs through :class:`~lantide.ui.chat_bridge.AgentTurnBridge`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QMetaMethod, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from lantide.ui.chat_bridge import AgentTurnBridge, model_configured
+from lantide.ui.chat_messages import NoticeWidget
+from lantide.ui.chat_transcript import ChatTranscript
+from lantide.ui.conversation_list import ConversationPicker
+from lantide.ui.icons import icon
+from lantide.workspace.settings import resolve_profile
+
+NO_MODEL_TEXT = ("No model is configured, so the agent cannot answer yet. Everything else "
+                 "works without one.")
+NO_MODEL_HINT = ("Add a model profile in Settings › Models: a base URL (OpenAI, Azure OpenAI, "
+                 "Ollama, vLLM, LM Studio, …), the model name and its API key (kept in the "
+                 "system keyring). Or start Lantide with OPENAI_BASE_URL, OPENAI_API_KEY and "
+                 "LANTIDE_MODEL set.")
+
+
+class ChatInput(QPlainTextEdit):
+    """Enter sends; Shift+Enter starts a new line."""
+
+    sig_submitted = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
+                not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.sig_submitted.emit()
+            return
+        super().keyPressEvent(event)
 
 
 class ChatPanel(QWidget):
+    # Open the settings dialog (the main window connects it; the no-model notice uses it).
+    sig_settings_requested = Signal()
+
     def __init__(self, services, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setObjectName("ChatPanel")
         self.services = services
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Chat", self))
+        self.bridge = AgentTurnBridge(services, self)
+        self._queued: list[tuple[str, bool]] = []
 
+        self.picker = ConversationPicker(services, self)
+        self.picker.sig_conversation_chosen.connect(self.open_conversation)
+        self.picker.sig_new_requested.connect(self.new_conversation)
+        self.picker.sig_rename_requested.connect(self.rename_conversation)
+        self.no_model = NoticeWidget(NO_MODEL_TEXT, hint=NO_MODEL_HINT, level="warning",
+                                     actions=[("Open Settings", self._open_settings)])
+        self.transcript = ChatTranscript(self)
+        self.transcript.sig_step_clicked.connect(self._step_clicked)
+        self.transcript.sig_question_answered.connect(self._answer_question)
+        self.input = ChatInput(self)
+        self.input.setPlaceholderText("Ask about your data…  (Enter sends, Shift+Enter: new line)")
+        self.input.setFixedHeight(72)
+        self.input.sig_submitted.connect(self.send_typed)
+        self.send_button = QPushButton(icon("run", "accent"), "Send", self)
+        self.send_button.clicked.connect(self.send_typed)
+        self.stop_button = QPushButton(icon("stop"), "Stop", self)
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.hide()
+        self.model_label = QLabel(self)
+        self.model_label.setStyleSheet("color: gray; font-size: small;")
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.model_label, 1)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.send_button)
+        bottom = QVBoxLayout()
+        bottom.setContentsMargins(8, 4, 8, 8)
+        bottom.setSpacing(4)
+        bottom.addWidget(self.input)
+        bottom.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.picker)
+        notice_box = QHBoxLayout()
+        notice_box.setContentsMargins(8, 4, 8, 4)
+        notice_box.addWidget(self.no_model)
+        layout.addLayout(notice_box)
+        layout.addWidget(self.transcript, 1)
+        layout.addLayout(bottom)
+
+        self.bridge.sig_event_received.connect(self._event)
+        self.bridge.sig_turn_running.connect(self._running_changed)
+        self.bridge.sig_turn_failed.connect(self._turn_failed)
+        self.bridge.sig_conversation_changed.connect(self._conversation_changed)
+        services.sig_settings_changed.connect(lambda _s: self._update_model_state())
+        self._update_model_state()
+        self.picker.reload(then=self._open_latest)
+
+    # -- public API ------------------------------------------------------------------------
     def ask(self, text: str) -> None:
-        """Send ``text`` to the agent as the analyst's message (e.g. Resolve (N))."""
+        """Send ``text`` to the agent for the analyst (shown as an instruction from Lantide).
+        While a turn runs it is queued and sent when the turn ends."""
+        if not text.strip():
+            return
+        if self.bridge.running:
+            self._queued.append((text, True))
+            self.transcript.add_notice("Queued until the current answer is finished.")
+            return
+        self._send(text, instruction=True)
+
+    def send_typed(self) -> None:
+        text = self.input.toPlainText().strip()
+        if not text or self.bridge.running:
+            return
+        if self._send(text, instruction=False):
+            self.input.clear()
+
+    def stop(self) -> None:
+        self._queued.clear()
+        self.bridge.stop()
+
+    def focus_input(self) -> None:
+        self.input.setFocus()
+
+    @property
+    def running(self) -> bool:
+        return self.bridge.running
+
+    def new_conversation(self) -> None:
+        if self.bridge.running:
+            return
+        self.bridge.new_conversation()
+        self.transcript.reset()
+        self.picker.set_current(None)
+
+    def open_conversation(self, conversation_id: str) -> None:
+        if self.bridge.running:
+            self.picker.set_current(self.bridge.conversation_id)
+            return
+        self.bridge.open_conversation(conversation_id, on_opened=self._replay,
+                                      on_error=self._open_failed)
+
+    def rename_conversation(self, title: str) -> None:
+        session = self.bridge.session
+        if session is None:
+            return
+        conversation_id = session.conversation.id
+        self.services.workers.submit(lambda _ctx: session.conversation.set_title(title),
+                                     on_result=lambda _r: self.picker.set_title(conversation_id, title),
+                                     on_error=lambda exc: self.services.report_error(
+                                         exc, "Renaming the conversation"),
+                                     name="rename conversation")
+
+    def shutdown(self) -> None:
+        self.bridge.close()
+
+    # -- sending ---------------------------------------------------------------------------
+    def _send(self, text: str, *, instruction: bool) -> bool:
+        if not model_configured(self.services.settings):
+            self._update_model_state()
+            self.transcript.add_notice(NO_MODEL_TEXT, hint=NO_MODEL_HINT, level="warning")
+            return False
+        self.transcript.answer_open_questions(text)
+        self.transcript.add_user(text, instruction=instruction)
+        return self.bridge.send(text, instruction=instruction)
+
+    def _answer_question(self, answer: str) -> None:
+        if not self.bridge.running:
+            self._send(answer, instruction=False)
+
+    # -- reacting --------------------------------------------------------------------------
+    def _event(self, event) -> None:
+        self.transcript.handle_event(event)
+        if getattr(event, "name", "") == "conversation_titled":
+            self.picker.set_title(event.conversation_id, event.title)
+
+    def _running_changed(self, running: bool) -> None:
+        self.send_button.setVisible(not running)
+        self.stop_button.setVisible(running)
+        self.picker.setEnabled(not running)
+        self.model_label.setText("thinking…" if running else self._model_text())
+        if not running and self._queued:
+            text, instruction = self._queued.pop(0)
+            self._send(text, instruction=instruction)
+
+    def _turn_failed(self, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        self.transcript.add_notice(message, hint=getattr(exc, "hint", None), level="error")
+        if getattr(exc, "code", "") == "NO_MODEL":
+            self._update_model_state()
+
+    def _conversation_changed(self, conversation_id) -> None:
+        self.services.set_conversation(conversation_id)
+        self.picker.set_current(conversation_id)
+
+    def _open_latest(self, infos) -> None:
+        if infos and self.bridge.session is None and not self.bridge.running:
+            self.open_conversation(infos[0].id)
+
+    def _replay(self, opened) -> None:
+        session, steps = opened
+        self.transcript.replay(session.conversation, steps)
+
+    def _open_failed(self, exc: BaseException) -> None:
+        self.services.report_error(exc, "Opening the conversation")
+        self.picker.set_current(self.bridge.conversation_id)
+
+    def _step_clicked(self, step_id: str) -> None:
+        conversation_id = self.bridge.conversation_id
+        if conversation_id and step_id:
+            self.services.sig_step_selected.emit(conversation_id, step_id)
+
+    # -- model state -----------------------------------------------------------------------
+    def _model_text(self) -> str:
+        profile = resolve_profile(self.services.settings, "primary")
+        return f"{profile.model} · {profile.name}" if profile else "no model"
+
+    def _update_model_state(self) -> None:
+        configured = model_configured(self.services.settings)
+        self.no_model.setVisible(not configured)
+        self.send_button.setEnabled(configured)
+        self.model_label.setText(self._model_text())
+
+    def _open_settings(self) -> None:
+        signal = QMetaMethod.fromSignal(self.sig_settings_requested)
+        if self.isSignalConnected(signal):
+            self.sig_settings_requested.emit()
+            return
+        opener = getattr(self.window(), "open_settings", None)
+        if callable(opener):
+            opener()

@@ -1,0 +1,83 @@
+"""The assistant's Markdown as HTML a QTextBrowser shows well.
+
+markdown-it-py (CommonMark with tables and strikethrough) renders the text; raw HTML in
+the model's answer is escaped, never interpreted (model output is data). SQL code blocks
+are coloured like the editor; tables get borders and padding; a ``[[QUERY_STEP]]`` line
+(the agent's one-line summary of a step, parsed into the ledger) is shown as a muted step
+note, linked to its ledger entry when the step is known.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+from lantide.ui.sql_highlighter import sql_to_html
+
+STEP_MARKER = "[[QUERY_STEP]]"
+STEP_SCHEME = "lantide-step"
+_STEP_LINE = re.compile(r"^\s*(?:[-*>]\s*)?\[\[QUERY_STEP\]\]\s*(.*)$", re.M)
+
+
+@lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+
+    def fence(tokens, idx, options, env):
+        token = tokens[idx]
+        lang = (token.info or "").strip().split(" ")[0].lower()
+        code = token.content
+        if lang in ("sql", "duckdb", "postgresql", "postgres"):
+            return sql_to_html(code.rstrip("\n"), dark=env.get("dark", False)) + "\n"
+        return f"<pre>{html.escape(code.rstrip(chr(10)))}</pre>\n"
+
+    md.add_render_rule("fence", fence)
+    md.add_render_rule("code_block", fence)
+    return md
+
+
+def split_step_lines(text: str) -> list[tuple[str, str]]:
+    """``text`` as ("markdown", chunk) and ("step", summary) parts, in order."""
+    parts: list[tuple[str, str]] = []
+    pos = 0
+    for match in _STEP_LINE.finditer(text):
+        if match.start() > pos:
+            parts.append(("markdown", text[pos:match.start()]))
+        parts.append(("step", match.group(1).strip()))
+        pos = match.end()
+    if pos < len(text):
+        parts.append(("markdown", text[pos:]))
+    return parts
+
+
+def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None = None,
+                    muted: str = "#6b7280", border: str = "#d1d5db") -> str:
+    """HTML for ``text``. ``step_ids`` link the n-th step line to the n-th step."""
+    md = _markdown()
+    out: list[str] = []
+    steps = list(step_ids or [])
+    for kind, chunk in split_step_lines(text):
+        if kind == "markdown":
+            if chunk.strip():
+                out.append(md.render(chunk, {"dark": dark}))
+            continue
+        step_id = steps.pop(0) if steps else None
+        label = html.escape(chunk) or "(no summary)"
+        link = (f' &nbsp;<a href="{STEP_SCHEME}:{html.escape(step_id)}">ledger&nbsp;›</a>'
+                if step_id else "")
+        out.append(f'<p style="color:{muted}; margin:2px 0;">▸ step: {label}{link}</p>')
+    body = "".join(out)
+    body = body.replace("<table>", f'<table border="1" cellspacing="0" cellpadding="4" '
+                                   f'style="border-color:{border}; border-collapse:collapse;">')
+    return body
+
+
+def plain_preview(text: str, limit: int = 80) -> str:
+    """One line of ``text`` without Markdown punctuation (titles, tooltips)."""
+    line = " ".join(text.split())
+    line = re.sub(r"[*_`#>|]+", "", line)
+    return line if len(line) <= limit else line[:limit - 1] + "…"

@@ -1,0 +1,250 @@
+"""The pieces of the chat transcript: the analyst's messages, instructions the app sent on
+the analyst's behalf, the assistant's streamed Markdown, system notices, and ``ask_user``
+questions answered inline.
+
+The analyst's messages are bubbles on the right; an instruction the app wrote (Resolve
+(N)) is a full-width box with its own label and icon; the assistant's answer is rendered
+Markdown on the left; notices (errors, retries, the turn's end) are small muted lines.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QSizePolicy, QTextBrowser, QVBoxLayout, QWidget)
+
+from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown
+from lantide.ui.icons import icon
+from lantide.ui.theme import colors
+
+RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
+
+
+class AutoHeightBrowser(QTextBrowser):
+    """A QTextBrowser as tall as its content (the transcript scrolls, not each message)."""
+
+    sig_step_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.document().contentsChanged.connect(self._fit)
+        self.anchorClicked.connect(self._anchor)
+
+    def _fit(self) -> None:
+        self.document().setTextWidth(self.viewport().width())
+        height = int(self.document().size().height()) + 6
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(300, self.height())
+
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() == STEP_SCHEME:
+            self.sig_step_clicked.emit(url.path())
+        elif url.scheme() in ("http", "https", "mailto"):
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(url)
+
+
+class UserMessageWidget(QFrame):
+    """What the analyst typed (a bubble on the right), or an instruction the app sent."""
+
+    def __init__(self, text: str, *, instruction: bool = False, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.text = text
+        self.instruction = instruction
+        theme = colors()
+        self.setObjectName("InstructionMessage" if instruction else "UserMessage")
+        body = QLabel(text, self)
+        body.setWordWrap(True)
+        body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        body.setTextFormat(Qt.TextFormat.PlainText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 7, 10, 7)
+        layout.setSpacing(3)
+        if instruction:
+            label = QLabel(self)
+            label.setText("Instruction sent by Lantide")
+            label.setStyleSheet(f"color: {theme.muted.name()}; font-size: small;")
+            head = QHBoxLayout()
+            icon_label = QLabel(self)
+            icon_label.setPixmap(icon("settings", theme.muted).pixmap(14, 14))
+            head.addWidget(icon_label)
+            head.addWidget(label, 1)
+            layout.addLayout(head)
+            self.setStyleSheet(f"QFrame#InstructionMessage {{ background: {theme.panel.name()}; "
+                               f"border: 1px dashed {theme.border.name()}; border-radius: 6px; }}")
+        else:
+            accent = self.palette().color(self.palette().ColorRole.Highlight)
+            tint = accent.lighter(185) if not theme.dark else accent.darker(250)
+            self.setStyleSheet(f"QFrame#UserMessage {{ background: {tint.name()}; "
+                               f"border-radius: 10px; }}")
+        layout.addWidget(body)
+
+
+class AssistantMessageWidget(QFrame):
+    """The assistant's answer, rendered as Markdown while it streams."""
+
+    sig_step_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("AssistantMessage")
+        self.text = ""
+        self.step_ids: list[str] = []
+        self.browser = AutoHeightBrowser(self)
+        self.browser.sig_step_clicked.connect(self.sig_step_clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.browser)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(RENDER_INTERVAL_MS)
+        self._timer.timeout.connect(self.render)
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.render()
+
+    def set_step_ids(self, step_ids: list[str]) -> None:
+        self.step_ids = list(step_ids)
+        self.render()
+
+    def render(self) -> None:
+        self._timer.stop()
+        theme = colors()
+        self.browser.setHtml(render_markdown(self.text, dark=theme.dark, step_ids=self.step_ids,
+                                             muted=theme.muted.name(), border=theme.border.name()))
+
+    def plain_text(self) -> str:
+        return self.browser.toPlainText()
+
+
+class NoticeWidget(QFrame):
+    """A line from the system: an error, a retry, a note about the turn. Not a message."""
+
+    def __init__(self, text: str, *, hint: str | None = None, level: str = "info",
+                 actions: list[tuple[str, object]] = (), parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("ChatNotice")
+        self.level = level
+        theme = colors()
+        color = {"error": theme.danger, "warning": theme.warning}.get(level, theme.muted)
+        icon_label = QLabel(self)
+        icon_label.setPixmap(icon({"error": "error", "warning": "warning"}.get(level, "info"),
+                                  color).pixmap(14, 14))
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setText(text + (f"\n{hint}" if hint else ""))
+        self.label.setStyleSheet(f"color: {color.name()};")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 2, 6, 2)
+        row.setSpacing(6)
+        row.addWidget(icon_label, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.label, 1)
+        for text_, callback in actions:
+            button = QPushButton(text_, self)
+            button.clicked.connect(callback)
+            row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        if level == "error":
+            tint = theme.danger.lighter(190) if not theme.dark else theme.danger.darker(320)
+            self.setStyleSheet(f"QFrame#ChatNotice {{ background: {tint.name()}; "
+                               f"border-radius: 4px; }}")
+
+    def text(self) -> str:
+        return self.label.text()
+
+
+class QuestionWidget(QFrame):
+    """An ``ask_user`` question: its choices as buttons and a box for any other answer."""
+
+    sig_answered = Signal(str)
+
+    def __init__(self, question: str, choices: list[str], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("QuestionCard")
+        self.question = question
+        self.choices = list(choices)
+        self.answer: str | None = None
+        theme = colors()
+        self.setStyleSheet(f"QFrame#QuestionCard {{ border: 1px solid {theme.link.name()}; "
+                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        title = QLabel(self)
+        title.setPixmap(icon("chat", theme.link).pixmap(16, 16))
+        text = QLabel(question, self)
+        text.setWordWrap(True)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text.setStyleSheet("font-weight: 600;")
+        head = QHBoxLayout()
+        head.addWidget(title, 0, Qt.AlignmentFlag.AlignTop)
+        head.addWidget(text, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        layout.addLayout(head)
+        self.buttons: list[QPushButton] = []
+        if choices:
+            row = QHBoxLayout()
+            row.setSpacing(6)
+            for choice in choices:
+                button = QPushButton(choice, self)
+                button.setCursor(Qt.CursorShape.PointingHandCursor)
+                button.clicked.connect(lambda _=False, c=choice: self._answer(c))
+                row.addWidget(button)
+                self.buttons.append(button)
+            row.addStretch(1)
+            layout.addLayout(row)
+        self.other = QLineEdit(self)
+        self.other.setPlaceholderText("Another answer…" if choices else "Your answer…")
+        self.other.returnPressed.connect(lambda: self._answer(self.other.text()))
+        self.send_button = QPushButton("Answer", self)
+        self.send_button.clicked.connect(lambda: self._answer(self.other.text()))
+        free = QHBoxLayout()
+        free.addWidget(self.other, 1)
+        free.addWidget(self.send_button)
+        layout.addLayout(free)
+        self.answer_label = QLabel(self)
+        self.answer_label.setStyleSheet(f"color: {theme.muted.name()};")
+        self.answer_label.hide()
+        layout.addWidget(self.answer_label)
+
+    def _answer(self, text: str) -> None:
+        text = text.strip()
+        if not text or self.answer is not None:
+            return
+        self.sig_answered.emit(text)
+
+    def set_answered(self, answer: str) -> None:
+        """The question was answered (here or by a typed message): freeze it."""
+        self.answer = answer
+        for button in self.buttons:
+            button.setEnabled(False)
+            if button.text() == answer:
+                button.setStyleSheet("font-weight: 600;")
+        self.other.setEnabled(False)
+        self.send_button.setEnabled(False)
+        self.answer_label.setText(f"Answered: {answer}")
+        self.answer_label.show()

@@ -1,0 +1,266 @@
+"""The chat transcript: a scrolling column of messages, tool cards, questions and notices,
+built from the agent's live events or replayed from a conversation file.
+
+It follows the bottom while the analyst is there and stays put when they scrolled up to
+read. Step links (in tool cards and on ``[[QUERY_STEP]]`` lines) are re-emitted as
+``sig_step_clicked``; an answer to an inline question as ``sig_question_answered``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+
+from lantide.ui.chat_messages import (AssistantMessageWidget, NoticeWidget, QuestionWidget,
+                                      UserMessageWidget)
+from lantide.ui.tool_card import ToolCardWidget
+
+APP_INSTRUCTION = "app_instruction"
+# Tools shown by their own widget rather than a card (ask_user: the inline question).
+INLINE_TOOLS = {"ask_user"}
+
+
+def is_background(code: str | None) -> bool:
+    return bool(code) and (code.startswith("BACKGROUND") or code.startswith("KNOWLEDGE"))
+
+
+class ChatTranscript(QScrollArea):
+    sig_step_clicked = Signal(str)
+    sig_question_answered = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._content = QWidget(self)
+        self._column = QVBoxLayout(self._content)
+        self._column.setContentsMargins(10, 10, 10, 10)
+        self._column.setSpacing(8)
+        self._column.addStretch(1)
+        self.setWidget(self._content)
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(lambda v: setattr(self, "_follow", v >= bar.maximum() - 4))
+        bar.rangeChanged.connect(lambda _lo, hi: bar.setValue(hi) if self._follow else None)
+        self.reset()
+
+    # -- building blocks -----------------------------------------------------------------
+    def reset(self) -> None:
+        while self._column.count() > 1:
+            item = self._column.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.cards: dict[str, ToolCardWidget] = {}
+        self.questions: list[QuestionWidget] = []
+        self.current_answer: AssistantMessageWidget | None = None
+        self.last_answer: AssistantMessageWidget | None = None
+        self._follow = True
+
+    def _add(self, widget: QWidget, *, align: Qt.AlignmentFlag | None = None) -> QWidget:
+        if align is not None:
+            row = QWidget(self._content)
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            if align == Qt.AlignmentFlag.AlignRight:
+                line.addStretch(1)
+                line.addWidget(widget, 4)
+            else:
+                line.addWidget(widget, 1)
+            self._column.insertWidget(self._column.count() - 1, row)
+        else:
+            self._column.insertWidget(self._column.count() - 1, widget)
+        return widget
+
+    def widgets(self, kind: type | None = None) -> list[QWidget]:
+        """Transcript entries in order (for tests and accessibility)."""
+        found = []
+        for i in range(self._column.count() - 1):
+            widget = self._column.itemAt(i).widget()
+            if widget is None:
+                continue
+            inner = [w for w in widget.findChildren(QWidget) if w.parent() is widget] \
+                if type(widget) is QWidget else [widget]
+            for w in inner:
+                if kind is None or isinstance(w, kind):
+                    found.append(w)
+        return found
+
+    def add_user(self, text: str, *, instruction: bool = False) -> UserMessageWidget:
+        self.current_answer = None
+        self._follow = True
+        return self._add(UserMessageWidget(text, instruction=instruction),
+                         align=None if instruction else Qt.AlignmentFlag.AlignRight)
+
+    def add_notice(self, text: str, *, hint: str | None = None, level: str = "info",
+                   actions=()) -> NoticeWidget:
+        self.current_answer = None
+        return self._add(NoticeWidget(text, hint=hint, level=level, actions=list(actions)))
+
+    def _answer_widget(self) -> AssistantMessageWidget:
+        if self.current_answer is None:
+            widget = AssistantMessageWidget()
+            widget.sig_step_clicked.connect(self.sig_step_clicked)
+            self.current_answer = self._add(widget)
+        return self.current_answer
+
+    def add_card(self, call_id: str, tool: str, arguments: dict) -> ToolCardWidget:
+        self.current_answer = None
+        card = ToolCardWidget(call_id, tool, arguments)
+        card.sig_step_clicked.connect(self.sig_step_clicked)
+        self.cards[call_id] = card
+        return self._add(card)
+
+    def add_question(self, question: str, choices: list[str]) -> QuestionWidget:
+        self.current_answer = None
+        widget = QuestionWidget(question, choices)
+        widget.sig_answered.connect(self.sig_question_answered)
+        self.questions.append(widget)
+        return self._add(widget)
+
+    def answer_open_questions(self, answer: str) -> None:
+        for question in self.questions:
+            if question.answer is None:
+                question.set_answered(answer)
+
+    def card_for_step(self, step_id: str) -> ToolCardWidget | None:
+        return next((c for c in self.cards.values() if c.step_id == step_id), None)
+
+    # -- live events -----------------------------------------------------------------------
+    def handle_event(self, event) -> None:
+        name = getattr(event, "name", "")
+        if name == "text_delta":
+            self._answer_widget().append(event.text)
+        elif name == "assistant_message":
+            if event.text.strip():
+                widget = self._answer_widget()
+                widget.set_text(event.text)
+                self.last_answer = widget
+            elif self.current_answer is not None and not self.current_answer.text.strip():
+                self.current_answer.deleteLater()
+            self.current_answer = None
+        elif name == "tool_called":
+            if event.tool not in INLINE_TOOLS:
+                self.add_card(event.call_id, event.tool, event.arguments)
+        elif name == "tool_returned":
+            card = self.cards.get(event.call_id)
+            if card is not None:
+                card.set_result(event.ok, event.result, event.duration_ms)
+        elif name == "step_summarized":
+            card = self.card_for_step(event.step_id)
+            if card is not None:
+                card.set_step(event.step_id, event.summary)
+            if event.summary_status == "parsed" and self.last_answer is not None:
+                self.last_answer.set_step_ids(self.last_answer.step_ids + [event.step_id])
+        elif name == "question_asked":
+            self.add_question(event.question, list(event.choices))
+        elif name == "model_retrying":
+            self.add_notice(f"The model did not answer ({event.reason}); trying again in "
+                            f"{event.delay_seconds:g} s (attempt {event.attempt}).",
+                            level="warning")
+        elif name == "context_compacted":
+            self.add_notice(f"Earlier tool results were shortened to fit the model's context "
+                            f"window ({event.tokens_before:,} → {event.tokens_after:,} tokens).")
+        elif name == "error":
+            if is_background(event.code):  # the title or a knowledge proposal: not the answer
+                self.add_notice(f"Background task: {event.message}", hint=event.hint)
+            else:
+                self.add_notice(event.message, hint=event.hint, level="error")
+        elif name == "knowledge_reorganized":
+            self.add_notice(f"The {event.scope} knowledge was grouped under headings"
+                            + ("." if event.applied else f" (not applied: {event.reason})."))
+        elif name == "document_changed":
+            self.add_notice(f"Updated {event.path}.")
+        elif name == "state_changed":
+            self.add_notice(_state_text(event))
+        elif name == "knowledge_proposed":
+            entries = "; ".join(event.entries) if hasattr(event, "entries") else ""
+            self.add_notice(f"Proposed knowledge, waiting for your review in the Knowledge "
+                            f"panel: {entries}")
+        elif name == "turn_finished":
+            for card in self.cards.values():
+                card.set_cancelled()
+            if event.reason == "cancelled":
+                self.add_notice("Stopped. Send a new message to go on.")
+
+    # -- replay ------------------------------------------------------------------------------
+    def replay(self, conversation, steps: list[dict[str, Any]] | None = None) -> None:
+        """Show a reopened conversation as it happened."""
+        self.reset()
+        # the texts the app sent, in order; each marks the next user message equal to it
+        instructions = [e.get("text") for e in conversation.events((APP_INSTRUCTION,))]
+        answered = {e.get("question") for e in conversation.events(("question_answered",))}
+        answers = {e.get("question"): e.get("answer")
+                   for e in conversation.events(("question_answered",))}
+        parsed_steps = [s["step_id"] for s in steps or [] if s.get("summary_status") == "parsed"]
+        for record in conversation.records:
+            kind = record.get("type")
+            if kind == "event" and record.get("kind") == "question_asked":
+                question = self.add_question(record.get("question", ""),
+                                             list(record.get("choices") or []))
+                if record.get("question") in answered:
+                    question.set_answered(answers.get(record.get("question")) or "")
+                continue
+            if kind not in ("message", "messages"):
+                continue
+            messages = [record.get("message")] if kind == "message" else record.get("messages", [])
+            meta = [record] if kind == "message" else (record.get("meta") or [])
+            for i, message in enumerate(messages):
+                if not isinstance(message, dict):
+                    continue
+                extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
+                self._replay_message(message, extra, record.get("turn"), instructions,
+                                     parsed_steps)
+        self.current_answer = None
+
+    def _replay_message(self, message: dict, extra: dict, turn, instructions,
+                        parsed_steps: list[str]) -> None:
+        role = message.get("role")
+        content = message.get("content") or ""
+        if role == "user":
+            instruction = bool(instructions) and content == instructions[0]
+            if instruction:
+                instructions.pop(0)
+            self.add_user(content, instruction=instruction)
+        elif role == "assistant":
+            if extra.get("engine_note"):
+                self.add_notice(content)
+            elif content.strip():
+                widget = self._answer_widget()
+                count = content.count("[[QUERY_STEP]]")
+                widget.step_ids = parsed_steps[:count]
+                del parsed_steps[:count]
+                widget.set_text(content)
+                self.current_answer = None
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                if function.get("name") in INLINE_TOOLS:
+                    continue
+                try:
+                    arguments = json.loads(function.get("arguments") or "{}")
+                except json.JSONDecodeError:
+                    arguments = {"arguments": function.get("arguments")}
+                self.add_card(call.get("id", ""), function.get("name", "?"), arguments)
+        elif role == "tool":
+            card = self.cards.get(message.get("tool_call_id", ""))
+            if card is None:
+                return
+            try:
+                result = json.loads(content) if content else {}
+            except json.JSONDecodeError:
+                result = {"text": content}
+            result = result if isinstance(result, dict) else {"result": result}
+            card.set_result(bool(extra.get("ok", "error" not in result)), result)
+
+
+def _state_text(event) -> str:
+    if event.what == "focused_project":
+        return f"Focused project {event.project}."
+    if event.what == "project_status":
+        return f"Project {event.project} is now {event.value}."
+    if event.what == "analysis_active":
+        return "Statistical analysis is approved for this conversation."
+    return f"{event.what}: {event.value}"

@@ -1,0 +1,219 @@
+"""A tool call in the chat as a compact card: the tool, a one-line gist of its arguments,
+its outcome; expanded, the full arguments (SQL coloured) and the result (a small table
+for query previews, the message and hint for an error). A query step links to its entry
+in the ledger.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from lantide.ui.chat_messages import AutoHeightBrowser
+from lantide.ui.icons import icon
+from lantide.ui.result_model import format_value
+from lantide.ui.sql_highlighter import sql_to_html
+from lantide.ui.theme import colors
+
+PREVIEW_ROWS_SHOWN = 8
+MAX_JSON_CHARS = 4000
+_TOOL_ICONS = {"run_query": "run", "validate_query": "approve", "run_sql_tab": "sql-tab",
+               "source_run_sql_tab": "source-run", "create_sql_tab": "sql-tab",
+               "show_tables": "table", "read_schema": "table", "read_plan": "plan",
+               "read_report": "report", "update_plan": "plan", "update_report": "report",
+               "resolve_annotations": "resolve", "ask_user": "chat", "focus_project": "focus",
+               "set_project_status": "project", "get_app_context": "info",
+               "expand_knowledge_catalog": "knowledge", "patch_step": "ledger",
+               "activate_analysis": "chart", "sync_tab_content": "refresh"}
+
+
+def argument_gist(tool: str, arguments: dict[str, Any]) -> str:
+    """One line saying what the call is about."""
+    if isinstance(arguments.get("sql"), str):
+        first = next((line.strip() for line in arguments["sql"].splitlines()
+                      if line.strip() and not line.strip().startswith("--")), "")
+        return first[:90] + ("…" if len(first) > 90 else "")
+    for key in ("tab", "table", "name", "project", "document", "heading", "question", "status",
+                "step_id", "path", "reason"):
+        if arguments.get(key):
+            return f"{arguments[key]}"[:90]
+    return ""
+
+
+def result_gist(ok: bool, result: dict[str, Any], duration_ms: int | None) -> str:
+    if not ok or "error" in result:
+        return f"{result.get('error', 'failed')}: {result.get('message', '')}"[:140]
+    parts = []
+    if isinstance(result.get("row_count"), int):
+        parts.append(f"{result['row_count']:,} rows")
+    if result.get("cached_table_name"):
+        parts.append(f"cached as {result['cached_table_name']}")
+    if isinstance(result.get("tables"), list):
+        parts.append(f"{len(result['tables'])} tables")
+    if result.get("ok") is True and not parts:
+        parts.append("valid")
+    if duration_ms is not None:
+        parts.append(f"{duration_ms:,} ms")
+    return " · ".join(parts) or "done"
+
+
+def step_id_of(result: dict[str, Any]) -> str | None:
+    step = result.get("step")
+    if isinstance(step, dict) and step.get("step_id"):
+        return str(step["step_id"])
+    return str(result["step_id"]) if result.get("step_id") else None
+
+
+def _preview_table(result: dict[str, Any]) -> str:
+    columns = result.get("columns") or []
+    names = [c.get("name") if isinstance(c, dict) else str(c) for c in columns]
+    rows = result.get("preview") or result.get("rows") or []
+    if not names or not isinstance(rows, list):
+        return ""
+    theme = colors()
+    head = "".join(f"<th align='left'>{html.escape(str(n))}</th>" for n in names)
+    body = []
+    for row in rows[:PREVIEW_ROWS_SHOWN]:
+        values = [row.get(n) for n in names] if isinstance(row, dict) else list(row)
+        body.append("<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>"
+                                     for v in values) + "</tr>")
+    more = ""
+    total = result.get("row_count")
+    if isinstance(total, int) and total > min(len(rows), PREVIEW_ROWS_SHOWN):
+        more = (f"<p style='color:{theme.muted.name()}'>first "
+                f"{min(len(rows), PREVIEW_ROWS_SHOWN)} of {total:,} rows</p>")
+    return (f"<table border='1' cellspacing='0' cellpadding='3' "
+            f"style='border-color:{theme.border.name()}'><tr>{head}</tr>{''.join(body)}</table>"
+            + more)
+
+
+def _json_block(value: Any) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if len(text) > MAX_JSON_CHARS:
+        text = text[:MAX_JSON_CHARS] + "\n…"
+    return f"<pre style='margin:0; white-space:pre-wrap'>{html.escape(text)}</pre>"
+
+
+class ToolCardWidget(QFrame):
+    sig_step_clicked = Signal(str)
+
+    def __init__(self, call_id: str, tool: str, arguments: dict[str, Any],
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("ToolCard")
+        self.call_id = call_id
+        self.tool = tool
+        self.arguments = arguments if isinstance(arguments, dict) else {"arguments": arguments}
+        self.ok: bool | None = None
+        self.result: dict[str, Any] | None = None
+        self.step_id: str | None = None
+        self.step_summary: str | None = None
+        self._expanded = False
+        theme = colors()
+        self.setStyleSheet(f"QFrame#ToolCard {{ border: 1px solid {theme.border.name()}; "
+                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self.toggle = QToolButton(self)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolTip("Show arguments and result")
+        self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
+        tool_icon = QLabel(self)
+        tool_icon.setPixmap(icon(_TOOL_ICONS.get(tool, "settings")).pixmap(16, 16))
+        self.name_label = QLabel(f"<b>{html.escape(tool)}</b>", self)
+        self.gist_label = QLabel(html.escape(argument_gist(tool, self.arguments)), self)
+        self.gist_label.setStyleSheet("font-family: monospace;")
+        self.gist_label.setMinimumWidth(40)
+        self.status_label = QLabel("running…", self)
+        self.status_label.setStyleSheet(f"color: {theme.muted.name()};")
+        self.step_link = QLabel(self)
+        self.step_link.setTextFormat(Qt.TextFormat.RichText)
+        self.step_link.linkActivated.connect(lambda _href: self.sig_step_clicked.emit(self.step_id))
+        self.step_link.hide()
+        head = QHBoxLayout()
+        head.setContentsMargins(4, 2, 8, 2)
+        head.setSpacing(6)
+        head.addWidget(self.toggle)
+        head.addWidget(tool_icon)
+        head.addWidget(self.name_label)
+        head.addWidget(self.gist_label, 1)
+        status_row = QHBoxLayout()
+        status_row.setContentsMargins(34, 0, 8, 4)
+        status_row.addWidget(self.status_label, 1)
+        status_row.addWidget(self.step_link)
+        self.body = AutoHeightBrowser(self)
+        self.body.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 2, 0, 2)
+        layout.setSpacing(0)
+        layout.addLayout(head)
+        layout.addLayout(status_row)
+        layout.addWidget(self.body)
+
+    @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    def set_expanded(self, expanded: bool) -> None:
+        self._expanded = expanded
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        if expanded:
+            self.body.setHtml(self.body_html())
+        self.body.setVisible(expanded)
+
+    def set_result(self, ok: bool, result: dict[str, Any], duration_ms: int | None = None) -> None:
+        self.ok = ok and "error" not in result
+        self.result = result
+        theme = colors()
+        self.status_label.setText(result_gist(ok, result, duration_ms))
+        self.status_label.setStyleSheet(f"color: {(theme.muted if self.ok else theme.danger).name()};")
+        step_id = step_id_of(result)
+        if step_id:
+            self.set_step(step_id)
+        if self.expanded:
+            self.body.setHtml(self.body_html())
+
+    def set_cancelled(self) -> None:
+        if self.result is None:
+            self.status_label.setText("stopped")
+
+    def set_step(self, step_id: str, summary: str | None = None) -> None:
+        self.step_id = step_id
+        if summary is not None:
+            self.step_summary = summary
+        text = f"step {html.escape(step_id)}"
+        self.step_link.setText(f"<a href='step:{html.escape(step_id)}'>{text} in ledger ›</a>")
+        self.step_link.setToolTip(self.step_summary or "Show this step in the ledger")
+        self.step_link.show()
+
+    def body_html(self) -> str:
+        theme = colors()
+        parts = [f"<p style='color:{theme.muted.name()}; margin:4px 0 2px 0'>Arguments</p>"]
+        args = dict(self.arguments)
+        sql = args.pop("sql", None)
+        if isinstance(sql, str):
+            parts.append(sql_to_html(sql, dark=theme.dark))
+        if args:
+            parts.append(_json_block(args))
+        if self.result is not None:
+            parts.append(f"<p style='color:{theme.muted.name()}; margin:6px 0 2px 0'>Result</p>")
+            if not self.ok:
+                message = html.escape(str(self.result.get("message", "")))
+                hint = html.escape(str(self.result.get("hint") or ""))
+                parts.append(f"<p style='color:{theme.danger.name()}'><b>"
+                             f"{html.escape(str(self.result.get('error', 'error')))}</b> "
+                             f"{message}</p>" + (f"<p>{hint}</p>" if hint else ""))
+            else:
+                table = _preview_table(self.result)
+                rest = {k: v for k, v in self.result.items()
+                        if k not in ("preview", "rows", "columns", "step", "sql")} if table \
+                    else self.result
+                parts.append(table)
+                if rest:
+                    parts.append(_json_block(rest))
+        if self.step_summary:
+            parts.append(f"<p>Step summary: {html.escape(self.step_summary)}</p>")
+        return "".join(parts)
