@@ -30,6 +30,13 @@ def conversation_label(info) -> str:
     return f"Untitled  ·  {when}" if when else info.id
 
 
+def _last_activity(info) -> tuple:
+    try:
+        return (info.path.stat().st_mtime_ns, info.id)
+    except OSError:
+        return (0, info.id)
+
+
 class ConversationPicker(QWidget):
     sig_conversation_chosen = Signal(str)  # a conversation id
     sig_new_requested = Signal()
@@ -67,14 +74,17 @@ class ConversationPicker(QWidget):
 
         directory = self.services.workspace.conversations_dir
 
+        def read(_ctx):
+            return sorted(list_conversations(directory), key=_last_activity, reverse=True)
+
         def done(infos) -> None:
-            self.infos = list(reversed(infos))  # newest first
+            self.infos = infos  # the most recently used first
             self._fill()
             if then:
                 then(self.infos)
 
-        self.services.workers.submit(lambda _ctx: list_conversations(directory), on_result=done,
-                                     on_error=lambda exc: None, name="list conversations")
+        self.services.workers.submit(read, on_result=done, on_error=lambda exc: None,
+                                     name="list conversations")
 
     def set_current(self, conversation_id: str | None) -> None:
         self.current = conversation_id
