@@ -1,19 +1,408 @@
-"""The bottom panel: the step ledger of the conversation and the query history.
+"""The bottom panel: the agent's step ledger and the analyst's query history.
 
-Placeholder with the public signature; filled in by the UI-data work (issue 7).
+**Step ledger**: every query step of a conversation (``.lantide/ledger/ID.jsonl``), newest
+last, with its purpose, the one-line summary the agent wrote (or that it is missing),
+rows, cached table and time. It follows the chat's conversation, updates live as steps are
+recorded, and selects a step when a link in the chat is clicked. The details show the
+SQL (coloured), warnings and corrections; a step's cached table opens in a table browser.
+
+**Query history**: what the analyst ran from SQL tabs (whole tab, selection, Source Run)
+(:mod:`lantide.ui.query_jobs`), filterable; double-click opens the tab.
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from datetime import datetime, timezone
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QSplitter, QTabWidget, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from lantide.ui.icons import icon
+from lantide.ui.query_jobs import read_history
+from lantide.ui.sql_highlighter import sql_to_html
+from lantide.ui.theme import colors
+
+STEP_COLUMNS = ("Step", "Time", "Tool", "Purpose", "Summary", "Rows", "Cached table", "ms")
+HISTORY_COLUMNS = ("Time", "Where", "Status", "Rows", "ms", "SQL")
+ROLE_KEY = Qt.ItemDataRole.UserRole + 1
+
+
+def local_time(stamp: str | None) -> str:
+    """``2026-11-30T10:00:00Z`` as local ``10:00:00`` (with the date when not today)."""
+    if not stamp:
+        return ""
+    text = stamp.rstrip("Z").split(".")[0]
+    try:
+        moment = datetime.fromisoformat(text).replace(tzinfo=timezone.utc).astimezone()
+    except ValueError:
+        return stamp
+    today = datetime.now().astimezone().date()
+    return moment.strftime("%H:%M:%S" if moment.date() == today else "%d %b %H:%M")
+
+
+def first_line(sql: str | None) -> str:
+    for line in (sql or "").splitlines():
+        if line.strip() and not line.strip().startswith("--"):
+            return line.strip()
+    return (sql or "").strip()
+
+
+def summary_text(step: dict) -> str:
+    status = step.get("summary_status")
+    if step.get("summary"):
+        return step["summary"]
+    return {"pending": "(waiting for the agent's summary)", "missing": "(no summary written)",
+            "malformed": "(summary line unreadable)"}.get(status, "")
 
 
 class LedgerPanel(QWidget):
     def __init__(self, services, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setObjectName("LedgerPanel")
         self.services = services
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Ledger", self))
+        self.conversation_id: str | None = None
+        self.steps: list[dict] = []
+        self.history: list[dict] = []
+        self._want_step: str | None = None
 
+        # -- ledger page
+        self.conversation_box = QComboBox(self)
+        self.conversation_box.setMinimumContentsLength(24)
+        self.conversation_box.activated.connect(self._conversation_picked)
+        self.ledger_status = QLabel(self)
+        self.ledger_status.setStyleSheet("color: gray;")
+        self.open_table_button = QPushButton(icon("cached-table"), "Open cached table", self)
+        self.open_table_button.clicked.connect(self._open_step_table)
+        self.copy_sql_button = QPushButton("Copy SQL", self)
+        self.copy_sql_button.clicked.connect(self._copy_step_sql)
+        for button in (self.open_table_button, self.copy_sql_button):
+            button.setEnabled(False)
+        ledger_bar = QHBoxLayout()
+        ledger_bar.setContentsMargins(6, 4, 6, 2)
+        ledger_bar.addWidget(QLabel("Conversation", self))
+        ledger_bar.addWidget(self.conversation_box)
+        ledger_bar.addWidget(self.ledger_status, 1)
+        ledger_bar.addWidget(self.open_table_button)
+        ledger_bar.addWidget(self.copy_sql_button)
+        self.step_tree = QTreeWidget(self)
+        self.step_tree.setHeaderLabels(list(STEP_COLUMNS))
+        self.step_tree.setRootIsDecorated(False)
+        self.step_tree.setUniformRowHeights(True)
+        self.step_tree.setAlternatingRowColors(True)
+        self.step_tree.currentItemChanged.connect(self._step_selected)
+        self.step_tree.itemDoubleClicked.connect(lambda *_: self._open_step_table())
+        self.step_details = QTextBrowser(self)
+        self.step_details.setOpenLinks(False)
+        ledger_split = QSplitter(Qt.Orientation.Horizontal, self)
+        ledger_split.addWidget(self.step_tree)
+        ledger_split.addWidget(self.step_details)
+        ledger_split.setSizes([640, 360])
+        ledger_page = QWidget(self)
+        ledger_layout = QVBoxLayout(ledger_page)
+        ledger_layout.setContentsMargins(0, 0, 0, 0)
+        ledger_layout.setSpacing(2)
+        ledger_layout.addLayout(ledger_bar)
+        ledger_layout.addWidget(ledger_split, 1)
+
+        # -- history page
+        self.history_filter = QLineEdit(self)
+        self.history_filter.setPlaceholderText("Filter by SQL, tab or status…")
+        self.history_filter.setClearButtonEnabled(True)
+        self.history_filter.textChanged.connect(self._fill_history)
+        self.history_tree = QTreeWidget(self)
+        self.history_tree.setHeaderLabels(list(HISTORY_COLUMNS))
+        self.history_tree.setRootIsDecorated(False)
+        self.history_tree.setUniformRowHeights(True)
+        self.history_tree.setAlternatingRowColors(True)
+        self.history_tree.currentItemChanged.connect(self._history_selected)
+        self.history_tree.itemDoubleClicked.connect(self._history_open)
+        self.history_details = QTextBrowser(self)
+        history_split = QSplitter(Qt.Orientation.Horizontal, self)
+        history_split.addWidget(self.history_tree)
+        history_split.addWidget(self.history_details)
+        history_split.setSizes([640, 360])
+        history_page = QWidget(self)
+        history_layout = QVBoxLayout(history_page)
+        history_layout.setContentsMargins(0, 4, 0, 0)
+        history_layout.setSpacing(2)
+        filter_row = QHBoxLayout()
+        filter_row.setContentsMargins(6, 0, 6, 0)
+        filter_row.addWidget(self.history_filter)
+        history_layout.addLayout(filter_row)
+        history_layout.addWidget(history_split, 1)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(ledger_page, icon("ledger"), "Step ledger")
+        self.tabs.addTab(history_page, icon("history"), "Query history")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+        services.sig_conversation_changed.connect(self._chat_conversation_changed)
+        services.sig_step_recorded.connect(self._step_recorded)
+        services.sig_step_selected.connect(self.show_step)
+        services.sig_query_ran.connect(self._query_ran)
+        self._load_conversations()
+        self._load_history()
+        self._show_ledger_status()
+
+    # -- public API ----------------------------------------------------------------------
     def select_step(self, step_id: str) -> None:
-        """Show and select the ledger entry ``step_id``."""
+        """Select ``step_id`` in the ledger shown now."""
+        self.show_step(self.conversation_id or "", step_id)
+
+    def show_step(self, conversation_id: str, step_id: str) -> None:
+        """Show the ledger of ``conversation_id`` and select ``step_id`` (from a chat link)."""
+        self.tabs.setCurrentIndex(0)
+        self._raise_dock()
+        if conversation_id and conversation_id != self.conversation_id:
+            self._want_step = step_id
+            self.load_ledger(conversation_id)
+            return
+        self._select(step_id)
+
+    # -- ledger --------------------------------------------------------------------------
+    def _load_conversations(self) -> None:
+        from lantide.agent.conversation import list_conversations
+
+        directory = self.services.workspace.conversations_dir
+
+        def fill(infos) -> None:
+            current = self.conversation_id
+            self.conversation_box.blockSignals(True)
+            self.conversation_box.clear()
+            for info in reversed(infos):
+                self.conversation_box.addItem(info.title or info.id, info.id)
+            if current and self.conversation_box.findData(current) < 0:
+                self.conversation_box.insertItem(0, current, current)
+            self.conversation_box.setCurrentIndex(max(0, self.conversation_box.findData(current)))
+            self.conversation_box.blockSignals(False)
+
+        self.services.workers.submit(lambda _ctx: list_conversations(directory), on_result=fill,
+                                     on_error=lambda exc: None, name="list conversations")
+
+    def _chat_conversation_changed(self, conversation_id) -> None:
+        if conversation_id:
+            self.load_ledger(conversation_id)
+            self._load_conversations()
+        else:
+            self.conversation_id = None
+            self.steps = []
+            self._fill_steps()
+
+    def _conversation_picked(self, index: int) -> None:
+        conversation_id = self.conversation_box.itemData(index)
+        if conversation_id:
+            self.load_ledger(conversation_id)
+
+    def load_ledger(self, conversation_id: str) -> None:
+        """Read a conversation's ledger (in a worker) and show it."""
+        from lantide.agent.ledger import Ledger
+
+        self.conversation_id = conversation_id
+        ledger = Ledger(self.services.workspace.ledger_dir, conversation_id)
+
+        def shown(steps) -> None:
+            if conversation_id != self.conversation_id:
+                return  # another conversation was picked meanwhile
+            self.steps = steps
+            self._fill_steps()
+            if self._want_step:
+                self._select(self._want_step)
+                self._want_step = None
+
+        self.services.workers.submit(lambda _ctx: ledger.steps(), on_result=shown,
+                                     on_error=lambda exc: self.services.report_error(
+                                         exc, "Reading the ledger"), name="read ledger")
+        index = self.conversation_box.findData(conversation_id)
+        if index >= 0:
+            self.conversation_box.setCurrentIndex(index)
+
+    def _step_recorded(self, step: dict) -> None:
+        conversation = step.get("conversation_id")
+        if conversation and conversation != self.conversation_id:
+            return
+        for existing in self.steps:
+            if existing.get("step_id") == step.get("step_id"):
+                existing.update({k: v for k, v in step.items() if k != "partial"})
+                break
+        else:
+            if step.get("partial"):
+                return
+            self.steps.append(dict(step))
+        current = self.step_tree.currentItem()
+        selected = current.data(0, ROLE_KEY) if current else None
+        self._fill_steps()
+        if selected:
+            self._select(selected)
+
+    def _fill_steps(self) -> None:
+        theme = colors()
+        self.step_tree.clear()
+        for step in self.steps:
+            rows = step.get("row_count")
+            values = [step.get("step_id", ""), local_time(step.get("at")), step.get("tool", ""),
+                      step.get("purpose") or "", summary_text(step),
+                      f"{rows:,}" if isinstance(rows, int) else "",
+                      step.get("cached_table_name") or "",
+                      f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else ""]
+            item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
+            item.setData(0, ROLE_KEY, step.get("step_id"))
+            item.setToolTip(4, step.get("summary") or summary_text(step))
+            if not step.get("summary"):
+                item.setForeground(4, QBrush(theme.muted))
+            for col in (5, 7):
+                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        for col in range(len(STEP_COLUMNS)):
+            if col != 4:
+                self.step_tree.resizeColumnToContents(col)
+        self._show_ledger_status()
+
+    def _show_ledger_status(self) -> None:
+        if not self.conversation_id:
+            self.ledger_status.setText("Query steps of the chat's conversation appear here.")
+        else:
+            n = len(self.steps)
+            self.ledger_status.setText(f"{n} step{'s' if n != 1 else ''}")
+
+    def _select(self, step_id: str) -> None:
+        for i in range(self.step_tree.topLevelItemCount()):
+            item = self.step_tree.topLevelItem(i)
+            if item.data(0, ROLE_KEY) == step_id:
+                self.step_tree.setCurrentItem(item)
+                self.step_tree.scrollToItem(item)
+                return
+
+    def current_step(self) -> dict | None:
+        item = self.step_tree.currentItem()
+        if item is None:
+            return None
+        key = item.data(0, ROLE_KEY)
+        return next((s for s in self.steps if s.get("step_id") == key), None)
+
+    def _step_selected(self, *_):
+        step = self.current_step()
+        self.open_table_button.setEnabled(bool(step and step.get("cached_table_name")))
+        self.copy_sql_button.setEnabled(bool(step and step.get("sql")))
+        self.step_details.setHtml(self._step_html(step) if step else "")
+
+    def _step_html(self, step: dict) -> str:
+        theme = colors()
+        muted = theme.muted.name()
+        parts = [f"<p><b>Step {step.get('step_id')}</b> "
+                 f"<span style='color:{muted}'>{step.get('tool', '')} · "
+                 f"{local_time(step.get('at'))}"
+                 + (f" · project {step['project']}" if step.get("project") else "") + "</span></p>"]
+        if step.get("purpose"):
+            parts.append(f"<p><b>Purpose:</b> {_esc(step['purpose'])}</p>")
+        parts.append(f"<p><b>Summary:</b> {_esc(summary_text(step))}</p>")
+        if step.get("sql"):
+            parts.append(sql_to_html(step["sql"], dark=theme.dark))
+        facts = []
+        if isinstance(step.get("row_count"), int):
+            facts.append(f"{step['row_count']:,} rows")
+        if step.get("materialized"):
+            facts.append(f"cached as {step.get('cached_table_name')} "
+                         f"({step.get('materialize_reason') or ''})")
+        if facts:
+            parts.append(f"<p style='color:{muted}'>{_esc(' · '.join(facts))}</p>")
+        for warning in step.get("warnings") or []:
+            parts.append(f"<p style='color:{theme.warning.name()}'>⚠ {_esc(str(warning))}</p>")
+        for patch in step.get("patches") or []:
+            parts.append(f"<p style='color:{muted}'>corrected {local_time(patch.get('at'))} by "
+                         f"{_esc(str(patch.get('by')))}: was {_esc(str(patch.get('old')))}</p>")
+        return "".join(parts)
+
+    def _open_step_table(self) -> None:
+        step = self.current_step()
+        if step and step.get("cached_table_name"):
+            self.services.request_open("table", None, step["cached_table_name"])
+
+    def _copy_step_sql(self) -> None:
+        step = self.current_step()
+        if step and step.get("sql"):
+            QApplication.clipboard().setText(step["sql"])
+
+    def _raise_dock(self) -> None:
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QDockWidget):
+            parent = parent.parentWidget()
+        if parent is not None:
+            parent.show()
+            parent.raise_()
+
+    # -- history -------------------------------------------------------------------------
+    def _load_history(self) -> None:
+        workspace = self.services.workspace
+
+        def shown(entries) -> None:
+            self.history = entries + [e for e in self.history if e not in entries]
+            self._fill_history()
+
+        self.services.workers.submit(lambda _ctx: read_history(workspace), on_result=shown,
+                                     on_error=lambda exc: None, name="read query history")
+
+    def _query_ran(self, entry: dict) -> None:
+        self.history.append(entry)
+        self._fill_history()
+
+    def _fill_history(self, *_):
+        needle = self.history_filter.text().strip().lower()
+        theme = colors()
+        self.history_tree.clear()
+        for index in range(len(self.history) - 1, -1, -1):  # newest first
+            entry = self.history[index]
+            where = "/".join(x for x in (entry.get("project"), entry.get("tab")) if x) or \
+                entry.get("source", "")
+            if entry.get("source") in ("selection", "source_run"):
+                where += f" ({entry['source'].replace('_', ' ')})"
+            status = entry.get("status", "")
+            rows = entry.get("row_count")
+            values = [local_time(entry.get("at")), where,
+                      status if status == "ok" else f"{status}: {entry.get('error', '')}",
+                      f"{rows:,}" if isinstance(rows, int) else "",
+                      f"{entry['duration_ms']:,}" if isinstance(entry.get("duration_ms"), int) else "",
+                      first_line(entry.get("sql"))]
+            if needle and needle not in " ".join(values + [entry.get("sql") or ""]).lower():
+                continue
+            item = QTreeWidgetItem(self.history_tree, values)
+            item.setData(0, ROLE_KEY, index)
+            if status != "ok":
+                color = theme.muted if status == "cancelled" else theme.danger
+                item.setForeground(2, QBrush(color))
+            for col in (3, 4):
+                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        for col in range(len(HISTORY_COLUMNS) - 1):
+            self.history_tree.resizeColumnToContents(col)
+
+    def _history_entry(self, item) -> dict | None:
+        if item is None:
+            return None
+        index = item.data(0, ROLE_KEY)
+        return self.history[index] if isinstance(index, int) and index < len(self.history) else None
+
+    def _history_selected(self, current, _previous=None) -> None:
+        entry = self._history_entry(current)
+        if entry is None:
+            self.history_details.clear()
+            return
+        theme = colors()
+        parts = [sql_to_html(entry.get("sql") or "", dark=theme.dark)]
+        if entry.get("message"):
+            parts.append(f"<p style='color:{theme.danger.name()}'>{_esc(entry['message'])}</p>")
+        self.history_details.setHtml("".join(parts))
+
+    def _history_open(self, item, _column: int = 0) -> None:
+        entry = self._history_entry(item)
+        if entry and entry.get("project") and entry.get("tab"):
+            self.services.request_open("sql", entry["project"], entry["tab"])
+
+
+def _esc(text: str) -> str:
+    import html
+
+    return html.escape(text)

@@ -8,7 +8,7 @@ this job's statement, not the agent's or another tab's; it falls back to the ser
 status bar through :meth:`AppServices.track_query` until it finishes.
 
 The query history (``.lantide/query_history.jsonl``, one JSON object per run, append-only)
-keeps what the analyst ran from SQL tabs and table browsers: when, what, how long, how many
+keeps what the analyst ran from SQL tabs: when, what, how long, how many
 rows, and the error if any. The ledger is the agent's record; this is the analyst's.
 """
 

@@ -1,0 +1,95 @@
+"""The ledger panel: live steps of the chat's conversation selected from the chat's step
+links, and the query history of SQL tab runs, persisted and filterable."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from lantide.ui.chat_panel import ChatPanel
+from lantide.ui.ledger_panel import LedgerPanel
+from lantide.ui.sql_tab import SqlTabWidget
+from lantide.ui.tool_card import ToolCardWidget
+from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
+from tests.ui.conftest_data import *  # noqa: F401,F403
+from tests.ui.conftest_data import write_tab
+
+
+@pytest.fixture
+def model_server(monkeypatch):
+    with FakeOpenAIServer(background_reply="Ledger test") as server:
+        for key, value in server.env().items():
+            monkeypatch.setenv(key, value)
+        yield server
+
+
+def test_steps_appear_live_and_chat_links_select_them(qtbot, app_services, model_server):
+    model_server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT count(*) AS n FROM small",
+                                                "purpose": "count regions"})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT max(revenue) AS top FROM small",
+                                                "purpose": "top revenue"})]),
+        Turn(text="Four regions, top revenue 120.5.\n[[QUERY_STEP]] counted regions: 4\n"
+                  "[[QUERY_STEP]] top revenue: 120.5"),
+    )
+    ledger = LedgerPanel(app_services)
+    chat = ChatPanel(app_services)
+    for widget in (ledger, chat):
+        qtbot.addWidget(widget)
+        widget.show()
+    with qtbot.waitSignal(chat.bridge.sig_turn_running, timeout=30_000,
+                          check_params_cb=lambda running: running is False):
+        chat.input.setPlainText("How many regions, and the top revenue?")
+        chat.send_typed()
+    assert ledger.conversation_id == chat.bridge.conversation_id
+    qtbot.waitUntil(lambda: ledger.step_tree.topLevelItemCount() == 2, timeout=5000)
+    purposes = [ledger.step_tree.topLevelItem(i).text(3) for i in range(2)]
+    summaries = [ledger.step_tree.topLevelItem(i).text(4) for i in range(2)]
+    assert purposes == ["count regions", "top revenue"]
+    assert summaries == ["counted regions: 4", "top revenue: 120.5"]
+
+    second = chat.transcript.widgets(ToolCardWidget)[1]
+    second.step_link.linkActivated.emit("step")
+    selected = ledger.current_step()
+    assert selected["step_id"] == second.step_id and selected["purpose"] == "top revenue"
+    details = ledger.step_details.toPlainText()
+    assert "SELECT max(revenue) AS top FROM small" in details
+    assert "top revenue: 120.5" in details
+
+    # a reopened panel (next start) reads the same ledger from disk
+    fresh = LedgerPanel(app_services)
+    qtbot.addWidget(fresh)
+    fresh.load_ledger(chat.bridge.conversation_id)
+    qtbot.waitUntil(lambda: fresh.step_tree.topLevelItemCount() == 2, timeout=5000)
+    assert fresh.step_tree.topLevelItem(1).text(4) == "top revenue: 120.5"
+
+
+def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
+    write_tab(app_services.workspace.root, "p", "ok_tab", "SELECT * FROM small\n")
+    write_tab(app_services.workspace.root, "p", "bad_tab", "SELECT nope FROM small\n")
+    ledger = LedgerPanel(app_services)
+    qtbot.addWidget(ledger)
+    for name in ("ok_tab", "bad_tab"):
+        tab = SqlTabWidget(app_services, "p", name)
+        qtbot.addWidget(tab)
+        qtbot.waitUntil(lambda t=tab: not t.editor.isReadOnly(), timeout=10_000)
+        with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000):
+            tab.run()
+    qtbot.waitUntil(lambda: ledger.history_tree.topLevelItemCount() == 2, timeout=5000)
+    newest = ledger.history_tree.topLevelItem(0)
+    assert newest.text(1) == "p/bad_tab" and newest.text(2).startswith("error: BIND_ERROR")
+    oldest = ledger.history_tree.topLevelItem(1)
+    assert oldest.text(1) == "p/ok_tab" and oldest.text(2) == "ok" and oldest.text(3) == "4"
+
+    ledger.history_filter.setText("nope")
+    assert ledger.history_tree.topLevelItemCount() == 1
+    with qtbot.waitSignal(app_services.sig_open_requested, timeout=2000) as blocker:
+        ledger.history_tree.itemDoubleClicked.emit(ledger.history_tree.topLevelItem(0), 0)
+    assert blocker.args[0] == {"kind": "sql", "project": "p", "name": "bad_tab"}
+
+    restarted = LedgerPanel(app_services)
+    qtbot.addWidget(restarted)
+    qtbot.waitUntil(lambda: restarted.history_tree.topLevelItemCount() == 2, timeout=5000)
+    restarted.history_tree.setCurrentItem(restarted.history_tree.topLevelItem(0))
+    assert "SELECT nope FROM small" in restarted.history_details.toPlainText()
+    assert "nope" in restarted.history_details.toPlainText()
