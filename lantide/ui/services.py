@@ -95,6 +95,8 @@ class AppServices(QObject):
     sig_tables_changed = Signal()
     # The chat's conversation changed (its id, or None before a new one's first message).
     sig_conversation_changed = Signal(object)
+    # A conversation got its title (from the secondary model or a rename): (id, title).
+    sig_conversation_titled = Signal(str, str)
     # A ledger step was appended or updated during a chat turn (the step dict).
     sig_step_recorded = Signal(dict)
     # Show a ledger step (a step link in the chat): (conversation id, step id).
