@@ -134,7 +134,11 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
 
 
 def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None) -> Preview:
-    """The table's first ``preview_rows`` rows and columns (``LIMIT 0``: columns only)."""
+    """The table's columns and first ``preview_rows`` rows (0: the columns only)."""
+    if preview_rows <= 0 and row_count is not None:
+        relation = cur.table(quote_ident(table))  # binds the table; no statement runs
+        columns = [{"name": n, "type": str(t)} for n, t in zip(relation.columns, relation.types)]
+        return Preview(columns, [], row_count)
     cur.execute(f"SELECT * FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}")
     description = cur.description
     rows = cur.fetchall()
