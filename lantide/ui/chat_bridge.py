@@ -102,7 +102,14 @@ class AgentTurnBridge(QObject):
                                 query_service=self.services.query)
         return AgentSession.open(self.services.workspace, conversation_id,
                                  settings=self.services.settings, app=UiAppState(self.services),
-                                 services=engine, on_background_event=self._sig_background.emit)
+                                 services=engine, on_background_event=self._background_event)
+
+    def _background_event(self, event) -> None:
+        """Called on the agent's background threads; queued to the UI thread."""
+        try:
+            self._sig_background.emit(event)
+        except RuntimeError:  # the panel was closed while the background call ran
+            pass
 
     def new_conversation(self) -> None:
         """Start afresh; the conversation's file is created with its first message."""

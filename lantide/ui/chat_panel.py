@@ -158,13 +158,17 @@ class ChatPanel(QWidget):
             return
         conversation_id = session.conversation.id
         self.services.workers.submit(lambda _ctx: session.conversation.set_title(title),
-                                     on_result=lambda _r: self.picker.set_title(conversation_id, title),
+                                     on_result=lambda _r: self._titled(conversation_id, title),
                                      on_error=lambda exc: self.services.report_error(
                                          exc, "Renaming the conversation"),
                                      name="rename conversation")
 
     def shutdown(self) -> None:
         self.bridge.close()
+
+    def _titled(self, conversation_id: str, title: str) -> None:
+        self.picker.set_title(conversation_id, title)
+        self.services.sig_conversation_titled.emit(conversation_id, title)
 
     # -- sending ---------------------------------------------------------------------------
     def _send(self, text: str, *, instruction: bool) -> bool:
@@ -185,6 +189,7 @@ class ChatPanel(QWidget):
         self.transcript.handle_event(event)
         if getattr(event, "name", "") == "conversation_titled":
             self.picker.set_title(event.conversation_id, event.title)
+            self.services.sig_conversation_titled.emit(event.conversation_id, event.title)
 
     def _running_changed(self, running: bool) -> None:
         self.send_button.setVisible(not running)

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSplitter, QTabWidget, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -93,6 +93,9 @@ class LedgerPanel(QWidget):
         self.step_tree.setUniformRowHeights(True)
         self.step_tree.setAlternatingRowColors(True)
         self.step_tree.currentItemChanged.connect(self._step_selected)
+        self.step_tree.header().setStretchLastSection(False)
+        self.step_tree.header().setSectionResizeMode(STEP_COLUMNS.index("Summary"),
+                                                     QHeaderView.ResizeMode.Stretch)
         self.step_tree.itemDoubleClicked.connect(lambda *_: self._open_step_table())
         self.step_details = QTextBrowser(self)
         self.step_details.setOpenLinks(False)
@@ -118,6 +121,7 @@ class LedgerPanel(QWidget):
         self.history_tree.setUniformRowHeights(True)
         self.history_tree.setAlternatingRowColors(True)
         self.history_tree.currentItemChanged.connect(self._history_selected)
+        self.history_tree.header().setStretchLastSection(True)
         self.history_tree.itemDoubleClicked.connect(self._history_open)
         self.history_details = QTextBrowser(self)
         history_split = QSplitter(Qt.Orientation.Horizontal, self)
@@ -146,6 +150,7 @@ class LedgerPanel(QWidget):
         services.sig_step_recorded.connect(self._step_recorded)
         services.sig_step_selected.connect(self.show_step)
         services.sig_query_ran.connect(self._query_ran)
+        services.sig_conversation_titled.connect(self._conversation_titled)
         self._load_conversations()
         self._load_history()
         self._show_ledger_status()
@@ -184,6 +189,13 @@ class LedgerPanel(QWidget):
 
         self.services.workers.submit(lambda _ctx: list_conversations(directory), on_result=fill,
                                      on_error=lambda exc: None, name="list conversations")
+
+    def _conversation_titled(self, conversation_id: str, title: str) -> None:
+        index = self.conversation_box.findData(conversation_id)
+        if index >= 0:
+            self.conversation_box.setItemText(index, title)
+        else:
+            self._load_conversations()
 
     def _chat_conversation_changed(self, conversation_id) -> None:
         if conversation_id:

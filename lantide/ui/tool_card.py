@@ -184,9 +184,9 @@ class ToolCardWidget(QFrame):
         self.step_id = step_id
         if summary is not None:
             self.step_summary = summary
-        text = f"step {html.escape(step_id)}"
-        self.step_link.setText(f"<a href='step:{html.escape(step_id)}'>{text} in ledger ›</a>")
-        self.step_link.setToolTip(self.step_summary or "Show this step in the ledger")
+        self.step_link.setText(f"<a href='step:{html.escape(step_id)}'>ledger ›</a>")
+        self.step_link.setToolTip(f"Step {step_id}: " + (self.step_summary or
+                                                          "show it in the ledger"))
         self.step_link.show()
 
     def body_html(self) -> str:

@@ -16,7 +16,7 @@ from lantide.ui.chat_messages import (AssistantMessageWidget, NoticeWidget, Ques
 from lantide.ui.chat_panel import ChatPanel
 from lantide.ui.tool_card import ToolCardWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.conftest_data import *  # noqa: F401,F403
+from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 
 SQL = "SELECT region, revenue\nFROM small\nORDER BY revenue DESC NULLS LAST"
 
@@ -91,8 +91,14 @@ def test_a_turn_streams_markdown_and_shows_tool_cards_linked_to_the_ledger(
     assert blocker.args == [conversation_id, ledger[0]["step_id"]]
     assert app_services.conversation_id == conversation_id
     # the secondary profile names the conversation in the background
-    qtbot.waitUntil(lambda: "Revenue by region" in panel.picker.combo.currentText(),
-                    timeout=10_000)
+    try:
+        qtbot.waitUntil(lambda: "Revenue by region" in panel.picker.combo.currentText(),
+                        timeout=10_000)
+    except Exception:
+        notices = [w.text() for w in panel.transcript.widgets(NoticeWidget)]
+        raise AssertionError(f"no title: {panel.picker.combo.currentText()!r}, "
+                             f"background requests {len(model_server.background_requests)}, "
+                             f"notices {notices}") from None
     assert app_services.tokens_used > 0
 
 

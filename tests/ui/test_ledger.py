@@ -4,14 +4,13 @@ links, and the query history of SQL tab runs, persisted and filterable."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 
 from lantide.ui.chat_panel import ChatPanel
 from lantide.ui.ledger_panel import LedgerPanel
 from lantide.ui.sql_tab import SqlTabWidget
 from lantide.ui.tool_card import ToolCardWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.conftest_data import *  # noqa: F401,F403
+from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.conftest_data import write_tab
 
 
@@ -46,6 +45,8 @@ def test_steps_appear_live_and_chat_links_select_them(qtbot, app_services, model
     purposes = [ledger.step_tree.topLevelItem(i).text(3) for i in range(2)]
     summaries = [ledger.step_tree.topLevelItem(i).text(4) for i in range(2)]
     assert purposes == ["count regions", "top revenue"]
+    # the conversation's title, named in the background, reaches the ledger's picker
+    qtbot.waitUntil(lambda: ledger.conversation_box.currentText() == "Ledger test", timeout=10_000)
     assert summaries == ["counted regions: 4", "top revenue: 120.5"]
 
     second = chat.transcript.widgets(ToolCardWidget)[1]

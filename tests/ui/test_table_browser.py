@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from lantide.ui.column_profile_view import HISTOGRAM_COLUMN, ROLE_HISTOGRAM
 from lantide.ui.sql_tab import SqlTabWidget
 from lantide.ui.table_browser import TableBrowserWidget
-from tests.ui.conftest_data import *  # noqa: F401,F403
+from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.conftest_data import BIG_ROWS, write_tab
 
 
