@@ -55,7 +55,8 @@ def open_main_window(qtbot, services, *, restore: bool = True):
     from lantide.ui.main_window import MainWindow
 
     window = MainWindow(services, restore=restore)
-    qtbot.addWidget(window)
+    # Shut down before pytest-qt closes the window, so unsaved test edits never prompt.
+    qtbot.addWidget(window, before_close_func=lambda w: w.shutdown())
     window.resize(1400, 900)
     window.show()
     qtbot.waitUntil(window.is_idle, timeout=30_000)
