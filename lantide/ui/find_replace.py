@@ -238,14 +238,15 @@ class FindReplaceBarWidget(QWidget):
         self.update_matches()
         if not self._matches:
             return 0
+        matches = list(self._matches)  # editing re-runs the search (textChanged)
         cursor = QTextCursor(self.editor.document())
         cursor.beginEditBlock()
-        for start, end in reversed(self._matches):  # from the end: earlier offsets stay valid
+        for start, end in reversed(matches):  # from the end: earlier offsets stay valid
             cursor.setPosition(start)
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             cursor.insertText(self._replacement_for(cursor.selectedText()))
         cursor.endEditBlock()
-        count = len(self._matches)
+        count = len(matches)
         self.update_matches()
         self.count_label.setText(f"Replaced {count}")
         return count
