@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication
 BLOCK_ROWS = 256
 MAX_BLOCKS = 96  # about 25,000 rows held at once
 MAX_PENDING = 6  # older requests are dropped; a repaint asks again if still visible
+MAX_COALESCE = 4  # adjacent blocks fetched in one query
 MAX_CELL_CHARS = 500
 
 # DuckDB type names (by prefix) that are numbers: right-aligned, formatted as numbers.
@@ -212,30 +213,42 @@ class PagedResultModel(QAbstractTableModel):
         if block in self._blocks:
             self._start_next()
             return
+        # Rows on screen often straddle two blocks: fetch asked-for neighbours in one query.
+        first = last = block
+        while last - first + 1 < MAX_COALESCE and (last + 1) in self._pending:
+            last += 1
+            del self._pending[last]
+        while last - first + 1 < MAX_COALESCE and (first - 1) in self._pending:
+            first -= 1
+            del self._pending[first]
         self._in_flight = block
-        offset = block * BLOCK_ROWS
-        limit = min(BLOCK_ROWS, self._row_count - offset)
+        offset = first * BLOCK_ROWS
+        limit = min((last - first + 1) * BLOCK_ROWS, self._row_count - offset)
         fetch = self._fetch
         self._worker = self._workers.submit(
             lambda ctx, o=offset, n=limit: [tuple(r) for r in fetch(o, n)],
-            on_result=lambda rows, b=block: self._block_arrived(b, rows),
+            on_result=lambda rows, b=first: self._rows_arrived(b, rows),
             on_error=lambda exc, b=block: self._block_failed(b, exc),
             name=f"fetch rows {offset}..{offset + limit}")
 
-    def _block_arrived(self, block: int, rows: list[tuple]) -> None:
+    def _rows_arrived(self, first_block: int, rows: list[tuple]) -> None:
         if self._closed:
             return
         self._in_flight = None
         self._worker = None
         self._failed = None
-        self._blocks[block] = rows
+        blocks = [rows[i:i + BLOCK_ROWS] for i in range(0, len(rows), BLOCK_ROWS)] or [[]]
+        for n, chunk in enumerate(blocks):
+            self._blocks[first_block + n] = chunk
+            self._blocks.move_to_end(first_block + n)
         while len(self._blocks) > MAX_BLOCKS:
             self._blocks.popitem(last=False)
-        first = block * BLOCK_ROWS
+        first = first_block * BLOCK_ROWS
         last = min(first + len(rows), self._row_count) - 1
         if last >= first and self.columns:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.columns) - 1))
-        self.sig_block_loaded.emit(block)
+        for n in range(len(blocks)):
+            self.sig_block_loaded.emit(first_block + n)
         self._start_next()
 
     def _block_failed(self, block: int, exc: BaseException) -> None:
