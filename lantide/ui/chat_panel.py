@@ -16,7 +16,7 @@ The agent runs through :class:`~lantide.ui.chat_bridge.AgentTurnBridge`.
 from __future__ import annotations
 
 from PySide6.QtCore import QMetaMethod, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
@@ -25,6 +25,7 @@ from lantide.ui.chat_messages import NoticeWidget
 from lantide.ui.chat_transcript import ChatTranscript
 from lantide.ui.conversation_list import ConversationPicker
 from lantide.ui.icons import icon
+from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 
 NO_MODEL_TEXT = ("No model is configured, so the agent cannot answer yet. Everything else "
@@ -36,14 +37,18 @@ NO_MODEL_HINT = ("Add a model profile in Settings › Models: a base URL (OpenAI
 
 
 class ChatInput(QPlainTextEdit):
-    """Enter sends; Shift+Enter starts a new line."""
+    """Enter sends; Shift+Enter starts a new line; Esc stops the answer being written."""
 
     sig_submitted = Signal()
+    sig_stop_requested = Signal()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
                 not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.sig_submitted.emit()
+            return
+        if QKeySequence(event.keyCombination()) == shortcut("chat_stop"):
+            self.sig_stop_requested.emit()
             return
         super().keyPressEvent(event)
 
@@ -72,6 +77,7 @@ class ChatPanel(QWidget):
         self.input.setPlaceholderText("Ask about your data…  (Enter sends, Shift+Enter: new line)")
         self.input.setFixedHeight(72)
         self.input.sig_submitted.connect(self.send_typed)
+        self.input.sig_stop_requested.connect(self.stop)
         self.send_button = QPushButton(icon("run", "accent"), "Send", self)
         self.send_button.clicked.connect(self.send_typed)
         self.stop_button = QPushButton(icon("stop"), "Stop", self)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import csv
 import io
 from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence, QPainter, QPalette
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QMenu,
                                QStyle, QStyleOptionHeader, QTableView, QWidget)
 
 from lantide.ui.result_model import ROLE_RAW, PagedResultModel, format_value
+from lantide.ui.shortcuts import shortcut
 
 MAX_COPY_ROWS = 100_000
 MAX_AUTO_WIDTH = 360
@@ -130,12 +131,12 @@ class ResultGridView(QTableView):
         self._auto_sizing = False
         self._user_sized: set[int] = set()
         self.horizontalHeader().sectionResized.connect(self._note_user_resize)
-        for text, shortcut, slot in (("Copy as TSV", QKeySequence.StandardKey.Copy,
-                                      lambda: self.copy_selection("\t")),
-                                     ("Copy as CSV", QKeySequence("Ctrl+Shift+C"),
-                                      lambda: self.copy_selection(","))):
+        for text, key, slot in (("Copy as TSV", shortcut("grid_copy_tsv"),
+                                 lambda: self.copy_selection("\t")),
+                                ("Copy as CSV", shortcut("grid_copy_csv"),
+                                 lambda: self.copy_selection(","))):
             action = QAction(text, self)
-            action.setShortcut(shortcut)
+            action.setShortcut(key)
             action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             action.triggered.connect(slot)
             self.addAction(action)

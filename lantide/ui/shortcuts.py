@@ -51,12 +51,17 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("undo", "Ctrl+Z", "Plan and Report", "Undo"),
     Shortcut("redo", "Ctrl+Shift+Z", "Plan and Report", "Redo"),
     # SQL (the SQL tab binds these itself)
-    Shortcut("sql_run", "Ctrl+Return", "SQL tab", "Run the tab"),
+    Shortcut("sql_run", "Ctrl+Return", "SQL tab", "Run the tab, or only the selected SQL"),
     Shortcut("sql_source_run", "Ctrl+Shift+Return", "SQL tab",
              "Source Run: the tab and everything upstream"),
     Shortcut("sql_complete", "Ctrl+Space", "SQL tab", "Complete table and column names"),
+    Shortcut("sql_comment", "Ctrl+/", "SQL tab", "Comment or uncomment the selected lines"),
+    # result grid
+    Shortcut("grid_copy_tsv", "Ctrl+C", "Result grid", "Copy the selected cells as TSV"),
+    Shortcut("grid_copy_csv", "Ctrl+Shift+C", "Result grid", "Copy the selected cells as CSV"),
     # chat
-    Shortcut("chat_send", "Ctrl+Return", "Chat", "Send the message"),
+    Shortcut("chat_send", "Return", "Chat", "Send the message (Shift+Return: a new line)"),
+    Shortcut("chat_stop", "Escape", "Chat", "Stop the answer being written"),
 )
 
 _BY_KEY = {s.key: s for s in SHORTCUTS}

@@ -9,11 +9,12 @@ next edit. Ctrl+/ comments or uncomments the selected lines.
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, QStringListModel, Qt, QTimer, Signal
-from PySide6.QtGui import (QColor, QFontDatabase, QKeyEvent, QPainter, QPalette, QTextCursor,
-                           QTextFormat)
+from PySide6.QtGui import (QColor, QFontDatabase, QKeyEvent, QKeySequence, QPainter, QPalette,
+                           QTextCursor, QTextFormat)
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QTextEdit, QWidget
 
 from lantide.ui.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
+from lantide.ui.shortcuts import shortcut
 from lantide.ui.sql_highlighter import SqlHighlighter, is_dark
 
 INDENT = "    "
@@ -238,7 +239,7 @@ class SqlEditor(QPlainTextEdit):
         if ctrl and key == Qt.Key.Key_Space:
             self.show_completions(explicit=True)
             return
-        if ctrl and key == Qt.Key.Key_Slash:
+        if QKeySequence(event.keyCombination()) == shortcut("sql_comment"):
             self.toggle_comment()
             return
         if key == Qt.Key.Key_Tab and not event.modifiers():

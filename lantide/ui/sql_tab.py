@@ -29,6 +29,7 @@ from lantide.ui.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
 from lantide.ui.query_jobs import history_entry, record_history, submit_query
 from lantide.ui.result_panel import ResultPanel, describe_result, first_block
+from lantide.ui.shortcuts import shortcut
 from lantide.ui.source_run_view import SourceRunView
 from lantide.ui.sql_completion import schema_catalog
 from lantide.ui.sql_editor import SqlEditor
@@ -119,11 +120,11 @@ class SqlTabWidget(QWidget):
         bar = QToolBar(self)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.run_action = QAction(icon("run", "accent"), "Run", self)
-        self.run_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.run_action.setShortcuts([shortcut("sql_run"), QKeySequence("Ctrl+Enter")])
         self.run_action.setToolTip("Run the tab, or the selected SQL (Ctrl+Enter)")
         self.run_action.triggered.connect(self.run)
         self.source_run_action = QAction(icon("source-run"), "Source Run", self)
-        self.source_run_action.setShortcuts([QKeySequence("Ctrl+Shift+Return"),
+        self.source_run_action.setShortcuts([shortcut("sql_source_run"),
                                              QKeySequence("Ctrl+Shift+Enter")])
         self.source_run_action.setToolTip("Recompute the tabs this one reads, then this tab "
                                           "(Ctrl+Shift+Enter)")

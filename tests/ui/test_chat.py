@@ -136,7 +136,7 @@ def test_stop_cancels_the_turn_and_closes_the_stream(qtbot, app_services, model_
     assert panel.stop_button.isVisible() and not panel.send_button.isVisible()
     with qtbot.waitSignal(panel.bridge.sig_turn_running, timeout=5000,
                           check_params_cb=lambda running: running is False):
-        panel.stop_button.click()
+        qtbot.keyClick(panel.input, Qt.Key.Key_Escape)  # the same as the Stop button
     notices = [w.text() for w in panel.transcript.widgets(NoticeWidget)]
     assert any(n.startswith("Stopped.") for n in notices)
     assert panel.send_button.isVisible()

@@ -327,3 +327,22 @@ def test_quick_chart_of_a_result(qtbot, app_services, kind):
     colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 7)
                for y in range(0, image.height(), 7)}
     assert "#3b82f6" in colours  # the series was drawn
+
+
+def test_comment_toggle_and_run_shortcuts(qtbot, app_services):
+    write_tab(app_services.workspace.root, "p", "keys", "SELECT region\nFROM small\n")
+    tab = make_tab(qtbot, app_services, "keys")
+    tab.editor.selectAll()
+    qtbot.keyClick(tab.editor, Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
+    assert tab.editor.toPlainText() == "-- SELECT region\n-- FROM small\n"
+    qtbot.keyClick(tab.editor, Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
+    assert tab.editor.toPlainText() == "SELECT region\nFROM small\n"
+    cursor = tab.editor.textCursor()
+    cursor.clearSelection()
+    tab.editor.setTextCursor(cursor)
+    tab.activateWindow()
+    qtbot.waitUntil(tab.isActiveWindow, timeout=5000)  # shortcuts go to the active window
+    tab.editor.setFocus()
+    with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000) as blocker:
+        qtbot.keyClick(tab.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert isinstance(blocker.args[0], dict) and blocker.args[0]["row_count"] == 4
