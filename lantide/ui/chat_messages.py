@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButt
 from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
+from lantide.ui.themed import ThemedFrame
 
 RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
 
@@ -63,14 +64,13 @@ class AutoHeightBrowser(QTextBrowser):
             QDesktopServices.openUrl(url)
 
 
-class UserMessageWidget(QFrame):
+class UserMessageWidget(ThemedFrame):
     """What the analyst typed (a bubble on the right), or an instruction the app sent."""
 
     def __init__(self, text: str, *, instruction: bool = False, parent: QWidget | None = None):
         super().__init__(parent)
         self.text = text
         self.instruction = instruction
-        theme = colors()
         self.setObjectName("InstructionMessage" if instruction else "UserMessage")
         body = QLabel(text, self)
         body.setWordWrap(True)
@@ -79,16 +79,22 @@ class UserMessageWidget(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 7, 10, 7)
         layout.setSpacing(3)
+        self._label = self._icon = None
         if instruction:
-            label = QLabel(self)
-            label.setText("Instruction sent by Lantide")
-            label.setStyleSheet(f"color: {theme.muted.name()}; font-size: small;")
+            self._label = QLabel("Instruction sent by Lantide", self)
+            self._icon = QLabel(self)
             head = QHBoxLayout()
-            icon_label = QLabel(self)
-            icon_label.setPixmap(icon("settings", theme.muted).pixmap(14, 14))
-            head.addWidget(icon_label)
-            head.addWidget(label, 1)
+            head.addWidget(self._icon)
+            head.addWidget(self._label, 1)
             layout.addLayout(head)
+        layout.addWidget(body)
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        theme = colors()
+        if self.instruction:
+            self._label.setStyleSheet(f"color: {theme.muted.name()}; font-size: small;")
+            self._icon.setPixmap(icon("settings", theme.muted).pixmap(14, 14))
             self.setStyleSheet(f"QFrame#InstructionMessage {{ background: {theme.panel.name()}; "
                                f"border: 1px dashed {theme.border.name()}; border-radius: 6px; }}")
         else:
@@ -96,10 +102,9 @@ class UserMessageWidget(QFrame):
             tint = accent.lighter(185) if not theme.dark else accent.darker(250)
             self.setStyleSheet(f"QFrame#UserMessage {{ background: {tint.name()}; "
                                f"border-radius: 10px; }}")
-        layout.addWidget(body)
 
 
-class AssistantMessageWidget(QFrame):
+class AssistantMessageWidget(ThemedFrame):
     """The assistant's answer, rendered as Markdown while it streams."""
 
     sig_step_clicked = Signal(str)
@@ -138,11 +143,15 @@ class AssistantMessageWidget(QFrame):
         self.browser.setHtml(render_markdown(self.text, dark=theme.dark, step_ids=self.step_ids,
                                              muted=theme.muted.name(), border=theme.border.name()))
 
+    def apply_theme(self) -> None:
+        if hasattr(self, "browser"):
+            self.render()
+
     def plain_text(self) -> str:
         return self.browser.toPlainText()
 
 
-class NoticeWidget(QFrame):
+class NoticeWidget(ThemedFrame):
     """A line from the system: an error, a retry, a note about the turn. Not a message."""
 
     def __init__(self, text: str, *, hint: str | None = None, level: str = "info",
@@ -150,26 +159,29 @@ class NoticeWidget(QFrame):
         super().__init__(parent)
         self.setObjectName("ChatNotice")
         self.level = level
-        theme = colors()
-        color = {"error": theme.danger, "warning": theme.warning}.get(level, theme.muted)
-        icon_label = QLabel(self)
-        icon_label.setPixmap(icon({"error": "error", "warning": "warning"}.get(level, "info"),
-                                  color).pixmap(14, 14))
+        self.icon_label = QLabel(self)
         self.label = QLabel(self)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setText(text + (f"\n{hint}" if hint else ""))
-        self.label.setStyleSheet(f"color: {color.name()};")
         row = QHBoxLayout(self)
         row.setContentsMargins(6, 2, 6, 2)
         row.setSpacing(6)
-        row.addWidget(icon_label, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.icon_label, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self.label, 1)
         for text_, callback in actions:
             button = QPushButton(text_, self)
             button.clicked.connect(callback)
             row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
-        if level == "error":
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        theme = colors()
+        color = {"error": theme.danger, "warning": theme.warning}.get(self.level, theme.muted)
+        self.icon_label.setPixmap(icon({"error": "error", "warning": "warning"}.get(
+            self.level, "info"), color).pixmap(14, 14))
+        self.label.setStyleSheet(f"color: {color.name()};")
+        if self.level == "error":
             tint = theme.danger.lighter(190) if not theme.dark else theme.danger.darker(320)
             self.setStyleSheet(f"QFrame#ChatNotice {{ background: {tint.name()}; "
                                f"border-radius: 4px; }}")
@@ -178,7 +190,7 @@ class NoticeWidget(QFrame):
         return self.label.text()
 
 
-class QuestionWidget(QFrame):
+class QuestionWidget(ThemedFrame):
     """An ``ask_user`` question: its choices as buttons and a box for any other answer."""
 
     sig_answered = Signal(str)
@@ -189,11 +201,8 @@ class QuestionWidget(QFrame):
         self.question = question
         self.choices = list(choices)
         self.answer: str | None = None
-        theme = colors()
-        self.setStyleSheet(f"QFrame#QuestionCard {{ border: 1px solid {theme.link.name()}; "
-                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
         title = QLabel(self)
-        title.setPixmap(icon("chat", theme.link).pixmap(16, 16))
+        self._title_icon = title
         text = QLabel(question, self)
         text.setWordWrap(True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -227,9 +236,16 @@ class QuestionWidget(QFrame):
         free.addWidget(self.send_button)
         layout.addLayout(free)
         self.answer_label = QLabel(self)
-        self.answer_label.setStyleSheet(f"color: {theme.muted.name()};")
         self.answer_label.hide()
         layout.addWidget(self.answer_label)
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        theme = colors()
+        self.setStyleSheet(f"QFrame#QuestionCard {{ border: 1px solid {theme.link.name()}; "
+                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self._title_icon.setPixmap(icon("chat", theme.link).pixmap(16, 16))
+        self.answer_label.setStyleSheet(f"color: {theme.muted.name()};")
 
     def _answer(self, text: str) -> None:
         text = text.strip()

@@ -48,6 +48,7 @@ class ConversationPicker(QWidget):
         self.infos: list = []
         self.current: str | None = None
         self._titles: dict[str, str] = {}  # titles that arrived as events, newer than files
+        self._generation = 0
         self.combo = QComboBox(self)
         self.combo.setMinimumContentsLength(18)
         self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -74,10 +75,15 @@ class ConversationPicker(QWidget):
 
         directory = self.services.workspace.conversations_dir
 
+        self._generation += 1
+        generation = self._generation
+
         def read(_ctx):
             return sorted(list_conversations(directory), key=_last_activity, reverse=True)
 
         def done(infos) -> None:
+            if generation != self._generation:
+                return  # a newer reload was asked for; its answer wins
             self.infos = infos  # the most recently used first
             self._fill()
             if then:
@@ -102,6 +108,9 @@ class ConversationPicker(QWidget):
         self.combo.clear()
         if self.current is None:
             self.combo.addItem(icon("chat"), NEW_CHAT, None)
+        elif not any(info.id == self.current for info in self.infos):
+            # not listed yet (the list is read in a worker): show it all the same
+            self.combo.addItem(self._titles.get(self.current) or "Untitled", self.current)
         for info in self.infos:
             if info.id in self._titles:
                 info.title = self._titles[info.id]

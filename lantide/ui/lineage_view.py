@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
 
 STATE_TEXT = {"up_to_date": "up to date", "stale": "stale", "never_run": "never run"}
 _ROLE_TARGET = Qt.ItemDataRole.UserRole + 1  # ("sql", tab) or ("table", name)
@@ -74,6 +75,7 @@ class LineageView(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        mark_theme(self)
         self.headline = QLabel("Lineage appears after the tab's SQL is read.", self)
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
@@ -89,6 +91,11 @@ class LineageView(QWidget):
         layout.addWidget(self.headline)
         layout.addWidget(self.tree, 1)
         self.summary: dict | None = None
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if theme_switched(self, event) and self.summary is not None:
+            self.show_summary(self.summary)  # colours of the new theme
 
     def show_error(self, message: str) -> None:
         self.summary = None

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -23,8 +24,10 @@ class NoticeBanner(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("NoticeBanner")
+        mark_theme(self)
         self.level = ""
         self.tag: str | None = None
+        self._title, self._code = "", None
         self.icon_label = QLabel(self)
         self.title_label = QLabel(self)
         self.title_label.setWordWrap(True)
@@ -62,20 +65,8 @@ class NoticeBanner(QFrame):
         """Show a notice; ``tag`` says what it is about, so its owner can clear just it."""
         self.level = level
         self.tag = tag
-        theme = colors()
-        color = {ERROR: theme.danger, WARNING: theme.warning}.get(level, theme.link)
-        tint = color.lighter(185) if not theme.dark else color.darker(300)
-        if level == INFO and not theme.dark:
-            tint = color.lighter(195)
-        self.setStyleSheet(f"QFrame#NoticeBanner {{ background: {tint.name()}; "
-                           f"border: 1px solid {color.name()}; border-radius: 4px; }}")
-        self.icon_label.setPixmap(icon({ERROR: "error", WARNING: "warning"}.get(level, "info"),
-                                       color).pixmap(18, 18))
-        head = f"<b>{html.escape(title)}</b>"
-        if code:
-            head += (f" &nbsp;<span style='color:{theme.muted.name()}; font-size:small'>"
-                     f"{html.escape(code)}</span>")
-        self.title_label.setText(head)
+        self._title, self._code = title, code
+        self.apply_theme()
         self.detail_label.setText(detail or "")
         self.detail_label.setVisible(bool(detail))
         while self._actions.count():
@@ -91,6 +82,29 @@ class NoticeBanner(QFrame):
             self._actions.addStretch(1)
         self.close_button.setVisible(closable)
         self.show()
+
+    def apply_theme(self) -> None:
+        if not self.level:
+            return
+        theme = colors()
+        color = {ERROR: theme.danger, WARNING: theme.warning}.get(self.level, theme.link)
+        tint = color.lighter(185) if not theme.dark else color.darker(300)
+        if self.level == INFO and not theme.dark:
+            tint = color.lighter(195)
+        self.setStyleSheet(f"QFrame#NoticeBanner {{ background: {tint.name()}; "
+                           f"border: 1px solid {color.name()}; border-radius: 4px; }}")
+        self.icon_label.setPixmap(icon({ERROR: "error", WARNING: "warning"}.get(
+            self.level, "info"), color).pixmap(18, 18))
+        head = f"<b>{html.escape(self._title)}</b>"
+        if self._code:
+            head += (f" &nbsp;<span style='color:{theme.muted.name()}; font-size:small'>"
+                     f"{html.escape(self._code)}</span>")
+        self.title_label.setText(head)
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if theme_switched(self, event):
+            self.apply_theme()
 
     def show_error(self, exc: BaseException, *, what: str = "",
                    actions: list[tuple[str, Callable[[], None]]] = ()) -> None:

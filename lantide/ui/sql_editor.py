@@ -8,7 +8,7 @@ next edit. Ctrl+/ comments or uncomments the selected lines.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, QStringListModel, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QFontDatabase, QKeyEvent, QKeySequence, QPainter, QPalette,
                            QTextCursor, QTextFormat)
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QTextEdit, QWidget
@@ -68,6 +68,13 @@ class SqlEditor(QPlainTextEdit):
         self._complete_timer.timeout.connect(lambda: self.show_completions(explicit=False))
         if catalog is not None:
             catalog.sig_catalog_changed.connect(self._catalog_changed)
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self.highlighter.set_dark(is_dark(self.palette()))  # light/dark switched
+            self._refresh_selections()
+            self._numbers.update()
 
     # -- line numbers ----------------------------------------------------------------------
     def line_number_width(self) -> int:

@@ -22,6 +22,7 @@ from lantide.ui.notice_banner import NoticeBanner
 from lantide.ui.query_jobs import submit_query
 from lantide.ui.result_panel import ResultPanel, describe_result, first_block
 from lantide.ui.sql_highlighter import SqlHighlighter, is_dark
+from lantide.ui.themed import mark_theme, theme_switched
 from lantide.workspace.watcher import DATA
 
 KIND_TEXT = {"data_file": "data file", "cached_table": "cached table", "external": "external table",
@@ -37,6 +38,7 @@ class TableBrowserWidget(QWidget):
         super().__init__(parent)
         self.services = services
         self.table_name = table_name
+        mark_theme(self)
         self.schema: dict | None = None
         self.info: dict | None = None
         self.profile: dict | None = None
@@ -111,6 +113,12 @@ class TableBrowserWidget(QWidget):
         services.sig_files_changed.connect(self._files_changed)
         services.sig_tables_changed.connect(self._tables_changed)
         services.when_query_ready(lambda _q: self.load())
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if theme_switched(self, event):
+            self._ddl_highlighter.set_dark(is_dark(self.palette()))
+            self._show_heading()
 
     def _mono(self):
         from PySide6.QtGui import QFontDatabase

@@ -11,9 +11,10 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from lantide.ui.chat_messages import AutoHeightBrowser
+from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
 from lantide.ui.result_model import format_value
 from lantide.ui.sql_highlighter import sql_to_html
@@ -98,7 +99,7 @@ def _json_block(value: Any) -> str:
     return f"<pre style='margin:0; white-space:pre-wrap'>{html.escape(text)}</pre>"
 
 
-class ToolCardWidget(QFrame):
+class ToolCardWidget(ThemedFrame):
     sig_step_clicked = Signal(str)
 
     def __init__(self, call_id: str, tool: str, arguments: dict[str, Any],
@@ -113,22 +114,18 @@ class ToolCardWidget(QFrame):
         self.step_id: str | None = None
         self.step_summary: str | None = None
         self._expanded = False
-        theme = colors()
-        self.setStyleSheet(f"QFrame#ToolCard {{ border: 1px solid {theme.border.name()}; "
-                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
         self.toggle = QToolButton(self)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setAutoRaise(True)
         self.toggle.setToolTip("Show arguments and result")
         self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
         tool_icon = QLabel(self)
-        tool_icon.setPixmap(icon(_TOOL_ICONS.get(tool, "settings")).pixmap(16, 16))
+        self._tool_icon = tool_icon
         self.name_label = QLabel(f"<b>{html.escape(tool)}</b>", self)
         self.gist_label = QLabel(html.escape(argument_gist(tool, self.arguments)), self)
         self.gist_label.setStyleSheet("font-family: monospace;")
         self.gist_label.setMinimumWidth(40)
         self.status_label = QLabel("running…", self)
-        self.status_label.setStyleSheet(f"color: {theme.muted.name()};")
         self.step_link = QLabel(self)
         self.step_link.setTextFormat(Qt.TextFormat.RichText)
         self.step_link.linkActivated.connect(lambda _href: self.sig_step_clicked.emit(self.step_id))
@@ -152,6 +149,17 @@ class ToolCardWidget(QFrame):
         layout.addLayout(head)
         layout.addLayout(status_row)
         layout.addWidget(self.body)
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        theme = colors()
+        self.setStyleSheet(f"QFrame#ToolCard {{ border: 1px solid {theme.border.name()}; "
+                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self._tool_icon.setPixmap(icon(_TOOL_ICONS.get(self.tool, "settings")).pixmap(16, 16))
+        failed = self.ok is False
+        self.status_label.setStyleSheet(f"color: {(theme.danger if failed else theme.muted).name()};")
+        if self.expanded:
+            self.body.setHtml(self.body_html())
 
     @property
     def expanded(self) -> bool:
@@ -167,14 +175,11 @@ class ToolCardWidget(QFrame):
     def set_result(self, ok: bool, result: dict[str, Any], duration_ms: int | None = None) -> None:
         self.ok = ok and "error" not in result
         self.result = result
-        theme = colors()
         self.status_label.setText(result_gist(ok, result, duration_ms))
-        self.status_label.setStyleSheet(f"color: {(theme.muted if self.ok else theme.danger).name()};")
         step_id = step_id_of(result)
         if step_id:
             self.set_step(step_id)
-        if self.expanded:
-            self.body.setHtml(self.body_html())
+        self.apply_theme()
 
     def set_cancelled(self) -> None:
         if self.result is None:

@@ -97,6 +97,9 @@ def test_a_turn_streams_markdown_and_shows_tool_cards_linked_to_the_ledger(
     except Exception:
         notices = [w.text() for w in panel.transcript.widgets(NoticeWidget)]
         raise AssertionError(f"no title: {panel.picker.combo.currentText()!r}, "
+                             f"items {panel.picker.combo.count()}, current {panel.picker.current}, "
+                             f"infos {[(i.id, i.title) for i in panel.picker.infos]}, "
+                             f"titles {panel.picker._titles}, "
                              f"background requests {len(model_server.background_requests)}, "
                              f"notices {notices}") from None
     assert app_services.tokens_used > 0
@@ -213,3 +216,35 @@ def test_key_never_reaches_the_conversation_files(qtbot, app_services, model_ser
                       for p in app_services.workspace.lantide_dir.rglob("*.json*"))
     assert model_server.api_key not in written
     assert json.loads(model_server.requests[-1].raw or b"{}") is not None
+
+
+def test_light_dark_switch_recolours_cards_and_sql(qtbot, app_services, model_server,
+                                                    monkeypatch):
+    from lantide.ui import theme
+
+    model_server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": SQL})]),
+                        Turn(text="Done."))
+    panel = make_panel(qtbot, app_services)
+    send_and_wait(qtbot, panel, "revenue?")
+    card = panel.transcript.widgets(ToolCardWidget)[0]
+    card.set_expanded(True)
+    light_sheet, light_body = card.styleSheet(), card.body.toHtml()
+    assert theme._LIGHT.panel.name() in light_sheet
+    # the system switches to dark: the theme's colours change and the app palette follows,
+    # as ThemeManager.apply does
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    before, sheet = app.palette(), app.styleSheet()
+    monkeypatch.setattr(theme, "_current", theme._DARK)
+    try:
+        app.setPalette(theme._dark_palette())
+        app.setStyleSheet(sheet + "\n/* dark */")
+        qtbot.waitUntil(lambda: theme._DARK.panel.name() in card.styleSheet(), timeout=2000)
+        assert card.body.toHtml() != light_body  # SQL re-coloured for the dark background
+        bubble = panel.transcript.widgets(UserMessageWidget)[0]
+        assert bubble.styleSheet() != ""
+        assert panel.transcript.widgets(AssistantMessageWidget)[-1].plain_text().strip() == "Done."
+    finally:
+        app.setPalette(before)
+        app.setStyleSheet(sheet)
