@@ -17,7 +17,6 @@ result, its quick chart and the tab's lineage.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -28,12 +27,13 @@ from lantide.ui.icons import icon
 from lantide.ui.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
 from lantide.ui.query_jobs import history_entry, record_history, submit_query
-from lantide.ui.result_panel import ResultPanel, describe_result, first_block
+from lantide.ui import sql_runs
+from lantide.ui.result_panel import ResultPanel, describe_result
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.source_run_view import SourceRunView
 from lantide.ui.sql_completion import schema_catalog
 from lantide.ui.sql_editor import SqlEditor
-from lantide.workspace.atomic import atomic_write_text
+from lantide.ui.sql_tab_file import SqlTabFile
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
@@ -50,8 +50,9 @@ class SqlTabWidget(QWidget):
         self.services = services
         self.project = project
         self.tab_name = tab_name
-        self.path = self._tab_path()
-        self._disk_text: str | None = None  # what the file held when last read or saved
+        self.file = SqlTabFile(services, project, tab_name, self)
+        self.file.sig_read.connect(self._loaded)
+        self.file.sig_read_failed.connect(self._load_failed)
         self._worker = None
         self._lineage_worker = None
         self._run_started = 0.0
@@ -105,17 +106,10 @@ class SqlTabWidget(QWidget):
         services.sig_files_changed.connect(self._files_changed)
         services.sig_tables_changed.connect(self._lineage_timer.start)
         self._set_running(False)
-        self._load()
+        self.file.read()
         services.when_query_ready(lambda _q: self._lineage_timer.start())
 
     # -- construction ----------------------------------------------------------------------
-    def _tab_path(self) -> Path:
-        try:
-            project = self.services.workspace.project(self.project)
-            return project.sql_dir / f"{self.tab_name}.sql"
-        except Exception:  # the project is gone; keep a path so the error can name it
-            return self.services.workspace.projects_dir / self.project / "sql" / f"{self.tab_name}.sql"
-
     def _build_toolbar(self) -> QToolBar:
         bar = QToolBar(self)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -171,16 +165,15 @@ class SqlTabWidget(QWidget):
         self.sig_dirty_changed.emit(dirty)
         self.sig_title_changed.emit(self.title())
 
+    @property
+    def path(self):
+        return self.file.path
+
     def save(self) -> bool:
         """Write the editor's text to the tab file (atomically). Asks before replacing a
         version another program wrote since the tab read the file."""
         text = self.editor.toPlainText()
-        try:
-            on_disk = self.path.read_text(encoding="utf-8") if self.path.exists() else None
-        except OSError:
-            on_disk = None
-        if on_disk is not None and self._disk_text is not None and on_disk != self._disk_text \
-                and on_disk != text:
+        if self.file.changed_by_another_program(text):
             answer = QMessageBox.question(
                 self, "File changed on disk",
                 f"{self.path.name} was changed by another program since you opened it.\n"
@@ -190,12 +183,11 @@ class SqlTabWidget(QWidget):
             if answer != QMessageBox.StandardButton.Save:
                 return False
         try:
-            atomic_write_text(self.path, text)
+            self.file.write(text)
         except OSError as exc:
             self.banner.show_notice(f"{self.path} could not be saved: {exc.strerror or exc}",
                                     "Check that the folder exists and is writable.")
             return False
-        self._disk_text = text
         self.editor.document().setModified(False)
         self._lineage_timer.start()
         return True
@@ -206,19 +198,10 @@ class SqlTabWidget(QWidget):
         self.result.grid.set_result_model(None)
 
     # -- loading and external changes ----------------------------------------------------------
-    def _load(self, *, reload: bool = False) -> None:
-        path = self.path
-
-        def read(_ctx):
-            return path.read_text(encoding="utf-8") if path.exists() else None
-
-        self.services.workers.submit(read, on_result=lambda text: self._loaded(text, reload),
-                                     on_error=self._load_failed, name=f"read {path.name}")
-
     def _loaded(self, text: str | None, reload: bool) -> None:
-        if reload and text is not None and text == self._disk_text:
-            if not self.is_dirty():
-                return  # a change event for what we already show (e.g. our own save)
+        if reload and text is not None and not self.is_dirty() and \
+                text == self.editor.toPlainText():
+            return  # a change event for what we already show (e.g. our own save)
         if text is None:
             self._show_disk_notice(f"{self.path.name} does not exist yet.",
                                    "Write the query; saving or running creates the file.", INFO)
@@ -234,7 +217,6 @@ class SqlTabWidget(QWidget):
         self.editor.setTextCursor(cursor)
         self.editor.document().setModified(False)
         self.editor.setReadOnly(False)
-        self._disk_text = text
         self.sig_loaded.emit()
 
     def _show_disk_notice(self, title: str, detail: str, level: str, actions=()) -> None:
@@ -247,25 +229,24 @@ class SqlTabWidget(QWidget):
                                 "then reopen the tab.")
 
     def _files_changed(self, changes) -> None:
-        mine = [c for c in changes if c.kind == SQL_TAB and _same_path(c.path, self.path)]
         if any(c.kind in (SQL_TAB, DATA) for c in changes):
             self._lineage_timer.start()
-        if not mine:
+        change = self.file.change_of_mine(changes)
+        if change is None:
             return
-        change = mine[-1]
         if change.event == "deleted":
             self._show_disk_notice(f"{self.path.name} was deleted or moved by another program.",
                                    "Your text is still here; save to write it again.", WARNING)
-            self._disk_text = None
+            self.file.forget_disk_text()
             self.editor.document().setModified(True)
             return
         if not self.is_dirty():
-            self._load(reload=True)
+            self.file.read(reload=True)
             return
         self._show_disk_notice(
             f"{self.path.name} changed on disk while you were editing it.",
             "Take theirs replaces your unsaved text; Keep mine keeps it (saving will ask).",
-            WARNING, actions=[("Take theirs", lambda: self._load(reload=True)),
+            WARNING, actions=[("Take theirs", lambda: self.file.read(reload=True)),
                               ("Keep mine", self.banner.clear)])
 
     # -- running ---------------------------------------------------------------------------------
@@ -280,7 +261,8 @@ class SqlTabWidget(QWidget):
         if selected:
             block = self.editor.document().findBlock(cursor.selectionStart())
             offset = (block.blockNumber(), cursor.selectionStart() - block.position())
-            self._start("selection", lambda ctx, q: _run_selection(q, selected, purpose, project),
+            self._start(sql_runs.RUN_SELECTION,
+                        lambda ctx, q: sql_runs.run_selection(q, selected, purpose, project),
                         sql=selected, offset=offset)
             return
         if not self.editor.toPlainText().strip():
@@ -288,14 +270,15 @@ class SqlTabWidget(QWidget):
             return
         if self.is_dirty() and not self.save():
             return
-        self._start("tab", lambda ctx, q: _run_tab(q, project, tab, purpose),
+        self._start(sql_runs.RUN_TAB, lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose),
                     sql=self.editor.toPlainText())
 
     def run_anyway(self, warning_id: str) -> None:
         """Run a large remote result after the analyst confirmed it."""
         purpose = self.purpose_edit.text().strip() or None
         project, tab = self.project, self.tab_name
-        self._start("tab", lambda ctx, q: _run_tab(q, project, tab, purpose, warning_id),
+        self._start(sql_runs.RUN_TAB,
+                    lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose, warning_id),
                     sql=self.editor.toPlainText())
 
     def source_run(self) -> None:
@@ -307,7 +290,8 @@ class SqlTabWidget(QWidget):
         project, tab = self.project, self.tab_name
         self.source_run_view.start(tab)
         self.bottom.setCurrentWidget(self.source_run_view)
-        self._start("source", lambda ctx, q: _source_run(ctx, q, project, tab, purpose),
+        self._start(sql_runs.SOURCE_RUN,
+                    lambda ctx, q: sql_runs.source_run(ctx, q, project, tab, purpose),
                     sql=self.editor.toPlainText())
 
     def _start(self, kind: str, fn, *, sql: str, offset: tuple[int, int] = (0, 0)) -> None:
@@ -317,8 +301,9 @@ class SqlTabWidget(QWidget):
         self._run_sql = sql
         self._error_offset = offset
         self._run_started = time.monotonic()
-        label = {"source": f"Source Run {self.tab_name}", "selection": f"{self.tab_name} (selection)"}\
-            .get(kind, f"Run {self.tab_name}")
+        label = {sql_runs.SOURCE_RUN: f"Source Run {self.tab_name}",
+                 sql_runs.RUN_SELECTION: f"{self.tab_name} (selection)"}.get(
+            kind, f"Run {self.tab_name}")
         self._set_running(True)
         self._worker = submit_query(self.services, fn, label=label, on_result=self._finished,
                                     on_error=self._failed, on_event=self.source_run_view.on_progress,
@@ -353,51 +338,59 @@ class SqlTabWidget(QWidget):
 
     def _finished(self, outcome) -> None:
         self._done()  # before anything reacts to the outcome: the tab can run again
-        kind = self._run_kind
         duration = int((time.monotonic() - self._run_started) * 1000)
-        if kind == "source":
-            report, result, rows = outcome
-            self.source_run_view.finish(report)
-            if result is not None:
-                self.result.show_rows(result["columns"], result["row_count"], rows,
-                                      relation=self.tab_name,
-                                      summary=describe_result(result["row_count"], len(rows),
-                                                              duration_ms=duration,
-                                                              cached_table=self.tab_name))
-            if not report.get("ok"):
-                failed = [e for e in report["tabs"] if e["status"] == "failed"]
-                if failed:
-                    err = failed[0].get("error", {})
-                    self.banner.show_notice(f"Source Run: {failed[0]['tab']} failed: "
-                                            f"{err.get('message', '')}", err.get("hint"),
-                                            code=err.get("error"))
-            else:
-                self.bottom.setCurrentWidget(self.result)
-            self.status_label.setText(f"Source Run: {report.get('ran', 0)} ran, "
-                                      f"{report.get('skipped', 0)} up to date")
-            record_history(self.services, history_entry(
-                source="source_run", sql=self._run_sql, project=self.project, tab=self.tab_name,
-                result={"row_count": result["row_count"] if result else None,
-                        "duration_ms": report.get("duration_ms"),
-                        "cached_table_name": self.tab_name}))
-            self.last_result = report
+        if self._run_kind == sql_runs.SOURCE_RUN:
+            self._source_run_finished(*outcome, duration=duration)
         else:
             result, rows = outcome
             if result.get("status") == "warning_required":
                 self._large_remote(result)
                 self.sig_run_finished.emit(result)
                 return
-            self.result.show_query_result(result, rows)
-            self.bottom.setCurrentWidget(self.result)
-            self._show_hints(result)
-            self.status_label.setText(f"{result.get('row_count', 0):,} rows in "
-                                      f"{result.get('duration_ms', duration):,} ms")
-            record_history(self.services, history_entry(
-                source="sql_tab" if kind == "tab" else "selection", sql=self._run_sql,
-                project=self.project, tab=self.tab_name, result=result))
-            self.last_result = result
+            self._run_finished(result, rows, duration=duration)
         self.services.notify_tables_changed()
         self.sig_run_finished.emit(self.last_result)
+
+    def _source_run_finished(self, report: dict, result: dict | None, rows, *,
+                             duration: int) -> None:
+        self.source_run_view.finish(report)
+        if result is not None:
+            self.result.show_rows(result["columns"], result["row_count"], rows,
+                                  relation=self.tab_name,
+                                  summary=describe_result(result["row_count"], len(rows),
+                                                          duration_ms=duration,
+                                                          cached_table=self.tab_name))
+        if not report.get("ok"):
+            failed = [e for e in report["tabs"] if e["status"] == "failed"]
+            if failed:
+                err = failed[0].get("error", {})
+                self.banner.show_notice(f"Source Run: {failed[0]['tab']} failed: "
+                                        f"{err.get('message', '')}", err.get("hint"),
+                                        code=err.get("error"))
+        else:
+            self.bottom.setCurrentWidget(self.result)
+        self.status_label.setText(f"Source Run: {report.get('ran', 0)} ran, "
+                                  f"{report.get('skipped', 0)} up to date")
+        record_history(self.services, history_entry(
+            source="source_run", sql=self._run_sql, project=self.project, tab=self.tab_name,
+            result={"row_count": result["row_count"] if result else None,
+                    "duration_ms": report.get("duration_ms"),
+                    "cached_table_name": self.tab_name}))
+        self.last_result = report
+
+    def _run_finished(self, result: dict, rows, *, duration: int) -> None:
+        self.result.show_query_result(result, rows)
+        self.bottom.setCurrentWidget(self.result)
+        notice = sql_runs.hints_notice(result, paged=self.result.relation is not None)
+        if notice:
+            title, detail, code = notice
+            self.banner.show_notice(title, detail, WARNING, code=code)
+        self.status_label.setText(f"{result.get('row_count', 0):,} rows in "
+                                  f"{result.get('duration_ms', duration):,} ms")
+        record_history(self.services, history_entry(
+            source=sql_runs.HISTORY_SOURCE[self._run_kind], sql=self._run_sql,
+            project=self.project, tab=self.tab_name, result=result))
+        self.last_result = result
 
     def _failed(self, exc: BaseException) -> None:
         self._done()
@@ -406,9 +399,7 @@ class SqlTabWidget(QWidget):
         actions = []
         position = getattr(exc, "position", None)
         if position:
-            line, column = position
-            base_line, base_col = self._error_offset
-            line, column = base_line + line, (column + base_col if line == 1 else column)
+            line, column = sql_runs.position_in_tab(position, self._error_offset)
             self.editor.set_error_position(line, column)
             actions.append((f"Go to line {line}", lambda l=line, c=column: (
                 self.editor.set_error_position(l, c), self.editor.setFocus())))
@@ -418,25 +409,13 @@ class SqlTabWidget(QWidget):
         self.banner.show_error(exc, actions=actions)
         self.bottom.setCurrentWidget(self.result)
         self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
-        if self._run_kind == "source":
+        if self._run_kind == sql_runs.SOURCE_RUN:
             self.source_run_view.fail(exc)
         record_history(self.services, history_entry(
-            source={"source": "source_run", "selection": "selection"}.get(self._run_kind, "sql_tab"),
+            source=sql_runs.HISTORY_SOURCE[self._run_kind],
             sql=self._run_sql, project=self.project, tab=self.tab_name, error=exc,
             duration_ms=duration))
         self.sig_run_finished.emit(exc)
-
-    def _show_hints(self, result: dict) -> None:
-        hints = result.get("hints") or []
-        warnings = [w for w in result.get("warnings") or []
-                    if w not in {h.get("message") for h in hints}]
-        if not hints and not warnings:
-            return
-        first = hints[0] if hints else {"message": warnings[0]}
-        rest = [h.get("message", "") for h in hints[1:]] + warnings[1 if not hints else 0:]
-        detail = "\n".join(x for x in [first.get("hint")] + rest if x)
-        self.banner.show_notice(first.get("message", ""), detail or None, WARNING,
-                                code=first.get("code"))
 
     def _large_remote(self, result: dict) -> None:
         warning_id = result.get("large_remote_warning_id")
@@ -465,37 +444,3 @@ class SqlTabWidget(QWidget):
 
     def _open_from_lineage(self, kind: str, name: str) -> None:
         self.services.request_open(kind, self.project if kind == "sql" else None, name)
-
-
-def _same_path(a, b) -> bool:
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return str(a) == str(b)
-
-
-# -- work done in workers (no Qt here) ---------------------------------------------------------
-
-def _run_tab(query, project: str, tab: str, purpose: str | None, warning_id: str | None = None):
-    result = query.run_sql_tab(project, tab, purpose, large_remote_warning_id=warning_id)
-    rows = None
-    if result.get("status") == "ok" and result.get("materialized") and result.get("cached_table_name"):
-        rows = first_block(query, result["cached_table_name"])
-    return result, rows
-
-
-def _run_selection(query, sql: str, purpose: str | None, project: str):
-    result = query.run_query(sql, purpose=purpose, project=project)
-    rows = None
-    if result.get("status") == "ok" and result.get("materialized") and result.get("cached_table_name"):
-        rows = first_block(query, result["cached_table_name"])
-    return result, rows
-
-
-def _source_run(context, query, project: str, tab: str, purpose: str | None):
-    report = query.source_run_sql_tab(project, tab, purpose, progress=context.emit)
-    target = next((e for e in report.get("tabs", []) if e.get("tab") == tab), None)
-    if target is None or target.get("status") not in ("ran", "skipped"):
-        return report, None, []
-    info = query.relation_info(tab)
-    return report, info, first_block(query, tab)

@@ -48,6 +48,7 @@ def test_run_pages_a_million_rows_from_duckdb(qtbot, app_services):
     tab = make_tab(qtbot, app_services, "all_big")
     result = run_and_wait(qtbot, tab, ok=True)
     assert result["row_count"] == BIG_ROWS and result["cached_table_name"] == "all_big"
+    assert not tab.banner.isVisible()  # the QEM's "preview is cut" note: the grid pages all
     model = tab.result.model
     assert isinstance(model, PagedResultModel)
     assert model.rowCount() == BIG_ROWS
@@ -346,3 +347,16 @@ def test_comment_toggle_and_run_shortcuts(qtbot, app_services):
     with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000) as blocker:
         qtbot.keyClick(tab.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert isinstance(blocker.args[0], dict) and blocker.args[0]["row_count"] == 4
+
+
+def test_qem_hints_show_above_the_result(qtbot, app_services):
+    write_tab(app_services.workspace.root, "p", "three_ctes",
+              "WITH a AS (SELECT * FROM small), b AS (SELECT * FROM a), c AS (SELECT * FROM b)\n"
+              "SELECT count(*) AS n FROM c\n")
+    tab = make_tab(qtbot, app_services, "three_ctes")
+    result = run_and_wait(qtbot, tab, ok=True)  # a tab runs; the advice is a warning
+    codes = [h["code"] for h in result["hints"]]
+    assert "COMPLEXITY_SPLIT_RECOMMENDED" in codes
+    assert tab.banner.isVisible() and tab.banner.level == "warning"
+    assert "COMPLEXITY_SPLIT_RECOMMENDED" in tab.banner.text()
+    assert tab.result.model.index(0, 0).data() == "4"
