@@ -76,21 +76,21 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
         qtbot.waitUntil(lambda t=tab: not t.editor.isReadOnly(), timeout=10_000)
         with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000):
             tab.run()
-    qtbot.waitUntil(lambda: ledger.history_tree.topLevelItemCount() == 2, timeout=5000)
-    newest = ledger.history_tree.topLevelItem(0)
+    qtbot.waitUntil(lambda: ledger.history_view.history_tree.topLevelItemCount() == 2, timeout=5000)
+    newest = ledger.history_view.history_tree.topLevelItem(0)
     assert newest.text(1) == "p/bad_tab" and newest.text(2).startswith("error: BIND_ERROR")
-    oldest = ledger.history_tree.topLevelItem(1)
+    oldest = ledger.history_view.history_tree.topLevelItem(1)
     assert oldest.text(1) == "p/ok_tab" and oldest.text(2) == "ok" and oldest.text(3) == "4"
 
-    ledger.history_filter.setText("nope")
-    assert ledger.history_tree.topLevelItemCount() == 1
+    ledger.history_view.history_filter.setText("nope")
+    assert ledger.history_view.history_tree.topLevelItemCount() == 1
     with qtbot.waitSignal(app_services.sig_open_requested, timeout=2000) as blocker:
-        ledger.history_tree.itemDoubleClicked.emit(ledger.history_tree.topLevelItem(0), 0)
+        ledger.history_view.history_tree.itemDoubleClicked.emit(ledger.history_view.history_tree.topLevelItem(0), 0)
     assert blocker.args[0] == {"kind": "sql", "project": "p", "name": "bad_tab"}
 
     restarted = LedgerPanel(app_services)
     qtbot.addWidget(restarted)
-    qtbot.waitUntil(lambda: restarted.history_tree.topLevelItemCount() == 2, timeout=5000)
-    restarted.history_tree.setCurrentItem(restarted.history_tree.topLevelItem(0))
-    assert "SELECT nope FROM small" in restarted.history_details.toPlainText()
-    assert "nope" in restarted.history_details.toPlainText()
+    qtbot.waitUntil(lambda: restarted.history_view.history_tree.topLevelItemCount() == 2, timeout=5000)
+    restarted.history_view.history_tree.setCurrentItem(restarted.history_view.history_tree.topLevelItem(0))
+    assert "SELECT nope FROM small" in restarted.history_view.history_details.toPlainText()
+    assert "nope" in restarted.history_view.history_details.toPlainText()
