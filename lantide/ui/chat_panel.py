@@ -76,6 +76,7 @@ class ChatPanel(QWidget):
         self.input = ChatInput(self)
         self.input.setPlaceholderText("Ask about your data…  (Enter sends, Shift+Enter: new line)")
         self.input.setFixedHeight(72)
+        self.input.setAccessibleName("Message to the agent")
         self.input.sig_submitted.connect(self.send_typed)
         self.input.sig_stop_requested.connect(self.stop)
         self.send_button = QPushButton(icon("run", "accent"), "Send", self)

@@ -12,13 +12,15 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from lantide.ui.chat_messages import (AssistantMessageWidget, NoticeWidget, QuestionWidget,
                                       UserMessageWidget)
 from lantide.ui.tool_card import ToolCardWidget
 
 APP_INSTRUCTION = "app_instruction"
+EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
+              "small queries under the QEM, and records every query step in the ledger below.")
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
 INLINE_TOOLS = {"ask_user"}
 
@@ -34,6 +36,7 @@ class ChatTranscript(QScrollArea):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWidgetResizable(True)
+        self.setAccessibleName("Chat transcript")
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._content = QWidget(self)
@@ -41,6 +44,11 @@ class ChatTranscript(QScrollArea):
         self._column.setContentsMargins(10, 10, 10, 10)
         self._column.setSpacing(8)
         self._column.addStretch(1)
+        self.empty_label = QLabel(EMPTY_TEXT, self._content)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setStyleSheet("color: gray; padding: 24px;")
+        self._column.insertWidget(0, self.empty_label)
         self.setWidget(self._content)
         self._follow = True
         bar = self.verticalScrollBar()
@@ -50,10 +58,11 @@ class ChatTranscript(QScrollArea):
 
     # -- building blocks -----------------------------------------------------------------
     def reset(self) -> None:
-        while self._column.count() > 1:
-            item = self._column.takeAt(0)
+        while self._column.count() > 2:  # keep the empty-state text and the stretch
+            item = self._column.takeAt(1)
             if item.widget() is not None:
                 item.widget().deleteLater()
+        self.empty_label.show()
         self.cards: dict[str, ToolCardWidget] = {}
         self.questions: list[QuestionWidget] = []
         self.current_answer: AssistantMessageWidget | None = None
@@ -61,6 +70,7 @@ class ChatTranscript(QScrollArea):
         self._follow = True
 
     def _add(self, widget: QWidget, *, align: Qt.AlignmentFlag | None = None) -> QWidget:
+        self.empty_label.hide()
         if align is not None:
             row = QWidget(self._content)
             line = QHBoxLayout(row)
@@ -80,7 +90,7 @@ class ChatTranscript(QScrollArea):
         found = []
         for i in range(self._column.count() - 1):
             widget = self._column.itemAt(i).widget()
-            if widget is None:
+            if widget is None or widget is self.empty_label:
                 continue
             inner = [w for w in widget.findChildren(QWidget) if w.parent() is widget] \
                 if type(widget) is QWidget else [widget]

@@ -64,6 +64,7 @@ class LedgerPanel(QWidget):
         ledger_bar.addWidget(self.copy_sql_button)
         self.step_tree = QTreeWidget(self)
         self.step_tree.setHeaderLabels(list(STEP_COLUMNS))
+        self.step_tree.setAccessibleName("Step ledger")
         self.step_tree.setRootIsDecorated(False)
         self.step_tree.setUniformRowHeights(True)
         self.step_tree.setAlternatingRowColors(True)

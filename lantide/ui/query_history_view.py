@@ -55,6 +55,7 @@ class QueryHistoryView(QWidget):
         self.history_filter.textChanged.connect(self._fill_history)
         self.history_tree = QTreeWidget(self)
         self.history_tree.setHeaderLabels(list(HISTORY_COLUMNS))
+        self.history_tree.setAccessibleName("Query history")
         self.history_tree.setRootIsDecorated(False)
         self.history_tree.setUniformRowHeights(True)
         self.history_tree.setAlternatingRowColors(True)

@@ -111,6 +111,7 @@ class ResultGridView(QTableView):
         super().__init__(parent)
         self._workers = workers
         self.setHorizontalHeader(TypedHeaderView(self))
+        self.setAccessibleName("Result grid")
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)

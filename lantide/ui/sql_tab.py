@@ -61,6 +61,7 @@ class SqlTabWidget(QWidget):
 
         self.editor = SqlEditor(schema_catalog(services), self)
         self.editor.setReadOnly(True)
+        self.editor.setAccessibleName(f"SQL of {tab_name}")
         self.editor.setPlaceholderText("SELECT … (Ctrl+Enter runs, Ctrl+Shift+Enter runs the "
                                        "upstream chain first, Ctrl+Space completes)")
         self.editor.document().modificationChanged.connect(self._modification_changed)
