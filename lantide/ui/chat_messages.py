@@ -264,3 +264,44 @@ class QuestionWidget(ThemedFrame):
         self.send_button.setEnabled(False)
         self.answer_label.setText(f"Answered: {answer}")
         self.answer_label.show()
+
+
+class SetupCard(ThemedFrame):
+    """A card that explains a missing setup step, with a button to fix it (full width text,
+    so it reads well in a narrow dock)."""
+
+    def __init__(self, title: str, text: str, button: str, on_click, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("SetupCard")
+        self.icon_label = QLabel(self)
+        self.title_label = QLabel(title, self)
+        self.title_label.setWordWrap(True)
+        self.title_label.setStyleSheet("font-weight: 600;")
+        self.body = QLabel(text, self)
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.button = QPushButton(button, self)
+        self.button.clicked.connect(on_click)
+        head = QHBoxLayout()
+        head.setSpacing(6)
+        head.addWidget(self.icon_label, 0, Qt.AlignmentFlag.AlignTop)
+        head.addWidget(self.title_label, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        layout.addLayout(head)
+        layout.addWidget(self.body)
+        layout.addLayout(row)
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        theme = colors()
+        self.icon_label.setPixmap(icon("model", theme.warning).pixmap(18, 18))
+        self.setStyleSheet(f"QFrame#SetupCard {{ border: 1px solid {theme.warning.name()}; "
+                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+
+    def text(self) -> str:
+        return f"{self.title_label.text()}\n{self.body.text()}"

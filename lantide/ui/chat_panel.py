@@ -21,19 +21,19 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QWidget)
 
 from lantide.ui.chat_bridge import AgentTurnBridge, model_configured
-from lantide.ui.chat_messages import NoticeWidget
+from lantide.ui.chat_messages import SetupCard
 from lantide.ui.chat_transcript import ChatTranscript
 from lantide.ui.conversation_list import ConversationPicker
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 
-NO_MODEL_TEXT = ("No model is configured, so the agent cannot answer yet. Everything else "
-                 "works without one.")
-NO_MODEL_HINT = ("Add a model profile in Settings › Models: a base URL (OpenAI, Azure OpenAI, "
-                 "Ollama, vLLM, LM Studio, …), the model name and its API key (kept in the "
-                 "system keyring). Or start Lantide with OPENAI_BASE_URL, OPENAI_API_KEY and "
-                 "LANTIDE_MODEL set.")
+NO_MODEL_TEXT = "No model is configured yet"
+NO_MODEL_HINT = ("The agent needs a model to answer; everything else works without one. Add a "
+                 "profile in Settings › Models: the base URL of any OpenAI-compatible server "
+                 "(OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, …), the model name, and its "
+                 "API key, which is kept in the system keyring. Or start Lantide with "
+                 "OPENAI_BASE_URL, OPENAI_API_KEY and LANTIDE_MODEL set.")
 
 
 class ChatInput(QPlainTextEdit):
@@ -68,8 +68,8 @@ class ChatPanel(QWidget):
         self.picker.sig_conversation_chosen.connect(self.open_conversation)
         self.picker.sig_new_requested.connect(self.new_conversation)
         self.picker.sig_rename_requested.connect(self.rename_conversation)
-        self.no_model = NoticeWidget(NO_MODEL_TEXT, hint=NO_MODEL_HINT, level="warning",
-                                     actions=[("Open Settings", self._open_settings)])
+        self.no_model = SetupCard(NO_MODEL_TEXT, NO_MODEL_HINT, "Open Settings",
+                                  self._open_settings)
         self.transcript = ChatTranscript(self)
         self.transcript.sig_step_clicked.connect(self._step_clicked)
         self.transcript.sig_question_answered.connect(self._answer_question)
@@ -181,7 +181,8 @@ class ChatPanel(QWidget):
     def _send(self, text: str, *, instruction: bool) -> bool:
         if not model_configured(self.services.settings):
             self._update_model_state()
-            self.transcript.add_notice(NO_MODEL_TEXT, hint=NO_MODEL_HINT, level="warning")
+            self.transcript.add_notice(f"{NO_MODEL_TEXT}: add a model profile in Settings.",
+                                       level="warning")
             return False
         self.transcript.answer_open_questions(text)
         self.transcript.add_user(text, instruction=instruction)

@@ -46,6 +46,7 @@ class LedgerPanel(QWidget):
         # -- ledger page
         self.conversation_box = QComboBox(self)
         self.conversation_box.setMinimumContentsLength(24)
+        self.conversation_box.setPlaceholderText("No conversation yet")
         self.conversation_box.activated.connect(self._conversation_picked)
         self.ledger_status = QLabel(self)
         self.ledger_status.setStyleSheet("color: gray;")

@@ -203,6 +203,7 @@ def test_without_a_model_the_chat_explains_and_the_app_works(qtbot, app_services
     assert not panel.running
     notices = panel.transcript.widgets(NoticeWidget)
     assert notices and "No model is configured" in notices[-1].text()
+    assert panel.no_model.button.text() == "Open Settings"
     assert not list_conversations(app_services.workspace.conversations_dir)  # nothing written
     # the query engine is unaffected
     assert app_services.query.run_query("SELECT count(*) AS n FROM small")["preview"] == [[4]]
