@@ -5,9 +5,11 @@ The workspace lock is taken before any window exists, so a second process gets t
 first; DuckDB opens and registers the data files afterwards in a worker, so the window
 appears fast even on a large workspace.
 
-``LANTIDE_READY_FILE``: when set, the app writes ``{"pid", "idle_at"}`` (wall-clock
-seconds) to that path once the main window is shown and idle. The start-up benchmark and
-the Xvfb test wait for it; nothing else uses it.
+``LANTIDE_READY_FILE``: when set, the app writes ``{"pid", "shown_at", "idle_at"}``
+(wall-clock seconds) to that path once the main window is idle: ``shown_at`` when the
+window's first paint was done and the event loop ran again, ``idle_at`` when the database was open and
+the explorer filled as well. The start-up benchmark and the Xvfb test wait for it;
+nothing else uses it.
 """
 
 from __future__ import annotations
@@ -45,10 +47,13 @@ class AppController:
         self.services = AppServices(workspace, self.settings)
         self.window = MainWindow(self.services)
         self.window.sig_workspace_requested.connect(self.switch_workspace)
+        self.window.sig_shown.connect(_note_shown)
         self.window.sig_idle.connect(_write_ready_file)
         self.window.show()
-        # After the first paint: open DuckDB, register data, start watching files.
-        QTimer.singleShot(0, self.services.start)
+        # After the first paint: open DuckDB, register data, start watching files (a window
+        # that is never painted, e.g. minimised, starts them a moment later anyway).
+        self.window.sig_shown.connect(self.services.start)
+        QTimer.singleShot(1000, self.services.start)
 
     def switch_workspace(self, path: str) -> bool:
         """Open the workspace at ``path`` in place of the current one; False if it did not."""
@@ -100,14 +105,24 @@ class AppController:
             self.workspace.close()
 
 
+_shown_at: list[float] = []
+
+
+def _note_shown() -> None:
+    if not _shown_at:
+        _shown_at.append(time.time())
+
+
 def _write_ready_file() -> None:
     target = os.environ.get(READY_FILE_ENV)
     if not target:
         return
     from lantide.workspace.atomic import atomic_write_json
 
+    now = time.time()
     try:
-        atomic_write_json(Path(target), {"pid": os.getpid(), "idle_at": time.time()})
+        atomic_write_json(Path(target), {"pid": os.getpid(), "idle_at": now,
+                                         "shown_at": _shown_at[0] if _shown_at else now})
     except OSError as exc:
         log.warning("could not write %s: %s", target, exc)
 
@@ -137,12 +152,11 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
 
     ws = Workspace.open(workspace_root, lock=True)
     try:
-        settings = load_settings()
-        settings.add_recent_workspace(ws.root)
-        save_settings(settings)
+        settings = load_settings()  # a broken settings file is reported here, not replaced
     except Exception:
         ws.close()
         raise
+    settings.add_recent_workspace(ws.root)
 
     from PySide6.QtWidgets import QApplication
 
@@ -161,6 +175,10 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     _install_excepthook(controller)
     try:
         controller.show_workspace(ws)
+        # The recent-workspaces list is saved in the background (an fsynced write).
+        controller.services.workers.submit(
+            lambda _ctx: save_settings(settings), name="save recent workspaces",
+            on_error=lambda exc: log.warning("recent workspaces not saved: %s", exc))
         return app.exec()
     finally:
         controller.close()

@@ -59,6 +59,7 @@ class DocumentTabWidget(QWidget):
         self._render_pending = False
         self._closed = False
         self._build()
+        self.editor.document().setModified(False)  # setting margins counts as a change
         self._render_timer = QTimer(self, singleShot=True, interval=LIVE_RENDER_MS)
         self._render_timer.timeout.connect(self._render_live)
         self.editor.document().modificationChanged.connect(self._modification_changed)
@@ -151,7 +152,7 @@ class DocumentTabWidget(QWidget):
         return self.file_name
 
     def is_dirty(self) -> bool:
-        return self.editor.document().isModified()
+        return self.snapshot is not None and self.editor.document().isModified()
 
     def is_busy(self) -> bool:
         return self._busy

@@ -2,7 +2,8 @@
 
 The SVGs draw in ``currentColor``; :func:`icon` renders them with the palette's text colour
 (and a dimmer one for the disabled state), so one set serves the light and the dark theme.
-Icons are cached per name and colour; :func:`clear_cache` runs when the theme changes.
+Icons are cached per name and colour and rendered lazily, at the sizes Qt asks for;
+:func:`clear_cache` runs when the theme changes.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtGui import (QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette,
+                           QPixmap)
 
 from lantide.package_data import resource_path
 
-_SIZES = (16, 20, 24, 32)
 
 
 def icon_path(name: str):
@@ -54,18 +55,42 @@ def _palette_colors() -> tuple[QColor, QColor, QColor]:
     return normal, disabled, accent
 
 
+class _TintedSvgEngine(QIconEngine):
+    """Renders the SVG when Qt first asks for a size and mode, then keeps the pixmap.
+
+    Building every icon at every size up front cost a noticeable part of the start-up;
+    most icons are only ever drawn at one size.
+    """
+
+    def __init__(self, svg: str, color: str, disabled: str):
+        super().__init__()
+        self.svg, self.color, self.disabled = svg, color, disabled
+        self._pixmaps: dict[tuple[int, int, float], QPixmap] = {}
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:  # noqa: N802
+        app = QGuiApplication.instance()
+        ratio = app.devicePixelRatio() if app is not None else 1.0
+        edge = max(1, min(size.width(), size.height()))
+        key = (edge, int(mode == QIcon.Mode.Disabled), ratio)
+        cached = self._pixmaps.get(key)
+        if cached is None:
+            tint = self.disabled if mode == QIcon.Mode.Disabled else self.color
+            cached = self._pixmaps[key] = _render(self.svg, edge, QColor(tint), ratio)
+        return cached
+
+    def paint(self, painter: QPainter, rect, mode: QIcon.Mode, state: QIcon.State) -> None:
+        painter.drawPixmap(rect, self.pixmap(rect.size(), mode, state))
+
+    def clone(self) -> "QIconEngine":
+        return _TintedSvgEngine(self.svg, self.color, self.disabled)
+
+
 @lru_cache(maxsize=None)
 def _cached_icon(name: str, color: str, disabled: str) -> QIcon:
     svg = _svg_source(name)
-    result = QIcon()
     if not svg:
-        return result
-    app = QGuiApplication.instance()
-    ratio = app.devicePixelRatio() if app is not None else 1.0
-    for size in _SIZES:
-        result.addPixmap(_render(svg, size, QColor(color), ratio), QIcon.Mode.Normal)
-        result.addPixmap(_render(svg, size, QColor(disabled), ratio), QIcon.Mode.Disabled)
-    return result
+        return QIcon()
+    return QIcon(_TintedSvgEngine(svg, color, disabled))
 
 
 def icon(name: str, color: QColor | str | None = None) -> QIcon:

@@ -57,6 +57,7 @@ TAB_FACTORIES = {TAB_PLAN: _document_tab, TAB_REPORT: _document_tab, TAB_SQL: _s
 
 
 class MainWindow(QMainWindow):
+    sig_shown = Signal()  # the first paint is done and the event loop runs
     sig_idle = Signal()  # shown, database open (or failed), explorer filled
     sig_workspace_requested = Signal(str)  # the analyst asked to open another workspace
 
@@ -112,8 +113,15 @@ class MainWindow(QMainWindow):
             restore_window_layout(self)
         self._update_title()
         self._tab_count_changed(0)
-        if restore:
-            self.restore_session()
+        self._painted = False
+        if restore:  # after the first paint: the window shows before documents load
+            self.sig_shown.connect(lambda: QTimer.singleShot(0, self.restore_session))
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self.sig_shown.emit)
 
     # -- building --------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea,

@@ -119,12 +119,16 @@ class AppServices(QObject):
         self._tokens_used = 0
         self.conversation_id: str | None = None  # the chat panel's current conversation
         self._closed = False
+        self._started = False
         self._focused = self._initial_focus()
         self.sig_files_changed.connect(self._refresh_sources)
 
     # -- start-up ----------------------------------------------------------------------
     def start(self, *, query: bool = True, watcher: bool = True) -> None:
-        """Open the query service in a worker and start watching the workspace."""
+        """Open the query service in a worker and start watching the workspace (once)."""
+        if self._started or self._closed:
+            return
+        self._started = True
         if watcher:
             self.start_watcher()
         if query:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStatusBar, QToolButton, QWid
 
 from lantide.ui.icons import icon
 from lantide.ui.services import AppServices, RunningQuery
-from lantide.ui.theme import colors
+from lantide.ui.theme import STATUS_BAR_STYLE, colors
 
 
 def format_tokens(n: int) -> str:
@@ -41,6 +41,7 @@ class StatusBarWidget(QStatusBar):
         self.services = services
         self.setObjectName("StatusBar")
         self.setSizeGripEnabled(False)
+        self.setStyleSheet(STATUS_BAR_STYLE)
 
         self.message_label = QLabel(self)
         self.message_label.setObjectName("StatusMessage")

@@ -1,0 +1,223 @@
+"""Desktop app benchmark: cold start, and the UI thread under load.
+
+- **cold start**: ``python -m lantide gui SAMPLE`` from process start until the main window
+  is shown and the event loop idle (the first turn of the loop after ``show()``), against a
+  bare PySide6 window started the same way in the same run (``QMainWindow().show()``, ready
+  at the first turn of its loop). Target: at most 3x the bare window. Also reported: until
+  the work started after the window shows is done too (DuckDB open, data files
+  registered, explorer filled); the app writes both moments to ``LANTIDE_READY_FILE``.
+  Two cases: the first open of a fresh sample workspace (DuckDB file created, every data
+  file registered) and a reopen.
+- **event-loop stall**: the longest gap between 5 ms heartbeat ticks while a multi-second
+  DuckDB query and a streamed chat answer (loopback OpenAI-compatible server, real client,
+  real chat panel) run at once in the main window, against the same heartbeat with the
+  window idle. Target: under 50 ms.
+
+``python -m benchmarks ui [--quick]`` (quick: 3 start-ups per case instead of 7, 2 s load).
+Runs offscreen (``QT_QPA_PLATFORM=offscreen``) unless ``--xcb`` and a ``DISPLAY`` are given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+BARE_WINDOW = r"""
+import json, os, sys, time
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication(sys.argv[:1])
+window = QMainWindow()
+window.setWindowTitle("bare")
+window.resize(1280, 800)
+window.show()
+def ready():
+    tmp = os.environ["LANTIDE_READY_FILE"] + ".tmp"
+    with open(tmp, "w") as fh:
+        now = time.time()
+        json.dump({"pid": os.getpid(), "shown_at": now, "idle_at": now}, fh)
+    os.replace(tmp, os.environ["LANTIDE_READY_FILE"])
+QTimer.singleShot(0, ready)
+app.exec()
+"""
+
+
+def _env(base: Path, platform_name: str) -> dict:
+    env = dict(os.environ)
+    env.update({"LANTIDE_CONFIG_DIR": str(base / "config"), "LANTIDE_DATA_DIR": str(base / "data"),
+                "QT_QPA_PLATFORM": platform_name, "PYTHONPATH": str(REPO),
+                # bytecode cached as in an installed app (pip compiles it), kept out of the repo
+                "PYTHONPYCACHEPREFIX": str(base / "pycache")})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL"):
+        env.pop(var, None)
+    return env
+
+
+def _start_once(argv: list[str], env: dict, ready: Path, timeout: float = 120.0
+                ) -> tuple[float, float]:
+    """Seconds from spawning ``argv`` until its window was shown and until it was idle
+    (the times it wrote to ``ready``); the process is then ended."""
+    ready.unlink(missing_ok=True)
+    env = {**env, "LANTIDE_READY_FILE": str(ready)}
+    started = time.time()
+    proc = subprocess.Popen(argv, env=env, cwd=str(REPO), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready.exists():
+            if proc.poll() is not None:
+                raise RuntimeError(f"{argv} exited with {proc.returncode}: "
+                                   f"{proc.stderr.read().decode()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{argv} was not ready within {timeout} s")
+            time.sleep(0.005)
+        stamps = json.loads(ready.read_text())  # written atomically: complete once it exists
+        return stamps.get("shown_at", stamps["idle_at"]) - started, stamps["idle_at"] - started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def bench_cold_start(base: Path, runs: int, platform_name: str) -> list[tuple[str, float, float]]:
+    from lantide.workspace.sample import create_sample
+
+    template = base / "sample-template"
+    create_sample(template)
+    env = _env(base, platform_name)
+    ready = base / "ready.json"
+    gui = [sys.executable, "-m", "lantide", "gui"]
+    bare = [sys.executable, "-c", BARE_WINDOW]
+    _start_once(bare, env, ready)  # warm the page cache for Python and Qt
+    warm = base / "warm-ws"
+    shutil.copytree(template, warm)
+    _start_once(gui + [str(warm)], env, ready)  # and write Lantide's bytecode once
+    first, reopen, baseline = [], [], []
+    for i in range(runs):
+        ws = base / f"ws{i}"
+        shutil.copytree(template, ws)
+        (ws / ".lantide" / "cache.duckdb").unlink(missing_ok=True)
+        baseline.append(_start_once(bare, env, ready)[0])
+        first.append(_start_once(gui + [str(ws)], env, ready))
+        reopen.append(_start_once(gui + [str(ws)], env, ready))
+    bare_median = statistics.median(baseline)
+    med = statistics.median
+    return [
+        ("window shown and idle, first open", med(s for s, _ in first), bare_median),
+        ("window shown and idle, reopen", med(s for s, _ in reopen), bare_median),
+        ("+ database open, data registered, explorer filled: first open",
+         med(i for _, i in first), bare_median),
+        ("+ database open, data registered, explorer filled: reopen",
+         med(i for _, i in reopen), bare_median),
+    ]
+
+
+def bench_stall(base: Path, seconds: float) -> dict:
+    from PySide6.QtWidgets import QApplication
+
+    os.environ["LANTIDE_CONFIG_DIR"] = str(base / "stall-config")
+    os.environ["LANTIDE_DATA_DIR"] = str(base / "stall-data")
+    sys.path.insert(0, str(REPO))
+    from lantide.ui.main_window import MainWindow
+    from lantide.ui.services import AppServices
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.sample import create_sample
+    from lantide.workspace.settings import load_settings
+    from tests.fakes.openai_server import FakeOpenAIServer
+    from tests.ui.responsiveness import idle_baseline, run_busy_window, spin_until
+
+    app = QApplication.instance() or QApplication([])
+    root = base / "stall-ws"
+    create_sample(root)
+    with FakeOpenAIServer(background_reply="Churn by region") as server:
+        os.environ.update(server.env())
+        services = AppServices(Workspace.open(root), load_settings())
+        window = MainWindow(services, restore=False)
+        window.resize(1400, 900)
+        window.show()
+        services.start()
+        if not spin_until(window.is_idle, 60):
+            raise RuntimeError("the main window did not become idle")
+        idle = idle_baseline(seconds)
+        runs = {name: run_busy_window(window, server, stream_seconds=seconds,
+                                      query_seconds=seconds, query=q, chat=c)
+                for name, q, c in (("query", True, False), ("chat", False, True),
+                                   ("both", True, True))}
+        window.shutdown()
+        window.close()
+        services.workspace.close()
+        for var in server.env():
+            os.environ.pop(var, None)
+    app.processEvents()
+    out = {"idle": idle}
+    for name, run in runs.items():
+        out[name] = run["report"]
+    both = runs["both"]
+    out["turn_finished"] = both["turn_finished"]
+    out["query_outcome"] = type(both["query"].get("error") or both["query"].get("result")).__name__
+    return out
+
+
+def _machine() -> str:
+    try:
+        load = ", load average %.1f" % os.getloadavg()[0]
+    except OSError:
+        load = ""
+    return (f"{time.strftime('%Y-%m-%d')}, {platform.machine()} {platform.system()}, "
+            f"{os.cpu_count()} cores{load}, Python {platform.python_version()}")
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    platform_name = "xcb" if "--xcb" in argv and os.environ.get("DISPLAY") else "offscreen"
+    os.environ.setdefault("QT_QPA_PLATFORM", platform_name)
+    runs = 3 if quick else 7
+    seconds = 2.0 if quick else 4.0
+    with tempfile.TemporaryDirectory(prefix="lantide-bench-ui-") as tmp:
+        base = Path(tmp)
+        starts = bench_cold_start(base, runs, platform_name)
+        stall = bench_stall(base, seconds)
+    print(f"Machine: {_machine()}; Qt platform {platform_name}; "
+          f"median of {runs} start-ups per case.\n")
+    print("| start-up (process start to main window shown and idle) | Lantide s | "
+          "bare PySide6 window s | ratio (target <= 3x) |")
+    print("|---|---:|---:|---:|")
+    for label, ours, bare in starts:
+        print(f"| {label} | {ours:.2f} | {bare:.2f} | {ours / bare:.2f}x |")
+    print()
+    idle = stall["idle"]
+    print("| event loop (5 ms heartbeat), main window | longest stall ms | p99 gap ms | ticks "
+          "| vs idle |")
+    print("|---|---:|---:|---:|---:|")
+    for key, label in (("both", "DuckDB query + streamed chat answer at once"),
+                       ("query", "DuckDB query only (status bar running, then cancel)"),
+                       ("chat", "streamed chat answer only")):
+        r = stall[key]
+        print(f"| {label}, {r.seconds:.1f} s | {r.longest_stall_ms:.1f} | "
+              f"{r.percentile(99):.1f} | {r.ticks} | "
+              f"{r.longest_stall_ms / max(idle.longest_stall_ms, 0.1):.1f}x |")
+    print(f"| same window idle (baseline), {idle.seconds:.1f} s | {idle.longest_stall_ms:.1f} | "
+          f"{idle.percentile(99):.1f} | {idle.ticks} | 1.0x |")
+    worst = stall["both"].longest_stall_ms
+    print(f"\ntarget: longest stall under 50 ms with both running: "
+          f"{'met' if worst < 50 else 'NOT met'} ({worst:.1f} ms); answer finished: "
+          f"{stall['turn_finished']}; query ended with {stall['query_outcome']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
