@@ -46,6 +46,7 @@ class SqlEditor(QPlainTextEdit):
         self.highlighter = SqlHighlighter(self.document(), dark=is_dark(self.palette()))
         self._numbers = _LineNumberArea(self)
         self._error: tuple[int, int] | None = None
+        self._find_selections: list = []  # matches of the find bar
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._scroll_numbers)
         self.cursorPositionChanged.connect(self._refresh_selections)
@@ -137,6 +138,11 @@ class SqlEditor(QPlainTextEdit):
         self._refresh_selections()
         self._numbers.update()
 
+    def set_find_selections(self, selections: list) -> None:
+        """The find bar's highlighted matches (kept beside the current line and error)."""
+        self._find_selections = list(selections)
+        self._refresh_selections()
+
     @property
     def error_position(self) -> tuple[int, int] | None:
         return self._error
@@ -161,6 +167,7 @@ class SqlEditor(QPlainTextEdit):
         line.cursor = self.textCursor()
         line.cursor.clearSelection()
         selections.append(line)
+        selections.extend(self._find_selections)
         if self._error is not None:
             block = self.document().findBlockByNumber(self._error[0] - 1)
             if block.isValid():

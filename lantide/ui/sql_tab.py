@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QLabel, QLineEdit, QMessageBox, QProgressBar, QSplitter,
                                QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
+from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
@@ -65,6 +66,13 @@ class SqlTabWidget(QWidget):
         self.editor.setPlaceholderText("SELECT … (Ctrl+Enter runs, Ctrl+Shift+Enter runs the "
                                        "upstream chain first, Ctrl+Space completes)")
         self.editor.document().modificationChanged.connect(self._modification_changed)
+        self.find_bar = FindReplaceBarWidget(self.editor, self)
+        editor_box = QWidget(self)
+        editor_layout = QVBoxLayout(editor_box)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        editor_layout.setSpacing(0)
+        editor_layout.addWidget(self.editor, 1)
+        editor_layout.addWidget(self.find_bar)
         self.banner = NoticeBanner(self)
         self.result = ResultPanel(services, self)
         self.result.sig_problem_reported.connect(lambda text: self.banner.show_notice(text, level=WARNING))
@@ -83,7 +91,7 @@ class SqlTabWidget(QWidget):
         lower_layout.addWidget(self.banner)
         lower_layout.addWidget(self.bottom, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.splitter.addWidget(self.editor)
+        self.splitter.addWidget(editor_box)
         self.splitter.addWidget(lower)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
@@ -131,6 +139,15 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
+        for key, slot in (("find", lambda: self.find_bar.open_find(replace=False)),
+                          ("replace", lambda: self.find_bar.open_find(replace=True)),
+                          ("find_next", lambda: self.find_bar.find_next(False)),
+                          ("find_previous", lambda: self.find_bar.find_next(True))):
+            action = QAction(self)
+            action.setShortcut(shortcut(key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
         bar.addSeparator()
         bar.addWidget(QLabel(" Purpose ", bar))
         self.purpose_edit = QLineEdit(bar)

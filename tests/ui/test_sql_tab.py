@@ -360,3 +360,23 @@ def test_qem_hints_show_above_the_result(qtbot, app_services):
     assert tab.banner.isVisible() and tab.banner.level == "warning"
     assert "COMPLEXITY_SPLIT_RECOMMENDED" in tab.banner.text()
     assert tab.result.model.index(0, 0).data() == "4"
+
+
+def test_find_and_replace_in_the_sql_editor(qtbot, app_services):
+    write_tab(app_services.workspace.root, "p", "findme",
+              "SELECT region, revenue\nFROM small\nWHERE revenue > 50 AND region <> 'x'\n")
+    tab = make_tab(qtbot, app_services, "findme")
+    tab.activateWindow()
+    qtbot.waitUntil(tab.isActiveWindow, timeout=5000)
+    tab.editor.setFocus()
+    qtbot.keyClick(tab.editor, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    assert tab.find_bar.isVisible() and tab.find_bar.replace_row.isVisible()
+    tab.find_bar.find_edit.setText("revenue")
+    assert len(tab.find_bar.matches()) == 2
+    # the matches are highlighted beside the current-line highlight
+    assert len(tab.editor.extraSelections()) == 1 + 2
+    tab.find_bar.replace_edit.setText("amount")
+    tab.find_bar.replace_all()
+    assert tab.editor.toPlainText().count("amount") == 2 and tab.is_dirty()
+    tab.find_bar.close_bar()
+    assert len(tab.editor.extraSelections()) == 1
