@@ -1,4 +1,5 @@
-"""`lantide gui` on a real X server (Xvfb): the main window appears, and a screenshot of
+"""`lantide gui` on a real X server (Xvfb): the main window appears, becomes idle (the
+database open, the explorer filled, the last session's tabs restored), and a screenshot of
 it is saved under test-output/ for a reviewer to look at."""
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import json
 
 import pytest
 
@@ -41,23 +44,36 @@ def _windows(display: str) -> str:
     return result.stdout
 
 
-def test_gui_opens_a_main_window_on_x(sample_workspace, xvfb):
-    env = cli_env({"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb"})
+def _open_plan_next_time(workspace) -> None:
+    """A session with the Plan open, as the last start left it (so the shot shows a Plan)."""
+    session = {"focused_project": "q3-churn",
+               "open_tabs": [{"kind": "plan", "project": "q3-churn", "name": "plan.md"}],
+               "active_tab": {"kind": "plan", "project": "q3-churn", "name": "plan.md"}}
+    (workspace / ".lantide" / "session.json").write_text(json.dumps(session), encoding="utf-8")
+
+
+def test_gui_opens_a_main_window_on_x(sample_workspace, xvfb, tmp_path):
+    _open_plan_next_time(sample_workspace)
+    ready = tmp_path / "ready.json"
+    env = cli_env({"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb", "LANTIDE_READY_FILE": str(ready)})
     app = subprocess.Popen([sys.executable, "-m", "lantide", "gui", str(sample_workspace)],
                            env=env, cwd=str(REPO), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if "Lantide" in _windows(xvfb):
+            if ready.exists():
                 break
             if app.poll() is not None:
                 pytest.fail(f"lantide gui exited with {app.returncode}: {app.stderr.read()}")
-            time.sleep(0.2)
+            time.sleep(0.1)
         else:
-            pytest.fail("no Lantide window appeared within 60 s")
-        assert "Sample workspace — Lantide" in _windows(xvfb)
-        time.sleep(1.5)  # let it paint
+            pytest.fail(f"the main window did not become idle within 60 s:\n{_windows(xvfb)}")
+        stamps = json.loads(ready.read_text())
+        assert stamps["pid"] == app.pid and stamps["shown_at"] <= stamps["idle_at"]
+        windows = _windows(xvfb)
+        assert "plan.md — q3-churn — Sample workspace — Lantide" in windows, windows
+        time.sleep(1.5)  # let the restored Plan tab load and paint
         OUTPUT.mkdir(exist_ok=True)
         shot = OUTPUT / "main-window-xvfb.png"
         grab = subprocess.run(["import", "-window", "root", str(shot)],
@@ -65,6 +81,7 @@ def test_gui_opens_a_main_window_on_x(sample_workspace, xvfb):
                               text=True, timeout=30)
         assert grab.returncode == 0, grab.stderr
         assert shot.stat().st_size > 10_000  # a real picture, not an empty frame
+        assert app.poll() is None, "the app exited while idle"
     finally:
         app.terminate()
         app.wait(timeout=10)
