@@ -270,3 +270,20 @@ def test_crlf_and_emoji_documents_annotate_the_right_text(main_window, qtbot,
     assert entry["quote"] == "US-CA"
     assert f'🚀 in <mark data-annotation-id="{entry["id"]}">US-CA</mark> and' in raw
     assert raw.count("\r\n") == 3  # line endings kept
+
+
+def test_agent_edits_in_this_process_refresh_the_open_tab(main_window, qtbot,
+                                                          sample_workspace):
+    """The agent writes through the docs layer in this process (the watcher skips those
+    writes as Lantide's own); the chat reports the path and the clean tab reloads."""
+    from lantide.docs import resolve_annotations
+
+    tab = open_document_tab(qtbot, main_window)
+    project = main_window.services.workspace.project("q3-churn")
+    resolve_annotations(project, "plan", [{"id": "3f9a1c", "mode": "A",
+                                           "replacement": "the Q2 revenue of the churned"}],
+                        by="agent")
+    with qtbot.waitSignal(tab.sig_snapshot_applied, timeout=15_000):
+        main_window.services.notify_paths_changed([sample_workspace / PLAN])
+    assert "and the Q2 revenue of the churned?" in tab.editor.toPlainText()
+    assert tab.resolve_button.text() == "Resolve (2)" and not tab.is_dirty()

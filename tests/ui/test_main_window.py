@@ -235,3 +235,22 @@ def test_open_requests_and_agent_questions_reach_the_right_place(main_window, qt
                                                                  "plan.md").key()
     node = w.explorer.find_item("plan", "q3-churn").data(0, ROLE_NODE)
     assert node["name"] == "plan.md"
+
+
+def test_status_bar_shows_tokens_and_the_model_profile(main_window, qtbot, monkeypatch):
+    from lantide.workspace.settings import ModelProfile
+
+    status = main_window.status
+    assert not status.tokens_label.isVisible()
+    main_window.services.report_tokens(12_345)
+    assert status.tokens_label.text() == "12.3k tokens" and status.tokens_label.isVisible()
+    settings = main_window.services.settings
+    settings.upsert_profile(ModelProfile("local", "http://localhost:11434/v1", "qwen2.5",
+                                         context_window=32_768))
+    main_window.services.save_settings(settings)
+    assert status.model_button.text() == "local: qwen2.5"
+    assert "32,768 tokens" in status.model_button.toolTip()
+    monkeypatch.setenv("LANTIDE_MODEL", "llama3.1")
+    status.update_profile()
+    assert status.model_button.text() == "local: llama3.1"
+    assert "(environment)" in status.model_button.toolTip()
