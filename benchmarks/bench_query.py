@@ -18,7 +18,7 @@ TPC-H Parquet is generated offline by ``tpchgen-cli`` into ``benchmarks/.data/``
 
 Flags: ``--quick`` SF 0.01 only; ``--no-dbt``; ``--dag-only`` skips parts 1 and 2;
 ``--sf=1`` (or ``--sf=0.01,1``) the DAG's scale factors; ``--reps=N`` runs of each side
-(default 11 at SF 0.01, 5 at SF 1); ``--explain`` adds the per-tab breakdown at SF 0.01.
+(default 11 at SF 0.01, 7 at SF 1); ``--explain`` adds the per-tab breakdown at SF 0.01.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def report_dag(scales: list[float], with_dbt: bool, reps: int | None) -> None:
     from benchmarks.query_dag import bench_dag
 
     print("### Source Run of a 20-tab DAG (seconds; medians of alternating runs)\n", flush=True)
-    rows = [bench_dag(sf, with_dbt, reps or (11 if sf < 0.1 else 5)) for sf in scales]
+    rows = [bench_dag(sf, with_dbt, reps or (11 if sf < 0.1 else 7)) for sf in scales]
     print("\n| SF | runs | floor cold | Lantide cold | cold / floor (range) | Lantide warm | "
           "floor chain | Lantide leaf | leaf - chain | open service |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -107,9 +107,11 @@ class Catalog:
         with self._cache_lock:
             self._generation += 1
             if self._cache is not None:
-                cache = {k: v for k, v in self._cache.items()}  # readers keep their dict
-                cache[table.name.casefold()] = replace(table)
-                self._cache = dict(sorted(cache.items()))
+                key = table.name.casefold()
+                cache = dict(self._cache)  # readers keep the dict they hold
+                known = key in cache
+                cache[key] = replace(table)
+                self._cache = cache if known else dict(sorted(cache.items()))  # name order
 
     def cached(self, name: str) -> CachedTable | None:
         row = self._rows().get(name.casefold())

@@ -11,6 +11,12 @@ For each tab of the chain (dependencies first, ties by name):
 - **failed** with the error, when it ran and failed (or was cancelled: then every later
   tab is not_run).
 
+A tab that runs is re-read from disk first (the analyst may have edited it meanwhile; the
+fingerprint recorded is always that of the SQL that ran). It costs its ``CREATE TABLE AS``
+plus, in the same transaction, one bookkeeping row: a failure keeps the old table and row.
+Its step carries the row count DuckDB reports and the columns, but no preview rows: nobody
+sees them here, and the cached table is there to page through.
+
 ``progress(event)`` gets ``{"event": "start", "order"}``, ``{"event": "tab", "tab",
 "status": "running"}``, one ``{"event": "tab", "tab", "status", ...}`` per finished tab,
 and ``{"event": "done", ...}`` with the report; it runs on the Source Run's thread.
