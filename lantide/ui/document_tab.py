@@ -17,6 +17,7 @@ import logging
 from typing import Any, Callable
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QStackedWidget, QToolBar, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -106,6 +107,9 @@ class DocumentTabWidget(QWidget):
         self.editor.sig_mark_activated.connect(self.select_annotation)
         self.editor.verticalScrollBar().valueChanged.connect(self._editor_scrolled)
         self.find_bar = FindReplaceBarWidget(self.editor, self)
+        for key, backwards in (("find_next", False), ("find_previous", True)):
+            QShortcut(shortcut(key), self, lambda b=backwards: self.find_bar.find_next(b),
+                      context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.comment_box = InlineCommentWidget(self.editor.viewport())
         self.comment_box.sig_comment_submitted.connect(self._comment_submitted)
         editor_column = QWidget(self)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QMenu,
+                               QMessageBox, QStyledItemDelegate,
                                QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from lantide.ui.icons import icon
@@ -53,6 +54,27 @@ def _apply(context, workspace, project_dir: str | None, action: str, entry: dict
     raise ValueError(action)
 
 
+class _WrappingDelegate(QStyledItemDelegate):
+    """Entries are sentences: rows grow to show them whole at the panel's width."""
+
+    def __init__(self, tree: QTreeWidget):
+        super().__init__(tree)
+        self.tree = tree
+
+    def sizeHint(self, option, index):  # noqa: N802 - Qt's name
+        hint = super().sizeHint(option, index)
+        depth, parent = 0, index.parent()
+        while parent.isValid():
+            depth, parent = depth + 1, parent.parent()
+        width = self.tree.viewport().width() - self.tree.indentation() * (depth + 1) - 36
+        if width <= 40:
+            return hint
+        text = index.data(Qt.ItemDataRole.DisplayRole) or ""
+        rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000),
+                                               int(Qt.TextFlag.TextWordWrap), text)
+        return QSize(hint.width(), max(hint.height(), rect.height() + 6))
+
+
 class KnowledgePanel(QWidget):
     sig_knowledge_loaded = Signal(dict)  # what KnowledgeBase.to_dict() returned
 
@@ -71,8 +93,13 @@ class KnowledgePanel(QWidget):
         self.tree = QTreeWidget(self)
         self.tree.setHeaderHidden(True)
         self.tree.setColumnCount(1)
-        self.tree.setWordWrap(True)
+        self.tree.setWordWrap(True)  # entries are sentences: wrap them, do not elide
+        self.tree.setItemDelegate(_WrappingDelegate(self.tree))
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.tree.viewport().installEventFilter(self)
         self.tree.setIndentation(12)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.currentItemChanged.connect(lambda *_: self._update_buttons())
         self.tree.itemDoubleClicked.connect(lambda *_: self.edit_selected())
 
@@ -102,6 +129,11 @@ class KnowledgePanel(QWidget):
         services.sig_files_changed.connect(self._files_changed)
         self._update_buttons()
         self.reload()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self.tree.scheduleDelayedItemsLayout()  # row heights follow the new width
+        return False
 
     def _tool(self, icon_name: str, tip: str, slot) -> QToolButton:
         button = QToolButton(self)
@@ -175,7 +207,8 @@ class KnowledgePanel(QWidget):
                 item.setData(0, ROLE_ENTRY, e)
                 item.setIcon(0, icon("history" if queued else "approve",
                                      theme.warning if queued else theme.success))
-                tip = f"{'Queued proposal' if queued else 'Enabled'} — entry {e['ref']}, line {e['line']}"
+                tip = (f"{e['text']}\n\n{'Queued proposal' if queued else 'Enabled'} — "
+                       f"entry {e['ref']}, line {e['line']}")
                 src = e.get("source") or {}
                 if src.get("conversation"):
                     tip += f"\nProposed in conversation {src['conversation']}, turn {src.get('turn')}"
@@ -210,6 +243,18 @@ class KnowledgePanel(QWidget):
                 return True
             stack.extend(item.child(i) for i in range(item.childCount()))
         return False
+
+    def _context_menu(self, pos) -> None:
+        item = self.tree.itemAt(pos)
+        if item is None or not item.data(0, ROLE_ENTRY):
+            return
+        self.tree.setCurrentItem(item)
+        menu = QMenu(self)
+        for button in (self.approve_button, self.reject_button, self.edit_button,
+                       self.remove_button):
+            if button.isEnabled():
+                menu.addAction(button.icon(), button.toolTip(), button.click)
+        menu.exec(self.tree.viewport().mapToGlobal(pos))
 
     def _update_buttons(self) -> None:
         e = self.selected_entry()

@@ -202,7 +202,12 @@ def test_find_and_replace_all_is_one_undo_step(main_window, qtbot):
     bar.regex_button.setChecked(True)
     bar.find_edit.setText(r"Q(\d) 2025")
     assert bar.find_next()
+    first = tab.editor.textCursor().selectionStart()
     assert tab.editor.textCursor().selectedText().endswith("2025")
+    qtbot.keyClick(tab.editor, Qt.Key.Key_F3)  # the next match
+    assert tab.editor.textCursor().selectionStart() > first
+    qtbot.keyClick(tab.editor, Qt.Key.Key_F3, Qt.KeyboardModifier.ShiftModifier)
+    assert tab.editor.textCursor().selectionStart() == first
 
 
 def test_external_edit_reloads_a_clean_tab(main_window, qtbot, sample_workspace):
