@@ -22,7 +22,6 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from lantide.agent.app_state import AppState, OpenTab
-from lantide.workspace.settings import resolve_profile
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +61,6 @@ class UiAppState:
         self.services.notify_paths_changed([self.services.workspace.root / path])
         return {"open": tab is not None, "dirty": bool(tab and tab.dirty),
                 "reloaded": bool(tab and not tab.dirty)}
-
-
-def model_configured(settings) -> bool:
-    return resolve_profile(settings, "primary") is not None
 
 
 class AgentTurnBridge(QObject):
@@ -118,10 +113,37 @@ class AgentTurnBridge(QObject):
         self._close_session()
         self.sig_conversation_changed.emit(None)
 
+    def when_engine_ready(self, callback) -> None:
+        """Call ``callback()`` once the app's query service opened (or failed to open).
+
+        A session made before would open a second DuckDB connection of its own."""
+        services = self.services
+        if services.query is not None or services.query_error is not None:
+            callback()
+            return
+        fired = []
+
+        def once(*_):
+            if not fired:
+                fired.append(True)
+                for signal in (services.sig_query_ready, services.sig_query_failed):
+                    try:
+                        signal.disconnect(once)
+                    except (RuntimeError, TypeError):
+                        pass
+                callback()
+
+        services.sig_query_ready.connect(once)
+        services.sig_query_failed.connect(once)
+
     def open_conversation(self, conversation_id: str, on_opened=None, on_error=None) -> None:
         """Reopen a conversation (its file and ledger read in a worker); then
         ``on_opened((session, ledger_steps))``."""
         if self.running:
+            return
+        if self.services.query is None and self.services.query_error is None:
+            self.when_engine_ready(lambda: self.open_conversation(conversation_id, on_opened,
+                                                                  on_error))
             return
 
         def read(_ctx):
@@ -158,8 +180,8 @@ class AgentTurnBridge(QObject):
         if self.running or not message.strip():
             return False
         if self.services.query is None and self.services.query_error is None:
-            # The agent shares the app's query service; wait until it is open.
-            self.services.when_query_ready(lambda _q: self.send(message, instruction=instruction))
+            # The agent shares the app's query service; wait until it is open (or failed).
+            self.when_engine_ready(lambda: self.send(message, instruction=instruction))
             return True
         from lantide.agent.cancel import CancelToken
 

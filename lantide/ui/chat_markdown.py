@@ -81,3 +81,9 @@ def plain_preview(text: str, limit: int = 80) -> str:
     line = " ".join(text.split())
     line = re.sub(r"[*_`#>|]+", "", line)
     return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def warm_up() -> None:
+    """Import and build the Markdown parser and the SQL lexer (call from a worker), so the
+    first answer or SQL tab does not pay for them on the UI thread."""
+    render_markdown("# warm\n\n| a |\n|---|\n| 1 |\n\n```sql\nSELECT 1 AS a QUALIFY true\n```\n")

@@ -20,7 +20,8 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
-from lantide.ui.chat_bridge import AgentTurnBridge, model_configured
+from lantide.ui.chat_bridge import AgentTurnBridge
+from lantide.ui.chat_markdown import warm_up
 from lantide.ui.chat_messages import SetupCard
 from lantide.ui.chat_transcript import ChatTranscript
 from lantide.ui.conversation_list import ConversationPicker
@@ -63,6 +64,8 @@ class ChatPanel(QWidget):
         self.services = services
         self.bridge = AgentTurnBridge(services, self)
         self._queued: list[tuple[str, bool]] = []
+        self._model: bool | None = None  # a model profile is configured (None: not known yet)
+        self._model_text = ""
 
         self.picker = ConversationPicker(services, self)
         self.picker.sig_conversation_chosen.connect(self.open_conversation)
@@ -70,6 +73,7 @@ class ChatPanel(QWidget):
         self.picker.sig_rename_requested.connect(self.rename_conversation)
         self.no_model = SetupCard(NO_MODEL_TEXT, NO_MODEL_HINT, "Open Settings",
                                   self._open_settings)
+        self.no_model.hide()  # until the profile lookup says so
         self.transcript = ChatTranscript(self)
         self.transcript.sig_step_clicked.connect(self._step_clicked)
         self.transcript.sig_question_answered.connect(self._answer_question)
@@ -114,6 +118,9 @@ class ChatPanel(QWidget):
         services.sig_settings_changed.connect(lambda _s: self._update_model_state())
         self._update_model_state()
         self.picker.reload(then=self._open_latest)
+        # Markdown, Pygments and sqlglot load in the background, not on the first answer.
+        services.workers.submit(lambda _ctx: warm_up(), on_error=lambda exc: None,
+                                name="load the Markdown renderer")
 
     # -- public API ------------------------------------------------------------------------
     def ask(self, text: str) -> None:
@@ -179,7 +186,7 @@ class ChatPanel(QWidget):
 
     # -- sending ---------------------------------------------------------------------------
     def _send(self, text: str, *, instruction: bool) -> bool:
-        if not model_configured(self.services.settings):
+        if self._model is False:
             self._update_model_state()
             self.transcript.add_notice(f"{NO_MODEL_TEXT}: add a model profile in Settings.",
                                        level="warning")
@@ -203,7 +210,7 @@ class ChatPanel(QWidget):
         self.send_button.setVisible(not running)
         self.stop_button.setVisible(running)
         self.picker.setEnabled(not running)
-        self.model_label.setText("thinking…" if running else self._model_text())
+        self.model_label.setText("thinking…" if running else self._model_text)
         if not running and self._queued:
             text, instruction = self._queued.pop(0)
             self._send(text, instruction=instruction)
@@ -236,15 +243,22 @@ class ChatPanel(QWidget):
             self.services.sig_step_selected.emit(conversation_id, step_id)
 
     # -- model state -----------------------------------------------------------------------
-    def _model_text(self) -> str:
-        profile = resolve_profile(self.services.settings, "primary")
-        return f"{profile.model} · {profile.name}" if profile else "no model"
-
     def _update_model_state(self) -> None:
-        configured = model_configured(self.services.settings)
-        self.no_model.setVisible(not configured)
-        self.send_button.setEnabled(configured)
-        self.model_label.setText(self._model_text())
+        """Find the primary model profile in a worker (it asks the keyring, which can be
+        slow), then show whether the agent can answer."""
+        settings = self.services.settings
+
+        def shown(profile) -> None:
+            self._model = profile is not None
+            self._model_text = f"{profile.model} · {profile.name}" if profile else "no model"
+            self.no_model.setVisible(profile is None)
+            self.send_button.setEnabled(profile is not None)
+            if not self.bridge.running:
+                self.model_label.setText(self._model_text)
+
+        self.services.workers.submit(lambda _ctx: resolve_profile(settings, "primary"),
+                                     on_result=shown, on_error=lambda exc: shown(None),
+                                     name="find the model profile")
 
     def _open_settings(self) -> None:
         signal = QMetaMethod.fromSignal(self.sig_settings_requested)

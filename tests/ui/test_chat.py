@@ -195,7 +195,7 @@ def test_instructions_look_different_and_conversations_reopen(qtbot, app_service
 
 def test_without_a_model_the_chat_explains_and_the_app_works(qtbot, app_services):
     panel = make_panel(qtbot, app_services)
-    assert panel.no_model.isVisible()
+    qtbot.waitUntil(panel.no_model.isVisible, timeout=5000)  # the profile is looked up in a worker
     assert "Settings" in panel.no_model.text() and "OPENAI_BASE_URL" in panel.no_model.text()
     assert not panel.send_button.isEnabled()
     panel.input.setPlainText("hello?")
