@@ -53,6 +53,7 @@ class DocumentTabWidget(QWidget):
         self.kind = kind
         self.setObjectName(f"DocumentTab-{project}-{kind}")
         self.snapshot: session.DocumentSnapshot | None = None
+        self.load_error: BaseException | None = None
         self.file_name = f"{kind}.md"
         self.monitor = DocumentMonitor(services.workspace.root)
         self._queue: list[tuple] = []
@@ -67,7 +68,7 @@ class DocumentTabWidget(QWidget):
         self.editor.textChanged.connect(self._text_changed)
         services.sig_files_changed.connect(self._files_changed)
         self._enqueue(session.load_document, (services.workspace.root, project, kind),
-                      self._loaded, "Opening the document")
+                      self._loaded, "Opening the document", on_error=self._load_failed)
 
     # -- building --------------------------------------------------------------------------
     def _build(self) -> None:
@@ -201,6 +202,19 @@ class DocumentTabWidget(QWidget):
         self._apply(snap, replace_text=True, undoable=False)
         if snap.note:
             self.services.post_message(f"{self.file_name}: {snap.note}", "warning")
+
+    def _load_failed(self, exc: BaseException) -> None:
+        """The document cannot be read (missing, not UTF-8): say so in the tab, change nothing."""
+        message = getattr(exc, "message", None) or str(exc)
+        hint = getattr(exc, "hint", None)
+        self.state_label.setText(f"Cannot open: {message}")
+        self.editor.setPlainText(f"{message}\n\n{hint or ''}".strip())
+        self.editor.document().setModified(False)
+        self.editor.setReadOnly(True)
+        for action in (self.act_save, self.act_annotate, self.act_find):
+            action.setEnabled(False)
+        self.load_error = exc
+        self._report(exc, "Opening the document")
 
     def _apply(self, snap: session.DocumentSnapshot, *, replace_text: bool,
                undoable: bool = True) -> None:

@@ -292,3 +292,17 @@ def test_agent_edits_in_this_process_refresh_the_open_tab(main_window, qtbot,
         main_window.services.notify_paths_changed([sample_workspace / PLAN])
     assert "and the Q2 revenue of the churned?" in tab.editor.toPlainText()
     assert tab.resolve_button.text() == "Resolve (2)" and not tab.is_dirty()
+
+
+def test_a_document_that_cannot_be_read_is_reported_and_left_alone(main_window, qtbot,
+                                                                   sample_workspace):
+    report = sample_workspace / "projects" / "q3-churn" / "report.md"
+    broken = b"# Report\n\xff\xfe not UTF-8\n"
+    report.write_bytes(broken)
+    tab = main_window.open_tab("report", "q3-churn")
+    qtbot.waitUntil(lambda: tab.load_error is not None, timeout=10_000)
+    assert tab.load_error.code == "FILE_CORRUPT"
+    assert "not UTF-8" in tab.state_label.text() and tab.editor.isReadOnly()
+    assert not tab.is_dirty() and not tab.act_save.isEnabled()
+    main_window.tabs.close_tab(main_window.tabs.indexOf(tab))  # closes without asking
+    assert report.read_bytes() == broken
