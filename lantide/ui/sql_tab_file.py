@@ -16,10 +16,8 @@ from lantide.workspace.watcher import SQL_TAB, FileChange
 
 
 def tab_file_path(workspace, project: str, tab_name: str) -> Path:
-    try:
-        return workspace.project(project).sql_dir / f"{tab_name}.sql"
-    except Exception:  # the project is gone; keep a path so errors can name it
-        return workspace.projects_dir / project / "sql" / f"{tab_name}.sql"
+    """``project`` is the project's folder name, as tabs are known (no disk read here)."""
+    return workspace.projects_dir / project / "sql" / f"{tab_name}.sql"
 
 
 def same_path(a, b) -> bool:
