@@ -380,3 +380,24 @@ def test_find_and_replace_in_the_sql_editor(qtbot, app_services):
     assert tab.editor.toPlainText().count("amount") == 2 and tab.is_dirty()
     tab.find_bar.close_bar()
     assert len(tab.editor.extraSelections()) == 1
+
+
+def test_cancel_a_source_run_stops_the_chain(qtbot, app_services):
+    root = app_services.workspace.root
+    write_tab(root, "p", "slow_up", "SELECT count(*) AS n FROM big a, big b "
+                                    "WHERE (a.id * 7 + b.id * 13) % 1000003 = 17\n")
+    write_tab(root, "p", "after_slow", "SELECT n + 1 AS m FROM slow_up\n")
+    tab = make_tab(qtbot, app_services, "after_slow")
+    tab.source_run()
+    qtbot.waitUntil(lambda: tab.source_run_view.statuses.get("slow_up") == "running",
+                    timeout=15_000)
+    qtbot.wait(300)
+    with qtbot.waitSignal(tab.sig_run_finished, timeout=15_000) as blocker:
+        tab.stop_action.trigger()
+    report = blocker.args[0]
+    assert isinstance(report, dict), report  # the chain reports each tab
+    statuses = {e["tab"]: e["status"] for e in report["tabs"]}
+    assert statuses == {"slow_up": "failed", "after_slow": "not_run"}
+    assert tab.source_run_view.statuses == statuses
+    assert "QUERY_CANCELLED" in tab.banner.text()
+    assert not tab.running and tab.run_action.isEnabled()
