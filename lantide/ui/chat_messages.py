@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButt
 from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
-from lantide.ui.themed import ThemedFrame
+from lantide.ui.themed import ThemedFrame, tint
 
 RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
 
@@ -99,8 +99,8 @@ class UserMessageWidget(ThemedFrame):
                                f"border: 1px dashed {theme.border.name()}; border-radius: 6px; }}")
         else:
             accent = self.palette().color(self.palette().ColorRole.Highlight)
-            tint = accent.lighter(185) if not theme.dark else accent.darker(250)
-            self.setStyleSheet(f"QFrame#UserMessage {{ background: {tint.name()}; "
+            fill = tint(accent, 0.16 if not theme.dark else 0.3)
+            self.setStyleSheet(f"QFrame#UserMessage {{ background: {fill.name()}; "
                                f"border-radius: 10px; }}")
 
 
@@ -182,8 +182,8 @@ class NoticeWidget(ThemedFrame):
             self.level, "info"), color).pixmap(14, 14))
         self.label.setStyleSheet(f"color: {color.name()};")
         if self.level == "error":
-            tint = theme.danger.lighter(190) if not theme.dark else theme.danger.darker(320)
-            self.setStyleSheet(f"QFrame#ChatNotice {{ background: {tint.name()}; "
+            fill = tint(theme.danger, 0.12 if not theme.dark else 0.22)
+            self.setStyleSheet(f"QFrame#ChatNotice {{ background: {fill.name()}; "
                                f"border-radius: 4px; }}")
 
     def text(self) -> str:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
-from lantide.ui.themed import mark_theme, theme_switched
+from lantide.ui.themed import mark_theme, theme_switched, tint
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -88,10 +88,8 @@ class NoticeBanner(QFrame):
             return
         theme = colors()
         color = {ERROR: theme.danger, WARNING: theme.warning}.get(self.level, theme.link)
-        tint = color.lighter(185) if not theme.dark else color.darker(300)
-        if self.level == INFO and not theme.dark:
-            tint = color.lighter(195)
-        self.setStyleSheet(f"QFrame#NoticeBanner {{ background: {tint.name()}; "
+        fill = tint(color, 0.12 if not theme.dark else 0.22)
+        self.setStyleSheet(f"QFrame#NoticeBanner {{ background: {fill.name()}; "
                            f"border: 1px solid {color.name()}; border-radius: 4px; }}")
         self.icon_label.setPixmap(icon({ERROR: "error", WARNING: "warning"}.get(
             self.level, "info"), color).pixmap(18, 18))

@@ -9,11 +9,21 @@ palette changes our own style sheets cause, which would otherwise loop.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QFrame, QWidget
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QFrame, QWidget
 
 from lantide.ui.theme import colors
 
 _ATTRIBUTE = "_lantide_theme"
+
+
+def tint(color: QColor, amount: float = 0.14) -> QColor:
+    """``color`` washed into the background (a calm fill for banners and bubbles)."""
+    app = QApplication.instance()
+    base = app.palette().color(QPalette.ColorRole.Base) if app is not None else QColor("white")
+    mix = lambda a, b: round(a * amount + b * (1 - amount))  # noqa: E731
+    return QColor(mix(color.red(), base.red()), mix(color.green(), base.green()),
+                  mix(color.blue(), base.blue()))
 
 
 def mark_theme(widget: QWidget) -> None:
