@@ -45,14 +45,17 @@ class AppController:
 
         self.workspace = workspace
         self.services = AppServices(workspace, self.settings)
+        self.services.workers.hold()  # background work starts after the first paint
         self.window = MainWindow(self.services)
-        self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_shown.connect(_note_shown)
+        self.window.sig_shown.connect(self.services.workers.resume)
+        self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_idle.connect(_write_ready_file)
         self.window.show()
         # After the first paint: open DuckDB, register data, start watching files (a window
         # that is never painted, e.g. minimised, starts them a moment later anyway).
         self.window.sig_shown.connect(self.services.start)
+        QTimer.singleShot(1000, self.services.workers.resume)
         QTimer.singleShot(1000, self.services.start)
 
     def switch_workspace(self, path: str) -> bool:

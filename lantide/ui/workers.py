@@ -99,12 +99,33 @@ class WorkerPool:
             self.pool.setMaxThreadCount(max_threads)
         self._running: set[Worker] = set()
         self._lock = threading.Lock()
+        self._held: list[Worker] | None = None  # workers waiting for resume()
+
+    def hold(self) -> None:
+        """Queue new work instead of starting it, until :meth:`resume`.
+
+        The app holds the pool while it builds and first paints the main window: work
+        submitted meanwhile (the explorer's scan, warm-ups) would compete with the first
+        paint for the GIL, and a window that shows a moment sooner feels faster.
+        """
+        with self._lock:
+            if self._held is None:
+                self._held = []
+
+    def resume(self) -> None:
+        with self._lock:
+            held, self._held = self._held or [], None
+        for worker in held:
+            self.pool.start(worker)
 
     def start(self, worker: Worker) -> Worker:
         with self._lock:
             self._running.add(worker)
+            if self._held is not None:
+                self._held.append(worker)
         worker.signals.sig_work_finished.connect(lambda w=worker: self._forget(w))
-        self.pool.start(worker)
+        if worker not in (self._held or ()):
+            self.pool.start(worker)
         return worker
 
     def submit(self, fn: Callable[..., Any], *args, on_result=None, on_error=None,
@@ -138,4 +159,5 @@ class WorkerPool:
             worker.cancel()
 
     def wait(self, msecs: int = 30000) -> bool:
+        self.resume()  # held work would otherwise never finish
         return self.pool.waitForDone(msecs)

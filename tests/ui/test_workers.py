@@ -1,0 +1,74 @@
+"""The worker bridge: results, errors and events reach the UI thread; cancel runs its hook
+and sets the flag the work checks; a held pool starts its work only when resumed."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from lantide.ui.workers import WorkerPool
+
+
+def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
+    pool = WorkerPool()
+    ui_thread = threading.get_ident()
+    seen = []
+
+    def work(context, n):
+        for i in range(n):
+            context.emit(i)
+            context.progress((i + 1) / n)
+        return n * 10
+
+    with qtbot.waitSignal(pool.submit(work, 3, on_event=lambda e: seen.append(
+            ("event", e, threading.get_ident() == ui_thread)),
+            on_progress=lambda p: seen.append(("progress", p, True)),
+            on_result=lambda r: seen.append(("result", r, threading.get_ident() == ui_thread))
+    ).signals.sig_work_finished, timeout=5_000):
+        pass
+    assert [s for s in seen if s[0] == "event"] == [("event", i, True) for i in range(3)]
+    assert ("result", 30, True) in seen and seen[-1][0] == "result"
+    errors = []
+
+    def fail(context):
+        raise ValueError("broken input")
+
+    with qtbot.waitSignal(pool.submit(fail, on_error=errors.append).signals.sig_work_finished,
+                          timeout=5_000):
+        pass
+    assert isinstance(errors[0], ValueError) and "broken input" in errors[0].__lantide_traceback__
+    assert pool.running == []
+
+
+def test_cancel_sets_the_flag_and_runs_the_hook(qtbot):
+    pool = WorkerPool()
+    hooked = threading.Event()
+
+    def work(context):
+        while not context.cancelled:
+            time.sleep(0.005)
+        return "stopped"
+
+    results = []
+    worker = pool.submit(work, on_result=results.append, on_cancel=hooked.set)
+    qtbot.wait(50)
+    with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
+        worker.cancel()
+    assert hooked.is_set() and results == ["stopped"]
+
+
+def test_a_held_pool_starts_work_on_resume(qtbot):
+    pool = WorkerPool()
+    pool.hold()
+    ran = threading.Event()
+    worker = pool.submit(lambda context: ran.set())
+    qtbot.wait(150)
+    assert not ran.is_set() and pool.running == [worker]
+    with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
+        pool.resume()
+    assert ran.is_set()
+    # wait() resumes a held pool, so shutting down never waits for work that cannot start
+    pool.hold()
+    later = threading.Event()
+    pool.submit(lambda context: later.set())
+    assert pool.wait(5_000) and later.is_set()
