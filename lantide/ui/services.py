@@ -12,12 +12,13 @@ instead of through the main window, so a panel can be built and tested on its ow
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings, save_settings
@@ -120,6 +121,11 @@ class AppServices(QObject):
         self.conversation_id: str | None = None  # the chat panel's current conversation
         self._closed = False
         self._started = False
+        self._session_at_start = self._read_session()
+        self._session_seq = self._session_written = 0
+        self._session_lock = threading.Lock()
+        self._session_timer = QTimer(self, singleShot=True, interval=200)
+        self._session_timer.timeout.connect(self.flush_session)
         self._focused = self._initial_focus()
         self.sig_files_changed.connect(self._refresh_sources)
 
@@ -214,12 +220,21 @@ class AppServices(QObject):
             self.sig_files_changed.emit(changes)
 
     # -- projects ------------------------------------------------------------------------
-    def _initial_focus(self) -> str | None:
+    def _read_session(self) -> dict[str, Any]:
         try:
-            project = self.workspace.focused_project()
-        except Exception:  # a broken project.json must not stop the app from opening
+            return self.workspace.load_session()
+        except Exception as exc:  # session state is a convenience; never fatal
+            log.warning("could not read session state: %s", exc)
+            return {}
+
+    def _initial_focus(self) -> str | None:
+        name = self._session_at_start.get("focused_project")
+        if not name:
             return None
-        return project.dirname if project else None
+        try:
+            return self.workspace.project(name).dirname
+        except Exception:  # a broken or missing project must not stop the app from opening
+            return None
 
     def focused_project_name(self) -> str | None:
         return self._focused
@@ -269,18 +284,43 @@ class AppServices(QObject):
         }
 
     def _write_session(self) -> None:
-        try:
-            session = self.workspace.load_session()
-            session["focused_project"] = self._focused
-            session["open_tabs"] = [t.to_dict() for t in self._open_tabs]
-            session["active_tab"] = self._active_tab.to_dict() if self._active_tab else None
-            self.workspace.save_session(session)
-        except Exception as exc:  # session state is a convenience; never fatal
-            log.warning("could not write session state: %s", exc)
+        """Write session.json soon, in a worker: tab switches come in bursts, and an
+        fsynced write does not belong on the UI thread."""
+        self._session_seq += 1
+        self._session_timer.start()
+
+    def _session_state(self) -> tuple[int, dict[str, Any]]:
+        return self._session_seq, {
+            "focused_project": self._focused,
+            "open_tabs": [t.to_dict() for t in self._open_tabs],
+            "active_tab": self._active_tab.to_dict() if self._active_tab else None}
+
+    def flush_session(self, *, wait: bool = False) -> None:
+        """Write pending session state now (``wait``: on this thread, e.g. when closing)."""
+        if self._session_seq == self._session_written:
+            return
+        self._session_timer.stop()
+        seq, state = self._session_state()
+        if wait:
+            self._save_session_state(None, seq, state)
+        else:
+            self.workers.submit(self._save_session_state, seq, state, name="save session")
+
+    def _save_session_state(self, context, seq: int, state: dict[str, Any]) -> None:
+        with self._session_lock:
+            if seq <= self._session_written:
+                return  # a newer state was written already
+            try:
+                session = self.workspace.load_session()
+                session.update(state)
+                self.workspace.save_session(session)
+            except Exception as exc:  # session state is a convenience; never fatal
+                log.warning("could not write session state: %s", exc)
+            self._session_written = seq
 
     def saved_session(self) -> dict[str, Any]:
-        """session.json as it was at start-up (open tabs to restore)."""
-        return self.workspace.load_session()
+        """session.json as it was when the workspace was opened (the tabs to restore)."""
+        return dict(self._session_at_start)
 
     # -- settings ------------------------------------------------------------------------
     def save_settings(self, settings: Settings | None = None) -> None:
@@ -355,6 +395,7 @@ class AppServices(QObject):
         """Stop the watcher, cancel work, wait for it and close the query service."""
         if self._closed:
             return
+        self.flush_session(wait=True)
         self._closed = True
         if self._watcher is not None:
             self._watcher.stop()
