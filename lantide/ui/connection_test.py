@@ -26,17 +26,6 @@ class ConnectionReport:
     hint: str | None = None
 
 
-def _list_models(client) -> list[dict[str, Any]]:
-    lister = getattr(client, "list_models", None)
-    if callable(lister):  # the agent layer's public call, when it has one
-        return [m if isinstance(m, dict) else {"id": str(m)} for m in lister()]
-    sdk = client._sdk().with_options(timeout=10.0, max_retries=0)
-    try:
-        return [card.to_dict() for card in sdk.models.list().data]
-    except Exception as exc:  # worded and key-masked the way the agent words it
-        raise client._classify(exc)[1] from None
-
-
 def check_connection(context, name: str, base_url: str, model: str, api_key: str | None,
                     context_window: int | None, agent_settings) -> ConnectionReport:
     from lantide.agent.context_window import resolve_context_window, window_from_model_card
@@ -48,7 +37,7 @@ def check_connection(context, name: str, base_url: str, model: str, api_key: str
                               context_window=context_window or None)
     client = OpenAIModelClient(profile, agent_settings)
     try:
-        cards = _list_models(client)
+        cards = client.list_models()
     except LantideError as exc:
         return ConnectionReport(False, message=exc.message, hint=exc.hint)
     except Exception as exc:  # an SDK or network error the client did not word
