@@ -10,7 +10,6 @@ module only asks them, for a profile as typed in the dialog (not saved yet).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from lantide.errors import LantideError
 
