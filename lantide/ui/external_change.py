@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtGui import QTextBlockFormat, QTextCursor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
@@ -91,17 +91,13 @@ class CompareVersionsWidget(QWidget):
         self.label.setText(f"<b>On disk</b> — {file_name}. Lines that differ from your "
                            f"version are coloured ({len(their_lines)}).")
         self.theirs.setPlainText(theirs)
-        fmt = QTextCharFormat()
+        fmt = QTextBlockFormat()  # the whole line, also an empty one
         fmt.setBackground(blend(colors().warning, self.palette().base().color(), 0.22))
         doc = self.theirs.document()
         for line in sorted(their_lines):
             block = doc.findBlockByNumber(line)
-            if not block.isValid():
-                continue
-            cursor = QTextCursor(block)
-            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock,
-                                QTextCursor.MoveMode.KeepAnchor)
-            cursor.mergeCharFormat(fmt)
+            if block.isValid():
+                QTextCursor(block).mergeBlockFormat(fmt)
         return their_lines
 
     def their_text(self) -> str:

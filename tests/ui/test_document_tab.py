@@ -306,3 +306,19 @@ def test_a_document_that_cannot_be_read_is_reported_and_left_alone(main_window, 
     assert not tab.is_dirty() and not tab.act_save.isEnabled()
     main_window.tabs.close_tab(main_window.tabs.indexOf(tab))  # closes without asking
     assert report.read_bytes() == broken
+
+
+def test_compare_view_colours_the_lines_that_differ(qtbot):
+    from lantide.ui.external_change import CompareVersionsWidget, changed_lines
+
+    mine = "# Plan\n\nkeep this\nmine only\n"
+    theirs = "# Plan\n\nkeep this\ntheirs only\n\nand more\n"
+    assert changed_lines(mine, theirs) == ({3}, {3, 5, 6})  # the blank line 4 matches
+    view = CompareVersionsWidget()
+    qtbot.addWidget(view)
+    assert view.show_versions(mine, theirs, "plan.md") == {3, 5, 6}
+    doc = view.theirs.document()
+    coloured = [i for i in range(doc.blockCount())
+                if doc.findBlockByNumber(i).blockFormat().background().style() != 0]
+    assert coloured == [3, 5, 6]
+    assert "(3)" in view.label.text()
