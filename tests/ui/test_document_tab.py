@@ -319,6 +319,7 @@ def test_compare_view_colours_the_lines_that_differ(qtbot):
     assert view.show_versions(mine, theirs, "plan.md") == {3, 5, 6}
     doc = view.theirs.document()
     coloured = [i for i in range(doc.blockCount())
-                if doc.findBlockByNumber(i).blockFormat().background().style() != 0]
+                if doc.findBlockByNumber(i).blockFormat().background().style()
+                != Qt.BrushStyle.NoBrush]
     assert coloured == [3, 5, 6]
     assert "(3)" in view.label.text()
