@@ -20,12 +20,13 @@ def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
             context.progress((i + 1) / n)
         return n * 10
 
-    with qtbot.waitSignal(pool.submit(work, 3, on_event=lambda e: seen.append(
-            ("event", e, threading.get_ident() == ui_thread)),
-            on_progress=lambda p: seen.append(("progress", p, True)),
-            on_result=lambda r: seen.append(("result", r, threading.get_ident() == ui_thread))
-    ).signals.sig_work_finished, timeout=5_000):
-        pass
+    pool.hold()  # so the finished signal cannot fire before the test listens
+    worker = pool.submit(work, 3, on_event=lambda e: seen.append(
+        ("event", e, threading.get_ident() == ui_thread)),
+        on_progress=lambda p: seen.append(("progress", p, True)),
+        on_result=lambda r: seen.append(("result", r, threading.get_ident() == ui_thread)))
+    with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
+        pool.resume()
     assert [s for s in seen if s[0] == "event"] == [("event", i, True) for i in range(3)]
     assert ("result", 30, True) in seen and seen[-1][0] == "result"
     errors = []
@@ -33,9 +34,10 @@ def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
     def fail(context):
         raise ValueError("broken input")
 
-    with qtbot.waitSignal(pool.submit(fail, on_error=errors.append).signals.sig_work_finished,
-                          timeout=5_000):
-        pass
+    pool.hold()
+    failing = pool.submit(fail, on_error=errors.append)
+    with qtbot.waitSignal(failing.signals.sig_work_finished, timeout=5_000):
+        pool.resume()
     assert isinstance(errors[0], ValueError) and "broken input" in errors[0].__lantide_traceback__
     assert pool.running == []
 
