@@ -17,10 +17,13 @@ def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sample = isolated_user_dirs / "data" / "sample-workspace"
     lock = sample / ".lantide" / "lock"
+    settings_file = isolated_user_dirs / "config" / "settings.json"
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if lock.exists() and lock.read_text().strip() == str(app.pid):
+            # the app holds the lock, and has recorded the workspace (in the background)
+            if lock.exists() and lock.read_text().strip() == str(app.pid) \
+                    and settings_file.exists():
                 break
             assert app.poll() is None, app.stderr.read()
             time.sleep(0.2)
@@ -28,7 +31,7 @@ def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
             raise AssertionError("the app did not open the sample workspace within 60 s")
         assert Workspace.is_workspace(sample)
         assert (sample / "projects" / "q3-churn" / "plan.md").exists()
-        settings = json.loads((isolated_user_dirs / "config" / "settings.json").read_text())
+        settings = json.loads(settings_file.read_text())
         assert settings["recent_workspaces"][0] == str(sample.resolve())
     finally:
         app.terminate()
