@@ -14,10 +14,11 @@
 ``read_schema(table)``: ``{"table", "qualified_name", "kind", "columns": [{"name", "type",
 "nullable"}], "ddl": 'CREATE TABLE "t" ("c" TYPE, ...)', "source"?}``.
 
-For the desktop grid: ``fetch_rows(relation, offset, limit)`` -> list of tuples (Python
-values), ``relation_info(relation)`` -> ``{"relation", "columns", "row_count"}``,
-``profile_table`` (:mod:`lantide.query.profile`), ``export_table``
-(:mod:`lantide.query.export`). Names are parsed, never pasted into SQL.
+For the desktop grid: ``fetch_rows(relation, offset, limit, order_by=None)`` -> list of
+tuples (Python values), sorted by ``[(column, "asc"|"desc"), ...]`` when given,
+``relation_info(relation)`` -> ``{"relation", "columns", "row_count"}``, ``profile_table``
+(:mod:`lantide.query.profile`), ``export_table`` (:mod:`lantide.query.export`). Names are
+parsed, never pasted into SQL.
 """
 
 from __future__ import annotations
@@ -129,16 +130,39 @@ class BrowseOperations:
         return out
 
     # -- browsing ------------------------------------------------------------------
-    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200) -> list[tuple]:
-        """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values."""
+    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200,
+                   order_by=None) -> list[tuple]:
+        """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values.
+
+        ``order_by``: None (the table's own order) or a list of ``(column_name, "asc" |
+        "desc")``, most significant first, e.g. ``[("amount", "desc"), ("name", "asc")]``.
+        Names must be columns of the relation (case does not count) and are quoted, never
+        pasted; an unknown name raises ``UNKNOWN_COLUMN``, a bad shape or direction
+        ``BAD_ORDER_BY``. Nulls sort last either way, and ties are broken the same way on
+        every call (row id or the other columns), so consecutive pages neither repeat nor
+        skip rows.
+        """
+        from lantide.query.ordering import normalize_order_by, order_by_clause
+
+        keys = normalize_order_by(order_by)
         relation, resolved = self._local_relation(relation_name)
         if resolved.kind == lin.EXTERNAL:
             raise QueryRefused("external tables are paged after staging",
                                code="EXTERNAL_NOT_STAGED",
                                hint="Stage the table with run_query first, then page its cached table.")
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
-        return self.engine.run(lambda cur: cur.execute(
-            f"SELECT * FROM {relation} LIMIT {limit} OFFSET {offset}").fetchall())
+        # Data files (other than workbooks) are views, which have no row id.
+        has_rowid = not (resolved.kind == lin.DATA and resolved.detail.format != "excel")
+
+        def work(cur):
+            order = ""
+            if keys:
+                columns = [d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description]
+                order = order_by_clause(keys, columns, relation, has_rowid=has_rowid)
+            return cur.execute(
+                f"SELECT * FROM {relation} {order} LIMIT {limit} OFFSET {offset}").fetchall()
+
+        return self.engine.run(work)
 
     def relation_info(self, relation_name: str) -> dict:
         """Columns and row count of a table, for the grid's header and scroll bar."""
