@@ -1,12 +1,13 @@
 """``lantide annotations``: list and handle a Plan's or Report's annotations without the app.
 
 ```
-lantide annotations WS PROJECT plan|report [--json]            list them
+lantide annotations WS PROJECT plan|report [--json] [--all]    list them (--all: deleted too)
   --create START:END --comment TEXT     mark [START, END) (character offsets) and comment
   --reply ID --text TEXT                 reply
   --resolve ID --answer TEXT             resolve, keeping the text (mode B)
   --resolve ID --replacement TEXT        resolve, replacing the marked text (mode A)
-  --reopen ID / --delete ID              reopen a resolved one / delete one
+  --reopen ID                            reopen a resolved one
+  --delete ID / --restore ID             delete one (kept in the sidecar) / bring it back
   --reattach ID --range START:END        give a detached annotation a new mark
   --by NAME                              who acts, for the history (default: user)
 ```
@@ -29,6 +30,8 @@ def register(subparsers) -> None:
     p.add_argument("project", help="project folder or name")
     p.add_argument("document", choices=["plan", "report"])
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--all", action="store_true",
+                   help="also list the deleted annotations (--restore ID brings one back)")
     p.add_argument("--by", default="user", help="who acts, recorded in the history")
     action = p.add_mutually_exclusive_group()
     action.add_argument("--create", metavar="START:END",
@@ -38,7 +41,12 @@ def register(subparsers) -> None:
                         help="resolve: --answer TEXT keeps the text (mode B), "
                              "--replacement TEXT replaces it (mode A)")
     action.add_argument("--reopen", metavar="ID", help="reopen a resolved annotation")
-    action.add_argument("--delete", metavar="ID", help="delete an annotation (its text stays)")
+    action.add_argument("--delete", metavar="ID",
+                        help="delete an annotation: its mark goes (the text stays), the "
+                             "annotation and its history are kept and can be restored")
+    action.add_argument("--restore", metavar="ID",
+                        help="bring back a deleted annotation (marked again where its text "
+                             "is still found, else detached)")
     action.add_argument("--reattach", metavar="ID",
                         help="mark a detached annotation again (with --range START:END)")
     p.add_argument("--comment", help="the comment of --create")
@@ -87,6 +95,10 @@ def _act(doc, args) -> dict | None:
     if args.delete is not None:
         doc.delete(args.delete, by=by)
         return {"action": "deleted", "id": args.delete}
+    if args.restore is not None:
+        ann = doc.undelete(args.restore, by=by)
+        return {"action": "undeleted", "id": ann.id, "status": ann.status,
+                "detached": ann.detached}
     if args.reattach is not None:
         _need(args, "--reattach", "range")
         start, end = _range(args.range, "--range")
@@ -100,6 +112,7 @@ def _act(doc, args) -> dict | None:
 
 
 def run_annotations(args: argparse.Namespace) -> int:
+    from lantide.docs.agent_api import document_listing
     from lantide.docs.document import open_document
 
     ws = open_workspace(args.workspace)
@@ -107,19 +120,12 @@ def run_annotations(args: argparse.Namespace) -> int:
         doc = open_document(ws.project(args.project), args.document)
         done = _act(doc, args)
         if args.json:
-            out = {"document": doc.kind, "project": doc.project.dirname,
-                   "path": doc.relative_path(),
-                   "annotations": [a.to_dict() for a in doc.annotations],
-                   "open_annotation_count": doc.open_count,
-                   "read_only_reason": doc.read_only_reason,
-                   "repairs": [r.to_dict() for r in doc.repairs]}
+            out = document_listing(doc, include_deleted=args.all)
             if done:
                 out["done"] = done
-            if doc.recovery:
-                out["recovered"] = doc.recovery.message
             print_json(out)
         else:
-            _print_human(doc, done)
+            _print_human(doc, done, args.all)
     finally:
         ws.close()
     return 0
@@ -134,34 +140,68 @@ def _clip(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _print_human(doc, done: dict | None) -> None:
+def _print_human(doc, done: dict | None, show_deleted: bool) -> None:
     err = sys.stderr
     if doc.recovery:
         err.write(f"lantide: {doc.recovery.message}\n")
     if doc.read_only_reason:
         err.write(f"lantide: annotations are read-only: {doc.read_only_reason}\n")
+        if doc.read_only_error and doc.read_only_error.hint:
+            err.write(f"  {doc.read_only_error.hint}\n")
     for repair in doc.repairs:
         err.write(f"lantide: {repair.id}: {repair.detail} (not saved yet)\n")
     if done:
         extra = " (detached: its text is gone)" if done.get("detached") else ""
         print(f"{done['action']} {done['id']}{extra}")
-    anns = doc.annotations
+    if doc.read_only_reason:
+        _print_marks_only(doc)
+        return
+    anns, deleted = doc.annotations, doc.deleted_annotations
     resolved = sum(1 for a in anns if not a.is_open)
-    print(f"{doc.relative_path()}: {doc.open_count} open, {resolved} resolved")
+    counts = f"{doc.open_count} open, {resolved} resolved"
+    if deleted:
+        counts += f", {len(deleted)} deleted"
+    print(f"{doc.relative_path()}: {counts}")
     for ann in anns:
-        flags = "".join(f" [{f}]" for f in ("detached", "recreated") if getattr(ann, f))
-        print(f"{ann.id}  {ann.status:<8}  {_line(doc, ann.span):<8}  "
-              f"\"{_clip(ann.quote, 70)}\"{flags}")
-        created = next((h for h in ann.history if h.get("action") in ("created", "recreated")),
-                       None)
-        who = created.get("by", "?") if created else "?"
-        if ann.comment:
-            print(f"    {who}: {_clip(ann.comment)}")
-        if ann.latest_reply:
-            print(f"    reply by {ann.latest_reply.get('by', '?')}: "
-                  f"{_clip(ann.latest_reply.get('text', ''))}")
-        if ann.resolution:
-            res = ann.resolution
-            what = (f"replaced with \"{_clip(res.get('replacement', ''), 60)}\""
-                    if res.get("mode") == "A" else _clip(res.get("text", "")))
-            print(f"    resolved ({res.get('mode')}) by {res.get('by', '?')}: {what}")
+        _print_annotation(doc, ann)
+    if deleted and show_deleted:
+        print("deleted:")
+        for ann in deleted:
+            _print_annotation(doc, ann)
+    elif deleted:
+        print(f"({len(deleted)} deleted: list them with --all, bring one back with "
+              "--restore ID)")
+
+
+def _print_marks_only(doc) -> None:
+    """Without a readable sidecar only the marks in the text are known."""
+    marks = doc.marks
+    print(f"{doc.relative_path()}: annotations unreadable; {len(marks)} "
+          f"mark{'' if len(marks) == 1 else 's'} in the text")
+    for m in marks:
+        print(f"{m.id}  {'?':<8}  {_line(doc, (m.inner_start, m.inner_end)):<8}  "
+              f"\"{_clip(m.inner(doc.text), 70)}\"")
+
+
+def _print_annotation(doc, ann) -> None:
+    flags = "".join(f" [{f}]" for f in ("detached", "recreated") if getattr(ann, f))
+    status = "deleted" if ann.deleted else ann.status
+    print(f"{ann.id}  {status:<8}  {_line(doc, ann.span):<8}  "
+          f"\"{_clip(ann.quote, 70)}\"{flags}")
+    created = next((h for h in ann.history if h.get("action") in ("created", "recreated")),
+                   None)
+    who = created.get("by", "?") if created else "?"
+    if ann.comment:
+        print(f"    {who}: {_clip(ann.comment)}")
+    if ann.latest_reply:
+        print(f"    reply by {ann.latest_reply.get('by', '?')}: "
+              f"{_clip(ann.latest_reply.get('text', ''))}")
+    if ann.resolution:
+        res = ann.resolution
+        what = (f"replaced with \"{_clip(res.get('replacement', ''), 60)}\""
+                if res.get("mode") == "A" else _clip(res.get("text", "")))
+        print(f"    resolved ({res.get('mode')}) by {res.get('by', '?')}: {what}")
+    if ann.deleted:
+        gone = ann.deletion or {}
+        print(f"    deleted by {gone.get('by', '?')} at {gone.get('at', '?')} "
+              f"(was {ann.status}); --restore {ann.id} brings it back")

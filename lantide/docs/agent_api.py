@@ -15,6 +15,13 @@ and ``update_plan``/``update_report`` (DESIGN.md sections 5 and 6).
 
 ``span`` is given only for annotations whose mark is in the text now (a stale hint is left
 out). Quotes, comments and replies longer than the limits are cut with ``… [+N chars]``.
+Deleted annotations are not shown (nor counted).
+
+:func:`document_listing` ``(doc, include_deleted=False) -> dict``: what ``lantide
+annotations --json`` prints. Every key of :func:`agent_view`, with ``annotations`` the
+whole entries (:func:`full_annotation`, nothing cut), plus ``resolved_annotation_count``,
+``deleted_annotation_count``, ``read_only_hint``, ``repairs`` (always), and with
+``include_deleted`` ``deleted_annotations`` (whole entries, ``deleted: true``, ``deletion``).
 
 :func:`resolve_annotations` ``(project, kind, items, by) -> dict``::
 
@@ -24,8 +31,9 @@ out). Quotes, comments and replies longer than the limits are cut with ``… [+N
 :func:`update_document` ``(project, kind, content, by) -> dict``::
 
     {"document", "path", "text_changed", "text_adjusted", "kept", "reanchored",
-     "detached", "unknown_marks", "reopened", "reattached", "ids_restored", "duplicates_removed",
-     "stray_tags_removed", "repairs", "warnings", "open_annotation_count"}
+     "detached", "unknown_marks", "reopened", "reattached", "undeleted", "ids_restored",
+     "duplicates_removed", "stray_tags_removed", "repairs", "warnings",
+     "open_annotation_count"}
 """
 
 from __future__ import annotations
@@ -115,6 +123,33 @@ def view_of(doc: Document) -> dict[str, Any]:
     return out
 
 
+def full_annotation(ann: Annotation) -> dict[str, Any]:
+    """The whole entry (:meth:`Annotation.to_dict`) with the agent view's derived fields,
+    uncut: ``replies`` (how many), ``latest_reply``, ``resolution`` and, for a deleted one,
+    ``deletion`` (None when they do not apply)."""
+    out = ann.to_dict()
+    out["replies"] = len(ann.replies)
+    out["latest_reply"] = ann.latest_reply
+    out["resolution"] = ann.resolution
+    if ann.deleted:
+        out["deletion"] = ann.deletion
+    return out
+
+
+def document_listing(doc: Document, include_deleted: bool = False) -> dict[str, Any]:
+    """The agent view of ``doc`` with whole entries and the counts (``annotations --json``)."""
+    out = view_of(doc)
+    out["annotations"] = [full_annotation(a) for a in doc.annotations]
+    out["resolved_annotation_count"] = sum(1 for a in doc.annotations if not a.is_open)
+    deleted = doc.deleted_annotations
+    out["deleted_annotation_count"] = len(deleted)
+    if include_deleted:
+        out["deleted_annotations"] = [full_annotation(a) for a in deleted]
+    out["read_only_hint"] = doc.read_only_error.hint if doc.read_only_error else None
+    out["repairs"] = [r.to_dict() for r in doc.repairs]
+    return out
+
+
 def agent_view(project, kind: str) -> dict[str, Any]:
     """The ``read_plan`` / ``read_report`` payload."""
     return view_of(open_document(project, kind))
@@ -146,6 +181,9 @@ def update_document(project, kind: str, content: str, by: str = "agent") -> dict
         warnings.append("annotations " + ", ".join(out["detached"]) + " lost their marks and "
                         "quotes: they are detached (still open); resolve them in mode B or ask "
                         "the analyst")
+    if out["undeleted"]:
+        warnings.append("marks of deleted annotations " + ", ".join(out["undeleted"]) + " are "
+                        "in the text again: those annotations were brought back")
     if out["unknown_marks"]:
         warnings.append("marks with unknown ids " + ", ".join(out["unknown_marks"]) + " got new "
                         "entries without a comment; do not invent annotation ids")

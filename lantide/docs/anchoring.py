@@ -11,6 +11,9 @@
   mark, is that entry's mark with a mistyped id: the id is restored; any other mark
   whose id has no entry gets an entry recreated from the mark's text, flagged
   ``recreated``;
+- a mark whose id is that of a deleted entry (the sidecar's ``deleted`` list; the text was
+  put back by another editor or an undo) brings that entry back, history and all
+  (``undeleted``; then ``reopened``/``reattached`` as for any entry whose mark is back);
 - a second mark with the same id, or an opening tag with no closing tag, loses its tags
   (the text they enclosed stays).
 
@@ -28,15 +31,15 @@ from typing import Any
 from lantide.docs.errors import AnnotationRangeError
 from lantide.docs.marks import Mark, MarkScan, mark_open, remove_tags, scan_marks
 from lantide.docs.ranges import wrap_checked
-from lantide.docs.sidecar import event, set_span, stored_span
+from lantide.docs.sidecar import event, insert_by_creation, set_span, stored_span
 
 AUTO = "lantide"  # the author of automatic repairs in an entry's history
 
 
 @dataclass(frozen=True)
 class Repair:
-    action: str  # reanchored, detached, reattached, reopened, recreated, id_restored,
-    #              duplicate_removed, stray_tag_removed
+    action: str  # reanchored, detached, reattached, reopened, undeleted, recreated,
+    #              id_restored, duplicate_removed, stray_tag_removed
     id: str
     detail: str
 
@@ -50,6 +53,7 @@ class Reconciled:
     entries: list[dict[str, Any]]
     scan: MarkScan
     repairs: list[Repair] = field(default_factory=list)
+    deleted: list[dict[str, Any]] = field(default_factory=list)
 
 
 def count_occurrences(text: str, quote: str) -> list[int]:
@@ -153,15 +157,37 @@ def _restore_mangled_ids(text: str, scan: MarkScan, entries: list[dict[str, Any]
     return text
 
 
-def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO) -> Reconciled:
-    """A consistent (text, entries) pair from any text and any valid entries."""
+def _undelete_marked(scan: MarkScan, entries: list[dict[str, Any]],
+                     deleted: list[dict[str, Any]], repairs: list[Repair]
+                     ) -> list[dict[str, Any]]:
+    """Move back the deleted entries whose marks are in the text; returns the rest."""
+    live = {e["id"] for e in entries}
+    marked = {m.id for m in scan.marks} - live
+    remaining = []
+    for entry in deleted:
+        if entry["id"] in marked:
+            entries[:] = insert_by_creation(entries, entry)
+            repairs.append(Repair("undeleted", entry["id"], "its mark is in the text again"))
+        else:
+            remaining.append(entry)
+    return remaining
+
+
+def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO,
+              deleted: list[dict[str, Any]] = ()) -> Reconciled:
+    """A consistent (text, entries) pair from any text and any valid entries;
+    ``deleted`` are the sidecar's deleted entries (returned in ``Reconciled.deleted``)."""
     entries = copy.deepcopy(entries)
-    by_id = {e["id"]: e for e in entries}
+    deleted = copy.deepcopy(list(deleted))
+    by_id = {e["id"]: e for e in deleted}
+    by_id.update({e["id"]: e for e in entries})
     repairs: list[Repair] = []
     scan = scan_marks(text)
     cleaned = _drop_extra_tags(text, scan, by_id, repairs)
     if cleaned != text:
         text, scan = cleaned, scan_marks(cleaned)
+    deleted = _undelete_marked(scan, entries, deleted, repairs)
+    by_id = {e["id"]: e for e in entries}
     restored = _restore_mangled_ids(text, scan, entries, repairs)
     if restored != text:
         text, scan = restored, scan_marks(restored)
@@ -198,7 +224,7 @@ def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO) -> Re
         if repair.id in by_id:
             by_id[repair.id]["history"].append(event(repair.action, by, repair.detail))
     refresh_anchors(text, entries, scan)
-    return Reconciled(text, entries, scan, repairs)
+    return Reconciled(text, entries, scan, repairs, deleted)
 
 
 def refresh_anchors(text: str, entries: list[dict[str, Any]], scan: MarkScan) -> None:

@@ -9,7 +9,10 @@ doc.repairs                               # [Repair] found on open, saved with t
 ann_id = doc.create_annotation(start, end, "which denominator?", by="user")
 doc.reply(ann_id, "every customer active in Q2", by="agent")
 doc.resolve(ann_id, "B", answer="kept: Q2 actives", by="agent")  # -> change dict
-doc.reopen(ann_id); doc.delete(ann_id)
+doc.reopen(ann_id)
+doc.delete(ann_id)                        # the mark goes; the entry moves to the deleted list
+doc.deleted_annotations                   # [Annotation], deletion order, .deleted is True
+doc.undelete(ann_id)                      # back, marked again or detached (-> Annotation)
 report = doc.save_text(new_text, by="user")  # -> SaveReport: re-anchored, detached, ...
 ```
 
@@ -45,6 +48,7 @@ class Annotation:
 
     raw: dict[str, Any]
     span: tuple[int, int] | None  # live: the mark's inner text now; None without a mark
+    deleted: bool = False  # in the sidecar's deleted list (then span is None)
 
     id = property(lambda self: self.raw["id"])
     status = property(lambda self: self.raw["status"])
@@ -67,12 +71,18 @@ class Annotation:
     def resolution(self) -> dict[str, Any] | None:
         return last_event(self.raw, "resolved") if self.status == "resolved" else None
 
+    @property
+    def deletion(self) -> dict[str, Any] | None:
+        """The ``deleted`` event (``at``, ``by``) of a deleted annotation, else None."""
+        return last_event(self.raw, "deleted") if self.deleted else None
+
     def to_dict(self) -> dict[str, Any]:
-        """The sidecar entry, with ``span`` the live one (absent when there is no mark)."""
+        """The sidecar entry, with ``span`` the live one (None when there is no mark)."""
         out = copy.deepcopy(self.raw)
         out["span"] = list(self.span) if self.span else None
         out["detached"] = self.detached
         out["recreated"] = self.recreated
+        out["deleted"] = self.deleted
         return out
 
 
@@ -93,7 +103,8 @@ class SaveReport:
         out: dict[str, Any] = {"text_adjusted": self.text_adjusted, "kept": self.kept}
         for action, key in (("reanchored", "reanchored"), ("detached", "detached"),
                             ("recreated", "unknown_marks"), ("reopened", "reopened"),
-                            ("reattached", "reattached"), ("id_restored", "ids_restored"),
+                            ("reattached", "reattached"), ("undeleted", "undeleted"),
+                            ("id_restored", "ids_restored"),
                             ("duplicate_removed", "duplicates_removed"),
                             ("stray_tag_removed", "stray_tags_removed")):
             out[key] = self.ids(action)
@@ -142,11 +153,12 @@ class Document:
         if self.read_only_reason:
             self._set(Reconciled(text, [], scan_marks(text)))
         else:
-            self._set(reconcile(text, self._sidecar.entries))
+            self._set(reconcile(text, self._sidecar.entries, deleted=self._sidecar.deleted))
 
     def _set(self, state: Reconciled) -> None:
         self.text = state.text
         self._entries = state.entries
+        self._deleted = state.deleted
         self._scan = state.scan
         self.repairs: list[Repair] = list(state.repairs)
 
@@ -156,9 +168,21 @@ class Document:
         return [Annotation(copy.deepcopy(e), _span(marks.get(e["id"]))) for e in self._entries]
 
     def annotation(self, annotation_id: str) -> Annotation:
-        entry = ops.find_entry(self._entries, annotation_id)
+        entry = ops.find_entry(self._entries, annotation_id, self._deleted)
         mark = self._scan.mark(annotation_id)
         return Annotation(copy.deepcopy(entry), _span(mark))
+
+    @property
+    def deleted_annotations(self) -> list[Annotation]:
+        """The deleted annotations, oldest deletion first; not in the text, not counted."""
+        return [Annotation(copy.deepcopy(e), None, deleted=True) for e in self._deleted]
+
+    def deleted_annotation(self, annotation_id: str) -> Annotation:
+        entry = next((e for e in self._deleted if e["id"] == annotation_id), None)
+        if entry is None:
+            raise AnnotationError(f"no deleted annotation with id {annotation_id!r}",
+                                  code="ANNOTATION_UNKNOWN_ID")
+        return Annotation(copy.deepcopy(entry), None, deleted=True)
 
     @property
     def disk_entries(self) -> list[dict[str, Any]]:
@@ -185,9 +209,10 @@ class Document:
         return not self.read_only_reason and bool(self.repairs or self._sidecar_changed())
 
     def _sidecar_changed(self) -> bool:
-        if not self._sidecar.exists and not self._entries:
+        if not self._sidecar.exists and not self._entries and not self._deleted:
             return False
-        return dump_sidecar(self._sidecar.top, self._entries).encode("utf-8") != self._disk[1]
+        return dump_sidecar(self._sidecar.top, self._entries,
+                            self._deleted).encode("utf-8") != self._disk[1]
 
     def relative_path(self) -> str:
         try:
@@ -199,14 +224,14 @@ class Document:
     def create_annotation(self, start: int, end: int, comment: str, by: str = "user") -> str:
         self._writable()
         text, entries, ann_id, scan = ops.create(self._scan, self._entries_copy(), start, end,
-                                                 comment, by)
+                                                 comment, by, self._deleted)
         self._apply(text, entries, scan)
         return ann_id
 
     def reply(self, annotation_id: str, text: str, by: str = "user") -> Annotation:
         self._writable()
         entries = self._entries_copy()
-        ops.reply(entries, annotation_id, text, by)
+        ops.reply(entries, annotation_id, text, by, self._deleted)
         self._apply(self.text, entries, self._scan)
         return self.annotation(annotation_id)
 
@@ -218,25 +243,40 @@ class Document:
     def resolve_many(self, items: list[dict[str, Any]], by: str = "user") -> dict[str, dict]:
         """All items or none; returns the change per id (see :mod:`lantide.docs.operations`)."""
         self._writable()
-        text, entries, changes = ops.resolve_many(self._scan, self._entries_copy(), items, by)
+        text, entries, changes = ops.resolve_many(self._scan, self._entries_copy(), items, by,
+                                                  self._deleted)
         self._apply(text, entries)
         return changes
 
     def reopen(self, annotation_id: str, by: str = "user") -> Annotation:
         self._writable()
-        self._apply(*ops.reopen(self._scan, self._entries_copy(), annotation_id, by))
+        self._apply(*ops.reopen(self._scan, self._entries_copy(), annotation_id, by,
+                                self._deleted))
         return self.annotation(annotation_id)
 
     def reattach(self, annotation_id: str, start: int, end: int, by: str = "user") -> Annotation:
         self._writable()
         self._apply(*ops.reattach(self._scan, self._entries_copy(), annotation_id, start, end,
-                                  by))
+                                  by, self._deleted))
         return self.annotation(annotation_id)
 
     def delete(self, annotation_id: str, by: str = "user") -> None:
+        """Remove the mark (its text stays); the annotation, history and all, is kept in
+        the sidecar's deleted list with a ``deleted`` event, and can be undeleted."""
         self._writable()
-        text, entries = ops.delete(self._scan, self._entries_copy(), annotation_id)
-        self._apply(text, entries)
+        text, entries, deleted = ops.delete(self._scan, self._entries_copy(),
+                                            copy.deepcopy(self._deleted), annotation_id, by)
+        self._apply(text, entries, deleted=deleted)
+
+    def undelete(self, annotation_id: str, by: str = "user") -> Annotation:
+        """Bring a deleted annotation back (see :func:`lantide.docs.operations.undelete`);
+        the returned annotation is ``detached`` when its text could not be marked."""
+        self._writable()
+        text, entries, deleted, scan = ops.undelete(self._scan, self._entries_copy(),
+                                                    copy.deepcopy(self._deleted),
+                                                    annotation_id, by)
+        self._apply(text, entries, scan, deleted=deleted)
+        return self.annotation(annotation_id)
 
     def save_text(self, new_text: str, by: str = "user") -> SaveReport:
         """Save an edit of the whole text: marks present keep their annotations, the others
@@ -250,11 +290,11 @@ class Document:
             self._set(Reconciled(new_text, [], scan_marks(new_text)))
             return SaveReport(new_text, False, warnings=[
                 f"annotations are read-only ({self.read_only_reason}); only the text was saved"])
-        state = reconcile(new_text, self._entries)
+        state = reconcile(new_text, self._entries, deleted=self._deleted)
         known = {e["id"] for e in self._entries}
         restored = {r.id for r in state.repairs if r.action in ("reanchored", "id_restored")}
         kept = [m.id for m in state.scan.marks if m.id in known and m.id not in restored]
-        self._commit(state.text, state.entries, state.scan)
+        self._commit(state.text, state.entries, state.scan, state.deleted)
         return SaveReport(state.text, state.text != new_text, kept, list(state.repairs))
 
     def save_repairs(self) -> bool:
@@ -275,11 +315,12 @@ class Document:
     def _entries_copy(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._entries)
 
-    def _apply(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None
-               ) -> None:
+    def _apply(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None,
+               deleted: list[dict[str, Any]] | None = None) -> None:
         """Commit the result of an operation, refusing one that broke another mark.
 
-        ``scan`` is the parse of ``text`` when the operation already made one."""
+        ``scan`` is the parse of ``text`` when the operation already made one; ``deleted``
+        the new deleted list when the operation changed it."""
         if scan is None or scan.text is not text and scan.text != text:
             scan = scan_marks(text)
         problems = check_consistent(text, entries, scan)
@@ -289,7 +330,7 @@ class Document:
                 hint="Check the replacement for unbalanced backticks or Markdown that swallows "
                      "the marks after it.", code="ANNOTATION_WOULD_BREAK_MARKS")
         refresh_anchors(text, entries, scan)
-        self._commit(text, entries, scan)
+        self._commit(text, entries, scan, deleted)
 
     def _check_disk(self) -> None:
         now = (read_bytes(self.path), read_bytes(self.sidecar_path))
@@ -300,13 +341,14 @@ class Document:
                 f"{' and '.join(changed)} changed on disk since {self.path.name} was opened",
                 hint="Nothing was saved. Reload the document, then make the change again.")
 
-    def _commit(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None
-                ) -> None:
+    def _commit(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None,
+                deleted: list[dict[str, Any]] | None = None) -> None:
+        deleted = self._deleted if deleted is None else deleted
         with document_lock(self.path):
             self._check_disk()
-            sidecar_text = dump_sidecar(self._sidecar.top, entries)
+            sidecar_text = dump_sidecar(self._sidecar.top, entries, deleted)
             text_bytes = text.encode("utf-8")
-            if not self._sidecar.exists and not entries:
+            if not self._sidecar.exists and not entries and not deleted:
                 if text_bytes != self._disk[0]:
                     atomic_write_text(self.path, text)
                 self._after_save(text, None)
@@ -316,9 +358,10 @@ class Document:
                           sidecar_text=sidecar_text, before_text=self._disk[0],
                           before_sidecar=self._disk[1])
                 self._after_save(text, sidecar_text)
-        self._sidecar.exists = self._sidecar.exists or bool(entries)
+        self._sidecar.exists = self._sidecar.exists or bool(entries) or bool(deleted)
         self._sidecar.entries = copy.deepcopy(entries)
-        self._set(Reconciled(text, entries, scan or scan_marks(text)))
+        self._sidecar.deleted = copy.deepcopy(deleted)
+        self._set(Reconciled(text, entries, scan or scan_marks(text), [], copy.deepcopy(deleted)))
 
     def _after_save(self, text: str, sidecar_text: str | None) -> None:
         self.disk_text = text

@@ -14,7 +14,12 @@ result as one atomic pair. Every operation appends to the annotation's ``history
   where the kept or replacing text now is (None for a detached annotation);
 - :func:`reopen`: marks the text again (where it was resolved, else by quote), or leaves
   the annotation open and ``detached`` when the text is gone;
-- :func:`delete`: removes the entry and its mark's tags (the text stays).
+- :func:`delete`: removes the mark's tags (the text stays) and moves the entry, history
+  and all, to the sidecar's ``deleted`` list;
+- :func:`undelete`: brings a deleted entry back with the status it had; an open one is
+  marked again (see :func:`undelete` for where), else it comes back ``detached``.
+
+A deleted annotation's id stays taken: new annotations never reuse it.
 """
 
 from __future__ import annotations
@@ -26,18 +31,29 @@ from lantide.docs.anchoring import anchor_by_text, short
 from lantide.docs.errors import AnnotationBatchError, AnnotationError
 from lantide.docs.marks import MarkScan, contains_mark_tag, replace_mark, unwrap
 from lantide.docs.ranges import wrap_checked
-from lantide.docs.sidecar import event, last_event, set_span, stored_span
+from lantide.docs.sidecar import event, insert_by_creation, last_event, set_span, \
+    stored_span
 
 MODES = ("A", "B")
 
 
-def find_entry(entries: list[dict[str, Any]], annotation_id: str) -> dict[str, Any]:
+def find_entry(entries: list[dict[str, Any]], annotation_id: str,
+               deleted: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The live entry ``annotation_id``; a clear error when it is unknown or deleted."""
     for entry in entries:
         if entry["id"] == annotation_id:
             return entry
+    if any(e["id"] == annotation_id for e in deleted):
+        raise deleted_error(annotation_id)
     known = ", ".join(e["id"] for e in entries) or "none"
     raise AnnotationError(f"no annotation with id {annotation_id!r}",
                           hint=f"Known annotations: {known}.", code="ANNOTATION_UNKNOWN_ID")
+
+
+def deleted_error(annotation_id: str) -> AnnotationError:
+    return AnnotationError(f"annotation {annotation_id} was deleted",
+                           hint=f"Undelete it first (lantide annotations … --restore "
+                                f"{annotation_id}), then try again.", code="ANNOTATION_DELETED")
 
 
 def new_id(taken: set[str]) -> str:
@@ -56,9 +72,10 @@ def _require_text(value: str | None, what: str, code: str) -> str:
 
 
 def create(scan: MarkScan, entries: list[dict[str, Any]], start: int, end: int, comment: str,
-           by: str) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
+           by: str, deleted: list[dict[str, Any]] = ()
+           ) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
     comment = _require_text(comment, "comment", "ANNOTATION_COMMENT_MISSING")
-    ann_id = new_id({e["id"] for e in entries} | scan.ids())
+    ann_id = new_id({e["id"] for e in entries} | {e["id"] for e in deleted} | scan.ids())
     new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
     mark = new_scan.mark(ann_id)
     quote = scan.text[s:e]
@@ -68,17 +85,20 @@ def create(scan: MarkScan, entries: list[dict[str, Any]], start: int, end: int, 
     return new_text, entries, ann_id, new_scan
 
 
-def reply(entries: list[dict[str, Any]], annotation_id: str, text: str, by: str) -> None:
-    entry = find_entry(entries, annotation_id)
+def reply(entries: list[dict[str, Any]], annotation_id: str, text: str, by: str,
+          deleted: list[dict[str, Any]] = ()) -> None:
+    entry = find_entry(entries, annotation_id, deleted)
     entry["history"].append(event("replied", by, _require_text(text, "reply",
                                                                   "ANNOTATION_REPLY_MISSING")))
 
 
-def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set[str]
-                  ) -> tuple[str, str] | None:
+def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set[str],
+                  deleted_ids: set[str]) -> tuple[str, str] | None:
     if not isinstance(item, dict):
         return "ANNOTATION_BAD_ITEM", "an item must be an object {id, mode, replacement?, answer?}"
     ann_id, mode = item.get("id"), str(item.get("mode") or "").upper()
+    if ann_id not in entries and ann_id in deleted_ids:
+        return "ANNOTATION_DELETED", "it was deleted (undelete it first to resolve it)"
     if ann_id not in entries:
         return "ANNOTATION_UNKNOWN_ID", f"no annotation with id {ann_id!r}"
     if ann_id in seen:
@@ -104,15 +124,17 @@ def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set
     return None
 
 
-def validate_items(scan: MarkScan, entries: list[dict[str, Any]], items: list[Any]) -> None:
+def validate_items(scan: MarkScan, entries: list[dict[str, Any]], items: list[Any],
+                   deleted: list[dict[str, Any]] = ()) -> None:
     """Raise :class:`AnnotationBatchError` naming every bad item; nothing is changed."""
     if not isinstance(items, list) or not items:
         raise AnnotationError("no annotations to resolve", hint="Give a list of "
                               "{id, mode, replacement?, answer?} items.", code="ANNOTATION_BAD_ITEM")
     by_id = {e["id"]: e for e in entries}
+    deleted_ids = {e["id"] for e in deleted if isinstance(e, dict)}
     problems, seen = [], set()
     for index, item in enumerate(items):
-        found = _item_problem(item, by_id, scan, seen)
+        found = _item_problem(item, by_id, scan, seen, deleted_ids)
         if isinstance(item, dict) and isinstance(item.get("id"), str):
             seen.add(item["id"])
         if found:
@@ -123,8 +145,9 @@ def validate_items(scan: MarkScan, entries: list[dict[str, Any]], items: list[An
 
 
 def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict[str, Any]],
-                 by: str) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    validate_items(scan, entries, items)
+                 by: str, deleted: list[dict[str, Any]] = ()
+                 ) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    validate_items(scan, entries, items, deleted)
     text = scan.text
     by_id = {e["id"]: e for e in entries}
     # Apply from the end of the text backwards, so each mark is still where the scan saw
@@ -166,9 +189,9 @@ def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict
     return text, entries, ordered
 
 
-def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by: str
-           ) -> tuple[str, list[dict[str, Any]], MarkScan]:
-    entry = find_entry(entries, annotation_id)
+def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by: str,
+           deleted: list[dict[str, Any]] = ()) -> tuple[str, list[dict[str, Any]], MarkScan]:
+    entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "resolved":
         raise AnnotationError(f"annotation {annotation_id} is already open",
                               hint="Only a resolved annotation can be reopened.",
@@ -191,9 +214,10 @@ def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by
 
 
 def reattach(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, start: int,
-             end: int, by: str) -> tuple[str, list[dict[str, Any]], MarkScan]:
+             end: int, by: str, deleted: list[dict[str, Any]] = ()
+             ) -> tuple[str, list[dict[str, Any]], MarkScan]:
     """Give a detached annotation a new mark around ``[start, end)``."""
-    entry = find_entry(entries, annotation_id)
+    entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "open" or not entry.get("detached"):
         raise AnnotationError(f"annotation {annotation_id} is not detached",
                               hint="Only an open, detached annotation can be reattached.",
@@ -204,9 +228,63 @@ def reattach(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, 
     return new_text, entries, new_scan
 
 
-def delete(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str
-           ) -> tuple[str, list[dict[str, Any]]]:
-    find_entry(entries, annotation_id)
+def delete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[str, Any]],
+           annotation_id: str, by: str
+           ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """Remove the mark's tags and move the entry to ``deleted`` with a ``deleted`` event.
+
+    Returns ``(text, entries, deleted)``. The entry keeps its status; its span hint is
+    where its text now is, so that an undelete finds it there."""
+    entry = find_entry(entries, annotation_id, deleted)
     mark = scan.mark(annotation_id)
-    text = unwrap(scan.text, mark) if mark is not None else scan.text
-    return text, [e for e in entries if e["id"] != annotation_id]
+    text = scan.text
+    if mark is not None:
+        text = unwrap(text, mark)
+        set_span(entry, [mark.start, mark.start + (mark.inner_end - mark.inner_start)])
+    entry["history"].append(event("deleted", by))
+    return text, [e for e in entries if e is not entry], deleted + [entry]
+
+
+def undelete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[str, Any]],
+             annotation_id: str, by: str
+             ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], MarkScan]:
+    """Bring a deleted annotation back; returns ``(text, entries, deleted, scan)``.
+
+    A resolved one comes back resolved (it has no mark). An open one is marked again: at
+    the place its text was left when it was deleted, if that text is still exactly there,
+    else where its quote occurs exactly once; otherwise it comes back open and
+    ``detached``, to be reattached or resolved in mode B. It takes its place in the list
+    by creation time.
+    """
+    entry = next((e for e in deleted if e["id"] == annotation_id), None)
+    if entry is None:
+        if any(e["id"] == annotation_id for e in entries):
+            raise AnnotationError(f"annotation {annotation_id} is not deleted",
+                                  hint="Only a deleted annotation can be undeleted.",
+                                  code="ANNOTATION_NOT_DELETED")
+        known = ", ".join(e["id"] for e in deleted) or "none"
+        raise AnnotationError(f"no deleted annotation with id {annotation_id!r}",
+                              hint=f"Deleted annotations: {known}.",
+                              code="ANNOTATION_UNKNOWN_ID")
+    if any(e["id"] == annotation_id for e in entries):
+        raise AnnotationError(
+            f"annotation {annotation_id} cannot be undeleted: another annotation with the "
+            "same id is in the document", code="ANNOTATION_ID_IN_USE",
+            hint="An older Lantide recreated it from a copied mark. Delete that one first "
+                 "if this deleted one is the one to keep.")
+    remaining = [e for e in deleted if e is not entry]
+    text, new_scan = scan.text, scan
+    if entry["status"] != "open":
+        entry.pop("detached", None)
+        entry["history"].append(event("undeleted", by))
+    else:
+        found = anchor_by_text(scan, annotation_id, [(entry.get("quote", ""), stored_span(entry))])
+        if isinstance(found, tuple):
+            text, new_scan = found
+            entry.pop("detached", None)
+            entry["history"].append(event("undeleted", by))
+        else:
+            entry["detached"] = True
+            entry["history"].append(event("undeleted", by, f"undeleted without a mark: {found}"))
+    return text, insert_by_creation(entries, entry), remaining, new_scan
+

@@ -16,8 +16,19 @@
   characters between ``<mark …>`` and ``</mark>``) in the document text as on disk, marks
   included. It is a hint, refreshed on every save; the mark in the text is the truth.
 - ``history`` events are ``{"at", "by", "action", "text"?, …}``; actions: created, replied,
-  resolved (with ``mode`` and ``replacement``), reopened, reanchored, detached, reattached,
-  recreated, id_restored, duplicate_removed, stray_tag_removed.
+  resolved (with ``mode`` and ``replacement``), reopened, deleted, undeleted, reanchored,
+  detached, reattached, recreated, id_restored, duplicate_removed, stray_tag_removed.
+- ``deleted`` (optional, top level, after ``annotations``): the annotations that were
+  deleted, so that no annotation and none of its history is ever lost. Each is a whole
+  entry as it was when deleted (its ``status`` too), whose history ends with
+  ``{"at", "by", "action": "deleted"}``; its ``anchor.span`` is where its text was left
+  once the mark's tags were removed. An entry moves back to ``annotations`` when it is
+  undeleted (history ``undeleted``) or when a mark with its id reappears in the text
+  (history ``undeleted`` by ``lantide``). The key is written only when the list is not
+  empty. It needs no new version: a reader that does not know it keeps it as an unknown
+  field and shows only ``annotations``. Ids are unique within each list; an id in both
+  (a reader that did not know ``deleted`` recreated it from a pasted mark) is accepted:
+  the live entry is the annotation, the deleted one is kept as it is.
 - Fields Lantide does not know, at any level, are kept when it rewrites the file.
 - A file without ``version`` but with an ``annotations`` list is read as version 0 and
   written back as version 1. A newer version, invalid JSON or a wrong shape makes the
@@ -39,6 +50,7 @@ from lantide.docs.marks import is_valid_id
 SIDECAR_VERSION = 1
 STATUSES = ("open", "resolved")
 SIDECAR_SUFFIX = ".annotations.json"
+DELETED_KEY = "deleted"
 
 
 def sidecar_path(document_path: Path) -> Path:
@@ -68,15 +80,21 @@ class Sidecar:
     entries: list[dict[str, Any]] = field(default_factory=list)
     exists: bool = False
     migrated_from: int | None = None
+    deleted: list[dict[str, Any]] = field(default_factory=list)
 
-    def dump(self, entries: list[dict[str, Any]] | None = None) -> str:
-        return dump_sidecar(self.top, self.entries if entries is None else entries)
+    def dump(self, entries: list[dict[str, Any]] | None = None,
+             deleted: list[dict[str, Any]] | None = None) -> str:
+        return dump_sidecar(self.top, self.entries if entries is None else entries,
+                            self.deleted if deleted is None else deleted)
 
 
-def dump_sidecar(top: dict[str, Any], entries: list[dict[str, Any]]) -> str:
-    data = dict(top)
+def dump_sidecar(top: dict[str, Any], entries: list[dict[str, Any]],
+                 deleted: list[dict[str, Any]] | tuple = ()) -> str:
+    data = {k: v for k, v in top.items() if k not in ("annotations", DELETED_KEY)}
     data["version"] = SIDECAR_VERSION
     data["annotations"] = entries
+    if deleted:
+        data[DELETED_KEY] = list(deleted)
     # the same layout as lantide.workspace.atomic.atomic_write_json
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -101,15 +119,16 @@ def _check_span(path: Path, where: str, anchor: Any) -> None:
         raise _problem(path, f"{where}: 'anchor.span' must be [start, end] (two whole numbers)")
 
 
-def _validate_entry(path: Path, index: int, raw: Any) -> dict[str, Any]:
-    where = f"annotation {index + 1}"
+def _validate_entry(path: Path, index: int, raw: Any, list_name: str = "annotation"
+                    ) -> dict[str, Any]:
+    where = f"{list_name} {index + 1}"
     if not isinstance(raw, dict):
         raise _problem(path, f"{where} is not an object")
     ann_id = raw.get("id")
     if not is_valid_id(ann_id):
         raise _problem(path, f"{where}: 'id' must be 1-64 letters, digits, '-' or '_', "
                              f"found {ann_id!r}")
-    where = f"annotation {ann_id}"
+    where = f"{list_name} {ann_id}"
     if raw.get("status") not in STATUSES:
         raise _problem(path, f"{where}: 'status' must be 'open' or 'resolved', "
                              f"found {raw.get('status')!r}")
@@ -150,14 +169,25 @@ def parse_sidecar(text: str, path: Path) -> Sidecar:
     if not isinstance(raw_entries, list):
         raise _problem(path, "'annotations' must be a list")
     entries = [_validate_entry(path, i, raw) for i, raw in enumerate(raw_entries)]
+    _check_unique(path, entries, "annotations")
+    raw_deleted = data.get(DELETED_KEY, [])
+    if not isinstance(raw_deleted, list):
+        raise _problem(path, f"{DELETED_KEY!r} must be a list")
+    deleted = [_validate_entry(path, i, raw, "deleted annotation")
+               for i, raw in enumerate(raw_deleted)]
+    _check_unique(path, deleted, "deleted annotations")
+    top = {k: v for k, v in data.items() if k not in ("annotations", DELETED_KEY)}
+    return Sidecar(path, top, entries, exists=True,
+                   migrated_from=version if version < SIDECAR_VERSION else None,
+                   deleted=deleted)
+
+
+def _check_unique(path: Path, entries: list[dict[str, Any]], what: str) -> None:
     seen: set[str] = set()
     for entry in entries:
         if entry["id"] in seen:
-            raise _problem(path, f"two annotations share the id {entry['id']!r}")
+            raise _problem(path, f"two {what} share the id {entry['id']!r}")
         seen.add(entry["id"])
-    top = {k: v for k, v in data.items() if k != "annotations"}
-    return Sidecar(path, top, entries, exists=True,
-                   migrated_from=version if version < SIDECAR_VERSION else None)
 
 
 def load_sidecar(path: Path) -> Sidecar:
@@ -203,3 +233,25 @@ def set_span(entry: dict[str, Any], span: list[int]) -> None:
     anchor = entry.get("anchor")
     entry["anchor"] = dict(anchor) if isinstance(anchor, dict) else {}
     entry["anchor"]["span"] = list(span)
+
+
+def created_at(entry: dict[str, Any]) -> str | None:
+    first = next(iter(entry.get("history", [])), None)
+    return first.get("at") if isinstance(first, dict) and isinstance(first.get("at"), str) \
+        else None
+
+
+def insert_by_creation(entries: list[dict[str, Any]], entry: dict[str, Any]
+                       ) -> list[dict[str, Any]]:
+    """``entries`` with ``entry`` put back before the first one created after it (ISO
+    timestamps compare as text); at the end when its creation time is unknown."""
+    when = created_at(entry)
+    out = list(entries)
+    if when is not None:
+        for index, other in enumerate(out):
+            other_when = created_at(other)
+            if other_when is not None and other_when > when:
+                out.insert(index, entry)
+                return out
+    out.append(entry)
+    return out
