@@ -34,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data"
 WORK = HERE / ".work"
-QUERIES = HERE.parent.parent / "shared" / "benchdata" / "tpch"
+QUERIES = HERE / "queries" / "tpch"
 TABLES = ["lineitem", "orders", "customer", "part", "supplier", "partsupp", "nation", "region"]
 
 # -- data ----------------------------------------------------------------------------

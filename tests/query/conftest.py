@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-BENCHDATA = REPO.parent / "shared" / "benchdata"
+BENCHDATA = REPO / "benchmarks" / "queries"  # vendored copy of the shared query sets
 
 
 @pytest.fixture
