@@ -163,14 +163,15 @@ def _undelete_marked(scan: MarkScan, entries: list[dict[str, Any]],
     """Move back the deleted entries whose marks are in the text; returns the rest."""
     live = {e["id"] for e in entries}
     marked = {m.id for m in scan.marks} - live
-    remaining = []
-    for entry in deleted:
+    back = []
+    for entry in reversed(deleted):  # the last deleted one of an id that is there twice
         if entry["id"] in marked:
-            entries[:] = insert_by_creation(entries, entry)
-            repairs.append(Repair("undeleted", entry["id"], "its mark is in the text again"))
-        else:
-            remaining.append(entry)
-    return remaining
+            marked.discard(entry["id"])
+            back.append(entry)
+    for entry in reversed(back):
+        entries[:] = insert_by_creation(entries, entry)
+        repairs.append(Repair("undeleted", entry["id"], "its mark is in the text again"))
+    return [e for e in deleted if not any(e is b for b in back)]
 
 
 def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO,

@@ -178,7 +178,7 @@ class Document:
         return [Annotation(copy.deepcopy(e), None, deleted=True) for e in self._deleted]
 
     def deleted_annotation(self, annotation_id: str) -> Annotation:
-        entry = next((e for e in self._deleted if e["id"] == annotation_id), None)
+        entry = next((e for e in reversed(self._deleted) if e["id"] == annotation_id), None)
         if entry is None:
             raise AnnotationError(f"no deleted annotation with id {annotation_id!r}",
                                   code="ANNOTATION_UNKNOWN_ID")

@@ -256,7 +256,7 @@ def undelete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[s
     ``detached``, to be reattached or resolved in mode B. It takes its place in the list
     by creation time.
     """
-    entry = next((e for e in deleted if e["id"] == annotation_id), None)
+    entry = next((e for e in reversed(deleted) if e["id"] == annotation_id), None)
     if entry is None:
         if any(e["id"] == annotation_id for e in entries):
             raise AnnotationError(f"annotation {annotation_id} is not deleted",

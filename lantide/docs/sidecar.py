@@ -26,9 +26,11 @@
   undeleted (history ``undeleted``) or when a mark with its id reappears in the text
   (history ``undeleted`` by ``lantide``). The key is written only when the list is not
   empty. It needs no new version: a reader that does not know it keeps it as an unknown
-  field and shows only ``annotations``. Ids are unique within each list; an id in both
-  (a reader that did not know ``deleted`` recreated it from a pasted mark) is accepted:
-  the live entry is the annotation, the deleted one is kept as it is.
+  field and shows only ``annotations``. Ids are unique in ``annotations``. A reader that
+  does not know ``deleted`` may recreate an entry from a pasted mark with a deleted id,
+  so an id may be both live and deleted, and once that one is deleted too, twice in
+  ``deleted``: all are kept; the live entry is the annotation, and undelete takes the
+  last deleted one with that id.
 - Fields Lantide does not know, at any level, are kept when it rewrites the file.
 - A file without ``version`` but with an ``annotations`` list is read as version 0 and
   written back as version 1. A newer version, invalid JSON or a wrong shape makes the
@@ -175,7 +177,6 @@ def parse_sidecar(text: str, path: Path) -> Sidecar:
         raise _problem(path, f"{DELETED_KEY!r} must be a list")
     deleted = [_validate_entry(path, i, raw, "deleted annotation")
                for i, raw in enumerate(raw_deleted)]
-    _check_unique(path, deleted, "deleted annotations")
     top = {k: v for k, v in data.items() if k not in ("annotations", DELETED_KEY)}
     return Sidecar(path, top, entries, exists=True,
                    migrated_from=version if version < SIDECAR_VERSION else None,
