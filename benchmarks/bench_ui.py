@@ -132,6 +132,7 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
     os.environ["LANTIDE_CONFIG_DIR"] = str(base / "stall-config")
     os.environ["LANTIDE_DATA_DIR"] = str(base / "stall-data")
     sys.path.insert(0, str(REPO))
+    from lantide.ui.gc_pauses import GcPauses
     from lantide.ui.main_window import MainWindow
     from lantide.ui.services import AppServices
     from lantide.workspace.model import Workspace
@@ -143,6 +144,7 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
     app = QApplication.instance() or QApplication([])
     root = base / "stall-ws"
     create_sample(root)
+    pauses = GcPauses().install()  # as lantide.ui.app does
     with FakeOpenAIServer(background_reply="Churn by region") as server:
         os.environ.update(server.env())
         services = AppServices(Workspace.open(root), load_settings())
@@ -152,6 +154,7 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
         services.start()
         if not spin_until(window.is_idle, 60):
             raise RuntimeError("the main window did not become idle")
+        pauses.milestone("start-up")
         idle = [idle_baseline(seconds) for _ in range(repeats)]
         runs: dict[str, list[dict]] = {"both": [], "query": [], "chat": []}
         for _ in range(repeats):  # interleaved, so machine load hits every case alike
@@ -164,6 +167,7 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
         services.workspace.close()
         for var in server.env():
             os.environ.pop(var, None)
+    pauses.uninstall()
     app.processEvents()
     out: dict = {"idle": idle}
     for name, results in runs.items():

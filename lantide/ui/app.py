@@ -31,11 +31,15 @@ class AppController:
     """Owns the open workspace, its services and its window; switches between workspaces."""
 
     def __init__(self, app, settings):
+        from lantide.ui.gc_pauses import GcPauses
+
         self.app = app
         self.settings = settings
         self.workspace = None
         self.services = None
         self.window = None
+        # Short full garbage collections: long-lived objects frozen (see gc_pauses).
+        self.gc_pauses = GcPauses().install()
 
     def show_workspace(self, workspace) -> None:
         from PySide6.QtCore import QTimer
@@ -51,6 +55,7 @@ class AppController:
         self.window.sig_shown.connect(self.services.workers.resume)
         self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_idle.connect(_write_ready_file)
+        self.window.sig_idle.connect(lambda: self.gc_pauses.milestone("start-up"))
         self.window.show()
         # After the first paint: open DuckDB, register data, start watching files (a window
         # that is never painted, e.g. minimised, starts them a moment later anyway).
@@ -99,6 +104,7 @@ class AppController:
             old_window.deleteLater()
         if old_workspace is not None:
             old_workspace.close()
+        self.gc_pauses.thaw()  # the old window's objects are garbage now, frozen or not
         return True
 
     def close(self) -> None:
@@ -106,6 +112,7 @@ class AppController:
             self.window.shutdown()
         if self.workspace is not None:
             self.workspace.close()
+        self.gc_pauses.uninstall()
 
 
 _shown_at: list[float] = []

@@ -18,6 +18,7 @@ from lantide.ui.sql_highlighter import sql_to_html
 STEP_MARKER = "[[QUERY_STEP]]"
 STEP_SCHEME = "lantide-step"
 _STEP_LINE = re.compile(r"^\s*(?:[-*>]\s*)?\[\[QUERY_STEP\]\]\s*(.*)$", re.M)
+_NEWLINE = re.compile("\n")
 
 
 @lru_cache(maxsize=1)
@@ -27,7 +28,7 @@ def _markdown():
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
 
-    def fence(tokens, idx, options, env):
+    def fence(_renderer, tokens, idx, options, env):  # bound to the renderer as a method
         token = tokens[idx]
         lang = (token.info or "").strip().split(" ")[0].lower()
         code = token.content
@@ -52,6 +53,37 @@ def split_step_lines(text: str) -> list[tuple[str, str]]:
     if pos < len(text):
         parts.append(("markdown", text[pos:]))
     return parts
+
+
+def unit_starts(text: str) -> list[int]:
+    """Offsets in ``text`` where a step line or a top-level Markdown block begins.
+
+    At each of them the text can be cut and both sides rendered alone with the same result
+    as the whole, so a long streamed answer keeps its finished blocks rendered and redoes
+    only the tail. Link reference definitions (resolved across the whole text) and carriage
+    returns (markdown-it counts lines differently) leave no place to cut: ``[0]``.
+    """
+    if "\r" in text:
+        return [0]
+    md = _markdown()
+    starts: list[int] = []
+    pos = 0
+    for kind, chunk in split_step_lines(text):
+        if kind == "step":
+            match = _STEP_LINE.match(text, pos)
+            starts.append(pos)
+            pos = match.end() if match else pos
+            continue
+        env: dict = {}
+        tokens = md.parse(chunk, env)
+        if env.get("references"):
+            return [0]
+        line_starts = [0] + [m.end() for m in _NEWLINE.finditer(chunk)]
+        for token in tokens:
+            if token.level == 0 and token.nesting >= 0 and token.map:
+                starts.append(pos + line_starts[min(token.map[0], len(line_starts) - 1)])
+        pos += len(chunk)
+    return sorted(set(starts)) or [0]
 
 
 def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None = None,

@@ -1,68 +1,21 @@
 """The pieces of the chat transcript: the analyst's messages, instructions the app sent on
-the analyst's behalf, the assistant's streamed Markdown, system notices, and ``ask_user``
-questions answered inline.
+the analyst's behalf, system notices, ``ask_user`` questions answered inline, and the
+setup card shown when no model is configured.
 
 The analyst's messages are bubbles on the right; an instruction the app wrote (Resolve
-(N)) is a full-width box with its own label and icon; the assistant's answer is rendered
-Markdown on the left; notices (errors, retries, the turn's end) are small muted lines.
+(N)) is a full-width box with its own label and icon; notices (errors, retries, the turn's
+end) are small muted lines. The assistant's answer is in :mod:`lantide.ui.chat_answer`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QSizePolicy, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+                               QWidget)
 
-from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame, tint
-
-RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
-
-
-class AutoHeightBrowser(QTextBrowser):
-    """A QTextBrowser as tall as its content (the transcript scrolls, not each message)."""
-
-    sig_step_clicked = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setOpenLinks(False)
-        self.setOpenExternalLinks(False)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; }")
-        self.document().setDocumentMargin(2)
-        self.document().contentsChanged.connect(self._fit)
-        self.anchorClicked.connect(self._anchor)
-
-    def _fit(self) -> None:
-        self.document().setTextWidth(self.viewport().width())
-        height = int(self.document().size().height()) + 6
-        if height != self.height():
-            self.setFixedHeight(height)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._fit()
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(300, self.height())
-
-    def _anchor(self, url: QUrl) -> None:
-        if url.scheme() == STEP_SCHEME:
-            self.sig_step_clicked.emit(url.path())
-        elif url.scheme() in ("http", "https", "mailto"):
-            from PySide6.QtGui import QDesktopServices
-
-            QDesktopServices.openUrl(url)
-
 
 class UserMessageWidget(ThemedFrame):
     """What the analyst typed (a bubble on the right), or an instruction the app sent."""
@@ -102,53 +55,6 @@ class UserMessageWidget(ThemedFrame):
             fill = tint(accent, 0.16 if not theme.dark else 0.3)
             self.setStyleSheet(f"QFrame#UserMessage {{ background: {fill.name()}; "
                                f"border-radius: 10px; }}")
-
-
-class AssistantMessageWidget(ThemedFrame):
-    """The assistant's answer, rendered as Markdown while it streams."""
-
-    sig_step_clicked = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setObjectName("AssistantMessage")
-        self.text = ""
-        self.step_ids: list[str] = []
-        self.browser = AutoHeightBrowser(self)
-        self.browser.sig_step_clicked.connect(self.sig_step_clicked)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.browser)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(RENDER_INTERVAL_MS)
-        self._timer.timeout.connect(self.render)
-
-    def append(self, delta: str) -> None:
-        self.text += delta
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def set_text(self, text: str) -> None:
-        self.text = text
-        self.render()
-
-    def set_step_ids(self, step_ids: list[str]) -> None:
-        self.step_ids = list(step_ids)
-        self.render()
-
-    def render(self) -> None:
-        self._timer.stop()
-        theme = colors()
-        self.browser.setHtml(render_markdown(self.text, dark=theme.dark, step_ids=self.step_ids,
-                                             muted=theme.muted.name(), border=theme.border.name()))
-
-    def apply_theme(self) -> None:
-        if hasattr(self, "browser"):
-            self.render()
-
-    def plain_text(self) -> str:
-        return self.browser.toPlainText()
 
 
 class NoticeWidget(ThemedFrame):

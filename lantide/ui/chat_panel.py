@@ -20,7 +20,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
-from lantide.ui.chat_bridge import AgentTurnBridge
+from lantide.ui.chat_bridge import AgentTurnBridge, warm_up_agent
 from lantide.ui.chat_markdown import warm_up
 from lantide.ui.chat_messages import SetupCard
 from lantide.ui.chat_transcript import ChatTranscript
@@ -119,8 +119,9 @@ class ChatPanel(QWidget):
         self._update_model_state()
         self.picker.reload(then=self._open_latest)
         # Markdown, Pygments and sqlglot load in the background, not on the first answer.
-        services.workers.submit(lambda _ctx: warm_up(), on_error=lambda exc: None,
+        services.workers.submit(lambda _ctx: _warm_up_markdown(), on_error=lambda exc: None,
                                 name="load the Markdown renderer")
+        self._agent_warmed = False
 
     # -- public API ------------------------------------------------------------------------
     def ask(self, text: str) -> None:
@@ -255,6 +256,10 @@ class ChatPanel(QWidget):
             self.send_button.setEnabled(profile is not None)
             if not self.bridge.running:
                 self.model_label.setText(self._model_text)
+            if profile is not None and not self._agent_warmed:
+                self._agent_warmed = True
+                self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
+                                             on_error=lambda exc: None)
 
         self.services.workers.submit(lambda _ctx: resolve_profile(settings, "primary"),
                                      on_result=shown, on_error=lambda exc: shown(None),
@@ -268,3 +273,10 @@ class ChatPanel(QWidget):
         opener = getattr(self.window(), "open_settings", None)
         if callable(opener):
             opener()
+
+
+def _warm_up_markdown() -> None:
+    from lantide.ui.gc_pauses import long_lived_loaded
+
+    warm_up()
+    long_lived_loaded("Markdown renderer")

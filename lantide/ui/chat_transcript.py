@@ -14,8 +14,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from lantide.ui.chat_messages import (AssistantMessageWidget, NoticeWidget, QuestionWidget,
-                                      UserMessageWidget)
+from lantide.ui.chat_answer import AssistantMessageWidget
+from lantide.ui.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
 from lantide.ui.tool_card import ToolCardWidget
 
 APP_INSTRUCTION = "app_instruction"

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from lantide.ui.chat_messages import AutoHeightBrowser
+from lantide.ui.chat_answer import AutoHeightBrowser
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
 from lantide.ui.result_model import format_value

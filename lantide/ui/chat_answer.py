@@ -1,0 +1,205 @@
+"""The assistant's answer in the chat: Markdown rendered while it streams, in segments so
+that a long answer stays cheap to update, with its step lines linked to the ledger.
+
+:class:`AutoHeightBrowser` (a QTextBrowser as tall as its content) is shared with the tool
+cards.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import (QApplication, QFrame, QSizePolicy, QTextBrowser, QVBoxLayout,
+                               QWidget)
+
+from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown, split_step_lines, unit_starts
+from lantide.ui.theme import colors
+from lantide.ui.themed import ThemedFrame
+
+RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
+# A streamed answer's finished blocks stay rendered once they reach this many characters;
+# each re-render then costs what the tail costs, not what the whole answer costs.
+SEGMENT_CHARS = 1200
+
+
+class AutoHeightBrowser(QTextBrowser):
+    """A QTextBrowser as tall as its content (the transcript scrolls, not each message)."""
+
+    sig_step_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.document().contentsChanged.connect(self._fit)
+        self.anchorClicked.connect(self._anchor)
+
+    def _fit(self) -> None:
+        self.document().setTextWidth(self.viewport().width())
+        height = int(self.document().size().height()) + 6
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(300, self.height())
+
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() == STEP_SCHEME:
+            self.sig_step_clicked.emit(url.path())
+        elif url.scheme() in ("http", "https", "mailto"):
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(url)
+
+
+class AssistantMessageWidget(ThemedFrame):
+    """The assistant's answer, rendered as Markdown while it streams.
+
+    Re-rendering the whole answer for every few deltas costs more the longer it gets
+    (Markdown, then Qt's HTML import and layout of the whole document). So the answer is
+    shown in segments, each a browser of its own: once the finished blocks of the last
+    segment are long enough, they stay rendered as they are and a new segment takes the
+    growing tail. A segment is cut only where a Markdown block or a step line begins, where
+    rendering each side alone gives the same HTML as rendering the whole.
+    """
+
+    sig_step_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("AssistantMessage")
+        self.text = ""
+        self.step_ids: list[str] = []
+        self.segments: list[_Segment] = []
+        self._checked_at = 0  # live length when the last cut was looked for
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(2, 2, 2, 2)
+        self._layout.setSpacing(0)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(RENDER_INTERVAL_MS)
+        self._timer.timeout.connect(self.render)
+        self._add_segment(0, 0)
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def set_text(self, text: str) -> None:
+        if text == self.text:  # the streamed text, complete: only the tail is left to show
+            self.render()
+            return
+        self.text = text
+        self._rebuild()
+
+    def set_step_ids(self, step_ids: list[str]) -> None:
+        self.step_ids = list(step_ids)
+        self._timer.stop()
+        for segment in self.segments:
+            if segment is self.segments[-1] or segment.step_count:
+                self._render_segment(segment)
+
+    def render(self) -> None:
+        """Show the text appended since the last render: the last segment only, after
+        closing it off first when its finished blocks are long enough."""
+        self._timer.stop()
+        live = self.segments[-1]
+        tail = self.text[live.start:]
+        if len(tail) >= SEGMENT_CHARS and len(tail) - self._checked_at >= SEGMENT_CHARS // 8:
+            self._checked_at = len(tail)
+            cut = _last_cut(tail)
+            if cut >= SEGMENT_CHARS:
+                live.end = live.start + cut
+                self._render_segment(live)
+                live = self._add_segment(live.end, live.first_step + live.step_count)
+                self._checked_at = 0
+        self._render_segment(live)
+
+    def _rebuild(self) -> None:
+        """Render the whole text afresh (a replayed answer, a theme switch)."""
+        self._timer.stop()
+        for segment in self.segments:
+            self._layout.removeWidget(segment.browser)
+            segment.browser.deleteLater()
+        self.segments = []
+        self._checked_at = 0
+        cuts = _segment_cuts(self.text)
+        first_step = 0
+        for start, end in zip([0] + cuts, cuts + [None]):
+            segment = self._add_segment(start, first_step)
+            segment.end = end
+            self._render_segment(segment)
+            first_step += segment.step_count
+
+    def _add_segment(self, start: int, first_step: int) -> "_Segment":
+        browser = AutoHeightBrowser(self)
+        browser.sig_step_clicked.connect(self.sig_step_clicked)
+        browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        browser.customContextMenuRequested.connect(
+            lambda pos, b=browser: self._context_menu(b, pos))
+        self._layout.addWidget(browser)
+        segment = _Segment(start, browser, first_step)
+        self.segments.append(segment)
+        return segment
+
+    def _render_segment(self, segment: "_Segment") -> None:
+        theme = colors()
+        text = self.text[segment.start:segment.end]
+        segment.step_count = sum(1 for kind, _ in split_step_lines(text) if kind == "step")
+        segment.browser.setHtml(render_markdown(
+            text, dark=theme.dark, step_ids=self.step_ids[segment.first_step:],
+            muted=theme.muted.name(), border=theme.border.name()))
+
+    def _context_menu(self, browser: AutoHeightBrowser, pos) -> None:
+        menu = browser.createStandardContextMenu(pos)
+        menu.addSeparator()
+        menu.addAction("Copy the whole answer as Markdown",
+                       lambda: QApplication.clipboard().setText(self.text))
+        menu.exec(browser.mapToGlobal(pos))
+        menu.deleteLater()
+
+    def apply_theme(self) -> None:
+        if getattr(self, "segments", None):
+            self._rebuild()
+
+    def plain_text(self) -> str:
+        return "\n".join(s.browser.toPlainText() for s in self.segments)
+
+
+class _Segment:
+    """Part of an answer in a browser of its own: ``text[start:end]`` (``end`` None while
+    it is the growing tail); its step lines take ``step_ids[first_step:]``."""
+
+    __slots__ = ("start", "end", "browser", "first_step", "step_count")
+
+    def __init__(self, start: int, browser: AutoHeightBrowser, first_step: int):
+        self.start, self.end, self.browser = start, None, browser
+        self.first_step, self.step_count = first_step, 0
+
+
+def _last_cut(text: str) -> int:
+    """Where the last block of ``text`` (still growing while it streams) begins."""
+    return unit_starts(text)[-1]
+
+
+def _segment_cuts(text: str) -> list[int]:
+    """Where to cut a whole text into segments of about ``SEGMENT_CHARS`` or more."""
+    cuts, last = [], 0
+    for start in unit_starts(text) if len(text) >= 2 * SEGMENT_CHARS else ():
+        if start - last >= SEGMENT_CHARS and len(text) - start >= SEGMENT_CHARS // 2:
+            cuts.append(start)
+            last = start
+    return cuts

@@ -1,0 +1,115 @@
+"""Short garbage-collector pauses for the desktop app.
+
+CPython's full (oldest-generation) collection walks every container object alive, holding
+the GIL while it does: with Qt, DuckDB, sqlglot, Pygments and the ``openai`` client (its
+pydantic models) loaded, that is about 150,000 objects and 40-75 ms, and it stops the UI
+thread whichever thread triggered it. It happens at unpredictable moments, e.g. while an
+answer streams, and was the worst event-loop stall measured (``python -m benchmarks ui``).
+
+Nearly all of those objects live as long as the process (modules, classes, functions), so
+:class:`GcPauses` moves them out of the collector's way with ``gc.freeze()``:
+
+- at milestones where a burst of long-lived objects was just made, once each: the main
+  window idle after start-up, the Markdown renderer and the agent's libraries loaded
+  (:func:`long_lived_loaded`);
+- after any full collection that took long: what survived it is long-lived by definition,
+  and freezing right after a collection freezes no garbage.
+
+Frozen objects are never collected; one that becomes cyclic garbage later stays in memory.
+That is the price of the trade; :meth:`GcPauses.thaw` (on switching workspace, when the
+old window's objects become garbage) puts them back under the collector, and the next slow
+collection frees the garbage and freezes what survived. Tests do not install it, so their
+objects are collected as usual.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+import time
+
+log = logging.getLogger(__name__)
+
+# A full collection longer than this freezes its survivors (an idle window's takes ~1 ms).
+SLOW_COLLECTION_MS = 8.0
+
+_active: "GcPauses | None" = None
+_lock = threading.Lock()
+
+
+class GcPauses:
+    """Freezes long-lived objects so that full collections stay short."""
+
+    def __init__(self, slow_ms: float = SLOW_COLLECTION_MS):
+        self.slow_ms = slow_ms
+        self.freezes = 0
+        self._started: float | None = None
+        self._milestones: set[str] = set()
+
+    # -- installing ------------------------------------------------------------------------
+    def install(self) -> "GcPauses":
+        global _active
+        with _lock:
+            if _active is not None and _active is not self:
+                _active.uninstall()
+            _active = self
+        if self._after_collection not in gc.callbacks:
+            gc.callbacks.append(self._after_collection)
+        return self
+
+    def uninstall(self) -> None:
+        """Stop freezing and hand the frozen objects back to the collector."""
+        global _active
+        with _lock:
+            if _active is self:
+                _active = None
+        try:
+            gc.callbacks.remove(self._after_collection)
+        except ValueError:
+            pass
+        gc.unfreeze()
+
+    def thaw(self) -> None:
+        """Put the frozen objects back under the collector (many just became garbage)."""
+        gc.unfreeze()
+
+    # -- freezing --------------------------------------------------------------------------
+    def milestone(self, why: str) -> None:
+        """Freeze at a milestone, the first time it is reached (a later time, e.g. in a
+        second window, could freeze the garbage a closed window left)."""
+        with _lock:
+            if why in self._milestones:
+                return
+            self._milestones.add(why)
+        self.freeze(why)
+
+    def freeze(self, why: str = "") -> None:
+        """Exclude every object alive now from future collections (a few microseconds)."""
+        gc.freeze()
+        self.freezes += 1
+        log.debug("gc: froze long-lived objects (%s); %d frozen", why, gc.get_freeze_count())
+
+    def _after_collection(self, phase: str, info: dict) -> None:
+        # Runs on whichever thread collected, inside the collector's bookkeeping: only
+        # timing and the freeze of what survived, nothing that allocates much.
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        started, self._started = self._started, None
+        if started is not None and (time.perf_counter() - started) * 1000 >= self.slow_ms:
+            self.freeze("after a slow full collection")
+
+
+def active() -> GcPauses | None:
+    return _active
+
+
+def long_lived_loaded(why: str) -> None:
+    """A burst of long-lived objects was just made (libraries imported): freeze them, the
+    first time, when the app installed :class:`GcPauses`. Safe from any thread."""
+    pauses = _active
+    if pauses is not None:
+        pauses.milestone(why)
