@@ -11,15 +11,17 @@ way.
 
 Events also reach the rest of the app here: ledger steps go to the ledger panel, changed
 documents to their open tabs, new cached tables to the explorer, a focused project to
-the window. :class:`UiAppState` gives the agent the live open-tab state.
+the window. :class:`UiAppState` gives the agent the live open-tab state, unsaved text
+included.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QThread, Signal
 
 from lantide.agent.app_state import AppState, OpenTab
 
@@ -28,6 +30,23 @@ log = logging.getLogger(__name__)
 # Tools whose success may have created or replaced cached tables.
 TABLE_TOOLS = {"run_query", "run_sql_tab", "source_run_sql_tab", "create_sql_tab"}
 APP_INSTRUCTION = "app_instruction"  # conversation event marking a message the app sent
+TEXT_TABS = ("plan", "report", "sql")  # tabs whose unsaved text the agent is given
+
+
+def warm_up_agent() -> None:
+    """Import the agent, the ``openai`` SDK and the tokenizer (call from a worker), so the
+    first turn does not pay for them and their objects are frozen out of the collector's
+    way (:mod:`lantide.ui.gc_pauses`) before an answer streams."""
+    import lantide.agent.session  # noqa: F401 - the loop, prompt, tools
+    import openai
+
+    from lantide.tokens import count_tokens
+    from lantide.ui.gc_pauses import long_lived_loaded
+
+    count_tokens("warm up")
+    # Resources load lazily on first access; no request is made (the address is never used).
+    openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1").chat.completions
+    long_lived_loaded("agent libraries")
 
 
 def tab_path(ref) -> str:
@@ -39,21 +58,71 @@ def tab_path(ref) -> str:
     return ref.name
 
 
-class UiAppState:
-    """The agent's :class:`~lantide.agent.app_state.AppStateProvider`, read from the live
-    window state (called on the turn's worker thread; it only reads copies)."""
+class UiAppState(QObject):
+    """The agent's :class:`~lantide.agent.app_state.AppStateProvider`: the live open tabs,
+    with the active tab's unsaved text (a dirty Plan, Report or SQL tab) as
+    ``OpenTab.content``, so the agent sees what the analyst sees.
 
-    def __init__(self, services):
+    The agent runs in a worker and must not touch widgets, so the state is snapshot on the
+    UI thread: :meth:`capture` when a turn starts, and again each time the agent asks
+    (:meth:`app_state` from the worker queues the request to the UI thread and waits for the
+    answer). When the UI thread does not answer within ``ASK_TIMEOUT_S`` (it is closing the
+    window and waiting for the worker), the last snapshot serves.
+    """
+
+    ASK_TIMEOUT_S = 2.0
+    _sig_asked = Signal()
+
+    def __init__(self, services, parent: QObject | None = None):
+        super().__init__(parent)
         self.services = services
+        self._condition = threading.Condition()
+        self._asked = self._answered = 0
+        self._latest = AppState()
+        self._sig_asked.connect(self._answer)  # queued: the worker emits, the UI answers
 
-    def app_state(self) -> AppState:
-        tabs = self.services.open_tabs()
-        active = self.services.active_tab()
+    def capture(self) -> AppState:
+        """Snapshot the state now (UI thread) and keep it as the latest."""
+        services = self.services
+        tabs = services.open_tabs()
+        active = services.active_tab()
         keys = [t.key() for t in tabs]
         index = keys.index(active.key()) if active is not None and active.key() in keys else None
-        return AppState(focused_project=self.services.focused_project_name(),
-                        open_tabs=[OpenTab(t.kind, tab_path(t), t.dirty) for t in tabs],
-                        active_tab=index)
+        unsaved = services.active_unsaved_text() if index is not None else None
+        open_tabs = []
+        for i, t in enumerate(tabs):
+            content = unsaved if i == index and t.kind in TEXT_TABS else None
+            open_tabs.append(OpenTab(t.kind, tab_path(t), t.dirty or content is not None,
+                                     content))
+        state = AppState(focused_project=services.focused_project_name(), open_tabs=open_tabs,
+                         active_tab=index)
+        with self._condition:
+            self._latest = state
+        return state
+
+    def app_state(self) -> AppState:
+        if QThread.currentThread() is self.thread():
+            return self.capture()
+        with self._condition:
+            self._asked += 1
+            wanted = self._asked
+        try:
+            self._sig_asked.emit()
+        except RuntimeError:  # the chat panel is gone; the last snapshot is all there is
+            pass
+        else:
+            with self._condition:
+                self._condition.wait_for(lambda: self._answered >= wanted, self.ASK_TIMEOUT_S)
+        with self._condition:
+            return self._latest
+
+    def _answer(self) -> None:
+        with self._condition:
+            asked = self._asked
+        self.capture()
+        with self._condition:
+            self._answered = max(self._answered, asked)
+            self._condition.notify_all()
 
     def file_changed(self, path: str) -> dict[str, Any]:
         tab = next((t for t in self.services.open_tabs() if tab_path(t) == path), None)
@@ -82,6 +151,8 @@ class AgentTurnBridge(QObject):
         self.worker = None
         self._cancel = None
         self._opening = None
+        # Made here, on the UI thread: it answers the agent's questions from there.
+        self.app_state = UiAppState(services, self)
         self._sig_background.connect(self._handle_event)
 
     # -- sessions --------------------------------------------------------------------------
@@ -96,7 +167,7 @@ class AgentTurnBridge(QObject):
         engine = EngineServices(self.services.workspace, self.services.settings,
                                 query_service=self.services.query)
         return AgentSession.open(self.services.workspace, conversation_id,
-                                 settings=self.services.settings, app=UiAppState(self.services),
+                                 settings=self.services.settings, app=self.app_state,
                                  services=engine, on_background_event=self._background_event)
 
     def _background_event(self, event) -> None:
@@ -188,6 +259,7 @@ class AgentTurnBridge(QObject):
         cancel = CancelToken()
         self._cancel = cancel
         session = self.session
+        self.app_state.capture()  # what the analyst sees as the turn starts
 
         def turn(context):
             current = session or self._new_session(None)

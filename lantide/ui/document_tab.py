@@ -162,6 +162,10 @@ class DocumentTabWidget(QWidget):
     def is_busy(self) -> bool:
         return self._busy
 
+    def unsaved_text(self) -> str | None:
+        """The editor's text (marks included, as the file will be) while it is not saved."""
+        return self.editor.toPlainText() if self.is_dirty() else None
+
     def _modification_changed(self, dirty: bool) -> None:
         self.sig_dirty_changed.emit(dirty)
         self.sig_title_changed.emit(self.title())

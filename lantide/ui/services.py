@@ -116,6 +116,7 @@ class AppServices(QObject):
         self._watcher = None
         self._open_tabs: list[TabRef] = []
         self._active_tab: TabRef | None = None
+        self._unsaved_text_source: Callable[[], str | None] | None = None
         self._running_queries: list[RunningQuery] = []
         self._tokens_used = 0
         self.conversation_id: str | None = None  # the chat panel's current conversation
@@ -273,6 +274,19 @@ class AppServices(QObject):
         self._active_tab = active
         self._write_session()
         self.sig_tabs_changed.emit(list(tabs), active)
+
+    def set_unsaved_text_source(self, source: Callable[[], str | None] | None) -> None:
+        """How to read the active tab's unsaved text (the tab area registers itself)."""
+        self._unsaved_text_source = source
+
+    def active_unsaved_text(self) -> str | None:
+        """The active tab's editor text when it has unsaved edits (Plan, Report, SQL), else
+        None. UI thread only: it reads the editor widget."""
+        source = self._unsaved_text_source
+        try:
+            return source() if source is not None else None
+        except RuntimeError:  # the tab area was deleted (window closing)
+            return None
 
     def app_state(self) -> dict[str, Any]:
         """The live state the agent's get_app_context and Context Summary read."""

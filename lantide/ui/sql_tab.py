@@ -179,6 +179,10 @@ class SqlTabWidget(QWidget):
     def is_dirty(self) -> bool:
         return self.editor.document().isModified()
 
+    def unsaved_text(self) -> str | None:
+        """The editor's SQL while it is not saved."""
+        return self.editor.toPlainText() if self.is_dirty() else None
+
     def _modification_changed(self, dirty: bool) -> None:
         self.sig_dirty_changed.emit(dirty)
         self.sig_title_changed.emit(self.title())

@@ -1,7 +1,7 @@
 """The central tab area: Plan/Report, SQL and table tabs, one per document.
 
 Opening something already open switches to it. Each tab widget exposes ``title()``,
-``is_dirty()``, ``save()`` (where meaningful) and ``sig_title_changed``; the tab bar shows
+``is_dirty()``, ``save()`` and ``unsaved_text()`` (where meaningful) and ``sig_title_changed``; the tab bar shows
 the title with a dot when dirty (widgets return the bare title). Closing a dirty tab asks
 Save / Discard / Cancel. Whenever tabs open, close, switch or change dirty state, the
 open-tab state goes to :meth:`AppServices.set_open_tabs` (the agent reads it, and
@@ -61,6 +61,7 @@ class TabAreaWidget(QTabWidget):
         self.setMovable(True)
         self.setElideMode(Qt.TextElideMode.ElideMiddle)
         self._refs: dict[int, TabRef] = {}  # id(widget) -> what it shows
+        services.set_unsaved_text_source(self.current_unsaved_text)
         self.tabCloseRequested.connect(lambda i: self.close_tab(i))
         self.currentChanged.connect(self._current_changed)
         self.tabBar().tabMoved.connect(lambda *_: self.report_state())
@@ -154,6 +155,12 @@ class TabAreaWidget(QTabWidget):
         tabs = [self.ref_of(self.widget(i)) for i in range(self.count())]
         current = self.currentWidget()
         self.services.set_open_tabs(tabs, self.ref_of(current) if current is not None else None)
+
+    def current_unsaved_text(self) -> str | None:
+        """The current tab's text when it has unsaved edits (tabs that edit text say so
+        with ``unsaved_text()``), else None."""
+        read = getattr(self.currentWidget(), "unsaved_text", None)
+        return read() if callable(read) else None
 
     def widgets(self) -> list[QWidget]:
         return [self.widget(i) for i in range(self.count())]
