@@ -44,8 +44,12 @@ OPERATIONS = {
     "resolve-B": ["--resolve", "7be204", "--answer", "every customer active in Q2"],
     "create": ["--create", "{start}:{end}", "--comment", "which source?"],
     "reply": ["--reply", "c51d8e", "--text", "checked the flag"],
+    "delete": ["--delete", "7be204"],
+    "restore": ["--restore", "c51d8e"],
     "edit": None,  # a text save that drops a mark (re-anchored by its quote)
 }
+# run to completion before the operation (not killed): what it starts from
+SETUP = {"restore": ["--delete", "c51d8e"]}
 
 
 def _env(failpoint: str | None) -> dict:
@@ -66,10 +70,21 @@ def _run(root: Path, operation: str, failpoint: str | None) -> subprocess.Comple
         start = plan.index("Revenue is net revenue")
         args = [a.format(start=start, end=start + len("Revenue is net revenue"))
                 for a in OPERATIONS[operation]]
-        cmd = [sys.executable, "-m", "lantide", "annotations", str(root), "q3-churn", "plan",
-               "--by", "child", *args]
+        cmd = _cli(root, args)
     return subprocess.run(cmd, env=_env(failpoint), capture_output=True, text=True,
                           timeout=60, cwd=str(REPO))
+
+
+def _cli(root: Path, args: list[str]) -> list[str]:
+    return [sys.executable, "-m", "lantide", "annotations", str(root), "q3-churn", "plan",
+            "--by", "child", *args]
+
+
+def _set_up(root: Path, operation: str) -> None:
+    if operation in SETUP:
+        done = subprocess.run(_cli(root, SETUP[operation]), env=_env(None), capture_output=True,
+                              text=True, timeout=60, cwd=str(REPO))
+        assert done.returncode == 0, done.stderr
 
 
 def _state(root: Path) -> tuple[str, list]:
@@ -83,9 +98,11 @@ def _state(root: Path) -> tuple[str, list]:
             ids[e["id"]] = f"new{i}"
             text = text.replace(e["id"], f"new{i}")
         e["id"] = ids[e["id"]]
+    deleted = data.get("deleted", [])
+    for e in data["annotations"] + deleted:
         for h in e["history"]:
             h.pop("at")
-    return text, data["annotations"]
+    return text, data["annotations"], deleted
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +114,7 @@ def expected(tmp_path_factory, _sample_template):
     for operation in OPERATIONS:
         root = tmp_path_factory.mktemp(f"expected-{operation}") / "ws"
         shutil.copytree(_sample_template, root)
+        _set_up(root, operation)
         before = _state(root)
         done = _run(root, operation, None)
         assert done.returncode == 0, done.stderr
@@ -109,6 +127,7 @@ def expected(tmp_path_factory, _sample_template):
 @pytest.mark.parametrize("point", POINTS)
 def test_killed_save_opens_as_the_old_or_the_new_pair(sample_workspace, expected, operation,
                                                       point):
+    _set_up(sample_workspace, operation)
     done = _run(sample_workspace, operation, point)
     assert done.returncode == -signal.SIGKILL, done.stderr
     project = Project.load(sample_workspace, "q3-churn")
@@ -126,6 +145,8 @@ def test_killed_save_opens_as_the_old_or_the_new_pair(sample_workspace, expected
     text = project.plan_path.read_text()
     entries = json.loads((project.dir / "plan.annotations.json").read_text())["annotations"]
     assert check_consistent(text, entries, scan_marks(text)) == []
+    kept = {a.id for a in doc.annotations + doc.deleted_annotations}
+    assert {"3f9a1c", "7be204", "c51d8e"} <= kept  # none lost, deleted or not
     assert doc.repairs == []
     leftovers = [p.name for p in project.dir.iterdir() if p.name.startswith(".")]
     assert leftovers == []

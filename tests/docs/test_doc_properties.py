@@ -1,9 +1,10 @@
 """Property tests: random sequences of annotation operations and text edits.
 
 After every step: each open, non-detached annotation has exactly one mark; resolved and
-detached ones have none; no two marks share an id; no annotation disappears except by
-delete; the text outside the touched mark is unchanged; and the pair on disk reopens to
-exactly the same state with nothing to repair.
+detached ones have none; no two marks share an id; no annotation disappears: a deleted one
+moves to the deleted list (its history ending in ``deleted``) and an undeleted one comes
+back from it with the status it had; the text outside the touched mark is unchanged; and
+the pair on disk reopens to exactly the same state with nothing to repair.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class AnnotatedDocument(RuleBasedStateMachine):
         super().__init__()
         self.tmp = Path(tempfile.mkdtemp(prefix="lantide-prop-"))
         self.doc = None
-        self.known: set[str] = set()
+        self.known: set[str] = set()  # live annotations
+        self.gone: set[str] = set()  # deleted ones
 
     def teardown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -122,9 +124,31 @@ class AnnotatedDocument(RuleBasedStateMachine):
     def delete(self, data):
         ann_id = data.draw(st.sampled_from(self._ids()))
         before, mark = self.doc.text, self.doc.scan.mark(ann_id)
-        self.doc.delete(ann_id)
+        history = self.doc.annotation(ann_id).history
+        self.doc.delete(ann_id, by="analyst")
         self.known.discard(ann_id)
+        self.gone.add(ann_id)
         assert self.doc.text == (unwrap(before, mark) if mark else before)
+        gone = self.doc.deleted_annotations[-1]
+        assert gone.id == ann_id and gone.history[:-1] == history
+        assert (gone.history[-1]["action"], gone.history[-1]["by"]) == ("deleted", "analyst")
+
+    @precondition(lambda self: self.doc is not None and self.doc.deleted_annotations)
+    @rule(data=st.data())
+    def undelete(self, data):
+        ann_id = data.draw(st.sampled_from([a.id for a in self.doc.deleted_annotations]))
+        before, was = self.doc.text, self.doc.deleted_annotation(ann_id)
+        ann = self.doc.undelete(ann_id)
+        self.gone.discard(ann_id)
+        self.known.add(ann_id)
+        mark = self.doc.scan.mark(ann_id)
+        assert ann.status == was.status and ann.history[:-1] == was.history
+        assert ann.history[-1]["action"] == "undeleted" and not ann.deleted
+        if ann.is_open:
+            assert (mark is None) == ann.detached
+        else:
+            assert mark is None and not ann.detached
+        assert (unwrap(self.doc.text, mark) if mark else self.doc.text) == before
 
     @precondition(lambda self: self.doc is not None)
     @rule(data=st.data(), inserted=insertion)
@@ -134,7 +158,8 @@ class AnnotatedDocument(RuleBasedStateMachine):
         end = data.draw(st.integers(start, min(len(text), start + 12)))
         report = self.doc.save_text(text[:start] + inserted + text[end:], by="user")
         # an edit can only add annotations by rebuilding entries for marks it created
-        self.known |= set(report.ids("recreated"))
+        self.known |= set(report.ids("recreated")) | set(report.ids("undeleted"))
+        self.gone -= set(report.ids("undeleted"))
 
     @precondition(lambda self: self.doc is not None and self.doc.marks)
     @rule(data=st.data(), copy=st.booleans())
@@ -164,9 +189,14 @@ class AnnotatedDocument(RuleBasedStateMachine):
         ids = [m.id for m in scan.marks]
         assert len(ids) == len(set(ids))
         assert set(self._ids()) == self.known  # nothing lost, nothing invented
+        deleted = [a.raw for a in self.doc.deleted_annotations]
+        assert {e["id"] for e in deleted} == self.gone and len(deleted) == len(self.gone)
+        assert all(e["history"][-1]["action"] == "deleted" for e in deleted)
+        assert all(e["id"] not in ids for e in deleted)  # a deleted one has no mark
         fresh = open_document(self.project, "plan")
         assert fresh.text == text and fresh.repairs == [] and not fresh.dirty
         assert [a.raw for a in fresh.annotations] == entries
+        assert [a.raw for a in fresh.deleted_annotations] == deleted
         for ann in fresh.annotations:
             if ann.span:
                 assert ann.raw["anchor"]["span"] == list(ann.span)
