@@ -7,10 +7,11 @@ Importing this package is cheap: DuckDB loads when a service opens.
 
 from __future__ import annotations
 
+from lantide.query.cancel import CancelScope
 from lantide.query.errors import (ConnectionProblem, LineageCycle, QueryCancelled, QueryError,
                                   QueryRefused, QueryTimeout, TabError, TableNotFound)
 
-__all__ = ["QueryService", "QueryError", "QueryRefused", "QueryCancelled", "QueryTimeout",
+__all__ = ["QueryService", "CancelScope", "QueryError", "QueryRefused", "QueryCancelled", "QueryTimeout",
            "TableNotFound", "TabError", "LineageCycle", "ConnectionProblem"]
 
 

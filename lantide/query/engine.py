@@ -3,7 +3,15 @@
 ``.lantide/cache.duckdb`` is opened once per process. Every thread that queries (the UI,
 the agent, a Source Run) gets its own cursor, so they read at the same time; writes of
 cached tables are transactions of their own. :meth:`Engine.interrupt` cancels whatever
-runs now from any thread, and each statement has the time limit of ``QuerySettings``.
+runs now from any thread (for shutting down); a :class:`~lantide.query.cancel.CancelScope`
+cancels only what one caller runs. Each statement has the time limit of ``QuerySettings``.
+
+A thread's cursor lives as long as the thread's Python state: it is kept in a
+``threading.local`` whose entry is released when that state goes, and a finalizer then
+retires the cursor (it is closed by the next thread that asks for a cursor, or at close).
+This holds for threads Python did not start, such as Qt's pool threads, which the
+``threading`` module does not list; such a thread may get a fresh state (and cursor) per
+job, which costs a few microseconds.
 
 The connection is confined before any user SQL runs: it reads only inside the workspace
 (``allowed_directories``), the network and every other file is off
@@ -14,13 +22,17 @@ Lantide itself still creates views and tables from Python after the lock.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import time
+import weakref
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
+from lantide.query.cancel import active_scopes
 from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
 
 T = TypeVar("T")
@@ -64,8 +76,10 @@ class Engine:
         self._con.execute("SET enable_external_access = false")
         self._con.execute("SET lock_configuration = true")
         self._lock = threading.RLock()
-        self._local = threading.local()
-        self._cursors: dict[int, object] = {}  # thread id -> cursor
+        self._local = threading.local()  # .holder: this thread's _ThreadCursor
+        self._cursors: dict[int, object] = {}  # key -> cursor of a live thread state
+        self._retired: deque = deque()  # cursors of ended thread states, to close
+        self._keys = itertools.count()
         self._running: dict[int, object] = {}  # id(token) -> cursor running a statement
         self._cancel_hooks: dict[int, Callable[[], None]] = {}
         self._watchdog = _Watchdog()
@@ -75,21 +89,43 @@ class Engine:
     def cursor(self):
         """This thread's cursor (created on first use)."""
         if self._closed:
-            raise QueryError("the query engine is closed", code="ENGINE_CLOSED",
-                             hint="Open the workspace again.")
-        cur = getattr(self._local, "cursor", None)
-        if cur is None:
-            with self._lock:
-                self._forget_dead_threads()
-                cur = self._con.cursor()
-                self._cursors[threading.get_ident()] = cur
-            self._local.cursor = cur
+            raise _closed_error()
+        holder = getattr(self._local, "holder", None)
+        if holder is not None:
+            return holder.cursor
+        with self._lock:
+            if self._closed:
+                raise _closed_error()
+            self._close_retired()
+            cur = self._con.cursor()
+            key = next(self._keys)
+            self._cursors[key] = cur
+        holder = _ThreadCursor(cur)
+        # No lock and no DuckDB call in the finalizer: it runs while the thread's state is
+        # torn down (dict and deque operations are atomic under the GIL).
+        weakref.finalize(holder, _retire, weakref.ref(self), key).atexit = False
+        self._local.holder = holder
         return cur
 
-    def _forget_dead_threads(self) -> None:
-        alive = {t.ident for t in threading.enumerate()}
-        for ident in [i for i in self._cursors if i not in alive]:
-            cur = self._cursors.pop(ident)
+    def release_cursor(self) -> None:
+        """Close this thread's cursor now (a thread that will not query again may call it;
+        otherwise the cursor goes when the thread's state goes)."""
+        if getattr(self._local, "holder", None) is not None:
+            del self._local.holder  # the last reference: the finalizer retires the cursor
+            with self._lock:
+                self._close_retired()
+
+    @property
+    def open_cursors(self) -> int:
+        """Cursors of live thread states (for tests and diagnostics)."""
+        return len(self._cursors)
+
+    def _close_retired(self) -> None:
+        while True:
+            try:
+                cur = self._retired.popleft()
+            except IndexError:
+                return
             try:
                 cur.close()
             except Exception:
@@ -108,11 +144,18 @@ class Engine:
         limit = self.timeout_seconds if timeout == -1.0 else timeout
         cur = self.cursor()
         token = _Running(cur)
+        key = id(token)
+        scopes = active_scopes()
         with self._lock:
-            self._running[id(token)] = cur
-        if limit:
-            self._watchdog.watch(token, limit)
+            self._running[key] = cur
+        entered = []
         try:
+            for scope in scopes:
+                if not scope.enter_statement(key, cur):
+                    raise QueryCancelled()
+                entered.append(scope)
+            if limit:
+                self._watchdog.watch(token, limit)
             return work(cur)
         except duckdb.InterruptException:
             if token.timed_out:
@@ -121,12 +164,18 @@ class Engine:
         except duckdb.Error as exc:
             if token.timed_out:
                 raise QueryTimeout(limit) from None
+            if any(scope.cancelled for scope in entered):
+                raise QueryCancelled() from None  # e.g. an interrupted ROLLBACK
             raise translate_error(exc, sql) from None
         finally:
             if limit:
                 self._watchdog.forget(token)
+            for scope in entered:
+                scope.leave_statement(key)
             with self._lock:
-                self._running.pop(id(token), None)
+                self._running.pop(key, None)
+            if any(scope.cancelled for scope in entered):
+                _end_transaction(cur)
 
     def execute(self, sql: str, params: list | None = None, *, timeout: float | None = -1.0):
         """Run one trusted statement (Lantide's own SQL) and return all rows."""
@@ -137,11 +186,20 @@ class Engine:
     def cancel_hook(self, hook: Callable[[], None]) -> Iterator[None]:
         """Register work outside DuckDB (an ODBC fetch) that :meth:`interrupt` must stop."""
         key = id(hook)
+        scopes = active_scopes()
         with self._lock:
             self._cancel_hooks[key] = hook
+        entered = []
         try:
+            for scope in scopes:
+                if scope.add_hook(key, hook):
+                    entered.append(scope)
+                else:
+                    hook()  # cancelled before the work started: stop it at once
             yield
         finally:
+            for scope in entered:
+                scope.remove_hook(key)
             with self._lock:
                 self._cancel_hooks.pop(key, None)
 
@@ -175,12 +233,9 @@ class Engine:
         self._watchdog.stop()
         with self._lock:
             self._closed = True
-            for cur in self._cursors.values():
-                try:
-                    cur.close()
-                except Exception:
-                    pass
+            self._retired.extend(self._cursors.values())
             self._cursors.clear()
+            self._close_retired()
             try:
                 self._con.execute("CHECKPOINT")
             except Exception:
@@ -191,6 +246,39 @@ class Engine:
     def connection(self):
         """The owning connection; only for Lantide's own registration code."""
         return self._con
+
+
+class _ThreadCursor:
+    """Held in a thread-local: when the thread's state goes, so does this, and its
+    finalizer retires the cursor."""
+
+    __slots__ = ("cursor", "__weakref__")
+
+    def __init__(self, cursor):
+        self.cursor = cursor
+
+
+def _retire(engine_ref, key: int) -> None:
+    engine = engine_ref()
+    if engine is None:
+        return
+    cur = engine._cursors.pop(key, None)
+    if cur is not None:
+        engine._retired.append(cur)
+
+
+def _closed_error() -> QueryError:
+    return QueryError("the query engine is closed", code="ENGINE_CLOSED",
+                      hint="Open the workspace again.")
+
+
+def _end_transaction(cur) -> None:
+    """After a cancel, make sure the cursor is not left inside a transaction (an interrupt
+    may have hit the work's own ROLLBACK); without one, DuckDB just says so."""
+    try:
+        cur.execute("ROLLBACK")
+    except Exception:
+        pass
 
 
 class _Running:

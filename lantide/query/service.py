@@ -36,6 +36,7 @@ from lantide.errors import LantideError
 from lantide.query import hints as hint_rules
 from lantide.query import lineage as lin
 from lantide.query import qem, results
+from lantide.query.cancel import CancelScope
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
@@ -94,8 +95,15 @@ class QueryService(TabOperations, BrowseOperations):
         self.close()
 
     def interrupt(self) -> int:
-        """Cancel whatever runs now (DuckDB statements and remote fetches), from any thread."""
+        """Cancel whatever runs now in the whole workspace (DuckDB statements and remote
+        fetches of every caller), from any thread: for shutting down. To stop one caller's
+        work only, run it under a :meth:`cancel_scope`."""
         return self.engine.interrupt()
+
+    def cancel_scope(self, name: str = "") -> CancelScope:
+        """A new :class:`~lantide.query.cancel.CancelScope`: ``with scope:`` around calls on
+        one thread; ``scope.cancel()`` from any thread stops those calls and no others."""
+        return CancelScope(name)
 
     def refresh_sources(self, changes=None) -> dict:
         """Re-register data files; ``changes`` is a watcher batch (only data changes count)."""
