@@ -3,7 +3,8 @@
 The agent loop checks :attr:`CancelToken.cancelled` at each event. That alone would wait
 for a blocking call to return, so whatever blocks registers a closer with
 :meth:`CancelToken.on_cancel`: the model client closes its HTTP stream, the query tools
-interrupt DuckDB. :meth:`cancel` sets the flag and runs the closers at once.
+cancel the query layer's ``CancelScope`` they run under (only the turn's own statements,
+never the analyst's SQL tabs). :meth:`cancel` sets the flag and runs the closers at once.
 """
 
 from __future__ import annotations

@@ -57,6 +57,8 @@ class EngineServices:
         return self._query is not None
 
     def interrupt_query(self) -> None:
+        """Stop every query of the workspace, the analyst's too (for shutting down; a turn's
+        own queries are stopped by its CancelToken, see tools.query_tools)."""
         if self._query is not None:
             self._query.interrupt()
 

@@ -75,10 +75,14 @@ def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: st
 
 
 def _run_guarded(ctx: ToolContext, call):
-    """Run a query-layer call so that cancel interrupts DuckDB at once."""
+    """Run a query-layer call so that cancel interrupts its DuckDB work at once.
+
+    The call runs under its own cancel scope: the analyst's Stop ends this turn's queries
+    and never the analyst's own SQL tabs or the grid, which share the engine."""
     service = ctx.services.query()
+    scope = service.cancel_scope("agent turn")
     try:
-        with ctx.cancel.on_cancel(service.interrupt):
+        with scope, ctx.cancel.on_cancel(scope.cancel):
             result = call(service)
     finally:
         ctx.services.forget_counts()  # a run may have materialized a cached table
@@ -104,12 +108,12 @@ def _model_result(ctx: ToolContext, tool: str, result: dict[str, Any], project: 
 
 
 def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    tables = ctx.services.query().show_tables()
+    tables = _run_guarded(ctx, lambda q: q.show_tables())
     return tables if isinstance(tables, dict) else {"tables": tables}
 
 
 def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    ddl = ctx.services.query().read_schema(args["table"])
+    ddl = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
     return ddl if isinstance(ddl, dict) else {"table": args["table"], "ddl": ddl}
 
 

@@ -1,0 +1,59 @@
+"""The agent's Stop cancels the turn's own query and never the analyst's, which shares the
+workspace's query engine (as a SQL tab of the desktop app does)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from lantide.agent.cancel import CancelToken
+from tests.agent.scripted_model import reply
+
+SLOW_SQL = "SELECT sum(hash(a.range * b.range)) AS h FROM range(200000) a, range(200000) b"
+
+
+def test_stop_cancels_the_turns_query_and_not_the_analysts(session_factory, scripted):
+    scripted.add(reply("", ("run_query", {"sql": SLOW_SQL})))
+    s = session_factory()
+    query = s.services.query()
+    analyst = {}
+
+    def analysts_tab():
+        try:
+            analyst["result"] = query.run_query(SLOW_SQL)
+        except Exception as exc:  # reported to the test
+            analyst["error"] = exc
+
+    tab = threading.Thread(target=analysts_tab)
+    tab.start()
+    cancel = CancelToken()
+    events = []
+    for event in s.run_turn("Heavy query please", cancel):
+        events.append(event)
+        if event.name == "tool_called" and event.tool == "run_query":
+            threading.Timer(0.5, cancel.cancel).start()
+    assert events[-1].reason == "cancelled"
+    tools = [r for r in s.conversation.message_records() if r["message"]["role"] == "tool"]
+    assert [json.loads(r["message"]["content"])["error"] for r in tools] == ["CANCELLED"]
+    time.sleep(0.5)
+    assert tab.is_alive() and query.engine.busy and not analyst  # still computing
+    query.interrupt()  # shutting down stops everything
+    tab.join(30)
+    assert analyst["error"].code == "QUERY_CANCELLED"
+
+
+def test_a_stop_before_the_query_starts_still_stops_it(session_factory, scripted):
+    scripted.add(reply("", ("run_query", {"sql": SLOW_SQL})))
+    s = session_factory()
+    s.services.query()  # opened, as in the app
+    cancel = CancelToken()
+    started = time.monotonic()
+    events = []
+    for event in s.run_turn("Heavy query please", cancel):
+        events.append(event)
+        if event.name == "tool_called":
+            cancel.cancel()  # before the tool's statement reaches DuckDB
+    assert events[-1].reason == "cancelled"
+    assert time.monotonic() - started < 10
+    assert not s.ledger.steps()
