@@ -1,11 +1,11 @@
 """Running query-layer work from a widget: in a worker, cancellable, shown in the status bar,
 and written to the query history.
 
-:func:`submit_query` runs ``fn(context, query_service)`` on the worker pool. The worker
-notes its own DuckDB cursor (the engine keeps one per thread), so Cancel interrupts only
-this job's statement, not the agent's or another tab's; it falls back to the service's
-``interrupt()`` when the engine offers no per-thread cursor. The job appears in the
-status bar through :meth:`AppServices.track_query` until it finishes.
+:func:`submit_query` runs ``fn(context, query_service)`` on the worker pool under its own
+``CancelScope`` (:mod:`lantide.query.cancel`), so Cancel stops only this job's statements,
+not the agent's or another tab's; a Cancel that comes while the job still prepares is not
+lost, the scope refuses the job's next statement. The job appears in the status bar
+through :meth:`AppServices.track_query` until it finishes.
 
 The query history (``.lantide/query_history.jsonl``, one JSON object per run, append-only)
 keeps what the analyst ran from SQL tabs: when, what, how long, how many
@@ -15,7 +15,6 @@ rows, and the error if any. The ledger is the agent's record; this is the analys
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -37,54 +36,12 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class _CursorHandle:
-    """The DuckDB cursor of the thread that runs a job, for a precise interrupt.
-
-    A Stop can come while the job still prepares (parsing, lineage) and no statement runs
-    yet, when an interrupt would be lost; so after a cancel the interrupt is repeated
-    until the job ends. The cursor is forgotten when the job ends, so the pool thread's
-    next job is never hit.
-    """
-
-    RETRY_MS = 100
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.cursor = None
-        self.per_thread = True
-
-    def attach(self, query) -> None:
-        engine = getattr(query, "engine", None)
-        if engine is None or not hasattr(engine, "cursor"):
-            self.per_thread = False
-            return
-        with self._lock:
-            self.cursor = engine.cursor()
-
-    def detach(self) -> None:
-        with self._lock:
-            self.cursor = None
-
-    def interrupt(self, query) -> None:
-        if not self.per_thread:
-            query.interrupt()  # no per-thread cursors to aim at: stop everything
-            return
-        with self._lock:
-            if self.cursor is not None:
-                try:
-                    self.cursor.interrupt()
-                except Exception:  # closed meanwhile: the job is ending anyway
-                    pass
-
-
 def submit_query(services, fn: Callable[..., Any], *, label: str, on_result=None, on_error=None,
                  on_event=None, on_finished=None, track: bool = True):
     """Run ``fn(context, query)`` in a worker once the query service is open.
 
     Returns the Worker, or None (with ``on_error`` called) when the service is not open.
     """
-    from PySide6.QtCore import QTimer
-
     query = services.query
     if query is None:
         error = services.query_error or QueryServiceUnavailable(
@@ -95,33 +52,19 @@ def submit_query(services, fn: Callable[..., Any], *, label: str, on_result=None
         if on_finished:
             on_finished()
         return None
-    handle = _CursorHandle()
+    scope = query.cancel_scope(label)
 
     def job(context):
-        handle.attach(query)
-        try:
+        with scope:
             if context.cancelled:
                 from lantide.query.errors import QueryCancelled
 
                 raise QueryCancelled()
             return fn(context, query)
-        finally:
-            handle.detach()
 
-    retry = QTimer(services)
-    retry.setInterval(_CursorHandle.RETRY_MS)
-
-    def cancel() -> None:
-        handle.interrupt(query)
-        if handle.per_thread:
-            retry.start()
-
-    retry.timeout.connect(lambda: handle.interrupt(query))
     worker = services.workers.submit(job, on_result=on_result, on_error=on_error,
                                      on_event=on_event, on_finished=on_finished,
-                                     on_cancel=cancel, name=label)
-    worker.signals.sig_work_finished.connect(retry.stop)
-    worker.signals.sig_work_finished.connect(retry.deleteLater)
+                                     on_cancel=scope.cancel, name=label)
     if track:
         services.track_query(worker, label)
     return worker
