@@ -33,6 +33,7 @@ def test_delete_moves_the_entry_with_its_history_to_the_deleted_list(sample_proj
     text = disk_text(sample_project)
     assert text == before.replace(TEST_ACCOUNTS, "test accounts")
     data = read_sidecar(sample_project)
+    assert data["version"] == 1  # older readers keep "deleted" as an unknown field
     assert [e["id"] for e in data["annotations"]] == ["3f9a1c", "7be204"]
     (gone,) = data["deleted"]
     assert gone["id"] == "c51d8e" and gone["status"] == "open"
