@@ -153,13 +153,44 @@ def _syntax_error(exc: Exception, sql: str) -> QueryError:
                       hint="Fix the statement near the marked position; Lantide speaks DuckDB's SQL.")
 
 
+def _body_to_text(position: tuple[int, int] | None, sql: str,
+                  body_start: int) -> tuple[int, int] | None:
+    """A (line, column) in the statement's body as one in the whole text (the body starts
+    after leading comments and blank lines)."""
+    if position is None:
+        return None
+    line, column = position
+    before = sql[:body_start]
+    if line == 1:
+        column += body_start - (before.rfind("\n") + 1)
+    return line + before.count("\n"), column
+
+
 def _tokens(sql: str):
     from sqlglot.dialects.duckdb import DuckDB
 
+    dialect = DuckDB()
+    tokenizer = dialect.tokenizer_class(dialect=dialect)
     try:
-        return DuckDB().tokenize(sql)
+        return tokenizer.tokenize(sql)
     except Exception as exc:
-        raise _syntax_error(exc, sql) from None
+        error = _syntax_error(exc, sql)
+        if error.position is None:
+            error.position = _failed_token_position(tokenizer, sql)
+        raise error from None
+
+
+def _failed_token_position(tokenizer, sql: str) -> tuple[int, int] | None:
+    """Where the token the tokenizer gave up on starts (an unterminated quote or comment).
+
+    sqlglot's TokenError carries no position; its tokenizer still knows the offset. It is
+    not public API, so a sqlglot without it just gives no position.
+    """
+    start = getattr(getattr(tokenizer, "_core", tokenizer), "_start", None)
+    if not isinstance(start, int) or not 0 <= start < len(sql):
+        return None
+    line_start = sql.rfind("\n", 0, start) + 1
+    return sql.count("\n", 0, start) + 1, start - line_start + 1
 
 
 def _statements(tokens) -> list[list]:
@@ -300,7 +331,9 @@ def _analyse_uncached(sql: str) -> _Analysis:
         if first_word in _COMMANDS:
             code, hint = _COMMANDS[first_word]
             raise _refuse(code, hint, first_word) from None
-        raise _syntax_error(exc, sql) from None
+        error = _syntax_error(exc, body)
+        error.position = _body_to_text(error.position, sql, body_start)
+        raise error from None
     if len(parsed) != 1:
         raise QueryRefused("refused: more than one statement", code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
                            hint="Send one SELECT at a time.")

@@ -76,8 +76,10 @@ class TabOperations:
         lineage = lineage or self._tab_lineage(project, name)
         if lineage.error:
             err = lineage.error
+            where = err.get("position")  # in the tab's file text, as the guard found it
             raise QueryError(f"SQL tab {name!r}: {err['message']}", code=err["error"],
-                             hint=err.get("hint"))
+                             hint=err.get("hint"),
+                             position=(where["line"], where["column"]) if where else None)
         parsed = lineage.parsed
         qem.check_not_own_result(parsed, name)
         self._check_result_name(name, tab_of=(project.dirname, name), views=False)
