@@ -20,6 +20,7 @@ from lantide.ui.shortcuts import shortcut
 
 MAX_COPY_ROWS = 100_000
 MAX_AUTO_WIDTH = 360
+SORT_ARROW_SPACE = 18  # pixels kept free at a header's right for the sort arrow
 
 
 class TypedHeaderView(QHeaderView):
@@ -48,7 +49,8 @@ class TypedHeaderView(QHeaderView):
             name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
             kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
             width = max(QFontMetrics(self._name_font).horizontalAdvance(name),
-                        QFontMetrics(self._type_font).horizontalAdvance(kind)) + 24
+                        QFontMetrics(self._type_font).horizontalAdvance(kind)) + 18 \
+                + SORT_ARROW_SPACE  # room for the sort arrow, so sorting never elides
             size.setWidth(max(size.width(), width))
         size.setHeight(self.sizeHint().height())
         return size
@@ -65,11 +67,16 @@ class TypedHeaderView(QHeaderView):
         if self.selectionModel() is not None and self.highlightSections():
             if self.selectionModel().isColumnSelected(logical_index, self.rootIndex()):
                 opt.state |= QStyle.StateFlag.State_On
+        sorted_here = self.isSortIndicatorShown() and self.sortIndicatorSection() == logical_index
+        if sorted_here:  # Qt's convention: an ascending sort shows the "down" indicator
+            opt.sortIndicator = (QStyleOptionHeader.SortIndicator.SortDown
+                                 if self.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+                                 else QStyleOptionHeader.SortIndicator.SortUp)
         painter.save()
         self.style().drawControl(QStyle.ControlElement.CE_Header, opt, painter, self)
         name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
         kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
-        inner = rect.adjusted(8, 3, -6, -3)
+        inner = rect.adjusted(8, 3, -(SORT_ARROW_SPACE if sorted_here else 6), -3)
         name_h = QFontMetrics(self._name_font).height()
         painter.setFont(self._name_font)
         painter.setPen(self.palette().color(QPalette.ColorRole.ButtonText))
@@ -128,7 +135,13 @@ class ResultGridView(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(False)
         self.horizontalHeader().setMinimumSectionSize(48)
+        # Sorting: a click on a header cycles ascending, descending, the result's own order.
+        self.horizontalHeader().setSortIndicatorShown(False)
+        self.horizontalHeader().sectionClicked.connect(self._header_clicked)
+        self.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.horizontalHeader().customContextMenuRequested.connect(self._show_header_menu)
         self._copy_worker = None
+        self._sort: tuple[int, Qt.SortOrder] | None = None  # (column, order) shown
         self._auto_sizing = False
         self._user_sized: set[int] = set()
         self.horizontalHeader().sectionResized.connect(self._note_user_resize)
@@ -144,6 +157,7 @@ class ResultGridView(QTableView):
 
     def set_result_model(self, model: PagedResultModel | None) -> None:
         old = self.model()
+        self._show_order(-1, Qt.SortOrder.AscendingOrder)  # a new result: its own order
         self.setModel(model)
         if isinstance(old, PagedResultModel) and old is not model:
             old.close()
@@ -191,6 +205,53 @@ class ResultGridView(QTableView):
                     header.resizeSection(col, width)
         finally:
             self._auto_sizing = False
+
+    # -- sorting -------------------------------------------------------------------------
+    def sort_by(self, column: int, order: Qt.SortOrder | None) -> None:
+        """Sort by ``column`` (``order`` None: back to the result's own order). The rows are
+        sorted by DuckDB and paged as before; the first page shows once it arrives."""
+        model = self.model()
+        if not isinstance(model, PagedResultModel):
+            return
+        if order is None or column < 0:
+            self._show_order(-1, Qt.SortOrder.AscendingOrder)
+            model.sort(-1)
+        else:
+            self._show_order(column, order)
+            model.sort(column, order)
+        self.clearSelection()  # selected rows would now be other rows
+        self.scrollToTop()
+
+    def _show_order(self, column: int, order: Qt.SortOrder) -> None:
+        self._sort = (column, order) if column >= 0 else None
+        header = self.horizontalHeader()
+        header.setSortIndicatorShown(column >= 0)
+        header.setSortIndicator(column, order)
+        header.viewport().update()
+
+    def _header_clicked(self, column: int) -> None:
+        # Our own record of the order: the header flips its indicator on a click by itself.
+        if self._sort is None or self._sort[0] != column:
+            self.sort_by(column, Qt.SortOrder.AscendingOrder)
+        elif self._sort[1] == Qt.SortOrder.AscendingOrder:
+            self.sort_by(column, Qt.SortOrder.DescendingOrder)
+        else:
+            self.sort_by(column, None)
+
+    def _show_header_menu(self, pos) -> None:
+        column = self.horizontalHeader().logicalIndexAt(pos)
+        model = self.model()
+        if column < 0 or not isinstance(model, PagedResultModel):
+            return
+        name = model.columns[column]["name"]
+        menu = QMenu(self)
+        menu.addAction(f"Sort by {name}, ascending",
+                       lambda: self.sort_by(column, Qt.SortOrder.AscendingOrder))
+        menu.addAction(f"Sort by {name}, descending",
+                       lambda: self.sort_by(column, Qt.SortOrder.DescendingOrder))
+        clear = menu.addAction("Original order", lambda: self.sort_by(-1, None))
+        clear.setEnabled(model.order_by is not None)
+        menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
 
     # -- copy ----------------------------------------------------------------------------
     def _selection_bounds(self) -> tuple[int, int, list[int]] | None:

@@ -7,6 +7,11 @@ the query layer's ``fetch_rows``), the most recently asked first, so dragging th
 bar across two million rows loads only what comes to rest on screen. The UI thread never
 waits on DuckDB. A run's preview rows seed the first blocks, so the first screen shows
 without a fetch.
+
+Sorting (:meth:`PagedResultModel.sort`, a click on a column header) runs in DuckDB: the
+blocks held are dropped and pages are fetched again with ``order_by``, in the same
+workers; rows of the old order that arrive late are ignored. A result without a relation
+to page from (a preview) is sorted in memory.
 """
 
 from __future__ import annotations
@@ -27,13 +32,22 @@ MAX_BLOCKS = 96  # about 25,000 rows held at once
 MAX_PENDING = 6  # older requests are dropped; a repaint asks again if still visible
 MAX_COALESCE = 4  # adjacent blocks fetched in one query
 MAX_CELL_CHARS = 500
+SORT_TIP = "Click to sort; again for descending; a third time for the original order."
 
 # DuckDB type names (by prefix) that are numbers: right-aligned, formatted as numbers.
 _NUMERIC_PREFIXES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
                      "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE",
                      "REAL", "DECIMAL", "NUMERIC", "INT")
 
-FetchFn = Callable[[int, int], Sequence[Sequence[Any]]]
+# fetch(offset, limit) -> rows, or fetch(offset, limit, order_by) with order_by a list of
+# (column name, "asc"|"desc") once the grid is sorted.
+FetchFn = Callable[..., Sequence[Sequence[Any]]]
+
+
+def _fetcher(fetch: FetchFn, order: list[tuple[str, str]] | None):
+    if not order:
+        return fetch  # a pager that cannot sort keeps working unsorted
+    return lambda offset, limit: fetch(offset, limit, order)
 ROLE_RAW = Qt.ItemDataRole.UserRole + 1  # the Python value of a cell (None when not loaded)
 
 
@@ -67,6 +81,26 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def sorted_rows(rows: Sequence[tuple], columns: list[dict],
+                order_by: list[tuple[str, str]]) -> list[tuple]:
+    """``rows`` sorted in memory like the grid's DuckDB sort: nulls last either way; values
+    that do not compare (mixed types) compare as text."""
+    out = list(rows)
+    names = [c["name"] for c in columns]
+    for name, direction in reversed(order_by):  # stable sorts, least significant first
+        if name not in names:
+            continue
+        col = names.index(name)
+        present = [r for r in out if r[col] is not None]
+        missing = [r for r in out if r[col] is None]
+        try:
+            present.sort(key=lambda r: r[col], reverse=direction == "desc")
+        except TypeError:
+            present.sort(key=lambda r: format_value(r[col]), reverse=direction == "desc")
+        out = present + missing
+    return out
+
+
 def _one_line(text: str) -> str:
     if "\n" in text or "\r" in text:
         text = text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎")
@@ -78,6 +112,8 @@ class PagedResultModel(QAbstractTableModel):
 
     sig_fetch_failed = Signal(object)  # the exception of a failed block fetch
     sig_block_loaded = Signal(int)  # block index
+    # The order changed: [(column name, "asc"|"desc")], or [] for the result's own order.
+    sig_order_changed = Signal(list)
 
     def __init__(self, columns: list[dict], row_count: int, fetch: FetchFn | None, workers, *,
                  preview: Sequence[Sequence[Any]] = (), parent=None):
@@ -94,7 +130,10 @@ class PagedResultModel(QAbstractTableModel):
         self._worker = None
         self._failed: BaseException | None = None
         self._closed = False
-        self._seed(preview)
+        self._order: list[tuple[str, str]] = []
+        self._generation = 0  # bumped by a new order: older fetches are stale
+        self._preview = [tuple(r) for r in preview]
+        self._seed(self._preview)
         app = QApplication.instance()
         palette = app.palette() if app is not None else QPalette()
         self._muted = palette.color(QPalette.ColorRole.PlaceholderText)
@@ -126,7 +165,7 @@ class PagedResultModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return col["name"]
             if role == Qt.ItemDataRole.ToolTipRole:
-                return f"{col['name']}  {col['type']}"
+                return f"{col['name']}  {col['type']}\n{SORT_TIP}"
             if role == ROLE_RAW:
                 return col["type"]
             return None
@@ -224,15 +263,15 @@ class PagedResultModel(QAbstractTableModel):
         self._in_flight = block
         offset = first * BLOCK_ROWS
         limit = min((last - first + 1) * BLOCK_ROWS, self._row_count - offset)
-        fetch = self._fetch
+        fetch, generation = _fetcher(self._fetch, self.order_by), self._generation
         self._worker = self._workers.submit(
             lambda ctx, o=offset, n=limit: [tuple(r) for r in fetch(o, n)],
-            on_result=lambda rows, b=first: self._rows_arrived(b, rows),
-            on_error=lambda exc, b=block: self._block_failed(b, exc),
+            on_result=lambda rows, b=first, g=generation: self._rows_arrived(b, rows, g),
+            on_error=lambda exc, b=block, g=generation: self._block_failed(b, exc, g),
             name=f"fetch rows {offset}..{offset + limit}")
 
-    def _rows_arrived(self, first_block: int, rows: list[tuple]) -> None:
-        if self._closed:
+    def _rows_arrived(self, first_block: int, rows: list[tuple], generation: int = 0) -> None:
+        if self._closed or generation != self._generation:
             return
         self._in_flight = None
         self._worker = None
@@ -251,8 +290,8 @@ class PagedResultModel(QAbstractTableModel):
             self.sig_block_loaded.emit(first_block + n)
         self._start_next()
 
-    def _block_failed(self, block: int, exc: BaseException) -> None:
-        if self._closed:
+    def _block_failed(self, block: int, exc: BaseException, generation: int = 0) -> None:
+        if self._closed or generation != self._generation:
             return
         self._in_flight = None
         self._worker = None
@@ -274,9 +313,47 @@ class PagedResultModel(QAbstractTableModel):
         return rows[start:start + limit]
 
     @property
-    def fetch(self) -> FetchFn | None:
-        """The paging function (thread-safe; call it from a worker)."""
-        return self._fetch
+    def fetch(self) -> Callable[[int, int], Sequence[Sequence[Any]]] | None:
+        """``fetch(offset, limit)`` in the order shown (thread-safe; call it from a worker)."""
+        return _fetcher(self._fetch, self.order_by) if self._fetch is not None else None
+
+    # -- sorting -------------------------------------------------------------------------
+    @property
+    def order_by(self) -> list[tuple[str, str]] | None:
+        """The order shown: ``[(column name, "asc"|"desc")]``, None for the result's own."""
+        return list(self._order) or None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by ``column`` (Qt's model API); a negative column restores the own order."""
+        if 0 <= column < len(self.columns):
+            direction = "desc" if order == Qt.SortOrder.DescendingOrder else "asc"
+            self.set_order([(self.columns[column]["name"], direction)])
+        else:
+            self.set_order([])
+
+    def set_order(self, order_by: list[tuple[str, str]]) -> None:
+        """Show the rows in ``order_by`` (``[]``: the result's own order). The blocks held
+        are dropped; the rows on screen are fetched again, sorted by DuckDB."""
+        order = [(str(name), str(direction).lower()) for name, direction in order_by]
+        if order == self._order or self._closed:
+            return
+        self._order = order
+        self._generation += 1
+        self._blocks.clear()
+        self._pending.clear()
+        self._in_flight = None  # a fetch of the old order may still run; its rows are dropped
+        self._worker = None
+        self._failed = None
+        if self._fetch is None:
+            self._seed(sorted_rows(self._preview, self.columns, order))
+        elif not order:
+            self._seed(self._preview)
+        # Same rows and columns, other values: a data change, not a layout change (which
+        # makes the row header revisit each of millions of sections).
+        if self._row_count and self.columns:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(self._row_count - 1, len(self.columns) - 1))
+        self.sig_order_changed.emit(list(order))
 
     @property
     def can_page(self) -> bool:

@@ -50,6 +50,7 @@ class ResultPanel(QWidget):
         self.columns: list[dict] = []
         self.row_count = 0
         self._export_worker = None
+        self._summary = ""
 
         self.summary = QLabel("", self)
         self.summary.setObjectName("ResultSummary")
@@ -118,16 +119,16 @@ class ResultPanel(QWidget):
                   *, relation: str | None, summary: str) -> None:
         """Show a result: pages from ``relation`` when given, else just ``first_rows``."""
         query = self.services.query
-        fetch = None
-        if relation is not None and query is not None:
-            fetch = lambda offset, limit, q=query, r=relation: q.fetch_rows(r, offset, limit)  # noqa: E731
+        fetch = pager(query, relation) if relation is not None and query is not None else None
         self.relation = relation
         self.columns = list(columns)
         self.row_count = row_count if fetch else min(row_count, len(first_rows))
         model = PagedResultModel(columns, row_count, fetch, self.services.workers,
                                  preview=first_rows)
         model.sig_fetch_failed.connect(self._fetch_failed)
+        model.sig_order_changed.connect(self._order_changed)
         self.grid.set_result_model(model)
+        self._summary = summary
         self.summary.setText(summary)
         self.export_button.setEnabled(relation is not None)
         self.export_button.setToolTip(
@@ -147,6 +148,12 @@ class ResultPanel(QWidget):
                                   cached_table=relation, pageable=relation is not None)
         self.show_rows(result.get("columns") or [], int(result.get("row_count") or 0), rows,
                        relation=relation, summary=summary)
+
+    def _order_changed(self, order_by: list) -> None:
+        """Say in the summary how the rows are sorted (the header shows the arrow)."""
+        words = {"asc": "ascending", "desc": "descending"}
+        order = ", ".join(f"{name} {words.get(d, d)}" for name, d in order_by)
+        self.summary.setText(self._summary + (f" · sorted by {order}" if order else ""))
 
     def _fetch_failed(self, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or str(exc)
@@ -191,6 +198,14 @@ class ResultPanel(QWidget):
         hint = getattr(exc, "hint", None)
         self.summary.setText("Export failed.")
         self.sig_problem_reported.emit(f"Export failed: {message}" + (f" — {hint}" if hint else ""))
+
+
+def pager(query, relation: str):
+    """``fetch(offset, limit, order_by=None)`` over ``relation`` (call it in a worker)."""
+    def fetch(offset: int, limit: int, order_by=None):
+        return query.fetch_rows(relation, offset, limit, order_by=order_by)
+
+    return fetch
 
 
 def first_block(query, relation: str) -> list[tuple]:
