@@ -2,7 +2,9 @@
 
 Every operation returns a JSON-serializable dict (or raises a :class:`QueryError` whose
 ``to_dict()`` is the tool result). The rules each statement meets are in
-:mod:`lantide.query.qem`; this module wires them to the engine.
+:mod:`lantide.query.qem`; this module wires them to the engine. Services opened on the
+same workspace in one process share its engine (:mod:`lantide.query.backend`); one
+caller's work is cancelled alone under a :meth:`QueryService.cancel_scope`.
 
 Shapes (keys always present unless marked ``?``):
 
@@ -35,7 +37,7 @@ from datetime import datetime, timezone
 from lantide.errors import LantideError
 from lantide.query import hints as hint_rules
 from lantide.query import lineage as lin
-from lantide.query import qem, results
+from lantide.query import backend, qem, results
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.engine import Engine
@@ -64,29 +66,33 @@ class QueryService(TabOperations, BrowseOperations):
         self.workspace = workspace
         self.settings = settings
         self.preview_rows = max(1, min(int(settings.preview_rows or qem.PREVIEW_ROWS), qem.PREVIEW_ROWS))
-        workspace.data_dir.mkdir(parents=True, exist_ok=True)
-        self.engine = Engine(workspace.cache_db_path, allowed_dirs=[workspace.data_dir],
-                             search_dir=workspace.root, memory_limit=settings.memory_limit,
-                             threads=settings.threads, timeout_seconds=settings.timeout_seconds)
-        try:
-            self.catalog = Catalog(self.engine)
-            self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
-            self.sources = DataSources(self.engine, self.catalog, workspace.data_dir,
-                                       reserved_names=self.external.names)
-            self.sources.refresh()
-        except BaseException:
-            self.engine.close()
-            raise
         self._remote_warnings: dict[str, tuple[str, str]] = {}
         self._lock = threading.Lock()
         self._watcher = None
+        workspace.data_dir.mkdir(parents=True, exist_ok=True)
+        self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
+        # Services on the same workspace in one process share one engine (lantide.query.backend).
+        self._backend = backend.acquire(workspace, settings, reserved_names=self.external.names)
+        self.engine: Engine = self._backend.engine
+        self.catalog: Catalog = self._backend.catalog
+        self.sources: DataSources = self._backend.sources
+        self._closed = False
+        try:
+            self.sources.refresh()
+        except BaseException:
+            self.close()
+            raise
         if watch:
             self.start_watching()
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:
+        """Stop watching; the engine closes with the last service of the workspace."""
+        if self._closed:
+            return
+        self._closed = True
         self.stop_watching()
-        self.engine.close()
+        backend.release(self._backend)
 
     def __enter__(self) -> "QueryService":
         return self
