@@ -1,4 +1,4 @@
-"""One cache database per process: its engine, catalog and data sources, shared.
+"""One cache database per process: its engine, catalog, data sources and row counts, shared.
 
 DuckDB keeps one database instance per file in a process, and the engine locks that
 instance's configuration after confining it; a second ``Engine`` on the same file would
@@ -26,7 +26,8 @@ from typing import Callable
 
 from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
-from lantide.query.sources import DataSources
+from lantide.query.row_counts import RowCounts
+from lantide.query.sources import DataSources, file_stamp
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +40,17 @@ class Backend:
     """The shared state of one cache database (see the module docstring)."""
 
     def __init__(self, key: str, engine: Engine, catalog: Catalog, sources: DataSources,
-                 settings_key: tuple):
+                 row_counts: RowCounts, settings_key: tuple):
         self.key = key
         self.engine = engine
         self.catalog = catalog
         self.sources = sources
+        self.row_counts = row_counts
         self.settings_key = settings_key
         self.refs = 0
 
     def close(self) -> None:
+        self.row_counts.stop()
         self.engine.close()
 
 
@@ -112,7 +115,8 @@ def _open(key: str, workspace, settings, reserved_names) -> Backend:
     try:
         catalog = Catalog(engine)
         sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names)
+        row_counts = RowCounts(engine, file_stamp)
     except BaseException:
         engine.close()
         raise
-    return Backend(key, engine, catalog, sources, _settings_key(settings))
+    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings))

@@ -5,7 +5,10 @@
     {"tables": [{"name", "schema", "qualified_name", "kind", ...}], "problems": [...],
      "counts": {kind: n}, "connections": [names]}
 
-    kind data_file / excel_sheet: + "format", "source" (path relative to the workspace);
+    kind data_file / excel_sheet: + "format", "source" (path relative to the workspace),
+    "row_count" (int, or None while unknown) and "row_count_pending" (True while a large
+    text file is being counted in the background; :meth:`wait_for_row_counts`, then list
+    again; see :mod:`lantide.query.row_counts`);
     kind cached_table: + "cache_kind" (tab / result / staged), "project", "tab",
     "step_id", "row_count", "duration_ms", "created_at"; kind external: + "connection",
     "remote_kind"; kind attached_database: + "type". A data file that failed to register
@@ -41,21 +44,32 @@ class BrowseOperations:
         self._fresh()
         root = self.workspace.root
         tables, problems = [], []
-        for t in self.sources.tables():
+        # A table's estimated_size is its row count (sheets and cached tables are tables).
+        sizes = {(r[0].casefold(), r[1].casefold()): r[2] for r in self.engine.execute(
+            "SELECT schema_name, table_name, estimated_size FROM duckdb_tables() "
+            "WHERE database_name = current_database()")}
+        data = self.sources.tables()
+        counts = self.row_counts.lookup(data)
+        for t in data:
             if t.error:
                 problems.append({"source": t.to_dict(root)["source"], "error": t.error})
+                continue
+            entry = t.to_dict(root)
+            if t.format == "excel":
+                entry["row_count"] = sizes.get((t.schema.casefold(), t.name.casefold()))
+                entry["row_count_pending"] = False
             else:
-                tables.append(t.to_dict(root))
-        sizes = {r[0]: r[1] for r in self.engine.execute(
-            "SELECT table_name, estimated_size FROM duckdb_tables() WHERE database_name = "
-            "current_database() AND schema_name = 'main'")}
+                entry["row_count"], entry["row_count_pending"] = counts.get(
+                    t.qualified_name, (None, False))
+            tables.append(entry)
+        sizes = {name: n for (schema, name), n in sizes.items() if schema == "main"}
         for c in self.catalog.all_cached():
             entry = {"name": c.name, "schema": None, "qualified_name": quote_ident(c.name),
                      "kind": "cached_table", **{k: v for k, v in c.to_dict().items() if k != "name"}}
             entry["cache_kind"] = entry.pop("kind")
             entry["kind"] = "cached_table"
             if entry["row_count"] is None:
-                entry["row_count"] = sizes.get(c.name)
+                entry["row_count"] = sizes.get(c.name.casefold())
             tables.append(entry)
         for row in self.engine.execute(
                 "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
@@ -72,6 +86,11 @@ class BrowseOperations:
             counts[t["kind"]] = counts.get(t["kind"], 0) + 1
         return {"tables": tables, "problems": problems, "counts": counts,
                 "connections": self.external.names()}
+
+    def wait_for_row_counts(self, timeout: float | None = None) -> bool:
+        """Wait until the data files ``show_tables`` left uncounted are counted; False when
+        ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
+        return self.row_counts.wait(timeout)
 
     def _table_ref(self, table: str) -> TableRef:
         from sqlglot import exp

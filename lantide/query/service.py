@@ -76,6 +76,7 @@ class QueryService(TabOperations, BrowseOperations):
         self.engine: Engine = self._backend.engine
         self.catalog: Catalog = self._backend.catalog
         self.sources: DataSources = self._backend.sources
+        self.row_counts = self._backend.row_counts
         self._closed = False
         try:
             self.sources.refresh()

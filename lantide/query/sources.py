@@ -78,6 +78,14 @@ def _stat(path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """(size, mtime_ns) of a data file or folder now; None when it is gone."""
+    try:
+        return _stat(path)
+    except OSError:
+        return None
+
+
 def _folder_format(path: Path) -> str | None:
     formats = {data_format(p.name) for p in path.rglob("*")
                if p.is_file() and not p.name.startswith(".")}
