@@ -12,6 +12,7 @@ from PySide6.QtGui import QDesktopServices, QPalette
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
 
 
 def preview_css(palette: QPalette) -> str:
@@ -44,7 +45,13 @@ class DocumentPreviewWidget(QTextBrowser):
         self.anchorClicked.connect(self._link_clicked)
         self.document().setDocumentMargin(16)
         self._html = ""
+        mark_theme(self)
         self.refresh_theme()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if theme_switched(self, event):  # light/dark: the colours are in the style sheet
+            self.refresh_theme()
 
     def refresh_theme(self) -> None:
         self.document().setDefaultStyleSheet(preview_css(self.palette()))

@@ -2,8 +2,10 @@
 
 The SVGs draw in ``currentColor``; :func:`icon` renders them with the palette's text colour
 (and a dimmer one for the disabled state), so one set serves the light and the dark theme.
-Icons are cached per name and colour and rendered lazily, at the sizes Qt asks for;
-:func:`clear_cache` runs when the theme changes.
+An icon in the palette's colours looks the palette up when it is drawn, so the icons of
+toolbars and buttons built before a light/dark switch follow it. Icons are cached per name
+and colour and rendered lazily, at the sizes Qt asks for; :func:`clear_cache` runs when
+the theme changes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PySide6.QtGui import (QColor, QGuiApplication, QIcon, QIconEngine, QPainter
 
 from lantide.package_data import resource_path
 
+PALETTE_TEXT, PALETTE_ACCENT = "text", "accent"  # tints looked up in the palette when drawn
 
 
 def icon_path(name: str):
@@ -62,19 +65,30 @@ class _TintedSvgEngine(QIconEngine):
     most icons are only ever drawn at one size.
     """
 
-    def __init__(self, svg: str, color: str, disabled: str):
+    def __init__(self, svg: str, color: str):
         super().__init__()
-        self.svg, self.color, self.disabled = svg, color, disabled
-        self._pixmaps: dict[tuple[int, int, float], QPixmap] = {}
+        # color: PALETTE_TEXT or PALETTE_ACCENT (looked up when drawn), or a fixed "#rrggbb"
+        self.svg, self.color = svg, color
+        self._pixmaps: dict[tuple[int, str, float], QPixmap] = {}
+
+    def _tint(self, mode: QIcon.Mode) -> str:
+        if self.color not in (PALETTE_TEXT, PALETTE_ACCENT):
+            if mode != QIcon.Mode.Disabled:
+                return self.color
+            return _palette_colors()[1].name()
+        normal, disabled, accent = _palette_colors()
+        if mode == QIcon.Mode.Disabled:
+            return disabled.name()
+        return accent.name() if self.color == PALETTE_ACCENT else normal.name()
 
     def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:  # noqa: N802
         app = QGuiApplication.instance()
         ratio = app.devicePixelRatio() if app is not None else 1.0
         edge = max(1, min(size.width(), size.height()))
-        key = (edge, int(mode == QIcon.Mode.Disabled), ratio)
+        tint = self._tint(mode)
+        key = (edge, tint, ratio)
         cached = self._pixmaps.get(key)
         if cached is None:
-            tint = self.disabled if mode == QIcon.Mode.Disabled else self.color
             cached = self._pixmaps[key] = _render(self.svg, edge, QColor(tint), ratio)
         return cached
 
@@ -82,30 +96,28 @@ class _TintedSvgEngine(QIconEngine):
         painter.drawPixmap(rect, self.pixmap(rect.size(), mode, state))
 
     def clone(self) -> "QIconEngine":
-        return _TintedSvgEngine(self.svg, self.color, self.disabled)
+        return _TintedSvgEngine(self.svg, self.color)
 
 
 @lru_cache(maxsize=None)
-def _cached_icon(name: str, color: str, disabled: str) -> QIcon:
+def _cached_icon(name: str, color: str) -> QIcon:
     svg = _svg_source(name)
     if not svg:
         return QIcon()
-    return QIcon(_TintedSvgEngine(svg, color, disabled))
+    return QIcon(_TintedSvgEngine(svg, color))
 
 
 def icon(name: str, color: QColor | str | None = None) -> QIcon:
     """The icon ``name`` (file stem in resources/icons) in the palette's text colour.
 
-    ``color`` overrides the tint, e.g. ``"accent"`` for the highlight colour.
+    ``color`` overrides the tint, e.g. ``"accent"`` for the highlight colour. The palette's
+    colours (no ``color``, or ``"accent"``) follow a light/dark switch by themselves.
     """
-    normal, disabled, accent = _palette_colors()
     if color == "accent":
-        tint = accent
-    elif color is None:
-        tint = normal
-    else:
-        tint = QColor(color)
-    return _cached_icon(name, tint.name(), disabled.name())
+        return _cached_icon(name, PALETTE_ACCENT)
+    if color is None:
+        return _cached_icon(name, PALETTE_TEXT)
+    return _cached_icon(name, QColor(color).name())
 
 
 def app_icon() -> QIcon:

@@ -17,6 +17,7 @@ from lantide.ui.document_session import MarkSpan
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
 
 
 def common_affixes(old: str, new: str) -> tuple[int, int]:
@@ -52,6 +53,7 @@ class MarkdownEditorWidget(QPlainTextEdit):
         self.setCenterOnScroll(False)
         self.document().setDocumentMargin(12)
         self.highlighter = MarkdownHighlighter(self.document())
+        mark_theme(self)
         self._marks: list[tuple[MarkSpan, QTextCursor]] = []
         self._active: str | None = None
         self._find_selections: list[QTextEdit.ExtraSelection] = []
@@ -158,6 +160,12 @@ class MarkdownEditorWidget(QPlainTextEdit):
         return self.textCursor().selectedText().replace("\u2029", "\n")
 
     # -- events --------------------------------------------------------------------------
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if theme_switched(self, event):  # light/dark: recolour the Markdown and the marks
+            self.highlighter.refresh_theme()
+            self._refresh_selections()
+
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
         menu = self.createStandardContextMenu(event.pos())
         first = menu.actions()[0] if menu.actions() else None

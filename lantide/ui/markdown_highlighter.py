@@ -2,9 +2,12 @@
 
 Presentation only: headings, emphasis, inline code, fenced code blocks, links, list
 markers, block quotes, tables and HTML tags get colours from the theme. Annotation mark
-tags are drawn small and muted so the quoted text reads naturally; the quoted text's
-background comes from the editor's mark highlighting, which follows the docs layer's
-scan. Fenced blocks carry state from line to line (``QSyntaxHighlighter`` block state).
+tags (``<mark data-annotation-id="…">``, ``</mark>``) stay in the text exactly as in the
+file, but are drawn much smaller, condensed and faint, so the quoted text reads naturally;
+being formatting only, they move no position: the cursor, selections and Annotate work on
+the file's text as it is. The quoted text's background comes from the editor's mark
+highlighting, which follows the docs layer's scan. Fenced blocks carry state from line to
+line (``QSyntaxHighlighter`` block state).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 from PySide6.QtGui import QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 from lantide.ui.theme import colors
+from lantide.ui.themed import tint
 
 _IN_FENCE = 1
 
@@ -30,6 +34,8 @@ _LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
 _MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.IGNORECASE)
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+MARK_TAG_SCALE = 0.68  # of the editor's font size
+MARK_TAG_INK = 0.55  # share of the tag colour against the background: faint, still legible
 
 
 def _fmt(color=None, *, bold=False, italic=False, mono=False, scale=None,
@@ -68,9 +74,18 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         self.f_marker = _fmt(c.heading, bold=True)
         self.f_quote = _fmt(c.muted, italic=True)
         self.f_tag = _fmt(c.tag)
-        self.f_mark_tag = _fmt(c.tag, scale=-1)
+        self.f_mark_tag = self._mark_tag_format(c)
         if rehighlight:
             self.rehighlight()
+
+    def _mark_tag_format(self, c) -> QTextCharFormat:
+        f = _fmt(tint(c.tag, MARK_TAG_INK))
+        size = self.document().defaultFont().pointSizeF()
+        if size > 0:
+            f.setFontPointSize(max(5.0, size * MARK_TAG_SCALE))
+        f.setFontLetterSpacingType(QFont.SpacingType.PercentageSpacing)
+        f.setFontLetterSpacing(92)
+        return f
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
         previous = self.previousBlockState()

@@ -9,7 +9,7 @@ import json
 
 import pytest
 from PySide6.QtCore import QUrl, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 
 from lantide.ui import document_tab as document_tab_module
 from lantide.ui.external_change import KEEP_MINE, SHOW_BOTH, TAKE_THEIRS
@@ -323,3 +323,78 @@ def test_compare_view_colours_the_lines_that_differ(qtbot):
                 != Qt.BrushStyle.NoBrush]
     assert coloured == [3, 5, 6]
     assert "(3)" in view.label.text()
+
+
+def _formats_at(editor, position: int):
+    """The highlighter's character formats covering ``position`` (a Qt position)."""
+    block = editor.document().findBlock(position)
+    offset = position - block.position()
+    ranges = block.layout().formats()
+    return [QTextCharFormat(r.format) for r in ranges if r.start <= offset < r.start + r.length]
+
+
+def test_mark_tags_are_faint_and_small_but_the_text_and_offsets_stay_exact(
+        main_window, qtbot, sample_workspace):
+    tab = open_document_tab(qtbot, main_window)
+    editor = tab.editor
+    text = editor.toPlainText()
+    assert text == (sample_workspace / PLAN).read_text(encoding="utf-8")  # the file, exactly
+    body_size = editor.document().defaultFont().pointSizeF()
+    body_ink = editor.palette().color(editor.foregroundRole())
+    for needle in ('<mark data-annotation-id="3f9a1c">', "</mark>"):
+        position = _qt_len(text[:text.index(needle)])
+        for inside in (position, position + len(needle) - 1):
+            (fmt,) = _formats_at(editor, inside)[-1:]
+            assert 0 < fmt.fontPointSize() <= body_size * 0.75
+            ink = fmt.foreground().color()
+            # fainter: closer to the background than the body text is
+            base = editor.palette().color(editor.backgroundRole())
+            assert abs(ink.lightness() - base.lightness()) < \
+                abs(body_ink.lightness() - base.lightness()) * 0.6
+    # the quoted text itself is body text, and selecting it selects exactly it
+    start, end = editor.mark_range("3f9a1c")
+    assert editor.toPlainText()[start:end] == "how much revenue left with them"
+    assert not any(f.fontPointSize() and f.fontPointSize() < body_size
+                   for f in _formats_at(editor, start))
+    _select(tab, "how much revenue left with them")
+    assert editor.selection_range() == (start, end)
+    # a click right after a tag lands in the text after it (positions did not move)
+    cursor = editor.textCursor()
+    cursor.setPosition(start)
+    editor.setTextCursor(cursor)
+    assert editor.mark_at(editor.textCursor().position()) == "3f9a1c"
+
+
+def test_a_light_dark_switch_recolours_editor_preview_and_toolbar_icons(main_window, qtbot):
+    from PySide6.QtGui import QIcon
+    from PySide6.QtCore import QSize
+
+    from lantide.ui.theme import colors
+
+    tab = open_document_tab(qtbot, main_window)
+
+    def heading_ink():
+        text = tab.editor.toPlainText()
+        position = _qt_len(text[:text.index("## Question") + 3])
+        return _formats_at(tab.editor, position)[-1].foreground().color().name()
+
+    def icon_ink():
+        image = tab.act_save.icon().pixmap(QSize(16, 16), QIcon.Mode.Normal).toImage()
+        inks = [image.pixelColor(x, y) for x in range(16) for y in range(16)]
+        return max(inks, key=lambda c: c.alpha()).name()
+
+    light_heading, light_icon = heading_ink(), icon_ink()
+    assert light_heading == colors().heading.name()
+    try:
+        main_window.set_appearance("dark")
+        qtbot.waitUntil(lambda: heading_ink() == colors().heading.name(), timeout=5000)
+        assert colors().dark and heading_ink() != light_heading
+        assert colors().heading.name() in tab.preview.document().defaultStyleSheet()
+        assert icon_ink() != light_icon  # the same QIcon, drawn in the dark palette's ink
+        palette_ink = tab.palette().color(tab.foregroundRole())
+        assert abs(QColor(icon_ink()).lightness() - palette_ink.lightness()) < 40
+    finally:
+        main_window.set_appearance("light")
+    qtbot.waitUntil(lambda: heading_ink() == light_heading, timeout=5000)
+    palette_ink = tab.palette().color(tab.foregroundRole())
+    assert abs(QColor(icon_ink()).lightness() - palette_ink.lightness()) < 40

@@ -102,9 +102,10 @@ def test_explorer_opens_tabs_and_the_session_is_restored_on_the_next_start(
 
 def test_focusing_a_project_is_remembered(main_window, qtbot, sample_workspace):
     w = main_window
-    with qtbot.waitSignal(w.explorer.sig_tree_refreshed, timeout=10_000):
-        w.services.workspace.create_project("Second")
-        w.explorer.refresh()
+    w.services.workspace.create_project("Second")
+    w.explorer.refresh()
+    # another refresh (e.g. row counts arriving) may finish first: wait for the project
+    qtbot.waitUntil(lambda: w.project_combo.findText("Second") >= 0, timeout=10_000)
     index = w.project_combo.findText("Second")
     with qtbot.waitSignal(w.services.sig_project_focused, timeout=5_000) as blocker:
         w.project_combo.setCurrentIndex(index)
