@@ -207,3 +207,43 @@ def test_a_threads_cursor_is_released_when_the_thread_ends(empty_service):
     engine.release_cursor()
     assert engine.open_cursors == before - 1 and not engine._retired
     assert engine.execute("SELECT 5") == [(5,)]  # a fresh cursor on demand
+
+
+def test_qt_pool_threads_keep_their_cursors(empty_service):
+    """The same on real QThreadPool threads, without the desktop app's workaround of
+    registering them with the threading module."""
+    from PySide6.QtCore import QRunnable, QThreadPool
+
+    engine = empty_service.engine
+    first_has_cursor, second_done = threading.Event(), threading.Event()
+    outcome = {}
+
+    class First(QRunnable):
+        def run(self):
+            try:
+                engine.execute("SELECT 1")
+                first_has_cursor.set()
+                second_done.wait(10)
+                outcome["first"] = engine.execute("SELECT 40 + 2")
+            except Exception as exc:  # reported to the test
+                outcome["first"] = exc
+
+    class Second(QRunnable):
+        def run(self):
+            try:
+                outcome["second"] = engine.execute("SELECT 2")
+            except Exception as exc:  # reported to the test
+                outcome["second"] = exc
+            finally:
+                second_done.set()
+
+    pool = QThreadPool()
+    pool.setMaxThreadCount(2)
+    first = First()
+    pool.start(first)
+    assert first_has_cursor.wait(10)
+    second = Second()
+    pool.start(second)
+    assert pool.waitForDone(20_000)
+    assert outcome == {"first": [(42,)], "second": [(2,)]}
+    _wait_for(lambda: engine.open_cursors <= 1, 10)  # both jobs' cursors were released
