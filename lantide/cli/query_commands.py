@@ -227,13 +227,20 @@ def run_tab_delete(args: argparse.Namespace) -> int:
 
 def run_tables(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
+        service.show_tables()
+        # A headless listing can afford to wait for counts of large text files.
+        service.wait_for_row_counts(timeout=60)
         result = service.show_tables()
     if args.json:
         print_json(result)
         return 0
-    print_table(["table", "kind", "source"],
-                [[t["qualified_name"], t["kind"], t.get("source") or t.get("project") or
-                  t.get("connection") or ""] for t in result["tables"]])
+
+    def rows(t: dict) -> str:
+        return "" if t.get("row_count") is None else f"{t['row_count']:,}"
+
+    print_table(["table", "kind", "rows", "source"],
+                [[t["qualified_name"], t["kind"], rows(t), t.get("source") or t.get("project")
+                  or t.get("connection") or ""] for t in result["tables"]])
     for problem in result["problems"]:
         sys.stderr.write(f"problem: {problem.get('source') or problem.get('connection')}: "
                          f"{problem['error']}\n")

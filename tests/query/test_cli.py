@@ -52,7 +52,12 @@ def test_tab_run_and_failed_source_run_exit_codes(sample_workspace, run_cli):
 
 def test_tables_schema_and_lineage_commands(sample_workspace, run_cli):
     out = run_cli("tables", sample_workspace, "--json")
-    assert '"targets"."Regional"' in {t["qualified_name"] for t in json.loads(out.stdout)["tables"]}
+    listed = {t["qualified_name"]: t for t in json.loads(out.stdout)["tables"]}
+    assert listed['"targets"."Regional"']["row_count"] == 40
+    assert listed['"customers"']["row_count"] == 2000
+    out = run_cli("tables", sample_workspace)
+    orders_line = next(line for line in out.stdout.splitlines() if line.startswith('"orders"'))
+    assert "120,000" in orders_line
     out = run_cli("schema", sample_workspace, "products")
     assert out.stdout.startswith('CREATE TABLE "products" ("product_id" BIGINT')
     out = run_cli("tab", "lineage", sample_workspace, "q3-churn")
