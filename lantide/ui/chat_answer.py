@@ -161,7 +161,8 @@ class AssistantMessageWidget(ThemedFrame):
         segment.step_count = sum(1 for kind, _ in split_step_lines(text) if kind == "step")
         segment.browser.setHtml(render_markdown(
             text, dark=theme.dark, step_ids=self.step_ids[segment.first_step:],
-            muted=theme.muted.name(), border=theme.border.name()))
+            muted=theme.muted.name(), border=theme.border.name(),
+            code_background=theme.code_background.name()))
 
     def _context_menu(self, browser: AutoHeightBrowser, pos) -> None:
         menu = browser.createStandardContextMenu(pos)

@@ -2,9 +2,10 @@
 
 markdown-it-py (CommonMark with tables and strikethrough) renders the text; raw HTML in
 the model's answer is escaped, never interpreted (model output is data). SQL code blocks
-are coloured like the editor; tables get borders and padding; a ``[[QUERY_STEP]]`` line
-(the agent's one-line summary of a step, parsed into the ledger) is shown as a muted step
-note, linked to its ledger entry when the step is known.
+are coloured like the editor, and every code block sits on a tinted background; tables
+get borders and padding; a ``[[QUERY_STEP]]`` line (the agent's one-line summary of a
+step, parsed into the ledger) is shown as a muted step note, linked to its ledger entry
+when the step is known.
 """
 
 from __future__ import annotations
@@ -33,8 +34,13 @@ def _markdown():
         lang = (token.info or "").strip().split(" ")[0].lower()
         code = token.content
         if lang in ("sql", "duckdb", "postgresql", "postgres"):
-            return sql_to_html(code.rstrip("\n"), dark=env.get("dark", False)) + "\n"
-        return f"<pre>{html.escape(code.rstrip(chr(10)))}</pre>\n"
+            block = sql_to_html(code.rstrip("\n"), dark=env.get("dark", False))
+        else:
+            block = f'<pre style="margin:0;">{html.escape(code.rstrip(chr(10)))}</pre>'
+        # A one-cell table: the way Qt's rich text gives a block a padded background.
+        return (f'<table width="100%" cellspacing="0" cellpadding="6" style="margin:4px 0; '
+                f'background-color:{env.get("code_background", "#f3f4f6")};"><tr><td>'
+                f"{block}</td></tr></table>\n")
 
     md.add_render_rule("fence", fence)
     md.add_render_rule("code_block", fence)
@@ -87,7 +93,8 @@ def unit_starts(text: str) -> list[int]:
 
 
 def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None = None,
-                    muted: str = "#6b7280", border: str = "#d1d5db") -> str:
+                    muted: str = "#6b7280", border: str = "#d1d5db",
+                    code_background: str = "#f3f4f6") -> str:
     """HTML for ``text``. ``step_ids`` link the n-th step line to the n-th step."""
     md = _markdown()
     out: list[str] = []
@@ -95,7 +102,7 @@ def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None
     for kind, chunk in split_step_lines(text):
         if kind == "markdown":
             if chunk.strip():
-                out.append(md.render(chunk, {"dark": dark}))
+                out.append(md.render(chunk, {"dark": dark, "code_background": code_background}))
             continue
         step_id = steps.pop(0) if steps else None
         label = html.escape(chunk) or "(no summary)"

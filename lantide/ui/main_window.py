@@ -109,8 +109,9 @@ class MainWindow(QMainWindow):
         services.sig_query_failed.connect(self._database_failed)
         self.explorer.sig_tree_refreshed.connect(self._explorer_refreshed)
 
-        if restore:
-            restore_window_layout(self)
+        if not (restore and restore_window_layout(self)):
+            # Sizes given before the window is laid out are not kept: again once shown.
+            self.sig_shown.connect(self.default_dock_sizes)
         self._update_title()
         self._tab_count_changed(0)
         self._painted = False
@@ -157,7 +158,11 @@ class MainWindow(QMainWindow):
         self.chat_dock = self._dock("Chat", "ChatDock", self.chat, right, "chat")
         self.ledger_dock = self._dock("Ledger and query history", "LedgerDock", self.ledger,
                                       bottom, "ledger")
-        self.resizeDocks([self.explorer_dock, self.chat_dock], [270, 400],
+        self.default_dock_sizes()
+
+    def default_dock_sizes(self) -> None:
+        """Explorer and chat wide enough to read, the ledger a strip below the tabs."""
+        self.resizeDocks([self.explorer_dock, self.chat_dock], [270, 420],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.ledger_dock], [190], Qt.Orientation.Vertical)
 
@@ -466,8 +471,7 @@ class MainWindow(QMainWindow):
             dock.show()
         self.tabifyDockWidget(self.explorer_dock, self.knowledge_dock)
         self.explorer_dock.raise_()
-        self.resizeDocks([self.explorer_dock, self.chat_dock], [270, 400],
-                         Qt.Orientation.Horizontal)
+        self.default_dock_sizes()
 
     # -- dialogs -------------------------------------------------------------------------
     def open_settings(self) -> None:

@@ -59,6 +59,13 @@ def _stored_keys(context, names: list[str]) -> dict[str, bool]:
     return {name: bool(secrets.get_api_key(name)) for name in names}
 
 
+def _compact(form: QFormLayout, fields) -> None:
+    """Number fields as wide as a number needs, not the whole dialog."""
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+    for field in fields:
+        field.setMinimumWidth(160)
+
+
 class SettingsDialog(QDialog):
     sig_settings_saved = Signal(object)
 
@@ -361,6 +368,9 @@ class SettingsDialog(QDialog):
         form.addRow("Preview rows (agent, at most 200)", self.preview_spin)
         form.addRow("Ask before staging more remote rows than", self.remote_spin)
         form.addRow(QLabel("Query limits apply when the workspace is opened next.", page))
+        self.remote_spin.setGroupSeparatorShown(True)
+        _compact(form, (self.timeout_spin, self.memory_edit, self.threads_spin,
+                        self.preview_spin, self.remote_spin))
         return page
 
     def _agent_page(self) -> QWidget:
@@ -384,6 +394,8 @@ class SettingsDialog(QDialog):
         form.addRow("Retries of a failing tool call", self.tool_retries_spin)
         form.addRow("Model request time limit", self.request_timeout_spin)
         form.addRow("Retries on busy or failing servers", self.retries_spin)
+        _compact(form, (self.iterations_spin, self.tool_retries_spin,
+                        self.request_timeout_spin, self.retries_spin))
         return page
 
     def _appearance_page(self) -> QWidget:

@@ -38,6 +38,7 @@ from lantide.ui.sql_tab_file import SqlTabFile
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
+PURPOSE_PLACEHOLDER = "why this step, for the ledger"
 
 
 class SqlTabWidget(QWidget):
@@ -152,8 +153,11 @@ class SqlTabWidget(QWidget):
         bar.addWidget(QLabel(" Purpose ", bar))
         self.purpose_edit = QLineEdit(bar)
         self.purpose_edit.setMaxLength(80)  # the QEM says 40; longer text gets its advice
-        self.purpose_edit.setPlaceholderText("why this step (needed while executing)")
-        self.purpose_edit.setMinimumWidth(220)
+        self.purpose_edit.setPlaceholderText(PURPOSE_PLACEHOLDER)
+        self.purpose_edit.setToolTip("Why this step is run, in at most 40 characters; written "
+                                     "to the ledger. Required while the project is executing.")
+        self.purpose_edit.setMinimumWidth(  # the whole placeholder shows
+            self.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 24)
         self.purpose_edit.setMaximumWidth(340)
         self.purpose_edit.returnPressed.connect(self.run)
         bar.addWidget(self.purpose_edit)

@@ -1,4 +1,8 @@
-"""The page the central area shows when no tab is open: where am I, what can I do next."""
+"""The page the central area shows when no tab is open: where am I, what can I do next.
+
+It scrolls rather than asking for its full width, so it never squeezes the docks beside it
+(the chat stays wide enough to read).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFrame, QGridLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPushButton, QVBoxLayout, QWidget)
+                               QPushButton, QScrollArea, QVBoxLayout, QWidget)
 
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, AppServices
@@ -21,9 +25,20 @@ class WelcomeWidget(QWidget):
         super().__init__(parent)
         self.services = services
         self.setObjectName("WelcomePage")
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(48, 40, 48, 40)
-        card = QFrame(self)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        page = QWidget(scroll)
+        page.setObjectName("WelcomeContent")
+        scroll.setWidget(page)
+        scroll.viewport().setAutoFillBackground(False)
+        page.setAutoFillBackground(False)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(scroll)
+        outer = QVBoxLayout(page)
+        outer.setContentsMargins(32, 32, 32, 32)
+        card = QFrame(page)
         card.setMaximumWidth(760)
         outer.addWidget(card, 0, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         outer.addStretch(1)
@@ -65,19 +80,24 @@ class WelcomeWidget(QWidget):
         recent = QVBoxLayout()
         recent.addWidget(self._heading("Recent workspaces"))
         self.recent_list = QListWidget(card)
-        self.recent_list.setMinimumWidth(300)
-        self.recent_list.setMaximumHeight(150)
+        self.recent_list.setMinimumWidth(220)
         self.recent_list.setFrameShape(QFrame.Shape.NoFrame)
         self.recent_list.itemActivated.connect(
             lambda item: self.sig_workspace_requested.emit(item.data(Qt.ItemDataRole.UserRole)))
         recent.addWidget(self.recent_list)
         recent.addWidget(self._heading("Keys worth knowing"))
-        keys = QLabel(card)
+        keys = QGridLayout()  # labels, not one HTML table: they wrap in a narrow window
+        keys.setHorizontalSpacing(14)
+        keys.setVerticalSpacing(3)
         wanted = ("sql_run", "sql_source_run", "annotate", "save", "focus_chat", "shortcuts")
-        rows = "".join(f"<tr><td style='padding-right:14px'><b>{s.native_text()}</b></td>"
-                       f"<td>{s.description}</td></tr>" for s in SHORTCUTS if s.key in wanted)
-        keys.setText(f"<table>{rows}</table>")
-        recent.addWidget(keys)
+        for row, s in enumerate(s for s in SHORTCUTS if s.key in wanted):
+            key = QLabel(f"<b>{s.native_text()}</b>", card)
+            text = QLabel(s.description, card)
+            text.setWordWrap(True)
+            keys.addWidget(key, row, 0, Qt.AlignmentFlag.AlignTop)
+            keys.addWidget(text, row, 1, Qt.AlignmentFlag.AlignTop)
+        keys.setColumnStretch(1, 1)
+        recent.addLayout(keys)
         recent.addStretch(1)
         grid.addLayout(recent, 2, 2, Qt.AlignmentFlag.AlignTop)
 
@@ -121,6 +141,9 @@ class WelcomeWidget(QWidget):
             placeholder = QListWidgetItem("No other workspace yet")
             placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
             self.recent_list.addItem(placeholder)
+        # As tall as its rows (at most six), not an empty box
+        rows = min(self.recent_list.count(), 6)
+        self.recent_list.setFixedHeight(rows * self.recent_list.sizeHintForRow(0) + 6)
 
     def _open_document(self, kind: str) -> None:
         project = self.services.focused_project_name()
