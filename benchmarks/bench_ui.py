@@ -144,7 +144,7 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
     app = QApplication.instance() or QApplication([])
     root = base / "stall-ws"
     create_sample(root)
-    pauses = GcPauses().install()  # as lantide.ui.app does
+    pauses = GcPauses()
     with FakeOpenAIServer(background_reply="Churn by region") as server:
         os.environ.update(server.env())
         services = AppServices(Workspace.open(root), load_settings())
@@ -154,6 +154,7 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
         services.start()
         if not spin_until(window.is_idle, 60):
             raise RuntimeError("the main window did not become idle")
+        pauses.install()  # as lantide.ui.app does once the first window is idle
         pauses.milestone("start-up")
         idle = [idle_baseline(seconds) for _ in range(repeats)]
         runs: dict[str, list[dict]] = {"both": [], "query": [], "chat": []}

@@ -38,8 +38,9 @@ class AppController:
         self.workspace = None
         self.services = None
         self.window = None
-        # Short full garbage collections: long-lived objects frozen (see gc_pauses).
-        self.gc_pauses = GcPauses().install()
+        # Short full garbage collections: long-lived objects frozen (see gc_pauses),
+        # from the first window's idle on (its callback would slow the start-up itself).
+        self.gc_pauses = GcPauses()
 
     def show_workspace(self, workspace) -> None:
         from PySide6.QtCore import QTimer
@@ -55,13 +56,17 @@ class AppController:
         self.window.sig_shown.connect(self.services.workers.resume)
         self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_idle.connect(_write_ready_file)
-        self.window.sig_idle.connect(lambda: self.gc_pauses.milestone("start-up"))
+        self.window.sig_idle.connect(self._started)
         self.window.show()
         # After the first paint: open DuckDB, register data, start watching files (a window
         # that is never painted, e.g. minimised, starts them a moment later anyway).
         self.window.sig_shown.connect(self.services.start)
         QTimer.singleShot(1000, self.services.workers.resume)
         QTimer.singleShot(1000, self.services.start)
+
+    def _started(self) -> None:
+        self.gc_pauses.install()
+        self.gc_pauses.milestone("start-up")
 
     def switch_workspace(self, path: str) -> bool:
         """Open the workspace at ``path`` in place of the current one; False if it did not."""

@@ -36,17 +36,22 @@ TEXT_TABS = ("plan", "report", "sql")  # tabs whose unsaved text the agent is gi
 def warm_up_agent() -> None:
     """Import the agent, the ``openai`` SDK and the tokenizer (call from a worker), so the
     first turn does not pay for them and their objects are frozen out of the collector's
-    way (:mod:`lantide.ui.gc_pauses`) before an answer streams."""
-    import lantide.agent.session  # noqa: F401 - the loop, prompt, tools
-    import openai
+    way (:mod:`lantide.ui.gc_pauses`) before an answer streams.
 
-    from lantide.tokens import count_tokens
-    from lantide.ui.gc_pauses import long_lived_loaded
+    Building the tokenizer is one call into tiktoken's Rust core that holds the GIL for
+    about 50 ms: a one-time hitch, taken here (a moment after start-up) rather than while
+    the first answer streams."""
+    from lantide.ui.gc_pauses import loading_long_lived
 
-    count_tokens("warm up")
-    # Resources load lazily on first access; no request is made (the address is never used).
-    openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1").chat.completions
-    long_lived_loaded("agent libraries")
+    with loading_long_lived("agent libraries"):
+        import lantide.agent.session  # noqa: F401 - the loop, prompt, tools
+        import openai
+
+        from lantide.tokens import count_tokens
+
+        # Resources load lazily on first access; no request is made (the address is unused).
+        openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1").chat.completions
+        count_tokens("warm up")
 
 
 def tab_path(ref) -> str:

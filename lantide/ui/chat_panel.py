@@ -15,7 +15,7 @@ The agent runs through :class:`~lantide.ui.chat_bridge.AgentTurnBridge`.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMetaMethod, Qt, Signal
+from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
                                QWidget)
@@ -29,6 +29,7 @@ from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 
+WARM_UP_DELAY_MS = 1000  # after the database opened: the renderer and the agent load
 NO_MODEL_TEXT = "No model is configured yet"
 NO_MODEL_HINT = ("The agent needs a model to answer; everything else works without one. Add a "
                  "profile in Settings › Models: the base URL of any OpenAI-compatible server "
@@ -118,9 +119,12 @@ class ChatPanel(QWidget):
         services.sig_settings_changed.connect(lambda _s: self._update_model_state())
         self._update_model_state()
         self.picker.reload(then=self._open_latest)
-        # Markdown, Pygments and sqlglot load in the background, not on the first answer.
-        services.workers.submit(lambda _ctx: _warm_up_markdown(), on_error=lambda exc: None,
-                                name="load the Markdown renderer")
+        # Markdown, Pygments and sqlglot load in the background, not on the first answer,
+        # and after the start-up work (database, explorer), not competing with it.
+        self.bridge.when_engine_ready(lambda: QTimer.singleShot(
+            WARM_UP_DELAY_MS, lambda: services.workers.submit(
+                lambda _ctx: _warm_up_markdown(), on_error=lambda exc: None,
+                name="load the Markdown renderer")))
         self._agent_warmed = False
 
     # -- public API ------------------------------------------------------------------------
@@ -258,12 +262,17 @@ class ChatPanel(QWidget):
                 self.model_label.setText(self._model_text)
             if profile is not None and not self._agent_warmed:
                 self._agent_warmed = True
-                self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
-                                             on_error=lambda exc: None)
+                self.bridge.when_engine_ready(lambda: QTimer.singleShot(
+                    WARM_UP_DELAY_MS, self._warm_up_agent))
 
         self.services.workers.submit(lambda _ctx: resolve_profile(settings, "primary"),
                                      on_result=shown, on_error=lambda exc: shown(None),
                                      name="find the model profile")
+
+    def _warm_up_agent(self) -> None:
+        if not self.bridge.running:  # a turn that started meanwhile loads it anyway
+            self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
+                                         on_error=lambda exc: None)
 
     def _open_settings(self) -> None:
         signal = QMetaMethod.fromSignal(self.sig_settings_requested)
@@ -276,7 +285,7 @@ class ChatPanel(QWidget):
 
 
 def _warm_up_markdown() -> None:
-    from lantide.ui.gc_pauses import long_lived_loaded
+    from lantide.ui.gc_pauses import loading_long_lived
 
-    warm_up()
-    long_lived_loaded("Markdown renderer")
+    with loading_long_lived("Markdown renderer"):
+        warm_up()

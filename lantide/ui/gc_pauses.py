@@ -10,8 +10,9 @@ Nearly all of those objects live as long as the process (modules, classes, funct
 :class:`GcPauses` moves them out of the collector's way with ``gc.freeze()``:
 
 - at milestones where a burst of long-lived objects was just made, once each: the main
-  window idle after start-up, the Markdown renderer and the agent's libraries loaded
-  (:func:`long_lived_loaded`);
+  window idle after start-up, the Markdown renderer and the agent's libraries loaded in a
+  worker (:func:`loading_long_lived`: no automatic collection while they load, then
+  freeze);
 - after any full collection that took long: what survived it is long-lived by definition,
   and freezing right after a collection freezes no garbage.
 
@@ -28,6 +29,7 @@ import gc
 import logging
 import threading
 import time
+from contextlib import contextmanager
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,8 @@ SLOW_COLLECTION_MS = 8.0
 
 _active: "GcPauses | None" = None
 _lock = threading.Lock()
+_quiet = 0  # loads in progress (automatic collection off meanwhile)
+_quiet_reenable = False
 
 
 class GcPauses:
@@ -105,6 +109,32 @@ class GcPauses:
 
 def active() -> GcPauses | None:
     return _active
+
+
+@contextmanager
+def loading_long_lived(why: str):
+    """Around a burst of imports in a worker: no automatic collection meanwhile (one would
+    walk the whole growing heap, holding the GIL for tens of milliseconds while the UI
+    thread waits), then freeze what was made. Only when the app installed
+    :class:`GcPauses`; otherwise it changes nothing."""
+    global _quiet, _quiet_reenable
+    pauses = _active
+    if pauses is None:
+        yield
+        return
+    with _lock:  # several workers may load at once: the last one out turns it back on
+        if _quiet == 0:
+            _quiet_reenable = gc.isenabled()
+            gc.disable()
+        _quiet += 1
+    try:
+        yield
+    finally:
+        pauses.milestone(why)
+        with _lock:
+            _quiet -= 1
+            if _quiet == 0 and _quiet_reenable:
+                gc.enable()
 
 
 def long_lived_loaded(why: str) -> None:

@@ -109,9 +109,8 @@ class MainWindow(QMainWindow):
         services.sig_query_failed.connect(self._database_failed)
         self.explorer.sig_tree_refreshed.connect(self._explorer_refreshed)
 
-        if not (restore and restore_window_layout(self)):
-            # Sizes given before the window is laid out are not kept: again once shown.
-            self.sig_shown.connect(self.default_dock_sizes)
+        if restore:
+            restore_window_layout(self)
         self._update_title()
         self._tab_count_changed(0)
         self._painted = False

@@ -165,3 +165,23 @@ def test_milestones_freeze_once_and_only_when_installed():
         assert gc.get_freeze_count() == 0
     finally:
         pauses.uninstall()
+
+
+def test_loading_keeps_the_collector_quiet_then_freezes_what_was_loaded():
+    with gc_pauses.loading_long_lived("not installed"):
+        assert gc.isenabled()  # without the app's policy nothing changes
+    assert gc.get_freeze_count() == 0
+    pauses = gc_pauses.GcPauses(slow_ms=10_000).install()
+    try:
+        with gc_pauses.loading_long_lived("library"):
+            assert not gc.isenabled()
+            with gc_pauses.loading_long_lived("another library"):  # e.g. a second worker
+                assert not gc.isenabled()
+            assert not gc.isenabled()  # the outer load is still running
+            loaded = [{"module": i} for i in range(100)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= len(loaded)
+        assert pauses.freezes == 2  # each milestone once
+    finally:
+        pauses.uninstall()
+        gc.enable()
