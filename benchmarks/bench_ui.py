@@ -12,6 +12,10 @@
   DuckDB query and a streamed chat answer (loopback OpenAI-compatible server, real client,
   real chat panel) run at once in the main window, against the same heartbeat with the
   window idle. Target: under 50 ms.
+- **streamed answer rendering**: UI-thread time per re-render while a 24,000-character
+  answer (tables, prose, SQL fences) streams in 40-character deltas into the chat's
+  answer widget (segmented: finished blocks stay rendered), against re-rendering the whole
+  answer each time as the chat did before, in the same run.
 
 ``python -m benchmarks ui [--quick]`` (quick: 3 start-ups per case instead of 7, 2 s load).
 Runs offscreen (``QT_QPA_PLATFORM=offscreen``) unless ``--xcb`` and a ``DISPLAY`` are given.
@@ -179,6 +183,63 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
     return out
 
 
+def _long_answer(chars: int) -> str:
+    from tests.ui.responsiveness import answer_text
+
+    fence = ("\n```sql\nSELECT region, count(*) AS churned\nFROM q3_churn\nWHERE status = "
+             "'churned'\nGROUP BY 1 ORDER BY 2 DESC\n```\n\n")
+    text = ""
+    while len(text) < chars:
+        text += answer_text(2400) + fence
+    return text[:chars]
+
+
+def bench_render(chars: int, step: int) -> dict:
+    """UI-thread time per re-render while a long answer streams in ``step``-character
+    deltas: the chat's segmented answer against re-rendering the whole answer each time
+    (Markdown to HTML, setHtml, layout and paint), the way it was done before."""
+    from PySide6.QtCore import QElapsedTimer
+    from PySide6.QtWidgets import QApplication, QScrollArea
+
+    from lantide.ui.chat_answer import AssistantMessageWidget, AutoHeightBrowser
+    from lantide.ui.chat_markdown import render_markdown, warm_up
+    from lantide.ui.gc_pauses import GcPauses
+
+    app = QApplication.instance() or QApplication([])
+    warm_up()
+    text = _long_answer(chars)
+    out: dict = {}
+    pauses = GcPauses().install()  # as in the app: full collections stay short, for both
+    pauses.milestone("benchmark")
+    for name in ("segmented", "whole"):
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.resize(420, 800)
+        widget = AssistantMessageWidget() if name == "segmented" else AutoHeightBrowser()
+        area.setWidget(widget)
+        area.show()
+        app.processEvents()
+        clock = QElapsedTimer()
+        times: list[float] = []
+        for end in range(step, len(text) + step, step):
+            clock.start()
+            if name == "segmented":
+                widget.append(text[end - step:end])
+                widget.render()
+            else:
+                widget.setHtml(render_markdown(text[:end]))
+            app.processEvents()  # the layout and paint the render caused
+            times.append(clock.nsecsElapsed() / 1e6)
+        out[name] = times
+        if name == "segmented":
+            out["segments"] = len(widget.segments)
+        area.close()
+        area.deleteLater()
+        app.processEvents()
+    pauses.uninstall()
+    return out
+
+
 def _machine() -> str:
     try:
         load = ", load average %.1f" % os.getloadavg()[0]
@@ -199,6 +260,8 @@ def main(argv: list[str]) -> int:
         base = Path(tmp)
         starts = bench_cold_start(base, runs, platform_name)
         stall = bench_stall(base, seconds, repeats)
+        render_chars = 12_000 if quick else 24_000
+        render = bench_render(render_chars, 40)
     print(f"Machine: {_machine()}; Qt platform {platform_name}; "
           f"median of {runs} start-ups per case.\n")
     print("| start-up (process start to main window shown and idle) | Lantide s | "
@@ -224,6 +287,20 @@ def main(argv: list[str]) -> int:
         p99 = statistics.median(r.percentile(99) for r in reports)
         print(f"| {label} | {med:.1f} | {longest(reports)[-1]:.1f} | {p99:.1f} | "
               f"{med / max(idle_med, 0.1):.1f}x |")
+    print(f"\n| streamed answer of {render_chars:,} characters, one re-render per 40-character "
+          f"delta ({len(render['whole'])} renders) | segmented ({render['segments']} segments) "
+          f"ms | whole answer each time ms | ratio |")
+    print("|---|---:|---:|---:|")
+    def figures(times: list[float]) -> list[float]:
+        ordered, tail = sorted(times), times[-max(1, len(times) // 10):]
+        return [statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))],
+                ordered[-1], statistics.median(tail), sum(times)]
+
+    labels = ("median per render", "p95 per render", "longest render",
+              "median per render over the last 10% of the answer",
+              "total UI-thread time for the answer")
+    for label, a, b in zip(labels, figures(render["segmented"]), figures(render["whole"])):
+        print(f"| {label} | {a:.1f} | {b:.1f} | {a / b:.2f}x |")
     both = statistics.median(longest(stall["both"]))
     print(f"\ntarget: longest stall under 50 ms with both running (median of runs): "
           f"{'met' if both < 50 else 'NOT met'} ({both:.1f} ms); every answer finished: "
