@@ -135,11 +135,3 @@ def loading_long_lived(why: str):
             _quiet -= 1
             if _quiet == 0 and _quiet_reenable:
                 gc.enable()
-
-
-def long_lived_loaded(why: str) -> None:
-    """A burst of long-lived objects was just made (libraries imported): freeze them, the
-    first time, when the app installed :class:`GcPauses`. Safe from any thread."""
-    pauses = _active
-    if pauses is not None:
-        pauses.milestone(why)
