@@ -121,10 +121,8 @@ class ChatPanel(QWidget):
         self.picker.reload(then=self._open_latest)
         # Markdown, Pygments and sqlglot load in the background, not on the first answer,
         # and after the start-up work (database, explorer), not competing with it.
-        self.bridge.when_engine_ready(lambda: QTimer.singleShot(
-            WARM_UP_DELAY_MS, lambda: services.workers.submit(
-                lambda _ctx: _warm_up_markdown(), on_error=lambda exc: None,
-                name="load the Markdown renderer")))
+        self.bridge.when_engine_ready(lambda: QTimer.singleShot(WARM_UP_DELAY_MS,
+                                                                self._warm_up_markdown))
         self._agent_warmed = False
 
     # -- public API ------------------------------------------------------------------------
@@ -269,8 +267,15 @@ class ChatPanel(QWidget):
                                      on_result=shown, on_error=lambda exc: shown(None),
                                      name="find the model profile")
 
+    # Not while a turn runs: it loads what it needs itself, and its stream is best left alone.
+    def _warm_up_markdown(self) -> None:
+        if not self.bridge.running:
+            self.services.workers.submit(lambda _ctx: _load_markdown_renderer(),
+                                         name="load the Markdown renderer",
+                                         on_error=lambda exc: None)
+
     def _warm_up_agent(self) -> None:
-        if not self.bridge.running:  # a turn that started meanwhile loads it anyway
+        if not self.bridge.running:
             self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
                                          on_error=lambda exc: None)
 
@@ -284,7 +289,7 @@ class ChatPanel(QWidget):
             opener()
 
 
-def _warm_up_markdown() -> None:
+def _load_markdown_renderer() -> None:
     from lantide.ui.gc_pauses import loading_long_lived
 
     with loading_long_lived("Markdown renderer"):
