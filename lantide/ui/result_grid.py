@@ -68,10 +68,10 @@ class TypedHeaderView(QHeaderView):
             if self.selectionModel().isColumnSelected(logical_index, self.rootIndex()):
                 opt.state |= QStyle.StateFlag.State_On
         sorted_here = self.isSortIndicatorShown() and self.sortIndicatorSection() == logical_index
-        if sorted_here:  # Qt's convention: an ascending sort shows the "down" indicator
-            opt.sortIndicator = (QStyleOptionHeader.SortIndicator.SortDown
+        if sorted_here:  # as spreadsheets and database tools do: up for ascending
+            opt.sortIndicator = (QStyleOptionHeader.SortIndicator.SortUp
                                  if self.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
-                                 else QStyleOptionHeader.SortIndicator.SortUp)
+                                 else QStyleOptionHeader.SortIndicator.SortDown)
         painter.save()
         self.style().drawControl(QStyle.ControlElement.CE_Header, opt, painter, self)
         name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
