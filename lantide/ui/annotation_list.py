@@ -1,9 +1,10 @@
 """The annotations side list of a Plan/Report tab, and the resolve dialog.
 
-Shows the open or resolved annotations (filter), each with its quote, comment and latest
-reply; the selected one's thread below with Reply, Resolve (mode A: replace the marked
-text; mode B: keep it and answer), Reopen, Reattach and Delete. It only emits what the
-analyst asked for: the tab runs it through the docs layer.
+Shows the open, resolved or deleted annotations (filter), each with its quote, comment and
+latest reply; the selected one's thread below with Reply, Resolve (mode A: replace the
+marked text; mode B: keep it and answer), Reopen, Reattach and Delete, or Restore for a
+deleted one (deleting is never final). It only emits what the analyst asked for: the tab
+runs it through the docs layer.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
-FILTER_OPEN, FILTER_RESOLVED, FILTER_ALL = 0, 1, 2
+FILTER_OPEN, FILTER_RESOLVED, FILTER_ALL, FILTER_DELETED = 0, 1, 2, 3
 ROLE_ID = Qt.ItemDataRole.UserRole + 1
 
 
@@ -90,14 +91,16 @@ class AnnotationListWidget(QWidget):
     sig_reopen_requested = Signal(str)
     sig_delete_requested = Signal(str)
     sig_reattach_requested = Signal(str)
+    sig_restore_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("AnnotationList")
         self.annotations: list[dict[str, Any]] = []
+        self.deleted: list[dict[str, Any]] = []
         self.read_only = False
         self.filter_combo = QComboBox(self)
-        self.filter_combo.addItems(["Open", "Resolved", "All"])
+        self.filter_combo.addItems(["Open", "Resolved", "All", "Deleted"])
         self.filter_combo.currentIndexChanged.connect(lambda _i: self._fill())
         self.list = QListWidget(self)
         self.list.setWordWrap(True)
@@ -117,7 +120,12 @@ class AnnotationListWidget(QWidget):
         self.reopen_button = QPushButton(icon("reopen"), "Reopen", self)
         self.reattach_button = QPushButton("Reattach to selection", self)
         self.delete_button = QPushButton(icon("delete"), "", self)
-        self.delete_button.setToolTip("Delete the annotation (the text stays)")
+        self.delete_button.setToolTip("Delete the annotation (the text stays; the Deleted "
+                                      "filter can restore it)")
+        self.restore_button = QPushButton(icon("reopen"), "Restore", self)
+        self.restore_button.setToolTip("Bring the deleted annotation back, marked on its text "
+                                       "again where that text is still there")
+        self.restore_button.clicked.connect(lambda: self._emit_for(self.sig_restore_requested))
         self.reply_button.clicked.connect(self._reply)
         self.resolve_button.clicked.connect(self._resolve)
         self.reopen_button.clicked.connect(lambda: self._emit_for(self.sig_reopen_requested))
@@ -136,7 +144,7 @@ class AnnotationListWidget(QWidget):
         d.addWidget(self.reply_box)
         row = QHBoxLayout()
         for b in (self.reply_button, self.resolve_button, self.reopen_button,
-                  self.reattach_button):
+                  self.reattach_button, self.restore_button):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(self.delete_button)
@@ -152,46 +160,61 @@ class AnnotationListWidget(QWidget):
         self._update_detail()
 
     # -- content -------------------------------------------------------------------------
-    def set_annotations(self, annotations: list[dict[str, Any]], read_only: bool = False) -> None:
+    def set_annotations(self, annotations: list[dict[str, Any]], read_only: bool = False,
+                        deleted: list[dict[str, Any]] | None = None) -> None:
         selected = self.selected_id()
         self.annotations = annotations
+        self.deleted = list(deleted or [])
         self.read_only = read_only
         counts = (sum(a["status"] == "open" for a in annotations),
                   sum(a["status"] == "resolved" for a in annotations))
         self.filter_combo.setItemText(FILTER_OPEN, f"Open ({counts[0]})")
         self.filter_combo.setItemText(FILTER_RESOLVED, f"Resolved ({counts[1]})")
         self.filter_combo.setItemText(FILTER_ALL, f"All ({len(annotations)})")
+        self.filter_combo.setItemText(FILTER_DELETED, f"Deleted ({len(self.deleted)})")
         self._fill(selected)
 
     def set_filter(self, which: int) -> None:
         self.filter_combo.setCurrentIndex(which)
 
+    def _showing_deleted(self) -> bool:
+        return self.filter_combo.currentIndex() == FILTER_DELETED
+
+    def _rows(self) -> list[dict[str, Any]]:
+        return self.deleted if self._showing_deleted() else self.annotations
+
     def _visible(self, a: dict[str, Any]) -> bool:
         which = self.filter_combo.currentIndex()
-        return which == FILTER_ALL or (a["status"] == "open") == (which == FILTER_OPEN)
+        return which in (FILTER_ALL, FILTER_DELETED) or \
+            (a["status"] == "open") == (which == FILTER_OPEN)
 
     def _fill(self, selected: str | None = None) -> None:
         selected = selected or self.selected_id()
         theme = colors()
         self.list.blockSignals(True)
         self.list.clear()
-        for a in self.annotations:
+        deleted_view = self._showing_deleted()
+        for a in self._rows():
             if not self._visible(a):
                 continue
             lines = [f"“{_short(a.get('quote', ''), 70)}”", _short(a.get("comment", ""), 140)]
             latest = (a.get("replies") or [])[-1:] or []
             if latest:
                 lines.append(f"↳ {latest[0].get('by', '')}: {_short(latest[0].get('text', ''), 90)}")
-            if a.get("detached"):
+            if deleted_view:
+                lines.append(f"deleted while {a['status']}")
+            elif a.get("detached"):
                 lines.append("⚠ its text is gone: select new text and reattach")
             item = QListWidgetItem("\n".join(lines))
             item.setData(ROLE_ID, a["id"])
             resolved = a["status"] == "resolved"
             item.setIcon(icon("resolve" if resolved else "annotate",
                               theme.success if resolved else theme.warning))
-            if resolved:
+            if resolved or deleted_view:
                 item.setForeground(QBrush(theme.muted))
-            item.setToolTip(f"{a['status']} · id {a['id']}")
+            if deleted_view:
+                item.setIcon(icon("delete", theme.muted))
+            item.setToolTip(f"{'deleted · ' if deleted_view else ''}{a['status']} · id {a['id']}")
             self.list.addItem(item)
             if a["id"] == selected:
                 self.list.setCurrentItem(item)
@@ -210,14 +233,14 @@ class AnnotationListWidget(QWidget):
 
     def selected(self) -> dict[str, Any] | None:
         ann_id = self.selected_id()
-        return next((a for a in self.annotations if a["id"] == ann_id), None)
+        return next((a for a in self._rows() if a["id"] == ann_id), None)
 
     def select(self, annotation_id: str) -> bool:
         """Select ``annotation_id``, switching the filter when it is hidden by it."""
         found = next((a for a in self.annotations if a["id"] == annotation_id), None)
         if found is None:
             return False
-        if not self._visible(found):
+        if self._showing_deleted() or not self._visible(found):
             self.filter_combo.setCurrentIndex(FILTER_ALL)
         for i in range(self.list.count()):
             if self.list.item(i).data(ROLE_ID) == annotation_id:
@@ -233,11 +256,18 @@ class AnnotationListWidget(QWidget):
     def _update_detail(self) -> None:
         a = self.selected()
         enabled = a is not None and not self.read_only
+        deleted_view = self._showing_deleted()
+        for w in (self.reply_box, self.reply_button, self.resolve_button, self.reopen_button,
+                  self.delete_button):
+            w.setVisible(not deleted_view)
+        self.restore_button.setVisible(deleted_view)
+        self.restore_button.setEnabled(enabled and deleted_view)
         self.reply_box.setEnabled(enabled)
         self.reply_button.setEnabled(enabled)
         self.resolve_button.setEnabled(enabled and a["status"] == "open")
         self.reopen_button.setEnabled(enabled and a["status"] == "resolved")
-        self.reattach_button.setVisible(bool(a and a.get("detached") and a["status"] == "open"))
+        self.reattach_button.setVisible(bool(a and a.get("detached") and a["status"] == "open"
+                                             and not deleted_view))
         self.delete_button.setEnabled(enabled)
         if a is None:
             self.thread.setHtml("<p style='color:gray'>Select an annotation to see its thread."

@@ -17,7 +17,7 @@ from typing import Any
 from lantide.ui.text_offsets import TextOffsets, disk_form, editor_form, newline_of
 
 # Operations that rewrite the text (add or drop mark tags): pending edits are saved first.
-TEXT_OPERATIONS = {"create", "resolve", "reopen", "delete", "reattach"}
+TEXT_OPERATIONS = {"create", "resolve", "reopen", "delete", "undelete", "reattach"}
 
 _MARK_OPEN = re.compile(r'<mark class="lantide-annotation lantide-(\w+)" '
                         r'data-annotation-id="([^"]+)"[^>]*>')
@@ -50,6 +50,7 @@ class DocumentSnapshot:
     saved: dict[str, Any] | None = None  # SaveReport.to_dict() after a save
     result: Any = None  # what the operation returned (e.g. the new annotation's id)
     note: str | None = None  # something to tell the analyst
+    deleted: list[dict[str, Any]] = field(default_factory=list)  # soft-deleted, restorable
 
     def annotation(self, annotation_id: str) -> dict[str, Any] | None:
         return next((a for a in self.annotations if a["id"] == annotation_id), None)
@@ -99,6 +100,20 @@ def _annotation_rows(doc) -> list[dict[str, Any]]:
     return rows
 
 
+def _deleted_rows(doc) -> list[dict[str, Any]]:
+    """Deleted annotations, newest deletion first, without older copies of a re-used id."""
+    rows, seen = [], set()
+    for ann in reversed(doc.deleted_annotations):
+        if ann.id in seen:
+            continue
+        seen.add(ann.id)
+        row = ann.to_dict()
+        row["replies"] = ann.replies
+        row["resolution"] = ann.resolution
+        rows.append(row)
+    return rows
+
+
 def snapshot(doc, *, saved=None, result=None, note=None) -> DocumentSnapshot:
     annotations = _annotation_rows(doc)
     statuses = {a["id"]: a["status"] for a in annotations}
@@ -107,7 +122,8 @@ def snapshot(doc, *, saved=None, result=None, note=None) -> DocumentSnapshot:
         newline=newline_of(doc.text), annotations=annotations, open_count=doc.open_count,
         read_only_reason=doc.read_only_reason, marks=mark_spans(doc.text, statuses),
         html=preview_html(doc.text, annotations),
-        repairs=[r.to_dict() for r in doc.repairs], saved=saved, result=result, note=note)
+        repairs=[r.to_dict() for r in doc.repairs], saved=saved, result=result, note=note,
+        deleted=_deleted_rows(doc))
 
 
 # -- worker functions (first argument: the WorkerContext) ------------------------------------
@@ -169,6 +185,13 @@ def run_operation(context, doc, operation: str, args: dict[str, Any],
         result = args["id"]
     elif operation == "delete":
         doc.delete(args["id"], by="user")
+        note = "Annotation deleted; the Deleted filter of the annotations list can restore it."
+    elif operation == "undelete":
+        restored = doc.undelete(args["id"], by="user")
+        result = args["id"]
+        if restored.detached:
+            note = ("Annotation restored, but its text is no longer in the document: select "
+                    "new text and reattach it.")
     else:
         raise ValueError(f"unknown document operation {operation!r}")
     return snapshot(doc, saved=saved, result=result, note=note)

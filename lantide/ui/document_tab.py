@@ -136,6 +136,7 @@ class DocumentTabWidget(QWidget):
         al.sig_reopen_requested.connect(lambda i: self.run_operation("reopen", id=i))
         al.sig_delete_requested.connect(lambda i: self.run_operation("delete", id=i))
         al.sig_reattach_requested.connect(self._reattach)
+        al.sig_restore_requested.connect(lambda i: self.run_operation("undelete", id=i))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(editor_column)
@@ -235,7 +236,8 @@ class DocumentTabWidget(QWidget):
         self.editor.set_marks(snap.marks if clean else self.editor_marks_fallback(),
                               self.annotation_list.selected_id())
         self.preview.set_preview_html(snap.html)
-        self.annotation_list.set_annotations(snap.annotations, bool(snap.read_only_reason))
+        self.annotation_list.set_annotations(snap.annotations, bool(snap.read_only_reason),
+                                             snap.deleted)
         self._update_resolve_button(snap.open_count)
         self.act_annotate.setEnabled(not snap.read_only_reason)
         if snap.read_only_reason:
@@ -393,6 +395,7 @@ class DocumentTabWidget(QWidget):
                       done, {"create": "Annotating", "reply": "Replying",
                              "resolve": "Resolving", "reopen": "Reopening",
                              "delete": "Deleting the annotation",
+                             "undelete": "Restoring the annotation",
                              "reattach": "Reattaching"}.get(operation, operation))
 
     def select_annotation(self, annotation_id: str) -> None:

@@ -173,6 +173,40 @@ def test_resolve_by_hand_reply_reopen_and_delete(main_window, qtbot, sample_work
     assert "3f9a1c" not in {a["id"] for a in _sidecar(sample_workspace)["annotations"]}
 
 
+def test_a_deleted_annotation_is_restored_from_the_deleted_filter(main_window, qtbot,
+                                                                   sample_workspace):
+    tab = open_document_tab(qtbot, main_window)
+    al = tab.annotation_list
+    al.select("3f9a1c")
+    _wait_applied(qtbot, tab, al.delete_button.click)
+    assert "3f9a1c" not in (sample_workspace / PLAN).read_text(encoding="utf-8")
+    assert [e["id"] for e in _sidecar(sample_workspace)["deleted"]] == ["3f9a1c"]
+    assert al.filter_combo.itemText(3) == "Deleted (1)"
+    assert tab.resolve_button.text() == "Resolve (2)"
+
+    # the Deleted filter lists it with Restore instead of the other actions
+    al.set_filter(3)
+    assert al.list.count() == 1
+    al.list.setCurrentRow(0)
+    assert al.selected_id() == "3f9a1c"
+    assert al.restore_button.isVisibleTo(al) and al.restore_button.isEnabled()
+    assert not al.delete_button.isVisibleTo(al) and not al.reply_button.isVisibleTo(al)
+    _wait_applied(qtbot, tab, al.restore_button.click)
+
+    # back in the text around the same words, open again, the deleted list empty
+    text = (sample_workspace / PLAN).read_text(encoding="utf-8")
+    assert '<mark data-annotation-id="3f9a1c">' in text
+    assert tab.editor.toPlainText() == text and not tab.is_dirty()
+    sidecar = _sidecar(sample_workspace)
+    entry = next(a for a in sidecar["annotations"] if a["id"] == "3f9a1c")
+    assert entry["status"] == "open"
+    assert [h["action"] for h in entry["history"]][-2:] == ["deleted", "undeleted"]
+    assert not sidecar.get("deleted")
+    assert tab.resolve_button.text() == "Resolve (3)"
+    assert al.filter_combo.itemText(3) == "Deleted (0)"
+    assert al.selected_id() == "3f9a1c" and al.delete_button.isVisibleTo(al)
+
+
 def test_resolve_button_asks_the_agent(main_window, qtbot):
     tab = open_document_tab(qtbot, main_window)
     with qtbot.waitSignal(main_window.services.sig_agent_asked, timeout=5_000) as blocker:
