@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lantide.docs.failpoints import failpoint
-from lantide.workspace.atomic import atomic_write_text
+from lantide.workspace.atomic import atomic_write_text, fsync_dir
 
 JOURNAL_SUFFIX = ".lantide-journal"
 JOURNAL_VERSION = 1
@@ -121,18 +121,8 @@ def save_pair(document_path: Path, sidecar_path: Path, *, text: str | None,
         atomic_write_text(sidecar_path, sidecar_text)
         failpoint("sidecar-written")
         journal.unlink(missing_ok=True)
-        _fsync_dir(journal.parent)
+        fsync_dir(journal.parent)
         failpoint("journal-removed")
-
-
-def _fsync_dir(directory: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _set_aside(journal: Path, label: str) -> Path:
@@ -192,5 +182,5 @@ def recover(document_path: Path, sidecar_path: Path) -> Recovery | None:
             atomic_write_text(path, content)
             out.rolled_forward.append(path.name)
         journal.unlink(missing_ok=True)
-        _fsync_dir(journal.parent)
+        fsync_dir(journal.parent)
         return out

@@ -272,6 +272,19 @@ def _closed_error() -> QueryError:
                       hint="Open the workspace again.")
 
 
+@contextmanager
+def transaction(cur) -> Iterator[None]:
+    """``BEGIN`` … ``COMMIT`` on ``cur``; on any error (a cancel included) ``ROLLBACK`` and
+    re-raise the error, not a failure of the rollback itself."""
+    cur.execute("BEGIN")
+    try:
+        yield
+        cur.execute("COMMIT")
+    except BaseException:
+        _end_transaction(cur)
+        raise
+
+
 def _end_transaction(cur) -> None:
     """After a cancel, make sure the cursor is not left inside a transaction (an interrupt
     may have hit the work's own ROLLBACK); without one, DuckDB just says so."""

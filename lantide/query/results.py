@@ -19,6 +19,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from uuid import UUID
 
+from lantide.query.engine import transaction
 from lantide.query.names import quote_ident
 
 _COUNT_COLUMN = "__lantide_row_count"
@@ -117,19 +118,11 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
     bookkeeping in the same transaction, so the table and its row change together.
     ``preview_rows=0`` reads only the columns (Source Run shows no rows).
     """
-    cur.execute("BEGIN")
-    try:
+    with transaction(cur):
         created = cur.execute(materialize_prefix(table) + select_body(body, kind)).fetchall()
         row_count = int(created[0][0])
         if before_commit is not None:
             before_commit(cur, row_count)
-        cur.execute("COMMIT")
-    except BaseException:
-        try:
-            cur.execute("ROLLBACK")
-        except Exception:
-            pass
-        raise
     return read_preview(cur, table, preview_rows, row_count)
 
 

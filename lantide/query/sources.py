@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lantide.query.catalog import Catalog
-from lantide.query.engine import Engine, translate_error
+from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
 
@@ -232,8 +232,7 @@ class DataSources:
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
 
         def work(cur):
-            cur.execute("BEGIN")
-            try:
+            with transaction(cur):
                 for r in rows:
                     if r["format"] == "excel":
                         if r["schema"]:
@@ -241,10 +240,6 @@ class DataSources:
                     elif r["error"] is None:
                         cur.execute(f"DROP VIEW IF EXISTS {quote_ident(r['table'])}")
                 self.catalog.replace_sources_of(cur, path_text, [])
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
 
         self.engine.run(work, timeout=None)
 
@@ -255,15 +250,10 @@ class DataSources:
             return self._register_workbook(path, name, stamp)
 
         def work(cur):
-            cur.execute("BEGIN")
-            try:
+            with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
                             f"SELECT * FROM {_reader_sql(path, fmt)}")
                 self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
 
         try:
             self.engine.run(work, timeout=None)
@@ -281,8 +271,7 @@ class DataSources:
             return [self._failed(path, schema, path.name, "excel", stamp, exc)]
 
         def work(cur):
-            cur.execute("BEGIN")
-            try:
+            with transaction(cur):
                 cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
                 rows = []
                 for sheet, table in sheets.items():
@@ -295,10 +284,6 @@ class DataSources:
                         cur.unregister(alias)
                     rows.append((schema, sheet, "excel", *stamp, None))
                 self.catalog.replace_sources_of(cur, key, rows)
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
 
         try:
             self.engine.run(work, timeout=None)

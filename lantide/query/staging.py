@@ -8,6 +8,7 @@ more than one batch, and a failed or cancelled staging keeps the previous table.
 from __future__ import annotations
 
 from lantide.query import results
+from lantide.query.engine import transaction
 from lantide.query.names import quote_ident
 
 
@@ -18,28 +19,24 @@ def stage(service, connection: str, parsed, table: str, bookkeeping) -> results.
 
     def work(cur):
         alias = f"__lantide_stage_{id(cur)}"
-        cur.execute("BEGIN")
         try:
-            schema, _ = next(batches)
-            import pyarrow as pa
+            with transaction(cur):
+                schema, _ = next(batches)
+                import pyarrow as pa
 
-            cur.register(alias, pa.Table.from_batches([], schema=schema))
-            cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} AS "
-                        f"SELECT * FROM {quote_ident(alias)}")
-            cur.unregister(alias)
-            rows = 0
-            for _, batch in batches:
-                cur.register(alias, pa.Table.from_batches([batch]))
-                cur.execute(f"INSERT INTO {quote_ident(table)} SELECT * FROM {quote_ident(alias)}")
+                cur.register(alias, pa.Table.from_batches([], schema=schema))
+                cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} AS "
+                            f"SELECT * FROM {quote_ident(alias)}")
                 cur.unregister(alias)
-                rows += batch.num_rows
-            bookkeeping(cur, rows)
-            cur.execute("COMMIT")
+                rows = 0
+                for _, batch in batches:
+                    cur.register(alias, pa.Table.from_batches([batch]))
+                    cur.execute(f"INSERT INTO {quote_ident(table)} "
+                                f"SELECT * FROM {quote_ident(alias)}")
+                    cur.unregister(alias)
+                    rows += batch.num_rows
+                bookkeeping(cur, rows)
         except BaseException:
-            try:
-                cur.execute("ROLLBACK")
-            except Exception:
-                pass
             batches.close()
             raise
         return results.read_preview(cur, table, service.preview_rows, rows)

@@ -22,6 +22,7 @@ from lantide.query import qem
 from lantide.query.results import new_step_id
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable
+from lantide.query.engine import transaction
 from lantide.query.errors import QueryError
 from lantide.query.names import quote_ident, same_name
 
@@ -133,18 +134,13 @@ class TabOperations:
         cached = self.catalog.cached(old)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
             def work(cur):
-                cur.execute("BEGIN")
-                try:
+                with transaction(cur):
                     if not same_name(old, new):
                         cur.execute(f"DROP TABLE IF EXISTS {quote_ident(new)}")
                     cur.execute(f"ALTER TABLE {quote_ident(old)} RENAME TO {quote_ident(new)}")
                     self.catalog.forget(cur, old)
                     cached.name, cached.tab = new, new
                     self.catalog.record(cur, cached)
-                    cur.execute("COMMIT")
-                except BaseException:
-                    cur.execute("ROLLBACK")
-                    raise
             self.engine.run(work)
             self.catalog.invalidate()
             renamed = True

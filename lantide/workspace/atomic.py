@@ -57,7 +57,8 @@ def is_temp_file(path: Path | str) -> bool:
     return str(path).endswith(TEMP_SUFFIX)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or unlink in ``directory`` durable (POSIX; a no-op elsewhere)."""
     if os.name != "posix":
         return
     fd = os.open(directory, os.O_RDONLY)
@@ -85,7 +86,7 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     own_writes.record(path)
 
 
