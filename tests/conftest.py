@@ -145,6 +145,8 @@ def cli_env(extra: dict | None = None) -> dict:
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), str(REPO / "tests" / "_netblock"), env.get("PYTHONPATH", "")])
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # no subprocess may reach the developer's real keyring (the tests' keyring is in memory)
+    env.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     if extra:
         env.update(extra)
     return env

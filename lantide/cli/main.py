@@ -18,6 +18,7 @@ from lantide.errors import LantideError, UsageError
 COMMAND_MODULES = [
     "lantide.cli.app_commands",   # gui, init
     "lantide.cli.query_commands",  # sql, tab
+    "lantide.cli.connection_commands",  # connection
     "lantide.cli.agent_commands",  # chat, prompt, ledger
     "lantide.cli.doc_commands",  # annotations
     "lantide.cli.knowledge_commands",  # knowledge

@@ -75,25 +75,6 @@ def check_no_secret(connection_string: str, name: str) -> None:
                      "(Settings > Connections) and Lantide adds it when connecting.")
 
 
-def add_connection(workspace, name: str, connection_string: str, *, dialect: str = "postgres",
-                   user: str | None = None, password: str | None = None) -> dict:
-    """Add or replace a connection in workspace.json; the password goes to the keyring."""
-    from lantide.query.connection_secrets import set_connection_password
-
-    config = ConnectionConfig.from_dict({"name": name, "connection_string": connection_string,
-                                         "dialect": dialect, "user": user})
-    entry = {"name": config.name, "type": "odbc", "dialect": config.dialect,
-             "connection_string": config.connection_string}
-    if user:
-        entry["user"] = user
-    if password:
-        set_connection_password(config.name, password)
-    others = [c for c in workspace.settings.get("connections", []) if c.get("name") != config.name]
-    workspace.settings["connections"] = others + [entry]
-    workspace.save_settings()
-    return entry
-
-
 def _odbc_braced(value: str) -> str:
     """A connection-string value; braced only when it must be (some drivers keep braces)."""
     if any(c in value for c in ";{}=") or value != value.strip():
@@ -105,7 +86,7 @@ class ExternalSources:
     def __init__(self, workspace, *, timeout_seconds: float | None = 300.0):
         self.workspace = workspace
         self.timeout_seconds = timeout_seconds
-        self._tables_cache: dict[str, list[dict]] = {}
+        self._tables_cache: dict[tuple, list[dict]] = {}
         self._lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------
@@ -166,9 +147,11 @@ class ExternalSources:
 
     # -- catalog -------------------------------------------------------------------
     def list_tables(self, name: str, *, refresh: bool = False) -> list[dict]:
+        config = self.config(name)
+        key = (config.name, config.connection_string, config.user)  # an edit is a new key
         with self._lock:
-            if not refresh and name in self._tables_cache:
-                return self._tables_cache[name]
+            if not refresh and key in self._tables_cache:
+                return self._tables_cache[key]
         con = self.connect(name)
         try:
             rows = con.cursor().tables().fetchall()
@@ -184,7 +167,7 @@ class ExternalSources:
                            "kind": "external", "remote_kind": kind.lower(),
                            "qualified_name": ".".join(quote_ident(p) for p in parts)})
         with self._lock:
-            self._tables_cache[name] = tables
+            self._tables_cache[key] = tables
         return tables
 
     def describe(self, name: str, ref: TableRef) -> list[dict]:

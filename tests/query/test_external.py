@@ -11,7 +11,7 @@ pytestmark = pytest.mark.postgres
 
 @pytest.fixture
 def pg_service(pg_server, sample_workspace, open_service):
-    from lantide.query.external import add_connection
+    from lantide.query.connections import add_connection
     from lantide.workspace.model import Workspace
 
     ws = Workspace.open(sample_workspace, lock=False)
@@ -30,7 +30,7 @@ def test_password_lives_in_the_keyring_only(pg_service, pg_server, sample_worksp
 
 
 def test_connection_string_with_a_password_is_refused(pg_server, sample_workspace):
-    from lantide.query.external import add_connection
+    from lantide.query.connections import add_connection
     from lantide.workspace.model import Workspace
 
     ws = Workspace.open(sample_workspace, lock=False)

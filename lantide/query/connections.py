@@ -1,0 +1,151 @@
+"""Managing a workspace's external connections: list, add or replace, remove, test.
+
+The command line (``lantide connection``) and the desktop app's Settings > Connections
+both call these. An entry lives in ``.lantide/workspace.json`` ``"connections"`` without
+its password; the password goes to the system keyring (or, where there is none, the
+analyst sets ``LANTIDE_PASSWORD_<NAME>`` in the environment). See
+:mod:`lantide.query.external` for how a connection is used.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from lantide.query.connection_secrets import (delete_connection_password, env_var,
+                                              get_connection_password, set_connection_password)
+from lantide.query.errors import ConnectionProblem
+from lantide.query.names import same_name
+
+# The sqlglot dialects an ODBC source is most often written in; any sqlglot dialect works.
+COMMON_DIALECTS = ("tsql", "postgres", "mysql", "oracle", "snowflake", "redshift", "databricks",
+                   "bigquery", "duckdb", "sqlite", "trino")
+
+
+def check_dialect(dialect: str) -> str:
+    """``dialect`` as sqlglot knows it, or a clear error listing the common ones."""
+    from sqlglot.dialects.dialect import Dialect
+
+    name = (dialect or "").strip().lower()
+    try:
+        Dialect.get_or_raise(name)
+    except ValueError:
+        raise ConnectionProblem(
+            f"unknown SQL dialect {dialect!r}", code="CONNECTION_INVALID",
+            hint=f"Use the dialect the database speaks, e.g. {', '.join(COMMON_DIALECTS)} "
+                 "(tsql for SQL Server).") from None
+    return name
+
+
+def odbc_drivers() -> list[str]:
+    """The ODBC drivers registered on this machine (empty when unixODBC is missing)."""
+    try:
+        import pyodbc
+
+        return sorted(pyodbc.drivers())
+    except Exception:
+        return []
+
+
+def list_connections(workspace) -> list[dict[str, Any]]:
+    """The workspace's connections, each with ``password`` saying where its password is:
+    ``keyring``, ``environment`` (``LANTIDE_PASSWORD_<NAME>``) or ``none``."""
+    out = []
+    for entry in workspace.connections:
+        if not isinstance(entry, dict) or not entry.get("name"):
+            continue
+        name = str(entry["name"])
+        row = {"name": name, "dialect": entry.get("dialect") or "postgres",
+               "connection_string": entry.get("connection_string", ""),
+               "user": entry.get("user"), "password_env": env_var(name)}
+        if _env_password(name):
+            row["password"] = "environment"
+        else:
+            row["password"] = "keyring" if get_connection_password(name) else "none"
+        out.append(row)
+    return out
+
+
+def _env_password(name: str) -> bool:
+    return bool(os.environ.get(env_var(name)))
+
+
+def add_connection(workspace, name: str, connection_string: str, *, dialect: str = "postgres",
+                   user: str | None = None, password: str | None = None,
+                   replace: bool = True) -> dict:
+    """Add a connection (or replace the one of that name, when ``replace``) in
+    workspace.json; ``password`` goes to the keyring, never to a file. A new entry without
+    a password keeps the one already stored for that name."""
+    from lantide.query.external import ConnectionConfig
+
+    name = (name or "").strip()
+    existing = _find(workspace, name)
+    if existing is not None and not replace:
+        raise ConnectionProblem(f"a connection named {existing['name']!r} already exists",
+                                code="CONNECTION_EXISTS",
+                                hint="Choose another name, or edit or remove that one first.")
+    config = ConnectionConfig.from_dict({"name": name, "connection_string": connection_string,
+                                         "dialect": check_dialect(dialect), "user": user})
+    entry = {"name": config.name, "type": "odbc", "dialect": config.dialect,
+             "connection_string": config.connection_string}
+    if user:
+        entry["user"] = user
+    if password:
+        set_connection_password(config.name, password)
+    others = [c for c in workspace.settings.get("connections", [])
+              if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))]
+    workspace.settings["connections"] = others + [entry]
+    workspace.save_settings()
+    return entry
+
+
+def remove_connection(workspace, name: str) -> dict:
+    """Remove a connection and its stored password. Tables staged from it stay cached."""
+    entry = _find(workspace, name)
+    if entry is None:
+        raise _unknown(workspace, name)
+    workspace.settings["connections"] = [c for c in workspace.settings.get("connections", [])
+                                         if c is not entry]
+    workspace.save_settings()
+    delete_connection_password(str(entry["name"]))
+    return entry
+
+
+def test_connection(workspace, name: str, *, timeout_seconds: float | None = 30.0) -> dict:
+    """Connect and list the tables: ``{"name", "ok", "tables", "sample", "seconds"}``;
+    a :class:`ConnectionProblem` (with the password masked) when it cannot."""
+    from lantide.query.external import ExternalSources
+
+    entry = _find(workspace, name)
+    if entry is None:
+        raise _unknown(workspace, name)
+    name = str(entry["name"])
+    t0 = time.perf_counter()
+    tables = ExternalSources(workspace, timeout_seconds=timeout_seconds).list_tables(
+        name, refresh=True)
+    return {"name": name, "ok": True, "tables": len(tables),
+            "sample": [t["qualified_name"] for t in tables[:5]],
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+test_connection.__test__ = False  # a library call, not a pytest test
+
+
+def _find(workspace, name: str) -> dict | None:
+    for entry in workspace.connections:
+        if isinstance(entry, dict) and same_name(str(entry.get("name", "")), name or ""):
+            # the live entry (workspace.connections is a copy of the list, not of the dicts)
+            return entry
+    return None
+
+
+def _unknown(workspace, name: str) -> ConnectionProblem:
+    names = ", ".join(str(c.get("name")) for c in workspace.connections
+                      if isinstance(c, dict)) or "none"
+    return ConnectionProblem(f"no connection named {name!r}", code="CONNECTION_NOT_FOUND",
+                             hint=f"Connections of this workspace: {names}.")
+
+
+__all__ = ["COMMON_DIALECTS", "add_connection", "check_dialect", "get_connection_password",
+           "list_connections", "odbc_drivers", "remove_connection", "test_connection"]
