@@ -82,9 +82,7 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
     name = (name or "").strip()
     existing = _find(workspace, name)
     if existing is not None and not replace:
-        raise ConnectionProblem(f"a connection named {existing['name']!r} already exists",
-                                code="CONNECTION_EXISTS",
-                                hint="Choose another name, or edit or remove that one first.")
+        raise _exists(existing)
     config = ConnectionConfig.from_dict({"name": name, "connection_string": connection_string,
                                          "dialect": check_dialect(dialect), "user": user})
     entry = {"name": config.name, "type": "odbc", "dialect": config.dialect,
@@ -97,6 +95,41 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
               if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))]
     workspace.settings["connections"] = others + [entry]
     workspace.save_settings()
+    return entry
+
+
+def edit_connection(workspace, previous: str, name: str, connection_string: str, *,
+                    dialect: str = "postgres", user: str | None = None,
+                    password: str | None = None) -> dict:
+    """Change the connection now named ``previous``; a new ``name`` renames it, and its
+    stored password follows unless a new one is given."""
+    old = _find(workspace, previous)
+    if old is None:
+        raise _unknown(workspace, previous)
+    old_name, name = str(old["name"]), (name or "").strip()
+    if old_name == name:
+        return add_connection(workspace, name, connection_string, dialect=dialect, user=user,
+                              password=password)
+    respelled = same_name(old_name, name)  # "shop" -> "Shop": the same entry, new spelling
+    taken = None if respelled else _find(workspace, name)
+    if taken is not None:
+        raise _exists(taken)
+    # a password from the keyring moves to the new name; one from the environment stays
+    # where the analyst put it (LANTIDE_PASSWORD_<NEW NAME> is theirs to set)
+    kept = password or (None if _env_password(old_name) else get_connection_password(old_name))
+    if kept:
+        set_connection_password(name, kept)  # first: without a keyring nothing changes
+    try:
+        entry = add_connection(workspace, name, connection_string, dialect=dialect, user=user,
+                               replace=respelled)
+    except BaseException:
+        if kept:
+            delete_connection_password(name)
+        raise
+    if respelled:
+        delete_connection_password(old_name)
+    else:
+        remove_connection(workspace, old_name)
     return entry
 
 
@@ -140,6 +173,12 @@ def _find(workspace, name: str) -> dict | None:
     return None
 
 
+def _exists(entry: dict) -> ConnectionProblem:
+    return ConnectionProblem(f"a connection named {entry['name']!r} already exists",
+                             code="CONNECTION_EXISTS",
+                             hint="Choose another name, or edit or remove that one first.")
+
+
 def _unknown(workspace, name: str) -> ConnectionProblem:
     names = ", ".join(str(c.get("name")) for c in workspace.connections
                       if isinstance(c, dict)) or "none"
@@ -147,5 +186,5 @@ def _unknown(workspace, name: str) -> ConnectionProblem:
                              hint=f"Connections of this workspace: {names}.")
 
 
-__all__ = ["COMMON_DIALECTS", "add_connection", "check_dialect", "get_connection_password",
+__all__ = ["COMMON_DIALECTS", "add_connection", "check_dialect", "edit_connection",
            "list_connections", "odbc_drivers", "remove_connection", "test_connection"]

@@ -46,6 +46,8 @@ def _fmt_count(n: Any) -> str:
 class ExplorerPanel(QWidget):
     # The tree was rebuilt (tests and the main window wait for it).
     sig_tree_refreshed = Signal()
+    # The analyst wants to add or edit external connections (the settings dialog opens).
+    sig_connections_requested = Signal()
 
     def __init__(self, services: AppServices, parent: QWidget | None = None):
         super().__init__(parent)
@@ -80,6 +82,8 @@ class ExplorerPanel(QWidget):
         services.sig_query_failed.connect(lambda _e: self._rebuild())
         if hasattr(services, "sig_tables_changed"):
             services.sig_tables_changed.connect(self.refresh_tables)
+        if hasattr(services, "sig_connections_changed"):
+            services.sig_connections_changed.connect(self.refresh)
         self.refresh()
         if services.query is not None:
             self.refresh_tables()
@@ -204,7 +208,8 @@ class ExplorerPanel(QWidget):
         for c in snap["connections"]:
             name = c.get("name", "?")
             item = self._item(conns, name, "connection", {"kind": "connection", "name": name},
-                              detail=c.get("kind") or c.get("driver") or "")
+                              detail=c.get("dialect") or "",
+                              tooltip=c.get("connection_string"))
             for t in tables:
                 if t["kind"] == "external" and t.get("connection") == name:
                     self._item(item, t["name"], "table", {"kind": TAB_TABLE, "name": t["name"]})
@@ -308,6 +313,9 @@ class ExplorerPanel(QWidget):
                            lambda: self._rename_sql_tab(node["project"], node["name"]))
             menu.addAction(icon("delete"), "Delete SQL tab…",
                            lambda: self._delete_sql_tab(node["project"], node["name"]))
+        if kind == "connection" or (kind == "group" and node.get("name") == "Connections"):
+            menu.addAction(icon("connection"), "Add or edit connections…",
+                           self.sig_connections_requested.emit)
         if kind in (TAB_TABLE, TAB_SQL) and node.get("name"):
             menu.addAction("Copy name", lambda: QGuiApplication.clipboard().setText(node["name"]))
         if menu.actions():

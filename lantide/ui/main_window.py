@@ -143,6 +143,7 @@ class MainWindow(QMainWindow):
 
         s = self.services
         self.explorer = ExplorerPanel(s, self)
+        self.explorer.sig_connections_requested.connect(lambda: self.open_settings("Connections"))
         self.knowledge = KnowledgePanel(s, self)
         self.chat = ChatPanel(s, self)
         self.ledger = LedgerPanel(s, self)
@@ -473,10 +474,12 @@ class MainWindow(QMainWindow):
         self.default_dock_sizes()
 
     # -- dialogs -------------------------------------------------------------------------
-    def open_settings(self) -> None:
+    def open_settings(self, page: str | None = None) -> None:
         from lantide.ui.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.services, self)
+        if page:
+            dialog.show_page(page)
         dialog.exec()
 
     def show_shortcuts(self) -> None:

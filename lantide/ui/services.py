@@ -94,6 +94,8 @@ class AppServices(QObject):
     sig_agent_asked = Signal(str)
     # Cached tables were created, replaced or dropped (the explorer re-reads the list).
     sig_tables_changed = Signal()
+    # A connection was added, changed or removed.
+    sig_connections_changed = Signal()
     # The chat's conversation changed (its id, or None before a new one's first message).
     sig_conversation_changed = Signal(object)
     # A conversation got its title (from the secondary model or a rename): (id, title).
@@ -387,6 +389,11 @@ class AppServices(QObject):
         if conversation_id != self.conversation_id:
             self.conversation_id = conversation_id
             self.sig_conversation_changed.emit(conversation_id)
+
+    def notify_connections_changed(self) -> None:
+        """Call after a connection was added, changed or removed (workspace.json)."""
+        self.sig_connections_changed.emit()
+        self.sig_tables_changed.emit()
 
     def notify_tables_changed(self) -> None:
         """Call after a run created or replaced cached tables."""

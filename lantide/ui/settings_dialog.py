@@ -1,5 +1,6 @@
 """Settings: model profiles (primary and secondary; base URL, model, API key in the system
-keyring, *Test connection*), query limits, agent limits and appearance.
+keyring, *Test connection*), query limits, agent limits, appearance, and the workspace's
+external connections (:mod:`lantide.ui.connections_page`, applied at once).
 
 The dialog edits a copy of :class:`lantide.workspace.settings.Settings`. *OK* stores typed
 keys in the keyring (:mod:`lantide.workspace.secrets`; a key never goes to a file) and saves
@@ -85,6 +86,14 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._query_page(), icon("sql"), "Queries")
         self.tabs.addTab(self._agent_page(), icon("chat"), "Agent")
         self.tabs.addTab(self._appearance_page(), icon("preview"), "Appearance")
+        self.connections_page = None
+        if getattr(services, "workspace", None) is not None:
+            from lantide.ui.connections_page import ConnectionsPage
+
+            self.connections_page = ConnectionsPage(services, self)
+            self.connections_page.sig_connections_changed.connect(
+                services.notify_connections_changed)
+            self.tabs.addTab(self.connections_page, icon("connection"), "Connections")
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {colors().danger.name()};")
@@ -100,6 +109,14 @@ class SettingsDialog(QDialog):
         self._fill_profiles()
         services.workers.submit(_stored_keys, [p.name for p in self.settings.profiles],
                                 on_result=self._keys_known, name="read keyring")
+
+    def show_page(self, title: str) -> bool:
+        """Bring the tab named ``title`` (e.g. "Connections") to the front."""
+        for i in range(self.tabs.count()):
+            if self.tabs.tabText(i) == title:
+                self.tabs.setCurrentIndex(i)
+                return True
+        return False
 
     # -- Models ------------------------------------------------------------------------------
     def _models_page(self) -> QWidget:

@@ -1,0 +1,104 @@
+"""Settings > Connections against a real PostgreSQL server through its ODBC driver: add
+(password to the keyring, never the file), test, rename (the password follows), remove;
+the explorer lists the connection and opens the page from its context menu."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lantide.ui.settings_dialog import SettingsDialog
+from tests.query.conftest import pg_server  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.postgres
+
+
+def _settings_text(root) -> str:
+    return (root / ".lantide" / "workspace.json").read_text(encoding="utf-8")
+
+
+def _wait_result(qtbot, page, text: str) -> None:
+    qtbot.waitUntil(lambda: text in page.result_label.text(), timeout=20_000)
+
+
+def test_add_test_rename_and_remove_a_connection(qtbot, shell_services, sample_workspace,
+                                                 pg_server, memory_keyring):  # noqa: F811
+    services = shell_services(query=False, watcher=False)
+    changed = []
+    services.sig_connections_changed.connect(lambda: changed.append(True))
+    dialog = SettingsDialog(services)
+    qtbot.addWidget(dialog)
+    assert dialog.show_page("Connections")
+    page = dialog.connections_page
+    qtbot.waitUntil(lambda: "ODBC drivers on this machine" in page.drivers_label.text())
+    assert "PostgreSQL Unicode" in page.drivers_label.text()
+    assert page.list.count() == 0 and not page.test_button.isEnabled()
+
+    page.name_edit.setText("shop")
+    page.string_edit.setText(pg_server.connection_string)
+    page.dialect_combo.setCurrentText("postgres")
+    page.user_edit.setText(pg_server.user)
+    page.password_edit.setText(pg_server.password)
+    page.save_button.click()
+    _wait_result(qtbot, page, "Saved.")
+    qtbot.waitUntil(lambda: page.list.count() == 1)
+    assert changed and services.workspace.connections[0]["name"] == "shop"
+    assert pg_server.password not in _settings_text(sample_workspace)
+    assert memory_keyring.get_password("lantide", "connection:shop") == pg_server.password
+    assert page.password_edit.text() == "" and "keyring" in page.password_edit.placeholderText()
+
+    page.test_button.click()
+    _wait_result(qtbot, page, "2 tables")
+    assert '"shop"."public"."customers"' in page.result_label.text()
+
+    # rename: the stored password follows the connection
+    page.name_edit.setText("warehouse")
+    page.save_button.click()
+    _wait_result(qtbot, page, "Saved.")
+    qtbot.waitUntil(lambda: page.list.currentItem() is not None
+                    and page.list.currentItem().text() == "warehouse")
+    assert [c["name"] for c in json.loads(_settings_text(sample_workspace))["connections"]] == \
+        ["warehouse"]
+    assert memory_keyring.get_password("lantide", "connection:warehouse") == pg_server.password
+    assert memory_keyring.get_password("lantide", "connection:shop") is None
+    page.test_button.click()
+    _wait_result(qtbot, page, '"warehouse"."sales"."invoices"')
+
+    # a refusal names the problem and keeps what was typed
+    page.string_edit.setText(pg_server.connection_string + ";PWD=oops")
+    page.save_button.click()
+    _wait_result(qtbot, page, "holds a password")
+    assert page.string_edit.text().endswith(";PWD=oops")
+    assert "oops" not in _settings_text(sample_workspace)
+
+    page.remove_button.click()
+    _wait_result(qtbot, page, "Removed 'warehouse'")
+    qtbot.waitUntil(lambda: page.list.count() == 0)
+    assert json.loads(_settings_text(sample_workspace))["connections"] == []
+    assert memory_keyring.get_password("lantide", "connection:warehouse") is None
+
+
+def test_explorer_lists_connections_and_opens_the_page(qtbot, main_window, sample_workspace,
+                                                       pg_server, memory_keyring,  # noqa: F811
+                                                       monkeypatch):
+    from lantide.query.connections import add_connection
+
+    services = main_window.services
+    add_connection(services.workspace, "shop", pg_server.connection_string,
+                   user=pg_server.user, password=pg_server.password)
+    with qtbot.waitSignal(main_window.explorer.sig_tree_refreshed, timeout=20_000):
+        services.notify_connections_changed()
+    qtbot.waitUntil(lambda: main_window.explorer.find_item("connection", name="shop")
+                    is not None, timeout=20_000)
+    item = main_window.explorer.find_item("connection", name="shop")
+    assert item.text(1) == "postgres"
+    # the staged tables of the connection appear under it once the query service lists them
+    qtbot.waitUntil(lambda: main_window.explorer.find_item("connection", name="shop")
+                    .childCount() == 2, timeout=30_000)
+
+    opened = []
+    monkeypatch.setattr(SettingsDialog, "exec", lambda self: opened.append(
+        self.tabs.tabText(self.tabs.currentIndex())) or 0)
+    main_window.explorer.sig_connections_requested.emit()
+    assert opened == ["Connections"]
