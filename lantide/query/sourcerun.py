@@ -17,13 +17,24 @@ plus, in the same transaction, one bookkeeping row: a failure keeps the old tabl
 Its step carries the row count DuckDB reports and the columns, but no preview rows: nobody
 sees them here, and the cached table is there to page through.
 
+Tabs that do not depend on each other run side by side (``workers``, the setting
+``query.source_run_workers``; 0 means :func:`default_workers`), each in one transaction on
+its own DuckDB cursor: a wide chain of small tabs is not bound to one core, and each tab's
+Python work (parsing, bookkeeping) overlaps another tab's DuckDB work. The report lists the
+tabs in ``order`` whatever order they finished in; a cancel stops every tab running (each
+is ``failed`` as cancelled) and the rest are ``not_run``.
+
 ``progress(event)`` gets ``{"event": "start", "order"}``, ``{"event": "tab", "tab",
-"status": "running"}``, one ``{"event": "tab", "tab", "status", ...}`` per finished tab,
-and ``{"event": "done", ...}`` with the report; it runs on the Source Run's thread.
+"status": "running"}`` when a tab starts running, one ``{"event": "tab", "tab", "status",
+...}`` per finished tab, and ``{"event": "done", ...}`` with the report; calls come one at
+a time, from the Source Run's threads.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
 
 from lantide.errors import LantideError
@@ -36,62 +47,145 @@ FAILED = "failed"
 NOT_RUN = "not_run"
 
 
-def source_run(service, project, target: str, purpose: str | None, progress=None) -> dict:
+def default_workers() -> int:
+    """Tabs run at once when the setting says automatic: one more than the cores (a tab's
+    Python work overlaps another tab's DuckDB work), at most 4."""
+    return max(2, min(4, (os.cpu_count() or 1) + 1))
+
+
+def source_run(service, project, target: str, purpose: str | None, progress=None,
+               workers: int = 1) -> dict:
     started = time.perf_counter()
-    emit = progress or (lambda event: None)
     graph, lineages = service._graph(project)
-    tabs = list(graph)
     order = lin.upstream_order(graph, target)
-    emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
-    entries: list[dict] = []
-    status: dict[str, str] = {}
-    cancelled = False
-    for name in order:
-        lineage = lineages[name]
-        blocked = [u for u in lineage.upstream_tabs if status.get(u) in (FAILED, NOT_RUN)]
-        if cancelled or blocked:
-            entry = {"tab": name, "status": NOT_RUN,
-                     "reason": "cancelled" if cancelled else
-                     f"upstream {'tab' if len(blocked) == 1 else 'tabs'} "
-                     f"{', '.join(blocked)} did not run"}
-        else:
-            emit({"event": "tab", "tab": name, "status": "running"})
-            entry = _run_one(service, project, name, lineage, purpose, tabs)
-            cancelled = entry.get("error", {}).get("error") == "QUERY_CANCELLED"
-        status[name] = entry["status"]
-        entries.append(entry)
-        emit({"event": "tab", **entry})
+    chain = _Chain(service, project, lineages, list(graph), purpose, progress)
+    chain.emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
+    if workers <= 1:
+        for name in order:
+            entry = chain.decide(name)
+            chain.finish(name, entry if entry is not None else chain.execute(name))
+    else:
+        _run_side_by_side(chain, order, workers)
+    entries = [chain.results[name] for name in order]
     counts = {s: sum(1 for e in entries if e["status"] == s) for s in (RAN, SKIPPED, FAILED, NOT_RUN)}
     report = {"project": project.dirname, "tab": target, "order": order, "tabs": entries,
               **counts, "ok": counts[FAILED] == 0 and counts[NOT_RUN] == 0,
               "steps": [e["step"] for e in entries if "step" in e],
               "duration_ms": int((time.perf_counter() - started) * 1000)}
-    emit({"event": "done", **{k: v for k, v in report.items() if k != "steps"}})
+    chain.emit({"event": "done", **{k: v for k, v in report.items() if k != "steps"}})
     return report
 
 
-def _run_one(service, project, name: str, lineage: lin.TabLineage, purpose,
-             tabs: list[str]) -> dict:
-    fingerprint = None
-    if lineage.error is None:
-        fingerprint = service.tab_fingerprint(lineage)
-        cached = service.catalog.cached(name)
-        if (fingerprint is not None and cached is not None and cached.kind == TAB
-                and cached.project == project.dirname and cached.fingerprint == fingerprint):
-            return {"tab": name, "status": SKIPPED, "reason": "up to date",
-                    "row_count": cached.row_count}
-    t0 = time.perf_counter()
+class _Chain:
+    """The state of one Source Run: what each tab came to, and the decisions about it."""
+
+    def __init__(self, service, project, lineages, tabs, purpose, progress):
+        self.service, self.project, self.lineages = service, project, lineages
+        self.tabs, self.purpose = tabs, purpose
+        self._progress = progress or (lambda event: None)
+        self._lock = threading.Lock()
+        self.results: dict[str, dict] = {}
+        self.cancelled = False
+        self._fingerprints: dict[str, str | None] = {}
+
+    def emit(self, event: dict) -> None:
+        with self._lock:  # one event at a time, whichever thread finished its tab
+            self._progress(event)
+
+    def ready(self, name: str) -> bool:
+        return all(u in self.results for u in self.lineages[name].upstream_tabs
+                   if u in self.lineages)
+
+    def decide(self, name: str) -> dict | None:
+        """The entry of a tab that does not run (blocked, cancelled, up to date), or None.
+        Called once its upstream tabs are done, so their fingerprints are committed."""
+        lineage = self.lineages[name]
+        blocked = [u for u in lineage.upstream_tabs
+                   if self.results.get(u, {}).get("status") in (FAILED, NOT_RUN)]
+        if self.cancelled or blocked:
+            return {"tab": name, "status": NOT_RUN,
+                    "reason": "cancelled" if self.cancelled else
+                    f"upstream {'tab' if len(blocked) == 1 else 'tabs'} "
+                    f"{', '.join(blocked)} did not run"}
+        fingerprint = None
+        if lineage.error is None:
+            fingerprint = self.service.tab_fingerprint(lineage)
+            cached = self.service.catalog.cached(name)
+            if (fingerprint is not None and cached is not None and cached.kind == TAB
+                    and cached.project == self.project.dirname
+                    and cached.fingerprint == fingerprint):
+                return {"tab": name, "status": SKIPPED, "reason": "up to date",
+                        "row_count": cached.row_count}
+        self._fingerprints[name] = fingerprint
+        return None
+
+    def execute(self, name: str) -> dict:
+        """Materialize the tab (on the calling thread and its DuckDB cursor)."""
+        self.emit({"event": "tab", "tab": name, "status": "running"})
+        t0 = time.perf_counter()
+        try:
+            # Re-read the file: an upstream run may not change it, but the analyst may have.
+            fresh = self.service._tab_lineage(self.project, name, self.tabs)
+            # The fingerprint was taken after the upstream tabs ran; same SQL, same inputs.
+            known = self._fingerprints.get(name) \
+                if fresh.error is None and fresh.sql == self.lineages[name].sql else None
+            # No preview rows: the report shows none, so none are read back.
+            result = self.service._run_tab(self.project, name, self.purpose,
+                                           tool="source_run_sql_tab", lineage=fresh,
+                                           fingerprint=known, preview_rows=0)
+        except LantideError as exc:
+            return {"tab": name, "status": FAILED, "error": exc.to_dict(),
+                    "duration_ms": int((time.perf_counter() - t0) * 1000)}
+        return {"tab": name, "status": RAN, "row_count": result["row_count"],
+                "duration_ms": result["duration_ms"], "reason_code": result["reason_code"],
+                "warnings": result["warnings"], "step": result["step"]}
+
+    def finish(self, name: str, entry: dict) -> None:
+        if entry.get("error", {}).get("error") == "QUERY_CANCELLED":
+            self.cancelled = True
+        self.results[name] = entry
+        self.emit({"event": "tab", **entry})
+
+
+def _run_side_by_side(chain: _Chain, order: list[str], workers: int) -> None:
+    """Up to ``workers`` tabs at once, each as soon as its upstream tabs are done (ready
+    tabs start in ``order``). This thread decides and records; pool threads only execute,
+    each on its own DuckDB cursor and under this thread's cancel scopes, so a cancel stops
+    every tab running. No pool is started when nothing needs to run."""
+    from lantide.query.cancel import active_scopes
+
+    scopes = active_scopes()
+
+    def execute(name: str) -> dict:
+        with contextlib.ExitStack() as stack:
+            for scope in scopes:
+                stack.enter_context(scope)
+            return chain.execute(name)
+
+    pool = None
+    running: dict = {}  # future -> tab
     try:
-        # Re-read the file: an upstream run may not change it, but the analyst may have.
-        fresh = service._tab_lineage(project, name, tabs)
-        # The fingerprint above was taken after the upstream tabs ran; same SQL, same inputs.
-        known = fingerprint if fresh.error is None and fresh.sql == lineage.sql else None
-        # No preview rows: the report shows none, so none are read back.
-        result = service._run_tab(project, name, purpose, tool="source_run_sql_tab",
-                                  lineage=fresh, fingerprint=known, preview_rows=0)
-    except LantideError as exc:
-        return {"tab": name, "status": FAILED, "error": exc.to_dict(),
-                "duration_ms": int((time.perf_counter() - t0) * 1000)}
-    return {"tab": name, "status": RAN, "row_count": result["row_count"],
-            "duration_ms": result["duration_ms"], "reason_code": result["reason_code"],
-            "warnings": result["warnings"], "step": result["step"]}
+        while len(chain.results) < len(order):
+            for name in order:
+                if name in chain.results or name in running.values() or not chain.ready(name):
+                    continue
+                if len(running) >= workers:
+                    break
+                entry = chain.decide(name)
+                if entry is not None:
+                    chain.finish(name, entry)
+                    continue
+                if pool is None:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    pool = ThreadPoolExecutor(workers, thread_name_prefix="lantide-source-run")
+                running[pool.submit(execute, name)] = name
+            if running:
+                from concurrent.futures import FIRST_COMPLETED, wait
+
+                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for future in done:
+                    chain.finish(running.pop(future), future.result())
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)

@@ -105,12 +105,14 @@ class TabOperations:
 
     def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
                            progress=None) -> dict:
-        from lantide.query.sourcerun import source_run
+        from lantide.query.sourcerun import default_workers, source_run
 
         project_obj = self._project(project, required=True)
         purpose = qem.check_purpose(None, purpose)
         self._fresh()
-        return source_run(self, project_obj, tab_files.find_tab(project_obj, tab), purpose, progress)
+        workers = int(getattr(self.settings, "source_run_workers", 0) or 0) or default_workers()
+        return source_run(self, project_obj, tab_files.find_tab(project_obj, tab), purpose,
+                          progress, workers=workers)
 
     def create_sql_tab(self, project, name: str, sql: str) -> dict:
         project_obj = self._project(project, required=True)

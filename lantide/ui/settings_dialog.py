@@ -379,15 +379,21 @@ class SettingsDialog(QDialog):
         self.remote_spin.setRange(1000, 2_000_000_000)
         self.remote_spin.setSingleStep(100_000)
         self.remote_spin.setValue(q.large_remote_rows)
+        self.workers_spin = QSpinBox(page)
+        self.workers_spin.setRange(0, 16)
+        self.workers_spin.setSpecialValueText("automatic")
+        self.workers_spin.setValue(q.source_run_workers)
+        self.workers_spin.setToolTip("How many independent tabs a Source Run computes at once")
         form.addRow("Time limit per statement", self.timeout_spin)
         form.addRow("DuckDB memory limit", self.memory_edit)
         form.addRow("DuckDB threads", self.threads_spin)
         form.addRow("Preview rows (agent, at most 200)", self.preview_spin)
         form.addRow("Ask before staging more remote rows than", self.remote_spin)
+        form.addRow("Source Run: tabs at once", self.workers_spin)
         form.addRow(QLabel("Query limits apply when the workspace is opened next.", page))
         self.remote_spin.setGroupSeparatorShown(True)
         _compact(form, (self.timeout_spin, self.memory_edit, self.threads_spin,
-                        self.preview_spin, self.remote_spin))
+                        self.preview_spin, self.remote_spin, self.workers_spin))
         return page
 
     def _agent_page(self) -> QWidget:
@@ -456,6 +462,7 @@ class SettingsDialog(QDialog):
         q.threads = self.threads_spin.value()
         q.preview_rows = self.preview_spin.value()
         q.large_remote_rows = self.remote_spin.value()
+        q.source_run_workers = self.workers_spin.value()
         a = self.settings.agent
         a.max_iterations = self.iterations_spin.value()
         a.max_tool_retries = self.tool_retries_spin.value()

@@ -46,6 +46,7 @@ class QuerySettings:
     threads: int = 0  # 0: DuckDB's default (all cores)
     preview_rows: int = 200
     large_remote_rows: int = 1_000_000
+    source_run_workers: int = 0  # tabs a Source Run runs at once; 0: automatic (cores + 1, <= 4)
 
 
 @dataclass
