@@ -101,14 +101,14 @@ def run_add(args) -> int:
     entry = add_connection(ws, args.name, args.connection_string, dialect=args.dialect,
                            user=args.user, password=_read_password(args),
                            replace=args.replace)
+    if not args.json:  # said before testing: a failed test does not undo the add
+        print(f"Added connection {entry['name']!r} ({entry['dialect']}) to "
+              f"{ws.root / '.lantide' / 'workspace.json'}", flush=True)
     report = test_connection(ws, entry["name"]) if args.test else None
     if args.json:
         print_json({"connection": entry, "test": report})
-    else:
-        print(f"Added connection {entry['name']!r} ({entry['dialect']}) to "
-              f"{ws.root / '.lantide' / 'workspace.json'}")
-        if report:
-            _print_test(report)
+    elif report:
+        _print_test(report)
     return 0
 
 
