@@ -38,6 +38,8 @@ def register(subparsers) -> None:
         a.add_argument("project")
         a.add_argument("tab")
         a.add_argument("--purpose", help="what this step is for (needed while executing)")
+        a.add_argument("--large-remote-warning-id", action="append", metavar="ID",
+                       help="confirm staging a large remote result (repeatable)")
         a.add_argument("--json", action="store_true", help="print JSON")
     a = add_command(actions, "list", "the tabs of a project and whether they are up to date",
                     run_tab_list)
@@ -108,7 +110,9 @@ def _sql_argument(text: str) -> str:
 
 def _print_result(result: dict) -> None:
     if result.get("status") == "warning_required":
-        sys.stderr.write(f"lantide: {result['message']}\n  {result['hint']}\n")
+        sys.stderr.write(f"lantide: {result['message']}\n  {result['hint']}\n"
+                         f"  On the command line: --large-remote-warning-id "
+                         f"{result['large_remote_warning_id']}\n")
         return
     print_table([c["name"] for c in result["columns"]], result["preview"])
     shown = len(result["preview"])
@@ -142,13 +146,15 @@ def run_sql(args: argparse.Namespace) -> int:
 
 def run_tab(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
-        result = service.run_sql_tab(args.project, args.tab, args.purpose)
+        result = service.run_sql_tab(args.project, args.tab, args.purpose,
+                                     large_remote_warning_id=args.large_remote_warning_id)
         return _finish(result, args.json)
 
 
 def run_source_run(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
-        report = service.source_run_sql_tab(args.project, args.tab, args.purpose)
+        report = service.source_run_sql_tab(args.project, args.tab, args.purpose,
+                                            large_remote_warning_id=args.large_remote_warning_id)
     if args.json:
         print_json(report)
     else:
@@ -163,6 +169,9 @@ def run_source_run(args: argparse.Namespace) -> int:
         for entry in report["tabs"]:
             if entry["status"] == "failed" and entry["error"].get("hint"):
                 sys.stderr.write(f"  {entry['tab']}: {entry['error']['hint']}\n")
+            if entry["status"] == "failed" and entry["error"].get("large_remote_warning_id"):
+                sys.stderr.write(f"  On the command line: --large-remote-warning-id "
+                                 f"{entry['error']['large_remote_warning_id']}\n")
     return 0 if report["ok"] else 1
 
 

@@ -32,6 +32,23 @@ class QueryRefused(QueryError):
     code = "QUERY_REFUSED"
 
 
+class LargeRemoteResult(QueryError):
+    """A tab of a Source Run would stage more remote rows than the limit allows; it runs
+    once the analyst confirms (``warning``: the ``warning_required`` answer, with its id)."""
+
+    code = "LARGE_REMOTE_RESULT"
+
+    def __init__(self, warning: dict):
+        super().__init__(warning["message"], hint=warning["hint"])
+        self.warning = warning
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        for key in ("large_remote_warning_id", "estimated_rows", "connection", "limit"):
+            out[key] = self.warning[key]
+        return out
+
+
 class QueryCancelled(QueryError):
     code = "QUERY_CANCELLED"
 

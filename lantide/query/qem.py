@@ -15,7 +15,10 @@ calls these functions in this order and nothing else decides):
    ``run_query`` (``COMPLEXITY_SPLIT_RECOMMENDED``); tabs get it as a warning.
 6. **Large remote result**: a staged statement whose remote row count exceeds
    ``query.large_remote_rows`` answers ``warning_required`` with a
-   ``large_remote_warning_id`` and runs only when that id comes back.
+   ``large_remote_warning_id`` and runs only when that id comes back (``run_query``,
+   ``run_sql_tab``; in a Source Run the tab fails with ``LARGE_REMOTE_RESULT`` carrying
+   the id, before anything is copied). Ids are kept in the cache database
+   (:mod:`lantide.query.remote_consent`), so a confirmation works across processes.
 7. **Materialization**: :func:`decide_materialization`, following the table below.
 8. **Preview**: at most 200 rows cross into Python; the row count is computed in DuckDB.
 

@@ -28,10 +28,8 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
-import uuid
 from datetime import datetime, timezone
 
 from lantide.errors import LantideError
@@ -45,6 +43,8 @@ from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFou
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, TableRef, check, map_position
 from lantide.query.names import same_name
+from lantide.query.remote_consent import RemoteConsents, statement_key
+from lantide.query.remote_consent import warning as remote_warning
 from lantide.query.sources import DataSources
 from lantide.query.tab_service import TabOperations
 from lantide.query.browse import BrowseOperations
@@ -66,7 +66,6 @@ class QueryService(TabOperations, BrowseOperations):
         self.workspace = workspace
         self.settings = settings
         self.preview_rows = max(1, min(int(settings.preview_rows or qem.PREVIEW_ROWS), qem.PREVIEW_ROWS))
-        self._remote_warnings: dict[str, tuple[str, str]] = {}
         self._lock = threading.Lock()
         self._watcher = None
         workspace.data_dir.mkdir(parents=True, exist_ok=True)
@@ -77,6 +76,7 @@ class QueryService(TabOperations, BrowseOperations):
         self.catalog: Catalog = self._backend.catalog
         self.sources: DataSources = self._backend.sources
         self.row_counts = self._backend.row_counts
+        self.consents = RemoteConsents(self.engine)
         self._closed = False
         try:
             self.sources.refresh()
@@ -347,29 +347,20 @@ class QueryService(TabOperations, BrowseOperations):
             exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))
             raise
 
-    def _large_remote_check(self, connection: str, parsed: ParsedQuery,
-                            warning_id: str | None) -> dict | None:
+    def _large_remote_check(self, connection: str, parsed: ParsedQuery, warning_ids,
+                            again: str = "run the same query again") -> dict | None:
+        """None when the remote result is small enough or its staging was confirmed with
+        one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
         remote = self.external.remote_sql(connection, parsed)
-        key = hashlib.sha256(f"{connection}\n{remote}".encode()).hexdigest()
-        with self._lock:
-            issued = self._remote_warnings.get(warning_id or "")
-        if issued and issued[0] == key:
+        key = statement_key(connection, remote)
+        if self.consents.confirmed(key, warning_ids):
             return None
         limit = int(self.settings.large_remote_rows)
         rows = self.external.count_rows(connection, remote)
         if rows <= limit:
             return None
-        new_id = uuid.uuid4().hex[:16]
-        with self._lock:
-            self._remote_warnings[new_id] = (key, connection)
-        return {"status": "warning_required", "warning": "large_remote_result",
-                "large_remote_warning_id": new_id, "estimated_rows": rows,
-                "connection": connection, "limit": limit,
-                "message": f"the query would copy {rows:,} rows from connection "
-                           f"{connection!r} (more than {limit:,})",
-                "hint": "Filter or aggregate on the remote side first; to stage it anyway, run "
-                        "the same query again with large_remote_warning_id="
-                        f"{new_id!r}."}
+        return remote_warning(self.consents.issue(key, connection, rows), connection, rows,
+                              limit, again=again)
 
     def _result(self, *, tool, parsed, plan, preview, started, step_id, project, purpose,
                 result_label, found, connection, tab=None, extra_warnings=()) -> dict:

@@ -9,7 +9,10 @@ For each tab of the chain (dependencies first, ties by name):
   cached tables; a tab that reads an external connection is never assumed unchanged;
 - **ran** otherwise, materializing its cached table;
 - **failed** with the error, when it ran and failed (or was cancelled: then every later
-  tab is not_run).
+  tab is not_run). A tab reading an external connection whose result is over
+  ``query.large_remote_rows`` fails with ``LARGE_REMOTE_RESULT`` and its
+  ``large_remote_warning_id`` before anything is copied; passed back (``confirmed``), it
+  runs.
 
 A tab that runs is re-read from disk first (the analyst may have edited it meanwhile; the
 fingerprint recorded is always that of the SQL that ran). It costs its ``CREATE TABLE AS``
@@ -54,11 +57,11 @@ def default_workers() -> int:
 
 
 def source_run(service, project, target: str, purpose: str | None, progress=None,
-               workers: int = 1) -> dict:
+               workers: int = 1, confirmed: list[str] = ()) -> dict:
     started = time.perf_counter()
     graph, lineages = service._graph(project)
     order = lin.upstream_order(graph, target)
-    chain = _Chain(service, project, lineages, list(graph), purpose, progress)
+    chain = _Chain(service, project, lineages, list(graph), purpose, progress, list(confirmed))
     chain.emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
     if workers <= 1:
         for name in order:
@@ -79,9 +82,9 @@ def source_run(service, project, target: str, purpose: str | None, progress=None
 class _Chain:
     """The state of one Source Run: what each tab came to, and the decisions about it."""
 
-    def __init__(self, service, project, lineages, tabs, purpose, progress):
+    def __init__(self, service, project, lineages, tabs, purpose, progress, confirmed):
         self.service, self.project, self.lineages = service, project, lineages
-        self.tabs, self.purpose = tabs, purpose
+        self.tabs, self.purpose, self.confirmed = tabs, purpose, confirmed
         self._progress = progress or (lambda event: None)
         self._lock = threading.Lock()
         self.results: dict[str, dict] = {}
@@ -132,7 +135,8 @@ class _Chain:
             # No preview rows: the report shows none, so none are read back.
             result = self.service._run_tab(self.project, name, self.purpose,
                                            tool="source_run_sql_tab", lineage=fresh,
-                                           fingerprint=known, preview_rows=0)
+                                           fingerprint=known, preview_rows=0,
+                                           large_remote_warning_id=self.confirmed)
         except LantideError as exc:
             return {"tab": name, "status": FAILED, "error": exc.to_dict(),
                     "duration_ms": int((time.perf_counter() - t0) * 1000)}

@@ -23,8 +23,9 @@ from lantide.query.results import new_step_id
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable
 from lantide.query.engine import transaction
-from lantide.query.errors import QueryError
+from lantide.query.errors import LargeRemoteResult, QueryError
 from lantide.query.names import quote_ident, same_name
+from lantide.query.remote_consent import warning_ids
 
 
 class TabOperations:
@@ -90,8 +91,13 @@ class TabOperations:
                                           project_status=project.status,
                                           tables_read=len(parsed.tables), step_id=step_id)
         found = self._hints(parsed, lineage.inputs)
-        if connection and tool != "source_run_sql_tab":
-            warning = self._large_remote_check(connection, parsed, large_remote_warning_id)
+        if connection:
+            source_run = tool == "source_run_sql_tab"
+            warning = self._large_remote_check(
+                connection, parsed, large_remote_warning_id,
+                again="Source Run again" if source_run else "run the tab again")
+            if warning and source_run:
+                raise LargeRemoteResult(warning)  # this tab fails; downstream does not run
             if warning:
                 return warning
         if fingerprint is None:
@@ -104,7 +110,9 @@ class TabOperations:
                             result_label=None, found=found, connection=connection, tab=name)
 
     def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
-                           progress=None) -> dict:
+                           progress=None, *, large_remote_warning_id=None) -> dict:
+        """``large_remote_warning_id``: one id or a list, confirming the staging of large
+        remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         from lantide.query.sourcerun import default_workers, source_run
 
         project_obj = self._project(project, required=True)
@@ -112,7 +120,7 @@ class TabOperations:
         self._fresh()
         workers = int(getattr(self.settings, "source_run_workers", 0) or 0) or default_workers()
         return source_run(self, project_obj, tab_files.find_tab(project_obj, tab), purpose,
-                          progress, workers=workers)
+                          progress, workers=workers, confirmed=warning_ids(large_remote_warning_id))
 
     def create_sql_tab(self, project, name: str, sql: str) -> dict:
         project_obj = self._project(project, required=True)

@@ -33,9 +33,12 @@ def run_selection(query, sql: str, purpose: str | None, project: str):
     return result, _first_rows(query, result)
 
 
-def source_run(context, query, project: str, tab: str, purpose: str | None):
-    """Source Run with progress events: (report, the tab's relation info, first rows)."""
-    report = query.source_run_sql_tab(project, tab, purpose, progress=context.emit)
+def source_run(context, query, project: str, tab: str, purpose: str | None,
+               confirmed: list[str] = ()):
+    """Source Run with progress events: (report, the tab's relation info, first rows).
+    ``confirmed``: large remote results the analyst agreed to stage."""
+    report = query.source_run_sql_tab(project, tab, purpose, progress=context.emit,
+                                      large_remote_warning_id=list(confirmed))
     target = next((e for e in report.get("tabs", []) if e.get("tab") == tab), None)
     if target is None or target.get("status") not in ("ran", "skipped"):
         return report, None, []

@@ -132,7 +132,7 @@ class SqlTabWidget(QWidget):
                                              QKeySequence("Ctrl+Shift+Enter")])
         self.source_run_action.setToolTip("Recompute the tabs this one reads, then this tab "
                                           "(Ctrl+Shift+Enter)")
-        self.source_run_action.triggered.connect(self.source_run)
+        self.source_run_action.triggered.connect(lambda: self.source_run())
         self.stop_action = QAction(icon("stop"), "Stop", self)
         self.stop_action.setToolTip("Cancel the running query")
         self.stop_action.triggered.connect(self.cancel)
@@ -307,17 +307,19 @@ class SqlTabWidget(QWidget):
                     lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose, warning_id),
                     sql=self.editor.toPlainText())
 
-    def source_run(self) -> None:
+    def source_run(self, confirmed: list[str] | None = None) -> None:
+        """``confirmed``: large remote results the analyst agreed to stage (their ids)."""
         if self._worker is not None:
             return
         if self.is_dirty() and not self.save():
             return
         purpose = self.purpose_edit.text().strip() or None
         project, tab = self.project, self.tab_name
+        ids = list(confirmed or [])
         self.source_run_view.start(tab)
         self.bottom.setCurrentWidget(self.source_run_view)
         self._start(sql_runs.SOURCE_RUN,
-                    lambda ctx, q: sql_runs.source_run(ctx, q, project, tab, purpose),
+                    lambda ctx, q: sql_runs.source_run(ctx, q, project, tab, purpose, ids),
                     sql=self.editor.toPlainText())
 
     def _start(self, kind: str, fn, *, sql: str, offset: tuple[int, int] = (0, 0)) -> None:
@@ -388,7 +390,11 @@ class SqlTabWidget(QWidget):
                                                           cached_table=self.tab_name))
         if not report.get("ok"):
             failed = [e for e in report["tabs"] if e["status"] == "failed"]
-            if failed:
+            large = [e["error"] for e in failed
+                     if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"]
+            if large and len(large) == len(failed):
+                self._large_remote_in_chain(report, large)
+            elif failed:
                 err = failed[0].get("error", {})
                 self.banner.show_notice(f"Source Run: {failed[0]['tab']} failed: "
                                         f"{err.get('message', '')}", err.get("hint"),
@@ -442,6 +448,19 @@ class SqlTabWidget(QWidget):
             sql=self._run_sql, project=self.project, tab=self.tab_name, error=exc,
             duration_ms=duration))
         self.sig_run_finished.emit(exc)
+
+    def _large_remote_in_chain(self, report: dict, errors: list[dict]) -> None:
+        """Tabs of the chain would copy large remote results: say how large, offer to stage."""
+        tabs = [e["tab"] for e in report["tabs"]
+                if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"]
+        sizes = "; ".join(f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
+                          for t, err in zip(tabs, errors))
+        ids = [err["large_remote_warning_id"] for err in errors]
+        self.banner.show_notice(
+            f"Source Run stopped before copying large remote results ({sizes}).",
+            "Filter or aggregate on the remote side first, or stage them anyway.", WARNING,
+            code="LARGE_REMOTE_RESULT",
+            actions=[("Stage anyway and Source Run", lambda: self.source_run(ids))])
 
     def _large_remote(self, result: dict) -> None:
         warning_id = result.get("large_remote_warning_id")

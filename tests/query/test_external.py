@@ -138,3 +138,56 @@ def test_wrong_password_is_a_clear_error_without_the_secret(pg_service, memory_k
     problems = pg_service.show_tables()["problems"]
     assert problems == [] or "wrong-password" not in json.dumps(problems)
 
+
+
+def test_source_run_asks_before_staging_a_large_remote_tab(pg_service):
+    pg_service.create_sql_tab("q3-churn", "pg_invoices", "SELECT * FROM shop.sales.invoices")
+    pg_service.create_sql_tab("q3-churn", "invoice_totals",
+                              "SELECT customer_id, sum(amount) AS amount FROM pg_invoices "
+                              "GROUP BY 1")
+    first = pg_service.source_run_sql_tab("q3-churn", "invoice_totals")
+    assert [(t["tab"], t["status"]) for t in first["tabs"]] == [
+        ("pg_invoices", "failed"), ("invoice_totals", "not_run")]
+    error = first["tabs"][0]["error"]
+    assert error["error"] == "LARGE_REMOTE_RESULT" and error["estimated_rows"] == 5000
+    assert error["connection"] == "shop" and "Source Run again" in error["hint"]
+    with pytest.raises(Exception):
+        pg_service.relation_info("pg_invoices")  # nothing was copied
+    # an id issued for another statement confirms nothing
+    other = pg_service.run_query("SELECT invoice_id FROM shop.sales.invoices")
+    refused = pg_service.source_run_sql_tab(
+        "q3-churn", "invoice_totals", large_remote_warning_id=[other["large_remote_warning_id"]])
+    assert refused["tabs"][0]["error"]["error"] == "LARGE_REMOTE_RESULT"
+    done = pg_service.source_run_sql_tab(
+        "q3-churn", "invoice_totals", large_remote_warning_id=[error["large_remote_warning_id"]])
+    assert [(t["tab"], t["status"]) for t in done["tabs"]] == [
+        ("pg_invoices", "ran"), ("invoice_totals", "ran")]
+    assert pg_service.relation_info("pg_invoices")["row_count"] == 5000
+    # run_sql_tab asks the same way and takes the same confirmation
+    asked = pg_service.run_sql_tab("q3-churn", "pg_invoices")
+    assert asked["status"] == "warning_required"
+    assert pg_service.run_sql_tab("q3-churn", "pg_invoices", large_remote_warning_id=error[
+        "large_remote_warning_id"])["row_count"] == 5000
+
+
+def test_a_confirmation_from_an_earlier_command_line_call_counts(pg_server, sample_workspace,
+                                                                 run_cli):
+    from lantide.query.connections import add_connection
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import load_settings, save_settings
+
+    ws = Workspace.open(sample_workspace, lock=False)
+    add_connection(ws, "shop", pg_server.connection_string, user=pg_server.user)
+    ws.close()
+    settings = load_settings()
+    settings.query.large_remote_rows = 1000
+    save_settings(settings)
+    env = {"LANTIDE_PASSWORD_SHOP": pg_server.password}
+    sql = "SELECT * FROM shop.sales.invoices"
+    first = run_cli("sql", sample_workspace, sql, env=env)
+    assert first.returncode == 1 and "5,000 rows" in first.stderr
+    warning_id = first.stderr.split("--large-remote-warning-id ")[1].split()[0]
+    done = run_cli("sql", sample_workspace, sql, "--large-remote-warning-id", warning_id,
+                   "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["row_count"] == 5000

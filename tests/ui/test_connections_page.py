@@ -102,3 +102,33 @@ def test_explorer_lists_connections_and_opens_the_page(qtbot, main_window, sampl
         self.tabs.tabText(self.tabs.currentIndex())) or 0)
     main_window.explorer.sig_connections_requested.emit()
     assert opened == ["Connections"]
+
+
+def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
+        qtbot, shell_services, sample_workspace, pg_server, memory_keyring):  # noqa: F811
+    from lantide.query.connections import add_connection
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import load_settings, save_settings
+    from tests.ui.conftest import open_main_window
+
+    settings = load_settings()
+    settings.query.large_remote_rows = 1000
+    save_settings(settings)
+    ws = Workspace.open(sample_workspace, lock=False)
+    add_connection(ws, "shop", pg_server.connection_string, user=pg_server.user,
+                   password=pg_server.password)
+    ws.close()
+    (sample_workspace / "projects" / "q3-churn" / "sql" / "pg_invoices.sql").write_text(
+        "SELECT * FROM shop.sales.invoices\n")
+    window = open_main_window(qtbot, shell_services(), restore=False)
+    tab = window.open_tab("sql", "q3-churn", "pg_invoices")
+    with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000):
+        tab.source_run()
+    assert tab.source_run_view.statuses.get("pg_invoices") == "failed"
+    assert "5,000 rows from shop" in tab.banner.text()
+    stage = next(b for b in tab.banner.buttons() if b.text() == "Stage anyway and Source Run")
+    with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000):
+        stage.click()
+    assert tab.source_run_view.statuses.get("pg_invoices") == "ran"
+    assert tab.last_result["ok"] and tab.result.relation == "pg_invoices"
+    window.shutdown()

@@ -147,8 +147,9 @@ def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
         return refusal
-    result = _run_guarded(ctx, lambda q: q.run_sql_tab(project, args["tab"],
-                                                       purpose=args.get("purpose")))
+    result = _run_guarded(ctx, lambda q: q.run_sql_tab(
+        project, args["tab"], purpose=args.get("purpose"),
+        large_remote_warning_id=args.get("large_remote_warning_id")))
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
@@ -158,8 +159,9 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
         return refusal
-    report = _run_guarded(ctx, lambda q: q.source_run_sql_tab(project, args["tab"],
-                                                              purpose=args.get("purpose")))
+    report = _run_guarded(ctx, lambda q: q.source_run_sql_tab(
+        project, args["tab"], purpose=args.get("purpose"),
+        large_remote_warning_id=args.get("large_remote_warning_ids")))
     recorded = []
     tabs = []
     for entry in report.get("tabs") or []:
@@ -213,10 +215,13 @@ TOOLS = [
          params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
                  "large_remote_warning_id": {"type": "string"}}, ("sql",)), run_query),
     Tool("run_sql_tab",
-         params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG}, ("tab",)),
+         params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
+                 "large_remote_warning_id": {"type": "string"}}, ("tab",)),
          run_sql_tab, PROJECT_STATES),
     Tool("source_run_sql_tab",
-         params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG}, ("tab",)),
+         params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
+                 "large_remote_warning_ids": {"type": "array", "items": {"type": "string"}}},
+                ("tab",)),
          source_run_sql_tab, frozenset({EXECUTING})),
     Tool("create_sql_tab",
          params({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"}, **_SQL,

@@ -1,0 +1,75 @@
+"""Consent to stage a large remote result (QEM: ask before copying more than
+``query.large_remote_rows`` rows from an external connection).
+
+A statement over the limit answers ``warning_required`` with a ``large_remote_warning_id``;
+the same statement runs once that id comes back. Issued ids are kept in the cache
+database (``_lantide.remote_warnings``), not in memory, so a confirmation works from the
+next command-line call as well as in the same session. An id is bound to its connection
+and remote statement: it confirms nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from lantide.query.catalog import now_utc
+from lantide.query.names import INTERNAL_SCHEMA
+
+_TABLE = f'"{INTERNAL_SCHEMA}".remote_warnings'
+_SCHEMA_SQL = (f"CREATE TABLE IF NOT EXISTS {_TABLE} (id VARCHAR PRIMARY KEY, key VARCHAR, "
+               "connection VARCHAR, estimated_rows BIGINT, issued_at TIMESTAMP)")
+
+
+def statement_key(connection: str, remote_sql: str) -> str:
+    return hashlib.sha256(f"{connection}\n{remote_sql}".encode()).hexdigest()
+
+
+def warning_ids(value) -> list[str]:
+    """``None``, one id or a list of ids, as a list."""
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value if v]
+
+
+class RemoteConsents:
+    def __init__(self, engine):
+        self.engine = engine
+        self._ready = False
+
+    def _ensure(self) -> None:
+        if not self._ready:
+            self.engine.execute(f'CREATE SCHEMA IF NOT EXISTS "{INTERNAL_SCHEMA}"', timeout=None)
+            self.engine.execute(_SCHEMA_SQL, timeout=None)
+            self._ready = True
+
+    def confirmed(self, key: str, ids) -> bool:
+        """Whether one of ``ids`` was issued for this statement."""
+        ids = warning_ids(ids)
+        if not ids:
+            return False
+        self._ensure()
+        marks = ", ".join("?" for _ in ids)
+        rows = self.engine.execute(f"SELECT 1 FROM {_TABLE} WHERE key = ? AND id IN ({marks})",
+                                   [key, *ids], timeout=None)
+        return bool(rows)
+
+    def issue(self, key: str, connection: str, rows: int) -> str:
+        self._ensure()
+        new_id = uuid.uuid4().hex[:16]
+        self.engine.execute(f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?, ?)",
+                            [new_id, key, connection, rows, now_utc()], timeout=None)
+        return new_id
+
+
+def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict:
+    """The ``warning_required`` answer; ``again``: how to pass the id back."""
+    return {"status": "warning_required", "warning": "large_remote_result",
+            "large_remote_warning_id": new_id, "estimated_rows": rows,
+            "connection": connection, "limit": limit,
+            "message": f"the query would copy {rows:,} rows from connection {connection!r} "
+                       f"(more than {limit:,})",
+            "hint": "Filter or aggregate on the remote side first; to stage it anyway, "
+                    f"{again} with large_remote_warning_id={new_id!r}."}
