@@ -395,6 +395,15 @@ def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
         return QueryError(headline, code="OUT_OF_MEMORY",
                           hint="Aggregate or filter earlier, persist an upstream step as a "
                                "SQL tab, or raise query.memory_limit in settings.")
+    if isinstance(exc, duckdb.InvalidInputException) and "Expected Number of Columns" in message:
+        # DuckDB appends every reader option; the line, its text and the counts are the news
+        brief = headline.split("\nPossible fixes:")[0].strip()
+        file = re.search(r"^\s*file = (.+)$", message, re.MULTILINE)
+        return QueryError(brief + (f" (file {file.group(1).strip()})" if file else ""),
+                          code="DATA_ERROR",
+                          hint="That line of the file has a different number of fields than "
+                               "the header: fix or quote it in the file (a field holding the "
+                               "delimiter needs quotes), then run the query again.")
     if isinstance(exc, (duckdb.ConversionException, duckdb.InvalidInputException)):
         return QueryError(headline, code="DATA_ERROR", position=position,
                           hint="A value does not fit its column's type; the message names "

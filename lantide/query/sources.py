@@ -2,7 +2,7 @@
 
 | file                                  | becomes                                          |
 | ------------------------------------- | ------------------------------------------------ |
-| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped) |
+| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer: :mod:`lantide.query.csv_dialect`) |
 | ``x.parquet``                         | view over ``read_parquet``                       |
 | ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
 | ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"`` (calamine -> Arrow, reloaded when the file changes) |
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lantide.query.catalog import Catalog
+from lantide.query.csv_dialect import recreate_view_if_collapsed
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
@@ -253,6 +254,8 @@ class DataSources:
             with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
                             f"SELECT * FROM {_reader_sql(path, fmt)}")
+                if fmt == "csv" and not path.is_dir():
+                    recreate_view_if_collapsed(cur, path, name)  # bad rows fooled the sniffer
                 self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
 
         try:

@@ -72,6 +72,28 @@ def test_bad_csv_row_is_reported_with_its_line(empty_workspace, open_service):
     assert "30001" in info.value.message  # the line of the bad row, header included
 
 
+def test_bad_rows_that_fool_the_sniffer_still_fail_with_their_line(empty_workspace,
+                                                                    open_service):
+    rows = ["id,name,amount"] + [f"{i},n{i},{i * 1.5}" for i in range(1, 200)]
+    rows.insert(120, "999,broken")  # file line 121: a field short
+    rows.insert(150, "1000,extra,1,2")  # a field too many
+    data = empty_workspace / "data"
+    (data / "sales.csv").write_text("\n".join(rows) + "\n")
+    # one real column whose values hold commas and semicolons: left as DuckDB reads it
+    (data / "notes.csv").write_text('note\n"a, b"\n"c; d"\nplain\n')
+    svc = open_service(empty_workspace)
+    assert [(c["name"], c["type"]) for c in svc.read_schema("sales")["columns"]] == [
+        ("id", "BIGINT"), ("name", "VARCHAR"), ("amount", "DOUBLE")]
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT sum(amount) FROM sales")
+    assert info.value.code == "DATA_ERROR"
+    assert "Line: 121" in info.value.message and "999,broken" in info.value.message
+    assert "Possible fixes" not in info.value.message and "sales.csv" in info.value.message
+    assert "number of fields" in info.value.hint
+    assert svc.run_query("SELECT count(*) FROM notes")["preview"] == [[3]]
+    assert [c["name"] for c in svc.read_schema("notes")["columns"]] == ["note"]
+
+
 def test_unreadable_file_is_a_problem_not_a_failure(empty_workspace, open_service):
     data = empty_workspace / "data"
     (data / "broken.parquet").write_bytes(b"this is not parquet")
