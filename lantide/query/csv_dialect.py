@@ -1,4 +1,10 @@
-"""A CSV whose bad rows made DuckDB's sniffer give up on the delimiter.
+"""Choosing DuckDB's CSV options where its own detection falls short.
+
+**Encoding.** DuckDB reads UTF-8 and, when told, UTF-16 and Latin-1. A text file that is
+not valid UTF-8 (an Excel export on a Western-European Windows, typically) is read as
+Latin-1 instead of failing; one with a UTF-16 byte-order mark as UTF-16.
+
+**A CSV whose bad rows made DuckDB's sniffer give up on the delimiter.**
 
 When rows with a wrong number of fields fall inside the sniffer's sample, DuckDB reads the
 whole file as one column (``"id,name,amount"``): the table silently loses its shape. That
@@ -18,12 +24,35 @@ from lantide.query.names import quote_ident, quote_literal
 
 DELIMITERS = (",", ";", "\t", "|")
 _HEADER_BYTES = 64 * 1024
+_SAMPLE_BYTES = 1 << 20  # what is checked for UTF-8
 
 
-def _header_line(path: Path) -> str:
+def text_encoding(path: Path) -> str | None:
+    """The ``encoding`` option ``read_csv`` needs for ``path``; None for UTF-8 (the default)."""
+    import codecs
+
+    with open(path, "rb") as f:
+        head = f.read(_SAMPLE_BYTES)
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut sequence is fine
+    except UnicodeDecodeError:
+        return "latin-1"
+    return None
+
+
+def encoding_option(path: Path) -> str:
+    """``, encoding = '...'`` for a ``read_csv`` call, or nothing."""
+    encoding = text_encoding(path)
+    return f", encoding = {quote_literal(encoding)}" if encoding else ""
+
+
+def _first_lines(path: Path, n: int) -> list[str]:
     with open(path, "rb") as f:
         head = f.read(_HEADER_BYTES)
-    return head.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    text = head.decode(text_encoding(path) or "utf-8", errors="replace")
+    return text.splitlines()[:n]
 
 
 def _columns_sql(columns: list[dict]) -> str:
@@ -31,31 +60,48 @@ def _columns_sql(columns: list[dict]) -> str:
                            for c in columns) + "}"
 
 
-def strict_reader(cur, path: Path, view: str) -> str | None:
-    """A stricter ``read_csv(...)`` for ``path`` when its view ``view`` (just created with
-    auto-detection) collapsed to one column; None when the view is fine as it is."""
-    count = cur.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-                        "AND table_name = ?", [view]).fetchone()[0]
-    if count != 1:
+def _sniff(cur, path: Path, extra: str = ""):
+    return cur.execute(
+        "SELECT Delimiter, SkipRows, Columns, HasHeader, Quote, Escape, DateFormat, "
+        f"TimestampFormat FROM sniff_csv({quote_literal(str(path))}{extra}"
+        f"{encoding_option(path)})").fetchone()
+
+
+def strict_reader(cur, path: Path, fmt: str = "csv") -> str | None:
+    """A strict ``read_csv(...)`` for ``path`` when bad rows fooled the sniffer, else None.
+
+    Fooled means: it settled on one column although the header line holds a delimiter.
+    The strict reader starts at line 1 with the delimiter, columns and types sniffed
+    while skipping the bad rows."""
+    fixed = ", delim = '\t'" if fmt == "tsv" else ""
+    try:
+        delim, _skip, columns, *_ = _sniff(cur, path, fixed)
+    except Exception:
+        return None  # the view's own error says more
+    if len(columns) != 1:
+        # A skip is left alone: a title line above the table is common, and bad rows in
+        # the sample make the sniffer settle on one column rather than skip data lines.
         return None
-    header = _header_line(path)
+    header = _first_lines(path, 1)
+    candidates = [d for d in ((delim,) if fixed else DELIMITERS) if header and d in header[0]]
     best = None
-    for delim in (d for d in DELIMITERS if d in header):
+    for candidate in candidates:
         try:
-            row = cur.execute(
-                "SELECT Columns, HasHeader, Quote, Escape, DateFormat, TimestampFormat "
-                f"FROM sniff_csv({quote_literal(str(path))}, delim = {quote_literal(delim)}, "
-                "ignore_errors = true)").fetchone()
+            row = _sniff(cur, path, f", delim = {quote_literal(candidate)}, skip = 0, "
+                                    "ignore_errors = true")
         except Exception:  # this delimiter does not fit either
             continue
-        if row and len(row[0]) > 1 and (best is None or len(row[0]) > len(best[1][0])):
-            best = (delim, row)
+        if row and len(row[2]) > 1 and (best is None or len(row[2]) > len(best[2])):
+            best = row
     if best is None:
         return None
-    delim, (columns, has_header, quote, escape, date_format, ts_format) = best
-    options = [quote_literal(str(path)), f"delim = {quote_literal(delim)}",
+    delim, _skip, columns, has_header, quote, escape, date_format, ts_format = best
+    encoding = text_encoding(path)
+    options = [quote_literal(str(path)), f"delim = {quote_literal(delim)}", "skip = 0",
                f"header = {'true' if has_header else 'false'}", "auto_detect = false",
                f"columns = {_columns_sql(columns)}"]
+    if encoding:
+        options.append(f"encoding = {quote_literal(encoding)}")
     for name, value in (("quote", quote), ("escape", escape)):
         if value and value != "(empty)":
             options.append(f"{name} = {quote_literal(value)}")
@@ -65,9 +111,9 @@ def strict_reader(cur, path: Path, view: str) -> str | None:
     return f"read_csv({', '.join(options)})"
 
 
-def recreate_view_if_collapsed(cur, path: Path, view: str) -> bool:
-    """Replace ``view`` with the strict reader when it collapsed; whether it did."""
-    reader = strict_reader(cur, path, view)
+def recreate_view_if_fooled(cur, path: Path, view: str, fmt: str = "csv") -> bool:
+    """Replace ``view`` with the strict reader when bad rows fooled the sniffer."""
+    reader = strict_reader(cur, path, fmt)
     if reader is None:
         return False
     cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")

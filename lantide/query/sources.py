@@ -2,7 +2,7 @@
 
 | file                                  | becomes                                          |
 | ------------------------------------- | ------------------------------------------------ |
-| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer: :mod:`lantide.query.csv_dialect`) |
+| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer: :mod:`lantide.query.csv_dialect`; Latin-1 and UTF-16 files read too) |
 | ``x.parquet``                         | view over ``read_parquet``                       |
 | ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
 | ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"`` (calamine -> Arrow, reloaded when the file changes) |
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lantide.query.catalog import Catalog
-from lantide.query.csv_dialect import recreate_view_if_collapsed
+from lantide.query.csv_dialect import encoding_option, recreate_view_if_fooled
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
@@ -97,6 +97,18 @@ def _folder_format(path: Path) -> str | None:
     return None
 
 
+def _brief(message: str) -> str:
+    """One line of a reader's error: its headline and its cause, without DuckDB's list of
+    reader options ("CSV Error on Line: 2" alone says nothing)."""
+    lines = []
+    for line in message.splitlines():
+        if not line.strip() or line.startswith("Possible"):
+            break
+        if not line.startswith("Original Line"):
+            lines.append(line.strip())
+    return " — ".join(lines[:3]) or message.splitlines()[0]
+
+
 def _reader_sql(path: Path, fmt: str) -> str:
     if path.is_dir():
         ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
@@ -105,6 +117,8 @@ def _reader_sql(path: Path, fmt: str) -> str:
         extra = ", hive_partitioning = true"
     else:
         pattern, extra = quote_literal(str(path)), ""
+    if fmt in ("csv", "tsv") and not path.is_dir():
+        extra = encoding_option(path)  # Latin-1 / UTF-16 files read instead of failing
     if fmt == "csv":
         return f"read_csv({pattern}{extra})"
     if fmt == "tsv":
@@ -254,8 +268,8 @@ class DataSources:
             with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
                             f"SELECT * FROM {_reader_sql(path, fmt)}")
-                if fmt == "csv" and not path.is_dir():
-                    recreate_view_if_collapsed(cur, path, name)  # bad rows fooled the sniffer
+                if fmt in ("csv", "tsv") and not path.is_dir():
+                    recreate_view_if_fooled(cur, path, name, fmt)  # bad rows fooled the sniffer
                 self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
 
         try:
@@ -301,7 +315,7 @@ class DataSources:
             message = exc.message
         else:
             message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
-        message = message.splitlines()[0] if message else type(exc).__name__
+        message = _brief(message) if message else type(exc).__name__
 
         def work(cur):
             self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message)])

@@ -94,6 +94,37 @@ def test_bad_rows_that_fool_the_sniffer_still_fail_with_their_line(empty_workspa
     assert [c["name"] for c in svc.read_schema("notes")["columns"]] == ["note"]
 
 
+def test_latin1_and_utf16_files_are_read_and_a_title_line_is_still_skipped(
+        empty_workspace, open_service):
+    data = empty_workspace / "data"
+    (data / "export.csv").write_bytes("name;city\nJosé;Köln\nAnna;München\n".encode("latin-1"))
+    (data / "wide.csv").write_bytes("id,v\n1,é\n".encode("utf-16"))
+    (data / "titled.csv").write_text("Report for Q1, 2025\nid,v,w\n" +
+                                     "".join(f"{i},{i},{i}\n" for i in range(50)))
+    svc = open_service(empty_workspace)
+    assert svc.run_query("SELECT * FROM export ORDER BY name")["preview"] == [
+        ["Anna", "München"], ["José", "Köln"]]
+    assert svc.run_query("SELECT * FROM wide")["preview"] == [[1, "é"]]
+    assert svc.run_query("SELECT count(*), sum(w) FROM titled")["preview"] == [[50, 1225]]
+    assert svc.show_tables()["problems"] == []
+
+
+def test_a_reader_problem_names_its_cause_on_one_line(tmp_path):
+    import duckdb
+
+    from lantide.query.sources import _brief
+
+    path = tmp_path / "export.csv"
+    path.write_bytes("name;city\nJosé;Köln\n".encode("latin-1"))
+    with pytest.raises(duckdb.Error) as info:  # DuckDB's own message, options and all
+        duckdb.connect().execute(f"SELECT * FROM read_csv('{path}')")
+    assert "\n" in str(info.value) and "file = " in str(info.value)
+    brief = _brief(str(info.value))
+    assert brief.startswith("Invalid Input Error: CSV Error on Line: 2")
+    assert "not utf-8 encoded" in brief and "\n" not in brief
+    assert "file = " not in brief and "Original Line" not in brief
+
+
 def test_unreadable_file_is_a_problem_not_a_failure(empty_workspace, open_service):
     data = empty_workspace / "data"
     (data / "broken.parquet").write_bytes(b"this is not parquet")
