@@ -22,9 +22,9 @@ def register(subparsers) -> None:
 
     p = add_command(subparsers, "project", "list, create, rename, archive projects; set status",
                     run_project)
-    p.add_argument("workspace")
-    p.add_argument("action", choices=["list", "create", "rename", "archive", "unarchive",
-                                      "status", "focus"])
+    # WORKSPACE ACTION, or ACTION WORKSPACE as `lantide tab` and `lantide connection` read
+    p.add_argument("workspace", metavar="WORKSPACE")
+    p.add_argument("action", metavar="ACTION", help=" | ".join(PROJECT_ACTIONS))
     p.add_argument("names", nargs="*", help="project name(s); for rename OLD NEW; "
                                             "for status NAME STATUS")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -80,9 +80,18 @@ def run_default_gui(args: argparse.Namespace) -> int:
     return _launch(sample)
 
 
+PROJECT_ACTIONS = ("list", "create", "rename", "archive", "unarchive", "status", "focus")
+
+
 def run_project(args: argparse.Namespace) -> int:
     from lantide.errors import UsageError
 
+    if args.action not in PROJECT_ACTIONS and args.workspace in PROJECT_ACTIONS:
+        args.workspace, args.action = args.action, args.workspace
+    if args.action not in PROJECT_ACTIONS:
+        raise UsageError(f"unknown project action {args.action!r}",
+                         hint=f"Use one of: {', '.join(PROJECT_ACTIONS)}, e.g. "
+                              f"lantide project {args.workspace} list")
     ws = open_workspace(args.workspace)
     try:
         names = args.names

@@ -159,7 +159,8 @@ def run_source_run(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         for entry in report["tabs"]:
-            detail = {"ran": lambda e: f"{e['row_count']:,} rows in {e['duration_ms']} ms",
+            detail = {"ran": lambda e: f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
+                                       f" in {e['duration_ms']} ms",
                       "skipped": lambda e: "up to date",
                       "failed": lambda e: f"{e['error']['message']}",
                       "not_run": lambda e: e["reason"]}[entry["status"]](entry)

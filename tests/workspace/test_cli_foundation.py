@@ -26,9 +26,14 @@ def test_init_sample_and_project_commands(tmp_path, run_cli):
     assert [p["dir"] for p in data["projects"]] == ["q3-churn"] and data["focused"] == "q3-churn"
     assert run_cli("project", root, "create", "pricing").returncode == 0
     assert run_cli("project", root, "status", "pricing", "executing").returncode == 0
+    # ACTION WORKSPACE works too, as in `lantide tab run WORKSPACE ...`
+    assert run_cli("project", "focus", root, "pricing").returncode == 0
+    bogus = run_cli("project", root, "bogus")
+    assert bogus.returncode == 2 and "unknown project action 'bogus'" in bogus.stderr
     data = json.loads(run_cli("project", root, "list", "--json").stdout)
     assert {p["dir"]: p["status"] for p in data["projects"]} == {
         "pricing": "executing", "q3-churn": "planning"}
+    assert data["focused"] == "pricing"
 
 
 def test_user_errors_exit_1_with_message_and_no_traceback(tmp_path, run_cli):
