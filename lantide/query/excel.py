@@ -3,8 +3,10 @@
 DuckDB's own Excel extension is not available offline, so a workbook is read with
 calamine (Rust, fast) and each sheet handed to DuckDB as an Arrow table.
 
-- The first row is the header when all its cells are distinct non-empty texts; otherwise
-  columns are named like Excel's (A, B, C, ...).
+- The first row is the header when all its cells are distinct non-empty texts, or when
+  its filled cells are texts and the row below holds a number or a date; a blank name is
+  the column's letter and a repeated one gets a suffix (``amount_2``). Otherwise columns
+  are named like Excel's (A, B, C, ...).
 - A column's type is inferred from its non-empty cells: whole numbers -> BIGINT, numbers
   -> DOUBLE, true/false -> BOOLEAN, dates -> DATE, date-times -> TIMESTAMP; a column
   with mixed kinds becomes text, each cell written as it shows in the sheet.
@@ -26,9 +28,20 @@ def excel_column_name(index: int) -> str:
     return name
 
 
-def _is_header(row: list) -> bool:
-    texts = [c for c in row if isinstance(c, str) and c.strip()]
-    return bool(row) and len(texts) == len(row) and len({t.strip().casefold() for t in texts}) == len(texts)
+def _filled(cell) -> bool:
+    return cell is not None and not (isinstance(cell, str) and not cell.strip())
+
+
+def _is_header(rows: list[list]) -> bool:
+    first = rows[0]
+    cells = [c for c in first if _filled(c)]
+    if not cells or not all(isinstance(c, str) for c in cells):
+        return False
+    if len(cells) == len(first) and len({c.strip().casefold() for c in cells}) == len(cells):
+        return True  # every cell a distinct text
+    # Blank or repeated names: still a header when the row below holds data that is not
+    # text (a number, a date) - names above values, as analysts' sheets often have.
+    return len(rows) > 1 and any(_filled(c) and not isinstance(c, str) for c in rows[1])
 
 
 def _header_names(row: list, width: int) -> list[str]:
@@ -110,7 +123,7 @@ def sheet_to_arrow(rows: list[list]):
     width = max((len(r) for r in rows), default=0)
     if not rows:
         return pa.table({"A": pa.array([], pa.string())})
-    header = _is_header(rows[0])
+    header = _is_header(rows)
     names = _header_names(rows[0] if header else [], width)
     body = rows[1:] if header else rows
     columns = [[r[i] if i < len(r) else None for r in body] for i in range(width)]

@@ -188,3 +188,24 @@ def test_sheet_without_header_gets_excel_column_names(empty_workspace, open_serv
     schema = svc.read_schema('"raw"."Sheet 1"')
     assert [(c["name"], c["type"]) for c in schema["columns"]] == [
         ("A", "BIGINT"), ("B", "VARCHAR"), ("C", "DOUBLE")]
+
+
+def test_a_header_with_blank_or_repeated_names_is_still_a_header(empty_workspace,
+                                                                 open_service):
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(empty_workspace / "data" / "sales.xlsx"))
+    sheet = book.add_worksheet("Q1")
+    sheet.write_row(0, 0, ["region", "amount", "amount", ""])
+    sheet.write_row(1, 0, ["DE", 10, 12.5, 1])
+    sheet.write_row(2, 0, ["FR", 7, 3.5, 2])
+    words = book.add_worksheet("Words")  # only text: a repeated first row is data
+    words.write_row(0, 0, ["yes", "yes"])
+    words.write_row(1, 0, ["no", "maybe"])
+    book.close()
+    svc = open_service(empty_workspace)
+    schema = svc.read_schema('"sales"."Q1"')
+    assert [(c["name"], c["type"]) for c in schema["columns"]] == [
+        ("region", "VARCHAR"), ("amount", "BIGINT"), ("amount_2", "DOUBLE"), ("D", "BIGINT")]
+    assert svc.run_query('SELECT sum(amount_2) FROM "sales"."Q1"')["preview"] == [[16.0]]
+    assert svc.run_query('SELECT count(*) FROM "sales"."Words"')["preview"] == [[2]]
