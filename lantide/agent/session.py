@@ -21,7 +21,7 @@ from lantide.agent.cancel import CancelToken
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import ConversationTitled, ErrorOccurred, Event
 from lantide.agent.ledger import Ledger
-from lantide.agent.loop import QUESTION, TurnRunner
+from lantide.agent.loop import CANCELLED, ERROR, QUESTION, TurnRunner
 from lantide.agent.model_client import ModelClient, OpenAIModelClient
 from lantide.agent.prompt import AssembledPrompt, PromptAssembler, state_of
 from lantide.agent.services import EngineServices
@@ -138,7 +138,9 @@ class AgentSession:
                 self.conversation.set_title(title)
                 return ConversationTitled(self.conversation.id, title)
             self.background.submit("conversation-title", name)
-        if reason != QUESTION:
+        # Not after a question (the turn goes on), nor a turn that failed or was stopped:
+        # the analyst's statement is proposed from the turn that answers it.
+        if reason not in (QUESTION, ERROR, CANCELLED):
             self.background.submit("knowledge-proposals",
                                    lambda: self._propose_knowledge(turn, message, answer))
 

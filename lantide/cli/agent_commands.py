@@ -82,7 +82,7 @@ class _HumanPrinter:
             choices = f" [{' / '.join(event.choices)}]" if event.choices else ""
             sys.stdout.write(f"\n? {event.question}{choices}\n")
         elif name == "model_retrying":
-            err.write(f"  model busy ({event.reason}); retry {event.attempt} in "
+            err.write(f"  model call failed ({event.reason}); retry {event.attempt} in "
                       f"{event.delay_seconds:g} s\n")
         elif name == "context_compacted":
             err.write(f"  compacted {event.compacted_results} earlier tool result(s) to fit the "

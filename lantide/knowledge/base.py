@@ -294,7 +294,7 @@ class KnowledgeBase:
         try:
             output = complete(system, user)
         except Exception as exc:  # an injected model call: report, never break the turn
-            result.error = f"the model call failed: {type(exc).__name__}: {exc}"
+            result.error = f"the model call failed: {_failure(exc)}"
             return result
         try:
             accepted, result.dropped = proposals.parse_proposals(
@@ -338,8 +338,8 @@ class KnowledgeBase:
                 output = complete(system, user)
             except Exception as exc:  # an injected model call: report, never raise
                 results.append(reorganize.ReorganizeResult(
-                    doc.scope, str(doc.path), False, f"the model call failed: "
-                    f"{type(exc).__name__}: {exc}", before_text=doc.text))
+                    doc.scope, str(doc.path), False,
+                    f"the model call failed: {_failure(exc)}", before_text=doc.text))
                 continue
             result = reorganize.plan(doc, str(output or ""))
             if apply and result.after_text is not None:
@@ -379,3 +379,9 @@ def _section_name(section: str) -> str:
             return name
     raise KnowledgeError(f"unknown knowledge section {section!r}",
                          hint="Use 'Rules' or 'Info'.", code="KNOWLEDGE_SECTION")
+
+
+def _failure(exc: Exception) -> str:
+    """A failed model call in words: our errors carry their message, others their type."""
+    message = getattr(exc, "message", None)
+    return message if isinstance(message, str) and message else f"{type(exc).__name__}: {exc}"

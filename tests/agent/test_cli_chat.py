@@ -25,6 +25,14 @@ def chat(run_cli, ws, server, message, *extra, expect_rc=0):
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
+def proposal_requests(server) -> list[dict]:
+    """Background requests asking for knowledge proposals."""
+    def system(body):
+        return next((m.get("content") or "" for m in body.get("messages", [])
+                     if m.get("role") == "system"), "")
+    return [b for b in server.background_requests if "knowledge" in system(b).lower()]
+
+
 def of(events, name):
     return [e for e in events if e["event"] == name]
 
@@ -188,6 +196,7 @@ def test_429_then_success(run_cli, sample_workspace, fake_openai):
     assert retry["reason"] == "HTTP 429" and retry["delay_seconds"] == 0.2
     assert of(events, "turn_finished")[0]["reason"] == "answered"
     fake_openai.assert_done()
+    assert len(proposal_requests(fake_openai)) == 1  # an answered turn may teach something
 
 
 def test_a_stream_cut_mid_answer_ends_the_turn_and_keeps_the_text(run_cli, sample_workspace,
@@ -202,6 +211,7 @@ def test_a_stream_cut_mid_answer_ends_the_turn_and_keeps_the_text(run_cli, sampl
     assert finished["reason"] == "error"
     kept = conversation_messages(sample_workspace, finished["conversation_id"])[-1]
     assert kept["message"]["content"] == received and kept["partial"] is True
+    assert proposal_requests(fake_openai) == []  # no background call after a failed turn
 
 
 def test_cancel_during_a_running_query(sample_workspace, fake_openai):
