@@ -18,6 +18,8 @@ table. DuckDB does all the CSV parsing; this module only chooses its options.
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 
 from lantide.query.names import quote_ident, quote_literal
@@ -28,7 +30,14 @@ _SAMPLE_BYTES = 1 << 20  # what is checked for UTF-8
 
 
 def text_encoding(path: Path) -> str | None:
-    """The ``encoding`` option ``read_csv`` needs for ``path``; None for UTF-8 (the default)."""
+    """The ``encoding`` option ``read_csv`` needs for ``path``; None for UTF-8 (the default).
+    Looked at once per version of the file (registering one asks several times)."""
+    st = os.stat(path)
+    return _encoding_of(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _encoding_of(path: str, _size: int, _mtime_ns: int) -> str | None:
     import codecs
 
     with open(path, "rb") as f:
