@@ -101,6 +101,8 @@ class AnnotationListWidget(QWidget):
         self.read_only = False
         self.filter_combo = QComboBox(self)
         self.filter_combo.addItems(["Open", "Resolved", "All", "Deleted"])
+        # wide enough for "Resolved (12)": the counts change the labels after creation
+        self.filter_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.filter_combo.currentIndexChanged.connect(lambda _i: self._fill())
         self.list = QListWidget(self)
         self.list.setWordWrap(True)
