@@ -4,6 +4,11 @@
 not valid UTF-8 (an Excel export on a Western-European Windows, typically) is read as
 Latin-1 instead of failing; one with a UTF-16 byte-order mark as UTF-16.
 
+**Decimal commas.** A ';'-separated file (as Excel writes CSV where the comma is the
+decimal mark) whose numbers read as text is read with ``decimal_separator = ','`` and
+``thousands = '.'`` when that makes more columns numeric, unless a column already reads
+as a number with a decimal point (then "1.5" would become 15).
+
 **A CSV whose bad rows made DuckDB's sniffer give up on the delimiter.**
 
 When rows with a wrong number of fields fall inside the sniffer's sample, DuckDB reads the
@@ -25,6 +30,9 @@ from pathlib import Path
 from lantide.query.names import quote_ident, quote_literal
 
 DELIMITERS = (",", ";", "\t", "|")
+_FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
+_NUMERIC = _FRACTIONAL | {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UBIGINT",
+                          "UINTEGER", "USMALLINT", "UTINYINT"}
 _HEADER_BYTES = 64 * 1024
 _SAMPLE_BYTES = 1 << 20  # what is checked for UTF-8
 
@@ -76,21 +84,9 @@ def _sniff(cur, path: Path, extra: str = ""):
         f"{encoding_option(path)})").fetchone()
 
 
-def strict_reader(cur, path: Path, fmt: str = "csv") -> str | None:
-    """A strict ``read_csv(...)`` for ``path`` when bad rows fooled the sniffer, else None.
-
-    Fooled means: it settled on one column although the header line holds a delimiter.
-    The strict reader starts at line 1 with the delimiter, columns and types sniffed
-    while skipping the bad rows."""
-    fixed = ", delim = '\t'" if fmt == "tsv" else ""
-    try:
-        delim, _skip, columns, *_ = _sniff(cur, path, fixed)
-    except Exception:
-        return None  # the view's own error says more
-    if len(columns) != 1:
-        # A skip is left alone: a title line above the table is common, and bad rows in
-        # the sample make the sniffer settle on one column rather than skip data lines.
-        return None
+def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
+    """A strict ``read_csv(...)`` from line 1, with the delimiter found in the header line
+    and the columns and types sniffed while skipping the bad rows; None if none fits."""
     header = _first_lines(path, 1)
     candidates = [d for d in ((delim,) if fixed else DELIMITERS) if header and d in header[0]]
     best = None
@@ -120,9 +116,46 @@ def strict_reader(cur, path: Path, fmt: str = "csv") -> str | None:
     return f"read_csv({', '.join(options)})"
 
 
-def recreate_view_if_fooled(cur, path: Path, view: str, fmt: str = "csv") -> bool:
-    """Replace ``view`` with the strict reader when bad rows fooled the sniffer."""
-    reader = strict_reader(cur, path, fmt)
+def _numeric(columns: list[dict]) -> int:
+    return sum(1 for c in columns if c["type"].split("(")[0] in _NUMERIC)
+
+
+def _european_reader(cur, path: Path, columns: list[dict]) -> str | None:
+    """``read_csv`` with decimal commas and thousands dots, when that reads more columns as
+    numbers and none already reads as a number with a decimal point; else None."""
+    if any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
+        return None  # decimal points in use: "1.5" must not turn into 15
+    options = ", decimal_separator = ',', thousands = '.'"
+    try:
+        row = _sniff(cur, path, options)
+    except Exception:
+        return None
+    if row is None or _numeric(row[2]) <= _numeric(columns):
+        return None
+    return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
+
+
+def better_reader(cur, path: Path, fmt: str = "csv") -> str | None:
+    """A ``read_csv(...)`` that reads ``path`` better than plain auto-detection, or None:
+    strict, when bad rows fooled the sniffer into one column; with decimal commas, for a
+    ';'-separated file whose numbers are written the European way ("1.234,50")."""
+    fixed = ", delim = '\t'" if fmt == "tsv" else ""
+    try:
+        delim, _skip, columns, *_ = _sniff(cur, path, fixed)
+    except Exception:
+        return None  # the view's own error says more
+    if len(columns) == 1:
+        # A skip is left alone: a title line above the table is common, and bad rows in
+        # the sample make the sniffer settle on one column rather than skip data lines.
+        return _strict_reader(cur, path, fixed, delim)
+    if delim == ";":
+        return _european_reader(cur, path, columns)
+    return None
+
+
+def improve_view(cur, path: Path, view: str, fmt: str = "csv") -> bool:
+    """Replace ``view`` with :func:`better_reader`'s reader when there is one."""
+    reader = better_reader(cur, path, fmt)
     if reader is None:
         return False
     cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")

@@ -2,7 +2,7 @@
 
 | file                                  | becomes                                          |
 | ------------------------------------- | ------------------------------------------------ |
-| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer: :mod:`lantide.query.csv_dialect`; Latin-1 and UTF-16 files read too) |
+| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer, decimal commas, Latin-1 and UTF-16: :mod:`lantide.query.csv_dialect`) |
 | ``x.parquet``                         | view over ``read_parquet``                       |
 | ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
 | ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"`` (calamine -> Arrow, reloaded when the file changes) |
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lantide.query.catalog import Catalog
-from lantide.query.csv_dialect import encoding_option, recreate_view_if_fooled
+from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
@@ -269,7 +269,7 @@ class DataSources:
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
                             f"SELECT * FROM {_reader_sql(path, fmt)}")
                 if fmt in ("csv", "tsv") and not path.is_dir():
-                    recreate_view_if_fooled(cur, path, name, fmt)  # bad rows fooled the sniffer
+                    improve_view(cur, path, name, fmt)  # bad rows, decimal commas
                 self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
 
         try:

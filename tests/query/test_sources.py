@@ -209,3 +209,18 @@ def test_a_header_with_blank_or_repeated_names_is_still_a_header(empty_workspace
         ("region", "VARCHAR"), ("amount", "BIGINT"), ("amount_2", "DOUBLE"), ("D", "BIGINT")]
     assert svc.run_query('SELECT sum(amount_2) FROM "sales"."Q1"')["preview"] == [[16.0]]
     assert svc.run_query('SELECT count(*) FROM "sales"."Words"')["preview"] == [[2]]
+
+
+def test_decimal_commas_in_a_semicolon_file_are_numbers(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    (data / "umsatz.csv").write_text("datum;betrag;menge;notiz\n"
+                                     "03.01.2025;1.234,50;3;a,b\n04.01.2025;99,9;4;c\n")
+    # decimal points already in use: a comma in another column must not change them
+    (data / "points.csv").write_text("price;code\n1.5;3,4\n2.25;5,6\n")
+    svc = open_service(empty_workspace)
+    schema = {c["name"]: c["type"] for c in svc.read_schema("umsatz")["columns"]}
+    assert schema == {"datum": "DATE", "betrag": "DOUBLE", "menge": "BIGINT",
+                      "notiz": "VARCHAR"}
+    assert svc.run_query("SELECT sum(betrag) FROM umsatz")["preview"] == [[1334.4]]
+    assert svc.run_query("SELECT list(price ORDER BY price), list(code ORDER BY code) "
+                         "FROM points")["preview"] == [[[1.5, 2.25], ["3,4", "5,6"]]]
