@@ -62,10 +62,17 @@ class Engine:
         try:
             self._con = duckdb.connect(str(self.db_path), config=config)
         except duckdb.Error as exc:
+            if "lock" in str(exc).lower():
+                raise QueryError(
+                    f"{self.db_path}: the cache database is in use by another program "
+                    f"({_first_line(exc)})",
+                    hint="Close the other program (a DuckDB shell, a notebook) and open the "
+                         "workspace again.", code="CACHE_LOCKED") from None
             raise QueryError(
                 f"{self.db_path}: the cache database cannot be opened ({_first_line(exc)})",
-                hint="It holds only cached results. Close other programs using it, or move "
-                     "it aside; Lantide recreates it and Source Run recomputes the tabs.",
+                hint="It holds only cached results: set it aside (the desktop app offers to; "
+                     "it is renamed, not deleted) and Lantide starts a fresh one; Source Run "
+                     "recomputes the tabs.",
                 code="CACHE_UNREADABLE") from None
         from lantide.query.names import quote_literal
 
@@ -283,6 +290,22 @@ def transaction(cur) -> Iterator[None]:
     except BaseException:
         _end_transaction(cur)
         raise
+
+
+def set_aside_cache(db_path: Path) -> Path:
+    """Rename an unreadable cache database (and its WAL) out of the way, never deleting it,
+    so the next open starts a fresh one. Returns the name it was given."""
+    import os
+    from datetime import datetime, timezone
+
+    db_path = Path(db_path)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = db_path.with_name(f"{db_path.name}.unreadable-{stamp}")
+    os.replace(db_path, target)
+    wal = Path(f"{db_path}.wal")
+    if wal.exists():
+        os.replace(wal, Path(f"{target}.wal"))
+    return target
 
 
 def _end_transaction(cur) -> None:

@@ -107,6 +107,8 @@ class MainWindow(QMainWindow):
         services.sig_project_focused.connect(lambda _n: self._project_focused())
         services.sig_query_ready.connect(lambda _s: self._ready("database"))
         services.sig_query_failed.connect(self._database_failed)
+        if services.query_error is not None:  # it failed before this window existed
+            self._database_failed(services.query_error)
         self.explorer.sig_tree_refreshed.connect(self._explorer_refreshed)
 
         if restore:
@@ -307,8 +309,31 @@ class MainWindow(QMainWindow):
         return self._idle_emitted
 
     def _database_failed(self, exc: BaseException) -> None:
-        self.services.report_error(exc, "Opening the database")
         self._ready("database")
+        if getattr(exc, "code", None) == "CACHE_UNREADABLE":
+            self.message_bar.show_message(
+                f"Opening the database: {exc.message} — it holds only cached results; set "
+                "aside (renamed, not deleted), a fresh one is built and Source Run recomputes "
+                "the tabs.", "error", action=("Set it aside and start fresh",
+                                              self.set_aside_cache))
+            return
+        self.services.report_error(exc, "Opening the database")
+
+    def set_aside_cache(self) -> None:
+        """Rename the unreadable cache database (in a worker) and open a fresh one."""
+        from lantide.query.engine import set_aside_cache
+
+        path = self.services.workspace.cache_db_path
+
+        def done(target) -> None:
+            self.services.post_message(f"The unreadable cache database was kept as "
+                                       f"{target.name}; building a fresh one.", "info")
+            self.services.open_query_service()
+
+        self.services.workers.submit(lambda _ctx: set_aside_cache(path), on_result=done,
+                                     on_error=lambda e: self.services.report_error(
+                                         e, "Setting the cache database aside"),
+                                     name="set the cache aside")
 
     def _explorer_refreshed(self) -> None:
         self._fill_projects()

@@ -8,7 +8,7 @@ the status bar.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 from lantide.ui.icons import icon
 from PySide6.QtGui import QPalette
@@ -33,15 +33,25 @@ class MessageBarWidget(QFrame):
         layout.setContentsMargins(10, 6, 6, 6)
         layout.addWidget(self.icon_label, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.text_label, 1)
+        self.action_button = QPushButton(self)  # one optional way out of the problem
+        self.action_button.hide()
+        self.action_button.clicked.connect(self._action_clicked)
+        self._action = None
+        layout.addWidget(self.action_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self.hide)
         self.level = ""
         self.hide()
 
-    def show_message(self, text: str, level: str = "error") -> None:
+    def show_message(self, text: str, level: str = "error", action=None) -> None:
+        """``action``: optional ``(label, callback)``, a button that acts and dismisses."""
         if level not in ("error", "warning"):
             return
+        self._action = action
+        self.action_button.setVisible(action is not None)
+        if action is not None:
+            self.action_button.setText(action[0])
         self.level = level
         theme = colors()
         color = theme.danger if level == "error" else theme.warning
@@ -55,6 +65,12 @@ class MessageBarWidget(QFrame):
             self._timer.start(20000)
         else:
             self._timer.stop()
+
+    def _action_clicked(self) -> None:
+        action, self._action = self._action, None
+        self.hide()
+        if action is not None:
+            action[1]()
 
     def text(self) -> str:
         return self.text_label.text() if self.isVisible() else ""

@@ -263,3 +263,28 @@ def test_status_bar_shows_tokens_and_the_model_profile(main_window, qtbot, monke
     status.update_profile()
     assert status.model_button.text() == "local: llama3.1"
     assert "(environment)" in status.model_button.toolTip()
+
+
+def test_an_unreadable_cache_database_is_set_aside_on_request(qtbot, shell_services,
+                                                             sample_workspace):
+    from tests.ui.conftest import open_main_window
+
+    cache = sample_workspace / ".lantide" / "cache.duckdb"
+    cache.parent.mkdir(exist_ok=True)
+    garbage = bytes(range(256)) * 64
+    cache.write_bytes(garbage)
+    services = shell_services(query=False)
+    services.open_query_service()
+    qtbot.waitUntil(lambda: services.query_error is not None, timeout=30_000)
+    window = open_main_window(qtbot, services, restore=False)
+    bar = window.message_bar
+    qtbot.waitUntil(lambda: "cannot be opened" in bar.text(), timeout=10_000)
+    assert window.status.database_label.text() == "Database unavailable"
+    assert bar.action_button.isVisible() and cache.read_bytes() == garbage  # untouched
+    with qtbot.waitSignal(services.sig_query_ready, timeout=30_000):
+        bar.action_button.click()
+    kept = list(cache.parent.glob("cache.duckdb.unreadable-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == garbage  # renamed, never deleted
+    assert services.query.run_query("SELECT count(*) FROM orders")["preview"] == [[120000]]
+    assert not window.status.database_label.isVisible() and not bar.isVisible()
+    window.shutdown()
