@@ -394,6 +394,8 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
     unknown name that looks like a file path is checked as a path (DuckDB would read it).
     The text-only part of the work is cached per statement text.
     """
+    if sql.startswith("\ufeff"):  # a byte-order mark pasted from a Windows file
+        sql = sql[1:]
     analysis = _analyse(sql)
     if analysis.error is not None:
         err = analysis.error

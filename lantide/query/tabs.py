@@ -65,7 +65,7 @@ def find_tab(project: Project, name: str, names: list[str] | None = None) -> str
 def read_tab(project: Project, name: str, names: list[str] | None = None) -> str:
     path = project.sql_dir / f"{find_tab(project, name, names)}.sql"
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # Windows editors may start with a BOM
     except UnicodeDecodeError as exc:
         raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from None
     except FileNotFoundError:  # removed since ``names`` was listed

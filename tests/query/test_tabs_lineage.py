@@ -141,3 +141,14 @@ def test_a_tab_may_not_read_its_own_table(sample_service, sample_workspace):
     with pytest.raises(Exception) as info:
         sample_service.run_sql_tab(P, "selfish")
     assert info.value.code == "QUERY_READS_OWN_RESULT"
+
+
+def test_a_tab_saved_by_a_windows_editor_runs(sample_service, sample_workspace):
+    sql_dir = sample_workspace / "projects" / P / "sql"
+    # a byte-order mark and CRLF line ends, as Notepad writes them
+    (sql_dir / "from_windows.sql").write_bytes(
+        "\ufeff-- regions\r\nSELECT region, count(*) AS n\r\nFROM customers\r\nGROUP BY 1\r\n"
+        .encode("utf-8"))
+    result = sample_service.run_sql_tab(P, "from_windows")
+    assert result["cached_table_name"] == "from_windows" and result["row_count"] > 1
+    assert sample_service.validate_query("\ufeffSELECT 1")["ok"]
