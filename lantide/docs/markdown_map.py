@@ -245,7 +245,10 @@ def _block(token, kind: str, text: str, starts: list[int]) -> Block:
 
 
 def parse_structure(text: str) -> Structure:
-    tokens = markdown_parser().parse(text)
+    # A byte-order mark (Windows editors) would hide a heading on line 1; a space in its
+    # place keeps every offset and line and is ignored as indentation. The text (and so
+    # the file) keeps its BOM.
+    tokens = markdown_parser().parse(" " + text[1:] if text.startswith("\ufeff") else text)
     starts = line_starts_of(text)
     out = Structure(text, starts, tokens=tokens)
     cursors: dict[int, int] = {}

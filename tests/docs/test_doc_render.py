@@ -73,3 +73,15 @@ def test_comments_are_escaped_in_titles():
                                    "comment": '"><script>alert(1)</script>'}])
     assert "<script>" not in rendered.html
     assert _parse(rendered.html).marks[0]["title"] == '"><script>alert(1)</script>'
+
+
+def test_a_plan_saved_with_a_byte_order_mark_keeps_its_heading_and_its_bom(make_project):
+    project = make_project("\ufeff# Plan\n\nRevenue is net of refunds.\n")
+    doc = open_document(project, "plan")
+    blocks = _parse(render_html(doc.text, []).html).blocks
+    assert blocks[0][0] == "h1"  # not a paragraph starting with an invisible character
+    start = doc.text.index("net of refunds")
+    doc.create_annotation(start, start + len("net of refunds"), "which refunds?", by="user")
+    raw = (project.dir / "plan.md").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf# Plan")
+    assert b'Revenue is <mark data-annotation-id="' in raw
