@@ -135,11 +135,17 @@ def _european_reader(cur, path: Path, columns: list[dict]) -> str | None:
     return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
 
 
-def better_reader(cur, path: Path, fmt: str = "csv") -> str | None:
-    """A ``read_csv(...)`` that reads ``path`` better than plain auto-detection, or None:
-    strict, when bad rows fooled the sniffer into one column; with decimal commas, for a
-    ';'-separated file whose numbers are written the European way ("1.234,50")."""
+def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> str | None:
+    """A ``read_csv(...)`` that reads ``path`` better than the auto-detected ``view`` does,
+    or None: strict, when bad rows fooled the sniffer into one column; with decimal commas,
+    for a ';'-separated file whose numbers are written the European way ("1.234,50").
+    The usual file (several columns, no ';' in its header line) costs no second sniff."""
     fixed = ", delim = '\t'" if fmt == "tsv" else ""
+    width = cur.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
+                        "AND table_name = ?", [view]).fetchone()[0]
+    header = _first_lines(path, 1)
+    if width != 1 and not (header and ";" in header[0] and not fixed):
+        return None
     try:
         delim, _skip, columns, *_ = _sniff(cur, path, fixed)
     except Exception:
@@ -155,7 +161,7 @@ def better_reader(cur, path: Path, fmt: str = "csv") -> str | None:
 
 def improve_view(cur, path: Path, view: str, fmt: str = "csv") -> bool:
     """Replace ``view`` with :func:`better_reader`'s reader when there is one."""
-    reader = better_reader(cur, path, fmt)
+    reader = better_reader(cur, path, view, fmt)
     if reader is None:
         return False
     cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")
