@@ -28,6 +28,7 @@ from pathlib import Path
 from lantide.query.catalog import Catalog
 from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
+from lantide.query.errors import QueryError
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
 
@@ -87,14 +88,33 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
         return None
 
 
+UNREADABLE_FOLDER = "folder"  # a folder of data files that is not one table
+
+
 def _folder_format(path: Path) -> str | None:
+    """The format of a folder of data files of one kind; :data:`UNREADABLE_FOLDER` for one
+    that holds data files but cannot be one table (several formats, workbooks), so it is
+    listed with the reason rather than left out unseen; None for a folder of no data."""
     formats = {data_format(p.name) for p in path.rglob("*")
                if p.is_file() and not p.name.startswith(".")}
     formats.discard(None)
-    if len(formats) == 1:
-        fmt = formats.pop()
-        return _FOLDER_FORMATS.get(fmt)
-    return None
+    if len(formats) == 1 and next(iter(formats)) in _FOLDER_FORMATS:
+        return _FOLDER_FORMATS[formats.pop()]
+    return UNREADABLE_FOLDER if formats else None
+
+
+def _folder_problem(path: Path) -> QueryError:
+    formats = sorted({data_format(p.name) for p in path.rglob("*") if p.is_file()} - {None})
+    if formats == ["excel"]:
+        return QueryError(f"the folder {path.name}/ holds workbooks; a folder becomes one "
+                          "table only for CSV, TSV, Parquet or JSON files",
+                          code="DATA_FOLDER_UNREADABLE",
+                          hint="Put each workbook directly in data/ (each becomes a schema "
+                               "with a table per sheet).")
+    return QueryError(f"the folder {path.name}/ mixes {', '.join(formats)} files; a folder "
+                      "becomes one table of one format", code="DATA_FOLDER_UNREADABLE",
+                      hint="Put each format in its own folder (or the files directly in "
+                           "data/).")
 
 
 def _brief(message: str) -> str:
@@ -263,6 +283,8 @@ class DataSources:
         self._drop(key)
         if fmt == "excel":
             return self._register_workbook(path, name, stamp)
+        if fmt == UNREADABLE_FOLDER:
+            return [self._failed(path, None, name, fmt, stamp, _folder_problem(path))]
 
         def work(cur):
             with transaction(cur):

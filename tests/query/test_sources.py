@@ -224,3 +224,21 @@ def test_decimal_commas_in_a_semicolon_file_are_numbers(empty_workspace, open_se
     assert svc.run_query("SELECT sum(betrag) FROM umsatz")["preview"] == [[1334.4]]
     assert svc.run_query("SELECT list(price ORDER BY price), list(code ORDER BY code) "
                          "FROM points")["preview"] == [[[1.5, 2.25], ["3,4", "5,6"]]]
+
+
+def test_a_folder_that_cannot_be_one_table_is_listed_with_the_reason(empty_workspace,
+                                                                     open_service):
+    data = empty_workspace / "data"
+    (data / "mixed").mkdir()
+    (data / "mixed" / "a.csv").write_text("x\n1\n")
+    (data / "mixed" / "b.json").write_text('[{"x": 2}]')
+    (data / "parts" / "year=2025").mkdir(parents=True)
+    (data / "parts" / "year=2025" / "p.csv").write_text("x\n3\n")
+    (data / "notes").mkdir()  # no data files at all: not a table, not a problem
+    (data / "notes" / "readme.md").write_text("hello")
+    svc = open_service(empty_workspace)
+    listing = svc.show_tables()
+    assert [p["source"] for p in listing["problems"]] == ["data/mixed"]
+    assert "mixes csv, json files" in listing["problems"][0]["error"]
+    assert svc.run_query("SELECT x, year FROM parts")["preview"] == [[3, 2025]]
+    assert "notes" not in {t["name"] for t in listing["tables"]}
