@@ -181,7 +181,8 @@ class ExplorerPanel(QWidget):
             sheets = [t for t in tables if t["kind"] == "sheet" and t.get("source") == source]
             node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "",
                     "file": f["name"]}
-            item = self._item(data, f["name"], "data-file", node,
+            label = f"{f['name']}/" if f.get("folder") else f["name"]  # a folder: one table
+            item = self._item(data, label, "data-file", node,
                               detail=_fmt_count(next((t["row_count"] for t in tables
                                                       if t.get("source") == source), None)),
                               tooltip=f"{source} — table {f['table']}" if f["table"] else source)

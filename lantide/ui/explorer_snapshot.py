@@ -12,19 +12,20 @@ from typing import Any
 
 from lantide.errors import LantideError
 
-# The formats the query layer registers as tables (DESIGN.md section 2).
-_DATA_SUFFIXES = {".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".xlsx"}
+_FOLDER_SCAN_LIMIT = 5000  # files looked at to decide whether a folder holds data
 
 
-def _table_name(filename: str) -> str:
-    try:
-        from lantide.query.names import table_name_for
-    except ImportError:  # the query layer owns the rule; without it, show the stem
-        return filename.rsplit(".", 1)[0]
-    try:
-        return table_name_for(filename)
-    except Exception:
-        return filename.rsplit(".", 1)[0]
+def _holds_data(folder) -> bool:
+    """Whether a folder of data/ holds data files (the query layer reads it as one table,
+    or lists why it cannot)."""
+    from lantide.query.names import data_format
+
+    for i, path in enumerate(folder.rglob("*")):
+        if i >= _FOLDER_SCAN_LIMIT:
+            return False
+        if path.is_file() and not path.name.startswith(".") and data_format(path.name):
+            return True
+    return False
 
 
 def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
@@ -51,13 +52,20 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
             "has_knowledge": project.knowledge_path.is_file(),
             "error": None,
         })
+    from lantide.query.names import data_format, table_name_for
+
     data_files = []
     if workspace.data_dir.is_dir():
         for path in sorted(workspace.data_dir.iterdir(), key=lambda p: p.name.lower()):
-            if path.is_file() and not path.name.startswith((".", "~$")):
-                known = path.suffix.lower() in _DATA_SUFFIXES
+            if path.name.startswith((".", "~$")):
+                continue
+            if path.is_file():
                 data_files.append({"name": path.name, "size": path.stat().st_size,
-                                   "table": _table_name(path.name) if known else ""})
+                                   "table": table_name_for(path.name)
+                                   if data_format(path.name) else ""})
+            elif path.is_dir() and _holds_data(path):  # a folder of files is one table
+                data_files.append({"name": path.name, "size": None, "table": path.name,
+                                   "folder": True})
     return {"projects": projects, "data_files": data_files,
             "connections": [c for c in workspace.connections if isinstance(c, dict)]}
 

@@ -288,3 +288,19 @@ def test_an_unreadable_cache_database_is_set_aside_on_request(qtbot, shell_servi
     assert services.query.run_query("SELECT count(*) FROM orders")["preview"] == [[120000]]
     assert not window.status.database_label.isVisible() and not bar.isVisible()
     window.shutdown()
+
+
+def test_a_folder_of_data_files_is_listed_as_one_table(qtbot, shell_services,
+                                                       sample_workspace):
+    parts = sample_workspace / "data" / "events" / "year=2025"
+    parts.mkdir(parents=True)
+    (parts / "a.csv").write_text("kind,n\nclick,3\nview,5\n")
+    (sample_workspace / "data" / "notes").mkdir()  # no data in it: not listed
+    (sample_workspace / "data" / "notes" / "readme.md").write_text("hi")
+    window = open_main_window(qtbot, shell_services(), restore=False)
+    assert "events/" in _tree_labels(window)["Data files"]
+    assert "notes/" not in _tree_labels(window)["Data files"]
+    qtbot.waitUntil(lambda: window.explorer.tables() is not None, timeout=20_000)
+    item = _find_child(window.explorer.tree.topLevelItem(1), "events/")
+    assert item.text(1) == "2 rows"
+    window.shutdown()
