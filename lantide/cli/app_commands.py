@@ -65,9 +65,9 @@ def run_default_gui(args: argparse.Namespace) -> int:
     """No command: the last workspace, or the sample workspace (created on first run)."""
     from lantide.workspace import paths
     from lantide.workspace.model import Workspace
-    from lantide.workspace.settings import load_settings
+    from lantide.workspace.settings import load_settings_or_defaults
 
-    settings = load_settings()
+    settings, _problem = load_settings_or_defaults()  # the app reports a broken file
     for recent in settings.recent_workspaces:
         if Workspace.is_workspace(Path(recent)):
             return _launch(Path(recent))

@@ -163,14 +163,11 @@ def _install_excepthook(controller: AppController) -> None:
 
 def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     from lantide.workspace.model import Workspace
-    from lantide.workspace.settings import load_settings, save_settings
+    from lantide.workspace.settings import load_settings_or_defaults, save_settings
 
     ws = Workspace.open(workspace_root, lock=True)
-    try:
-        settings = load_settings()  # a broken settings file is reported here, not replaced
-    except Exception:
-        ws.close()
-        raise
+    # A broken settings file: the app opens with the defaults and says so; the file is kept.
+    settings, settings_problem = load_settings_or_defaults()
     settings.add_recent_workspace(ws.root)
 
     from PySide6.QtWidgets import QApplication
@@ -190,10 +187,14 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     _install_excepthook(controller)
     try:
         controller.show_workspace(ws)
-        # The recent-workspaces list is saved in the background (an fsynced write).
-        controller.services.workers.submit(
-            lambda _ctx: save_settings(settings), name="save recent workspaces",
-            on_error=lambda exc: log.warning("recent workspaces not saved: %s", exc))
+        if settings_problem is not None:
+            controller.services.report_error(
+                settings_problem, "Your settings could not be read; the defaults are in use "
+                "and nothing will be written over the file")
+        else:  # the recent-workspaces list, in the background (an fsynced write)
+            controller.services.workers.submit(
+                lambda _ctx: save_settings(settings), name="save recent workspaces",
+                on_error=lambda exc: log.warning("recent workspaces not saved: %s", exc))
         return app.exec()
     finally:
         controller.close()

@@ -144,10 +144,30 @@ def load_settings(path: Path | None = None) -> Settings:
     return Settings.from_dict(read_json_object(path, "settings file"), path)
 
 
+def load_settings_or_defaults(path: Path | None = None) -> tuple[Settings, LantideError | None]:
+    """For the desktop app, which must open even so: the settings, or the defaults and
+    the error when the file is broken (the file is kept; :func:`save_settings` will not
+    replace it)."""
+    try:
+        return load_settings(path), None
+    except LantideError as exc:
+        return Settings(), exc
+
+
 def save_settings(settings: Settings, path: Path | None = None) -> None:
+    """Write the settings atomically. A settings file that cannot be read is never
+    replaced: the analyst's hand edits would be lost with it."""
     path = path or paths.settings_path()
     data = settings.to_dict()
     _assert_no_secrets(data)
+    if path.exists():
+        try:
+            read_json_object(path, "settings file")
+        except LantideError as exc:
+            raise SettingsError(
+                f"{exc.message}; it is not overwritten, so this change was not saved",
+                hint="Fix the file in a text editor or move it aside, then change the "
+                     "setting again.") from None
     atomic_write_json(path, data)
 
 

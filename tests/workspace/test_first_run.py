@@ -37,3 +37,28 @@ def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
         app.terminate()
         app.wait(timeout=15)
     assert os.path.exists(sample / "data" / "orders.parquet")
+
+
+def test_a_broken_settings_file_does_not_stop_the_app_and_is_kept(isolated_user_dirs,
+                                                                  sample_workspace):
+    settings_file = isolated_user_dirs / "config" / "settings.json"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    broken = '{"profiles": [ {"name": "work", hand-edited and broken\n'
+    settings_file.write_text(broken)
+    env = cli_env({"QT_QPA_PLATFORM": "offscreen"})
+    app = subprocess.Popen([sys.executable, "-m", "lantide", "gui", str(sample_workspace)],
+                           env=env, cwd=str(REPO), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    lock = sample_workspace / ".lantide" / "lock"
+    try:
+        deadline = time.monotonic() + 60
+        while not (lock.exists() and lock.read_text().strip() == str(app.pid)):
+            assert app.poll() is None, app.stderr.read()
+            assert time.monotonic() < deadline, "the app did not open the workspace"
+            time.sleep(0.2)
+        time.sleep(2)  # past the start-up, where the recent-workspaces list is saved
+        assert app.poll() is None
+    finally:
+        app.terminate()
+        app.wait(timeout=15)
+    assert settings_file.read_text() == broken  # kept as it was, not replaced by defaults

@@ -126,3 +126,20 @@ def test_environment_does_not_redirect_an_explicit_secondary_profile(monkeypatch
     # without an explicit secondary, background calls follow the (overridden) primary
     settings.secondary_profile = None
     assert resolve_profile(settings, "secondary").model == "qwen2.5"
+
+
+def test_a_settings_file_that_cannot_be_read_is_never_overwritten(isolated_user_dirs):
+    from lantide.errors import LantideError
+    from lantide.workspace import paths
+    from lantide.workspace.settings import (Settings, load_settings_or_defaults,
+                                            save_settings)
+
+    path = paths.settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{ not json")
+    settings, problem = load_settings_or_defaults()
+    assert settings == Settings() and str(path) in problem.message
+    with pytest.raises(LantideError) as info:
+        save_settings(settings)
+    assert "not overwritten" in info.value.message and "move it aside" in info.value.hint
+    assert path.read_text() == "{ not json"
