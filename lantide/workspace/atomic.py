@@ -103,17 +103,34 @@ def append_jsonl(path: Path | str, obj: Any) -> None:
     """Append one JSON line to an append-only log (conversations, ledger).
 
     A line is written with a single ``write`` call on an ``O_APPEND`` descriptor and
-    fsynced, so a crash leaves at most a torn last line, which readers skip.
+    fsynced, so a crash leaves at most a torn last line, which readers skip. The next
+    append ends that torn line first, so the new record starts a line of its own instead
+    of being glued to the torn one (and lost with it).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (json.dumps(obj, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+    if _ends_torn(path):
+        line = b"\n" + line
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         os.write(fd, line)
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _ends_torn(path: Path) -> bool:
+    """Whether the log's last line has no line end (a write cut by a crash)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
 
 
 def read_jsonl(path: Path | str) -> list[Any]:

@@ -69,3 +69,7 @@ def test_jsonl_append_and_torn_last_line_is_skipped(tmp_path):
     with open(log, "a") as fh:
         fh.write('{"step": 3, "trunc')  # a crash mid-line
     assert read_jsonl(log) == [{"step": 1}, {"step": 2, "text": "ünïcode"}]
+    # the next record starts a line of its own: not glued to the torn one and lost with it
+    append_jsonl(log, {"step": 4})
+    assert read_jsonl(log) == [{"step": 1}, {"step": 2, "text": "ünïcode"}, {"step": 4}]
+    assert log.read_text(encoding="utf-8").endswith('"trunc\n{"step": 4}\n')
