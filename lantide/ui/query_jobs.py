@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lantide.errors import LantideError
-from lantide.workspace.atomic import append_jsonl, read_jsonl
+from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
 
 log = logging.getLogger(__name__)
 
@@ -112,4 +112,4 @@ def read_history(workspace, limit: int = HISTORY_SHOWN) -> list[dict]:
     path = history_path(workspace)
     if not path.exists():
         return []
-    return [e for e in read_jsonl(path) if isinstance(e, dict) and "sql" in e][-limit:]
+    return [e for e in read_jsonl_tail(path, limit) if isinstance(e, dict) and "sql" in e]

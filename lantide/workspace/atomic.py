@@ -149,3 +149,33 @@ def read_jsonl(path: Path | str) -> list[Any]:
             except json.JSONDecodeError:
                 continue
     return out
+
+
+def read_jsonl_tail(path: Path | str, lines: int, *, block: int = 1 << 16) -> list[Any]:
+    """The records of the last ``lines`` lines of an append-only log, read from its end:
+    a long history costs what its tail costs. Torn or malformed lines are skipped."""
+    path = Path(path)
+    if not path.exists() or lines <= 0:
+        return []
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        end = fh.tell()
+        data = b""
+        while end > 0 and data.count(b"\n") <= lines:
+            start = max(0, end - block)
+            fh.seek(start)
+            data = fh.read(end - start) + data
+            end = start
+    chunks = data.split(b"\n")
+    if end > 0:
+        chunks = chunks[1:]  # the first chunk may be the end of a longer line
+    out = []
+    for raw in chunks[-(lines + 1):]:
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            out.append(json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            continue
+    return out[-lines:]

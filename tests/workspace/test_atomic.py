@@ -2,10 +2,12 @@ import json
 import os
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from lantide.workspace import atomic
 from lantide.workspace.atomic import (append_jsonl, atomic_write_json, atomic_write_text,
-                                      own_writes, read_jsonl)
+                                      own_writes, read_jsonl, read_jsonl_tail)
 
 
 def test_write_replaces_content_and_leaves_no_temp_files(tmp_path):
@@ -73,3 +75,20 @@ def test_jsonl_append_and_torn_last_line_is_skipped(tmp_path):
     append_jsonl(log, {"step": 4})
     assert read_jsonl(log) == [{"step": 1}, {"step": 2, "text": "ünïcode"}, {"step": 4}]
     assert log.read_text(encoding="utf-8").endswith('"trunc\n{"step": 4}\n')
+
+
+@settings(max_examples=100, deadline=None)
+@example(records=[{"a": "x"}, {"b": "y"}, {"c": "z"}], lines=2, block=5, torn=True)
+@given(records=st.lists(st.dictionaries(st.text(max_size=5), st.text(max_size=40), max_size=3),
+                        max_size=40),
+       lines=st.integers(min_value=0, max_value=45), block=st.integers(min_value=1, max_value=64),
+       torn=st.booleans())
+def test_the_tail_of_a_log_is_its_last_records(tmp_path_factory, records, lines, block, torn):
+    log = tmp_path_factory.mktemp("tail") / "history.jsonl"
+    for record in records:
+        append_jsonl(log, record)
+    if torn:
+        with open(log, "a") as fh:
+            fh.write('{"cut": "ü')  # a crash mid-line: skipped, not counted
+    expected = read_jsonl(log)[-lines:] if lines else []
+    assert read_jsonl_tail(log, lines, block=block) == expected
