@@ -102,19 +102,10 @@ def _naive_model(columns: list[dict], row_count: int, fetch):
     return NaiveModel()
 
 
-def _naive_stall(services, relation: str, jumps: int) -> float:
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
-    from PySide6.QtWidgets import QTableView
+def _heartbeat():
+    """A started 5 ms timer on the UI thread and the list of gaps (ms) between its ticks."""
+    from PySide6.QtCore import QElapsedTimer, QTimer
 
-    query = services.query
-    info = query.relation_info(relation)
-    rows = info["row_count"]
-    model = _naive_model(info["columns"], info["row_count"],
-                         lambda o, n: query.fetch_rows(relation, o, n))
-    view = QTableView()
-    view.resize(1200, 800)
-    view.setModel(model)
-    view.show()
     gaps: list[float] = []
     clock = QElapsedTimer()
     clock.start()
@@ -129,6 +120,23 @@ def _naive_stall(services, relation: str, jumps: int) -> float:
     heartbeat.setInterval(5)
     heartbeat.timeout.connect(beat)
     heartbeat.start()
+    return gaps, heartbeat
+
+
+def _naive_stall(services, relation: str, jumps: int) -> float:
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QTableView
+
+    query = services.query
+    info = query.relation_info(relation)
+    rows = info["row_count"]
+    model = _naive_model(info["columns"], info["row_count"],
+                         lambda o, n: query.fetch_rows(relation, o, n))
+    view = QTableView()
+    view.resize(1200, 800)
+    view.setModel(model)
+    view.show()
+    gaps, heartbeat = _heartbeat()
     rng = random.Random(7)
     for _ in range(jumps):
         view.scrollTo(model.index(rng.randrange(0, rows - 100), 0))
@@ -141,7 +149,7 @@ def _naive_stall(services, relation: str, jumps: int) -> float:
 
 
 def _ui_bench(services, relation: str, jumps: int) -> dict:
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from lantide.ui.result_grid import ResultGridView
@@ -158,20 +166,7 @@ def _ui_bench(services, relation: str, jumps: int) -> dict:
     view.set_result_model(model)
     view.show()
 
-    gaps: list[float] = []
-    clock = QElapsedTimer()
-    clock.start()
-    last = [clock.nsecsElapsed()]
-
-    def beat() -> None:
-        now = clock.nsecsElapsed()
-        gaps.append((now - last[0]) / 1e6)
-        last[0] = now
-
-    heartbeat = QTimer()
-    heartbeat.setInterval(5)
-    heartbeat.timeout.connect(beat)
-    heartbeat.start()
+    gaps, heartbeat = _heartbeat()
 
     def pump(seconds: float, until=None) -> bool:
         """Run the event loop (idle in Qt, as the app does) until ``until()`` or timeout."""

@@ -91,20 +91,24 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
 UNREADABLE_FOLDER = "folder"  # a folder of data files that is not one table
 
 
+def _folder_data_formats(path: Path) -> set[str]:
+    """The data formats of the (not hidden) files in a folder, at any depth."""
+    return {data_format(p.name) for p in path.rglob("*")
+            if p.is_file() and not p.name.startswith(".")} - {None}
+
+
 def _folder_format(path: Path) -> str | None:
     """The format of a folder of data files of one kind; :data:`UNREADABLE_FOLDER` for one
     that holds data files but cannot be one table (several formats, workbooks), so it is
     listed with the reason rather than left out unseen; None for a folder of no data."""
-    formats = {data_format(p.name) for p in path.rglob("*")
-               if p.is_file() and not p.name.startswith(".")}
-    formats.discard(None)
+    formats = _folder_data_formats(path)
     if len(formats) == 1 and next(iter(formats)) in _FOLDER_FORMATS:
         return _FOLDER_FORMATS[formats.pop()]
     return UNREADABLE_FOLDER if formats else None
 
 
 def _folder_problem(path: Path) -> QueryError:
-    formats = sorted({data_format(p.name) for p in path.rglob("*") if p.is_file()} - {None})
+    formats = sorted(_folder_data_formats(path))
     if formats == ["excel"]:
         return QueryError(f"the folder {path.name}/ holds workbooks; a folder becomes one "
                           "table only for CSV, TSV, Parquet or JSON files",
