@@ -14,7 +14,10 @@ Records, one JSON object per line:
   ``question_asked``, ``question_answered``) and bookkeeping (``turn_finished``);
 - ``{"type": "title", "title"}`` from the background namer.
 
-A torn last line (a crash mid-write) is skipped when reading. No API key is ever written.
+A torn last line (a crash mid-write), a damaged line and a record that cannot be replayed
+to the model are skipped when reading and listed in :attr:`Conversation.problems` with
+their line numbers (:mod:`lantide.agent.conversation_replay`); the file is never rewritten.
+No API key is ever written.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from lantide.agent.conversation_replay import sanitize_records
 from lantide.errors import MissingFileError, UsageError
-from lantide.workspace.atomic import append_jsonl, read_jsonl
+from lantide.workspace.atomic import append_jsonl
+from lantide.workspace.log_reader import LogProblem, read_log
 
 FORMAT_VERSION = 1
 KEY_EVENTS = ("project_focused", "status_changed", "analysis_activated", "question_asked",
@@ -64,10 +69,12 @@ class ConversationInfo:
 
 
 class Conversation:
-    def __init__(self, directory: Path, conversation_id: str, records: list[dict]):
+    def __init__(self, directory: Path, conversation_id: str, records: list[dict],
+                 problems: list[LogProblem] | None = None):
         self.id = check_conversation_id(conversation_id)
         self.path = Path(directory) / f"{conversation_id}.jsonl"
         self.records = records
+        self.problems: list[LogProblem] = list(problems or [])  # lines skipped on reading
         self._written = self.path.exists()
 
     # -- lifecycle
@@ -90,7 +97,7 @@ class Conversation:
             raise MissingFileError(path, "conversation",
                                    hint=f"Recent conversations: {recent}. Leave out "
                                         "--conversation to start a new one.")
-        return cls(directory, conversation_id, [r for r in read_jsonl(path) if isinstance(r, dict)])
+        return cls(directory, conversation_id, *_read_records(path))
 
     def _append(self, record: dict) -> None:
         if not self._written:
@@ -174,5 +181,11 @@ def list_conversations(directory: Path) -> list[ConversationInfo]:
     out = []
     for path in sorted(directory.glob("*.jsonl")):
         if _ID.match(path.stem):
-            out.append(Conversation(directory, path.stem, read_jsonl(path)).info())
+            out.append(Conversation(directory, path.stem, *_read_records(path)).info())
     return out
+
+
+def _read_records(path: Path) -> tuple[list[dict], list[LogProblem]]:
+    read = read_log(path)
+    records, problems = sanitize_records(path, read.entries)
+    return records, sorted(read.problems + problems, key=lambda p: p.line)

@@ -128,6 +128,19 @@ class StateChanged(Event):
 
 
 @dataclass(frozen=True)
+class LogLinesSkipped(Event):
+    """Lines of this conversation's files (conversation, ledger) that could not be used:
+    each ``{"file", "line", "reason"}``. They were skipped, never sent to the model, and
+    the files are left as they are."""
+
+    name: ClassVar[str] = "log_lines_skipped"
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    def describe(self) -> list[str]:
+        return [f"{p['file']} line {p['line']}: {p['reason']}" for p in self.problems]
+
+
+@dataclass(frozen=True)
 class ErrorOccurred(Event):
     name: ClassVar[str] = "error"
     code: str

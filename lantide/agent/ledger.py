@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from lantide.errors import LantideError
-from lantide.workspace.atomic import append_jsonl, atomic_write_text, read_jsonl
+from lantide.untrusted import clean_text
+from lantide.workspace.atomic import append_jsonl, atomic_write_bytes
+from lantide.workspace.log_reader import LogProblem, parse_log_line, read_log
 
 STEP_FIELDS = ("step_id", "conversation_id", "at", "tool", "project", "purpose", "result_label",
                "sql", "row_count", "columns", "cached_table_name", "materialized",
@@ -76,30 +78,92 @@ def parse_step_lines(text: str, known_ids: set[str] | None = None) -> list[StepL
     return out
 
 
+_TYPED_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
+    ("row_count", (int,), "a whole number"),
+    ("duration_ms", (int, float), "a number"),
+    ("columns", (list,), "a list"),
+    ("warnings", (list,), "a list"),
+    ("sql", (str,), "text"),
+    ("purpose", (str,), "text"),
+    ("summary", (str,), "text"),
+    ("summary_status", (str,), "text"),
+    ("project", (str,), "text"),
+    ("cached_table_name", (str,), "text"),
+)
+
+
+def step_problem(record: dict[str, Any]) -> str | None:
+    """Why a ledger line cannot be used as a step, or None. A step needs its id and tool;
+    the other fields, when present, must have their types (a template or a tool would
+    otherwise fail on them far from the file)."""
+    step_id = record.get("step_id")
+    if not isinstance(step_id, str) or not step_id.strip():
+        return "a step without a step_id"
+    if not isinstance(record.get("tool"), str) or not record["tool"]:
+        return f"step {step_id} has no 'tool'"
+    for key, types, what in _TYPED_FIELDS:
+        value = record.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, types):
+            return f"step {step_id}: '{key}' should be {what}, not {type(value).__name__}"
+    return None
+
+
+def _step_number(step_id: Any) -> int:
+    match = re.fullmatch(r"s(\d{1,9})", step_id) if isinstance(step_id, str) else None
+    return int(match.group(1)) if match else 0
+
+
 class Ledger:
     """The steps of one conversation."""
 
     def __init__(self, ledger_dir: Path, conversation_id: str):
         self.conversation_id = conversation_id
         self.path = Path(ledger_dir) / f"{conversation_id}.jsonl"
+        self.problems: list[LogProblem] = []  # lines skipped by the last read
+
+    def _read(self) -> tuple[list[dict[str, Any]], int]:
+        """The usable steps, and the highest step number on any line (usable or not)."""
+        read = read_log(self.path)
+        steps, highest = [], 0
+        for line, record in read.entries:
+            highest = max(highest, _step_number(record.get("step_id")))
+            if "step_id" not in record and isinstance(record.get("tool"), str):
+                continue  # another kind of ledger entry (not a query step)
+            problem = step_problem(record)
+            if problem:
+                read.skip(line, problem)
+                continue
+            step = {k: record.get(k) for k in STEP_FIELDS}
+            step.update(record)
+            if step.get("warnings") is None:
+                step["warnings"] = []
+            steps.append(step)
+        self.problems = sorted(read.problems, key=lambda p: p.line)
+        return steps, highest
 
     def steps(self) -> list[dict[str, Any]]:
-        return [s for s in read_jsonl(self.path) if isinstance(s, dict) and "step_id" in s]
+        """Every usable step; lines that are not are skipped and listed in ``problems``."""
+        return self._read()[0]
 
     def recent(self, n: int = 8) -> list[dict[str, Any]]:
         return self.steps()[-n:] if n > 0 else []
 
     def step(self, step_id: str) -> dict[str, Any]:
-        for s in self.steps():
+        steps = self.steps()
+        for s in steps:
             if s.get("step_id") == step_id:
                 return s
-        known = ", ".join(s["step_id"] for s in self.steps()[-10:]) or "none yet"
+        known = ", ".join(s["step_id"] for s in steps[-10:]) or "none yet"
         raise StepNotFoundError(f"no step {step_id!r} in the ledger of conversation "
                                 f"{self.conversation_id}",
                                 hint=f"Recent steps: {known}.")
 
     def new_step_id(self) -> str:
-        return f"s{len(self.steps()) + 1}"
+        # past the highest number on any line, so a skipped line's id is never reused
+        steps, highest = self._read()
+        return f"s{max(highest, len(steps)) + 1}"
 
     def append(self, fields: dict[str, Any]) -> dict[str, Any]:
         """Append a step; fields missing from ``fields`` are recorded as null."""
@@ -116,23 +180,21 @@ class Ledger:
             return step
 
     def update(self, step_id: str, changes: dict[str, Any], *, by: str) -> dict[str, Any]:
-        """Change fields of a step, remembering the old values under ``patches``."""
+        """Change fields of a step, remembering the old values under ``patches``. Every
+        other line, readable or not, is written back byte for byte."""
         with _lock:
-            lines = self.path.read_text(encoding="utf-8").splitlines(keepends=True) \
-                if self.path.exists() else []
-            for i, line in enumerate(lines):
-                try:
-                    step = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a torn line stays as it is
-                if not isinstance(step, dict) or step.get("step_id") != step_id:
+            lines = self.path.read_bytes().splitlines(keepends=True) if self.path.exists() else []
+            for i, raw in enumerate(lines):
+                step, _reason = parse_log_line(raw.strip())
+                if step is None or step.get("step_id") != step_id or step_problem(step):
                     continue
                 old = {k: step.get(k) for k in changes}
                 step.update(changes)
                 if by != "engine":
                     step.setdefault("patches", []).append({"at": _now(), "by": by, "old": old})
-                lines[i] = json.dumps(step, ensure_ascii=False, default=str) + "\n"
-                atomic_write_text(self.path, "".join(lines))
+                text = json.dumps(step, ensure_ascii=False, default=str)
+                lines[i] = clean_text(text).encode("utf-8") + b"\n"
+                atomic_write_bytes(self.path, b"".join(lines))
                 return step
         raise StepNotFoundError(f"no step {step_id!r} in the ledger of conversation "
                                 f"{self.conversation_id}",

@@ -112,6 +112,7 @@ class TurnRunner:
         except LantideError:  # reported by the first iteration, which needs the project
             state, focused = "unknown", self.s.workspace.focused_project_name
         yield TurnStarted(self.conversation.id, self.turn, state, focused)
+        yield from self.s.skipped_log_lines()
         reason, note = ANSWERED, None
         try:
             yield from self.s.before_first_turn(self.turn)
@@ -153,16 +154,30 @@ class TurnRunner:
 
     def _ask_model(self) -> Iterator[Event]:
         """One model call (generator; returns the reply). A context-length error shrinks the
-        window, compacts and asks once more."""
+        window, compacts and asks again, only with a smaller request."""
+        too_long: int | None = None
         while True:
             ctx = self.context()
+            window = self.s.model.context_window().tokens
+            if too_long is not None:  # the server refused a request of this size
+                window = min(window, int(too_long * 0.9))
             prompt: AssembledPrompt = self.s.assembler.assemble(
-                ctx, self.s.model.context_window().tokens, self.compaction, self.turn)
+                ctx, window, self.compaction, self.turn)
             self.knowledge_offers_tool = ctx.knowledge_offers_tool
             if prompt.compacted_now:
                 yield ContextCompacted(prompt.compacted_now, prompt.tokens_before_compaction,
                                        prompt.layer("history").tokens, prompt.context_window)
             self.s.last_prompt = prompt
+            if too_long is not None and (prompt.tokens >= too_long or prompt.tokens > window):
+                # the same request again, or one still over the window the server just
+                # named, would fail the same way: say so instead of sending it
+                raise ModelError(
+                    f"the request ({prompt.tokens:,} tokens) is too long for the model's "
+                    f"context window ({window:,} tokens) and cannot be made "
+                    "small enough",
+                    hint="Start a new conversation, close large documents, or use a model "
+                         "with a larger context window (Settings > Models).",
+                    code="CONTEXT_WINDOW_TOO_SMALL")
             try:
                 reply = None
                 for out in self.s.model.stream_chat(prompt.messages, prompt.tools, self.cancel):
@@ -189,6 +204,7 @@ class TurnRunner:
                                      hint="Start a new conversation or use a model with a "
                                           "larger context window.") from None
                 self.s.model.learn_context_window(exc.limit)
+                too_long = prompt.tokens  # the next request must be smaller than this
 
     def _run_tools(self, reply: ModelReply) -> Iterator[Event]:
         answered: set[str] = set()

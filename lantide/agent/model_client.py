@@ -30,6 +30,7 @@ from lantide.agent.context_window import (
     window_from_error,
 )
 from lantide.errors import LantideError
+from lantide.untrusted import clean_json, clean_text
 from lantide.workspace.settings import AgentSettings, ResolvedProfile
 
 MAX_RETRY_AFTER = 60.0
@@ -76,7 +77,7 @@ class ToolCallRequest:
             raise ValueError(f"arguments are not valid JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
-        return value
+        return clean_json(value)  # "\\ud800" in the JSON text decodes to a lone surrogate
 
     def to_message(self) -> dict[str, Any]:
         return {"id": self.id, "type": "function",
@@ -159,7 +160,9 @@ class _ToolCallAssembler:
         out = []
         for n, index in enumerate(sorted(self._calls)):
             call = self._calls[index]
-            call.id = call.id or f"call_{n}"
+            call.id = clean_text(call.id or f"call_{n}")
+            call.name = clean_text(call.name)
+            call.arguments = clean_text(call.arguments)
             out.append(call)
         return out
 
@@ -234,12 +237,14 @@ class OpenAIModelClient:
             body = exc.body if isinstance(exc.body, dict) else {}
             message = self._mask(str(body.get("message") or exc.message))
             code = body.get("code") if isinstance(body.get("code"), str) else None
+            # before the retryable statuses: some servers answer a too-long request with a
+            # 413 or a 5xx, and sending the same request again cannot succeed
+            if status != 429 and is_context_length_error(message, code):  # 429: a rate limit
+                return False, ContextLengthExceeded(message, window_from_error(message))
             if status == 429 or status >= 500:
                 return True, ModelError(
                     f"{self._where()} answered HTTP {status}: {message}",
                     hint="The server is busy or failing; try again in a moment.")
-            if status == 400 and is_context_length_error(message, code):
-                return False, ContextLengthExceeded(message, window_from_error(message))
             if status in (401, 403):
                 return False, ModelError(
                     f"{self._where()} refused the API key (HTTP {status}): {message}",
@@ -321,8 +326,9 @@ class OpenAIModelClient:
                     for choice in chunk.choices or []:
                         delta = choice.delta
                         if delta is not None and delta.content:
-                            text.append(delta.content)
-                            yield TextChunk(delta.content)
+                            piece = clean_text(delta.content)
+                            text.append(piece)
+                            yield TextChunk(piece)
                         if delta is not None and delta.tool_calls:
                             calls.add(delta.tool_calls)
                         if choice.finish_reason:
@@ -363,7 +369,7 @@ class OpenAIModelClient:
                 response = stop.value
                 break
         choice = response.choices[0] if response.choices else None
-        return (choice.message.content or "").strip() if choice else ""
+        return clean_text(choice.message.content or "").strip() if choice else ""
 
     def context_window(self) -> ContextWindow:
         if self._window is None:

@@ -57,6 +57,13 @@ def model_clients(settings: Settings) -> tuple[ModelClient, ModelClient]:
     return main, OpenAIModelClient(secondary, settings.agent)
 
 
+def _relative(path, root) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
 class AgentSession:
     def __init__(self, workspace: Workspace, conversation: Conversation, *,
                  settings: Settings | None = None, model: ModelClient | None = None,
@@ -77,6 +84,9 @@ class AgentSession:
         self.assembler = PromptAssembler(self.registry)
         self.background = BackgroundRunner(on_background_event)
         self.last_prompt: AssembledPrompt | None = None
+        self._problems_reported = False
+        self._running: set[CancelToken] = set()
+        self._closed = False
 
     @classmethod
     def open(cls, workspace: Workspace, conversation_id: str | None = None,
@@ -111,7 +121,30 @@ class AgentSession:
     # -- turns
     def run_turn(self, message: str, cancel: CancelToken | None = None) -> Iterator[Event]:
         _ = self.model  # fail before the turn starts when nothing is configured
-        yield from TurnRunner(self, message, cancel or CancelToken()).run()
+        if self._closed:
+            raise LantideError("this conversation's session is closed",
+                               hint="Open the conversation again to go on.", code="SESSION_CLOSED")
+        cancel = cancel or CancelToken()
+        self._running.add(cancel)
+        try:
+            yield from TurnRunner(self, message, cancel).run()
+        finally:
+            self._running.discard(cancel)
+
+    def skipped_log_lines(self) -> Iterator[Event]:
+        """Once per session: the lines of the conversation and ledger files that were
+        skipped because they could not be read or replayed."""
+        if self._problems_reported:
+            return
+        self._problems_reported = True
+        self.ledger.steps()  # reads the file, noting the lines it skipped
+        problems = self.conversation.problems + self.ledger.problems
+        if problems:
+            from lantide.agent.events import LogLinesSkipped
+
+            root = self.workspace.root
+            yield LogLinesSkipped([{**p.to_dict(), "file": _relative(p.path, root)}
+                                   for p in problems])
 
     def before_first_turn(self, turn: int) -> Iterator[Event]:
         """Knowledge too large for flat mode and without headings is grouped by the
@@ -180,6 +213,11 @@ class AgentSession:
                                        for_display=True)
 
     def close(self) -> None:
-        """Close what this session opened (a query service passed in stays open)."""
+        """Close what this session opened (a query service passed in stays open). A turn
+        still running is stopped first (its model stream closed, its query interrupted),
+        so no worker goes on against a closed engine."""
+        self._closed = True
+        for cancel in list(self._running):
+            cancel.cancel()
         if self._owns_services:
             self.services.close()

@@ -91,6 +91,10 @@ class _HumanPrinter:
             err.write(f"lantide: error: {event.message}\n")
             if event.hint:
                 err.write(f"  {event.hint}\n")
+        elif name == "log_lines_skipped":
+            for line in event.describe():
+                err.write(f"lantide: warning: {line}; the line was skipped "
+                          "(the file is left as it is)\n")
         elif name == "turn_finished":
             err.write(f"[{event.reason}; conversation {event.conversation_id}]\n")
         elif name == "conversation_titled":
@@ -152,8 +156,17 @@ def _run_turn_in_worker(session, message: str, emit) -> str:
         reason = "cancelled"
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if worker.is_alive() and not done_seen(events, done):
+            # this thread stopped reading (an error while printing): stop the turn before
+            # the engine it runs on is closed
+            cancel.cancel()
     worker.join(10)
     return reason
+
+
+def done_seen(events, done) -> bool:
+    """Whether the worker already handed over its last item (nothing left to stop)."""
+    return any(item is done for item in list(events.queue))
 
 
 def run_chat(args: argparse.Namespace) -> int:
@@ -241,9 +254,17 @@ def run_ledger(args: argparse.Namespace) -> int:
                                    hint=f"Recent conversations: {known}.")
     else:
         ids = sorted(p.stem for p in ws.ledger_dir.glob("*.jsonl")) if ws.ledger_dir.is_dir() else []
-    steps = [s for cid in ids for s in Ledger(ws.ledger_dir, cid).steps()]
+    steps, problems = [], []
+    for cid in ids:
+        ledger = Ledger(ws.ledger_dir, cid)
+        steps.extend(ledger.steps())
+        problems.extend(ledger.problems)
+    for problem in problems:  # never fatal: the other lines and conversations still show
+        sys.stderr.write(f"lantide: warning: {problem.describe(ws.root)}\n")
     if args.json:
-        print_json({"steps": steps, "conversations": [
+        print_json({"steps": steps, "skipped_lines": [
+            {**p.to_dict(), "file": p.path.relative_to(ws.root).as_posix()} for p in problems],
+            "conversations": [
             {**conversations[cid].to_dict()} if cid in conversations else {"id": cid}
             for cid in ids]})
         return 0

@@ -6,16 +6,19 @@ import json
 import sys
 from typing import Any
 
+from lantide.untrusted import clean_text
+
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+    # clean_text: a lone surrogate from outside must not make the print itself fail
+    sys.stdout.write(clean_text(json.dumps(obj, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
 
 
 def print_table(columns: list[str], rows: list[list[Any]], *, max_width: int = 40) -> None:
     """A plain fixed-width table, like psql's."""
     def cell(v: Any) -> str:
-        text = "NULL" if v is None else str(v)
+        text = "NULL" if v is None else clean_text(str(v))
         text = text.replace("\n", " ")
         return text if len(text) <= max_width else text[: max_width - 1] + "…"
 

@@ -179,6 +179,13 @@ class ChatTranscript(QScrollArea):
                 self.add_notice(f"Background task: {event.message}", hint=event.hint)
             else:
                 self.add_notice(event.message, hint=event.hint, level="error")
+        elif name == "log_lines_skipped":
+            lines = event.describe()
+            shown = "; ".join(lines[:3]) + (f"; and {len(lines) - 3} more" if len(lines) > 3 else "")
+            self.add_notice(f"Some saved lines of this conversation could not be read and were "
+                            f"left out: {shown}.",
+                            hint="The files are left as they are; the rest of the conversation "
+                                 "goes on.", level="warning")
         elif name == "knowledge_reorganized":
             self.add_notice(f"The {event.scope} knowledge was grouped under headings"
                             + ("." if event.applied else f" (not applied: {event.reason})."))

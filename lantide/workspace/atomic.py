@@ -109,7 +109,13 @@ def append_jsonl(path: Path | str, obj: Any) -> None:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(obj, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+    text = json.dumps(obj, ensure_ascii=False, default=str) + "\n"
+    try:
+        line = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from outside: keep the record, cleaned
+        from lantide.untrusted import clean_text
+
+        line = clean_text(text).encode("utf-8")
     if _ends_torn(path):
         line = b"\n" + line
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -134,21 +140,11 @@ def _ends_torn(path: Path) -> bool:
 
 
 def read_jsonl(path: Path | str) -> list[Any]:
-    """Read an append-only log; a torn or malformed line is skipped, never fatal."""
-    path = Path(path)
-    if not path.exists():
-        return []
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return out
+    """Read an append-only log; a torn, malformed or non-UTF-8 line is skipped, never fatal
+    (:func:`lantide.workspace.log_reader.read_log` also says which lines and why)."""
+    from lantide.workspace.log_reader import read_log
+
+    return read_log(path).records
 
 
 def read_jsonl_tail(path: Path | str, lines: int, *, block: int = 1 << 16) -> list[Any]:
@@ -169,13 +165,14 @@ def read_jsonl_tail(path: Path | str, lines: int, *, block: int = 1 << 16) -> li
     chunks = data.split(b"\n")
     if end > 0:
         chunks = chunks[1:]  # the first chunk may be the end of a longer line
+    from lantide.workspace.log_reader import parse_log_line
+
     out = []
     for raw in chunks[-(lines + 1):]:
         raw = raw.strip()
         if not raw:
             continue
-        try:
-            out.append(json.loads(raw.decode("utf-8")))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            continue
+        record, _reason = parse_log_line(raw)
+        if record is not None:
+            out.append(record)
     return out[-lines:]

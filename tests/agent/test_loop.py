@@ -154,12 +154,16 @@ def test_a_broken_stream_keeps_the_partial_answer(session_factory, scripted):
     assert kept["partial"] is True
 
 
-def test_context_length_error_is_learned_and_the_request_retried(session_factory, scripted):
+def test_context_length_error_is_learned_and_not_sent_again_unchanged(session_factory, scripted):
+    # nothing in a first message can be compacted: the same request would fail again, so
+    # the turn ends with a message naming the window instead of sending it (issue 11, 14)
     scripted.add(ContextLengthExceeded("maximum context length is 9000 tokens", 9000))
-    scripted.add(reply("Fine now."))
     s = session_factory()
     events = run(s, "hello")
-    assert events[-1].reason == "answered" and scripted.learned == [9000]
+    assert scripted.learned == [9000] and len(scripted.requests) == 1
+    assert events[-1].reason == "error"
+    (error,) = [e for e in events if e.name == "error"]
+    assert error.code == "CONTEXT_WINDOW_TOO_SMALL" and "context window" in error.message
     scripted.assert_done()
 
 
