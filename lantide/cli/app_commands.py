@@ -73,10 +73,10 @@ def run_default_gui(args: argparse.Namespace) -> int:
             return _launch(Path(recent))
     sample = paths.sample_workspace_dir()
     if not Workspace.is_workspace(sample):
-        from lantide.workspace.sample import create_sample
+        from lantide.workspace.sample import ensure_sample_workspace
 
         sys.stderr.write(f"lantide: creating the sample workspace in {sample}\n")
-        create_sample(sample)
+        ensure_sample_workspace(sample)
     return _launch(sample)
 
 

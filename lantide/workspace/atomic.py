@@ -90,6 +90,30 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     own_writes.record(path)
 
 
+def atomic_create_bytes(path: Path | str, data: bytes) -> None:
+    """Create ``path`` with ``data`` atomically, only if nothing is there yet.
+
+    Raises ``FileExistsError`` (and writes nothing) when the path exists, even when another
+    process creates it between our check and our write: the complete temporary file is
+    hard-linked into place, which the OS refuses to do over an existing name.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+    own_writes.record(path)
+
+
 def atomic_write_text(path: Path | str, text: str, encoding: str = "utf-8") -> None:
     # newline="" semantics: the text is written exactly as given.
     atomic_write_bytes(path, text.encode(encoding))

@@ -12,6 +12,7 @@ newer version survive an older one.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lantide.errors import CorruptFileError, LantideError, MissingFileError
-from lantide.workspace.atomic import atomic_write_json, atomic_write_text
+from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, atomic_write_text
 from lantide.workspace.jsonfile import read_json_object
 from lantide.workspace.lock import WorkspaceLock
 
@@ -57,6 +58,11 @@ def validate_project_name(name: str) -> str:
             code="BAD_PROJECT_NAME",
         )
     return clean
+
+
+def _already_a_workspace(root: Path) -> WorkspaceError:
+    return WorkspaceError(f"{root} is already a Lantide workspace",
+                          hint=f"Open it with: lantide gui {root}", code="ALREADY_A_WORKSPACE")
 
 
 def _now() -> str:
@@ -254,11 +260,7 @@ class Workspace:
             raise WorkspaceError(f"{root} exists and is not a folder",
                                  hint="Choose another path.", code="NOT_A_FOLDER")
         if cls.is_workspace(root):
-            raise WorkspaceError(
-                f"{root} is already a Lantide workspace",
-                hint=f"Open it with: lantide gui {root}",
-                code="ALREADY_A_WORKSPACE",
-            )
+            raise _already_a_workspace(root)
         for sub in (".lantide/conversations", ".lantide/ledger", "data", "projects"):
             (root / sub).mkdir(parents=True, exist_ok=True)
         settings = {
@@ -267,7 +269,12 @@ class Workspace:
             "created_at": _now(),
             "connections": [],
         }
-        atomic_write_json(root / ".lantide" / "workspace.json", settings)
+        try:  # created, never replaced: of two racing inits, the second is refused
+            atomic_create_bytes(root / ".lantide" / "workspace.json",
+                                (json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+                                .encode("utf-8"))
+        except FileExistsError:
+            raise _already_a_workspace(root) from None
         return cls(root, settings)
 
     @classmethod
