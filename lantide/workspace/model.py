@@ -204,6 +204,7 @@ class Workspace:
         self.root = Path(root).resolve()
         self.settings = settings
         self._lock = WorkspaceLock(self.root)
+        self._focus_in_memory: str | None = None  # see focus_project(persist=False)
 
     # -- paths
     @property
@@ -308,11 +309,19 @@ class Workspace:
 
     # -- session state (restored by the app and shared with the command line)
     def load_session(self) -> dict[str, Any]:
+        session = self._load_session_file()
+        if self._focus_in_memory is not None:
+            session["focused_project"] = self._focus_in_memory
+        return session
+
+    def _load_session_file(self) -> dict[str, Any]:
         if not self.session_path.exists():
             return {}
         try:
             return read_json_object(self.session_path, "session state")
         except CorruptFileError:
+            if not self._lock.held:
+                return {}  # not ours to move: the process holding the workspace decides
             # Session state is Lantide's own scratch, not the user's work: start afresh
             # but keep the broken file for inspection.
             self.session_path.replace(self.session_path.with_suffix(".json.broken"))
@@ -325,9 +334,15 @@ class Workspace:
     def focused_project_name(self) -> str | None:
         return self.load_session().get("focused_project")
 
-    def focus_project(self, name: str | None) -> Project | None:
-        session = self.load_session()
+    def focus_project(self, name: str | None, *, persist: bool = True) -> Project | None:
+        """Focus a project. ``persist=False`` focuses it for this object only: a command
+        running beside the open app (``lantide prompt --project``) must not move the
+        app's focus."""
         project = self.project(name) if name else None
+        if not persist:
+            self._focus_in_memory = project.dirname if project else None
+            return project
+        session = self.load_session()
         session["focused_project"] = project.dirname if project else None
         self.save_session(session)
         return project
