@@ -36,8 +36,7 @@ def run_init(args: argparse.Namespace) -> int:
 
         ws = create_sample(Path(args.workspace))
         if args.name:
-            ws.settings["name"] = args.name
-            ws.save_settings()
+            ws.update_settings(lambda settings: settings.__setitem__("name", args.name))
     else:
         from lantide.workspace.model import Workspace
 

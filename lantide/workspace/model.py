@@ -18,10 +18,11 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lantide.errors import CorruptFileError, LantideError, MissingFileError
 from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, atomic_write_text
+from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 from lantide.workspace.lock import WorkspaceLock
 
@@ -155,10 +156,24 @@ class Project:
         return cls(Path(workspace_root), dirname, data)
 
     def save(self) -> None:
+        """Write ``data`` as a whole (a new project). Changes go through :meth:`update`."""
         atomic_write_json(self.json_path, self.data)
 
     def reload(self) -> None:
         self.data = Project.load(self.workspace_root, self.dirname).data
+
+    def update(self, change: Callable[[dict[str, Any]], None]) -> None:
+        """Apply ``change`` to project.json as it is on disk now, under the file's lock.
+
+        This object's ``data`` may be stale (another window, thread or a text editor
+        changed the file since it was loaded); writing it back whole would undo their
+        change. A file that no longer reads is refused, never overwritten.
+        """
+        with file_lock(self.json_path):
+            fresh = Project.load(self.workspace_root, self.dirname).data
+            change(fresh)
+            atomic_write_json(self.json_path, fresh)
+        self.data = fresh
 
     def set_status(self, status: str) -> None:
         if status not in PROJECT_STATUSES:
@@ -167,18 +182,19 @@ class Project:
                 hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
                 code="BAD_STATUS",
             )
-        self.data["status"] = status
-        self.save()
+        self.update(lambda data: data.__setitem__("status", status))
 
     def archive_file(self, relname: str) -> None:
         """Mark a file of the project archived: the Context Summary skips it."""
-        if relname not in self.archived:
-            self.data["archived"] = self.archived + [relname]
-            self.save()
+        def change(data):
+            archived = list(data.get("archived", []))
+            if relname not in archived:
+                data["archived"] = archived + [relname]
+        self.update(change)
 
     def unarchive_file(self, relname: str) -> None:
-        self.data["archived"] = [n for n in self.archived if n != relname]
-        self.save()
+        self.update(lambda data: data.__setitem__(
+            "archived", [n for n in data.get("archived", []) if n != relname]))
 
     def sql_tab_names(self) -> list[str]:
         if not self.sql_dir.is_dir():
@@ -305,7 +321,18 @@ class Workspace:
         self.close()
 
     def save_settings(self) -> None:
+        """Write ``settings`` as a whole. Changes go through :meth:`update_settings`."""
         atomic_write_json(self.settings_path, self.settings)
+
+    def update_settings(self, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Apply ``change`` to workspace.json as it is on disk now, under the file's lock,
+        so a stale copy never undoes another writer's change (or a hand edit)."""
+        with file_lock(self.settings_path):
+            fresh = read_json_object(self.settings_path, "workspace settings")
+            change(fresh)
+            atomic_write_json(self.settings_path, fresh)
+        self.settings = fresh
+        return fresh
 
     # -- session state (restored by the app and shared with the command line)
     def load_session(self) -> dict[str, Any]:
@@ -427,8 +454,7 @@ class Workspace:
                                  hint="Choose another name.", code="PROJECT_EXISTS")
         project.dir.rename(target)
         renamed = Project.load(self.root, new)
-        renamed.data["name"] = new
-        renamed.save()
+        renamed.update(lambda data: data.__setitem__("name", new))
         session = self.load_session()
         if session.get("focused_project") == old:
             session["focused_project"] = new
@@ -439,10 +465,9 @@ class Workspace:
         """Hide a project from the default list; its files stay where they are."""
         project = self.project(name)
         if archived:
-            project.data["archived_at"] = _now()
+            project.update(lambda data: data.__setitem__("archived_at", _now()))
         else:
-            project.data.pop("archived_at", None)
-        project.save()
+            project.update(lambda data: data.pop("archived_at", None))
         return project
 
     def delete_project_to_trash(self, name: str) -> Path:

@@ -344,8 +344,7 @@ def create_sample(root: Path | str) -> Workspace:
     plan, entries = _plan_with_marks()
     project = ws.create_project(PROJECT, plan_text=plan,
                                 report_text="# Report: Q3 churn\n\n_Not written yet._\n")
-    project.data["name"] = "Q3 churn"
-    project.save()
+    project.update(lambda data: data.__setitem__("name", "Q3 churn"))
     _create_text(project.dir / "plan.annotations.json",
                  json.dumps({"version": 1, "annotations": entries}, indent=2,
                             ensure_ascii=False) + "\n")
