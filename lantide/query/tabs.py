@@ -67,7 +67,11 @@ def read_tab(project: Project, name: str, names: list[str] | None = None) -> str
     try:
         return path.read_text(encoding="utf-8-sig")  # Windows editors may start with a BOM
     except UnicodeDecodeError as exc:
-        raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise CorruptFileError(
+            path, f"not UTF-8 text (byte {exc.start}, line {line})",
+            hint="The file was left as it is. Save it as UTF-8 in a text editor; the "
+                 "project's other tabs are not affected.") from None
     except FileNotFoundError:  # removed since ``names`` was listed
         raise TabError(f"SQL tab {path.stem!r} of project {project.name!r} was removed",
                        code="TAB_NOT_FOUND",

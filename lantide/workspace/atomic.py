@@ -163,14 +163,14 @@ def read_jsonl(path: Path | str) -> list[Any]:
     if not path.exists():
         return []
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
+    with open(path, "rb") as fh:  # bytes: one line that is not UTF-8 costs itself only
+        for raw in fh:
+            raw = raw.strip()
+            if not raw:
                 continue
             try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
+                out.append(json.loads(raw.decode("utf-8")))
+            except (UnicodeDecodeError, json.JSONDecodeError):
                 continue
     return out
 

@@ -390,13 +390,21 @@ class Workspace:
         return sorted(p.name for p in self.projects_dir.iterdir()
                       if p.is_dir() and not p.name.startswith("."))
 
-    def list_projects(self, *, include_archived: bool = False) -> list[Project]:
-        """Projects in name order. A project folder whose project.json is broken raises."""
+    def list_projects(self, *, include_archived: bool = False,
+                      problems: list[tuple[str, LantideError]] | None = None) -> list[Project]:
+        """Projects in name order. A project whose project.json cannot be read is left
+        out (a problem for itself only, not for the list) and, when ``problems`` is
+        given, reported there as ``(folder name, error)``."""
         out = []
         for dirname in self.project_dirnames():
             if not (self.projects_dir / dirname / "project.json").exists():
                 continue  # a stray folder, not a project
-            project = Project.load(self.root, dirname)
+            try:
+                project = Project.load(self.root, dirname)
+            except LantideError as exc:
+                if problems is not None:
+                    problems.append((dirname, exc))
+                continue
             if include_archived or not project.is_archived:
                 out.append(project)
         return out
