@@ -17,23 +17,35 @@ from lantide.query.errors import TabError
 from lantide.query.names import INTERNAL_SCHEMA
 from lantide.workspace.atomic import atomic_write_text, own_writes
 from lantide.workspace.model import Project
+from lantide.workspace.portable_names import portable_name_problem
 
 _BAD_TAB = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
 MAX_TAB_NAME = 100
 
 
-def validate_tab_name(name: str) -> str:
+def validate_tab_name(name: str, *, existing: bool = False) -> str:
+    """``name`` cleaned (no ``.sql``, no outer spaces), or :class:`TabError`.
+
+    A new name must also be portable (:mod:`lantide.workspace.portable_names`); with
+    ``existing`` (looking up a tab already on disk) it need not be, so a file made
+    elsewhere as ``con.sql`` can still be listed, run and renamed to a portable name.
+    """
     clean = (name or "").strip()
     if clean.lower().endswith(".sql"):
         clean = clean[:-4].strip()
+    hint = ("Use letters, digits, '_' or '-' (it becomes the cached table's name), "
+            f"at most {MAX_TAB_NAME} characters, no slashes or leading dot.")
     if (not clean or clean.startswith(".") or clean.endswith(".") or _BAD_TAB.search(clean)
             or len(clean) > MAX_TAB_NAME or clean.casefold().startswith(INTERNAL_SCHEMA)
             or clean.casefold().startswith("__lantide")):
-        raise TabError(
-            f"invalid SQL tab name {name!r}",
-            code="BAD_TAB_NAME",
-            hint="Use letters, digits, '_' or '-' (it becomes the cached table's name), "
-                 f"at most {MAX_TAB_NAME} characters, no slashes or leading dot.")
+        problem = portable_name_problem(clean) if clean else None
+        raise TabError(f"invalid SQL tab name {name!r}" + (f": {problem}" if problem else ""),
+                       code="BAD_TAB_NAME", hint=hint)
+    problem = None if existing else portable_name_problem(clean)
+    if problem:
+        raise TabError(f"invalid SQL tab name {name!r}: {problem}", code="BAD_TAB_NAME",
+                       hint=hint + " Workspaces move between machines, so names Windows "
+                                   "cannot hold are refused everywhere.")
     return clean
 
 
@@ -50,7 +62,7 @@ def find_tab(project: Project, name: str, names: list[str] | None = None) -> str
 
     ``names``: the project's tab names when the caller listed them already.
     """
-    clean = validate_tab_name(name)
+    clean = validate_tab_name(name, existing=True)
     names = tab_names(project) if names is None else names
     if clean in names:
         return clean

@@ -25,6 +25,7 @@ from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, ato
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 from lantide.workspace.lock import WorkspaceLock
+from lantide.workspace.portable_names import portable_name_problem
 
 PROJECT_STATUSES = ("planning", "executing", "done")
 WORKSPACE_FORMAT_VERSION = 1
@@ -51,10 +52,14 @@ class ProjectNotFoundError(WorkspaceError):
 
 
 def validate_project_name(name: str) -> str:
+    """A new project's (folder) name: portable to every platform, since workspaces move
+    between machines. Existing folders are looked up without this check."""
     clean = name.strip()
-    if not clean or clean in (".", "..") or clean.startswith(".") or _BAD_NAME.search(clean):
+    problem = portable_name_problem(clean) if clean else None
+    if (not clean or clean in (".", "..") or clean.startswith(".") or _BAD_NAME.search(clean)
+            or problem):
         raise WorkspaceError(
-            f"invalid project name {name!r}",
+            f"invalid project name {name!r}" + (f": {problem}" if problem else ""),
             hint="Use letters, digits, spaces, '-' or '_'; no slashes, no leading dot.",
             code="BAD_PROJECT_NAME",
         )
