@@ -6,14 +6,16 @@ and the app's own threads write too. A read-modify-write of a file (check it is 
 then replace it) is only a compare-and-swap when nobody else can replace the file between
 the check and the rename: :func:`file_lock` gives that.
 
-The lock is an OS lock (``flock``; ``msvcrt.locking`` on Windows) on a hidden companion
-file, ``.NAME.lock`` next to the file. It is never deleted (deleting a lock file while
+The lock is an OS lock (``flock``; ``msvcrt.locking`` on Windows) on a companion file in
+the workspace's ``.lantide/locks/`` (beside the file, hidden, outside a workspace). It is
+never deleted (deleting a lock file while
 another process waits on it would let two holders in), and the OS drops the lock when its
 holder dies, so a crash never leaves the file locked. The lock is reentrant within a thread.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -41,7 +43,14 @@ _guard = threading.Lock()
 
 
 def lock_path_for(path: Path) -> Path:
+    """Where the lock of ``path`` lives: in its workspace's ``.lantide/locks/`` (nothing
+    is added to the analyst's folders), else (user config files) beside it, hidden."""
     path = Path(path)
+    for folder in path.parents:
+        if (folder / ".lantide" / "workspace.json").is_file():
+            rel = path.relative_to(folder).as_posix()
+            digest = hashlib.sha1(rel.encode("utf-8")).hexdigest()[:16]
+            return folder / ".lantide" / "locks" / f"{digest}-{path.name}.lock"
     return path.with_name(f".{path.name}.lock")
 
 
