@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lantide.errors import LantideError
 from lantide.workspace import paths, secrets
 from lantide.workspace.atomic import atomic_write_json
+from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 
 MAX_RECENT = 10
@@ -169,6 +170,18 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
                 hint="Fix the file in a text editor or move it aside, then change the "
                      "setting again.") from None
     atomic_write_json(path, data)
+
+
+def update_settings(change: Callable[[Settings], None], path: Path | None = None) -> Settings:
+    """Apply ``change`` to the settings as they are on disk now, under the file's lock, and
+    save them. Use this rather than saving a copy loaded earlier: the app keeps its copy
+    for hours, and `lantide chat` or a text editor may have changed the file since."""
+    path = path or paths.settings_path()
+    with file_lock(path):
+        settings = load_settings(path)  # a broken file raises: it is never replaced
+        change(settings)
+        save_settings(settings, path)
+    return settings
 
 
 def _assert_no_secrets(obj: Any, where: str = "settings") -> None:
