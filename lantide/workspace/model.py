@@ -444,9 +444,7 @@ class Workspace:
                                  hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
                                  code="BAD_STATUS")
         pdir = self.projects_dir / name
-        if pdir.exists():
-            raise WorkspaceError(f"project {name!r} already exists ({pdir})",
-                                 hint="Choose another name.", code="PROJECT_EXISTS")
+        self._check_name_free(name)
         (pdir / "sql").mkdir(parents=True)
         project = Project(self.root, name, {
             "name": name, "status": status, "plan": "plan.md", "report": "report.md",
@@ -458,13 +456,23 @@ class Workspace:
         project.save()
         return project
 
+    def _check_name_free(self, name: str, renaming: str | None = None) -> None:
+        """No other project folder may have this name in any letter case: on Windows and
+        macOS disks they would be one folder when the workspace moves there."""
+        taken = [d for d in self.project_dirnames()
+                 if d.casefold() == name.casefold() and d != renaming]
+        if taken or ((self.projects_dir / name).exists() and name != renaming):
+            existing = self.projects_dir / (taken[0] if taken else name)
+            raise WorkspaceError(f"project {name!r} already exists ({existing})",
+                                 hint="Choose another name (names that differ only in "
+                                      "letter case count as the same).",
+                                 code="PROJECT_EXISTS")
+
     def rename_project(self, old: str, new: str) -> Project:
         project = self.project(old)
         new = validate_project_name(new)
         target = self.projects_dir / new
-        if target.exists():
-            raise WorkspaceError(f"project {new!r} already exists ({target})",
-                                 hint="Choose another name.", code="PROJECT_EXISTS")
+        self._check_name_free(new, renaming=project.dirname)
         project.dir.rename(target)
         renamed = Project.load(self.root, new)
         renamed.update(lambda data: data.__setitem__("name", new))

@@ -81,3 +81,19 @@ def test_a_project_folder_with_a_reserved_name_can_still_be_renamed(empty_worksp
     (ws.projects_dir / "fine").rename(ws.projects_dir / "con")  # made elsewhere
     assert [p.dirname for p in ws.list_projects()] == ["con"]
     assert ws.rename_project("con", "console").dirname == "console"
+
+
+def test_project_names_that_differ_only_in_case_are_refused(empty_workspace):
+    """On Windows and macOS disks "Pricing" and "pricing" are one folder: the second would
+    merge into (or be lost beside) the first when the workspace moves there."""
+    ws = Workspace.open(empty_workspace, lock=False)
+    ws.create_project("pricing")
+    ws.create_project("churn")
+    with pytest.raises(LantideError) as info:
+        ws.create_project("Pricing")
+    assert info.value.code == "PROJECT_EXISTS"
+    with pytest.raises(LantideError) as info:
+        ws.rename_project("churn", "PRICING")
+    assert info.value.code == "PROJECT_EXISTS"
+    assert ws.rename_project("churn", "Churn").dirname == "Churn"  # its own name, respelled
+    assert sorted(ws.project_dirnames()) == ["Churn", "pricing"]
