@@ -173,6 +173,13 @@ def list_conversations(directory: Path) -> list[ConversationInfo]:
         return []
     out = []
     for path in sorted(directory.glob("*.jsonl")):
-        if _ID.match(path.stem):
-            out.append(Conversation(directory, path.stem, read_jsonl(path)).info())
+        if not _ID.match(path.stem):
+            continue
+        # One damaged file is a problem for itself only: it is listed without its details,
+        # never the reason the other conversations are not.
+        try:
+            records = [r for r in read_jsonl(path) if isinstance(r, dict)]
+            out.append(Conversation(directory, path.stem, records).info())
+        except (OSError, ValueError, TypeError, AttributeError, KeyError):
+            out.append(ConversationInfo(path.stem, None, None, 0, path))
     return out

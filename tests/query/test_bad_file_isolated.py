@@ -116,3 +116,21 @@ def test_a_non_utf8_conversation_does_not_hide_the_others(sample_workspace):
         fh.write(b'{"type": "title", "title": "caf\xe9"}\n')
     listed = [c.id for c in list_conversations(conversations)]
     assert listed == ids
+
+
+def test_a_conversation_with_a_line_that_is_not_an_object_is_listed_with_the_others(
+        sample_workspace, run_cli):
+    from lantide.agent.conversation import list_conversations
+
+    conversations = sample_workspace / ".lantide" / "conversations"
+    conversations.mkdir(parents=True, exist_ok=True)
+    ids = ["20261130-100000-aaaa", "20261130-110000-bbbb"]
+    for cid in ids:
+        (conversations / f"{cid}.jsonl").write_text(json.dumps(
+            {"type": "conversation", "id": cid, "created_at": "2026-11-30T10:00:00Z",
+             "version": 1}) + "\n")
+    with open(conversations / f"{ids[0]}.jsonl", "a") as fh:
+        fh.write('["a list, not a record"]\n"a string"\n{"type": "message", "turn": "x"}\n')
+    assert [c.id for c in list_conversations(conversations)] == ids
+    out = run_cli("ledger", sample_workspace, "--json")
+    assert out.returncode == 0, out.stderr
