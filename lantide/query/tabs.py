@@ -88,6 +88,8 @@ def read_tab(project: Project, name: str, names: list[str] | None = None) -> str
         raise TabError(f"SQL tab {path.stem!r} of project {project.name!r} was removed",
                        code="TAB_NOT_FOUND",
                        hint="It was deleted or renamed meanwhile; reopen the project's tabs.") from None
+    except OSError as exc:  # e.g. no permission: a problem of this tab, named
+        raise CorruptFileError(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
 def write_new_tab(project: Project, name: str, sql: str) -> Path:

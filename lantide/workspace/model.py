@@ -283,7 +283,16 @@ class Workspace:
                                  hint="Choose another path.", code="NOT_A_FOLDER")
         if cls.is_workspace(root):
             raise _already_a_workspace(root)
-        for sub in (".lantide/conversations", ".lantide/ledger", "data", "projects"):
+        subs = (".lantide", ".lantide/conversations", ".lantide/ledger", "data", "projects")
+        in_the_way = [sub for sub in subs
+                      if (root / sub).exists() and not (root / sub).is_dir()]
+        if in_the_way:  # checked before anything is made: init changes nothing then
+            raise WorkspaceError(
+                f"{root} has files where the workspace needs folders: "
+                f"{', '.join(in_the_way)} (not a folder); nothing was changed",
+                hint="Rename or move those files, or choose another folder.",
+                code="FILE_IN_THE_WAY")
+        for sub in subs[1:]:
             (root / sub).mkdir(parents=True, exist_ok=True)
         settings = {
             "version": WORKSPACE_FORMAT_VERSION,

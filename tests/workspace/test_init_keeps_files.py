@@ -145,3 +145,15 @@ def test_first_run_sample_moves_a_half_built_folder_aside_and_keeps_it(tmp_path)
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("sample-workspace.incomplete-")]
     assert len(kept) == 1 and (kept[0] / "data" / "customers.csv").read_bytes() == b"cut short"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_init_where_a_file_has_a_folders_name_says_so_and_changes_nothing(tmp_path, run_cli):
+    root = tmp_path / "analysis"
+    root.mkdir()
+    (root / "data").write_text("my notes, in a file called data")
+    before = _tree(root)
+    result = run_cli("init", root)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "data" in result.stderr and "not a folder" in result.stderr
+    assert _tree(root) == before
+    assert not (root / ".lantide").exists()
