@@ -15,7 +15,7 @@ from pathlib import Path
 from lantide.errors import CorruptFileError
 from lantide.query.errors import TabError
 from lantide.query.names import INTERNAL_SCHEMA
-from lantide.workspace.atomic import atomic_write_text, own_writes
+from lantide.workspace.atomic import atomic_create_bytes, link_or_move, own_writes
 from lantide.workspace.model import Project
 from lantide.workspace.portable_names import portable_name_problem
 
@@ -98,8 +98,16 @@ def write_new_tab(project: Project, name: str, sql: str) -> Path:
         raise TabError(f"project {project.name!r} already has a SQL tab {name!r}",
                        code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
     path = project.sql_dir / f"{name}.sql"
-    atomic_write_text(path, sql if sql.endswith("\n") else sql + "\n")
+    try:  # created, never replaced: a tab made meanwhile by another window stays
+        atomic_create_bytes(path, (sql if sql.endswith("\n") else sql + "\n").encode("utf-8"))
+    except FileExistsError:
+        raise _tab_exists(project, name) from None
     return path
+
+
+def _tab_exists(project: Project, name: str) -> TabError:
+    return TabError(f"project {project.name!r} already has a SQL tab {name!r}",
+                    code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
 
 
 def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
@@ -110,7 +118,17 @@ def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
                        code="TAB_EXISTS", hint="Choose another name.")
     source = project.sql_dir / f"{old}.sql"
     target = project.sql_dir / f"{new}.sql"
-    source.rename(target)  # a rename is atomic; the text is not rewritten
+    if new.casefold() == old.casefold():
+        source.rename(target)  # a respelling: the same file on case-insensitive disks
+    else:
+        # link, then unlink: unlike rename, a link never replaces a file that appeared at
+        # the new name after the check above; the text is not rewritten either way
+        try:
+            link_or_move(source, target)
+        except FileExistsError:
+            raise _tab_exists(project, new) from None
+        if source.exists():
+            source.unlink()
     own_writes.forget(source)
     own_writes.record(target)
     return old, new

@@ -134,6 +134,19 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     remove_stale_temp_files(path)
 
 
+def link_or_move(source: Path, target: Path) -> None:
+    """Put ``source`` at ``target`` unless something is there (``FileExistsError``).
+    Where hard links are not supported (FAT, some shares) a checked rename stands in."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(target):
+            raise FileExistsError(target) from None
+        os.replace(source, target)
+
+
 def atomic_create_bytes(path: Path | str, data: bytes) -> None:
     """Create ``path`` with ``data`` atomically, only if nothing is there yet.
 
@@ -151,7 +164,7 @@ def atomic_create_bytes(path: Path | str, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
-        os.link(tmp, path)
+        link_or_move(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)

@@ -97,3 +97,24 @@ def test_project_names_that_differ_only_in_case_are_refused(empty_workspace):
     assert info.value.code == "PROJECT_EXISTS"
     assert ws.rename_project("churn", "Churn").dirname == "Churn"  # its own name, respelled
     assert sorted(ws.project_dirnames()) == ["Churn", "pricing"]
+
+
+def test_a_tab_that_appears_after_the_check_is_never_overwritten(sample_workspace, monkeypatch):
+    """Between the name check and the write another process may create the tab (a second
+    window, the agent): create and rename then refuse instead of replacing it."""
+    from lantide.query import tabs
+    from lantide.workspace.model import Project
+
+    project = Project.load(sample_workspace, "q3-churn")
+    theirs = project.sql_dir / "late.sql"
+    theirs.write_text("SELECT 'theirs' AS who\n")
+    real_names = tabs.tab_names
+    monkeypatch.setattr(tabs, "tab_names", lambda p: [n for n in real_names(p) if n != "late"])
+    with pytest.raises(LantideError) as info:
+        tabs.write_new_tab(project, "late", "SELECT 'mine' AS who")
+    assert info.value.code == "TAB_EXISTS"
+    with pytest.raises(LantideError) as info:
+        tabs.rename_tab_file(project, "clean_orders", "late")
+    assert info.value.code == "TAB_EXISTS"
+    assert theirs.read_text() == "SELECT 'theirs' AS who\n"
+    assert (project.sql_dir / "clean_orders.sql").exists()
