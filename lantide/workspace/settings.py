@@ -8,6 +8,7 @@ keyring (:mod:`lantide.workspace.secrets`) or the environment. ``OPENAI_BASE_URL
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -178,10 +179,33 @@ def update_settings(change: Callable[[Settings], None], path: Path | None = None
     for hours, and `lantide chat` or a text editor may have changed the file since."""
     path = path or paths.settings_path()
     with file_lock(path):
-        settings = load_settings(path)  # a broken file raises: it is never replaced
+        try:
+            settings = load_settings(path)
+        except LantideError as exc:  # a broken file is never replaced
+            raise SettingsError(
+                f"{exc.message}; it is not overwritten, so this change was not saved",
+                hint="Fix the file in a text editor or move it aside, then change the "
+                     "setting again.") from None
         change(settings)
         save_settings(settings, path)
     return settings
+
+
+EDITED_IN_THE_APP = ("profiles", "primary_profile", "secondary_profile", "query", "agent",
+                     "appearance")
+
+
+def save_edited_settings(edited: Settings, path: Path | None = None) -> Settings:
+    """Save what the analyst edits in the app (profiles, query and agent options, the
+    look) onto the file as it is now: the recent workspaces and what other processes
+    learned meanwhile (context windows, keys of newer versions) are kept, not reverted
+    to the app's start-up copy."""
+    def change(fresh: Settings) -> None:
+        for name in EDITED_IN_THE_APP:
+            setattr(fresh, name, copy.deepcopy(getattr(edited, name)))
+    fresh = update_settings(change, path)
+    edited.recent_workspaces, edited.extra = list(fresh.recent_workspaces), dict(fresh.extra)
+    return edited
 
 
 def _assert_no_secrets(obj: Any, where: str = "settings") -> None:

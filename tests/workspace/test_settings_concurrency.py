@@ -51,3 +51,40 @@ def test_update_settings_works_on_the_file_as_it_is_now(isolated_user_dirs):
     assert data["learned_context_windows"] == {"http://x#m": 4096}
     assert data["recent_workspaces"][0].endswith("ws-a")
     assert stale.recent_workspaces == []  # the stale copy was not what got written
+
+
+def test_settings_edited_in_the_app_keep_what_others_wrote_meanwhile(isolated_user_dirs):
+    from lantide.workspace.settings import ModelProfile, save_edited_settings
+
+    app_copy = load_settings()  # loaded at start; the analyst edits it in Settings
+    other = load_settings()
+    other.extra["learned_context_windows"] = {"http://x#m": 4096}  # `lantide chat` learned
+    other.add_recent_workspace("/tmp/opened-elsewhere")
+    save_settings(other)
+
+    app_copy.profiles.append(ModelProfile(name="work", base_url="http://127.0.0.1:9/v1",
+                                          model="m"))
+    app_copy.primary_profile = "work"
+    app_copy.appearance = "dark"
+    save_edited_settings(app_copy)
+
+    data = json.loads(paths.settings_path().read_text())
+    assert [p["name"] for p in data["profiles"]] == ["work"]
+    assert data["primary_profile"] == "work" and data["appearance"] == "dark"
+    assert data["learned_context_windows"] == {"http://x#m": 4096}
+    assert data["recent_workspaces"][0].endswith("opened-elsewhere")
+
+
+def test_a_broken_settings_file_is_not_replaced_by_an_edit(isolated_user_dirs):
+    import pytest
+
+    from lantide.errors import LantideError
+    from lantide.workspace.settings import save_edited_settings
+
+    path = paths.settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"profiles": [ hand edit gone wrong')
+    with pytest.raises(LantideError) as info:
+        save_edited_settings(Settings(appearance="dark"))
+    assert "not overwritten" in info.value.message
+    assert path.read_text() == '{"profiles": [ hand edit gone wrong'
