@@ -140,8 +140,10 @@ def remove_connection(workspace, name: str) -> dict:
     entry = _find(workspace, name)
     if entry is None:
         raise _unknown(workspace, name)
+    name = str(entry["name"])  # by name: the entry may have been edited on disk meanwhile
     workspace.update_settings(lambda settings: settings.__setitem__("connections", [
-        c for c in settings.get("connections", []) if c != entry]))
+        c for c in settings.get("connections", [])
+        if not (isinstance(c, dict) and same_name(str(c.get("name", "")), name))]))
     delete_connection_password(str(entry["name"]))
     return entry
 

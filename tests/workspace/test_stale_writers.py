@@ -76,3 +76,14 @@ def test_archive_marks_from_many_processes_are_all_kept(empty_workspace):
         assert p.returncode == 0, err
     archived = Project.load(empty_workspace, "p").archived
     assert sorted(archived) == sorted(f"w{w}-{i}.md" for w in range(4) for i in range(15))
+
+
+def test_removing_a_connection_edited_on_disk_meanwhile_removes_it(empty_workspace):
+    from lantide.query.connections import add_connection, remove_connection
+
+    app = Workspace.open(empty_workspace, lock=False)
+    add_connection(app, "dw", "Driver={X};Server=dw", dialect="tsql")
+    other = Workspace.open(empty_workspace, lock=False)
+    add_connection(other, "dw", "Driver={X};Server=dw2", dialect="tsql")  # edited elsewhere
+    remove_connection(app, "dw")  # app's copy still says Server=dw
+    assert Workspace.open(empty_workspace, lock=False).connections == []
