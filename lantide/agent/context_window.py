@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lantide.workspace.settings import ResolvedProfile, load_settings, save_settings
+from lantide.workspace.settings import ResolvedProfile, load_settings, update_settings
 
 DEFAULT_CONTEXT_WINDOW = 8_192
 LEARNED_KEY = "learned_context_windows"
@@ -149,17 +149,17 @@ def learned_context_window(profile: ResolvedProfile) -> int | None:
 def remember_context_window(profile: ResolvedProfile, tokens: int) -> None:
     """Store a learned window: in the named profile when it serves this model, else by
     endpoint and model. A settings file that cannot be read is left alone."""
-    settings = load_settings()
-    stored = settings.profile(profile.name)
-    if stored is not None and stored.model == profile.model and \
-            stored.base_url.rstrip("/") == profile.base_url.rstrip("/"):
-        stored.context_window = tokens
-    else:
-        learned = settings.extra.get(LEARNED_KEY)
-        learned = dict(learned) if isinstance(learned, dict) else {}
-        learned[_learned_key(profile)] = tokens
-        settings.extra[LEARNED_KEY] = learned
-    save_settings(settings)
+    def change(settings) -> None:  # on the file as it is now (the app may write it too)
+        stored = settings.profile(profile.name)
+        if stored is not None and stored.model == profile.model and \
+                stored.base_url.rstrip("/") == profile.base_url.rstrip("/"):
+            stored.context_window = tokens
+        else:
+            learned = settings.extra.get(LEARNED_KEY)
+            learned = dict(learned) if isinstance(learned, dict) else {}
+            learned[_learned_key(profile)] = tokens
+            settings.extra[LEARNED_KEY] = learned
+    update_settings(change)
 
 
 def resolve_context_window(profile: ResolvedProfile, endpoint_card: dict | None) -> ContextWindow:

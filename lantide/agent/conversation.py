@@ -180,8 +180,14 @@ def list_conversations(directory: Path) -> list[ConversationInfo]:
         return []
     out = []
     for path in sorted(directory.glob("*.jsonl")):
-        if _ID.match(path.stem):
+        if not _ID.match(path.stem):
+            continue
+        # One damaged file is a problem for itself only: it is listed without its details,
+        # never the reason the other conversations are not.
+        try:
             out.append(Conversation(directory, path.stem, *_read_records(path)).info())
+        except (OSError, ValueError, TypeError, AttributeError, KeyError):
+            out.append(ConversationInfo(path.stem, None, None, 0, path))
     return out
 
 

@@ -208,7 +208,7 @@ def run_prompt(args: argparse.Namespace) -> int:
     ws = open_workspace(args.workspace, lock=False)
     try:
         if args.project:
-            ws.focus_project(pick_project(ws, args.project).dirname)
+            ws.focus_project(pick_project(ws, args.project).dirname, persist=False)
         session = AgentSession.open(ws, args.conversation, settings=load_settings())
         try:
             prompt = session.prompt_preview()

@@ -36,8 +36,7 @@ def run_init(args: argparse.Namespace) -> int:
 
         ws = create_sample(Path(args.workspace))
         if args.name:
-            ws.settings["name"] = args.name
-            ws.save_settings()
+            ws.update_settings(lambda settings: settings.__setitem__("name", args.name))
     else:
         from lantide.workspace.model import Workspace
 
@@ -73,10 +72,10 @@ def run_default_gui(args: argparse.Namespace) -> int:
             return _launch(Path(recent))
     sample = paths.sample_workspace_dir()
     if not Workspace.is_workspace(sample):
-        from lantide.workspace.sample import create_sample
+        from lantide.workspace.sample import ensure_sample_workspace
 
         sys.stderr.write(f"lantide: creating the sample workspace in {sample}\n")
-        create_sample(sample)
+        ensure_sample_workspace(sample)
     return _launch(sample)
 
 
@@ -109,15 +108,22 @@ def run_project(args: argparse.Namespace) -> int:
             ws.project(names[0]).set_status(names[1])
         elif args.action == "focus":
             ws.focus_project(names[0])
-        projects = ws.list_projects(include_archived=True)
+        problems: list = []
+        projects = ws.list_projects(include_archived=True, problems=problems)
         focused = ws.focused_project_name
         if args.json:
-            print_json({"projects": [p.to_dict() for p in projects], "focused": focused})
+            print_json({"projects": [p.to_dict() for p in projects], "focused": focused,
+                        "problems": [{"dir": d, "code": e.code, "message": e.message,
+                                      "hint": e.hint} for d, e in problems]})
         else:
             for p in projects:
                 mark = "*" if p.dirname == focused else " "
                 extra = " (archived)" if p.is_archived else ""
                 print(f"{mark} {p.dirname:<24} {p.status:<10} {p.name}{extra}")
+            for dirname, exc in problems:  # each broken project alone, the list goes on
+                sys.stderr.write(f"lantide: project {dirname!r} not listed: {exc.message}\n")
+                if exc.hint:
+                    sys.stderr.write(f"  {exc.hint}\n")
     finally:
         ws.close()
     return 0

@@ -74,7 +74,8 @@ _DONE = {"approve": "Approved", "reject": "Rejected", "remove": "Removed", "edit
 def run_knowledge(args: argparse.Namespace) -> int:
     from lantide.knowledge.layer import DEFAULT_BUDGET_TOKENS
 
-    ws = open_workspace(args.workspace, lock=False)  # edits are atomic; the app may be open
+    # beside the open app: each edit holds the knowledge file's own lock (compare-and-swap)
+    ws = open_workspace(args.workspace, lock=False)
     kb, project = _knowledge_base(ws, args)
     if args.layer:
         layer = kb.layer(args.budget if args.budget is not None else DEFAULT_BUDGET_TOKENS)

@@ -184,6 +184,10 @@ def run_tab_list(args: argparse.Namespace) -> int:
     else:
         print_table(["tab", "state", "rows", "last run"],
                     [[t["tab"], t["state"], t["row_count"], t["last_run_at"]] for t in tabs])
+        for t in tabs:  # a tab that cannot be read is listed, and says why
+            if t["error"] and t["error"].get("error") in ("FILE_CORRUPT", "TAB_NOT_FOUND",
+                                                          "BAD_TAB_NAME"):
+                print(f"! {t['tab']}: {t['error']['message']}")
     return 0
 
 

@@ -10,6 +10,7 @@ seen at the next call and nothing is re-read without one.
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -77,6 +78,15 @@ class KnowledgeBase:
 
     def documents(self) -> list[KnowledgeDocument]:
         return [f.load() for f in self.files]
+
+    @contextmanager
+    def _editing(self):
+        """Hold the files' locks (in path order, so two editors never deadlock) across a
+        read-modify-write: what is read inside cannot be replaced before it is written."""
+        with ExitStack() as stack:
+            for kfile in sorted(self.files, key=lambda f: str(f.path)):
+                stack.enter_context(kfile.editing())
+            yield
 
     def document(self, scope: str) -> KnowledgeDocument:
         return self.file(scope).load()
@@ -171,15 +181,16 @@ class KnowledgeBase:
 
     def approve_many(self, refs: Iterable[int | str], *, scope: str | None = None,
                      expect_text: str | None = None) -> list[Entry]:
-        kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
-        numbers = [e.number for e in chosen]
-        text = edits.approve(doc, chosen)
-        after = edits.verify(doc, text, expect_count=len(doc.entries), check=lambda a: next(
-            (f"entry {n} is still queued" for n in numbers if a.entries[n - 1].status == QUEUED),
-            None))
-        if text != doc.text:
-            kfile.write(doc, text, after)
-        return [after.entries[n - 1] for n in numbers]
+        with self._editing():
+            kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
+            numbers = [e.number for e in chosen]
+            text = edits.approve(doc, chosen)
+            after = edits.verify(doc, text, expect_count=len(doc.entries), check=lambda a: next(
+                (f"entry {n} is still queued" for n in numbers
+                 if a.entries[n - 1].status == QUEUED), None))
+            if text != doc.text:
+                kfile.write(doc, text, after)
+            return [after.entries[n - 1] for n in numbers]
 
     def reject(self, ref: int | str, *, scope: str | None = None,
                expect_text: str | None = None) -> Entry:
@@ -188,19 +199,20 @@ class KnowledgeBase:
 
     def reject_many(self, refs: Iterable[int | str], *, scope: str | None = None,
                     expect_text: str | None = None) -> list[Entry]:
-        kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
-        enabled = [e.ref for e in chosen if e.status != QUEUED]
-        if enabled:
-            raise KnowledgeError(
-                f"{'entries' if len(enabled) > 1 else 'entry'} {', '.join(enabled)} "
-                f"{'are' if len(enabled) > 1 else 'is'} Enabled; only Queued entries can be "
-                f"rejected",
-                hint="To delete an approved entry use --remove (or edit the file).",
-                code="KNOWLEDGE_NOT_QUEUED")
-        self._delete(kfile, doc, chosen)
-        for e in chosen:
-            kfile.record_rejected(e.text, e.source)
-        return chosen
+        with self._editing():
+            kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
+            enabled = [e.ref for e in chosen if e.status != QUEUED]
+            if enabled:
+                raise KnowledgeError(
+                    f"{'entries' if len(enabled) > 1 else 'entry'} {', '.join(enabled)} "
+                    f"{'are' if len(enabled) > 1 else 'is'} Enabled; only Queued entries can be "
+                    f"rejected",
+                    hint="To delete an approved entry use --remove (or edit the file).",
+                    code="KNOWLEDGE_NOT_QUEUED")
+            self._delete(kfile, doc, chosen)
+            for e in chosen:
+                kfile.record_rejected(e.text, e.source)
+            return chosen
 
     def remove(self, ref: int | str, *, scope: str | None = None,
                expect_text: str | None = None) -> Entry:
@@ -209,9 +221,10 @@ class KnowledgeBase:
 
     def remove_many(self, refs: Iterable[int | str], *, scope: str | None = None,
                     expect_text: str | None = None) -> list[Entry]:
-        kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
-        self._delete(kfile, doc, chosen)
-        return chosen
+        with self._editing():
+            kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
+            self._delete(kfile, doc, chosen)
+            return chosen
 
     def _delete(self, kfile: KnowledgeFile, doc: KnowledgeDocument, chosen: list[Entry]) -> None:
         text = edits.remove(doc, chosen)
@@ -224,50 +237,52 @@ class KnowledgeBase:
     def edit(self, ref: int | str, text: str, *, scope: str | None = None,
              expect_text: str | None = None) -> Entry:
         """Replace an entry's text; its status, place and source stay."""
-        kfile, doc, (entry,) = self._resolve_many([ref], scope, expect_text)
-        new_text = edits.replace_text(doc, entry, text)
-        wanted = clean_text(edits.normalize_entry_text(text))
-        after = edits.verify(doc, new_text, expect_count=len(doc.entries), check=lambda a: (
-            None if a.entries[entry.number - 1].text == wanted
-            and a.entries[entry.number - 1].status == entry.status
-            else "the entry would not read as given"))
-        kfile.write(doc, new_text, after)
-        return after.entries[entry.number - 1]
+        with self._editing():
+            kfile, doc, (entry,) = self._resolve_many([ref], scope, expect_text)
+            new_text = edits.replace_text(doc, entry, text)
+            wanted = clean_text(edits.normalize_entry_text(text))
+            after = edits.verify(doc, new_text, expect_count=len(doc.entries), check=lambda a: (
+                None if a.entries[entry.number - 1].text == wanted
+                and a.entries[entry.number - 1].status == entry.status
+                else "the entry would not read as given"))
+            kfile.write(doc, new_text, after)
+            return after.entries[entry.number - 1]
 
     def add(self, text: str, *, section: str = "Rules", scope: str | None = None,
             heading: str | None = None, queued: bool = False,
             source: dict[str, Any] | None = None) -> Entry:
         """Append an entry to a section (an Enabled one unless ``queued``)."""
-        scope = scope or ("project" if self.project_file else "user")
-        section = _section_name(section)
-        kfile = self.file(scope)
-        doc = kfile.load()
-        comment = None
-        if source is not None:
-            comment = edits.source_comment(source["conversation"], source["turn"],
-                                           source.get("at"))
-        new_text = edits.insert(doc, section, text, queued=queued, heading=heading,
-                                comment=comment, new_file_text=kfile.new_file_text())
-        wanted = clean_text(edits.normalize_entry_text(text))
-        status = QUEUED if queued else "enabled"
+        with self._editing():
+            scope = scope or ("project" if self.project_file else "user")
+            section = _section_name(section)
+            kfile = self.file(scope)
+            doc = kfile.load()
+            comment = None
+            if source is not None:
+                comment = edits.source_comment(source["conversation"], source["turn"],
+                                               source.get("at"))
+            new_text = edits.insert(doc, section, text, queued=queued, heading=heading,
+                                    comment=comment, new_file_text=kfile.new_file_text())
+            wanted = clean_text(edits.normalize_entry_text(text))
+            status = QUEUED if queued else "enabled"
 
-        def landed(after: KnowledgeDocument) -> str | None:
-            new = [e for e in after.entries if e.text == wanted and e.status == status
-                   and e.section == section]
-            return None if new else "the new entry would not be read back as given"
+            def landed(after: KnowledgeDocument) -> str | None:
+                new = [e for e in after.entries if e.text == wanted and e.status == status
+                       and e.section == section]
+                return None if new else "the new entry would not be read back as given"
 
-        after = edits.verify(doc, new_text, expect_count=len(doc.entries) + 1, check=landed)
-        kfile.write(doc, new_text, after)
-        # The new entry is the one the old entries do not account for (an old last line
-        # may have gained a line ending, so compare texts, not raw lines).
-        unmatched = Counter((e.text, e.status, e.section) for e in doc.entries)
-        for e in after.entries:
-            key = (e.text, e.status, e.section)
-            if unmatched[key] > 0:
-                unmatched[key] -= 1
-            else:
-                return e
-        raise AssertionError("verify() guarantees a new entry")  # pragma: no cover
+            after = edits.verify(doc, new_text, expect_count=len(doc.entries) + 1, check=landed)
+            kfile.write(doc, new_text, after)
+            # The new entry is the one the old entries do not account for (an old last line
+            # may have gained a line ending, so compare texts, not raw lines).
+            unmatched = Counter((e.text, e.status, e.section) for e in doc.entries)
+            for e in after.entries:
+                key = (e.text, e.status, e.section)
+                if unmatched[key] > 0:
+                    unmatched[key] -= 1
+                else:
+                    return e
+            raise AssertionError("verify() guarantees a new entry")  # pragma: no cover
 
     # -- background model calls ----------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from lantide.errors import CorruptFileError
 from lantide.knowledge.model import KnowledgeConflictError, KnowledgeDocument, Problem
 from lantide.knowledge.parser import parse_knowledge
 from lantide.workspace.atomic import append_jsonl, atomic_write_text, read_jsonl
+from lantide.workspace.filelock import file_lock
 
 TITLES = {"user": "User knowledge", "project": "Project knowledge"}
 
@@ -57,15 +58,13 @@ class _DocumentCache:
 
 
 document_cache = _DocumentCache()
-_write_locks: dict[str, threading.Lock] = {}
-_write_locks_guard = threading.Lock()
 
 
-def _write_lock(path: Path) -> threading.Lock:
-    """One lock per file, so two threads (a background proposal and the analyst's
-    approval) never interleave the check-then-replace of the same file."""
-    with _write_locks_guard:
-        return _write_locks.setdefault(str(Path(path).resolve()), threading.Lock())
+def _write_lock(path: Path):
+    """One lock per file, for threads (a background proposal and the analyst's approval)
+    and for processes (``lantide knowledge`` beside the open app): nobody replaces the file
+    between another writer's check and its replace."""
+    return file_lock(Path(path).resolve())
 
 
 def stat_key(path: Path) -> tuple | None:
@@ -133,6 +132,11 @@ class KnowledgeFile:
         document_cache.put(self.path, self.scope, key, doc)
         return doc
 
+    def editing(self):
+        """Hold the file's lock across a read-modify-write: a document loaded inside the
+        block cannot go stale before :meth:`write` (reentrant)."""
+        return _write_lock(self.path)
+
     def new_file_text(self) -> str:
         """What a knowledge file starts as when Lantide creates it."""
         return f"# {self.title}\n\n## Rules\n\n## Info\n"
@@ -158,8 +162,10 @@ class KnowledgeFile:
         return parsed
 
     def _check_unchanged(self, before: KnowledgeDocument) -> None:
+        # By content, not by stat key alone: an inode freed by one replace can come back
+        # with the same size and (coarse) mtime, so an equal key does not prove equal text.
         now = stat_key(self.path)
-        if now == before.stat_key or (now is None and not before.exists):
+        if now is None and not before.exists:
             return
         if now is not None and before.exists:
             try:

@@ -91,10 +91,12 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
         entry["user"] = user
     if password:
         set_connection_password(config.name, password)
-    others = [c for c in workspace.settings.get("connections", [])
-              if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))]
-    workspace.settings["connections"] = others + [entry]
-    workspace.save_settings()
+
+    def change(settings: dict) -> None:  # on the file as it is now, not a stale copy
+        others = [c for c in settings.get("connections", [])
+                  if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))]
+        settings["connections"] = others + [entry]
+    workspace.update_settings(change)
     return entry
 
 
@@ -138,9 +140,10 @@ def remove_connection(workspace, name: str) -> dict:
     entry = _find(workspace, name)
     if entry is None:
         raise _unknown(workspace, name)
-    workspace.settings["connections"] = [c for c in workspace.settings.get("connections", [])
-                                         if c is not entry]
-    workspace.save_settings()
+    name = str(entry["name"])  # by name: the entry may have been edited on disk meanwhile
+    workspace.update_settings(lambda settings: settings.__setitem__("connections", [
+        c for c in settings.get("connections", [])
+        if not (isinstance(c, dict) and same_name(str(c.get("name", "")), name))]))
     delete_connection_password(str(entry["name"]))
     return entry
 

@@ -17,6 +17,7 @@ import hashlib
 import time
 from pathlib import Path
 
+from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import qem
 from lantide.query.results import new_step_id
@@ -41,8 +42,14 @@ class TabOperations:
                              large_remote_warning_id=large_remote_warning_id)
 
     def _tab_lineage(self, project, name: str, tabs: list[str] | None = None) -> lin.TabLineage:
+        """A tab's lineage; a tab whose file cannot be read (not UTF-8, removed meanwhile,
+        a name that is no longer allowed) gets a lineage with that ``error``, so it is a
+        problem for itself only, never for a listing or Source Run of the other tabs."""
         tabs = tabs if tabs is not None else tab_files.tab_names(project)
-        sql = tab_files.read_tab(project, name, tabs)
+        try:
+            sql = tab_files.read_tab(project, name, tabs)
+        except LantideError as exc:
+            return lin.TabLineage(tab=name, sql="", sql_hash="", error=exc.to_dict())
         return lin.analyse_tab(name, sql, lambda ref: self._resolve(ref, tabs),
                                data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
                                known_table=lambda ref: self._resolve(ref, tabs).kind != lin.UNKNOWN)

@@ -15,25 +15,37 @@ from pathlib import Path
 from lantide.errors import CorruptFileError
 from lantide.query.errors import TabError
 from lantide.query.names import INTERNAL_SCHEMA
-from lantide.workspace.atomic import atomic_write_text, own_writes
+from lantide.workspace.atomic import atomic_create_bytes, link_or_move, own_writes
 from lantide.workspace.model import Project
+from lantide.workspace.portable_names import portable_name_problem
 
 _BAD_TAB = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
 MAX_TAB_NAME = 100
 
 
-def validate_tab_name(name: str) -> str:
+def validate_tab_name(name: str, *, existing: bool = False) -> str:
+    """``name`` cleaned (no ``.sql``, no outer spaces), or :class:`TabError`.
+
+    A new name must also be portable (:mod:`lantide.workspace.portable_names`); with
+    ``existing`` (looking up a tab already on disk) it need not be, so a file made
+    elsewhere as ``con.sql`` can still be listed, run and renamed to a portable name.
+    """
     clean = (name or "").strip()
     if clean.lower().endswith(".sql"):
         clean = clean[:-4].strip()
+    hint = ("Use letters, digits, '_' or '-' (it becomes the cached table's name), "
+            f"at most {MAX_TAB_NAME} characters, no slashes or leading dot.")
     if (not clean or clean.startswith(".") or clean.endswith(".") or _BAD_TAB.search(clean)
             or len(clean) > MAX_TAB_NAME or clean.casefold().startswith(INTERNAL_SCHEMA)
             or clean.casefold().startswith("__lantide")):
-        raise TabError(
-            f"invalid SQL tab name {name!r}",
-            code="BAD_TAB_NAME",
-            hint="Use letters, digits, '_' or '-' (it becomes the cached table's name), "
-                 f"at most {MAX_TAB_NAME} characters, no slashes or leading dot.")
+        problem = portable_name_problem(clean) if clean else None
+        raise TabError(f"invalid SQL tab name {name!r}" + (f": {problem}" if problem else ""),
+                       code="BAD_TAB_NAME", hint=hint)
+    problem = None if existing else portable_name_problem(clean)
+    if problem:
+        raise TabError(f"invalid SQL tab name {name!r}: {problem}", code="BAD_TAB_NAME",
+                       hint=hint + " Workspaces move between machines, so names Windows "
+                                   "cannot hold are refused everywhere.")
     return clean
 
 
@@ -50,7 +62,7 @@ def find_tab(project: Project, name: str, names: list[str] | None = None) -> str
 
     ``names``: the project's tab names when the caller listed them already.
     """
-    clean = validate_tab_name(name)
+    clean = validate_tab_name(name, existing=True)
     names = tab_names(project) if names is None else names
     if clean in names:
         return clean
@@ -67,11 +79,17 @@ def read_tab(project: Project, name: str, names: list[str] | None = None) -> str
     try:
         return path.read_text(encoding="utf-8-sig")  # Windows editors may start with a BOM
     except UnicodeDecodeError as exc:
-        raise CorruptFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise CorruptFileError(
+            path, f"not UTF-8 text (byte {exc.start}, line {line})",
+            hint="The file was left as it is. Save it as UTF-8 in a text editor; the "
+                 "project's other tabs are not affected.") from None
     except FileNotFoundError:  # removed since ``names`` was listed
         raise TabError(f"SQL tab {path.stem!r} of project {project.name!r} was removed",
                        code="TAB_NOT_FOUND",
                        hint="It was deleted or renamed meanwhile; reopen the project's tabs.") from None
+    except OSError as exc:  # e.g. no permission: a problem of this tab, named
+        raise CorruptFileError(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
 def write_new_tab(project: Project, name: str, sql: str) -> Path:
@@ -80,8 +98,16 @@ def write_new_tab(project: Project, name: str, sql: str) -> Path:
         raise TabError(f"project {project.name!r} already has a SQL tab {name!r}",
                        code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
     path = project.sql_dir / f"{name}.sql"
-    atomic_write_text(path, sql if sql.endswith("\n") else sql + "\n")
+    try:  # created, never replaced: a tab made meanwhile by another window stays
+        atomic_create_bytes(path, (sql if sql.endswith("\n") else sql + "\n").encode("utf-8"))
+    except FileExistsError:
+        raise _tab_exists(project, name) from None
     return path
+
+
+def _tab_exists(project: Project, name: str) -> TabError:
+    return TabError(f"project {project.name!r} already has a SQL tab {name!r}",
+                    code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
 
 
 def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
@@ -92,7 +118,17 @@ def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
                        code="TAB_EXISTS", hint="Choose another name.")
     source = project.sql_dir / f"{old}.sql"
     target = project.sql_dir / f"{new}.sql"
-    source.rename(target)  # a rename is atomic; the text is not rewritten
+    if new.casefold() == old.casefold():
+        source.rename(target)  # a respelling: the same file on case-insensitive disks
+    else:
+        # link, then unlink: unlike rename, a link never replaces a file that appeared at
+        # the new name after the check above; the text is not rewritten either way
+        try:
+            link_or_move(source, target)
+        except FileExistsError:
+            raise _tab_exists(project, new) from None
+        if source.exists():
+            source.unlink()
     own_writes.forget(source)
     own_writes.record(target)
     return old, new

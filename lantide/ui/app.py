@@ -74,7 +74,7 @@ class AppController:
 
         from lantide.errors import LantideError
         from lantide.workspace.model import Workspace
-        from lantide.workspace.settings import save_settings
+        from lantide.workspace.settings import update_settings
 
         root = Path(path).expanduser().resolve()
         if self.workspace is not None and root == self.workspace.root:
@@ -98,8 +98,8 @@ class AppController:
             return False
         old_window, old_workspace = self.window, self.workspace
         self.settings.add_recent_workspace(new.root)
-        try:
-            save_settings(self.settings)
+        try:  # on the file as it is now: `lantide chat` may have written it meanwhile
+            update_settings(lambda settings: settings.add_recent_workspace(new.root))
         except LantideError as exc:
             log.warning("recent workspaces not saved: %s", exc)
         self.show_workspace(new)  # before the old window closes, so the app does not quit
@@ -163,7 +163,7 @@ def _install_excepthook(controller: AppController) -> None:
 
 def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     from lantide.workspace.model import Workspace
-    from lantide.workspace.settings import load_settings_or_defaults, save_settings
+    from lantide.workspace.settings import load_settings_or_defaults, update_settings
 
     ws = Workspace.open(workspace_root, lock=True)
     # A broken settings file: the app opens with the defaults and says so; the file is kept.
@@ -193,7 +193,8 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
                 "and nothing will be written over the file")
         else:  # the recent-workspaces list, in the background (an fsynced write)
             controller.services.workers.submit(
-                lambda _ctx: save_settings(settings), name="save recent workspaces",
+                lambda _ctx: update_settings(lambda fresh: fresh.add_recent_workspace(ws.root)),
+                name="save recent workspaces",
                 on_error=lambda exc: log.warning("recent workspaces not saved: %s", exc))
         return app.exec()
     finally:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from lantide.workspace.model import Project, Workspace
-from lantide.workspace.settings import Settings, save_settings
+from lantide.workspace.settings import Settings, save_edited_settings
 from lantide.workspace.watcher import FileChange, classify
 
 from lantide.ui.workers import Worker, WorkerPool
@@ -342,7 +342,7 @@ class AppServices(QObject):
     def save_settings(self, settings: Settings | None = None) -> None:
         if settings is not None:
             self.settings = settings
-        save_settings(self.settings)
+        save_edited_settings(self.settings)  # onto the file as it is now (see there)
         self.sig_settings_changed.emit(self.settings)
 
     # -- running queries (status bar) ------------------------------------------------------

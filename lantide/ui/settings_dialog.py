@@ -37,7 +37,7 @@ def _store_and_save(context, settings: Settings, keys: dict[str, str | None],
                     renamed: dict[str, str]) -> Settings:
     """Keys to the keyring (None deletes), then the settings file. Runs in a worker."""
     from lantide.workspace import secrets
-    from lantide.workspace.settings import save_settings
+    from lantide.workspace.settings import save_edited_settings
 
     for old, new in renamed.items():  # a renamed profile keeps its stored key
         if new not in keys:
@@ -50,7 +50,7 @@ def _store_and_save(context, settings: Settings, keys: dict[str, str | None],
             secrets.delete_api_key(profile)
         else:
             secrets.set_api_key(profile, key)
-    save_settings(settings)
+    save_edited_settings(settings)  # keeps what other processes wrote meanwhile
     return settings
 
 

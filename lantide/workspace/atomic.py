@@ -68,11 +68,54 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _temp_prefix(path: Path) -> str:
+    # The writer's pid is in the name, so a temporary file left by a killed writer can be
+    # told from one another process is writing right now.
+    return f".{path.name}.{os.getpid()}."
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name != "posix":  # pragma: no cover - no cheap check: keep the file
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def remove_stale_temp_files(path: Path) -> list[Path]:
+    """Remove the temporary files of ``path`` left by writers that died mid-write (SIGKILL,
+    power loss). Their save never completed, so the file on disk is the truth; a
+    temporary file of a live writer is left alone."""
+    path = Path(path)
+    head = f".{path.name}."
+    removed = []
+    try:
+        entries = [e.name for e in os.scandir(path.parent)]
+    except OSError:
+        return removed
+    for name in entries:
+        if not (name.startswith(head) and name.endswith(TEMP_SUFFIX)):
+            continue
+        pid_text = name[len(head):].split(".", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _pid_alive(int(pid_text)):
+            continue
+        try:
+            (path.parent / name).unlink()
+            removed.append(path.parent / name)
+        except OSError:
+            pass
+    return removed
+
+
 def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically; on any error the old file is intact."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -86,6 +129,44 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    fsync_dir(path.parent)
+    own_writes.record(path)
+    remove_stale_temp_files(path)
+
+
+def link_or_move(source: Path, target: Path) -> None:
+    """Put ``source`` at ``target`` unless something is there (``FileExistsError``).
+    Where hard links are not supported (FAT, some shares) a checked rename stands in."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(target):
+            raise FileExistsError(target) from None
+        os.replace(source, target)
+
+
+def atomic_create_bytes(path: Path | str, data: bytes) -> None:
+    """Create ``path`` with ``data`` atomically, only if nothing is there yet.
+
+    Raises ``FileExistsError`` (and writes nothing) when the path exists, even when another
+    process creates it between our check and our write: the complete temporary file is
+    hard-linked into place, which the OS refuses to do over an existing name.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        link_or_move(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
     own_writes.record(path)
 

@@ -12,17 +12,20 @@ newer version survive an older one.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lantide.errors import CorruptFileError, LantideError, MissingFileError
-from lantide.workspace.atomic import atomic_write_json, atomic_write_text
+from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, atomic_write_text
+from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 from lantide.workspace.lock import WorkspaceLock
+from lantide.workspace.portable_names import portable_name_problem
 
 PROJECT_STATUSES = ("planning", "executing", "done")
 WORKSPACE_FORMAT_VERSION = 1
@@ -49,14 +52,23 @@ class ProjectNotFoundError(WorkspaceError):
 
 
 def validate_project_name(name: str) -> str:
+    """A new project's (folder) name: portable to every platform, since workspaces move
+    between machines. Existing folders are looked up without this check."""
     clean = name.strip()
-    if not clean or clean in (".", "..") or clean.startswith(".") or _BAD_NAME.search(clean):
+    problem = portable_name_problem(clean) if clean else None
+    if (not clean or clean in (".", "..") or clean.startswith(".") or _BAD_NAME.search(clean)
+            or problem):
         raise WorkspaceError(
-            f"invalid project name {name!r}",
+            f"invalid project name {name!r}" + (f": {problem}" if problem else ""),
             hint="Use letters, digits, spaces, '-' or '_'; no slashes, no leading dot.",
             code="BAD_PROJECT_NAME",
         )
     return clean
+
+
+def _already_a_workspace(root: Path) -> WorkspaceError:
+    return WorkspaceError(f"{root} is already a Lantide workspace",
+                          hint=f"Open it with: lantide gui {root}", code="ALREADY_A_WORKSPACE")
 
 
 def _now() -> str:
@@ -149,10 +161,24 @@ class Project:
         return cls(Path(workspace_root), dirname, data)
 
     def save(self) -> None:
+        """Write ``data`` as a whole (a new project). Changes go through :meth:`update`."""
         atomic_write_json(self.json_path, self.data)
 
     def reload(self) -> None:
         self.data = Project.load(self.workspace_root, self.dirname).data
+
+    def update(self, change: Callable[[dict[str, Any]], None]) -> None:
+        """Apply ``change`` to project.json as it is on disk now, under the file's lock.
+
+        This object's ``data`` may be stale (another window, thread or a text editor
+        changed the file since it was loaded); writing it back whole would undo their
+        change. A file that no longer reads is refused, never overwritten.
+        """
+        with file_lock(self.json_path):
+            fresh = Project.load(self.workspace_root, self.dirname).data
+            change(fresh)
+            atomic_write_json(self.json_path, fresh)
+        self.data = fresh
 
     def set_status(self, status: str) -> None:
         if status not in PROJECT_STATUSES:
@@ -161,18 +187,19 @@ class Project:
                 hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
                 code="BAD_STATUS",
             )
-        self.data["status"] = status
-        self.save()
+        self.update(lambda data: data.__setitem__("status", status))
 
     def archive_file(self, relname: str) -> None:
         """Mark a file of the project archived: the Context Summary skips it."""
-        if relname not in self.archived:
-            self.data["archived"] = self.archived + [relname]
-            self.save()
+        def change(data):
+            archived = list(data.get("archived", []))
+            if relname not in archived:
+                data["archived"] = archived + [relname]
+        self.update(change)
 
     def unarchive_file(self, relname: str) -> None:
-        self.data["archived"] = [n for n in self.archived if n != relname]
-        self.save()
+        self.update(lambda data: data.__setitem__(
+            "archived", [n for n in data.get("archived", []) if n != relname]))
 
     def sql_tab_names(self) -> list[str]:
         if not self.sql_dir.is_dir():
@@ -198,6 +225,7 @@ class Workspace:
         self.root = Path(root).resolve()
         self.settings = settings
         self._lock = WorkspaceLock(self.root)
+        self._focus_in_memory: str | None = None  # see focus_project(persist=False)
 
     # -- paths
     @property
@@ -254,12 +282,17 @@ class Workspace:
             raise WorkspaceError(f"{root} exists and is not a folder",
                                  hint="Choose another path.", code="NOT_A_FOLDER")
         if cls.is_workspace(root):
+            raise _already_a_workspace(root)
+        subs = (".lantide", ".lantide/conversations", ".lantide/ledger", "data", "projects")
+        in_the_way = [sub for sub in subs
+                      if (root / sub).exists() and not (root / sub).is_dir()]
+        if in_the_way:  # checked before anything is made: init changes nothing then
             raise WorkspaceError(
-                f"{root} is already a Lantide workspace",
-                hint=f"Open it with: lantide gui {root}",
-                code="ALREADY_A_WORKSPACE",
-            )
-        for sub in (".lantide/conversations", ".lantide/ledger", "data", "projects"):
+                f"{root} has files where the workspace needs folders: "
+                f"{', '.join(in_the_way)} (not a folder); nothing was changed",
+                hint="Rename or move those files, or choose another folder.",
+                code="FILE_IN_THE_WAY")
+        for sub in subs[1:]:
             (root / sub).mkdir(parents=True, exist_ok=True)
         settings = {
             "version": WORKSPACE_FORMAT_VERSION,
@@ -267,7 +300,12 @@ class Workspace:
             "created_at": _now(),
             "connections": [],
         }
-        atomic_write_json(root / ".lantide" / "workspace.json", settings)
+        try:  # created, never replaced: of two racing inits, the second is refused
+            atomic_create_bytes(root / ".lantide" / "workspace.json",
+                                (json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+                                .encode("utf-8"))
+        except FileExistsError:
+            raise _already_a_workspace(root) from None
         return cls(root, settings)
 
     @classmethod
@@ -297,15 +335,34 @@ class Workspace:
         self.close()
 
     def save_settings(self) -> None:
+        """Write ``settings`` as a whole. Changes go through :meth:`update_settings`."""
         atomic_write_json(self.settings_path, self.settings)
+
+    def update_settings(self, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Apply ``change`` to workspace.json as it is on disk now, under the file's lock,
+        so a stale copy never undoes another writer's change (or a hand edit)."""
+        with file_lock(self.settings_path):
+            fresh = read_json_object(self.settings_path, "workspace settings")
+            change(fresh)
+            atomic_write_json(self.settings_path, fresh)
+        self.settings = fresh
+        return fresh
 
     # -- session state (restored by the app and shared with the command line)
     def load_session(self) -> dict[str, Any]:
+        session = self._load_session_file()
+        if self._focus_in_memory is not None:
+            session["focused_project"] = self._focus_in_memory
+        return session
+
+    def _load_session_file(self) -> dict[str, Any]:
         if not self.session_path.exists():
             return {}
         try:
             return read_json_object(self.session_path, "session state")
         except CorruptFileError:
+            if not self._lock.held:
+                return {}  # not ours to move: the process holding the workspace decides
             # Session state is Lantide's own scratch, not the user's work: start afresh
             # but keep the broken file for inspection.
             self.session_path.replace(self.session_path.with_suffix(".json.broken"))
@@ -318,9 +375,15 @@ class Workspace:
     def focused_project_name(self) -> str | None:
         return self.load_session().get("focused_project")
 
-    def focus_project(self, name: str | None) -> Project | None:
-        session = self.load_session()
+    def focus_project(self, name: str | None, *, persist: bool = True) -> Project | None:
+        """Focus a project. ``persist=False`` focuses it for this object only: a command
+        running beside the open app (``lantide prompt --project``) must not move the
+        app's focus."""
         project = self.project(name) if name else None
+        if not persist:
+            self._focus_in_memory = project.dirname if project else None
+            return project
+        session = self.load_session()
         session["focused_project"] = project.dirname if project else None
         self.save_session(session)
         return project
@@ -341,13 +404,21 @@ class Workspace:
         return sorted(p.name for p in self.projects_dir.iterdir()
                       if p.is_dir() and not p.name.startswith("."))
 
-    def list_projects(self, *, include_archived: bool = False) -> list[Project]:
-        """Projects in name order. A project folder whose project.json is broken raises."""
+    def list_projects(self, *, include_archived: bool = False,
+                      problems: list[tuple[str, LantideError]] | None = None) -> list[Project]:
+        """Projects in name order. A project whose project.json cannot be read is left
+        out (a problem for itself only, not for the list) and, when ``problems`` is
+        given, reported there as ``(folder name, error)``."""
         out = []
         for dirname in self.project_dirnames():
             if not (self.projects_dir / dirname / "project.json").exists():
                 continue  # a stray folder, not a project
-            project = Project.load(self.root, dirname)
+            try:
+                project = Project.load(self.root, dirname)
+            except LantideError as exc:
+                if problems is not None:
+                    problems.append((dirname, exc))
+                continue
             if include_archived or not project.is_archived:
                 out.append(project)
         return out
@@ -382,9 +453,7 @@ class Workspace:
                                  hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
                                  code="BAD_STATUS")
         pdir = self.projects_dir / name
-        if pdir.exists():
-            raise WorkspaceError(f"project {name!r} already exists ({pdir})",
-                                 hint="Choose another name.", code="PROJECT_EXISTS")
+        self._check_name_free(name)
         (pdir / "sql").mkdir(parents=True)
         project = Project(self.root, name, {
             "name": name, "status": status, "plan": "plan.md", "report": "report.md",
@@ -396,17 +465,26 @@ class Workspace:
         project.save()
         return project
 
+    def _check_name_free(self, name: str, renaming: str | None = None) -> None:
+        """No other project folder may have this name in any letter case: on Windows and
+        macOS disks they would be one folder when the workspace moves there."""
+        taken = [d for d in self.project_dirnames()
+                 if d.casefold() == name.casefold() and d != renaming]
+        if taken or ((self.projects_dir / name).exists() and name != renaming):
+            existing = self.projects_dir / (taken[0] if taken else name)
+            raise WorkspaceError(f"project {name!r} already exists ({existing})",
+                                 hint="Choose another name (names that differ only in "
+                                      "letter case count as the same).",
+                                 code="PROJECT_EXISTS")
+
     def rename_project(self, old: str, new: str) -> Project:
         project = self.project(old)
         new = validate_project_name(new)
         target = self.projects_dir / new
-        if target.exists():
-            raise WorkspaceError(f"project {new!r} already exists ({target})",
-                                 hint="Choose another name.", code="PROJECT_EXISTS")
+        self._check_name_free(new, renaming=project.dirname)
         project.dir.rename(target)
         renamed = Project.load(self.root, new)
-        renamed.data["name"] = new
-        renamed.save()
+        renamed.update(lambda data: data.__setitem__("name", new))
         session = self.load_session()
         if session.get("focused_project") == old:
             session["focused_project"] = new
@@ -417,10 +495,9 @@ class Workspace:
         """Hide a project from the default list; its files stay where they are."""
         project = self.project(name)
         if archived:
-            project.data["archived_at"] = _now()
+            project.update(lambda data: data.__setitem__("archived_at", _now()))
         else:
-            project.data.pop("archived_at", None)
-        project.save()
+            project.update(lambda data: data.pop("archived_at", None))
         return project
 
     def delete_project_to_trash(self, name: str) -> Path:

@@ -14,8 +14,12 @@ import random
 from datetime import date, timedelta
 from pathlib import Path
 
-from lantide.workspace.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
-from lantide.workspace.model import Workspace
+import json
+import os
+from datetime import datetime
+
+from lantide.workspace.atomic import atomic_create_bytes
+from lantide.workspace.model import Workspace, WorkspaceError
 
 SEED = 20261130
 N_CUSTOMERS = 2_000
@@ -83,7 +87,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
     writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    atomic_write_text(path, buf.getvalue())
+    _create(path, buf.getvalue().encode("utf-8"))
 
 
 def _orders_table(rng: random.Random, customers: list[dict], products: list[dict]):
@@ -135,7 +139,7 @@ def _write_parquet(path: Path, table) -> None:
 
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
-    atomic_write_bytes(path, buf.getvalue())
+    _create(path, buf.getvalue())
 
 
 def _write_targets(path: Path, rng: random.Random) -> None:
@@ -158,7 +162,7 @@ def _write_targets(path: Path, rng: random.Random) -> None:
             segments.write_row(1 + i * 2 + j, 0, [seg, year, rng.randint(100, 1500),
                                                   "stretch goal" if year == 2025 else None])
     book.close()
-    atomic_write_bytes(path, buf.getvalue())
+    _create(path, buf.getvalue())
 
 
 # -- the sample project -------------------------------------------------------------
@@ -269,8 +273,65 @@ def _plan_with_marks() -> tuple[str, list[dict]]:
     return text, entries
 
 
+SAMPLE_DATA_FILES = ("customers.csv", "products.csv", "orders.parquet", "targets.xlsx")
+
+
+class SampleInTheWayError(WorkspaceError):
+    code = "SAMPLE_IN_THE_WAY"
+
+    def __init__(self, root: Path, in_the_way: list[str]):
+        self.in_the_way = in_the_way
+        super().__init__(
+            f"{root} already has files the sample would use: {', '.join(in_the_way)}; "
+            f"nothing was written",
+            hint=f"Lantide never replaces your files. To make this folder a workspace with "
+                 f"your own data, run the command without --sample: lantide init {root}. "
+                 f"For the sample, choose an empty folder.",
+        )
+
+
+def files_in_the_way(root: Path | str) -> list[str]:
+    """What in ``root`` the sample would overwrite or shadow, as paths relative to it.
+
+    A data file counts when it would be the same file on a case-insensitive disk or give
+    the same table name (``customers.parquet`` next to the sample's ``customers.csv``).
+    """
+    root = Path(root)
+    tables = {name.split(".")[0] for name in SAMPLE_DATA_FILES}
+    found = []
+    for folder, wanted in ((root / "data", tables), (root / "projects", {PROJECT})):
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir()):
+            if entry.name.split(".")[0].lower() in wanted:
+                found.append(entry.relative_to(root).as_posix())
+    return found
+
+
+def _create(path: Path, data: bytes) -> None:
+    """Write a new sample file; one that appeared meanwhile is never replaced."""
+    try:
+        atomic_create_bytes(path, data)
+    except FileExistsError:
+        raise SampleInTheWayError(path.parent, [path.name]) from None
+
+
+def _create_text(path: Path, text: str) -> None:
+    _create(path, text.encode("utf-8"))
+
+
 def create_sample(root: Path | str) -> Workspace:
-    """Create the sample workspace in ``root`` and return it (not locked)."""
+    """Create the sample workspace in ``root`` and return it (not locked).
+
+    ``root`` may hold other files; when any sample file or the sample project is already
+    there, nothing is written and :class:`SampleInTheWayError` lists what is in the way.
+    """
+    root = Path(root).resolve()
+    if Workspace.is_workspace(root):
+        Workspace.create(root)  # raises "already a Lantide workspace"
+    in_the_way = files_in_the_way(root)
+    if in_the_way:
+        raise SampleInTheWayError(root, in_the_way)
     ws = Workspace.create(root, name="Sample workspace")
     rng = random.Random(SEED)
     customers = _customers(rng)
@@ -283,11 +344,32 @@ def create_sample(root: Path | str) -> Workspace:
     plan, entries = _plan_with_marks()
     project = ws.create_project(PROJECT, plan_text=plan,
                                 report_text="# Report: Q3 churn\n\n_Not written yet._\n")
-    project.data["name"] = "Q3 churn"
-    project.save()
-    atomic_write_json(project.dir / "plan.annotations.json", {"version": 1, "annotations": entries})
+    project.update(lambda data: data.__setitem__("name", "Q3 churn"))
+    _create_text(project.dir / "plan.annotations.json",
+                 json.dumps({"version": 1, "annotations": entries}, indent=2,
+                            ensure_ascii=False) + "\n")
     for tab, sql in _SQL_TABS.items():
-        atomic_write_text(project.sql_dir / f"{tab}.sql", sql)
-    atomic_write_text(project.knowledge_path, _KNOWLEDGE)
+        _create_text(project.sql_dir / f"{tab}.sql", sql)
+    _create_text(project.knowledge_path, _KNOWLEDGE)
     ws.focus_project(project.dirname)
     return ws
+
+
+def ensure_sample_workspace(target: Path) -> Path:
+    """The first-run sample in ``target`` (Lantide's own folder), built whole or not at all.
+
+    It is built in a sibling folder and renamed into place, so a crash never leaves a half
+    sample behind; a folder left there by an older version's crash is moved aside (kept),
+    not overwritten.
+    """
+    target = Path(target)
+    if Workspace.is_workspace(target):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = target.with_name(f".{target.name}.building-{os.getpid()}")
+    create_sample(building)
+    if target.exists():
+        stamp = datetime.now().strftime("%Y%m%d%H%M%S")
+        target.rename(target.with_name(f"{target.name}.incomplete-{stamp}"))
+    os.rename(building, target)
+    return target

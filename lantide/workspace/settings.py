@@ -8,14 +8,16 @@ keyring (:mod:`lantide.workspace.secrets`) or the environment. ``OPENAI_BASE_URL
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lantide.errors import LantideError
 from lantide.workspace import paths, secrets
 from lantide.workspace.atomic import atomic_write_json
+from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 
 MAX_RECENT = 10
@@ -169,6 +171,41 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
                 hint="Fix the file in a text editor or move it aside, then change the "
                      "setting again.") from None
     atomic_write_json(path, data)
+
+
+def update_settings(change: Callable[[Settings], None], path: Path | None = None) -> Settings:
+    """Apply ``change`` to the settings as they are on disk now, under the file's lock, and
+    save them. Use this rather than saving a copy loaded earlier: the app keeps its copy
+    for hours, and `lantide chat` or a text editor may have changed the file since."""
+    path = path or paths.settings_path()
+    with file_lock(path):
+        try:
+            settings = load_settings(path)
+        except LantideError as exc:  # a broken file is never replaced
+            raise SettingsError(
+                f"{exc.message}; it is not overwritten, so this change was not saved",
+                hint="Fix the file in a text editor or move it aside, then change the "
+                     "setting again.") from None
+        change(settings)
+        save_settings(settings, path)
+    return settings
+
+
+EDITED_IN_THE_APP = ("profiles", "primary_profile", "secondary_profile", "query", "agent",
+                     "appearance")
+
+
+def save_edited_settings(edited: Settings, path: Path | None = None) -> Settings:
+    """Save what the analyst edits in the app (profiles, query and agent options, the
+    look) onto the file as it is now: the recent workspaces and what other processes
+    learned meanwhile (context windows, keys of newer versions) are kept, not reverted
+    to the app's start-up copy."""
+    def change(fresh: Settings) -> None:
+        for name in EDITED_IN_THE_APP:
+            setattr(fresh, name, copy.deepcopy(getattr(edited, name)))
+    fresh = update_settings(change, path)
+    edited.recent_workspaces, edited.extra = list(fresh.recent_workspaces), dict(fresh.extra)
+    return edited
 
 
 def _assert_no_secrets(obj: Any, where: str = "settings") -> None:

@@ -92,3 +92,28 @@ def test_the_tail_of_a_log_is_its_last_records(tmp_path_factory, records, lines,
             fh.write('{"cut": "ü')  # a crash mid-line: skipped, not counted
     expected = read_jsonl(log)[-lines:] if lines else []
     assert read_jsonl_tail(log, lines, block=block) == expected
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_save(tmp_path):
+    """A writer killed between writing its temporary file and the rename leaves it behind;
+    the next save of that file removes it, and never one of a writer still alive."""
+    import subprocess
+    import sys
+
+    from lantide.workspace.atomic import TEMP_SUFFIX, atomic_write_text
+
+    target = tmp_path / "plan.md"
+    target.write_text("old\n")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = tmp_path / f".plan.md.{dead}.abc123{TEMP_SUFFIX}"
+    stale.write_text("half a save")
+    alive = tmp_path / f".plan.md.{os.getppid()}.def456{TEMP_SUFFIX}"  # our parent lives
+    alive.write_text("being written")
+    other = tmp_path / f".report.md.{dead}.abc123{TEMP_SUFFIX}"  # another file's: not now
+    other.write_text("x")
+
+    atomic_write_text(target, "new\n")
+
+    assert target.read_text() == "new\n"
+    assert not stale.exists() and alive.exists() and other.exists()
