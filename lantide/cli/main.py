@@ -50,8 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
-        return int(exc.code or 0)
+    except SystemExit as exc:  # argparse: --help (0) or bad usage (2), said on stderr
+        code = int(exc.code or 0)
+        if code == 2 and "--json" in argv:
+            from lantide.cli.output import print_json
+
+            print_json({"error": {"code": UsageError.code, "message": "bad usage of lantide",
+                                  "hint": "See the message above, or lantide --help."}})
+        return code
     handler = getattr(args, "handler", None)
     if handler is None:
         from lantide.cli.app_commands import run_default_gui
@@ -78,11 +84,17 @@ def main_gui() -> int:
 
 
 def _report(exc: LantideError, args: argparse.Namespace) -> None:
+    """The error on stderr with its code after the message; with ``--json`` also as one
+    object on stdout (DESIGN section 3), so a script can branch on the code."""
     if getattr(args, "debug", False):
         import traceback
 
         traceback.print_exception(exc)
-    sys.stderr.write(f"lantide: error: {exc.message}\n")
+    if getattr(args, "json", False):
+        from lantide.cli.output import print_json
+
+        print_json({"error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
+    sys.stderr.write(f"lantide: error: {exc.message} [{exc.code}]\n")
     if exc.hint:
         sys.stderr.write(f"  {exc.hint}\n")
 

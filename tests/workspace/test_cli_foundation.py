@@ -51,3 +51,26 @@ def test_init_on_an_existing_workspace_is_refused(tmp_path, run_cli):
     assert run_cli("init", root).returncode == 0
     result = run_cli("init", root)
     assert result.returncode == 1 and "already a Lantide workspace" in result.stderr
+
+
+def test_json_errors_are_one_object_on_stdout_with_the_exit_code(run_cli, sample_workspace):
+    """DESIGN section 3: with --json an error is {"error": {code, message, hint}} on stdout,
+    with the same exit code; without it the code follows the message on stderr."""
+    import json
+
+    three_ctes = "WITH a AS (SELECT 1), b AS (SELECT 2), c AS (SELECT 3) SELECT * FROM a, b, c"
+    proc = run_cli("sql", sample_workspace, three_ctes, "--json")
+    assert proc.returncode == 1
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"
+    assert "3 CTEs" in error["message"] and "split" in error["hint"].lower()
+
+    proc = run_cli("sql", sample_workspace, three_ctes)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "[COMPLEXITY_SPLIT_RECOMMENDED]" in proc.stderr.splitlines()[0]
+
+    proc = run_cli("tables", sample_workspace / "missing", "--json")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["message"]
+
+    proc = run_cli("sql", sample_workspace, "--json", "--no-such-option", "SELECT 1")
+    assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["code"] == "USAGE"

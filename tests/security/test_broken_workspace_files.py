@@ -1,0 +1,109 @@
+"""A corpus of broken workspace files (not data files: those are in
+test_broken_data_files.py): each gives a clear error or warning naming the file, never a
+traceback; the file stays byte for byte as it was; and what does not need the broken file
+keeps working (one bad file is a problem for itself only).
+
+Every case runs the same commands through ``lantide`` in a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.security, pytest.mark.slow]
+
+PROJECT = "q3-churn"
+PLAN_SIDECAR = f"projects/{PROJECT}/plan.annotations.json"
+
+# the commands, and which of them may fail with a clear error for a given broken file
+COMMANDS = {
+    "tables": ["tables", "{ws}"],
+    "sql": ["sql", "{ws}", "SELECT count(*) AS n FROM customers"],
+    "projects": ["project", "list", "{ws}"],
+    "tabs": ["tab", "list", "{ws}", PROJECT],
+    "source_run": ["tab", "source-run", "{ws}", PROJECT, "q3_churn_by_region"],
+    "annotations": ["annotations", "{ws}", PROJECT, "plan"],
+    "knowledge": ["knowledge", "{ws}"],
+    "prompt": ["prompt", "{ws}"],
+    "ledger": ["ledger", "{ws}"],
+}
+
+LEDGER = ".lantide/ledger/c1.jsonl"
+CONVERSATION = ".lantide/conversations/c1.jsonl"
+SESSION = ".lantide/session.json"
+
+# (file, content, commands allowed to fail with exit code 1 and a message naming the file)
+CASES = [
+    (f"projects/{PROJECT}/project.json", b"{not json", {"tabs", "source_run", "annotations"}),
+    (f"projects/{PROJECT}/project.json", b"", {"tabs", "source_run", "annotations"}),
+    (f"projects/{PROJECT}/project.json", b"\xff\xfe\x00{", {"tabs", "source_run", "annotations"}),
+    (f"projects/{PROJECT}/project.json", b'{"name": 3, "status": "weird"}',
+     {"tabs", "source_run", "annotations"}),
+    (PLAN_SIDECAR, b"{not json", {"annotations"}),
+    (PLAN_SIDECAR, b'{"version": 1, "annotations": "x"}', {"annotations"}),
+    (PLAN_SIDECAR, b'{"version": 99, "annotations": []}', {"annotations"}),
+    (f"projects/{PROJECT}/plan.md", b"\xff\xfe\x00bad", {"annotations"}),
+    (f"projects/{PROJECT}/knowledge.md", b"\xff\xfe\x00bad", {"knowledge"}),
+    (f"projects/{PROJECT}/sql/clean_orders.sql", b"\xff\xfe select 1", {"source_run"}),
+    (f"projects/{PROJECT}/sql/clean_orders.sql", b"", {"source_run"}),
+    (SESSION, b"{not json", set()),
+    (SESSION, b'{"focused_project": 7, "tabs": "x"}', set()),
+    (LEDGER, b'{"step_id": "s1", "tool": "run_query"}\n\xff\xfe\n{"step_id": 3}\n', set()),
+    (CONVERSATION, b'{"type": "message", "turn": "x", "message": {"role": "system"}}\n\xff\n',
+     set()),
+    (".lantide/workspace.json", b'{"version": 1, "name": "w", "connections": "x"}', set()),
+    (".lantide/workspace.json", b'{"version": 1, "name": "w", "connections": [3, {"name": 4}]}',
+     set()),
+]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    from lantide.workspace.sample import create_sample
+
+    root = tmp_path_factory.mktemp("broken-ws") / "template"
+    create_sample(root)
+    return root
+
+
+@pytest.mark.parametrize("relative, content, may_fail", CASES,
+                         ids=[f"{c[0].rsplit('/', 1)[-1]}-{i}" for i, c in enumerate(CASES)])
+def test_a_broken_workspace_file_is_a_problem_for_itself_only(template, tmp_path, run_cli,
+                                                             relative, content, may_fail):
+    ws = tmp_path / "ws"
+    shutil.copytree(template, ws)
+    broken = ws / relative
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_bytes(content)
+    before = _digest(broken)
+    for name, command in COMMANDS.items():
+        proc = run_cli(*[part.format(ws=ws) for part in command])
+        shown = f"{name}: rc={proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, shown
+        if name in may_fail and proc.returncode == 1:
+            # a clear error naming the broken file (its name at least), with what to do
+            assert Path(relative).name in proc.stderr, shown
+        else:
+            assert proc.returncode == 0, shown
+        assert _digest(broken) == before, f"{name} changed {relative}"
+
+
+def test_a_broken_focused_project_does_not_stop_queries_on_the_data(template, tmp_path,
+                                                                   run_cli):
+    ws = tmp_path / "ws"
+    shutil.copytree(template, ws)
+    (ws / ".lantide").mkdir(exist_ok=True)
+    (ws / SESSION).write_text(json.dumps({"focused_project": PROJECT}))
+    (ws / f"projects/{PROJECT}/project.json").write_bytes(b"{not json")
+    proc = run_cli("sql", ws, "SELECT count(*) AS n FROM customers", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["preview"] == [[2000]]
