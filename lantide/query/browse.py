@@ -76,6 +76,10 @@ class BrowseOperations:
                 "AND database_name <> current_database()"):
             tables.append({"name": row[0], "schema": None, "qualified_name": quote_ident(row[0]),
                            "kind": "attached_database", "type": row[1]})
+        workspace = getattr(self.external, "workspace", None)
+        for problem in getattr(workspace, "connection_problems", []):
+            problems.append({"source": ".lantide/workspace.json", "error": problem,
+                             "hint": "Fix it in Settings > Connections or by hand."})
         for name in self.external.names():
             try:
                 tables.extend(self.external.list_tables(name))

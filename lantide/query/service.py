@@ -32,7 +32,7 @@ import threading
 import time
 from datetime import datetime, timezone
 
-from lantide.errors import LantideError
+from lantide.errors import FileProblem, LantideError
 from lantide.query import hints as hint_rules
 from lantide.query import lineage as lin
 from lantide.query import backend, qem, results
@@ -151,6 +151,18 @@ class QueryService(TabOperations, BrowseOperations):
                              hint="Name the project (or focus one first).")
         return focused
 
+    def _project_or_unreadable(self, project) -> tuple:
+        """(project, None), or (None, a warning) when no project was named and the focused
+        one's project.json cannot be read: a query on the data does not need the project,
+        so one broken file does not stop it; the query runs outside any project."""
+        if project:
+            return self._project(project, required=False), None
+        try:
+            return self._project(None, required=False), None
+        except FileProblem as exc:
+            return None, (f"the focused project cannot be read ({exc.message}); this query ran "
+                          "outside any project")
+
     # -- resolving names -------------------------------------------------------------
     def _resolve(self, ref: TableRef, project_tabs=()) -> lin.Input:
         display = ref.display()
@@ -228,7 +240,7 @@ class QueryService(TabOperations, BrowseOperations):
                   *, project=None, large_remote_warning_id: str | None = None,
                   allow_complex: bool = False) -> dict:
         started = time.perf_counter()
-        project_obj = self._project(project, required=False)
+        project_obj, unreadable = self._project_or_unreadable(project)
         status = project_obj.status if project_obj else None
         self._fresh()
         parsed = self._guard(sql)
@@ -255,10 +267,13 @@ class QueryService(TabOperations, BrowseOperations):
             if warning:
                 return warning
         preview = self._execute(parsed, plan, record, connection)
-        return self._result(
+        result = self._result(
             tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
             step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
             found=found, connection=connection)
+        if unreadable is not None:
+            result.setdefault("warnings", []).append(unreadable)
+        return result
 
     def _single_source(self, inputs: list[lin.Input]) -> str | None:
         return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,

@@ -266,8 +266,23 @@ class Workspace:
 
     @property
     def connections(self) -> list[dict[str, Any]]:
-        """External connections, without secrets (those live in the keyring)."""
-        return list(self.settings.get("connections", []))
+        """External connections, without secrets (those live in the keyring). Entries that
+        are not objects (a hand edit gone wrong) are left out here and named by
+        :attr:`connection_problems`; the file is left as it is."""
+        raw = self.settings.get("connections")
+        return [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
+
+    @property
+    def connection_problems(self) -> list[str]:
+        """What in workspace.json's ``connections`` cannot be used, in words."""
+        raw = self.settings.get("connections")
+        if raw is None:
+            return []
+        if not isinstance(raw, list):
+            return [f"'connections' is {type(raw).__name__}, not a list; "
+                    "no connection is used until it is fixed"]
+        return [f"connection entry {i + 1} ({c!r}) is not an object; it is left out"
+                for i, c in enumerate(raw) if not isinstance(c, dict)]
 
     # -- lifecycle
     @staticmethod

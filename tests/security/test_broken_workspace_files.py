@@ -37,13 +37,15 @@ LEDGER = ".lantide/ledger/c1.jsonl"
 CONVERSATION = ".lantide/conversations/c1.jsonl"
 SESSION = ".lantide/session.json"
 
+# commands that work in the project (the agent's prompt and the project's knowledge too)
+IN_PROJECT = {"tabs", "source_run", "annotations", "knowledge", "prompt"}
+
 # (file, content, commands allowed to fail with exit code 1 and a message naming the file)
 CASES = [
-    (f"projects/{PROJECT}/project.json", b"{not json", {"tabs", "source_run", "annotations"}),
-    (f"projects/{PROJECT}/project.json", b"", {"tabs", "source_run", "annotations"}),
-    (f"projects/{PROJECT}/project.json", b"\xff\xfe\x00{", {"tabs", "source_run", "annotations"}),
-    (f"projects/{PROJECT}/project.json", b'{"name": 3, "status": "weird"}',
-     {"tabs", "source_run", "annotations"}),
+    (f"projects/{PROJECT}/project.json", b"{not json", IN_PROJECT),
+    (f"projects/{PROJECT}/project.json", b"", IN_PROJECT),
+    (f"projects/{PROJECT}/project.json", b"\xff\xfe\x00{", IN_PROJECT),
+    (f"projects/{PROJECT}/project.json", b'{"name": 3, "status": "weird"}', IN_PROJECT),
     (PLAN_SIDECAR, b"{not json", {"annotations"}),
     (PLAN_SIDECAR, b'{"version": 1, "annotations": "x"}', {"annotations"}),
     (PLAN_SIDECAR, b'{"version": 99, "annotations": []}', {"annotations"}),
@@ -63,6 +65,10 @@ CASES = [
 
 
 def _digest(path: Path) -> str:
+    # session.json is Lantide's own scratch: a broken one is set aside (kept) as
+    # session.json.broken by the process that holds the workspace, never rewritten
+    if not path.exists() and path.name == "session.json":
+        path = path.with_suffix(".json.broken")
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -90,8 +96,8 @@ def test_a_broken_workspace_file_is_a_problem_for_itself_only(template, tmp_path
         shown = f"{name}: rc={proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, shown
         if name in may_fail and proc.returncode == 1:
-            # a clear error naming the broken file (its name at least), with what to do
-            assert Path(relative).name in proc.stderr, shown
+            # a clear error naming the broken file (or the tab it holds)
+            assert Path(relative).stem in proc.stderr, shown
         else:
             assert proc.returncode == 0, shown
         assert _digest(broken) == before, f"{name} changed {relative}"
@@ -106,4 +112,7 @@ def test_a_broken_focused_project_does_not_stop_queries_on_the_data(template, tm
     (ws / f"projects/{PROJECT}/project.json").write_bytes(b"{not json")
     proc = run_cli("sql", ws, "SELECT count(*) AS n FROM customers", "--json")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["preview"] == [[2000]]
+    result = json.loads(proc.stdout)
+    assert result["preview"] == [[2000]]
+    assert any("cannot be read" in w and "outside any project" in str(w)
+               for w in result["warnings"])
