@@ -90,6 +90,15 @@ OUTSIDE_FUNCTIONS: dict[str, str] = {
        if hint in (_SQL, _SECRETS, _OUTSIDE)},
 }
 
+# Scalar functions DuckDB marks as having side effects that are harmless in a read-only
+# query (randomness, ids, sleeping within the time limit, logging that cannot be enabled).
+# The test lists DuckDB's side-effect scalars: each is here or in OUTSIDE_FUNCTIONS.
+HARMLESS_SIDE_EFFECT_SCALARS = frozenset({
+    "random", "setseed", "uuid", "uuidv4", "uuidv7", "gen_random_uuid", "error", "sleep_ms",
+    "current_connection_id", "current_query", "current_query_id", "current_transaction_id",
+    "currval", "stats", "vector_type", "write_log",
+})
+
 TABLE_FUNCTION_CODE = "QUERY_REFUSED_FUNCTION"
 PATH_HINT = ("Write the file's path as a string (or a list of strings) in the statement, "
              "e.g. read_csv('data/sales.csv'), so Lantide can check it stays inside data/.")

@@ -166,3 +166,19 @@ def test_duckdb_parser_cross_check_sees_table_functions():
     table_calls = [(c.name, c.paths) for c in calls if c.in_from]
     assert table_calls == [("read_text", ["data/a.txt", "data/b.txt"])]
     assert "getenv" in {c.name for c in calls if not c.in_from}
+
+
+def test_every_side_effect_scalar_is_decided(sample_service):
+    """DuckDB's scalar functions with side effects: harmless ones pass, the rest are refused."""
+    from lantide.query import guard_functions as gf
+
+    ws = sample_service.workspace
+    names = {r[0] for r in sample_service.engine.execute(
+        "SELECT DISTINCT function_name FROM duckdb_functions() "
+        "WHERE has_side_effects AND function_type = 'scalar'")}
+    undecided = names - gf.HARMLESS_SIDE_EFFECT_SCALARS - set(gf.OUTSIDE_FUNCTIONS)
+    assert not undecided, f"decide these side-effect functions: {sorted(undecided)}"
+    for name in sorted(names & set(gf.OUTSIDE_FUNCTIONS)):
+        with pytest.raises(QueryRefused) as info:
+            check(f"SELECT {name}('s')", data_dir=ws.data_dir, workspace_root=ws.root)
+        assert info.value.code == "QUERY_REFUSED_FUNCTION"
