@@ -120,10 +120,18 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
     """
     with transaction(cur):
         created = cur.execute(materialize_prefix(table) + select_body(body, kind)).fetchall()
-        row_count = int(created[0][0])
+        row_count = _created_row_count(cur, table, created)
         if before_commit is not None:
             before_commit(cur, row_count)
     return read_preview(cur, table, preview_rows, row_count)
+
+
+def _created_row_count(cur, table: str, created: list) -> int:
+    """The count ``CREATE TABLE AS`` answered with; a dynamic PIVOT runs as several
+    statements and answers nothing, so its new table is counted instead."""
+    if created and created[0] and isinstance(created[0][0], int):
+        return int(created[0][0])
+    return int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
 
 
 def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None) -> Preview:
