@@ -69,6 +69,12 @@ def run_list(args) -> int:
         print_table(["name", "dialect", "user", "password", "connection string"],
                     [[r["name"], r["dialect"], r["user"] or "", _password_text(r),
                       r["connection_string"]] for r in rows], max_width=70)
+    for r in rows:
+        if r["secrets_in_file"]:
+            print(f"warning: connection {r['name']!r}: .lantide/workspace.json holds "
+                  f"{', '.join(r['secrets_in_file'])} in plain text; the next save by Lantide "
+                  "moves it to the keyring (or set it in the environment and remove it "
+                  "from the file)", file=sys.stderr)
     return 0
 
 

@@ -93,6 +93,8 @@ class _Session:
         except BaseException:
             self.ws.close()
             raise
+        for warning in self.service.connection_warnings:
+            print(f"warning: {warning}", file=sys.stderr)
 
     def __enter__(self):
         return self.service

@@ -69,6 +69,13 @@ class QueryService(TabOperations, BrowseOperations):
         self._lock = threading.Lock()
         self._watcher = None
         workspace.data_dir.mkdir(parents=True, exist_ok=True)
+        # Secrets an old workspace.json holds move to the keyring, by the process that
+        # owns the workspace (a lock-free command beside the app only reads them).
+        self.connection_warnings: list[str] = []
+        if getattr(getattr(workspace, "_lock", None), "held", False):
+            from lantide.query.connections import migrate_connection_secrets
+
+            self.connection_warnings = migrate_connection_secrets(workspace)
         self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
         # Services on the same workspace in one process share one engine (lantide.query.backend).
         self._backend = backend.acquire(workspace, settings, reserved_names=self.external.names)
