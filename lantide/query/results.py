@@ -7,6 +7,10 @@ with its row count, so at most ``preview_rows`` rows cross into Python whatever 
 
 Values are made JSON-safe here (dates as ISO text, decimals as numbers, bytes as hex), so
 the agent, the desktop app and ``--json`` print the same thing.
+
+A preview cell holds at most ``cell_chars`` characters (text) or bytes (BLOB): the cut is
+made inside DuckDB (``left(col, N + 1)``), so a 5 MB value never crosses into Python. A cut
+cell ends with :func:`cut_marker`; the caller says how to get the whole value.
 """
 
 from __future__ import annotations
@@ -28,11 +32,20 @@ _RESULT_CTE = "__lantide_result"
 _WRAP_KINDS = {"Describe", "Summarize", "Pivot", "Unpivot", "Values"}
 
 
+CELL_CHARS = 10_000  # the default cap of one preview cell
+
+
+def cut_marker(cap: int) -> str:
+    return f" …[cut at {cap:,} characters]"
+
+
 @dataclass
 class Preview:
     columns: list[dict]
     rows: list[list]
     row_count: int
+    cells_cut: int = 0
+    cell_chars: int | None = None  # the cap applied (None: whole values)
 
     @property
     def truncated(self) -> bool:
@@ -92,25 +105,81 @@ def json_rows(rows) -> list[list]:
     return [[jsonable(v) for v in row] for row in rows]
 
 
-def preview_only(cur, body: str, kind: str, preview_rows: int) -> Preview:
+def _capped_projection(names: list[str], types: list[str], cap: int | None) -> tuple[str, set[int]]:
+    """The select list with text and BLOB columns cut to ``cap + 1`` inside DuckDB (one
+    more than the cap, so a cut is visible); positional references keep duplicate names."""
+    if not cap or not names:
+        return "*", set()
+    parts, capped = [], set()
+    for i, (name, type_name) in enumerate(zip(names, types)):
+        base = type_name.upper()
+        if base in ("VARCHAR", "JSON") or base.startswith("VARCHAR("):
+            parts.append(f"left(#{i + 1}, {cap + 1}) AS {quote_ident(name)}")
+            capped.add(i)
+        elif base == "BLOB":
+            parts.append(f"#{i + 1}[1:{cap + 1}] AS {quote_ident(name)}")
+            capped.add(i)
+        else:
+            parts.append(f"#{i + 1}")
+    return ", ".join(parts), capped
+
+
+def _cut_rows(rows, capped: set[int], cap: int | None) -> tuple[list[list], int]:
+    out, cut = [], 0
+    for row in rows:
+        values = list(row)
+        for i in capped:
+            value = values[i]
+            if isinstance(value, (str, bytes, bytearray, memoryview)) and len(value) > cap:
+                values[i] = jsonable(value[:cap]) + cut_marker(cap)
+                cut += 1
+        out.append([jsonable(v) if not isinstance(v, str) or i not in capped else v
+                    for i, v in enumerate(values)])
+    return out, cut
+
+
+def preview_only(cur, body: str, kind: str, preview_rows: int,
+                 cell_chars: int | None = CELL_CHARS) -> Preview:
     """Run once, return the first rows and the row count; nothing else crosses over."""
-    sql = (f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
-           f"SELECT *, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
+    head = f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
+    names, types = _bound_columns(cur, f"{head}SELECT * FROM {_RESULT_CTE}", cell_chars)
+    projection, capped = _capped_projection(names, types, cell_chars)
+    sql = (f"{head}SELECT {projection}, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
            f"FROM {_RESULT_CTE} LIMIT {int(preview_rows)}")
     cur.execute(sql)
     description = cur.description
     rows = cur.fetchall()
-    columns = columns_of(description)[:-1]
+    columns = _columns(names, types) if capped else columns_of(description)[:-1]
     if rows:
         row_count = int(rows[0][-1])
         rows = [row[:-1] for row in rows]
     else:
         row_count = 0
-    return Preview(columns, json_rows(rows), row_count)
+    shaped, cut = _cut_rows(rows, capped, cell_chars)
+    return Preview(columns, shaped, row_count, cut, cell_chars or None)
+
+
+def _bound_columns(cur, sql: str, cell_chars: int | None) -> tuple[list[str], list[str]]:
+    """Names and types of ``sql``'s result, by binding it (nothing runs). A statement that
+    does not bind gets no projection: running it reports DuckDB's error with its position
+    (a binding error of the Python relation API has none)."""
+    if not cell_chars:
+        return [], []
+    import duckdb
+
+    try:
+        bound = cur.sql(sql)
+        return list(bound.columns), [str(t) for t in bound.types]
+    except duckdb.Error:
+        return [], []
+
+
+def _columns(names, types) -> list[dict]:
+    return [{"name": n, "type": str(t)} for n, t in zip(names, types)]
 
 
 def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
-                before_commit=None) -> Preview:
+                before_commit=None, cell_chars: int | None = CELL_CHARS) -> Preview:
     """``CREATE OR REPLACE TABLE`` in one transaction: a failure keeps the old table.
 
     The row count is the one ``CREATE TABLE AS`` answers with (a second ``count(*)``
@@ -123,7 +192,7 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
         row_count = _created_row_count(cur, table, created)
         if before_commit is not None:
             before_commit(cur, row_count)
-    return read_preview(cur, table, preview_rows, row_count)
+    return read_preview(cur, table, preview_rows, row_count, cell_chars)
 
 
 def _created_row_count(cur, table: str, created: list) -> int:
@@ -134,15 +203,18 @@ def _created_row_count(cur, table: str, created: list) -> int:
     return int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
 
 
-def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None) -> Preview:
+def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None,
+                 cell_chars: int | None = CELL_CHARS) -> Preview:
     """The table's columns and first ``preview_rows`` rows (0: the columns only)."""
+    relation = cur.table(quote_ident(table))  # binds the table; no statement runs
+    columns = _columns(relation.columns, relation.types)
     if preview_rows <= 0 and row_count is not None:
-        relation = cur.table(quote_ident(table))  # binds the table; no statement runs
-        columns = [{"name": n, "type": str(t)} for n, t in zip(relation.columns, relation.types)]
         return Preview(columns, [], row_count)
-    cur.execute(f"SELECT * FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}")
-    description = cur.description
+    projection, capped = _capped_projection(relation.columns, [str(t) for t in relation.types],
+                                            cell_chars)
+    cur.execute(f"SELECT {projection} FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}")
     rows = cur.fetchall()
     if row_count is None:
         row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
-    return Preview(columns_of(description), json_rows(rows), row_count)
+    shaped, cut = _cut_rows(rows, capped, cell_chars)
+    return Preview(columns, shaped, row_count, cut, cell_chars or None)
