@@ -70,6 +70,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: one line for the user, the traceback with --debug
+        if getattr(args, "debug", False):
+            raise
+        sys.stderr.write(f"lantide: internal error: {type(exc).__name__}: {exc}\n"
+                         "  This is a bug in Lantide; run the command again with --debug "
+                         "for the details and report them.\n")
+        return 1
 
 
 def main_gui() -> int:
@@ -85,6 +92,8 @@ def _report(exc: LantideError, args: argparse.Namespace) -> None:
     sys.stderr.write(f"lantide: error: {exc.message}\n")
     if exc.hint:
         sys.stderr.write(f"  {exc.hint}\n")
+    if getattr(exc, "code", None):
+        sys.stderr.write(f"  code: {exc.code}\n")
 
 
 if __name__ == "__main__":

@@ -97,6 +97,17 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "ATTACH": _REFUSALS["Attach"],
     "DETACH": _REFUSALS["Detach"],
     "COPY": _REFUSALS["Copy"],
+    # statements sqlglot does not model (CREATE SECRET, CREATE TYPE, ...) by their verb
+    "CREATE": _REFUSALS["Create"],
+    "DROP": _REFUSALS["Drop"],
+    "ALTER": _REFUSALS["Alter"],
+    "TRUNCATE": _REFUSALS["TruncateTable"],
+    "COMMENT": _REFUSALS["Comment"],
+    "INSERT": _REFUSALS["Insert"],
+    "UPDATE": _REFUSALS["Update"],
+    "DELETE": _REFUSALS["Delete"],
+    "MERGE": _REFUSALS["Merge"],
+    "USE": _REFUSALS["Use"],
 }
 _NOT_SELECT_HINT = "Send one read-only statement: SELECT ... (or WITH ... SELECT ...)."
 
