@@ -400,6 +400,9 @@ def _analyse_uncached(sql: str) -> _Analysis:
                 raise _refuse_function(fname, hint, True)
             if fname in FILE_READERS:
                 file_literals.extend(_path_literals(func, fname))
+    if isinstance(root, (exp.Summarize, exp.Describe)) and isinstance(root.this, exp.Literal) \
+            and root.this.is_string:
+        file_literals.append(root.this)  # SUMMARIZE 'file.csv' reads the file
     duckdb_paths = _duckdb_paths(body)
     cte_names = set(ctes)
     candidates, seen = [], set()

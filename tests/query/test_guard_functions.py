@@ -182,3 +182,22 @@ def test_every_side_effect_scalar_is_decided(sample_service):
         with pytest.raises(QueryRefused) as info:
             check(f"SELECT {name}('s')", data_dir=ws.data_dir, workspace_root=ws.root)
         assert info.value.code == "QUERY_REFUSED_FUNCTION"
+
+
+@pytest.mark.parametrize("sql,code", [
+    ("SUMMARIZE '/etc/hosts.csv'", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    ("DESCRIBE '/etc/hosts.csv'", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    ("PIVOT read_csv('/etc/passwd') ON a USING count(*)", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    ("PIVOT checkpoint() ON a USING count(*)", "QUERY_REFUSED_FUNCTION"),
+    ("VALUES ((SELECT content FROM read_text('/etc/passwd')))", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    ("SELECT * FROM read_text($$/etc/passwd$$)", "QUERY_REFUSED_FUNCTION"),
+])
+def test_other_statement_forms_reading_files(sample_service, sql, code):
+    with pytest.raises(QueryRefused) as info:
+        sample_service.run_query(sql)
+    assert info.value.code == code
+
+
+def test_summarize_a_file_inside_data_runs(sample_service):
+    result = sample_service.run_query("SUMMARIZE 'data/customers.csv'")
+    assert result["row_count"] >= 5
