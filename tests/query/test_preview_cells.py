@@ -94,3 +94,23 @@ def test_cli_json_is_capped_and_says_how_to_get_the_whole_value(sample_workspace
     text = run_cli("sql", sample_workspace, "SELECT repeat('x', 30000) AS big")
     assert "--max-cell-chars" in text.stdout and len(text.stdout) < 25_000
 
+
+
+def test_a_column_profile_cuts_long_values_inside_duckdb(sample_service):
+    """The table browser's profile shows min, max and top values: cut like preview cells."""
+    sample_service.run_query(
+        "SELECT i % 3 AS k, repeat(chr(97 + (i % 3)::INTEGER), 3000000) AS big FROM range(30) t(i)",
+        result_label="huge_text")
+    tracemalloc.start()
+    try:
+        profile = sample_service.profile_table("huge_text")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, f"{peak:,} bytes allocated in Python for the profile"
+    big = next(c for c in profile["columns"] if c["name"] == "big")
+    assert big["min"] == "a" * CELL_CHARS + cut_marker(CELL_CHARS)
+    assert big["max"] == "c" * CELL_CHARS + cut_marker(CELL_CHARS)
+    values = big["histogram"]["values"]
+    assert [v["count"] for v in values] == [10, 10, 10]  # grouped on the whole values
+    assert all(v["value"].endswith(cut_marker(CELL_CHARS)) for v in values)
