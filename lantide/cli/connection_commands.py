@@ -29,8 +29,10 @@ def register(subparsers) -> None:
     a.add_argument("workspace")
     a.add_argument("name", help="how queries name it: NAME.schema.table")
     a.add_argument("connection_string",
-                   help="ODBC connection string without the password, e.g. "
-                        "'Driver={ODBC Driver 18 for SQL Server};Server=db;Database=sales'")
+                   help="ODBC connection string, e.g. "
+                        "'Driver={ODBC Driver 18 for SQL Server};Server=db;Database=sales'; "
+                        "secrets in it (PWD=, AccessToken=, a URL's user:pass@) go to the "
+                        "keyring, never to workspace.json")
     a.add_argument("--dialect", default="postgres",
                    help="the SQL the database speaks (sqlglot name: tsql for SQL Server, "
                         "postgres, mysql, oracle, snowflake, ...); default postgres")

@@ -3,8 +3,11 @@
 The command line (``lantide connection``) and the desktop app's Settings > Connections
 both call these. An entry lives in ``.lantide/workspace.json`` ``"connections"`` without
 its password; the password goes to the system keyring (or, where there is none, the
-analyst sets ``LANTIDE_PASSWORD_<NAME>`` in the environment). See
-:mod:`lantide.query.external` for how a connection is used.
+analyst sets ``LANTIDE_PASSWORD_<NAME>`` in the environment). Other secrets written in the
+connection string (``AccessToken=``, a URL's ``user:pass@``, ...) move to the keyring too
+(:mod:`lantide.query.connection_secrets`); a workspace.json written before that is migrated
+by :func:`migrate_connection_secrets`. See :mod:`lantide.query.external` for how a
+connection is used.
 """
 
 from __future__ import annotations
