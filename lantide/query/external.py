@@ -6,7 +6,8 @@ A connection is an entry of ``.lantide/workspace.json`` ``"connections"``, witho
      "connection_string": "Driver={PostgreSQL Unicode};Server=db;Port=5432;Database=shop",
      "user": "analyst"}
 
-The password comes from the keyring (:mod:`lantide.query.connection_secrets`). Its tables
+The password, and any other secret of its string (``"secret_keys"``), comes from the keyring
+(:mod:`lantide.query.connection_secrets`). Its tables
 are named with the connection first: ``"warehouse"."public"."orders"`` (or
 ``warehouse.orders`` for the default schema). SQL never ATTACHes them. A statement that
 reads one connection only runs there, transpiled by sqlglot to ``dialect``, and its result
