@@ -32,7 +32,7 @@ _PASSWORD_WORDS = {"pwd", "password"}  # the connection's password (PWD= when co
 
 URL_USERINFO = "url:password"  # the pass of scheme://user:pass@host
 _URL_USERINFO_RE = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@;\s{}?#]*):"
-                              r"(?P<secret>[^@/;\s{}?#]*)@")
+                              r"(?P<secret>[^/;\s{}?#]*)@")  # to the last '@' of the host part
 _URL_QUERY_RE = re.compile(r"(?P<sep>[?&])(?P<key>[A-Za-z0-9_.\-]+)=(?P<value>[^&;#\s{}]*)")
 
 

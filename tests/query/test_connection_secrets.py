@@ -36,6 +36,7 @@ SECRET_FORMS = [
     (BASE + ";PWD=hunter2", {"PWD": "hunter2"}),
     (BASE + "; Password = hunter3 ;", {"Password": "hunter3"}),
     ("postgresql://alice:s3cr%40t@db:5432/shop", {"url:password": "s3cr%40t"}),
+    ("postgresql://alice:p@ss:w@db:5432/shop", {"url:password": "p@ss:w"}),
     ("Driver={Databricks};Url=https://bob:tok-9@host:443/sql?x=1",
      {"url:password": "tok-9"}),
     ("postgresql://db/shop?user=alice&password=pw-10&sslmode=require",
