@@ -44,7 +44,8 @@ from pathlib import Path
 from lantide.query.errors import QueryError, QueryRefused
 from lantide.query.guard_functions import (FILE_READERS, OUTSIDE_FUNCTIONS, PATH_HINT,
                                            READ_ONLY_TABLE_FUNCTIONS, REFUSED_TABLE_FUNCTIONS,
-                                           TABLE_FUNCTION_CODE, duckdb_calls, table_function_hint)
+                                           TABLE_FUNCTION_CODE, WRITING_OPTION_HINT,
+                                           WRITING_OPTIONS, duckdb_calls, table_function_hint)
 
 __all__ = ["check", "check_path", "map_position", "ParsedQuery", "TableRef", "FILE_READERS",
            "READ_ONLY_TABLE_FUNCTIONS", "REFUSED_TABLE_FUNCTIONS"]
@@ -256,6 +257,25 @@ def _path_literals(func, fname: str) -> list:
                        code=TABLE_FUNCTION_CODE, hint=PATH_HINT)
 
 
+def _option_names(func) -> set[str]:
+    """Names of a call's named arguments (``a = 1``, ``a := 1``), lower case."""
+    from sqlglot import exp
+
+    names = set()
+    for arg in func.args.get("expressions") or []:
+        if isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)) and \
+                isinstance(arg.this, (exp.Column, exp.Identifier)):
+            names.add(arg.this.name.lower())
+    return names
+
+
+def _refuse_writing_options(fname: str, options) -> None:
+    written = sorted(set(options) & WRITING_OPTIONS)
+    if written:
+        raise QueryRefused(f"refused: {fname}({', '.join(written)} = ...) creates tables",
+                           code=TABLE_FUNCTION_CODE, hint=WRITING_OPTION_HINT)
+
+
 def _refuse_function(fname: str, hint: str, in_from: bool) -> QueryRefused:
     if in_from and fname not in OUTSIDE_FUNCTIONS:
         what = f"{fname}() is not one of Lantide's read-only table functions"
@@ -398,6 +418,7 @@ def _analyse_uncached(sql: str) -> _Analysis:
             hint = table_function_hint(fname)
             if hint is not None:
                 raise _refuse_function(fname, hint, True)
+            _refuse_writing_options(fname, _option_names(func))
             if fname in FILE_READERS:
                 file_literals.extend(_path_literals(func, fname))
     if isinstance(root, (exp.Summarize, exp.Describe)) and isinstance(root.this, exp.Literal) \
@@ -433,6 +454,7 @@ def _duckdb_paths(body: str) -> list[str]:
         hint = table_function_hint(call.name)
         if hint is not None:
             raise _refuse_function(call.name, hint, True)
+        _refuse_writing_options(call.name, call.options)
         if call.name in FILE_READERS:
             if call.paths is None:
                 raise QueryRefused(

@@ -99,6 +99,12 @@ HARMLESS_SIDE_EFFECT_SCALARS = frozenset({
     "currval", "stats", "vector_type", "write_log",
 })
 
+# Options of the file readers that make DuckDB create tables (temporary ones, named by the
+# query, which then shadow the workspace's tables for the session).
+WRITING_OPTIONS = frozenset({"store_rejects", "rejects_table", "rejects_scan"})
+WRITING_OPTION_HINT = ("Rows a reader cannot parse are skipped with ignore_errors = true; "
+                       "queries never create tables (store_rejects, rejects_table, rejects_scan).")
+
 TABLE_FUNCTION_CODE = "QUERY_REFUSED_FUNCTION"
 PATH_HINT = ("Write the file's path as a string (or a list of strings) in the statement, "
              "e.g. read_csv('data/sales.csv'), so Lantide can check it stays inside data/.")
@@ -117,12 +123,14 @@ def table_function_hint(name: str) -> str | None:
 class DuckDBCall:
     """A function call as DuckDB's parser sees it."""
 
-    __slots__ = ("name", "in_from", "paths")
+    __slots__ = ("name", "in_from", "paths", "options")
 
-    def __init__(self, name: str, in_from: bool, paths: list[str] | None):
+    def __init__(self, name: str, in_from: bool, paths: list[str] | None,
+                 options: frozenset[str] = frozenset()):
         self.name = name
         self.in_from = in_from
         self.paths = paths  # the first argument's strings; None if it is not constant
+        self.options = options  # names of its named arguments, lower case
 
 
 _parser_lock = threading.Lock()
@@ -156,7 +164,7 @@ def _collect(node, calls: list[DuckDBCall]) -> None:
         if node.get("type") == "TABLE_FUNCTION" and isinstance(node.get("function"), dict):
             function = node["function"]
             calls.append(DuckDBCall(str(function.get("function_name", "")).lower(), True,
-                                    _first_argument_strings(function)))
+                                    _first_argument_strings(function), _option_names(function)))
             for value in function.values():
                 _collect(value, calls)
             for key, value in node.items():
@@ -170,6 +178,22 @@ def _collect(node, calls: list[DuckDBCall]) -> None:
     elif isinstance(node, list):
         for value in node:
             _collect(value, calls)
+
+
+def _option_names(function: dict) -> frozenset[str]:
+    """Named arguments: ``name := value`` (a named argument) or ``name = value`` (DuckDB
+    keeps that one as a comparison with a column)."""
+    names = set()
+    for arg in function.get("arguments") or [{"expression": c} for c in function.get("children") or []]:
+        if not isinstance(arg, dict):
+            continue
+        if arg.get("name"):
+            names.add(str(arg["name"]).lower())
+        expr = arg.get("expression") or {}
+        left = expr.get("left") if isinstance(expr, dict) and expr.get("class") == "COMPARISON" else None
+        if isinstance(left, dict) and left.get("class") == "COLUMN_REF" and left.get("column_names"):
+            names.add(str(left["column_names"][-1]).lower())
+    return frozenset(names)
 
 
 def _first_argument_strings(function: dict) -> list[str] | None:

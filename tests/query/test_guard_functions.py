@@ -201,3 +201,22 @@ def test_other_statement_forms_reading_files(sample_service, sql, code):
 def test_summarize_a_file_inside_data_runs(sample_service):
     result = sample_service.run_query("SUMMARIZE 'data/customers.csv'")
     assert result["row_count"] >= 5
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT count(*) FROM read_csv('data/customers.csv', store_rejects = true, "
+    "rejects_table = 'orders', rejects_scan = 'customers')",
+    "SELECT count(*) FROM read_csv('data/customers.csv', store_rejects := true)",
+    "SELECT count(*) FROM read_csv_auto('data/customers.csv', \"REJECTS_TABLE\" = 'orders')",
+    "SELECT * FROM sniff_csv('data/customers.csv', store_rejects = true)",
+])
+def test_reader_options_that_write_tables_are_refused(sample_service, sql):
+    """store_rejects makes DuckDB create temporary tables named by the query, which then
+    shadow the workspace's own tables ("orders" read 0 rows) for the rest of the session."""
+    with pytest.raises(QueryRefused) as info:
+        sample_service.run_query(sql)
+    assert info.value.code == "QUERY_REFUSED_FUNCTION" and "ignore_errors" in info.value.hint
+    assert sample_service.run_query("SELECT count(*) FROM orders")["preview"] == [[120000]]
+    temp = sample_service.engine.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'")
+    assert temp == [(0,)]

@@ -93,6 +93,8 @@ CORPUS = [
      "QUERY_REFUSED_FUNCTION"),
     ("checkpoint-in-summarize", "SUMMARIZE SELECT * FROM force_checkpoint()",
      "QUERY_REFUSED_FUNCTION"),
+    ("store-rejects", "SELECT count(*) FROM read_csv('data/customers.csv', store_rejects = true, "
+                      "rejects_table = 'orders')", "QUERY_REFUSED_FUNCTION"),
     ("getenv", "SELECT getenv('HOME')", "QUERY_REFUSED_FUNCTION"),
     ("setval", "SELECT setval('seq1', 5)", "QUERY_REFUSED_FUNCTION"),
     # files outside data/
@@ -199,6 +201,7 @@ UNION ALL SELECT 'database', database_name FROM duckdb_databases() WHERE NOT int
 UNION ALL SELECT 'sequence', sequence_name FROM duckdb_sequences()
 UNION ALL SELECT 'macro', function_name FROM duckdb_functions() WHERE NOT internal
 UNION ALL SELECT 'type', type_name FROM duckdb_types() WHERE NOT internal
+UNION ALL SELECT 'temporary', table_name FROM duckdb_tables() WHERE temporary
 ORDER BY ALL
 """
 
