@@ -444,7 +444,12 @@ def _analyse_uncached(sql: str) -> _Analysis:
 def _duckdb_paths(body: str) -> list[str]:
     """Decide the calls again as DuckDB's parser reads the statement (a statement sqlglot
     reads differently is decided on what DuckDB will run); the paths its file readers get."""
-    calls = duckdb_calls(body)
+    try:
+        calls = duckdb_calls(body)
+    except ValueError:
+        raise QueryRefused("refused: DuckDB reads more than one statement here",
+                           code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
+                           hint="Send one SELECT at a time; check the quotes of its strings.") from None
     paths: list[str] = []
     for call in calls or ():
         if call.name in OUTSIDE_FUNCTIONS:

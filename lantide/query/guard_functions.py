@@ -140,7 +140,8 @@ _parser = None
 def duckdb_calls(body: str) -> list[DuckDBCall] | None:
     """The functions ``body`` calls, by DuckDB's parser; None when DuckDB cannot serialize
     the statement (PIVOT, a syntax error: decided by sqlglot alone, and DuckDB's own
-    error is reported at run time)."""
+    error is reported at run time). More than one statement raises ``ValueError``: the
+    two parsers disagree on where a statement ends, and the guard refuses it."""
     global _parser
     try:
         with _parser_lock:
@@ -154,6 +155,8 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
         return None
     if tree.get("error"):
         return None
+    if len(tree.get("statements") or []) != 1:
+        raise ValueError(f"DuckDB reads {len(tree.get('statements') or [])} statements")
     calls: list[DuckDBCall] = []
     _collect(tree, calls)
     return calls

@@ -220,3 +220,13 @@ def test_reader_options_that_write_tables_are_refused(sample_service, sql):
     temp = sample_service.engine.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'")
     assert temp == [(0,)]
+
+
+def test_a_statement_duckdb_splits_in_two_is_refused():
+    """If DuckDB's parser ever ends a statement where sqlglot does not, the second opinion
+    refuses it (here DuckDB is given two statements directly)."""
+    from lantide.query.guard_functions import duckdb_calls
+
+    with pytest.raises(ValueError):
+        duckdb_calls("SELECT 1; SELECT 2")
+    assert duckdb_calls("SELECT 1") == []
