@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from uuid import UUID
@@ -105,36 +105,65 @@ def json_rows(rows) -> list[list]:
     return [[jsonable(v) for v in row] for row in rows]
 
 
-def _capped_projection(names: list[str], types: list[str], cap: int | None) -> tuple[str, set[int]]:
-    """The select list with text and BLOB columns cut to ``cap + 1`` inside DuckDB (one
-    more than the cap, so a cut is visible); positional references keep duplicate names."""
+@dataclass
+class _Projection:
+    """A preview's select list: text and BLOB columns cut to ``cap + 1`` (one more than
+    the cap, so a cut shows); a nested column (list, struct, map) whose text is longer than
+    the cap comes as NULL plus its first ``cap`` characters in an extra column."""
+
+    sql: str = "*"
+    width: int = 0                                    # columns before the extras
+    flat: set[int] = field(default_factory=set)       # cut text / BLOB columns
+    nested: dict[int, int] = field(default_factory=dict)  # column -> its extra's position
+
+    @property
+    def cuts(self) -> bool:
+        return bool(self.flat or self.nested)
+
+
+def _is_nested(type_name: str) -> bool:
+    return type_name.endswith("]") or type_name.startswith(("STRUCT", "MAP", "UNION"))
+
+
+def _capped_projection(names: list[str], types: list[str], cap: int | None) -> _Projection:
+    """Positional references (#1) keep duplicate names apart."""
     if not cap or not names:
-        return "*", set()
-    parts, capped = [], set()
+        return _Projection()
+    out = _Projection(width=len(names))
+    parts, extras = [], []
     for i, (name, type_name) in enumerate(zip(names, types)):
-        base = type_name.upper()
+        base, ref, alias = type_name.upper(), f"#{i + 1}", quote_ident(name)
         if base in ("VARCHAR", "JSON") or base.startswith("VARCHAR("):
-            parts.append(f"left(#{i + 1}, {cap + 1}) AS {quote_ident(name)}")
-            capped.add(i)
+            parts.append(f"left({ref}, {cap + 1}) AS {alias}")
+            out.flat.add(i)
         elif base == "BLOB":
-            parts.append(f"#{i + 1}[1:{cap + 1}] AS {quote_ident(name)}")
-            capped.add(i)
+            parts.append(f"{ref}[1:{cap + 1}] AS {alias}")
+            out.flat.add(i)
+        elif _is_nested(base):
+            long = f"length(CAST({ref} AS VARCHAR)) > {cap}"
+            parts.append(f"CASE WHEN {long} THEN NULL ELSE {ref} END AS {alias}")
+            out.nested[i] = len(names) + len(extras)
+            extras.append(f"CASE WHEN {long} THEN left(CAST({ref} AS VARCHAR), {cap}) END")
         else:
-            parts.append(f"#{i + 1}")
-    return ", ".join(parts), capped
+            parts.append(ref)
+    out.sql = ", ".join(parts + extras)
+    return out
 
 
-def _cut_rows(rows, capped: set[int], cap: int | None) -> tuple[list[list], int]:
+def _cut_rows(rows, projection: _Projection, cap: int | None) -> tuple[list[list], int]:
     out, cut = [], 0
     for row in rows:
-        values = list(row)
-        for i in capped:
+        values = list(row[:projection.width]) if projection.cuts else list(row)
+        for i in projection.flat:
             value = values[i]
             if isinstance(value, (str, bytes, bytearray, memoryview)) and len(value) > cap:
                 values[i] = jsonable(value[:cap]) + cut_marker(cap)
                 cut += 1
-        out.append([jsonable(v) if not isinstance(v, str) or i not in capped else v
-                    for i, v in enumerate(values)])
+        for i, extra in projection.nested.items():
+            if row[extra] is not None:
+                values[i] = row[extra] + cut_marker(cap)
+                cut += 1
+        out.append([jsonable(v) for v in values])
     return out, cut
 
 
@@ -143,19 +172,19 @@ def preview_only(cur, body: str, kind: str, preview_rows: int,
     """Run once, return the first rows and the row count; nothing else crosses over."""
     head = f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
     names, types = _bound_columns(cur, f"{head}SELECT * FROM {_RESULT_CTE}", cell_chars)
-    projection, capped = _capped_projection(names, types, cell_chars)
-    sql = (f"{head}SELECT {projection}, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
+    projection = _capped_projection(names, types, cell_chars)
+    sql = (f"{head}SELECT {projection.sql}, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
            f"FROM {_RESULT_CTE} LIMIT {int(preview_rows)}")
     cur.execute(sql)
     description = cur.description
     rows = cur.fetchall()
-    columns = _columns(names, types) if capped else columns_of(description)[:-1]
+    columns = _columns(names, types) if projection.cuts else columns_of(description)[:-1]
     if rows:
         row_count = int(rows[0][-1])
         rows = [row[:-1] for row in rows]
     else:
         row_count = 0
-    shaped, cut = _cut_rows(rows, capped, cell_chars)
+    shaped, cut = _cut_rows(rows, projection, cell_chars)
     return Preview(columns, shaped, row_count, cut, cell_chars or None)
 
 
@@ -210,11 +239,12 @@ def read_preview(cur, table: str, preview_rows: int, row_count: int | None = Non
     columns = _columns(relation.columns, relation.types)
     if preview_rows <= 0 and row_count is not None:
         return Preview(columns, [], row_count)
-    projection, capped = _capped_projection(relation.columns, [str(t) for t in relation.types],
-                                            cell_chars)
-    cur.execute(f"SELECT {projection} FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}")
+    projection = _capped_projection(relation.columns, [str(t) for t in relation.types],
+                                    cell_chars)
+    cur.execute(f"SELECT {projection.sql} FROM {quote_ident(table)} "
+                f"LIMIT {max(0, int(preview_rows))}")
     rows = cur.fetchall()
     if row_count is None:
         row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
-    shaped, cut = _cut_rows(rows, capped, cell_chars)
+    shaped, cut = _cut_rows(rows, projection, cell_chars)
     return Preview(columns, shaped, row_count, cut, cell_chars or None)

@@ -114,3 +114,24 @@ def test_a_column_profile_cuts_long_values_inside_duckdb(sample_service):
     values = big["histogram"]["values"]
     assert [v["count"] for v in values] == [10, 10, 10]  # grouped on the whole values
     assert all(v["value"].endswith(cut_marker(CELL_CHARS)) for v in values)
+
+
+def test_lists_and_structs_holding_long_text_are_cut_too(sample_service):
+    sql = ("SELECT i, [repeat('x', 3000000)] AS l, {'k': repeat('y', 3000000), 'n': 1} AS st, "
+           "[1, 2] AS small, NULL::VARCHAR[] AS none FROM range(20) t(i)")
+    tracemalloc.start()
+    try:
+        result = sample_service.run_query(sql)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # 120 MB of text in the result; whole, it would all cross over
+    assert peak < 30_000_000, f"{peak:,} bytes allocated in Python for the preview"
+    first = result["preview"][0]
+    for cell, start in ((first[1], "[xxx"), (first[2], "{'k': yyy")):
+        assert cell.startswith(start) and cell.endswith(cut_marker(CELL_CHARS))
+        assert len(cell) == CELL_CHARS + len(cut_marker(CELL_CHARS))
+    assert first[3:] == [[1, 2], None]
+    assert result["cells_cut"] == 40
+    assert [c["type"] for c in result["columns"]][1:] == [
+        "VARCHAR[]", "STRUCT(k VARCHAR, n INTEGER)", "INTEGER[]", "VARCHAR[]"]
