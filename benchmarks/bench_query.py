@@ -5,7 +5,9 @@ Measured side by side in one run, with ratios:
 1. ``run_query`` on the 22 TPC-H queries against plain ``duckdb`` running the same SQL
    (best of 3 each; target: total within 10%).
 2. Peak Python memory (tracemalloc) of a preview of a 10-million-row result against a
-   200-row one (target: within 10%).
+   200-row one (target: within 10%); and of a preview of 200 cells of 5 MB, cut inside
+   DuckDB against whole values (target: the cut preview stays under 20 MB; whole values
+   are about 1 GB).
 3. Source Run of a 20-tab DAG on TPC-H at SF 0.01 and SF 1 (:mod:`benchmarks.query_dag`):
    cold, warm (nothing changed) and after one leaf tab changed, against the floor (plain
    DuckDB, same statements, order, settings and disk), in alternating runs compared by
@@ -133,6 +135,32 @@ def bench_memory() -> tuple[int, int]:
     return min(peaks[0], peaks[2]), min(peaks[1], peaks[3])
 
 
+def bench_wide_cells(rows: int = 200, cell_mb: int = 5) -> dict[str, int]:
+    """Peak Python memory of a preview of ``rows`` cells of ``cell_mb`` MB each: cut inside
+    DuckDB (the default) against whole values (``max_cell_chars=0``, the old behaviour)."""
+    root = WORK / "wide"
+    if root.exists():
+        shutil.rmtree(root)
+    from lantide.workspace.model import Workspace
+
+    Workspace.create(root)
+    ws, svc = open_service(root)
+    sql = f"SELECT i, repeat('x', {cell_mb * 1_000_000}) AS big FROM range({rows}) t(i)"
+    out = {}
+    try:
+        for name, cap in (("capped", None), ("whole", 0)):
+            tracemalloc.start()
+            result = svc.run_query(sql, max_cell_chars=cap)
+            out[name] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert result["row_count"] == rows
+            del result
+    finally:
+        svc.close()
+        ws.close()
+    return out
+
+
 # -- report ------------------------------------------------------------------------------------
 
 def _flag(argv: list[str], name: str, default: int | None) -> int | None:
@@ -223,6 +251,11 @@ def report_queries(sf_queries: float) -> None:
     print("### Peak Python memory of a preview (tracemalloc)\n")
     print(f"| result rows | peak bytes |\n|---|---|\n| 200 | {small:,} |\n| 10,000,000 | {large:,} |")
     print(f"\nratio 10M / 200: **{large / small:.3f}**\n", flush=True)
+
+    wide = bench_wide_cells()
+    print("### Peak Python memory of a preview of 200 cells of 5 MB (tracemalloc)\n")
+    print(f"| preview | peak bytes |\n|---|---|\n| cut in DuckDB (default) | {wide['capped']:,} |\n"
+          f"| whole values (max_cell_chars=0) | {wide['whole']:,} |\n", flush=True)
 
 
 if __name__ == "__main__":

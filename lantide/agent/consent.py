@@ -24,7 +24,7 @@ def statistical_functions(sql: str) -> list[str]:
 
     try:
         trees = sqlglot.parse(sql, dialect="duckdb")
-    except sqlglot.errors.ParseError:
+    except sqlglot.errors.SqlglotError:  # a parse or tokenizer error (an open quote)
         return []  # the QEM reports the syntax error with its position
     found = set()
     for tree in trees:

@@ -18,10 +18,15 @@ A torn last line (a crash mid-write), a damaged line and a record that cannot be
 to the model are skipped when reading and listed in :attr:`Conversation.problems` with
 their line numbers (:mod:`lantide.agent.conversation_replay`); the file is never rewritten.
 No API key is ever written.
+
+A tool result is stored with each string value cut at :data:`STORED_CELL_CHARS`, as a
+preview cell is (a 5 MB value the model saw once is not kept in the file); a result that is
+not JSON is cut as a whole at :data:`STORED_RESULT_CHARS`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import secrets as _random
 from dataclasses import dataclass
@@ -38,6 +43,49 @@ FORMAT_VERSION = 1
 KEY_EVENTS = ("project_focused", "status_changed", "analysis_activated", "question_asked",
               "question_answered", "project_created")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
+STORED_CELL_CHARS = 10_000
+STORED_RESULT_CHARS = 200_000
+STORED_NOTE = ("values longer than {cap:,} characters were cut when this result was stored; "
+               "run the tool again (or read_step) for the whole value")
+
+
+def _marker(cap: int) -> str:
+    from lantide.query.results import cut_marker
+
+    return cut_marker(cap)
+
+
+def _cap_strings(value, cap: int):
+    """``value`` with every string longer than ``cap`` cut and marked; (value, cut?)."""
+    if isinstance(value, str):
+        return (value[:cap] + _marker(cap), True) if len(value) > cap else (value, False)
+    if isinstance(value, list):
+        pairs = [_cap_strings(v, cap) for v in value]
+        return [p[0] for p in pairs], any(p[1] for p in pairs)
+    if isinstance(value, dict):
+        pairs = {k: _cap_strings(v, cap) for k, v in value.items()}
+        return {k: p[0] for k, p in pairs.items()}, any(p[1] for p in pairs.values())
+    return value, False
+
+
+def capped_for_storage(message: dict[str, Any]) -> dict[str, Any]:
+    """A tool message as stored: long values cut (the live message is not changed)."""
+    content = message.get("content")
+    if message.get("role") != "tool" or not isinstance(content, str) \
+            or len(content) <= STORED_CELL_CHARS:
+        return message
+    try:
+        parsed = json.loads(content)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, (dict, list)):
+        capped, cut = _cap_strings(parsed, STORED_CELL_CHARS)
+        if cut and isinstance(capped, dict):
+            capped["stored_note"] = STORED_NOTE.format(cap=STORED_CELL_CHARS)
+        content = json.dumps(capped, ensure_ascii=False, default=str)
+    if len(content) > STORED_RESULT_CHARS:
+        content = content[:STORED_RESULT_CHARS] + _marker(STORED_RESULT_CHARS)
+    return {**message, "content": content}
 
 
 def _now() -> str:
@@ -108,14 +156,15 @@ class Conversation:
 
     # -- writing
     def add_message(self, message: dict[str, Any], turn: int, **extra: Any) -> None:
-        self._append({"type": "message", "turn": turn, "at": _now(), "message": message, **extra})
+        self._append({"type": "message", "turn": turn, "at": _now(),
+                      "message": capped_for_storage(message), **extra})
 
     def add_messages(self, messages: list[dict[str, Any]], turn: int,
                      meta: list[dict[str, Any]]) -> None:
         """Several messages of one iteration in one record."""
         if messages:
             self._append({"type": "messages", "turn": turn, "at": _now(),
-                          "messages": messages, "meta": meta})
+                          "messages": [capped_for_storage(m) for m in messages], "meta": meta})
 
     def add_event(self, kind: str, turn: int, **data: Any) -> None:
         self._append({"type": "event", "turn": turn, "at": _now(), "kind": kind, **data})

@@ -29,8 +29,10 @@ def register(subparsers) -> None:
     a.add_argument("workspace")
     a.add_argument("name", help="how queries name it: NAME.schema.table")
     a.add_argument("connection_string",
-                   help="ODBC connection string without the password, e.g. "
-                        "'Driver={ODBC Driver 18 for SQL Server};Server=db;Database=sales'")
+                   help="ODBC connection string, e.g. "
+                        "'Driver={ODBC Driver 18 for SQL Server};Server=db;Database=sales'; "
+                        "secrets in it (PWD=, AccessToken=, a URL's user:pass@) go to the "
+                        "keyring, never to workspace.json")
     a.add_argument("--dialect", default="postgres",
                    help="the SQL the database speaks (sqlglot name: tsql for SQL Server, "
                         "postgres, mysql, oracle, snowflake, ...); default postgres")
@@ -69,6 +71,12 @@ def run_list(args) -> int:
         print_table(["name", "dialect", "user", "password", "connection string"],
                     [[r["name"], r["dialect"], r["user"] or "", _password_text(r),
                       r["connection_string"]] for r in rows], max_width=70)
+    for r in rows:
+        if r["secrets_in_file"]:
+            print(f"warning: connection {r['name']!r}: .lantide/workspace.json holds "
+                  f"{', '.join(r['secrets_in_file'])} in plain text; the next save by Lantide "
+                  "moves it to the keyring (or set it in the environment and remove it "
+                  "from the file)", file=sys.stderr)
     return 0
 
 

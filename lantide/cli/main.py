@@ -76,6 +76,19 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: one line for the user, the traceback with --debug
+        if getattr(args, "debug", False):
+            raise
+        if getattr(args, "json", False):
+            from lantide.cli.output import print_json
+
+            print_json({"error": {"code": "INTERNAL_ERROR",
+                                  "message": f"{type(exc).__name__}: {exc}",
+                                  "hint": "A bug in Lantide: run again with --debug and report it."}})
+        sys.stderr.write(f"lantide: internal error: {type(exc).__name__}: {exc}\n"
+                         "  This is a bug in Lantide; run the command again with --debug "
+                         "for the details and report them.\n")
+        return 1
 
 
 def main_gui() -> int:
@@ -84,7 +97,7 @@ def main_gui() -> int:
 
 
 def _report(exc: LantideError, args: argparse.Namespace) -> None:
-    """The error on stderr with its code after the message; with ``--json`` also as one
+    """The error on stderr, its code on a line after it; with ``--json`` also as one
     object on stdout (DESIGN section 3), so a script can branch on the code."""
     if getattr(args, "debug", False):
         import traceback
@@ -94,9 +107,11 @@ def _report(exc: LantideError, args: argparse.Namespace) -> None:
         from lantide.cli.output import print_json
 
         print_json({"error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
-    sys.stderr.write(f"lantide: error: {exc.message} [{exc.code}]\n")
+    sys.stderr.write(f"lantide: error: {exc.message}\n")
     if exc.hint:
         sys.stderr.write(f"  {exc.hint}\n")
+    if getattr(exc, "code", None):
+        sys.stderr.write(f"  code: {exc.code}\n")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ def register(subparsers) -> None:
                    help="run a statement with 3+ CTEs anyway (the complexity hint)")
     p.add_argument("--large-remote-warning-id", help="confirm staging a large remote result")
     p.add_argument("--json", action="store_true", help="print JSON")
+    _cell_option(p)
 
     p = add_command(subparsers, "tab", "run, Source Run, list, create, rename or delete SQL tabs",
                     None)
@@ -41,6 +42,8 @@ def register(subparsers) -> None:
         a.add_argument("--large-remote-warning-id", action="append", metavar="ID",
                        help="confirm staging a large remote result (repeatable)")
         a.add_argument("--json", action="store_true", help="print JSON")
+        if name == "run":
+            _cell_option(a)
     a = add_command(actions, "list", "the tabs of a project and whether they are up to date",
                     run_tab_list)
     a.add_argument("workspace")
@@ -93,6 +96,8 @@ class _Session:
         except BaseException:
             self.ws.close()
             raise
+        for warning in self.service.connection_warnings:
+            print(f"warning: {warning}", file=sys.stderr)
 
     def __enter__(self):
         return self.service
@@ -106,6 +111,23 @@ class _Session:
 
 def _sql_argument(text: str) -> str:
     return sys.stdin.read() if text == "-" else text
+
+
+def _cell_option(parser) -> None:
+    parser.add_argument("--max-cell-chars", type=int, default=None, metavar="N",
+                        help="cut each preview cell at N characters (default 10,000; 0 shows "
+                             "whole values)")
+
+
+CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
+
+
+def _with_cell_hint(result: dict) -> dict:
+    """The CLI's way to the whole value, added where a preview cell was cut."""
+    if result.get("cells_cut"):
+        result["warnings"] = [w + f"; {CELL_HINT}" if "were cut at" in w else w
+                              for w in result["warnings"]]
+    return result
 
 
 def _print_result(result: dict) -> None:
@@ -128,6 +150,7 @@ def _print_result(result: dict) -> None:
 
 
 def _finish(result: dict, as_json: bool) -> int:
+    result = _with_cell_hint(result)
     if as_json:
         print_json(result)
     else:
@@ -140,14 +163,15 @@ def run_sql(args: argparse.Namespace) -> int:
         result = service.run_query(
             _sql_argument(args.sql), args.result_label, args.purpose, project=args.project,
             large_remote_warning_id=args.large_remote_warning_id,
-            allow_complex=args.allow_complex)
+            allow_complex=args.allow_complex, max_cell_chars=args.max_cell_chars)
         return _finish(result, args.json)
 
 
 def run_tab(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
         result = service.run_sql_tab(args.project, args.tab, args.purpose,
-                                     large_remote_warning_id=args.large_remote_warning_id)
+                                     large_remote_warning_id=args.large_remote_warning_id,
+                                     max_cell_chars=args.max_cell_chars)
         return _finish(result, args.json)
 
 

@@ -3,8 +3,11 @@
 The command line (``lantide connection``) and the desktop app's Settings > Connections
 both call these. An entry lives in ``.lantide/workspace.json`` ``"connections"`` without
 its password; the password goes to the system keyring (or, where there is none, the
-analyst sets ``LANTIDE_PASSWORD_<NAME>`` in the environment). See
-:mod:`lantide.query.external` for how a connection is used.
+analyst sets ``LANTIDE_PASSWORD_<NAME>`` in the environment). Other secrets written in the
+connection string (``AccessToken=``, a URL's ``user:pass@``, ...) move to the keyring too
+(:mod:`lantide.query.connection_secrets`); a workspace.json written before that is migrated
+by :func:`migrate_connection_secrets`. See :mod:`lantide.query.external` for how a
+connection is used.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ import os
 import time
 from typing import Any
 
-from lantide.query.connection_secrets import (delete_connection_password, env_var,
-                                              get_connection_password, set_connection_password)
+from lantide.query.connection_secrets import (delete_connection_password, delete_connection_secret,
+                                              env_var, get_connection_password,
+                                              get_connection_secret, is_password_key,
+                                              secret_env_var, set_connection_password,
+                                              set_connection_secret, split_secrets)
 from lantide.query.errors import ConnectionProblem
 from lantide.query.names import same_name
 
@@ -56,9 +62,13 @@ def list_connections(workspace) -> list[dict[str, Any]]:
         if not isinstance(entry, dict) or not entry.get("name"):
             continue
         name = str(entry["name"])
+        clean, in_file = split_secrets(str(entry.get("connection_string", "")))
         row = {"name": name, "dialect": entry.get("dialect") or "postgres",
-               "connection_string": entry.get("connection_string", ""),
-               "user": entry.get("user"), "password_env": env_var(name)}
+               "connection_string": clean, "user": entry.get("user"),
+               "password_env": env_var(name),
+               "secret_keys": list(entry.get("secret_keys") or []),
+               # secrets an old workspace.json still holds in plain text (keys only)
+               "secrets_in_file": sorted(in_file)}
         if _env_password(name):
             row["password"] = "environment"
         else:
@@ -85,8 +95,14 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
         raise _exists(existing)
     config = ConnectionConfig.from_dict({"name": name, "connection_string": connection_string,
                                          "dialect": check_dialect(dialect), "user": user})
+    # secrets written in the connection string go to the keyring before anything is saved
+    clean, secret_keys = move_secrets_to_keyring(config.name, connection_string.strip())
+    if not secret_keys and existing is not None and same_name(str(existing["name"]), config.name):
+        secret_keys = [k for k in existing.get("secret_keys") or [] if isinstance(k, str)]
     entry = {"name": config.name, "type": "odbc", "dialect": config.dialect,
-             "connection_string": config.connection_string}
+             "connection_string": clean}
+    if secret_keys:
+        entry["secret_keys"] = secret_keys
     if user:
         entry["user"] = user
     if password:
@@ -96,8 +112,80 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
         others = [c for c in settings.get("connections", [])
                   if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))]
         settings["connections"] = others + [entry]
-    workspace.update_settings(change)
+    _save(workspace, change)
     return entry
+
+
+def move_secrets_to_keyring(name: str, connection_string: str) -> tuple[str, list[str]]:
+    """Take the secrets out of ``connection_string`` into the keyring: the password as the
+    connection's password, the others by key. Returns the clean string and the keys to list
+    in the entry. Without a keyring: ``NO_KEYRING``, naming the environment variable."""
+    clean, found = split_secrets(connection_string)
+    keys = []
+    for key, value in found.items():
+        if is_password_key(key):
+            set_connection_password(name, value)
+        else:
+            set_connection_secret(name, key, value)
+            keys.append(key)
+    return clean, keys
+
+
+def migrate_connection_secrets(workspace) -> list[str]:
+    """Move secrets an existing workspace.json holds in plain text to the keyring and
+    rewrite the file without them. Returns what could not be moved (no keyring), to report;
+    such an entry is left as it is (the analyst's file is not changed behind their back,
+    and the connection keeps working from it)."""
+    reports: list[str] = []
+
+    def apply(settings: dict) -> bool:
+        found, changed = _migrate_in(settings)
+        reports.extend(found)
+        return changed  # nothing moved: the file is not written at all
+
+    workspace.update_settings(apply)
+    return reports
+
+
+def _migrate_in(settings: dict) -> tuple[list[str], bool]:
+    """Move the secrets of ``settings``' connections to the keyring, in place: (what could
+    not move, whether anything did)."""
+    reports, changed = [], False
+    connections = settings.get("connections")
+    for entry in connections if isinstance(connections, list) else []:
+        if not isinstance(entry, dict) or not entry.get("name"):
+            continue
+        name, text = str(entry["name"]), entry.get("connection_string")
+        if not isinstance(text, str) or not split_secrets(text)[1]:
+            continue
+        try:
+            clean, keys = move_secrets_to_keyring(name, text)
+        except ConnectionProblem:
+            found = sorted(split_secrets(text)[1])
+            where = ", ".join(env_var(name) if is_password_key(k) else secret_env_var(name, k)
+                              for k in found)
+            reports.append(
+                f"connection {name!r}: .lantide/workspace.json holds {', '.join(found)} in "
+                f"plain text and no keyring is available to move it to; set {where} in the "
+                "environment and remove it from the file")
+            continue
+        entry["connection_string"] = clean
+        old = [k for k in entry.get("secret_keys") or [] if isinstance(k, str)]
+        entry["secret_keys"] = old + [k for k in keys if k not in old]
+        if not entry["secret_keys"]:
+            del entry["secret_keys"]
+        changed = True
+    return reports, changed
+
+
+def _save(workspace, change) -> None:
+    """Apply ``change`` to workspace.json as it is on disk now, under its lock
+    (:meth:`Workspace.update_settings`), moving secrets still in the file to the keyring
+    first; one that cannot move is kept as the analyst wrote it (and reported by list)."""
+    def apply(settings: dict) -> None:
+        change(settings)
+        _migrate_in(settings)
+    workspace.update_settings(apply)
 
 
 def edit_connection(workspace, previous: str, name: str, connection_string: str, *,
@@ -128,8 +216,27 @@ def edit_connection(workspace, previous: str, name: str, connection_string: str,
         if kept:
             delete_connection_password(name)
         raise
+    # the connection string's other secrets follow the rename, unless given anew
+    old_keys = [k for k in old.get("secret_keys") or [] if isinstance(k, str)]
+    fresh = set(split_secrets(connection_string)[1])
+    carried = [k for k in old_keys if k not in fresh]
+    for key in carried:
+        value = get_connection_secret(old_name, key)
+        if value:
+            set_connection_secret(name, key, value)
+    if carried:
+        keys = list(dict.fromkeys(list(entry.get("secret_keys") or []) + carried))
+        entry["secret_keys"] = keys
+
+        def carry(settings: dict) -> None:
+            for c in settings.get("connections", []):
+                if isinstance(c, dict) and same_name(str(c.get("name", "")), name):
+                    c["secret_keys"] = keys
+        _save(workspace, carry)
     if respelled:
         delete_connection_password(old_name)
+        for key in old_keys:
+            delete_connection_secret(old_name, key)
     else:
         remove_connection(workspace, old_name)
     return entry
@@ -141,10 +248,12 @@ def remove_connection(workspace, name: str) -> dict:
     if entry is None:
         raise _unknown(workspace, name)
     name = str(entry["name"])  # by name: the entry may have been edited on disk meanwhile
-    workspace.update_settings(lambda settings: settings.__setitem__("connections", [
+    _save(workspace, lambda settings: settings.__setitem__("connections", [
         c for c in settings.get("connections", [])
         if not (isinstance(c, dict) and same_name(str(c.get("name", "")), name))]))
     delete_connection_password(str(entry["name"]))
+    for key in entry.get("secret_keys") or []:
+        delete_connection_secret(str(entry["name"]), str(key))
     return entry
 
 
@@ -190,4 +299,5 @@ def _unknown(workspace, name: str) -> ConnectionProblem:
 
 
 __all__ = ["COMMON_DIALECTS", "add_connection", "check_dialect", "edit_connection",
-           "list_connections", "odbc_drivers", "remove_connection", "test_connection"]
+           "list_connections", "migrate_connection_secrets", "move_secrets_to_keyring",
+           "odbc_drivers", "remove_connection", "test_connection"]

@@ -6,7 +6,8 @@ A connection is an entry of ``.lantide/workspace.json`` ``"connections"``, witho
      "connection_string": "Driver={PostgreSQL Unicode};Server=db;Port=5432;Database=shop",
      "user": "analyst"}
 
-The password comes from the keyring (:mod:`lantide.query.connection_secrets`). Its tables
+The password, and any other secret of its string (``"secret_keys"``), comes from the keyring
+(:mod:`lantide.query.connection_secrets`). Its tables
 are named with the connection first: ``"warehouse"."public"."orders"`` (or
 ``warehouse.orders`` for the default schema). SQL never ATTACHes them. A statement that
 reads one connection only runs there, transpiled by sqlglot to ``dialect``, and its result
@@ -23,13 +24,13 @@ from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
 
-from lantide.query.connection_secrets import get_connection_password
+from lantide.query.connection_secrets import (get_connection_password, get_connection_secret,
+                                              is_password_key, join_secrets, split_secrets)
 from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
 from lantide.query.guard import ParsedQuery, TableRef
 from lantide.query.names import quote_ident, same_name
 
 BATCH_ROWS = 50_000
-_SECRET_KEYS = {"pwd", "password"}
 _SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "pg_toast", "sys", "guest",
                    "db_owner", "db_accessadmin", "db_securityadmin", "db_ddladmin",
                    "db_backupoperator", "db_datareader", "db_datawriter",
@@ -49,6 +50,10 @@ class ConnectionConfig:
     dialect: str = "postgres"
     user: str | None = None
     login_timeout: int = 10
+    secret_keys: tuple[str, ...] = ()  # secrets of the connection string kept in the keyring
+    # secrets still written in workspace.json (an old file, no keyring to move them to):
+    # used to connect, never written anew (see connections.migrate_connection_secrets)
+    inline_secrets: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_dict(cls, data: dict) -> "ConnectionConfig":
@@ -59,23 +64,35 @@ class ConnectionConfig:
                 f"connection entry {data!r} needs a name and a connection_string",
                 code="CONNECTION_INVALID",
                 hint="Fix the entry in .lantide/workspace.json or in Settings > Connections.")
-        check_no_secret(cs, name)
-        return cls(name=name, connection_string=cs, dialect=str(data.get("dialect") or "postgres"),
-                   user=data.get("user") or None, login_timeout=int(data.get("login_timeout") or 10))
+        clean, inline = split_secrets(cs)
+        keys = data.get("secret_keys") or []
+        return cls(name=name, connection_string=clean, dialect=str(data.get("dialect") or "postgres"),
+                   user=data.get("user") or None, login_timeout=int(data.get("login_timeout") or 10),
+                   secret_keys=tuple(str(k) for k in keys if isinstance(k, str)),
+                   inline_secrets=tuple(inline.items()))
+
+    def full_connection_string(self) -> tuple[str, list[str]]:
+        """The string to connect with (secrets put back, UID and PWD added) and the secret
+        values in it, to mask in error messages."""
+        found = {key: get_connection_secret(self.name, key) for key in self.secret_keys}
+        inline = dict(self.inline_secrets)
+        password = get_connection_password(self.name)
+        for key in [k for k in inline if is_password_key(k)]:
+            password = password or inline[key]
+            del inline[key]
+        found.update({k: v for k, v in inline.items() if not found.get(k)})
+        parts = [join_secrets(self.connection_string, found).rstrip(";")]
+        if self.dialect == "postgres" and "boolsaschar" not in self.connection_string.lower():
+            parts.append("BoolsAsChar=0")  # psqlODBC reports booleans as text unless told
+        if self.user:
+            parts.append(f"UID={odbc_braced(self.user)}")
+        if password:
+            parts.append(f"PWD={odbc_braced(password)}")
+        hidden = [v for v in list(found.values()) + [password] if v]
+        return ";".join(parts), hidden
 
 
-def check_no_secret(connection_string: str, name: str) -> None:
-    for part in connection_string.split(";"):
-        key = part.split("=", 1)[0].strip().lower()
-        if key in _SECRET_KEYS:
-            raise ConnectionProblem(
-                f"connection {name!r}: the connection string holds a password",
-                code="CONNECTION_SECRET_IN_FILE",
-                hint="Remove PWD=/Password= from it; store the password in the keyring "
-                     "(Settings > Connections) and Lantide adds it when connecting.")
-
-
-def _odbc_braced(value: str) -> str:
+def odbc_braced(value: str) -> str:
     """A connection-string value; braced only when it must be (some drivers keep braces)."""
     if any(c in value for c in ";{}=") or value != value.strip():
         return "{" + value.replace("}", "}}") + "}"
@@ -123,19 +140,12 @@ class ExternalSources:
         import pyodbc
 
         config = self.config(name)
-        parts = [config.connection_string.rstrip(";")]
-        if config.dialect == "postgres" and "boolsaschar" not in config.connection_string.lower():
-            parts.append("BoolsAsChar=0")  # psqlODBC reports booleans as text unless told
-        if config.user:
-            parts.append(f"UID={_odbc_braced(config.user)}")
-        password = get_connection_password(config.name)
-        if password:
-            parts.append(f"PWD={_odbc_braced(password)}")
+        text, hidden = config.full_connection_string()
         try:
-            con = pyodbc.connect(";".join(parts), timeout=config.login_timeout, autocommit=True)
+            con = pyodbc.connect(text, timeout=config.login_timeout, autocommit=True)
         except pyodbc.Error as exc:
             raise ConnectionProblem(
-                f"connection {config.name!r}: cannot connect ({_clean(exc, password)})",
+                f"connection {config.name!r}: cannot connect ({_clean(exc, hidden)})",
                 hint="Check the server, database and user in Settings > Connections and the "
                      "password in the keyring; is the ODBC driver installed?") from None
         if self.timeout_seconds:
@@ -253,7 +263,7 @@ class ExternalSources:
                 raise QueryCancelled("staging from connection " + repr(name)) from None
             if isinstance(exc, pyodbc.Error):
                 raise ConnectionProblem(f"connection {name!r}: the remote query failed "
-                                        f"({_clean(exc, None)})", code="REMOTE_QUERY_ERROR",
+                                        f"({_clean(exc, [])})", code="REMOTE_QUERY_ERROR",
                                         hint="Check the SQL against the remote tables "
                                              "(read_schema) and try again.") from None
             raise
@@ -261,11 +271,11 @@ class ExternalSources:
             con.close()
 
 
-def _clean(exc: Exception, password: str | None) -> str:
+def _clean(exc: Exception, hidden: list[str]) -> str:
     text = " ".join(str(a) for a in getattr(exc, "args", [])[1:] or [exc])
     text = re.sub(r"\s+", " ", text).strip()
-    if password:
-        text = text.replace(password, "***")
+    for secret in hidden:
+        text = text.replace(secret, "***")
     return text[:400]
 
 

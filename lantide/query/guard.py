@@ -17,7 +17,12 @@ by matching text, so a ``;`` or ``DROP`` inside a comment or a string is not a r
 | CALL                                                 | ``QUERY_REFUSED_CALL``            |
 | BEGIN, COMMIT, ROLLBACK, CHECKPOINT, VACUUM, EXPLAIN | ``QUERY_REFUSED_NOT_SELECT``      |
 | functions that reach outside: ``getenv``, ``query``, ``query_table``, scanners of other databases | ``QUERY_REFUSED_FUNCTION`` |
+| a table function not on the allow-list (``checkpoint()``, logging, ...) | ``QUERY_REFUSED_FUNCTION`` |
+| a file reader whose path is computed, not written     | ``QUERY_REFUSED_FUNCTION``        |
 | a file path outside ``data/``, or a URL              | ``QUERY_REFUSED_OUTSIDE_WORKSPACE`` / ``QUERY_REFUSED_NETWORK`` |
+
+Which functions are allowed lives in :mod:`lantide.query.guard_functions`; calls are
+decided on sqlglot's tree and again on DuckDB's own parse of the statement.
 
 Allowed: SELECT (with CTEs, set operations, DuckDB's ``FROM t`` shorthand), VALUES, PIVOT
 / UNPIVOT, DESCRIBE and SUMMARIZE. A refusal the guard misses still fails at run time:
@@ -37,6 +42,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from lantide.query.errors import QueryError, QueryRefused
+from lantide.query.guard_functions import (FILE_READERS, OUTSIDE_FUNCTIONS, PATH_HINT,
+                                           READ_ONLY_TABLE_FUNCTIONS, REFUSED_TABLE_FUNCTIONS,
+                                           TABLE_FUNCTION_CODE, WRITING_OPTION_HINT,
+                                           WRITING_OPTIONS, duckdb_calls, table_function_hint)
+
+__all__ = ["check", "check_path", "map_position", "ParsedQuery", "TableRef", "FILE_READERS",
+           "READ_ONLY_TABLE_FUNCTIONS", "REFUSED_TABLE_FUNCTIONS"]
 
 _ALLOWED_ROOTS = ("Select", "Union", "Intersect", "Except", "Values", "Subquery", "Pivot",
                   "Unpivot", "Describe", "Summarize")
@@ -86,26 +98,20 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "ATTACH": _REFUSALS["Attach"],
     "DETACH": _REFUSALS["Detach"],
     "COPY": _REFUSALS["Copy"],
+    # statements sqlglot does not model (CREATE SECRET, CREATE TYPE, ...) by their verb
+    "CREATE": _REFUSALS["Create"],
+    "DROP": _REFUSALS["Drop"],
+    "ALTER": _REFUSALS["Alter"],
+    "TRUNCATE": _REFUSALS["TruncateTable"],
+    "COMMENT": _REFUSALS["Comment"],
+    "INSERT": _REFUSALS["Insert"],
+    "UPDATE": _REFUSALS["Update"],
+    "DELETE": _REFUSALS["Delete"],
+    "MERGE": _REFUSALS["Merge"],
+    "USE": _REFUSALS["Use"],
 }
 _NOT_SELECT_HINT = "Send one read-only statement: SELECT ... (or WITH ... SELECT ...)."
 
-# Functions that leave the workspace or run SQL that the guard cannot see.
-_OUTSIDE_FUNCTIONS = {
-    "getenv", "query", "query_table", "duckdb_secrets", "which_secret", "load_extension",
-    "postgres_scan", "postgres_scan_pushdown", "postgres_query", "postgres_execute",
-    "postgres_attach", "sqlite_scan", "sqlite_attach", "sqlite_query", "mysql_scan",
-    "mysql_query", "mysql_execute", "odbc_scan", "odbc_query", "iceberg_scan",
-    "iceberg_metadata", "iceberg_snapshots", "delta_scan", "http_get", "http_post",
-    "read_xlsx_remote",
-}
-# Functions whose string arguments are file paths (or globs).
-_FILE_FUNCTIONS = {
-    "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json",
-    "read_json_auto", "read_ndjson", "read_ndjson_auto", "read_json_objects",
-    "read_json_objects_auto", "read_ndjson_objects", "read_text", "read_blob", "glob",
-    "sniff_csv", "parquet_metadata", "parquet_schema", "parquet_file_metadata",
-    "parquet_kv_metadata", "parquet_bloom_probe", "read_xlsx",
-}
 _DATA_SUFFIX_HINTS = (".csv", ".tsv", ".parquet", ".json", ".ndjson", ".jsonl", ".gz", ".txt")
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -215,26 +221,67 @@ def _refuse(code: str, hint: str, what: str) -> QueryRefused:
 
 
 def _function_name(node) -> str:
+    """The function's name as DuckDB knows it (sqlglot renames some: range is
+    GenerateSeries). Only calls in FROM pay for rendering SQL."""
     from sqlglot import exp
 
     if isinstance(node, exp.Anonymous):
         return str(node.name).lower()
+    if _in_from(node):
+        return node.sql(dialect="duckdb").split("(", 1)[0].strip().strip('"').lower()
     return node.sql_name().lower()
 
 
-def _path_literals(func) -> list:
-    """Positional string literals of a function (named options like delim=',' excluded)."""
+def _in_from(func) -> bool:
+    """Whether ``func`` is called as a table function (in FROM, a JOIN or LATERAL)."""
     from sqlglot import exp
 
-    out = []
-    args = [func.args.get("this")] + list(func.args.get("expressions") or [])
-    for arg in args:
-        if arg is None or isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)):
-            continue
-        for lit in ([arg] if isinstance(arg, exp.Literal) else arg.find_all(exp.Literal)):
-            if lit.is_string:
-                out.append(lit)
-    return out
+    return isinstance(func.parent, (exp.Table, exp.Lateral)) and func.arg_key == "this"
+
+
+def _path_literals(func, fname: str) -> list:
+    """The string literals of a file reader's first positional argument (a path or a list
+    of paths). A path computed at run time cannot be checked, so it is refused."""
+    from sqlglot import exp
+
+    this = func.args.get("this")
+    args = ([this] if isinstance(this, exp.Expression) else []) + list(func.args.get("expressions") or [])
+    positional = [a for a in args if not isinstance(a, (exp.EQ, exp.PropertyEQ, exp.Kwarg))]
+    if not positional:
+        return []
+    first = positional[0]
+    items = list(first.expressions) if isinstance(first, exp.Array) else [first]
+    if all(isinstance(item, exp.Literal) and item.is_string for item in items):
+        return items
+    raise QueryRefused(f"refused: {fname}() reads a path that is not written in the statement",
+                       code=TABLE_FUNCTION_CODE, hint=PATH_HINT)
+
+
+def _option_names(func) -> set[str]:
+    """Names of a call's named arguments (``a = 1``, ``a := 1``), lower case."""
+    from sqlglot import exp
+
+    names = set()
+    for arg in func.args.get("expressions") or []:
+        if isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)) and \
+                isinstance(arg.this, (exp.Column, exp.Identifier)):
+            names.add(arg.this.name.lower())
+    return names
+
+
+def _refuse_writing_options(fname: str, options) -> None:
+    written = sorted(set(options) & WRITING_OPTIONS)
+    if written:
+        raise QueryRefused(f"refused: {fname}({', '.join(written)} = ...) creates tables",
+                           code=TABLE_FUNCTION_CODE, hint=WRITING_OPTION_HINT)
+
+
+def _refuse_function(fname: str, hint: str, in_from: bool) -> QueryRefused:
+    if in_from and fname not in OUTSIDE_FUNCTIONS:
+        what = f"{fname}() is not one of Lantide's read-only table functions"
+    else:
+        what = f"{fname}() reaches outside the workspace or changes state"
+    return QueryRefused(f"refused: {what}", code=TABLE_FUNCTION_CODE, hint=hint)
 
 
 def _absolute_paths(body: str, nodes: list, workspace_root: Path) -> str:
@@ -291,6 +338,7 @@ class _Analysis:
     file_literals: list          # string literal nodes of file-reading functions
     candidates: list             # (TableRef, identifier node) outside CTE names
     error: QueryError | None = None
+    duckdb_paths: list = field(default_factory=list)  # file readers' paths, by DuckDB's parser
 
 
 @lru_cache(maxsize=512)
@@ -363,14 +411,20 @@ def _analyse_uncached(sql: str) -> _Analysis:
     file_literals = []
     for func in funcs:
         fname = _function_name(func)
-        if fname in _OUTSIDE_FUNCTIONS:
-            raise QueryRefused(
-                f"refused: {fname}() reaches outside the workspace",
-                code="QUERY_REFUSED_FUNCTION",
-                hint="Queries read the workspace's data/ files, cached tables and staged "
-                     "connections only.")
-        if fname in _FILE_FUNCTIONS:
-            file_literals.extend(_path_literals(func))
+        in_from = _in_from(func)
+        if fname in OUTSIDE_FUNCTIONS:
+            raise _refuse_function(fname, OUTSIDE_FUNCTIONS[fname], in_from)
+        if in_from:
+            hint = table_function_hint(fname)
+            if hint is not None:
+                raise _refuse_function(fname, hint, True)
+            _refuse_writing_options(fname, _option_names(func))
+            if fname in FILE_READERS:
+                file_literals.extend(_path_literals(func, fname))
+    if isinstance(root, (exp.Summarize, exp.Describe)) and isinstance(root.this, exp.Literal) \
+            and root.this.is_string:
+        file_literals.append(root.this)  # SUMMARIZE 'file.csv' reads the file
+    duckdb_paths = _duckdb_paths(body)
     cte_names = set(ctes)
     candidates, seen = [], set()
     for table in tables:
@@ -383,7 +437,36 @@ def _analyse_uncached(sql: str) -> _Analysis:
         if key not in seen:
             seen.add(key)
             candidates.append((ref, table.this))
-    return _Analysis(body, body_start, root, len(ctes), joins, file_literals, candidates)
+    return _Analysis(body, body_start, root, len(ctes), joins, file_literals, candidates,
+                     duckdb_paths=duckdb_paths)
+
+
+def _duckdb_paths(body: str) -> list[str]:
+    """Decide the calls again as DuckDB's parser reads the statement (a statement sqlglot
+    reads differently is decided on what DuckDB will run); the paths its file readers get."""
+    try:
+        calls = duckdb_calls(body)
+    except ValueError:
+        raise QueryRefused("refused: DuckDB reads more than one statement here",
+                           code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
+                           hint="Send one SELECT at a time; check the quotes of its strings.") from None
+    paths: list[str] = []
+    for call in calls or ():
+        if call.name in OUTSIDE_FUNCTIONS:
+            raise _refuse_function(call.name, OUTSIDE_FUNCTIONS[call.name], call.in_from)
+        if not call.in_from:
+            continue
+        hint = table_function_hint(call.name)
+        if hint is not None:
+            raise _refuse_function(call.name, hint, True)
+        _refuse_writing_options(call.name, call.options)
+        if call.name in FILE_READERS:
+            if call.paths is None:
+                raise QueryRefused(
+                    f"refused: {call.name}() reads a path that is not written in the statement",
+                    code=TABLE_FUNCTION_CODE, hint=PATH_HINT)
+            paths.extend(call.paths)
+    return paths
 
 
 def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None = None,
@@ -410,6 +493,9 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
             check_path(literal.this, data_dir, workspace_root)
         parsed.files.append(literal.this)
         path_nodes.append(literal)
+    if confined:
+        for path in analysis.duckdb_paths:
+            check_path(path, data_dir, workspace_root)
     for ref, node in analysis.candidates:
         if ref.schema is None and _looks_like_path(ref.name) and not known_table(ref):
             if confined:

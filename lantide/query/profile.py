@@ -9,13 +9,15 @@
 
 Numbers, dates and timestamps get an equal-width histogram of ``bins`` bins; other types
 their ``top`` most frequent values. ``distinct_count`` is exact below a million rows and
-DuckDB's HyperLogLog estimate above (``distinct_exact`` says which).
+DuckDB's HyperLogLog estimate above (``distinct_exact`` says which). A text value (min, max,
+a top value) is cut inside DuckDB at :data:`results.CELL_CHARS` characters and marked, as
+a preview cell is.
 """
 
 from __future__ import annotations
 
 from lantide.query.names import quote_ident
-from lantide.query.results import jsonable
+from lantide.query.results import CELL_CHARS, cut_marker, jsonable
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL")
@@ -44,13 +46,14 @@ def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10) ->
             col = quote_ident(name)
             orderable = _is_numeric(type_name) or type_name.startswith(_ORDERABLE)
             distinct = f"count(DISTINCT {col})" if exact else f"approx_count_distinct({col})"
-            minmax = f"min({col}), max({col})" if orderable else "NULL, NULL"
+            minmax = (f"{_cut_sql(f'min({col})', type_name)}, {_cut_sql(f'max({col})', type_name)}"
+                      if orderable else "NULL, NULL")
             nulls, n_distinct, lo, hi = cur.execute(
                 f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}").fetchall()[0]
             entry = {"name": name, "type": type_name, "null_count": int(nulls),
                      "null_fraction": (nulls / row_count) if row_count else 0.0,
                      "distinct_count": int(n_distinct or 0), "distinct_exact": exact,
-                     "min": jsonable(lo), "max": jsonable(hi)}
+                     "min": _marked(jsonable(lo)), "max": _marked(jsonable(hi))}
             if (_is_numeric(type_name) or _is_temporal(type_name)) and lo is not None:
                 entry["histogram"] = _numeric_histogram(cur, relation, col, type_name, lo, hi, bins)
             else:
@@ -84,10 +87,24 @@ def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
                                          "count": counts.get(i, 0)} for i in range(bins)]}
 
 
+def _cut_sql(expr: str, type_name: str) -> str:
+    """``expr`` cut to one character more than the cap inside DuckDB, for text."""
+    return f"left({expr}, {CELL_CHARS + 1})" if type_name.startswith("VARCHAR") else expr
+
+
+def _marked(value):
+    if isinstance(value, str) and len(value) > CELL_CHARS:
+        return value[:CELL_CHARS] + cut_marker(CELL_CHARS)
+    return value
+
+
 def _top_values(cur, relation, col, top, non_null) -> dict:
+    # grouped on the whole values; only the cut ones cross into Python
     rows = cur.execute(
-        f"SELECT CAST({col} AS VARCHAR) AS v, count(*) AS n FROM {relation} WHERE {col} IS NOT NULL "
-        f"GROUP BY v ORDER BY n DESC, v LIMIT {int(top)}").fetchall()
+        f"SELECT left(v, {CELL_CHARS + 1}), n FROM (SELECT CAST({col} AS VARCHAR) AS v, "
+        f"count(*) AS n FROM {relation} WHERE {col} IS NOT NULL "
+        f"GROUP BY v ORDER BY n DESC, v LIMIT {int(top)}) ORDER BY n DESC, v").fetchall()
     shown = sum(int(n) for _, n in rows)
-    return {"kind": "top_values", "values": [{"value": v, "count": int(n)} for v, n in rows],
+    return {"kind": "top_values",
+            "values": [{"value": _marked(v), "count": int(n)} for v, n in rows],
             "other_count": max(0, non_null - shown)}

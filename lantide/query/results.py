@@ -7,6 +7,10 @@ with its row count, so at most ``preview_rows`` rows cross into Python whatever 
 
 Values are made JSON-safe here (dates as ISO text, decimals as numbers, bytes as hex), so
 the agent, the desktop app and ``--json`` print the same thing.
+
+A preview cell holds at most ``cell_chars`` characters (text) or bytes (BLOB): the cut is
+made inside DuckDB (``left(col, N + 1)``), so a 5 MB value never crosses into Python. A cut
+cell ends with :func:`cut_marker`; the caller says how to get the whole value.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import base64
 import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from uuid import UUID
@@ -28,11 +32,20 @@ _RESULT_CTE = "__lantide_result"
 _WRAP_KINDS = {"Describe", "Summarize", "Pivot", "Unpivot", "Values"}
 
 
+CELL_CHARS = 10_000  # the default cap of one preview cell
+
+
+def cut_marker(cap: int) -> str:
+    return f" …[cut at {cap:,} characters]"
+
+
 @dataclass
 class Preview:
     columns: list[dict]
     rows: list[list]
     row_count: int
+    cells_cut: int = 0
+    cell_chars: int | None = None  # the cap applied (None: whole values)
 
     @property
     def truncated(self) -> bool:
@@ -92,25 +105,110 @@ def json_rows(rows) -> list[list]:
     return [[jsonable(v) for v in row] for row in rows]
 
 
-def preview_only(cur, body: str, kind: str, preview_rows: int) -> Preview:
+@dataclass
+class _Projection:
+    """A preview's select list: text and BLOB columns cut to ``cap + 1`` (one more than
+    the cap, so a cut shows); a nested column (list, struct, map) whose text is longer than
+    the cap comes as NULL plus its first ``cap`` characters in an extra column."""
+
+    sql: str = "*"
+    width: int = 0                                    # columns before the extras
+    flat: set[int] = field(default_factory=set)       # cut text / BLOB columns
+    nested: dict[int, int] = field(default_factory=dict)  # column -> its extra's position
+
+    @property
+    def cuts(self) -> bool:
+        return bool(self.flat or self.nested)
+
+
+def _is_nested(type_name: str) -> bool:
+    return type_name.endswith("]") or type_name.startswith(("STRUCT", "MAP", "UNION"))
+
+
+def _capped_projection(names: list[str], types: list[str], cap: int | None) -> _Projection:
+    """Positional references (#1) keep duplicate names apart."""
+    if not cap or not names:
+        return _Projection()
+    out = _Projection(width=len(names))
+    parts, extras = [], []
+    for i, (name, type_name) in enumerate(zip(names, types)):
+        base, ref, alias = type_name.upper(), f"#{i + 1}", quote_ident(name)
+        if base in ("VARCHAR", "JSON") or base.startswith("VARCHAR("):
+            parts.append(f"left({ref}, {cap + 1}) AS {alias}")
+            out.flat.add(i)
+        elif base == "BLOB":
+            parts.append(f"{ref}[1:{cap + 1}] AS {alias}")
+            out.flat.add(i)
+        elif _is_nested(base):
+            long = f"length(CAST({ref} AS VARCHAR)) > {cap}"
+            parts.append(f"CASE WHEN {long} THEN NULL ELSE {ref} END AS {alias}")
+            out.nested[i] = len(names) + len(extras)
+            extras.append(f"CASE WHEN {long} THEN left(CAST({ref} AS VARCHAR), {cap}) END")
+        else:
+            parts.append(ref)
+    out.sql = ", ".join(parts + extras)
+    return out
+
+
+def _cut_rows(rows, projection: _Projection, cap: int | None) -> tuple[list[list], int]:
+    out, cut = [], 0
+    for row in rows:
+        values = list(row[:projection.width]) if projection.cuts else list(row)
+        for i in projection.flat:
+            value = values[i]
+            if isinstance(value, (str, bytes, bytearray, memoryview)) and len(value) > cap:
+                values[i] = jsonable(value[:cap]) + cut_marker(cap)
+                cut += 1
+        for i, extra in projection.nested.items():
+            if row[extra] is not None:
+                values[i] = row[extra] + cut_marker(cap)
+                cut += 1
+        out.append([jsonable(v) for v in values])
+    return out, cut
+
+
+def preview_only(cur, body: str, kind: str, preview_rows: int,
+                 cell_chars: int | None = CELL_CHARS) -> Preview:
     """Run once, return the first rows and the row count; nothing else crosses over."""
-    sql = (f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
-           f"SELECT *, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
+    head = f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
+    names, types = _bound_columns(cur, f"{head}SELECT * FROM {_RESULT_CTE}", cell_chars)
+    projection = _capped_projection(names, types, cell_chars)
+    sql = (f"{head}SELECT {projection.sql}, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
            f"FROM {_RESULT_CTE} LIMIT {int(preview_rows)}")
     cur.execute(sql)
     description = cur.description
     rows = cur.fetchall()
-    columns = columns_of(description)[:-1]
+    columns = _columns(names, types) if projection.cuts else columns_of(description)[:-1]
     if rows:
         row_count = int(rows[0][-1])
         rows = [row[:-1] for row in rows]
     else:
         row_count = 0
-    return Preview(columns, json_rows(rows), row_count)
+    shaped, cut = _cut_rows(rows, projection, cell_chars)
+    return Preview(columns, shaped, row_count, cut, cell_chars or None)
+
+
+def _bound_columns(cur, sql: str, cell_chars: int | None) -> tuple[list[str], list[str]]:
+    """Names and types of ``sql``'s result, by binding it (nothing runs). A statement that
+    does not bind gets no projection: running it reports DuckDB's error with its position
+    (a binding error of the Python relation API has none)."""
+    if not cell_chars:
+        return [], []
+    import duckdb
+
+    try:
+        bound = cur.sql(sql)
+        return list(bound.columns), [str(t) for t in bound.types]
+    except duckdb.Error:
+        return [], []
+
+
+def _columns(names, types) -> list[dict]:
+    return [{"name": n, "type": str(t)} for n, t in zip(names, types)]
 
 
 def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
-                before_commit=None) -> Preview:
+                before_commit=None, cell_chars: int | None = CELL_CHARS) -> Preview:
     """``CREATE OR REPLACE TABLE`` in one transaction: a failure keeps the old table.
 
     The row count is the one ``CREATE TABLE AS`` answers with (a second ``count(*)``
@@ -120,21 +218,33 @@ def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
     """
     with transaction(cur):
         created = cur.execute(materialize_prefix(table) + select_body(body, kind)).fetchall()
-        row_count = int(created[0][0])
+        row_count = _created_row_count(cur, table, created)
         if before_commit is not None:
             before_commit(cur, row_count)
-    return read_preview(cur, table, preview_rows, row_count)
+    return read_preview(cur, table, preview_rows, row_count, cell_chars)
 
 
-def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None) -> Preview:
+def _created_row_count(cur, table: str, created: list) -> int:
+    """The count ``CREATE TABLE AS`` answered with; a dynamic PIVOT runs as several
+    statements and answers nothing, so its new table is counted instead."""
+    if created and created[0] and isinstance(created[0][0], int):
+        return int(created[0][0])
+    return int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
+
+
+def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None,
+                 cell_chars: int | None = CELL_CHARS) -> Preview:
     """The table's columns and first ``preview_rows`` rows (0: the columns only)."""
+    relation = cur.table(quote_ident(table))  # binds the table; no statement runs
+    columns = _columns(relation.columns, relation.types)
     if preview_rows <= 0 and row_count is not None:
-        relation = cur.table(quote_ident(table))  # binds the table; no statement runs
-        columns = [{"name": n, "type": str(t)} for n, t in zip(relation.columns, relation.types)]
         return Preview(columns, [], row_count)
-    cur.execute(f"SELECT * FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}")
-    description = cur.description
+    projection = _capped_projection(relation.columns, [str(t) for t in relation.types],
+                                    cell_chars)
+    cur.execute(f"SELECT {projection.sql} FROM {quote_ident(table)} "
+                f"LIMIT {max(0, int(preview_rows))}")
     rows = cur.fetchall()
     if row_count is None:
         row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
-    return Preview(columns_of(description), json_rows(rows), row_count)
+    shaped, cut = _cut_rows(rows, projection, cell_chars)
+    return Preview(columns, shaped, row_count, cut, cell_chars or None)

@@ -69,6 +69,13 @@ class QueryService(TabOperations, BrowseOperations):
         self._lock = threading.Lock()
         self._watcher = None
         workspace.data_dir.mkdir(parents=True, exist_ok=True)
+        # Secrets an old workspace.json holds move to the keyring, by the process that
+        # owns the workspace (a lock-free command beside the app only reads them).
+        self.connection_warnings: list[str] = []
+        if getattr(getattr(workspace, "_lock", None), "held", False):
+            from lantide.query.connections import migrate_connection_secrets
+
+            self.connection_warnings = migrate_connection_secrets(workspace)
         self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
         # Services on the same workspace in one process share one engine (lantide.query.backend).
         self._backend = backend.acquire(workspace, settings, reserved_names=self.external.names)
@@ -238,7 +245,9 @@ class QueryService(TabOperations, BrowseOperations):
     # -- run_query -------------------------------------------------------------------
     def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
                   *, project=None, large_remote_warning_id: str | None = None,
-                  allow_complex: bool = False) -> dict:
+                  allow_complex: bool = False, max_cell_chars: int | None = None) -> dict:
+        """``max_cell_chars``: the cap of one preview cell (default
+        :data:`results.CELL_CHARS`; 0 shows whole values)."""
         started = time.perf_counter()
         project_obj, unreadable = self._project_or_unreadable(project)
         status = project_obj.status if project_obj else None
@@ -266,7 +275,7 @@ class QueryService(TabOperations, BrowseOperations):
             warning = self._large_remote_check(connection, parsed, large_remote_warning_id)
             if warning:
                 return warning
-        preview = self._execute(parsed, plan, record, connection)
+        preview = self._execute(parsed, plan, record, connection, cell_chars=max_cell_chars)
         result = self._result(
             tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
             step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
@@ -320,8 +329,10 @@ class QueryService(TabOperations, BrowseOperations):
                                code="RESULT_NAME_TAKEN", hint="Choose another name.")
 
     def _execute(self, parsed: ParsedQuery, plan: qem.Materialization, record: CachedTable,
-                 connection: str | None, *, preview_rows: int | None = None) -> results.Preview:
-        """Run the statement under ``plan``; ``preview_rows`` overrides the setting (0: none)."""
+                 connection: str | None, *, preview_rows: int | None = None,
+                 cell_chars: int | None = None) -> results.Preview:
+        """Run the statement under ``plan``; ``preview_rows`` overrides the setting (0: none),
+        ``cell_chars`` the cap of a preview cell (None: the default, 0: whole values)."""
         kind = type(parsed.expression).__name__
         t0 = time.perf_counter()
 
@@ -332,8 +343,9 @@ class QueryService(TabOperations, BrowseOperations):
             self.catalog.record(cur, record)
 
         rows = self.preview_rows if preview_rows is None else preview_rows
+        cap = results.CELL_CHARS if cell_chars is None else max(0, int(cell_chars))
         try:
-            preview = self._execute_on(parsed, plan, kind, connection, bookkeeping, rows)
+            preview = self._execute_on(parsed, plan, kind, connection, bookkeeping, rows, cap)
         except BaseException as exc:
             if plan.materialize:
                 self.catalog.invalidate()  # whatever the rollback left, read it afresh
@@ -345,19 +357,20 @@ class QueryService(TabOperations, BrowseOperations):
         return preview
 
     def _execute_on(self, parsed, plan, kind, connection, bookkeeping,
-                    preview_rows: int) -> results.Preview:
+                    preview_rows: int, cell_chars: int) -> results.Preview:
         if connection:
             from lantide.query.staging import stage
 
-            return stage(self, connection, parsed, plan.table_name, bookkeeping)
+            return stage(self, connection, parsed, plan.table_name, bookkeeping, cell_chars)
         prefix = (results.materialize_prefix(plan.table_name) if plan.materialize
                   else results.PREVIEW_PREFIX)
         try:
             if plan.materialize:
                 return self.engine.run(lambda cur: results.materialize(
-                    cur, parsed.body, kind, plan.table_name, preview_rows, bookkeeping))
+                    cur, parsed.body, kind, plan.table_name, preview_rows, bookkeeping,
+                    cell_chars))
             return self.engine.run(lambda cur: results.preview_only(
-                cur, parsed.body, kind, max(1, preview_rows)))
+                cur, parsed.body, kind, max(1, preview_rows), cell_chars))
         except QueryError as exc:
             exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))
             raise
@@ -384,6 +397,9 @@ class QueryService(TabOperations, BrowseOperations):
         if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
             warnings.append(f"the preview shows the first {len(preview.rows)} of "
                             f"{preview.row_count:,} rows")
+        if preview.cells_cut:
+            warnings.append(f"{preview.cells_cut} preview cell(s) were cut at "
+                            f"{preview.cell_chars:,} characters; the whole values stay in DuckDB")
         warnings.extend(h["message"] for h in found if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED"
                         or tab is not None)
         table = plan.table_name if plan.materialize else None
@@ -398,7 +414,8 @@ class QueryService(TabOperations, BrowseOperations):
                "truncated": preview.truncated, "materialized": plan.materialize,
                "reason_code": plan.reason_code, "materialize_reason": plan.reason,
                "cached_table_name": table, "warnings": warnings, "hints": found,
-               "duration_ms": duration_ms, "step": step}
+               "duration_ms": duration_ms, "step": step,
+               "cells_cut": preview.cells_cut, "cell_chars": preview.cell_chars}
         if project is not None:
             out["project"] = project.dirname
         if tab is not None:

@@ -12,7 +12,8 @@ from lantide.query.engine import transaction
 from lantide.query.names import quote_ident
 
 
-def stage(service, connection: str, parsed, table: str, bookkeeping) -> results.Preview:
+def stage(service, connection: str, parsed, table: str, bookkeeping,
+          cell_chars: int | None = results.CELL_CHARS) -> results.Preview:
     remote_sql = service.external.remote_sql(connection, parsed)
     batches = service.external.stream_batches(connection, remote_sql,
                                               register_cancel=service.engine.cancel_hook)
@@ -39,6 +40,6 @@ def stage(service, connection: str, parsed, table: str, bookkeeping) -> results.
         except BaseException:
             batches.close()
             raise
-        return results.read_preview(cur, table, service.preview_rows, rows)
+        return results.read_preview(cur, table, service.preview_rows, rows, cell_chars)
 
     return service.engine.run(work, timeout=None, sql=parsed.sql)

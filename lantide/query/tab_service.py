@@ -33,13 +33,15 @@ class TabOperations:
     """Mixed into QueryService; uses its engine, catalog, sources and run machinery."""
 
     def run_sql_tab(self, project, tab: str, purpose: str | None = None, *,
-                    large_remote_warning_id: str | None = None) -> dict:
+                    large_remote_warning_id: str | None = None,
+                    max_cell_chars: int | None = None) -> dict:
         project_obj = self._project(project, required=True)
         name = tab_files.find_tab(project_obj, tab)
         purpose = qem.check_purpose(project_obj.status, purpose)
         self._fresh()
         return self._run_tab(project_obj, name, purpose, tool="run_sql_tab",
-                             large_remote_warning_id=large_remote_warning_id)
+                             large_remote_warning_id=large_remote_warning_id,
+                             cell_chars=max_cell_chars)
 
     def _tab_lineage(self, project, name: str, tabs: list[str] | None = None) -> lin.TabLineage:
         """A tab's lineage; a tab whose file cannot be read (not UTF-8, removed meanwhile,
@@ -78,7 +80,8 @@ class TabOperations:
 
     def _run_tab(self, project, name: str, purpose: str | None, *, tool: str,
                  lineage: lin.TabLineage | None = None, large_remote_warning_id=None,
-                 fingerprint: str | None = None, preview_rows: int | None = None) -> dict:
+                 fingerprint: str | None = None, preview_rows: int | None = None,
+                 cell_chars: int | None = None) -> dict:
         """Materialize one tab. ``fingerprint``: already computed for ``lineage`` now
         (Source Run); ``preview_rows``: overrides the setting, 0 reads no rows."""
         started = time.perf_counter()
@@ -111,7 +114,8 @@ class TabOperations:
             fingerprint = self.tab_fingerprint(lineage)
         record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
                              fingerprint, None, None, None)
-        preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows)
+        preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows,
+                                cell_chars=cell_chars)
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
                             result_label=None, found=found, connection=connection, tab=name)

@@ -66,8 +66,12 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
             elif path.is_dir() and _holds_data(path):  # a folder of files is one table
                 data_files.append({"name": path.name, "size": None, "table": path.name,
                                    "folder": True})
-    return {"projects": projects, "data_files": data_files,
-            "connections": [c for c in workspace.connections if isinstance(c, dict)]}
+    from lantide.query.connection_secrets import split_secrets
+
+    # an old workspace.json may still hold a secret in the string: never shown
+    connections = [dict(c, connection_string=split_secrets(str(c.get("connection_string", "")))[0])
+                   for c in workspace.connections if isinstance(c, dict)]
+    return {"projects": projects, "data_files": data_files, "connections": connections}
 
 
 def _display_name(t: dict[str, Any]) -> str:

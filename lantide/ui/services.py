@@ -155,6 +155,8 @@ class AppServices(QObject):
             return
         self.query = service
         self.query_error = None
+        for warning in getattr(service, "connection_warnings", None) or []:
+            self.post_message(warning, "warning")  # a secret left in workspace.json
         self.sig_query_ready.emit(service)
 
     def _query_failed(self, exc: BaseException) -> None:

@@ -60,13 +60,23 @@ def hints_notice(result: dict, *, paged: bool) -> tuple[str, str | None, str | N
     seen = {h.get("message") for h in hints}
     if paged:
         seen.add(preview_note(result))
-    warnings = [w for w in result.get("warnings") or [] if w not in seen]
+    warnings = [_grid_cell_hint(w) for w in result.get("warnings") or [] if w not in seen
+                # the grid pages the cached table: its cells are whole
+                and not (paged and result.get("cells_cut") and "were cut at" in w)]
     if not hints and not warnings:
         return None
     first = hints[0] if hints else {"message": warnings[0]}
     rest = [h.get("message", "") for h in hints[1:]] + warnings[0 if hints else 1:]
     detail = "\n".join(x for x in [first.get("hint")] + rest if x)
     return first.get("message", ""), detail or None, first.get("code")
+
+
+def _grid_cell_hint(warning: str) -> str:
+    """How the grid gets a whole value the preview cut: page it from a cached table."""
+    if "were cut at" not in warning:
+        return warning
+    return (warning + "; give the query a label (or run the whole tab) and the grid pages "
+            "the whole values, which copy in full")
 
 
 def position_in_tab(position: tuple[int, int], offset: tuple[int, int]) -> tuple[int, int]:

@@ -355,11 +355,12 @@ class Workspace:
 
     def update_settings(self, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """Apply ``change`` to workspace.json as it is on disk now, under the file's lock,
-        so a stale copy never undoes another writer's change (or a hand edit)."""
+        so a stale copy never undoes another writer's change (or a hand edit). A ``change``
+        that returns False changed nothing: the file is not written."""
         with file_lock(self.settings_path):
             fresh = read_json_object(self.settings_path, "workspace settings")
-            change(fresh)
-            atomic_write_json(self.settings_path, fresh)
+            if change(fresh) is not False:
+                atomic_write_json(self.settings_path, fresh)
         self.settings = fresh
         return fresh
 

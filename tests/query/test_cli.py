@@ -62,3 +62,28 @@ def test_tables_schema_and_lineage_commands(sample_workspace, run_cli):
     assert out.stdout.startswith('CREATE TABLE "products" ("product_id" BIGINT')
     out = run_cli("tab", "lineage", sample_workspace, "q3-churn")
     assert "order: clean_orders -> customer_quarters -> q3_churn_by_region" in out.stdout
+
+
+def test_an_unexpected_error_is_one_line_not_a_traceback(sample_workspace, monkeypatch, capsys):
+    """A bug that escapes as a plain exception (the guard's AttributeError on read_text was
+    one) prints one line naming it; --debug shows the traceback."""
+    import pytest
+
+    from lantide.cli import main as cli_main
+    from lantide.cli import query_commands
+
+    def broken(args):
+        raise AttributeError("'str' object has no attribute 'find_all'")
+
+    monkeypatch.setattr(query_commands, "run_sql", broken)
+    assert cli_main.main(["sql", str(sample_workspace), "SELECT 1"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: AttributeError" in err and "--debug" in err
+    assert "Traceback" not in err
+    with pytest.raises(AttributeError):
+        cli_main.main(["--debug", "sql", str(sample_workspace), "SELECT 1"])
+
+
+def test_a_refusal_prints_its_code(sample_workspace, run_cli):
+    out = run_cli("sql", sample_workspace, "SELECT * FROM checkpoint()")
+    assert out.returncode == 1 and "code: QUERY_REFUSED_FUNCTION" in out.stderr

@@ -67,10 +67,11 @@ def test_bad_entries_are_refused_before_anything_is_written(sample_workspace, me
     with pytest.raises(ConnectionProblem) as info:
         add_connection(ws, "dw", "Driver={X};Server=s", dialect="sqlserver2019")
     assert info.value.code == "CONNECTION_INVALID" and "tsql" in info.value.hint
-    with pytest.raises(ConnectionProblem) as info:
-        add_connection(ws, "dw", "Driver={X};Server=s;Pwd=hunter2", dialect="tsql")
-    assert info.value.code == "CONNECTION_SECRET_IN_FILE"
     assert _settings_text(sample_workspace) == before
+    # a password written in the connection string goes to the keyring, not the file
+    add_connection(ws, "dw", "Driver={X};Server=s;Pwd=hunter2", dialect="tsql")
+    assert "hunter2" not in _settings_text(sample_workspace)
+    assert memory_keyring.get_password("lantide", "connection:dw") == "hunter2"
     assert check_dialect(" TSQL ") == "tsql"
 
 
@@ -110,3 +111,24 @@ def test_cli_without_a_keyring_says_where_the_password_can_go(sample_workspace, 
     # without a terminal and without --password-stdin/--no-password: a usage error
     out = run_cli("connection", "add", sample_workspace, "dw", "Driver={X};Server=s")
     assert out.returncode == 2 and "--password-stdin" in out.stderr
+
+
+def test_an_old_workspace_with_the_password_in_the_file_keeps_working(pg_server, sample_workspace,
+                                                                      run_cli):
+    """A workspace.json written before secrets moved out: the first command that owns the
+    workspace moves the password to the keyring and the query still runs (here without a
+    keyring the password is used from the file and reported, the file left as it was)."""
+    path = sample_workspace / ".lantide" / "workspace.json"
+    data = json.loads(path.read_text())
+    data["connections"] = [{"name": "shop", "type": "odbc", "dialect": "postgres",
+                            "connection_string": pg_server.connection_string
+                            + f";PWD={pg_server.password}", "user": pg_server.user}]
+    path.write_text(json.dumps(data))
+    before = path.read_text()
+    out = run_cli("sql", sample_workspace, "SELECT count(*) AS n FROM shop.sales.invoices",
+                  "--json", env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["preview"] == [[5000]]
+    assert path.read_text() == before
+    assert pg_server.password not in out.stdout + out.stderr
+    assert "plain text" in out.stderr and "LANTIDE_PASSWORD_SHOP" in out.stderr

@@ -29,15 +29,17 @@ def test_password_lives_in_the_keyring_only(pg_service, pg_server, sample_worksp
     assert pg_server.password.encode() not in cache
 
 
-def test_connection_string_with_a_password_is_refused(pg_server, sample_workspace):
-    from lantide.query.connections import add_connection
+def test_connection_string_with_a_password_moves_it_to_the_keyring(pg_server, sample_workspace,
+                                                                    memory_keyring):
+    from lantide.query.connections import add_connection, test_connection
     from lantide.workspace.model import Workspace
 
     ws = Workspace.open(sample_workspace, lock=False)
-    with pytest.raises(Exception) as info:
-        add_connection(ws, "bad", pg_server.connection_string + ";PWD=oops")
-    assert info.value.code == "CONNECTION_SECRET_IN_FILE"
-    assert "oops" not in (sample_workspace / ".lantide" / "workspace.json").read_text()
+    add_connection(ws, "moved", pg_server.connection_string + f";PWD={pg_server.password}",
+                   user=pg_server.user)
+    assert pg_server.password not in (sample_workspace / ".lantide" / "workspace.json").read_text()
+    assert memory_keyring.get_password("lantide", "connection:moved") == pg_server.password
+    assert test_connection(ws, "moved")["tables"] == 2
 
 
 def test_show_tables_and_read_schema(pg_service):

@@ -192,3 +192,45 @@ def test_paging_reads_slices(sample_service):
     assert [r[0] for r in sample_service.fetch_rows(table, 1000, 3)] == [1001, 1002, 1003]
     assert sample_service.relation_info(table)["row_count"] == result["row_count"]
     assert len(sample_service.fetch_rows("orders", 119_990, 50)) == 10
+
+
+# A dynamic PIVOT (its columns come from the data) runs in DuckDB as more than one
+# statement, so CREATE TABLE AS answers no row count; materializing it crashed.
+DYNAMIC_PIVOTS = [
+    "PIVOT customers ON segment USING count(*)",
+    "PIVOT customers ON segment USING count(*) GROUP BY region",
+    "WITH c AS (SELECT * FROM customers) PIVOT c ON segment USING count(*)",
+    "SELECT * FROM (PIVOT customers ON segment USING count(*))",
+    "DESCRIBE (PIVOT customers ON segment USING count(*))",
+    "SUMMARIZE (PIVOT customers ON segment USING count(*))",
+    "SELECT * FROM (PIVOT customers ON segment USING count(*)) p "
+    "JOIN (PIVOT customers ON region USING count(*)) q USING (customer_id)",
+]
+
+
+@pytest.mark.parametrize("sql", DYNAMIC_PIVOTS)
+def test_dynamic_pivot_is_materialized_with_a_label(sample_service, sql):
+    expected = sample_service.run_query(sql)  # the preview path: no materialization
+    result = sample_service.run_query(sql, result_label="segments")
+    assert result["materialized"] and result["cached_table_name"] == "segments"
+    assert result["row_count"] == expected["row_count"] >= 1
+    assert result["columns"] == expected["columns"] and len(result["preview"]) == len(expected["preview"])
+    assert result["step"]["row_count"] == result["row_count"]
+    again = sample_service.run_query("SELECT count(*) FROM segments")
+    assert again["preview"] == [[result["row_count"]]]
+
+
+def test_dynamic_pivot_in_an_executing_project_and_as_a_tab(sample_workspace, open_service):
+    from lantide.query import tabs as tab_files
+    from lantide.workspace.model import Project
+
+    project = Project.load(sample_workspace, "q3-churn")
+    project.set_status("executing")
+    svc = open_service(sample_workspace)
+    step = svc.run_query(DYNAMIC_PIVOTS[1], project="q3-churn", purpose="segments by region")
+    assert step["reason_code"] == "executing_step" and step["row_count"] >= 1
+    tab_files.write_new_tab(project, "segment_pivot", DYNAMIC_PIVOTS[1] + "\n")
+    tab = svc.run_sql_tab("q3-churn", "segment_pivot", purpose="pivot tab")
+    assert tab["cached_table_name"] == "segment_pivot" and tab["row_count"] == step["row_count"]
+    check = svc.run_query("SELECT count(*) FROM segment_pivot", project="q3-churn", purpose="check")
+    assert check["preview"] == [[tab["row_count"]]]

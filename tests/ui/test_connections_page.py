@@ -65,12 +65,13 @@ def test_add_test_rename_and_remove_a_connection(qtbot, shell_services, sample_w
     page.test_button.click()
     _wait_result(qtbot, page, '"warehouse"."sales"."invoices"')
 
-    # a refusal names the problem and keeps what was typed
+    # a password typed into the connection string goes to the keyring, never the file
     page.string_edit.setText(pg_server.connection_string + ";PWD=oops")
     page.save_button.click()
-    _wait_result(qtbot, page, "holds a password")
-    assert page.string_edit.text().endswith(";PWD=oops")
+    _wait_result(qtbot, page, "Saved.")
     assert "oops" not in _settings_text(sample_workspace)
+    assert memory_keyring.get_password("lantide", "connection:warehouse") == "oops"
+    qtbot.waitUntil(lambda: "oops" not in page.string_edit.text())
 
     page.remove_button.click()
     _wait_result(qtbot, page, "Removed 'warehouse'")

@@ -67,7 +67,7 @@ def test_json_errors_are_one_object_on_stdout_with_the_exit_code(run_cli, sample
 
     proc = run_cli("sql", sample_workspace, three_ctes)
     assert proc.returncode == 1 and proc.stdout == ""
-    assert "[COMPLEXITY_SPLIT_RECOMMENDED]" in proc.stderr.splitlines()[0]
+    assert "code: COMPLEXITY_SPLIT_RECOMMENDED" in proc.stderr
 
     proc = run_cli("tables", sample_workspace / "missing", "--json")
     assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["message"]

@@ -20,6 +20,8 @@ from lantide.tokens import count_tokens
 
 MODEL_PREVIEW_ROWS = 30
 MODEL_PREVIEW_TOKENS = 2_000
+MODEL_CELL_CHARS = 2_000  # a preview cell for the model, unless max_cell_chars asks more
+MAX_CELL_CHARS = 100_000
 STEP_LINE_REMINDER = ("After reading this, write one line: [[QUERY_STEP]] {step_id}: "
                       "<purpose> — <what it showed>.")
 
@@ -47,7 +49,17 @@ def shape_preview(result: dict[str, Any]) -> dict[str, Any]:
     if len(shown) < len(rows):
         out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
                                "result is in its cached table or can be aggregated with SQL.")
+    if result.get("cells_cut"):
+        out["cell_note"] = (f"{result['cells_cut']} cell(s) were cut at "
+                            f"{result.get('cell_chars'):,} characters (marked '…[cut at ...]'). "
+                            f"For more, run again with max_cell_chars (at most {MAX_CELL_CHARS:,}) "
+                            "or read a part with substr(column, start, length).")
     return out
+
+
+def _cell_chars(args: dict) -> int:
+    value = args.get("max_cell_chars")
+    return MODEL_CELL_CHARS if value is None else max(1, min(int(value), MAX_CELL_CHARS))
 
 
 def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: str | None,
@@ -129,7 +141,8 @@ def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = _project_dir(ctx, args.get("project"))
     result = _run_guarded(ctx, lambda q: q.run_query(
         args["sql"], result_label=args.get("result_label"), purpose=args.get("purpose"),
-        project=project, large_remote_warning_id=args.get("large_remote_warning_id")))
+        project=project, large_remote_warning_id=args.get("large_remote_warning_id"),
+        max_cell_chars=_cell_chars(args)))
     return _model_result(ctx, "run_query", result, project, args.get("purpose"),
                          args.get("result_label"))
 
@@ -149,7 +162,8 @@ def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
         return refusal
     result = _run_guarded(ctx, lambda q: q.run_sql_tab(
         project, args["tab"], purpose=args.get("purpose"),
-        large_remote_warning_id=args.get("large_remote_warning_id")))
+        large_remote_warning_id=args.get("large_remote_warning_id"),
+        max_cell_chars=_cell_chars(args)))
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
@@ -204,6 +218,9 @@ def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 _SQL = {"sql": {"type": "string", "minLength": 1}}
 _PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS,
                         "description": "Why this step runs (required while executing)."}}
+_CELLS = {"max_cell_chars": {"type": "integer", "minimum": 1, "maximum": MAX_CELL_CHARS,
+                             "description": f"Cut each preview cell at this many characters "
+                                            f"(default {MODEL_CELL_CHARS:,})."}}
 
 TOOLS = [
     Tool("show_tables", params(), show_tables),
@@ -213,10 +230,10 @@ TOOLS = [
          params(_SQL, ("sql",)), validate_query),
     Tool("run_query",
          params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
-                 "large_remote_warning_id": {"type": "string"}}, ("sql",)), run_query),
+                 "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("sql",)), run_query),
     Tool("run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
-                 "large_remote_warning_id": {"type": "string"}}, ("tab",)),
+                 "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("tab",)),
          run_sql_tab, PROJECT_STATES),
     Tool("source_run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,

@@ -1,0 +1,46 @@
+"""Huge cells reach neither the model nor the conversation file whole."""
+
+from __future__ import annotations
+
+import json
+
+from lantide.agent.conversation import STORED_CELL_CHARS, Conversation
+from lantide.agent.tools import default_registry
+from lantide.agent.tools.query_tools import MODEL_CELL_CHARS
+from lantide.query.results import cut_marker
+
+
+def test_run_query_tool_cuts_cells_and_says_how_to_read_more(session_factory):
+    session = session_factory()
+    ctx = session.tool_context()
+    registry = default_registry()
+    outcome = registry.call("run_query", {"sql": "SELECT repeat('x', 5000000) AS big"}, ctx)
+    result = outcome.result
+    cell = result["preview"][0][0]
+    assert cell == "x" * MODEL_CELL_CHARS + cut_marker(MODEL_CELL_CHARS)
+    assert "max_cell_chars" in result["cell_note"] and "substr" in result["cell_note"]
+    more = registry.call("run_query", {"sql": "SELECT repeat('x', 5000000) AS big",
+                                       "max_cell_chars": 50_000}, ctx).result
+    assert more["preview"][0][0] == "x" * 50_000 + cut_marker(50_000)
+
+
+def test_stored_tool_results_are_capped(tmp_path):
+    conv = Conversation.create(tmp_path)
+    huge = json.dumps({"status": "ok", "preview": [["y" * 5_000_000, 1]], "note": "kept"})
+    call = {"role": "assistant", "content": "",
+            "tool_calls": [{"id": "c1", "type": "function",
+                            "function": {"name": "read_file", "arguments": "{}"}}]}
+    conv.add_messages([call, {"role": "tool", "tool_call_id": "c1", "content": huge},
+                       {"role": "tool", "tool_call_id": "c2", "content": "z" * 5_000_000}],
+                      1, [{}, {"tool": "run_query"}, {"tool": "other"}])
+    size = conv.path.stat().st_size
+    assert size < 500_000, f"the conversation file holds {size:,} bytes"
+    reopened = Conversation.open(tmp_path, conv.id)
+    stored = [r["message"] for r in reopened.message_records() if r["message"]["role"] == "tool"]
+    first = json.loads(stored[0]["content"])
+    assert first["preview"][0] == ["y" * STORED_CELL_CHARS + cut_marker(STORED_CELL_CHARS), 1]
+    assert first["note"] == "kept" and "read_step" in first["stored_note"]
+    assert stored[1]["content"].endswith(cut_marker(200_000))
+    # small results are stored as they were
+    conv.add_message({"role": "tool", "tool_call_id": "c3", "content": '{"ok": true}'}, 2)
+    assert Conversation.open(tmp_path, conv.id).message_records()[-1]["message"]["content"] == '{"ok": true}'
