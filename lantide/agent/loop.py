@@ -3,9 +3,10 @@
 :meth:`AgentSession.run_turn` is a plain generator. Each iteration re-assembles the
 prompt (system layers, summary, the tools of the current state, history, active tab),
 streams the model's answer, runs the tools it asked for and feeds their results back. A
-turn ends on a final answer, on ``ask_user`` (the next message answers), on cancel, at the
-iteration limit (with an honest note), when the same failing call is repeated, or on a
-model error (keeping whatever the model had sent). The conversation file always stays a
+turn ends on a final answer, on ``ask_user`` (the next message answers; the other calls of
+that message are not run), on cancel, at the iteration limit (with an honest note, after up
+to ``auto_continue_rounds`` automatic continuations), when the same failing call is
+repeated or the same successful call goes round in a loop, or on a model error (keeping whatever the model had sent). The conversation file always stays a
 valid history: every tool call gets a result, even a cancelled one.
 """
 
@@ -18,7 +19,8 @@ from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
     AssistantMessage, ContextCompacted, ErrorOccurred, Event, ModelRetrying, QuestionAsked,
-    StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnFinished, TurnStarted,
+    StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
+    TurnStarted,
 )
 from lantide.agent.history import TurnCompaction
 from lantide.agent.ledger import mark_missing, resolve_summaries
@@ -32,6 +34,9 @@ from lantide.templates import render_prompt
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
+REPEATED_CALL = "repeated_call"
+SAME_CALL_RUNS = 2  # a successful call runs this often with the same arguments in one turn
+SAME_CALL_STOP = 4  # ... and the turn ends when it is asked for this often
 
 
 class _TurnOver(Exception):
@@ -54,6 +59,8 @@ class TurnRunner:
         self.turn_steps: list[str] = []
         self.failures: dict[str, int] = {}
         self.failures_in_a_row = 0
+        self.same_calls: dict[str, int] = {}  # successful call key -> times asked for
+        self.continued = 0  # automatic continuations at the iteration limit
         self.iterations = 0
         self.last_tool: str | None = None
         self.final_text = ""
@@ -116,8 +123,8 @@ class TurnRunner:
         try:
             yield from self.s.before_first_turn(self.turn)
             while True:
-                if self.iterations >= self.s.settings.agent.max_iterations:
-                    raise _TurnOver(ITERATION_LIMIT, self._limit_note())
+                if self.iterations >= self._iteration_limit():
+                    yield from self._continue_or_stop()
                 self.cancel.raise_if_cancelled()
                 self.iterations += 1
                 reply = yield from self._ask_model()
@@ -138,7 +145,7 @@ class TurnRunner:
         except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE):
+        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL):
             self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
                                           engine_note=True)
             yield TextDelta(note)
@@ -209,6 +216,8 @@ class TurnRunner:
 
     def _run_tool_calls(self, reply: ModelReply, answered: set[str]) -> Iterator[Event]:
         ctx = self.context()
+        # a question stops the turn: the calls beside it wait for the analyst's answer
+        asking = next((c for c in reply.tool_calls if c.name == "ask_user"), None)
         for call in reply.tool_calls:
             if self.cancel.cancelled:
                 raise TurnCancelled()
@@ -218,8 +227,14 @@ class TurnRunner:
                 args = {}
             yield ToolCalled(call.id, call.name, args)
             key = call.name + "\x00" + json.dumps(args, sort_keys=True, default=str)
+            if asking is not None and call is not asking:
+                yield from self._not_run(call, answered, self._question_pending(asking))
+                continue
+            looping = not self.failures.get(key) and self.same_calls.get(key, 0) >= SAME_CALL_RUNS
             if self.failures.get(key):
                 outcome_result, ok, ms = self._repeated(call.name, key), False, 0
+            elif looping:
+                outcome_result, ok, ms = self._looping(call.name, key), False, 0
             else:
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)
@@ -240,7 +255,54 @@ class TurnRunner:
             yield ToolReturned(call.id, call.name, ok, outcome_result, ms)
             if ctx.question is not None:
                 self.question = ctx.question
-            yield from self._count_failure(call.name, key, ok, outcome_result)
+            if ok or looping:
+                self._count_same_call(call.name, key)
+            else:
+                yield from self._count_failure(call.name, key, ok, outcome_result)
+
+    def _not_run(self, call, answered: set[str], result: dict) -> Iterator[Event]:
+        self._buffer({"role": "tool", "tool_call_id": call.id,
+                      "content": json.dumps(result, ensure_ascii=False)}, tool=call.name, ok=False)
+        answered.add(call.id)
+        yield ToolReturned(call.id, call.name, False, result, 0)
+
+    @staticmethod
+    def _question_pending(asking) -> dict:
+        try:
+            question = str(asking.parsed_arguments().get("question") or "")
+        except ValueError:
+            question = ""
+        return {"error": "NOT_RUN_QUESTION_PENDING",
+                "message": f"not run: it was sent together with a question to the analyst "
+                           f"({question[:160]!r}), and the turn waits for the answer",
+                "hint": "After the analyst answers, call it again if it is still needed."}
+
+    def _looping(self, tool: str, key: str) -> dict:
+        return {"error": "REPEATED_CALL",
+                "message": f"this exact {tool} call already ran {SAME_CALL_RUNS} times in this "
+                           "turn with the same arguments; its result is above and it was not "
+                           "run again",
+                "hint": "Use the result you have, change the arguments, or answer the analyst."}
+
+    def _count_same_call(self, tool: str, key: str) -> None:
+        self.failures_in_a_row = 0
+        self.same_calls[key] = self.same_calls.get(key, 0) + 1
+        if self.same_calls[key] >= SAME_CALL_STOP:
+            raise _TurnOver(REPEATED_CALL, render_prompt("notes/repeated_call.md.j2", tool=tool,
+                                                         times=self.same_calls[key]))
+
+    def _iteration_limit(self) -> int:
+        return max(1, int(self.s.settings.agent.max_iterations)) * (1 + self.continued)
+
+    def _continue_or_stop(self) -> Iterator[Event]:
+        """At the iteration limit: go on by itself while the setting allows, else stop."""
+        rounds = max(0, int(getattr(self.s.settings.agent, "auto_continue_rounds", 0) or 0))
+        if self.continued >= rounds:
+            raise _TurnOver(ITERATION_LIMIT, self._limit_note())
+        self.continued += 1
+        self.conversation.add_event("turn_continued", self.turn, round=self.continued,
+                                    rounds=rounds, iterations=self.iterations)
+        yield TurnContinued(self.continued, rounds, self.iterations)
 
     def _unique_call_ids(self, reply: ModelReply) -> None:
         """Some local servers number tool calls call_0, call_1 in every message; the history
