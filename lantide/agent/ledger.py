@@ -5,6 +5,10 @@ fields of DESIGN.md section 6 the moment it succeeds (a crash later in the turn 
 lose it). Its ``summary`` comes from the assistant's ``[[QUERY_STEP]] …`` line, parsed
 here; until then ``summary_status`` is ``pending``, and a line that never comes or cannot
 be read is recorded as ``missing`` or ``malformed`` (with the raw line), never invented.
+A line lands on the step it names; a line without a step id only when exactly one step waits
+for its line and the message has no other such line. Any other line is kept as an
+*unattributed* record (no ``step_id``, so it is never read as a step) and the steps stay
+``missing``: a wrong attribution would be worse than none.
 ``patch_step`` corrections rewrite the step's line atomically and keep the old values in
 the step's ``patches`` list, so the audit trail survives the correction.
 """
@@ -30,6 +34,10 @@ MAX_SUMMARY_CHARS = 500
 
 _LINE = re.compile(r"^\s*(?:[-*>]\s*)?\[\[QUERY_STEP\]\](.*)$", re.M)
 _STEP_REF = re.compile(r"^\s*(?:step[\s_:#-]*)?([A-Za-z0-9][\w.-]*?)\s*(?::|\||—|–|-\s)\s*(.*)$")
+# what a step id looks like (the query layer's 12 hex digits, or s1, s2 ...): a line that
+# starts with one names a step, even a step that does not exist
+_ID_LIKE = re.compile(r"^(?:s\d{1,6}|[0-9a-f]{12})$")
+UNATTRIBUTED = "unattributed_summary"
 
 _lock = threading.Lock()
 
@@ -70,7 +78,8 @@ def parse_step_lines(text: str, known_ids: set[str] | None = None) -> list[StepL
         rest = match.group(1).strip()
         ref = None
         ref_match = _STEP_REF.match(rest)
-        if ref_match and (known_ids is None or ref_match.group(1) in known_ids):
+        if ref_match and (known_ids is None or ref_match.group(1) in known_ids
+                          or _ID_LIKE.match(ref_match.group(1))):
             ref, rest = ref_match.group(1), ref_match.group(2).strip()
         out.append(StepLine(ref, rest[:MAX_SUMMARY_CHARS], match.group(0).strip()))
     return out
@@ -97,6 +106,19 @@ class Ledger:
         raise StepNotFoundError(f"no step {step_id!r} in the ledger of conversation "
                                 f"{self.conversation_id}",
                                 hint=f"Recent steps: {known}.")
+
+    def unattributed(self) -> list[dict[str, Any]]:
+        """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order."""
+        return [r for r in read_jsonl(self.path) if isinstance(r, dict)
+                and r.get("record") == UNATTRIBUTED]
+
+    def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> dict[str, Any]:
+        record = {"record": UNATTRIBUTED, "conversation_id": self.conversation_id, "at": _now(),
+                  "raw": line.raw, "step_ref": line.step_ref, "summary": line.summary or None,
+                  "waiting_steps": list(waiting), "why": why}
+        with _lock:
+            append_jsonl(self.path, record)
+        return record
 
     def new_step_id(self) -> str:
         return f"s{len(self.steps()) + 1}"
@@ -139,14 +161,32 @@ class Ledger:
                                 hint="Use a step_id from a run_query result or Recent Query Steps.")
 
 
+def _target(line: StepLine, pending: list[str], id_less: int) -> tuple[str | None, str]:
+    """The step a line belongs to, or None and why not."""
+    if line.step_ref is not None:
+        if line.step_ref in pending:
+            return line.step_ref, ""
+        return None, f"it names step {line.step_ref}, which is not waiting for a summary"
+    if len(pending) == 1 and id_less == 1:
+        return pending[0], ""
+    if not pending:
+        return None, "no step was waiting for a summary"
+    return None, (f"it names no step and {len(pending)} steps wait for a summary"
+                  if len(pending) > 1 else "it names no step and the message has several such lines")
+
+
 def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
-    """Apply the ``[[QUERY_STEP]]`` lines in ``text`` to the pending steps (in order, or by
-    the id a line names). Resolved ids are removed from ``pending``; returns the updated steps."""
+    """Apply the ``[[QUERY_STEP]]`` lines in ``text`` to the pending steps (by the id a line
+    names; by position only when unambiguous, see the module docstring). Resolved ids are
+    removed from ``pending``; returns the updated steps."""
     updated = []
-    for line in parse_step_lines(text, set(pending)):
-        if not pending:
-            break
-        step_id = line.step_ref if line.step_ref in pending else pending[0]
+    lines = parse_step_lines(text, {s["step_id"] for s in ledger.steps()} | set(pending))
+    id_less = sum(1 for line in lines if line.step_ref is None)
+    for line in lines:
+        step_id, why = _target(line, pending, id_less)
+        if step_id is None:
+            ledger.record_unattributed(line, pending, why)
+            continue
         pending.remove(step_id)
         if line.problem:
             changes = {"summary": None, "summary_status": "malformed", "summary_raw": line.raw}
