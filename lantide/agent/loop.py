@@ -16,6 +16,7 @@ import json
 from typing import Iterator
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
+from lantide.agent.consent import answer_fields
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
     AssistantMessage, ContextCompacted, ErrorOccurred, Event, ModelRetrying, QuestionAsked,
@@ -111,7 +112,8 @@ class TurnRunner:
         pending = self.conversation.pending_question()
         if pending is not None:
             self.conversation.add_event("question_answered", self.turn,
-                                        question=pending.get("question"), answer=self.message)
+                                        question=pending.get("question"), answer=self.message,
+                                        **answer_fields(pending, self.message))
         self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
         try:
             project = self.s.workspace.focused_project()
@@ -209,8 +211,7 @@ class TurnRunner:
             self._flush()
         if self.question is not None:
             q, self.question = self.question, None
-            self.conversation.add_event("question_asked", self.turn, question=q["question"],
-                                        choices=q["choices"])
+            self.conversation.add_event("question_asked", self.turn, **q)
             yield QuestionAsked(q["question"], q["choices"])
             raise _TurnOver(QUESTION)
 

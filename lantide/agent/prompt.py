@@ -155,8 +155,11 @@ class PromptAssembler:
         return render_prompt("recent_steps.md.j2", steps=steps) if steps else ""
 
     def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
+        from lantide.agent.consent import analysis_state
+
+        analysis = analysis_state(ctx.conversation, getattr(project, "dirname", None))
         return render_summary(gather_facts(ctx.workspace, app, project,
-                                           ctx.services.cached_table_count()))
+                                           ctx.services.cached_table_count(), analysis=analysis))
 
     # -- the active tab
     def active_tab(self, ctx: ToolContext, app: AppState, window: int) -> str:

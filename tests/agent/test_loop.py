@@ -77,7 +77,7 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
     corr = {"sql": "SELECT corr(quantity, unit_price) AS r FROM orders", "purpose": "price vs qty"}
     scripted.add(reply("", ("run_query", corr), ("activate_analysis", {"reason": "test"})))
     scripted.add(reply("", ("ask_user", {"question": "May I compute the correlation?",
-                                         "choices": ["Yes", "No"]})))
+                                         "choices": ["Yes", "No"], "kind": "analysis_consent"})))
     s = session_factory()
     events = run(s, "Is price related to quantity?")
     refusals = [e.result.get("error") for e in events if e.name == "tool_returned"]
@@ -98,7 +98,8 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
 
 def test_a_no_is_not_consent(session_factory, scripted, open_ws):
     open_ws.project("q3-churn").set_status("executing")
-    scripted.add(reply("", ("ask_user", {"question": "Run a regression?"})))
+    scripted.add(reply("", ("ask_user", {"question": "Run a regression?",
+                                         "kind": "analysis_consent"})))
     s = session_factory()
     run(s, "Why do customers churn?")
     scripted.add(reply("", ("activate_analysis", {"reason": "regression"})))
