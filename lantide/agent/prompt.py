@@ -4,8 +4,9 @@ Layers, most stable first so servers' prefix caches reuse the start of the promp
 ``core``, ``state`` (with its conditional sections), ``knowledge``, ``tools`` (sent as the
 request's ``tools``), ``recent_steps``, ``summary``, ``history`` (the note on dropped turns,
 then the kept messages), ``active_tab``. The text layers form one system message (one
-system message suits every chat template); the active tab payload follows the history as
-the last message, framed as context from Lantide rather than words of the analyst.
+system message suits every chat template); the active tab payload follows the earlier turns and comes
+just before the analyst's message of the current turn (so that message stays the analyst's
+last word), framed as context from Lantide rather than words of the analyst.
 
 :class:`PromptAssembler` is also what ``lantide prompt`` prints, layer by layer.
 """
@@ -246,9 +247,12 @@ class PromptAssembler:
 
         system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, summary, note) if x)
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        messages += fitted.messages + current_sent
+        messages += fitted.messages
+        # the active tab goes just before the analyst's message of this turn, so that message
+        # stays the last word of the analyst (and the tab, stable within the turn, is cached)
         if active:
             messages.append({"role": "user", "content": active})
+        messages += current_sent
 
         history_tokens = messages_tokens(fitted.messages + current_sent) + cached_count(note)
         layers = [Layer("core", core, cached_count(core)),
