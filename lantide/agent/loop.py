@@ -28,14 +28,14 @@ from lantide.agent.ledger import mark_missing, resolve_summaries
 from lantide.agent.model_client import (
     ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, RetryScheduled, TextChunk,
 )
-from lantide.agent.prompt import AssembledPrompt, state_of
+from lantide.agent.prompt import AssembledPrompt, output_reserve, state_of
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
-REPEATED_CALL = "repeated_call"
+REPEATED_CALL, CONTEXT_FULL = "repeated_call", "context_full"
 SAME_CALL_RUNS = 2  # a successful call runs this often with the same arguments in one turn
 SAME_CALL_STOP = 4  # ... and the turn ends when it is asked for this often
 
@@ -147,7 +147,7 @@ class TurnRunner:
         except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL):
+        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL, CONTEXT_FULL):
             self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
                                           engine_note=True)
             yield TextDelta(note)
@@ -172,6 +172,12 @@ class TurnRunner:
                 yield ContextCompacted(prompt.compacted_now, prompt.tokens_before_compaction,
                                        prompt.layer("history").tokens, prompt.context_window)
             self.s.last_prompt = prompt
+            if not prompt.fits:  # never send a request that leaves no room for the answer
+                window = self.s.model.context_window()
+                raise _TurnOver(CONTEXT_FULL, render_prompt(
+                    "notes/context_full.md.j2", window=window.tokens, source=window.source,
+                    tokens=prompt.tokens, reserve=output_reserve(window.tokens),
+                    steps=self.turn_steps))
             try:
                 reply = None
                 for out in self.s.model.stream_chat(prompt.messages, prompt.tools, self.cancel):

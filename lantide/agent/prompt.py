@@ -20,7 +20,7 @@ from typing import Any
 from lantide.agent.app_state import AppState, OpenTab
 from lantide.agent.history import (
     TurnCompaction, compact_turn, describe_key_event, fit_history, group_turns, message_tokens,
-    messages_tokens,
+    messages_tokens, shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
@@ -74,6 +74,8 @@ class AssembledPrompt:
     compacted_now: int = 0  # tool results newly compacted for this request
     tokens_before_compaction: int = 0
     dropped_turns: list[int] = field(default_factory=list)
+    # False when even compacted the request leaves the answer too little of the window
+    fits: bool = True
 
     @property
     def tokens(self) -> int:
@@ -235,13 +237,19 @@ class PromptAssembler:
         # counted per layer: the stable ones are cache hits from one iteration to the next
         fixed = sum(cached_count(x) for x in (core, state, knowledge, steps, summary, tools_json,
                                               active))
-        budget = window - output_reserve(window) - fixed
+        # room kept for the note on dropped turns (at most: all of them dropped)
+        worst_note = cached_count(self._history_note(ctx, [t.number for t in previous]))
+        budget = window - output_reserve(window) - fixed - worst_note
         before = messages_tokens(compaction.apply(turn_messages))
         compacted_now = 0
         limit = int(window * COMPACT_AT) - output_reserve(window) - fixed
-        if before > limit:
+        if before > limit:  # results already answered from give way first
             compacted_now = compact_turn(turn_messages, compaction, before - limit)
         current_sent = compaction.apply(turn_messages)
+        if messages_tokens(current_sent) > budget:  # then unread ones shrink to what fits
+            compacted_now += shrink_unread(turn_messages, compaction,
+                                           messages_tokens(current_sent) - budget)[0]
+            current_sent = compaction.apply(turn_messages)
         fitted = fit_history(previous, max(0, budget - messages_tokens(current_sent)))
         note = self._history_note(ctx, fitted.dropped_turns)
 
@@ -265,8 +273,10 @@ class PromptAssembler:
                   Layer("history", self._history_display(note, fitted.messages + current_sent)
                         if for_display else "", history_tokens),
                   Layer("active_tab", active, cached_count(active))]
-        return AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
-                               before, fitted.dropped_turns)
+        prompt = AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
+                                 before, fitted.dropped_turns)
+        prompt.fits = prompt.tokens <= window - output_reserve(window)
+        return prompt
 
     def _history_note(self, ctx: ToolContext, dropped: list[int]) -> str:
         if not dropped:

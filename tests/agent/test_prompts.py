@@ -41,6 +41,8 @@ CONTEXTS = {
     "notes/repeated_failure.md.j2": dict(reason="the same call kept failing", tool="run_query",
                                           message="DROP is not allowed", hint="Use SELECT"),
     "notes/repeated_call.md.j2": dict(tool="read_schema", times=4),
+    "notes/context_full.md.j2": dict(window=8192, source="endpoint", tokens=6400, reserve=2048,
+                                     steps=["s1"]),
     "background/conversation_title.md.j2": {},
     # sent by the desktop app's Resolve (N) button as the analyst's message
     "requests/resolve_annotations.md.j2": dict(count=3, document_label="Plan",

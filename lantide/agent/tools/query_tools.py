@@ -164,6 +164,29 @@ def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
+def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, Any]:
+    """The first ``rows`` rows of a ledger step: from its cached table while that table is
+    still the step's, else by running the step's SQL again with a limit."""
+    from lantide.query.results import json_rows
+
+    table = step.get("cached_table_name")
+    service = ctx.services.query()
+    cached = service.catalog.cached(table) if table and step.get("materialized") else None
+    if cached is not None and cached.step_id == step.get("step_id"):
+        def read(q):
+            info = q.relation_info(table)
+            return {"columns": info["columns"], "row_count": info["row_count"],
+                    "rows": json_rows(q.fetch_rows(table, 0, rows)),
+                    "from": f'the cached table "{table}"'}
+        return _run_guarded(ctx, read)
+    if not step.get("sql"):
+        return tool_error("NO_SQL", f"step {step.get('step_id')} has no SQL to run again",
+                          "Run the query again with run_query.")
+    out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], rows))
+    out["from"] = "the step's SQL, run again now (the data may have changed since)"
+    return out
+
+
 def validate_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
     result = _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
     return result if isinstance(result, dict) else {"ok": bool(result)}

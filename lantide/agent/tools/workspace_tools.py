@@ -127,7 +127,16 @@ def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def read_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    return {"step": ctx.ledger.step(args["step_id"])}
+    step = ctx.ledger.step(args["step_id"])
+    out: dict[str, Any] = {"step": step}
+    if args.get("rows"):
+        from lantide.agent.tools.query_tools import step_rows
+
+        rows = step_rows(ctx, step, min(int(args["rows"]), ctx.settings.query.preview_rows))
+        if "error" in rows:
+            return rows
+        out["rows"] = rows
+    return out
 
 
 def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -169,7 +178,10 @@ TOOLS = [
          params({"step_id": {"type": "string"}, "summary": {"type": "string", "minLength": 8},
                  "purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}, ("step_id",)), patch_step),
     Tool("read_step",
-         params({"step_id": {"type": "string"}}, ("step_id",)), read_step),
+         params({"step_id": {"type": "string"},
+                 "rows": {"type": "integer", "minimum": 1,
+                          "description": "Also return the step's first rows (up to the preview "
+                                         "rows setting)."}}, ("step_id",)), read_step),
     Tool("sync_tab_content",
          params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
          ALL_STATES),
