@@ -38,7 +38,7 @@ KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS
 KNOWLEDGE_MAX_TOKENS = 3_000
 ACTIVE_TAB_SHARE = 0.20
 ACTIVE_TAB_MAX_TOKENS = 6_000
-COMPACT_AT = 0.85  # compact within a turn when the request passes this share of the window
+COMPACT_AT = 0.85  # compacting within a turn frees the request down to this share of the window
 LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "summary", "history",
                "active_tab")
 
@@ -243,7 +243,10 @@ class PromptAssembler:
         before = messages_tokens(compaction.apply(turn_messages))
         compacted_now = 0
         limit = int(window * COMPACT_AT) - output_reserve(window) - fixed
-        if before > limit:  # results already answered from give way first
+        # Earlier turns give way first: they get only what this turn leaves. When this turn
+        # alone passes the budget, the results already answered from are compacted, down to
+        # the COMPACT_AT mark so that the next iterations have room before compacting again.
+        if before > budget:
             compacted_now = compact_turn(turn_messages, compaction, before - limit)
         current_sent = compaction.apply(turn_messages)
         if messages_tokens(current_sent) > budget:  # then unread ones shrink to what fits

@@ -145,3 +145,27 @@ def test_a_request_that_cannot_fit_ends_the_turn_naming_the_window(session_facto
     assert "context window of 4,096 tokens" in finished.message
     last = s.conversation.message_records()[-1]["message"]
     assert last == {"role": "assistant", "content": finished.message}
+
+
+def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, window_8k):
+    server = window_8k
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]),
+                  Turn(text="Forty orders."))
+    s = live_session(session_factory, server)
+    run(s, "First forty orders")
+    twenty = "SELECT * FROM orders ORDER BY order_id DESC LIMIT 20"
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": twenty})]),
+                  Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"})]),
+                  Turn(text="Compared."))
+    run(s, "Now the last twenty, and the customers' columns")
+    server.assert_done()
+    body = server.chat_requests[-1]
+    names = calls_of(body)
+    results = [(names[cid], r) for cid, r in tool_results(body).items()]
+    # this turn's query result was read already but stays whole ...
+    assert results[-2][0] == "run_query" and "compacted" not in results[-2][1]
+    assert len(rows_of(results[-2][1])) == 20
+    # ... while the earlier turn's forty rows were compacted or left out
+    earlier = [r for name, r in results[:-2] if name == "run_query"]
+    assert all(r.get("compacted") for r in earlier)
+    assert request_tokens(body) <= 8_192 - output_reserve(8_192)
