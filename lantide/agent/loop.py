@@ -46,6 +46,15 @@ class _TurnOver(Exception):
         self.message = message
 
 
+def _asks(call) -> bool:
+    """Whether an ask_user call can ask (a malformed one fails and the turn goes on)."""
+    try:
+        question = call.parsed_arguments().get("question")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(question, str) and bool(question.strip())
+
+
 class TurnRunner:
     """The state of one turn; :meth:`run` is the generator."""
 
@@ -224,7 +233,7 @@ class TurnRunner:
     def _run_tool_calls(self, reply: ModelReply, answered: set[str]) -> Iterator[Event]:
         ctx = self.context()
         # a question stops the turn: the calls beside it wait for the analyst's answer
-        asking = next((c for c in reply.tool_calls if c.name == "ask_user"), None)
+        asking = next((c for c in reply.tool_calls if c.name == "ask_user" and _asks(c)), None)
         for call in reply.tool_calls:
             if self.cancel.cancelled:
                 raise TurnCancelled()

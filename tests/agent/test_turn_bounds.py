@@ -48,6 +48,18 @@ def test_only_the_first_of_two_questions_is_asked(session_factory, fake_openai):
     assert s.conversation.pending_question()["question"] == "Which quarter?"
 
 
+def test_a_malformed_ask_user_holds_nothing_back(session_factory, fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"}),
+                                        ToolCall("ask_user", '{"question": ')]),
+                       Turn(text="Customers have a region column."))
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Columns of customers?")
+    fake_openai.assert_done()
+    got = {e.tool: e for e in events if e.name == "tool_returned"}
+    assert got["read_schema"].ok and got["ask_user"].result["error"] == "BAD_ARGUMENTS"
+    assert events[-1].reason == "answered" and s.conversation.pending_question() is None
+
+
 def test_a_successful_call_repeated_in_a_loop_is_stopped(session_factory, fake_openai):
     same = ToolCall("read_schema", {"table": "customers"})
     fake_openai.script(*[Turn(tool_calls=[same]) for _ in range(4)])
