@@ -272,5 +272,6 @@ def _state_text(event) -> str:
     if event.what == "project_status":
         return f"Project {event.project} is now {event.value}."
     if event.what == "analysis_active":
-        return "Statistical analysis is approved for this conversation."
+        where = f"project {event.project}" if event.project else "this conversation"
+        return f"Statistical analysis is approved for {where} (until its status changes)."
     return f"{event.what}: {event.value}"
