@@ -169,3 +169,16 @@ def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, win
     earlier = [r for name, r in results[:-2] if name == "run_query"]
     assert all(r.get("compacted") for r in earlier)
     assert request_tokens(body) <= 8_192 - output_reserve(8_192)
+
+
+def test_rows_read_again_go_through_the_guard_and_leave_nothing_behind(session_factory):
+    from lantide.errors import LantideError
+
+    q = session_factory().services.query()
+    before = q.show_tables()["counts"]
+    with pytest.raises(LantideError) as refused:
+        q.preview_sql("DROP TABLE orders", 5)
+    assert refused.value.code == "QUERY_REFUSED_DDL"
+    out = q.preview_sql("SELECT order_id FROM orders ORDER BY order_id", 3)
+    assert out["rows"] == [[1], [2], [3]] and out["row_count"] > 3
+    assert q.show_tables()["counts"] == before  # nothing materialized
