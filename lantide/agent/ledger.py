@@ -7,7 +7,8 @@ here; until then ``summary_status`` is ``pending``, and a line that never comes 
 be read is recorded as ``missing`` or ``malformed`` (with the raw line), never invented.
 A line lands on the step it names; a line without a step id only when exactly one step waits
 for its line and the message has no other such line. Any other line is kept as an
-*unattributed* record (no ``step_id``, so it is never read as a step) and the steps stay
+*unattributed* entry (``tool: "unattributed_summary"`` and no ``step_id``, so it is never
+read as a step) and the steps stay
 ``missing``: a wrong attribution would be worse than none.
 ``patch_step`` corrections rewrite the step's line atomically and keep the old values in
 the step's ``patches`` list, so the audit trail survives the correction.
@@ -110,10 +111,11 @@ class Ledger:
     def unattributed(self) -> list[dict[str, Any]]:
         """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order."""
         return [r for r in read_jsonl(self.path) if isinstance(r, dict)
-                and r.get("record") == UNATTRIBUTED]
+                and r.get("tool") == UNATTRIBUTED and "step_id" not in r]
 
     def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> dict[str, Any]:
-        record = {"record": UNATTRIBUTED, "conversation_id": self.conversation_id, "at": _now(),
+        # a ledger entry that is not a step: a tool but no step_id (as a reflection)
+        record = {"tool": UNATTRIBUTED, "conversation_id": self.conversation_id, "at": _now(),
                   "raw": line.raw, "step_ref": line.step_ref, "summary": line.summary or None,
                   "waiting_steps": list(waiting), "why": why}
         with _lock:
