@@ -5,8 +5,8 @@ fields of DESIGN.md section 6 the moment it succeeds (a crash later in the turn 
 lose it). Its ``summary`` comes from the assistant's ``[[QUERY_STEP]] …`` line, parsed
 here; until then ``summary_status`` is ``pending``, and a line that never comes or cannot
 be read is recorded as ``missing`` or ``malformed`` (with the raw line), never invented.
-A line lands on the step it names; a line without a step id only when exactly one step waits
-for its line and the message has no other such line. Any other line is kept as an
+A line lands on the step it names; lines without a step id are paired in order with the
+waiting steps no line names, only when there are exactly as many of each. Any other line is kept as an
 *unattributed* entry (``tool: "unattributed_summary"`` and no ``step_id``, so it is never
 read as a step) and the steps stay
 ``missing``: a wrong attribution would be worse than none.
@@ -163,18 +163,27 @@ class Ledger:
                                 hint="Use a step_id from a run_query result or Recent Query Steps.")
 
 
-def _target(line: StepLine, pending: list[str], id_less: int) -> tuple[str | None, str]:
-    """The step a line belongs to, or None and why not."""
-    if line.step_ref is not None:
-        if line.step_ref in pending:
-            return line.step_ref, ""
-        return None, f"it names step {line.step_ref}, which is not waiting for a summary"
-    if len(pending) == 1 and id_less == 1:
-        return pending[0], ""
-    if not pending:
-        return None, "no step was waiting for a summary"
-    return None, (f"it names no step and {len(pending)} steps wait for a summary"
-                  if len(pending) > 1 else "it names no step and the message has several such lines")
+def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None, str]]:
+    """The step each line belongs to, or None and why not. A line naming a step waiting for
+    its summary gets it; lines naming none are paired in order with the waiting steps no
+    line names, and only when there are exactly as many of each."""
+    named = {line.step_ref for line in lines if line.step_ref is not None}
+    unnamed = [p for p in pending if p not in named]
+    id_less = [line for line in lines if line.step_ref is None]
+    by_position = dict(zip(map(id, id_less), unnamed)) if len(id_less) == len(unnamed) else {}
+    out = []
+    for line in lines:
+        if line.step_ref is not None:
+            out.append((line.step_ref, "") if line.step_ref in pending else
+                       (None, f"it names step {line.step_ref}, which is not waiting for a summary"))
+        elif id(line) in by_position:
+            out.append((by_position[id(line)], ""))
+        elif not unnamed:
+            out.append((None, "no step was waiting for a summary"))
+        else:
+            out.append((None, f"it names no step, and {len(id_less)} such line(s) cannot be "
+                              f"paired with the {len(unnamed)} step(s) waiting for a summary"))
+    return out
 
 
 def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
@@ -183,11 +192,9 @@ def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dic
     removed from ``pending``; returns the updated steps."""
     updated = []
     lines = parse_step_lines(text, {s["step_id"] for s in ledger.steps()} | set(pending))
-    id_less = sum(1 for line in lines if line.step_ref is None)
-    for line in lines:
-        step_id, why = _target(line, pending, id_less)
-        if step_id is None:
-            ledger.record_unattributed(line, pending, why)
+    for line, (step_id, why) in zip(lines, _targets(lines, pending)):
+        if step_id is None or step_id not in pending:
+            ledger.record_unattributed(line, pending, why or "its step already has a line")
             continue
         pending.remove(step_id)
         if line.problem:

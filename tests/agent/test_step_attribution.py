@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lantide.agent.ledger import Ledger, mark_missing, resolve_summaries
+from lantide.agent.ledger import Ledger, mark_missing, parse_step_lines, resolve_summaries
 from tests.agent.live import live_session
 from tests.fakes.openai_server import ToolCall, Turn
 
@@ -42,7 +42,7 @@ def test_an_id_less_line_with_two_steps_waiting_is_not_guessed(session_factory, 
     (kept,) = s.ledger.unattributed()
     assert kept["raw"] == "[[QUERY_STEP]] Orders per channel — web leads"
     assert kept["waiting_steps"] == [first["step_id"], second["step_id"]]
-    assert "2 steps wait" in kept["why"]
+    assert "cannot be paired with the 2 step(s)" in kept["why"]
     assert [e.summary_status for e in events if e.name == "step_summarized"] == ["missing"] * 2
 
 
@@ -96,6 +96,20 @@ def test_a_line_naming_a_step_already_summarized_is_not_moved(session_factory, f
     assert [k["step_ref"] for k in s.ledger.unattributed()] == [first["step_id"]]
 
 
+def test_as_many_id_less_lines_as_waiting_steps_are_paired_in_order(session_factory,
+                                                                   fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
+                       Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]),
+                       Turn(text="[[QUERY_STEP]] customer count — 2,000 customers\n"
+                                 "[[QUERY_STEP]] orders per channel — web leads"))
+    s = live_session(session_factory, fake_openai)
+    list(s.run_turn("Customers, and orders per channel?"))
+    fake_openai.assert_done()
+    assert [st["summary"] for st in s.ledger.steps()] == [
+        "customer count — 2,000 customers", "orders per channel — web leads"]
+    assert s.ledger.unattributed() == []
+
+
 def test_one_step_and_one_id_less_line_are_paired(session_factory, fake_openai):
     fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
                        Turn(text="2,000.\n[[QUERY_STEP]] customer count — 2,000 customers"))
@@ -120,8 +134,9 @@ _LINE = st.tuples(st.sampled_from(["", "s1", "s2", "s3", "0123456789ab", "abcdef
 @given(pending_n=st.integers(0, 3), lines=st.lists(_LINE, max_size=4))
 def test_no_line_is_ever_attributed_to_a_step_it_does_not_name_unless_alone(
         tmp_path_factory, pending_n, lines):
-    """Property: a step gets a line only if the line names it, or the step was the only
-    one waiting that no line of the message names, and the line the only one naming none."""
+    """Property: a step gets a line only if the line names it, or the lines naming no step
+    are exactly as many as the waiting steps no line names, and it gets the line of its
+    rank."""
     import uuid
 
     ledger = Ledger(tmp_path_factory.getbasetemp() / "ledgers", uuid.uuid4().hex)
@@ -133,9 +148,11 @@ def test_no_line_is_ever_attributed_to_a_step_it_does_not_name_unless_alone(
                      for ref, body in lines)
     updated = resolve_summaries(ledger, pending, text)
     mark_missing(ledger, pending)
-    id_less = [body for ref, body in lines if ref in ("", "Churn")]
+    parsed = parse_step_lines(text, {"s1", "s2", "s3"})
+    id_less = [line.summary for line in parsed if line.step_ref is None]
+    unnamed = [w for w in waiting if w not in {line.step_ref for line in parsed}]
     for step in updated:
-        named = [body for ref, body in lines if ref == step["step_id"]]
-        unnamed = [w for w in waiting if w not in {ref for ref, _ in lines}]
-        alone = unnamed == [step["step_id"]] and len(id_less) == 1
-        assert named or alone, (step, lines, waiting)
+        named = [line for line in parsed if line.step_ref == step["step_id"]]
+        in_order = len(id_less) == len(unnamed) and step["step_id"] in unnamed and \
+            step["summary"] in (None, id_less[unnamed.index(step["step_id"])])
+        assert named or in_order, (step, lines, waiting)
