@@ -174,7 +174,8 @@ class KnowledgeProposed(Event):
 @dataclass(frozen=True)
 class TurnFinished(Event):
     """The end of a turn. ``reason``: answered, question, cancelled, iteration_limit,
-    repeated_failure, repeated_call, context_full or error. ``message`` is the engine's own note, if any."""
+    repeated_failure, repeated_call, context_full or error. ``message`` is the engine's own
+    note, if any."""
 
     name: ClassVar[str] = "turn_finished"
     reason: str

@@ -6,10 +6,10 @@ lose it). Its ``summary`` comes from the assistant's ``[[QUERY_STEP]] …`` line
 here; until then ``summary_status`` is ``pending``, and a line that never comes or cannot
 be read is recorded as ``missing`` or ``malformed`` (with the raw line), never invented.
 A line lands on the step it names; lines without a step id are paired in order with the
-waiting steps no line names, only when there are exactly as many of each. Any other line is kept as an
-*unattributed* entry (``tool: "unattributed_summary"`` and no ``step_id``, so it is never
-read as a step) and the steps stay
-``missing``: a wrong attribution would be worse than none.
+waiting steps no line names, only when there are exactly as many of each. Any other line
+is kept as an *unattributed* entry (``tool: "unattributed_summary"`` and no ``step_id``,
+so it is never read as a step) and the steps stay ``missing``: a wrong attribution would
+be worse than none.
 ``patch_step`` corrections rewrite the step's line atomically and keep the old values in
 the step's ``patches`` list, so the audit trail survives the correction.
 """

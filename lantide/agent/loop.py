@@ -6,8 +6,9 @@ streams the model's answer, runs the tools it asked for and feeds their results 
 turn ends on a final answer, on ``ask_user`` (the next message answers; the other calls of
 that message are not run), on cancel, at the iteration limit (with an honest note, after up
 to ``auto_continue_rounds`` automatic continuations), when the same failing call is
-repeated or the same successful call goes round in a loop, or on a model error (keeping whatever the model had sent). The conversation file always stays a
-valid history: every tool call gets a result, even a cancelled one.
+repeated or the same successful call goes round in a loop, when the request cannot fit
+the context window, or on a model error (keeping whatever the model had sent). The
+conversation file always stays a valid history: every tool call gets a result, even a cancelled one.
 """
 
 from __future__ import annotations

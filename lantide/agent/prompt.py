@@ -4,9 +4,10 @@ Layers, most stable first so servers' prefix caches reuse the start of the promp
 ``core``, ``state`` (with its conditional sections), ``knowledge``, ``tools`` (sent as the
 request's ``tools``), ``recent_steps``, ``summary``, ``history`` (the note on dropped turns,
 then the kept messages), ``active_tab``. The text layers form one system message (one
-system message suits every chat template); the active tab payload follows the earlier turns and comes
-just before the analyst's message of the current turn (so that message stays the analyst's
-last word), framed as context from Lantide rather than words of the analyst.
+system message suits every chat template); the active tab payload follows the earlier
+turns and comes just before the analyst's message of the current turn (so that message
+stays the analyst's last word), framed as context from Lantide rather than words of the
+analyst.
 
 :class:`PromptAssembler` is also what ``lantide prompt`` prints, layer by layer.
 """

@@ -280,7 +280,8 @@ TOOLS = [
          params({"name": {"type": "string", "description": "Only tables whose name contains "
                                                          "this (or matches a pattern with *)."},
                  "limit": {"type": "integer", "minimum": 1, "maximum": SHOW_TABLES_MAX,
-                           "description": f"At most this many tables (default {SHOW_TABLES_LIMIT})."}}),
+                           "description": "At most this many tables "
+                                          f"(default {SHOW_TABLES_LIMIT})."}}),
          show_tables),
     Tool("read_schema",
          params({"table": {"type": "string", "minLength": 1}}, ("table",)), read_schema),
