@@ -265,7 +265,8 @@ def describe_key_event(event: dict[str, Any]) -> str | None:
         return (f"turn {turn}: project {event.get('project')} status {event.get('old')} → "
                 f"{event.get('new')}")
     if kind == "analysis_activated":
-        return f"turn {turn}: statistical analysis approved ({event.get('reason')})"
+        where = f" for {event['project']}" if event.get("project") else ""
+        return f"turn {turn}: statistical analysis approved{where} ({event.get('reason')})"
     if kind == "question_answered":
         return (f"turn {turn}: you asked \"{str(event.get('question'))[:160]}\"; the analyst "
                 f"answered \"{str(event.get('answer'))[:160]}\"")
