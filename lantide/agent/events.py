@@ -100,6 +100,16 @@ class ModelRetrying(Event):
 
 
 @dataclass(frozen=True)
+class TurnContinued(Event):
+    """The iteration limit was reached and the turn went on by itself (a setting)."""
+
+    name: ClassVar[str] = "turn_continued"
+    round: int
+    rounds: int
+    iterations: int
+
+
+@dataclass(frozen=True)
 class ContextCompacted(Event):
     name: ClassVar[str] = "context_compacted"
     compacted_results: int
@@ -177,7 +187,8 @@ class KnowledgeProposed(Event):
 @dataclass(frozen=True)
 class TurnFinished(Event):
     """The end of a turn. ``reason``: answered, question, cancelled, iteration_limit,
-    repeated_failure or error. ``message`` is the engine's own note, if any."""
+    repeated_failure, repeated_call, context_full or error. ``message`` is the engine's own
+    note, if any."""
 
     name: ClassVar[str] = "turn_finished"
     reason: str

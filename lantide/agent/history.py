@@ -7,11 +7,16 @@ their tool results compacted (their steps stay in the ledger and Recent Query St
 of turns that no longer fit (a project focus, a status change, a question and its answer,
 analysis consent) are kept as a short note.
 
-Within a turn (:func:`compact_turn`): when the request nears the context window, earlier
-tool results are replaced by their compact form, oldest first, never the results the
-model has not answered yet. A compacted query result keeps ``step_id``,
-``cached_table_name``, ``materialized``, ``materialize_reason``, ``warnings`` and a
-``sql_preview`` (first 200 characters); any other result keeps its error or a short prefix.
+Within a turn, older material gives way first: earlier turns get only what the current
+turn leaves (:func:`fit_history`); when the current turn itself nears the context window,
+the results the model already answered from are replaced by their compact form, oldest
+first (:func:`compact_turn`). A result the model has not read yet is never replaced by a
+stub: when it does not fit, it is cut to its first preview rows that fit
+(:func:`shrink_unread`), saying so and where the rest is. A compacted query result keeps
+``step_id``, ``cached_table_name``, ``materialized``, ``materialize_reason``, ``warnings``
+and a ``sql_preview`` (first 200 characters), and points at what really returns its rows:
+its cached table when it was materialized, else ``read_step`` with ``rows``, which re-runs
+the step's SQL with a limit. Any other result keeps its error or a short prefix.
 Compaction changes what is sent, never the conversation file.
 """
 
@@ -105,11 +110,81 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
             out["row_count"] = result["row_count"]
         if tool != "run_query" and args.get("tab"):
             out["tab"] = args["tab"]
-        out["note"] = "preview dropped to save space; read_step or the cached table has the rest"
+        out["note"] = "preview dropped to save space; " + where_rows_are(result)
         return json.dumps(out, ensure_ascii=False, default=str)
     text = json.dumps(result, ensure_ascii=False, default=str)
     return json.dumps({"compacted": True, "excerpt": text[:GENERIC_KEEP_CHARS],
                        "note": "call the tool again for the full result"}, ensure_ascii=False)
+
+
+def where_rows_are(result: dict[str, Any]) -> str:
+    """Where the rows of a query result can really be read again."""
+    table = result.get("cached_table_name")
+    if result.get("materialized") and table:
+        return f'all its rows are in the cached table "{table}"'
+    if result.get("step_id"):
+        return (f"read_step with step_id {result['step_id']} and rows re-runs its SQL and "
+                "returns its first rows")
+    return "run the query again for its rows"
+
+
+def _rows_key(result: dict[str, Any]) -> tuple[str, list] | None:
+    """Where a result keeps its rows: ``preview`` (a query result) or ``rows`` (read_step),
+    as a list or as ``{"columns", "rows"}``."""
+    for key in ("preview", "rows"):
+        value = result.get(key)
+        rows = value.get("rows") if isinstance(value, dict) else value
+        if isinstance(rows, list):
+            return key, rows
+    return None
+
+
+def _largest_fitting(build, high: int, room: int) -> str | None:
+    """``build(n)`` for the largest n in 0..high whose text fits ``room`` tokens."""
+    if _tokens(build(0)) > room:
+        return None
+    low = 0
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _tokens(build(mid)) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    return build(low)
+
+
+def shrink_result(content: str, max_tokens: int) -> str | None:
+    """An unread result cut to fit ``max_tokens`` (message overhead included): a result with
+    rows keeps its first rows, anything else the start of its text. None when not even that
+    fits."""
+    room = max_tokens - MESSAGE_OVERHEAD_TOKENS
+    if _tokens(content) <= room:
+        return content
+    try:
+        result = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        result = None
+    found = _rows_key(result) if isinstance(result, dict) else None
+    if found is None:
+        text = str(content)
+
+        def excerpt(n: int) -> str:
+            return json.dumps({"cut": True, "excerpt": text[:n],
+                               "note": "cut to fit the model's context window; call the tool "
+                                       "again with narrower arguments for the rest"},
+                              ensure_ascii=False)
+        return _largest_fitting(excerpt, len(text), room)
+    key, rows = found
+
+    def cut(n: int) -> str:
+        out = dict(result)
+        value = result[key]
+        out[key] = {**value, "rows": rows[:n]} if isinstance(value, dict) else rows[:n]
+        out[f"{key}_note"] = (f"{n} of the {len(rows)} rows shown: the rest did not fit the "
+                              f"model's context window; {where_rows_are(result)}")
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+    return _largest_fitting(cut, len(rows) - 1, room)
 
 
 def _short_arguments(arguments: str) -> str:
@@ -190,7 +265,8 @@ def describe_key_event(event: dict[str, Any]) -> str | None:
         return (f"turn {turn}: project {event.get('project')} status {event.get('old')} → "
                 f"{event.get('new')}")
     if kind == "analysis_activated":
-        return f"turn {turn}: statistical analysis approved ({event.get('reason')})"
+        where = f" for {event['project']}" if event.get("project") else ""
+        return f"turn {turn}: statistical analysis approved{where} ({event.get('reason')})"
     if kind == "question_answered":
         return (f"turn {turn}: you asked \"{str(event.get('question'))[:160]}\"; the analyst "
                 f"answered \"{str(event.get('answer'))[:160]}\"")
@@ -203,23 +279,37 @@ class TurnCompaction:
     the start of the request stays the same from one iteration to the next."""
 
     compacted_ids: set[str] = field(default_factory=set)
+    shrunk: dict[str, int] = field(default_factory=dict)  # unread result -> its token cap
 
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return compacted_messages(messages, self.compacted_ids) if self.compacted_ids else messages
+        out = compacted_messages(messages, self.compacted_ids) if self.compacted_ids else messages
+        if not self.shrunk:
+            return out
+        shrunk = []
+        for msg in out:
+            cap = self.shrunk.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
+            if cap is not None and msg.get("tool_call_id") not in self.compacted_ids:
+                msg = {**msg, "content": shrink_result(msg.get("content") or "", cap)
+                       or msg.get("content") or ""}
+            shrunk.append(msg)
+        return shrunk
+
+
+def _last_assistant(turn_messages: list[dict[str, Any]]) -> int:
+    return max((i for i, m in enumerate(turn_messages) if m.get("role") == "assistant"),
+               default=-1)
 
 
 def compact_turn(turn_messages: list[dict[str, Any]], state: TurnCompaction,
                  excess_tokens: int) -> int:
-    """Compact tool results of the turn, oldest first, until ``excess_tokens`` are saved;
-    returns how many were compacted. Results the model has not read yet (after the last
-    assistant message) are compacted only when the older ones did not save enough."""
-    last_assistant = max((i for i, m in enumerate(turn_messages) if m.get("role") == "assistant"),
-                         default=-1)
+    """Compact the tool results the model already answered from (before the last assistant
+    message), oldest first, until ``excess_tokens`` are saved; returns how many were
+    compacted. Unread results are left to :func:`shrink_unread`."""
+    last_assistant = _last_assistant(turn_messages)
     index = _call_index(turn_messages)
-    candidates = [i for i, m in enumerate(turn_messages)
-                  if m.get("role") == "tool" and m.get("tool_call_id") not in state.compacted_ids]
-    ordered = [i for i in candidates if i < last_assistant] + \
-              [i for i in candidates if i > last_assistant]
+    ordered = [i for i, m in enumerate(turn_messages)
+               if m.get("role") == "tool" and i < last_assistant
+               and m.get("tool_call_id") not in state.compacted_ids]
     saved, n = 0, 0
     for i in ordered:
         if saved >= excess_tokens:
@@ -233,3 +323,29 @@ def compact_turn(turn_messages: list[dict[str, Any]], state: TurnCompaction,
         saved += max(0, before - after)
         n += 1
     return n
+
+
+def shrink_unread(turn_messages: list[dict[str, Any]], state: TurnCompaction,
+                  excess_tokens: int) -> tuple[int, bool]:
+    """Cut the results the model has not read yet until ``excess_tokens`` are saved, sharing
+    the room that is left fairly among them (a small one stays whole). Returns (how many
+    were cut, whether enough was saved)."""
+    unread = [m for m in turn_messages[_last_assistant(turn_messages) + 1:]
+              if m.get("role") == "tool"]
+    sizes = sorted((message_tokens(m), m.get("tool_call_id"), m.get("content") or "")
+                   for m in unread)
+    room = sum(size for size, _, _ in sizes) - excess_tokens
+    n, left = 0, len(sizes)
+    for size, cid, content in sizes:
+        share = room // left if left else 0
+        left -= 1
+        if size <= share:
+            room -= size
+            continue
+        cut = shrink_result(content, share) if share > 0 else None
+        if cut is None:  # cannot be cut that far: the turn cannot go on (see loop)
+            return n, False
+        state.shrunk[cid] = share
+        room -= MESSAGE_OVERHEAD_TOKENS + _tokens(cut)
+        n += 1
+    return n, room >= 0

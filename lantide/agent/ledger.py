@@ -5,6 +5,11 @@ fields of DESIGN.md section 6 the moment it succeeds (a crash later in the turn 
 lose it). Its ``summary`` comes from the assistant's ``[[QUERY_STEP]] …`` line, parsed
 here; until then ``summary_status`` is ``pending``, and a line that never comes or cannot
 be read is recorded as ``missing`` or ``malformed`` (with the raw line), never invented.
+A line lands on the step it names; lines without a step id are paired in order with the
+waiting steps no line names, only when there are exactly as many of each. Any other line
+is kept as an *unattributed* entry (``tool: "unattributed_summary"`` and no ``step_id``,
+so it is never read as a step) and the steps stay ``missing``: a wrong attribution would
+be worse than none.
 ``patch_step`` corrections rewrite the step's line atomically and keep the old values in
 the step's ``patches`` list, so the audit trail survives the correction.
 """
@@ -32,6 +37,10 @@ MAX_SUMMARY_CHARS = 500
 
 _LINE = re.compile(r"^\s*(?:[-*>]\s*)?\[\[QUERY_STEP\]\](.*)$", re.M)
 _STEP_REF = re.compile(r"^\s*(?:step[\s_:#-]*)?([A-Za-z0-9][\w.-]*?)\s*(?::|\||—|–|-\s)\s*(.*)$")
+# what a step id looks like (the query layer's 12 hex digits, or s1, s2 ...): a line that
+# starts with one names a step, even a step that does not exist
+_ID_LIKE = re.compile(r"^(?:s\d{1,6}|[0-9a-f]{12})$")
+UNATTRIBUTED = "unattributed_summary"
 
 _lock = threading.Lock()
 
@@ -72,7 +81,8 @@ def parse_step_lines(text: str, known_ids: set[str] | None = None) -> list[StepL
         rest = match.group(1).strip()
         ref = None
         ref_match = _STEP_REF.match(rest)
-        if ref_match and (known_ids is None or ref_match.group(1) in known_ids):
+        if ref_match and (known_ids is None or ref_match.group(1) in known_ids
+                          or _ID_LIKE.match(ref_match.group(1))):
             ref, rest = ref_match.group(1), ref_match.group(2).strip()
         out.append(StepLine(ref, rest[:MAX_SUMMARY_CHARS], match.group(0).strip()))
     return out
@@ -160,6 +170,20 @@ class Ledger:
                                 f"{self.conversation_id}",
                                 hint=f"Recent steps: {known}.")
 
+    def unattributed(self) -> list[dict[str, Any]]:
+        """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order."""
+        return [r for r in read_log(self.path).records
+                if r.get("tool") == UNATTRIBUTED and "step_id" not in r]
+
+    def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> dict[str, Any]:
+        # a ledger entry that is not a step: a tool but no step_id (as a reflection)
+        record = {"tool": UNATTRIBUTED, "conversation_id": self.conversation_id, "at": _now(),
+                  "raw": line.raw, "step_ref": line.step_ref, "summary": line.summary or None,
+                  "waiting_steps": list(waiting), "why": why}
+        with _lock:
+            append_jsonl(self.path, record)
+        return record
+
     def new_step_id(self) -> str:
         # past the highest number on any line, so a skipped line's id is never reused
         steps, highest = self._read()
@@ -201,14 +225,39 @@ class Ledger:
                                 hint="Use a step_id from a run_query result or Recent Query Steps.")
 
 
+def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None, str]]:
+    """The step each line belongs to, or None and why not. A line naming a step waiting for
+    its summary gets it; lines naming none are paired in order with the waiting steps no
+    line names, and only when there are exactly as many of each."""
+    named = {line.step_ref for line in lines if line.step_ref is not None}
+    unnamed = [p for p in pending if p not in named]
+    id_less = [line for line in lines if line.step_ref is None]
+    by_position = dict(zip(map(id, id_less), unnamed)) if len(id_less) == len(unnamed) else {}
+    out = []
+    for line in lines:
+        if line.step_ref is not None:
+            out.append((line.step_ref, "") if line.step_ref in pending else
+                       (None, f"it names step {line.step_ref}, which is not waiting for a summary"))
+        elif id(line) in by_position:
+            out.append((by_position[id(line)], ""))
+        elif not unnamed:
+            out.append((None, "no step was waiting for a summary"))
+        else:
+            out.append((None, f"it names no step, and {len(id_less)} such line(s) cannot be "
+                              f"paired with the {len(unnamed)} step(s) waiting for a summary"))
+    return out
+
+
 def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
-    """Apply the ``[[QUERY_STEP]]`` lines in ``text`` to the pending steps (in order, or by
-    the id a line names). Resolved ids are removed from ``pending``; returns the updated steps."""
+    """Apply the ``[[QUERY_STEP]]`` lines in ``text`` to the pending steps (by the id a line
+    names; by position only when unambiguous, see the module docstring). Resolved ids are
+    removed from ``pending``; returns the updated steps."""
     updated = []
-    for line in parse_step_lines(text, set(pending)):
-        if not pending:
-            break
-        step_id = line.step_ref if line.step_ref in pending else pending[0]
+    lines = parse_step_lines(text, {s["step_id"] for s in ledger.steps()} | set(pending))
+    for line, (step_id, why) in zip(lines, _targets(lines, pending)):
+        if step_id is None or step_id not in pending:
+            ledger.record_unattributed(line, pending, why or "its step already has a line")
+            continue
         pending.remove(step_id)
         if line.problem:
             changes = {"summary": None, "summary_status": "malformed", "summary_raw": line.raw}

@@ -3,10 +3,12 @@
 :meth:`AgentSession.run_turn` is a plain generator. Each iteration re-assembles the
 prompt (system layers, summary, the tools of the current state, history, active tab),
 streams the model's answer, runs the tools it asked for and feeds their results back. A
-turn ends on a final answer, on ``ask_user`` (the next message answers), on cancel, at the
-iteration limit (with an honest note), when the same failing call is repeated, or on a
-model error (keeping whatever the model had sent). The conversation file always stays a
-valid history: every tool call gets a result, even a cancelled one.
+turn ends on a final answer, on ``ask_user`` (the next message answers; the other calls of
+that message are not run), on cancel, at the iteration limit (with an honest note, after up
+to ``auto_continue_rounds`` automatic continuations), when the same failing call is
+repeated or the same successful call goes round in a loop, when the request cannot fit
+the context window, or on a model error (keeping whatever the model had sent). The
+conversation file always stays a valid history: every tool call gets a result, even a cancelled one.
 """
 
 from __future__ import annotations
@@ -15,29 +17,43 @@ import json
 from typing import Iterator
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
+from lantide.agent.consent import answer_fields
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
     AssistantMessage, ContextCompacted, ErrorOccurred, Event, ModelRetrying, QuestionAsked,
-    StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnFinished, TurnStarted,
+    StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
+    TurnStarted,
 )
 from lantide.agent.history import TurnCompaction
 from lantide.agent.ledger import mark_missing, resolve_summaries
 from lantide.agent.model_client import (
     ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, RetryScheduled, TextChunk,
 )
-from lantide.agent.prompt import AssembledPrompt, state_of
+from lantide.agent.prompt import AssembledPrompt, output_reserve, state_of
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
+REPEATED_CALL, CONTEXT_FULL = "repeated_call", "context_full"
+SAME_CALL_RUNS = 2  # a successful call runs this often with the same arguments in one turn
+SAME_CALL_STOP = 4  # ... and the turn ends when it is asked for this often
 
 
 class _TurnOver(Exception):
     def __init__(self, reason: str, message: str | None = None):
         self.reason = reason
         self.message = message
+
+
+def _asks(call) -> bool:
+    """Whether an ask_user call can ask (a malformed one fails and the turn goes on)."""
+    try:
+        question = call.parsed_arguments().get("question")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(question, str) and bool(question.strip())
 
 
 class TurnRunner:
@@ -54,6 +70,8 @@ class TurnRunner:
         self.turn_steps: list[str] = []
         self.failures: dict[str, int] = {}
         self.failures_in_a_row = 0
+        self.same_calls: dict[str, int] = {}  # successful call key -> times asked for
+        self.continued = 0  # automatic continuations at the iteration limit
         self.iterations = 0
         self.last_tool: str | None = None
         self.final_text = ""
@@ -104,7 +122,8 @@ class TurnRunner:
         pending = self.conversation.pending_question()
         if pending is not None:
             self.conversation.add_event("question_answered", self.turn,
-                                        question=pending.get("question"), answer=self.message)
+                                        question=pending.get("question"), answer=self.message,
+                                        **answer_fields(pending, self.message))
         self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
         try:
             project = self.s.workspace.focused_project()
@@ -117,8 +136,8 @@ class TurnRunner:
         try:
             yield from self.s.before_first_turn(self.turn)
             while True:
-                if self.iterations >= self.s.settings.agent.max_iterations:
-                    raise _TurnOver(ITERATION_LIMIT, self._limit_note())
+                if self.iterations >= self._iteration_limit():
+                    yield from self._continue_or_stop()
                 self.cancel.raise_if_cancelled()
                 self.iterations += 1
                 reply = yield from self._ask_model()
@@ -139,7 +158,7 @@ class TurnRunner:
         except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE):
+        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL, CONTEXT_FULL):
             self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
                                           engine_note=True)
             yield TextDelta(note)
@@ -178,6 +197,12 @@ class TurnRunner:
                     hint="Start a new conversation, close large documents, or use a model "
                          "with a larger context window (Settings > Models).",
                     code="CONTEXT_WINDOW_TOO_SMALL")
+            if not prompt.fits:  # never send a request that leaves no room for the answer
+                window = self.s.model.context_window()
+                raise _TurnOver(CONTEXT_FULL, render_prompt(
+                    "notes/context_full.md.j2", window=window.tokens, source=window.source,
+                    tokens=prompt.tokens, reserve=output_reserve(window.tokens),
+                    steps=self.turn_steps))
             try:
                 reply = None
                 for out in self.s.model.stream_chat(prompt.messages, prompt.tools, self.cancel):
@@ -218,13 +243,14 @@ class TurnRunner:
             self._flush()
         if self.question is not None:
             q, self.question = self.question, None
-            self.conversation.add_event("question_asked", self.turn, question=q["question"],
-                                        choices=q["choices"])
+            self.conversation.add_event("question_asked", self.turn, **q)
             yield QuestionAsked(q["question"], q["choices"])
             raise _TurnOver(QUESTION)
 
     def _run_tool_calls(self, reply: ModelReply, answered: set[str]) -> Iterator[Event]:
         ctx = self.context()
+        # a question stops the turn: the calls beside it wait for the analyst's answer
+        asking = next((c for c in reply.tool_calls if c.name == "ask_user" and _asks(c)), None)
         for call in reply.tool_calls:
             if self.cancel.cancelled:
                 raise TurnCancelled()
@@ -234,8 +260,14 @@ class TurnRunner:
                 args = {}
             yield ToolCalled(call.id, call.name, args)
             key = call.name + "\x00" + json.dumps(args, sort_keys=True, default=str)
+            if asking is not None and call is not asking:
+                yield from self._not_run(call, answered, self._question_pending(asking))
+                continue
+            looping = not self.failures.get(key) and self.same_calls.get(key, 0) >= SAME_CALL_RUNS
             if self.failures.get(key):
                 outcome_result, ok, ms = self._repeated(call.name, key), False, 0
+            elif looping:
+                outcome_result, ok, ms = self._looping(call.name, key), False, 0
             else:
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)
@@ -256,7 +288,54 @@ class TurnRunner:
             yield ToolReturned(call.id, call.name, ok, outcome_result, ms)
             if ctx.question is not None:
                 self.question = ctx.question
-            yield from self._count_failure(call.name, key, ok, outcome_result)
+            if ok or looping:
+                self._count_same_call(call.name, key)
+            else:
+                yield from self._count_failure(call.name, key, ok, outcome_result)
+
+    def _not_run(self, call, answered: set[str], result: dict) -> Iterator[Event]:
+        self._buffer({"role": "tool", "tool_call_id": call.id,
+                      "content": json.dumps(result, ensure_ascii=False)}, tool=call.name, ok=False)
+        answered.add(call.id)
+        yield ToolReturned(call.id, call.name, False, result, 0)
+
+    @staticmethod
+    def _question_pending(asking) -> dict:
+        try:
+            question = str(asking.parsed_arguments().get("question") or "")
+        except ValueError:
+            question = ""
+        return {"error": "NOT_RUN_QUESTION_PENDING",
+                "message": f"not run: it was sent together with a question to the analyst "
+                           f"({question[:160]!r}), and the turn waits for the answer",
+                "hint": "After the analyst answers, call it again if it is still needed."}
+
+    def _looping(self, tool: str, key: str) -> dict:
+        return {"error": "REPEATED_CALL",
+                "message": f"this exact {tool} call already ran {SAME_CALL_RUNS} times in this "
+                           "turn with the same arguments; its result is above and it was not "
+                           "run again",
+                "hint": "Use the result you have, change the arguments, or answer the analyst."}
+
+    def _count_same_call(self, tool: str, key: str) -> None:
+        self.failures_in_a_row = 0
+        self.same_calls[key] = self.same_calls.get(key, 0) + 1
+        if self.same_calls[key] >= SAME_CALL_STOP:
+            raise _TurnOver(REPEATED_CALL, render_prompt("notes/repeated_call.md.j2", tool=tool,
+                                                         times=self.same_calls[key]))
+
+    def _iteration_limit(self) -> int:
+        return max(1, int(self.s.settings.agent.max_iterations)) * (1 + self.continued)
+
+    def _continue_or_stop(self) -> Iterator[Event]:
+        """At the iteration limit: go on by itself while the setting allows, else stop."""
+        rounds = max(0, int(getattr(self.s.settings.agent, "auto_continue_rounds", 0) or 0))
+        if self.continued >= rounds:
+            raise _TurnOver(ITERATION_LIMIT, self._limit_note())
+        self.continued += 1
+        self.conversation.add_event("turn_continued", self.turn, round=self.continued,
+                                    rounds=rounds, iterations=self.iterations)
+        yield TurnContinued(self.continued, rounds, self.iterations)
 
     def _unique_call_ids(self, reply: ModelReply) -> None:
         """Some local servers number tool calls call_0, call_1 in every message; the history

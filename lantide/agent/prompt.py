@@ -4,8 +4,10 @@ Layers, most stable first so servers' prefix caches reuse the start of the promp
 ``core``, ``state`` (with its conditional sections), ``knowledge``, ``tools`` (sent as the
 request's ``tools``), ``recent_steps``, ``summary``, ``history`` (the note on dropped turns,
 then the kept messages), ``active_tab``. The text layers form one system message (one
-system message suits every chat template); the active tab payload follows the history as
-the last message, framed as context from Lantide rather than words of the analyst.
+system message suits every chat template); the active tab payload follows the earlier
+turns and comes just before the analyst's message of the current turn (so that message
+stays the analyst's last word), framed as context from Lantide rather than words of the
+analyst.
 
 :class:`PromptAssembler` is also what ``lantide prompt`` prints, layer by layer.
 """
@@ -19,7 +21,7 @@ from typing import Any
 from lantide.agent.app_state import AppState, OpenTab
 from lantide.agent.history import (
     TurnCompaction, compact_turn, describe_key_event, fit_history, group_turns, message_tokens,
-    messages_tokens,
+    messages_tokens, shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
@@ -37,7 +39,7 @@ KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS
 KNOWLEDGE_MAX_TOKENS = 3_000
 ACTIVE_TAB_SHARE = 0.20
 ACTIVE_TAB_MAX_TOKENS = 6_000
-COMPACT_AT = 0.85  # compact within a turn when the request passes this share of the window
+COMPACT_AT = 0.85  # compacting within a turn frees the request down to this share of the window
 LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "summary", "history",
                "active_tab")
 
@@ -73,6 +75,8 @@ class AssembledPrompt:
     compacted_now: int = 0  # tool results newly compacted for this request
     tokens_before_compaction: int = 0
     dropped_turns: list[int] = field(default_factory=list)
+    # False when even compacted the request leaves the answer too little of the window
+    fits: bool = True
 
     @property
     def tokens(self) -> int:
@@ -155,8 +159,11 @@ class PromptAssembler:
         return render_prompt("recent_steps.md.j2", steps=steps) if steps else ""
 
     def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
+        from lantide.agent.consent import analysis_state
+
+        analysis = analysis_state(ctx.conversation, getattr(project, "dirname", None))
         return render_summary(gather_facts(ctx.workspace, app, project,
-                                           ctx.services.cached_table_count()))
+                                           ctx.services.cached_table_count(), analysis=analysis))
 
     # -- the active tab
     def active_tab(self, ctx: ToolContext, app: AppState, window: int) -> str:
@@ -231,21 +238,33 @@ class PromptAssembler:
         # counted per layer: the stable ones are cache hits from one iteration to the next
         fixed = sum(cached_count(x) for x in (core, state, knowledge, steps, summary, tools_json,
                                               active))
-        budget = window - output_reserve(window) - fixed
+        # room kept for the note on dropped turns (at most: all of them dropped)
+        worst_note = cached_count(self._history_note(ctx, [t.number for t in previous]))
+        budget = window - output_reserve(window) - fixed - worst_note
         before = messages_tokens(compaction.apply(turn_messages))
         compacted_now = 0
         limit = int(window * COMPACT_AT) - output_reserve(window) - fixed
-        if before > limit:
+        # Earlier turns give way first: they get only what this turn leaves. When this turn
+        # alone passes the budget, the results already answered from are compacted, down to
+        # the COMPACT_AT mark so that the next iterations have room before compacting again.
+        if before > budget:
             compacted_now = compact_turn(turn_messages, compaction, before - limit)
         current_sent = compaction.apply(turn_messages)
+        if messages_tokens(current_sent) > budget:  # then unread ones shrink to what fits
+            compacted_now += shrink_unread(turn_messages, compaction,
+                                           messages_tokens(current_sent) - budget)[0]
+            current_sent = compaction.apply(turn_messages)
         fitted = fit_history(previous, max(0, budget - messages_tokens(current_sent)))
         note = self._history_note(ctx, fitted.dropped_turns)
 
         system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, summary, note) if x)
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        messages += fitted.messages + current_sent
+        messages += fitted.messages
+        # the active tab goes just before the analyst's message of this turn, so that message
+        # stays the last word of the analyst (and the tab, stable within the turn, is cached)
         if active:
             messages.append({"role": "user", "content": active})
+        messages += current_sent
 
         history_tokens = messages_tokens(fitted.messages + current_sent) + cached_count(note)
         layers = [Layer("core", core, cached_count(core)),
@@ -258,8 +277,10 @@ class PromptAssembler:
                   Layer("history", self._history_display(note, fitted.messages + current_sent)
                         if for_display else "", history_tokens),
                   Layer("active_tab", active, cached_count(active))]
-        return AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
-                               before, fitted.dropped_turns)
+        prompt = AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
+                                 before, fitted.dropped_turns)
+        prompt.fits = prompt.tokens <= window - output_reserve(window)
+        return prompt
 
     def _history_note(self, ctx: ToolContext, dropped: list[int]) -> str:
         if not dropped:

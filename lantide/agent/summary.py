@@ -2,7 +2,8 @@
 
 Time, workspace, focused project (Plan/Report file names, status), the active tab's type
 and whether it has unsaved edits, how many tabs are open, how many cached tables exist,
-the external databases. No document text, no schemas: those come through tools. Every
+the external databases, whether statistical analysis is approved (and since when, for
+what). No document text, no schemas: those come through tools. Every
 free-text value is capped, so a workspace of any size stays within about 300 tokens.
 """
 
@@ -50,13 +51,15 @@ class SummaryFacts:
     open_tabs: int
     cached_tables: int | None
     external_databases: list[str]
+    analysis: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
-                 cached_tables: int | None, now: datetime | None = None) -> SummaryFacts:
+                 cached_tables: int | None, now: datetime | None = None,
+                 analysis: dict[str, Any] | None = None) -> SummaryFacts:
     active = app.active
     names = [_cap(c.get("name") or c.get("kind") or "unnamed", 40) for c in workspace.connections]
     if len(names) > MAX_LISTED_DATABASES:
@@ -73,6 +76,9 @@ def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
         open_tabs=len(app.open_tabs),
         cached_tables=cached_tables,
         external_databases=names,
+        analysis=None if analysis is None else {
+            "turn": analysis.get("turn"), "project": _cap(analysis.get("project") or "", 40),
+            "reason": _cap(analysis.get("reason") or "", MAX_NAME_CHARS)},
     )
 
 

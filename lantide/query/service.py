@@ -231,6 +231,26 @@ class QueryService(TabOperations, BrowseOperations):
                 "source": connection or "local", "hints": found,
                 "warnings": [h["message"] for h in found]}
 
+    def preview_sql(self, sql: str, rows: int) -> dict:
+        """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
+        nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
+        self._fresh()
+        parsed = self._guard(sql)
+        inputs = [self._resolve(ref) for ref in parsed.tables]
+        if self._single_source(inputs):
+            raise QueryRefused("a step on an external database is not run again for its rows",
+                               code="EXTERNAL_NOT_RERUN",
+                               hint="Read its cached (staged) table instead.")
+        kind = type(parsed.expression).__name__
+        try:
+            preview = self.engine.run(lambda cur: results.preview_only(
+                cur, parsed.body, kind, max(1, int(rows))))
+        except QueryError as exc:
+            exc.position = map_position(parsed, exc.position,
+                                        results.wrapped_prefix(results.PREVIEW_PREFIX, kind))
+            raise
+        return {"columns": preview.columns, "rows": preview.rows, "row_count": preview.row_count}
+
     def _hints(self, parsed: ParsedQuery, inputs: list[lin.Input]) -> list[dict]:
         out = []
         complexity = hint_rules.complexity_hint(parsed)

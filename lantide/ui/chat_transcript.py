@@ -171,6 +171,9 @@ class ChatTranscript(QScrollArea):
             self.add_notice(f"The model did not answer ({event.reason}); trying again in "
                             f"{event.delay_seconds:g} s (attempt {event.attempt}).",
                             level="warning")
+        elif name == "turn_continued":
+            self.add_notice(f"Reached the step limit; going on by itself (round {event.round} "
+                            f"of {event.rounds}, Settings > Agent).")
         elif name == "context_compacted":
             self.add_notice(f"Earlier tool results were shortened to fit the model's context "
                             f"window ({event.tokens_before:,} → {event.tokens_after:,} tokens).")
@@ -279,5 +282,6 @@ def _state_text(event) -> str:
     if event.what == "project_status":
         return f"Project {event.project} is now {event.value}."
     if event.what == "analysis_active":
-        return "Statistical analysis is approved for this conversation."
+        where = f"project {event.project}" if event.project else "this conversation"
+        return f"Statistical analysis is approved for {where} (until its status changes)."
     return f"{event.what}: {event.value}"

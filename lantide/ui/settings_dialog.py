@@ -403,6 +403,13 @@ class SettingsDialog(QDialog):
         self.iterations_spin = QSpinBox(page)
         self.iterations_spin.setRange(1, 100)
         self.iterations_spin.setValue(a.max_iterations)
+        self.continue_spin = QSpinBox(page)
+        self.continue_spin.setRange(0, 10)
+        self.continue_spin.setSpecialValueText("off: ask me")
+        self.continue_spin.setSuffix(" more rounds")
+        self.continue_spin.setValue(a.auto_continue_rounds)
+        self.continue_spin.setToolTip("At the step limit, go on by itself for up to this many "
+                                      "more rounds of steps instead of asking you to continue")
         self.tool_retries_spin = QSpinBox(page)
         self.tool_retries_spin.setRange(0, 20)
         self.tool_retries_spin.setValue(a.max_tool_retries)
@@ -414,10 +421,11 @@ class SettingsDialog(QDialog):
         self.retries_spin.setRange(0, 20)
         self.retries_spin.setValue(a.max_retries)
         form.addRow("Steps per turn", self.iterations_spin)
+        form.addRow("At the step limit, continue", self.continue_spin)
         form.addRow("Retries of a failing tool call", self.tool_retries_spin)
         form.addRow("Model request time limit", self.request_timeout_spin)
         form.addRow("Retries on busy or failing servers", self.retries_spin)
-        _compact(form, (self.iterations_spin, self.tool_retries_spin,
+        _compact(form, (self.iterations_spin, self.continue_spin, self.tool_retries_spin,
                         self.request_timeout_spin, self.retries_spin))
         return page
 
@@ -465,6 +473,7 @@ class SettingsDialog(QDialog):
         q.source_run_workers = self.workers_spin.value()
         a = self.settings.agent
         a.max_iterations = self.iterations_spin.value()
+        a.auto_continue_rounds = self.continue_spin.value()
         a.max_tool_retries = self.tool_retries_spin.value()
         a.request_timeout_seconds = self.request_timeout_spin.value()
         a.max_retries = self.retries_spin.value()

@@ -54,6 +54,9 @@ class QuerySettings:
 @dataclass
 class AgentSettings:
     max_iterations: int = 12
+    # at the iteration limit, go on for up to this many more rounds of max_iterations
+    # instead of asking the analyst to type "continue" (0: off)
+    auto_continue_rounds: int = 0
     max_tool_retries: int = 3
     request_timeout_seconds: float = 120.0
     max_retries: int = 4

@@ -168,7 +168,9 @@ def test_ask_user_pauses_and_the_answer_comes_in_the_next_turn(run_cli, sample_w
 
 
 def test_long_turn_compacts_earlier_results(run_cli, sample_workspace, fake_openai):
-    fake_openai.context_length = 6_500
+    # 8,192: the default window; at 6,500 the fourth unread slice no longer fits even cut
+    # to no rows (about 870 tokens left beside the prompt layers), and the turn ends saying so
+    fake_openai.context_length = 8_192
     wide = ("SELECT order_id, customer_id, product_id, order_date, quantity, unit_price, "
             "status, channel FROM orders WHERE order_id % 5 = {} ORDER BY order_id LIMIT 200")
     fake_openai.script(*[Turn(tool_calls=[ToolCall("run_query", {"sql": wide.format(i)})])

@@ -44,13 +44,19 @@ def test_summaries_resolve_pending_steps_and_missing_ones_are_recorded(tmp_path)
     pending = ["abc0", "abc1", "abc2"]
     updated = resolve_summaries(ledger, pending,
                                 "[[QUERY_STEP]] abc1: second step — 5 rows\n[[QUERY_STEP]] ok\n")
-    assert [(s["step_id"], s["summary_status"]) for s in updated] == [
-        ("abc1", "parsed"), ("abc0", "malformed")]
-    assert ledger.step("abc0")["summary_raw"] == "[[QUERY_STEP]] ok"
-    assert ledger.step("abc0")["summary"] is None
-    assert pending == ["abc2"]
+    # the id-less line could belong to abc0 or abc2: kept unattributed, never guessed
+    assert [(s["step_id"], s["summary_status"]) for s in updated] == [("abc1", "parsed")]
+    assert [u["raw"] for u in ledger.unattributed()] == ["[[QUERY_STEP]] ok"]
+    assert pending == ["abc0", "abc2"]
+    pending.remove("abc0")
+    updated = resolve_summaries(ledger, pending, "[[QUERY_STEP]] ok")  # one waits: its line
+    assert [(s["step_id"], s["summary_status"]) for s in updated] == [("abc2", "malformed")]
+    assert ledger.step("abc2")["summary_raw"] == "[[QUERY_STEP]] ok"
+    assert ledger.step("abc2")["summary"] is None
+    pending.append("abc0")
     mark_missing(ledger, pending)
-    assert ledger.step("abc2")["summary_status"] == "missing" and pending == []
+    assert ledger.step("abc0")["summary_status"] == "missing" and pending == []
+    assert len(ledger.steps()) == 3  # unattributed lines are not steps
     assert ledger.step("abc1")["summary"] == "second step — 5 rows"
     assert "patches" not in ledger.step("abc1")  # the engine's own bookkeeping
 

@@ -26,7 +26,8 @@ CONTEXTS = {
     "context_summary.md.j2": dict(
         now="2026-11-30 10:15 (UTC+1)", workspace="Sample workspace", project=PROJECT,
         active_tab={"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": True},
-        open_tabs=4, cached_tables=12, external_databases=["warehouse"]),
+        open_tabs=4, cached_tables=12, external_databases=["warehouse"],
+        analysis={"turn": 3, "project": "q3-churn", "reason": "price vs quantity"}),
     "recent_steps.md.j2": dict(steps=[STEP, {**STEP, "step_id": "s2", "summary": None,
                                              "summary_status": "missing", "purpose": None}]),
     "active_tab.md.j2": dict(
@@ -39,6 +40,9 @@ CONTEXTS = {
     "notes/iteration_limit.md.j2": dict(iterations=12, steps=["s1", "s2"], last_tool="run_query"),
     "notes/repeated_failure.md.j2": dict(reason="the same call kept failing", tool="run_query",
                                           message="DROP is not allowed", hint="Use SELECT"),
+    "notes/repeated_call.md.j2": dict(tool="read_schema", times=4),
+    "notes/context_full.md.j2": dict(window=8192, source="endpoint", tokens=6400, reserve=2048,
+                                     steps=["s1"]),
     "background/conversation_title.md.j2": {},
     # sent by the desktop app's Resolve (N) button as the analyst's message
     "requests/resolve_annotations.md.j2": dict(count=3, document_label="Plan",

@@ -11,7 +11,7 @@ from lantide.tokens import count_tokens
 from lantide.workspace.model import Workspace
 
 FIELDS = ["Time", "Workspace", "Project", "Active tab", "Open tabs", "Cached tables",
-          "External databases"]
+          "External databases", "Statistical analysis"]
 
 
 def labels(text):
@@ -35,8 +35,10 @@ def test_big_workspace_stays_within_300_tokens(tmp_path):
     tabs = [OpenTab("sql", f"projects/{project.dirname}/sql/step_{i:02d}_" + "y" * 80 + ".sql",
                     dirty=i % 3 == 0) for i in range(50)]
     app = AppState(project.dirname, tabs, active_tab=49)
-    text = render_summary(gather_facts(ws, app, project, cached_tables=1000))
+    analysis = {"turn": 12, "project": project.dirname, "reason": "a regression " * 40}
+    text = render_summary(gather_facts(ws, app, project, cached_tables=1000, analysis=analysis))
     assert count_tokens(text) <= 300, count_tokens(text)
+    assert "Statistical analysis: approved in turn 12" in text
     assert labels(text) == FIELDS
     assert "Open tabs: 50" in text and "Cached tables: 1000" in text
     assert "and 7 more" in text
@@ -47,3 +49,4 @@ def test_same_shape_without_a_project_or_tabs(tmp_path):
     text = render_summary(gather_facts(ws, AppState(), None, cached_tables=None))
     assert labels(text) == FIELDS
     assert "Project: none focused" in text and "Active tab: none" in text
+    assert "Statistical analysis: not approved" in text

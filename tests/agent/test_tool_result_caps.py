@@ -28,8 +28,9 @@ def test_stored_tool_results_are_capped(tmp_path):
     conv = Conversation.create(tmp_path)
     huge = json.dumps({"status": "ok", "preview": [["y" * 5_000_000, 1]], "note": "kept"})
     call = {"role": "assistant", "content": "",
-            "tool_calls": [{"id": "c1", "type": "function",
-                            "function": {"name": "read_file", "arguments": "{}"}}]}
+            "tool_calls": [{"id": cid, "type": "function",
+                            "function": {"name": "read_file", "arguments": "{}"}}
+                           for cid in ("c1", "c2")]}
     conv.add_messages([call, {"role": "tool", "tool_call_id": "c1", "content": huge},
                        {"role": "tool", "tool_call_id": "c2", "content": "z" * 5_000_000}],
                       1, [{}, {"tool": "run_query"}, {"tool": "other"}])
@@ -42,5 +43,8 @@ def test_stored_tool_results_are_capped(tmp_path):
     assert first["note"] == "kept" and "read_step" in first["stored_note"]
     assert stored[1]["content"].endswith(cut_marker(200_000))
     # small results are stored as they were
-    conv.add_message({"role": "tool", "tool_call_id": "c3", "content": '{"ok": true}'}, 2)
+    # (a result is replayed only after its call: lantide.agent.conversation_replay)
+    conv.add_messages([{"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c3", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c3", "content": '{"ok": true}'}], 2, [{}, {}])
     assert Conversation.open(tmp_path, conv.id).message_records()[-1]["message"]["content"] == '{"ok": true}'

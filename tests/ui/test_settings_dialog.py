@@ -47,6 +47,8 @@ def test_profile_key_goes_to_the_keyring_and_never_to_the_file(qtbot, shell_serv
     assert dialog.workers_spin.text() == "automatic"
     dialog.workers_spin.setValue(2)
     dialog.iterations_spin.setValue(7)
+    assert dialog.continue_spin.text() == "off: ask me"  # off by default
+    dialog.continue_spin.setValue(2)
     with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
         dialog.save()
     assert memory_keyring.store[("lantide", "profile:work")] == "sk-secret-123456"
@@ -57,6 +59,7 @@ def test_profile_key_goes_to_the_keyring_and_never_to_the_file(qtbot, shell_serv
     assert saved["profiles"] == [{"name": "work", "base_url": "https://llm.example.test/v1",
                                   "model": "gpt-4o-mini", "context_window": None}]
     assert saved["query"]["timeout_seconds"] == 42 and saved["agent"]["max_iterations"] == 7
+    assert saved["agent"]["auto_continue_rounds"] == 2
     assert saved["query"]["source_run_workers"] == 2
     assert services.settings.primary_profile == "work"  # the app sees it at once
 

@@ -62,7 +62,14 @@ class ToolContext:
         return self.workspace.focused_project()
 
     def analysis_active(self) -> bool:
-        return self.conversation.analysis_active()
+        """Statistical analysis was approved for the focused project (see agent.consent)."""
+        from lantide.agent.consent import analysis_state
+
+        try:
+            project = self.workspace.focused_project()
+        except LantideError:
+            return False
+        return analysis_state(self.conversation, getattr(project, "dirname", None)) is not None
 
     def relpath(self, path) -> str:
         """A workspace-relative path with forward slashes."""

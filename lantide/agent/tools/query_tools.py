@@ -14,12 +14,13 @@ from lantide.agent.consent import consent_refusal
 from lantide.agent.events import StepRecorded
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
-    EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params, tool_error,
+    EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, Tool, params,
+    tool_error,
 )
 from lantide.tokens import count_tokens
 
-MODEL_PREVIEW_ROWS = 30
-MODEL_PREVIEW_TOKENS = 2_000
+MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result says so
+SHOW_TABLES_MAX = 500
 MODEL_CELL_CHARS = 2_000  # a preview cell for the model, unless max_cell_chars asks more
 MAX_CELL_CHARS = 100_000
 STEP_LINE_REMINDER = ("After reading this, write one line: [[QUERY_STEP]] {step_id}: "
@@ -34,11 +35,12 @@ def _rows_of(preview: Any) -> tuple[list[str] | None, list]:
     return None, list(preview or [])
 
 
-def shape_preview(result: dict[str, Any]) -> dict[str, Any]:
-    """The result for the model: at most MODEL_PREVIEW_ROWS rows and about
-    MODEL_PREVIEW_TOKENS tokens of them, with what was left out stated."""
+def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
+    """The result for the model: at most ``max_rows`` rows (the preview rows setting, the
+    number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
+    was left out stated."""
     columns, rows = _rows_of(result.get("preview"))
-    shown = rows[:MODEL_PREVIEW_ROWS]
+    shown = rows[:max(1, int(max_rows))]
     import json
 
     while len(shown) > 1 and count_tokens(json.dumps(shown, default=str)) > MODEL_PREVIEW_TOKENS:
@@ -112,21 +114,89 @@ def _project_dir(ctx: ToolContext, name: str | None) -> str | None:
 def _model_result(ctx: ToolContext, tool: str, result: dict[str, Any], project: str | None,
                   purpose: str | None = None, label: str | None = None) -> dict[str, Any]:
     step = record_step(ctx, tool, result, project, purpose, label)
-    out = shape_preview(result)
+    out = shape_preview(result, ctx.settings.query.preview_rows)
     if step is not None:
         out["step_id"] = step["step_id"]
         out["next"] = STEP_LINE_REMINDER.format(step_id=step["step_id"])
     return out
 
 
+def _matches(table: dict[str, Any], pattern: str) -> bool:
+    from fnmatch import fnmatchcase
+
+    names = [str(table.get(k) or "") for k in ("name", "qualified_name", "schema")]
+    names = [n.casefold() for n in names if n]
+    if any(c in pattern for c in "*?["):
+        return any(fnmatchcase(n, pattern) for n in names)
+    return any(pattern in n for n in names)
+
+
+def _brief(table: dict[str, Any]) -> dict[str, Any]:
+    """A listing entry without the empty fields and without a qualified name that only
+    quotes the name (they cost tokens and say nothing)."""
+    out = {k: v for k, v in table.items() if not _empty(v)}
+    if out.get("qualified_name") == '"{}"'.format(str(out.get("name", "")).replace('"', '""')):
+        del out["qualified_name"]
+    return out
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value is False or isinstance(value, (str, list, dict)) and not value
+
+
 def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    tables = _run_guarded(ctx, lambda q: q.show_tables())
-    return tables if isinstance(tables, dict) else {"tables": tables}
+    listing = _run_guarded(ctx, lambda q: q.show_tables())
+    listing = listing if isinstance(listing, dict) else {"tables": listing}
+    tables = list(listing.get("tables") or [])
+    pattern = (args.get("name") or "").strip().casefold()
+    if pattern:
+        tables = [t for t in tables if _matches(t, pattern)]
+    limit = int(args.get("limit") or SHOW_TABLES_LIMIT)
+    out = {k: v for k, v in listing.items() if k != "tables" and not _empty(v)}
+    out["tables"] = [_brief(t) for t in tables[:limit]]
+    if pattern:
+        out["matching"] = len(tables)
+    if len(tables) > limit:
+        out["more"] = (f"{len(tables) - limit} more tables not shown"
+                       f"{' matching ' + repr(args['name']) if pattern else ''}: pass name to "
+                       "filter (part of a name, or a pattern with *) or a larger limit")
+    return out
 
 
 def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    ddl = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
-    return ddl if isinstance(ddl, dict) else {"table": args["table"], "ddl": ddl}
+    """The DDL once (the query layer also lists the columns as JSON, for the app)."""
+    schema = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
+    if not isinstance(schema, dict):
+        return {"table": args["table"], "ddl": schema}
+    out = {k: v for k, v in schema.items() if k != "columns"}
+    not_null = [c["name"] for c in schema.get("columns") or []
+                if isinstance(c, dict) and c.get("nullable") is False]
+    if not_null:
+        out["not_null"] = not_null
+    return out
+
+
+def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, Any]:
+    """The first ``rows`` rows of a ledger step: from its cached table while that table is
+    still the step's, else by running the step's SQL again with a limit."""
+    from lantide.query.results import json_rows
+
+    table = step.get("cached_table_name")
+    service = ctx.services.query()
+    cached = service.catalog.cached(table) if table and step.get("materialized") else None
+    if cached is not None and cached.step_id == step.get("step_id"):
+        def read(q):
+            info = q.relation_info(table)
+            return {"columns": info["columns"], "row_count": info["row_count"],
+                    "rows": json_rows(q.fetch_rows(table, 0, rows)),
+                    "from": f'the cached table "{table}"'}
+        return _run_guarded(ctx, read)
+    if not step.get("sql"):
+        return tool_error("NO_SQL", f"step {step.get('step_id')} has no SQL to run again",
+                          "Run the query again with run_query.")
+    out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], rows))
+    out["from"] = "the step's SQL, run again now (the data may have changed since)"
+    return out
 
 
 def validate_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -223,7 +293,13 @@ _CELLS = {"max_cell_chars": {"type": "integer", "minimum": 1, "maximum": MAX_CEL
                                             f"(default {MODEL_CELL_CHARS:,})."}}
 
 TOOLS = [
-    Tool("show_tables", params(), show_tables),
+    Tool("show_tables",
+         params({"name": {"type": "string", "description": "Only tables whose name contains "
+                                                         "this (or matches a pattern with *)."},
+                 "limit": {"type": "integer", "minimum": 1, "maximum": SHOW_TABLES_MAX,
+                           "description": "At most this many tables "
+                                          f"(default {SHOW_TABLES_LIMIT})."}}),
+         show_tables),
     Tool("read_schema",
          params({"table": {"type": "string", "minLength": 1}}, ("table",)), read_schema),
     Tool("validate_query",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 NO_PROJECT, PLANNING, EXECUTING = "no_project", "planning", "executing"
 ALL_STATES = frozenset({NO_PROJECT, PLANNING, EXECUTING})
+SHOW_TABLES_LIMIT = 40  # tables show_tables lists unless asked for more
 PROJECT_STATES = frozenset({PLANNING, EXECUTING})
 
 Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
@@ -32,7 +33,8 @@ def tool_description(name: str) -> str:
     """The tool's description for the model, from ``prompts/tools/NAME.md.j2``."""
     from lantide.templates import render_prompt
 
-    return render_prompt(f"tools/{name}.md.j2", purpose_max_chars=PURPOSE_MAX_CHARS).strip()
+    return render_prompt(f"tools/{name}.md.j2", purpose_max_chars=PURPOSE_MAX_CHARS,
+                         show_tables_limit=SHOW_TABLES_LIMIT).strip()
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from lantide.agent.consent import CONSENT_KIND, consent_grant
 from lantide.agent.events import DocumentChanged, StateChanged
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
@@ -18,20 +18,6 @@ from lantide.agent.tools.registry import (
 from lantide.workspace.model import PROJECT_STATUSES
 
 MAX_LISTED_PROJECTS = 50
-_AFFIRMATIVE = {"yes", "y", "yeah", "yep", "yup", "ok", "okay", "sure", "go", "proceed",
-                "approved", "approve", "agreed", "agree", "confirm", "confirmed", "please",
-                "absolutely", "definitely", "ja", "oui", "si", "sí", "da"}
-_NEGATIVE = {"no", "nope", "not", "don't", "dont", "never", "stop", "cancel", "wait", "nein",
-             "non"}
-
-
-def is_affirmative(answer: str) -> bool:
-    words = re.findall(r"[\w'’]+", (answer or "").lower().replace("’", "'"))
-    if not words or any(w in _NEGATIVE for w in words[:4]):
-        return False
-    return words[0] in _AFFIRMATIVE or " ".join(words[:2]) in ("go ahead", "do it", "of course")
-
-
 def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
     ws = ctx.workspace
     state = ctx.app.app_state()
@@ -98,31 +84,30 @@ def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 def ask_user(ctx: ToolContext, args: dict) -> dict[str, Any]:
     choices = [str(c) for c in args.get("choices") or []]
-    ctx.question = {"question": args["question"], "choices": choices}
-    return {"status": "asked",
-            "note": "The turn pauses here. The analyst's next message is the answer; "
-                    "do not assume it."}
+    kind = args.get("kind") or "question"
+    ctx.question = {"question": args["question"], "choices": choices, "question_kind": kind}
+    out = {"status": "asked",
+           "note": "The turn pauses here. The analyst's next message is the answer; "
+                   "do not assume it."}
+    if kind == CONSENT_KIND:
+        out["consent"] = ("A yes to this question lets you call activate_analysis once, in the "
+                          "turn of the answer." + ("" if choices else " Offer choices (the "
+                                                   "approval first) so the analyst can click."))
+    return out
 
 
 def activate_analysis(ctx: ToolContext, args: dict) -> dict[str, Any]:
     if ctx.analysis_active():
         return {"analysis_active": True, "note": "Statistical analysis was already approved."}
-    answered = ctx.conversation.last_answer()
-    if answered is None or ctx.conversation.pending_question() is not None:
-        return tool_error(
-            "CONSENT_REQUIRED", "statistical analysis needs the analyst's consent first",
-            "Call ask_user with the analysis you propose and why (choices: Yes / No); after "
-            "the analyst answers yes, call activate_analysis again.")
-    if not is_affirmative(answered.get("answer", "")):
-        return tool_error(
-            "CONSENT_NOT_GIVEN",
-            f"the analyst's answer {answered.get('answer', '')!r} to {answered.get('question', '')!r} "
-            "is not a yes",
-            "Do not run statistical analysis. Continue descriptively, or ask again with "
-            "choices Yes / No if the analyst's intent is unclear.")
+    answered, refusal = consent_grant(ctx.conversation, ctx.turn)
+    if refusal is not None:
+        return refusal
+    project = getattr(ctx.focused_project(), "dirname", None)
     ctx.conversation.add_event("analysis_activated", ctx.turn, reason=args["reason"],
-                               consent=answered.get("answer"))
-    ctx.emit(StateChanged("analysis_active", getattr(ctx.focused_project(), "dirname", None), True))
+                               project=project, consent=answered.get("answer"),
+                               consent_question=answered.get("question"),
+                               consent_turn=answered.get("turn"))
+    ctx.emit(StateChanged("analysis_active", project, True))
     return {"analysis_active": True, "reason": args["reason"],
             "note": "Label results as statistical analysis, with the method and its assumptions."}
 
@@ -142,7 +127,16 @@ def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def read_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    return {"step": ctx.ledger.step(args["step_id"])}
+    step = ctx.ledger.step(args["step_id"])
+    out: dict[str, Any] = {"step": step}
+    if args.get("rows"):
+        from lantide.agent.tools.query_tools import step_rows
+
+        rows = step_rows(ctx, step, min(int(args["rows"]), ctx.settings.query.preview_rows))
+        if "error" in rows:
+            return rows
+        out["rows"] = rows
+    return out
 
 
 def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -172,7 +166,10 @@ TOOLS = [
                 ("status",)), set_project_status, PROJECT_STATES),
     Tool("ask_user",
          params({"question": {"type": "string", "minLength": 1},
-                 "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8}},
+                 "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+                 "kind": {"type": "string", "enum": ["question", CONSENT_KIND],
+                          "description": "analysis_consent: asks consent to statistical "
+                                         "analysis; the first choice approves."}},
                 ("question",)), ask_user),
     Tool("activate_analysis",
          params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
@@ -181,7 +178,10 @@ TOOLS = [
          params({"step_id": {"type": "string"}, "summary": {"type": "string", "minLength": 8},
                  "purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}, ("step_id",)), patch_step),
     Tool("read_step",
-         params({"step_id": {"type": "string"}}, ("step_id",)), read_step),
+         params({"step_id": {"type": "string"},
+                 "rows": {"type": "integer", "minimum": 1,
+                          "description": "Also return the step's first rows (up to the preview "
+                                         "rows setting)."}}, ("step_id",)), read_step),
     Tool("sync_tab_content",
          params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
          ALL_STATES),

@@ -1,0 +1,111 @@
+"""What the model is told matches what it gets: the preview row count, show_tables with a
+filter and a limit, read_schema's columns once, the analyst's message last. Driven through
+the real ``openai`` client and the loopback server."""
+
+from __future__ import annotations
+
+import json
+
+from lantide.tokens import count_tokens
+from lantide.workspace.settings import QuerySettings, Settings
+from tests.agent.live import live_session, results_by_tool, run
+from tests.fakes.openai_server import ToolCall, Turn
+
+
+def system_of(body):
+    return body["messages"][0]["content"]
+
+
+def test_the_prompt_states_the_preview_rows_the_result_carries(session_factory, fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {
+        "sql": "SELECT range AS n FROM range(120)"})]), Turn(text="120 numbers."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Count to 120")
+    fake_openai.assert_done()
+    (result,) = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
+    assert len(result["preview"]["rows"] if isinstance(result["preview"], dict)
+               else result["preview"]) == 120
+    assert "at most 200 preview rows" in system_of(fake_openai.chat_requests[0])
+
+
+def test_the_preview_rows_setting_rules_both(session_factory, fake_openai):
+    settings = Settings(query=QuerySettings(preview_rows=50))
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {
+        "sql": "SELECT range AS n FROM range(120)"})]), Turn(text="Seen."))
+    s = live_session(session_factory, fake_openai, settings)
+    run(s, "Count to 120")
+    (result,) = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
+    rows = result["preview"]["rows"] if isinstance(result["preview"], dict) else result["preview"]
+    assert len(rows) == 50 and result["row_count"] == 120
+    system = system_of(fake_openai.chat_requests[0])
+    assert "at most 50 preview rows" in system and "200" not in system
+
+
+def add_tables(workspace, n):
+    for i in range(n):
+        (workspace / "data" / f"region_{i:02d}_sales.csv").write_text("id,amount\n1,2.5\n")
+
+
+def test_show_tables_has_a_limit_with_a_more_line(session_factory, fake_openai, sample_workspace):
+    add_tables(sample_workspace, 55)
+    fake_openai.script(Turn(tool_calls=[ToolCall("show_tables", {})]),
+                       Turn(tool_calls=[ToolCall("show_tables", {"limit": 100})]),
+                       Turn(text="Sixty tables."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Which tables are there?")
+    fake_openai.assert_done()
+    first, everything = results_by_tool(fake_openai.chat_requests[-1])["show_tables"]
+    assert len(first["tables"]) == 40
+    assert first["more"].startswith("20 more tables not shown")
+    assert count_tokens(json.dumps(first)) < 1_800  # was about 3,800 for 55 tables
+    assert len(everything["tables"]) == 60 and "more" not in everything
+    assert "default 40" in json.dumps(fake_openai.chat_requests[0]["tools"])
+
+
+def test_show_tables_filters_by_name(session_factory, fake_openai, sample_workspace):
+    add_tables(sample_workspace, 12)
+    fake_openai.script(Turn(tool_calls=[ToolCall("show_tables", {"name": "REGION_1"})]),
+                       Turn(tool_calls=[ToolCall("show_tables", {"name": "region_*_sales",
+                                                                 "limit": 5})]),
+                       Turn(tool_calls=[ToolCall("show_tables", {"name": "Segments"})]),
+                       Turn(text="Found them."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Which region tables?")
+    fake_openai.assert_done()
+    by_part, by_pattern, sheet = results_by_tool(fake_openai.chat_requests[-1])["show_tables"]
+    assert sorted(t["name"] for t in by_part["tables"]) == ["region_10_sales", "region_11_sales"]
+    assert by_part["matching"] == 2 and "more" not in by_part
+    assert len(by_pattern["tables"]) == 5 and by_pattern["matching"] == 12
+    assert by_pattern["more"].startswith("7 more tables not shown matching 'region_*_sales'")
+    assert [t["qualified_name"] for t in sheet["tables"]] == ['"targets"."Segments"']
+    assert all("qualified_name" not in t for t in by_part["tables"])  # only the name quoted
+
+
+def test_read_schema_gives_the_columns_once(session_factory, fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("read_schema", {"table": "orders"})]),
+                       Turn(text="Read."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Columns of orders?")
+    (schema,) = results_by_tool(fake_openai.chat_requests[-1])["read_schema"]
+    assert schema["ddl"].startswith('CREATE TABLE "orders" ("order_id" BIGINT')
+    assert "columns" not in schema
+    assert json.dumps(schema).count("order_id") == 1
+
+
+def test_the_analysts_message_is_the_last_user_message(session_factory, fake_openai,
+                                                       sample_workspace):
+    (sample_workspace / ".lantide" / "session.json").write_text(json.dumps({
+        "focused_project": "q3-churn",
+        "open_tabs": [{"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": False}],
+        "active_tab": 0}))
+    fake_openai.script(Turn(tool_calls=[ToolCall("show_tables", {})]), Turn(text="Five."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "How many tables are there?")
+    fake_openai.assert_done()
+    for body in fake_openai.chat_requests:
+        users = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        assert users[-1] == "How many tables are there?"
+        assert users[-2].startswith("# Active tab: plan projects/q3-churn/plan.md")
+        assert "not a message from the analyst" in users[-2]
+    last = fake_openai.chat_requests[-1]["messages"]
+    assert [m["role"] for m in last[-4:]] == ["user", "user", "assistant", "tool"]

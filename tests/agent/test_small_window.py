@@ -1,0 +1,184 @@
+"""Compaction never hides what the model has not read, at an 8,192-token window (the
+default, and the size of several local models): older material gives way first, the
+newest result is cut only to what fits (its first rows), every stub points at rows that
+really come back, and a request that cannot fit ends the turn with a message naming the
+window. Driven through the real ``openai`` client and the loopback server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lantide.agent.prompt import output_reserve
+from tests.agent.live import calls_of, live_session, run, tool_results
+from tests.fakes.openai_server import ToolCall, Turn
+
+FORTY = "SELECT * FROM orders ORDER BY order_id LIMIT 40"
+WIDE = "SELECT * FROM orders ORDER BY order_id LIMIT 200"
+WIDE_CUSTOMERS = "SELECT * FROM customers ORDER BY customer_id LIMIT 200"
+
+
+@pytest.fixture
+def window_8k(fake_openai):
+    fake_openai.context_length = 8_192
+    return fake_openai
+
+
+def rows_of(result):
+    preview = result["preview"]
+    return preview["rows"] if isinstance(preview, dict) else preview
+
+
+def request_tokens(body):
+    from lantide.tokens import count_tokens
+
+    return sum(count_tokens(m.get("content") or "") for m in body["messages"]) + count_tokens(
+        json.dumps(body["tools"]))
+
+
+def test_a_forty_row_preview_reaches_the_model_whole(session_factory, window_8k):
+    server = window_8k
+    server.script(Turn(tool_calls=[ToolCall("show_tables", {})]), Turn(text="Five tables."))
+    s = live_session(session_factory, server)
+    run(s, "Which tables are there?")
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]),
+                  Turn(text="Forty orders seen."))
+    events = run(s, "Show me the first forty orders")
+    server.assert_done()
+    body = server.chat_requests[-1]
+    names = calls_of(body)
+    (result,) = [r for cid, r in tool_results(body).items() if names[cid] == "run_query"]
+    assert "compacted" not in result and len(rows_of(result)) == 40
+    assert events[-1].reason == "answered"
+
+
+def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_factory,
+                                                                     window_8k):
+    server = window_8k
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE}),
+                                   ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
+                  Turn(text="Looking closer."))
+    s = live_session(session_factory, server)
+    events = run(s, "Show me orders and customers")
+    assert events[-1].reason == "answered", events[-1]
+    body = server.chat_requests[-1]
+    assert request_tokens(body) <= 8_192 - output_reserve(8_192)
+    orders, customers = tool_results(body).values()
+    expected = s.services.query()
+    cut = []
+    for result, sql in ((orders, WIDE), (customers, WIDE_CUSTOMERS)):
+        assert "compacted" not in result and rows_of(result), result
+        first_rows = expected.preview_sql(sql, len(rows_of(result)))["rows"]
+        assert rows_of(result) == json.loads(json.dumps(first_rows))  # its first rows
+        if "did not fit" in result.get("preview_note", ""):
+            cut.append(result)
+            assert f"read_step with step_id {result['step_id']}" in result["preview_note"]
+    assert cut, "at least one result had to be cut to fit"
+
+    server.script(Turn(tool_calls=[ToolCall("read_step", {"step_id": cut[0]["step_id"],
+                                                          "rows": 60})]),
+                  Turn(text="Done."))
+    events = run(s, "Show me more of it")
+    assert events[-1].reason == "answered", events[-1]
+    server.assert_done()
+    (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
+    assert read.ok and len(read.result["rows"]["rows"]) == 60
+    assert read.result["rows"]["row_count"] == 200
+
+
+def test_a_compacted_result_points_at_rows_that_come_back(session_factory, window_8k):
+    server = window_8k
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]),
+                  Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
+                  Turn(text="Both seen."))
+    s = live_session(session_factory, server)
+    run(s, "Orders, then customers")
+    server.assert_done()
+    body = server.chat_requests[-1]
+    first = tool_results(body)[next(iter(tool_results(body)))]
+    assert first["compacted"] is True and first["cached_table_name"] is None
+    assert "read_step with step_id" in first["note"] and "cached table" not in first["note"]
+
+    step_id = first["step_id"]
+    server.script(Turn(tool_calls=[ToolCall("read_step", {"step_id": step_id, "rows": 5})]),
+                  Turn(text="Read again."))
+    events = run(s, "Look at the orders again")
+    (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
+    assert read.ok and [r[0] for r in read.result["rows"]["rows"]] == [
+        r[0] for r in s.services.query().preview_sql(WIDE, 5)["rows"]]
+    assert "run again" in read.result["rows"]["from"]
+
+
+def test_a_materialized_step_is_read_back_from_its_cached_table(session_factory, window_8k,
+                                                               open_ws):
+    server = window_8k
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE,
+                                                          "result_label": "first_orders"})]),
+                  Turn(text="Cached."))
+    s = live_session(session_factory, server)
+    run(s, "Cache the first orders")
+    step = s.ledger.steps()[0]
+    assert step["materialized"] and step["cached_table_name"] == "first_orders"
+    from lantide.agent.history import compact_result
+
+    stub = json.loads(compact_result(json.dumps({**step, "preview": [[1]]}), "run_query",
+                                     {"sql": WIDE}))
+    assert 'cached table "first_orders"' in stub["note"]
+    server.script(Turn(tool_calls=[ToolCall("read_step", {"step_id": step["step_id"],
+                                                          "rows": 3})]), Turn(text="ok"))
+    events = run(s, "Again")
+    (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
+    assert read.result["rows"]["from"] == 'the cached table "first_orders"'
+    assert len(read.result["rows"]["rows"]) == 3 and read.result["rows"]["row_count"] == 200
+
+
+def test_a_request_that_cannot_fit_ends_the_turn_naming_the_window(session_factory,
+                                                                   fake_openai):
+    fake_openai.context_length = 4_096
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Which tables are there?")
+    fake_openai.assert_done()
+    assert fake_openai.chat_requests == []  # nothing sent at 4,093 of 4,096 tokens
+    finished = events[-1]
+    assert finished.reason == "context_full"
+    assert "context window of 4,096 tokens" in finished.message
+    last = s.conversation.message_records()[-1]["message"]
+    assert last == {"role": "assistant", "content": finished.message}
+
+
+def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, window_8k):
+    server = window_8k
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]),
+                  Turn(text="Forty orders."))
+    s = live_session(session_factory, server)
+    run(s, "First forty orders")
+    twenty = "SELECT * FROM orders ORDER BY order_id DESC LIMIT 20"
+    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": twenty})]),
+                  Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"})]),
+                  Turn(text="Compared."))
+    run(s, "Now the last twenty, and the customers' columns")
+    server.assert_done()
+    body = server.chat_requests[-1]
+    names = calls_of(body)
+    results = [(names[cid], r) for cid, r in tool_results(body).items()]
+    # this turn's query result was read already but stays whole ...
+    assert results[-2][0] == "run_query" and "compacted" not in results[-2][1]
+    assert len(rows_of(results[-2][1])) == 20
+    # ... while the earlier turn's forty rows were compacted or left out
+    earlier = [r for name, r in results[:-2] if name == "run_query"]
+    assert all(r.get("compacted") for r in earlier)
+    assert request_tokens(body) <= 8_192 - output_reserve(8_192)
+
+
+def test_rows_read_again_go_through_the_guard_and_leave_nothing_behind(session_factory):
+    from lantide.errors import LantideError
+
+    q = session_factory().services.query()
+    before = q.show_tables()["counts"]
+    with pytest.raises(LantideError) as refused:
+        q.preview_sql("DROP TABLE orders", 5)
+    assert refused.value.code == "QUERY_REFUSED_DDL"
+    out = q.preview_sql("SELECT order_id FROM orders ORDER BY order_id", 3)
+    assert out["rows"] == [[1], [2], [3]] and out["row_count"] > 3
+    assert q.show_tables()["counts"] == before  # nothing materialized
