@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from lantide.query import lineage as lin
+from lantide.query import checks as result_checks
 from lantide.query import qem
 from lantide.query.results import new_step_id
 from lantide.query import tabs as tab_files
@@ -105,9 +106,13 @@ class TabOperations:
         record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
                              fingerprint, None, None, None)
         preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows)
+        checks = self._result_checks(
+            parsed, lineage.inputs, preview, plan, connection,
+            result_checks.step_key(parsed, project=project.dirname, tab=name))
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
-                            result_label=None, found=found, connection=connection, tab=name)
+                            result_label=None, found=found, connection=connection, tab=name,
+                            checks=checks)
 
     def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
                            progress=None, *, large_remote_warning_id=None) -> dict:
