@@ -38,12 +38,9 @@ __all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
 
 
 def step_key(parsed, *, project: str | None = None, tab: str | None = None) -> str:
-    """What identifies "the same step" across runs: the tab, and the statement as sqlglot
-    writes it (so spacing and keyword case do not matter)."""
-    try:
-        text = parsed.expression.sql("duckdb")
-    except Exception:  # an expression sqlglot cannot write back: the text as given
-        text = parsed.body
+    """What identifies "the same step" across runs: the tab, and the statement (its
+    comments and spacing aside)."""
+    text = " ".join(parsed.body.split())  # the guard's body: no comments; spacing ignored
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"tab:{project}/{tab}:{digest}" if tab else f"sql:{digest}"
 
@@ -98,6 +95,7 @@ def compute(service, *, parsed, inputs, preview, table: str | None, key: str,
         checks += rules.row_count_drift(store.previous_row_count(key), preview.row_count,
                                         drift_factor)
         store.record_row_count(cur, key, preview.row_count)
+        store.flush(cur)
         return sorted(checks, key=lambda c: SEVERITIES.index(c["severity"]))
 
     try:
@@ -136,10 +134,23 @@ def _relations(service, inputs) -> dict:
 
 
 def _analyse(cur, store: RelationFacts, parsed, relations: dict):
+    """The statement's analysis, kept per statement text and input versions (a re-run of
+    the same step, as Source Run does, does not qualify it again)."""
+    import sqlglot
+
     from lantide.query.checks.statement import analyse
 
+    memo = (parsed.body, tuple(sorted((k, r.version) for k, r in relations.items()
+                                      if k[0] is None)))
+    known = store.remembered_statement(memo)
+    if known is not None:
+        return known
     schema = {}
     for (db, name), rel in relations.items():
         if db is None:
             schema[name] = store.columns(cur, rel)
-    return analyse(parsed.expression, schema)
+    # parsed again rather than copied: the compiled parser is faster than a deep copy,
+    # and the guard's tree stays untouched
+    statement = analyse(sqlglot.parse_one(parsed.body, read="duckdb"), schema)
+    store.remember_statement(memo, statement)
+    return statement

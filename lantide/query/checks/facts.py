@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 
 from lantide.query.catalog import now_utc
+from lantide.query.engine import transaction
 from lantide.query.names import INTERNAL_SCHEMA, quote_ident
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,8 @@ class RelationFacts:
         self._lock = threading.Lock()
         self._memory: dict[tuple[str, str], tuple[str, dict]] | None = None
         self._columns: dict[tuple[str, str], dict[str, str]] = {}
+        self._pending: dict = {}  # facts measured, not yet written
+        self._statements: dict = {}  # statement analyses, newest last (a small LRU)
         try:
             engine.execute(_SCHEMA_SQL)
         except Exception as exc:  # a read-only or damaged database: keep facts in memory
@@ -95,14 +98,37 @@ class RelationFacts:
         return found[1] if found is not None and found[0] == rel.version else None
 
     def _put(self, cur, rel: Relation, fact: str, value: dict) -> None:
+        """Remember a fact now; it is written with :meth:`flush` (one commit per result)."""
         self._loaded()
         with self._lock:
             self._memory[(rel.subject, fact)] = (rel.version, value)
+            self._pending[(rel.subject, fact)] = [rel.subject, fact, rel.version,
+                                                  json.dumps(value), now_utc()]
+
+    def flush(self, cur) -> None:
+        with self._lock:
+            rows, self._pending = list(self._pending.values()), {}
+        if not rows:
+            return
         try:
-            cur.execute(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?)",
-                        [rel.subject, fact, rel.version, json.dumps(value), now_utc()])
+            with transaction(cur):
+                cur.executemany(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?)", rows)
         except Exception as exc:  # a cache: a conflict with another writer loses nothing
-            log.debug("check fact not stored: %s", exc)
+            log.debug("check facts not stored: %s", exc)
+
+    # -- statement analyses -------------------------------------------------------------
+    def remembered_statement(self, memo):
+        with self._lock:
+            found = self._statements.pop(memo, None)
+            if found is not None:
+                self._statements[memo] = found
+            return found
+
+    def remember_statement(self, memo, statement, keep: int = 64) -> None:
+        with self._lock:
+            self._statements[memo] = statement
+            while len(self._statements) > keep:
+                self._statements.pop(next(iter(self._statements)))
 
     # -- columns ------------------------------------------------------------------------
     def columns(self, cur, rel: Relation) -> dict[str, str]:
@@ -186,6 +212,8 @@ class RelationFacts:
         return found[1].get("row_count") if found is not None else None
 
     def record_row_count(self, cur, step_key: str, row_count: int) -> None:
+        if self.previous_row_count(step_key) == int(row_count):
+            return  # unchanged: no write
         self._put(cur, Relation("step", "", ""), step_key, {"row_count": int(row_count)})
 
 

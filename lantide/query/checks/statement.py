@@ -125,12 +125,13 @@ class Statement:
 
 
 def analyse(expression, schema: dict | None) -> Statement:
-    """The statement's joins, additive uses, divisions and summed outputs."""
+    """The statement's joins, additive uses, divisions and summed outputs. ``expression``
+    is qualified in place: pass a tree nobody else holds."""
     from sqlglot import exp
     from sqlglot.optimizer.qualify import qualify
     from sqlglot.optimizer.scope import traverse_scope
 
-    tree = qualify(expression.copy(), dialect="duckdb", schema=schema or None,
+    tree = qualify(expression, dialect="duckdb", schema=schema or None,
                    validate_qualify_columns=False, identify=False)
     scopes = traverse_scope(tree)
     by_scope = {}
@@ -289,9 +290,18 @@ def _collect_additives(scope, by_scope: dict) -> None:
             if sides:
                 js.additives.append(Additive(text, function, sides, star=True, output_name=name))
             continue
+        values = _value_columns(arg)
+        if not values:
+            # SUM(CASE WHEN cond THEN 1 ELSE 0 END), COUNT(CASE WHEN … THEN 1 END): a
+            # conditional COUNT(*); its columns only choose which joined rows count
+            js = by_scope.get(id(scope))
+            sides = {(id(scope), alias) for alias in _named_sides(name, js.sources)} if js else set()
+            if sides:
+                js.additives.append(Additive(text, function, sides, star=True, output_name=name))
+            continue
         sides = set()
         unknown = False
-        for col in arg.find_all(exp.Column):
+        for col in values:
             found = origins(scope, col)
             if not found:
                 unknown = True
@@ -304,6 +314,23 @@ def _collect_additives(scope, by_scope: dict) -> None:
                 js.additives.append(Additive(text, function,
                                              {s for s in sides if s[0] == scope_key},
                                              output_name=name))
+
+
+def _value_columns(node) -> list:
+    """The columns whose values an aggregate adds up: in a CASE or IF, those of its
+    results, not of its conditions."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Column):
+        return [node]
+    if isinstance(node, exp.Case):
+        parts = [branch.args.get("true") for branch in node.args.get("ifs") or []]
+        parts.append(node.args.get("default"))
+        return [c for part in parts if part is not None for c in _value_columns(part)]
+    if isinstance(node, exp.If):
+        parts = [node.args.get("true"), node.args.get("false")]
+        return [c for part in parts if part is not None for c in _value_columns(part)]
+    return [c for child in node.iter_expressions() for c in _value_columns(child)]
 
 
 def _stem(word: str) -> str:
