@@ -38,9 +38,18 @@ __all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
 
 
 def step_key(parsed, *, project: str | None = None, tab: str | None = None) -> str:
-    """What identifies "the same step" across runs: the tab, and the statement (its
-    comments and spacing aside)."""
-    text = " ".join(parsed.body.split())  # the guard's body: no comments; spacing ignored
+    """What identifies "the same step" across runs: the tab, and the statement's tokens
+    (so comments, spacing and the case of keywords and plain names do not matter)."""
+    from sqlglot.dialects.duckdb import DuckDB
+    from sqlglot.tokens import TokenType
+
+    dialect = DuckDB()
+    try:
+        tokens = dialect.tokenizer_class(dialect=dialect).tokenize(parsed.body)
+        text = " ".join(t.text if t.token_type in (TokenType.STRING, TokenType.IDENTIFIER)
+                        else t.text.upper() for t in tokens)
+    except Exception:  # the guard tokenized it already; this is only a fallback
+        text = " ".join(parsed.body.split())
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"tab:{project}/{tab}:{digest}" if tab else f"sql:{digest}"
 
