@@ -1,0 +1,84 @@
+"""Key facts measured in DuckDB agree with counting in Python, whatever the keys (property
+tests), and are kept per version of a relation."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+_names = itertools.count()
+
+int_keys = st.lists(st.one_of(st.none(), st.integers(-50, 50)), max_size=60)
+wide_int_keys = st.lists(st.one_of(st.none(), st.integers(-(2 ** 40), 2 ** 40)), max_size=30)
+text_keys = st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "c", "é", "", "a b"])),
+                     max_size=40)
+
+
+def _table(svc, sql_type: str, values: list) -> str:
+    name = f"keys_{next(_names)}"
+
+    def work(cur):
+        cur.execute(f'CREATE TABLE "{name}" (k {sql_type}, other INTEGER)')
+        if values:
+            cur.executemany(f'INSERT INTO "{name}" VALUES (?, 1)', [[v] for v in values])
+    svc.engine.run(work)
+    return name
+
+
+def _expected(values: list):
+    present = [v for v in values if v is not None]
+    counts = Counter(present)
+    return len(present), len(counts), max(counts.values(), default=0)
+
+
+def _measure(svc, name: str, *, with_max: bool):
+    from lantide.query.checks.facts import Relation, RelationFacts
+
+    facts = RelationFacts(svc.engine)  # a fresh cache: measured, not remembered
+    rel = Relation(f"cached:{name}", f'"{name}"', "v1")
+    return svc.engine.run(lambda cur: facts.keys(cur, rel, ["k"], with_max=with_max))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.one_of(int_keys, wide_int_keys))
+def test_integer_keys(empty_service, values):
+    name = _table(empty_service, "BIGINT", values)
+    non_null, distinct, most = _expected(values)
+    quick = _measure(empty_service, name, with_max=False)
+    assert quick.unique == (distinct == non_null)
+    assert quick.non_null == non_null
+    exact = _measure(empty_service, name, with_max=True)
+    assert (exact.non_null, exact.distinct, exact.max_repeat) == (non_null, distinct, most)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=text_keys)
+def test_text_keys(empty_service, values):
+    name = _table(empty_service, "VARCHAR", values)
+    non_null, distinct, most = _expected(values)
+    assert _measure(empty_service, name, with_max=False).unique == (distinct == non_null)
+    exact = _measure(empty_service, name, with_max=True)
+    assert (exact.non_null, exact.distinct, exact.max_repeat) == (non_null, distinct, most)
+
+
+def test_facts_are_remembered_per_version_and_across_engines(empty_workspace, open_service):
+    from lantide.query.checks.facts import Relation, RelationFacts
+
+    svc = open_service(empty_workspace)
+    name = _table(svc, "INTEGER", [1, 2, 2, 3])
+    facts = RelationFacts(svc.engine)
+    v1 = Relation(f"cached:{name}", f'"{name}"', "v1")
+    first = svc.engine.run(lambda cur: facts.keys(cur, v1, ["k"], with_max=True))
+    svc.engine.run(facts.flush)
+    assert (first.distinct, first.max_repeat) == (3, 2)
+    svc.engine.run(lambda cur: cur.execute(f'DELETE FROM "{name}" WHERE k = 2'))
+    # the same version: the remembered fact (another process reads it from the database)
+    again = RelationFacts(svc.engine)
+    assert svc.engine.run(lambda cur: again.keys(cur, v1, ["k"])).distinct == 3
+    # a new version is measured afresh
+    v2 = Relation(v1.subject, v1.sql, "v2")
+    fresh = svc.engine.run(lambda cur: again.keys(cur, v2, ["k"], with_max=True))
+    assert (fresh.non_null, fresh.distinct, fresh.max_repeat) == (2, 2, 1)
