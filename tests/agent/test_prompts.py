@@ -39,6 +39,7 @@ CONTEXTS = {
     "notes/iteration_limit.md.j2": dict(iterations=12, steps=["s1", "s2"], last_tool="run_query"),
     "notes/repeated_failure.md.j2": dict(reason="the same call kept failing", tool="run_query",
                                           message="DROP is not allowed", hint="Use SELECT"),
+    "notes/result_check.md.j2": dict(code="JOIN_FAN_OUT"),
     "background/conversation_title.md.j2": {},
     # sent by the desktop app's Resolve (N) button as the analyst's message
     "requests/resolve_annotations.md.j2": dict(count=3, document_label="Plan",
