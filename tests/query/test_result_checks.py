@@ -228,3 +228,18 @@ def test_a_check_that_cannot_be_computed_never_fails_the_query(sample_service, m
     result = sample_service.run_query(FAN_OUT_SQL)
     assert result["status"] == "ok" and result["row_count"] == 3
     assert "JOIN_FAN_OUT" not in codes(result)
+
+
+def test_lantide_sql_prints_checks_as_text_and_json(sample_workspace, run_cli):
+    text = run_cli("sql", sample_workspace, FAN_OUT_SQL)
+    assert text.returncode == 0, text.stderr
+    (line,) = [x for x in text.stdout.splitlines() if x.startswith("check ")]
+    assert line.startswith("check error JOIN_FAN_OUT: COUNT(*) AS customers counts rows of customers")
+    import json
+
+    as_json = run_cli("sql", sample_workspace, FAN_OUT_SQL, "--json")
+    result = json.loads(as_json.stdout)
+    assert [c["code"] for c in result["checks"]] == ["JOIN_FAN_OUT"]
+    assert set(result["checks"][0]) == {"code", "severity", "message", "evidence"}
+    clean = run_cli("sql", sample_workspace, "SELECT count(*) AS n FROM customers")
+    assert "check " not in clean.stdout
