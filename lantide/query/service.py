@@ -273,8 +273,7 @@ class QueryService(TabOperations, BrowseOperations):
             self, parsed=parsed, inputs=inputs, preview=preview,
             table=plan.table_name if plan.materialize else None, key=key,
             connection=connection,
-            drift_factor=float(getattr(self.settings, "row_count_drift_factor", 0)
-                               or result_checks.rules.DRIFT_FACTOR))
+            drift_factor=_drift_factor(self.settings))
 
     def _single_source(self, inputs: list[lin.Input]) -> str | None:
         return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,
@@ -409,6 +408,16 @@ class QueryService(TabOperations, BrowseOperations):
             out["source"] = connection
         return out
 
+
+
+def _drift_factor(settings) -> float:
+    """``query.row_count_drift_factor``; a value that is not a number above 1 (which would
+    call every change a drift) falls back to the default."""
+    try:
+        factor = float(getattr(settings, "row_count_drift_factor", 0) or 0)
+    except (TypeError, ValueError):
+        factor = 0.0
+    return factor if factor > 1 else result_checks.rules.DRIFT_FACTOR
 
 
 def _user_query_settings():

@@ -206,6 +206,18 @@ def test_row_count_drift_across_processes(empty_workspace, open_service):
     assert "ROW_COUNT_DRIFT" not in codes(again.run_query("SELECT id FROM events"))  # another step
 
 
+def test_row_count_drift_factor_is_a_setting(empty_workspace, open_service):
+    data = empty_workspace / "data" / "events.csv"
+    data.write_text("id\n" + "".join(f"{i}\n" for i in range(100)))
+    svc = open_service(empty_workspace, row_count_drift_factor=20)
+    assert "ROW_COUNT_DRIFT" not in codes(svc.run_query("SELECT * FROM events"))
+    data.write_text("id\n" + "".join(f"{i}\n" for i in range(12)))  # 8x fewer: under 20x
+    assert "ROW_COUNT_DRIFT" not in codes(svc.run_query("SELECT * FROM events"))
+    data.write_text("id\n" + "".join(f"{i}\n" for i in range(400)))  # 33x more
+    drift = check(svc.run_query("SELECT * FROM events"), "ROW_COUNT_DRIFT")
+    assert drift["evidence"] == {"previous_row_count": 12, "row_count": 400, "factor": 20.0}
+
+
 def test_sql_tabs_and_source_run_carry_checks(sample_service):
     report = sample_service.source_run_sql_tab("q3-churn", "q3_churn_by_region")
     assert report["ok"]
