@@ -67,6 +67,12 @@ def test_the_issue_case_is_caught_with_join_side_and_repeat(sample_service):
     # a sum that reads the side that is not repeated, per its own row
     "SELECT p.category, sum(o.quantity * p.list_price) AS list_value FROM orders o "
     "JOIN products p USING (product_id) GROUP BY 1",
+    # customers joined to the orders of one day: unique among the rows the join keeps
+    "SELECT c.segment, count(*) AS customers FROM customers c JOIN orders o "
+    "ON o.customer_id = c.customer_id AND o.order_id = 17 GROUP BY 1",
+    "SELECT c.segment, sum(c.customer_id) AS ids FROM customers c, orders o "
+    "WHERE o.customer_id = c.customer_id AND o.order_id IN (3, 4) AND c.customer_id > 0 "
+    "GROUP BY 1",
     # a conditional count of order rows, not of customers
     "SELECT c.segment, sum(CASE WHEN c.is_test_account THEN 1 ELSE 0 END) AS test_orders "
     "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",

@@ -11,7 +11,9 @@ repeated (``sum(o.quantity * p.price)`` over orders joined to products) is compu
 row of that side and is fine.
 
 Key uniqueness of a derived table is known from its SQL when it groups by (or selects
-DISTINCT) the join keys, and measured on its result otherwise. A key that cannot be
+DISTINCT) the join keys, and measured on its result otherwise. A key that is not unique
+in the whole table is measured again on the rows the statement keeps of it, when a
+condition reads that side alone (``JOIN prices p ON … AND p.current``). A key that cannot be
 measured (an external table, an expression) is left alone: the check says nothing rather
 than guess, and ``TOTAL_EXCEEDS_SOURCE`` (a direct comparison of totals) still runs.
 """
@@ -77,6 +79,15 @@ class FanOutAnalysis:
             rel = self._relation(js, alias)
             if rel is not None:
                 found = self.facts.keys(self.cur, rel, names, with_max=with_max)
+                filters = js.filters.get(alias)
+                if found is not None and not found.unique and filters:
+                    # measured again on the rows the statement keeps of that side
+                    where = " AND ".join(f"({f})" for f in filters)
+                    digest = hashlib.sha256(where.encode()).hexdigest()[:12]
+                    kept = Relation(f"{rel.subject}|where:{digest}",
+                                    f"(SELECT * FROM {rel.sql} WHERE {where})", rel.version,
+                                    rel.prefix)
+                    found = self.facts.keys(self.cur, kept, names, with_max=with_max)
         self._unique[memo] = found
         return found
 

@@ -87,6 +87,7 @@ class JoinScope:
     sources: dict                     # alias -> Source
     edges: list                       # Edge
     additives: list = field(default_factory=list)
+    filters: dict = field(default_factory=dict)  # alias -> [SQL of conditions on it alone]
 
     @property
     def key(self) -> int:
@@ -150,7 +151,8 @@ def analyse(expression, schema: dict | None) -> Statement:
                 sources[alias] = Source(alias)
         if len(sources) < 2:
             continue
-        js = JoinScope(scope, sources, _edges(scope.expression, sources))
+        js = JoinScope(scope, sources, _edges(scope.expression, sources),
+                       filters=_local_filters(scope.expression, sources))
         by_scope[id(scope)] = js
         join_scopes.append(js)
     for scope in scopes:
@@ -178,9 +180,8 @@ def _conjuncts(node):
     return [node]
 
 
-def _edges(select, sources: dict) -> list:
-    from sqlglot import exp
-
+def _conditions(select) -> tuple[list, dict]:
+    """The conjuncts of every ``ON`` and of ``WHERE``, and the join kind of each ``ON`` one."""
     conditions = []
     kinds = {}
     for join in select.args.get("joins") or []:
@@ -190,6 +191,37 @@ def _edges(select, sources: dict) -> list:
     where = select.args.get("where")
     if where is not None:
         conditions.extend(_conjuncts(where.this))
+    return conditions, kinds
+
+
+def _local_filters(select, sources: dict) -> dict:
+    """alias -> the conditions that read only that source (``p.current``, ``b.valid_to IS
+    NULL``), as SQL on the source's own columns: a key unique among the rows they keep
+    repeats nothing, however many rows the whole table has per key."""
+    from sqlglot import exp
+
+    out: dict[str, list[str]] = {}
+    for cond in _conditions(select)[0]:
+        if any(isinstance(n, (exp.Subquery, exp.Select, exp.AggFunc, exp.Window))
+               for n in cond.walk()):
+            continue
+        tables = {col.table for col in cond.find_all(exp.Column)}
+        if len(tables) != 1:
+            continue
+        (alias,) = tables
+        if alias not in sources:
+            continue
+        local = cond.copy()
+        for col in local.find_all(exp.Column):
+            col.set("table", None)
+        out.setdefault(alias, []).append(local.sql("duckdb"))
+    return out
+
+
+def _edges(select, sources: dict) -> list:
+    from sqlglot import exp
+
+    conditions, kinds = _conditions(select)
     edges: dict[tuple, Edge] = {}
     for cond in conditions:
         if not isinstance(cond, exp.EQ):
