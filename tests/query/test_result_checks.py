@@ -153,6 +153,11 @@ def test_row_facts_of_a_preview_and_of_a_cached_table(sample_service):
     assert check(labelled, "NAN_OR_INF")["evidence"]["columns"] == {"late": 1}
 
 
+def test_descriptions_of_tables_get_no_checks(sample_service):
+    for sql in ("DESCRIBE customers", "SUMMARIZE products"):
+        assert sample_service.run_query(sql)["checks"] == []
+
+
 def test_empty_result(sample_service):
     result = sample_service.run_query("SELECT * FROM customers WHERE customer_id < 0")
     assert check(result, "EMPTY_RESULT")["severity"] == "warning"

@@ -12,7 +12,7 @@ Every ``run_query``, ``run_sql_tab`` and Source Run result carries ``checks``, a
 | ``NAN_OR_INF``          | warning         | NaN or infinite values, per column |
 | ``DIVISION_BY_ZERO_RISK``| warning / info | an unguarded divisor: warning when values of that column are NULL/NaN/inf |
 | ``IMPLAUSIBLE_RATIO``   | warning         | a percent/share/rate column outside [0, 100] or [0, 1], or above 1,000x its median |
-| ``ROW_COUNT_DRIFT``     | warning         | the same step (same SQL, same tab) ran before with a row count more than 2x apart |
+| ``ROW_COUNT_DRIFT``     | warning         | the same step (same SQL, same tab) ran before with a row count more than ``query.row_count_drift_factor`` (2) apart |
 
 The statement is read with sqlglot (:mod:`.statement`); the inputs' key uniqueness and
 totals are measured in DuckDB and kept per table version (:mod:`.facts`); the result's
@@ -34,6 +34,7 @@ from lantide.query.errors import QueryCancelled
 log = logging.getLogger(__name__)
 
 SEVERITIES = ("error", "warning", "info")
+METADATA_STATEMENTS = {"Describe", "Summarize", "Show"}
 __all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
 
 
@@ -60,6 +61,8 @@ def compute(service, *, parsed, inputs, preview, table: str | None, key: str,
     resolved tables (:class:`lantide.query.lineage.Input`); ``table``: the cached table
     holding the result, or None when only the preview exists."""
     store: RelationFacts = service._backend.check_facts
+    if type(parsed.expression).__name__ in METADATA_STATEMENTS:
+        return []  # a description of a table, not a result: its NULL "default" column is no news
 
     def work(cur):
         checks: list[dict] = []
