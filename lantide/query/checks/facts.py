@@ -181,9 +181,11 @@ class RelationFacts:
         return None
 
     def _integer_key(self, cur, source: str, col: str) -> KeyFacts | None:
-        cur.execute(f"SELECT count({col}), min({col}), max({col}), "
-                    f"any_value(typeof({col})) FROM ({source})")
-        non_null, low, high, type_name = cur.fetchall()[0]
+        # count/min/max come from Parquet footers; the type from the statement's columns
+        # (typeof() in the statement would read every value)
+        cur.execute(f"SELECT count({col}), min({col}), max({col}) FROM ({source})")
+        type_name = str(cur.description[1][1]).upper()
+        non_null, low, high = cur.fetchall()[0]
         if not non_null:
             return KeyFacts(0, 0, 0)
         if str(type_name).upper() not in _INTEGER_TYPES or high - low + 1 > BITSTRING_MAX_RANGE:
