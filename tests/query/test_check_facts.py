@@ -82,3 +82,34 @@ def test_facts_are_remembered_per_version_and_across_engines(empty_workspace, op
     v2 = Relation(v1.subject, v1.sql, "v2")
     fresh = svc.engine.run(lambda cur: again.keys(cur, v2, ["k"], with_max=True))
     assert (fresh.non_null, fresh.distinct, fresh.max_repeat) == (2, 2, 1)
+
+
+dims = st.sets(st.integers(1, 20), min_size=1, max_size=8)
+fact_keys = st.lists(st.one_of(st.none(), st.integers(1, 25)), min_size=1, max_size=30)
+
+
+def _values(rows: list) -> str:
+    return ", ".join("(NULL)" if v is None else f"({v})" for v in rows)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(dim_ids=dims, fact_ids=fact_keys)
+def test_an_inflated_count_always_fires(empty_service, dim_ids, fact_ids):
+    """Whenever ``count(*) AS dims`` over the join is above the dims it really matched,
+    JOIN_FAN_OUT fires, and its bound is at least the real repeat."""
+    n = next(_names)
+    empty_service.run_query(f"SELECT * FROM (VALUES {_values(sorted(dim_ids))}) t(id)",
+                            result_label=f"dim_{n}")
+    empty_service.run_query(f"SELECT * FROM (VALUES {_values(fact_ids)}) t(dim_id)",
+                            result_label=f"fact_{n}")
+    result = empty_service.run_query(
+        f"SELECT count(*) AS dims, count(DISTINCT d.id) AS matched FROM dim_{n} d "
+        f"JOIN fact_{n} f ON f.dim_id = d.id")
+    counted, matched = result["preview"][0]
+    fired = [c for c in result["checks"] if c["code"] == "JOIN_FAN_OUT"]
+    present = Counter(v for v in fact_ids if v is not None)
+    if counted > matched:
+        assert fired, (dim_ids, fact_ids)
+        assert fired[0]["evidence"]["max_repeat"] >= max(present[d] for d in dim_ids)
+    if max(present.values(), default=0) <= 1:  # a unique key on the fact side repeats nothing
+        assert not fired
