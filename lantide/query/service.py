@@ -266,14 +266,15 @@ class QueryService(TabOperations, BrowseOperations):
             step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
             found=found, connection=connection, checks=checks)
 
-    def _result_checks(self, parsed, inputs, preview, plan, connection, key) -> list[dict]:
+    def _result_checks(self, parsed, inputs, preview, plan, connection, key,
+                       previous_row_count=None) -> list[dict]:
         """The result's checks (:mod:`lantide.query.checks`), on the table just written or
         the preview rows."""
         return result_checks.compute(
             self, parsed=parsed, inputs=inputs, preview=preview,
             table=plan.table_name if plan.materialize else None, key=key,
-            connection=connection,
-            drift_factor=_drift_factor(self.settings))
+            connection=connection, drift_factor=_drift_factor(self.settings),
+            previous_row_count=previous_row_count)
 
     def _single_source(self, inputs: list[lin.Input]) -> str | None:
         return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 from lantide.query import lineage as lin
-from lantide.query import checks as result_checks
 from lantide.query import qem
 from lantide.query.results import new_step_id
 from lantide.query import tabs as tab_files
@@ -105,10 +104,13 @@ class TabOperations:
             fingerprint = self.tab_fingerprint(lineage)
         record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
                              fingerprint, None, None, None)
+        last = self.catalog.cached(name)  # the same step ran before: same tab, same SQL
+        previous = last.row_count if (last is not None and last.kind == TAB and
+                                      last.project == project.dirname and
+                                      last.sql == lineage.sql) else None
         preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows)
-        checks = self._result_checks(
-            parsed, lineage.inputs, preview, plan, connection,
-            result_checks.step_key(parsed, project=project.dirname, tab=name))
+        checks = self._result_checks(parsed, lineage.inputs, preview, plan, connection,
+                                     None, previous_row_count=previous)
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
                             result_label=None, found=found, connection=connection, tab=name,

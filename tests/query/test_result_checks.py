@@ -217,6 +217,24 @@ def test_row_count_drift_across_processes(empty_workspace, open_service):
     assert "ROW_COUNT_DRIFT" not in codes(again.run_query("SELECT id FROM events"))  # another step
 
 
+def test_row_count_drift_of_a_tab(empty_workspace, open_service):
+    from lantide.workspace.model import Workspace
+
+    Workspace(empty_workspace, {}).create_project("p")
+    data = empty_workspace / "data" / "events.csv"
+    data.write_text("id\n" + "".join(f"{i}\n" for i in range(100)))
+    svc = open_service(empty_workspace)
+    svc.create_sql_tab("p", "all_events", "SELECT * FROM events")
+    assert "ROW_COUNT_DRIFT" not in codes(svc.run_sql_tab("p", "all_events"))
+    data.write_text("id\n" + "".join(f"{i}\n" for i in range(10)))
+    drift = check(svc.run_sql_tab("p", "all_events"), "ROW_COUNT_DRIFT")
+    assert drift["evidence"]["previous_row_count"] == 100 and drift["evidence"]["row_count"] == 10
+    # the tab's SQL changed: another step, nothing to compare with
+    (empty_workspace / "projects" / "p" / "sql" / "all_events.sql").write_text(
+        "SELECT * FROM events, range(30)")
+    assert "ROW_COUNT_DRIFT" not in codes(svc.run_sql_tab("p", "all_events"))
+
+
 def test_row_count_drift_factor_is_a_setting(empty_workspace, open_service):
     data = empty_workspace / "data" / "events.csv"
     data.write_text("id\n" + "".join(f"{i}\n" for i in range(100)))

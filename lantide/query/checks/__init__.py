@@ -38,9 +38,10 @@ METADATA_STATEMENTS = {"Describe", "Summarize", "Show"}
 __all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
 
 
-def step_key(parsed, *, project: str | None = None, tab: str | None = None) -> str:
-    """What identifies "the same step" across runs: the tab, and the statement's tokens
-    (so comments, spacing and the case of keywords and plain names do not matter)."""
+def step_key(parsed) -> str:
+    """What identifies "the same step" of ``run_query`` across runs: the statement's tokens
+    (so comments, spacing and the case of keywords and plain names do not matter). A tab's
+    step is its tab with the same SQL; its last row count is in the catalog."""
     from sqlglot.dialects.duckdb import DuckDB
     from sqlglot.tokens import TokenType
 
@@ -52,14 +53,18 @@ def step_key(parsed, *, project: str | None = None, tab: str | None = None) -> s
     except Exception:  # the guard tokenized it already; this is only a fallback
         text = " ".join(parsed.body.split())
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
-    return f"tab:{project}/{tab}:{digest}" if tab else f"sql:{digest}"
+    return f"sql:{digest}"
 
 
-def compute(service, *, parsed, inputs, preview, table: str | None, key: str,
-            connection: str | None, drift_factor: float = rules.DRIFT_FACTOR) -> list[dict]:
+def compute(service, *, parsed, inputs, preview, table: str | None, key: str | None,
+            connection: str | None, drift_factor: float = rules.DRIFT_FACTOR,
+            previous_row_count: int | None = None) -> list[dict]:
     """The checks of one result (see the module docstring). ``inputs``: the statement's
     resolved tables (:class:`lantide.query.lineage.Input`); ``table``: the cached table
-    holding the result, or None when only the preview exists."""
+    holding the result, or None when only the preview exists. ``key``: the step's
+    identity (:func:`step_key`) whose last row count the cache database keeps; a tab
+    passes None and its last run's ``previous_row_count`` instead (its bookkeeping row
+    has it already)."""
     store: RelationFacts = service._backend.check_facts
     if type(parsed.expression).__name__ in METADATA_STATEMENTS:
         return []  # a description of a table, not a result: its NULL "default" column is no news
@@ -104,9 +109,10 @@ def compute(service, *, parsed, inputs, preview, table: str | None, key: str,
         if statement is not None:
             checks += rules.division_by_zero(facts, statement.divisions)
         checks += rules.implausible_ratios(facts)
-        checks += rules.row_count_drift(store.previous_row_count(key), preview.row_count,
-                                        drift_factor)
-        store.record_row_count(cur, key, preview.row_count)
+        previous = store.previous_row_count(key) if key else previous_row_count
+        checks += rules.row_count_drift(previous, preview.row_count, drift_factor)
+        if key:
+            store.record_row_count(cur, key, preview.row_count)
         store.flush(cur)
         return sorted(checks, key=lambda c: SEVERITIES.index(c["severity"]))
 
@@ -150,8 +156,10 @@ def _analyse(cur, store: RelationFacts, parsed, relations: dict):
     the same step, as Source Run does, does not qualify it again)."""
     import sqlglot
 
-    from lantide.query.checks.statement import analyse
+    from lantide.query.checks.statement import analyse, analyse_without_joins
 
+    if not parsed.join_count:
+        return analyse_without_joins(parsed.expression)
     memo = (parsed.body, tuple(sorted((k, r.version) for k, r in relations.items()
                                       if k[0] is None)))
     known = store.remembered_statement(memo)

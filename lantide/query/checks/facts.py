@@ -137,8 +137,12 @@ class RelationFacts:
         with self._lock:
             known = self._columns.get(memo)
         if known is None:
-            cur.execute(f"SELECT * FROM {rel.sql} LIMIT 0")
-            known = {d[0]: "VARCHAR" for d in cur.description}  # types do not matter here
+            try:
+                names = cur.table(rel.sql).columns  # binds the relation; no statement runs
+            except Exception:
+                cur.execute(f"SELECT * FROM {rel.sql} LIMIT 0")
+                names = [d[0] for d in cur.description]
+            known = {name: "VARCHAR" for name in names}  # types do not matter here
             with self._lock:
                 self._columns[memo] = known
         return known

@@ -125,6 +125,19 @@ class Statement:
         return bool(self.join_scopes)
 
 
+def analyse_without_joins(expression) -> Statement:
+    """A statement that joins nothing: only its divisions matter, and they need no
+    qualifying (sqlglot's optimizer stays unimported; the tree is only read)."""
+    from sqlglot import exp
+
+    if not isinstance(expression, exp.Select):
+        return Statement([], [], [])
+    if any(isinstance(p, exp.Star) or isinstance(getattr(p, "this", None), exp.Star)
+           or type(p).__name__ == "Columns" for p in expression.expressions):
+        return Statement([], [], [], expression)  # * hides which output is which
+    return Statement([], _divisions(expression), [], expression)
+
+
 def analyse(expression, schema: dict | None) -> Statement:
     """The statement's joins, additive uses, divisions and summed outputs. ``expression``
     is qualified in place: pass a tree nobody else holds."""
