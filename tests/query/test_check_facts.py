@@ -70,9 +70,13 @@ def test_facts_are_remembered_per_version_and_across_engines(empty_workspace, op
     svc = open_service(empty_workspace)
     name = _table(svc, "INTEGER", [1, 2, 2, 3])
     facts = RelationFacts(svc.engine)
-    v1 = Relation(f"cached:{name}", f'"{name}"', "v1")
+    v1 = Relation(f"data:{name}", f'"{name}"', "v1")  # a data file's facts are written
     first = svc.engine.run(lambda cur: facts.keys(cur, v1, ["k"], with_max=True))
+    cached = Relation(f"cached:{name}", f'"{name}"', "v1")  # a cached table's stay in memory
+    svc.engine.run(lambda cur: facts.keys(cur, cached, ["k"]))
     svc.engine.run(facts.flush)
+    stored = svc.engine.execute("SELECT subject FROM _lantide.check_facts")
+    assert (v1.subject,) in stored and (cached.subject,) not in stored
     assert (first.distinct, first.max_repeat) == (3, 2)
     svc.engine.run(lambda cur: cur.execute(f'DELETE FROM "{name}" WHERE k = 2'))
     # the same version: the remembered fact (another process reads it from the database)

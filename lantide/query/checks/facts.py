@@ -7,8 +7,9 @@ key, the distinct keys, and (only when a check fires) how many rows one key has 
 
 Facts belong to one version of a relation: a data file's path, size and mtime, a cached
 table's fingerprint or creation time, a derived table's SQL together with the versions of
-what it reads. They are kept in memory and in ``_lantide.check_facts``, so a relation is
-measured once per change, not once per query (and not once per ``lantide sql`` process).
+what it reads. They are kept in memory, and those of data files in ``_lantide.check_facts``, so a
+relation is measured once per change, not once per query (and a data file not once per
+``lantide sql`` process).
 
 Measuring is cheap where it can be: one integer key is counted with ``bitstring_agg``
 over its range (a bit per value, one pass, no hash table; about 7x faster than a GROUP BY
@@ -33,6 +34,9 @@ _TABLE = f'"{INTERNAL_SCHEMA}".check_facts'
 _SCHEMA_SQL = (f"CREATE TABLE IF NOT EXISTS {_TABLE} (subject VARCHAR, fact VARCHAR, "
                "version VARCHAR, value VARCHAR, measured_at TIMESTAMP, "
                "PRIMARY KEY (subject, fact))")
+# Written to the database: data files (large, stable between processes) and step row
+# counts. A cached table gets a new version with every run, so its facts live in memory.
+PERSISTED_SUBJECTS = ("data:", "step")
 BITSTRING_MAX_RANGE = 1 << 26  # 8 MB of bits: beyond this, group the keys
 _INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
                   "UINTEGER", "UBIGINT"}
@@ -102,8 +106,9 @@ class RelationFacts:
         self._loaded()
         with self._lock:
             self._memory[(rel.subject, fact)] = (rel.version, value)
-            self._pending[(rel.subject, fact)] = [rel.subject, fact, rel.version,
-                                                  json.dumps(value), now_utc()]
+            if rel.subject.startswith(PERSISTED_SUBJECTS):
+                self._pending[(rel.subject, fact)] = [rel.subject, fact, rel.version,
+                                                      json.dumps(value), now_utc()]
 
     def flush(self, cur) -> None:
         with self._lock:

@@ -394,16 +394,20 @@ def tokens(name: str) -> list[str]:
 
 def _named_sides(output_name: str | None, sources: dict) -> list[str]:
     """The sources a ``COUNT(*)``'s output name says it counts (``customers``,
-    ``n_customers``, ``customer_count`` for a source reading ``customers``)."""
+    ``n_customers``, ``customer_count`` for a source reading ``customers``). A source
+    whose whole name matches wins; else one whose name has a matching word (``dims`` for
+    ``dim_2024``), but only when no other source shares that word."""
     if not output_name:
         return []
-    words = {_stem(w) for w in tokens(output_name)}
-    out = []
-    for alias, src in sources.items():
-        names = [src.table.name] if src.table is not None else [alias]
-        if any(_stem(n) in words for n in names if n):
-            out.append(alias)
-    return out
+    words = {_stem(w) for w in tokens(output_name)} - {""}
+    names = {alias: (src.table.name if src.table is not None else alias)
+             for alias, src in sources.items()}
+    whole = [alias for alias, name in names.items() if name and _stem(name) in words]
+    if whole:
+        return whole
+    by_word = [alias for alias, name in names.items()
+               if {_stem(w) for w in tokens(name) if not w.isdigit()} & words]
+    return by_word if len(by_word) == 1 else []
 
 
 def _unwrap_alias(node):
