@@ -59,6 +59,10 @@ def test_the_model_sees_the_fan_out_check_and_the_ledger_keeps_it(run_cli, sampl
     assert second["checks"] == []
     listed = json.loads(run_cli("ledger", sample_workspace, "--json").stdout)
     assert listed["steps"][0]["checks"][0]["code"] == "JOIN_FAN_OUT"
+    table = run_cli("ledger", sample_workspace).stdout.splitlines()
+    assert "checks" in table[0]
+    assert [line for line in table if "JOIN_FAN_OUT" in line] == [
+        line for line in table if first["step_id"] in line]
 
 
 def test_profile_columns_through_chat(run_cli, sample_workspace, fake_openai):
