@@ -1,5 +1,6 @@
 """The agent sees result checks and can profile columns: ``lantide chat`` in a subprocess,
-the real ``openai`` client, the loopback server, the sample workspace."""
+the real ``openai`` client, the loopback server, the sample workspace (and a Source Run
+through the scripted model at the engine's boundary)."""
 
 from __future__ import annotations
 
@@ -93,3 +94,28 @@ def test_profile_columns_through_chat(run_cli, sample_workspace, fake_openai):
     assert [e["ok"] for e in events if e["event"] == "tool_returned"] == [True, False]
     offered = {t["function"]["name"] for t in fake_openai.chat_requests[0]["tools"]}
     assert "profile_columns" in offered
+
+
+def test_source_run_gives_each_tabs_checks_with_advice(session_factory, scripted, open_ws):
+    from tests.agent.scripted_model import reply
+
+    project = open_ws.project("q3-churn")
+    project.set_status("executing")
+    (project.sql_dir / "segment_sizes.sql").write_text(
+        "SELECT c.segment, count(*) AS customers\nFROM clean_orders o\n"
+        "JOIN customers c USING (customer_id)\nGROUP BY 1\n")
+    seen: list = []
+    scripted.add(reply("", ("source_run_sql_tab", {"tab": "segment_sizes",
+                                                   "purpose": "segment sizes"})))
+    scripted.add(reply("The segment sizes are inflated by the join; fixing it next."),
+                 expect=lambda messages, tools: seen.append(json.loads(messages[-1]["content"])))
+    session = session_factory()
+    list(session.run_turn("How big is each segment?"))
+    scripted.assert_done()
+    (report,) = seen
+    by_tab = {t["tab"]: t for t in report["tabs"]}
+    fan = [c for c in by_tab["segment_sizes"]["checks"] if c["code"] == "JOIN_FAN_OUT"]
+    assert fan and fan[0]["advice"].startswith("The join repeats rows")
+    assert all("advice" in c for t in report["tabs"] for c in t.get("checks", []))
+    step = next(s for s in session.ledger.steps() if s["step_id"] == by_tab["segment_sizes"]["step_id"])
+    assert [c["code"] for c in step["checks"]] == ["JOIN_FAN_OUT"]
