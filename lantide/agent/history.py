@@ -108,6 +108,10 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
         }
         if "row_count" in result:
             out["row_count"] = result["row_count"]
+        checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
+        if checks:  # an error check unresolved keeps the number from being a finding
+            out["checks"] = [{k: c.get(k) for k in ("code", "severity", "message")}
+                             for c in checks]
         if tool != "run_query" and args.get("tab"):
             out["tab"] = args["tab"]
         out["note"] = "preview dropped to save space; " + where_rows_are(result)

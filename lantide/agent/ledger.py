@@ -31,7 +31,7 @@ from lantide.workspace.log_reader import LogProblem, parse_log_line, read_log
 
 STEP_FIELDS = ("step_id", "conversation_id", "at", "tool", "project", "purpose", "result_label",
                "sql", "row_count", "columns", "cached_table_name", "materialized",
-               "materialize_reason", "warnings", "duration_ms", "summary")
+               "materialize_reason", "warnings", "checks", "duration_ms", "summary")
 QUERY_STEP_MARKER = "[[QUERY_STEP]]"
 MAX_SUMMARY_CHARS = 500
 
@@ -197,6 +197,7 @@ class Ledger:
             step["conversation_id"] = self.conversation_id
             step["at"] = fields.get("at") or _now()
             step["warnings"] = list(fields.get("warnings") or [])
+            step["checks"] = list(fields.get("checks") or [])  # result checks, DESIGN §6
             step["summary_status"] = fields.get("summary_status", "pending")
             for k, v in fields.items():  # extra fields the query layer adds are kept
                 step.setdefault(k, v)

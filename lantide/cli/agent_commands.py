@@ -273,7 +273,9 @@ def run_ledger(args: argparse.Namespace) -> int:
         return 0
     rows = [[s.get("conversation_id"), s.get("step_id"), s.get("at"), s.get("tool"),
              s.get("project"), s.get("purpose"), s.get("row_count"), s.get("cached_table_name"),
-             s.get("summary") or f"({s.get('summary_status', 'missing')})"] for s in steps]
+             s.get("summary") or f"({s.get('summary_status', 'missing')})",
+             ", ".join(str(c.get("code")) for c in s.get("checks") or [] if isinstance(c, dict))]
+            for s in steps]
     print_table(["conversation", "step", "at", "tool", "project", "purpose", "rows", "cached as",
-                 "summary"], rows, max_width=60)
+                 "summary", "checks"], rows, max_width=60)
     return 0

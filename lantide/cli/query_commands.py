@@ -147,6 +147,13 @@ def _print_result(result: dict) -> None:
     for warning in result["warnings"]:
         if "preview shows" not in warning:
             print(f"warning: {warning}")
+    _print_checks(result.get("checks") or [])
+
+
+def _print_checks(checks: list[dict], indent: str = "") -> None:
+    """One line per result check: ``check error JOIN_FAN_OUT: message``."""
+    for c in checks:
+        print(f"{indent}check {c['severity']} {c['code']}: {c['message']}")
 
 
 def _finish(result: dict, as_json: bool) -> int:
@@ -189,6 +196,7 @@ def run_source_run(args: argparse.Namespace) -> int:
                       "failed": lambda e: f"{e['error']['message']}",
                       "not_run": lambda e: e["reason"]}[entry["status"]](entry)
             print(f"{entry['status']:<8} {entry['tab']:<32} {detail}")
+            _print_checks(entry.get("checks") or [], indent="         ")
         print(f"{report['ran']} ran, {report['skipped']} up to date, {report['failed']} failed, "
               f"{report['not_run']} not run ({report['duration_ms']} ms)")
         for entry in report["tabs"]:

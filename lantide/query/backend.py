@@ -40,13 +40,14 @@ class Backend:
     """The shared state of one cache database (see the module docstring)."""
 
     def __init__(self, key: str, engine: Engine, catalog: Catalog, sources: DataSources,
-                 row_counts: RowCounts, settings_key: tuple):
+                 row_counts: RowCounts, settings_key: tuple, check_facts=None):
         self.key = key
         self.engine = engine
         self.catalog = catalog
         self.sources = sources
         self.row_counts = row_counts
         self.settings_key = settings_key
+        self.check_facts = check_facts  # facts the result checks measured, per table version
         self.refs = 0
 
     def close(self) -> None:
@@ -116,7 +117,11 @@ def _open(key: str, workspace, settings, reserved_names) -> Backend:
         catalog = Catalog(engine)
         sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names)
         row_counts = RowCounts(engine, file_stamp)
+        from lantide.query.checks.facts import RelationFacts
+
+        check_facts = RelationFacts(engine)
     except BaseException:
         engine.close()
         raise
-    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings))
+    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings),
+                   check_facts)

@@ -31,7 +31,7 @@ from pathlib import Path
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import results
-from lantide.query.errors import QueryRefused, TableNotFound
+from lantide.query.errors import QueryError, QueryRefused, TableNotFound
 from lantide.query.guard import TableRef
 from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident
 
@@ -199,11 +199,31 @@ class BrowseOperations:
 
         return self.engine.run(work)
 
-    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10) -> dict:
+    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10,
+                      columns: list[str] | None = None) -> dict:
+        """The column profile (:mod:`lantide.query.profile`); ``columns``: only these,
+        matched without regard to case; an unknown name is refused with the real ones."""
         from lantide.query.profile import profile_relation
 
-        relation, _ = self._local_relation(relation_name)
-        return profile_relation(self.engine, relation, bins=bins, top=top)
+        self._fresh()
+        relation, resolved = self._local_relation(relation_name)
+        if resolved.kind == lin.EXTERNAL:
+            raise QueryError(f"{relation_name!r} is a table of connection {resolved.target!r}; "
+                             "only local tables are profiled",
+                             code="PROFILE_REMOTE_TABLE",
+                             hint="Stage it first (run_query with a result_label), then "
+                                  "profile the cached table.")
+        only = None
+        if columns:
+            names = [r[0] for r in self.engine.execute(f"DESCRIBE SELECT * FROM {relation}")]
+            by_key = {n.casefold(): n for n in names}
+            missing = [c for c in columns if c.casefold() not in by_key]
+            if missing:
+                raise QueryError(f"{relation_name!r} has no column {', '.join(map(repr, missing))}",
+                                 code="COLUMN_NOT_FOUND",
+                                 hint=f"Its columns: {', '.join(names)}.")
+            only = list(dict.fromkeys(by_key[c.casefold()] for c in columns))
+        return profile_relation(self.engine, relation, bins=bins, top=top, only=only)
 
     def export_table(self, relation_name: str, path, fmt: str | None = None) -> dict:
         from lantide.query.export import export_relation

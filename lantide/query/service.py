@@ -13,9 +13,12 @@ Shapes (keys always present unless marked ``?``):
     {"status": "ok", "step_id", "sql", "columns": [{"name", "type"}],
      "preview": [[...], ...] (<= 200 rows), "row_count", "truncated",
      "materialized", "reason_code", "materialize_reason", "cached_table_name" (or None),
-     "warnings": [str], "hints": [{"code", "message", "hint", ...}], "duration_ms",
+     "warnings": [str], "hints": [{"code", "message", "hint", ...}],
+     "checks": [{"code", "severity", "message", "evidence"}] (lantide.query.checks),
+     "duration_ms",
      "step": {step_id, at, tool, project, purpose, result_label, sql, row_count, columns,
-              cached_table_name, materialized, materialize_reason, warnings, duration_ms},
+              cached_table_name, materialized, materialize_reason, warnings, checks,
+              duration_ms},
      "tab"?: name, "project"?: dirname, "source"?: connection name}
 
     A large remote result instead answers
@@ -36,6 +39,7 @@ from lantide.errors import FileProblem, LantideError
 from lantide.query import hints as hint_rules
 from lantide.query import lineage as lin
 from lantide.query import backend, qem, results
+from lantide.query import checks as result_checks
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.engine import Engine
@@ -296,13 +300,25 @@ class QueryService(TabOperations, BrowseOperations):
             if warning:
                 return warning
         preview = self._execute(parsed, plan, record, connection, cell_chars=max_cell_chars)
+        checks = self._result_checks(parsed, inputs, preview, plan, connection,
+                                     result_checks.step_key(parsed))
         result = self._result(
             tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
             step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
-            found=found, connection=connection)
+            found=found, connection=connection, checks=checks)
         if unreadable is not None:
             result.setdefault("warnings", []).append(unreadable)
         return result
+
+    def _result_checks(self, parsed, inputs, preview, plan, connection, key,
+                       previous_row_count=None) -> list[dict]:
+        """The result's checks (:mod:`lantide.query.checks`), on the table just written or
+        the preview rows."""
+        return result_checks.compute(
+            self, parsed=parsed, inputs=inputs, preview=preview,
+            table=plan.table_name if plan.materialize else None, key=key,
+            connection=connection, drift_factor=_drift_factor(self.settings),
+            previous_row_count=previous_row_count)
 
     def _single_source(self, inputs: list[lin.Input]) -> str | None:
         return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,
@@ -411,7 +427,8 @@ class QueryService(TabOperations, BrowseOperations):
                               limit, again=again)
 
     def _result(self, *, tool, parsed, plan, preview, started, step_id, project, purpose,
-                result_label, found, connection, tab=None, extra_warnings=()) -> dict:
+                result_label, found, connection, tab=None, extra_warnings=(),
+                checks=()) -> dict:
         duration_ms = int((time.perf_counter() - started) * 1000)
         warnings = list(extra_warnings)
         if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
@@ -428,13 +445,13 @@ class QueryService(TabOperations, BrowseOperations):
                 "result_label": result_label, "sql": parsed.sql, "row_count": preview.row_count,
                 "columns": preview.columns, "cached_table_name": table,
                 "materialized": plan.materialize, "materialize_reason": plan.reason_code,
-                "warnings": warnings, "duration_ms": duration_ms}
+                "warnings": warnings, "checks": list(checks), "duration_ms": duration_ms}
         out = {"status": "ok", "step_id": step_id, "sql": parsed.sql, "columns": preview.columns,
                "preview": preview.rows, "row_count": preview.row_count,
                "truncated": preview.truncated, "materialized": plan.materialize,
                "reason_code": plan.reason_code, "materialize_reason": plan.reason,
                "cached_table_name": table, "warnings": warnings, "hints": found,
-               "duration_ms": duration_ms, "step": step,
+               "checks": list(checks), "duration_ms": duration_ms, "step": step,
                "cells_cut": preview.cells_cut, "cell_chars": preview.cell_chars}
         if project is not None:
             out["project"] = project.dirname
@@ -444,6 +461,16 @@ class QueryService(TabOperations, BrowseOperations):
             out["source"] = connection
         return out
 
+
+
+def _drift_factor(settings) -> float:
+    """``query.row_count_drift_factor``; a value that is not a number above 1 (which would
+    call every change a drift) falls back to the default."""
+    try:
+        factor = float(getattr(settings, "row_count_drift_factor", 0) or 0)
+    except (TypeError, ValueError):
+        factor = 0.0
+    return factor if factor > 1 else result_checks.rules.DRIFT_FACTOR
 
 
 def _user_query_settings():

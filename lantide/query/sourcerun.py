@@ -142,7 +142,8 @@ class _Chain:
                     "duration_ms": int((time.perf_counter() - t0) * 1000)}
         return {"tab": name, "status": RAN, "row_count": result["row_count"],
                 "duration_ms": result["duration_ms"], "reason_code": result["reason_code"],
-                "warnings": result["warnings"], "step": result["step"]}
+                "warnings": result["warnings"], "checks": result["checks"],
+                "step": result["step"]}
 
     def finish(self, name: str, entry: dict) -> None:
         if entry.get("error", {}).get("error") == "QUERY_CANCELLED":

@@ -114,11 +114,18 @@ class TabOperations:
             fingerprint = self.tab_fingerprint(lineage)
         record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
                              fingerprint, None, None, None)
+        last = self.catalog.cached(name)  # the same step ran before: same tab, same SQL
+        previous = last.row_count if (last is not None and last.kind == TAB and
+                                      last.project == project.dirname and
+                                      last.sql == lineage.sql) else None
         preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows,
                                 cell_chars=cell_chars)
+        checks = self._result_checks(parsed, lineage.inputs, preview, plan, connection,
+                                     None, previous_row_count=previous)
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
-                            result_label=None, found=found, connection=connection, tab=name)
+                            result_label=None, found=found, connection=connection, tab=name,
+                            checks=checks)
 
     def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
                            progress=None, *, large_remote_warning_id=None) -> dict:

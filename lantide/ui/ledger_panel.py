@@ -4,7 +4,8 @@
 last, with its purpose, the one-line summary the agent wrote (or that it is missing),
 rows, cached table and time. It follows the chat's conversation, updates live as steps are
 recorded, and selects a step when a link in the chat is clicked. The details show the
-SQL (coloured), warnings and corrections; a step's cached table opens in a table browser.
+SQL (coloured), warnings, result checks (badges that open their evidence) and corrections;
+a step's cached table opens in a table browser.
 
 **Query history** (:mod:`lantide.ui.query_history_view`): what the analyst ran from SQL tabs.
 """
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout
                                QLabel, QPushButton, QSplitter, QTabWidget, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from lantide.ui.check_badges import checks_html
 from lantide.ui.icons import icon
 from lantide.ui.query_history_view import QueryHistoryView, local_time
 from lantide.ui.sql_highlighter import sql_to_html
@@ -76,6 +78,8 @@ class LedgerPanel(QWidget):
         self.step_tree.itemDoubleClicked.connect(lambda *_: self._open_step_table())
         self.step_details = QTextBrowser(self)
         self.step_details.setOpenLinks(False)
+        self.step_details.anchorClicked.connect(self._detail_link)
+        self._opened_checks: set[int] = set()
         ledger_split = QSplitter(Qt.Orientation.Horizontal, self)
         ledger_split.addWidget(self.step_tree)
         ledger_split.addWidget(self.step_details)
@@ -215,6 +219,11 @@ class LedgerPanel(QWidget):
             item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
             item.setData(0, ROLE_KEY, step.get("step_id"))
             item.setToolTip(4, step.get("summary") or summary_text(step))
+            errors = [c.get("code") for c in step.get("checks") or []
+                      if isinstance(c, dict) and c.get("severity") == "error"]
+            if errors:  # a number that is not a finding yet: the step says so at a glance
+                item.setForeground(0, QBrush(theme.danger))
+                item.setToolTip(0, "Unresolved checks: " + ", ".join(map(str, errors)))
             if not step.get("summary"):
                 item.setForeground(4, QBrush(theme.muted))
             for col in (5, 7):
@@ -250,7 +259,18 @@ class LedgerPanel(QWidget):
         step = self.current_step()
         self.open_table_button.setEnabled(bool(step and step.get("cached_table_name")))
         self.copy_sql_button.setEnabled(bool(step and step.get("sql")))
+        self._opened_checks = set()
         self.step_details.setHtml(self._step_html(step) if step else "")
+
+    def _detail_link(self, url) -> None:
+        """A check badge in the details: open or close its message and evidence."""
+        text = url.toString()
+        step = self.current_step()
+        if not text.startswith("check:") or step is None:
+            return
+        index = int(text.split(":", 1)[1])
+        self._opened_checks ^= {index}
+        self.step_details.setHtml(self._step_html(step))
 
     def _step_html(self, step: dict) -> str:
         theme = colors()
@@ -274,6 +294,8 @@ class LedgerPanel(QWidget):
             parts.append(f"<p style='color:{muted}'>{_esc(' · '.join(facts))}</p>")
         for warning in step.get("warnings") or []:
             parts.append(f"<p style='color:{theme.warning.name()}'>⚠ {_esc(str(warning))}</p>")
+        checks = [c for c in step.get("checks") or [] if isinstance(c, dict)]
+        parts.append(checks_html(checks, self._opened_checks))
         for patch in step.get("patches") or []:
             parts.append(f"<p style='color:{muted}'>corrected {local_time(patch.get('at'))} by "
                          f"{_esc(str(patch.get('by')))}: was {_esc(str(patch.get('old')))}</p>")

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from lantide.ui.chat_answer import AutoHeightBrowser
+from lantide.ui.check_badges import CheckBadges, checks_of
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
 from lantide.ui.result_model import format_value
@@ -141,6 +142,7 @@ class ToolCardWidget(ThemedFrame):
         status_row.setContentsMargins(34, 0, 8, 4)
         status_row.addWidget(self.status_label, 1)
         status_row.addWidget(self.step_link)
+        self.badges = CheckBadges(self)  # the result's checks; hidden when there are none
         self.body = AutoHeightBrowser(self)
         self.body.hide()
         layout = QVBoxLayout(self)
@@ -148,6 +150,7 @@ class ToolCardWidget(ThemedFrame):
         layout.setSpacing(0)
         layout.addLayout(head)
         layout.addLayout(status_row)
+        layout.addWidget(self.badges)
         layout.addWidget(self.body)
         self.apply_theme()
 
@@ -158,6 +161,7 @@ class ToolCardWidget(ThemedFrame):
         self._tool_icon.setPixmap(icon(_TOOL_ICONS.get(self.tool, "settings")).pixmap(16, 16))
         failed = self.ok is False
         self.status_label.setStyleSheet(f"color: {(theme.danger if failed else theme.muted).name()};")
+        self.badges.apply_theme()
         if self.expanded:
             self.body.setHtml(self.body_html())
 
@@ -176,6 +180,7 @@ class ToolCardWidget(ThemedFrame):
         self.ok = ok and "error" not in result
         self.result = result
         self.status_label.setText(result_gist(ok, result, duration_ms))
+        self.badges.set_checks(checks_of(result) if self.ok else [])
         step_id = step_id_of(result)
         if step_id:
             self.set_step(step_id)
@@ -214,8 +219,8 @@ class ToolCardWidget(ThemedFrame):
             else:
                 table = _preview_table(self.result)
                 rest = {k: v for k, v in self.result.items()
-                        if k not in ("preview", "rows", "columns", "step", "sql")} if table \
-                    else self.result
+                        if k not in ("preview", "rows", "columns", "step", "sql", "checks")} \
+                    if table else self.result
                 parts.append(table)
                 if rest:
                     parts.append(_json_block(rest))

@@ -49,6 +49,7 @@ class QuerySettings:
     preview_rows: int = 200
     large_remote_rows: int = 1_000_000
     source_run_workers: int = 0  # tabs a Source Run runs at once; 0: automatic (cores + 1, <= 4)
+    row_count_drift_factor: float = 2.0  # ROW_COUNT_DRIFT: a re-run's row count this far apart
 
 
 @dataclass

@@ -37,6 +37,18 @@ def test_compacted_query_result_keeps_the_reviewers_fields():
     assert "preview" not in out
 
 
+def test_result_checks_survive_compaction_without_their_evidence():
+    turn = query_turn(1)
+    result = json.loads(turn.messages[2]["content"])
+    result["checks"] = [{"code": "JOIN_FAN_OUT", "severity": "error", "message": "repeats rows",
+                         "evidence": {"joins": ["x" * 500]}, "advice": "count distinct keys"}]
+    out = json.loads(compact_result(json.dumps(result), "run_query", {"sql": LONG_SQL}))
+    assert out["checks"] == [{"code": "JOIN_FAN_OUT", "severity": "error",
+                              "message": "repeats rows"}]
+    clean = json.loads(compact_result(turn.messages[2]["content"], "run_query", {"sql": LONG_SQL}))
+    assert "checks" not in clean
+
+
 def test_errors_survive_compaction():
     content = json.dumps({"error": "QUERY_REFUSED_DDL", "message": "DROP is not allowed",
                           "hint": "use SELECT"})

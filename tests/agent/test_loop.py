@@ -182,7 +182,7 @@ def test_long_turn_compacts_earlier_results_keeping_the_step_fields(session_fact
         assert first["sql_preview"] == f"{wide} WHERE order_id % 4 = 0 LIMIT 200"[:200]
 
     scripted.add(reply("Four slices seen."), expect=compacted)
-    scripted.window = 7_000
+    scripted.window = 8_192  # the default window (the fixed layers and the answer's reserve take about half)
     s = session_factory()
     events = run(s, "Look at orders in four slices")
     assert any(e.name == "context_compacted" for e in events)
@@ -266,7 +266,7 @@ def test_dropped_turns_leave_their_key_events_in_a_note(session_factory, scripte
         scripted.add(reply("", ("read_plan", {})))
         scripted.add(reply(f"Read the plan again ({i})."))
         run(s, f"Read the plan, round {i}")
-    scripted.window = 6_000
+    scripted.window = 7_000
 
     def note(messages, names):
         system = messages[0]["content"]

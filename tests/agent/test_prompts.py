@@ -43,6 +43,7 @@ CONTEXTS = {
     "notes/repeated_call.md.j2": dict(tool="read_schema", times=4),
     "notes/context_full.md.j2": dict(window=8192, source="endpoint", tokens=6400, reserve=2048,
                                      steps=["s1"]),
+    "notes/result_check.md.j2": dict(code="JOIN_FAN_OUT"),
     "background/conversation_title.md.j2": {},
     # sent by the desktop app's Resolve (N) button as the analyst's message
     "requests/resolve_annotations.md.j2": dict(count=3, document_label="Plan",

@@ -10,7 +10,7 @@ from lantide.query import qem
 
 STEP_FIELDS = {"step_id", "at", "tool", "project", "purpose", "result_label", "sql", "row_count",
                "columns", "cached_table_name", "materialized", "materialize_reason",
-               "warnings", "duration_ms"}
+               "warnings", "checks", "duration_ms"}
 
 
 def test_exploratory_preview_is_capped_and_counts_all_rows(sample_service):

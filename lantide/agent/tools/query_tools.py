@@ -8,6 +8,7 @@ needs (the full result stays in DuckDB and, when materialized, in its cached tab
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from lantide.agent.consent import consent_refusal
@@ -62,6 +63,20 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
 def _cell_chars(args: dict) -> int:
     value = args.get("max_cell_chars")
     return MODEL_CELL_CHARS if value is None else max(1, min(int(value), MAX_CELL_CHARS))
+@lru_cache(maxsize=None)
+def check_advice(code: str) -> str:
+    """One sentence for the model on what to do about a result check (a prompt file)."""
+    from lantide.templates import render_prompt
+
+    return render_prompt("notes/result_check.md.j2", code=code).strip()
+
+
+def advised(checks: Any) -> list[dict[str, Any]]:
+    """The result's checks, each with its advice sentence."""
+    if not isinstance(checks, list):
+        return []
+    return [{**c, "advice": check_advice(str(c.get("code")))} for c in checks
+            if isinstance(c, dict)]
 
 
 def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: str | None,
@@ -115,6 +130,8 @@ def _model_result(ctx: ToolContext, tool: str, result: dict[str, Any], project: 
                   purpose: str | None = None, label: str | None = None) -> dict[str, Any]:
     step = record_step(ctx, tool, result, project, purpose, label)
     out = shape_preview(result, ctx.settings.query.preview_rows)
+    if "checks" in result:
+        out["checks"] = advised(result["checks"])
     if step is not None:
         out["step_id"] = step["step_id"]
         out["next"] = STEP_LINE_REMINDER.format(step_id=step["step_id"])
@@ -199,6 +216,28 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, An
     return out
 
 
+PROFILE_TOP_VALUES = 8
+PROFILE_BINS = 6
+
+
+def profile_columns(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    """The table browser's column profile, compacted for the model (histograms as
+    ``[low, high, count]`` triples)."""
+    profile = _run_guarded(ctx, lambda q: q.profile_table(
+        args["table"], bins=PROFILE_BINS, top=PROFILE_TOP_VALUES, columns=args.get("columns")))
+    columns = []
+    for col in profile["columns"]:
+        entry = {k: v for k, v in col.items() if k != "histogram"}
+        hist = col.get("histogram") or {}
+        if hist.get("kind") == "top_values":
+            entry["top_values"] = [[v["value"], v["count"]] for v in hist["values"]]
+            entry["other_count"] = hist["other_count"]
+        elif hist.get("kind") == "numeric":
+            entry["histogram"] = [[b["low"], b["high"], b["count"]] for b in hist["bins"]]
+        columns.append(entry)
+    return {"table": args["table"], "row_count": profile["row_count"], "columns": columns}
+
+
 def validate_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
     result = _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
     return result if isinstance(result, dict) else {"ok": bool(result)}
@@ -252,6 +291,7 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
         step = record_step(ctx, "source_run_sql_tab", entry, project, args.get("purpose")) \
             if isinstance(entry.get("step"), dict) else None
         tabs.append({**{k: v for k, v in entry.items() if k != "step"},
+                     **({"checks": advised(entry["checks"])} if "checks" in entry else {}),
                      **({"step_id": step["step_id"]} if step else {})})
         if step:
             recorded.append(step["step_id"])
@@ -304,6 +344,11 @@ TOOLS = [
          params({"table": {"type": "string", "minLength": 1}}, ("table",)), read_schema),
     Tool("validate_query",
          params(_SQL, ("sql",)), validate_query),
+    Tool("profile_columns",
+         params({"table": {"type": "string", "minLength": 1},
+                 "columns": {"type": "array", "items": {"type": "string", "minLength": 1},
+                             "minItems": 1, "maxItems": 50}}, ("table",)),
+         profile_columns),
     Tool("run_query",
          params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
                  "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("sql",)), run_query),
