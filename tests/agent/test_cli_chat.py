@@ -257,8 +257,8 @@ def test_prompt_prints_every_layer_with_token_counts(run_cli, sample_workspace):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert [l["name"] for l in out["layers"]] == ["core", "state", "knowledge", "tools",
-                                                  "recent_steps", "summary", "history",
-                                                  "active_tab"]
+                                                  "recent_steps", "state_notes", "summary",
+                                                  "history", "active_tab"]
     assert out["state"] == "planning" and all(l["tokens"] >= 0 for l in out["layers"])
     assert out["total_tokens"] == sum(l["tokens"] for l in out["layers"])
     text = run_cli("prompt", sample_workspace)

@@ -81,7 +81,7 @@ def test_a_missing_variable_is_an_error():
     from lantide.templates import PromptTemplateError
 
     with pytest.raises(PromptTemplateError):
-        render_prompt("state_planning.md.j2", project=PROJECT)
+        render_prompt("state_executing.md.j2", project=PROJECT)
 
 
 def test_core_carries_the_rules_and_no_state_layer_lists_tools():
@@ -103,7 +103,8 @@ def test_prompt_assembly_orders_layers_and_filters_tools(session_factory, open_w
     session = session_factory()
     prompt = session.prompt_preview(context_window=32_000)
     assert [l.name for l in prompt.layers] == ["core", "state", "knowledge", "tools",
-                                               "recent_steps", "summary", "history", "active_tab"]
+                                               "recent_steps", "state_notes", "summary",
+                                               "history", "active_tab"]
     system = prompt.messages[0]["content"]
     order = [system.index(marker) for marker in
              ("# Role", "# State: planning", "## Knowledge the analyst approved",

@@ -202,8 +202,7 @@ def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 _SQL = {"sql": {"type": "string", "minLength": 1}}
-_PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS,
-                        "description": "Why this step runs (required while executing)."}}
+_PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}  # core.md.j2 says when
 
 TOOLS = [
     Tool("show_tables", params(), show_tables),

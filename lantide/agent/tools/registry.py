@@ -52,9 +52,14 @@ class Tool:
         return tool_description(self.name)
 
     def schema(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description,
-                             "parameters": self.parameters}}
+        """What the model is sent: the description and the parameters without the keywords
+        only the validator needs (:func:`lean_parameters`); calls are still checked
+        against the full :attr:`parameters`."""
+        function: dict[str, Any] = {"name": self.name, "description": self.description}
+        lean = lean_parameters(self.parameters)
+        if lean.get("properties"):
+            function["parameters"] = lean
+        return {"type": "function", "function": function}
 
 
 @dataclass
@@ -65,14 +70,32 @@ class ToolOutcome:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
+# Schema keywords the validator enforces (its refusal names the limit) or the prompt states
+# (the purpose's length, in core.md.j2): sent, they cost tokens in every request.
+VALIDATION_ONLY = frozenset({"minLength", "maxLength", "minItems", "maxItems",
+                             "additionalProperties", "default", "pattern"})
+
+
+def lean_parameters(schema: Any) -> Any:
+    """``schema`` without :data:`VALIDATION_ONLY` keywords and empty ``required`` lists."""
+    if isinstance(schema, list):
+        return [lean_parameters(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: lean_parameters(v) for k, v in schema.items() if k not in VALIDATION_ONLY}
+    if out.get("required") == []:
+        del out["required"]
+    return out
+
+
 def params(properties: dict[str, Any] | None = None, required: tuple[str, ...] = ()) -> dict:
     """A JSON schema for an object of named arguments (unknown ones are refused)."""
     return {"type": "object", "properties": properties or {}, "required": list(required),
             "additionalProperties": False}
 
 
-PROJECT_ARG = {"project": {"type": "string",
-                           "description": "Project folder or name; default: the focused project."}}
+# that a missing project means the focused one is said once, in core.md.j2's tool rules
+PROJECT_ARG = {"project": {"type": "string"}}
 
 
 def tool_error(code: str, message: str, hint: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,108 @@
+"""The token diet: the tool schemas as sent, and a prompt whose start stays identical from
+one request to the next (what servers' prefix caches reuse)."""
+
+from __future__ import annotations
+
+import json
+
+from lantide.agent.tools import default_registry
+from lantide.tokens import count_tokens
+from tests.agent.scripted_model import reply
+
+PLANNING_TOOLS_MAX_TOKENS = 1_200
+
+
+def wire_json(value) -> str:
+    """JSON as the openai SDK puts it in the request body (compact separators)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_planning_tool_schemas_fit_the_token_budget(session_factory):
+    prompt = session_factory().prompt_preview(context_window=32_000)
+    assert prompt.state == "planning"
+    names = {t["function"]["name"] for t in prompt.tools}
+    # the diet is in the schemas, not in offering fewer tools
+    assert {"read_plan", "update_plan", "resolve_annotations", "run_query", "run_sql_tab",
+            "create_sql_tab", "ask_user", "patch_step", "show_tables", "read_schema"} <= names
+    tokens = count_tokens(wire_json(prompt.tools))
+    assert tokens <= PLANNING_TOOLS_MAX_TOKENS, f"{len(names)} tools: {tokens} tokens"
+
+
+def _shape(schema):
+    """Argument names, required lists, enums and types: the meaning a schema carries."""
+    if isinstance(schema, dict):
+        keep = {k: _shape(v) for k, v in schema.items()
+                if k in ("type", "properties", "required", "enum", "items") and v != []}
+        if "properties" in schema:
+            keep["properties"] = {name: _shape(p) for name, p in schema["properties"].items()}
+        return keep
+    if isinstance(schema, list):
+        return [_shape(x) for x in schema]
+    return schema
+
+
+def test_sent_schemas_keep_every_argument_type_enum_and_required():
+    for tool in (default_registry().get(n) for n in default_registry().names()):
+        sent = tool.schema()["function"]
+        full = tool.parameters
+        if full.get("properties"):
+            assert _shape(sent["parameters"]) == _shape(full), tool.name
+        else:
+            assert "parameters" not in sent, tool.name
+        assert len(sent["description"]) > 20
+
+
+def test_lean_parameters_drops_only_validation_keywords():
+    from lantide.agent.tools.registry import lean_parameters
+
+    full = {"type": "object", "additionalProperties": False, "required": [],
+            "properties": {"name": {"type": "string", "minLength": 1, "pattern": "^a"},
+                           "kind": {"type": "string", "enum": ["a", "b"], "default": "a"}}}
+    assert lean_parameters(full) == {"type": "object", "properties": {
+        "name": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]}}}
+
+
+def test_a_call_outside_the_sent_schema_is_still_refused(session_factory):
+    """Dropping additionalProperties from what is sent must not loosen validation."""
+    session = session_factory()
+    outcome = session.registry.call("read_schema", {"table": "orders", "colour": "red"},
+                                    session.tool_context())
+    assert not outcome.ok and outcome.result["error"] == "BAD_ARGUMENTS"
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def test_consecutive_requests_share_the_prefix_through_the_knowledge_layer(
+        session_factory, scripted, open_ws):
+    """Across a turn boundary after ask_user (the 'last question' note appears) and within a
+    turn where an annotation is resolved (the open count changes), every request repeats the
+    previous one's system text at least up to the end of the knowledge layer."""
+    scripted.add(reply("", ("ask_user", {"question": "Which denominator?",
+                                         "choices": ["All Q2 actives", "Signed up before Q2"]})))
+    item = {"id": "7be204", "mode": "B", "answer": "All customers active in Q2."}
+    scripted.add(reply("", ("resolve_annotations", {"document": "plan", "items": [item]})))
+    scripted.add(reply("Resolved the denominator note."))
+    session = session_factory()
+    knowledge = session.prompt_preview(32_000).layer("knowledge").text.strip()
+    assert knowledge  # the sample project has approved knowledge
+    list(session.run_turn("Resolve the denominator question"))
+    events = list(session.run_turn("All Q2 actives"))
+    assert [e.ok for e in events if e.name == "tool_returned"] == [True]
+    scripted.assert_done()
+
+    systems = [r["messages"][0]["content"] for r in scripted.requests]
+    assert "Your last question" not in systems[0] and "Your last question" in systems[1]
+    assert "3 open annotations" in systems[1] and "2 open annotations" in systems[2]
+    for before, after, tools_before, tools_after in zip(
+            systems, systems[1:], [r["tools"] for r in scripted.requests],
+            [r["tools"] for r in scripted.requests[1:]]):
+        end_of_knowledge = before.index(knowledge) + len(knowledge)
+        assert _shared_prefix(before, after) >= end_of_knowledge
+        assert tools_before == tools_after
