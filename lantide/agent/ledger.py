@@ -98,6 +98,20 @@ class Ledger:
                                 f"{self.conversation_id}",
                                 hint=f"Recent steps: {known}.")
 
+    def reflections(self) -> list[dict[str, Any]]:
+        """The reviews before reporting (lines with ``tool: "reflection"``), in order."""
+        return [r for r in read_jsonl(self.path)
+                if isinstance(r, dict) and r.get("tool") == "reflection" and "step_id" not in r]
+
+    def append_reflection(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """Append a reflection line. It has a ``reflection_id`` (r1, r2, …) and no
+        ``step_id``, so readers of query steps pass over it."""
+        with _lock:
+            line = {"reflection_id": f"r{len(self.reflections()) + 1}", "tool": "reflection",
+                    "conversation_id": self.conversation_id, "at": _now(), **fields}
+            append_jsonl(self.path, line)
+            return line
+
     def new_step_id(self) -> str:
         return f"s{len(self.steps()) + 1}"
 

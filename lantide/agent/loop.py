@@ -26,12 +26,14 @@ from lantide.agent.model_client import (
     ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, RetryScheduled, TextChunk,
 )
 from lantide.agent.prompt import AssembledPrompt, state_of
+from lantide.agent.reflection import Reflector
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
+REFLECTION_FAILED, TOKEN_BUDGET = "reflection_failed", "token_budget"
 
 
 class _TurnOver(Exception):
@@ -62,6 +64,7 @@ class TurnRunner:
         self.iteration_messages: list[dict] = []
         self.iteration_meta: list[dict] = []
         self.question: dict | None = None  # asked by ask_user in this iteration
+        self.reflector = Reflector(self)  # the review before reporting (reflection.py)
         self.seen_call_ids = {c.get("id") for r in self.conversation.message_records()
                               for c in r["message"].get("tool_calls") or []}
 
@@ -119,12 +122,21 @@ class TurnRunner:
                 if self.iterations >= self.s.settings.agent.max_iterations:
                     raise _TurnOver(ITERATION_LIMIT, self._limit_note())
                 self.cancel.raise_if_cancelled()
+                if self.s.budget.exhausted():
+                    raise _TurnOver(TOKEN_BUDGET, render_prompt(
+                        "notes/token_budget.md.j2", used=self.s.budget.used,
+                        budget=self.s.budget.budget))
                 self.iterations += 1
                 reply = yield from self._ask_model()
                 self._unique_call_ids(reply)
                 yield from self._save_assistant(reply)
                 if not reply.tool_calls:
                     self.final_text = reply.content or ""
+                    review = yield from self.reflector.after_answer(self.final_text)
+                    if review.give_up_note:
+                        raise _TurnOver(REFLECTION_FAILED, review.give_up_note)
+                    if review.retry:  # the problems went back to the model
+                        continue
                     break
                 yield from self._run_tools(reply)
         except _TurnOver as over:
@@ -138,7 +150,7 @@ class TurnRunner:
         except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE):
+        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REFLECTION_FAILED, TOKEN_BUDGET):
             self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
                                           engine_note=True)
             yield TextDelta(note)
@@ -146,7 +158,8 @@ class TurnRunner:
         for step in mark_missing(self.s.ledger, self.pending_steps):
             yield StepSummarized(step["step_id"], None, "missing")
         self.conversation.add_event("turn_finished", self.turn, reason=reason,
-                                    iterations=self.iterations)
+                                    iterations=self.iterations,
+                                    tokens=self.s.budget.take_turn_charge())
         # background work starts before the last event: a consumer may stop reading there
         self.s.after_turn(self.turn, self.message, self.final_text, reason)
         yield TurnFinished(reason, self.conversation.id, self.iterations, note)
@@ -176,6 +189,10 @@ class TurnRunner:
                         reply = out
                 if reply is None:
                     raise ModelError("the model client ended without a reply")
+                self.s.budget.charge_request(prompt, reply)
+                warning = self.s.budget.warning()
+                if warning is not None:
+                    yield warning
                 return reply
             except TurnCancelled as exc:
                 partial = getattr(exc, "partial", None)
@@ -218,8 +235,12 @@ class TurnRunner:
                 args = {}
             yield ToolCalled(call.id, call.name, args)
             key = call.name + "\x00" + json.dumps(args, sort_keys=True, default=str)
+            refused = None if self.failures.get(key) else \
+                (yield from self.reflector.before_tool(call.name, args))
             if self.failures.get(key):
                 outcome_result, ok, ms = self._repeated(call.name, key), False, 0
+            elif refused is not None:  # the review before reporting did not pass
+                outcome_result, ok, ms = refused, False, 0
             else:
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)

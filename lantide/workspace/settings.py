@@ -55,6 +55,7 @@ class AgentSettings:
     max_tool_retries: int = 3
     request_timeout_seconds: float = 120.0
     max_retries: int = 4
+    token_budget: int = 0  # tokens one conversation may use; 0: no limit (warns at 80%)
 
 
 @dataclass
