@@ -13,8 +13,8 @@ Two moments are reviewed (:class:`Reflector`, called from the loop):
   analyst's) and the turn goes on; after ``MAX_FAILED_ANSWER_REVIEWS`` failures in one turn
   it stops with an honest note instead of reporting past them.
 
-The review is one short call to the primary model (``complete``, no tools) with the
-checklist prompt (``prompts/reflection/checklist.md.j2``) and its input: the analyst's
+The review is one short streamed call to the primary model without tools (so Stop closes
+it at once, and retries are announced like the turn's own) with the checklist prompt (``prompts/reflection/checklist.md.j2``) and its input: the analyst's
 question, the Plan (cut to a budget), the knowledge layer, the steps behind the draft
 (those of the turn and those it cites) with their ``checks``, every step of the
 conversation with an unresolved error-severity check, and the draft.
@@ -34,8 +34,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from lantide.agent.events import Event, ReflectionRecorded
+from lantide.agent.budget import reply_tokens
+from lantide.agent.cancel import TurnCancelled
+from lantide.agent.events import Event, ModelRetrying, ReflectionRecorded
 from lantide.agent.ledger import QUERY_STEP_MARKER
+from lantide.agent.model_client import ModelReply, RetryScheduled
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
@@ -199,14 +202,13 @@ class Reflector:
         raw = ""
         r.cancel.raise_if_cancelled()
         try:
-            raw = r.s.model.complete(system, user, r.cancel)
+            raw = yield from self._ask(system, user)
             verdict = parse_verdict(raw)
         except LantideError as exc:
             r.cancel.raise_if_cancelled()
             verdict = Verdict(False, problems=[f"the review could not run: {exc.message}"],
                               readable=False)
         r.cancel.raise_if_cancelled()
-        r.s.budget.charge(count_tokens(system) + count_tokens(user) + count_tokens(raw))
         project = r.s.workspace.focused_project()
         entry = {"subject": subject, "turn": r.turn,
                  "project": getattr(project, "dirname", None), "ok": verdict.ok,
@@ -219,6 +221,25 @@ class Reflector:
         r.conversation.add_event("reflection", r.turn, reflection=recorded)
         yield ReflectionRecorded(recorded)
         return verdict
+
+    def _ask(self, system: str, user: str) -> Iterator[Event]:
+        """The review's answer text (streamed, no tools; charged to the token budget)."""
+        r = self.runner
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        reply = None
+        for out in r.s.model.stream_chat(messages, [], r.cancel):
+            if r.cancel.cancelled:
+                raise TurnCancelled()
+            if isinstance(out, RetryScheduled):
+                yield ModelRetrying(out.attempt, round(out.delay_seconds, 2), out.reason)
+            elif isinstance(out, ModelReply):
+                reply = out
+        if reply is None:
+            raise LantideError("the model ended the review without an answer")
+        usage = reply.usage or {}
+        r.s.budget.charge(usage.get("total_tokens")
+                          or count_tokens(system) + count_tokens(user) + reply_tokens(reply))
+        return reply.content or ""
 
     def _steps_behind(self, draft: str) -> list[dict[str, Any]]:
         """The turn's steps and the steps the draft cites, oldest first, at most MAX_STEPS."""

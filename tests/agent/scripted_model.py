@@ -36,8 +36,6 @@ class ScriptedModel:
     requests: list[dict[str, Any]] = field(default_factory=list)
     completions: list[tuple[str, str]] = field(default_factory=list)
     complete_answer: str = "Scripted title"
-    # answers of non-streamed calls by what they ask: (system, user) -> text, or None
-    complete_with: Callable[[str, str], str | None] | None = None
     learned: list[int | None] = field(default_factory=list)
 
     def add(self, outcome, expect=None) -> "ScriptedModel":
@@ -61,10 +59,7 @@ class ScriptedModel:
 
     def complete(self, system, user, cancel=None):
         self.completions.append((system, user))
-        answer = self.complete_with(system, user) if self.complete_with else None
-        if isinstance(answer, BaseException):
-            raise answer
-        return self.complete_answer if answer is None else answer
+        return self.complete_answer
 
     def context_window(self):
         return ContextWindow(self.window, "scripted")

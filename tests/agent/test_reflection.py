@@ -25,22 +25,17 @@ PASS = verdict(True)
 FAIL = verdict(False, ["the denominator counts test accounts"], failing=("filters",))
 
 
-def reviews(scripted, *answers):
-    """Answer the reflection calls in order (other background calls get the default)."""
-    queue = list(answers)
+def review(answer: str | BaseException):
+    """The reflection's request in the script: no tools, the checklist as system prompt."""
+    def is_review(messages, tools):
+        assert tools == [] and "skeptical reviewer" in messages[0]["content"]
 
-    def answer(system, user):
-        if "skeptical reviewer" in system:
-            assert queue, "an unexpected reflection call"
-            return queue.pop(0)
-        return None
-
-    scripted.complete_with = answer
-    return queue
+    return (answer if isinstance(answer, BaseException) else reply(answer)), is_review
 
 
 def reflection_calls(scripted):
-    return [(s, u) for s, u in scripted.completions if "skeptical reviewer" in s]
+    return [(r["messages"][0]["content"], r["messages"][1]["content"]) for r in scripted.requests
+            if not r["tools"] and "skeptical reviewer" in r["messages"][0]["content"]]
 
 
 def run(session, message):
@@ -60,10 +55,10 @@ def report_text(ws) -> str:
 def test_a_failing_review_refuses_update_report_and_the_agent_asks(session_factory, scripted,
                                                                    executing):
     before = report_text(executing)
-    reviews(scripted, FAIL)
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("[[QUERY_STEP]] s1: churned customers — 412 rows counted",
                        ("update_report", {"content": REPORT})))
+    scripted.add(*review(FAIL))
 
     def sees_refusal(messages, tools):
         result = json.loads([m for m in messages if m["role"] == "tool"][-1]["content"])
@@ -92,9 +87,9 @@ def test_a_failing_review_refuses_update_report_and_the_agent_asks(session_facto
 
 
 def test_a_passing_review_lets_update_report_write(session_factory, scripted, executing):
-    reviews(scripted, PASS)
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("", ("update_report", {"content": REPORT})))
+    scripted.add(*review(PASS))
     scripted.add(reply("The Report states the count with its step."))
     s = session_factory()
     events = run(s, "Write the churn count into the Report")
@@ -125,8 +120,8 @@ def test_a_fenced_passing_review_is_read():
 
 def test_garbage_review_blocks_the_report(session_factory, scripted, executing):
     before = report_text(executing)
-    reviews(scripted, "Sure, ship it.")
     scripted.add(reply("", ("run_query", COUNT), ("update_report", {"content": REPORT})))
+    scripted.add(*review("Sure, ship it."))
     scripted.add(reply("I could not get the review to pass; the Report is unchanged."))
     s = session_factory()
     events = run(s, "Report the churn count")
@@ -140,8 +135,8 @@ def test_garbage_review_blocks_the_report(session_factory, scripted, executing):
 
 def test_a_model_error_during_the_review_is_a_failure(session_factory, scripted, executing):
     before = report_text(executing)
-    reviews(scripted, ModelError("the server answered HTTP 500"))
     scripted.add(reply("", ("run_query", COUNT), ("update_report", {"content": REPORT})))
+    scripted.add(*review(ModelError("the server answered HTTP 500")))
     scripted.add(reply("The review could not run."))
     s = session_factory()
     run(s, "Report the churn count")
@@ -152,9 +147,9 @@ def test_a_model_error_during_the_review_is_a_failure(session_factory, scripted,
 
 def test_a_final_numeric_answer_is_reviewed_and_fixed_before_the_turn_ends(
         session_factory, scripted, executing):
-    reviews(scripted, FAIL, PASS)
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("[[QUERY_STEP]] s1: churned customers — 412\n412 customers churned."))
+    scripted.add(*review(FAIL))
 
     def sees_problems(messages, tools):
         notes = [m["content"] for m in messages if m["role"] == "user"
@@ -166,6 +161,7 @@ def test_a_final_numeric_answer_is_reviewed_and_fixed_before_the_turn_ends(
     scripted.add(reply("", ("run_query", fixed)), expect=sees_problems)
     scripted.add(reply("[[QUERY_STEP]] s2: churned, no test accounts — 389\n"
                        "389 customers churned (test accounts excluded)."))
+    scripted.add(*review(PASS))
     s = session_factory()
     events = run(s, "How many customers churned?")
     assert events[-1].reason == "answered"
@@ -180,10 +176,11 @@ def test_a_final_numeric_answer_is_reviewed_and_fixed_before_the_turn_ends(
 
 
 def test_answers_that_keep_failing_stop_the_turn_honestly(session_factory, scripted, executing):
-    reviews(scripted, FAIL, FAIL)
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("412 customers churned."))
+    scripted.add(*review(FAIL))
     scripted.add(reply("Still 412 customers churned."))
+    scripted.add(*review(FAIL))
     s = session_factory()
     events = run(s, "How many customers churned?")
     finished = events[-1]
@@ -194,7 +191,7 @@ def test_answers_that_keep_failing_stop_the_turn_honestly(session_factory, scrip
 
 
 def test_no_review_when_nothing_numeric_is_reported(session_factory, scripted, open_ws):
-    reviews(scripted)  # any reflection call fails the test
+    # nothing but these replies is scripted: a review would take one and fail the test
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("Exploratory: 412 customers in the table."))  # planning: not a finding
     s = session_factory()
@@ -211,7 +208,6 @@ def test_no_review_when_nothing_numeric_is_reported(session_factory, scripted, o
 
 def test_unresolved_error_checks_are_listed_in_the_review_input(session_factory, scripted,
                                                                executing):
-    reviews(scripted, FAIL)
     s = session_factory()
     check = {"code": "JOIN_FANOUT", "severity": "error",
              "message": "the join repeats customers 3.1x", "evidence": {"ratio": 3.1}}
@@ -223,6 +219,7 @@ def test_unresolved_error_checks_are_listed_in_the_review_input(session_factory,
 
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("", ("update_report", {"content": REPORT})), expect=add_checks)
+    scripted.add(*review(FAIL))
     scripted.add(reply("The join needs fixing first."))
     run(s, "Write the count into the Report")
     user = reflection_calls(scripted)[0][1]
@@ -244,3 +241,22 @@ def test_unresolved_error_checks_are_listed_in_the_review_input(session_factory,
 ])
 def test_what_counts_as_a_numeric_answer(text, expected):
     assert states_a_number(text) is expected
+
+
+def test_stop_during_the_review_cancels_the_turn_and_writes_nothing(session_factory, scripted,
+                                                                    executing):
+    from lantide.agent.cancel import CancelToken
+
+    before = report_text(executing)
+    cancel = CancelToken()
+    scripted.add(reply("", ("run_query", COUNT), ("update_report", {"content": REPORT})))
+    scripted.add(reply(PASS), expect=lambda messages, tools: cancel.cancel())
+    s = session_factory()
+    events = list(s.run_turn("Report the churn count", cancel))
+    assert events[-1].reason == "cancelled"
+    assert report_text(executing) == before
+    assert s.ledger.reflections() == []
+    results = [json.loads(r["message"]["content"]) for r in s.conversation.message_records()
+               if r["message"]["role"] == "tool"]
+    assert results[-1]["error"] == "CANCELLED"  # the history stays valid
+    scripted.assert_done()
