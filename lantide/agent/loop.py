@@ -251,7 +251,8 @@ class TurnRunner:
                 outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
             self.last_tool = call.name
             self._buffer({"role": "tool", "tool_call_id": call.id,
-                          "content": json.dumps(outcome_result, ensure_ascii=False, default=str)},
+                          "content": json.dumps(outcome_result, ensure_ascii=False, default=str,
+                                                separators=(",", ":"))},
                          tool=call.name, ok=ok)
             answered.add(call.id)
             for event in ctx.drain_events():
