@@ -67,16 +67,26 @@ def states_a_number(text: str) -> bool:
     return any(not _YEAR.match(m.group(0)) for m in _NUMBER.finditer(prose))
 
 
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _check(check: dict[str, Any]) -> dict[str, str]:
+    """A check as the prompt shows it, whatever fields a ledger line has or lacks."""
+    return {"code": str(check.get("code") or "?"), "severity": str(check.get("severity") or "?"),
+            "message": str(check.get("message") or "")}
+
+
 def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The error-severity ``checks`` of ``steps`` not marked resolved (the field is optional)."""
     out = []
     for step in steps:
-        for check in step.get("checks") or []:
+        for check in _as_list(step.get("checks")):
             if not isinstance(check, dict) or check.get("resolved"):
                 continue
             if str(check.get("severity", "")).lower() == "error":
-                out.append({"step_id": step.get("step_id"), "code": check.get("code", "?"),
-                            "message": check.get("message", ""),
+                out.append({"step_id": step.get("step_id"), "code": str(check.get("code") or "?"),
+                            "message": str(check.get("message") or ""),
                             "evidence": _short(check.get("evidence"))})
     return out
 
@@ -267,10 +277,11 @@ class Reflector:
             steps=[{"step_id": s["step_id"], "purpose": s.get("purpose"),
                     "sql": " ".join(str(s.get("sql") or "").split())[:SQL_CHARS],
                     "row_count": s.get("row_count"),
-                    "columns": [c.get("name") if isinstance(c, dict) else str(c)
-                                for c in (s.get("columns") or [])][:20],
+                    "columns": [str(c.get("name") if isinstance(c, dict) else c)
+                                for c in _as_list(s.get("columns"))][:20],
                     "summary": s.get("summary"),
-                    "checks": [c for c in s.get("checks") or [] if isinstance(c, dict)]}
+                    "checks": [_check(c) for c in _as_list(s.get("checks"))
+                               if isinstance(c, dict)]}
                    for s in steps])
 
     def _plan_text(self) -> tuple[str, bool]:

@@ -260,3 +260,23 @@ def test_stop_during_the_review_cancels_the_turn_and_writes_nothing(session_fact
                if r["message"]["role"] == "tool"]
     assert results[-1]["error"] == "CANCELLED"  # the history stays valid
     scripted.assert_done()
+
+
+def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(session_factory, scripted,
+                                                                  executing):
+    s = session_factory()
+
+    def spoil(messages, tools):  # a hand-edited or older ledger line
+        s.ledger.update(s.ledger.steps()[-1]["step_id"],
+                        {"checks": [{"severity": "error"}, "JOIN_FANOUT", None, 3],
+                         "columns": [{"type": "BIGINT"}, None]}, by="engine")
+
+    scripted.add(reply("", ("run_query", COUNT)))
+    scripted.add(reply("", ("update_report", {"content": REPORT})), expect=spoil)
+    scripted.add(*review(PASS))
+    scripted.add(reply("Written."))
+    events = run(s, "Report the churn count")
+    assert events[-1].reason == "answered" and report_text(executing) == REPORT
+    assert s.ledger.reflections()[0]["unresolved_checks"] == [
+        {"step_id": s.ledger.steps()[0]["step_id"], "code": "?", "message": "", "evidence": ""}]
+    scripted.assert_done()
