@@ -263,3 +263,39 @@ def test_prompt_prints_every_layer_with_token_counts(run_cli, sample_workspace):
     assert out["total_tokens"] == sum(l["tokens"] for l in out["layers"])
     text = run_cli("prompt", sample_workspace)
     assert "===== core (" in text.stdout and "tokens) =====" in text.stdout
+
+
+def test_a_final_number_is_reviewed_and_the_ledger_lists_the_review(run_cli, sample_workspace):
+    """`lantide chat` in an executing project: the review request goes out without tools,
+    its verdict is printed and kept in the ledger, and `lantide ledger` lists it."""
+    from lantide.agent.reflection import CHECKLIST
+    from lantide.workspace.model import Workspace
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    verdict = json.dumps({"ok": False, "checklist": {
+        i: {"ok": i != "denominator", "note": "test accounts counted" if i == "denominator"
+            else "holds"} for i in CHECKLIST}, "problems": ["test accounts are counted"]})
+
+    def background(body):
+        system = body["messages"][0]["content"]
+        return verdict if "skeptical reviewer" in system else '{"proposals": []}'
+
+    ws = Workspace.open(sample_workspace)
+    ws.project("q3-churn").set_status("executing")
+    ws.close()
+    sql = "SELECT count(*) AS n FROM customers"
+    with FakeOpenAIServer(background_reply=background) as server:
+        server.script(
+            Turn(tool_calls=[ToolCall("run_query", {"sql": sql, "purpose": "customers"})]),
+            Turn(text="There are 2,000 customers."),
+            Turn(tool_calls=[ToolCall("ask_user", {"question": "Exclude test accounts?"})]))
+        proc = run_cli("chat", sample_workspace, "How many customers?", env=server.env())
+        server.assert_done()
+    assert proc.returncode == 0, proc.stderr
+    assert "reflection r1 (final_answer) found problems: test accounts are counted" in proc.stderr
+    listed = json.loads(run_cli("ledger", sample_workspace, "--json").stdout)
+    (review,) = listed["reflections"]
+    assert review["tool"] == "reflection" and review["ok"] is False
+    assert len(listed["steps"]) == 1
+    text = run_cli("ledger", sample_workspace).stdout
+    assert "Reviews before reporting" in text and "test accounts are counted" in text
