@@ -249,9 +249,8 @@ def run_ledger(args: argparse.Namespace) -> int:
     else:
         ids = sorted(p.stem for p in ws.ledger_dir.glob("*.jsonl")) if ws.ledger_dir.is_dir() else []
     steps = [s for cid in ids for s in Ledger(ws.ledger_dir, cid).steps()]
-    reflections = [r for cid in ids for r in Ledger(ws.ledger_dir, cid).reflections()]
     if args.json:
-        print_json({"steps": steps, "reflections": reflections, "conversations": [
+        print_json({"steps": steps, "conversations": [
             {**conversations[cid].to_dict()} if cid in conversations else {"id": cid}
             for cid in ids]})
         return 0
@@ -263,11 +262,4 @@ def run_ledger(args: argparse.Namespace) -> int:
              s.get("summary") or f"({s.get('summary_status', 'missing')})"] for s in steps]
     print_table(["conversation", "step", "at", "tool", "project", "purpose", "rows", "cached as",
                  "summary"], rows, max_width=60)
-    if reflections:
-        print("\nReviews before reporting:")
-        print_table(["conversation", "review", "at", "before", "verdict", "problems"],
-                    [[r.get("conversation_id"), r.get("reflection_id"), r.get("at"),
-                      r.get("subject"), "passed" if r.get("ok") is True else "failed",
-                      "; ".join(map(str, r.get("problems") or []))] for r in reflections],
-                    max_width=60)
     return 0
