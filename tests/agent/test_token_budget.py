@@ -57,3 +57,16 @@ def test_background_and_reflection_calls_are_charged(session_factory, scripted):
     assert s.background.wait(5)
     assert scripted.completions  # the title and the knowledge proposal ran
     assert s.budget.used > turn_tokens  # and were charged to this conversation
+
+
+def test_a_hand_edited_budget_that_is_not_a_number_means_no_budget(tmp_path):
+    from lantide.workspace.settings import load_settings
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"agent": {"token_budget": "200k", "max_iterations": 5}}')
+    settings = load_settings(path)
+    assert settings.agent.token_budget == 0 and settings.agent.max_iterations == 5
+    path.write_text('{"agent": {"token_budget": -5}}')
+    assert load_settings(path).agent.token_budget == 0
+    path.write_text('{"agent": {"token_budget": 150000}}')
+    assert load_settings(path).agent.token_budget == 150_000
