@@ -52,10 +52,13 @@ class Tool:
         return tool_description(self.name)
 
     def schema(self) -> dict[str, Any]:
-        """What the model is sent: the description and the parameters without the keywords
-        only the validator needs (:func:`lean_parameters`); calls are still checked
-        against the full :attr:`parameters`."""
-        function: dict[str, Any] = {"name": self.name, "description": self.description}
+        """What the model is sent: the description (left out when its prompt file is only
+        a comment saying where the core prompt covers the tool) and the parameters
+        without the keywords only the validator needs (:func:`lean_parameters`); calls
+        are still checked against the full :attr:`parameters`."""
+        function: dict[str, Any] = {"name": self.name}
+        if self.description:  # none when its name and the core prompt say it all
+            function["description"] = self.description
         lean = lean_parameters(self.parameters)
         if lean.get("properties"):
             function["parameters"] = lean
