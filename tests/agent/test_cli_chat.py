@@ -88,6 +88,8 @@ def test_question_answered_with_tables_schema_query_and_ledger(run_cli, sample_w
 
     listed = run_cli("ledger", sample_workspace, "--json")
     assert json.loads(listed.stdout)["steps"][0]["summary"] == line["summary"]
+    # a plain question can teach nothing: no knowledge-proposal call (the title still runs)
+    assert proposal_requests(fake_openai) == [] and fake_openai.background_requests
 
     first = fake_openai.chat_requests[0]
     system = first["messages"][0]["content"]
@@ -191,7 +193,7 @@ def test_long_turn_compacts_earlier_results(run_cli, sample_workspace, fake_open
 
 def test_429_then_success(run_cli, sample_workspace, fake_openai):
     fake_openai.script(Turn.rate_limited(retry_after=0.2), Turn(text="Hello."))
-    events = chat(run_cli, sample_workspace, fake_openai, "hi")
+    events = chat(run_cli, sample_workspace, fake_openai, "hi, revenue means net of refunds")
     (retry,) = of(events, "model_retrying")
     assert retry["reason"] == "HTTP 429" and retry["delay_seconds"] == 0.2
     assert of(events, "turn_finished")[0]["reason"] == "answered"

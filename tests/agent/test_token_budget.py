@@ -52,7 +52,7 @@ def test_a_spent_budget_stops_the_next_turn_without_asking_the_model(session_fac
 def test_background_and_reflection_calls_are_charged(session_factory, scripted):
     scripted.add(reply("Four data files."))
     s = session_factory()
-    list(s.run_turn("What data do we have?"))
+    list(s.run_turn("What data do we have? Revenue means net of refunds."))
     turn_tokens = s.conversation.events(("turn_finished",))[-1]["tokens"]
     assert s.background.wait(5)
     assert scripted.completions  # the title and the knowledge proposal ran
