@@ -14,10 +14,11 @@ Two moments are reviewed (:class:`Reflector`, called from the loop):
   it stops with an honest note instead of reporting past them.
 
 The review is one short streamed call to the primary model without tools (so Stop closes
-it at once, and retries are announced like the turn's own) with the checklist prompt (``prompts/reflection/checklist.md.j2``) and its input: the analyst's
-question, the Plan (cut to a budget), the knowledge layer, the steps behind the draft
-(those of the turn and those it cites) with their ``checks``, every step of the
-conversation with an unresolved error-severity check, and the draft.
+it at once, and retries are announced like the turn's own) with the checklist prompt
+(``prompts/reflection/checklist.md.j2``) and its input: the analyst's question, the Plan
+(cut to a budget), the knowledge entries (not the layer's instructions to the agent), the
+steps behind the draft (those of the turn and those it cites) with their ``checks``,
+every step of the conversation with an unresolved error-severity check, and the draft.
 
 The verdict is read from one JSON object (:func:`parse_verdict`); it passes only when the
 object says ``"ok": true``, every checklist item says ``"ok": true`` and no problem is
@@ -65,6 +66,13 @@ def states_a_number(text: str) -> bool:
                       if QUERY_STEP_MARKER not in line)
     prose = _LIST_MARKER.sub(" ", prose)
     return any(not _YEAR.match(m.group(0)) for m in _NUMBER.finditer(prose))
+
+
+def knowledge_entries(layer_text: str) -> str:
+    """The knowledge layer from its first ``###`` part on: the entries (or catalog index)
+    and any cut notice, without the heading and the instructions meant for the agent."""
+    start = layer_text.find("\n### ")
+    return (layer_text[start:] if start >= 0 else layer_text).strip()
 
 
 def _as_list(value: Any) -> list:
@@ -266,7 +274,7 @@ class Reflector:
         knowledge = ""
         prompt = getattr(r.s, "last_prompt", None)
         if prompt is not None:
-            knowledge = truncate_to_tokens(prompt.layer("knowledge").text.strip(),
+            knowledge = truncate_to_tokens(knowledge_entries(prompt.layer("knowledge").text),
                                            KNOWLEDGE_MAX_TOKENS)
         draft_cut = count_tokens(draft) > DRAFT_MAX_TOKENS
         return render_prompt(

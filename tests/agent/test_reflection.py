@@ -280,3 +280,22 @@ def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(session_facto
     assert s.ledger.reflections()[0]["unresolved_checks"] == [
         {"step_id": s.ledger.steps()[0]["step_id"], "code": "?", "message": "", "evidence": ""}]
     scripted.assert_done()
+
+
+def test_the_review_reads_the_knowledge_entries_not_the_agents_instructions(
+        session_factory, scripted, executing):
+    """The reviewer needs what the analyst approved, not how the agent should use it."""
+    scripted.add(reply("", ("run_query", COUNT)))
+    scripted.add(reply("412 customers churned."))
+    scripted.add(*review(PASS))
+    s = session_factory()
+    assert run(s, "How many customers churned?")[-1].reason == "answered"
+    (system, user), = reflection_calls(scripted)
+    knowledge = user.split("# Approved knowledge")[1].split("# Query steps")[0]
+    assert '"Exclude test accounts (customers.is_test_account) from every customer count."' \
+        in knowledge
+    agent_layer = s.last_prompt.layer("knowledge").text
+    preamble = agent_layer[:agent_layer.index("\n### ")]
+    assert preamble.strip() and preamble.strip() not in user
+    assert "Knowledge the analyst approved" not in user
+    scripted.assert_done()
