@@ -2,9 +2,10 @@
 
 Layers, most stable first so servers' prefix caches reuse the start of the prompt:
 ``core``, ``state`` (what the state allows; the same all through a state), ``knowledge``,
-``tools`` (sent as the request's ``tools``), ``recent_steps``, ``state_notes`` (the state's
-conditional sections, which change between turns: open annotations, unsaved edits, an
-HTML report, the question just answered), ``summary``, ``history`` (the note on dropped
+``tools`` (sent as the request's ``tools``), ``recent_steps`` (those whose result the
+history does not hold), ``state_notes`` (the state's conditional sections, which change
+between turns: open annotations, unsaved edits, an HTML report, the question just
+answered), ``summary``, ``history`` (the note on dropped
 turns, then the kept messages), ``active_tab``. Nothing that changes between turns comes
 before the end of the knowledge layer. The text layers form one system message (one
 system message suits every chat template); the active tab payload follows the history as
@@ -159,8 +160,15 @@ class PromptAssembler:
         ctx.knowledge_offers_tool = bool(layer.offers_tool)
         return layer.text
 
-    def recent_steps(self, ctx: ToolContext) -> str:
+    def recent_steps(self, ctx: ToolContext, shown: list[dict[str, Any]] | None = None) -> str:
+        """The last steps of the ledger, less those whose result is in ``shown`` (the
+        history sent with it): said once, and the text above the history stays the same
+        while a turn records steps. Without ``shown``, every recent step (an upper bound
+        for the budget)."""
         steps = ctx.ledger.recent(RECENT_STEPS)
+        if shown:
+            results = [m.get("content") or "" for m in shown if m.get("role") == "tool"]
+            steps = [s for s in steps if not any(f'"{s.get("step_id")}"' in r for r in results)]
         return render_prompt("recent_steps.md.j2", steps=steps) if steps else ""
 
     def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
@@ -250,6 +258,7 @@ class PromptAssembler:
         current_sent = compaction.apply(turn_messages)
         fitted = fit_history(previous, max(0, budget - messages_tokens(current_sent)))
         note = self._history_note(ctx, fitted.dropped_turns)
+        steps = self.recent_steps(ctx, fitted.messages + current_sent)  # at most the budgeted
 
         system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, notes, summary, note)
                              if x.strip())

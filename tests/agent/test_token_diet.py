@@ -114,3 +114,31 @@ def test_consecutive_requests_share_the_prefix_through_the_knowledge_layer(
         end_of_knowledge = before.index(knowledge) + len(knowledge)
         assert _shared_prefix(before, after) >= end_of_knowledge
         assert tools_before == tools_after
+
+
+def test_recent_steps_list_only_the_steps_the_sent_history_does_not_show(session_factory,
+                                                                         scripted):
+    """A step whose result is in the history is not repeated above it (and the system text
+    stays the same while the turn records steps); a step of a turn the history dropped is."""
+    from lantide.agent.prompt import output_reserve
+
+    scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM customers"})))
+    scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM orders"})))
+    scripted.add(reply("2,000 customers and their orders."))
+    s = session_factory()
+    list(s.run_turn("How many customers and orders?"))
+    first, second = (step["step_id"] for step in s.ledger.steps())
+    systems = [r["messages"][0]["content"] for r in scripted.requests]
+    assert "# Recent query steps" not in "".join(systems)
+    assert systems[1] == systems[2]  # a new step does not change the text above the history
+
+    full = s.prompt_preview(32_000)
+    assert full.layer("recent_steps").text == ""
+    assert first in json.dumps(full.messages[1:]) and second in json.dumps(full.messages[1:])
+
+    base = full.tokens - full.layer("history").tokens
+    window = (base + 30) * 4 // 3  # room for almost no history
+    small = s.prompt_preview(window)
+    assert output_reserve(window) == window // 4 and small.dropped_turns == [1]
+    assert first in small.layer("recent_steps").text and second in small.layer("recent_steps").text
+    scripted.assert_done()
