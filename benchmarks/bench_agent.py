@@ -175,7 +175,8 @@ def main(argv: list[str]) -> int:
                 engine_ms.append((wall - model.seconds) * 1000 / iterations)
                 bodies = server.chat_requests[first_request:]
                 layered = sum(request_tokens(b["messages"], b["tools"]) for b in bodies)
-                core = render_prompt("core.md.j2", preview_rows=200, purpose_max_chars=40)
+                core = render_prompt("core.md.j2", preview_rows=200, purpose_max_chars=40,
+                                     external_databases=bool(ws.connections))
                 baseline_system = single_channel_system(ws, core)
                 baseline = sum(request_tokens(
                     [{"role": "system", "content": baseline_system}]

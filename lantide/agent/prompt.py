@@ -114,7 +114,8 @@ class PromptAssembler:
     # -- text layers
     def core(self, ctx: ToolContext) -> str:
         return render_prompt("core.md.j2", preview_rows=ctx.settings.query.preview_rows,
-                             purpose_max_chars=PURPOSE_MAX_CHARS)
+                             purpose_max_chars=PURPOSE_MAX_CHARS,
+                             external_databases=bool(ctx.workspace.connections))
 
     def state_layer(self, ctx: ToolContext, project: Project | None) -> str:
         if project is None:

@@ -18,7 +18,7 @@ STATE = dict(project=PROJECT, project_done=False, open_annotations=3, analysis_a
              answered_question="Which denominator?", purpose_max_chars=40)
 # Templates of the agent and the context each receives in production.
 CONTEXTS = {
-    "core.md.j2": dict(preview_rows=200, purpose_max_chars=40),
+    "core.md.j2": dict(preview_rows=200, purpose_max_chars=40, external_databases=True),
     "state_no_project.md.j2": dict(project_count=3),
     "state_planning.md.j2": STATE,
     "state_executing.md.j2": {**STATE, "analysis_active": True, "project_done": True},

@@ -142,3 +142,21 @@ def test_recent_steps_list_only_the_steps_the_sent_history_does_not_show(session
     assert output_reserve(window) == window // 4 and small.dropped_turns == [1]
     assert first in small.layer("recent_steps").text and second in small.layer("recent_steps").text
     scripted.assert_done()
+
+
+def test_the_staging_rule_is_in_the_core_only_when_the_workspace_has_external_databases(
+        session_factory, open_ws):
+    """The rules for external databases (staging, the large-remote warning and its id) can
+    only apply to a workspace that has one: without, the core leaves them out."""
+    from lantide.query.connections import add_connection
+
+    session = session_factory()
+    core = session.prompt_preview(32_000).layer("core").text
+    assert "External databases: none" in session.prompt_preview(32_000).layer("summary").text
+    assert "staged" not in core and "large_remote_warning_id" not in core
+    assert "Source Run (source_run_sql_tab)" in core  # the rest of the QEM stays
+
+    add_connection(open_ws, "warehouse", "Driver={PostgreSQL Unicode};Server=localhost")
+    core = session.prompt_preview(32_000).layer("core").text
+    assert "External databases are staged" in core
+    assert "large_remote_warning_id" in core and "large_remote_warning_ids" in core
