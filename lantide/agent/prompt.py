@@ -234,7 +234,9 @@ class PromptAssembler:
         core = self.core(ctx)
         state = self.state_layer(ctx, project)
         knowledge = self.knowledge(ctx, project, window)
-        tools = [t.schema() for t in self.registry.offered(ctx.state, ctx)]
+        remote = bool(ctx.workspace.connections)
+        tools = [t.schema(external_databases=remote)
+                 for t in self.registry.offered(ctx.state, ctx)]
         steps = self.recent_steps(ctx)
         notes = self.state_notes(ctx, project, app, answered)
         summary = self.summary(ctx, project, app)

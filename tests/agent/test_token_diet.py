@@ -160,3 +160,27 @@ def test_the_staging_rule_is_in_the_core_only_when_the_workspace_has_external_da
     core = session.prompt_preview(32_000).layer("core").text
     assert "External databases are staged" in core
     assert "large_remote_warning_id" in core and "large_remote_warning_ids" in core
+
+
+def test_remote_only_arguments_are_offered_only_with_an_external_database(session_factory,
+                                                                        open_ws):
+    """large_remote_warning_id(s) answer a warning only an external database can give: the
+    sent schemas carry them only then (a call is still checked against the full schema)."""
+    from lantide.query.connections import add_connection
+
+    open_ws.project("q3-churn").set_status("executing")
+    session = session_factory()
+
+    def sent_args():
+        return {t["function"]["name"]: set(t["function"].get("parameters", {})
+                                           .get("properties", {}))
+                for t in session.prompt_preview(32_000).tools}
+
+    args = sent_args()
+    assert args["run_query"] == {"sql", "result_label", "purpose"}
+    assert "large_remote_warning_id" not in args["run_sql_tab"]
+    assert "large_remote_warning_ids" not in args["source_run_sql_tab"]
+    add_connection(open_ws, "warehouse", "Driver={PostgreSQL Unicode};Server=localhost")
+    args = sent_args()
+    assert "large_remote_warning_id" in args["run_query"] | args["run_sql_tab"]
+    assert "large_remote_warning_ids" in args["source_run_sql_tab"]

@@ -51,15 +51,20 @@ class Tool:
     def description(self) -> str:
         return tool_description(self.name)
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self, external_databases: bool = True) -> dict[str, Any]:
         """What the model is sent: the description (left out when its prompt file is only
         a comment saying where the core prompt covers the tool) and the parameters
         without the keywords only the validator needs (:func:`lean_parameters`); calls
-        are still checked against the full :attr:`parameters`."""
+        are still checked against the full :attr:`parameters`. Without
+        ``external_databases`` (the workspace has no connection) the arguments that only
+        answer a remote warning are left out too."""
         function: dict[str, Any] = {"name": self.name}
         if self.description:  # none when its name and the core prompt say it all
             function["description"] = self.description
         lean = lean_parameters(self.parameters)
+        if not external_databases and lean.get("properties"):
+            lean = {**lean, "properties": {k: v for k, v in lean["properties"].items()
+                                           if k not in REMOTE_ONLY_ARGUMENTS}}
         if lean.get("properties"):
             function["parameters"] = lean
         return {"type": "function", "function": function}
@@ -96,6 +101,10 @@ def params(properties: dict[str, Any] | None = None, required: tuple[str, ...] =
     return {"type": "object", "properties": properties or {}, "required": list(required),
             "additionalProperties": False}
 
+
+# Optional arguments that only answer an external database's large-remote warning: sent only
+# when the workspace has a connection (as are the core prompt's rules about them).
+REMOTE_ONLY_ARGUMENTS = frozenset({"large_remote_warning_id", "large_remote_warning_ids"})
 
 # that a missing project means the focused one is said once, in core.md.j2's tool rules
 PROJECT_ARG = {"project": {"type": "string"}}
