@@ -287,7 +287,8 @@ class Reflector:
                     "row_count": s.get("row_count"),
                     "columns": [str(c.get("name") if isinstance(c, dict) else c)
                                 for c in _as_list(s.get("columns"))][:20],
-                    "summary": s.get("summary"),
+                    # the draft's [[QUERY_STEP]] line usually is the summary: said once
+                    "summary": None if str(s.get("summary") or "") in draft else s.get("summary"),
                     "checks": [_check(c) for c in _as_list(s.get("checks"))
                                if isinstance(c, dict)]}
                    for s in steps])

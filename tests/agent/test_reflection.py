@@ -299,3 +299,18 @@ def test_the_review_reads_the_knowledge_entries_not_the_agents_instructions(
     assert preamble.strip() and preamble.strip() not in user
     assert "Knowledge the analyst approved" not in user
     scripted.assert_done()
+
+
+def test_a_step_summary_the_draft_already_states_is_not_repeated(session_factory, scripted,
+                                                                 executing):
+    scripted.add(reply("", ("run_query", COUNT)))
+    scripted.add(reply("[[QUERY_STEP]] churned customers — 412 rows counted\n\n"
+                       "412 customers churned."))
+    scripted.add(*review(PASS))
+    s = session_factory()
+    assert run(s, "How many customers churned?")[-1].reason == "answered"
+    (_, user), = reflection_calls(scripted)
+    assert s.ledger.steps()[0]["summary"] == "churned customers — 412 rows counted"
+    assert user.count("churned customers — 412 rows counted") == 1
+    assert "Summary:" not in user and "SQL: SELECT count(*) AS churned" in user
+    scripted.assert_done()
