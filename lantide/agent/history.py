@@ -110,7 +110,7 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
             out["row_count"] = result["row_count"]
         if tool != "run_query" and args.get("tab"):
             out["tab"] = args["tab"]
-        out["note"] = "preview dropped to save space; read_step or the cached table has the rest"
+        out["note"] = "preview dropped; read_step or the cached table has the rest"
         return _dumps(out)
     text = _dumps(result)
     return _dumps({"compacted": True, "excerpt": text[:GENERIC_KEEP_CHARS],
