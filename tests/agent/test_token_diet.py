@@ -184,3 +184,22 @@ def test_remote_only_arguments_are_offered_only_with_an_external_database(sessio
     args = sent_args()
     assert "large_remote_warning_id" in args["run_query"] | args["run_sql_tab"]
     assert "large_remote_warning_ids" in args["source_run_sql_tab"]
+
+
+def test_a_query_result_says_why_it_was_materialized_once_and_leaves_timing_to_the_ledger(
+        session_factory, scripted, open_ws):
+    open_ws.project("q3-churn").set_status("executing")
+    scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM customers",
+                                          "purpose": "customer count"})))
+    scripted.add(reply("[[QUERY_STEP]] customer count — one row\n\n2,000 customers."))
+    scripted.add(reply(json.dumps({"ok": True, "checklist": {i: {"ok": True, "note": "ok"} for i in
+                                   ("denominator", "grain", "filters", "checks", "traced")},
+                                   "problems": []})))
+    s = session_factory()
+    list(s.run_turn("How many customers?"))
+    (result,) = [json.loads(m["content"]) for m in scripted.requests[1]["messages"]
+                 if m["role"] == "tool"]
+    assert result["reason_code"] == "executing_step" and result["materialized"] is True
+    assert "materialize_reason" not in result and "duration_ms" not in result
+    step = s.ledger.steps()[0]  # the ledger keeps both
+    assert step["materialize_reason"] and step["duration_ms"] >= 0

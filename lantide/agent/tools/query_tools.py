@@ -41,8 +41,11 @@ def shape_preview(result: dict[str, Any]) -> dict[str, Any]:
 
     while len(shown) > 1 and count_tokens(json.dumps(shown, default=str)) > MODEL_PREVIEW_TOKENS:
         shown = shown[: max(1, len(shown) * 2 // 3)]
-    # the SQL was just written by the model and the step is in the ledger: not repeated
-    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql")}
+    # the SQL was just written by the model and the step is in the ledger: not repeated;
+    # reason_code says why it was materialized (the sentence says it again), the ledger
+    # keeps the timing
+    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql", "duration_ms")
+           and not (k == "materialize_reason" and result.get("reason_code"))}
     out["preview"] = {"columns": columns, "rows": shown} if columns is not None else shown
     if len(shown) < len(rows):
         out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
