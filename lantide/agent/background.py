@@ -76,8 +76,12 @@ def clean_title(text: str) -> str | None:
 
 def conversation_title(complete: Callable[[str, str], str], user_message: str,
                        assistant_message: str) -> str | None:
+    from lantide.agent.ledger import QUERY_STEP_MARKER
+
     system = render_prompt("background/conversation_title.md.j2")
+    # the [[QUERY_STEP]] lines are for the ledger; the title comes from the exchange
+    answer = "\n".join(line for line in assistant_message.splitlines()
+                       if QUERY_STEP_MARKER not in line).strip()
     user = render_prompt("background/conversation_title_input.md.j2",
-                         user_message=user_message[:2_000],
-                         assistant_message=assistant_message[:2_000])
+                         user_message=user_message[:2_000], assistant_message=answer[:2_000])
     return clean_title(complete(system, user))

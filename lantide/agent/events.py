@@ -83,6 +83,26 @@ class StepSummarized(Event):
 
 
 @dataclass(frozen=True)
+class ReflectionRecorded(Event):
+    """The review before reporting ran (:mod:`lantide.agent.reflection`); ``reflection`` is
+    its ledger line: ``subject``, ``ok``, ``checklist`` [{item, ok, note}], ``problems``."""
+
+    name: ClassVar[str] = "reflection_recorded"
+    reflection: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TokenBudgetReached(Event):
+    """The conversation's tokens crossed the warning share (``stopped`` False) or its whole
+    budget (``stopped`` True: no further model request in this conversation)."""
+
+    name: ClassVar[str] = "token_budget_reached"
+    used: int
+    budget: int
+    stopped: bool
+
+
+@dataclass(frozen=True)
 class QuestionAsked(Event):
     """The turn pauses; the analyst's next message answers."""
 
@@ -187,8 +207,8 @@ class KnowledgeProposed(Event):
 @dataclass(frozen=True)
 class TurnFinished(Event):
     """The end of a turn. ``reason``: answered, question, cancelled, iteration_limit,
-    repeated_failure, repeated_call, context_full or error. ``message`` is the engine's own
-    note, if any."""
+    repeated_failure, repeated_call, context_full, reflection_failed, token_budget or error.
+    ``message`` is the engine's own note, if any."""
 
     name: ClassVar[str] = "turn_finished"
     reason: str

@@ -35,6 +35,11 @@ MESSAGE_OVERHEAD_TOKENS = 4
 QUERY_TOOLS = ("run_query", "run_sql_tab", "source_run_sql_tab")
 
 
+def _dumps(value: Any) -> str:
+    """Compact JSON, as the loop sends tool results (the SDK's own separators)."""
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
 @lru_cache(maxsize=8192)
 def _tokens(text: str) -> int:
     return count_tokens(text)
@@ -88,12 +93,12 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
     except (json.JSONDecodeError, TypeError):
         result = None
     if not isinstance(result, dict):
-        return json.dumps({"compacted": True, "excerpt": str(content)[:GENERIC_KEEP_CHARS]})
+        return _dumps({"compacted": True, "excerpt": str(content)[:GENERIC_KEEP_CHARS]})
     if result.get("compacted"):
         return content
     if "error" in result:
         keep = {k: result[k] for k in ("error", "message", "hint") if k in result}
-        return json.dumps({"compacted": True, **keep}, ensure_ascii=False)
+        return _dumps({"compacted": True, **keep})
     if tool in QUERY_TOOLS or "step_id" in result:
         sql = args.get("sql") or result.get("sql") or ""
         out = {
@@ -114,11 +119,11 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
                              for c in checks]
         if tool != "run_query" and args.get("tab"):
             out["tab"] = args["tab"]
-        out["note"] = "preview dropped to save space; " + where_rows_are(result)
-        return json.dumps(out, ensure_ascii=False, default=str)
-    text = json.dumps(result, ensure_ascii=False, default=str)
-    return json.dumps({"compacted": True, "excerpt": text[:GENERIC_KEEP_CHARS],
-                       "note": "call the tool again for the full result"}, ensure_ascii=False)
+        out["note"] = "preview dropped; " + where_rows_are(result)
+        return _dumps(out)
+    text = _dumps(result)
+    return _dumps({"compacted": True, "excerpt": text[:GENERIC_KEEP_CHARS],
+                   "note": "call the tool again for the full result"})
 
 
 def where_rows_are(result: dict[str, Any]) -> str:
@@ -201,7 +206,7 @@ def _short_arguments(arguments: str) -> str:
         return arguments
     short = {k: (v[:SQL_PREVIEW_CHARS] + " …[cut]" if isinstance(v, str)
                  and len(v) > SQL_PREVIEW_CHARS + 40 else v) for k, v in args.items()}
-    return json.dumps(short, ensure_ascii=False)
+    return _dumps(short)
 
 
 def compacted_messages(messages: list[dict[str, Any]], call_ids: set[str] | None = None

@@ -183,6 +183,19 @@ class Ledger:
         with _lock:
             append_jsonl(self.path, record)
         return record
+    def reflections(self) -> list[dict[str, Any]]:
+        """The reviews before reporting (lines with ``tool: "reflection"``), in order."""
+        return [r for r in read_log(self.path).records
+                if r.get("tool") == "reflection" and "step_id" not in r]
+
+    def append_reflection(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """Append a reflection line. It has a ``reflection_id`` (r1, r2, …) and no
+        ``step_id``, so readers of query steps pass over it."""
+        with _lock:
+            line = {"reflection_id": f"r{len(self.reflections()) + 1}", "tool": "reflection",
+                    "conversation_id": self.conversation_id, "at": _now(), **fields}
+            append_jsonl(self.path, line)
+            return line
 
     def new_step_id(self) -> str:
         # past the highest number on any line, so a skipped line's id is never reused

@@ -30,6 +30,7 @@ from lantide.agent.model_client import (
     ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, RetryScheduled, TextChunk,
 )
 from lantide.agent.prompt import AssembledPrompt, output_reserve, state_of
+from lantide.agent.reflection import Reflector
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
@@ -37,6 +38,7 @@ from lantide.templates import render_prompt
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
 REPEATED_CALL, CONTEXT_FULL = "repeated_call", "context_full"
+REFLECTION_FAILED, TOKEN_BUDGET = "reflection_failed", "token_budget"
 SAME_CALL_RUNS = 2  # a successful call runs this often with the same arguments in one turn
 SAME_CALL_STOP = 4  # ... and the turn ends when it is asked for this often
 
@@ -80,6 +82,7 @@ class TurnRunner:
         self.iteration_messages: list[dict] = []
         self.iteration_meta: list[dict] = []
         self.question: dict | None = None  # asked by ask_user in this iteration
+        self.reflector = Reflector(self)  # the review before reporting (reflection.py)
         self.seen_call_ids = {c.get("id") for r in self.conversation.message_records()
                               for c in r["message"].get("tool_calls") or []}
 
@@ -139,12 +142,21 @@ class TurnRunner:
                 if self.iterations >= self._iteration_limit():
                     yield from self._continue_or_stop()
                 self.cancel.raise_if_cancelled()
+                if self.s.budget.exhausted():
+                    raise _TurnOver(TOKEN_BUDGET, render_prompt(
+                        "notes/token_budget.md.j2", used=self.s.budget.used,
+                        budget=self.s.budget.budget))
                 self.iterations += 1
                 reply = yield from self._ask_model()
                 self._unique_call_ids(reply)
                 yield from self._save_assistant(reply)
                 if not reply.tool_calls:
                     self.final_text = reply.content or ""
+                    review = yield from self.reflector.after_answer(self.final_text)
+                    if review.give_up_note:
+                        raise _TurnOver(REFLECTION_FAILED, review.give_up_note)
+                    if review.retry:  # the problems went back to the model
+                        continue
                     break
                 yield from self._run_tools(reply)
         except _TurnOver as over:
@@ -158,7 +170,8 @@ class TurnRunner:
         except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL, CONTEXT_FULL):
+        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL, CONTEXT_FULL,
+                               REFLECTION_FAILED, TOKEN_BUDGET):
             self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
                                           engine_note=True)
             yield TextDelta(note)
@@ -166,7 +179,8 @@ class TurnRunner:
         for step in mark_missing(self.s.ledger, self.pending_steps):
             yield StepSummarized(step["step_id"], None, "missing")
         self.conversation.add_event("turn_finished", self.turn, reason=reason,
-                                    iterations=self.iterations)
+                                    iterations=self.iterations,
+                                    tokens=self.s.budget.take_turn_charge())
         # background work starts before the last event: a consumer may stop reading there
         self.s.after_turn(self.turn, self.message, self.final_text, reason)
         yield TurnFinished(reason, self.conversation.id, self.iterations, note)
@@ -216,6 +230,10 @@ class TurnRunner:
                         reply = out
                 if reply is None:
                     raise ModelError("the model client ended without a reply")
+                self.s.budget.charge_request(prompt, reply)
+                warning = self.s.budget.warning()
+                if warning is not None:
+                    yield warning
                 return reply
             except TurnCancelled as exc:
                 partial = getattr(exc, "partial", None)
@@ -264,10 +282,14 @@ class TurnRunner:
                 yield from self._not_run(call, answered, self._question_pending(asking))
                 continue
             looping = not self.failures.get(key) and self.same_calls.get(key, 0) >= SAME_CALL_RUNS
+            refused = None if (self.failures.get(key) or looping) else \
+                (yield from self.reflector.before_tool(call.name, args))
             if self.failures.get(key):
                 outcome_result, ok, ms = self._repeated(call.name, key), False, 0
             elif looping:
                 outcome_result, ok, ms = self._looping(call.name, key), False, 0
+            elif refused is not None:  # the review before reporting did not pass
+                outcome_result, ok, ms = refused, False, 0
             else:
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)
@@ -278,7 +300,8 @@ class TurnRunner:
                 outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
             self.last_tool = call.name
             self._buffer({"role": "tool", "tool_call_id": call.id,
-                          "content": json.dumps(outcome_result, ensure_ascii=False, default=str)},
+                          "content": json.dumps(outcome_result, ensure_ascii=False, default=str,
+                                                separators=(",", ":"))},
                          tool=call.name, ok=ok)
             answered.add(call.id)
             for event in ctx.drain_events():

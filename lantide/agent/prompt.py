@@ -1,13 +1,16 @@
 """Assembling what the model sees, afresh at every iteration (DESIGN.md section 6).
 
 Layers, most stable first so servers' prefix caches reuse the start of the prompt:
-``core``, ``state`` (with its conditional sections), ``knowledge``, ``tools`` (sent as the
-request's ``tools``), ``recent_steps``, ``summary``, ``history`` (the note on dropped turns,
-then the kept messages), ``active_tab``. The text layers form one system message (one
-system message suits every chat template); the active tab payload follows the earlier
-turns and comes just before the analyst's message of the current turn (so that message
-stays the analyst's last word), framed as context from Lantide rather than words of the
-analyst.
+``core``, ``state`` (what the state allows; the same all through a state), ``knowledge``,
+``tools`` (sent as the request's ``tools``), ``recent_steps`` (those whose result the
+history does not hold), ``state_notes`` (the state's conditional sections, which change
+between turns: open annotations, unsaved edits, an HTML report, the question just
+answered), ``summary``, ``history`` (the note on dropped turns, then the kept messages),
+``active_tab``. Nothing that changes between turns comes before the end of the knowledge
+layer. The text layers form one system message (one system message suits every chat
+template); the active tab payload follows the earlier turns and comes just before the
+analyst's message of the current turn (so that message stays the analyst's last word),
+framed as context from Lantide rather than words of the analyst.
 
 :class:`PromptAssembler` is also what ``lantide prompt`` prints, layer by layer.
 """
@@ -40,8 +43,8 @@ KNOWLEDGE_MAX_TOKENS = 3_000
 ACTIVE_TAB_SHARE = 0.20
 ACTIVE_TAB_MAX_TOKENS = 6_000
 COMPACT_AT = 0.85  # compacting within a turn frees the request down to this share of the window
-LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "summary", "history",
-               "active_tab")
+LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "state_notes", "summary",
+               "history", "active_tab")
 
 
 def state_of(project: Project | None) -> str:
@@ -114,11 +117,10 @@ class PromptAssembler:
     # -- text layers
     def core(self, ctx: ToolContext) -> str:
         return render_prompt("core.md.j2", preview_rows=ctx.settings.query.preview_rows,
-                             purpose_max_chars=PURPOSE_MAX_CHARS)
+                             purpose_max_chars=PURPOSE_MAX_CHARS,
+                             external_databases=bool(ctx.workspace.connections))
 
-    def state_layer(self, ctx: ToolContext, project: Project | None, app: AppState,
-                    answered_question: str | None) -> str:
-        active = app.active
+    def state_layer(self, ctx: ToolContext, project: Project | None) -> str:
         if project is None:
             return render_prompt("state_no_project.md.j2",
                                  project_count=len(ctx.workspace.project_dirnames()))
@@ -127,13 +129,21 @@ class PromptAssembler:
             project={"name": project.name, "plan": project.plan, "report": project.report,
                      "status": project.status},
             project_done=project.status == "done",
-            open_annotations=self._open_annotations(ctx, project),
             analysis_active=ctx.analysis_active(),
+            purpose_max_chars=PURPOSE_MAX_CHARS,
+        )
+
+    def state_notes(self, ctx: ToolContext, project: Project | None, app: AppState,
+                    answered_question: str | None) -> str:
+        """The state's sections that change between turns, kept after the knowledge layer."""
+        active = app.active
+        return render_prompt(
+            "sections/conditional.md.j2",
+            open_annotations=self._open_annotations(ctx, project) if project is not None else 0,
             html_report_active=bool(active and active.type == "report"
                                     and active.path.lower().endswith((".html", ".htm"))),
             active_tab_dirty=bool(active and active.dirty),
             answered_question=answered_question,
-            purpose_max_chars=PURPOSE_MAX_CHARS,
         )
 
     def _open_annotations(self, ctx: ToolContext, project: Project) -> int:
@@ -154,8 +164,15 @@ class PromptAssembler:
         ctx.knowledge_offers_tool = bool(layer.offers_tool)
         return layer.text
 
-    def recent_steps(self, ctx: ToolContext) -> str:
+    def recent_steps(self, ctx: ToolContext, shown: list[dict[str, Any]] | None = None) -> str:
+        """The last steps of the ledger, less those whose result is in ``shown`` (the
+        history sent with it): said once, and the text above the history stays the same
+        while a turn records steps. Without ``shown``, every recent step (an upper bound
+        for the budget)."""
         steps = ctx.ledger.recent(RECENT_STEPS)
+        if shown:
+            results = [m.get("content") or "" for m in shown if m.get("role") == "tool"]
+            steps = [s for s in steps if not any(f'"{s.get("step_id")}"' in r for r in results)]
         return render_prompt("recent_steps.md.j2", steps=steps) if steps else ""
 
     def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
@@ -221,10 +238,13 @@ class PromptAssembler:
             answered = last.get("question")
 
         core = self.core(ctx)
-        state = self.state_layer(ctx, project, app, answered)
+        state = self.state_layer(ctx, project)
         knowledge = self.knowledge(ctx, project, window)
-        tools = [t.schema() for t in self.registry.offered(ctx.state, ctx)]
+        remote = bool(ctx.workspace.connections)
+        tools = [t.schema(external_databases=remote)
+                 for t in self.registry.offered(ctx.state, ctx)]
         steps = self.recent_steps(ctx)
+        notes = self.state_notes(ctx, project, app, answered)
         summary = self.summary(ctx, project, app)
         active = self.active_tab(ctx, app, window)
 
@@ -236,8 +256,8 @@ class PromptAssembler:
 
         tools_json = json.dumps(tools)
         # counted per layer: the stable ones are cache hits from one iteration to the next
-        fixed = sum(cached_count(x) for x in (core, state, knowledge, steps, summary, tools_json,
-                                              active))
+        fixed = sum(cached_count(x) for x in (core, state, knowledge, steps, notes, summary,
+                                              tools_json, active))
         # room kept for the note on dropped turns (at most: all of them dropped)
         worst_note = cached_count(self._history_note(ctx, [t.number for t in previous]))
         budget = window - output_reserve(window) - fixed - worst_note
@@ -256,8 +276,10 @@ class PromptAssembler:
             current_sent = compaction.apply(turn_messages)
         fitted = fit_history(previous, max(0, budget - messages_tokens(current_sent)))
         note = self._history_note(ctx, fitted.dropped_turns)
+        steps = self.recent_steps(ctx, fitted.messages + current_sent)  # at most the budgeted
 
-        system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, summary, note) if x)
+        system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, notes, summary, note)
+                             if x.strip())
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += fitted.messages
         # the active tab goes just before the analyst's message of this turn, so that message
@@ -273,6 +295,7 @@ class PromptAssembler:
                   Layer("tools", json.dumps(tools, indent=1) if for_display else "",
                         cached_count(tools_json)),
                   Layer("recent_steps", steps, cached_count(steps)),
+                  Layer("state_notes", notes, cached_count(notes)),
                   Layer("summary", summary, cached_count(summary)),
                   Layer("history", self._history_display(note, fitted.messages + current_sent)
                         if for_display else "", history_tokens),

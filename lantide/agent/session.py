@@ -17,6 +17,7 @@ from typing import Callable, Iterator
 
 from lantide.agent.app_state import AppStateProvider, SessionFileAppState
 from lantide.agent.background import BackgroundRunner, conversation_title
+from lantide.agent.budget import TokenBudget
 from lantide.agent.cancel import CancelToken
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import ConversationTitled, ErrorOccurred, Event
@@ -75,6 +76,7 @@ class AgentSession:
         self.settings = settings or load_settings()
         self.conversation = conversation
         self.ledger = Ledger(workspace.ledger_dir, conversation.id)
+        self.budget = TokenBudget(conversation, self.settings)
         self._model = model
         self._background_model = background_model
         self.app = app or SessionFileAppState(workspace)
@@ -115,8 +117,13 @@ class AgentSession:
         return self._background_model or self.model
 
     def complete_in_background(self, system: str, user: str) -> str:
-        """``complete(system, user)`` on the secondary profile, for the knowledge layer."""
-        return self.background_model.complete(system, user)
+        """``complete(system, user)`` on the secondary profile, for the knowledge layer;
+        charged to the conversation's token budget."""
+        from lantide.tokens import count_tokens
+
+        answer = self.background_model.complete(system, user)
+        self.budget.charge(count_tokens(system) + count_tokens(user) + count_tokens(answer or ""))
+        return answer
 
     # -- turns
     def run_turn(self, message: str, cancel: CancelToken | None = None) -> Iterator[Event]:

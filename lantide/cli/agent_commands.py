@@ -97,6 +97,13 @@ class _HumanPrinter:
                           "(the file is left as it is)\n")
         elif name == "turn_finished":
             err.write(f"[{event.reason}; conversation {event.conversation_id}]\n")
+        elif name == "reflection_recorded":
+            r = event.reflection
+            verdict = "passed" if r.get("ok") else "found problems: " + "; ".join(r.get("problems") or [])
+            err.write(f"  reflection {r.get('reflection_id')} ({r.get('subject')}) {verdict}\n")
+        elif name == "token_budget_reached":
+            err.write(f"  token budget: {event.used:,} of {event.budget:,} tokens used"
+                      f"{' (the agent stops)' if event.stopped else ''}\n")
         elif name == "conversation_titled":
             err.write(f"  conversation titled: {event.title}\n")
         elif name == "knowledge_proposed":

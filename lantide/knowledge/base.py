@@ -296,8 +296,8 @@ class KnowledgeBase:
             analyst_messages = [analyst_messages]
         messages = [m for m in analyst_messages if isinstance(m, str) and m.strip()]
         result = proposals.ProposalResult()
-        if not messages:
-            return result
+        if not any(proposals.may_hold_knowledge(m) for m in messages):
+            return result  # only questions, or too short to quote: no call at all
         scopes = [f.scope for f in self.files]
         docs = self.documents()
         existing = [e.text for d in docs for e in d.entries]

@@ -63,6 +63,26 @@ def normalize(text: str) -> str:
     return " ".join(text.translate(_QUOTES).split()).casefold()
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# Words by which a question still states something durable ("…, where revenue means net of
+# refunds?"); a question without them only asks.
+_STATES = re.compile(r"\b(?:means?|meant|defined?|definition|always|never|counts? as|"
+                     r"refers? to|stands? for|should|must|note that|remember)\b", re.I)
+
+
+def may_hold_knowledge(message: str) -> bool:
+    """Whether an analyst's message can hold an entry worth proposing, decided before any
+    model call: not when it is shorter than the shortest quote a proposal needs, nor when
+    every sentence of it is a question that states nothing (no ``means``, ``always``,
+    ``counts as``…). "How many customers are there?" cannot teach anything; "All Q2
+    actives" (an answer), "Plot it as bars" or a question with a definition in it can."""
+    text = " ".join(str(message or "").split())
+    if len(text) < MIN_QUOTE_CHARS:
+        return False
+    sentences = [s.strip() for s in _SENTENCE_END.split(str(message)) if s.strip()]
+    return any(not s.endswith("?") or _STATES.search(s) for s in sentences)
+
+
 def build_prompt(analyst_messages: list[str], assistant_reply: str, *,
                  scopes: list[str], existing: list[str], rejected: list[str],
                  project_name: str | None, headings: list[str] | None = None,

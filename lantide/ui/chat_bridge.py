@@ -187,6 +187,7 @@ class AgentTurnBridge(QObject):
         if self.running:
             return
         self._close_session()
+        self._report_tokens()
         self.sig_conversation_changed.emit(None)
 
     def when_engine_ready(self, callback) -> None:
@@ -229,6 +230,7 @@ class AgentTurnBridge(QObject):
         def opened(result) -> None:
             self._close_session()
             self.session = result[0]
+            self._report_tokens()
             self.sig_conversation_changed.emit(self.session.conversation.id)
             if on_opened:
                 on_opened(result)
@@ -325,7 +327,8 @@ class AgentTurnBridge(QObject):
                 services.notify_paths_changed([services.workspace.root / event.path])
             elif name == "state_changed":
                 self._state_changed(event)
-            elif name in ("assistant_message", "turn_finished"):
+            elif name in ("assistant_message", "turn_finished", "reflection_recorded",
+                          "token_budget_reached"):
                 self._report_tokens()
         except Exception as exc:  # a side effect must never break the chat's stream
             log.warning("handling %s failed: %s", name, exc)
@@ -340,6 +343,7 @@ class AgentTurnBridge(QObject):
             self.services.notify_paths_changed([project_json])
 
     def _report_tokens(self) -> None:
-        prompt = getattr(self.session, "last_prompt", None)
-        if prompt is not None:
-            self.services.report_tokens(prompt.tokens)
+        """The conversation's tokens so far (its budget's count: every request, reviews
+        and background calls included), for the status bar."""
+        budget = getattr(self.session, "budget", None)
+        self.services.report_tokens(budget.used if budget is not None else 0)

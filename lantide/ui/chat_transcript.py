@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLay
 
 from lantide.ui.chat_answer import AssistantMessageWidget
 from lantide.ui.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
+from lantide.ui.reflection_card import ReflectionCardWidget
 from lantide.ui.tool_card import ToolCardWidget
 
 APP_INSTRUCTION = "app_instruction"
@@ -124,6 +125,10 @@ class ChatTranscript(QScrollArea):
         self.cards[call_id] = card
         return self._add(card)
 
+    def add_reflection(self, reflection: dict) -> ReflectionCardWidget:
+        self.current_answer = None
+        return self._add(ReflectionCardWidget(reflection))
+
     def add_question(self, question: str, choices: list[str]) -> QuestionWidget:
         self.current_answer = None
         widget = QuestionWidget(question, choices)
@@ -167,6 +172,14 @@ class ChatTranscript(QScrollArea):
                 self.last_answer.set_step_ids(self.last_answer.step_ids + [event.step_id])
         elif name == "question_asked":
             self.add_question(event.question, list(event.choices))
+        elif name == "reflection_recorded":
+            self.add_reflection(dict(event.reflection))
+        elif name == "token_budget_reached":
+            self.add_notice(f"This conversation has used {event.used:,} of its "
+                            f"{event.budget:,}-token budget"
+                            + (": the agent stops here." if event.stopped else "."),
+                            hint="Start a new conversation, or change the budget in Settings.",
+                            level="error" if event.stopped else "warning")
         elif name == "model_retrying":
             self.add_notice(f"The model did not answer ({event.reason}); trying again in "
                             f"{event.delay_seconds:g} s (attempt {event.attempt}).",
@@ -224,6 +237,9 @@ class ChatTranscript(QScrollArea):
                 if record.get("question") in answered:
                     question.set_answered(answers.get(record.get("question")) or "")
                 continue
+            if kind == "event" and record.get("kind") == "reflection":
+                self.add_reflection(record.get("reflection") or {})
+                continue
             if kind not in ("message", "messages"):
                 continue
             messages = [record.get("message")] if kind == "message" else record.get("messages", [])
@@ -240,6 +256,8 @@ class ChatTranscript(QScrollArea):
                         parsed_steps: list[str]) -> None:
         role = message.get("role")
         content = message.get("content") or ""
+        if role == "user" and extra.get("engine_note"):
+            return  # the engine's words to the model (a reflection's problems): its card shows them
         if role == "user":
             instruction = bool(instructions) and content == instructions[0]
             if instruction:

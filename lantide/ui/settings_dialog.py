@@ -420,13 +420,23 @@ class SettingsDialog(QDialog):
         self.retries_spin = QSpinBox(page)
         self.retries_spin.setRange(0, 20)
         self.retries_spin.setValue(a.max_retries)
+        self.token_budget_spin = QSpinBox(page)
+        self.token_budget_spin.setRange(0, 100_000_000)
+        self.token_budget_spin.setSingleStep(50_000)
+        self.token_budget_spin.setSpecialValueText("no limit")
+        self.token_budget_spin.setSuffix(" tokens")
+        self.token_budget_spin.setGroupSeparatorShown(True)
+        self.token_budget_spin.setValue(int(a.token_budget or 0))
+        self.token_budget_spin.setToolTip("Tokens one conversation may use: a warning at 80%, "
+                                          "the agent stops at 100%")
         form.addRow("Steps per turn", self.iterations_spin)
         form.addRow("At the step limit, continue", self.continue_spin)
         form.addRow("Retries of a failing tool call", self.tool_retries_spin)
         form.addRow("Model request time limit", self.request_timeout_spin)
         form.addRow("Retries on busy or failing servers", self.retries_spin)
+        form.addRow("Token budget per conversation", self.token_budget_spin)
         _compact(form, (self.iterations_spin, self.continue_spin, self.tool_retries_spin,
-                        self.request_timeout_spin, self.retries_spin))
+                        self.request_timeout_spin, self.retries_spin, self.token_budget_spin))
         return page
 
     def _appearance_page(self) -> QWidget:
@@ -474,6 +484,7 @@ class SettingsDialog(QDialog):
         a = self.settings.agent
         a.max_iterations = self.iterations_spin.value()
         a.auto_continue_rounds = self.continue_spin.value()
+        a.token_budget = self.token_budget_spin.value()
         a.max_tool_retries = self.tool_retries_spin.value()
         a.request_timeout_seconds = self.request_timeout_spin.value()
         a.max_retries = self.retries_spin.value()

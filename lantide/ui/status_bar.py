@@ -26,6 +26,16 @@ def format_tokens(n: int) -> str:
     return f"{n} tokens"
 
 
+def budget_text(used: int, budget: int) -> tuple[str, str | None]:
+    """The status bar's token text and its level (None, "warning" from 80%, "error" at
+    the budget) for ``used`` tokens of a ``budget`` (0: none)."""
+    if budget <= 0:
+        return (format_tokens(used) if used else ""), None
+    text = f"{format_tokens(used).removesuffix(' tokens')} / {format_tokens(budget)}"
+    share = used / budget
+    return text, ("error" if share >= 1 else "warning" if share >= 0.8 else None)
+
+
 def format_elapsed(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.1f} s"
@@ -68,7 +78,7 @@ class StatusBarWidget(QStatusBar):
         self.query_box.hide()
 
         self.tokens_label = QLabel(self)
-        self.tokens_label.setToolTip("Tokens used in this conversation")
+        self.tokens_label.setObjectName("ConversationTokens")
         self.model_button = QToolButton(self)
         self.model_button.setAutoRaise(True)
         self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -88,6 +98,8 @@ class StatusBarWidget(QStatusBar):
         services.sig_query_finished.connect(lambda _r: self._update_query())
         services.sig_tokens_changed.connect(self._tokens_changed)
         services.sig_settings_changed.connect(lambda _s: self.update_profile())
+        services.sig_settings_changed.connect(
+            lambda _s: self._tokens_changed(services.tokens_used))
         services.sig_message_posted.connect(self.post)
         if services.query is not None:
             self._database_ready(services.query)
@@ -136,8 +148,17 @@ class StatusBarWidget(QStatusBar):
 
     # -- tokens and model ----------------------------------------------------------------
     def _tokens_changed(self, tokens: int) -> None:
-        self.tokens_label.setText(format_tokens(tokens) if tokens else "")
-        self.tokens_label.setVisible(bool(tokens))
+        budget = int(getattr(self.services.settings.agent, "token_budget", 0) or 0)
+        text, level = budget_text(tokens, budget)
+        self.tokens_label.setText(text)
+        color = {"error": colors().danger, "warning": colors().warning}.get(level)
+        self.tokens_label.setStyleSheet(f"color: {color.name()};" if color else "")
+        tip = "Tokens used in this conversation (every request, background calls included)"
+        if budget:
+            tip += (f"; budget {budget:,} (Settings > Agent): a warning at 80%, the agent "
+                    "stops at 100%")
+        self.tokens_label.setToolTip(tip)
+        self.tokens_label.setVisible(bool(text))
 
     def update_profile(self) -> None:
         from lantide.workspace.settings import resolve_profile

@@ -61,6 +61,14 @@ class AgentSettings:
     max_tool_retries: int = 3
     request_timeout_seconds: float = 120.0
     max_retries: int = 4
+    token_budget: int = 0  # tokens one conversation may use; 0: no limit (warns at 80%)
+
+    def __post_init__(self) -> None:
+        # a hand-edited settings file may say "200k" or -5: no budget rather than a crash
+        try:
+            self.token_budget = max(0, int(self.token_budget or 0))
+        except (TypeError, ValueError):
+            self.token_budget = 0
 
 
 @dataclass

@@ -88,6 +88,8 @@ def test_question_answered_with_tables_schema_query_and_ledger(run_cli, sample_w
 
     listed = run_cli("ledger", sample_workspace, "--json")
     assert json.loads(listed.stdout)["steps"][0]["summary"] == line["summary"]
+    # a plain question can teach nothing: no knowledge-proposal call (the title still runs)
+    assert proposal_requests(fake_openai) == [] and fake_openai.background_requests
 
     first = fake_openai.chat_requests[0]
     system = first["messages"][0]["content"]
@@ -193,7 +195,7 @@ def test_long_turn_compacts_earlier_results(run_cli, sample_workspace, fake_open
 
 def test_429_then_success(run_cli, sample_workspace, fake_openai):
     fake_openai.script(Turn.rate_limited(retry_after=0.2), Turn(text="Hello."))
-    events = chat(run_cli, sample_workspace, fake_openai, "hi")
+    events = chat(run_cli, sample_workspace, fake_openai, "hi, revenue means net of refunds")
     (retry,) = of(events, "model_retrying")
     assert retry["reason"] == "HTTP 429" and retry["delay_seconds"] == 0.2
     assert of(events, "turn_finished")[0]["reason"] == "answered"
@@ -259,9 +261,45 @@ def test_prompt_prints_every_layer_with_token_counts(run_cli, sample_workspace):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert [l["name"] for l in out["layers"]] == ["core", "state", "knowledge", "tools",
-                                                  "recent_steps", "summary", "history",
-                                                  "active_tab"]
+                                                  "recent_steps", "state_notes", "summary",
+                                                  "history", "active_tab"]
     assert out["state"] == "planning" and all(l["tokens"] >= 0 for l in out["layers"])
     assert out["total_tokens"] == sum(l["tokens"] for l in out["layers"])
     text = run_cli("prompt", sample_workspace)
     assert "===== core (" in text.stdout and "tokens) =====" in text.stdout
+
+
+def test_a_final_number_is_reviewed_and_the_ledger_lists_the_review(run_cli, sample_workspace):
+    """`lantide chat` in an executing project: the review request goes out without tools,
+    its verdict is printed and kept in the ledger file beside the step."""
+    from lantide.agent.reflection import CHECKLIST
+    from lantide.workspace.model import Workspace
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    verdict = json.dumps({"ok": False, "checklist": {
+        i: {"ok": i != "denominator", "note": "test accounts counted" if i == "denominator"
+            else "holds"} for i in CHECKLIST}, "problems": ["test accounts are counted"]})
+
+    def background(body):
+        system = body["messages"][0]["content"]
+        return verdict if "skeptical reviewer" in system else '{"proposals": []}'
+
+    ws = Workspace.open(sample_workspace)
+    ws.project("q3-churn").set_status("executing")
+    ws.close()
+    sql = "SELECT count(*) AS n FROM customers"
+    with FakeOpenAIServer(background_reply=background) as server:
+        server.script(
+            Turn(tool_calls=[ToolCall("run_query", {"sql": sql, "purpose": "customers"})]),
+            Turn(text="There are 2,000 customers."),
+            Turn(tool_calls=[ToolCall("ask_user", {"question": "Exclude test accounts?"})]))
+        proc = run_cli("chat", sample_workspace, "How many customers?", env=server.env())
+        server.assert_done()
+    assert proc.returncode == 0, proc.stderr
+    assert "reflection r1 (final_answer) found problems: test accounts are counted" in proc.stderr
+    (ledger,) = (sample_workspace / ".lantide" / "ledger").glob("*.jsonl")
+    lines = [json.loads(x) for x in ledger.read_text().splitlines()]
+    assert [x["tool"] for x in lines] == ["run_query", "reflection"]
+    assert lines[1]["ok"] is False and lines[1]["problems"] == ["test accounts are counted"]
+    listed = json.loads(run_cli("ledger", sample_workspace, "--json").stdout)
+    assert len(listed["steps"]) == 1  # the review is not a query step

@@ -86,3 +86,21 @@ def test_compaction_within_a_turn_starts_with_the_oldest_results():
     assert json.loads(sent[1]["content"])["compacted"] is True
     assert json.loads(sent[3]["content"]).get("compacted") is None
     assert json.loads(msgs[1]["content"]).get("compacted") is None  # the record is unchanged
+
+
+def test_compacted_results_are_compact_json_like_the_results_they_replace():
+    """Tool results go to the model with the SDK's compact separators; their compacted forms
+    (query, error, any other result, arguments cut in an earlier turn) too."""
+    def compact(text):
+        return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+
+    query = query_turn(1).messages[2]["content"]
+    for out in (compact_result(query, "run_query", {"sql": LONG_SQL}),
+                compact_result(json.dumps({"error": "X", "message": "m", "hint": "h"}), "t", {}),
+                compact_result(json.dumps({"tables": [{"name": "a" * 400}]}), "show_tables", {}),
+                compact_result("not json at all", "t", {})):
+        assert out == compact(out)
+    from lantide.agent.history import compacted_messages
+
+    call = compacted_messages(query_turn(2).messages)[1]["tool_calls"][0]["function"]
+    assert call["arguments"] == compact(call["arguments"])

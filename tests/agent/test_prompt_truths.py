@@ -25,7 +25,7 @@ def test_the_prompt_states_the_preview_rows_the_result_carries(session_factory, 
     (result,) = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
     assert len(result["preview"]["rows"] if isinstance(result["preview"], dict)
                else result["preview"]) == 120
-    assert "at most 200 preview rows" in system_of(fake_openai.chat_requests[0])
+    assert "previews at most 200 rows" in system_of(fake_openai.chat_requests[0])
 
 
 def test_the_preview_rows_setting_rules_both(session_factory, fake_openai):
@@ -38,7 +38,7 @@ def test_the_preview_rows_setting_rules_both(session_factory, fake_openai):
     rows = result["preview"]["rows"] if isinstance(result["preview"], dict) else result["preview"]
     assert len(rows) == 50 and result["row_count"] == 120
     system = system_of(fake_openai.chat_requests[0])
-    assert "at most 50 preview rows" in system and "200" not in system
+    assert "previews at most 50 rows" in system and "200" not in system
 
 
 def add_tables(workspace, n):
@@ -59,7 +59,8 @@ def test_show_tables_has_a_limit_with_a_more_line(session_factory, fake_openai, 
     assert first["more"].startswith("20 more tables not shown")
     assert count_tokens(json.dumps(first)) < 1_800  # was about 3,800 for 55 tables
     assert len(everything["tables"]) == 60 and "more" not in everything
-    assert "default 40" in json.dumps(fake_openai.chat_requests[0]["tools"])
+    # name and limit are not sent with every request: the "more" line names them
+    assert "pass name to filter" in json.dumps(fake_openai.chat_requests[-1]["messages"])
 
 
 def test_show_tables_filters_by_name(session_factory, fake_openai, sample_workspace):

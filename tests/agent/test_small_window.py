@@ -25,6 +25,15 @@ def window_8k(fake_openai):
     return fake_openai
 
 
+SMALL = 6_144  # after the token diet much fits in 8k: the mechanisms are shown in less
+
+
+@pytest.fixture
+def window_small(fake_openai):
+    fake_openai.context_length = SMALL
+    return fake_openai
+
+
 def rows_of(result):
     preview = result["preview"]
     return preview["rows"] if isinstance(preview, dict) else preview
@@ -54,8 +63,8 @@ def test_a_forty_row_preview_reaches_the_model_whole(session_factory, window_8k)
 
 
 def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_factory,
-                                                                     window_8k):
-    server = window_8k
+                                                                     window_small):
+    server = window_small
     server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE}),
                                    ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
                   Turn(text="Looking closer."))
@@ -63,7 +72,7 @@ def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_fac
     events = run(s, "Show me orders and customers")
     assert events[-1].reason == "answered", events[-1]
     body = server.chat_requests[-1]
-    assert request_tokens(body) <= 8_192 - output_reserve(8_192)
+    assert request_tokens(body) <= SMALL - output_reserve(SMALL)
     orders, customers = tool_results(body).values()
     expected = s.services.query()
     cut = []
@@ -87,8 +96,8 @@ def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_fac
     assert read.result["rows"]["row_count"] == 200
 
 
-def test_a_compacted_result_points_at_rows_that_come_back(session_factory, window_8k):
-    server = window_8k
+def test_a_compacted_result_points_at_rows_that_come_back(session_factory, window_small):
+    server = window_small
     server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]),
                   Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
                   Turn(text="Both seen."))
@@ -135,20 +144,20 @@ def test_a_materialized_step_is_read_back_from_its_cached_table(session_factory,
 
 def test_a_request_that_cannot_fit_ends_the_turn_naming_the_window(session_factory,
                                                                    fake_openai):
-    fake_openai.context_length = 4_096
+    fake_openai.context_length = 2_800  # the fixed layers and the answer's reserve pass it
     s = live_session(session_factory, fake_openai)
     events = run(s, "Which tables are there?")
     fake_openai.assert_done()
     assert fake_openai.chat_requests == []  # nothing sent at 4,093 of 4,096 tokens
     finished = events[-1]
     assert finished.reason == "context_full"
-    assert "context window of 4,096 tokens" in finished.message
+    assert "context window of 2,800 tokens" in finished.message
     last = s.conversation.message_records()[-1]["message"]
     assert last == {"role": "assistant", "content": finished.message}
 
 
-def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, window_8k):
-    server = window_8k
+def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, window_small):
+    server = window_small
     server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]),
                   Turn(text="Forty orders."))
     s = live_session(session_factory, server)
@@ -168,7 +177,7 @@ def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, win
     # ... while the earlier turn's forty rows were compacted or left out
     earlier = [r for name, r in results[:-2] if name == "run_query"]
     assert all(r.get("compacted") for r in earlier)
-    assert request_tokens(body) <= 8_192 - output_reserve(8_192)
+    assert request_tokens(body) <= SMALL - output_reserve(SMALL)
 
 
 def test_rows_read_again_go_through_the_guard_and_leave_nothing_behind(session_factory):

@@ -154,3 +154,35 @@ def test_a_proposal_lands_under_an_existing_heading(make_kb, files):
     (entry,) = result.added
     assert (entry.section, entry.heading, entry.status) == ("Rules", "Dates", "queued")
     assert 'Existing group headings: "Dates"' in model.calls[0][1]
+
+
+@pytest.mark.parametrize("message", [
+    "How many customers are there?",
+    "How many customers do we have, test accounts excluded?",
+    "Which region had the most net revenue in Q3 2025?\nAnd the least?",
+    "ok",  # shorter than any quote a proposal needs
+    "thanks!",
+])
+def test_a_plain_question_proposes_nothing_without_a_model_call(make_kb, files, message):
+    model = Scripted({"proposals": [proposal("Customers are counted.", message)]})
+    result = make_kb(HAND_WRITTEN).propose(model, conversation_id="c", turn=1,
+                                           analyst_messages=[message])
+    assert model.calls == [] and result.added == [] and result.error is None
+    assert files[1].read_text(encoding="utf-8") == HAND_WRITTEN
+
+
+@pytest.mark.parametrize("message", [
+    ANALYST,
+    "All Q2 actives",  # the answer to the agent's question may be a definition
+    "How many customers churned? Churn means no order in 90 days.",
+    "Which region earns most, where revenue always means net of refunds?",
+    "Plot it as bars",
+])
+def test_a_message_that_can_state_something_is_sent_to_the_model(make_kb, message):
+    from lantide.knowledge.proposals import may_hold_knowledge
+
+    assert may_hold_knowledge(message)
+    model = Scripted({"proposals": []})
+    make_kb(HAND_WRITTEN).propose(model, conversation_id="c", turn=1,
+                                  analyst_messages=["How many?", message])
+    assert len(model.calls) == 1 and json.dumps(message) in model.calls[0][1]

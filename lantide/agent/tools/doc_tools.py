@@ -59,16 +59,12 @@ def _catalog_offered(ctx: ToolContext) -> bool:
     return ctx.knowledge_offers_tool
 
 
-_CONTENT = {"content": {"type": "string",
-                        "description": "The whole new document, Markdown; keep every "
-                                       "<mark data-annotation-id> you do not resolve."}}
+_CONTENT = {"content": {"type": "string"}}  # the tool's description says what it holds
 _ITEMS = {"type": "array", "minItems": 1, "items": {
     "type": "object", "additionalProperties": False, "required": ["id", "mode"],
     "properties": {
         "id": {"type": "string"},
-        "mode": {"type": "string", "enum": ["A", "B"],
-                 "description": "A: replace the marked text with `replacement`; "
-                                "B: keep the text and reply with `answer`."},
+        "mode": {"type": "string", "enum": ["A", "B"]},
         "replacement": {"type": "string"},
         "answer": {"type": "string"}}}}
 

@@ -46,8 +46,11 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
 
     while len(shown) > 1 and count_tokens(json.dumps(shown, default=str)) > MODEL_PREVIEW_TOKENS:
         shown = shown[: max(1, len(shown) * 2 // 3)]
-    # the SQL was just written by the model and the step is in the ledger: not repeated
-    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql")}
+    # the SQL was just written by the model and the step is in the ledger: not repeated;
+    # reason_code says why it was materialized (the sentence says it again), the ledger
+    # keeps the timing
+    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql", "duration_ms")
+           and not (k == "materialize_reason" and result.get("reason_code"))}
     out["preview"] = {"columns": columns, "rows": shown} if columns is not None else shown
     if len(shown) < len(rows):
         out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
@@ -326,11 +329,9 @@ def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 _SQL = {"sql": {"type": "string", "minLength": 1}}
-_PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS,
-                        "description": "Why this step runs (required while executing)."}}
+_PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}  # core.md.j2 says when
 _CELLS = {"max_cell_chars": {"type": "integer", "minimum": 1, "maximum": MAX_CELL_CHARS,
-                             "description": f"Cut each preview cell at this many characters "
-                                            f"(default {MODEL_CELL_CHARS:,})."}}
+                             "description": f"Preview cell cap (default {MODEL_CELL_CHARS:,})."}}
 
 TOOLS = [
     Tool("show_tables",
@@ -339,7 +340,7 @@ TOOLS = [
                  "limit": {"type": "integer", "minimum": 1, "maximum": SHOW_TABLES_MAX,
                            "description": "At most this many tables "
                                           f"(default {SHOW_TABLES_LIMIT})."}}),
-         show_tables),
+         show_tables, on_demand=frozenset({"name", "limit"})),
     Tool("read_schema",
          params({"table": {"type": "string", "minLength": 1}}, ("table",)), read_schema),
     Tool("validate_query",
@@ -351,11 +352,12 @@ TOOLS = [
          profile_columns),
     Tool("run_query",
          params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
-                 "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("sql",)), run_query),
+                 "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("sql",)), run_query,
+         on_demand=frozenset(_CELLS)),
     Tool("run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
                  "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("tab",)),
-         run_sql_tab, PROJECT_STATES),
+         run_sql_tab, PROJECT_STATES, on_demand=frozenset(_CELLS)),
     Tool("source_run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
                  "large_remote_warning_ids": {"type": "array", "items": {"type": "string"}}},

@@ -48,15 +48,33 @@ class Tool:
     states: frozenset[str] = ALL_STATES
     # extra condition beyond the state (e.g. the knowledge layer is in catalog mode)
     available: Callable[["ToolContext"], bool] | None = None
+    # optional arguments a result names when they matter (a cut cell names max_cell_chars,
+    # a long table list names name and limit): left out of the schema sent every request,
+    # still accepted and checked against the full schema
+    on_demand: frozenset[str] = frozenset()
 
     @property
     def description(self) -> str:
         return tool_description(self.name)
 
-    def schema(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description,
-                             "parameters": self.parameters}}
+    def schema(self, external_databases: bool = True) -> dict[str, Any]:
+        """What the model is sent: the description (left out when its prompt file is only
+        a comment saying where the core prompt covers the tool) and the parameters
+        without the keywords only the validator needs (:func:`lean_parameters`); calls
+        are still checked against the full :attr:`parameters`. Without
+        ``external_databases`` (the workspace has no connection) the arguments that only
+        answer a remote warning are left out too."""
+        function: dict[str, Any] = {"name": self.name}
+        if self.description:  # none when its name and the core prompt say it all
+            function["description"] = self.description
+        lean = lean_parameters(self.parameters)
+        left_out = self.on_demand | (frozenset() if external_databases else REMOTE_ONLY_ARGUMENTS)
+        if left_out and lean.get("properties"):
+            lean = {**lean, "properties": {k: v for k, v in lean["properties"].items()
+                                           if k not in left_out}}
+        if lean.get("properties"):
+            function["parameters"] = lean
+        return {"type": "function", "function": function}
 
 
 @dataclass
@@ -67,14 +85,36 @@ class ToolOutcome:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
+# Schema keywords the validator enforces (its refusal names the limit) or the prompt states
+# (the purpose's length, in core.md.j2): sent, they cost tokens in every request.
+VALIDATION_ONLY = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minimum",
+                             "maximum", "additionalProperties", "default", "pattern"})
+
+
+def lean_parameters(schema: Any) -> Any:
+    """``schema`` without :data:`VALIDATION_ONLY` keywords and empty ``required`` lists."""
+    if isinstance(schema, list):
+        return [lean_parameters(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: lean_parameters(v) for k, v in schema.items() if k not in VALIDATION_ONLY}
+    if out.get("required") == []:
+        del out["required"]
+    return out
+
+
 def params(properties: dict[str, Any] | None = None, required: tuple[str, ...] = ()) -> dict:
     """A JSON schema for an object of named arguments (unknown ones are refused)."""
     return {"type": "object", "properties": properties or {}, "required": list(required),
             "additionalProperties": False}
 
 
-PROJECT_ARG = {"project": {"type": "string",
-                           "description": "Project folder or name; default: the focused project."}}
+# Optional arguments that only answer an external database's large-remote warning: sent only
+# when the workspace has a connection (as are the core prompt's rules about them).
+REMOTE_ONLY_ARGUMENTS = frozenset({"large_remote_warning_id", "large_remote_warning_ids"})
+
+# that a missing project means the focused one is said once, in core.md.j2's tool rules
+PROJECT_ARG = {"project": {"type": "string"}}
 
 
 def tool_error(code: str, message: str, hint: str | None = None) -> dict[str, Any]:

@@ -167,9 +167,7 @@ TOOLS = [
     Tool("ask_user",
          params({"question": {"type": "string", "minLength": 1},
                  "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
-                 "kind": {"type": "string", "enum": ["question", CONSENT_KIND],
-                          "description": "analysis_consent: asks consent to statistical "
-                                         "analysis; the first choice approves."}},
+                 "kind": {"type": "string", "enum": ["question", CONSENT_KIND]}},
                 ("question",)), ask_user),
     Tool("activate_analysis",
          params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
@@ -179,9 +177,8 @@ TOOLS = [
                  "purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}, ("step_id",)), patch_step),
     Tool("read_step",
          params({"step_id": {"type": "string"},
-                 "rows": {"type": "integer", "minimum": 1,
-                          "description": "Also return the step's first rows (up to the preview "
-                                         "rows setting)."}}, ("step_id",)), read_step),
+                 "rows": {"type": "integer", "minimum": 1}}, ("step_id",)), read_step,
+         on_demand=frozenset({"rows"})),
     Tool("sync_tab_content",
          params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
          ALL_STATES),
