@@ -116,6 +116,7 @@ class BrowseOperations:
                 return resolved.detail.qualified_name, resolved
             return quote_ident(resolved.target), resolved
         if resolved.kind == lin.UNKNOWN:
+            self._check_inputs([resolved])
             exists = self.engine.execute(
                 "SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) "
                 "AND lower(schema_name) = lower(?)", [ref.name, ref.schema or "main"])[0][0]

@@ -39,7 +39,8 @@ from lantide.query import backend, qem, results
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.engine import Engine
-from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
+from lantide.query.errors import (DataFileUnreadable, QueryError, QueryRefused, TabError,
+                                  TableNotFound)
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, TableRef, check, map_position
 from lantide.query.names import same_name
@@ -170,11 +171,33 @@ class QueryService(TabOperations, BrowseOperations):
             cached = self.catalog.cached(ref.name)
             if cached is not None:
                 return lin.Input(lin.CACHED, display, cached.name, cached)
-            return lin.Input(lin.UNKNOWN, display, display)
+            return lin.Input(lin.UNKNOWN, display, display, ref)
         data = self.sources.resolve(schema, ref.name)
         if data is not None:
             return lin.Input(lin.DATA, display, str(data.path), data)
-        return lin.Input(lin.UNKNOWN, display, display)
+        return lin.Input(lin.UNKNOWN, display, display, ref)
+
+    def _check_inputs(self, inputs: list[lin.Input]) -> None:
+        """Refuse a statement that names a data file (or sheet) that failed to register,
+        saying which file and why, rather than DuckDB's "does not exist! Did you mean"."""
+        for inp in inputs:
+            if inp.kind != lin.UNKNOWN or not isinstance(inp.detail, TableRef):
+                continue
+            ref = inp.detail
+            schema = None if ref.schema is not None and same_name(ref.schema, "main") \
+                else ref.schema
+            if ref.catalog is not None:
+                continue
+            failed = self.sources.failed(schema, ref.name)
+            if failed is None:
+                continue
+            source = failed.to_dict(self.workspace.root)["source"]
+            sheet = f", sheet {failed.name!r}" if failed.schema and failed.name != failed.path.name else ""
+            raise DataFileUnreadable(
+                f"{inp.name} is the data file {source}{sheet}, which could not be read: "
+                f"{failed.error}",
+                hint=f"Fix or replace {source} (Lantide never changes it); the next query "
+                     "reads it again. `lantide tables` lists every file's problem.")
 
     def _guard(self, sql: str) -> ParsedQuery:
         return check(sql, data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
@@ -187,6 +210,7 @@ class QueryService(TabOperations, BrowseOperations):
             self._fresh()
             parsed = self._guard(sql)
             inputs = [self._resolve(ref) for ref in parsed.tables]
+            self._check_inputs(inputs)
             connection = self._single_source(inputs)
             if connection:
                 remote = self.external.remote_sql(connection, parsed)
@@ -234,6 +258,7 @@ class QueryService(TabOperations, BrowseOperations):
         parsed = self._guard(sql)
         purpose = qem.check_purpose(status, purpose)
         inputs = [self._resolve(ref) for ref in parsed.tables]
+        self._check_inputs(inputs)
         connection = self._single_source(inputs)
         step_id = _new_step_id()
         label = (result_label or "").strip() or None

@@ -89,6 +89,7 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
 
 
 UNREADABLE_FOLDER = "folder"  # a folder of data files that is not one table
+OUTSIDE_LINK = "link"  # a link in data/ to a file or folder outside it: refused, never walked
 
 
 def _folder_data_formats(path: Path) -> set[str]:
@@ -119,6 +120,14 @@ def _folder_problem(path: Path) -> QueryError:
                       "becomes one table of one format", code="DATA_FOLDER_UNREADABLE",
                       hint="Put each format in its own folder (or the files directly in "
                            "data/).")
+
+
+def _outside_link_problem(path: Path) -> QueryError:
+    target = os.path.realpath(path)
+    return QueryError(f"a link to {target}, outside the workspace's data/ "
+                      "folder; Lantide reads only what is inside data/",
+                      code="DATA_LINK_OUTSIDE",
+                      hint="Copy the file (or folder) into data/ instead of linking to it.")
 
 
 def _brief(message: str) -> str:
@@ -178,10 +187,23 @@ class DataSources:
                 return t
         return None
 
+    def failed(self, schema: str | None, name: str) -> DataTable | None:
+        """The failed file (or sheet) a query naming ``schema.name`` meant, if any: a flat
+        file by its table name, a sheet by its own row or its workbook's."""
+        for t in self._tables:
+            if t.error is None:
+                continue
+            if schema is None and t.schema is None and same_name(t.name, name):
+                return t
+            if schema is not None and t.schema is not None and same_name(t.schema, schema) \
+                    and (same_name(t.name, name) or t.name == t.path.name):
+                return t
+        return None
+
     def fingerprint(self, table: DataTable) -> str:
         """What changes when the file changes: its path, size and mtime."""
         try:
-            size, mtime = _stat(table.path)
+            size, mtime = self._stamp(table.path, table.format)
         except OSError:
             size, mtime = -1, -1
         return hashlib.sha256(f"{table.path}|{size}|{mtime}".encode()).hexdigest()[:16]
@@ -193,6 +215,11 @@ class DataSources:
         found = []
         for entry in sorted(self.data_dir.iterdir(), key=lambda p: p.name.casefold()):
             if entry.name.startswith((".", "~$")) or entry.name.endswith("~"):
+                continue
+            if entry.is_symlink() and not file_is_inside(entry, self.data_dir):
+                # Refused, so not walked either (a link to /usr cost seconds per command).
+                if entry.is_dir() or data_format(entry.name):
+                    found.append((entry, OUTSIDE_LINK))
                 continue
             if entry.is_dir():
                 fmt = _folder_format(entry)
@@ -225,7 +252,7 @@ class DataSources:
         for path, fmt in files:
             key = str(path)
             try:
-                stamp = _stat(path)
+                stamp = self._stamp(path, fmt)
             except OSError:
                 continue
             base = table_name_for(path.name) if not path.is_dir() else path.name
@@ -255,9 +282,16 @@ class DataSources:
             files = self._scan()
             if {str(p) for p, _ in files} != set(self._stamps):
                 return True
-            return any(_stat(p) != self._stamps.get(str(p)) for p, _ in files)
+            return any(self._stamp(p, fmt) != self._stamps.get(str(p)) for p, fmt in files)
         except OSError:
             return True
+
+    @staticmethod
+    def _stamp(path: Path, fmt: str) -> tuple[int, int]:
+        if fmt == OUTSIDE_LINK:  # the link itself: what it points to is not looked at
+            st = os.lstat(path)
+            return st.st_size, st.st_mtime_ns
+        return _stat(path)
 
     def _names_of(self, path_text: str, known: dict) -> set[str]:
         row = known[path_text]
@@ -289,6 +323,8 @@ class DataSources:
             return self._register_workbook(path, name, stamp)
         if fmt == UNREADABLE_FOLDER:
             return [self._failed(path, None, name, fmt, stamp, _folder_problem(path))]
+        if fmt == OUTSIDE_LINK:
+            return [self._failed(path, None, name, fmt, stamp, _outside_link_problem(path))]
 
         def work(cur):
             with transaction(cur):

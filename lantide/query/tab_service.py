@@ -83,6 +83,7 @@ class TabOperations:
                              hint=err.get("hint"),
                              position=(where["line"], where["column"]) if where else None)
         parsed = lineage.parsed
+        self._check_inputs(lineage.inputs)
         qem.check_not_own_result(parsed, name)
         self._check_result_name(name, tab_of=(project.dirname, name), views=False)
         connection = self._single_source(lineage.inputs)
