@@ -42,6 +42,7 @@ class BrowseOperations:
     # -- show_tables / read_schema ----------------------------------------------------
     def show_tables(self) -> dict:
         self._fresh()
+        self.sources.read_small_sheets()  # their row counts; large workbooks wait for a query
         root = self.workspace.root
         tables, problems = [], []
         # A table's estimated_size is its row count (sheets and cached tables are tables).
@@ -111,12 +112,12 @@ class BrowseOperations:
     def _local_relation(self, table: str) -> tuple[str, lin.Input]:
         ref = self._table_ref(table)
         resolved = self._resolve(ref)
+        self._check_inputs([resolved])
         if resolved.kind in (lin.DATA, lin.CACHED):
             if resolved.kind == lin.DATA:
                 return resolved.detail.qualified_name, resolved
             return quote_ident(resolved.target), resolved
         if resolved.kind == lin.UNKNOWN:
-            self._check_inputs([resolved])
             exists = self.engine.execute(
                 "SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) "
                 "AND lower(schema_name) = lower(?)", [ref.name, ref.schema or "main"])[0][0]

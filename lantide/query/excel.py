@@ -130,14 +130,13 @@ def sheet_to_arrow(rows: list[list]):
     return pa.table({name: _column(col) for name, col in zip(names, columns)})
 
 
-def read_workbook(path: Path) -> dict[str, object]:
-    """``{sheet name: Arrow table}`` for every sheet of the workbook, in sheet order."""
+def read_sheet(path: Path, sheet: str):
+    """One sheet of the workbook as an Arrow table (after :mod:`workbook_limits` checks)."""
     from python_calamine import CalamineWorkbook
 
     book = CalamineWorkbook.from_path(str(path))
     try:
-        return {name: sheet_to_arrow(book.get_sheet_by_name(name).to_python(skip_empty_area=True))
-                for name in book.sheet_names}
+        return sheet_to_arrow(book.get_sheet_by_name(sheet).to_python(skip_empty_area=True))
     finally:
         try:
             book.close()

@@ -178,9 +178,12 @@ class QueryService(TabOperations, BrowseOperations):
         return lin.Input(lin.UNKNOWN, display, display, ref)
 
     def _check_inputs(self, inputs: list[lin.Input]) -> None:
-        """Refuse a statement that names a data file (or sheet) that failed to register,
-        saying which file and why, rather than DuckDB's "does not exist! Did you mean"."""
+        """Read the workbook sheets the statement names (they are read on first use), and
+        refuse one that names a data file (or sheet) that failed, saying which file and
+        why, rather than DuckDB's "does not exist! Did you mean"."""
         for inp in inputs:
+            if inp.kind == lin.DATA:
+                self.sources.load_sheet(inp.detail)
             if inp.kind != lin.UNKNOWN or not isinstance(inp.detail, TableRef):
                 continue
             ref = inp.detail

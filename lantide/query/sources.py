@@ -5,7 +5,7 @@
 | ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer, decimal commas, Latin-1 and UTF-16: :mod:`lantide.query.csv_dialect`) |
 | ``x.parquet``                         | view over ``read_parquet``                       |
 | ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
-| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"`` (calamine -> Arrow, reloaded when the file changes) |
+| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"``, read when first queried, within limits (:mod:`lantide.query.sheets`, :mod:`lantide.query.workbook_limits`) |
 | folder ``events/`` of one format      | one view over all its files (hive partitions too) |
 
 Names are the file name without its suffix. When two files would get the same name (case
@@ -29,6 +29,8 @@ from lantide.query.catalog import Catalog
 from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
+from lantide.query.sheets import LazySheets
+from lantide.query.workbook_limits import WorkbookLimits
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
 
@@ -163,10 +165,14 @@ def _reader_sql(path: Path, fmt: str) -> str:
     return f"read_json({pattern}{extra})"
 
 
-class DataSources:
+class DataSources(LazySheets):
     def __init__(self, engine: Engine, catalog: Catalog, data_dir: Path, *,
-                 reserved_names=lambda: set()):
+                 reserved_names=lambda: set(), limits: WorkbookLimits | None = None):
         self.engine = engine
+        self.limits = limits or WorkbookLimits()
+        self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
+        self._inflated: dict[tuple, int] = {}  # (path, size, mtime) -> declared inflated size
+        self._retry_failed = True  # files that failed are tried again once per open
         self.catalog = catalog
         self.data_dir = Path(data_dir)
         self.root = self.data_dir.parent
@@ -239,7 +245,10 @@ class DataSources:
     def _refresh(self) -> dict:
         report = {"added": [], "changed": [], "removed": [], "failed": []}
         files = self._scan()
-        known = {row["path"]: row for row in self.catalog.source_rows()}
+        rows = self.catalog.source_rows()
+        known = {row["path"]: row for row in rows}
+        retry = {row["path"] for row in rows if row["error"]} if self._retry_failed else set()
+        self._retry_failed = False
         current = {str(p) for p, _ in files}
         for path_text in sorted(set(known) - current):
             self._drop(path_text)
@@ -262,7 +271,7 @@ class DataSources:
             previous = known.get(key)
             unchanged = (previous is not None and (previous["size"], previous["mtime_ns"]) == stamp
                          and self._names_of(key, known) == {name.casefold()}
-)
+                         and key not in retry)
             if unchanged:
                 tables.extend(self._from_rows(key))
                 self._stamps[key] = stamp
@@ -270,6 +279,9 @@ class DataSources:
             registered = self._register(path, fmt, name, stamp)
             tables.extend(registered)
             self._stamps[key] = stamp
+            if key in retry and [t.error for t in registered] == [
+                    r["error"] for r in rows if r["path"] == key]:
+                continue  # tried again, failed the same way: nothing changed
             (report["changed"] if previous else report["added"]).append(key)
             if any(t.error for t in registered):
                 report["failed"].append(key)
@@ -303,6 +315,7 @@ class DataSources:
 
     def _drop(self, path_text: str) -> None:
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
+        self._forget_loaded(path_text)
 
         def work(cur):
             with transaction(cur):
@@ -339,36 +352,6 @@ class DataSources:
             return [DataTable(None, name, path, fmt)]
         except Exception as exc:
             return [self._failed(path, None, name, fmt, stamp, exc)]
-
-    def _register_workbook(self, path: Path, schema: str, stamp) -> list[DataTable]:
-        from lantide.query.excel import read_workbook
-
-        key = str(path)
-        try:
-            sheets = read_workbook(path)
-        except Exception as exc:
-            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
-
-        def work(cur):
-            with transaction(cur):
-                cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
-                rows = []
-                for sheet, table in sheets.items():
-                    alias = f"__lantide_sheet_{threading.get_ident()}"
-                    cur.register(alias, table)
-                    try:
-                        cur.execute(f"CREATE OR REPLACE TABLE {qualified(schema, sheet)} AS "
-                                    f"SELECT * FROM {quote_ident(alias)}")
-                    finally:
-                        cur.unregister(alias)
-                    rows.append((schema, sheet, "excel", *stamp, None))
-                self.catalog.replace_sources_of(cur, key, rows)
-
-        try:
-            self.engine.run(work, timeout=None)
-        except Exception as exc:
-            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
-        return [DataTable(schema, sheet, path, "excel") for sheet in sheets]
 
     def _failed(self, path: Path, schema, name, fmt, stamp, exc: Exception) -> DataTable:
         from lantide.errors import LantideError

@@ -47,6 +47,8 @@ class QuerySettings:
     preview_rows: int = 200
     large_remote_rows: int = 1_000_000
     source_run_workers: int = 0  # tabs a Source Run runs at once; 0: automatic (cores + 1, <= 4)
+    max_workbook_mb: int = 1024  # a workbook inflating past this is not read (zip bombs)
+    max_sheet_cells: int = 10_000_000  # a sheet spanning more cells is not read
 
 
 @dataclass

@@ -1,0 +1,87 @@
+"""Hostile and broken data files, made on the fly (real zips, real workbooks).
+
+- :func:`workbook_bytes`: a real ``.xlsx`` (xlsxwriter) with the given sheets;
+- :func:`with_sheet_xml`: the same workbook with one sheet's XML replaced, written as a
+  stream so a decompression bomb never sits in memory;
+- :func:`bomb_sheet`: sheet XML of ``cells`` cells (inflates to ~14 bytes a cell);
+- :func:`sparse_corners_sheet`: two cells, at A1 and at a far corner (a dense-grid bomb);
+- :func:`lie_about_size`: patch a zip entry's declared (uncompressed) size.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zipfile
+from pathlib import Path
+from typing import Iterable, Iterator
+
+_HEAD = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+         b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+         b"<sheetData>")
+_TAIL = b"</sheetData></worksheet>"
+
+
+def workbook_bytes(sheets: dict[str, list[list]]) -> bytes:
+    import xlsxwriter
+
+    buf = io.BytesIO()
+    book = xlsxwriter.Workbook(buf, {"in_memory": True})
+    for name, rows in sheets.items():
+        sheet = book.add_worksheet(name)
+        for i, row in enumerate(rows):
+            sheet.write_row(i, 0, row)
+    book.close()
+    return buf.getvalue()
+
+
+def with_sheet_xml(base: bytes, target: Path, sheet_index: int,
+                   parts: Iterable[bytes]) -> Path:
+    """Write ``base`` to ``target`` with ``xl/worksheets/sheet{N}.xml`` made of ``parts``."""
+    entry = f"xl/worksheets/sheet{sheet_index}.xml"
+    with zipfile.ZipFile(io.BytesIO(base)) as src, \
+            zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst:
+        for info in src.infolist():
+            if info.filename == entry:
+                with dst.open(entry, "w", force_zip64=True) as out:
+                    for part in parts:
+                        out.write(part)
+            else:
+                dst.writestr(info, src.read(info.filename))
+    return target
+
+
+def bomb_sheet(cells: int, width: int = 16) -> Iterator[bytes]:
+    """Sheet XML with ``cells`` numeric cells, ``width`` a row, in row-sized pieces."""
+    yield _HEAD
+    rows = cells // width
+    batch = []
+    for r in range(1, rows + 1):
+        batch.append(b'<row r="%d">' % r + b"<c><v>1</v></c>" * width + b"</row>")
+        if len(batch) == 4096:
+            yield b"".join(batch)
+            batch = []
+    yield b"".join(batch) + _TAIL
+
+
+def sparse_corners_sheet(last_ref: str = "XFD1048576") -> Iterator[bytes]:
+    row = "".join(ch for ch in last_ref if ch.isdigit())
+    yield (_HEAD + b'<row r="1"><c r="A1"><v>1</v></c></row>'
+           + b'<row r="%s"><c r="%s"><v>2</v></c></row>' % (row.encode(), last_ref.encode())
+           + _TAIL)
+
+
+def lie_about_size(path: Path, entry: str, declared: int) -> None:
+    """Set the uncompressed size ``entry`` declares, in its local header and in the
+    central directory (a zip that lies; no zip64 entries)."""
+    data = bytearray(path.read_bytes())
+    name = entry.encode()
+    for signature, size_at, name_len_at, name_at in ((b"PK\x03\x04", 22, 26, 30),
+                                                     (b"PK\x01\x02", 24, 28, 46)):
+        at = data.find(signature)
+        while at != -1:
+            (name_len,) = struct.unpack_from("<H", data, at + name_len_at)
+            if bytes(data[at + name_at: at + name_at + name_len]) == name:
+                struct.pack_into("<I", data, at + size_at, declared)
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
