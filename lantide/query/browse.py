@@ -148,6 +148,8 @@ class BrowseOperations:
         out = {"table": table, "qualified_name": name, "kind": kind, "columns": columns, "ddl": ddl}
         if resolved.kind == lin.DATA:
             out["source"] = resolved.detail.to_dict(self.workspace.root)["source"]
+            if resolved.detail.notes:
+                out["notes"] = list(resolved.detail.notes)
         return out
 
     # -- browsing ------------------------------------------------------------------

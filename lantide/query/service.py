@@ -191,6 +191,12 @@ class QueryService(TabOperations, BrowseOperations):
                 else ref.schema
             if ref.catalog is not None:
                 continue
+            sheets = self.sources.sheets_of(ref.name) if schema is None else []
+            if sheets:
+                names = ", ".join(t.qualified_name for t in sheets[:5])
+                raise TableNotFound(
+                    f"{inp.name} is a workbook; its sheets are the tables: {names}",
+                    hint=f"Name a sheet with the workbook: {sheets[0].qualified_name}.")
             failed = self.sources.failed(schema, ref.name)
             if failed is None:
                 continue
@@ -201,6 +207,16 @@ class QueryService(TabOperations, BrowseOperations):
                 f"{failed.error}",
                 hint=f"Fix or replace {source} (Lantide never changes it); the next query "
                      "reads it again. `lantide tables` lists every file's problem.")
+
+    def _reading_warnings(self, inputs: list[lin.Input]) -> list[str]:
+        """What the reader skipped or read differently in the data files read: a warning
+        per note, naming the file (see :mod:`lantide.query.reading_notes`)."""
+        out = []
+        for inp in inputs:
+            if inp.kind == lin.DATA and inp.detail.notes:
+                source = inp.detail.to_dict(self.workspace.root)["source"]
+                out.extend(f"{source}: {note}" for note in inp.detail.notes)
+        return list(dict.fromkeys(out))
 
     def _guard(self, sql: str) -> ParsedQuery:
         return check(sql, data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
@@ -237,7 +253,7 @@ class QueryService(TabOperations, BrowseOperations):
         found = self._hints(parsed, inputs)
         return {"ok": True, "columns": columns, "tables": [i.name for i in inputs],
                 "source": connection or "local", "hints": found,
-                "warnings": [h["message"] for h in found]}
+                "warnings": self._reading_warnings(inputs) + [h["message"] for h in found]}
 
     def _hints(self, parsed: ParsedQuery, inputs: list[lin.Input]) -> list[dict]:
         out = []
@@ -286,7 +302,7 @@ class QueryService(TabOperations, BrowseOperations):
         return self._result(
             tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
             step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
-            found=found, connection=connection)
+            found=found, connection=connection, extra_warnings=self._reading_warnings(inputs))
 
     def _single_source(self, inputs: list[lin.Input]) -> str | None:
         return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,

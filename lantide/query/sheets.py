@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lantide.errors import LantideError
 from lantide.query.engine import transaction
-from lantide.query.errors import QueryError
+from lantide.query.errors import QueryCancelled, QueryError
 from lantide.query.names import qualified, quote_ident, quote_literal
 
 
@@ -50,7 +50,9 @@ class LazySheets:
         try:
             check_container(path, self.limits)
             sheets = sheet_names(path)
-        except Exception as exc:
+        except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
             return [self._failed(path, schema, path.name, "excel", stamp, exc)]
 
         def work(cur):
@@ -87,10 +89,16 @@ class LazySheets:
                 return
             try:
                 self._read_into_table(table)
+            except QueryCancelled:
+                raise  # stopped, not broken: read again on the next query
             except LantideError as exc:
+                if exc.code == "ENGINE_CLOSED":
+                    raise
                 self._sheet_failed(table, exc.message)
                 raise
-            except Exception as exc:
+            except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
                 problem = QueryError(
                     f"data/{table.path.name}, sheet {table.name!r}, could not be read: "
                     f"{type(exc).__name__}: {exc}", code="DATA_FILE_DAMAGED",

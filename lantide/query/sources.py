@@ -20,6 +20,7 @@ and touches only what changed; it is cheap enough to call before every query.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from lantide.query.catalog import Catalog
 from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
+from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
+from lantide.query.reading_notes import csv_notes
 from lantide.query.sheets import LazySheets
 from lantide.query.workbook_limits import WorkbookLimits
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
@@ -49,6 +52,7 @@ class DataTable:
     path: Path
     format: str
     error: str | None = None
+    notes: tuple[str, ...] = ()  # what the reader skipped or read differently, in words
 
     @property
     def qualified_name(self) -> str:
@@ -64,6 +68,8 @@ class DataTable:
                "format": self.format, "source": rel}
         if self.error:
             out["error"] = self.error
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -144,7 +150,7 @@ def _brief(message: str) -> str:
     return " — ".join(lines[:3]) or message.splitlines()[0]
 
 
-def _reader_sql(path: Path, fmt: str) -> str:
+def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     if path.is_dir():
         ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
                "ndjson": "*json*"}[fmt]
@@ -154,6 +160,7 @@ def _reader_sql(path: Path, fmt: str) -> str:
         pattern, extra = quote_literal(str(path)), ""
     if fmt in ("csv", "tsv") and not path.is_dir():
         extra = encoding_option(path)  # Latin-1 / UTF-16 files read instead of failing
+        extra += _header_options(header_row)
     if fmt == "csv":
         return f"read_csv({pattern}{extra})"
     if fmt == "tsv":
@@ -165,6 +172,32 @@ def _reader_sql(path: Path, fmt: str) -> str:
     return f"read_json({pattern}{extra})"
 
 
+def _is_empty(path: Path, size: int) -> bool:
+    """0 bytes, or only a byte-order mark and blanks: no columns to make a table of."""
+    if size > 64:
+        return False
+    try:
+        text = path.read_bytes()
+    except OSError:
+        return False
+    return not text.lstrip(b"\xef\xbb\xbf\xff\xfe").strip(b" \t\r\n\x00")
+
+
+def _notes_missing(row: dict, fmt: str) -> bool:
+    """A text file registered before reading notes existed: registered again once."""
+    return fmt in ("csv", "tsv") and row["error"] is None and row["notes"] is None \
+        and data_format(Path(row["path"]).name) is not None
+
+
+def _header_options(header_row: int | None) -> str:
+    """``read_csv`` options for the analyst's header row (see :mod:`file_rules`)."""
+    if header_row is None:
+        return ""
+    if header_row == 0:
+        return ", skip = 0, header = false"
+    return f", skip = {header_row - 1}, header = true"
+
+
 class DataSources(LazySheets):
     def __init__(self, engine: Engine, catalog: Catalog, data_dir: Path, *,
                  reserved_names=lambda: set(), limits: WorkbookLimits | None = None):
@@ -173,6 +206,8 @@ class DataSources(LazySheets):
         self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
         self._inflated: dict[tuple, int] = {}  # (path, size, mtime) -> declared inflated size
         self._retry_failed = True  # files that failed are tried again once per open
+        self._rules: dict[str, dict] = {}  # the analyst's reading rules (file_rules)
+        self._rules_stamp: tuple[int, int] | None = None
         self.catalog = catalog
         self.data_dir = Path(data_dir)
         self.root = self.data_dir.parent
@@ -199,12 +234,17 @@ class DataSources(LazySheets):
         for t in self._tables:
             if t.error is None:
                 continue
-            if schema is None and t.schema is None and same_name(t.name, name):
-                return t
+            if schema is None and same_name(t.schema or t.name, name):
+                return t  # a flat file, or a workbook named without a sheet
             if schema is not None and t.schema is not None and same_name(t.schema, schema) \
                     and (same_name(t.name, name) or t.name == t.path.name):
                 return t
         return None
+
+    def sheets_of(self, name: str) -> list[DataTable]:
+        """The readable sheets of the workbook whose schema is ``name``."""
+        return [t for t in self._tables if t.format == "excel" and t.error is None
+                and t.schema is not None and same_name(t.schema, name)]
 
     def fingerprint(self, table: DataTable) -> str:
         """What changes when the file changes: its path, size and mtime."""
@@ -244,6 +284,7 @@ class DataSources(LazySheets):
 
     def _refresh(self) -> dict:
         report = {"added": [], "changed": [], "removed": [], "failed": []}
+        self._load_rules()
         files = self._scan()
         rows = self.catalog.source_rows()
         known = {row["path"]: row for row in rows}
@@ -271,6 +312,8 @@ class DataSources(LazySheets):
             previous = known.get(key)
             unchanged = (previous is not None and (previous["size"], previous["mtime_ns"]) == stamp
                          and self._names_of(key, known) == {name.casefold()}
+                         and previous["options"] == rule_text(self._rule_of(path))
+                         and not _notes_missing(previous, fmt)
                          and key not in retry)
             if unchanged:
                 tables.extend(self._from_rows(key))
@@ -291,6 +334,8 @@ class DataSources(LazySheets):
     def needs_refresh(self) -> bool:
         """True when a file in data/ was added, removed or changed since the last refresh."""
         try:
+            if rules_stamp(self.root) != self._rules_stamp:
+                return True
             files = self._scan()
             if {str(p) for p, _ in files} != set(self._stamps):
                 return True
@@ -305,12 +350,32 @@ class DataSources(LazySheets):
             return st.st_size, st.st_mtime_ns
         return _stat(path)
 
+    def _load_rules(self) -> None:
+        """The analyst's reading rules; a broken rules file counts as none (it is kept, and
+        ``lantide file header`` says what is wrong with it)."""
+        from lantide.errors import LantideError
+
+        self._rules_stamp = rules_stamp(self.root)
+        try:
+            self._rules = load_rules(self.root)
+        except LantideError:
+            self._rules = {}
+
+    def _rule_of(self, path: Path) -> dict | None:
+        try:
+            rel = path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        rule = self._rules.get(rel)
+        return {"header_row": header_row_of(rule)} if header_row_of(rule) is not None else None
+
     def _names_of(self, path_text: str, known: dict) -> set[str]:
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
 
     def _from_rows(self, path_text: str) -> list[DataTable]:
-        return [DataTable(r["schema"], r["table"], Path(r["path"]), r["format"], r["error"])
+        return [DataTable(r["schema"], r["table"], Path(r["path"]), r["format"], r["error"],
+                          tuple(json.loads(r["notes"])) if r["notes"] else ())
                 for r in self.catalog.source_rows() if r["path"] == path_text]
 
     def _drop(self, path_text: str) -> None:
@@ -338,18 +403,32 @@ class DataSources(LazySheets):
             return [self._failed(path, None, name, fmt, stamp, _folder_problem(path))]
         if fmt == OUTSIDE_LINK:
             return [self._failed(path, None, name, fmt, stamp, _outside_link_problem(path))]
+        if not path.is_dir() and _is_empty(path, stamp[0]):
+            return [self._failed(path, None, name, fmt, stamp, QueryError(
+                "the file is empty: there is nothing to read", code="DATA_FILE_EMPTY",
+                hint="Put the data in it (or remove it from data/)."))]
+
+        rule = self._rule_of(path)
+        header_row = header_row_of(rule)
+        notes: list[str] = []
 
         def work(cur):
             with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
-                            f"SELECT * FROM {_reader_sql(path, fmt)}")
+                            f"SELECT * FROM {_reader_sql(path, fmt, header_row)}")
                 if fmt in ("csv", "tsv") and not path.is_dir():
-                    improve_view(cur, path, name, fmt)  # bad rows, decimal commas
-                self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
+                    if header_row is None:  # bad rows, decimal commas
+                        sniffed_as = improve_view(cur, path, name, fmt)
+                    else:  # the analyst's rule stands
+                        sniffed_as = ((", delim = '\t'" if fmt == "tsv" else "")
+                                      + _header_options(header_row))
+                    notes.extend(csv_notes(cur, path, sniffed_as, header_row))
+                self.catalog.replace_sources_of(cur, key, [
+                    (None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))])
 
         try:
             self.engine.run(work, timeout=None)
-            return [DataTable(None, name, path, fmt)]
+            return [DataTable(None, name, path, fmt, None, tuple(notes))]
         except Exception as exc:
             return [self._failed(path, None, name, fmt, stamp, exc)]
 
@@ -362,8 +441,11 @@ class DataSources(LazySheets):
             message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
         message = _brief(message) if message else type(exc).__name__
 
+        options = rule_text(self._rule_of(path))
+
         def work(cur):
-            self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message)])
+            self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message,
+                                                              None, options)])
 
         self.engine.run(work, timeout=None)
         return DataTable(schema, name, path, fmt, message)

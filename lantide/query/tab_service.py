@@ -108,7 +108,8 @@ class TabOperations:
         preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows)
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
-                            result_label=None, found=found, connection=connection, tab=name)
+                            result_label=None, found=found, connection=connection, tab=name,
+                            extra_warnings=self._reading_warnings(lineage.inputs))
 
     def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
                            progress=None, *, large_remote_warning_id=None) -> dict:

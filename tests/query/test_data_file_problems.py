@@ -91,10 +91,19 @@ def test_querying_a_sheet_of_a_broken_workbook_says_the_workbook_failed(empty_wo
     (data / "book.xlsx").write_bytes(b"PK\x03\x04 not really a zip")
     svc = open_service(empty_workspace)
     assert "data/book.xlsx" in _problems(svc)
+    for sql in ('SELECT * FROM "book"."Sheet1"', "SELECT * FROM book"):
+        with pytest.raises(Exception) as info:
+            svc.run_query(sql)
+        assert info.value.code == "DATA_FILE_UNREADABLE"
+        assert "data/book.xlsx" in info.value.message
+
+
+def test_a_workbook_named_without_a_sheet_lists_its_sheets(sample_service):
     with pytest.raises(Exception) as info:
-        svc.run_query('SELECT * FROM "book"."Sheet1"')
-    assert info.value.code == "DATA_FILE_UNREADABLE"
-    assert "data/book.xlsx" in info.value.message
+        sample_service.run_query("SELECT * FROM targets")
+    assert info.value.code == "TABLE_NOT_FOUND"
+    assert '"targets"."Regional"' in info.value.message and "Did you mean" not in \
+        info.value.message
 
 
 def test_a_failed_tab_input_names_the_file(sample_workspace, open_service):
