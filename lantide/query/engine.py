@@ -431,5 +431,9 @@ def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
         return QueryError(headline, code="DATA_ERROR", position=position,
                           hint="A value does not fit its column's type; the message names "
                                "the file line or value. Fix the data or cast explicitly.")
+    if re.search(r"corrupt|failed to read file|decompress", message, re.IGNORECASE):
+        return QueryError(headline, code="DATA_ERROR", position=position,
+                          hint="A data file the query reads is damaged: replace it with a "
+                               "good copy (Lantide never changes it); the other tables work.")
     return QueryError(headline, code="SQL_ERROR", position=position,
                       hint="Fix the statement and run it again.")

@@ -440,6 +440,9 @@ class DataSources(LazySheets):
         else:
             message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
         message = _brief(message) if message else type(exc).__name__
+        if "is not latin-1 encoded" in message:  # what our fallback tried, not the cause
+            message = ("the file is neither UTF-8 nor Latin-1 text (a binary file, or a "
+                       "damaged one?)")
 
         options = rule_text(self._rule_of(path))
 

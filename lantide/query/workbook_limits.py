@@ -22,6 +22,7 @@ from __future__ import annotations
 import posixpath
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,7 @@ _META_CAP = 16 * _MB  # workbook.xml and its relationships: a few KB in real boo
 _ZIP_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods")
 _XML_SHEETS = (".xlsx", ".xlsm")
 
+_INFLATE_ERRORS = (zlib.error, OSError, EOFError, ValueError, RuntimeError, NotImplementedError)
 _CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
 _CELL_COLUMN = re.compile(rb'\sr="([A-Z]{1,3})[0-9]')
 _ROW_NUMBER = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br="([0-9]{1,9})"')
@@ -159,6 +161,8 @@ def sheet_names(path: Path) -> list[str]:
                 return list(_sheet_parts(zf, path))
         except zipfile.BadZipFile as exc:
             raise _damaged(path, f"its zip container is damaged ({exc})") from None
+        except _INFLATE_ERRORS as exc:
+            raise _damaged(path, f"a part does not inflate ({exc})") from None
     from python_calamine import CalamineWorkbook
 
     book = CalamineWorkbook.from_path(str(path))
@@ -203,8 +207,8 @@ def check_sheet(path: Path, sheet: str, limits: WorkbookLimits) -> None:
                          sheet=sheet)
     except zipfile.BadZipFile as exc:
         raise _damaged(path, f"its zip container is damaged ({exc})") from None
-    except (OSError, EOFError, ValueError, RuntimeError) as exc:  # zlib errors, encryption
-        raise _damaged(path, f"a part does not inflate ({type(exc).__name__}: {exc})") from None
+    except _INFLATE_ERRORS as exc:  # zlib errors, encryption, cut streams
+        raise _damaged(path, f"a part does not inflate ({exc})") from None
 
 
 def _inflate(zf, info, path: Path, byte_limit: int, limits: WorkbookLimits, *,
