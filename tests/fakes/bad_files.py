@@ -4,6 +4,7 @@
 - :func:`with_sheet_xml`: the same workbook with one sheet's XML replaced, written as a
   stream so a decompression bomb never sits in memory;
 - :func:`bomb_sheet`: sheet XML of ``cells`` cells (inflates to ~14 bytes a cell);
+- :func:`repeated_sheet`: sheet XML of a given inflated size, made quickly;
 - :func:`sparse_corners_sheet`: two cells, at A1 and at a far corner (a dense-grid bomb);
 - :func:`lie_about_size`: patch a zip entry's declared (uncompressed) size.
 """
@@ -62,6 +63,17 @@ def bomb_sheet(cells: int, width: int = 16) -> Iterator[bytes]:
             yield b"".join(batch)
             batch = []
     yield b"".join(batch) + _TAIL
+
+
+def repeated_sheet(total_bytes: int) -> Iterator[bytes]:
+    """About ``total_bytes`` of sheet XML made of one 4 MB block written again and again
+    (quick to make; only its inflated size matters)."""
+    row = b'<row r="1">' + b"<c><v>1</v></c>" * 64 + b"</row>"
+    block = row * ((4 << 20) // len(row))
+    yield _HEAD
+    for _ in range(max(1, total_bytes // len(block))):
+        yield block
+    yield _TAIL
 
 
 def sparse_corners_sheet(last_ref: str = "XFD1048576") -> Iterator[bytes]:

@@ -116,3 +116,23 @@ def test_a_failed_tab_input_names_the_file(sample_workspace, open_service):
     with pytest.raises(Exception) as info:
         svc.run_sql_tab(project.dirname, "reads_bad")
     assert info.value.code == "DATA_FILE_UNREADABLE" and "data/bad.json" in info.value.message
+
+
+def test_a_huge_line_is_a_problem_or_a_short_error_for_that_file_alone(empty_workspace,
+                                                                       open_service):
+    data = empty_workspace / "data"
+    (data / "early.csv").write_text("a,b\n1," + "y" * 3_000_000 + "\n")
+    rows = "".join(f"{i},x\n" for i in range(30_000))
+    (data / "late.csv").write_text("a,b\n" + rows + "2," + "y" * 3_000_000 + "\n")
+    (data / "fine.csv").write_text("k\n1\n")
+    svc = open_service(empty_workspace)
+    problems = {p["source"]: p["error"] for p in svc.show_tables()["problems"]}
+    assert "Maximum line size" in problems["data/early.csv"]
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT count(*) FROM late")
+    err = info.value
+    assert err.code == "DATA_ERROR" and "late.csv" in err.message
+    assert "Maximum line size" in err.message and "30002" in err.message
+    assert len(err.message) < 1000  # the 3 MB line is not echoed back (nor to the model)
+    assert "Possible" not in err.message and "longer than the reader takes" in err.hint
+    assert svc.run_query("SELECT count(*) FROM fine")["preview"] == [[1]]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.bad_files import (bomb_sheet, lie_about_size, sparse_corners_sheet,
-                                   with_sheet_xml, workbook_bytes)
+from tests.fakes.bad_files import (bomb_sheet, lie_about_size, repeated_sheet,
+                                   sparse_corners_sheet, with_sheet_xml, workbook_bytes)
 
 from tests.query.conftest import open_service  # noqa: F401  (a fixture)
 
@@ -202,7 +202,7 @@ def test_a_real_decompression_bomb_with_default_limits(sample_workspace, open_se
     zip's directory, in the time it takes to read that directory."""
     data = sample_workspace / "data"
     bomb = with_sheet_xml(_workbook({"S": [["x"]]}), data / "bomb.xlsx", 1,
-                          bomb_sheet(80_000_000, width=64))  # ~1.1 GB of XML
+                          repeated_sheet(1100 << 20))  # 1.1 GB of XML
     assert bomb.stat().st_size < 8 << 20
     before = hashlib.sha256(bomb.read_bytes()).hexdigest()
     svc = open_service(sample_workspace)
