@@ -119,6 +119,7 @@ def _open(key: str, workspace, settings, reserved_names) -> Backend:
         sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names,
                               limits=WorkbookLimits.from_settings(settings))
         row_counts = RowCounts(engine, file_stamp)
+        sources.on_registered = row_counts.forget
     except BaseException:
         engine.close()
         raise

@@ -208,6 +208,7 @@ class DataSources(LazySheets):
         self._retry_failed = True  # files that failed are tried again once per open
         self._rules: dict[str, dict] = {}  # the analyst's reading rules (file_rules)
         self._rules_stamp: tuple[int, int] | None = None
+        self.on_registered = lambda path_text: None  # e.g. forget the file's row count
         self.catalog = catalog
         self.data_dir = Path(data_dir)
         self.root = self.data_dir.parent
@@ -252,7 +253,9 @@ class DataSources(LazySheets):
             size, mtime = self._stamp(table.path, table.format)
         except OSError:
             size, mtime = -1, -1
-        return hashlib.sha256(f"{table.path}|{size}|{mtime}".encode()).hexdigest()[:16]
+        rule = rule_text(self._rule_of(table.path))  # a header row chosen reads it anew
+        text = f"{table.path}|{size}|{mtime}" + (f"|{rule}" if rule else "")
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     # -- registering ---------------------------------------------------------------
     def _scan(self) -> list[tuple[Path, str]]:
@@ -320,6 +323,7 @@ class DataSources(LazySheets):
                 self._stamps[key] = stamp
                 continue
             registered = self._register(path, fmt, name, stamp)
+            self.on_registered(key)
             tables.extend(registered)
             self._stamps[key] = stamp
             if key in retry and [t.error for t in registered] == [

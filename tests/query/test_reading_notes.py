@@ -113,3 +113,21 @@ def test_cli_lists_notes_and_sets_the_header_row(empty_workspace, run_cli):
     bad = run_cli("file", "header", empty_workspace, "data/q.csv", "first")
     assert bad.returncode == 2 and "'first'" in bad.stderr
     assert (data / "q.csv").read_bytes() == before
+
+
+def test_a_new_header_row_recounts_the_rows_and_makes_reading_tabs_stale(sample_workspace,
+                                                                          open_service):
+    from lantide.query import tabs as tab_files
+    from lantide.query.file_rules import set_header_row
+
+    (sample_workspace / "data" / "plain.csv").write_text("id,v\n1,2\n3,4\n")
+    svc = open_service(sample_workspace)
+    project = svc.workspace.project("q3-churn")
+    tab_files.write_new_tab(project, "reads_plain", "SELECT count(*) AS n FROM plain")
+    assert svc.run_sql_tab(project.dirname, "reads_plain")["preview"] == [[2]]
+    assert _entry(svc, "plain")["row_count"] == 2
+    set_header_row(sample_workspace, "data/plain.csv", 0)  # the header line becomes data
+    assert _entry(svc, "plain")["row_count"] == 3
+    states = {t["tab"]: t["state"] for t in svc.list_sql_tabs(project.dirname)}
+    assert states["reads_plain"] == "stale"
+    assert svc.run_sql_tab(project.dirname, "reads_plain")["preview"] == [[3]]
