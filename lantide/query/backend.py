@@ -28,7 +28,7 @@ from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
 from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, file_stamp
-from lantide.query.workbook_limits import WorkbookLimits
+from lantide.query.workbook_limits import ReadLimits
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,8 @@ def _path_lock(key: str) -> threading.Lock:
 
 def _settings_key(settings) -> tuple:
     return (settings.memory_limit, settings.threads, settings.timeout_seconds,
-            getattr(settings, "max_workbook_mb", None), getattr(settings, "max_sheet_cells", None))
+            getattr(settings, "max_workbook_mb", None), getattr(settings, "max_sheet_cells", None),
+            getattr(settings, "max_json_object_mb", None))
 
 
 def acquire(workspace, settings, *, reserved_names: Callable[[], list[str]]) -> Backend:
@@ -117,7 +118,7 @@ def _open(key: str, workspace, settings, reserved_names) -> Backend:
     try:
         catalog = Catalog(engine)
         sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names,
-                              limits=WorkbookLimits.from_settings(settings))
+                              limits=ReadLimits.from_settings(settings))
         row_counts = RowCounts(engine, file_stamp)
         sources.on_registered = row_counts.forget
     except BaseException:

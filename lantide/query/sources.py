@@ -33,7 +33,7 @@ from lantide.query.errors import QueryError
 from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
 from lantide.query.reading_notes import csv_notes
 from lantide.query.sheets import LazySheets
-from lantide.query.workbook_limits import WorkbookLimits
+from lantide.query.workbook_limits import ReadLimits
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
 
@@ -172,6 +172,27 @@ def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     return f"read_json({pattern}{extra})"
 
 
+_JSON_SAMPLE = 20480  # the objects DuckDB reads to learn a JSON file's columns
+
+
+def _check_json_objects(cur, path: Path, fmt: str, limit_mb: int) -> None:
+    """Refuse a JSON file whose first objects (those the view's schema is learnt from)
+    are larger than the limit: DuckDB takes time growing with the square of an object's
+    size (30 MB: 16 s) and does not enforce its own maximum_object_size."""
+    option = ", format = 'newline_delimited'" if fmt == "ndjson" else ""
+    largest = cur.execute(
+        f"SELECT max(strlen(json::VARCHAR)) FROM (SELECT json FROM read_json_objects("
+        f"{quote_literal(str(path))}{option}) LIMIT {_JSON_SAMPLE})").fetchone()[0] or 0
+    if largest > limit_mb << 20:
+        raise QueryError(
+            f"a JSON object of {largest / (1 << 20):.1f} MB, above the limit of {limit_mb} MB "
+            "(setting query.max_json_object_mb); the file was not read",
+            code="DATA_FILE_TOO_LARGE",
+            hint="If the file is genuine, raise query.max_json_object_mb in settings.json "
+                 "(reading it takes long), or save the data as Parquet or newline-delimited "
+                 "JSON of small objects.")
+
+
 def _is_empty(path: Path, size: int) -> bool:
     """0 bytes, or only a byte-order mark and blanks: no columns to make a table of."""
     if size > 64:
@@ -200,9 +221,9 @@ def _header_options(header_row: int | None) -> str:
 
 class DataSources(LazySheets):
     def __init__(self, engine: Engine, catalog: Catalog, data_dir: Path, *,
-                 reserved_names=lambda: set(), limits: WorkbookLimits | None = None):
+                 reserved_names=lambda: set(), limits: ReadLimits | None = None):
         self.engine = engine
-        self.limits = limits or WorkbookLimits()
+        self.limits = limits or ReadLimits()
         self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
         self._inflated: dict[tuple, int] = {}  # (path, size, mtime) -> declared inflated size
         self._retry_failed = True  # files that failed are tried again once per open
@@ -417,6 +438,8 @@ class DataSources(LazySheets):
         notes: list[str] = []
 
         def work(cur):
+            if fmt in ("json", "ndjson") and not path.is_dir():
+                _check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
             with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
                             f"SELECT * FROM {_reader_sql(path, fmt, header_row)}")

@@ -23,7 +23,7 @@ import posixpath
 import re
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from lantide.query.errors import QueryError
@@ -41,14 +41,17 @@ _ROW_NUMBER = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br="([0-9]{1,9})"
 
 
 @dataclass(frozen=True)
-class WorkbookLimits:
+class ReadLimits:
+    """The bounds on reading data files (``query.*`` settings of the same names); the JSON
+    one is checked in :mod:`lantide.query.sources`."""
+
     max_workbook_mb: int = 1024
     max_sheet_cells: int = 10_000_000
+    max_json_object_mb: int = 16
 
     @classmethod
-    def from_settings(cls, settings) -> "WorkbookLimits":
-        return cls(int(getattr(settings, "max_workbook_mb", cls.max_workbook_mb)),
-                   int(getattr(settings, "max_sheet_cells", cls.max_sheet_cells)))
+    def from_settings(cls, settings) -> "ReadLimits":
+        return cls(*(int(getattr(settings, f.name, f.default)) for f in fields(cls)))
 
 
 class WorkbookTooLarge(QueryError):
@@ -81,7 +84,7 @@ def _size_text(n: int) -> str:
     return f"{n / (1 << 30):.1f} GB" if n >= 1 << 30 else f"{n / _MB:.1f} MB"
 
 
-def check_container(path: Path, limits: WorkbookLimits) -> None:
+def check_container(path: Path, limits: ReadLimits) -> None:
     """The cheap checks done when the workbook is listed; raises a QueryError."""
     limit = limits.max_workbook_mb * _MB
     suffix = path.suffix.lower()
@@ -182,7 +185,7 @@ def _column_number(letters: bytes) -> int:
     return n
 
 
-def check_sheet(path: Path, sheet: str, limits: WorkbookLimits) -> None:
+def check_sheet(path: Path, sheet: str, limits: ReadLimits) -> None:
     """The checks done before a sheet is first read (see the module docstring)."""
     if path.suffix.lower() not in _ZIP_SUFFIXES:
         return
@@ -211,7 +214,7 @@ def check_sheet(path: Path, sheet: str, limits: WorkbookLimits) -> None:
         raise _damaged(path, f"a part does not inflate ({exc})") from None
 
 
-def _inflate(zf, info, path: Path, byte_limit: int, limits: WorkbookLimits, *,
+def _inflate(zf, info, path: Path, byte_limit: int, limits: ReadLimits, *,
              count_cells: bool, sheet: str | None = None) -> None:
     """Inflate one entry as a stream; zipfile stops at the declared size and checks the
     CRC, so an entry that inflates to more than it declares fails here."""

@@ -49,6 +49,7 @@ class QuerySettings:
     source_run_workers: int = 0  # tabs a Source Run runs at once; 0: automatic (cores + 1, <= 4)
     max_workbook_mb: int = 1024  # a workbook inflating past this is not read (zip bombs)
     max_sheet_cells: int = 10_000_000  # a sheet spanning more cells is not read
+    max_json_object_mb: int = 16  # a JSON file whose first objects are larger is not read
 
 
 @dataclass

@@ -3,6 +3,7 @@ data/ are refused without being walked, and querying a failed file says why it f
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -136,3 +137,15 @@ def test_a_huge_line_is_a_problem_or_a_short_error_for_that_file_alone(empty_wor
     assert len(err.message) < 1000  # the 3 MB line is not echoed back (nor to the model)
     assert "Possible" not in err.message and "longer than the reader takes" in err.hint
     assert svc.run_query("SELECT count(*) FROM fine")["preview"] == [[1]]
+
+
+def test_a_json_file_of_huge_objects_is_refused_quickly_and_alone(empty_workspace,
+                                                                  open_service):
+    data = empty_workspace / "data"
+    (data / "big.json").write_text(json.dumps([{"a": "x" * 20_000_000}]))
+    (data / "fine.json").write_text(json.dumps([{"a": 1}, {"a": 2}]))
+    svc = open_service(empty_workspace)
+    problems = {p["source"]: p["error"] for p in svc.show_tables()["problems"]}
+    assert "a JSON object of 19.1 MB, above the limit of 16 MB" in problems["data/big.json"]
+    assert "query.max_json_object_mb" in problems["data/big.json"]
+    assert svc.run_query("SELECT sum(a) FROM fine")["preview"] == [[3]]
