@@ -33,14 +33,17 @@ from lantide.query.errors import QueryError
 from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
 from lantide.query.reading_notes import csv_notes
 from lantide.query.sheets import LazySheets
+from lantide.query.source_problems import (
+    OUTSIDE_LINK, UNREADABLE_FOLDER, brief, check_json_objects, folder_format,
+    folder_problem, is_empty, outside_link_problem)
 from lantide.query.workbook_limits import ReadLimits
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
 
+_brief = brief  # the name tests and older callers use
+
 _RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog",
                      INTERNAL_SCHEMA}
-_FOLDER_FORMATS = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
-                   "ndjson": "ndjson"}
 
 
 @dataclass(frozen=True)
@@ -96,60 +99,6 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
         return None
 
 
-UNREADABLE_FOLDER = "folder"  # a folder of data files that is not one table
-OUTSIDE_LINK = "link"  # a link in data/ to a file or folder outside it: refused, never walked
-
-
-def _folder_data_formats(path: Path) -> set[str]:
-    """The data formats of the (not hidden) files in a folder, at any depth."""
-    return {data_format(p.name) for p in path.rglob("*")
-            if p.is_file() and not p.name.startswith(".")} - {None}
-
-
-def _folder_format(path: Path) -> str | None:
-    """The format of a folder of data files of one kind; :data:`UNREADABLE_FOLDER` for one
-    that holds data files but cannot be one table (several formats, workbooks), so it is
-    listed with the reason rather than left out unseen; None for a folder of no data."""
-    formats = _folder_data_formats(path)
-    if len(formats) == 1 and next(iter(formats)) in _FOLDER_FORMATS:
-        return _FOLDER_FORMATS[formats.pop()]
-    return UNREADABLE_FOLDER if formats else None
-
-
-def _folder_problem(path: Path) -> QueryError:
-    formats = sorted(_folder_data_formats(path))
-    if formats == ["excel"]:
-        return QueryError(f"the folder {path.name}/ holds workbooks; a folder becomes one "
-                          "table only for CSV, TSV, Parquet or JSON files",
-                          code="DATA_FOLDER_UNREADABLE",
-                          hint="Put each workbook directly in data/ (each becomes a schema "
-                               "with a table per sheet).")
-    return QueryError(f"the folder {path.name}/ mixes {', '.join(formats)} files; a folder "
-                      "becomes one table of one format", code="DATA_FOLDER_UNREADABLE",
-                      hint="Put each format in its own folder (or the files directly in "
-                           "data/).")
-
-
-def _outside_link_problem(path: Path) -> QueryError:
-    target = os.path.realpath(path)
-    return QueryError(f"a link to {target}, outside the workspace's data/ "
-                      "folder; Lantide reads only what is inside data/",
-                      code="DATA_LINK_OUTSIDE",
-                      hint="Copy the file (or folder) into data/ instead of linking to it.")
-
-
-def _brief(message: str) -> str:
-    """One line of a reader's error: its headline and its cause, without DuckDB's list of
-    reader options ("CSV Error on Line: 2" alone says nothing)."""
-    lines = []
-    for line in message.splitlines():
-        if not line.strip() or line.startswith("Possible"):
-            break
-        if not line.startswith("Original Line"):
-            lines.append(line.strip())
-    return " — ".join(lines[:3]) or message.splitlines()[0]
-
-
 def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     if path.is_dir():
         ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
@@ -170,38 +119,6 @@ def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     if fmt == "ndjson":
         return f"read_json({pattern}, format = 'newline_delimited'{extra})"
     return f"read_json({pattern}{extra})"
-
-
-_JSON_SAMPLE = 20480  # the objects DuckDB reads to learn a JSON file's columns
-
-
-def _check_json_objects(cur, path: Path, fmt: str, limit_mb: int) -> None:
-    """Refuse a JSON file whose first objects (those the view's schema is learnt from)
-    are larger than the limit: DuckDB takes time growing with the square of an object's
-    size (30 MB: 16 s) and does not enforce its own maximum_object_size."""
-    option = ", format = 'newline_delimited'" if fmt == "ndjson" else ""
-    largest = cur.execute(
-        f"SELECT max(strlen(json::VARCHAR)) FROM (SELECT json FROM read_json_objects("
-        f"{quote_literal(str(path))}{option}) LIMIT {_JSON_SAMPLE})").fetchone()[0] or 0
-    if largest > limit_mb << 20:
-        raise QueryError(
-            f"a JSON object of {largest / (1 << 20):.1f} MB, above the limit of {limit_mb} MB "
-            "(setting query.max_json_object_mb); the file was not read",
-            code="DATA_FILE_TOO_LARGE",
-            hint="If the file is genuine, raise query.max_json_object_mb in settings.json "
-                 "(reading it takes long), or save the data as Parquet or newline-delimited "
-                 "JSON of small objects.")
-
-
-def _is_empty(path: Path, size: int) -> bool:
-    """0 bytes, or only a byte-order mark and blanks: no columns to make a table of."""
-    if size > 64:
-        return False
-    try:
-        text = path.read_bytes()
-    except OSError:
-        return False
-    return not text.lstrip(b"\xef\xbb\xbf\xff\xfe").strip(b" \t\r\n\x00")
 
 
 def _notes_missing(row: dict, fmt: str) -> bool:
@@ -292,7 +209,7 @@ class DataSources(LazySheets):
                     found.append((entry, OUTSIDE_LINK))
                 continue
             if entry.is_dir():
-                fmt = _folder_format(entry)
+                fmt = folder_format(entry)
             elif entry.is_file():
                 fmt = data_format(entry.name)
             else:
@@ -425,10 +342,10 @@ class DataSources(LazySheets):
         if fmt == "excel":
             return self._register_workbook(path, name, stamp)
         if fmt == UNREADABLE_FOLDER:
-            return [self._failed(path, None, name, fmt, stamp, _folder_problem(path))]
+            return [self._failed(path, None, name, fmt, stamp, folder_problem(path))]
         if fmt == OUTSIDE_LINK:
-            return [self._failed(path, None, name, fmt, stamp, _outside_link_problem(path))]
-        if not path.is_dir() and _is_empty(path, stamp[0]):
+            return [self._failed(path, None, name, fmt, stamp, outside_link_problem(path))]
+        if not path.is_dir() and is_empty(path, stamp[0]):
             return [self._failed(path, None, name, fmt, stamp, QueryError(
                 "the file is empty: there is nothing to read", code="DATA_FILE_EMPTY",
                 hint="Put the data in it (or remove it from data/)."))]
@@ -439,7 +356,7 @@ class DataSources(LazySheets):
 
         def work(cur):
             if fmt in ("json", "ndjson") and not path.is_dir():
-                _check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
+                check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
             with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
                             f"SELECT * FROM {_reader_sql(path, fmt, header_row)}")
@@ -466,7 +383,7 @@ class DataSources(LazySheets):
             message = exc.message
         else:
             message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
-        message = _brief(message) if message else type(exc).__name__
+        message = brief(message) if message else type(exc).__name__
         if "is not latin-1 encoded" in message:  # what our fallback tried, not the cause
             message = ("the file is neither UTF-8 nor Latin-1 text (a binary file, or a "
                        "damaged one?)")
