@@ -27,10 +27,8 @@ _SCHEMA_SQL = [
     f'CREATE SCHEMA IF NOT EXISTS "{INTERNAL_SCHEMA}"',
     f"""CREATE TABLE IF NOT EXISTS "{INTERNAL_SCHEMA}".sources (
         schema_name VARCHAR, table_name VARCHAR, path VARCHAR, format VARCHAR,
-        size BIGINT, mtime_ns BIGINT, error VARCHAR, registered_at TIMESTAMP)""",
-    # added later: caches made before have the table without them
-    f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN IF NOT EXISTS notes VARCHAR',
-    f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN IF NOT EXISTS options VARCHAR',
+        size BIGINT, mtime_ns BIGINT, error VARCHAR, registered_at TIMESTAMP,
+        notes VARCHAR, options VARCHAR)""",
     f"""CREATE TABLE IF NOT EXISTS "{INTERNAL_SCHEMA}".cached_tables (
         name VARCHAR PRIMARY KEY, kind VARCHAR, project VARCHAR, tab VARCHAR,
         step_id VARCHAR, sql VARCHAR, fingerprint VARCHAR, row_count BIGINT,
@@ -78,7 +76,18 @@ class Catalog:
         self._cache_lock = threading.Lock()
         for sql in _SCHEMA_SQL:
             engine.execute(sql)
+        self._add_new_columns()
         self._forget_dropped()
+
+    def _add_new_columns(self) -> None:
+        """Caches made before ``sources`` had ``notes`` and ``options`` get them."""
+        have = {r[0] for r in self.engine.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+            f"AND schema_name = '{INTERNAL_SCHEMA}' AND table_name = 'sources'")}
+        for column in ("notes", "options"):
+            if column not in have:
+                self.engine.execute(
+                    f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN {column} VARCHAR')
 
     def _forget_dropped(self) -> None:
         """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go."""

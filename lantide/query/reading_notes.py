@@ -35,9 +35,11 @@ def _names(columns: list[dict]) -> str:
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
-def csv_notes(cur, path: Path, extra: str, header_row: int | None) -> list[str]:
-    """The notes for ``path`` read with ``read_csv`` options ``extra`` (e.g.
+def csv_notes(cur, path: Path, extra: str, header_row: int | None, view: str) -> list[str]:
+    """The notes for ``path`` read by ``view`` with ``read_csv`` options ``extra`` (e.g.
     ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any."""
+    if header_row is None and not _worth_a_sniff(cur, path, view):
+        return []
     try:
         skip, has_header, quote, columns = cur.execute(
             "SELECT SkipRows, HasHeader, Quote, Columns FROM "
@@ -62,6 +64,23 @@ def csv_notes(cur, path: Path, extra: str, header_row: int | None) -> list[str]:
         notes.append(f'quotes are read as text: the " on line {quote_line} does not start a '
                      "quoted field")
     return notes
+
+
+def _worth_a_sniff(cur, path: Path, view: str) -> bool:
+    """Whether the sniffer may have departed from the file (so a ``sniff_csv``, about as
+    long as registering, is worth it): the view's columns are not all named on line 1
+    (no header, or a title skipped), or a line near the top has an odd number of quotes
+    (the sniffer then reads quotes as text). The usual file costs no second sniff."""
+    columns = [r[0] for r in cur.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
+        "table_name = ? ORDER BY column_index", [view]).fetchall()]
+    head = first_lines(path, _SCAN_LINES)
+    if not head or not columns:
+        return False
+    first = head[0].lstrip("\ufeff")
+    if any(name not in first for name in columns):
+        return True
+    return any(line.count('"') % 2 for line in head)
 
 
 def _first_quote_line(path: Path, skip: int) -> int | None:

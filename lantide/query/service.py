@@ -202,7 +202,9 @@ class QueryService(TabOperations, BrowseOperations):
                 continue
             source = failed.to_dict(self.workspace.root)["source"]
             sheet = f", sheet {failed.name!r}" if failed.schema and failed.name != failed.path.name else ""
+            said = failed.error.startswith(source)  # the problem names the file already
             raise DataFileUnreadable(
+                f"{inp.name}: {failed.error}" if said else
                 f"{inp.name} is the data file {source}{sheet}, which could not be read: "
                 f"{failed.error}",
                 hint=f"Fix or replace {source} (Lantide never changes it); the next query "

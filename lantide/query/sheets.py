@@ -54,21 +54,75 @@ class LazySheets:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             return [self._failed(path, schema, path.name, "excel", stamp, exc)]
+        # A small book is read now, in the same transaction (what it cost before sheets
+        # were lazy); a sheet of it that fails keeps its placeholder and its problem.
+        read = self._read_small_book(path, sheets) if self._is_small(path) else {}
+        errors = {sheet: got for sheet, got in read.items() if isinstance(got, str)}
 
         def work(cur):
+            alias = f"__lantide_sheet_{threading.get_ident()}"
             with transaction(cur):
                 cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
                 for sheet in sheets:
-                    cur.execute(_placeholder_sql(schema, sheet, path))
-                self.catalog.replace_sources_of(
-                    cur, key, [(schema, sheet, "excel", *stamp, None) for sheet in sheets])
+                    if sheet not in read or sheet in errors:
+                        cur.execute(_placeholder_sql(schema, sheet, path))
+                        continue
+                    cur.register(alias, read[sheet])
+                    try:
+                        cur.execute(f"CREATE TABLE {qualified(schema, sheet)} AS "
+                                    f"SELECT * FROM {quote_ident(alias)}")
+                    finally:
+                        cur.unregister(alias)
+                self.catalog.replace_sources_of(cur, key, [
+                    (schema, sheet, "excel", *stamp, errors.get(sheet)) for sheet in sheets])
 
         try:
             self.engine.run(work, timeout=None)
         except Exception as exc:
             return [self._failed(path, schema, path.name, "excel", stamp, exc)]
         self._forget_loaded(key)
-        return [DataTable(schema, sheet, path, "excel") for sheet in sheets]
+        self._loaded |= {(key, schema.casefold(), sheet.casefold()) for sheet in read
+                         if sheet not in errors}
+        return [DataTable(schema, sheet, path, "excel", errors.get(sheet)) for sheet in sheets]
+
+    def _is_small(self, path: Path) -> bool:
+        from lantide.query.workbook_limits import inflated_size
+
+        try:
+            st = path.stat()
+            size_key = (str(path), st.st_size, st.st_mtime_ns)
+            if size_key not in self._inflated:
+                self._inflated[size_key] = inflated_size(path)
+            return self._inflated[size_key] <= INLINE_WORKBOOK_BYTES
+        except OSError:
+            return False
+
+    def _read_small_book(self, path: Path, sheets: list[str]) -> dict:
+        """``{sheet: Arrow table or its problem (text)}``."""
+        out = {}
+        for sheet in sheets:
+            try:
+                out[sheet] = self._checked_sheet(path, sheet)
+            except LantideError as exc:
+                out[sheet] = exc.message
+        return out
+
+    def _checked_sheet(self, path: Path, sheet: str):
+        """The sheet as an Arrow table, after the limits' checks; raises a QueryError."""
+        from lantide.query.excel import read_sheet
+        from lantide.query.workbook_limits import check_sheet
+
+        check_sheet(path, sheet, self.limits)
+        try:
+            return read_sheet(path, sheet)
+        except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise QueryError(
+                f"data/{path.name}, sheet {sheet!r}, could not be read: "
+                f"{type(exc).__name__}: {exc}", code="DATA_FILE_DAMAGED",
+                hint="Open and save the workbook again in Excel or LibreOffice, or export "
+                     "the sheet as CSV.") from None
 
     def _forget_loaded(self, path_text: str) -> None:
         self._loaded = {k for k in self._loaded if k[0] != path_text}
@@ -96,39 +150,29 @@ class LazySheets:
                     raise
                 self._sheet_failed(table, exc.message)
                 raise
-            except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                problem = QueryError(
-                    f"data/{table.path.name}, sheet {table.name!r}, could not be read: "
-                    f"{type(exc).__name__}: {exc}", code="DATA_FILE_DAMAGED",
-                    hint="Open and save the workbook again in Excel or LibreOffice, or export "
-                         "the sheet as CSV.")
-                self._sheet_failed(table, problem.message)
-                raise problem from None
             self._loaded.add(key)
 
     def read_small_sheets(self) -> None:
         """Read the sheets of small workbooks now (for the listing's row counts); a sheet
-        that fails becomes a problem line, never an exception."""
-        from lantide.query.workbook_limits import inflated_size
-
-        for table in self.tables():
-            if table.format != "excel" or table.error is not None:
-                continue
+        that fails becomes a problem line, never an exception. Registering reads them
+        already; this covers sheets whose table went (dropped by hand) or a failed read
+        that was stopped."""
+        waiting = [t for t in self.tables() if t.format == "excel" and t.error is None and
+                   (str(t.path), t.schema.casefold(), t.name.casefold()) not in self._loaded]
+        if not waiting:
+            return
+        stored = {(r[0].casefold(), r[1].casefold()) for r in self.engine.execute(
+            "SELECT schema_name, table_name FROM duckdb_tables() "
+            "WHERE database_name = current_database()")}
+        for table in waiting:
             key = (str(table.path), table.schema.casefold(), table.name.casefold())
-            if key in self._loaded:
-                continue
-            try:
-                stamp = table.path.stat()
-                size_key = (str(table.path), stamp.st_size, stamp.st_mtime_ns)
-                size = self._inflated.get(size_key)
-                if size is None:
-                    size = self._inflated[size_key] = inflated_size(table.path)
-                if size <= INLINE_WORKBOOK_BYTES:
+            if key[1:] in stored:  # read in an earlier launch, file unchanged since
+                self._loaded.add(key)
+            elif self._is_small(table.path):
+                try:
                     self.load_sheet(table)
-            except (LantideError, OSError):
-                continue  # kept as the sheet's problem line (or the file is gone)
+                except LantideError:
+                    continue  # kept as the sheet's problem line
 
     def _is_table(self, table) -> bool:
         rows = self.engine.execute(
@@ -138,11 +182,7 @@ class LazySheets:
         return bool(rows[0][0])
 
     def _read_into_table(self, table) -> None:
-        from lantide.query.excel import read_sheet
-        from lantide.query.workbook_limits import check_sheet
-
-        check_sheet(table.path, table.name, self.limits)
-        arrow = read_sheet(table.path, table.name)
+        arrow = self._checked_sheet(table.path, table.name)
         name = qualified(table.schema, table.name)
 
         def work(cur):

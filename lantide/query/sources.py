@@ -366,7 +366,7 @@ class DataSources(LazySheets):
                     else:  # the analyst's rule stands
                         sniffed_as = ((", delim = '\t'" if fmt == "tsv" else "")
                                       + _header_options(header_row))
-                    notes.extend(csv_notes(cur, path, sniffed_as, header_row))
+                    notes.extend(csv_notes(cur, path, sniffed_as, header_row, name))
                 self.catalog.replace_sources_of(cur, key, [
                     (None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))])
 

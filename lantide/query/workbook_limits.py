@@ -209,9 +209,9 @@ def check_sheet(path: Path, sheet: str, limits: ReadLimits) -> None:
                 _inflate(zf, info, path, byte_limit, limits, count_cells=name == entry,
                          sheet=sheet)
     except zipfile.BadZipFile as exc:
-        raise _damaged(path, f"its zip container is damaged ({exc})") from None
+        raise _damaged(path, f"sheet {sheet!r} is damaged ({exc})") from None
     except _INFLATE_ERRORS as exc:  # zlib errors, encryption, cut streams
-        raise _damaged(path, f"a part does not inflate ({exc})") from None
+        raise _damaged(path, f"sheet {sheet!r} does not inflate ({exc})") from None
 
 
 def _inflate(zf, info, path: Path, byte_limit: int, limits: ReadLimits, *,
