@@ -99,30 +99,35 @@ class LazySheets:
 
     def _read_small_book(self, path: Path, sheets: list[str]) -> dict:
         """``{sheet: Arrow table or its problem (text)}``."""
-        out = {}
-        for sheet in sheets:
-            try:
-                out[sheet] = self._checked_sheet(path, sheet)
-            except LantideError as exc:
-                out[sheet] = exc.message
-        return out
+        return {sheet: got if not isinstance(got, LantideError) else got.message
+                for sheet, got in self._checked_sheets(path, sheets).items()}
 
-    def _checked_sheet(self, path: Path, sheet: str):
-        """The sheet as an Arrow table, after the limits' checks; raises a QueryError."""
-        from lantide.query.excel import read_sheet
+    def _checked_sheets(self, path: Path, sheets: list[str]) -> dict:
+        """``{sheet: Arrow table, or the QueryError that kept it from being read}``: each
+        checked against the limits, then the good ones read with the book opened once."""
+        from lantide.query.excel import read_sheets
         from lantide.query.workbook_limits import check_sheet
 
-        check_sheet(path, sheet, self.limits)
+        out: dict = {}
+        for sheet in sheets:
+            try:
+                check_sheet(path, sheet, self.limits)
+            except LantideError as exc:
+                out[sheet] = exc
+        good = [sheet for sheet in sheets if sheet not in out]
         try:
-            return read_sheet(path, sheet)
-        except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            raise QueryError(
+            read = read_sheets(path, good) if good else {}
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the book itself would not open
+            read = {sheet: exc for sheet in good}
+        for sheet, got in read.items():
+            out[sheet] = got if not isinstance(got, BaseException) else QueryError(
                 f"data/{path.name}, sheet {sheet!r}, could not be read: "
-                f"{type(exc).__name__}: {exc}", code="DATA_FILE_DAMAGED",
+                f"{type(got).__name__}: {got}", code="DATA_FILE_DAMAGED",
                 hint="Open and save the workbook again in Excel or LibreOffice, or export "
-                     "the sheet as CSV.") from None
+                     "the sheet as CSV.")
+        return {sheet: out[sheet] for sheet in sheets}
 
     def _forget_loaded(self, path_text: str) -> None:
         self._loaded = {k for k in self._loaded if k[0] != path_text}
@@ -182,7 +187,9 @@ class LazySheets:
         return bool(rows[0][0])
 
     def _read_into_table(self, table) -> None:
-        arrow = self._checked_sheet(table.path, table.name)
+        arrow = self._checked_sheets(table.path, [table.name])[table.name]
+        if isinstance(arrow, LantideError):
+            raise arrow
         name = qualified(table.schema, table.name)
 
         def work(cur):
