@@ -49,7 +49,7 @@ class LazySheets:
         key = str(path)
         try:
             check_container(path, self.limits)
-            sheets = sheet_names(path)
+            sheets = sheet_names(path, self.limits)
         except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise

@@ -156,8 +156,12 @@ def _sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
     return sheets
 
 
-def sheet_names(path: Path) -> list[str]:
-    """The sheets of a workbook that passed :func:`check_container`, without reading them."""
+def sheet_names(path: Path, limits: ReadLimits | None = None) -> list[str]:
+    """The sheets of a workbook that passed :func:`check_container`, without reading them
+    (an ``.ods`` is also checked for the cells its repeated rows and columns span: calamine
+    reads all its sheets at once, as a dense grid)."""
+    if path.suffix.lower() == ".ods":
+        return _ods_sheets(path, limits or ReadLimits())
     if path.suffix.lower() in _XML_SHEETS:
         try:
             with zipfile.ZipFile(path) as zf:
@@ -176,6 +180,52 @@ def sheet_names(path: Path) -> list[str]:
             book.close()
         except Exception:
             pass
+
+
+_ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+
+
+def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
+    """Sheet names from ``content.xml``, streamed; refuses a book whose sheets span more
+    cells (rows x widest row, repeats counted) than ``query.max_sheet_cells``: a 1 KB file
+    can repeat a cell 10,000 times in each of 9,000 rows."""
+    from xml.etree import ElementTree
+
+    names, spans = [], {}
+    try:
+        with zipfile.ZipFile(path) as zf, zf.open("content.xml") as f:
+            height = width = 0
+            for event, elem in ElementTree.iterparse(f, events=("start", "end")):
+                tag = elem.tag
+                if event == "start" and tag == f"{_ODS_TABLE}table":
+                    height = width = 0
+                elif event == "end" and tag == f"{_ODS_TABLE}table-row":
+                    cells = sum(int(c.get(f"{_ODS_TABLE}number-columns-repeated", "1"))
+                                for c in elem)
+                    height += int(elem.get(f"{_ODS_TABLE}number-rows-repeated", "1"))
+                    width = max(width, cells)
+                    elem.clear()
+                elif event == "end" and tag == f"{_ODS_TABLE}table":
+                    name = elem.get(f"{_ODS_TABLE}name") or f"Sheet{len(names) + 1}"
+                    names.append(name)
+                    spans[name] = (height, width)
+                    elem.clear()
+    except KeyError:
+        raise _damaged(path, "content.xml is missing") from None
+    except zipfile.BadZipFile as exc:
+        raise _damaged(path, f"its zip container is damaged ({exc})") from None
+    except ElementTree.ParseError as exc:
+        raise _damaged(path, f"its content.xml is not valid XML ({exc})") from None
+    except _INFLATE_ERRORS as exc:
+        raise _damaged(path, f"a part does not inflate ({exc})") from None
+    total = 0
+    for name, (height, width) in spans.items():
+        total += height * width
+        if total > limits.max_sheet_cells:  # calamine reads every sheet of the book at once
+            raise _too_large(path, f"sheet {name!r} spans {height:,} rows x {width:,} columns "
+                                   f"({height * width:,} cells)",
+                             f"{limits.max_sheet_cells:,} cells", "max_sheet_cells")
+    return names
 
 
 def _column_number(letters: bytes) -> int:

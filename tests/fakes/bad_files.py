@@ -97,3 +97,32 @@ def lie_about_size(path: Path, entry: str, declared: int) -> None:
                 struct.pack_into("<I", data, at + size_at, declared)
             at = data.find(signature, at + 4)
     path.write_bytes(bytes(data))
+
+
+def ods_bytes(rows_repeated: int, columns_repeated: int) -> bytes:
+    """An OpenDocument spreadsheet of one cell repeated over a grid (a dense-grid bomb of
+    about a kilobyte when the counts are large)."""
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+        '<office:body><office:spreadsheet><table:table table:name="S">'
+        f'<table:table-row table:number-rows-repeated="{rows_repeated}">'
+        f'<table:table-cell table:number-columns-repeated="{columns_repeated}" '
+        'office:value-type="float" office:value="1"><text:p>1</text:p></table:table-cell>'
+        "</table:table-row></table:table></office:spreadsheet></office:body>"
+        "</office:document-content>")
+    manifest = (
+        '<?xml version="1.0"?><manifest:manifest '
+        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+        '<manifest:file-entry manifest:full-path="/" '
+        'manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        "</manifest:manifest>")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet")
+        zf.writestr("content.xml", content)
+        zf.writestr("META-INF/manifest.xml", manifest)
+    return buf.getvalue()

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tests.fakes.bad_files import (bomb_sheet, lie_about_size, sparse_corners_sheet,
-                                   with_sheet_xml, workbook_bytes)
+from tests.fakes.bad_files import (bomb_sheet, lie_about_size, ods_bytes,
+                                   sparse_corners_sheet, with_sheet_xml, workbook_bytes)
 
 GOOD = {"Good": [["region", "amount"], ["DE", 10], ["FR", 7]], "Other": [["x"], [1]]}
 
@@ -146,3 +146,22 @@ def test_an_entry_that_inflates_past_what_it_declares_is_damaged(empty_workspace
     assert "data/book.xlsx is not a readable workbook" in info.value.message
     assert "sheet 'Good' is damaged" in _problems(svc)["data/book.xlsx"]
     assert svc.run_query('SELECT * FROM "book"."Other"')["preview"] == [[1]]
+
+
+def test_an_ods_whose_repeated_cells_span_a_huge_grid_is_refused_at_listing(empty_workspace,
+                                                                          run_cli):
+    # ~1 KB: one cell repeated 10,000 times in each of 9,000 rows; read, it aborted the
+    # process (calamine allocates the whole grid when the book is opened)
+    data = empty_workspace / "data"
+    (data / "bomb.ods").write_bytes(ods_bytes(9_000, 10_000))
+    (data / "small.ods").write_bytes(ods_bytes(3, 2))
+    (data / "fine.csv").write_text("a\n1\n")
+    listing = run_cli("tables", empty_workspace, "--json")
+    assert listing.returncode == 0, listing.stderr
+    problems = {p["source"]: p["error"] for p in json.loads(listing.stdout)["problems"]}
+    assert list(problems) == ["data/bomb.ods"]
+    assert "'S' spans 9,000 rows x 10,000 columns" in problems["data/bomb.ods"]
+    assert "query.max_sheet_cells" in problems["data/bomb.ods"]
+    small = run_cli("sql", empty_workspace, 'SELECT count(*) AS n FROM "small"."S"', "--json")
+    assert small.returncode == 0, small.stderr
+    assert json.loads(small.stdout)["preview"] == [[3]]
