@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.bad_files import (bomb_sheet, lie_about_size, repeated_sheet,
+from tests.fakes.bad_files import (bomb_sheet, lie_about_size, ods_bytes, repeated_sheet,
                                    sparse_corners_sheet, with_sheet_xml, workbook_bytes)
 
 from tests.query.conftest import open_service  # noqa: F401  (a fixture)
@@ -59,6 +59,7 @@ def build_corpus(data: Path, outside: Path) -> dict[str, str]:
     put("empty.xlsx", b"", "problem")
     put("garbage.xls", noise(2048), "problem")
     put("garbage.ods", b"PK\x05\x06" + bytes(18), "problem")
+    put("grid_bomb.ods", ods_bytes(9_000, 10_000), "problem")
     with_sheet_xml(_workbook({"S": [["x"]]}), data / "corners.xlsx", 1, sparse_corners_sheet())
     expect["data/corners.xlsx"] = "problem"  # a small book: its sheet is read while listing
     liar = data / "liar.xlsx"
