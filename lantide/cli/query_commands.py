@@ -1,4 +1,5 @@
-"""``lantide sql``, ``lantide tab ...``, ``lantide tables`` and ``lantide schema``.
+"""``lantide sql``, ``lantide tab ...``, ``lantide tables``, ``lantide schema`` and
+``lantide file header`` (how a data file is read).
 
 All of them drive :class:`lantide.query.QueryService`, the engine the desktop app uses.
 ``--json`` prints the service's result as one JSON object. Exit codes: 0 done, 1 a
@@ -82,6 +83,18 @@ def register(subparsers) -> None:
     p.add_argument("workspace")
     p.add_argument("table")
     p.add_argument("--json", action="store_true")
+
+    p = add_command(subparsers, "file", "how a data file is read (the header row of a CSV)",
+                    None)
+    actions = p.add_subparsers(dest="file_action", metavar="ACTION", required=True)
+    a = add_command(actions, "header", "choose the line holding a CSV/TSV file's column "
+                    "names (kept in .lantide/data_files.json; the file is not changed)",
+                    run_file_header)
+    a.add_argument("workspace")
+    a.add_argument("file", help="the file, e.g. data/sales.csv")
+    a.add_argument("line", help="line number of the column names (1: the first line), "
+                                "0 or 'none': no header line, 'auto': detect it again")
+    a.add_argument("--json", action="store_true")
 
 
 class _Session:
@@ -290,6 +303,14 @@ def run_tables(args: argparse.Namespace) -> int:
     for problem in result["problems"]:
         sys.stderr.write(f"problem: {problem.get('source') or problem.get('connection')}: "
                          f"{problem['error']}\n")
+    noted = [t for t in result["tables"] if t.get("notes")]
+    for table in noted:
+        for note in table["notes"]:
+            sys.stderr.write(f"note: {table['source']}: {note}\n")
+    if noted:
+        from lantide.query.reading_notes import HOW_TO_CHOOSE
+
+        sys.stderr.write(f"  {HOW_TO_CHOOSE}\n")
     return 0
 
 
@@ -297,4 +318,51 @@ def run_schema(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
         result = service.read_schema(args.table)
     print_json(result) if args.json else print(result["ddl"])
+    return 0
+
+
+def _header_line(text: str) -> int | None:
+    from lantide.errors import UsageError
+
+    word = text.strip().lower()
+    if word == "auto":
+        return None
+    if word == "none":
+        return 0
+    try:
+        return int(word)
+    except ValueError:
+        raise UsageError(f"line must be a number, 'none' or 'auto', not {text!r}") from None
+
+
+def run_file_header(args: argparse.Namespace) -> int:
+    from lantide.query.file_rules import set_header_row
+
+    header_row = _header_line(args.line)
+    ws = open_workspace(args.workspace)
+    try:
+        rule = set_header_row(ws.root, args.file, header_row)
+    finally:
+        ws.close()
+    with _Session(args.workspace) as service:
+        listing = service.show_tables()
+        table = next((t for t in listing["tables"] + listing["problems"]
+                      if t.get("source") == rule["file"]), None)
+        columns = []
+        if table is not None and "qualified_name" in table:
+            columns = [c["name"] for c in service.read_schema(table["qualified_name"])["columns"]]
+    result = {**rule, "table": table and table.get("qualified_name"), "columns": columns,
+              "notes": (table or {}).get("notes", []), "error": (table or {}).get("error")}
+    if args.json:
+        print_json(result)
+        return 0
+    how = {None: "detected by the reader", 0: "none (every line is data)"}.get(
+        header_row, f"line {header_row}")
+    print(f"{rule['file']}: header row {how}")
+    if result["table"]:
+        print(f"{result['table']}: {', '.join(columns)}")
+    for note in result["notes"]:
+        print(f"note: {note}")
+    if result["error"]:
+        sys.stderr.write(f"problem: {result['error']}\n")
     return 0

@@ -28,6 +28,7 @@ from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
 from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, file_stamp
+from lantide.query.workbook_limits import ReadLimits
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,9 @@ def _path_lock(key: str) -> threading.Lock:
 
 
 def _settings_key(settings) -> tuple:
-    return (settings.memory_limit, settings.threads, settings.timeout_seconds)
+    return (settings.memory_limit, settings.threads, settings.timeout_seconds,
+            getattr(settings, "max_workbook_mb", None), getattr(settings, "max_sheet_cells", None),
+            getattr(settings, "max_json_object_mb", None))
 
 
 def acquire(workspace, settings, *, reserved_names: Callable[[], list[str]]) -> Backend:
@@ -115,11 +118,13 @@ def _open(key: str, workspace, settings, reserved_names) -> Backend:
                     threads=settings.threads, timeout_seconds=settings.timeout_seconds)
     try:
         catalog = Catalog(engine)
-        sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names)
+        sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names,
+                              limits=ReadLimits.from_settings(settings))
         row_counts = RowCounts(engine, file_stamp)
         from lantide.query.checks.facts import RelationFacts
 
         check_facts = RelationFacts(engine)
+        sources.on_registered = row_counts.forget
     except BaseException:
         engine.close()
         raise

@@ -42,6 +42,7 @@ class BrowseOperations:
     # -- show_tables / read_schema ----------------------------------------------------
     def show_tables(self) -> dict:
         self._fresh()
+        self.sources.read_small_sheets()  # their row counts; large workbooks wait for a query
         root = self.workspace.root
         tables, problems = [], []
         # A table's estimated_size is its row count (sheets and cached tables are tables).
@@ -115,6 +116,7 @@ class BrowseOperations:
     def _local_relation(self, table: str) -> tuple[str, lin.Input]:
         ref = self._table_ref(table)
         resolved = self._resolve(ref)
+        self._check_inputs([resolved])
         if resolved.kind in (lin.DATA, lin.CACHED):
             if resolved.kind == lin.DATA:
                 return resolved.detail.qualified_name, resolved
@@ -150,6 +152,8 @@ class BrowseOperations:
         out = {"table": table, "qualified_name": name, "kind": kind, "columns": columns, "ddl": ddl}
         if resolved.kind == lin.DATA:
             out["source"] = resolved.detail.to_dict(self.workspace.root)["source"]
+            if resolved.detail.notes:
+                out["notes"] = list(resolved.detail.notes)
         return out
 
     # -- browsing ------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 ```
 _lantide.sources        one row per registered data file: its table, format, size,
-                        mtime and the error that kept it from registering, if any
+                        mtime, the error that kept it from registering, if any, what the
+                        reader skipped or read differently (``notes``, a JSON list) and
+                        the analyst's reading rule it was registered with (``options``)
 _lantide.cached_tables  one row per cached table: kind (tab / result / staged), the
                         project and tab or step that made it, its SQL, row count, and
                         for tabs the fingerprint of SQL + inputs that Source Run compares
@@ -25,7 +27,8 @@ _SCHEMA_SQL = [
     f'CREATE SCHEMA IF NOT EXISTS "{INTERNAL_SCHEMA}"',
     f"""CREATE TABLE IF NOT EXISTS "{INTERNAL_SCHEMA}".sources (
         schema_name VARCHAR, table_name VARCHAR, path VARCHAR, format VARCHAR,
-        size BIGINT, mtime_ns BIGINT, error VARCHAR, registered_at TIMESTAMP)""",
+        size BIGINT, mtime_ns BIGINT, error VARCHAR, registered_at TIMESTAMP,
+        notes VARCHAR, options VARCHAR)""",
     f"""CREATE TABLE IF NOT EXISTS "{INTERNAL_SCHEMA}".cached_tables (
         name VARCHAR PRIMARY KEY, kind VARCHAR, project VARCHAR, tab VARCHAR,
         step_id VARCHAR, sql VARCHAR, fingerprint VARCHAR, row_count BIGINT,
@@ -73,7 +76,18 @@ class Catalog:
         self._cache_lock = threading.Lock()
         for sql in _SCHEMA_SQL:
             engine.execute(sql)
+        self._add_new_columns()
         self._forget_dropped()
+
+    def _add_new_columns(self) -> None:
+        """Caches made before ``sources`` had ``notes`` and ``options`` get them."""
+        have = {r[0] for r in self.engine.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+            f"AND schema_name = '{INTERNAL_SCHEMA}' AND table_name = 'sources'")}
+        for column in ("notes", "options"):
+            if column not in have:
+                self.engine.execute(
+                    f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN {column} VARCHAR')
 
     def _forget_dropped(self) -> None:
         """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go."""
@@ -168,14 +182,20 @@ class Catalog:
     # -- data sources --------------------------------------------------------------
     def source_rows(self) -> list[dict]:
         rows = self.engine.execute(
-            f'SELECT schema_name, table_name, path, format, size, mtime_ns, error '
-            f'FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name')
-        keys = ("schema", "table", "path", "format", "size", "mtime_ns", "error")
+            f'SELECT schema_name, table_name, path, format, size, mtime_ns, error, notes, '
+            f'options FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name')
+        keys = ("schema", "table", "path", "format", "size", "mtime_ns", "error", "notes",
+                "options")
         return [dict(zip(keys, r)) for r in rows]
 
     def replace_sources_of(self, cur, path: str, rows: list[tuple]) -> None:
-        """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)."""
+        """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)
+        and optionally notes (JSON text) and options (JSON text)."""
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
-        for schema, table, fmt, size, mtime_ns, error in rows:
-            cur.execute(f'INSERT INTO "{INTERNAL_SCHEMA}".sources VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-                        [schema, table, path, fmt, size, mtime_ns, error, now_utc()])
+        for row in rows:
+            schema, table, fmt, size, mtime_ns, error, notes, options = (*row, None, None)[:8]
+            cur.execute(f'INSERT INTO "{INTERNAL_SCHEMA}".sources (schema_name, table_name, '
+                        f'path, format, size, mtime_ns, error, registered_at, notes, options) '
+                        f'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+                        [schema, table, path, fmt, size, mtime_ns, error, now_utc(), notes,
+                         options])

@@ -65,7 +65,7 @@ def encoding_option(path: Path) -> str:
     return f", encoding = {quote_literal(encoding)}" if encoding else ""
 
 
-def _first_lines(path: Path, n: int) -> list[str]:
+def first_lines(path: Path, n: int) -> list[str]:
     with open(path, "rb") as f:
         head = f.read(_HEADER_BYTES)
     text = head.decode(text_encoding(path) or "utf-8", errors="replace")
@@ -87,7 +87,7 @@ def _sniff(cur, path: Path, extra: str = ""):
 def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
     """A strict ``read_csv(...)`` from line 1, with the delimiter found in the header line
     and the columns and types sniffed while skipping the bad rows; None if none fits."""
-    header = _first_lines(path, 1)
+    header = first_lines(path, 1)
     candidates = [d for d in ((delim,) if fixed else DELIMITERS) if header and d in header[0]]
     best = None
     for candidate in candidates:
@@ -135,15 +135,16 @@ def _european_reader(cur, path: Path, columns: list[dict]) -> str | None:
     return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
 
 
-def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> str | None:
+def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> tuple[str, str] | None:
     """A ``read_csv(...)`` that reads ``path`` better than the auto-detected ``view`` does,
     or None: strict, when bad rows fooled the sniffer into one column; with decimal commas,
     for a ';'-separated file whose numbers are written the European way ("1.234,50").
-    The usual file (several columns, no ';' in its header line) costs no second sniff."""
+    The usual file (several columns, no ';' in its header line) costs no second sniff.
+    Returns the reader and the ``sniff_csv`` options that describe how it reads."""
     fixed = ", delim = '\t'" if fmt == "tsv" else ""
     width = cur.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
                         "AND table_name = ?", [view]).fetchone()[0]
-    header = _first_lines(path, 1)
+    header = first_lines(path, 1)
     if width != 1 and not (header and ";" in header[0] and not fixed):
         return None
     try:
@@ -153,16 +154,29 @@ def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> str | None:
     if len(columns) == 1:
         # A skip is left alone: a title line above the table is common, and bad rows in
         # the sample make the sniffer settle on one column rather than skip data lines.
-        return _strict_reader(cur, path, fixed, delim)
+        reader = _strict_reader(cur, path, fixed, delim)
+        return (reader, _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(reader)))) \
+            if reader else None
     if delim == ";":
-        return _european_reader(cur, path, columns)
+        reader = _european_reader(cur, path, columns)
+        return (reader, fixed) if reader else None
     return None
 
 
-def improve_view(cur, path: Path, view: str, fmt: str = "csv") -> bool:
-    """Replace ``view`` with :func:`better_reader`'s reader when there is one."""
-    reader = better_reader(cur, path, view, fmt)
-    if reader is None:
-        return False
+_STRICT_SNIFF = ", delim = {delim}, skip = 0, ignore_errors = true"
+
+
+def _delimiter_of(reader: str) -> str:
+    start = reader.index("delim = '") + len("delim = '")
+    return reader[start:reader.index("'", start)].replace("''", "'")
+
+
+def improve_view(cur, path: Path, view: str, fmt: str = "csv") -> str:
+    """Replace ``view`` with :func:`better_reader`'s reader when there is one. Returns the
+    ``sniff_csv`` options that describe how the view reads the file."""
+    better = better_reader(cur, path, view, fmt)
+    if better is None:
+        return ", delim = '\t'" if fmt == "tsv" else ""
+    reader, sniff_options = better
     cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")
-    return True
+    return sniff_options

@@ -394,6 +394,21 @@ def error_position(message: str, sql: str | None = None) -> tuple[int, int] | No
     return line, max(column, 1)
 
 
+_ECHO_CHARS = 240  # of a file's line quoted in an error (a 30 MB line once was, whole)
+
+
+def _reader_brief(message: str) -> str:
+    """A reader's error without DuckDB's list of options, its lines cut to a readable
+    length, with the file it names."""
+    kept = []
+    for line in message.splitlines():
+        if not line.strip() or line.startswith("Possible"):
+            break
+        kept.append(line if len(line) <= _ECHO_CHARS else line[:_ECHO_CHARS] + "…")
+    file = re.search(r"^\s*file = (.+)$", message, re.MULTILINE)
+    return "\n".join(kept) + (f" (file {file.group(1).strip()})" if file else "")
+
+
 def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
     """A DuckDB exception as a QueryError with a stable code and a hint."""
     import duckdb
@@ -418,18 +433,27 @@ def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
         return QueryError(headline, code="OUT_OF_MEMORY",
                           hint="Aggregate or filter earlier, persist an upstream step as a "
                                "SQL tab, or raise query.memory_limit in settings.")
+    if "Maximum line size" in message or "maximum_object_size" in message:
+        return QueryError(_reader_brief(message), code="DATA_ERROR",
+                          hint="A line (or JSON object) of the file is longer than the reader "
+                               "takes: the file is probably not what its name says, or one "
+                               "field holds a huge value. Split or remove that value, or "
+                               "save the data as Parquet.")
     if isinstance(exc, duckdb.InvalidInputException) and "Expected Number of Columns" in message:
         # DuckDB appends every reader option; the line, its text and the counts are the news
-        brief = headline.split("\nPossible fixes:")[0].strip()
-        file = re.search(r"^\s*file = (.+)$", message, re.MULTILINE)
-        return QueryError(brief + (f" (file {file.group(1).strip()})" if file else ""),
-                          code="DATA_ERROR",
+        return QueryError(_reader_brief(message), code="DATA_ERROR",
                           hint="That line of the file has a different number of fields than "
                                "the header: fix or quote it in the file (a field holding the "
                                "delimiter needs quotes), then run the query again.")
     if isinstance(exc, (duckdb.ConversionException, duckdb.InvalidInputException)):
+        if "CSV Error" in message:
+            headline = _reader_brief(message)
         return QueryError(headline, code="DATA_ERROR", position=position,
                           hint="A value does not fit its column's type; the message names "
                                "the file line or value. Fix the data or cast explicitly.")
+    if re.search(r"corrupt|failed to read file|decompress", message, re.IGNORECASE):
+        return QueryError(headline, code="DATA_ERROR", position=position,
+                          hint="A data file the query reads is damaged: replace it with a "
+                               "good copy (Lantide never changes it); the other tables work.")
     return QueryError(headline, code="SQL_ERROR", position=position,
                       hint="Fix the statement and run it again.")

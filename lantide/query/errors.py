@@ -70,6 +70,12 @@ class TableNotFound(QueryError):
     code = "TABLE_NOT_FOUND"
 
 
+class DataFileUnreadable(QueryError):
+    """A query names a data file (or sheet) that is listed but could not be read."""
+
+    code = "DATA_FILE_UNREADABLE"
+
+
 class TabError(QueryError):
     """A problem with a SQL tab file or its name."""
 

@@ -130,16 +130,26 @@ def sheet_to_arrow(rows: list[list]):
     return pa.table({name: _column(col) for name, col in zip(names, columns)})
 
 
-def read_workbook(path: Path) -> dict[str, object]:
-    """``{sheet name: Arrow table}`` for every sheet of the workbook, in sheet order."""
+def read_sheets(path: Path, sheets: list[str]) -> dict[str, object]:
+    """``{sheet: Arrow table, or the exception reading it raised}``, the workbook opened
+    once (after :mod:`workbook_limits` checks). A panic of calamine (pyo3's
+    PanicException is a BaseException) is returned like any other failure."""
     from python_calamine import CalamineWorkbook
 
     book = CalamineWorkbook.from_path(str(path))
+    out: dict[str, object] = {}
     try:
-        return {name: sheet_to_arrow(book.get_sheet_by_name(name).to_python(skip_empty_area=True))
-                for name in book.sheet_names}
+        for sheet in sheets:
+            try:
+                out[sheet] = sheet_to_arrow(
+                    book.get_sheet_by_name(sheet).to_python(skip_empty_area=True))
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:
+                out[sheet] = exc
     finally:
         try:
             book.close()
         except Exception:
             pass
+    return out

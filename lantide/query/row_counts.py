@@ -180,6 +180,16 @@ class RowCounts:
                     self._queue.clear()
                 self._changed.notify_all()
 
+    def forget(self, path: str) -> None:
+        """The file was registered anew (changed, or read by a new rule): count it again."""
+        with self._lock:
+            if self._known is not None:
+                self._known.pop(path, None)
+        try:
+            self.engine.execute(f"DELETE FROM {_TABLE} WHERE path = ?", [path])
+        except LantideError as exc:
+            log.debug("row count of %s not forgotten: %s", path, exc.message)
+
     # -- memory and disk -------------------------------------------------------------------
     def _load(self, current_paths: set[str]) -> dict[str, Count]:
         with self._lock:

@@ -43,7 +43,8 @@ from lantide.query import checks as result_checks
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.engine import Engine
-from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
+from lantide.query.errors import (DataFileUnreadable, QueryError, QueryRefused, TabError,
+                                  TableNotFound)
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, TableRef, check, map_position
 from lantide.query.names import same_name
@@ -193,11 +194,54 @@ class QueryService(TabOperations, BrowseOperations):
             cached = self.catalog.cached(ref.name)
             if cached is not None:
                 return lin.Input(lin.CACHED, display, cached.name, cached)
-            return lin.Input(lin.UNKNOWN, display, display)
+            return lin.Input(lin.UNKNOWN, display, display, ref)
         data = self.sources.resolve(schema, ref.name)
         if data is not None:
             return lin.Input(lin.DATA, display, str(data.path), data)
-        return lin.Input(lin.UNKNOWN, display, display)
+        return lin.Input(lin.UNKNOWN, display, display, ref)
+
+    def _check_inputs(self, inputs: list[lin.Input]) -> None:
+        """Read the workbook sheets the statement names (they are read on first use), and
+        refuse one that names a data file (or sheet) that failed, saying which file and
+        why, rather than DuckDB's "does not exist! Did you mean"."""
+        for inp in inputs:
+            if inp.kind == lin.DATA:
+                self.sources.load_sheet(inp.detail)
+            if inp.kind != lin.UNKNOWN or not isinstance(inp.detail, TableRef):
+                continue
+            ref = inp.detail
+            schema = None if ref.schema is not None and same_name(ref.schema, "main") \
+                else ref.schema
+            if ref.catalog is not None:
+                continue
+            sheets = self.sources.sheets_of(ref.name) if schema is None else []
+            if sheets:
+                names = ", ".join(t.qualified_name for t in sheets[:5])
+                raise TableNotFound(
+                    f"{inp.name} is a workbook; its sheets are the tables: {names}",
+                    hint=f"Name a sheet with the workbook: {sheets[0].qualified_name}.")
+            failed = self.sources.failed(schema, ref.name)
+            if failed is None:
+                continue
+            source = failed.to_dict(self.workspace.root)["source"]
+            sheet = f", sheet {failed.name!r}" if failed.schema and failed.name != failed.path.name else ""
+            said = failed.error.startswith(source)  # the problem names the file already
+            raise DataFileUnreadable(
+                f"{inp.name}: {failed.error}" if said else
+                f"{inp.name} is the data file {source}{sheet}, which could not be read: "
+                f"{failed.error}",
+                hint=f"Fix or replace {source} (Lantide never changes it); the next query "
+                     "reads it again. `lantide tables` lists every file's problem.")
+
+    def _reading_warnings(self, inputs: list[lin.Input]) -> list[str]:
+        """What the reader skipped or read differently in the data files read: a warning
+        per note, naming the file (see :mod:`lantide.query.reading_notes`)."""
+        out = []
+        for inp in inputs:
+            if inp.kind == lin.DATA and inp.detail.notes:
+                source = inp.detail.to_dict(self.workspace.root)["source"]
+                out.extend(f"{source}: {note}" for note in inp.detail.notes)
+        return list(dict.fromkeys(out))
 
     def _guard(self, sql: str) -> ParsedQuery:
         return check(sql, data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
@@ -210,6 +254,7 @@ class QueryService(TabOperations, BrowseOperations):
             self._fresh()
             parsed = self._guard(sql)
             inputs = [self._resolve(ref) for ref in parsed.tables]
+            self._check_inputs(inputs)
             connection = self._single_source(inputs)
             if connection:
                 remote = self.external.remote_sql(connection, parsed)
@@ -233,7 +278,7 @@ class QueryService(TabOperations, BrowseOperations):
         found = self._hints(parsed, inputs)
         return {"ok": True, "columns": columns, "tables": [i.name for i in inputs],
                 "source": connection or "local", "hints": found,
-                "warnings": [h["message"] for h in found]}
+                "warnings": self._reading_warnings(inputs) + [h["message"] for h in found]}
 
     def preview_sql(self, sql: str, rows: int) -> dict:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
@@ -279,6 +324,7 @@ class QueryService(TabOperations, BrowseOperations):
         parsed = self._guard(sql)
         purpose = qem.check_purpose(status, purpose)
         inputs = [self._resolve(ref) for ref in parsed.tables]
+        self._check_inputs(inputs)
         connection = self._single_source(inputs)
         step_id = _new_step_id()
         label = (result_label or "").strip() or None
@@ -305,7 +351,8 @@ class QueryService(TabOperations, BrowseOperations):
         result = self._result(
             tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
             step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
-            found=found, connection=connection, checks=checks)
+            found=found, connection=connection, checks=checks,
+            extra_warnings=self._reading_warnings(inputs))
         if unreadable is not None:
             result.setdefault("warnings", []).append(unreadable)
         return result

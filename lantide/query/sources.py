@@ -5,7 +5,7 @@
 | ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer, decimal commas, Latin-1 and UTF-16: :mod:`lantide.query.csv_dialect`) |
 | ``x.parquet``                         | view over ``read_parquet``                       |
 | ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
-| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"`` (calamine -> Arrow, reloaded when the file changes) |
+| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"``, read when first queried, within limits (:mod:`lantide.query.sheets`, :mod:`lantide.query.workbook_limits`) |
 | folder ``events/`` of one format      | one view over all its files (hive partitions too) |
 
 Names are the file name without its suffix. When two files would get the same name (case
@@ -20,6 +20,7 @@ and touches only what changed; it is cheap enough to call before every query.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from dataclasses import dataclass
@@ -29,13 +30,20 @@ from lantide.query.catalog import Catalog
 from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
+from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
+from lantide.query.reading_notes import csv_notes
+from lantide.query.sheets import LazySheets
+from lantide.query.source_problems import (
+    OUTSIDE_LINK, UNREADABLE_FOLDER, brief, check_json_objects, folder_format,
+    folder_problem, is_empty, outside_link_problem)
+from lantide.query.workbook_limits import ReadLimits
 from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
                                  quote_literal, same_name, table_name_for)
 
+_brief = brief  # the name tests and older callers use
+
 _RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog",
                      INTERNAL_SCHEMA}
-_FOLDER_FORMATS = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
-                   "ndjson": "ndjson"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,7 @@ class DataTable:
     path: Path
     format: str
     error: str | None = None
+    notes: tuple[str, ...] = ()  # what the reader skipped or read differently, in words
 
     @property
     def qualified_name(self) -> str:
@@ -62,6 +71,8 @@ class DataTable:
                "format": self.format, "source": rel}
         if self.error:
             out["error"] = self.error
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -88,52 +99,7 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
         return None
 
 
-UNREADABLE_FOLDER = "folder"  # a folder of data files that is not one table
-
-
-def _folder_data_formats(path: Path) -> set[str]:
-    """The data formats of the (not hidden) files in a folder, at any depth."""
-    return {data_format(p.name) for p in path.rglob("*")
-            if p.is_file() and not p.name.startswith(".")} - {None}
-
-
-def _folder_format(path: Path) -> str | None:
-    """The format of a folder of data files of one kind; :data:`UNREADABLE_FOLDER` for one
-    that holds data files but cannot be one table (several formats, workbooks), so it is
-    listed with the reason rather than left out unseen; None for a folder of no data."""
-    formats = _folder_data_formats(path)
-    if len(formats) == 1 and next(iter(formats)) in _FOLDER_FORMATS:
-        return _FOLDER_FORMATS[formats.pop()]
-    return UNREADABLE_FOLDER if formats else None
-
-
-def _folder_problem(path: Path) -> QueryError:
-    formats = sorted(_folder_data_formats(path))
-    if formats == ["excel"]:
-        return QueryError(f"the folder {path.name}/ holds workbooks; a folder becomes one "
-                          "table only for CSV, TSV, Parquet or JSON files",
-                          code="DATA_FOLDER_UNREADABLE",
-                          hint="Put each workbook directly in data/ (each becomes a schema "
-                               "with a table per sheet).")
-    return QueryError(f"the folder {path.name}/ mixes {', '.join(formats)} files; a folder "
-                      "becomes one table of one format", code="DATA_FOLDER_UNREADABLE",
-                      hint="Put each format in its own folder (or the files directly in "
-                           "data/).")
-
-
-def _brief(message: str) -> str:
-    """One line of a reader's error: its headline and its cause, without DuckDB's list of
-    reader options ("CSV Error on Line: 2" alone says nothing)."""
-    lines = []
-    for line in message.splitlines():
-        if not line.strip() or line.startswith("Possible"):
-            break
-        if not line.startswith("Original Line"):
-            lines.append(line.strip())
-    return " — ".join(lines[:3]) or message.splitlines()[0]
-
-
-def _reader_sql(path: Path, fmt: str) -> str:
+def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     if path.is_dir():
         ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
                "ndjson": "*json*"}[fmt]
@@ -143,6 +109,7 @@ def _reader_sql(path: Path, fmt: str) -> str:
         pattern, extra = quote_literal(str(path)), ""
     if fmt in ("csv", "tsv") and not path.is_dir():
         extra = encoding_option(path)  # Latin-1 / UTF-16 files read instead of failing
+        extra += _header_options(header_row)
     if fmt == "csv":
         return f"read_csv({pattern}{extra})"
     if fmt == "tsv":
@@ -154,10 +121,32 @@ def _reader_sql(path: Path, fmt: str) -> str:
     return f"read_json({pattern}{extra})"
 
 
-class DataSources:
+def _notes_missing(row: dict, fmt: str) -> bool:
+    """A text file registered before reading notes existed: registered again once."""
+    return fmt in ("csv", "tsv") and row["error"] is None and row["notes"] is None \
+        and data_format(Path(row["path"]).name) is not None
+
+
+def _header_options(header_row: int | None) -> str:
+    """``read_csv`` options for the analyst's header row (see :mod:`file_rules`)."""
+    if header_row is None:
+        return ""
+    if header_row == 0:
+        return ", skip = 0, header = false"
+    return f", skip = {header_row - 1}, header = true"
+
+
+class DataSources(LazySheets):
     def __init__(self, engine: Engine, catalog: Catalog, data_dir: Path, *,
-                 reserved_names=lambda: set()):
+                 reserved_names=lambda: set(), limits: ReadLimits | None = None):
         self.engine = engine
+        self.limits = limits or ReadLimits()
+        self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
+        self._inflated: dict[tuple, int] = {}  # (path, size, mtime) -> declared inflated size
+        self._retry_failed = True  # files that failed are tried again once per open
+        self._rules: dict[str, dict] = {}  # the analyst's reading rules (file_rules)
+        self._rules_stamp: tuple[int, int] | None = None
+        self.on_registered = lambda path_text: None  # e.g. forget the file's row count
         self.catalog = catalog
         self.data_dir = Path(data_dir)
         self.root = self.data_dir.parent
@@ -178,13 +167,33 @@ class DataSources:
                 return t
         return None
 
+    def failed(self, schema: str | None, name: str) -> DataTable | None:
+        """The failed file (or sheet) a query naming ``schema.name`` meant, if any: a flat
+        file by its table name, a sheet by its own row or its workbook's."""
+        for t in self._tables:
+            if t.error is None:
+                continue
+            if schema is None and same_name(t.schema or t.name, name):
+                return t  # a flat file, or a workbook named without a sheet
+            if schema is not None and t.schema is not None and same_name(t.schema, schema) \
+                    and (same_name(t.name, name) or t.name == t.path.name):
+                return t
+        return None
+
+    def sheets_of(self, name: str) -> list[DataTable]:
+        """The readable sheets of the workbook whose schema is ``name``."""
+        return [t for t in self._tables if t.format == "excel" and t.error is None
+                and t.schema is not None and same_name(t.schema, name)]
+
     def fingerprint(self, table: DataTable) -> str:
         """What changes when the file changes: its path, size and mtime."""
         try:
-            size, mtime = _stat(table.path)
+            size, mtime = self._stamp(table.path, table.format)
         except OSError:
             size, mtime = -1, -1
-        return hashlib.sha256(f"{table.path}|{size}|{mtime}".encode()).hexdigest()[:16]
+        rule = rule_text(self._rule_of(table.path))  # a header row chosen reads it anew
+        text = f"{table.path}|{size}|{mtime}" + (f"|{rule}" if rule else "")
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     # -- registering ---------------------------------------------------------------
     def _scan(self) -> list[tuple[Path, str]]:
@@ -194,8 +203,13 @@ class DataSources:
         for entry in sorted(self.data_dir.iterdir(), key=lambda p: p.name.casefold()):
             if entry.name.startswith((".", "~$")) or entry.name.endswith("~"):
                 continue
+            if entry.is_symlink() and not file_is_inside(entry, self.data_dir):
+                # Refused, so not walked either (a link to /usr cost seconds per command).
+                if entry.is_dir() or data_format(entry.name):
+                    found.append((entry, OUTSIDE_LINK))
+                continue
             if entry.is_dir():
-                fmt = _folder_format(entry)
+                fmt = folder_format(entry)
             elif entry.is_file():
                 fmt = data_format(entry.name)
             else:
@@ -211,8 +225,12 @@ class DataSources:
 
     def _refresh(self) -> dict:
         report = {"added": [], "changed": [], "removed": [], "failed": []}
+        self._load_rules()
         files = self._scan()
-        known = {row["path"]: row for row in self.catalog.source_rows()}
+        rows = self.catalog.source_rows()
+        known = {row["path"]: row for row in rows}
+        retry = {row["path"] for row in rows if row["error"]} if self._retry_failed else set()
+        self._retry_failed = False
         current = {str(p) for p, _ in files}
         for path_text in sorted(set(known) - current):
             self._drop(path_text)
@@ -225,7 +243,7 @@ class DataSources:
         for path, fmt in files:
             key = str(path)
             try:
-                stamp = _stat(path)
+                stamp = self._stamp(path, fmt)
             except OSError:
                 continue
             base = table_name_for(path.name) if not path.is_dir() else path.name
@@ -235,14 +253,20 @@ class DataSources:
             previous = known.get(key)
             unchanged = (previous is not None and (previous["size"], previous["mtime_ns"]) == stamp
                          and self._names_of(key, known) == {name.casefold()}
-)
+                         and previous["options"] == rule_text(self._rule_of(path))
+                         and not _notes_missing(previous, fmt)
+                         and key not in retry)
             if unchanged:
                 tables.extend(self._from_rows(key))
                 self._stamps[key] = stamp
                 continue
             registered = self._register(path, fmt, name, stamp)
+            self.on_registered(key)
             tables.extend(registered)
             self._stamps[key] = stamp
+            if key in retry and [t.error for t in registered] == [
+                    r["error"] for r in rows if r["path"] == key]:
+                continue  # tried again, failed the same way: nothing changed
             (report["changed"] if previous else report["added"]).append(key)
             if any(t.error for t in registered):
                 report["failed"].append(key)
@@ -252,23 +276,53 @@ class DataSources:
     def needs_refresh(self) -> bool:
         """True when a file in data/ was added, removed or changed since the last refresh."""
         try:
+            if rules_stamp(self.root) != self._rules_stamp:
+                return True
             files = self._scan()
             if {str(p) for p, _ in files} != set(self._stamps):
                 return True
-            return any(_stat(p) != self._stamps.get(str(p)) for p, _ in files)
+            return any(self._stamp(p, fmt) != self._stamps.get(str(p)) for p, fmt in files)
         except OSError:
             return True
+
+    @staticmethod
+    def _stamp(path: Path, fmt: str) -> tuple[int, int]:
+        if fmt == OUTSIDE_LINK:  # the link itself: what it points to is not looked at
+            st = os.lstat(path)
+            return st.st_size, st.st_mtime_ns
+        return _stat(path)
+
+    def _load_rules(self) -> None:
+        """The analyst's reading rules; a broken rules file counts as none (it is kept, and
+        ``lantide file header`` says what is wrong with it)."""
+        from lantide.errors import LantideError
+
+        self._rules_stamp = rules_stamp(self.root)
+        try:
+            self._rules = load_rules(self.root)
+        except LantideError:
+            self._rules = {}
+
+    def _rule_of(self, path: Path) -> dict | None:
+        try:
+            rel = path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        rule = self._rules.get(rel)
+        return {"header_row": header_row_of(rule)} if header_row_of(rule) is not None else None
 
     def _names_of(self, path_text: str, known: dict) -> set[str]:
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
 
     def _from_rows(self, path_text: str) -> list[DataTable]:
-        return [DataTable(r["schema"], r["table"], Path(r["path"]), r["format"], r["error"])
+        return [DataTable(r["schema"], r["table"], Path(r["path"]), r["format"], r["error"],
+                          tuple(json.loads(r["notes"])) if r["notes"] else ())
                 for r in self.catalog.source_rows() if r["path"] == path_text]
 
     def _drop(self, path_text: str) -> None:
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
+        self._forget_loaded(path_text)
 
         def work(cur):
             with transaction(cur):
@@ -288,51 +342,39 @@ class DataSources:
         if fmt == "excel":
             return self._register_workbook(path, name, stamp)
         if fmt == UNREADABLE_FOLDER:
-            return [self._failed(path, None, name, fmt, stamp, _folder_problem(path))]
+            return [self._failed(path, None, name, fmt, stamp, folder_problem(path))]
+        if fmt == OUTSIDE_LINK:
+            return [self._failed(path, None, name, fmt, stamp, outside_link_problem(path))]
+        if not path.is_dir() and is_empty(path, stamp[0]):
+            return [self._failed(path, None, name, fmt, stamp, QueryError(
+                "the file is empty: there is nothing to read", code="DATA_FILE_EMPTY",
+                hint="Put the data in it (or remove it from data/)."))]
+
+        rule = self._rule_of(path)
+        header_row = header_row_of(rule)
+        notes: list[str] = []
 
         def work(cur):
+            if fmt in ("json", "ndjson") and not path.is_dir():
+                check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
             with transaction(cur):
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
-                            f"SELECT * FROM {_reader_sql(path, fmt)}")
+                            f"SELECT * FROM {_reader_sql(path, fmt, header_row)}")
                 if fmt in ("csv", "tsv") and not path.is_dir():
-                    improve_view(cur, path, name, fmt)  # bad rows, decimal commas
-                self.catalog.replace_sources_of(cur, key, [(None, name, fmt, *stamp, None)])
+                    if header_row is None:  # bad rows, decimal commas
+                        sniffed_as = improve_view(cur, path, name, fmt)
+                    else:  # the analyst's rule stands
+                        sniffed_as = ((", delim = '\t'" if fmt == "tsv" else "")
+                                      + _header_options(header_row))
+                    notes.extend(csv_notes(cur, path, sniffed_as, header_row, name))
+                self.catalog.replace_sources_of(cur, key, [
+                    (None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))])
 
         try:
             self.engine.run(work, timeout=None)
-            return [DataTable(None, name, path, fmt)]
+            return [DataTable(None, name, path, fmt, None, tuple(notes))]
         except Exception as exc:
             return [self._failed(path, None, name, fmt, stamp, exc)]
-
-    def _register_workbook(self, path: Path, schema: str, stamp) -> list[DataTable]:
-        from lantide.query.excel import read_workbook
-
-        key = str(path)
-        try:
-            sheets = read_workbook(path)
-        except Exception as exc:
-            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
-
-        def work(cur):
-            with transaction(cur):
-                cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
-                rows = []
-                for sheet, table in sheets.items():
-                    alias = f"__lantide_sheet_{threading.get_ident()}"
-                    cur.register(alias, table)
-                    try:
-                        cur.execute(f"CREATE OR REPLACE TABLE {qualified(schema, sheet)} AS "
-                                    f"SELECT * FROM {quote_ident(alias)}")
-                    finally:
-                        cur.unregister(alias)
-                    rows.append((schema, sheet, "excel", *stamp, None))
-                self.catalog.replace_sources_of(cur, key, rows)
-
-        try:
-            self.engine.run(work, timeout=None)
-        except Exception as exc:
-            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
-        return [DataTable(schema, sheet, path, "excel") for sheet in sheets]
 
     def _failed(self, path: Path, schema, name, fmt, stamp, exc: Exception) -> DataTable:
         from lantide.errors import LantideError
@@ -341,10 +383,16 @@ class DataSources:
             message = exc.message
         else:
             message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
-        message = _brief(message) if message else type(exc).__name__
+        message = brief(message) if message else type(exc).__name__
+        if "is not latin-1 encoded" in message:  # what our fallback tried, not the cause
+            message = ("the file is neither UTF-8 nor Latin-1 text (a binary file, or a "
+                       "damaged one?)")
+
+        options = rule_text(self._rule_of(path))
 
         def work(cur):
-            self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message)])
+            self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message,
+                                                              None, options)])
 
         self.engine.run(work, timeout=None)
         return DataTable(schema, name, path, fmt, message)

@@ -93,6 +93,7 @@ class TabOperations:
                              hint=err.get("hint"),
                              position=(where["line"], where["column"]) if where else None)
         parsed = lineage.parsed
+        self._check_inputs(lineage.inputs)
         qem.check_not_own_result(parsed, name)
         self._check_result_name(name, tab_of=(project.dirname, name), views=False)
         connection = self._single_source(lineage.inputs)
@@ -125,7 +126,8 @@ class TabOperations:
         return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
                             started=started, step_id=step_id, project=project, purpose=purpose,
                             result_label=None, found=found, connection=connection, tab=name,
-                            checks=checks)
+                            checks=checks,
+                            extra_warnings=self._reading_warnings(lineage.inputs))
 
     def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
                            progress=None, *, large_remote_warning_id=None) -> dict:

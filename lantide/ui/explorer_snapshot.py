@@ -98,6 +98,9 @@ def table_rows(context, service) -> dict[str, Any]:
             made_by = f"tab {t.get('project')}/{t.get('tab')}" if t.get("tab") else \
                 f"step {t.get('step_id')}" if t.get("step_id") else t.get("cache_kind")
             description = f"cached {t.get('cache_kind') or ''} result, made by {made_by}"
+        elif t.get("notes"):  # what the reader skipped or read differently (query layer)
+            description = f"{t.get('source')} is read differently from what it says: " + \
+                "; ".join(t["notes"])
         rows.append({"name": _display_name(t), "kind": kind, "row_count": t.get("row_count"),
                      "source": t.get("source"), "connection": t.get("connection"),
                      "description": description})

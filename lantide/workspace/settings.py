@@ -50,6 +50,9 @@ class QuerySettings:
     large_remote_rows: int = 1_000_000
     source_run_workers: int = 0  # tabs a Source Run runs at once; 0: automatic (cores + 1, <= 4)
     row_count_drift_factor: float = 2.0  # ROW_COUNT_DRIFT: a re-run's row count this far apart
+    max_workbook_mb: int = 1024  # a workbook inflating past this is not read (zip bombs)
+    max_sheet_cells: int = 10_000_000  # a sheet spanning more cells is not read
+    max_json_object_mb: int = 16  # a JSON file whose first objects are larger is not read
 
 
 @dataclass

@@ -1,0 +1,121 @@
+"""The analyst's rules for reading a data file, kept in the workspace, never in the file.
+
+``.lantide/data_files.json``::
+
+    {"version": 1, "files": {"data/sales.csv": {"header_row": 3}}}
+
+``header_row`` is the line (1-based) of a CSV or TSV file that holds the column names:
+the lines above it are skipped and DuckDB's detection of a header and of a title above the
+table is overruled. ``0`` means the file has no header line (every line is data). Without
+a rule, the reader's own detection applies and what it skipped is reported (see
+:mod:`lantide.query.reading_notes`).
+
+The file is written atomically; one that cannot be read is reported, never overwritten.
+Set rules with ``lantide file header`` or :func:`set_header_row`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from lantide.errors import LantideError
+from lantide.query.errors import QueryError
+from lantide.query.names import data_format
+
+RULES_FILE = "data_files.json"
+_MAX_HEADER_ROW = 100_000
+
+
+def rules_path(root: Path) -> Path:
+    return Path(root) / ".lantide" / RULES_FILE
+
+
+def rules_stamp(root: Path) -> tuple[int, int] | None:
+    """(size, mtime_ns) of the rules file, None when there is none: cheap to compare."""
+    try:
+        st = os.stat(rules_path(root))
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def load_rules(root: Path) -> dict[str, dict]:
+    """``{"data/x.csv": {"header_row": n}}``; raises CorruptFileError for a broken file."""
+    from lantide.workspace.jsonfile import read_json_object
+
+    path = rules_path(root)
+    if not path.exists():
+        return {}
+    files = read_json_object(path, "data file rules").get("files") or {}
+    return {str(k): v for k, v in files.items() if isinstance(v, dict)} \
+        if isinstance(files, dict) else {}
+
+
+def rule_text(rule: dict | None) -> str | None:
+    """A rule as the stable text stored with a registration (None: no rule)."""
+    return json.dumps(rule, sort_keys=True) if rule else None
+
+
+def header_row_of(rule: dict | None) -> int | None:
+    value = (rule or {}).get("header_row")
+    return value if isinstance(value, int) and not isinstance(value, bool) \
+        and 0 <= value <= _MAX_HEADER_ROW else None
+
+
+def _relative(root: Path, file: str) -> tuple[str, Path]:
+    text = str(file).replace("\\", "/")
+    path = Path(text)
+    if not path.is_absolute():
+        path = Path(root) / (text if text.startswith("data/") else f"data/{text}")
+    data_dir = Path(os.path.realpath(Path(root) / "data"))
+    try:
+        rel = Path(os.path.realpath(path)).relative_to(data_dir)
+    except ValueError:
+        raise QueryError(f"{file} is not a file in the workspace's data/ folder",
+                         code="NOT_A_DATA_FILE",
+                         hint="Name a file of data/, e.g. data/sales.csv.") from None
+    return f"data/{rel.as_posix()}", path
+
+
+def set_header_row(root: Path, file: str, header_row: int | None) -> dict:
+    """Set (or with None remove) the header row of a CSV/TSV file in data/. Returns
+    ``{"file", "header_row"}``. The data file itself is never touched."""
+    from lantide.workspace.atomic import atomic_write_json
+    from lantide.workspace.jsonfile import read_json_object
+
+    rel, path = _relative(root, file)
+    if not path.is_file() or data_format(path.name) not in ("csv", "tsv"):
+        raise QueryError(f"{rel} is not a CSV or TSV file in data/",
+                         code="NOT_A_DATA_FILE",
+                         hint="A header row can be chosen for .csv, .tsv and .txt files.")
+    if header_row is not None and not 0 <= header_row <= _MAX_HEADER_ROW:
+        raise QueryError(f"header row {header_row} is out of range",
+                         code="BAD_HEADER_ROW",
+                         hint="Give the line number of the column names (1 is the first "
+                              "line), 0 for a file without a header line, or 'auto'.")
+    target = rules_path(root)
+    data: dict = {"version": 1, "files": {}}
+    if target.exists():
+        try:
+            data = read_json_object(target, "data file rules")
+        except LantideError as exc:
+            raise QueryError(f"{exc.message}; it is not overwritten, so the rule was not set",
+                             code="RULES_UNREADABLE",
+                             hint=f"Fix or move aside {target}, then set the rule again.") \
+                from None
+        if not isinstance(data.get("files"), dict):
+            data["files"] = {}
+    rule = dict(data["files"].get(rel) or {})
+    if header_row is None:
+        rule.pop("header_row", None)
+    else:
+        rule["header_row"] = header_row
+    if rule:
+        data["files"][rel] = rule
+    else:
+        data["files"].pop(rel, None)
+    data.setdefault("version", 1)
+    atomic_write_json(target, data)
+    return {"file": rel, "header_row": header_row}

@@ -1,0 +1,306 @@
+"""Bounds on reading a workbook, checked before calamine reads anything.
+
+An ``.xlsx`` is a zip: 4.8 MB on disk can inflate to 2 GB of sheet XML, and calamine
+holds a sheet as a dense grid (a cell at A1 and one at XFD1048576 make 17 billion). So:
+
+- **When the workbook is listed** (cheap: the zip's central directory and
+  ``xl/workbook.xml``): the sizes its entries declare, inflated, must stay under
+  ``query.max_workbook_mb``; a damaged zip is a problem line at once. Sheet names come from
+  ``xl/workbook.xml`` without calamine (which would load the shared strings too).
+- **When a sheet is first queried**: its XML is inflated as a stream (nothing kept) to
+  check that it inflates to what the zip declares (a lying zip fails its check here) and
+  that its cells, counted and by the grid their references span, stay under
+  ``query.max_sheet_cells``. Only then calamine reads it.
+
+``.xls`` (not compressed) is bounded by its file size; ``.ods`` and ``.xlsb`` by their
+inflated size (their cells are not counted). Every refusal names the file, the limit and
+the setting that raises it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from lantide.query.errors import QueryError
+
+_MB = 1 << 20
+_CHUNK = 4 * _MB
+_META_CAP = 16 * _MB  # workbook.xml and its relationships: a few KB in real books
+_ZIP_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods")
+_XML_SHEETS = (".xlsx", ".xlsm")
+
+_INFLATE_ERRORS = (zlib.error, OSError, EOFError, ValueError, RuntimeError, NotImplementedError)
+_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
+_CELL_COLUMN = re.compile(rb'\sr="([A-Z]{1,3})[0-9]')
+_ROW_NUMBER = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br="([0-9]{1,9})"')
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """The bounds on reading data files (``query.*`` settings of the same names); the JSON
+    one is checked in :mod:`lantide.query.sources`."""
+
+    max_workbook_mb: int = 1024
+    max_sheet_cells: int = 10_000_000
+    max_json_object_mb: int = 16
+
+    @classmethod
+    def from_settings(cls, settings) -> "ReadLimits":
+        return cls(*(int(getattr(settings, f.name, f.default)) for f in fields(cls)))
+
+
+class WorkbookTooLarge(QueryError):
+    code = "DATA_FILE_TOO_LARGE"
+
+
+class WorkbookDamaged(QueryError):
+    code = "DATA_FILE_DAMAGED"
+
+
+def _rel(path: Path) -> str:
+    return f"data/{path.name}"
+
+
+def _too_large(path: Path, what: str, limit: str, setting: str) -> WorkbookTooLarge:
+    return WorkbookTooLarge(
+        f"{_rel(path)} {what}, above the limit of {limit} (setting query.{setting}); "
+        "it was not read", code="DATA_FILE_TOO_LARGE",
+        hint=f"If the workbook is genuine, raise query.{setting} in settings.json, or save "
+             "the sheet you need as CSV or Parquet in data/.")
+
+
+def _damaged(path: Path, why: str) -> WorkbookDamaged:
+    return WorkbookDamaged(f"{_rel(path)} is not a readable workbook: {why}",
+                           hint="Open and save it again in Excel or LibreOffice, or export "
+                                "the sheet as CSV.")
+
+
+def _size_text(n: int) -> str:
+    return f"{n / (1 << 30):.1f} GB" if n >= 1 << 30 else f"{n / _MB:.1f} MB"
+
+
+def check_container(path: Path, limits: ReadLimits) -> None:
+    """The cheap checks done when the workbook is listed; raises a QueryError."""
+    limit = limits.max_workbook_mb * _MB
+    suffix = path.suffix.lower()
+    if suffix not in _ZIP_SUFFIXES:  # .xls: not compressed
+        size = path.stat().st_size
+        if size > limit:
+            raise _too_large(path, f"is {_size_text(size)}", f"{limits.max_workbook_mb} MB",
+                             "max_workbook_mb")
+        return
+    try:
+        with zipfile.ZipFile(path) as zf:
+            declared = sum(info.file_size for info in zf.infolist())
+    except zipfile.BadZipFile as exc:
+        with open(path, "rb") as f:
+            ole = f.read(8) == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+        raise _damaged(path, "it is an encrypted (password-protected) workbook or an old "
+                             ".xls renamed" if ole else f"its zip container is damaged ({exc})"
+                       ) from None
+    if declared > limit:
+        raise _too_large(path, f"inflates to {_size_text(declared)} (as its zip declares)",
+                         f"{limits.max_workbook_mb} MB", "max_workbook_mb")
+
+
+def inflated_size(path: Path) -> int:
+    """What the workbook declares it inflates to (its file size when not a zip)."""
+    if path.suffix.lower() not in _ZIP_SUFFIXES:
+        return path.stat().st_size
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return sum(info.file_size for info in zf.infolist())
+    except zipfile.BadZipFile:
+        return path.stat().st_size
+
+
+def _read_capped(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    with zf.open(name) as f:
+        data = f.read(_META_CAP + 1)
+    if len(data) > _META_CAP:
+        raise _damaged(path, f"{name} is larger than any real workbook's")
+    return data
+
+
+def _sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
+    """``{sheet name: zip entry of its XML}`` in workbook order (worksheets only)."""
+    from xml.etree import ElementTree
+
+    ns_main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    ns_rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+    ns_pkg = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+    try:
+        book = ElementTree.fromstring(_read_capped(zf, "xl/workbook.xml", path))
+        rels = ElementTree.fromstring(_read_capped(zf, "xl/_rels/workbook.xml.rels", path))
+    except KeyError as exc:
+        raise _damaged(path, f"{exc.args[0]} is missing") from None
+    except ElementTree.ParseError as exc:
+        raise _damaged(path, f"its workbook part is not valid XML ({exc})") from None
+    targets = {}
+    for rel in rels.iter(f"{ns_pkg}Relationship"):
+        if rel.get("Type", "").endswith("/worksheet"):
+            target = rel.get("Target", "")
+            entry = target.lstrip("/") if target.startswith("/") else \
+                posixpath.normpath(posixpath.join("xl", target))
+            targets[rel.get("Id")] = entry
+    sheets = {}
+    for sheet in book.iter(f"{ns_main}sheet"):
+        entry = targets.get(sheet.get(f"{ns_rel}id"))
+        if entry is not None and sheet.get("name"):
+            sheets[sheet.get("name")] = entry
+    return sheets
+
+
+def sheet_names(path: Path, limits: ReadLimits | None = None) -> list[str]:
+    """The sheets of a workbook that passed :func:`check_container`, without reading them
+    (an ``.ods`` is also checked for the cells its repeated rows and columns span: calamine
+    reads all its sheets at once, as a dense grid)."""
+    if path.suffix.lower() == ".ods":
+        return _ods_sheets(path, limits or ReadLimits())
+    if path.suffix.lower() in _XML_SHEETS:
+        try:
+            with zipfile.ZipFile(path) as zf:
+                return list(_sheet_parts(zf, path))
+        except zipfile.BadZipFile as exc:
+            raise _damaged(path, f"its zip container is damaged ({exc})") from None
+        except _INFLATE_ERRORS as exc:
+            raise _damaged(path, f"a part does not inflate ({exc})") from None
+    from python_calamine import CalamineWorkbook
+
+    book = CalamineWorkbook.from_path(str(path))
+    try:
+        return list(book.sheet_names)
+    finally:
+        try:
+            book.close()
+        except Exception:
+            pass
+
+
+_ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+
+
+def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
+    """Sheet names from ``content.xml``, streamed; refuses a book whose sheets span more
+    cells (rows x widest row, repeats counted) than ``query.max_sheet_cells``: a 1 KB file
+    can repeat a cell 10,000 times in each of 9,000 rows."""
+    from xml.etree import ElementTree
+
+    names, spans = [], {}
+    try:
+        with zipfile.ZipFile(path) as zf, zf.open("content.xml") as f:
+            height = width = 0
+            for event, elem in ElementTree.iterparse(f, events=("start", "end")):
+                tag = elem.tag
+                if event == "start" and tag == f"{_ODS_TABLE}table":
+                    height = width = 0
+                elif event == "end" and tag == f"{_ODS_TABLE}table-row":
+                    cells = sum(int(c.get(f"{_ODS_TABLE}number-columns-repeated", "1"))
+                                for c in elem)
+                    height += int(elem.get(f"{_ODS_TABLE}number-rows-repeated", "1"))
+                    width = max(width, cells)
+                    elem.clear()
+                elif event == "end" and tag == f"{_ODS_TABLE}table":
+                    name = elem.get(f"{_ODS_TABLE}name") or f"Sheet{len(names) + 1}"
+                    names.append(name)
+                    spans[name] = (height, width)
+                    elem.clear()
+    except KeyError:
+        raise _damaged(path, "content.xml is missing") from None
+    except zipfile.BadZipFile as exc:
+        raise _damaged(path, f"its zip container is damaged ({exc})") from None
+    except ElementTree.ParseError as exc:
+        raise _damaged(path, f"its content.xml is not valid XML ({exc})") from None
+    except _INFLATE_ERRORS as exc:
+        raise _damaged(path, f"a part does not inflate ({exc})") from None
+    total = 0
+    for name, (height, width) in spans.items():
+        total += height * width
+        if total > limits.max_sheet_cells:  # calamine reads every sheet of the book at once
+            raise _too_large(path, f"sheet {name!r} spans {height:,} rows x {width:,} columns "
+                                   f"({height * width:,} cells)",
+                             f"{limits.max_sheet_cells:,} cells", "max_sheet_cells")
+    return names
+
+
+def _column_number(letters: bytes) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+def check_sheet(path: Path, sheet: str, limits: ReadLimits) -> None:
+    """The checks done before a sheet is first read (see the module docstring)."""
+    if path.suffix.lower() not in _ZIP_SUFFIXES:
+        return
+    byte_limit = limits.max_workbook_mb * _MB
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if path.suffix.lower() not in _XML_SHEETS:
+                for info in zf.infolist():  # inflated for real, not as declared
+                    _inflate(zf, info, path, byte_limit, limits, count_cells=False)
+                return
+            entry = _sheet_parts(zf, path).get(sheet)
+            if entry is None:
+                raise _damaged(path, f"it has no worksheet named {sheet!r}")
+            for name in ("xl/sharedStrings.xml", entry):
+                try:
+                    info = zf.getinfo(name)
+                except KeyError:
+                    if name == entry:
+                        raise _damaged(path, f"the part {name} of sheet {sheet!r} is missing") from None
+                    continue
+                _inflate(zf, info, path, byte_limit, limits, count_cells=name == entry,
+                         sheet=sheet)
+    except zipfile.BadZipFile as exc:
+        raise _damaged(path, f"sheet {sheet!r} is damaged ({exc})") from None
+    except _INFLATE_ERRORS as exc:  # zlib errors, encryption, cut streams
+        raise _damaged(path, f"sheet {sheet!r} does not inflate ({exc})") from None
+
+
+def _inflate(zf, info, path: Path, byte_limit: int, limits: ReadLimits, *,
+             count_cells: bool, sheet: str | None = None) -> None:
+    """Inflate one entry as a stream; zipfile stops at the declared size and checks the
+    CRC, so an entry that inflates to more than it declares fails here."""
+    total = cells = max_row = max_column = 0
+    tail = b""
+    with zf.open(info) as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            total += len(chunk)
+            if total > byte_limit:
+                raise _too_large(path, f"inflates to more than {limits.max_workbook_mb} MB",
+                                 f"{limits.max_workbook_mb} MB", "max_workbook_mb")
+            if not count_cells:
+                if not chunk:
+                    break
+                continue
+            text = tail + chunk
+            # Everything before the last tag opening is whole tags; at the end, all of it.
+            cut = text.rfind(b"<") if chunk else len(text)
+            if cut <= 0:
+                tail = text[-65536:]
+                continue
+            done, tail = text[:cut], text[cut:]
+            cells += len(_CELL.findall(done))
+            rows = _ROW_NUMBER.findall(done)
+            if rows:
+                max_row = max(max_row, max(int(r) for r in rows))
+            columns = set(_CELL_COLUMN.findall(done))
+            if columns:
+                max_column = max(max_column, max(_column_number(c) for c in columns))
+            grid = max_row * max_column
+            if max(cells, grid) > limits.max_sheet_cells:
+                what = (f"sheet {sheet!r} spans {max_row:,} rows x {max_column:,} columns "
+                        f"({grid:,} cells)" if grid >= cells else
+                        f"sheet {sheet!r} holds more than {cells:,} cells")
+                raise _too_large(path, what, f"{limits.max_sheet_cells:,} cells",
+                                 "max_sheet_cells")
+            if not chunk:
+                break
