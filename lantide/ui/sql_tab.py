@@ -228,7 +228,8 @@ class SqlTabWidget(QWidget):
         if reload and text is not None and not self.is_dirty() and \
                 text == self.editor.toPlainText():
             return  # a change event for what we already show (e.g. our own save)
-        if text is None:
+        new_tab = text is None
+        if new_tab:
             self._show_disk_notice(f"{self.path.name} does not exist yet.",
                                    "Write the query; saving or running creates the file.", INFO)
             text = ""
@@ -243,6 +244,8 @@ class SqlTabWidget(QWidget):
         self.editor.setTextCursor(cursor)
         self.editor.document().setModified(False)
         self.editor.setReadOnly(False)
+        if new_tab and self.isVisible():
+            self.editor.setFocus()  # a new tab is ready to type in
         self.sig_loaded.emit()
 
     def _show_disk_notice(self, title: str, detail: str, level: str, actions=()) -> None:
