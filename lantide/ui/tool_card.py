@@ -10,7 +10,7 @@ import html
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from lantide.ui.chat_answer import AutoHeightBrowser
@@ -99,6 +99,40 @@ def _json_block(value: Any) -> str:
     return f"<pre style='margin:0; white-space:pre-wrap'>{html.escape(text)}</pre>"
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text, cut with "…" to the width it gets (the whole in the
+    tooltip): it never asks the chat for more room."""
+
+    def __init__(self, text: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._full = ""
+        self.set_full_text(text)
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:  # the whole text, not what fits
+        return self._full
+
+    def _elide(self) -> None:
+        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
+                                                      max(self.contentsRect().width(), 0)))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(self.fontMetrics().horizontalAdvance(self._full) + 4, 40),
+                     super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
+
+
 class ToolCardWidget(ThemedFrame):
     sig_step_clicked = Signal(str)
 
@@ -122,10 +156,10 @@ class ToolCardWidget(ThemedFrame):
         tool_icon = QLabel(self)
         self._tool_icon = tool_icon
         self.name_label = QLabel(f"<b>{html.escape(tool)}</b>", self)
-        self.gist_label = QLabel(html.escape(argument_gist(tool, self.arguments)), self)
+        self.gist_label = ElidedLabel(argument_gist(tool, self.arguments), self)
         self.gist_label.setStyleSheet("font-family: monospace;")
-        self.gist_label.setMinimumWidth(40)
         self.status_label = QLabel("running…", self)
+        self.status_label.setWordWrap(True)
         self.step_link = QLabel(self)
         self.step_link.setTextFormat(Qt.TextFormat.RichText)
         self.step_link.linkActivated.connect(lambda _href: self.sig_step_clicked.emit(self.step_id))
