@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 from lantide.ui.chat_answer import AutoHeightBrowser
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
-from lantide.ui.result_model import format_value
+from lantide.ui.result_model import display_value
 from lantide.ui.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
@@ -80,7 +80,7 @@ def _preview_table(result: dict[str, Any]) -> str:
     body = []
     for row in rows[:PREVIEW_ROWS_SHOWN]:
         values = [row.get(n) for n in names] if isinstance(row, dict) else list(row)
-        body.append("<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>"
+        body.append("<tr>" + "".join(f"<td>{html.escape(display_value(v))}</td>"
                                      for v in values) + "</tr>")
     more = ""
     total = result.get("row_count")
