@@ -11,7 +11,8 @@ import html
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
@@ -29,6 +30,8 @@ class NoticeBanner(QFrame):
         self.tag: str | None = None
         self._title, self._code = "", None
         self.icon_label = QLabel(self)
+        # fixed: else the icon's cell takes the spare width and squeezes the text
+        self.icon_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.title_label = QLabel(self)
         self.title_label.setWordWrap(True)
         self.title_label.setTextFormat(Qt.TextFormat.RichText)
@@ -36,6 +39,8 @@ class NoticeBanner(QFrame):
         self.detail_label = QLabel(self)
         self.detail_label.setWordWrap(True)
         self.detail_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for label in (self.title_label, self.detail_label):  # the text takes the width
+            label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.close_button = QToolButton(self)
         self.close_button.setIcon(icon("close"))
         self.close_button.setAutoRaise(True)
