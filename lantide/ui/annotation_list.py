@@ -160,6 +160,10 @@ class AnnotationListWidget(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
         self._update_detail()
+        # The buttons hidden just now still counted in the minimum width the layouts had
+        # cached (538 px instead of 305): the first document widened the window by that.
+        for box in (row, d, layout):
+            box.invalidate()
 
     # -- content -------------------------------------------------------------------------
     def set_annotations(self, annotations: list[dict[str, Any]], read_only: bool = False,
