@@ -111,7 +111,7 @@ class DocumentTabWidget(QWidget):
         for key, backwards in (("find_next", False), ("find_previous", True)):
             QShortcut(shortcut(key), self, lambda b=backwards: self.find_bar.find_next(b),
                       context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.comment_box = InlineCommentWidget(self.editor.viewport())
+        self.comment_box = InlineCommentWidget(self)  # not the editor: it may be narrow
         self.comment_box.sig_comment_submitted.connect(self._comment_submitted)
         editor_column = QWidget(self)
         col = QVBoxLayout(editor_column)
@@ -358,7 +358,9 @@ class DocumentTabWidget(QWidget):
             return
         self._pending_selection = selection
         rect = self.editor.cursorRect(self.editor.textCursor())
-        self.comment_box.open_at(rect.bottomLeft() + QPoint(0, 6), self.editor.selected_text())
+        viewport = self.editor.viewport()
+        self.comment_box.open_at(viewport.mapTo(self, rect.bottomLeft() + QPoint(0, 6)),
+                                 self.editor.selected_text(), above=rect.height() + 12)
 
     def _comment_submitted(self, comment: str) -> None:
         start, end = getattr(self, "_pending_selection", (None, None))
