@@ -205,15 +205,16 @@ class LedgerPanel(QWidget):
     def _fill_steps(self) -> None:
         theme = colors()
         self.step_tree.clear()
-        for step in self.steps:
+        for number, step in enumerate(self.steps, 1):
             rows = step.get("row_count")
-            values = [step.get("step_id", ""), local_time(step.get("at")), step.get("tool", ""),
+            values = [number, local_time(step.get("at")), step.get("tool", ""),
                       step.get("purpose") or "", summary_text(step),
                       f"{rows:,}" if isinstance(rows, int) else "",
                       step.get("cached_table_name") or "",
                       f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else ""]
             item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
             item.setData(0, ROLE_KEY, step.get("step_id"))
+            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip(4, step.get("summary") or summary_text(step))
             if not step.get("summary"):
                 item.setForeground(4, QBrush(theme.muted))
@@ -255,7 +256,8 @@ class LedgerPanel(QWidget):
     def _step_html(self, step: dict) -> str:
         theme = colors()
         muted = theme.muted.name()
-        parts = [f"<p><b>Step {step.get('step_id')}</b> "
+        number = next((i for i, s in enumerate(self.steps, 1) if s is step), None)
+        parts = [f"<p><b>{'Step ' + str(number) if number else 'Step'} of this conversation</b> "
                  f"<span style='color:{muted}'>{step.get('tool', '')} · "
                  f"{local_time(step.get('at'))}"
                  + (f" · project {step['project']}" if step.get("project") else "") + "</span></p>"]

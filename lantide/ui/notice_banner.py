@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton,
                                QVBoxLayout, QWidget)
 
+from lantide.ui.analyst_words import plain_hint
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched, tint
@@ -116,7 +117,9 @@ class NoticeBanner(QFrame):
         title = f"{what}: {message}" if what else message
         code = getattr(exc, "code", None)
         level = INFO if code == "QUERY_CANCELLED" else ERROR
-        self.show_notice(title, getattr(exc, "hint", None), level, code=code, actions=actions)
+        hint = getattr(exc, "hint", None)
+        self.show_notice(title, plain_hint(hint) if hint else None, level, code=code,
+                         actions=actions)
 
     def buttons(self) -> list[QPushButton]:
         return [self._actions.itemAt(i).widget() for i in range(self._actions.count())

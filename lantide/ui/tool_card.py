@@ -7,12 +7,12 @@ in the ledger.
 from __future__ import annotations
 
 import html
-import json
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from lantide.ui.analyst_words import AGENT_ONLY_KEYS, plain_hint, readable_fields
 from lantide.ui.chat_answer import AutoHeightBrowser
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
@@ -21,7 +21,7 @@ from lantide.ui.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
 PREVIEW_ROWS_SHOWN = 8
-MAX_JSON_CHARS = 4000
+MAX_FIELD_CHARS = 1000
 _TOOL_ICONS = {"run_query": "run", "validate_query": "approve", "run_sql_tab": "sql-tab",
                "source_run_sql_tab": "source-run", "create_sql_tab": "sql-tab",
                "show_tables": "table", "read_schema": "table", "read_plan": "plan",
@@ -92,11 +92,16 @@ def _preview_table(result: dict[str, Any]) -> str:
             + more)
 
 
-def _json_block(value: Any) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    if len(text) > MAX_JSON_CHARS:
-        text = text[:MAX_JSON_CHARS] + "\n…"
-    return f"<pre style='margin:0; white-space:pre-wrap'>{html.escape(text)}</pre>"
+def _fields_block(values: dict[str, Any], *, skip=AGENT_ONLY_KEYS) -> str:
+    """Labelled fields (Purpose: …, Rows: …), not JSON; what is the agent's alone is left
+    out."""
+    rows = []
+    for label, text in readable_fields(values, skip=skip):
+        if len(text) > MAX_FIELD_CHARS:
+            text = text[:MAX_FIELD_CHARS] + "…"
+        rows.append(f"<tr><td style='color:{colors().muted.name()}; padding-right:8px'>"
+                    f"{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
+    return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>" if rows else ""
 
 
 class ElidedLabel(QLabel):
@@ -224,8 +229,7 @@ class ToolCardWidget(ThemedFrame):
         if summary is not None:
             self.step_summary = summary
         self.step_link.setText(f"<a href='step:{html.escape(step_id)}'>ledger ›</a>")
-        self.step_link.setToolTip(f"Step {step_id}: " + (self.step_summary or
-                                                          "show it in the ledger"))
+        self.step_link.setToolTip(self.step_summary or "Show this step in the ledger")
         self.step_link.show()
 
     def body_html(self) -> str:
@@ -236,23 +240,18 @@ class ToolCardWidget(ThemedFrame):
         if isinstance(sql, str):
             parts.append(sql_to_html(sql, dark=theme.dark))
         if args:
-            parts.append(_json_block(args))
+            parts.append(_fields_block(args, skip=frozenset()))
         if self.result is not None:
             parts.append(f"<p style='color:{theme.muted.name()}; margin:6px 0 2px 0'>Result</p>")
             if not self.ok:
                 message = html.escape(str(self.result.get("message", "")))
-                hint = html.escape(str(self.result.get("hint") or ""))
+                hint = html.escape(plain_hint(str(self.result.get("hint") or "")))
                 parts.append(f"<p style='color:{theme.danger.name()}'><b>"
                              f"{html.escape(str(self.result.get('error', 'error')))}</b> "
                              f"{message}</p>" + (f"<p>{hint}</p>" if hint else ""))
             else:
-                table = _preview_table(self.result)
-                rest = {k: v for k, v in self.result.items()
-                        if k not in ("preview", "rows", "columns", "step", "sql")} if table \
-                    else self.result
-                parts.append(table)
-                if rest:
-                    parts.append(_json_block(rest))
+                parts.append(_preview_table(self.result))
+                parts.append(_fields_block(self.result))
         if self.step_summary:
-            parts.append(f"<p>Step summary: {html.escape(self.step_summary)}</p>")
+            parts.append(f"<p>In the ledger: {html.escape(self.step_summary)}</p>")
         return "".join(parts)
