@@ -25,6 +25,8 @@ AUTHORS = {"user": "you", "analyst": "you", "agent": "the agent", "assistant": "
 RESOLUTIONS = {"A": "replaced the text", "B": "kept the text"}
 # Agent tools named in hints, and what the analyst uses instead.
 _TOOL_WORDS = (
+    (re.compile(r"[Cc]heck the column names with read_schema\(\s*\w*\s*\)"),
+     "Check the column names: the explorer lists each table's columns"),
     (re.compile(r"\bread_schema\(\s*\w*\s*\)|\bread_schema\b"), "the table's columns in the "
                                                                  "explorer"),
     (re.compile(r"\bshow_tables\b"), "the explorer"),

@@ -43,7 +43,7 @@ def test_an_error_card_hint_names_no_agent_tool(qtbot):
                             "hint": "Check the column names with read_schema(table)."})
     card.set_expanded(True)
     text = card.body.toPlainText()
-    assert "read_schema" not in text and "columns in the explorer" in text
+    assert "read_schema" not in text and "the explorer lists each table's columns" in text
 
 
 def test_annotation_threads_say_you_and_what_the_resolution_did(qtbot):
