@@ -230,8 +230,9 @@ class SqlTabWidget(QWidget):
             return  # a change event for what we already show (e.g. our own save)
         new_tab = text is None
         if new_tab:
-            self._show_disk_notice(f"{self.path.name} does not exist yet.",
-                                   "Write the query; saving or running creates the file.", INFO)
+            self._show_disk_notice(f"{self.tab_name} is a new tab.",
+                                   f"Write the query: saving (Ctrl+S) or running it writes "
+                                   f"sql/{self.path.name}.", INFO)
             text = ""
         elif reload:
             if self.banner.tag == "disk":
@@ -243,6 +244,7 @@ class SqlTabWidget(QWidget):
         cursor.setPosition(min(cursor_pos, len(text)))
         self.editor.setTextCursor(cursor)
         self.editor.document().setModified(False)
+        self._modification_changed(False)  # an empty text may not say so by itself
         self.editor.setReadOnly(False)
         if new_tab and self.isVisible():
             self.editor.setFocus()  # a new tab is ready to type in

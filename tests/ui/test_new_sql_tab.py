@@ -95,3 +95,16 @@ def test_a_name_clashing_with_an_open_unsaved_tab_is_refused(main_window, qtbot,
     _new_tab(main_window, qtbot, "draft2")
     assert "already open" in asked[2]["label"] and asked[2]["text"] == "Draft"
     assert first.editor.toPlainText() == "SELECT 1"  # the unsaved text is untouched
+
+
+def test_a_new_tab_is_clean_until_typed_in_and_says_it_is_new(main_window, qtbot, monkeypatch):
+    main_window.services.focus_project("q3-churn")
+    _answer_names(monkeypatch, "fresh")
+    main_window.new_sql_tab()
+    tab = _new_tab(main_window, qtbot, "fresh")
+    assert not tab.is_dirty()
+    index = main_window.tabs.indexOf(tab)
+    assert main_window.tabs.tabText(index) == "fresh"
+    assert "new" in tab.banner.text() and "does not exist" not in tab.banner.text()
+    tab.editor.insertPlainText("SELECT 1")
+    assert tab.is_dirty() and main_window.tabs.tabText(index) != "fresh"
