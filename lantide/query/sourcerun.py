@@ -82,7 +82,9 @@ def chain_summary(report: dict) -> str:
         parts.append(f"{', '.join(failed)} failed")
     if not_run:
         parts.append(f"{len(not_run)} tab{'s' if len(not_run) != 1 else ''} not run")
-    return "; ".join(parts) or "nothing ran"
+    if not ran and not skipped:
+        parts.insert(0, "nothing had finished")
+    return "; ".join(parts)
 
 
 def default_workers() -> int:

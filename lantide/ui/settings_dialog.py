@@ -555,6 +555,7 @@ class SettingsDialog(QDialog):
         for name, exc in failed.items():
             message = getattr(exc, "message", None) or str(exc)
             hint = getattr(exc, "hint", None)
+            message = message[:1].lower() + message[1:]
             self.key_errors[name] = (f"The key of profile {name!r} was not stored: {message}. "
                                      + (hint or "")).strip()
         first = next(iter(failed))

@@ -50,6 +50,14 @@ def test_a_cancelled_source_run_is_not_a_failure(qtbot, app_services):
     entry = [e for e in read_history(app_services.workspace) if e["source"] == "source_run"][-1]
     assert entry["status"] == "cancelled" and entry["cached_table_name"] is None
     assert entry["error"] == "QUERY_CANCELLED" and "fast_first ran" in entry["message"]
+    # the history panel says it in words, not as a code
+    from lantide.ui.query_history_view import QueryHistoryView
+
+    view = QueryHistoryView(app_services)
+    qtbot.addWidget(view)
+    qtbot.waitUntil(lambda: view.history_tree.topLevelItemCount() > 0, timeout=10_000)
+    newest = view.history_tree.topLevelItem(0)
+    assert newest.text(2) == "cancelled by you" and "QUERY_CANCELLED" not in newest.text(2)
 
 
 def test_a_source_run_that_ran_is_ok_in_the_history(qtbot, app_services):
