@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout
                                QLabel, QPushButton, QSplitter, QTabWidget, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from lantide.ui.conversation_list import conversation_label
 from lantide.ui.icons import icon
 from lantide.ui.query_history_view import QueryHistoryView, local_time
 from lantide.ui.sql_highlighter import sql_to_html
@@ -131,9 +132,9 @@ class LedgerPanel(QWidget):
             self.conversation_box.blockSignals(True)
             self.conversation_box.clear()
             for info in reversed(infos):
-                self.conversation_box.addItem(info.title or info.id, info.id)
+                self.conversation_box.addItem(conversation_label(info), info.id)
             if current and self.conversation_box.findData(current) < 0:
-                self.conversation_box.insertItem(0, current, current)
+                self.conversation_box.insertItem(0, "Untitled", current)  # not on disk yet
             self.conversation_box.setCurrentIndex(max(0, self.conversation_box.findData(current)))
             self.conversation_box.blockSignals(False)
 

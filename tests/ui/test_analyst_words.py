@@ -88,3 +88,14 @@ def test_the_ledger_numbers_steps_in_the_conversation(qtbot, shell_services):
 
 def test_the_empty_chat_does_not_speak_protocol():
     assert "QEM" not in EMPTY_TEXT
+
+
+def test_the_ledger_names_conversations_not_their_ids(qtbot, shell_services):
+    services = shell_services(query=False, watcher=False)
+    panel = LedgerPanel(services)
+    qtbot.addWidget(panel)
+    conversation = "20261201-152011-1add"
+    panel._chat_conversation_changed(conversation)
+    qtbot.waitUntil(lambda: panel.conversation_box.count() > 0, timeout=10_000)
+    texts = [panel.conversation_box.itemText(i) for i in range(panel.conversation_box.count())]
+    assert conversation not in " ".join(texts) and texts[0].startswith("Untitled")
