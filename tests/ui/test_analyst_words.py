@@ -99,3 +99,14 @@ def test_the_ledger_names_conversations_not_their_ids(qtbot, shell_services):
     qtbot.waitUntil(lambda: panel.conversation_box.count() > 0, timeout=10_000)
     texts = [panel.conversation_box.itemText(i) for i in range(panel.conversation_box.count())]
     assert conversation not in " ".join(texts) and texts[0].startswith("Untitled")
+
+
+def test_cached_tables_are_described_without_step_ids(qtbot, shell_services):
+    from lantide.ui.explorer_snapshot import table_rows
+
+    services = shell_services(watcher=False)
+    services.query.run_query("SELECT 1 AS x", result_label="one_row")
+    rows = {r["name"]: r for r in table_rows(None, services.query)["tables"]}
+    description = rows["one_row"]["description"]
+    assert not HEX_ID.search(description)
+    assert description == "cached result of a query (its step is in the ledger)"
