@@ -182,12 +182,15 @@ class ToolCardWidget(ThemedFrame):
         status_row.addWidget(self.step_link)
         self.body = AutoHeightBrowser(self)
         self.body.hide()
+        self.preview = AutoHeightBrowser(self, wide=True)  # the rows: a box that scrolls sideways
+        self.preview.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         layout.setSpacing(0)
         layout.addLayout(head)
         layout.addLayout(status_row)
         layout.addWidget(self.body)
+        layout.addWidget(self.preview)
         self.apply_theme()
 
     def apply_theme(self) -> None:
@@ -198,7 +201,7 @@ class ToolCardWidget(ThemedFrame):
         failed = self.ok is False
         self.status_label.setStyleSheet(f"color: {(theme.danger if failed else theme.muted).name()};")
         if self.expanded:
-            self.body.setHtml(self.body_html())
+            self._fill_body()
 
     @property
     def expanded(self) -> bool:
@@ -208,8 +211,15 @@ class ToolCardWidget(ThemedFrame):
         self._expanded = expanded
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         if expanded:
-            self.body.setHtml(self.body_html())
+            self._fill_body()
         self.body.setVisible(expanded)
+        self.preview.setVisible(expanded and bool(self.preview.toPlainText().strip()))
+
+    def _fill_body(self) -> None:
+        self.body.setHtml(self.body_html())
+        table = _preview_table(self.result) if self.result is not None and self.ok else ""
+        self.preview.setHtml(table)
+        self.preview.setVisible(self.expanded and bool(table))
 
     def set_result(self, ok: bool, result: dict[str, Any], duration_ms: int | None = None) -> None:
         self.ok = ok and "error" not in result
@@ -250,8 +260,7 @@ class ToolCardWidget(ThemedFrame):
                              f"{html.escape(str(self.result.get('error', 'error')))}</b> "
                              f"{message}</p>" + (f"<p>{hint}</p>" if hint else ""))
             else:
-                parts.append(_preview_table(self.result))
-                parts.append(_fields_block(self.result))
+                parts.append(_fields_block(self.result))  # the rows go to self.preview
         if self.step_summary:
             parts.append(f"<p>In the ledger: {html.escape(self.step_summary)}</p>")
         return "".join(parts)

@@ -121,3 +121,18 @@ def test_a_streamed_table_gets_its_own_box_too(qtbot):
     assert table.toPlainText().split()[:2] == ["channel", "status"]
     assert table.horizontalScrollBar().maximum() > 0
     assert answer.plain_text().split()[-1] == "month?"
+
+
+def test_a_tool_cards_rows_scroll_in_their_own_box(qtbot):
+    transcript = ChatTranscript()
+    qtbot.addWidget(transcript)
+    transcript.resize(240, 700)
+    transcript.show()
+    _fill(transcript)
+    qtbot.wait(50)
+    card = transcript.cards["c1"]
+    assert card.preview.isVisible() and card.preview.wide
+    assert "gross_revenue_before_discounts" in card.preview.toPlainText()
+    assert "26921303.61" not in card.body.toPlainText()  # the rows are not in the text box
+    assert "26921303.61" in card.preview.toPlainText()
+    assert card.preview.horizontalScrollBar().maximum() > 0
