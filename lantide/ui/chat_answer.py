@@ -23,6 +23,15 @@ RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
 SEGMENT_CHARS = 1200
 
 
+SIDEWAYS_SCROLL_BAR = (
+    "QScrollBar:horizontal { height: 9px; background: transparent; margin: 0; }"
+    "QScrollBar::handle:horizontal { background: palette(mid); border-radius: 4px;"
+    " min-width: 24px; }"
+    "QScrollBar::handle:horizontal:hover { background: palette(dark); }"
+    "QScrollBar::add-line:horizontal, QScrollBar::sub-line:horizontal { width: 0; }"
+    "QScrollBar::add-page:horizontal, QScrollBar::sub-page:horizontal { background: none; }")
+
+
 class AutoHeightBrowser(QTextBrowser):
     """A QTextBrowser as tall as its content (the transcript scrolls, not each message).
 
@@ -44,6 +53,8 @@ class AutoHeightBrowser(QTextBrowser):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; }")
+        # under the box's style sheet Fusion drew the handle solid black: a slim one instead
+        self.horizontalScrollBar().setStyleSheet(SIDEWAYS_SCROLL_BAR)
         self.document().setDocumentMargin(2)
         self.document().contentsChanged.connect(self._fit)
         self.anchorClicked.connect(self._anchor)
