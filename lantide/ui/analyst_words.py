@@ -20,7 +20,10 @@ FIELD_LABELS = {"row_count": "Rows", "cached_table_name": "Cached as", "duration
                 "tab": "Tab", "table": "Table", "result_label": "Saved as",
                 "warnings": "Warnings", "hints": "Notes", "message": "Message",
                 "question": "Question", "choices": "Choices", "document": "Document",
-                "heading": "Heading", "reason": "Reason", "limit": "Limit"}
+                "heading": "Heading", "reason": "Reason", "limit": "Limit",
+                "materialized": "Kept as a table", "materialize_reason": "Why"}
+# Flags worth a line only when they are true ("Preview cut short: no" is noise).
+QUIET_WHEN_FALSE = frozenset({"truncated", "materialized"})
 AUTHORS = {"user": "you", "analyst": "you", "agent": "the agent", "assistant": "the agent"}
 RESOLUTIONS = {"A": "replaced the text", "B": "kept the text"}
 # Agent tools named in hints, and what the analyst uses instead.
@@ -88,7 +91,8 @@ def readable_fields(values: dict[str, Any], *, skip: frozenset[str] = AGENT_ONLY
     """(label, text) of each field worth showing, in order; empty ones left out."""
     out = []
     for key, value in values.items():
-        if key in skip or value in (None, "", [], {}):
+        if key in skip or value in (None, "", [], {}) or \
+                (key in QUIET_WHEN_FALSE and value is False):
             continue
         text = field_value(key, value)
         if text:

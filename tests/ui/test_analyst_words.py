@@ -34,6 +34,7 @@ def test_an_expanded_card_shows_fields_not_the_agents_json(qtbot):
     assert "Purpose" in text and "orders by channel" in text
     assert re.search(r"Rows\s+2", text) and re.search(r"Time\s+140 ms", text)
     assert "the preview shows the first 1 of 2 rows" in text
+    assert "cut short" not in text  # a false flag is not worth a line
 
 
 def test_an_error_card_hint_names_no_agent_tool(qtbot):
