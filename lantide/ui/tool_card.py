@@ -122,6 +122,9 @@ class ElidedLabel(QLabel):
     def text(self) -> str:  # the whole text, not what fits
         return self._full
 
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self.set_full_text(text)
+
     def _elide(self) -> None:
         super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
                                                       max(self.contentsRect().width(), 0)))

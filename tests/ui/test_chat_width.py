@@ -136,3 +136,19 @@ def test_a_tool_cards_rows_scroll_in_their_own_box(qtbot):
     assert "26921303.61" not in card.body.toPlainText()  # the rows are not in the text box
     assert "26921303.61" in card.preview.toPlainText()
     assert card.preview.horizontalScrollBar().maximum() > 0
+
+
+def test_the_whole_chat_panel_narrows_to_240_px(qtbot, shell_services):
+    from lantide.ui.chat_panel import ChatPanel
+
+    services = shell_services(query=False, watcher=False)
+    panel = ChatPanel(services)
+    qtbot.addWidget(panel)
+    panel.model_label.setText("a-long-model-name-from-a-profile · environment override")
+    assert panel.minimumSizeHint().width() <= 240
+    panel.resize(240, 600)
+    panel.show()
+    qtbot.wait(50)
+    for widget in panel.findChildren(QWidget):
+        if widget.isVisible() and not isinstance(widget.parentWidget(), QAbstractScrollArea):
+            assert widget.mapTo(panel, QPoint(widget.width(), 0)).x() <= 241, widget
