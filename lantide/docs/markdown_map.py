@@ -307,3 +307,38 @@ def _walk(tokens):
         if t.children:
             yield from _walk(t.children)
 
+
+
+def _tag_offsets(region: InlineRegion):
+    """(token index, source offset) of the region's raw HTML tags."""
+    for i, child in enumerate(region.token.children or []):
+        if child.type == "html_inline":
+            where = (child.meta or {}).get(_POS_KEY)
+            if where is not None:
+                yield i, region.to_source(where[0])
+
+
+def nested_between(region: InlineRegion, open_at: int, close_at: int) -> bool:
+    """Whether the raw HTML tags at source offsets ``open_at`` and ``close_at`` enclose
+    whole inline elements only: every emphasis, link or strikethrough opened between them
+    closes between them, and none closes there that opened before (the HTML element they
+    make is properly nested)."""
+    found = dict((pos, i) for i, pos in _tag_offsets(region))
+    if open_at not in found or close_at not in found:
+        return False
+    children = region.token.children or []
+    depth = 0
+    for child in children[found[open_at] + 1:found[close_at]]:
+        depth += child.nesting
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def render_inline(region: InlineRegion, skip: frozenset[int] = frozenset()) -> str:
+    """The region's HTML as markdown-it renders it, without the raw HTML tags at source
+    offsets ``skip`` (a mark being added)."""
+    md = markdown_parser()
+    dropped = {i for i, pos in _tag_offsets(region) if pos in skip}
+    children = [c for i, c in enumerate(region.token.children or []) if i not in dropped]
+    return md.renderer.renderInline(children, md.options, {})

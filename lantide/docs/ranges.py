@@ -10,9 +10,11 @@ and every other mark must be unchanged.
 from __future__ import annotations
 
 from lantide.docs.errors import AnnotationRangeError
-from lantide.docs.markdown_map import InlineRegion, Structure, inline_signature
+from lantide.docs.markdown_map import (InlineRegion, Structure, inline_signature,
+                                       nested_between, render_inline)
 from lantide.docs.marks import MarkScan, scan_marks, wrap
 
+MAX_WIDENINGS = 12  # candidate starts (and ends) looked at when a range must widen
 _HINT = "Select text inside one paragraph, heading or table cell, outside code and other marks."
 
 
@@ -101,27 +103,78 @@ def check_range(scan: MarkScan, start: int, end: int, *, trim_spaces: bool = Tru
     return s, e
 
 
+def _try_wrap(scan: MarkScan, s: int, e: int, annotation_id: str
+              ) -> tuple[str, MarkScan] | None:
+    """The text with ``[s, e)`` wrapped, when the mark leaves the Markdown as it was: same
+    inline syntax, same other marks, the mark's element properly nested (it opens and
+    closes inside the same emphasis, link or none), the same HTML but for the mark."""
+    new_text = wrap(scan.text, s, e, annotation_id)
+    new_scan = scan_marks(new_text)
+    mine = [m for m in new_scan.marks if m.id == annotation_id]
+    if len(mine) != 1 or mine[0].inner(new_text) != scan.text[s:e]:
+        return None
+    before = [(m.id, m.inner(scan.text)) for m in scan.marks]
+    after = [(m.id, m.inner(new_text)) for m in new_scan.marks if m.id != annotation_id]
+    if before != after or len(scan.structure.regions) != len(new_scan.structure.regions):
+        return None
+    old_region = scan.structure.region_for_start(s)
+    new_region = new_scan.structure.regions[mine[0].container[1]]
+    tags = (mine[0].open.start, mine[0].close.start)
+    if inline_signature(old_region) != inline_signature(new_region, skip=frozenset(tags)):
+        return None
+    if not nested_between(new_region, *tags):
+        return None
+    if render_inline(new_region, skip=frozenset(tags)) != render_inline(old_region):
+        return None
+    return new_text, new_scan
+
+
+def _widenings(text: str, region, s: int, e: int) -> list[tuple[int, int]]:
+    """Ranges around ``[s, e)`` that start at the start of a run of inline syntax (``*``,
+    ``_``, ``~``, ``[``, ``![``) or end after one (``*``, ``_``, ``~``, ``)``, ``]``),
+    within the region, the smallest widening first."""
+    starts, ends = [s], [e]
+    for p in range(s - 1, region.start - 1, -1):
+        if text[p] in "*_~[!" and region.holds_start(p) and \
+                (p == region.start or text[p - 1] != text[p]):
+            starts.append(p)
+        if len(starts) > MAX_WIDENINGS:
+            break
+    for p in range(e + 1, region.end + 1):
+        if text[p - 1] in "*_~)]" and region.holds_end(p) and \
+                (p == region.end or text[p] != text[p - 1]):
+            ends.append(p)
+        if len(ends) > MAX_WIDENINGS:
+            break
+    pairs = [(a, b) for a in starts for b in ends if (a, b) != (s, e)]
+    return sorted(pairs, key=lambda r: ((s - r[0]) + (r[1] - e), s - r[0]))
+
+
 def wrap_checked(scan: MarkScan, start: int, end: int, annotation_id: str, *,
                  trim_spaces: bool = True) -> tuple[str, MarkScan, int, int]:
     """Wrap ``[start, end)`` in a mark for ``annotation_id``.
 
-    Returns ``(new_text, new_scan, start, end)`` with the range as wrapped (trimmed).
+    A range that starts or ends inside emphasis or a link it does not wholly hold (``c*
+    d`` of ``*b c* d``) would put the mark half inside the emphasis and break its
+    rendering: it is widened to the nearest range that leaves the Markdown rendering as
+    it was (``*b c* d``). Returns ``(new_text, new_scan, start, end)`` with the range as
+    wrapped (trimmed, maybe widened).
     """
     s, e = check_range(scan, start, end, trim_spaces=trim_spaces)
-    new_text = wrap(scan.text, s, e, annotation_id)
-    new_scan = scan_marks(new_text)
-    mine = [m for m in new_scan.marks if m.id == annotation_id]
-    before = [(m.id, m.inner(scan.text)) for m in scan.marks]
-    after = [(m.id, m.inner(new_text)) for m in new_scan.marks if m.id != annotation_id]
-    same_syntax = False
-    if len(mine) == 1:
-        old_region = scan.structure.region_for_start(s)
-        new_region = new_scan.structure.regions[mine[0].container[1]]
-        same_syntax = (len(scan.structure.regions) == len(new_scan.structure.regions)
-                       and inline_signature(old_region) == inline_signature(
-                           new_region, skip=frozenset((mine[0].open.start, mine[0].close.start))))
-    if not same_syntax or mine[0].inner(new_text) != scan.text[s:e] or before != after:
+    done = _try_wrap(scan, s, e, annotation_id)
+    if done is None:
+        region = scan.structure.region_for_start(s)
+        for ws, we in _widenings(scan.text, region, s, e):
+            try:
+                check_range(scan, ws, we, trim_spaces=False)
+            except AnnotationRangeError:
+                continue
+            done = _try_wrap(scan, ws, we, annotation_id)
+            if done is not None:
+                s, e = ws, we
+                break
+    if done is None:
         raise _refuse(start, end, "a mark there would cut through Markdown syntax (a link "
                                   "target, an escape or an entity); widen or narrow the range "
                                   "to whole words")
-    return new_text, new_scan, s, e
+    return done[0], done[1], s, e

@@ -407,6 +407,10 @@ def _reader_brief(message: str) -> str:
         kept.append(line if len(line) <= _ECHO_CHARS else line[:_ECHO_CHARS] + "…")
     file = re.search(r"^\s*file = (.+)$", message, re.MULTILINE)
     return "\n".join(kept) + (f" (file {file.group(1).strip()})" if file else "")
+# A binder error about types, not names ("Cannot compare values of type DATE and INTEGER",
+# "No function matches the given name and argument types"): a column hint would mislead.
+_TYPE_MISMATCH = re.compile(r"\btypes?\b|\bcast\b|\bconvert", re.IGNORECASE)
+_NOT_FOUND = re.compile(r"not found|does not have a column|Referenced column", re.IGNORECASE)
 
 
 def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
@@ -420,6 +424,10 @@ def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
         return TableNotFound(headline, position=position,
                              hint="show_tables lists the tables; quote odd names: \"my file\".")
     if isinstance(exc, duckdb.BinderException):
+        if _TYPE_MISMATCH.search(headline) and not _NOT_FOUND.search(headline):
+            return QueryError(headline, code="BIND_ERROR", position=position,
+                              hint="The values' types do not fit together: cast one of them "
+                                   "(CAST(x AS DATE), x::INTEGER) or compare like with like.")
         return QueryError(headline, code="BIND_ERROR", position=position,
                           hint="Check the column names with read_schema(table).")
     if isinstance(exc, duckdb.ParserException):

@@ -48,6 +48,43 @@ RAN = "ran"
 SKIPPED = "skipped"
 FAILED = "failed"
 NOT_RUN = "not_run"
+# How a tab's entry reads to the analyst (tab_outcome): a tab stopped by a cancel is
+# "failed" in the report (with QUERY_CANCELLED) for the agent and the CLI, but it did not
+# fail: it is "cancelled", and the report says ``"cancelled": true``.
+CANCELLED = "cancelled"
+CANCELLED_CODE = "QUERY_CANCELLED"
+
+
+def tab_outcome(entry: dict) -> str:
+    """ran, skipped, failed, cancelled or not_run: a tab's entry of a report."""
+    status = entry.get("status", "")
+    if status == FAILED and (entry.get("error") or {}).get("error") == CANCELLED_CODE:
+        return CANCELLED
+    return status
+
+
+def chain_summary(report: dict) -> str:
+    """What the chain came to, in words: "clean_orders ran; customer_quarters was
+    cancelled; 1 tab not run"."""
+    ran = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == RAN]
+    skipped = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == SKIPPED]
+    stopped = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == CANCELLED]
+    failed = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == FAILED]
+    not_run = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == NOT_RUN]
+    parts = []
+    if ran:
+        parts.append(f"{', '.join(ran)} ran")
+    if skipped:
+        parts.append(f"{', '.join(skipped)} {'was' if len(skipped) == 1 else 'were'} up to date")
+    if stopped:
+        parts.append(f"{', '.join(stopped)} {'was' if len(stopped) == 1 else 'were'} stopped")
+    if failed:
+        parts.append(f"{', '.join(failed)} failed")
+    if not_run:
+        parts.append(f"{len(not_run)} tab{'s' if len(not_run) != 1 else ''} not run")
+    if not ran and not skipped:
+        parts.insert(0, "nothing had finished")
+    return "; ".join(parts)
 
 
 def default_workers() -> int:
@@ -73,6 +110,7 @@ def source_run(service, project, target: str, purpose: str | None, progress=None
     counts = {s: sum(1 for e in entries if e["status"] == s) for s in (RAN, SKIPPED, FAILED, NOT_RUN)}
     report = {"project": project.dirname, "tab": target, "order": order, "tabs": entries,
               **counts, "ok": counts[FAILED] == 0 and counts[NOT_RUN] == 0,
+              "cancelled": chain.cancelled,
               "steps": [e["step"] for e in entries if "step" in e],
               "duration_ms": int((time.perf_counter() - started) * 1000)}
     chain.emit({"event": "done", **{k: v for k, v in report.items() if k != "steps"}})
@@ -146,7 +184,7 @@ class _Chain:
                 "step": result["step"]}
 
     def finish(self, name: str, entry: dict) -> None:
-        if entry.get("error", {}).get("error") == "QUERY_CANCELLED":
+        if entry.get("error", {}).get("error") == CANCELLED_CODE:
             self.cancelled = True
         self.results[name] = entry
         self.emit({"event": "tab", **entry})

@@ -142,6 +142,17 @@ class TabOperations:
         return source_run(self, project_obj, tab_files.find_tab(project_obj, tab), purpose,
                           progress, workers=workers, confirmed=warning_ids(large_remote_warning_id))
 
+    def check_new_sql_tab(self, project, name: str) -> str:
+        """The clean name a new tab of ``project`` may take, or the error create_sql_tab
+        would give (bad name, a tab of that name, a data file's or another project's
+        table). Writes nothing: the app's new tab is a file only once it is saved."""
+        project_obj = self._project(project, required=True)
+        name = tab_files.validate_tab_name(name)
+        tab_files.check_no_tab_named(project_obj, name)
+        self._fresh()
+        self._check_result_name(name, tab_of=(project_obj.dirname, name))
+        return name
+
     def create_sql_tab(self, project, name: str, sql: str) -> dict:
         project_obj = self._project(project, required=True)
         name = tab_files.validate_tab_name(name)

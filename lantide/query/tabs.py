@@ -92,11 +92,15 @@ def read_tab(project: Project, name: str, names: list[str] | None = None) -> str
         raise CorruptFileError(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
-def write_new_tab(project: Project, name: str, sql: str) -> Path:
-    name = validate_tab_name(name)
+def check_no_tab_named(project: Project, name: str) -> None:
     if any(n.casefold() == name.casefold() for n in tab_names(project)):
         raise TabError(f"project {project.name!r} already has a SQL tab {name!r}",
                        code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
+
+
+def write_new_tab(project: Project, name: str, sql: str) -> Path:
+    name = validate_tab_name(name)
+    check_no_tab_named(project, name)
     path = project.sql_dir / f"{name}.sql"
     try:  # created, never replaced: a tab made meanwhile by another window stays
         atomic_create_bytes(path, (sql if sql.endswith("\n") else sql + "\n").encode("utf-8"))

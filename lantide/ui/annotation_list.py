@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
                                QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
                                QRadioButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
+from lantide.ui.analyst_words import author, resolution
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
@@ -47,8 +48,8 @@ class ResolveDialog(QDialog):
         intro = QLabel(f"<b>“{html.escape(_short(quote, 160))}”</b><br>"
                        f"{html.escape(annotation.get('comment', ''))}", self)
         intro.setWordWrap(True)
-        self.mode_a = QRadioButton("A — replace the marked text", self)
-        self.mode_b = QRadioButton("B — keep the text and answer", self)
+        self.mode_a = QRadioButton("Replace the text", self)
+        self.mode_b = QRadioButton("Keep the text and answer", self)
         group = QButtonGroup(self)
         group.addButton(self.mode_a)
         group.addButton(self.mode_b)
@@ -160,6 +161,10 @@ class AnnotationListWidget(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
         self._update_detail()
+        # The buttons hidden just now still counted in the minimum width the layouts had
+        # cached (538 px instead of 305): the first document widened the window by that.
+        for box in (row, d, layout):
+            box.invalidate()
 
     # -- content -------------------------------------------------------------------------
     def set_annotations(self, annotations: list[dict[str, Any]], read_only: bool = False,
@@ -202,7 +207,8 @@ class AnnotationListWidget(QWidget):
             lines = [f"“{_short(a.get('quote', ''), 70)}”", _short(a.get("comment", ""), 140)]
             latest = (a.get("replies") or [])[-1:] or []
             if latest:
-                lines.append(f"↳ {latest[0].get('by', '')}: {_short(latest[0].get('text', ''), 90)}")
+                lines.append(f"↳ {author(latest[0].get('by'))}: "
+                             f"{_short(latest[0].get('text', ''), 90)}")
             if deleted_view:
                 lines.append(f"deleted while {a['status']}")
             elif a.get("detached"):
@@ -277,11 +283,11 @@ class AnnotationListWidget(QWidget):
             return
         parts = [f"<p><b>“{html.escape(a.get('quote', ''))}”</b></p>"]
         for event in a.get("history", []):
-            action, who = event.get("action", ""), event.get("by", "")
+            action, who = event.get("action", ""), author(event.get("by"))
             body = html.escape(event.get("text") or "")
             extra = ""
             if action == "resolved":
-                extra = f" (mode {event.get('mode')})"
+                extra = f": {resolution(event.get('mode'))}"
                 if event.get("replacement"):
                     body = (body + "<br>" if body else "") + \
                         f"replaced by: <i>{html.escape(event['replacement'])}</i>"

@@ -12,7 +12,8 @@ from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (QApplication, QFrame, QSizePolicy, QTextBrowser, QVBoxLayout,
                                QWidget)
 
-from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown, split_step_lines, unit_starts
+from lantide.ui.chat_markdown import (STEP_SCHEME, render_markdown, split_step_lines, table_spans,
+                                      unit_starts)
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame
 
@@ -22,29 +23,65 @@ RENDER_INTERVAL_MS = 60  # streamed text is re-rendered at most this often
 SEGMENT_CHARS = 1200
 
 
+SIDEWAYS_SCROLL_BAR = (
+    "QScrollBar:horizontal { height: 9px; background: transparent; margin: 0; }"
+    "QScrollBar::handle:horizontal { background: palette(mid); border-radius: 4px;"
+    " min-width: 24px; }"
+    "QScrollBar::handle:horizontal:hover { background: palette(dark); }"
+    "QScrollBar::add-line:horizontal, QScrollBar::sub-line:horizontal { width: 0; }"
+    "QScrollBar::add-page:horizontal, QScrollBar::sub-page:horizontal { background: none; }")
+
+
 class AutoHeightBrowser(QTextBrowser):
-    """A QTextBrowser as tall as its content (the transcript scrolls, not each message)."""
+    """A QTextBrowser as tall as its content (the transcript scrolls, not each message).
+
+    Its text wraps to its width, breaking a word that does not fit anywhere (a long path),
+    so it is never wider than the column it sits in. A ``wide`` box (a table) keeps each
+    line whole and scrolls sideways instead; its height then counts the scroll bar."""
 
     sig_step_clicked = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, *, wide: bool = False):
         super().__init__(parent)
+        self.wide = False
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.set_wide(wide)
+        self.setMinimumWidth(40)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; }")
+        # under the box's style sheet Fusion drew the handle solid black: a slim one instead
+        self.horizontalScrollBar().setStyleSheet(SIDEWAYS_SCROLL_BAR)
         self.document().setDocumentMargin(2)
         self.document().contentsChanged.connect(self._fit)
         self.anchorClicked.connect(self._anchor)
 
+    def set_wide(self, wide: bool) -> None:
+        self.wide = wide
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if wide
+                                          else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap if wide
+                             else QTextBrowser.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.NoWrap if wide
+                             else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self._fit()
+
+    def set_plain_text(self, text: str) -> None:
+        self.setPlainText(text)
+        self._fit()
+
     def _fit(self) -> None:
-        self.document().setTextWidth(self.viewport().width())
-        height = int(self.document().size().height()) + 6
+        if self.wide:
+            self.document().setTextWidth(-1)
+            height = int(self.document().size().height()) + 6
+            if self.document().idealWidth() > self.viewport().width():
+                height += self.horizontalScrollBar().sizeHint().height()
+        else:
+            self.document().setTextWidth(self.viewport().width())
+            height = int(self.document().size().height()) + 6
         if height != self.height():
             self.setFixedHeight(height)
 
@@ -116,17 +153,40 @@ class AssistantMessageWidget(ThemedFrame):
         """Show the text appended since the last render: the last segment only, after
         closing it off first when its finished blocks are long enough."""
         self._timer.stop()
-        live = self.segments[-1]
+        live = self._split_off_tables(self.segments[-1])
         tail = self.text[live.start:]
         if len(tail) >= SEGMENT_CHARS and len(tail) - self._checked_at >= SEGMENT_CHARS // 8:
             self._checked_at = len(tail)
             cut = _last_cut(tail)
             if cut >= SEGMENT_CHARS:
-                live.end = live.start + cut
-                self._render_segment(live)
-                live = self._add_segment(live.end, live.first_step + live.step_count)
-                self._checked_at = 0
+                live = self._close(live, cut)
         self._render_segment(live)
+
+    def _split_off_tables(self, live: "_Segment") -> "_Segment":
+        """A table gets a segment of its own (a box that scrolls sideways): the text before
+        it is closed off, and the table's segment is closed once a block follows it."""
+        while "|" in self.text[live.start:]:
+            tail = self.text[live.start:]
+            spans = table_spans(tail)
+            if not spans:
+                break
+            start, end = spans[0]
+            if start > 0:
+                live = self._close(live, start, wide=True)
+                continue
+            live.browser.set_wide(True)
+            after = next((s for s in unit_starts(tail) if s >= end), None)
+            if after is None:
+                break  # the table is still the end of the text (and may grow)
+            live = self._close(live, after)
+        return live
+
+    def _close(self, live: "_Segment", cut: int, *, wide: bool = False) -> "_Segment":
+        """Freeze ``live`` at ``cut`` (relative to its start); a new segment takes the rest."""
+        live.end = live.start + cut
+        self._render_segment(live)
+        self._checked_at = 0
+        return self._add_segment(live.end, live.first_step + live.step_count, wide=wide)
 
     def _rebuild(self) -> None:
         """Render the whole text afresh (a replayed answer, a theme switch)."""
@@ -137,15 +197,16 @@ class AssistantMessageWidget(ThemedFrame):
         self.segments = []
         self._checked_at = 0
         cuts = _segment_cuts(self.text)
+        tables = {start for start, _end in table_spans(self.text)}
         first_step = 0
         for start, end in zip([0] + cuts, cuts + [None]):
-            segment = self._add_segment(start, first_step)
+            segment = self._add_segment(start, first_step, wide=start in tables)
             segment.end = end
             self._render_segment(segment)
             first_step += segment.step_count
 
-    def _add_segment(self, start: int, first_step: int) -> "_Segment":
-        browser = AutoHeightBrowser(self)
+    def _add_segment(self, start: int, first_step: int, *, wide: bool = False) -> "_Segment":
+        browser = AutoHeightBrowser(self, wide=wide)
         browser.sig_step_clicked.connect(self.sig_step_clicked)
         browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         browser.customContextMenuRequested.connect(
@@ -197,10 +258,18 @@ def _last_cut(text: str) -> int:
 
 
 def _segment_cuts(text: str) -> list[int]:
-    """Where to cut a whole text into segments of about ``SEGMENT_CHARS`` or more."""
-    cuts, last = [], 0
-    for start in unit_starts(text) if len(text) >= 2 * SEGMENT_CHARS else ():
+    """Where to cut a whole text into segments of about ``SEGMENT_CHARS`` or more; a table
+    is a segment of its own (it scrolls sideways, the text around it wraps)."""
+    starts = unit_starts(text)
+    cuts, last = set(), 0
+    for start in starts if len(text) >= 2 * SEGMENT_CHARS else ():
         if start - last >= SEGMENT_CHARS and len(text) - start >= SEGMENT_CHARS // 2:
-            cuts.append(start)
+            cuts.add(start)
             last = start
-    return cuts
+    for start, end in table_spans(text):
+        cuts.add(start)
+        after = next((s for s in starts if s >= end), None)
+        if after is not None:
+            cuts.add(after)
+    cuts.discard(0)
+    return sorted(cuts)

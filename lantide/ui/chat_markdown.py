@@ -92,6 +92,34 @@ def unit_starts(text: str) -> list[int]:
     return sorted(set(starts)) or [0]
 
 
+def table_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each top-level table in ``text``: from where the table begins to
+    where the next block (or the text) begins, so both are places :func:`unit_starts`
+    allows to cut. A table is shown in a box of its own that scrolls sideways."""
+    if "|" not in text or "\r" in text:
+        return []
+    md = _markdown()
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for kind, chunk in split_step_lines(text):
+        if kind == "step":
+            match = _STEP_LINE.match(text, pos)
+            pos = match.end() if match else pos
+            continue
+        env: dict = {}
+        tokens = md.parse(chunk, env)
+        if env.get("references"):
+            return []
+        line_starts = [0] + [m.end() for m in _NEWLINE.finditer(chunk)] + [len(chunk)]
+        for token in tokens:
+            if token.type == "table_open" and token.level == 0 and token.map:
+                start = line_starts[min(token.map[0], len(line_starts) - 1)]
+                end = line_starts[min(token.map[1], len(line_starts) - 1)]
+                spans.append((pos + start, pos + end))
+        pos += len(chunk)
+    return spans
+
+
 def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None = None,
                     muted: str = "#6b7280", border: str = "#d1d5db",
                     code_background: str = "#f3f4f6") -> str:

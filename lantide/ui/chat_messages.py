@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
+from lantide.ui.chat_answer import AutoHeightBrowser
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame, tint
@@ -25,10 +26,9 @@ class UserMessageWidget(ThemedFrame):
         self.text = text
         self.instruction = instruction
         self.setObjectName("InstructionMessage" if instruction else "UserMessage")
-        body = QLabel(text, self)
-        body.setWordWrap(True)
-        body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        body.setTextFormat(Qt.TextFormat.PlainText)
+        # a text box, not a label: a long path or name breaks instead of widening the chat
+        body = self.body = AutoHeightBrowser(self)
+        body.set_plain_text(text)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 7, 10, 7)
         layout.setSpacing(3)
@@ -66,10 +66,8 @@ class NoticeWidget(ThemedFrame):
         self.setObjectName("ChatNotice")
         self.level = level
         self.icon_label = QLabel(self)
-        self.label = QLabel(self)
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setText(text + (f"\n{hint}" if hint else ""))
+        self.label = AutoHeightBrowser(self)  # a long path breaks instead of widening the chat
+        self.label.set_plain_text(text + (f"\n{hint}" if hint else ""))
         row = QHBoxLayout(self)
         row.setContentsMargins(6, 2, 6, 2)
         row.setSpacing(6)
@@ -86,14 +84,14 @@ class NoticeWidget(ThemedFrame):
         color = {"error": theme.danger, "warning": theme.warning}.get(self.level, theme.muted)
         self.icon_label.setPixmap(icon({"error": "error", "warning": "warning"}.get(
             self.level, "info"), color).pixmap(14, 14))
-        self.label.setStyleSheet(f"color: {color.name()};")
+        self.label.setStyleSheet(f"QTextBrowser {{ background: transparent; color: {color.name()}; }}")
         if self.level == "error":
             fill = tint(theme.danger, 0.12 if not theme.dark else 0.22)
             self.setStyleSheet(f"QFrame#ChatNotice {{ background: {fill.name()}; "
                                f"border-radius: 4px; }}")
 
     def text(self) -> str:
-        return self.label.text()
+        return self.label.toPlainText()
 
 
 class QuestionWidget(ThemedFrame):

@@ -26,6 +26,7 @@ from lantide.ui.chat_messages import SetupCard
 from lantide.ui.chat_transcript import ChatTranscript
 from lantide.ui.conversation_list import ConversationPicker
 from lantide.ui.icons import icon
+from lantide.ui.tool_card import ElidedLabel
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 
@@ -89,7 +90,7 @@ class ChatPanel(QWidget):
         self.stop_button = QPushButton(icon("stop"), "Stop", self)
         self.stop_button.clicked.connect(self.stop)
         self.stop_button.hide()
-        self.model_label = QLabel(self)
+        self.model_label = ElidedLabel("", self)  # never what keeps the chat from narrowing
         self.model_label.setStyleSheet("color: gray; font-size: small;")
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)

@@ -21,7 +21,7 @@ from lantide.ui.tool_card import ToolCardWidget
 
 APP_INSTRUCTION = "app_instruction"
 EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
-              "small queries under the QEM, and records every query step in the ledger below.")
+              "small, checked queries, and records every query step in the ledger below.")
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
 INLINE_TOOLS = {"ask_user"}
 

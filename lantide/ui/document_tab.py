@@ -17,7 +17,7 @@ import logging
 from typing import Any, Callable
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QShortcut
+from PySide6.QtGui import QShortcut, QTextCursor
 from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QStackedWidget, QToolBar, QToolButton,
                                QVBoxLayout, QWidget)
 
@@ -111,7 +111,7 @@ class DocumentTabWidget(QWidget):
         for key, backwards in (("find_next", False), ("find_previous", True)):
             QShortcut(shortcut(key), self, lambda b=backwards: self.find_bar.find_next(b),
                       context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.comment_box = InlineCommentWidget(self.editor.viewport())
+        self.comment_box = InlineCommentWidget(self)  # not the editor: it may be narrow
         self.comment_box.sig_comment_submitted.connect(self._comment_submitted)
         editor_column = QWidget(self)
         col = QVBoxLayout(editor_column)
@@ -357,8 +357,15 @@ class DocumentTabWidget(QWidget):
                 self.services.post_message("Select the text to annotate first.", "warning")
             return
         self._pending_selection = selection
-        rect = self.editor.cursorRect(self.editor.textCursor())
-        self.comment_box.open_at(rect.bottomLeft() + QPoint(0, 6), self.editor.selected_text())
+        cursor = self.editor.textCursor()
+        rect = self.editor.cursorRect(cursor)
+        first = QTextCursor(cursor)
+        first.setPosition(cursor.selectionStart())
+        top = self.editor.cursorRect(first).top()  # where the selection begins (may wrap)
+        viewport = self.editor.viewport()
+        self.comment_box.open_at(viewport.mapTo(self, rect.bottomLeft() + QPoint(0, 6)),
+                                 self.editor.selected_text(),
+                                 above=rect.bottom() - top + 12)
 
     def _comment_submitted(self, comment: str) -> None:
         start, end = getattr(self, "_pending_selection", (None, None))

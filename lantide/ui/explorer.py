@@ -350,19 +350,42 @@ class ExplorerPanel(QWidget):
         self._run(lambda: ws.create_project(name.strip()), what="Creating the project",
                   then=lambda p: self.services.focus_project(p.dirname))
 
-    def new_sql_tab(self, project: str) -> None:
+    def new_sql_tab(self, project: str, name: str = "", problem: str = "") -> None:
+        """Ask a name, check it (the tab's file and cached table), then open an empty tab;
+        its file is written when it is first saved or run. A refused name asks again,
+        saying why."""
+        label = "Tab name (also the name of its cached table):"
         name, ok = QInputDialog.getText(self, "New SQL tab",
-                                        "Tab name (also the name of its cached table):")
-        if not ok or not name.strip():
+                                        f"{problem}\n\n{label}" if problem else label,
+                                        text=name)
+        name = name.strip()
+        if not ok or not name:
             return
         service = self.services.query
         if service is None:
             self.services.post_message("The database is still opening; try again in a moment.",
                                        "warning")
             return
-        self._run(lambda: service.create_sql_tab(project, name.strip(), ""),
-                  what="Creating the SQL tab",
-                  then=lambda _r: self.services.request_open(TAB_SQL, project, name.strip()))
+
+        def checked(clean: str) -> None:
+            open_tab = next((t for t in self.services.open_tabs() if t.kind == TAB_SQL
+                             and t.project == project and t.name.casefold() == clean.casefold()),
+                            None)
+            if open_tab is not None:  # an unsaved new tab: no file yet, but the name is taken
+                self.new_sql_tab(project, name, f"A SQL tab named {open_tab.name!r} is already "
+                                                "open in this project. Choose another name.")
+                return
+            self.services.request_open(TAB_SQL, project, clean)
+
+        def refused(exc: BaseException) -> None:
+            message = getattr(exc, "message", None) or str(exc)
+            hint = getattr(exc, "hint", None)
+            self.new_sql_tab(project, name, f"{message[:1].upper()}{message[1:]}."
+                                            + (f" {hint}" if hint else ""))
+
+        self.services.workers.submit(lambda _ctx: service.check_new_sql_tab(project, name),
+                                     on_result=checked, on_error=refused,
+                                     name="check the new SQL tab's name")
 
     def _rename_sql_tab(self, project: str, tab: str) -> None:
         new, ok = QInputDialog.getText(self, "Rename SQL tab", "New name:", text=tab)

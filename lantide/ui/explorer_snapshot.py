@@ -95,9 +95,13 @@ def table_rows(context, service) -> dict[str, Any]:
                                                                               "data")
         description = None
         if kind == "cached":
-            made_by = f"tab {t.get('project')}/{t.get('tab')}" if t.get("tab") else \
-                f"step {t.get('step_id')}" if t.get("step_id") else t.get("cache_kind")
-            description = f"cached {t.get('cache_kind') or ''} result, made by {made_by}"
+            # a step is named by what made it, not by its id (the ledger lists the steps)
+            if t.get("tab"):
+                description = f"cached result of SQL tab {t['tab']} ({t.get('project')})"
+            elif t.get("cache_kind") == "staged":
+                description = "a staged copy of remote data"
+            else:
+                description = "cached result of a query (its step is in the ledger)"
         elif t.get("notes"):  # what the reader skipped or read differently (query layer)
             description = f"{t.get('source')} is read differently from what it says: " + \
                 "; ".join(t["notes"])

@@ -1,7 +1,9 @@
 """The inline comment box that opens under the selected text when the analyst annotates.
 
-Ctrl+Enter (or *Comment*) submits, Escape (or *Cancel*) closes it. The box floats over
-the editor's viewport next to the selection, so the quoted text stays visible.
+Ctrl+Enter (or *Comment*) submits, Escape (or *Cancel*) closes it. The box floats next to
+the selection, so the quoted text stays visible. It lives on a parent wider than the
+editor (the document tab), so a narrow editor column never cuts it off; it is as wide as
+that parent allows and always fully inside it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ class _CommentEdit(QPlainTextEdit):
             self.sig_cancel.emit()
             return
         super().keyPressEvent(event)
+
+
+WIDTH = 380
+MIN_WIDTH = 240  # the quote, the box and both buttons still fit
 
 
 class InlineCommentWidget(QFrame):
@@ -60,21 +66,25 @@ class InlineCommentWidget(QFrame):
         layout.addWidget(self.edit)
         layout.addLayout(row)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel)
-        self.setFixedWidth(380)
+        self.setFixedWidth(WIDTH)
         self.hide()
 
-    def open_at(self, point: QPoint, quote: str) -> None:
+    def open_at(self, point: QPoint, quote: str, *, above: int = 24) -> None:
+        """Open at ``point`` (in the parent's coordinates), or ``above`` pixels higher
+        than the box is tall when there is no room below."""
         short = " ".join(quote.split())
         if len(short) > 80:
             short = short[:79] + "…"
         self.quote_label.setText(f"Annotate “{short}”")
         self.edit.clear()
-        self.adjustSize()
         parent = self.parentWidget()
+        self.setFixedWidth(max(MIN_WIDTH, min(WIDTH, parent.width() - 8)))
+        self.adjustSize()
         x = max(4, min(point.x(), parent.width() - self.width() - 4))
         y = point.y()
         if y + self.height() > parent.height():
-            y = max(4, point.y() - self.height() - 24)
+            y = point.y() - self.height() - above
+        y = max(4, min(y, parent.height() - self.height() - 4))
         self.move(x, y)
         self.show()
         self.raise_()

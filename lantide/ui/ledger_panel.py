@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from lantide.ui.check_badges import checks_html
+from lantide.ui.conversation_list import conversation_label
 from lantide.ui.icons import icon
 from lantide.ui.query_history_view import QueryHistoryView, local_time
 from lantide.ui.sql_highlighter import sql_to_html
@@ -135,9 +136,9 @@ class LedgerPanel(QWidget):
             self.conversation_box.blockSignals(True)
             self.conversation_box.clear()
             for info in reversed(infos):
-                self.conversation_box.addItem(info.title or info.id, info.id)
+                self.conversation_box.addItem(conversation_label(info), info.id)
             if current and self.conversation_box.findData(current) < 0:
-                self.conversation_box.insertItem(0, current, current)
+                self.conversation_box.insertItem(0, "Untitled", current)  # not on disk yet
             self.conversation_box.setCurrentIndex(max(0, self.conversation_box.findData(current)))
             self.conversation_box.blockSignals(False)
 
@@ -209,15 +210,16 @@ class LedgerPanel(QWidget):
     def _fill_steps(self) -> None:
         theme = colors()
         self.step_tree.clear()
-        for step in self.steps:
+        for number, step in enumerate(self.steps, 1):
             rows = step.get("row_count")
-            values = [step.get("step_id", ""), local_time(step.get("at")), step.get("tool", ""),
+            values = [number, local_time(step.get("at")), step.get("tool", ""),
                       step.get("purpose") or "", summary_text(step),
                       f"{rows:,}" if isinstance(rows, int) else "",
                       step.get("cached_table_name") or "",
                       f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else ""]
             item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
             item.setData(0, ROLE_KEY, step.get("step_id"))
+            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip(4, step.get("summary") or summary_text(step))
             errors = [c.get("code") for c in step.get("checks") or []
                       if isinstance(c, dict) and c.get("severity") == "error"]
@@ -275,7 +277,8 @@ class LedgerPanel(QWidget):
     def _step_html(self, step: dict) -> str:
         theme = colors()
         muted = theme.muted.name()
-        parts = [f"<p><b>Step {step.get('step_id')}</b> "
+        number = next((i for i, s in enumerate(self.steps, 1) if s is step), None)
+        parts = [f"<p><b>{'Step ' + str(number) if number else 'Step'} of this conversation</b> "
                  f"<span style='color:{muted}'>{step.get('tool', '')} · "
                  f"{local_time(step.get('at'))}"
                  + (f" · project {step['project']}" if step.get("project") else "") + "</span></p>"]

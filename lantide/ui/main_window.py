@@ -283,12 +283,17 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.act_prev_tab)
         appearance = view_menu.addMenu("Appearance")
         group = QActionGroup(self)
+        self.appearance_actions = []
         for value, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
             act = appearance.addAction(label)
             act.setCheckable(True)
-            act.setChecked(self.services.settings.appearance == value)
+            act.setData(value)
             act.triggered.connect(lambda _c=False, v=value: self.set_appearance(v))
             group.addAction(act)
+            self.appearance_actions.append(act)
+        self._check_appearance()
+        # the Settings dialog's Appearance page changes it too
+        self.services.sig_settings_changed.connect(lambda _s: self._check_appearance())
         view_menu.addAction(self.act_reset_layout)
 
         query_menu = menu.addMenu("&Query")
@@ -517,11 +522,16 @@ class MainWindow(QMainWindow):
 
         AboutDialog(self).exec()
 
+    def _check_appearance(self) -> None:
+        for act in self.appearance_actions:
+            act.setChecked(act.data() == self.services.settings.appearance)
+
     def set_appearance(self, appearance: str) -> None:
         from lantide.ui.theme import install_theme
 
         install_theme(QApplication.instance(), appearance)
         self.services.settings.appearance = appearance
+        self._check_appearance()
         try:
             self.services.save_settings()
         except Exception as exc:

@@ -11,8 +11,10 @@ import html
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton,
+                               QVBoxLayout, QWidget)
 
+from lantide.ui.analyst_words import plain_hint
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched, tint
@@ -29,6 +31,8 @@ class NoticeBanner(QFrame):
         self.tag: str | None = None
         self._title, self._code = "", None
         self.icon_label = QLabel(self)
+        # fixed: else the icon's cell takes the spare width and squeezes the text
+        self.icon_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.title_label = QLabel(self)
         self.title_label.setWordWrap(True)
         self.title_label.setTextFormat(Qt.TextFormat.RichText)
@@ -36,6 +40,8 @@ class NoticeBanner(QFrame):
         self.detail_label = QLabel(self)
         self.detail_label.setWordWrap(True)
         self.detail_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for label in (self.title_label, self.detail_label):  # the text takes the width
+            label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.close_button = QToolButton(self)
         self.close_button.setIcon(icon("close"))
         self.close_button.setAutoRaise(True)
@@ -111,7 +117,9 @@ class NoticeBanner(QFrame):
         title = f"{what}: {message}" if what else message
         code = getattr(exc, "code", None)
         level = INFO if code == "QUERY_CANCELLED" else ERROR
-        self.show_notice(title, getattr(exc, "hint", None), level, code=code, actions=actions)
+        hint = getattr(exc, "hint", None)
+        self.show_notice(title, plain_hint(hint) if hint else None, level, code=code,
+                         actions=actions)
 
     def buttons(self) -> list[QPushButton]:
         return [self._actions.itemAt(i).widget() for i in range(self._actions.count())

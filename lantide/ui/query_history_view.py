@@ -19,6 +19,7 @@ from lantide.ui.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
 HISTORY_COLUMNS = ("Time", "Where", "Status", "Rows", "ms", "SQL")
+STATUS_WORDS = {"ok": "ok", "cancelled": "cancelled by you"}  # else "error: CODE"
 ROLE_INDEX = Qt.ItemDataRole.UserRole + 1
 
 
@@ -106,7 +107,7 @@ class QueryHistoryView(QWidget):
             status = entry.get("status", "")
             rows = entry.get("row_count")
             values = [local_time(entry.get("at")), where,
-                      status if status == "ok" else f"{status}: {entry.get('error', '')}",
+                      STATUS_WORDS.get(status, f"{status}: {entry.get('error', '')}"),
                       f"{rows:,}" if isinstance(rows, int) else "",
                       f"{entry['duration_ms']:,}" if isinstance(entry.get("duration_ms"), int) else "",
                       first_line(entry.get("sql"))]
@@ -136,7 +137,8 @@ class QueryHistoryView(QWidget):
         theme = colors()
         parts = [sql_to_html(entry.get("sql") or "", dark=theme.dark)]
         if entry.get("message"):
-            parts.append(f"<p style='color:{theme.danger.name()}'>{html.escape(entry['message'])}</p>")
+            color = theme.muted if entry.get("status") == "cancelled" else theme.danger
+            parts.append(f"<p style='color:{color.name()}'>{html.escape(entry['message'])}</p>")
         self.history_details.setHtml("".join(parts))
 
     def _history_open(self, item, _column: int = 0) -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import json
+import math
+import struct
 import uuid
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
@@ -79,6 +81,48 @@ def format_value(value: Any) -> str:
     if isinstance(value, (list, tuple, dict)):
         return json.dumps(value, default=str, ensure_ascii=False)
     return str(value)
+
+
+# A double holds every decimal of up to 15 significant digits exactly enough to read it
+# back; the 16th and 17th digits of repr() are the noise of arithmetic (0.1 + 0.2).
+DOUBLE_DIGITS = 15
+_SINGLE_TYPES = ("FLOAT", "REAL", "FLOAT4")
+
+
+def _as_single(value: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def _shortest_single(value: float) -> str | None:
+    """The shortest decimal that reads back as the same 32-bit float (None when ``value``
+    is not one)."""
+    try:
+        if _as_single(value) != value:
+            return None
+    except OverflowError:
+        return None
+    for digits in range(1, 10):
+        candidate = float(f"{value:.{digits}g}")
+        if _as_single(candidate) == value:
+            return repr(candidate)
+    return None
+
+
+def display_value(value: Any, type_name: str | None = None) -> str:
+    """A cell as the grid shows it: like :func:`format_value`, but a double at 15
+    significant digits (9618.3, not 9618.300000000001), a FLOAT at its own precision, a
+    DECIMAL with its scale and no exponent. Copy and export use :func:`format_value`."""
+    if isinstance(value, float) and not isinstance(value, bool) and math.isfinite(value):
+        if (type_name or "").upper().startswith(_SINGLE_TYPES):
+            single = _shortest_single(value)
+            if single is not None:
+                return single
+        full = repr(value)
+        short = repr(float(f"{value:.{DOUBLE_DIGITS}g}"))
+        return short if len(short) < len(full) else full
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        return format(value, "f")
+    return format_value(value)
 
 
 def sorted_rows(rows: Sequence[tuple], columns: list[dict],
@@ -199,10 +243,13 @@ class PagedResultModel(QAbstractTableModel):
             return self._muted if value is None else None
         if role == Qt.ItemDataRole.FontRole:
             return self._italic if value is None else None
-        text = format_value(value)
+        shown = display_value(value, self.columns[col].get("type"))
         if role == Qt.ItemDataRole.ToolTipRole:
+            text = format_value(value)
+            if text != shown and len(text) <= 60:
+                return f"{text} (exactly)"  # the digits the display rounds away
             return text[:4000] if len(text) > 60 or "\n" in text else None
-        return _one_line(text)
+        return _one_line(shown)
 
     def flags(self, index):
         if not index.isValid():

@@ -34,30 +34,44 @@ NO_PROFILE = "(none)"
 
 
 def _store_and_save(context, settings: Settings, keys: dict[str, str | None],
-                    renamed: dict[str, str]) -> Settings:
-    """Keys to the keyring (None deletes), then the settings file. Runs in a worker."""
+                    renamed: dict[str, str]) -> tuple[Settings, dict[str, BaseException]]:
+    """The settings file, then the keys to the keyring (None deletes). Runs in a worker.
+
+    A key that cannot be stored (no keyring) is an error of its profile, returned by
+    profile name: the rest is saved all the same."""
+    from lantide.errors import LantideError
     from lantide.workspace import secrets
     from lantide.workspace.settings import save_edited_settings
 
+    save_edited_settings(settings)  # keeps what other processes wrote meanwhile
+    failed: dict[str, BaseException] = {}
     for old, new in renamed.items():  # a renamed profile keeps its stored key
         if new not in keys:
             key = secrets.get_api_key(old)
             if key:
-                secrets.set_api_key(new, key)
+                try:
+                    secrets.set_api_key(new, key)
+                except LantideError as exc:
+                    failed[new] = exc
+                    continue  # the key stays under the old name rather than be lost
         secrets.delete_api_key(old)
     for profile, key in keys.items():
         if key is None:
             secrets.delete_api_key(profile)
-        else:
+            continue
+        try:
             secrets.set_api_key(profile, key)
-    save_edited_settings(settings)  # keeps what other processes wrote meanwhile
-    return settings
+        except LantideError as exc:
+            failed[profile] = exc
+    return settings, failed
 
 
-def _stored_keys(context, names: list[str]) -> dict[str, bool]:
+def _stored_keys(context, names: list[str]) -> tuple[dict[str, bool], bool]:
+    """Which profiles have a stored key, and whether there is a keyring at all."""
     from lantide.workspace import secrets
 
-    return {name: bool(secrets.get_api_key(name)) for name in names}
+    return {name: bool(secrets.get_api_key(name)) for name in names}, \
+        secrets.keyring_available()
 
 
 def _compact(form: QFormLayout, fields) -> None:
@@ -79,6 +93,8 @@ class SettingsDialog(QDialog):
         self.settings: Settings = copy.deepcopy(services.settings)
         self.typed_keys: dict[str, str | None] = {}  # profile -> new key (None: delete)
         self.stored: dict[str, bool] = {}
+        self.keyring_available = True
+        self.key_errors: dict[str, str] = {}  # profile -> why its key was not stored
         self.renamed: dict[str, str] = {}  # original name -> current name
         self._current: str | None = None
         self.tabs = QTabWidget(self)
@@ -157,6 +173,11 @@ class SettingsDialog(QDialog):
         self.window_spin.setSuffix(" tokens")
         self.test_button = QPushButton(icon("refresh"), "Test connection", page)
         self.test_button.clicked.connect(self.test_connection)
+        self.profile_error = QLabel(page)  # the error of this profile (its key, its fields)
+        self.profile_error.setWordWrap(True)
+        self.profile_error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.profile_error.setStyleSheet(f"color: {colors().danger.name()};")
+        self.profile_error.hide()
         self.test_result = QLabel(page)
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -169,6 +190,7 @@ class SettingsDialog(QDialog):
         form.addRow("Base URL", self.base_url)
         form.addRow("Model", self.model_edit)
         form.addRow("API key", key_row)
+        form.addRow("", self.profile_error)
         form.addRow("Context window", self.window_spin)
         form.addRow("", self.test_button)
         form.addRow("", self.test_result)
@@ -231,12 +253,19 @@ class SettingsDialog(QDialog):
         self.name_edit.setText(profile.name)
         self.base_url.setCurrentText(profile.base_url)
         self.model_edit.setCurrentText(profile.model)
-        self.key_edit.clear()
+        typed = self.typed_keys.get(name)
+        self.key_edit.setText(typed if isinstance(typed, str) else "")
         self.window_spin.setValue(profile.context_window or 0)
         for w in (self.name_edit, self.base_url, self.model_edit, self.key_edit, self.window_spin):
             w.blockSignals(False)
         self._update_key_placeholder()
+        self._show_profile_error()
         self.test_result.clear()
+
+    def _show_profile_error(self, text: str | None = None) -> None:
+        text = text if text is not None else self.key_errors.get(self._current or "", "")
+        self.profile_error.setText(text)
+        self.profile_error.setVisible(bool(text))
 
     def _update_key_placeholder(self) -> None:
         name = self._current or ""
@@ -245,12 +274,18 @@ class SettingsDialog(QDialog):
             text = "the stored key will be forgotten"
         elif self.stored.get(self._original(name)):
             text = "stored in the system keyring (type to replace)"
+        elif not self.keyring_available:
+            text = "no system keyring here: use the environment (see the tooltip)"
         else:
             text = "none (local servers need none)"
         self.key_edit.setPlaceholderText(text)
+        if not self.keyring_available:
+            from lantide.workspace.secrets import NO_KEYRING_HINT
 
-    def _keys_known(self, stored: dict[str, bool]) -> None:
-        self.stored = stored
+            self.key_edit.setToolTip(NO_KEYRING_HINT)
+
+    def _keys_known(self, known: tuple[dict[str, bool], bool]) -> None:
+        self.stored, self.keyring_available = known
         self._update_key_placeholder()
 
     def _original(self, name: str) -> str:
@@ -277,6 +312,11 @@ class SettingsDialog(QDialog):
         profile.context_window = self.window_spin.value() or None
         if self.key_edit.text():
             self.typed_keys[profile.name] = self.key_edit.text()
+        elif isinstance(self.typed_keys.get(profile.name), str):
+            # the typed key was cleared: nothing to store (and no error about storing it)
+            del self.typed_keys[profile.name]
+            if self.key_errors.pop(profile.name, None):
+                self._show_profile_error()
 
     def add_profile(self) -> None:
         self._store_form()
@@ -464,11 +504,14 @@ class SettingsDialog(QDialog):
         names = [p.name for p in self.settings.profiles]
         if len(set(names)) != len(names):
             return "Two profiles have the same name."
+        self._problem_profile = None
         for p in self.settings.profiles:
+            self._problem_profile = p.name
             if not p.base_url.startswith(("http://", "https://")):
                 return f"Profile {p.name!r}: the base URL must start with http:// or https://."
             if not p.model:
                 return f"Profile {p.name!r}: enter a model name."
+        self._problem_profile = None
         primary, secondary = self.primary_combo.currentText(), self.secondary_combo.currentText()
         self.settings.primary_profile = None if primary == NO_PROFILE else primary
         self.settings.secondary_profile = None if secondary == NO_PROFILE else secondary
@@ -493,26 +536,53 @@ class SettingsDialog(QDialog):
 
     def save(self) -> None:
         problem = self._collect()
+        if problem and self._problem_profile:  # shown at the profile, on its page
+            self.show_page("Models")
+            self._current = self._problem_profile
+            self._fill_profiles()
+            self._show_profile_error(problem)
+            return
         if problem:
             self._show_error(problem)
             return
+        self.error_label.hide()
         self.buttons.setEnabled(False)
         keys = {name: key for name, key in self.typed_keys.items()}
         self.services.workers.submit(_store_and_save, self.settings, keys, dict(self.renamed),
                                      on_result=self._saved,
                                      on_error=self._save_failed, name="save settings")
 
-    def _saved(self, settings: Settings) -> None:
+    def _saved(self, outcome: tuple[Settings, dict[str, BaseException]]) -> None:
         from PySide6.QtWidgets import QApplication
 
         from lantide.ui.theme import install_theme
 
+        settings, failed = outcome
+        self.settings = copy.deepcopy(settings)
         self.services.settings = settings
         self.services.sig_settings_changed.emit(settings)
         if QApplication.instance() is not None:
             install_theme(QApplication.instance(), settings.appearance)
+        # keys stored (or forgotten) are done; a key that failed stays typed, at its profile
+        self.typed_keys = {n: k for n, k in self.typed_keys.items() if n in failed}
+        self.renamed = {}
         self.sig_settings_saved.emit(settings)
-        self.accept()
+        if not failed:
+            self.accept()
+            return
+        self.buttons.setEnabled(True)
+        self.key_errors = {}
+        for name, exc in failed.items():
+            message = getattr(exc, "message", None) or str(exc)
+            hint = getattr(exc, "hint", None)
+            message = message[:1].lower() + message[1:]
+            self.key_errors[name] = (f"The key of profile {name!r} was not stored: {message}. "
+                                     + (hint or "")).strip()
+        first = next(iter(failed))
+        self.show_page("Models")
+        self._current = first if self.settings.profile(first) else self._current
+        self._fill_profiles()
+        self._show_profile_error()
 
     def _save_failed(self, exc: BaseException) -> None:
         self.buttons.setEnabled(True)

@@ -11,13 +11,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from lantide.query.sourcerun import CANCELLED, CANCELLED_CODE, chain_summary, tab_outcome
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
 STATUS_TEXT = {"running": "running…", "ran": "ran", "skipped": "up to date",
-               "failed": "failed", "not_run": "not run", "waiting": "waiting"}
+               "failed": "failed", "not_run": "not run", "waiting": "waiting",
+               CANCELLED: "cancelled by you"}
 _STATUS_ICON = {"ran": "approve", "skipped": "approve", "failed": "error", "not_run": "warning",
-                "running": "run", "waiting": "history"}
+                "running": "run", "waiting": "history", CANCELLED: "stop"}
 
 
 class SourceRunView(QWidget):
@@ -56,23 +58,30 @@ class SourceRunView(QWidget):
             for name in order:
                 self._set(name, "waiting")
         elif kind == "tab":
-            self._set(event["tab"], event.get("status", ""), event)
+            self._set(event["tab"], tab_outcome(event), event)
         elif kind == "done":
             self._headline_from(event)
 
     def finish(self, report: dict) -> None:
         for entry in report.get("tabs", []):
-            self._set(entry["tab"], entry.get("status", ""), entry)
+            self._set(entry["tab"], tab_outcome(entry), entry)
         self._headline_from(report)
 
     def fail(self, exc: BaseException) -> None:
-        message = getattr(exc, "message", None) or str(exc)
-        self.headline.setText(f"Source Run stopped: {message}")
+        if getattr(exc, "code", None) == CANCELLED_CODE:
+            self.headline.setText("Source Run cancelled by you before any tab finished.")
+        else:
+            message = getattr(exc, "message", None) or str(exc)
+            self.headline.setText(f"Source Run stopped: {message}")
         for name, status in self.statuses.items():
             if status in ("waiting", "running"):
                 self._set(name, "not_run", {"reason": "stopped"})
 
     def _headline_from(self, report: dict) -> None:
+        if report.get("cancelled"):
+            self.headline.setText(f"Source Run of {report.get('tab')} cancelled by you. "
+                                  f"Before the cancel: {chain_summary(report)}.")
+            return
         parts = [f"{report.get('ran', 0)} ran", f"{report.get('skipped', 0)} up to date"]
         if report.get("failed"):
             parts.append(f"{report['failed']} failed")
@@ -97,16 +106,21 @@ class SourceRunView(QWidget):
         if entry.get("duration_ms") is not None:
             item.setText(3, f"{entry['duration_ms']:,} ms")
         detail = entry.get("reason") or ""
+        after_cancel = status == "not_run" and detail in ("cancelled", "stopped")
+        if after_cancel:
+            detail = "not started: the Source Run was cancelled"
         error = entry.get("error")
-        if isinstance(error, dict):
+        if status == CANCELLED:
+            detail = "stopped before it finished; its cached table is as it was"
+        elif isinstance(error, dict):
             detail = error.get("message", "")
             if error.get("hint"):
                 item.setToolTip(4, error["hint"])
         if detail:
             item.setText(4, detail)
         theme = colors()
-        tint = {"failed": theme.danger, "not_run": theme.warning, "skipped": theme.muted,
-                "ran": theme.success}.get(status)
+        tint = {"failed": theme.danger, "not_run": theme.muted if after_cancel else theme.warning,
+                "skipped": theme.muted, CANCELLED: theme.muted, "ran": theme.success}.get(status)
         item.setForeground(1, QBrush(tint) if tint is not None else QBrush())
         for col in range(4):
             self.tree.resizeColumnToContents(col)

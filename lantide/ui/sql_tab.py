@@ -27,7 +27,7 @@ from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
-from lantide.ui.query_jobs import history_entry, record_history, submit_query
+from lantide.ui.query_jobs import history_entry, record_history, source_run_entry, submit_query
 from lantide.ui import sql_runs
 from lantide.ui.result_panel import ResultPanel, describe_result
 from lantide.ui.shortcuts import shortcut
@@ -228,9 +228,11 @@ class SqlTabWidget(QWidget):
         if reload and text is not None and not self.is_dirty() and \
                 text == self.editor.toPlainText():
             return  # a change event for what we already show (e.g. our own save)
-        if text is None:
-            self._show_disk_notice(f"{self.path.name} does not exist yet.",
-                                   "Write the query; saving or running creates the file.", INFO)
+        new_tab = text is None
+        if new_tab:
+            self._show_disk_notice(f"{self.tab_name} is a new tab.",
+                                   f"Write the query: saving (Ctrl+S) or running it writes "
+                                   f"sql/{self.path.name}.", INFO)
             text = ""
         elif reload:
             if self.banner.tag == "disk":
@@ -242,7 +244,10 @@ class SqlTabWidget(QWidget):
         cursor.setPosition(min(cursor_pos, len(text)))
         self.editor.setTextCursor(cursor)
         self.editor.document().setModified(False)
+        self._modification_changed(False)  # an empty text may not say so by itself
         self.editor.setReadOnly(False)
+        if new_tab and self.isVisible():
+            self.editor.setFocus()  # a new tab is ready to type in
         self.sig_loaded.emit()
 
     def _show_disk_notice(self, title: str, detail: str, level: str, actions=()) -> None:
@@ -381,6 +386,8 @@ class SqlTabWidget(QWidget):
 
     def _source_run_finished(self, report: dict, result: dict | None, rows, *,
                              duration: int) -> None:
+        from lantide.query.sourcerun import CANCELLED, chain_summary, tab_outcome
+
         self.source_run_view.finish(report)
         if result is not None:
             self.result.show_rows(result["columns"], result["row_count"], rows,
@@ -388,7 +395,14 @@ class SqlTabWidget(QWidget):
                                   summary=describe_result(result["row_count"], len(rows),
                                                           duration_ms=duration,
                                                           cached_table=self.tab_name))
-        if not report.get("ok"):
+        cancelled = report.get("cancelled") or any(
+            tab_outcome(e) == CANCELLED for e in report.get("tabs", []))
+        if cancelled:
+            # not a failure: the analyst stopped it; say what had finished before
+            self.banner.show_notice("Source Run cancelled by you.",
+                                    f"Before the cancel: {chain_summary(report)}. Cached tables "
+                                    "that did not run are as they were.", INFO)
+        elif not report.get("ok"):
             failed = [e for e in report["tabs"] if e["status"] == "failed"]
             large = [e["error"] for e in failed
                      if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"]
@@ -401,13 +415,12 @@ class SqlTabWidget(QWidget):
                                         code=err.get("error"))
         else:
             self.bottom.setCurrentWidget(self.result)
-        self.status_label.setText(f"Source Run: {report.get('ran', 0)} ran, "
+        self.status_label.setText("Source Run cancelled" if cancelled else
+                                  f"Source Run: {report.get('ran', 0)} ran, "
                                   f"{report.get('skipped', 0)} up to date")
-        record_history(self.services, history_entry(
-            source="source_run", sql=self._run_sql, project=self.project, tab=self.tab_name,
-            result={"row_count": result["row_count"] if result else None,
-                    "duration_ms": report.get("duration_ms"),
-                    "cached_table_name": self.tab_name}))
+        record_history(self.services, source_run_entry(
+            report, sql=self._run_sql, project=self.project, tab=self.tab_name,
+            row_count=result["row_count"] if result else None))
         self.last_result = report
 
     def _run_finished(self, result: dict, rows, *, duration: int) -> None:

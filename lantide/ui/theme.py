@@ -153,12 +153,25 @@ class ThemeManager(QObject):
         dark = is_dark(self.appearance)
         _current = _DARK if dark else _LIGHT
         self.app.setPalette(_dark_palette() if dark else _light_palette())
+        _refresh_style_sheets(self.app)
         icons.clear_cache()
         self.sig_theme_changed.emit(dark)
 
     def _system_changed(self, *_):
         if self.appearance == "system":
             self.apply("system")
+
+
+def _refresh_style_sheets(app: QApplication) -> None:
+    """A widget with a style sheet of its own (and its children) keeps the palette it was
+    polished with when the application's palette changes: the status bar's text stayed
+    dark on the dark bar. Setting its sheet again polishes it with the new palette."""
+    styled = [(w, w.styleSheet()) for w in app.allWidgets() if w.styleSheet()]
+    for widget, sheet in styled:
+        widget.setStyleSheet(sheet + " ")
+        # a themed widget hears of the switch here and may have set a sheet of new colours
+        if widget.styleSheet() == sheet + " ":
+            widget.setStyleSheet(sheet)
 
 
 def install_theme(app: QApplication, appearance: str) -> ThemeManager:

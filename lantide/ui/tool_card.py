@@ -7,22 +7,22 @@ in the ledger.
 from __future__ import annotations
 
 import html
-import json
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from lantide.ui.analyst_words import AGENT_ONLY_KEYS, plain_hint, readable_fields
 from lantide.ui.chat_answer import AutoHeightBrowser
 from lantide.ui.check_badges import CheckBadges, checks_of
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
-from lantide.ui.result_model import format_value
+from lantide.ui.result_model import display_value
 from lantide.ui.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
 PREVIEW_ROWS_SHOWN = 8
-MAX_JSON_CHARS = 4000
+MAX_FIELD_CHARS = 1000
 _TOOL_ICONS = {"run_query": "run", "validate_query": "approve", "run_sql_tab": "sql-tab",
                "source_run_sql_tab": "source-run", "create_sql_tab": "sql-tab",
                "show_tables": "table", "read_schema": "table", "read_plan": "plan",
@@ -81,7 +81,7 @@ def _preview_table(result: dict[str, Any]) -> str:
     body = []
     for row in rows[:PREVIEW_ROWS_SHOWN]:
         values = [row.get(n) for n in names] if isinstance(row, dict) else list(row)
-        body.append("<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>"
+        body.append("<tr>" + "".join(f"<td>{html.escape(display_value(v))}</td>"
                                      for v in values) + "</tr>")
     more = ""
     total = result.get("row_count")
@@ -93,11 +93,53 @@ def _preview_table(result: dict[str, Any]) -> str:
             + more)
 
 
-def _json_block(value: Any) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    if len(text) > MAX_JSON_CHARS:
-        text = text[:MAX_JSON_CHARS] + "\n…"
-    return f"<pre style='margin:0; white-space:pre-wrap'>{html.escape(text)}</pre>"
+def _fields_block(values: dict[str, Any], *, skip=AGENT_ONLY_KEYS) -> str:
+    """Labelled fields (Purpose: …, Rows: …), not JSON; what is the agent's alone is left
+    out."""
+    rows = []
+    for label, text in readable_fields(values, skip=skip):
+        if len(text) > MAX_FIELD_CHARS:
+            text = text[:MAX_FIELD_CHARS] + "…"
+        rows.append(f"<tr><td style='color:{colors().muted.name()}; padding-right:8px'>"
+                    f"{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
+    return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>" if rows else ""
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text, cut with "…" to the width it gets (the whole in the
+    tooltip): it never asks the chat for more room."""
+
+    def __init__(self, text: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self._full = ""
+        self.set_full_text(text)
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:  # the whole text, not what fits
+        return self._full
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self.set_full_text(text)
+
+    def _elide(self) -> None:
+        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
+                                                      max(self.contentsRect().width(), 0)))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(self.fontMetrics().horizontalAdvance(self._full) + 4, 40),
+                     super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
 
 
 class ToolCardWidget(ThemedFrame):
@@ -123,10 +165,10 @@ class ToolCardWidget(ThemedFrame):
         tool_icon = QLabel(self)
         self._tool_icon = tool_icon
         self.name_label = QLabel(f"<b>{html.escape(tool)}</b>", self)
-        self.gist_label = QLabel(html.escape(argument_gist(tool, self.arguments)), self)
+        self.gist_label = ElidedLabel(argument_gist(tool, self.arguments), self)
         self.gist_label.setStyleSheet("font-family: monospace;")
-        self.gist_label.setMinimumWidth(40)
         self.status_label = QLabel("running…", self)
+        self.status_label.setWordWrap(True)
         self.step_link = QLabel(self)
         self.step_link.setTextFormat(Qt.TextFormat.RichText)
         self.step_link.linkActivated.connect(lambda _href: self.sig_step_clicked.emit(self.step_id))
@@ -145,6 +187,8 @@ class ToolCardWidget(ThemedFrame):
         self.badges = CheckBadges(self)  # the result's checks; hidden when there are none
         self.body = AutoHeightBrowser(self)
         self.body.hide()
+        self.preview = AutoHeightBrowser(self, wide=True)  # the rows: a box that scrolls sideways
+        self.preview.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         layout.setSpacing(0)
@@ -152,6 +196,7 @@ class ToolCardWidget(ThemedFrame):
         layout.addLayout(status_row)
         layout.addWidget(self.badges)
         layout.addWidget(self.body)
+        layout.addWidget(self.preview)
         self.apply_theme()
 
     def apply_theme(self) -> None:
@@ -163,7 +208,7 @@ class ToolCardWidget(ThemedFrame):
         self.status_label.setStyleSheet(f"color: {(theme.danger if failed else theme.muted).name()};")
         self.badges.apply_theme()
         if self.expanded:
-            self.body.setHtml(self.body_html())
+            self._fill_body()
 
     @property
     def expanded(self) -> bool:
@@ -173,8 +218,15 @@ class ToolCardWidget(ThemedFrame):
         self._expanded = expanded
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         if expanded:
-            self.body.setHtml(self.body_html())
+            self._fill_body()
         self.body.setVisible(expanded)
+        self.preview.setVisible(expanded and bool(self.preview.toPlainText().strip()))
+
+    def _fill_body(self) -> None:
+        self.body.setHtml(self.body_html())
+        table = _preview_table(self.result) if self.result is not None and self.ok else ""
+        self.preview.setHtml(table)
+        self.preview.setVisible(self.expanded and bool(table))
 
     def set_result(self, ok: bool, result: dict[str, Any], duration_ms: int | None = None) -> None:
         self.ok = ok and "error" not in result
@@ -195,8 +247,7 @@ class ToolCardWidget(ThemedFrame):
         if summary is not None:
             self.step_summary = summary
         self.step_link.setText(f"<a href='step:{html.escape(step_id)}'>ledger ›</a>")
-        self.step_link.setToolTip(f"Step {step_id}: " + (self.step_summary or
-                                                          "show it in the ledger"))
+        self.step_link.setToolTip(self.step_summary or "Show this step in the ledger")
         self.step_link.show()
 
     def body_html(self) -> str:
@@ -207,23 +258,17 @@ class ToolCardWidget(ThemedFrame):
         if isinstance(sql, str):
             parts.append(sql_to_html(sql, dark=theme.dark))
         if args:
-            parts.append(_json_block(args))
+            parts.append(_fields_block(args, skip=frozenset()))
         if self.result is not None:
             parts.append(f"<p style='color:{theme.muted.name()}; margin:6px 0 2px 0'>Result</p>")
             if not self.ok:
                 message = html.escape(str(self.result.get("message", "")))
-                hint = html.escape(str(self.result.get("hint") or ""))
+                hint = html.escape(plain_hint(str(self.result.get("hint") or "")))
                 parts.append(f"<p style='color:{theme.danger.name()}'><b>"
                              f"{html.escape(str(self.result.get('error', 'error')))}</b> "
                              f"{message}</p>" + (f"<p>{hint}</p>" if hint else ""))
             else:
-                table = _preview_table(self.result)
-                rest = {k: v for k, v in self.result.items()
-                        if k not in ("preview", "rows", "columns", "step", "sql", "checks")} \
-                    if table else self.result
-                parts.append(table)
-                if rest:
-                    parts.append(_json_block(rest))
+                parts.append(_fields_block(self.result))  # the rows go to self.preview
         if self.step_summary:
-            parts.append(f"<p>Step summary: {html.escape(self.step_summary)}</p>")
+            parts.append(f"<p>In the ledger: {html.escape(self.step_summary)}</p>")
         return "".join(parts)

@@ -69,8 +69,8 @@ def test_a_turn_streams_markdown_and_shows_tool_cards_linked_to_the_ledger(
     assert query_card.gist_label.text() == "SELECT region, revenue"
     assert "4 rows" in query_card.status_label.text()
     query_card.set_expanded(True)
-    body = query_card.body.toHtml()
-    assert "north" in body and "120.5" in body  # the preview table
+    rows = query_card.preview.toHtml()  # the preview table, in a box of its own
+    assert "north" in rows and "120.5" in rows and query_card.preview.wide
     assert "ORDER" in query_card.body.toPlainText()
 
     answer = panel.transcript.widgets(AssistantMessageWidget)[-1]

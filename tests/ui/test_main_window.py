@@ -60,7 +60,7 @@ def test_cached_tables_appear_with_row_counts_after_a_run(main_window, qtbot):
     qtbot.waitUntil(lambda: "clean_orders" in _tree_labels(w)["Cached tables"], timeout=30_000)
     cached = _find_child(w.explorer.tree.topLevelItem(2), "clean_orders")
     assert cached.text(1).endswith("rows") and cached.text(1) != "0 rows"
-    assert "tab q3-churn/clean_orders" in cached.toolTip(0)
+    assert "SQL tab clean_orders (q3-churn)" in cached.toolTip(0)
 
 
 def test_explorer_opens_tabs_and_the_session_is_restored_on_the_next_start(

@@ -123,8 +123,10 @@ def test_invalid_input_is_refused_and_kept(qtbot, shell_services):
     dialog = _dialog(qtbot, services)
     _fill_profile(dialog, "bad", "llm.example.test", "m")
     dialog.save()
-    assert not dialog.error_label.isHidden()
-    assert "must start with http:// or https://" in dialog.error_label.text()
+    # the error is the profile's, shown at it on the Models page
+    assert not dialog.profile_error.isHidden() and dialog.error_label.isHidden()
+    assert "must start with http:// or https://" in dialog.profile_error.text()
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Models"
     assert dialog.result() == 0 and not paths.settings_path().exists()
     assert dialog.base_url.currentText() == "llm.example.test"
 
