@@ -50,7 +50,7 @@ class ConversationPicker(QWidget):
         self._titles: dict[str, str] = {}  # titles that arrived as events, newer than files
         self._generation = 0
         self.combo = QComboBox(self)
-        self.combo.setMinimumContentsLength(18)
+        self.combo.setMinimumContentsLength(12)  # the chat dock can be narrow
         self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.combo.activated.connect(self._activated)
         self.new_button = QToolButton(self)

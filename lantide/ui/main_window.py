@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QLabel,
                                QMainWindow, QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
+from lantide.ui.adaptive_layout import AdaptiveDocks
 from lantide.ui.explorer import ExplorerPanel
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.layout_state import forget_layout, restore_window_layout, save_window_layout
@@ -161,6 +162,9 @@ class MainWindow(QMainWindow):
         self.ledger_dock = self._dock("Ledger and query history", "LedgerDock", self.ledger,
                                       bottom, "ledger")
         self.default_dock_sizes()
+        # A small window: the docks give up room before the tabs do.
+        self.adaptive_docks = AdaptiveDocks(
+            self, [self.explorer_dock, self.knowledge_dock, self.chat_dock], [self.ledger_dock])
 
     def default_dock_sizes(self) -> None:
         """Explorer and chat wide enough to read, the ledger a strip below the tabs."""
