@@ -152,6 +152,10 @@ class StackWhenNarrow(QObject):
         super().__init__(splitter)
         self.splitter = splitter
         self.min_width = min_width
+        # Its minimum is the stacked one even while side by side: otherwise the window
+        # could not get narrow enough for the panes to stack.
+        splitter.setMinimumWidth(max(splitter.widget(i).minimumSizeHint().width()
+                                     for i in range(splitter.count())))
         splitter.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+                               QScrollArea, QVBoxLayout, QWidget)
 
 from lantide.ui.chat_bridge import AgentTurnBridge, warm_up_agent
 from lantide.ui.chat_markdown import warm_up
@@ -105,10 +105,16 @@ class ChatPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.picker)
-        notice_box = QHBoxLayout()
-        notice_box.setContentsMargins(8, 4, 8, 4)
-        notice_box.addWidget(self.no_model)
-        layout.addLayout(notice_box)
+        # The card's wrapped text grows tall in a narrow dock: it scrolls rather than
+        # making the window taller or being cut off.
+        self.no_model_area = QScrollArea(self)
+        self.no_model_area.setWidgetResizable(True)
+        self.no_model_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.no_model_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.no_model_area.setContentsMargins(8, 4, 8, 4)
+        self.no_model_area.setWidget(self.no_model)
+        self.no_model_area.hide()
+        layout.addWidget(self.no_model_area)
         layout.addWidget(self.transcript, 1)
         layout.addLayout(bottom)
 
@@ -255,6 +261,7 @@ class ChatPanel(QWidget):
             self._model = profile is not None
             self._model_text = f"{profile.model} · {profile.name}" if profile else "no model"
             self.no_model.setVisible(profile is None)
+            self.no_model_area.setVisible(profile is None)
             self.send_button.setEnabled(profile is not None)
             if not self.bridge.running:
                 self.model_label.setText(self._model_text)

@@ -178,6 +178,12 @@ class SqlTabWidget(QWidget):
         bar.addWidget(self.status_label)
         return bar
 
+    def show_find(self) -> None:  # the window's Edit › Find
+        self.find_bar.open_find(replace=False)
+
+    def show_replace(self) -> None:  # the window's Edit › Replace
+        self.find_bar.open_find(replace=True)
+
     # -- the tab protocol (title, dirty, save) ------------------------------------------------
     def title(self) -> str:
         return self.tab_name

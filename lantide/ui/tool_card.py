@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.chat_answer import AutoHeightBrowser
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
@@ -122,7 +123,7 @@ class ToolCardWidget(ThemedFrame):
         tool_icon = QLabel(self)
         self._tool_icon = tool_icon
         self.name_label = QLabel(f"<b>{html.escape(tool)}</b>", self)
-        self.gist_label = QLabel(html.escape(argument_gist(tool, self.arguments)), self)
+        self.gist_label = ElidedLabel(html.escape(argument_gist(tool, self.arguments)), self)
         self.gist_label.setStyleSheet("font-family: monospace;")
         self.gist_label.setMinimumWidth(40)
         self.status_label = QLabel("running…", self)

