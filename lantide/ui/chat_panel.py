@@ -20,6 +20,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
+from lantide.ui.chat_activity import ChatActivity
 from lantide.ui.chat_bridge import AgentTurnBridge, warm_up_agent
 from lantide.ui.chat_markdown import warm_up
 from lantide.ui.chat_messages import SetupCard
@@ -64,6 +65,7 @@ class ChatPanel(QWidget):
         self.setObjectName("ChatPanel")
         self.services = services
         self.bridge = AgentTurnBridge(services, self)
+        self.activity = ChatActivity(self)
         self._queued: list[tuple[str, bool]] = []
         self._model: bool | None = None  # a model profile is configured (None: not known yet)
         self._model_text = ""
@@ -211,6 +213,7 @@ class ChatPanel(QWidget):
     # -- reacting --------------------------------------------------------------------------
     def _event(self, event) -> None:
         self.transcript.handle_event(event)
+        self.activity.event(event)
         if getattr(event, "name", "") == "conversation_titled":
             self.picker.set_title(event.conversation_id, event.title)
             self.services.sig_conversation_titled.emit(event.conversation_id, event.title)
@@ -219,7 +222,9 @@ class ChatPanel(QWidget):
         self.send_button.setVisible(not running)
         self.stop_button.setVisible(running)
         self.picker.setEnabled(not running)
-        self.model_label.setText("thinking…" if running else self._model_text)
+        if not running:
+            self.model_label.setText(self._model_text)
+        self.activity.running_changed(running)  # "thinking…", "running a query…"
         if not running and self._queued:
             text, instruction = self._queued.pop(0)
             self._send(text, instruction=instruction)
