@@ -46,7 +46,7 @@ class ChatActivity(QObject):
         self._timer = QTimer(self, interval=TICK_MS)
         self._timer.timeout.connect(self._tick)
 
-    def event(self, event) -> None:  # noqa: A003 - called with the agent's events
+    def on_event(self, event) -> None:
         name = getattr(event, "name", "")
         if name == "tool_called":
             self._started[event.call_id] = (event.tool, time.monotonic())

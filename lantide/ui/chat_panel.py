@@ -213,7 +213,7 @@ class ChatPanel(QWidget):
     # -- reacting --------------------------------------------------------------------------
     def _event(self, event) -> None:
         self.transcript.handle_event(event)
-        self.activity.event(event)
+        self.activity.on_event(event)
         if getattr(event, "name", "") == "conversation_titled":
             self.picker.set_title(event.conversation_id, event.title)
             self.services.sig_conversation_titled.emit(event.conversation_id, event.title)
