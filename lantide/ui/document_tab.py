@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QStackedWidget, Q
 
 from lantide.ui import document_session as session
 from lantide.ui.adaptive_layout import StackWhenNarrow
+from lantide.ui.agent_edit_diff import AgentEditReview
 from lantide.ui.annotation_list import AnnotationListWidget
 from lantide.ui.document_preview import DocumentPreviewWidget
 from lantide.ui.external_change import (KEEP_MINE, SHOW_BOTH, TAKE_THEIRS, CompareVersionsWidget,
@@ -157,6 +158,8 @@ class DocumentTabWidget(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
+        self.agent_edits = AgentEditReview(self)  # the agent's edit as a diff, Keep / Undo
+        layout.addWidget(self.agent_edits.bar)
         layout.addWidget(self.splitter, 1)
         self._update_resolve_button(0)
 

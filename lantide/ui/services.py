@@ -106,6 +106,8 @@ class AppServices(QObject):
     sig_step_selected = Signal(str, str)
     # A query ran from a SQL tab or a table browser: a query-history entry (dict).
     sig_query_ran = Signal(dict)
+    # The agent changed a Plan or Report (its absolute path); the tab offers Keep / Undo.
+    sig_agent_edited = Signal(str)
 
     def __init__(self, workspace: Workspace, settings: Settings, *,
                  workers: WorkerPool | None = None, parent: QObject | None = None):
