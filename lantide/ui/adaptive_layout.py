@@ -67,9 +67,12 @@ class AdaptiveDocks(QObject):
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self.adapt)
         window.installEventFilter(self)
+        # The centre too: the main window may lay it out after the timer ran.
+        window.centralWidget().installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
-        if watched is self.window and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and (
+                watched is self.window or watched is self.window.centralWidget()):
             self._timer.start()  # after the main window's own layout has run
         return False
 

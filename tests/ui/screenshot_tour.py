@@ -18,7 +18,8 @@ from pathlib import Path
 
 SIZES = ((1024, 700), (1440, 900))
 THEMES = ("light", "dark")
-STATES = ("welcome", "plan", "sql", "source-run", "chat", "settings", "knowledge")
+STATES = ("welcome", "plan", "sql", "source-run", "chat", "settings", "connections",
+          "knowledge", "palette", "agent-edit")
 CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
 
 
@@ -95,10 +96,25 @@ class Tour:
 
             self.dialog = SettingsDialog(self.services, w)
             self.dialog.show()
+        elif state == "connections":
+            self.dialog.show_page("Connections")
+            page = self.dialog.connections_page
+            _wait(self.app, lambda: "ODBC" in page.drivers_label.text(), what="the drivers")
+            page.fields.driver_combo.setCurrentText("PostgreSQL Unicode")
+            page.fields.host_edit.setText("db.example.org")
+            page.fields.database_edit.setText("sales")
+            page.fields._build()
         elif state == "knowledge":
             self.dialog.close()
             self.dialog = None
             w._show_dock(w.knowledge_dock)
+        elif state == "palette":
+            self.dialog = w.show_command_palette()
+            self.dialog.search.setText("run")
+        elif state == "agent-edit":
+            self.dialog.close()
+            self.dialog = None
+            self._agent_edits_the_plan()
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
@@ -117,6 +133,23 @@ class Tour:
         chat.ask("Which region has the most customers?")
         _wait(self.app, lambda: running and running[-1] is False, 60, "the chat turn")
 
+    def _agent_edits_the_plan(self) -> None:
+        from tests.fakes.openai_server import ToolCall, Turn
+
+        w = self.window
+        plan = w.open_tab("plan", "q3-churn")
+        path = self.workspace.root / "projects" / "q3-churn" / "plan.md"
+        text = path.read_text(encoding="utf-8").replace(
+            "## Definitions", "## Segments\n\nCompare churn by plan tier and by region.\n\n"
+            "## Definitions", 1)
+        self.server.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
+                           Turn(text="I added a Segments section to the Plan."))
+        running = []
+        w.chat.bridge.sig_turn_running.connect(running.append)
+        w.chat.ask("Add a segments section to the plan.")
+        _wait(self.app, lambda: running and running[-1] is False, 60, "the agent's edit")
+        _wait(self.app, plan.agent_edits.bar.isVisible, 30, "the agent's diff")
+
     # -- shots ---------------------------------------------------------------------------
     def shoot(self, state: str) -> None:
         for theme in THEMES:
@@ -125,7 +158,7 @@ class Tour:
                 self.window.resize(width, height)
                 if self.dialog is not None:
                     self.dialog.move(self.window.x() + 40, self.window.y() + 40)
-                _settle(self.app)
+                self._settle_layout()
                 size = self.window.size()
                 name = f"{state}-{width}x{height}-{theme}.png"
                 shot = self.window.screen().grabWindow(0, 0, 0, width, height)
@@ -135,6 +168,19 @@ class Tour:
                     "state": state, "theme": theme, "size": [width, height], "file": name,
                     "window_size": [size.width(), size.height()],
                     "clipped": [c for r in roots for c in clipped_texts(r)]})
+
+    def _settle_layout(self) -> None:
+        """Wait until the layout stops moving (the docks adapt after the window's own
+        layout; a busy worker can delay the UI thread), at most a few seconds."""
+        last = None
+        for _ in range(30):
+            _settle(self.app, 0.1)
+            now = (self.window.size(), self.window.centralWidget().geometry(),
+                   self.window.chat_dock.geometry())
+            if now == last:
+                break
+            last = now
+        _settle(self.app, 0.1)
 
     def run(self) -> None:
         for state in STATES:
