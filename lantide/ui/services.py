@@ -149,7 +149,7 @@ class AppServices(QObject):
         """Open DuckDB and register the data files off the UI thread."""
         return self.workers.submit(_open_query_service, self.workspace, self.settings,
                                    on_result=self._query_opened, on_error=self._query_failed,
-                                   name="open query service")
+                                   name="open query service", urgent=True)
 
     def _query_opened(self, service) -> None:
         if self._closed:
