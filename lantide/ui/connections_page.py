@@ -88,6 +88,7 @@ class ConnectionsPage(QWidget):
         # Host, port and database write the string; a string typed by hand fills them.
         self.fields = ConnectionFieldsWidget(self)
         self.fields.sig_string_built.connect(self.string_edit.setText)
+        self.fields.sig_string_built.connect(lambda _t: self.string_edit.setCursorPosition(0))
         self.fields.sig_dialect_suggested.connect(self.dialect_combo.setCurrentText)
         self.string_edit.textEdited.connect(self.fields.show_string)
         self.user_edit = QLineEdit(self)
