@@ -229,8 +229,14 @@ class BrowseOperations:
             only = list(dict.fromkeys(by_key[c.casefold()] for c in columns))
         return profile_relation(self.engine, relation, bins=bins, top=top, only=only)
 
-    def export_table(self, relation_name: str, path, fmt: str | None = None) -> dict:
+    def export_table(self, relation_name: str, path, fmt: str | None = None, *,
+                     order_by=None) -> dict:
+        """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         from lantide.query.export import export_relation
+        from lantide.query.ordering import normalize_order_by
 
-        relation, _ = self._local_relation(relation_name)
-        return export_relation(self.engine, relation, Path(path), fmt)
+        keys = normalize_order_by(order_by)
+        relation, resolved = self._local_relation(relation_name)
+        has_rowid = not (resolved.kind == lin.DATA and resolved.detail.format != "excel")
+        return export_relation(self.engine, relation, Path(path), fmt, order_by=keys,
+                               has_rowid=has_rowid)

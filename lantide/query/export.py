@@ -34,7 +34,13 @@ def _format_of(path: Path, fmt: str | None) -> str:
                      hint="Use a .csv, .parquet or .xlsx file name, or pass the format.")
 
 
-def export_relation(engine, relation: str, path: Path, fmt: str | None = None) -> dict:
+def export_relation(engine, relation: str, path: Path, fmt: str | None = None, *,
+                    order_by: list[tuple[str, str]] | None = None,
+                    has_rowid: bool = True) -> dict:
+    """Write ``relation`` to ``path``; ``order_by`` (checked pairs, see
+    :mod:`lantide.query.ordering`) writes the rows in the order the grid shows them."""
+    from lantide.query.ordering import order_by_clause
+
     path = Path(path).expanduser().resolve()
     fmt = _format_of(path, fmt)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,7 +55,11 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None) -
                 raise QueryError(f"{relation} has {total:,} rows; an XLSX sheet holds "
                                  f"{XLSX_MAX_ROWS:,}", code="EXPORT_TOO_LARGE",
                                  hint="Export to CSV or Parquet, or filter the table first.")
-        reader = cur.sql(f"SELECT * FROM {relation}").to_arrow_reader(BATCH_ROWS)
+        order = ""
+        if order_by:
+            columns = [d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description]
+            order = order_by_clause(order_by, columns, relation, has_rowid=has_rowid)
+        reader = cur.sql(f"SELECT * FROM {relation} {order}").to_arrow_reader(BATCH_ROWS)
         return {"csv": _write_csv, "parquet": _write_parquet, "xlsx": _write_xlsx}[fmt](reader, tmp)
 
     try:

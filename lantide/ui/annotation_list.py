@@ -294,6 +294,8 @@ class AnnotationListWidget(QWidget):
             parts.append(f"<p><span style='color:gray'>{html.escape(who)} · {action}{extra} · "
                          f"{html.escape(_when(event.get('at')))}</span><br>{body}</p>")
         self.thread.setHtml("".join(parts))
+        # The newest reply is at the end: show it without the analyst scrolling.
+        self.thread.verticalScrollBar().setValue(self.thread.verticalScrollBar().maximum())
 
     # -- actions -------------------------------------------------------------------------
     def _emit_for(self, signal) -> None:

@@ -53,14 +53,16 @@ class AppController:
         self.services.workers.hold()  # background work starts after the first paint
         self.window = MainWindow(self.services)
         self.window.sig_shown.connect(_note_shown)
+        # After the first paint: open DuckDB and register data (queued first, so the two
+        # worker threads start on it before the panels' own loading), start watching files,
+        # then let the held work run. A window that is never painted (e.g. minimised)
+        # starts them a moment later anyway.
+        self.window.sig_shown.connect(self.services.start)
         self.window.sig_shown.connect(self.services.workers.resume)
         self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_idle.connect(_write_ready_file)
         self.window.sig_idle.connect(self._started)
         self.window.show()
-        # After the first paint: open DuckDB, register data, start watching files (a window
-        # that is never painted, e.g. minimised, starts them a moment later anyway).
-        self.window.sig_shown.connect(self.services.start)
         QTimer.singleShot(1000, self.services.workers.resume)
         QTimer.singleShot(1000, self.services.start)
 

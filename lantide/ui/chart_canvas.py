@@ -95,7 +95,7 @@ class ChartCanvas(QWidget):
         self.data: ChartData | None = None
         self.message = "Run the query to chart its result."
         self.setMouseTracking(True)
-        self.setMinimumSize(240, 160)
+        self.setMinimumSize(200, 60)  # a SQL tab in a small window still fits
         self._hits: list[tuple[QRectF, str]] = []
 
     def sizeHint(self) -> QSize:  # noqa: N802

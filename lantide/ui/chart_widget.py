@@ -1,7 +1,8 @@
 """The quick chart of a result: pick a kind (bar, line, scatter), an x and a y column.
 
-Columns and a kind are picked for the analyst from the column types (a text column and a
-number: bars; a date and a number: a line; two numbers: a scatter) and can be changed.
+Columns and a kind are picked for the analyst by :func:`lantide.query.chart_choice.choose_chart`
+(a category and a measure: bars; a series over time: a line; never an identifier as the
+measure) and can be changed; when nothing sensible fits, the analyst picks.
 Rows come from the result: the preview, and when the result is larger, up to
 :data:`MAX_CHART_ROWS` rows fetched in a worker the first time the chart is shown.
 """
@@ -12,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from lantide.ui.chart_canvas import BAR, KINDS, LINE, SCATTER, ChartCanvas, ChartData, to_number
+from lantide.query.chart_choice import choose_chart
+from lantide.ui.chart_canvas import BAR, KINDS, ChartCanvas, ChartData, to_number
 from lantide.ui.result_model import format_value, is_numeric_type
 
 MAX_CHART_ROWS = 10_000
@@ -22,22 +24,6 @@ _TIME_PREFIXES = ("DATE", "TIMESTAMP", "TIME")
 
 def is_time_type(type_name: str) -> bool:
     return (type_name or "").upper().startswith(_TIME_PREFIXES)
-
-
-def pick_columns(columns: list[dict]) -> tuple[str, int, int] | None:
-    """(kind, x index, y index) an analyst would start from, or None when nothing fits."""
-    numeric = [i for i, c in enumerate(columns) if is_numeric_type(c["type"])]
-    if not numeric:
-        return None
-    times = [i for i, c in enumerate(columns) if is_time_type(c["type"])]
-    texts = [i for i in range(len(columns)) if i not in numeric and i not in times]
-    if times:
-        return LINE, times[0], numeric[0]
-    if texts:
-        return BAR, texts[0], numeric[0]
-    if len(numeric) >= 2:
-        return SCATTER, numeric[0], numeric[1]
-    return BAR, numeric[0], numeric[0]
 
 
 def chart_data(kind: str, columns: list[dict], rows: Sequence[Sequence[Any]], x: int, y: int,
@@ -76,8 +62,9 @@ class QuickChartWidget(QWidget):
             self.kind_box.addItem(kind.capitalize(), kind)
         self.x_box = QComboBox(self)
         self.y_box = QComboBox(self)
+        self._no_default = False  # no sensible chart chosen: wait for the analyst's pick
         for box in (self.kind_box, self.x_box, self.y_box):
-            box.currentIndexChanged.connect(self._redraw)
+            box.currentIndexChanged.connect(self._picked)
         self.canvas = ChartCanvas(self)
         bar = QHBoxLayout()
         bar.setContentsMargins(8, 6, 8, 0)
@@ -104,7 +91,7 @@ class QuickChartWidget(QWidget):
         self._fetch = fetch
         self._need_rows = bool(fetch) and total_rows > len(self.rows) and \
             len(self.rows) < MAX_CHART_ROWS
-        picked = pick_columns(self.columns)
+        picked = choose_chart(self.columns, self.rows, total_rows)
         for box in (self.x_box, self.y_box, self.kind_box):
             box.blockSignals(True)
         self.x_box.clear()
@@ -113,8 +100,9 @@ class QuickChartWidget(QWidget):
             self.x_box.addItem(col["name"], i)
             if is_numeric_type(col["type"]):
                 self.y_box.addItem(col["name"], i)
+        self._no_default = picked is None
         if picked is not None:
-            kind, x, y = picked
+            kind, x, y = picked.kind, picked.x, picked.y
             self.kind_box.setCurrentIndex(KINDS.index(kind))
             self.x_box.setCurrentIndex(x)
             self.y_box.setCurrentIndex(max(0, self.y_box.findData(y)))
@@ -156,11 +144,19 @@ class QuickChartWidget(QWidget):
         return chart_data(self.kind_box.currentData(), self.columns, self.rows,
                           self.x_box.currentData(), self.y_box.currentData(), self.total_rows)
 
+    def _picked(self) -> None:
+        self._no_default = False
+        self._redraw()
+
     def _redraw(self) -> None:
         if not self.columns:
             self.canvas.set_data(None)
             return
         if self.y_box.count() == 0:
             self.canvas.set_data(None, "The result has no numeric column to chart.")
+            return
+        if self._no_default:
+            self.canvas.set_data(None, "No obvious chart for this result: pick the x and y "
+                                       "columns above.")
             return
         self.canvas.set_data(self.current_data())

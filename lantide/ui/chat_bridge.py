@@ -131,7 +131,9 @@ class UiAppState(QObject):
 
     def file_changed(self, path: str) -> dict[str, Any]:
         tab = next((t for t in self.services.open_tabs() if tab_path(t) == path), None)
-        # The signal is queued to the UI thread, where a clean tab reloads.
+        # The signals are queued to the UI thread, in this order: the tab keeps the text it
+        # had (to offer Keep / Undo), then a clean tab reloads.
+        self.services.sig_agent_edited.emit(str(self.services.workspace.root / path))
         self.services.notify_paths_changed([self.services.workspace.root / path])
         return {"open": tab is not None, "dirty": bool(tab and tab.dirty),
                 "reloaded": bool(tab and not tab.dirty)}

@@ -207,5 +207,13 @@ class SetupCard(ThemedFrame):
         self.setStyleSheet(f"QFrame#SetupCard {{ border: 1px solid {theme.warning.name()}; "
                            f"border-radius: 6px; background: {theme.panel.name()}; }}")
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        # Wrapped text needs more height when the dock narrows; a dock does not ask its
+        # contents for height-for-width, so the card says it through its minimum.
+        need = self.layout().heightForWidth(self.width())
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
+
     def text(self) -> str:
         return f"{self.title_label.text()}\n{self.body.text()}"

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+                               QScrollArea, QVBoxLayout, QWidget)
 
+from lantide.ui.chat_activity import ChatActivity
 from lantide.ui.chat_bridge import AgentTurnBridge, warm_up_agent
 from lantide.ui.chat_markdown import warm_up
 from lantide.ui.chat_messages import SetupCard
@@ -65,6 +66,7 @@ class ChatPanel(QWidget):
         self.setObjectName("ChatPanel")
         self.services = services
         self.bridge = AgentTurnBridge(services, self)
+        self.activity = ChatActivity(self)
         self._queued: list[tuple[str, bool]] = []
         self._model: bool | None = None  # a model profile is configured (None: not known yet)
         self._model_text = ""
@@ -106,10 +108,16 @@ class ChatPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.picker)
-        notice_box = QHBoxLayout()
-        notice_box.setContentsMargins(8, 4, 8, 4)
-        notice_box.addWidget(self.no_model)
-        layout.addLayout(notice_box)
+        # The card's wrapped text grows tall in a narrow dock: it scrolls rather than
+        # making the window taller or being cut off.
+        self.no_model_area = QScrollArea(self)
+        self.no_model_area.setWidgetResizable(True)
+        self.no_model_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.no_model_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.no_model_area.setContentsMargins(8, 4, 8, 4)
+        self.no_model_area.setWidget(self.no_model)
+        self.no_model_area.hide()
+        layout.addWidget(self.no_model_area)
         layout.addWidget(self.transcript, 1)
         layout.addLayout(bottom)
 
@@ -206,6 +214,7 @@ class ChatPanel(QWidget):
     # -- reacting --------------------------------------------------------------------------
     def _event(self, event) -> None:
         self.transcript.handle_event(event)
+        self.activity.on_event(event)
         if getattr(event, "name", "") == "conversation_titled":
             self.picker.set_title(event.conversation_id, event.title)
             self.services.sig_conversation_titled.emit(event.conversation_id, event.title)
@@ -214,7 +223,9 @@ class ChatPanel(QWidget):
         self.send_button.setVisible(not running)
         self.stop_button.setVisible(running)
         self.picker.setEnabled(not running)
-        self.model_label.setText("thinking…" if running else self._model_text)
+        if not running:
+            self.model_label.setText(self._model_text)
+        self.activity.running_changed(running)  # "thinking…", "running a query…"
         if not running and self._queued:
             text, instruction = self._queued.pop(0)
             self._send(text, instruction=instruction)
@@ -256,6 +267,7 @@ class ChatPanel(QWidget):
             self._model = profile is not None
             self._model_text = f"{profile.model} · {profile.name}" if profile else "no model"
             self.no_model.setVisible(profile is None)
+            self.no_model_area.setVisible(profile is None)
             self.send_button.setEnabled(profile is not None)
             if not self.bridge.running:
                 self.model_label.setText(self._model_text)

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QPushButton, QVBoxLayout, QWidget)
 
+from lantide.ui.connection_fields import ConnectionFieldsWidget
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
@@ -84,6 +85,12 @@ class ConnectionsPage(QWidget):
 
         self.dialect_combo.addItems(COMMON_DIALECTS)
         self.dialect_combo.setToolTip("The SQL the database speaks: tsql for SQL Server")
+        # Host, port and database write the string; a string typed by hand fills them.
+        self.fields = ConnectionFieldsWidget(self)
+        self.fields.sig_string_built.connect(self.string_edit.setText)
+        self.fields.sig_string_built.connect(lambda _t: self.string_edit.setCursorPosition(0))
+        self.fields.sig_dialect_suggested.connect(self.dialect_combo.setCurrentText)
+        self.string_edit.textEdited.connect(self.fields.show_string)
         self.user_edit = QLineEdit(self)
         self.password_edit = QLineEdit(self)
         self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -102,6 +109,8 @@ class ConnectionsPage(QWidget):
         self.drivers_label.setWordWrap(True)
         form = QFormLayout()
         form.addRow("Name", self.name_edit)
+        form.addRow("Driver", self.fields.driver_combo)
+        form.addRow("Host", self.fields)
         form.addRow("Connection string", self.string_edit)
         form.addRow("Dialect", self.dialect_combo)
         form.addRow("User", self.user_edit)
@@ -128,6 +137,7 @@ class ConnectionsPage(QWidget):
     def _fill(self, read: dict, select: str | None, message: str | None = None) -> None:
         self.rows = read["connections"]
         drivers = read["drivers"]
+        self.fields.add_installed_drivers(drivers)
         self.drivers_label.setText(
             "ODBC drivers on this machine: " + ", ".join(drivers) if drivers else
             "No ODBC driver is registered on this machine: install unixODBC and the "
@@ -158,6 +168,7 @@ class ConnectionsPage(QWidget):
         self.name_edit.setText(row["name"])
         self.string_edit.setText(row["connection_string"])
         self.string_edit.setCursorPosition(0)  # show where it starts: the driver
+        self.fields.show_string(row["connection_string"])
         self.dialect_combo.setCurrentText(row["dialect"])
         self.user_edit.setText(row["user"] or "")
         self.password_edit.clear()
@@ -174,6 +185,7 @@ class ConnectionsPage(QWidget):
         self.list.clearSelection()
         for w in (self.name_edit, self.string_edit, self.user_edit, self.password_edit):
             w.clear()
+        self.fields.clear("ODBC Driver 18 for SQL Server")
         self.dialect_combo.setCurrentText("tsql")
         self.password_edit.setPlaceholderText("stored in the system keyring")
         self.remove_button.setEnabled(False)

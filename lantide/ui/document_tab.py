@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QStackedWidget, Q
                                QVBoxLayout, QWidget)
 
 from lantide.ui import document_session as session
+from lantide.ui.adaptive_layout import StackWhenNarrow
+from lantide.ui.agent_edit_diff import AgentEditReview
 from lantide.ui.annotation_list import AnnotationListWidget
 from lantide.ui.document_preview import DocumentPreviewWidget
 from lantide.ui.external_change import (KEEP_MINE, SHOW_BOTH, TAKE_THEIRS, CompareVersionsWidget,
@@ -35,6 +37,7 @@ from lantide.ui.shortcuts import shortcut
 
 log = logging.getLogger(__name__)
 LIVE_RENDER_MS = 250
+PREVIEW_BESIDE_MIN_WIDTH = 640  # narrower: the preview goes below the editor
 
 
 class DocumentTabWidget(QWidget):
@@ -138,18 +141,25 @@ class DocumentTabWidget(QWidget):
         al.sig_reattach_requested.connect(self._reattach)
         al.sig_restore_requested.connect(lambda i: self.run_operation("undelete", id=i))
 
+        # The preview sits beside the editor, or below it when the tab is narrow.
+        self.text_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.text_splitter.addWidget(editor_column)
+        self.text_splitter.addWidget(self.right_stack)
+        self.text_splitter.setSizes([520, 420])
+        self.preview_placement = StackWhenNarrow(self.text_splitter, PREVIEW_BESIDE_MIN_WIDTH)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.addWidget(editor_column)
-        self.splitter.addWidget(self.right_stack)
+        self.splitter.addWidget(self.text_splitter)
         self.splitter.addWidget(al)
-        self.splitter.setStretchFactor(0, 5)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setStretchFactor(2, 3)
-        self.splitter.setSizes([520, 420, 300])
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([940, 300])
+        self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
+        self.agent_edits = AgentEditReview(self)  # the agent's edit as a diff, Keep / Undo
+        layout.addWidget(self.agent_edits.bar)
         layout.addWidget(self.splitter, 1)
         self._update_resolve_button(0)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QMenu,
-                               QMessageBox, QStyledItemDelegate,
+from PySide6.QtWidgets import (QComboBox, QHeaderView, QInputDialog, QLabel, QMenu,
+                               QMessageBox, QSizePolicy, QStyledItemDelegate, QToolBar,
                                QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from lantide.ui.icons import icon
@@ -111,16 +111,22 @@ class KnowledgePanel(QWidget):
         self.add_button = self._tool("add", "Add an entry", self.add_entry)
         self.refresh_button = self._tool("refresh", "Reload", self.reload)
 
-        bar = QHBoxLayout()
+        # A toolbar, so a narrow dock moves the buttons into its » menu instead of
+        # squeezing them.
+        bar = QToolBar(self)
         bar.setContentsMargins(6, 4, 6, 0)
-        bar.addWidget(self.filter_combo, 1)
+        self.filter_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.filter_combo.setMinimumContentsLength(8)
+        self.filter_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        bar.addWidget(self.filter_combo)
         for b in (self.approve_button, self.reject_button, self.edit_button, self.remove_button,
                   self.add_button, self.refresh_button):
             bar.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addLayout(bar)
+        layout.addWidget(bar)
         self.summary.setContentsMargins(8, 0, 8, 0)
         layout.addWidget(self.summary)
         layout.addWidget(self.tree, 1)

@@ -85,6 +85,16 @@ def widget_state(key: str) -> Any:
     return (_load().get("widgets") or {}).get(key)
 
 
+def set_widget_state(key: str, value: Any) -> None:
+    """Keep a small piece of a widget's state (e.g. the last export folder) for next time."""
+    data = _load()
+    data.setdefault("widgets", {})[key] = value
+    try:
+        atomic_write_json(layout_path(), data)
+    except OSError as exc:
+        log.warning("could not save %s: %s", key, exc)
+
+
 def forget_layout() -> None:
     data = _load()
     for key in ("geometry", "state"):

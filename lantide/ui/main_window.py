@@ -19,6 +19,8 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QLabel,
                                QMainWindow, QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
+from lantide.ui.adaptive_layout import CENTRE_MIN_HEIGHT, CENTRE_MIN_WIDTH, AdaptiveDocks
+from lantide.ui.edit_actions import build_edit_menu, build_query_menu
 from lantide.ui.explorer import ExplorerPanel
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.layout_state import forget_layout, restore_window_layout, save_window_layout
@@ -32,6 +34,7 @@ from lantide.ui.welcome import WelcomeWidget
 from lantide.workspace.model import PROJECT_STATUSES
 
 log = logging.getLogger(__name__)
+EXPLORER_MIN_WIDTH = 210
 
 
 def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
@@ -87,6 +90,9 @@ class MainWindow(QMainWindow):
         column.setSpacing(0)
         column.addWidget(self.message_bar)
         column.addWidget(self.stack, 1)
+        # An explicit minimum: a tab being added briefly asks for more, and the window
+        # must not widen itself for that (the docks make room instead, see AdaptiveDocks).
+        central.setMinimumSize(CENTRE_MIN_WIDTH - 80, CENTRE_MIN_HEIGHT - 100)
         self.setCentralWidget(central)
 
         self._build_docks()
@@ -145,6 +151,7 @@ class MainWindow(QMainWindow):
 
         s = self.services
         self.explorer = ExplorerPanel(s, self)
+        self.explorer.setMinimumWidth(EXPLORER_MIN_WIDTH)  # names stay readable beside counts
         self.explorer.sig_connections_requested.connect(lambda: self.open_settings("Connections"))
         self.knowledge = KnowledgePanel(s, self)
         self.chat = ChatPanel(s, self)
@@ -161,6 +168,9 @@ class MainWindow(QMainWindow):
         self.ledger_dock = self._dock("Ledger and query history", "LedgerDock", self.ledger,
                                       bottom, "ledger")
         self.default_dock_sizes()
+        # A small window: the docks give up room before the tabs do.
+        self.adaptive_docks = AdaptiveDocks(
+            self, [self.explorer_dock, self.knowledge_dock, self.chat_dock], [self.ledger_dock])
 
     def default_dock_sizes(self) -> None:
         """Explorer and chat wide enough to read, the ledger a strip below the tabs."""
@@ -206,6 +216,8 @@ class MainWindow(QMainWindow):
         self.act_shortcuts = a("Keyboard shortcuts", self.show_shortcuts, key="shortcuts",
                                icon_name="keyboard")
         self.act_about = a("About Lantide", self.show_about, icon_name="info")
+        self.act_palette = a("Command palette…", self.show_command_palette,
+                             key="command_palette", icon_name="keyboard")
         self.act_reset_layout = a("Reset layout", self.reset_layout)
         self.act_focus_explorer = a("Explorer", lambda: self._show_dock(self.explorer_dock),
                                     key="focus_explorer")
@@ -267,10 +279,12 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_quit)
 
         edit_menu = menu.addMenu("&Edit")
-        for act in (self.act_find, self.act_replace, self.act_annotate):
-            edit_menu.addAction(act)
+        self.focused_editor = build_edit_menu(self, edit_menu, [self.act_find, self.act_replace,
+                                                                self.act_annotate])
 
         view_menu = menu.addMenu("&View")
+        view_menu.addAction(self.act_palette)
+        view_menu.addSeparator()
         for dock in (self.explorer_dock, self.knowledge_dock, self.chat_dock, self.ledger_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
@@ -297,7 +311,7 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.act_reset_layout)
 
         query_menu = menu.addMenu("&Query")
-        query_menu.addAction(self.act_cancel_query)
+        build_query_menu(self, query_menu, self.act_cancel_query)
 
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self.act_shortcuts)
@@ -516,6 +530,12 @@ class MainWindow(QMainWindow):
         from lantide.ui.help_dialogs import ShortcutsDialog
 
         ShortcutsDialog(self).exec()
+
+    def show_command_palette(self):
+        from lantide.ui.command_palette import open_palette
+
+        self.palette = open_palette(self)
+        return self.palette
 
     def show_about(self) -> None:
         from lantide.ui.help_dialogs import AboutDialog

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QTabWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
+from lantide.ui.layout_state import set_widget_state, widget_state
 from lantide.ui.chart_widget import QuickChartWidget
 from lantide.ui.icons import icon
 from lantide.ui.query_jobs import submit_query
@@ -37,6 +38,9 @@ def describe_result(row_count: int, shown: int, *, duration_ms: int | None = Non
     if cached_table:
         parts.append(f"cached as {cached_table}")
     return " · ".join(parts)
+
+
+EXPORT_FOLDER_KEY = "export_folder"
 
 
 class ResultPanel(QWidget):
@@ -165,22 +169,28 @@ class ResultPanel(QWidget):
             self.sig_problem_reported.emit(
                 "Only cached results can be exported: run the whole tab, or label the query.")
             return
-        start = str(Path.home() / f"{self.relation}.csv")
+        folder = widget_state(EXPORT_FOLDER_KEY)
+        folder = Path(folder) if isinstance(folder, str) and Path(folder).is_dir() else Path.home()
+        start = str(folder / f"{self.relation}.csv")
         path, chosen = QFileDialog.getSaveFileName(self, "Export result", start, EXPORT_FILTERS)
         if not path:
             return
+        set_widget_state(EXPORT_FOLDER_KEY, str(Path(path).parent))  # next export starts there
         suffix = _FILTER_SUFFIX.get(chosen, "")
         if suffix and Path(path).suffix.lower() not in (".csv", ".parquet", ".pq", ".xlsx"):
             path += suffix
         self.export_to(path)
 
     def export_to(self, path: str | Path) -> None:
-        """Export the whole result to ``path`` (format from the suffix) in a worker."""
+        """Export the whole result to ``path`` (format from the suffix) in a worker, in the
+        order the grid shows (its sort, else the result's own order)."""
         relation = self.relation
+        model = self.model
+        order_by = model.order_by if model is not None else None
         self.export_button.setEnabled(False)
         self.summary.setText(f"Exporting to {Path(path).name}…")
         self._export_worker = submit_query(
-            self.services, lambda ctx, q: q.export_table(relation, str(path)),
+            self.services, lambda ctx, q: q.export_table(relation, str(path), order_by=order_by),
             label=f"Export {relation}", on_result=self._export_done,
             on_error=self._export_failed, on_finished=lambda: self.export_button.setEnabled(
                 self.relation is not None))

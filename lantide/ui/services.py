@@ -106,6 +106,8 @@ class AppServices(QObject):
     sig_step_selected = Signal(str, str)
     # A query ran from a SQL tab or a table browser: a query-history entry (dict).
     sig_query_ran = Signal(dict)
+    # The agent changed a Plan or Report (its absolute path); the tab offers Keep / Undo.
+    sig_agent_edited = Signal(str)
 
     def __init__(self, workspace: Workspace, settings: Settings, *,
                  workers: WorkerPool | None = None, parent: QObject | None = None):
@@ -147,7 +149,7 @@ class AppServices(QObject):
         """Open DuckDB and register the data files off the UI thread."""
         return self.workers.submit(_open_query_service, self.workspace, self.settings,
                                    on_result=self._query_opened, on_error=self._query_failed,
-                                   name="open query service")
+                                   name="open query service", urgent=True)
 
     def _query_opened(self, service) -> None:
         if self._closed:

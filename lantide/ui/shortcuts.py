@@ -39,6 +39,8 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("open_workspace", "Ctrl+O", "Window", "Open another workspace"),
     Shortcut("settings", "Ctrl+,", "Window", "Settings"),
     Shortcut("cancel_query", "Ctrl+Shift+Backspace", "Window", "Cancel the running query"),
+    Shortcut("command_palette", "Ctrl+Shift+P", "Window",
+             "Command palette: every action with its key, searchable"),
     Shortcut("shortcuts", "F1", "Window", "This list of shortcuts"),
     Shortcut("quit", "Ctrl+Q", "Window", "Quit"),
     # documents

@@ -94,9 +94,11 @@ class SqlTabWidget(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(editor_box)
         self.splitter.addWidget(lower)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([320, 420])
+        # The result gets two thirds: its grid (below the tab bar and the summary) then
+        # still has at least the editor's height.
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([260, 520])
         self.splitter.setChildrenCollapsible(False)
 
         self.toolbar = self._build_toolbar()
@@ -175,6 +177,12 @@ class SqlTabWidget(QWidget):
         self._busy_action = bar.addWidget(self.busy)
         bar.addWidget(self.status_label)
         return bar
+
+    def show_find(self) -> None:  # the window's Edit › Find
+        self.find_bar.open_find(replace=False)
+
+    def show_replace(self) -> None:  # the window's Edit › Replace
+        self.find_bar.open_find(replace=True)
 
     # -- the tab protocol (title, dirty, save) ------------------------------------------------
     def title(self) -> str:

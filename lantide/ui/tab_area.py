@@ -16,6 +16,7 @@ from typing import Callable
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QTabBar, QTabWidget, QToolButton, QWidget
 
+from lantide.ui.adaptive_layout import ReadableTabBar
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices, TabRef
 
@@ -56,6 +57,7 @@ class TabAreaWidget(QTabWidget):
         self.services = services
         self.factories = factories
         self.setObjectName("TabArea")
+        self.setTabBar(ReadableTabBar(self))  # titles elide in the middle, never to "…"
         self.setDocumentMode(True)
         self.setTabsClosable(True)
         self.setMovable(True)

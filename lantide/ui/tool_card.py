@@ -123,6 +123,10 @@ class ElidedLabel(QLabel):
     def text(self) -> str:  # the whole text, not what fits
         return self._full
 
+    def shown_text(self) -> str:
+        """What fits and is shown (ends with "…" when cut)."""
+        return super().text()
+
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
         self.set_full_text(text)
 

@@ -118,19 +118,23 @@ class WorkerPool:
         for worker in held:
             self.pool.start(worker)
 
-    def start(self, worker: Worker) -> Worker:
+    def start(self, worker: Worker, *, urgent: bool = False) -> Worker:
+        """Run ``worker``; ``urgent`` work goes before the work already waiting (opening
+        the database at start-up must not queue behind every panel's loading on a
+        two-thread pool)."""
         with self._lock:
             self._running.add(worker)
-            if self._held is not None:
-                self._held.append(worker)
+            held = self._held is not None
+            if held:
+                self._held.insert(0, worker) if urgent else self._held.append(worker)
         worker.signals.sig_work_finished.connect(lambda w=worker: self._forget(w))
-        if worker not in (self._held or ()):
-            self.pool.start(worker)
+        if not held:
+            self.pool.start(worker, 1 if urgent else 0)
         return worker
 
     def submit(self, fn: Callable[..., Any], *args, on_result=None, on_error=None,
                on_event=None, on_progress=None, on_finished=None, on_cancel=None,
-               name: str = "", **kwargs) -> Worker:
+               name: str = "", urgent: bool = False, **kwargs) -> Worker:
         worker = Worker(fn, *args, on_cancel=on_cancel, name=name, **kwargs)
         s = worker.signals
         if on_result:
@@ -143,7 +147,7 @@ class WorkerPool:
             s.sig_progress_changed.connect(on_progress)
         if on_finished:
             s.sig_work_finished.connect(on_finished)
-        return self.start(worker)
+        return self.start(worker, urgent=urgent)
 
     def _forget(self, worker: Worker) -> None:
         with self._lock:

@@ -148,8 +148,12 @@ def test_a_missing_plan_file_is_a_clear_error(run_cli, sample_workspace):
     (sample_workspace / "projects/q3-churn/plan.md").unlink()
     for extra in ([], ["--json"]):
         result = run_cli("annotations", sample_workspace, "q3-churn", "plan", *extra)
-        assert result.returncode == 1 and result.stdout == ""
+        assert result.returncode == 1
         assert "plan.md: plan file not found" in result.stderr
+        if extra:  # DESIGN section 3: with --json the error is one object on stdout
+            assert json.loads(result.stdout)["error"]["code"] == "FILE_MISSING"
+        else:
+            assert result.stdout == ""
         assert "Create plan.md" in result.stderr
     assert not (sample_workspace / "projects/q3-churn/plan.md").exists()
 

@@ -133,3 +133,46 @@ def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
     assert tab.source_run_view.statuses.get("pg_invoices") == "ran"
     assert tab.last_result["ok"] and tab.result.relation == "pg_invoices"
     window.shutdown()
+
+
+def test_fields_build_the_odbc_string_and_the_dialect_follows_the_driver(
+        qtbot, shell_services, sample_workspace, pg_server, memory_keyring):  # noqa: F811
+    services = shell_services(query=False, watcher=False)
+    dialog = SettingsDialog(services)
+    qtbot.addWidget(dialog)
+    assert dialog.show_page("Connections")
+    page = dialog.connections_page
+    qtbot.waitUntil(lambda: "ODBC drivers on this machine" in page.drivers_label.text())
+    fields = page.fields
+    assert page.dialect_combo.currentText() == "tsql"  # a new connection: SQL Server first
+
+    page.name_edit.setText("shop")
+    fields.driver_combo.setCurrentText("PostgreSQL Unicode")
+    assert page.dialect_combo.currentText() == "postgres"  # follows the driver
+    qtbot.keyClicks(fields.host_edit, "127.0.0.1")
+    fields.port_edit.clear()
+    qtbot.keyClicks(fields.port_edit, str(pg_server.port))
+    qtbot.keyClicks(fields.database_edit, pg_server.database)
+    assert page.string_edit.text() == pg_server.connection_string
+    page.user_edit.setText(pg_server.user)
+    page.password_edit.setText(pg_server.password)
+    page.save_button.click()
+    _wait_result(qtbot, page, "Saved.")
+    saved = json.loads(_settings_text(sample_workspace))["connections"][0]
+    assert saved["connection_string"] == pg_server.connection_string
+    assert saved["dialect"] == "postgres"
+    page.test_button.click()
+    _wait_result(qtbot, page, "2 tables")
+
+    # The raw string stays editable, and the fields follow it.
+    page.string_edit.selectAll()
+    qtbot.keyClicks(page.string_edit, "Driver={ODBC Driver 18 for SQL Server};"
+                                      "Server=sql.corp,1533;Database=finance;Encrypt=yes")
+    assert (fields.host_edit.text(), fields.port_edit.text(), fields.database_edit.text()) == \
+        ("sql.corp", "1533", "finance")
+    assert fields.driver_combo.currentText() == "ODBC Driver 18 for SQL Server"
+    # Switching the driver keeps host, port and database in that driver's form.
+    fields.driver_combo.setCurrentText("MariaDB ODBC 3.1 Driver")
+    assert page.dialect_combo.currentText() == "mysql"
+    assert page.string_edit.text() == ("Driver={MariaDB ODBC 3.1 Driver};Server=sql.corp;"
+                                       "Port=1533;Database=finance")

@@ -74,3 +74,19 @@ def test_a_held_pool_starts_work_on_resume(qtbot):
     later = threading.Event()
     pool.submit(lambda context: later.set())
     assert pool.wait(5_000) and later.is_set()
+
+
+def test_urgent_work_runs_before_the_work_already_waiting(qtbot):
+    """At start-up the database opens before the panels' loading (two worker threads)."""
+    from lantide.ui.workers import WorkerPool
+
+    pool = WorkerPool(max_threads=1)
+    order = []
+    pool.hold()
+    workers = [pool.submit(lambda _ctx, n=n: order.append(n), name=n)
+               for n in ("explorer", "knowledge", "conversations")]
+    workers.append(pool.submit(lambda _ctx: order.append("database"), name="database",
+                               urgent=True))
+    pool.resume()
+    qtbot.waitUntil(lambda: len(order) == 4, timeout=10_000)
+    assert order == ["database", "explorer", "knowledge", "conversations"]

@@ -1,0 +1,210 @@
+"""The screenshot tour: the desktop app on a real X server, walked through its main states
+at two window sizes in light and dark, one PNG per (state, size, theme).
+
+Run as a program (``python -m tests.ui.screenshot_tour WORKSPACE OUTDIR``) with DISPLAY
+set and ``QT_QPA_PLATFORM=xcb``; ``tests/ui/test_screenshot_tour.py`` starts it on its own
+Xvfb. It writes ``OUTDIR/tour.json``: per shot the file and what the cheap checks found
+(texts that do not fit their widget, a window that resized itself). The chat turn talks
+to the loopback OpenAI-compatible server of ``tests/fakes``, started in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+SIZES = ((1024, 700), (1440, 900))
+THEMES = ("light", "dark")
+STATES = ("welcome", "plan", "sql", "source-run", "chat", "settings", "connections",
+          "knowledge", "palette", "agent-edit")
+CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
+
+
+def _wait(app, condition, timeout: float = 30.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the tour waited {timeout:.0f} s for {what or condition}")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _settle(app, seconds: float = 0.25) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def clipped_texts(root) -> list[str]:
+    """Visible buttons and labels under ``root`` whose text does not fit their size."""
+    from tests.ui.text_fit import clipped_widgets
+
+    return clipped_widgets(root)
+
+
+class Tour:
+    def __init__(self, workspace: Path, out: Path, server):
+        from PySide6.QtWidgets import QApplication
+
+        from lantide.ui.main_window import MainWindow
+        from lantide.ui.services import AppServices
+        from lantide.ui.theme import install_theme
+        from lantide.workspace.model import Workspace
+        from lantide.workspace.settings import load_settings
+
+        self.app = QApplication.instance() or QApplication(sys.argv[:1])
+        self.out = out
+        self.server = server
+        self.theme = install_theme(self.app, "light")
+        self.workspace = Workspace.open(workspace, lock=True)
+        self.services = AppServices(self.workspace, load_settings())
+        self.window = MainWindow(self.services, restore=False)
+        self.window.move(0, 0)
+        self.window.resize(*SIZES[-1])
+        self.window.show()
+        self.services.start()
+        _wait(self.app, self.window.is_idle, what="the window to become idle")
+        self.records: list[dict] = []
+        self.dialog = None
+
+    # -- states --------------------------------------------------------------------------
+    def enter(self, state: str) -> None:
+        w = self.window
+        if state == "plan":
+            tab = w.open_tab("plan", "q3-churn")
+            _wait(self.app, lambda: tab.snapshot is not None, what="the Plan")
+        elif state == "sql":  # its upstream tabs are not cached yet: a Source Run
+            self.sql = w.open_tab("sql", "q3-churn", "q3_churn_by_region")
+            _wait(self.app, lambda: not self.sql.editor.isReadOnly(), what="the SQL tab")
+            done = []
+            self.sql.sig_run_finished.connect(done.append)
+            self.sql.source_run()
+            _wait(self.app, lambda: bool(done), 60, "the Source Run")
+            if not isinstance(done[0], dict):
+                raise RuntimeError(f"the Source Run of the sample tab failed: {done[0]!r}")
+            self.sql.bottom.setCurrentWidget(self.sql.result)
+        elif state == "source-run":
+            self.sql.bottom.setCurrentWidget(self.sql.source_run_view)
+        elif state == "chat":
+            self._chat_turn()
+        elif state == "settings":
+            from lantide.ui.settings_dialog import SettingsDialog
+
+            self.dialog = SettingsDialog(self.services, w)
+            self.dialog.show()
+        elif state == "connections":
+            self.dialog.show_page("Connections")
+            page = self.dialog.connections_page
+            _wait(self.app, lambda: "ODBC" in page.drivers_label.text(), what="the drivers")
+            page.fields.driver_combo.setCurrentText("PostgreSQL Unicode")
+            page.fields.host_edit.setText("db.example.org")
+            page.fields.database_edit.setText("sales")
+            page.fields._build()
+        elif state == "knowledge":
+            self.dialog.close()
+            self.dialog = None
+            w._show_dock(w.knowledge_dock)
+        elif state == "palette":
+            self.dialog = w.show_command_palette()
+            self.dialog.search.setText("run")
+        elif state == "agent-edit":
+            self.dialog.close()
+            self.dialog = None
+            self._agent_edits_the_plan()
+
+    def _chat_turn(self) -> None:
+        from tests.fakes.openai_server import ToolCall, Turn
+
+        self.server.script(
+            Turn(text="Let me look at the customers first.",
+                 tool_calls=[ToolCall("run_query", {"sql": CHAT_SQL,
+                                                    "purpose": "customers per region"})]),
+            Turn(text="Customers per region:\n\n| region | customers |\n|---|---|\n"
+                      "| north | 12 |\n| south | 9 |\n\n**North** has the most customers."),
+        )
+        chat = self.window.chat
+        running = []
+        chat.bridge.sig_turn_running.connect(running.append)
+        self.window._show_dock(self.window.chat_dock)
+        chat.ask("Which region has the most customers?")
+        _wait(self.app, lambda: running and running[-1] is False, 60, "the chat turn")
+
+    def _agent_edits_the_plan(self) -> None:
+        from tests.fakes.openai_server import ToolCall, Turn
+
+        w = self.window
+        plan = w.open_tab("plan", "q3-churn")
+        path = self.workspace.root / "projects" / "q3-churn" / "plan.md"
+        text = path.read_text(encoding="utf-8").replace(
+            "## Definitions", "## Segments\n\nCompare churn by plan tier and by region.\n\n"
+            "## Definitions", 1)
+        self.server.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
+                           Turn(text="I added a Segments section to the Plan."))
+        running = []
+        w.chat.bridge.sig_turn_running.connect(running.append)
+        w.chat.ask("Add a segments section to the plan.")
+        _wait(self.app, lambda: running and running[-1] is False, 60, "the agent's edit")
+        _wait(self.app, plan.agent_edits.bar.isVisible, 30, "the agent's diff")
+
+    # -- shots ---------------------------------------------------------------------------
+    def shoot(self, state: str) -> None:
+        for theme in THEMES:
+            self.theme.apply(theme)
+            for width, height in SIZES:
+                self.window.resize(width, height)
+                if self.dialog is not None:
+                    self.dialog.move(self.window.x() + 40, self.window.y() + 40)
+                self._settle_layout()
+                size = self.window.size()
+                name = f"{state}-{width}x{height}-{theme}.png"
+                shot = self.window.screen().grabWindow(0, 0, 0, width, height)
+                shot.save(str(self.out / name))
+                roots = [self.window] + ([self.dialog] if self.dialog is not None else [])
+                self.records.append({
+                    "state": state, "theme": theme, "size": [width, height], "file": name,
+                    "window_size": [size.width(), size.height()],
+                    "clipped": [c for r in roots for c in clipped_texts(r)]})
+
+    def _settle_layout(self) -> None:
+        """Wait until the layout stops moving (the docks adapt after the window's own
+        layout; a busy worker can delay the UI thread), at most a few seconds."""
+        last = None
+        for _ in range(30):
+            _settle(self.app, 0.1)
+            now = (self.window.size(), self.window.centralWidget().geometry(),
+                   self.window.chat_dock.geometry())
+            if now == last:
+                break
+            last = now
+        _settle(self.app, 0.1)
+
+    def run(self) -> None:
+        for state in STATES:
+            self.enter(state)
+            self.shoot(state)
+        (self.out / "tour.json").write_text(json.dumps(self.records, indent=1),
+                                            encoding="utf-8")
+        self.window.shutdown()
+        self.window.close()
+        self.workspace.close()
+
+
+def main(argv: list[str]) -> int:
+    from tests.fakes.fixtures import background_answer
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    workspace, out = Path(argv[0]), Path(argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    with FakeOpenAIServer(background_reply=background_answer) as server:
+        os.environ.update(server.env())
+        tour = Tour(workspace, out, server)
+        tour.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
