@@ -1,0 +1,199 @@
+"""Build Lantide's installed desktop bundle: ``python packaging/build.py [--target T]``.
+
+Targets (this first step builds the Linux ones; see packaging/README.md for what is next):
+
+- ``linux-dir``: a PyInstaller one-folder bundle in ``dist/lantide/``;
+- ``tar``: that folder as ``dist/lantide-VERSION-linux-ARCH.tar.gz`` (portable);
+- ``deb``: ``dist/lantide_VERSION_ARCH.deb``: the bundle in /opt/lantide, ``lantide`` on
+  PATH, a desktop entry, the icon in the sizes desktops want, and the MIME type of a
+  workspace's marker file (packaging/linux/); removing the package removes all of it.
+
+It checks that the pinned build tools (packaging/requirements-build.txt) are the ones
+installed, builds from the checkout it lives in, and prints the size of what it made by
+component. This folder has no ``__init__.py`` on purpose: a package named ``packaging``
+would shadow the widely used library of that name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HERE = REPO / "packaging"
+TARGETS = ("linux-dir", "tar", "deb")
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+DEB_DEPENDS = ("libc6, libgl1, libegl1, libglib2.0-0, libdbus-1-3, libfontconfig1, "
+               "libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, libxcb-icccm4, libxcb-image0, "
+               "libxcb-keysyms1, libxcb-randr0, libxcb-render-util0, libxcb-shape0, "
+               "libxcb-xfixes0, libxcb-xkb1, unixodbc")
+
+
+def pinned_tools() -> dict[str, str]:
+    pins = {}
+    for line in (HERE / "requirements-build.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def check_tools() -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    wrong = []
+    for name, wanted in pinned_tools().items():
+        try:
+            found = version(name)
+        except PackageNotFoundError:
+            found = None
+        if found != wanted:
+            wrong.append(f"{name} {found or 'missing'} (pinned {wanted})")
+    if wrong:
+        raise SystemExit("build: the pinned build tools are not installed: " + ", ".join(wrong)
+                         + f"\n  pip install -r {HERE / 'requirements-build.txt'}")
+
+
+def lantide_version() -> str:
+    sys.path.insert(0, str(REPO))
+    from lantide import __version__
+
+    return __version__
+
+
+def build_dir(dist: Path, work: Path) -> Path:
+    env = {**os.environ, "LANTIDE_REPO": str(REPO)}
+    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean",
+                    "--distpath", str(dist), "--workpath", str(work),
+                    str(HERE / "lantide.spec")], check=True, env=env)
+    return dist / "lantide"
+
+
+def build_tar(bundle: Path, dist: Path, version: str) -> Path:
+    arch = platform.machine().lower()
+    out = dist / f"lantide-{version}-linux-{arch}.tar.gz"
+    with tarfile.open(out, "w:gz") as tar:
+        tar.add(bundle, arcname=f"lantide-{version}")
+    return out
+
+
+def render_icons(target: Path) -> None:
+    """The app icon as PNG in the sizes desktops ask for, plus the SVG itself."""
+    import shutil
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    svg = REPO / "resources" / "icons" / "lantide-app.svg"
+    app = QGuiApplication.instance() or QGuiApplication([])
+    renderer = QSvgRenderer(str(svg))
+    for size in ICON_SIZES:
+        image = QImage(size, size, QImage.Format.Format_ARGB32)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        renderer.render(painter)
+        painter.end()
+        out = target / "usr/share/icons/hicolor" / f"{size}x{size}" / "apps" / "lantide.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        image.save(str(out))
+    scalable = target / "usr/share/icons/hicolor/scalable/apps/lantide.svg"
+    scalable.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(svg, scalable)
+    del app
+
+
+def build_deb(bundle: Path, dist: Path, version: str) -> Path:
+    import shutil
+
+    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    stage = dist / "deb-root"
+    shutil.rmtree(stage, ignore_errors=True)
+    shutil.copytree(bundle, stage / "opt" / "lantide", symlinks=True)
+    (stage / "usr/bin").mkdir(parents=True)
+    (stage / "usr/bin/lantide").symlink_to("/opt/lantide/lantide")
+    linux = HERE / "linux"
+    for source, target in (("lantide.desktop", "usr/share/applications/lantide.desktop"),
+                           ("lantide-mime.xml", "usr/share/mime/packages/lantide.xml")):
+        (stage / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(linux / source, stage / target)
+    render_icons(stage)
+    control = stage / "DEBIAN"
+    control.mkdir()
+    installed_kb = sum(p.stat().st_size for p in stage.rglob("*")
+                       if p.is_file() and not p.is_symlink()) // 1024
+    (control / "control").write_text(
+        f"Package: lantide\nVersion: {version}\nArchitecture: {arch}\n"
+        f"Maintainer: The Lantide team <team@lantide.invalid>\nInstalled-Size: {installed_kb}\n"
+        f"Depends: {DEB_DEPENDS}\nSection: science\nPriority: optional\n"
+        "Description: desktop workbench for data analysts who work with an AI agent\n"
+        " Plans and Reports in Markdown with annotations, SQL tabs on an embedded DuckDB,\n"
+        " and an agent that shows its work in an auditable step ledger.\n")
+    for script in ("postinst", "postrm"):
+        shutil.copyfile(linux / script, control / script)
+        (control / script).chmod(0o755)
+    out = dist / f"lantide_{version}_{arch}.deb"
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(out)],
+                   check=True)
+    return out
+
+
+def sizes_by_component(bundle: Path) -> list[tuple[str, int]]:
+    """Bytes per top-level entry of the bundle's library folder (symlinks not counted)."""
+    internal = bundle / "_internal"
+    root = internal if internal.is_dir() else bundle
+    totals: dict[str, int] = {}
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            part = path.relative_to(root).parts[0]
+            totals[part] = totals.get(part, 0) + path.stat().st_size
+    return sorted(totals.items(), key=lambda item: -item[1])
+
+
+def report(bundle: Path, extra: list[Path]) -> None:
+    parts = sizes_by_component(bundle)
+    total = sum(size for _name, size in parts)
+    print(f"\n{bundle}: {total / 1e6:.1f} MB installed")
+    for name, size in parts[:15]:
+        print(f"  {size / 1e6:8.1f} MB  {name}")
+    rest = sum(size for _name, size in parts[15:])
+    print(f"  {rest / 1e6:8.1f} MB  ({len(parts) - 15} more)")
+    for path in extra:
+        print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target", choices=TARGETS, default="linux-dir")
+    parser.add_argument("--dist", type=Path, default=REPO / "dist")
+    parser.add_argument("--work", type=Path, default=REPO / "build" / "pyinstaller")
+    parser.add_argument("--bundle", type=Path,
+                        help="package this already built bundle instead of building one")
+    args = parser.parse_args(argv)
+    if not sys.platform.startswith("linux"):
+        raise SystemExit(f"build: target {args.target} builds on Linux only")
+    if args.bundle:
+        bundle = args.bundle.resolve()
+    else:
+        check_tools()
+        bundle = build_dir(args.dist, args.work)
+    args.dist.mkdir(parents=True, exist_ok=True)
+    extra = []
+    if args.target == "tar":
+        extra.append(build_tar(bundle, args.dist, lantide_version()))
+    elif args.target == "deb":
+        extra.append(build_deb(bundle, args.dist, lantide_version()))
+    report(bundle, extra)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
