@@ -24,8 +24,9 @@ MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result sa
 SHOW_TABLES_MAX = 500
 MODEL_CELL_CHARS = 2_000  # a preview cell for the model, unless max_cell_chars asks more
 MAX_CELL_CHARS = 100_000
-STEP_LINE_REMINDER = ("After reading this, write one line: [[QUERY_STEP]] {step_id}: "
-                      "<purpose> — <what it showed>.")
+STEP_LINE_REMINDER = "[[QUERY_STEP]] {step_id}: <purpose> — <what it showed>"  # core says when
+QUIET_WHEN_EMPTY = ("warnings", "hints", "checks", "cells_cut", "cached_table_name",
+                    "truncated", "materialized")
 
 
 def _rows_of(preview: Any) -> tuple[list[str] | None, list]:
@@ -135,6 +136,17 @@ def _model_result(ctx: ToolContext, tool: str, result: dict[str, Any], project: 
     out = shape_preview(result, ctx.settings.query.preview_rows)
     if "checks" in result:
         out["checks"] = advised(result["checks"])
+    # what says nothing is not sent (the ledger keeps every field): empty lists, no cut
+    # cells, no cached table, the focused project the summary already names
+    for key in QUIET_WHEN_EMPTY:
+        if key in out and not out[key]:
+            del out[key]
+    if not out.get("cells_cut"):
+        out.pop("cell_chars", None)
+    if out.get("status") == "ok":  # an error says so; success is the default
+        out.pop("status")
+    if out.get("project") == getattr(ctx.workspace, "focused_project_name", None):
+        out.pop("project", None)
     if step is not None:
         out["step_id"] = step["step_id"]
         out["next"] = STEP_LINE_REMINDER.format(step_id=step["step_id"])
@@ -157,6 +169,11 @@ def _brief(table: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in table.items() if not _empty(v)}
     if out.get("qualified_name") == '"{}"'.format(str(out.get("name", "")).replace('"', '""')):
         del out["qualified_name"]
+    elif out.get("qualified_name"):  # "book"."Sheet1" says the schema and the name
+        out.pop("name", None)
+        out.pop("schema", None)
+    if out.get("format") and str(out.get("source", "")).startswith("data/"):
+        out.pop("format")  # the file's name says it
     return out
 
 
@@ -172,7 +189,8 @@ def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
     if pattern:
         tables = [t for t in tables if _matches(t, pattern)]
     limit = int(args.get("limit") or SHOW_TABLES_LIMIT)
-    out = {k: v for k, v in listing.items() if k != "tables" and not _empty(v)}
+    # the per-kind counts repeat what the list shows
+    out = {k: v for k, v in listing.items() if k not in ("tables", "counts") and not _empty(v)}
     out["tables"] = [_brief(t) for t in tables[:limit]]
     if pattern:
         out["matching"] = len(tables)
@@ -188,7 +206,10 @@ def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
     schema = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
     if not isinstance(schema, dict):
         return {"table": args["table"], "ddl": schema}
-    out = {k: v for k, v in schema.items() if k != "columns"}
+    # the DDL once; the kind and source are in show_tables' listing
+    out = {k: v for k, v in schema.items() if k not in ("columns", "kind", "source")}
+    if out.get("qualified_name") == '"{}"'.format(str(out.get("table", "")).replace('"', '""')):
+        del out["qualified_name"]
     not_null = [c["name"] for c in schema.get("columns") or []
                 if isinstance(c, dict) and c.get("nullable") is False]
     if not_null:
