@@ -98,9 +98,12 @@ class SessionFileAppState:
 
     def app_state(self) -> AppState:
         session = self.workspace.load_session()
-        tabs = [t for t in (OpenTab.from_dict(r) for r in session.get("open_tabs") or [])
-                if t is not None]
-        return AppState(focused_project=session.get("focused_project"), open_tabs=tabs,
+        rows = session.get("open_tabs")
+        tabs = [t for t in (OpenTab.from_dict(r) for r in rows if isinstance(r, dict))
+                if t is not None] if isinstance(rows, list) else []
+        focused = session.get("focused_project")
+        return AppState(focused_project=focused if isinstance(focused, str) else None,
+                        open_tabs=tabs,
                         active_tab=_active_index(session.get("active_tab"), tabs))
 
     def file_changed(self, path: str) -> dict[str, Any]:

@@ -236,7 +236,7 @@ class AppServices(QObject):
 
     def _initial_focus(self) -> str | None:
         name = self._session_at_start.get("focused_project")
-        if not name:
+        if not name or not isinstance(name, str):  # a hand edit can put anything there
             return None
         try:
             return self.workspace.project(name).dirname

@@ -389,7 +389,9 @@ class Workspace:
 
     @property
     def focused_project_name(self) -> str | None:
-        return self.load_session().get("focused_project")
+        name = self.load_session().get("focused_project")
+        # session.json is Lantide's scratch, but a hand edit can put anything there
+        return name if isinstance(name, str) and name.strip() else None
 
     def focus_project(self, name: str | None, *, persist: bool = True) -> Project | None:
         """Focus a project. ``persist=False`` focuses it for this object only: a command

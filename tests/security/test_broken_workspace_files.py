@@ -54,7 +54,7 @@ CASES = [
     (f"projects/{PROJECT}/sql/clean_orders.sql", b"\xff\xfe select 1", {"source_run"}),
     (f"projects/{PROJECT}/sql/clean_orders.sql", b"", {"source_run"}),
     (SESSION, b"{not json", set()),
-    (SESSION, b'{"focused_project": 7, "tabs": "x"}', set()),
+    (SESSION, b'{"focused_project": 7, "open_tabs": "x", "active_tab": [1]}', set()),
     (LEDGER, b'{"step_id": "s1", "tool": "run_query"}\n\xff\xfe\n{"step_id": 3}\n', set()),
     (CONVERSATION, b'{"type": "message", "turn": "x", "message": {"role": "system"}}\n\xff\n',
      set()),
