@@ -20,15 +20,16 @@ from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import answer_fields
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
-    AssistantMessage, ContextCompacted, ErrorOccurred, Event, ModelRetrying, QuestionAsked,
+    AssistantMessage, ContextCompacted, ErrorOccurred, Event, QuestionAsked,
     StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
     TurnStarted,
 )
 from lantide.agent.history import TurnCompaction
 from lantide.agent.ledger import mark_missing, resolve_summaries
 from lantide.agent.model_client import (
-    ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, RetryScheduled, TextChunk,
+    ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken,
 )
+from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve, state_of
 from lantide.agent.reflection import Reflector
 from lantide.agent.tools.context import ToolContext
@@ -218,16 +219,8 @@ class TurnRunner:
                     tokens=prompt.tokens, reserve=output_reserve(window.tokens),
                     steps=self.turn_steps))
             try:
-                reply = None
-                for out in self.s.model.stream_chat(prompt.messages, prompt.tools, self.cancel):
-                    if self.cancel.cancelled:
-                        raise TurnCancelled()
-                    if isinstance(out, TextChunk):
-                        yield TextDelta(out.text)
-                    elif isinstance(out, RetryScheduled):
-                        yield ModelRetrying(out.attempt, round(out.delay_seconds, 2), out.reason)
-                    elif isinstance(out, ModelReply):
-                        reply = out
+                reply = yield from stream_reply(self.s.model, prompt.messages, prompt.tools,
+                                                self.cancel)
                 if reply is None:
                     raise ModelError("the model client ended without a reply")
                 self.s.budget.charge_request(prompt, reply)

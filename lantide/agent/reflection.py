@@ -36,10 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from lantide.agent.budget import reply_tokens
-from lantide.agent.cancel import TurnCancelled
-from lantide.agent.events import Event, ModelRetrying, ReflectionRecorded
+from lantide.agent.events import Event, ReflectionRecorded
 from lantide.agent.ledger import QUERY_STEP_MARKER
-from lantide.agent.model_client import ModelReply, RetryScheduled
+from lantide.agent.model_stream import stream_reply
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
@@ -244,14 +243,7 @@ class Reflector:
         """The review's answer text (streamed, no tools; charged to the token budget)."""
         r = self.runner
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        reply = None
-        for out in r.s.model.stream_chat(messages, [], r.cancel):
-            if r.cancel.cancelled:
-                raise TurnCancelled()
-            if isinstance(out, RetryScheduled):
-                yield ModelRetrying(out.attempt, round(out.delay_seconds, 2), out.reason)
-            elif isinstance(out, ModelReply):
-                reply = out
+        reply = yield from stream_reply(r.s.model, messages, [], r.cancel, show_text=False)
         if reply is None:
             raise LantideError("the model ended the review without an answer")
         usage = reply.usage or {}

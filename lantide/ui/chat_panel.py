@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
 from lantide.ui.chat_activity import ChatActivity
@@ -27,7 +27,7 @@ from lantide.ui.chat_messages import SetupCard
 from lantide.ui.chat_transcript import ChatTranscript
 from lantide.ui.conversation_list import ConversationPicker
 from lantide.ui.icons import icon
-from lantide.ui.tool_card import ElidedLabel
+from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 

@@ -1,6 +1,6 @@
 """The query history: what the analyst ran from SQL tabs (the whole tab, a selection, a
 Source Run), newest first, with its status, rows and time, filterable by SQL, tab or status.
-Entries come from ``.lantide/query_history.jsonl`` (:mod:`lantide.ui.query_jobs`) and live
+Entries come from ``.lantide/query_history.jsonl`` (:mod:`lantide.query.history`) and live
 from ``AppServices.sig_query_ran``; double-click opens the tab that ran it.
 """
 
@@ -14,7 +14,7 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QSplitter, QTextBrowser, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from lantide.ui.query_jobs import read_history
+from lantide.query.history import read_history
 from lantide.ui.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 

@@ -62,11 +62,6 @@ def submit_query(services, fn: Callable[..., Any], *, label: str, on_result=None
 
 # -- query history (written by the query layer: lantide.query.history) ------------------
 
-from lantide.query.history import (HISTORY_FILE, HISTORY_SHOWN, history_path,  # noqa: E402,F401
-                                   read_history, run_entry as history_entry,
-                                   source_run_entry)
-
-
 def record_history(services, entry: dict) -> None:
     """Show the entry now (``sig_query_ran``) and append it to the history file in a worker."""
     from lantide.query.history import append_entry

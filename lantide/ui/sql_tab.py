@@ -27,7 +27,8 @@ from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
-from lantide.ui.query_jobs import history_entry, record_history, source_run_entry, submit_query
+from lantide.query.history import run_entry as history_entry, source_run_entry
+from lantide.ui.query_jobs import record_history, submit_query
 from lantide.ui import sql_runs
 from lantide.ui.result_panel import ResultPanel, describe_result
 from lantide.ui.shortcuts import shortcut

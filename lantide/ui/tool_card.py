@@ -9,11 +9,12 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from lantide.ui.analyst_words import AGENT_ONLY_KEYS, plain_hint, readable_fields
 from lantide.ui.chat_answer import AutoHeightBrowser
+from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.check_badges import CheckBadges, checks_of
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
@@ -103,47 +104,6 @@ def _fields_block(values: dict[str, Any], *, skip=AGENT_ONLY_KEYS) -> str:
         rows.append(f"<tr><td style='color:{colors().muted.name()}; padding-right:8px'>"
                     f"{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
     return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>" if rows else ""
-
-
-class ElidedLabel(QLabel):
-    """One line of plain text, cut with "…" to the width it gets (the whole in the
-    tooltip): it never asks the chat for more room."""
-
-    def __init__(self, text: str, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self._full = ""
-        self.set_full_text(text)
-
-    def set_full_text(self, text: str) -> None:
-        self._full = text
-        self.setToolTip(text)
-        self._elide()
-
-    def text(self) -> str:  # the whole text, not what fits
-        return self._full
-
-    def shown_text(self) -> str:
-        """What fits and is shown (ends with "…" when cut)."""
-        return super().text()
-
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
-        self.set_full_text(text)
-
-    def _elide(self) -> None:
-        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
-                                                      max(self.contentsRect().width(), 0)))
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._elide()
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(min(self.fontMetrics().horizontalAdvance(self._full) + 4, 40),
-                     super().sizeHint().height())
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
-        return self.sizeHint()
 
 
 class ToolCardWidget(ThemedFrame):

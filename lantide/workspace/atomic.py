@@ -111,9 +111,8 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
     return removed
 
 
-def atomic_write_bytes(path: Path | str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically; on any error the old file is intact."""
-    path = Path(path)
+def _write_temp(path: Path, data: bytes) -> Path:
+    """``data`` in a fsynced temporary file beside ``path`` (removed again on failure)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     tmp = Path(tmp_name)
@@ -122,6 +121,17 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically; on any error the old file is intact."""
+    path = Path(path)
+    tmp = _write_temp(path, data)
+    try:
         if path.exists():
             # Keep the permissions the user gave the file.
             os.chmod(tmp, path.stat().st_mode & 0o7777)
@@ -155,14 +165,8 @@ def atomic_create_bytes(path: Path | str, data: bytes) -> None:
     hard-linked into place, which the OS refuses to do over an existing name.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
-    tmp = Path(tmp_name)
+    tmp = _write_temp(path, data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
         link_or_move(tmp, path)
     finally:

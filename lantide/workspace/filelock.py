@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lantide.errors import LantideError
+from lantide.workspace.lock import try_lock
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -59,24 +60,6 @@ def _thread_lock(key: str) -> threading.RLock:
         return _thread_locks.setdefault(key, threading.RLock())
 
 
-def _try_os_lock(fd: int) -> bool:
-    if os.name == "nt":  # pragma: no cover - exercised on Windows builds
-        import msvcrt
-
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-            return True
-        except OSError:
-            return False
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except OSError:
-        return False
-
-
 @contextmanager
 def file_lock(path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     """Hold the lock of ``path`` (the file need not exist) for the ``with`` block."""
@@ -110,7 +93,7 @@ def _acquire_os_lock(path: Path, timeout: float) -> int:
     fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + timeout
     delay = 0.001
-    while not _try_os_lock(fd):
+    while not try_lock(fd):
         if time.monotonic() >= deadline:
             os.close(fd)
             raise _busy(path, timeout)

@@ -26,7 +26,8 @@ class WorkspaceLockedError(LantideError):
         )
 
 
-def _try_lock(fd: int) -> bool:
+def try_lock(fd: int) -> bool:
+    """A non-blocking exclusive OS lock on ``fd`` (flock; msvcrt on Windows)."""
     if os.name == "nt":  # pragma: no cover - exercised on Windows builds
         import msvcrt
 
@@ -61,7 +62,7 @@ class WorkspaceLock:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not _try_lock(fd):
+        if not try_lock(fd):
             pid = _read_pid(fd)
             os.close(fd)
             raise WorkspaceLockedError(self.root, pid)

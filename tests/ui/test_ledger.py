@@ -88,7 +88,7 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
         ledger.history_view.history_tree.itemDoubleClicked.emit(ledger.history_view.history_tree.topLevelItem(0), 0)
     assert blocker.args[0] == {"kind": "sql", "project": "p", "name": "bad_tab"}
 
-    from lantide.ui.query_jobs import read_history
+    from lantide.query.history import read_history
 
     qtbot.waitUntil(lambda: len(read_history(app_services.workspace)) == 2, timeout=5000)
     restarted = LedgerPanel(app_services)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QBrush
 
 from lantide.ui.notice_banner import ERROR
-from lantide.ui.query_jobs import read_history
+from lantide.query.history import read_history
 from lantide.ui.theme import colors
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.conftest_data import write_tab

@@ -13,7 +13,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from lantide.ui.query_jobs import read_history
+from lantide.query.history import read_history
 from lantide.ui.result_model import PagedResultModel
 from lantide.ui.sql_tab import SqlTabWidget
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
