@@ -129,7 +129,7 @@ def test_annotation_saves_killed_at_random_points_reopen_consistent(sample_works
 
 # -- Source Run -----------------------------------------------------------------------------
 
-ROWS = 60_000
+ROWS = 400_000
 PROJECT = "kl"
 
 
@@ -200,14 +200,24 @@ def test_source_runs_killed_at_random_points_leave_old_or_new_tables(chain_works
     assert _source_run_in_process(chain_workspace)["ok"]
     assert _versions(chain_workspace) == {"base": 0, "mid": 0, "top": 0}
     base = chain_workspace / "projects" / PROJECT / "sql" / "base.sql"
+    command = [sys.executable, "-m", "lantide", "tab", "source-run", str(chain_workspace),
+               PROJECT, "top"]
+    # Kill times are drawn across the length of a whole run measured on this machine, so
+    # a fast CI machine is attacked mid-run as often as a slow laptop (a fixed 0.3-2.5 s
+    # window let most runs finish first on a fast one).
+    base.write_text(_base_sql(1))
+    started = time.monotonic()
+    whole = subprocess.run(command, capture_output=True, text=True, env=cli_env(),
+                           cwd=str(REPO), timeout=120)
+    run_seconds = time.monotonic() - started
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    assert _versions(chain_workspace) == {"base": 1, "mid": 1, "top": 1}
     killed_mid_run = 0
-    for version in range(1, ROUNDS + 1):
+    for version in range(2, ROUNDS + 2):
         base.write_text(_base_sql(version))
-        child = subprocess.Popen(
-            [sys.executable, "-m", "lantide", "tab", "source-run", str(chain_workspace),
-             PROJECT, "top"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=cli_env(), cwd=str(REPO))
-        time.sleep(rng.uniform(0.3, 2.5))
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=cli_env(), cwd=str(REPO))
+        time.sleep(rng.uniform(0.15, 0.95) * run_seconds)
         if child.poll() is None:
             child.send_signal(signal.SIGKILL)
         out, err = child.communicate(timeout=120)
