@@ -152,8 +152,8 @@ def _ui_bench(services, relation: str, jumps: int) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from lantide.ui.result_grid import ResultGridView
-    from lantide.ui.result_model import PagedResultModel
+    from lantide.ui.sql.result_grid import ResultGridView
+    from lantide.ui.sql.result_model import PagedResultModel
 
     app = QApplication.instance()
     query = services.query

@@ -201,8 +201,8 @@ def bench_render(chars: int, step: int) -> dict:
     from PySide6.QtCore import QElapsedTimer
     from PySide6.QtWidgets import QApplication, QScrollArea
 
-    from lantide.ui.chat_answer import AssistantMessageWidget, AutoHeightBrowser
-    from lantide.ui.chat_markdown import render_markdown, warm_up
+    from lantide.ui.chat.chat_answer import AssistantMessageWidget, AutoHeightBrowser
+    from lantide.ui.chat.chat_markdown import render_markdown, warm_up
     from lantide.ui.gc_pauses import GcPauses
 
     app = QApplication.instance() or QApplication([])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lantide.ui.result_model import display_value
+from lantide.ui.sql.result_model import display_value
 
 # Keys of a tool result meant for the agent alone, or shown elsewhere in the card.
 AGENT_ONLY_KEYS = frozenset({"next", "step_id", "step", "status", "sql", "preview", "rows",

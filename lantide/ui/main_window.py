@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
 
 from lantide.ui.adaptive_layout import CENTRE_MIN_HEIGHT, CENTRE_MIN_WIDTH, AdaptiveDocks
 from lantide.ui.edit_actions import build_edit_menu, build_query_menu
-from lantide.ui.explorer import ExplorerPanel
+from lantide.ui.explorer.explorer import ExplorerPanel
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.layout_state import forget_layout, restore_window_layout, save_window_layout
 from lantide.ui.message_bar import MessageBarWidget
@@ -38,19 +38,19 @@ EXPLORER_MIN_WIDTH = 210
 
 
 def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
-    from lantide.ui.document_tab import DocumentTabWidget
+    from lantide.ui.documents.document_tab import DocumentTabWidget
 
     return DocumentTabWidget(services, ref.project, ref.kind)
 
 
 def _sql_tab(services: AppServices, ref: TabRef) -> QWidget:
-    from lantide.ui.sql_tab import SqlTabWidget
+    from lantide.ui.sql.sql_tab import SqlTabWidget
 
     return SqlTabWidget(services, ref.project, ref.name)
 
 
 def _table_tab(services: AppServices, ref: TabRef) -> QWidget:
-    from lantide.ui.table_browser import TableBrowserWidget
+    from lantide.ui.explorer.table_browser import TableBrowserWidget
 
     return TableBrowserWidget(services, ref.name)
 
@@ -145,9 +145,9 @@ class MainWindow(QMainWindow):
         return dock
 
     def _build_docks(self) -> None:
-        from lantide.ui.chat_panel import ChatPanel
-        from lantide.ui.knowledge_panel import KnowledgePanel
-        from lantide.ui.ledger_panel import LedgerPanel
+        from lantide.ui.chat.chat_panel import ChatPanel
+        from lantide.ui.explorer.knowledge_panel import KnowledgePanel
+        from lantide.ui.chat.ledger_panel import LedgerPanel
 
         s = self.services
         self.explorer = ExplorerPanel(s, self)
@@ -519,7 +519,7 @@ class MainWindow(QMainWindow):
 
     # -- dialogs -------------------------------------------------------------------------
     def open_settings(self, page: str | None = None) -> None:
-        from lantide.ui.settings_dialog import SettingsDialog
+        from lantide.ui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.services, self)
         if page:

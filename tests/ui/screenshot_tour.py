@@ -92,7 +92,7 @@ class Tour:
         elif state == "chat":
             self._chat_turn()
         elif state == "settings":
-            from lantide.ui.settings_dialog import SettingsDialog
+            from lantide.ui.settings.settings_dialog import SettingsDialog
 
             self.dialog = SettingsDialog(self.services, w)
             self.dialog.show()

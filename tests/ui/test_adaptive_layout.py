@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from lantide.ui.adaptive_layout import (CENTRE_MIN_WIDTH, TAB_TITLE_MIN_CHARS, give_back,
                                         share_shortfall)
-from lantide.ui.document_tab import PREVIEW_BESIDE_MIN_WIDTH
+from lantide.ui.documents.document_tab import PREVIEW_BESIDE_MIN_WIDTH
 from tests.ui.conftest import open_document_tab
 from tests.ui.text_fit import clipped_widgets
 
@@ -117,7 +117,7 @@ def test_tab_titles_keep_a_readable_part_in_a_narrow_window(qtbot, main_window):
 
 
 def test_a_tool_cards_long_sql_is_elided_not_cut_in_a_narrow_chat(qtbot):
-    from lantide.ui.tool_card import ToolCardWidget
+    from lantide.ui.chat.tool_card import ToolCardWidget
 
     card = ToolCardWidget("c1", "run_query", {"sql": "SELECT region, count(*) AS customers\n"
                                                      "FROM customers GROUP BY region"})

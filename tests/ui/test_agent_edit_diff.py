@@ -3,7 +3,7 @@ scripted OpenAI-compatible server, real main window, real Markdown files)."""
 
 from __future__ import annotations
 
-from lantide.ui.agent_edit_diff import counts, line_diff
+from lantide.ui.documents.agent_edit_diff import counts, line_diff
 from tests.fakes.fixtures import background_answer
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
 from tests.ui.conftest import open_document_tab

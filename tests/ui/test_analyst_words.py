@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from lantide.ui.annotation_list import AnnotationListWidget, ResolveDialog
-from lantide.ui.chat_transcript import EMPTY_TEXT
-from lantide.ui.ledger_panel import LedgerPanel
-from lantide.ui.tool_card import ToolCardWidget
+from lantide.ui.documents.annotation_list import AnnotationListWidget, ResolveDialog
+from lantide.ui.chat.chat_transcript import EMPTY_TEXT
+from lantide.ui.chat.ledger_panel import LedgerPanel
+from lantide.ui.chat.tool_card import ToolCardWidget
 
 HEX_ID = re.compile(r"\b[0-9a-f]{12}\b")
 STEP_ID = "6fa253f27412"
@@ -103,7 +103,7 @@ def test_the_ledger_names_conversations_not_their_ids(qtbot, shell_services):
 
 
 def test_cached_tables_are_described_without_step_ids(qtbot, shell_services):
-    from lantide.ui.explorer_snapshot import table_rows
+    from lantide.ui.explorer.explorer_snapshot import table_rows
 
     services = shell_services(watcher=False)
     services.query.run_query("SELECT 1 AS x", result_label="one_row")

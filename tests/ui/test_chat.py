@@ -11,10 +11,10 @@ from PySide6.QtCore import Qt
 
 from lantide.agent.conversation import list_conversations
 from lantide.agent.ledger import Ledger
-from lantide.ui.chat_answer import AssistantMessageWidget
-from lantide.ui.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
-from lantide.ui.chat_panel import ChatPanel
-from lantide.ui.tool_card import ToolCardWidget
+from lantide.ui.chat.chat_answer import AssistantMessageWidget
+from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
+from lantide.ui.chat.chat_panel import ChatPanel
+from lantide.ui.chat.tool_card import ToolCardWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 

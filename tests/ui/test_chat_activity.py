@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from lantide.ui.chat_activity import RUNNING_QUERY, THINKING, elapsed_text, footer_text
-from lantide.ui.tool_card import ToolCardWidget
+from lantide.ui.chat.chat_activity import RUNNING_QUERY, THINKING, elapsed_text, footer_text
+from lantide.ui.chat.tool_card import ToolCardWidget
 from tests.fakes.openai_server import ToolCall, Turn
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.test_chat import make_panel, model_server  # noqa: F401

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtWidgets import QTextBrowser
 
 from lantide.ui import gc_pauses
-from lantide.ui.chat_answer import SEGMENT_CHARS, AssistantMessageWidget
-from lantide.ui.chat_markdown import STEP_SCHEME, render_markdown, unit_starts
+from lantide.ui.chat.chat_answer import SEGMENT_CHARS, AssistantMessageWidget
+from lantide.ui.chat.chat_markdown import STEP_SCHEME, render_markdown, unit_starts
 
 MIXED = ("# Churn by region\n\nThe rate is highest in **US-CA**,\nthen `DE-BY`.\n\n"
          "- first point\n- second point\n\n  still the second point\n\n1. one\n2. two\n\n"

@@ -4,8 +4,8 @@ the analysis consent, each saying what it applies to."""
 from __future__ import annotations
 
 from lantide.agent.events import StateChanged, TurnContinued
-from lantide.ui.chat_messages import NoticeWidget
-from lantide.ui.chat_transcript import ChatTranscript
+from lantide.ui.chat.chat_messages import NoticeWidget
+from lantide.ui.chat.chat_transcript import ChatTranscript
 
 
 def test_continuation_and_consent_are_shown_with_their_scope(qtbot):

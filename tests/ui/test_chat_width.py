@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QTextBrowser, QWidget
 
-from lantide.ui.chat_answer import AssistantMessageWidget
-from lantide.ui.chat_transcript import ChatTranscript
+from lantide.ui.chat.chat_answer import AssistantMessageWidget
+from lantide.ui.chat.chat_transcript import ChatTranscript
 
 LONG_SQL = ("SELECT o.channel, o.status, count(*) AS orders, sum(o.quantity * o.unit_price) "
             "AS gross_revenue_before_discounts\nFROM orders AS o WHERE o.status <> 'cancelled' "
@@ -139,7 +139,7 @@ def test_a_tool_cards_rows_scroll_in_their_own_box(qtbot):
 
 
 def test_the_whole_chat_panel_narrows_to_240_px(qtbot, shell_services):
-    from lantide.ui.chat_panel import ChatPanel
+    from lantide.ui.chat.chat_panel import ChatPanel
 
     services = shell_services(query=False, watcher=False)
     panel = ChatPanel(services)

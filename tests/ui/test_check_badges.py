@@ -4,9 +4,9 @@ the sample workspace."""
 
 from __future__ import annotations
 
-from lantide.ui.ledger_panel import LedgerPanel
+from lantide.ui.chat.ledger_panel import LedgerPanel
 from lantide.ui.theme import colors
-from lantide.ui.tool_card import ToolCardWidget
+from lantide.ui.chat.tool_card import ToolCardWidget
 from tests.ui.conftest_data import open_services
 
 FAN_OUT_SQL = ("SELECT c.segment, count(*) AS customers FROM customers c "

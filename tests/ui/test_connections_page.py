@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from lantide.ui.settings_dialog import SettingsDialog
+from lantide.ui.settings.settings_dialog import SettingsDialog
 from tests.query.conftest import pg_server  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.postgres

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from lantide.ui.settings_dialog import SettingsDialog
+from lantide.ui.settings.settings_dialog import SettingsDialog
 from lantide.ui.theme import install_theme
 
 

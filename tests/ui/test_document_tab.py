@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import QUrl, Qt
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 
-from lantide.ui import document_tab as document_tab_module
-from lantide.ui.external_change import KEEP_MINE, SHOW_BOTH, TAKE_THEIRS
+from lantide.ui.documents import document_tab as document_tab_module
+from lantide.ui.documents.external_change import KEEP_MINE, SHOW_BOTH, TAKE_THEIRS
 from tests.ui.conftest import open_document_tab, write_externally
 
 PLAN = "projects/q3-churn/plan.md"
@@ -343,7 +343,7 @@ def test_a_document_that_cannot_be_read_is_reported_and_left_alone(main_window, 
 
 
 def test_compare_view_colours_the_lines_that_differ(qtbot):
-    from lantide.ui.external_change import CompareVersionsWidget, changed_lines
+    from lantide.ui.documents.external_change import CompareVersionsWidget, changed_lines
 
     mine = "# Plan\n\nkeep this\nmine only\n"
     theirs = "# Plan\n\nkeep this\ntheirs only\n\nand more\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 def test_a_table_read_differently_says_so_in_its_tooltip(empty_workspace):
     from lantide.query import QueryService
-    from lantide.ui.explorer_snapshot import table_rows
+    from lantide.ui.explorer.explorer_snapshot import table_rows
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
 

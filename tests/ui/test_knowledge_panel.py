@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from lantide.ui.knowledge_panel import KnowledgePanel
+from lantide.ui.explorer.knowledge_panel import KnowledgePanel
 from lantide.workspace import paths
 from tests.ui.conftest import write_externally
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTabWidget
 
-from lantide.ui.chat_markdown import render_markdown
+from lantide.ui.chat.chat_markdown import render_markdown
 from tests.ui.conftest import open_main_window
 
 
@@ -37,7 +37,7 @@ def test_the_purpose_field_shows_its_whole_hint(qtbot, shell_services):
 
 
 def test_settings_number_fields_are_not_stretched(qtbot, shell_services):
-    from lantide.ui.settings_dialog import SettingsDialog
+    from lantide.ui.settings.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(shell_services(query=False, watcher=False))
     qtbot.addWidget(dialog)

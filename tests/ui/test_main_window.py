@@ -11,7 +11,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lantide.ui import tab_area
-from lantide.ui.explorer import ROLE_NODE
+from lantide.ui.explorer.explorer import ROLE_NODE
 from lantide.ui.services import TabRef
 from tests.ui.conftest import open_document_tab, open_main_window
 

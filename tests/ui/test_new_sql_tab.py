@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QInputDialog
 
 from lantide.ui.services import TAB_SQL, TabRef
-from lantide.ui.sql_tab import SqlTabWidget
+from lantide.ui.sql.sql_tab import SqlTabWidget
 
 
 def _answer_names(monkeypatch, *names):

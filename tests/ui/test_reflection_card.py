@@ -9,8 +9,8 @@ import json
 import pytest
 
 from lantide.agent.reflection import CHECKLIST
-from lantide.ui.chat_messages import NoticeWidget, UserMessageWidget
-from lantide.ui.reflection_card import ReflectionCardWidget
+from lantide.ui.chat.chat_messages import NoticeWidget, UserMessageWidget
+from lantide.ui.chat.reflection_card import ReflectionCardWidget
 from lantide.ui.status_bar import StatusBarWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401

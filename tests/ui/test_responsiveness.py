@@ -22,7 +22,7 @@ def test_ui_thread_keeps_ticking_during_a_long_query_and_a_streamed_answer(
     assert getattr(result["query"].get("error"), "code", None) == "QUERY_CANCELLED"
     fake_openai.assert_done()
     assert window.services.running_queries() == []
-    from lantide.ui.chat_answer import AssistantMessageWidget
+    from lantide.ui.chat.chat_answer import AssistantMessageWidget
 
     answers = window.chat.transcript.widgets(AssistantMessageWidget)
     assert answers and "US-CA" in answers[-1].plain_text()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lantide.ui.sql_runs import hints_notice
+from lantide.ui.sql.sql_runs import hints_notice
 
 
 def test_the_grid_says_how_to_see_a_whole_cell(sample_workspace):

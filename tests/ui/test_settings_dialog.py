@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import socket
 
-from lantide.ui.settings_dialog import SettingsDialog
+from lantide.ui.settings.settings_dialog import SettingsDialog
 from lantide.workspace import paths, secrets
 from lantide.workspace.settings import ModelProfile, load_settings, save_settings
 

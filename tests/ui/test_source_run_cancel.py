@@ -51,7 +51,7 @@ def test_a_cancelled_source_run_is_not_a_failure(qtbot, app_services):
     assert entry["status"] == "cancelled" and entry["cached_table_name"] is None
     assert entry["error"] == "QUERY_CANCELLED" and "fast_first ran" in entry["message"]
     # the history panel says it in words, not as a code
-    from lantide.ui.query_history_view import QueryHistoryView
+    from lantide.ui.sql.query_history_view import QueryHistoryView
 
     view = QueryHistoryView(app_services)
     qtbot.addWidget(view)

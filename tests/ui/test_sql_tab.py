@@ -14,8 +14,8 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from lantide.query.history import read_history
-from lantide.ui.result_model import PagedResultModel
-from lantide.ui.sql_tab import SqlTabWidget
+from lantide.ui.sql.result_model import PagedResultModel
+from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.conftest_data import BIG_ROWS, write_tab
 

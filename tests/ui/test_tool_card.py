@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from lantide.ui.tool_card import ToolCardWidget
+from lantide.ui.chat.tool_card import ToolCardWidget
 
 
 def test_the_header_shows_quotes_as_quotes(qtbot):

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QTabWidg
                                QToolButton, QVBoxLayout, QWidget)
 
 from lantide.ui.layout_state import set_widget_state, widget_state
-from lantide.ui.chart_widget import QuickChartWidget
+from lantide.ui.sql.chart_widget import QuickChartWidget
 from lantide.ui.icons import icon
-from lantide.ui.query_jobs import submit_query
-from lantide.ui.result_grid import ResultGridView
-from lantide.ui.result_model import BLOCK_ROWS, PagedResultModel
+from lantide.ui.sql.query_jobs import submit_query
+from lantide.ui.sql.result_grid import ResultGridView
+from lantide.ui.sql.result_model import BLOCK_ROWS, PagedResultModel
 
 EXPORT_FILTERS = "CSV (*.csv);;Parquet (*.parquet);;Excel workbook (*.xlsx)"
 _FILTER_SUFFIX = {"CSV (*.csv)": ".csv", "Parquet (*.parquet)": ".parquet",

@@ -4,7 +4,7 @@ setup card shown when no model is configured.
 
 The analyst's messages are bubbles on the right; an instruction the app wrote (Resolve
 (N)) is a full-width box with its own label and icon; notices (errors, retries, the turn's
-end) are small muted lines. The assistant's answer is in :mod:`lantide.ui.chat_answer`.
+end) are small muted lines. The assistant's answer is in :mod:`lantide.ui.chat.chat_answer`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
-from lantide.ui.chat_answer import AutoHeightBrowser
+from lantide.ui.chat.chat_answer import AutoHeightBrowser
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame, tint

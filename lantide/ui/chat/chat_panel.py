@@ -10,7 +10,7 @@
   from what the analyst typed.
 - Without a model profile the panel explains how to add one; the rest of the app works.
 
-The agent runs through :class:`~lantide.ui.chat_bridge.AgentTurnBridge`.
+The agent runs through :class:`~lantide.ui.chat.chat_bridge.AgentTurnBridge`.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
-from lantide.ui.chat_activity import ChatActivity
-from lantide.ui.chat_bridge import AgentTurnBridge, warm_up_agent
-from lantide.ui.chat_markdown import warm_up
-from lantide.ui.chat_messages import SetupCard
-from lantide.ui.chat_transcript import ChatTranscript
-from lantide.ui.conversation_list import ConversationPicker
+from lantide.ui.chat.chat_activity import ChatActivity
+from lantide.ui.chat.chat_bridge import AgentTurnBridge, warm_up_agent
+from lantide.ui.chat.chat_markdown import warm_up
+from lantide.ui.chat.chat_messages import SetupCard
+from lantide.ui.chat.chat_transcript import ChatTranscript
+from lantide.ui.chat.conversation_list import ConversationPicker
 from lantide.ui.icons import icon
 from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.shortcuts import shortcut

@@ -18,7 +18,7 @@ from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (QHeaderView, QInputDialog, QMenu, QMessageBox, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
-from lantide.ui.explorer_snapshot import read_workspace_snapshot, table_rows
+from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
 from lantide.workspace.model import PROJECT_STATUSES

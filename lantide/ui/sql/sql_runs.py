@@ -7,7 +7,7 @@ shows rows at once with the same value types as the pages fetched later.
 
 from __future__ import annotations
 
-from lantide.ui.result_panel import first_block
+from lantide.ui.sql.result_panel import first_block
 
 RUN_TAB, RUN_SELECTION, SOURCE_RUN = "tab", "selection", "source"
 HISTORY_SOURCE = {RUN_TAB: "sql_tab", RUN_SELECTION: "selection", SOURCE_RUN: "source_run"}

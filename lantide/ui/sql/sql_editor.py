@@ -13,9 +13,9 @@ from PySide6.QtGui import (QColor, QFontDatabase, QKeyEvent, QKeySequence, QPain
                            QTextCursor, QTextFormat)
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QTextEdit, QWidget
 
-from lantide.ui.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
+from lantide.ui.sql.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
 from lantide.ui.shortcuts import shortcut
-from lantide.ui.sql_highlighter import SqlHighlighter, is_dark
+from lantide.ui.sql.sql_highlighter import SqlHighlighter, is_dark
 
 INDENT = "    "
 

@@ -15,13 +15,13 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from lantide.ui.column_profile_view import ColumnProfileView
+from lantide.ui.explorer.column_profile_view import ColumnProfileView
 from lantide.ui.icons import icon
-from lantide.ui.lineage_view import _unquoted
+from lantide.ui.sql.lineage_view import _unquoted
 from lantide.ui.notice_banner import NoticeBanner
-from lantide.ui.query_jobs import submit_query
-from lantide.ui.result_panel import ResultPanel, describe_result, first_block
-from lantide.ui.sql_highlighter import SqlHighlighter, is_dark
+from lantide.ui.sql.query_jobs import submit_query
+from lantide.ui.sql.result_panel import ResultPanel, describe_result, first_block
+from lantide.ui.sql.sql_highlighter import SqlHighlighter, is_dark
 from lantide.ui.themed import mark_theme, theme_switched
 from lantide.workspace.watcher import DATA
 

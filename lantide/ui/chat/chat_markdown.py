@@ -14,7 +14,7 @@ import html
 import re
 from functools import lru_cache
 
-from lantide.ui.sql_highlighter import sql_to_html
+from lantide.ui.sql.sql_highlighter import sql_to_html
 
 STEP_MARKER = "[[QUERY_STEP]]"
 STEP_SCHEME = "lantide-step"

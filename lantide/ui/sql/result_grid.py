@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QMenu,
                                QStyle, QStyleOptionHeader, QTableView, QWidget)
 
-from lantide.ui.result_model import ROLE_RAW, PagedResultModel, format_value
+from lantide.ui.sql.result_model import ROLE_RAW, PagedResultModel, format_value
 from lantide.ui.shortcuts import shortcut
 
 MAX_COPY_ROWS = 100_000

@@ -1,7 +1,7 @@
 """Drawing a quick chart with QPainter: bars, a line or a scatter, with axes and ticks.
 
 :class:`ChartCanvas` only draws what it is given (:class:`ChartData`); choosing columns and
-fetching rows is :mod:`lantide.ui.chart_widget`'s job. Dates and timestamps on the x axis
+fetching rows is :mod:`lantide.ui.sql.chart_widget`'s job. Dates and timestamps on the x axis
 are drawn on a time scale with date labels. Hovering a bar or a point shows its values.
 """
 

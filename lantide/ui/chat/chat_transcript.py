@@ -14,10 +14,10 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from lantide.ui.chat_answer import AssistantMessageWidget
-from lantide.ui.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
-from lantide.ui.reflection_card import ReflectionCardWidget
-from lantide.ui.tool_card import ToolCardWidget
+from lantide.ui.chat.chat_answer import AssistantMessageWidget
+from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
+from lantide.ui.chat.reflection_card import ReflectionCardWidget
+from lantide.ui.chat.tool_card import ToolCardWidget
 
 APP_INSTRUCTION = "app_instruction"
 EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "

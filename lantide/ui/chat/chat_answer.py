@@ -12,7 +12,7 @@ from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (QApplication, QFrame, QSizePolicy, QTextBrowser, QVBoxLayout,
                                QWidget)
 
-from lantide.ui.chat_markdown import (STEP_SCHEME, render_markdown, split_step_lines, table_spans,
+from lantide.ui.chat.chat_markdown import (STEP_SCHEME, render_markdown, split_step_lines, table_spans,
                                       unit_starts)
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame

@@ -5,7 +5,7 @@ its find bar and inline comment box), the preview (or, after an external change,
 version on disk side by side) and the annotations list.
 
 Every read and write of the document runs in a worker, one at a time per tab
-(:mod:`lantide.ui.document_session`); the widgets only show snapshots. Ctrl+S saves
+(:mod:`lantide.ui.documents.document_session`); the widgets only show snapshots. Ctrl+S saves
 atomically through the docs layer. A change on disk reloads a clean tab; a dirty tab asks
 keep mine / take theirs / show both. Annotation operations that rewrite the text save
 pending edits first, in the same step, so marks and text never disagree on disk.
@@ -21,17 +21,17 @@ from PySide6.QtGui import QShortcut, QTextCursor
 from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QStackedWidget, QToolBar, QToolButton,
                                QVBoxLayout, QWidget)
 
-from lantide.ui import document_session as session
+from lantide.ui.documents import document_session as session
 from lantide.ui.adaptive_layout import StackWhenNarrow
-from lantide.ui.agent_edit_diff import AgentEditReview
-from lantide.ui.annotation_list import AnnotationListWidget
-from lantide.ui.document_preview import DocumentPreviewWidget
-from lantide.ui.external_change import (KEEP_MINE, SHOW_BOTH, TAKE_THEIRS, CompareVersionsWidget,
+from lantide.ui.documents.agent_edit_diff import AgentEditReview
+from lantide.ui.documents.annotation_list import AnnotationListWidget
+from lantide.ui.documents.document_preview import DocumentPreviewWidget
+from lantide.ui.documents.external_change import (KEEP_MINE, SHOW_BOTH, TAKE_THEIRS, CompareVersionsWidget,
                                         ExternalChangeDialog)
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
-from lantide.ui.inline_comment import InlineCommentWidget
-from lantide.ui.markdown_editor import MarkdownEditorWidget
+from lantide.ui.documents.inline_comment import InlineCommentWidget
+from lantide.ui.documents.markdown_editor import MarkdownEditorWidget
 from lantide.ui.services import AppServices
 from lantide.ui.shortcuts import shortcut
 
@@ -425,7 +425,7 @@ class DocumentTabWidget(QWidget):
             ann = self.snapshot.annotation(annotation_id) or {}
             hint = (ann.get("anchor") or {}).get("span")
             if hint and not self.is_dirty():
-                from lantide.ui.text_offsets import TextOffsets
+                from lantide.ui.documents.text_offsets import TextOffsets
 
                 offsets = TextOffsets(self.snapshot.editor_text, self.snapshot.newline)
                 length = len(self.snapshot.disk_text)

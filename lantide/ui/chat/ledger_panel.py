@@ -7,7 +7,7 @@ recorded, and selects a step when a link in the chat is clicked. The details sho
 SQL (coloured), warnings, result checks (badges that open their evidence) and corrections;
 a step's cached table opens in a table browser.
 
-**Query history** (:mod:`lantide.ui.query_history_view`): what the analyst ran from SQL tabs.
+**Query history** (:mod:`lantide.ui.sql.query_history_view`): what the analyst ran from SQL tabs.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout
                                QLabel, QPushButton, QSplitter, QTabWidget, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from lantide.ui.check_badges import checks_html
-from lantide.ui.conversation_list import conversation_label
+from lantide.ui.chat.check_badges import checks_html
+from lantide.ui.chat.conversation_list import conversation_label
 from lantide.ui.icons import icon
-from lantide.ui.query_history_view import QueryHistoryView, local_time
-from lantide.ui.sql_highlighter import sql_to_html
+from lantide.ui.sql.query_history_view import QueryHistoryView, local_time
+from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
 STEP_COLUMNS = ("Step", "Time", "Tool", "Purpose", "Summary", "Rows", "Cached table", "ms")

@@ -13,13 +13,13 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from lantide.ui.analyst_words import AGENT_ONLY_KEYS, plain_hint, readable_fields
-from lantide.ui.chat_answer import AutoHeightBrowser
+from lantide.ui.chat.chat_answer import AutoHeightBrowser
 from lantide.ui.elided_label import ElidedLabel
-from lantide.ui.check_badges import CheckBadges, checks_of
+from lantide.ui.chat.check_badges import CheckBadges, checks_of
 from lantide.ui.themed import ThemedFrame
 from lantide.ui.icons import icon
-from lantide.ui.result_model import display_value
-from lantide.ui.sql_highlighter import sql_to_html
+from lantide.ui.sql.result_model import display_value
+from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
 PREVIEW_ROWS_SHOWN = 8

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QPushButton, QVBoxLayout, QWidget)
 
-from lantide.ui.connection_fields import ConnectionFieldsWidget
+from lantide.ui.settings.connection_fields import ConnectionFieldsWidget
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 

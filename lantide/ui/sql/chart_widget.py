@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from lantide.query.chart_choice import choose_chart
-from lantide.ui.chart_canvas import BAR, KINDS, ChartCanvas, ChartData, to_number
-from lantide.ui.result_model import format_value, is_numeric_type
+from lantide.ui.sql.chart_canvas import BAR, KINDS, ChartCanvas, ChartData, to_number
+from lantide.ui.sql.result_model import format_value, is_numeric_type
 
 MAX_CHART_ROWS = 10_000
 MAX_BARS = 60

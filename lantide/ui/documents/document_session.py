@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantide.ui.text_offsets import TextOffsets, disk_form, editor_form, newline_of
+from lantide.ui.documents.text_offsets import TextOffsets, disk_form, editor_form, newline_of
 
 # Operations that rewrite the text (add or drop mark tags): pending edits are saved first.
 TEXT_OPERATIONS = {"create", "resolve", "reopen", "delete", "undelete", "reattach"}

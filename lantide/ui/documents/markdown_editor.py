@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QContextMenuEvent, QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from lantide.ui.document_session import MarkSpan
+from lantide.ui.documents.document_session import MarkSpan
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.theme import colors
@@ -41,7 +41,7 @@ class MarkdownEditorWidget(QPlainTextEdit):
     sig_mark_activated = Signal(str)  # the annotation whose mark the cursor entered by a click
 
     def __init__(self, parent: QWidget | None = None):
-        from lantide.ui.markdown_highlighter import MarkdownHighlighter
+        from lantide.ui.documents.markdown_highlighter import MarkdownHighlighter
 
         super().__init__(parent)
         self.setObjectName("MarkdownEditor")

@@ -1,6 +1,6 @@
 """Settings: model profiles (primary and secondary; base URL, model, API key in the system
 keyring, *Test connection*), query limits, agent limits, appearance, and the workspace's
-external connections (:mod:`lantide.ui.connections_page`, applied at once).
+external connections (:mod:`lantide.ui.settings.connections_page`, applied at once).
 
 The dialog edits a copy of :class:`lantide.workspace.settings.Settings`. *OK* stores typed
 keys in the keyring (:mod:`lantide.workspace.secrets`; a key never goes to a file) and saves
@@ -104,7 +104,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._appearance_page(), icon("preview"), "Appearance")
         self.connections_page = None
         if getattr(services, "workspace", None) is not None:
-            from lantide.ui.connections_page import ConnectionsPage
+            from lantide.ui.settings.connections_page import ConnectionsPage
 
             self.connections_page = ConnectionsPage(services, self)
             self.connections_page.sig_connections_changed.connect(
@@ -347,7 +347,7 @@ class SettingsDialog(QDialog):
             self._update_key_placeholder()
 
     def test_connection(self) -> None:
-        from lantide.ui.connection_test import check_connection
+        from lantide.ui.settings.connection_test import check_connection
         from lantide.workspace import secrets
 
         self._store_form()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QSplitter, QTextBrowser, 
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from lantide.query.history import read_history
-from lantide.ui.sql_highlighter import sql_to_html
+from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
 HISTORY_COLUMNS = ("Time", "Where", "Status", "Rows", "ms", "SQL")

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from lantide.ui.chat_answer import AutoHeightBrowser
+from lantide.ui.chat.chat_answer import AutoHeightBrowser
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame

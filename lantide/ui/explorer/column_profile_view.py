@@ -10,7 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHeaderView, QStyledItemDelegate, QTableView, QWidget
 
-from lantide.ui.result_model import format_value
+from lantide.ui.sql.result_model import format_value
 
 COLUMNS = ("Column", "Type", "Nulls", "Distinct", "Min", "Max", "Distribution")
 HISTOGRAM_COLUMN = COLUMNS.index("Distribution")
