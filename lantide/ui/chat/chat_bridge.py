@@ -39,7 +39,7 @@ def warm_up_agent() -> None:
     way (:mod:`lantide.ui.gc_pauses`) before an answer streams.
 
     Building the tokenizer is one call into tiktoken's Rust core that holds the GIL for
-    about 50 ms: a one-time hitch, taken here (a moment after start-up) rather than while
+    50-200 ms: a one-time hitch, taken here (a moment after start-up) rather than while
     the first answer streams."""
     from lantide.ui.gc_pauses import loading_long_lived
 

@@ -31,7 +31,10 @@ from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 
-WARM_UP_DELAY_MS = 1000  # after the database opened: the renderer and the agent load
+# After the database opened: the renderer and the agent load a moment after start-up, so
+# that tiktoken's tokenizer build (one call holding the GIL for 50-200 ms) lands while
+# the analyst is still taking in the new window, not in the first turn they send.
+WARM_UP_DELAY_MS = 250
 NO_MODEL_TEXT = "No model is configured yet"
 NO_MODEL_HINT = ("The agent needs a model to answer; everything else works without one. Add a "
                  "profile in Settings › Models: the base URL of any OpenAI-compatible server "
@@ -60,6 +63,7 @@ class ChatInput(QPlainTextEdit):
 class ChatPanel(QWidget):
     # Open the settings dialog (the main window connects it; the no-model notice uses it).
     sig_settings_requested = Signal()
+    sig_agent_loaded = Signal()  # the agent, its SDK and the tokenizer are loaded (warm-up)
 
     def __init__(self, services, parent: QWidget | None = None):
         super().__init__(parent)
@@ -133,6 +137,7 @@ class ChatPanel(QWidget):
         self.bridge.when_engine_ready(lambda: QTimer.singleShot(WARM_UP_DELAY_MS,
                                                                 self._warm_up_markdown))
         self._agent_warmed = False
+        self.agent_loaded = False
 
     # -- public API ------------------------------------------------------------------------
     def ask(self, text: str) -> None:
@@ -287,10 +292,16 @@ class ChatPanel(QWidget):
                                          name="load the Markdown renderer",
                                          on_error=lambda exc: None)
 
+    # Also while a turn runs (it started before the warm-up): then everything is loaded
+    # already and this returns at once; a cold turn waits on the same import locks.
     def _warm_up_agent(self) -> None:
-        if not self.bridge.running:
-            self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
-                                         on_error=lambda exc: None)
+        self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
+                                     on_result=lambda _r: self._agent_loaded(),
+                                     on_error=lambda exc: None)
+
+    def _agent_loaded(self) -> None:
+        self.agent_loaded = True
+        self.sig_agent_loaded.emit()
 
     def _open_settings(self) -> None:
         signal = QMetaMethod.fromSignal(self.sig_settings_requested)
