@@ -40,6 +40,16 @@ class ModelProfile:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
+    def problem(self) -> str | None:
+        """Why this profile cannot be used as it stands (a message naming it), or None."""
+        if not self.name.strip():
+            return "A profile needs a name."
+        if not self.base_url.strip().startswith(("http://", "https://")):
+            return f"Profile {self.name!r}: the base URL must start with http:// or https://."
+        if not self.model.strip():
+            return f"Profile {self.name!r}: enter a model name."
+        return None
+
 
 @dataclass
 class QuerySettings:

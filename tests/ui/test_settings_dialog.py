@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import socket
 
+from PySide6.QtWidgets import QDialog
+
 from lantide.ui.settings.settings_dialog import SettingsDialog
 from lantide.workspace import paths, secrets
 from lantide.workspace.settings import ModelProfile, load_settings, save_settings
@@ -122,13 +124,79 @@ def test_invalid_input_is_refused_and_kept(qtbot, shell_services):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
     _fill_profile(dialog, "bad", "llm.example.test", "m")
-    dialog.save()
+    with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
+        dialog.save()
     # the error is the profile's, shown at it on the Models page
     assert not dialog.profile_error.isHidden() and dialog.error_label.isHidden()
     assert "must start with http:// or https://" in dialog.profile_error.text()
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Models"
-    assert dialog.result() == 0 and not paths.settings_path().exists()
+    assert dialog.result() == 0
+    assert "bad" not in [p["name"] for p in json.loads(
+        paths.settings_path().read_text(encoding="utf-8"))["profiles"]]
     assert dialog.base_url.currentText() == "llm.example.test"
+
+
+def test_a_profile_with_a_problem_does_not_hold_back_the_other_pages(qtbot, shell_services):
+    settings = load_settings()
+    settings.upsert_profile(ModelProfile("work", "https://llm.example.test/v1", "gpt-4o"))
+    save_settings(settings)
+    services = shell_services(query=False, watcher=False)
+    dialog = _dialog(qtbot, services)
+    dialog.show()
+    dialog.base_url.setCurrentText("llm.example.test/v1")  # "work": the scheme forgotten
+    dialog.model_edit.setCurrentText("gpt-4.1")
+    dialog.show_page("Appearance")
+    next(b for b in dialog.appearance_group.buttons()
+         if b.property("appearance") == "light").setChecked(True)
+    dialog.timeout_spin.setValue(42)
+    with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
+        dialog.save()
+    saved = json.loads(paths.settings_path().read_text(encoding="utf-8"))
+    assert saved["appearance"] == "light" and saved["query"]["timeout_seconds"] == 42
+    # the profile as it was last saved, not the half-edited one
+    assert saved["profiles"] == [{"name": "work", "base_url": "https://llm.example.test/v1",
+                                  "model": "gpt-4o", "context_window": None}]
+    assert services.settings.appearance == "light"
+    # the dialog stays open at the profile, with what was typed and where the error is
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Models"
+    assert dialog.profile_list.currentItem().text() == "work"
+    assert dialog.base_url.currentText() == "llm.example.test/v1"
+    assert dialog.model_edit.currentText() == "gpt-4.1"
+    error = dialog.profile_error.text()
+    assert "'work'" in error and "http://" in error and "Everything else was saved" in error
+    assert not dialog.error_label.isVisible()
+    # fixed, OK saves it and closes
+    dialog.base_url.setCurrentText("https://llm.example.test/v1")
+    with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
+        dialog.save()
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert load_settings().profile("work").model == "gpt-4.1"
+    assert load_settings().appearance == "light"
+
+
+def test_a_renamed_profile_with_a_problem_keeps_its_old_name_and_key(qtbot, shell_services):
+    settings = load_settings()
+    settings.upsert_profile(ModelProfile("old", "http://localhost:1234/v1", "qwen2.5"))
+    save_settings(settings)
+    secrets.set_api_key("old", "sk-old-key")
+    services = shell_services(query=False, watcher=False)
+    dialog = _dialog(qtbot, services)
+    dialog.name_edit.setText("new")
+    dialog.name_edit.editingFinished.emit()
+    dialog.model_edit.setCurrentText("")
+    with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
+        dialog.save()
+    assert [p.name for p in load_settings().profiles] == ["old"]
+    assert load_settings().primary_profile == "old"
+    assert secrets.get_api_key("old") == "sk-old-key" and not secrets.get_api_key("new")
+    assert "enter a model name" in dialog.profile_error.text()
+    assert dialog.name_edit.text() == "new"
+    dialog.model_edit.setCurrentText("qwen3")
+    with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
+        dialog.save()
+    assert [p.name for p in load_settings().profiles] == ["new"]
+    assert secrets.get_api_key("new") == "sk-old-key" and not secrets.get_api_key("old")
 
 
 def test_appearance_choice_is_saved(qtbot, shell_services):

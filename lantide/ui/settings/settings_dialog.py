@@ -94,7 +94,8 @@ class SettingsDialog(QDialog):
         self.typed_keys: dict[str, str | None] = {}  # profile -> new key (None: delete)
         self.stored: dict[str, bool] = {}
         self.keyring_available = True
-        self.key_errors: dict[str, str] = {}  # profile -> why its key was not stored
+        self.key_errors: dict[str, str] = {}  # profile -> why it (or its key) was not saved
+        self.profile_problems: dict[str, str] = {}  # profile -> what is wrong with its fields
         self.renamed: dict[str, str] = {}  # original name -> current name
         self._current: str | None = None
         self.tabs = QTabWidget(self)
@@ -499,19 +500,16 @@ class SettingsDialog(QDialog):
 
     # -- saving --------------------------------------------------------------------------
     def _collect(self) -> str | None:
-        """Copy the form into ``self.settings``; an error message when something is wrong."""
+        """Copy the form into ``self.settings``; an error message when something is wrong
+        with the whole (two profiles of one name). A profile that is wrong on its own
+        (:meth:`ModelProfile.problem`) goes to ``self.profile_problems``: it is kept in the
+        form and left out of what is saved, so the other pages still save."""
         self._store_form()
         names = [p.name for p in self.settings.profiles]
         if len(set(names)) != len(names):
             return "Two profiles have the same name."
-        self._problem_profile = None
-        for p in self.settings.profiles:
-            self._problem_profile = p.name
-            if not p.base_url.startswith(("http://", "https://")):
-                return f"Profile {p.name!r}: the base URL must start with http:// or https://."
-            if not p.model:
-                return f"Profile {p.name!r}: enter a model name."
-        self._problem_profile = None
+        self.profile_problems = {p.name: problem for p in self.settings.profiles
+                                 if (problem := p.problem())}
         primary, secondary = self.primary_combo.currentText(), self.secondary_combo.currentText()
         self.settings.primary_profile = None if primary == NO_PROFILE else primary
         self.settings.secondary_profile = None if secondary == NO_PROFILE else secondary
@@ -536,21 +534,43 @@ class SettingsDialog(QDialog):
 
     def save(self) -> None:
         problem = self._collect()
-        if problem and self._problem_profile:  # shown at the profile, on its page
-            self.show_page("Models")
-            self._current = self._problem_profile
-            self._fill_profiles()
-            self._show_profile_error(problem)
-            return
         if problem:
             self._show_error(problem)
             return
         self.error_label.hide()
         self.buttons.setEnabled(False)
-        keys = {name: key for name, key in self.typed_keys.items()}
-        self.services.workers.submit(_store_and_save, self.settings, keys, dict(self.renamed),
+        saving, keys, renamed = self._without_problem_profiles()
+        self.services.workers.submit(_store_and_save, saving, keys, renamed,
                                      on_result=self._saved,
                                      on_error=self._save_failed, name="save settings")
+
+    def _without_problem_profiles(self) -> tuple[Settings, dict[str, str | None],
+                                                 dict[str, str]]:
+        """What to save: the form, with each profile that has a problem as it was last
+        saved (or left out if it is new), its typed key and its rename held back."""
+        saving = copy.deepcopy(self.settings)
+        keys = dict(self.typed_keys)
+        renamed = dict(self.renamed)
+        before = self.services.settings
+        for name in self.profile_problems:
+            original = self._original(name)
+            old = before.profile(original)
+            at = next(i for i, p in enumerate(saving.profiles) if p.name == name)
+            clash = any(p.name == original for i, p in enumerate(saving.profiles) if i != at)
+            if old is not None and not clash:
+                saving.profiles[at] = copy.deepcopy(old)
+            else:
+                del saving.profiles[at]
+            keys.pop(name, None)
+            renamed.pop(original, None)
+        valid = {p.name for p in saving.profiles}
+        if saving.primary_profile not in valid:
+            saving.primary_profile = (before.primary_profile if before.primary_profile in valid
+                                      else next(iter(sorted(valid)), None))
+        if saving.secondary_profile is not None and saving.secondary_profile not in valid:
+            saving.secondary_profile = (before.secondary_profile
+                                        if before.secondary_profile in valid else None)
+        return saving, keys, renamed
 
     def _saved(self, outcome: tuple[Settings, dict[str, BaseException]]) -> None:
         from PySide6.QtWidgets import QApplication
@@ -558,27 +578,37 @@ class SettingsDialog(QDialog):
         from lantide.ui.theme import install_theme
 
         settings, failed = outcome
+        held = [p for p in self.settings.profiles if p.name in self.profile_problems]
         self.settings = copy.deepcopy(settings)
+        for profile in held:  # what was typed into a profile with a problem stays in the form
+            original = self._original(profile.name)
+            self.settings.profiles = [p for p in self.settings.profiles
+                                      if p.name not in (profile.name, original)]
+            self.settings.profiles.append(copy.deepcopy(profile))
         self.services.settings = settings
         self.services.sig_settings_changed.emit(settings)
         if QApplication.instance() is not None:
             install_theme(QApplication.instance(), settings.appearance)
         # keys stored (or forgotten) are done; a key that failed stays typed, at its profile
-        self.typed_keys = {n: k for n, k in self.typed_keys.items() if n in failed}
-        self.renamed = {}
+        self.typed_keys = {n: k for n, k in self.typed_keys.items()
+                           if n in failed or n in self.profile_problems}
+        self.renamed = {old: new for old, new in self.renamed.items()
+                        if new in self.profile_problems}
         self.sig_settings_saved.emit(settings)
-        if not failed:
+        if not failed and not self.profile_problems:
             self.accept()
             return
         self.buttons.setEnabled(True)
-        self.key_errors = {}
+        self.key_errors = dict(self.profile_problems)
         for name, exc in failed.items():
             message = getattr(exc, "message", None) or str(exc)
             hint = getattr(exc, "hint", None)
             message = message[:1].lower() + message[1:]
             self.key_errors[name] = (f"The key of profile {name!r} was not stored: {message}. "
                                      + (hint or "")).strip()
-        first = next(iter(failed))
+        for name in self.profile_problems:
+            self.key_errors[name] += " Everything else was saved; this profile was not."
+        first = next(iter(self.key_errors))
         self.show_page("Models")
         self._current = first if self.settings.profile(first) else self._current
         self._fill_profiles()
