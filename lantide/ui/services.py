@@ -118,6 +118,8 @@ class AppServices(QObject):
         self.query = None  # the QueryService once sig_query_ready has fired
         self.query_error: BaseException | None = None
         self._watcher = None
+        self._watcher_lock = threading.Lock()
+        self.watching = False  # the workspace's files are watched (set from a worker)
         self._open_tabs: list[TabRef] = []
         self._active_tab: TabRef | None = None
         self._unsaved_text_source: Callable[[], str | None] | None = None
@@ -180,6 +182,9 @@ class AppServices(QObject):
 
     # -- file watching -----------------------------------------------------------------
     def start_watcher(self) -> None:
+        """Start watching the workspace in a worker: setting up the watches walks every
+        folder (slow on a large workspace, and it imports watchdog), never on the UI
+        thread. ``watching`` is True once changes are being noticed."""
         from lantide.workspace import paths
         from lantide.workspace.watcher import WorkspaceWatcher
 
@@ -187,15 +192,25 @@ class AppServices(QObject):
             return
         # The callback runs on the watcher's thread; emitting a signal of this QObject
         # from there queues the batch to the UI thread.
-        self._watcher = WorkspaceWatcher(self.workspace.root, self._on_watcher_batch,
-                                         extra_paths=[paths.user_knowledge_path()])
-        try:
-            self._watcher.start()
-        except Exception as exc:  # e.g. inotify limits: the app works, without live reload
+        watcher = WorkspaceWatcher(self.workspace.root, self._on_watcher_batch,
+                                   extra_paths=[paths.user_knowledge_path()])
+        self._watcher = watcher
+
+        def start(_ctx) -> None:
+            with self._watcher_lock:  # close() stops it after this, or it never starts
+                if self._watcher is watcher:
+                    watcher.start()
+                    self.watching = True
+
+        def failed(exc: BaseException) -> None:  # e.g. inotify limits: no live reload
             log.warning("file watching is off: %s", exc)
-            self._watcher = None
-            self.post_message(f"Changes made by other programs will not be noticed ({exc}).",
-                              "warning")
+            if self._watcher is watcher:
+                self._watcher = None
+            if not self._closed:
+                self.post_message("Changes made by other programs will not be noticed "
+                                  f"({exc}).", "warning")
+
+        self.workers.submit(start, on_error=failed, name="watch the workspace files")
 
     def _on_watcher_batch(self, changes: list[FileChange]) -> None:
         if not self._closed:
@@ -422,9 +437,10 @@ class AppServices(QObject):
             return
         self.flush_session(wait=True)
         self._closed = True
-        if self._watcher is not None:
-            self._watcher.stop()
-            self._watcher = None
+        with self._watcher_lock:
+            watcher, self._watcher, self.watching = self._watcher, None, False
+        if watcher is not None:
+            watcher.stop()
         self.workers.cancel_all()
         if self.query is not None:
             try:

@@ -43,6 +43,8 @@ def shell_services(qtbot, sample_workspace):
             qtbot.waitUntil(lambda: services.query is not None
                             or services.query_error is not None, timeout=30_000)
             assert services.query_error is None, services.query_error
+        if watcher:  # the watches are set up in a worker
+            qtbot.waitUntil(lambda: services.watching, timeout=30_000)
         return services
 
     yield make
