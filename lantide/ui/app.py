@@ -25,6 +25,9 @@ from lantide import __version__
 
 log = logging.getLogger(__name__)
 READY_FILE_ENV = "LANTIDE_READY_FILE"
+# After the first paint the database opens alone for up to this long before the panels'
+# loading (knowledge, conversations, file watching) starts beside it.
+URGENT_ALONE_MS = 400
 
 
 class AppController:
@@ -58,7 +61,8 @@ class AppController:
         # then let the held work run. A window that is never painted (e.g. minimised)
         # starts them a moment later anyway.
         self.window.sig_shown.connect(self.services.start)
-        self.window.sig_shown.connect(self.services.workers.resume)
+        self.window.sig_shown.connect(
+            lambda: self.services.workers.resume(urgent_alone_ms=URGENT_ALONE_MS))
         self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_idle.connect(_write_ready_file)
         self.window.sig_idle.connect(self._started)

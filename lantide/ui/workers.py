@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import traceback
+import weakref
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -100,6 +101,7 @@ class WorkerPool:
         self._running: set[Worker] = set()
         self._lock = threading.Lock()
         self._held: list[Worker] | None = None  # workers waiting for resume()
+        self._urgent: weakref.WeakSet[Worker] = weakref.WeakSet()  # urgent among the held
 
     def hold(self) -> None:
         """Queue new work instead of starting it, until :meth:`resume`.
@@ -112,11 +114,38 @@ class WorkerPool:
             if self._held is None:
                 self._held = []
 
-    def resume(self) -> None:
+    def resume(self, *, urgent_alone_ms: int = 0) -> None:
+        """Start the held work. With ``urgent_alone_ms``, urgent work starts first and the
+        rest when it has finished, or after that many milliseconds at the latest: at
+        start-up the database opens without the panels' loading competing for the GIL
+        (two pool threads, and every Python step of either holds it), yet a slow open
+        never keeps the panels empty for long."""
         with self._lock:
             held, self._held = self._held or [], None
-        for worker in held:
-            self.pool.start(worker)
+            urgent = [w for w in held if w in self._urgent]
+        rest = [w for w in held if w not in urgent]
+        if not urgent_alone_ms or not urgent or not rest:
+            for worker in held:
+                self.pool.start(worker, 1 if worker in urgent else 0)
+            return
+        for worker in urgent:
+            self.pool.start(worker, 1)
+        waiting = {id(w) for w in urgent}
+        started = []
+
+        def start_rest(finished=None) -> None:
+            waiting.discard(finished)
+            if started or (finished is not None and waiting):
+                return
+            started.append(True)
+            for worker in rest:
+                self.pool.start(worker)
+
+        for worker in urgent:
+            worker.signals.sig_work_finished.connect(lambda w=id(worker): start_rest(w))
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(urgent_alone_ms, start_rest)
 
     def start(self, worker: Worker, *, urgent: bool = False) -> Worker:
         """Run ``worker``; ``urgent`` work goes before the work already waiting (opening
@@ -127,6 +156,8 @@ class WorkerPool:
             held = self._held is not None
             if held:
                 self._held.insert(0, worker) if urgent else self._held.append(worker)
+                if urgent:
+                    self._urgent.add(worker)
         worker.signals.sig_work_finished.connect(lambda w=worker: self._forget(w))
         if not held:
             self.pool.start(worker, 1 if urgent else 0)

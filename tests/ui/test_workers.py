@@ -90,3 +90,38 @@ def test_urgent_work_runs_before_the_work_already_waiting(qtbot):
     pool.resume()
     qtbot.waitUntil(lambda: len(order) == 4, timeout=10_000)
     assert order == ["database", "explorer", "knowledge", "conversations"]
+
+
+def test_urgent_work_runs_alone_until_it_finishes_or_the_limit(qtbot):
+    """At start-up the database opens without the panels' loading beside it (on a
+    two-thread pool both would compete for the GIL); the rest starts once it is done."""
+    from lantide.ui.workers import WorkerPool
+
+    pool = WorkerPool(max_threads=2)
+    release = threading.Event()
+    events = []
+    pool.hold()
+    for n in ("knowledge", "conversations"):  # each notes whether the database was done
+        pool.submit(lambda _ctx, n=n: events.append((n, "database" in events)), name=n)
+    database = pool.submit(lambda _ctx: (release.wait(10), events.append("database")),
+                           name="database", urgent=True)
+    pool.resume(urgent_alone_ms=60_000)
+    qtbot.waitUntil(lambda: database in pool.running, timeout=5_000)
+    qtbot.wait(100)  # time for a free second thread to have started a panel, if it would
+    release.set()
+    qtbot.waitUntil(lambda: len(events) == 3, timeout=10_000)
+    # the second thread was free, yet the panels started only after the database
+    assert events[0] == "database"
+    assert sorted(events[1:]) == [("conversations", True), ("knowledge", True)]
+
+    # a slow database does not keep the panels waiting past the limit
+    slow = threading.Event()
+    pool.hold()
+    panel = pool.submit(lambda _ctx: events.append("late panel"), name="late panel")
+    pool.submit(lambda _ctx: slow.wait(10), name="slow database", urgent=True)
+    pool.resume(urgent_alone_ms=100)
+    with qtbot.waitSignal(panel.signals.sig_work_finished, timeout=5_000):
+        pass
+    assert events[-1] == "late panel" and not slow.is_set()
+    slow.set()
+    assert pool.wait(5_000)
