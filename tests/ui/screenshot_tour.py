@@ -18,8 +18,8 @@ from pathlib import Path
 
 SIZES = ((1024, 700), (1440, 900))
 THEMES = ("light", "dark")
-STATES = ("welcome", "plan", "sql", "source-run", "chat", "settings", "connections",
-          "knowledge", "palette", "agent-edit")
+STATES = ("welcome", "plan", "sql", "source-run", "chat", "settings", "settings-problem",
+          "connections", "knowledge", "palette", "agent-edit")
 CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
 
 
@@ -96,6 +96,15 @@ class Tour:
 
             self.dialog = SettingsDialog(self.services, w)
             self.dialog.show()
+        elif state == "settings-problem":  # a profile with a problem; the rest was saved
+            d = self.dialog
+            d.add_profile()
+            d.name_edit.setText("work")
+            d.name_edit.editingFinished.emit()
+            d.base_url.setCurrentText("llm.example.test/v1")
+            d.model_edit.setCurrentText("gpt-4o")
+            d.save()
+            _wait(self.app, lambda: d.profile_error.isVisible(), what="the profile's error")
         elif state == "connections":
             self.dialog.show_page("Connections")
             page = self.dialog.connections_page

@@ -296,10 +296,10 @@ class ChatPanel(QWidget):
     # already and this returns at once; a cold turn waits on the same import locks.
     def _warm_up_agent(self) -> None:
         self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
-                                     on_result=lambda _r: self._agent_loaded(),
+                                     on_result=self._agent_loaded,  # a slot: gone with us
                                      on_error=lambda exc: None)
 
-    def _agent_loaded(self) -> None:
+    def _agent_loaded(self, _result=None) -> None:
         self.agent_loaded = True
         self.sig_agent_loaded.emit()
 
