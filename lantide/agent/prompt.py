@@ -32,6 +32,7 @@ from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     EXECUTING, NO_PROJECT, PLANNING, PURPOSE_MAX_CHARS, ToolRegistry,
 )
+from lantide.agent.tools.step_tools import past_step_count
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
@@ -180,7 +181,8 @@ class PromptAssembler:
 
         analysis = analysis_state(ctx.conversation, getattr(project, "dirname", None))
         return render_summary(gather_facts(ctx.workspace, app, project,
-                                           ctx.services.cached_table_count(), analysis=analysis))
+                                           ctx.services.cached_table_count(), analysis=analysis,
+                                           past_steps=past_step_count(ctx)))
 
     # -- the active tab
     def active_tab(self, ctx: ToolContext, app: AppState, window: int) -> str:

@@ -3,7 +3,8 @@
 Time, workspace, focused project (Plan/Report file names, status), the active tab's type
 and whether it has unsaved edits, how many tabs are open, how many cached tables exist,
 the external databases, whether statistical analysis is approved (and since when, for
-what). No document text, no schemas: those come through tools. Every
+what), and how many query steps other conversations of the workspace hold (only when
+there are any: ``find_similar_steps`` finds them). No document text, no schemas: those come through tools. Every
 free-text value is capped, so a workspace of any size stays within about 300 tokens.
 """
 
@@ -52,6 +53,7 @@ class SummaryFacts:
     cached_tables: int | None
     external_databases: list[str]
     analysis: dict[str, Any] | None = None
+    past_steps: int = 0  # query steps of the workspace's other conversations
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -59,7 +61,7 @@ class SummaryFacts:
 
 def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
                  cached_tables: int | None, now: datetime | None = None,
-                 analysis: dict[str, Any] | None = None) -> SummaryFacts:
+                 analysis: dict[str, Any] | None = None, past_steps: int = 0) -> SummaryFacts:
     active = app.active
     names = [_cap(c.get("name") or c.get("kind") or "unnamed", 40) for c in workspace.connections]
     if len(names) > MAX_LISTED_DATABASES:
@@ -79,6 +81,7 @@ def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
         analysis=None if analysis is None else {
             "turn": analysis.get("turn"), "project": _cap(analysis.get("project") or "", 40),
             "reason": _cap(analysis.get("reason") or "", MAX_NAME_CHARS)},
+        past_steps=past_steps,
     )
 
 

@@ -15,9 +15,10 @@ from lantide.agent.tools.registry import (
 
 @lru_cache(maxsize=1)
 def default_registry() -> ToolRegistry:
-    from lantide.agent.tools import doc_tools, query_tools, workspace_tools
+    from lantide.agent.tools import doc_tools, query_tools, step_tools, workspace_tools
 
-    return ToolRegistry([*workspace_tools.TOOLS, *query_tools.TOOLS, *doc_tools.TOOLS])
+    return ToolRegistry([*workspace_tools.TOOLS, *query_tools.TOOLS, *doc_tools.TOOLS,
+                         *step_tools.TOOLS])
 
 
 __all__ = ["ALL_STATES", "EXECUTING", "NO_PROJECT", "PLANNING", "Tool", "ToolOutcome",

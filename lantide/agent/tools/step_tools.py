@@ -1,0 +1,82 @@
+"""``find_similar_steps``: the workspace's earlier query steps most like a question.
+
+Offered once there is a past step to find (a new workspace pays no schema tokens for it);
+the Context Summary says how many there are. Nothing is put into the prompt unasked.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lantide.agent.step_index import MAX_LIMIT, SQL_CHARS_RETURNED, StepIndex, step_index_for
+from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.registry import Tool, params, tool_error
+
+log = logging.getLogger(__name__)
+
+
+def step_index(ctx: ToolContext) -> StepIndex:
+    return step_index_for(ctx.workspace.lantide_dir, ctx.workspace.ledger_dir)
+
+
+def _tables(sql: str) -> list[str]:
+    from lantide.query import guard
+
+    try:
+        return sorted({".".join(t.parts) for t in guard.check(sql).tables})
+    except Exception:  # noqa: BLE001 - a step's SQL from an older version may not parse now
+        return []
+
+
+def find_similar_steps(ctx: ToolContext, args: dict) -> dict[str, Any]:
+    from lantide.agent.ledger import Ledger, StepNotFoundError
+
+    query = args["query"].strip()
+    if not query:
+        return tool_error("BAD_ARGUMENTS", "query is empty",
+                          "Describe the question or the numbers you are after.")
+    hits = step_index(ctx).search(query, args.get("limit", 5))
+    steps = []
+    for hit in hits:
+        try:
+            step = Ledger(ctx.workspace.ledger_dir, hit["conversation_id"]).step(hit["step_id"])
+        except StepNotFoundError:  # changed since the index last caught up
+            continue
+        sql = step.get("sql") or ""
+        found = {"conversation_id": hit["conversation_id"], "step_id": hit["step_id"],
+                 "at": step.get("at"), "purpose": step.get("purpose"),
+                 "summary": step.get("summary"), "evidence": step.get("evidence"),
+                 "row_count": step.get("row_count"), "tables": _tables(sql),
+                 "sql": sql[:SQL_CHARS_RETURNED]}
+        if len(sql) > SQL_CHARS_RETURNED:
+            found["sql_truncated"] = True
+        if step.get("summary_status") == "patched":
+            found["summary_corrected"] = True
+        steps.append(found)
+    return {"query": query, "steps": steps,
+            "note": "Past steps of this workspace, best match first; their numbers are "
+                    "from when they ran: run the query again before stating a number."}
+
+
+def past_step_count(ctx: ToolContext) -> int:
+    """Query steps in the workspace's other conversations (0 when the index cannot be
+    read or written: then there is no tool either)."""
+    try:
+        return step_index(ctx).count(excluding=ctx.ledger.conversation_id)
+    except Exception as exc:  # noqa: BLE001 - a cache must not stop a turn
+        log.warning("past steps not counted: %s", exc)
+        return 0
+
+
+def has_past_steps(ctx: ToolContext) -> bool:
+    return past_step_count(ctx) > 0
+
+
+TOOLS = [
+    Tool("find_similar_steps",
+         params({"query": {"type": "string", "minLength": 1, "maxLength": 500},
+                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}},
+                ("query",)),
+         find_similar_steps, available=has_past_steps, on_demand=frozenset({"limit"})),
+]
