@@ -1,7 +1,7 @@
 """User settings in the platform's user config directory.
 
 ``settings.json`` holds model profiles (primary and secondary), recent workspaces, query
-limits, agent limits and appearance. It never holds an API key: keys live in the system
+limits, agent limits, appearance and the update check (feed URL, weekly). It never holds an API key: keys live in the system
 keyring (:mod:`lantide.workspace.secrets`) or the environment. ``OPENAI_BASE_URL``,
 ``OPENAI_API_KEY`` and ``LANTIDE_MODEL`` override the active profile.
 """

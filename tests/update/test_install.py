@@ -1,0 +1,158 @@
+"""Handing the verified download to the installer: the tarball unpacked beside the old
+version and switched to at the next start; the .deb, .exe and .dmg to the platform."""
+
+import io
+import os
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from lantide.update import install
+from lantide.update.errors import InstallError
+from lantide.update.install import (CURRENT, NEXT, apply_pending_switch, install_update,
+                                    stage_tarball)
+
+
+def make_bundle(root: Path, version: str) -> Path:
+    folder = root / f"lantide-{version}"
+    folder.mkdir(parents=True)
+    (folder / "lantide").write_text(f"#!/bin/sh\necho {version}\n")
+    (folder / "lantide").chmod(0o755)
+    return folder
+
+
+def make_tarball(path: Path, version: str, extra: dict[str, bytes] | None = None) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        members = {f"lantide-{version}/lantide": f"#!/bin/sh\necho {version}\n".encode(),
+                   f"lantide-{version}/_internal/lib.so": b"\0" * 100, **(extra or {})}
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o755
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_the_tarball_is_unpacked_beside_the_old_version_and_switched_on_restart(tmp_path):
+    root = tmp_path / "apps"
+    old = make_bundle(root, "0.1.0")
+    (root / CURRENT).symlink_to(old.name)
+    archive = make_tarball(tmp_path / "update.tar.gz", "0.2.0")
+
+    outcome = install_update(archive, "0.2.0", kind="linux-tar", install_root=root)
+    new = root / "lantide-0.2.0"
+    assert (new / "lantide").read_text() == "#!/bin/sh\necho 0.2.0\n"
+    assert (new / "lantide").stat().st_mode & 0o100
+    assert (old / "lantide").read_text() == "#!/bin/sh\necho 0.1.0\n"  # untouched
+    assert os.readlink(root / CURRENT) == "lantide-0.1.0"  # not switched while running
+    assert outcome.restart_to_finish and str(new) in outcome.message
+    assert sorted(p.name for p in root.iterdir()) == sorted(
+        [NEXT, CURRENT, "lantide-0.1.0", "lantide-0.2.0"])  # no temporary folder left
+
+    assert apply_pending_switch(root) == new  # the next start
+    assert os.readlink(root / CURRENT) == "lantide-0.2.0"
+    assert not (root / NEXT).is_symlink()
+    assert (root / CURRENT / "lantide").read_text().endswith("0.2.0\n")
+    assert apply_pending_switch(root) is None  # once
+
+
+def test_the_first_switch_creates_current(tmp_path):
+    root = tmp_path / "apps"
+    make_bundle(root, "0.1.0")  # unpacked by hand: no current link yet
+    stage_tarball(make_tarball(tmp_path / "u.tgz", "0.2.0"), root, "0.2.0")
+    assert apply_pending_switch(root) == root / "lantide-0.2.0"
+    assert os.readlink(root / CURRENT) == "lantide-0.2.0"
+
+
+def test_a_folder_of_the_user_named_current_is_left_alone(tmp_path):
+    root = tmp_path / "apps"
+    (root / CURRENT).mkdir(parents=True)
+    (root / CURRENT / "notes.txt").write_text("mine")
+    stage_tarball(make_tarball(tmp_path / "u.tgz", "0.2.0"), root, "0.2.0")
+    assert apply_pending_switch(root) is None
+    assert (root / CURRENT / "notes.txt").read_text() == "mine"
+
+
+def test_an_existing_version_folder_is_not_unpacked_over(tmp_path):
+    root = tmp_path / "apps"
+    existing = make_bundle(root, "0.2.0")
+    (existing / "mine.txt").write_text("kept")
+    with pytest.raises(InstallError, match="already exists"):
+        stage_tarball(make_tarball(tmp_path / "u.tgz", "0.2.0"), root, "0.2.0")
+    assert (existing / "mine.txt").read_text() == "kept"
+    assert not (root / NEXT).is_symlink()
+
+
+@pytest.mark.parametrize("extra, why", [
+    ({"../escaped.txt": b"x"}, "could not be unpacked"),
+    ({"/tmp/absolute-lantide-test.txt": b"x"}, "not a Lantide bundle"),  # made relative
+    ({"second-folder/x": b"x"}, "not a Lantide bundle"),
+])
+def test_a_hostile_or_wrong_tarball_changes_nothing(tmp_path, extra, why):
+    root = tmp_path / "apps"
+    make_bundle(root, "0.1.0")
+    archive = make_tarball(tmp_path / "u.tgz", "0.2.0", extra)
+    with pytest.raises(InstallError, match=why):
+        stage_tarball(archive, root, "0.2.0")
+    assert sorted(p.name for p in root.iterdir()) == ["lantide-0.1.0"]
+    assert not (tmp_path / "escaped.txt").exists()
+    assert not Path("/tmp/absolute-lantide-test.txt").exists()
+
+
+def test_a_garbage_tarball_changes_nothing(tmp_path):
+    root = tmp_path / "apps"
+    make_bundle(root, "0.1.0")
+    archive = tmp_path / "u.tgz"
+    archive.write_bytes(b"not a tarball at all")
+    with pytest.raises(InstallError, match="could not be unpacked"):
+        stage_tarball(archive, root, "0.2.0")
+    assert sorted(p.name for p in root.iterdir()) == ["lantide-0.1.0"]
+
+
+@pytest.mark.parametrize("kind, command", [
+    ("linux-deb", ["xdg-open", "{path}"]),
+    ("windows", ["{path}"]),
+    ("macos", ["open", "{path}"]),
+])
+def test_packages_go_to_the_platform_s_installer(tmp_path, kind, command):
+    path = tmp_path / "lantide-0.2.0.pkg"
+    path.write_bytes(b"x")
+    launched = []
+    outcome = install_update(path, "0.2.0", kind=kind, launcher=launched.append)
+    assert launched == [[c.format(path=path) for c in command]]
+    assert outcome.quit_to_finish == (kind == "windows")
+
+
+def test_a_missing_system_installer_gives_the_command_to_run(tmp_path):
+    path = tmp_path / "lantide_0.2.0_amd64.deb"
+    path.write_bytes(b"x")
+
+    def no_xdg_open(command):
+        raise FileNotFoundError(2, "No such file or directory")
+
+    with pytest.raises(InstallError) as err:
+        install_update(path, "0.2.0", kind="linux-deb", launcher=no_xdg_open)
+    assert f"sudo apt install {path}" in err.value.hint
+    assert path.exists()  # kept for installing by hand
+
+
+def test_a_copy_run_from_python_is_not_installed_over(tmp_path):
+    path = tmp_path / "x.tar.gz"
+    path.write_bytes(b"x")
+    with pytest.raises(InstallError, match="runs from Python"):
+        install_update(path, "0.2.0", kind="source")
+
+
+def test_the_kind_of_installation(monkeypatch, tmp_path):
+    monkeypatch.delattr(sys, "frozen", raising=False)
+    assert install.install_kind() == "source"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(sys, "executable", "/opt/lantide/lantide")
+    assert install.install_kind() == "linux-deb"
+    exe = make_bundle(tmp_path / "apps", "0.1.0") / "lantide"
+    monkeypatch.setattr(sys, "executable", str(exe))
+    assert install.install_kind() == "linux-tar"
+    assert install.tar_install_root() == (tmp_path / "apps").resolve()
+    assert install.asset_key("linux-tar", "x86_64") == "linux-tar-x86_64"
