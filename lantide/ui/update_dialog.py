@@ -9,6 +9,7 @@ anything on disk but Lantide's own download folder.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,8 @@ def install(context, path: Path, version: str, kind: str | None, root: Path | No
     return install_update(path, version, kind=kind, install_root=root, launcher=launcher)
 
 
-def _megabytes(n: int) -> str:
-    return f"{n / 1e6:,.1f} MB"
+def _size(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB" if n >= 1e6 else f"{max(1, round(n / 1e3)):,} KB"
 
 
 class UpdateDialog(QDialog):
@@ -69,7 +70,7 @@ class UpdateDialog(QDialog):
         self.setObjectName("UpdateDialog")
         self.setWindowTitle("Check for Updates — Lantide")
         self.setMinimumWidth(520)
-        self.resize(640, 500)
+        self.resize(640, 150)  # grows when there are release notes to show
         self.workers = workers
         self.feed_url = feed_url
         self._options = dict(keys=keys, current=current, kind=kind, asset_key=asset_key,
@@ -97,26 +98,27 @@ class UpdateDialog(QDialog):
         self.detail = QLabel(self)
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        text = QVBoxLayout()
-        text.setSpacing(4)
-        text.addWidget(self.headline)
-        text.addWidget(self.detail)
-        head = QHBoxLayout()
-        head.setSpacing(14)
-        head.addWidget(logo, 0, Qt.AlignmentFlag.AlignTop)
-        head.addLayout(text, 1)
-        self.notes_title = QLabel("<b>What's new</b>", self)
-        self.notes = QTextBrowser(self)
-        self.notes.setObjectName("UpdateNotes")
-        self.notes.setOpenExternalLinks(True)
-        self.notes.setOpenLinks(True)
-        self.progress = QProgressBar(self)
-        self.progress.setTextVisible(False)
-        self.progress_label = QLabel(self)
         self.error = QLabel(self)
         self.error.setObjectName("UpdateError")
         self.error.setWordWrap(True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text = QVBoxLayout()
+        text.setSpacing(6)
+        text.addWidget(self.headline)
+        text.addWidget(self.detail)
+        text.addWidget(self.error)
+        head = QHBoxLayout()
+        head.setSpacing(14)
+        head.addWidget(logo, 0, Qt.AlignmentFlag.AlignTop)
+        head.addLayout(text, 1)
+        self.notes_title = QLabel("<b>Release notes</b>", self)
+        self.notes = QTextBrowser(self)
+        self.notes.setObjectName("UpdateNotes")
+        self.notes.setOpenExternalLinks(True)
+        self.notes.document().setDocumentMargin(10)
+        self.progress = QProgressBar(self)
+        self.progress.setTextVisible(False)
+        self.progress_label = QLabel(self)
         self.buttons = QDialogButtonBox(self)
         self.install_button = QPushButton(icon("run"), "Download and Install", self)
         self.install_button.clicked.connect(self.start_download)
@@ -124,6 +126,8 @@ class UpdateDialog(QDialog):
         self.retry_button.clicked.connect(self.start_check)
         self.quit_button = QPushButton("Quit Lantide", self)
         self.quit_button.clicked.connect(self._quit_app)
+        self.restart_button = QPushButton(icon("refresh"), "Restart Now", self)
+        self.restart_button.clicked.connect(self.restart)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.clicked.connect(self.cancel_work)
         self.close_button = QPushButton("Close", self)
@@ -131,6 +135,7 @@ class UpdateDialog(QDialog):
         for button, role in ((self.install_button, QDialogButtonBox.ButtonRole.AcceptRole),
                              (self.retry_button, QDialogButtonBox.ButtonRole.ActionRole),
                              (self.quit_button, QDialogButtonBox.ButtonRole.AcceptRole),
+                             (self.restart_button, QDialogButtonBox.ButtonRole.AcceptRole),
                              (self.cancel_button, QDialogButtonBox.ButtonRole.RejectRole),
                              (self.close_button, QDialogButtonBox.ButtonRole.RejectRole)):
             self.buttons.addButton(button, role)
@@ -141,10 +146,8 @@ class UpdateDialog(QDialog):
         layout.addWidget(self.notes, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.progress_label)
-        layout.addWidget(self.error)
-        layout.addStretch(0)
+        layout.addStretch(0)  # takes the height while the notes are hidden
         layout.addWidget(self.buttons)
-        self._apply_error_color()
 
     # -- states ----------------------------------------------------------------------------
     def _show_state(self, state: str) -> None:
@@ -161,15 +164,34 @@ class UpdateDialog(QDialog):
         self.retry_button.setVisible(state == FAILED and self.check is None)
         self.quit_button.setVisible(state == DONE and bool(self.outcome and
                                                            self.outcome.quit_to_finish))
+        self.restart_button.setVisible(state == DONE and bool(self.outcome and
+                                                              self.outcome.tar_root))
         self.cancel_button.setVisible(busy)
         self.cancel_button.setEnabled(state != INSTALLING)  # an unpack runs to its end
         self.close_button.setVisible(not busy)
         if state != FAILED:
             self.error.hide()
-        default = {AVAILABLE: self.install_button, DONE: self.quit_button
-                   if self.quit_button.isVisible() else self.close_button}.get(state)
-        for button in (self.install_button, self.quit_button, self.close_button):
+        finish = next((b for b in (self.quit_button, self.restart_button) if b.isVisibleTo(self)),
+                      self.close_button)
+        default = {AVAILABLE: self.install_button, DONE: finish}.get(state, self.close_button)
+        for button in (self.install_button, self.quit_button, self.restart_button,
+                       self.close_button):
             button.setDefault(button is default)
+        if has_notes and self.height() < 440:
+            self._grow(480)
+
+    def _grow(self, height: int) -> None:
+        """Taller, about the same centre, inside the screen (the notes need the room)."""
+        centre = self.frameGeometry().center()
+        self.resize(max(self.width(), 640), height)
+        if not self.isVisible() or self.screen() is None:
+            return
+        frame, screen = self.frameGeometry(), self.screen().availableGeometry()
+        x = min(max(centre.x() - frame.width() // 2, screen.left()),
+                screen.right() - frame.width())
+        y = min(max(centre.y() - frame.height() // 2, screen.top()),
+                screen.bottom() - frame.height())
+        self.move(x, y)
 
     def _set_head(self, headline: str, detail: str = "") -> None:
         self.headline.setText(headline)
@@ -201,7 +223,7 @@ class UpdateDialog(QDialog):
             self._show_state(UP_TO_DATE)
             return
         self._set_head(check.message, f"Released {feed.date} · download "
-                                      f"{_megabytes(check.asset.size)}")
+                                      f"{_size(check.asset.size)}")
         self._show_state(AVAILABLE)
 
     # -- download and install ------------------------------------------------------------
@@ -216,6 +238,8 @@ class UpdateDialog(QDialog):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress_label.setText(f"Downloading {asset.file_name}…")
+        self._set_head(f"Downloading Lantide {self.check.feed.version}…",
+                       f"{asset.file_name}, {_size(asset.size)}")
         self._show_state(DOWNLOADING)
         self.worker = self.workers.submit(download, job, on_result=self._downloaded,
                                           on_error=self._failed, on_progress=self._progress,
@@ -224,12 +248,13 @@ class UpdateDialog(QDialog):
     def _progress(self, value: Any) -> None:
         done, total = value
         self.progress.setValue(int(1000 * done / total) if total else 0)
-        self.progress_label.setText(f"Downloading: {_megabytes(done)} of {_megabytes(total)}")
+        self.progress_label.setText(f"{_size(done)} of {_size(total)}")
 
     def _downloaded(self, path: Path) -> None:
         o = self._options
         self.progress.setRange(0, 0)
-        self.progress_label.setText("Verified (SHA-256 matches the signed feed). Installing…")
+        self.progress_label.setText("The download matches the signed release feed (SHA-256).")
+        self._set_head(f"Installing Lantide {self.check.feed.version}…")
         self._show_state(INSTALLING)
         self.worker = self.workers.submit(install, path, self.check.feed.version, o["kind"],
                                           o["install_root"], o["launcher"],
@@ -255,8 +280,9 @@ class UpdateDialog(QDialog):
                                                  f"installed; you can download it again.")
         else:
             self._set_head(f"Lantide {self.check.feed.version} was not installed")
-        self.error.setText(html.escape(message) + (f"<br><br>{html.escape(hint)}" if hint
-                                                    else ""))
+        self.error.setText(f"<span style='color:{colors().danger.name()}'>"
+                           f"{html.escape(message)}</span>"
+                           + (f"<br><br>{html.escape(hint)}" if hint else ""))
         self.error.setVisible(not cancelled)
         self._show_state(FAILED)
         if cancelled or (self.check is not None and self.check.asset is not None):
@@ -269,15 +295,30 @@ class UpdateDialog(QDialog):
         if self.state == CHECKING:  # the check has a short timeout; stop waiting for it
             self.reject()
 
-    def _quit_app(self) -> None:
+    def _quit_app(self) -> bool:
+        """Close the main window (it asks about unsaved tabs); False if it stayed open."""
         from PySide6.QtWidgets import QApplication
 
-        self.accept()
         window = self.parentWidget().window() if self.parentWidget() else None
-        if window is not None:
-            window.close()
-        else:
+        if window is not None and not window.close():
+            return False
+        self.accept()
+        if window is None:
             QApplication.quit()
+        return True
+
+    def restart(self) -> None:
+        """A tarball install: switch to the unpacked version and start it, then quit."""
+        from lantide.update.install import restart_into
+
+        if not self._quit_app():
+            return
+        try:
+            restart_into(self.outcome.tar_root, self._options["launcher"])
+        except Exception as exc:  # noqa: BLE001 - the app is closing: say it on stderr
+            import sys
+
+            sys.stderr.write(f"lantide: {getattr(exc, 'message', exc)}\n")
 
     def reject(self) -> None:
         if self.worker is not None and self.state == DOWNLOADING:
@@ -285,10 +326,9 @@ class UpdateDialog(QDialog):
         super().reject()
 
     # -- theme -------------------------------------------------------------------------------
-    def _apply_error_color(self) -> None:
-        self.error.setStyleSheet(f"QLabel#UpdateError {{ color: {colors().danger.name()}; }}")
-
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
-        if theme_switched(self, event):
-            self._apply_error_color()
+        if theme_switched(self, event) and self.error.isVisibleTo(self):
+            text = self.error.text()  # the message's colour is the theme's danger colour
+            self.error.setText(re.sub(r"color:#[0-9a-f]{6}", f"color:{colors().danger.name()}",
+                                      text, count=1))

@@ -42,6 +42,7 @@ class InstallOutcome:
     message: str
     quit_to_finish: bool = False  # the installer needs the app closed (Windows)
     restart_to_finish: bool = False  # the new version starts at the next start
+    tar_root: Path | None = None  # a tarball install: where restart_into switches
 
 
 def install_kind() -> str:
@@ -88,7 +89,7 @@ def install_update(path: Path, version: str, *, kind: str | None = None,
         return InstallOutcome(
             f"Lantide {version} is unpacked in {folder}. It takes over when you restart "
             f"Lantide (start it from {folder.parent / CURRENT / 'lantide'}); this version "
-            f"stays in its folder.", restart_to_finish=True)
+            f"stays in its folder.", restart_to_finish=True, tar_root=folder.parent)
     if kind == "source":
         raise InstallError(
             f"This copy of Lantide runs from Python (pip or a source checkout), so the "
@@ -157,6 +158,18 @@ def _point(link: Path, target_name: str) -> None:
     temporary.unlink(missing_ok=True)
     temporary.symlink_to(target_name, target_is_directory=True)
     os.replace(temporary, link)
+
+
+def restart_into(root: Path, launcher: Launcher | None = None) -> Path:
+    """Switch a tarball install to its staged version and start it; the caller quits."""
+    apply_pending_switch(root)
+    program = Path(root) / CURRENT / "lantide"
+    try:
+        (launcher or _default_launcher)([str(program)])
+    except OSError as exc:
+        raise InstallError(f"{program} could not be started ({exc.strerror or exc}).",
+                           hint=f"Start {program} yourself.") from None
+    return program
 
 
 def apply_pending_switch(root: Path) -> Path | None:

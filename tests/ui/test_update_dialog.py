@@ -128,7 +128,7 @@ def test_cancel_mid_download_stops_it_and_offers_to_download_again(qtbot, pool, 
     dialog.install_button.click()
     qtbot.waitUntil(lambda: dialog.progress.value() > 0, timeout=15_000)
     assert dialog.state == DOWNLOADING and dialog.cancel_button.isVisible()
-    assert "of 0.5 MB" in dialog.progress_label.text()
+    assert dialog.progress_label.text().endswith(" of 524 KB")
     dialog.cancel_button.click()
     wait_state(qtbot, dialog, FAILED)
     assert dialog.headline.text() == "Download cancelled"
@@ -256,3 +256,24 @@ def test_the_start_switches_a_tarball_install_to_the_staged_version(installed_ta
     assert _weekly(UpdateSettings(check_weekly=False)) is None
     assert os.readlink(installed_tar / CURRENT) == "lantide-0.2.0"
     assert not (installed_tar / NEXT).is_symlink()
+
+
+def test_restart_now_switches_a_tarball_install_and_starts_the_new_version(
+        qtbot, pool, tar_release, tmp_path):
+    from PySide6.QtWidgets import QWidget
+
+    host = QWidget()  # stands in for the main window the dialog closes
+    qtbot.addWidget(host)
+    host.show()
+    launched = []
+    dialog = open_dialog(qtbot, pool, tar_release, tmp_path, launcher=launched.append,
+                         parent=host)
+    wait_state(qtbot, dialog, AVAILABLE)
+    dialog.install_button.click()
+    wait_state(qtbot, dialog, DONE, FAILED)
+    assert dialog.restart_button.isVisible() and dialog.restart_button.isDefault()
+    root = tmp_path / "apps"
+    dialog.restart_button.click()
+    assert launched == [[str(root / CURRENT / "lantide")]]
+    assert os.readlink(root / CURRENT) == f"lantide-{VERSION}"
+    assert not host.isVisible()  # the running version closes
