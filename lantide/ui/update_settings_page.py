@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QLineEdit, QWidget
 
+from lantide.ui.theme import colors
 from lantide.workspace.settings import UpdateSettings
 
 
@@ -29,7 +30,7 @@ class UpdateSettingsPage(QWidget):
                       "installed only when it is signed with Lantide's release key, which "
                       "ships with the app and cannot be changed here.", self)
         note.setWordWrap(True)
-        note.setEnabled(False)  # muted, like the other pages' notes
+        note.setStyleSheet(f"color: {colors().muted.name()};")
         form = QFormLayout(self)
         form.addRow("Release feed URL", self.feed_edit)
         form.addRow("", self.weekly_check)
