@@ -70,7 +70,8 @@ class AssetDownload:
         self.asset = asset
         self.folder = Path(folder)
         self.target = self.folder / asset.file_name
-        self.part = self.folder / (asset.file_name + ".part")
+        # one .part per process: two Lantide windows downloading at once never mix bytes
+        self.part = self.folder / f"{asset.file_name}.{os.getpid()}.part"
         self._cancelled = threading.Event()
         self._response = None
         self._lock = threading.Lock()

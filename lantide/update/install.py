@@ -145,7 +145,12 @@ def stage_tarball(archive: Path, root: Path, version: str) -> Path:
             raise InstallError(f"The update {archive} is not a Lantide bundle (one folder "
                                f"holding the lantide program); nothing was changed.",
                                hint="Download Lantide from its web site.")
-        os.rename(tops[0], target)
+        try:
+            os.rename(tops[0], target)
+        except OSError:  # another Lantide unpacked the same version meanwhile
+            raise InstallError(f"{target} appeared while the update was unpacked; the update "
+                               f"was not unpacked over it.",
+                               hint="Check for updates again in a moment.") from None
     finally:
         shutil.rmtree(unpacking, ignore_errors=True)  # our own temporary folder
     _point(root / NEXT, target.name)

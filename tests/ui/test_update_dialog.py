@@ -277,3 +277,24 @@ def test_restart_now_switches_a_tarball_install_and_starts_the_new_version(
     assert launched == [[str(root / CURRENT / "lantide")]]
     assert os.readlink(root / CURRENT) == f"lantide-{VERSION}"
     assert not host.isVisible()  # the running version closes
+
+
+def test_the_weekly_check_on_start_offers_the_update_in_the_message_bar(qtbot, main_window,
+                                                                       installed_tar, server,
+                                                                       monkeypatch):
+    from lantide.ui.update_check import check_on_start
+    from lantide.update.install import machine
+
+    release = Release(server, version="99.0", asset_key=f"linux-tar-{machine()}")
+    monkeypatch.setenv(DEV_KEY_ENV, release.public_text)
+    main_window.services.settings.updates.feed_url = release.feed_url
+    check_on_start(main_window)
+    bar = main_window.message_bar
+    qtbot.waitUntil(lambda: "Lantide 99.0 is available" in bar.text(), timeout=15_000)
+    assert bar.action_button.text() == "What's New…"
+    bar.action_button.click()
+    dialog = main_window.update_dialog
+    wait_state(qtbot, dialog, AVAILABLE, FAILED)
+    assert dialog.state == AVAILABLE, dialog.error.text()
+    assert "Faster." in dialog.notes.toPlainText()
+    dialog.close()

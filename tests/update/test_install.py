@@ -156,3 +156,21 @@ def test_the_kind_of_installation(monkeypatch, tmp_path):
     assert install.install_kind() == "linux-tar"
     assert install.tar_install_root() == (tmp_path / "apps").resolve()
     assert install.asset_key("linux-tar", "x86_64") == "linux-tar-x86_64"
+
+
+def test_a_version_folder_appearing_mid_unpack_is_not_replaced(tmp_path, monkeypatch):
+    root = tmp_path / "apps"
+    make_bundle(root, "0.1.0")
+    archive = make_tarball(tmp_path / "u.tgz", "0.2.0")
+    real_open = tarfile.open
+
+    def open_then_race(*args, **kwargs):  # a second Lantide finishes first
+        other = make_bundle(root, "0.2.0")
+        (other / "theirs.txt").write_text("kept")
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(tarfile, "open", open_then_race)
+    with pytest.raises(InstallError, match="appeared while the update was unpacked"):
+        stage_tarball(archive, root, "0.2.0")
+    assert (root / "lantide-0.2.0" / "theirs.txt").read_text() == "kept"
+    assert sorted(p.name for p in root.iterdir()) == ["lantide-0.1.0", "lantide-0.2.0"]
