@@ -62,6 +62,12 @@ def fetch_feed(url: str, timeout: float = FEED_TIMEOUT) -> bytes:
     return raw
 
 
+def _socket_of(response):
+    """The socket under an http.client response (None when it is gone or unknown)."""
+    raw = getattr(getattr(response, "fp", None), "raw", None)
+    return getattr(raw, "_sock", None)
+
+
 class AssetDownload:
     """One download of a feed's asset; :meth:`cancel` may be called from any thread and
     takes effect even while a read is waiting for the server."""
@@ -81,13 +87,17 @@ class AssetDownload:
         return self._cancelled.is_set()
 
     def cancel(self) -> None:
+        """Stop the download; returns at once (it runs on the UI thread)."""
         self._cancelled.set()
         with self._lock:
             response = self._response
-        if response is not None:
+        sock = _socket_of(response)
+        if sock is not None:
+            # Shut the socket down rather than close the response: closing waits for the
+            # lock the blocked read holds, i.e. for the server; a shutdown wakes the read.
             try:
-                response.close()  # a blocked read returns at once
-            except Exception:  # noqa: BLE001 - closing is best effort; the flag is set
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # already closed: the read is over anyway
                 pass
 
     def run(self, progress: Progress | None = None) -> Path:

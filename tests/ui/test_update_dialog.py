@@ -131,6 +131,7 @@ def test_cancel_mid_download_stops_it_and_offers_to_download_again(qtbot, pool, 
     assert dialog.progress_label.text().endswith(" of 524 KB")
     dialog.cancel_button.click()
     wait_state(qtbot, dialog, FAILED)
+    assert not route.finished.is_set()  # the UI did not wait for the stalled server
     assert dialog.headline.text() == "Download cancelled"
     assert not dialog.error.isVisible()
     assert dialog.install_button.text() == "Download Again" and dialog.install_button.isVisible()

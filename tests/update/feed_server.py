@@ -22,6 +22,7 @@ class Route:
     content_length: int | None = None  # None: the body's length; -1: no header
     stall_after: int | None = None  # bytes sent before waiting for `release`
     release: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)  # stall over, all sent
 
 
 class FeedServer:
@@ -49,6 +50,7 @@ class FeedServer:
                     self.wfile.write(route.body[:route.stall_after])
                     self.wfile.flush()
                     route.release.wait(20)
+                    route.finished.set()
                     self.wfile.write(route.body[route.stall_after:])
                 except (BrokenPipeError, ConnectionResetError):
                     pass

@@ -95,6 +95,7 @@ def test_cancel_stops_a_download_waiting_for_the_server(feed_server, tmp_path):
     download.cancel()
     worker.join(5)
     assert not worker.is_alive(), "cancel did not stop the blocked read"
+    assert not route.finished.is_set(), "cancel waited for the stalled server to go on"
     assert isinstance(outcome["error"], DownloadCancelled)
     assert list(tmp_path.iterdir()) == []
     assert not download.target.exists()
