@@ -133,6 +133,12 @@ def stage_tarball(archive: Path, root: Path, version: str) -> Path:
     unpacking = root / f".lantide-{version}.unpacking-{os.getpid()}"
     try:
         unpacking.mkdir(parents=True)
+    except OSError as exc:
+        raise InstallError(f"Lantide cannot write beside itself in {root} ({exc.strerror or exc}), "
+                           f"so the update was not unpacked; the download is kept in {archive}.",
+                           hint=f"Unpack it yourself where you have Lantide: tar -xzf {archive} "
+                                f"-C {root}") from None
+    try:
         try:
             with tarfile.open(archive, "r:*") as tar:
                 tar.extractall(unpacking, filter="data")  # no links or paths out of it
@@ -153,7 +159,12 @@ def stage_tarball(archive: Path, root: Path, version: str) -> Path:
                                hint="Check for updates again in a moment.") from None
     finally:
         shutil.rmtree(unpacking, ignore_errors=True)  # our own temporary folder
-    _point(root / NEXT, target.name)
+    try:
+        _point(root / NEXT, target.name)
+    except OSError as exc:
+        raise InstallError(f"Lantide {version} is unpacked in {target}, but it could not be "
+                           f"marked for the next start ({exc.strerror or exc}).",
+                           hint=f"Start it from {target / 'lantide'}.") from None
     return target
 
 

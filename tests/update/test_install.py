@@ -174,3 +174,14 @@ def test_a_version_folder_appearing_mid_unpack_is_not_replaced(tmp_path, monkeyp
         stage_tarball(archive, root, "0.2.0")
     assert (root / "lantide-0.2.0" / "theirs.txt").read_text() == "kept"
     assert sorted(p.name for p in root.iterdir()) == ["lantide-0.1.0", "lantide-0.2.0"]
+
+
+def test_an_install_folder_lantide_cannot_write_to_is_a_clear_error(tmp_path):
+    root = tmp_path / "apps"
+    root.write_text("not a folder")  # as root the tests cannot make a folder read-only
+    archive = make_tarball(tmp_path / "u.tgz", "0.2.0")
+    with pytest.raises(InstallError) as err:
+        stage_tarball(archive, root, "0.2.0")
+    assert "cannot write beside itself" in err.value.message
+    assert f"tar -xzf {archive} -C {root}" in err.value.hint
+    assert root.read_text() == "not a folder" and archive.exists()
