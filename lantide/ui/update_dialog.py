@@ -97,6 +97,8 @@ class UpdateDialog(QDialog):
         self.headline.setFont(font)
         self.detail = QLabel(self)
         self.detail.setWordWrap(True)
+        for label in (self.headline, self.detail):  # they show URLs and paths as typed
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error = QLabel(self)
         self.error.setObjectName("UpdateError")
