@@ -17,7 +17,7 @@ from lantide.update.fetch import CHUNK
 from lantide.update.install import CURRENT, NEXT, apply_pending_switch
 from lantide.update.keys import DEV_KEY_ENV
 from tests.update.feed_server import FeedServer, Release, Route
-from tests.update.test_install import make_bundle, make_tarball
+from tests.update.bundles import make_bundle, make_tarball
 
 VERSION = "9.1.0"
 

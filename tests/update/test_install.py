@@ -1,7 +1,6 @@
 """Handing the verified download to the installer: the tarball unpacked beside the old
 version and switched to at the next start; the .deb, .exe and .dmg to the platform."""
 
-import io
 import os
 import sys
 import tarfile
@@ -13,25 +12,7 @@ from lantide.update import install
 from lantide.update.errors import InstallError
 from lantide.update.install import (CURRENT, NEXT, apply_pending_switch, install_update,
                                     stage_tarball)
-
-
-def make_bundle(root: Path, version: str) -> Path:
-    folder = root / f"lantide-{version}"
-    folder.mkdir(parents=True)
-    (folder / "lantide").write_text(f"#!/bin/sh\necho {version}\n")
-    (folder / "lantide").chmod(0o755)
-    return folder
-
-
-def make_tarball(path: Path, version: str, extra: dict[str, bytes] | None = None) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
-        members = {f"lantide-{version}/lantide": f"#!/bin/sh\necho {version}\n".encode(),
-                   f"lantide-{version}/_internal/lib.so": b"\0" * 100, **(extra or {})}
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), 0o755
-            tar.addfile(info, io.BytesIO(data))
-    return path
+from tests.update.bundles import make_bundle, make_tarball
 
 
 def test_the_tarball_is_unpacked_beside_the_old_version_and_switched_on_restart(tmp_path):
