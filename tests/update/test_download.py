@@ -99,3 +99,16 @@ def test_cancel_stops_a_download_waiting_for_the_server(feed_server, tmp_path):
     assert isinstance(outcome["error"], DownloadCancelled)
     assert list(tmp_path.iterdir()) == []
     assert not download.target.exists()
+
+
+def test_the_download_s_file_name_stays_inside_the_download_folder(tmp_path):
+    from lantide.update.feed import Asset
+
+    def name(url):
+        return Asset(key="linux-deb-x86_64", url=url, sha256="0" * 64, size=1).file_name
+
+    assert name("https://h/dl/lantide_0.2.0_amd64.deb?x=1") == "lantide_0.2.0_amd64.deb"
+    assert name("https://h/dl/..%2F..%2F.bashrc") == "_2F.._2F.bashrc"
+    for url in ("https://h/dl/..", "https://h/", "https://h/dl/.hidden"):
+        assert "/" not in name(url) and not name(url).startswith(".")
+    assert name("https://h/") == "lantide-update-linux-deb-x86_64"
