@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
 
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self.act_shortcuts)
-        help_menu.addAction(icon("refresh"), "Check for Updates…", self.check_for_updates)
+        help_menu.addAction(icon("refresh"), "Check for updates…", self.check_for_updates)
         help_menu.addAction(self.act_about)
 
     # -- idle (start-up finished) ------------------------------------------------------------

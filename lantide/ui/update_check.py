@@ -63,5 +63,5 @@ def offer(window, check) -> None:
     if check is None:
         return
     window.message_bar.show_message(
-        f"{check.message} Help > Check for Updates shows what is new.", "warning",
-        action=("What's New…", window.check_for_updates))
+        check.message, "warning",
+        action=("What's new…", window.check_for_updates))

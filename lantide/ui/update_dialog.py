@@ -1,4 +1,4 @@
-"""Help > Check for Updates: the release notes, the download with progress and cancel,
+"""Help > Check for updates: the release notes, the download with progress and cancel,
 and the hand-off to the installer (:mod:`lantide.update`); every step runs in a worker.
 
 Each failure (no feed, unreachable, malformed, bad signature, wrong hash, too large,
@@ -68,7 +68,7 @@ class UpdateDialog(QDialog):
                  download_dir: Path | None = None, start: bool = True):
         super().__init__(parent)
         self.setObjectName("UpdateDialog")
-        self.setWindowTitle("Check for Updates — Lantide")
+        self.setWindowTitle("Check for updates — Lantide")
         self.setMinimumWidth(520)
         self.resize(640, 150)  # grows when there are release notes to show
         self.workers = workers
@@ -122,13 +122,13 @@ class UpdateDialog(QDialog):
         self.progress.setTextVisible(False)
         self.progress_label = QLabel(self)
         self.buttons = QDialogButtonBox(self)
-        self.install_button = QPushButton(icon("run"), "Download and Install", self)
+        self.install_button = QPushButton(icon("run"), "Download and install", self)
         self.install_button.clicked.connect(self.start_download)
-        self.retry_button = QPushButton(icon("refresh"), "Check Again", self)
+        self.retry_button = QPushButton(icon("refresh"), "Check again", self)
         self.retry_button.clicked.connect(self.start_check)
         self.quit_button = QPushButton("Quit Lantide", self)
         self.quit_button.clicked.connect(self._quit_app)
-        self.restart_button = QPushButton(icon("refresh"), "Restart Now", self)
+        self.restart_button = QPushButton(icon("refresh"), "Restart now", self)
         self.restart_button.clicked.connect(self.restart)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.clicked.connect(self.cancel_work)
@@ -288,7 +288,7 @@ class UpdateDialog(QDialog):
         self.error.setVisible(not cancelled)
         self._show_state(FAILED)
         if cancelled or (self.check is not None and self.check.asset is not None):
-            self.install_button.setText("Download Again" if cancelled else "Try Again")
+            self.install_button.setText("Download again" if cancelled else "Try again")
             self.install_button.show()
 
     def cancel_work(self) -> None:

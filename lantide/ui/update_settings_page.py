@@ -26,7 +26,7 @@ class UpdateSettingsPage(QWidget):
         self.weekly_check = QCheckBox("Check for updates once a week when Lantide starts", self)
         self.weekly_check.setChecked(updates.check_weekly)
         note = QLabel("Lantide contacts the feed only when a feed is set and the weekly check "
-                      "is on, or when you choose Help > Check for Updates. An update is "
+                      "is on, or when you choose Help > Check for updates. An update is "
                       "installed only when it is signed with Lantide's release key, which "
                       "ships with the app and cannot be changed here.", self)
         note.setWordWrap(True)

@@ -1,4 +1,4 @@
-"""Help > Check for Updates against a loopback release server: the notes, the download
+"""Help > Check for updates against a loopback release server: the notes, the download
 with progress, the hand-off, and what the analyst sees when a step fails or is cancelled.
 Also the Updates page of the settings and the weekly check on start."""
 
@@ -113,7 +113,7 @@ def test_a_download_with_the_wrong_hash_installs_nothing(qtbot, pool, tar_releas
     wait_state(qtbot, dialog, FAILED)
     assert dialog.headline.text() == f"Lantide {VERSION} was not installed"
     assert "is not the one the signed feed describes" in dialog.error.text()
-    assert dialog.install_button.text() == "Try Again"
+    assert dialog.install_button.text() == "Try again"
     assert list((tmp_path / "downloads").iterdir()) == []
     assert sorted(p.name for p in (tmp_path / "apps").iterdir()) == ["lantide-9.0.0"]
 
@@ -134,7 +134,7 @@ def test_cancel_mid_download_stops_it_and_offers_to_download_again(qtbot, pool, 
     assert not route.finished.is_set()  # the UI did not wait for the stalled server
     assert dialog.headline.text() == "Download cancelled"
     assert not dialog.error.isVisible()
-    assert dialog.install_button.text() == "Download Again" and dialog.install_button.isVisible()
+    assert dialog.install_button.text() == "Download again" and dialog.install_button.isVisible()
     assert list((tmp_path / "downloads").iterdir()) == []
     assert sorted(p.name for p in (tmp_path / "apps").iterdir()) == ["lantide-9.0.0"]
 
@@ -162,7 +162,7 @@ def test_help_menu_opens_the_dialog_on_the_feed_of_the_settings(qtbot, main_wind
     monkeypatch.setenv(DEV_KEY_ENV, release.public_text)  # a run from source: dev key allowed
     main_window.services.settings.updates.feed_url = release.feed_url
     help_menu = next(a.menu() for a in main_window.menuBar().actions() if a.text() == "&Help")
-    action = next(a for a in help_menu.actions() if a.text() == "Check for Updates…")
+    action = next(a for a in help_menu.actions() if a.text() == "Check for updates…")
     action.trigger()
     dialog = main_window.update_dialog
     wait_state(qtbot, dialog, UP_TO_DATE, FAILED)
@@ -292,7 +292,7 @@ def test_the_weekly_check_on_start_offers_the_update_in_the_message_bar(qtbot, m
     check_on_start(main_window)
     bar = main_window.message_bar
     qtbot.waitUntil(lambda: "Lantide 99.0 is available" in bar.text(), timeout=15_000)
-    assert bar.action_button.text() == "What's New…"
+    assert bar.action_button.text() == "What's new…"
     bar.action_button.click()
     dialog = main_window.update_dialog
     wait_state(qtbot, dialog, AVAILABLE, FAILED)
