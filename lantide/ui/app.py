@@ -44,6 +44,7 @@ class AppController:
         # Short full garbage collections: long-lived objects frozen (see gc_pauses),
         # from the first window's idle on (its callback would slow the start-up itself).
         self.gc_pauses = GcPauses()
+        self.update_check = None  # the weekly update check, once per run
 
     def show_workspace(self, workspace) -> None:
         from PySide6.QtCore import QTimer
@@ -73,6 +74,10 @@ class AppController:
     def _started(self) -> None:
         self.gc_pauses.install()
         self.gc_pauses.milestone("start-up")
+        if self.update_check is None:
+            from lantide.ui.update_check import check_on_start
+
+            self.update_check = check_on_start(self.window)
 
     def switch_workspace(self, path: str) -> bool:
         """Open the workspace at ``path`` in place of the current one; False if it did not."""

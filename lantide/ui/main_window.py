@@ -315,6 +315,7 @@ class MainWindow(QMainWindow):
 
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self.act_shortcuts)
+        help_menu.addAction(icon("refresh"), "Check for updates…", self.check_for_updates)
         help_menu.addAction(self.act_about)
 
     # -- idle (start-up finished) ------------------------------------------------------------
@@ -536,6 +537,12 @@ class MainWindow(QMainWindow):
 
         self.palette = open_palette(self)
         return self.palette
+
+    def check_for_updates(self):
+        from lantide.ui.update_check import open_update_dialog
+
+        self.update_dialog = open_update_dialog(self)
+        return self.update_dialog
 
     def show_about(self) -> None:
         from lantide.ui.help_dialogs import AboutDialog

@@ -1,7 +1,7 @@
 """User settings in the platform's user config directory.
 
 ``settings.json`` holds model profiles (primary and secondary), recent workspaces, query
-limits, agent limits and appearance. It never holds an API key: keys live in the system
+limits, agent limits, appearance and the update check (feed URL, weekly). It never holds an API key: keys live in the system
 keyring (:mod:`lantide.workspace.secrets`) or the environment. ``OPENAI_BASE_URL``,
 ``OPENAI_API_KEY`` and ``LANTIDE_MODEL`` override the active profile.
 """
@@ -85,6 +85,17 @@ class AgentSettings:
 
 
 @dataclass
+class UpdateSettings:
+    feed_url: str = ""  # empty: the feed the build was made with, if any (lantide.update.check)
+    check_weekly: bool = True  # once a week on start, when a feed URL is known
+
+    def __post_init__(self) -> None:  # a hand-edited file may say "no" or 3
+        self.feed_url = self.feed_url.strip() if isinstance(self.feed_url, str) else ""
+        if not isinstance(self.check_weekly, bool):
+            self.check_weekly = True
+
+
+@dataclass
 class Settings:
     profiles: list[ModelProfile] = field(default_factory=list)
     primary_profile: str | None = None
@@ -93,6 +104,7 @@ class Settings:
     query: QuerySettings = field(default_factory=QuerySettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
     appearance: str = "system"  # system / light / dark
+    updates: UpdateSettings = field(default_factory=UpdateSettings)
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
 
     # -- profiles
@@ -131,6 +143,7 @@ class Settings:
             "query": asdict(self.query),
             "agent": asdict(self.agent),
             "appearance": self.appearance,
+            "updates": asdict(self.updates),
         })
         return data
 
@@ -147,7 +160,7 @@ class Settings:
             if isinstance(raw, dict) and raw.get("name"):
                 profiles.append(ModelProfile.from_dict(raw))
         known_keys = {"version", "profiles", "primary_profile", "secondary_profile",
-                      "recent_workspaces", "query", "agent", "appearance"}
+                      "recent_workspaces", "query", "agent", "appearance", "updates"}
         return cls(
             profiles=profiles,
             primary_profile=data.get("primary_profile"),
@@ -156,6 +169,7 @@ class Settings:
             query=sub(QuerySettings, data.get("query")),
             agent=sub(AgentSettings, data.get("agent")),
             appearance=data.get("appearance", "system"),
+            updates=sub(UpdateSettings, data.get("updates")),
             extra={k: v for k, v in data.items() if k not in known_keys},
         )
 
@@ -217,7 +231,7 @@ def update_settings(change: Callable[[Settings], None], path: Path | None = None
 
 
 EDITED_IN_THE_APP = ("profiles", "primary_profile", "secondary_profile", "query", "agent",
-                     "appearance")
+                     "appearance", "updates")
 
 
 def save_edited_settings(edited: Settings, path: Path | None = None) -> Settings:

@@ -103,6 +103,10 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._query_page(), icon("sql"), "Queries")
         self.tabs.addTab(self._agent_page(), icon("chat"), "Agent")
         self.tabs.addTab(self._appearance_page(), icon("preview"), "Appearance")
+        from lantide.ui.settings.update_settings_page import UpdateSettingsPage
+
+        self.updates_page = UpdateSettingsPage(self.settings.updates, self)
+        self.tabs.addTab(self.updates_page, icon("refresh"), "Updates")
         self.connections_page = None
         if getattr(services, "workspace", None) is not None:
             from lantide.ui.settings.connections_page import ConnectionsPage
@@ -530,7 +534,7 @@ class SettingsDialog(QDialog):
         a.request_timeout_seconds = self.request_timeout_spin.value()
         a.max_retries = self.retries_spin.value()
         self.settings.appearance = self.appearance()
-        return None
+        return self.updates_page.apply_to(self.settings.updates)
 
     def save(self) -> None:
         problem = self._collect()
