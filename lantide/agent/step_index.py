@@ -84,6 +84,7 @@ class StepIndex:
         self.state_path = Path(lantide_dir) / "index" / "steps.json"
         self.ledger_dir = Path(ledger_dir)
         self._index = None
+        self._state_read: tuple[int, dict[str, list[int]]] | None = None
 
     # -- opening -------------------------------------------------------------------------
     def _open(self):
@@ -103,11 +104,21 @@ class StepIndex:
         return self._index
 
     def _state(self) -> dict[str, list[int]]:
+        """What the index holds (ledger size and mtime per conversation); read again only
+        when another process wrote it since (a search runs this every time)."""
+        try:
+            stamp = self.state_path.stat().st_mtime_ns
+        except OSError:
+            return {}
+        if self._state_read is not None and self._state_read[0] == stamp:
+            return dict(self._state_read[1])
         try:
             state = json.loads(self.state_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        return state if isinstance(state, dict) else {}
+        state = state if isinstance(state, dict) else {}
+        self._state_read = (stamp, state)
+        return dict(state)
 
     def _ledgers(self) -> dict[str, list[int]]:
         out = {}
@@ -157,6 +168,7 @@ class StepIndex:
                 else:
                     state.pop(name, None)
             atomic_write_json(self.state_path, state)
+            self._state_read = None
             index.reload()
             return len(changed)
 
