@@ -40,6 +40,8 @@ assistant's tool call lacks its tool result answers 400.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import socket
 import threading
@@ -79,6 +81,9 @@ class Turn:
     error: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     expect: Callable[[dict], None] | None = None
+    # the text made from the request body instead of ``text`` (e.g. to cite a step id the
+    # script cannot know before the request, as a model reads it from a tool result)
+    text_from: Callable[[dict], str] | None = None
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0.2, **kw) -> "Turn":
@@ -218,7 +223,10 @@ class FakeOpenAIServer:
                 self.problems.append(
                     f"unexpected chat request #{len(self.chat_requests)} (no scripted turn left)")
                 return None
-            return self._turns.popleft()
+            turn = self._turns.popleft()
+        if turn.text_from is not None:
+            turn = dataclasses.replace(turn, text=turn.text_from(body))
+        return turn
 
 
 def _history_problem(messages: list[dict]) -> str | None:

@@ -1,0 +1,174 @@
+"""Running a question set: each case in a fresh copy of its workspace, headless, through
+the same agent session as the app and ``lantide chat``; measured and scored."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from lantide.evaluation.question_set import Case, QuestionSet
+from lantide.evaluation.scoring import RunRecord, Score, score_case
+
+ModelFactory = Callable[[], tuple[Any, Any]]  # () -> (primary, background) model clients
+
+
+@dataclass
+class CaseResult:
+    case: str
+    kind: str
+    repeat: int
+    correct: bool | None
+    evidence: bool | None
+    behaviour: bool | None
+    tool_errors: int
+    iterations: int
+    tokens: int
+    seconds: float
+    agent_seconds: float  # of ``seconds``, inside the agent's turns (the rest is the harness)
+    finish: list[str]
+    problems: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _data_fingerprint(root: Path) -> str:
+    digest = hashlib.sha256()
+    data = root / "data"
+    for path in sorted(data.rglob("*")) if data.is_dir() else []:
+        if path.is_file():
+            digest.update(str(path.relative_to(data)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def sample_template(parent: Path) -> Path:
+    """The sample workspace made once under ``parent``; each case copies it (making the
+    sample's data files every time would cost more than most turns)."""
+    from lantide.workspace.sample import create_sample
+
+    template = parent / "sample-template"
+    if not template.exists():
+        create_sample(template).close()
+    return template
+
+
+def prepare_workspace(qs: QuestionSet, case: Case, parent: Path,
+                      template: Path | None = None) -> Path:
+    """A fresh copy of the case's workspace under ``parent``, its state applied."""
+    from lantide.workspace.model import Workspace
+
+    root = parent / f"{case.id}"
+    source = qs.workspace_source() or template or sample_template(parent)
+    shutil.copytree(source, root, ignore=shutil.ignore_patterns("*.lock", "locks"))
+    state = case.state or {}
+    if state.get("project"):
+        ws = Workspace.open(root)
+        try:
+            project = ws.focus_project(state["project"])
+            if state.get("status") and project is not None and project.status != state["status"]:
+                apply_status(project, state["status"])
+        finally:
+            ws.close()
+    return root
+
+
+def apply_status(project, status: str) -> None:
+    """Put the project in ``status`` as the analyst would (an approved Plan first where the
+    lifecycle asks for one)."""
+    project.set_status(status)
+
+
+def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int = 1,
+             settings=None, workdir: Path | None = None,
+             template: Path | None = None) -> CaseResult:
+    from lantide.agent.session import AgentSession
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import Settings
+
+    settings = settings or Settings()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="lantide-eval-", dir=workdir) as tmp:
+        root = prepare_workspace(qs, case, Path(tmp), template)
+        before = _data_fingerprint(root)
+        record, iterations, tokens, error, in_agent = RunRecord(), 0, 0, None, 0.0
+        ws = Workspace.open(root)
+        try:
+            primary, background = models()
+            session = AgentSession.open(ws, None, settings=settings, model=primary,
+                                        background_model=background)
+            try:
+                for message in case.messages:
+                    turn_started = time.monotonic()
+                    iterations += _run_turn(session, message, record)
+                    in_agent += time.monotonic() - turn_started
+                session.background.wait(10)
+                tokens = session.budget.used
+                record.step_ids = [s["step_id"] for s in session.ledger.steps()]
+                project = ws.focused_project()
+                if project is not None and project.report_path.is_file():
+                    record.report = project.report_path.read_text(encoding="utf-8")
+            finally:
+                session.close()
+        except Exception as exc:  # noqa: BLE001 - one case failing is a result, not a crash
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            ws.close()
+        record.data_changed = _data_fingerprint(root) != before
+    score = score_case(case.expect, record) if error is None else Score(False, False, False)
+    return CaseResult(case=case.id, kind=case.kind, repeat=repeat, correct=score.correct,
+                      evidence=score.evidence, behaviour=score.behaviour,
+                      tool_errors=record.tool_errors, iterations=iterations, tokens=tokens,
+                      seconds=round(time.monotonic() - started, 2),
+                      agent_seconds=round(in_agent, 2),
+                      finish=record.finish_reasons, problems=score.problems, error=error)
+
+
+def _run_turn(session, message: str, record: RunRecord) -> int:
+    """One turn; what it said, ran and asked goes into ``record``. Its iterations."""
+    from lantide.agent.events import (AssistantMessage, QuestionAsked, ToolReturned,
+                                      TurnFinished)
+
+    iterations = 0
+    for event in session.run_turn(message):
+        if isinstance(event, AssistantMessage) and not event.partial and event.text.strip():
+            record.answer = event.text  # the last words of the turn are its answer
+        elif isinstance(event, ToolReturned):
+            if not event.ok or "error" in event.result:
+                record.tool_errors += 1
+            elif "step_id" in event.result:
+                preview = event.result.get("preview")
+                rows = preview.get("rows") if isinstance(preview, dict) else preview
+                record.results.append({"step_id": event.result["step_id"],
+                                       "rows": rows or event.result.get("rows") or [],
+                                       "row_count": event.result.get("row_count")})
+        elif isinstance(event, QuestionAsked):
+            record.questions.append(event.question)
+        elif isinstance(event, TurnFinished):
+            iterations = event.iterations
+            record.finish_reasons.append(event.reason)
+    return iterations
+
+
+def run_set(qs: QuestionSet, models: ModelFactory, *, repeat: int = 1, settings=None,
+            cases: list[str] | None = None,
+            on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+    out = []
+    with tempfile.TemporaryDirectory(prefix="lantide-eval-template-") as tmp:
+        template = None if qs.workspace_source() else sample_template(Path(tmp))
+        for n in range(1, repeat + 1):
+            for case in qs.cases:
+                if cases and case.id not in cases:
+                    continue
+                result = run_case(qs, case, models, repeat=n, settings=settings,
+                                  template=template)
+                out.append(result)
+                if on_result is not None:
+                    on_result(result)
+    return out

@@ -1,0 +1,98 @@
+"""``lantide eval`` end to end: a subprocess, the real ``openai`` client against the
+loopback server, a fresh sample workspace per case; a right scripted answer scores right,
+a wrong one wrong, a question asked counts as asking; JSON, HTML and compare."""
+
+from __future__ import annotations
+
+import json
+
+from tests.fakes.fixtures import fake_openai  # noqa: F401  (fixture)
+from tests.fakes.openai_server import ToolCall, Turn
+
+TEST_ACCOUNTS = "SELECT count(*) AS n FROM customers WHERE is_test_account"
+ALL_CUSTOMERS = "SELECT count(*) AS n FROM customers"
+
+
+def _set(tmp_path):
+    cases = [
+        {"id": "right", "kind": "count", "messages": ["How many test accounts are there?"],
+         "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS,
+                    "behaviour": ["cite_step"]}},
+        {"id": "wrong", "kind": "count", "messages": ["How many test accounts are there?"],
+         "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS}},
+        {"id": "asks", "kind": "ambiguous", "messages": ["What is our revenue?"],
+         "expect": {"behaviour": ["ask_user"]}},
+    ]
+    path = tmp_path / "mini.json"
+    path.write_text(json.dumps({"name": "mini", "workspace": "sample", "cases": cases}))
+    return path
+
+
+def _step(body: dict) -> str:
+    """The step id of the last tool result the model was sent."""
+    tool = [m for m in body["messages"] if m["role"] == "tool"][-1]
+    return json.loads(tool["content"])["step_id"]
+
+
+def _script(server):
+    server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": TEST_ACCOUNTS})]),
+        Turn(text_from=lambda body: (f"There are 20 test accounts (step {_step(body)}).\n"
+                                     f"[[QUERY_STEP]] {_step(body)}: test accounts — 20")),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": ALL_CUSTOMERS})]),
+        Turn(text="There are 2,000 test accounts.\n[[QUERY_STEP]] s1: customers — 2,000"),
+        Turn(tool_calls=[ToolCall("ask_user", {"question": "Gross or net, for which period?",
+                                               "choices": ["gross", "net"]})]))
+
+
+def test_eval_scores_right_wrong_and_asking(run_cli, fake_openai, tmp_path):
+    path = _set(tmp_path)
+    _script(fake_openai)
+    html = tmp_path / "run.html"
+    proc = run_cli("eval", path, "--json", "--html", html, env=fake_openai.env(), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    by_case = {r["case"]: r for r in doc["results"]}
+    assert (by_case["right"]["correct"], by_case["right"]["evidence"],
+            by_case["right"]["behaviour"]) == (True, True, True)
+    assert by_case["wrong"]["correct"] is False
+    assert "not stated: 20" in "; ".join(by_case["wrong"]["problems"])
+    assert by_case["asks"]["behaviour"] is True and by_case["asks"]["finish"] == ["question"]
+    assert all(r["iterations"] >= 1 and r["tokens"] > 0 and r["error"] is None
+               for r in doc["results"])
+    assert doc["summary"]["correct"] == 0.5 and doc["summary"]["cases"] == 3
+    fake_openai.assert_done()
+    page = html.read_text(encoding="utf-8")
+    assert "<svg" in page and "answer correct" in page and "<script" not in page
+    assert "http" not in page.split("<body>")[1]  # nothing fetched from anywhere
+
+    # the same run against itself and a better one: compare names the case that changed
+    a = tmp_path / "a.json"
+    a.write_text(proc.stdout)
+    better = json.loads(proc.stdout)
+    better["model"] = "better-model"
+    for r in better["results"]:
+        if r["case"] == "wrong":
+            r["correct"] = True
+    better["summary"]["correct"] = 1.0
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(better))
+    compared = run_cli("eval", "compare", a, b)
+    assert compared.returncode == 0, compared.stderr
+    assert "| answer correct | 0.5 | 1.0 | +0.5 |" in compared.stdout
+    assert "- wrong: NO -> yes" in compared.stdout
+
+
+def test_eval_errors_are_clear(run_cli, fake_openai, tmp_path):
+    missing = run_cli("eval", "no-such-set", env=fake_openai.env())
+    assert missing.returncode == 1 and "no question set 'no-such-set'" in missing.stderr
+    assert "sample" in missing.stderr
+    path = _set(tmp_path)
+    unknown = run_cli("eval", path, "--case", "nope", env=fake_openai.env())
+    assert unknown.returncode != 0 and "no case nope" in unknown.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    bad_run = run_cli("eval", "compare", broken, broken)
+    assert bad_run.returncode == 1 and "not the JSON of a `lantide eval` run" in bad_run.stderr
+    no_model = run_cli("eval", path)
+    assert no_model.returncode == 1 and "no model is configured" in no_model.stderr
