@@ -41,6 +41,9 @@ class TokenBudget:
                              for e in conversation.events(("turn_finished",))
                              if isinstance(e.get("tokens"), (int, float)))
         self._unrecorded = 0
+        # prompt tokens the server reported as served from its prefix cache (None: it
+        # reports none), for measuring what a turn costs outside the cached prefix
+        self.cached_prompt_tokens: int | None = None
         self._warned = self.budget > 0 and self._recorded >= self.budget * WARN_SHARE
 
     @property
@@ -66,6 +69,10 @@ class TokenBudget:
         total = usage.get("total_tokens") or (usage.get("prompt_tokens", 0)
                                               + usage.get("completion_tokens", 0))
         self.charge(total if total else prompt.tokens + reply_tokens(reply))
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        if isinstance(cached, int):  # the server's prefix cache served these prompt tokens
+            with self._lock:
+                self.cached_prompt_tokens = (self.cached_prompt_tokens or 0) + cached
 
     def take_turn_charge(self) -> int:
         """What is not yet recorded; the caller writes it with the turn's end."""

@@ -301,6 +301,8 @@ class OpenAIModelClient:
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
             if tools:
                 kwargs["tools"] = tools
+            if self.agent.stream_usage:
+                kwargs["stream_options"] = {"include_usage": True}
             return self._sdk().chat.completions.create(**kwargs)
             yield  # a generator, for _with_retries
 

@@ -21,6 +21,9 @@ def register(subparsers) -> None:
     p.add_argument("--repeat", type=int, default=1, help="run every case N times")
     p.add_argument("--case", action="append", help="only this case (repeatable)")
     p.add_argument("--json", action="store_true", help="print the run as JSON")
+    p.add_argument("--no-usage", action="store_true",
+                   help="do not ask the server for token usage (for servers that refuse "
+                        "stream_options); tokens are then counted by Lantide")
     p.add_argument("--html", type=Path, help="also write an HTML page of the run here")
 
 
@@ -49,6 +52,7 @@ def run_eval(args: argparse.Namespace) -> int:
         raise UsageError(f"no case {', '.join(unknown)} in {qs.name}",
                          hint=f"Cases: {', '.join(c.id for c in qs.cases)}.")
     settings = load_settings()
+    settings.agent.stream_usage = not args.no_usage  # tokens outside the server's cache
     if args.model:
         if settings.profile(args.model) is None:
             raise UsageError(f"no model profile {args.model!r}",

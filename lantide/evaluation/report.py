@@ -13,6 +13,7 @@ MEASURES = (("correct", "answer correct", "share"), ("evidence", "evidence trace
             ("behaviour", "behaviour as expected", "share"),
             ("tool_errors", "tool errors per case", "mean"),
             ("iterations", "iterations per case", "mean"), ("tokens", "tokens per case", "mean"),
+            ("tokens_outside_cache", "tokens outside the cached prefix per case", "mean"),
             ("seconds", "seconds per case", "mean"))
 
 

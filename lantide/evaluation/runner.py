@@ -28,6 +28,7 @@ class CaseResult:
     tool_errors: int
     iterations: int
     tokens: int
+    tokens_outside_cache: int | None  # None when the server does not report its cache
     seconds: float
     agent_seconds: float  # of ``seconds``, inside the agent's turns (the rest is the harness)
     finish: list[str]
@@ -98,6 +99,7 @@ def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int =
         root = prepare_workspace(qs, case, Path(tmp), template)
         before = _data_fingerprint(root)
         record, iterations, tokens, error, in_agent = RunRecord(), 0, 0, None, 0.0
+        cached = None
         ws = Workspace.open(root)
         try:
             primary, background = models()
@@ -110,6 +112,7 @@ def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int =
                     in_agent += time.monotonic() - turn_started
                 session.background.wait(10)
                 tokens = session.budget.used
+                cached = session.budget.cached_prompt_tokens
                 record.step_ids = [s["step_id"] for s in session.ledger.steps()]
                 project = ws.focused_project()
                 if project is not None and project.report_path.is_file():
@@ -125,6 +128,7 @@ def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int =
     return CaseResult(case=case.id, kind=case.kind, repeat=repeat, correct=score.correct,
                       evidence=score.evidence, behaviour=score.behaviour,
                       tool_errors=record.tool_errors, iterations=iterations, tokens=tokens,
+                      tokens_outside_cache=None if cached is None else tokens - cached,
                       seconds=round(time.monotonic() - started, 2),
                       agent_seconds=round(in_agent, 2),
                       finish=record.finish_reasons, problems=score.problems, error=error)

@@ -74,6 +74,10 @@ class AgentSettings:
     max_tool_retries: int = 3
     request_timeout_seconds: float = 120.0
     max_retries: int = 4
+    # ask the server to report token usage with each streamed answer (OpenAI's
+    # stream_options.include_usage); off by default, as some local servers refuse it.
+    # `lantide eval` turns it on to measure tokens outside the server's prefix cache.
+    stream_usage: bool = False
     token_budget: int = 0  # tokens one conversation may use; 0: no limit (warns at 80%)
 
     def __post_init__(self) -> None:

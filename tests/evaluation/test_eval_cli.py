@@ -60,6 +60,9 @@ def test_eval_scores_right_wrong_and_asking(run_cli, fake_openai, tmp_path):
     assert by_case["asks"]["behaviour"] is True and by_case["asks"]["finish"] == ["question"]
     assert all(r["iterations"] >= 1 and r["tokens"] > 0 and r["error"] is None
                for r in doc["results"])
+    # the server reports its prefix cache: the second request of a turn reuses the first
+    right = by_case["right"]
+    assert 0 < right["tokens_outside_cache"] < right["tokens"]
     assert doc["summary"]["correct"] == 0.5 and doc["summary"]["cases"] == 3
     fake_openai.assert_done()
     page = html.read_text(encoding="utf-8")

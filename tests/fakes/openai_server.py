@@ -41,8 +41,8 @@ assistant's tool call lacks its tool result answers 400.
 from __future__ import annotations
 
 import dataclasses
-
 import json
+import os
 import socket
 import threading
 import time
@@ -131,6 +131,7 @@ class FakeOpenAIServer:
         self.background_requests: list[dict] = []
         self.problems: list[str] = []
         self.client_disconnects = 0
+        self._last_prompt = ""
         self._turns: deque[Turn] = deque()
         self._background: deque[Turn] = deque()
         self._lock = threading.Lock()
@@ -359,11 +360,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- answers
     def _usage(self, body: dict, turn: Turn) -> dict:
-        prompt = len(json.dumps(body.get("messages", []))) // 4
+        text = json.dumps(body.get("messages", []))
+        prompt = len(text) // 4
         completion = max(1, len(turn.text) // 4 + sum(len(c.arguments_json()) // 4
                                                        for c in turn.tool_calls))
+        # a prefix cache as OpenAI's: what this prompt shares with the one before it
+        previous, self.fake._last_prompt = self.fake._last_prompt, text
+        shared = len(os.path.commonprefix([previous, text])) if previous else 0
         return {"prompt_tokens": prompt, "completion_tokens": completion,
-                "total_tokens": prompt + completion}
+                "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": shared // 4}}
 
     def _call_ids(self, turn: Turn) -> list[str]:
         return [c.id or f"call_{self.fake._next_id()}" for c in turn.tool_calls]
