@@ -1,4 +1,5 @@
-"""Browsing operations of :class:`lantide.query.service.QueryService`.
+"""Browsing the tables of one workspace: the part of :class:`lantide.query.service.QueryService`
+that lists tables, describes them and pages, profiles and exports their rows.
 
 ``show_tables()``::
 
@@ -27,24 +28,46 @@ parsed, never pasted into SQL.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import results
+from lantide.query.catalog import Catalog
+from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TableNotFound
+from lantide.query.external import ExternalSources
 from lantide.query.guard import TableRef
 from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident
+from lantide.query.resolver import InputResolver
+from lantide.query.row_counts import RowCounts
+from lantide.query.sources import DataSources, DataTable
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Workspace
 
 
-class BrowseOperations:
-    """Mixed into QueryService; uses its engine, catalog, sources and connections."""
+class TableBrowser:
+    """The tables of one workspace as the grid, the explorer and ``show_tables`` see them."""
+
+    def __init__(self, workspace: Workspace, *, engine: Engine, catalog: Catalog,
+                 sources: DataSources, row_counts: RowCounts, external: ExternalSources,
+                 inputs: InputResolver):
+        self.workspace = workspace
+        self.engine = engine
+        self.catalog = catalog
+        self.sources = sources
+        self.row_counts = row_counts
+        self.external = external
+        self.inputs = inputs
 
     # -- show_tables / read_schema ----------------------------------------------------
     def show_tables(self) -> dict:
-        self._fresh()
+        self.inputs.refresh_if_stale()
         self.sources.read_small_sheets()  # their row counts; large workbooks wait for a query
         root = self.workspace.root
-        tables, problems = [], []
+        tables: list[dict] = []
+        problems: list[dict] = []
         # A table's estimated_size is its row count (sheets and cached tables are tables).
         sizes = {(r[0].casefold(), r[1].casefold()): r[2] for r in self.engine.execute(
             "SELECT schema_name, table_name, estimated_size FROM duckdb_tables() "
@@ -57,20 +80,20 @@ class BrowseOperations:
                 continue
             entry = t.to_dict(root)
             if t.format == "excel":
-                entry["row_count"] = sizes.get((t.schema.casefold(), t.name.casefold()))
+                entry["row_count"] = sizes.get(((t.schema or "").casefold(), t.name.casefold()))
                 entry["row_count_pending"] = False
             else:
                 entry["row_count"], entry["row_count_pending"] = counts.get(
                     t.qualified_name, (None, False))
             tables.append(entry)
-        sizes = {name: n for (schema, name), n in sizes.items() if schema == "main"}
+        main_sizes = {name: n for (schema, name), n in sizes.items() if schema == "main"}
         for c in self.catalog.all_cached():
             entry = {"name": c.name, "schema": None, "qualified_name": quote_ident(c.name),
                      "kind": "cached_table", **{k: v for k, v in c.to_dict().items() if k != "name"}}
             entry["cache_kind"] = entry.pop("kind")
             entry["kind"] = "cached_table"
             if entry["row_count"] is None:
-                entry["row_count"] = sizes.get(c.name.casefold())
+                entry["row_count"] = main_sizes.get(c.name.casefold())
             tables.append(entry)
         for row in self.engine.execute(
                 "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
@@ -86,10 +109,10 @@ class BrowseOperations:
                 tables.extend(self.external.list_tables(name))
             except LantideError as exc:
                 problems.append({"connection": name, "error": exc.message, "hint": exc.hint})
-        counts: dict[str, int] = {}
-        for t in tables:
-            counts[t["kind"]] = counts.get(t["kind"], 0) + 1
-        return {"tables": tables, "problems": problems, "counts": counts,
+        by_kind: dict[str, int] = {}
+        for table in tables:
+            by_kind[table["kind"]] = by_kind.get(table["kind"], 0) + 1
+        return {"tables": tables, "problems": problems, "counts": by_kind,
                 "connections": self.external.names()}
 
     def wait_for_row_counts(self, timeout: float | None = None) -> bool:
@@ -115,10 +138,10 @@ class BrowseOperations:
 
     def _local_relation(self, table: str) -> tuple[str, lin.Input]:
         ref = self._table_ref(table)
-        resolved = self._resolve(ref)
-        self._check_inputs([resolved])
+        resolved = self.inputs.resolve(ref)
+        self.inputs.check_inputs([resolved])
         if resolved.kind in (lin.DATA, lin.CACHED):
-            if resolved.kind == lin.DATA:
+            if isinstance(resolved.detail, DataTable):
                 return resolved.detail.qualified_name, resolved
             return quote_ident(resolved.target), resolved
         if resolved.kind == lin.UNKNOWN:
@@ -133,9 +156,10 @@ class BrowseOperations:
                             hint="show_tables lists the tables; a sheet is \"book\".\"Sheet1\".")
 
     def read_schema(self, table: str) -> dict:
-        self._fresh()
+        self.inputs.refresh_if_stale()
         relation, resolved = self._local_relation(table)
         if resolved.kind == lin.EXTERNAL:
+            assert isinstance(resolved.detail, TableRef)  # an external input's detail
             columns = self.external.describe(resolved.target, resolved.detail)
             if not columns:
                 raise TableNotFound(f"connection {resolved.target!r} has no table {table!r}",
@@ -150,7 +174,7 @@ class BrowseOperations:
         ddl = "CREATE TABLE {} ({})".format(
             name, ", ".join(f"{quote_ident(c['name'])} {c['type']}" for c in columns))
         out = {"table": table, "qualified_name": name, "kind": kind, "columns": columns, "ddl": ddl}
-        if resolved.kind == lin.DATA:
+        if resolved.kind == lin.DATA and isinstance(resolved.detail, DataTable):
             out["source"] = resolved.detail.to_dict(self.workspace.root)["source"]
             if resolved.detail.notes:
                 out["notes"] = list(resolved.detail.notes)
@@ -178,8 +202,7 @@ class BrowseOperations:
                                code="EXTERNAL_NOT_STAGED",
                                hint="Stage the table with run_query first, then page its cached table.")
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
-        # Data files (other than workbooks) are views, which have no row id.
-        has_rowid = not (resolved.kind == lin.DATA and resolved.detail.format != "excel")
+        has_rowid = _has_rowid(resolved)
 
         def work(cur):
             order = ""
@@ -209,7 +232,7 @@ class BrowseOperations:
         matched without regard to case; an unknown name is refused with the real ones."""
         from lantide.query.profile import profile_relation
 
-        self._fresh()
+        self.inputs.refresh_if_stale()
         relation, resolved = self._local_relation(relation_name)
         if resolved.kind == lin.EXTERNAL:
             raise QueryError(f"{relation_name!r} is a table of connection {resolved.target!r}; "
@@ -237,6 +260,12 @@ class BrowseOperations:
 
         keys = normalize_order_by(order_by)
         relation, resolved = self._local_relation(relation_name)
-        has_rowid = not (resolved.kind == lin.DATA and resolved.detail.format != "excel")
+        has_rowid = _has_rowid(resolved)
         return export_relation(self.engine, relation, Path(path), fmt, order_by=keys,
                                has_rowid=has_rowid)
+
+
+def _has_rowid(resolved: lin.Input) -> bool:
+    """Data files (other than workbooks) are views, which have no row id."""
+    return not (isinstance(resolved.detail, DataTable) and resolved.kind == lin.DATA
+                and resolved.detail.format != "excel")

@@ -17,6 +17,7 @@ optimization_hint / ``CACHE_UPSTREAM_JOIN`` (never blocks)
 
 from __future__ import annotations
 
+from lantide.query import lineage as lin
 from lantide.query.guard import ParsedQuery
 
 COMPLEXITY_CTE_LIMIT = 3
@@ -48,3 +49,16 @@ def optimization_hint(parsed: ParsedQuery, entity_tables: list[str]) -> dict | N
         "hint": "Persist the join as an upstream SQL tab; later steps then read its cached "
                 "table instead of re-joining the files.",
     }
+
+
+def statement_hints(parsed: ParsedQuery, inputs: list[lin.Input]) -> list[dict]:
+    """The hints that apply to a statement reading ``inputs``, complexity first."""
+    out = []
+    complexity = complexity_hint(parsed)
+    if complexity:
+        out.append(complexity)
+    entities = [i.name for i in inputs if i.kind in (lin.DATA, lin.EXTERNAL)]
+    optimization = optimization_hint(parsed, entities)
+    if optimization:
+        out.append(optimization)
+    return out

@@ -125,7 +125,7 @@ def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:
                 hint="Read the upstream tables instead, or give the result another label / tab name.")
 
 
-def check_single_source(refs: list[tuple[TableRef, str | None]]) -> str | None:
+def check_single_source(refs: list[tuple[TableRef | None, str | None]]) -> str | None:
     """``refs`` pairs each table with its connection name (None = local).
 
     Returns the one connection the statement runs on, or None for a local statement.

@@ -2,9 +2,19 @@
 
 Every operation returns a JSON-serializable dict (or raises a :class:`QueryError` whose
 ``to_dict()`` is the tool result). The rules each statement meets are in
-:mod:`lantide.query.qem`; this module wires them to the engine. Services opened on the
-same workspace in one process share its engine (:mod:`lantide.query.backend`); one
-caller's work is cancelled alone under a :meth:`QueryService.cancel_scope`.
+:mod:`lantide.query.qem`. Services opened on the same workspace in one process share its
+engine (:mod:`lantide.query.backend`); one caller's work is cancelled alone under a
+:meth:`QueryService.cancel_scope`.
+
+The service is composed of parts, each given what it needs when the service opens:
+
+- :class:`~lantide.query.resolver.InputResolver`: the guard, and what each table name is;
+- :class:`~lantide.query.runner.StatementRunner`: guard → execute → result, ``run_query``,
+  ``validate_query``, ``preview_sql``;
+- :class:`~lantide.query.tab_service.SqlTabs`: SQL tabs, their lineage and Source Run;
+- :class:`~lantide.query.browse.TableBrowser`: ``show_tables``, ``read_schema``, the grid.
+
+The methods below pass each call on to its part, unchanged.
 
 Shapes (keys always present unless marked ``?``):
 
@@ -31,48 +41,40 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
-import threading
-import time
-from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
-from lantide.errors import FileProblem, LantideError
-from lantide.query import hints as hint_rules
-from lantide.query import lineage as lin
-from lantide.query import backend, qem, results
-from lantide.query import checks as result_checks
+from lantide.errors import LantideError
+from lantide.query import backend, lineage as lin
+from lantide.query.browse import TableBrowser
 from lantide.query.cancel import CancelScope
-from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
+from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
-from lantide.query.errors import (DataFileUnreadable, QueryError, QueryRefused, TabError,
-                                  TableNotFound)
 from lantide.query.external import ExternalSources
-from lantide.query.guard import ParsedQuery, TableRef, check, map_position
-from lantide.query.names import same_name
-from lantide.query.remote_consent import RemoteConsents, statement_key
-from lantide.query.remote_consent import warning as remote_warning
+from lantide.query.projects import ProjectArg
+from lantide.query.remote_consent import RemoteConsents
+from lantide.query.resolver import InputResolver
+from lantide.query.row_counts import RowCounts
+from lantide.query.runner import StatementRunner
 from lantide.query.sources import DataSources
-from lantide.query.tab_service import TabOperations
-from lantide.query.browse import BrowseOperations
+from lantide.query.tab_service import SqlTabs
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import QuerySettings
+    from lantide.workspace.watcher import WorkspaceWatcher
 
 
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-
-
-_new_step_id = results.new_step_id
-
-
-class QueryService(TabOperations, BrowseOperations):
+class QueryService:
     """The query layer of one open workspace (see the module docstring for shapes)."""
 
-    def __init__(self, workspace, settings=None, *, watch: bool = False):
+    def __init__(self, workspace: Workspace, settings: QuerySettings | None = None, *,
+                 watch: bool = False):
         if settings is None:
             settings = _user_query_settings()
         self.workspace = workspace
         self.settings = settings
-        self.preview_rows = max(1, min(int(settings.preview_rows or qem.PREVIEW_ROWS), qem.PREVIEW_ROWS))
-        self._lock = threading.Lock()
-        self._watcher = None
+        self._watcher: WorkspaceWatcher | None = None
         workspace.data_dir.mkdir(parents=True, exist_ok=True)
         # Secrets an old workspace.json holds move to the keyring, by the process that
         # owns the workspace (a lock-free command beside the app only reads them).
@@ -87,8 +89,19 @@ class QueryService(TabOperations, BrowseOperations):
         self.engine: Engine = self._backend.engine
         self.catalog: Catalog = self._backend.catalog
         self.sources: DataSources = self._backend.sources
-        self.row_counts = self._backend.row_counts
+        self.row_counts: RowCounts = self._backend.row_counts
         self.consents = RemoteConsents(self.engine)
+        self.inputs = InputResolver(workspace, self.sources, self.catalog, self.external)
+        self.runner = StatementRunner(
+            workspace, settings, engine=self.engine, catalog=self.catalog, sources=self.sources,
+            external=self.external, consents=self.consents, inputs=self.inputs,
+            check_facts=self._backend.check_facts)
+        self.preview_rows = self.runner.preview_rows
+        self.tabs = SqlTabs(workspace, settings, engine=self.engine, catalog=self.catalog,
+                            sources=self.sources, inputs=self.inputs, runner=self.runner)
+        self.browser = TableBrowser(workspace, engine=self.engine, catalog=self.catalog,
+                                    sources=self.sources, row_counts=self.row_counts,
+                                    external=self.external, inputs=self.inputs)
         self._closed = False
         try:
             self.sources.refresh()
@@ -135,392 +148,109 @@ class QueryService(TabOperations, BrowseOperations):
         from lantide.workspace.watcher import WorkspaceWatcher
 
         if self._watcher is None:
-            self._watcher = WorkspaceWatcher(self.workspace.root, self.refresh_sources,
+            self._watcher = WorkspaceWatcher(self.workspace.root, self._on_changes,
                                              debounce=debounce)
             self._watcher.start()
+
+    def _on_changes(self, changes) -> None:
+        self.refresh_sources(changes)
 
     def stop_watching(self) -> None:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
 
-    def _fresh(self) -> None:
-        # A watcher event can be missed (network drives, editors); a stat of data/ is cheap.
-        if self.sources.needs_refresh():
-            self.sources.refresh()
-
-    # -- projects ------------------------------------------------------------------
-    def _project(self, project, *, required: bool):
-        from lantide.workspace.model import Project
-
-        if isinstance(project, Project):
-            return self.workspace.project(project.dirname)
-        if project:
-            return self.workspace.project(str(project))
-        focused = self.workspace.focused_project()
-        if focused is None and required:
-            raise QueryError("no project given and none is focused", code="PROJECT_REQUIRED",
-                             hint="Name the project (or focus one first).")
-        return focused
-
-    def _project_or_unreadable(self, project) -> tuple:
-        """(project, None), or (None, a warning) when no project was named and the focused
-        one's project.json cannot be read: a query on the data does not need the project,
-        so one broken file does not stop it; the query runs outside any project."""
-        if project:
-            return self._project(project, required=False), None
-        try:
-            return self._project(None, required=False), None
-        except FileProblem as exc:
-            return None, (f"the focused project cannot be read ({exc.message}); this query ran "
-                          "outside any project")
-
-    # -- resolving names -------------------------------------------------------------
-    def _resolve(self, ref: TableRef, project_tabs=()) -> lin.Input:
-        display = ref.display()
-        connection = self.external.match(ref)
-        if connection:
-            return lin.Input(lin.EXTERNAL, display, connection, ref)
-        schema = ref.schema
-        if ref.catalog is not None:
-            return lin.Input(lin.UNKNOWN, display, display)
-        if schema is None or same_name(schema, "main"):
-            for tab in project_tabs:
-                if same_name(tab, ref.name):
-                    return lin.Input(lin.TAB, display, tab)
-            data = self.sources.resolve(None, ref.name)
-            if data is not None:
-                return lin.Input(lin.DATA, display, str(data.path), data)
-            cached = self.catalog.cached(ref.name)
-            if cached is not None:
-                return lin.Input(lin.CACHED, display, cached.name, cached)
-            return lin.Input(lin.UNKNOWN, display, display, ref)
-        data = self.sources.resolve(schema, ref.name)
-        if data is not None:
-            return lin.Input(lin.DATA, display, str(data.path), data)
-        return lin.Input(lin.UNKNOWN, display, display, ref)
-
-    def _check_inputs(self, inputs: list[lin.Input]) -> None:
-        """Read the workbook sheets the statement names (they are read on first use), and
-        refuse one that names a data file (or sheet) that failed, saying which file and
-        why, rather than DuckDB's "does not exist! Did you mean"."""
-        for inp in inputs:
-            if inp.kind == lin.DATA:
-                self.sources.load_sheet(inp.detail)
-            if inp.kind != lin.UNKNOWN or not isinstance(inp.detail, TableRef):
-                continue
-            ref = inp.detail
-            schema = None if ref.schema is not None and same_name(ref.schema, "main") \
-                else ref.schema
-            if ref.catalog is not None:
-                continue
-            sheets = self.sources.sheets_of(ref.name) if schema is None else []
-            if sheets:
-                names = ", ".join(t.qualified_name for t in sheets[:5])
-                raise TableNotFound(
-                    f"{inp.name} is a workbook; its sheets are the tables: {names}",
-                    hint=f"Name a sheet with the workbook: {sheets[0].qualified_name}.")
-            failed = self.sources.failed(schema, ref.name)
-            if failed is None:
-                continue
-            source = failed.to_dict(self.workspace.root)["source"]
-            sheet = f", sheet {failed.name!r}" if failed.schema and failed.name != failed.path.name else ""
-            said = failed.error.startswith(source)  # the problem names the file already
-            raise DataFileUnreadable(
-                f"{inp.name}: {failed.error}" if said else
-                f"{inp.name} is the data file {source}{sheet}, which could not be read: "
-                f"{failed.error}",
-                hint=f"Fix or replace {source} (Lantide never changes it); the next query "
-                     "reads it again. `lantide tables` lists every file's problem.")
-
-    def _reading_warnings(self, inputs: list[lin.Input]) -> list[str]:
-        """What the reader skipped or read differently in the data files read: a warning
-        per note, naming the file (see :mod:`lantide.query.reading_notes`)."""
-        out = []
-        for inp in inputs:
-            if inp.kind == lin.DATA and inp.detail.notes:
-                source = inp.detail.to_dict(self.workspace.root)["source"]
-                out.extend(f"{source}: {note}" for note in inp.detail.notes)
-        return list(dict.fromkeys(out))
-
-    def _guard(self, sql: str) -> ParsedQuery:
-        return check(sql, data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
-                     known_table=lambda ref: self._resolve(ref).kind != lin.UNKNOWN)
-
-    # -- validate_query -------------------------------------------------------------
+    # -- statements (lantide.query.runner) ------------------------------------------
     def validate_query(self, sql: str) -> dict:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
-        try:
-            self._fresh()
-            parsed = self._guard(sql)
-            inputs = [self._resolve(ref) for ref in parsed.tables]
-            self._check_inputs(inputs)
-            connection = self._single_source(inputs)
-            if connection:
-                remote = self.external.remote_sql(connection, parsed)
-                con = self.external.connect(connection)
-                try:
-                    cur = con.cursor().execute(f"SELECT * FROM ({remote}) lantide_q WHERE 1 = 0")
-                    columns = [{"name": d[0], "type": d[1].__name__} for d in cur.description]
-                finally:
-                    con.close()
-            else:
-                kind = type(parsed.expression).__name__
-                try:
-                    rows = self.engine.execute(f"DESCRIBE {results.select_body(parsed.body, kind)}")
-                except QueryError as exc:
-                    exc.position = map_position(parsed, exc.position,
-                                                results.wrapped_prefix("DESCRIBE ", kind))
-                    raise
-                columns = [{"name": r[0], "type": r[1]} for r in rows]
-        except LantideError as exc:
-            return {"ok": False, **exc.to_dict()}
-        found = self._hints(parsed, inputs)
-        return {"ok": True, "columns": columns, "tables": [i.name for i in inputs],
-                "source": connection or "local", "hints": found,
-                "warnings": self._reading_warnings(inputs) + [h["message"] for h in found]}
+        return self.runner.validate_query(sql)
 
     def preview_sql(self, sql: str, rows: int) -> dict:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
-        self._fresh()
-        parsed = self._guard(sql)
-        inputs = [self._resolve(ref) for ref in parsed.tables]
-        if self._single_source(inputs):
-            raise QueryRefused("a step on an external database is not run again for its rows",
-                               code="EXTERNAL_NOT_RERUN",
-                               hint="Read its cached (staged) table instead.")
-        kind = type(parsed.expression).__name__
-        try:
-            preview = self.engine.run(lambda cur: results.preview_only(
-                cur, parsed.body, kind, max(1, int(rows))))
-        except QueryError as exc:
-            exc.position = map_position(parsed, exc.position,
-                                        results.wrapped_prefix(results.PREVIEW_PREFIX, kind))
-            raise
-        return {"columns": preview.columns, "rows": preview.rows, "row_count": preview.row_count}
+        return self.runner.preview_sql(sql, rows)
 
-    def _hints(self, parsed: ParsedQuery, inputs: list[lin.Input]) -> list[dict]:
-        out = []
-        complexity = hint_rules.complexity_hint(parsed)
-        if complexity:
-            out.append(complexity)
-        entities = [i.name for i in inputs if i.kind in (lin.DATA, lin.EXTERNAL)]
-        optimization = hint_rules.optimization_hint(parsed, entities)
-        if optimization:
-            out.append(optimization)
-        return out
-
-    # -- run_query -------------------------------------------------------------------
     def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
-                  *, project=None, large_remote_warning_id: str | None = None,
+                  *, project: ProjectArg = None, large_remote_warning_id: str | None = None,
                   allow_complex: bool = False, max_cell_chars: int | None = None) -> dict:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
-        started = time.perf_counter()
-        project_obj, unreadable = self._project_or_unreadable(project)
-        status = project_obj.status if project_obj else None
-        self._fresh()
-        parsed = self._guard(sql)
-        purpose = qem.check_purpose(status, purpose)
-        inputs = [self._resolve(ref) for ref in parsed.tables]
-        self._check_inputs(inputs)
-        connection = self._single_source(inputs)
-        step_id = _new_step_id()
-        label = (result_label or "").strip() or None
-        plan = qem.decide_materialization(
-            tab=None, external=bool(connection), result_label=label, project_status=status,
-            tables_read=len(parsed.tables) + len(parsed.files), step_id=step_id)
-        qem.check_not_own_result(parsed, plan.table_name)
-        if plan.table_name:
-            self._check_result_name(plan.table_name, views=False)
-        found = self._hints(parsed, inputs)
-        complexity = next((h for h in found if h["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"), None)
-        if complexity and not allow_complex:
-            raise QueryRefused(complexity["message"], code=complexity["code"], hint=complexity["hint"])
-        kind = RESULT if not connection else STAGED
-        record = CachedTable(plan.table_name or "", kind, project_obj.dirname if project_obj else None,
-                             None, step_id, parsed.body, None, None, None, None)
-        if connection:
-            warning = self._large_remote_check(connection, parsed, large_remote_warning_id)
-            if warning:
-                return warning
-        preview = self._execute(parsed, plan, record, connection, cell_chars=max_cell_chars)
-        checks = self._result_checks(parsed, inputs, preview, plan, connection,
-                                     result_checks.step_key(parsed))
-        result = self._result(
-            tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
-            step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
-            found=found, connection=connection, checks=checks,
-            extra_warnings=self._reading_warnings(inputs))
-        if unreadable is not None:
-            result.setdefault("warnings", []).append(unreadable)
-        return result
+        return self.runner.run_query(
+            sql, result_label, purpose, project=project,
+            large_remote_warning_id=large_remote_warning_id, allow_complex=allow_complex,
+            max_cell_chars=max_cell_chars)
 
-    def _result_checks(self, parsed, inputs, preview, plan, connection, key,
-                       previous_row_count=None) -> list[dict]:
-        """The result's checks (:mod:`lantide.query.checks`), on the table just written or
-        the preview rows."""
-        return result_checks.compute(
-            self, parsed=parsed, inputs=inputs, preview=preview,
-            table=plan.table_name if plan.materialize else None, key=key,
-            connection=connection, drift_factor=_drift_factor(self.settings),
-            previous_row_count=previous_row_count)
+    # -- SQL tabs (lantide.query.tab_service) ---------------------------------------
+    def run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None, *,
+                    large_remote_warning_id: str | None = None,
+                    max_cell_chars: int | None = None) -> dict:
+        return self.tabs.run_sql_tab(project, tab, purpose,
+                                     large_remote_warning_id=large_remote_warning_id,
+                                     max_cell_chars=max_cell_chars)
 
-    def _single_source(self, inputs: list[lin.Input]) -> str | None:
-        return qem.check_single_source([(i.detail if i.kind == lin.EXTERNAL else None,
-                                         i.target if i.kind == lin.EXTERNAL else None)
-                                        for i in inputs])
+    def source_run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None,
+                           progress: Callable[[dict], None] | None = None, *,
+                           large_remote_warning_id: str | list[str] | None = None) -> dict:
+        """``large_remote_warning_id``: one id or a list, confirming the staging of large
+        remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
+        return self.tabs.source_run_sql_tab(project, tab, purpose, progress,
+                                            large_remote_warning_id=large_remote_warning_id)
 
-    def _check_result_name(self, name: str, *, tab_of: tuple[str, str] | None = None,
-                           views: bool = True) -> None:
-        """A result or tab may replace only its own cached table, never a source's name.
+    def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:
+        """SQL and inputs of a tab in one hash; None when it cannot be known (remote data)."""
+        return self.tabs.tab_fingerprint(lineage)
 
-        ``views=False`` when the name is about to be materialized: DuckDB itself refuses
-        to replace a view by a table, before running anything, and :meth:`_execute` then
-        names the view (a catalog query per new table is worth saving on a Source Run).
-        """
-        if self.sources.resolve(None, name) is not None:
-            raise QueryRefused(
-                f"{name!r} is already the name of a data file's table",
-                code="TAB_NAME_TAKEN" if tab_of else "RESULT_NAME_TAKEN",
-                hint="Choose another label or tab name.")
-        existing = self.catalog.cached(name)
-        if existing is None:
-            if views:
-                self._check_not_a_view(name)
-            return
-        if tab_of is None and existing.kind == TAB:
-            raise QueryRefused(
-                f"{name!r} is the cached table of SQL tab {existing.tab!r} "
-                f"(project {existing.project!r})",
-                code="RESULT_NAME_TAKEN",
-                hint="Choose another result_label; run the tab to refresh its table.")
-        if tab_of is not None and existing.kind == TAB and existing.project != tab_of[0]:
-            raise TabError(
-                f"the cached table {name!r} belongs to SQL tab {existing.tab!r} of project "
-                f"{existing.project!r}",
-                code="TAB_NAME_TAKEN",
-                hint="Cached tables share one namespace per workspace: rename one of the tabs.")
+    def check_new_sql_tab(self, project: ProjectArg, name: str) -> str:
+        """The clean name a new tab may take, or the error create_sql_tab would give."""
+        return self.tabs.check_new_sql_tab(project, name)
 
-    def _check_not_a_view(self, name: str) -> None:
-        taken = self.engine.execute(
-            "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() "
-            "AND schema_name = 'main' AND lower(view_name) = lower(?)", [name])[0][0]
-        if taken:
-            raise QueryRefused(f"{name!r} is already the name of a view",
-                               code="RESULT_NAME_TAKEN", hint="Choose another name.")
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict:
+        return self.tabs.create_sql_tab(project, name, sql)
 
-    def _execute(self, parsed: ParsedQuery, plan: qem.Materialization, record: CachedTable,
-                 connection: str | None, *, preview_rows: int | None = None,
-                 cell_chars: int | None = None) -> results.Preview:
-        """Run the statement under ``plan``; ``preview_rows`` overrides the setting (0: none),
-        ``cell_chars`` the cap of a preview cell (None: the default, 0: whole values)."""
-        kind = type(parsed.expression).__name__
-        t0 = time.perf_counter()
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict:
+        return self.tabs.rename_sql_tab(project, old, new)
 
-        def bookkeeping(cur, row_count: int) -> None:
-            record.name = plan.table_name
-            record.row_count = row_count
-            record.duration_ms = int((time.perf_counter() - t0) * 1000)
-            self.catalog.record(cur, record)
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict:
+        return self.tabs.delete_sql_tab(project, name)
 
-        rows = self.preview_rows if preview_rows is None else preview_rows
-        cap = results.CELL_CHARS if cell_chars is None else max(0, int(cell_chars))
-        try:
-            preview = self._execute_on(parsed, plan, kind, connection, bookkeeping, rows, cap)
-        except BaseException as exc:
-            if plan.materialize:
-                self.catalog.invalidate()  # whatever the rollback left, read it afresh
-                if isinstance(exc, TableNotFound):  # DuckDB's catalog error: maybe a view
-                    self._check_not_a_view(plan.table_name)
-            raise
-        if plan.materialize:
-            self.catalog.committed(record)  # after the commit, not before
-        return preview
+    def list_sql_tabs(self, project: ProjectArg) -> list[dict]:
+        return self.tabs.list_sql_tabs(project)
 
-    def _execute_on(self, parsed, plan, kind, connection, bookkeeping,
-                    preview_rows: int, cell_chars: int) -> results.Preview:
-        if connection:
-            from lantide.query.staging import stage
+    def lineage(self, project: ProjectArg) -> dict:
+        return self.tabs.lineage(project)
 
-            return stage(self, connection, parsed, plan.table_name, bookkeeping, cell_chars)
-        prefix = (results.materialize_prefix(plan.table_name) if plan.materialize
-                  else results.PREVIEW_PREFIX)
-        try:
-            if plan.materialize:
-                return self.engine.run(lambda cur: results.materialize(
-                    cur, parsed.body, kind, plan.table_name, preview_rows, bookkeeping,
-                    cell_chars))
-            return self.engine.run(lambda cur: results.preview_only(
-                cur, parsed.body, kind, max(1, preview_rows), cell_chars))
-        except QueryError as exc:
-            exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))
-            raise
+    # -- browsing (lantide.query.browse) --------------------------------------------
+    def show_tables(self) -> dict:
+        return self.browser.show_tables()
 
-    def _large_remote_check(self, connection: str, parsed: ParsedQuery, warning_ids,
-                            again: str = "run the same query again") -> dict | None:
-        """None when the remote result is small enough or its staging was confirmed with
-        one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
-        remote = self.external.remote_sql(connection, parsed)
-        key = statement_key(connection, remote)
-        if self.consents.confirmed(key, warning_ids):
-            return None
-        limit = int(self.settings.large_remote_rows)
-        rows = self.external.count_rows(connection, remote)
-        if rows <= limit:
-            return None
-        return remote_warning(self.consents.issue(key, connection, rows), connection, rows,
-                              limit, again=again)
+    def wait_for_row_counts(self, timeout: float | None = None) -> bool:
+        """Wait until the data files ``show_tables`` left uncounted are counted; False when
+        ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
+        return self.browser.wait_for_row_counts(timeout)
 
-    def _result(self, *, tool, parsed, plan, preview, started, step_id, project, purpose,
-                result_label, found, connection, tab=None, extra_warnings=(),
-                checks=()) -> dict:
-        duration_ms = int((time.perf_counter() - started) * 1000)
-        warnings = list(extra_warnings)
-        if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
-            warnings.append(f"the preview shows the first {len(preview.rows)} of "
-                            f"{preview.row_count:,} rows")
-        if preview.cells_cut:
-            warnings.append(f"{preview.cells_cut} preview cell(s) were cut at "
-                            f"{preview.cell_chars:,} characters; the whole values stay in DuckDB")
-        warnings.extend(h["message"] for h in found if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED"
-                        or tab is not None)
-        table = plan.table_name if plan.materialize else None
-        step = {"step_id": step_id, "at": _now_iso(), "tool": tool,
-                "project": project.dirname if project else None, "purpose": purpose,
-                "result_label": result_label, "sql": parsed.sql, "row_count": preview.row_count,
-                "columns": preview.columns, "cached_table_name": table,
-                "materialized": plan.materialize, "materialize_reason": plan.reason_code,
-                "warnings": warnings, "checks": list(checks), "duration_ms": duration_ms}
-        out = {"status": "ok", "step_id": step_id, "sql": parsed.sql, "columns": preview.columns,
-               "preview": preview.rows, "row_count": preview.row_count,
-               "truncated": preview.truncated, "materialized": plan.materialize,
-               "reason_code": plan.reason_code, "materialize_reason": plan.reason,
-               "cached_table_name": table, "warnings": warnings, "hints": found,
-               "checks": list(checks), "duration_ms": duration_ms, "step": step,
-               "cells_cut": preview.cells_cut, "cell_chars": preview.cell_chars}
-        if project is not None:
-            out["project"] = project.dirname
-        if tab is not None:
-            out["tab"] = tab
-        if connection:
-            out["source"] = connection
-        return out
+    def read_schema(self, table: str) -> dict:
+        return self.browser.read_schema(table)
+
+    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200,
+                   order_by=None) -> list[tuple]:
+        """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
+        return self.browser.fetch_rows(relation_name, offset, limit, order_by)
+
+    def relation_info(self, relation_name: str) -> dict:
+        """Columns and row count of a table, for the grid's header and scroll bar."""
+        return self.browser.relation_info(relation_name)
+
+    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10,
+                      columns: list[str] | None = None) -> dict:
+        return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
+
+    def export_table(self, relation_name: str, path: str | Path, fmt: str | None = None, *,
+                     order_by=None) -> dict:
+        """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
+        return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
 
 
-
-def _drift_factor(settings) -> float:
-    """``query.row_count_drift_factor``; a value that is not a number above 1 (which would
-    call every change a drift) falls back to the default."""
-    try:
-        factor = float(getattr(settings, "row_count_drift_factor", 0) or 0)
-    except (TypeError, ValueError):
-        factor = 0.0
-    return factor if factor > 1 else result_checks.rules.DRIFT_FACTOR
-
-
-def _user_query_settings():
+def _user_query_settings() -> QuerySettings:
     from lantide.workspace.settings import QuerySettings, load_settings
 
     try:

@@ -39,10 +39,17 @@ import contextlib
 import os
 import threading
 import time
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
-from lantide.query.catalog import TAB
+from lantide.query.catalog import TAB, Catalog
+
+if TYPE_CHECKING:
+    from lantide.query.tab_service import SqlTabs
+    from lantide.workspace.model import Project
+
+Progress = Callable[[dict], None]
 
 RAN = "ran"
 SKIPPED = "skipped"
@@ -93,12 +100,16 @@ def default_workers() -> int:
     return max(2, min(4, (os.cpu_count() or 1) + 1))
 
 
-def source_run(service, project, target: str, purpose: str | None, progress=None,
-               workers: int = 1, confirmed: list[str] = ()) -> dict:
+def source_run(tabs: SqlTabs, catalog: Catalog, project: Project, target: str,
+               purpose: str | None, progress: Progress | None = None, workers: int = 1,
+               confirmed: Iterable[str] = ()) -> dict:
+    """Run ``target`` of ``project`` and its upstream tabs (see the module docstring);
+    ``catalog`` tells which cached tables are up to date."""
     started = time.perf_counter()
-    graph, lineages = service._graph(project)
+    graph, lineages = tabs.graph(project)
     order = lin.upstream_order(graph, target)
-    chain = _Chain(service, project, lineages, list(graph), purpose, progress, list(confirmed))
+    chain = _Chain(tabs, catalog, project, lineages, list(graph), purpose, progress,
+                   list(confirmed))
     chain.emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
     if workers <= 1:
         for name in order:
@@ -120,9 +131,12 @@ def source_run(service, project, target: str, purpose: str | None, progress=None
 class _Chain:
     """The state of one Source Run: what each tab came to, and the decisions about it."""
 
-    def __init__(self, service, project, lineages, tabs, purpose, progress, confirmed):
-        self.service, self.project, self.lineages = service, project, lineages
-        self.tabs, self.purpose, self.confirmed = tabs, purpose, confirmed
+    def __init__(self, tabs: SqlTabs, catalog: Catalog, project: Project,
+                 lineages: dict[str, lin.TabLineage], names: list[str], purpose: str | None,
+                 progress: Progress | None, confirmed: list[str]):
+        self.sql_tabs, self.catalog, self.project = tabs, catalog, project
+        self.lineages, self.names = lineages, names
+        self.purpose, self.confirmed = purpose, confirmed
         self._progress = progress or (lambda event: None)
         self._lock = threading.Lock()
         self.results: dict[str, dict] = {}
@@ -150,8 +164,8 @@ class _Chain:
                     f"{', '.join(blocked)} did not run"}
         fingerprint = None
         if lineage.error is None:
-            fingerprint = self.service.tab_fingerprint(lineage)
-            cached = self.service.catalog.cached(name)
+            fingerprint = self.sql_tabs.tab_fingerprint(lineage)
+            cached = self.catalog.cached(name)
             if (fingerprint is not None and cached is not None and cached.kind == TAB
                     and cached.project == self.project.dirname
                     and cached.fingerprint == fingerprint):
@@ -166,12 +180,12 @@ class _Chain:
         t0 = time.perf_counter()
         try:
             # Re-read the file: an upstream run may not change it, but the analyst may have.
-            fresh = self.service._tab_lineage(self.project, name, self.tabs)
+            fresh = self.sql_tabs.tab_lineage(self.project, name, self.names)
             # The fingerprint was taken after the upstream tabs ran; same SQL, same inputs.
             known = self._fingerprints.get(name) \
                 if fresh.error is None and fresh.sql == self.lineages[name].sql else None
             # No preview rows: the report shows none, so none are read back.
-            result = self.service._run_tab(self.project, name, self.purpose,
+            result = self.sql_tabs.run_tab(self.project, name, self.purpose,
                                            tool="source_run_sql_tab", lineage=fresh,
                                            fingerprint=known, preview_rows=0,
                                            large_remote_warning_id=self.confirmed)

@@ -7,16 +7,23 @@ more than one batch, and a failed or cancelled staging keeps the previous table.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from lantide.query import results
-from lantide.query.engine import transaction
+from lantide.query.engine import Engine, transaction
+from lantide.query.external import ExternalSources
+from lantide.query.guard import ParsedQuery
 from lantide.query.names import quote_ident
 
 
-def stage(service, connection: str, parsed, table: str, bookkeeping,
+def stage(external: ExternalSources, engine: Engine, connection: str, parsed: ParsedQuery,
+          table: str, bookkeeping: Callable[..., None], *, preview_rows: int,
           cell_chars: int | None = results.CELL_CHARS) -> results.Preview:
-    remote_sql = service.external.remote_sql(connection, parsed)
-    batches = service.external.stream_batches(connection, remote_sql,
-                                              register_cancel=service.engine.cancel_hook)
+    """Copy the result of ``parsed`` on ``connection`` into ``table``; ``bookkeeping(cur,
+    rows)`` runs in the same transaction. Answers the table's first ``preview_rows`` rows."""
+    remote_sql = external.remote_sql(connection, parsed)
+    batches = external.stream_batches(connection, remote_sql,
+                                      register_cancel=engine.cancel_hook)
 
     def work(cur):
         alias = f"__lantide_stage_{id(cur)}"
@@ -40,6 +47,6 @@ def stage(service, connection: str, parsed, table: str, bookkeeping,
         except BaseException:
             batches.close()
             raise
-        return results.read_preview(cur, table, service.preview_rows, rows, cell_chars)
+        return results.read_preview(cur, table, preview_rows, rows, cell_chars)
 
-    return service.engine.run(work, timeout=None, sql=parsed.sql)
+    return engine.run(work, timeout=None, sql=parsed.sql)

@@ -1,4 +1,4 @@
-"""SQL tab operations of :class:`lantide.query.service.QueryService`.
+"""SQL tabs of one workspace: the part of :class:`lantide.query.service.QueryService` for tabs.
 
 run / Source Run / create / rename / delete / list / lineage. A rename or delete moves the
 tab's cached table with it and reports the tabs that read it (``dependents``); their SQL
@@ -9,6 +9,11 @@ is never edited. Shapes: ``run_sql_tab`` is ``run_query``'s shape plus ``"tab"``
 "edges": [{"from", "to"}], "order": [...] or None, "cycle": [...] or None}``;
 ``list_sql_tabs`` gives ``[{"tab", "path", "cached_table", "row_count", "last_run_at",
 "state": "up_to_date" | "stale" | "never_run", "error"}]``.
+
+A tab's statement is resolved by the :class:`~lantide.query.resolver.InputResolver` (its
+own project's tabs first) and run by the :class:`~lantide.query.runner.StatementRunner`
+like any other; Source Run (:mod:`lantide.query.sourcerun`) walks the tabs through
+:meth:`SqlTabs.graph`, :meth:`SqlTabs.tab_lineage` and :meth:`SqlTabs.run_tab`.
 """
 
 from __future__ import annotations
@@ -16,45 +21,69 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import qem
 from lantide.query.results import new_step_id
 from lantide.query import tabs as tab_files
-from lantide.query.catalog import TAB, CachedTable
-from lantide.query.engine import transaction
+from lantide.query.catalog import TAB, CachedTable, Catalog
+from lantide.query.engine import Engine, transaction
 from lantide.query.errors import LargeRemoteResult, QueryError
+from lantide.query.hints import statement_hints
 from lantide.query.names import quote_ident, same_name
+from lantide.query.projects import ProjectArg, required_project
 from lantide.query.remote_consent import warning_ids
+from lantide.query.resolver import InputResolver, single_source
+from lantide.query.runner import StatementRunner, step_result
+from lantide.query.sources import DataSources, DataTable
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project, Workspace
+    from lantide.workspace.settings import QuerySettings
+
+Graph = dict[str, list[str]]
 
 
-class TabOperations:
-    """Mixed into QueryService; uses its engine, catalog, sources and run machinery."""
+class SqlTabs:
+    """The SQL tabs of one workspace's projects, run through the statement runner."""
 
-    def run_sql_tab(self, project, tab: str, purpose: str | None = None, *,
+    def __init__(self, workspace: Workspace, settings: QuerySettings, *, engine: Engine,
+                 catalog: Catalog, sources: DataSources, inputs: InputResolver,
+                 runner: StatementRunner):
+        self.workspace = workspace
+        self.settings = settings
+        self.engine = engine
+        self.catalog = catalog
+        self.sources = sources
+        self.inputs = inputs
+        self.runner = runner
+
+    def run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None, *,
                     large_remote_warning_id: str | None = None,
                     max_cell_chars: int | None = None) -> dict:
-        project_obj = self._project(project, required=True)
+        project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, tab)
         purpose = qem.check_purpose(project_obj.status, purpose)
-        self._fresh()
-        return self._run_tab(project_obj, name, purpose, tool="run_sql_tab",
-                             large_remote_warning_id=large_remote_warning_id,
-                             cell_chars=max_cell_chars)
+        self.inputs.refresh_if_stale()
+        return self.run_tab(project_obj, name, purpose, tool="run_sql_tab",
+                            large_remote_warning_id=large_remote_warning_id,
+                            cell_chars=max_cell_chars)
 
-    def _tab_lineage(self, project, name: str, tabs: list[str] | None = None) -> lin.TabLineage:
+    def tab_lineage(self, project: Project, name: str,
+                    tabs: list[str] | None = None) -> lin.TabLineage:
         """A tab's lineage; a tab whose file cannot be read (not UTF-8, removed meanwhile,
         a name that is no longer allowed) gets a lineage with that ``error``, so it is a
         problem for itself only, never for a listing or Source Run of the other tabs."""
-        tabs = tabs if tabs is not None else tab_files.tab_names(project)
+        names = tabs if tabs is not None else tab_files.tab_names(project)
         try:
-            sql = tab_files.read_tab(project, name, tabs)
+            sql = tab_files.read_tab(project, name, names)
         except LantideError as exc:
             return lin.TabLineage(tab=name, sql="", sql_hash="", error=exc.to_dict())
-        return lin.analyse_tab(name, sql, lambda ref: self._resolve(ref, tabs),
+        return lin.analyse_tab(name, sql, lambda ref: self.inputs.resolve(ref, names),
                                data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
-                               known_table=lambda ref: self._resolve(ref, tabs).kind != lin.UNKNOWN)
+                               known_table=lambda ref: self.inputs.resolve(ref, names).kind != lin.UNKNOWN)
 
     def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:
         """SQL and inputs of a tab in one hash; None when it cannot be known (remote data)."""
@@ -66,6 +95,7 @@ class TabOperations:
                     return None
                 parts.append(f"{inp.kind}:{row.name.casefold()}:{row.fingerprint or row.created_at}")
             elif inp.kind == lin.DATA:
+                assert isinstance(inp.detail, DataTable)  # a data input's detail
                 parts.append(f"data:{self.sources.fingerprint(inp.detail)}")
             else:
                 return None  # external or unknown: never assumed unchanged
@@ -78,14 +108,16 @@ class TabOperations:
                 return None
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
-    def _run_tab(self, project, name: str, purpose: str | None, *, tool: str,
-                 lineage: lin.TabLineage | None = None, large_remote_warning_id=None,
-                 fingerprint: str | None = None, preview_rows: int | None = None,
-                 cell_chars: int | None = None) -> dict:
-        """Materialize one tab. ``fingerprint``: already computed for ``lineage`` now
-        (Source Run); ``preview_rows``: overrides the setting, 0 reads no rows."""
+    def run_tab(self, project: Project, name: str, purpose: str | None, *, tool: str,
+                lineage: lin.TabLineage | None = None,
+                large_remote_warning_id: str | list[str] | None = None,
+                fingerprint: str | None = None, preview_rows: int | None = None,
+                cell_chars: int | None = None) -> dict:
+        """Materialize one tab (its answer, or a large remote result's ``warning_required``).
+        ``fingerprint``: already computed for ``lineage`` now (Source Run);
+        ``preview_rows``: overrides the setting, 0 reads no rows."""
         started = time.perf_counter()
-        lineage = lineage or self._tab_lineage(project, name)
+        lineage = lineage or self.tab_lineage(project, name)
         if lineage.error:
             err = lineage.error
             where = err.get("position")  # in the tab's file text, as the guard found it
@@ -93,18 +125,19 @@ class TabOperations:
                              hint=err.get("hint"),
                              position=(where["line"], where["column"]) if where else None)
         parsed = lineage.parsed
-        self._check_inputs(lineage.inputs)
+        assert parsed is not None  # a lineage without an error has its parse
+        self.inputs.check_inputs(lineage.inputs)
         qem.check_not_own_result(parsed, name)
-        self._check_result_name(name, tab_of=(project.dirname, name), views=False)
-        connection = self._single_source(lineage.inputs)
+        self.runner.check_result_name(name, tab_of=(project.dirname, name), views=False)
+        connection = single_source(lineage.inputs)
         step_id = new_step_id()
         plan = qem.decide_materialization(tab=name, external=bool(connection), result_label=None,
                                           project_status=project.status,
                                           tables_read=len(parsed.tables), step_id=step_id)
-        found = self._hints(parsed, lineage.inputs)
+        found = statement_hints(parsed, lineage.inputs)
         if connection:
             source_run = tool == "source_run_sql_tab"
-            warning = self._large_remote_check(
+            warning = self.runner.large_remote_check(
                 connection, parsed, large_remote_warning_id,
                 again="Source Run again" if source_run else "run the tab again")
             if warning and source_run:
@@ -119,56 +152,58 @@ class TabOperations:
         previous = last.row_count if (last is not None and last.kind == TAB and
                                       last.project == project.dirname and
                                       last.sql == lineage.sql) else None
-        preview = self._execute(parsed, plan, record, connection, preview_rows=preview_rows,
-                                cell_chars=cell_chars)
-        checks = self._result_checks(parsed, lineage.inputs, preview, plan, connection,
-                                     None, previous_row_count=previous)
-        return self._result(tool=tool, parsed=parsed, plan=plan, preview=preview,
-                            started=started, step_id=step_id, project=project, purpose=purpose,
-                            result_label=None, found=found, connection=connection, tab=name,
-                            checks=checks,
-                            extra_warnings=self._reading_warnings(lineage.inputs))
+        preview = self.runner.execute(parsed, plan, record, connection,
+                                      preview_rows=preview_rows, cell_chars=cell_chars)
+        checks = self.runner.result_checks(parsed, lineage.inputs, preview, plan, connection,
+                                           None, previous_row_count=previous)
+        return step_result(tool=tool, parsed=parsed, plan=plan, preview=preview,
+                           started=started, step_id=step_id, project=project, purpose=purpose,
+                           result_label=None, found=found, connection=connection, tab=name,
+                           checks=checks,
+                           extra_warnings=self.inputs.reading_warnings(lineage.inputs))
 
-    def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
-                           progress=None, *, large_remote_warning_id=None) -> dict:
+    def source_run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None,
+                           progress: Callable[[dict], None] | None = None, *,
+                           large_remote_warning_id: str | list[str] | None = None) -> dict:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         from lantide.query.sourcerun import default_workers, source_run
 
-        project_obj = self._project(project, required=True)
+        project_obj = required_project(self.workspace, project)
         purpose = qem.check_purpose(None, purpose)
-        self._fresh()
+        self.inputs.refresh_if_stale()
         workers = int(getattr(self.settings, "source_run_workers", 0) or 0) or default_workers()
-        return source_run(self, project_obj, tab_files.find_tab(project_obj, tab), purpose,
-                          progress, workers=workers, confirmed=warning_ids(large_remote_warning_id))
+        return source_run(self, self.catalog, project_obj, tab_files.find_tab(project_obj, tab),
+                          purpose, progress, workers=workers,
+                          confirmed=warning_ids(large_remote_warning_id))
 
-    def check_new_sql_tab(self, project, name: str) -> str:
+    def check_new_sql_tab(self, project: ProjectArg, name: str) -> str:
         """The clean name a new tab of ``project`` may take, or the error create_sql_tab
         would give (bad name, a tab of that name, a data file's or another project's
         table). Writes nothing: the app's new tab is a file only once it is saved."""
-        project_obj = self._project(project, required=True)
+        project_obj = required_project(self.workspace, project)
         name = tab_files.validate_tab_name(name)
         tab_files.check_no_tab_named(project_obj, name)
-        self._fresh()
-        self._check_result_name(name, tab_of=(project_obj.dirname, name))
+        self.inputs.refresh_if_stale()
+        self.runner.check_result_name(name, tab_of=(project_obj.dirname, name))
         return name
 
-    def create_sql_tab(self, project, name: str, sql: str) -> dict:
-        project_obj = self._project(project, required=True)
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict:
+        project_obj = required_project(self.workspace, project)
         name = tab_files.validate_tab_name(name)
-        self._guard(sql)  # a tab is one read-only statement from the start
-        self._check_result_name(name, tab_of=(project_obj.dirname, name))
+        self.inputs.guard(sql)  # a tab is one read-only statement from the start
+        self.runner.check_result_name(name, tab_of=(project_obj.dirname, name))
         path = tab_files.write_new_tab(project_obj, name, sql)
-        lineage = self._tab_lineage(project_obj, name)
+        lineage = self.tab_lineage(project_obj, name)
         return {"project": project_obj.dirname, "tab": name, "path": str(path),
                 "lineage": lineage.to_dict()}
 
-    def rename_sql_tab(self, project, old: str, new: str) -> dict:
-        project_obj = self._project(project, required=True)
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict:
+        project_obj = required_project(self.workspace, project)
         old = tab_files.find_tab(project_obj, old)
         new = tab_files.validate_tab_name(new)
-        self._check_result_name(new, tab_of=(project_obj.dirname, new))
-        graph = self._graph(project_obj)[0]
+        self.runner.check_result_name(new, tab_of=(project_obj.dirname, new))
+        graph = self.graph(project_obj)[0]
         dependents = [t for t in lin.downstream_of(graph, old) if old in graph.get(t, [])]
         old, new = tab_files.rename_tab_file(project_obj, old, new)
         renamed = False
@@ -193,10 +228,10 @@ class TabOperations:
                            f"{', '.join(dependents)}. Update them to read {new!r}.")
         return out
 
-    def delete_sql_tab(self, project, name: str) -> dict:
-        project_obj = self._project(project, required=True)
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict:
+        project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, name)
-        graph = self._graph(project_obj)[0]
+        graph = self.graph(project_obj)[0]
         dependents = [t for t in graph if name in graph.get(t, [])]
         trash = tab_files.trash_tab_file(project_obj, name, self.workspace.lantide_dir / "trash")
         dropped = False
@@ -214,33 +249,35 @@ class TabOperations:
             out["hint"] = f"These tabs read {name!r} and will fail until changed: {', '.join(dependents)}."
         return out
 
-    def list_sql_tabs(self, project) -> list[dict]:
-        project_obj = self._project(project, required=True)
+    def list_sql_tabs(self, project: ProjectArg) -> list[dict]:
+        project_obj = required_project(self.workspace, project)
         tabs = tab_files.tab_names(project_obj)
         out = []
         for name in tabs:
-            lineage = self._tab_lineage(project_obj, name, tabs)
+            lineage = self.tab_lineage(project_obj, name, tabs)
             cached = self.catalog.cached(name)
-            mine = cached is not None and cached.kind == TAB and cached.project == project_obj.dirname
+            mine = cached if (cached is not None and cached.kind == TAB
+                              and cached.project == project_obj.dirname) else None
             fingerprint = None if lineage.error else self.tab_fingerprint(lineage)
-            state = ("never_run" if not mine else
-                     "up_to_date" if fingerprint and fingerprint == cached.fingerprint else "stale")
+            state = ("never_run" if mine is None else
+                     "up_to_date" if fingerprint and fingerprint == mine.fingerprint else "stale")
             out.append({"tab": name, "path": str(project_obj.sql_dir / f"{name}.sql"),
                         "cached_table": name if mine else None,
-                        "row_count": cached.row_count if mine else None,
-                        "last_run_at": cached.created_at.isoformat() if mine and cached.created_at else None,
+                        "row_count": mine.row_count if mine else None,
+                        "last_run_at": mine.created_at.isoformat() if mine and mine.created_at else None,
                         "state": state, "error": lineage.error})
         return out
 
-    def _graph(self, project) -> tuple[dict[str, list[str]], dict[str, lin.TabLineage]]:
+    def graph(self, project: Project) -> tuple[Graph, dict[str, lin.TabLineage]]:
+        """Each tab's upstream tabs, and each tab's lineage."""
         tabs = tab_files.tab_names(project)
-        lineages = {t: self._tab_lineage(project, t, tabs) for t in tabs}
+        lineages = {t: self.tab_lineage(project, t, tabs) for t in tabs}
         return {t: l.upstream_tabs for t, l in lineages.items()}, lineages
 
-    def lineage(self, project) -> dict:
-        project_obj = self._project(project, required=True)
-        self._fresh()
-        graph, lineages = self._graph(project_obj)
+    def lineage(self, project: ProjectArg) -> dict:
+        project_obj = required_project(self.workspace, project)
+        self.inputs.refresh_if_stale()
+        graph, lineages = self.graph(project_obj)
         cycle = lin.find_cycle(graph)
         return {"project": project_obj.dirname,
                 "tabs": [lineages[t].to_dict() for t in sorted(graph, key=str.casefold)],

@@ -26,10 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from typing import TYPE_CHECKING
 
 from lantide.query.checks import result_stats, rules
 from lantide.query.checks.facts import Relation, RelationFacts
 from lantide.query.errors import QueryCancelled
+
+if TYPE_CHECKING:
+    from lantide.query.catalog import Catalog
+    from lantide.query.engine import Engine
+    from lantide.query.sources import DataSources
 
 log = logging.getLogger(__name__)
 
@@ -56,16 +62,18 @@ def step_key(parsed) -> str:
     return f"sql:{digest}"
 
 
-def compute(service, *, parsed, inputs, preview, table: str | None, key: str | None,
+def compute(*, engine: Engine, facts: RelationFacts, sources: DataSources, catalog: Catalog,
+            parsed, inputs, preview, table: str | None, key: str | None,
             connection: str | None, drift_factor: float = rules.DRIFT_FACTOR,
             previous_row_count: int | None = None) -> list[dict]:
-    """The checks of one result (see the module docstring). ``inputs``: the statement's
-    resolved tables (:class:`lantide.query.lineage.Input`); ``table``: the cached table
-    holding the result, or None when only the preview exists. ``key``: the step's
-    identity (:func:`step_key`) whose last row count the cache database keeps; a tab
-    passes None and its last run's ``previous_row_count`` instead (its bookkeeping row
-    has it already)."""
-    store: RelationFacts = service._backend.check_facts
+    """The checks of one result (see the module docstring), measured on ``engine`` and
+    kept in ``facts``. ``inputs``: the statement's resolved tables
+    (:class:`lantide.query.lineage.Input`), versioned by ``sources`` and ``catalog``;
+    ``table``: the cached table holding the result, or None when only the preview
+    exists. ``key``: the step's identity (:func:`step_key`) whose last row count the
+    cache database keeps; a tab passes None and its last run's ``previous_row_count``
+    instead (its bookkeeping row has it already)."""
+    store = facts
     if type(parsed.expression).__name__ in METADATA_STATEMENTS:
         return []  # a description of a table, not a result: its NULL "default" column is no news
 
@@ -74,7 +82,7 @@ def compute(service, *, parsed, inputs, preview, table: str | None, key: str | N
         statement = relations = None
         if not connection:
             try:
-                relations = _relations(service, inputs)
+                relations = _relations(sources, catalog, inputs)
                 statement = _analyse(cur, store, parsed, relations)
             except QueryCancelled:
                 raise
@@ -117,7 +125,7 @@ def compute(service, *, parsed, inputs, preview, table: str | None, key: str | N
         return sorted(checks, key=lambda c: SEVERITIES.index(c["severity"]))
 
     try:
-        return service.engine.run(work)
+        return engine.run(work)
     except QueryCancelled:
         raise
     except Exception as exc:  # never lose a result because a check failed
@@ -125,7 +133,7 @@ def compute(service, *, parsed, inputs, preview, table: str | None, key: str | N
         return []
 
 
-def _relations(service, inputs) -> dict:
+def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict:
     """(schema or None, name) of each table the statement reads -> its :class:`Relation`."""
     from lantide.query import lineage as lin
     from lantide.query.names import quote_ident
@@ -136,10 +144,10 @@ def _relations(service, inputs) -> dict:
             table = inp.detail
             key = ((table.schema or "").casefold() or None, table.name.casefold())
             out[key] = Relation(f"data:{table.qualified_name}", table.qualified_name,
-                                service.sources.fingerprint(table))
+                                sources.fingerprint(table))
             continue
         if inp.kind in (lin.TAB, lin.CACHED):
-            cached = service.catalog.cached(inp.target)
+            cached = catalog.cached(inp.target)
             if cached is None:
                 continue
             version = cached.fingerprint or (cached.created_at.isoformat()
