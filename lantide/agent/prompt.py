@@ -99,7 +99,7 @@ class PromptAssembler:
         changed (size and modification time), since each iteration needs it."""
         path = project.document_path(kind)
         sidecar = path.with_name(path.stem + ".annotations.json")
-        stamp = []
+        stamp: list[tuple[int, int] | None] = []
         for p in (path, sidecar):
             try:
                 st = p.stat()
@@ -109,7 +109,7 @@ class PromptAssembler:
         key = (str(path), tuple(stamp))
         view = self._views.get(key)
         if view is None:
-            view = ctx.services.docs().agent_view(project, kind)
+            view = ctx.services.documents.agent_view(project, kind)
             self._views = {k: v for k, v in self._views.items() if k[0] != key[0]}
             self._views[key] = view
         return view
@@ -152,13 +152,10 @@ class PromptAssembler:
             view = self.document_view(ctx, project, "plan")
         except LantideError:
             return 0
-        return int(view.get("open_annotation_count") or 0) if isinstance(view, dict) else 0
+        return int(view.get("open_annotation_count") or 0)
 
     def knowledge(self, ctx: ToolContext, project: Project | None, window: int) -> str:
         kb = ctx.services.knowledge(project)
-        if kb is None:
-            ctx.knowledge_offers_tool = False
-            return ""
         budget = min(KNOWLEDGE_MAX_TOKENS, int(window * KNOWLEDGE_SHARE))
         layer = kb.layer(budget_tokens=budget)
         ctx.knowledge_offers_tool = bool(layer.offers_tool)

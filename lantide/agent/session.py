@@ -159,7 +159,7 @@ class AgentSession:
         if turn != 1:
             return
         kb = self.services.knowledge(self.workspace.focused_project())
-        if kb is None or not kb.needs_reorganize():
+        if not kb.needs_reorganize():
             return
         from lantide.agent.events import KnowledgeReorganized
 
@@ -186,8 +186,6 @@ class AgentSession:
 
     def _propose_knowledge(self, turn: int, message: str, answer: str) -> Event | None:
         kb = self.services.knowledge(self.workspace.focused_project())
-        if kb is None:
-            return None
         result = kb.propose(self.complete_in_background, conversation_id=self.conversation.id,
                             turn=turn, analyst_messages=[message], assistant_reply=answer)
         if result.error:

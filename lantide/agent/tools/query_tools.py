@@ -29,19 +29,11 @@ QUIET_WHEN_EMPTY = ("warnings", "hints", "checks", "cells_cut", "cached_table_na
                     "truncated", "materialized")
 
 
-def _rows_of(preview: Any) -> tuple[list[str] | None, list]:
-    """(columns, rows) from a preview given as rows of dicts, rows of lists, or
-    ``{"columns", "rows"}``."""
-    if isinstance(preview, dict):
-        return preview.get("columns"), list(preview.get("rows") or [])
-    return None, list(preview or [])
-
-
 def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     """The result for the model: at most ``max_rows`` rows (the preview rows setting, the
     number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
     was left out stated."""
-    columns, rows = _rows_of(result.get("preview"))
+    rows = list(result.get("preview") or [])
     shown = rows[:max(1, int(max_rows))]
     import json
 
@@ -52,7 +44,7 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     # keeps the timing
     out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql", "duration_ms")
            and not (k == "materialize_reason" and result.get("reason_code"))}
-    out["preview"] = {"columns": columns, "rows": shown} if columns is not None else shown
+    out["preview"] = shown
     if len(shown) < len(rows):
         out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
                                "result is in its cached table or can be aggregated with SQL.")
@@ -183,7 +175,6 @@ def _empty(value: Any) -> bool:
 
 def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
     listing = _run_guarded(ctx, lambda q: q.show_tables())
-    listing = listing if isinstance(listing, dict) else {"tables": listing}
     tables = list(listing.get("tables") or [])
     pattern = (args.get("name") or "").strip().casefold()
     if pattern:
@@ -204,8 +195,6 @@ def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
 def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
     """The DDL once (the query layer also lists the columns as JSON, for the app)."""
     schema = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
-    if not isinstance(schema, dict):
-        return {"table": args["table"], "ddl": schema}
     # the DDL once; the kind and source are in show_tables' listing
     out = {k: v for k, v in schema.items() if k not in ("columns", "kind", "source")}
     if out.get("qualified_name") == '"{}"'.format(str(out.get("table", "")).replace('"', '""')):
@@ -263,8 +252,7 @@ def profile_columns(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def validate_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    result = _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
-    return result if isinstance(result, dict) else {"ok": bool(result)}
+    return _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
 
 
 def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
