@@ -24,11 +24,11 @@ from lantide.agent.events import ConversationTitled, ErrorOccurred, Event
 from lantide.agent.ledger import Ledger
 from lantide.agent.loop import CANCELLED, ERROR, QUESTION, TurnRunner
 from lantide.agent.model_client import ModelClient, OpenAIModelClient
-from lantide.agent.prompt import AssembledPrompt, PromptAssembler, state_of
+from lantide.agent.prompt import AssembledPrompt, PromptAssembler
 from lantide.agent.services import EngineServices
 from lantide.agent.tools import default_registry
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import ToolRegistry
+from lantide.agent.tools.registry import ToolRegistry, state_of
 from lantide.errors import LantideError
 from lantide.workspace.model import Workspace
 from lantide.workspace.settings import Settings, load_settings, resolve_profile

@@ -186,7 +186,7 @@ class TabOperations:
             self.catalog.invalidate()
             renamed = True
         out = {"project": project_obj.dirname, "old": old, "new": new,
-               "path": str(project_obj.sql_dir / f"{new}.sql"), "cached_table_renamed": renamed,
+               "path": str(project_obj.sql_tab_path(new)), "cached_table_renamed": renamed,
                "dependents": dependents}
         if dependents:
             out["hint"] = (f"These tabs still read {old!r} and were not changed: "
@@ -198,7 +198,7 @@ class TabOperations:
         name = tab_files.find_tab(project_obj, name)
         graph = self._graph(project_obj)[0]
         dependents = [t for t in graph if name in graph.get(t, [])]
-        trash = tab_files.trash_tab_file(project_obj, name, self.workspace.lantide_dir / "trash")
+        trash = tab_files.trash_tab_file(project_obj, name)
         dropped = False
         cached = self.catalog.cached(name)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
@@ -225,7 +225,7 @@ class TabOperations:
             fingerprint = None if lineage.error else self.tab_fingerprint(lineage)
             state = ("never_run" if not mine else
                      "up_to_date" if fingerprint and fingerprint == cached.fingerprint else "stale")
-            out.append({"tab": name, "path": str(project_obj.sql_dir / f"{name}.sql"),
+            out.append({"tab": name, "path": str(project_obj.sql_tab_path(name)),
                         "cached_table": name if mine else None,
                         "row_count": cached.row_count if mine else None,
                         "last_run_at": cached.created_at.isoformat() if mine and cached.created_at else None,

@@ -12,13 +12,14 @@ from functools import lru_cache
 from typing import Any
 
 from lantide.agent.consent import consent_refusal
-from lantide.agent.events import StepRecorded
+from lantide.agent.events import DocumentChanged, StepRecorded
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, Tool, params,
     tool_error,
 )
 from lantide.tokens import count_tokens
+from lantide.workspace.layout import sql_tab_relpath
 
 MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result says so
 SHOW_TABLES_MAX = 500
@@ -269,7 +270,7 @@ def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any] | None:
-    path = ctx.workspace.project(project_dir).sql_dir / f"{tab}.sql"
+    path = ctx.workspace.project(project_dir).sql_tab_path(tab)
     if not path.is_file():
         return None  # the query layer reports the missing tab
     return consent_refusal(path.read_text(encoding="utf-8", errors="replace"), ctx.state,
@@ -319,17 +320,13 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 def create_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project")).dirname
     result = ctx.services.query().create_sql_tab(project, args["name"], args["sql"])
-    out = result if isinstance(result, dict) else {"created": str(result)}
-    path = f"projects/{project}/sql/{args['name']}.sql"
-    from lantide.agent.events import DocumentChanged
-
-    ctx.emit(DocumentChanged(path, project))
-    return out
+    ctx.emit(DocumentChanged(sql_tab_relpath(project, result["tab"]), project))
+    return result
 
 
 def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
-    path = project.sql_dir / f"{args['tab']}.sql"
+    path = project.sql_tab_path(args["tab"])
     if not path.is_file() or "/" in args["tab"] or "\\" in args["tab"]:
         return tool_error("TAB_NOT_FOUND", f"no SQL tab {args['tab']!r} in {project.dirname}",
                           f"Tabs: {', '.join(project.sql_tab_names()) or 'none yet'}.")
