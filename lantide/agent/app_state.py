@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from lantide.workspace import layout
 from lantide.workspace.model import Workspace
 
 TAB_TYPES = ("plan", "report", "sql", "table", "knowledge", "file")
@@ -52,9 +53,9 @@ class OpenTab:
         elif not isinstance(project, str) or not project:
             return None
         elif kind == "sql":
-            path = f"projects/{project}/sql/{name}.sql"
+            path = layout.sql_tab_relpath(project, name)
         else:
-            path = f"projects/{project}/{name}"
+            path = layout.project_relpath(project, name)
         return cls(kind, path, bool(raw.get("dirty")), content)
 
     def to_dict(self) -> dict[str, Any]:

@@ -54,7 +54,7 @@ class CancelToken:
         return self._event.wait(max(0.0, seconds))
 
     @contextmanager
-    def on_cancel(self, close: Callable[[], None]) -> Iterator[None]:
+    def on_cancel(self, close: Callable[[], object]) -> Iterator[None]:
         """Run ``close`` if the token is cancelled while the block runs."""
         with self._lock:
             key = self._next

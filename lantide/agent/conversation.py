@@ -36,6 +36,7 @@ from typing import Any
 
 from lantide.agent.conversation_replay import sanitize_records
 from lantide.errors import MissingFileError, UsageError
+from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl
 from lantide.workspace.log_reader import LogProblem, read_log
 
@@ -120,7 +121,7 @@ class Conversation:
     def __init__(self, directory: Path, conversation_id: str, records: list[dict],
                  problems: list[LogProblem] | None = None):
         self.id = check_conversation_id(conversation_id)
-        self.path = Path(directory) / f"{conversation_id}.jsonl"
+        self.path = layout.log_path(directory, conversation_id)
         self.records = records
         self.problems: list[LogProblem] = list(problems or [])  # lines skipped on reading
         self._written = self.path.exists()
@@ -139,7 +140,7 @@ class Conversation:
     @classmethod
     def open(cls, directory: Path, conversation_id: str) -> "Conversation":
         check_conversation_id(conversation_id)
-        path = Path(directory) / f"{conversation_id}.jsonl"
+        path = layout.log_path(directory, conversation_id)
         if not path.exists():
             recent = ", ".join(i.id for i in list_conversations(directory)[-5:]) or "none yet"
             raise MissingFileError(path, "conversation",
@@ -224,11 +225,8 @@ class Conversation:
 
 def list_conversations(directory: Path) -> list[ConversationInfo]:
     """Conversations in creation order (their ids sort by time)."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        return []
     out = []
-    for path in sorted(directory.glob("*.jsonl")):
+    for path in layout.log_paths(directory):
         if not _ID.match(path.stem):
             continue
         # One damaged file is a problem for itself only: it is listed without its details,

@@ -26,6 +26,7 @@ from typing import Any
 
 from lantide.errors import LantideError
 from lantide.untrusted import clean_text
+from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl, atomic_write_bytes
 from lantide.workspace.log_reader import LogProblem, parse_log_line, read_log
 
@@ -130,7 +131,7 @@ class Ledger:
 
     def __init__(self, ledger_dir: Path, conversation_id: str):
         self.conversation_id = conversation_id
-        self.path = Path(ledger_dir) / f"{conversation_id}.jsonl"
+        self.path = layout.log_path(ledger_dir, conversation_id)
         self.problems: list[LogProblem] = []  # lines skipped by the last read
 
     def _read(self) -> tuple[list[dict[str, Any]], int]:

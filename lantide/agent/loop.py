@@ -30,9 +30,10 @@ from lantide.agent.model_client import (
     ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken,
 )
 from lantide.agent.model_stream import stream_reply
-from lantide.agent.prompt import AssembledPrompt, output_reserve, state_of
+from lantide.agent.prompt import AssembledPrompt, output_reserve
 from lantide.agent.reflection import Reflector
 from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.registry import state_of
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 

@@ -29,13 +29,12 @@ from lantide.agent.history import (
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import (
-    EXECUTING, NO_PROJECT, PLANNING, PURPOSE_MAX_CHARS, ToolRegistry,
-)
+from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry
 from lantide.agent.tools.step_tools import past_step_count
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
+from lantide.workspace.layout import sidecar_path
 from lantide.workspace.model import Project
 
 RECENT_STEPS = 8
@@ -44,16 +43,6 @@ KNOWLEDGE_MAX_TOKENS = 3_000
 ACTIVE_TAB_SHARE = 0.20
 ACTIVE_TAB_MAX_TOKENS = 6_000
 COMPACT_AT = 0.85  # compacting within a turn frees the request down to this share of the window
-LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "state_notes", "summary",
-               "history", "active_tab")
-
-
-def state_of(project: Project | None) -> str:
-    if project is None:
-        return NO_PROJECT
-    return EXECUTING if project.status in ("executing", "done") else PLANNING
-
-
 def output_reserve(window: int) -> int:
     """Tokens kept free for the model's answer."""
     return max(256, min(4_096, window // 4))
@@ -99,8 +88,8 @@ class PromptAssembler:
         """The docs layer's view of a Plan/Report, re-read only when its file or sidecar
         changed (size and modification time), since each iteration needs it."""
         path = project.document_path(kind)
-        sidecar = path.with_name(path.stem + ".annotations.json")
-        stamp = []
+        sidecar = sidecar_path(path)
+        stamp: list[tuple[int, int] | None] = []
         for p in (path, sidecar):
             try:
                 st = p.stat()
@@ -110,7 +99,7 @@ class PromptAssembler:
         key = (str(path), tuple(stamp))
         view = self._views.get(key)
         if view is None:
-            view = ctx.services.docs().agent_view(project, kind)
+            view = ctx.services.documents.agent_view(project, kind)
             self._views = {k: v for k, v in self._views.items() if k[0] != key[0]}
             self._views[key] = view
         return view
@@ -153,13 +142,10 @@ class PromptAssembler:
             view = self.document_view(ctx, project, "plan")
         except LantideError:
             return 0
-        return int(view.get("open_annotation_count") or 0) if isinstance(view, dict) else 0
+        return int(view.get("open_annotation_count") or 0)
 
     def knowledge(self, ctx: ToolContext, project: Project | None, window: int) -> str:
         kb = ctx.services.knowledge(project)
-        if kb is None:
-            ctx.knowledge_offers_tool = False
-            return ""
         budget = min(KNOWLEDGE_MAX_TOKENS, int(window * KNOWLEDGE_SHARE))
         layer = kb.layer(budget_tokens=budget)
         ctx.knowledge_offers_tool = bool(layer.offers_tool)

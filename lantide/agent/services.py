@@ -1,55 +1,138 @@
-"""The engine layers the agent's tools call: query, docs, knowledge, opened lazily.
+"""The engine layers the agent's tools call: query, docs, knowledge.
+
+Each layer is reached through a small interface that says what the agent uses of it:
+:class:`AgentQuery` (the query layer's :class:`~lantide.query.service.QueryService`),
+:class:`AgentDocuments` (the docs layer's agent API, :mod:`lantide.docs.agent_api`) and
+:class:`AgentKnowledge` (the knowledge layer's :class:`~lantide.knowledge.KnowledgeBase`).
+The layers are imported inside the methods that first need them, so ``lantide prompt``
+and a chat that never queries pay for neither DuckDB nor the Markdown parser at start-up.
 
 One :class:`EngineServices` per workspace session. The query service (DuckDB) opens on
-first use, so ``lantide prompt`` and a chat that never queries do not pay for it; the
-desktop app passes the QueryService it already has. A layer that is missing from this
-installation is a clear error for the tool that needs it, not a crash of the turn.
+first use; the desktop app passes the QueryService it already has.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from lantide.errors import LantideError
-from lantide.workspace.model import Workspace
+from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings
+
+if TYPE_CHECKING:
+    from lantide.knowledge.layer import KnowledgeLayer
+    from lantide.knowledge.proposals import ProposalResult
+    from lantide.knowledge.reorganize import ReorganizeResult
+    from lantide.query.cancel import CancelScope
+    from lantide.query.catalog import Catalog
 
 
 COUNT_TTL = 5.0  # seconds a cached-table count is reused
 
 
-class LayerUnavailable(LantideError):
-    code = "LAYER_UNAVAILABLE"
+class AgentQuery(Protocol):
+    """What the agent calls on the query layer (:class:`lantide.query.service.QueryService`)."""
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    def cancel_scope(self, name: str = "") -> CancelScope: ...
+
+    def interrupt(self) -> int: ...
+
+    def close(self) -> None: ...
+
+    def show_tables(self) -> dict: ...
+
+    def read_schema(self, table: str) -> dict: ...
+
+    def relation_info(self, relation_name: str) -> dict: ...
+
+    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200,
+                   order_by=None) -> list[tuple]: ...
+
+    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10,
+                      columns: list[str] | None = None) -> dict: ...
+
+    def preview_sql(self, sql: str, rows: int) -> dict: ...
+
+    def validate_query(self, sql: str) -> dict: ...
+
+    def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
+                  *, project=None, large_remote_warning_id: str | None = None,
+                  allow_complex: bool = False, max_cell_chars: int | None = None) -> dict: ...
+
+    def run_sql_tab(self, project, tab: str, purpose: str | None = None, *,
+                    large_remote_warning_id: str | None = None,
+                    max_cell_chars: int | None = None) -> dict: ...
+
+    def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
+                           progress=None, *, large_remote_warning_id=None) -> dict: ...
+
+    def create_sql_tab(self, project, name: str, sql: str) -> dict: ...
 
 
-def _import(module: str, what: str):
-    import importlib
+class AgentKnowledge(Protocol):
+    """What the agent calls on the knowledge layer (:class:`lantide.knowledge.KnowledgeBase`)."""
 
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise LayerUnavailable(f"{what} is not available in this Lantide build ({exc})",
-                               hint="Update Lantide; meanwhile use the tools that work.") from None
+    def layer(self, budget_tokens: int | None = ...) -> KnowledgeLayer: ...
+
+    def expand(self, heading: str, max_tokens: int = ...) -> dict[str, Any]: ...
+
+    def needs_reorganize(self) -> bool: ...
+
+    def reorganize(self, complete: Callable[[str, str], str], *,
+                   apply: bool = True) -> list[ReorganizeResult]: ...
+
+    def propose(self, complete: Callable[[str, str], str], *, conversation_id: str, turn: int,
+                analyst_messages: str | list[str], assistant_reply: str = "",
+                max_proposals: int = ...) -> ProposalResult: ...
+
+
+class AgentDocuments:
+    """The docs layer's agent API (:mod:`lantide.docs.agent_api`): the Plan/Report view the
+    model reads, a whole-text update and a batch of resolutions, each written with its
+    sidecar by the docs layer."""
+
+    def agent_view(self, project: Project, kind: str) -> dict[str, Any]:
+        from lantide.docs.agent_api import agent_view
+
+        return agent_view(project, kind)
+
+    def update_document(self, project: Project, kind: str, content: str,
+                        by: str = "agent") -> dict[str, Any]:
+        from lantide.docs.agent_api import update_document
+
+        return update_document(project, kind, content, by=by)
+
+    def resolve_annotations(self, project: Project, kind: str, items: list[dict[str, Any]],
+                            by: str = "agent") -> dict[str, Any]:
+        from lantide.docs.agent_api import resolve_annotations
+
+        return resolve_annotations(project, kind, items, by=by)
 
 
 class EngineServices:
-    def __init__(self, workspace: Workspace, settings: Settings, *, query_service: Any = None):
+    def __init__(self, workspace: Workspace, settings: Settings, *,
+                 query_service: AgentQuery | None = None):
         self.workspace = workspace
         self.settings = settings
+        self.documents = AgentDocuments()
         self._query = query_service
         self._owns_query = query_service is None
-        self._knowledge_bases: dict[str | None, Any] = {}
+        self._knowledge_bases: dict[str | None, AgentKnowledge] = {}
         self._count: tuple[float, int] | None = None
         self._lock = threading.Lock()
 
     # -- query layer
-    def query(self):
+    def query(self) -> AgentQuery:
         with self._lock:
             if self._query is None:
-                module = _import("lantide.query", "the query engine")
-                self._query = module.QueryService(self.workspace, self.settings.query)
+                from lantide.query.service import QueryService
+
+                self._query = QueryService(self.workspace, self.settings.query)
             return self._query
 
     @property
@@ -64,7 +147,7 @@ class EngineServices:
 
     def cached_table_count(self) -> int | None:
         """Cached tables in the workspace (opens the query service); None when the query
-        layer cannot be opened (the summary says so rather than guessing). Kept for
+        service cannot be opened (the summary says so rather than guessing). Kept for
         COUNT_TTL seconds, and dropped after every query tool, so an iteration rarely pays a
         DuckDB round trip for it."""
         now = time.monotonic()
@@ -81,27 +164,18 @@ class EngineServices:
     def forget_counts(self) -> None:
         self._count = None
 
-    # -- docs layer
-    def docs(self):
-        return _import("lantide.docs", "the Plan/Report layer")
-
     # -- knowledge layer
-    def knowledge(self, project=None):
-        """The knowledge base (user knowledge plus ``project``'s), cached per project.
-        None when the knowledge layer is missing from this build."""
+    def knowledge(self, project: Project | None = None) -> AgentKnowledge:
+        """The knowledge base (user knowledge plus ``project``'s), cached per project."""
+        from lantide.knowledge.base import KnowledgeBase
+
         key = project.dirname if project is not None else None
         with self._lock:
             if key not in self._knowledge_bases:
-                try:
-                    module = _import("lantide.knowledge", "the knowledge layer")
-                except LayerUnavailable:
-                    return None
-                self._knowledge_bases[key] = module.KnowledgeBase.for_project(project)
+                self._knowledge_bases[key] = KnowledgeBase.for_project(project)
             return self._knowledge_bases[key]
 
     def close(self) -> None:
         if self._owns_query and self._query is not None:
-            close = getattr(self._query, "close", None)
-            if callable(close):
-                close()
+            self._query.close()
             self._query = None

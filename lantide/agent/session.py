@@ -24,11 +24,11 @@ from lantide.agent.events import ConversationTitled, ErrorOccurred, Event
 from lantide.agent.ledger import Ledger
 from lantide.agent.loop import CANCELLED, ERROR, QUESTION, TurnRunner
 from lantide.agent.model_client import ModelClient, OpenAIModelClient
-from lantide.agent.prompt import AssembledPrompt, PromptAssembler, state_of
+from lantide.agent.prompt import AssembledPrompt, PromptAssembler
 from lantide.agent.services import EngineServices
 from lantide.agent.tools import default_registry
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import ToolRegistry
+from lantide.agent.tools.registry import ToolRegistry, state_of
 from lantide.errors import LantideError
 from lantide.workspace.model import Workspace
 from lantide.workspace.settings import Settings, load_settings, resolve_profile
@@ -159,7 +159,7 @@ class AgentSession:
         if turn != 1:
             return
         kb = self.services.knowledge(self.workspace.focused_project())
-        if kb is None or not kb.needs_reorganize():
+        if not kb.needs_reorganize():
             return
         from lantide.agent.events import KnowledgeReorganized
 
@@ -186,8 +186,6 @@ class AgentSession:
 
     def _propose_knowledge(self, turn: int, message: str, answer: str) -> Event | None:
         kb = self.services.knowledge(self.workspace.focused_project())
-        if kb is None:
-            return None
         result = kb.propose(self.complete_in_background, conversation_id=self.conversation.id,
                             turn=turn, analyst_messages=[message], assistant_reply=answer)
         if result.error:

@@ -248,19 +248,21 @@ def run_prompt(args: argparse.Namespace) -> int:
 def run_ledger(args: argparse.Namespace) -> int:
     from lantide.agent.conversation import check_conversation_id, list_conversations
     from lantide.agent.ledger import Ledger
+    from lantide.workspace.layout import log_paths
 
     ws = open_workspace(args.workspace, lock=False)  # read-only: works beside the app
     conversations = {c.id: c for c in list_conversations(ws.conversations_dir)}
     if args.conversation:
         ids = [check_conversation_id(args.conversation)]
-        if not (ws.ledger_dir / f"{ids[0]}.jsonl").exists() and ids[0] not in conversations:
+        path = Ledger(ws.ledger_dir, ids[0]).path
+        if not path.exists() and ids[0] not in conversations:
             from lantide.errors import MissingFileError
 
             known = ", ".join(sorted(conversations)[-5:]) or "none yet"
-            raise MissingFileError(ws.ledger_dir / f"{ids[0]}.jsonl", "ledger",
+            raise MissingFileError(path, "ledger",
                                    hint=f"Recent conversations: {known}.")
     else:
-        ids = sorted(p.stem for p in ws.ledger_dir.glob("*.jsonl")) if ws.ledger_dir.is_dir() else []
+        ids = [p.stem for p in log_paths(ws.ledger_dir)]
     steps, problems = [], []
     for cid in ids:
         ledger = Ledger(ws.ledger_dir, cid)

@@ -111,7 +111,7 @@ def run_add(args) -> int:
                            replace=args.replace)
     if not args.json:  # said before testing: a failed test does not undo the add
         print(f"Added connection {entry['name']!r} ({entry['dialect']}) to "
-              f"{ws.root / '.lantide' / 'workspace.json'}", flush=True)
+              f"{ws.settings_path}", flush=True)
     report = test_connection(ws, entry["name"]) if args.test else None
     if args.json:
         print_json({"connection": entry, "test": report})

@@ -8,21 +8,22 @@ model client, Qt) happen inside handlers so ``lantide --help`` stays instant.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
 from lantide import __version__
+from lantide.cli import (agent_commands, app_commands, connection_commands, doc_commands,
+                         eval_commands, knowledge_commands, query_commands)
 from lantide.errors import LantideError, UsageError
 
 # Modules that register commands, in the order --help lists them.
 COMMAND_MODULES = [
-    "lantide.cli.app_commands",   # gui, init
-    "lantide.cli.query_commands",  # sql, tab
-    "lantide.cli.connection_commands",  # connection
-    "lantide.cli.agent_commands",  # chat, prompt, ledger
-    "lantide.cli.doc_commands",  # annotations
-    "lantide.cli.knowledge_commands",  # knowledge
-    "lantide.cli.eval_commands",  # eval
+    app_commands,  # gui, init
+    query_commands,  # sql, tab
+    connection_commands,  # connection
+    agent_commands,  # chat, prompt, ledger
+    doc_commands,  # annotations
+    knowledge_commands,  # knowledge
+    eval_commands,  # eval
 ]
 
 
@@ -35,13 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantide {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue  # that part of the product is not built yet
-            raise
+    for module in COMMAND_MODULES:
         module.register(subparsers)
     return parser
 

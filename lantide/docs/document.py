@@ -36,8 +36,9 @@ from lantide.docs.errors import AnnotationError, AnnotationsReadOnlyError, Docum
 from lantide.docs.journal import Recovery, document_lock, read_bytes, recover, save_pair
 from lantide.docs.marks import Mark, MarkScan, scan_marks
 from lantide.docs.sidecar import Sidecar, dump_sidecar, latest_reply, last_event, load_sidecar, \
-    replies, sidecar_path
+    replies
 from lantide.workspace.atomic import atomic_write_text
+from lantide.workspace.layout import sidecar_path
 
 KINDS = ("plan", "report")
 

@@ -51,14 +51,8 @@ from lantide.docs.marks import is_valid_id
 
 SIDECAR_VERSION = 1
 STATUSES = ("open", "resolved")
-SIDECAR_SUFFIX = ".annotations.json"
 DELETED_KEY = "deleted"
-
-
-def sidecar_path(document_path: Path) -> Path:
-    """``plan.md`` -> ``plan.annotations.json`` in the same folder."""
-    document_path = Path(document_path)
-    return document_path.with_name(document_path.stem + SIDECAR_SUFFIX)
+# the file's name: lantide.workspace.layout.sidecar_path (the workspace watcher needs it too)
 
 
 def now_iso() -> str:

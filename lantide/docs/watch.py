@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from lantide.errors import LantideError
 from lantide.docs.document import KINDS, Document, open_document
-from lantide.docs.sidecar import sidecar_path
+from lantide.workspace.layout import sidecar_path
 from lantide.workspace.model import Project
 from lantide.workspace.watcher import ANNOTATIONS, DOCUMENT, FileChange
 

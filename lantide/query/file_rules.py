@@ -23,13 +23,14 @@ from pathlib import Path
 from lantide.errors import LantideError
 from lantide.query.errors import QueryError
 from lantide.query.names import data_format
+from lantide.workspace import layout
 
 RULES_FILE = "data_files.json"
 _MAX_HEADER_ROW = 100_000
 
 
 def rules_path(root: Path) -> Path:
-    return Path(root) / ".lantide" / RULES_FILE
+    return layout.lantide_dir(root) / RULES_FILE
 
 
 def rules_stamp(root: Path) -> tuple[int, int] | None:
@@ -68,8 +69,8 @@ def _relative(root: Path, file: str) -> tuple[str, Path]:
     text = str(file).replace("\\", "/")
     path = Path(text)
     if not path.is_absolute():
-        path = Path(root) / (text if text.startswith("data/") else f"data/{text}")
-    data_dir = Path(os.path.realpath(Path(root) / "data"))
+        path = layout.data_dir(root) / text.removeprefix(f"{layout.DATA_DIR}/")
+    data_dir = Path(os.path.realpath(layout.data_dir(root)))
     try:
         rel = Path(os.path.realpath(path)).relative_to(data_dir)
     except ValueError:

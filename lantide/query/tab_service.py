@@ -221,7 +221,7 @@ class SqlTabs:
             self.catalog.invalidate()
             renamed = True
         out = {"project": project_obj.dirname, "old": old, "new": new,
-               "path": str(project_obj.sql_dir / f"{new}.sql"), "cached_table_renamed": renamed,
+               "path": str(project_obj.sql_tab_path(new)), "cached_table_renamed": renamed,
                "dependents": dependents}
         if dependents:
             out["hint"] = (f"These tabs still read {old!r} and were not changed: "
@@ -233,7 +233,7 @@ class SqlTabs:
         name = tab_files.find_tab(project_obj, name)
         graph = self.graph(project_obj)[0]
         dependents = [t for t in graph if name in graph.get(t, [])]
-        trash = tab_files.trash_tab_file(project_obj, name, self.workspace.lantide_dir / "trash")
+        trash = tab_files.trash_tab_file(project_obj, name)
         dropped = False
         cached = self.catalog.cached(name)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
@@ -261,7 +261,7 @@ class SqlTabs:
             fingerprint = None if lineage.error else self.tab_fingerprint(lineage)
             state = ("never_run" if mine is None else
                      "up_to_date" if fingerprint and fingerprint == mine.fingerprint else "stale")
-            out.append({"tab": name, "path": str(project_obj.sql_dir / f"{name}.sql"),
+            out.append({"tab": name, "path": str(project_obj.sql_tab_path(name)),
                         "cached_table": name if mine else None,
                         "row_count": mine.row_count if mine else None,
                         "last_run_at": mine.created_at.isoformat() if mine and mine.created_at else None,

@@ -15,6 +15,7 @@ from pathlib import Path
 from lantide.errors import CorruptFileError
 from lantide.query.errors import TabError
 from lantide.query.names import INTERNAL_SCHEMA
+from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes, link_or_move, own_writes
 from lantide.workspace.model import Project
 from lantide.workspace.portable_names import portable_name_problem
@@ -50,7 +51,8 @@ def validate_tab_name(name: str, *, existing: bool = False) -> str:
 
 
 def tab_path(project: Project, name: str) -> Path:
-    return project.sql_dir / f"{validate_tab_name(name)}.sql"
+    """The file of a tab whose name is checked first (:func:`validate_tab_name`)."""
+    return project.sql_tab_path(validate_tab_name(name))
 
 
 def tab_names(project: Project) -> list[str]:
@@ -75,7 +77,7 @@ def find_tab(project: Project, name: str, names: list[str] | None = None) -> str
 
 
 def read_tab(project: Project, name: str, names: list[str] | None = None) -> str:
-    path = project.sql_dir / f"{find_tab(project, name, names)}.sql"
+    path = project.sql_tab_path(find_tab(project, name, names))
     try:
         return path.read_text(encoding="utf-8-sig")  # Windows editors may start with a BOM
     except UnicodeDecodeError as exc:
@@ -101,7 +103,7 @@ def check_no_tab_named(project: Project, name: str) -> None:
 def write_new_tab(project: Project, name: str, sql: str) -> Path:
     name = validate_tab_name(name)
     check_no_tab_named(project, name)
-    path = project.sql_dir / f"{name}.sql"
+    path = project.sql_tab_path(name)
     try:  # created, never replaced: a tab made meanwhile by another window stays
         atomic_create_bytes(path, (sql if sql.endswith("\n") else sql + "\n").encode("utf-8"))
     except FileExistsError:
@@ -120,8 +122,8 @@ def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
     if new != old and any(n.casefold() == new.casefold() and n != old for n in tab_names(project)):
         raise TabError(f"project {project.name!r} already has a SQL tab {new!r}",
                        code="TAB_EXISTS", hint="Choose another name.")
-    source = project.sql_dir / f"{old}.sql"
-    target = project.sql_dir / f"{new}.sql"
+    source = project.sql_tab_path(old)
+    target = project.sql_tab_path(new)
     if new.casefold() == old.casefold():
         source.rename(target)  # a respelling: the same file on case-insensitive disks
     else:
@@ -138,12 +140,12 @@ def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
     return old, new
 
 
-def trash_tab_file(project: Project, name: str, trash_dir: Path) -> Path:
+def trash_tab_file(project: Project, name: str) -> Path:
     name = find_tab(project, name)
-    source = project.sql_dir / f"{name}.sql"
-    target_dir = trash_dir / project.dirname / "sql"
-    target_dir.mkdir(parents=True, exist_ok=True)
-    target = target_dir / f"{name}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.sql"
+    source = project.sql_tab_path(name)
+    target = layout.trashed_sql_tab_path(project.workspace_root, project.dirname, name,
+                                         datetime.now().strftime('%Y%m%d-%H%M%S-%f'))
+    target.parent.mkdir(parents=True, exist_ok=True)
     source.rename(target)
     own_writes.forget(source)
     return target

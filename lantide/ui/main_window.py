@@ -31,6 +31,7 @@ from lantide.ui.shortcuts import shortcut
 from lantide.ui.status_bar import StatusBarWidget
 from lantide.ui.tab_area import TabAreaWidget
 from lantide.ui.welcome import WelcomeWidget
+from lantide.workspace.layout import sql_tab_path
 from lantide.workspace.model import PROJECT_STATUSES
 
 log = logging.getLogger(__name__)
@@ -414,7 +415,7 @@ class MainWindow(QMainWindow):
             return True  # the table browser says so itself if the table is gone
         pdir = self.services.workspace.projects_dir / (ref.project or "")
         if ref.kind == TAB_SQL:
-            return (pdir / "sql" / f"{ref.name}.sql").is_file()
+            return sql_tab_path(pdir, ref.name).is_file()
         return (pdir / ref.name).is_file() if ref.name else pdir.is_dir()
 
     def _tab_count_changed(self, count: int) -> None:

@@ -309,15 +309,6 @@ class AppServices(QObject):
         except RuntimeError:  # the tab area was deleted (window closing)
             return None
 
-    def app_state(self) -> dict[str, Any]:
-        """The live state the agent's get_app_context and Context Summary read."""
-        return {
-            "workspace": str(self.workspace.root),
-            "focused_project": self._focused,
-            "open_tabs": [t.to_dict() for t in self._open_tabs],
-            "active_tab": self._active_tab.to_dict() if self._active_tab else None,
-        }
-
     def _write_session(self) -> None:
         """Write session.json soon, in a worker: tab switches come in bursts, and an
         fsynced write does not belong on the UI thread."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lantide.errors import LantideError
+from lantide.workspace import layout
 from lantide.workspace.lock import try_lock
 
 DEFAULT_TIMEOUT = 30.0
@@ -48,10 +49,10 @@ def lock_path_for(path: Path) -> Path:
     is added to the analyst's folders), else (user config files) beside it, hidden."""
     path = Path(path)
     for folder in path.parents:
-        if (folder / ".lantide" / "workspace.json").is_file():
+        if layout.settings_path(folder).is_file():
             rel = path.relative_to(folder).as_posix()
             digest = hashlib.sha1(rel.encode("utf-8")).hexdigest()[:16]
-            return folder / ".lantide" / "locks" / f"{digest}-{path.name}.lock"
+            return layout.locks_dir(folder) / f"{digest}-{path.name}.lock"
     return path.with_name(f".{path.name}.lock")
 
 

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from lantide.errors import LantideError
+from lantide.workspace import layout
 
 
 class WorkspaceLockedError(LantideError):
@@ -50,7 +51,7 @@ class WorkspaceLock:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self.path = self.root / ".lantide" / "lock"
+        self.path = layout.lock_path(self.root)
         self._fd: int | None = None
 
     @property

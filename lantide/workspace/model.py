@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lantide.errors import CorruptFileError, LantideError, MissingFileError
+from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, atomic_write_text
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
@@ -111,7 +112,7 @@ class Project:
     # -- paths
     @property
     def dir(self) -> Path:
-        return self.workspace_root / "projects" / self.dirname
+        return layout.project_dir(self.workspace_root, self.dirname)
 
     @property
     def json_path(self) -> Path:
@@ -127,7 +128,12 @@ class Project:
 
     @property
     def sql_dir(self) -> Path:
-        return self.dir / "sql"
+        return layout.sql_dir(self.dir)
+
+    def sql_tab_path(self, tab: str) -> Path:
+        """``projects/NAME/sql/TAB.sql`` (the name is not checked: see
+        :func:`lantide.query.tabs.tab_path`)."""
+        return layout.sql_tab_path(self.dir, tab)
 
     @property
     def knowledge_path(self) -> Path:
@@ -145,7 +151,7 @@ class Project:
     # -- persistence
     @classmethod
     def load(cls, workspace_root: Path, dirname: str) -> "Project":
-        path = workspace_root / "projects" / dirname / "project.json"
+        path = layout.project_dir(workspace_root, dirname) / "project.json"
         data = read_json_object(path, "project file")
         status = data.get("status", "planning")
         if status not in PROJECT_STATUSES:
@@ -204,7 +210,7 @@ class Project:
     def sql_tab_names(self) -> list[str]:
         if not self.sql_dir.is_dir():
             return []
-        return sorted(p.stem for p in self.sql_dir.glob("*.sql") if p.is_file())
+        return sorted(p.stem for p in self.sql_dir.glob(f"*{layout.SQL_SUFFIX}") if p.is_file())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -230,35 +236,35 @@ class Workspace:
     # -- paths
     @property
     def lantide_dir(self) -> Path:
-        return self.root / ".lantide"
+        return layout.lantide_dir(self.root)
 
     @property
     def settings_path(self) -> Path:
-        return self.lantide_dir / "workspace.json"
+        return layout.settings_path(self.root)
 
     @property
     def session_path(self) -> Path:
-        return self.lantide_dir / "session.json"
+        return layout.session_path(self.root)
 
     @property
     def cache_db_path(self) -> Path:
-        return self.lantide_dir / "cache.duckdb"
+        return layout.cache_db_path(self.root)
 
     @property
     def conversations_dir(self) -> Path:
-        return self.lantide_dir / "conversations"
+        return layout.conversations_dir(self.root)
 
     @property
     def ledger_dir(self) -> Path:
-        return self.lantide_dir / "ledger"
+        return layout.ledger_dir(self.root)
 
     @property
     def data_dir(self) -> Path:
-        return self.root / "data"
+        return layout.data_dir(self.root)
 
     @property
     def projects_dir(self) -> Path:
-        return self.root / "projects"
+        return layout.projects_dir(self.root)
 
     @property
     def name(self) -> str:
@@ -287,7 +293,7 @@ class Workspace:
     # -- lifecycle
     @staticmethod
     def is_workspace(root: Path) -> bool:
-        return (Path(root) / ".lantide" / "workspace.json").is_file()
+        return layout.settings_path(root).is_file()
 
     @classmethod
     def create(cls, root: Path | str, name: str | None = None) -> "Workspace":
@@ -298,17 +304,18 @@ class Workspace:
                                  hint="Choose another path.", code="NOT_A_FOLDER")
         if cls.is_workspace(root):
             raise _already_a_workspace(root)
-        subs = (".lantide", ".lantide/conversations", ".lantide/ledger", "data", "projects")
-        in_the_way = [sub for sub in subs
-                      if (root / sub).exists() and not (root / sub).is_dir()]
+        folders = (layout.lantide_dir(root), layout.conversations_dir(root),
+                   layout.ledger_dir(root), layout.data_dir(root), layout.projects_dir(root))
+        in_the_way = [folder.relative_to(root).as_posix() for folder in folders
+                      if folder.exists() and not folder.is_dir()]
         if in_the_way:  # checked before anything is made: init changes nothing then
             raise WorkspaceError(
                 f"{root} has files where the workspace needs folders: "
                 f"{', '.join(in_the_way)} (not a folder); nothing was changed",
                 hint="Rename or move those files, or choose another folder.",
                 code="FILE_IN_THE_WAY")
-        for sub in subs[1:]:
-            (root / sub).mkdir(parents=True, exist_ok=True)
+        for folder in folders[1:]:
+            folder.mkdir(parents=True, exist_ok=True)
         settings = {
             "version": WORKSPACE_FORMAT_VERSION,
             "name": name or root.name,
@@ -316,7 +323,7 @@ class Workspace:
             "connections": [],
         }
         try:  # created, never replaced: of two racing inits, the second is refused
-            atomic_create_bytes(root / ".lantide" / "workspace.json",
+            atomic_create_bytes(layout.settings_path(root),
                                 (json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
                                 .encode("utf-8"))
         except FileExistsError:
@@ -332,12 +339,12 @@ class Workspace:
                                    hint=f"Create one with: lantide init {root}")
         if not cls.is_workspace(root):
             raise NotAWorkspaceError(root)
-        settings = read_json_object(root / ".lantide" / "workspace.json", "workspace settings")
+        settings = read_json_object(layout.settings_path(root), "workspace settings")
         ws = cls(root, settings)
         if lock:
             ws._lock.acquire()
-        for sub in ("conversations", "ledger"):
-            (ws.lantide_dir / sub).mkdir(exist_ok=True)
+        for folder in (ws.conversations_dir, ws.ledger_dir):
+            folder.mkdir(exist_ok=True)
         return ws
 
     def close(self) -> None:
@@ -472,7 +479,7 @@ class Workspace:
                                  code="BAD_STATUS")
         pdir = self.projects_dir / name
         self._check_name_free(name)
-        (pdir / "sql").mkdir(parents=True)
+        layout.sql_dir(pdir).mkdir(parents=True)
         project = Project(self.root, name, {
             "name": name, "status": status, "plan": "plan.md", "report": "report.md",
             "archived": [], "created_at": _now(),
@@ -521,9 +528,10 @@ class Workspace:
     def delete_project_to_trash(self, name: str) -> Path:
         """Move a project folder under ``.lantide/trash`` (never deleted outright)."""
         project = self.project(name)
-        trash = self.lantide_dir / "trash"
+        trash = layout.trash_dir(self.root)
         trash.mkdir(exist_ok=True)
-        target = trash / f"{project.dirname}-{datetime.now().strftime('%Y%m%d%H%M%S')}"
+        target = layout.trashed_project_path(self.root, project.dirname,
+                                             datetime.now().strftime('%Y%m%d%H%M%S'))
         shutil.move(str(project.dir), target)
         return target
 

@@ -18,6 +18,7 @@ import json
 import os
 from datetime import datetime
 
+from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes
 from lantide.workspace.model import Workspace, WorkspaceError
 
@@ -299,7 +300,7 @@ def files_in_the_way(root: Path | str) -> list[str]:
     root = Path(root)
     tables = {name.split(".")[0] for name in SAMPLE_DATA_FILES}
     found = []
-    for folder, wanted in ((root / "data", tables), (root / "projects", {PROJECT})):
+    for folder, wanted in ((layout.data_dir(root), tables), (layout.projects_dir(root), {PROJECT})):
         if not folder.is_dir():
             continue
         for entry in sorted(folder.iterdir()):
@@ -345,11 +346,11 @@ def create_sample(root: Path | str) -> Workspace:
     project = ws.create_project(PROJECT, plan_text=plan,
                                 report_text="# Report: Q3 churn\n\n_Not written yet._\n")
     project.update(lambda data: data.__setitem__("name", "Q3 churn"))
-    _create_text(project.dir / "plan.annotations.json",
+    _create_text(layout.sidecar_path(project.plan_path),
                  json.dumps({"version": 1, "annotations": entries}, indent=2,
                             ensure_ascii=False) + "\n")
     for tab, sql in _SQL_TABS.items():
-        _create_text(project.sql_dir / f"{tab}.sql", sql)
+        _create_text(project.sql_tab_path(tab), sql)
     _create_text(project.knowledge_path, _KNOWLEDGE)
     ws.focus_project(project.dirname)
     return ws

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from lantide.workspace import layout
 from lantide.workspace.atomic import is_temp_file, own_writes
 
 # kinds of change
@@ -53,18 +54,18 @@ def classify(root: Path, path: Path) -> tuple[str, str | None] | None:
     name = parts[-1]
     if name.endswith("~") or name.startswith("~$"):
         return None
-    if parts[0] == "data" and len(parts) >= 2:
+    if parts[0] == layout.DATA_DIR and len(parts) >= 2:
         return DATA, None
-    if parts[0] == "projects" and len(parts) >= 3:
+    if parts[0] == layout.PROJECTS_DIR and len(parts) >= 3:
         project = parts[1]
-        if len(parts) == 4 and parts[2] == "sql" and name.endswith(".sql"):
+        if layout.sql_tab_of(parts) is not None:
             return SQL_TAB, project
         if len(parts) == 3:
             if name == "project.json":
                 return PROJECT, project
             if name == "knowledge.md":
                 return KNOWLEDGE, project
-            if name.endswith(".annotations.json"):
+            if layout.is_sidecar(name):
                 return ANNOTATIONS, project
             if name.endswith((".md", ".markdown", ".html")):
                 return DOCUMENT, project

@@ -25,33 +25,30 @@ def _changed(ctx: ToolContext, project, kind: str) -> None:
 def _read(kind: str):
     def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
-        view = ctx.services.docs().agent_view(project, kind)
-        return view if isinstance(view, dict) else {"document": kind, "text": str(view)}
+        return ctx.services.documents.agent_view(project, kind)
     return handler
 
 
 def _update(kind: str):
     def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
-        result = ctx.services.docs().update_document(project, kind, args["content"], by="agent")
+        result = ctx.services.documents.update_document(project, kind, args["content"],
+                                                        by="agent")
         _changed(ctx, project, kind)
-        return result if isinstance(result, dict) else {"document": kind, "saved": True}
+        return result
     return handler
 
 
 def resolve_annotations(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     kind = args["document"]
-    result = ctx.services.docs().resolve_annotations(project, kind, args["items"], by="agent")
+    result = ctx.services.documents.resolve_annotations(project, kind, args["items"], by="agent")
     _changed(ctx, project, kind)
-    return result if isinstance(result, dict) else {"document": kind, "resolved": result}
+    return result
 
 
 def expand_knowledge_catalog(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    kb = ctx.services.knowledge(ctx.focused_project())
-    if kb is None:
-        return {"error": "LAYER_UNAVAILABLE", "message": "knowledge is not available"}
-    return kb.expand(args["heading"])
+    return ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])
 
 
 def _catalog_offered(ctx: ToolContext) -> bool:

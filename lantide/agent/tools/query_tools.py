@@ -12,13 +12,14 @@ from functools import lru_cache
 from typing import Any
 
 from lantide.agent.consent import consent_refusal
-from lantide.agent.events import StepRecorded
+from lantide.agent.events import DocumentChanged, StepRecorded
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, Tool, params,
     tool_error,
 )
 from lantide.tokens import count_tokens
+from lantide.workspace.layout import sql_tab_relpath
 
 MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result says so
 SHOW_TABLES_MAX = 500
@@ -29,19 +30,11 @@ QUIET_WHEN_EMPTY = ("warnings", "hints", "checks", "cells_cut", "cached_table_na
                     "truncated", "materialized")
 
 
-def _rows_of(preview: Any) -> tuple[list[str] | None, list]:
-    """(columns, rows) from a preview given as rows of dicts, rows of lists, or
-    ``{"columns", "rows"}``."""
-    if isinstance(preview, dict):
-        return preview.get("columns"), list(preview.get("rows") or [])
-    return None, list(preview or [])
-
-
 def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     """The result for the model: at most ``max_rows`` rows (the preview rows setting, the
     number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
     was left out stated."""
-    columns, rows = _rows_of(result.get("preview"))
+    rows = list(result.get("preview") or [])
     shown = rows[:max(1, int(max_rows))]
     import json
 
@@ -52,7 +45,7 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     # keeps the timing
     out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql", "duration_ms")
            and not (k == "materialize_reason" and result.get("reason_code"))}
-    out["preview"] = {"columns": columns, "rows": shown} if columns is not None else shown
+    out["preview"] = shown
     if len(shown) < len(rows):
         out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
                                "result is in its cached table or can be aggregated with SQL.")
@@ -183,7 +176,6 @@ def _empty(value: Any) -> bool:
 
 def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
     listing = _run_guarded(ctx, lambda q: q.show_tables())
-    listing = listing if isinstance(listing, dict) else {"tables": listing}
     tables = list(listing.get("tables") or [])
     pattern = (args.get("name") or "").strip().casefold()
     if pattern:
@@ -204,8 +196,6 @@ def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
 def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
     """The DDL once (the query layer also lists the columns as JSON, for the app)."""
     schema = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
-    if not isinstance(schema, dict):
-        return {"table": args["table"], "ddl": schema}
     # the DDL once; the kind and source are in show_tables' listing
     out = {k: v for k, v in schema.items() if k not in ("columns", "kind", "source")}
     if out.get("qualified_name") == '"{}"'.format(str(out.get("table", "")).replace('"', '""')):
@@ -263,8 +253,7 @@ def profile_columns(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def validate_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    result = _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
-    return result if isinstance(result, dict) else {"ok": bool(result)}
+    return _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
 
 
 def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -281,7 +270,7 @@ def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any] | None:
-    path = ctx.workspace.project(project_dir).sql_dir / f"{tab}.sql"
+    path = ctx.workspace.project(project_dir).sql_tab_path(tab)
     if not path.is_file():
         return None  # the query layer reports the missing tab
     return consent_refusal(path.read_text(encoding="utf-8", errors="replace"), ctx.state,
@@ -331,17 +320,13 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 def create_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project")).dirname
     result = ctx.services.query().create_sql_tab(project, args["name"], args["sql"])
-    out = result if isinstance(result, dict) else {"created": str(result)}
-    path = f"projects/{project}/sql/{args['name']}.sql"
-    from lantide.agent.events import DocumentChanged
-
-    ctx.emit(DocumentChanged(path, project))
-    return out
+    ctx.emit(DocumentChanged(sql_tab_relpath(project, result["tab"]), project))
+    return result
 
 
 def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
-    path = project.sql_dir / f"{args['tab']}.sql"
+    path = project.sql_tab_path(args["tab"])
     if not path.is_file() or "/" in args["tab"] or "\\" in args["tab"]:
         return tool_error("TAB_NOT_FOUND", f"no SQL tab {args['tab']!r} in {project.dirname}",
                           f"Tabs: {', '.join(project.sql_tab_names()) or 'none yet'}.")

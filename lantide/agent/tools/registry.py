@@ -19,11 +19,19 @@ from lantide.query.qem import PURPOSE_MAX_CHARS  # the QEM's limit, defined in o
 
 if TYPE_CHECKING:
     from lantide.agent.tools.context import ToolContext
+    from lantide.workspace.model import Project
 
 NO_PROJECT, PLANNING, EXECUTING = "no_project", "planning", "executing"
 ALL_STATES = frozenset({NO_PROJECT, PLANNING, EXECUTING})
 SHOW_TABLES_LIMIT = 40  # tables show_tables lists unless asked for more
 PROJECT_STATES = frozenset({PLANNING, EXECUTING})
+
+
+def state_of(project: Project | None) -> str:
+    """The agent's state for the focused ``project``: which tools and prompt apply."""
+    if project is None:
+        return NO_PROJECT
+    return EXECUTING if project.status in ("executing", "done") else PLANNING
 
 Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
 

@@ -13,8 +13,9 @@ from lantide.agent.events import DocumentChanged, StateChanged
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params,
-    tool_error,
+    state_of, tool_error,
 )
+from lantide.workspace import layout
 from lantide.workspace.model import PROJECT_STATUSES
 
 MAX_LISTED_PROJECTS = 50
@@ -43,7 +44,7 @@ def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
             "name": focused.name, "dir": focused.dirname, "status": focused.status,
             "plan": focused.plan, "report": focused.report,
             "sql_tabs": [t for t in focused.sql_tab_names()
-                         if f"sql/{t}.sql" not in focused.archived],
+                         if layout.sql_tab_project_relpath(t) not in focused.archived],
             "archived": focused.archived,
         }
     if ctx.services.query_opened:
@@ -51,15 +52,11 @@ def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def _state_for(project) -> str:
-    return "executing" if project.status in ("executing", "done") else "planning"
-
-
 def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.workspace.focus_project(args["project"])
     ctx.conversation.add_event("project_focused", ctx.turn, project=project.dirname)
     ctx.emit(StateChanged("focused_project", project.dirname, project.dirname))
-    return {"focused_project": project.to_dict(), "state": _state_for(project),
+    return {"focused_project": project.to_dict(), "state": state_of(project),
             "note": "The focus changed; from the next step on, the tools of this state apply."}
 
 

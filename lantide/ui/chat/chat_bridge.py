@@ -24,6 +24,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from lantide.agent.app_state import AppState, OpenTab
+from lantide.workspace.layout import project_relpath, sql_tab_relpath
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +58,9 @@ def warm_up_agent() -> None:
 def tab_path(ref) -> str:
     """The workspace-relative path the agent knows a tab by."""
     if ref.kind in ("plan", "report"):
-        return f"projects/{ref.project}/{ref.name}"
+        return project_relpath(ref.project, ref.name)
     if ref.kind == "sql":
-        return f"projects/{ref.project}/sql/{ref.name}.sql"
+        return sql_tab_relpath(ref.project, ref.name)
     return ref.name
 
 

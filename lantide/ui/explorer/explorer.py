@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QHeaderView, QInputDialog, QMenu, QMessageBox, QT
 from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
+from lantide.workspace.layout import sql_tab_file_name
 from lantide.workspace.model import PROJECT_STATUSES
 
 log = logging.getLogger(__name__)
@@ -166,7 +167,7 @@ class ExplorerPanel(QWidget):
             self._item(item, "Report", "report", {"kind": TAB_REPORT, "project": p["dir"],
                                                    "name": p["report"]}, detail=p["report"])
             for tab in p["sql_tabs"]:
-                self._item(item, f"{tab}.sql", "sql-tab",
+                self._item(item, sql_tab_file_name(tab), "sql-tab",
                            {"kind": TAB_SQL, "project": p["dir"], "name": tab})
             self._item(item, "Knowledge", "knowledge",
                        {"kind": "knowledge", "project": p["dir"], "name": "knowledge.md"},

@@ -12,12 +12,13 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from lantide.workspace.atomic import atomic_write_text
+from lantide.workspace.layout import project_dir, sql_tab_path
 from lantide.workspace.watcher import SQL_TAB, FileChange
 
 
 def tab_file_path(workspace, project: str, tab_name: str) -> Path:
     """``project`` is the project's folder name, as tabs are known (no disk read here)."""
-    return workspace.projects_dir / project / "sql" / f"{tab_name}.sql"
+    return sql_tab_path(project_dir(workspace.root, project), tab_name)
 
 
 def same_path(a, b) -> bool:
