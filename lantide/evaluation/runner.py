@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from lantide.evaluation.question_set import Case, QuestionSet
 from lantide.evaluation.scoring import RunRecord, Score, score_case
+from lantide.workspace import layout
 
 ModelFactory = Callable[[], tuple[Any, Any]]  # () -> (primary, background) model clients
 
@@ -41,7 +42,7 @@ class CaseResult:
 
 def _data_fingerprint(root: Path) -> str:
     digest = hashlib.sha256()
-    data = root / "data"
+    data = layout.data_dir(root)
     for path in sorted(data.rglob("*")) if data.is_dir() else []:
         if path.is_file():
             digest.update(str(path.relative_to(data)).encode())
