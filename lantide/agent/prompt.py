@@ -35,6 +35,7 @@ from lantide.agent.tools.registry import (
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
+from lantide.workspace.lifecycle import AFTER_APPROVAL
 from lantide.workspace.model import Project
 
 RECENT_STEPS = 8
@@ -50,7 +51,7 @@ LAYER_ORDER = ("core", "state", "knowledge", "tools", "recent_steps", "state_not
 def state_of(project: Project | None) -> str:
     if project is None:
         return NO_PROJECT
-    return EXECUTING if project.status in ("executing", "done") else PLANNING
+    return EXECUTING if project.status in AFTER_APPROVAL else PLANNING
 
 
 def output_reserve(window: int) -> int:
@@ -128,7 +129,8 @@ class PromptAssembler:
             f"state_{ctx.state}.md.j2",
             project={"name": project.name, "plan": project.plan, "report": project.report,
                      "status": project.status},
-            project_done=project.status == "done",
+            project_delivered=project.status == "delivered",
+            plan_approval=project.approval(),
             analysis_active=ctx.analysis_active(),
             purpose_max_chars=PURPOSE_MAX_CHARS,
         )

@@ -44,7 +44,7 @@ def run(session, message):
 
 @pytest.fixture
 def executing(open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     return open_ws
 
 
@@ -196,7 +196,7 @@ def test_no_review_when_nothing_numeric_is_reported(session_factory, scripted, o
     scripted.add(reply("Exploratory: 412 customers in the table."))  # planning: not a finding
     s = session_factory()
     assert run(s, "How many customers are there?")[-1].reason == "answered"
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     scripted.add(reply("The count is in the step above; nothing to add."))  # no query this turn
     scripted.add(reply("", ("get_app_context", {})))
     scripted.add(reply("12 tabs are open."))  # a number, but the turn ran no query step

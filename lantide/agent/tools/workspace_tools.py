@@ -15,7 +15,7 @@ from lantide.agent.tools.registry import (
     ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params,
     tool_error,
 )
-from lantide.workspace.model import PROJECT_STATUSES
+from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS, AFTER_APPROVAL
 
 MAX_LISTED_PROJECTS = 50
 def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def _state_for(project) -> str:
-    return "executing" if project.status in ("executing", "done") else "planning"
+    return "executing" if project.status in AFTER_APPROVAL else "planning"
 
 
 def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def create_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
 def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     old = project.status
-    project.set_status(args["status"])
+    project.set_status(args["status"], by=AGENT)  # refused: executing without approval
     ctx.conversation.add_event("status_changed", ctx.turn, project=project.dirname,
                                old=old, new=project.status)
     ctx.emit(StateChanged("project_status", project.dirname, project.status))
@@ -162,7 +162,7 @@ TOOLS = [
          params({"name": {"type": "string", "minLength": 1, "maxLength": 80},
                  "focus": {"type": "boolean", "default": True}}, ("name",)), create_project),
     Tool("set_project_status",
-         params({"status": {"type": "string", "enum": list(PROJECT_STATUSES)}, **PROJECT_ARG},
+         params({"status": {"type": "string", "enum": list(AGENT_TARGETS)}, **PROJECT_ARG},
                 ("status",)), set_project_status, PROJECT_STATES),
     Tool("ask_user",
          params({"question": {"type": "string", "minLength": 1},
