@@ -45,6 +45,7 @@ from lantide.tokens import count_tokens, truncate_to_tokens
 
 CHECKLIST = ("denominator", "grain", "filters", "checks", "traced")
 REPORT, ANSWER = "update_report", "final_answer"
+REPORT_REVIEW = "report_review"  # the status the evidence check guards
 MAX_FAILED_ANSWER_REVIEWS = 2
 PLAN_MAX_TOKENS = 1_500
 KNOWLEDGE_MAX_TOKENS = 600
@@ -177,7 +178,10 @@ class Reflector:
 
     # -- the two moments
     def before_tool(self, name: str, args: dict[str, Any]) -> Iterator[Event]:
-        """Review an ``update_report`` draft; returns the refusal result, or None to run it."""
+        """Review an ``update_report`` draft, or check the Report's evidence before the
+        project moves to ``report_review``; returns the refusal result, or None to run it."""
+        if name == "set_project_status" and args.get("status") == REPORT_REVIEW:
+            return (yield from self._evidence_gate(args.get("project")))
         if name != REPORT or not isinstance(args.get("content"), str):
             return None
         verdict = yield from self._review(REPORT, args["content"])
@@ -207,6 +211,40 @@ class Reflector:
         r.conversation.add_message({"role": "user", "content": note}, r.turn,
                                    engine_note=True, reflection=True)
         return AnswerReview(retry=True)
+
+    def _evidence_gate(self, project_name: str | None) -> Iterator[Event]:
+        """``lantide report check`` on the Report before it goes to review: every number
+        cited to a formal step that holds it (:mod:`lantide.agent.report_evidence`)."""
+        from lantide.agent.report_evidence import report_review_check
+
+        r = self.runner
+        try:
+            project = (r.s.workspace.project(project_name) if project_name
+                       else r.s.workspace.focused_project())
+        except LantideError:
+            return None  # the tool itself says the project is unknown
+        if project is None:
+            return None
+        checked = report_review_check(r.s.workspace, project)
+        if isinstance(checked, str):
+            ok, problems, counts = False, [checked], {}
+        else:
+            ok, counts = checked.ok, checked.counts
+            problems = [f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
+                        for p in checked.problems[:20]]
+        entry = {"subject": REPORT_REVIEW, "turn": r.turn, "project": project.dirname,
+                 "ok": ok, "checklist": [{"item": "evidence", "ok": ok,
+                                          "note": ", ".join(f"{v} {k}" for k, v in counts.items())}],
+                 "problems": problems, "steps": [], "evidence_counts": counts}
+        recorded = r.s.ledger.append_reflection(entry)
+        r.conversation.add_event("reflection", r.turn, reflection=recorded)
+        yield ReflectionRecorded(recorded)
+        if ok:
+            return None
+        return {"error": "REPORT_CHECK_FAILED",
+                "message": "the Report is not ready for review: " + "; ".join(problems[:10]),
+                "problems": problems,
+                "hint": render_prompt("notes/report_evidence.md.j2").strip()}
 
     # -- the review
     def _review(self, subject: str, draft: str) -> Iterator[Event]:

@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "lantide.cli.connection_commands",  # connection
     "lantide.cli.agent_commands",  # chat, prompt, ledger
     "lantide.cli.doc_commands",  # annotations
+    "lantide.cli.report_commands",  # report check
     "lantide.cli.knowledge_commands",  # knowledge
 ]
 

@@ -12,12 +12,14 @@ from functools import lru_cache
 from typing import Any
 
 from lantide.agent.consent import consent_refusal
+from lantide.agent.evidence import evidence_fields
 from lantide.agent.events import StepRecorded
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, Tool, params,
     tool_error,
 )
+from lantide.errors import LantideError
 from lantide.tokens import count_tokens
 
 MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result says so
@@ -99,12 +101,20 @@ def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: st
     if not fields.get("materialize_reason") and result.get("reason_code"):
         fields["materialize_reason"] = result.get("reason_code")
     fields["summary"] = None
+    fields.update(evidence_fields(tool, result, fields.get("purpose"), _status_of(ctx, project)))
     if fields.get("step_id") in {s.get("step_id") for s in ctx.ledger.steps()}:
         fields.pop("step_id")  # ids are unique within a conversation's ledger
     step = ctx.ledger.append(fields)
     ctx.pending_steps.append(step["step_id"])
     ctx.emit(StepRecorded(step))
     return step
+
+
+def _status_of(ctx: ToolContext, project: str | None) -> str | None:
+    try:
+        return ctx.workspace.project(project).status if project else None
+    except LantideError:
+        return None
 
 
 def _run_guarded(ctx: ToolContext, call):
