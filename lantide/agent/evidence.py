@@ -10,7 +10,8 @@ counts as exploratory: nobody can tell any more whether it ran under an approved
 With each step the ledger keeps ``result_values``: the distinct numbers of its preview
 rows (at most :data:`MAX_RESULT_VALUES`, ``result_values_cut`` when there were more), so
 ``lantide report check`` can tell whether a Report number is in the step's result without
-running anything again. The row count counts as a value of the result too.
+running anything again. The row count counts as a value of the result too (when the
+result has more than one row: an aggregate's one row is no finding).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def result_values(result: dict[str, Any]) -> tuple[list[float], bool]:
     seen: dict[float, None] = {}
     cut = False
     row_count = as_number(result.get("row_count"))
-    if row_count is not None:
+    if row_count is not None and row_count > 1:  # a single row's count says nothing
         seen[row_count] = None
     for row in _rows(result.get("preview")):
         cells = row.values() if isinstance(row, dict) else row if isinstance(row, list) else ()

@@ -83,7 +83,8 @@ def _holds(values: list[float], low: float, high: float) -> bool:
 
 def value_matches(number: ReportNumber, values: list[float]) -> bool:
     """Whether some value of ``values`` (sorted) is shown as ``number`` after rounding."""
-    tolerance = 0.5 * 10 ** -number.decimals + 1e-9 * max(1.0, abs(number.value))
+    # half a unit of the last shown digit, and float noise (relative, far below a digit)
+    tolerance = 0.5 * 10 ** -number.decimals + 1e-12 * max(1.0, abs(number.value))
     targets = [number.value] if number.signed else [abs(number.value), -abs(number.value)]
     factors = [number.scale] + ([number.scale / 100] if number.percent else [])
     for target in targets:
