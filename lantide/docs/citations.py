@@ -86,16 +86,33 @@ def step_citation_rule(state, silent: bool) -> bool:
     return True
 
 
-def render_citation(self, tokens, idx, options, env) -> str:
+def citation_html(step_id: str, kind: str | None) -> str:
     """A citation in the preview: a link the app opens in the ledger panel, labelled with
-    the step's kind when the app knows it (``env["lantide_steps"]``: id -> kind)."""
-    step_id = tokens[idx].content
-    kind = (env or {}).get("lantide_steps", {}).get(step_id)
-    label = kind or "missing" if "lantide_steps" in (env or {}) else "step"
+    the step's kind (``formal``, ``exploratory``, ``missing``; None: not looked up)."""
+    label = kind or "step"
     safe = html_lib.escape(step_id)
+    short = html_lib.escape(step_id[:8])
+    text = f"{short} · {label}" if kind else short
     return (f'<a class="lantide-citation lantide-citation-{label}" href="lantide-step:{safe}" '
-            f'data-step="{safe}" title="step {safe} ({label})">'
-            f'<sup>[{html_lib.escape(step_id[:8])}·{label[:4]}]</sup></a>')
+            f'data-step="{safe}" title="step {safe} ({label})"><sup>[{text}]</sup></a>')
+
+
+_RENDERED = re.compile(r'<a class="lantide-citation lantide-citation-step" '
+                       r'href="lantide-step:([^"]+)".*?</a>', re.S)
+
+
+def relabel_citations(html: str, kinds: dict[str, str]) -> str:
+    """Label rendered citations with their kinds (ids not in ``kinds`` are missing)."""
+    return _RENDERED.sub(lambda m: citation_html(html_lib.unescape(m.group(1)),
+                                                 kinds.get(html_lib.unescape(m.group(1)),
+                                                           "missing")), html)
+
+
+def render_citation(self, tokens, idx, options, env) -> str:
+    """markdown-it render rule: ``env["lantide_steps"]`` (id -> kind) labels the kinds."""
+    steps = (env or {}).get("lantide_steps")
+    step_id = tokens[idx].content
+    return citation_html(step_id, None if steps is None else steps.get(step_id, "missing"))
 
 
 def render_malformed(self, tokens, idx, options, env) -> str:

@@ -74,3 +74,13 @@ def test_cli_check_refuses_a_malformed_report_and_leaves_it(empty_workspace, run
     assert report.read_bytes() == before
     plain = run_cli("report", "check", empty_workspace, "p")
     assert plain.returncode == 1 and "line 7: '[^s:x!]'" in plain.stderr
+
+
+def test_the_app_relabels_rendered_citations_with_their_kinds():
+    from lantide.docs.citations import relabel_citations
+
+    page = render_html("4.3% [^s:a1] and 5 [^s:zz]\n").html
+    assert "lantide-citation-step" in page
+    labelled = relabel_citations(page, {"a1": "exploratory"})
+    assert "lantide-citation-exploratory" in labelled and "a1 · exploratory" in labelled
+    assert "lantide-citation-missing" in labelled and "lantide-citation-step" not in labelled
