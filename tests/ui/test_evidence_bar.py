@@ -72,3 +72,10 @@ def test_check_evidence_lists_problems_and_citations_open_their_step(main_window
     assert shown.args == ["20261201-100000-abcd", "aa11bb22cc33"]
     qtbot.waitUntil(lambda: (main_window.ledger.current_step() or {}).get("step_id")
                     == "aa11bb22cc33", timeout=10_000)
+    ledger = main_window.ledger
+    column = ledger.step_tree.headerItem().text(8)
+    assert column == "Evidence"
+    assert ledger.step_tree.currentItem().text(8) == "formal"
+    assert "Evidence:</b> formal" in ledger._step_html(ledger.current_step())
+    kinds = [ledger.step_tree.topLevelItem(i).text(8) for i in range(2)]
+    assert kinds == ["formal", "exploratory"]
