@@ -12,8 +12,9 @@ The Markdown is parsed by markdown-it-py (the one parser of Plans and Reports,
 spans, fenced or indented code, raw HTML and link targets are never numbers of the Report.
 Left out as well: dates and times, a year on its own (1900-2099), a heading's section
 number (``## 2.1 Method``), numbers in link text that points inside the document and
-everything under a "Contents" / "Table of contents" heading (a table of contents), and a
-number in brackets (``[3]``, a reference).
+everything under a "Contents" / "Table of contents" heading (a table of contents), a
+number in brackets (``[3]``, a reference) and a number that labels a part or a period
+("Section 2", "Figure 3", "step 4", "week 12").
 
 :func:`scan_numbers` returns each number with its 1-based line, its value as written and
 how it was rounded (decimals, percent, scale words); :class:`MalformedCitationError` names
@@ -52,6 +53,10 @@ _DATES = re.compile(
     rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
     rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# a number that names a part of a document or a period, not a quantity: "Section 2.1"
+_LABELLED = re.compile(r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
+                       r"phase|item|note|line|version|week|wave|round)\s+\d+(?:\.\d+)*\b(?!,\d)",
+                       re.I)
 _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?(?=\s|$)")
 _TOC_HEADING = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*$|^\s*toc\s*$", re.I)
 
@@ -147,6 +152,7 @@ class ReportScan:
 
 def _numbers_in(text: str, heading: bool) -> list[re.Match]:
     blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
+    blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
     if heading:
         section = _SECTION_NUMBER.match(text)
         if section:

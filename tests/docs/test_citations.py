@@ -25,6 +25,7 @@ def test_a_citation_cites_the_numbers_since_the_previous_one_in_its_block():
     "On 2024-03-01 at 10:30, and 01/02/2024, March 3, 2024, in 2023 [^s:a].",
     "## 2.1 Method\n",
     "Quarter Q3 and step s3, version v1.2.3, the 3rd time, reference [3].",
+    "See Section 2.1, Figure 3 and week 12.",
     "```\n1,204\n```\n",
     "    indented 1,204 code\n",
     "Inline `1,204` code and <span data-x=\"12\">html</span>.",
