@@ -18,9 +18,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
                                QVBoxLayout, QWidget)
 
+from lantide.ui.sql.query_history_view import local_time
 from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
 
 LINE_ROLE = Qt.ItemDataRole.UserRole + 1
+MAX_PROBLEM_ROWS = 4  # more scroll
 
 
 def approval_text(project: dict[str, Any]) -> tuple[str, str]:
@@ -29,7 +32,7 @@ def approval_text(project: dict[str, Any]) -> tuple[str, str]:
     approval = project.get("approval") or {}
     if not approval.get("approved"):
         return f"Status: {status} · Plan not approved", "muted"
-    when = str(approval.get("at") or "").replace("T", " ").rstrip("Z")
+    when = local_time(approval.get("at"))
     who = approval.get("user") or approval.get("by") or "the analyst"
     if approval.get("changed_since_approval"):
         return (f"Status: {status} · Plan changed since approval ({when} by {who}): "
@@ -84,6 +87,8 @@ class EvidenceBar(QWidget):
         self.project = project
         self.kind = kind
         self.kinds: dict[str, tuple[str, str]] = {}
+        self._tone_name = "muted"
+        mark_theme(self)
         self.label = QLabel(self)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -97,7 +102,9 @@ class EvidenceBar(QWidget):
         self.problems = QListWidget(self)
         self.problems.setObjectName("EvidenceProblems")
         self.problems.setVisible(False)
-        self.problems.setMaximumHeight(110)
+        self.problems.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.problems.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.problems.setUniformItemSizes(True)
         self.problems.itemActivated.connect(self._problem_activated)
         self.problems.itemClicked.connect(self._problem_activated)
         row = QHBoxLayout()
@@ -199,13 +206,24 @@ class EvidenceBar(QWidget):
                                    f"{problem['status'].replace('_', ' ')}{steps}: "
                                    f"{problem['message']}")
             item.setData(LINE_ROLE, problem["line"])
+            item.setToolTip(item.text())
             self.problems.addItem(item)
         self.problems.setVisible(bool(result["problems"]))
+        if result["problems"]:  # as tall as its rows, at most MAX_PROBLEM_ROWS: the editor stays
+            rows = min(self.problems.count(), MAX_PROBLEM_ROWS)
+            self.problems.setFixedHeight(rows * self.problems.sizeHintForRow(0)
+                                         + 2 * self.problems.frameWidth() + 2)
 
     def _problem_activated(self, item: QListWidgetItem) -> None:
         self.sig_go_to_line.emit(int(item.data(LINE_ROLE)))
 
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if theme_switched(self, event):  # light/dark: the label's colour is in its sheet
+            self._tone(self._tone_name)
+
     def _tone(self, tone: str) -> None:
+        self._tone_name = tone
         c = colors()
         color = {"ok": c.success, "warning": c.warning, "muted": c.muted}[tone]
         self.label.setStyleSheet(f"color: {color.name()};")
