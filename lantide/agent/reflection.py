@@ -1,6 +1,6 @@
 """Reflect before reporting: a skeptical review before findings reach the analyst.
 
-Two moments are reviewed (:class:`Reflector`, called from the loop):
+Three moments are reviewed (:class:`Reflector`, called from the loop):
 
 - ``update_report``: before the tool runs. A review that does not pass refuses the call
   (``REFLECTION_FAILED``, the problems in the message); the Report on disk is untouched and
@@ -12,6 +12,11 @@ Two moments are reviewed (:class:`Reflector`, called from the loop):
   own). A review that does not pass sends the problems back (an engine message, not the
   analyst's) and the turn goes on; after ``MAX_FAILED_ANSWER_REVIEWS`` failures in one turn
   it stops with an honest note instead of reporting past them.
+
+- ``set_project_status`` to ``report_review``: no model call; ``lantide report check`` on the
+  Report (:mod:`lantide.agent.report_evidence`) must be clean, else the move is refused
+  (``REPORT_CHECK_FAILED``, each problem with its line). Recorded like a review, with
+  ``subject: "report_review"``.
 
 The review is one short streamed call to the primary model without tools (so Stop closes
 it at once, and retries are announced like the turn's own) with the checklist prompt

@@ -52,3 +52,34 @@ def test_the_state_layer_says_the_plan_changed_since_approval(session_factory, f
     assert "The Plan changed since the analyst approved it" in system
     # and the agent cannot go back to executing on the changed Plan by itself
     assert open_ws.project("q3-churn").approval()["changed_since_approval"] is True
+
+
+def test_report_review_is_refused_until_the_report_checks_clean(session_factory, fake_openai,
+                                                                 open_ws):
+    project = open_ws.project("q3-churn")
+    project.approve_plan()
+    report = open_ws.root / "projects/q3-churn/report.md"
+    report.write_text("# Report\n\nChurn was 4.3% of accounts.\n\nBad [^s: x] citation.\n")
+    before = report.read_bytes()
+    fake_openai.script(Turn(tool_calls=[ToolCall("set_project_status",
+                                                 {"status": "report_review"})]),
+                       Turn(text="The Report needs citations first."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Send the Report for review")
+    (refused,) = results_by_tool(fake_openai.chat_requests[-1])["set_project_status"]
+    assert refused["error"] == "REPORT_CHECK_FAILED"
+    assert "line 5" in refused["message"] and "malformed" in refused["message"]
+    assert open_ws.project("q3-churn").status == "executing"
+    assert report.read_bytes() == before  # a malformed file is never rewritten
+    gate = s.ledger.reflections()[-1]
+    assert gate["subject"] == "report_review" and gate["ok"] is False
+
+    report.write_text("# Report\n\nChurn was 4.3% of accounts.\n")
+    fake_openai.script(Turn(tool_calls=[ToolCall("set_project_status",
+                                                 {"status": "report_review"})]),
+                       Turn(text="Still uncited."))
+    run(s, "Try again")
+    (refused,) = results_by_tool(fake_openai.chat_requests[-1])["set_project_status"][-1:]
+    assert refused["error"] == "REPORT_CHECK_FAILED"
+    assert "line 3: 4.3% uncited" in refused["message"]
+    assert open_ws.project("q3-churn").status == "executing"
