@@ -26,7 +26,7 @@ from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 from lantide.workspace.lifecycle import (
     ANALYST, LEGACY_STATUSES, PROJECT_STATUSES, apply_approval, apply_move, approval_state, check_move,
-    read_status,
+    plan_fingerprint, read_status,
 )
 from lantide.workspace.lock import WorkspaceLock
 from lantide.workspace.portable_names import portable_name_problem
@@ -211,12 +211,18 @@ class Project:
             apply_move(data, status, by)
         self.update(change)
 
-    def approve_plan(self, by: str = ANALYST) -> dict[str, Any]:
-        """The analyst approves the Plan as it is on disk now: the project is executing."""
+    def approve_plan(self, by: str = ANALYST, *, seen_text: str | None = None) -> dict[str, Any]:
+        """The analyst approves the Plan as it is on disk now: the project is executing.
+        ``seen_text``: the Plan the analyst was shown; if the file differs (the agent or
+        another program changed it meanwhile), nothing is approved."""
         plan = self.plan_text()
         if plan is None:
             raise MissingFileError(self.plan_path, "Plan",
                                    hint="Write the Plan before approving it.")
+        if seen_text is not None and plan_fingerprint(seen_text) != plan_fingerprint(plan):
+            raise WorkspaceError(f"{self.plan_path} changed since it was shown; nothing was "
+                                 "approved", hint="Read the Plan as it is now, then approve it.",
+                                 code="PLAN_CHANGED")
         self.update(lambda data: apply_approval(data, plan, by))
         return self.approval()
 

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from lantide.errors import LantideError
 from lantide.workspace.lifecycle import StatusRefused
 from lantide.workspace.model import Workspace
 
@@ -41,7 +42,7 @@ def test_executing_needs_an_approved_plan_for_the_analyst_too(ws):
     project = ws.project("churn")
     before = (ws.root / "projects/churn/project.json").read_bytes()
     with pytest.raises(StatusRefused, match="not approved") as err:
-        project.approve_plan()
+        project.set_status("executing")
     assert "approve-plan" in err.value.hint
     assert (ws.root / "projects/churn/project.json").read_bytes() == before
 
@@ -112,3 +113,27 @@ def test_cli_approve_plan_and_status(ws, run_cli):
     assert listed["plan_approval"]["approved"] is True
     text = run_cli("project", ws.root, "list")
     assert "executing" in text.stdout and "Plan approved" in text.stdout
+
+
+def test_approving_a_plan_that_changed_since_it_was_shown_approves_nothing(ws):
+    project = ws.project("churn")
+    shown = project.plan_text()
+    (ws.root / "projects/churn/plan.md").write_text("# Plan\n\n1. Count all accounts.\n")
+    before = (ws.root / "projects/churn/project.json").read_bytes()
+    with pytest.raises(LantideError, match="changed since it was shown") as err:
+        project.approve_plan(seen_text=shown)
+    assert err.value.code == "PLAN_CHANGED"
+    assert (ws.root / "projects/churn/project.json").read_bytes() == before
+    project.approve_plan(seen_text=project.plan_text())
+    assert ws.project("churn").status == "executing"
+
+
+def test_hand_edited_history_and_approval_fields_do_not_break_loading(ws):
+    path = ws.root / "projects/churn/project.json"
+    data = _json(ws)
+    data.update({"history": "moved on Monday", "plan_approval": 5})
+    path.write_text(json.dumps(data))
+    project = ws.project("churn")
+    assert project.history == [] and project.approval()["approved"] is False
+    project.set_status("plan_review", by="agent")
+    assert _json(ws)["history"][-1]["to"] == "plan_review"

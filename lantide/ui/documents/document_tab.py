@@ -165,6 +165,8 @@ class DocumentTabWidget(QWidget):
         layout.addWidget(self.evidence)  # Plan approval / Report evidence (issue 16)
         self.evidence.sig_go_to_line.connect(self.go_to_line)
         self.sig_snapshot_applied.connect(self.evidence.refresh)  # saved, reloaded: changed?
+        self.evidence.seen_plan = lambda: (False if self.is_dirty() else
+                                           self.snapshot.disk_text if self.snapshot else None)
         if self.kind == "report":
             self.preview.sig_step_clicked.connect(self.evidence.open_step)
             self.evidence.sig_kinds_changed.connect(

@@ -47,10 +47,10 @@ def read_project(context, root, project: str) -> dict[str, Any]:
     return {"status": p.status, "approval": p.approval()}
 
 
-def approve_plan(context, root, project: str) -> dict[str, Any]:
+def approve_plan(context, root, project: str, seen_text: str | None) -> dict[str, Any]:
     from lantide.workspace.model import Project
 
-    Project.load(root, project).approve_plan()
+    Project.load(root, project).approve_plan(seen_text=seen_text)
     return read_project(context, root, project)
 
 
@@ -87,6 +87,8 @@ class EvidenceBar(QWidget):
         self.project = project
         self.kind = kind
         self.kinds: dict[str, tuple[str, str]] = {}
+        # the Plan text the tab shows (None: not loaded; False: unsaved edits), set by the tab
+        self.seen_plan = None
         self._tone_name = "muted"
         mark_theme(self)
         self.label = QLabel(self)
@@ -163,13 +165,20 @@ class EvidenceBar(QWidget):
 
     # -- acting ---------------------------------------------------------------------------
     def approve(self) -> None:
+        """Approve the Plan the analyst sees: refused while the editor holds unsaved edits,
+        and (in the worker) when the file changed since the tab read it."""
+        seen = self.seen_plan() if self.seen_plan is not None else None
+        if seen is False:
+            self.services.post_message("Save the Plan first: the approval is of the Plan "
+                                       "on disk.", "warning")
+            return
         self.button.setEnabled(False)
 
         def done(project):
             self._show_project(project)
             self.services.post_message(f"Plan of {self.project} approved: executing")
         self.services.workers.submit(approve_plan, self.services.workspace.root, self.project,
-                                     on_result=done,
+                                     seen, on_result=done,
                                      on_error=lambda exc: (self.services.report_error(
                                          exc, "Approving the Plan"), self.refresh()),
                                      name="Approving the Plan")
