@@ -81,6 +81,8 @@ def test_the_scripted_agents_report_from_three_steps_checks_clean(session_factor
     assert checked.returncode == 0, checked.stderr
     out = json.loads(checked.stdout)
     assert out["ok"] is True and out["counts"]["matching"] == 3 and out["numbers"] == 3
+    listed = run_cli("ledger", open_ws.root)
+    assert "evidence" in listed.stdout.splitlines()[0] and listed.stdout.count("formal") == 3
 
     index = StepIndex(steps, "q3-churn")
     lines = good.splitlines()
