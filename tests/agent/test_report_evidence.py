@@ -129,3 +129,24 @@ def test_the_scripted_agents_report_from_three_steps_checks_clean(session_factor
         assert result.ok and result.counts["matching"] == 3
 
     numbers_in_code_and_contents_are_ignored()
+
+
+def test_a_source_run_step_keeps_the_values_of_its_cached_table(session_factory, fake_openai,
+                                                                 open_ws):
+    """A Source Run reads no preview rows; its formal steps still carry result values,
+    read from their cached tables, so the Report can cite them."""
+    open_ws.project("q3-churn").approve_plan()
+    s = live_session(session_factory, fake_openai)
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("source_run_sql_tab", {"tab": "q3_churn_by_region",
+                                                         "purpose": "churn by region"})]),
+        Turn(text="Done."))
+    run(s, "Source Run the churn tab")
+    steps = s.ledger.steps()
+    assert steps and all(st["evidence"] == "formal" for st in steps)
+    final = steps[-1]
+    assert final["cached_table_name"] == "q3_churn_by_region"
+    cached = s.services.query().fetch_rows("q3_churn_by_region", 0, 200)
+    numbers = {float(v) for row in cached for v in row
+               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    assert numbers and numbers <= set(map(float, final["result_values"]))

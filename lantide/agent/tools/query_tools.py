@@ -310,6 +310,23 @@ def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
+def _with_table_rows(ctx: ToolContext, entry: dict[str, Any]) -> dict[str, Any]:
+    """A Source Run reads no preview rows; the values its ledger step keeps (what a Report
+    number is checked against) come from the first rows of the tab's cached table."""
+    from lantide.query.results import json_rows
+
+    step = entry.get("step") or {}
+    table = step.get("cached_table_name")
+    if not table or not step.get("materialized") or entry.get("preview"):
+        return entry
+    try:
+        rows = _run_guarded(ctx, lambda q: q.fetch_rows(table, 0,
+                                                         ctx.settings.query.preview_rows))
+    except LantideError:
+        return entry  # the step is still recorded, without values
+    return {**entry, "preview": json_rows(rows)}
+
+
 def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     """One ledger step per recomputed tab; tabs skipped as up to date add none."""
     project = ctx.project(args.get("project")).dirname
@@ -322,8 +339,8 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     recorded = []
     tabs = []
     for entry in report.get("tabs") or []:
-        step = record_step(ctx, "source_run_sql_tab", entry, project, args.get("purpose")) \
-            if isinstance(entry.get("step"), dict) else None
+        step = record_step(ctx, "source_run_sql_tab", _with_table_rows(ctx, entry), project,
+                           args.get("purpose")) if isinstance(entry.get("step"), dict) else None
         tabs.append({**{k: v for k, v in entry.items() if k != "step"},
                      **({"checks": advised(entry["checks"])} if "checks" in entry else {}),
                      **({"step_id": step["step_id"]} if step else {})})
