@@ -8,7 +8,8 @@ citable. A ledger line written before kinds were recorded has no ``evidence`` fi
 counts as exploratory: nobody can tell any more whether it ran under an approved Plan.
 
 With each step the ledger keeps ``result_values``: the distinct numbers of its preview
-rows (at most :data:`MAX_RESULT_VALUES`, ``result_values_cut`` when there were more), so
+rows (at most :data:`MAX_RESULT_VALUES`, ``result_values_cut`` when there were more; for a
+Source Run, which reads no preview, the first rows of the tab's cached table), so
 ``lantide report check`` can tell whether a Report number is in the step's result without
 running anything again. The row count counts as a value of the result too (when the
 result has more than one row: an aggregate's one row is no finding).
