@@ -79,3 +79,14 @@ def test_check_evidence_lists_problems_and_citations_open_their_step(main_window
     assert "Evidence:</b> formal" in ledger._step_html(ledger.current_step())
     kinds = [ledger.step_tree.topLevelItem(i).text(8) for i in range(2)]
     assert kinds == ["formal", "exploratory"]
+
+
+def test_the_report_review_check_reads_as_such_in_the_chat(qtbot):
+    from lantide.ui.chat.reflection_card import ReflectionCardWidget
+
+    card = ReflectionCardWidget({"subject": "report_review", "ok": False, "checklist": [
+        {"item": "evidence", "ok": False, "note": "2 matching, 1 uncited"}],
+        "problems": ["line 3: 4.3% uncited: no step citation follows this number"]})
+    qtbot.addWidget(card)
+    assert "before the Report goes to review" in card.title_label.text()
+    assert card.items()[0][0].startswith("Every number cited")
