@@ -118,7 +118,8 @@ class PromptAssembler:
             f"state_{ctx.state}.md.j2",
             project={"name": project.name, "plan": project.plan, "report": project.report,
                      "status": project.status},
-            project_done=project.status == "done",
+            project_delivered=project.status == "delivered",
+            plan_approval=project.approval(),
             analysis_active=ctx.analysis_active(),
             purpose_max_chars=PURPOSE_MAX_CHARS,
         )

@@ -1,6 +1,6 @@
 """Reflect before reporting: a skeptical review before findings reach the analyst.
 
-Two moments are reviewed (:class:`Reflector`, called from the loop):
+Three moments are reviewed (:class:`Reflector`, called from the loop):
 
 - ``update_report``: before the tool runs. A review that does not pass refuses the call
   (``REFLECTION_FAILED``, the problems in the message); the Report on disk is untouched and
@@ -12,6 +12,11 @@ Two moments are reviewed (:class:`Reflector`, called from the loop):
   own). A review that does not pass sends the problems back (an engine message, not the
   analyst's) and the turn goes on; after ``MAX_FAILED_ANSWER_REVIEWS`` failures in one turn
   it stops with an honest note instead of reporting past them.
+
+- ``set_project_status`` to ``report_review``: no model call; ``lantide report check`` on the
+  Report (:mod:`lantide.agent.report_evidence`) must be clean, else the move is refused
+  (``REPORT_CHECK_FAILED``, each problem with its line). Recorded like a review, with
+  ``subject: "report_review"``.
 
 The review is one short streamed call to the primary model without tools (so Stop closes
 it at once, and retries are announced like the turn's own) with the checklist prompt
@@ -45,6 +50,7 @@ from lantide.tokens import count_tokens, truncate_to_tokens
 
 CHECKLIST = ("denominator", "grain", "filters", "checks", "traced")
 REPORT, ANSWER = "update_report", "final_answer"
+REPORT_REVIEW = "report_review"  # the status the evidence check guards
 MAX_FAILED_ANSWER_REVIEWS = 2
 PLAN_MAX_TOKENS = 1_500
 KNOWLEDGE_MAX_TOKENS = 600
@@ -177,7 +183,10 @@ class Reflector:
 
     # -- the two moments
     def before_tool(self, name: str, args: dict[str, Any]) -> Iterator[Event]:
-        """Review an ``update_report`` draft; returns the refusal result, or None to run it."""
+        """Review an ``update_report`` draft, or check the Report's evidence before the
+        project moves to ``report_review``; returns the refusal result, or None to run it."""
+        if name == "set_project_status" and args.get("status") == REPORT_REVIEW:
+            return (yield from self._evidence_gate(args.get("project")))
         if name != REPORT or not isinstance(args.get("content"), str):
             return None
         verdict = yield from self._review(REPORT, args["content"])
@@ -207,6 +216,40 @@ class Reflector:
         r.conversation.add_message({"role": "user", "content": note}, r.turn,
                                    engine_note=True, reflection=True)
         return AnswerReview(retry=True)
+
+    def _evidence_gate(self, project_name: str | None) -> Iterator[Event]:
+        """``lantide report check`` on the Report before it goes to review: every number
+        cited to a formal step that holds it (:mod:`lantide.agent.report_evidence`)."""
+        from lantide.agent.report_evidence import report_review_check
+
+        r = self.runner
+        try:
+            project = (r.s.workspace.project(project_name) if project_name
+                       else r.s.workspace.focused_project())
+        except LantideError:
+            return None  # the tool itself says the project is unknown
+        if project is None:
+            return None
+        checked = report_review_check(r.s.workspace, project)
+        if isinstance(checked, str):
+            ok, problems, counts = False, [checked], {}
+        else:
+            ok, counts = checked.ok, checked.counts
+            problems = [f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
+                        for p in checked.problems[:20]]
+        entry = {"subject": REPORT_REVIEW, "turn": r.turn, "project": project.dirname,
+                 "ok": ok, "checklist": [{"item": "evidence", "ok": ok,
+                                          "note": ", ".join(f"{v} {k}" for k, v in counts.items())}],
+                 "problems": problems, "steps": [], "evidence_counts": counts}
+        recorded = r.s.ledger.append_reflection(entry)
+        r.conversation.add_event("reflection", r.turn, reflection=recorded)
+        yield ReflectionRecorded(recorded)
+        if ok:
+            return None
+        return {"error": "REPORT_CHECK_FAILED",
+                "message": "the Report is not ready for review: " + "; ".join(problems[:10]),
+                "problems": problems,
+                "hint": render_prompt("notes/report_evidence.md.j2").strip()}
 
     # -- the review
     def _review(self, subject: str, draft: str) -> Iterator[Event]:

@@ -247,6 +247,7 @@ def run_prompt(args: argparse.Namespace) -> int:
 
 def run_ledger(args: argparse.Namespace) -> int:
     from lantide.agent.conversation import check_conversation_id, list_conversations
+    from lantide.agent.evidence import step_kind
     from lantide.agent.ledger import Ledger
     from lantide.workspace.layout import log_paths
 
@@ -281,10 +282,12 @@ def run_ledger(args: argparse.Namespace) -> int:
         print("No query steps yet.")
         return 0
     rows = [[s.get("conversation_id"), s.get("step_id"), s.get("at"), s.get("tool"),
-             s.get("project"), s.get("purpose"), s.get("row_count"), s.get("cached_table_name"),
+             s.get("project"), s.get("purpose"), step_kind(s), s.get("row_count"),
+             s.get("cached_table_name"),
              s.get("summary") or f"({s.get('summary_status', 'missing')})",
              ", ".join(str(c.get("code")) for c in s.get("checks") or [] if isinstance(c, dict))]
             for s in steps]
-    print_table(["conversation", "step", "at", "tool", "project", "purpose", "rows", "cached as",
+    print_table(["conversation", "step", "at", "tool", "project", "purpose", "evidence", "rows",
+                 "cached as",
                  "summary", "checks"], rows, max_width=60)
     return 0

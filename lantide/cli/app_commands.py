@@ -79,7 +79,8 @@ def run_default_gui(args: argparse.Namespace) -> int:
     return _launch(sample)
 
 
-PROJECT_ACTIONS = ("list", "create", "rename", "archive", "unarchive", "status", "focus")
+PROJECT_ACTIONS = ("list", "create", "rename", "archive", "unarchive", "status", "focus",
+                   "approve-plan")
 
 
 def run_project(args: argparse.Namespace) -> int:
@@ -95,7 +96,7 @@ def run_project(args: argparse.Namespace) -> int:
     try:
         names = args.names
         need = {"list": 0, "create": 1, "rename": 2, "archive": 1, "unarchive": 1,
-                "status": 2, "focus": 1}[args.action]
+                "status": 2, "focus": 1, "approve-plan": 1}[args.action]
         if len(names) != need:
             raise UsageError(f"'project {args.action}' takes {need} name(s), got {len(names)}")
         if args.action == "create":
@@ -108,6 +109,8 @@ def run_project(args: argparse.Namespace) -> int:
             ws.project(names[0]).set_status(names[1])
         elif args.action == "focus":
             ws.focus_project(names[0])
+        elif args.action == "approve-plan":  # the analyst's approval: only from here and the app
+            ws.project(names[0]).approve_plan()
         problems: list = []
         projects = ws.list_projects(include_archived=True, problems=problems)
         focused = ws.focused_project_name
@@ -119,7 +122,11 @@ def run_project(args: argparse.Namespace) -> int:
             for p in projects:
                 mark = "*" if p.dirname == focused else " "
                 extra = " (archived)" if p.is_archived else ""
-                print(f"{mark} {p.dirname:<24} {p.status:<10} {p.name}{extra}")
+                approval = p.approval()
+                if approval["approved"]:
+                    extra += (" (Plan changed since approval)" if approval["changed_since_approval"]
+                              else f" (Plan approved {approval.get('at')})")
+                print(f"{mark} {p.dirname:<24} {p.status:<13} {p.name}{extra}")
             for dirname, exc in problems:  # each broken project alone, the list goes on
                 sys.stderr.write(f"lantide: project {dirname!r} not listed: {exc.message}\n")
                 if exc.hint:

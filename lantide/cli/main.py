@@ -12,7 +12,7 @@ import sys
 
 from lantide import __version__
 from lantide.cli import (agent_commands, app_commands, connection_commands, doc_commands,
-                         eval_commands, knowledge_commands, query_commands)
+                         eval_commands, knowledge_commands, query_commands, report_commands)
 from lantide.errors import LantideError, UsageError
 
 # Modules that register commands, in the order --help lists them.
@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     connection_commands,  # connection
     agent_commands,  # chat, prompt, ledger
     doc_commands,  # annotations
+    report_commands,  # report check
     knowledge_commands,  # knowledge
     eval_commands,  # eval
 ]

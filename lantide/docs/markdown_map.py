@@ -162,14 +162,23 @@ def _recording(rule, token_type: str):
 
 @lru_cache(maxsize=1)
 def markdown_parser():
-    """The one Markdown dialect of Plans and Reports: CommonMark, raw HTML, GFM tables."""
+    """The one Markdown dialect of Plans and Reports: CommonMark, raw HTML, GFM tables,
+    step citations ``[^s:ID]``."""
     from markdown_it import MarkdownIt
     from markdown_it.rules_inline.backticks import backtick
     from markdown_it.rules_inline.html_inline import html_inline
 
+    from lantide.docs.citations import (
+        BAD_TOKEN, TOKEN, render_citation, render_malformed, step_citation_rule,
+    )
+
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.inline.ruler.at("html_inline", _recording(html_inline, "html_inline"))
     md.inline.ruler.at("backticks", _recording(backtick, "code_inline"))
+    # Report step citations [^s:ID] (lantide.docs.citations), before links read the bracket
+    md.inline.ruler.before("link", TOKEN, step_citation_rule)
+    md.add_render_rule(TOKEN, render_citation)
+    md.add_render_rule(BAD_TOKEN, render_malformed)
     md.parse("")  # compile the rule chains now, not concurrently later
     return md
 

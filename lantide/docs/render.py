@@ -30,6 +30,11 @@ PREVIEW_CSS = """
 mark.lantide-annotation { background: #fff1a8; border-bottom: 2px solid #e0b400; }
 mark.lantide-annotation.lantide-resolved { background: #e3f4e1; border-bottom-color: #5aa05a; }
 mark.lantide-annotation.lantide-unknown { background: #fde2e2; border-bottom-color: #d05050; }
+a.lantide-citation { text-decoration: none; font-size: 85%; }
+a.lantide-citation-formal { color: #2f7d32; }
+a.lantide-citation-exploratory { color: #b26a00; }
+a.lantide-citation-missing { color: #c62828; }
+span.lantide-citation-bad { color: #c62828; text-decoration: underline wavy #c62828; }
 """.strip()
 
 _BLOCK_TOKENS = {"paragraph_open", "heading_open", "blockquote_open", "bullet_list_open",
@@ -110,8 +115,11 @@ def _rewrite_tags(source: str, info, line: int, marks: list[RenderedMark]) -> st
     return "".join(out)
 
 
-def render_html(text: str, annotations: Iterable[Any] = ()) -> RenderedDocument:
-    """``annotations``: :class:`lantide.docs.document.Annotation` objects or sidecar dicts."""
+def render_html(text: str, annotations: Iterable[Any] = (),
+                steps: dict[str, str] | None = None) -> RenderedDocument:
+    """``annotations``: :class:`lantide.docs.document.Annotation` objects or sidecar dicts.
+    ``steps``: step id -> evidence kind, to label the Report's citations
+    (:mod:`lantide.docs.citations`); a cited id not in it is labelled missing."""
     md = markdown_parser()
     info = _annotation_info(annotations)
     scan = scan_marks(text)  # one parse: its tokens are rendered below
@@ -140,7 +148,8 @@ def render_html(text: str, annotations: Iterable[Any] = ()) -> RenderedDocument:
                     if found and not found[0][0] and found[0][1] in paired:
                         child.content, status = _open_tag(found[0][1], info)
                         marks.append(RenderedMark(found[0][1], status, line))
-    return RenderedDocument(md.renderer.render(tokens, md.options, {}), line_map, marks)
+    env = {"lantide_steps": steps} if steps is not None else {}
+    return RenderedDocument(md.renderer.render(tokens, md.options, env), line_map, marks)
 
 
 def render_document(doc) -> RenderedDocument:

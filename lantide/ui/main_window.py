@@ -250,7 +250,9 @@ class MainWindow(QMainWindow):
         self.status_combo = QComboBox(bar)
         self.status_combo.setObjectName("ProjectStatus")
         self.status_combo.addItems(PROJECT_STATUSES)
-        self.status_combo.setToolTip("Project status: while executing, every query needs a purpose")
+        self.status_combo.setToolTip("Project status: executing starts when the analyst approves "
+                                     "the Plan (Plan tab); while executing, every query needs a "
+                                     "purpose")
         self.status_combo.activated.connect(self._status_chosen)
         bar.addWidget(self.status_combo)
         bar.addSeparator()
@@ -479,7 +481,9 @@ class MainWindow(QMainWindow):
             lambda _ctx: ws.project(project).set_status(status),
             on_result=lambda _r: (self.explorer.refresh(),
                                   self.services.post_message(f"{project} is now {status}.")),
-            on_error=lambda e: self.services.report_error(e, "Setting the status"),
+            # refused (executing needs the approved Plan): the combo shows the real status
+            on_error=lambda e: (self.services.report_error(e, "Setting the status"),
+                                self.explorer.refresh()),
             name="set project status")
 
     def new_sql_tab(self) -> None:

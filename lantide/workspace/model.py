@@ -25,10 +25,13 @@ from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, atomic_write_text
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
+from lantide.workspace.lifecycle import (
+    ANALYST, LEGACY_STATUSES, PROJECT_STATUSES, apply_approval, apply_move, approval_state, check_move,
+    plan_fingerprint, read_status,
+)
 from lantide.workspace.lock import WorkspaceLock
 from lantide.workspace.portable_names import portable_name_problem
 
-PROJECT_STATUSES = ("planning", "executing", "done")
 WORKSPACE_FORMAT_VERSION = 1
 
 _BAD_NAME = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
@@ -91,7 +94,24 @@ class Project:
 
     @property
     def status(self) -> str:
-        return self.data.get("status", "planning")
+        """The status (an older file's ``done`` reads as ``delivered``)."""
+        return read_status(self.data.get("status", "planning")) or "planning"
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """Who moved the status and when, oldest first."""
+        raw = self.data.get("history")
+        return [h for h in raw if isinstance(h, dict)] if isinstance(raw, list) else []
+
+    def plan_text(self) -> str | None:
+        try:
+            return self.plan_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def approval(self) -> dict[str, Any]:
+        """The Plan approval: ``approved``, when and by whom, ``changed_since_approval``."""
+        return approval_state(self.data, self.plan_text())
 
     @property
     def plan(self) -> str:
@@ -154,7 +174,7 @@ class Project:
         path = layout.project_dir(workspace_root, dirname) / "project.json"
         data = read_json_object(path, "project file")
         status = data.get("status", "planning")
-        if status not in PROJECT_STATUSES:
+        if read_status(status) is None:
             raise CorruptFileError(
                 path,
                 f"status {status!r} is not one of {', '.join(PROJECT_STATUSES)}",
@@ -186,14 +206,31 @@ class Project:
             atomic_write_json(self.json_path, fresh)
         self.data = fresh
 
-    def set_status(self, status: str) -> None:
-        if status not in PROJECT_STATUSES:
-            raise WorkspaceError(
-                f"invalid project status {status!r}",
-                hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
-                code="BAD_STATUS",
-            )
-        self.update(lambda data: data.__setitem__("status", status))
+    def set_status(self, status: str, by: str = ANALYST) -> None:
+        """Move the project to ``status`` as ``by`` (``analyst`` or ``agent``), under the
+        rules of :mod:`lantide.workspace.lifecycle`; the move is kept in ``history``."""
+        plan = self.plan_text()
+        status = LEGACY_STATUSES.get(status, status)  # the old word still works: done
+
+        def change(data):
+            check_move(data, status, by, plan)
+            apply_move(data, status, by)
+        self.update(change)
+
+    def approve_plan(self, by: str = ANALYST, *, seen_text: str | None = None) -> dict[str, Any]:
+        """The analyst approves the Plan as it is on disk now: the project is executing.
+        ``seen_text``: the Plan the analyst was shown; if the file differs (the agent or
+        another program changed it meanwhile), nothing is approved."""
+        plan = self.plan_text()
+        if plan is None:
+            raise MissingFileError(self.plan_path, "Plan",
+                                   hint="Write the Plan before approving it.")
+        if seen_text is not None and plan_fingerprint(seen_text) != plan_fingerprint(plan):
+            raise WorkspaceError(f"{self.plan_path} changed since it was shown; nothing was "
+                                 "approved", hint="Read the Plan as it is now, then approve it.",
+                                 code="PLAN_CHANGED")
+        self.update(lambda data: apply_approval(data, plan, by))
+        return self.approval()
 
     def archive_file(self, relname: str) -> None:
         """Mark a file of the project archived: the Context Summary skips it."""
@@ -217,6 +254,7 @@ class Project:
             "name": self.name,
             "dir": self.dirname,
             "status": self.status,
+            "plan_approval": self.approval(),
             "plan": self.plan,
             "report": self.report,
             "archived": self.archived,

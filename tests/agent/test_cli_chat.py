@@ -285,7 +285,7 @@ def test_a_final_number_is_reviewed_and_the_ledger_lists_the_review(run_cli, sam
         return verdict if "skeptical reviewer" in system else '{"proposals": []}'
 
     ws = Workspace.open(sample_workspace)
-    ws.project("q3-churn").set_status("executing")
+    ws.project("q3-churn").approve_plan()
     ws.close()
     sql = "SELECT count(*) AS n FROM customers"
     with FakeOpenAIServer(background_reply=background) as server:

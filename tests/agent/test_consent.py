@@ -25,7 +25,7 @@ def consent_question(choices=("Yes", "No"), question="May I compute the correlat
 
 @pytest.fixture
 def executing(open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     return open_ws
 
 

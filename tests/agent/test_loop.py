@@ -73,7 +73,7 @@ def test_repeating_the_same_failing_call_is_stopped_early(session_factory, scrip
 
 
 def test_statistics_need_consent_asked_answered_and_activated(session_factory, scripted, open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     corr = {"sql": "SELECT corr(quantity, unit_price) AS r FROM orders", "purpose": "price vs qty"}
     scripted.add(reply("", ("run_query", corr), ("activate_analysis", {"reason": "test"})))
     scripted.add(reply("", ("ask_user", {"question": "May I compute the correlation?",
@@ -97,7 +97,7 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
 
 
 def test_a_no_is_not_consent(session_factory, scripted, open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     scripted.add(reply("", ("ask_user", {"question": "Run a regression?",
                                          "kind": "analysis_consent"})))
     s = session_factory()
@@ -230,7 +230,7 @@ def test_patch_step_corrects_a_missing_summary(session_factory, scripted):
 
 
 def test_tab_runs_and_source_run_land_in_the_ledger(session_factory, scripted, open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM orders"})))
     scripted.add(reply("", ("run_sql_tab", {"tab": "clean_orders", "purpose": "clean orders"})))
     scripted.add(reply("", ("source_run_sql_tab", {"tab": "q3_churn_by_region",
@@ -259,7 +259,7 @@ def test_tab_runs_and_source_run_land_in_the_ledger(session_factory, scripted, o
 def test_dropped_turns_leave_their_key_events_in_a_note(session_factory, scripted, open_ws):
     s = session_factory()
     scripted.add(reply("", ("focus_project", {"project": "q3-churn"}),
-                       ("set_project_status", {"status": "executing"})))
+                       ("set_project_status", {"status": "plan_review"})))
     scripted.add(reply("Focused and executing."))
     run(s, "Focus churn and start executing")
     for i in range(6):
@@ -272,7 +272,7 @@ def test_dropped_turns_leave_their_key_events_in_a_note(session_factory, scripte
         system = messages[0]["content"]
         assert "# Earlier in this conversation" in system
         assert "turn 1: focused project q3-churn" in system
-        assert "turn 1: project q3-churn status planning → executing" in system
+        assert "turn 1: project q3-churn status planning → plan_review" in system
         users = [m["content"] for m in messages if m["role"] == "user"]
         assert "Focus churn and start executing" not in users and users[-1] == "and now?"
 

@@ -13,7 +13,9 @@ STEP = {"step_id": "9f2c41d07a11", "tool": "run_query", "purpose": "Q2 active cu
         "row_count": 1412, "cached_table_name": "q2_active", "summary": "1,412 active in Q2",
         "summary_status": "parsed"}
 PROJECT = {"name": "Q3 churn", "plan": "plan.md", "report": "report.md", "status": "planning"}
-STATE = dict(project=PROJECT, project_done=False, open_annotations=3, analysis_active=False,
+STATE = dict(project=PROJECT, project_delivered=False, open_annotations=3,
+             plan_approval={"approved": True, "at": "2026-11-30T10:00:00Z",
+                            "changed_since_approval": True}, analysis_active=False,
              html_report_active=True, active_tab_dirty=True,
              answered_question="Which denominator?", purpose_max_chars=40)
 # Templates of the agent and the context each receives in production.
@@ -21,7 +23,7 @@ CONTEXTS = {
     "core.md.j2": dict(preview_rows=200, purpose_max_chars=40, external_databases=True),
     "state_no_project.md.j2": dict(project_count=3),
     "state_planning.md.j2": STATE,
-    "state_executing.md.j2": {**STATE, "analysis_active": True, "project_done": True},
+    "state_executing.md.j2": {**STATE, "analysis_active": True, "project_delivered": True},
     "sections/conditional.md.j2": STATE,
     "context_summary.md.j2": dict(
         now="2026-11-30 10:15 (UTC+1)", workspace="Sample workspace", project=PROJECT,
@@ -140,7 +142,7 @@ def test_prompt_assembly_orders_layers_and_filters_tools(session_factory, open_w
     assert not planning & {"update_report", "source_run_sql_tab", "activate_analysis",
                            "expand_knowledge_catalog"}
 
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     executing = {t["function"]["name"] for t in session.prompt_preview(32_000).tools}
     assert {"update_report", "source_run_sql_tab", "activate_analysis"} <= executing
 

@@ -12,7 +12,19 @@ from lantide.agent.reflection import CHECKLIST, parse_verdict, states_a_number
 from tests.agent.scripted_model import reply
 
 COUNT = {"sql": "SELECT count(*) AS churned FROM customers", "purpose": "churned customers"}
-REPORT = "# Report: Q3 churn\n\n412 customers churned in Q3 (step s1).\n"
+REPORT = "# Report: Q3 churn\n\n2,000 customers were counted in Q3 [^s:LAST].\n"
+
+
+def citing_last_step(session, outcome, also=None):
+    """Scripted replies are written before the run; the step id is the ledger's: the
+    citation placeholder LAST becomes the id of the last step when the reply is taken."""
+    def expect(messages, tools):
+        if also is not None:
+            also(messages, tools)
+        step_id = session.ledger.steps()[-1]["step_id"]
+        for call in outcome.tool_calls:
+            call.arguments = call.arguments.replace("LAST", step_id)
+    return expect
 
 
 def verdict(ok: bool, problems=(), failing=()) -> str:
@@ -44,7 +56,7 @@ def run(session, message):
 
 @pytest.fixture
 def executing(open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     return open_ws
 
 
@@ -87,14 +99,15 @@ def test_a_failing_review_refuses_update_report_and_the_agent_asks(session_facto
 
 
 def test_a_passing_review_lets_update_report_write(session_factory, scripted, executing):
+    s = session_factory()
     scripted.add(reply("", ("run_query", COUNT)))
-    scripted.add(reply("", ("update_report", {"content": REPORT})))
+    writes = reply("", ("update_report", {"content": REPORT}))
+    scripted.add(writes, expect=citing_last_step(s, writes))
     scripted.add(*review(PASS))
     scripted.add(reply("The Report states the count with its step."))
-    s = session_factory()
     events = run(s, "Write the churn count into the Report")
     assert events[-1].reason == "answered"
-    assert report_text(executing) == REPORT
+    assert report_text(executing) == REPORT.replace("LAST", s.ledger.steps()[-1]["step_id"])
     assert [r["ok"] for r in s.ledger.reflections()] == [True]
     scripted.assert_done()
 
@@ -196,7 +209,7 @@ def test_no_review_when_nothing_numeric_is_reported(session_factory, scripted, o
     scripted.add(reply("Exploratory: 412 customers in the table."))  # planning: not a finding
     s = session_factory()
     assert run(s, "How many customers are there?")[-1].reason == "answered"
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     scripted.add(reply("The count is in the step above; nothing to add."))  # no query this turn
     scripted.add(reply("", ("get_app_context", {})))
     scripted.add(reply("12 tabs are open."))  # a number, but the turn ran no query step
@@ -272,11 +285,13 @@ def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(session_facto
                          "columns": [{"type": "BIGINT"}, None]}, by="engine")
 
     scripted.add(reply("", ("run_query", COUNT)))
-    scripted.add(reply("", ("update_report", {"content": REPORT})), expect=spoil)
+    writes = reply("", ("update_report", {"content": REPORT}))
+    scripted.add(writes, expect=citing_last_step(s, writes, also=spoil))
     scripted.add(*review(PASS))
     scripted.add(reply("Written."))
     events = run(s, "Report the churn count")
-    assert events[-1].reason == "answered" and report_text(executing) == REPORT
+    assert events[-1].reason == "answered"
+    assert report_text(executing) == REPORT.replace("LAST", s.ledger.steps()[-1]["step_id"])
     assert s.ledger.reflections()[0]["unresolved_checks"] == [
         {"step_id": s.ledger.steps()[0]["step_id"], "code": "?", "message": "", "evidence": ""}]
     scripted.assert_done()

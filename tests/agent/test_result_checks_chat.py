@@ -100,7 +100,7 @@ def test_source_run_gives_each_tabs_checks_with_advice(session_factory, scripted
     from tests.agent.scripted_model import reply
 
     project = open_ws.project("q3-churn")
-    project.set_status("executing")
+    project.approve_plan()
     (project.sql_dir / "segment_sizes.sql").write_text(
         "SELECT c.segment, count(*) AS customers\nFROM clean_orders o\n"
         "JOIN customers c USING (customer_id)\nGROUP BY 1\n")

@@ -171,7 +171,7 @@ def test_remote_only_arguments_are_offered_only_with_an_external_database(sessio
     sent schemas carry them only then (a call is still checked against the full schema)."""
     from lantide.query.connections import add_connection
 
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     session = session_factory()
 
     def sent_args():
@@ -191,7 +191,7 @@ def test_remote_only_arguments_are_offered_only_with_an_external_database(sessio
 
 def test_a_query_result_says_why_it_was_materialized_once_and_leaves_timing_to_the_ledger(
         session_factory, scripted, open_ws):
-    open_ws.project("q3-churn").set_status("executing")
+    open_ws.project("q3-churn").approve_plan()
     scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM customers",
                                           "purpose": "customer count"})))
     scripted.add(reply("[[QUERY_STEP]] customer count — one row\n\n2,000 customers."))

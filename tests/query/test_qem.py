@@ -50,7 +50,7 @@ def test_materialization_reason_codes(sample_workspace, open_service, kwargs, st
     from lantide.workspace.model import Project
 
     project = Project.load(sample_workspace, "q3-churn")
-    project.set_status(status)
+    project.approve_plan() if status == "executing" else project.set_status(status)
     svc = open_service(sample_workspace)
     result = svc.run_query(sql, project="q3-churn", **kwargs)
     reason, table = expected
@@ -85,7 +85,7 @@ def test_strategy_table_rows_in_order():
 def test_purpose_required_while_executing(sample_workspace, open_service):
     from lantide.workspace.model import Project
 
-    Project.load(sample_workspace, "q3-churn").set_status("executing")
+    Project.load(sample_workspace, "q3-churn").approve_plan()
     svc = open_service(sample_workspace)
     with pytest.raises(Exception) as info:
         svc.run_query("SELECT 1", project="q3-churn")
@@ -225,7 +225,7 @@ def test_dynamic_pivot_in_an_executing_project_and_as_a_tab(sample_workspace, op
     from lantide.workspace.model import Project
 
     project = Project.load(sample_workspace, "q3-churn")
-    project.set_status("executing")
+    project.approve_plan()
     svc = open_service(sample_workspace)
     step = svc.run_query(DYNAMIC_PIVOTS[1], project="q3-churn", purpose="segments by region")
     assert step["reason_code"] == "executing_step" and step["row_count"] >= 1

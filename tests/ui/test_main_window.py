@@ -122,12 +122,20 @@ def test_focusing_a_project_is_remembered(main_window, qtbot, sample_workspace):
 
 def test_project_status_is_set_from_the_toolbar(main_window, qtbot, sample_workspace):
     w = main_window
-    index = w.status_combo.findText("executing")
-    w.status_combo.setCurrentIndex(index)
-    w.status_combo.activated.emit(index)
     project_json = sample_workspace / "projects" / "q3-churn" / "project.json"
-    qtbot.waitUntil(lambda: json.loads(project_json.read_text())["status"] == "executing",
+
+    def choose(status):
+        index = w.status_combo.findText(status)
+        w.status_combo.setCurrentIndex(index)
+        w.status_combo.activated.emit(index)
+
+    choose("plan_review")
+    qtbot.waitUntil(lambda: json.loads(project_json.read_text())["status"] == "plan_review",
                     timeout=10_000)
+    # executing needs the approved Plan (issue 16): refused, and the combo shows the truth
+    choose("executing")
+    qtbot.waitUntil(lambda: w.status_combo.currentText() == "plan_review", timeout=10_000)
+    assert json.loads(project_json.read_text())["status"] == "plan_review"
 
 
 @pytest.mark.parametrize("answer", ["cancel", "discard", "save"])

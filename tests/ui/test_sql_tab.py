@@ -197,7 +197,7 @@ def test_refusal_shows_the_guards_advice(qtbot, app_services):
 
 
 def test_purpose_is_asked_while_executing(qtbot, app_services):
-    app_services.workspace.project("p").set_status("executing")
+    app_services.workspace.project("p").approve_plan()
     write_tab(app_services.workspace.root, "p", "step1", "SELECT region FROM small\n")
     tab = make_tab(qtbot, app_services, "step1")
     error = run_and_wait(qtbot, tab, ok=False)

@@ -25,7 +25,10 @@ def test_init_sample_and_project_commands(tmp_path, run_cli):
     data = json.loads(result.stdout)
     assert [p["dir"] for p in data["projects"]] == ["q3-churn"] and data["focused"] == "q3-churn"
     assert run_cli("project", root, "create", "pricing").returncode == 0
-    assert run_cli("project", root, "status", "pricing", "executing").returncode == 0
+    # executing needs the analyst's approval of the Plan (issue 16)
+    refused = run_cli("project", root, "status", "pricing", "executing")
+    assert refused.returncode == 1 and "approve-plan" in refused.stderr
+    assert run_cli("project", root, "approve-plan", "pricing").returncode == 0
     # ACTION WORKSPACE works too, as in `lantide tab run WORKSPACE ...`
     assert run_cli("project", "focus", root, "pricing").returncode == 0
     bogus = run_cli("project", root, "bogus")

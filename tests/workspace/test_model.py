@@ -73,7 +73,7 @@ def test_project_status_is_validated(empty_workspace):
     ws = Workspace.open(empty_workspace)
     try:
         p = ws.create_project("p")
-        p.set_status("executing")
+        p.approve_plan()  # executing needs the approved Plan (issue 16)
         assert ws.project("p").status == "executing"
         with pytest.raises(LantideError, match="invalid project status 'running'"):
             p.set_status("running")

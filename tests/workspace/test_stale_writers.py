@@ -17,7 +17,7 @@ def test_a_stale_project_object_does_not_undo_a_status_change(empty_workspace):
     ws.create_project("p")
     window = ws.project("p")  # e.g. the project panel
     agent = ws.project("p")   # e.g. the agent's tool, loaded separately
-    agent.set_status("executing")
+    agent.approve_plan()
     window.archive_file("notes.md")
     on_disk = json.loads((empty_workspace / "projects" / "p" / "project.json").read_text())
     assert on_disk["status"] == "executing"

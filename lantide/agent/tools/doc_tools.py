@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from lantide.agent.events import DocumentChanged
+from lantide.agent.report_evidence import report_evidence_refusal
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, Tool, params,
@@ -32,6 +33,10 @@ def _read(kind: str):
 def _update(kind: str):
     def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
+        if kind == "report":  # every number the agent writes cites its step
+            refusal = report_evidence_refusal(ctx, project, args["content"])
+            if refusal is not None:
+                return refusal
         result = ctx.services.documents.update_document(project, kind, args["content"],
                                                         by="agent")
         _changed(ctx, project, kind)

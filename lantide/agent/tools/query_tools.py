@@ -13,11 +13,13 @@ from typing import Any
 
 from lantide.agent.consent import consent_refusal
 from lantide.agent.events import DocumentChanged, StepRecorded
+from lantide.agent.evidence import evidence_fields
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, Tool, params,
     tool_error,
 )
+from lantide.errors import LantideError
 from lantide.tokens import count_tokens
 from lantide.workspace.layout import sql_tab_relpath
 
@@ -92,12 +94,20 @@ def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: st
     if not fields.get("materialize_reason") and result.get("reason_code"):
         fields["materialize_reason"] = result.get("reason_code")
     fields["summary"] = None
+    fields.update(evidence_fields(tool, result, fields.get("purpose"), _status_of(ctx, project)))
     if fields.get("step_id") in {s.get("step_id") for s in ctx.ledger.steps()}:
         fields.pop("step_id")  # ids are unique within a conversation's ledger
     step = ctx.ledger.append(fields)
     ctx.pending_steps.append(step["step_id"])
     ctx.emit(StepRecorded(step))
     return step
+
+
+def _status_of(ctx: ToolContext, project: str | None) -> str | None:
+    try:
+        return ctx.workspace.project(project).status if project else None
+    except LantideError:
+        return None
 
 
 def _run_guarded(ctx: ToolContext, call):
@@ -289,6 +299,23 @@ def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
+def _with_table_rows(ctx: ToolContext, entry: dict[str, Any]) -> dict[str, Any]:
+    """A Source Run reads no preview rows; the values its ledger step keeps (what a Report
+    number is checked against) come from the first rows of the tab's cached table."""
+    from lantide.query.results import json_rows
+
+    step = entry.get("step") or {}
+    table = step.get("cached_table_name")
+    if not table or not step.get("materialized") or entry.get("preview"):
+        return entry
+    try:
+        rows = _run_guarded(ctx, lambda q: q.fetch_rows(table, 0,
+                                                         ctx.settings.query.preview_rows))
+    except LantideError:
+        return entry  # the step is still recorded, without values
+    return {**entry, "preview": json_rows(rows)}
+
+
 def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     """One ledger step per recomputed tab; tabs skipped as up to date add none."""
     project = ctx.project(args.get("project")).dirname
@@ -301,8 +328,8 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     recorded = []
     tabs = []
     for entry in report.get("tabs") or []:
-        step = record_step(ctx, "source_run_sql_tab", entry, project, args.get("purpose")) \
-            if isinstance(entry.get("step"), dict) else None
+        step = record_step(ctx, "source_run_sql_tab", _with_table_rows(ctx, entry), project,
+                           args.get("purpose")) if isinstance(entry.get("step"), dict) else None
         tabs.append({**{k: v for k, v in entry.items() if k != "step"},
                      **({"checks": advised(entry["checks"])} if "checks" in entry else {}),
                      **({"step_id": step["step_id"]} if step else {})})

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from lantide.agent.cancel import TurnCancelled
 from lantide.errors import LantideError
 from lantide.query.qem import PURPOSE_MAX_CHARS  # the QEM's limit, defined in one place
+from lantide.workspace.lifecycle import AFTER_APPROVAL
 
 if TYPE_CHECKING:
     from lantide.agent.tools.context import ToolContext
@@ -31,7 +32,8 @@ def state_of(project: Project | None) -> str:
     """The agent's state for the focused ``project``: which tools and prompt apply."""
     if project is None:
         return NO_PROJECT
-    return EXECUTING if project.status in ("executing", "done") else PLANNING
+    return EXECUTING if project.status in AFTER_APPROVAL else PLANNING
+
 
 Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
 

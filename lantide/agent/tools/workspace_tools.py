@@ -16,7 +16,7 @@ from lantide.agent.tools.registry import (
     state_of, tool_error,
 )
 from lantide.workspace import layout
-from lantide.workspace.model import PROJECT_STATUSES
+from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS
 
 MAX_LISTED_PROJECTS = 50
 def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -72,7 +72,7 @@ def create_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
 def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     old = project.status
-    project.set_status(args["status"])
+    project.set_status(args["status"], by=AGENT)  # refused: executing without approval
     ctx.conversation.add_event("status_changed", ctx.turn, project=project.dirname,
                                old=old, new=project.status)
     ctx.emit(StateChanged("project_status", project.dirname, project.status))
@@ -159,7 +159,7 @@ TOOLS = [
          params({"name": {"type": "string", "minLength": 1, "maxLength": 80},
                  "focus": {"type": "boolean", "default": True}}, ("name",)), create_project),
     Tool("set_project_status",
-         params({"status": {"type": "string", "enum": list(PROJECT_STATUSES)}, **PROJECT_ARG},
+         params({"status": {"type": "string", "enum": list(AGENT_TARGETS)}, **PROJECT_ARG},
                 ("status",)), set_project_status, PROJECT_STATES),
     Tool("ask_user",
          params({"question": {"type": "string", "minLength": 1},

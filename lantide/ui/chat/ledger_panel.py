@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout
                                QLabel, QPushButton, QSplitter, QTabWidget, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from lantide.agent.evidence import step_kind
 from lantide.ui.chat.check_badges import checks_html
 from lantide.ui.chat.conversation_list import conversation_label
 from lantide.ui.icons import icon
@@ -25,8 +26,11 @@ from lantide.ui.sql.query_history_view import QueryHistoryView, local_time
 from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
-STEP_COLUMNS = ("Step", "Time", "Tool", "Purpose", "Summary", "Rows", "Cached table", "ms")
+STEP_COLUMNS = ("Step", "Time", "Tool", "Purpose", "Summary", "Rows", "Cached table", "ms",
+                "Evidence")  # formal or exploratory (lantide.agent.evidence)
 ROLE_KEY = Qt.ItemDataRole.UserRole + 1
+EVIDENCE_TIPS = {"formal": "run while executing, with a purpose: a Report may cite it",
+                 "exploratory": "run outside executing or without a purpose: not citable"}
 
 
 def summary_text(step: dict) -> str:
@@ -216,7 +220,8 @@ class LedgerPanel(QWidget):
                       step.get("purpose") or "", summary_text(step),
                       f"{rows:,}" if isinstance(rows, int) else "",
                       step.get("cached_table_name") or "",
-                      f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else ""]
+                      f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else "",
+                      step_kind(step)]
             item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
             item.setData(0, ROLE_KEY, step.get("step_id"))
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -228,6 +233,10 @@ class LedgerPanel(QWidget):
                 item.setToolTip(0, "Unresolved checks: " + ", ".join(map(str, errors)))
             if not step.get("summary"):
                 item.setForeground(4, QBrush(theme.muted))
+            evidence = STEP_COLUMNS.index("Evidence")
+            item.setForeground(evidence, QBrush(theme.success if step_kind(step) == "formal"
+                                                else theme.muted))
+            item.setToolTip(evidence, EVIDENCE_TIPS[step_kind(step)])
             for col in (5, 7):
                 item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         for col in range(len(STEP_COLUMNS)):
@@ -284,6 +293,9 @@ class LedgerPanel(QWidget):
                  + (f" · project {step['project']}" if step.get("project") else "") + "</span></p>"]
         if step.get("purpose"):
             parts.append(f"<p><b>Purpose:</b> {_esc(step['purpose'])}</p>")
+        parts.append(f"<p><b>Evidence:</b> {step_kind(step)} "
+                     f"<span style='color:{muted}'>({_esc(EVIDENCE_TIPS[step_kind(step)])})"
+                     f"</span></p>")
         parts.append(f"<p><b>Summary:</b> {_esc(summary_text(step))}</p>")
         if step.get("sql"):
             parts.append(sql_to_html(step["sql"], dark=theme.dark))

@@ -20,10 +20,12 @@ from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame
 
 SUBJECTS = {"update_report": "before updating the Report",
-            "final_answer": "before the final answer"}
+            "final_answer": "before the final answer",
+            "report_review": "before the Report goes to review"}
 ITEM_LABELS = {"denominator": "Denominator as the Plan defines it",
                "grain": "Grain", "filters": "Filters (test accounts, period, …)",
-               "checks": "Result checks resolved", "traced": "Numbers traced to steps"}
+               "checks": "Result checks resolved", "traced": "Numbers traced to steps",
+               "evidence": "Every number cited to a matching formal step (report check)"}
 
 
 def verdict_text(reflection: dict[str, Any]) -> str:

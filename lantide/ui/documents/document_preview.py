@@ -31,11 +31,17 @@ mark {{ background-color: {c.mark_open.name()}; }}
 mark.lantide-open {{ background-color: {c.mark_open.name()}; }}
 mark.lantide-resolved {{ background-color: {c.mark_resolved.name()}; }}
 mark.lantide-unknown {{ background-color: {c.danger.lighter(170).name()}; }}
+a.lantide-citation {{ text-decoration: none; }}
+a.lantide-citation-formal {{ color: {c.success.name()}; }}
+a.lantide-citation-exploratory {{ color: {c.warning.name()}; }}
+a.lantide-citation-missing {{ color: {c.danger.name()}; }}
+span.lantide-citation-bad {{ color: {c.danger.name()}; text-decoration: underline; }}
 """
 
 
 class DocumentPreviewWidget(QTextBrowser):
     sig_annotation_clicked = Signal(str)
+    sig_step_clicked = Signal(str)  # a Report citation [^s:ID]: its step id
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -45,6 +51,7 @@ class DocumentPreviewWidget(QTextBrowser):
         self.anchorClicked.connect(self._link_clicked)
         self.document().setDocumentMargin(16)
         self._html = ""
+        self._step_kinds: dict[str, str] | None = None  # labels the citations when known
         mark_theme(self)
         self.refresh_theme()
 
@@ -64,7 +71,18 @@ class DocumentPreviewWidget(QTextBrowser):
         self._html = html
         self._apply(html)
 
+    def set_step_kinds(self, kinds: dict[str, str] | None) -> None:
+        """Label the Report's citations with their steps' kinds (formal, exploratory,
+        missing) from now on."""
+        self._step_kinds = kinds
+        if self._html:
+            self._apply(self._html)
+
     def _apply(self, html: str) -> None:
+        if self._step_kinds is not None and "lantide-citation" in html:
+            from lantide.docs.citations import relabel_citations
+
+            html = relabel_citations(html, self._step_kinds)
         bar = self.verticalScrollBar()
         ratio = bar.value() / bar.maximum() if bar.maximum() else 0.0
         self.setHtml(html)
@@ -83,7 +101,9 @@ class DocumentPreviewWidget(QTextBrowser):
         bar.setValue(round(max(0.0, min(1.0, ratio)) * bar.maximum()))
 
     def _link_clicked(self, url: QUrl) -> None:
-        if url.scheme() == "annotation":
+        if url.scheme() == "lantide-step":
+            self.sig_step_clicked.emit(url.path() or url.toString().split(":", 1)[-1])
+        elif url.scheme() == "annotation":
             self.sig_annotation_clicked.emit(url.path() or url.toString().split(":", 1)[-1])
         elif url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)

@@ -26,6 +26,7 @@ from lantide.ui.adaptive_layout import StackWhenNarrow
 from lantide.ui.documents.agent_edit_diff import AgentEditReview
 from lantide.ui.documents.annotation_list import AnnotationListWidget
 from lantide.ui.documents.document_preview import DocumentPreviewWidget
+from lantide.ui.documents.evidence_bar import EvidenceBar
 from lantide.ui.documents.external_change import (KEEP_MINE, SHOW_BOTH, TAKE_THEIRS, CompareVersionsWidget,
                                         ExternalChangeDialog)
 from lantide.ui.find_replace import FindReplaceBarWidget
@@ -160,6 +161,16 @@ class DocumentTabWidget(QWidget):
         layout.addWidget(self.toolbar)
         self.agent_edits = AgentEditReview(self)  # the agent's edit as a diff, Keep / Undo
         layout.addWidget(self.agent_edits.bar)
+        self.evidence = EvidenceBar(self.services, self.project, self.kind, self)
+        layout.addWidget(self.evidence)  # Plan approval / Report evidence (issue 16)
+        self.evidence.sig_go_to_line.connect(self.go_to_line)
+        self.sig_snapshot_applied.connect(self.evidence.refresh)  # saved, reloaded: changed?
+        self.evidence.seen_plan = lambda: (False if self.is_dirty() else
+                                           self.snapshot.disk_text if self.snapshot else None)
+        if self.kind == "report":
+            self.preview.sig_step_clicked.connect(self.evidence.open_step)
+            self.evidence.sig_kinds_changed.connect(
+                lambda: self.preview.set_step_kinds(self.evidence.kind_of()))
         layout.addWidget(self.splitter, 1)
         self._update_resolve_button(0)
 
@@ -448,6 +459,15 @@ class DocumentTabWidget(QWidget):
             path=self.snapshot.document.relative_path()))
 
     # -- find ------------------------------------------------------------------------------
+    def go_to_line(self, line: int) -> None:
+        """Put the editor's cursor at the start of 1-based ``line`` (an evidence problem)."""
+        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+        if block.isValid():
+            cursor = QTextCursor(block)
+            self.editor.setTextCursor(cursor)
+            self.editor.centerCursor()
+            self.editor.setFocus()
+
     def show_find(self) -> None:
         self.find_bar.open_find(replace=False)
 
@@ -456,6 +476,8 @@ class DocumentTabWidget(QWidget):
 
     # -- changes on disk --------------------------------------------------------------------
     def _files_changed(self, changes: list) -> None:
+        if any(getattr(c, "project", None) == self.project for c in changes):
+            self.evidence.refresh()  # project.json (status, approval) or the Plan changed
         mine = [c for c in changes if getattr(c, "project", None) == self.project
                 and getattr(c, "kind", None) in ("document", "annotations")]
         if mine and self.snapshot is not None:

@@ -1,0 +1,95 @@
+"""Evidence kinds of ledger steps, and the values a Report number is checked against.
+
+A step is **formal** when it ran while its project was ``executing``, with a purpose, by a
+tool that runs a statement (``run_query``, ``run_sql_tab``, ``source_run_sql_tab``);
+every other step (no project, planning or review, no purpose) is **exploratory**.
+``validate_query`` returns no data and makes no step: it is exploratory by nature and never
+citable. A ledger line written before kinds were recorded has no ``evidence`` field and
+counts as exploratory: nobody can tell any more whether it ran under an approved Plan.
+
+With each step the ledger keeps ``result_values``: the distinct numbers of its preview
+rows (at most :data:`MAX_RESULT_VALUES`, ``result_values_cut`` when there were more; for a
+Source Run, which reads no preview, the first rows of the tab's cached table), so
+``lantide report check`` can tell whether a Report number is in the step's result without
+running anything again. The row count counts as a value of the result too (when the
+result has more than one row: an aggregate's one row is no finding).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+FORMAL, EXPLORATORY = "formal", "exploratory"
+EVIDENCE_KINDS = (FORMAL, EXPLORATORY)
+FORMAL_TOOLS = frozenset({"run_query", "run_sql_tab", "source_run_sql_tab"})
+MAX_RESULT_VALUES = 1_000
+
+
+def evidence_kind(project_status: str | None, purpose: Any, tool: str) -> str:
+    formal = (project_status == "executing" and isinstance(purpose, str) and purpose.strip()
+              and tool in FORMAL_TOOLS)
+    return FORMAL if formal else EXPLORATORY
+
+
+def step_kind(step: dict[str, Any]) -> str:
+    """The kind a ledger step is read as (older lines without the field: exploratory)."""
+    kind = step.get("evidence")
+    return kind if kind in EVIDENCE_KINDS else EXPLORATORY
+
+
+def as_number(value: Any) -> float | None:
+    """A cell as a finite number, or None (text that reads as a number counts: DuckDB's
+    DECIMAL and HUGEINT reach the preview as text)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        number = float(value)
+    elif isinstance(value, str) and 0 < len(value) <= 40:
+        try:
+            number = float(Decimal(value.strip()))
+        except (InvalidOperation, ValueError):
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _rows(preview: Any) -> list:
+    if isinstance(preview, dict):
+        return list(preview.get("rows") or [])
+    return list(preview or [])
+
+
+def result_values(result: dict[str, Any]) -> tuple[list[float], bool]:
+    """The distinct numbers of a query result's preview rows and its row count, in the
+    order met, and whether some were left out."""
+    seen: dict[float, None] = {}
+    cut = False
+    row_count = as_number(result.get("row_count"))
+    if row_count is not None and row_count > 1:  # a single row's count says nothing
+        seen[row_count] = None
+    for row in _rows(result.get("preview")):
+        cells = row.values() if isinstance(row, dict) else row if isinstance(row, list) else ()
+        for cell in cells:
+            number = as_number(cell)
+            if number is None or number in seen:
+                continue
+            if len(seen) >= MAX_RESULT_VALUES:
+                cut = True
+                break
+            seen[number] = None
+    return list(seen), cut
+
+
+def evidence_fields(tool: str, result: dict[str, Any], purpose: Any,
+                    project_status: str | None) -> dict[str, Any]:
+    """What the ledger adds to a step about its evidence (see the module docstring)."""
+    values, cut = result_values(result)
+    out: dict[str, Any] = {"evidence": evidence_kind(project_status, purpose, tool),
+                           "result_values": [int(v) if v.is_integer() and abs(v) < 2**53 else v
+                                             for v in values]}
+    if cut:
+        out["result_values_cut"] = True
+    return out

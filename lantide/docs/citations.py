@@ -1,0 +1,275 @@
+"""Step citations in a Report and the numbers they vouch for (docs/citations.md).
+
+A citation is ``[^s:STEP_ID]`` (footnote-like, so it reads as a reference in any Markdown
+viewer): ``churn was 4.3% [^s:9f2c41d07a11]``. It cites every number written since the
+previous citation in the same paragraph, heading, list item or table cell; citations side
+by side (``[^s:a] [^s:b]``) cite those numbers together. A number after the last citation
+of its block is uncited.
+
+The Markdown is parsed by markdown-it-py (the one parser of Plans and Reports,
+:func:`lantide.docs.markdown_map.markdown_parser`, which gets the inline rule
+:func:`step_citation_rule`); numbers are read from the parsed text only, so numbers in code
+spans, fenced or indented code, raw HTML and link targets are never numbers of the Report.
+Left out as well: dates and times, a year on its own (1900-2099), a heading's section
+number (``## 2.1 Method``), numbers in link text that points inside the document and
+everything under a "Contents" / "Table of contents" heading (a table of contents), a
+number in brackets (``[3]``, a reference) and a number that labels a part or a period
+("Section 2", "Figure 3", "step 4", "week 12").
+
+:func:`scan_numbers` returns each number with its 1-based line, its value as written and
+how it was rounded (decimals, percent, scale words); :class:`MalformedCitationError` names
+the file and the line of every ``[^s:`` that is not a citation.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lantide.errors import LantideError
+
+CITATION_PREFIX = "[^s:"
+_CITATION = re.compile(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
+_MALFORMED_END = re.compile(r"\]|\s|$")
+TOKEN, BAD_TOKEN = "step_citation", "step_citation_malformed"
+
+_CURRENCY = "$€£¥"
+_SCALES = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6, "bn": 1e9,
+           "B": 1e9, "billion": 1e9}
+_NUMBER = re.compile(
+    r"(?<![\w.,/:^\[\-−+])"
+    r"(?P<sign>[-−+])?(?P<cur>[$€£¥])?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<pct>\s?%)?"
+    r"(?:(?<!%)\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
+    r"(?![\w%]|[-/.:,]\d|\])")
+_MONTH = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?")
+_DATES = re.compile(
+    r"\b\d{4}-\d{1,2}(?:-\d{1,2})?(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b"
+    r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
+    r"|\b\d{1,2}:\d{2}(?::\d{2})?\b"
+    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# a number that names a part of a document or a period, not a quantity: "Section 2.1"
+_LABELLED = re.compile(r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
+                       r"phase|item|note|line|version|week|wave|round)\s+\d+(?:\.\d+)*\b(?!,\d)",
+                       re.I)
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?(?=\s|$)")
+_TOC_HEADING = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*$|^\s*toc\s*$", re.I)
+
+
+class MalformedCitationError(LantideError):
+    code = "MALFORMED_CITATION"
+
+
+def step_citation_rule(state, silent: bool) -> bool:
+    """markdown-it inline rule: ``[^s:ID]`` is a ``step_citation`` token (content: the
+    id); any other ``[^s:…`` a ``step_citation_malformed`` token (content: what was
+    written), so a typo is reported, never read as text or as a link."""
+    src, pos = state.src, state.pos
+    if not src.startswith("[^", pos) or src[pos + 2:pos + 4].lower() != "s:":
+        return False
+    match = _CITATION.match(src, pos)
+    if match:
+        end, kind, content = match.end(), TOKEN, match.group(1)
+    else:
+        # what was written up to its closing bracket on the line, else up to a space
+        close = src.find("]", pos + 4, min(state.posMax, pos + 80))
+        if close >= 0 and "\n" not in src[pos:close]:
+            end = close + 1
+        else:
+            end = min(_MALFORMED_END.search(src, pos + 4).start(), state.posMax)
+        kind, content = BAD_TOKEN, src[pos:end]
+    if not silent:
+        token = state.push(kind, "", 0)
+        token.content = content
+        token.markup = src[pos:end]
+    state.pos = end
+    return True
+
+
+def citation_html(step_id: str, kind: str | None) -> str:
+    """A citation in the preview: a link the app opens in the ledger panel, labelled with
+    the step's kind (``formal``, ``exploratory``, ``missing``; None: not looked up)."""
+    label = kind or "step"
+    safe = html_lib.escape(step_id)
+    short = html_lib.escape(step_id[:8])
+    text = f"{short} · {label}" if kind else short
+    return (f'<a class="lantide-citation lantide-citation-{label}" href="lantide-step:{safe}" '
+            f'data-step="{safe}" title="step {safe} ({label})"><sup>[{text}]</sup></a>')
+
+
+_RENDERED = re.compile(r'<a class="lantide-citation lantide-citation-step" '
+                       r'href="lantide-step:([^"]+)".*?</a>', re.S)
+
+
+def relabel_citations(html: str, kinds: dict[str, str]) -> str:
+    """Label rendered citations with their kinds (ids not in ``kinds`` are missing)."""
+    return _RENDERED.sub(lambda m: citation_html(html_lib.unescape(m.group(1)),
+                                                 kinds.get(html_lib.unescape(m.group(1)),
+                                                           "missing")), html)
+
+
+def render_citation(self, tokens, idx, options, env) -> str:
+    """markdown-it render rule: ``env["lantide_steps"]`` (id -> kind) labels the kinds."""
+    steps = (env or {}).get("lantide_steps")
+    step_id = tokens[idx].content
+    return citation_html(step_id, None if steps is None else steps.get(step_id, "missing"))
+
+
+def render_malformed(self, tokens, idx, options, env) -> str:
+    return (f'<span class="lantide-citation-bad" title="not a citation: write [^s:STEP_ID]">'
+            f'{html_lib.escape(tokens[idx].content)}</span>')
+
+
+@dataclass(frozen=True)
+class ReportNumber:
+    line: int  # 1-based
+    text: str  # as written, e.g. "$1,204.50" or "4.3%"
+    value: float  # the digits' value (4.3 for "4.3%", 1.2 for "1.2M")
+    decimals: int
+    percent: bool
+    scale: float
+    signed: bool
+    cited: tuple[str, ...]  # the step ids of its citation group; () when uncited
+
+
+@dataclass(frozen=True)
+class Malformed:
+    line: int
+    text: str
+
+
+@dataclass
+class ReportScan:
+    numbers: list[ReportNumber] = field(default_factory=list)
+    citations: list[tuple[int, str]] = field(default_factory=list)  # (line, step id)
+    malformed: list[Malformed] = field(default_factory=list)
+
+
+def _numbers_in(text: str, heading: bool) -> list[re.Match]:
+    blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
+    blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
+    if heading:
+        section = _SECTION_NUMBER.match(text)
+        if section:
+            blocked.append((0, section.end()))
+    out = []
+    for match in _NUMBER.finditer(text):
+        if any(a <= match.start() < b for a, b in blocked):
+            continue
+        bare = not (match.group("cur") or match.group("pct") or match.group("scale")
+                    or match.group("sign"))
+        if bare and _YEAR.fullmatch(match.group("num")):
+            continue  # a year on its own
+        out.append(match)
+    return out
+
+
+def _number(match: re.Match, line: int) -> tuple[str, float, int, bool, float, bool]:
+    digits = match.group("num").replace(",", "")
+    value = float(digits)
+    if match.group("sign") in ("-", "−"):
+        value = -value
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    scale = _SCALES.get(match.group("scale") or "", 1.0)
+    return match.group(0), value, decimals, bool(match.group("pct")), scale, bool(match.group("sign"))
+
+
+class _Block:
+    """Numbers waiting for the next citation group of one inline block."""
+
+    def __init__(self, scan: ReportScan):
+        self.scan = scan
+        self.pending: list[tuple[int, tuple]] = []
+        self.group: list[str] = []
+
+    def number(self, line: int, parts: tuple) -> None:
+        self.close_group()
+        self.pending.append((line, parts))
+
+    def cite(self, line: int, step_id: str) -> None:
+        self.scan.citations.append((line, step_id))
+        self.group.append(step_id)
+
+    def close_group(self) -> None:
+        if not self.group:
+            return
+        for line, parts in self.pending:
+            self.scan.numbers.append(ReportNumber(line, *parts, cited=tuple(self.group)))
+        self.pending, self.group = [], []
+
+    def end(self) -> None:
+        self.close_group()
+        for line, parts in self.pending:
+            self.scan.numbers.append(ReportNumber(line, *parts, cited=()))
+        self.pending = []
+
+
+def scan_numbers(text: str) -> ReportScan:
+    """Every number of the Report's text with the citation group that cites it."""
+    from lantide.docs.markdown_map import markdown_parser
+
+    scan = ReportScan()
+    tokens = markdown_parser().parse(text)
+    heading_level: int | None = None
+    toc_level: int | None = None  # inside a table of contents until a heading this high
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open":
+            heading_level = int(token.tag[1])
+            if toc_level is not None and heading_level <= toc_level:
+                toc_level = None
+            title = tokens[i + 1].content if i + 1 < len(tokens) else ""
+            if _TOC_HEADING.match(title):
+                toc_level = heading_level
+                continue
+        if token.type != "inline" or not token.children:
+            if token.type == "heading_close":
+                heading_level = None
+            continue
+        _scan_inline(token, scan, heading_level is not None, toc_level is not None)
+    return scan
+
+
+def _scan_inline(token, scan: ReportScan, heading: bool, in_toc: bool) -> None:
+    line = (token.map[0] if token.map else 0) + 1
+    block = _Block(scan)
+    inner_link = 0  # depth inside links that point into the document
+    first_text = True
+    for child in token.children:
+        kind = child.type
+        if kind in ("softbreak", "hardbreak"):
+            line += 1
+        elif kind == TOKEN:
+            block.cite(line, child.content)
+        elif kind == BAD_TOKEN:
+            scan.malformed.append(Malformed(line, child.content))
+        elif kind == "link_open":
+            inner_link += 1 if str(child.attrGet("href") or "").startswith("#") else 0
+        elif kind == "link_close" and inner_link:
+            inner_link -= 1
+        elif kind == "text":
+            if child.content.strip() == "" and block.group:
+                continue  # space between citations of one group
+            if not (in_toc or inner_link):
+                for match in _numbers_in(child.content, heading and first_text):
+                    block.number(line, _number(match, line))
+            if child.content.strip():
+                first_text = False
+                block.close_group()
+    block.end()
+
+
+def raise_for_malformed(scan: ReportScan, path: Path | str) -> None:
+    """A clear error naming the file and each line with a ``[^s:`` that is not a citation."""
+    if not scan.malformed:
+        return
+    where = "; ".join(f"line {m.line}: {m.text!r}" for m in scan.malformed[:10])
+    more = f" (and {len(scan.malformed) - 10} more)" if len(scan.malformed) > 10 else ""
+    raise MalformedCitationError(
+        f"{path}: malformed step citation(s): {where}{more}",
+        hint="Write a citation as [^s:STEP_ID] right after the number, e.g. "
+             "'4.3% [^s:9f2c41d07a11]'; step ids are letters, digits, '_', '.' or '-'.")

@@ -1,0 +1,238 @@
+"""The evidence strip of a Plan or Report tab (issue 16).
+
+- Plan tab: the project's status and the Plan approval ("Approved … by …", "Not approved",
+  or "Changed since approval"), and **Approve Plan**: the analyst's approval, which moves
+  the project to executing (:meth:`lantide.workspace.model.Project.approve_plan`).
+- Report tab: **Check evidence** runs ``lantide report check`` on the Report on disk and
+  lists the counts and each problem (a click goes to its line); the kinds of the ledger
+  steps label the preview's citations, and a citation's link opens its step in the ledger.
+
+Every read runs in a worker; the widgets only show results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from lantide.ui.sql.query_history_view import local_time
+from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
+
+LINE_ROLE = Qt.ItemDataRole.UserRole + 1
+MAX_PROBLEM_ROWS = 4  # more scroll
+
+
+def approval_text(project: dict[str, Any]) -> tuple[str, str]:
+    """(text, tone) of a project's status and Plan approval; tone: ok, warning, muted."""
+    status = project.get("status", "planning")
+    approval = project.get("approval") or {}
+    if not approval.get("approved"):
+        return f"Status: {status} · Plan not approved", "muted"
+    when = local_time(approval.get("at"))
+    who = approval.get("user") or approval.get("by") or "the analyst"
+    if approval.get("changed_since_approval"):
+        return (f"Status: {status} · Plan changed since approval ({when} by {who}): "
+                "approve it again", "warning")
+    return f"Status: {status} · Plan approved {when} by {who}", "ok"
+
+
+def read_project(context, root, project: str) -> dict[str, Any]:
+    from lantide.workspace.model import Project
+
+    p = Project.load(root, project)
+    return {"status": p.status, "approval": p.approval()}
+
+
+def approve_plan(context, root, project: str, seen_text: str | None) -> dict[str, Any]:
+    from lantide.workspace.model import Project
+
+    Project.load(root, project).approve_plan(seen_text=seen_text)
+    return read_project(context, root, project)
+
+
+def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
+    """step id -> (kind, conversation id), over every ledger of the workspace."""
+    from lantide.agent.report_check import StepIndex
+
+    index = StepIndex.of_workspace(root / ".lantide" / "ledger", project)
+    return {step_id: (kind, str(index.get(step_id).step.get("conversation_id") or ""))
+            for step_id, kind in index.kinds().items()}
+
+
+def check_report(context, root, project: str) -> dict[str, Any]:
+    from lantide.agent.report_check import check_project
+    from lantide.workspace.model import Project, Workspace
+
+    ws = Workspace.open(root, lock=False)
+    try:
+        return check_project(ws, Project.load(ws.root, project)).to_dict()
+    finally:
+        ws.close()
+
+
+class EvidenceBar(QWidget):
+    """Above the editor of a Plan or Report tab."""
+
+    sig_go_to_line = Signal(int)  # 1-based
+    sig_kinds_changed = Signal()
+
+    def __init__(self, services, project: str, kind: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(f"EvidenceBar-{kind}")
+        self.services = services
+        self.project = project
+        self.kind = kind
+        self.kinds: dict[str, tuple[str, str]] = {}
+        # the Plan text the tab shows (None: not loaded; False: unsaved edits), set by the tab
+        self.seen_plan = None
+        self._tone_name = "muted"
+        mark_theme(self)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.button = QPushButton("Approve Plan" if kind == "plan" else "Check evidence", self)
+        self.button.setObjectName("ApprovePlanButton" if kind == "plan" else "CheckEvidenceButton")
+        self.button.setToolTip(
+            "Approve the Plan as it is now: the project moves to executing (only the analyst "
+            "approves; the agent can only propose a review)" if kind == "plan" else
+            "Check every number of the Report against the ledger step it cites")
+        self.button.clicked.connect(self.approve if kind == "plan" else self.check)
+        self.problems = QListWidget(self)
+        self.problems.setObjectName("EvidenceProblems")
+        self.problems.setVisible(False)
+        self.problems.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.problems.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.problems.setUniformItemSizes(True)
+        self.problems.itemActivated.connect(self._problem_activated)
+        self.problems.itemClicked.connect(self._problem_activated)
+        row = QHBoxLayout()
+        row.setContentsMargins(8, 3, 8, 3)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(row)
+        layout.addWidget(self.problems)
+        services.sig_step_recorded.connect(lambda _step: self.refresh())
+        self.refresh()
+
+    # -- reading --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        if self.kind == "plan":
+            self._submit(read_project, self._show_project, "Reading the project")
+            return
+        self.refresh_kinds_only()
+        if not self.problems.isVisible() and not self.label.text():
+            self.label.setText("Each number cites its ledger step: 4.3% [^s:STEP_ID]")
+            self._tone("muted")
+
+    def _submit(self, fn, on_result, what: str) -> None:
+        self.services.workers.submit(fn, self.services.workspace.root, self.project,
+                                     on_result=on_result,
+                                     on_error=lambda exc: self.services.report_error(exc, what),
+                                     name=what)
+
+    def _show_project(self, project: dict[str, Any]) -> None:
+        text, tone = approval_text(project)
+        self.label.setText(text)
+        self._tone(tone)
+        approval = project.get("approval") or {}
+        fresh = approval.get("approved") and not approval.get("changed_since_approval")
+        self.button.setEnabled(not fresh)
+        self.button.setText("Approve Plan again" if approval.get("changed_since_approval")
+                            else "Approve Plan")
+
+    def _show_kinds(self, kinds: dict[str, tuple[str, str]]) -> None:
+        if kinds != self.kinds:
+            self.kinds = kinds
+            self.sig_kinds_changed.emit()
+
+    def kind_of(self) -> dict[str, str]:
+        return {step_id: kind for step_id, (kind, _conv) in self.kinds.items()}
+
+    def open_step(self, step_id: str) -> None:
+        """A citation was clicked: its step in the ledger panel."""
+        kind, conversation = self.kinds.get(step_id, (None, ""))
+        if kind is None:
+            self.services.post_message(f"Step {step_id} is in no ledger of this workspace")
+            return
+        self.services.sig_step_selected.emit(conversation, step_id)
+
+    # -- acting ---------------------------------------------------------------------------
+    def approve(self) -> None:
+        """Approve the Plan the analyst sees: refused while the editor holds unsaved edits,
+        and (in the worker) when the file changed since the tab read it."""
+        seen = self.seen_plan() if self.seen_plan is not None else None
+        if seen is False:
+            self.services.post_message("Save the Plan first: the approval is of the Plan "
+                                       "on disk.", "warning")
+            return
+        self.button.setEnabled(False)
+
+        def done(project):
+            self._show_project(project)
+            self.services.post_message(f"Plan of {self.project} approved: executing")
+        self.services.workers.submit(approve_plan, self.services.workspace.root, self.project,
+                                     seen, on_result=done,
+                                     on_error=lambda exc: (self.services.report_error(
+                                         exc, "Approving the Plan"), self.refresh()),
+                                     name="Approving the Plan")
+
+    def check(self) -> None:
+        self.button.setEnabled(False)
+        self.label.setText("Checking the Report's numbers…")
+
+        def failed(exc):
+            self.button.setEnabled(True)
+            self.problems.setVisible(False)
+            self.label.setText(f"Check failed: {getattr(exc, 'message', exc)}")
+            self._tone("warning")
+        self.services.workers.submit(check_report, self.services.workspace.root, self.project,
+                                     on_result=self._show_check, on_error=failed,
+                                     name="Checking evidence")
+        self.refresh_kinds_only()
+
+    def refresh_kinds_only(self) -> None:
+        self._submit(read_step_kinds, self._show_kinds, "Reading the ledger")
+
+    def _show_check(self, result: dict[str, Any]) -> None:
+        self.button.setEnabled(True)
+        counts = result["counts"]
+        parts = [f"{counts[k]} {k.replace('_', ' ')}" for k in
+                 ("matching", "not_matching", "exploratory", "missing", "uncited") if counts[k]]
+        summary = f"{result['numbers']} numbers: " + (", ".join(parts) or "none")
+        self.label.setText(("✓ Evidence checks clean · " if result["ok"] else "✗ ") + summary)
+        self._tone("ok" if result["ok"] else "warning")
+        self.problems.clear()
+        for problem in result["problems"]:
+            steps = f" [{', '.join(problem['steps'])}]" if problem["steps"] else ""
+            item = QListWidgetItem(f"line {problem['line']}: {problem['number']} — "
+                                   f"{problem['status'].replace('_', ' ')}{steps}: "
+                                   f"{problem['message']}")
+            item.setData(LINE_ROLE, problem["line"])
+            item.setToolTip(item.text())
+            self.problems.addItem(item)
+        self.problems.setVisible(bool(result["problems"]))
+        if result["problems"]:  # as tall as its rows, at most MAX_PROBLEM_ROWS: the editor stays
+            rows = min(self.problems.count(), MAX_PROBLEM_ROWS)
+            self.problems.setFixedHeight(rows * self.problems.sizeHintForRow(0)
+                                         + 2 * self.problems.frameWidth() + 2)
+
+    def _problem_activated(self, item: QListWidgetItem) -> None:
+        self.sig_go_to_line.emit(int(item.data(LINE_ROLE)))
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if theme_switched(self, event):  # light/dark: the label's colour is in its sheet
+            self._tone(self._tone_name)
+
+    def _tone(self, tone: str) -> None:
+        self._tone_name = tone
+        c = colors()
+        color = {"ok": c.success, "warning": c.warning, "muted": c.muted}[tone]
+        self.label.setStyleSheet(f"color: {color.name()};")

@@ -1,0 +1,139 @@
+"""A project's lifecycle: its statuses, who may move it where, and the Plan approval.
+
+``planning`` → ``plan_review`` → ``executing`` → ``report_review`` → ``delivered`` (and
+``archived``). Only the analyst approves a Plan, and approving is the way into
+``executing``: the approval records a fingerprint of the Plan, and moving to (or back to)
+``executing`` needs an approval whose fingerprint is the Plan's now. The agent may move a
+project to ``planning``, ``plan_review``, ``report_review`` and, with a standing approval,
+back to ``executing``; never ``delivered`` or ``archived``, and it never approves.
+
+Every move is kept in ``project.json``'s ``history`` (``at``, ``by``, ``user`` for the
+analyst, ``action``, ``from``, ``to``); the approval in ``plan_approval``.
+
+Older files: ``done`` reads as ``delivered`` (the file keeps its word until the next
+status change writes the new one); a project already ``executing`` without an approval
+record stays there, and the approval is then reported as missing.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from lantide.errors import LantideError
+
+PROJECT_STATUSES = ("planning", "plan_review", "executing", "report_review", "delivered",
+                    "archived")
+LEGACY_STATUSES = {"done": "delivered"}
+ANALYST, AGENT = "analyst", "agent"
+AGENT_TARGETS = ("planning", "plan_review", "executing", "report_review")
+# statuses past the approval: the agent works in its executing state there
+AFTER_APPROVAL = ("executing", "report_review", "delivered", "archived")
+MAX_HISTORY = 500  # older entries are dropped first; project.json stays small
+
+_MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.I)
+
+
+class StatusRefused(LantideError):
+    code = "STATUS_REFUSED"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (a container without a passwd entry)
+        return "unknown"
+
+
+def read_status(raw: Any) -> str | None:
+    """The status a project.json value means, or None when it means none."""
+    if not isinstance(raw, str):
+        return None
+    raw = LEGACY_STATUSES.get(raw, raw)
+    return raw if raw in PROJECT_STATUSES else None
+
+
+def plan_fingerprint(text: str) -> str:
+    """What an approval is of: the Plan's text without annotation marks (marking a passage
+    to comment on it is not a change of the Plan) and with uniform line ends."""
+    clean = _MARK_TAG.sub("", text.replace("\r\n", "\n"))
+    return hashlib.sha256(clean.encode("utf-8")).hexdigest()
+
+
+def approval_of(data: dict[str, Any]) -> dict[str, Any] | None:
+    value = data.get("plan_approval")
+    return value if isinstance(value, dict) and isinstance(value.get("plan_sha256"), str) else None
+
+
+def approval_state(data: dict[str, Any], plan_text: str | None) -> dict[str, Any]:
+    """``approved`` (there is an approval), ``at``/``by``/``user`` of it, and
+    ``changed_since_approval`` (the Plan on disk differs from what was approved)."""
+    approval = approval_of(data)
+    if approval is None:
+        return {"approved": False, "changed_since_approval": False}
+    changed = plan_text is None or plan_fingerprint(plan_text) != approval["plan_sha256"]
+    return {"approved": True, "at": approval.get("at"), "by": approval.get("by"),
+            "user": approval.get("user"), "changed_since_approval": changed}
+
+
+def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -> None:
+    """Refuse a status change the rules above do not allow (nothing is written then)."""
+    if new not in PROJECT_STATUSES:
+        raise StatusRefused(f"invalid project status {new!r}",
+                            hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
+                            code="BAD_STATUS")
+    if by != ANALYST and new not in AGENT_TARGETS:
+        raise StatusRefused(f"only the analyst can set a project to {new!r}",
+                            hint="Tell the analyst it is ready; they decide.")
+    current = read_status(data.get("status", "planning"))
+    if new != "executing" or current == "executing":
+        return
+    state = approval_state(data, plan_text)
+    if not state["approved"]:
+        raise StatusRefused(
+            "the Plan is not approved: a project moves to executing only when the analyst "
+            "approves its Plan",
+            hint=("Set the project to plan_review and ask the analyst to approve the Plan."
+                  if by != ANALYST else
+                  "Approve the Plan: the Approve Plan button in the Plan tab, or "
+                  "lantide project approve-plan WORKSPACE PROJECT."))
+    if state["changed_since_approval"]:
+        raise StatusRefused(
+            "the Plan changed since it was approved; it needs the analyst's approval again",
+            hint=("Ask the analyst to review and approve the changed Plan."
+                  if by != ANALYST else
+                  "Approve the Plan again (Approve Plan in the Plan tab, or lantide project "
+                  "approve-plan WORKSPACE PROJECT)."))
+
+
+def _append_history(data: dict[str, Any], entry: dict[str, Any]) -> None:
+    history = data.get("history")
+    history = list(history) if isinstance(history, list) else []
+    data["history"] = (history + [entry])[-MAX_HISTORY:]
+
+
+def _who(by: str) -> dict[str, Any]:
+    return {"at": _now(), "by": by, **({"user": _login()} if by == ANALYST else {})}
+
+
+def apply_move(data: dict[str, Any], new: str, by: str) -> None:
+    """Set the status in ``data`` and record who moved it (after :func:`check_move`)."""
+    old = read_status(data.get("status", "planning"))
+    data["status"] = new
+    _append_history(data, {**_who(by), "action": "status", "from": old, "to": new})
+
+
+def apply_approval(data: dict[str, Any], plan_text: str, by: str = ANALYST) -> None:
+    """Record the analyst's approval of ``plan_text`` and move the project to executing."""
+    old = read_status(data.get("status", "planning"))
+    who = _who(by)
+    data["plan_approval"] = {**who, "plan_sha256": plan_fingerprint(plan_text)}
+    data["status"] = "executing"
+    _append_history(data, {**who, "action": "approve_plan", "from": old, "to": "executing"})
