@@ -41,25 +41,27 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from lantide.errors import LantideError
-from lantide.query import backend, lineage as lin
-from lantide.query.browse import TableBrowser
+from lantide.query import backend
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
 from lantide.query.external import ExternalSources
-from lantide.query.projects import ProjectArg
 from lantide.query.remote_consent import RemoteConsents
-from lantide.query.resolver import InputResolver
 from lantide.query.row_counts import RowCounts
-from lantide.query.runner import StatementRunner
 from lantide.query.sources import DataSources
-from lantide.query.tab_service import SqlTabs
 
 if TYPE_CHECKING:
+    from lantide.query import lineage as lin
+    from lantide.query.browse import TableBrowser
+    from lantide.query.projects import ProjectArg
+    from lantide.query.resolver import InputResolver
+    from lantide.query.runner import StatementRunner
+    from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
     from lantide.workspace.watcher import WorkspaceWatcher
@@ -91,17 +93,6 @@ class QueryService:
         self.sources: DataSources = self._backend.sources
         self.row_counts: RowCounts = self._backend.row_counts
         self.consents = RemoteConsents(self.engine)
-        self.inputs = InputResolver(workspace, self.sources, self.catalog, self.external)
-        self.runner = StatementRunner(
-            workspace, settings, engine=self.engine, catalog=self.catalog, sources=self.sources,
-            external=self.external, consents=self.consents, inputs=self.inputs,
-            check_facts=self._backend.check_facts)
-        self.preview_rows = self.runner.preview_rows
-        self.tabs = SqlTabs(workspace, settings, engine=self.engine, catalog=self.catalog,
-                            sources=self.sources, inputs=self.inputs, runner=self.runner)
-        self.browser = TableBrowser(workspace, engine=self.engine, catalog=self.catalog,
-                                    sources=self.sources, row_counts=self.row_counts,
-                                    external=self.external, inputs=self.inputs)
         self._closed = False
         try:
             self.sources.refresh()
@@ -110,6 +101,50 @@ class QueryService:
             raise
         if watch:
             self.start_watching()
+
+    # -- the parts, made on first use: opening the database and registering the data
+    # files needs none of them, so the app is usable before their modules (the guard,
+    # the result checks, lineage, Source Run) are imported --------------------------
+    @cached_property
+    def inputs(self) -> InputResolver:
+        from lantide.query.resolver import InputResolver
+
+        return InputResolver(self.workspace, self.sources, self.catalog, self.external)
+
+    @cached_property
+    def runner(self) -> StatementRunner:
+        from lantide.query.runner import StatementRunner
+
+        return StatementRunner(
+            self.workspace, self.settings, engine=self.engine, catalog=self.catalog,
+            sources=self.sources, external=self.external, consents=self.consents,
+            inputs=self.inputs, check_facts=self._backend.check_facts)
+
+    @cached_property
+    def tabs(self) -> SqlTabs:
+        from lantide.query.tab_service import SqlTabs
+
+        return SqlTabs(self.workspace, self.settings, engine=self.engine, catalog=self.catalog,
+                       sources=self.sources, inputs=self.inputs, runner=self.runner)
+
+    @cached_property
+    def browser(self) -> TableBrowser:
+        from lantide.query.browse import TableBrowser
+
+        return TableBrowser(self.workspace, engine=self.engine, catalog=self.catalog,
+                            sources=self.sources, row_counts=self.row_counts,
+                            external=self.external, inputs=self.inputs)
+
+    @property
+    def preview_rows(self) -> int:
+        from lantide.query.runner import preview_rows_of
+
+        return preview_rows_of(self.settings)
+
+    def load_parts(self) -> None:
+        """Make every part now (from a worker a moment after start-up, so the first query
+        does not import them)."""
+        _ = self.tabs, self.browser
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:

@@ -69,6 +69,9 @@ class RunningQuery:
     started: float = field(default_factory=time.monotonic)
 
 
+PARTS_DELAY_MS = 300
+
+
 class AppServices(QObject):
     # The QueryService is open (object: the service) or failed to open (object: the error).
     sig_query_ready = Signal(object)
@@ -162,6 +165,12 @@ class AppServices(QObject):
         for warning in getattr(service, "connection_warnings", None) or []:
             self.post_message(warning, "warning")  # a secret left in workspace.json
         self.sig_query_ready.emit(service)
+        # the query layer's parts (guard, checks, lineage, Source Run) load a moment after
+        # the app is usable, so the first query does not wait for their imports
+        QTimer.singleShot(PARTS_DELAY_MS, self, lambda: self.workers.submit(
+            lambda _ctx: service.load_parts(), name="load the query layer",
+            on_error=lambda exc: log.warning("loading the query layer: %s", exc))
+            if self.query is service else None)
 
     def _query_failed(self, exc: BaseException) -> None:
         self.query_error = exc

@@ -51,6 +51,7 @@ CONTEXTS = {
     "notes/reflection_refused.md.j2": {},
     "notes/reflection_unresolved.md.j2": dict(attempts=2, problems=["grain: per order"]),
     "notes/token_budget.md.j2": dict(used=201_345, budget=200_000),
+    "notes/report_evidence.md.j2": {},
     "reflection/checklist.md.j2": dict(subject="final_answer",
                                        items=["denominator", "grain", "filters", "checks",
                                               "traced"]),
