@@ -35,17 +35,6 @@ def _wait_for_path(changes, path, seconds=20.0) -> list:
     return out
 
 
-def _collect(changes, seconds=1.5):
-    out = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            out.append(changes.get(timeout=0.05))
-        except queue.Empty:
-            pass
-    return out
-
-
 def test_external_edit_of_a_plan_is_reported_once(watched):
     root, changes = watched
     plan = root / "projects/q3-churn/plan.md"
@@ -53,7 +42,9 @@ def test_external_edit_of_a_plan_is_reported_once(watched):
         for i in range(5):
             fh.write(f"\nline {i}")
             fh.flush()
-    got = _collect(changes)
+    marker = root / "projects/q3-churn/sql/after_the_burst.sql"
+    marker.write_text("SELECT 1\n")  # reported after every earlier path has gone quiet
+    got = _wait_for_path(changes, marker)
     plan_changes = [c for c in got if c.path.name == "plan.md"]
     assert len(plan_changes) == 1
     assert plan_changes[0].kind == DOCUMENT and plan_changes[0].project == "q3-churn"
@@ -77,7 +68,9 @@ def test_data_files_and_tabs_are_classified(watched):
     (root / "data" / "new sales.csv").write_text("a,b\n1,2\n")
     (root / "projects/q3-churn/sql/extra.sql").write_text("SELECT 2")
     (root / "data" / "customers.csv").unlink()
-    got = {(c.kind, c.path.name, c.event) for c in _collect(changes)}
+    marker = root / "projects/q3-churn/sql/after_the_others.sql"
+    marker.write_text("SELECT 3\n")
+    got = {(c.kind, c.path.name, c.event) for c in _wait_for_path(changes, marker)}
     assert (DATA, "new sales.csv", "created") in got
     assert (SQL_TAB, "extra.sql", "created") in got
     assert (DATA, "customers.csv", "deleted") in got
