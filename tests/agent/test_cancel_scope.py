@@ -9,6 +9,7 @@ import time
 
 from lantide.agent.cancel import CancelToken
 from tests.agent.scripted_model import reply
+from tests.fakes.gated_query import GatedQuery, wait_until_no_thread
 
 SLOW_SQL = "SELECT sum(hash(a.range * b.range)) AS h FROM range(200000) a, range(200000) b"
 
@@ -17,16 +18,18 @@ def test_stop_cancels_the_turns_query_and_not_the_analysts(session_factory, scri
     scripted.add(reply("", ("run_query", {"sql": SLOW_SQL})))
     s = session_factory()
     query = s.services.query()
+    analysts_query = GatedQuery()  # stays in DuckDB until the Stop is over
     analyst = {}
 
     def analysts_tab():
         try:
-            analyst["result"] = query.run_query(SLOW_SQL)
+            analyst["result"] = analysts_query.run(query.engine)
         except Exception as exc:  # reported to the test
             analyst["error"] = exc
 
     tab = threading.Thread(target=analysts_tab)
     tab.start()
+    assert analysts_query.entered.wait(20)
     cancel = CancelToken()
     events = []
     for event in s.run_turn("Heavy query please", cancel):
@@ -36,11 +39,13 @@ def test_stop_cancels_the_turns_query_and_not_the_analysts(session_factory, scri
     assert events[-1].reason == "cancelled"
     tools = [r for r in s.conversation.message_records() if r["message"]["role"] == "tool"]
     assert [json.loads(r["message"]["content"])["error"] for r in tools] == ["CANCELLED"]
-    time.sleep(0.5)
-    assert tab.is_alive() and query.engine.busy and not analyst  # still computing
-    query.interrupt()  # shutting down stops everything
+    # the Stop and its re-interrupts are over: had one reached the analyst's cursor, the
+    # analyst's statement would fail as soon as it goes on
+    wait_until_no_thread("lantide-cancel")
+    assert tab.is_alive() and query.engine.busy and not analyst  # still in DuckDB
+    analysts_query.open()
     tab.join(30)
-    assert analyst["error"].code == "QUERY_CANCELLED"
+    assert analyst == {"result": GatedQuery.expected}
 
 
 def test_a_stop_before_the_query_starts_still_stops_it(session_factory, scripted):

@@ -32,7 +32,7 @@ def test_a_spent_budget_stops_the_next_turn_without_asking_the_model(session_fac
     assert events[-1].reason == "answered"
     reached = [e for e in events if e.name == "token_budget_reached"]
     assert reached and reached[0].stopped and reached[0].budget == 2_000
-    s.background.wait(5)
+    assert s.background.wait(5)
     first_turn = s.conversation.events(("turn_finished",))[-1]["tokens"]
     assert first_turn >= 2_000  # the whole request was charged: the prompt alone is larger
 

@@ -2,7 +2,6 @@
 
 import json
 import queue
-import time
 
 from lantide.docs import DocumentMonitor, open_document
 from lantide.workspace.watcher import ANNOTATIONS, DOCUMENT, FileChange, WorkspaceWatcher
@@ -81,12 +80,24 @@ def test_with_the_real_watcher_external_edits_arrive_and_own_saves_do_not(sample
     watcher = WorkspaceWatcher(sample_workspace,
                                lambda batch: [reports.put(c) for c in monitor.handle(batch)],
                                debounce=0.15)
+    report = sample_project.report_path
+
+    def reports_until_the_report_changes() -> list:
+        got = []
+        while not got or got[-1].kind != "report":
+            got.append(reports.get(timeout=20))
+        return got
+
     with watcher:
-        time.sleep(0.2)
+        # the watcher is watching once another program's edit of the Report is reported
+        report.write_text(report.read_text() + "\nFirst look.\n")
+        reports_until_the_report_changes()
         doc.resolve("3f9a1c", "B", answer="ours")  # Lantide's own pair save
         monitor.remember(doc)
-        time.sleep(0.8)
-        assert reports.empty()
+        # a later edit by another program is reported after the pair save was dealt with
+        # (the watcher reports paths in the order they went quiet)
+        report.write_text(report.read_text() + "\nSecond look.\n")
+        assert [c.kind for c in reports_until_the_report_changes()] == ["report"]
         _edit(sample_project.plan_path, "## Checks", "## Checks\n- Added in vim.")
         change = reports.get(timeout=5)
     assert change.kind == "plan" and change.text_changed and not change.annotations_changed

@@ -11,6 +11,7 @@ import pytest
 
 from lantide.query import CancelScope
 from lantide.query.errors import QueryCancelled
+from tests.fakes.gated_query import GatedQuery, wait_until_no_thread
 
 SLOW = "SELECT count(*) FROM range(5000000000) a WHERE a.range % 7 = 3"
 P = "shop"
@@ -40,23 +41,33 @@ def _in_thread(fn):
 
 def test_a_scope_cancels_its_own_query_and_not_another_callers(empty_service):
     agent = empty_service.cancel_scope("agent")
+    tabs_query = GatedQuery()  # stays in DuckDB until the cancel is over
 
     def agents_query():
         with agent:
             return empty_service.run_query(SLOW)
 
+    tab_thread, tab_out = _in_thread(lambda: tabs_query.run(empty_service.engine))
+    assert tabs_query.entered.wait(20)
     agent_thread, agent_out = _in_thread(agents_query)
-    tab_thread, tab_out = _in_thread(lambda: empty_service.run_query(SLOW))
     _wait_for(lambda: agent.running == 1 and len(empty_service.engine._running) == 2)
-    time.sleep(0.2)
     assert agent.cancel() == 1
     agent_thread.join(20)
     assert not agent_thread.is_alive()
     assert agent_out["error"].code == "QUERY_CANCELLED"
-    time.sleep(0.5)  # the re-interrupts after the cancel must not reach the other thread
+    # the cancel and all its re-interrupts are over: an interrupt of the tab's cursor
+    # would now make its statement fail as soon as it goes on
+    wait_until_no_thread("lantide-cancel")
     assert tab_thread.is_alive() and empty_service.engine.busy and not tab_out
+    tabs_query.open()
+    tab_thread.join(20)
+    assert tab_out == {"result": GatedQuery.expected}
     # shutting down still stops everything
+    shutdown = GatedQuery()
+    tab_thread, tab_out = _in_thread(lambda: shutdown.run(empty_service.engine))
+    assert shutdown.entered.wait(20)
     assert empty_service.interrupt() == 1
+    shutdown.open()
     tab_thread.join(20)
     assert tab_out["error"].code == "QUERY_CANCELLED"
 

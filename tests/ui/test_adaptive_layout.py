@@ -16,7 +16,11 @@ from tests.ui.text_fit import clipped_widgets
 
 def _resize(qtbot, window, width: int, height: int) -> None:
     window.resize(width, height)
-    # The docks adapt after the main window's own layout; wait until nothing moves.
+    _settle(qtbot, window)
+
+
+def _settle(qtbot, window) -> None:
+    """The docks adapt after the main window's own layout; wait until nothing moves."""
     last = None
     for _ in range(20):
         qtbot.wait(100)
@@ -73,9 +77,9 @@ def test_the_docks_get_their_room_back_when_the_window_grows(qtbot, main_window)
     qtbot.waitUntil(lambda: window.chat_dock.width() >= wide_chat - 30, timeout=3000)
     plan = window.tabs.currentWidget()
     window.chat_dock.hide()  # room enough: the preview goes back beside the editor
-    qtbot.wait(150)
+    qtbot.waitUntil(lambda: plan.text_splitter.orientation() == Qt.Orientation.Horizontal,
+                    timeout=5_000)
     assert plan.text_splitter.width() >= PREVIEW_BESIDE_MIN_WIDTH
-    assert plan.text_splitter.orientation() == Qt.Orientation.Horizontal
 
 
 def test_a_sql_tab_with_an_error_fits_1024x700(qtbot, main_window):
@@ -86,8 +90,11 @@ def test_a_sql_tab_with_an_error_fits_1024x700(qtbot, main_window):
     tab.sig_run_finished.connect(done.append)
     tab.run()  # its upstream is not cached: an error banner above the result
     qtbot.waitUntil(lambda: bool(done), timeout=30_000)
-    qtbot.wait(150)
     assert tab.banner.isVisible()
+    # what would make the window grow is a minimum (with the banner) above its size
+    minimum = window.minimumSizeHint()
+    assert minimum.width() <= 1024 and minimum.height() <= 700, minimum
+    _settle(qtbot, window)
     assert (window.width(), window.height()) == (1024, 700)
     assert clipped_widgets(window) == []
 
@@ -96,7 +103,7 @@ def test_at_1360x840_the_result_grid_gets_at_least_the_editors_height(qtbot, mai
     window = main_window
     _resize(qtbot, window, 1360, 840)
     tab = _open_sql(qtbot, window)
-    qtbot.wait(100)
+    _settle(qtbot, window)
     grid = tab.result.grid.viewport()
     assert grid.height() >= tab.editor.height(), (grid.height(), tab.editor.height())
 

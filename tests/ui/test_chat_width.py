@@ -4,8 +4,9 @@ nothing is cut off at the right, from 240 px up."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QTextBrowser, QWidget
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import (QAbstractScrollArea, QApplication, QLabel, QTextBrowser,
+                               QWidget)
 
 from lantide.ui.chat.chat_answer import AssistantMessageWidget
 from lantide.ui.chat.chat_transcript import ChatTranscript
@@ -41,6 +42,26 @@ def _fill(transcript: ChatTranscript) -> None:
     answer = transcript._answer_widget()
     answer.set_text(ANSWER)
     transcript.current_answer = None
+
+
+def _laid_out(qtbot, root: QWidget) -> None:
+    """Wait until every widget under ``root`` that is not hidden on purpose is shown, then
+    run the layouts: _clipped skips widgets that are not visible, so looking earlier (on a
+    slow machine) would pass without checking them."""
+    def hidden_on_purpose(widget: QWidget) -> bool:
+        # a layout shows the widgets it manages unless they were hidden explicitly;
+        # a widget outside any layout (a popup, say) stays hidden until shown
+        while widget is not None and widget is not root:
+            if widget.isHidden() and (
+                    widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
+                    or not widget.testAttribute(Qt.WidgetAttribute.WA_LaidOut)):
+                return True
+            widget = widget.parentWidget()
+        return False
+
+    qtbot.waitUntil(lambda: all(w.isVisibleTo(root) for w in root.findChildren(QWidget)
+                                if not hidden_on_purpose(w)), timeout=5_000)
+    QApplication.sendPostedEvents()  # the layout requests of what was just shown
 
 
 def _clipped(transcript: ChatTranscript) -> list[str]:
@@ -79,7 +100,7 @@ def test_nothing_is_cut_off_at_the_right(qtbot, width):
     transcript.resize(width, 700)
     transcript.show()
     _fill(transcript)
-    qtbot.wait(50)
+    _laid_out(qtbot, transcript)
     assert _clipped(transcript) == []
     assert transcript.widget().width() <= transcript.viewport().width()
 
@@ -90,7 +111,7 @@ def test_a_wide_table_scrolls_in_its_own_box_and_the_text_around_it_wraps(qtbot)
     transcript.resize(270, 700)
     transcript.show()
     _fill(transcript)
-    qtbot.wait(50)
+    _laid_out(qtbot, transcript)
     answer = transcript.widgets(AssistantMessageWidget)[0]
     boxes = [s.browser for s in answer.segments]
     table_boxes = [b for b in boxes if "gross_revenue_before_discounts" in b.toPlainText()]
@@ -129,7 +150,7 @@ def test_a_tool_cards_rows_scroll_in_their_own_box(qtbot):
     transcript.resize(240, 700)
     transcript.show()
     _fill(transcript)
-    qtbot.wait(50)
+    _laid_out(qtbot, transcript)
     card = transcript.cards["c1"]
     assert card.preview.isVisible() and card.preview.wide
     assert "gross_revenue_before_discounts" in card.preview.toPlainText()
@@ -148,7 +169,7 @@ def test_the_whole_chat_panel_narrows_to_240_px(qtbot, shell_services):
     assert panel.minimumSizeHint().width() <= 240
     panel.resize(240, 600)
     panel.show()
-    qtbot.wait(50)
+    _laid_out(qtbot, panel)
     for widget in panel.findChildren(QWidget):
         if widget.isVisible() and not isinstance(widget.parentWidget(), QAbstractScrollArea):
             assert widget.mapTo(panel, QPoint(widget.width(), 0)).x() <= 241, widget

@@ -42,8 +42,8 @@ def test_the_status_bar_and_an_expanded_card_turn_dark(main_window, qtbot, back_
     qtbot.waitUntil(lambda: card.body.isVisible(), timeout=5_000)
     assert _background_lightness(card.body) > 200
     window.set_appearance("dark")
-    qtbot.wait(50)
     status = window.statusBar()
+    qtbot.waitUntil(lambda: _background_lightness(status) < 100, timeout=5_000)
     message = status.message_label
     assert message.text() == "Saved plan.md"
     # light text on a dark bar

@@ -4,6 +4,8 @@ thread, and a third click brings back the result's own order."""
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -28,6 +30,10 @@ def rows_at(qtbot, grid, model, first: int, count: int = 5) -> list[list[str]]:
         qtbot.waitUntil(lambda r=row: model.is_loaded(r), timeout=20_000)
     return [[model.index(r, c).data() for c in range(model.columnCount())]
             for r in range(first, first + count)]
+
+
+def fetches_running(services) -> list:
+    return [w for w in services.workers.running if w.name.startswith("fetch rows")]
 
 
 def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_services):
@@ -73,20 +79,36 @@ def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_service
 
 
 def test_nulls_sort_last_both_ways_and_late_pages_of_an_old_order_are_dropped(
-        qtbot, app_services):
+        qtbot, app_services, monkeypatch):
     tab = make_tab(qtbot, app_services, "all_big")
     run_and_wait(qtbot, tab, ok=True)
     grid, model = tab.result.grid, tab.result.model
-    # three orders asked for at once: only the last one's pages may show
-    grid.sort_by(AMOUNT, Qt.SortOrder.DescendingOrder)
-    grid.sort_by(0, Qt.SortOrder.DescendingOrder)
-    grid.sort_by(BUCKET, Qt.SortOrder.DescendingOrder)
-    assert model.order_by == [("bucket", "desc")]
-    top = rows_at(qtbot, grid, model, 0, 3)
-    assert [r[BUCKET] for r in top] == ["6", "6", "6"]
-    bottom = rows_at(qtbot, grid, model, BIG_ROWS - 3, 3)
-    assert [r[BUCKET] for r in bottom] == ["NULL"] * 3
-    qtbot.wait(300)  # any stale page would have landed by now
+    # the page of the first order asked for is held back until the last order's pages show
+    query, let_go = app_services.query, threading.Event()
+    fetch_rows = query.fetch_rows
+
+    def late_for_amount(relation, offset, limit, order_by=None):
+        if order_by and order_by[0][0] == "amount":
+            assert let_go.wait(60)
+        return fetch_rows(relation, offset, limit, order_by=order_by)
+
+    monkeypatch.setattr(query, "fetch_rows", late_for_amount)
+    try:
+        grid.sort_by(AMOUNT, Qt.SortOrder.DescendingOrder)
+        qtbot.waitUntil(lambda: len(fetches_running(app_services)) == 1, timeout=10_000)
+        # two more orders at once: only the last one's pages may show
+        grid.sort_by(0, Qt.SortOrder.DescendingOrder)
+        grid.sort_by(BUCKET, Qt.SortOrder.DescendingOrder)
+        assert model.order_by == [("bucket", "desc")]
+        top = rows_at(qtbot, grid, model, 0, 3)
+        assert [r[BUCKET] for r in top] == ["6", "6", "6"]
+        bottom = rows_at(qtbot, grid, model, BIG_ROWS - 3, 3)
+        assert [r[BUCKET] for r in bottom] == ["NULL"] * 3
+    finally:
+        let_go.set()  # the old order's page arrives now, after the new order's
+    # every page fetch has delivered (the pool forgets a worker after its result has been
+    # handed to the model): the late page has landed, and must have been dropped
+    qtbot.waitUntil(lambda: not fetches_running(app_services), timeout=20_000)
     assert [r[BUCKET] for r in rows_at(qtbot, grid, model, 0, 3)] == ["6", "6", "6"]
 
     grid.sort_by(BUCKET, Qt.SortOrder.AscendingOrder)

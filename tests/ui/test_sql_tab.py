@@ -14,8 +14,10 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from lantide.query.history import read_history
+from lantide.ui.sql.query_jobs import submit_query
 from lantide.ui.sql.result_model import PagedResultModel
 from lantide.ui.sql.sql_tab import SqlTabWidget
+from tests.fakes.gated_query import GatedQuery, wait_until_no_thread
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.conftest_data import BIG_ROWS, write_tab
 
@@ -131,16 +133,31 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
     write_tab(app_services.workspace.root, "p", "slow_b", slow)
     tab_a = make_tab(qtbot, app_services, "slow_a")
     tab_b = make_tab(qtbot, app_services, "slow_b")
+    app_services.workers.pool.setMaxThreadCount(3)  # the two tabs and the job below
+    # a third caller's statement, held inside DuckDB until tab A's cancel is over
+    other, outcome = GatedQuery(), {}
+    submit_query(app_services, lambda _ctx, query: other.run(query.engine), label="other",
+                 on_result=lambda n: outcome.setdefault("result", n),
+                 on_error=lambda exc: outcome.setdefault("error", exc))
+    qtbot.waitUntil(other.entered.is_set, timeout=20_000)
     tab_a.run()
     tab_b.run()
-    qtbot.waitUntil(lambda: len(app_services.running_queries()) == 2, timeout=5000)
+    qtbot.waitUntil(lambda: len(app_services.running_queries()) == 3, timeout=5000)
     assert tab_a.stop_action.isEnabled() and not tab_a.run_action.isEnabled()
     qtbot.wait(300)  # both statements are inside DuckDB now
     with qtbot.waitSignal(tab_a.sig_run_finished, timeout=15_000) as blocker:
         tab_a.cancel()
     assert getattr(blocker.args[0], "code", None) == "QUERY_CANCELLED"
     assert "cancelled" in tab_a.banner.text()
-    assert tab_b.running, "cancelling one tab must not cancel another tab's query"
+    # the cancel and its re-interrupts are over: had one reached another caller's cursor,
+    # the held statement would fail once it goes on
+    wait_until_no_thread("lantide-cancel")
+    assert tab_b.running and not outcome
+    other.open()
+    qtbot.waitUntil(lambda: bool(outcome), timeout=20_000)
+    assert outcome == {"result": GatedQuery.expected}, \
+        "cancelling one tab must not cancel another caller's query"
+    assert tab_b.running
     # the status bar's cancel goes through services and the same per-worker interrupt
     with qtbot.waitSignal(tab_b.sig_run_finished, timeout=15_000) as blocker:
         app_services.cancel_queries()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from lantide.ui.workers import WorkerPool
+from lantide.ui.workers import Worker, WorkerPool
 
 
 def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
@@ -60,12 +60,16 @@ def test_cancel_sets_the_flag_and_runs_the_hook(qtbot):
 
 
 def test_a_held_pool_starts_work_on_resume(qtbot):
-    pool = WorkerPool()
+    pool = WorkerPool(max_threads=1)
     pool.hold()
     ran = threading.Event()
     worker = pool.submit(lambda context: ran.set())
-    qtbot.wait(150)
-    assert not ran.is_set() and pool.running == [worker]
+    # one thread, first come first served: had the held work been started, it would have
+    # run before a probe queued after it
+    probe = Worker(lambda context: ran.is_set())
+    with qtbot.waitSignal(probe.signals.sig_result_ready, timeout=5_000) as seen:
+        pool.pool.start(probe)
+    assert seen.args == [False] and not ran.is_set() and pool.running == [worker]
     with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
         pool.resume()
     assert ran.is_set()

@@ -24,22 +24,21 @@ _HOLDER = textwrap.dedent("""
 
 def test_a_lock_held_by_another_process_waits_and_is_freed_when_it_is_killed(empty_workspace):
     target = empty_workspace / "projects" / "p" / "project.json"
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(target)],
-                              stdout=subprocess.PIPE, text=True, env=cli_env(), cwd=str(REPO))
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(FileLockTimeout) as info:
-            with file_lock(target, timeout=0.3):
+    with subprocess.Popen([sys.executable, "-c", _HOLDER, str(target)], stdout=subprocess.PIPE,
+                          text=True, env=cli_env(), cwd=str(REPO)) as holder:
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            with pytest.raises(FileLockTimeout) as info:
+                with file_lock(target, timeout=0.3):
+                    pass
+            assert str(target) in info.value.message and "nothing was written" in info.value.message
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(timeout=30)
+            with file_lock(target, timeout=5):  # the OS dropped the dead holder's lock
                 pass
-        assert str(target) in info.value.message and "nothing was written" in info.value.message
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=30)
-        with file_lock(target, timeout=5):  # the OS dropped the dead holder's lock
-            pass
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
+        finally:
+            if holder.poll() is None:
+                holder.kill()
 
 
 def test_the_lock_is_reentrant_in_one_thread(tmp_path):

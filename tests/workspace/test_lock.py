@@ -21,13 +21,13 @@ HOLDER = textwrap.dedent("""
 
 @pytest.fixture
 def holder(empty_workspace):
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(empty_workspace)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=cli_env(), cwd=str(REPO))
-    assert proc.stdout.readline().strip() == "locked"
-    yield proc
-    proc.stdin.close()
-    proc.wait(timeout=10)
+    with subprocess.Popen([sys.executable, "-c", HOLDER, str(empty_workspace)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                          env=cli_env(), cwd=str(REPO)) as proc:
+        assert proc.stdout.readline().strip() == "locked"
+        yield proc
+        proc.stdin.close()
+        proc.wait(timeout=10)
 
 
 def test_second_process_gets_a_clear_message_with_the_pid(empty_workspace, holder):
@@ -45,12 +45,12 @@ def test_cli_second_process_exits_1_without_traceback(empty_workspace, holder, r
 
 
 def test_lock_is_released_when_the_holder_dies(empty_workspace):
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(empty_workspace)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=cli_env(), cwd=str(REPO))
-    assert proc.stdout.readline().strip() == "locked"
-    proc.kill()  # no clean shutdown: the OS drops the lock
-    proc.wait(timeout=10)
+    with subprocess.Popen([sys.executable, "-c", HOLDER, str(empty_workspace)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                          env=cli_env(), cwd=str(REPO)) as proc:
+        assert proc.stdout.readline().strip() == "locked"
+        proc.kill()  # no clean shutdown: the OS drops the lock
+        proc.wait(timeout=10)
     ws = Workspace.open(empty_workspace)
     ws.close()
 

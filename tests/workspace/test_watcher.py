@@ -13,17 +13,23 @@ def watched(sample_workspace):
     watcher = WorkspaceWatcher(sample_workspace, lambda batch: [changes.put(c) for c in batch],
                                debounce=0.15)
     watcher.start()
-    time.sleep(0.2)
+    # the observer sets up its watches on its own thread: wait until it reports a change
+    probe = sample_workspace / "projects/q3-churn/sql/watch_probe.sql"
+    probe.write_text("SELECT 0\n")
+    _wait_for_path(changes, probe)
     yield sample_workspace, changes
     watcher.stop()
 
 
-def _collect(changes, seconds=1.5):
+def _wait_for_path(changes, path, seconds=20.0) -> list:
+    """Every change reported up to and including the first one of ``path``."""
     out = []
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while not out or out[-1].path != path:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"no change of {path} reported; got {out}"
         try:
-            out.append(changes.get(timeout=0.05))
+            out.append(changes.get(timeout=remaining))
         except queue.Empty:
             pass
     return out
@@ -36,7 +42,9 @@ def test_external_edit_of_a_plan_is_reported_once(watched):
         for i in range(5):
             fh.write(f"\nline {i}")
             fh.flush()
-    got = _collect(changes)
+    marker = root / "projects/q3-churn/sql/after_the_burst.sql"
+    marker.write_text("SELECT 1\n")  # reported after every earlier path has gone quiet
+    got = _wait_for_path(changes, marker)
     plan_changes = [c for c in got if c.path.name == "plan.md"]
     assert len(plan_changes) == 1
     assert plan_changes[0].kind == DOCUMENT and plan_changes[0].project == "q3-churn"
@@ -47,7 +55,12 @@ def test_lantide_own_writes_are_ignored(watched):
     root, changes = watched
     atomic_write_text(root / "projects/q3-churn/plan.md", "# rewritten by Lantide\n")
     atomic_write_text(root / "projects/q3-churn/sql/new_tab.sql", "SELECT 1\n")
-    assert _collect(changes, 1.0) == []
+    # then another program's write: the watcher reports a path once it has been quiet
+    # for the debounce, so Lantide's earlier writes were dealt with by the time it shows
+    marker = root / "projects/q3-churn/sql/by_hand.sql"
+    marker.write_text("SELECT 2\n")
+    got = _wait_for_path(changes, marker)
+    assert [(c.path.name, c.event) for c in got] == [("by_hand.sql", "created")]
 
 
 def test_data_files_and_tabs_are_classified(watched):
@@ -55,7 +68,9 @@ def test_data_files_and_tabs_are_classified(watched):
     (root / "data" / "new sales.csv").write_text("a,b\n1,2\n")
     (root / "projects/q3-churn/sql/extra.sql").write_text("SELECT 2")
     (root / "data" / "customers.csv").unlink()
-    got = {(c.kind, c.path.name, c.event) for c in _collect(changes)}
+    marker = root / "projects/q3-churn/sql/after_the_others.sql"
+    marker.write_text("SELECT 3\n")
+    got = {(c.kind, c.path.name, c.event) for c in _wait_for_path(changes, marker)}
     assert (DATA, "new sales.csv", "created") in got
     assert (SQL_TAB, "extra.sql", "created") in got
     assert (DATA, "customers.csv", "deleted") in got
