@@ -89,7 +89,7 @@ class TurnRunner:
 
     # -- helpers
     def context(self) -> ToolContext:
-        project = self.s.workspace.focused_project()
+        project = self.s.focused_project()
         return ToolContext(
             workspace=self.s.workspace, settings=self.s.settings, conversation=self.conversation,
             ledger=self.s.ledger, app=self.s.app, services=self.s.services, cancel=self.cancel,
@@ -130,10 +130,10 @@ class TurnRunner:
                                         **answer_fields(pending, self.message))
         self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
         try:
-            project = self.s.workspace.focused_project()
+            project = self.s.focused_project()
             state, focused = state_of(project), getattr(project, "dirname", None)
         except LantideError:  # reported by the first iteration, which needs the project
-            state, focused = "unknown", self.s.workspace.focused_project_name
+            state, focused = "unknown", self.s.app.focused_project_name()
         yield TurnStarted(self.conversation.id, self.turn, state, focused)
         yield from self.s.skipped_log_lines()
         reason, note = ANSWERED, None
@@ -301,7 +301,8 @@ class TurnRunner:
                 if isinstance(event, StepRecorded):
                     self.turn_steps.append(event.step["step_id"])
                 yield event
-            yield ToolReturned(call.id, call.name, ok, outcome_result, ms)
+            yield ToolReturned(call.id, call.name, ok, outcome_result, ms,
+                               self.s.registry.touches(call.name))
             if ctx.question is not None:
                 self.question = ctx.question
             if ok or looping:

@@ -226,7 +226,7 @@ class Reflector:
             verdict = Verdict(False, problems=[f"the review could not run: {exc.message}"],
                               readable=False)
         r.cancel.raise_if_cancelled()
-        project = r.s.workspace.focused_project()
+        project = r.s.focused_project()
         entry = {"subject": subject, "turn": r.turn,
                  "project": getattr(project, "dirname", None), "ok": verdict.ok,
                  "checklist": verdict.checklist, "problems": verdict.problems,
@@ -286,7 +286,7 @@ class Reflector:
                    for s in steps])
 
     def _plan_text(self) -> tuple[str, bool]:
-        project = self.runner.s.workspace.focused_project()
+        project = self.runner.s.focused_project()
         if project is None:
             return "", False
         try:

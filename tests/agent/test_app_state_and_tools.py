@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from lantide.agent.app_state import AppState, OpenTab, SessionFileAppState
+from lantide.agent.events import DocumentChanged
 from lantide.agent.session import model_clients
 from lantide.agent.tools import default_registry
 from lantide.workspace.settings import ModelProfile, Settings
@@ -13,17 +14,24 @@ from tests.fakes.openai_server import FakeOpenAIServer, Turn
 
 
 class LiveApp:
-    """What the desktop app supplies: live tabs, unsaved text, reload requests."""
+    """What the desktop app supplies: live tabs, unsaved text, the focus it owns, what a
+    tab does with a changed file."""
 
     def __init__(self, state: AppState):
         self.state = state
-        self.reloaded: list[str] = []
+        self.asked: list[str] = []
 
     def app_state(self) -> AppState:
         return self.state
 
-    def file_changed(self, path: str) -> dict:
-        self.reloaded.append(path)
+    def focused_project_name(self) -> str | None:
+        return self.state.focused_project
+
+    def focus_project(self, dirname: str | None) -> None:
+        self.state.focused_project = dirname
+
+    def tab_state(self, path: str) -> dict:
+        self.asked.append(path)
         return {"open": True, "dirty": False, "reloaded": True}
 
 
@@ -89,7 +97,9 @@ def test_sync_tab_content_asks_the_app_to_reload(session_factory, scripted):
     s = session_factory(app=app)
     events = list(s.run_turn("refresh the plan tab"))
     results = [e.result for e in events if e.name == "tool_returned"]
-    assert results[0]["reloaded"] is True and app.reloaded == ["projects/q3-churn/plan.md"]
+    assert results[0]["reloaded"] is True and app.asked == ["projects/q3-churn/plan.md"]
+    changed = [e.path for e in events if isinstance(e, DocumentChanged)]
+    assert changed == ["projects/q3-churn/plan.md"]  # the one announcement the app acts on
     assert results[1]["error"] == "BAD_PATH"
 
 
