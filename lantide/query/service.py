@@ -13,7 +13,8 @@ Shapes (keys always present unless marked ``?``):
     {"status": "ok", "step_id", "sql", "columns": [{"name", "type"}],
      "preview": [[...], ...] (<= 200 rows), "row_count", "truncated",
      "materialized", "reason_code", "materialize_reason", "cached_table_name" (or None),
-     "warnings": [str], "hints": [{"code", "message", "hint", ...}],
+     "warnings": [str], "warning_codes": [str] (the code of each warning, in order:
+     lantide.query.result_warnings), "hints": [{"code", "message", "hint", ...}],
      "checks": [{"code", "severity", "message", "evidence"}] (lantide.query.checks),
      "duration_ms",
      "step": {step_id, at, tool, project, purpose, result_label, sql, row_count, columns,
@@ -38,6 +39,8 @@ from datetime import datetime, timezone
 from lantide.errors import FileProblem, LantideError
 from lantide.query import hints as hint_rules
 from lantide.query import lineage as lin
+from lantide.query import result_warnings
+from lantide.query.result_warnings import ResultWarning
 from lantide.query import backend, qem, results
 from lantide.query import checks as result_checks
 from lantide.query.cancel import CancelScope
@@ -354,7 +357,8 @@ class QueryService(TabOperations, BrowseOperations):
             found=found, connection=connection, checks=checks,
             extra_warnings=self._reading_warnings(inputs))
         if unreadable is not None:
-            result.setdefault("warnings", []).append(unreadable)
+            result_warnings.add(result, ResultWarning(result_warnings.PROJECT_UNREADABLE,
+                                                      unreadable))
         return result
 
     def _result_checks(self, parsed, inputs, preview, plan, connection, key,
@@ -477,15 +481,14 @@ class QueryService(TabOperations, BrowseOperations):
                 result_label, found, connection, tab=None, extra_warnings=(),
                 checks=()) -> dict:
         duration_ms = int((time.perf_counter() - started) * 1000)
-        warnings = list(extra_warnings)
+        coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]
         if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
-            warnings.append(f"the preview shows the first {len(preview.rows)} of "
-                            f"{preview.row_count:,} rows")
+            coded.append(result_warnings.preview_cut(len(preview.rows), preview.row_count))
         if preview.cells_cut:
-            warnings.append(f"{preview.cells_cut} preview cell(s) were cut at "
-                            f"{preview.cell_chars:,} characters; the whole values stay in DuckDB")
-        warnings.extend(h["message"] for h in found if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED"
-                        or tab is not None)
+            coded.append(result_warnings.cells_cut(preview.cells_cut, preview.cell_chars))
+        coded.extend(ResultWarning(h["code"], h["message"]) for h in found
+                     if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED" or tab is not None)
+        warnings = [w.message for w in coded]  # the step shares this list with the result
         table = plan.table_name if plan.materialize else None
         step = {"step_id": step_id, "at": _now_iso(), "tool": tool,
                 "project": project.dirname if project else None, "purpose": purpose,
@@ -497,7 +500,8 @@ class QueryService(TabOperations, BrowseOperations):
                "preview": preview.rows, "row_count": preview.row_count,
                "truncated": preview.truncated, "materialized": plan.materialize,
                "reason_code": plan.reason_code, "materialize_reason": plan.reason,
-               "cached_table_name": table, "warnings": warnings, "hints": found,
+               "cached_table_name": table, "warnings": warnings,
+               "warning_codes": [w.code for w in coded], "hints": found,
                "checks": list(checks), "duration_ms": duration_ms, "step": step,
                "cells_cut": preview.cells_cut, "cell_chars": preview.cell_chars}
         if project is not None:

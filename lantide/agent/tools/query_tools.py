@@ -49,8 +49,9 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
         shown = shown[: max(1, len(shown) * 2 // 3)]
     # the SQL was just written by the model and the step is in the ledger: not repeated;
     # reason_code says why it was materialized (the sentence says it again), the ledger
-    # keeps the timing
-    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql", "duration_ms")
+    # keeps the timing; the warnings' codes are for apps (the model reads the sentences)
+    out = {k: v for k, v in result.items()
+           if k not in ("preview", "step", "sql", "duration_ms", "warning_codes")
            and not (k == "materialize_reason" and result.get("reason_code"))}
     out["preview"] = {"columns": columns, "rows": shown} if columns is not None else shown
     if len(shown) < len(rows):
