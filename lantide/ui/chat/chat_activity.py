@@ -13,6 +13,8 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
+from lantide.agent.events import Event, ToolCalled, ToolReturned
+
 TICK_MS = 200
 THINKING = "thinking…"
 RUNNING_QUERY = "running a query…"
@@ -46,11 +48,10 @@ class ChatActivity(QObject):
         self._timer = QTimer(self, interval=TICK_MS)
         self._timer.timeout.connect(self._tick)
 
-    def on_event(self, event) -> None:
-        name = getattr(event, "name", "")
-        if name == "tool_called":
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, ToolCalled):
             self._started[event.call_id] = (event.tool, time.monotonic())
-        elif name == "tool_returned":
+        elif isinstance(event, ToolReturned):
             self._started.pop(event.call_id, None)
         else:
             return

@@ -20,6 +20,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
+from lantide.agent.events import ConversationTitled, Event
 from lantide.ui.chat.chat_activity import ChatActivity
 from lantide.ui.chat.chat_bridge import AgentTurnBridge, warm_up_agent
 from lantide.ui.chat.chat_markdown import warm_up
@@ -212,10 +213,10 @@ class ChatPanel(QWidget):
             self._send(answer, instruction=False)
 
     # -- reacting --------------------------------------------------------------------------
-    def _event(self, event) -> None:
+    def _event(self, event: Event) -> None:
         self.transcript.handle_event(event)
         self.activity.on_event(event)
-        if getattr(event, "name", "") == "conversation_titled":
+        if isinstance(event, ConversationTitled):
             self.picker.set_title(event.conversation_id, event.title)
             self.services.sig_conversation_titled.emit(event.conversation_id, event.title)
 
