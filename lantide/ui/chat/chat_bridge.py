@@ -36,8 +36,11 @@ from lantide.agent.events import (
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
+    from lantide.agent.cancel import CancelToken
     from lantide.agent.session import AgentSession
     from lantide.agent.tools.registry import ToolRegistry
+    from lantide.ui.services import AppServices
+    from lantide.ui.workers import Worker
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +119,7 @@ class UiAppState(QObject):
     ASK_TIMEOUT_S = 2.0
     _sig_call = Signal(object)
 
-    def __init__(self, services, parent: QObject | None = None):
+    def __init__(self, services: AppServices, parent: QObject | None = None):
         super().__init__(parent)
         self.services = services
         self._lock = threading.Lock()
@@ -204,15 +207,15 @@ class AgentTurnBridge(QObject):
     # Internal: background events from the agent's threads.
     _sig_background = Signal(object)
 
-    def __init__(self, services, parent: QObject | None = None, *,
+    def __init__(self, services: AppServices, parent: QObject | None = None, *,
                  registry: ToolRegistry | None = None):
         super().__init__(parent)
         self.services = services
         self.registry = registry  # the agent's tools; None: the default registry
-        self.session = None
-        self.worker = None
-        self._cancel = None
-        self._opening = None
+        self.session: AgentSession | None = None
+        self.worker: Worker | None = None
+        self._cancel: CancelToken | None = None
+        self._opening: Worker | None = None
         # Made here, on the UI thread: it answers the agent's questions from there.
         self.app_state = UiAppState(services, self)
         self._sig_background.connect(self._handle_event)
@@ -222,7 +225,7 @@ class AgentTurnBridge(QObject):
     def conversation_id(self) -> str | None:
         return self.session.conversation.id if self.session is not None else None
 
-    def _new_session(self, conversation_id: str | None):
+    def _new_session(self, conversation_id: str | None) -> AgentSession:
         from lantide.agent.services import EngineServices
         from lantide.agent.session import AgentSession
 

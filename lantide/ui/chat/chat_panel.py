@@ -15,6 +15,8 @@ The agent runs through :class:`~lantide.ui.chat.chat_bridge.AgentTurnBridge`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
@@ -31,6 +33,9 @@ from lantide.ui.icons import icon
 from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
+
+if TYPE_CHECKING:
+    from lantide.ui.services import AppServices
 
 WARM_UP_DELAY_MS = 1000  # after the database opened: the renderer and the agent load
 NO_MODEL_TEXT = "No model is configured yet"
@@ -62,7 +67,7 @@ class ChatPanel(QWidget):
     # Open the settings dialog (the main window connects it; the no-model notice uses it).
     sig_settings_requested = Signal()
 
-    def __init__(self, services, parent: QWidget | None = None):
+    def __init__(self, services: AppServices, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("ChatPanel")
         self.services = services
