@@ -10,10 +10,12 @@ cards nor the transcript need a clock of their own.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
-from lantide.agent.events import Event, ToolCalled, ToolReturned
+if TYPE_CHECKING:
+    from lantide.agent.events import Event
 
 TICK_MS = 200
 THINKING = "thinking…"
@@ -49,6 +51,8 @@ class ChatActivity(QObject):
         self._timer.timeout.connect(self._tick)
 
     def on_event(self, event: Event) -> None:
+        from lantide.agent.events import ToolCalled, ToolReturned  # loaded after start-up
+
         if isinstance(event, ToolCalled):
             self._started[event.call_id] = (event.tool, time.monotonic())
         elif isinstance(event, ToolReturned):

@@ -28,15 +28,11 @@ from typing import TYPE_CHECKING, Any, Callable
 from PySide6.QtCore import QObject, QThread, Signal
 
 from lantide.agent.app_state import AppState, OpenTab
-from lantide.agent.events import (
-    FOCUSED_PROJECT, TOUCHES_TABLES, AssistantMessage, DocumentChanged, Event,
-    ReflectionRecorded, StateChanged, StepRecorded, StepSummarized, TokenBudgetReached,
-    ToolReturned, TurnFinished,
-)
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
     from lantide.agent.cancel import CancelToken
+    from lantide.agent.events import Event
     from lantide.agent.session import AgentSession
     from lantide.agent.tools.registry import ToolRegistry
     from lantide.ui.services import AppServices
@@ -380,6 +376,13 @@ class AgentTurnBridge(QObject):
 
     def _tell_the_app(self, event: Event) -> None:
         """What an event changes outside the chat panel."""
+        # Imported here: the agent's modules load after start-up (warm_up_agent).
+        from lantide.agent.events import (
+            FOCUSED_PROJECT, TOUCHES_TABLES, AssistantMessage, DocumentChanged,
+            ReflectionRecorded, StateChanged, StepRecorded, StepSummarized, TokenBudgetReached,
+            ToolReturned, TurnFinished,
+        )
+
         services = self.services
         match event:
             case StepRecorded(step=step):

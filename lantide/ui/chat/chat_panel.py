@@ -22,7 +22,6 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
-from lantide.agent.events import ConversationTitled, Event
 from lantide.ui.chat.chat_activity import ChatActivity
 from lantide.ui.chat.chat_bridge import AgentTurnBridge, warm_up_agent
 from lantide.ui.chat.chat_markdown import warm_up
@@ -35,6 +34,7 @@ from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 
 if TYPE_CHECKING:
+    from lantide.agent.events import Event
     from lantide.ui.services import AppServices
 
 WARM_UP_DELAY_MS = 1000  # after the database opened: the renderer and the agent load
@@ -219,6 +219,8 @@ class ChatPanel(QWidget):
 
     # -- reacting --------------------------------------------------------------------------
     def _event(self, event: Event) -> None:
+        from lantide.agent.events import ConversationTitled  # loaded after start-up
+
         self.transcript.handle_event(event)
         self.activity.on_event(event)
         if isinstance(event, ConversationTitled):

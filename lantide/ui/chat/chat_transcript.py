@@ -9,22 +9,18 @@ read. Step links (in tool cards and on ``[[QUERY_STEP]]`` lines) are re-emitted 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from lantide.agent.events import (
-    ANALYSIS_ACTIVE, FOCUSED_PROJECT, PROJECT_STATUS, AssistantMessage, ContextCompacted,
-    DocumentChanged, ErrorOccurred, Event, KnowledgeProposed, KnowledgeReorganized,
-    LogLinesSkipped, ModelRetrying, QuestionAsked, ReflectionRecorded, StateChanged,
-    StepSummarized, TextDelta, TokenBudgetReached, ToolCalled, ToolReturned, TurnContinued,
-    TurnFinished,
-)
 from lantide.ui.chat.chat_answer import AssistantMessageWidget
 from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
 from lantide.ui.chat.reflection_card import ReflectionCardWidget
 from lantide.ui.chat.tool_card import ToolCardWidget
+
+if TYPE_CHECKING:
+    from lantide.agent.events import Event, StateChanged
 
 APP_INSTRUCTION = "app_instruction"
 EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
@@ -153,6 +149,14 @@ class ChatTranscript(QScrollArea):
 
     # -- live events -----------------------------------------------------------------------
     def handle_event(self, event: Event) -> None:
+        # Imported here: the agent's modules load after start-up (warm_up_agent).
+        from lantide.agent.events import (
+            AssistantMessage, ContextCompacted, DocumentChanged, ErrorOccurred,
+            KnowledgeProposed, KnowledgeReorganized, LogLinesSkipped, ModelRetrying,
+            QuestionAsked, ReflectionRecorded, StateChanged, StepSummarized, TextDelta,
+            TokenBudgetReached, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
+        )
+
         match event:
             case TextDelta():
                 self._answer_widget().append(event.text)
@@ -304,6 +308,8 @@ class ChatTranscript(QScrollArea):
 
 
 def _state_text(event: StateChanged) -> str:
+    from lantide.agent.events import ANALYSIS_ACTIVE, FOCUSED_PROJECT, PROJECT_STATUS
+
     if event.what == FOCUSED_PROJECT:
         return f"Focused project {event.project}."
     if event.what == PROJECT_STATUS:
