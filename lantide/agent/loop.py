@@ -14,7 +14,7 @@ conversation file always stays a valid history: every tool call gets a result, e
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import answer_fields
@@ -35,6 +35,9 @@ from lantide.agent.reflection import Reflector
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
+
+if TYPE_CHECKING:
+    from lantide.agent.session import AgentSession  # which imports this module
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
@@ -62,7 +65,7 @@ def _asks(call) -> bool:
 class TurnRunner:
     """The state of one turn; :meth:`run` is the generator."""
 
-    def __init__(self, session, message: str, cancel: CancelToken):
+    def __init__(self, session: AgentSession, message: str, cancel: CancelToken):
         self.s = session
         self.message = message
         self.cancel = cancel
