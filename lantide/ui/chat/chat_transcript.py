@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from lantide.ui.chat.chat_answer import AssistantMessageWidget
+from lantide.ui.chat.chat_bridge import APP_INSTRUCTION
 from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
 from lantide.ui.chat.reflection_card import ReflectionCardWidget
 from lantide.ui.chat.tool_card import ToolCardWidget
@@ -22,7 +23,6 @@ from lantide.ui.chat.tool_card import ToolCardWidget
 if TYPE_CHECKING:
     from lantide.agent.events import Event, StateChanged
 
-APP_INSTRUCTION = "app_instruction"
 EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
               "small, checked queries, and records every query step in the ledger below.")
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
