@@ -79,9 +79,13 @@ def test_an_agent_focus_change_writes_session_json_once(
     writes = count_session_writes(monkeypatch, services.workspace)
     focused = []
     services.sig_project_focused.connect(focused.append)
-    model.script(Turn(tool_calls=[ToolCall("focus_project", {"project": "retention"})]),
+    # a project that does not exist first: refused, nothing written, the focus stays
+    model.script(Turn(tool_calls=[ToolCall("focus_project", {"project": "no-such"})]),
+                 Turn(tool_calls=[ToolCall("focus_project", {"project": "retention"})]),
                  Turn(text="Focused on retention."))
-    run_turn(qtbot, bridge_on(services), "Work on retention.")
+    events = run_turn(qtbot, bridge_on(services), "Work on retention.")
+    assert [e.ok for e in events if getattr(e, "tool", None) == "focus_project"
+            and hasattr(e, "ok")] == [False, True]
     # whatever is still pending is written now, on this thread: the count is final
     services.flush_session(wait=True)
     assert writes == ["retention"]
