@@ -1,7 +1,19 @@
-"""What the analyst has open: tabs, the active tab, unsaved edits.
+"""What the analyst has open: tabs, the active tab, unsaved edits, the focused project.
 
-The engine reads app state through :class:`AppStateProvider`. Headless (the command line,
-tests) :class:`SessionFileAppState` reads ``WORKSPACE/.lantide/session.json``::
+The engine reads app state through :class:`AppStateProvider`, the one owner of the focused
+project for a session: the agent reads the focus from it
+(:meth:`AppStateProvider.focused_project_name`) and changes it through it
+(:meth:`AppStateProvider.focus_project`), never through ``session.json`` behind its back.
+
+- Headless (the command line, tests) the owner is the session file itself:
+  :class:`SessionFileAppState` reads ``WORKSPACE/.lantide/session.json`` on every call and a
+  focus change writes it once.
+- In the desktop app the owner is the app's state (``lantide.ui.chat.chat_bridge.UiAppState``
+  over ``AppServices``): it holds the focus in memory and writes ``session.json`` once, for
+  the next start and for commands run beside the app; the file is never read back while
+  the app runs.
+
+``session.json``::
 
     {"focused_project": "q3-churn",
      "open_tabs": [{"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": false}, ...],
@@ -12,8 +24,9 @@ It also reads the desktop app's form of the same state: tabs as ``{"kind", "proj
 
 The desktop app supplies its own provider with live state: ``OpenTab.content`` carries a
 dirty editor's unsaved text (so the agent sees what the analyst sees), and
-:meth:`AppStateProvider.file_changed` is how ``sync_tab_content`` asks the UI to reload a
-clean tab from disk. Paths are relative to the workspace root, with ``/``.
+:meth:`AppStateProvider.tab_state` says whether a tab shows a file (the change itself is
+announced once, by the tool's :class:`~lantide.agent.events.DocumentChanged` event). Paths
+are relative to the workspace root, with ``/``.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from lantide.workspace import layout
-from lantide.workspace.model import Workspace
+from lantide.workspace.model import Project, ProjectNotFoundError, Workspace
 
 TAB_TYPES = ("plan", "report", "sql", "table", "knowledge", "file")
 
@@ -85,17 +98,47 @@ class AppStateProvider(Protocol):
         """The current state; called at every iteration, so keep it cheap."""
         ...
 
-    def file_changed(self, path: str) -> dict[str, Any]:
-        """A file changed on disk: reload a clean tab showing it. Returns what happened
-        (``{"reloaded": bool, "dirty": bool}``) for the agent's tool result."""
+    def focused_project_name(self) -> str | None:
+        """The focused project's folder name, as the owner holds it now (any thread;
+        read several times per iteration, so cheaper than :meth:`app_state`)."""
+        ...
+
+    def focus_project(self, dirname: str | None) -> None:
+        """Focus a project (the agent's ``focus_project``): the owner records it, and
+        ``session.json`` is written once."""
+        ...
+
+    def tab_state(self, path: str) -> dict[str, Any]:
+        """Whether a tab shows the file at ``path`` and what it does when the tool's
+        ``DocumentChanged`` event arrives (``{"open", "dirty", "reloaded"}``: a clean tab
+        reloads), for the agent's tool result. Announces nothing itself."""
         ...
 
 
+def focused_project(workspace: Workspace, app: AppStateProvider) -> Project | None:
+    """The project ``app`` holds focused, or None (none, or its folder is gone)."""
+    name = app.focused_project_name()
+    if not name:
+        return None
+    try:
+        return workspace.project(name)
+    except ProjectNotFoundError:
+        return None
+
+
 class SessionFileAppState:
-    """App state from ``.lantide/session.json`` (headless)."""
+    """App state from ``.lantide/session.json`` (headless): the file is the owner of the
+    focused project, read on every call (another process may have changed it) and written
+    once by a focus change."""
 
     def __init__(self, workspace: Workspace):
         self.workspace = workspace
+
+    def focused_project_name(self) -> str | None:
+        return self.workspace.focused_project_name
+
+    def focus_project(self, dirname: str | None) -> None:
+        self.workspace.focus_project(dirname)
 
     def app_state(self) -> AppState:
         session = self.workspace.load_session()
@@ -107,7 +150,7 @@ class SessionFileAppState:
                         open_tabs=tabs,
                         active_tab=_active_index(session.get("active_tab"), tabs))
 
-    def file_changed(self, path: str) -> dict[str, Any]:
+    def tab_state(self, path: str) -> dict[str, Any]:
         # No editor is open headless; a desktop app reading session.json on start sees the file.
         tab = next((t for t in self.app_state().open_tabs if t.path == path), None)
         return {"open": tab is not None, "dirty": bool(tab and tab.dirty), "reloaded": False}

@@ -11,6 +11,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 
+# What a tool touches (``Tool.touches`` in the tool registry; carried by ToolReturned), so
+# an app refreshes what changed without a list of tool names of its own.
+TOUCHES_TABLES = "tables"  # cached tables created, replaced or dropped
+TOUCHES_DOCUMENTS = "documents"  # Plan, Report or SQL tab files (DocumentChanged names them)
+TOUCHES_PROJECT = "project"  # a project's focus, status or existence (StateChanged says which)
+TOUCHES = frozenset({TOUCHES_TABLES, TOUCHES_DOCUMENTS, TOUCHES_PROJECT})
+
+# StateChanged.what
+FOCUSED_PROJECT = "focused_project"
+PROJECT_STATUS = "project_status"
+ANALYSIS_ACTIVE = "analysis_active"
+
+
 @dataclass(frozen=True)
 class Event:
     name: ClassVar[str] = "event"
@@ -62,6 +75,7 @@ class ToolReturned(Event):
     ok: bool
     result: dict[str, Any]
     duration_ms: int
+    touches: tuple[str, ...] = ()  # what the tool declares it may change (TOUCHES)
 
 
 @dataclass(frozen=True)
@@ -149,7 +163,8 @@ class DocumentChanged(Event):
 
 @dataclass(frozen=True)
 class StateChanged(Event):
-    """Focused project, project status or analysis consent changed."""
+    """Focused project, project status or analysis consent changed (``what``:
+    FOCUSED_PROJECT, PROJECT_STATUS or ANALYSIS_ACTIVE)."""
 
     name: ClassVar[str] = "state_changed"
     what: str

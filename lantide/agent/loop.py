@@ -14,7 +14,7 @@ conversation file always stays a valid history: every tool call gets a result, e
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import answer_fields
@@ -36,6 +36,9 @@ from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import state_of
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
+
+if TYPE_CHECKING:
+    from lantide.agent.session import AgentSession  # which imports this module
 
 ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
@@ -63,7 +66,7 @@ def _asks(call) -> bool:
 class TurnRunner:
     """The state of one turn; :meth:`run` is the generator."""
 
-    def __init__(self, session, message: str, cancel: CancelToken):
+    def __init__(self, session: AgentSession, message: str, cancel: CancelToken):
         self.s = session
         self.message = message
         self.cancel = cancel
@@ -90,7 +93,7 @@ class TurnRunner:
 
     # -- helpers
     def context(self) -> ToolContext:
-        project = self.s.workspace.focused_project()
+        project = self.s.focused_project()
         return ToolContext(
             workspace=self.s.workspace, settings=self.s.settings, conversation=self.conversation,
             ledger=self.s.ledger, app=self.s.app, services=self.s.services, cancel=self.cancel,
@@ -131,10 +134,10 @@ class TurnRunner:
                                         **answer_fields(pending, self.message))
         self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
         try:
-            project = self.s.workspace.focused_project()
+            project = self.s.focused_project()
             state, focused = state_of(project), getattr(project, "dirname", None)
         except LantideError:  # reported by the first iteration, which needs the project
-            state, focused = "unknown", self.s.workspace.focused_project_name
+            state, focused = "unknown", self.s.app.focused_project_name()
         yield TurnStarted(self.conversation.id, self.turn, state, focused)
         yield from self.s.skipped_log_lines()
         reason, note = ANSWERED, None
@@ -302,7 +305,8 @@ class TurnRunner:
                 if isinstance(event, StepRecorded):
                     self.turn_steps.append(event.step["step_id"])
                 yield event
-            yield ToolReturned(call.id, call.name, ok, outcome_result, ms)
+            yield ToolReturned(call.id, call.name, ok, outcome_result, ms,
+                               self.s.registry.touches(call.name))
             if ctx.question is not None:
                 self.question = ctx.question
             if ok or looping:

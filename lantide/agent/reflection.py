@@ -225,7 +225,7 @@ class Reflector:
         r = self.runner
         try:
             project = (r.s.workspace.project(project_name) if project_name
-                       else r.s.workspace.focused_project())
+                       else r.s.focused_project())
         except LantideError:
             return None  # the tool itself says the project is unknown
         if project is None:
@@ -269,7 +269,7 @@ class Reflector:
             verdict = Verdict(False, problems=[f"the review could not run: {exc.message}"],
                               readable=False)
         r.cancel.raise_if_cancelled()
-        project = r.s.workspace.focused_project()
+        project = r.s.focused_project()
         entry = {"subject": subject, "turn": r.turn,
                  "project": getattr(project, "dirname", None), "ok": verdict.ok,
                  "checklist": verdict.checklist, "problems": verdict.problems,
@@ -329,7 +329,7 @@ class Reflector:
                    for s in steps])
 
     def _plan_text(self) -> tuple[str, bool]:
-        project = self.runner.s.workspace.focused_project()
+        project = self.runner.s.focused_project()
         if project is None:
             return "", False
         try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from lantide.agent.app_state import AppStateProvider, SessionFileAppState
+from lantide.agent.app_state import AppStateProvider, SessionFileAppState, focused_project
 from lantide.agent.background import BackgroundRunner, conversation_title
 from lantide.agent.budget import TokenBudget
 from lantide.agent.cancel import CancelToken
@@ -30,7 +30,7 @@ from lantide.agent.tools import default_registry
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import ToolRegistry, state_of
 from lantide.errors import LantideError
-from lantide.workspace.model import Workspace
+from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings, load_settings, resolve_profile
 
 
@@ -158,7 +158,7 @@ class AgentSession:
         secondary model before a new conversation first uses it (DESIGN.md section 7)."""
         if turn != 1:
             return
-        kb = self.services.knowledge(self.workspace.focused_project())
+        kb = self.services.knowledge(self.focused_project())
         if not kb.needs_reorganize():
             return
         from lantide.agent.events import KnowledgeReorganized
@@ -185,7 +185,7 @@ class AgentSession:
                                    lambda: self._propose_knowledge(turn, message, answer))
 
     def _propose_knowledge(self, turn: int, message: str, answer: str) -> Event | None:
-        kb = self.services.knowledge(self.workspace.focused_project())
+        kb = self.services.knowledge(self.focused_project())
         result = kb.propose(self.complete_in_background, conversation_id=self.conversation.id,
                             turn=turn, analyst_messages=[message], assistant_reply=answer)
         if result.error:
@@ -197,8 +197,12 @@ class AgentSession:
         return None
 
     # -- what the model sees
+    def focused_project(self) -> Project | None:
+        """The focused project as the app state (its one owner) holds it now."""
+        return focused_project(self.workspace, self.app)
+
     def tool_context(self, cancel: CancelToken | None = None) -> ToolContext:
-        project = self.workspace.focused_project()
+        project = self.focused_project()
         return ToolContext(workspace=self.workspace, settings=self.settings,
                            conversation=self.conversation, ledger=self.ledger, app=self.app,
                            services=self.services, cancel=cancel or CancelToken(),

@@ -12,10 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.cli.common import add_command, open_workspace, pick_project
 from lantide.cli.output import print_json, print_table
+
+if TYPE_CHECKING:
+    from lantide.agent.events import Event
 
 BACKGROUND_WAIT_SECONDS = 15.0
 
@@ -56,62 +59,68 @@ class _HumanPrinter:
             sys.stdout.flush()
             self.mid_line = False
 
-    def __call__(self, event) -> None:
-        name = event.name
-        if name == "text_delta":
+    def __call__(self, event: Event) -> None:
+        from lantide.agent import events as ev  # the agent loads only for agent commands
+
+        if isinstance(event, ev.TextDelta):
             sys.stdout.write(event.text)
             sys.stdout.flush()
             self.mid_line = not event.text.endswith("\n")
             return
-        if name in ("assistant_message", "turn_started", "step_summarized"):
-            if name == "assistant_message" and event.partial:
+        if isinstance(event, (ev.AssistantMessage, ev.TurnStarted, ev.StepSummarized)):
+            if isinstance(event, ev.AssistantMessage) and event.partial:
                 self._end_text()
             return
         self._end_text()
         err = sys.stderr
-        if name == "tool_called":
-            args = json.dumps(event.arguments, ensure_ascii=False)
-            err.write(f"→ {event.tool}({args[:300]}{'…' if len(args) > 300 else ''})\n")
-        elif name == "tool_returned":
-            status = "ok" if event.ok else f"{event.result.get('error')}: {event.result.get('message')}"
-            err.write(f"← {event.tool} {status} ({event.duration_ms} ms)\n")
-        elif name == "step_recorded":
-            step = event.step
-            err.write(f"  step {step['step_id']} recorded: {step.get('row_count')} rows\n")
-        elif name == "question_asked":
-            choices = f" [{' / '.join(event.choices)}]" if event.choices else ""
-            sys.stdout.write(f"\n? {event.question}{choices}\n")
-        elif name == "model_retrying":
-            err.write(f"  model call failed ({event.reason}); retry {event.attempt} in "
-                      f"{event.delay_seconds:g} s\n")
-        elif name == "context_compacted":
-            err.write(f"  compacted {event.compacted_results} earlier tool result(s) to fit the "
-                      f"context window ({event.context_window} tokens)\n")
-        elif name == "error":
-            err.write(f"lantide: error: {event.message}\n")
-            if event.hint:
-                err.write(f"  {event.hint}\n")
-        elif name == "log_lines_skipped":
-            for line in event.describe():
-                err.write(f"lantide: warning: {line}; the line was skipped "
-                          "(the file is left as it is)\n")
-        elif name == "turn_finished":
-            err.write(f"[{event.reason}; conversation {event.conversation_id}]\n")
-        elif name == "reflection_recorded":
-            r = event.reflection
-            verdict = "passed" if r.get("ok") else "found problems: " + "; ".join(r.get("problems") or [])
-            err.write(f"  reflection {r.get('reflection_id')} ({r.get('subject')}) {verdict}\n")
-        elif name == "token_budget_reached":
-            err.write(f"  token budget: {event.used:,} of {event.budget:,} tokens used"
-                      f"{' (the agent stops)' if event.stopped else ''}\n")
-        elif name == "conversation_titled":
-            err.write(f"  conversation titled: {event.title}\n")
-        elif name == "knowledge_proposed":
-            err.write(f"  {len(event.entries)} knowledge entr{'y' if len(event.entries) == 1 else 'ies'} "
-                      "proposed (queued for your approval): lantide knowledge\n")
-        elif name in ("document_changed", "state_changed", "knowledge_reorganized"):
-            err.write(f"  {name.replace('_', ' ')}: "
-                      f"{json.dumps({k: v for k, v in event.to_dict().items() if k != 'event'})}\n")
+        match event:
+            case ev.ToolCalled():
+                args = json.dumps(event.arguments, ensure_ascii=False)
+                err.write(f"→ {event.tool}({args[:300]}{'…' if len(args) > 300 else ''})\n")
+            case ev.ToolReturned():
+                status = "ok" if event.ok else \
+                    f"{event.result.get('error')}: {event.result.get('message')}"
+                err.write(f"← {event.tool} {status} ({event.duration_ms} ms)\n")
+            case ev.StepRecorded():
+                step = event.step
+                err.write(f"  step {step['step_id']} recorded: {step.get('row_count')} rows\n")
+            case ev.QuestionAsked():
+                choices = f" [{' / '.join(event.choices)}]" if event.choices else ""
+                sys.stdout.write(f"\n? {event.question}{choices}\n")
+            case ev.ModelRetrying():
+                err.write(f"  model call failed ({event.reason}); retry {event.attempt} in "
+                          f"{event.delay_seconds:g} s\n")
+            case ev.ContextCompacted():
+                err.write(f"  compacted {event.compacted_results} earlier tool result(s) to fit "
+                          f"the context window ({event.context_window} tokens)\n")
+            case ev.ErrorOccurred():
+                err.write(f"lantide: error: {event.message}\n")
+                if event.hint:
+                    err.write(f"  {event.hint}\n")
+            case ev.LogLinesSkipped():
+                for line in event.describe():
+                    err.write(f"lantide: warning: {line}; the line was skipped "
+                              "(the file is left as it is)\n")
+            case ev.TurnFinished():
+                err.write(f"[{event.reason}; conversation {event.conversation_id}]\n")
+            case ev.ReflectionRecorded():
+                r = event.reflection
+                verdict = "passed" if r.get("ok") else \
+                    "found problems: " + "; ".join(r.get("problems") or [])
+                err.write(f"  reflection {r.get('reflection_id')} ({r.get('subject')}) "
+                          f"{verdict}\n")
+            case ev.TokenBudgetReached():
+                err.write(f"  token budget: {event.used:,} of {event.budget:,} tokens used"
+                          f"{' (the agent stops)' if event.stopped else ''}\n")
+            case ev.ConversationTitled():
+                err.write(f"  conversation titled: {event.title}\n")
+            case ev.KnowledgeProposed():
+                n = len(event.entries)
+                err.write(f"  {n} knowledge entr{'y' if n == 1 else 'ies'} "
+                          "proposed (queued for your approval): lantide knowledge\n")
+            case ev.DocumentChanged() | ev.StateChanged() | ev.KnowledgeReorganized():
+                fields = {k: v for k, v in event.to_dict().items() if k != "event"}
+                err.write(f"  {event.name.replace('_', ' ')}: {json.dumps(fields)}\n")
         err.flush()
 
 

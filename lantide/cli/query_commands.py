@@ -14,6 +14,7 @@ import sys
 
 from lantide.cli.common import add_command, open_workspace
 from lantide.cli.output import print_json, print_table
+from lantide.query import result_warnings
 
 
 def register(subparsers) -> None:
@@ -138,8 +139,9 @@ CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
 def _with_cell_hint(result: dict) -> dict:
     """The CLI's way to the whole value, added where a preview cell was cut."""
     if result.get("cells_cut"):
-        result["warnings"] = [w + f"; {CELL_HINT}" if "were cut at" in w else w
-                              for w in result["warnings"]]
+        result["warnings"] = [w.message + f"; {CELL_HINT}"
+                              if w.code == result_warnings.PREVIEW_CELLS_CUT else w.message
+                              for w in result_warnings.coded(result)]
     return result
 
 
@@ -157,9 +159,9 @@ def _print_result(result: dict) -> None:
     if result["materialized"]:
         line += f"  cached as \"{result['cached_table_name']}\" ({result['reason_code']})"
     print(line)
-    for warning in result["warnings"]:
-        if "preview shows" not in warning:
-            print(f"warning: {warning}")
+    for warning in result_warnings.coded(result):
+        if warning.code != result_warnings.PREVIEW_CUT:  # the row line above says it
+            print(f"warning: {warning.message}")
     _print_checks(result.get("checks") or [])
 
 

@@ -27,7 +27,9 @@ from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFou
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
 from lantide.query.hints import statement_hints
+from lantide.query import result_warnings
 from lantide.query.projects import ProjectArg, project_or_unreadable
+from lantide.query.result_warnings import ResultWarning
 from lantide.query.remote_consent import RemoteConsents, statement_key
 from lantide.query.remote_consent import warning as remote_warning
 from lantide.query.resolver import InputResolver, single_source
@@ -157,7 +159,8 @@ class StatementRunner:
             found=found, connection=connection, checks=checks,
             extra_warnings=self.inputs.reading_warnings(inputs))
         if unreadable is not None:
-            result.setdefault("warnings", []).append(unreadable)
+            result_warnings.add(result, ResultWarning(result_warnings.PROJECT_UNREADABLE,
+                                                      unreadable))
         return result
 
     # -- the parts a SQL tab's run shares -------------------------------------------
@@ -287,15 +290,14 @@ def step_result(*, tool: str, parsed: ParsedQuery, plan: qem.Materialization,
                 extra_warnings: Iterable[str] = (), checks: Iterable[dict] = ()) -> dict:
     """The ``run_query`` / ``run_sql_tab`` answer with its ledger ``step``."""
     duration_ms = int((time.perf_counter() - started) * 1000)
-    warnings = list(extra_warnings)
+    coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]
     if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
-        warnings.append(f"the preview shows the first {len(preview.rows)} of "
-                        f"{preview.row_count:,} rows")
+        coded.append(result_warnings.preview_cut(len(preview.rows), preview.row_count))
     if preview.cells_cut:
-        warnings.append(f"{preview.cells_cut} preview cell(s) were cut at "
-                        f"{preview.cell_chars:,} characters; the whole values stay in DuckDB")
-    warnings.extend(h["message"] for h in found if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED"
-                    or tab is not None)
+        coded.append(result_warnings.cells_cut(preview.cells_cut, preview.cell_chars))
+    coded.extend(ResultWarning(h["code"], h["message"]) for h in found
+                 if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED" or tab is not None)
+    warnings = [w.message for w in coded]  # the step shares this list with the result
     table = plan.table_name if plan.materialize else None
     step = {"step_id": step_id, "at": _now_iso(), "tool": tool,
             "project": project.dirname if project else None, "purpose": purpose,
@@ -307,7 +309,8 @@ def step_result(*, tool: str, parsed: ParsedQuery, plan: qem.Materialization,
            "preview": preview.rows, "row_count": preview.row_count,
            "truncated": preview.truncated, "materialized": plan.materialize,
            "reason_code": plan.reason_code, "materialize_reason": plan.reason,
-           "cached_table_name": table, "warnings": warnings, "hints": found,
+           "cached_table_name": table, "warnings": warnings,
+           "warning_codes": [w.code for w in coded], "hints": found,
            "checks": list(checks), "duration_ms": duration_ms, "step": step,
            "cells_cut": preview.cells_cut, "cell_chars": preview.cell_chars}
     if project is not None:

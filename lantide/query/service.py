@@ -23,7 +23,8 @@ Shapes (keys always present unless marked ``?``):
     {"status": "ok", "step_id", "sql", "columns": [{"name", "type"}],
      "preview": [[...], ...] (<= 200 rows), "row_count", "truncated",
      "materialized", "reason_code", "materialize_reason", "cached_table_name" (or None),
-     "warnings": [str], "hints": [{"code", "message", "hint", ...}],
+     "warnings": [str], "warning_codes": [str] (the code of each warning, in order:
+     lantide.query.result_warnings), "hints": [{"code", "message", "hint", ...}],
      "checks": [{"code", "severity", "message", "evidence"}] (lantide.query.checks),
      "duration_ms",
      "step": {step_id, at, tool, project, purpose, result_label, sql, row_count, columns,

@@ -3,9 +3,11 @@
 One instance per open workspace. It holds the workspace, the user settings, the worker
 pool and the query service (opened off the UI thread after the window shows; listen to
 ``sig_query_ready``), forwards file-watcher batches to the UI thread
-(``sig_files_changed``), knows the focused project, keeps the live open-tab state the
-agent reads (also written to ``.lantide/session.json`` so the headless agent sees it),
-and tracks running queries for the status bar. Widgets talk to each other through it
+(``sig_files_changed``), owns the focused project while the app runs (the agent reads
+and changes it through ``lantide.ui.chat.chat_bridge.UiAppState``; ``session.json`` is
+written once per change, for the next start and for commands run beside the app, and not
+read back), keeps the live open-tab state the agent reads, and tracks running queries for
+the status bar. Widgets talk to each other through it
 instead of through the main window, so a panel can be built and tested on its own.
 """
 
@@ -279,7 +281,9 @@ class AppServices(QObject):
             return None
 
     def focus_project(self, name: str | None) -> None:
-        """Focus a project (by folder or display name) and remember it in session.json."""
+        """Focus a project (by folder or display name): the one place the app's focus
+        changes (the analyst's and the agent's changes alike), remembered in session.json
+        by one write soon after. UI thread."""
         project = self.workspace.project(name) if name else None
         dirname = project.dirname if project else None
         if dirname == self._focused:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from lantide.agent.app_state import AppState, OpenTab, SessionFileAppState
+from lantide.agent.events import DocumentChanged
 from lantide.agent.session import model_clients
 from lantide.agent.tools import default_registry
 from lantide.workspace.settings import ModelProfile, Settings
@@ -13,17 +14,24 @@ from tests.fakes.openai_server import FakeOpenAIServer, Turn
 
 
 class LiveApp:
-    """What the desktop app supplies: live tabs, unsaved text, reload requests."""
+    """What the desktop app supplies: live tabs, unsaved text, the focus it owns, what a
+    tab does with a changed file."""
 
     def __init__(self, state: AppState):
         self.state = state
-        self.reloaded: list[str] = []
+        self.asked: list[str] = []
 
     def app_state(self) -> AppState:
         return self.state
 
-    def file_changed(self, path: str) -> dict:
-        self.reloaded.append(path)
+    def focused_project_name(self) -> str | None:
+        return self.state.focused_project
+
+    def focus_project(self, dirname: str | None) -> None:
+        self.state.focused_project = dirname
+
+    def tab_state(self, path: str) -> dict:
+        self.asked.append(path)
         return {"open": True, "dirty": False, "reloaded": True}
 
 
@@ -89,7 +97,9 @@ def test_sync_tab_content_asks_the_app_to_reload(session_factory, scripted):
     s = session_factory(app=app)
     events = list(s.run_turn("refresh the plan tab"))
     results = [e.result for e in events if e.name == "tool_returned"]
-    assert results[0]["reloaded"] is True and app.reloaded == ["projects/q3-churn/plan.md"]
+    assert results[0]["reloaded"] is True and app.asked == ["projects/q3-churn/plan.md"]
+    changed = [e.path for e in events if isinstance(e, DocumentChanged)]
+    assert changed == ["projects/q3-churn/plan.md"]  # the one announcement the app acts on
     assert results[1]["error"] == "BAD_PATH"
 
 
@@ -169,3 +179,38 @@ def test_reorganize_runs_on_the_secondary_model_before_the_first_turn(session_fa
     assert reorganized.scope == "project" and reorganized.applied is False
     assert "Rule 7" in scripted.completions[0][1]  # the file went to the secondary model
     assert "Rule 7: revenue" in project.knowledge_path.read_text()  # refused: left as it is
+
+
+def test_headless_the_session_file_owns_the_focus(session_factory, scripted, open_ws,
+                                                   monkeypatch):
+    """Without the desktop app the focus lives in session.json: the agent reads it there on
+    every call (another `lantide` command may have moved it) and a focus change writes it
+    once; the next tool of the same turn works in the newly focused project."""
+    import lantide.workspace.model as model_module
+    from lantide.workspace import atomic
+
+    open_ws.create_project("retention", plan_text="# Plan: retention\n\nRETAINED\n")
+    writes = []
+
+    def counting(path, data, *args, **kwargs):
+        if path == open_ws.session_path:
+            writes.append(data.get("focused_project"))
+        return atomic.atomic_write_json(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(model_module, "atomic_write_json", counting)
+    scripted.add(reply("", ("focus_project", {"project": "retention"})))
+    scripted.add(reply("", ("read_plan", {})))
+    scripted.add(reply("Done."))
+    events = list(session_factory().run_turn("Switch to retention and read its plan"))
+    read = [e for e in events if e.name == "tool_returned" and e.tool == "read_plan"]
+    assert "RETAINED" in json.dumps(read[0].result)
+    assert writes == ["retention"]
+    assert json.loads(open_ws.session_path.read_text())["focused_project"] == "retention"
+
+    # another process moves the focus back: the next turn reads the file again
+    session = open_ws.load_session()
+    session["focused_project"] = "q3-churn"
+    open_ws.save_session(session)
+    scripted.add(reply("Back."))
+    events = list(session_factory().run_turn("Where are we?"))
+    assert events[0].name == "turn_started" and events[0].project == "q3-churn"

@@ -303,3 +303,34 @@ def test_a_final_number_is_reviewed_and_the_ledger_lists_the_review(run_cli, sam
     assert lines[1]["ok"] is False and lines[1]["problems"] == ["test accounts are counted"]
     listed = json.loads(run_cli("ledger", sample_workspace, "--json").stdout)
     assert len(listed["steps"]) == 1  # the review is not a query step
+
+
+def test_the_human_printer_shows_each_event_kind(capsys):
+    """`lantide chat` without --json: the answer on stdout, what the agent did on stderr."""
+    from lantide.agent import events as ev
+    from lantide.cli.agent_commands import _HumanPrinter
+
+    printer = _HumanPrinter()
+    for event in (ev.TurnStarted("c1", 1, "planning", "q3-churn"), ev.TextDelta("Looking"),
+                  ev.ToolCalled("t1", "run_query", {"sql": "SELECT 1"}),
+                  ev.ToolReturned("t1", "run_query", False,
+                                  {"error": "BAD_SQL", "message": "no such table"}, 12),
+                  ev.StepRecorded({"step_id": "s1", "row_count": 3}),
+                  ev.StepSummarized("s1", "three rows", "parsed"),
+                  ev.DocumentChanged("projects/q3-churn/plan.md", "q3-churn"),
+                  ev.StateChanged(ev.FOCUSED_PROJECT, "q3-churn", "q3-churn"),
+                  ev.QuestionAsked("Which region?", ["north", "south"]),
+                  ev.ErrorOccurred("X", "it broke", "try again"),
+                  ev.TurnFinished("answered", "c1", 2)):
+        printer(event)
+    out, err = capsys.readouterr()
+    assert out == "Looking\n\n? Which region? [north / south]\n"
+    assert err.splitlines() == [
+        '→ run_query({"sql": "SELECT 1"})',
+        "← run_query BAD_SQL: no such table (12 ms)",
+        "  step s1 recorded: 3 rows",
+        '  document changed: {"path": "projects/q3-churn/plan.md", "project": "q3-churn"}',
+        '  state changed: {"what": "focused_project", "project": "q3-churn", '
+        '"value": "q3-churn"}',
+        "lantide: error: it broke", "  try again",
+        "[answered; conversation c1]"]

@@ -135,3 +135,19 @@ def test_lists_and_structs_holding_long_text_are_cut_too(sample_service):
     assert result["cells_cut"] == 40
     assert [c["type"] for c in result["columns"]][1:] == [
         "VARCHAR[]", "STRUCT(k VARCHAR, n INTEGER)", "INTEGER[]", "VARCHAR[]"]
+
+
+def test_the_cli_tells_the_preview_warnings_by_code_not_wording(sample_service, capsys):
+    """`lantide sql` leaves out the preview's row note (its row line says it) and adds its
+    own way to the whole value to a cut cell's warning, by the warnings' codes."""
+    from lantide.cli.query_commands import CELL_HINT, _print_result, _with_cell_hint
+
+    result = sample_service.run_query(
+        "SELECT repeat('x', 20000) AS v, o.* FROM orders o")
+    assert result["warning_codes"][:2] == ["PREVIEW_CUT", "PREVIEW_CELLS_CUT"]
+    result["warnings"][:2] = ["Rows: reworded.", "Cells: reworded"]
+    _print_result(_with_cell_hint(result))
+    lines = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("warning:")]
+    assert lines[0] == f"warning: Cells: reworded; {CELL_HINT}"
+    assert not any("Rows: reworded." in line for line in lines)

@@ -116,3 +116,6 @@ def test_a_broken_focused_project_does_not_stop_queries_on_the_data(template, tm
     assert result["preview"] == [[2000]]
     assert any("cannot be read" in w and "outside any project" in str(w)
                for w in result["warnings"])
+    # a script (or the app) tells this warning by its code, not its sentence
+    assert result["warning_codes"][-1] == "PROJECT_UNREADABLE"
+    assert len(result["warning_codes"]) == len(result["warnings"])

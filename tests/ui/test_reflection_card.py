@@ -40,7 +40,7 @@ def reviewing_server(monkeypatch):
 
 def test_reflection_cards_show_the_checklist_live_and_after_reopening(
         qtbot, app_services, reviewing_server):
-    app_services.workspace.focus_project("p")
+    app_services.focus_project("p")  # the app owns the focus the agent reads
     app_services.workspace.project("p").approve_plan()
     reviewing_server.script(
         Turn(tool_calls=[ToolCall("run_query", {"sql": SQL, "purpose": "revenue by region"})]),

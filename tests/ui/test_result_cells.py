@@ -23,3 +23,29 @@ def test_the_grid_says_how_to_see_a_whole_cell(sample_workspace):
     finally:
         service.close()
         ws.close()
+
+
+def test_the_grid_filters_the_engines_warnings_by_code_not_wording(sample_workspace):
+    """The SQL tab leaves out the preview notes when its grid pages the whole cached
+    table, and adds how to see a whole cell, by the warnings' codes: reworded warnings
+    (a new wording, a translation) are treated the same."""
+    from lantide.query import QueryService
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import QuerySettings
+
+    ws = Workspace.open(sample_workspace)
+    service = QueryService(ws, QuerySettings())
+    try:
+        for sql, label in (("SELECT * FROM orders", "all_orders"),
+                           ("SELECT repeat('x', 20000) AS v", "wide_v")):
+            result = service.run_query(sql, result_label=label)
+            assert result["warnings"] and result["cached_table_name"] == label
+            result["warnings"] = [f"Reworded {i}." for i, _ in enumerate(result["warnings"])]
+            assert hints_notice(result, paged=True) is None, result["warnings"]
+            title, _, _ = hints_notice(result, paged=False)
+            assert title.startswith("Reworded 0.")
+        # the cut cell's note still says how to get the whole value from the grid
+        assert "label" in title
+    finally:
+        service.close()
+        ws.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantide.agent.app_state import AppStateProvider
+from lantide.agent.app_state import AppStateProvider, focused_project
 from lantide.agent.cancel import CancelToken
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import Event
@@ -51,7 +51,7 @@ class ToolContext:
         """The named project, else the focused one."""
         if name:
             return self.workspace.project(name)
-        project = self.workspace.focused_project()
+        project = self.focused_project()
         if project is None:
             names = ", ".join(p.dirname for p in self.workspace.list_projects()) or "none yet"
             raise NoProjectError("no project is focused",
@@ -59,14 +59,15 @@ class ToolContext:
         return project
 
     def focused_project(self) -> Project | None:
-        return self.workspace.focused_project()
+        """The project the app state holds focused (its owner; see agent.app_state)."""
+        return focused_project(self.workspace, self.app)
 
     def analysis_active(self) -> bool:
         """Statistical analysis was approved for the focused project (see agent.consent)."""
         from lantide.agent.consent import analysis_state
 
         try:
-            project = self.workspace.focused_project()
+            project = self.focused_project()
         except LantideError:
             return False
         return analysis_state(self.conversation, getattr(project, "dirname", None)) is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lantide.agent.events import DocumentChanged
+from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
 from lantide.agent.report_evidence import report_evidence_refusal
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
@@ -18,9 +18,8 @@ from lantide.agent.tools.registry import (
 
 
 def _changed(ctx: ToolContext, project, kind: str) -> None:
-    path = ctx.relpath(project.document_path(kind))
-    ctx.app.file_changed(path)
-    ctx.emit(DocumentChanged(path, project.dirname))
+    # the one announcement of the edit: the app reacts to the event (once)
+    ctx.emit(DocumentChanged(ctx.relpath(project.document_path(kind)), project.dirname))
 
 
 def _read(kind: str):
@@ -61,6 +60,7 @@ def _catalog_offered(ctx: ToolContext) -> bool:
     return ctx.knowledge_offers_tool
 
 
+_DOCUMENTS = frozenset({TOUCHES_DOCUMENTS})
 _CONTENT = {"content": {"type": "string"}}  # the tool's description says what it holds
 _ITEMS = {"type": "array", "minItems": 1, "items": {
     "type": "object", "additionalProperties": False, "required": ["id", "mode"],
@@ -74,13 +74,15 @@ TOOLS = [
     Tool("read_plan", params(PROJECT_ARG), _read("plan"), PROJECT_STATES),
     Tool("read_report", params(PROJECT_ARG), _read("report"), PROJECT_STATES),
     Tool("update_plan",
-         params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("plan"), PROJECT_STATES),
+         params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("plan"), PROJECT_STATES,
+         touches=_DOCUMENTS),
     Tool("update_report",
          params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("report"),
-         frozenset({EXECUTING})),
+         frozenset({EXECUTING}), touches=_DOCUMENTS),
     Tool("resolve_annotations",
          params({"document": {"type": "string", "enum": ["plan", "report"]}, "items": _ITEMS,
-                 **PROJECT_ARG}, ("document", "items")), resolve_annotations, PROJECT_STATES),
+                 **PROJECT_ARG}, ("document", "items")), resolve_annotations, PROJECT_STATES,
+         touches=_DOCUMENTS),
     Tool("expand_knowledge_catalog",
          params({"heading": {"type": "string", "minLength": 1}}, ("heading",)),
          expand_knowledge_catalog, ALL_STATES, available=_catalog_offered),

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from lantide.agent.consent import consent_refusal
-from lantide.agent.events import DocumentChanged, StepRecorded
+from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChanged, StepRecorded
 from lantide.agent.evidence import evidence_fields
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
@@ -44,8 +44,9 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
         shown = shown[: max(1, len(shown) * 2 // 3)]
     # the SQL was just written by the model and the step is in the ledger: not repeated;
     # reason_code says why it was materialized (the sentence says it again), the ledger
-    # keeps the timing
-    out = {k: v for k, v in result.items() if k not in ("preview", "step", "sql", "duration_ms")
+    # keeps the timing; the warnings' codes are for apps (the model reads the sentences)
+    out = {k: v for k, v in result.items()
+           if k not in ("preview", "step", "sql", "duration_ms", "warning_codes")
            and not (k == "materialize_reason" and result.get("reason_code"))}
     out["preview"] = shown
     if len(shown) < len(rows):
@@ -148,7 +149,7 @@ def _model_result(ctx: ToolContext, tool: str, result: dict[str, Any], project: 
         out.pop("cell_chars", None)
     if out.get("status") == "ok":  # an error says so; success is the default
         out.pop("status")
-    if out.get("project") == getattr(ctx.workspace, "focused_project_name", None):
+    if out.get("project") == ctx.app.focused_project_name():
         out.pop("project", None)
     if step is not None:
         out["step_id"] = step["step_id"]
@@ -362,6 +363,7 @@ def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 _SQL = {"sql": {"type": "string", "minLength": 1}}
+_TABLES = frozenset({TOUCHES_TABLES})
 _PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}  # core.md.j2 says when
 _CELLS = {"max_cell_chars": {"type": "integer", "minimum": 1, "maximum": MAX_CELL_CHARS,
                              "description": f"Preview cell cap (default {MODEL_CELL_CHARS:,})."}}
@@ -386,19 +388,20 @@ TOOLS = [
     Tool("run_query",
          params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
                  "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("sql",)), run_query,
-         on_demand=frozenset(_CELLS)),
+         on_demand=frozenset(_CELLS), touches=_TABLES),
     Tool("run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
                  "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("tab",)),
-         run_sql_tab, PROJECT_STATES, on_demand=frozenset(_CELLS)),
+         run_sql_tab, PROJECT_STATES, on_demand=frozenset(_CELLS), touches=_TABLES),
     Tool("source_run_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
                  "large_remote_warning_ids": {"type": "array", "items": {"type": "string"}}},
                 ("tab",)),
-         source_run_sql_tab, frozenset({EXECUTING})),
+         source_run_sql_tab, frozenset({EXECUTING}), touches=_TABLES),
     Tool("create_sql_tab",
          params({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"}, **_SQL,
-                 **PROJECT_ARG}, ("name", "sql")), create_sql_tab, PROJECT_STATES),
+                 **PROJECT_ARG}, ("name", "sql")), create_sql_tab, PROJECT_STATES,
+         touches=_TABLES | {TOUCHES_DOCUMENTS}),
     Tool("read_sql_tab",
          params({"tab": {"type": "string", "minLength": 1}, **PROJECT_ARG}, ("tab",)),
          read_sql_tab, PROJECT_STATES),

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 from lantide.agent.cancel import TurnCancelled
+from lantide.agent.events import TOUCHES
 from lantide.errors import LantideError
 from lantide.query.qem import PURPOSE_MAX_CHARS  # the QEM's limit, defined in one place
 from lantide.workspace.lifecycle import AFTER_APPROVAL
@@ -62,6 +63,9 @@ class Tool:
     # a long table list names name and limit): left out of the schema sent every request,
     # still accepted and checked against the full schema
     on_demand: frozenset[str] = frozenset()
+    # what a successful call may change (events.TOUCHES: tables, documents, project), so the
+    # app refreshes it without keeping a list of tool names (ToolReturned carries it)
+    touches: frozenset[str] = frozenset()
 
     @property
     def description(self) -> str:
@@ -167,6 +171,10 @@ class ToolRegistry:
     def register(self, tool: Tool) -> None:
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} registered twice")
+        unknown = set(tool.touches) - TOUCHES
+        if unknown:
+            raise ValueError(f"tool {tool.name!r} touches {sorted(unknown)}; "
+                             f"known: {sorted(TOUCHES)}")
         self._tools[tool.name] = tool
 
     def names(self) -> list[str]:
@@ -174,6 +182,11 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
+
+    def touches(self, name: str) -> tuple[str, ...]:
+        """What the tool ``name`` declares it may change (sorted; none for an unknown name)."""
+        tool = self._tools.get(name)
+        return tuple(sorted(tool.touches)) if tool is not None else ()
 
     def offered(self, state: str, ctx: "ToolContext") -> list[Tool]:
         return [t for t in self._tools.values()

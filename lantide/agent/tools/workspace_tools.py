@@ -9,7 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from lantide.agent.consent import CONSENT_KIND, consent_grant
-from lantide.agent.events import DocumentChanged, StateChanged
+from lantide.agent.events import (
+    ANALYSIS_ACTIVE, FOCUSED_PROJECT, PROJECT_STATUS, TOUCHES_DOCUMENTS, TOUCHES_PROJECT,
+    DocumentChanged, StateChanged,
+)
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params,
@@ -53,9 +56,10 @@ def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
 
 def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
-    project = ctx.workspace.focus_project(args["project"])
+    project = ctx.workspace.project(args["project"])
+    ctx.app.focus_project(project.dirname)  # the app state owns the focus (agent.app_state)
     ctx.conversation.add_event("project_focused", ctx.turn, project=project.dirname)
-    ctx.emit(StateChanged("focused_project", project.dirname, project.dirname))
+    ctx.emit(StateChanged(FOCUSED_PROJECT, project.dirname, project.dirname))
     return {"focused_project": project.to_dict(), "state": state_of(project),
             "note": "The focus changed; from the next step on, the tools of this state apply."}
 
@@ -75,7 +79,7 @@ def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project.set_status(args["status"], by=AGENT)  # refused: executing without approval
     ctx.conversation.add_event("status_changed", ctx.turn, project=project.dirname,
                                old=old, new=project.status)
-    ctx.emit(StateChanged("project_status", project.dirname, project.status))
+    ctx.emit(StateChanged(PROJECT_STATUS, project.dirname, project.status))
     return {"project": project.dirname, "old_status": old, "status": project.status}
 
 
@@ -104,7 +108,7 @@ def activate_analysis(ctx: ToolContext, args: dict) -> dict[str, Any]:
                                project=project, consent=answered.get("answer"),
                                consent_question=answered.get("question"),
                                consent_turn=answered.get("turn"))
-    ctx.emit(StateChanged("analysis_active", project, True))
+    ctx.emit(StateChanged(ANALYSIS_ACTIVE, project, True))
     return {"analysis_active": True, "reason": args["reason"],
             "note": "Label results as statistical analysis, with the method and its assumptions."}
 
@@ -145,22 +149,26 @@ def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
                           "Pass a path relative to the workspace, e.g. projects/NAME/plan.md.")
     if not path.is_file():
         return tool_error("FILE_MISSING", f"{rel} does not exist", "Check the path.")
-    result = ctx.app.file_changed(rel)
+    result = ctx.app.tab_state(rel)
     ctx.emit(DocumentChanged(rel, getattr(ctx.focused_project(), "dirname", None)))
     return {"path": rel, **result}
 
+
+_PROJECT = frozenset({TOUCHES_PROJECT})
 
 TOOLS = [
     Tool("get_app_context",
          params(), get_app_context),
     Tool("focus_project",
-         params({"project": {"type": "string"}}, ("project",)), focus_project),
+         params({"project": {"type": "string"}}, ("project",)), focus_project,
+         touches=_PROJECT),
     Tool("create_project",
          params({"name": {"type": "string", "minLength": 1, "maxLength": 80},
-                 "focus": {"type": "boolean", "default": True}}, ("name",)), create_project),
+                 "focus": {"type": "boolean", "default": True}}, ("name",)), create_project,
+         touches=_PROJECT),
     Tool("set_project_status",
          params({"status": {"type": "string", "enum": list(AGENT_TARGETS)}, **PROJECT_ARG},
-                ("status",)), set_project_status, PROJECT_STATES),
+                ("status",)), set_project_status, PROJECT_STATES, touches=_PROJECT),
     Tool("ask_user",
          params({"question": {"type": "string", "minLength": 1},
                  "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
@@ -178,5 +186,5 @@ TOOLS = [
          on_demand=frozenset({"rows"})),
     Tool("sync_tab_content",
          params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
-         ALL_STATES),
+         ALL_STATES, touches=frozenset({TOUCHES_DOCUMENTS})),
 ]

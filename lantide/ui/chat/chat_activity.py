@@ -10,8 +10,12 @@ cards nor the transcript need a clock of their own.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+
+if TYPE_CHECKING:
+    from lantide.agent.events import Event
 
 TICK_MS = 200
 THINKING = "thinking…"
@@ -46,11 +50,12 @@ class ChatActivity(QObject):
         self._timer = QTimer(self, interval=TICK_MS)
         self._timer.timeout.connect(self._tick)
 
-    def on_event(self, event) -> None:
-        name = getattr(event, "name", "")
-        if name == "tool_called":
+    def on_event(self, event: Event) -> None:
+        from lantide.agent.events import ToolCalled, ToolReturned  # loaded after start-up
+
+        if isinstance(event, ToolCalled):
             self._started[event.call_id] = (event.tool, time.monotonic())
-        elif name == "tool_returned":
+        elif isinstance(event, ToolReturned):
             self._started.pop(event.call_id, None)
         else:
             return

@@ -9,27 +9,38 @@ and interrupts the agent's running query at once). Background results (the conve
 title, knowledge proposals) arrive from the agent's own threads and are forwarded the same
 way.
 
-Events also reach the rest of the app here: ledger steps go to the ledger panel, changed
-documents to their open tabs, new cached tables to the explorer, a focused project to
-the window. :class:`UiAppState` gives the agent the live open-tab state, unsaved text
-included.
+Events also reach the rest of the app here, dispatched on their types
+(:mod:`lantide.agent.events`): ledger steps go to the ledger panel, changed documents to
+their open tabs (announced once, from the :class:`~lantide.agent.events.DocumentChanged`
+event), and a tool that declares it touches cached tables (``Tool.touches`` in the tool
+registry, carried by :class:`~lantide.agent.events.ToolReturned`) refreshes the explorer.
+:class:`UiAppState` is the agent's app state: the live open tabs, unsaved text included,
+and the focused project, which it owns (an agent's focus change goes through it, once).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from lantide.agent.app_state import AppState, OpenTab
 from lantide.workspace.layout import project_relpath, sql_tab_relpath
+from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from lantide.agent.cancel import CancelToken
+    from lantide.agent.events import Event
+    from lantide.agent.session import AgentSession
+    from lantide.agent.tools.registry import ToolRegistry
+    from lantide.ui.services import AppServices
+    from lantide.ui.workers import Worker
 
 log = logging.getLogger(__name__)
 
-# Tools whose success may have created or replaced cached tables.
-TABLE_TOOLS = {"run_query", "run_sql_tab", "source_run_sql_tab", "create_sql_tab"}
 APP_INSTRUCTION = "app_instruction"  # conversation event marking a message the app sent
 TEXT_TABS = ("plan", "report", "sql")  # tabs whose unsaved text the agent is given
 
@@ -64,28 +75,53 @@ def tab_path(ref) -> str:
     return ref.name
 
 
-class UiAppState(QObject):
-    """The agent's :class:`~lantide.agent.app_state.AppStateProvider`: the live open tabs,
-    with the active tab's unsaved text (a dirty Plan, Report or SQL tab) as
-    ``OpenTab.content``, so the agent sees what the analyst sees.
+class UiCallTimedOut(LantideError):
+    code = "APP_BUSY"
 
-    The agent runs in a worker and must not touch widgets, so the state is snapshot on the
-    UI thread: :meth:`capture` when a turn starts, and again each time the agent asks
+
+class _UiCall:
+    """A function a worker hands to the UI thread, and its outcome."""
+
+    def __init__(self, fn: Callable[[], Any]):
+        self.fn = fn
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.fn()
+        except BaseException as exc:  # handed back to the waiting worker
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class UiAppState(QObject):
+    """The agent's :class:`~lantide.agent.app_state.AppStateProvider` in the desktop app,
+    over :class:`~lantide.ui.services.AppServices`, the one owner of the focused project:
+    the agent reads the focus from it and changes it through it
+    (``AppServices.focus_project``: memory now, ``session.json`` written once, soon after,
+    by a worker); the file is never read back while the app runs.
+
+    It also gives the live open tabs, with the active tab's unsaved text (a dirty Plan,
+    Report or SQL tab) as ``OpenTab.content``, so the agent sees what the analyst sees. The
+    agent runs in a worker and must not touch widgets, so the state is snapshot on the UI
+    thread: :meth:`capture` when a turn starts, and again each time the agent asks
     (:meth:`app_state` from the worker queues the request to the UI thread and waits for the
     answer). When the UI thread does not answer within ``ASK_TIMEOUT_S`` (it is closing the
     window and waiting for the worker), the last snapshot serves.
     """
 
     ASK_TIMEOUT_S = 2.0
-    _sig_asked = Signal()
+    _sig_call = Signal(object)
 
-    def __init__(self, services, parent: QObject | None = None):
+    def __init__(self, services: AppServices, parent: QObject | None = None):
         super().__init__(parent)
         self.services = services
-        self._condition = threading.Condition()
-        self._asked = self._answered = 0
+        self._lock = threading.Lock()
         self._latest = AppState()
-        self._sig_asked.connect(self._answer)  # queued: the worker emits, the UI answers
+        self._sig_call.connect(self._run_call)  # queued: a worker emits, the UI thread runs
 
     def capture(self) -> AppState:
         """Snapshot the state now (UI thread) and keep it as the latest."""
@@ -102,42 +138,58 @@ class UiAppState(QObject):
                                      content))
         state = AppState(focused_project=services.focused_project_name(), open_tabs=open_tabs,
                          active_tab=index)
-        with self._condition:
+        with self._lock:
             self._latest = state
         return state
 
     def app_state(self) -> AppState:
-        if QThread.currentThread() is self.thread():
-            return self.capture()
-        with self._condition:
-            self._asked += 1
-            wanted = self._asked
         try:
-            self._sig_asked.emit()
-        except RuntimeError:  # the chat panel is gone; the last snapshot is all there is
-            pass
-        else:
-            with self._condition:
-                self._condition.wait_for(lambda: self._answered >= wanted, self.ASK_TIMEOUT_S)
-        with self._condition:
-            return self._latest
+            return self._on_ui_thread(self.capture)
+        except UiCallTimedOut:  # the UI thread is busy closing: the last snapshot serves
+            with self._lock:
+                return self._latest
 
-    def _answer(self) -> None:
-        with self._condition:
-            asked = self._asked
-        self.capture()
-        with self._condition:
-            self._answered = max(self._answered, asked)
-            self._condition.notify_all()
+    def focused_project_name(self) -> str | None:
+        # One attribute of AppServices, set on the UI thread: safe to read from a worker.
+        return self.services.focused_project_name()
 
-    def file_changed(self, path: str) -> dict[str, Any]:
+    def focus_project(self, dirname: str | None) -> None:
+        self._on_ui_thread(lambda: self.services.focus_project(dirname))
+
+    def tab_state(self, path: str) -> dict[str, Any]:
         tab = next((t for t in self.services.open_tabs() if tab_path(t) == path), None)
-        # The signals are queued to the UI thread, in this order: the tab keeps the text it
-        # had (to offer Keep / Undo), then a clean tab reloads.
-        self.services.sig_agent_edited.emit(str(self.services.workspace.root / path))
-        self.services.notify_paths_changed([self.services.workspace.root / path])
         return {"open": tab is not None, "dirty": bool(tab and tab.dirty),
                 "reloaded": bool(tab and not tab.dirty)}
+
+    def _on_ui_thread(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` run on the UI thread (queued when called from a worker, which waits
+        up to ``ASK_TIMEOUT_S``); its result, or its exception raised here."""
+        if QThread.currentThread() is self.thread():
+            return fn()
+        call = _UiCall(fn)
+        try:
+            self._sig_call.emit(call)
+        except RuntimeError:  # the chat panel is gone
+            raise UiCallTimedOut("the app window is closing",
+                                 hint="Open the workspace again to go on.") from None
+        if not call.done.wait(self.ASK_TIMEOUT_S):
+            raise UiCallTimedOut("the app did not answer in time (it may be closing)",
+                                 hint="Try again in a moment.")
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    def _run_call(self, call: _UiCall) -> None:
+        call.run()
+
+
+@dataclass(frozen=True)
+class SessionOpened:
+    """The worker opened the session of a new chat (before its first turn's events): the
+    hand-off to the UI thread, in the same ordered stream. Not an agent event: it never
+    leaves the app."""
+
+    session: AgentSession
 
 
 class AgentTurnBridge(QObject):
@@ -152,13 +204,15 @@ class AgentTurnBridge(QObject):
     # Internal: background events from the agent's threads.
     _sig_background = Signal(object)
 
-    def __init__(self, services, parent: QObject | None = None):
+    def __init__(self, services: AppServices, parent: QObject | None = None, *,
+                 registry: ToolRegistry | None = None):
         super().__init__(parent)
         self.services = services
-        self.session = None
-        self.worker = None
-        self._cancel = None
-        self._opening = None
+        self.registry = registry  # the agent's tools; None: the default registry
+        self.session: AgentSession | None = None
+        self.worker: Worker | None = None
+        self._cancel: CancelToken | None = None
+        self._opening: Worker | None = None
         # Made here, on the UI thread: it answers the agent's questions from there.
         self.app_state = UiAppState(services, self)
         self._sig_background.connect(self._handle_event)
@@ -168,7 +222,7 @@ class AgentTurnBridge(QObject):
     def conversation_id(self) -> str | None:
         return self.session.conversation.id if self.session is not None else None
 
-    def _new_session(self, conversation_id: str | None):
+    def _new_session(self, conversation_id: str | None) -> AgentSession:
         from lantide.agent.services import EngineServices
         from lantide.agent.session import AgentSession
 
@@ -176,7 +230,8 @@ class AgentTurnBridge(QObject):
                                 query_service=self.services.query)
         return AgentSession.open(self.services.workspace, conversation_id,
                                  settings=self.services.settings, app=self.app_state,
-                                 services=engine, on_background_event=self._background_event)
+                                 services=engine, registry=self.registry,
+                                 on_background_event=self._background_event)
 
     def _background_event(self, event) -> None:
         """Called on the agent's background threads; queued to the UI thread."""
@@ -274,7 +329,7 @@ class AgentTurnBridge(QObject):
         def turn(context):
             current = session or self._new_session(None)
             if session is None:
-                context.emit(("session", current))
+                context.emit(SessionOpened(current))
             if instruction:
                 # Filed under the previous turn number: the turn's own number is derived
                 # from the last one recorded, which this event must not move.
@@ -309,41 +364,50 @@ class AgentTurnBridge(QObject):
         self._close_session()
 
     # -- events --------------------------------------------------------------------------
-    def _handle_event(self, event) -> None:
-        if isinstance(event, tuple) and event and event[0] == "session":
-            self.session = event[1]
+    def _handle_event(self, event: Event | SessionOpened) -> None:
+        if isinstance(event, SessionOpened):
+            self.session = event.session
             self.sig_conversation_changed.emit(self.session.conversation.id)
             return
-        name = getattr(event, "name", "")
-        services = self.services
         try:
-            if name == "step_recorded":
-                services.sig_step_recorded.emit(dict(event.step))
-            elif name == "step_summarized":
+            self._tell_the_app(event)
+        except Exception as exc:  # a side effect must never break the chat's stream
+            log.warning("handling %s failed: %s", event.name, exc)
+        self.sig_event_received.emit(event)
+
+    def _tell_the_app(self, event: Event) -> None:
+        """What an event changes outside the chat panel."""
+        # Imported here: the agent's modules load after start-up (warm_up_agent).
+        from lantide.agent.events import (
+            FOCUSED_PROJECT, TOUCHES_TABLES, AssistantMessage, DocumentChanged,
+            ReflectionRecorded, StateChanged, StepRecorded, StepSummarized, TokenBudgetReached,
+            ToolReturned, TurnFinished,
+        )
+
+        services = self.services
+        match event:
+            case StepRecorded(step=step):
+                services.sig_step_recorded.emit(dict(step))
+            case StepSummarized():
                 services.sig_step_recorded.emit({
                     "step_id": event.step_id, "summary": event.summary,
                     "summary_status": event.summary_status,
                     "conversation_id": self.conversation_id, "partial": True})
-            elif name == "tool_returned" and event.ok and event.tool in TABLE_TOOLS:
+            case ToolReturned(ok=True, touches=touches) if TOUCHES_TABLES in touches:
                 services.notify_tables_changed()
-            elif name == "document_changed":
-                services.notify_paths_changed([services.workspace.root / event.path])
-            elif name == "state_changed":
-                self._state_changed(event)
-            elif name in ("assistant_message", "turn_finished", "reflection_recorded",
-                          "token_budget_reached"):
+            case DocumentChanged(path=path):
+                # In this order: the tab keeps the text it had (to offer Keep / Undo), then
+                # a clean tab reloads.
+                changed = services.workspace.root / path
+                services.sig_agent_edited.emit(str(changed))
+                services.notify_paths_changed([changed])
+            case StateChanged(what=what, project=str(project)) if what != FOCUSED_PROJECT:
+                # The focus needs nothing here: the agent changed it through UiAppState.
+                services.notify_paths_changed(
+                    [services.workspace.projects_dir / project / "project.json"])
+            case AssistantMessage() | TurnFinished() | ReflectionRecorded() | \
+                    TokenBudgetReached():
                 self._report_tokens()
-        except Exception as exc:  # a side effect must never break the chat's stream
-            log.warning("handling %s failed: %s", name, exc)
-        self.sig_event_received.emit(event)
-
-    def _state_changed(self, event) -> None:
-        if event.what in ("focused_project", "project_focused", "focus"):
-            if event.project != self.services.focused_project_name():
-                self.services.focus_project(event.project)
-        elif event.project:
-            project_json = self.services.workspace.projects_dir / event.project / "project.json"
-            self.services.notify_paths_changed([project_json])
 
     def _report_tokens(self) -> None:
         """The conversation's tokens so far (its budget's count: every request, reviews

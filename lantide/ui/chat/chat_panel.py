@@ -15,6 +15,8 @@ The agent runs through :class:`~lantide.ui.chat.chat_bridge.AgentTurnBridge`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
@@ -30,6 +32,10 @@ from lantide.ui.icons import icon
 from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
+
+if TYPE_CHECKING:
+    from lantide.agent.events import Event
+    from lantide.ui.services import AppServices
 
 # After the database opened: the renderer and the agent load a moment after start-up, so
 # that tiktoken's tokenizer build (one call holding the GIL for 50-200 ms) lands while
@@ -65,7 +71,7 @@ class ChatPanel(QWidget):
     sig_settings_requested = Signal()
     sig_agent_loaded = Signal()  # the agent, its SDK and the tokenizer are loaded (warm-up)
 
-    def __init__(self, services, parent: QWidget | None = None):
+    def __init__(self, services: AppServices, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("ChatPanel")
         self.services = services
@@ -217,10 +223,12 @@ class ChatPanel(QWidget):
             self._send(answer, instruction=False)
 
     # -- reacting --------------------------------------------------------------------------
-    def _event(self, event) -> None:
+    def _event(self, event: Event) -> None:
+        from lantide.agent.events import ConversationTitled  # loaded after start-up
+
         self.transcript.handle_event(event)
         self.activity.on_event(event)
-        if getattr(event, "name", "") == "conversation_titled":
+        if isinstance(event, ConversationTitled):
             self.picker.set_title(event.conversation_id, event.title)
             self.services.sig_conversation_titled.emit(event.conversation_id, event.title)
 

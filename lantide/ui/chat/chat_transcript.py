@@ -9,17 +9,20 @@ read. Step links (in tool cards and on ``[[QUERY_STEP]]`` lines) are re-emitted 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from lantide.ui.chat.chat_answer import AssistantMessageWidget
+from lantide.ui.chat.chat_bridge import APP_INSTRUCTION
 from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
 from lantide.ui.chat.reflection_card import ReflectionCardWidget
 from lantide.ui.chat.tool_card import ToolCardWidget
 
-APP_INSTRUCTION = "app_instruction"
+if TYPE_CHECKING:
+    from lantide.agent.events import Event, StateChanged
+
 EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
               "small, checked queries, and records every query step in the ledger below.")
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
@@ -145,79 +148,89 @@ class ChatTranscript(QScrollArea):
         return next((c for c in self.cards.values() if c.step_id == step_id), None)
 
     # -- live events -----------------------------------------------------------------------
-    def handle_event(self, event) -> None:
-        name = getattr(event, "name", "")
-        if name == "text_delta":
-            self._answer_widget().append(event.text)
-        elif name == "assistant_message":
-            if event.text.strip():
-                widget = self._answer_widget()
-                widget.set_text(event.text)
-                self.last_answer = widget
-            elif self.current_answer is not None and not self.current_answer.text.strip():
-                self.current_answer.deleteLater()
-            self.current_answer = None
-        elif name == "tool_called":
-            if event.tool not in INLINE_TOOLS:
-                self.add_card(event.call_id, event.tool, event.arguments)
-        elif name == "tool_returned":
-            card = self.cards.get(event.call_id)
-            if card is not None:
-                card.set_result(event.ok, event.result, event.duration_ms)
-        elif name == "step_summarized":
-            card = self.card_for_step(event.step_id)
-            if card is not None:
-                card.set_step(event.step_id, event.summary)
-            if event.summary_status == "parsed" and self.last_answer is not None:
-                self.last_answer.set_step_ids(self.last_answer.step_ids + [event.step_id])
-        elif name == "question_asked":
-            self.add_question(event.question, list(event.choices))
-        elif name == "reflection_recorded":
-            self.add_reflection(dict(event.reflection))
-        elif name == "token_budget_reached":
-            self.add_notice(f"This conversation has used {event.used:,} of its "
-                            f"{event.budget:,}-token budget"
-                            + (": the agent stops here." if event.stopped else "."),
-                            hint="Start a new conversation, or change the budget in Settings.",
-                            level="error" if event.stopped else "warning")
-        elif name == "model_retrying":
-            self.add_notice(f"The model did not answer ({event.reason}); trying again in "
-                            f"{event.delay_seconds:g} s (attempt {event.attempt}).",
-                            level="warning")
-        elif name == "turn_continued":
-            self.add_notice(f"Reached the step limit; going on by itself (round {event.round} "
-                            f"of {event.rounds}, Settings > Agent).")
-        elif name == "context_compacted":
-            self.add_notice(f"Earlier tool results were shortened to fit the model's context "
-                            f"window ({event.tokens_before:,} → {event.tokens_after:,} tokens).")
-        elif name == "error":
-            if is_background(event.code):  # the title or a knowledge proposal: not the answer
-                self.add_notice(f"Background task: {event.message}", hint=event.hint)
-            else:
-                self.add_notice(event.message, hint=event.hint, level="error")
-        elif name == "log_lines_skipped":
-            lines = event.describe()
-            shown = "; ".join(lines[:3]) + (f"; and {len(lines) - 3} more" if len(lines) > 3 else "")
-            self.add_notice(f"Some saved lines of this conversation could not be read and were "
-                            f"left out: {shown}.",
-                            hint="The files are left as they are; the rest of the conversation "
-                                 "goes on.", level="warning")
-        elif name == "knowledge_reorganized":
-            self.add_notice(f"The {event.scope} knowledge was grouped under headings"
-                            + ("." if event.applied else f" (not applied: {event.reason})."))
-        elif name == "document_changed":
-            self.add_notice(f"Updated {event.path}.")
-        elif name == "state_changed":
-            self.add_notice(_state_text(event))
-        elif name == "knowledge_proposed":
-            entries = "; ".join(event.entries) if hasattr(event, "entries") else ""
-            self.add_notice(f"Proposed knowledge, waiting for your review in the Knowledge "
-                            f"panel: {entries}")
-        elif name == "turn_finished":
-            for card in self.cards.values():
-                card.set_cancelled()
-            if event.reason == "cancelled":
-                self.add_notice("Stopped. Send a new message to go on.")
+    def handle_event(self, event: Event) -> None:
+        # Imported here: the agent's modules load after start-up (warm_up_agent).
+        from lantide.agent.events import (
+            AssistantMessage, ContextCompacted, DocumentChanged, ErrorOccurred,
+            KnowledgeProposed, KnowledgeReorganized, LogLinesSkipped, ModelRetrying,
+            QuestionAsked, ReflectionRecorded, StateChanged, StepSummarized, TextDelta,
+            TokenBudgetReached, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
+        )
+
+        match event:
+            case TextDelta():
+                self._answer_widget().append(event.text)
+            case AssistantMessage():
+                if event.text.strip():
+                    widget = self._answer_widget()
+                    widget.set_text(event.text)
+                    self.last_answer = widget
+                elif self.current_answer is not None and not self.current_answer.text.strip():
+                    self.current_answer.deleteLater()
+                self.current_answer = None
+            case ToolCalled():
+                if event.tool not in INLINE_TOOLS:
+                    self.add_card(event.call_id, event.tool, event.arguments)
+            case ToolReturned():
+                card = self.cards.get(event.call_id)
+                if card is not None:
+                    card.set_result(event.ok, event.result, event.duration_ms)
+            case StepSummarized():
+                card = self.card_for_step(event.step_id)
+                if card is not None:
+                    card.set_step(event.step_id, event.summary)
+                if event.summary_status == "parsed" and self.last_answer is not None:
+                    self.last_answer.set_step_ids(self.last_answer.step_ids + [event.step_id])
+            case QuestionAsked():
+                self.add_question(event.question, list(event.choices))
+            case ReflectionRecorded():
+                self.add_reflection(dict(event.reflection))
+            case TokenBudgetReached():
+                self.add_notice(f"This conversation has used {event.used:,} of its "
+                                f"{event.budget:,}-token budget"
+                                + (": the agent stops here." if event.stopped else "."),
+                                hint="Start a new conversation, or change the budget in "
+                                     "Settings.",
+                                level="error" if event.stopped else "warning")
+            case ModelRetrying():
+                self.add_notice(f"The model did not answer ({event.reason}); trying again in "
+                                f"{event.delay_seconds:g} s (attempt {event.attempt}).",
+                                level="warning")
+            case TurnContinued():
+                self.add_notice(f"Reached the step limit; going on by itself (round "
+                                f"{event.round} of {event.rounds}, Settings > Agent).")
+            case ContextCompacted():
+                self.add_notice(f"Earlier tool results were shortened to fit the model's "
+                                f"context window ({event.tokens_before:,} → "
+                                f"{event.tokens_after:,} tokens).")
+            case ErrorOccurred():
+                if is_background(event.code):  # the title or a knowledge proposal
+                    self.add_notice(f"Background task: {event.message}", hint=event.hint)
+                else:
+                    self.add_notice(event.message, hint=event.hint, level="error")
+            case LogLinesSkipped():
+                lines = event.describe()
+                shown = "; ".join(lines[:3]) + (f"; and {len(lines) - 3} more"
+                                                if len(lines) > 3 else "")
+                self.add_notice(f"Some saved lines of this conversation could not be read "
+                                f"and were left out: {shown}.",
+                                hint="The files are left as they are; the rest of the "
+                                     "conversation goes on.", level="warning")
+            case KnowledgeReorganized():
+                self.add_notice(f"The {event.scope} knowledge was grouped under headings"
+                                + ("." if event.applied else f" (not applied: {event.reason})."))
+            case DocumentChanged():
+                self.add_notice(f"Updated {event.path}.")
+            case StateChanged():
+                self.add_notice(_state_text(event))
+            case KnowledgeProposed():
+                self.add_notice(f"Proposed knowledge, waiting for your review in the Knowledge "
+                                f"panel: {'; '.join(event.entries)}")
+            case TurnFinished():
+                for card in self.cards.values():
+                    card.set_cancelled()
+                if event.reason == "cancelled":
+                    self.add_notice("Stopped. Send a new message to go on.")
 
     # -- replay ------------------------------------------------------------------------------
     def replay(self, conversation, steps: list[dict[str, Any]] | None = None) -> None:
@@ -294,12 +307,14 @@ class ChatTranscript(QScrollArea):
             card.set_result(bool(extra.get("ok", "error" not in result)), result)
 
 
-def _state_text(event) -> str:
-    if event.what == "focused_project":
+def _state_text(event: StateChanged) -> str:
+    from lantide.agent.events import ANALYSIS_ACTIVE, FOCUSED_PROJECT, PROJECT_STATUS
+
+    if event.what == FOCUSED_PROJECT:
         return f"Focused project {event.project}."
-    if event.what == "project_status":
+    if event.what == PROJECT_STATUS:
         return f"Project {event.project} is now {event.value}."
-    if event.what == "analysis_active":
+    if event.what == ANALYSIS_ACTIVE:
         where = f"project {event.project}" if event.project else "this conversation"
         return f"Statistical analysis is approved for {where} (until its status changes)."
     return f"{event.what}: {event.value}"

@@ -7,6 +7,7 @@ shows rows at once with the same value types as the pages fetched later.
 
 from __future__ import annotations
 
+from lantide.query import result_warnings
 from lantide.ui.sql.result_panel import first_block
 
 RUN_TAB, RUN_SELECTION, SOURCE_RUN = "tab", "selection", "source"
@@ -45,24 +46,19 @@ def source_run(context, query, project: str, tab: str, purpose: str | None,
     return report, query.relation_info(tab), first_block(query, tab)
 
 
-def preview_note(result: dict) -> str | None:
-    """The QEM's note that its preview is cut (meant for the agent: the grid pages all)."""
-    preview = result.get("preview") or []
-    if result.get("truncated") and preview:
-        return f"the preview shows the first {len(preview)} of {result.get('row_count', 0):,} rows"
-    return None
+# Warnings about the preview: the grid pages the whole cached table, so they do not apply
+# to a paged grid.
+PREVIEW_ONLY = frozenset({result_warnings.PREVIEW_CUT, result_warnings.PREVIEW_CELLS_CUT})
 
 
 def hints_notice(result: dict, *, paged: bool) -> tuple[str, str | None, str | None] | None:
     """(title, detail, code) of the QEM's hints and warnings on a result, or None.
-    ``paged``: the grid pages the whole result, so the preview note does not apply."""
+    ``paged``: the grid pages the whole result, so the preview's warnings do not apply.
+    Warnings are told apart by their codes (never their wording)."""
     hints = result.get("hints") or []
-    seen = {h.get("message") for h in hints}
-    if paged:
-        seen.add(preview_note(result))
-    warnings = [_grid_cell_hint(w) for w in result.get("warnings") or [] if w not in seen
-                # the grid pages the cached table: its cells are whole
-                and not (paged and result.get("cells_cut") and "were cut at" in w)]
+    said = {h.get("code") for h in hints}  # a hint's warning repeats the hint
+    warnings = [_grid_cell_hint(w) for w in result_warnings.coded(result)
+                if w.code not in said and not (paged and w.code in PREVIEW_ONLY)]
     if not hints and not warnings:
         return None
     first = hints[0] if hints else {"message": warnings[0]}
@@ -71,12 +67,12 @@ def hints_notice(result: dict, *, paged: bool) -> tuple[str, str | None, str | N
     return first.get("message", ""), detail or None, first.get("code")
 
 
-def _grid_cell_hint(warning: str) -> str:
+def _grid_cell_hint(warning: result_warnings.ResultWarning) -> str:
     """How the grid gets a whole value the preview cut: page it from a cached table."""
-    if "were cut at" not in warning:
-        return warning
-    return (warning + "; give the query a label (or run the whole tab) and the grid pages "
-            "the whole values, which copy in full")
+    if warning.code != result_warnings.PREVIEW_CELLS_CUT:
+        return warning.message
+    return (warning.message + "; give the query a label (or run the whole tab) and the grid "
+            "pages the whole values, which copy in full")
 
 
 def position_in_tab(position: tuple[int, int], offset: tuple[int, int]) -> tuple[int, int]:
