@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "lantide.cli.agent_commands",  # chat, prompt, ledger
     "lantide.cli.doc_commands",  # annotations
     "lantide.cli.knowledge_commands",  # knowledge
+    "lantide.cli.mcp_commands",  # mcp, mcp pair/list/revoke
 ]
 
 
