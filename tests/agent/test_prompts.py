@@ -67,6 +67,11 @@ CONTEXTS = {
     "background/conversation_title_input.md.j2": dict(user_message="Which regions churned?",
                                                        assistant_message="DE-BY, then IT-25."),
 }
+# The MCP server's tool descriptions and playbook (lantide.mcp.extra_tools renders them so).
+MCP_CONTEXT = dict(purpose_max_chars=40, show_tables_limit=40,
+                   modes=[{"name": "Observe", "tools": ["run_query"]},
+                          {"name": "Execute", "tools": ["run_sql_tab"]}])
+CONTEXTS.update({t: MCP_CONTEXT for t in list_templates() if t.startswith("mcp/")})
 # Templates owned by other layers, rendered by their own tests.
 OTHER_OWNERS = ("knowledge.md.j2", "background/knowledge_", "patch_guidance.md.j2")
 
