@@ -21,7 +21,7 @@ from lantide.agent.ledger import Ledger
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access
-from lantide.mcp.activity import record_call
+from lantide.workspace.activity import record_call
 from lantide.mcp.clients import ClientStore, PairedClient
 from lantide.mcp.extra_tools import CUSTOM, tool_schema
 

@@ -27,7 +27,9 @@ CONTEXTS = {
         now="2026-11-30 10:15 (UTC+1)", workspace="Sample workspace", project=PROJECT,
         active_tab={"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": True},
         open_tabs=4, cached_tables=12, external_databases=["warehouse"],
-        analysis={"turn": 3, "project": "q3-churn", "reason": "price vs quantity"}),
+        analysis={"turn": 3, "project": "q3-churn", "reason": "price vs quantity"},
+        outside_agents=[{"name": "Claude Code", "mode": "execute", "calls": 12, "queries": 4,
+                         "minutes_ago": 3}]),
     "recent_steps.md.j2": dict(steps=[STEP, {**STEP, "step_id": "s2", "summary": None,
                                              "summary_status": "missing", "purpose": None}]),
     "active_tab.md.j2": dict(

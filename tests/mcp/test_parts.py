@@ -25,7 +25,7 @@ def test_every_mcp_tool_is_described_by_a_prompt_file():
 
 
 def test_the_activity_log_removes_secrets_and_tokens(tmp_path):
-    from lantide.mcp.activity import REDACTED, record_call
+    from lantide.workspace.activity import REDACTED, record_call
 
     token = "ltd_" + "x" * 43
     other = "ltd_" + "Y" * 43
@@ -44,7 +44,7 @@ def test_the_activity_log_removes_secrets_and_tokens(tmp_path):
 
 
 def test_a_client_id_cannot_escape_the_activity_folder(tmp_path):
-    from lantide.mcp.activity import activity_path
+    from lantide.workspace.activity import activity_path
 
     path = activity_path(tmp_path, "../../etc/passwd")
     assert path.parent == tmp_path / ".lantide" / "activity"

@@ -5,6 +5,9 @@ error`` and ``step_ids`` when a query ran. Arguments are stored with secrets rem
 values under secret-looking keys are replaced, and the client's own token (or anything
 shaped like a Lantide token) is cut out of every string, so no token reaches the file.
 Long values are cut (the ledger keeps a step's whole SQL).
+
+It lives in the workspace layer because it is a workspace file that both the MCP server
+(writing) and the in-app agent's Context Summary (reading who works beside it) use.
 """
 
 from __future__ import annotations
@@ -15,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lantide.untrusted import clean_text
-from lantide.workspace.atomic import append_jsonl
-from lantide.workspace.log_reader import read_log
+from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
 
 ACTIVITY_DIR = "activity"
 REDACTED = "[removed]"
@@ -79,13 +81,14 @@ def record_call(workspace_root: Path, *, client_id: str, client_name: str, mode:
 
 
 def read_activity(workspace_root: Path, limit: int = 500) -> list[dict[str, Any]]:
-    """The latest ``limit`` calls of every client, oldest first (damaged lines skipped)."""
+    """The latest ``limit`` calls of every client, oldest first (damaged lines skipped).
+    Each file is read from its end, so a long history costs what its tail costs."""
     folder = activity_dir(workspace_root)
     if not folder.is_dir():
         return []
     entries: list[dict[str, Any]] = []
     for path in sorted(folder.glob("*.jsonl")):
-        for record in read_log(path).records:
+        for record in read_jsonl_tail(path, limit):
             if isinstance(record, dict) and isinstance(record.get("tool"), str):
                 entries.append({k: clean_text(v) if isinstance(v, str) else v
                                 for k, v in record.items()})
@@ -99,7 +102,7 @@ def connected_clients(workspace_root: Path, within_minutes: float = 60.0,
     call (for the Context Summary), most recent first."""
     now = now or datetime.now(timezone.utc)
     seen: dict[str, dict[str, Any]] = {}
-    for entry in read_activity(workspace_root, limit=2_000):
+    for entry in read_activity(workspace_root, limit=200):
         try:
             at = datetime.strptime(str(entry["at"]), "%Y-%m-%dT%H:%M:%S.%fZ").replace(
                 tzinfo=timezone.utc)
