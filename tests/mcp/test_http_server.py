@@ -242,3 +242,62 @@ def test_the_token_never_reaches_the_activity_log_or_config(http_server, store,
             if path.is_file():
                 assert client.token.encode() not in path.read_bytes(), path
     assert activity_lines(executing_workspace, client.client.id)
+
+
+def test_execute_lists_and_resolves_annotations_as_the_agent_does(http_server, store,
+                                                                  executing_workspace):
+    client = pair(store, executing_workspace, "execute")
+    listed = call(http_server.url, client.token, "list_annotations",
+                  {"document": "plan", "project": "q3-churn"}).structured_content
+    [plan] = listed["documents"]
+    assert plan["open_annotation_count"] == len(plan["annotations"]) > 0
+    first = plan["annotations"][0]
+    resolved = call(http_server.url, client.token, "resolve_annotations",
+                    {"document": "plan", "project": "q3-churn",
+                     "items": [{"id": first["id"], "mode": "B", "answer": "Checked."}]})
+    assert not resolved.is_error, resolved.structured_content
+    sidecar = json.loads((executing_workspace / "projects/q3-churn/plan.annotations.json")
+                         .read_text())
+    entry = next(a for a in sidecar["annotations"] if a["id"] == first["id"])
+    assert entry["status"] == "resolved"
+    assert entry["history"][-1]["by"] == "agent"
+    after = call(http_server.url, client.token, "list_annotations",
+                 {"document": "plan", "project": "q3-churn"}).structured_content
+    assert after["documents"][0]["open_annotation_count"] == plan["open_annotation_count"] - 1
+
+
+def test_read_step_reads_a_step_the_client_ran(http_server, store, executing_workspace):
+    client = pair(store, executing_workspace, "execute")
+    ran = call(http_server.url, client.token, "run_query",
+               {"sql": "SELECT 7 AS seven", "purpose": "seven"}).structured_content
+    step = call(http_server.url, client.token, "read_step",
+                {"step_id": ran["step_id"], "rows": 5}).structured_content
+    assert step["step"]["sql"] == "SELECT 7 AS seven"
+    assert step["rows"]["rows"] in ([[7]], [{"seven": 7}])
+
+
+def test_a_client_of_all_workspaces_selects_another_one(http_server, store,
+                                                       executing_workspace, tmp_path):
+    from lantide.workspace.model import Workspace
+
+    other = tmp_path / "other"
+    Workspace.create(other, name="Other place")
+    (other / "data").mkdir(exist_ok=True)
+    (other / "data" / "elsewhere.csv").write_text("a\n1\n")
+    roamer = store.pair("roamer", scope="all", mode="observe")
+
+    async def work(c):
+        before = (await c.call_tool("show_tables", {})).structured_content
+        chosen = (await c.call_tool("select_workspace", {"workspace": str(other)}))
+        after = (await c.call_tool("show_tables", {})).structured_content
+        listed = (await c.call_tool("list_workspaces", {})).structured_content
+        return before, chosen, after, listed
+
+    before, chosen, after, listed = over_http(http_server.url, roamer.token, work)
+    assert "customers" in json.dumps(before) and "elsewhere" not in json.dumps(before)
+    assert chosen.structured_content["selected"]["name"] == "Other place"
+    assert "elsewhere" in json.dumps(after) and "customers" not in json.dumps(after)
+    assert [w["selected"] for w in listed["workspaces"] if w["name"] == "Other place"] == [True]
+    # a client scoped to one workspace has no such tools
+    single = pair(store, executing_workspace, "observe")
+    assert "select_workspace" not in tool_names(http_server.url, single.token)
