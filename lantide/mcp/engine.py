@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lantide.agent.ledger import Ledger
 from lantide.agent.tools.context import ToolContext
@@ -87,6 +87,7 @@ class CallResult:
     ok: bool
     result: dict[str, Any]
     step_ids: list[str]
+    steps: list[dict[str, Any]] = field(default_factory=list)  # the ledger lines written
 
 
 class McpEngine:
@@ -105,6 +106,9 @@ class McpEngine:
         self._selected: dict[str, Path] = {}  # client id -> the workspace it selected
         self._lock = threading.RLock()
         self.primary: Path | None = None
+        # called after every recorded call (on the server's thread) with the activity
+        # entry and the ledger steps it wrote: the desktop app refreshes its panels
+        self.on_call: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None
         if workspace is not None:
             from lantide.agent.services import EngineServices
 
@@ -216,7 +220,8 @@ class McpEngine:
         except LantideError as exc:
             outcome = CallResult(False, exc.to_dict(), [])
         self._record(handle, client, tool, args, outcome.ok,
-                     None if outcome.ok else outcome.result, outcome.step_ids, started, token)
+                     None if outcome.ok else outcome.result, outcome.step_ids, started, token,
+                     outcome.steps)
         self.store.touch(client.id)
         return outcome
 
@@ -245,6 +250,9 @@ class McpEngine:
                 args = {k: v for k, v in args.items() if k != "project"}  # ctx carries it
             result = default_registry().call(entry.registry, args, ctx)
             outcome = CallResult(result.ok, result.result, list(ctx.pending_steps))
+        from lantide.agent.events import StepRecorded
+
+        outcome.steps = [e.step for e in ctx.drain_events() if isinstance(e, StepRecorded)]
         if outcome.ok:
             outcome.result.pop("next", None)  # the [[QUERY_STEP]] line is the chat's, not ours
             if outcome.step_ids:
@@ -253,14 +261,21 @@ class McpEngine:
                                           + ", ".join(outcome.step_ids))
         return outcome
 
-    def _record(self, handle, client, tool, args, ok, error, step_ids, started, token) -> None:
+    def _record(self, handle, client, tool, args, ok, error, step_ids, started, token,
+                steps=()) -> None:
         root = handle.root if handle is not None else self._record_root(client)
         if root is None:
             return
-        record_call(root, client_id=client.id, client_name=client.name, mode=client.mode,
-                    transport=self.transport, tool=tool, arguments=args, ok=ok, error=error,
-                    step_ids=step_ids, duration_ms=int((time.perf_counter() - started) * 1000),
-                    token=token)
+        entry = record_call(
+            root, client_id=client.id, client_name=client.name, mode=client.mode,
+            transport=self.transport, tool=tool, arguments=args, ok=ok, error=error,
+            step_ids=step_ids, duration_ms=int((time.perf_counter() - started) * 1000),
+            token=token)
+        if self.on_call is not None:
+            try:
+                self.on_call(entry, list(steps))
+            except Exception:  # a listener's problem never fails the client's call
+                pass
 
     def _record_root(self, client: PairedClient) -> Path | None:
         """Where a call that touched no workspace is recorded (list_workspaces): the
