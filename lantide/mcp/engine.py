@@ -269,7 +269,7 @@ class McpEngine:
         entry = record_call(
             root, client_id=client.id, client_name=client.name, mode=client.mode,
             transport=self.transport, tool=tool, arguments=args, ok=ok, error=error,
-            step_ids=step_ids, duration_ms=int((time.perf_counter() - started) * 1000),
+            step_ids=step_ids, duration_ms=round((time.perf_counter() - started) * 1000, 2),
             token=token)
         if self.on_call is not None:
             try:

@@ -214,10 +214,11 @@ class TokenGuard:
             _caller.reset(reset)
 
 
-def http_app(engine: McpEngine, *, json_response: bool = True):
+def http_app(engine: McpEngine, *, json_response: bool = True, stateless: bool = False):
     """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
     server = build_server(engine)
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=json_response,
+                                     stateless_http=stateless,
                                      host="127.0.0.1")
     return TokenGuard(app, engine)
 

@@ -64,7 +64,7 @@ def _now() -> str:
 def record_call(workspace_root: Path, *, client_id: str, client_name: str, mode: str,
                 transport: str, tool: str, arguments: dict[str, Any], ok: bool,
                 error: dict[str, Any] | None = None, step_ids: list[str] | None = None,
-                duration_ms: int | None = None, token: str | None = None) -> dict[str, Any]:
+                duration_ms: float | None = None, token: str | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "at": _now(), "client": client_id, "client_name": client_name, "mode": mode,
         "transport": transport, "tool": tool, "arguments": scrub(arguments or {}, token),
