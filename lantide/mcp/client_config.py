@@ -28,7 +28,7 @@ def client_config(kind: str, token: str, url: str, workspace: str | None = None,
     if kind == "claude-code":
         text = (f"claude mcp add --scope user --transport http {server_name} {url} "
                 f"--header {shlex.quote('Authorization: ' + header)}")
-        return ClientConfig("Run in a terminal (Claude Code stores it in ~/.claude.json)", text)
+        return ClientConfig("a terminal (Claude Code keeps it in ~/.claude.json)", text)
     if kind == "codex":
         text = (f"[mcp_servers.{server_name}]\n"
                 f"url = {_toml_string(url)}\n"

@@ -26,6 +26,9 @@ from lantide.mcp.clients import ClientStore, PairedClient
 from lantide.mcp.extra_tools import CUSTOM, tool_schema
 
 
+EXTERNAL_SUMMARY = "external"  # summary_status of a step an outside agent ran
+
+
 class ScopeRefused(LantideError):
     code = "SCOPE_REFUSED"
 
@@ -42,8 +45,10 @@ class ClientLedger(Ledger):
         self.client = client
 
     def append(self, fields: dict[str, Any]) -> dict[str, Any]:
+        # an outside agent writes no [[QUERY_STEP]] line: its step is not "pending" one
         return super().append({**fields, "client": self.client.id,
-                               "client_name": self.client.name})
+                               "client_name": self.client.name,
+                               "summary_status": EXTERNAL_SUMMARY})
 
 
 @dataclass

@@ -91,6 +91,7 @@ def test_execute_runs_a_formal_query_into_the_ledger_and_the_activity_log(
     assert step["purpose"] == "customer count" and step["conversation_id"] == "mcp-claude-code"
     assert step["client"] == "claude-code" and step["materialized"] is True  # executing
     assert step["sql"] == "SELECT count(*) AS n FROM customers"
+    assert step["summary_status"] == "external"  # no [[QUERY_STEP]] line will come
     # the conversation carries the client's name, so the ledger panel lists it as such
     from lantide.agent.conversation import list_conversations
 
