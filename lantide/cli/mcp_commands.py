@@ -16,7 +16,7 @@ import sys
 
 from lantide.cli.common import add_command
 from lantide.cli.output import print_json, print_table
-from lantide.errors import UsageError
+from lantide.errors import LantideError, UsageError
 
 ACTIONS = ("pair", "list", "revoke")
 
@@ -114,15 +114,36 @@ def run_revoke(args) -> int:
 
 
 def run_serve(args) -> int:
+    import os
+
     from lantide.mcp.engine import McpEngine
-    from lantide.mcp.server import DEFAULT_PORT, HttpServer, check_loopback, serve_stdio
+    from lantide.mcp.server import (DEFAULT_PORT, TOKEN_ENV, HttpServer, TokenRefused,
+                                    check_loopback, serve_stdio)
+    from lantide.workspace.lock import WorkspaceLockedError
 
     if args.http:
         check_loopback(args.host)  # refused before a workspace is opened or a port bound
     engine = McpEngine(transport="http" if args.http else "stdio")
+    if not args.http:  # the client's token first: nothing is opened for a stranger
+        client, why = engine.store.verify(os.environ.get(TOKEN_ENV))
+        if client is None:
+            raise TokenRefused(f"{TOKEN_ENV}: {why}",
+                               hint="Set it to the token shown by lantide mcp pair "
+                                    "(Settings > Agent Integration).")
+        if args.first and not client.allows_workspace(args.first):
+            raise TokenRefused(f"this client's scope is {client.scope}, not {args.first}",
+                               hint="Pair the client again for this workspace or for all.")
     try:
         if args.first:
-            engine.open_workspace(args.first)
+            try:
+                engine.open_workspace(args.first)
+            except WorkspaceLockedError as exc:
+                raise LantideError(
+                    exc.message, code=exc.code,
+                    hint="While the desktop app has the workspace open, outside agents "
+                         "connect to the app over HTTP (Settings > Agent Integration shows "
+                         "the configuration); stdio serves a workspace no app has open."
+                ) from None
         if args.http:
             server = HttpServer(engine, host=args.host, port=args.port or DEFAULT_PORT).start()
             print(f"lantide: MCP on {server.url} (Ctrl+C stops)", file=sys.stderr, flush=True)

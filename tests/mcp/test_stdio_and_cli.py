@@ -132,3 +132,25 @@ def test_revoking_an_unknown_client_names_the_known_ones(store, executing_worksp
     pair(store, executing_workspace, "observe", name="Known one")
     assert main(["mcp", "revoke", "nobody"]) == 1
     assert "known-one" in capsys.readouterr().err
+
+
+def test_stdio_beside_the_open_app_says_to_connect_over_http(store, executing_workspace,
+                                                            run_cli):
+    from lantide.workspace.model import Workspace
+
+    paired = pair(store, executing_workspace, "observe")
+    with Workspace.open(executing_workspace):  # the desktop app holds it
+        done = run_cli("mcp", executing_workspace, "--stdio",
+                       env={"LANTIDE_MCP_TOKEN": paired.token}, input="", timeout=60)
+    assert done.returncode == 1
+    assert "WORKSPACE_LOCKED" in done.stderr and "over HTTP" in done.stderr
+    assert done.stdout == ""
+
+
+def test_stdio_refuses_a_workspace_outside_the_clients_scope(store, executing_workspace,
+                                                            empty_workspace, run_cli):
+    paired = pair(store, empty_workspace, "observe")
+    done = run_cli("mcp", executing_workspace, "--stdio",
+                   env={"LANTIDE_MCP_TOKEN": paired.token}, input="", timeout=60)
+    assert done.returncode == 1 and "scope" in done.stderr
+    assert not (executing_workspace / ".lantide" / "activity").exists()
