@@ -106,6 +106,39 @@ def _last_server_ms(root: Path, client_id: str) -> float:
     return float(entry["duration_ms"])
 
 
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system, all threads) of process ``pid`` so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+SMALL_CALLS = 200
+SMALL_SQL = "SELECT 1 AS one"
+
+
+async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare_url):
+    """CPU per call (ms) of a small call on each side, summed over many calls: on an
+    idle machine a call's wall time is about its CPU time, so this says what the
+    protocol would cost there, whatever the load now."""
+    args = {"sql": SMALL_SQL}
+    c0, s0 = time.process_time(), _proc_cpu(server_pid)
+    for _ in range(SMALL_CALLS):
+        await client.call_tool("run_query", args)
+    c1, s1 = time.process_time(), _proc_cpu(server_pid)
+    for _ in range(SMALL_CALLS):
+        engine.call(local.client, "run_query", args, local.token)
+    c2 = time.process_time()
+    b0 = _proc_cpu(bare_pid)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "run_query", "arguments": args}})
+    for _ in range(SMALL_CALLS):
+        await plain.post(bare_url, content=body)
+    c3, b1 = time.process_time(), _proc_cpu(bare_pid)
+    per = lambda x: x * 1000 / SMALL_CALLS  # noqa: E731
+    return {"client": per(c1 - c0), "server": per(s1 - s0), "engine": per(c2 - c1),
+            "floor_client": per(c3 - c2), "floor_server": per(b1 - b0)}
+
+
 def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], list[str]]:
     import httpx2
     from mcp import Client
@@ -134,6 +167,7 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
     times = {q: {"registry": [], "engine": [], "http": [], "paired": []} for q, _ in queries}
     floor: list[float] = []
     failures: list[str] = []
+    cpu: dict[str, float] = {}
 
     async def run_all() -> None:
         headers = {"Authorization": f"Bearer {remote.token}"}
@@ -142,6 +176,8 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
                 httpx2.AsyncClient(timeout=60) as plain:
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 await client.call_tool("get_analysis_context", {})  # warm the session
+                cpu.update(await _cpu_per_call(client, plain, engine, local, server.pid,
+                                               bare.pid, f"http://127.0.0.1:{bare_port}/"))
                 for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
                     for name, sql in queries:
                         args = {"sql": sql}
@@ -181,7 +217,7 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
     for name, _sql in queries:
         med = {k: statistics.median(v) for k, v in times[name].items()}
         rows.append({"query": name, **med, "over_app": med["http"] - med["registry"]})
-    return rows, floor, sorted(set(failures))
+    return rows, floor, sorted(set(failures)), cpu
 
 
 def main(argv: list[str]) -> int:
@@ -189,7 +225,7 @@ def main(argv: list[str]) -> int:
     reps = int(_flag(argv, "--reps", 3 if "--quick" in argv else 5))
     sf = float(_flag(argv, "--sf", 0.01 if "--quick" in argv else 0.1))
     started = time.perf_counter()
-    rows, floor, failures = bench(sf, reps, env)
+    rows, floor, failures, cpu = bench(sf, reps, env)
     print(f"### run_query over MCP (Streamable HTTP, server in its own process) against in "
           f"process, TPC-H SF {sf:g} (ms; medians of {reps} alternating runs)\n")
     print("| query | registry (in-app) | engine (MCP, in process) | HTTP (SDK client) | "
@@ -213,6 +249,14 @@ def main(argv: list[str]) -> int:
           f"it. HTTP - registry: median {statistics.median(r['over_app'] for r in rows):.1f} "
           f"ms. {os.cpu_count()} CPUs, load average {load}; run took "
           f"{time.perf_counter() - started:.0f} s.")
+    protocol_cpu = cpu["client"] + cpu["server"] - cpu["engine"]
+    floor_cpu = cpu["floor_client"] + cpu["floor_server"]
+    print(f"\nCPU per call of a small call ({SMALL_CALLS} x run_query {SMALL_SQL!r}; what a "
+          f"call costs on an idle machine): MCP client {cpu['client']:.2f} ms + server "
+          f"{cpu['server']:.2f} ms, of which the engine (measured in process) "
+          f"{cpu['engine']:.2f} ms: protocol **{protocol_cpu:.2f} ms** per call; a bare "
+          f"HTTP POST {floor_cpu:.2f} ms (client {cpu['floor_client']:.2f} + server "
+          f"{cpu['floor_server']:.2f}).")
     if failures:
         print("failed calls:", failures)
     return 0 if median < 5 else 1
