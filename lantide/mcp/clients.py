@@ -33,6 +33,7 @@ KEYRING_SERVICE = "lantide"
 CLIENT_KINDS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
                 "other": "Other"}
 LAST_USED_EVERY = 60.0  # seconds between writes of a client's last use
+RACY_NS = 2_000_000_000  # a clients file younger than this is not cached
 _TOKEN_SHAPE = re.compile(r"^ltd_[A-Za-z0-9_-]{20,100}$")
 
 
@@ -136,10 +137,27 @@ class ClientStore:
         self.path = Path(path) if path else clients_path()
         self._last_written: dict[str, float] = {}
         self._mutex = threading.Lock()
+        self._cache: tuple[tuple[int, int, int], list[PairedClient]] | None = None
 
     def _read(self) -> list[PairedClient]:
-        if not self.path.exists():
+        """The clients on disk; parsed again only when the file changed (every request
+        of every client checks its token here)."""
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
             return []
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        cached = self._cache
+        if cached is not None and cached[0] == key:
+            return [PairedClient(**{**asdict(c), "extra": dict(c.extra)}) for c in cached[1]]
+        clients = self._parse()
+        # a file changed within the clock's granularity could change again unseen
+        # (same size, same mtime): such a file is parsed on every read ("racy" files)
+        if time.time_ns() - st.st_mtime_ns > RACY_NS:
+            self._cache = (key, clients)
+        return [PairedClient(**{**asdict(c), "extra": dict(c.extra)}) for c in clients]
+
+    def _parse(self) -> list[PairedClient]:
         data = read_json_object(self.path, "paired MCP clients")
         entries = data.get("clients")
         if not isinstance(entries, list):

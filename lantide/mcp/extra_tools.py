@@ -58,6 +58,17 @@ _OWN_SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 def input_schema(entry: "McpTool") -> dict[str, Any]:
+    return _input_schema(entry.name)
+
+
+def schema_of(name: str) -> dict[str, Any] | None:
+    """The input schema of the MCP tool ``name`` (None for an unknown name)."""
+    return _input_schema(name) if name in access.BY_NAME else None
+
+
+@lru_cache(maxsize=None)
+def _input_schema(name: str) -> dict[str, Any]:
+    entry = access.BY_NAME[name]
     if entry.name in _OWN_SCHEMAS:
         return _OWN_SCHEMAS[entry.name]
     from lantide.agent.tools import default_registry

@@ -69,7 +69,7 @@ def build_server(engine: McpEngine, caller=None):
     from mcp.shared.exceptions import MCPError
 
     from lantide import __version__
-    from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text
+    from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text, schema_of
 
     def who() -> tuple[PairedClient, str]:
         try:
@@ -139,6 +139,9 @@ def build_server(engine: McpEngine, caller=None):
     return Server("lantide", version=__version__,
                   instructions=f"Lantide data workbench. Call get_analysis_context first and "
                                f"read {PLAYBOOK_URI}.",
+                  # the SDK checks Mcp-Param headers against this; without it, it runs the
+                  # whole tools/list handler on every call
+                  get_tool_input_schema=schema_of,
                   on_list_tools=list_tools, on_call_tool=call_tool,
                   on_list_resources=list_resources, on_read_resource=read_resource)
 

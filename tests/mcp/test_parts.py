@@ -77,3 +77,27 @@ def test_two_pairings_under_one_name_get_distinct_ids_and_tokens(store, empty_wo
     assert first.client.id == "claude-code" and second.client.id.startswith("claude-code-")
     assert first.token != second.token
     assert store.verify(second.token)[0].mode == "execute"
+
+
+def test_a_change_to_the_clients_file_is_seen_at_the_next_check(store, empty_workspace):
+    """Tokens are checked against a cached parse of the file: any change, even a hand
+    edit in place of the same size, must reach the next request."""
+    import os
+    import time
+
+    paired = store.pair("Codex", scope=str(empty_workspace), mode="observe")
+    old = time.time() - 60
+    os.utime(store.path, (old, old))  # an old file: cached from now on
+    assert store.verify(paired.token)[1] == "ok"
+    assert store.verify(paired.token)[1] == "ok"
+    text = store.path.read_text()
+    expired = json.loads(text)
+    expired["clients"][0]["expires_at"] = "2000-01-01T00:00:00Z"
+    edited = json.dumps(expired)
+    with open(store.path, "w", encoding="utf-8") as fh:  # a hand edit, in place
+        fh.write(edited)
+    assert store.verify(paired.token) == (None, "token expired")
+    store.path.write_text(text)
+    assert store.verify(paired.token)[1] == "ok"
+    store.revoke(paired.client.id)
+    assert store.verify(paired.token) == (None, "token revoked")
