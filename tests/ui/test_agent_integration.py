@@ -109,3 +109,20 @@ def test_without_a_paired_client_the_app_serves_nothing(qtbot, shell_services, m
     assert window.mcp_host.paired_clients == 0
     assert window.mcp_host.server is None and window.mcp_host.url == ""
     assert "No outside agent" in window.activity.status.text()
+
+
+def test_connecting_the_first_client_starts_the_server(qtbot, shell_services, monkeypatch,
+                                                      memory_keyring):
+    monkeypatch.setenv("LANTIDE_MCP_PORT", "0")
+    window = open_main_window(qtbot, shell_services())
+    host = window.mcp_host
+    qtbot.waitUntil(lambda: host.paired_clients == 0, timeout=10_000)
+    assert host.server is None
+    dialog = SettingsDialog(window.services, window)
+    qtbot.addWidget(dialog)
+    dialog.show_page("Agent Integration")
+    page = dialog.integration_page
+    page.connect_button.click()
+    qtbot.waitUntil(lambda: bool(host.url), timeout=20_000)
+    qtbot.waitUntil(lambda: host.url in page.state_label.text(), timeout=10_000)
+    window.shutdown()

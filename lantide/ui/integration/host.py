@@ -74,9 +74,12 @@ class McpHost(QObject):
             self.services.when_query_ready(lambda _query: self.start())
 
     def start(self) -> None:
+        """Start serving; only once the app's query service is open (the server must use
+        the app's DuckDB, never open a second one)."""
         from lantide.mcp.server import DEFAULT_PORT
 
-        if self.server is not None or self._starting or self._closed:
+        if self.server is not None or self._starting or self._closed \
+                or self.services.query is None:
             return
         self._starting = True
         port = DEFAULT_PORT if self.port is None else self.port

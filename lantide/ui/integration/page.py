@@ -156,7 +156,7 @@ class IntegrationPage(QWidget):
         layout.addWidget(self.error_label)
         if self.host is not None:
             self.host.sig_state_changed.connect(lambda *_: self._show_state())
-            self.sig_paired.connect(lambda _p: self.host.start())
+            self.sig_paired.connect(lambda _p: self.host.start_if_paired())
         self._show_state()
         self._selection_changed()
         self.refresh()
