@@ -160,3 +160,17 @@ def test_the_command_refuses_a_non_loopback_address(run_cli, executing_workspace
     assert done.returncode == 1
     assert "only the loopback address" in done.stderr
     assert "NOT_LOOPBACK" in done.stderr
+
+
+def test_a_request_from_a_rebound_host_name_is_refused(http_server, store, executing_workspace):
+    """DNS rebinding: a web page whose name resolves to 127.0.0.1 must not reach the
+    server, even carrying a valid token."""
+    import httpx2
+
+    paired = pair(store, executing_workspace, "execute")
+    session = _session(http_server.url, paired.token)
+    headers = {**HEADERS, "Authorization": f"Bearer {paired.token}", "Mcp-Session-Id": session,
+               "Host": "attacker.example", "Origin": "http://attacker.example"}
+    response = httpx2.post(http_server.url, headers=headers, json=CALL, timeout=30)
+    assert response.status_code in (400, 403, 421), response.text
+    assert ledger_lines(executing_workspace, f"mcp-{paired.client.id}") == []
