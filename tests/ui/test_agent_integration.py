@@ -93,6 +93,8 @@ def test_an_outside_agent_queries_the_running_app(qtbot, shell_services, sample_
     # the ledger panel shows the step live; the Activity panel shows the call
     qtbot.waitUntil(lambda: [s.get("purpose") for s in window.ledger.steps]
                     == ["orders in total"], timeout=10_000)
+    step_row = window.ledger.step_tree.topLevelItem(0)
+    assert step_row.text(4) == "(run by an outside agent: no summary line)"
     qtbot.waitUntil(lambda: window.activity.tree.topLevelItemCount() == 1, timeout=10_000)
     row = window.activity.tree.topLevelItem(0)
     assert (row.text(1), row.text(3), row.text(4), row.text(5)) == \
