@@ -35,8 +35,10 @@ def client_config(kind: str, token: str, url: str, workspace: str | None = None,
                 f"http_headers = {{ Authorization = {_toml_string(header)} }}\n")
         return ClientConfig("~/.codex/config.toml", text)
     if kind == "cursor":
-        text = json.dumps({"mcpServers": {server_name: {
-            "url": url, "headers": {"Authorization": header}}}}, indent=2)
+        # three lines (it is read in a small box), still one JSON object to merge
+        text = (f'{{"mcpServers": {{{json.dumps(server_name)}: {{\n'
+                f'  "url": {json.dumps(url)},\n'
+                f'  "headers": {{"Authorization": {json.dumps(header)}}}\n}}}}}}')
         return ClientConfig("~/.cursor/mcp.json (or .cursor/mcp.json in a project)", text)
     stdio_args = ["mcp"] + ([workspace] if workspace else []) + ["--stdio"]
     text = json.dumps({"mcpServers": {

@@ -101,3 +101,24 @@ def test_a_change_to_the_clients_file_is_seen_at_the_next_check(store, empty_wor
     assert store.verify(paired.token)[1] == "ok"
     store.revoke(paired.client.id)
     assert store.verify(paired.token) == (None, "token revoked")
+
+
+def test_each_clients_configuration_parses_in_its_own_format():
+    import shlex
+    import tomllib
+
+    from lantide.mcp.client_config import client_config
+
+    token, url = "ltd_" + "t" * 43, "http://127.0.0.1:47615/mcp"
+    cursor = json.loads(client_config("cursor", token, url).text)
+    assert cursor["mcpServers"]["lantide"] == {"url": url,
+                                               "headers": {"Authorization": f"Bearer {token}"}}
+    codex = tomllib.loads(client_config("codex", token, url).text)
+    assert codex["mcp_servers"]["lantide"] == {"url": url,
+                                               "http_headers": {"Authorization": f"Bearer {token}"}}
+    claude = shlex.split(client_config("claude-code", token, url).text)
+    assert claude[:2] == ["claude", "mcp"] and url in claude
+    assert claude[claude.index("--header") + 1] == f"Authorization: Bearer {token}"
+    other = json.loads(client_config("other", token, url, "/data/ws").text)["mcpServers"]
+    assert other["lantide-stdio"]["args"] == ["mcp", "/data/ws", "--stdio"]
+    assert other["lantide-stdio"]["env"] == {"LANTIDE_MCP_TOKEN": token}

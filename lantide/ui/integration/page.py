@@ -12,7 +12,7 @@ and runs in a worker; the rules live in :mod:`lantide.mcp`, this page only shows
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit,
                                QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -108,7 +108,8 @@ class IntegrationPage(QWidget):
         self.config_view = QPlainTextEdit(self)
         self.config_view.setReadOnly(True)
         self.config_view.setObjectName("McpConfig")
-        self.config_view.setMaximumHeight(130)
+        self.config_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.config_view.setMaximumHeight(170)
         self.config_view.setPlaceholderText("The configuration to paste appears here.")
         self.copy_button = QPushButton("Copy", self)
         self.copy_button.setEnabled(False)
