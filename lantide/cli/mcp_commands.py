@@ -80,6 +80,8 @@ def run_pair(args) -> int:
         print("No system keyring: Lantide cannot show this token again; keep it now.",
               file=sys.stderr)
     print(f"\nPaste into {config.where}:\n\n{config.text}")
+    print("\nIt connects while the Lantide app runs (or lantide mcp WORKSPACE --http); "
+          "--client other also shows the stdio form.", file=sys.stderr)
     return 0
 
 
