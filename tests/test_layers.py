@@ -11,7 +11,8 @@ from tests.conftest import REPO, cli_env
 
 PACKAGE = REPO / "lantide"
 # lower number = lower layer; a module may import its own layer or lower ones
-RANKS = {"workspace": 1, "update": 2, "query": 2, "docs": 3, "knowledge": 4, "agent": 5, "evaluation": 5.5, "cli": 6, "ui": 7}
+RANKS = {"workspace": 1, "update": 2, "query": 2, "docs": 3, "knowledge": 4, "agent": 5,
+         "evaluation": 6, "mcp": 6, "cli": 7, "ui": 8}
 SHARED = {"errors", "package_data", "templates", "tokens", "__init__", "__main__"}
 
 

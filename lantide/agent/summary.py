@@ -3,14 +3,17 @@
 Time, workspace, focused project (Plan/Report file names, status), the active tab's type
 and whether it has unsaved edits, how many tabs are open, how many cached tables exist,
 the external databases, whether statistical analysis is approved (and since when, for
-what), and how many query steps other conversations of the workspace hold (only when
-there are any: ``find_similar_steps`` finds them). No document text, no schemas: those come through tools. Every
+what), how many query steps other conversations of the workspace hold (only when
+there are any: ``find_similar_steps`` finds them), and the outside agents (MCP clients)
+that worked in the workspace within the last hour (only when there were any), from its
+activity log, so the agent knows someone else is querying beside it. No
+document text, no schemas: those come through tools. Every
 free-text value is capped, so a workspace of any size stays within about 300 tokens.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +24,8 @@ from lantide.workspace.model import Project, Workspace
 MAX_NAME_CHARS = 60
 MAX_PATH_CHARS = 90
 MAX_LISTED_DATABASES = 5
+MAX_LISTED_AGENTS = 3
+OUTSIDE_AGENT_MINUTES = 60  # an MCP client counts as working here within this time
 
 
 def _cap(text: str, limit: int) -> str:
@@ -54,6 +59,7 @@ class SummaryFacts:
     external_databases: list[str]
     analysis: dict[str, Any] | None = None
     past_steps: int = 0  # query steps of the workspace's other conversations
+    outside_agents: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -61,8 +67,11 @@ class SummaryFacts:
 
 def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
                  cached_tables: int | None, now: datetime | None = None,
-                 analysis: dict[str, Any] | None = None, past_steps: int = 0) -> SummaryFacts:
+                 analysis: dict[str, Any] | None = None, past_steps: int = 0,
+                 outside_agents: list[dict[str, Any]] | None = None) -> SummaryFacts:
     active = app.active
+    if outside_agents is None:
+        outside_agents = recent_outside_agents(workspace)
     names = [_cap(c.get("name") or c.get("kind") or "unnamed", 40) for c in workspace.connections]
     if len(names) > MAX_LISTED_DATABASES:
         names = names[:MAX_LISTED_DATABASES] + [f"and {len(names) - MAX_LISTED_DATABASES} more"]
@@ -82,7 +91,20 @@ def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
             "turn": analysis.get("turn"), "project": _cap(analysis.get("project") or "", 40),
             "reason": _cap(analysis.get("reason") or "", MAX_NAME_CHARS)},
         past_steps=past_steps,
+        outside_agents=[{**a, "name": _cap(a.get("name") or "client", 40)}
+                        for a in outside_agents[:MAX_LISTED_AGENTS]],
     )
+
+
+def recent_outside_agents(workspace: Workspace) -> list[dict[str, Any]]:
+    """MCP clients that called within :data:`OUTSIDE_AGENT_MINUTES` (none when the
+    activity log cannot be read: the summary never fails for it)."""
+    from lantide.workspace.activity import connected_clients
+
+    try:
+        return connected_clients(workspace.root, OUTSIDE_AGENT_MINUTES)
+    except (OSError, ValueError, TypeError):
+        return []
 
 
 def render_summary(facts: SummaryFacts) -> str:

@@ -12,7 +12,8 @@ import sys
 
 from lantide import __version__
 from lantide.cli import (agent_commands, app_commands, connection_commands, doc_commands,
-                         eval_commands, knowledge_commands, query_commands, report_commands)
+                         eval_commands, knowledge_commands, mcp_commands, query_commands,
+                         report_commands)
 from lantide.errors import LantideError, UsageError
 
 # Modules that register commands, in the order --help lists them.
@@ -25,6 +26,7 @@ COMMAND_MODULES = [
     report_commands,  # report check
     knowledge_commands,  # knowledge
     eval_commands,  # eval
+    mcp_commands,  # mcp, mcp pair/list/revoke
 ]
 
 

@@ -168,6 +168,9 @@ class MainWindow(QMainWindow):
         self.chat_dock = self._dock("Chat", "ChatDock", self.chat, right, "chat")
         self.ledger_dock = self._dock("Ledger and query history", "LedgerDock", self.ledger,
                                       bottom, "ledger")
+        from lantide.ui.integration import install
+
+        install(self)  # Agent Integration: the MCP server in the app, the Activity dock
         self.default_dock_sizes()
         # A small window: the docks give up room before the tabs do.
         self.adaptive_docks = AdaptiveDocks(
@@ -604,6 +607,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:
             log.warning("saving the layout: %s", exc)
         self.tabs.close_all(report=False)  # session.json keeps the tabs for the next start
+        self.mcp_host.stop()  # outside agents' calls end before the engine closes
         self.services.close()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name

@@ -30,7 +30,9 @@ CONTEXTS = {
         active_tab={"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": True},
         open_tabs=4, cached_tables=12, external_databases=["warehouse"],
         analysis={"turn": 3, "project": "q3-churn", "reason": "price vs quantity"},
-        past_steps=57),
+        past_steps=57,
+        outside_agents=[{"name": "Claude Code", "mode": "execute", "calls": 12, "queries": 4,
+                         "minutes_ago": 3}]),
     "recent_steps.md.j2": dict(steps=[STEP, {**STEP, "step_id": "s2", "summary": None,
                                              "summary_status": "missing", "purpose": None}]),
     "active_tab.md.j2": dict(
@@ -71,6 +73,11 @@ CONTEXTS = {
     "background/conversation_title_input.md.j2": dict(user_message="Which regions churned?",
                                                        assistant_message="DE-BY, then IT-25."),
 }
+# The MCP server's tool descriptions and playbook (lantide.mcp.extra_tools renders them so).
+MCP_CONTEXT = dict(purpose_max_chars=40, show_tables_limit=40,
+                   modes=[{"name": "Observe", "tools": ["run_query"]},
+                          {"name": "Execute", "tools": ["run_sql_tab"]}])
+CONTEXTS.update({t: MCP_CONTEXT for t in list_templates() if t.startswith("mcp/")})
 # Templates owned by other layers, rendered by their own tests.
 OTHER_OWNERS = ("knowledge.md.j2", "background/knowledge_", "patch_guidance.md.j2")
 

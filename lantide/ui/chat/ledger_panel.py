@@ -38,7 +38,8 @@ def summary_text(step: dict) -> str:
     if step.get("summary"):
         return step["summary"]
     return {"pending": "(waiting for the agent's summary)", "missing": "(no summary written)",
-            "malformed": "(summary line unreadable)"}.get(status, "")
+            "malformed": "(summary line unreadable)",
+            "external": "(run by an outside agent: no summary line)"}.get(status, "")
 
 
 class LedgerPanel(QWidget):

@@ -115,6 +115,11 @@ class SettingsDialog(QDialog):
             self.connections_page.sig_connections_changed.connect(
                 services.notify_connections_changed)
             self.tabs.addTab(self.connections_page, icon("connection"), "Connections")
+        from lantide.ui.integration import settings_page as integration_page
+
+        self.integration_page = integration_page(services, self)
+        if self.integration_page is not None:
+            self.tabs.addTab(self.integration_page, icon("chat"), "Agent Integration")
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {colors().danger.name()};")

@@ -1,0 +1,266 @@
+"""Agent Integration benchmark: ``python -m benchmarks mcp [--reps=N] [--sf=0.1] [--quick]``.
+
+``run_query`` of the 22 TPC-H queries at SF 0.1, measured side by side in one run:
+
+- **registry**: the in-app agent's call (``ToolRegistry.call`` on a ToolContext), no MCP;
+- **engine**: the MCP engine's call in process (:meth:`McpEngine.call`: the same tool plus
+  the client's checks and its activity line), no protocol;
+- **HTTP**: the same call from the official ``mcp`` SDK client over Streamable HTTP to
+  ``lantide mcp WS --http`` in its own process (as an outside agent talks to the app; one
+  session kept open, every request's token checked).
+
+The sides alternate per repetition; each query's time is its median. On a shared machine a
+query's own time varies by more than the protocol costs, so the protocol's overhead is
+measured per call, paired: the client's wall time of an HTTP call minus the time the server
+spent in :meth:`McpEngine.call` for that same request (the ``duration_ms`` of its activity
+line). Target: median under 5 ms. For scale, the **HTTP floor** is a bare POST of the same
+size to a bare uvicorn app in another process (no MCP, no Lantide) on the same machine at
+the same time: what any local HTTP call costs there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+QUERIES = HERE / "queries" / "tpch"
+BARE_APP = """
+import sys, uvicorn
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    while (await receive()).get("more_body"):
+        pass
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": b"{}"})
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+def _flag(argv, name, default):
+    for arg in argv:
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return default
+
+
+def _isolate() -> dict:
+    """Own config and data folders and no keyring: nothing of the user's is touched."""
+    base = Path(tempfile.mkdtemp(prefix="lantide-bench-mcp-"))
+    env = {"LANTIDE_CONFIG_DIR": str(base / "config"), "LANTIDE_DATA_DIR": str(base / "data"),
+           "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    os.environ.update(env)
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_listening(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited ({proc.returncode})")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start listening")
+
+
+def _registry_context(handle):
+    from lantide.agent.app_state import SessionFileAppState
+    from lantide.agent.cancel import CancelToken
+    from lantide.agent.conversation import Conversation
+    from lantide.agent.ledger import Ledger
+    from lantide.agent.tools.context import ToolContext
+
+    ws = handle.workspace
+    conv = Conversation.create(ws.conversations_dir, "bench-in-app")
+    return ToolContext(workspace=ws, settings=handle.settings, conversation=conv,
+                       ledger=Ledger(ws.ledger_dir, conv.id), app=SessionFileAppState(ws),
+                       services=handle.services, cancel=CancelToken(), state="no_project",
+                       turn=1)
+
+
+def _last_server_ms(root: Path, client_id: str) -> float:
+    from lantide.workspace.activity import activity_path
+    from lantide.workspace.atomic import read_jsonl_tail
+
+    [entry] = read_jsonl_tail(activity_path(root, client_id), 1)
+    return float(entry["duration_ms"])
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system, all threads) of process ``pid`` so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+SMALL_CALLS = 200
+SMALL_SQL = "SELECT 1 AS one"
+
+
+async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare_url):
+    """CPU per call (ms) of a small call on each side, summed over many calls: on an
+    idle machine a call's wall time is about its CPU time, so this says what the
+    protocol would cost there, whatever the load now."""
+    args = {"sql": SMALL_SQL}
+    c0, s0 = time.process_time(), _proc_cpu(server_pid)
+    for _ in range(SMALL_CALLS):
+        await client.call_tool("run_query", args)
+    c1, s1 = time.process_time(), _proc_cpu(server_pid)
+    for _ in range(SMALL_CALLS):
+        engine.call(local.client, "run_query", args, local.token)
+    c2 = time.process_time()
+    b0 = _proc_cpu(bare_pid)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "run_query", "arguments": args}})
+    for _ in range(SMALL_CALLS):
+        await plain.post(bare_url, content=body)
+    c3, b1 = time.process_time(), _proc_cpu(bare_pid)
+    per = lambda x: x * 1000 / SMALL_CALLS  # noqa: E731
+    return {"client": per(c1 - c0), "server": per(s1 - s0), "engine": per(c2 - c1),
+            "floor_client": per(c3 - c2), "floor_server": per(b1 - b0)}
+
+
+def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], list[str]]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from benchmarks.bench_query import tpch_data, workspace_for
+    from lantide.agent.tools import default_registry
+    from lantide.mcp.clients import ClientStore
+    from lantide.mcp.engine import McpEngine
+
+    data = tpch_data(sf)
+    local_root = workspace_for(sf, data, "mcp-inproc")
+    served_root = workspace_for(sf, data, "mcp-served")  # the server process locks it
+    store = ClientStore()
+    local = store.pair("bench-local", scope=str(local_root), mode="execute", expires_days=1)
+    remote = store.pair("bench-http", scope=str(served_root), mode="execute", expires_days=1)
+    engine = McpEngine(store=store, transport="stdio")
+    handle = engine.open_workspace(local_root)
+    ctx = _registry_context(handle)
+    port, bare_port = _free_port(), _free_port()
+    child_env = {**os.environ, **env, "PYTHONPATH": str(REPO)}
+    server = subprocess.Popen([sys.executable, "-m", "lantide", "mcp", str(served_root),
+                               "--http", "--port", str(port)], env=child_env, cwd=str(REPO))
+    bare = subprocess.Popen([sys.executable, "-c", BARE_APP, str(bare_port)], env=child_env)
+    queries = [(p.stem, p.read_text()) for p in sorted(QUERIES.glob("q*.sql"))]
+    times = {q: {"registry": [], "engine": [], "http": [], "paired": []} for q, _ in queries}
+    floor: list[float] = []
+    failures: list[str] = []
+    cpu: dict[str, float] = {}
+
+    async def run_all() -> None:
+        headers = {"Authorization": f"Bearer {remote.token}"}
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with httpx2.AsyncClient(headers=headers, timeout=300) as http, \
+                httpx2.AsyncClient(timeout=60) as plain:
+            async with Client(streamable_http_client(url, http_client=http)) as client:
+                await client.call_tool("get_analysis_context", {})  # warm the session
+                cpu.update(await _cpu_per_call(client, plain, engine, local, server.pid,
+                                               bare.pid, f"http://127.0.0.1:{bare_port}/"))
+                for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
+                    for name, sql in queries:
+                        args = {"sql": sql}
+                        t0 = time.perf_counter()
+                        out = default_registry().call("run_query", args, ctx)
+                        t1 = time.perf_counter()
+                        done = engine.call(local.client, "run_query", args, local.token)
+                        t2 = time.perf_counter()
+                        result = await client.call_tool("run_query", args)
+                        t3 = time.perf_counter()
+                        body = result.content[0].text if result.content else "{}"
+                        t4 = time.perf_counter()
+                        await plain.post(f"http://127.0.0.1:{bare_port}/",
+                                         content=json.dumps({"jsonrpc": "2.0", "id": 1,
+                                                             "result": body}))
+                        t5 = time.perf_counter()
+                        if not (out.ok and done.ok and not result.is_error):
+                            failures.append(f"{name}: {out.result.get('error')}")
+                        if rep:
+                            server_ms = _last_server_ms(served_root, remote.client.id)
+                            times[name]["registry"].append((t1 - t0) * 1000)
+                            times[name]["engine"].append((t2 - t1) * 1000)
+                            times[name]["http"].append((t3 - t2) * 1000)
+                            times[name]["paired"].append((t3 - t2) * 1000 - server_ms)
+                            floor.append((t5 - t4) * 1000)
+
+    try:
+        _wait_listening(port, server)
+        _wait_listening(bare_port, bare)
+        asyncio.run(run_all())
+    finally:
+        for proc in (server, bare):
+            proc.terminate()
+            proc.wait(timeout=30)
+        engine.close()
+    rows = []
+    for name, _sql in queries:
+        med = {k: statistics.median(v) for k, v in times[name].items()}
+        rows.append({"query": name, **med, "over_app": med["http"] - med["registry"]})
+    return rows, floor, sorted(set(failures)), cpu
+
+
+def main(argv: list[str]) -> int:
+    env = _isolate()
+    reps = int(_flag(argv, "--reps", 3 if "--quick" in argv else 5))
+    sf = float(_flag(argv, "--sf", 0.01 if "--quick" in argv else 0.1))
+    started = time.perf_counter()
+    rows, floor, failures, cpu = bench(sf, reps, env)
+    print(f"### run_query over MCP (Streamable HTTP, server in its own process) against in "
+          f"process, TPC-H SF {sf:g} (ms; medians of {reps} alternating runs)\n")
+    print("| query | registry (in-app) | engine (MCP, in process) | HTTP (SDK client) | "
+          "protocol overhead (paired) | HTTP - registry |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['query']} | {r['registry']:.1f} | {r['engine']:.1f} | {r['http']:.1f} | "
+              f"{r['paired']:.2f} | {r['over_app']:.1f} |")
+    paired = sorted(r["paired"] for r in rows)
+    median = statistics.median(paired)
+    floor_median = statistics.median(floor)
+    try:
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        load = "unknown"
+    print(f"\nProtocol overhead per call (HTTP wall time - the server's engine.call, same "
+          f"request): median **{median:.2f} ms** (per-query medians {paired[0]:.2f}-"
+          f"{paired[-1]:.2f}); target < 5 ms: {'met' if median < 5 else 'NOT met'}. "
+          f"HTTP floor (a bare POST of the same size to a bare uvicorn app): median "
+          f"{floor_median:.2f} ms, so MCP and Lantide add {median - floor_median:.2f} ms above "
+          f"it. HTTP - registry: median {statistics.median(r['over_app'] for r in rows):.1f} "
+          f"ms. {os.cpu_count()} CPUs, load average {load}; run took "
+          f"{time.perf_counter() - started:.0f} s.")
+    protocol_cpu = cpu["client"] + cpu["server"] - cpu["engine"]
+    floor_cpu = cpu["floor_client"] + cpu["floor_server"]
+    print(f"\nCPU per call of a small call ({SMALL_CALLS} x run_query {SMALL_SQL!r}; what a "
+          f"call costs on an idle machine): MCP client {cpu['client']:.2f} ms + server "
+          f"{cpu['server']:.2f} ms, of which the engine (measured in process) "
+          f"{cpu['engine']:.2f} ms: protocol **{protocol_cpu:.2f} ms** per call; a bare "
+          f"HTTP POST {floor_cpu:.2f} ms (client {cpu['floor_client']:.2f} + server "
+          f"{cpu['floor_server']:.2f}).")
+    if failures:
+        print("failed calls:", failures)
+    return 0 if median < 5 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,286 @@
+"""The MCP protocol side: the official ``mcp`` SDK's low-level server over stdio and over
+Streamable HTTP bound to 127.0.0.1.
+
+Who is calling is decided per call, never per connection: over HTTP the ASGI guard
+(:class:`TokenGuard`) checks every request's bearer token before anything runs (401
+otherwise) and hands the verified client to the handlers; over stdio the token comes from
+the environment (``LANTIDE_MCP_TOKEN``) and is checked again on every call, so revoking or
+expiring a client stops it at its next call. A call outside the client's mode is a
+protocol error (code :data:`MODE_REQUIRED_CODE`) whose data names the mode it needs; a
+tool's own failure (a refused query) is a tool result with ``isError`` and the same error
+object the in-app agent gets.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import ipaddress
+import json
+import os
+import threading
+from typing import Any
+
+from lantide.errors import LantideError
+from lantide.mcp.access import ModeRefused
+from lantide.mcp.clients import PairedClient
+from lantide.mcp.engine import McpEngine
+
+TOKEN_ENV = "LANTIDE_MCP_TOKEN"
+DEFAULT_PORT = 47615
+MCP_PATH = "/mcp"
+MODE_REQUIRED_CODE = -32003  # JSON-RPC server error range: the call needs another mode
+UNAUTHORIZED_CODE = -32001
+PLAN_URI = "lantide://project/{project}/plan"
+REPORT_URI = "lantide://project/{project}/report"
+
+# the verified client and its token for the call being handled (set by the transport)
+_caller: contextvars.ContextVar[tuple[PairedClient, str] | None] = \
+    contextvars.ContextVar("lantide_mcp_caller", default=None)
+
+
+class NotLoopbackError(LantideError):
+    code = "NOT_LOOPBACK"
+
+
+class TokenRefused(LantideError):
+    code = "TOKEN_REFUSED"
+
+
+def check_loopback(host: str) -> str:
+    """``host`` when it is a loopback address; anything else is refused before binding."""
+    if host == "localhost":
+        return "127.0.0.1"
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return host
+    except ValueError:
+        pass
+    raise NotLoopbackError(
+        f"refusing to serve MCP on {host!r}: only the loopback address 127.0.0.1 is allowed",
+        hint="Outside agents connect on this machine; leave out --host or use 127.0.0.1.")
+
+
+def build_server(engine: McpEngine, caller=None):
+    """The low-level MCP server over ``engine``. ``caller()`` returns the (client, token)
+    of the call being handled, or raises :class:`TokenRefused`."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+
+    from lantide import __version__
+    from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text, schema_of
+
+    def who() -> tuple[PairedClient, str]:
+        try:
+            return (caller or current_caller)()
+        except TokenRefused as exc:
+            raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
+
+    async def list_tools(ctx, params):
+        client, _token = who()
+        return types.ListToolsResult(tools=[
+            types.Tool(name=t["name"], description=t["description"],
+                       input_schema=t["input_schema"]) for t in engine.list_tools(client)])
+
+    async def call_tool(ctx, params):
+        client, token = who()
+        try:
+            outcome = await anyio.to_thread.run_sync(
+                engine.call, client, params.name, dict(params.arguments or {}), token)
+        except ModeRefused as exc:
+            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
+        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
+        return types.CallToolResult(content=[types.TextContent(text=text)],
+                                    structured_content=json.loads(text),
+                                    is_error=not outcome.ok)
+
+    def _projects(client: PairedClient) -> list[tuple[str, str]]:
+        try:
+            ws = engine.workspace_for(client).workspace
+        except LantideError:
+            return []
+        return [(p.dirname, p.name) for p in ws.list_projects()]
+
+    async def list_resources(ctx, params):
+        client, _token = who()
+        resources = [types.Resource(uri=PLAYBOOK_URI, name="playbook",
+                                    title="How to work in Lantide", mime_type="text/markdown")]
+        for dirname, name in await anyio.to_thread.run_sync(_projects, client):
+            resources.append(types.Resource(uri=PLAN_URI.format(project=dirname),
+                                            name=f"{dirname}-plan", title=f"Plan: {name}",
+                                            mime_type="text/markdown"))
+            resources.append(types.Resource(uri=REPORT_URI.format(project=dirname),
+                                            name=f"{dirname}-report", title=f"Report: {name}",
+                                            mime_type="text/markdown"))
+        return types.ListResourcesResult(resources=resources)
+
+    def _document(client: PairedClient, token: str, uri: str) -> str:
+        if uri == PLAYBOOK_URI:
+            return playbook_text()
+        for kind, pattern in (("plan", PLAN_URI), ("report", REPORT_URI)):
+            prefix, suffix = pattern.split("{project}")
+            if uri.startswith(prefix) and uri.endswith(suffix):
+                project = uri[len(prefix):-len(suffix)]
+                outcome = engine.call(client, f"read_{kind}", {"project": project}, token)
+                if not outcome.ok:
+                    raise MCPError(types.INVALID_PARAMS, outcome.result.get("message", uri),
+                                   outcome.result)
+                return str(outcome.result.get("text", ""))
+        raise MCPError(types.INVALID_PARAMS, f"no resource {uri}", {"uri": uri})
+
+    async def read_resource(ctx, params):
+        client, token = who()
+        uri = str(params.uri)
+        text = await anyio.to_thread.run_sync(_document, client, token, uri)
+        return types.ReadResourceResult(contents=[
+            types.TextResourceContents(uri=uri, text=text, mime_type="text/markdown")])
+
+    return Server("lantide", version=__version__,
+                  instructions=f"Lantide data workbench. Call get_analysis_context first and "
+                               f"read {PLAYBOOK_URI}.",
+                  # the SDK checks Mcp-Param headers against this; without it, it runs the
+                  # whole tools/list handler on every call
+                  get_tool_input_schema=schema_of,
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_read_resource=read_resource)
+
+
+def current_caller() -> tuple[PairedClient, str]:
+    found = _caller.get()
+    if found is None:
+        raise TokenRefused("this call carries no verified Lantide token",
+                           hint="Send Authorization: Bearer TOKEN (lantide mcp pair).")
+    return found
+
+
+# -- stdio ------------------------------------------------------------------------------
+
+def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
+    """Serve one client on stdin/stdout until it closes. Its token comes from the
+    environment and is checked before serving and again on every call."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    token = token if token is not None else os.environ.get(TOKEN_ENV)
+    client, why = engine.store.verify(token)
+    if client is None:
+        raise TokenRefused(f"{TOKEN_ENV}: {why}",
+                           hint="Set it to the token shown by lantide mcp pair "
+                                "(Settings > Agent Integration).")
+
+    def caller() -> tuple[PairedClient, str]:
+        current, reason = engine.store.verify(token)
+        if current is None:
+            raise TokenRefused(f"the client's token is no longer valid: {reason}",
+                               hint="Pair the client again.")
+        return current, token
+
+    server = build_server(engine, caller)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+# -- Streamable HTTP --------------------------------------------------------------------
+
+class TokenGuard:
+    """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
+    reaches nothing; a valid one runs with its client set for the handlers."""
+
+    def __init__(self, app, engine: McpEngine):
+        self.app = app
+        self.engine = engine
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+        scheme, _, token = header.partition(" ")
+        token = token.strip() if scheme.lower() == "bearer" else ""
+        client, why = self.engine.store.verify(token or None)
+        if client is None:
+            body = json.dumps({"error": "unauthorized", "message": why}).encode()
+            await send({"type": "http.response.start", "status": 401, "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="lantide"')]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        reset = _caller.set((client, token))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _caller.reset(reset)
+
+
+def http_app(engine: McpEngine, *, json_response: bool = True, stateless: bool = False):
+    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
+    server = build_server(engine)
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=json_response,
+                                     stateless_http=stateless,
+                                     host="127.0.0.1")
+    return TokenGuard(app, engine)
+
+
+class HttpServer:
+    """uvicorn on 127.0.0.1 in a background thread (the desktop app's, or the command's)."""
+
+    def __init__(self, engine: McpEngine, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT):
+        self.host = check_loopback(host)  # before anything is bound
+        self.port = port
+        self.engine = engine
+        self._server = None
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        self.error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}{MCP_PATH}"
+
+    def _run(self) -> None:
+        try:
+            self._server.run()
+        except BaseException as exc:  # reported by start(), not lost in the thread
+            self.error = exc
+        finally:
+            self._started.set()
+
+    def start(self, timeout: float = 15.0) -> "HttpServer":
+        import uvicorn
+
+        config = uvicorn.Config(http_app(self.engine), host=self.host, port=self.port,
+                                log_level="warning", lifespan="on", access_log=False)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="lantide-mcp-http", daemon=True)
+        self._thread.start()
+        while not self._started.wait(0.02):
+            if self._server.started:
+                break
+            timeout -= 0.02
+            if timeout <= 0:
+                break
+        if not self._server.started:
+            self.stop()
+            raise LantideError(f"the MCP server could not listen on {self.host}:{self.port}"
+                               + (f" ({self.error})" if self.error else ""),
+                               hint="Another program may use the port; pass --port N.",
+                               code="MCP_HTTP_FAILED")
+        sockets = [s for srv in self._server.servers for s in srv.sockets]
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        return self
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)

@@ -1,0 +1,124 @@
+"""What outside agents did: ``.lantide/activity/CLIENT.jsonl``, append-only.
+
+One line per call: ``at, client, client_name, mode, transport, tool, arguments, ok,
+error`` and ``step_ids`` when a query ran. Arguments are stored with secrets removed:
+values under secret-looking keys are replaced, and the client's own token (or anything
+shaped like a Lantide token) is cut out of every string, so no token reaches the file.
+Long values are cut (the ledger keeps a step's whole SQL).
+
+It lives in the workspace layer because it is a workspace file that both the MCP server
+(writing) and the in-app agent's Context Summary (reading who works beside it) use.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from lantide.untrusted import clean_text
+from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
+
+ACTIVITY_DIR = "activity"
+REDACTED = "[removed]"
+MAX_VALUE_CHARS = 2_000
+_SECRET_KEY = re.compile(r"(token|secret|password|passwd|api[_-]?key|authori[sz]ation|"
+                         r"credential|pwd)", re.I)
+_TOKEN_TEXT = re.compile(r"ltd_[A-Za-z0-9_-]{20,100}")
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def activity_dir(workspace_root: Path) -> Path:
+    return Path(workspace_root) / ".lantide" / ACTIVITY_DIR
+
+
+def activity_path(workspace_root: Path, client_id: str) -> Path:
+    return activity_dir(workspace_root) / f"{_SAFE_ID.sub('-', client_id)[:60] or 'client'}.jsonl"
+
+
+def scrub(value: Any, token: str | None = None, key: str | None = None) -> Any:
+    """``value`` with secrets removed (see the module docstring)."""
+    if key is not None and _SECRET_KEY.search(key):
+        return REDACTED
+    if isinstance(value, dict):
+        return {str(k): scrub(v, token, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, token) for v in value]
+    if isinstance(value, str):
+        if token:
+            value = value.replace(token, REDACTED)
+        value = _TOKEN_TEXT.sub(REDACTED, value)
+        if len(value) > MAX_VALUE_CHARS:
+            value = value[:MAX_VALUE_CHARS] + f"…[cut at {MAX_VALUE_CHARS:,}]"
+        return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return scrub(str(value), token)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def record_call(workspace_root: Path, *, client_id: str, client_name: str, mode: str,
+                transport: str, tool: str, arguments: dict[str, Any], ok: bool,
+                error: dict[str, Any] | None = None, step_ids: list[str] | None = None,
+                duration_ms: float | None = None, token: str | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "at": _now(), "client": client_id, "client_name": client_name, "mode": mode,
+        "transport": transport, "tool": tool, "arguments": scrub(arguments or {}, token),
+        "ok": bool(ok)}
+    if error:
+        entry["error"] = scrub({k: error.get(k) for k in ("error", "message", "required_mode")
+                                if error.get(k) is not None}, token)
+    if step_ids:
+        entry["step_ids"] = list(step_ids)
+    if duration_ms is not None:
+        entry["duration_ms"] = duration_ms
+    append_jsonl(activity_path(workspace_root, client_id), entry)
+    return entry
+
+
+def read_activity(workspace_root: Path, limit: int = 500) -> list[dict[str, Any]]:
+    """The latest ``limit`` calls of every client, oldest first (damaged lines skipped).
+    Each file is read from its end, so a long history costs what its tail costs."""
+    folder = activity_dir(workspace_root)
+    if not folder.is_dir():
+        return []
+    entries: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.jsonl")):
+        for record in read_jsonl_tail(path, limit):
+            if isinstance(record, dict) and isinstance(record.get("tool"), str):
+                entries.append({k: clean_text(v) if isinstance(v, str) else v
+                                for k, v in record.items()})
+    entries.sort(key=lambda e: str(e.get("at") or ""))
+    return entries[-limit:] if limit > 0 else entries
+
+
+def connected_clients(workspace_root: Path, within_minutes: float = 60.0,
+                      now: datetime | None = None) -> list[dict[str, Any]]:
+    """Clients that called within the last ``within_minutes``: name, mode, calls, last
+    call (for the Context Summary), most recent first."""
+    now = now or datetime.now(timezone.utc)
+    seen: dict[str, dict[str, Any]] = {}
+    for entry in read_activity(workspace_root, limit=200):
+        try:
+            at = datetime.strptime(str(entry["at"]), "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+                tzinfo=timezone.utc)
+        except (KeyError, ValueError):
+            continue
+        if (now - at).total_seconds() > within_minutes * 60:
+            continue
+        client = seen.setdefault(str(entry.get("client")), {
+            "client": str(entry.get("client")), "name": str(entry.get("client_name") or
+                                                            entry.get("client")),
+            "mode": str(entry.get("mode")), "calls": 0, "queries": 0})
+        client["calls"] += 1
+        client["queries"] += len(entry.get("step_ids") or [])
+        client["last_at"] = at
+        client["last_tool"] = entry.get("tool")
+    out = sorted(seen.values(), key=lambda c: c["last_at"], reverse=True)
+    for c in out:
+        c["minutes_ago"] = int((now - c.pop("last_at")).total_seconds() // 60)
+    return out
