@@ -8,7 +8,7 @@ import asyncio
 import json
 import threading
 
-from lantide.ui.settings_dialog import SettingsDialog
+from lantide.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import open_main_window
 
 

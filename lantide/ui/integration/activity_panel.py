@@ -91,7 +91,7 @@ class ActivityPanel(QWidget):
                                      name="read MCP activity")
 
     def _fill(self, entries: list[dict]) -> None:
-        from lantide.ui.query_history_view import local_time
+        from lantide.ui.sql.query_history_view import local_time
 
         self.entries = list(reversed(entries))
         theme = colors()

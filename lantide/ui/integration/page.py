@@ -56,7 +56,7 @@ def _stored(context, client_id: str):
 def _short_time(stamp) -> str:
     if not stamp:
         return "never"
-    from lantide.ui.query_history_view import local_time
+    from lantide.ui.sql.query_history_view import local_time
 
     return local_time(stamp)
 
