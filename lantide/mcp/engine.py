@@ -234,7 +234,7 @@ class McpEngine:
              args: dict[str, Any]) -> CallResult:
         from lantide.agent.app_state import SessionFileAppState
         from lantide.agent.cancel import CancelToken
-        from lantide.agent.prompt import state_of
+        from lantide.agent.tools.registry import state_of
         from lantide.agent.tools import default_registry
 
         ws = handle.workspace

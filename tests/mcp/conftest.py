@@ -22,7 +22,7 @@ def executing_workspace(sample_workspace) -> Path:
     """The sample workspace with its project executing (queries need a purpose)."""
     from lantide.workspace.model import Project
 
-    Project.load(sample_workspace, "q3-churn").set_status("executing")
+    Project.load(sample_workspace, "q3-churn").approve_plan()
     return sample_workspace
 
 

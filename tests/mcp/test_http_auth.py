@@ -87,6 +87,7 @@ def test_the_same_request_with_a_valid_token_runs(http_server, store, executing_
     response = _post(http_server.url, paired.token,
                      session=_session(http_server.url, paired.token))
     assert response.status_code == 200, response.text
+    assert "result" in response.json(), response.json()
     assert response.json()["result"]["isError"] is False
     assert [s["purpose"] for s in ledger_lines(executing_workspace,
                                                f"mcp-{paired.client.id}")] == ["should not run"]

@@ -149,10 +149,10 @@ def test_admin_changes_status_but_never_approves_a_plan(http_server, store,
     from lantide.workspace.model import Project
 
     admin = pair(store, executing_workspace, "admin")
-    done = call(http_server.url, admin.token, "set_project_status",
-                {"status": "done", "project": "q3-churn"})
-    assert not done.is_error, done.structured_content
-    assert Project.load(executing_workspace, "q3-churn").status == "done"
+    review = call(http_server.url, admin.token, "set_project_status",
+                  {"status": "plan_review", "project": "q3-churn"})
+    assert not review.is_error, review.structured_content
+    assert Project.load(executing_workspace, "q3-churn").status == "plan_review"
     call(http_server.url, admin.token, "set_project_status",
          {"status": "planning", "project": "q3-churn"})
     approve = call(http_server.url, admin.token, "set_project_status",

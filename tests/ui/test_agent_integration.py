@@ -69,7 +69,7 @@ def test_an_outside_agent_queries_the_running_app(qtbot, shell_services, sample_
     from lantide.workspace.model import Project
 
     monkeypatch.setenv("LANTIDE_MCP_PORT", "0")
-    Project.load(sample_workspace, "q3-churn").set_status("executing")
+    Project.load(sample_workspace, "q3-churn").approve_plan()
     paired = ClientStore().pair("Claude Code", kind="claude-code",
                                 scope=str(sample_workspace), mode="execute")
     services = shell_services()
