@@ -48,3 +48,26 @@ def test_stored_tool_results_are_capped(tmp_path):
         {"id": "c3", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c3", "content": '{"ok": true}'}], 2, [{}, {}])
     assert Conversation.open(tmp_path, conv.id).message_records()[-1]["message"]["content"] == '{"ok": true}'
+
+
+def test_read_step_sends_rows_not_the_ledgers_evidence_values(session_factory):
+    """The ledger keeps the distinct numbers of a step's result for ``lantide report
+    check``; read_step does not send them to the model (it has the rows), so a wide step
+    read again can still be cut to its first rows to fit a small window."""
+    from lantide.agent.history import shrink_result
+
+    session = session_factory()
+    ctx = session.tool_context()
+    registry = default_registry()
+    sql = "SELECT * FROM orders ORDER BY order_id LIMIT 200"
+    assert registry.call("run_query", {"sql": sql}, ctx).ok
+    step = session.ledger.steps()[0]
+    assert len(step["result_values"]) > 100  # the ledger keeps them
+    read = registry.call("read_step", {"step_id": step["step_id"], "rows": 60}, ctx)
+    assert read.ok and len(read.result["rows"]["rows"]) == 60
+    sent = read.result["step"]
+    assert "result_values" not in sent and "result_values_cut" not in sent
+    assert sent["step_id"] == step["step_id"] and sent["evidence"] == step["evidence"]
+    assert session.ledger.step(step["step_id"])["result_values"] == step["result_values"]
+    cut = shrink_result(json.dumps(read.result), 600)
+    assert cut is not None and 0 < len(json.loads(cut)["rows"]["rows"]) < 60

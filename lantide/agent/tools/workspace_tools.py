@@ -127,9 +127,15 @@ def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
             "purpose": step.get("purpose"), "patched": sorted(k for k in changes if k != "summary_status")}
 
 
+# what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
+# of tokens) the model has as rows already; sent, they left a wide step too big to be cut to
+# its first rows in a small window
+LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut")
+
+
 def read_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
     step = ctx.ledger.step(args["step_id"])
-    out: dict[str, Any] = {"step": step}
+    out: dict[str, Any] = {"step": {k: v for k, v in step.items() if k not in LEDGER_ONLY_FIELDS}}
     if args.get("rows"):
         from lantide.agent.tools.query_tools import step_rows
 
