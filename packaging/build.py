@@ -1,12 +1,18 @@
 """Build Lantide's installed desktop bundle: ``python packaging/build.py [--target T]``.
 
-Targets (this first step builds the Linux ones; see packaging/README.md for what is next):
+Targets:
 
-- ``linux-dir``: a PyInstaller one-folder bundle in ``dist/lantide/``;
+- ``linux-dir``: a PyInstaller one-folder bundle in ``dist/lantide/``, its ICU data
+  replaced by an empty stub (packaging/linux/icudata-stub.c, compiled with gcc);
 - ``tar``: that folder as ``dist/lantide-VERSION-linux-ARCH.tar.gz`` (portable);
 - ``deb``: ``dist/lantide_VERSION_ARCH.deb``: the bundle in /opt/lantide, ``lantide`` on
   PATH, a desktop entry, the icon in the sizes desktops want, and the MIME type of a
-  workspace's marker file (packaging/linux/); removing the package removes all of it.
+  workspace's marker file (packaging/linux/); removing the package removes all of it;
+- ``linux``: both the ``.tar.gz`` and the ``.deb``;
+- ``windows`` (on Windows): ``dist/lantide-VERSION-setup.exe``, the NSIS installer of
+  packaging/windows/lantide.nsi (per-user, Start-menu entry, uninstaller); needs makensis;
+- ``macos`` (on macOS): ``dist/Lantide.app`` and ``dist/Lantide-VERSION.dmg`` (dmgbuild,
+  packaging/macos/dmg_settings.py).
 
 It checks that the pinned build tools (packaging/requirements-build.txt) are the ones
 installed, builds from the checkout it lives in, and prints the size of what it made by
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -26,7 +33,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = REPO / "packaging"
-TARGETS = ("linux-dir", "tar", "deb")
+TARGETS = {"linux-dir": "linux", "tar": "linux", "deb": "linux", "linux": "linux",
+           "windows": "win32", "macos": "darwin"}
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 DEB_DEPENDS = ("libc6, libgl1, libegl1, libglib2.0-0, libdbus-1-3, libfontconfig1, "
                "libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, libxcb-icccm4, libxcb-image0, "
@@ -68,7 +76,7 @@ def lantide_version() -> str:
 
 
 def build_dir(dist: Path, work: Path) -> Path:
-    env = {**os.environ, "LANTIDE_REPO": str(REPO)}
+    env = {**os.environ, "LANTIDE_REPO": str(REPO), "LANTIDE_VERSION": lantide_version()}
     subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean",
                     "--distpath", str(dist), "--workpath", str(work),
                     str(HERE / "lantide.spec")], check=True, env=env)
@@ -85,8 +93,6 @@ def build_tar(bundle: Path, dist: Path, version: str) -> Path:
 
 def render_icons(target: Path) -> None:
     """The app icon as PNG in the sizes desktops ask for, plus the SVG itself."""
-    import shutil
-
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication, QImage, QPainter
@@ -111,8 +117,6 @@ def render_icons(target: Path) -> None:
 
 
 def build_deb(bundle: Path, dist: Path, version: str) -> Path:
-    import shutil
-
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
                           check=True).stdout.strip()
     stage = dist / "deb-root"
@@ -146,6 +150,41 @@ def build_deb(bundle: Path, dist: Path, version: str) -> Path:
     return out
 
 
+def stub_icu_data(bundle: Path) -> list[Path]:
+    """Replace Qt's ICU data library (31 MB) by ICU's empty "stubdata", built here under
+    the same soname and versioned symbol (see packaging/linux/icudata-stub.c for why Qt
+    runs without it). Returns the libraries replaced."""
+    import re
+
+    replaced = []
+    for lib in sorted(bundle.rglob("libicudata.so.*")):
+        if lib.is_symlink() or not (match := re.fullmatch(r"libicudata\.so\.(\d+)", lib.name)):
+            continue
+        major = match.group(1)
+        stub = lib.with_name(lib.name + ".stub")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-s",
+                        f"-DICUDATA_SYMBOL=icudt{major}_dat", f"-Wl,-soname,{lib.name}",
+                        "-o", str(stub), str(HERE / "linux" / "icudata-stub.c")], check=True)
+        os.replace(stub, lib)
+        replaced.append(lib)
+    return replaced
+
+
+def build_windows(bundle: Path, dist: Path, version: str) -> Path:
+    out = dist / f"lantide-{version}-setup.exe"
+    subprocess.run(["makensis", "-V2", f"-DVERSION={version}", f"-DBUNDLE={bundle}",
+                    f"-DOUTFILE={out}", str(HERE / "windows" / "lantide.nsi")], check=True)
+    return out
+
+
+def build_dmg(app: Path, dist: Path, version: str) -> Path:
+    out = dist / f"Lantide-{version}.dmg"
+    subprocess.run([sys.executable, "-m", "dmgbuild", "-s",
+                    str(HERE / "macos" / "dmg_settings.py"), "-D", f"app={app}", "Lantide",
+                    str(out)], check=True)
+    return out
+
+
 def sizes_by_component(bundle: Path) -> list[tuple[str, int]]:
     """Bytes per top-level entry of the bundle's library folder (symlinks not counted)."""
     internal = bundle / "_internal"
@@ -172,25 +211,32 @@ def report(bundle: Path, extra: list[Path]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", choices=TARGETS, default="linux-dir")
+    parser.add_argument("--target", choices=list(TARGETS), default="linux-dir")
     parser.add_argument("--dist", type=Path, default=REPO / "dist")
     parser.add_argument("--work", type=Path, default=REPO / "build" / "pyinstaller")
     parser.add_argument("--bundle", type=Path,
                         help="package this already built bundle instead of building one")
     args = parser.parse_args(argv)
-    if not sys.platform.startswith("linux"):
-        raise SystemExit(f"build: target {args.target} builds on Linux only")
+    if not sys.platform.startswith(TARGETS[args.target]):
+        raise SystemExit(f"build: target {args.target} builds on {TARGETS[args.target]} only")
     if args.bundle:
         bundle = args.bundle.resolve()
     else:
         check_tools()
         bundle = build_dir(args.dist, args.work)
+        if sys.platform.startswith("linux"):
+            stub_icu_data(bundle)
     args.dist.mkdir(parents=True, exist_ok=True)
+    version = lantide_version()
     extra = []
-    if args.target == "tar":
-        extra.append(build_tar(bundle, args.dist, lantide_version()))
-    elif args.target == "deb":
-        extra.append(build_deb(bundle, args.dist, lantide_version()))
+    if args.target in ("tar", "linux"):
+        extra.append(build_tar(bundle, args.dist, version))
+    if args.target in ("deb", "linux"):
+        extra.append(build_deb(bundle, args.dist, version))
+    if args.target == "windows":
+        extra.append(build_windows(bundle, args.dist, version))
+    if args.target == "macos":
+        extra.append(build_dmg(args.dist / "Lantide.app", args.dist, version))
     report(bundle, extra)
     return 0
 
