@@ -185,16 +185,28 @@ def build_dmg(app: Path, dist: Path, version: str) -> Path:
     return out
 
 
-def sizes_by_component(bundle: Path) -> list[tuple[str, int]]:
-    """Bytes per top-level entry of the bundle's library folder (symlinks not counted)."""
+def sizes_by_component(bundle: Path, split: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    """Bytes per top-level entry of the bundle's library folder (symlinks not counted),
+    and the executable (which carries the compressed Python modules, PYZ); an entry named
+    in ``split`` is broken down one level further (``PySide6/Qt``)."""
     internal = bundle / "_internal"
     root = internal if internal.is_dir() else bundle
     totals: dict[str, int] = {}
+    for path in bundle.iterdir():
+        if path.is_file() and not path.is_symlink() and root != bundle:
+            totals[f"{path.name} (executable and Python modules)"] = path.stat().st_size
     for path in root.rglob("*"):
         if path.is_file() and not path.is_symlink():
-            part = path.relative_to(root).parts[0]
+            parts = path.relative_to(root).parts
+            depth = 1
+            while depth < len(parts) and "/".join(parts[:depth]) in split:
+                depth += 1
+            part = "/".join(parts[:depth])
             totals[part] = totals.get(part, 0) + path.stat().st_size
     return sorted(totals.items(), key=lambda item: -item[1])
+
+
+QT_SPLIT = ("PySide6", "PySide6/Qt", "PySide6/Qt/lib", "PySide6/Qt/plugins")
 
 
 def report(bundle: Path, extra: list[Path]) -> None:
@@ -205,6 +217,10 @@ def report(bundle: Path, extra: list[Path]) -> None:
         print(f"  {size / 1e6:8.1f} MB  {name}")
     rest = sum(size for _name, size in parts[15:])
     print(f"  {rest / 1e6:8.1f} MB  ({len(parts) - 15} more)")
+    qt = [(n, size) for n, size in sizes_by_component(bundle, QT_SPLIT)
+          if n.startswith("PySide6") and size >= 1_000_000]
+    print("  of which PySide6: " + ", ".join(f"{n.split('/')[-1]} {size / 1e6:.1f}"
+                                            for n, size in qt))
     for path in extra:
         print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
 
