@@ -94,6 +94,24 @@ def test_the_deb_installs_a_desktop_app_within_the_size_budget(deb, installed):
     assert icu.stat().st_size < 100_000  # the empty stub, not Qt's 31 MB of ICU data
 
 
+def test_every_bundled_library_finds_what_it_links(installed):
+    """The trimmed bundle (packaging/lantide.spec drops libraries) leaves no dangling link:
+    each shared object resolves its libraries in the bundle or on the system (the .deb's
+    Depends)."""
+    internal = installed / "opt" / "lantide" / "_internal"
+    env = {**os.environ, "LD_LIBRARY_PATH": str(internal)}
+    missing = {}
+    objects = [p for p in internal.rglob("*.so*") if p.is_file() and not p.is_symlink()]
+    assert len(objects) > 100
+    for path in objects:
+        out = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env=env,
+                             timeout=60).stdout
+        lost = [line.split()[0] for line in out.splitlines() if "not found" in line]
+        if lost:
+            missing[str(path.relative_to(internal))] = lost
+    assert missing == {}
+
+
 def test_installed_binary_runs_a_first_session_headless(installed, tmp_path):
     bundle = installed / "opt" / "lantide"
     before = _files(bundle)
