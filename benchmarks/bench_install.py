@@ -60,6 +60,7 @@ def installed_bundle() -> Path:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
     subprocess.run([sys.executable, str(REPO / "packaging" / "build.py"), "--target", "deb",
+                    "--deb-compression", "gzip",
                     "--dist", str(WORK / "dist"), "--work", str(WORK / "build")],
                    check=True, cwd=str(REPO), stdout=subprocess.DEVNULL)
     (deb,) = (WORK / "dist").glob("lantide_*.deb")

@@ -117,7 +117,7 @@ def render_icons(target: Path) -> None:
     del app
 
 
-def build_deb(bundle: Path, dist: Path, version: str) -> Path:
+def build_deb(bundle: Path, dist: Path, version: str, compression: str = "xz") -> Path:
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
                           check=True).stdout.strip()
     stage = dist / "deb-root"
@@ -146,8 +146,8 @@ def build_deb(bundle: Path, dist: Path, version: str) -> Path:
         shutil.copyfile(linux / script, control / script)
         (control / script).chmod(0o755)
     out = dist / f"lantide_{version}_{arch}.deb"
-    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(out)],
-                   check=True)
+    subprocess.run(["dpkg-deb", "--root-owner-group", f"-Z{compression}", "--build",
+                    str(stage), str(out)], check=True)
     return out
 
 
@@ -233,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=REPO / "build" / "pyinstaller")
     parser.add_argument("--bundle", type=Path,
                         help="package this already built bundle instead of building one")
+    parser.add_argument("--deb-compression", choices=("xz", "gzip"), default="xz",
+                        help="xz: the smallest .deb (a few CPU-minutes); gzip: a quick one")
     args = parser.parse_args(argv)
     if not sys.platform.startswith(TARGETS[args.target]):
         raise SystemExit(f"build: target {args.target} builds on {TARGETS[args.target]} only")
@@ -249,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.target in ("tar", "linux"):
         extra.append(build_tar(bundle, args.dist, version))
     if args.target in ("deb", "linux"):
-        extra.append(build_deb(bundle, args.dist, version))
+        extra.append(build_deb(bundle, args.dist, version, args.deb_compression))
     if args.target == "windows":
         extra.append(build_windows(bundle, args.dist, version))
     if args.target == "macos":

@@ -53,7 +53,8 @@ def deb(tmp_path_factory) -> Path:
         base = tmp_path_factory.mktemp("build")
         dist = base / "dist"
         done = subprocess.run([sys.executable, str(REPO / "packaging" / "build.py"),
-                               "--target", "deb", "--dist", str(dist),
+                               "--target", "deb", "--deb-compression", "gzip",
+                               "--dist", str(dist),
                                "--work", str(base / "work")],
                               capture_output=True, text=True, timeout=3000, cwd=str(REPO))
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
