@@ -10,7 +10,7 @@ install, and the installed size by component.
 - **size**: the installed bundle by component (``packaging/build.py``'s breakdown), against
   the 250 MB budget.
 
-``python -m benchmarks install [--quick] [--bundle DIR]``: without ``--bundle`` it builds
+``python -m benchmarks install [--quick] [--bundle=DIR]``: without ``--bundle`` it builds
 the ``.deb`` with packaging/build.py into benchmarks/.work/install/ (a few CPU-minutes;
 reused by the next run of the same checkout state) and unpacks it there. Quick: 3 start-ups
 per case instead of 7. Runs offscreen unless ``--xcb`` and a ``DISPLAY`` are given.
@@ -109,9 +109,8 @@ def size_rows(bundle: Path) -> list[tuple[str, float]]:
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     platform_name = "xcb" if "--xcb" in argv and os.environ.get("DISPLAY") else "offscreen"
-    bundle = None
-    if "--bundle" in argv:
-        bundle = Path(argv[argv.index("--bundle") + 1]).resolve()
+    bundle = next((Path(a.split("=", 1)[1]).resolve() for a in argv
+                   if a.startswith("--bundle=")), None)
     if not sys.platform.startswith("linux"):
         print("install: the installed-build benchmark runs on Linux (the .deb)")
         return 2
