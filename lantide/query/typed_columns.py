@@ -71,6 +71,10 @@ def conform(batch: ColumnBatch) -> ColumnBatch:
             if _fits(type_name, values):
                 columns.append(values)
                 continue
+            if type_name == "DOUBLE" and set(map(type, values)) <= {Decimal, float, int, _NONE}:
+                # NUMERIC without a precision arrives as Decimal: a float, as Arrow did
+                columns.append([None if v is None else float(v) for v in values])
+                continue
             text = [None if v is None else str(v) for v in values]
             if type_name == "VARCHAR":
                 columns.append(text)

@@ -128,6 +128,9 @@ def test_a_driver_object_goes_through_text_and_a_bad_value_names_its_column():
     # a number handed over as text, an interval as its text: cast by DuckDB
     insert(con, "t", conform(ColumnBatch(["n", "span"], ["BIGINT", "INTERVAL"],
                                          [["41", 42], ["1 day", timedelta(hours=1)]])))
+    # NUMERIC without a precision: Decimals in a DOUBLE column
+    assert conform(ColumnBatch(["x"], ["DOUBLE"], [[Decimal("1.5"), None, 2]])).columns == [
+        [1.5, None, 2.0]]
     with pytest.raises(ColumnTypeError) as info:
         conform(ColumnBatch(["n", "span"], ["BIGINT", "INTERVAL"], [["x"], [None]]))
     assert info.value.column == "n" and "BIGINT" in str(info.value)
