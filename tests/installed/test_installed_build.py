@@ -126,6 +126,12 @@ def test_installed_binary_runs_a_first_session_headless(installed, tmp_path):
     assert ran == {"clean_orders": "ran", "customer_quarters": "ran",
                    "q3_churn_by_region": "ran"}
     assert _files(bundle) == before  # nothing written into the install folder
+    # /usr/bin/lantide is a symlink into /opt/lantide: the bundle finds itself through one
+    link = tmp_path / "bin" / "lantide"
+    link.parent.mkdir()
+    link.symlink_to(binary)
+    env = smoke.isolated_env(tmp_path / "home")
+    assert smoke.run(link, "--version", env=env).strip() == f"lantide {__version__}"
 
 
 def test_installed_binary_answers_a_chat_turn(installed, tmp_path):
