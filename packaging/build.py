@@ -38,12 +38,13 @@ TARGETS = {"linux-dir": "linux", "tar": "linux", "deb": "linux", "linux": "linux
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # The desktop libraries the bundle leaves to the system (lantide.spec's SYSTEM_LIBS) and
 # those Qt's platform plugins link.
-DEB_DEPENDS = ("libc6, libgl1, libegl1, libglib2.0-0, libdbus-1-3, libfontconfig1, "
+DEB_DEPENDS = ("libc6, libstdc++6, libgcc-s1, libgl1, libegl1, libglib2.0-0, libdbus-1-3, "
+               "libfontconfig1, "
                "libfreetype6, libpng16-16, libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, "
                "libxcb-icccm4, libxcb-image0, libxcb-keysyms1, libxcb-randr0, "
                "libxcb-render-util0, libxcb-render0, libxcb-shape0, libxcb-shm0, libxcb-sync1, "
                "libxcb-util1, libxcb-glx0, libxcb-xfixes0, libxcb-xkb1, libwayland-client0, "
-               "libwayland-cursor0, libwayland-egl1, unixodbc")
+               "libwayland-cursor0, unixodbc")
 
 
 def pinned_tools() -> dict[str, str]:
