@@ -10,7 +10,7 @@ install, and the installed size by component.
 - **size**: the installed bundle by component (``packaging/build.py``'s breakdown), against
   the 250 MB budget.
 
-``python -m benchmarks install [--quick] [--bundle=DIR]``: without ``--bundle`` it builds
+``python -m benchmarks install [--quick] [--runs=N] [--bundle=DIR]``: without ``--bundle`` it builds
 the ``.deb`` with packaging/build.py into benchmarks/.work/install/ (a few CPU-minutes;
 reused by the next run of the same checkout state) and unpacks it there. Quick: 3 start-ups
 per case instead of 7. Runs offscreen unless ``--xcb`` and a ``DISPLAY`` are given.
@@ -115,7 +115,8 @@ def main(argv: list[str]) -> int:
         print("install: the installed-build benchmark runs on Linux (the .deb)")
         return 2
     bundle = bundle or installed_bundle()
-    runs = 3 if quick else 7
+    runs = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--runs=")),
+                3 if quick else 7)
     with tempfile.TemporaryDirectory(prefix="lantide-bench-install-") as tmp:
         rows = bench_start(bundle, Path(tmp), runs, platform_name)
     print(f"{_machine()}; Qt platform {platform_name}; median of {runs} start-ups per case, "
