@@ -1,12 +1,18 @@
 """Build Lantide's installed desktop bundle: ``python packaging/build.py [--target T]``.
 
-Targets (this first step builds the Linux ones; see packaging/README.md for what is next):
+Targets:
 
-- ``linux-dir``: a PyInstaller one-folder bundle in ``dist/lantide/``;
+- ``linux-dir``: a PyInstaller one-folder bundle in ``dist/lantide/``, its ICU data
+  replaced by an empty stub (packaging/linux/icudata-stub.c, compiled with gcc);
 - ``tar``: that folder as ``dist/lantide-VERSION-linux-ARCH.tar.gz`` (portable);
 - ``deb``: ``dist/lantide_VERSION_ARCH.deb``: the bundle in /opt/lantide, ``lantide`` on
   PATH, a desktop entry, the icon in the sizes desktops want, and the MIME type of a
-  workspace's marker file (packaging/linux/); removing the package removes all of it.
+  workspace's marker file (packaging/linux/); removing the package removes all of it;
+- ``linux``: both the ``.tar.gz`` and the ``.deb``;
+- ``windows`` (on Windows): ``dist/lantide-VERSION-setup.exe``, the NSIS installer of
+  packaging/windows/lantide.nsi (per-user, Start-menu entry, uninstaller); needs makensis;
+- ``macos`` (on macOS): ``dist/Lantide.app`` and ``dist/Lantide-VERSION.dmg`` (dmgbuild,
+  packaging/macos/dmg_settings.py).
 
 It checks that the pinned build tools (packaging/requirements-build.txt) are the ones
 installed, builds from the checkout it lives in, and prints the size of what it made by
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -26,12 +33,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = REPO / "packaging"
-TARGETS = ("linux-dir", "tar", "deb")
+TARGETS = {"linux-dir": "linux", "tar": "linux", "deb": "linux", "linux": "linux",
+           "windows": "win32", "macos": "darwin"}
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
-DEB_DEPENDS = ("libc6, libgl1, libegl1, libglib2.0-0, libdbus-1-3, libfontconfig1, "
-               "libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, libxcb-icccm4, libxcb-image0, "
-               "libxcb-keysyms1, libxcb-randr0, libxcb-render-util0, libxcb-shape0, "
-               "libxcb-xfixes0, libxcb-xkb1, unixodbc")
+# The desktop libraries the bundle leaves to the system (lantide.spec's SYSTEM_LIBS) and
+# those Qt's platform plugins link.
+DEB_DEPENDS = ("libc6, libstdc++6, libgcc-s1, libgl1, libegl1, libglib2.0-0, libdbus-1-3, "
+               "libfontconfig1, "
+               "libfreetype6, libpng16-16, libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, "
+               "libxcb-icccm4, libxcb-image0, libxcb-keysyms1, libxcb-randr0, "
+               "libxcb-render-util0, libxcb-render0, libxcb-shape0, libxcb-shm0, libxcb-sync1, "
+               "libxcb-util1, libxcb-glx0, libxcb-xfixes0, libxcb-xkb1, libwayland-client0, "
+               "libwayland-cursor0, unixodbc")
 
 
 def pinned_tools() -> dict[str, str]:
@@ -68,7 +81,7 @@ def lantide_version() -> str:
 
 
 def build_dir(dist: Path, work: Path) -> Path:
-    env = {**os.environ, "LANTIDE_REPO": str(REPO)}
+    env = {**os.environ, "LANTIDE_REPO": str(REPO), "LANTIDE_VERSION": lantide_version()}
     subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean",
                     "--distpath", str(dist), "--workpath", str(work),
                     str(HERE / "lantide.spec")], check=True, env=env)
@@ -85,8 +98,6 @@ def build_tar(bundle: Path, dist: Path, version: str) -> Path:
 
 def render_icons(target: Path) -> None:
     """The app icon as PNG in the sizes desktops ask for, plus the SVG itself."""
-    import shutil
-
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication, QImage, QPainter
@@ -110,9 +121,7 @@ def render_icons(target: Path) -> None:
     del app
 
 
-def build_deb(bundle: Path, dist: Path, version: str) -> Path:
-    import shutil
-
+def build_deb(bundle: Path, dist: Path, version: str, compression: str = "xz") -> Path:
     arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
                           check=True).stdout.strip()
     stage = dist / "deb-root"
@@ -141,21 +150,68 @@ def build_deb(bundle: Path, dist: Path, version: str) -> Path:
         shutil.copyfile(linux / script, control / script)
         (control / script).chmod(0o755)
     out = dist / f"lantide_{version}_{arch}.deb"
-    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(stage), str(out)],
-                   check=True)
+    subprocess.run(["dpkg-deb", "--root-owner-group", f"-Z{compression}", "--build",
+                    str(stage), str(out)], check=True)
     return out
 
 
-def sizes_by_component(bundle: Path) -> list[tuple[str, int]]:
-    """Bytes per top-level entry of the bundle's library folder (symlinks not counted)."""
+def stub_icu_data(bundle: Path) -> list[Path]:
+    """Replace Qt's ICU data library (31 MB) by ICU's empty "stubdata", built here under
+    the same soname and versioned symbol (see packaging/linux/icudata-stub.c for why Qt
+    runs without it). Returns the libraries replaced."""
+    import re
+
+    replaced = []
+    for lib in sorted(bundle.rglob("libicudata.so.*")):
+        if lib.is_symlink() or not (match := re.fullmatch(r"libicudata\.so\.(\d+)", lib.name)):
+            continue
+        major = match.group(1)
+        stub = lib.with_name(lib.name + ".stub")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-s",
+                        f"-DICUDATA_SYMBOL=icudt{major}_dat", f"-Wl,-soname,{lib.name}",
+                        "-o", str(stub), str(HERE / "linux" / "icudata-stub.c")], check=True)
+        os.replace(stub, lib)
+        replaced.append(lib)
+    return replaced
+
+
+def build_windows(bundle: Path, dist: Path, version: str) -> Path:
+    out = dist / f"lantide-{version}-setup.exe"
+    subprocess.run(["makensis", "-V2", f"-DVERSION={version}", f"-DBUNDLE={bundle}",
+                    f"-DOUTFILE={out}", str(HERE / "windows" / "lantide.nsi")], check=True)
+    return out
+
+
+def build_dmg(app: Path, dist: Path, version: str) -> Path:
+    out = dist / f"Lantide-{version}.dmg"
+    subprocess.run([sys.executable, "-m", "dmgbuild", "-s",
+                    str(HERE / "macos" / "dmg_settings.py"), "-D", f"app={app}", "Lantide",
+                    str(out)], check=True)
+    return out
+
+
+def sizes_by_component(bundle: Path, split: tuple[str, ...] = ()) -> list[tuple[str, int]]:
+    """Bytes per top-level entry of the bundle's library folder (symlinks not counted),
+    and the executable (which carries the compressed Python modules, PYZ); an entry named
+    in ``split`` is broken down one level further (``PySide6/Qt``)."""
     internal = bundle / "_internal"
     root = internal if internal.is_dir() else bundle
     totals: dict[str, int] = {}
+    for path in bundle.iterdir():
+        if path.is_file() and not path.is_symlink() and root != bundle:
+            totals[f"{path.name} (executable and Python modules)"] = path.stat().st_size
     for path in root.rglob("*"):
         if path.is_file() and not path.is_symlink():
-            part = path.relative_to(root).parts[0]
+            parts = path.relative_to(root).parts
+            depth = 1
+            while depth < len(parts) and "/".join(parts[:depth]) in split:
+                depth += 1
+            part = "/".join(parts[:depth])
             totals[part] = totals.get(part, 0) + path.stat().st_size
     return sorted(totals.items(), key=lambda item: -item[1])
+
+
+QT_SPLIT = ("PySide6", "PySide6/Qt", "PySide6/Qt/lib", "PySide6/Qt/plugins")
 
 
 def report(bundle: Path, extra: list[Path]) -> None:
@@ -166,31 +222,44 @@ def report(bundle: Path, extra: list[Path]) -> None:
         print(f"  {size / 1e6:8.1f} MB  {name}")
     rest = sum(size for _name, size in parts[15:])
     print(f"  {rest / 1e6:8.1f} MB  ({len(parts) - 15} more)")
+    qt = [(n, size) for n, size in sizes_by_component(bundle, QT_SPLIT)
+          if n.startswith("PySide6") and size >= 1_000_000]
+    print("  of which PySide6: " + ", ".join(f"{n.split('/')[-1]} {size / 1e6:.1f}"
+                                            for n, size in qt))
     for path in extra:
         print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", choices=TARGETS, default="linux-dir")
+    parser.add_argument("--target", choices=list(TARGETS), default="linux-dir")
     parser.add_argument("--dist", type=Path, default=REPO / "dist")
     parser.add_argument("--work", type=Path, default=REPO / "build" / "pyinstaller")
     parser.add_argument("--bundle", type=Path,
                         help="package this already built bundle instead of building one")
+    parser.add_argument("--deb-compression", choices=("xz", "gzip"), default="xz",
+                        help="xz: the smallest .deb (a few CPU-minutes); gzip: a quick one")
     args = parser.parse_args(argv)
-    if not sys.platform.startswith("linux"):
-        raise SystemExit(f"build: target {args.target} builds on Linux only")
+    if not sys.platform.startswith(TARGETS[args.target]):
+        raise SystemExit(f"build: target {args.target} builds on {TARGETS[args.target]} only")
     if args.bundle:
         bundle = args.bundle.resolve()
     else:
         check_tools()
         bundle = build_dir(args.dist, args.work)
+        if sys.platform.startswith("linux"):
+            stub_icu_data(bundle)
     args.dist.mkdir(parents=True, exist_ok=True)
+    version = lantide_version()
     extra = []
-    if args.target == "tar":
-        extra.append(build_tar(bundle, args.dist, lantide_version()))
-    elif args.target == "deb":
-        extra.append(build_deb(bundle, args.dist, lantide_version()))
+    if args.target in ("tar", "linux"):
+        extra.append(build_tar(bundle, args.dist, version))
+    if args.target in ("deb", "linux"):
+        extra.append(build_deb(bundle, args.dist, version, args.deb_compression))
+    if args.target == "windows":
+        extra.append(build_windows(bundle, args.dist, version))
+    if args.target == "macos":
+        extra.append(build_dmg(args.dist / "Lantide.app", args.dist, version))
     report(bundle, extra)
     return 0
 

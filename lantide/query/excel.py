@@ -1,7 +1,8 @@
-"""Excel and OpenDocument workbooks as Arrow tables, one per sheet (python-calamine).
+"""Excel and OpenDocument workbooks as typed columns, one batch per sheet (python-calamine).
 
 DuckDB's own Excel extension is not available offline, so a workbook is read with
-calamine (Rust, fast) and each sheet handed to DuckDB as an Arrow table.
+calamine (Rust, fast) and each sheet handed to DuckDB as typed columns
+(:mod:`lantide.query.typed_columns`).
 
 - The first row is the header when all its cells are distinct non-empty texts, or when
   its filled cells are texts and the row below holds a number or a date; a blank name is
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
+
+from lantide.query.typed_columns import ColumnBatch
 
 
 def excel_column_name(index: int) -> str:
@@ -83,9 +86,13 @@ def _as_text(value) -> str:
     return str(value)
 
 
-def _column(values: list):
-    import pyarrow as pa
+_TYPES = {"bool": "BOOLEAN", "int": "BIGINT", "float": "DOUBLE", "date": "DATE",
+          "datetime": "TIMESTAMP", "time": "TIME", "duration": "INTERVAL", "null": "VARCHAR",
+          "text": "VARCHAR"}
 
+
+def _column(values: list) -> tuple[str, list]:
+    """A column's DuckDB type and its values converted to it."""
     clean = [None if v is None or (isinstance(v, str) and v == "") else v for v in values]
     kinds = {_kind(v) for v in clean if v is not None}
     if kinds == {"datetime", "date"}:
@@ -93,45 +100,37 @@ def _column(values: list):
     if kinds == {"int", "float"}:
         kinds = {"float"}
     kind = kinds.pop() if len(kinds) == 1 else ("text" if kinds else "null")
-    if kind == "bool":
-        return pa.array(clean, pa.bool_())
     if kind == "int":
-        return pa.array([None if v is None else int(v) for v in clean], pa.int64())
-    if kind == "float":
-        return pa.array([None if v is None else float(v) for v in clean], pa.float64())
-    if kind == "date":
-        return pa.array([None if v is None else (v.date() if isinstance(v, datetime) else v)
-                         for v in clean], pa.date32())
-    if kind == "datetime":
-        return pa.array([None if v is None else (v if isinstance(v, datetime)
-                                                 else datetime(v.year, v.month, v.day))
-                         for v in clean], pa.timestamp("us"))
-    if kind == "time":
-        return pa.array(clean, pa.time64("us"))
-    if kind == "duration":
-        return pa.array(clean, pa.duration("us"))
-    if kind == "null":
-        return pa.array(clean, pa.string())
-    return pa.array([None if v is None else _as_text(v) for v in clean], pa.string())
+        clean = [None if v is None else int(v) for v in clean]
+    elif kind == "float":
+        clean = [None if v is None else float(v) for v in clean]
+    elif kind == "date":
+        clean = [None if v is None else (v.date() if isinstance(v, datetime) else v)
+                 for v in clean]
+    elif kind == "datetime":
+        clean = [None if v is None else (v if isinstance(v, datetime)
+                                         else datetime(v.year, v.month, v.day))
+                 for v in clean]
+    elif kind == "text":
+        clean = [None if v is None else _as_text(v) for v in clean]
+    return _TYPES[kind], clean
 
 
-def sheet_to_arrow(rows: list[list]):
-    """One sheet's cell rows (calamine ``to_python``) as an Arrow table."""
-    import pyarrow as pa
-
+def sheet_to_columns(rows: list[list]) -> ColumnBatch:
+    """One sheet's cell rows (calamine ``to_python``) as typed columns."""
     rows = [r for r in rows if any(c not in (None, "") for c in r)]
     width = max((len(r) for r in rows), default=0)
     if not rows:
-        return pa.table({"A": pa.array([], pa.string())})
+        return ColumnBatch(["A"], ["VARCHAR"], [[]])
     header = _is_header(rows)
     names = _header_names(rows[0] if header else [], width)
     body = rows[1:] if header else rows
-    columns = [[r[i] if i < len(r) else None for r in body] for i in range(width)]
-    return pa.table({name: _column(col) for name, col in zip(names, columns)})
+    typed = [_column([r[i] if i < len(r) else None for r in body]) for i in range(width)]
+    return ColumnBatch(names, [t for t, _ in typed], [values for _, values in typed])
 
 
 def read_sheets(path: Path, sheets: list[str]) -> dict[str, object]:
-    """``{sheet: Arrow table, or the exception reading it raised}``, the workbook opened
+    """``{sheet: typed columns, or the exception reading it raised}``, the workbook opened
     once (after :mod:`workbook_limits` checks). A panic of calamine (pyo3's
     PanicException is a BaseException) is returned like any other failure."""
     from python_calamine import CalamineWorkbook
@@ -141,7 +140,7 @@ def read_sheets(path: Path, sheets: list[str]) -> dict[str, object]:
     try:
         for sheet in sheets:
             try:
-                out[sheet] = sheet_to_arrow(
+                out[sheet] = sheet_to_columns(
                     book.get_sheet_by_name(sheet).to_python(skip_empty_area=True))
             except (KeyboardInterrupt, SystemExit):
                 raise

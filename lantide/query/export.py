@@ -1,7 +1,10 @@
-"""Exporting a table to CSV, Parquet or XLSX, streamed in Arrow batches.
+"""Exporting a table to CSV, Parquet or XLSX, streamed.
 
-Rows flow DuckDB -> Arrow batches -> the writer, so an export of any size holds one batch
-in memory. The file is written next to its target under a temporary name and renamed into
+Rows are fetched from the engine in batches of ``BATCH_ROWS``, so an export of any size
+holds one batch in Python (no Arrow: the installed build ships without pyarrow). The
+engine may not write outside the workspace's data/ (its sandbox, frozen with
+``lock_configuration``), so CSV is written by Python's csv module and Parquet by a scratch
+in-memory DuckDB that receives the batches as typed columns and ``COPY``s them. The file is written next to its target under a temporary name and renamed into
 place at the end (the atomic-write pattern of :mod:`lantide.workspace.atomic`, streamed):
 a failed export leaves any existing file untouched. XLSX is written with xlsxwriter in
 constant-memory mode and is limited to Excel's 1,048,575 data rows.
@@ -59,8 +62,9 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None, *
         if order_by:
             columns = [d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description]
             order = order_by_clause(order_by, columns, relation, has_rowid=has_rowid)
-        reader = cur.sql(f"SELECT * FROM {relation} {order}").to_arrow_reader(BATCH_ROWS)
-        return {"csv": _write_csv, "parquet": _write_parquet, "xlsx": _write_xlsx}[fmt](reader, tmp)
+        query = f"SELECT * FROM {relation} {order}"
+        return {"csv": _write_csv, "parquet": _write_parquet, "xlsx": _write_xlsx}[fmt](
+            cur, query, tmp)
 
     try:
         rows = engine.run(work, timeout=None)
@@ -75,25 +79,56 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None, *
             "bytes": path.stat().st_size}
 
 
-def _write_csv(reader, tmp: Path) -> int:
-    import pyarrow.csv as pacsv
+def _batches(cur, query: str):
+    """The column names, then lists of at most ``BATCH_ROWS`` row tuples."""
+    cur.execute(query)
+    yield [d[0] for d in cur.description]
+    while batch := cur.fetchmany(BATCH_ROWS):
+        yield batch
 
+
+def _csv_text(value):
+    """A cell as DuckDB's own CSV writes it (true/false, ISO dates, hex-escaped bytes)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (bytes, bytearray)):
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}" for b in value)
+    return value
+
+
+def _write_csv(cur, query: str, tmp: Path) -> int:
+    import csv
+
+    batches = _batches(cur, query)
     rows = 0
-    with pacsv.CSVWriter(str(tmp), reader.schema) as writer:
-        for batch in reader:
-            writer.write_batch(batch)
-            rows += batch.num_rows
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(next(batches))
+        for batch in batches:
+            writer.writerows([_csv_text(v) for v in row] for row in batch)
+            rows += len(batch)
     return rows
 
 
-def _write_parquet(reader, tmp: Path) -> int:
-    import pyarrow.parquet as pq
+def _write_parquet(cur, query: str, tmp: Path) -> int:
+    import duckdb
 
-    rows = 0
-    with pq.ParquetWriter(str(tmp), reader.schema, compression="zstd") as writer:
-        for batch in reader:
-            writer.write_batch(batch)
-            rows += batch.num_rows
+    from lantide.query.names import quote_literal
+    from lantide.query.typed_columns import ColumnBatch, create_table, insert
+
+    types = [row[1] for row in cur.execute(f"DESCRIBE {query}").fetchall()]
+    batches = _batches(cur, query)
+    names = next(batches)
+    scratch = duckdb.connect(":memory:")
+    try:
+        create_table(scratch, "export", ColumnBatch(names, types, [[] for _ in names]))
+        rows = 0
+        for batch in batches:
+            rows += insert(scratch, "export", ColumnBatch(names, types, [list(c) for c in zip(*batch)]))
+        scratch.execute(f"COPY export TO {quote_literal(str(tmp))} "
+                        "(FORMAT parquet, COMPRESSION zstd)")
+    finally:
+        scratch.close()
     return rows
 
 
@@ -109,7 +144,7 @@ def _cell(value):
     return str(value)
 
 
-def _write_xlsx(reader, tmp: Path) -> int:
+def _write_xlsx(cur, query: str, tmp: Path) -> int:
     import xlsxwriter
 
     book = xlsxwriter.Workbook(str(tmp), {"constant_memory": True, "strings_to_numbers": False,
@@ -119,12 +154,13 @@ def _write_xlsx(reader, tmp: Path) -> int:
         bold = book.add_format({"bold": True})
         date_fmt = book.add_format({"num_format": "yyyy-mm-dd"})
         ts_fmt = book.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})
-        sheet.write_row(0, 0, reader.schema.names, bold)
+        batches = _batches(cur, query)
+        sheet.write_row(0, 0, next(batches), bold)
         row_index = 0
-        for batch in reader:
-            for record in batch.to_pylist():
+        for batch in batches:
+            for record in batch:
                 row_index += 1
-                for col, value in enumerate(record.values()):
+                for col, value in enumerate(record):
                     value = _cell(value)
                     if isinstance(value, datetime):
                         sheet.write_datetime(row_index, col, value, ts_fmt)

@@ -29,6 +29,7 @@ from lantide.query.connection_secrets import (get_connection_password, get_conne
 from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
 from lantide.query.guard import ParsedQuery, TableRef
 from lantide.query.names import quote_ident, same_name
+from lantide.query.typed_columns import ColumnBatch, ColumnTypeError, conform
 
 BATCH_ROWS = 50_000
 _SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "pg_toast", "sys", "guest",
@@ -229,7 +230,8 @@ class ExternalSources:
 
     def stream_batches(self, name: str, remote_sql: str, *, register_cancel,
                        batch_rows: int | None = None):
-        """Yield Arrow record batches of the remote result; at most one batch in Python."""
+        """Yield ``(schema, batch)``: first the schema with no batch, then the remote rows as
+        typed columns (:class:`ColumnBatch`), at most one batch in Python."""
         con = self.connect(name)
         cancelled = threading.Event()
         cursor = con.cursor()
@@ -245,7 +247,7 @@ class ExternalSources:
         try:
             with register_cancel(cancel):
                 cursor.execute(remote_sql)
-                schema = _arrow_schema(cursor.description)
+                schema = _schema(cursor.description)
                 yield schema, None
                 while True:
                     if cancelled.is_set():
@@ -279,34 +281,32 @@ def _clean(exc: Exception, hidden: list[str]) -> str:
     return text[:400]
 
 
-def _arrow_type(entry):
-    import pyarrow as pa
-
+def _column_type(entry) -> str:
+    """The DuckDB type of a pyodbc ``cursor.description`` entry."""
     py_type, precision, scale = entry[1], entry[4], entry[5]
     if py_type is bool:
-        return pa.bool_()
+        return "BOOLEAN"
     if py_type is int:
-        return pa.int64()
+        return "BIGINT"
     if py_type is float:
-        return pa.float64()
+        return "DOUBLE"
     if py_type is Decimal:
         if precision and 0 < precision <= 38 and scale is not None and 0 <= scale <= precision:
-            return pa.decimal128(precision, scale)
-        return pa.float64()
+            return f"DECIMAL({precision},{scale})"
+        return "DOUBLE"
     if py_type is datetime:
-        return pa.timestamp("us")
+        return "TIMESTAMP"
     if py_type is date:
-        return pa.date32()
+        return "DATE"
     if py_type is dtime:
-        return pa.time64("us")
+        return "TIME"
     if py_type in (bytes, bytearray):
-        return pa.binary()
-    return pa.string()
+        return "BLOB"
+    return "VARCHAR"
 
 
-def _arrow_schema(description):
-    import pyarrow as pa
-
+def _schema(description) -> list[tuple[str, str]]:
+    """``(name, DuckDB type)`` per column of the remote result; repeated names get a suffix."""
     names, seen = [], set()
     for entry in description:
         name, n = entry[0], 1
@@ -315,25 +315,19 @@ def _arrow_schema(description):
             name = f"{entry[0]}_{n}"
         seen.add(name.casefold())
         names.append(name)
-    return pa.schema([pa.field(n, _arrow_type(e)) for n, e in zip(names, description)])
+    return [(n, _column_type(e)) for n, e in zip(names, description)]
 
 
-def _to_batch(schema, rows):
-    import pyarrow as pa
-
-    arrays = []
-    for i, field in enumerate(schema):
-        values = [row[i] for row in rows]
-        try:
-            arrays.append(pa.array(values, field.type))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            # e.g. a UUID or an interval the driver hands over as an object: go through text
-            text = pa.array([None if v is None else str(v) for v in values], pa.string())
-            try:
-                arrays.append(text.cast(field.type))
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise ConnectionProblem(
-                    f"column {field.name!r}: a remote value does not fit {field.type} ({exc})",
-                    code="REMOTE_TYPE_ERROR",
-                    hint="CAST the column to text or a wider type in the query.") from None
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+def _to_batch(schema, rows) -> ColumnBatch:
+    """One fetch of remote rows as typed columns; a value the driver hands over as its
+    own object (a UUID, an interval) goes through its text form."""
+    names = [name for name, _ in schema]
+    types = [type_name for _, type_name in schema]
+    columns = [[row[i] for row in rows] for i in range(len(schema))]
+    try:
+        return conform(ColumnBatch(names, types, columns))
+    except ColumnTypeError as exc:
+        raise ConnectionProblem(
+            f"column {exc.column!r}: a remote value does not fit {exc.type_name} ({exc.detail})",
+            code="REMOTE_TYPE_ERROR",
+            hint="CAST the column to text or a wider type in the query.") from None

@@ -19,13 +19,13 @@ when the workspace is next opened (a raised limit applies then).
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from lantide.errors import LantideError
 from lantide.query.engine import transaction
 from lantide.query.errors import QueryCancelled, QueryError
 from lantide.query.names import qualified, quote_ident, quote_literal
+from lantide.query.typed_columns import create_table
 
 
 INLINE_WORKBOOK_BYTES = 4 << 20
@@ -60,19 +60,13 @@ class LazySheets:
         errors = {sheet: got for sheet, got in read.items() if isinstance(got, str)}
 
         def work(cur):
-            alias = f"__lantide_sheet_{threading.get_ident()}"
             with transaction(cur):
                 cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
                 for sheet in sheets:
                     if sheet not in read or sheet in errors:
                         cur.execute(_placeholder_sql(schema, sheet, path))
                         continue
-                    cur.register(alias, read[sheet])
-                    try:
-                        cur.execute(f"CREATE TABLE {qualified(schema, sheet)} AS "
-                                    f"SELECT * FROM {quote_ident(alias)}")
-                    finally:
-                        cur.unregister(alias)
+                    create_table(cur, qualified(schema, sheet), read[sheet])
                 self.catalog.replace_sources_of(cur, key, [
                     (schema, sheet, "excel", *stamp, errors.get(sheet)) for sheet in sheets])
 
@@ -98,12 +92,12 @@ class LazySheets:
             return False
 
     def _read_small_book(self, path: Path, sheets: list[str]) -> dict:
-        """``{sheet: Arrow table or its problem (text)}``."""
+        """``{sheet: typed columns or its problem (text)}``."""
         return {sheet: got if not isinstance(got, LantideError) else got.message
                 for sheet, got in self._checked_sheets(path, sheets).items()}
 
     def _checked_sheets(self, path: Path, sheets: list[str]) -> dict:
-        """``{sheet: Arrow table, or the QueryError that kept it from being read}``: each
+        """``{sheet: typed columns, or the QueryError that kept it from being read}``: each
         checked against the limits, then the good ones read with the book opened once."""
         from lantide.query.excel import read_sheets
         from lantide.query.workbook_limits import check_sheet
@@ -187,20 +181,15 @@ class LazySheets:
         return bool(rows[0][0])
 
     def _read_into_table(self, table) -> None:
-        arrow = self._checked_sheets(table.path, [table.name])[table.name]
-        if isinstance(arrow, LantideError):
-            raise arrow
+        columns = self._checked_sheets(table.path, [table.name])[table.name]
+        if isinstance(columns, LantideError):
+            raise columns
         name = qualified(table.schema, table.name)
 
         def work(cur):
-            alias = f"__lantide_sheet_{threading.get_ident()}"
             with transaction(cur):
                 cur.execute(f"DROP VIEW IF EXISTS {name}")
-                cur.register(alias, arrow)
-                try:
-                    cur.execute(f"CREATE TABLE {name} AS SELECT * FROM {quote_ident(alias)}")
-                finally:
-                    cur.unregister(alias)
+                create_table(cur, name, columns)
 
         self.engine.run(work, timeout=None)
 

@@ -1,8 +1,9 @@
 """Staging: one statement on one external connection, its result into a local table.
 
-The remote result is fetched in Arrow batches of ``external.BATCH_ROWS`` rows and each
-batch is appended to the cached table inside one DuckDB transaction, so Python never holds
-more than one batch, and a failed or cancelled staging keeps the previous table.
+The remote result is fetched in batches of ``external.BATCH_ROWS`` rows and each batch is
+appended to the cached table as typed columns (:mod:`lantide.query.typed_columns`) inside
+one DuckDB transaction, so Python never holds more than one batch, and a failed or
+cancelled staging keeps the previous table.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from lantide.query.engine import Engine, transaction
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery
 from lantide.query.names import quote_ident
+from lantide.query.typed_columns import insert
 
 
 def stage(external: ExternalSources, engine: Engine, connection: str, parsed: ParsedQuery,
@@ -26,23 +28,14 @@ def stage(external: ExternalSources, engine: Engine, connection: str, parsed: Pa
                                       register_cancel=engine.cancel_hook)
 
     def work(cur):
-        alias = f"__lantide_stage_{id(cur)}"
         try:
             with transaction(cur):
                 schema, _ = next(batches)
-                import pyarrow as pa
-
-                cur.register(alias, pa.Table.from_batches([], schema=schema))
-                cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} AS "
-                            f"SELECT * FROM {quote_ident(alias)}")
-                cur.unregister(alias)
+                columns = ", ".join(f"{quote_ident(n)} {t}" for n, t in schema)
+                cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} ({columns})")
                 rows = 0
                 for _, batch in batches:
-                    cur.register(alias, pa.Table.from_batches([batch]))
-                    cur.execute(f"INSERT INTO {quote_ident(table)} "
-                                f"SELECT * FROM {quote_ident(alias)}")
-                    cur.unregister(alias)
-                    rows += batch.num_rows
+                    rows += insert(cur, quote_ident(table), batch)
                 bookkeeping(cur, rows)
         except BaseException:
             batches.close()

@@ -17,7 +17,7 @@ from lantide.ui.shortcuts import by_area
 
 # Distributions whose versions About lists (read from metadata; nothing is imported).
 _COMPONENTS = ("PySide6-Essentials", "duckdb", "sqlglot", "markdown-it-py", "openai",
-               "tiktoken", "pyarrow", "watchdog", "keyring")
+               "tiktoken", "watchdog", "keyring")
 
 
 class ShortcutsDialog(QDialog):

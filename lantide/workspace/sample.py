@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import random
+import tempfile
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -92,8 +93,6 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def _orders_table(rng: random.Random, customers: list[dict], products: list[dict]):
-    import pyarrow as pa
-
     start = date(2024, 1, 1)
     days = (date(2025, 12, 31) - start).days + 1
     # Customers churn: each one is active for a window of quarters, so Q2 -> Q3 moves.
@@ -121,26 +120,31 @@ def _orders_table(rng: random.Random, customers: list[dict], products: list[dict
         cols["refund_amount"].append(round(qty * price * rng.uniform(0.3, 1.0), 2)
                                      if status == "refunded" else 0.0)
         cols["channel"].append(None if rng.random() < 0.02 else rng.choice(_CHANNELS))
-    return pa.table({
-        "order_id": pa.array(cols["order_id"], pa.int64()),
-        "customer_id": pa.array(cols["customer_id"], pa.int32()),
-        "product_id": pa.array(cols["product_id"], pa.int32()),
-        "order_date": pa.array(cols["order_date"], pa.date32()),
-        "quantity": pa.array(cols["quantity"], pa.int32()),
-        "unit_price": pa.array(cols["unit_price"], pa.float64()),
-        "discount": pa.array(cols["discount"], pa.float64()),
-        "status": pa.array(cols["status"], pa.string()),
-        "refund_amount": pa.array(cols["refund_amount"], pa.float64()),
-        "channel": pa.array(cols["channel"], pa.string()),
-    })
+    types = ("BIGINT", "INTEGER", "INTEGER", "DATE", "INTEGER", "DOUBLE", "DOUBLE", "VARCHAR",
+             "DOUBLE", "VARCHAR")
+    return {name: (type_name, values) for (name, values), type_name in zip(cols.items(), types)}
 
 
-def _write_parquet(path: Path, table) -> None:
-    import pyarrow.parquet as pq
+def _write_parquet(path: Path, table: dict[str, tuple[str, list]]) -> None:
+    """``{column: (DuckDB type, values)}`` as zstd Parquet: an in-memory DuckDB writes it
+    into a scratch folder (the column lists unnested side by side, no Arrow), then the
+    workspace file is created from its bytes."""
+    import duckdb
 
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
-    _create(path, buf.getvalue())
+    columns = ", ".join(f'"{name}" {type_name}' for name, (type_name, _) in table.items())
+    unnest = ", ".join(f"unnest(${i}::{type_name}[])"
+                       for i, (type_name, _) in enumerate(table.values(), start=1))
+    with tempfile.TemporaryDirectory(prefix="lantide-sample-") as scratch:
+        target = Path(scratch) / "table.parquet"
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute(f"CREATE TABLE t ({columns})")
+            con.execute(f"INSERT INTO t SELECT {unnest}", [values for _, values in table.values()])
+            con.execute(f"COPY t TO '{str(target).replace(chr(39), chr(39) * 2)}' "
+                        "(FORMAT parquet, COMPRESSION zstd)")
+        finally:
+            con.close()
+        _create(path, target.read_bytes())
 
 
 def _write_targets(path: Path, rng: random.Random) -> None:
