@@ -458,7 +458,7 @@ class AppServices(QObject):
 
 
 def _open_query_service(context, workspace: Workspace, settings: Settings):
-    from lantide.query import QueryService  # deferred: duckdb and pyarrow are heavy
+    from lantide.query import QueryService  # deferred: duckdb is heavy
 
     return QueryService(workspace, settings.query)
 
