@@ -209,7 +209,7 @@ def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):
     finally:
         app.terminate()
         try:
-            app.wait(timeout=10)
+            app.communicate(timeout=10)  # reaps it and closes its pipes
         except subprocess.TimeoutExpired:
             app.kill()
-            app.wait()
+            app.communicate()
