@@ -173,6 +173,12 @@ class StepIndex:
             return len(changed)
 
     # -- searching -----------------------------------------------------------------------
+    def has_ledgers(self, *, excluding: str | None = None) -> bool:
+        """Whether a conversation other than ``excluding`` has a ledger with anything in it:
+        a directory listing, no index work and nothing written (it runs at every tool call,
+        where the tool's availability is checked)."""
+        return any(size for name, (size, _) in self._ledgers().items() if name != excluding)
+
     def count(self, *, excluding: str | None = None) -> int:
         """How many steps the index holds after catching up, those of the conversation
         ``excluding`` left out (the current one: its steps are in the agent's view)."""

@@ -70,7 +70,12 @@ def past_step_count(ctx: ToolContext) -> int:
 
 
 def has_past_steps(ctx: ToolContext) -> bool:
-    return past_step_count(ctx) > 0
+    """Offered when another conversation has a ledger (cheap: the registry asks at every
+    call); the Context Summary's count is the exact figure."""
+    try:
+        return step_index(ctx).has_ledgers(excluding=ctx.ledger.conversation_id)
+    except OSError:
+        return False
 
 
 TOOLS = [
