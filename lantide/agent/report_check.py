@@ -28,6 +28,7 @@ from typing import Any
 from lantide.agent.evidence import FORMAL, as_number, step_kind
 from lantide.agent.ledger import Ledger
 from lantide.docs.citations import ReportNumber, raise_for_malformed, scan_numbers
+from lantide.workspace import layout
 
 MATCHING, NOT_MATCHING, EXPLORATORY, MISSING, UNCITED = (
     "matching", "not_matching", "exploratory", "missing", "uncited")
@@ -62,7 +63,7 @@ class StepIndex:
     @classmethod
     def of_workspace(cls, ledger_dir: Path, project: str | None = None) -> "StepIndex":
         steps: list[dict[str, Any]] = []
-        for path in sorted(Path(ledger_dir).glob("*.jsonl")):
+        for path in layout.log_paths(Path(ledger_dir)):
             steps.extend(Ledger(path.parent, path.stem).steps())
         return cls(steps, project)
 

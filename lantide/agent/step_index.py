@@ -31,6 +31,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_json
 
 log = logging.getLogger(__name__)
@@ -80,8 +81,8 @@ class StepIndex:
     """The index of one workspace. ``ledger_dir`` holds ``CONVERSATION.jsonl`` files."""
 
     def __init__(self, lantide_dir: Path, ledger_dir: Path):
-        self.dir = Path(lantide_dir) / "index" / "steps"
-        self.state_path = Path(lantide_dir) / "index" / "steps.json"
+        self.dir = layout.step_index_dir(lantide_dir)
+        self.state_path = layout.step_index_state_path(lantide_dir)
         self.ledger_dir = Path(ledger_dir)
         self._index = None
         self._state_read: tuple[int, dict[str, list[int]]] | None = None

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from lantide.untrusted import clean_text
+from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
 
-ACTIVITY_DIR = "activity"
 REDACTED = "[removed]"
 MAX_VALUE_CHARS = 2_000
 _SECRET_KEY = re.compile(r"(token|secret|password|passwd|api[_-]?key|authori[sz]ation|"
@@ -30,11 +30,12 @@ _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def activity_dir(workspace_root: Path) -> Path:
-    return Path(workspace_root) / ".lantide" / ACTIVITY_DIR
+    return layout.activity_dir(Path(workspace_root))
 
 
 def activity_path(workspace_root: Path, client_id: str) -> Path:
-    return activity_dir(workspace_root) / f"{_SAFE_ID.sub('-', client_id)[:60] or 'client'}.jsonl"
+    return layout.log_path(activity_dir(workspace_root),
+                           _SAFE_ID.sub("-", client_id)[:60] or "client")
 
 
 def scrub(value: Any, token: str | None = None, key: str | None = None) -> Any:
@@ -87,7 +88,7 @@ def read_activity(workspace_root: Path, limit: int = 500) -> list[dict[str, Any]
     if not folder.is_dir():
         return []
     entries: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("*.jsonl")):
+    for path in layout.log_paths(folder):
         for record in read_jsonl_tail(path, limit):
             if isinstance(record, dict) and isinstance(record.get("tool"), str):
                 entries.append({k: clean_text(v) if isinstance(v, str) else v

@@ -75,6 +75,21 @@ def trashed_sql_tab_path(root: Path, project: str, tab: str, stamp: str) -> Path
     return sql_dir(trash_dir(root) / project) / sql_tab_file_name(f"{tab}-{stamp}")
 
 
+def activity_dir(root: Path) -> Path:
+    """``.lantide/activity/``: one ``CLIENT.jsonl`` per outside agent (MCP)."""
+    return lantide_dir(root) / "activity"
+
+
+def step_index_dir(lantide_folder: Path) -> Path:
+    """``.lantide/index/steps/``: the search index of past steps (a cache)."""
+    return Path(lantide_folder) / "index" / "steps"
+
+
+def step_index_state_path(lantide_folder: Path) -> Path:
+    """``.lantide/index/steps.json``: which ledgers the step index holds."""
+    return Path(lantide_folder) / "index" / "steps.json"
+
+
 def log_path(directory: Path, conversation_id: str) -> Path:
     """``ID.jsonl`` in ``directory`` (conversations or ledger)."""
     return Path(directory) / f"{conversation_id}{LOG_SUFFIX}"

@@ -58,7 +58,9 @@ def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
     """step id -> (kind, conversation id), over every ledger of the workspace."""
     from lantide.agent.report_check import StepIndex
 
-    index = StepIndex.of_workspace(root / ".lantide" / "ledger", project)
+    from lantide.workspace import layout
+
+    index = StepIndex.of_workspace(layout.ledger_dir(root), project)
     return {step_id: (kind, str(index.get(step_id).step.get("conversation_id") or ""))
             for step_id, kind in index.kinds().items()}
 
