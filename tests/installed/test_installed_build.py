@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
+from tests.ui.test_real_window import xvfb  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.packaging, pytest.mark.slow, pytest.mark.xvfb,
               pytest.mark.timeout(3600)]
@@ -158,23 +158,7 @@ def test_installed_binary_answers_a_chat_turn(installed, tmp_path):
     assert "completed" in tool_result["content"]
 
 
-@pytest.fixture
-def xvfb():
-    if shutil.which("Xvfb") is None:
-        pytest.fail("Xvfb is not installed: apt-get install xvfb (see README)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1440x900x24",
-                             "-nolisten", "tcp"], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    with os.fdopen(read_fd) as fh:
-        display = ":" + fh.readline().strip()
-    yield display
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):
+def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):  # noqa: F811
     binary = installed / "opt" / "lantide" / "lantide"
     env = smoke.isolated_env(tmp_path / "home")
     (tmp_path / "home").mkdir()
