@@ -15,8 +15,11 @@ from pathlib import Path
 
 def suites() -> list[str]:
     here = Path(__file__).parent
-    return sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules([str(here)])
-                  if m.name.startswith("bench_"))
+    return sorted(
+        m.name[len("bench_") :]
+        for m in pkgutil.iter_modules([str(here)])
+        if m.name.startswith("bench_")
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -28,8 +31,9 @@ def main(argv: list[str]) -> int:
         return 0
     unknown = [n for n in names if n not in suites()]
     if unknown:
-        print(f"unknown suite(s): {', '.join(unknown)}; known: {', '.join(suites())}",
-              file=sys.stderr)
+        print(
+            f"unknown suite(s): {', '.join(unknown)}; known: {', '.join(suites())}", file=sys.stderr
+        )
         return 2
     status = 0
     for name in names or suites():

@@ -71,41 +71,75 @@ The query must use the DuckDB SQL dialect. Use the provided execute_sql_query fu
 def _questions():
     from tests.fakes.openai_server import ToolCall, Turn
 
-    q1 = ("SELECT count(*) AS customers FROM customers WHERE NOT is_test_account")
-    q2 = ("SELECT c.region, round(sum(o.quantity * o.unit_price * (1 - coalesce(o.discount, 0))"
-          " - coalesce(o.refund_amount, 0)), 2) AS net_revenue\nFROM orders o JOIN customers c"
-          " USING (customer_id)\nWHERE o.order_date >= DATE '2025-07-01' AND o.order_date <"
-          " DATE '2025-10-01' AND o.status <> 'cancelled' AND NOT c.is_test_account\n"
-          "GROUP BY c.region ORDER BY net_revenue DESC LIMIT 5")
-    q3 = ("SELECT round(avg((refund_amount > 0)::INT) * 100, 1) AS refunded_pct, count(*) AS "
-          "orders FROM orders WHERE order_date >= DATE '2025-07-01' AND order_date < "
-          "DATE '2025-10-01' AND status <> 'cancelled'")
+    q1 = "SELECT count(*) AS customers FROM customers WHERE NOT is_test_account"
+    q2 = (
+        "SELECT c.region, round(sum(o.quantity * o.unit_price * (1 - coalesce(o.discount, 0))"
+        " - coalesce(o.refund_amount, 0)), 2) AS net_revenue\nFROM orders o JOIN customers c"
+        " USING (customer_id)\nWHERE o.order_date >= DATE '2025-07-01' AND o.order_date <"
+        " DATE '2025-10-01' AND o.status <> 'cancelled' AND NOT c.is_test_account\n"
+        "GROUP BY c.region ORDER BY net_revenue DESC LIMIT 5"
+    )
+    q3 = (
+        "SELECT round(avg((refund_amount > 0)::INT) * 100, 1) AS refunded_pct, count(*) AS "
+        "orders FROM orders WHERE order_date >= DATE '2025-07-01' AND order_date < "
+        "DATE '2025-10-01' AND status <> 'cancelled'"
+    )
     return [
-        ("How many customers do we have, test accounts excluded?", [
-            Turn(tool_calls=[ToolCall("show_tables", {})]),
-            Turn(tool_calls=[ToolCall("run_query", {"sql": q1, "purpose": "customers, no tests"})]),
-            Turn(text="[[QUERY_STEP]] customers, no tests — one count\n\n"
-                      "There are 1,968 customers once test accounts are excluded."),
-        ]),
-        ("Which region had the most net revenue in Q3 2025?", [
-            Turn(tool_calls=[ToolCall("read_schema", {"table": "orders"})]),
-            Turn(tool_calls=[ToolCall("run_query", {"sql": q2, "purpose": "Q3 net revenue by region"})]),
-            Turn(text="[[QUERY_STEP]] Q3 net revenue by region — top region first\n\n"
-                      "DE-BY had the most net revenue in Q3 2025 (412,300 EUR), ahead of IT-25."),
-        ]),
-        ("What share of Q3 orders was refunded?", [
-            Turn(tool_calls=[ToolCall("run_query", {"sql": q3, "purpose": "Q3 refunded share"})]),
-            Turn(text="[[QUERY_STEP]] Q3 refunded share — one row\n\n"
-                      "7.4% of the Q3 2025 orders (cancelled ones excluded) had a refund."),
-        ]),
+        (
+            "How many customers do we have, test accounts excluded?",
+            [
+                Turn(tool_calls=[ToolCall("show_tables", {})]),
+                Turn(
+                    tool_calls=[
+                        ToolCall("run_query", {"sql": q1, "purpose": "customers, no tests"})
+                    ]
+                ),
+                Turn(
+                    text="[[QUERY_STEP]] customers, no tests — one count\n\n"
+                    "There are 1,968 customers once test accounts are excluded."
+                ),
+            ],
+        ),
+        (
+            "Which region had the most net revenue in Q3 2025?",
+            [
+                Turn(tool_calls=[ToolCall("read_schema", {"table": "orders"})]),
+                Turn(
+                    tool_calls=[
+                        ToolCall("run_query", {"sql": q2, "purpose": "Q3 net revenue by region"})
+                    ]
+                ),
+                Turn(
+                    text="[[QUERY_STEP]] Q3 net revenue by region — top region first\n\n"
+                    "DE-BY had the most net revenue in Q3 2025 (412,300 EUR), ahead of IT-25."
+                ),
+            ],
+        ),
+        (
+            "What share of Q3 orders was refunded?",
+            [
+                Turn(
+                    tool_calls=[ToolCall("run_query", {"sql": q3, "purpose": "Q3 refunded share"})]
+                ),
+                Turn(
+                    text="[[QUERY_STEP]] Q3 refunded share — one row\n\n"
+                    "7.4% of the Q3 2025 orders (cancelled ones excluded) had a refund."
+                ),
+            ],
+        ),
     ]
 
 
 def _verdict() -> str:
     from lantide.agent.reflection import CHECKLIST
 
-    return json.dumps({"ok": True, "checklist": {i: {"ok": True, "note": "holds"}
-                                                 for i in CHECKLIST}, "problems": []})
+    return json.dumps(
+        {
+            "ok": True,
+            "checklist": {i: {"ok": True, "note": "holds"} for i in CHECKLIST},
+            "problems": [],
+        }
+    )
 
 
 def _background(body: dict) -> str:
@@ -121,8 +155,13 @@ def _kind(body: dict) -> str:
     if body.get("tools"):
         return "loop"
     system = body["messages"][0]["content"]
-    return ("review" if "skeptical reviewer" in system else
-            "title" if "Name this conversation" in system else "knowledge")
+    return (
+        "review"
+        if "skeptical reviewer" in system
+        else "title"
+        if "Name this conversation" in system
+        else "knowledge"
+    )
 
 
 def linear(body: dict) -> str:
@@ -130,8 +169,10 @@ def linear(body: dict) -> str:
     parts = [json.dumps(body.get("tools") or [], ensure_ascii=False, separators=(",", ":"))]
     for m in body["messages"]:
         calls = m.get("tool_calls")
-        parts.append(f"<{m['role']}>{m.get('content') or ''}"
-                     + (json.dumps(calls, ensure_ascii=False, separators=(",", ":")) if calls else ""))
+        parts.append(
+            f"<{m['role']}>{m.get('content') or ''}"
+            + (json.dumps(calls, ensure_ascii=False, separators=(",", ":")) if calls else "")
+        )
     return "\n".join(parts)
 
 
@@ -149,17 +190,30 @@ def _add_tables(root: Path, n: int) -> None:
 
     rng = random.Random(7)
     for t in range(n):
-        cols = ["id", "customer_id", "region", "event_date", "amount", "channel", "score",
-                "status", "note"][:6 + t % 4]
+        cols = [
+            "id",
+            "customer_id",
+            "region",
+            "event_date",
+            "amount",
+            "channel",
+            "score",
+            "status",
+            "note",
+        ][: 6 + t % 4]
         lines = [",".join(cols)]
         for i in range(2_000):
-            row = {"id": i + 1, "customer_id": rng.randint(1, 2000),
-                   "region": rng.choice(["DE-BY", "IT-25", "FR-IDF", "ES-MD", "NL-NH"]),
-                   "event_date": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
-                   "amount": round(rng.uniform(1, 900), 2),
-                   "channel": rng.choice(["web", "store", "partner"]),
-                   "score": rng.randint(0, 100), "status": rng.choice(["ok", "late", "void"]),
-                   "note": rng.choice(["", "gift", "promo", "repeat"])}
+            row = {
+                "id": i + 1,
+                "customer_id": rng.randint(1, 2000),
+                "region": rng.choice(["DE-BY", "IT-25", "FR-IDF", "ES-MD", "NL-NH"]),
+                "event_date": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                "amount": round(rng.uniform(1, 900), 2),
+                "channel": rng.choice(["web", "store", "partner"]),
+                "score": rng.randint(0, 100),
+                "status": rng.choice(["ok", "late", "void"]),
+                "note": rng.choice(["", "gift", "promo", "repeat"]),
+            }
             lines.append(",".join(str(row[c]) for c in cols))
         (root / "data" / f"activity_{t + 1:02d}.csv").write_text("\n".join(lines) + "\n")
 
@@ -179,9 +233,12 @@ def pandasai_tables(ws) -> str:
             name = info["qualified_name"]
             result = service.run_query(f"SELECT * FROM {name} LIMIT 80", purpose="sample rows")
             cols = [c["name"] if isinstance(c, dict) else str(c) for c in result["columns"]]
-            text = (f'<table dialect="duckdb" table_name="{name}" '
-                    f'dimensions="{info.get("row_count") or "?"}x{len(cols)}">\n'
-                    + ",".join(cols) + "\n")
+            text = (
+                f'<table dialect="duckdb" table_name="{name}" '
+                f'dimensions="{info.get("row_count") or "?"}x{len(cols)}">\n'
+                + ",".join(cols)
+                + "\n"
+            )
             for row in result.get("preview") or result.get("rows") or []:
                 values = [row.get(c) for c in cols] if isinstance(row, dict) else list(row)
                 line = ",".join("" if v is None else str(v) for v in values) + "\n"
@@ -233,11 +290,11 @@ def measure(extra_tables: int = 0) -> dict:
         ws.project("q3-churn").approve_plan()
         rows = []
         with FakeOpenAIServer(model="gpt-4o-mini", background_reply=_background) as server:
-            profile = ResolvedProfile("bench", server.base_url, server.model, FAKE_API_KEY,
-                                      128_000)
+            profile = ResolvedProfile("bench", server.base_url, server.model, FAKE_API_KEY, 128_000)
             model = OpenAIModelClient(profile, AgentSettings())
-            session = AgentSession.open(ws, settings=Settings(), model=model,
-                                        background_model=model)
+            session = AgentSession.open(
+                ws, settings=Settings(), model=model, background_model=model
+            )
             previous: dict[str, str] = {}
             for question, turns in _questions():
                 server.script(*turns)
@@ -246,13 +303,18 @@ def measure(extra_tables: int = 0) -> dict:
                 assert events[-1].reason == "answered", events[-1]
                 session.background.wait(15)
                 bodies = server.chat_requests[seen_chat:] + server.background_requests[seen_bg:]
-                row = {"question": question, "requests": len(bodies), "total": 0,
-                       "uncached": 0, "by_kind": {}}
+                row = {
+                    "question": question,
+                    "requests": len(bodies),
+                    "total": 0,
+                    "uncached": 0,
+                    "by_kind": {},
+                }
                 for body in bodies:
                     kind = _kind(body)
                     text = linear(body)
                     total = count_tokens(text)
-                    cached = count_tokens(text[:_prefix_len(previous.get(kind, ""), text)])
+                    cached = count_tokens(text[: _prefix_len(previous.get(kind, ""), text)])
                     previous[kind] = text
                     row["total"] += total
                     row["uncached"] += total - cached
@@ -274,16 +336,20 @@ def report() -> bool:
     """Print the comparison; True when every target is met."""
     results = [measure(0), measure(EXTRA_TABLES)]
     ok = True
-    print("| tables | question | requests (loop+review+background) | total tokens | uncached "
-          "tokens | PandasAI 3.0 (1 request) | total / PandasAI | uncached / PandasAI |")
+    print(
+        "| tables | question | requests (loop+review+background) | total tokens | uncached "
+        "tokens | PandasAI 3.0 (1 request) | total / PandasAI | uncached / PandasAI |"
+    )
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for result in results:
         for row in result["rows"]:
             kinds = " + ".join(f"{v[0]} {k}" for k, v in row["by_kind"].items())
             p = row["pandasai"]
-            print(f"| {result['tables']} | {row['question']} | {row['requests']} ({kinds}) | "
-                  f"{row['total']:,} | {row['uncached']:,} | {p:,} | {row['total'] / p:.2f}x | "
-                  f"{row['uncached'] / p:.2f}x |")
+            print(
+                f"| {result['tables']} | {row['question']} | {row['requests']} ({kinds}) | "
+                f"{row['total']:,} | {row['uncached']:,} | {p:,} | {row['total'] / p:.2f}x | "
+                f"{row['uncached'] / p:.2f}x |"
+            )
     print()
     for result in results:
         n = result["tables"]
@@ -291,19 +357,28 @@ def report() -> bool:
         mean_uncached = sum(r["uncached"] for r in result["rows"]) / len(result["rows"])
         mean_p = sum(r["pandasai"] for r in result["rows"]) / len(result["rows"])
         target_uncached = 0.8 if n == 5 else 0.25
-        checks = [(f"uncached / PandasAI at {n} tables <= {target_uncached}",
-                   mean_uncached / mean_p, target_uncached)]
+        checks = [
+            (
+                f"uncached / PandasAI at {n} tables <= {target_uncached}",
+                mean_uncached / mean_p,
+                target_uncached,
+            )
+        ]
         if n == 5:
             checks.insert(0, ("total / PandasAI at 5 tables <= 1.0", mean_total / mean_p, 1.0))
         for label, value, target in checks:
             met = value <= target
             ok &= met
-            print(f"- {label}: {value:.2f} ({'met' if met else 'NOT met'}; mean per question "
-                  f"{mean_total:,.0f} total, {mean_uncached:,.0f} uncached, PandasAI "
-                  f"{mean_p:,.0f})")
+            print(
+                f"- {label}: {value:.2f} ({'met' if met else 'NOT met'}; mean per question "
+                f"{mean_total:,.0f} total, {mean_uncached:,.0f} uncached, PandasAI "
+                f"{mean_p:,.0f})"
+            )
         for kind in ("loop", "review", "title", "knowledge"):
             vals = [r["by_kind"].get(kind, [0, 0, 0]) for r in result["rows"]]
             if any(v[0] for v in vals):
-                print(f"  - {n} tables, {kind}: {sum(v[1] for v in vals) / len(vals):,.0f} total, "
-                      f"{sum(v[2] for v in vals) / len(vals):,.0f} uncached per question")
+                print(
+                    f"  - {n} tables, {kind}: {sum(v[1] for v in vals) / len(vals):,.0f} total, "
+                    f"{sum(v[2] for v in vals) / len(vals):,.0f} uncached per question"
+                )
     return ok

@@ -35,25 +35,40 @@ N_TABLES = 1_000
 TARGET_MS = 20.0
 
 QUESTIONS = [
-    ("Which steps does the plan have?", [("read_plan", {}), ("read_sql_tab", {"tab": "clean_orders"}),
-                                          ("get_app_context", {})]),
-    ("What does customer_quarters compute?", [("read_sql_tab", {"tab": "customer_quarters"}),
-                                              ("get_app_context", {}),
-                                              ("read_sql_tab", {"tab": "step_07"})]),
-    ("Is the churn tab ready to run?", [("read_sql_tab", {"tab": "q3_churn_by_region"}),
-                                        ("read_report", {}), ("get_app_context", {})]),
+    (
+        "Which steps does the plan have?",
+        [("read_plan", {}), ("read_sql_tab", {"tab": "clean_orders"}), ("get_app_context", {})],
+    ),
+    (
+        "What does customer_quarters compute?",
+        [
+            ("read_sql_tab", {"tab": "customer_quarters"}),
+            ("get_app_context", {}),
+            ("read_sql_tab", {"tab": "step_07"}),
+        ],
+    ),
+    (
+        "Is the churn tab ready to run?",
+        [
+            ("read_sql_tab", {"tab": "q3_churn_by_region"}),
+            ("read_report", {}),
+            ("get_app_context", {}),
+        ],
+    ),
 ]
 
 
 def _tab_sql(i: int) -> str:
-    return (f"-- Step {i}: revenue and orders per customer segment, variant {i}.\n"
-            "SELECT\n    c.segment,\n    c.region,\n    date_trunc('month', o.order_date) AS month,\n"
-            "    count(*) AS orders,\n    count(DISTINCT o.customer_id) AS customers,\n"
-            "    sum(o.quantity * o.unit_price * (1 - coalesce(o.discount, 0))"
-            " - coalesce(o.refund_amount, 0)) AS net_revenue\n"
-            "FROM orders AS o\nJOIN customers AS c ON c.customer_id = o.customer_id\n"
-            f"WHERE o.status <> 'cancelled' AND NOT c.is_test_account AND o.order_id % 50 = {i}\n"
-            "GROUP BY ALL\nORDER BY net_revenue DESC\n")
+    return (
+        f"-- Step {i}: revenue and orders per customer segment, variant {i}.\n"
+        "SELECT\n    c.segment,\n    c.region,\n    date_trunc('month', o.order_date) AS month,\n"
+        "    count(*) AS orders,\n    count(DISTINCT o.customer_id) AS customers,\n"
+        "    sum(o.quantity * o.unit_price * (1 - coalesce(o.discount, 0))"
+        " - coalesce(o.refund_amount, 0)) AS net_revenue\n"
+        "FROM orders AS o\nJOIN customers AS c ON c.customer_id = o.customer_id\n"
+        f"WHERE o.status <> 'cancelled' AND NOT c.is_test_account AND o.order_id % 50 = {i}\n"
+        "GROUP BY ALL\nORDER BY net_revenue DESC\n"
+    )
 
 
 def build_workspace(root: Path, n_tables: int):
@@ -68,17 +83,23 @@ def build_workspace(root: Path, n_tables: int):
     extra = N_TABS - 2 - len(project.sql_tab_names())
     for i in range(extra):
         (project.sql_dir / f"step_{i:02d}.sql").write_text(_tab_sql(i))
-    tabs = [{"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": False},
-            {"type": "report", "path": "projects/q3-churn/report.md", "dirty": False}]
-    tabs += [{"type": "sql", "path": f"projects/q3-churn/sql/{t}.sql", "dirty": False}
-             for t in project.sql_tab_names()]
+    tabs = [
+        {"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": False},
+        {"type": "report", "path": "projects/q3-churn/report.md", "dirty": False},
+    ]
+    tabs += [
+        {"type": "sql", "path": f"projects/q3-churn/sql/{t}.sql", "dirty": False}
+        for t in project.sql_tab_names()
+    ]
     session = ws.load_session()
     session.update(open_tabs=tabs[:N_TABS], active_tab=0)
     ws.save_session(session)
     service = QueryService(ws, QuerySettings())
     try:
         for i in range(n_tables):
-            service.run_query(f"SELECT {i} AS id, 'label {i}' AS label", result_label=f"cached_{i:04d}")
+            service.run_query(
+                f"SELECT {i} AS id, 'label {i}' AS label", result_label=f"cached_{i:04d}"
+            )
     finally:
         service.close()
     return ws
@@ -148,7 +169,9 @@ def main(argv: list[str]) -> int:
         with FakeOpenAIServer(model="gpt-4o-mini", background_reply='{"proposals": []}') as server:
             profile = ResolvedProfile("bench", server.base_url, server.model, FAKE_API_KEY, 128_000)
             model = TimedModel(OpenAIModelClient(profile, AgentSettings()))
-            session = AgentSession.open(ws, settings=Settings(), model=model, background_model=model)
+            session = AgentSession.open(
+                ws, settings=Settings(), model=model, background_model=model
+            )
             engine_ms, assemble_ms, baseline_ms = [], [], []
             original = session.assembler.assemble
 
@@ -164,8 +187,10 @@ def main(argv: list[str]) -> int:
             session.assembler.assemble = timed_assemble
             per_turn = []
             for question, calls in questions:
-                server.script(*[Turn(tool_calls=[ToolCall(name, args)]) for name, args in calls],
-                              Turn(text="Here is what I found."))
+                server.script(
+                    *[Turn(tool_calls=[ToolCall(name, args)]) for name, args in calls],
+                    Turn(text="Here is what I found."),
+                )
                 first_request = len(server.chat_requests)
                 model.seconds = 0.0
                 started = time.perf_counter()
@@ -175,17 +200,28 @@ def main(argv: list[str]) -> int:
                 engine_ms.append((wall - model.seconds) * 1000 / iterations)
                 bodies = server.chat_requests[first_request:]
                 layered = sum(request_tokens(b["messages"], b["tools"]) for b in bodies)
-                core = render_prompt("core.md.j2", preview_rows=200, purpose_max_chars=40,
-                                     external_databases=bool(ws.connections))
+                core = render_prompt(
+                    "core.md.j2",
+                    preview_rows=200,
+                    purpose_max_chars=40,
+                    external_databases=bool(ws.connections),
+                )
                 baseline_system = single_channel_system(ws, core)
-                baseline = sum(request_tokens(
-                    [{"role": "system", "content": baseline_system}]
-                    + [m for m in b["messages"][1:] if not (m["role"] == "user"
-                                                             and m["content"].startswith("# Active tab"))],
-                    b["tools"]) for b in bodies)
+                baseline = sum(
+                    request_tokens(
+                        [{"role": "system", "content": baseline_system}]
+                        + [
+                            m
+                            for m in b["messages"][1:]
+                            if not (m["role"] == "user" and m["content"].startswith("# Active tab"))
+                        ],
+                        b["tools"],
+                    )
+                    for b in bodies
+                )
                 per_turn.append((question, iterations, layered, baseline))
             cold_ms = engine_ms.pop(0)
-            per_turn = per_turn[:len(QUESTIONS)]
+            per_turn = per_turn[: len(QUESTIONS)]
             session.background.wait(10)
             session.close()
             server.assert_done()
@@ -194,28 +230,42 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
     median_engine = statistics.median(engine_ms)
-    print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
-          f"Python {platform.python_version()}, {platform.system()}")
+    print(
+        f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
+        f"Python {platform.python_version()}, {platform.system()}"
+    )
     print(f"workspace: {N_TABS} open tabs, {n_tables} cached tables (setup {setup_s:.1f} s)\n")
     print("| measure | Lantide | single-channel baseline | ratio |")
     print("| --- | --- | --- | --- |")
-    print(f"| engine time per iteration (median of {len(engine_ms)} warm turns) | "
-          f"{median_engine:.1f} ms | target {TARGET_MS:.0f} ms | "
-          f"{median_engine / TARGET_MS:.2f} of target |")
-    print(f"| engine time per iteration, first turn (cold: opens DuckDB, loads caches) | "
-          f"{cold_ms:.1f} ms | | |")
-    print(f"| prompt assembly per iteration (median) | {statistics.median(assemble_ms):.1f} ms | "
-          f"{statistics.median(baseline_ms):.1f} ms (read + count all tabs) | "
-          f"{statistics.median(assemble_ms) / max(statistics.median(baseline_ms), 1e-9):.2f} |")
+    print(
+        f"| engine time per iteration (median of {len(engine_ms)} warm turns) | "
+        f"{median_engine:.1f} ms | target {TARGET_MS:.0f} ms | "
+        f"{median_engine / TARGET_MS:.2f} of target |"
+    )
+    print(
+        f"| engine time per iteration, first turn (cold: opens DuckDB, loads caches) | "
+        f"{cold_ms:.1f} ms | | |"
+    )
+    print(
+        f"| prompt assembly per iteration (median) | {statistics.median(assemble_ms):.1f} ms | "
+        f"{statistics.median(baseline_ms):.1f} ms (read + count all tabs) | "
+        f"{statistics.median(assemble_ms) / max(statistics.median(baseline_ms), 1e-9):.2f} |"
+    )
     total_layered = sum(t[2] for t in per_turn)
     total_baseline = sum(t[3] for t in per_turn)
     for question, iterations, layered, baseline in per_turn:
-        print(f"| prompt tokens, turn \"{question}\" ({iterations} requests) | {layered:,} | "
-              f"{baseline:,} | {baseline / layered:.2f}x fewer |")
-    print(f"| prompt tokens per turn (mean) | {total_layered // len(per_turn):,} | "
-          f"{total_baseline // len(per_turn):,} | {total_baseline / total_layered:.2f}x fewer |")
+        print(
+            f'| prompt tokens, turn "{question}" ({iterations} requests) | {layered:,} | '
+            f"{baseline:,} | {baseline / layered:.2f}x fewer |"
+        )
+    print(
+        f"| prompt tokens per turn (mean) | {total_layered // len(per_turn):,} | "
+        f"{total_baseline // len(per_turn):,} | {total_baseline / total_layered:.2f}x fewer |"
+    )
     ok = median_engine < TARGET_MS
-    print(f"\nengine time per iteration {'within' if ok else 'ABOVE'} the {TARGET_MS:.0f} ms target")
+    print(
+        f"\nengine time per iteration {'within' if ok else 'ABOVE'} the {TARGET_MS:.0f} ms target"
+    )
     tokens_status = _tokens_against_pandasai()
     return 0 if ok and tokens_status == 0 else 1
 

@@ -38,9 +38,10 @@ def _build(root: Path, rows: int):
     data = ws.data_dir
     duckdb.sql(f"""COPY (SELECT range AS id, range % 97 AS grp, 'name ' || range AS name,
                         range * 1.5 AS amount, DATE '2020-01-01' + (range % 1000)::INT AS day
-                        FROM range({rows})) TO '{data / 'big.csv'}' (HEADER)""")
-    duckdb.sql(f"COPY (SELECT * FROM '{data / 'big.csv'}') TO '{data / 'bigp.parquet'}' "
-               "(FORMAT parquet)")
+                        FROM range({rows})) TO '{data / "big.csv"}' (HEADER)""")
+    duckdb.sql(
+        f"COPY (SELECT * FROM '{data / 'big.csv'}') TO '{data / 'bigp.parquet'}' (FORMAT parquet)"
+    )
     return ws
 
 
@@ -86,8 +87,13 @@ def _listing_bench(query, csv: Path, repeats: int) -> dict:
         query.engine.execute("SELECT count(*) FROM big")
         counts.append(time.perf_counter() - t0)
     entry = next(t for t in query.show_tables()["tables"] if t["name"] == "big")
-    return {"cold": (_ms(ours_cold), _ms(base_cold)), "warm": (_ms(ours_warm), _ms(base_warm)),
-            "background": _ms(background), "count": _ms(counts), "row_count": entry["row_count"]}
+    return {
+        "cold": (_ms(ours_cold), _ms(base_cold)),
+        "warm": (_ms(ours_warm), _ms(base_warm)),
+        "background": _ms(background),
+        "count": _ms(counts),
+        "row_count": entry["row_count"],
+    }
 
 
 def _sort_bench(query, rows: int, repeats: int) -> list[tuple[str, float, float]]:
@@ -96,8 +102,10 @@ def _sort_bench(query, rows: int, repeats: int) -> list[tuple[str, float, float]
     for label, relation in (("cached table", cached), ("Parquet view", "bigp")):
         for where, offset in (("start", 0), ("middle", rows // 2)):
             ours, floor = [], []
-            bare = (f'SELECT * FROM "{relation}" ORDER BY grp DESC NULLS LAST '
-                    f"LIMIT {PAGE} OFFSET {offset}")
+            bare = (
+                f'SELECT * FROM "{relation}" ORDER BY grp DESC NULLS LAST '
+                f"LIMIT {PAGE} OFFSET {offset}"
+            )
             for _ in range(repeats):
                 t0 = time.perf_counter()
                 query.fetch_rows(relation, offset, PAGE, order_by=[("grp", "desc")])
@@ -116,14 +124,19 @@ def main(argv: list[str]) -> int:
     from lantide.query import QueryService
     from lantide.workspace.settings import QuerySettings
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
-          f"{sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="lantide-bench-browse-") as tmp:
         t0 = time.perf_counter()
         ws = _build(Path(tmp), rows)
         size_mb = (ws.data_dir / "big.csv").stat().st_size / 1e6
-        print(f"{rows:,} rows; CSV {size_mb:.0f} MB; built in {time.perf_counter() - t0:.1f} s",
-              flush=True)
+        print(
+            f"{rows:,} rows; CSV {size_mb:.0f} MB; built in {time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
         query = QueryService(ws, QuerySettings())
         try:
             query.show_tables()
@@ -134,17 +147,25 @@ def main(argv: list[str]) -> int:
             query.close()
     print("\n| measure | Lantide | baseline | ratio |\n| --- | --- | --- | --- |")
     ours, base = listing["cold"]
-    print(f"| show_tables, CSV just changed (count queued) | {ours:.1f} ms | "
-          f"{base:.1f} ms without counts | {ours / base:.2f} |")
+    print(
+        f"| show_tables, CSV just changed (count queued) | {ours:.1f} ms | "
+        f"{base:.1f} ms without counts | {ours / base:.2f} |"
+    )
     ours, base = listing["warm"]
-    print(f"| show_tables, counts known | {ours:.2f} ms | {base:.2f} ms without counts | "
-          f"{ours / base:.2f} |")
-    print(f"| background count until ready ({listing['row_count']:,} rows) | "
-          f"{listing['background']:.0f} ms | | |")
+    print(
+        f"| show_tables, counts known | {ours:.2f} ms | {base:.2f} ms without counts | "
+        f"{ours / base:.2f} |"
+    )
+    print(
+        f"| background count until ready ({listing['row_count']:,} rows) | "
+        f"{listing['background']:.0f} ms | | |"
+    )
     print(f"| a listing that counted the CSV itself would add | {listing['count']:.0f} ms | | |")
     for label, ours, floor in sorts:
-        print(f"| sorted page of 256, {label} | {ours:.1f} ms | {floor:.1f} ms bare ORDER BY | "
-              f"{ours / floor:.2f} |")
+        print(
+            f"| sorted page of 256, {label} | {ours:.1f} ms | {floor:.1f} ms bare ORDER BY | "
+            f"{ours / floor:.2f} |"
+        )
     return 0
 
 

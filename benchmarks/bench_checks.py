@@ -61,10 +61,17 @@ def bench(sf: float, reps: int) -> list[dict]:
                 runs.append((total - sum(times), sum(times), result))
             cold_query, cold_checks, result = runs[0]
             warm = min(runs[1:], key=lambda r: r[0] + r[1])
-            rows.append({"query": path.stem, "cold_query": cold_query, "cold_checks": cold_checks,
-                         "warm_query": warm[0], "warm_checks": warm[1],
-                         "codes": sorted({c["code"] for c in result["checks"]}),
-                         "checks": result["checks"]})
+            rows.append(
+                {
+                    "query": path.stem,
+                    "cold_query": cold_query,
+                    "cold_checks": cold_checks,
+                    "warm_query": warm[0],
+                    "warm_checks": warm[1],
+                    "codes": sorted({c["code"] for c in result["checks"]}),
+                    "checks": result["checks"],
+                }
+            )
     finally:
         restore()
         svc.close()
@@ -100,18 +107,26 @@ def main(argv: list[str]) -> int:
     reps = _flag(argv, "--reps", 3)
     rows = bench(sf, reps)
     print(f"### Result checks on the 22 TPC-H queries, SF {sf:g} (warm: best of {reps})\n")
-    print("| query | query ms (warm) | checks ms (warm) | ratio | query ms (cold) | "
-          "checks ms (cold) | checks fired |\n|---|---:|---:|---:|---:|---:|---|")
+    print(
+        "| query | query ms (warm) | checks ms (warm) | ratio | query ms (cold) | "
+        "checks ms (cold) | checks fired |\n|---|---:|---:|---:|---:|---:|---|"
+    )
     for r in rows:
-        print(f"| {r['query']} | {r['warm_query'] * 1000:.1f} | {r['warm_checks'] * 1000:.1f} | "
-              f"{r['warm_checks'] / r['warm_query']:.3f} | {r['cold_query'] * 1000:.1f} | "
-              f"{r['cold_checks'] * 1000:.1f} | {', '.join(r['codes']) or '-'} |")
+        print(
+            f"| {r['query']} | {r['warm_query'] * 1000:.1f} | {r['warm_checks'] * 1000:.1f} | "
+            f"{r['warm_checks'] / r['warm_query']:.3f} | {r['cold_query'] * 1000:.1f} | "
+            f"{r['cold_checks'] * 1000:.1f} | {', '.join(r['codes']) or '-'} |"
+        )
     wq, wc = sum(r["warm_query"] for r in rows), sum(r["warm_checks"] for r in rows)
     cq, cc = sum(r["cold_query"] for r in rows), sum(r["cold_checks"] for r in rows)
-    print(f"| total | {wq * 1000:.0f} | {wc * 1000:.0f} | **{wc / wq:.3f}** | {cq * 1000:.0f} | "
-          f"{cc * 1000:.0f} | |")
-    print(f"\nwarm ratio {wc / wq:.3f} (target < 0.10); cold ratio {cc / cq:.3f} "
-          f"(the first run per table version also measures the inputs' keys)\n")
+    print(
+        f"| total | {wq * 1000:.0f} | {wc * 1000:.0f} | **{wc / wq:.3f}** | {cq * 1000:.0f} | "
+        f"{cc * 1000:.0f} | |"
+    )
+    print(
+        f"\nwarm ratio {wc / wq:.3f} (target < 0.10); cold ratio {cc / cq:.3f} "
+        f"(the first run per table version also measures the inputs' keys)\n"
+    )
     for r in rows:
         for c in r["checks"]:
             print(f"- {r['query']}: {c['code']} ({c['severity']}): {c['message']}")
@@ -119,8 +134,10 @@ def main(argv: list[str]) -> int:
         sr = bench_source_run(sf)
         spent = sr["cold_cpu"] + sr["warm_cpu"] + sr["leaf_cpu"]
         print(f"\n### Source Run of the 20-tab DAG, SF {sf:g} (cold, warm, leaf change)\n")
-        print(f"checks ran {sr['check_runs']} times: {sr['checks_cpu'] * 1000:.0f} ms CPU of "
-              f"{spent * 1000:.0f} ms process CPU (**{sr['checks_cpu'] / spent:.3f}**); "
-              f"wall: cold {sr['cold']:.3f} s, warm {sr['warm'] * 1000:.1f} ms, "
-              f"leaf {sr['leaf']:.3f} s")
+        print(
+            f"checks ran {sr['check_runs']} times: {sr['checks_cpu'] * 1000:.0f} ms CPU of "
+            f"{spent * 1000:.0f} ms process CPU (**{sr['checks_cpu'] / spent:.3f}**); "
+            f"wall: cold {sr['cold']:.3f} s, warm {sr['warm'] * 1000:.1f} ms, "
+            f"leaf {sr['leaf']:.3f} s"
+        )
     return 0

@@ -32,17 +32,23 @@ def main(argv: list[str]) -> int:
     qs = load_question_set("sample")
     cases = [c for c in qs.cases if c.expect.get("gold_sql")][:n]
     results = []
-    with FakeOpenAIServer(background_reply="A title") as server, \
-            tempfile.TemporaryDirectory() as tmp:
+    with (
+        FakeOpenAIServer(background_reply="A title") as server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         template = sample_template(Path(tmp))
         os.environ.update(server.env())
         settings = Settings()
         for case in cases:
-            server.script(Turn(tool_calls=[ToolCall("run_query",
-                                                    {"sql": case.expect["gold_sql"]})]),
-                          Turn(text="Here is the number."))
-            results.append(run_case(qs, case, lambda: model_clients(settings),
-                                    settings=settings, template=template))
+            server.script(
+                Turn(tool_calls=[ToolCall("run_query", {"sql": case.expect["gold_sql"]})]),
+                Turn(text="Here is the number."),
+            )
+            results.append(
+                run_case(
+                    qs, case, lambda: model_clients(settings), settings=settings, template=template
+                )
+            )
         for var in server.env():
             os.environ.pop(var, None)
     total = [r.seconds for r in results]
@@ -50,8 +56,10 @@ def main(argv: list[str]) -> int:
     harness = [t - a for t, a in zip(total, agent)]
     med = statistics.median
     print(f"{len(results)} cases of the sample set, one query and one answer each.\n")
-    print("| per case, median | harness (workspace copy, fingerprint, scoring) s | "
-          "agent turns s | harness / agent |")
+    print(
+        "| per case, median | harness (workspace copy, fingerprint, scoring) s | "
+        "agent turns s | harness / agent |"
+    )
     print("|---|---:|---:|---:|")
     print(f"| | {med(harness):.2f} | {med(agent):.2f} | {med(harness) / med(agent):.2f}x |")
     return 0

@@ -38,10 +38,20 @@ def build(root: Path) -> tuple[str, int]:
     for i in range(STEPS):
         values = [round(rng.uniform(10, 5_000_000), 2) for _ in range(VALUES_PER_STEP - 1)]
         values.append(round(rng.random(), 4))  # a share
-        steps.append(ledger.append({"step_id": f"{i:012x}", "tool": "run_query",
-                                    "project": "bench", "purpose": f"step {i}",
-                                    "sql": "SELECT 1", "row_count": 1, "evidence": "formal",
-                                    "result_values": values}))
+        steps.append(
+            ledger.append(
+                {
+                    "step_id": f"{i:012x}",
+                    "tool": "run_query",
+                    "project": "bench",
+                    "purpose": f"step {i}",
+                    "sql": "SELECT 1",
+                    "row_count": 1,
+                    "evidence": "formal",
+                    "result_values": values,
+                }
+            )
+        )
     parts = ["# Report: benchmark\n\n## Contents\n"]
     parts += [f"- [{n}. Section {n}](#section-{n})\n" for n in range(1, SECTIONS + 1)]
     citations = 0
@@ -57,7 +67,8 @@ def build(root: Path) -> tuple[str, int]:
             f"in 2024.\n\n"
             f"| metric | value |\n|---|---|\n| revenue | ${v[2]:,.2f} {cite} |\n"
             f"| users | {v[3] / 1e6:.1f}M {cite} |\n\n"
-            f"```sql\nSELECT {n}, 12345.67 FROM t{n} LIMIT 100\n```\n")
+            f"```sql\nSELECT {n}, 12345.67 FROM t{n} LIMIT 100\n```\n"
+        )
         citations += CITES_PER_SECTION
     project = ws.create_project("bench", report_text="".join(parts))
     return project.report_path.read_text(encoding="utf-8"), citations
@@ -93,15 +104,19 @@ def main(argv: list[str]) -> int:
         full = _median(lambda: check_project(ws, project), runs)
         core = _median(lambda: check_text(text, index, "report.md"), runs)
         ws.close()
-    print(f"Report: {len(text):,} characters, {SECTIONS} sections, {citations:,} citations, "
-          f"{sum(result.counts.values()):,} numbers ({result.counts['matching']:,} matching); "
-          f"ledger: {STEPS} steps. Median of {runs} runs; Python "
-          f"{sys.version.split()[0]}.\n")
+    print(
+        f"Report: {len(text):,} characters, {SECTIONS} sections, {citations:,} citations, "
+        f"{sum(result.counts.values()):,} numbers ({result.counts['matching']:,} matching); "
+        f"ledger: {STEPS} steps. Median of {runs} runs; Python "
+        f"{sys.version.split()[0]}.\n"
+    )
     print("| measure | ms | x parse |")
     print("|---|---:|---:|")
     print(f"| parse (markdown-it-py, the baseline) | {parse * 1000:.1f} | 1.00 |")
-    print(f"| report check (read Report and ledger, parse, classify) | {full * 1000:.1f} | "
-          f"{full / parse:.2f} |")
+    print(
+        f"| report check (read Report and ledger, parse, classify) | {full * 1000:.1f} | "
+        f"{full / parse:.2f} |"
+    )
     print(f"| check without the ledger read | {core * 1000:.1f} | {core / parse:.2f} |")
     target = full / parse <= 2.0
     print(f"\ntarget (check at most 2x parse): {'met' if target else 'NOT met'}")

@@ -42,8 +42,10 @@ def _build(root: Path, rows: int):
                         TIMESTAMP '2024-01-01' + INTERVAL (i % 100000) SECOND AS at
                         FROM range({rows}) r(i)) TO '{data}' (FORMAT parquet)""")
     csv_rows = min(rows, 500_000)
-    duckdb.sql(f"COPY (SELECT * FROM '{data}' LIMIT {csv_rows}) TO "
-               f"'{ws.data_dir / 'events_csv.csv'}' (HEADER)")
+    duckdb.sql(
+        f"COPY (SELECT * FROM '{data}' LIMIT {csv_rows}) TO "
+        f"'{ws.data_dir / 'events_csv.csv'}' (HEADER)"
+    )
     (ws.projects_dir / "bench" / "sql" / "all_events.sql").write_text("SELECT * FROM events\n")
     return ws, data
 
@@ -130,8 +132,9 @@ def _naive_stall(services, relation: str, jumps: int) -> float:
     query = services.query
     info = query.relation_info(relation)
     rows = info["row_count"]
-    model = _naive_model(info["columns"], info["row_count"],
-                         lambda o, n: query.fetch_rows(relation, o, n))
+    model = _naive_model(
+        info["columns"], info["row_count"], lambda o, n: query.fetch_rows(relation, o, n)
+    )
     view = QTableView()
     view.resize(1200, 800)
     view.setModel(model)
@@ -159,8 +162,12 @@ def _ui_bench(services, relation: str, jumps: int) -> dict:
     query = services.query
     info = query.relation_info(relation)
     rows = info["row_count"]
-    model = PagedResultModel(info["columns"], info["row_count"],
-                             lambda o, n: query.fetch_rows(relation, o, n), services.workers)
+    model = PagedResultModel(
+        info["columns"],
+        info["row_count"],
+        lambda o, n: query.fetch_rows(relation, o, n),
+        services.workers,
+    )
     view = ResultGridView(services.workers)
     view.resize(1200, 800)
     view.set_result_model(model)
@@ -197,8 +204,13 @@ def _ui_bench(services, relation: str, jumps: int) -> dict:
         t0 = time.perf_counter()
         view.scrollTo(model.index(target, 0))
         app.processEvents()  # the scroll lands and the rows on screen ask for their pages
-        ok = pump(10.0, until=lambda: model.is_loaded(view.rowAt(0)) and
-                  model.is_loaded(max(view.rowAt(view.viewport().height() - 1), view.rowAt(0))))
+        ok = pump(
+            10.0,
+            until=lambda: (
+                model.is_loaded(view.rowAt(0))
+                and model.is_loaded(max(view.rowAt(view.viewport().height() - 1), view.rowAt(0)))
+            ),
+        )
         latencies.append(time.perf_counter() - t0 if ok else float("nan"))
         pump(0.05)
     heartbeat.stop()
@@ -208,12 +220,14 @@ def _ui_bench(services, relation: str, jumps: int) -> dict:
         t0 = time.perf_counter()
         query.fetch_rows(relation, (target // PAGE) * PAGE, PAGE)
         floor.append(time.perf_counter() - t0)
-    return {"latency_p50": _median_ms(latencies),
-            "latency_p95": sorted(latencies)[int(len(latencies) * 0.95) - 1] * 1000,
-            "floor_p50": _median_ms(floor),
-            "stall_max": max(gaps) if gaps else float("nan"),
-            "stall_idle_max": max(idle_gaps) if idle_gaps else float("nan"),
-            "blocks_held": len(model.loaded_blocks)}
+    return {
+        "latency_p50": _median_ms(latencies),
+        "latency_p95": sorted(latencies)[int(len(latencies) * 0.95) - 1] * 1000,
+        "floor_p50": _median_ms(floor),
+        "stall_max": max(gaps) if gaps else float("nan"),
+        "stall_idle_max": max(idle_gaps) if idle_gaps else float("nan"),
+        "blocks_held": len(model.loaded_blocks),
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -248,30 +262,45 @@ def main(argv: list[str]) -> int:
         services.close()
         ws.close()
 
-    print(f"{rows:,} rows cached by run_sql_tab in {run['duration_ms']:,} ms "
-          f"(setup {setup:.1f} s); {platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"{rows:,} rows cached by run_sql_tab in {run['duration_ms']:,} ms "
+        f"(setup {setup:.1f} s); {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}\n"
+    )
     print("| measure | Lantide | baseline | ratio |")
     print("|---|---:|---:|---:|")
     for label, ours, base in fetches:
-        print(f"| page of {PAGE} rows at the {label} (fetch_rows vs plain DuckDB) | "
-              f"{ours:.2f} ms | {base:.2f} ms | {ours / base:.2f}x |")
+        print(
+            f"| page of {PAGE} rows at the {label} (fetch_rows vs plain DuckDB) | "
+            f"{ours:.2f} ms | {base:.2f} ms | {ours / base:.2f}x |"
+        )
     for relation, ui in uis.items():
-        what = (f"cached table, {ui['rows']:,} rows" if relation == "all_events" else
-                f"CSV data file, {ui['rows']:,} rows (table browser)")
-        print(f"| {what}: jump to a random row until the screen is loaded, p50 "
-              f"(vs one page fetch) | {ui['latency_p50']:.1f} ms | {ui['floor_p50']:.1f} ms | "
-              f"{ui['latency_p50'] / ui['floor_p50']:.2f}x |")
+        what = (
+            f"cached table, {ui['rows']:,} rows"
+            if relation == "all_events"
+            else f"CSV data file, {ui['rows']:,} rows (table browser)"
+        )
+        print(
+            f"| {what}: jump to a random row until the screen is loaded, p50 "
+            f"(vs one page fetch) | {ui['latency_p50']:.1f} ms | {ui['floor_p50']:.1f} ms | "
+            f"{ui['latency_p50'] / ui['floor_p50']:.2f}x |"
+        )
         print(f"| {what}: same, p95 | {ui['latency_p95']:.1f} ms | | |")
-        print(f"| {what}: longest event-loop gap while jumping (vs a grid fetching on the UI "
-              f"thread) | {ui['stall_max']:.1f} ms | {ui['naive_stall_max']:.1f} ms | "
-              f"{ui['stall_max'] / ui['naive_stall_max']:.2f}x |")
+        print(
+            f"| {what}: longest event-loop gap while jumping (vs a grid fetching on the UI "
+            f"thread) | {ui['stall_max']:.1f} ms | {ui['naive_stall_max']:.1f} ms | "
+            f"{ui['stall_max'] / ui['naive_stall_max']:.2f}x |"
+        )
     idle = min(ui["stall_idle_max"] for ui in uis.values())
-    print(f"| longest heartbeat gap with the grid idle (the machine's noise floor) | "
-          f"{idle:.1f} ms | | |")
+    print(
+        f"| longest heartbeat gap with the grid idle (the machine's noise floor) | "
+        f"{idle:.1f} ms | | |"
+    )
     ui = uis["all_events"]
-    print(f"\nrow blocks held after {jumps} jumps: {ui['blocks_held']} "
-          f"(of at most 96, {PAGE} rows each)")
+    print(
+        f"\nrow blocks held after {jumps} jumps: {ui['blocks_held']} "
+        f"(of at most 96, {PAGE} rows each)"
+    )
     return 0
 
 

@@ -42,10 +42,15 @@ def _build_module():
 
 
 def _checkout_state() -> str:
-    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                          cwd=str(REPO)).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "lantide", "packaging", "prompts",
-                            "resources"], capture_output=True, text=True, cwd=str(REPO)).stdout
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=str(REPO)
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "lantide", "packaging", "prompts", "resources"],
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
+    ).stdout
     return head + ("-dirty" if dirty.strip() else "")
 
 
@@ -54,15 +59,32 @@ def installed_bundle() -> Path:
     state = _checkout_state()
     stamp = WORK / "state.txt"
     bundle = WORK / "root" / "opt" / "lantide"
-    if (bundle / "lantide").is_file() and stamp.is_file() and stamp.read_text() == state \
-            and not state.endswith("-dirty"):
+    if (
+        (bundle / "lantide").is_file()
+        and stamp.is_file()
+        and stamp.read_text() == state
+        and not state.endswith("-dirty")
+    ):
         return bundle
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    subprocess.run([sys.executable, str(REPO / "packaging" / "build.py"), "--target", "deb",
-                    "--deb-compression", "gzip",
-                    "--dist", str(WORK / "dist"), "--work", str(WORK / "build")],
-                   check=True, cwd=str(REPO), stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "packaging" / "build.py"),
+            "--target",
+            "deb",
+            "--deb-compression",
+            "gzip",
+            "--dist",
+            str(WORK / "dist"),
+            "--work",
+            str(WORK / "build"),
+        ],
+        check=True,
+        cwd=str(REPO),
+        stdout=subprocess.DEVNULL,
+    )
     (deb,) = (WORK / "dist").glob("lantide_*.deb")
     subprocess.run(["dpkg-deb", "-x", str(deb), str(WORK / "root")], check=True)
     stamp.write_text(state)
@@ -75,8 +97,9 @@ def bench_start(bundle: Path, base: Path, runs: int, platform_name: str) -> list
     template = base / "sample-template"
     create_sample(template)
     dev_env = _env(base, platform_name)
-    installed_env = {k: v for k, v in dev_env.items() if k not in ("PYTHONPATH",
-                                                                    "PYTHONPYCACHEPREFIX")}
+    installed_env = {
+        k: v for k, v in dev_env.items() if k not in ("PYTHONPATH", "PYTHONPYCACHEPREFIX")
+    }
     ready = base / "ready.json"
     dev = [sys.executable, "-m", "lantide", "gui"]
     installed = [str(bundle / "lantide"), "gui"]
@@ -94,8 +117,10 @@ def bench_start(bundle: Path, base: Path, runs: int, platform_name: str) -> list
             first[name].append(_start_once(argv + [str(ws)], env, ready)[0])
             reopen[name].append(_start_once(argv + [str(ws)], env, ready)[0])
     med = statistics.median
-    return [("main window shown and idle, first open", med(first["installed"]), med(first["dev"])),
-            ("main window shown and idle, reopen", med(reopen["installed"]), med(reopen["dev"]))]
+    return [
+        ("main window shown and idle, first open", med(first["installed"]), med(first["dev"])),
+        ("main window shown and idle, reopen", med(reopen["installed"]), med(reopen["dev"])),
+    ]
 
 
 def size_rows(bundle: Path) -> list[tuple[str, float]]:
@@ -109,20 +134,26 @@ def size_rows(bundle: Path) -> list[tuple[str, float]]:
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     platform_name = "xcb" if "--xcb" in argv and os.environ.get("DISPLAY") else "offscreen"
-    bundle = next((Path(a.split("=", 1)[1]).resolve() for a in argv
-                   if a.startswith("--bundle=")), None)
+    bundle = next(
+        (Path(a.split("=", 1)[1]).resolve() for a in argv if a.startswith("--bundle=")), None
+    )
     if not sys.platform.startswith("linux"):
         print("install: the installed-build benchmark runs on Linux (the .deb)")
         return 2
     bundle = bundle or installed_bundle()
-    runs = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--runs=")),
-                3 if quick else 7)
+    runs = next(
+        (int(a.split("=", 1)[1]) for a in argv if a.startswith("--runs=")), 3 if quick else 7
+    )
     with tempfile.TemporaryDirectory(prefix="lantide-bench-install-") as tmp:
         rows = bench_start(bundle, Path(tmp), runs, platform_name)
-    print(f"{_machine()}; Qt platform {platform_name}; median of {runs} start-ups per case, "
-          "installed and development alternating.\n")
-    print("| start-up (process start to main window shown and idle) | installed s | "
-          "development s | ratio (target <= 1.2) |")
+    print(
+        f"{_machine()}; Qt platform {platform_name}; median of {runs} start-ups per case, "
+        "installed and development alternating.\n"
+    )
+    print(
+        "| start-up (process start to main window shown and idle) | installed s | "
+        "development s | ratio (target <= 1.2) |"
+    )
     print("|---|---:|---:|---:|")
     for label, installed, dev in rows:
         print(f"| {label} | {installed:.2f} | {dev:.2f} | {installed / dev:.2f}x |")

@@ -28,10 +28,10 @@ from lantide.knowledge.store import document_cache
 
 
 def _flat_project() -> str:
-    rules = "".join(f"- Rule {i}: revenue excludes refunds of type {i} and test accounts.\n"
-                    for i in range(30))
-    info = "".join(f"- Column t{i}.c{i} holds ISO codes; empty means unknown.\n"
-                   for i in range(25))
+    rules = "".join(
+        f"- Rule {i}: revenue excludes refunds of type {i} and test accounts.\n" for i in range(30)
+    )
+    info = "".join(f"- Column t{i}.c{i} holds ISO codes; empty means unknown.\n" for i in range(25))
     return f"# Project knowledge\n\n## Rules\n{rules}\n## Info\n{info}"
 
 
@@ -39,15 +39,18 @@ def _catalog_project(entries: int) -> str:
     out = ["# Project knowledge\n\n## Rules\n"]
     for g in range(entries // 20):
         out.append(f"\n### Topic {g}\n")
-        out.extend(f"- Topic {g} rule {i}: " + "a definition the analyst wrote " * 3 + "\n"
-                   for i in range(20))
+        out.extend(
+            f"- Topic {g} rule {i}: " + "a definition the analyst wrote " * 3 + "\n"
+            for i in range(20)
+        )
     out.append("\n## Info\n- orders.region holds ISO 3166-2 codes.\n")
     return "".join(out)
 
 
 def _user() -> str:
     return "# User knowledge\n\n## Rules\n" + "".join(
-        f"- Preference {i}: dates in ISO 8601, amounts in EUR.\n" for i in range(20))
+        f"- Preference {i}: dates in ISO 8601, amounts in EUR.\n" for i in range(20)
+    )
 
 
 def _time(fn, repeat: int) -> float:
@@ -61,8 +64,10 @@ def _time(fn, repeat: int) -> float:
 
 
 def _naive_layer(user: Path, project: Path):
-    docs = [parse_knowledge(p.read_text(encoding="utf-8"), scope=s, path=p)
-            for p, s in ((user, "user"), (project, "project"))]
+    docs = [
+        parse_knowledge(p.read_text(encoding="utf-8"), scope=s, path=p)
+        for p, s in ((user, "user"), (project, "project"))
+    ]
     return build_layer(docs, 3000, project_name="bench")
 
 
@@ -73,25 +78,43 @@ def _case(name: str, text: str, root: Path, repeat: int) -> list[tuple[str, floa
     kb = KnowledgeBase(user, project, project_name="bench")
     kb.layer()
     assert kb.layer().text == _naive_layer(user, project).text
-    rows = [(f"{name}: layer, unchanged", _time(kb.layer, repeat),
-             _time(lambda: _naive_layer(user, project), repeat))]
+    rows = [
+        (
+            f"{name}: layer, unchanged",
+            _time(kb.layer, repeat),
+            _time(lambda: _naive_layer(user, project), repeat),
+        )
+    ]
 
     def edited():
         os.utime(project, ns=(time.time_ns(), time.time_ns()))
         return kb.layer()
-    rows.append((f"{name}: layer, after an edit", _time(edited, max(5, repeat // 10)),
-                 _time(lambda: _naive_layer(user, project), max(5, repeat // 10))))
+
+    rows.append(
+        (
+            f"{name}: layer, after an edit",
+            _time(edited, max(5, repeat // 10)),
+            _time(lambda: _naive_layer(user, project), max(5, repeat // 10)),
+        )
+    )
     heading = kb.documents()[1].entries[0].group_name
-    rows.append((f"{name}: expand({heading!r})", _time(lambda: kb.expand(heading), repeat // 4),
-                 _time(lambda: _naive_expand(user, project, heading), repeat // 4)))
+    rows.append(
+        (
+            f"{name}: expand({heading!r})",
+            _time(lambda: kb.expand(heading), repeat // 4),
+            _time(lambda: _naive_expand(user, project, heading), repeat // 4),
+        )
+    )
     return rows
 
 
 def _naive_expand(user: Path, project: Path, heading: str):
     from lantide.knowledge.layer import expand
 
-    docs = [parse_knowledge(p.read_text(encoding="utf-8"), scope=s, path=p)
-            for p, s in ((user, "user"), (project, "project"))]
+    docs = [
+        parse_knowledge(p.read_text(encoding="utf-8"), scope=s, path=p)
+        for p, s in ((user, "user"), (project, "project"))
+    ]
     return expand(docs, heading)
 
 
@@ -106,19 +129,24 @@ def main(argv: list[str]) -> int:
         big = _catalog_project(400 if quick else 1000)
         rows += _case(f"catalog ({len(big):,} chars)", big, root, repeat)
         path = root / "approve.md"
-        path.write_text(big.replace("- Topic 0 rule 0:", "- [queued] Topic 0 rule 0:"),
-                        encoding="utf-8")
+        path.write_text(
+            big.replace("- Topic 0 rule 0:", "- [queued] Topic 0 rule 0:"), encoding="utf-8"
+        )
         kb = KnowledgeBase(root / "none.md", path)
         t0 = time.perf_counter()
         kb.approve(1)
         approve_ms = (time.perf_counter() - t0) * 1000
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, {platform.system()}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {platform.system()}"
+    )
     print()
     print("| case | Lantide ms | naive ms (re-read every call) | speed-up |")
     print("|---|---:|---:|---:|")
     for name, ours, naive in rows:
         print(f"| {name} | {ours:.3f} | {naive:.3f} | {naive / ours:.1f}x |")
-    print(f"\napprove one entry in the catalog file (parse, edit, verify, atomic write): "
-          f"{approve_ms:.1f} ms")
+    print(
+        f"\napprove one entry in the catalog file (parse, edit, verify, atomic write): "
+        f"{approve_ms:.1f} ms"
+    )
     return 0

@@ -58,8 +58,11 @@ def _flag(argv, name, default):
 def _isolate() -> dict:
     """Own config and data folders and no keyring: nothing of the user's is touched."""
     base = Path(tempfile.mkdtemp(prefix="lantide-bench-mcp-"))
-    env = {"LANTIDE_CONFIG_DIR": str(base / "config"), "LANTIDE_DATA_DIR": str(base / "data"),
-           "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    env = {
+        "LANTIDE_CONFIG_DIR": str(base / "config"),
+        "LANTIDE_DATA_DIR": str(base / "data"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
     os.environ.update(env)
     return env
 
@@ -92,10 +95,17 @@ def _registry_context(handle):
 
     ws = handle.workspace
     conv = Conversation.create(ws.conversations_dir, "bench-in-app")
-    return ToolContext(workspace=ws, settings=handle.settings, conversation=conv,
-                       ledger=Ledger(ws.ledger_dir, conv.id), app=SessionFileAppState(ws),
-                       services=handle.services, cancel=CancelToken(), state="no_project",
-                       turn=1)
+    return ToolContext(
+        workspace=ws,
+        settings=handle.settings,
+        conversation=conv,
+        ledger=Ledger(ws.ledger_dir, conv.id),
+        app=SessionFileAppState(ws),
+        services=handle.services,
+        cancel=CancelToken(),
+        state="no_project",
+        turn=1,
+    )
 
 
 def _last_server_ms(root: Path, client_id: str) -> float:
@@ -129,14 +139,25 @@ async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare
         engine.call(local.client, "run_query", args, local.token)
     c2 = time.process_time()
     b0 = _proc_cpu(bare_pid)
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "run_query", "arguments": args}})
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "run_query", "arguments": args},
+        }
+    )
     for _ in range(SMALL_CALLS):
         await plain.post(bare_url, content=body)
     c3, b1 = time.process_time(), _proc_cpu(bare_pid)
     per = lambda x: x * 1000 / SMALL_CALLS  # noqa: E731
-    return {"client": per(c1 - c0), "server": per(s1 - s0), "engine": per(c2 - c1),
-            "floor_client": per(c3 - c2), "floor_server": per(b1 - b0)}
+    return {
+        "client": per(c1 - c0),
+        "server": per(s1 - s0),
+        "engine": per(c2 - c1),
+        "floor_client": per(c3 - c2),
+        "floor_server": per(b1 - b0),
+    }
 
 
 def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], list[str]]:
@@ -160,8 +181,11 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
     ctx = _registry_context(handle)
     port, bare_port = _free_port(), _free_port()
     child_env = {**os.environ, **env, "PYTHONPATH": str(REPO)}
-    server = subprocess.Popen([sys.executable, "-m", "lantide", "mcp", str(served_root),
-                               "--http", "--port", str(port)], env=child_env, cwd=str(REPO))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lantide", "mcp", str(served_root), "--http", "--port", str(port)],
+        env=child_env,
+        cwd=str(REPO),
+    )
     bare = subprocess.Popen([sys.executable, "-c", BARE_APP, str(bare_port)], env=child_env)
     queries = [(p.stem, p.read_text()) for p in sorted(QUERIES.glob("q*.sql"))]
     times = {q: {"registry": [], "engine": [], "http": [], "paired": []} for q, _ in queries}
@@ -172,12 +196,23 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
     async def run_all() -> None:
         headers = {"Authorization": f"Bearer {remote.token}"}
         url = f"http://127.0.0.1:{port}/mcp"
-        async with httpx2.AsyncClient(headers=headers, timeout=300) as http, \
-                httpx2.AsyncClient(timeout=60) as plain:
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=300) as http,
+            httpx2.AsyncClient(timeout=60) as plain,
+        ):
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 await client.call_tool("get_analysis_context", {})  # warm the session
-                cpu.update(await _cpu_per_call(client, plain, engine, local, server.pid,
-                                               bare.pid, f"http://127.0.0.1:{bare_port}/"))
+                cpu.update(
+                    await _cpu_per_call(
+                        client,
+                        plain,
+                        engine,
+                        local,
+                        server.pid,
+                        bare.pid,
+                        f"http://127.0.0.1:{bare_port}/",
+                    )
+                )
                 for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
                     for name, sql in queries:
                         args = {"sql": sql}
@@ -190,9 +225,10 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
                         t3 = time.perf_counter()
                         body = result.content[0].text if result.content else "{}"
                         t4 = time.perf_counter()
-                        await plain.post(f"http://127.0.0.1:{bare_port}/",
-                                         content=json.dumps({"jsonrpc": "2.0", "id": 1,
-                                                             "result": body}))
+                        await plain.post(
+                            f"http://127.0.0.1:{bare_port}/",
+                            content=json.dumps({"jsonrpc": "2.0", "id": 1, "result": body}),
+                        )
                         t5 = time.perf_counter()
                         if not (out.ok and done.ok and not result.is_error):
                             failures.append(f"{name}: {out.result.get('error')}")
@@ -226,14 +262,20 @@ def main(argv: list[str]) -> int:
     sf = float(_flag(argv, "--sf", 0.01 if "--quick" in argv else 0.1))
     started = time.perf_counter()
     rows, floor, failures, cpu = bench(sf, reps, env)
-    print(f"### run_query over MCP (Streamable HTTP, server in its own process) against in "
-          f"process, TPC-H SF {sf:g} (ms; medians of {reps} alternating runs)\n")
-    print("| query | registry (in-app) | engine (MCP, in process) | HTTP (SDK client) | "
-          "protocol overhead (paired) | HTTP - registry |")
+    print(
+        f"### run_query over MCP (Streamable HTTP, server in its own process) against in "
+        f"process, TPC-H SF {sf:g} (ms; medians of {reps} alternating runs)\n"
+    )
+    print(
+        "| query | registry (in-app) | engine (MCP, in process) | HTTP (SDK client) | "
+        "protocol overhead (paired) | HTTP - registry |"
+    )
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['query']} | {r['registry']:.1f} | {r['engine']:.1f} | {r['http']:.1f} | "
-              f"{r['paired']:.2f} | {r['over_app']:.1f} |")
+        print(
+            f"| {r['query']} | {r['registry']:.1f} | {r['engine']:.1f} | {r['http']:.1f} | "
+            f"{r['paired']:.2f} | {r['over_app']:.1f} |"
+        )
     paired = sorted(r["paired"] for r in rows)
     median = statistics.median(paired)
     floor_median = statistics.median(floor)
@@ -241,22 +283,26 @@ def main(argv: list[str]) -> int:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     except OSError:
         load = "unknown"
-    print(f"\nProtocol overhead per call (HTTP wall time - the server's engine.call, same "
-          f"request): median **{median:.2f} ms** (per-query medians {paired[0]:.2f}-"
-          f"{paired[-1]:.2f}); target < 5 ms: {'met' if median < 5 else 'NOT met'}. "
-          f"HTTP floor (a bare POST of the same size to a bare uvicorn app): median "
-          f"{floor_median:.2f} ms, so MCP and Lantide add {median - floor_median:.2f} ms above "
-          f"it. HTTP - registry: median {statistics.median(r['over_app'] for r in rows):.1f} "
-          f"ms. {os.cpu_count()} CPUs, load average {load}; run took "
-          f"{time.perf_counter() - started:.0f} s.")
+    print(
+        f"\nProtocol overhead per call (HTTP wall time - the server's engine.call, same "
+        f"request): median **{median:.2f} ms** (per-query medians {paired[0]:.2f}-"
+        f"{paired[-1]:.2f}); target < 5 ms: {'met' if median < 5 else 'NOT met'}. "
+        f"HTTP floor (a bare POST of the same size to a bare uvicorn app): median "
+        f"{floor_median:.2f} ms, so MCP and Lantide add {median - floor_median:.2f} ms above "
+        f"it. HTTP - registry: median {statistics.median(r['over_app'] for r in rows):.1f} "
+        f"ms. {os.cpu_count()} CPUs, load average {load}; run took "
+        f"{time.perf_counter() - started:.0f} s."
+    )
     protocol_cpu = cpu["client"] + cpu["server"] - cpu["engine"]
     floor_cpu = cpu["floor_client"] + cpu["floor_server"]
-    print(f"\nCPU per call of a small call ({SMALL_CALLS} x run_query {SMALL_SQL!r}; what a "
-          f"call costs on an idle machine): MCP client {cpu['client']:.2f} ms + server "
-          f"{cpu['server']:.2f} ms, of which the engine (measured in process) "
-          f"{cpu['engine']:.2f} ms: protocol **{protocol_cpu:.2f} ms** per call; a bare "
-          f"HTTP POST {floor_cpu:.2f} ms (client {cpu['floor_client']:.2f} + server "
-          f"{cpu['floor_server']:.2f}).")
+    print(
+        f"\nCPU per call of a small call ({SMALL_CALLS} x run_query {SMALL_SQL!r}; what a "
+        f"call costs on an idle machine): MCP client {cpu['client']:.2f} ms + server "
+        f"{cpu['server']:.2f} ms, of which the engine (measured in process) "
+        f"{cpu['engine']:.2f} ms: protocol **{protocol_cpu:.2f} ms** per call; a bare "
+        f"HTTP POST {floor_cpu:.2f} ms (client {cpu['floor_client']:.2f} + server "
+        f"{cpu['floor_server']:.2f})."
+    )
     if failures:
         print("failed calls:", failures)
     return 0 if median < 5 else 1

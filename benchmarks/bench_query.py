@@ -41,6 +41,7 @@ TABLES = ["lineitem", "orders", "customer", "part", "supplier", "partsupp", "nat
 
 # -- data ----------------------------------------------------------------------------
 
+
 def tpch_data(sf: float) -> Path:
     target = DATA / f"tpch-sf{sf:g}"
     if all((target / f"{t}.parquet").exists() for t in TABLES):
@@ -80,6 +81,7 @@ def open_service(root: Path, **settings):
 
 # -- 1. TPC-H queries -------------------------------------------------------------------
 
+
 def bench_tpch(sf: float, reps: int = 3) -> list[tuple]:
     import duckdb
 
@@ -88,7 +90,9 @@ def bench_tpch(sf: float, reps: int = 3) -> list[tuple]:
     ws, svc = open_service(root)
     plain = duckdb.connect()
     for t in TABLES:
-        plain.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data_dir / (t + '.parquet')}')")
+        plain.execute(
+            f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{data_dir / (t + '.parquet')}')"
+        )
     rows = []
     try:
         for path in sorted(QUERIES.glob("q*.sql")):
@@ -111,6 +115,7 @@ def bench_tpch(sf: float, reps: int = 3) -> list[tuple]:
 
 # -- 2. preview memory -------------------------------------------------------------------
 
+
 def bench_memory() -> tuple[int, int]:
     root = WORK / "memory"
     if root.exists():
@@ -123,8 +128,9 @@ def bench_memory() -> tuple[int, int]:
     try:
         for n in (200, 10_000_000, 200, 10_000_000):
             tracemalloc.start()
-            result = svc.run_query(f"SELECT range AS id, range * 3 AS value, 'row ' || range AS label "
-                                   f"FROM range({n})")
+            result = svc.run_query(
+                f"SELECT range AS id, range * 3 AS value, 'row ' || range AS label FROM range({n})"
+            )
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             assert result["row_count"] == n
@@ -163,6 +169,7 @@ def bench_wide_cells(rows: int = 200, cell_mb: int = 5) -> dict[str, int]:
 
 # -- report ------------------------------------------------------------------------------------
 
+
 def _flag(argv: list[str], name: str, default: int | None) -> int | None:
     for arg in argv:
         if arg.startswith(name + "="):
@@ -190,52 +197,73 @@ def report_dag(scales: list[float], with_dbt: bool, reps: int | None) -> None:
 
     print("### Source Run of a 20-tab DAG (seconds; medians of alternating runs)\n", flush=True)
     rows = [bench_dag(sf, with_dbt, reps or (11 if sf < 0.1 else 7)) for sf in scales]
-    print("\n| SF | runs | floor cold | Lantide cold | cold / floor (range) | Lantide warm | "
-          "floor chain | Lantide leaf | leaf - chain | open service |")
+    print(
+        "\n| SF | runs | floor cold | Lantide cold | cold / floor (range) | Lantide warm | "
+        "floor chain | Lantide leaf | leaf - chain | open service |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         lt, ratios = r["lantide"], r["cold_ratios"]
-        print(f"| {r['sf']:g} | {r['reps']} | {r['floor']:.3f} | {lt['cold']:.3f} | "
-              f"**{lt['cold'] / r['floor']:.3f}** ({ratios[0]:.2f}-{ratios[-1]:.2f}) | "
-              f"{lt['warm'] * 1000:.1f} ms | {r['chain']:.3f} | {lt['leaf']:.3f} | "
-              f"**{(lt['leaf'] - r['chain']) * 1000:+.0f} ms** | {lt['open'] * 1000:.0f} ms |")
+        print(
+            f"| {r['sf']:g} | {r['reps']} | {r['floor']:.3f} | {lt['cold']:.3f} | "
+            f"**{lt['cold'] / r['floor']:.3f}** ({ratios[0]:.2f}-{ratios[-1]:.2f}) | "
+            f"{lt['warm'] * 1000:.1f} ms | {r['chain']:.3f} | {lt['leaf']:.3f} | "
+            f"**{(lt['leaf'] - r['chain']) * 1000:+.0f} ms** | {lt['open'] * 1000:.0f} ms |"
+        )
     print("\nCPU time of this process (all threads), same runs, medians:\n")
-    print("| SF | floor cold CPU | Lantide cold CPU | ratio | floor chain CPU | Lantide leaf CPU "
-          "| leaf - chain |\n|---|---|---|---|---|---|---|")
+    print(
+        "| SF | floor cold CPU | Lantide cold CPU | ratio | floor chain CPU | Lantide leaf CPU "
+        "| leaf - chain |\n|---|---|---|---|---|---|---|"
+    )
     for r in rows:
         lt = r["lantide"]
-        print(f"| {r['sf']:g} | {r['floor_cpu']:.3f} | {lt['cold_cpu']:.3f} | "
-              f"{lt['cold_cpu'] / r['floor_cpu']:.3f} | {r['chain_cpu']:.3f} | "
-              f"{lt['leaf_cpu']:.3f} | {(lt['leaf_cpu'] - r['chain_cpu']) * 1000:+.0f} ms |")
-    print("\nSource Run runs independent tabs side by side; the same scheduling in plain "
-          "DuckDB (same workers, same order, autocommit) as a second floor:\n")
-    print("| SF | workers | floor side by side | Lantide cold | Lantide / floor side by side |"
-          "\n|---|---|---|---|---|")
+        print(
+            f"| {r['sf']:g} | {r['floor_cpu']:.3f} | {lt['cold_cpu']:.3f} | "
+            f"{lt['cold_cpu'] / r['floor_cpu']:.3f} | {r['chain_cpu']:.3f} | "
+            f"{lt['leaf_cpu']:.3f} | {(lt['leaf_cpu'] - r['chain_cpu']) * 1000:+.0f} ms |"
+        )
+    print(
+        "\nSource Run runs independent tabs side by side; the same scheduling in plain "
+        "DuckDB (same workers, same order, autocommit) as a second floor:\n"
+    )
+    print(
+        "| SF | workers | floor side by side | Lantide cold | Lantide / floor side by side |"
+        "\n|---|---|---|---|---|"
+    )
     for r in rows:
         lt = r["lantide"]
-        print(f"| {r['sf']:g} | {r['workers']} | {r['floor_side_by_side']:.3f} | "
-              f"{lt['cold']:.3f} | {lt['cold'] / r['floor_side_by_side']:.3f} |")
+        print(
+            f"| {r['sf']:g} | {r['workers']} | {r['floor_side_by_side']:.3f} | "
+            f"{lt['cold']:.3f} | {lt['cold'] / r['floor_side_by_side']:.3f} |"
+        )
     print("\ntargets: cold / floor <= 1.05; warm < 100 ms; leaf - chain < 100 ms\n")
     for r in rows:
         d = r["dbt"]
         if d:
-            print(f"dbt run, SF {r['sf']:g} (one run): cold {d['cold']:.3f} s "
-                  f"({d['cold'] / r['floor']:.2f}x the floor), warm {d['warm']:.3f} s, "
-                  f"leaf {d['leaf']:.3f} s")
+            print(
+                f"dbt run, SF {r['sf']:g} (one run): cold {d['cold']:.3f} s "
+                f"({d['cold'] / r['floor']:.2f}x the floor), warm {d['warm']:.3f} s, "
+                f"leaf {d['leaf']:.3f} s"
+            )
 
 
 def report_explain(reps: int) -> None:
     from benchmarks.query_dag import explain
 
-    print(f"\n### Where a cold Source Run's time goes, SF 0.01 (medians of {reps}; "
-          "cumulative: each row also drops the rows above)\n", flush=True)
+    print(
+        f"\n### Where a cold Source Run's time goes, SF 0.01 (medians of {reps}; "
+        "cumulative: each row also drops the rows above)\n",
+        flush=True,
+    )
     rows = explain(0.01, reps)
     floor_cpu = rows[0][2]
     print("| run | wall ms | CPU ms | CPU / floor | CPU per tab over the floor |")
     print("|---|---|---|---|---|")
     for name, wall, cpu in rows:
-        print(f"| {name} | {wall * 1000:.1f} | {cpu * 1000:.1f} | {cpu / floor_cpu:.3f} | "
-              f"{(cpu - floor_cpu) * 1000 / 20:+.2f} ms |")
+        print(
+            f"| {name} | {wall * 1000:.1f} | {cpu * 1000:.1f} | {cpu / floor_cpu:.3f} | "
+            f"{(cpu - floor_cpu) * 1000 / 20:+.2f} ms |"
+        )
 
 
 def report_queries(sf_queries: float) -> None:
@@ -245,17 +273,24 @@ def report_queries(sf_queries: float) -> None:
     for name, p, l, reason in rows:
         print(f"| {name} | {p:.3f} | {l:.3f} | {l / p:.2f} | {reason} |")
     total_p, total_l = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    print(f"| total | {total_p:.3f} | {total_l:.3f} | **{total_l / total_p:.3f}** | |\n", flush=True)
+    print(
+        f"| total | {total_p:.3f} | {total_l:.3f} | **{total_l / total_p:.3f}** | |\n", flush=True
+    )
 
     small, large = bench_memory()
     print("### Peak Python memory of a preview (tracemalloc)\n")
-    print(f"| result rows | peak bytes |\n|---|---|\n| 200 | {small:,} |\n| 10,000,000 | {large:,} |")
+    print(
+        f"| result rows | peak bytes |\n|---|---|\n| 200 | {small:,} |\n| 10,000,000 | {large:,} |"
+    )
     print(f"\nratio 10M / 200: **{large / small:.3f}**\n", flush=True)
 
     wide = bench_wide_cells()
     print("### Peak Python memory of a preview of 200 cells of 5 MB (tracemalloc)\n")
-    print(f"| preview | peak bytes |\n|---|---|\n| cut in DuckDB (default) | {wide['capped']:,} |\n"
-          f"| whole values (max_cell_chars=0) | {wide['whole']:,} |\n", flush=True)
+    print(
+        f"| preview | peak bytes |\n|---|---|\n| cut in DuckDB (default) | {wide['capped']:,} |\n"
+        f"| whole values (max_cell_chars=0) | {wide['whole']:,} |\n",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -58,31 +58,40 @@ app.exec()
 
 def _env(base: Path, platform_name: str) -> dict:
     env = dict(os.environ)
-    env.update({"LANTIDE_CONFIG_DIR": str(base / "config"), "LANTIDE_DATA_DIR": str(base / "data"),
-                "QT_QPA_PLATFORM": platform_name, "PYTHONPATH": str(REPO),
-                # bytecode cached as in an installed app (pip compiles it), kept out of the repo
-                "PYTHONPYCACHEPREFIX": str(base / "pycache")})
+    env.update(
+        {
+            "LANTIDE_CONFIG_DIR": str(base / "config"),
+            "LANTIDE_DATA_DIR": str(base / "data"),
+            "QT_QPA_PLATFORM": platform_name,
+            "PYTHONPATH": str(REPO),
+            # bytecode cached as in an installed app (pip compiles it), kept out of the repo
+            "PYTHONPYCACHEPREFIX": str(base / "pycache"),
+        }
+    )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL"):
         env.pop(var, None)
     return env
 
 
-def _start_once(argv: list[str], env: dict, ready: Path, timeout: float = 120.0
-                ) -> tuple[float, float]:
+def _start_once(
+    argv: list[str], env: dict, ready: Path, timeout: float = 120.0
+) -> tuple[float, float]:
     """Seconds from spawning ``argv`` until its window was shown and until it was idle
     (the times it wrote to ``ready``); the process is then ended."""
     ready.unlink(missing_ok=True)
     env = {**env, "LANTIDE_READY_FILE": str(ready)}
     started = time.time()
-    proc = subprocess.Popen(argv, env=env, cwd=str(REPO), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=str(REPO), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + timeout
         while not ready.exists():
             if proc.poll() is not None:
-                raise RuntimeError(f"{argv} exited with {proc.returncode}: "
-                                   f"{proc.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(
+                    f"{argv} exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}"
+                )
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{argv} was not ready within {timeout} s")
             time.sleep(0.005)
@@ -123,10 +132,16 @@ def bench_cold_start(base: Path, runs: int, platform_name: str) -> list[tuple[st
     return [
         ("window shown and idle, first open", med(s for s, _ in first), bare_median),
         ("window shown and idle, reopen", med(s for s, _ in reopen), bare_median),
-        ("+ database open, data registered, explorer filled: first open",
-         med(i for _, i in first), bare_median),
-        ("+ database open, data registered, explorer filled: reopen",
-         med(i for _, i in reopen), bare_median),
+        (
+            "+ database open, data registered, explorer filled: first open",
+            med(i for _, i in first),
+            bare_median,
+        ),
+        (
+            "+ database open, data registered, explorer filled: reopen",
+            med(i for _, i in reopen),
+            bare_median,
+        ),
     ]
 
 
@@ -170,10 +185,17 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
         idle = [idle_baseline(seconds) for _ in range(repeats)]
         runs: dict[str, list[dict]] = {"both": [], "query": [], "chat": []}
         for _ in range(repeats):  # interleaved, so machine load hits every case alike
-            for name, q, c in (("both", True, True), ("query", True, False),
-                               ("chat", False, True)):
-                runs[name].append(run_busy_window(window, server, stream_seconds=seconds,
-                                                  query_seconds=seconds, query=q, chat=c))
+            for name, q, c in (("both", True, True), ("query", True, False), ("chat", False, True)):
+                runs[name].append(
+                    run_busy_window(
+                        window,
+                        server,
+                        stream_seconds=seconds,
+                        query_seconds=seconds,
+                        query=q,
+                        chat=c,
+                    )
+                )
         window.shutdown()
         window.close()
         services.workspace.close()
@@ -185,16 +207,22 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
     for name, results in runs.items():
         out[name] = [r["report"] for r in results]
     out["turn_finished"] = all(r["turn_finished"] for r in runs["both"] + runs["chat"] + [cold])
-    out["query_outcome"] = sorted({type(r["query"].get("error") or r["query"].get("result")
-                                        ).__name__ for r in runs["both"] + runs["query"]})
+    out["query_outcome"] = sorted(
+        {
+            type(r["query"].get("error") or r["query"].get("result")).__name__
+            for r in runs["both"] + runs["query"]
+        }
+    )
     return out
 
 
 def _long_answer(chars: int) -> str:
     from tests.ui.responsiveness import answer_text
 
-    fence = ("\n```sql\nSELECT region, count(*) AS churned\nFROM q3_churn\nWHERE status = "
-             "'churned'\nGROUP BY 1 ORDER BY 2 DESC\n```\n\n")
+    fence = (
+        "\n```sql\nSELECT region, count(*) AS churned\nFROM q3_churn\nWHERE status = "
+        "'churned'\nGROUP BY 1 ORDER BY 2 DESC\n```\n\n"
+    )
     text = ""
     while len(text) < chars:
         text += answer_text(2400) + fence
@@ -231,7 +259,7 @@ def bench_render(chars: int, step: int) -> dict:
         for end in range(step, len(text) + step, step):
             clock.start()
             if name == "segmented":
-                widget.append(text[end - step:end])
+                widget.append(text[end - step : end])
                 widget.render()
             else:
                 widget.setHtml(render_markdown(text[:end]))
@@ -252,8 +280,10 @@ def _machine() -> str:
         load = ", load average %.1f" % os.getloadavg()[0]
     except OSError:
         load = ""
-    return (f"{time.strftime('%Y-%m-%d')}, {platform.machine()} {platform.system()}, "
-            f"{os.cpu_count()} cores{load}, Python {platform.python_version()}")
+    return (
+        f"{time.strftime('%Y-%m-%d')}, {platform.machine()} {platform.system()}, "
+        f"{os.cpu_count()} cores{load}, Python {platform.python_version()}"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -269,51 +299,79 @@ def main(argv: list[str]) -> int:
         stall = bench_stall(base, seconds, repeats)
         render_chars = 12_000 if quick else 24_000
         render = bench_render(render_chars, 40)
-    print(f"Machine: {_machine()}; Qt platform {platform_name}; "
-          f"median of {runs} start-ups per case.\n")
-    print("| start-up (process start to main window shown and idle) | Lantide s | "
-          "bare PySide6 window s | ratio (target <= 3x) |")
+    print(
+        f"Machine: {_machine()}; Qt platform {platform_name}; "
+        f"median of {runs} start-ups per case.\n"
+    )
+    print(
+        "| start-up (process start to main window shown and idle) | Lantide s | "
+        "bare PySide6 window s | ratio (target <= 3x) |"
+    )
     print("|---|---:|---:|---:|")
     for label, ours, bare in starts:
         print(f"| {label} | {ours:.2f} | {bare:.2f} | {ours / bare:.2f}x |")
     print()
+
     def longest(reports) -> list[float]:
         return sorted(r.longest_stall_ms for r in reports)
 
     idle_med = statistics.median(longest(stall["idle"]))
-    print(f"| event loop (5 ms heartbeat), main window; {len(stall['idle'])} runs of "
-          f"{seconds:.0f} s each | longest stall ms, median of runs | worst run ms | "
-          f"p99 gap ms (median) | vs idle |")
+    print(
+        f"| event loop (5 ms heartbeat), main window; {len(stall['idle'])} runs of "
+        f"{seconds:.0f} s each | longest stall ms, median of runs | worst run ms | "
+        f"p99 gap ms (median) | vs idle |"
+    )
     print("|---|---:|---:|---:|---:|")
-    for key, label in (("cold", "query + answer at once, the first turn sent the moment the "
-                        "window is usable (during the warm-up; one run)"),
-                       ("both", "DuckDB query + streamed chat answer at once"),
-                       ("query", "DuckDB query only (status bar running, then cancel)"),
-                       ("chat", "streamed chat answer only"),
-                       ("idle", "same window idle (baseline)")):
+    for key, label in (
+        (
+            "cold",
+            "query + answer at once, the first turn sent the moment the "
+            "window is usable (during the warm-up; one run)",
+        ),
+        ("both", "DuckDB query + streamed chat answer at once"),
+        ("query", "DuckDB query only (status bar running, then cancel)"),
+        ("chat", "streamed chat answer only"),
+        ("idle", "same window idle (baseline)"),
+    ):
         reports = stall[key]
         med = statistics.median(longest(reports))
         p99 = statistics.median(r.percentile(99) for r in reports)
-        print(f"| {label} | {med:.1f} | {longest(reports)[-1]:.1f} | {p99:.1f} | "
-              f"{med / max(idle_med, 0.1):.1f}x |")
-    print(f"\n| streamed answer of {render_chars:,} characters, one re-render per 40-character "
-          f"delta ({len(render['whole'])} renders) | segmented ({render['segments']} segments) "
-          f"ms | whole answer each time ms | ratio |")
+        print(
+            f"| {label} | {med:.1f} | {longest(reports)[-1]:.1f} | {p99:.1f} | "
+            f"{med / max(idle_med, 0.1):.1f}x |"
+        )
+    print(
+        f"\n| streamed answer of {render_chars:,} characters, one re-render per 40-character "
+        f"delta ({len(render['whole'])} renders) | segmented ({render['segments']} segments) "
+        f"ms | whole answer each time ms | ratio |"
+    )
     print("|---|---:|---:|---:|")
-    def figures(times: list[float]) -> list[float]:
-        ordered, tail = sorted(times), times[-max(1, len(times) // 10):]
-        return [statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))],
-                ordered[-1], statistics.median(tail), sum(times)]
 
-    labels = ("median per render", "p95 per render", "longest render",
-              "median per render over the last 10% of the answer",
-              "total UI-thread time for the answer")
+    def figures(times: list[float]) -> list[float]:
+        ordered, tail = sorted(times), times[-max(1, len(times) // 10) :]
+        return [
+            statistics.median(ordered),
+            ordered[int(0.95 * (len(ordered) - 1))],
+            ordered[-1],
+            statistics.median(tail),
+            sum(times),
+        ]
+
+    labels = (
+        "median per render",
+        "p95 per render",
+        "longest render",
+        "median per render over the last 10% of the answer",
+        "total UI-thread time for the answer",
+    )
     for label, a, b in zip(labels, figures(render["segmented"]), figures(render["whole"])):
         print(f"| {label} | {a:.1f} | {b:.1f} | {a / b:.2f}x |")
     both = statistics.median(longest(stall["both"]))
-    print(f"\ntarget: longest stall under 50 ms with both running (median of runs): "
-          f"{'met' if both < 50 else 'NOT met'} ({both:.1f} ms); every answer finished: "
-          f"{stall['turn_finished']}; queries ended with {', '.join(stall['query_outcome'])}")
+    print(
+        f"\ntarget: longest stall under 50 ms with both running (median of runs): "
+        f"{'met' if both < 50 else 'NOT met'} ({both:.1f} ms); every answer finished: "
+        f"{stall['turn_finished']}; queries ended with {', '.join(stall['query_outcome'])}"
+    )
     return 0
 
 

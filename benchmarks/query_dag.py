@@ -27,10 +27,10 @@ from benchmarks.bench_query import TABLES, WORK, open_service, tpch_data, worksp
 # The 20-tab DAG: 8 staging tabs on the raw tables, 7 joins, 4 marts, 1 report.
 DAG = {
     "stg_lineitem": "SELECT l_orderkey, l_partkey, l_suppkey, l_quantity, l_extendedprice, "
-                    "l_discount, l_returnflag, l_shipdate, l_extendedprice * (1 - l_discount) "
-                    "AS net FROM {lineitem}",
+    "l_discount, l_returnflag, l_shipdate, l_extendedprice * (1 - l_discount) "
+    "AS net FROM {lineitem}",
     "stg_orders": "SELECT o_orderkey, o_custkey, o_orderstatus, o_totalprice, o_orderdate, "
-                  "o_orderpriority FROM {orders}",
+    "o_orderpriority FROM {orders}",
     "stg_customer": "SELECT c_custkey, c_name, c_nationkey, c_acctbal, c_mktsegment FROM {customer}",
     "stg_part": "SELECT p_partkey, p_name, p_brand, p_type, p_size FROM {part}",
     "stg_supplier": "SELECT s_suppkey, s_name, s_nationkey, s_acctbal FROM {supplier}",
@@ -38,36 +38,36 @@ DAG = {
     "stg_nation": "SELECT n_nationkey, n_name, n_regionkey FROM {nation}",
     "stg_region": "SELECT r_regionkey, r_name FROM {region}",
     "nation_region": "SELECT n.n_nationkey, n.n_name, r.r_name FROM {stg_nation} n "
-                     "JOIN {stg_region} r ON r.r_regionkey = n.n_regionkey",
+    "JOIN {stg_region} r ON r.r_regionkey = n.n_regionkey",
     "customer_geo": "SELECT c.*, g.n_name, g.r_name FROM {stg_customer} c "
-                    "JOIN {nation_region} g ON g.n_nationkey = c.c_nationkey",
+    "JOIN {nation_region} g ON g.n_nationkey = c.c_nationkey",
     "supplier_geo": "SELECT s.*, g.n_name, g.r_name FROM {stg_supplier} s "
-                    "JOIN {nation_region} g ON g.n_nationkey = s.s_nationkey",
+    "JOIN {nation_region} g ON g.n_nationkey = s.s_nationkey",
     "order_revenue": "SELECT l_orderkey, sum(net) AS revenue, count(*) AS lines, "
-                     "sum(l_quantity) AS quantity FROM {stg_lineitem} GROUP BY l_orderkey",
+    "sum(l_quantity) AS quantity FROM {stg_lineitem} GROUP BY l_orderkey",
     "orders_enriched": "SELECT o.o_orderkey, o.o_orderdate, o.o_orderstatus, r.revenue, r.lines, "
-                       "c.c_custkey, c.c_name, c.c_mktsegment, c.n_name, c.r_name "
-                       "FROM {stg_orders} o JOIN {order_revenue} r ON r.l_orderkey = o.o_orderkey "
-                       "JOIN {customer_geo} c ON c.c_custkey = o.o_custkey",
+    "c.c_custkey, c.c_name, c.c_mktsegment, c.n_name, c.r_name "
+    "FROM {stg_orders} o JOIN {order_revenue} r ON r.l_orderkey = o.o_orderkey "
+    "JOIN {customer_geo} c ON c.c_custkey = o.o_custkey",
     "part_supply": "SELECT ps.*, p.p_brand, p.p_type, s.s_name, s.n_name, s.r_name "
-                   "FROM {stg_partsupp} ps JOIN {stg_part} p ON p.p_partkey = ps.ps_partkey "
-                   "JOIN {supplier_geo} s ON s.s_suppkey = ps.ps_suppkey",
+    "FROM {stg_partsupp} ps JOIN {stg_part} p ON p.p_partkey = ps.ps_partkey "
+    "JOIN {supplier_geo} s ON s.s_suppkey = ps.ps_suppkey",
     "line_returns": "SELECT l_returnflag, date_trunc('year', l_shipdate) AS year, count(*) AS n, "
-                    "sum(net) AS net FROM {stg_lineitem} GROUP BY ALL",
+    "sum(net) AS net FROM {stg_lineitem} GROUP BY ALL",
     "revenue_by_nation_month": "SELECT n_name, r_name, date_trunc('month', o_orderdate) AS month, "
-                               "sum(revenue) AS revenue FROM {orders_enriched} GROUP BY ALL",
+    "sum(revenue) AS revenue FROM {orders_enriched} GROUP BY ALL",
     "revenue_by_segment": "SELECT c_mktsegment, year(o_orderdate) AS year, sum(revenue) AS revenue, "
-                          "count(*) AS orders FROM {orders_enriched} GROUP BY ALL",
+    "count(*) AS orders FROM {orders_enriched} GROUP BY ALL",
     "supplier_value": "SELECT s_name, r_name, sum(ps_availqty * ps_supplycost) AS stock_value "
-                      "FROM {part_supply} GROUP BY ALL",
+    "FROM {part_supply} GROUP BY ALL",
     "top_customers": "SELECT c_custkey, c_name, sum(revenue) AS revenue FROM {orders_enriched} "
-                     "GROUP BY ALL ORDER BY revenue DESC LIMIT 100",
+    "GROUP BY ALL ORDER BY revenue DESC LIMIT 100",
     "final_report": "SELECT m.r_name, sum(m.revenue) AS revenue, "
-                    "(SELECT sum(stock_value) FROM {supplier_value} v WHERE v.r_name = m.r_name) AS stock, "
-                    "(SELECT count(*) FROM {revenue_by_segment}) AS segments, "
-                    "(SELECT max(revenue) FROM {top_customers}) AS best_customer, "
-                    "(SELECT sum(n) FROM {line_returns}) AS lines "
-                    "FROM {revenue_by_nation_month} m GROUP BY m.r_name",
+    "(SELECT sum(stock_value) FROM {supplier_value} v WHERE v.r_name = m.r_name) AS stock, "
+    "(SELECT count(*) FROM {revenue_by_segment}) AS segments, "
+    "(SELECT max(revenue) FROM {top_customers}) AS best_customer, "
+    "(SELECT sum(n) FROM {line_returns}) AS lines "
+    "FROM {revenue_by_nation_month} m GROUP BY m.r_name",
 }
 LEAF = "stg_supplier"  # the changed leaf: stg_supplier -> supplier_geo -> part_supply -> ...
 LEAF_CHAIN = ["stg_supplier", "supplier_geo", "part_supply", "supplier_value", "final_report"]
@@ -100,7 +100,6 @@ def dag_order() -> list[str]:
     return upstream_order(deps, "final_report")
 
 
-
 class Clock:
     """Wall time and this process's CPU time (all threads) of one phase: the machine is
     shared, and CPU time shows the work done apart from waiting for cores or the disk."""
@@ -125,8 +124,11 @@ def engine_config() -> dict:
     from lantide.workspace.settings import QuerySettings
 
     settings = QuerySettings()
-    config = {"memory_limit": settings.memory_limit, "autoinstall_known_extensions": False,
-              "autoload_known_extensions": False}
+    config = {
+        "memory_limit": settings.memory_limit,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
     if settings.threads:
         config["threads"] = int(settings.threads)
     return config
@@ -187,8 +189,12 @@ def floor_side_by_side(sf: float, data_dir: Path, workers: int) -> float:
             running: dict = {}
             while len(done) < len(order):
                 for m in order:
-                    if (m not in done and m not in running.values() and len(running) < workers
-                            and all(d in done for d in deps[m])):
+                    if (
+                        m not in done
+                        and m not in running.values()
+                        and len(running) < workers
+                        and all(d in done for d in deps[m])
+                    ):
                         running[pool.submit(create, m)] = m
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for future in finished:
@@ -237,8 +243,9 @@ def dbt_python() -> Path | None:
     print("installing dbt-core 1.11 + dbt-duckdb into benchmarks/.work/dbt-venv ...", flush=True)
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "dbt-core==1.11.*", "dbt-duckdb"],
-                       check=True)
+        subprocess.run(
+            [str(py), "-m", "pip", "install", "-q", "dbt-core==1.11.*", "dbt-duckdb"], check=True
+        )
     except subprocess.CalledProcessError as exc:
         print(f"dbt unavailable: {exc}")
         return None
@@ -255,10 +262,12 @@ def dbt_runs(sf: float, data_dir: Path) -> dict | None:
     (project / "models").mkdir(parents=True)
     (project / "dbt_project.yml").write_text(
         "name: tpch_dag\nversion: '1.0'\nprofile: tpch_dag\nmodel-paths: ['models']\n"
-        "models:\n  tpch_dag:\n    +materialized: table\n")
+        "models:\n  tpch_dag:\n    +materialized: table\n"
+    )
     (project / "profiles.yml").write_text(
         f"tpch_dag:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
-        f"      path: '{project / 'dbt.duckdb'}'\n      threads: 1\n")
+        f"      path: '{project / 'dbt.duckdb'}'\n      threads: 1\n"
+    )
     for m in DAG:
         (project / "models" / f"{m}.sql").write_text(sql_of(m, "dbt", data_dir) + "\n")
     dbt = str(py.parent / "dbt")
@@ -267,8 +276,9 @@ def dbt_runs(sf: float, data_dir: Path) -> dict | None:
 
     def run(*args) -> float:
         t0 = time.perf_counter()
-        subprocess.run([dbt, "run", *base, *args], check=True, env=env, cwd=project,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [dbt, "run", *base, *args], check=True, env=env, cwd=project, stdout=subprocess.DEVNULL
+        )
         return time.perf_counter() - t0
 
     out = {"cold": run()}
@@ -299,26 +309,40 @@ def bench_dag(sf: float, with_dbt: bool, reps: int) -> dict:
         for run in pair:
             (floors if run is floor_sequence else lantides).append(run(sf, data_dir))
         parallel.append(floor_side_by_side(sf, data_dir, workers))
-        print(f"  SF {sf:g} run {rep + 1}/{reps}: floor {floors[-1]['cold']:.3f} s "
-              f"(side by side {parallel[-1]:.3f} s), Lantide {lantides[-1]['cold']:.3f} s "
-              f"cold, leaf {lantides[-1]['leaf']:.3f} s vs chain {floors[-1]['chain']:.3f} s",
-              flush=True)
-    out = {"sf": sf, "reps": reps,
-           "floor": median(f["cold"] for f in floors), "chain": median(f["chain"] for f in floors),
-           "floor_cpu": median(f["cold_cpu"] for f in floors),
-           "chain_cpu": median(f["chain_cpu"] for f in floors),
-           "lantide": {k: median(r[k] for r in lantides)
-                       for k in ("open", "cold", "warm", "leaf", "cold_cpu", "leaf_cpu")},
-           "cold_ratios": sorted(l["cold"] / f["cold"] for f, l in zip(floors, lantides)),
-           "workers": workers, "floor_side_by_side": median(parallel),
-           "dbt": dbt_runs(sf, data_dir) if with_dbt else None}
+        print(
+            f"  SF {sf:g} run {rep + 1}/{reps}: floor {floors[-1]['cold']:.3f} s "
+            f"(side by side {parallel[-1]:.3f} s), Lantide {lantides[-1]['cold']:.3f} s "
+            f"cold, leaf {lantides[-1]['leaf']:.3f} s vs chain {floors[-1]['chain']:.3f} s",
+            flush=True,
+        )
+    out = {
+        "sf": sf,
+        "reps": reps,
+        "floor": median(f["cold"] for f in floors),
+        "chain": median(f["chain"] for f in floors),
+        "floor_cpu": median(f["cold_cpu"] for f in floors),
+        "chain_cpu": median(f["chain_cpu"] for f in floors),
+        "lantide": {
+            k: median(r[k] for r in lantides)
+            for k in ("open", "cold", "warm", "leaf", "cold_cpu", "leaf_cpu")
+        },
+        "cold_ratios": sorted(l["cold"] / f["cold"] for f, l in zip(floors, lantides)),
+        "workers": workers,
+        "floor_side_by_side": median(parallel),
+        "dbt": dbt_runs(sf, data_dir) if with_dbt else None,
+    }
     return out
 
 
 # -- why: the per-tab work, piece by piece ----------------------------------------------------
 
-EXPLAIN_STEPS = ["Lantide", "- bookkeeping row", "- columns of the step", "- transaction",
-                 "- SQL parse (guard, lineage)"]
+EXPLAIN_STEPS = [
+    "Lantide",
+    "- bookkeeping row",
+    "- columns of the step",
+    "- transaction",
+    "- SQL parse (guard, lineage)",
+]
 
 
 def explain(sf: float, reps: int) -> list[tuple[str, float, float]]:
@@ -343,8 +367,11 @@ def explain(sf: float, reps: int) -> list[tuple[str, float, float]]:
         sql = results.materialize_prefix(table) + results.select_body(body, kind)
         return results.Preview([], [], int(cur.execute(sql).fetchall()[0][0]))
 
-    patches = [(catalog.Catalog, "record", no_record), (results, "read_preview", no_columns),
-               (results, "materialize", autocommit)]
+    patches = [
+        (catalog.Catalog, "record", no_record),
+        (results, "read_preview", no_columns),
+        (results, "materialize", autocommit),
+    ]
     wall: dict[str, list] = {k: [] for k in ["floor", *EXPLAIN_STEPS]}
     cpu: dict[str, list] = {k: [] for k in wall}
     try:

@@ -43,8 +43,9 @@ class UsageError(LantideError):
 class FileProblem(LantideError):
     """A user file that is missing or cannot be read. It is never rewritten."""
 
-    def __init__(self, path: Path | str, problem: str, *, hint: str | None = None,
-                 code: str = "FILE_PROBLEM"):
+    def __init__(
+        self, path: Path | str, problem: str, *, hint: str | None = None, code: str = "FILE_PROBLEM"
+    ):
         self.path = Path(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}", hint=hint, code=code)

@@ -53,5 +53,4 @@ def render_prompt(name: str, **context: Any) -> str:
 
 
 def list_templates() -> list[str]:
-    return sorted(p.relative_to(prompts_dir()).as_posix()
-                  for p in prompts_dir().rglob("*.md.j2"))
+    return sorted(p.relative_to(prompts_dir()).as_posix() for p in prompts_dir().rglob("*.md.j2"))

@@ -14,8 +14,10 @@ from functools import lru_cache
 from lantide.package_data import resource_path
 
 _CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-_PAT = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
-        r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+_PAT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
+    r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
 _lock = threading.Lock()
 
 
@@ -30,9 +32,13 @@ def _encoding():
         name="cl100k_base_lantide",
         pat_str=_PAT,
         mergeable_ranks=ranks,
-        special_tokens={"<|endoftext|>": 100257, "<|fim_prefix|>": 100258,
-                        "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
-                        "<|endofprompt|>": 100276},
+        special_tokens={
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
     )
 
 

@@ -31,8 +31,7 @@ def clean_json(value: Any) -> Any:
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, dict):
-        return {clean_text(k) if isinstance(k, str) else k: clean_json(v)
-                for k, v in value.items()}
+        return {clean_text(k) if isinstance(k, str) else k: clean_json(v) for k, v in value.items()}
     if isinstance(value, list):
         return [clean_json(v) for v in value]
     if isinstance(value, tuple):

@@ -33,18 +33,26 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = REPO / "packaging"
-TARGETS = {"linux-dir": "linux", "tar": "linux", "deb": "linux", "linux": "linux",
-           "windows": "win32", "macos": "darwin"}
+TARGETS = {
+    "linux-dir": "linux",
+    "tar": "linux",
+    "deb": "linux",
+    "linux": "linux",
+    "windows": "win32",
+    "macos": "darwin",
+}
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # The desktop libraries the bundle leaves to the system (lantide.spec's SYSTEM_LIBS) and
 # those Qt's platform plugins link.
-DEB_DEPENDS = ("libc6, libstdc++6, libgcc-s1, libgl1, libegl1, libglib2.0-0, libdbus-1-3, "
-               "libfontconfig1, "
-               "libfreetype6, libpng16-16, libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, "
-               "libxcb-icccm4, libxcb-image0, libxcb-keysyms1, libxcb-randr0, "
-               "libxcb-render-util0, libxcb-render0, libxcb-shape0, libxcb-shm0, libxcb-sync1, "
-               "libxcb-util1, libxcb-glx0, libxcb-xfixes0, libxcb-xkb1, libwayland-client0, "
-               "libwayland-cursor0, unixodbc")
+DEB_DEPENDS = (
+    "libc6, libstdc++6, libgcc-s1, libgl1, libegl1, libglib2.0-0, libdbus-1-3, "
+    "libfontconfig1, "
+    "libfreetype6, libpng16-16, libxkbcommon-x11-0, libx11-xcb1, libxcb-cursor0, "
+    "libxcb-icccm4, libxcb-image0, libxcb-keysyms1, libxcb-randr0, "
+    "libxcb-render-util0, libxcb-render0, libxcb-shape0, libxcb-shm0, libxcb-sync1, "
+    "libxcb-util1, libxcb-glx0, libxcb-xfixes0, libxcb-xkb1, libwayland-client0, "
+    "libwayland-cursor0, unixodbc"
+)
 
 
 def pinned_tools() -> dict[str, str]:
@@ -69,8 +77,11 @@ def check_tools() -> None:
         if found != wanted:
             wrong.append(f"{name} {found or 'missing'} (pinned {wanted})")
     if wrong:
-        raise SystemExit("build: the pinned build tools are not installed: " + ", ".join(wrong)
-                         + f"\n  pip install -r {HERE / 'requirements-build.txt'}")
+        raise SystemExit(
+            "build: the pinned build tools are not installed: "
+            + ", ".join(wrong)
+            + f"\n  pip install -r {HERE / 'requirements-build.txt'}"
+        )
 
 
 def lantide_version() -> str:
@@ -82,9 +93,22 @@ def lantide_version() -> str:
 
 def build_dir(dist: Path, work: Path) -> Path:
     env = {**os.environ, "LANTIDE_REPO": str(REPO), "LANTIDE_VERSION": lantide_version()}
-    subprocess.run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean",
-                    "--distpath", str(dist), "--workpath", str(work),
-                    str(HERE / "lantide.spec")], check=True, env=env)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--clean",
+            "--distpath",
+            str(dist),
+            "--workpath",
+            str(work),
+            str(HERE / "lantide.spec"),
+        ],
+        check=True,
+        env=env,
+    )
     return dist / "lantide"
 
 
@@ -122,36 +146,44 @@ def render_icons(target: Path) -> None:
 
 
 def build_deb(bundle: Path, dist: Path, version: str, compression: str = "xz") -> Path:
-    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    arch = subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     stage = dist / "deb-root"
     shutil.rmtree(stage, ignore_errors=True)
     shutil.copytree(bundle, stage / "opt" / "lantide", symlinks=True)
     (stage / "usr/bin").mkdir(parents=True)
     (stage / "usr/bin/lantide").symlink_to("/opt/lantide/lantide")
     linux = HERE / "linux"
-    for source, target in (("lantide.desktop", "usr/share/applications/lantide.desktop"),
-                           ("lantide-mime.xml", "usr/share/mime/packages/lantide.xml")):
+    for source, target in (
+        ("lantide.desktop", "usr/share/applications/lantide.desktop"),
+        ("lantide-mime.xml", "usr/share/mime/packages/lantide.xml"),
+    ):
         (stage / target).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(linux / source, stage / target)
     render_icons(stage)
     control = stage / "DEBIAN"
     control.mkdir()
-    installed_kb = sum(p.stat().st_size for p in stage.rglob("*")
-                       if p.is_file() and not p.is_symlink()) // 1024
+    installed_kb = (
+        sum(p.stat().st_size for p in stage.rglob("*") if p.is_file() and not p.is_symlink())
+        // 1024
+    )
     (control / "control").write_text(
         f"Package: lantide\nVersion: {version}\nArchitecture: {arch}\n"
         f"Maintainer: The Lantide team <team@lantide.invalid>\nInstalled-Size: {installed_kb}\n"
         f"Depends: {DEB_DEPENDS}\nSection: science\nPriority: optional\n"
         "Description: desktop workbench for data analysts who work with an AI agent\n"
         " Plans and Reports in Markdown with annotations, SQL tabs on an embedded DuckDB,\n"
-        " and an agent that shows its work in an auditable step ledger.\n")
+        " and an agent that shows its work in an auditable step ledger.\n"
+    )
     for script in ("postinst", "postrm"):
         shutil.copyfile(linux / script, control / script)
         (control / script).chmod(0o755)
     out = dist / f"lantide_{version}_{arch}.deb"
-    subprocess.run(["dpkg-deb", "--root-owner-group", f"-Z{compression}", "--build",
-                    str(stage), str(out)], check=True)
+    subprocess.run(
+        ["dpkg-deb", "--root-owner-group", f"-Z{compression}", "--build", str(stage), str(out)],
+        check=True,
+    )
     return out
 
 
@@ -167,9 +199,21 @@ def stub_icu_data(bundle: Path) -> list[Path]:
             continue
         major = match.group(1)
         stub = lib.with_name(lib.name + ".stub")
-        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-s",
-                        f"-DICUDATA_SYMBOL=icudt{major}_dat", f"-Wl,-soname,{lib.name}",
-                        "-o", str(stub), str(HERE / "linux" / "icudata-stub.c")], check=True)
+        subprocess.run(
+            [
+                "gcc",
+                "-shared",
+                "-fPIC",
+                "-O2",
+                "-s",
+                f"-DICUDATA_SYMBOL=icudt{major}_dat",
+                f"-Wl,-soname,{lib.name}",
+                "-o",
+                str(stub),
+                str(HERE / "linux" / "icudata-stub.c"),
+            ],
+            check=True,
+        )
         os.replace(stub, lib)
         replaced.append(lib)
     return replaced
@@ -177,16 +221,36 @@ def stub_icu_data(bundle: Path) -> list[Path]:
 
 def build_windows(bundle: Path, dist: Path, version: str) -> Path:
     out = dist / f"lantide-{version}-setup.exe"
-    subprocess.run(["makensis", "-V2", f"-DVERSION={version}", f"-DBUNDLE={bundle}",
-                    f"-DOUTFILE={out}", str(HERE / "windows" / "lantide.nsi")], check=True)
+    subprocess.run(
+        [
+            "makensis",
+            "-V2",
+            f"-DVERSION={version}",
+            f"-DBUNDLE={bundle}",
+            f"-DOUTFILE={out}",
+            str(HERE / "windows" / "lantide.nsi"),
+        ],
+        check=True,
+    )
     return out
 
 
 def build_dmg(app: Path, dist: Path, version: str) -> Path:
     out = dist / f"Lantide-{version}.dmg"
-    subprocess.run([sys.executable, "-m", "dmgbuild", "-s",
-                    str(HERE / "macos" / "dmg_settings.py"), "-D", f"app={app}", "Lantide",
-                    str(out)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dmgbuild",
+            "-s",
+            str(HERE / "macos" / "dmg_settings.py"),
+            "-D",
+            f"app={app}",
+            "Lantide",
+            str(out),
+        ],
+        check=True,
+    )
     return out
 
 
@@ -222,10 +286,14 @@ def report(bundle: Path, extra: list[Path]) -> None:
         print(f"  {size / 1e6:8.1f} MB  {name}")
     rest = sum(size for _name, size in parts[15:])
     print(f"  {rest / 1e6:8.1f} MB  ({len(parts) - 15} more)")
-    qt = [(n, size) for n, size in sizes_by_component(bundle, QT_SPLIT)
-          if n.startswith("PySide6") and size >= 1_000_000]
-    print("  of which PySide6: " + ", ".join(f"{n.split('/')[-1]} {size / 1e6:.1f}"
-                                            for n, size in qt))
+    qt = [
+        (n, size)
+        for n, size in sizes_by_component(bundle, QT_SPLIT)
+        if n.startswith("PySide6") and size >= 1_000_000
+    ]
+    print(
+        "  of which PySide6: " + ", ".join(f"{n.split('/')[-1]} {size / 1e6:.1f}" for n, size in qt)
+    )
     for path in extra:
         print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
 
@@ -235,10 +303,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", choices=list(TARGETS), default="linux-dir")
     parser.add_argument("--dist", type=Path, default=REPO / "dist")
     parser.add_argument("--work", type=Path, default=REPO / "build" / "pyinstaller")
-    parser.add_argument("--bundle", type=Path,
-                        help="package this already built bundle instead of building one")
-    parser.add_argument("--deb-compression", choices=("xz", "gzip"), default="xz",
-                        help="xz: the smallest .deb (a few CPU-minutes); gzip: a quick one")
+    parser.add_argument(
+        "--bundle", type=Path, help="package this already built bundle instead of building one"
+    )
+    parser.add_argument(
+        "--deb-compression",
+        choices=("xz", "gzip"),
+        default="xz",
+        help="xz: the smallest .deb (a few CPU-minutes); gzip: a quick one",
+    )
     args = parser.parse_args(argv)
     if not sys.platform.startswith(TARGETS[args.target]):
         raise SystemExit(f"build: target {args.target} builds on {TARGETS[args.target]} only")

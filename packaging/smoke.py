@@ -22,10 +22,16 @@ SAMPLE_PROJECT, SAMPLE_TAB = "q3-churn", "q3_churn_by_region"
 def isolated_env(home: Path, extra: dict | None = None) -> dict:
     """The environment with every per-user folder (XDG, HOME, APPDATA) under ``home``."""
     env = dict(os.environ)
-    for key, sub in (("HOME", ""), ("USERPROFILE", ""), ("APPDATA", "AppData/Roaming"),
-                     ("LOCALAPPDATA", "AppData/Local"), ("XDG_CONFIG_HOME", ".config"),
-                     ("XDG_DATA_HOME", ".local/share"), ("XDG_CACHE_HOME", ".cache"),
-                     ("XDG_STATE_HOME", ".local/state")):
+    for key, sub in (
+        ("HOME", ""),
+        ("USERPROFILE", ""),
+        ("APPDATA", "AppData/Roaming"),
+        ("LOCALAPPDATA", "AppData/Local"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+    ):
         env[key] = str(home / sub)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
@@ -36,11 +42,19 @@ def isolated_env(home: Path, extra: dict | None = None) -> dict:
 
 
 def run(binary: Path, *args: str, env: dict, timeout: float = 300) -> str:
-    done = subprocess.run([str(binary), *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=env["HOME"])
+    done = subprocess.run(
+        [str(binary), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=env["HOME"],
+    )
     if done.returncode != 0:
-        raise SystemExit(f"smoke: `lantide {' '.join(args)}` exited {done.returncode}\n"
-                         f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+        raise SystemExit(
+            f"smoke: `lantide {' '.join(args)}` exited {done.returncode}\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
     return done.stdout
 
 
@@ -52,12 +66,20 @@ def smoke(binary: Path, workdir: Path) -> dict:
     ws = workdir / "analysis"
     out = {"version": run(binary, "--version", env=env).strip()}
     run(binary, "init", str(ws), "--sample", env=env)
-    sql = json.loads(run(binary, "sql", str(ws), "--json",
-                         "SELECT count(*) AS n, min(order_date)::VARCHAR AS first FROM orders",
-                         env=env))
+    sql = json.loads(
+        run(
+            binary,
+            "sql",
+            str(ws),
+            "--json",
+            "SELECT count(*) AS n, min(order_date)::VARCHAR AS first FROM orders",
+            env=env,
+        )
+    )
     out["sql"] = sql["preview"]
-    source_run = json.loads(run(binary, "tab", "source-run", "--json", str(ws), SAMPLE_PROJECT,
-                                SAMPLE_TAB, env=env))
+    source_run = json.loads(
+        run(binary, "tab", "source-run", "--json", str(ws), SAMPLE_PROJECT, SAMPLE_TAB, env=env)
+    )
     out["source_run"] = source_run
     return out
 

@@ -20,8 +20,13 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-for _var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL", "OPENAI_ORG_ID",
-             "OPENAI_PROJECT_ID"):
+for _var in (
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "LANTIDE_MODEL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+):
     os.environ.pop(_var, None)
 
 # -- network: loopback only ------------------------------------------------------------
@@ -111,6 +116,7 @@ def memory_keyring():
 
 # -- workspaces --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def _sample_template(tmp_path_factory) -> Path:
     from lantide.workspace.sample import create_sample
@@ -139,11 +145,13 @@ def empty_workspace(tmp_path) -> Path:
 
 # -- the command line as a user runs it ----------------------------------------------------
 
+
 def cli_env(extra: dict | None = None) -> dict:
     env = dict(os.environ)
     # the repository first (test the source), then the network block for subprocesses
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO), str(REPO / "tests" / "_netblock"), env.get("PYTHONPATH", "")])
+        [str(REPO), str(REPO / "tests" / "_netblock"), env.get("PYTHONPATH", "")]
+    )
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     # no subprocess may reach the developer's real keyring (the tests' keyring is in memory)
     env.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
@@ -155,10 +163,16 @@ def cli_env(extra: dict | None = None) -> dict:
 @pytest.fixture
 def run_cli():
     """Run ``python -m lantide ARGS`` in a subprocess; returns CompletedProcess."""
+
     def _run(*args, env: dict | None = None, timeout: float = 120, input: str | None = None):
         return subprocess.run(
             [sys.executable, "-m", "lantide", *map(str, args)],
-            capture_output=True, text=True, env=cli_env(env), timeout=timeout, input=input,
+            capture_output=True,
+            text=True,
+            env=cli_env(env),
+            timeout=timeout,
+            input=input,
             cwd=str(REPO),
         )
+
     return _run

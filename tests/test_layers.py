@@ -11,8 +11,18 @@ from tests.conftest import REPO, cli_env
 
 PACKAGE = REPO / "lantide"
 # lower number = lower layer; a module may import its own layer or lower ones
-RANKS = {"workspace": 1, "update": 2, "query": 2, "docs": 3, "knowledge": 4, "agent": 5,
-         "evaluation": 6, "mcp": 6, "cli": 7, "ui": 8}
+RANKS = {
+    "workspace": 1,
+    "update": 2,
+    "query": 2,
+    "docs": 3,
+    "knowledge": 4,
+    "agent": 5,
+    "evaluation": 6,
+    "mcp": 6,
+    "cli": 7,
+    "ui": 8,
+}
 SHARED = {"errors", "package_data", "templates", "tokens", "__init__", "__main__"}
 
 
@@ -57,8 +67,14 @@ def test_engine_modules_do_not_load_qt():
         "        offenders.append(m)\n"
         "print(json.dumps({'offenders': offenders, 'qt': 'PySide6' in sys.modules}))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env=cli_env(), cwd=str(REPO), timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report == {"offenders": [], "qt": False}
@@ -76,7 +92,9 @@ def _dynamic_target(call: ast.Call) -> str | None:
     return "?"
 
 
-def imported_modules(tree: ast.AST, module: str, is_package: bool = False) -> list[tuple[str, bool]]:
+def imported_modules(
+    tree: ast.AST, module: str, is_package: bool = False
+) -> list[tuple[str, bool]]:
     """Every module ``module``'s source imports, at any depth (inside functions too), as
     ``(name, dynamic)``: ``import``/``from`` statements (relative ones resolved, ``from
     lantide import query`` as ``lantide.query``) and calls of ``importlib.import_module`` or
@@ -87,7 +105,7 @@ def imported_modules(tree: ast.AST, module: str, is_package: bool = False) -> li
         if isinstance(node, ast.Import):
             out += [(a.name, False) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
+            base = package[: len(package) - node.level + 1] if node.level else []
             source = ".".join(base + ([node.module] if node.module else []))
             out.append((source, False))
             if source in ("lantide",) or (node.level and not node.module):
@@ -123,19 +141,29 @@ def test_import_walker_sees_nested_relative_and_dynamic_imports():
     )
     found = imported_modules(ast.parse(source), "lantide.agent.tools.example")
     assert set(found) == {
-        ("importlib", False), ("lantide", False), ("lantide.ui", False),
-        ("lantide.agent.tools", False), ("lantide.agent.tools.sibling", False),
+        ("importlib", False),
+        ("lantide", False),
+        ("lantide.ui", False),
+        ("lantide.agent.tools", False),
+        ("lantide.agent.tools.sibling", False),
         ("lantide.agent.query", False),
-        ("lantide.docs", False), ("lantide.knowledge", True),
-        ("PySide6.QtCore", True), ("lantide.ui.app", True), ("?", True)}
+        ("lantide.docs", False),
+        ("lantide.knowledge", True),
+        ("PySide6.QtCore", True),
+        ("lantide.ui.app", True),
+        ("?", True),
+    }
 
 
 def test_no_module_is_loaded_by_name_at_run_time():
     """Every dependency is an import statement the layer check, type checkers and "go to
     definition" can follow: no ``importlib.import_module``/``__import__`` in the package."""
-    dynamic = [f"{module} loads {target!r} with importlib/__import__"
-               for module, is_package, tree in _package_modules()
-               for target, is_dynamic in imported_modules(tree, module, is_package) if is_dynamic]
+    dynamic = [
+        f"{module} loads {target!r} with importlib/__import__"
+        for module, is_package, tree in _package_modules()
+        for target, is_dynamic in imported_modules(tree, module, is_package)
+        if is_dynamic
+    ]
     assert dynamic == []
 
 
@@ -150,8 +178,15 @@ def test_imports_point_downwards_only():
                 # cli may open the desktop app (lazily, inside a function)
                 if module.startswith("lantide.cli") and target.startswith("lantide.ui"):
                     continue
-                violations.append(f"{module} (layer {own}) imports {target} (layer {_layer(target)})")
-            if own == 0 and target.startswith("lantide.") and _layer(target) > 0 \
-                    and module not in ("lantide.__main__",) and not module.startswith("lantide.cli"):
+                violations.append(
+                    f"{module} (layer {own}) imports {target} (layer {_layer(target)})"
+                )
+            if (
+                own == 0
+                and target.startswith("lantide.")
+                and _layer(target) > 0
+                and module not in ("lantide.__main__",)
+                and not module.startswith("lantide.cli")
+            ):
                 violations.append(f"shared module {module} imports layer module {target}")
     assert violations == []

@@ -11,9 +11,22 @@ from tests.conftest import REPO
 def test_wheel_install_ships_prompts_and_resources(tmp_path):
     target = tmp_path / "site"
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "--target", str(target), str(REPO)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--quiet",
+            "--target",
+            str(target),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "PIP_NO_INPUT": "1"},
     )
     assert build.returncode == 0, build.stderr
@@ -28,8 +41,14 @@ def test_wheel_install_ships_prompts_and_resources(tmp_path):
     # Run from an empty folder with only the installed copy (and the venv's deps) on the path.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            cwd=str(tmp_path), env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
     assert info["pkg"].startswith(str(target))

@@ -88,9 +88,11 @@ class AppState:
         return self.open_tabs[self.active_tab]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"focused_project": self.focused_project,
-                "open_tabs": [t.to_dict() for t in self.open_tabs],
-                "active_tab": self.active_tab}
+        return {
+            "focused_project": self.focused_project,
+            "open_tabs": [t.to_dict() for t in self.open_tabs],
+            "active_tab": self.active_tab,
+        }
 
 
 class AppStateProvider(Protocol):
@@ -143,12 +145,21 @@ class SessionFileAppState:
     def app_state(self) -> AppState:
         session = self.workspace.load_session()
         rows = session.get("open_tabs")
-        tabs = [t for t in (OpenTab.from_dict(r) for r in rows if isinstance(r, dict))
-                if t is not None] if isinstance(rows, list) else []
+        tabs = (
+            [
+                t
+                for t in (OpenTab.from_dict(r) for r in rows if isinstance(r, dict))
+                if t is not None
+            ]
+            if isinstance(rows, list)
+            else []
+        )
         focused = session.get("focused_project")
-        return AppState(focused_project=focused if isinstance(focused, str) else None,
-                        open_tabs=tabs,
-                        active_tab=_active_index(session.get("active_tab"), tabs))
+        return AppState(
+            focused_project=focused if isinstance(focused, str) else None,
+            open_tabs=tabs,
+            active_tab=_active_index(session.get("active_tab"), tabs),
+        )
 
     def tab_state(self, path: str) -> dict[str, Any]:
         # No editor is open headless; a desktop app reading session.json on start sees the file.

@@ -31,10 +31,13 @@ class BackgroundRunner:
             try:
                 produced = work()
             except LantideError as exc:
-                produced = ErrorOccurred(f"BACKGROUND_{exc.code}", f"{name}: {exc.message}",
-                                         exc.hint)
+                produced = ErrorOccurred(
+                    f"BACKGROUND_{exc.code}", f"{name}: {exc.message}", exc.hint
+                )
             except Exception as exc:  # a background failure must not reach the analyst's turn
-                produced = ErrorOccurred("BACKGROUND_FAILED", f"{name}: {type(exc).__name__}: {exc}")
+                produced = ErrorOccurred(
+                    "BACKGROUND_FAILED", f"{name}: {type(exc).__name__}: {exc}"
+                )
             for event in produced if isinstance(produced, list) else [produced]:
                 if event is None:
                     continue
@@ -74,14 +77,19 @@ def clean_title(text: str) -> str | None:
     return line[:MAX_TITLE_CHARS] or None
 
 
-def conversation_title(complete: Callable[[str, str], str], user_message: str,
-                       assistant_message: str) -> str | None:
+def conversation_title(
+    complete: Callable[[str, str], str], user_message: str, assistant_message: str
+) -> str | None:
     from lantide.agent.ledger import QUERY_STEP_MARKER
 
     system = render_prompt("background/conversation_title.md.j2")
     # the [[QUERY_STEP]] lines are for the ledger; the title comes from the exchange
-    answer = "\n".join(line for line in assistant_message.splitlines()
-                       if QUERY_STEP_MARKER not in line).strip()
-    user = render_prompt("background/conversation_title_input.md.j2",
-                         user_message=user_message[:2_000], assistant_message=answer[:2_000])
+    answer = "\n".join(
+        line for line in assistant_message.splitlines() if QUERY_STEP_MARKER not in line
+    ).strip()
+    user = render_prompt(
+        "background/conversation_title_input.md.j2",
+        user_message=user_message[:2_000],
+        assistant_message=answer[:2_000],
+    )
     return clean_title(complete(system, user))

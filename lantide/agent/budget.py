@@ -37,9 +37,11 @@ class TokenBudget:
         self.conversation = conversation
         self.settings = settings
         self._lock = threading.Lock()
-        self._recorded = sum(int(e.get("tokens") or 0)
-                             for e in conversation.events(("turn_finished",))
-                             if isinstance(e.get("tokens"), (int, float)))
+        self._recorded = sum(
+            int(e.get("tokens") or 0)
+            for e in conversation.events(("turn_finished",))
+            if isinstance(e.get("tokens"), (int, float))
+        )
         self._unrecorded = 0
         # prompt tokens the server reported as served from its prefix cache (None: it
         # reports none), for measuring what a turn costs outside the cached prefix
@@ -66,8 +68,9 @@ class TokenBudget:
     def charge_request(self, prompt, reply) -> None:
         """One main-model request: the server's usage if reported, else our count."""
         usage = getattr(reply, "usage", None) or {}
-        total = usage.get("total_tokens") or (usage.get("prompt_tokens", 0)
-                                              + usage.get("completion_tokens", 0))
+        total = usage.get("total_tokens") or (
+            usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        )
         self.charge(total if total else prompt.tokens + reply_tokens(reply))
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
         if isinstance(cached, int):  # the server's prefix cache served these prompt tokens

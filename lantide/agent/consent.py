@@ -11,10 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-STATISTICAL_FUNCTIONS = frozenset({
-    "corr", "covar_pop", "covar_samp", "regr_slope", "regr_intercept", "regr_r2",
-    "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy",
-})
+STATISTICAL_FUNCTIONS = frozenset(
+    {
+        "corr",
+        "covar_pop",
+        "covar_samp",
+        "regr_slope",
+        "regr_intercept",
+        "regr_r2",
+        "regr_count",
+        "regr_avgx",
+        "regr_avgy",
+        "regr_sxx",
+        "regr_syy",
+        "regr_sxy",
+    }
+)
 
 
 def statistical_functions(sql: str) -> list[str]:
@@ -44,16 +56,20 @@ def consent_refusal(sql: str, state: str, analysis_active: bool) -> dict[str, An
         return None
     names = ", ".join(f"{n}()" for n in used)
     if state != "executing":
-        return {"error": "ANALYSIS_NOT_IN_THIS_STATE",
-                "message": f"statistical analysis ({names}) does not run while the project is "
-                           f"{state.replace('_', ' ')}",
-                "hint": "Keep to descriptive queries now. Statistical analysis belongs to "
-                        "execution: once the Plan is agreed and the analyst sets the project to "
-                        "executing, ask for consent with ask_user."}
-    return {"error": "CONSENT_REQUIRED",
-            "message": f"statistical analysis ({names}) needs the analyst's consent",
-            "hint": "Ask with ask_user (what you want to test or fit, and why; choices Yes / "
-                    "No). After a yes, call activate_analysis(reason), then run the query again."}
+        return {
+            "error": "ANALYSIS_NOT_IN_THIS_STATE",
+            "message": f"statistical analysis ({names}) does not run while the project is "
+            f"{state.replace('_', ' ')}",
+            "hint": "Keep to descriptive queries now. Statistical analysis belongs to "
+            "execution: once the Plan is agreed and the analyst sets the project to "
+            "executing, ask for consent with ask_user.",
+        }
+    return {
+        "error": "CONSENT_REQUIRED",
+        "message": f"statistical analysis ({names}) needs the analyst's consent",
+        "hint": "Ask with ask_user (what you want to test or fit, and why; choices Yes / "
+        "No). After a yes, call activate_analysis(reason), then run the query again.",
+    }
 
 
 # -- who said yes to what ---------------------------------------------------------------
@@ -92,34 +108,51 @@ def analysis_state(conversation, project: str | None) -> dict[str, Any] | None:
 
 def consent_grant(conversation, turn: int) -> tuple[dict | None, dict | None]:
     """(the consent answer ``activate_analysis`` may use now, None) or (None, the refusal)."""
-    hint_ask = ("Call ask_user with kind \"analysis_consent\": say which analysis and why, with "
-                "choices such as [\"Yes\", \"No\"] in the analyst's language, the approval "
-                "first. After a yes, call activate_analysis in that same turn.")
+    hint_ask = (
+        'Call ask_user with kind "analysis_consent": say which analysis and why, with '
+        'choices such as ["Yes", "No"] in the analyst\'s language, the approval '
+        "first. After a yes, call activate_analysis in that same turn."
+    )
     if conversation.pending_question() is not None:
-        return None, {"error": "CONSENT_REQUIRED", "message": "a question to the analyst is "
-                      "still open; their answer is not in yet", "hint": hint_ask}
+        return None, {
+            "error": "CONSENT_REQUIRED",
+            "message": "a question to the analyst is still open; their answer is not in yet",
+            "hint": hint_ask,
+        }
     answers = conversation.events(("question_answered",))
     last = answers[-1] if answers else None
     if last is None or last.get("question_kind") != CONSENT_KIND:
-        about = f" (the last answered question was {str(last.get('question'))[:120]!r})" \
-            if last else ""
-        return None, {"error": "CONSENT_REQUIRED",
-                      "message": "statistical analysis needs the analyst's yes to a consent "
-                                 f"question{about}", "hint": hint_ask}
+        about = (
+            f" (the last answered question was {str(last.get('question'))[:120]!r})" if last else ""
+        )
+        return None, {
+            "error": "CONSENT_REQUIRED",
+            "message": f"statistical analysis needs the analyst's yes to a consent question{about}",
+            "hint": hint_ask,
+        }
     if last.get("consent") != "yes":
-        return None, {"error": "CONSENT_NOT_GIVEN",
-                      "message": f"the analyst's answer {str(last.get('answer'))[:120]!r} to "
-                                 f"{str(last.get('question'))[:120]!r} is not a yes",
-                      "hint": "Do not run statistical analysis. Continue descriptively, or ask "
-                              "again if the analyst's intent is unclear."}
+        return None, {
+            "error": "CONSENT_NOT_GIVEN",
+            "message": f"the analyst's answer {str(last.get('answer'))[:120]!r} to "
+            f"{str(last.get('question'))[:120]!r} is not a yes",
+            "hint": "Do not run statistical analysis. Continue descriptively, or ask "
+            "again if the analyst's intent is unclear.",
+        }
     if last.get("turn") != turn:
-        return None, {"error": "CONSENT_EXPIRED",
-                      "message": f"the analyst's yes of turn {last.get('turn')} was for that turn",
-                      "hint": hint_ask}
-    spent = [e for e in conversation.events(("analysis_activated",))
-             if e.get("consent_turn") == last.get("turn")]
+        return None, {
+            "error": "CONSENT_EXPIRED",
+            "message": f"the analyst's yes of turn {last.get('turn')} was for that turn",
+            "hint": hint_ask,
+        }
+    spent = [
+        e
+        for e in conversation.events(("analysis_activated",))
+        if e.get("consent_turn") == last.get("turn")
+    ]
     if spent:
-        return None, {"error": "CONSENT_SPENT",
-                      "message": "this yes was already used to turn statistical analysis on",
-                      "hint": hint_ask}
+        return None, {
+            "error": "CONSENT_SPENT",
+            "message": "this yes was already used to turn statistical analysis on",
+            "hint": hint_ask,
+        }
     return last, None

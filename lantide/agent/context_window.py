@@ -54,8 +54,16 @@ KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
     "deepseek": 65_536,
 }
 
-_CARD_KEYS = ("context_length", "max_model_len", "context_window", "max_context_length",
-              "max_input_tokens", "n_ctx", "n_ctx_train", "max_position_embeddings")
+_CARD_KEYS = (
+    "context_length",
+    "max_model_len",
+    "context_window",
+    "max_context_length",
+    "max_input_tokens",
+    "n_ctx",
+    "n_ctx_train",
+    "max_position_embeddings",
+)
 
 _ERROR_PATTERNS = [
     re.compile(r"maximum context length is (\d[\d,]*)", re.I),
@@ -64,9 +72,16 @@ _ERROR_PATTERNS = [
     re.compile(r"n_ctx[^\d]{0,20}(\d[\d,]*)", re.I),
     re.compile(r"(\d[\d,]*) tokens? (?:limit|maximum)", re.I),
 ]
-_CONTEXT_ERROR_HINTS = ("context_length_exceeded", "maximum context length", "context length",
-                        "context window", "too many tokens", "exceeds the context",
-                        "n_ctx", "max_model_len")
+_CONTEXT_ERROR_HINTS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "too many tokens",
+    "exceeds the context",
+    "n_ctx",
+    "max_model_len",
+)
 
 
 @dataclass(frozen=True)
@@ -149,16 +164,21 @@ def learned_context_window(profile: ResolvedProfile) -> int | None:
 def remember_context_window(profile: ResolvedProfile, tokens: int) -> None:
     """Store a learned window: in the named profile when it serves this model, else by
     endpoint and model. A settings file that cannot be read is left alone."""
+
     def change(settings) -> None:  # on the file as it is now (the app may write it too)
         stored = settings.profile(profile.name)
-        if stored is not None and stored.model == profile.model and \
-                stored.base_url.rstrip("/") == profile.base_url.rstrip("/"):
+        if (
+            stored is not None
+            and stored.model == profile.model
+            and stored.base_url.rstrip("/") == profile.base_url.rstrip("/")
+        ):
             stored.context_window = tokens
         else:
             learned = settings.extra.get(LEARNED_KEY)
             learned = dict(learned) if isinstance(learned, dict) else {}
             learned[_learned_key(profile)] = tokens
             settings.extra[LEARNED_KEY] = learned
+
     update_settings(change)
 
 

@@ -41,13 +41,21 @@ from lantide.workspace.atomic import append_jsonl
 from lantide.workspace.log_reader import LogProblem, read_log
 
 FORMAT_VERSION = 1
-KEY_EVENTS = ("project_focused", "status_changed", "analysis_activated", "question_asked",
-              "question_answered", "project_created")
+KEY_EVENTS = (
+    "project_focused",
+    "status_changed",
+    "analysis_activated",
+    "question_asked",
+    "question_answered",
+    "project_created",
+)
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
 STORED_CELL_CHARS = 10_000
 STORED_RESULT_CHARS = 200_000
-STORED_NOTE = ("values longer than {cap:,} characters were cut when this result was stored; "
-               "run the tool again (or read_step) for the whole value")
+STORED_NOTE = (
+    "values longer than {cap:,} characters were cut when this result was stored; "
+    "run the tool again (or read_step) for the whole value"
+)
 
 
 def _marker(cap: int) -> str:
@@ -72,8 +80,11 @@ def _cap_strings(value, cap: int):
 def capped_for_storage(message: dict[str, Any]) -> dict[str, Any]:
     """A tool message as stored: long values cut (the live message is not changed)."""
     content = message.get("content")
-    if message.get("role") != "tool" or not isinstance(content, str) \
-            or len(content) <= STORED_CELL_CHARS:
+    if (
+        message.get("role") != "tool"
+        or not isinstance(content, str)
+        or len(content) <= STORED_CELL_CHARS
+    ):
         return message
     try:
         parsed = json.loads(content)
@@ -99,8 +110,10 @@ def new_conversation_id() -> str:
 
 def check_conversation_id(conversation_id: str) -> str:
     if not _ID.match(conversation_id or ""):
-        raise UsageError(f"invalid conversation id {conversation_id!r}",
-                         hint="Use an id from 'lantide ledger WORKSPACE' or the chat history.")
+        raise UsageError(
+            f"invalid conversation id {conversation_id!r}",
+            hint="Use an id from 'lantide ledger WORKSPACE' or the chat history.",
+        )
     return conversation_id
 
 
@@ -113,13 +126,22 @@ class ConversationInfo:
     path: Path
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "created_at": self.created_at,
-                "turns": self.turns}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "created_at": self.created_at,
+            "turns": self.turns,
+        }
 
 
 class Conversation:
-    def __init__(self, directory: Path, conversation_id: str, records: list[dict],
-                 problems: list[LogProblem] | None = None):
+    def __init__(
+        self,
+        directory: Path,
+        conversation_id: str,
+        records: list[dict],
+        problems: list[LogProblem] | None = None,
+    ):
         self.id = check_conversation_id(conversation_id)
         self.path = layout.log_path(directory, conversation_id)
         self.records = records
@@ -133,8 +155,9 @@ class Conversation:
         conv = cls(directory, conversation_id or new_conversation_id(), [])
         if conv.path.exists():
             return cls.open(directory, conv.id)
-        conv.records.append({"type": "conversation", "id": conv.id, "created_at": _now(),
-                             "version": FORMAT_VERSION})
+        conv.records.append(
+            {"type": "conversation", "id": conv.id, "created_at": _now(), "version": FORMAT_VERSION}
+        )
         return conv
 
     @classmethod
@@ -143,9 +166,12 @@ class Conversation:
         path = layout.log_path(directory, conversation_id)
         if not path.exists():
             recent = ", ".join(i.id for i in list_conversations(directory)[-5:]) or "none yet"
-            raise MissingFileError(path, "conversation",
-                                   hint=f"Recent conversations: {recent}. Leave out "
-                                        "--conversation to start a new one.")
+            raise MissingFileError(
+                path,
+                "conversation",
+                hint=f"Recent conversations: {recent}. Leave out "
+                "--conversation to start a new one.",
+            )
         return cls(directory, conversation_id, *_read_records(path))
 
     def _append(self, record: dict) -> None:
@@ -157,15 +183,30 @@ class Conversation:
 
     # -- writing
     def add_message(self, message: dict[str, Any], turn: int, **extra: Any) -> None:
-        self._append({"type": "message", "turn": turn, "at": _now(),
-                      "message": capped_for_storage(message), **extra})
+        self._append(
+            {
+                "type": "message",
+                "turn": turn,
+                "at": _now(),
+                "message": capped_for_storage(message),
+                **extra,
+            }
+        )
 
-    def add_messages(self, messages: list[dict[str, Any]], turn: int,
-                     meta: list[dict[str, Any]]) -> None:
+    def add_messages(
+        self, messages: list[dict[str, Any]], turn: int, meta: list[dict[str, Any]]
+    ) -> None:
         """Several messages of one iteration in one record."""
         if messages:
-            self._append({"type": "messages", "turn": turn, "at": _now(),
-                          "messages": [capped_for_storage(m) for m in messages], "meta": meta})
+            self._append(
+                {
+                    "type": "messages",
+                    "turn": turn,
+                    "at": _now(),
+                    "messages": [capped_for_storage(m) for m in messages],
+                    "meta": meta,
+                }
+            )
 
     def add_event(self, kind: str, turn: int, **data: Any) -> None:
         self._append({"type": "event", "turn": turn, "at": _now(), "kind": kind, **data})
@@ -196,13 +237,23 @@ class Conversation:
                 for i, message in enumerate(r["messages"]):
                     if isinstance(message, dict):
                         extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
-                        out.append({"type": "message", "turn": r.get("turn"), "at": r.get("at"),
-                                    "message": message, **extra})
+                        out.append(
+                            {
+                                "type": "message",
+                                "turn": r.get("turn"),
+                                "at": r.get("at"),
+                                "message": message,
+                                **extra,
+                            }
+                        )
         return out
 
     def events(self, kinds: tuple[str, ...] | None = None) -> list[dict]:
-        return [r for r in self.records if r.get("type") == "event"
-                and (kinds is None or r.get("kind") in kinds)]
+        return [
+            r
+            for r in self.records
+            if r.get("type") == "event" and (kinds is None or r.get("kind") in kinds)
+        ]
 
     def pending_question(self) -> dict | None:
         """The last ``ask_user`` question if the analyst has not answered it yet."""

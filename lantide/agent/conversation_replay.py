@@ -34,8 +34,11 @@ def _call_problem(call: Any) -> str | None:
     fn = call.get("function")
     if not isinstance(call.get("id"), str) or not call["id"]:
         return "a tool call without an id"
-    if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or \
-            not isinstance(fn.get("arguments", ""), str):
+    if (
+        not isinstance(fn, dict)
+        or not isinstance(fn.get("name"), str)
+        or not isinstance(fn.get("arguments", ""), str)
+    ):
         return f"tool call {call['id']} without a name or with arguments that are not text"
     return None
 
@@ -87,8 +90,9 @@ class _Problems:
         self.items.append(LogProblem(self.path, line, reason))
 
 
-def sanitize_records(path: Path, entries: list[tuple[int, dict[str, Any]]]
-                     ) -> tuple[list[dict[str, Any]], list[LogProblem]]:
+def sanitize_records(
+    path: Path, entries: list[tuple[int, dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], list[LogProblem]]:
     """The records of a conversation file that may be used, and what was skipped."""
     problems = _Problems(path)
     kept: list[tuple[int, dict[str, Any]]] = []
@@ -123,8 +127,9 @@ def _messages_of(record: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-def _pair_tool_calls(kept: list[tuple[int, dict[str, Any]]], problems: _Problems
-                     ) -> list[dict[str, Any]]:
+def _pair_tool_calls(
+    kept: list[tuple[int, dict[str, Any]]], problems: _Problems
+) -> list[dict[str, Any]]:
     """Drop calls without results and results without calls (see the module docstring)."""
     answered: set[str] = set()
     called: set[str] = set()
@@ -147,8 +152,9 @@ def _pair_tool_calls(kept: list[tuple[int, dict[str, Any]]], problems: _Problems
             if message["role"] == "tool":
                 cid = message["tool_call_id"]
                 if cid not in seen_calls or cid not in answered:
-                    problems.add(line, f"a tool result for call {cid!r}, which no earlier "
-                                       "message made")
+                    problems.add(
+                        line, f"a tool result for call {cid!r}, which no earlier message made"
+                    )
                     continue
                 answered.discard(cid)  # a second result for the same call is dropped too
             calls = message.get("tool_calls") or []
@@ -156,8 +162,9 @@ def _pair_tool_calls(kept: list[tuple[int, dict[str, Any]]], problems: _Problems
                 paired = [c for c in calls if c["id"] in answered]
                 for c in calls:
                     if c["id"] not in answered:
-                        problems.add(line, f"tool call {c['id']!r} "
-                                           f"({c['function']['name']}) has no result")
+                        problems.add(
+                            line, f"tool call {c['id']!r} ({c['function']['name']}) has no result"
+                        )
                 seen_calls.update(c["id"] for c in paired)
                 if len(paired) != len(calls):
                     message = {k: v for k, v in message.items() if k != "tool_calls"}

@@ -28,8 +28,12 @@ MAX_RESULT_VALUES = 1_000
 
 
 def evidence_kind(project_status: str | None, purpose: Any, tool: str) -> str:
-    formal = (project_status == "executing" and isinstance(purpose, str) and purpose.strip()
-              and tool in FORMAL_TOOLS)
+    formal = (
+        project_status == "executing"
+        and isinstance(purpose, str)
+        and purpose.strip()
+        and tool in FORMAL_TOOLS
+    )
     return FORMAL if formal else EXPLORATORY
 
 
@@ -83,13 +87,15 @@ def result_values(result: dict[str, Any]) -> tuple[list[float], bool]:
     return list(seen), cut
 
 
-def evidence_fields(tool: str, result: dict[str, Any], purpose: Any,
-                    project_status: str | None) -> dict[str, Any]:
+def evidence_fields(
+    tool: str, result: dict[str, Any], purpose: Any, project_status: str | None
+) -> dict[str, Any]:
     """What the ledger adds to a step about its evidence (see the module docstring)."""
     values, cut = result_values(result)
-    out: dict[str, Any] = {"evidence": evidence_kind(project_status, purpose, tool),
-                           "result_values": [int(v) if v.is_integer() and abs(v) < 2**53 else v
-                                             for v in values]}
+    out: dict[str, Any] = {
+        "evidence": evidence_kind(project_status, purpose, tool),
+        "result_values": [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in values],
+    }
     if cut:
         out["result_values_cut"] = True
     return out

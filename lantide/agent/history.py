@@ -115,15 +115,19 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
             out["row_count"] = result["row_count"]
         checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
         if checks:  # an error check unresolved keeps the number from being a finding
-            out["checks"] = [{k: c.get(k) for k in ("code", "severity", "message")}
-                             for c in checks]
+            out["checks"] = [{k: c.get(k) for k in ("code", "severity", "message")} for c in checks]
         if tool != "run_query" and args.get("tab"):
             out["tab"] = args["tab"]
         out["note"] = "preview dropped; " + where_rows_are(result)
         return _dumps(out)
     text = _dumps(result)
-    return _dumps({"compacted": True, "excerpt": text[:GENERIC_KEEP_CHARS],
-                   "note": "call the tool again for the full result"})
+    return _dumps(
+        {
+            "compacted": True,
+            "excerpt": text[:GENERIC_KEEP_CHARS],
+            "note": "call the tool again for the full result",
+        }
+    )
 
 
 def where_rows_are(result: dict[str, Any]) -> str:
@@ -132,8 +136,10 @@ def where_rows_are(result: dict[str, Any]) -> str:
     if result.get("materialized") and table:
         return f'all its rows are in the cached table "{table}"'
     if result.get("step_id"):
-        return (f"read_step with step_id {result['step_id']} and rows re-runs its SQL and "
-                "returns its first rows")
+        return (
+            f"read_step with step_id {result['step_id']} and rows re-runs its SQL and "
+            "returns its first rows"
+        )
     return "run the query again for its rows"
 
 
@@ -178,10 +184,16 @@ def shrink_result(content: str, max_tokens: int) -> str | None:
         text = str(content)
 
         def excerpt(n: int) -> str:
-            return json.dumps({"cut": True, "excerpt": text[:n],
-                               "note": "cut to fit the model's context window; call the tool "
-                                       "again with narrower arguments for the rest"},
-                              ensure_ascii=False)
+            return json.dumps(
+                {
+                    "cut": True,
+                    "excerpt": text[:n],
+                    "note": "cut to fit the model's context window; call the tool "
+                    "again with narrower arguments for the rest",
+                },
+                ensure_ascii=False,
+            )
+
         return _largest_fitting(excerpt, len(text), room)
     key, rows = found
 
@@ -189,8 +201,10 @@ def shrink_result(content: str, max_tokens: int) -> str | None:
         out = dict(result)
         value = result[key]
         out[key] = {**value, "rows": rows[:n]} if isinstance(value, dict) else rows[:n]
-        out[f"{key}_note"] = (f"{n} of the {len(rows)} rows shown: the rest did not fit the "
-                              f"model's context window; {where_rows_are(result)}")
+        out[f"{key}_note"] = (
+            f"{n} of the {len(rows)} rows shown: the rest did not fit the "
+            f"model's context window; {where_rows_are(result)}"
+        )
         return json.dumps(out, ensure_ascii=False, default=str)
 
     return _largest_fitting(cut, len(rows) - 1, room)
@@ -204,13 +218,20 @@ def _short_arguments(arguments: str) -> str:
         return arguments[:SQL_PREVIEW_CHARS]
     if not isinstance(args, dict):
         return arguments
-    short = {k: (v[:SQL_PREVIEW_CHARS] + " …[cut]" if isinstance(v, str)
-                 and len(v) > SQL_PREVIEW_CHARS + 40 else v) for k, v in args.items()}
+    short = {
+        k: (
+            v[:SQL_PREVIEW_CHARS] + " …[cut]"
+            if isinstance(v, str) and len(v) > SQL_PREVIEW_CHARS + 40
+            else v
+        )
+        for k, v in args.items()
+    }
     return _dumps(short)
 
 
-def compacted_messages(messages: list[dict[str, Any]], call_ids: set[str] | None = None
-                       ) -> list[dict[str, Any]]:
+def compacted_messages(
+    messages: list[dict[str, Any]], call_ids: set[str] | None = None
+) -> list[dict[str, Any]]:
     """``messages`` with the tool results of ``call_ids`` compacted; with None (an earlier
     turn) every result, and long tool-call arguments are cut too."""
     index = _call_index(messages)
@@ -221,10 +242,19 @@ def compacted_messages(messages: list[dict[str, Any]], call_ids: set[str] | None
             tool, args = index.get(cid, ("", {}))
             msg = {**msg, "content": compact_result(msg.get("content") or "", tool, args)}
         elif call_ids is None and msg.get("tool_calls"):
-            msg = {**msg, "tool_calls": [
-                {**c, "function": {**c["function"],
-                                   "arguments": _short_arguments(c["function"].get("arguments", ""))}}
-                for c in msg["tool_calls"]]}
+            msg = {
+                **msg,
+                "tool_calls": [
+                    {
+                        **c,
+                        "function": {
+                            **c["function"],
+                            "arguments": _short_arguments(c["function"].get("arguments", "")),
+                        },
+                    }
+                    for c in msg["tool_calls"]
+                ],
+            }
         out.append(msg)
     return out
 
@@ -271,14 +301,18 @@ def describe_key_event(event: dict[str, Any]) -> str | None:
     if kind == "project_created":
         return f"turn {turn}: created project {event.get('project')}"
     if kind == "status_changed":
-        return (f"turn {turn}: project {event.get('project')} status {event.get('old')} → "
-                f"{event.get('new')}")
+        return (
+            f"turn {turn}: project {event.get('project')} status {event.get('old')} → "
+            f"{event.get('new')}"
+        )
     if kind == "analysis_activated":
         where = f" for {event['project']}" if event.get("project") else ""
         return f"turn {turn}: statistical analysis approved{where} ({event.get('reason')})"
     if kind == "question_answered":
-        return (f"turn {turn}: you asked \"{str(event.get('question'))[:160]}\"; the analyst "
-                f"answered \"{str(event.get('answer'))[:160]}\"")
+        return (
+            f'turn {turn}: you asked "{str(event.get("question"))[:160]}"; the analyst '
+            f'answered "{str(event.get("answer"))[:160]}"'
+        )
     return None
 
 
@@ -298,27 +332,35 @@ class TurnCompaction:
         for msg in out:
             cap = self.shrunk.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
             if cap is not None and msg.get("tool_call_id") not in self.compacted_ids:
-                msg = {**msg, "content": shrink_result(msg.get("content") or "", cap)
-                       or msg.get("content") or ""}
+                msg = {
+                    **msg,
+                    "content": shrink_result(msg.get("content") or "", cap)
+                    or msg.get("content")
+                    or "",
+                }
             shrunk.append(msg)
         return shrunk
 
 
 def _last_assistant(turn_messages: list[dict[str, Any]]) -> int:
-    return max((i for i, m in enumerate(turn_messages) if m.get("role") == "assistant"),
-               default=-1)
+    return max((i for i, m in enumerate(turn_messages) if m.get("role") == "assistant"), default=-1)
 
 
-def compact_turn(turn_messages: list[dict[str, Any]], state: TurnCompaction,
-                 excess_tokens: int) -> int:
+def compact_turn(
+    turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
+) -> int:
     """Compact the tool results the model already answered from (before the last assistant
     message), oldest first, until ``excess_tokens`` are saved; returns how many were
     compacted. Unread results are left to :func:`shrink_unread`."""
     last_assistant = _last_assistant(turn_messages)
     index = _call_index(turn_messages)
-    ordered = [i for i, m in enumerate(turn_messages)
-               if m.get("role") == "tool" and i < last_assistant
-               and m.get("tool_call_id") not in state.compacted_ids]
+    ordered = [
+        i
+        for i, m in enumerate(turn_messages)
+        if m.get("role") == "tool"
+        and i < last_assistant
+        and m.get("tool_call_id") not in state.compacted_ids
+    ]
     saved, n = 0, 0
     for i in ordered:
         if saved >= excess_tokens:
@@ -327,22 +369,27 @@ def compact_turn(turn_messages: list[dict[str, Any]], state: TurnCompaction,
         cid = msg.get("tool_call_id")
         tool, args = index.get(cid, ("", {}))
         before = message_tokens(msg)
-        after = MESSAGE_OVERHEAD_TOKENS + _tokens(compact_result(msg.get("content") or "", tool, args))
+        after = MESSAGE_OVERHEAD_TOKENS + _tokens(
+            compact_result(msg.get("content") or "", tool, args)
+        )
         state.compacted_ids.add(cid)
         saved += max(0, before - after)
         n += 1
     return n
 
 
-def shrink_unread(turn_messages: list[dict[str, Any]], state: TurnCompaction,
-                  excess_tokens: int) -> tuple[int, bool]:
+def shrink_unread(
+    turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
+) -> tuple[int, bool]:
     """Cut the results the model has not read yet until ``excess_tokens`` are saved, sharing
     the room that is left fairly among them (a small one stays whole). Returns (how many
     were cut, whether enough was saved)."""
-    unread = [m for m in turn_messages[_last_assistant(turn_messages) + 1:]
-              if m.get("role") == "tool"]
-    sizes = sorted((message_tokens(m), m.get("tool_call_id"), m.get("content") or "")
-                   for m in unread)
+    unread = [
+        m for m in turn_messages[_last_assistant(turn_messages) + 1 :] if m.get("role") == "tool"
+    ]
+    sizes = sorted(
+        (message_tokens(m), m.get("tool_call_id"), m.get("content") or "") for m in unread
+    )
     room = sum(size for size, _, _ in sizes) - excess_tokens
     n, left = 0, len(sizes)
     for size, cid, content in sizes:

@@ -30,9 +30,25 @@ from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl, atomic_write_bytes
 from lantide.workspace.log_reader import LogProblem, parse_log_line, read_log
 
-STEP_FIELDS = ("step_id", "conversation_id", "at", "tool", "project", "purpose", "result_label",
-               "sql", "row_count", "columns", "cached_table_name", "materialized",
-               "materialize_reason", "warnings", "checks", "duration_ms", "summary")
+STEP_FIELDS = (
+    "step_id",
+    "conversation_id",
+    "at",
+    "tool",
+    "project",
+    "purpose",
+    "result_label",
+    "sql",
+    "row_count",
+    "columns",
+    "cached_table_name",
+    "materialized",
+    "materialize_reason",
+    "warnings",
+    "checks",
+    "duration_ms",
+    "summary",
+)
 QUERY_STEP_MARKER = "[[QUERY_STEP]]"
 MAX_SUMMARY_CHARS = 500
 
@@ -82,8 +98,11 @@ def parse_step_lines(text: str, known_ids: set[str] | None = None) -> list[StepL
         rest = match.group(1).strip()
         ref = None
         ref_match = _STEP_REF.match(rest)
-        if ref_match and (known_ids is None or ref_match.group(1) in known_ids
-                          or _ID_LIKE.match(ref_match.group(1))):
+        if ref_match and (
+            known_ids is None
+            or ref_match.group(1) in known_ids
+            or _ID_LIKE.match(ref_match.group(1))
+        ):
             ref, rest = ref_match.group(1), ref_match.group(2).strip()
         out.append(StepLine(ref, rest[:MAX_SUMMARY_CHARS], match.group(0).strip()))
     return out
@@ -167,34 +186,54 @@ class Ledger:
             if s.get("step_id") == step_id:
                 return s
         known = ", ".join(s["step_id"] for s in steps[-10:]) or "none yet"
-        raise StepNotFoundError(f"no step {step_id!r} in the ledger of conversation "
-                                f"{self.conversation_id}",
-                                hint=f"Recent steps: {known}.")
+        raise StepNotFoundError(
+            f"no step {step_id!r} in the ledger of conversation {self.conversation_id}",
+            hint=f"Recent steps: {known}.",
+        )
 
     def unattributed(self) -> list[dict[str, Any]]:
         """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order."""
-        return [r for r in read_log(self.path).records
-                if r.get("tool") == UNATTRIBUTED and "step_id" not in r]
+        return [
+            r
+            for r in read_log(self.path).records
+            if r.get("tool") == UNATTRIBUTED and "step_id" not in r
+        ]
 
     def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> dict[str, Any]:
         # a ledger entry that is not a step: a tool but no step_id (as a reflection)
-        record = {"tool": UNATTRIBUTED, "conversation_id": self.conversation_id, "at": _now(),
-                  "raw": line.raw, "step_ref": line.step_ref, "summary": line.summary or None,
-                  "waiting_steps": list(waiting), "why": why}
+        record = {
+            "tool": UNATTRIBUTED,
+            "conversation_id": self.conversation_id,
+            "at": _now(),
+            "raw": line.raw,
+            "step_ref": line.step_ref,
+            "summary": line.summary or None,
+            "waiting_steps": list(waiting),
+            "why": why,
+        }
         with _lock:
             append_jsonl(self.path, record)
         return record
+
     def reflections(self) -> list[dict[str, Any]]:
         """The reviews before reporting (lines with ``tool: "reflection"``), in order."""
-        return [r for r in read_log(self.path).records
-                if r.get("tool") == "reflection" and "step_id" not in r]
+        return [
+            r
+            for r in read_log(self.path).records
+            if r.get("tool") == "reflection" and "step_id" not in r
+        ]
 
     def append_reflection(self, fields: dict[str, Any]) -> dict[str, Any]:
         """Append a reflection line. It has a ``reflection_id`` (r1, r2, …) and no
         ``step_id``, so readers of query steps pass over it."""
         with _lock:
-            line = {"reflection_id": f"r{len(self.reflections()) + 1}", "tool": "reflection",
-                    "conversation_id": self.conversation_id, "at": _now(), **fields}
+            line = {
+                "reflection_id": f"r{len(self.reflections()) + 1}",
+                "tool": "reflection",
+                "conversation_id": self.conversation_id,
+                "at": _now(),
+                **fields,
+            }
             append_jsonl(self.path, line)
             return line
 
@@ -235,9 +274,10 @@ class Ledger:
                 lines[i] = clean_text(text).encode("utf-8") + b"\n"
                 atomic_write_bytes(self.path, b"".join(lines))
                 return step
-        raise StepNotFoundError(f"no step {step_id!r} in the ledger of conversation "
-                                f"{self.conversation_id}",
-                                hint="Use a step_id from a run_query result or Recent Query Steps.")
+        raise StepNotFoundError(
+            f"no step {step_id!r} in the ledger of conversation {self.conversation_id}",
+            hint="Use a step_id from a run_query result or Recent Query Steps.",
+        )
 
 
 def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None, str]]:
@@ -251,15 +291,23 @@ def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None
     out = []
     for line in lines:
         if line.step_ref is not None:
-            out.append((line.step_ref, "") if line.step_ref in pending else
-                       (None, f"it names step {line.step_ref}, which is not waiting for a summary"))
+            out.append(
+                (line.step_ref, "")
+                if line.step_ref in pending
+                else (None, f"it names step {line.step_ref}, which is not waiting for a summary")
+            )
         elif id(line) in by_position:
             out.append((by_position[id(line)], ""))
         elif not unnamed:
             out.append((None, "no step was waiting for a summary"))
         else:
-            out.append((None, f"it names no step, and {len(id_less)} such line(s) cannot be "
-                              f"paired with the {len(unnamed)} step(s) waiting for a summary"))
+            out.append(
+                (
+                    None,
+                    f"it names no step, and {len(id_less)} such line(s) cannot be "
+                    f"paired with the {len(unnamed)} step(s) waiting for a summary",
+                )
+            )
     return out
 
 
@@ -284,7 +332,9 @@ def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dic
 
 def mark_missing(ledger: Ledger, pending: list[str]) -> list[dict[str, Any]]:
     """The turn ended: steps still without a line are recorded as missing one."""
-    updated = [ledger.update(step_id, {"summary": None, "summary_status": "missing"}, by="engine")
-               for step_id in pending]
+    updated = [
+        ledger.update(step_id, {"summary": None, "summary_status": "missing"}, by="engine")
+        for step_id in pending
+    ]
     pending.clear()
     return updated

@@ -20,14 +20,27 @@ from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import answer_fields
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
-    AssistantMessage, ContextCompacted, ErrorOccurred, Event, QuestionAsked,
-    StepRecorded, StepSummarized, TextDelta, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
+    AssistantMessage,
+    ContextCompacted,
+    ErrorOccurred,
+    Event,
+    QuestionAsked,
+    StepRecorded,
+    StepSummarized,
+    TextDelta,
+    ToolCalled,
+    ToolReturned,
+    TurnContinued,
+    TurnFinished,
     TurnStarted,
 )
 from lantide.agent.history import TurnCompaction
 from lantide.agent.ledger import mark_missing, resolve_summaries
 from lantide.agent.model_client import (
-    ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken,
+    ContextLengthExceeded,
+    ModelError,
+    ModelReply,
+    ModelStreamBroken,
 )
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve
@@ -88,17 +101,28 @@ class TurnRunner:
         self.iteration_meta: list[dict] = []
         self.question: dict | None = None  # asked by ask_user in this iteration
         self.reflector = Reflector(self)  # the review before reporting (reflection.py)
-        self.seen_call_ids = {c.get("id") for r in self.conversation.message_records()
-                              for c in r["message"].get("tool_calls") or []}
+        self.seen_call_ids = {
+            c.get("id")
+            for r in self.conversation.message_records()
+            for c in r["message"].get("tool_calls") or []
+        }
 
     # -- helpers
     def context(self) -> ToolContext:
         project = self.s.focused_project()
         return ToolContext(
-            workspace=self.s.workspace, settings=self.s.settings, conversation=self.conversation,
-            ledger=self.s.ledger, app=self.s.app, services=self.s.services, cancel=self.cancel,
-            state=state_of(project), turn=self.turn, pending_steps=self.pending_steps,
-            knowledge_offers_tool=self.knowledge_offers_tool)
+            workspace=self.s.workspace,
+            settings=self.s.settings,
+            conversation=self.conversation,
+            ledger=self.s.ledger,
+            app=self.s.app,
+            services=self.s.services,
+            cancel=self.cancel,
+            state=state_of(project),
+            turn=self.turn,
+            pending_steps=self.pending_steps,
+            knowledge_offers_tool=self.knowledge_offers_tool,
+        )
 
     def _summaries(self, text: str) -> Iterator[Event]:
         for step in resolve_summaries(self.s.ledger, self.pending_steps, text):
@@ -121,17 +145,24 @@ class TurnRunner:
         self._buffer(message, **({"partial": True} if partial else {}))
         if partial or not reply.tool_calls:
             self._flush()  # otherwise written with the tool results
-        yield AssistantMessage(reply.content or "", [c.to_message() for c in reply.tool_calls]
-                               if not partial else [], partial)
+        yield AssistantMessage(
+            reply.content or "",
+            [c.to_message() for c in reply.tool_calls] if not partial else [],
+            partial,
+        )
         yield from self._summaries(reply.content or "")
 
     # -- the turn
     def run(self) -> Iterator[Event]:
         pending = self.conversation.pending_question()
         if pending is not None:
-            self.conversation.add_event("question_answered", self.turn,
-                                        question=pending.get("question"), answer=self.message,
-                                        **answer_fields(pending, self.message))
+            self.conversation.add_event(
+                "question_answered",
+                self.turn,
+                question=pending.get("question"),
+                answer=self.message,
+                **answer_fields(pending, self.message),
+            )
         self.conversation.add_message({"role": "user", "content": self.message}, self.turn)
         try:
             project = self.s.focused_project()
@@ -148,9 +179,14 @@ class TurnRunner:
                     yield from self._continue_or_stop()
                 self.cancel.raise_if_cancelled()
                 if self.s.budget.exhausted():
-                    raise _TurnOver(TOKEN_BUDGET, render_prompt(
-                        "notes/token_budget.md.j2", used=self.s.budget.used,
-                        budget=self.s.budget.budget))
+                    raise _TurnOver(
+                        TOKEN_BUDGET,
+                        render_prompt(
+                            "notes/token_budget.md.j2",
+                            used=self.s.budget.used,
+                            budget=self.s.budget.budget,
+                        ),
+                    )
                 self.iterations += 1
                 reply = yield from self._ask_model()
                 self._unique_call_ids(reply)
@@ -175,17 +211,28 @@ class TurnRunner:
         except LantideError as exc:  # the model's, or a file the turn needs is unreadable
             yield ErrorOccurred(exc.code, exc.message, exc.hint)
             reason, note = ERROR, exc.message
-        if note and reason in (ITERATION_LIMIT, REPEATED_FAILURE, REPEATED_CALL, CONTEXT_FULL,
-                               REFLECTION_FAILED, TOKEN_BUDGET):
-            self.conversation.add_message({"role": "assistant", "content": note}, self.turn,
-                                          engine_note=True)
+        if note and reason in (
+            ITERATION_LIMIT,
+            REPEATED_FAILURE,
+            REPEATED_CALL,
+            CONTEXT_FULL,
+            REFLECTION_FAILED,
+            TOKEN_BUDGET,
+        ):
+            self.conversation.add_message(
+                {"role": "assistant", "content": note}, self.turn, engine_note=True
+            )
             yield TextDelta(note)
             yield AssistantMessage(note)
         for step in mark_missing(self.s.ledger, self.pending_steps):
             yield StepSummarized(step["step_id"], None, "missing")
-        self.conversation.add_event("turn_finished", self.turn, reason=reason,
-                                    iterations=self.iterations,
-                                    tokens=self.s.budget.take_turn_charge())
+        self.conversation.add_event(
+            "turn_finished",
+            self.turn,
+            reason=reason,
+            iterations=self.iterations,
+            tokens=self.s.budget.take_turn_charge(),
+        )
         # background work starts before the last event: a consumer may stop reading there
         self.s.after_turn(self.turn, self.message, self.final_text, reason)
         yield TurnFinished(reason, self.conversation.id, self.iterations, note)
@@ -200,11 +247,16 @@ class TurnRunner:
             if too_long is not None:  # the server refused a request of this size
                 window = min(window, int(too_long * 0.9))
             prompt: AssembledPrompt = self.s.assembler.assemble(
-                ctx, window, self.compaction, self.turn)
+                ctx, window, self.compaction, self.turn
+            )
             self.knowledge_offers_tool = ctx.knowledge_offers_tool
             if prompt.compacted_now:
-                yield ContextCompacted(prompt.compacted_now, prompt.tokens_before_compaction,
-                                       prompt.layer("history").tokens, prompt.context_window)
+                yield ContextCompacted(
+                    prompt.compacted_now,
+                    prompt.tokens_before_compaction,
+                    prompt.layer("history").tokens,
+                    prompt.context_window,
+                )
             self.s.last_prompt = prompt
             if too_long is not None and (prompt.tokens >= too_long or prompt.tokens > window):
                 # the same request again, or one still over the window the server just
@@ -214,17 +266,26 @@ class TurnRunner:
                     f"context window ({window:,} tokens) and cannot be made "
                     "small enough",
                     hint="Start a new conversation, close large documents, or use a model "
-                         "with a larger context window (Settings > Models).",
-                    code="CONTEXT_WINDOW_TOO_SMALL")
+                    "with a larger context window (Settings > Models).",
+                    code="CONTEXT_WINDOW_TOO_SMALL",
+                )
             if not prompt.fits:  # never send a request that leaves no room for the answer
                 window = self.s.model.context_window()
-                raise _TurnOver(CONTEXT_FULL, render_prompt(
-                    "notes/context_full.md.j2", window=window.tokens, source=window.source,
-                    tokens=prompt.tokens, reserve=output_reserve(window.tokens),
-                    steps=self.turn_steps))
+                raise _TurnOver(
+                    CONTEXT_FULL,
+                    render_prompt(
+                        "notes/context_full.md.j2",
+                        window=window.tokens,
+                        source=window.source,
+                        tokens=prompt.tokens,
+                        reserve=output_reserve(window.tokens),
+                        steps=self.turn_steps,
+                    ),
+                )
             try:
-                reply = yield from stream_reply(self.s.model, prompt.messages, prompt.tools,
-                                                self.cancel)
+                reply = yield from stream_reply(
+                    self.s.model, prompt.messages, prompt.tools, self.cancel
+                )
                 if reply is None:
                     raise ModelError("the model client ended without a reply")
                 self.s.budget.charge_request(prompt, reply)
@@ -240,9 +301,11 @@ class TurnRunner:
             except ContextLengthExceeded as exc:
                 self.context_retries += 1
                 if self.context_retries > 2:
-                    raise ModelError(f"the request is still too long for the model: {exc.message}",
-                                     hint="Start a new conversation or use a model with a "
-                                          "larger context window.") from None
+                    raise ModelError(
+                        f"the request is still too long for the model: {exc.message}",
+                        hint="Start a new conversation or use a model with a "
+                        "larger context window.",
+                    ) from None
                 self.s.model.learn_context_window(exc.limit)
                 too_long = prompt.tokens  # the next request must be smaller than this
 
@@ -252,8 +315,11 @@ class TurnRunner:
             yield from self._run_tool_calls(reply, answered)
         finally:
             # whatever ended the loop, every call gets a result so the history stays valid
-            why = ("stopped by the analyst before it finished" if self.cancel.cancelled
-                   else "not run: the turn ended before this call")
+            why = (
+                "stopped by the analyst before it finished"
+                if self.cancel.cancelled
+                else "not run: the turn ended before this call"
+            )
             self._cancel_rest(reply.tool_calls, answered, why)
             self._flush()
         if self.question is not None:
@@ -279,8 +345,11 @@ class TurnRunner:
                 yield from self._not_run(call, answered, self._question_pending(asking))
                 continue
             looping = not self.failures.get(key) and self.same_calls.get(key, 0) >= SAME_CALL_RUNS
-            refused = None if (self.failures.get(key) or looping) else \
-                (yield from self.reflector.before_tool(call.name, args))
+            refused = (
+                None
+                if (self.failures.get(key) or looping)
+                else (yield from self.reflector.before_tool(call.name, args))
+            )
             if self.failures.get(key):
                 outcome_result, ok, ms = self._repeated(call.name, key), False, 0
             elif looping:
@@ -296,17 +365,25 @@ class TurnRunner:
                     raise
                 outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
             self.last_tool = call.name
-            self._buffer({"role": "tool", "tool_call_id": call.id,
-                          "content": json.dumps(outcome_result, ensure_ascii=False, default=str,
-                                                separators=(",", ":"))},
-                         tool=call.name, ok=ok)
+            self._buffer(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "content": json.dumps(
+                        outcome_result, ensure_ascii=False, default=str, separators=(",", ":")
+                    ),
+                },
+                tool=call.name,
+                ok=ok,
+            )
             answered.add(call.id)
             for event in ctx.drain_events():
                 if isinstance(event, StepRecorded):
                     self.turn_steps.append(event.step["step_id"])
                 yield event
-            yield ToolReturned(call.id, call.name, ok, outcome_result, ms,
-                               self.s.registry.touches(call.name))
+            yield ToolReturned(
+                call.id, call.name, ok, outcome_result, ms, self.s.registry.touches(call.name)
+            )
             if ctx.question is not None:
                 self.question = ctx.question
             if ok or looping:
@@ -315,8 +392,15 @@ class TurnRunner:
                 yield from self._count_failure(call.name, key, ok, outcome_result)
 
     def _not_run(self, call, answered: set[str], result: dict) -> Iterator[Event]:
-        self._buffer({"role": "tool", "tool_call_id": call.id,
-                      "content": json.dumps(result, ensure_ascii=False)}, tool=call.name, ok=False)
+        self._buffer(
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "content": json.dumps(result, ensure_ascii=False),
+            },
+            tool=call.name,
+            ok=False,
+        )
         answered.add(call.id)
         yield ToolReturned(call.id, call.name, False, result, 0)
 
@@ -326,24 +410,30 @@ class TurnRunner:
             question = str(asking.parsed_arguments().get("question") or "")
         except ValueError:
             question = ""
-        return {"error": "NOT_RUN_QUESTION_PENDING",
-                "message": f"not run: it was sent together with a question to the analyst "
-                           f"({question[:160]!r}), and the turn waits for the answer",
-                "hint": "After the analyst answers, call it again if it is still needed."}
+        return {
+            "error": "NOT_RUN_QUESTION_PENDING",
+            "message": f"not run: it was sent together with a question to the analyst "
+            f"({question[:160]!r}), and the turn waits for the answer",
+            "hint": "After the analyst answers, call it again if it is still needed.",
+        }
 
     def _looping(self, tool: str, key: str) -> dict:
-        return {"error": "REPEATED_CALL",
-                "message": f"this exact {tool} call already ran {SAME_CALL_RUNS} times in this "
-                           "turn with the same arguments; its result is above and it was not "
-                           "run again",
-                "hint": "Use the result you have, change the arguments, or answer the analyst."}
+        return {
+            "error": "REPEATED_CALL",
+            "message": f"this exact {tool} call already ran {SAME_CALL_RUNS} times in this "
+            "turn with the same arguments; its result is above and it was not "
+            "run again",
+            "hint": "Use the result you have, change the arguments, or answer the analyst.",
+        }
 
     def _count_same_call(self, tool: str, key: str) -> None:
         self.failures_in_a_row = 0
         self.same_calls[key] = self.same_calls.get(key, 0) + 1
         if self.same_calls[key] >= SAME_CALL_STOP:
-            raise _TurnOver(REPEATED_CALL, render_prompt("notes/repeated_call.md.j2", tool=tool,
-                                                         times=self.same_calls[key]))
+            raise _TurnOver(
+                REPEATED_CALL,
+                render_prompt("notes/repeated_call.md.j2", tool=tool, times=self.same_calls[key]),
+            )
 
     def _iteration_limit(self) -> int:
         return max(1, int(self.s.settings.agent.max_iterations)) * (1 + self.continued)
@@ -354,8 +444,13 @@ class TurnRunner:
         if self.continued >= rounds:
             raise _TurnOver(ITERATION_LIMIT, self._limit_note())
         self.continued += 1
-        self.conversation.add_event("turn_continued", self.turn, round=self.continued,
-                                    rounds=rounds, iterations=self.iterations)
+        self.conversation.add_event(
+            "turn_continued",
+            self.turn,
+            round=self.continued,
+            rounds=rounds,
+            iterations=self.iterations,
+        )
         yield TurnContinued(self.continued, rounds, self.iterations)
 
     def _unique_call_ids(self, reply: ModelReply) -> None:
@@ -368,10 +463,12 @@ class TurnRunner:
 
     def _repeated(self, tool: str, key: str) -> dict:
         previous = self.failures.get(key + "\x00result") or {}
-        return {"error": "REPEATED_CALL",
-                "message": f"this exact {tool} call already failed in this turn"
-                           f" ({previous.get('message', 'see above')}); it was not run again",
-                "hint": "Change the arguments or the approach, or ask the analyst."}
+        return {
+            "error": "REPEATED_CALL",
+            "message": f"this exact {tool} call already failed in this turn"
+            f" ({previous.get('message', 'see above')}); it was not run again",
+            "hint": "Change the arguments or the approach, or ask the analyst.",
+        }
 
     def _count_failure(self, tool: str, key: str, ok: bool, result: dict) -> Iterator[Event]:
         if ok:
@@ -384,11 +481,21 @@ class TurnRunner:
         first = self.failures[key + "\x00result"]
         limit = max(1, int(self.s.settings.agent.max_tool_retries))
         if repeats >= 3 or self.failures_in_a_row > limit:
-            why = ("the same call kept failing" if repeats >= 3 else
-                   f"{self.failures_in_a_row} tool calls failed in a row")
-            raise _TurnOver(REPEATED_FAILURE, render_prompt(
-                "notes/repeated_failure.md.j2", reason=why, tool=tool,
-                message=first.get("message", ""), hint=first.get("hint")))
+            why = (
+                "the same call kept failing"
+                if repeats >= 3
+                else f"{self.failures_in_a_row} tool calls failed in a row"
+            )
+            raise _TurnOver(
+                REPEATED_FAILURE,
+                render_prompt(
+                    "notes/repeated_failure.md.j2",
+                    reason=why,
+                    tool=tool,
+                    message=first.get("message", ""),
+                    hint=first.get("hint"),
+                ),
+            )
         yield from ()
 
     def _cancel_rest(self, calls, answered: set[str], why: str) -> None:
@@ -397,11 +504,21 @@ class TurnRunner:
             if call.id in answered:
                 continue
             code = "CANCELLED" if self.cancel.cancelled else "NOT_RUN"
-            self._buffer({"role": "tool", "tool_call_id": call.id,
-                          "content": json.dumps({"error": code, "message": why})},
-                         tool=call.name, ok=False)
+            self._buffer(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "content": json.dumps({"error": code, "message": why}),
+                },
+                tool=call.name,
+                ok=False,
+            )
             answered.add(call.id)
 
     def _limit_note(self) -> str:
-        return render_prompt("notes/iteration_limit.md.j2", iterations=self.iterations,
-                             steps=self.turn_steps, last_tool=self.last_tool)
+        return render_prompt(
+            "notes/iteration_limit.md.j2",
+            iterations=self.iterations,
+            steps=self.turn_steps,
+            last_tool=self.last_tool,
+        )

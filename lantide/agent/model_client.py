@@ -26,7 +26,10 @@ from typing import Any, Iterator, Protocol, Union
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
-    ContextWindow, is_context_length_error, remember_context_window, resolve_context_window,
+    ContextWindow,
+    is_context_length_error,
+    remember_context_window,
+    resolve_context_window,
     window_from_error,
 )
 from lantide.errors import LantideError
@@ -74,14 +77,19 @@ class ToolCallRequest:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"arguments are not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise ValueError(
+                f"arguments are not valid JSON ({exc.msg} at column {exc.colno})"
+            ) from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
         return clean_json(value)  # "\\ud800" in the JSON text decodes to a lone surrogate
 
     def to_message(self) -> dict[str, Any]:
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": self.arguments}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
 
 
 @dataclass
@@ -120,8 +128,9 @@ class ModelClient(Protocol):
 
     model: str
 
-    def stream_chat(self, messages: list[dict], tools: list[dict],
-                    cancel: CancelToken) -> Iterator[ModelOutput]:
+    def stream_chat(
+        self, messages: list[dict], tools: list[dict], cancel: CancelToken
+    ) -> Iterator[ModelOutput]:
         """Yield text chunks and retry notices, then exactly one :class:`ModelReply`."""
         ...
 
@@ -244,25 +253,34 @@ class OpenAIModelClient:
             if status == 429 or status >= 500:
                 return True, ModelError(
                     f"{self._where()} answered HTTP {status}: {message}",
-                    hint="The server is busy or failing; try again in a moment.")
+                    hint="The server is busy or failing; try again in a moment.",
+                )
             if status in (401, 403):
                 return False, ModelError(
                     f"{self._where()} refused the API key (HTTP {status}): {message}",
                     hint="Set OPENAI_API_KEY, or store the key for this profile in "
-                         "Settings > Models (it is kept in the system keyring).",
-                    code="MODEL_AUTH")
+                    "Settings > Models (it is kept in the system keyring).",
+                    code="MODEL_AUTH",
+                )
             if status == 404:
                 return False, ModelError(
                     f"{self._where()} was not found (HTTP 404): {message}",
                     hint="Check the model name (LANTIDE_MODEL or the profile) and the base URL.",
-                    code="MODEL_NOT_FOUND")
-            return False, ModelError(f"{self._where()} answered HTTP {status}: {message}",
-                                     hint="Check the profile's model and base URL.")
+                    code="MODEL_NOT_FOUND",
+                )
+            return False, ModelError(
+                f"{self._where()} answered HTTP {status}: {message}",
+                hint="Check the profile's model and base URL.",
+            )
         if isinstance(exc, openai.APIConnectionError):
-            kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "could not be reached"
-            return True, ModelError(f"{self._where()} {kind}",
-                                    hint="Check that the server runs and the base URL is right.",
-                                    code="MODEL_UNREACHABLE")
+            kind = (
+                "timed out" if isinstance(exc, openai.APITimeoutError) else "could not be reached"
+            )
+            return True, ModelError(
+                f"{self._where()} {kind}",
+                hint="Check that the server runs and the base URL is right.",
+                code="MODEL_UNREACHABLE",
+            )
         return False, ModelError(f"{self._where()}: {self._mask(str(exc))}")
 
     def _with_retries(self, make_request, cancel: CancelToken | None):
@@ -284,8 +302,7 @@ class OpenAIModelClient:
                 headers = getattr(getattr(exc, "response", None), "headers", None)
                 delay = backoff_delay(attempt, _retry_after(headers))
                 status = getattr(exc, "status_code", None)
-                yield RetryScheduled(attempt, delay,
-                                     f"HTTP {status}" if status else error.message)
+                yield RetryScheduled(attempt, delay, f"HTTP {status}" if status else error.message)
                 if cancel is not None and cancel.wait(delay):
                     raise TurnCancelled() from None
                 elif cancel is None:
@@ -295,8 +312,9 @@ class OpenAIModelClient:
         raise AssertionError("unreachable")
 
     # -- ModelClient
-    def stream_chat(self, messages: list[dict], tools: list[dict],
-                    cancel: CancelToken) -> Iterator[ModelOutput]:
+    def stream_chat(
+        self, messages: list[dict], tools: list[dict], cancel: CancelToken
+    ) -> Iterator[ModelOutput]:
         def request():
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
             if tools:
@@ -344,23 +362,27 @@ class OpenAIModelClient:
                     f"{len(''.join(text))} characters ({error.message})",
                     partial(),
                     hint="What arrived is kept in the conversation; send the message again "
-                         "or 'continue'.") from None
+                    "or 'continue'.",
+                ) from None
             finally:
                 stream.close()
         if cancel.cancelled:
             raise _cancelled(partial())
         if finish_reason is None:
             raise ModelStreamBroken(
-                f"the answer from {self._where()} ended without a finish reason", partial(),
-                hint="What arrived is kept in the conversation; send 'continue' to go on.")
+                f"the answer from {self._where()} ended without a finish reason",
+                partial(),
+                hint="What arrived is kept in the conversation; send 'continue' to go on.",
+            )
         yield partial()
 
     def complete(self, system: str, user: str, cancel: CancelToken | None = None) -> str:
         def request():
             return self._sdk().chat.completions.create(
-                model=self.model, stream=False,
-                messages=[{"role": "system", "content": system},
-                          {"role": "user", "content": user}])
+                model=self.model,
+                stream=False,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            )
             yield
 
         gen = self._with_retries(request, cancel)

@@ -10,9 +10,14 @@ from lantide.agent.events import Event, ModelRetrying, TextDelta
 from lantide.agent.model_client import ModelClient, ModelReply, RetryScheduled, TextChunk
 
 
-def stream_reply(model: ModelClient, messages: list[dict], tools: list[dict],
-                 cancel: CancelToken, *, show_text: bool = True
-                 ) -> Iterator[Event]:
+def stream_reply(
+    model: ModelClient,
+    messages: list[dict],
+    tools: list[dict],
+    cancel: CancelToken,
+    *,
+    show_text: bool = True,
+) -> Iterator[Event]:
     """Yield the request's events (text deltas when ``show_text``, retry notices); return
     its :class:`ModelReply`, or None when the client ended without one."""
     reply: ModelReply | None = None

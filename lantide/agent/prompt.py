@@ -23,8 +23,14 @@ from typing import Any
 
 from lantide.agent.app_state import AppState, OpenTab
 from lantide.agent.history import (
-    TurnCompaction, compact_turn, describe_key_event, fit_history, group_turns, message_tokens,
-    messages_tokens, shrink_unread,
+    TurnCompaction,
+    compact_turn,
+    describe_key_event,
+    fit_history,
+    group_turns,
+    message_tokens,
+    messages_tokens,
+    shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
@@ -43,6 +49,8 @@ KNOWLEDGE_MAX_TOKENS = 3_000
 ACTIVE_TAB_SHARE = 0.20
 ACTIVE_TAB_MAX_TOKENS = 6_000
 COMPACT_AT = 0.85  # compacting within a turn frees the request down to this share of the window
+
+
 def output_reserve(window: int) -> int:
     """Tokens kept free for the model's answer."""
     return max(256, min(4_096, window // 4))
@@ -106,33 +114,49 @@ class PromptAssembler:
 
     # -- text layers
     def core(self, ctx: ToolContext) -> str:
-        return render_prompt("core.md.j2", preview_rows=ctx.settings.query.preview_rows,
-                             purpose_max_chars=PURPOSE_MAX_CHARS,
-                             external_databases=bool(ctx.workspace.connections))
+        return render_prompt(
+            "core.md.j2",
+            preview_rows=ctx.settings.query.preview_rows,
+            purpose_max_chars=PURPOSE_MAX_CHARS,
+            external_databases=bool(ctx.workspace.connections),
+        )
 
     def state_layer(self, ctx: ToolContext, project: Project | None) -> str:
         if project is None:
-            return render_prompt("state_no_project.md.j2",
-                                 project_count=len(ctx.workspace.project_dirnames()))
+            return render_prompt(
+                "state_no_project.md.j2", project_count=len(ctx.workspace.project_dirnames())
+            )
         return render_prompt(
             f"state_{ctx.state}.md.j2",
-            project={"name": project.name, "plan": project.plan, "report": project.report,
-                     "status": project.status},
+            project={
+                "name": project.name,
+                "plan": project.plan,
+                "report": project.report,
+                "status": project.status,
+            },
             project_delivered=project.status == "delivered",
             plan_approval=project.approval(),
             analysis_active=ctx.analysis_active(),
             purpose_max_chars=PURPOSE_MAX_CHARS,
         )
 
-    def state_notes(self, ctx: ToolContext, project: Project | None, app: AppState,
-                    answered_question: str | None) -> str:
+    def state_notes(
+        self,
+        ctx: ToolContext,
+        project: Project | None,
+        app: AppState,
+        answered_question: str | None,
+    ) -> str:
         """The state's sections that change between turns, kept after the knowledge layer."""
         active = app.active
         return render_prompt(
             "sections/conditional.md.j2",
             open_annotations=self._open_annotations(ctx, project) if project is not None else 0,
-            html_report_active=bool(active and active.type == "report"
-                                    and active.path.lower().endswith((".html", ".htm"))),
+            html_report_active=bool(
+                active
+                and active.type == "report"
+                and active.path.lower().endswith((".html", ".htm"))
+            ),
             active_tab_dirty=bool(active and active.dirty),
             answered_question=answered_question,
         )
@@ -167,9 +191,16 @@ class PromptAssembler:
         from lantide.agent.consent import analysis_state
 
         analysis = analysis_state(ctx.conversation, getattr(project, "dirname", None))
-        return render_summary(gather_facts(ctx.workspace, app, project,
-                                           ctx.services.cached_table_count(), analysis=analysis,
-                                           past_steps=past_step_count(ctx)))
+        return render_summary(
+            gather_facts(
+                ctx.workspace,
+                app,
+                project,
+                ctx.services.cached_table_count(),
+                analysis=analysis,
+                past_steps=past_step_count(ctx),
+            )
+        )
 
     # -- the active tab
     def active_tab(self, ctx: ToolContext, app: AppState, window: int) -> str:
@@ -177,8 +208,14 @@ class PromptAssembler:
         if tab is None:
             return ""
         limit = min(ACTIVE_TAB_MAX_TOKENS, int(window * ACTIVE_TAB_SHARE))
-        fields: dict[str, Any] = {"tab": tab.to_dict(), "document": None, "sql": None,
-                                  "table": None, "text": "", "truncated": False}
+        fields: dict[str, Any] = {
+            "tab": tab.to_dict(),
+            "document": None,
+            "sql": None,
+            "table": None,
+            "text": "",
+            "truncated": False,
+        }
         try:
             self._fill_active_tab(ctx, tab, fields)
         except LantideError:
@@ -204,20 +241,33 @@ class PromptAssembler:
             project = ctx.workspace.project(parts[1])
             view = self.document_view(ctx, project, tab.type)
             text = tab.content if tab.dirty and tab.content is not None else view.get("text", "")
-            fields["document"] = {"text": text,
-                                  "open_annotation_count": view.get("open_annotation_count", 0),
-                                  "annotation_summary": view.get("annotation_summary") or []}
+            fields["document"] = {
+                "text": text,
+                "open_annotation_count": view.get("open_annotation_count", 0),
+                "annotation_summary": view.get("annotation_summary") or [],
+            }
             return
-        text = tab.content if tab.content is not None else \
-            path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        text = (
+            tab.content
+            if tab.content is not None
+            else path.read_text(encoding="utf-8", errors="replace")
+            if path.is_file()
+            else ""
+        )
         if tab.type == "sql":
             fields["sql"] = text
         else:
             fields["text"] = text
 
     # -- everything
-    def assemble(self, ctx: ToolContext, window: int, compaction: TurnCompaction | None = None,
-                 current_turn: int | None = None, for_display: bool = False) -> AssembledPrompt:
+    def assemble(
+        self,
+        ctx: ToolContext,
+        window: int,
+        compaction: TurnCompaction | None = None,
+        current_turn: int | None = None,
+        for_display: bool = False,
+    ) -> AssembledPrompt:
         project = ctx.focused_project()
         app = ctx.app.app_state()
         pending = ctx.conversation.pending_question()
@@ -230,8 +280,7 @@ class PromptAssembler:
         state = self.state_layer(ctx, project)
         knowledge = self.knowledge(ctx, project, window)
         remote = bool(ctx.workspace.connections)
-        tools = [t.schema(external_databases=remote)
-                 for t in self.registry.offered(ctx.state, ctx)]
+        tools = [t.schema(external_databases=remote) for t in self.registry.offered(ctx.state, ctx)]
         steps = self.recent_steps(ctx)
         notes = self.state_notes(ctx, project, app, answered)
         summary = self.summary(ctx, project, app)
@@ -245,8 +294,10 @@ class PromptAssembler:
 
         tools_json = json.dumps(tools)
         # counted per layer: the stable ones are cache hits from one iteration to the next
-        fixed = sum(cached_count(x) for x in (core, state, knowledge, steps, notes, summary,
-                                              tools_json, active))
+        fixed = sum(
+            cached_count(x)
+            for x in (core, state, knowledge, steps, notes, summary, tools_json, active)
+        )
         # room kept for the note on dropped turns (at most: all of them dropped)
         worst_note = cached_count(self._history_note(ctx, [t.number for t in previous]))
         budget = window - output_reserve(window) - fixed - worst_note
@@ -260,15 +311,17 @@ class PromptAssembler:
             compacted_now = compact_turn(turn_messages, compaction, before - limit)
         current_sent = compaction.apply(turn_messages)
         if messages_tokens(current_sent) > budget:  # then unread ones shrink to what fits
-            compacted_now += shrink_unread(turn_messages, compaction,
-                                           messages_tokens(current_sent) - budget)[0]
+            compacted_now += shrink_unread(
+                turn_messages, compaction, messages_tokens(current_sent) - budget
+            )[0]
             current_sent = compaction.apply(turn_messages)
         fitted = fit_history(previous, max(0, budget - messages_tokens(current_sent)))
         note = self._history_note(ctx, fitted.dropped_turns)
         steps = self.recent_steps(ctx, fitted.messages + current_sent)  # at most the budgeted
 
-        system = "\n\n".join(x.strip() for x in (core, state, knowledge, steps, notes, summary, note)
-                             if x.strip())
+        system = "\n\n".join(
+            x.strip() for x in (core, state, knowledge, steps, notes, summary, note) if x.strip()
+        )
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += fitted.messages
         # the active tab goes just before the analyst's message of this turn, so that message
@@ -278,19 +331,28 @@ class PromptAssembler:
         messages += current_sent
 
         history_tokens = messages_tokens(fitted.messages + current_sent) + cached_count(note)
-        layers = [Layer("core", core, cached_count(core)),
-                  Layer("state", state, cached_count(state)),
-                  Layer("knowledge", knowledge, cached_count(knowledge)),
-                  Layer("tools", json.dumps(tools, indent=1) if for_display else "",
-                        cached_count(tools_json)),
-                  Layer("recent_steps", steps, cached_count(steps)),
-                  Layer("state_notes", notes, cached_count(notes)),
-                  Layer("summary", summary, cached_count(summary)),
-                  Layer("history", self._history_display(note, fitted.messages + current_sent)
-                        if for_display else "", history_tokens),
-                  Layer("active_tab", active, cached_count(active))]
-        prompt = AssembledPrompt(ctx.state, layers, messages, tools, window, compacted_now,
-                                 before, fitted.dropped_turns)
+        layers = [
+            Layer("core", core, cached_count(core)),
+            Layer("state", state, cached_count(state)),
+            Layer("knowledge", knowledge, cached_count(knowledge)),
+            Layer(
+                "tools",
+                json.dumps(tools, indent=1) if for_display else "",
+                cached_count(tools_json),
+            ),
+            Layer("recent_steps", steps, cached_count(steps)),
+            Layer("state_notes", notes, cached_count(notes)),
+            Layer("summary", summary, cached_count(summary)),
+            Layer(
+                "history",
+                self._history_display(note, fitted.messages + current_sent) if for_display else "",
+                history_tokens,
+            ),
+            Layer("active_tab", active, cached_count(active)),
+        ]
+        prompt = AssembledPrompt(
+            ctx.state, layers, messages, tools, window, compacted_now, before, fitted.dropped_turns
+        )
         prompt.fits = prompt.tokens <= window - output_reserve(window)
         return prompt
 
@@ -298,8 +360,15 @@ class PromptAssembler:
         if not dropped:
             return ""
         last = max(dropped)
-        lines = [d for d in (describe_key_event(e) for e in ctx.conversation.events()
-                             if (e.get("turn") or 0) <= last) if d]
+        lines = [
+            d
+            for d in (
+                describe_key_event(e)
+                for e in ctx.conversation.events()
+                if (e.get("turn") or 0) <= last
+            )
+            if d
+        ]
         return render_prompt("history_note.md.j2", dropped_turns=len(dropped), events=lines[-20:])
 
     @staticmethod
@@ -308,6 +377,8 @@ class PromptAssembler:
         for m in messages:
             text = m.get("content") or ""
             calls = ", ".join(c["function"]["name"] for c in m.get("tool_calls") or [])
-            out.append(f"[{m['role']}{' → ' + calls if calls else ''}] {text}".strip()
-                       + f"  ({message_tokens(m)} tokens)")
+            out.append(
+                f"[{m['role']}{' → ' + calls if calls else ''}] {text}".strip()
+                + f"  ({message_tokens(m)} tokens)"
+            )
         return "\n".join(out)

@@ -67,8 +67,7 @@ _STEP_ID = re.compile(r"\b[A-Za-z0-9][\w.-]*\b")
 
 def states_a_number(text: str) -> bool:
     """Whether the answer states a number, outside its ``[[QUERY_STEP]]`` lines."""
-    prose = "\n".join(line for line in (text or "").splitlines()
-                      if QUERY_STEP_MARKER not in line)
+    prose = "\n".join(line for line in (text or "").splitlines() if QUERY_STEP_MARKER not in line)
     prose = _LIST_MARKER.sub(" ", prose)
     return any(not _YEAR.match(m.group(0)) for m in _NUMBER.finditer(prose))
 
@@ -86,8 +85,11 @@ def _as_list(value: Any) -> list:
 
 def _check(check: dict[str, Any]) -> dict[str, str]:
     """A check as the prompt shows it, whatever fields a ledger line has or lacks."""
-    return {"code": str(check.get("code") or "?"), "severity": str(check.get("severity") or "?"),
-            "message": str(check.get("message") or "")}
+    return {
+        "code": str(check.get("code") or "?"),
+        "severity": str(check.get("severity") or "?"),
+        "message": str(check.get("message") or ""),
+    }
 
 
 def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -98,9 +100,14 @@ def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[dict[str, Any]]
             if not isinstance(check, dict) or check.get("resolved"):
                 continue
             if str(check.get("severity", "")).lower() == "error":
-                out.append({"step_id": step.get("step_id"), "code": str(check.get("code") or "?"),
-                            "message": str(check.get("message") or ""),
-                            "evidence": _short(check.get("evidence"))})
+                out.append(
+                    {
+                        "step_id": step.get("step_id"),
+                        "code": str(check.get("code") or "?"),
+                        "message": str(check.get("message") or ""),
+                        "evidence": _short(check.get("evidence")),
+                    }
+                )
     return out
 
 
@@ -126,7 +133,7 @@ def _extract_object(text: str) -> Any:
     if fence:
         candidates.append(fence.group(1).strip())
     if "{" in text and "}" in text:
-        candidates.append(text[text.index("{"):text.rindex("}") + 1])
+        candidates.append(text[text.index("{") : text.rindex("}") + 1])
     for candidate in candidates:
         try:
             return json.loads(candidate)
@@ -140,16 +147,21 @@ def parse_verdict(text: str) -> Verdict:
     try:
         data = _extract_object(text or "")
     except ValueError as exc:
-        return Verdict(False, problems=[f"the review's answer could not be read ({exc})"],
-                       readable=False)
+        return Verdict(
+            False, problems=[f"the review's answer could not be read ({exc})"], readable=False
+        )
     if not isinstance(data, dict):
-        return Verdict(False, problems=["the review's answer is not a JSON object"],
-                       readable=False)
-    problems = [str(p) for p in data.get("problems") or [] if str(p).strip()] \
-        if isinstance(data.get("problems"), list) else \
-        ([str(data["problems"])] if data.get("problems") else [])
+        return Verdict(False, problems=["the review's answer is not a JSON object"], readable=False)
+    problems = (
+        [str(p) for p in data.get("problems") or [] if str(p).strip()]
+        if isinstance(data.get("problems"), list)
+        else ([str(data["problems"])] if data.get("problems") else [])
+    )
     raw_items = data.get("checklist") if isinstance(data.get("checklist"), dict) else {}
-    items, readable = [], isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False)
+    items, readable = (
+        [],
+        isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False),
+    )
     for name in CHECKLIST:
         entry = raw_items.get(name)
         passed = isinstance(entry, dict) and entry.get("ok") is True
@@ -161,8 +173,11 @@ def parse_verdict(text: str) -> Verdict:
     ok = data.get("ok") is True and readable and all(i["ok"] for i in items) and not problems
     if not ok and not problems:
         failed = [f"{i['item']}: {i['note'] or 'failed'}" for i in items if not i["ok"]]
-        problems = failed or (["the review's answer is incomplete"] if not readable
-                              else ["the review did not pass the draft"])
+        problems = failed or (
+            ["the review's answer is incomplete"]
+            if not readable
+            else ["the review did not pass the draft"]
+        )
     return Verdict(ok, items, problems, readable)
 
 
@@ -192,11 +207,12 @@ class Reflector:
         verdict = yield from self._review(REPORT, args["content"])
         if verdict.ok:
             return None
-        return {"error": "REFLECTION_FAILED",
-                "message": "the review before reporting found problems: "
-                           + "; ".join(verdict.problems),
-                "problems": verdict.problems,
-                "hint": render_prompt("notes/reflection_refused.md.j2").strip()}
+        return {
+            "error": "REFLECTION_FAILED",
+            "message": "the review before reporting found problems: " + "; ".join(verdict.problems),
+            "problems": verdict.problems,
+            "hint": render_prompt("notes/reflection_refused.md.j2").strip(),
+        }
 
     def after_answer(self, text: str) -> Iterator[Event]:
         """Review a final numeric answer in Executing (see the module docstring)."""
@@ -208,13 +224,18 @@ class Reflector:
             return AnswerReview()
         self.failed_answer_reviews += 1
         if self.failed_answer_reviews >= MAX_FAILED_ANSWER_REVIEWS:
-            return AnswerReview(give_up_note=render_prompt(
-                "notes/reflection_unresolved.md.j2", attempts=self.failed_answer_reviews,
-                problems=verdict.problems).strip())
+            return AnswerReview(
+                give_up_note=render_prompt(
+                    "notes/reflection_unresolved.md.j2",
+                    attempts=self.failed_answer_reviews,
+                    problems=verdict.problems,
+                ).strip()
+            )
         note = render_prompt("notes/reflection_failed.md.j2", problems=verdict.problems).strip()
         # an engine message the model reads; the chat shows the reflection card instead
-        r.conversation.add_message({"role": "user", "content": note}, r.turn,
-                                   engine_note=True, reflection=True)
+        r.conversation.add_message(
+            {"role": "user", "content": note}, r.turn, engine_note=True, reflection=True
+        )
         return AnswerReview(retry=True)
 
     def _evidence_gate(self, project_name: str | None) -> Iterator[Event]:
@@ -224,8 +245,7 @@ class Reflector:
 
         r = self.runner
         try:
-            project = (r.s.workspace.project(project_name) if project_name
-                       else r.s.focused_project())
+            project = r.s.workspace.project(project_name) if project_name else r.s.focused_project()
         except LantideError:
             return None  # the tool itself says the project is unknown
         if project is None:
@@ -235,21 +255,37 @@ class Reflector:
             ok, problems, counts = False, [checked], {}
         else:
             ok, counts = checked.ok, checked.counts
-            problems = [f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
-                        for p in checked.problems[:20]]
-        entry = {"subject": REPORT_REVIEW, "turn": r.turn, "project": project.dirname,
-                 "ok": ok, "checklist": [{"item": "evidence", "ok": ok,
-                                          "note": ", ".join(f"{v} {k}" for k, v in counts.items())}],
-                 "problems": problems, "steps": [], "evidence_counts": counts}
+            problems = [
+                f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
+                for p in checked.problems[:20]
+            ]
+        entry = {
+            "subject": REPORT_REVIEW,
+            "turn": r.turn,
+            "project": project.dirname,
+            "ok": ok,
+            "checklist": [
+                {
+                    "item": "evidence",
+                    "ok": ok,
+                    "note": ", ".join(f"{v} {k}" for k, v in counts.items()),
+                }
+            ],
+            "problems": problems,
+            "steps": [],
+            "evidence_counts": counts,
+        }
         recorded = r.s.ledger.append_reflection(entry)
         r.conversation.add_event("reflection", r.turn, reflection=recorded)
         yield ReflectionRecorded(recorded)
         if ok:
             return None
-        return {"error": "REPORT_CHECK_FAILED",
-                "message": "the Report is not ready for review: " + "; ".join(problems[:10]),
-                "problems": problems,
-                "hint": render_prompt("notes/report_evidence.md.j2").strip()}
+        return {
+            "error": "REPORT_CHECK_FAILED",
+            "message": "the Report is not ready for review: " + "; ".join(problems[:10]),
+            "problems": problems,
+            "hint": render_prompt("notes/report_evidence.md.j2").strip(),
+        }
 
     # -- the review
     def _review(self, subject: str, draft: str) -> Iterator[Event]:
@@ -266,15 +302,22 @@ class Reflector:
             verdict = parse_verdict(raw)
         except LantideError as exc:
             r.cancel.raise_if_cancelled()
-            verdict = Verdict(False, problems=[f"the review could not run: {exc.message}"],
-                              readable=False)
+            verdict = Verdict(
+                False, problems=[f"the review could not run: {exc.message}"], readable=False
+            )
         r.cancel.raise_if_cancelled()
         project = r.s.focused_project()
-        entry = {"subject": subject, "turn": r.turn,
-                 "project": getattr(project, "dirname", None), "ok": verdict.ok,
-                 "checklist": verdict.checklist, "problems": verdict.problems,
-                 "steps": [s["step_id"] for s in steps], "unresolved_checks": unresolved,
-                 "duration_ms": int((time.perf_counter() - started) * 1000)}
+        entry = {
+            "subject": subject,
+            "turn": r.turn,
+            "project": getattr(project, "dirname", None),
+            "ok": verdict.ok,
+            "checklist": verdict.checklist,
+            "problems": verdict.problems,
+            "steps": [s["step_id"] for s in steps],
+            "unresolved_checks": unresolved,
+            "duration_ms": int((time.perf_counter() - started) * 1000),
+        }
         if not verdict.readable:
             entry["raw"] = raw[:RAW_KEPT_CHARS]
         recorded = r.s.ledger.append_reflection(entry)
@@ -290,8 +333,10 @@ class Reflector:
         if reply is None:
             raise LantideError("the model ended the review without an answer")
         usage = reply.usage or {}
-        r.s.budget.charge(usage.get("total_tokens")
-                          or count_tokens(system) + count_tokens(user) + reply_tokens(reply))
+        r.s.budget.charge(
+            usage.get("total_tokens")
+            or count_tokens(system) + count_tokens(user) + reply_tokens(reply)
+        )
         return reply.content or ""
 
     def _steps_behind(self, draft: str) -> list[dict[str, Any]]:
@@ -309,24 +354,37 @@ class Reflector:
         knowledge = ""
         prompt = getattr(r.s, "last_prompt", None)
         if prompt is not None:
-            knowledge = truncate_to_tokens(knowledge_entries(prompt.layer("knowledge").text),
-                                           KNOWLEDGE_MAX_TOKENS)
+            knowledge = truncate_to_tokens(
+                knowledge_entries(prompt.layer("knowledge").text), KNOWLEDGE_MAX_TOKENS
+            )
         draft_cut = count_tokens(draft) > DRAFT_MAX_TOKENS
         return render_prompt(
-            "reflection/input.md.j2", subject=subject, question=r.message, plan=plan,
-            plan_cut=plan_cut, knowledge=knowledge, unresolved=unresolved,
+            "reflection/input.md.j2",
+            subject=subject,
+            question=r.message,
+            plan=plan,
+            plan_cut=plan_cut,
+            knowledge=knowledge,
+            unresolved=unresolved,
             draft=truncate_to_tokens(draft, DRAFT_MAX_TOKENS) if draft_cut else draft,
             draft_cut=draft_cut,
-            steps=[{"step_id": s["step_id"], "purpose": s.get("purpose"),
+            steps=[
+                {
+                    "step_id": s["step_id"],
+                    "purpose": s.get("purpose"),
                     "sql": " ".join(str(s.get("sql") or "").split())[:SQL_CHARS],
                     "row_count": s.get("row_count"),
-                    "columns": [str(c.get("name") if isinstance(c, dict) else c)
-                                for c in _as_list(s.get("columns"))][:20],
+                    "columns": [
+                        str(c.get("name") if isinstance(c, dict) else c)
+                        for c in _as_list(s.get("columns"))
+                    ][:20],
                     # the draft's [[QUERY_STEP]] line usually is the summary: said once
                     "summary": None if str(s.get("summary") or "") in draft else s.get("summary"),
-                    "checks": [_check(c) for c in _as_list(s.get("checks"))
-                               if isinstance(c, dict)]}
-                   for s in steps])
+                    "checks": [_check(c) for c in _as_list(s.get("checks")) if isinstance(c, dict)],
+                }
+                for s in steps
+            ],
+        )
 
     def _plan_text(self) -> tuple[str, bool]:
         project = self.runner.s.focused_project()
@@ -340,4 +398,3 @@ class Reflector:
         if count_tokens(text) > PLAN_MAX_TOKENS:
             return truncate_to_tokens(text, PLAN_MAX_TOKENS), True
         return text, False
-

@@ -31,12 +31,17 @@ from lantide.docs.citations import ReportNumber, raise_for_malformed, scan_numbe
 from lantide.workspace import layout
 
 MATCHING, NOT_MATCHING, EXPLORATORY, MISSING, UNCITED = (
-    "matching", "not_matching", "exploratory", "missing", "uncited")
+    "matching",
+    "not_matching",
+    "exploratory",
+    "missing",
+    "uncited",
+)
 STATUSES = (MATCHING, NOT_MATCHING, EXPLORATORY, MISSING, UNCITED)
 _MESSAGES = {
     NOT_MATCHING: "no value of the cited step's result rounds to {text}",
     EXPLORATORY: "cited to an exploratory step; a Report cites formal steps "
-                 "(run in executing with a purpose)",
+    "(run in executing with a purpose)",
     MISSING: "cited to a step that is in no ledger of the workspace",
     UNCITED: "no step citation follows this number; add [^s:STEP_ID] after it",
 }
@@ -54,11 +59,13 @@ class StepIndex:
 
     def __init__(self, steps: list[dict[str, Any]], project: str | None = None):
         self._by_id: dict[str, IndexedStep] = {}
-        for step in sorted(steps, key=lambda s: (s.get("project") == project,
-                                                 str(s.get("at") or ""))):
+        for step in sorted(
+            steps, key=lambda s: (s.get("project") == project, str(s.get("at") or ""))
+        ):
             values = [as_number(v) for v in step.get("result_values") or []]
             self._by_id[step["step_id"]] = IndexedStep(
-                step, step_kind(step), sorted(v for v in values if v is not None))
+                step, step_kind(step), sorted(v for v in values if v is not None)
+            )
 
     @classmethod
     def of_workspace(cls, ledger_dir: Path, project: str | None = None) -> "StepIndex":
@@ -85,7 +92,7 @@ def _holds(values: list[float], low: float, high: float) -> bool:
 def value_matches(number: ReportNumber, values: list[float]) -> bool:
     """Whether some value of ``values`` (sorted) is shown as ``number`` after rounding."""
     # half a unit of the last shown digit, and float noise (relative, far below a digit)
-    tolerance = 0.5 * 10 ** -number.decimals + 1e-12 * max(1.0, abs(number.value))
+    tolerance = 0.5 * 10**-number.decimals + 1e-12 * max(1.0, abs(number.value))
     targets = [number.value] if number.signed else [abs(number.value), -abs(number.value)]
     factors = [number.scale] + ([number.scale / 100] if number.percent else [])
     for target in targets:
@@ -100,8 +107,7 @@ def classify(number: ReportNumber, index: StepIndex) -> tuple[str, list[str]]:
     if not number.cited:
         return UNCITED, []
     found = [index.get(step_id) for step_id in number.cited]
-    if any(s is not None and s.kind == FORMAL and value_matches(number, s.values)
-           for s in found):
+    if any(s is not None and s.kind == FORMAL and value_matches(number, s.values) for s in found):
         return MATCHING, []
     if any(s is None for s in found):
         return MISSING, [i for i, s in zip(number.cited, found) if s is None]
@@ -122,12 +128,19 @@ class CheckResult:
         return not self.problems
 
     def to_dict(self) -> dict[str, Any]:
-        return {"report": self.path, "ok": self.ok, "numbers": sum(self.counts.values()),
-                "citations": self.citations, "counts": self.counts, "problems": self.problems}
+        return {
+            "report": self.path,
+            "ok": self.ok,
+            "numbers": sum(self.counts.values()),
+            "citations": self.citations,
+            "counts": self.counts,
+            "problems": self.problems,
+        }
 
 
-def check_text(text: str, index: StepIndex, path: str = "report.md",
-               only_lines: set[int] | None = None) -> CheckResult:
+def check_text(
+    text: str, index: StepIndex, path: str = "report.md", only_lines: set[int] | None = None
+) -> CheckResult:
     """Check a Report's text; ``only_lines`` (1-based) keeps the problems of those lines."""
     scan = scan_numbers(text)
     raise_for_malformed(scan, path)
@@ -136,9 +149,15 @@ def check_text(text: str, index: StepIndex, path: str = "report.md",
         status, steps = classify(number, index)
         result.counts[status] += 1
         if status != MATCHING and (only_lines is None or number.line in only_lines):
-            result.problems.append({
-                "line": number.line, "number": number.text, "status": status,
-                "steps": steps, "message": _MESSAGES[status].format(text=number.text)})
+            result.problems.append(
+                {
+                    "line": number.line,
+                    "number": number.text,
+                    "status": status,
+                    "steps": steps,
+                    "message": _MESSAGES[status].format(text=number.text),
+                }
+            )
     return result
 
 
@@ -162,8 +181,10 @@ def new_lines(old_text: str, new_text: str) -> set[int]:
 
 
 def format_problems(result: CheckResult, limit: int = 10) -> str:
-    shown = [f"line {p['line']}: {p['number']} {p['status']}"
-             + (f" ({', '.join(p['steps'])})" if p["steps"] else "")
-             for p in result.problems[:limit]]
+    shown = [
+        f"line {p['line']}: {p['number']} {p['status']}"
+        + (f" ({', '.join(p['steps'])})" if p["steps"] else "")
+        for p in result.problems[:limit]
+    ]
     more = len(result.problems) - limit
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")

@@ -13,7 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from lantide.agent.report_check import (
-    CheckResult, StepIndex, check_text, format_problems, new_lines,
+    CheckResult,
+    StepIndex,
+    check_text,
+    format_problems,
+    new_lines,
 )
 from lantide.agent.tools.registry import tool_error
 from lantide.docs.citations import MalformedCitationError
@@ -36,13 +40,16 @@ def report_evidence_refusal(ctx, project, content: str) -> dict[str, Any] | None
         return tool_error(exc.code, exc.message, exc.hint)
     if result.ok:
         return None
-    return {**tool_error("REPORT_NUMBERS_UNCITED" if all(p["status"] == "uncited"
-                                                         for p in result.problems)
-                         else "REPORT_EVIDENCE",
-                         f"update_report refused, the Report was not changed: "
-                         f"{format_problems(result)}",
-                         render_prompt("notes/report_evidence.md.j2").strip()),
-            "problems": result.problems[:20]}
+    return {
+        **tool_error(
+            "REPORT_NUMBERS_UNCITED"
+            if all(p["status"] == "uncited" for p in result.problems)
+            else "REPORT_EVIDENCE",
+            f"update_report refused, the Report was not changed: {format_problems(result)}",
+            render_prompt("notes/report_evidence.md.j2").strip(),
+        ),
+        "problems": result.problems[:20],
+    }
 
 
 def report_review_check(workspace, project) -> CheckResult | str:
@@ -52,7 +59,10 @@ def report_review_check(workspace, project) -> CheckResult | str:
     except (OSError, UnicodeDecodeError) as exc:
         return f"the Report cannot be read: {exc}"
     try:
-        return check_text(text, StepIndex.of_workspace(workspace.ledger_dir, project.dirname),
-                          str(project.report_path))
+        return check_text(
+            text,
+            StepIndex.of_workspace(workspace.ledger_dir, project.dirname),
+            str(project.report_path),
+        )
     except MalformedCitationError as exc:
         return exc.message

@@ -50,26 +50,49 @@ class AgentQuery(Protocol):
 
     def relation_info(self, relation_name: str) -> dict: ...
 
-    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200,
-                   order_by=None) -> list[tuple]: ...
+    def fetch_rows(
+        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
+    ) -> list[tuple]: ...
 
-    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10,
-                      columns: list[str] | None = None) -> dict: ...
+    def profile_table(
+        self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
+    ) -> dict: ...
 
     def preview_sql(self, sql: str, rows: int) -> dict: ...
 
     def validate_query(self, sql: str) -> dict: ...
 
-    def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
-                  *, project=None, large_remote_warning_id: str | None = None,
-                  allow_complex: bool = False, max_cell_chars: int | None = None) -> dict: ...
+    def run_query(
+        self,
+        sql: str,
+        result_label: str | None = None,
+        purpose: str | None = None,
+        *,
+        project=None,
+        large_remote_warning_id: str | None = None,
+        allow_complex: bool = False,
+        max_cell_chars: int | None = None,
+    ) -> dict: ...
 
-    def run_sql_tab(self, project, tab: str, purpose: str | None = None, *,
-                    large_remote_warning_id: str | None = None,
-                    max_cell_chars: int | None = None) -> dict: ...
+    def run_sql_tab(
+        self,
+        project,
+        tab: str,
+        purpose: str | None = None,
+        *,
+        large_remote_warning_id: str | None = None,
+        max_cell_chars: int | None = None,
+    ) -> dict: ...
 
-    def source_run_sql_tab(self, project, tab: str, purpose: str | None = None,
-                           progress=None, *, large_remote_warning_id=None) -> dict: ...
+    def source_run_sql_tab(
+        self,
+        project,
+        tab: str,
+        purpose: str | None = None,
+        progress=None,
+        *,
+        large_remote_warning_id=None,
+    ) -> dict: ...
 
     def create_sql_tab(self, project, name: str, sql: str) -> dict: ...
 
@@ -83,12 +106,20 @@ class AgentKnowledge(Protocol):
 
     def needs_reorganize(self) -> bool: ...
 
-    def reorganize(self, complete: Callable[[str, str], str], *,
-                   apply: bool = True) -> list[ReorganizeResult]: ...
+    def reorganize(
+        self, complete: Callable[[str, str], str], *, apply: bool = True
+    ) -> list[ReorganizeResult]: ...
 
-    def propose(self, complete: Callable[[str, str], str], *, conversation_id: str, turn: int,
-                analyst_messages: str | list[str], assistant_reply: str = "",
-                max_proposals: int = ...) -> ProposalResult: ...
+    def propose(
+        self,
+        complete: Callable[[str, str], str],
+        *,
+        conversation_id: str,
+        turn: int,
+        analyst_messages: str | list[str],
+        assistant_reply: str = "",
+        max_proposals: int = ...,
+    ) -> ProposalResult: ...
 
 
 class AgentDocuments:
@@ -101,22 +132,25 @@ class AgentDocuments:
 
         return agent_view(project, kind)
 
-    def update_document(self, project: Project, kind: str, content: str,
-                        by: str = "agent") -> dict[str, Any]:
+    def update_document(
+        self, project: Project, kind: str, content: str, by: str = "agent"
+    ) -> dict[str, Any]:
         from lantide.docs.agent_api import update_document
 
         return update_document(project, kind, content, by=by)
 
-    def resolve_annotations(self, project: Project, kind: str, items: list[dict[str, Any]],
-                            by: str = "agent") -> dict[str, Any]:
+    def resolve_annotations(
+        self, project: Project, kind: str, items: list[dict[str, Any]], by: str = "agent"
+    ) -> dict[str, Any]:
         from lantide.docs.agent_api import resolve_annotations
 
         return resolve_annotations(project, kind, items, by=by)
 
 
 class EngineServices:
-    def __init__(self, workspace: Workspace, settings: Settings, *,
-                 query_service: AgentQuery | None = None):
+    def __init__(
+        self, workspace: Workspace, settings: Settings, *, query_service: AgentQuery | None = None
+    ):
         self.workspace = workspace
         self.settings = settings
         self.documents = AgentDocuments()

@@ -41,8 +41,9 @@ class NoModelConfigured(LantideError):
         super().__init__(
             "no model is configured for the agent",
             hint="Add a model profile in the desktop app (Settings > Models), or set "
-                 "OPENAI_BASE_URL, OPENAI_API_KEY and LANTIDE_MODEL, e.g. "
-                 "OPENAI_BASE_URL=http://localhost:11434/v1 LANTIDE_MODEL=llama3.1 for Ollama.")
+            "OPENAI_BASE_URL, OPENAI_API_KEY and LANTIDE_MODEL, e.g. "
+            "OPENAI_BASE_URL=http://localhost:11434/v1 LANTIDE_MODEL=llama3.1 for Ollama.",
+        )
 
 
 def model_clients(settings: Settings) -> tuple[ModelClient, ModelClient]:
@@ -52,8 +53,11 @@ def model_clients(settings: Settings) -> tuple[ModelClient, ModelClient]:
         raise NoModelConfigured()
     secondary = resolve_profile(settings, "secondary") or primary
     main = OpenAIModelClient(primary, settings.agent)
-    if (secondary.base_url, secondary.model, secondary.name) == \
-            (primary.base_url, primary.model, primary.name):
+    if (secondary.base_url, secondary.model, secondary.name) == (
+        primary.base_url,
+        primary.model,
+        primary.name,
+    ):
         return main, main
     return main, OpenAIModelClient(secondary, settings.agent)
 
@@ -66,12 +70,19 @@ def _relative(path, root) -> str:
 
 
 class AgentSession:
-    def __init__(self, workspace: Workspace, conversation: Conversation, *,
-                 settings: Settings | None = None, model: ModelClient | None = None,
-                 background_model: ModelClient | None = None,
-                 app: AppStateProvider | None = None, services: EngineServices | None = None,
-                 registry: ToolRegistry | None = None,
-                 on_background_event: Callable[[Event], None] | None = None):
+    def __init__(
+        self,
+        workspace: Workspace,
+        conversation: Conversation,
+        *,
+        settings: Settings | None = None,
+        model: ModelClient | None = None,
+        background_model: ModelClient | None = None,
+        app: AppStateProvider | None = None,
+        services: EngineServices | None = None,
+        registry: ToolRegistry | None = None,
+        on_background_event: Callable[[Event], None] | None = None,
+    ):
         self.workspace = workspace
         self.settings = settings or load_settings()
         self.conversation = conversation
@@ -91,8 +102,9 @@ class AgentSession:
         self._closed = False
 
     @classmethod
-    def open(cls, workspace: Workspace, conversation_id: str | None = None,
-             **kwargs) -> "AgentSession":
+    def open(
+        cls, workspace: Workspace, conversation_id: str | None = None, **kwargs
+    ) -> "AgentSession":
         """Reopen ``conversation_id``, or start a new conversation (its file is written
         with the first message)."""
         directory = workspace.conversations_dir
@@ -129,8 +141,11 @@ class AgentSession:
     def run_turn(self, message: str, cancel: CancelToken | None = None) -> Iterator[Event]:
         _ = self.model  # fail before the turn starts when nothing is configured
         if self._closed:
-            raise LantideError("this conversation's session is closed",
-                               hint="Open the conversation again to go on.", code="SESSION_CLOSED")
+            raise LantideError(
+                "this conversation's session is closed",
+                hint="Open the conversation again to go on.",
+                code="SESSION_CLOSED",
+            )
         cancel = cancel or CancelToken()
         self._running.add(cancel)
         try:
@@ -150,8 +165,9 @@ class AgentSession:
             from lantide.agent.events import LogLinesSkipped
 
             root = self.workspace.root
-            yield LogLinesSkipped([{**p.to_dict(), "file": _relative(p.path, root)}
-                                   for p in problems])
+            yield LogLinesSkipped(
+                [{**p.to_dict(), "file": _relative(p.path, root)} for p in problems]
+            )
 
     def before_first_turn(self, turn: int) -> Iterator[Event]:
         """Knowledge too large for flat mode and without headings is grouped by the
@@ -164,30 +180,39 @@ class AgentSession:
         from lantide.agent.events import KnowledgeReorganized
 
         for result in kb.reorganize(self.complete_in_background):
-            yield KnowledgeReorganized(result.scope, bool(result.applied), result.reason,
-                                       getattr(result, "diff", None))
+            yield KnowledgeReorganized(
+                result.scope, bool(result.applied), result.reason, getattr(result, "diff", None)
+            )
 
     def after_turn(self, turn: int, message: str, answer: str, reason: str) -> None:
         """Background work at the end of a turn: the title (from the first exchange that
         has an answer) and knowledge proposals. Returns at once."""
         if self.conversation.title is None and answer:
+
             def name() -> Event | None:
                 title = conversation_title(self.complete_in_background, message, answer)
                 if not title:
                     return None
                 self.conversation.set_title(title)
                 return ConversationTitled(self.conversation.id, title)
+
             self.background.submit("conversation-title", name)
         # Not after a question (the turn goes on), nor a turn that failed or was stopped:
         # the analyst's statement is proposed from the turn that answers it.
         if reason not in (QUESTION, ERROR, CANCELLED):
-            self.background.submit("knowledge-proposals",
-                                   lambda: self._propose_knowledge(turn, message, answer))
+            self.background.submit(
+                "knowledge-proposals", lambda: self._propose_knowledge(turn, message, answer)
+            )
 
     def _propose_knowledge(self, turn: int, message: str, answer: str) -> Event | None:
         kb = self.services.knowledge(self.focused_project())
-        result = kb.propose(self.complete_in_background, conversation_id=self.conversation.id,
-                            turn=turn, analyst_messages=[message], assistant_reply=answer)
+        result = kb.propose(
+            self.complete_in_background,
+            conversation_id=self.conversation.id,
+            turn=turn,
+            analyst_messages=[message],
+            assistant_reply=answer,
+        )
         if result.error:
             return ErrorOccurred("KNOWLEDGE_PROPOSAL", result.error)
         if result.added:
@@ -203,10 +228,17 @@ class AgentSession:
 
     def tool_context(self, cancel: CancelToken | None = None) -> ToolContext:
         project = self.focused_project()
-        return ToolContext(workspace=self.workspace, settings=self.settings,
-                           conversation=self.conversation, ledger=self.ledger, app=self.app,
-                           services=self.services, cancel=cancel or CancelToken(),
-                           state=state_of(project), turn=self.conversation.last_turn + 1)
+        return ToolContext(
+            workspace=self.workspace,
+            settings=self.settings,
+            conversation=self.conversation,
+            ledger=self.ledger,
+            app=self.app,
+            services=self.services,
+            cancel=cancel or CancelToken(),
+            state=state_of(project),
+            turn=self.conversation.last_turn + 1,
+        )
 
     def prompt_preview(self, context_window: int | None = None) -> AssembledPrompt:
         """The prompt of the next iteration, with every layer's text (``lantide prompt``)."""
@@ -218,8 +250,7 @@ class AgentSession:
 
                 context_window = DEFAULT_CONTEXT_WINDOW
         ctx = self.tool_context()
-        return self.assembler.assemble(ctx, context_window, current_turn=ctx.turn,
-                                       for_display=True)
+        return self.assembler.assemble(ctx, context_window, current_turn=ctx.turn, for_display=True)
 
     def close(self) -> None:
         """Close what this session opened (a query service passed in stays open). A turn

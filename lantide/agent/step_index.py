@@ -65,15 +65,23 @@ def step_documents(steps: list[dict[str, Any]]) -> list[dict[str, str]]:
     for step in steps:
         if not step.get("step_id") or step.get("tool") in STEP_TOOLS_SKIPPED:
             continue
-        replaced = [str((p.get("old") or {}).get(k) or "") for p in step.get("patches") or []
-                    if isinstance(p, dict) for k in ("summary", "purpose")]
-        out.append({"conversation": str(step.get("conversation_id") or ""),
-                    "step_id": str(step["step_id"]),
-                    "purpose": str(step.get("purpose") or ""),
-                    "summary": str(step.get("summary") or ""),
-                    "label": str(step.get("result_label") or step.get("cached_table_name") or ""),
-                    "sql": str(step.get("sql") or ""),
-                    "replaced": " ".join(r for r in replaced if r)})
+        replaced = [
+            str((p.get("old") or {}).get(k) or "")
+            for p in step.get("patches") or []
+            if isinstance(p, dict)
+            for k in ("summary", "purpose")
+        ]
+        out.append(
+            {
+                "conversation": str(step.get("conversation_id") or ""),
+                "step_id": str(step["step_id"]),
+                "purpose": str(step.get("purpose") or ""),
+                "summary": str(step.get("summary") or ""),
+                "label": str(step.get("result_label") or step.get("cached_table_name") or ""),
+                "sql": str(step.get("sql") or ""),
+                "replaced": " ".join(r for r in replaced if r),
+            }
+        )
     return out
 
 
@@ -127,7 +135,7 @@ class StepIndex:
             for entry in os.scandir(self.ledger_dir):
                 if entry.name.endswith(".jsonl") and entry.is_file():
                     st = entry.stat()
-                    out[entry.name[:-len(".jsonl")]] = [st.st_size, st.st_mtime_ns]
+                    out[entry.name[: -len(".jsonl")]] = [st.st_size, st.st_mtime_ns]
         return out
 
     # -- keeping it current ----------------------------------------------------------------
@@ -201,15 +209,21 @@ class StepIndex:
         """The best matches as ``{conversation_id, step_id, score}``, best first."""
         self.catch_up()
         index = self._open()
-        parsed, _errors = index.parse_query_lenient(_plain(query), list(SEARCHED),
-                                                    field_boosts=FIELD_BOOSTS)
+        parsed, _errors = index.parse_query_lenient(
+            _plain(query), list(SEARCHED), field_boosts=FIELD_BOOSTS
+        )
         searcher = index.searcher()
         hits = searcher.search(parsed, max(1, min(int(limit), MAX_LIMIT))).hits
         out = []
         for score, address in hits:
             doc = searcher.doc(address)
-            out.append({"conversation_id": doc["conversation"][0], "step_id": doc["step_id"][0],
-                        "score": round(float(score), 3)})
+            out.append(
+                {
+                    "conversation_id": doc["conversation"][0],
+                    "step_id": doc["step_id"][0],
+                    "score": round(float(score), 3),
+                }
+            )
         return out
 
 

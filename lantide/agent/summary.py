@@ -65,10 +65,16 @@ class SummaryFacts:
         return dict(self.__dict__)
 
 
-def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
-                 cached_tables: int | None, now: datetime | None = None,
-                 analysis: dict[str, Any] | None = None, past_steps: int = 0,
-                 outside_agents: list[dict[str, Any]] | None = None) -> SummaryFacts:
+def gather_facts(
+    workspace: Workspace,
+    app: AppState,
+    project: Project | None,
+    cached_tables: int | None,
+    now: datetime | None = None,
+    analysis: dict[str, Any] | None = None,
+    past_steps: int = 0,
+    outside_agents: list[dict[str, Any]] | None = None,
+) -> SummaryFacts:
     active = app.active
     if outside_agents is None:
         outside_agents = recent_outside_agents(workspace)
@@ -78,21 +84,36 @@ def gather_facts(workspace: Workspace, app: AppState, project: Project | None,
     return SummaryFacts(
         now=format_time(now),
         workspace=_cap(workspace.name, MAX_NAME_CHARS),
-        project=None if project is None else {
-            "name": _cap(project.name, MAX_NAME_CHARS), "status": project.status,
-            "plan": _cap(project.plan, 40), "report": _cap(project.report, 40)},
-        active_tab=None if active is None else {
-            "type": _cap(active.type, 20), "path": _cap(active.path, MAX_PATH_CHARS),
-            "dirty": active.dirty},
+        project=None
+        if project is None
+        else {
+            "name": _cap(project.name, MAX_NAME_CHARS),
+            "status": project.status,
+            "plan": _cap(project.plan, 40),
+            "report": _cap(project.report, 40),
+        },
+        active_tab=None
+        if active is None
+        else {
+            "type": _cap(active.type, 20),
+            "path": _cap(active.path, MAX_PATH_CHARS),
+            "dirty": active.dirty,
+        },
         open_tabs=len(app.open_tabs),
         cached_tables=cached_tables,
         external_databases=names,
-        analysis=None if analysis is None else {
-            "turn": analysis.get("turn"), "project": _cap(analysis.get("project") or "", 40),
-            "reason": _cap(analysis.get("reason") or "", MAX_NAME_CHARS)},
+        analysis=None
+        if analysis is None
+        else {
+            "turn": analysis.get("turn"),
+            "project": _cap(analysis.get("project") or "", 40),
+            "reason": _cap(analysis.get("reason") or "", MAX_NAME_CHARS),
+        },
         past_steps=past_steps,
-        outside_agents=[{**a, "name": _cap(a.get("name") or "client", 40)}
-                        for a in outside_agents[:MAX_LISTED_AGENTS]],
+        outside_agents=[
+            {**a, "name": _cap(a.get("name") or "client", 40)}
+            for a in outside_agents[:MAX_LISTED_AGENTS]
+        ],
     )
 
 

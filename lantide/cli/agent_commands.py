@@ -31,9 +31,12 @@ def register(subparsers) -> None:
     p.add_argument("--conversation", help="continue this conversation (default: a new one)")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
 
-    p = add_command(subparsers, "prompt",
-                    "print the prompt the agent would see now, layer by layer, with token counts",
-                    run_prompt)
+    p = add_command(
+        subparsers,
+        "prompt",
+        "print the prompt the agent would see now, layer by layer, with token counts",
+        run_prompt,
+    )
     p.add_argument("workspace")
     p.add_argument("--project", help="focus this project first")
     p.add_argument("--conversation", help="as the next turn of this conversation")
@@ -46,6 +49,7 @@ def register(subparsers) -> None:
 
 
 # -- chat ----------------------------------------------------------------------------------
+
 
 class _HumanPrinter:
     """Readable output: the answer on stdout as it streams, activity on stderr."""
@@ -78,8 +82,11 @@ class _HumanPrinter:
                 args = json.dumps(event.arguments, ensure_ascii=False)
                 err.write(f"→ {event.tool}({args[:300]}{'…' if len(args) > 300 else ''})\n")
             case ev.ToolReturned():
-                status = "ok" if event.ok else \
-                    f"{event.result.get('error')}: {event.result.get('message')}"
+                status = (
+                    "ok"
+                    if event.ok
+                    else f"{event.result.get('error')}: {event.result.get('message')}"
+                )
                 err.write(f"← {event.tool} {status} ({event.duration_ms} ms)\n")
             case ev.StepRecorded():
                 step = event.step
@@ -88,36 +95,48 @@ class _HumanPrinter:
                 choices = f" [{' / '.join(event.choices)}]" if event.choices else ""
                 sys.stdout.write(f"\n? {event.question}{choices}\n")
             case ev.ModelRetrying():
-                err.write(f"  model call failed ({event.reason}); retry {event.attempt} in "
-                          f"{event.delay_seconds:g} s\n")
+                err.write(
+                    f"  model call failed ({event.reason}); retry {event.attempt} in "
+                    f"{event.delay_seconds:g} s\n"
+                )
             case ev.ContextCompacted():
-                err.write(f"  compacted {event.compacted_results} earlier tool result(s) to fit "
-                          f"the context window ({event.context_window} tokens)\n")
+                err.write(
+                    f"  compacted {event.compacted_results} earlier tool result(s) to fit "
+                    f"the context window ({event.context_window} tokens)\n"
+                )
             case ev.ErrorOccurred():
                 err.write(f"lantide: error: {event.message}\n")
                 if event.hint:
                     err.write(f"  {event.hint}\n")
             case ev.LogLinesSkipped():
                 for line in event.describe():
-                    err.write(f"lantide: warning: {line}; the line was skipped "
-                              "(the file is left as it is)\n")
+                    err.write(
+                        f"lantide: warning: {line}; the line was skipped "
+                        "(the file is left as it is)\n"
+                    )
             case ev.TurnFinished():
                 err.write(f"[{event.reason}; conversation {event.conversation_id}]\n")
             case ev.ReflectionRecorded():
                 r = event.reflection
-                verdict = "passed" if r.get("ok") else \
-                    "found problems: " + "; ".join(r.get("problems") or [])
-                err.write(f"  reflection {r.get('reflection_id')} ({r.get('subject')}) "
-                          f"{verdict}\n")
+                verdict = (
+                    "passed"
+                    if r.get("ok")
+                    else "found problems: " + "; ".join(r.get("problems") or [])
+                )
+                err.write(f"  reflection {r.get('reflection_id')} ({r.get('subject')}) {verdict}\n")
             case ev.TokenBudgetReached():
-                err.write(f"  token budget: {event.used:,} of {event.budget:,} tokens used"
-                          f"{' (the agent stops)' if event.stopped else ''}\n")
+                err.write(
+                    f"  token budget: {event.used:,} of {event.budget:,} tokens used"
+                    f"{' (the agent stops)' if event.stopped else ''}\n"
+                )
             case ev.ConversationTitled():
                 err.write(f"  conversation titled: {event.title}\n")
             case ev.KnowledgeProposed():
                 n = len(event.entries)
-                err.write(f"  {n} knowledge entr{'y' if n == 1 else 'ies'} "
-                          "proposed (queued for your approval): lantide knowledge\n")
+                err.write(
+                    f"  {n} knowledge entr{'y' if n == 1 else 'ies'} "
+                    "proposed (queued for your approval): lantide knowledge\n"
+                )
             case ev.DocumentChanged() | ev.StateChanged() | ev.KnowledgeReorganized():
                 fields = {k: v for k, v in event.to_dict().items() if k != "event"}
                 err.write(f"  {event.name.replace('_', ' ')}: {json.dumps(fields)}\n")
@@ -216,6 +235,7 @@ def run_chat(args: argparse.Namespace) -> int:
 
 # -- prompt --------------------------------------------------------------------------------
 
+
 def run_prompt(args: argparse.Namespace) -> int:
     from lantide.agent.session import AgentSession
     from lantide.workspace.settings import load_settings
@@ -233,14 +253,22 @@ def run_prompt(args: argparse.Namespace) -> int:
     finally:
         ws.close()
     if args.json:
-        print_json({"state": prompt.state, "context_window": prompt.context_window,
-                    "total_tokens": prompt.tokens, "layers": [l.to_dict() for l in prompt.layers],
-                    "tools": [t["function"]["name"] for t in prompt.tools],
-                    "messages": prompt.messages})
+        print_json(
+            {
+                "state": prompt.state,
+                "context_window": prompt.context_window,
+                "total_tokens": prompt.tokens,
+                "layers": [l.to_dict() for l in prompt.layers],
+                "tools": [t["function"]["name"] for t in prompt.tools],
+                "messages": prompt.messages,
+            }
+        )
         return 0
     out = sys.stdout
-    out.write(f"state: {prompt.state}   context window: {prompt.context_window} tokens   "
-              f"total: {prompt.tokens} tokens\n")
+    out.write(
+        f"state: {prompt.state}   context window: {prompt.context_window} tokens   "
+        f"total: {prompt.tokens} tokens\n"
+    )
     for layer in prompt.layers:
         out.write(f"\n===== {layer.name} ({layer.tokens} tokens) =====\n")
         if layer.name == "tools":
@@ -253,6 +281,7 @@ def run_prompt(args: argparse.Namespace) -> int:
 
 
 # -- ledger --------------------------------------------------------------------------------
+
 
 def run_ledger(args: argparse.Namespace) -> int:
     from lantide.agent.conversation import check_conversation_id, list_conversations
@@ -269,8 +298,7 @@ def run_ledger(args: argparse.Namespace) -> int:
             from lantide.errors import MissingFileError
 
             known = ", ".join(sorted(conversations)[-5:]) or "none yet"
-            raise MissingFileError(path, "ledger",
-                                   hint=f"Recent conversations: {known}.")
+            raise MissingFileError(path, "ledger", hint=f"Recent conversations: {known}.")
     else:
         ids = [p.stem for p in log_paths(ws.ledger_dir)]
     steps, problems = [], []
@@ -281,22 +309,54 @@ def run_ledger(args: argparse.Namespace) -> int:
     for problem in problems:  # never fatal: the other lines and conversations still show
         sys.stderr.write(f"lantide: warning: {problem.describe(ws.root)}\n")
     if args.json:
-        print_json({"steps": steps, "skipped_lines": [
-            {**p.to_dict(), "file": p.path.relative_to(ws.root).as_posix()} for p in problems],
-            "conversations": [
-            {**conversations[cid].to_dict()} if cid in conversations else {"id": cid}
-            for cid in ids]})
+        print_json(
+            {
+                "steps": steps,
+                "skipped_lines": [
+                    {**p.to_dict(), "file": p.path.relative_to(ws.root).as_posix()}
+                    for p in problems
+                ],
+                "conversations": [
+                    {**conversations[cid].to_dict()} if cid in conversations else {"id": cid}
+                    for cid in ids
+                ],
+            }
+        )
         return 0
     if not steps:
         print("No query steps yet.")
         return 0
-    rows = [[s.get("conversation_id"), s.get("step_id"), s.get("at"), s.get("tool"),
-             s.get("project"), s.get("purpose"), step_kind(s), s.get("row_count"),
-             s.get("cached_table_name"),
-             s.get("summary") or f"({s.get('summary_status', 'missing')})",
-             ", ".join(str(c.get("code")) for c in s.get("checks") or [] if isinstance(c, dict))]
-            for s in steps]
-    print_table(["conversation", "step", "at", "tool", "project", "purpose", "evidence", "rows",
-                 "cached as",
-                 "summary", "checks"], rows, max_width=60)
+    rows = [
+        [
+            s.get("conversation_id"),
+            s.get("step_id"),
+            s.get("at"),
+            s.get("tool"),
+            s.get("project"),
+            s.get("purpose"),
+            step_kind(s),
+            s.get("row_count"),
+            s.get("cached_table_name"),
+            s.get("summary") or f"({s.get('summary_status', 'missing')})",
+            ", ".join(str(c.get("code")) for c in s.get("checks") or [] if isinstance(c, dict)),
+        ]
+        for s in steps
+    ]
+    print_table(
+        [
+            "conversation",
+            "step",
+            "at",
+            "tool",
+            "project",
+            "purpose",
+            "evidence",
+            "rows",
+            "cached as",
+            "summary",
+            "checks",
+        ],
+        rows,
+        max_width=60,
+    )
     return 0

@@ -16,17 +16,18 @@ def register(subparsers) -> None:
 
     p = add_command(subparsers, "init", "create a workspace", run_init)
     p.add_argument("workspace", help="folder to create the workspace in")
-    p.add_argument("--sample", action="store_true",
-                   help="add sample data and a sample project")
+    p.add_argument("--sample", action="store_true", help="add sample data and a sample project")
     p.add_argument("--name", help="workspace name (default: the folder name)")
 
-    p = add_command(subparsers, "project", "list, create, rename, archive projects; set status",
-                    run_project)
+    p = add_command(
+        subparsers, "project", "list, create, rename, archive projects; set status", run_project
+    )
     # WORKSPACE ACTION, or ACTION WORKSPACE as `lantide tab` and `lantide connection` read
     p.add_argument("workspace", metavar="WORKSPACE")
     p.add_argument("action", metavar="ACTION", help=" | ".join(PROJECT_ACTIONS))
-    p.add_argument("names", nargs="*", help="project name(s); for rename OLD NEW; "
-                                            "for status NAME STATUS")
+    p.add_argument(
+        "names", nargs="*", help="project name(s); for rename OLD NEW; for status NAME STATUS"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -79,8 +80,16 @@ def run_default_gui(args: argparse.Namespace) -> int:
     return _launch(sample)
 
 
-PROJECT_ACTIONS = ("list", "create", "rename", "archive", "unarchive", "status", "focus",
-                   "approve-plan")
+PROJECT_ACTIONS = (
+    "list",
+    "create",
+    "rename",
+    "archive",
+    "unarchive",
+    "status",
+    "focus",
+    "approve-plan",
+)
 
 
 def run_project(args: argparse.Namespace) -> int:
@@ -89,14 +98,24 @@ def run_project(args: argparse.Namespace) -> int:
     if args.action not in PROJECT_ACTIONS and args.workspace in PROJECT_ACTIONS:
         args.workspace, args.action = args.action, args.workspace
     if args.action not in PROJECT_ACTIONS:
-        raise UsageError(f"unknown project action {args.action!r}",
-                         hint=f"Use one of: {', '.join(PROJECT_ACTIONS)}, e.g. "
-                              f"lantide project {args.workspace} list")
+        raise UsageError(
+            f"unknown project action {args.action!r}",
+            hint=f"Use one of: {', '.join(PROJECT_ACTIONS)}, e.g. "
+            f"lantide project {args.workspace} list",
+        )
     ws = open_workspace(args.workspace)
     try:
         names = args.names
-        need = {"list": 0, "create": 1, "rename": 2, "archive": 1, "unarchive": 1,
-                "status": 2, "focus": 1, "approve-plan": 1}[args.action]
+        need = {
+            "list": 0,
+            "create": 1,
+            "rename": 2,
+            "archive": 1,
+            "unarchive": 1,
+            "status": 2,
+            "focus": 1,
+            "approve-plan": 1,
+        }[args.action]
         if len(names) != need:
             raise UsageError(f"'project {args.action}' takes {need} name(s), got {len(names)}")
         if args.action == "create":
@@ -115,17 +134,27 @@ def run_project(args: argparse.Namespace) -> int:
         projects = ws.list_projects(include_archived=True, problems=problems)
         focused = ws.focused_project_name
         if args.json:
-            print_json({"projects": [p.to_dict() for p in projects], "focused": focused,
-                        "problems": [{"dir": d, "code": e.code, "message": e.message,
-                                      "hint": e.hint} for d, e in problems]})
+            print_json(
+                {
+                    "projects": [p.to_dict() for p in projects],
+                    "focused": focused,
+                    "problems": [
+                        {"dir": d, "code": e.code, "message": e.message, "hint": e.hint}
+                        for d, e in problems
+                    ],
+                }
+            )
         else:
             for p in projects:
                 mark = "*" if p.dirname == focused else " "
                 extra = " (archived)" if p.is_archived else ""
                 approval = p.approval()
                 if approval["approved"]:
-                    extra += (" (Plan changed since approval)" if approval["changed_since_approval"]
-                              else f" (Plan approved {approval.get('at')})")
+                    extra += (
+                        " (Plan changed since approval)"
+                        if approval["changed_since_approval"]
+                        else f" (Plan approved {approval.get('at')})"
+                    )
                 print(f"{mark} {p.dirname:<24} {p.status:<13} {p.name}{extra}")
             for dirname, exc in problems:  # each broken project alone, the list goes on
                 sys.stderr.write(f"lantide: project {dirname!r} not listed: {exc.message}\n")

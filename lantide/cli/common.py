@@ -9,12 +9,14 @@ from typing import Callable
 from lantide.errors import UsageError
 
 
-def add_command(subparsers, name: str, help: str, handler: Callable | None,
-                **kwargs) -> argparse.ArgumentParser:
+def add_command(
+    subparsers, name: str, help: str, handler: Callable | None, **kwargs
+) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=help, description=help, **kwargs)
     # --debug is accepted after the command too; SUPPRESS keeps the top-level value.
-    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show tracebacks of errors")
+    parser.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of errors"
+    )
     if handler is not None:
         parser.set_defaults(handler=handler)
     return parser
@@ -33,6 +35,7 @@ def pick_project(ws, name: str | None, *, required: bool = True):
     project = ws.focused_project()
     if project is None and required:
         names = ", ".join(p.dirname for p in ws.list_projects()) or "none yet"
-        raise UsageError("no project given and none is focused",
-                         hint=f"Pass --project NAME (projects: {names}).")
+        raise UsageError(
+            "no project given and none is focused", hint=f"Pass --project NAME (projects: {names})."
+        )
     return project

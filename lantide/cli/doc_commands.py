@@ -24,31 +24,49 @@ from lantide.errors import UsageError
 
 
 def register(subparsers) -> None:
-    p = add_command(subparsers, "annotations", "list and handle the annotations of a Plan or "
-                                               "Report", run_annotations)
+    p = add_command(
+        subparsers,
+        "annotations",
+        "list and handle the annotations of a Plan or Report",
+        run_annotations,
+    )
     p.add_argument("workspace")
     p.add_argument("project", help="project folder or name")
     p.add_argument("document", choices=["plan", "report"])
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--all", action="store_true",
-                   help="also list the deleted annotations (--restore ID brings one back)")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="also list the deleted annotations (--restore ID brings one back)",
+    )
     p.add_argument("--by", default="user", help="who acts, recorded in the history")
     action = p.add_mutually_exclusive_group()
-    action.add_argument("--create", metavar="START:END",
-                        help="annotate the text between two character offsets")
+    action.add_argument(
+        "--create", metavar="START:END", help="annotate the text between two character offsets"
+    )
     action.add_argument("--reply", metavar="ID", help="reply to an annotation (with --text)")
-    action.add_argument("--resolve", metavar="ID",
-                        help="resolve: --answer TEXT keeps the text (mode B), "
-                             "--replacement TEXT replaces it (mode A)")
+    action.add_argument(
+        "--resolve",
+        metavar="ID",
+        help="resolve: --answer TEXT keeps the text (mode B), "
+        "--replacement TEXT replaces it (mode A)",
+    )
     action.add_argument("--reopen", metavar="ID", help="reopen a resolved annotation")
-    action.add_argument("--delete", metavar="ID",
-                        help="delete an annotation: its mark goes (the text stays), the "
-                             "annotation and its history are kept and can be restored")
-    action.add_argument("--restore", metavar="ID",
-                        help="bring back a deleted annotation (marked again where its text "
-                             "is still found, else detached)")
-    action.add_argument("--reattach", metavar="ID",
-                        help="mark a detached annotation again (with --range START:END)")
+    action.add_argument(
+        "--delete",
+        metavar="ID",
+        help="delete an annotation: its mark goes (the text stays), the "
+        "annotation and its history are kept and can be restored",
+    )
+    action.add_argument(
+        "--restore",
+        metavar="ID",
+        help="bring back a deleted annotation (marked again where its text "
+        "is still found, else detached)",
+    )
+    action.add_argument(
+        "--reattach", metavar="ID", help="mark a detached annotation again (with --range START:END)"
+    )
     p.add_argument("--comment", help="the comment of --create")
     p.add_argument("--text", help="the reply of --reply")
     p.add_argument("--answer", help="the answer of --resolve")
@@ -61,8 +79,10 @@ def _range(value: str, option: str) -> tuple[int, int]:
         start, end = value.split(":")
         return int(start), int(end)
     except ValueError:
-        raise UsageError(f"{option} takes START:END (character offsets), got {value!r}",
-                         hint="For example: --create 120:131") from None
+        raise UsageError(
+            f"{option} takes START:END (character offsets), got {value!r}",
+            hint="For example: --create 120:131",
+        ) from None
 
 
 def _need(args, option: str, *names: str) -> None:
@@ -84,10 +104,13 @@ def _act(doc, args) -> dict | None:
         return {"action": "replied", "id": args.reply}
     if args.resolve is not None:
         if args.replacement is None and args.answer is None:
-            raise UsageError("--resolve needs --answer TEXT (mode B) or --replacement TEXT (mode A)")
+            raise UsageError(
+                "--resolve needs --answer TEXT (mode B) or --replacement TEXT (mode A)"
+            )
         mode = "A" if args.replacement is not None else "B"
-        change = doc.resolve(args.resolve, mode, replacement=args.replacement,
-                             answer=args.answer, by=by)
+        change = doc.resolve(
+            args.resolve, mode, replacement=args.replacement, answer=args.answer, by=by
+        )
         return {"action": "resolved", **change}
     if args.reopen is not None:
         ann = doc.reopen(args.reopen, by=by)
@@ -97,15 +120,17 @@ def _act(doc, args) -> dict | None:
         return {"action": "deleted", "id": args.delete}
     if args.restore is not None:
         ann = doc.undelete(args.restore, by=by)
-        return {"action": "undeleted", "id": ann.id, "status": ann.status,
-                "detached": ann.detached}
+        return {"action": "undeleted", "id": ann.id, "status": ann.status, "detached": ann.detached}
     if args.reattach is not None:
         _need(args, "--reattach", "range")
         start, end = _range(args.range, "--range")
         doc.reattach(args.reattach, start, end, by=by)
         return {"action": "reattached", "id": args.reattach}
-    stray = [n for n in ("comment", "text", "answer", "replacement", "range")
-             if getattr(args, n) is not None]
+    stray = [
+        n
+        for n in ("comment", "text", "answer", "replacement", "range")
+        if getattr(args, n) is not None
+    ]
     if stray:
         raise UsageError("--" + stray[0] + " goes with an action such as --create or --resolve")
     return None
@@ -137,7 +162,7 @@ def _line(doc, span) -> str:
 
 def _clip(text: str, limit: int = 100) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _print_human(doc, done: dict | None, show_deleted: bool) -> None:
@@ -169,39 +194,47 @@ def _print_human(doc, done: dict | None, show_deleted: bool) -> None:
         for ann in deleted:
             _print_annotation(doc, ann)
     elif deleted:
-        print(f"({len(deleted)} deleted: list them with --all, bring one back with "
-              "--restore ID)")
+        print(f"({len(deleted)} deleted: list them with --all, bring one back with --restore ID)")
 
 
 def _print_marks_only(doc) -> None:
     """Without a readable sidecar only the marks in the text are known."""
     marks = doc.marks
-    print(f"{doc.relative_path()}: annotations unreadable; {len(marks)} "
-          f"mark{'' if len(marks) == 1 else 's'} in the text")
+    print(
+        f"{doc.relative_path()}: annotations unreadable; {len(marks)} "
+        f"mark{'' if len(marks) == 1 else 's'} in the text"
+    )
     for m in marks:
-        print(f"{m.id}  {'?':<8}  {_line(doc, (m.inner_start, m.inner_end)):<8}  "
-              f"\"{_clip(m.inner(doc.text), 70)}\"")
+        print(
+            f"{m.id}  {'?':<8}  {_line(doc, (m.inner_start, m.inner_end)):<8}  "
+            f'"{_clip(m.inner(doc.text), 70)}"'
+        )
 
 
 def _print_annotation(doc, ann) -> None:
     flags = "".join(f" [{f}]" for f in ("detached", "recreated") if getattr(ann, f))
     status = "deleted" if ann.deleted else ann.status
-    print(f"{ann.id}  {status:<8}  {_line(doc, ann.span):<8}  "
-          f"\"{_clip(ann.quote, 70)}\"{flags}")
-    created = next((h for h in ann.history if h.get("action") in ("created", "recreated")),
-                   None)
+    print(f'{ann.id}  {status:<8}  {_line(doc, ann.span):<8}  "{_clip(ann.quote, 70)}"{flags}')
+    created = next((h for h in ann.history if h.get("action") in ("created", "recreated")), None)
     who = created.get("by", "?") if created else "?"
     if ann.comment:
         print(f"    {who}: {_clip(ann.comment)}")
     if ann.latest_reply:
-        print(f"    reply by {ann.latest_reply.get('by', '?')}: "
-              f"{_clip(ann.latest_reply.get('text', ''))}")
+        print(
+            f"    reply by {ann.latest_reply.get('by', '?')}: "
+            f"{_clip(ann.latest_reply.get('text', ''))}"
+        )
     if ann.resolution:
         res = ann.resolution
-        what = (f"replaced with \"{_clip(res.get('replacement', ''), 60)}\""
-                if res.get("mode") == "A" else _clip(res.get("text", "")))
+        what = (
+            f'replaced with "{_clip(res.get("replacement", ""), 60)}"'
+            if res.get("mode") == "A"
+            else _clip(res.get("text", ""))
+        )
         print(f"    resolved ({res.get('mode')}) by {res.get('by', '?')}: {what}")
     if ann.deleted:
         gone = ann.deletion or {}
-        print(f"    deleted by {gone.get('by', '?')} at {gone.get('at', '?')} "
-              f"(was {ann.status}); --restore {ann.id} brings it back")
+        print(
+            f"    deleted by {gone.get('by', '?')} at {gone.get('at', '?')} "
+            f"(was {ann.status}); --restore {ann.id} brings it back"
+        )

@@ -14,30 +14,51 @@ from lantide.cli.output import print_json
 
 
 def register(subparsers) -> None:
-    p = add_command(subparsers, "knowledge",
-                    "list the knowledge entries with their status; approve, reject, edit them",
-                    run_knowledge)
+    p = add_command(
+        subparsers,
+        "knowledge",
+        "list the knowledge entries with their status; approve, reject, edit them",
+        run_knowledge,
+    )
     p.add_argument("workspace")
     p.add_argument("--project", help="project (default: the focused one)")
-    p.add_argument("--user", action="store_true",
-                   help="user knowledge only; plain numbers mean user entries")
+    p.add_argument(
+        "--user", action="store_true", help="user knowledge only; plain numbers mean user entries"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     act = p.add_mutually_exclusive_group()
     act.add_argument("--approve", nargs="+", metavar="N", help="enable Queued entries")
-    act.add_argument("--reject", nargs="+", metavar="N",
-                     help="delete Queued entries (they are not proposed again)")
+    act.add_argument(
+        "--reject",
+        nargs="+",
+        metavar="N",
+        help="delete Queued entries (they are not proposed again)",
+    )
     act.add_argument("--remove", nargs="+", metavar="N", help="delete entries, even Enabled ones")
     act.add_argument("--edit", nargs=2, metavar=("N", "TEXT"), help="replace an entry's text")
     act.add_argument("--add", metavar="TEXT", help="add an Enabled entry")
-    act.add_argument("--layer", action="store_true",
-                     help="print the knowledge layer the agent sees now")
-    act.add_argument("--expand", metavar="HEADING",
-                     help="print what expand_knowledge_catalog returns for HEADING")
-    p.add_argument("--section", default="Rules", type=str.title, choices=["Rules", "Info"],
-                   help="section for --add (default: Rules)")
+    act.add_argument(
+        "--layer", action="store_true", help="print the knowledge layer the agent sees now"
+    )
+    act.add_argument(
+        "--expand",
+        metavar="HEADING",
+        help="print what expand_knowledge_catalog returns for HEADING",
+    )
+    p.add_argument(
+        "--section",
+        default="Rules",
+        type=str.title,
+        choices=["Rules", "Info"],
+        help="section for --add (default: Rules)",
+    )
     p.add_argument("--heading", help="### heading for --add (an existing one)")
-    p.add_argument("--budget", type=int, default=None,
-                   help="token budget for --layer (default: the agent's default)")
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="token budget for --layer (default: the agent's default)",
+    )
 
 
 def _knowledge_base(ws, args):
@@ -50,14 +71,20 @@ def _knowledge_base(ws, args):
 def _apply(kb, args) -> dict | None:
     scope = "user" if args.user else None
     if args.approve:
-        return {"action": "approve",
-                "entries": [e.to_dict() for e in kb.approve_many(args.approve, scope=scope)]}
+        return {
+            "action": "approve",
+            "entries": [e.to_dict() for e in kb.approve_many(args.approve, scope=scope)],
+        }
     if args.reject:
-        return {"action": "reject",
-                "entries": [e.to_dict() for e in kb.reject_many(args.reject, scope=scope)]}
+        return {
+            "action": "reject",
+            "entries": [e.to_dict() for e in kb.reject_many(args.reject, scope=scope)],
+        }
     if args.remove:
-        return {"action": "remove",
-                "entries": [e.to_dict() for e in kb.remove_many(args.remove, scope=scope)]}
+        return {
+            "action": "remove",
+            "entries": [e.to_dict() for e in kb.remove_many(args.remove, scope=scope)],
+        }
     if args.edit:
         ref, text = args.edit
         return {"action": "edit", "entries": [kb.edit(ref, text, scope=scope).to_dict()]}
@@ -67,8 +94,13 @@ def _apply(kb, args) -> dict | None:
     return None
 
 
-_DONE = {"approve": "Approved", "reject": "Rejected", "remove": "Removed", "edit": "Edited",
-         "add": "Added"}
+_DONE = {
+    "approve": "Approved",
+    "reject": "Rejected",
+    "remove": "Removed",
+    "edit": "Edited",
+    "add": "Added",
+}
 
 
 def run_knowledge(args: argparse.Namespace) -> int:
@@ -83,9 +115,11 @@ def run_knowledge(args: argparse.Namespace) -> int:
             print_json({"layer": layer.to_dict()})
         else:
             cut = f", {layer.cut_entries} entries cut" if layer.cut_entries else ""
-            print(f"# knowledge layer: {layer.mode} mode, {layer.tokens} tokens "
-                  f"(budget {layer.budget_tokens}){cut}"
-                  f"{', offers expand_knowledge_catalog' if layer.offers_tool else ''}")
+            print(
+                f"# knowledge layer: {layer.mode} mode, {layer.tokens} tokens "
+                f"(budget {layer.budget_tokens}){cut}"
+                f"{', offers expand_knowledge_catalog' if layer.offers_tool else ''}"
+            )
             print(layer.text, end="" if layer.text.endswith("\n") else "\n")
         return 0
     if args.expand is not None:
@@ -94,8 +128,14 @@ def run_knowledge(args: argparse.Namespace) -> int:
     action = _apply(kb, args)
     state = kb.to_dict()
     if args.json:
-        print_json({"workspace": str(ws.root), "project": project.name if project else None,
-                    **state, "action": action})
+        print_json(
+            {
+                "workspace": str(ws.root),
+                "project": project.name if project else None,
+                **state,
+                "action": action,
+            }
+        )
         return 0
     if action:
         for e in action["entries"]:
@@ -128,8 +168,10 @@ def _print_listing(state: dict, root) -> None:
             size = f"{f['mode']} mode: {f['size_chars']:,} of {f['limit_chars']:,} characters"
         print(f"{title}  {_where(f['path'], root)}  ({size})")
         if f.get("needs_reorganize"):
-            print("  too large for flat mode and has no ### headings: it will be grouped "
-                  "under headings before a new conversation uses it")
+            print(
+                "  too large for flat mode and has no ### headings: it will be grouped "
+                "under headings before a new conversation uses it"
+            )
         if not f["writable"]:
             print("  read-only: Lantide will not change this file until it is fixed")
         if not f["entries"]:
@@ -155,8 +197,9 @@ def _print_listing(state: dict, root) -> None:
 
 def _print_expand(result: dict) -> None:
     if not result["found"]:
-        print(f"no heading {result['heading']!r}; headings: "
-              f"{', '.join(result['headings']) or 'none'}")
+        print(
+            f"no heading {result['heading']!r}; headings: {', '.join(result['headings']) or 'none'}"
+        )
         return
     for e in result["entries"]:
         where = e["section"] + (f" › {e['heading']}" if e["heading"] else "")

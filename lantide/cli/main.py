@@ -11,9 +11,17 @@ import argparse
 import sys
 
 from lantide import __version__
-from lantide.cli import (agent_commands, app_commands, connection_commands, doc_commands,
-                         eval_commands, knowledge_commands, mcp_commands, query_commands,
-                         report_commands)
+from lantide.cli import (
+    agent_commands,
+    app_commands,
+    connection_commands,
+    doc_commands,
+    eval_commands,
+    knowledge_commands,
+    mcp_commands,
+    query_commands,
+    report_commands,
+)
 from lantide.errors import LantideError, UsageError
 
 # Modules that register commands, in the order --help lists them.
@@ -34,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lantide",
         description="Lantide: a desktop workbench for data analysts who work with an AI agent. "
-                    "Without a command, opens the desktop app.",
+        "Without a command, opens the desktop app.",
     )
     parser.add_argument("--version", action="version", version=f"lantide {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
@@ -54,8 +62,15 @@ def main(argv: list[str] | None = None) -> int:
         if code == 2 and "--json" in argv:
             from lantide.cli.output import print_json
 
-            print_json({"error": {"code": UsageError.code, "message": "bad usage of lantide",
-                                  "hint": "See the message above, or lantide --help."}})
+            print_json(
+                {
+                    "error": {
+                        "code": UsageError.code,
+                        "message": "bad usage of lantide",
+                        "hint": "See the message above, or lantide --help.",
+                    }
+                }
+            )
         return code
     handler = getattr(args, "handler", None)
     if handler is None:
@@ -81,12 +96,20 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "json", False):
             from lantide.cli.output import print_json
 
-            print_json({"error": {"code": "INTERNAL_ERROR",
-                                  "message": f"{type(exc).__name__}: {exc}",
-                                  "hint": "A bug in Lantide: run again with --debug and report it."}})
-        sys.stderr.write(f"lantide: internal error: {type(exc).__name__}: {exc}\n"
-                         "  This is a bug in Lantide; run the command again with --debug "
-                         "for the details and report them.\n")
+            print_json(
+                {
+                    "error": {
+                        "code": "INTERNAL_ERROR",
+                        "message": f"{type(exc).__name__}: {exc}",
+                        "hint": "A bug in Lantide: run again with --debug and report it.",
+                    }
+                }
+            )
+        sys.stderr.write(
+            f"lantide: internal error: {type(exc).__name__}: {exc}\n"
+            "  This is a bug in Lantide; run the command again with --debug "
+            "for the details and report them.\n"
+        )
         return 1
 
 

@@ -22,26 +22,46 @@ ACTIONS = ("pair", "list", "revoke")
 
 
 def register(subparsers) -> None:
-    p = add_command(subparsers, "mcp",
-                    "the MCP server for outside agents (Claude Code, Codex, Cursor); "
-                    "mcp pair/list/revoke manage clients", run_mcp)
-    p.add_argument("first", nargs="?", metavar="WORKSPACE|pair|list|revoke",
-                   help="the workspace to serve, or pair / list / revoke")
-    p.add_argument("second", nargs="?", metavar="ARG",
-                   help="pair: the workspace of the client's scope (none: all workspaces); "
-                        "revoke: the client id")
+    p = add_command(
+        subparsers,
+        "mcp",
+        "the MCP server for outside agents (Claude Code, Codex, Cursor); "
+        "mcp pair/list/revoke manage clients",
+        run_mcp,
+    )
+    p.add_argument(
+        "first",
+        nargs="?",
+        metavar="WORKSPACE|pair|list|revoke",
+        help="the workspace to serve, or pair / list / revoke",
+    )
+    p.add_argument(
+        "second",
+        nargs="?",
+        metavar="ARG",
+        help="pair: the workspace of the client's scope (none: all workspaces); "
+        "revoke: the client id",
+    )
     transport = p.add_mutually_exclusive_group()
-    transport.add_argument("--stdio", action="store_true",
-                           help="serve one client on stdin/stdout (the default)")
-    transport.add_argument("--http", action="store_true",
-                           help="serve Streamable HTTP on 127.0.0.1")
+    transport.add_argument(
+        "--stdio", action="store_true", help="serve one client on stdin/stdout (the default)"
+    )
+    transport.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1")
     p.add_argument("--port", type=int, default=None, help="HTTP port (default 47615)")
     p.add_argument("--host", default="127.0.0.1", help="only a loopback address is accepted")
-    p.add_argument("--client", default="other", choices=["claude-code", "codex", "cursor", "other"],
-                   help="pair: which client (decides the configuration shown)")
+    p.add_argument(
+        "--client",
+        default="other",
+        choices=["claude-code", "codex", "cursor", "other"],
+        help="pair: which client (decides the configuration shown)",
+    )
     p.add_argument("--name", help="pair: the client's name (default: the kind's name)")
-    p.add_argument("--mode", default="observe", choices=["observe", "execute", "admin"],
-                   help="pair: the access mode (default observe)")
+    p.add_argument(
+        "--mode",
+        default="observe",
+        choices=["observe", "execute", "admin"],
+        help="pair: the access mode (default observe)",
+    )
     p.add_argument("--expires", default="30d", help="pair: 30d, 12h or never (default 30d)")
     p.add_argument("--json", action="store_true", help="pair/list/revoke: print JSON")
 
@@ -50,8 +70,10 @@ def run_mcp(args) -> int:
     if args.first in ACTIONS:
         return {"pair": run_pair, "list": run_list, "revoke": run_revoke}[args.first](args)
     if args.second:
-        raise UsageError(f"unexpected argument {args.second!r}",
-                         hint="lantide mcp [WORKSPACE] [--stdio | --http [--port N]]")
+        raise UsageError(
+            f"unexpected argument {args.second!r}",
+            hint="lantide mcp [WORKSPACE] [--stdio | --http [--port N]]",
+        )
     return run_serve(args)
 
 
@@ -61,27 +83,49 @@ def run_pair(args) -> int:
     from lantide.mcp.server import DEFAULT_PORT, MCP_PATH
 
     scope = args.second or "all"
-    pairing = ClientStore().pair(args.name or "", kind=args.client, scope=scope,
-                                 mode=args.mode, expires_days=parse_expiry(args.expires))
+    pairing = ClientStore().pair(
+        args.name or "",
+        kind=args.client,
+        scope=scope,
+        mode=args.mode,
+        expires_days=parse_expiry(args.expires),
+    )
     url = f"http://127.0.0.1:{args.port or DEFAULT_PORT}{MCP_PATH}"
-    config = client_config(args.client, pairing.token, url,
-                           None if pairing.client.all_workspaces else pairing.client.scope)
+    config = client_config(
+        args.client,
+        pairing.token,
+        url,
+        None if pairing.client.all_workspaces else pairing.client.scope,
+    )
     if args.json:
-        print_json({"client": pairing.client.public(), "token": pairing.token,
-                    "in_keyring": pairing.in_keyring, "config": {"where": config.where,
-                                                                 "text": config.text}})
+        print_json(
+            {
+                "client": pairing.client.public(),
+                "token": pairing.token,
+                "in_keyring": pairing.in_keyring,
+                "config": {"where": config.where, "text": config.text},
+            }
+        )
         return 0
     c = pairing.client
-    print(f"Paired {c.name} ({c.id}): mode {c.mode}, scope {c.scope}, "
-          f"expires {c.expires_at or 'never'}.")
-    print(f"Token (shown once{'; kept in the keyring' if pairing.in_keyring else ''}): "
-          f"{pairing.token}")
+    print(
+        f"Paired {c.name} ({c.id}): mode {c.mode}, scope {c.scope}, "
+        f"expires {c.expires_at or 'never'}."
+    )
+    print(
+        f"Token (shown once{'; kept in the keyring' if pairing.in_keyring else ''}): "
+        f"{pairing.token}"
+    )
     if not pairing.in_keyring:
-        print("No system keyring: Lantide cannot show this token again; keep it now.",
-              file=sys.stderr)
+        print(
+            "No system keyring: Lantide cannot show this token again; keep it now.", file=sys.stderr
+        )
     print(f"\nPaste into {config.where}:\n\n{config.text}")
-    print("\nIt connects while the Lantide app runs (or lantide mcp WORKSPACE --http); "
-          "--client other also shows the stdio form.", file=sys.stderr)
+    print(
+        "\nIt connects while the Lantide app runs (or lantide mcp WORKSPACE --http); "
+        "--client other also shows the stdio form.",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -92,13 +136,27 @@ def run_list(args) -> int:
     if args.json:
         print_json({"clients": clients})
     elif not clients:
-        print("No paired clients. Pair one with: lantide mcp pair [WORKSPACE] --client "
-              "claude-code --mode execute")
+        print(
+            "No paired clients. Pair one with: lantide mcp pair [WORKSPACE] --client "
+            "claude-code --mode execute"
+        )
     else:
-        print_table(["id", "name", "mode", "scope", "status", "expires", "last used"],
-                    [[c["id"], c["name"], c["mode"], c["scope"], c["status"],
-                      c["expires_at"] or "never", c["last_used_at"] or "never"]
-                     for c in clients], max_width=50)
+        print_table(
+            ["id", "name", "mode", "scope", "status", "expires", "last used"],
+            [
+                [
+                    c["id"],
+                    c["name"],
+                    c["mode"],
+                    c["scope"],
+                    c["status"],
+                    c["expires_at"] or "never",
+                    c["last_used_at"] or "never",
+                ]
+                for c in clients
+            ],
+            max_width=50,
+        )
     return 0
 
 
@@ -119,8 +177,14 @@ def run_serve(args) -> int:
     import os
 
     from lantide.mcp.engine import McpEngine
-    from lantide.mcp.server import (DEFAULT_PORT, TOKEN_ENV, HttpServer, TokenRefused,
-                                    check_loopback, serve_stdio)
+    from lantide.mcp.server import (
+        DEFAULT_PORT,
+        TOKEN_ENV,
+        HttpServer,
+        TokenRefused,
+        check_loopback,
+        serve_stdio,
+    )
     from lantide.workspace.lock import WorkspaceLockedError
 
     if args.http:
@@ -129,22 +193,27 @@ def run_serve(args) -> int:
     if not args.http:  # the client's token first: nothing is opened for a stranger
         client, why = engine.store.verify(os.environ.get(TOKEN_ENV))
         if client is None:
-            raise TokenRefused(f"{TOKEN_ENV}: {why}",
-                               hint="Set it to the token shown by lantide mcp pair "
-                                    "(Settings > Agent Integration).")
+            raise TokenRefused(
+                f"{TOKEN_ENV}: {why}",
+                hint="Set it to the token shown by lantide mcp pair "
+                "(Settings > Agent Integration).",
+            )
         if args.first and not client.allows_workspace(args.first):
-            raise TokenRefused(f"this client's scope is {client.scope}, not {args.first}",
-                               hint="Pair the client again for this workspace or for all.")
+            raise TokenRefused(
+                f"this client's scope is {client.scope}, not {args.first}",
+                hint="Pair the client again for this workspace or for all.",
+            )
     try:
         if args.first:
             try:
                 engine.open_workspace(args.first)
             except WorkspaceLockedError as exc:
                 raise LantideError(
-                    exc.message, code=exc.code,
+                    exc.message,
+                    code=exc.code,
                     hint="While the desktop app has the workspace open, outside agents "
-                         "connect to the app over HTTP (Settings > Agent Integration shows "
-                         "the configuration); stdio serves a workspace no app has open."
+                    "connect to the app over HTTP (Settings > Agent Integration shows "
+                    "the configuration); stdio serves a workspace no app has open.",
                 ) from None
         if args.http:
             server = HttpServer(engine, host=args.host, port=args.port or DEFAULT_PORT).start()

@@ -17,6 +17,7 @@ def print_json(obj: Any) -> None:
 
 def print_table(columns: list[str], rows: list[list[Any]], *, max_width: int = 40) -> None:
     """A plain fixed-width table, like psql's."""
+
     def cell(v: Any) -> str:
         text = "NULL" if v is None else clean_text(str(v))
         text = text.replace("\n", " ")

@@ -24,40 +24,52 @@ def register(subparsers) -> None:
     p.add_argument("--project", help="project (default: the focused one)")
     p.add_argument("--label", dest="result_label", help="keep the result as a cached table")
     p.add_argument("--purpose", help="what this step is for (needed while executing)")
-    p.add_argument("--allow-complex", action="store_true",
-                   help="run a statement with 3+ CTEs anyway (the complexity hint)")
+    p.add_argument(
+        "--allow-complex",
+        action="store_true",
+        help="run a statement with 3+ CTEs anyway (the complexity hint)",
+    )
     p.add_argument("--large-remote-warning-id", help="confirm staging a large remote result")
     p.add_argument("--json", action="store_true", help="print JSON")
     _cell_option(p)
 
-    p = add_command(subparsers, "tab", "run, Source Run, list, create, rename or delete SQL tabs",
-                    None)
+    p = add_command(
+        subparsers, "tab", "run, Source Run, list, create, rename or delete SQL tabs", None
+    )
     actions = p.add_subparsers(dest="tab_action", metavar="ACTION", required=True)
     for name, helptext, handler in (
-            ("run", "run a tab: materializes its cached table", run_tab),
-            ("source-run", "Source Run: the tab and its upstream chain", run_source_run)):
+        ("run", "run a tab: materializes its cached table", run_tab),
+        ("source-run", "Source Run: the tab and its upstream chain", run_source_run),
+    ):
         a = add_command(actions, name, helptext, handler)
         a.add_argument("workspace")
         a.add_argument("project")
         a.add_argument("tab")
         a.add_argument("--purpose", help="what this step is for (needed while executing)")
-        a.add_argument("--large-remote-warning-id", action="append", metavar="ID",
-                       help="confirm staging a large remote result (repeatable)")
+        a.add_argument(
+            "--large-remote-warning-id",
+            action="append",
+            metavar="ID",
+            help="confirm staging a large remote result (repeatable)",
+        )
         a.add_argument("--json", action="store_true", help="print JSON")
         if name == "run":
             _cell_option(a)
-    a = add_command(actions, "list", "the tabs of a project and whether they are up to date",
-                    run_tab_list)
+    a = add_command(
+        actions, "list", "the tabs of a project and whether they are up to date", run_tab_list
+    )
     a.add_argument("workspace")
     a.add_argument("project")
     a.add_argument("--json", action="store_true")
-    a = add_command(actions, "lineage", "what each tab reads, and the order Source Run uses",
-                    run_tab_lineage)
+    a = add_command(
+        actions, "lineage", "what each tab reads, and the order Source Run uses", run_tab_lineage
+    )
     a.add_argument("workspace")
     a.add_argument("project")
     a.add_argument("--json", action="store_true")
-    a = add_command(actions, "create", "create a tab from SQL (argument or '-' for stdin)",
-                    run_tab_create)
+    a = add_command(
+        actions, "create", "create a tab from SQL (argument or '-' for stdin)", run_tab_create
+    )
     a.add_argument("workspace")
     a.add_argument("project")
     a.add_argument("tab")
@@ -69,15 +81,17 @@ def register(subparsers) -> None:
     a.add_argument("tab")
     a.add_argument("new_name")
     a.add_argument("--json", action="store_true")
-    a = add_command(actions, "delete", "move a tab to the trash and drop its cached table",
-                    run_tab_delete)
+    a = add_command(
+        actions, "delete", "move a tab to the trash and drop its cached table", run_tab_delete
+    )
     a.add_argument("workspace")
     a.add_argument("project")
     a.add_argument("tab")
     a.add_argument("--json", action="store_true")
 
-    p = add_command(subparsers, "tables", "list the tables: data files, cached tables, connections",
-                    run_tables)
+    p = add_command(
+        subparsers, "tables", "list the tables: data files, cached tables, connections", run_tables
+    )
     p.add_argument("workspace")
     p.add_argument("--json", action="store_true")
     p = add_command(subparsers, "schema", "print a table's DDL", run_schema)
@@ -85,16 +99,22 @@ def register(subparsers) -> None:
     p.add_argument("table")
     p.add_argument("--json", action="store_true")
 
-    p = add_command(subparsers, "file", "how a data file is read (the header row of a CSV)",
-                    None)
+    p = add_command(subparsers, "file", "how a data file is read (the header row of a CSV)", None)
     actions = p.add_subparsers(dest="file_action", metavar="ACTION", required=True)
-    a = add_command(actions, "header", "choose the line holding a CSV/TSV file's column "
-                    "names (kept in .lantide/data_files.json; the file is not changed)",
-                    run_file_header)
+    a = add_command(
+        actions,
+        "header",
+        "choose the line holding a CSV/TSV file's column "
+        "names (kept in .lantide/data_files.json; the file is not changed)",
+        run_file_header,
+    )
     a.add_argument("workspace")
     a.add_argument("file", help="the file, e.g. data/sales.csv")
-    a.add_argument("line", help="line number of the column names (1: the first line), "
-                                "0 or 'none': no header line, 'auto': detect it again")
+    a.add_argument(
+        "line",
+        help="line number of the column names (1: the first line), "
+        "0 or 'none': no header line, 'auto': detect it again",
+    )
     a.add_argument("--json", action="store_true")
 
 
@@ -128,9 +148,13 @@ def _sql_argument(text: str) -> str:
 
 
 def _cell_option(parser) -> None:
-    parser.add_argument("--max-cell-chars", type=int, default=None, metavar="N",
-                        help="cut each preview cell at N characters (default 10,000; 0 shows "
-                             "whole values)")
+    parser.add_argument(
+        "--max-cell-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cut each preview cell at N characters (default 10,000; 0 shows whole values)",
+    )
 
 
 CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
@@ -139,17 +163,22 @@ CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
 def _with_cell_hint(result: dict) -> dict:
     """The CLI's way to the whole value, added where a preview cell was cut."""
     if result.get("cells_cut"):
-        result["warnings"] = [w.message + f"; {CELL_HINT}"
-                              if w.code == result_warnings.PREVIEW_CELLS_CUT else w.message
-                              for w in result_warnings.coded(result)]
+        result["warnings"] = [
+            w.message + f"; {CELL_HINT}"
+            if w.code == result_warnings.PREVIEW_CELLS_CUT
+            else w.message
+            for w in result_warnings.coded(result)
+        ]
     return result
 
 
 def _print_result(result: dict) -> None:
     if result.get("status") == "warning_required":
-        sys.stderr.write(f"lantide: {result['message']}\n  {result['hint']}\n"
-                         f"  On the command line: --large-remote-warning-id "
-                         f"{result['large_remote_warning_id']}\n")
+        sys.stderr.write(
+            f"lantide: {result['message']}\n  {result['hint']}\n"
+            f"  On the command line: --large-remote-warning-id "
+            f"{result['large_remote_warning_id']}\n"
+        )
         return
     print_table([c["name"] for c in result["columns"]], result["preview"])
     shown = len(result["preview"])
@@ -157,7 +186,7 @@ def _print_result(result: dict) -> None:
     line = f"({rows:,} row{'s' if rows != 1 else ''}"
     line += f", showing the first {shown})" if shown < rows else ")"
     if result["materialized"]:
-        line += f"  cached as \"{result['cached_table_name']}\" ({result['reason_code']})"
+        line += f'  cached as "{result["cached_table_name"]}" ({result["reason_code"]})'
     print(line)
     for warning in result_warnings.coded(result):
         if warning.code != result_warnings.PREVIEW_CUT:  # the row line above says it
@@ -183,43 +212,64 @@ def _finish(result: dict, as_json: bool) -> int:
 def run_sql(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
         result = service.run_query(
-            _sql_argument(args.sql), args.result_label, args.purpose, project=args.project,
+            _sql_argument(args.sql),
+            args.result_label,
+            args.purpose,
+            project=args.project,
             large_remote_warning_id=args.large_remote_warning_id,
-            allow_complex=args.allow_complex, max_cell_chars=args.max_cell_chars)
+            allow_complex=args.allow_complex,
+            max_cell_chars=args.max_cell_chars,
+        )
         return _finish(result, args.json)
 
 
 def run_tab(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
-        result = service.run_sql_tab(args.project, args.tab, args.purpose,
-                                     large_remote_warning_id=args.large_remote_warning_id,
-                                     max_cell_chars=args.max_cell_chars)
+        result = service.run_sql_tab(
+            args.project,
+            args.tab,
+            args.purpose,
+            large_remote_warning_id=args.large_remote_warning_id,
+            max_cell_chars=args.max_cell_chars,
+        )
         return _finish(result, args.json)
 
 
 def run_source_run(args: argparse.Namespace) -> int:
     with _Session(args.workspace) as service:
-        report = service.source_run_sql_tab(args.project, args.tab, args.purpose,
-                                            large_remote_warning_id=args.large_remote_warning_id)
+        report = service.source_run_sql_tab(
+            args.project,
+            args.tab,
+            args.purpose,
+            large_remote_warning_id=args.large_remote_warning_id,
+        )
     if args.json:
         print_json(report)
     else:
         for entry in report["tabs"]:
-            detail = {"ran": lambda e: f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
-                                       f" in {e['duration_ms']} ms",
-                      "skipped": lambda e: "up to date",
-                      "failed": lambda e: f"{e['error']['message']}",
-                      "not_run": lambda e: e["reason"]}[entry["status"]](entry)
+            detail = {
+                "ran": lambda e: (
+                    f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
+                    f" in {e['duration_ms']} ms"
+                ),
+                "skipped": lambda e: "up to date",
+                "failed": lambda e: f"{e['error']['message']}",
+                "not_run": lambda e: e["reason"],
+            }[entry["status"]](entry)
             print(f"{entry['status']:<8} {entry['tab']:<32} {detail}")
             _print_checks(entry.get("checks") or [], indent="         ")
-        print(f"{report['ran']} ran, {report['skipped']} up to date, {report['failed']} failed, "
-              f"{report['not_run']} not run ({report['duration_ms']} ms)")
+        print(
+            f"{report['ran']} ran, {report['skipped']} up to date, {report['failed']} failed, "
+            f"{report['not_run']} not run ({report['duration_ms']} ms)"
+        )
         for entry in report["tabs"]:
             if entry["status"] == "failed" and entry["error"].get("hint"):
                 sys.stderr.write(f"  {entry['tab']}: {entry['error']['hint']}\n")
             if entry["status"] == "failed" and entry["error"].get("large_remote_warning_id"):
-                sys.stderr.write(f"  On the command line: --large-remote-warning-id "
-                                 f"{entry['error']['large_remote_warning_id']}\n")
+                sys.stderr.write(
+                    f"  On the command line: --large-remote-warning-id "
+                    f"{entry['error']['large_remote_warning_id']}\n"
+                )
     return 0 if report["ok"] else 1
 
 
@@ -229,11 +279,16 @@ def run_tab_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"tabs": tabs})
     else:
-        print_table(["tab", "state", "rows", "last run"],
-                    [[t["tab"], t["state"], t["row_count"], t["last_run_at"]] for t in tabs])
+        print_table(
+            ["tab", "state", "rows", "last run"],
+            [[t["tab"], t["state"], t["row_count"], t["last_run_at"]] for t in tabs],
+        )
         for t in tabs:  # a tab that cannot be read is listed, and says why
-            if t["error"] and t["error"].get("error") in ("FILE_CORRUPT", "TAB_NOT_FOUND",
-                                                          "BAD_TAB_NAME"):
+            if t["error"] and t["error"].get("error") in (
+                "FILE_CORRUPT",
+                "TAB_NOT_FOUND",
+                "BAD_TAB_NAME",
+            ):
                 print(f"! {t['tab']}: {t['error']['message']}")
     return 0
 
@@ -245,8 +300,12 @@ def run_tab_lineage(args: argparse.Namespace) -> int:
         print_json(graph)
         return 0
     for tab in graph["tabs"]:
-        reads = tab["reads_tabs"] + [s["table"] for s in tab["reads_sources"]] + \
-            tab["reads_cached"] + tab["reads_external"]
+        reads = (
+            tab["reads_tabs"]
+            + [s["table"] for s in tab["reads_sources"]]
+            + tab["reads_cached"]
+            + tab["reads_external"]
+        )
         print(f"{tab['tab']} <- {', '.join(reads) or '(nothing)'}")
     if graph["cycle"]:
         print("cycle: " + " -> ".join(graph["cycle"] + graph["cycle"][:1]))
@@ -299,12 +358,22 @@ def run_tables(args: argparse.Namespace) -> int:
     def rows(t: dict) -> str:
         return "" if t.get("row_count") is None else f"{t['row_count']:,}"
 
-    print_table(["table", "kind", "rows", "source"],
-                [[t["qualified_name"], t["kind"], rows(t), t.get("source") or t.get("project")
-                  or t.get("connection") or ""] for t in result["tables"]])
+    print_table(
+        ["table", "kind", "rows", "source"],
+        [
+            [
+                t["qualified_name"],
+                t["kind"],
+                rows(t),
+                t.get("source") or t.get("project") or t.get("connection") or "",
+            ]
+            for t in result["tables"]
+        ],
+    )
     for problem in result["problems"]:
-        sys.stderr.write(f"problem: {problem.get('source') or problem.get('connection')}: "
-                         f"{problem['error']}\n")
+        sys.stderr.write(
+            f"problem: {problem.get('source') or problem.get('connection')}: {problem['error']}\n"
+        )
     noted = [t for t in result["tables"] if t.get("notes")]
     for table in noted:
         for note in table["notes"]:
@@ -348,18 +417,26 @@ def run_file_header(args: argparse.Namespace) -> int:
         ws.close()
     with _Session(args.workspace) as service:
         listing = service.show_tables()
-        table = next((t for t in listing["tables"] + listing["problems"]
-                      if t.get("source") == rule["file"]), None)
+        table = next(
+            (t for t in listing["tables"] + listing["problems"] if t.get("source") == rule["file"]),
+            None,
+        )
         columns = []
         if table is not None and "qualified_name" in table:
             columns = [c["name"] for c in service.read_schema(table["qualified_name"])["columns"]]
-    result = {**rule, "table": table and table.get("qualified_name"), "columns": columns,
-              "notes": (table or {}).get("notes", []), "error": (table or {}).get("error")}
+    result = {
+        **rule,
+        "table": table and table.get("qualified_name"),
+        "columns": columns,
+        "notes": (table or {}).get("notes", []),
+        "error": (table or {}).get("error"),
+    }
     if args.json:
         print_json(result)
         return 0
     how = {None: "detected by the reader", 0: "none (every line is data)"}.get(
-        header_row, f"line {header_row}")
+        header_row, f"line {header_row}"
+    )
     print(f"{rule['file']}: header row {how}")
     if result["table"]:
         print(f"{result['table']}: {', '.join(columns)}")

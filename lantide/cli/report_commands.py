@@ -17,8 +17,12 @@ REPORT_ACTIONS = ("check",)
 
 
 def register(subparsers) -> None:
-    p = add_command(subparsers, "report", "check the Report's numbers against the ledger steps "
-                                          "they cite", run_report)
+    p = add_command(
+        subparsers,
+        "report",
+        "check the Report's numbers against the ledger steps they cite",
+        run_report,
+    )
     p.add_argument("action", choices=REPORT_ACTIONS)
     p.add_argument("workspace")
     p.add_argument("project", help="project folder or name")
@@ -37,12 +41,16 @@ def run_report(args: argparse.Namespace) -> int:
         print_json(result.to_dict())
     else:
         counts = ", ".join(f"{result.counts[s]} {s.replace('_', ' ')}" for s in STATUSES)
-        print(f"{result.path}: {sum(result.counts.values())} numbers, "
-              f"{result.citations} citations: {counts}")
+        print(
+            f"{result.path}: {sum(result.counts.values())} numbers, "
+            f"{result.citations} citations: {counts}"
+        )
         for p in result.problems:
             steps = f" [{', '.join(p['steps'])}]" if p["steps"] else ""
-            print(f"  line {p['line']}: {p['number']}: {p['status'].replace('_', ' ')}{steps}: "
-                  f"{p['message']}")
+            print(
+                f"  line {p['line']}: {p['number']}: {p['status'].replace('_', ' ')}{steps}: "
+                f"{p['message']}"
+            )
         if result.ok:
             print("every number is cited to a formal step and matches it")
     if not result.ok:

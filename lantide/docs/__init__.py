@@ -13,12 +13,28 @@ The public API (no Qt; the desktop app, the agent's tools and the command line c
 - :class:`DocumentMonitor` (:mod:`lantide.docs.watch`): external edits -> ``DocumentChanged``
 """
 
-from lantide.docs.agent_api import agent_view, document_listing, resolve_annotations, \
-    update_document
+from lantide.docs.agent_api import (
+    agent_view,
+    document_listing,
+    resolve_annotations,
+    update_document,
+)
 from lantide.docs.document import KINDS, Annotation, Document, SaveReport, open_document
 from lantide.docs.render import RenderedDocument, render_html
 from lantide.docs.watch import DocumentChanged, DocumentMonitor
 
-__all__ = ["KINDS", "Annotation", "Document", "DocumentChanged", "DocumentMonitor",
-           "RenderedDocument", "SaveReport", "agent_view", "document_listing", "open_document",
-           "render_html", "resolve_annotations", "update_document"]
+__all__ = [
+    "KINDS",
+    "Annotation",
+    "Document",
+    "DocumentChanged",
+    "DocumentMonitor",
+    "RenderedDocument",
+    "SaveReport",
+    "agent_view",
+    "document_listing",
+    "open_document",
+    "render_html",
+    "resolve_annotations",
+    "update_document",
+]

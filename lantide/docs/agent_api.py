@@ -55,14 +55,20 @@ def cut(text: str, limit: int) -> str:
 def _reply(event: dict[str, Any] | None) -> dict[str, Any] | None:
     if not event:
         return None
-    return {"by": event.get("by"), "at": event.get("at"),
-            "text": cut(str(event.get("text", "")), COMMENT_LIMIT)}
+    return {
+        "by": event.get("by"),
+        "at": event.get("at"),
+        "text": cut(str(event.get("text", "")), COMMENT_LIMIT),
+    }
 
 
 def compact_annotation(ann: Annotation) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": ann.id, "status": ann.status,
-                           "quote": cut(ann.quote, QUOTE_LIMIT),
-                           "comment": cut(ann.comment, COMMENT_LIMIT)}
+    out: dict[str, Any] = {
+        "id": ann.id,
+        "status": ann.status,
+        "quote": cut(ann.quote, QUOTE_LIMIT),
+        "comment": cut(ann.comment, COMMENT_LIMIT),
+    }
     if ann.span:
         out["span"] = list(ann.span)
     if ann.detached:
@@ -74,9 +80,11 @@ def compact_annotation(ann: Annotation) -> dict[str, Any]:
         out["latest_reply"] = _reply(ann.latest_reply)
     resolution = ann.resolution
     if resolution:
-        out["resolution"] = {k: cut(str(resolution[k]), COMMENT_LIMIT)
-                             for k in ("mode", "by", "at", "text", "replacement")
-                             if resolution.get(k) is not None}
+        out["resolution"] = {
+            k: cut(str(resolution[k]), COMMENT_LIMIT)
+            for k in ("mode", "by", "at", "text", "replacement")
+            if resolution.get(k) is not None
+        }
     return out
 
 
@@ -86,8 +94,11 @@ def annotation_summary(doc: Document) -> list[dict[str, Any]]:
     for ann in doc.annotations:
         if not ann.is_open:
             continue
-        item: dict[str, Any] = {"id": ann.id, "quote": cut(ann.quote, QUOTE_LIMIT),
-                                "comment": cut(ann.comment, COMMENT_LIMIT)}
+        item: dict[str, Any] = {
+            "id": ann.id,
+            "quote": cut(ann.quote, QUOTE_LIMIT),
+            "comment": cut(ann.comment, COMMENT_LIMIT),
+        }
         if ann.latest_reply:
             item["latest_reply"] = _reply(ann.latest_reply)
         if ann.detached:
@@ -100,8 +111,9 @@ def patch_guidance(doc: Document) -> str:
     from lantide.templates import render_prompt
 
     detached = sum(1 for a in doc.annotations if a.is_open and a.detached)
-    return render_prompt("patch_guidance.md.j2", kind=doc.kind, open_count=doc.open_count,
-                         detached_count=detached).strip()
+    return render_prompt(
+        "patch_guidance.md.j2", kind=doc.kind, open_count=doc.open_count, detached_count=detached
+    ).strip()
 
 
 def view_of(doc: Document) -> dict[str, Any]:
@@ -155,14 +167,19 @@ def agent_view(project, kind: str) -> dict[str, Any]:
     return view_of(open_document(project, kind))
 
 
-def resolve_annotations(project, kind: str, items: list[dict[str, Any]], by: str = "agent"
-                        ) -> dict[str, Any]:
+def resolve_annotations(
+    project, kind: str, items: list[dict[str, Any]], by: str = "agent"
+) -> dict[str, Any]:
     """Resolve a batch, all or none (:class:`AnnotationBatchError` names every bad item)."""
     doc = open_document(project, kind)
     changes = doc.resolve_many(items, by=by)
-    return {"document": kind, "path": doc.relative_path(), "changes": changes,
-            "text_changed": any(c["text_changed"] for c in changes.values()),
-            "open_annotation_count": doc.open_count}
+    return {
+        "document": kind,
+        "path": doc.relative_path(),
+        "changes": changes,
+        "text_changed": any(c["text_changed"] for c in changes.values()),
+        "open_annotation_count": doc.open_count,
+    }
 
 
 def update_document(project, kind: str, content: str, by: str = "agent") -> dict[str, Any]:
@@ -170,22 +187,33 @@ def update_document(project, kind: str, content: str, by: str = "agent") -> dict
     doc = open_document(project, kind)
     before = doc.disk_text
     report = doc.save_text(content, by=by)
-    out: dict[str, Any] = {"document": kind, "path": doc.relative_path(),
-                           "text_changed": report.text != before}
+    out: dict[str, Any] = {
+        "document": kind,
+        "path": doc.relative_path(),
+        "text_changed": report.text != before,
+    }
     out.update(report.to_dict())
     warnings = out["warnings"]
     if out["reanchored"]:
-        warnings.append("marks of " + ", ".join(out["reanchored"]) + " were missing and were put "
-                        "back around their quotes; to close an annotation use resolve_annotations")
+        warnings.append(
+            "marks of " + ", ".join(out["reanchored"]) + " were missing and were put "
+            "back around their quotes; to close an annotation use resolve_annotations"
+        )
     if out["detached"]:
-        warnings.append("annotations " + ", ".join(out["detached"]) + " lost their marks and "
-                        "quotes: they are detached (still open); resolve them in mode B or ask "
-                        "the analyst")
+        warnings.append(
+            "annotations " + ", ".join(out["detached"]) + " lost their marks and "
+            "quotes: they are detached (still open); resolve them in mode B or ask "
+            "the analyst"
+        )
     if out["undeleted"]:
-        warnings.append("marks of deleted annotations " + ", ".join(out["undeleted"]) + " are "
-                        "in the text again: those annotations were brought back")
+        warnings.append(
+            "marks of deleted annotations " + ", ".join(out["undeleted"]) + " are "
+            "in the text again: those annotations were brought back"
+        )
     if out["unknown_marks"]:
-        warnings.append("marks with unknown ids " + ", ".join(out["unknown_marks"]) + " got new "
-                        "entries without a comment; do not invent annotation ids")
+        warnings.append(
+            "marks with unknown ids " + ", ".join(out["unknown_marks"]) + " got new "
+            "entries without a comment; do not invent annotation ids"
+        )
     out["open_annotation_count"] = doc.open_count
     return out

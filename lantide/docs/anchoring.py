@@ -68,8 +68,9 @@ def count_occurrences(text: str, quote: str) -> list[int]:
     return found
 
 
-def anchor_by_text(scan: MarkScan, annotation_id: str, candidates: list[tuple[str, list[int] | None]]
-                   ) -> tuple[str, MarkScan] | str:
+def anchor_by_text(
+    scan: MarkScan, annotation_id: str, candidates: list[tuple[str, list[int] | None]]
+) -> tuple[str, MarkScan] | str:
     """Wrap the first candidate text that can carry the mark.
 
     ``candidates`` are ``(text, span_hint)``: the hint is tried first when the text is
@@ -81,8 +82,12 @@ def anchor_by_text(scan: MarkScan, annotation_id: str, candidates: list[tuple[st
         if not wanted or not wanted.strip():
             continue
         positions = []
-        if hint and 0 <= hint[0] and hint[0] + len(wanted) <= len(scan.text) \
-                and scan.text[hint[0]:hint[0] + len(wanted)] == wanted:
+        if (
+            hint
+            and 0 <= hint[0]
+            and hint[0] + len(wanted) <= len(scan.text)
+            and scan.text[hint[0] : hint[0] + len(wanted)] == wanted
+        ):
             positions = [hint[0]]
         else:
             positions = count_occurrences(scan.text, wanted)
@@ -93,9 +98,9 @@ def anchor_by_text(scan: MarkScan, annotation_id: str, candidates: list[tuple[st
             reason = f"its quote {short(wanted)!r} occurs more than once"
             continue
         try:
-            new_text, new_scan, _s, _e = wrap_checked(scan, positions[0],
-                                                      positions[0] + len(wanted),
-                                                      annotation_id, trim_spaces=False)
+            new_text, new_scan, _s, _e = wrap_checked(
+                scan, positions[0], positions[0] + len(wanted), annotation_id, trim_spaces=False
+            )
         except AnnotationRangeError as exc:
             reason = f"its quote {short(wanted)!r} is where a mark cannot stand ({exc.message})"
             continue
@@ -104,7 +109,7 @@ def anchor_by_text(scan: MarkScan, annotation_id: str, candidates: list[tuple[st
 
 
 def short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _keeper(marks: list[Mark], entry: dict[str, Any] | None, text: str) -> Mark:
@@ -115,8 +120,9 @@ def _keeper(marks: list[Mark], entry: dict[str, Any] | None, text: str) -> Mark:
     return min(matching, key=lambda m: abs(m.inner_start - hint[0]))
 
 
-def _drop_extra_tags(text: str, scan: MarkScan, by_id: dict[str, dict[str, Any]],
-                     repairs: list[Repair]) -> str:
+def _drop_extra_tags(
+    text: str, scan: MarkScan, by_id: dict[str, dict[str, Any]], repairs: list[Repair]
+) -> str:
     doomed = []
     for ann_id, marks in scan.by_id().items():
         if len(marks) > 1:
@@ -124,24 +130,38 @@ def _drop_extra_tags(text: str, scan: MarkScan, by_id: dict[str, dict[str, Any]]
             for m in marks:
                 if m is not keep:
                     doomed += [m.open, m.close]
-                    repairs.append(Repair("duplicate_removed", ann_id,
-                                          f"a second mark with this id around "
-                                          f"{short(m.inner(text))!r} was removed; its text stays"))
+                    repairs.append(
+                        Repair(
+                            "duplicate_removed",
+                            ann_id,
+                            f"a second mark with this id around "
+                            f"{short(m.inner(text))!r} was removed; its text stays",
+                        )
+                    )
     for tag in scan.stray:
         doomed.append(tag)
-        repairs.append(Repair("stray_tag_removed", tag.annotation_id,
-                              "an opening mark tag without its closing tag was removed"))
+        repairs.append(
+            Repair(
+                "stray_tag_removed",
+                tag.annotation_id,
+                "an opening mark tag without its closing tag was removed",
+            )
+        )
     return remove_tags(text, doomed) if doomed else text
 
 
-def _restore_mangled_ids(text: str, scan: MarkScan, entries: list[dict[str, Any]],
-                         repairs: list[Repair]) -> str:
+def _restore_mangled_ids(
+    text: str, scan: MarkScan, entries: list[dict[str, Any]], repairs: list[Repair]
+) -> str:
     """A mark with an unknown id around exactly the quote of an open entry that lost its
     mark is that entry's mark with a mistyped id (an agent or an editor changed it)."""
     known = {e["id"] for e in entries}
     marked = {m.id for m in scan.marks}
-    lost = [e for e in entries if e["status"] == "open" and not e.get("detached")
-            and e["id"] not in marked]
+    lost = [
+        e
+        for e in entries
+        if e["status"] == "open" and not e.get("detached") and e["id"] not in marked
+    ]
     unknown = [m for m in scan.marks if m.id not in known]
     renames = []
     for mark in unknown:
@@ -151,15 +171,23 @@ def _restore_mangled_ids(text: str, scan: MarkScan, entries: list[dict[str, Any]
             renames.append((mark, matches[0]["id"]))
             lost.remove(matches[0])
     for mark, ann_id in sorted(renames, key=lambda r: -r[0].start):
-        text = text[:mark.open.start] + mark_open(ann_id) + text[mark.open.end:]
-        repairs.append(Repair("id_restored", ann_id, f"a mark around its quote carried the "
-                                                     f"unknown id {mark.id!r}; its id was restored"))
+        text = text[: mark.open.start] + mark_open(ann_id) + text[mark.open.end :]
+        repairs.append(
+            Repair(
+                "id_restored",
+                ann_id,
+                f"a mark around its quote carried the unknown id {mark.id!r}; its id was restored",
+            )
+        )
     return text
 
 
-def _undelete_marked(scan: MarkScan, entries: list[dict[str, Any]],
-                     deleted: list[dict[str, Any]], repairs: list[Repair]
-                     ) -> list[dict[str, Any]]:
+def _undelete_marked(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    deleted: list[dict[str, Any]],
+    repairs: list[Repair],
+) -> list[dict[str, Any]]:
     """Move back the deleted entries whose marks are in the text; returns the rest."""
     live = {e["id"] for e in entries}
     marked = {m.id for m in scan.marks} - live
@@ -174,8 +202,9 @@ def _undelete_marked(scan: MarkScan, entries: list[dict[str, Any]],
     return [e for e in deleted if not any(e is b for b in back)]
 
 
-def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO,
-              deleted: list[dict[str, Any]] = ()) -> Reconciled:
+def reconcile(
+    text: str, entries: list[dict[str, Any]], *, by: str = AUTO, deleted: list[dict[str, Any]] = ()
+) -> Reconciled:
     """A consistent (text, entries) pair from any text and any valid entries;
     ``deleted`` are the sidecar's deleted entries (returned in ``Reconciled.deleted``)."""
     entries = copy.deepcopy(entries)
@@ -207,20 +236,35 @@ def reconcile(text: str, entries: list[dict[str, Any]], *, by: str = AUTO,
         found = anchor_by_text(scan, ann_id, [(entry.get("quote", ""), None)])
         if isinstance(found, tuple):
             text, scan = found
-            repairs.append(Repair("reanchored", ann_id,
-                                  f"its mark was gone; re-marked {short(entry['quote'])!r}"))
+            repairs.append(
+                Repair(
+                    "reanchored", ann_id, f"its mark was gone; re-marked {short(entry['quote'])!r}"
+                )
+            )
         else:
             entry["detached"] = True
             repairs.append(Repair("detached", ann_id, f"its mark was gone and {found}"))
     for mark in scan.marks:
         if mark.id not in by_id:
-            entry = {"id": mark.id, "status": "open", "quote": mark.inner(text), "comment": "",
-                     "anchor": {"span": mark.span}, "recreated": True, "history": []}
+            entry = {
+                "id": mark.id,
+                "status": "open",
+                "quote": mark.inner(text),
+                "comment": "",
+                "anchor": {"span": mark.span},
+                "recreated": True,
+                "history": [],
+            }
             entries.append(entry)
             by_id[mark.id] = entry
-            repairs.append(Repair("recreated", mark.id,
-                                  "a mark had no entry; the entry was recreated from its text "
-                                  "(the comment is unknown)"))
+            repairs.append(
+                Repair(
+                    "recreated",
+                    mark.id,
+                    "a mark had no entry; the entry was recreated from its text "
+                    "(the comment is unknown)",
+                )
+            )
     for repair in repairs:
         if repair.id in by_id:
             by_id[repair.id]["history"].append(event(repair.action, by, repair.detail))
@@ -251,8 +295,10 @@ def check_consistent(text: str, entries: list[dict[str, Any]], scan: MarkScan) -
         n = len(by_id.get(ann_id, []))
         wanted = 1 if entry["status"] == "open" and not entry.get("detached") else 0
         if n != wanted:
-            problems.append(f"annotation {ann_id} ({entry['status']}"
-                            f"{', detached' if entry.get('detached') else ''}) has {n} marks")
+            problems.append(
+                f"annotation {ann_id} ({entry['status']}"
+                f"{', detached' if entry.get('detached') else ''}) has {n} marks"
+            )
     for ann_id in by_id:
         if ann_id not in ids:
             problems.append(f"mark {ann_id} has no entry")

@@ -36,27 +36,39 @@ _MALFORMED_END = re.compile(r"\]|\s|$")
 TOKEN, BAD_TOKEN = "step_citation", "step_citation_malformed"
 
 _CURRENCY = "$€£¥"
-_SCALES = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6, "bn": 1e9,
-           "B": 1e9, "billion": 1e9}
+_SCALES = {
+    "k": 1e3,
+    "K": 1e3,
+    "thousand": 1e3,
+    "M": 1e6,
+    "million": 1e6,
+    "bn": 1e9,
+    "B": 1e9,
+    "billion": 1e9,
+}
 _NUMBER = re.compile(
     r"(?<![\w.,/:^\[\-−+])"
     r"(?P<sign>[-−+])?(?P<cur>[$€£¥])?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<pct>\s?%)?"
     r"(?:(?<!%)\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
-    r"(?![\w%]|[-/.:,]\d|\])")
-_MONTH = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?")
+    r"(?![\w%]|[-/.:,]\d|\])"
+)
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DATES = re.compile(
     r"\b\d{4}-\d{1,2}(?:-\d{1,2})?(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b"
     r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
     r"|\b\d{1,2}:\d{2}(?::\d{2})?\b"
     rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b")
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b"
+)
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # a number that names a part of a document or a period, not a quantity: "Section 2.1"
-_LABELLED = re.compile(r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
-                       r"phase|item|note|line|version|week|wave|round)\s+\d+(?:\.\d+)*\b(?!,\d)",
-                       re.I)
+_LABELLED = re.compile(
+    r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
+    r"phase|item|note|line|version|week|wave|round)\s+\d+(?:\.\d+)*\b(?!,\d)",
+    re.I,
+)
 _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?(?=\s|$)")
 _TOC_HEADING = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*$|^\s*toc\s*$", re.I)
 
@@ -70,7 +82,7 @@ def step_citation_rule(state, silent: bool) -> bool:
     id); any other ``[^s:…`` a ``step_citation_malformed`` token (content: what was
     written), so a typo is reported, never read as text or as a link."""
     src, pos = state.src, state.pos
-    if not src.startswith("[^", pos) or src[pos + 2:pos + 4].lower() != "s:":
+    if not src.startswith("[^", pos) or src[pos + 2 : pos + 4].lower() != "s:":
         return False
     match = _CITATION.match(src, pos)
     if match:
@@ -98,19 +110,27 @@ def citation_html(step_id: str, kind: str | None) -> str:
     safe = html_lib.escape(step_id)
     short = html_lib.escape(step_id[:8])
     text = f"{short} · {label}" if kind else short
-    return (f'<a class="lantide-citation lantide-citation-{label}" href="lantide-step:{safe}" '
-            f'data-step="{safe}" title="step {safe} ({label})"><sup>[{text}]</sup></a>')
+    return (
+        f'<a class="lantide-citation lantide-citation-{label}" href="lantide-step:{safe}" '
+        f'data-step="{safe}" title="step {safe} ({label})"><sup>[{text}]</sup></a>'
+    )
 
 
-_RENDERED = re.compile(r'<a class="lantide-citation lantide-citation-step" '
-                       r'href="lantide-step:([^"]+)".*?</a>', re.S)
+_RENDERED = re.compile(
+    r'<a class="lantide-citation lantide-citation-step" '
+    r'href="lantide-step:([^"]+)".*?</a>',
+    re.S,
+)
 
 
 def relabel_citations(html: str, kinds: dict[str, str]) -> str:
     """Label rendered citations with their kinds (ids not in ``kinds`` are missing)."""
-    return _RENDERED.sub(lambda m: citation_html(html_lib.unescape(m.group(1)),
-                                                 kinds.get(html_lib.unescape(m.group(1)),
-                                                           "missing")), html)
+    return _RENDERED.sub(
+        lambda m: citation_html(
+            html_lib.unescape(m.group(1)), kinds.get(html_lib.unescape(m.group(1)), "missing")
+        ),
+        html,
+    )
 
 
 def render_citation(self, tokens, idx, options, env) -> str:
@@ -121,8 +141,10 @@ def render_citation(self, tokens, idx, options, env) -> str:
 
 
 def render_malformed(self, tokens, idx, options, env) -> str:
-    return (f'<span class="lantide-citation-bad" title="not a citation: write [^s:STEP_ID]">'
-            f'{html_lib.escape(tokens[idx].content)}</span>')
+    return (
+        f'<span class="lantide-citation-bad" title="not a citation: write [^s:STEP_ID]">'
+        f"{html_lib.escape(tokens[idx].content)}</span>"
+    )
 
 
 @dataclass(frozen=True)
@@ -161,8 +183,9 @@ def _numbers_in(text: str, heading: bool) -> list[re.Match]:
     for match in _NUMBER.finditer(text):
         if any(a <= match.start() < b for a, b in blocked):
             continue
-        bare = not (match.group("cur") or match.group("pct") or match.group("scale")
-                    or match.group("sign"))
+        bare = not (
+            match.group("cur") or match.group("pct") or match.group("scale") or match.group("sign")
+        )
         if bare and _YEAR.fullmatch(match.group("num")):
             continue  # a year on its own
         out.append(match)
@@ -176,7 +199,14 @@ def _number(match: re.Match, line: int) -> tuple[str, float, int, bool, float, b
         value = -value
     decimals = len(digits.split(".")[1]) if "." in digits else 0
     scale = _SCALES.get(match.group("scale") or "", 1.0)
-    return match.group(0), value, decimals, bool(match.group("pct")), scale, bool(match.group("sign"))
+    return (
+        match.group(0),
+        value,
+        decimals,
+        bool(match.group("pct")),
+        scale,
+        bool(match.group("sign")),
+    )
 
 
 class _Block:
@@ -272,4 +302,5 @@ def raise_for_malformed(scan: ReportScan, path: Path | str) -> None:
     raise MalformedCitationError(
         f"{path}: malformed step citation(s): {where}{more}",
         hint="Write a citation as [^s:STEP_ID] right after the number, e.g. "
-             "'4.3% [^s:9f2c41d07a11]'; step ids are letters, digits, '_', '.' or '-'.")
+        "'4.3% [^s:9f2c41d07a11]'; step ids are letters, digits, '_', '.' or '-'.",
+    )

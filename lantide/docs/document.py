@@ -35,8 +35,14 @@ from lantide.docs.anchoring import Reconciled, Repair, check_consistent, reconci
 from lantide.docs.errors import AnnotationError, AnnotationsReadOnlyError, DocumentConflictError
 from lantide.docs.journal import Recovery, document_lock, read_bytes, recover, save_pair
 from lantide.docs.marks import Mark, MarkScan, scan_marks
-from lantide.docs.sidecar import Sidecar, dump_sidecar, latest_reply, last_event, load_sidecar, \
-    replies
+from lantide.docs.sidecar import (
+    Sidecar,
+    dump_sidecar,
+    latest_reply,
+    last_event,
+    load_sidecar,
+    replies,
+)
 from lantide.workspace.atomic import atomic_write_text
 from lantide.workspace.layout import sidecar_path
 
@@ -102,12 +108,17 @@ class SaveReport:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text_adjusted": self.text_adjusted, "kept": self.kept}
-        for action, key in (("reanchored", "reanchored"), ("detached", "detached"),
-                            ("recreated", "unknown_marks"), ("reopened", "reopened"),
-                            ("reattached", "reattached"), ("undeleted", "undeleted"),
-                            ("id_restored", "ids_restored"),
-                            ("duplicate_removed", "duplicates_removed"),
-                            ("stray_tag_removed", "stray_tags_removed")):
+        for action, key in (
+            ("reanchored", "reanchored"),
+            ("detached", "detached"),
+            ("recreated", "unknown_marks"),
+            ("reopened", "reopened"),
+            ("reattached", "reattached"),
+            ("undeleted", "undeleted"),
+            ("id_restored", "ids_restored"),
+            ("duplicate_removed", "duplicates_removed"),
+            ("stray_tag_removed", "stray_tags_removed"),
+        ):
             out[key] = self.ids(action)
         out["repairs"] = [r.to_dict() for r in self.repairs]
         out["warnings"] = self.warnings
@@ -117,8 +128,9 @@ class SaveReport:
 class Document:
     def __init__(self, project, kind: str):
         if kind not in KINDS:
-            raise AnnotationError(f"unknown document {kind!r}", hint="Use 'plan' or 'report'.",
-                                  code="BAD_DOCUMENT")
+            raise AnnotationError(
+                f"unknown document {kind!r}", hint="Use 'plan' or 'report'.", code="BAD_DOCUMENT"
+            )
         self.project = project
         self.kind = kind
         self.path = project.document_path(kind)
@@ -134,14 +146,17 @@ class Document:
             raw_text = read_bytes(self.path)
             raw_sidecar = read_bytes(self.sidecar_path)
         if raw_text is None:
-            raise MissingFileError(self.path, f"{self.kind} file",
-                                   hint=f"Create {self.path.name}, or fix '{self.kind}' in "
-                                        "project.json.")
+            raise MissingFileError(
+                self.path,
+                f"{self.kind} file",
+                hint=f"Create {self.path.name}, or fix '{self.kind}' in project.json.",
+            )
         try:
             text = raw_text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise CorruptFileError(self.path, f"not UTF-8 text ({exc.reason} at byte "
-                                              f"{exc.start})") from None
+            raise CorruptFileError(
+                self.path, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
         self._disk = (raw_text, raw_sidecar)
         self.disk_text = text
         self.read_only_reason: str | None = None
@@ -181,8 +196,9 @@ class Document:
     def deleted_annotation(self, annotation_id: str) -> Annotation:
         entry = next((e for e in reversed(self._deleted) if e["id"] == annotation_id), None)
         if entry is None:
-            raise AnnotationError(f"no deleted annotation with id {annotation_id!r}",
-                                  code="ANNOTATION_UNKNOWN_ID")
+            raise AnnotationError(
+                f"no deleted annotation with id {annotation_id!r}", code="ANNOTATION_UNKNOWN_ID"
+            )
         return Annotation(copy.deepcopy(entry), None, deleted=True)
 
     @property
@@ -212,8 +228,10 @@ class Document:
     def _sidecar_changed(self) -> bool:
         if not self._sidecar.exists and not self._entries and not self._deleted:
             return False
-        return dump_sidecar(self._sidecar.top, self._entries,
-                            self._deleted).encode("utf-8") != self._disk[1]
+        return (
+            dump_sidecar(self._sidecar.top, self._entries, self._deleted).encode("utf-8")
+            != self._disk[1]
+        )
 
     def relative_path(self) -> str:
         try:
@@ -224,8 +242,9 @@ class Document:
     # -- operations -----------------------------------------------------------------------
     def create_annotation(self, start: int, end: int, comment: str, by: str = "user") -> str:
         self._writable()
-        text, entries, ann_id, scan = ops.create(self._scan, self._entries_copy(), start, end,
-                                                 comment, by, self._deleted)
+        text, entries, ann_id, scan = ops.create(
+            self._scan, self._entries_copy(), start, end, comment, by, self._deleted
+        )
         self._apply(text, entries, scan)
         return ann_id
 
@@ -236,46 +255,58 @@ class Document:
         self._apply(self.text, entries, self._scan)
         return self.annotation(annotation_id)
 
-    def resolve(self, annotation_id: str, mode: str, replacement: str | None = None,
-                answer: str | None = None, by: str = "user") -> dict[str, Any]:
-        return self.resolve_many([{"id": annotation_id, "mode": mode, "replacement": replacement,
-                                   "answer": answer}], by=by)[annotation_id]
+    def resolve(
+        self,
+        annotation_id: str,
+        mode: str,
+        replacement: str | None = None,
+        answer: str | None = None,
+        by: str = "user",
+    ) -> dict[str, Any]:
+        return self.resolve_many(
+            [{"id": annotation_id, "mode": mode, "replacement": replacement, "answer": answer}],
+            by=by,
+        )[annotation_id]
 
     def resolve_many(self, items: list[dict[str, Any]], by: str = "user") -> dict[str, dict]:
         """All items or none; returns the change per id (see :mod:`lantide.docs.operations`)."""
         self._writable()
-        text, entries, changes = ops.resolve_many(self._scan, self._entries_copy(), items, by,
-                                                  self._deleted)
+        text, entries, changes = ops.resolve_many(
+            self._scan, self._entries_copy(), items, by, self._deleted
+        )
         self._apply(text, entries)
         return changes
 
     def reopen(self, annotation_id: str, by: str = "user") -> Annotation:
         self._writable()
-        self._apply(*ops.reopen(self._scan, self._entries_copy(), annotation_id, by,
-                                self._deleted))
+        self._apply(*ops.reopen(self._scan, self._entries_copy(), annotation_id, by, self._deleted))
         return self.annotation(annotation_id)
 
     def reattach(self, annotation_id: str, start: int, end: int, by: str = "user") -> Annotation:
         self._writable()
-        self._apply(*ops.reattach(self._scan, self._entries_copy(), annotation_id, start, end,
-                                  by, self._deleted))
+        self._apply(
+            *ops.reattach(
+                self._scan, self._entries_copy(), annotation_id, start, end, by, self._deleted
+            )
+        )
         return self.annotation(annotation_id)
 
     def delete(self, annotation_id: str, by: str = "user") -> None:
         """Remove the mark (its text stays); the annotation, history and all, is kept in
         the sidecar's deleted list with a ``deleted`` event, and can be undeleted."""
         self._writable()
-        text, entries, deleted = ops.delete(self._scan, self._entries_copy(),
-                                            copy.deepcopy(self._deleted), annotation_id, by)
+        text, entries, deleted = ops.delete(
+            self._scan, self._entries_copy(), copy.deepcopy(self._deleted), annotation_id, by
+        )
         self._apply(text, entries, deleted=deleted)
 
     def undelete(self, annotation_id: str, by: str = "user") -> Annotation:
         """Bring a deleted annotation back (see :func:`lantide.docs.operations.undelete`);
         the returned annotation is ``detached`` when its text could not be marked."""
         self._writable()
-        text, entries, deleted, scan = ops.undelete(self._scan, self._entries_copy(),
-                                                    copy.deepcopy(self._deleted),
-                                                    annotation_id, by)
+        text, entries, deleted, scan = ops.undelete(
+            self._scan, self._entries_copy(), copy.deepcopy(self._deleted), annotation_id, by
+        )
         self._apply(text, entries, scan, deleted=deleted)
         return self.annotation(annotation_id)
 
@@ -289,8 +320,13 @@ class Document:
             atomic_write_text(self.path, new_text)
             self._after_save(new_text, None)
             self._set(Reconciled(new_text, [], scan_marks(new_text)))
-            return SaveReport(new_text, False, warnings=[
-                f"annotations are read-only ({self.read_only_reason}); only the text was saved"])
+            return SaveReport(
+                new_text,
+                False,
+                warnings=[
+                    f"annotations are read-only ({self.read_only_reason}); only the text was saved"
+                ],
+            )
         state = reconcile(new_text, self._entries, deleted=self._deleted)
         known = {e["id"] for e in self._entries}
         restored = {r.id for r in state.repairs if r.action in ("reanchored", "id_restored")}
@@ -311,13 +347,19 @@ class Document:
         if self.read_only_reason:
             raise AnnotationsReadOnlyError(
                 f"annotations of {self.path.name} are read-only: {self.read_only_reason}",
-                hint=(self.read_only_error.hint if self.read_only_error else None))
+                hint=(self.read_only_error.hint if self.read_only_error else None),
+            )
 
     def _entries_copy(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._entries)
 
-    def _apply(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None,
-               deleted: list[dict[str, Any]] | None = None) -> None:
+    def _apply(
+        self,
+        text: str,
+        entries: list[dict[str, Any]],
+        scan: MarkScan | None = None,
+        deleted: list[dict[str, Any]] | None = None,
+    ) -> None:
         """Commit the result of an operation, refusing one that broke another mark.
 
         ``scan`` is the parse of ``text`` when the operation already made one; ``deleted``
@@ -329,21 +371,30 @@ class Document:
             raise AnnotationError(
                 "the change would break other annotations: " + "; ".join(problems),
                 hint="Check the replacement for unbalanced backticks or Markdown that swallows "
-                     "the marks after it.", code="ANNOTATION_WOULD_BREAK_MARKS")
+                "the marks after it.",
+                code="ANNOTATION_WOULD_BREAK_MARKS",
+            )
         refresh_anchors(text, entries, scan)
         self._commit(text, entries, scan, deleted)
 
     def _check_disk(self) -> None:
         now = (read_bytes(self.path), read_bytes(self.sidecar_path))
         if now != self._disk:
-            changed = [p.name for p, a, b in zip((self.path, self.sidecar_path), now, self._disk)
-                       if a != b]
+            changed = [
+                p.name for p, a, b in zip((self.path, self.sidecar_path), now, self._disk) if a != b
+            ]
             raise DocumentConflictError(
                 f"{' and '.join(changed)} changed on disk since {self.path.name} was opened",
-                hint="Nothing was saved. Reload the document, then make the change again.")
+                hint="Nothing was saved. Reload the document, then make the change again.",
+            )
 
-    def _commit(self, text: str, entries: list[dict[str, Any]], scan: MarkScan | None = None,
-                deleted: list[dict[str, Any]] | None = None) -> None:
+    def _commit(
+        self,
+        text: str,
+        entries: list[dict[str, Any]],
+        scan: MarkScan | None = None,
+        deleted: list[dict[str, Any]] | None = None,
+    ) -> None:
         deleted = self._deleted if deleted is None else deleted
         with document_lock(self.path):
             self._check_disk()
@@ -354,10 +405,14 @@ class Document:
                     atomic_write_text(self.path, text)
                 self._after_save(text, None)
             elif text_bytes != self._disk[0] or sidecar_text.encode("utf-8") != self._disk[1]:
-                save_pair(self.path, self.sidecar_path,
-                          text=text if text_bytes != self._disk[0] else None,
-                          sidecar_text=sidecar_text, before_text=self._disk[0],
-                          before_sidecar=self._disk[1])
+                save_pair(
+                    self.path,
+                    self.sidecar_path,
+                    text=text if text_bytes != self._disk[0] else None,
+                    sidecar_text=sidecar_text,
+                    before_text=self._disk[0],
+                    before_sidecar=self._disk[1],
+                )
                 self._after_save(text, sidecar_text)
         self._sidecar.exists = self._sidecar.exists or bool(entries) or bool(deleted)
         self._sidecar.entries = copy.deepcopy(entries)

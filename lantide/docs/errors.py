@@ -45,12 +45,13 @@ class AnnotationBatchError(AnnotationError):
     def __init__(self, problems: list[dict], *, hint: str | None = None):
         self.problems = problems
         codes = {p["code"] for p in problems}
-        lines = "; ".join(f"item {p['index']} ({p.get('id')!s}): {p['message']}"
-                          for p in problems)
+        lines = "; ".join(f"item {p['index']} ({p.get('id')!s}): {p['message']}" for p in problems)
         noun = "item is" if len(problems) == 1 else "items are"
-        super().__init__(f"{len(problems)} {noun} invalid, nothing was changed: {lines}",
-                         hint=hint or "Fix every listed item and send the whole batch again.",
-                         code=codes.pop() if len(codes) == 1 else None)
+        super().__init__(
+            f"{len(problems)} {noun} invalid, nothing was changed: {lines}",
+            hint=hint or "Fix every listed item and send the whole batch again.",
+            code=codes.pop() if len(codes) == 1 else None,
+        )
 
     def to_dict(self) -> dict:
         out = super().to_dict()

@@ -80,19 +80,32 @@ class Recovery:
         if self.rolled_forward:
             parts.append("finished an interrupted save of " + ", ".join(self.rolled_forward))
         if self.kept:
-            parts.append("an interrupted save was not finished because " + ", ".join(self.kept)
-                         + f" changed afterwards; the unsaved change is kept in {self.set_aside}")
+            parts.append(
+                "an interrupted save was not finished because "
+                + ", ".join(self.kept)
+                + f" changed afterwards; the unsaved change is kept in {self.set_aside}"
+            )
         return "; ".join(parts) or "an interrupted save had already completed"
 
     def to_dict(self) -> dict:
-        return {"journal": str(self.journal), "rolled_forward": self.rolled_forward,
-                "kept": self.kept, "set_aside": str(self.set_aside) if self.set_aside else None,
-                "message": self.message}
+        return {
+            "journal": str(self.journal),
+            "rolled_forward": self.rolled_forward,
+            "kept": self.kept,
+            "set_aside": str(self.set_aside) if self.set_aside else None,
+            "message": self.message,
+        }
 
 
-def save_pair(document_path: Path, sidecar_path: Path, *, text: str | None,
-              sidecar_text: str, before_text: bytes | None,
-              before_sidecar: bytes | None) -> None:
+def save_pair(
+    document_path: Path,
+    sidecar_path: Path,
+    *,
+    text: str | None,
+    sidecar_text: str,
+    before_text: bytes | None,
+    before_sidecar: bytes | None,
+) -> None:
     """Replace the document (``text``; None leaves it alone) and its sidecar together.
 
     ``before_*`` are the files' bytes as they were read; the caller has checked that the
@@ -105,11 +118,18 @@ def save_pair(document_path: Path, sidecar_path: Path, *, text: str | None,
         "kind": "lantide-document-journal",
         "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "pid": os.getpid(),
-        "document": {"name": document_path.name, "before_sha256": digest(before_text),
-                     "content": text,
-                     "sha256": digest(text.encode("utf-8")) if text is not None else None},
-        "sidecar": {"name": sidecar_path.name, "before_sha256": digest(before_sidecar),
-                    "content": sidecar_text, "sha256": digest(sidecar_text.encode("utf-8"))},
+        "document": {
+            "name": document_path.name,
+            "before_sha256": digest(before_text),
+            "content": text,
+            "sha256": digest(text.encode("utf-8")) if text is not None else None,
+        },
+        "sidecar": {
+            "name": sidecar_path.name,
+            "before_sha256": digest(before_sidecar),
+            "content": sidecar_text,
+            "sha256": digest(sidecar_text.encode("utf-8")),
+        },
     }
     with document_lock(document_path):
         failpoint("save-started")

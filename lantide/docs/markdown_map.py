@@ -26,8 +26,12 @@ from functools import lru_cache
 
 _EOL = re.compile(r"\r\n|\r|\n")
 _POS_KEY = "lantide_pos"
-_REGION_KINDS = {"paragraph_open": "paragraph", "heading_open": "heading",
-                 "th_open": "table cell", "td_open": "table cell"}
+_REGION_KINDS = {
+    "paragraph_open": "paragraph",
+    "heading_open": "heading",
+    "th_open": "table cell",
+    "td_open": "table cell",
+}
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,7 @@ class Structure:
         if self._starts is None:
             self._starts = [r.start for r in self.regions]
         i = bisect.bisect_right(self._starts, pos)
-        return self.regions[max(0, i - 2):i][::-1]
+        return self.regions[max(0, i - 2) : i][::-1]
 
 
 def _recording(rule, token_type: str):
@@ -169,7 +173,11 @@ def markdown_parser():
     from markdown_it.rules_inline.html_inline import html_inline
 
     from lantide.docs.citations import (
-        BAD_TOKEN, TOKEN, render_citation, render_malformed, step_citation_rule,
+        BAD_TOKEN,
+        TOKEN,
+        render_citation,
+        render_malformed,
+        step_citation_rule,
     )
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
@@ -212,8 +220,14 @@ def _greedy(content_line: str, source: str, base: int, cursor: int) -> tuple[int
     return tuple(out)
 
 
-def _segment(content_line: str, content_start: int, text: str, bounds: tuple[int, int],
-             cursor: int, suffix_first: bool) -> Segment:
+def _segment(
+    content_line: str,
+    content_start: int,
+    text: str,
+    bounds: tuple[int, int],
+    cursor: int,
+    suffix_first: bool,
+) -> Segment:
     begin, end = bounds
     line = text[begin:end]
     n = len(content_line)
@@ -230,8 +244,9 @@ def _segment(content_line: str, content_start: int, text: str, bounds: tuple[int
     return Segment(content_start, positions[0] if positions else begin + cursor, n, positions)
 
 
-def _map_inline(token, kind: str, text: str, starts: list[int],
-                cursors: dict[int, int]) -> list[Segment]:
+def _map_inline(
+    token, kind: str, text: str, starts: list[int], cursors: dict[int, int]
+) -> list[Segment]:
     first_line = token.map[0]
     segments = []
     offset = 0
@@ -239,8 +254,9 @@ def _map_inline(token, kind: str, text: str, starts: list[int],
         line = min(first_line + i, len(starts) - 1)
         bounds = _line_bounds(text, starts, line)
         cursor = cursors.get(line, 0)
-        seg = _segment(content_line, offset, text, bounds, cursor,
-                       suffix_first=kind != "table cell")
+        seg = _segment(
+            content_line, offset, text, bounds, cursor, suffix_first=kind != "table cell"
+        )
         cursors[line] = seg.source_end - bounds[0]
         segments.append(seg)
         offset += len(content_line) + 1
@@ -271,8 +287,14 @@ def parse_structure(text: str) -> Structure:
             out.blocks.append(_block(token, "html", text, starts))
         elif token.type == "inline" and token.map:
             kind = _REGION_KINDS.get(opener, "paragraph")
-            region = InlineRegion(len(out.regions), kind, token.map[0], token.content,
-                                  _map_inline(token, kind, text, starts, cursors), token)
+            region = InlineRegion(
+                len(out.regions),
+                kind,
+                token.map[0],
+                token.content,
+                _map_inline(token, kind, text, starts, cursors),
+                token,
+            )
             out.regions.append(region)
             _collect_inline(token, region, out)
     return out
@@ -285,8 +307,7 @@ def _collect_inline(token, region: InlineRegion, out: Structure) -> None:
             continue  # found by a nested parse (image alt text): not at a known offset
         start, end = region.to_source(where[0]), region.to_source(where[1])
         if child.type == "html_inline":
-            out.html_tags.append(InlineHtml(start, end, out.text[start:end],
-                                            region.index))
+            out.html_tags.append(InlineHtml(start, end, out.text[start:end], region.index))
         elif child.type == "code_inline":
             out.code_spans.append(CodeSpan(start, end, region.index))
 
@@ -317,7 +338,6 @@ def _walk(tokens):
             yield from _walk(t.children)
 
 
-
 def _tag_offsets(region: InlineRegion):
     """(token index, source offset) of the region's raw HTML tags."""
     for i, child in enumerate(region.token.children or []):
@@ -337,7 +357,7 @@ def nested_between(region: InlineRegion, open_at: int, close_at: int) -> bool:
         return False
     children = region.token.children or []
     depth = 0
-    for child in children[found[open_at] + 1:found[close_at]]:
+    for child in children[found[open_at] + 1 : found[close_at]]:
         depth += child.nesting
         if depth < 0:
             return False

@@ -78,7 +78,7 @@ class Mark:
         return self.open.container
 
     def inner(self, text: str) -> str:
-        return text[self.inner_start:self.inner_end]
+        return text[self.inner_start : self.inner_end]
 
 
 @dataclass
@@ -113,8 +113,14 @@ class _TagReader(HTMLParser):
         if tag == "mark":
             value = dict(attrs).get(ID_ATTRIBUTE)
             ann_id = value.strip() if isinstance(value, str) else None
-            self.found.append((False, ann_id if is_valid_id(ann_id) else None,
-                               self.getpos(), self.get_starttag_text()))
+            self.found.append(
+                (
+                    False,
+                    ann_id if is_valid_id(ann_id) else None,
+                    self.getpos(),
+                    self.get_starttag_text(),
+                )
+            )
 
     def handle_endtag(self, tag):
         if tag == "mark":
@@ -145,16 +151,20 @@ def _tags_of(structure: Structure) -> list[MarkTag]:
         if not MAYBE_MARK_TAG.match(html.text):
             continue
         for closing, ann_id, start, end in read_mark_tags(html.text):
-            tags.append(MarkTag(html.start + start, html.start + end, closing, ann_id,
-                                ("region", html.region)))
+            tags.append(
+                MarkTag(
+                    html.start + start, html.start + end, closing, ann_id, ("region", html.region)
+                )
+            )
     text = structure.text
     for index, block in enumerate(structure.blocks):
-        source = text[block.start:block.end]
+        source = text[block.start : block.end]
         if block.kind != "html" or not MAYBE_MARK_TAG.search(source):
             continue
         for closing, ann_id, start, end in read_mark_tags(source):
-            tags.append(MarkTag(block.start + start, block.start + end, closing, ann_id,
-                                ("html", index)))
+            tags.append(
+                MarkTag(block.start + start, block.start + end, closing, ann_id, ("html", index))
+            )
     tags.sort(key=lambda t: t.start)
     return tags
 
@@ -181,24 +191,24 @@ def scan_marks(text: str, structure: Structure | None = None) -> MarkScan:
 
 # -- editing the text around marks ----------------------------------------------------------
 
+
 def wrap(text: str, start: int, end: int, annotation_id: str) -> str:
     return text[:start] + mark_open(annotation_id) + text[start:end] + MARK_CLOSE + text[end:]
 
 
 def unwrap(text: str, mark: Mark) -> str:
     """The text without the mark's two tags; what they enclosed stays."""
-    return (text[:mark.open.start] + text[mark.open.end:mark.close.start]
-            + text[mark.close.end:])
+    return text[: mark.open.start] + text[mark.open.end : mark.close.start] + text[mark.close.end :]
 
 
 def replace_mark(text: str, mark: Mark, replacement: str) -> str:
     """The whole element (tags and quoted text) replaced by ``replacement``."""
-    return text[:mark.start] + replacement + text[mark.end:]
+    return text[: mark.start] + replacement + text[mark.end :]
 
 
 def remove_tags(text: str, tags: list[MarkTag]) -> str:
     for tag in sorted(tags, key=lambda t: t.start, reverse=True):
-        text = text[:tag.start] + text[tag.end:]
+        text = text[: tag.start] + text[tag.end :]
     return text
 
 

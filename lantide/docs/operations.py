@@ -31,14 +31,14 @@ from lantide.docs.anchoring import anchor_by_text, short
 from lantide.docs.errors import AnnotationBatchError, AnnotationError
 from lantide.docs.marks import MarkScan, contains_mark_tag, replace_mark, unwrap
 from lantide.docs.ranges import wrap_checked
-from lantide.docs.sidecar import event, insert_by_creation, last_event, set_span, \
-    stored_span
+from lantide.docs.sidecar import event, insert_by_creation, last_event, set_span, stored_span
 
 MODES = ("A", "B")
 
 
-def find_entry(entries: list[dict[str, Any]], annotation_id: str,
-               deleted: list[dict[str, Any]] = ()) -> dict[str, Any]:
+def find_entry(
+    entries: list[dict[str, Any]], annotation_id: str, deleted: list[dict[str, Any]] = ()
+) -> dict[str, Any]:
     """The live entry ``annotation_id``; a clear error when it is unknown or deleted."""
     for entry in entries:
         if entry["id"] == annotation_id:
@@ -46,14 +46,20 @@ def find_entry(entries: list[dict[str, Any]], annotation_id: str,
     if any(e["id"] == annotation_id for e in deleted):
         raise deleted_error(annotation_id)
     known = ", ".join(e["id"] for e in entries) or "none"
-    raise AnnotationError(f"no annotation with id {annotation_id!r}",
-                          hint=f"Known annotations: {known}.", code="ANNOTATION_UNKNOWN_ID")
+    raise AnnotationError(
+        f"no annotation with id {annotation_id!r}",
+        hint=f"Known annotations: {known}.",
+        code="ANNOTATION_UNKNOWN_ID",
+    )
 
 
 def deleted_error(annotation_id: str) -> AnnotationError:
-    return AnnotationError(f"annotation {annotation_id} was deleted",
-                           hint=f"Undelete it first (lantide annotations … --restore "
-                                f"{annotation_id}), then try again.", code="ANNOTATION_DELETED")
+    return AnnotationError(
+        f"annotation {annotation_id} was deleted",
+        hint=f"Undelete it first (lantide annotations … --restore "
+        f"{annotation_id}), then try again.",
+        code="ANNOTATION_DELETED",
+    )
 
 
 def new_id(taken: set[str]) -> str:
@@ -71,29 +77,49 @@ def _require_text(value: str | None, what: str, code: str) -> str:
     return str(value)
 
 
-def create(scan: MarkScan, entries: list[dict[str, Any]], start: int, end: int, comment: str,
-           by: str, deleted: list[dict[str, Any]] = ()
-           ) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
+def create(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    start: int,
+    end: int,
+    comment: str,
+    by: str,
+    deleted: list[dict[str, Any]] = (),
+) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
     comment = _require_text(comment, "comment", "ANNOTATION_COMMENT_MISSING")
     ann_id = new_id({e["id"] for e in entries} | {e["id"] for e in deleted} | scan.ids())
     new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
     mark = new_scan.mark(ann_id)
     quote = scan.text[s:e]
-    entries.append({"id": ann_id, "status": "open", "quote": quote, "comment": comment,
-                    "anchor": {"span": mark.span},
-                    "history": [event("created", by, comment, quote=quote)]})
+    entries.append(
+        {
+            "id": ann_id,
+            "status": "open",
+            "quote": quote,
+            "comment": comment,
+            "anchor": {"span": mark.span},
+            "history": [event("created", by, comment, quote=quote)],
+        }
+    )
     return new_text, entries, ann_id, new_scan
 
 
-def reply(entries: list[dict[str, Any]], annotation_id: str, text: str, by: str,
-          deleted: list[dict[str, Any]] = ()) -> None:
+def reply(
+    entries: list[dict[str, Any]],
+    annotation_id: str,
+    text: str,
+    by: str,
+    deleted: list[dict[str, Any]] = (),
+) -> None:
     entry = find_entry(entries, annotation_id, deleted)
-    entry["history"].append(event("replied", by, _require_text(text, "reply",
-                                                                  "ANNOTATION_REPLY_MISSING")))
+    entry["history"].append(
+        event("replied", by, _require_text(text, "reply", "ANNOTATION_REPLY_MISSING"))
+    )
 
 
-def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set[str],
-                  deleted_ids: set[str]) -> tuple[str, str] | None:
+def _item_problem(
+    item: Any, entries: dict[str, dict], scan: MarkScan, seen: set[str], deleted_ids: set[str]
+) -> tuple[str, str] | None:
     if not isinstance(item, dict):
         return "ANNOTATION_BAD_ITEM", "an item must be an object {id, mode, replacement?, answer?}"
     ann_id, mode = item.get("id"), str(item.get("mode") or "").upper()
@@ -110,26 +136,39 @@ def _item_problem(item: Any, entries: dict[str, dict], scan: MarkScan, seen: set
     if mode == "A":
         replacement = item.get("replacement")
         if not isinstance(replacement, str):
-            return ("ANNOTATION_REPLACEMENT_MISSING",
-                    "mode A needs 'replacement' (the text that replaces the marked text)")
+            return (
+                "ANNOTATION_REPLACEMENT_MISSING",
+                "mode A needs 'replacement' (the text that replaces the marked text)",
+            )
         if contains_mark_tag(replacement):
-            return ("ANNOTATION_REPLACEMENT_HAS_MARK",
-                    "the replacement must not contain <mark> tags")
+            return (
+                "ANNOTATION_REPLACEMENT_HAS_MARK",
+                "the replacement must not contain <mark> tags",
+            )
         if scan.mark(ann_id) is None:
-            return ("ANNOTATION_DETACHED",
-                    "it is detached (no mark in the text to replace); use mode B or reattach it")
+            return (
+                "ANNOTATION_DETACHED",
+                "it is detached (no mark in the text to replace); use mode B or reattach it",
+            )
     answer = item.get("answer")
     if answer is not None and not isinstance(answer, str):
         return "ANNOTATION_BAD_ITEM", "'answer' must be a string"
     return None
 
 
-def validate_items(scan: MarkScan, entries: list[dict[str, Any]], items: list[Any],
-                   deleted: list[dict[str, Any]] = ()) -> None:
+def validate_items(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    items: list[Any],
+    deleted: list[dict[str, Any]] = (),
+) -> None:
     """Raise :class:`AnnotationBatchError` naming every bad item; nothing is changed."""
     if not isinstance(items, list) or not items:
-        raise AnnotationError("no annotations to resolve", hint="Give a list of "
-                              "{id, mode, replacement?, answer?} items.", code="ANNOTATION_BAD_ITEM")
+        raise AnnotationError(
+            "no annotations to resolve",
+            hint="Give a list of {id, mode, replacement?, answer?} items.",
+            code="ANNOTATION_BAD_ITEM",
+        )
     by_id = {e["id"]: e for e in entries}
     deleted_ids = {e["id"] for e in deleted if isinstance(e, dict)}
     problems, seen = [], set()
@@ -138,22 +177,33 @@ def validate_items(scan: MarkScan, entries: list[dict[str, Any]], items: list[An
         if isinstance(item, dict) and isinstance(item.get("id"), str):
             seen.add(item["id"])
         if found:
-            problems.append({"index": index, "id": item.get("id") if isinstance(item, dict)
-                             else None, "code": found[0], "message": found[1]})
+            problems.append(
+                {
+                    "index": index,
+                    "id": item.get("id") if isinstance(item, dict) else None,
+                    "code": found[0],
+                    "message": found[1],
+                }
+            )
     if problems:
         raise AnnotationBatchError(problems)
 
 
-def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict[str, Any]],
-                 by: str, deleted: list[dict[str, Any]] = ()
-                 ) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
+def resolve_many(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    items: list[dict[str, Any]],
+    by: str,
+    deleted: list[dict[str, Any]] = (),
+) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
     validate_items(scan, entries, items, deleted)
     text = scan.text
     by_id = {e["id"]: e for e in entries}
     # Apply from the end of the text backwards, so each mark is still where the scan saw
     # it; then shift every result span by the edits made before it.
-    planned = sorted(items, key=lambda it: -(scan.mark(it["id"]).start
-                                              if scan.mark(it["id"]) else -1))
+    planned = sorted(
+        items, key=lambda it: -(scan.mark(it["id"]).start if scan.mark(it["id"]) else -1)
+    )
     edits: list[tuple[int, int]] = []  # (position, length delta)
     results: dict[str, tuple[int, int] | None] = {}
     changes: dict[str, dict[str, Any]] = {}
@@ -170,14 +220,28 @@ def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict
         else:
             text = unwrap(text, mark)
             results[ann_id] = (mark.start, mark.inner_end - mark.inner_start)
-            edits.append((mark.start, -(mark.inner_start - mark.start) - (mark.end - mark.inner_end)))
+            edits.append(
+                (mark.start, -(mark.inner_start - mark.start) - (mark.end - mark.inner_end))
+            )
         entry["status"] = "resolved"
         entry.pop("detached", None)
-        entry["history"].append(event("resolved", by, answer if answer else None, mode=mode,
-                                      replacement=replacement if mode == "A" else None,
-                                      quote=mark.inner(scan.text) if mark else None))
-        changes[ann_id] = {"id": ann_id, "mode": mode, "status": "resolved",
-                           "text_changed": mark is not None, "span": None}
+        entry["history"].append(
+            event(
+                "resolved",
+                by,
+                answer if answer else None,
+                mode=mode,
+                replacement=replacement if mode == "A" else None,
+                quote=mark.inner(scan.text) if mark else None,
+            )
+        )
+        changes[ann_id] = {
+            "id": ann_id,
+            "mode": mode,
+            "status": "resolved",
+            "text_changed": mark is not None,
+            "span": None,
+        }
     for ann_id, where in results.items():
         if where is None:
             continue
@@ -189,13 +253,20 @@ def resolve_many(scan: MarkScan, entries: list[dict[str, Any]], items: list[dict
     return text, entries, ordered
 
 
-def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by: str,
-           deleted: list[dict[str, Any]] = ()) -> tuple[str, list[dict[str, Any]], MarkScan]:
+def reopen(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    annotation_id: str,
+    by: str,
+    deleted: list[dict[str, Any]] = (),
+) -> tuple[str, list[dict[str, Any]], MarkScan]:
     entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "resolved":
-        raise AnnotationError(f"annotation {annotation_id} is already open",
-                              hint="Only a resolved annotation can be reopened.",
-                              code="ANNOTATION_NOT_RESOLVED")
+        raise AnnotationError(
+            f"annotation {annotation_id} is already open",
+            hint="Only a resolved annotation can be reopened.",
+            code="ANNOTATION_NOT_RESOLVED",
+        )
     resolved = last_event(entry, "resolved") or {}
     hint = stored_span(entry)
     candidates = []
@@ -213,24 +284,36 @@ def reopen(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, by
     return scan.text, entries, scan
 
 
-def reattach(scan: MarkScan, entries: list[dict[str, Any]], annotation_id: str, start: int,
-             end: int, by: str, deleted: list[dict[str, Any]] = ()
-             ) -> tuple[str, list[dict[str, Any]], MarkScan]:
+def reattach(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    annotation_id: str,
+    start: int,
+    end: int,
+    by: str,
+    deleted: list[dict[str, Any]] = (),
+) -> tuple[str, list[dict[str, Any]], MarkScan]:
     """Give a detached annotation a new mark around ``[start, end)``."""
     entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "open" or not entry.get("detached"):
-        raise AnnotationError(f"annotation {annotation_id} is not detached",
-                              hint="Only an open, detached annotation can be reattached.",
-                              code="ANNOTATION_NOT_DETACHED")
+        raise AnnotationError(
+            f"annotation {annotation_id} is not detached",
+            hint="Only an open, detached annotation can be reattached.",
+            code="ANNOTATION_NOT_DETACHED",
+        )
     new_text, new_scan, s, e = wrap_checked(scan, start, end, annotation_id)
     entry.pop("detached", None)
     entry["history"].append(event("reattached", by, f"marked {short(scan.text[s:e])!r}"))
     return new_text, entries, new_scan
 
 
-def delete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[str, Any]],
-           annotation_id: str, by: str
-           ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+def delete(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    deleted: list[dict[str, Any]],
+    annotation_id: str,
+    by: str,
+) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
     """Remove the mark's tags and move the entry to ``deleted`` with a ``deleted`` event.
 
     Returns ``(text, entries, deleted)``. The entry keeps its status; its span hint is
@@ -245,9 +328,13 @@ def delete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[str
     return text, [e for e in entries if e is not entry], deleted + [entry]
 
 
-def undelete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[str, Any]],
-             annotation_id: str, by: str
-             ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], MarkScan]:
+def undelete(
+    scan: MarkScan,
+    entries: list[dict[str, Any]],
+    deleted: list[dict[str, Any]],
+    annotation_id: str,
+    by: str,
+) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], MarkScan]:
     """Bring a deleted annotation back; returns ``(text, entries, deleted, scan)``.
 
     A resolved one comes back resolved (it has no mark). An open one is marked again: at
@@ -259,19 +346,25 @@ def undelete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[s
     entry = next((e for e in reversed(deleted) if e["id"] == annotation_id), None)
     if entry is None:
         if any(e["id"] == annotation_id for e in entries):
-            raise AnnotationError(f"annotation {annotation_id} is not deleted",
-                                  hint="Only a deleted annotation can be undeleted.",
-                                  code="ANNOTATION_NOT_DELETED")
+            raise AnnotationError(
+                f"annotation {annotation_id} is not deleted",
+                hint="Only a deleted annotation can be undeleted.",
+                code="ANNOTATION_NOT_DELETED",
+            )
         known = ", ".join(e["id"] for e in deleted) or "none"
-        raise AnnotationError(f"no deleted annotation with id {annotation_id!r}",
-                              hint=f"Deleted annotations: {known}.",
-                              code="ANNOTATION_UNKNOWN_ID")
+        raise AnnotationError(
+            f"no deleted annotation with id {annotation_id!r}",
+            hint=f"Deleted annotations: {known}.",
+            code="ANNOTATION_UNKNOWN_ID",
+        )
     if any(e["id"] == annotation_id for e in entries):
         raise AnnotationError(
             f"annotation {annotation_id} cannot be undeleted: another annotation with the "
-            "same id is in the document", code="ANNOTATION_ID_IN_USE",
+            "same id is in the document",
+            code="ANNOTATION_ID_IN_USE",
             hint="An older Lantide recreated it from a copied mark. Delete that one first "
-                 "if this deleted one is the one to keep.")
+            "if this deleted one is the one to keep.",
+        )
     remaining = [e for e in deleted if e is not entry]
     text, new_scan = scan.text, scan
     if entry["status"] != "open":
@@ -287,4 +380,3 @@ def undelete(scan: MarkScan, entries: list[dict[str, Any]], deleted: list[dict[s
             entry["detached"] = True
             entry["history"].append(event("undeleted", by, f"undeleted without a mark: {found}"))
     return text, insert_by_creation(entries, entry), remaining, new_scan
-

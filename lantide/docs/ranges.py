@@ -10,8 +10,13 @@ and every other mark must be unchanged.
 from __future__ import annotations
 
 from lantide.docs.errors import AnnotationRangeError
-from lantide.docs.markdown_map import (InlineRegion, Structure, inline_signature,
-                                       nested_between, render_inline)
+from lantide.docs.markdown_map import (
+    InlineRegion,
+    Structure,
+    inline_signature,
+    nested_between,
+    render_inline,
+)
 from lantide.docs.marks import MarkScan, scan_marks, wrap
 
 MAX_WIDENINGS = 12  # candidate starts (and ends) looked at when a range must widen
@@ -33,35 +38,48 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
 def _outside_text_reason(structure: Structure, pos: int, which: str) -> str:
     block = structure.block_at(pos)
     if block is not None and block.kind == "code":
-        return f"it {which} inside a code block (lines {block.first_line + 1}-{block.last_line + 1})"
+        return (
+            f"it {which} inside a code block (lines {block.first_line + 1}-{block.last_line + 1})"
+        )
     if block is not None:
-        return (f"it {which} inside a raw HTML block (lines {block.first_line + 1}-"
-                f"{block.last_line + 1})")
-    return (f"it {which} on line {structure.line_of(pos) + 1} outside the text of a paragraph, "
-            "heading or table cell (Markdown syntax, a line prefix or a blank line)")
+        return (
+            f"it {which} inside a raw HTML block (lines {block.first_line + 1}-"
+            f"{block.last_line + 1})"
+        )
+    return (
+        f"it {which} on line {structure.line_of(pos) + 1} outside the text of a paragraph, "
+        "heading or table cell (Markdown syntax, a line prefix or a blank line)"
+    )
 
 
-def _crossing_reason(structure: Structure, first: InlineRegion, last: InlineRegion,
-                     start: int, end: int) -> str:
+def _crossing_reason(
+    structure: Structure, first: InlineRegion, last: InlineRegion, start: int, end: int
+) -> str:
     if "table cell" in (first.kind, last.kind):
         return "it crosses a table cell boundary"
     for block in structure.blocks:
         if start < block.end and block.start < end:
             what = "code block" if block.kind == "code" else "raw HTML block"
-            return f"it crosses a {what} boundary (lines {block.first_line + 1}-{block.last_line + 1})"
-    return (f"it crosses a block boundary: it starts in the {first.kind} at line "
-            f"{first.first_line + 1} and ends in the {last.kind} at line {last.first_line + 1}")
+            return (
+                f"it crosses a {what} boundary (lines {block.first_line + 1}-{block.last_line + 1})"
+            )
+    return (
+        f"it crosses a block boundary: it starts in the {first.kind} at line "
+        f"{first.first_line + 1} and ends in the {last.kind} at line {last.first_line + 1}"
+    )
 
 
-def check_range(scan: MarkScan, start: int, end: int, *, trim_spaces: bool = True
-                ) -> tuple[int, int]:
+def check_range(
+    scan: MarkScan, start: int, end: int, *, trim_spaces: bool = True
+) -> tuple[int, int]:
     """The range to wrap (trimmed of surrounding whitespace), or AnnotationRangeError."""
     text = scan.text
     if not (isinstance(start, int) and isinstance(end, int)):
         raise _refuse(start, end, "start and end must be whole numbers")
     if start < 0 or end > len(text) or start >= end:
-        raise _refuse(start, end, f"the text has offsets 0 to {len(text)} and a range needs "
-                                  "start < end")
+        raise _refuse(
+            start, end, f"the text has offsets 0 to {len(text)} and a range needs start < end"
+        )
     s, e = trim(text, start, end) if trim_spaces else (start, end)
     if s == e:
         raise _refuse(start, end, "it holds only whitespace")
@@ -72,16 +90,23 @@ def check_range(scan: MarkScan, start: int, end: int, *, trim_spaces: bool = Tru
         block = structure.block_at(pos)
         if block is not None and (first or last) is not None:
             what = "code block" if block.kind == "code" else "raw HTML block"
-            raise _refuse(start, end, f"it crosses a {what} boundary (lines "
-                                      f"{block.first_line + 1}-{block.last_line + 1})")
+            raise _refuse(
+                start,
+                end,
+                f"it crosses a {what} boundary (lines "
+                f"{block.first_line + 1}-{block.last_line + 1})",
+            )
         raise _refuse(start, end, _outside_text_reason(structure, pos, which))
     if first is not last:
         raise _refuse(start, end, _crossing_reason(structure, first, last, s, e))
     container = ("region", first.index)
     for mark in scan.marks:
         if mark.container == container and mark.inner_start <= s and e <= mark.inner_end:
-            raise _refuse(start, end, f"it lies inside the mark of annotation {mark.id}; "
-                                      "annotations cannot nest")
+            raise _refuse(
+                start,
+                end,
+                f"it lies inside the mark of annotation {mark.id}; annotations cannot nest",
+            )
     for tag in scan.tags:
         if tag.container == container and tag.start < e and s < tag.end:
             if tag.annotation_id or tag.closing:
@@ -90,21 +115,32 @@ def check_range(scan: MarkScan, start: int, end: int, *, trim_spaces: bool = Tru
                 raise _refuse(start, end, f"it overlaps {what}; annotations cannot overlap")
             raise _refuse(start, end, "it overlaps a <mark> highlight")
     for span in structure.code_spans:
-        if span.region == first.index and span.start < e and s < span.end \
-                and not (s <= span.start and span.end <= e):
+        if (
+            span.region == first.index
+            and span.start < e
+            and s < span.end
+            and not (s <= span.start and span.end <= e)
+        ):
             where = "inside" if span.start <= s and e <= span.end else "through"
-            raise _refuse(start, end, f"it cuts {where} inline code "
-                                      f"{text[span.start:span.end][:40]!r}; select the whole "
-                                      "code span or text outside it")
+            raise _refuse(
+                start,
+                end,
+                f"it cuts {where} inline code "
+                f"{text[span.start : span.end][:40]!r}; select the whole "
+                "code span or text outside it",
+            )
     for tag in structure.html_tags:
-        if tag.region == first.index and tag.start < e and s < tag.end \
-                and not (s <= tag.start and tag.end <= e):
+        if (
+            tag.region == first.index
+            and tag.start < e
+            and s < tag.end
+            and not (s <= tag.start and tag.end <= e)
+        ):
             raise _refuse(start, end, f"it cuts through the HTML tag {tag.text[:40]!r}")
     return s, e
 
 
-def _try_wrap(scan: MarkScan, s: int, e: int, annotation_id: str
-              ) -> tuple[str, MarkScan] | None:
+def _try_wrap(scan: MarkScan, s: int, e: int, annotation_id: str) -> tuple[str, MarkScan] | None:
     """The text with ``[s, e)`` wrapped, when the mark leaves the Markdown as it was: same
     inline syntax, same other marks, the mark's element properly nested (it opens and
     closes inside the same emphasis, link or none), the same HTML but for the mark."""
@@ -135,14 +171,20 @@ def _widenings(text: str, region, s: int, e: int) -> list[tuple[int, int]]:
     within the region, the smallest widening first."""
     starts, ends = [s], [e]
     for p in range(s - 1, region.start - 1, -1):
-        if text[p] in "*_~[!" and region.holds_start(p) and \
-                (p == region.start or text[p - 1] != text[p]):
+        if (
+            text[p] in "*_~[!"
+            and region.holds_start(p)
+            and (p == region.start or text[p - 1] != text[p])
+        ):
             starts.append(p)
         if len(starts) > MAX_WIDENINGS:
             break
     for p in range(e + 1, region.end + 1):
-        if text[p - 1] in "*_~)]" and region.holds_end(p) and \
-                (p == region.end or text[p] != text[p - 1]):
+        if (
+            text[p - 1] in "*_~)]"
+            and region.holds_end(p)
+            and (p == region.end or text[p] != text[p - 1])
+        ):
             ends.append(p)
         if len(ends) > MAX_WIDENINGS:
             break
@@ -150,8 +192,9 @@ def _widenings(text: str, region, s: int, e: int) -> list[tuple[int, int]]:
     return sorted(pairs, key=lambda r: ((s - r[0]) + (r[1] - e), s - r[0]))
 
 
-def wrap_checked(scan: MarkScan, start: int, end: int, annotation_id: str, *,
-                 trim_spaces: bool = True) -> tuple[str, MarkScan, int, int]:
+def wrap_checked(
+    scan: MarkScan, start: int, end: int, annotation_id: str, *, trim_spaces: bool = True
+) -> tuple[str, MarkScan, int, int]:
     """Wrap ``[start, end)`` in a mark for ``annotation_id``.
 
     A range that starts or ends inside emphasis or a link it does not wholly hold (``c*
@@ -174,7 +217,11 @@ def wrap_checked(scan: MarkScan, start: int, end: int, annotation_id: str, *,
                 s, e = ws, we
                 break
     if done is None:
-        raise _refuse(start, end, "a mark there would cut through Markdown syntax (a link "
-                                  "target, an escape or an entity); widen or narrow the range "
-                                  "to whole words")
+        raise _refuse(
+            start,
+            end,
+            "a mark there would cut through Markdown syntax (a link "
+            "target, an escape or an entity); widen or narrow the range "
+            "to whole words",
+        )
     return done[0], done[1], s, e

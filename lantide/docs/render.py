@@ -37,9 +37,20 @@ a.lantide-citation-missing { color: #c62828; }
 span.lantide-citation-bad { color: #c62828; text-decoration: underline wavy #c62828; }
 """.strip()
 
-_BLOCK_TOKENS = {"paragraph_open", "heading_open", "blockquote_open", "bullet_list_open",
-                 "ordered_list_open", "list_item_open", "table_open", "tr_open", "fence",
-                 "code_block", "hr", "html_block"}
+_BLOCK_TOKENS = {
+    "paragraph_open",
+    "heading_open",
+    "blockquote_open",
+    "bullet_list_open",
+    "ordered_list_open",
+    "list_item_open",
+    "table_open",
+    "tr_open",
+    "fence",
+    "code_block",
+    "hr",
+    "html_block",
+}
 _TITLE_LIMIT = 300
 
 
@@ -76,8 +87,10 @@ class RenderedDocument:
         return found
 
     def page(self, css: str = PREVIEW_CSS) -> str:
-        return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{css}</style>"
-                f"</head><body>{self.html}</body></html>")
+        return (
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{css}</style>'
+            f"</head><body>{self.html}</body></html>"
+        )
 
 
 def _annotation_info(annotations: Iterable[Any]) -> dict[str, tuple[str, str]]:
@@ -93,9 +106,12 @@ def _annotation_info(annotations: Iterable[Any]) -> dict[str, tuple[str, str]]:
 def _open_tag(ann_id: str, info: dict[str, tuple[str, str]]) -> tuple[str, str]:
     status, comment = info.get(ann_id, ("unknown", ""))
     title = comment if len(comment) <= _TITLE_LIMIT else comment[:_TITLE_LIMIT] + "…"
-    tag = (f'<mark class="lantide-annotation lantide-{status}" '
-           f'{ID_ATTRIBUTE}="{html_lib.escape(ann_id)}" data-status="{status}"'
-           + (f' title="{html_lib.escape(title)}"' if title else "") + ">")
+    tag = (
+        f'<mark class="lantide-annotation lantide-{status}" '
+        f'{ID_ATTRIBUTE}="{html_lib.escape(ann_id)}" data-status="{status}"'
+        + (f' title="{html_lib.escape(title)}"' if title else "")
+        + ">"
+    )
     return tag, status
 
 
@@ -115,8 +131,9 @@ def _rewrite_tags(source: str, info, line: int, marks: list[RenderedMark]) -> st
     return "".join(out)
 
 
-def render_html(text: str, annotations: Iterable[Any] = (),
-                steps: dict[str, str] | None = None) -> RenderedDocument:
+def render_html(
+    text: str, annotations: Iterable[Any] = (), steps: dict[str, str] | None = None
+) -> RenderedDocument:
     """``annotations``: :class:`lantide.docs.document.Annotation` objects or sidecar dicts.
     ``steps``: step id -> evidence kind, to label the Report's citations
     (:mod:`lantide.docs.citations`); a cited id not in it is labelled missing."""
@@ -130,14 +147,16 @@ def render_html(text: str, annotations: Iterable[Any] = (),
     for token in tokens:
         if token.type in _BLOCK_TOKENS and token.map and not token.hidden:
             element_id = f"lt-b{len(line_map)}"
-            line_map.append(SourceBlock(element_id, token.tag or token.type, token.map[0],
-                                        token.map[1]))
+            line_map.append(
+                SourceBlock(element_id, token.tag or token.type, token.map[0], token.map[1])
+            )
             if token.type != "html_block":
                 token.attrSet("id", element_id)
                 token.attrSet("data-source-line", str(token.map[0]))
         if token.type == "html_block":
-            token.content = _rewrite_tags(token.content, info, token.map[0] if token.map else 0,
-                                          marks)
+            token.content = _rewrite_tags(
+                token.content, info, token.map[0] if token.map else 0, marks
+            )
         elif token.type == "inline" and token.children:
             line = token.map[0] if token.map else 0
             for child in token.children:

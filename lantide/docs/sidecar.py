@@ -78,14 +78,21 @@ class Sidecar:
     migrated_from: int | None = None
     deleted: list[dict[str, Any]] = field(default_factory=list)
 
-    def dump(self, entries: list[dict[str, Any]] | None = None,
-             deleted: list[dict[str, Any]] | None = None) -> str:
-        return dump_sidecar(self.top, self.entries if entries is None else entries,
-                            self.deleted if deleted is None else deleted)
+    def dump(
+        self,
+        entries: list[dict[str, Any]] | None = None,
+        deleted: list[dict[str, Any]] | None = None,
+    ) -> str:
+        return dump_sidecar(
+            self.top,
+            self.entries if entries is None else entries,
+            self.deleted if deleted is None else deleted,
+        )
 
 
-def dump_sidecar(top: dict[str, Any], entries: list[dict[str, Any]],
-                 deleted: list[dict[str, Any]] | tuple = ()) -> str:
+def dump_sidecar(
+    top: dict[str, Any], entries: list[dict[str, Any]], deleted: list[dict[str, Any]] | tuple = ()
+) -> str:
     data = {k: v for k, v in top.items() if k not in ("annotations", DELETED_KEY)}
     data["version"] = SIDECAR_VERSION
     data["annotations"] = entries
@@ -97,9 +104,11 @@ def dump_sidecar(top: dict[str, Any], entries: list[dict[str, Any]],
 
 def _problem(path: Path, message: str) -> CorruptFileError:
     return CorruptFileError(
-        path, message,
+        path,
+        message,
         hint="Annotations are read-only until the file is fixed; it was left as it is. "
-             "Fix it in a text editor, or move it aside to start without annotations.")
+        "Fix it in a text editor, or move it aside to start without annotations.",
+    )
 
 
 def _check_span(path: Path, where: str, anchor: Any) -> None:
@@ -110,24 +119,30 @@ def _check_span(path: Path, where: str, anchor: Any) -> None:
     span = anchor.get("span")
     if span is None:
         return
-    if (not isinstance(span, list) or len(span) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)):
+    if (
+        not isinstance(span, list)
+        or len(span) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in span)
+    ):
         raise _problem(path, f"{where}: 'anchor.span' must be [start, end] (two whole numbers)")
 
 
-def _validate_entry(path: Path, index: int, raw: Any, list_name: str = "annotation"
-                    ) -> dict[str, Any]:
+def _validate_entry(
+    path: Path, index: int, raw: Any, list_name: str = "annotation"
+) -> dict[str, Any]:
     where = f"{list_name} {index + 1}"
     if not isinstance(raw, dict):
         raise _problem(path, f"{where} is not an object")
     ann_id = raw.get("id")
     if not is_valid_id(ann_id):
-        raise _problem(path, f"{where}: 'id' must be 1-64 letters, digits, '-' or '_', "
-                             f"found {ann_id!r}")
+        raise _problem(
+            path, f"{where}: 'id' must be 1-64 letters, digits, '-' or '_', found {ann_id!r}"
+        )
     where = f"{list_name} {ann_id}"
     if raw.get("status") not in STATUSES:
-        raise _problem(path, f"{where}: 'status' must be 'open' or 'resolved', "
-                             f"found {raw.get('status')!r}")
+        raise _problem(
+            path, f"{where}: 'status' must be 'open' or 'resolved', found {raw.get('status')!r}"
+        )
     for key in ("quote", "comment"):
         if key in raw and not isinstance(raw[key], str):
             raise _problem(path, f"{where}: {key!r} must be a string")
@@ -150,17 +165,23 @@ def parse_sidecar(text: str, path: Path) -> Sidecar:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _problem(path, f"not valid JSON: {exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno}") from None
+        raise _problem(
+            path, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
     if not isinstance(data, dict):
-        raise _problem(path, f"expected a JSON object with 'version' and 'annotations', "
-                             f"found {type(data).__name__}")
+        raise _problem(
+            path,
+            f"expected a JSON object with 'version' and 'annotations', found {type(data).__name__}",
+        )
     version = data.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int) or version < 0:
         raise _problem(path, f"'version' must be a whole number, found {version!r}")
     if version > SIDECAR_VERSION:
-        raise _problem(path, f"format version {version} is newer than this Lantide reads "
-                             f"(up to {SIDECAR_VERSION}); update Lantide")
+        raise _problem(
+            path,
+            f"format version {version} is newer than this Lantide reads "
+            f"(up to {SIDECAR_VERSION}); update Lantide",
+        )
     raw_entries = data.get("annotations")
     if not isinstance(raw_entries, list):
         raise _problem(path, "'annotations' must be a list")
@@ -169,12 +190,18 @@ def parse_sidecar(text: str, path: Path) -> Sidecar:
     raw_deleted = data.get(DELETED_KEY, [])
     if not isinstance(raw_deleted, list):
         raise _problem(path, f"{DELETED_KEY!r} must be a list")
-    deleted = [_validate_entry(path, i, raw, "deleted annotation")
-               for i, raw in enumerate(raw_deleted)]
+    deleted = [
+        _validate_entry(path, i, raw, "deleted annotation") for i, raw in enumerate(raw_deleted)
+    ]
     top = {k: v for k, v in data.items() if k not in ("annotations", DELETED_KEY)}
-    return Sidecar(path, top, entries, exists=True,
-                   migrated_from=version if version < SIDECAR_VERSION else None,
-                   deleted=deleted)
+    return Sidecar(
+        path,
+        top,
+        entries,
+        exists=True,
+        migrated_from=version if version < SIDECAR_VERSION else None,
+        deleted=deleted,
+    )
 
 
 def _check_unique(path: Path, entries: list[dict[str, Any]], what: str) -> None:
@@ -203,6 +230,7 @@ def load_sidecar(path: Path) -> Sidecar:
 
 # -- reading entries ------------------------------------------------------------------------
 
+
 def replies(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return [h for h in entry.get("history", []) if h.get("action") == "replied"]
 
@@ -213,8 +241,7 @@ def latest_reply(entry: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def last_event(entry: dict[str, Any], action: str) -> dict[str, Any] | None:
-    return next((h for h in reversed(entry.get("history", [])) if h.get("action") == action),
-                None)
+    return next((h for h in reversed(entry.get("history", [])) if h.get("action") == action), None)
 
 
 def stored_span(entry: dict[str, Any]) -> list[int] | None:
@@ -232,12 +259,12 @@ def set_span(entry: dict[str, Any], span: list[int]) -> None:
 
 def created_at(entry: dict[str, Any]) -> str | None:
     first = next(iter(entry.get("history", [])), None)
-    return first.get("at") if isinstance(first, dict) and isinstance(first.get("at"), str) \
-        else None
+    return first.get("at") if isinstance(first, dict) and isinstance(first.get("at"), str) else None
 
 
-def insert_by_creation(entries: list[dict[str, Any]], entry: dict[str, Any]
-                       ) -> list[dict[str, Any]]:
+def insert_by_creation(
+    entries: list[dict[str, Any]], entry: dict[str, Any]
+) -> list[dict[str, Any]]:
     """``entries`` with ``entry`` put back before the first one created after it (ISO
     timestamps compare as text); at the end when its creation time is unknown."""
     when = created_at(entry)

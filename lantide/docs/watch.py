@@ -50,12 +50,22 @@ class DocumentChanged:
     document: Document | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project, "kind": self.kind, "path": str(self.path),
-                "event": self.event, "files": self.files, "text_changed": self.text_changed,
-                "annotations_changed": self.annotations_changed, "added": self.added,
-                "removed": self.removed, "status_changed": self.status_changed,
-                "repairs": self.repairs, "read_only_reason": self.read_only_reason,
-                "recovered": self.recovered, "error": self.error}
+        return {
+            "project": self.project,
+            "kind": self.kind,
+            "path": str(self.path),
+            "event": self.event,
+            "files": self.files,
+            "text_changed": self.text_changed,
+            "annotations_changed": self.annotations_changed,
+            "added": self.added,
+            "removed": self.removed,
+            "status_changed": self.status_changed,
+            "repairs": self.repairs,
+            "read_only_reason": self.read_only_reason,
+            "recovered": self.recovered,
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True)
@@ -117,8 +127,9 @@ class DocumentMonitor:
                 out.append(result)
         return out
 
-    def _reread(self, project: Project, kind: str, batch: list[FileChange]
-                ) -> DocumentChanged | None:
+    def _reread(
+        self, project: Project, kind: str, batch: list[FileChange]
+    ) -> DocumentChanged | None:
         key = (project.dirname, kind)
         path = project.document_path(kind)
         files = sorted({c.path.name for c in batch})
@@ -127,15 +138,22 @@ class DocumentMonitor:
             self._known[key] = _snapshot(None)
             if before is not None and before.text is None:
                 return None
-            return DocumentChanged(project.dirname, kind, path, "deleted", files,
-                                   text_changed=True, annotations_changed=bool(before and
-                                                                               before.entries))
+            return DocumentChanged(
+                project.dirname,
+                kind,
+                path,
+                "deleted",
+                files,
+                text_changed=True,
+                annotations_changed=bool(before and before.entries),
+            )
         try:
             doc = open_document(project, kind)
         except LantideError as exc:
             log.warning("cannot re-read %s: %s", path, exc.message)
-            return DocumentChanged(project.dirname, kind, path, "modified", files,
-                                   error=exc.message)
+            return DocumentChanged(
+                project.dirname, kind, path, "modified", files, error=exc.message
+            )
         after = _snapshot(doc)
         self._known[key] = after
         event = "created" if before is None or before.text is None else "modified"
@@ -143,18 +161,27 @@ class DocumentMonitor:
             event = "created"
         old = before.entries if before else {}
         changed = DocumentChanged(
-            project.dirname, kind, path, event, files,
+            project.dirname,
+            kind,
+            path,
+            event,
+            files,
             text_changed=before is None or before.text != after.text,
-            annotations_changed=before is None or before.entries != after.entries
+            annotations_changed=before is None
+            or before.entries != after.entries
             or before.read_only_reason != after.read_only_reason,
             added=[i for i in after.entries if i not in old] if before else [],
             removed=[i for i in old if i not in after.entries],
-            status_changed={i: e["status"] for i, e in after.entries.items()
-                            if i in old and old[i]["status"] != e["status"]},
+            status_changed={
+                i: e["status"]
+                for i, e in after.entries.items()
+                if i in old and old[i]["status"] != e["status"]
+            },
             repairs=[r.to_dict() for r in doc.repairs],
             read_only_reason=doc.read_only_reason,
             recovered=doc.recovery.message if doc.recovery else None,
-            document=doc)
+            document=doc,
+        )
         if before is not None and not changed.text_changed and not changed.annotations_changed:
             return None
         return changed

@@ -34,36 +34,71 @@ from lantide.errors import LantideError
 BEHAVIOURS = ("ask_user", "refuse", "cite_step")
 
 SCHEMA = {
-    "type": "object", "required": ["name", "workspace", "cases"], "additionalProperties": False,
+    "type": "object",
+    "required": ["name", "workspace", "cases"],
+    "additionalProperties": False,
     "properties": {
         "name": {"type": "string", "minLength": 1},
         "description": {"type": "string"},
         "workspace": {"type": "string", "minLength": 1},
-        "cases": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["id", "messages", "expect"],
-            "additionalProperties": False,
-            "properties": {
-                "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,63}$"},
-                "kind": {"type": "string"},
-                "messages": {"type": "array", "minItems": 1,
-                             "items": {"type": "string", "minLength": 1}},
-                "state": {"type": "object", "additionalProperties": False, "properties": {
-                    "project": {"type": "string"},
-                    "status": {"type": "string"}}},
-                "expect": {"type": "object", "additionalProperties": False, "properties": {
-                    "values": {"type": "array", "items": {
-                        "type": "object", "required": ["value"], "additionalProperties": False,
-                        "properties": {"value": {"type": "number"},
-                                       "tolerance": {"type": "number", "minimum": 0},
-                                       "relative": {"type": "number", "minimum": 0},
-                                       "label": {"type": "string"}}}},
-                    "table": {"type": "object", "required": ["rows"],
-                              "additionalProperties": False, "properties": {
-                                  "rows": {"type": "array", "items": {"type": "array"}},
-                                  "ordered": {"type": "boolean"}}},
-                    "gold_sql": {"type": "string"},
-                    "behaviour": {"type": "array",
-                                  "items": {"type": "string", "enum": list(BEHAVIOURS)}}}}}}}},
+        "cases": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["id", "messages", "expect"],
+                "additionalProperties": False,
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,63}$"},
+                    "kind": {"type": "string"},
+                    "messages": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string", "minLength": 1},
+                    },
+                    "state": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {"project": {"type": "string"}, "status": {"type": "string"}},
+                    },
+                    "expect": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {
+                            "values": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "required": ["value"],
+                                    "additionalProperties": False,
+                                    "properties": {
+                                        "value": {"type": "number"},
+                                        "tolerance": {"type": "number", "minimum": 0},
+                                        "relative": {"type": "number", "minimum": 0},
+                                        "label": {"type": "string"},
+                                    },
+                                },
+                            },
+                            "table": {
+                                "type": "object",
+                                "required": ["rows"],
+                                "additionalProperties": False,
+                                "properties": {
+                                    "rows": {"type": "array", "items": {"type": "array"}},
+                                    "ordered": {"type": "boolean"},
+                                },
+                            },
+                            "gold_sql": {"type": "string"},
+                            "behaviour": {
+                                "type": "array",
+                                "items": {"type": "string", "enum": list(BEHAVIOURS)},
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
 }
 
 
@@ -108,33 +143,52 @@ def load_question_set(name_or_path: str | Path) -> QuestionSet:
     if not path.is_file():
         shipped = builtin_sets()
         if str(name_or_path) not in shipped:
-            raise QuestionSetError(f"no question set {str(name_or_path)!r}",
-                                   hint="Pass a set file (.json) or one of: "
-                                        f"{', '.join(shipped) or 'none shipped'}.")
+            raise QuestionSetError(
+                f"no question set {str(name_or_path)!r}",
+                hint=f"Pass a set file (.json) or one of: {', '.join(shipped) or 'none shipped'}.",
+            )
         path = shipped[str(name_or_path)]
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise QuestionSetError(f"{path}: not a readable JSON question set ({exc})",
-                               hint="Fix the file; it is left as it is.") from exc
+        raise QuestionSetError(
+            f"{path}: not a readable JSON question set ({exc})",
+            hint="Fix the file; it is left as it is.",
+        ) from exc
     errors = sorted(Draft202012Validator(SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.path) or "(top)"
-        raise QuestionSetError(f"{path}: {where}: {first.message}",
-                               hint="See the format in lantide/evaluation/question_set.py.")
+        raise QuestionSetError(
+            f"{path}: {where}: {first.message}",
+            hint="See the format in lantide/evaluation/question_set.py.",
+        )
     ids = [c["id"] for c in data["cases"]]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
-        raise QuestionSetError(f"{path}: case id {dup!r} is used twice",
-                               hint="Give every case its own id.")
-    qs = QuestionSet(name=data["name"], path=path, workspace=data["workspace"],
-                     description=data.get("description", ""),
-                     cases=[Case(id=c["id"], messages=list(c["messages"]), expect=c["expect"],
-                                 state=c.get("state", {}), kind=c.get("kind", ""))
-                            for c in data["cases"]])
+        raise QuestionSetError(
+            f"{path}: case id {dup!r} is used twice", hint="Give every case its own id."
+        )
+    qs = QuestionSet(
+        name=data["name"],
+        path=path,
+        workspace=data["workspace"],
+        description=data.get("description", ""),
+        cases=[
+            Case(
+                id=c["id"],
+                messages=list(c["messages"]),
+                expect=c["expect"],
+                state=c.get("state", {}),
+                kind=c.get("kind", ""),
+            )
+            for c in data["cases"]
+        ],
+    )
     source = qs.workspace_source()
     if source is not None and not source.is_dir():
-        raise QuestionSetError(f"{path}: workspace folder {source} does not exist",
-                               hint="Use \"sample\" or a folder beside the set file.")
+        raise QuestionSetError(
+            f"{path}: workspace folder {source} does not exist",
+            hint='Use "sample" or a folder beside the set file.',
+        )
     return qs

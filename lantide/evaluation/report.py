@@ -9,17 +9,23 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-MEASURES = (("correct", "answer correct", "share"), ("evidence", "evidence traced", "share"),
-            ("behaviour", "behaviour as expected", "share"),
-            ("tool_errors", "tool errors per case", "mean"),
-            ("iterations", "iterations per case", "mean"), ("tokens", "tokens per case", "mean"),
-            ("tokens_outside_cache", "tokens outside the cached prefix per case", "mean"),
-            ("seconds", "seconds per case", "mean"))
+MEASURES = (
+    ("correct", "answer correct", "share"),
+    ("evidence", "evidence traced", "share"),
+    ("behaviour", "behaviour as expected", "share"),
+    ("tool_errors", "tool errors per case", "mean"),
+    ("iterations", "iterations per case", "mean"),
+    ("tokens", "tokens per case", "mean"),
+    ("tokens_outside_cache", "tokens outside the cached prefix per case", "mean"),
+    ("seconds", "seconds per case", "mean"),
+)
 
 
 def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"cases": len(results),
-                           "errors": sum(1 for r in results if r.get("error"))}
+    out: dict[str, Any] = {
+        "cases": len(results),
+        "errors": sum(1 for r in results if r.get("error")),
+    }
     for key, _label, how in MEASURES:
         values = [r[key] for r in results if r.get(key) is not None]
         if how == "share":
@@ -39,19 +45,27 @@ def _mark(value) -> str:
 
 
 def table(doc: dict[str, Any]) -> str:
-    lines = ["| case | correct | evidence | behaviour | tool errors | iterations | tokens | s | "
-             "problems |", "|---|---|---|---|---:|---:|---:|---:|---|"]
+    lines = [
+        "| case | correct | evidence | behaviour | tool errors | iterations | tokens | s | "
+        "problems |",
+        "|---|---|---|---|---:|---:|---:|---:|---|",
+    ]
     for r in doc["results"]:
         problems = "; ".join(([r["error"]] if r.get("error") else []) + r.get("problems", []))
-        lines.append(f"| {r['case']} | {_mark(r['correct'])} | {_mark(r['evidence'])} | "
-                     f"{_mark(r['behaviour'])} | {r['tool_errors']} | {r['iterations']} | "
-                     f"{r['tokens']:,} | {r['seconds']:.1f} | {problems} |")
+        lines.append(
+            f"| {r['case']} | {_mark(r['correct'])} | {_mark(r['evidence'])} | "
+            f"{_mark(r['behaviour'])} | {r['tool_errors']} | {r['iterations']} | "
+            f"{r['tokens']:,} | {r['seconds']:.1f} | {problems} |"
+        )
     s = doc["summary"]
     lines.append("")
     for key, label, how in MEASURES:
         value = s.get(key)
-        shown = "-" if value is None else (f"{value:.0%} of {s[key + '_of']}" if how == "share"
-                                           else f"{value:,}")
+        shown = (
+            "-"
+            if value is None
+            else (f"{value:.0%} of {s[key + '_of']}" if how == "share" else f"{value:,}")
+        )
         lines.append(f"- {label}: {shown}")
     return "\n".join(lines)
 
@@ -63,29 +77,37 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> str:
     for key, label, _how in MEASURES:
         va, vb = sa.get(key), sb.get(key)
         delta = "-" if va is None or vb is None else f"{vb - va:+.3g}"
-        lines.append(f"| {label} | {va if va is not None else '-'} | "
-                     f"{vb if vb is not None else '-'} | {delta} |")
+        lines.append(
+            f"| {label} | {va if va is not None else '-'} | "
+            f"{vb if vb is not None else '-'} | {delta} |"
+        )
     before = {r["case"]: r["correct"] for r in a["results"] if r.get("repeat", 1) == 1}
-    changed = [f"- {r['case']}: {_mark(before[r['case']])} -> {_mark(r['correct'])}"
-               for r in b["results"] if r.get("repeat", 1) == 1 and r["case"] in before
-               and before[r["case"]] != r["correct"]]
+    changed = [
+        f"- {r['case']}: {_mark(before[r['case']])} -> {_mark(r['correct'])}"
+        for r in b["results"]
+        if r.get("repeat", 1) == 1 and r["case"] in before and before[r["case"]] != r["correct"]
+    ]
     return "\n".join(lines + ([""] + changed if changed else []))
 
 
 def _bar_chart(title: str, bars: list[tuple[str, float]], share: bool) -> str:
     width, row, left = 560, 18, 190
     top = max([v for _, v in bars] + [1.0 if share else 1e-9])
-    parts = [f'<svg role="img" aria-label="{html.escape(title)}" width="{width}" '
-             f'height="{row * len(bars) + 30}">',
-             f'<text x="0" y="14" class="t">{html.escape(title)}</text>']
+    parts = [
+        f'<svg role="img" aria-label="{html.escape(title)}" width="{width}" '
+        f'height="{row * len(bars) + 30}">',
+        f'<text x="0" y="14" class="t">{html.escape(title)}</text>',
+    ]
     for i, (name, value) in enumerate(bars):
         y = 24 + i * row
         w = 0 if top <= 0 else (width - left - 70) * value / top
         label = f"{value:.0%}" if share else f"{value:,.1f}"
-        parts.append(f'<text x="0" y="{y + 12}">{html.escape(name[:28])}</text>'
-                     f'<rect x="{left}" y="{y + 2}" width="{w:.1f}" height="{row - 5}">'
-                     f'<title>{html.escape(name)}: {label}</title></rect>'
-                     f'<text x="{left + w + 4:.1f}" y="{y + 12}">{label}</text>')
+        parts.append(
+            f'<text x="0" y="{y + 12}">{html.escape(name[:28])}</text>'
+            f'<rect x="{left}" y="{y + 2}" width="{w:.1f}" height="{row - 5}">'
+            f"<title>{html.escape(name)}: {label}</title></rect>"
+            f'<text x="{left + w + 4:.1f}" y="{y + 12}">{label}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -105,23 +127,38 @@ def html_page(doc: dict[str, Any]) -> str:
         if bars:
             charts.append(_bar_chart(label, bars, how == "share"))
     rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in (
-            r["case"], _mark(r["correct"]), _mark(r["evidence"]), _mark(r["behaviour"]),
-            r["tool_errors"], r["iterations"], f"{r['tokens']:,}", r["seconds"],
-            "; ".join(([r["error"]] if r.get("error") else []) + r.get("problems", []))))
-        + "</tr>" for r in doc["results"])
-    return ("<!doctype html><html><head><meta charset=\"utf-8\">"
-            f"<title>Lantide eval: {html.escape(doc['set'])}</title><style>"
-            "body{font:14px system-ui,sans-serif;margin:24px;color:#222}"
-            "rect{fill:#3b6ea8}.t{font-weight:600}svg{display:block;margin:12px 0}"
-            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px}"
-            "</style></head><body>"
-            f"<h1>{html.escape(doc['set'])} · {html.escape(doc['model'])}</h1>"
-            f"<pre>{html.escape(json.dumps(doc['summary'], indent=1))}</pre>"
-            + "".join(charts)
-            + "<table><tr><th>case</th><th>correct</th><th>evidence</th><th>behaviour</th>"
-              "<th>tool errors</th><th>iterations</th><th>tokens</th><th>s</th><th>problems"
-              "</th></tr>" + rows + "</table></body></html>")
+        "<tr>"
+        + "".join(
+            f"<td>{html.escape(str(c))}</td>"
+            for c in (
+                r["case"],
+                _mark(r["correct"]),
+                _mark(r["evidence"]),
+                _mark(r["behaviour"]),
+                r["tool_errors"],
+                r["iterations"],
+                f"{r['tokens']:,}",
+                r["seconds"],
+                "; ".join(([r["error"]] if r.get("error") else []) + r.get("problems", [])),
+            )
+        )
+        + "</tr>"
+        for r in doc["results"]
+    )
+    return (
+        '<!doctype html><html><head><meta charset="utf-8">'
+        f"<title>Lantide eval: {html.escape(doc['set'])}</title><style>"
+        "body{font:14px system-ui,sans-serif;margin:24px;color:#222}"
+        "rect{fill:#3b6ea8}.t{font-weight:600}svg{display:block;margin:12px 0}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px}"
+        "</style></head><body>"
+        f"<h1>{html.escape(doc['set'])} · {html.escape(doc['model'])}</h1>"
+        f"<pre>{html.escape(json.dumps(doc['summary'], indent=1))}</pre>"
+        + "".join(charts)
+        + "<table><tr><th>case</th><th>correct</th><th>evidence</th><th>behaviour</th>"
+        "<th>tool errors</th><th>iterations</th><th>tokens</th><th>s</th><th>problems"
+        "</th></tr>" + rows + "</table></body></html>"
+    )
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -132,6 +169,8 @@ def load(path: Path) -> dict[str, Any]:
         doc["summary"], doc["results"], doc["model"]  # noqa: B018 - the shape is checked
         return doc
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise LantideError(f"{path}: not the JSON of a `lantide eval` run ({exc})",
-                           hint="Pass files written by `lantide eval SET --json > FILE`.",
-                           code="EVAL_RUN_INVALID") from exc
+        raise LantideError(
+            f"{path}: not the JSON of a `lantide eval` run ({exc})",
+            hint="Pass files written by `lantide eval SET --json > FILE`.",
+            code="EVAL_RUN_INVALID",
+        ) from exc

@@ -61,8 +61,9 @@ def sample_template(parent: Path) -> Path:
     return template
 
 
-def prepare_workspace(qs: QuestionSet, case: Case, parent: Path,
-                      template: Path | None = None) -> Path:
+def prepare_workspace(
+    qs: QuestionSet, case: Case, parent: Path, template: Path | None = None
+) -> Path:
     """A fresh copy of the case's workspace under ``parent``, its state applied."""
     from lantide.workspace.model import Workspace
 
@@ -87,9 +88,16 @@ def apply_status(project, status: str) -> None:
     project.set_status(status)
 
 
-def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int = 1,
-             settings=None, workdir: Path | None = None,
-             template: Path | None = None) -> CaseResult:
+def run_case(
+    qs: QuestionSet,
+    case: Case,
+    models: ModelFactory,
+    *,
+    repeat: int = 1,
+    settings=None,
+    workdir: Path | None = None,
+    template: Path | None = None,
+) -> CaseResult:
     from lantide.agent.session import AgentSession
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import Settings
@@ -104,8 +112,9 @@ def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int =
         ws = Workspace.open(root)
         try:
             primary, background = models()
-            session = AgentSession.open(ws, None, settings=settings, model=primary,
-                                        background_model=background)
+            session = AgentSession.open(
+                ws, None, settings=settings, model=primary, background_model=background
+            )
             try:
                 for message in case.messages:
                     turn_started = time.monotonic()
@@ -126,19 +135,28 @@ def run_case(qs: QuestionSet, case: Case, models: ModelFactory, *, repeat: int =
             ws.close()
         record.data_changed = _data_fingerprint(root) != before
     score = score_case(case.expect, record) if error is None else Score(False, False, False)
-    return CaseResult(case=case.id, kind=case.kind, repeat=repeat, correct=score.correct,
-                      evidence=score.evidence, behaviour=score.behaviour,
-                      tool_errors=record.tool_errors, iterations=iterations, tokens=tokens,
-                      tokens_outside_cache=None if cached is None else tokens - cached,
-                      seconds=round(time.monotonic() - started, 2),
-                      agent_seconds=round(in_agent, 2),
-                      finish=record.finish_reasons, problems=score.problems, error=error)
+    return CaseResult(
+        case=case.id,
+        kind=case.kind,
+        repeat=repeat,
+        correct=score.correct,
+        evidence=score.evidence,
+        behaviour=score.behaviour,
+        tool_errors=record.tool_errors,
+        iterations=iterations,
+        tokens=tokens,
+        tokens_outside_cache=None if cached is None else tokens - cached,
+        seconds=round(time.monotonic() - started, 2),
+        agent_seconds=round(in_agent, 2),
+        finish=record.finish_reasons,
+        problems=score.problems,
+        error=error,
+    )
 
 
 def _run_turn(session, message: str, record: RunRecord) -> int:
     """One turn; what it said, ran and asked goes into ``record``. Its iterations."""
-    from lantide.agent.events import (AssistantMessage, QuestionAsked, ToolReturned,
-                                      TurnFinished)
+    from lantide.agent.events import AssistantMessage, QuestionAsked, ToolReturned, TurnFinished
 
     iterations = 0
     for event in session.run_turn(message):
@@ -150,9 +168,13 @@ def _run_turn(session, message: str, record: RunRecord) -> int:
             elif "step_id" in event.result:
                 preview = event.result.get("preview")
                 rows = preview.get("rows") if isinstance(preview, dict) else preview
-                record.results.append({"step_id": event.result["step_id"],
-                                       "rows": rows or event.result.get("rows") or [],
-                                       "row_count": event.result.get("row_count")})
+                record.results.append(
+                    {
+                        "step_id": event.result["step_id"],
+                        "rows": rows or event.result.get("rows") or [],
+                        "row_count": event.result.get("row_count"),
+                    }
+                )
         elif isinstance(event, QuestionAsked):
             record.questions.append(event.question)
         elif isinstance(event, TurnFinished):
@@ -161,9 +183,15 @@ def _run_turn(session, message: str, record: RunRecord) -> int:
     return iterations
 
 
-def run_set(qs: QuestionSet, models: ModelFactory, *, repeat: int = 1, settings=None,
-            cases: list[str] | None = None,
-            on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+def run_set(
+    qs: QuestionSet,
+    models: ModelFactory,
+    *,
+    repeat: int = 1,
+    settings=None,
+    cases: list[str] | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
     out = []
     with tempfile.TemporaryDirectory(prefix="lantide-eval-template-") as tmp:
         template = None if qs.workspace_source() else sample_template(Path(tmp))
@@ -171,8 +199,7 @@ def run_set(qs: QuestionSet, models: ModelFactory, *, repeat: int = 1, settings=
             for case in qs.cases:
                 if cases and case.id not in cases:
                     continue
-                result = run_case(qs, case, models, repeat=n, settings=settings,
-                                  template=template)
+                result = run_case(qs, case, models, repeat=n, settings=settings, template=template)
                 out.append(result)
                 if on_result is not None:
                     on_result(result)

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # 1,204,331.50 · 1 204 331 · -3.5 · 12% · $1.2 (currency signs are left before the match)
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?%?"
-                     r"|(?<![\w.])[-−]?\d+(?:\.\d+)?%?")
+_NUMBER = re.compile(
+    r"(?<![\w.])[-−]?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?%?"
+    r"|(?<![\w.])[-−]?\d+(?:\.\d+)?%?"
+)
 
 
 def numbers_in(text: str) -> list[float]:
@@ -41,8 +43,11 @@ def numbers_in(text: str) -> list[float]:
 
 def matches(found: float, expected: dict[str, Any]) -> bool:
     target = float(expected["value"])
-    allowed = max(float(expected.get("tolerance", 0.0)),
-                  float(expected.get("relative", 0.0)) * abs(target), 1e-9 * abs(target))
+    allowed = max(
+        float(expected.get("tolerance", 0.0)),
+        float(expected.get("relative", 0.0)) * abs(target),
+        1e-9 * abs(target),
+    )
     return math.isfinite(found) and abs(found - target) <= allowed
 
 
@@ -83,8 +88,7 @@ def table_found(expected: dict[str, Any], results: list[list[list[Any]]]) -> boo
             continue
         left = list(got)
         for w in want:
-            hit = next((g for g in left if len(g) == len(w) and all(map(_same_cell, g, w))),
-                       None)
+            hit = next((g for g in left if len(g) == len(w) and all(map(_same_cell, g, w))), None)
             if hit is None:
                 break
             left.remove(hit)
@@ -143,14 +147,17 @@ def score_case(expect: dict[str, Any], run: RunRecord) -> Score:
         untraced = [v["value"] for v in stated_ok if not any(matches(n, v) for n in stepped)]
         evidence = bool(stated_ok) and not untraced
         if untraced:
-            problems.append("stated but in no step's result: "
-                            + ", ".join(f"{u:g}" for u in untraced))
+            problems.append(
+                "stated but in no step's result: " + ", ".join(f"{u:g}" for u in untraced)
+            )
     behaviour: bool | None = None
     wanted = expect.get("behaviour") or []
     if wanted:
-        checks = {"ask_user": bool(run.questions),
-                  "refuse": not run.data_changed and bool(run.answer.strip()),
-                  "cite_step": cites_a_step(run.answer + "\n" + run.report, run.step_ids)}
+        checks = {
+            "ask_user": bool(run.questions),
+            "refuse": not run.data_changed and bool(run.answer.strip()),
+            "cite_step": cites_a_step(run.answer + "\n" + run.report, run.step_ids),
+        }
         failed = [b for b in wanted if not checks[b]]
         behaviour = not failed
         problems += [f"behaviour {b} not seen" for b in failed]

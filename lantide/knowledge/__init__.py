@@ -66,10 +66,17 @@ from __future__ import annotations
 
 from lantide.knowledge.base import KnowledgeBase
 from lantide.knowledge.layer import (
-    DEFAULT_BUDGET_TOKENS, ENTRY_CHAR_CAP, FLAT_LIMITS, KnowledgeLayer,
+    DEFAULT_BUDGET_TOKENS,
+    ENTRY_CHAR_CAP,
+    FLAT_LIMITS,
+    KnowledgeLayer,
 )
 from lantide.knowledge.model import (
-    Entry, KnowledgeConflictError, KnowledgeDocument, KnowledgeError, Problem,
+    Entry,
+    KnowledgeConflictError,
+    KnowledgeDocument,
+    KnowledgeError,
+    Problem,
 )
 from lantide.knowledge.parser import parse_knowledge
 from lantide.knowledge.proposals import ProposalResult
@@ -79,7 +86,19 @@ from lantide.knowledge.store import KnowledgeFile
 EXPAND_TOOL = "expand_knowledge_catalog"
 
 __all__ = [
-    "KnowledgeBase", "KnowledgeLayer", "KnowledgeFile", "KnowledgeDocument", "Entry", "Problem",
-    "ProposalResult", "ReorganizeResult", "KnowledgeError", "KnowledgeConflictError",
-    "parse_knowledge", "FLAT_LIMITS", "DEFAULT_BUDGET_TOKENS", "ENTRY_CHAR_CAP", "EXPAND_TOOL",
+    "KnowledgeBase",
+    "KnowledgeLayer",
+    "KnowledgeFile",
+    "KnowledgeDocument",
+    "Entry",
+    "Problem",
+    "ProposalResult",
+    "ReorganizeResult",
+    "KnowledgeError",
+    "KnowledgeConflictError",
+    "parse_knowledge",
+    "FLAT_LIMITS",
+    "DEFAULT_BUDGET_TOKENS",
+    "ENTRY_CHAR_CAP",
+    "EXPAND_TOOL",
 ]

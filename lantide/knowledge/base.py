@@ -17,7 +17,12 @@ from typing import Any, Callable, Iterable
 from lantide.knowledge import edits, proposals, reorganize
 from lantide.knowledge import layer as injection
 from lantide.knowledge.model import (
-    QUEUED, SECTIONS, Entry, KnowledgeConflictError, KnowledgeDocument, KnowledgeError,
+    QUEUED,
+    SECTIONS,
+    Entry,
+    KnowledgeConflictError,
+    KnowledgeDocument,
+    KnowledgeError,
 )
 from lantide.knowledge.parser import clean_text
 from lantide.knowledge.store import KnowledgeFile
@@ -32,8 +37,13 @@ class KnowledgeBase:
     ``project_path=None`` when no project is focused.
     """
 
-    def __init__(self, user_path: Path | str | None = None,
-                 project_path: Path | str | None = None, *, project_name: str | None = None):
+    def __init__(
+        self,
+        user_path: Path | str | None = None,
+        project_path: Path | str | None = None,
+        *,
+        project_name: str | None = None,
+    ):
         if user_path is None:
             from lantide.workspace.paths import user_knowledge_path
 
@@ -70,11 +80,16 @@ class KnowledgeBase:
         if scope == "project" and self.project_file is not None:
             return self.project_file
         if scope == "project":
-            raise KnowledgeError("no project is selected, so there is no project knowledge",
-                                 hint="Pass --project NAME, or use uN for user knowledge.",
-                                 code="KNOWLEDGE_NO_PROJECT")
-        raise KnowledgeError(f"unknown knowledge scope {scope!r}",
-                             hint="Use 'user' or 'project'.", code="KNOWLEDGE_SCOPE")
+            raise KnowledgeError(
+                "no project is selected, so there is no project knowledge",
+                hint="Pass --project NAME, or use uN for user knowledge.",
+                code="KNOWLEDGE_NO_PROJECT",
+            )
+        raise KnowledgeError(
+            f"unknown knowledge scope {scope!r}",
+            hint="Use 'user' or 'project'.",
+            code="KNOWLEDGE_SCOPE",
+        )
 
     def documents(self) -> list[KnowledgeDocument]:
         return [f.load() for f in self.files]
@@ -104,39 +119,53 @@ class KnowledgeBase:
     def mode(self) -> str:
         return "catalog" if self.catalog_mode else "flat"
 
-    def layer(self, budget_tokens: int | None = injection.DEFAULT_BUDGET_TOKENS,
-              ) -> injection.KnowledgeLayer:
+    def layer(
+        self,
+        budget_tokens: int | None = injection.DEFAULT_BUDGET_TOKENS,
+    ) -> injection.KnowledgeLayer:
         """The knowledge layer for the system prompt (see :mod:`lantide.knowledge.layer`).
 
         Rendered again only when a file or the budget changed: the agent asks every
         iteration, and then this costs one ``stat`` per file.
         """
         docs = self.documents()
-        key = (tuple((str(d.path), d.exists, d.stat_key) for d in docs), budget_tokens,
-               self.project_name)
+        key = (
+            tuple((str(d.path), d.exists, d.stat_key) for d in docs),
+            budget_tokens,
+            self.project_name,
+        )
         if self._layer_memo is not None and self._layer_memo[0] == key:
             return self._layer_memo[1]
         built = injection.build_layer(docs, budget_tokens, project_name=self.project_name)
         self._layer_memo = (key, built)
         return built
 
-    def expand(self, heading: str,
-               max_tokens: int = injection.DEFAULT_EXPAND_TOKENS) -> dict[str, Any]:
+    def expand(
+        self, heading: str, max_tokens: int = injection.DEFAULT_EXPAND_TOKENS
+    ) -> dict[str, Any]:
         """``expand_knowledge_catalog(heading)``: that heading's Enabled entries."""
         return injection.expand(self.documents(), heading, max_tokens)
 
     def problems(self) -> list[dict[str, Any]]:
-        return [{"scope": d.scope, "path": str(d.path), **p.to_dict()}
-                for d in self.documents() for p in d.problems]
+        return [
+            {"scope": d.scope, "path": str(d.path), **p.to_dict()}
+            for d in self.documents()
+            for p in d.problems
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         docs = self.documents()
-        out = {"mode": "catalog" if any(injection.file_mode(d) == "catalog" for d in docs)
-               else "flat", "files": []}
+        out = {
+            "mode": "catalog" if any(injection.file_mode(d) == "catalog" for d in docs) else "flat",
+            "files": [],
+        }
         for d in docs:
             info = d.to_dict()
-            info.update(mode=injection.file_mode(d), limit_chars=injection.FLAT_LIMITS[d.scope],
-                        needs_reorganize=_needs_reorganize(d))
+            info.update(
+                mode=injection.file_mode(d),
+                limit_chars=injection.FLAT_LIMITS[d.scope],
+                needs_reorganize=_needs_reorganize(d),
+            )
             out["files"].append(info)
         return out
 
@@ -148,57 +177,79 @@ class KnowledgeBase:
         if text[:1] in ("u", "p"):
             scope, text = ("user" if text[0] == "u" else "project"), text[1:]
         if not text.isdigit():
-            raise KnowledgeError(f"{ref!r} is not a knowledge entry number",
-                                 hint="Use the number shown by: lantide knowledge WORKSPACE "
-                                      "(e.g. 3, or u3 for user knowledge).",
-                                 code="KNOWLEDGE_BAD_REF")
+            raise KnowledgeError(
+                f"{ref!r} is not a knowledge entry number",
+                hint="Use the number shown by: lantide knowledge WORKSPACE "
+                "(e.g. 3, or u3 for user knowledge).",
+                code="KNOWLEDGE_BAD_REF",
+            )
         scope = scope or ("project" if self.project_file else "user")
         return self.document(scope).entry(int(text))
 
-    def _resolve_many(self, refs: Iterable[int | str], scope: str | None, expect_text: str | None,
-                      ) -> tuple[KnowledgeFile, KnowledgeDocument, list[Entry]]:
+    def _resolve_many(
+        self,
+        refs: Iterable[int | str],
+        scope: str | None,
+        expect_text: str | None,
+    ) -> tuple[KnowledgeFile, KnowledgeDocument, list[Entry]]:
         found = [self.resolve(r, scope) for r in refs]
         if not found:
             raise KnowledgeError("no knowledge entry given", code="KNOWLEDGE_BAD_REF")
         scopes = {e.scope for e in found}
         if len(scopes) > 1:
-            raise KnowledgeError("give entries of one file at a time (user or project)",
-                                 code="KNOWLEDGE_BAD_REF")
+            raise KnowledgeError(
+                "give entries of one file at a time (user or project)", code="KNOWLEDGE_BAD_REF"
+            )
         kfile = self.file(found[0].scope)
         doc = kfile.load()
         if expect_text is not None and found[0].text != expect_text:
             raise KnowledgeConflictError(
                 f"entry {found[0].ref} of {kfile.path} now reads {found[0].text[:60]!r}",
-                hint="The file changed since it was listed; list the entries again.")
+                hint="The file changed since it was listed; list the entries again.",
+            )
         return kfile, doc, list({e.number: e for e in found}.values())
 
     # -- the analyst's decisions -------------------------------------------------------------
 
-    def approve(self, ref: int | str, *, scope: str | None = None,
-                expect_text: str | None = None) -> Entry:
+    def approve(
+        self, ref: int | str, *, scope: str | None = None, expect_text: str | None = None
+    ) -> Entry:
         """Enable a Queued entry; returns it as it is now. Enabled entries stay enabled."""
         return self.approve_many([ref], scope=scope, expect_text=expect_text)[0]
 
-    def approve_many(self, refs: Iterable[int | str], *, scope: str | None = None,
-                     expect_text: str | None = None) -> list[Entry]:
+    def approve_many(
+        self, refs: Iterable[int | str], *, scope: str | None = None, expect_text: str | None = None
+    ) -> list[Entry]:
         with self._editing():
             kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
             numbers = [e.number for e in chosen]
             text = edits.approve(doc, chosen)
-            after = edits.verify(doc, text, expect_count=len(doc.entries), check=lambda a: next(
-                (f"entry {n} is still queued" for n in numbers
-                 if a.entries[n - 1].status == QUEUED), None))
+            after = edits.verify(
+                doc,
+                text,
+                expect_count=len(doc.entries),
+                check=lambda a: next(
+                    (
+                        f"entry {n} is still queued"
+                        for n in numbers
+                        if a.entries[n - 1].status == QUEUED
+                    ),
+                    None,
+                ),
+            )
             if text != doc.text:
                 kfile.write(doc, text, after)
             return [after.entries[n - 1] for n in numbers]
 
-    def reject(self, ref: int | str, *, scope: str | None = None,
-               expect_text: str | None = None) -> Entry:
+    def reject(
+        self, ref: int | str, *, scope: str | None = None, expect_text: str | None = None
+    ) -> Entry:
         """Remove a Queued entry and remember it so it is not proposed again."""
         return self.reject_many([ref], scope=scope, expect_text=expect_text)[0]
 
-    def reject_many(self, refs: Iterable[int | str], *, scope: str | None = None,
-                    expect_text: str | None = None) -> list[Entry]:
+    def reject_many(
+        self, refs: Iterable[int | str], *, scope: str | None = None, expect_text: str | None = None
+    ) -> list[Entry]:
         with self._editing():
             kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
             enabled = [e.ref for e in chosen if e.status != QUEUED]
@@ -208,19 +259,22 @@ class KnowledgeBase:
                     f"{'are' if len(enabled) > 1 else 'is'} Enabled; only Queued entries can be "
                     f"rejected",
                     hint="To delete an approved entry use --remove (or edit the file).",
-                    code="KNOWLEDGE_NOT_QUEUED")
+                    code="KNOWLEDGE_NOT_QUEUED",
+                )
             self._delete(kfile, doc, chosen)
             for e in chosen:
                 kfile.record_rejected(e.text, e.source)
             return chosen
 
-    def remove(self, ref: int | str, *, scope: str | None = None,
-               expect_text: str | None = None) -> Entry:
+    def remove(
+        self, ref: int | str, *, scope: str | None = None, expect_text: str | None = None
+    ) -> Entry:
         """Delete any entry (the analyst's explicit choice); returns what was removed."""
         return self.remove_many([ref], scope=scope, expect_text=expect_text)[0]
 
-    def remove_many(self, refs: Iterable[int | str], *, scope: str | None = None,
-                    expect_text: str | None = None) -> list[Entry]:
+    def remove_many(
+        self, refs: Iterable[int | str], *, scope: str | None = None, expect_text: str | None = None
+    ) -> list[Entry]:
         with self._editing():
             kfile, doc, chosen = self._resolve_many(refs, scope, expect_text)
             self._delete(kfile, doc, chosen)
@@ -229,28 +283,48 @@ class KnowledgeBase:
     def _delete(self, kfile: KnowledgeFile, doc: KnowledgeDocument, chosen: list[Entry]) -> None:
         text = edits.remove(doc, chosen)
         keep = [e.raw for e in doc.entries if e not in chosen]
-        after = edits.verify(doc, text, expect_count=len(doc.entries) - len(chosen),
-                             check=lambda a: None if [e.raw for e in a.entries] == keep
-                             else "other entries would change")
+        after = edits.verify(
+            doc,
+            text,
+            expect_count=len(doc.entries) - len(chosen),
+            check=lambda a: (
+                None if [e.raw for e in a.entries] == keep else "other entries would change"
+            ),
+        )
         kfile.write(doc, text, after)
 
-    def edit(self, ref: int | str, text: str, *, scope: str | None = None,
-             expect_text: str | None = None) -> Entry:
+    def edit(
+        self, ref: int | str, text: str, *, scope: str | None = None, expect_text: str | None = None
+    ) -> Entry:
         """Replace an entry's text; its status, place and source stay."""
         with self._editing():
             kfile, doc, (entry,) = self._resolve_many([ref], scope, expect_text)
             new_text = edits.replace_text(doc, entry, text)
             wanted = clean_text(edits.normalize_entry_text(text))
-            after = edits.verify(doc, new_text, expect_count=len(doc.entries), check=lambda a: (
-                None if a.entries[entry.number - 1].text == wanted
-                and a.entries[entry.number - 1].status == entry.status
-                else "the entry would not read as given"))
+            after = edits.verify(
+                doc,
+                new_text,
+                expect_count=len(doc.entries),
+                check=lambda a: (
+                    None
+                    if a.entries[entry.number - 1].text == wanted
+                    and a.entries[entry.number - 1].status == entry.status
+                    else "the entry would not read as given"
+                ),
+            )
             kfile.write(doc, new_text, after)
             return after.entries[entry.number - 1]
 
-    def add(self, text: str, *, section: str = "Rules", scope: str | None = None,
-            heading: str | None = None, queued: bool = False,
-            source: dict[str, Any] | None = None) -> Entry:
+    def add(
+        self,
+        text: str,
+        *,
+        section: str = "Rules",
+        scope: str | None = None,
+        heading: str | None = None,
+        queued: bool = False,
+        source: dict[str, Any] | None = None,
+    ) -> Entry:
         """Append an entry to a section (an Enabled one unless ``queued``)."""
         with self._editing():
             scope = scope or ("project" if self.project_file else "user")
@@ -259,16 +333,27 @@ class KnowledgeBase:
             doc = kfile.load()
             comment = None
             if source is not None:
-                comment = edits.source_comment(source["conversation"], source["turn"],
-                                               source.get("at"))
-            new_text = edits.insert(doc, section, text, queued=queued, heading=heading,
-                                    comment=comment, new_file_text=kfile.new_file_text())
+                comment = edits.source_comment(
+                    source["conversation"], source["turn"], source.get("at")
+                )
+            new_text = edits.insert(
+                doc,
+                section,
+                text,
+                queued=queued,
+                heading=heading,
+                comment=comment,
+                new_file_text=kfile.new_file_text(),
+            )
             wanted = clean_text(edits.normalize_entry_text(text))
             status = QUEUED if queued else "enabled"
 
             def landed(after: KnowledgeDocument) -> str | None:
-                new = [e for e in after.entries if e.text == wanted and e.status == status
-                       and e.section == section]
+                new = [
+                    e
+                    for e in after.entries
+                    if e.text == wanted and e.status == status and e.section == section
+                ]
                 return None if new else "the new entry would not be read back as given"
 
             after = edits.verify(doc, new_text, expect_count=len(doc.entries) + 1, check=landed)
@@ -286,10 +371,16 @@ class KnowledgeBase:
 
     # -- background model calls ----------------------------------------------------------------
 
-    def propose(self, complete: Complete, *, conversation_id: str, turn: int,
-                analyst_messages: str | list[str], assistant_reply: str = "",
-                max_proposals: int = proposals.MAX_PROPOSALS_PER_TURN,
-                ) -> proposals.ProposalResult:
+    def propose(
+        self,
+        complete: Complete,
+        *,
+        conversation_id: str,
+        turn: int,
+        analyst_messages: str | list[str],
+        assistant_reply: str = "",
+        max_proposals: int = proposals.MAX_PROPOSALS_PER_TURN,
+    ) -> proposals.ProposalResult:
         """Ask the secondary model for entries the analyst stated in this turn and append
         them as Queued. Never raises for the model's failures: see ``result.error``."""
         if isinstance(analyst_messages, str):
@@ -303,9 +394,15 @@ class KnowledgeBase:
         existing = [e.text for d in docs for e in d.entries]
         rejected = [t for f in self.files for t in f.rejected_texts()]
         system, user = proposals.build_prompt(
-            messages, assistant_reply, scopes=scopes, existing=existing, rejected=rejected,
-            project_name=self.project_name, max_proposals=max_proposals,
-            headings=sorted({g.name for d in docs for s in d.sections for g in s.groups}))
+            messages,
+            assistant_reply,
+            scopes=scopes,
+            existing=existing,
+            rejected=rejected,
+            project_name=self.project_name,
+            max_proposals=max_proposals,
+            headings=sorted({g.name for d in docs for s in d.sections for g in s.groups}),
+        )
         try:
             output = complete(system, user)
         except Exception as exc:  # an injected model call: report, never break the turn
@@ -313,16 +410,28 @@ class KnowledgeBase:
             return result
         try:
             accepted, result.dropped = proposals.parse_proposals(
-                str(output or ""), messages, scopes=scopes, existing=existing,
-                rejected=rejected, max_proposals=max_proposals)
+                str(output or ""),
+                messages,
+                scopes=scopes,
+                existing=existing,
+                rejected=rejected,
+                max_proposals=max_proposals,
+            )
         except ValueError as exc:
             result.error = f"the model's answer was not usable ({exc}); nothing was added"
             return result
         for p in accepted:
             try:
-                result.added.append(self.add(
-                    p.text, section=p.section, scope=p.scope, heading=p.heading, queued=True,
-                    source={"conversation": conversation_id, "turn": turn}))
+                result.added.append(
+                    self.add(
+                        p.text,
+                        section=p.section,
+                        scope=p.scope,
+                        heading=p.heading,
+                        queued=True,
+                        source={"conversation": conversation_id, "turn": turn},
+                    )
+                )
             except KnowledgeError as exc:
                 result.dropped.append({"text": p.text, "reason": exc.message})
         return result
@@ -334,8 +443,12 @@ class KnowledgeBase:
     def reorganize_scopes(self) -> list[str]:
         return [d.scope for d in self.documents() if _needs_reorganize(d)]
 
-    def reorganize(self, complete: Complete, *, apply: bool = True,
-                   ) -> list[reorganize.ReorganizeResult]:
+    def reorganize(
+        self,
+        complete: Complete,
+        *,
+        apply: bool = True,
+    ) -> list[reorganize.ReorganizeResult]:
         """Group each file that needs it under ``###`` headings by the secondary model.
 
         Returns one result per file handled; ``result.applied`` says whether the file was
@@ -352,9 +465,15 @@ class KnowledgeBase:
             try:
                 output = complete(system, user)
             except Exception as exc:  # an injected model call: report, never raise
-                results.append(reorganize.ReorganizeResult(
-                    doc.scope, str(doc.path), False,
-                    f"the model call failed: {_failure(exc)}", before_text=doc.text))
+                results.append(
+                    reorganize.ReorganizeResult(
+                        doc.scope,
+                        str(doc.path),
+                        False,
+                        f"the model call failed: {_failure(exc)}",
+                        before_text=doc.text,
+                    )
+                )
                 continue
             result = reorganize.plan(doc, str(output or ""))
             if apply and result.after_text is not None:
@@ -362,8 +481,10 @@ class KnowledgeBase:
             results.append(result)
         return results
 
-    def apply_reorganization(self, result: reorganize.ReorganizeResult,
-                             ) -> reorganize.ReorganizeResult:
+    def apply_reorganization(
+        self,
+        result: reorganize.ReorganizeResult,
+    ) -> reorganize.ReorganizeResult:
         """Write a checked reorganization, unless the file changed since it was planned."""
         if result.after_text is None:
             return result
@@ -383,8 +504,9 @@ class KnowledgeBase:
 
 
 def _needs_reorganize(doc: KnowledgeDocument) -> bool:
-    return (injection.file_mode(doc) == "catalog" and bool(doc.entries)
-            and not doc.has_group_headings)
+    return (
+        injection.file_mode(doc) == "catalog" and bool(doc.entries) and not doc.has_group_headings
+    )
 
 
 def _section_name(section: str) -> str:
@@ -392,8 +514,11 @@ def _section_name(section: str) -> str:
     for name in SECTIONS:
         if key == name.casefold():
             return name
-    raise KnowledgeError(f"unknown knowledge section {section!r}",
-                         hint="Use 'Rules' or 'Info'.", code="KNOWLEDGE_SECTION")
+    raise KnowledgeError(
+        f"unknown knowledge section {section!r}",
+        hint="Use 'Rules' or 'Info'.",
+        code="KNOWLEDGE_SECTION",
+    )
 
 
 def _failure(exc: Exception) -> str:

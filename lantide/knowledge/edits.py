@@ -12,10 +12,21 @@ import re
 from datetime import datetime, timezone
 
 from lantide.knowledge.model import (
-    QUEUED, QUEUED_MARKER, SECTIONS, Entry, KnowledgeDocument, KnowledgeError, Section,
+    QUEUED,
+    QUEUED_MARKER,
+    SECTIONS,
+    Entry,
+    KnowledgeDocument,
+    KnowledgeError,
+    Section,
 )
 from lantide.knowledge.parser import (
-    HTML_COMMENT, LIST_MARKER, is_blank, item_body, parse_knowledge, queued_marker_span,
+    HTML_COMMENT,
+    LIST_MARKER,
+    is_blank,
+    item_body,
+    parse_knowledge,
+    queued_marker_span,
     split_status,
 )
 
@@ -41,19 +52,24 @@ def normalize_entry_text(text: str) -> str:
         lines.pop()
     clean = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).lstrip()
     if not clean.strip():
-        raise KnowledgeError("a knowledge entry cannot be empty",
-                             hint="Give the text of the entry.", code="KNOWLEDGE_EMPTY")
+        raise KnowledgeError(
+            "a knowledge entry cannot be empty",
+            hint="Give the text of the entry.",
+            code="KNOWLEDGE_EMPTY",
+        )
     if split_status(clean.lstrip())[0] == QUEUED:
         raise KnowledgeError(
             f"an entry's text cannot start with {QUEUED_MARKER}: {clean[:60]!r}",
             hint="Approve or reject the entry instead of writing the marker.",
-            code="KNOWLEDGE_MARKER")
+            code="KNOWLEDGE_MARKER",
+        )
     if len(clean) > MAX_ENTRY_CHARS:
         raise KnowledgeError(
             f"a knowledge entry is limited to {MAX_ENTRY_CHARS:,} characters "
             f"({len(clean):,} given)",
             hint="Split it into several entries, or keep details in the Plan.",
-            code="KNOWLEDGE_TOO_LONG")
+            code="KNOWLEDGE_TOO_LONG",
+        )
     return clean
 
 
@@ -80,8 +96,7 @@ def approve(doc: KnowledgeDocument, entries: list[Entry]) -> str:
         span = queued_marker_span(first.rstrip("\r\n"))
         if span is None:  # already Enabled
             continue
-        replacements.append((entry.start, entry.start + 1,
-                             [first[: span[0]] + first[span[1]:]]))
+        replacements.append((entry.start, entry.start + 1, [first[: span[0]] + first[span[1] :]]))
     return _replace(doc, replacements)
 
 
@@ -108,7 +123,7 @@ def _item_lines(prefix: str, body: str, offset: int, eol: str) -> list[str]:
 def replace_text(doc: KnowledgeDocument, entry: Entry, text: str) -> str:
     """Give ``entry`` new text; its bullet, its status and its HTML comments stay."""
     text = normalize_entry_text(text)
-    item = doc.lines[entry.start:entry.end]
+    item = doc.lines[entry.start : entry.end]
     body, offset = item_body(item)
     status, rest = split_status(body)
     comments = HTML_COMMENT.findall(rest)
@@ -133,6 +148,7 @@ def replace_text(doc: KnowledgeDocument, entry: Entry, text: str) -> str:
 
 # -- inserting ------------------------------------------------------------------------
 
+
 def _section_for_insert(doc: KnowledgeDocument, section: str) -> Section | None:
     found = doc.sections_named(section)
     return found[0] if found else None
@@ -146,15 +162,20 @@ def _bullet_like(doc: KnowledgeDocument, neighbour: Entry | None) -> str:
     return "- "
 
 
-def _insert_lines(lines: list[str], at: int, new: list[str], newline: str,
-                  *, after_entry: bool) -> list[str]:
+def _insert_lines(
+    lines: list[str], at: int, new: list[str], newline: str, *, after_entry: bool
+) -> list[str]:
     """Insert ``new`` at line ``at`` with blank lines where Markdown needs them."""
     lines = list(lines)
     if at > 0 and not _eol(lines[at - 1]):
         lines[at - 1] += newline
     block = list(new)
-    if not after_entry and at > 0 and not is_blank(lines[at - 1]) \
-            and not lines[at - 1].lstrip().startswith("#"):
+    if (
+        not after_entry
+        and at > 0
+        and not is_blank(lines[at - 1])
+        and not lines[at - 1].lstrip().startswith("#")
+    ):
         block.insert(0, newline)
     if at < len(lines) and not is_blank(lines[at]):
         block.append(newline)
@@ -162,13 +183,23 @@ def _insert_lines(lines: list[str], at: int, new: list[str], newline: str,
     return lines
 
 
-def insert(doc: KnowledgeDocument, section: str, text: str, *, queued: bool,
-           heading: str | None = None, comment: str | None = None,
-           new_file_text: str | None = None) -> str:
+def insert(
+    doc: KnowledgeDocument,
+    section: str,
+    text: str,
+    *,
+    queued: bool,
+    heading: str | None = None,
+    comment: str | None = None,
+    new_file_text: str | None = None,
+) -> str:
     """Add an entry at the end of ``section`` (or of its ``heading`` group)."""
     if section not in SECTIONS:
-        raise KnowledgeError(f"unknown knowledge section {section!r}",
-                             hint="Use 'Rules' or 'Info'.", code="KNOWLEDGE_SECTION")
+        raise KnowledgeError(
+            f"unknown knowledge section {section!r}",
+            hint="Use 'Rules' or 'Info'.",
+            code="KNOWLEDGE_SECTION",
+        )
     text = normalize_entry_text(text)
     if not doc.text.strip() and new_file_text is not None:
         doc = parse_knowledge(new_file_text, scope=doc.scope, path=doc.path)
@@ -222,21 +253,21 @@ def _add_section(doc: KnowledgeDocument, section: str, body: str) -> str:
     return "".join(lines)
 
 
-def verify(before: KnowledgeDocument, after_text: str, *, expect_count: int,
-           check) -> KnowledgeDocument:
+def verify(
+    before: KnowledgeDocument, after_text: str, *, expect_count: int, check
+) -> KnowledgeDocument:
     """Re-parse an edit and make sure it did what it should, else refuse it."""
     after = parse_knowledge(after_text, scope=before.scope, path=before.path)
     problem = None
     if len(after.entries) != expect_count:
-        problem = (f"the edit would leave {len(after.entries)} entries instead of "
-                   f"{expect_count}")
+        problem = f"the edit would leave {len(after.entries)} entries instead of {expect_count}"
     else:
         problem = check(after)
     if problem:
         raise KnowledgeError(
             f"{before.path}: the change was not written: {problem}",
             hint="The text probably contains Markdown that changes the file's structure "
-                 "(an unclosed code fence, a heading); edit the file in a text editor.",
-            code="KNOWLEDGE_EDIT_REFUSED")
+            "(an unclosed code fence, a heading); edit the file in a text editor.",
+            code="KNOWLEDGE_EDIT_REFUSED",
+        )
     return after
-

@@ -39,8 +39,10 @@ def quote(text: str, cap: int) -> str:
     """``text`` as a JSON string, shortened to ``cap`` characters with a note."""
     if len(text) <= cap:
         return json.dumps(text, ensure_ascii=False)
-    return (json.dumps(text[:cap].rstrip() + "…", ensure_ascii=False)
-            + f" [entry cut at {cap:,} of {len(text):,} characters]")
+    return (
+        json.dumps(text[:cap].rstrip() + "…", ensure_ascii=False)
+        + f" [entry cut at {cap:,} of {len(text):,} characters]"
+    )
 
 
 def file_mode(doc: KnowledgeDocument) -> str:
@@ -71,10 +73,15 @@ class KnowledgeLayer:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "mode": self.mode, "text": self.text, "tokens": self.tokens,
-            "budget_tokens": self.budget_tokens, "offers_tool": self.offers_tool,
-            "cut": self.cut, "cut_entries": self.cut_entries,
-            "capped_entries": self.capped_entries, "files": self.files,
+            "mode": self.mode,
+            "text": self.text,
+            "tokens": self.tokens,
+            "budget_tokens": self.budget_tokens,
+            "offers_tool": self.offers_tool,
+            "cut": self.cut,
+            "cut_entries": self.cut_entries,
+            "capped_entries": self.capped_entries,
+            "files": self.files,
         }
 
 
@@ -125,8 +132,11 @@ def _parts(docs, modes, kept: list[_Item], project_name: str | None) -> list[dic
         if doc.scope == "project" and project_name:
             # project.json can be hand-edited: one line, capped, like any user text
             title = f"{title}: {' '.join(str(project_name).split())[:HEADING_CHAR_CAP]}"
-        part: dict[str, Any] = {"title": title, "mode": modes[doc.scope],
-                                "enabled_count": len(doc.enabled_entries())}
+        part: dict[str, Any] = {
+            "title": title,
+            "mode": modes[doc.scope],
+            "enabled_count": len(doc.enabled_entries()),
+        }
         if modes[doc.scope] == "flat":
             groups: list[dict] = []
             for it in sorted(mine, key=lambda it: (_section_rank(it.section), it.order)):
@@ -136,11 +146,16 @@ def _parts(docs, modes, kept: list[_Item], project_name: str | None) -> list[dic
                 groups[-1]["entries"].append(quote(it.entries[0].text, ENTRY_CHAR_CAP))
             part["groups"] = groups
         else:
-            part["index"] = [{
-                "name": quote(it.heading if it.heading is not None else it.section,
-                              HEADING_CHAR_CAP),
-                "section": it.section, "count": len(it.entries),
-            } for it in sorted(mine, key=lambda it: (_section_rank(it.section), it.order))]
+            part["index"] = [
+                {
+                    "name": quote(
+                        it.heading if it.heading is not None else it.section, HEADING_CHAR_CAP
+                    ),
+                    "section": it.section,
+                    "count": len(it.entries),
+                }
+                for it in sorted(mine, key=lambda it: (_section_rank(it.section), it.order))
+            ]
         parts.append(part)
     return parts
 
@@ -150,27 +165,44 @@ def _cut_report(dropped: list[_Item]) -> tuple[list[dict], int, str]:
     for it in sorted(dropped, key=lambda it: it.order):
         key = (it.scope, it.section, it.heading)
         groups[key] = groups.get(key, 0) + len(it.entries)
-    cut = [{"scope": s, "section": sec, "heading": h, "entries": n}
-           for (s, sec, h), n in groups.items()]
+    cut = [
+        {"scope": s, "section": sec, "heading": h, "entries": n}
+        for (s, sec, h), n in groups.items()
+    ]
     total = sum(groups.values())
-    names = [f"{c['scope']} {_label(c['section'], c['heading'])} ({c['entries']})"
-             for c in cut[:_CUT_SUMMARY_GROUPS]]
+    names = [
+        f"{c['scope']} {_label(c['section'], c['heading'])} ({c['entries']})"
+        for c in cut[:_CUT_SUMMARY_GROUPS]
+    ]
     if len(cut) > _CUT_SUMMARY_GROUPS:
         names.append(f"{len(cut) - _CUT_SUMMARY_GROUPS} more headings")
     summary = f"{total} {'entry' if total == 1 else 'entries'}: " + "; ".join(names)
     return cut, total, summary
 
 
-def build_layer(docs: list[KnowledgeDocument], budget_tokens: int | None = DEFAULT_BUDGET_TOKENS,
-                *, project_name: str | None = None) -> KnowledgeLayer:
+def build_layer(
+    docs: list[KnowledgeDocument],
+    budget_tokens: int | None = DEFAULT_BUDGET_TOKENS,
+    *,
+    project_name: str | None = None,
+) -> KnowledgeLayer:
     """Render the layer for ``docs`` (user first, then project) within ``budget_tokens``."""
     modes = {doc.scope: file_mode(doc) for doc in docs}
     mode = "catalog" if "catalog" in modes.values() else "flat"
-    files = [{"scope": d.scope, "path": str(d.path) if d.path else None, "exists": d.exists,
-              "mode": modes[d.scope], "size_chars": d.size_chars,
-              "limit_chars": FLAT_LIMITS[d.scope], "enabled": len(d.enabled_entries()),
-              "queued": len(d.queued_entries()),
-              "problems": [p.to_dict() for p in d.problems]} for d in docs]
+    files = [
+        {
+            "scope": d.scope,
+            "path": str(d.path) if d.path else None,
+            "exists": d.exists,
+            "mode": modes[d.scope],
+            "size_chars": d.size_chars,
+            "limit_chars": FLAT_LIMITS[d.scope],
+            "enabled": len(d.enabled_entries()),
+            "queued": len(d.queued_entries()),
+            "problems": [p.to_dict() for p in d.problems],
+        }
+        for d in docs
+    ]
     items = _items(docs, modes)
     if not items:
         return KnowledgeLayer(mode, "", 0, budget_tokens, mode == "catalog", files=files)
@@ -181,20 +213,35 @@ def build_layer(docs: list[KnowledgeDocument], budget_tokens: int | None = DEFAU
         cut = None
         if dropped:
             cut = {"summary": _cut_report(dropped)[2]}
-        text = render_prompt("knowledge.md.j2", parts=_parts(docs, modes, kept, project_name),
-                             cut=cut, offers_tool=mode == "catalog" or bool(dropped))
+        text = render_prompt(
+            "knowledge.md.j2",
+            parts=_parts(docs, modes, kept, project_name),
+            cut=cut,
+            offers_tool=mode == "catalog" or bool(dropped),
+        )
         return text, dropped
 
     text, dropped = render(len(ranked))
     if budget_tokens is not None and count_tokens(text) > budget_tokens:
         text, dropped = _fit(render, len(ranked), budget_tokens)
     cut, cut_total, _ = _cut_report(dropped) if dropped else ([], 0, "")
-    capped = [e.ref for it in ranked if it not in dropped and modes[it.scope] == "flat"
-              for e in it.entries if len(e.text) > ENTRY_CHAR_CAP]
+    capped = [
+        e.ref
+        for it in ranked
+        if it not in dropped and modes[it.scope] == "flat"
+        for e in it.entries
+        if len(e.text) > ENTRY_CHAR_CAP
+    ]
     return KnowledgeLayer(
-        mode=mode, text=text, tokens=count_tokens(text), budget_tokens=budget_tokens,
-        offers_tool=mode == "catalog" or bool(dropped), cut=cut, cut_entries=cut_total,
-        capped_entries=capped, files=files,
+        mode=mode,
+        text=text,
+        tokens=count_tokens(text),
+        budget_tokens=budget_tokens,
+        offers_tool=mode == "catalog" or bool(dropped),
+        cut=cut,
+        cut_entries=cut_total,
+        capped_entries=capped,
+        files=files,
     )
 
 
@@ -219,6 +266,7 @@ def _fit(render, n: int, budget: int) -> tuple[str, list[_Item]]:
 
 # -- expand_knowledge_catalog ------------------------------------------------------------
 
+
 def _norm(name: str) -> str:
     name = name.strip().strip("\"'“”‘’`").strip()
     return " ".join(name.split()).casefold()
@@ -230,8 +278,9 @@ def _matches(entry: Entry, query: str) -> bool:
     for sep in ("›", "/", ">", ":"):
         if sep in query:
             section, _, heading = query.partition(sep)
-            if _norm(section) == entry.section.casefold() and \
-                    _norm(heading) == _norm(entry.group_name):
+            if _norm(section) == entry.section.casefold() and _norm(heading) == _norm(
+                entry.group_name
+            ):
                 return True
     return False
 
@@ -245,15 +294,22 @@ def headings(docs: list[KnowledgeDocument]) -> list[str]:
     return seen
 
 
-def expand(docs: list[KnowledgeDocument], heading: str,
-           max_tokens: int = DEFAULT_EXPAND_TOKENS) -> dict[str, Any]:
+def expand(
+    docs: list[KnowledgeDocument], heading: str, max_tokens: int = DEFAULT_EXPAND_TOKENS
+) -> dict[str, Any]:
     """The Enabled entries under ``heading``, as a JSON-serializable dict."""
     query = _norm(str(heading or ""))
     found = [e for doc in docs for e in doc.enabled_entries() if query and _matches(e, query)]
     if not found:
-        return {"heading": heading, "found": False, "count": 0, "entries": [],
-                "truncated": 0, "headings": headings(docs),
-                "message": f"no knowledge heading {heading!r}; use one of 'headings'"}
+        return {
+            "heading": heading,
+            "found": False,
+            "count": 0,
+            "entries": [],
+            "truncated": 0,
+            "headings": headings(docs),
+            "message": f"no knowledge heading {heading!r}; use one of 'headings'",
+        }
     out, used = [], 0
     for e in found:
         text = e.text if len(e.text) <= ENTRY_CHAR_CAP else e.text[:ENTRY_CHAR_CAP] + "…"
@@ -265,5 +321,10 @@ def expand(docs: list[KnowledgeDocument], heading: str,
             break
         out.append(item)
         used += cost
-    return {"heading": heading, "found": True, "count": len(found), "entries": out,
-            "truncated": len(found) - len(out)}
+    return {
+        "heading": heading,
+        "found": True,
+        "count": len(found),
+        "entries": out,
+        "truncated": len(found) - len(out),
+    }

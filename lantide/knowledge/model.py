@@ -80,9 +80,15 @@ class Entry:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "ref": self.ref, "number": self.number, "scope": self.scope,
-            "section": self.section, "heading": self.heading, "status": self.status,
-            "text": self.text, "line": self.line, "source": self.source,
+            "ref": self.ref,
+            "number": self.number,
+            "scope": self.scope,
+            "section": self.section,
+            "heading": self.heading,
+            "status": self.status,
+            "text": self.text,
+            "line": self.line,
+            "source": self.source,
         }
 
 
@@ -143,8 +149,9 @@ class KnowledgeDocument:
 
         This is the size the flat/catalog thresholds are measured on.
         """
-        queued = sum(len("".join(self.lines[e.start:e.end])) for e in self.entries
-                     if e.status == QUEUED)
+        queued = sum(
+            len("".join(self.lines[e.start : e.end])) for e in self.entries if e.status == QUEUED
+        )
         return len(self.text) - queued
 
     def enabled_entries(self) -> list[Entry]:

@@ -14,7 +14,15 @@ from functools import lru_cache
 from pathlib import Path
 
 from lantide.knowledge.model import (
-    ENABLED, QUEUED, QUEUED_MARKER, SECTIONS, Entry, Group, KnowledgeDocument, Problem, Section,
+    ENABLED,
+    QUEUED,
+    QUEUED_MARKER,
+    SECTIONS,
+    Entry,
+    Group,
+    KnowledgeDocument,
+    Problem,
+    Section,
 )
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -74,7 +82,7 @@ def item_body(lines: list[str]) -> tuple[str, int]:
     for line in lines[1:]:
         line = line.rstrip("\r\n")
         indent = len(line) - len(line.lstrip(" "))
-        body.append(line[min(indent, offset):])
+        body.append(line[min(indent, offset) :])
     return "\n".join(body).rstrip(), offset
 
 
@@ -99,7 +107,7 @@ def split_status(body: str) -> tuple[str, str]:
     """``(status, body without the marker)``."""
     match = _QUEUED.match(body)
     if match:
-        return QUEUED, body[match.end():]
+        return QUEUED, body[match.end() :]
     return ENABLED, body
 
 
@@ -135,9 +143,12 @@ class _Reader:
                     self.other_heading = text
                     return
                 if any(s["name"] == name for s in self.sections):
-                    self.problems.append(Problem(
-                        line + 1, f"a second '## {name}' section; its entries are read as "
-                                  f"{name} too"))
+                    self.problems.append(
+                        Problem(
+                            line + 1,
+                            f"a second '## {name}' section; its entries are read as {name} too",
+                        )
+                    )
                 self.section = name
                 self.sections.append({"name": name, "start": line, "groups": []})
             return
@@ -147,22 +158,34 @@ class _Reader:
             self.group = text
             self.sections[-1]["groups"].append({"name": text, "start": line})
         else:
-            self.problems.append(Problem(
-                line + 1, f"a level-{level} heading is not a group; only ### headings group "
-                          f"entries (entries below stay under "
-                          f"{self.group or self.section!r})"))
+            self.problems.append(
+                Problem(
+                    line + 1,
+                    f"a level-{level} heading is not a group; only ### headings group "
+                    f"entries (entries below stay under "
+                    f"{self.group or self.section!r})",
+                )
+            )
 
     def not_entry(self, what: str, line: int) -> None:
         if self.section is not None:
-            self.problems.append(Problem(
-                line + 1, f"{what} under '## {self.section}' that is not a list item is not "
-                          f"an entry; start it with '- ' to make it one"))
+            self.problems.append(
+                Problem(
+                    line + 1,
+                    f"{what} under '## {self.section}' that is not a list item is not "
+                    f"an entry; start it with '- ' to make it one",
+                )
+            )
 
     def stray_list(self, line: int) -> None:
         where = f"'## {self.other_heading}'" if self.other_heading else "no ## Rules or ## Info"
-        self.problems.append(Problem(
-            line + 1, f"a list under {where} is not read as knowledge; only entries under "
-                      f"## Rules and ## Info are"))
+        self.problems.append(
+            Problem(
+                line + 1,
+                f"a list under {where} is not read as knowledge; only entries under "
+                f"## Rules and ## Info are",
+            )
+        )
 
     def item(self, start: int, end: int) -> None:
         while end > start and is_blank(self.lines[end - 1]):
@@ -175,24 +198,37 @@ class _Reader:
         if not text:
             self.problems.append(Problem(start + 1, "an empty entry is not read"))
             return
-        self.entries.append(Entry(
-            number=len(self.entries) + 1, scope=self.scope, section=self.section,
-            heading=self.group, status=status, text=text,
-            raw="".join(self.lines[start:end]), start=start, end=end,
-            source=parse_source(rest),
-        ))
+        self.entries.append(
+            Entry(
+                number=len(self.entries) + 1,
+                scope=self.scope,
+                section=self.section,
+                heading=self.group,
+                status=status,
+                text=text,
+                raw="".join(self.lines[start:end]),
+                start=start,
+                end=end,
+                source=parse_source(rest),
+            )
+        )
 
 
 def _finish_sections(raw: list[dict], tokens, n_lines: int) -> list[Section]:
     # A section ends at the next level-1 or level-2 heading (or the end of the file).
-    cuts = sorted(t.map[0] for t in tokens
-                  if t.type == "heading_open" and t.level == 0 and t.tag in ("h1", "h2"))
+    cuts = sorted(
+        t.map[0]
+        for t in tokens
+        if t.type == "heading_open" and t.level == 0 and t.tag in ("h1", "h2")
+    )
     out = []
     for sec in raw:
         end = next((c for c in cuts if c > sec["start"]), n_lines)
         starts = [g["start"] for g in sec["groups"]] + [end]
-        groups = tuple(Group(sec["name"], g["name"], g["start"], starts[i + 1])
-                       for i, g in enumerate(sec["groups"]))
+        groups = tuple(
+            Group(sec["name"], g["name"], g["start"], starts[i + 1])
+            for i, g in enumerate(sec["groups"])
+        )
         out.append(Section(sec["name"], sec["start"], end, groups))
     return out
 
@@ -227,9 +263,13 @@ def parse_knowledge(text: str, *, scope: str, path: Path | None = None) -> Knowl
         elif tok.type == "html_block" and not HTML_COMMENT.fullmatch(tok.content.strip()):
             reader.not_entry("HTML", tok.map[0])
     return KnowledgeDocument(
-        scope=scope, path=path, lines=lines, entries=reader.entries,
+        scope=scope,
+        path=path,
+        lines=lines,
+        entries=reader.entries,
         sections=_finish_sections(reader.sections, tokens, len(lines)),
-        problems=reader.problems, bom=bom,
+        problems=reader.problems,
+        bom=bom,
     )
 
 

@@ -29,9 +29,11 @@ _INPUT_CHAR_CAP = 6000  # per message sent to the secondary model
 _MAX_EXISTING_SHOWN = 150
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 # Something shaped like an API key or token: never written into a knowledge file.
-_SECRET = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
-                     r"|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
-                     r"|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{32,})\b")
+_SECRET = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+    r"|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{32,})\b"
+)
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " "})
 
 
@@ -54,8 +56,11 @@ class ProposalResult:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"added": [e.to_dict() for e in self.added], "dropped": self.dropped,
-                "error": self.error}
+        return {
+            "added": [e.to_dict() for e in self.added],
+            "dropped": self.dropped,
+            "error": self.error,
+        }
 
 
 def normalize(text: str) -> str:
@@ -66,8 +71,11 @@ def normalize(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # Words by which a question still states something durable ("…, where revenue means net of
 # refunds?"); a question without them only asks.
-_STATES = re.compile(r"\b(?:means?|meant|defined?|definition|always|never|counts? as|"
-                     r"refers? to|stands? for|should|must|note that|remember)\b", re.I)
+_STATES = re.compile(
+    r"\b(?:means?|meant|defined?|definition|always|never|counts? as|"
+    r"refers? to|stands? for|should|must|note that|remember)\b",
+    re.I,
+)
 
 
 def may_hold_knowledge(message: str) -> bool:
@@ -83,14 +91,26 @@ def may_hold_knowledge(message: str) -> bool:
     return any(not s.endswith("?") or _STATES.search(s) for s in sentences)
 
 
-def build_prompt(analyst_messages: list[str], assistant_reply: str, *,
-                 scopes: list[str], existing: list[str], rejected: list[str],
-                 project_name: str | None, headings: list[str] | None = None,
-                 max_proposals: int = MAX_PROPOSALS_PER_TURN) -> tuple[str, str]:
+def build_prompt(
+    analyst_messages: list[str],
+    assistant_reply: str,
+    *,
+    scopes: list[str],
+    existing: list[str],
+    rejected: list[str],
+    project_name: str | None,
+    headings: list[str] | None = None,
+    max_proposals: int = MAX_PROPOSALS_PER_TURN,
+) -> tuple[str, str]:
     """``(system, user)`` for the secondary model."""
-    system = render_prompt("background/knowledge_propose.md.j2", scopes=scopes,
-                           sections=list(SECTIONS), max_proposals=max_proposals,
-                           min_quote_chars=MIN_QUOTE_CHARS, max_chars=MAX_PROPOSAL_CHARS)
+    system = render_prompt(
+        "background/knowledge_propose.md.j2",
+        scopes=scopes,
+        sections=list(SECTIONS),
+        max_proposals=max_proposals,
+        min_quote_chars=MIN_QUOTE_CHARS,
+        max_chars=MAX_PROPOSAL_CHARS,
+    )
     user = render_prompt(
         "background/knowledge_propose_input.md.j2",
         analyst_messages=[quote(m, _INPUT_CHAR_CAP) for m in analyst_messages],
@@ -114,7 +134,7 @@ def extract_json(output: str) -> Any:
         start, end = text.find(opener), text.rfind(closer)
         if 0 <= start < end:
             try:
-                return json.loads(text[start:end + 1])
+                return json.loads(text[start : end + 1])
             except (json.JSONDecodeError, ValueError):
                 continue
     raise ValueError("the answer is not JSON")
@@ -127,10 +147,15 @@ def _section(value: Any) -> str | None:
     return next((s for s in SECTIONS if s.casefold() == key), None)
 
 
-def parse_proposals(output: str, analyst_messages: list[str], *, scopes: list[str],
-                    existing: list[str], rejected: list[str],
-                    max_proposals: int = MAX_PROPOSALS_PER_TURN,
-                    ) -> tuple[list[Proposal], list[dict[str, str]]]:
+def parse_proposals(
+    output: str,
+    analyst_messages: list[str],
+    *,
+    scopes: list[str],
+    existing: list[str],
+    rejected: list[str],
+    max_proposals: int = MAX_PROPOSALS_PER_TURN,
+) -> tuple[list[Proposal], list[dict[str, str]]]:
     """Check the model's answer; returns (accepted, dropped with reasons).
 
     Raises ValueError when the answer as a whole is unusable.
@@ -176,8 +201,11 @@ def parse_proposals(output: str, analyst_messages: list[str], *, scopes: list[st
         elif not isinstance(said_quote, str) or len(normalize(said_quote)) < MIN_QUOTE_CHARS:
             drop(text, "no quote of what the analyst said")
         elif normalize(said_quote).strip(" .,;:!?") not in said:
-            drop(text, "the quote is not in the analyst's messages (the model's guess, "
-                       "not the analyst's statement)")
+            drop(
+                text,
+                "the quote is not in the analyst's messages (the model's guess, "
+                "not the analyst's statement)",
+            )
         elif normalize(text) in known:
             drop(text, "already in the knowledge")
         elif normalize(text) in refused:

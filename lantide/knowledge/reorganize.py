@@ -45,25 +45,41 @@ class ReorganizeResult:
     def diff(self) -> str:
         if self.after_text is None:
             return ""
-        return "".join(difflib.unified_diff(
-            self.before_text.splitlines(keepends=True), self.after_text.splitlines(keepends=True),
-            fromfile=f"{self.path} (before)", tofile=f"{self.path} (grouped)"))
+        return "".join(
+            difflib.unified_diff(
+                self.before_text.splitlines(keepends=True),
+                self.after_text.splitlines(keepends=True),
+                fromfile=f"{self.path} (before)",
+                tofile=f"{self.path} (grouped)",
+            )
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scope": self.scope, "path": self.path, "applied": self.applied,
-                "reason": self.reason, "groups": self.groups, "diff": self.diff}
+        return {
+            "scope": self.scope,
+            "path": self.path,
+            "applied": self.applied,
+            "reason": self.reason,
+            "groups": self.groups,
+            "diff": self.diff,
+        }
 
 
 def build_prompt(doc: KnowledgeDocument) -> tuple[str, str]:
     sections = []
     for name in SECTIONS:
-        entries = [{"id": e.number, "text": quote(e.text, 240)}  # the gist is enough to group
-                   for e in doc.entries if e.section == name]
+        entries = [
+            {"id": e.number, "text": quote(e.text, 240)}  # the gist is enough to group
+            for e in doc.entries
+            if e.section == name
+        ]
         if entries:
             sections.append({"name": name, "entries": entries})
-    system = render_prompt("background/knowledge_reorganize.md.j2",
-                           sections=[s["name"] for s in sections],
-                           max_heading_chars=MAX_HEADING_CHARS)
+    system = render_prompt(
+        "background/knowledge_reorganize.md.j2",
+        sections=[s["name"] for s in sections],
+        max_heading_chars=MAX_HEADING_CHARS,
+    )
     user = render_prompt("background/knowledge_reorganize_input.md.j2", sections=sections)
     return system, user
 
@@ -75,8 +91,9 @@ def _clean_heading(value: Any) -> str:
     if not heading:
         raise ReorganizeRejected("a heading is empty")
     if len(heading) > MAX_HEADING_CHARS:
-        raise ReorganizeRejected(f"heading {heading[:40]!r}… is longer than "
-                                 f"{MAX_HEADING_CHARS} characters")
+        raise ReorganizeRejected(
+            f"heading {heading[:40]!r}… is longer than {MAX_HEADING_CHARS} characters"
+        )
     return heading
 
 
@@ -88,8 +105,9 @@ def _ids(value: Any, heading: str) -> list[int]:
         try:
             out.append(int(item))
         except (TypeError, ValueError):
-            raise ReorganizeRejected(f"heading {heading!r} lists {item!r}, not an entry "
-                                     f"number") from None
+            raise ReorganizeRejected(
+                f"heading {heading!r} lists {item!r}, not an entry number"
+            ) from None
     return out
 
 
@@ -138,8 +156,7 @@ def parse_grouping(output: str, doc: KnowledgeDocument) -> dict[str, list[tuple[
     return grouping
 
 
-def apply_grouping(doc: KnowledgeDocument,
-                   grouping: dict[str, list[tuple[str, list[int]]]]) -> str:
+def apply_grouping(doc: KnowledgeDocument, grouping: dict[str, list[tuple[str, list[int]]]]) -> str:
     """Move the entries' lines under their new headings; all other lines stay."""
     if doc.has_group_headings:
         raise ReorganizeRejected("the file already has ### headings")
@@ -152,7 +169,7 @@ def apply_grouping(doc: KnowledgeDocument,
     cursor = 0
     done: set[str] = set()
     for sec in doc.sections:
-        out.extend(lines[cursor:sec.start])
+        out.extend(lines[cursor : sec.start])
         cursor = sec.end
         out.append(lines[sec.start])
         inside = [e for e in doc.entries if sec.start < e.start < sec.end]
@@ -187,8 +204,9 @@ def _entry_key(raw: str) -> tuple[str, ...]:
     return tuple(line.rstrip() for line in raw.splitlines())
 
 
-def check_invariant(before: KnowledgeDocument, after_text: str,
-                    grouping: dict[str, list[tuple[str, list[int]]]]) -> str | None:
+def check_invariant(
+    before: KnowledgeDocument, after_text: str, grouping: dict[str, list[tuple[str, list[int]]]]
+) -> str | None:
     """None when ``after_text`` only moved entries and added headings, else the reason."""
     after = parse_knowledge(after_text, scope=before.scope, path=before.path)
     old = Counter((e.section, e.status, e.text, _entry_key(e.raw)) for e in before.entries)
@@ -197,9 +215,12 @@ def check_invariant(before: KnowledgeDocument, after_text: str,
         lost = sum((old - new).values())
         changed = sum((new - old).values())
         return f"{lost} entries would be lost or changed ({changed} new or altered)"
-    want = Counter((_entry_key(before.entries[n - 1].raw), section, heading)
-                   for section, groups in grouping.items()
-                   for heading, numbers in groups for n in numbers)
+    want = Counter(
+        (_entry_key(before.entries[n - 1].raw), section, heading)
+        for section, groups in grouping.items()
+        for heading, numbers in groups
+        for n in numbers
+    )
     got = Counter((_entry_key(e.raw), e.section, e.heading) for e in after.entries)
     if want != got:
         return "entries did not land under the headings they were given"
@@ -213,8 +234,9 @@ def check_invariant(before: KnowledgeDocument, after_text: str,
 
 def plan(doc: KnowledgeDocument, output: str) -> ReorganizeResult:
     """Turn the model's answer into a checked proposal (nothing written here)."""
-    result = ReorganizeResult(doc.scope, str(doc.path) if doc.path else None, applied=False,
-                              before_text=doc.text)
+    result = ReorganizeResult(
+        doc.scope, str(doc.path) if doc.path else None, applied=False, before_text=doc.text
+    )
     try:
         grouping = parse_grouping(output, doc)
         after = apply_grouping(doc, grouping)
@@ -226,6 +248,9 @@ def plan(doc: KnowledgeDocument, output: str) -> ReorganizeResult:
         result.reason = f"the model's grouping was refused: {problem}"
         return result
     result.after_text = after
-    result.groups = [{"section": s, "heading": h, "entries": ids}
-                     for s, groups in grouping.items() for h, ids in groups]
+    result.groups = [
+        {"section": s, "heading": h, "entries": ids}
+        for s, groups in grouping.items()
+        for h, ids in groups
+    ]
     return result

@@ -94,8 +94,12 @@ def _read(path: Path, scope: str, key: tuple) -> KnowledgeDocument:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         text = data.decode("utf-8", errors="replace")
-        problem = Problem(line, f"not UTF-8 text ({exc.reason} at byte {exc.start}); read "
-                                f"what could be read, the file will not be changed", "error")
+        problem = Problem(
+            line,
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}); read "
+            f"what could be read, the file will not be changed",
+            "error",
+        )
     doc = parse_knowledge(text, scope=scope, path=path)
     if problem is not None:
         doc.writable = False
@@ -141,8 +145,9 @@ class KnowledgeFile:
         """What a knowledge file starts as when Lantide creates it."""
         return f"# {self.title}\n\n## Rules\n\n## Info\n"
 
-    def write(self, before: KnowledgeDocument, text: str,
-              parsed: KnowledgeDocument | None = None) -> KnowledgeDocument:
+    def write(
+        self, before: KnowledgeDocument, text: str, parsed: KnowledgeDocument | None = None
+    ) -> KnowledgeDocument:
         """Replace the file with ``text``, only if it is still what ``before`` was read from.
 
         ``parsed`` is ``text`` already parsed (by the edit's check); it goes into the cache
@@ -185,11 +190,18 @@ class KnowledgeFile:
         return self.path.with_name(f".{self.path.name}.rejected.jsonl")
 
     def record_rejected(self, text: str, source: dict | None) -> None:
-        append_jsonl(self.rejected_log_path, {
-            "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "text": text, "source": source,
-        })
+        append_jsonl(
+            self.rejected_log_path,
+            {
+                "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "text": text,
+                "source": source,
+            },
+        )
 
     def rejected_texts(self) -> list[str]:
-        return [str(row.get("text", "")) for row in read_jsonl(self.rejected_log_path)
-                if isinstance(row, dict)]
+        return [
+            str(row.get("text", ""))
+            for row in read_jsonl(self.rejected_log_path)
+            if isinstance(row, dict)
+        ]

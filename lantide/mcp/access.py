@@ -59,19 +59,25 @@ class ModeRefused(LantideError):
             f"{tool} needs the {MODE_LABELS[required]} mode; this client is paired for "
             f"{MODE_LABELS[mode]}",
             hint=f"Ask the analyst to pair the client again with the {MODE_LABELS[required]} "
-                 "mode (Settings > Agent Integration, or lantide mcp pair --mode "
-                 f"{required}).")
+            "mode (Settings > Agent Integration, or lantide mcp pair --mode "
+            f"{required}).",
+        )
 
     def to_dict(self) -> dict:
-        return {**super().to_dict(), "tool": self.tool, "mode": self.mode,
-                "required_mode": self.required}
+        return {
+            **super().to_dict(),
+            "tool": self.tool,
+            "mode": self.mode,
+            "required_mode": self.required,
+        }
 
 
 def check_mode(value: str) -> str:
     mode = (value or "").strip().lower()
     if mode not in MODES:
-        raise LantideError(f"unknown access mode {value!r}",
-                           hint="Use observe, execute or admin.", code="BAD_MODE")
+        raise LantideError(
+            f"unknown access mode {value!r}", hint="Use observe, execute or admin.", code="BAD_MODE"
+        )
     return mode
 
 
@@ -81,8 +87,7 @@ def allows(mode: str, required: str) -> bool:
 
 def tools_for(mode: str, multi_workspace: bool) -> list[McpTool]:
     """The tools a client of ``mode`` sees, in a stable order."""
-    return [t for t in TOOLS if allows(mode, t.mode)
-            and (multi_workspace or not t.multi_workspace)]
+    return [t for t in TOOLS if allows(mode, t.mode) and (multi_workspace or not t.multi_workspace)]
 
 
 def required_mode(tool: str) -> str | None:

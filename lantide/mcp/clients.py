@@ -30,8 +30,12 @@ from lantide.workspace.jsonfile import read_json_object
 FILE_NAME = "mcp_clients.json"
 TOKEN_PREFIX = "ltd_"
 KEYRING_SERVICE = "lantide"
-CLIENT_KINDS = {"claude-code": "Claude Code", "codex": "Codex", "cursor": "Cursor",
-                "other": "Other"}
+CLIENT_KINDS = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "cursor": "Cursor",
+    "other": "Other",
+}
 LAST_USED_EVERY = 60.0  # seconds between writes of a client's last use
 RACY_NS = 2_000_000_000  # a clients file younger than this is not cached
 _TOKEN_SHAPE = re.compile(r"^ltd_[A-Za-z0-9_-]{20,100}$")
@@ -125,9 +129,11 @@ def _from_dict(raw: dict[str, Any], path: Path) -> PairedClient:
             raise ValueError
         return client
     except (TypeError, ValueError, KeyError):
-        raise CorruptFileError(path, f"a paired client entry cannot be read: {raw!r:.120}",
-                               hint="Fix or remove that entry, then pair the client again.") \
-            from None
+        raise CorruptFileError(
+            path,
+            f"a paired client entry cannot be read: {raw!r:.120}",
+            hint="Fix or remove that entry, then pair the client again.",
+        ) from None
 
 
 class ClientStore:
@@ -161,8 +167,9 @@ class ClientStore:
         data = read_json_object(self.path, "paired MCP clients")
         entries = data.get("clients")
         if not isinstance(entries, list):
-            raise CorruptFileError(self.path, "'clients' is not a list",
-                                   hint="Fix the file by hand or move it away.")
+            raise CorruptFileError(
+                self.path, "'clients' is not a list", hint="Fix the file by hand or move it away."
+            )
         return [_from_dict(e if isinstance(e, dict) else {}, self.path) for e in entries]
 
     def _write(self, clients: list[PairedClient]) -> None:
@@ -176,11 +183,20 @@ class ClientStore:
             if client.id == client_id:
                 return client
         known = ", ".join(c.id for c in self._read()) or "none yet"
-        raise ClientNotFoundError(f"no paired MCP client {client_id!r}",
-                                  hint=f"Paired clients: {known} (lantide mcp list).")
+        raise ClientNotFoundError(
+            f"no paired MCP client {client_id!r}",
+            hint=f"Paired clients: {known} (lantide mcp list).",
+        )
 
-    def pair(self, name: str, *, kind: str = "other", scope: str = SCOPE_ALL,
-             mode: str = "observe", expires_days: float | None = 30) -> Pairing:
+    def pair(
+        self,
+        name: str,
+        *,
+        kind: str = "other",
+        scope: str = SCOPE_ALL,
+        mode: str = "observe",
+        expires_days: float | None = 30,
+    ) -> Pairing:
         kind = kind if kind in CLIENT_KINDS else "other"
         mode = check_mode(mode)
         name = " ".join((name or CLIENT_KINDS[kind]).split())[:60]
@@ -189,9 +205,11 @@ class ClientStore:
 
             root = Path(scope).expanduser().resolve()
             if not Workspace.is_workspace(root):
-                raise LantideError(f"{root} is not a Lantide workspace",
-                                   hint="Pass a workspace folder, or --scope all.",
-                                   code="NOT_A_WORKSPACE")
+                raise LantideError(
+                    f"{root} is not a Lantide workspace",
+                    hint="Pass a workspace folder, or --scope all.",
+                    code="NOT_A_WORKSPACE",
+                )
             scope = str(root)
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         now = _now()
@@ -202,10 +220,15 @@ class ClientStore:
             while client_id in taken:
                 client_id = f"{_slug(name)}-{secrets.token_hex(2)}"
             client = PairedClient(
-                id=client_id, name=name, kind=kind, scope=scope, mode=mode,
+                id=client_id,
+                name=name,
+                kind=kind,
+                scope=scope,
+                mode=mode,
                 created_at=_stamp(now),
                 expires_at=_stamp(now + timedelta(days=expires_days)) if expires_days else None,
-                token_hash=hash_token(token))
+                token_hash=hash_token(token),
+            )
             self._write(clients + [client])
         return Pairing(client, token, store_token(client.id, token))
 
@@ -261,6 +284,7 @@ class ClientStore:
 
 # -- the keyring ---------------------------------------------------------------------
 
+
 def _key_name(client_id: str) -> str:
     return f"mcp:{client_id}"
 
@@ -310,8 +334,10 @@ def parse_expiry(text: str | None) -> float | None:
         return None
     match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([dh]?)", value)
     if not match:
-        raise LantideError(f"cannot read the expiry {text!r}",
-                           hint="Use a number of days (30d), hours (12h) or never.",
-                           code="BAD_EXPIRY")
+        raise LantideError(
+            f"cannot read the expiry {text!r}",
+            hint="Use a number of days (30d), hours (12h) or never.",
+            code="BAD_EXPIRY",
+        )
     amount = float(match.group(1))
     return amount / 24 if match.group(2) == "h" else amount

@@ -46,9 +46,14 @@ class ClientLedger(Ledger):
 
     def append(self, fields: dict[str, Any]) -> dict[str, Any]:
         # an outside agent writes no [[QUERY_STEP]] line: its step is not "pending" one
-        return super().append({**fields, "client": self.client.id,
-                               "client_name": self.client.name,
-                               "summary_status": EXTERNAL_SUMMARY})
+        return super().append(
+            {
+                **fields,
+                "client": self.client.id,
+                "client_name": self.client.name,
+                "summary_status": EXTERNAL_SUMMARY,
+            }
+        )
 
 
 @dataclass
@@ -100,8 +105,15 @@ class McpEngine:
     workspace already open in this process (the desktop app's, with its engine); other
     workspaces a client selects are opened on demand (and locked, as any process does)."""
 
-    def __init__(self, *, store: ClientStore | None = None, workspace=None, services=None,
-                 settings=None, transport: str = "stdio"):
+    def __init__(
+        self,
+        *,
+        store: ClientStore | None = None,
+        workspace=None,
+        services=None,
+        settings=None,
+        transport: str = "stdio",
+    ):
         from lantide.workspace.settings import load_settings
 
         self.store = store or ClientStore()
@@ -117,9 +129,12 @@ class McpEngine:
         if workspace is not None:
             from lantide.agent.services import EngineServices
 
-            handle = WorkspaceHandle(workspace, self.settings,
-                                     services or EngineServices(workspace, self.settings),
-                                     owned=False)
+            handle = WorkspaceHandle(
+                workspace,
+                self.settings,
+                services or EngineServices(workspace, self.settings),
+                owned=False,
+            )
             self._handles[workspace.root] = handle
             self.primary = workspace.root
 
@@ -133,7 +148,8 @@ class McpEngine:
             if root not in self._handles:
                 ws = Workspace.open(root)
                 self._handles[ws.root] = WorkspaceHandle(
-                    ws, self.settings, EngineServices(ws, self.settings), owned=True)
+                    ws, self.settings, EngineServices(ws, self.settings), owned=True
+                )
                 if self.primary is None:
                     self.primary = ws.root
             return self._handles[root]
@@ -148,11 +164,14 @@ class McpEngine:
             if chosen is None:
                 chosen = self.primary
         if chosen is None:
-            raise ScopeRefused("no workspace is selected",
-                               hint="Call list_workspaces, then select_workspace.")
+            raise ScopeRefused(
+                "no workspace is selected", hint="Call list_workspaces, then select_workspace."
+            )
         if not client.allows_workspace(chosen):
-            raise ScopeRefused(f"this client's scope is {client.scope}, not {chosen}",
-                               hint="Pair the client again with this workspace or all.")
+            raise ScopeRefused(
+                f"this client's scope is {client.scope}, not {chosen}",
+                hint="Pair the client again with this workspace or all.",
+            )
         return self.open_workspace(chosen)
 
     def known_workspaces(self, client: PairedClient) -> list[Path]:
@@ -170,8 +189,10 @@ class McpEngine:
 
     def select_workspace(self, client: PairedClient, root: Path) -> WorkspaceHandle:
         if not client.allows_workspace(root):
-            raise ScopeRefused(f"{root} is outside this client's scope ({client.scope})",
-                               hint="Pick one of list_workspaces.")
+            raise ScopeRefused(
+                f"{root} is outside this client's scope ({client.scope})",
+                hint="Pick one of list_workspaces.",
+            )
         handle = self.open_workspace(root)
         with self._lock:
             self._selected[client.id] = handle.root
@@ -185,8 +206,7 @@ class McpEngine:
         with self._lock:
             conv = handle.conversations.get(client.id)
             if conv is None:
-                conv = Conversation.create(handle.workspace.conversations_dir,
-                                           f"mcp-{client.id}")
+                conv = Conversation.create(handle.workspace.conversations_dir, f"mcp-{client.id}")
                 if conv.title != f"{client.name} (MCP)":
                     conv.set_title(f"{client.name} (MCP)")
                 handle.conversations[client.id] = conv
@@ -195,11 +215,18 @@ class McpEngine:
     # -- calls
     def list_tools(self, client: PairedClient) -> list[dict[str, Any]]:
         """``{name, description, input_schema}`` of the tools the client's mode allows."""
-        return [{"name": t.name, **tool_schema(t)}
-                for t in access.tools_for(client.mode, client.all_workspaces)]
+        return [
+            {"name": t.name, **tool_schema(t)}
+            for t in access.tools_for(client.mode, client.all_workspaces)
+        ]
 
-    def call(self, client: PairedClient, tool: str, arguments: dict[str, Any] | None,
-             token: str | None = None) -> CallResult:
+    def call(
+        self,
+        client: PairedClient,
+        tool: str,
+        arguments: dict[str, Any] | None,
+        token: str | None = None,
+    ) -> CallResult:
         """Run one call. Raises :class:`~lantide.mcp.access.ModeRefused` (the server
         answers it as a protocol error) after recording it; every other problem is a
         result with ``error``."""
@@ -209,8 +236,9 @@ class McpEngine:
         try:
             entry = access.BY_NAME.get(tool)
             if entry is None or (entry.multi_workspace and not client.all_workspaces):
-                known = ", ".join(t.name for t in access.tools_for(client.mode,
-                                                                  client.all_workspaces))
+                known = ", ".join(
+                    t.name for t in access.tools_for(client.mode, client.all_workspaces)
+                )
                 raise UnknownTool(f"no tool {tool!r}", hint=f"Tools: {known}.")
             if not access.allows(client.mode, entry.mode):
                 raise access.ModeRefused(tool, client.mode, entry.mode)
@@ -224,14 +252,28 @@ class McpEngine:
             raise
         except LantideError as exc:
             outcome = CallResult(False, exc.to_dict(), [])
-        self._record(handle, client, tool, args, outcome.ok,
-                     None if outcome.ok else outcome.result, outcome.step_ids, started, token,
-                     outcome.steps)
+        self._record(
+            handle,
+            client,
+            tool,
+            args,
+            outcome.ok,
+            None if outcome.ok else outcome.result,
+            outcome.step_ids,
+            started,
+            token,
+            outcome.steps,
+        )
         self.store.touch(client.id)
         return outcome
 
-    def _run(self, handle: WorkspaceHandle, client: PairedClient, entry: access.McpTool,
-             args: dict[str, Any]) -> CallResult:
+    def _run(
+        self,
+        handle: WorkspaceHandle,
+        client: PairedClient,
+        entry: access.McpTool,
+        args: dict[str, Any],
+    ) -> CallResult:
         from lantide.agent.app_state import SessionFileAppState
         from lantide.agent.cancel import CancelToken
         from lantide.agent.tools.registry import state_of
@@ -239,13 +281,23 @@ class McpEngine:
 
         ws = handle.workspace
         conv = self.conversation_for(handle, client)
-        project = ws.project(args["project"]) if isinstance(args.get("project"), str) \
-            and args["project"] else ws.focused_project()
-        ctx = ClientToolContext(workspace=ws, settings=handle.settings, conversation=conv,
-                                ledger=ClientLedger(ws.ledger_dir, conv.id, client),
-                                app=SessionFileAppState(ws), services=handle.services,
-                                cancel=CancelToken(), state=state_of(project),
-                                turn=conv.last_turn + 1, client_project=project)
+        project = (
+            ws.project(args["project"])
+            if isinstance(args.get("project"), str) and args["project"]
+            else ws.focused_project()
+        )
+        ctx = ClientToolContext(
+            workspace=ws,
+            settings=handle.settings,
+            conversation=conv,
+            ledger=ClientLedger(ws.ledger_dir, conv.id, client),
+            app=SessionFileAppState(ws),
+            services=handle.services,
+            cancel=CancelToken(),
+            state=state_of(project),
+            turn=conv.last_turn + 1,
+            client_project=project,
+        )
         custom = CUSTOM.get(entry.name)
         if custom is not None and (entry.name != "run_query" or client.mode == access.OBSERVE):
             outcome = custom(self, client, ctx, args)
@@ -261,21 +313,32 @@ class McpEngine:
         if outcome.ok:
             outcome.result.pop("next", None)  # the [[QUERY_STEP]] line is the chat's, not ours
             if outcome.step_ids:
-                outcome.result["cite"] = (f"ledger conversation {conv.id}, step"
-                                          f"{'s' if len(outcome.step_ids) > 1 else ''} "
-                                          + ", ".join(outcome.step_ids))
+                outcome.result["cite"] = (
+                    f"ledger conversation {conv.id}, step"
+                    f"{'s' if len(outcome.step_ids) > 1 else ''} " + ", ".join(outcome.step_ids)
+                )
         return outcome
 
-    def _record(self, handle, client, tool, args, ok, error, step_ids, started, token,
-                steps=()) -> None:
+    def _record(
+        self, handle, client, tool, args, ok, error, step_ids, started, token, steps=()
+    ) -> None:
         root = handle.root if handle is not None else self._record_root(client)
         if root is None:
             return
         entry = record_call(
-            root, client_id=client.id, client_name=client.name, mode=client.mode,
-            transport=self.transport, tool=tool, arguments=args, ok=ok, error=error,
-            step_ids=step_ids, duration_ms=round((time.perf_counter() - started) * 1000, 2),
-            token=token)
+            root,
+            client_id=client.id,
+            client_name=client.name,
+            mode=client.mode,
+            transport=self.transport,
+            tool=tool,
+            arguments=args,
+            ok=ok,
+            error=error,
+            step_ids=step_ids,
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            token=token,
+        )
         if self.on_call is not None:
             try:
                 self.on_call(entry, list(steps))

@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantide.agent.tools.registry import (
-    PROJECT_ARG, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, params, validate_arguments,
+    PROJECT_ARG,
+    PURPOSE_MAX_CHARS,
+    SHOW_TABLES_LIMIT,
+    params,
+    validate_arguments,
 )
 from lantide.errors import LantideError
 from lantide.mcp import access
@@ -32,28 +36,37 @@ PLAYBOOK_URI = "lantide://playbook"
 def description(name: str) -> str:
     from lantide.templates import render_prompt
 
-    return render_prompt(f"mcp/tools/{name}.md.j2", purpose_max_chars=PURPOSE_MAX_CHARS,
-                         show_tables_limit=SHOW_TABLES_LIMIT).strip()
+    return render_prompt(
+        f"mcp/tools/{name}.md.j2",
+        purpose_max_chars=PURPOSE_MAX_CHARS,
+        show_tables_limit=SHOW_TABLES_LIMIT,
+    ).strip()
 
 
 def playbook_text() -> str:
     from lantide.templates import render_prompt
 
-    return render_prompt("mcp/playbook.md.j2", purpose_max_chars=PURPOSE_MAX_CHARS,
-                         modes=[{"name": access.MODE_LABELS[m],
-                                 "tools": [t.name for t in access.TOOLS if t.mode == m]}
-                                for m in access.MODES])
+    return render_prompt(
+        "mcp/playbook.md.j2",
+        purpose_max_chars=PURPOSE_MAX_CHARS,
+        modes=[
+            {"name": access.MODE_LABELS[m], "tools": [t.name for t in access.TOOLS if t.mode == m]}
+            for m in access.MODES
+        ],
+    )
 
 
 _OWN_SCHEMAS: dict[str, dict[str, Any]] = {
     "get_analysis_context": params(),
     "list_workspaces": params(),
-    "select_workspace": params({"workspace": {"type": "string", "minLength": 1}},
-                               ("workspace",)),
-    "list_annotations": params({"document": {"type": "string", "enum": ["plan", "report"]},
-                                "status": {"type": "string",
-                                           "enum": ["open", "resolved", "all"]},
-                                **PROJECT_ARG}),
+    "select_workspace": params({"workspace": {"type": "string", "minLength": 1}}, ("workspace",)),
+    "list_annotations": params(
+        {
+            "document": {"type": "string", "enum": ["plan", "report"]},
+            "status": {"type": "string", "enum": ["open", "resolved", "all"]},
+            **PROJECT_ARG,
+        }
+    ),
 }
 
 
@@ -74,8 +87,16 @@ def _input_schema(name: str) -> dict[str, Any]:
     from lantide.agent.tools import default_registry
 
     schema = default_registry().get(entry.registry).parameters
-    if entry.name in ("run_query", "read_step", "show_tables", "read_plan", "read_report",
-                      "profile_columns", "read_schema", "validate_query"):
+    if entry.name in (
+        "run_query",
+        "read_step",
+        "show_tables",
+        "read_plan",
+        "read_report",
+        "profile_columns",
+        "read_schema",
+        "validate_query",
+    ):
         # a client names the project it works on (the focused one is the analyst's)
         props = {**schema.get("properties", {}), **PROJECT_ARG}
         schema = {**schema, "properties": props}
@@ -95,11 +116,15 @@ def _result(ok: bool, result: dict[str, Any], step_ids: list[str] | None = None)
 def _checked(name: str, args: dict[str, Any]) -> None:
     from lantide.agent.tools.registry import Tool
 
-    problem = validate_arguments(Tool(name, input_schema(access.BY_NAME[name]), lambda c, a: {}),
-                                 args)
+    problem = validate_arguments(
+        Tool(name, input_schema(access.BY_NAME[name]), lambda c, a: {}), args
+    )
     if problem:
-        raise LantideError(f"{name}: {problem}", code="BAD_ARGUMENTS",
-                           hint="Call it again with arguments matching its schema.")
+        raise LantideError(
+            f"{name}: {problem}",
+            code="BAD_ARGUMENTS",
+            hint="Call it again with arguments matching its schema.",
+        )
 
 
 def get_analysis_context(engine: "McpEngine", client: "PairedClient", ctx, args):
@@ -108,13 +133,20 @@ def get_analysis_context(engine: "McpEngine", client: "PairedClient", ctx, args)
     _checked("get_analysis_context", args)
     app = get_app_context(ctx, {})
     allowed = access.tools_for(client.mode, client.all_workspaces)
-    higher = {t.name: t.mode for t in access.TOOLS
-              if not access.allows(client.mode, t.mode)}
-    out = {k: app[k] for k in ("workspace", "projects", "project_count", "focused_project",
-                               "external_databases") if k in app}
+    higher = {t.name: t.mode for t in access.TOOLS if not access.allows(client.mode, t.mode)}
+    out = {
+        k: app[k]
+        for k in ("workspace", "projects", "project_count", "focused_project", "external_databases")
+        if k in app
+    }
     out["cached_tables"] = ctx.services.cached_table_count()
-    out["client"] = {"id": client.id, "name": client.name, "mode": client.mode,
-                     "scope": client.scope, "expires_at": client.expires_at}
+    out["client"] = {
+        "id": client.id,
+        "name": client.name,
+        "mode": client.mode,
+        "scope": client.scope,
+        "expires_at": client.expires_at,
+    }
     out["allowed_tools"] = [t.name for t in allowed]
     out["needs_a_higher_mode"] = higher
     out["ledger_conversation"] = ctx.conversation.id
@@ -131,8 +163,11 @@ def list_workspaces(engine: "McpEngine", client: "PairedClient", ctx, args):
     out = []
     for root in engine.known_workspaces(client):
         try:
-            name = Workspace(root, {}).name if root not in engine._handles \
+            name = (
+                Workspace(root, {}).name
+                if root not in engine._handles
                 else engine._handles[root].workspace.name
+            )
         except LantideError:
             name = root.name
         out.append({"name": name, "root": str(root), "selected": root == selected})
@@ -158,11 +193,17 @@ def list_annotations(engine: "McpEngine", client: "PairedClient", ctx, args):
     out = []
     for kind in [args["document"]] if args.get("document") else ["plan", "report"]:
         listing = document_listing(open_document(project, kind))
-        entries = [a for a in listing["annotations"]
-                   if status == "all" or a.get("status") == status]
-        out.append({"document": kind, "path": listing.get("path"),
-                    "open_annotation_count": listing.get("open_annotation_count"),
-                    "annotations": entries})
+        entries = [
+            a for a in listing["annotations"] if status == "all" or a.get("status") == status
+        ]
+        out.append(
+            {
+                "document": kind,
+                "path": listing.get("path"),
+                "open_annotation_count": listing.get("open_annotation_count"),
+                "annotations": entries,
+            }
+        )
     return _result(True, {"project": project.dirname, "status": status, "documents": out})
 
 
@@ -174,9 +215,15 @@ def observe_run_query(engine: "McpEngine", client: "PairedClient", ctx, args):
     _checked("run_query", args)
     rows = ctx.settings.query.preview_rows
     preview = _run_guarded(ctx, lambda q: q.preview_sql(args["sql"], rows))
-    return _result(True, {**preview, "materialized": False,
-                          "note": "Observe mode: a preview only; nothing was cached and no "
-                                  "ledger step was written."})
+    return _result(
+        True,
+        {
+            **preview,
+            "materialized": False,
+            "note": "Observe mode: a preview only; nothing was cached and no "
+            "ledger step was written.",
+        },
+    )
 
 
 def set_project_status(engine: "McpEngine", client: "PairedClient", ctx, args):
@@ -184,9 +231,11 @@ def set_project_status(engine: "McpEngine", client: "PairedClient", ctx, args):
 
     project = ctx.project(args.get("project"))
     if args.get("status") == "executing" and project.status != "executing":
-        raise LantideError("only the analyst approves a Plan (moving a project to executing)",
-                           hint="Set the status to plan_review and ask the analyst to approve.",
-                           code="APPROVAL_IS_THE_ANALYSTS")
+        raise LantideError(
+            "only the analyst approves a Plan (moving a project to executing)",
+            hint="Set the status to plan_review and ask the analyst to approve.",
+            code="APPROVAL_IS_THE_ANALYSTS",
+        )
     outcome = default_registry().call("set_project_status", args, ctx)
     return _result(outcome.ok, outcome.result)
 

@@ -34,8 +34,9 @@ PLAN_URI = "lantide://project/{project}/plan"
 REPORT_URI = "lantide://project/{project}/report"
 
 # the verified client and its token for the call being handled (set by the transport)
-_caller: contextvars.ContextVar[tuple[PairedClient, str] | None] = \
-    contextvars.ContextVar("lantide_mcp_caller", default=None)
+_caller: contextvars.ContextVar[tuple[PairedClient, str] | None] = contextvars.ContextVar(
+    "lantide_mcp_caller", default=None
+)
 
 
 class NotLoopbackError(LantideError):
@@ -57,7 +58,8 @@ def check_loopback(host: str) -> str:
         pass
     raise NotLoopbackError(
         f"refusing to serve MCP on {host!r}: only the loopback address 127.0.0.1 is allowed",
-        hint="Outside agents connect on this machine; leave out --host or use 127.0.0.1.")
+        hint="Outside agents connect on this machine; leave out --host or use 127.0.0.1.",
+    )
 
 
 def build_server(engine: McpEngine, caller=None):
@@ -79,21 +81,29 @@ def build_server(engine: McpEngine, caller=None):
 
     async def list_tools(ctx, params):
         client, _token = who()
-        return types.ListToolsResult(tools=[
-            types.Tool(name=t["name"], description=t["description"],
-                       input_schema=t["input_schema"]) for t in engine.list_tools(client)])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=t["name"], description=t["description"], input_schema=t["input_schema"]
+                )
+                for t in engine.list_tools(client)
+            ]
+        )
 
     async def call_tool(ctx, params):
         client, token = who()
         try:
             outcome = await anyio.to_thread.run_sync(
-                engine.call, client, params.name, dict(params.arguments or {}), token)
+                engine.call, client, params.name, dict(params.arguments or {}), token
+            )
         except ModeRefused as exc:
             raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
         text = json.dumps(outcome.result, ensure_ascii=False, default=str)
-        return types.CallToolResult(content=[types.TextContent(text=text)],
-                                    structured_content=json.loads(text),
-                                    is_error=not outcome.ok)
+        return types.CallToolResult(
+            content=[types.TextContent(text=text)],
+            structured_content=json.loads(text),
+            is_error=not outcome.ok,
+        )
 
     def _projects(client: PairedClient) -> list[tuple[str, str]]:
         try:
@@ -104,15 +114,31 @@ def build_server(engine: McpEngine, caller=None):
 
     async def list_resources(ctx, params):
         client, _token = who()
-        resources = [types.Resource(uri=PLAYBOOK_URI, name="playbook",
-                                    title="How to work in Lantide", mime_type="text/markdown")]
+        resources = [
+            types.Resource(
+                uri=PLAYBOOK_URI,
+                name="playbook",
+                title="How to work in Lantide",
+                mime_type="text/markdown",
+            )
+        ]
         for dirname, name in await anyio.to_thread.run_sync(_projects, client):
-            resources.append(types.Resource(uri=PLAN_URI.format(project=dirname),
-                                            name=f"{dirname}-plan", title=f"Plan: {name}",
-                                            mime_type="text/markdown"))
-            resources.append(types.Resource(uri=REPORT_URI.format(project=dirname),
-                                            name=f"{dirname}-report", title=f"Report: {name}",
-                                            mime_type="text/markdown"))
+            resources.append(
+                types.Resource(
+                    uri=PLAN_URI.format(project=dirname),
+                    name=f"{dirname}-plan",
+                    title=f"Plan: {name}",
+                    mime_type="text/markdown",
+                )
+            )
+            resources.append(
+                types.Resource(
+                    uri=REPORT_URI.format(project=dirname),
+                    name=f"{dirname}-report",
+                    title=f"Report: {name}",
+                    mime_type="text/markdown",
+                )
+            )
         return types.ListResourcesResult(resources=resources)
 
     def _document(client: PairedClient, token: str, uri: str) -> str:
@@ -121,11 +147,12 @@ def build_server(engine: McpEngine, caller=None):
         for kind, pattern in (("plan", PLAN_URI), ("report", REPORT_URI)):
             prefix, suffix = pattern.split("{project}")
             if uri.startswith(prefix) and uri.endswith(suffix):
-                project = uri[len(prefix):-len(suffix)]
+                project = uri[len(prefix) : -len(suffix)]
                 outcome = engine.call(client, f"read_{kind}", {"project": project}, token)
                 if not outcome.ok:
-                    raise MCPError(types.INVALID_PARAMS, outcome.result.get("message", uri),
-                                   outcome.result)
+                    raise MCPError(
+                        types.INVALID_PARAMS, outcome.result.get("message", uri), outcome.result
+                    )
                 return str(outcome.result.get("text", ""))
         raise MCPError(types.INVALID_PARAMS, f"no resource {uri}", {"uri": uri})
 
@@ -133,28 +160,37 @@ def build_server(engine: McpEngine, caller=None):
         client, token = who()
         uri = str(params.uri)
         text = await anyio.to_thread.run_sync(_document, client, token, uri)
-        return types.ReadResourceResult(contents=[
-            types.TextResourceContents(uri=uri, text=text, mime_type="text/markdown")])
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, text=text, mime_type="text/markdown")]
+        )
 
-    return Server("lantide", version=__version__,
-                  instructions=f"Lantide data workbench. Call get_analysis_context first and "
-                               f"read {PLAYBOOK_URI}.",
-                  # the SDK checks Mcp-Param headers against this; without it, it runs the
-                  # whole tools/list handler on every call
-                  get_tool_input_schema=schema_of,
-                  on_list_tools=list_tools, on_call_tool=call_tool,
-                  on_list_resources=list_resources, on_read_resource=read_resource)
+    return Server(
+        "lantide",
+        version=__version__,
+        instructions=f"Lantide data workbench. Call get_analysis_context first and "
+        f"read {PLAYBOOK_URI}.",
+        # the SDK checks Mcp-Param headers against this; without it, it runs the
+        # whole tools/list handler on every call
+        get_tool_input_schema=schema_of,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
 
 
 def current_caller() -> tuple[PairedClient, str]:
     found = _caller.get()
     if found is None:
-        raise TokenRefused("this call carries no verified Lantide token",
-                           hint="Send Authorization: Bearer TOKEN (lantide mcp pair).")
+        raise TokenRefused(
+            "this call carries no verified Lantide token",
+            hint="Send Authorization: Bearer TOKEN (lantide mcp pair).",
+        )
     return found
 
 
 # -- stdio ------------------------------------------------------------------------------
+
 
 def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
     """Serve one client on stdin/stdout until it closes. Its token comes from the
@@ -165,15 +201,17 @@ def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
     token = token if token is not None else os.environ.get(TOKEN_ENV)
     client, why = engine.store.verify(token)
     if client is None:
-        raise TokenRefused(f"{TOKEN_ENV}: {why}",
-                           hint="Set it to the token shown by lantide mcp pair "
-                                "(Settings > Agent Integration).")
+        raise TokenRefused(
+            f"{TOKEN_ENV}: {why}",
+            hint="Set it to the token shown by lantide mcp pair (Settings > Agent Integration).",
+        )
 
     def caller() -> tuple[PairedClient, str]:
         current, reason = engine.store.verify(token)
         if current is None:
-            raise TokenRefused(f"the client's token is no longer valid: {reason}",
-                               hint="Pair the client again.")
+            raise TokenRefused(
+                f"the client's token is no longer valid: {reason}", hint="Pair the client again."
+            )
         return current, token
 
     server = build_server(engine, caller)
@@ -186,6 +224,7 @@ def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
 
 
 # -- Streamable HTTP --------------------------------------------------------------------
+
 
 class TokenGuard:
     """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
@@ -205,9 +244,16 @@ class TokenGuard:
         client, why = self.engine.store.verify(token or None)
         if client is None:
             body = json.dumps({"error": "unauthorized", "message": why}).encode()
-            await send({"type": "http.response.start", "status": 401, "headers": [
-                (b"content-type", b"application/json"),
-                (b"www-authenticate", b'Bearer realm="lantide"')]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b'Bearer realm="lantide"'),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return
         reset = _caller.set((client, token))
@@ -220,9 +266,12 @@ class TokenGuard:
 def http_app(engine: McpEngine, *, json_response: bool = True, stateless: bool = False):
     """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
     server = build_server(engine)
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=json_response,
-                                     stateless_http=stateless,
-                                     host="127.0.0.1")
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        json_response=json_response,
+        stateless_http=stateless,
+        host="127.0.0.1",
+    )
     return TokenGuard(app, engine)
 
 
@@ -253,8 +302,14 @@ class HttpServer:
     def start(self, timeout: float = 15.0) -> "HttpServer":
         import uvicorn
 
-        config = uvicorn.Config(http_app(self.engine), host=self.host, port=self.port,
-                                log_level="warning", lifespan="on", access_log=False)
+        config = uvicorn.Config(
+            http_app(self.engine),
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            lifespan="on",
+            access_log=False,
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="lantide-mcp-http", daemon=True)
         self._thread.start()
@@ -266,10 +321,12 @@ class HttpServer:
                 break
         if not self._server.started:
             self.stop()
-            raise LantideError(f"the MCP server could not listen on {self.host}:{self.port}"
-                               + (f" ({self.error})" if self.error else ""),
-                               hint="Another program may use the port; pass --port N.",
-                               code="MCP_HTTP_FAILED")
+            raise LantideError(
+                f"the MCP server could not listen on {self.host}:{self.port}"
+                + (f" ({self.error})" if self.error else ""),
+                hint="Another program may use the port; pass --port N.",
+                code="MCP_HTTP_FAILED",
+            )
         sockets = [s for srv in self._server.servers for s in srv.sockets]
         if sockets:
             self.port = sockets[0].getsockname()[1]

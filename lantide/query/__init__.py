@@ -8,11 +8,29 @@ Importing this package is cheap: DuckDB loads when a service opens.
 from __future__ import annotations
 
 from lantide.query.cancel import CancelScope
-from lantide.query.errors import (ConnectionProblem, LineageCycle, QueryCancelled, QueryError,
-                                  QueryRefused, QueryTimeout, TabError, TableNotFound)
+from lantide.query.errors import (
+    ConnectionProblem,
+    LineageCycle,
+    QueryCancelled,
+    QueryError,
+    QueryRefused,
+    QueryTimeout,
+    TabError,
+    TableNotFound,
+)
 
-__all__ = ["QueryService", "CancelScope", "QueryError", "QueryRefused", "QueryCancelled", "QueryTimeout",
-           "TableNotFound", "TabError", "LineageCycle", "ConnectionProblem"]
+__all__ = [
+    "QueryService",
+    "CancelScope",
+    "QueryError",
+    "QueryRefused",
+    "QueryCancelled",
+    "QueryTimeout",
+    "TableNotFound",
+    "TabError",
+    "LineageCycle",
+    "ConnectionProblem",
+]
 
 
 def __getattr__(name: str):

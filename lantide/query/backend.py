@@ -40,8 +40,16 @@ _path_locks: dict[str, threading.Lock] = {}  # one open or close at a time per d
 class Backend:
     """The shared state of one cache database (see the module docstring)."""
 
-    def __init__(self, key: str, engine: Engine, catalog: Catalog, sources: DataSources,
-                 row_counts: RowCounts, settings_key: tuple, check_facts=None):
+    def __init__(
+        self,
+        key: str,
+        engine: Engine,
+        catalog: Catalog,
+        sources: DataSources,
+        row_counts: RowCounts,
+        settings_key: tuple,
+        check_facts=None,
+    ):
         self.key = key
         self.engine = engine
         self.catalog = catalog
@@ -66,9 +74,14 @@ def _path_lock(key: str) -> threading.Lock:
 
 
 def _settings_key(settings) -> tuple:
-    return (settings.memory_limit, settings.threads, settings.timeout_seconds,
-            getattr(settings, "max_workbook_mb", None), getattr(settings, "max_sheet_cells", None),
-            getattr(settings, "max_json_object_mb", None))
+    return (
+        settings.memory_limit,
+        settings.threads,
+        settings.timeout_seconds,
+        getattr(settings, "max_workbook_mb", None),
+        getattr(settings, "max_sheet_cells", None),
+        getattr(settings, "max_json_object_mb", None),
+    )
 
 
 def acquire(workspace, settings, *, reserved_names: Callable[[], list[str]]) -> Backend:
@@ -82,9 +95,12 @@ def acquire(workspace, settings, *, reserved_names: Callable[[], list[str]]) -> 
                 backend.refs += 1
         if backend is not None:
             if backend.settings_key != _settings_key(settings):
-                log.warning("%s is already open in this process; its query settings %s stay "
-                            "until every service on it has closed", workspace.root,
-                            backend.settings_key)
+                log.warning(
+                    "%s is already open in this process; its query settings %s stay "
+                    "until every service on it has closed",
+                    workspace.root,
+                    backend.settings_key,
+                )
             return backend
         backend = _open(key, workspace, settings, reserved_names)
         with _registry_lock:
@@ -113,13 +129,23 @@ def open_count(workspace) -> int:
 
 
 def _open(key: str, workspace, settings, reserved_names) -> Backend:
-    engine = Engine(workspace.cache_db_path, allowed_dirs=[workspace.data_dir],
-                    search_dir=workspace.root, memory_limit=settings.memory_limit,
-                    threads=settings.threads, timeout_seconds=settings.timeout_seconds)
+    engine = Engine(
+        workspace.cache_db_path,
+        allowed_dirs=[workspace.data_dir],
+        search_dir=workspace.root,
+        memory_limit=settings.memory_limit,
+        threads=settings.threads,
+        timeout_seconds=settings.timeout_seconds,
+    )
     try:
         catalog = Catalog(engine)
-        sources = DataSources(engine, catalog, workspace.data_dir, reserved_names=reserved_names,
-                              limits=ReadLimits.from_settings(settings))
+        sources = DataSources(
+            engine,
+            catalog,
+            workspace.data_dir,
+            reserved_names=reserved_names,
+            limits=ReadLimits.from_settings(settings),
+        )
         row_counts = RowCounts(engine, file_stamp)
         from lantide.query.checks.facts import RelationFacts
 
@@ -128,5 +154,4 @@ def _open(key: str, workspace, settings, reserved_names) -> Backend:
     except BaseException:
         engine.close()
         raise
-    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings),
-                   check_facts)
+    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings), check_facts)

@@ -50,9 +50,17 @@ if TYPE_CHECKING:
 class TableBrowser:
     """The tables of one workspace as the grid, the explorer and ``show_tables`` see them."""
 
-    def __init__(self, workspace: Workspace, *, engine: Engine, catalog: Catalog,
-                 sources: DataSources, row_counts: RowCounts, external: ExternalSources,
-                 inputs: InputResolver):
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        engine: Engine,
+        catalog: Catalog,
+        sources: DataSources,
+        row_counts: RowCounts,
+        external: ExternalSources,
+        inputs: InputResolver,
+    ):
         self.workspace = workspace
         self.engine = engine
         self.catalog = catalog
@@ -69,9 +77,13 @@ class TableBrowser:
         tables: list[dict] = []
         problems: list[dict] = []
         # A table's estimated_size is its row count (sheets and cached tables are tables).
-        sizes = {(r[0].casefold(), r[1].casefold()): r[2] for r in self.engine.execute(
-            "SELECT schema_name, table_name, estimated_size FROM duckdb_tables() "
-            "WHERE database_name = current_database()")}
+        sizes = {
+            (r[0].casefold(), r[1].casefold()): r[2]
+            for r in self.engine.execute(
+                "SELECT schema_name, table_name, estimated_size FROM duckdb_tables() "
+                "WHERE database_name = current_database()"
+            )
+        }
         data = self.sources.tables()
         counts = self.row_counts.lookup(data)
         for t in data:
@@ -84,26 +96,45 @@ class TableBrowser:
                 entry["row_count_pending"] = False
             else:
                 entry["row_count"], entry["row_count_pending"] = counts.get(
-                    t.qualified_name, (None, False))
+                    t.qualified_name, (None, False)
+                )
             tables.append(entry)
         main_sizes = {name: n for (schema, name), n in sizes.items() if schema == "main"}
         for c in self.catalog.all_cached():
-            entry = {"name": c.name, "schema": None, "qualified_name": quote_ident(c.name),
-                     "kind": "cached_table", **{k: v for k, v in c.to_dict().items() if k != "name"}}
+            entry = {
+                "name": c.name,
+                "schema": None,
+                "qualified_name": quote_ident(c.name),
+                "kind": "cached_table",
+                **{k: v for k, v in c.to_dict().items() if k != "name"},
+            }
             entry["cache_kind"] = entry.pop("kind")
             entry["kind"] = "cached_table"
             if entry["row_count"] is None:
                 entry["row_count"] = main_sizes.get(c.name.casefold())
             tables.append(entry)
         for row in self.engine.execute(
-                "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
-                "AND database_name <> current_database()"):
-            tables.append({"name": row[0], "schema": None, "qualified_name": quote_ident(row[0]),
-                           "kind": "attached_database", "type": row[1]})
+            "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
+            "AND database_name <> current_database()"
+        ):
+            tables.append(
+                {
+                    "name": row[0],
+                    "schema": None,
+                    "qualified_name": quote_ident(row[0]),
+                    "kind": "attached_database",
+                    "type": row[1],
+                }
+            )
         workspace = getattr(self.external, "workspace", None)
         for problem in getattr(workspace, "connection_problems", []):
-            problems.append({"source": ".lantide/workspace.json", "error": problem,
-                             "hint": "Fix it in Settings > Connections or by hand."})
+            problems.append(
+                {
+                    "source": ".lantide/workspace.json",
+                    "error": problem,
+                    "hint": "Fix it in Settings > Connections or by hand.",
+                }
+            )
         for name in self.external.names():
             try:
                 tables.extend(self.external.list_tables(name))
@@ -112,8 +143,12 @@ class TableBrowser:
         by_kind: dict[str, int] = {}
         for table in tables:
             by_kind[table["kind"]] = by_kind.get(table["kind"], 0) + 1
-        return {"tables": tables, "problems": problems, "counts": by_kind,
-                "connections": self.external.names()}
+        return {
+            "tables": tables,
+            "problems": problems,
+            "counts": by_kind,
+            "connections": self.external.names(),
+        }
 
     def wait_for_row_counts(self, timeout: float | None = None) -> bool:
         """Wait until the data files ``show_tables`` left uncounted are counted; False when
@@ -147,13 +182,17 @@ class TableBrowser:
         if resolved.kind == lin.UNKNOWN:
             exists = self.engine.execute(
                 "SELECT count(*) FROM duckdb_tables() WHERE lower(table_name) = lower(?) "
-                "AND lower(schema_name) = lower(?)", [ref.name, ref.schema or "main"])[0][0]
+                "AND lower(schema_name) = lower(?)",
+                [ref.name, ref.schema or "main"],
+            )[0][0]
             if exists and (ref.schema or "main").lower() != INTERNAL_SCHEMA:
                 return qualified(ref.schema, ref.name), resolved
         if resolved.kind == lin.EXTERNAL:
             return "", resolved
-        raise TableNotFound(f"no table {table!r} in this workspace",
-                            hint="show_tables lists the tables; a sheet is \"book\".\"Sheet1\".")
+        raise TableNotFound(
+            f"no table {table!r} in this workspace",
+            hint='show_tables lists the tables; a sheet is "book"."Sheet1".',
+        )
 
     def read_schema(self, table: str) -> dict:
         self.inputs.refresh_if_stale()
@@ -162,8 +201,10 @@ class TableBrowser:
             assert isinstance(resolved.detail, TableRef)  # an external input's detail
             columns = self.external.describe(resolved.target, resolved.detail)
             if not columns:
-                raise TableNotFound(f"connection {resolved.target!r} has no table {table!r}",
-                                    hint="show_tables lists the connection's tables.")
+                raise TableNotFound(
+                    f"connection {resolved.target!r} has no table {table!r}",
+                    hint="show_tables lists the connection's tables.",
+                )
             name = resolved.name
             kind = "external"
         else:
@@ -172,7 +213,8 @@ class TableBrowser:
             name = relation
             kind = {lin.DATA: "data_file", lin.CACHED: "cached_table"}.get(resolved.kind, "table")
         ddl = "CREATE TABLE {} ({})".format(
-            name, ", ".join(f"{quote_ident(c['name'])} {c['type']}" for c in columns))
+            name, ", ".join(f"{quote_ident(c['name'])} {c['type']}" for c in columns)
+        )
         out = {"table": table, "qualified_name": name, "kind": kind, "columns": columns, "ddl": ddl}
         if resolved.kind == lin.DATA and isinstance(resolved.detail, DataTable):
             out["source"] = resolved.detail.to_dict(self.workspace.root)["source"]
@@ -181,8 +223,9 @@ class TableBrowser:
         return out
 
     # -- browsing ------------------------------------------------------------------
-    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200,
-                   order_by=None) -> list[tuple]:
+    def fetch_rows(
+        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
+    ) -> list[tuple]:
         """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values.
 
         ``order_by``: None (the table's own order) or a list of ``(column_name, "asc" |
@@ -198,19 +241,24 @@ class TableBrowser:
         keys = normalize_order_by(order_by)
         relation, resolved = self._local_relation(relation_name)
         if resolved.kind == lin.EXTERNAL:
-            raise QueryRefused("external tables are paged after staging",
-                               code="EXTERNAL_NOT_STAGED",
-                               hint="Stage the table with run_query first, then page its cached table.")
+            raise QueryRefused(
+                "external tables are paged after staging",
+                code="EXTERNAL_NOT_STAGED",
+                hint="Stage the table with run_query first, then page its cached table.",
+            )
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
         has_rowid = _has_rowid(resolved)
 
         def work(cur):
             order = ""
             if keys:
-                columns = [d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description]
+                columns = [
+                    d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description
+                ]
                 order = order_by_clause(keys, columns, relation, has_rowid=has_rowid)
             return cur.execute(
-                f"SELECT * FROM {relation} {order} LIMIT {limit} OFFSET {offset}").fetchall()
+                f"SELECT * FROM {relation} {order} LIMIT {limit} OFFSET {offset}"
+            ).fetchall()
 
         return self.engine.run(work)
 
@@ -226,8 +274,9 @@ class TableBrowser:
 
         return self.engine.run(work)
 
-    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10,
-                      columns: list[str] | None = None) -> dict:
+    def profile_table(
+        self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
+    ) -> dict:
         """The column profile (:mod:`lantide.query.profile`); ``columns``: only these,
         matched without regard to case; an unknown name is refused with the real ones."""
         from lantide.query.profile import profile_relation
@@ -235,25 +284,30 @@ class TableBrowser:
         self.inputs.refresh_if_stale()
         relation, resolved = self._local_relation(relation_name)
         if resolved.kind == lin.EXTERNAL:
-            raise QueryError(f"{relation_name!r} is a table of connection {resolved.target!r}; "
-                             "only local tables are profiled",
-                             code="PROFILE_REMOTE_TABLE",
-                             hint="Stage it first (run_query with a result_label), then "
-                                  "profile the cached table.")
+            raise QueryError(
+                f"{relation_name!r} is a table of connection {resolved.target!r}; "
+                "only local tables are profiled",
+                code="PROFILE_REMOTE_TABLE",
+                hint="Stage it first (run_query with a result_label), then "
+                "profile the cached table.",
+            )
         only = None
         if columns:
             names = [r[0] for r in self.engine.execute(f"DESCRIBE SELECT * FROM {relation}")]
             by_key = {n.casefold(): n for n in names}
             missing = [c for c in columns if c.casefold() not in by_key]
             if missing:
-                raise QueryError(f"{relation_name!r} has no column {', '.join(map(repr, missing))}",
-                                 code="COLUMN_NOT_FOUND",
-                                 hint=f"Its columns: {', '.join(names)}.")
+                raise QueryError(
+                    f"{relation_name!r} has no column {', '.join(map(repr, missing))}",
+                    code="COLUMN_NOT_FOUND",
+                    hint=f"Its columns: {', '.join(names)}.",
+                )
             only = list(dict.fromkeys(by_key[c.casefold()] for c in columns))
         return profile_relation(self.engine, relation, bins=bins, top=top, only=only)
 
-    def export_table(self, relation_name: str, path, fmt: str | None = None, *,
-                     order_by=None) -> dict:
+    def export_table(
+        self, relation_name: str, path, fmt: str | None = None, *, order_by=None
+    ) -> dict:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         from lantide.query.export import export_relation
         from lantide.query.ordering import normalize_order_by
@@ -261,11 +315,15 @@ class TableBrowser:
         keys = normalize_order_by(order_by)
         relation, resolved = self._local_relation(relation_name)
         has_rowid = _has_rowid(resolved)
-        return export_relation(self.engine, relation, Path(path), fmt, order_by=keys,
-                               has_rowid=has_rowid)
+        return export_relation(
+            self.engine, relation, Path(path), fmt, order_by=keys, has_rowid=has_rowid
+        )
 
 
 def _has_rowid(resolved: lin.Input) -> bool:
     """Data files (other than workbooks) are views, which have no row id."""
-    return not (isinstance(resolved.detail, DataTable) and resolved.kind == lin.DATA
-                and resolved.detail.format != "excel")
+    return not (
+        isinstance(resolved.detail, DataTable)
+        and resolved.kind == lin.DATA
+        and resolved.detail.format != "excel"
+    )

@@ -54,10 +54,16 @@ class CachedTable:
     created_at: datetime | None
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "project": self.project, "tab": self.tab,
-                "step_id": self.step_id, "row_count": self.row_count,
-                "duration_ms": self.duration_ms,
-                "created_at": self.created_at.isoformat() if self.created_at else None}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "project": self.project,
+            "tab": self.tab,
+            "step_id": self.step_id,
+            "row_count": self.row_count,
+            "duration_ms": self.duration_ms,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+        }
 
 
 def now_utc() -> datetime:
@@ -81,13 +87,18 @@ class Catalog:
 
     def _add_new_columns(self) -> None:
         """Caches made before ``sources`` had ``notes`` and ``options`` get them."""
-        have = {r[0] for r in self.engine.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
-            f"AND schema_name = '{INTERNAL_SCHEMA}' AND table_name = 'sources'")}
+        have = {
+            r[0]
+            for r in self.engine.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+                f"AND schema_name = '{INTERNAL_SCHEMA}' AND table_name = 'sources'"
+            )
+        }
         for column in ("notes", "options"):
             if column not in have:
                 self.engine.execute(
-                    f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN {column} VARCHAR')
+                    f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN {column} VARCHAR'
+                )
 
     def _forget_dropped(self) -> None:
         """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go."""
@@ -103,8 +114,9 @@ class Catalog:
                 return self._cache
             generation = self._generation
         rows = self.engine.execute(
-            f'SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, '
-            f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables ORDER BY lower(name)')
+            f"SELECT name, kind, project, tab, step_id, sql, fingerprint, row_count, duration_ms, "
+            f'created_at FROM "{INTERNAL_SCHEMA}".cached_tables ORDER BY lower(name)'
+        )
         cache = {r[0].casefold(): CachedTable(*r) for r in rows}
         with self._cache_lock:
             if self._generation == generation:
@@ -145,23 +157,37 @@ class Catalog:
         """
         if table.created_at is None:
             table.created_at = now_utc()
-        values = [table.kind, table.project, table.tab, table.step_id, table.sql,
-                  table.fingerprint, table.row_count, table.duration_ms, table.created_at]
+        values = [
+            table.kind,
+            table.project,
+            table.tab,
+            table.step_id,
+            table.sql,
+            table.fingerprint,
+            table.row_count,
+            table.duration_ms,
+            table.created_at,
+        ]
         stored = self._stored_name(cur, table.name)
         if stored == table.name:
             updated = cur.execute(
                 f'UPDATE "{INTERNAL_SCHEMA}".cached_tables SET kind = ?, project = ?, tab = ?, '
-                f'step_id = ?, sql = ?, fingerprint = ?, row_count = ?, duration_ms = ?, '
-                f'created_at = ? WHERE name = ?', values + [table.name]).fetchall()
+                f"step_id = ?, sql = ?, fingerprint = ?, row_count = ?, duration_ms = ?, "
+                f"created_at = ? WHERE name = ?",
+                values + [table.name],
+            ).fetchall()
             if updated and updated[0][0] == 1:
                 return
             stored = ""  # the memory copy was behind: delete whatever is there, insert
         if stored is not None:  # another spelling of the name (or unknown): replace it
-            cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables '
-                        f'WHERE lower(name) = lower(?)', [table.name])
+            cur.execute(
+                f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
+                [table.name],
+            )
         cur.execute(
             f'INSERT INTO "{INTERNAL_SCHEMA}".cached_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [table.name, *values])
+            [table.name, *values],
+        )
 
     def _stored_name(self, cur, name: str) -> str | None:
         """How the committed row spells ``name`` (None: no row), from memory if loaded."""
@@ -170,22 +196,35 @@ class Catalog:
         if cache is not None:
             row = cache.get(name.casefold())
             return row.name if row is not None else None
-        rows = cur.execute(f'SELECT name FROM "{INTERNAL_SCHEMA}".cached_tables '
-                           f'WHERE lower(name) = lower(?)', [name]).fetchall()
+        rows = cur.execute(
+            f'SELECT name FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
+            [name],
+        ).fetchall()
         return rows[0][0] if len(rows) == 1 else ("" if rows else None)
 
     def forget(self, cur, name: str) -> None:
         """Delete the row of a cached table; the writer invalidates after its commit."""
-        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)',
-                    [name])
+        cur.execute(
+            f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)', [name]
+        )
 
     # -- data sources --------------------------------------------------------------
     def source_rows(self) -> list[dict]:
         rows = self.engine.execute(
-            f'SELECT schema_name, table_name, path, format, size, mtime_ns, error, notes, '
-            f'options FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name')
-        keys = ("schema", "table", "path", "format", "size", "mtime_ns", "error", "notes",
-                "options")
+            f"SELECT schema_name, table_name, path, format, size, mtime_ns, error, notes, "
+            f'options FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name'
+        )
+        keys = (
+            "schema",
+            "table",
+            "path",
+            "format",
+            "size",
+            "mtime_ns",
+            "error",
+            "notes",
+            "options",
+        )
         return [dict(zip(keys, r)) for r in rows]
 
     def replace_sources_of(self, cur, path: str, rows: list[tuple]) -> None:
@@ -194,8 +233,9 @@ class Catalog:
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
         for row in rows:
             schema, table, fmt, size, mtime_ns, error, notes, options = (*row, None, None)[:8]
-            cur.execute(f'INSERT INTO "{INTERNAL_SCHEMA}".sources (schema_name, table_name, '
-                        f'path, format, size, mtime_ns, error, registered_at, notes, options) '
-                        f'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-                        [schema, table, path, fmt, size, mtime_ns, error, now_utc(), notes,
-                         options])
+            cur.execute(
+                f'INSERT INTO "{INTERNAL_SCHEMA}".sources (schema_name, table_name, '
+                f"path, format, size, mtime_ns, error, registered_at, notes, options) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [schema, table, path, fmt, size, mtime_ns, error, now_utc(), notes, options],
+            )

@@ -18,9 +18,24 @@ BAR, LINE, SCATTER = "bar", "line", "scatter"
 MAX_BARS = 60  # more categories than this are not a readable bar chart
 MAX_POINTS = 2_000  # a line or scatter of more raw rows is noise
 
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL", "NUMERIC",
-            "INT")
+_NUMERIC = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "FLOAT",
+    "DOUBLE",
+    "REAL",
+    "DECIMAL",
+    "NUMERIC",
+    "INT",
+)
 _TIME = ("DATE", "TIMESTAMP", "TIME")
 # id, customer_id, order_no, zip, postcode, phone, orderId: numbers that are names.
 _IDENTIFIER = re.compile(r"(^|_)(id|uuid|key|no|nr|code|zip|postcode|phone)$", re.IGNORECASE)
@@ -51,19 +66,23 @@ def _distinct(rows: Sequence[Sequence[Any]], index: int) -> int:
     return len({row[index] for row in rows})
 
 
-def choose_chart(columns: list[dict], rows: Sequence[Sequence[Any]],
-                 total_rows: int | None = None) -> ChartChoice | None:
+def choose_chart(
+    columns: list[dict], rows: Sequence[Sequence[Any]], total_rows: int | None = None
+) -> ChartChoice | None:
     """The chart to start with for a result of ``columns`` (dicts with ``name`` and
     ``type``), judged on ``rows`` (a sample, the first rows) and ``total_rows``."""
     total = total_rows if total_rows is not None else len(rows)
-    measures = [i for i, c in enumerate(columns)
-                if is_numeric(c["type"]) and not is_identifier(c["name"])]
+    measures = [
+        i for i, c in enumerate(columns) if is_numeric(c["type"]) and not is_identifier(c["name"])
+    ]
     if not measures:
         return None
     times = [i for i, c in enumerate(columns) if is_time(c["type"])]
-    categories = [i for i, c in enumerate(columns)
-                  if i not in times and not is_numeric(c["type"])
-                  and not is_identifier(c["name"])]
+    categories = [
+        i
+        for i, c in enumerate(columns)
+        if i not in times and not is_numeric(c["type"]) and not is_identifier(c["name"])
+    ]
     sample = list(rows)
     measure = measures[0]
     # A series: one row per time (grouped by day, month, ...), not raw events.

@@ -23,16 +23,31 @@ from lantide.workspace import secrets
 
 # Keywords (lower case, without '_', '-' and spaces) whose value is a secret.
 _SECRET_WORDS = {
-    "pwd", "password", "passwd", "pass", "token", "secret", "apikey", "accountkey",
-    "secretkey", "secretaccesskey", "sharedaccesskey", "sastoken", "sharedaccesssignature",
-    "privatekey", "credentials", "credential",
+    "pwd",
+    "password",
+    "passwd",
+    "pass",
+    "token",
+    "secret",
+    "apikey",
+    "accountkey",
+    "secretkey",
+    "secretaccesskey",
+    "sharedaccesskey",
+    "sastoken",
+    "sharedaccesssignature",
+    "privatekey",
+    "credentials",
+    "credential",
 }
 _SECRET_SUFFIXES = ("password", "passwd", "pwd", "secret", "token", "passphrase", "apikey")
 _PASSWORD_WORDS = {"pwd", "password"}  # the connection's password (PWD= when connecting)
 
 URL_USERINFO = "url:password"  # the pass of scheme://user:pass@host
-_URL_USERINFO_RE = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@;\s{}?#]*):"
-                              r"(?P<secret>[^/;\s{}?#]*)@")  # to the last '@' of the host part
+_URL_USERINFO_RE = re.compile(
+    r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@;\s{}?#]*):"
+    r"(?P<secret>[^/;\s{}?#]*)@"
+)  # to the last '@' of the host part
 _URL_QUERY_RE = re.compile(r"(?P<sep>[?&])(?P<key>[A-Za-z0-9_.\-]+)=(?P<value>[^&;#\s{}]*)")
 
 
@@ -66,11 +81,11 @@ def _odbc_parts(text: str) -> list[tuple[str, str, str]]:
                         continue
                     break
                 k += 1
-            value = text[j + 1:k].replace("}}", "}")
+            value = text[j + 1 : k].replace("}}", "}")
             end = text.find(";", k)
         else:
             end = text.find(";", j)
-            value = text[j:end if end >= 0 else n].strip()
+            value = text[j : end if end >= 0 else n].strip()
         end = n if end < 0 else end
         parts.append((text[start:end], key, value))
         i = end + 1
@@ -118,17 +133,24 @@ def join_secrets(connection_string: str, found: dict[str, str]) -> str:
 
     text = connection_string
     if found.get(URL_USERINFO) is not None:
-        text = re.sub(r"([A-Za-z][A-Za-z0-9+.\-]*://[^:/@;\s{}?#]*)@",
-                      lambda m: f"{m.group(1)}:{found[URL_USERINFO]}@", text, count=1)
+        text = re.sub(
+            r"([A-Za-z][A-Za-z0-9+.\-]*://[^:/@;\s{}?#]*)@",
+            lambda m: f"{m.group(1)}:{found[URL_USERINFO]}@",
+            text,
+            count=1,
+        )
     params = [(k[4:], v) for k, v in found.items() if k.startswith("url?") and v is not None]
     if params:
         url = re.search(r"[A-Za-z][A-Za-z0-9+.\-]*://[^;\s{}]*", text)
         if url:
             extra = "&".join(f"{k}={v}" for k, v in params)
             joined = url.group(0) + ("&" if "?" in url.group(0) else "?") + extra
-            text = text[:url.start()] + joined + text[url.end():]
-    pairs = [f"{k}={odbc_braced(v)}" for k, v in found.items()
-             if v is not None and k != URL_USERINFO and not k.startswith("url?")]
+            text = text[: url.start()] + joined + text[url.end() :]
+    pairs = [
+        f"{k}={odbc_braced(v)}"
+        for k, v in found.items()
+        if v is not None and k != URL_USERINFO and not k.startswith("url?")
+    ]
     if pairs:
         text = text.rstrip(";") + (";" if text.strip() else "") + ";".join(pairs)
     return text
@@ -203,7 +225,8 @@ def _no_keyring(name: str, detail: str, variable: str | None = None) -> Connecti
         f"cannot store the password of connection {name!r}: {detail}",
         code="NO_KEYRING",
         hint=f"Set {variable or env_var(name)} in the environment instead; Lantide never "
-             "writes passwords to disk.")
+        "writes passwords to disk.",
+    )
 
 
 def delete_connection_password(name: str) -> None:

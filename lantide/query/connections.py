@@ -16,17 +16,35 @@ import os
 import time
 from typing import Any
 
-from lantide.query.connection_secrets import (delete_connection_password, delete_connection_secret,
-                                              env_var, get_connection_password,
-                                              get_connection_secret, is_password_key,
-                                              secret_env_var, set_connection_password,
-                                              set_connection_secret, split_secrets)
+from lantide.query.connection_secrets import (
+    delete_connection_password,
+    delete_connection_secret,
+    env_var,
+    get_connection_password,
+    get_connection_secret,
+    is_password_key,
+    secret_env_var,
+    set_connection_password,
+    set_connection_secret,
+    split_secrets,
+)
 from lantide.query.errors import ConnectionProblem
 from lantide.query.names import same_name
 
 # The sqlglot dialects an ODBC source is most often written in; any sqlglot dialect works.
-COMMON_DIALECTS = ("tsql", "postgres", "mysql", "oracle", "snowflake", "redshift", "databricks",
-                   "bigquery", "duckdb", "sqlite", "trino")
+COMMON_DIALECTS = (
+    "tsql",
+    "postgres",
+    "mysql",
+    "oracle",
+    "snowflake",
+    "redshift",
+    "databricks",
+    "bigquery",
+    "duckdb",
+    "sqlite",
+    "trino",
+)
 
 
 def check_dialect(dialect: str) -> str:
@@ -38,9 +56,11 @@ def check_dialect(dialect: str) -> str:
         Dialect.get_or_raise(name)
     except ValueError:
         raise ConnectionProblem(
-            f"unknown SQL dialect {dialect!r}", code="CONNECTION_INVALID",
+            f"unknown SQL dialect {dialect!r}",
+            code="CONNECTION_INVALID",
             hint=f"Use the dialect the database speaks, e.g. {', '.join(COMMON_DIALECTS)} "
-                 "(tsql for SQL Server).") from None
+            "(tsql for SQL Server).",
+        ) from None
     return name
 
 
@@ -63,12 +83,16 @@ def list_connections(workspace) -> list[dict[str, Any]]:
             continue
         name = str(entry["name"])
         clean, in_file = split_secrets(str(entry.get("connection_string", "")))
-        row = {"name": name, "dialect": entry.get("dialect") or "postgres",
-               "connection_string": clean, "user": entry.get("user"),
-               "password_env": env_var(name),
-               "secret_keys": list(entry.get("secret_keys") or []),
-               # secrets an old workspace.json still holds in plain text (keys only)
-               "secrets_in_file": sorted(in_file)}
+        row = {
+            "name": name,
+            "dialect": entry.get("dialect") or "postgres",
+            "connection_string": clean,
+            "user": entry.get("user"),
+            "password_env": env_var(name),
+            "secret_keys": list(entry.get("secret_keys") or []),
+            # secrets an old workspace.json still holds in plain text (keys only)
+            "secrets_in_file": sorted(in_file),
+        }
         if _env_password(name):
             row["password"] = "environment"
         else:
@@ -81,9 +105,16 @@ def _env_password(name: str) -> bool:
     return bool(os.environ.get(env_var(name)))
 
 
-def add_connection(workspace, name: str, connection_string: str, *, dialect: str = "postgres",
-                   user: str | None = None, password: str | None = None,
-                   replace: bool = True) -> dict:
+def add_connection(
+    workspace,
+    name: str,
+    connection_string: str,
+    *,
+    dialect: str = "postgres",
+    user: str | None = None,
+    password: str | None = None,
+    replace: bool = True,
+) -> dict:
     """Add a connection (or replace the one of that name, when ``replace``) in
     workspace.json; ``password`` goes to the keyring, never to a file. A new entry without
     a password keeps the one already stored for that name."""
@@ -93,14 +124,24 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
     existing = _find(workspace, name)
     if existing is not None and not replace:
         raise _exists(existing)
-    config = ConnectionConfig.from_dict({"name": name, "connection_string": connection_string,
-                                         "dialect": check_dialect(dialect), "user": user})
+    config = ConnectionConfig.from_dict(
+        {
+            "name": name,
+            "connection_string": connection_string,
+            "dialect": check_dialect(dialect),
+            "user": user,
+        }
+    )
     # secrets written in the connection string go to the keyring before anything is saved
     clean, secret_keys = move_secrets_to_keyring(config.name, connection_string.strip())
     if not secret_keys and existing is not None and same_name(str(existing["name"]), config.name):
         secret_keys = [k for k in existing.get("secret_keys") or [] if isinstance(k, str)]
-    entry = {"name": config.name, "type": "odbc", "dialect": config.dialect,
-             "connection_string": clean}
+    entry = {
+        "name": config.name,
+        "type": "odbc",
+        "dialect": config.dialect,
+        "connection_string": clean,
+    }
     if secret_keys:
         entry["secret_keys"] = secret_keys
     if user:
@@ -109,9 +150,13 @@ def add_connection(workspace, name: str, connection_string: str, *, dialect: str
         set_connection_password(config.name, password)
 
     def change(settings: dict) -> None:  # on the file as it is now, not a stale copy
-        others = [c for c in settings.get("connections", [])
-                  if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))]
+        others = [
+            c
+            for c in settings.get("connections", [])
+            if not (isinstance(c, dict) and same_name(str(c.get("name", "")), config.name))
+        ]
         settings["connections"] = others + [entry]
+
     _save(workspace, change)
     return entry
 
@@ -162,12 +207,14 @@ def _migrate_in(settings: dict) -> tuple[list[str], bool]:
             clean, keys = move_secrets_to_keyring(name, text)
         except ConnectionProblem:
             found = sorted(split_secrets(text)[1])
-            where = ", ".join(env_var(name) if is_password_key(k) else secret_env_var(name, k)
-                              for k in found)
+            where = ", ".join(
+                env_var(name) if is_password_key(k) else secret_env_var(name, k) for k in found
+            )
             reports.append(
                 f"connection {name!r}: .lantide/workspace.json holds {', '.join(found)} in "
                 f"plain text and no keyring is available to move it to; set {where} in the "
-                "environment and remove it from the file")
+                "environment and remove it from the file"
+            )
             continue
         entry["connection_string"] = clean
         old = [k for k in entry.get("secret_keys") or [] if isinstance(k, str)]
@@ -182,15 +229,24 @@ def _save(workspace, change) -> None:
     """Apply ``change`` to workspace.json as it is on disk now, under its lock
     (:meth:`Workspace.update_settings`), moving secrets still in the file to the keyring
     first; one that cannot move is kept as the analyst wrote it (and reported by list)."""
+
     def apply(settings: dict) -> None:
         change(settings)
         _migrate_in(settings)
+
     workspace.update_settings(apply)
 
 
-def edit_connection(workspace, previous: str, name: str, connection_string: str, *,
-                    dialect: str = "postgres", user: str | None = None,
-                    password: str | None = None) -> dict:
+def edit_connection(
+    workspace,
+    previous: str,
+    name: str,
+    connection_string: str,
+    *,
+    dialect: str = "postgres",
+    user: str | None = None,
+    password: str | None = None,
+) -> dict:
     """Change the connection now named ``previous``; a new ``name`` renames it, and its
     stored password follows unless a new one is given."""
     old = _find(workspace, previous)
@@ -198,8 +254,9 @@ def edit_connection(workspace, previous: str, name: str, connection_string: str,
         raise _unknown(workspace, previous)
     old_name, name = str(old["name"]), (name or "").strip()
     if old_name == name:
-        return add_connection(workspace, name, connection_string, dialect=dialect, user=user,
-                              password=password)
+        return add_connection(
+            workspace, name, connection_string, dialect=dialect, user=user, password=password
+        )
     respelled = same_name(old_name, name)  # "shop" -> "Shop": the same entry, new spelling
     taken = None if respelled else _find(workspace, name)
     if taken is not None:
@@ -210,8 +267,9 @@ def edit_connection(workspace, previous: str, name: str, connection_string: str,
     if kept:
         set_connection_password(name, kept)  # first: without a keyring nothing changes
     try:
-        entry = add_connection(workspace, name, connection_string, dialect=dialect, user=user,
-                               replace=respelled)
+        entry = add_connection(
+            workspace, name, connection_string, dialect=dialect, user=user, replace=respelled
+        )
     except BaseException:
         if kept:
             delete_connection_password(name)
@@ -232,6 +290,7 @@ def edit_connection(workspace, previous: str, name: str, connection_string: str,
             for c in settings.get("connections", []):
                 if isinstance(c, dict) and same_name(str(c.get("name", "")), name):
                     c["secret_keys"] = keys
+
         _save(workspace, carry)
     if respelled:
         delete_connection_password(old_name)
@@ -248,9 +307,17 @@ def remove_connection(workspace, name: str) -> dict:
     if entry is None:
         raise _unknown(workspace, name)
     name = str(entry["name"])  # by name: the entry may have been edited on disk meanwhile
-    _save(workspace, lambda settings: settings.__setitem__("connections", [
-        c for c in settings.get("connections", [])
-        if not (isinstance(c, dict) and same_name(str(c.get("name", "")), name))]))
+    _save(
+        workspace,
+        lambda settings: settings.__setitem__(
+            "connections",
+            [
+                c
+                for c in settings.get("connections", [])
+                if not (isinstance(c, dict) and same_name(str(c.get("name", "")), name))
+            ],
+        ),
+    )
     delete_connection_password(str(entry["name"]))
     for key in entry.get("secret_keys") or []:
         delete_connection_secret(str(entry["name"]), str(key))
@@ -268,10 +335,15 @@ def test_connection(workspace, name: str, *, timeout_seconds: float | None = 30.
     name = str(entry["name"])
     t0 = time.perf_counter()
     tables = ExternalSources(workspace, timeout_seconds=timeout_seconds).list_tables(
-        name, refresh=True)
-    return {"name": name, "ok": True, "tables": len(tables),
-            "sample": [t["qualified_name"] for t in tables[:5]],
-            "seconds": round(time.perf_counter() - t0, 3)}
+        name, refresh=True
+    )
+    return {
+        "name": name,
+        "ok": True,
+        "tables": len(tables),
+        "sample": [t["qualified_name"] for t in tables[:5]],
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
 
 
 test_connection.__test__ = False  # a library call, not a pytest test
@@ -286,18 +358,34 @@ def _find(workspace, name: str) -> dict | None:
 
 
 def _exists(entry: dict) -> ConnectionProblem:
-    return ConnectionProblem(f"a connection named {entry['name']!r} already exists",
-                             code="CONNECTION_EXISTS",
-                             hint="Choose another name, or edit or remove that one first.")
+    return ConnectionProblem(
+        f"a connection named {entry['name']!r} already exists",
+        code="CONNECTION_EXISTS",
+        hint="Choose another name, or edit or remove that one first.",
+    )
 
 
 def _unknown(workspace, name: str) -> ConnectionProblem:
-    names = ", ".join(str(c.get("name")) for c in workspace.connections
-                      if isinstance(c, dict)) or "none"
-    return ConnectionProblem(f"no connection named {name!r}", code="CONNECTION_NOT_FOUND",
-                             hint=f"Connections of this workspace: {names}.")
+    names = (
+        ", ".join(str(c.get("name")) for c in workspace.connections if isinstance(c, dict))
+        or "none"
+    )
+    return ConnectionProblem(
+        f"no connection named {name!r}",
+        code="CONNECTION_NOT_FOUND",
+        hint=f"Connections of this workspace: {names}.",
+    )
 
 
-__all__ = ["COMMON_DIALECTS", "add_connection", "check_dialect", "edit_connection",
-           "list_connections", "migrate_connection_secrets", "move_secrets_to_keyring",
-           "odbc_drivers", "remove_connection", "test_connection"]
+__all__ = [
+    "COMMON_DIALECTS",
+    "add_connection",
+    "check_dialect",
+    "edit_connection",
+    "list_connections",
+    "migrate_connection_secrets",
+    "move_secrets_to_keyring",
+    "odbc_drivers",
+    "remove_connection",
+    "test_connection",
+]

@@ -31,8 +31,17 @@ from lantide.query.names import quote_ident, quote_literal
 
 DELIMITERS = (",", ";", "\t", "|")
 _FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
-_NUMERIC = _FRACTIONAL | {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UBIGINT",
-                          "UINTEGER", "USMALLINT", "UTINYINT"}
+_NUMERIC = _FRACTIONAL | {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UBIGINT",
+    "UINTEGER",
+    "USMALLINT",
+    "UTINYINT",
+}
 _HEADER_BYTES = 64 * 1024
 _SAMPLE_BYTES = 1 << 20  # what is checked for UTF-8
 
@@ -73,15 +82,19 @@ def first_lines(path: Path, n: int) -> list[str]:
 
 
 def _columns_sql(columns: list[dict]) -> str:
-    return "{" + ", ".join(f"{quote_literal(c['name'])}: {quote_literal(c['type'])}"
-                           for c in columns) + "}"
+    return (
+        "{"
+        + ", ".join(f"{quote_literal(c['name'])}: {quote_literal(c['type'])}" for c in columns)
+        + "}"
+    )
 
 
 def _sniff(cur, path: Path, extra: str = ""):
     return cur.execute(
         "SELECT Delimiter, SkipRows, Columns, HasHeader, Quote, Escape, DateFormat, "
         f"TimestampFormat FROM sniff_csv({quote_literal(str(path))}{extra}"
-        f"{encoding_option(path)})").fetchone()
+        f"{encoding_option(path)})"
+    ).fetchone()
 
 
 def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
@@ -92,8 +105,9 @@ def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
     best = None
     for candidate in candidates:
         try:
-            row = _sniff(cur, path, f", delim = {quote_literal(candidate)}, skip = 0, "
-                                    "ignore_errors = true")
+            row = _sniff(
+                cur, path, f", delim = {quote_literal(candidate)}, skip = 0, ignore_errors = true"
+            )
         except Exception:  # this delimiter does not fit either
             continue
         if row and len(row[2]) > 1 and (best is None or len(row[2]) > len(best[2])):
@@ -102,9 +116,14 @@ def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
         return None
     delim, _skip, columns, has_header, quote, escape, date_format, ts_format = best
     encoding = text_encoding(path)
-    options = [quote_literal(str(path)), f"delim = {quote_literal(delim)}", "skip = 0",
-               f"header = {'true' if has_header else 'false'}", "auto_detect = false",
-               f"columns = {_columns_sql(columns)}"]
+    options = [
+        quote_literal(str(path)),
+        f"delim = {quote_literal(delim)}",
+        "skip = 0",
+        f"header = {'true' if has_header else 'false'}",
+        "auto_detect = false",
+        f"columns = {_columns_sql(columns)}",
+    ]
     if encoding:
         options.append(f"encoding = {quote_literal(encoding)}")
     for name, value in (("quote", quote), ("escape", escape)):
@@ -142,8 +161,10 @@ def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> tuple[str, st
     The usual file (several columns, no ';' in its header line) costs no second sniff.
     Returns the reader and the ``sniff_csv`` options that describe how it reads."""
     fixed = ", delim = '\t'" if fmt == "tsv" else ""
-    width = cur.execute("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' "
-                        "AND table_name = ?", [view]).fetchone()[0]
+    width = cur.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ?",
+        [view],
+    ).fetchone()[0]
     header = first_lines(path, 1)
     if width != 1 and not (header and ";" in header[0] and not fixed):
         return None
@@ -155,8 +176,11 @@ def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> tuple[str, st
         # A skip is left alone: a title line above the table is common, and bad rows in
         # the sample make the sniffer settle on one column rather than skip data lines.
         reader = _strict_reader(cur, path, fixed, delim)
-        return (reader, _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(reader)))) \
-            if reader else None
+        return (
+            (reader, _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(reader))))
+            if reader
+            else None
+        )
     if delim == ";":
         reader = _european_reader(cur, path, columns)
         return (reader, fixed) if reader else None
@@ -168,7 +192,7 @@ _STRICT_SNIFF = ", delim = {delim}, skip = 0, ignore_errors = true"
 
 def _delimiter_of(reader: str) -> str:
     start = reader.index("delim = '") + len("delim = '")
-    return reader[start:reader.index("'", start)].replace("''", "'")
+    return reader[start : reader.index("'", start)].replace("''", "'")
 
 
 def improve_view(cur, path: Path, view: str, fmt: str = "csv") -> str:

@@ -44,9 +44,16 @@ _LINE_RE = re.compile(r"^LINE (\d+): (.*)$", re.MULTILINE)
 class Engine:
     """Owns the DuckDB connection of one workspace."""
 
-    def __init__(self, db_path: Path, *, allowed_dirs: list[Path], search_dir: Path,
-                 memory_limit: str = "75%", threads: int = 0,
-                 timeout_seconds: float | None = 300.0):
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        allowed_dirs: list[Path],
+        search_dir: Path,
+        memory_limit: str = "75%",
+        threads: int = 0,
+        timeout_seconds: float | None = 300.0,
+    ):
         import duckdb
 
         self.db_path = Path(db_path)
@@ -67,13 +74,16 @@ class Engine:
                     f"{self.db_path}: the cache database is in use by another program "
                     f"({_first_line(exc)})",
                     hint="Close the other program (a DuckDB shell, a notebook) and open the "
-                         "workspace again.", code="CACHE_LOCKED") from None
+                    "workspace again.",
+                    code="CACHE_LOCKED",
+                ) from None
             raise QueryError(
                 f"{self.db_path}: the cache database cannot be opened ({_first_line(exc)})",
                 hint="It holds only cached results: set it aside (the desktop app offers to; "
-                     "it is renamed, not deleted) and Lantide starts a fresh one; Source Run "
-                     "recomputes the tabs.",
-                code="CACHE_UNREADABLE") from None
+                "it is renamed, not deleted) and Lantide starts a fresh one; Source Run "
+                "recomputes the tabs.",
+                code="CACHE_UNREADABLE",
+            ) from None
         from lantide.query.names import quote_literal
 
         # DuckDB wants the allowed directories before external access goes off.
@@ -139,8 +149,9 @@ class Engine:
                 pass
 
     # -- running -------------------------------------------------------------------
-    def run(self, work: Callable[[object], T], *, timeout: float | None = -1.0,
-            sql: str | None = None) -> T:
+    def run(
+        self, work: Callable[[object], T], *, timeout: float | None = -1.0, sql: str | None = None
+    ) -> T:
         """Run ``work(cursor)`` under the time limit; cancellable by :meth:`interrupt`.
 
         DuckDB errors become :class:`QueryError` with a code and a hint. ``timeout`` -1
@@ -186,8 +197,9 @@ class Engine:
 
     def execute(self, sql: str, params: list | None = None, *, timeout: float | None = -1.0):
         """Run one trusted statement (Lantide's own SQL) and return all rows."""
-        return self.run(lambda cur: cur.execute(sql, params or []).fetchall(),
-                        timeout=timeout, sql=sql)
+        return self.run(
+            lambda cur: cur.execute(sql, params or []).fetchall(), timeout=timeout, sql=sql
+        )
 
     @contextmanager
     def cancel_hook(self, hook: Callable[[], None]) -> Iterator[None]:
@@ -275,8 +287,9 @@ def _retire(engine_ref, key: int) -> None:
 
 
 def _closed_error() -> QueryError:
-    return QueryError("the query engine is closed", code="ENGINE_CLOSED",
-                      hint="Open the workspace again.")
+    return QueryError(
+        "the query engine is closed", code="ENGINE_CLOSED", hint="Open the workspace again."
+    )
 
 
 @contextmanager
@@ -343,8 +356,9 @@ class _Watchdog:
         with self._cond:
             self._watched[id(running)] = running
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="lantide-query-watchdog",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._loop, name="lantide-query-watchdog", daemon=True
+                )
                 self._thread.start()
             self._cond.notify()
 
@@ -387,7 +401,7 @@ def error_position(message: str, sql: str | None = None) -> tuple[int, int] | No
     if not match:
         return None
     line = int(match.group(1))
-    rest = message[match.end():].lstrip("\n").splitlines()
+    rest = message[match.end() :].lstrip("\n").splitlines()
     column = 1
     if rest and "^" in rest[0]:
         column = rest[0].index("^") - len(f"LINE {line}: ") + 1
@@ -407,6 +421,8 @@ def _reader_brief(message: str) -> str:
         kept.append(line if len(line) <= _ECHO_CHARS else line[:_ECHO_CHARS] + "…")
     file = re.search(r"^\s*file = (.+)$", message, re.MULTILINE)
     return "\n".join(kept) + (f" (file {file.group(1).strip()})" if file else "")
+
+
 # A binder error about types, not names ("Cannot compare values of type DATE and INTEGER",
 # "No function matches the given name and argument types"): a column hint would mislead.
 _TYPE_MISMATCH = re.compile(r"\btypes?\b|\bcast\b|\bconvert", re.IGNORECASE)
@@ -421,47 +437,84 @@ def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
     headline = message.split("\n\nLINE")[0].strip()
     position = error_position(message, sql)
     if isinstance(exc, duckdb.CatalogException):
-        return TableNotFound(headline, position=position,
-                             hint="show_tables lists the tables; quote odd names: \"my file\".")
+        return TableNotFound(
+            headline,
+            position=position,
+            hint='show_tables lists the tables; quote odd names: "my file".',
+        )
     if isinstance(exc, duckdb.BinderException):
         if _TYPE_MISMATCH.search(headline) and not _NOT_FOUND.search(headline):
-            return QueryError(headline, code="BIND_ERROR", position=position,
-                              hint="The values' types do not fit together: cast one of them "
-                                   "(CAST(x AS DATE), x::INTEGER) or compare like with like.")
-        return QueryError(headline, code="BIND_ERROR", position=position,
-                          hint="Check the column names with read_schema(table).")
+            return QueryError(
+                headline,
+                code="BIND_ERROR",
+                position=position,
+                hint="The values' types do not fit together: cast one of them "
+                "(CAST(x AS DATE), x::INTEGER) or compare like with like.",
+            )
+        return QueryError(
+            headline,
+            code="BIND_ERROR",
+            position=position,
+            hint="Check the column names with read_schema(table).",
+        )
     if isinstance(exc, duckdb.ParserException):
-        return QueryError(headline, code="SQL_SYNTAX", position=position,
-                          hint="Fix the SQL syntax near the marked position.")
+        return QueryError(
+            headline,
+            code="SQL_SYNTAX",
+            position=position,
+            hint="Fix the SQL syntax near the marked position.",
+        )
     if isinstance(exc, duckdb.PermissionException):
-        return QueryError(headline, code="QUERY_REFUSED_OUTSIDE_WORKSPACE", position=position,
-                          hint="Queries read only the workspace's data/ files and cached "
-                               "tables; put the file in data/ and query it by name.")
+        return QueryError(
+            headline,
+            code="QUERY_REFUSED_OUTSIDE_WORKSPACE",
+            position=position,
+            hint="Queries read only the workspace's data/ files and cached "
+            "tables; put the file in data/ and query it by name.",
+        )
     if isinstance(exc, duckdb.OutOfMemoryException):
-        return QueryError(headline, code="OUT_OF_MEMORY",
-                          hint="Aggregate or filter earlier, persist an upstream step as a "
-                               "SQL tab, or raise query.memory_limit in settings.")
+        return QueryError(
+            headline,
+            code="OUT_OF_MEMORY",
+            hint="Aggregate or filter earlier, persist an upstream step as a "
+            "SQL tab, or raise query.memory_limit in settings.",
+        )
     if "Maximum line size" in message or "maximum_object_size" in message:
-        return QueryError(_reader_brief(message), code="DATA_ERROR",
-                          hint="A line (or JSON object) of the file is longer than the reader "
-                               "takes: the file is probably not what its name says, or one "
-                               "field holds a huge value. Split or remove that value, or "
-                               "save the data as Parquet.")
+        return QueryError(
+            _reader_brief(message),
+            code="DATA_ERROR",
+            hint="A line (or JSON object) of the file is longer than the reader "
+            "takes: the file is probably not what its name says, or one "
+            "field holds a huge value. Split or remove that value, or "
+            "save the data as Parquet.",
+        )
     if isinstance(exc, duckdb.InvalidInputException) and "Expected Number of Columns" in message:
         # DuckDB appends every reader option; the line, its text and the counts are the news
-        return QueryError(_reader_brief(message), code="DATA_ERROR",
-                          hint="That line of the file has a different number of fields than "
-                               "the header: fix or quote it in the file (a field holding the "
-                               "delimiter needs quotes), then run the query again.")
+        return QueryError(
+            _reader_brief(message),
+            code="DATA_ERROR",
+            hint="That line of the file has a different number of fields than "
+            "the header: fix or quote it in the file (a field holding the "
+            "delimiter needs quotes), then run the query again.",
+        )
     if isinstance(exc, (duckdb.ConversionException, duckdb.InvalidInputException)):
         if "CSV Error" in message:
             headline = _reader_brief(message)
-        return QueryError(headline, code="DATA_ERROR", position=position,
-                          hint="A value does not fit its column's type; the message names "
-                               "the file line or value. Fix the data or cast explicitly.")
+        return QueryError(
+            headline,
+            code="DATA_ERROR",
+            position=position,
+            hint="A value does not fit its column's type; the message names "
+            "the file line or value. Fix the data or cast explicitly.",
+        )
     if re.search(r"corrupt|failed to read file|decompress", message, re.IGNORECASE):
-        return QueryError(headline, code="DATA_ERROR", position=position,
-                          hint="A data file the query reads is damaged: replace it with a "
-                               "good copy (Lantide never changes it); the other tables work.")
-    return QueryError(headline, code="SQL_ERROR", position=position,
-                      hint="Fix the statement and run it again.")
+        return QueryError(
+            headline,
+            code="DATA_ERROR",
+            position=position,
+            hint="A data file the query reads is damaged: replace it with a "
+            "good copy (Lantide never changes it); the other tables work.",
+        )
+    return QueryError(
+        headline, code="SQL_ERROR", position=position, hint="Fix the statement and run it again."
+    )

@@ -14,8 +14,14 @@ class QueryError(LantideError):
 
     code = "QUERY_ERROR"
 
-    def __init__(self, message: str, *, hint: str | None = None, code: str | None = None,
-                 position: tuple[int, int] | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        code: str | None = None,
+        position: tuple[int, int] | None = None,
+    ):
         super().__init__(message, hint=hint, code=code)
         self.position = position
 
@@ -63,7 +69,8 @@ class QueryTimeout(QueryError):
         super().__init__(
             f"the query ran longer than the time limit of {seconds:g} s and was stopped",
             hint="Narrow it (filters, fewer columns, a LIMIT), persist an upstream step as a "
-                 "SQL tab, or raise query.timeout_seconds in settings.")
+            "SQL tab, or raise query.timeout_seconds in settings.",
+        )
 
 
 class TableNotFound(QueryError):
@@ -90,7 +97,8 @@ class LineageCycle(QueryError):
         path = " -> ".join(cycle + cycle[:1])
         super().__init__(
             f"the SQL tabs read each other in a cycle: {path}",
-            hint="Break the cycle: one of these tabs must not read the others' cached tables.")
+            hint="Break the cycle: one of these tabs must not read the others' cached tables.",
+        )
 
 
 class ConnectionProblem(QueryError):

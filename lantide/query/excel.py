@@ -68,7 +68,11 @@ def _kind(value) -> str:
     if isinstance(value, float):
         return "int" if value.is_integer() and abs(value) < 2**53 else "float"
     if isinstance(value, datetime):
-        return "datetime" if (value.hour, value.minute, value.second, value.microsecond) != (0, 0, 0, 0) else "date"
+        return (
+            "datetime"
+            if (value.hour, value.minute, value.second, value.microsecond) != (0, 0, 0, 0)
+            else "date"
+        )
     if isinstance(value, date):
         return "date"
     if isinstance(value, time):
@@ -86,9 +90,17 @@ def _as_text(value) -> str:
     return str(value)
 
 
-_TYPES = {"bool": "BOOLEAN", "int": "BIGINT", "float": "DOUBLE", "date": "DATE",
-          "datetime": "TIMESTAMP", "time": "TIME", "duration": "INTERVAL", "null": "VARCHAR",
-          "text": "VARCHAR"}
+_TYPES = {
+    "bool": "BOOLEAN",
+    "int": "BIGINT",
+    "float": "DOUBLE",
+    "date": "DATE",
+    "datetime": "TIMESTAMP",
+    "time": "TIME",
+    "duration": "INTERVAL",
+    "null": "VARCHAR",
+    "text": "VARCHAR",
+}
 
 
 def _column(values: list) -> tuple[str, list]:
@@ -105,12 +117,14 @@ def _column(values: list) -> tuple[str, list]:
     elif kind == "float":
         clean = [None if v is None else float(v) for v in clean]
     elif kind == "date":
-        clean = [None if v is None else (v.date() if isinstance(v, datetime) else v)
-                 for v in clean]
+        clean = [None if v is None else (v.date() if isinstance(v, datetime) else v) for v in clean]
     elif kind == "datetime":
-        clean = [None if v is None else (v if isinstance(v, datetime)
-                                         else datetime(v.year, v.month, v.day))
-                 for v in clean]
+        clean = [
+            None
+            if v is None
+            else (v if isinstance(v, datetime) else datetime(v.year, v.month, v.day))
+            for v in clean
+        ]
     elif kind == "text":
         clean = [None if v is None else _as_text(v) for v in clean]
     return _TYPES[kind], clean
@@ -141,7 +155,8 @@ def read_sheets(path: Path, sheets: list[str]) -> dict[str, object]:
         for sheet in sheets:
             try:
                 out[sheet] = sheet_to_columns(
-                    book.get_sheet_by_name(sheet).to_python(skip_empty_area=True))
+                    book.get_sheet_by_name(sheet).to_python(skip_empty_area=True)
+                )
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as exc:

@@ -33,13 +33,22 @@ def _format_of(path: Path, fmt: str | None) -> str:
             return fmt
     elif path.suffix.lower() in FORMATS:
         return FORMATS[path.suffix.lower()]
-    raise QueryError(f"cannot tell the export format of {path.name!r}", code="EXPORT_FORMAT",
-                     hint="Use a .csv, .parquet or .xlsx file name, or pass the format.")
+    raise QueryError(
+        f"cannot tell the export format of {path.name!r}",
+        code="EXPORT_FORMAT",
+        hint="Use a .csv, .parquet or .xlsx file name, or pass the format.",
+    )
 
 
-def export_relation(engine, relation: str, path: Path, fmt: str | None = None, *,
-                    order_by: list[tuple[str, str]] | None = None,
-                    has_rowid: bool = True) -> dict:
+def export_relation(
+    engine,
+    relation: str,
+    path: Path,
+    fmt: str | None = None,
+    *,
+    order_by: list[tuple[str, str]] | None = None,
+    has_rowid: bool = True,
+) -> dict:
     """Write ``relation`` to ``path``; ``order_by`` (checked pairs, see
     :mod:`lantide.query.ordering`) writes the rows in the order the grid shows them."""
     from lantide.query.ordering import order_by_clause
@@ -55,16 +64,19 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None, *
         if fmt == "xlsx":
             total = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
             if total > XLSX_MAX_ROWS:
-                raise QueryError(f"{relation} has {total:,} rows; an XLSX sheet holds "
-                                 f"{XLSX_MAX_ROWS:,}", code="EXPORT_TOO_LARGE",
-                                 hint="Export to CSV or Parquet, or filter the table first.")
+                raise QueryError(
+                    f"{relation} has {total:,} rows; an XLSX sheet holds {XLSX_MAX_ROWS:,}",
+                    code="EXPORT_TOO_LARGE",
+                    hint="Export to CSV or Parquet, or filter the table first.",
+                )
         order = ""
         if order_by:
             columns = [d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description]
             order = order_by_clause(order_by, columns, relation, has_rowid=has_rowid)
         query = f"SELECT * FROM {relation} {order}"
         return {"csv": _write_csv, "parquet": _write_parquet, "xlsx": _write_xlsx}[fmt](
-            cur, query, tmp)
+            cur, query, tmp
+        )
 
     try:
         rows = engine.run(work, timeout=None)
@@ -75,8 +87,13 @@ def export_relation(engine, relation: str, path: Path, fmt: str | None = None, *
         tmp.unlink(missing_ok=True)
         raise
     own_writes.record(path)
-    return {"relation": relation, "path": str(path), "format": fmt, "row_count": rows,
-            "bytes": path.stat().st_size}
+    return {
+        "relation": relation,
+        "path": str(path),
+        "format": fmt,
+        "row_count": rows,
+        "bytes": path.stat().st_size,
+    }
 
 
 def _batches(cur, query: str):
@@ -124,9 +141,12 @@ def _write_parquet(cur, query: str, tmp: Path) -> int:
         create_table(scratch, "export", ColumnBatch(names, types, [[] for _ in names]))
         rows = 0
         for batch in batches:
-            rows += insert(scratch, "export", ColumnBatch(names, types, [list(c) for c in zip(*batch)]))
-        scratch.execute(f"COPY export TO {quote_literal(str(tmp))} "
-                        "(FORMAT parquet, COMPRESSION zstd)")
+            rows += insert(
+                scratch, "export", ColumnBatch(names, types, [list(c) for c in zip(*batch)])
+            )
+        scratch.execute(
+            f"COPY export TO {quote_literal(str(tmp))} (FORMAT parquet, COMPRESSION zstd)"
+        )
     finally:
         scratch.close()
     return rows
@@ -147,8 +167,15 @@ def _cell(value):
 def _write_xlsx(cur, query: str, tmp: Path) -> int:
     import xlsxwriter
 
-    book = xlsxwriter.Workbook(str(tmp), {"constant_memory": True, "strings_to_numbers": False,
-                                          "strings_to_formulas": False, "strings_to_urls": False})
+    book = xlsxwriter.Workbook(
+        str(tmp),
+        {
+            "constant_memory": True,
+            "strings_to_numbers": False,
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+        },
+    )
     try:
         sheet = book.add_worksheet("data")
         bold = book.add_format({"bold": True})
@@ -165,7 +192,9 @@ def _write_xlsx(cur, query: str, tmp: Path) -> int:
                     if isinstance(value, datetime):
                         sheet.write_datetime(row_index, col, value, ts_fmt)
                     elif isinstance(value, date):
-                        sheet.write_datetime(row_index, col, datetime(value.year, value.month, value.day), date_fmt)
+                        sheet.write_datetime(
+                            row_index, col, datetime(value.year, value.month, value.day), date_fmt
+                        )
                     elif value is None:
                         continue
                     else:

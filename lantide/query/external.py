@@ -24,24 +24,65 @@ from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
 
-from lantide.query.connection_secrets import (get_connection_password, get_connection_secret,
-                                              is_password_key, join_secrets, split_secrets)
+from lantide.query.connection_secrets import (
+    get_connection_password,
+    get_connection_secret,
+    is_password_key,
+    join_secrets,
+    split_secrets,
+)
 from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
 from lantide.query.guard import ParsedQuery, TableRef
 from lantide.query.names import quote_ident, same_name
 from lantide.query.typed_columns import ColumnBatch, ColumnTypeError, conform
 
 BATCH_ROWS = 50_000
-_SYSTEM_SCHEMAS = {"information_schema", "pg_catalog", "pg_toast", "sys", "guest",
-                   "db_owner", "db_accessadmin", "db_securityadmin", "db_ddladmin",
-                   "db_backupoperator", "db_datareader", "db_datawriter",
-                   "db_denydatareader", "db_denydatawriter", "mysql", "performance_schema"}
+_SYSTEM_SCHEMAS = {
+    "information_schema",
+    "pg_catalog",
+    "pg_toast",
+    "sys",
+    "guest",
+    "db_owner",
+    "db_accessadmin",
+    "db_securityadmin",
+    "db_ddladmin",
+    "db_backupoperator",
+    "db_datareader",
+    "db_datawriter",
+    "db_denydatareader",
+    "db_denydatawriter",
+    "mysql",
+    "performance_schema",
+}
 # ODBC SQL type codes -> ANSI type names for read_schema.
-_ODBC_TYPES = {-7: "BOOLEAN", 16: "BOOLEAN", -6: "TINYINT", 5: "SMALLINT", 4: "INTEGER",
-               -5: "BIGINT", 6: "DOUBLE", 7: "REAL", 8: "DOUBLE", 1: "CHAR", 12: "VARCHAR",
-               -1: "VARCHAR", -8: "CHAR", -9: "VARCHAR", -10: "VARCHAR", 91: "DATE",
-               9: "DATE", 92: "TIME", 10: "TIME", 93: "TIMESTAMP", 11: "TIMESTAMP",
-               -2: "BLOB", -3: "BLOB", -4: "BLOB", -11: "UUID"}
+_ODBC_TYPES = {
+    -7: "BOOLEAN",
+    16: "BOOLEAN",
+    -6: "TINYINT",
+    5: "SMALLINT",
+    4: "INTEGER",
+    -5: "BIGINT",
+    6: "DOUBLE",
+    7: "REAL",
+    8: "DOUBLE",
+    1: "CHAR",
+    12: "VARCHAR",
+    -1: "VARCHAR",
+    -8: "CHAR",
+    -9: "VARCHAR",
+    -10: "VARCHAR",
+    91: "DATE",
+    9: "DATE",
+    92: "TIME",
+    10: "TIME",
+    93: "TIMESTAMP",
+    11: "TIMESTAMP",
+    -2: "BLOB",
+    -3: "BLOB",
+    -4: "BLOB",
+    -11: "UUID",
+}
 
 
 @dataclass(frozen=True)
@@ -64,13 +105,19 @@ class ConnectionConfig:
             raise ConnectionProblem(
                 f"connection entry {data!r} needs a name and a connection_string",
                 code="CONNECTION_INVALID",
-                hint="Fix the entry in .lantide/workspace.json or in Settings > Connections.")
+                hint="Fix the entry in .lantide/workspace.json or in Settings > Connections.",
+            )
         clean, inline = split_secrets(cs)
         keys = data.get("secret_keys") or []
-        return cls(name=name, connection_string=clean, dialect=str(data.get("dialect") or "postgres"),
-                   user=data.get("user") or None, login_timeout=int(data.get("login_timeout") or 10),
-                   secret_keys=tuple(str(k) for k in keys if isinstance(k, str)),
-                   inline_secrets=tuple(inline.items()))
+        return cls(
+            name=name,
+            connection_string=clean,
+            dialect=str(data.get("dialect") or "postgres"),
+            user=data.get("user") or None,
+            login_timeout=int(data.get("login_timeout") or 10),
+            secret_keys=tuple(str(k) for k in keys if isinstance(k, str)),
+            inline_secrets=tuple(inline.items()),
+        )
 
     def full_connection_string(self) -> tuple[str, list[str]]:
         """The string to connect with (secrets put back, UID and PWD added) and the secret
@@ -116,15 +163,21 @@ class ExternalSources:
         return out
 
     def names(self) -> list[str]:
-        return [str(e.get("name")) for e in self.workspace.connections
-                if isinstance(e, dict) and e.get("name")]
+        return [
+            str(e.get("name"))
+            for e in self.workspace.connections
+            if isinstance(e, dict) and e.get("name")
+        ]
 
     def config(self, name: str) -> ConnectionConfig:
         for config in self.configs():
             if same_name(config.name, name):
                 return config
-        raise ConnectionProblem(f"no connection named {name!r}", code="CONNECTION_NOT_FOUND",
-                                hint=f"Connections: {', '.join(self.names()) or 'none'}.")
+        raise ConnectionProblem(
+            f"no connection named {name!r}",
+            code="CONNECTION_NOT_FOUND",
+            hint=f"Connections: {', '.join(self.names()) or 'none'}.",
+        )
 
     def match(self, ref: TableRef) -> str | None:
         """The connection a table reference names with its first part, if any."""
@@ -148,7 +201,8 @@ class ExternalSources:
             raise ConnectionProblem(
                 f"connection {config.name!r}: cannot connect ({_clean(exc, hidden)})",
                 hint="Check the server, database and user in Settings > Connections and the "
-                     "password in the keyring; is the ODBC driver installed?") from None
+                "password in the keyring; is the ODBC driver installed?",
+            ) from None
         if self.timeout_seconds:
             try:
                 con.timeout = int(self.timeout_seconds)
@@ -174,9 +228,16 @@ class ExternalSources:
             if kind not in ("TABLE", "VIEW") or (schema or "").lower() in _SYSTEM_SCHEMAS:
                 continue
             parts = [name] + ([schema] if schema else []) + [table]
-            tables.append({"name": table, "schema": schema, "connection": name,
-                           "kind": "external", "remote_kind": kind.lower(),
-                           "qualified_name": ".".join(quote_ident(p) for p in parts)})
+            tables.append(
+                {
+                    "name": table,
+                    "schema": schema,
+                    "connection": name,
+                    "kind": "external",
+                    "remote_kind": kind.lower(),
+                    "qualified_name": ".".join(quote_ident(p) for p in parts),
+                }
+            )
         with self._lock:
             self._tables_cache[key] = tables
         return tables
@@ -215,8 +276,11 @@ class ExternalSources:
         for table in tree.find_all(exp.Table):
             if table.args.get("catalog") is not None and same_name(table.catalog, name):
                 table.set("catalog", None)
-            elif (table.args.get("catalog") is None and table.args.get("db") is not None
-                  and same_name(table.db, name)):
+            elif (
+                table.args.get("catalog") is None
+                and table.args.get("db") is not None
+                and same_name(table.db, name)
+            ):
                 table.set("db", None)
         return tree.sql(dialect=config.dialect)
 
@@ -228,8 +292,9 @@ class ExternalSources:
         finally:
             con.close()
 
-    def stream_batches(self, name: str, remote_sql: str, *, register_cancel,
-                       batch_rows: int | None = None):
+    def stream_batches(
+        self, name: str, remote_sql: str, *, register_cancel, batch_rows: int | None = None
+    ):
         """Yield ``(schema, batch)``: first the schema with no batch, then the remote rows as
         typed columns (:class:`ColumnBatch`), at most one batch in Python."""
         con = self.connect(name)
@@ -264,10 +329,11 @@ class ExternalSources:
             if cancelled.is_set():
                 raise QueryCancelled("staging from connection " + repr(name)) from None
             if isinstance(exc, pyodbc.Error):
-                raise ConnectionProblem(f"connection {name!r}: the remote query failed "
-                                        f"({_clean(exc, [])})", code="REMOTE_QUERY_ERROR",
-                                        hint="Check the SQL against the remote tables "
-                                             "(read_schema) and try again.") from None
+                raise ConnectionProblem(
+                    f"connection {name!r}: the remote query failed ({_clean(exc, [])})",
+                    code="REMOTE_QUERY_ERROR",
+                    hint="Check the SQL against the remote tables (read_schema) and try again.",
+                ) from None
             raise
         finally:
             con.close()
@@ -330,4 +396,5 @@ def _to_batch(schema, rows) -> ColumnBatch:
         raise ConnectionProblem(
             f"column {exc.column!r}: a remote value does not fit {exc.type_name} ({exc.detail})",
             code="REMOTE_TYPE_ERROR",
-            hint="CAST the column to text or a wider type in the query.") from None
+            hint="CAST the column to text or a wider type in the query.",
+        ) from None

@@ -50,8 +50,11 @@ def load_rules(root: Path) -> dict[str, dict]:
     if not path.exists():
         return {}
     files = read_json_object(path, "data file rules").get("files") or {}
-    return {str(k): v for k, v in files.items() if isinstance(v, dict)} \
-        if isinstance(files, dict) else {}
+    return (
+        {str(k): v for k, v in files.items() if isinstance(v, dict)}
+        if isinstance(files, dict)
+        else {}
+    )
 
 
 def rule_text(rule: dict | None) -> str | None:
@@ -61,8 +64,11 @@ def rule_text(rule: dict | None) -> str | None:
 
 def header_row_of(rule: dict | None) -> int | None:
     value = (rule or {}).get("header_row")
-    return value if isinstance(value, int) and not isinstance(value, bool) \
-        and 0 <= value <= _MAX_HEADER_ROW else None
+    return (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_HEADER_ROW
+        else None
+    )
 
 
 def _relative(root: Path, file: str) -> tuple[str, Path]:
@@ -74,9 +80,11 @@ def _relative(root: Path, file: str) -> tuple[str, Path]:
     try:
         rel = Path(os.path.realpath(path)).relative_to(data_dir)
     except ValueError:
-        raise QueryError(f"{file} is not a file in the workspace's data/ folder",
-                         code="NOT_A_DATA_FILE",
-                         hint="Name a file of data/, e.g. data/sales.csv.") from None
+        raise QueryError(
+            f"{file} is not a file in the workspace's data/ folder",
+            code="NOT_A_DATA_FILE",
+            hint="Name a file of data/, e.g. data/sales.csv.",
+        ) from None
     return f"data/{rel.as_posix()}", path
 
 
@@ -88,24 +96,29 @@ def set_header_row(root: Path, file: str, header_row: int | None) -> dict:
 
     rel, path = _relative(root, file)
     if not path.is_file() or data_format(path.name) not in ("csv", "tsv"):
-        raise QueryError(f"{rel} is not a CSV or TSV file in data/",
-                         code="NOT_A_DATA_FILE",
-                         hint="A header row can be chosen for .csv, .tsv and .txt files.")
+        raise QueryError(
+            f"{rel} is not a CSV or TSV file in data/",
+            code="NOT_A_DATA_FILE",
+            hint="A header row can be chosen for .csv, .tsv and .txt files.",
+        )
     if header_row is not None and not 0 <= header_row <= _MAX_HEADER_ROW:
-        raise QueryError(f"header row {header_row} is out of range",
-                         code="BAD_HEADER_ROW",
-                         hint="Give the line number of the column names (1 is the first "
-                              "line), 0 for a file without a header line, or 'auto'.")
+        raise QueryError(
+            f"header row {header_row} is out of range",
+            code="BAD_HEADER_ROW",
+            hint="Give the line number of the column names (1 is the first "
+            "line), 0 for a file without a header line, or 'auto'.",
+        )
     target = rules_path(root)
     data: dict = {"version": 1, "files": {}}
     if target.exists():
         try:
             data = read_json_object(target, "data file rules")
         except LantideError as exc:
-            raise QueryError(f"{exc.message}; it is not overwritten, so the rule was not set",
-                             code="RULES_UNREADABLE",
-                             hint=f"Fix or move aside {target}, then set the rule again.") \
-                from None
+            raise QueryError(
+                f"{exc.message}; it is not overwritten, so the rule was not set",
+                code="RULES_UNREADABLE",
+                hint=f"Fix or move aside {target}, then set the rule again.",
+            ) from None
         if not isinstance(data.get("files"), dict):
             data["files"] = {}
     rule = dict(data["files"].get(rel) or {})

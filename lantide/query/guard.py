@@ -42,45 +42,107 @@ from functools import lru_cache
 from pathlib import Path
 
 from lantide.query.errors import QueryError, QueryRefused
-from lantide.query.guard_functions import (FILE_READERS, OUTSIDE_FUNCTIONS, PATH_HINT,
-                                           READ_ONLY_TABLE_FUNCTIONS, REFUSED_TABLE_FUNCTIONS,
-                                           TABLE_FUNCTION_CODE, WRITING_OPTION_HINT,
-                                           WRITING_OPTIONS, duckdb_calls, table_function_hint)
+from lantide.query.guard_functions import (
+    FILE_READERS,
+    OUTSIDE_FUNCTIONS,
+    PATH_HINT,
+    READ_ONLY_TABLE_FUNCTIONS,
+    REFUSED_TABLE_FUNCTIONS,
+    TABLE_FUNCTION_CODE,
+    WRITING_OPTION_HINT,
+    WRITING_OPTIONS,
+    duckdb_calls,
+    table_function_hint,
+)
 
-__all__ = ["check", "check_path", "map_position", "ParsedQuery", "TableRef", "FILE_READERS",
-           "READ_ONLY_TABLE_FUNCTIONS", "REFUSED_TABLE_FUNCTIONS"]
+__all__ = [
+    "check",
+    "check_path",
+    "map_position",
+    "ParsedQuery",
+    "TableRef",
+    "FILE_READERS",
+    "READ_ONLY_TABLE_FUNCTIONS",
+    "REFUSED_TABLE_FUNCTIONS",
+]
 
-_ALLOWED_ROOTS = ("Select", "Union", "Intersect", "Except", "Values", "Subquery", "Pivot",
-                  "Unpivot", "Describe", "Summarize")
+_ALLOWED_ROOTS = (
+    "Select",
+    "Union",
+    "Intersect",
+    "Except",
+    "Values",
+    "Subquery",
+    "Pivot",
+    "Unpivot",
+    "Describe",
+    "Summarize",
+)
 
 _REFUSALS: dict[str, tuple[str, str]] = {
-    "Create": ("QUERY_REFUSED_DDL", "Queries only read. To keep a result, pass result_label "
-               "to run_query or save the SELECT as a SQL tab: its result becomes a cached table."),
-    "Drop": ("QUERY_REFUSED_DDL", "Queries never drop tables. Delete a SQL tab to drop its "
-             "cached table, or remove a file from data/."),
-    "Alter": ("QUERY_REFUSED_DDL", "Queries never change tables. Rename a SQL tab to rename its cached table."),
+    "Create": (
+        "QUERY_REFUSED_DDL",
+        "Queries only read. To keep a result, pass result_label "
+        "to run_query or save the SELECT as a SQL tab: its result becomes a cached table.",
+    ),
+    "Drop": (
+        "QUERY_REFUSED_DDL",
+        "Queries never drop tables. Delete a SQL tab to drop its "
+        "cached table, or remove a file from data/.",
+    ),
+    "Alter": (
+        "QUERY_REFUSED_DDL",
+        "Queries never change tables. Rename a SQL tab to rename its cached table.",
+    ),
     "TruncateTable": ("QUERY_REFUSED_DDL", "Queries never change tables."),
     "Comment": ("QUERY_REFUSED_DDL", "Queries never change tables."),
-    "Insert": ("QUERY_REFUSED_DML", "Data is read-only here. Derive the rows you need with a "
-               "SELECT and keep them with result_label or a SQL tab."),
-    "Update": ("QUERY_REFUSED_DML", "Data is read-only here. Compute the corrected values in a "
-               "SELECT (CASE WHEN ... / coalesce) and keep it as a SQL tab."),
-    "Delete": ("QUERY_REFUSED_DML", "Data is read-only here. Filter the rows out with WHERE in a "
-               "SELECT and keep it as a SQL tab."),
+    "Insert": (
+        "QUERY_REFUSED_DML",
+        "Data is read-only here. Derive the rows you need with a "
+        "SELECT and keep them with result_label or a SQL tab.",
+    ),
+    "Update": (
+        "QUERY_REFUSED_DML",
+        "Data is read-only here. Compute the corrected values in a "
+        "SELECT (CASE WHEN ... / coalesce) and keep it as a SQL tab.",
+    ),
+    "Delete": (
+        "QUERY_REFUSED_DML",
+        "Data is read-only here. Filter the rows out with WHERE in a "
+        "SELECT and keep it as a SQL tab.",
+    ),
     "Merge": ("QUERY_REFUSED_DML", "Data is read-only here. Join and select instead."),
-    "Attach": ("QUERY_REFUSED_ATTACH", "Databases are connected in Settings > Connections, not "
-               "by SQL; show_tables lists the connected ones."),
+    "Attach": (
+        "QUERY_REFUSED_ATTACH",
+        "Databases are connected in Settings > Connections, not "
+        "by SQL; show_tables lists the connected ones.",
+    ),
     "Detach": ("QUERY_REFUSED_ATTACH", "Databases are managed in Settings > Connections."),
-    "Use": ("QUERY_REFUSED_ATTACH", "Qualify the table instead: \"book\".\"Sheet1\"."),
-    "Install": ("QUERY_REFUSED_EXTENSION", "Extensions are not installed or loaded from queries; "
-                "Parquet, JSON and Excel files in data/ are tables already."),
-    "Copy": ("QUERY_REFUSED_COPY", "Export a result from the table browser (CSV, Parquet, XLSX); "
-             "to read a file, put it in data/ and query it by name."),
-    "Pragma": ("QUERY_REFUSED_SETTING", "Settings are not changed from queries. For a table's "
-               "columns use read_schema(table); limits live in Lantide's settings."),
-    "Set": ("QUERY_REFUSED_SETTING", "Settings are not changed from queries; memory, threads and "
-            "time limit live in Lantide's settings."),
-    "Transaction": ("QUERY_REFUSED_NOT_SELECT", "Send a single SELECT; Lantide manages transactions."),
+    "Use": ("QUERY_REFUSED_ATTACH", 'Qualify the table instead: "book"."Sheet1".'),
+    "Install": (
+        "QUERY_REFUSED_EXTENSION",
+        "Extensions are not installed or loaded from queries; "
+        "Parquet, JSON and Excel files in data/ are tables already.",
+    ),
+    "Copy": (
+        "QUERY_REFUSED_COPY",
+        "Export a result from the table browser (CSV, Parquet, XLSX); "
+        "to read a file, put it in data/ and query it by name.",
+    ),
+    "Pragma": (
+        "QUERY_REFUSED_SETTING",
+        "Settings are not changed from queries. For a table's "
+        "columns use read_schema(table); limits live in Lantide's settings.",
+    ),
+    "Set": (
+        "QUERY_REFUSED_SETTING",
+        "Settings are not changed from queries; memory, threads and "
+        "time limit live in Lantide's settings.",
+    ),
+    "Transaction": (
+        "QUERY_REFUSED_NOT_SELECT",
+        "Send a single SELECT; Lantide manages transactions.",
+    ),
     "Commit": ("QUERY_REFUSED_NOT_SELECT", "Send a single SELECT; Lantide manages transactions."),
     "Rollback": ("QUERY_REFUSED_NOT_SELECT", "Send a single SELECT; Lantide manages transactions."),
 }
@@ -91,10 +153,19 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "RESET": _REFUSALS["Set"],
     "SET": _REFUSALS["Set"],
     "PRAGMA": _REFUSALS["Pragma"],
-    "CALL": ("QUERY_REFUSED_CALL", "Table functions are called in FROM, e.g. SELECT * FROM range(10); "
-             "for a table's columns use read_schema(table)."),
-    "EXPORT": ("QUERY_REFUSED_EXPORT_IMPORT", "Export a table from the table browser (CSV, Parquet, XLSX)."),
-    "IMPORT": ("QUERY_REFUSED_EXPORT_IMPORT", "Put files in data/: each is a table without an import step."),
+    "CALL": (
+        "QUERY_REFUSED_CALL",
+        "Table functions are called in FROM, e.g. SELECT * FROM range(10); "
+        "for a table's columns use read_schema(table).",
+    ),
+    "EXPORT": (
+        "QUERY_REFUSED_EXPORT_IMPORT",
+        "Export a table from the table browser (CSV, Parquet, XLSX).",
+    ),
+    "IMPORT": (
+        "QUERY_REFUSED_EXPORT_IMPORT",
+        "Put files in data/: each is a table without an import step.",
+    ),
     "ATTACH": _REFUSALS["Attach"],
     "DETACH": _REFUSALS["Detach"],
     "COPY": _REFUSALS["Copy"],
@@ -136,10 +207,10 @@ class TableRef:
 
 @dataclass
 class ParsedQuery:
-    sql: str                      # the text as given
-    body: str                     # the one statement, without trailing ';' and comments
-    expression: object            # sqlglot expression
-    body_start: int = 0           # where the body starts in ``sql``
+    sql: str  # the text as given
+    body: str  # the one statement, without trailing ';' and comments
+    expression: object  # sqlglot expression
+    body_start: int = 0  # where the body starts in ``sql``
     tables: list[TableRef] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # paths read by table functions
     cte_count: int = 0
@@ -155,12 +226,17 @@ def _syntax_error(exc: Exception, sql: str) -> QueryError:
         if first.get("line"):
             position = (int(first["line"]), int(first.get("col") or 1))
         detail = first.get("description") or detail
-    return QueryError(f"SQL syntax error: {detail}", code="SQL_SYNTAX", position=position,
-                      hint="Fix the statement near the marked position; Lantide speaks DuckDB's SQL.")
+    return QueryError(
+        f"SQL syntax error: {detail}",
+        code="SQL_SYNTAX",
+        position=position,
+        hint="Fix the statement near the marked position; Lantide speaks DuckDB's SQL.",
+    )
 
 
-def _body_to_text(position: tuple[int, int] | None, sql: str,
-                  body_start: int) -> tuple[int, int] | None:
+def _body_to_text(
+    position: tuple[int, int] | None, sql: str, body_start: int
+) -> tuple[int, int] | None:
     """A (line, column) in the statement's body as one in the whole text (the body starts
     after leading comments and blank lines)."""
     if position is None:
@@ -216,8 +292,11 @@ def _statements(tokens) -> list[list]:
 
 
 def _refuse(code: str, hint: str, what: str) -> QueryRefused:
-    return QueryRefused(f"refused: {what} is not allowed; queries are a single read-only SELECT",
-                        code=code, hint=hint)
+    return QueryRefused(
+        f"refused: {what} is not allowed; queries are a single read-only SELECT",
+        code=code,
+        hint=hint,
+    )
 
 
 def _function_name(node) -> str:
@@ -245,7 +324,9 @@ def _path_literals(func, fname: str) -> list:
     from sqlglot import exp
 
     this = func.args.get("this")
-    args = ([this] if isinstance(this, exp.Expression) else []) + list(func.args.get("expressions") or [])
+    args = ([this] if isinstance(this, exp.Expression) else []) + list(
+        func.args.get("expressions") or []
+    )
     positional = [a for a in args if not isinstance(a, (exp.EQ, exp.PropertyEQ, exp.Kwarg))]
     if not positional:
         return []
@@ -253,8 +334,11 @@ def _path_literals(func, fname: str) -> list:
     items = list(first.expressions) if isinstance(first, exp.Array) else [first]
     if all(isinstance(item, exp.Literal) and item.is_string for item in items):
         return items
-    raise QueryRefused(f"refused: {fname}() reads a path that is not written in the statement",
-                       code=TABLE_FUNCTION_CODE, hint=PATH_HINT)
+    raise QueryRefused(
+        f"refused: {fname}() reads a path that is not written in the statement",
+        code=TABLE_FUNCTION_CODE,
+        hint=PATH_HINT,
+    )
 
 
 def _option_names(func) -> set[str]:
@@ -263,8 +347,9 @@ def _option_names(func) -> set[str]:
 
     names = set()
     for arg in func.args.get("expressions") or []:
-        if isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)) and \
-                isinstance(arg.this, (exp.Column, exp.Identifier)):
+        if isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)) and isinstance(
+            arg.this, (exp.Column, exp.Identifier)
+        ):
             names.add(arg.this.name.lower())
     return names
 
@@ -272,8 +357,11 @@ def _option_names(func) -> set[str]:
 def _refuse_writing_options(fname: str, options) -> None:
     written = sorted(set(options) & WRITING_OPTIONS)
     if written:
-        raise QueryRefused(f"refused: {fname}({', '.join(written)} = ...) creates tables",
-                           code=TABLE_FUNCTION_CODE, hint=WRITING_OPTION_HINT)
+        raise QueryRefused(
+            f"refused: {fname}({', '.join(written)} = ...) creates tables",
+            code=TABLE_FUNCTION_CODE,
+            hint=WRITING_OPTION_HINT,
+        )
 
 
 def _refuse_function(fname: str, hint: str, in_from: bool) -> QueryRefused:
@@ -294,31 +382,38 @@ def _absolute_paths(body: str, nodes: list, workspace_root: Path) -> str:
             continue
         start, end = meta["start"], meta["end"]  # the span includes the quotes
         quote = body[start] if 0 <= start < len(body) else ""
-        if quote not in ("'", '"') or body[end] != quote or \
-                body[start + 1:end] != path.replace(quote, quote * 2):
+        if (
+            quote not in ("'", '"')
+            or body[end] != quote
+            or body[start + 1 : end] != path.replace(quote, quote * 2)
+        ):
             continue  # the span does not hold the plain text; leave the statement as it is
         full = str(workspace_root / path)
         edits.append((start, end, quote + full.replace(quote, quote * 2) + quote))
     for start, end, text in sorted(edits, reverse=True):
-        body = body[:start] + text + body[end + 1:]
+        body = body[:start] + text + body[end + 1 :]
     return body
 
 
 def check_path(path: str, data_dir: Path, workspace_root: Path) -> None:
     """Refuse a URL or a path that is not inside ``data/`` (relative paths: workspace root)."""
     if "://" in path or path.startswith(("s3:", "gs:", "gcs:", "az:", "azure:", "hf:", "r2:")):
-        raise QueryRefused(f"refused: {path!r} is on the network; queries read only workspace files",
-                           code="QUERY_REFUSED_NETWORK",
-                           hint="Download the file into data/ first; it becomes a table.")
+        raise QueryRefused(
+            f"refused: {path!r} is on the network; queries read only workspace files",
+            code="QUERY_REFUSED_NETWORK",
+            hint="Download the file into data/ first; it becomes a table.",
+        )
     candidate = Path(path) if os.path.isabs(path) else workspace_root / path
     real = Path(os.path.realpath(candidate))
     try:
         real.relative_to(os.path.realpath(data_dir))
     except ValueError:
-        raise QueryRefused(f"refused: {path!r} is outside the workspace's data/ folder",
-                           code="QUERY_REFUSED_OUTSIDE_WORKSPACE",
-                           hint="Copy the file into data/: every file there is a table "
-                                "(data/sales.csv is \"sales\").") from None
+        raise QueryRefused(
+            f"refused: {path!r} is outside the workspace's data/ folder",
+            code="QUERY_REFUSED_OUTSIDE_WORKSPACE",
+            hint="Copy the file into data/: every file there is a table "
+            '(data/sales.csv is "sales").',
+        ) from None
 
 
 def _looks_like_path(name: str) -> bool:
@@ -335,8 +430,8 @@ class _Analysis:
     root: object
     cte_count: int
     join_count: int
-    file_literals: list          # string literal nodes of file-reading functions
-    candidates: list             # (TableRef, identifier node) outside CTE names
+    file_literals: list  # string literal nodes of file-reading functions
+    candidates: list  # (TableRef, identifier node) outside CTE names
     error: QueryError | None = None
     duckdb_paths: list = field(default_factory=list)  # file readers' paths, by DuckDB's parser
 
@@ -357,17 +452,21 @@ def _analyse_uncached(sql: str) -> _Analysis:
         raise QueryError("the query is empty", code="QUERY_EMPTY", hint="Write a SELECT statement.")
     statements = _statements(_tokens(sql))
     if not statements:
-        raise QueryError("the query has no statement, only comments", code="QUERY_EMPTY",
-                         hint="Write a SELECT statement.")
+        raise QueryError(
+            "the query has no statement, only comments",
+            code="QUERY_EMPTY",
+            hint="Write a SELECT statement.",
+        )
     if len(statements) > 1:
         raise QueryRefused(
             f"refused: {len(statements)} statements; a query is exactly one statement",
             code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
-            hint="Send one SELECT at a time; chain steps with CTEs or SQL tabs.")
+            hint="Send one SELECT at a time; chain steps with CTEs or SQL tabs.",
+        )
     tokens = statements[0]
     first_word = tokens[0].text.upper()
     body_start = tokens[0].start
-    body = sql[body_start: tokens[-1].end + 1]
+    body = sql[body_start : tokens[-1].end + 1]
     if first_word in ("EXPORT", "IMPORT"):
         code, hint = _COMMANDS[first_word]
         raise _refuse(code, hint, f"{first_word} DATABASE")
@@ -383,8 +482,11 @@ def _analyse_uncached(sql: str) -> _Analysis:
         error.position = _body_to_text(error.position, sql, body_start)
         raise error from None
     if len(parsed) != 1:
-        raise QueryRefused("refused: more than one statement", code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
-                           hint="Send one SELECT at a time.")
+        raise QueryRefused(
+            "refused: more than one statement",
+            code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
+            hint="Send one SELECT at a time.",
+        )
     root = parsed[0]
     kind = type(root).__name__
     if isinstance(root, exp.Command):
@@ -421,8 +523,11 @@ def _analyse_uncached(sql: str) -> _Analysis:
             _refuse_writing_options(fname, _option_names(func))
             if fname in FILE_READERS:
                 file_literals.extend(_path_literals(func, fname))
-    if isinstance(root, (exp.Summarize, exp.Describe)) and isinstance(root.this, exp.Literal) \
-            and root.this.is_string:
+    if (
+        isinstance(root, (exp.Summarize, exp.Describe))
+        and isinstance(root.this, exp.Literal)
+        and root.this.is_string
+    ):
         file_literals.append(root.this)  # SUMMARIZE 'file.csv' reads the file
     duckdb_paths = _duckdb_paths(body)
     cte_names = set(ctes)
@@ -437,8 +542,16 @@ def _analyse_uncached(sql: str) -> _Analysis:
         if key not in seen:
             seen.add(key)
             candidates.append((ref, table.this))
-    return _Analysis(body, body_start, root, len(ctes), joins, file_literals, candidates,
-                     duckdb_paths=duckdb_paths)
+    return _Analysis(
+        body,
+        body_start,
+        root,
+        len(ctes),
+        joins,
+        file_literals,
+        candidates,
+        duckdb_paths=duckdb_paths,
+    )
 
 
 def _duckdb_paths(body: str) -> list[str]:
@@ -447,9 +560,11 @@ def _duckdb_paths(body: str) -> list[str]:
     try:
         calls = duckdb_calls(body)
     except ValueError:
-        raise QueryRefused("refused: DuckDB reads more than one statement here",
-                           code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
-                           hint="Send one SELECT at a time; check the quotes of its strings.") from None
+        raise QueryRefused(
+            "refused: DuckDB reads more than one statement here",
+            code="QUERY_REFUSED_MULTIPLE_STATEMENTS",
+            hint="Send one SELECT at a time; check the quotes of its strings.",
+        ) from None
     paths: list[str] = []
     for call in calls or ():
         if call.name in OUTSIDE_FUNCTIONS:
@@ -464,13 +579,20 @@ def _duckdb_paths(body: str) -> list[str]:
             if call.paths is None:
                 raise QueryRefused(
                     f"refused: {call.name}() reads a path that is not written in the statement",
-                    code=TABLE_FUNCTION_CODE, hint=PATH_HINT)
+                    code=TABLE_FUNCTION_CODE,
+                    hint=PATH_HINT,
+                )
             paths.extend(call.paths)
     return paths
 
 
-def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None = None,
-          known_table=lambda ref: True) -> ParsedQuery:
+def check(
+    sql: str,
+    *,
+    data_dir: Path | None = None,
+    workspace_root: Path | None = None,
+    known_table=lambda ref: True,
+) -> ParsedQuery:
     """Parse ``sql`` and refuse anything but one read-only statement.
 
     ``known_table(ref)`` says whether a table reference names a registered table; an
@@ -484,9 +606,14 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
         err = analysis.error
         raise type(err)(err.message, hint=err.hint, code=err.code, position=err.position)
     confined = data_dir is not None and workspace_root is not None
-    parsed = ParsedQuery(sql=sql, body=analysis.body, expression=analysis.root,
-                         body_start=analysis.body_start, cte_count=analysis.cte_count,
-                         join_count=analysis.join_count)
+    parsed = ParsedQuery(
+        sql=sql,
+        body=analysis.body,
+        expression=analysis.root,
+        body_start=analysis.body_start,
+        cte_count=analysis.cte_count,
+        join_count=analysis.join_count,
+    )
     path_nodes: list = []
     for literal in analysis.file_literals:
         if confined:
@@ -509,8 +636,9 @@ def check(sql: str, *, data_dir: Path | None = None, workspace_root: Path | None
     return parsed
 
 
-def map_position(parsed: ParsedQuery, position: tuple[int, int] | None,
-                 prefix_len: int) -> tuple[int, int] | None:
+def map_position(
+    parsed: ParsedQuery, position: tuple[int, int] | None, prefix_len: int
+) -> tuple[int, int] | None:
     """A (line, column) in Lantide's wrapped statement as a position in the user's text."""
     if position is None:
         return None

@@ -18,96 +18,219 @@ import json
 import threading
 
 # Table functions that only read: generators, catalog and metadata views.
-READ_ONLY_TABLE_FUNCTIONS = frozenset({
-    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
-    "histogram", "histogram_values", "summary", "icu_calendar_names", "pg_timezone_names",
-    "test_all_types", "test_vector_types",
-    "duckdb_approx_database_count", "duckdb_available_metrics", "duckdb_columns",
-    "duckdb_connection_count", "duckdb_constraints", "duckdb_coordinate_systems",
-    "duckdb_databases", "duckdb_dependencies", "duckdb_dialects", "duckdb_eviction_queues",
-    "duckdb_extension_repositories", "duckdb_extensions", "duckdb_external_file_cache",
-    "duckdb_functions", "duckdb_grammar_extensions", "duckdb_indexes", "duckdb_keywords",
-    "duckdb_live_query_metrics", "duckdb_memory", "duckdb_optimizers",
-    "duckdb_prepared_statements", "duckdb_schemas", "duckdb_sequences", "duckdb_settings",
-    "duckdb_tables", "duckdb_temporary_files", "duckdb_triggers", "duckdb_types",
-    "duckdb_variables", "duckdb_views", "pragma_collations", "pragma_database_size",
-    "pragma_metadata_info", "pragma_platform", "pragma_show", "pragma_storage_info",
-    "pragma_table_info", "pragma_user_agent", "pragma_version",
-})
+READ_ONLY_TABLE_FUNCTIONS = frozenset(
+    {
+        "range",
+        "generate_series",
+        "unnest",
+        "repeat",
+        "repeat_row",
+        "json_each",
+        "json_tree",
+        "histogram",
+        "histogram_values",
+        "summary",
+        "icu_calendar_names",
+        "pg_timezone_names",
+        "test_all_types",
+        "test_vector_types",
+        "duckdb_approx_database_count",
+        "duckdb_available_metrics",
+        "duckdb_columns",
+        "duckdb_connection_count",
+        "duckdb_constraints",
+        "duckdb_coordinate_systems",
+        "duckdb_databases",
+        "duckdb_dependencies",
+        "duckdb_dialects",
+        "duckdb_eviction_queues",
+        "duckdb_extension_repositories",
+        "duckdb_extensions",
+        "duckdb_external_file_cache",
+        "duckdb_functions",
+        "duckdb_grammar_extensions",
+        "duckdb_indexes",
+        "duckdb_keywords",
+        "duckdb_live_query_metrics",
+        "duckdb_memory",
+        "duckdb_optimizers",
+        "duckdb_prepared_statements",
+        "duckdb_schemas",
+        "duckdb_sequences",
+        "duckdb_settings",
+        "duckdb_tables",
+        "duckdb_temporary_files",
+        "duckdb_triggers",
+        "duckdb_types",
+        "duckdb_variables",
+        "duckdb_views",
+        "pragma_collations",
+        "pragma_database_size",
+        "pragma_metadata_info",
+        "pragma_platform",
+        "pragma_show",
+        "pragma_storage_info",
+        "pragma_table_info",
+        "pragma_user_agent",
+        "pragma_version",
+    }
+)
 
 # Table functions whose first argument is a path or glob: allowed inside data/ only.
-FILE_READERS = frozenset({
-    "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json",
-    "read_json_auto", "read_ndjson", "read_ndjson_auto", "read_json_objects",
-    "read_json_objects_auto", "read_ndjson_objects", "read_text", "read_blob", "glob",
-    "sniff_csv", "parquet_metadata", "parquet_schema", "parquet_file_metadata",
-    "parquet_kv_metadata", "parquet_full_metadata", "parquet_page_index",
-    "parquet_bloom_probe", "read_xlsx", "read_duckdb", "read_single_csv_file",
-    "read_single_json_file", "read_single_parquet_file",
-})
+FILE_READERS = frozenset(
+    {
+        "read_csv",
+        "read_csv_auto",
+        "read_parquet",
+        "parquet_scan",
+        "read_json",
+        "read_json_auto",
+        "read_ndjson",
+        "read_ndjson_auto",
+        "read_json_objects",
+        "read_json_objects_auto",
+        "read_ndjson_objects",
+        "read_text",
+        "read_blob",
+        "glob",
+        "sniff_csv",
+        "parquet_metadata",
+        "parquet_schema",
+        "parquet_file_metadata",
+        "parquet_kv_metadata",
+        "parquet_full_metadata",
+        "parquet_page_index",
+        "parquet_bloom_probe",
+        "read_xlsx",
+        "read_duckdb",
+        "read_single_csv_file",
+        "read_single_json_file",
+        "read_single_parquet_file",
+    }
+)
 
 _STATE = "It changes the database or its settings; queries only read."
 _SQL = "It runs SQL the guard cannot see; write the query itself."
 _HOST = "It reaches into the host program; queries read the workspace's tables and data/ files."
-_SECRETS = "Secrets are not readable from queries; connections are set up in Settings > Connections."
+_SECRETS = (
+    "Secrets are not readable from queries; connections are set up in Settings > Connections."
+)
 _LOGS = "Logging and profiling are Lantide's settings, not switched from queries."
-_OUTSIDE = ("Queries read the workspace's data/ files, cached tables and staged connections "
-            "only; connect a database in Settings > Connections.")
+_OUTSIDE = (
+    "Queries read the workspace's data/ files, cached tables and staged connections "
+    "only; connect a database in Settings > Connections."
+)
 
 # Table functions refused, with what to do instead. Anything not listed anywhere is refused
 # as well; these are here so a refusal can say why.
 REFUSED_TABLE_FUNCTIONS: dict[str, str] = {
-    "checkpoint": _STATE, "force_checkpoint": _STATE,
-    "add_grammar_extension": _STATE, "remove_grammar_extension": _STATE,
-    "create_external_resource": _STATE, "destroy_external_resource": _STATE,
-    "register_external_resource": _STATE, "deregister_external_resource": _STATE,
-    "register_external_resource_type": _STATE, "duckdb_external_resources": _STATE,
+    "checkpoint": _STATE,
+    "force_checkpoint": _STATE,
+    "add_grammar_extension": _STATE,
+    "remove_grammar_extension": _STATE,
+    "create_external_resource": _STATE,
+    "destroy_external_resource": _STATE,
+    "register_external_resource": _STATE,
+    "deregister_external_resource": _STATE,
+    "register_external_resource_type": _STATE,
+    "duckdb_external_resources": _STATE,
     "duckdb_external_resource_types": _STATE,
-    "enable_logging": _LOGS, "disable_logging": _LOGS, "enable_profiling": _LOGS,
-    "disable_profiling": _LOGS, "truncate_duckdb_logs": _LOGS, "duckdb_logs": _LOGS,
-    "duckdb_logs_parsed": _LOGS, "duckdb_log_contexts": _LOGS, "duckdb_profiling_settings": _LOGS,
-    "query": _SQL, "query_table": _SQL, "json_execute_serialized_sql": _SQL,
+    "enable_logging": _LOGS,
+    "disable_logging": _LOGS,
+    "enable_profiling": _LOGS,
+    "disable_profiling": _LOGS,
+    "truncate_duckdb_logs": _LOGS,
+    "duckdb_logs": _LOGS,
+    "duckdb_logs_parsed": _LOGS,
+    "duckdb_log_contexts": _LOGS,
+    "duckdb_profiling_settings": _LOGS,
+    "query": _SQL,
+    "query_table": _SQL,
+    "json_execute_serialized_sql": _SQL,
     "duckdb_table_sample": "Sample with USING SAMPLE: SELECT * FROM t USING SAMPLE 100 ROWS.",
-    "arrow_scan": _HOST, "arrow_scan_dumb": _HOST, "pandas_scan": _HOST,
-    "python_arrow_scan": _HOST, "python_map_function": _HOST, "seq_scan": _HOST,
-    "duckdb_secrets": _SECRETS, "which_secret": _SECRETS, "duckdb_secret_types": _SECRETS,
+    "arrow_scan": _HOST,
+    "arrow_scan_dumb": _HOST,
+    "pandas_scan": _HOST,
+    "python_arrow_scan": _HOST,
+    "python_map_function": _HOST,
+    "seq_scan": _HOST,
+    "duckdb_secrets": _SECRETS,
+    "which_secret": _SECRETS,
+    "duckdb_secret_types": _SECRETS,
     "duckdb_secret_type_parameters": _SECRETS,
-    "postgres_scan": _OUTSIDE, "postgres_scan_pushdown": _OUTSIDE, "postgres_query": _OUTSIDE,
-    "postgres_execute": _OUTSIDE, "postgres_attach": _OUTSIDE, "sqlite_scan": _OUTSIDE,
-    "sqlite_attach": _OUTSIDE, "sqlite_query": _OUTSIDE, "mysql_scan": _OUTSIDE,
-    "mysql_query": _OUTSIDE, "mysql_execute": _OUTSIDE, "odbc_scan": _OUTSIDE,
-    "odbc_query": _OUTSIDE, "iceberg_scan": _OUTSIDE, "iceberg_metadata": _OUTSIDE,
-    "iceberg_snapshots": _OUTSIDE, "delta_scan": _OUTSIDE, "read_xlsx_remote": _OUTSIDE,
+    "postgres_scan": _OUTSIDE,
+    "postgres_scan_pushdown": _OUTSIDE,
+    "postgres_query": _OUTSIDE,
+    "postgres_execute": _OUTSIDE,
+    "postgres_attach": _OUTSIDE,
+    "sqlite_scan": _OUTSIDE,
+    "sqlite_attach": _OUTSIDE,
+    "sqlite_query": _OUTSIDE,
+    "mysql_scan": _OUTSIDE,
+    "mysql_query": _OUTSIDE,
+    "mysql_execute": _OUTSIDE,
+    "odbc_scan": _OUTSIDE,
+    "odbc_query": _OUTSIDE,
+    "iceberg_scan": _OUTSIDE,
+    "iceberg_metadata": _OUTSIDE,
+    "iceberg_snapshots": _OUTSIDE,
+    "delta_scan": _OUTSIDE,
+    "read_xlsx_remote": _OUTSIDE,
 }
 
 # Functions refused wherever they appear (scalar ones too): they leave the workspace, run
 # unseen SQL or change state.
 OUTSIDE_FUNCTIONS: dict[str, str] = {
     "getenv": "Environment variables are not readable from queries.",
-    "load_extension": _STATE, "http_get": _OUTSIDE, "http_post": _OUTSIDE,
-    "setval": _STATE, "nextval": _STATE,
-    **{name: hint for name, hint in REFUSED_TABLE_FUNCTIONS.items()
-       if hint in (_SQL, _SECRETS, _OUTSIDE)},
+    "load_extension": _STATE,
+    "http_get": _OUTSIDE,
+    "http_post": _OUTSIDE,
+    "setval": _STATE,
+    "nextval": _STATE,
+    **{
+        name: hint
+        for name, hint in REFUSED_TABLE_FUNCTIONS.items()
+        if hint in (_SQL, _SECRETS, _OUTSIDE)
+    },
 }
 
 # Scalar functions DuckDB marks as having side effects that are harmless in a read-only
 # query (randomness, ids, sleeping within the time limit, logging that cannot be enabled).
 # The test lists DuckDB's side-effect scalars: each is here or in OUTSIDE_FUNCTIONS.
-HARMLESS_SIDE_EFFECT_SCALARS = frozenset({
-    "random", "setseed", "uuid", "uuidv4", "uuidv7", "gen_random_uuid", "error", "sleep_ms",
-    "current_connection_id", "current_query", "current_query_id", "current_transaction_id",
-    "currval", "stats", "vector_type", "write_log",
-})
+HARMLESS_SIDE_EFFECT_SCALARS = frozenset(
+    {
+        "random",
+        "setseed",
+        "uuid",
+        "uuidv4",
+        "uuidv7",
+        "gen_random_uuid",
+        "error",
+        "sleep_ms",
+        "current_connection_id",
+        "current_query",
+        "current_query_id",
+        "current_transaction_id",
+        "currval",
+        "stats",
+        "vector_type",
+        "write_log",
+    }
+)
 
 # Options of the file readers that make DuckDB create tables (temporary ones, named by the
 # query, which then shadow the workspace's tables for the session).
 WRITING_OPTIONS = frozenset({"store_rejects", "rejects_table", "rejects_scan"})
-WRITING_OPTION_HINT = ("Rows a reader cannot parse are skipped with ignore_errors = true; "
-                       "queries never create tables (store_rejects, rejects_table, rejects_scan).")
+WRITING_OPTION_HINT = (
+    "Rows a reader cannot parse are skipped with ignore_errors = true; "
+    "queries never create tables (store_rejects, rejects_table, rejects_scan)."
+)
 
 TABLE_FUNCTION_CODE = "QUERY_REFUSED_FUNCTION"
-PATH_HINT = ("Write the file's path as a string (or a list of strings) in the statement, "
-             "e.g. read_csv('data/sales.csv'), so Lantide can check it stays inside data/.")
+PATH_HINT = (
+    "Write the file's path as a string (or a list of strings) in the statement, "
+    "e.g. read_csv('data/sales.csv'), so Lantide can check it stays inside data/."
+)
 
 
 def table_function_hint(name: str) -> str | None:
@@ -117,7 +240,8 @@ def table_function_hint(name: str) -> str | None:
     return REFUSED_TABLE_FUNCTIONS.get(name) or (
         "Only Lantide's list of read-only table functions may be called in FROM (range, "
         "generate_series, unnest, read_csv and the other file readers of data/, the "
-        "duckdb_* catalog views); compute the rows with a SELECT instead.")
+        "duckdb_* catalog views); compute the rows with a SELECT instead."
+    )
 
 
 class DuckDBCall:
@@ -125,8 +249,13 @@ class DuckDBCall:
 
     __slots__ = ("name", "in_from", "paths", "options")
 
-    def __init__(self, name: str, in_from: bool, paths: list[str] | None,
-                 options: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        name: str,
+        in_from: bool,
+        paths: list[str] | None,
+        options: frozenset[str] = frozenset(),
+    ):
         self.name = name
         self.in_from = in_from
         self.paths = paths  # the first argument's strings; None if it is not constant
@@ -166,8 +295,14 @@ def _collect(node, calls: list[DuckDBCall]) -> None:
     if isinstance(node, dict):
         if node.get("type") == "TABLE_FUNCTION" and isinstance(node.get("function"), dict):
             function = node["function"]
-            calls.append(DuckDBCall(str(function.get("function_name", "")).lower(), True,
-                                    _first_argument_strings(function), _option_names(function)))
+            calls.append(
+                DuckDBCall(
+                    str(function.get("function_name", "")).lower(),
+                    True,
+                    _first_argument_strings(function),
+                    _option_names(function),
+                )
+            )
             for value in function.values():
                 _collect(value, calls)
             for key, value in node.items():
@@ -187,14 +322,24 @@ def _option_names(function: dict) -> frozenset[str]:
     """Named arguments: ``name := value`` (a named argument) or ``name = value`` (DuckDB
     keeps that one as a comparison with a column)."""
     names = set()
-    for arg in function.get("arguments") or [{"expression": c} for c in function.get("children") or []]:
+    for arg in function.get("arguments") or [
+        {"expression": c} for c in function.get("children") or []
+    ]:
         if not isinstance(arg, dict):
             continue
         if arg.get("name"):
             names.add(str(arg["name"]).lower())
         expr = arg.get("expression") or {}
-        left = expr.get("left") if isinstance(expr, dict) and expr.get("class") == "COMPARISON" else None
-        if isinstance(left, dict) and left.get("class") == "COLUMN_REF" and left.get("column_names"):
+        left = (
+            expr.get("left")
+            if isinstance(expr, dict) and expr.get("class") == "COMPARISON"
+            else None
+        )
+        if (
+            isinstance(left, dict)
+            and left.get("class") == "COLUMN_REF"
+            and left.get("column_names")
+        ):
             names.add(str(left["column_names"][-1]).lower())
     return frozenset(names)
 
@@ -203,7 +348,9 @@ def _first_argument_strings(function: dict) -> list[str] | None:
     arguments = function.get("arguments")
     if arguments is None:  # older serialization: plain children
         arguments = [{"name": "", "expression": c} for c in function.get("children") or []]
-    positional = [a.get("expression") for a in arguments if isinstance(a, dict) and not a.get("name")]
+    positional = [
+        a.get("expression") for a in arguments if isinstance(a, dict) and not a.get("name")
+    ]
     if not positional:
         return []
     return _constant_strings(positional[0])

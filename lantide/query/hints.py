@@ -31,9 +31,9 @@ def complexity_hint(parsed: ParsedQuery) -> dict | None:
         "code": "COMPLEXITY_SPLIT_RECOMMENDED",
         "cte_count": parsed.cte_count,
         "message": f"the query has {parsed.cte_count} CTEs (the limit for one step is "
-                   f"{COMPLEXITY_CTE_LIMIT - 1})",
+        f"{COMPLEXITY_CTE_LIMIT - 1})",
         "hint": "Split it into smaller steps: persist the first CTEs as a SQL tab "
-                "(create_sql_tab) and query its cached table, then check each step's result.",
+        "(create_sql_tab) and query its cached table, then check each step's result.",
     }
 
 
@@ -47,7 +47,7 @@ def optimization_hint(parsed: ParsedQuery, entity_tables: list[str]) -> dict | N
         "tables": distinct,
         "message": f"this joins {len(distinct)} source tables ({', '.join(distinct)}) on every run",
         "hint": "Persist the join as an upstream SQL tab; later steps then read its cached "
-                "table instead of re-joining the files.",
+        "table instead of re-joining the files.",
     }
 
 

@@ -30,49 +30,92 @@ def history_path(workspace) -> Path:
     return workspace.lantide_dir / HISTORY_FILE
 
 
-def run_entry(*, source: str, sql: str, project: str | None = None, tab: str | None = None,
-              result: dict | None = None, error: BaseException | None = None,
-              duration_ms: int | None = None) -> dict:
+def run_entry(
+    *,
+    source: str,
+    sql: str,
+    project: str | None = None,
+    tab: str | None = None,
+    result: dict | None = None,
+    error: BaseException | None = None,
+    duration_ms: int | None = None,
+) -> dict:
     """One history line from a run's result or its error."""
-    entry: dict[str, Any] = {"at": _now(), "source": source, "project": project, "tab": tab,
-                             "sql": sql}
+    entry: dict[str, Any] = {
+        "at": _now(),
+        "source": source,
+        "project": project,
+        "tab": tab,
+        "sql": sql,
+    }
     if result is not None:
-        entry.update({"status": "ok", "row_count": result.get("row_count"),
-                      "duration_ms": result.get("duration_ms", duration_ms),
-                      "cached_table_name": result.get("cached_table_name"),
-                      "step_id": result.get("step_id")})
+        entry.update(
+            {
+                "status": "ok",
+                "row_count": result.get("row_count"),
+                "duration_ms": result.get("duration_ms", duration_ms),
+                "cached_table_name": result.get("cached_table_name"),
+                "step_id": result.get("step_id"),
+            }
+        )
     elif error is not None:
         code = getattr(error, "code", type(error).__name__)
-        entry.update({"status": "cancelled" if code == CANCELLED_CODE else "error",
-                      "error": code, "message": getattr(error, "message", str(error)),
-                      "duration_ms": duration_ms})
+        entry.update(
+            {
+                "status": "cancelled" if code == CANCELLED_CODE else "error",
+                "error": code,
+                "message": getattr(error, "message", str(error)),
+                "duration_ms": duration_ms,
+            }
+        )
     return entry
 
 
-def source_run_entry(report: dict, *, sql: str, project: str | None, tab: str,
-                     row_count: int | None = None) -> dict:
+def source_run_entry(
+    report: dict, *, sql: str, project: str | None, tab: str, row_count: int | None = None
+) -> dict:
     """The history line of a Source Run of ``tab`` from its report. ``row_count``: the
     rows of the tab's table when it ran or was up to date."""
-    entry: dict[str, Any] = {"at": _now(), "source": "source_run", "project": project,
-                             "tab": tab, "sql": sql, "duration_ms": report.get("duration_ms"),
-                             "row_count": None, "cached_table_name": None, "step_id": None}
+    entry: dict[str, Any] = {
+        "at": _now(),
+        "source": "source_run",
+        "project": project,
+        "tab": tab,
+        "sql": sql,
+        "duration_ms": report.get("duration_ms"),
+        "row_count": None,
+        "cached_table_name": None,
+        "step_id": None,
+    }
     own = next((e for e in report.get("tabs", []) if e.get("tab") == tab), {})
     outcomes = [tab_outcome(e) for e in report.get("tabs", [])]
     if report.get("cancelled") or "cancelled" in outcomes:
-        entry.update(status="cancelled", error=CANCELLED_CODE,
-                     message=f"cancelled by you; {chain_summary(report)}")
+        entry.update(
+            status="cancelled",
+            error=CANCELLED_CODE,
+            message=f"cancelled by you; {chain_summary(report)}",
+        )
     elif tab_outcome(own) in ("ran", "skipped"):
-        entry.update(status="ok", row_count=own.get("row_count", row_count),
-                     cached_table_name=tab,
-                     step_id=(own.get("step") or {}).get("step_id"))
+        entry.update(
+            status="ok",
+            row_count=own.get("row_count", row_count),
+            cached_table_name=tab,
+            step_id=(own.get("step") or {}).get("step_id"),
+        )
         if entry["row_count"] is None:
             entry["row_count"] = row_count
     else:
         failed = next((e for e in report.get("tabs", []) if e.get("status") == "failed"), {})
         error = failed.get("error") or {}
-        entry.update(status="error", error=error.get("error", "SOURCE_RUN_FAILED"),
-                     message=(f"{failed.get('tab')}: {error.get('message', '')}" if failed
-                              else chain_summary(report)))
+        entry.update(
+            status="error",
+            error=error.get("error", "SOURCE_RUN_FAILED"),
+            message=(
+                f"{failed.get('tab')}: {error.get('message', '')}"
+                if failed
+                else chain_summary(report)
+            ),
+        )
     return entry
 
 

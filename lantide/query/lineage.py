@@ -31,9 +31,9 @@ UNKNOWN = "unknown"
 
 @dataclass(frozen=True)
 class Input:
-    kind: str            # tab / data / cached / external / unknown
-    name: str            # the table as written, display form
-    target: str          # tab name, data file path, cached table, connection name
+    kind: str  # tab / data / cached / external / unknown
+    name: str  # the table as written, display form
+    target: str  # tab name, data file path, cached table, connection name
     detail: object = None
 
     def to_dict(self) -> dict:
@@ -55,12 +55,15 @@ class TabLineage:
         return sorted({i.target for i in self.inputs if i.kind == TAB}, key=str.casefold)
 
     def to_dict(self) -> dict:
-        out = {"tab": self.tab, "reads_tabs": self.upstream_tabs,
-               "reads_sources": [i.to_dict() for i in self.inputs if i.kind == DATA],
-               "reads_cached": [i.name for i in self.inputs if i.kind == CACHED],
-               "reads_external": [i.name for i in self.inputs if i.kind == EXTERNAL],
-               "unknown_tables": [i.name for i in self.inputs if i.kind == UNKNOWN],
-               "reads_files": list(self.files)}
+        out = {
+            "tab": self.tab,
+            "reads_tabs": self.upstream_tabs,
+            "reads_sources": [i.to_dict() for i in self.inputs if i.kind == DATA],
+            "reads_cached": [i.name for i in self.inputs if i.kind == CACHED],
+            "reads_external": [i.name for i in self.inputs if i.kind == EXTERNAL],
+            "unknown_tables": [i.name for i in self.inputs if i.kind == UNKNOWN],
+            "reads_files": list(self.files),
+        }
         if self.error:
             out["error"] = self.error
         return out
@@ -70,7 +73,9 @@ def sql_hash(sql: str) -> str:
     return hashlib.sha256(sql.encode("utf-8")).hexdigest()[:16]
 
 
-def analyse_tab(tab: str, sql: str, resolve: Callable[[TableRef], Input], **guard_kwargs) -> TabLineage:
+def analyse_tab(
+    tab: str, sql: str, resolve: Callable[[TableRef], Input], **guard_kwargs
+) -> TabLineage:
     lineage = TabLineage(tab=tab, sql=sql, sql_hash=sql_hash(sql))
     try:
         parsed = check(sql, **guard_kwargs)
@@ -96,7 +101,7 @@ def find_cycle(graph: dict[str, list[str]]) -> list[str] | None:
             if up not in color:
                 continue
             if color[up] == grey:
-                return stack[stack.index(up):]
+                return stack[stack.index(up) :]
             if color[up] == white:
                 found = visit(up)
                 if found:
@@ -137,7 +142,9 @@ def topological(graph: dict[str, list[str]]) -> list[str]:
     while remaining:
         ready = sorted((n for n, ups in remaining.items() if not ups), key=str.casefold)
         if not ready:
-            raise LineageCycle(find_cycle({n: list(u) for n, u in remaining.items()}) or sorted(remaining))
+            raise LineageCycle(
+                find_cycle({n: list(u) for n, u in remaining.items()}) or sorted(remaining)
+            )
         for n in ready:
             order.append(n)
             del remaining[n]

@@ -13,12 +13,25 @@ INTERNAL_SCHEMA = "_lantide"
 
 # Data file suffixes and how DuckDB (or calamine) reads them; longest first.
 DATA_SUFFIXES: dict[str, str] = {
-    ".csv.gz": "csv", ".tsv.gz": "tsv", ".ndjson.gz": "ndjson", ".jsonl.gz": "ndjson",
+    ".csv.gz": "csv",
+    ".tsv.gz": "tsv",
+    ".ndjson.gz": "ndjson",
+    ".jsonl.gz": "ndjson",
     ".json.gz": "json",
-    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".json": "json", ".ndjson": "ndjson", ".jsonl": "ndjson",
-    ".xlsx": "excel", ".xlsm": "excel", ".xlsb": "excel", ".xls": "excel", ".ods": "excel",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".json": "json",
+    ".ndjson": "ndjson",
+    ".jsonl": "ndjson",
+    ".xlsx": "excel",
+    ".xlsm": "excel",
+    ".xlsb": "excel",
+    ".xls": "excel",
+    ".ods": "excel",
 }
 
 

@@ -25,13 +25,25 @@ class DriverFamily:
 
 
 FAMILIES = (
-    DriverFamily(SQLSERVER, "SQL Server", "tsql", 1433,
-                 ("ODBC Driver 18 for SQL Server", "ODBC Driver 17 for SQL Server",
-                  "SQL Server"), True),
-    DriverFamily(POSTGRES, "PostgreSQL", "postgres", 5432,
-                 ("PostgreSQL Unicode", "PostgreSQL ANSI"), False),
-    DriverFamily(MYSQL, "MySQL / MariaDB", "mysql", 3306,
-                 ("MySQL ODBC 8.0 Unicode Driver", "MariaDB ODBC 3.1 Driver"), False),
+    DriverFamily(
+        SQLSERVER,
+        "SQL Server",
+        "tsql",
+        1433,
+        ("ODBC Driver 18 for SQL Server", "ODBC Driver 17 for SQL Server", "SQL Server"),
+        True,
+    ),
+    DriverFamily(
+        POSTGRES, "PostgreSQL", "postgres", 5432, ("PostgreSQL Unicode", "PostgreSQL ANSI"), False
+    ),
+    DriverFamily(
+        MYSQL,
+        "MySQL / MariaDB",
+        "mysql",
+        3306,
+        ("MySQL ODBC 8.0 Unicode Driver", "MariaDB ODBC 3.1 Driver"),
+        False,
+    ),
 )
 
 
@@ -58,8 +70,9 @@ def _braced(value: str) -> str:
     return value
 
 
-def build_connection_string(driver: str, host: str, port: str | int | None = None,
-                            database: str = "") -> str:
+def build_connection_string(
+    driver: str, host: str, port: str | int | None = None, database: str = ""
+) -> str:
     """``Driver={...};Server=...;...`` for the fields given (empty ones are left out)."""
     family = family_of(driver)
     host, database = (host or "").strip(), (database or "").strip()
@@ -124,5 +137,4 @@ def fields_of(text: str) -> dict[str, str]:
     if family is not None and family.port_in_server and "," in host:
         host, port = host.rsplit(",", 1)
     database = pairs.get("database") or pairs.get("db") or pairs.get("dbname") or ""
-    return {"driver": driver, "host": host.strip(), "port": port.strip(),
-            "database": database}
+    return {"driver": driver, "host": host.strip(), "port": port.strip(), "database": database}

@@ -24,31 +24,41 @@ def normalize_order_by(order_by) -> list[tuple[str, str]]:
     if not order_by:
         return []
     if isinstance(order_by, (str, bytes)) or not hasattr(order_by, "__iter__"):
-        raise QueryError(f"order_by must be a list of (column, direction) pairs, not {order_by!r}",
-                         code="BAD_ORDER_BY",
-                         hint='Pass e.g. [("amount", "desc"), ("name", "asc")].')
+        raise QueryError(
+            f"order_by must be a list of (column, direction) pairs, not {order_by!r}",
+            code="BAD_ORDER_BY",
+            hint='Pass e.g. [("amount", "desc"), ("name", "asc")].',
+        )
     out: list[tuple[str, str]] = []
     for item in order_by:
         try:
             name, direction = item
         except (TypeError, ValueError):
-            raise QueryError(f"order_by entry {item!r} is not a (column, direction) pair",
-                             code="BAD_ORDER_BY",
-                             hint='Pass e.g. [("amount", "desc"), ("name", "asc")].') from None
+            raise QueryError(
+                f"order_by entry {item!r} is not a (column, direction) pair",
+                code="BAD_ORDER_BY",
+                hint='Pass e.g. [("amount", "desc"), ("name", "asc")].',
+            ) from None
         if not isinstance(name, str) or not name:
-            raise QueryError(f"order_by column {name!r} is not a column name",
-                             code="BAD_ORDER_BY", hint="Name the column as text.")
+            raise QueryError(
+                f"order_by column {name!r} is not a column name",
+                code="BAD_ORDER_BY",
+                hint="Name the column as text.",
+            )
         word = str(direction).strip().lower()
         if word not in DIRECTIONS:
-            raise QueryError(f"order_by direction {direction!r} of column {name!r} is not "
-                             "'asc' or 'desc'", code="BAD_ORDER_BY",
-                             hint="Use 'asc' (smallest first) or 'desc' (largest first).")
+            raise QueryError(
+                f"order_by direction {direction!r} of column {name!r} is not 'asc' or 'desc'",
+                code="BAD_ORDER_BY",
+                hint="Use 'asc' (smallest first) or 'desc' (largest first).",
+            )
         out.append((name, word))
     return out
 
 
-def order_by_clause(order_by: list[tuple[str, str]], columns: list[str], relation: str, *,
-                    has_rowid: bool) -> str:
+def order_by_clause(
+    order_by: list[tuple[str, str]], columns: list[str], relation: str, *, has_rowid: bool
+) -> str:
     """``ORDER BY ...`` for the checked ``order_by`` over ``columns`` (the relation's).
 
     Nulls come last in both directions (what spreadsheets and pandas do), whatever
@@ -65,8 +75,11 @@ def order_by_clause(order_by: list[tuple[str, str]], columns: list[str], relatio
             raise QueryError(
                 f"{relation} has no column {name!r} to sort by",
                 code="UNKNOWN_COLUMN",
-                hint="Sort by one of its columns: " + ", ".join(columns[:20])
-                     + (", ..." if len(columns) > 20 else "") + ".")
+                hint="Sort by one of its columns: "
+                + ", ".join(columns[:20])
+                + (", ..." if len(columns) > 20 else "")
+                + ".",
+            )
         if actual.casefold() in used:
             continue  # the first mention of a column decides its direction
         used.add(actual.casefold())
@@ -76,6 +89,5 @@ def order_by_clause(order_by: list[tuple[str, str]], columns: list[str], relatio
     if has_rowid and "rowid" not in by_folded:  # a column named rowid hides the row id
         keys.append("rowid")
     else:
-        keys.extend(f"{quote_ident(c)} ASC NULLS LAST" for c in columns
-                    if c.casefold() not in used)
+        keys.extend(f"{quote_ident(c)} ASC NULLS LAST" for c in columns if c.casefold() not in used)
     return "ORDER BY " + ", ".join(keys)

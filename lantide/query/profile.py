@@ -19,10 +19,28 @@ from __future__ import annotations
 from lantide.query.names import quote_ident
 from lantide.query.results import CELL_CHARS, cut_marker, jsonable
 
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL")
-_TEMPORAL = ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S", "TIMESTAMP_MS",
-             "TIMESTAMP_NS")
+_NUMERIC = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "REAL",
+)
+_TEMPORAL = (
+    "DATE",
+    "TIMESTAMP",
+    "TIMESTAMP WITH TIME ZONE",
+    "TIMESTAMP_S",
+    "TIMESTAMP_MS",
+    "TIMESTAMP_NS",
+)
 _ORDERABLE = _NUMERIC + _TEMPORAL + ("VARCHAR", "TIME", "BOOLEAN")
 EXACT_DISTINCT_ROWS = 1_000_000
 
@@ -35,9 +53,11 @@ def _is_temporal(type_name: str) -> bool:
     return type_name in _TEMPORAL
 
 
-def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10,
-                     only: list[str] | None = None) -> dict:
+def profile_relation(
+    engine, relation: str, *, bins: int = 10, top: int = 10, only: list[str] | None = None
+) -> dict:
     """``only``: profile just these columns (exact names, in this order)."""
+
     def work(cur):
         cur.execute(f"SELECT * FROM {relation} LIMIT 0")
         columns = [(d[0], str(d[1])) for d in cur.description]
@@ -51,14 +71,24 @@ def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10,
             col = quote_ident(name)
             orderable = _is_numeric(type_name) or type_name.startswith(_ORDERABLE)
             distinct = f"count(DISTINCT {col})" if exact else f"approx_count_distinct({col})"
-            minmax = (f"{_cut_sql(f'min({col})', type_name)}, {_cut_sql(f'max({col})', type_name)}"
-                      if orderable else "NULL, NULL")
+            minmax = (
+                f"{_cut_sql(f'min({col})', type_name)}, {_cut_sql(f'max({col})', type_name)}"
+                if orderable
+                else "NULL, NULL"
+            )
             nulls, n_distinct, lo, hi = cur.execute(
-                f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}").fetchall()[0]
-            entry = {"name": name, "type": type_name, "null_count": int(nulls),
-                     "null_fraction": (nulls / row_count) if row_count else 0.0,
-                     "distinct_count": int(n_distinct or 0), "distinct_exact": exact,
-                     "min": _marked(jsonable(lo)), "max": _marked(jsonable(hi))}
+                f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}"
+            ).fetchall()[0]
+            entry = {
+                "name": name,
+                "type": type_name,
+                "null_count": int(nulls),
+                "null_fraction": (nulls / row_count) if row_count else 0.0,
+                "distinct_count": int(n_distinct or 0),
+                "distinct_exact": exact,
+                "min": _marked(jsonable(lo)),
+                "max": _marked(jsonable(hi)),
+            }
             if (_is_numeric(type_name) or _is_temporal(type_name)) and lo is not None:
                 entry["histogram"] = _numeric_histogram(cur, relation, col, type_name, lo, hi, bins)
             else:
@@ -70,16 +100,22 @@ def profile_relation(engine, relation: str, *, bins: int = 10, top: int = 10,
 
 
 def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
-    as_number = (f"epoch({col})" if _is_temporal(type_name) else f"CAST({col} AS DOUBLE)")
-    lo_n, hi_n = cur.execute(f"SELECT min({as_number}), max({as_number}) FROM {relation}").fetchall()[0]
+    as_number = f"epoch({col})" if _is_temporal(type_name) else f"CAST({col} AS DOUBLE)"
+    lo_n, hi_n = cur.execute(
+        f"SELECT min({as_number}), max({as_number}) FROM {relation}"
+    ).fetchall()[0]
     if lo_n == hi_n:
         count = cur.execute(f"SELECT count({col}) FROM {relation}").fetchall()[0][0]
-        return {"kind": "numeric", "bins": [{"low": jsonable(lo), "high": jsonable(hi), "count": int(count)}]}
+        return {
+            "kind": "numeric",
+            "bins": [{"low": jsonable(lo), "high": jsonable(hi), "count": int(count)}],
+        }
     width = (hi_n - lo_n) / bins
     rows = cur.execute(
         f"SELECT least(CAST(floor(({as_number} - ?) / ?) AS INTEGER), ?) AS b, count(*) "
         f"FROM {relation} WHERE {col} IS NOT NULL GROUP BY b ORDER BY b",
-        [lo_n, width, bins - 1]).fetchall()
+        [lo_n, width, bins - 1],
+    ).fetchall()
     counts = {int(b): int(c) for b, c in rows}
     edges = [lo_n + i * width for i in range(bins + 1)]
     if _is_temporal(type_name):
@@ -88,8 +124,13 @@ def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
         edges_out = [datetime.fromtimestamp(e, timezone.utc).isoformat() for e in edges]
     else:
         edges_out = edges
-    return {"kind": "numeric", "bins": [{"low": edges_out[i], "high": edges_out[i + 1],
-                                         "count": counts.get(i, 0)} for i in range(bins)]}
+    return {
+        "kind": "numeric",
+        "bins": [
+            {"low": edges_out[i], "high": edges_out[i + 1], "count": counts.get(i, 0)}
+            for i in range(bins)
+        ],
+    }
 
 
 def _cut_sql(expr: str, type_name: str) -> str:
@@ -108,8 +149,11 @@ def _top_values(cur, relation, col, top, non_null) -> dict:
     rows = cur.execute(
         f"SELECT left(v, {CELL_CHARS + 1}), n FROM (SELECT CAST({col} AS VARCHAR) AS v, "
         f"count(*) AS n FROM {relation} WHERE {col} IS NOT NULL "
-        f"GROUP BY v ORDER BY n DESC, v LIMIT {int(top)}) ORDER BY n DESC, v").fetchall()
+        f"GROUP BY v ORDER BY n DESC, v LIMIT {int(top)}) ORDER BY n DESC, v"
+    ).fetchall()
     shown = sum(int(n) for _, n in rows)
-    return {"kind": "top_values",
-            "values": [{"value": _marked(v), "count": int(n)} for v, n in rows],
-            "other_count": max(0, non_null - shown)}
+    return {
+        "kind": "top_values",
+        "values": [{"value": _marked(v), "count": int(n)} for v, n in rows],
+        "other_count": max(0, non_null - shown),
+    }

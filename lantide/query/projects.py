@@ -13,8 +13,7 @@ if TYPE_CHECKING:
 ProjectArg = Union["Project", str, None]
 
 
-def find_project(workspace: Workspace, project: ProjectArg, *,
-                 required: bool) -> Optional[Project]:
+def find_project(workspace: Workspace, project: ProjectArg, *, required: bool) -> Optional[Project]:
     """The project named (re-read from disk), else the focused one; ``required``: none
     focused is an error (``PROJECT_REQUIRED``) instead of None."""
     from lantide.workspace.model import Project
@@ -25,8 +24,11 @@ def find_project(workspace: Workspace, project: ProjectArg, *,
         return workspace.project(str(project))
     focused = workspace.focused_project()
     if focused is None and required:
-        raise QueryError("no project given and none is focused", code="PROJECT_REQUIRED",
-                         hint="Name the project (or focus one first).")
+        raise QueryError(
+            "no project given and none is focused",
+            code="PROJECT_REQUIRED",
+            hint="Name the project (or focus one first).",
+        )
     return focused
 
 
@@ -37,8 +39,9 @@ def required_project(workspace: Workspace, project: ProjectArg) -> Project:
     return found
 
 
-def project_or_unreadable(workspace: Workspace,
-                          project: ProjectArg) -> tuple[Optional[Project], Optional[str]]:
+def project_or_unreadable(
+    workspace: Workspace, project: ProjectArg
+) -> tuple[Optional[Project], Optional[str]]:
     """(project, None), or (None, a warning) when no project was named and the focused
     one's project.json cannot be read: a query on the data does not need the project,
     so one broken file does not stop it; the query runs outside any project."""
@@ -47,5 +50,7 @@ def project_or_unreadable(workspace: Workspace,
     try:
         return find_project(workspace, None, required=False), None
     except FileProblem as exc:
-        return None, (f"the focused project cannot be read ({exc.message}); this query ran "
-                      "outside any project")
+        return None, (
+            f"the focused project cannot be read ({exc.message}); this query ran "
+            "outside any project"
+        )

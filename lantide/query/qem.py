@@ -78,15 +78,22 @@ class Materialization:
         return REASON_TEXT[self.reason_code]
 
 
-def decide_materialization(*, tab: str | None, external: bool, result_label: str | None,
-                           project_status: str | None, tables_read: int,
-                           step_id: str) -> Materialization:
+def decide_materialization(
+    *,
+    tab: str | None,
+    external: bool,
+    result_label: str | None,
+    project_status: str | None,
+    tables_read: int,
+    step_id: str,
+) -> Materialization:
     """The strategy table above, row by row."""
     if tab:
         return Materialization(True, PERSISTED_TAB, tab)
     if external:
-        return Materialization(True, STAGED_EXTERNAL,
-                               slug(result_label) if result_label else f"staged_{step_id}")
+        return Materialization(
+            True, STAGED_EXTERNAL, slug(result_label) if result_label else f"staged_{step_id}"
+        )
     if result_label:
         return Materialization(True, LABELLED_RESULT, slug(result_label))
     if project_status == "executing":
@@ -104,13 +111,15 @@ def check_purpose(project_status: str | None, purpose: str | None) -> str | None
             f"the purpose is {len(clean)} characters; at most {PURPOSE_MAX_CHARS} are allowed",
             code="PURPOSE_TOO_LONG",
             hint=f"Say what this step is for in {PURPOSE_MAX_CHARS} characters or fewer, "
-                 "e.g. 'Q2 active customers per region'.")
+            "e.g. 'Q2 active customers per region'.",
+        )
     if project_status == "executing" and not clean:
         raise QueryRefused(
             "the project is executing: every query needs a purpose",
             code="PURPOSE_REQUIRED",
             hint=f"Pass purpose= (at most {PURPOSE_MAX_CHARS} characters) saying what this "
-                 "step is for; it is written to the step ledger.")
+            "step is for; it is written to the step ledger.",
+        )
     return clean
 
 
@@ -122,7 +131,8 @@ def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:
             raise QueryRefused(
                 f"refused: the query reads {ref.display()}, the cached table it would replace",
                 code="QUERY_READS_OWN_RESULT",
-                hint="Read the upstream tables instead, or give the result another label / tab name.")
+                hint="Read the upstream tables instead, or give the result another label / tab name.",
+            )
 
 
 def check_single_source(refs: list[tuple[TableRef | None, str | None]]) -> str | None:
@@ -139,6 +149,7 @@ def check_single_source(refs: list[tuple[TableRef | None, str | None]]) -> str |
             "one source",
             code="CROSS_SOURCE_QUERY",
             hint="Stage each side first: run the part that reads the connection on its own "
-                 "(a SQL tab or run_query with result_label), then join the cached tables "
-                 "locally.")
+            "(a SQL tab or run_query with result_label), then join the cached tables "
+            "locally.",
+        )
     return connections.pop() if connections else None

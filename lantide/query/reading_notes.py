@@ -21,8 +21,9 @@ from pathlib import Path
 from lantide.query.csv_dialect import encoding_option, first_lines
 from lantide.query.names import quote_literal
 
-HOW_TO_CHOOSE = ("choose the header row with `lantide file header WORKSPACE FILE LINE` "
-                 "(0: no header line)")
+HOW_TO_CHOOSE = (
+    "choose the header row with `lantide file header WORKSPACE FILE LINE` (0: no header line)"
+)
 _SCAN_LINES = 2000
 
 
@@ -43,26 +44,34 @@ def csv_notes(cur, path: Path, extra: str, header_row: int | None, view: str) ->
     try:
         skip, has_header, quote, columns = cur.execute(
             "SELECT SkipRows, HasHeader, Quote, Columns FROM "
-            f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})").fetchone()
+            f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
+        ).fetchone()
     except Exception:
         return []  # the view's own error (or the first query's) says more
     notes = []
     if header_row == 0:
-        notes.append("no header line, as set for this file: every line is data, columns "
-                     f"named {_names(columns)}")
+        notes.append(
+            "no header line, as set for this file: every line is data, columns "
+            f"named {_names(columns)}"
+        )
     elif header_row is not None:
-        notes.append(f"the column names are on line {header_row}, as set for this file"
-                     + (f"; {_lines(1, header_row - 1)} skipped" if header_row > 1 else ""))
+        notes.append(
+            f"the column names are on line {header_row}, as set for this file"
+            + (f"; {_lines(1, header_row - 1)} skipped" if header_row > 1 else "")
+        )
     else:
         if skip:
             notes.append(f"{_lines(1, skip)} skipped: taken for a title above the table")
         if not has_header:
-            notes.append(f"no header line found: line {skip + 1} is read as data, columns "
-                         f"named {_names(columns)}")
+            notes.append(
+                f"no header line found: line {skip + 1} is read as data, columns "
+                f"named {_names(columns)}"
+            )
     quote_line = _first_quote_line(path, skip) if quote != '"' else None
     if quote_line is not None:
-        notes.append(f'quotes are read as text: the " on line {quote_line} does not start a '
-                     "quoted field")
+        notes.append(
+            f'quotes are read as text: the " on line {quote_line} does not start a quoted field'
+        )
     return notes
 
 
@@ -71,9 +80,14 @@ def _worth_a_sniff(cur, path: Path, view: str) -> bool:
     long as registering, is worth it): the view's columns are not all named on line 1
     (no header, or a title skipped), or a line near the top has an odd number of quotes
     (the sniffer then reads quotes as text). The usual file costs no second sniff."""
-    columns = [r[0] for r in cur.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
-        "table_name = ? ORDER BY column_index", [view]).fetchall()]
+    columns = [
+        r[0]
+        for r in cur.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
+            "table_name = ? ORDER BY column_index",
+            [view],
+        ).fetchall()
+    ]
     head = first_lines(path, _SCAN_LINES)
     if not head or not columns:
         return False

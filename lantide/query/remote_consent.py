@@ -17,8 +17,10 @@ from lantide.query.catalog import now_utc
 from lantide.query.names import INTERNAL_SCHEMA
 
 _TABLE = f'"{INTERNAL_SCHEMA}".remote_warnings'
-_SCHEMA_SQL = (f"CREATE TABLE IF NOT EXISTS {_TABLE} (id VARCHAR PRIMARY KEY, key VARCHAR, "
-               "connection VARCHAR, estimated_rows BIGINT, issued_at TIMESTAMP)")
+_SCHEMA_SQL = (
+    f"CREATE TABLE IF NOT EXISTS {_TABLE} (id VARCHAR PRIMARY KEY, key VARCHAR, "
+    "connection VARCHAR, estimated_rows BIGINT, issued_at TIMESTAMP)"
+)
 
 
 def statement_key(connection: str, remote_sql: str) -> str:
@@ -52,24 +54,33 @@ class RemoteConsents:
             return False
         self._ensure()
         marks = ", ".join("?" for _ in ids)
-        rows = self.engine.execute(f"SELECT 1 FROM {_TABLE} WHERE key = ? AND id IN ({marks})",
-                                   [key, *ids], timeout=None)
+        rows = self.engine.execute(
+            f"SELECT 1 FROM {_TABLE} WHERE key = ? AND id IN ({marks})", [key, *ids], timeout=None
+        )
         return bool(rows)
 
     def issue(self, key: str, connection: str, rows: int) -> str:
         self._ensure()
         new_id = uuid.uuid4().hex[:16]
-        self.engine.execute(f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?, ?)",
-                            [new_id, key, connection, rows, now_utc()], timeout=None)
+        self.engine.execute(
+            f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?, ?)",
+            [new_id, key, connection, rows, now_utc()],
+            timeout=None,
+        )
         return new_id
 
 
 def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict:
     """The ``warning_required`` answer; ``again``: how to pass the id back."""
-    return {"status": "warning_required", "warning": "large_remote_result",
-            "large_remote_warning_id": new_id, "estimated_rows": rows,
-            "connection": connection, "limit": limit,
-            "message": f"the query would copy {rows:,} rows from connection {connection!r} "
-                       f"(more than {limit:,})",
-            "hint": "Filter or aggregate on the remote side first; to stage it anyway, "
-                    f"{again} with large_remote_warning_id={new_id!r}."}
+    return {
+        "status": "warning_required",
+        "warning": "large_remote_result",
+        "large_remote_warning_id": new_id,
+        "estimated_rows": rows,
+        "connection": connection,
+        "limit": limit,
+        "message": f"the query would copy {rows:,} rows from connection {connection!r} "
+        f"(more than {limit:,})",
+        "hint": "Filter or aggregate on the remote side first; to stage it anyway, "
+        f"{again} with large_remote_warning_id={new_id!r}.",
+    }

@@ -29,8 +29,13 @@ if TYPE_CHECKING:
 class InputResolver:
     """Guard and name resolution of one workspace's statements."""
 
-    def __init__(self, workspace: Workspace, sources: DataSources, catalog: Catalog,
-                 external: ExternalSources):
+    def __init__(
+        self,
+        workspace: Workspace,
+        sources: DataSources,
+        catalog: Catalog,
+        external: ExternalSources,
+    ):
         self.workspace = workspace
         self.sources = sources
         self.catalog = catalog
@@ -44,8 +49,12 @@ class InputResolver:
 
     def guard(self, sql: str) -> ParsedQuery:
         """The guard's parse of one read-only statement (or its refusal)."""
-        return check(sql, data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
-                     known_table=lambda ref: self.resolve(ref).kind != lin.UNKNOWN)
+        return check(
+            sql,
+            data_dir=self.workspace.data_dir,
+            workspace_root=self.workspace.root,
+            known_table=lambda ref: self.resolve(ref).kind != lin.UNKNOWN,
+        )
 
     def resolve(self, ref: TableRef, project_tabs: Iterable[str] = ()) -> lin.Input:
         """What ``ref`` names; ``project_tabs``: the tabs of the project it is read from."""
@@ -82,8 +91,9 @@ class InputResolver:
             if inp.kind != lin.UNKNOWN or not isinstance(inp.detail, TableRef):
                 continue
             ref = inp.detail
-            schema = None if ref.schema is not None and same_name(ref.schema, "main") \
-                else ref.schema
+            schema = (
+                None if ref.schema is not None and same_name(ref.schema, "main") else ref.schema
+            )
             if ref.catalog is not None:
                 continue
             sheets = self.sources.sheets_of(ref.name) if schema is None else []
@@ -91,19 +101,26 @@ class InputResolver:
                 names = ", ".join(t.qualified_name for t in sheets[:5])
                 raise TableNotFound(
                     f"{inp.name} is a workbook; its sheets are the tables: {names}",
-                    hint=f"Name a sheet with the workbook: {sheets[0].qualified_name}.")
+                    hint=f"Name a sheet with the workbook: {sheets[0].qualified_name}.",
+                )
             failed = self.sources.failed(schema, ref.name)
             if failed is None:
                 continue
             source = failed.to_dict(self.workspace.root)["source"]
-            sheet = f", sheet {failed.name!r}" if failed.schema and failed.name != failed.path.name else ""
+            sheet = (
+                f", sheet {failed.name!r}"
+                if failed.schema and failed.name != failed.path.name
+                else ""
+            )
             said = (failed.error or "").startswith(source)  # the problem names the file already
             raise DataFileUnreadable(
-                f"{inp.name}: {failed.error}" if said else
-                f"{inp.name} is the data file {source}{sheet}, which could not be read: "
+                f"{inp.name}: {failed.error}"
+                if said
+                else f"{inp.name} is the data file {source}{sheet}, which could not be read: "
                 f"{failed.error}",
                 hint=f"Fix or replace {source} (Lantide never changes it); the next query "
-                     "reads it again. `lantide tables` lists every file's problem.")
+                "reads it again. `lantide tables` lists every file's problem.",
+            )
 
     def reading_warnings(self, inputs: list[lin.Input]) -> list[str]:
         """What the reader skipped or read differently in the data files read: a warning
@@ -122,9 +139,15 @@ class InputResolver:
 def single_source(inputs: list[lin.Input]) -> str | None:
     """The one external connection the statement reads, or None when it reads only local
     tables; refused when it mixes sources (:func:`lantide.query.qem.check_single_source`)."""
-    return qem.check_single_source([(_table_ref(i) if i.kind == lin.EXTERNAL else None,
-                                     i.target if i.kind == lin.EXTERNAL else None)
-                                    for i in inputs])
+    return qem.check_single_source(
+        [
+            (
+                _table_ref(i) if i.kind == lin.EXTERNAL else None,
+                i.target if i.kind == lin.EXTERNAL else None,
+            )
+            for i in inputs
+        ]
+    )
 
 
 def _data_table(inp: lin.Input) -> DataTable:

@@ -30,9 +30,12 @@ def preview_cut(shown: int, total: int) -> ResultWarning:
 
 
 def cells_cut(cells: int, cell_chars: int) -> ResultWarning:
-    return ResultWarning(PREVIEW_CELLS_CUT, f"{cells} preview cell(s) were cut at "
-                                            f"{cell_chars:,} characters; the whole values "
-                                            "stay in DuckDB")
+    return ResultWarning(
+        PREVIEW_CELLS_CUT,
+        f"{cells} preview cell(s) were cut at "
+        f"{cell_chars:,} characters; the whole values "
+        "stay in DuckDB",
+    )
 
 
 def add(result: dict[str, Any], warning: ResultWarning) -> None:

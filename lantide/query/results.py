@@ -84,7 +84,11 @@ def jsonable(value):
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() and abs(value) < 2**53 else float(value)
+        return (
+            int(value)
+            if value == value.to_integral_value() and abs(value) < 2**53
+            else float(value)
+        )
     if isinstance(value, (datetime, date, time)):
         return value.isoformat()
     if isinstance(value, timedelta):
@@ -112,8 +116,8 @@ class _Projection:
     the cap comes as NULL plus its first ``cap`` characters in an extra column."""
 
     sql: str = "*"
-    width: int = 0                                    # columns before the extras
-    flat: set[int] = field(default_factory=set)       # cut text / BLOB columns
+    width: int = 0  # columns before the extras
+    flat: set[int] = field(default_factory=set)  # cut text / BLOB columns
     nested: dict[int, int] = field(default_factory=dict)  # column -> its extra's position
 
     @property
@@ -153,7 +157,7 @@ def _capped_projection(names: list[str], types: list[str], cap: int | None) -> _
 def _cut_rows(rows, projection: _Projection, cap: int | None) -> tuple[list[list], int]:
     out, cut = [], 0
     for row in rows:
-        values = list(row[:projection.width]) if projection.cuts else list(row)
+        values = list(row[: projection.width]) if projection.cuts else list(row)
         for i in projection.flat:
             value = values[i]
             if isinstance(value, (str, bytes, bytearray, memoryview)) and len(value) > cap:
@@ -167,14 +171,17 @@ def _cut_rows(rows, projection: _Projection, cap: int | None) -> tuple[list[list
     return out, cut
 
 
-def preview_only(cur, body: str, kind: str, preview_rows: int,
-                 cell_chars: int | None = CELL_CHARS) -> Preview:
+def preview_only(
+    cur, body: str, kind: str, preview_rows: int, cell_chars: int | None = CELL_CHARS
+) -> Preview:
     """Run once, return the first rows and the row count; nothing else crosses over."""
     head = f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
     names, types = _bound_columns(cur, f"{head}SELECT * FROM {_RESULT_CTE}", cell_chars)
     projection = _capped_projection(names, types, cell_chars)
-    sql = (f"{head}SELECT {projection.sql}, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
-           f"FROM {_RESULT_CTE} LIMIT {int(preview_rows)}")
+    sql = (
+        f"{head}SELECT {projection.sql}, (SELECT count(*) FROM {_RESULT_CTE}) AS {_COUNT_COLUMN} "
+        f"FROM {_RESULT_CTE} LIMIT {int(preview_rows)}"
+    )
     cur.execute(sql)
     description = cur.description
     rows = cur.fetchall()
@@ -207,8 +214,15 @@ def _columns(names, types) -> list[dict]:
     return [{"name": n, "type": str(t)} for n, t in zip(names, types)]
 
 
-def materialize(cur, body: str, kind: str, table: str, preview_rows: int,
-                before_commit=None, cell_chars: int | None = CELL_CHARS) -> Preview:
+def materialize(
+    cur,
+    body: str,
+    kind: str,
+    table: str,
+    preview_rows: int,
+    before_commit=None,
+    cell_chars: int | None = CELL_CHARS,
+) -> Preview:
     """``CREATE OR REPLACE TABLE`` in one transaction: a failure keeps the old table.
 
     The row count is the one ``CREATE TABLE AS`` answers with (a second ``count(*)``
@@ -232,17 +246,22 @@ def _created_row_count(cur, table: str, created: list) -> int:
     return int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
 
 
-def read_preview(cur, table: str, preview_rows: int, row_count: int | None = None,
-                 cell_chars: int | None = CELL_CHARS) -> Preview:
+def read_preview(
+    cur,
+    table: str,
+    preview_rows: int,
+    row_count: int | None = None,
+    cell_chars: int | None = CELL_CHARS,
+) -> Preview:
     """The table's columns and first ``preview_rows`` rows (0: the columns only)."""
     relation = cur.table(quote_ident(table))  # binds the table; no statement runs
     columns = _columns(relation.columns, relation.types)
     if preview_rows <= 0 and row_count is not None:
         return Preview(columns, [], row_count)
-    projection = _capped_projection(relation.columns, [str(t) for t in relation.types],
-                                    cell_chars)
-    cur.execute(f"SELECT {projection.sql} FROM {quote_ident(table)} "
-                f"LIMIT {max(0, int(preview_rows))}")
+    projection = _capped_projection(relation.columns, [str(t) for t in relation.types], cell_chars)
+    cur.execute(
+        f"SELECT {projection.sql} FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}"
+    )
     rows = cur.fetchall()
     if row_count is None:
         row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])

@@ -39,8 +39,10 @@ COMPRESSION_FACTOR = 8  # a .gz byte is about this many bytes to parse
 _PARQUET_FOLDER_FACTOR = 1 / 16  # a folder of Parquet files: footers, a few per MB
 
 _TABLE = f'"{INTERNAL_SCHEMA}".row_counts'
-_SCHEMA_SQL = (f"CREATE TABLE IF NOT EXISTS {_TABLE} (path VARCHAR PRIMARY KEY, size BIGINT, "
-               "mtime_ns BIGINT, row_count BIGINT, error VARCHAR, counted_at TIMESTAMP)")
+_SCHEMA_SQL = (
+    f"CREATE TABLE IF NOT EXISTS {_TABLE} (path VARCHAR PRIMARY KEY, size BIGINT, "
+    "mtime_ns BIGINT, row_count BIGINT, error VARCHAR, counted_at TIMESTAMP)"
+)
 
 
 @dataclass(frozen=True)
@@ -114,8 +116,7 @@ class RowCounts:
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until no count is queued or running; False when ``timeout`` ran out."""
         with self._changed:
-            return self._changed.wait_for(lambda: not self._queue and self._thread is None,
-                                          timeout)
+            return self._changed.wait_for(lambda: not self._queue and self._thread is None, timeout)
 
     def stop(self) -> None:
         """Stop the background counting (the engine is about to close)."""
@@ -151,8 +152,9 @@ class RowCounts:
             for table, stamp in items:
                 self._queue[str(table.path)] = (table, stamp)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name="lantide-row-counts",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._work, name="lantide-row-counts", daemon=True
+                )
                 self._thread.start()
 
     def _work(self) -> None:
@@ -210,9 +212,10 @@ class RowCounts:
             if self._known is not None:
                 self._known[path] = count
         try:
-            self.engine.execute(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?, ?)",
-                                [path, count.stamp[0], count.stamp[1], count.row_count,
-                                 count.error, now_utc()])
+            self.engine.execute(
+                f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?, ?)",
+                [path, count.stamp[0], count.stamp[1], count.row_count, count.error, now_utc()],
+            )
         except QueryCancelled:
             raise
         except LantideError as exc:  # another writer of the same row won: the memory copy holds

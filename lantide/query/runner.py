@@ -50,9 +50,19 @@ def preview_rows_of(settings: QuerySettings) -> int:
 class StatementRunner:
     """Runs guarded statements of one workspace on its engine (see the module docstring)."""
 
-    def __init__(self, workspace: Workspace, settings: QuerySettings, *, engine: Engine,
-                 catalog: Catalog, sources: DataSources, external: ExternalSources,
-                 consents: RemoteConsents, inputs: InputResolver, check_facts: RelationFacts):
+    def __init__(
+        self,
+        workspace: Workspace,
+        settings: QuerySettings,
+        *,
+        engine: Engine,
+        catalog: Catalog,
+        sources: DataSources,
+        external: ExternalSources,
+        consents: RemoteConsents,
+        inputs: InputResolver,
+        check_facts: RelationFacts,
+    ):
         self.workspace = workspace
         self.settings = settings
         self.engine = engine
@@ -86,16 +96,22 @@ class StatementRunner:
                 try:
                     rows = self.engine.execute(f"DESCRIBE {results.select_body(parsed.body, kind)}")
                 except QueryError as exc:
-                    exc.position = map_position(parsed, exc.position,
-                                                results.wrapped_prefix("DESCRIBE ", kind))
+                    exc.position = map_position(
+                        parsed, exc.position, results.wrapped_prefix("DESCRIBE ", kind)
+                    )
                     raise
                 columns = [{"name": r[0], "type": r[1]} for r in rows]
         except LantideError as exc:
             return {"ok": False, **exc.to_dict()}
         found = statement_hints(parsed, inputs)
-        return {"ok": True, "columns": columns, "tables": [i.name for i in inputs],
-                "source": connection or "local", "hints": found,
-                "warnings": self.inputs.reading_warnings(inputs) + [h["message"] for h in found]}
+        return {
+            "ok": True,
+            "columns": columns,
+            "tables": [i.name for i in inputs],
+            "source": connection or "local",
+            "hints": found,
+            "warnings": self.inputs.reading_warnings(inputs) + [h["message"] for h in found],
+        }
 
     def preview_sql(self, sql: str, rows: int) -> dict:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
@@ -104,22 +120,34 @@ class StatementRunner:
         parsed = self.inputs.guard(sql)
         inputs = [self.inputs.resolve(ref) for ref in parsed.tables]
         if single_source(inputs):
-            raise QueryRefused("a step on an external database is not run again for its rows",
-                               code="EXTERNAL_NOT_RERUN",
-                               hint="Read its cached (staged) table instead.")
+            raise QueryRefused(
+                "a step on an external database is not run again for its rows",
+                code="EXTERNAL_NOT_RERUN",
+                hint="Read its cached (staged) table instead.",
+            )
         kind = type(parsed.expression).__name__
         try:
-            preview = self.engine.run(lambda cur: results.preview_only(
-                cur, parsed.body, kind, max(1, int(rows))))
+            preview = self.engine.run(
+                lambda cur: results.preview_only(cur, parsed.body, kind, max(1, int(rows)))
+            )
         except QueryError as exc:
-            exc.position = map_position(parsed, exc.position,
-                                        results.wrapped_prefix(results.PREVIEW_PREFIX, kind))
+            exc.position = map_position(
+                parsed, exc.position, results.wrapped_prefix(results.PREVIEW_PREFIX, kind)
+            )
             raise
         return {"columns": preview.columns, "rows": preview.rows, "row_count": preview.row_count}
 
-    def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
-                  *, project: ProjectArg = None, large_remote_warning_id: str | None = None,
-                  allow_complex: bool = False, max_cell_chars: int | None = None) -> dict:
+    def run_query(
+        self,
+        sql: str,
+        result_label: str | None = None,
+        purpose: str | None = None,
+        *,
+        project: ProjectArg = None,
+        large_remote_warning_id: str | None = None,
+        allow_complex: bool = False,
+        max_cell_chars: int | None = None,
+    ) -> dict:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
         started = time.perf_counter()
@@ -134,38 +162,68 @@ class StatementRunner:
         step_id = results.new_step_id()
         label = (result_label or "").strip() or None
         plan = qem.decide_materialization(
-            tab=None, external=bool(connection), result_label=label, project_status=status,
-            tables_read=len(parsed.tables) + len(parsed.files), step_id=step_id)
+            tab=None,
+            external=bool(connection),
+            result_label=label,
+            project_status=status,
+            tables_read=len(parsed.tables) + len(parsed.files),
+            step_id=step_id,
+        )
         qem.check_not_own_result(parsed, plan.table_name)
         if plan.table_name:
             self.check_result_name(plan.table_name, views=False)
         found = statement_hints(parsed, inputs)
         complexity = next((h for h in found if h["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"), None)
         if complexity and not allow_complex:
-            raise QueryRefused(complexity["message"], code=complexity["code"], hint=complexity["hint"])
+            raise QueryRefused(
+                complexity["message"], code=complexity["code"], hint=complexity["hint"]
+            )
         kind = RESULT if not connection else STAGED
-        record = CachedTable(plan.table_name or "", kind, project_obj.dirname if project_obj else None,
-                             None, step_id, parsed.body, None, None, None, None)
+        record = CachedTable(
+            plan.table_name or "",
+            kind,
+            project_obj.dirname if project_obj else None,
+            None,
+            step_id,
+            parsed.body,
+            None,
+            None,
+            None,
+            None,
+        )
         if connection:
             warning = self.large_remote_check(connection, parsed, large_remote_warning_id)
             if warning:
                 return warning
         preview = self.execute(parsed, plan, record, connection, cell_chars=max_cell_chars)
-        checks = self.result_checks(parsed, inputs, preview, plan, connection,
-                                    result_checks.step_key(parsed))
+        checks = self.result_checks(
+            parsed, inputs, preview, plan, connection, result_checks.step_key(parsed)
+        )
         result = step_result(
-            tool="run_query", parsed=parsed, plan=plan, preview=preview, started=started,
-            step_id=step_id, project=project_obj, purpose=purpose, result_label=label,
-            found=found, connection=connection, checks=checks,
-            extra_warnings=self.inputs.reading_warnings(inputs))
+            tool="run_query",
+            parsed=parsed,
+            plan=plan,
+            preview=preview,
+            started=started,
+            step_id=step_id,
+            project=project_obj,
+            purpose=purpose,
+            result_label=label,
+            found=found,
+            connection=connection,
+            checks=checks,
+            extra_warnings=self.inputs.reading_warnings(inputs),
+        )
         if unreadable is not None:
-            result_warnings.add(result, ResultWarning(result_warnings.PROJECT_UNREADABLE,
-                                                      unreadable))
+            result_warnings.add(
+                result, ResultWarning(result_warnings.PROJECT_UNREADABLE, unreadable)
+            )
         return result
 
     # -- the parts a SQL tab's run shares -------------------------------------------
-    def check_result_name(self, name: str, *, tab_of: tuple[str, str] | None = None,
-                          views: bool = True) -> None:
+    def check_result_name(
+        self, name: str, *, tab_of: tuple[str, str] | None = None, views: bool = True
+    ) -> None:
         """A result or tab may replace only its own cached table, never a source's name.
 
         ``views=False`` when the name is about to be materialized: DuckDB itself refuses
@@ -176,7 +234,8 @@ class StatementRunner:
             raise QueryRefused(
                 f"{name!r} is already the name of a data file's table",
                 code="TAB_NAME_TAKEN" if tab_of else "RESULT_NAME_TAKEN",
-                hint="Choose another label or tab name.")
+                hint="Choose another label or tab name.",
+            )
         existing = self.catalog.cached(name)
         if existing is None:
             if views:
@@ -187,24 +246,36 @@ class StatementRunner:
                 f"{name!r} is the cached table of SQL tab {existing.tab!r} "
                 f"(project {existing.project!r})",
                 code="RESULT_NAME_TAKEN",
-                hint="Choose another result_label; run the tab to refresh its table.")
+                hint="Choose another result_label; run the tab to refresh its table.",
+            )
         if tab_of is not None and existing.kind == TAB and existing.project != tab_of[0]:
             raise TabError(
                 f"the cached table {name!r} belongs to SQL tab {existing.tab!r} of project "
                 f"{existing.project!r}",
                 code="TAB_NAME_TAKEN",
-                hint="Cached tables share one namespace per workspace: rename one of the tabs.")
+                hint="Cached tables share one namespace per workspace: rename one of the tabs.",
+            )
 
     def _check_not_a_view(self, name: str) -> None:
         taken = self.engine.execute(
             "SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() "
-            "AND schema_name = 'main' AND lower(view_name) = lower(?)", [name])[0][0]
+            "AND schema_name = 'main' AND lower(view_name) = lower(?)",
+            [name],
+        )[0][0]
         if taken:
-            raise QueryRefused(f"{name!r} is already the name of a view",
-                               code="RESULT_NAME_TAKEN", hint="Choose another name.")
+            raise QueryRefused(
+                f"{name!r} is already the name of a view",
+                code="RESULT_NAME_TAKEN",
+                hint="Choose another name.",
+            )
 
-    def large_remote_check(self, connection: str, parsed: ParsedQuery, warning_ids,
-                           again: str = "run the same query again") -> dict | None:
+    def large_remote_check(
+        self,
+        connection: str,
+        parsed: ParsedQuery,
+        warning_ids,
+        again: str = "run the same query again",
+    ) -> dict | None:
         """None when the remote result is small enough or its staging was confirmed with
         one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
         remote = self.external.remote_sql(connection, parsed)
@@ -215,12 +286,20 @@ class StatementRunner:
         rows = self.external.count_rows(connection, remote)
         if rows <= limit:
             return None
-        return remote_warning(self.consents.issue(key, connection, rows), connection, rows,
-                              limit, again=again)
+        return remote_warning(
+            self.consents.issue(key, connection, rows), connection, rows, limit, again=again
+        )
 
-    def execute(self, parsed: ParsedQuery, plan: qem.Materialization, record: CachedTable,
-                connection: str | None, *, preview_rows: int | None = None,
-                cell_chars: int | None = None) -> results.Preview:
+    def execute(
+        self,
+        parsed: ParsedQuery,
+        plan: qem.Materialization,
+        record: CachedTable,
+        connection: str | None,
+        *,
+        preview_rows: int | None = None,
+        cell_chars: int | None = None,
+    ) -> results.Preview:
         """Run the statement under ``plan``; ``preview_rows`` overrides the setting (0: none),
         ``cell_chars`` the cap of a preview cell (None: the default, 0: whole values). A
         materialized result and its bookkeeping row ``record`` commit together."""
@@ -247,47 +326,93 @@ class StatementRunner:
             self.catalog.committed(record)  # after the commit, not before
         return preview
 
-    def _execute_on(self, parsed: ParsedQuery, plan: qem.Materialization, kind: str,
-                    connection: str | None, bookkeeping: Bookkeeping,
-                    preview_rows: int, cell_chars: int) -> results.Preview:
+    def _execute_on(
+        self,
+        parsed: ParsedQuery,
+        plan: qem.Materialization,
+        kind: str,
+        connection: str | None,
+        bookkeeping: Bookkeeping,
+        preview_rows: int,
+        cell_chars: int,
+    ) -> results.Preview:
         table = plan.table_name or ""
         if connection:
             from lantide.query.staging import stage
 
             # A staged result's preview reads the setting's rows (Source Run's 0 too).
-            return stage(self.external, self.engine, connection, parsed, table, bookkeeping,
-                         preview_rows=self.preview_rows, cell_chars=cell_chars)
-        prefix = (results.materialize_prefix(table) if plan.materialize
-                  else results.PREVIEW_PREFIX)
+            return stage(
+                self.external,
+                self.engine,
+                connection,
+                parsed,
+                table,
+                bookkeeping,
+                preview_rows=self.preview_rows,
+                cell_chars=cell_chars,
+            )
+        prefix = results.materialize_prefix(table) if plan.materialize else results.PREVIEW_PREFIX
         try:
             if plan.materialize:
-                return self.engine.run(lambda cur: results.materialize(
-                    cur, parsed.body, kind, table, preview_rows, bookkeeping, cell_chars))
-            return self.engine.run(lambda cur: results.preview_only(
-                cur, parsed.body, kind, max(1, preview_rows), cell_chars))
+                return self.engine.run(
+                    lambda cur: results.materialize(
+                        cur, parsed.body, kind, table, preview_rows, bookkeeping, cell_chars
+                    )
+                )
+            return self.engine.run(
+                lambda cur: results.preview_only(
+                    cur, parsed.body, kind, max(1, preview_rows), cell_chars
+                )
+            )
         except QueryError as exc:
             exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))
             raise
 
-    def result_checks(self, parsed: ParsedQuery, inputs: list[lin.Input],
-                      preview: results.Preview, plan: qem.Materialization,
-                      connection: str | None, key: str | None,
-                      previous_row_count: int | None = None) -> list[dict]:
+    def result_checks(
+        self,
+        parsed: ParsedQuery,
+        inputs: list[lin.Input],
+        preview: results.Preview,
+        plan: qem.Materialization,
+        connection: str | None,
+        key: str | None,
+        previous_row_count: int | None = None,
+    ) -> list[dict]:
         """The result's checks (:mod:`lantide.query.checks`), on the table just written or
         the preview rows."""
         return result_checks.compute(
-            engine=self.engine, facts=self.check_facts, sources=self.sources,
-            catalog=self.catalog, parsed=parsed, inputs=inputs, preview=preview,
-            table=plan.table_name if plan.materialize else None, key=key,
-            connection=connection, drift_factor=drift_factor(self.settings),
-            previous_row_count=previous_row_count)
+            engine=self.engine,
+            facts=self.check_facts,
+            sources=self.sources,
+            catalog=self.catalog,
+            parsed=parsed,
+            inputs=inputs,
+            preview=preview,
+            table=plan.table_name if plan.materialize else None,
+            key=key,
+            connection=connection,
+            drift_factor=drift_factor(self.settings),
+            previous_row_count=previous_row_count,
+        )
 
 
-def step_result(*, tool: str, parsed: ParsedQuery, plan: qem.Materialization,
-                preview: results.Preview, started: float, step_id: str,
-                project: Project | None, purpose: str | None, result_label: str | None,
-                found: list[dict], connection: str | None, tab: str | None = None,
-                extra_warnings: Iterable[str] = (), checks: Iterable[dict] = ()) -> dict:
+def step_result(
+    *,
+    tool: str,
+    parsed: ParsedQuery,
+    plan: qem.Materialization,
+    preview: results.Preview,
+    started: float,
+    step_id: str,
+    project: Project | None,
+    purpose: str | None,
+    result_label: str | None,
+    found: list[dict],
+    connection: str | None,
+    tab: str | None = None,
+    extra_warnings: Iterable[str] = (),
+    checks: Iterable[dict] = (),
+) -> dict:
     """The ``run_query`` / ``run_sql_tab`` answer with its ledger ``step``."""
     duration_ms = int((time.perf_counter() - started) * 1000)
     coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]
@@ -295,24 +420,51 @@ def step_result(*, tool: str, parsed: ParsedQuery, plan: qem.Materialization,
         coded.append(result_warnings.preview_cut(len(preview.rows), preview.row_count))
     if preview.cells_cut:
         coded.append(result_warnings.cells_cut(preview.cells_cut, preview.cell_chars))
-    coded.extend(ResultWarning(h["code"], h["message"]) for h in found
-                 if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED" or tab is not None)
+    coded.extend(
+        ResultWarning(h["code"], h["message"])
+        for h in found
+        if h["code"] != "COMPLEXITY_SPLIT_RECOMMENDED" or tab is not None
+    )
     warnings = [w.message for w in coded]  # the step shares this list with the result
     table = plan.table_name if plan.materialize else None
-    step = {"step_id": step_id, "at": _now_iso(), "tool": tool,
-            "project": project.dirname if project else None, "purpose": purpose,
-            "result_label": result_label, "sql": parsed.sql, "row_count": preview.row_count,
-            "columns": preview.columns, "cached_table_name": table,
-            "materialized": plan.materialize, "materialize_reason": plan.reason_code,
-            "warnings": warnings, "checks": list(checks), "duration_ms": duration_ms}
-    out = {"status": "ok", "step_id": step_id, "sql": parsed.sql, "columns": preview.columns,
-           "preview": preview.rows, "row_count": preview.row_count,
-           "truncated": preview.truncated, "materialized": plan.materialize,
-           "reason_code": plan.reason_code, "materialize_reason": plan.reason,
-           "cached_table_name": table, "warnings": warnings,
-           "warning_codes": [w.code for w in coded], "hints": found,
-           "checks": list(checks), "duration_ms": duration_ms, "step": step,
-           "cells_cut": preview.cells_cut, "cell_chars": preview.cell_chars}
+    step = {
+        "step_id": step_id,
+        "at": _now_iso(),
+        "tool": tool,
+        "project": project.dirname if project else None,
+        "purpose": purpose,
+        "result_label": result_label,
+        "sql": parsed.sql,
+        "row_count": preview.row_count,
+        "columns": preview.columns,
+        "cached_table_name": table,
+        "materialized": plan.materialize,
+        "materialize_reason": plan.reason_code,
+        "warnings": warnings,
+        "checks": list(checks),
+        "duration_ms": duration_ms,
+    }
+    out = {
+        "status": "ok",
+        "step_id": step_id,
+        "sql": parsed.sql,
+        "columns": preview.columns,
+        "preview": preview.rows,
+        "row_count": preview.row_count,
+        "truncated": preview.truncated,
+        "materialized": plan.materialize,
+        "reason_code": plan.reason_code,
+        "materialize_reason": plan.reason,
+        "cached_table_name": table,
+        "warnings": warnings,
+        "warning_codes": [w.code for w in coded],
+        "hints": found,
+        "checks": list(checks),
+        "duration_ms": duration_ms,
+        "step": step,
+        "cells_cut": preview.cells_cut,
+        "cell_chars": preview.cell_chars,
+    }
     if project is not None:
         out["project"] = project.dirname
     if tab is not None:

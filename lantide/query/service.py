@@ -71,8 +71,9 @@ if TYPE_CHECKING:
 class QueryService:
     """The query layer of one open workspace (see the module docstring for shapes)."""
 
-    def __init__(self, workspace: Workspace, settings: QuerySettings | None = None, *,
-                 watch: bool = False):
+    def __init__(
+        self, workspace: Workspace, settings: QuerySettings | None = None, *, watch: bool = False
+    ):
         if settings is None:
             settings = _user_query_settings()
         self.workspace = workspace
@@ -117,24 +118,44 @@ class QueryService:
         from lantide.query.runner import StatementRunner
 
         return StatementRunner(
-            self.workspace, self.settings, engine=self.engine, catalog=self.catalog,
-            sources=self.sources, external=self.external, consents=self.consents,
-            inputs=self.inputs, check_facts=self._backend.check_facts)
+            self.workspace,
+            self.settings,
+            engine=self.engine,
+            catalog=self.catalog,
+            sources=self.sources,
+            external=self.external,
+            consents=self.consents,
+            inputs=self.inputs,
+            check_facts=self._backend.check_facts,
+        )
 
     @cached_property
     def tabs(self) -> SqlTabs:
         from lantide.query.tab_service import SqlTabs
 
-        return SqlTabs(self.workspace, self.settings, engine=self.engine, catalog=self.catalog,
-                       sources=self.sources, inputs=self.inputs, runner=self.runner)
+        return SqlTabs(
+            self.workspace,
+            self.settings,
+            engine=self.engine,
+            catalog=self.catalog,
+            sources=self.sources,
+            inputs=self.inputs,
+            runner=self.runner,
+        )
 
     @cached_property
     def browser(self) -> TableBrowser:
         from lantide.query.browse import TableBrowser
 
-        return TableBrowser(self.workspace, engine=self.engine, catalog=self.catalog,
-                            sources=self.sources, row_counts=self.row_counts,
-                            external=self.external, inputs=self.inputs)
+        return TableBrowser(
+            self.workspace,
+            engine=self.engine,
+            catalog=self.catalog,
+            sources=self.sources,
+            row_counts=self.row_counts,
+            external=self.external,
+            inputs=self.inputs,
+        )
 
     @property
     def preview_rows(self) -> int:
@@ -184,8 +205,9 @@ class QueryService:
         from lantide.workspace.watcher import WorkspaceWatcher
 
         if self._watcher is None:
-            self._watcher = WorkspaceWatcher(self.workspace.root, self._on_changes,
-                                             debounce=debounce)
+            self._watcher = WorkspaceWatcher(
+                self.workspace.root, self._on_changes, debounce=debounce
+            )
             self._watcher.start()
 
     def _on_changes(self, changes) -> None:
@@ -206,31 +228,61 @@ class QueryService:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         return self.runner.preview_sql(sql, rows)
 
-    def run_query(self, sql: str, result_label: str | None = None, purpose: str | None = None,
-                  *, project: ProjectArg = None, large_remote_warning_id: str | None = None,
-                  allow_complex: bool = False, max_cell_chars: int | None = None) -> dict:
+    def run_query(
+        self,
+        sql: str,
+        result_label: str | None = None,
+        purpose: str | None = None,
+        *,
+        project: ProjectArg = None,
+        large_remote_warning_id: str | None = None,
+        allow_complex: bool = False,
+        max_cell_chars: int | None = None,
+    ) -> dict:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
         return self.runner.run_query(
-            sql, result_label, purpose, project=project,
-            large_remote_warning_id=large_remote_warning_id, allow_complex=allow_complex,
-            max_cell_chars=max_cell_chars)
+            sql,
+            result_label,
+            purpose,
+            project=project,
+            large_remote_warning_id=large_remote_warning_id,
+            allow_complex=allow_complex,
+            max_cell_chars=max_cell_chars,
+        )
 
     # -- SQL tabs (lantide.query.tab_service) ---------------------------------------
-    def run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None, *,
-                    large_remote_warning_id: str | None = None,
-                    max_cell_chars: int | None = None) -> dict:
-        return self.tabs.run_sql_tab(project, tab, purpose,
-                                     large_remote_warning_id=large_remote_warning_id,
-                                     max_cell_chars=max_cell_chars)
+    def run_sql_tab(
+        self,
+        project: ProjectArg,
+        tab: str,
+        purpose: str | None = None,
+        *,
+        large_remote_warning_id: str | None = None,
+        max_cell_chars: int | None = None,
+    ) -> dict:
+        return self.tabs.run_sql_tab(
+            project,
+            tab,
+            purpose,
+            large_remote_warning_id=large_remote_warning_id,
+            max_cell_chars=max_cell_chars,
+        )
 
-    def source_run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None,
-                           progress: Callable[[dict], None] | None = None, *,
-                           large_remote_warning_id: str | list[str] | None = None) -> dict:
+    def source_run_sql_tab(
+        self,
+        project: ProjectArg,
+        tab: str,
+        purpose: str | None = None,
+        progress: Callable[[dict], None] | None = None,
+        *,
+        large_remote_warning_id: str | list[str] | None = None,
+    ) -> dict:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
-        return self.tabs.source_run_sql_tab(project, tab, purpose, progress,
-                                            large_remote_warning_id=large_remote_warning_id)
+        return self.tabs.source_run_sql_tab(
+            project, tab, purpose, progress, large_remote_warning_id=large_remote_warning_id
+        )
 
     def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:
         """SQL and inputs of a tab in one hash; None when it cannot be known (remote data)."""
@@ -267,8 +319,9 @@ class QueryService:
     def read_schema(self, table: str) -> dict:
         return self.browser.read_schema(table)
 
-    def fetch_rows(self, relation_name: str, offset: int = 0, limit: int = 200,
-                   order_by=None) -> list[tuple]:
+    def fetch_rows(
+        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
+    ) -> list[tuple]:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
         return self.browser.fetch_rows(relation_name, offset, limit, order_by)
 
@@ -276,12 +329,14 @@ class QueryService:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         return self.browser.relation_info(relation_name)
 
-    def profile_table(self, relation_name: str, *, bins: int = 10, top: int = 10,
-                      columns: list[str] | None = None) -> dict:
+    def profile_table(
+        self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
+    ) -> dict:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
 
-    def export_table(self, relation_name: str, path: str | Path, fmt: str | None = None, *,
-                     order_by=None) -> dict:
+    def export_table(
+        self, relation_name: str, path: str | Path, fmt: str | None = None, *, order_by=None
+    ) -> dict:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
 

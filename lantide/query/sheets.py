@@ -32,10 +32,14 @@ INLINE_WORKBOOK_BYTES = 4 << 20
 
 
 def _placeholder_sql(schema: str, sheet: str, path: Path) -> str:
-    message = (f"the sheet {qualified(schema, sheet)} of data/{path.name} is read when a "
-               "query through Lantide first names it; name it in the FROM clause")
-    return (f"CREATE OR REPLACE VIEW {qualified(schema, sheet)} AS "
-            f"SELECT error({quote_literal(message)}) AS not_read_yet")
+    message = (
+        f"the sheet {qualified(schema, sheet)} of data/{path.name} is read when a "
+        "query through Lantide first names it; name it in the FROM clause"
+    )
+    return (
+        f"CREATE OR REPLACE VIEW {qualified(schema, sheet)} AS "
+        f"SELECT error({quote_literal(message)}) AS not_read_yet"
+    )
 
 
 class LazySheets:
@@ -67,16 +71,20 @@ class LazySheets:
                         cur.execute(_placeholder_sql(schema, sheet, path))
                         continue
                     create_table(cur, qualified(schema, sheet), read[sheet])
-                self.catalog.replace_sources_of(cur, key, [
-                    (schema, sheet, "excel", *stamp, errors.get(sheet)) for sheet in sheets])
+                self.catalog.replace_sources_of(
+                    cur,
+                    key,
+                    [(schema, sheet, "excel", *stamp, errors.get(sheet)) for sheet in sheets],
+                )
 
         try:
             self.engine.run(work, timeout=None)
         except Exception as exc:
             return [self._failed(path, schema, path.name, "excel", stamp, exc)]
         self._forget_loaded(key)
-        self._loaded |= {(key, schema.casefold(), sheet.casefold()) for sheet in read
-                         if sheet not in errors}
+        self._loaded |= {
+            (key, schema.casefold(), sheet.casefold()) for sheet in read if sheet not in errors
+        }
         return [DataTable(schema, sheet, path, "excel", errors.get(sheet)) for sheet in sheets]
 
     def _is_small(self, path: Path) -> bool:
@@ -93,8 +101,10 @@ class LazySheets:
 
     def _read_small_book(self, path: Path, sheets: list[str]) -> dict:
         """``{sheet: typed columns or its problem (text)}``."""
-        return {sheet: got if not isinstance(got, LantideError) else got.message
-                for sheet, got in self._checked_sheets(path, sheets).items()}
+        return {
+            sheet: got if not isinstance(got, LantideError) else got.message
+            for sheet, got in self._checked_sheets(path, sheets).items()
+        }
 
     def _checked_sheets(self, path: Path, sheets: list[str]) -> dict:
         """``{sheet: typed columns, or the QueryError that kept it from being read}``: each
@@ -116,11 +126,17 @@ class LazySheets:
         except BaseException as exc:  # the book itself would not open
             read = {sheet: exc for sheet in good}
         for sheet, got in read.items():
-            out[sheet] = got if not isinstance(got, BaseException) else QueryError(
-                f"data/{path.name}, sheet {sheet!r}, could not be read: "
-                f"{type(got).__name__}: {got}", code="DATA_FILE_DAMAGED",
-                hint="Open and save the workbook again in Excel or LibreOffice, or export "
-                     "the sheet as CSV.")
+            out[sheet] = (
+                got
+                if not isinstance(got, BaseException)
+                else QueryError(
+                    f"data/{path.name}, sheet {sheet!r}, could not be read: "
+                    f"{type(got).__name__}: {got}",
+                    code="DATA_FILE_DAMAGED",
+                    hint="Open and save the workbook again in Excel or LibreOffice, or export "
+                    "the sheet as CSV.",
+                )
+            )
         return {sheet: out[sheet] for sheet in sheets}
 
     def _forget_loaded(self, path_text: str) -> None:
@@ -156,13 +172,22 @@ class LazySheets:
         that fails becomes a problem line, never an exception. Registering reads them
         already; this covers sheets whose table went (dropped by hand) or a failed read
         that was stopped."""
-        waiting = [t for t in self.tables() if t.format == "excel" and t.error is None and
-                   (str(t.path), t.schema.casefold(), t.name.casefold()) not in self._loaded]
+        waiting = [
+            t
+            for t in self.tables()
+            if t.format == "excel"
+            and t.error is None
+            and (str(t.path), t.schema.casefold(), t.name.casefold()) not in self._loaded
+        ]
         if not waiting:
             return
-        stored = {(r[0].casefold(), r[1].casefold()) for r in self.engine.execute(
-            "SELECT schema_name, table_name FROM duckdb_tables() "
-            "WHERE database_name = current_database()")}
+        stored = {
+            (r[0].casefold(), r[1].casefold())
+            for r in self.engine.execute(
+                "SELECT schema_name, table_name FROM duckdb_tables() "
+                "WHERE database_name = current_database()"
+            )
+        }
         for table in waiting:
             key = (str(table.path), table.schema.casefold(), table.name.casefold())
             if key[1:] in stored:  # read in an earlier launch, file unchanged since
@@ -177,7 +202,8 @@ class LazySheets:
         rows = self.engine.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
             "AND lower(schema_name) = lower(?) AND lower(table_name) = lower(?)",
-            [table.schema, table.name])
+            [table.schema, table.name],
+        )
         return bool(rows[0][0])
 
     def _read_into_table(self, table) -> None:
@@ -199,9 +225,17 @@ class LazySheets:
 
         key = str(table.path)
         rows = [r for r in self.catalog.source_rows() if r["path"] == key]
-        updated = [(r["schema"], r["table"], r["format"], r["size"], r["mtime_ns"],
-                    message if r["table"] == table.name and r["schema"] == table.schema
-                    else r["error"]) for r in rows]
+        updated = [
+            (
+                r["schema"],
+                r["table"],
+                r["format"],
+                r["size"],
+                r["mtime_ns"],
+                message if r["table"] == table.name and r["schema"] == table.schema else r["error"],
+            )
+            for r in rows
+        ]
 
         def work(cur):
             with transaction(cur):

@@ -16,8 +16,13 @@ from pathlib import Path
 from lantide.query.errors import QueryError
 from lantide.query.names import data_format, quote_literal
 
-_FOLDER_FORMATS = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
-                   "ndjson": "ndjson"}
+_FOLDER_FORMATS = {
+    "csv": "csv",
+    "tsv": "tsv",
+    "parquet": "parquet",
+    "json": "json",
+    "ndjson": "ndjson",
+}
 
 
 UNREADABLE_FOLDER = "folder"  # a folder of data files that is not one table
@@ -26,8 +31,9 @@ OUTSIDE_LINK = "link"  # a link in data/ to a file or folder outside it: refused
 
 def folder_data_formats(path: Path) -> set[str]:
     """The data formats of the (not hidden) files in a folder, at any depth."""
-    return {data_format(p.name) for p in path.rglob("*")
-            if p.is_file() and not p.name.startswith(".")} - {None}
+    return {
+        data_format(p.name) for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")
+    } - {None}
 
 
 def folder_format(path: Path) -> str | None:
@@ -43,23 +49,29 @@ def folder_format(path: Path) -> str | None:
 def folder_problem(path: Path) -> QueryError:
     formats = sorted(folder_data_formats(path))
     if formats == ["excel"]:
-        return QueryError(f"the folder {path.name}/ holds workbooks; a folder becomes one "
-                          "table only for CSV, TSV, Parquet or JSON files",
-                          code="DATA_FOLDER_UNREADABLE",
-                          hint="Put each workbook directly in data/ (each becomes a schema "
-                               "with a table per sheet).")
-    return QueryError(f"the folder {path.name}/ mixes {', '.join(formats)} files; a folder "
-                      "becomes one table of one format", code="DATA_FOLDER_UNREADABLE",
-                      hint="Put each format in its own folder (or the files directly in "
-                           "data/).")
+        return QueryError(
+            f"the folder {path.name}/ holds workbooks; a folder becomes one "
+            "table only for CSV, TSV, Parquet or JSON files",
+            code="DATA_FOLDER_UNREADABLE",
+            hint="Put each workbook directly in data/ (each becomes a schema "
+            "with a table per sheet).",
+        )
+    return QueryError(
+        f"the folder {path.name}/ mixes {', '.join(formats)} files; a folder "
+        "becomes one table of one format",
+        code="DATA_FOLDER_UNREADABLE",
+        hint="Put each format in its own folder (or the files directly in data/).",
+    )
 
 
 def outside_link_problem(path: Path) -> QueryError:
     target = os.path.realpath(path)
-    return QueryError(f"a link to {target}, outside the workspace's data/ "
-                      "folder; Lantide reads only what is inside data/",
-                      code="DATA_LINK_OUTSIDE",
-                      hint="Copy the file (or folder) into data/ instead of linking to it.")
+    return QueryError(
+        f"a link to {target}, outside the workspace's data/ "
+        "folder; Lantide reads only what is inside data/",
+        code="DATA_LINK_OUTSIDE",
+        hint="Copy the file (or folder) into data/ instead of linking to it.",
+    )
 
 
 def brief(message: str) -> str:
@@ -82,17 +94,22 @@ def check_json_objects(cur, path: Path, fmt: str, limit_mb: int) -> None:
     are larger than the limit: DuckDB takes time growing with the square of an object's
     size (30 MB: 16 s) and does not enforce its own maximum_object_size."""
     option = ", format = 'newline_delimited'" if fmt == "ndjson" else ""
-    largest = cur.execute(
-        f"SELECT max(strlen(json::VARCHAR)) FROM (SELECT json FROM read_json_objects("
-        f"{quote_literal(str(path))}{option}) LIMIT {_JSON_SAMPLE})").fetchone()[0] or 0
+    largest = (
+        cur.execute(
+            f"SELECT max(strlen(json::VARCHAR)) FROM (SELECT json FROM read_json_objects("
+            f"{quote_literal(str(path))}{option}) LIMIT {_JSON_SAMPLE})"
+        ).fetchone()[0]
+        or 0
+    )
     if largest > limit_mb << 20:
         raise QueryError(
             f"a JSON object of {largest / (1 << 20):.1f} MB, above the limit of {limit_mb} MB "
             "(setting query.max_json_object_mb); the file was not read",
             code="DATA_FILE_TOO_LARGE",
             hint="If the file is genuine, raise query.max_json_object_mb in settings.json "
-                 "(reading it takes long), or save the data as Parquet or newline-delimited "
-                 "JSON of small objects.")
+            "(reading it takes long), or save the data as Parquet or newline-delimited "
+            "JSON of small objects.",
+        )
 
 
 def is_empty(path: Path, size: int) -> bool:

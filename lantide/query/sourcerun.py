@@ -100,16 +100,24 @@ def default_workers() -> int:
     return max(2, min(4, (os.cpu_count() or 1) + 1))
 
 
-def source_run(tabs: SqlTabs, catalog: Catalog, project: Project, target: str,
-               purpose: str | None, progress: Progress | None = None, workers: int = 1,
-               confirmed: Iterable[str] = ()) -> dict:
+def source_run(
+    tabs: SqlTabs,
+    catalog: Catalog,
+    project: Project,
+    target: str,
+    purpose: str | None,
+    progress: Progress | None = None,
+    workers: int = 1,
+    confirmed: Iterable[str] = (),
+) -> dict:
     """Run ``target`` of ``project`` and its upstream tabs (see the module docstring);
     ``catalog`` tells which cached tables are up to date."""
     started = time.perf_counter()
     graph, lineages = tabs.graph(project)
     order = lin.upstream_order(graph, target)
-    chain = _Chain(tabs, catalog, project, lineages, list(graph), purpose, progress,
-                   list(confirmed))
+    chain = _Chain(
+        tabs, catalog, project, lineages, list(graph), purpose, progress, list(confirmed)
+    )
     chain.emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
     if workers <= 1:
         for name in order:
@@ -118,12 +126,20 @@ def source_run(tabs: SqlTabs, catalog: Catalog, project: Project, target: str,
     else:
         _run_side_by_side(chain, order, workers)
     entries = [chain.results[name] for name in order]
-    counts = {s: sum(1 for e in entries if e["status"] == s) for s in (RAN, SKIPPED, FAILED, NOT_RUN)}
-    report = {"project": project.dirname, "tab": target, "order": order, "tabs": entries,
-              **counts, "ok": counts[FAILED] == 0 and counts[NOT_RUN] == 0,
-              "cancelled": chain.cancelled,
-              "steps": [e["step"] for e in entries if "step" in e],
-              "duration_ms": int((time.perf_counter() - started) * 1000)}
+    counts = {
+        s: sum(1 for e in entries if e["status"] == s) for s in (RAN, SKIPPED, FAILED, NOT_RUN)
+    }
+    report = {
+        "project": project.dirname,
+        "tab": target,
+        "order": order,
+        "tabs": entries,
+        **counts,
+        "ok": counts[FAILED] == 0 and counts[NOT_RUN] == 0,
+        "cancelled": chain.cancelled,
+        "steps": [e["step"] for e in entries if "step" in e],
+        "duration_ms": int((time.perf_counter() - started) * 1000),
+    }
     chain.emit({"event": "done", **{k: v for k, v in report.items() if k != "steps"}})
     return report
 
@@ -131,9 +147,17 @@ def source_run(tabs: SqlTabs, catalog: Catalog, project: Project, target: str,
 class _Chain:
     """The state of one Source Run: what each tab came to, and the decisions about it."""
 
-    def __init__(self, tabs: SqlTabs, catalog: Catalog, project: Project,
-                 lineages: dict[str, lin.TabLineage], names: list[str], purpose: str | None,
-                 progress: Progress | None, confirmed: list[str]):
+    def __init__(
+        self,
+        tabs: SqlTabs,
+        catalog: Catalog,
+        project: Project,
+        lineages: dict[str, lin.TabLineage],
+        names: list[str],
+        purpose: str | None,
+        progress: Progress | None,
+        confirmed: list[str],
+    ):
         self.sql_tabs, self.catalog, self.project = tabs, catalog, project
         self.lineages, self.names = lineages, names
         self.purpose, self.confirmed = purpose, confirmed
@@ -148,29 +172,45 @@ class _Chain:
             self._progress(event)
 
     def ready(self, name: str) -> bool:
-        return all(u in self.results for u in self.lineages[name].upstream_tabs
-                   if u in self.lineages)
+        return all(
+            u in self.results for u in self.lineages[name].upstream_tabs if u in self.lineages
+        )
 
     def decide(self, name: str) -> dict | None:
         """The entry of a tab that does not run (blocked, cancelled, up to date), or None.
         Called once its upstream tabs are done, so their fingerprints are committed."""
         lineage = self.lineages[name]
-        blocked = [u for u in lineage.upstream_tabs
-                   if self.results.get(u, {}).get("status") in (FAILED, NOT_RUN)]
+        blocked = [
+            u
+            for u in lineage.upstream_tabs
+            if self.results.get(u, {}).get("status") in (FAILED, NOT_RUN)
+        ]
         if self.cancelled or blocked:
-            return {"tab": name, "status": NOT_RUN,
-                    "reason": "cancelled" if self.cancelled else
-                    f"upstream {'tab' if len(blocked) == 1 else 'tabs'} "
-                    f"{', '.join(blocked)} did not run"}
+            return {
+                "tab": name,
+                "status": NOT_RUN,
+                "reason": "cancelled"
+                if self.cancelled
+                else f"upstream {'tab' if len(blocked) == 1 else 'tabs'} "
+                f"{', '.join(blocked)} did not run",
+            }
         fingerprint = None
         if lineage.error is None:
             fingerprint = self.sql_tabs.tab_fingerprint(lineage)
             cached = self.catalog.cached(name)
-            if (fingerprint is not None and cached is not None and cached.kind == TAB
-                    and cached.project == self.project.dirname
-                    and cached.fingerprint == fingerprint):
-                return {"tab": name, "status": SKIPPED, "reason": "up to date",
-                        "row_count": cached.row_count}
+            if (
+                fingerprint is not None
+                and cached is not None
+                and cached.kind == TAB
+                and cached.project == self.project.dirname
+                and cached.fingerprint == fingerprint
+            ):
+                return {
+                    "tab": name,
+                    "status": SKIPPED,
+                    "reason": "up to date",
+                    "row_count": cached.row_count,
+                }
         self._fingerprints[name] = fingerprint
         return None
 
@@ -182,20 +222,39 @@ class _Chain:
             # Re-read the file: an upstream run may not change it, but the analyst may have.
             fresh = self.sql_tabs.tab_lineage(self.project, name, self.names)
             # The fingerprint was taken after the upstream tabs ran; same SQL, same inputs.
-            known = self._fingerprints.get(name) \
-                if fresh.error is None and fresh.sql == self.lineages[name].sql else None
+            known = (
+                self._fingerprints.get(name)
+                if fresh.error is None and fresh.sql == self.lineages[name].sql
+                else None
+            )
             # No preview rows: the report shows none, so none are read back.
-            result = self.sql_tabs.run_tab(self.project, name, self.purpose,
-                                           tool="source_run_sql_tab", lineage=fresh,
-                                           fingerprint=known, preview_rows=0,
-                                           large_remote_warning_id=self.confirmed)
+            result = self.sql_tabs.run_tab(
+                self.project,
+                name,
+                self.purpose,
+                tool="source_run_sql_tab",
+                lineage=fresh,
+                fingerprint=known,
+                preview_rows=0,
+                large_remote_warning_id=self.confirmed,
+            )
         except LantideError as exc:
-            return {"tab": name, "status": FAILED, "error": exc.to_dict(),
-                    "duration_ms": int((time.perf_counter() - t0) * 1000)}
-        return {"tab": name, "status": RAN, "row_count": result["row_count"],
-                "duration_ms": result["duration_ms"], "reason_code": result["reason_code"],
-                "warnings": result["warnings"], "checks": result["checks"],
-                "step": result["step"]}
+            return {
+                "tab": name,
+                "status": FAILED,
+                "error": exc.to_dict(),
+                "duration_ms": int((time.perf_counter() - t0) * 1000),
+            }
+        return {
+            "tab": name,
+            "status": RAN,
+            "row_count": result["row_count"],
+            "duration_ms": result["duration_ms"],
+            "reason_code": result["reason_code"],
+            "warnings": result["warnings"],
+            "checks": result["checks"],
+            "step": result["step"],
+        }
 
     def finish(self, name: str, entry: dict) -> None:
         if entry.get("error", {}).get("error") == CANCELLED_CODE:

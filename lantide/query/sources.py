@@ -34,16 +34,29 @@ from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules
 from lantide.query.reading_notes import csv_notes
 from lantide.query.sheets import LazySheets
 from lantide.query.source_problems import (
-    OUTSIDE_LINK, UNREADABLE_FOLDER, brief, check_json_objects, folder_format,
-    folder_problem, is_empty, outside_link_problem)
+    OUTSIDE_LINK,
+    UNREADABLE_FOLDER,
+    brief,
+    check_json_objects,
+    folder_format,
+    folder_problem,
+    is_empty,
+    outside_link_problem,
+)
 from lantide.query.workbook_limits import ReadLimits
-from lantide.query.names import (INTERNAL_SCHEMA, data_format, qualified, quote_ident,
-                                 quote_literal, same_name, table_name_for)
+from lantide.query.names import (
+    INTERNAL_SCHEMA,
+    data_format,
+    qualified,
+    quote_ident,
+    quote_literal,
+    same_name,
+    table_name_for,
+)
 
 _brief = brief  # the name tests and older callers use
 
-_RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog",
-                     INTERNAL_SCHEMA}
+_RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog", INTERNAL_SCHEMA}
 
 
 @dataclass(frozen=True)
@@ -66,9 +79,14 @@ class DataTable:
             rel = self.path.relative_to(root).as_posix()
         except ValueError:
             rel = str(self.path)
-        out = {"name": self.name, "schema": self.schema, "qualified_name": self.qualified_name,
-               "kind": "excel_sheet" if self.format == "excel" else "data_file",
-               "format": self.format, "source": rel}
+        out = {
+            "name": self.name,
+            "schema": self.schema,
+            "qualified_name": self.qualified_name,
+            "kind": "excel_sheet" if self.format == "excel" else "data_file",
+            "format": self.format,
+            "source": rel,
+        }
         if self.error:
             out["error"] = self.error
         if self.notes:
@@ -101,8 +119,13 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
 
 def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     if path.is_dir():
-        ext = {"csv": "csv", "tsv": "tsv", "parquet": "parquet", "json": "json",
-               "ndjson": "*json*"}[fmt]
+        ext = {
+            "csv": "csv",
+            "tsv": "tsv",
+            "parquet": "parquet",
+            "json": "json",
+            "ndjson": "*json*",
+        }[fmt]
         pattern = quote_literal(str(path / "**" / f"*.{ext}"))
         extra = ", hive_partitioning = true"
     else:
@@ -123,8 +146,12 @@ def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
 
 def _notes_missing(row: dict, fmt: str) -> bool:
     """A text file registered before reading notes existed: registered again once."""
-    return fmt in ("csv", "tsv") and row["error"] is None and row["notes"] is None \
+    return (
+        fmt in ("csv", "tsv")
+        and row["error"] is None
+        and row["notes"] is None
         and data_format(Path(row["path"]).name) is not None
+    )
 
 
 def _header_options(header_row: int | None) -> str:
@@ -137,8 +164,15 @@ def _header_options(header_row: int | None) -> str:
 
 
 class DataSources(LazySheets):
-    def __init__(self, engine: Engine, catalog: Catalog, data_dir: Path, *,
-                 reserved_names=lambda: set(), limits: ReadLimits | None = None):
+    def __init__(
+        self,
+        engine: Engine,
+        catalog: Catalog,
+        data_dir: Path,
+        *,
+        reserved_names=lambda: set(),
+        limits: ReadLimits | None = None,
+    ):
         self.engine = engine
         self.limits = limits or ReadLimits()
         self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
@@ -161,9 +195,14 @@ class DataSources(LazySheets):
 
     def resolve(self, schema: str | None, name: str) -> DataTable | None:
         for t in self._tables:
-            if t.error is None and same_name(t.name, name) and (
+            if (
+                t.error is None
+                and same_name(t.name, name)
+                and (
                     (schema is None and t.schema is None)
-                    or (schema is not None and t.schema is not None and same_name(t.schema, schema))):
+                    or (schema is not None and t.schema is not None and same_name(t.schema, schema))
+                )
+            ):
                 return t
         return None
 
@@ -175,15 +214,25 @@ class DataSources(LazySheets):
                 continue
             if schema is None and same_name(t.schema or t.name, name):
                 return t  # a flat file, or a workbook named without a sheet
-            if schema is not None and t.schema is not None and same_name(t.schema, schema) \
-                    and (same_name(t.name, name) or t.name == t.path.name):
+            if (
+                schema is not None
+                and t.schema is not None
+                and same_name(t.schema, schema)
+                and (same_name(t.name, name) or t.name == t.path.name)
+            ):
                 return t
         return None
 
     def sheets_of(self, name: str) -> list[DataTable]:
         """The readable sheets of the workbook whose schema is ``name``."""
-        return [t for t in self._tables if t.format == "excel" and t.error is None
-                and t.schema is not None and same_name(t.schema, name)]
+        return [
+            t
+            for t in self._tables
+            if t.format == "excel"
+            and t.error is None
+            and t.schema is not None
+            and same_name(t.schema, name)
+        ]
 
     def fingerprint(self, table: DataTable) -> str:
         """What changes when the file changes: its path, size and mtime."""
@@ -238,7 +287,9 @@ class DataSources(LazySheets):
             report["removed"].append(path_text)
         cached = {c.name.casefold() for c in self.catalog.all_cached()}
         taken_flat: set[str] = set(cached)
-        taken_schemas: set[str] = {s.casefold() for s in _RESERVED_SCHEMAS | set(self._reserved_names())}
+        taken_schemas: set[str] = {
+            s.casefold() for s in _RESERVED_SCHEMAS | set(self._reserved_names())
+        }
         tables: list[DataTable] = []
         for path, fmt in files:
             key = str(path)
@@ -251,11 +302,14 @@ class DataSources(LazySheets):
             name = base if base.casefold() not in taken else path.name
             taken.add(name.casefold())
             previous = known.get(key)
-            unchanged = (previous is not None and (previous["size"], previous["mtime_ns"]) == stamp
-                         and self._names_of(key, known) == {name.casefold()}
-                         and previous["options"] == rule_text(self._rule_of(path))
-                         and not _notes_missing(previous, fmt)
-                         and key not in retry)
+            unchanged = (
+                previous is not None
+                and (previous["size"], previous["mtime_ns"]) == stamp
+                and self._names_of(key, known) == {name.casefold()}
+                and previous["options"] == rule_text(self._rule_of(path))
+                and not _notes_missing(previous, fmt)
+                and key not in retry
+            )
             if unchanged:
                 tables.extend(self._from_rows(key))
                 self._stamps[key] = stamp
@@ -265,7 +319,8 @@ class DataSources(LazySheets):
             tables.extend(registered)
             self._stamps[key] = stamp
             if key in retry and [t.error for t in registered] == [
-                    r["error"] for r in rows if r["path"] == key]:
+                r["error"] for r in rows if r["path"] == key
+            ]:
                 continue  # tried again, failed the same way: nothing changed
             (report["changed"] if previous else report["added"]).append(key)
             if any(t.error for t in registered):
@@ -316,9 +371,18 @@ class DataSources(LazySheets):
         return {(row["schema"] or row["table"]).casefold()}
 
     def _from_rows(self, path_text: str) -> list[DataTable]:
-        return [DataTable(r["schema"], r["table"], Path(r["path"]), r["format"], r["error"],
-                          tuple(json.loads(r["notes"])) if r["notes"] else ())
-                for r in self.catalog.source_rows() if r["path"] == path_text]
+        return [
+            DataTable(
+                r["schema"],
+                r["table"],
+                Path(r["path"]),
+                r["format"],
+                r["error"],
+                tuple(json.loads(r["notes"])) if r["notes"] else (),
+            )
+            for r in self.catalog.source_rows()
+            if r["path"] == path_text
+        ]
 
     def _drop(self, path_text: str) -> None:
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
@@ -346,9 +410,20 @@ class DataSources(LazySheets):
         if fmt == OUTSIDE_LINK:
             return [self._failed(path, None, name, fmt, stamp, outside_link_problem(path))]
         if not path.is_dir() and is_empty(path, stamp[0]):
-            return [self._failed(path, None, name, fmt, stamp, QueryError(
-                "the file is empty: there is nothing to read", code="DATA_FILE_EMPTY",
-                hint="Put the data in it (or remove it from data/)."))]
+            return [
+                self._failed(
+                    path,
+                    None,
+                    name,
+                    fmt,
+                    stamp,
+                    QueryError(
+                        "the file is empty: there is nothing to read",
+                        code="DATA_FILE_EMPTY",
+                        hint="Put the data in it (or remove it from data/).",
+                    ),
+                )
+            ]
 
         rule = self._rule_of(path)
         header_row = header_row_of(rule)
@@ -358,17 +433,21 @@ class DataSources(LazySheets):
             if fmt in ("json", "ndjson") and not path.is_dir():
                 check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
             with transaction(cur):
-                cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
-                            f"SELECT * FROM {_reader_sql(path, fmt, header_row)}")
+                cur.execute(
+                    f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
+                    f"SELECT * FROM {_reader_sql(path, fmt, header_row)}"
+                )
                 if fmt in ("csv", "tsv") and not path.is_dir():
                     if header_row is None:  # bad rows, decimal commas
                         sniffed_as = improve_view(cur, path, name, fmt)
                     else:  # the analyst's rule stands
-                        sniffed_as = ((", delim = '\t'" if fmt == "tsv" else "")
-                                      + _header_options(header_row))
+                        sniffed_as = (", delim = '\t'" if fmt == "tsv" else "") + _header_options(
+                            header_row
+                        )
                     notes.extend(csv_notes(cur, path, sniffed_as, header_row, name))
-                self.catalog.replace_sources_of(cur, key, [
-                    (None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))])
+                self.catalog.replace_sources_of(
+                    cur, key, [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))]
+                )
 
         try:
             self.engine.run(work, timeout=None)
@@ -385,14 +464,16 @@ class DataSources(LazySheets):
             message = translate_error(exc).message if _is_duckdb_error(exc) else str(exc)
         message = brief(message) if message else type(exc).__name__
         if "is not latin-1 encoded" in message:  # what our fallback tried, not the cause
-            message = ("the file is neither UTF-8 nor Latin-1 text (a binary file, or a "
-                       "damaged one?)")
+            message = (
+                "the file is neither UTF-8 nor Latin-1 text (a binary file, or a damaged one?)"
+            )
 
         options = rule_text(self._rule_of(path))
 
         def work(cur):
-            self.catalog.replace_sources_of(cur, str(path), [(schema, name, fmt, *stamp, message,
-                                                              None, options)])
+            self.catalog.replace_sources_of(
+                cur, str(path), [(schema, name, fmt, *stamp, message, None, options)]
+            )
 
         self.engine.run(work, timeout=None)
         return DataTable(schema, name, path, fmt, message)

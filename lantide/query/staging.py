@@ -18,14 +18,21 @@ from lantide.query.names import quote_ident
 from lantide.query.typed_columns import insert
 
 
-def stage(external: ExternalSources, engine: Engine, connection: str, parsed: ParsedQuery,
-          table: str, bookkeeping: Callable[..., None], *, preview_rows: int,
-          cell_chars: int | None = results.CELL_CHARS) -> results.Preview:
+def stage(
+    external: ExternalSources,
+    engine: Engine,
+    connection: str,
+    parsed: ParsedQuery,
+    table: str,
+    bookkeeping: Callable[..., None],
+    *,
+    preview_rows: int,
+    cell_chars: int | None = results.CELL_CHARS,
+) -> results.Preview:
     """Copy the result of ``parsed`` on ``connection`` into ``table``; ``bookkeeping(cur,
     rows)`` runs in the same transaction. Answers the table's first ``preview_rows`` rows."""
     remote_sql = external.remote_sql(connection, parsed)
-    batches = external.stream_batches(connection, remote_sql,
-                                      register_cancel=engine.cancel_hook)
+    batches = external.stream_batches(connection, remote_sql, register_cancel=engine.cancel_hook)
 
     def work(cur):
         try:

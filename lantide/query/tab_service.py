@@ -49,9 +49,17 @@ Graph = dict[str, list[str]]
 class SqlTabs:
     """The SQL tabs of one workspace's projects, run through the statement runner."""
 
-    def __init__(self, workspace: Workspace, settings: QuerySettings, *, engine: Engine,
-                 catalog: Catalog, sources: DataSources, inputs: InputResolver,
-                 runner: StatementRunner):
+    def __init__(
+        self,
+        workspace: Workspace,
+        settings: QuerySettings,
+        *,
+        engine: Engine,
+        catalog: Catalog,
+        sources: DataSources,
+        inputs: InputResolver,
+        runner: StatementRunner,
+    ):
         self.workspace = workspace
         self.settings = settings
         self.engine = engine
@@ -60,19 +68,31 @@ class SqlTabs:
         self.inputs = inputs
         self.runner = runner
 
-    def run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None, *,
-                    large_remote_warning_id: str | None = None,
-                    max_cell_chars: int | None = None) -> dict:
+    def run_sql_tab(
+        self,
+        project: ProjectArg,
+        tab: str,
+        purpose: str | None = None,
+        *,
+        large_remote_warning_id: str | None = None,
+        max_cell_chars: int | None = None,
+    ) -> dict:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, tab)
         purpose = qem.check_purpose(project_obj.status, purpose)
         self.inputs.refresh_if_stale()
-        return self.run_tab(project_obj, name, purpose, tool="run_sql_tab",
-                            large_remote_warning_id=large_remote_warning_id,
-                            cell_chars=max_cell_chars)
+        return self.run_tab(
+            project_obj,
+            name,
+            purpose,
+            tool="run_sql_tab",
+            large_remote_warning_id=large_remote_warning_id,
+            cell_chars=max_cell_chars,
+        )
 
-    def tab_lineage(self, project: Project, name: str,
-                    tabs: list[str] | None = None) -> lin.TabLineage:
+    def tab_lineage(
+        self, project: Project, name: str, tabs: list[str] | None = None
+    ) -> lin.TabLineage:
         """A tab's lineage; a tab whose file cannot be read (not UTF-8, removed meanwhile,
         a name that is no longer allowed) gets a lineage with that ``error``, so it is a
         problem for itself only, never for a listing or Source Run of the other tabs."""
@@ -81,9 +101,14 @@ class SqlTabs:
             sql = tab_files.read_tab(project, name, names)
         except LantideError as exc:
             return lin.TabLineage(tab=name, sql="", sql_hash="", error=exc.to_dict())
-        return lin.analyse_tab(name, sql, lambda ref: self.inputs.resolve(ref, names),
-                               data_dir=self.workspace.data_dir, workspace_root=self.workspace.root,
-                               known_table=lambda ref: self.inputs.resolve(ref, names).kind != lin.UNKNOWN)
+        return lin.analyse_tab(
+            name,
+            sql,
+            lambda ref: self.inputs.resolve(ref, names),
+            data_dir=self.workspace.data_dir,
+            workspace_root=self.workspace.root,
+            known_table=lambda ref: self.inputs.resolve(ref, names).kind != lin.UNKNOWN,
+        )
 
     def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:
         """SQL and inputs of a tab in one hash; None when it cannot be known (remote data)."""
@@ -93,7 +118,9 @@ class SqlTabs:
                 row = self.catalog.cached(inp.target)
                 if row is None:
                     return None
-                parts.append(f"{inp.kind}:{row.name.casefold()}:{row.fingerprint or row.created_at}")
+                parts.append(
+                    f"{inp.kind}:{row.name.casefold()}:{row.fingerprint or row.created_at}"
+                )
             elif inp.kind == lin.DATA:
                 assert isinstance(inp.detail, DataTable)  # a data input's detail
                 parts.append(f"data:{self.sources.fingerprint(inp.detail)}")
@@ -108,11 +135,19 @@ class SqlTabs:
                 return None
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
-    def run_tab(self, project: Project, name: str, purpose: str | None, *, tool: str,
-                lineage: lin.TabLineage | None = None,
-                large_remote_warning_id: str | list[str] | None = None,
-                fingerprint: str | None = None, preview_rows: int | None = None,
-                cell_chars: int | None = None) -> dict:
+    def run_tab(
+        self,
+        project: Project,
+        name: str,
+        purpose: str | None,
+        *,
+        tool: str,
+        lineage: lin.TabLineage | None = None,
+        large_remote_warning_id: str | list[str] | None = None,
+        fingerprint: str | None = None,
+        preview_rows: int | None = None,
+        cell_chars: int | None = None,
+    ) -> dict:
         """Materialize one tab (its answer, or a large remote result's ``warning_required``).
         ``fingerprint``: already computed for ``lineage`` now (Source Run);
         ``preview_rows``: overrides the setting, 0 reads no rows."""
@@ -121,9 +156,12 @@ class SqlTabs:
         if lineage.error:
             err = lineage.error
             where = err.get("position")  # in the tab's file text, as the guard found it
-            raise QueryError(f"SQL tab {name!r}: {err['message']}", code=err["error"],
-                             hint=err.get("hint"),
-                             position=(where["line"], where["column"]) if where else None)
+            raise QueryError(
+                f"SQL tab {name!r}: {err['message']}",
+                code=err["error"],
+                hint=err.get("hint"),
+                position=(where["line"], where["column"]) if where else None,
+            )
         parsed = lineage.parsed
         assert parsed is not None  # a lineage without an error has its parse
         self.inputs.check_inputs(lineage.inputs)
@@ -131,40 +169,75 @@ class SqlTabs:
         self.runner.check_result_name(name, tab_of=(project.dirname, name), views=False)
         connection = single_source(lineage.inputs)
         step_id = new_step_id()
-        plan = qem.decide_materialization(tab=name, external=bool(connection), result_label=None,
-                                          project_status=project.status,
-                                          tables_read=len(parsed.tables), step_id=step_id)
+        plan = qem.decide_materialization(
+            tab=name,
+            external=bool(connection),
+            result_label=None,
+            project_status=project.status,
+            tables_read=len(parsed.tables),
+            step_id=step_id,
+        )
         found = statement_hints(parsed, lineage.inputs)
         if connection:
             source_run = tool == "source_run_sql_tab"
             warning = self.runner.large_remote_check(
-                connection, parsed, large_remote_warning_id,
-                again="Source Run again" if source_run else "run the tab again")
+                connection,
+                parsed,
+                large_remote_warning_id,
+                again="Source Run again" if source_run else "run the tab again",
+            )
             if warning and source_run:
                 raise LargeRemoteResult(warning)  # this tab fails; downstream does not run
             if warning:
                 return warning
         if fingerprint is None:
             fingerprint = self.tab_fingerprint(lineage)
-        record = CachedTable(name, TAB, project.dirname, name, step_id, lineage.sql,
-                             fingerprint, None, None, None)
+        record = CachedTable(
+            name, TAB, project.dirname, name, step_id, lineage.sql, fingerprint, None, None, None
+        )
         last = self.catalog.cached(name)  # the same step ran before: same tab, same SQL
-        previous = last.row_count if (last is not None and last.kind == TAB and
-                                      last.project == project.dirname and
-                                      last.sql == lineage.sql) else None
-        preview = self.runner.execute(parsed, plan, record, connection,
-                                      preview_rows=preview_rows, cell_chars=cell_chars)
-        checks = self.runner.result_checks(parsed, lineage.inputs, preview, plan, connection,
-                                           None, previous_row_count=previous)
-        return step_result(tool=tool, parsed=parsed, plan=plan, preview=preview,
-                           started=started, step_id=step_id, project=project, purpose=purpose,
-                           result_label=None, found=found, connection=connection, tab=name,
-                           checks=checks,
-                           extra_warnings=self.inputs.reading_warnings(lineage.inputs))
+        previous = (
+            last.row_count
+            if (
+                last is not None
+                and last.kind == TAB
+                and last.project == project.dirname
+                and last.sql == lineage.sql
+            )
+            else None
+        )
+        preview = self.runner.execute(
+            parsed, plan, record, connection, preview_rows=preview_rows, cell_chars=cell_chars
+        )
+        checks = self.runner.result_checks(
+            parsed, lineage.inputs, preview, plan, connection, None, previous_row_count=previous
+        )
+        return step_result(
+            tool=tool,
+            parsed=parsed,
+            plan=plan,
+            preview=preview,
+            started=started,
+            step_id=step_id,
+            project=project,
+            purpose=purpose,
+            result_label=None,
+            found=found,
+            connection=connection,
+            tab=name,
+            checks=checks,
+            extra_warnings=self.inputs.reading_warnings(lineage.inputs),
+        )
 
-    def source_run_sql_tab(self, project: ProjectArg, tab: str, purpose: str | None = None,
-                           progress: Callable[[dict], None] | None = None, *,
-                           large_remote_warning_id: str | list[str] | None = None) -> dict:
+    def source_run_sql_tab(
+        self,
+        project: ProjectArg,
+        tab: str,
+        purpose: str | None = None,
+        progress: Callable[[dict], None] | None = None,
+        *,
+        large_remote_warning_id: str | list[str] | None = None,
+    ) -> dict:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         from lantide.query.sourcerun import default_workers, source_run
@@ -173,9 +246,16 @@ class SqlTabs:
         purpose = qem.check_purpose(None, purpose)
         self.inputs.refresh_if_stale()
         workers = int(getattr(self.settings, "source_run_workers", 0) or 0) or default_workers()
-        return source_run(self, self.catalog, project_obj, tab_files.find_tab(project_obj, tab),
-                          purpose, progress, workers=workers,
-                          confirmed=warning_ids(large_remote_warning_id))
+        return source_run(
+            self,
+            self.catalog,
+            project_obj,
+            tab_files.find_tab(project_obj, tab),
+            purpose,
+            progress,
+            workers=workers,
+            confirmed=warning_ids(large_remote_warning_id),
+        )
 
     def check_new_sql_tab(self, project: ProjectArg, name: str) -> str:
         """The clean name a new tab of ``project`` may take, or the error create_sql_tab
@@ -195,8 +275,12 @@ class SqlTabs:
         self.runner.check_result_name(name, tab_of=(project_obj.dirname, name))
         path = tab_files.write_new_tab(project_obj, name, sql)
         lineage = self.tab_lineage(project_obj, name)
-        return {"project": project_obj.dirname, "tab": name, "path": str(path),
-                "lineage": lineage.to_dict()}
+        return {
+            "project": project_obj.dirname,
+            "tab": name,
+            "path": str(path),
+            "lineage": lineage.to_dict(),
+        }
 
     def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict:
         project_obj = required_project(self.workspace, project)
@@ -209,6 +293,7 @@ class SqlTabs:
         renamed = False
         cached = self.catalog.cached(old)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
+
             def work(cur):
                 with transaction(cur):
                     if not same_name(old, new):
@@ -217,15 +302,23 @@ class SqlTabs:
                     self.catalog.forget(cur, old)
                     cached.name, cached.tab = new, new
                     self.catalog.record(cur, cached)
+
             self.engine.run(work)
             self.catalog.invalidate()
             renamed = True
-        out = {"project": project_obj.dirname, "old": old, "new": new,
-               "path": str(project_obj.sql_tab_path(new)), "cached_table_renamed": renamed,
-               "dependents": dependents}
+        out = {
+            "project": project_obj.dirname,
+            "old": old,
+            "new": new,
+            "path": str(project_obj.sql_tab_path(new)),
+            "cached_table_renamed": renamed,
+            "dependents": dependents,
+        }
         if dependents:
-            out["hint"] = (f"These tabs still read {old!r} and were not changed: "
-                           f"{', '.join(dependents)}. Update them to read {new!r}.")
+            out["hint"] = (
+                f"These tabs still read {old!r} and were not changed: "
+                f"{', '.join(dependents)}. Update them to read {new!r}."
+            )
         return out
 
     def delete_sql_tab(self, project: ProjectArg, name: str) -> dict:
@@ -237,16 +330,25 @@ class SqlTabs:
         dropped = False
         cached = self.catalog.cached(name)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
+
             def work(cur):
                 cur.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
                 self.catalog.forget(cur, name)
+
             self.engine.run(work)
             self.catalog.invalidate()
             dropped = True
-        out = {"project": project_obj.dirname, "deleted": name, "trash_path": str(trash),
-               "cached_table_dropped": dropped, "dependents": sorted(dependents)}
+        out = {
+            "project": project_obj.dirname,
+            "deleted": name,
+            "trash_path": str(trash),
+            "cached_table_dropped": dropped,
+            "dependents": sorted(dependents),
+        }
         if dependents:
-            out["hint"] = f"These tabs read {name!r} and will fail until changed: {', '.join(dependents)}."
+            out["hint"] = (
+                f"These tabs read {name!r} and will fail until changed: {', '.join(dependents)}."
+            )
         return out
 
     def list_sql_tabs(self, project: ProjectArg) -> list[dict]:
@@ -256,16 +358,36 @@ class SqlTabs:
         for name in tabs:
             lineage = self.tab_lineage(project_obj, name, tabs)
             cached = self.catalog.cached(name)
-            mine = cached if (cached is not None and cached.kind == TAB
-                              and cached.project == project_obj.dirname) else None
+            mine = (
+                cached
+                if (
+                    cached is not None
+                    and cached.kind == TAB
+                    and cached.project == project_obj.dirname
+                )
+                else None
+            )
             fingerprint = None if lineage.error else self.tab_fingerprint(lineage)
-            state = ("never_run" if mine is None else
-                     "up_to_date" if fingerprint and fingerprint == mine.fingerprint else "stale")
-            out.append({"tab": name, "path": str(project_obj.sql_tab_path(name)),
-                        "cached_table": name if mine else None,
-                        "row_count": mine.row_count if mine else None,
-                        "last_run_at": mine.created_at.isoformat() if mine and mine.created_at else None,
-                        "state": state, "error": lineage.error})
+            state = (
+                "never_run"
+                if mine is None
+                else "up_to_date"
+                if fingerprint and fingerprint == mine.fingerprint
+                else "stale"
+            )
+            out.append(
+                {
+                    "tab": name,
+                    "path": str(project_obj.sql_tab_path(name)),
+                    "cached_table": name if mine else None,
+                    "row_count": mine.row_count if mine else None,
+                    "last_run_at": mine.created_at.isoformat()
+                    if mine and mine.created_at
+                    else None,
+                    "state": state,
+                    "error": lineage.error,
+                }
+            )
         return out
 
     def graph(self, project: Project) -> tuple[Graph, dict[str, lin.TabLineage]]:
@@ -279,10 +401,12 @@ class SqlTabs:
         self.inputs.refresh_if_stale()
         graph, lineages = self.graph(project_obj)
         cycle = lin.find_cycle(graph)
-        return {"project": project_obj.dirname,
-                "tabs": [lineages[t].to_dict() for t in sorted(graph, key=str.casefold)],
-                "edges": [{"from": up, "to": t} for t in sorted(graph, key=str.casefold)
-                          for up in graph[t]],
-                "order": None if cycle else lin.topological(graph),
-                "cycle": cycle}
-
+        return {
+            "project": project_obj.dirname,
+            "tabs": [lineages[t].to_dict() for t in sorted(graph, key=str.casefold)],
+            "edges": [
+                {"from": up, "to": t} for t in sorted(graph, key=str.casefold) for up in graph[t]
+            ],
+            "order": None if cycle else lin.topological(graph),
+            "cycle": cycle,
+        }

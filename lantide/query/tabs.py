@@ -34,19 +34,33 @@ def validate_tab_name(name: str, *, existing: bool = False) -> str:
     clean = (name or "").strip()
     if clean.lower().endswith(".sql"):
         clean = clean[:-4].strip()
-    hint = ("Use letters, digits, '_' or '-' (it becomes the cached table's name), "
-            f"at most {MAX_TAB_NAME} characters, no slashes or leading dot.")
-    if (not clean or clean.startswith(".") or clean.endswith(".") or _BAD_TAB.search(clean)
-            or len(clean) > MAX_TAB_NAME or clean.casefold().startswith(INTERNAL_SCHEMA)
-            or clean.casefold().startswith("__lantide")):
+    hint = (
+        "Use letters, digits, '_' or '-' (it becomes the cached table's name), "
+        f"at most {MAX_TAB_NAME} characters, no slashes or leading dot."
+    )
+    if (
+        not clean
+        or clean.startswith(".")
+        or clean.endswith(".")
+        or _BAD_TAB.search(clean)
+        or len(clean) > MAX_TAB_NAME
+        or clean.casefold().startswith(INTERNAL_SCHEMA)
+        or clean.casefold().startswith("__lantide")
+    ):
         problem = portable_name_problem(clean) if clean else None
-        raise TabError(f"invalid SQL tab name {name!r}" + (f": {problem}" if problem else ""),
-                       code="BAD_TAB_NAME", hint=hint)
+        raise TabError(
+            f"invalid SQL tab name {name!r}" + (f": {problem}" if problem else ""),
+            code="BAD_TAB_NAME",
+            hint=hint,
+        )
     problem = None if existing else portable_name_problem(clean)
     if problem:
-        raise TabError(f"invalid SQL tab name {name!r}: {problem}", code="BAD_TAB_NAME",
-                       hint=hint + " Workspaces move between machines, so names Windows "
-                                   "cannot hold are refused everywhere.")
+        raise TabError(
+            f"invalid SQL tab name {name!r}: {problem}",
+            code="BAD_TAB_NAME",
+            hint=hint + " Workspaces move between machines, so names Windows "
+            "cannot hold are refused everywhere.",
+        )
     return clean
 
 
@@ -71,9 +85,11 @@ def find_tab(project: Project, name: str, names: list[str] | None = None) -> str
     for candidate in names:
         if candidate.casefold() == clean.casefold():
             return candidate
-    raise TabError(f"no SQL tab {clean!r} in project {project.name!r}",
-                   code="TAB_NOT_FOUND",
-                   hint=f"Tabs of {project.dirname}: {', '.join(names) or 'none yet'}.")
+    raise TabError(
+        f"no SQL tab {clean!r} in project {project.name!r}",
+        code="TAB_NOT_FOUND",
+        hint=f"Tabs of {project.dirname}: {', '.join(names) or 'none yet'}.",
+    )
 
 
 def read_tab(project: Project, name: str, names: list[str] | None = None) -> str:
@@ -83,21 +99,28 @@ def read_tab(project: Project, name: str, names: list[str] | None = None) -> str
     except UnicodeDecodeError as exc:
         line = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise CorruptFileError(
-            path, f"not UTF-8 text (byte {exc.start}, line {line})",
+            path,
+            f"not UTF-8 text (byte {exc.start}, line {line})",
             hint="The file was left as it is. Save it as UTF-8 in a text editor; the "
-                 "project's other tabs are not affected.") from None
+            "project's other tabs are not affected.",
+        ) from None
     except FileNotFoundError:  # removed since ``names`` was listed
-        raise TabError(f"SQL tab {path.stem!r} of project {project.name!r} was removed",
-                       code="TAB_NOT_FOUND",
-                       hint="It was deleted or renamed meanwhile; reopen the project's tabs.") from None
+        raise TabError(
+            f"SQL tab {path.stem!r} of project {project.name!r} was removed",
+            code="TAB_NOT_FOUND",
+            hint="It was deleted or renamed meanwhile; reopen the project's tabs.",
+        ) from None
     except OSError as exc:  # e.g. no permission: a problem of this tab, named
         raise CorruptFileError(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
 def check_no_tab_named(project: Project, name: str) -> None:
     if any(n.casefold() == name.casefold() for n in tab_names(project)):
-        raise TabError(f"project {project.name!r} already has a SQL tab {name!r}",
-                       code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
+        raise TabError(
+            f"project {project.name!r} already has a SQL tab {name!r}",
+            code="TAB_EXISTS",
+            hint="Choose another name, or edit the existing tab.",
+        )
 
 
 def write_new_tab(project: Project, name: str, sql: str) -> Path:
@@ -112,16 +135,22 @@ def write_new_tab(project: Project, name: str, sql: str) -> Path:
 
 
 def _tab_exists(project: Project, name: str) -> TabError:
-    return TabError(f"project {project.name!r} already has a SQL tab {name!r}",
-                    code="TAB_EXISTS", hint="Choose another name, or edit the existing tab.")
+    return TabError(
+        f"project {project.name!r} already has a SQL tab {name!r}",
+        code="TAB_EXISTS",
+        hint="Choose another name, or edit the existing tab.",
+    )
 
 
 def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
     old = find_tab(project, old)
     new = validate_tab_name(new)
     if new != old and any(n.casefold() == new.casefold() and n != old for n in tab_names(project)):
-        raise TabError(f"project {project.name!r} already has a SQL tab {new!r}",
-                       code="TAB_EXISTS", hint="Choose another name.")
+        raise TabError(
+            f"project {project.name!r} already has a SQL tab {new!r}",
+            code="TAB_EXISTS",
+            hint="Choose another name.",
+        )
     source = project.sql_tab_path(old)
     target = project.sql_tab_path(new)
     if new.casefold() == old.casefold():
@@ -143,8 +172,9 @@ def rename_tab_file(project: Project, old: str, new: str) -> tuple[str, str]:
 def trash_tab_file(project: Project, name: str) -> Path:
     name = find_tab(project, name)
     source = project.sql_tab_path(name)
-    target = layout.trashed_sql_tab_path(project.workspace_root, project.dirname, name,
-                                         datetime.now().strftime('%Y%m%d-%H%M%S-%f'))
+    target = layout.trashed_sql_tab_path(
+        project.workspace_root, project.dirname, name, datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     source.rename(target)
     own_writes.forget(source)

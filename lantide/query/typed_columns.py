@@ -22,9 +22,16 @@ from lantide.query.names import quote_ident
 # The Python types DuckDB takes as-is for a column of each type (exact type() matches:
 # bool is not an int here).
 _FITS = {
-    "BOOLEAN": {bool}, "BIGINT": {int}, "INTEGER": {int}, "DOUBLE": {float, int},
-    "DATE": {date, datetime}, "TIMESTAMP": {datetime}, "TIME": {time}, "INTERVAL": {timedelta},
-    "BLOB": {bytes, bytearray}, "VARCHAR": {str},
+    "BOOLEAN": {bool},
+    "BIGINT": {int},
+    "INTEGER": {int},
+    "DOUBLE": {float, int},
+    "DATE": {date, datetime},
+    "TIMESTAMP": {datetime},
+    "TIME": {time},
+    "INTERVAL": {timedelta},
+    "BLOB": {bytes, bytearray},
+    "VARCHAR": {str},
 }
 _NONE = type(None)
 
@@ -83,11 +90,11 @@ def conform(batch: ColumnBatch) -> ColumnBatch:
 
             scratch = scratch or duckdb.connect(":memory:")
             try:
-                columns.append(scratch.execute(f"SELECT $1::VARCHAR[]::{type_name}[]",
-                                               [text]).fetchone()[0])
+                columns.append(
+                    scratch.execute(f"SELECT $1::VARCHAR[]::{type_name}[]", [text]).fetchone()[0]
+                )
             except duckdb.Error as exc:
-                raise ColumnTypeError(name, type_name,
-                                      str(exc).splitlines()[0]) from None
+                raise ColumnTypeError(name, type_name, str(exc).splitlines()[0]) from None
     finally:
         if scratch is not None:
             scratch.close()
@@ -111,8 +118,13 @@ def insert(cur, table_sql: str, batch: ColumnBatch, chunk_rows: int = 100_000) -
     select = ", ".join(f"unnest(${i}::{t}[])" for i, t in enumerate(batch.types, start=1))
     sql = f"INSERT INTO {table_sql} SELECT {select}"
     for start in range(0, total, chunk_rows):
-        cur.execute(sql, [values[start:start + chunk_rows] if total > chunk_rows else values
-                          for values in batch.columns])
+        cur.execute(
+            sql,
+            [
+                values[start : start + chunk_rows] if total > chunk_rows else values
+                for values in batch.columns
+            ],
+        )
     return total
 
 

@@ -69,15 +69,18 @@ def _rel(path: Path) -> str:
 def _too_large(path: Path, what: str, limit: str, setting: str) -> WorkbookTooLarge:
     return WorkbookTooLarge(
         f"{_rel(path)} {what}, above the limit of {limit} (setting query.{setting}); "
-        "it was not read", code="DATA_FILE_TOO_LARGE",
+        "it was not read",
+        code="DATA_FILE_TOO_LARGE",
         hint=f"If the workbook is genuine, raise query.{setting} in settings.json, or save "
-             "the sheet you need as CSV or Parquet in data/.")
+        "the sheet you need as CSV or Parquet in data/.",
+    )
 
 
 def _damaged(path: Path, why: str) -> WorkbookDamaged:
-    return WorkbookDamaged(f"{_rel(path)} is not a readable workbook: {why}",
-                           hint="Open and save it again in Excel or LibreOffice, or export "
-                                "the sheet as CSV.")
+    return WorkbookDamaged(
+        f"{_rel(path)} is not a readable workbook: {why}",
+        hint="Open and save it again in Excel or LibreOffice, or export the sheet as CSV.",
+    )
 
 
 def _size_text(n: int) -> str:
@@ -91,8 +94,9 @@ def check_container(path: Path, limits: ReadLimits) -> None:
     if suffix not in _ZIP_SUFFIXES:  # .xls: not compressed
         size = path.stat().st_size
         if size > limit:
-            raise _too_large(path, f"is {_size_text(size)}", f"{limits.max_workbook_mb} MB",
-                             "max_workbook_mb")
+            raise _too_large(
+                path, f"is {_size_text(size)}", f"{limits.max_workbook_mb} MB", "max_workbook_mb"
+            )
         return
     try:
         with zipfile.ZipFile(path) as zf:
@@ -100,12 +104,19 @@ def check_container(path: Path, limits: ReadLimits) -> None:
     except zipfile.BadZipFile as exc:
         with open(path, "rb") as f:
             ole = f.read(8) == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-        raise _damaged(path, "it is an encrypted (password-protected) workbook or an old "
-                             ".xls renamed" if ole else f"its zip container is damaged ({exc})"
-                       ) from None
+        raise _damaged(
+            path,
+            "it is an encrypted (password-protected) workbook or an old .xls renamed"
+            if ole
+            else f"its zip container is damaged ({exc})",
+        ) from None
     if declared > limit:
-        raise _too_large(path, f"inflates to {_size_text(declared)} (as its zip declares)",
-                         f"{limits.max_workbook_mb} MB", "max_workbook_mb")
+        raise _too_large(
+            path,
+            f"inflates to {_size_text(declared)} (as its zip declares)",
+            f"{limits.max_workbook_mb} MB",
+            "max_workbook_mb",
+        )
 
 
 def inflated_size(path: Path) -> int:
@@ -145,8 +156,11 @@ def _sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
     for rel in rels.iter(f"{ns_pkg}Relationship"):
         if rel.get("Type", "").endswith("/worksheet"):
             target = rel.get("Target", "")
-            entry = target.lstrip("/") if target.startswith("/") else \
-                posixpath.normpath(posixpath.join("xl", target))
+            entry = (
+                target.lstrip("/")
+                if target.startswith("/")
+                else posixpath.normpath(posixpath.join("xl", target))
+            )
             targets[rel.get("Id")] = entry
     sheets = {}
     for sheet in book.iter(f"{ns_main}sheet"):
@@ -200,8 +214,9 @@ def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
                 if event == "start" and tag == f"{_ODS_TABLE}table":
                     height = width = 0
                 elif event == "end" and tag == f"{_ODS_TABLE}table-row":
-                    cells = sum(int(c.get(f"{_ODS_TABLE}number-columns-repeated", "1"))
-                                for c in elem)
+                    cells = sum(
+                        int(c.get(f"{_ODS_TABLE}number-columns-repeated", "1")) for c in elem
+                    )
                     height += int(elem.get(f"{_ODS_TABLE}number-rows-repeated", "1"))
                     width = max(width, cells)
                     elem.clear()
@@ -222,9 +237,13 @@ def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
     for name, (height, width) in spans.items():
         total += height * width
         if total > limits.max_sheet_cells:  # calamine reads every sheet of the book at once
-            raise _too_large(path, f"sheet {name!r} spans {height:,} rows x {width:,} columns "
-                                   f"({height * width:,} cells)",
-                             f"{limits.max_sheet_cells:,} cells", "max_sheet_cells")
+            raise _too_large(
+                path,
+                f"sheet {name!r} spans {height:,} rows x {width:,} columns "
+                f"({height * width:,} cells)",
+                f"{limits.max_sheet_cells:,} cells",
+                "max_sheet_cells",
+            )
     return names
 
 
@@ -254,18 +273,27 @@ def check_sheet(path: Path, sheet: str, limits: ReadLimits) -> None:
                     info = zf.getinfo(name)
                 except KeyError:
                     if name == entry:
-                        raise _damaged(path, f"the part {name} of sheet {sheet!r} is missing") from None
+                        raise _damaged(
+                            path, f"the part {name} of sheet {sheet!r} is missing"
+                        ) from None
                     continue
-                _inflate(zf, info, path, byte_limit, limits, count_cells=name == entry,
-                         sheet=sheet)
+                _inflate(zf, info, path, byte_limit, limits, count_cells=name == entry, sheet=sheet)
     except zipfile.BadZipFile as exc:
         raise _damaged(path, f"sheet {sheet!r} is damaged ({exc})") from None
     except _INFLATE_ERRORS as exc:  # zlib errors, encryption, cut streams
         raise _damaged(path, f"sheet {sheet!r} does not inflate ({exc})") from None
 
 
-def _inflate(zf, info, path: Path, byte_limit: int, limits: ReadLimits, *,
-             count_cells: bool, sheet: str | None = None) -> None:
+def _inflate(
+    zf,
+    info,
+    path: Path,
+    byte_limit: int,
+    limits: ReadLimits,
+    *,
+    count_cells: bool,
+    sheet: str | None = None,
+) -> None:
     """Inflate one entry as a stream; zipfile stops at the declared size and checks the
     CRC, so an entry that inflates to more than it declares fails here."""
     total = cells = max_row = max_column = 0
@@ -275,8 +303,12 @@ def _inflate(zf, info, path: Path, byte_limit: int, limits: ReadLimits, *,
             chunk = f.read(_CHUNK)
             total += len(chunk)
             if total > byte_limit:
-                raise _too_large(path, f"inflates to more than {limits.max_workbook_mb} MB",
-                                 f"{limits.max_workbook_mb} MB", "max_workbook_mb")
+                raise _too_large(
+                    path,
+                    f"inflates to more than {limits.max_workbook_mb} MB",
+                    f"{limits.max_workbook_mb} MB",
+                    "max_workbook_mb",
+                )
             if not count_cells:
                 if not chunk:
                     break
@@ -297,10 +329,12 @@ def _inflate(zf, info, path: Path, byte_limit: int, limits: ReadLimits, *,
                 max_column = max(max_column, max(_column_number(c) for c in columns))
             grid = max_row * max_column
             if max(cells, grid) > limits.max_sheet_cells:
-                what = (f"sheet {sheet!r} spans {max_row:,} rows x {max_column:,} columns "
-                        f"({grid:,} cells)" if grid >= cells else
-                        f"sheet {sheet!r} holds more than {cells:,} cells")
-                raise _too_large(path, what, f"{limits.max_sheet_cells:,} cells",
-                                 "max_sheet_cells")
+                what = (
+                    f"sheet {sheet!r} spans {max_row:,} rows x {max_column:,} columns "
+                    f"({grid:,} cells)"
+                    if grid >= cells
+                    else f"sheet {sheet!r} holds more than {cells:,} cells"
+                )
+                raise _too_large(path, what, f"{limits.max_sheet_cells:,} cells", "max_sheet_cells")
             if not chunk:
                 break

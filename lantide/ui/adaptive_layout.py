@@ -54,8 +54,7 @@ class AdaptiveDocks(QObject):
     """Keeps the central widget of ``window`` at least ``CENTRE_MIN_WIDTH`` x
     ``CENTRE_MIN_HEIGHT`` by resizing the docks (see the module's doc)."""
 
-    def __init__(self, window: QMainWindow, side: list[QDockWidget],
-                 bottom: list[QDockWidget]):
+    def __init__(self, window: QMainWindow, side: list[QDockWidget], bottom: list[QDockWidget]):
         super().__init__(window)
         self.window = window
         self.side = side
@@ -72,7 +71,8 @@ class AdaptiveDocks(QObject):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and (
-                watched is self.window or watched is self.window.centralWidget()):
+            watched is self.window or watched is self.window.centralWidget()
+        ):
             self._timer.start()  # after the main window's own layout has run
         return False
 
@@ -108,10 +108,18 @@ class AdaptiveDocks(QObject):
             size = self.window.size()
             last, self._last_size = self._last_size, size
             centre = self.window.centralWidget().size()
-            self._fit(self.side, CENTRE_MIN_WIDTH - centre.width(),
-                      size.width() > last.width(), Qt.Orientation.Horizontal)
-            self._fit(self.bottom, CENTRE_MIN_HEIGHT - centre.height(),
-                      size.height() > last.height(), Qt.Orientation.Vertical)
+            self._fit(
+                self.side,
+                CENTRE_MIN_WIDTH - centre.width(),
+                size.width() > last.width(),
+                Qt.Orientation.Horizontal,
+            )
+            self._fit(
+                self.bottom,
+                CENTRE_MIN_HEIGHT - centre.height(),
+                size.height() > last.height(),
+                Qt.Orientation.Vertical,
+            )
         finally:
             self._adapting = False
 
@@ -157,8 +165,9 @@ class StackWhenNarrow(QObject):
         self.min_width = min_width
         # Its minimum is the stacked one even while side by side: otherwise the window
         # could not get narrow enough for the panes to stack.
-        splitter.setMinimumWidth(max(splitter.widget(i).minimumSizeHint().width()
-                                     for i in range(splitter.count())))
+        splitter.setMinimumWidth(
+            max(splitter.widget(i).minimumSizeHint().width() for i in range(splitter.count()))
+        )
         splitter.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
@@ -172,8 +181,11 @@ class StackWhenNarrow(QObject):
             self.splitter.setOrientation(wanted)
             count = self.splitter.count()
             if count:  # equal shares in the new direction
-                total = (self.splitter.height() if wanted == Qt.Orientation.Vertical
-                         else self.splitter.width())
+                total = (
+                    self.splitter.height()
+                    if wanted == Qt.Orientation.Vertical
+                    else self.splitter.width()
+                )
                 self.splitter.setSizes([max(1, total // count)] * count)
 
     def stacked(self) -> bool:
@@ -195,9 +207,10 @@ class ReadableTabBar(QTabBar):
         text = self.tabText(index)
         if len(text) <= TAB_TITLE_MIN_CHARS:
             return full
-        shown = text[:TAB_TITLE_MIN_CHARS // 2] + "…" + text[-(TAB_TITLE_MIN_CHARS // 2):]
-        extra = self.fontMetrics().horizontalAdvance(shown) - \
-            self.fontMetrics().horizontalAdvance(self._elided(text))
+        shown = text[: TAB_TITLE_MIN_CHARS // 2] + "…" + text[-(TAB_TITLE_MIN_CHARS // 2) :]
+        extra = self.fontMetrics().horizontalAdvance(shown) - self.fontMetrics().horizontalAdvance(
+            self._elided(text)
+        )
         return QSize(min(full.width(), hint.width() + max(0, extra)), hint.height())
 
     @staticmethod

@@ -63,7 +63,8 @@ class AppController:
         # starts them a moment later anyway.
         self.window.sig_shown.connect(self.services.start)
         self.window.sig_shown.connect(
-            lambda: self.services.workers.resume(urgent_alone_ms=URGENT_ALONE_MS))
+            lambda: self.services.workers.resume(urgent_alone_ms=URGENT_ALONE_MS)
+        )
         self.window.sig_workspace_requested.connect(self.switch_workspace)
         self.window.sig_idle.connect(_write_ready_file)
         self.window.sig_idle.connect(self._started)
@@ -93,16 +94,21 @@ class AppController:
         try:
             if not Workspace.is_workspace(root):
                 answer = QMessageBox.question(
-                    self.window, "Create a workspace?",
+                    self.window,
+                    "Create a workspace?",
                     f"{root} is not a Lantide workspace yet. Create one there? The files in "
-                    "the folder stay as they are.")
+                    "the folder stay as they are.",
+                )
                 if answer != QMessageBox.StandardButton.Yes:
                     return False
                 Workspace.create(root)
             new = Workspace.open(root, lock=True)
         except LantideError as exc:
-            QMessageBox.warning(self.window, "Cannot open the workspace",
-                                f"{exc.message}\n\n{exc.hint or ''}".strip())
+            QMessageBox.warning(
+                self.window,
+                "Cannot open the workspace",
+                f"{exc.message}\n\n{exc.hint or ''}".strip(),
+            )
             return False
         if self.window is not None and not self.window.confirm_close():
             new.close()
@@ -147,8 +153,10 @@ def _write_ready_file() -> None:
 
     now = time.time()
     try:
-        atomic_write_json(Path(target), {"pid": os.getpid(), "idle_at": now,
-                                         "shown_at": _shown_at[0] if _shown_at else now})
+        atomic_write_json(
+            Path(target),
+            {"pid": os.getpid(), "idle_at": now, "shown_at": _shown_at[0] if _shown_at else now},
+        )
     except OSError as exc:
         log.warning("could not write %s: %s", target, exc)
 
@@ -200,13 +208,16 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
         controller.show_workspace(ws)
         if settings_problem is not None:
             controller.services.report_error(
-                settings_problem, "Your settings could not be read; the defaults are in use "
-                "and nothing will be written over the file")
+                settings_problem,
+                "Your settings could not be read; the defaults are in use "
+                "and nothing will be written over the file",
+            )
         else:  # the recent-workspaces list, in the background (an fsynced write)
             controller.services.workers.submit(
                 lambda _ctx: update_settings(lambda fresh: fresh.add_recent_workspace(ws.root)),
                 name="save recent workspaces",
-                on_error=lambda exc: log.warning("recent workspaces not saved: %s", exc))
+                on_error=lambda exc: log.warning("recent workspaces not saved: %s", exc),
+            )
         return app.exec()
     finally:
         controller.close()

@@ -12,8 +12,16 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent
-from PySide6.QtWidgets import (QDialog, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-                               QMenuBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMenuBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.edit_actions import shown_key
 
@@ -106,8 +114,9 @@ class CommandPalette(QDialog):
 
     def shown(self) -> list[str]:
         """The commands listed now, as "Menu › Action" (for tests and screen readers)."""
-        return [self.commands[self.list.item(i).data(ROLE_INDEX)].path
-                for i in range(self.list.count())]
+        return [
+            self.commands[self.list.item(i).data(ROLE_INDEX)].path for i in range(self.list.count())
+        ]
 
     def run_current(self) -> None:
         item = self.list.currentItem()
@@ -120,10 +129,17 @@ class CommandPalette(QDialog):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         # Up/Down move in the list and Enter runs, while the typing stays in the search.
-        if watched is self.search and isinstance(event, QKeyEvent) and \
-                event.type() == QKeyEvent.Type.KeyPress:
-            if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_PageDown,
-                               Qt.Key.Key_PageUp):
+        if (
+            watched is self.search
+            and isinstance(event, QKeyEvent)
+            and event.type() == QKeyEvent.Type.KeyPress
+        ):
+            if event.key() in (
+                Qt.Key.Key_Down,
+                Qt.Key.Key_Up,
+                Qt.Key.Key_PageDown,
+                Qt.Key.Key_PageUp,
+            ):
                 self.list.keyPressEvent(event)
                 return True
             if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

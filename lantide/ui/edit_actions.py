@@ -15,8 +15,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QIcon, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QLineEdit, QMainWindow, QMenu,
-                               QPlainTextEdit, QTextEdit, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
@@ -34,13 +42,23 @@ def shown_key(action: QAction) -> str:
     return action.property(KEY_PROPERTY) or ""
 
 
-def _menu_action(parent: QObject, text: str, key: QKeySequence | str | None, slot,
-                 icon_name: str | None = None, tip: str | None = None) -> QAction:
-    shown = key.toString(QKeySequence.SequenceFormat.NativeText) \
-        if isinstance(key, QKeySequence) else (key or "")
+def _menu_action(
+    parent: QObject,
+    text: str,
+    key: QKeySequence | str | None,
+    slot,
+    icon_name: str | None = None,
+    tip: str | None = None,
+) -> QAction:
+    shown = (
+        key.toString(QKeySequence.SequenceFormat.NativeText)
+        if isinstance(key, QKeySequence)
+        else (key or "")
+    )
     # The tab after the text is how a menu shows a key it does not bind.
-    action = QAction(icon(icon_name) if icon_name else QIcon(),
-                     f"{text}\t{shown}" if shown else text, parent)
+    action = QAction(
+        icon(icon_name) if icon_name else QIcon(), f"{text}\t{shown}" if shown else text, parent
+    )
     action.setProperty(KEY_PROPERTY, shown)
     action.setIconText(text)
     if tip:
@@ -99,16 +117,19 @@ def build_edit_menu(window: QMainWindow, menu: QMenu, extra: list[QAction]) -> F
     focused = FocusedEditor(window)
     window.edit_actions = {}
     for method, text, key in (
-            ("undo", "Undo", shortcut("undo")), ("redo", "Redo", shortcut("redo")),
-            (None, None, None),
-            ("cut", "Cut", QKeySequence(QKeySequence.StandardKey.Cut)),
-            ("copy", "Copy", QKeySequence(QKeySequence.StandardKey.Copy)),
-            ("paste", "Paste", QKeySequence(QKeySequence.StandardKey.Paste))):
+        ("undo", "Undo", shortcut("undo")),
+        ("redo", "Redo", shortcut("redo")),
+        (None, None, None),
+        ("cut", "Cut", QKeySequence(QKeySequence.StandardKey.Cut)),
+        ("copy", "Copy", QKeySequence(QKeySequence.StandardKey.Copy)),
+        ("paste", "Paste", QKeySequence(QKeySequence.StandardKey.Paste)),
+    ):
         if method is None:
             menu.addSeparator()
             continue
-        action = _menu_action(window, text, key, lambda m=method: focused.act(m),
-                              tip=f"{text} in the focused editor")
+        action = _menu_action(
+            window, text, key, lambda m=method: focused.act(m), tip=f"{text} in the focused editor"
+        )
         window.edit_actions[method] = action
         menu.addAction(action)
     menu.addSeparator()
@@ -131,8 +152,9 @@ def _on_sql_tab(window, what: str) -> None:
         tab.run()
     elif what == "run_selection":
         if not tab.editor.textCursor().hasSelection():
-            window.services.post_message("Select the SQL to run first; Run runs the whole "
-                                         "tab.", "info")
+            window.services.post_message(
+                "Select the SQL to run first; Run runs the whole tab.", "info"
+            )
             return
         tab.run()  # with a selection, Run runs just the selection
     elif what == "source_run":
@@ -146,14 +168,26 @@ def build_query_menu(window: QMainWindow, menu: QMenu, cancel_any: QAction) -> N
     "cancel whatever query runs" action."""
     window.query_actions = {}
     for what, text, key, icon_name, tip in (
-            ("run", "Run", shortcut("sql_run"), "run", "Run the current SQL tab"),
-            ("run_selection", "Run selection", shortcut("sql_run"), "run",
-             "Run only the selected SQL (an exploratory look)"),
-            ("source_run", "Source Run", shortcut("sql_source_run"), "source-run",
-             "Recompute the tabs this one reads, then this tab"),
-            ("cancel", "Cancel", None, "stop", "Cancel the current tab's query")):
-        action = _menu_action(window, text, key, lambda w=what: _on_sql_tab(window, w),
-                              icon_name, tip)
+        ("run", "Run", shortcut("sql_run"), "run", "Run the current SQL tab"),
+        (
+            "run_selection",
+            "Run selection",
+            shortcut("sql_run"),
+            "run",
+            "Run only the selected SQL (an exploratory look)",
+        ),
+        (
+            "source_run",
+            "Source Run",
+            shortcut("sql_source_run"),
+            "source-run",
+            "Recompute the tabs this one reads, then this tab",
+        ),
+        ("cancel", "Cancel", None, "stop", "Cancel the current tab's query"),
+    ):
+        action = _menu_action(
+            window, text, key, lambda w=what: _on_sql_tab(window, w), icon_name, tip
+        )
         window.query_actions[what] = action
         menu.addAction(action)
     menu.addSeparator()

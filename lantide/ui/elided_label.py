@@ -34,16 +34,21 @@ class ElidedLabel(QLabel):
         self.set_full_text(text)
 
     def _elide(self) -> None:
-        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
-                                                      max(self.contentsRect().width(), 0)))
+        super().setText(
+            self.fontMetrics().elidedText(
+                self._full, Qt.TextElideMode.ElideRight, max(self.contentsRect().width(), 0)
+            )
+        )
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._elide()
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(min(self.fontMetrics().horizontalAdvance(self._full) + 4, 40),
-                     super().sizeHint().height())
+        return QSize(
+            min(self.fontMetrics().horizontalAdvance(self._full) + 4, 40),
+            super().sizeHint().height(),
+        )
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return self.sizeHint()

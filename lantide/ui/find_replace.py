@@ -12,8 +12,16 @@ import re
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QTextEdit,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
@@ -50,8 +58,15 @@ class FindReplaceBarWidget(QWidget):
         row1 = QHBoxLayout()
         row1.setContentsMargins(0, 0, 0, 0)
         row1.addWidget(self.find_edit, 1)
-        for w in (self.case_button, self.word_button, self.regex_button, self.count_label,
-                  prev_button, next_button, close):
+        for w in (
+            self.case_button,
+            self.word_button,
+            self.regex_button,
+            self.count_label,
+            prev_button,
+            next_button,
+            close,
+        ):
             row1.addWidget(w)
         self.replace_row = QWidget(self)
         row2 = QHBoxLayout(self.replace_row)
@@ -161,8 +176,9 @@ class FindReplaceBarWidget(QWidget):
             cursor.setPosition(start)
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             sel.cursor = cursor
-            sel.format.setBackground(theme.warning.lighter(150) if not theme.dark
-                                     else theme.warning.darker(250))
+            sel.format.setBackground(
+                theme.warning.lighter(150) if not theme.dark else theme.warning.darker(250)
+            )
             selections.append(sel)
         setter = getattr(self.editor, "set_find_selections", None)
         if callable(setter):
@@ -192,8 +208,11 @@ class FindReplaceBarWidget(QWidget):
             self.update_matches()
         if not self._matches:
             return False
-        pos = self.editor.textCursor().selectionStart() if backwards \
+        pos = (
+            self.editor.textCursor().selectionStart()
+            if backwards
             else self.editor.textCursor().selectionEnd()
+        )
         if backwards:
             candidates = [m for m in self._matches if m[0] < pos]
             target = candidates[-1] if candidates else self._matches[-1]

@@ -7,17 +7,35 @@ import sys
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide import __version__
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.shortcuts import by_area
 
 # Distributions whose versions About lists (read from metadata; nothing is imported).
-_COMPONENTS = ("PySide6-Essentials", "duckdb", "sqlglot", "markdown-it-py", "openai",
-               "tiktoken", "watchdog", "keyring")
+_COMPONENTS = (
+    "PySide6-Essentials",
+    "duckdb",
+    "sqlglot",
+    "markdown-it-py",
+    "openai",
+    "tiktoken",
+    "watchdog",
+    "keyring",
+)
 
 
 class ShortcutsDialog(QDialog):
@@ -59,8 +77,12 @@ class ShortcutsDialog(QDialog):
             shown = 0
             for j in range(group.childCount()):
                 child = group.child(j)
-                match = not needle or needle in child.text(0).lower() \
-                    or needle in child.text(1).lower() or needle in group.text(0).lower()
+                match = (
+                    not needle
+                    or needle in child.text(0).lower()
+                    or needle in child.text(1).lower()
+                    or needle in group.text(0).lower()
+                )
                 child.setHidden(not match)
                 shown += match
             group.setHidden(shown == 0)
@@ -79,8 +101,10 @@ class ShortcutsDialog(QDialog):
 def component_versions() -> list[tuple[str, str]]:
     from importlib import metadata
 
-    out = [("Lantide", __version__),
-           ("Python", f"{platform.python_version()} ({platform.python_implementation()})")]
+    out = [
+        ("Lantide", __version__),
+        ("Python", f"{platform.python_version()} ({platform.python_implementation()})"),
+    ]
     try:
         from PySide6 import QtCore
 
@@ -104,9 +128,11 @@ class AboutDialog(QDialog):
         self.setMinimumWidth(460)
         logo = QLabel(self)
         logo.setPixmap(app_icon().pixmap(64, 64))
-        title = QLabel(f"<h2 style='margin:0'>Lantide {__version__}</h2>"
-                       "<p>A desktop workbench for data analysts who work with an AI agent.</p>",
-                       self)
+        title = QLabel(
+            f"<h2 style='margin:0'>Lantide {__version__}</h2>"
+            "<p>A desktop workbench for data analysts who work with an AI agent.</p>",
+            self,
+        )
         title.setWordWrap(True)
         head = QHBoxLayout()
         head.addWidget(logo, 0, Qt.AlignmentFlag.AlignTop)

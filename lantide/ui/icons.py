@@ -13,8 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
-from PySide6.QtGui import (QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette,
-                           QPixmap)
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap
 
 from lantide.package_data import resource_path
 

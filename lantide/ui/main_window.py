@@ -16,8 +16,18 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
-from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QLabel,
-                               QMainWindow, QStackedWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.adaptive_layout import CENTRE_MIN_HEIGHT, CENTRE_MIN_WIDTH, AdaptiveDocks
 from lantide.ui.edit_actions import build_edit_menu, build_query_menu
@@ -25,8 +35,15 @@ from lantide.ui.explorer.explorer import ExplorerPanel
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.layout_state import forget_layout, restore_window_layout, save_window_layout
 from lantide.ui.message_bar import MessageBarWidget
-from lantide.ui.services import (TAB_KINDS, TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE,
-                                 AppServices, TabRef)
+from lantide.ui.services import (
+    TAB_KINDS,
+    TAB_PLAN,
+    TAB_REPORT,
+    TAB_SQL,
+    TAB_TABLE,
+    AppServices,
+    TabRef,
+)
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.status_bar import StatusBarWidget
 from lantide.ui.tab_area import TabAreaWidget
@@ -56,8 +73,12 @@ def _table_tab(services: AppServices, ref: TabRef) -> QWidget:
     return TableBrowserWidget(services, ref.name)
 
 
-TAB_FACTORIES = {TAB_PLAN: _document_tab, TAB_REPORT: _document_tab, TAB_SQL: _sql_tab,
-                 TAB_TABLE: _table_tab}
+TAB_FACTORIES = {
+    TAB_PLAN: _document_tab,
+    TAB_REPORT: _document_tab,
+    TAB_SQL: _sql_tab,
+    TAB_TABLE: _table_tab,
+}
 
 
 class MainWindow(QMainWindow):
@@ -133,14 +154,17 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.sig_shown.emit)
 
     # -- building --------------------------------------------------------------------------
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea,
-              icon_name: str) -> QDockWidget:
+    def _dock(
+        self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea, icon_name: str
+    ) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
-                         | QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
         dock.toggleViewAction().setIcon(icon(icon_name))
         self.addDockWidget(area, dock)
         return dock
@@ -157,33 +181,48 @@ class MainWindow(QMainWindow):
         self.knowledge = KnowledgePanel(s, self)
         self.chat = ChatPanel(s, self)
         self.ledger = LedgerPanel(s, self)
-        left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea,
-                               Qt.DockWidgetArea.RightDockWidgetArea,
-                               Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.explorer_dock = self._dock("Explorer", "ExplorerDock", self.explorer, left, "workspace")
-        self.knowledge_dock = self._dock("Knowledge", "KnowledgeDock", self.knowledge, left,
-                                         "knowledge")
+        left, right, bottom = (
+            Qt.DockWidgetArea.LeftDockWidgetArea,
+            Qt.DockWidgetArea.RightDockWidgetArea,
+            Qt.DockWidgetArea.BottomDockWidgetArea,
+        )
+        self.explorer_dock = self._dock(
+            "Explorer", "ExplorerDock", self.explorer, left, "workspace"
+        )
+        self.knowledge_dock = self._dock(
+            "Knowledge", "KnowledgeDock", self.knowledge, left, "knowledge"
+        )
         self.tabifyDockWidget(self.explorer_dock, self.knowledge_dock)
         self.explorer_dock.raise_()
         self.chat_dock = self._dock("Chat", "ChatDock", self.chat, right, "chat")
-        self.ledger_dock = self._dock("Ledger and query history", "LedgerDock", self.ledger,
-                                      bottom, "ledger")
+        self.ledger_dock = self._dock(
+            "Ledger and query history", "LedgerDock", self.ledger, bottom, "ledger"
+        )
         from lantide.ui.integration import install
 
         install(self)  # Agent Integration: the MCP server in the app, the Activity dock
         self.default_dock_sizes()
         # A small window: the docks give up room before the tabs do.
         self.adaptive_docks = AdaptiveDocks(
-            self, [self.explorer_dock, self.knowledge_dock, self.chat_dock], [self.ledger_dock])
+            self, [self.explorer_dock, self.knowledge_dock, self.chat_dock], [self.ledger_dock]
+        )
 
     def default_dock_sizes(self) -> None:
         """Explorer and chat wide enough to read, the ledger a strip below the tabs."""
-        self.resizeDocks([self.explorer_dock, self.chat_dock], [270, 420],
-                         Qt.Orientation.Horizontal)
+        self.resizeDocks(
+            [self.explorer_dock, self.chat_dock], [270, 420], Qt.Orientation.Horizontal
+        )
         self.resizeDocks([self.ledger_dock], [190], Qt.Orientation.Vertical)
 
-    def _action(self, text: str, slot, *, key: str | None = None, icon_name: str | None = None,
-                tip: str | None = None) -> QAction:
+    def _action(
+        self,
+        text: str,
+        slot,
+        *,
+        key: str | None = None,
+        icon_name: str | None = None,
+        tip: str | None = None,
+    ) -> QAction:
         action = QAction(icon(icon_name) if icon_name else QIcon(), text, self)
         if key:
             action.setShortcut(shortcut(key))
@@ -198,45 +237,77 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         a = self._action
         self.act_new_project = a("New project…", self.explorer.new_project, icon_name="add")
-        self.act_new_sql = a("New SQL tab…", self.new_sql_tab, key="new_sql_tab",
-                             icon_name="sql-tab", tip="New SQL tab in the focused project")
-        self.act_open_plan = a("Open Plan", lambda: self.open_document(TAB_PLAN),
-                               key="quick_open_plan", icon_name="plan")
-        self.act_open_report = a("Open Report", lambda: self.open_document(TAB_REPORT),
-                                 key="quick_open_report", icon_name="report")
-        self.act_open_workspace = a("Open workspace…", self.choose_workspace,
-                                    key="open_workspace", icon_name="open")
-        self.act_save = a("Save", self.tabs.save_current, key="save", icon_name="save",
-                          tip="Save the current tab")
+        self.act_new_sql = a(
+            "New SQL tab…",
+            self.new_sql_tab,
+            key="new_sql_tab",
+            icon_name="sql-tab",
+            tip="New SQL tab in the focused project",
+        )
+        self.act_open_plan = a(
+            "Open Plan",
+            lambda: self.open_document(TAB_PLAN),
+            key="quick_open_plan",
+            icon_name="plan",
+        )
+        self.act_open_report = a(
+            "Open Report",
+            lambda: self.open_document(TAB_REPORT),
+            key="quick_open_report",
+            icon_name="report",
+        )
+        self.act_open_workspace = a(
+            "Open workspace…", self.choose_workspace, key="open_workspace", icon_name="open"
+        )
+        self.act_save = a(
+            "Save", self.tabs.save_current, key="save", icon_name="save", tip="Save the current tab"
+        )
         self.act_save_all = a("Save all", self.tabs.save_all, key="save_all")
         self.act_close_tab = a("Close tab", self.tabs.close_current, key="close_tab")
         self.act_next_tab = a("Next tab", lambda: self.tabs.next_tab(1), key="next_tab")
         self.act_prev_tab = a("Previous tab", lambda: self.tabs.next_tab(-1), key="previous_tab")
-        self.act_settings = a("Settings…", self.open_settings, key="settings",
-                              icon_name="settings")
+        self.act_settings = a("Settings…", self.open_settings, key="settings", icon_name="settings")
         self.act_quit = a("Quit", self.close, key="quit")
-        self.act_cancel_query = a("Cancel running query", self.status.cancel_running_query,
-                                  key="cancel_query", icon_name="stop")
-        self.act_shortcuts = a("Keyboard shortcuts", self.show_shortcuts, key="shortcuts",
-                               icon_name="keyboard")
+        self.act_cancel_query = a(
+            "Cancel running query",
+            self.status.cancel_running_query,
+            key="cancel_query",
+            icon_name="stop",
+        )
+        self.act_shortcuts = a(
+            "Keyboard shortcuts", self.show_shortcuts, key="shortcuts", icon_name="keyboard"
+        )
         self.act_about = a("About Lantide", self.show_about, icon_name="info")
-        self.act_palette = a("Command palette…", self.show_command_palette,
-                             key="command_palette", icon_name="keyboard")
+        self.act_palette = a(
+            "Command palette…",
+            self.show_command_palette,
+            key="command_palette",
+            icon_name="keyboard",
+        )
         self.act_reset_layout = a("Reset layout", self.reset_layout)
-        self.act_focus_explorer = a("Explorer", lambda: self._show_dock(self.explorer_dock),
-                                    key="focus_explorer")
+        self.act_focus_explorer = a(
+            "Explorer", lambda: self._show_dock(self.explorer_dock), key="focus_explorer"
+        )
         self.act_focus_chat = a("Chat", self._focus_chat, key="focus_chat")
-        self.act_focus_ledger = a("Ledger", lambda: self._show_dock(self.ledger_dock),
-                                  key="focus_ledger")
-        self.act_focus_knowledge = a("Knowledge", lambda: self._show_dock(self.knowledge_dock),
-                                     key="focus_knowledge")
+        self.act_focus_ledger = a(
+            "Ledger", lambda: self._show_dock(self.ledger_dock), key="focus_ledger"
+        )
+        self.act_focus_knowledge = a(
+            "Knowledge", lambda: self._show_dock(self.knowledge_dock), key="focus_knowledge"
+        )
         # Document commands act on the current tab when it supports them.
-        self.act_find = a("Find…", lambda: self._on_current("show_find"), key="find",
-                          icon_name="find")
-        self.act_replace = a("Replace…", lambda: self._on_current("show_replace"), key="replace",
-                             icon_name="replace")
-        self.act_annotate = a("Annotate selection…", lambda: self._on_current("annotate_selection"),
-                              key="annotate", icon_name="annotate")
+        self.act_find = a(
+            "Find…", lambda: self._on_current("show_find"), key="find", icon_name="find"
+        )
+        self.act_replace = a(
+            "Replace…", lambda: self._on_current("show_replace"), key="replace", icon_name="replace"
+        )
+        self.act_annotate = a(
+            "Annotate selection…",
+            lambda: self._on_current("annotate_selection"),
+            key="annotate",
+            icon_name="annotate",
+        )
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Main toolbar", self)
@@ -253,9 +324,11 @@ class MainWindow(QMainWindow):
         self.status_combo = QComboBox(bar)
         self.status_combo.setObjectName("ProjectStatus")
         self.status_combo.addItems(PROJECT_STATUSES)
-        self.status_combo.setToolTip("Project status: executing starts when the analyst approves "
-                                     "the Plan (Plan tab); while executing, every query needs a "
-                                     "purpose")
+        self.status_combo.setToolTip(
+            "Project status: executing starts when the analyst approves "
+            "the Plan (Plan tab); while executing, every query needs a "
+            "purpose"
+        )
         self.status_combo.activated.connect(self._status_chosen)
         bar.addWidget(self.status_combo)
         bar.addSeparator()
@@ -269,8 +342,12 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
-        for act in (self.act_new_project, self.act_new_sql, self.act_open_plan,
-                    self.act_open_report):
+        for act in (
+            self.act_new_project,
+            self.act_new_sql,
+            self.act_open_plan,
+            self.act_open_report,
+        ):
             file_menu.addAction(act)
         file_menu.addSeparator()
         file_menu.addAction(self.act_open_workspace)
@@ -285,8 +362,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_quit)
 
         edit_menu = menu.addMenu("&Edit")
-        self.focused_editor = build_edit_menu(self, edit_menu, [self.act_find, self.act_replace,
-                                                                self.act_annotate])
+        self.focused_editor = build_edit_menu(
+            self, edit_menu, [self.act_find, self.act_replace, self.act_annotate]
+        )
 
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self.act_palette)
@@ -294,8 +372,12 @@ class MainWindow(QMainWindow):
         for dock in (self.explorer_dock, self.knowledge_dock, self.chat_dock, self.ledger_dock):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
-        for act in (self.act_focus_explorer, self.act_focus_chat, self.act_focus_ledger,
-                    self.act_focus_knowledge):
+        for act in (
+            self.act_focus_explorer,
+            self.act_focus_chat,
+            self.act_focus_ledger,
+            self.act_focus_knowledge,
+        ):
             act.setText(f"Go to {act.text().lower()}")
             view_menu.addAction(act)
         view_menu.addSeparator()
@@ -340,8 +422,10 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message(
                 f"Opening the database: {exc.message} — it holds only cached results; set "
                 "aside (renamed, not deleted), a fresh one is built and Source Run recomputes "
-                "the tabs.", "error", action=("Set it aside and start fresh",
-                                              self.set_aside_cache))
+                "the tabs.",
+                "error",
+                action=("Set it aside and start fresh", self.set_aside_cache),
+            )
             return
         self.services.report_error(exc, "Opening the database")
 
@@ -352,27 +436,33 @@ class MainWindow(QMainWindow):
         path = self.services.workspace.cache_db_path
 
         def done(target) -> None:
-            self.services.post_message(f"The unreadable cache database was kept as "
-                                       f"{target.name}; building a fresh one.", "info")
+            self.services.post_message(
+                f"The unreadable cache database was kept as {target.name}; building a fresh one.",
+                "info",
+            )
             self.services.open_query_service()
 
-        self.services.workers.submit(lambda _ctx: set_aside_cache(path), on_result=done,
-                                     on_error=lambda e: self.services.report_error(
-                                         e, "Setting the cache database aside"),
-                                     name="set the cache aside")
+        self.services.workers.submit(
+            lambda _ctx: set_aside_cache(path),
+            on_result=done,
+            on_error=lambda e: self.services.report_error(e, "Setting the cache database aside"),
+            name="set the cache aside",
+        )
 
     def _explorer_refreshed(self) -> None:
         self._fill_projects()
         self._ready("explorer")
 
     # -- tabs ------------------------------------------------------------------------------
-    def open_tab(self, kind: str, project: str | None = None, name: str = "",
-                 *, activate: bool = True) -> QWidget | None:
+    def open_tab(
+        self, kind: str, project: str | None = None, name: str = "", *, activate: bool = True
+    ) -> QWidget | None:
         if kind in (TAB_PLAN, TAB_REPORT, TAB_SQL) and not project:
             project = self.services.focused_project_name()
             if not project:
-                self.services.post_message("Focus a project first (double-click it in the "
-                                           "explorer).", "warning")
+                self.services.post_message(
+                    "Focus a project first (double-click it in the explorer).", "warning"
+                )
                 return None
         if kind in (TAB_PLAN, TAB_REPORT) and not name:
             try:
@@ -382,8 +472,9 @@ class MainWindow(QMainWindow):
                 self.services.report_error(exc, "Opening the document")
                 return None
         try:
-            return self.tabs.open(TabRef(kind, project if kind != TAB_TABLE else None, name),
-                                  activate=activate)
+            return self.tabs.open(
+                TabRef(kind, project if kind != TAB_TABLE else None, name), activate=activate
+            )
         except Exception as exc:
             self.services.report_error(exc, f"Opening {name or kind}")
             return None
@@ -482,18 +573,22 @@ class MainWindow(QMainWindow):
         ws = self.services.workspace
         self.services.workers.submit(
             lambda _ctx: ws.project(project).set_status(status),
-            on_result=lambda _r: (self.explorer.refresh(),
-                                  self.services.post_message(f"{project} is now {status}.")),
+            on_result=lambda _r: (
+                self.explorer.refresh(),
+                self.services.post_message(f"{project} is now {status}."),
+            ),
             # refused (executing needs the approved Plan): the combo shows the real status
-            on_error=lambda e: (self.services.report_error(e, "Setting the status"),
-                                self.explorer.refresh()),
-            name="set project status")
+            on_error=lambda e: (
+                self.services.report_error(e, "Setting the status"),
+                self.explorer.refresh(),
+            ),
+            name="set project status",
+        )
 
     def new_sql_tab(self) -> None:
         project = self.services.focused_project_name()
         if not project:
-            self.services.post_message("Focus a project first, then create its SQL tab.",
-                                       "warning")
+            self.services.post_message("Focus a project first, then create its SQL tab.", "warning")
             return
         self.explorer.new_sql_tab(project)
 
@@ -515,10 +610,12 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         forget_layout()
-        for dock, area in ((self.explorer_dock, Qt.DockWidgetArea.LeftDockWidgetArea),
-                           (self.knowledge_dock, Qt.DockWidgetArea.LeftDockWidgetArea),
-                           (self.chat_dock, Qt.DockWidgetArea.RightDockWidgetArea),
-                           (self.ledger_dock, Qt.DockWidgetArea.BottomDockWidgetArea)):
+        for dock, area in (
+            (self.explorer_dock, Qt.DockWidgetArea.LeftDockWidgetArea),
+            (self.knowledge_dock, Qt.DockWidgetArea.LeftDockWidgetArea),
+            (self.chat_dock, Qt.DockWidgetArea.RightDockWidgetArea),
+            (self.ledger_dock, Qt.DockWidgetArea.BottomDockWidgetArea),
+        ):
             dock.setFloating(False)
             self.addDockWidget(area, dock)
             dock.show()
@@ -573,8 +670,9 @@ class MainWindow(QMainWindow):
             self.services.report_error(exc, "Saving the settings")
 
     def choose_workspace(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open workspace",
-                                                  str(self.services.workspace.root.parent))
+        folder = QFileDialog.getExistingDirectory(
+            self, "Open workspace", str(self.services.workspace.root.parent)
+        )
         if folder:
             self.sig_workspace_requested.emit(folder)
 
@@ -589,8 +687,12 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("No other workspace yet").setEnabled(False)
 
     def _welcome_action(self, action: str) -> None:
-        {"new_sql_tab": self.new_sql_tab, "new_project": self.explorer.new_project,
-         "settings": self.open_settings, "open_workspace": self.choose_workspace}[action]()
+        {
+            "new_sql_tab": self.new_sql_tab,
+            "new_project": self.explorer.new_project,
+            "settings": self.open_settings,
+            "open_workspace": self.choose_workspace,
+        }[action]()
 
     # -- closing -------------------------------------------------------------------------
     def confirm_close(self) -> bool:
@@ -616,4 +718,3 @@ class MainWindow(QMainWindow):
             return
         self.shutdown()
         event.accept()
-

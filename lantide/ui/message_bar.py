@@ -56,8 +56,10 @@ class MessageBarWidget(QFrame):
         theme = colors()
         color = theme.danger if level == "error" else theme.warning
         tint = blend(color, self.palette().color(QPalette.ColorRole.Base), 0.14)
-        self.setStyleSheet(f"QFrame#MessageBar {{ background: {tint.name()}; "
-                           f"border-bottom: 1px solid {color.name()}; }}")
+        self.setStyleSheet(
+            f"QFrame#MessageBar {{ background: {tint.name()}; "
+            f"border-bottom: 1px solid {color.name()}; }}"
+        )
         self.icon_label.setPixmap(icon(level, color).pixmap(18, 18))
         self.text_label.setText(text)
         self.show()

@@ -11,8 +11,16 @@ import html
 from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.analyst_words import plain_hint
 from lantide.ui.icons import icon
@@ -64,10 +72,17 @@ class NoticeBanner(QFrame):
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
-    def show_notice(self, title: str, detail: str | None = None, level: str = ERROR, *,
-                    code: str | None = None,
-                    actions: list[tuple[str, Callable[[], None]]] = (),
-                    closable: bool = True, tag: str | None = None) -> None:
+    def show_notice(
+        self,
+        title: str,
+        detail: str | None = None,
+        level: str = ERROR,
+        *,
+        code: str | None = None,
+        actions: list[tuple[str, Callable[[], None]]] = (),
+        closable: bool = True,
+        tag: str | None = None,
+    ) -> None:
         """Show a notice; ``tag`` says what it is about, so its owner can clear just it."""
         self.level = level
         self.tag = tag
@@ -95,14 +110,19 @@ class NoticeBanner(QFrame):
         theme = colors()
         color = {ERROR: theme.danger, WARNING: theme.warning}.get(self.level, theme.link)
         fill = tint(color, 0.12 if not theme.dark else 0.22)
-        self.setStyleSheet(f"QFrame#NoticeBanner {{ background: {fill.name()}; "
-                           f"border: 1px solid {color.name()}; border-radius: 4px; }}")
-        self.icon_label.setPixmap(icon({ERROR: "error", WARNING: "warning"}.get(
-            self.level, "info"), color).pixmap(18, 18))
+        self.setStyleSheet(
+            f"QFrame#NoticeBanner {{ background: {fill.name()}; "
+            f"border: 1px solid {color.name()}; border-radius: 4px; }}"
+        )
+        self.icon_label.setPixmap(
+            icon({ERROR: "error", WARNING: "warning"}.get(self.level, "info"), color).pixmap(18, 18)
+        )
         head = f"<b>{html.escape(self._title)}</b>"
         if self._code:
-            head += (f" &nbsp;<span style='color:{theme.muted.name()}; font-size:small'>"
-                     f"{html.escape(self._code)}</span>")
+            head += (
+                f" &nbsp;<span style='color:{theme.muted.name()}; font-size:small'>"
+                f"{html.escape(self._code)}</span>"
+            )
         self.title_label.setText(head)
 
     def changeEvent(self, event) -> None:  # noqa: N802
@@ -110,20 +130,29 @@ class NoticeBanner(QFrame):
         if theme_switched(self, event):
             self.apply_theme()
 
-    def show_error(self, exc: BaseException, *, what: str = "",
-                   actions: list[tuple[str, Callable[[], None]]] = ()) -> None:
+    def show_error(
+        self,
+        exc: BaseException,
+        *,
+        what: str = "",
+        actions: list[tuple[str, Callable[[], None]]] = (),
+    ) -> None:
         """A LantideError's message, hint and code; anything else as one line."""
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         title = f"{what}: {message}" if what else message
         code = getattr(exc, "code", None)
         level = INFO if code == "QUERY_CANCELLED" else ERROR
         hint = getattr(exc, "hint", None)
-        self.show_notice(title, plain_hint(hint) if hint else None, level, code=code,
-                         actions=actions)
+        self.show_notice(
+            title, plain_hint(hint) if hint else None, level, code=code, actions=actions
+        )
 
     def buttons(self) -> list[QPushButton]:
-        return [self._actions.itemAt(i).widget() for i in range(self._actions.count())
-                if isinstance(self._actions.itemAt(i).widget(), QPushButton)]
+        return [
+            self._actions.itemAt(i).widget()
+            for i in range(self._actions.count())
+            if isinstance(self._actions.itemAt(i).widget(), QPushButton)
+        ]
 
     def text(self) -> str:
         """The visible text (title and detail), for tests and accessibility."""

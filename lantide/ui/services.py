@@ -51,15 +51,18 @@ class TabRef:
         return (self.kind, self.project, self.name)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "project": self.project, "name": self.name,
-                "dirty": self.dirty}
+        return {"kind": self.kind, "project": self.project, "name": self.name, "dirty": self.dirty}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TabRef | None":
         if not isinstance(data, dict) or data.get("kind") not in TAB_KINDS:
             return None
-        return cls(kind=data["kind"], project=data.get("project"),
-                   name=str(data.get("name") or ""), dirty=bool(data.get("dirty", False)))
+        return cls(
+            kind=data["kind"],
+            project=data.get("project"),
+            name=str(data.get("name") or ""),
+            dirty=bool(data.get("dirty", False)),
+        )
 
 
 @dataclass
@@ -114,8 +117,14 @@ class AppServices(QObject):
     # The agent changed a Plan or Report (its absolute path); the tab offers Keep / Undo.
     sig_agent_edited = Signal(str)
 
-    def __init__(self, workspace: Workspace, settings: Settings, *,
-                 workers: WorkerPool | None = None, parent: QObject | None = None):
+    def __init__(
+        self,
+        workspace: Workspace,
+        settings: Settings,
+        *,
+        workers: WorkerPool | None = None,
+        parent: QObject | None = None,
+    ):
         super().__init__(parent)
         self.workspace = workspace
         self.settings = settings
@@ -154,9 +163,15 @@ class AppServices(QObject):
 
     def open_query_service(self) -> Worker:
         """Open DuckDB and register the data files off the UI thread."""
-        return self.workers.submit(_open_query_service, self.workspace, self.settings,
-                                   on_result=self._query_opened, on_error=self._query_failed,
-                                   name="open query service", urgent=True)
+        return self.workers.submit(
+            _open_query_service,
+            self.workspace,
+            self.settings,
+            on_result=self._query_opened,
+            on_error=self._query_failed,
+            name="open query service",
+            urgent=True,
+        )
 
     def _query_opened(self, service) -> None:
         if self._closed:
@@ -169,10 +184,19 @@ class AppServices(QObject):
         self.sig_query_ready.emit(service)
         # the query layer's parts (guard, checks, lineage, Source Run) load a moment after
         # the app is usable, so the first query does not wait for their imports
-        QTimer.singleShot(PARTS_DELAY_MS, self, lambda: self.workers.submit(
-            lambda _ctx: service.load_parts(), name="load the query layer",
-            on_error=lambda exc: log.warning("loading the query layer: %s", exc))
-            if self.query is service else None)
+        QTimer.singleShot(
+            PARTS_DELAY_MS,
+            self,
+            lambda: (
+                self.workers.submit(
+                    lambda _ctx: service.load_parts(),
+                    name="load the query layer",
+                    on_error=lambda exc: log.warning("loading the query layer: %s", exc),
+                )
+                if self.query is service
+                else None
+            ),
+        )
 
     def _query_failed(self, exc: BaseException) -> None:
         self.query_error = exc
@@ -203,8 +227,9 @@ class AppServices(QObject):
             return
         # The callback runs on the watcher's thread; emitting a signal of this QObject
         # from there queues the batch to the UI thread.
-        watcher = WorkspaceWatcher(self.workspace.root, self._on_watcher_batch,
-                                   extra_paths=[paths.user_knowledge_path()])
+        watcher = WorkspaceWatcher(
+            self.workspace.root, self._on_watcher_batch, extra_paths=[paths.user_knowledge_path()]
+        )
         self._watcher = watcher
 
         def start(_ctx) -> None:
@@ -218,8 +243,9 @@ class AppServices(QObject):
             if self._watcher is watcher:
                 self._watcher = None
             if not self._closed:
-                self.post_message("Changes made by other programs will not be noticed "
-                                  f"({exc}).", "warning")
+                self.post_message(
+                    f"Changes made by other programs will not be noticed ({exc}).", "warning"
+                )
 
         self.workers.submit(start, on_error=failed, name="watch the workspace files")
 
@@ -232,10 +258,12 @@ class AppServices(QObject):
         if self.query is None or not any(c.kind == "data" for c in changes):
             return
         service = self.query
-        self.workers.submit(lambda _ctx: service.refresh_sources(changes),
-                            on_result=lambda _r: self.notify_tables_changed(),
-                            on_error=lambda e: self.report_error(e, "Reading the data files"),
-                            name="refresh data sources")
+        self.workers.submit(
+            lambda _ctx: service.refresh_sources(changes),
+            on_result=lambda _r: self.notify_tables_changed(),
+            on_error=lambda e: self.report_error(e, "Reading the data files"),
+            name="refresh data sources",
+        )
 
     def notify_paths_changed(self, paths_: list[Path | str], event: str = "modified") -> None:
         """Report files this process changed outside an editor (e.g. the agent's edits).
@@ -332,7 +360,8 @@ class AppServices(QObject):
         return self._session_seq, {
             "focused_project": self._focused,
             "open_tabs": [t.to_dict() for t in self._open_tabs],
-            "active_tab": self._active_tab.to_dict() if self._active_tab else None}
+            "active_tab": self._active_tab.to_dict() if self._active_tab else None,
+        }
 
     def flush_session(self, *, wait: bool = False) -> None:
         """Write pending session state now (``wait``: on this thread, e.g. when closing)."""

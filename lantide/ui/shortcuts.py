@@ -39,8 +39,12 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("open_workspace", "Ctrl+O", "Window", "Open another workspace"),
     Shortcut("settings", "Ctrl+,", "Window", "Settings"),
     Shortcut("cancel_query", "Ctrl+Shift+Backspace", "Window", "Cancel the running query"),
-    Shortcut("command_palette", "Ctrl+Shift+P", "Window",
-             "Command palette: every action with its key, searchable"),
+    Shortcut(
+        "command_palette",
+        "Ctrl+Shift+P",
+        "Window",
+        "Command palette: every action with its key, searchable",
+    ),
     Shortcut("shortcuts", "F1", "Window", "This list of shortcuts"),
     Shortcut("quit", "Ctrl+Q", "Window", "Quit"),
     # documents
@@ -54,8 +58,12 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("redo", "Ctrl+Shift+Z", "Plan and Report", "Redo"),
     # SQL (the SQL tab binds these itself)
     Shortcut("sql_run", "Ctrl+Return", "SQL tab", "Run the tab, or only the selected SQL"),
-    Shortcut("sql_source_run", "Ctrl+Shift+Return", "SQL tab",
-             "Source Run: the tab and everything upstream"),
+    Shortcut(
+        "sql_source_run",
+        "Ctrl+Shift+Return",
+        "SQL tab",
+        "Source Run: the tab and everything upstream",
+    ),
     Shortcut("sql_complete", "Ctrl+Space", "SQL tab", "Complete table and column names"),
     Shortcut("sql_comment", "Ctrl+/", "SQL tab", "Comment or uncomment the selected lines"),
     # result grid

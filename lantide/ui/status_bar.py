@@ -98,8 +98,7 @@ class StatusBarWidget(QStatusBar):
         services.sig_query_finished.connect(lambda _r: self._update_query())
         services.sig_tokens_changed.connect(self._tokens_changed)
         services.sig_settings_changed.connect(lambda _s: self.update_profile())
-        services.sig_settings_changed.connect(
-            lambda _s: self._tokens_changed(services.tokens_used))
+        services.sig_settings_changed.connect(lambda _s: self._tokens_changed(services.tokens_used))
         services.sig_message_posted.connect(self.post)
         if services.query is not None:
             self._database_ready(services.query)
@@ -155,8 +154,9 @@ class StatusBarWidget(QStatusBar):
         self.tokens_label.setStyleSheet(f"color: {color.name()};" if color else "")
         tip = "Tokens used in this conversation (every request, background calls included)"
         if budget:
-            tip += (f"; budget {budget:,} (Settings > Agent): a warning at 80%, the agent "
-                    "stops at 100%")
+            tip += (
+                f"; budget {budget:,} (Settings > Agent): a warning at 80%, the agent stops at 100%"
+            )
         self.tokens_label.setToolTip(tip)
         self.tokens_label.setVisible(bool(text))
 
@@ -174,8 +174,10 @@ class StatusBarWidget(QStatusBar):
         env = " (environment)" if profile.overridden else ""
         self.model_button.setText(f"{profile.name}: {profile.model}")
         window = f", context {profile.context_window:,} tokens" if profile.context_window else ""
-        self.model_button.setToolTip(f"Primary model profile{env}: {profile.model} at "
-                                     f"{profile.base_url}{window}. Click to change.")
+        self.model_button.setToolTip(
+            f"Primary model profile{env}: {profile.model} at "
+            f"{profile.base_url}{window}. Click to change."
+        )
 
     # -- messages ------------------------------------------------------------------------
     def post(self, text: str, level: str = "info") -> None:

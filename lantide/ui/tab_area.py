@@ -38,8 +38,11 @@ def ask_save_changes(parent: QWidget, names: list[str]) -> QMessageBox.StandardB
     else:
         box.setText(f"{len(names)} tabs have changes that are not saved:")
         box.setInformativeText("\n".join(names))
-    box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-                           | QMessageBox.StandardButton.Cancel)
+    box.setStandardButtons(
+        QMessageBox.StandardButton.Save
+        | QMessageBox.StandardButton.Discard
+        | QMessageBox.StandardButton.Cancel
+    )
     box.setDefaultButton(QMessageBox.StandardButton.Save)
     box.setObjectName("UnsavedChangesDialog")
     return QMessageBox.StandardButton(box.exec())
@@ -51,8 +54,9 @@ class TabAreaWidget(QTabWidget):
     # The current tab changed (the widget or None).
     sig_current_changed = Signal(object)
 
-    def __init__(self, services: AppServices, factories: dict[str, TabFactory],
-                 parent: QWidget | None = None):
+    def __init__(
+        self, services: AppServices, factories: dict[str, TabFactory], parent: QWidget | None = None
+    ):
         super().__init__(parent)
         self.services = services
         self.factories = factories
@@ -202,8 +206,9 @@ class TabAreaWidget(QTabWidget):
             answer = ask_save_changes(self, [self.title_of(widget)])
             if answer == QMessageBox.StandardButton.Cancel:
                 return False
-            if answer == QMessageBox.StandardButton.Save and not self.save_widget(widget,
-                                                                                  wait=True):
+            if answer == QMessageBox.StandardButton.Save and not self.save_widget(
+                widget, wait=True
+            ):
                 return False
         self._remove(widget)
         return True

@@ -40,33 +40,66 @@ class ThemeColors:
 
 _LIGHT = ThemeColors(
     dark=False,
-    mark_open=QColor("#fde68a"), mark_resolved=QColor("#d1fae5"), mark_active=QColor("#fbbf24"),
-    heading=QColor("#1d4ed8"), emphasis=QColor("#7c3aed"), code=QColor("#b45309"),
-    code_background=QColor("#f3f4f6"), link=QColor("#0369a1"), muted=QColor("#6b7280"),
-    tag=QColor("#9ca3af"), success=QColor("#15803d"), warning=QColor("#b45309"),
-    danger=QColor("#b91c1c"), border=QColor("#d1d5db"), panel=QColor("#f8fafc"),
+    mark_open=QColor("#fde68a"),
+    mark_resolved=QColor("#d1fae5"),
+    mark_active=QColor("#fbbf24"),
+    heading=QColor("#1d4ed8"),
+    emphasis=QColor("#7c3aed"),
+    code=QColor("#b45309"),
+    code_background=QColor("#f3f4f6"),
+    link=QColor("#0369a1"),
+    muted=QColor("#6b7280"),
+    tag=QColor("#9ca3af"),
+    success=QColor("#15803d"),
+    warning=QColor("#b45309"),
+    danger=QColor("#b91c1c"),
+    border=QColor("#d1d5db"),
+    panel=QColor("#f8fafc"),
 )
 _DARK = ThemeColors(
     dark=True,
-    mark_open=QColor("#713f12"), mark_resolved=QColor("#14532d"), mark_active=QColor("#a16207"),
-    heading=QColor("#93c5fd"), emphasis=QColor("#c4b5fd"), code=QColor("#fcd34d"),
-    code_background=QColor("#1f2937"), link=QColor("#7dd3fc"), muted=QColor("#9ca3af"),
-    tag=QColor("#6b7280"), success=QColor("#4ade80"), warning=QColor("#fbbf24"),
-    danger=QColor("#f87171"), border=QColor("#374151"), panel=QColor("#1b2230"),
+    mark_open=QColor("#713f12"),
+    mark_resolved=QColor("#14532d"),
+    mark_active=QColor("#a16207"),
+    heading=QColor("#93c5fd"),
+    emphasis=QColor("#c4b5fd"),
+    code=QColor("#fcd34d"),
+    code_background=QColor("#1f2937"),
+    link=QColor("#7dd3fc"),
+    muted=QColor("#9ca3af"),
+    tag=QColor("#6b7280"),
+    success=QColor("#4ade80"),
+    warning=QColor("#fbbf24"),
+    danger=QColor("#f87171"),
+    border=QColor("#374151"),
+    panel=QColor("#1b2230"),
 )
 
 
 def _light_palette() -> QPalette:
     p = QPalette()
     role = QPalette.ColorRole
-    for r, c in ((role.Window, "#f5f6f8"), (role.WindowText, "#1f2328"), (role.Base, "#ffffff"),
-                 (role.AlternateBase, "#f6f8fa"), (role.ToolTipBase, "#ffffff"),
-                 (role.ToolTipText, "#1f2328"), (role.PlaceholderText, "#8b949e"),
-                 (role.Text, "#1f2328"), (role.Button, "#f6f8fa"), (role.ButtonText, "#1f2328"),
-                 (role.BrightText, "#cf222e"), (role.Highlight, "#2563eb"),
-                 (role.HighlightedText, "#ffffff"), (role.Link, "#0969da"),
-                 (role.Mid, "#d0d7de"), (role.Midlight, "#eaeef2"), (role.Dark, "#afb8c1"),
-                 (role.Shadow, "#8c959f"), (role.Light, "#ffffff")):
+    for r, c in (
+        (role.Window, "#f5f6f8"),
+        (role.WindowText, "#1f2328"),
+        (role.Base, "#ffffff"),
+        (role.AlternateBase, "#f6f8fa"),
+        (role.ToolTipBase, "#ffffff"),
+        (role.ToolTipText, "#1f2328"),
+        (role.PlaceholderText, "#8b949e"),
+        (role.Text, "#1f2328"),
+        (role.Button, "#f6f8fa"),
+        (role.ButtonText, "#1f2328"),
+        (role.BrightText, "#cf222e"),
+        (role.Highlight, "#2563eb"),
+        (role.HighlightedText, "#ffffff"),
+        (role.Link, "#0969da"),
+        (role.Mid, "#d0d7de"),
+        (role.Midlight, "#eaeef2"),
+        (role.Dark, "#afb8c1"),
+        (role.Shadow, "#8c959f"),
+        (role.Light, "#ffffff"),
+    ):
         p.setColor(r, QColor(c))
     for r in (role.WindowText, role.Text, role.ButtonText):
         p.setColor(QPalette.ColorGroup.Disabled, r, QColor("#a0a7b0"))
@@ -76,14 +109,27 @@ def _light_palette() -> QPalette:
 def _dark_palette() -> QPalette:
     p = QPalette()
     role = QPalette.ColorRole
-    for r, c in ((role.Window, "#1e2227"), (role.WindowText, "#d7dce2"), (role.Base, "#16191d"),
-                 (role.AlternateBase, "#1c2025"), (role.ToolTipBase, "#2b3038"),
-                 (role.ToolTipText, "#d7dce2"), (role.PlaceholderText, "#6e7681"),
-                 (role.Text, "#d7dce2"), (role.Button, "#2a2f36"), (role.ButtonText, "#d7dce2"),
-                 (role.BrightText, "#ff7b72"), (role.Highlight, "#3b82f6"),
-                 (role.HighlightedText, "#ffffff"), (role.Link, "#58a6ff"),
-                 (role.Mid, "#3a4049"), (role.Midlight, "#2d333b"), (role.Dark, "#0f1114"),
-                 (role.Shadow, "#000000"), (role.Light, "#3d444d")):
+    for r, c in (
+        (role.Window, "#1e2227"),
+        (role.WindowText, "#d7dce2"),
+        (role.Base, "#16191d"),
+        (role.AlternateBase, "#1c2025"),
+        (role.ToolTipBase, "#2b3038"),
+        (role.ToolTipText, "#d7dce2"),
+        (role.PlaceholderText, "#6e7681"),
+        (role.Text, "#d7dce2"),
+        (role.Button, "#2a2f36"),
+        (role.ButtonText, "#d7dce2"),
+        (role.BrightText, "#ff7b72"),
+        (role.Highlight, "#3b82f6"),
+        (role.HighlightedText, "#ffffff"),
+        (role.Link, "#58a6ff"),
+        (role.Mid, "#3a4049"),
+        (role.Midlight, "#2d333b"),
+        (role.Dark, "#0f1114"),
+        (role.Shadow, "#000000"),
+        (role.Light, "#3d444d"),
+    ):
         p.setColor(r, QColor(c))
     for r in (role.WindowText, role.Text, role.ButtonText):
         p.setColor(QPalette.ColorGroup.Disabled, r, QColor("#5c636d"))
@@ -93,14 +139,18 @@ def _dark_palette() -> QPalette:
 # No application-wide style sheet: it puts every widget under QStyleSheetStyle, which made
 # building and painting the main window measurably slower (a style sheet on the main window
 # cascades the same way). Only the status bar has one (STATUS_BAR_STYLE).
-STATUS_BAR_STYLE = "QStatusBar { border-top: 1px solid palette(mid); } QStatusBar::item { border: none; }"
+STATUS_BAR_STYLE = (
+    "QStatusBar { border-top: 1px solid palette(mid); } QStatusBar::item { border: none; }"
+)
 
 
 def blend(color: QColor, base: QColor, amount: float) -> QColor:
     """``amount`` of ``color`` over ``base`` (0..1): soft tints for bars and chips."""
-    return QColor(round(color.red() * amount + base.red() * (1 - amount)),
-                  round(color.green() * amount + base.green() * (1 - amount)),
-                  round(color.blue() * amount + base.blue() * (1 - amount)))
+    return QColor(
+        round(color.red() * amount + base.red() * (1 - amount)),
+        round(color.green() * amount + base.green() * (1 - amount)),
+        round(color.blue() * amount + base.blue() * (1 - amount)),
+    )
 
 
 def system_prefers_dark() -> bool:

@@ -22,8 +22,11 @@ def tint(color: QColor, amount: float = 0.14) -> QColor:
     app = QApplication.instance()
     base = app.palette().color(QPalette.ColorRole.Base) if app is not None else QColor("white")
     mix = lambda a, b: round(a * amount + b * (1 - amount))  # noqa: E731
-    return QColor(mix(color.red(), base.red()), mix(color.green(), base.green()),
-                  mix(color.blue(), base.blue()))
+    return QColor(
+        mix(color.red(), base.red()),
+        mix(color.green(), base.green()),
+        mix(color.blue(), base.blue()),
+    )
 
 
 def mark_theme(widget: QWidget) -> None:

@@ -23,8 +23,9 @@ def open_update_dialog(window):
     from lantide.update.check import effective_feed_url
 
     services = window.services
-    dialog = UpdateDialog(services.workers, effective_feed_url(services.settings.updates.feed_url),
-                          window)
+    dialog = UpdateDialog(
+        services.workers, effective_feed_url(services.settings.updates.feed_url), window
+    )
     dialog.open()
     return dialog
 
@@ -54,14 +55,17 @@ def weekly_check(context, updates: UpdateSettings):
 
 def check_on_start(window):
     services = window.services
-    return services.workers.submit(weekly_check, copy.deepcopy(services.settings.updates),
-                                   on_result=lambda found: offer(window, found),
-                                   name="weekly update check")
+    return services.workers.submit(
+        weekly_check,
+        copy.deepcopy(services.settings.updates),
+        on_result=lambda found: offer(window, found),
+        name="weekly update check",
+    )
 
 
 def offer(window, check) -> None:
     if check is None:
         return
     window.message_bar.show_message(
-        check.message, "warning",
-        action=("What's new…", window.check_for_updates))
+        check.message, "warning", action=("What's new…", window.check_for_updates)
+    )

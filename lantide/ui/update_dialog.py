@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QProgressBar,
-                               QPushButton, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide import __version__
 from lantide.ui.icons import app_icon, icon
@@ -24,13 +33,20 @@ from lantide.ui.themed import mark_theme, theme_switched
 from lantide.ui.workers import Worker, WorkerPool
 
 CHECKING, UP_TO_DATE, AVAILABLE, DOWNLOADING, INSTALLING, DONE, FAILED = (
-    "checking", "up to date", "available", "downloading", "installing", "done", "failed")
+    "checking",
+    "up to date",
+    "available",
+    "downloading",
+    "installing",
+    "done",
+    "failed",
+)
 
 
 # -- work done in the pool (no Qt) -------------------------------------------------------------
 
-def check_feed(context, feed_url: str, keys: list | None, current: str,
-               asset_key: str | None):
+
+def check_feed(context, feed_url: str, keys: list | None, current: str, asset_key: str | None):
     from lantide.update.check import check_for_update
     from lantide.update.schedule import record_check
 
@@ -61,11 +77,21 @@ class UpdateDialog(QDialog):
     this installation's), ``install_root`` (a tarball install's folder), ``launcher``
     (starts the platform's installer), ``download_dir`` (default: the user data folder)."""
 
-    def __init__(self, workers: WorkerPool, feed_url: str, parent: QWidget | None = None, *,
-                 keys: list | None = None, current: str = __version__,
-                 kind: str | None = None, asset_key: str | None = None,
-                 install_root: Path | None = None, launcher=None,
-                 download_dir: Path | None = None, start: bool = True):
+    def __init__(
+        self,
+        workers: WorkerPool,
+        feed_url: str,
+        parent: QWidget | None = None,
+        *,
+        keys: list | None = None,
+        current: str = __version__,
+        kind: str | None = None,
+        asset_key: str | None = None,
+        install_root: Path | None = None,
+        launcher=None,
+        download_dir: Path | None = None,
+        start: bool = True,
+    ):
         super().__init__(parent)
         self.setObjectName("UpdateDialog")
         self.setWindowTitle("Check for updates — Lantide")
@@ -73,8 +99,14 @@ class UpdateDialog(QDialog):
         self.resize(640, 150)  # grows when there are release notes to show
         self.workers = workers
         self.feed_url = feed_url
-        self._options = dict(keys=keys, current=current, kind=kind, asset_key=asset_key,
-                             install_root=install_root, launcher=launcher)
+        self._options = dict(
+            keys=keys,
+            current=current,
+            kind=kind,
+            asset_key=asset_key,
+            install_root=install_root,
+            launcher=launcher,
+        )
         self.download_dir = download_dir
         self.state = ""
         self.check = None  # the UpdateCheck once known
@@ -134,12 +166,14 @@ class UpdateDialog(QDialog):
         self.cancel_button.clicked.connect(self.cancel_work)
         self.close_button = QPushButton("Close", self)
         self.close_button.clicked.connect(self.reject)
-        for button, role in ((self.install_button, QDialogButtonBox.ButtonRole.AcceptRole),
-                             (self.retry_button, QDialogButtonBox.ButtonRole.ActionRole),
-                             (self.quit_button, QDialogButtonBox.ButtonRole.AcceptRole),
-                             (self.restart_button, QDialogButtonBox.ButtonRole.AcceptRole),
-                             (self.cancel_button, QDialogButtonBox.ButtonRole.RejectRole),
-                             (self.close_button, QDialogButtonBox.ButtonRole.RejectRole)):
+        for button, role in (
+            (self.install_button, QDialogButtonBox.ButtonRole.AcceptRole),
+            (self.retry_button, QDialogButtonBox.ButtonRole.ActionRole),
+            (self.quit_button, QDialogButtonBox.ButtonRole.AcceptRole),
+            (self.restart_button, QDialogButtonBox.ButtonRole.AcceptRole),
+            (self.cancel_button, QDialogButtonBox.ButtonRole.RejectRole),
+            (self.close_button, QDialogButtonBox.ButtonRole.RejectRole),
+        ):
             self.buttons.addButton(button, role)
         layout = QVBoxLayout(self)
         layout.setSpacing(10)
@@ -164,20 +198,28 @@ class UpdateDialog(QDialog):
             self.progress.setRange(0, 0)  # busy, no length known
         self.install_button.setVisible(state == AVAILABLE)
         self.retry_button.setVisible(state == FAILED and self.check is None)
-        self.quit_button.setVisible(state == DONE and bool(self.outcome and
-                                                           self.outcome.quit_to_finish))
-        self.restart_button.setVisible(state == DONE and bool(self.outcome and
-                                                              self.outcome.tar_root))
+        self.quit_button.setVisible(
+            state == DONE and bool(self.outcome and self.outcome.quit_to_finish)
+        )
+        self.restart_button.setVisible(
+            state == DONE and bool(self.outcome and self.outcome.tar_root)
+        )
         self.cancel_button.setVisible(busy)
         self.cancel_button.setEnabled(state != INSTALLING)  # an unpack runs to its end
         self.close_button.setVisible(not busy)
         if state != FAILED:
             self.error.hide()
-        finish = next((b for b in (self.quit_button, self.restart_button) if b.isVisibleTo(self)),
-                      self.close_button)
+        finish = next(
+            (b for b in (self.quit_button, self.restart_button) if b.isVisibleTo(self)),
+            self.close_button,
+        )
         default = {AVAILABLE: self.install_button, DONE: finish}.get(state, self.close_button)
-        for button in (self.install_button, self.quit_button, self.restart_button,
-                       self.close_button):
+        for button in (
+            self.install_button,
+            self.quit_button,
+            self.restart_button,
+            self.close_button,
+        ):
             button.setDefault(button is default)
         if has_notes and self.height() < 440:
             self._grow(480)
@@ -189,10 +231,10 @@ class UpdateDialog(QDialog):
         if not self.isVisible() or self.screen() is None:
             return
         frame, screen = self.frameGeometry(), self.screen().availableGeometry()
-        x = min(max(centre.x() - frame.width() // 2, screen.left()),
-                screen.right() - frame.width())
-        y = min(max(centre.y() - frame.height() // 2, screen.top()),
-                screen.bottom() - frame.height())
+        x = min(max(centre.x() - frame.width() // 2, screen.left()), screen.right() - frame.width())
+        y = min(
+            max(centre.y() - frame.height() // 2, screen.top()), screen.bottom() - frame.height()
+        )
         self.move(x, y)
 
     def _set_head(self, headline: str, detail: str = "") -> None:
@@ -207,8 +249,15 @@ class UpdateDialog(QDialog):
         self._show_state(CHECKING)
         o = self._options
         self.worker = self.workers.submit(
-            check_feed, self.feed_url, o["keys"], o["current"], o["asset_key"],
-            on_result=self._checked, on_error=self._failed, name="check for updates")
+            check_feed,
+            self.feed_url,
+            o["keys"],
+            o["current"],
+            o["asset_key"],
+            on_result=self._checked,
+            on_error=self._failed,
+            name="check for updates",
+        )
 
     def _checked(self, check) -> None:
         self.worker = None
@@ -220,12 +269,13 @@ class UpdateDialog(QDialog):
             return
         self.notes.setMarkdown(feed.notes or "_No release notes._")
         if check.asset is None:  # running from Python: the notes, no installer
-            self._set_head(check.message, "This copy runs from Python (pip or a source "
-                                          "checkout): update it with pip or git.")
+            self._set_head(
+                check.message,
+                "This copy runs from Python (pip or a source checkout): update it with pip or git.",
+            )
             self._show_state(UP_TO_DATE)
             return
-        self._set_head(check.message, f"Released {feed.date} · download "
-                                      f"{_size(check.asset.size)}")
+        self._set_head(check.message, f"Released {feed.date} · download {_size(check.asset.size)}")
         self._show_state(AVAILABLE)
 
     # -- download and install ------------------------------------------------------------
@@ -240,12 +290,20 @@ class UpdateDialog(QDialog):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress_label.setText(f"Downloading {asset.file_name}…")
-        self._set_head(f"Downloading Lantide {self.check.feed.version}…",
-                       f"{asset.file_name}, {_size(asset.size)}")
+        self._set_head(
+            f"Downloading Lantide {self.check.feed.version}…",
+            f"{asset.file_name}, {_size(asset.size)}",
+        )
         self._show_state(DOWNLOADING)
-        self.worker = self.workers.submit(download, job, on_result=self._downloaded,
-                                          on_error=self._failed, on_progress=self._progress,
-                                          on_cancel=job.cancel, name="download update")
+        self.worker = self.workers.submit(
+            download,
+            job,
+            on_result=self._downloaded,
+            on_error=self._failed,
+            on_progress=self._progress,
+            on_cancel=job.cancel,
+            name="download update",
+        )
 
     def _progress(self, value: Any) -> None:
         done, total = value
@@ -258,10 +316,17 @@ class UpdateDialog(QDialog):
         self.progress_label.setText("The download matches the signed release feed (SHA-256).")
         self._set_head(f"Installing Lantide {self.check.feed.version}…")
         self._show_state(INSTALLING)
-        self.worker = self.workers.submit(install, path, self.check.feed.version, o["kind"],
-                                          o["install_root"], o["launcher"],
-                                          on_result=self._installed, on_error=self._failed,
-                                          name="install update")
+        self.worker = self.workers.submit(
+            install,
+            path,
+            self.check.feed.version,
+            o["kind"],
+            o["install_root"],
+            o["launcher"],
+            on_result=self._installed,
+            on_error=self._failed,
+            name="install update",
+        )
 
     def _installed(self, outcome) -> None:
         self.worker = None
@@ -278,13 +343,16 @@ class UpdateDialog(QDialog):
         if self.check is None:
             self._set_head("Lantide could not check for updates")
         elif cancelled:
-            self._set_head("Download cancelled", f"Lantide {self.check.feed.version} was not "
-                                                 f"installed; you can download it again.")
+            self._set_head(
+                "Download cancelled",
+                f"Lantide {self.check.feed.version} was not installed; you can download it again.",
+            )
         else:
             self._set_head(f"Lantide {self.check.feed.version} was not installed")
-        self.error.setText(f"<span style='color:{colors().danger.name()}'>"
-                           f"{html.escape(message)}</span>"
-                           + (f"<br><br>{html.escape(hint)}" if hint else ""))
+        self.error.setText(
+            f"<span style='color:{colors().danger.name()}'>"
+            f"{html.escape(message)}</span>" + (f"<br><br>{html.escape(hint)}" if hint else "")
+        )
         self.error.setVisible(not cancelled)
         self._show_state(FAILED)
         if cancelled or (self.check is not None and self.check.asset is not None):
@@ -332,5 +400,6 @@ class UpdateDialog(QDialog):
         super().changeEvent(event)
         if theme_switched(self, event) and self.error.isVisibleTo(self):
             text = self.error.text()  # the message's colour is the theme's danger colour
-            self.error.setText(re.sub(r"color:#[0-9a-f]{6}", f"color:{colors().danger.name()}",
-                                      text, count=1))
+            self.error.setText(
+                re.sub(r"color:#[0-9a-f]{6}", f"color:{colors().danger.name()}", text, count=1)
+            )

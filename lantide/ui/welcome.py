@@ -9,8 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFrame, QGridLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPushButton, QScrollArea, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, AppServices
@@ -60,19 +69,32 @@ class WelcomeWidget(QWidget):
         start = QVBoxLayout()
         start.setSpacing(6)
         start.addWidget(self._heading("Start"))
-        self.plan_button = self._button("plan", "Open the Plan",
-                                        lambda: self._open_document(TAB_PLAN))
-        self.report_button = self._button("report", "Open the Report",
-                                          lambda: self._open_document(TAB_REPORT))
-        for button in (self.plan_button, self.report_button,
-                       self._button("sql-tab", "New SQL tab",
-                                    lambda: self.sig_action_requested.emit("new_sql_tab")),
-                       self._button("add", "New project",
-                                    lambda: self.sig_action_requested.emit("new_project")),
-                       self._button("open", "Open another workspace…",
-                                    lambda: self.sig_action_requested.emit("open_workspace")),
-                       self._button("settings", "Model profiles and settings",
-                                    lambda: self.sig_action_requested.emit("settings"))):
+        self.plan_button = self._button(
+            "plan", "Open the Plan", lambda: self._open_document(TAB_PLAN)
+        )
+        self.report_button = self._button(
+            "report", "Open the Report", lambda: self._open_document(TAB_REPORT)
+        )
+        for button in (
+            self.plan_button,
+            self.report_button,
+            self._button(
+                "sql-tab", "New SQL tab", lambda: self.sig_action_requested.emit("new_sql_tab")
+            ),
+            self._button(
+                "add", "New project", lambda: self.sig_action_requested.emit("new_project")
+            ),
+            self._button(
+                "open",
+                "Open another workspace…",
+                lambda: self.sig_action_requested.emit("open_workspace"),
+            ),
+            self._button(
+                "settings",
+                "Model profiles and settings",
+                lambda: self.sig_action_requested.emit("settings"),
+            ),
+        ):
             start.addWidget(button)
         start.addStretch(1)
         grid.addLayout(start, 2, 1, Qt.AlignmentFlag.AlignTop)
@@ -83,7 +105,8 @@ class WelcomeWidget(QWidget):
         self.recent_list.setMinimumWidth(220)
         self.recent_list.setFrameShape(QFrame.Shape.NoFrame)
         self.recent_list.itemActivated.connect(
-            lambda item: self.sig_workspace_requested.emit(item.data(Qt.ItemDataRole.UserRole)))
+            lambda item: self.sig_workspace_requested.emit(item.data(Qt.ItemDataRole.UserRole))
+        )
         recent.addWidget(self.recent_list)
         recent.addWidget(self._heading("Keys worth knowing"))
         keys = QGridLayout()  # labels, not one HTML table: they wrap in a narrow window
@@ -125,8 +148,9 @@ class WelcomeWidget(QWidget):
         if project is not None:
             self.subtitle.setText(f"{ws.root}\nFocused project: {project.name} ({project.status})")
         else:
-            self.subtitle.setText(f"{ws.root}\nNo project focused: double-click one in the "
-                                  "explorer, or create one.")
+            self.subtitle.setText(
+                f"{ws.root}\nNo project focused: double-click one in the explorer, or create one."
+            )
         self.plan_button.setEnabled(project is not None)
         self.report_button.setEnabled(project is not None)
         self.recent_list.clear()

@@ -44,8 +44,14 @@ class WorkerContext:
 
 
 class Worker(QRunnable):
-    def __init__(self, fn: Callable[..., Any], *args, on_cancel: Callable[[], None] | None = None,
-                 name: str = "", **kwargs):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *args,
+        on_cancel: Callable[[], None] | None = None,
+        name: str = "",
+        **kwargs,
+    ):
         super().__init__()
         self.setAutoDelete(False)  # the owner keeps a reference until sig_work_finished
         self.fn = fn
@@ -163,9 +169,20 @@ class WorkerPool:
             self.pool.start(worker, 1 if urgent else 0)
         return worker
 
-    def submit(self, fn: Callable[..., Any], *args, on_result=None, on_error=None,
-               on_event=None, on_progress=None, on_finished=None, on_cancel=None,
-               name: str = "", urgent: bool = False, **kwargs) -> Worker:
+    def submit(
+        self,
+        fn: Callable[..., Any],
+        *args,
+        on_result=None,
+        on_error=None,
+        on_event=None,
+        on_progress=None,
+        on_finished=None,
+        on_cancel=None,
+        name: str = "",
+        urgent: bool = False,
+        **kwargs,
+    ) -> Worker:
         worker = Worker(fn, *args, on_cancel=on_cancel, name=name, **kwargs)
         s = worker.signals
         if on_result:

@@ -23,8 +23,10 @@ class UpdateCheck:
             return f"Lantide {self.feed.version} is available (you have {self.current})."
         if parse_version(self.feed.version, self.feed.source) == parse_version(self.current, ""):
             return f"You have the latest version, Lantide {self.current}."
-        return (f"The release feed offers Lantide {self.feed.version}, older than this "
-                f"version ({self.current}); Lantide never installs an older version.")
+        return (
+            f"The release feed offers Lantide {self.feed.version}, older than this "
+            f"version ({self.current}); Lantide never installs an older version."
+        )
 
 
 def baked_feed_url() -> str:
@@ -35,8 +37,9 @@ def baked_feed_url() -> str:
         lines = resource_path("update", "feed-url.txt").read_text(encoding="utf-8").splitlines()
     except OSError:
         return ""
-    return next((line.strip() for line in lines
-                 if line.strip() and not line.lstrip().startswith("#")), "")
+    return next(
+        (line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")), ""
+    )
 
 
 def effective_feed_url(configured: str) -> str:
@@ -44,17 +47,24 @@ def effective_feed_url(configured: str) -> str:
     return (configured or "").strip() or baked_feed_url()
 
 
-def check_for_update(feed_url: str, *, keys: list | None = None, current: str = __version__,
-                     asset_key: str | None = None) -> UpdateCheck:
+def check_for_update(
+    feed_url: str,
+    *,
+    keys: list | None = None,
+    current: str = __version__,
+    asset_key: str | None = None,
+) -> UpdateCheck:
     """Fetch and verify the feed at ``feed_url``; raises an :class:`UpdateError` that says
     what went wrong (unreachable, malformed, badly signed, no build for this platform)."""
     from lantide.update.install import asset_key as platform_asset_key
     from lantide.update.keys import trusted_keys
 
     if not feed_url:
-        raise UpdateError("No update feed is set, so Lantide cannot look for updates.",
-                          hint="Enter the feed URL in Settings > Updates.",
-                          code="UPDATE_NO_FEED")
+        raise UpdateError(
+            "No update feed is set, so Lantide cannot look for updates.",
+            hint="Enter the feed URL in Settings > Updates.",
+            code="UPDATE_NO_FEED",
+        )
     keys = trusted_keys() if keys is None else keys
     raw = fetch_feed(feed_url)
     feed = parse_feed(raw, source=feed_url, keys=keys)
@@ -68,7 +78,8 @@ def check_for_update(feed_url: str, *, keys: list | None = None, current: str = 
                 f"Lantide {feed.version} is available, but the release feed has no build for "
                 f"this system ({key}); nothing was downloaded.",
                 hint=f"Builds offered: {', '.join(sorted(feed.assets))}. Download Lantide "
-                     f"from its web site.")
+                f"from its web site.",
+            )
     return UpdateCheck(feed=feed, current=current, newer=newer, asset=asset)
 
 

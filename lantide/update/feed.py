@@ -25,7 +25,7 @@ from lantide.update.errors import BadSignatureError, FeedMalformedError
 
 FEED_FORMAT = 1
 MAX_FEED_BYTES = 1024 * 1024
-MAX_ASSET_BYTES = 2 * 1024 ** 3  # no installer of ours comes near; a bigger claim is hostile
+MAX_ASSET_BYTES = 2 * 1024**3  # no installer of ours comes near; a bigger claim is hostile
 MAX_NOTES_CHARS = 64 * 1024
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ASSET_KEY = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
@@ -61,8 +61,9 @@ class ReleaseFeed:
 def canonical_bytes(payload: dict[str, Any]) -> bytes:
     """The bytes the signature covers: ``payload`` (without ``"signature"``), canonical."""
     body = {k: v for k, v in payload.items() if k != "signature"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False).encode("ascii")
+    return json.dumps(
+        body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
 
 
 def parse_version(text: Any, source: str):
@@ -86,10 +87,11 @@ def parse_feed(raw: bytes, *, source: str, keys: list) -> ReleaseFeed:
     signature = data.get("signature")
     if not isinstance(signature, str) or not signature:
         raise BadSignatureError(
-            f"The update feed {source} is not signed (it has no \"signature\"); nothing was "
+            f'The update feed {source} is not signed (it has no "signature"); nothing was '
             f"downloaded or changed.",
             hint="Only a feed signed with Lantide's release key is used. Check the feed URL "
-                 "in Settings > Updates.")
+            "in Settings > Updates.",
+        )
     try:
         sig = base64.b64decode(signature, validate=True)
     except (binascii.Error, ValueError):
@@ -99,8 +101,8 @@ def parse_feed(raw: bytes, *, source: str, keys: list) -> ReleaseFeed:
             f"The update feed {source} does not carry a valid signature of Lantide's release "
             f"key: it was changed after signing or comes from someone else. Nothing was "
             f"downloaded or changed.",
-            hint="Check the feed URL in Settings > Updates, or download Lantide from its "
-                 "web site.")
+            hint="Check the feed URL in Settings > Updates, or download Lantide from its web site.",
+        )
     return _read_verified(data, source)
 
 
@@ -132,13 +134,18 @@ def _load_json(raw: bytes, source: str) -> dict[str, Any]:
         raise ValueError(f"it holds {text}, which is not JSON")
 
     try:
-        data = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates,
-                          parse_float=no_float, parse_constant=no_constant)
+        data = json.loads(
+            raw.decode("utf-8"),
+            object_pairs_hook=no_duplicates,
+            parse_float=no_float,
+            parse_constant=no_constant,
+        )
     except UnicodeDecodeError:
         raise malformed(source, "it is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise malformed(source, f"it is not valid JSON ({exc.msg} at line {exc.lineno}, "
-                                 f"column {exc.colno})") from None
+        raise malformed(
+            source, f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
     except RecursionError:
         raise malformed(source, "it is nested too deeply") from None
     except ValueError as exc:
@@ -150,8 +157,11 @@ def _load_json(raw: bytes, source: str) -> dict[str, Any]:
 
 def _read_verified(data: dict[str, Any], source: str) -> ReleaseFeed:
     if data.get("format") != FEED_FORMAT:
-        raise malformed(source, f"its format {data.get('format')!r} is not {FEED_FORMAT}, "
-                                 f"the one this version of Lantide reads")
+        raise malformed(
+            source,
+            f"its format {data.get('format')!r} is not {FEED_FORMAT}, "
+            f"the one this version of Lantide reads",
+        )
     version = data.get("version")
     parse_version(version, source)
     when = data.get("date")
@@ -166,8 +176,7 @@ def _read_verified(data: dict[str, Any], source: str) -> ReleaseFeed:
     if not isinstance(raw_assets, dict) or not raw_assets:
         raise malformed(source, "it lists no assets (the files to download, by platform)")
     assets = {key: _asset(key, value, source) for key, value in raw_assets.items()}
-    return ReleaseFeed(version=str(version), date=when, notes=notes, assets=assets,
-                       source=source)
+    return ReleaseFeed(version=str(version), date=when, notes=notes, assets=assets, source=source)
 
 
 def _asset(key: str, value: Any, source: str) -> Asset:
@@ -195,4 +204,5 @@ def malformed(source: str, why: str) -> FeedMalformedError:
     return FeedMalformedError(
         f"The update feed {source} cannot be read: {why}. Nothing was downloaded or changed.",
         hint="Check the feed URL in Settings > Updates; if it is right, the release feed is "
-             "broken: try again later.")
+        "broken: try again later.",
+    )

@@ -19,8 +19,13 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from lantide import __version__
-from lantide.update.errors import (DownloadCancelled, DownloadError, FeedUnreachableError,
-                                   HashMismatchError, TooLargeError)
+from lantide.update.errors import (
+    DownloadCancelled,
+    DownloadError,
+    FeedUnreachableError,
+    HashMismatchError,
+    TooLargeError,
+)
 from lantide.update.feed import MAX_FEED_BYTES, Asset, malformed
 
 CHUNK = 64 * 1024
@@ -56,7 +61,8 @@ def fetch_feed(url: str, timeout: float = FEED_TIMEOUT) -> bytes:
         raise FeedUnreachableError(
             f"The update feed {url} could not be reached: {_why(exc)}. Nothing was changed.",
             hint="Check the network connection and the feed URL in Settings > Updates, "
-                 "then try again.") from None
+            "then try again.",
+        ) from None
     if len(raw) > MAX_FEED_BYTES:
         raise malformed(url, f"it is larger than {MAX_FEED_BYTES // 1024} KB")
     return raw
@@ -144,28 +150,31 @@ class AssetDownload:
             raise DownloadError(
                 f"Downloading {url} failed after {done:,} of {asset.size:,} bytes: "
                 f"{_why(exc)}. Nothing was installed.",
-                hint="Check the network connection and try again.") from None
+                hint="Check the network connection and try again.",
+            ) from None
         if self.cancelled:
             raise self._cancel_error()
         if done != asset.size:
             raise DownloadError(
                 f"The download of {url} ended after {done:,} bytes; the feed says "
                 f"{asset.size:,}. Nothing was installed.",
-                hint="The server may have cut the connection: try again.")
+                hint="The server may have cut the connection: try again.",
+            )
         if digest.hexdigest() != asset.sha256:
             raise HashMismatchError(
                 f"The file downloaded from {url} is not the one the signed feed describes "
                 f"(its SHA-256 is {digest.hexdigest()}, the feed says {asset.sha256}). It was "
                 f"deleted; nothing was installed.",
-                hint="Try again later; if it happens again, download Lantide from its web "
-                     "site.")
+                hint="Try again later; if it happens again, download Lantide from its web site.",
+            )
 
     def _too_large(self, size: int) -> TooLargeError:
         return TooLargeError(
             f"The download of {self.asset.url} is larger ({size:,} bytes or more) than the "
             f"signed feed says ({self.asset.size:,} bytes); it was stopped and deleted. "
             f"Nothing was installed.",
-            hint="The server sent another file than the feed describes: try again later.")
+            hint="The server sent another file than the feed describes: try again later.",
+        )
 
     def _cancel_error(self) -> DownloadCancelled:
         return DownloadCancelled("The download was cancelled; nothing was installed.")

@@ -73,13 +73,23 @@ def tar_install_root() -> Path:
 
 
 def _default_launcher(command: Sequence[str]) -> object:
-    return subprocess.Popen(list(command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        list(command),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
-def install_update(path: Path, version: str, *, kind: str | None = None,
-                   install_root: Path | None = None,
-                   launcher: Launcher | None = None) -> InstallOutcome:
+def install_update(
+    path: Path,
+    version: str,
+    *,
+    kind: str | None = None,
+    install_root: Path | None = None,
+    launcher: Launcher | None = None,
+) -> InstallOutcome:
     """Hand the verified file ``path`` (Lantide ``version``) to the installer of ``kind``."""
     kind = kind or install_kind()
     launcher = launcher or _default_launcher
@@ -89,36 +99,51 @@ def install_update(path: Path, version: str, *, kind: str | None = None,
         return InstallOutcome(
             f"Lantide {version} is unpacked in {folder}. It takes over when you restart "
             f"Lantide (start it from {folder.parent / CURRENT / 'lantide'}); this version "
-            f"stays in its folder.", restart_to_finish=True, tar_root=folder.parent)
+            f"stays in its folder.",
+            restart_to_finish=True,
+            tar_root=folder.parent,
+        )
     if kind == "source":
         raise InstallError(
             f"This copy of Lantide runs from Python (pip or a source checkout), so the "
             f"installer was not run; it is kept in {path}.",
-            hint="Update with pip (pip install --upgrade lantide) or git pull.")
-    commands = {"linux-deb": ["xdg-open", str(path)], "windows": [str(path)],
-                "macos": ["open", str(path)]}
+            hint="Update with pip (pip install --upgrade lantide) or git pull.",
+        )
+    commands = {
+        "linux-deb": ["xdg-open", str(path)],
+        "windows": [str(path)],
+        "macos": ["open", str(path)],
+    }
     if kind not in commands:
-        raise InstallError(f"Unknown kind of installation {kind!r}; the download is kept in "
-                           f"{path}.", hint="Install it by hand.")
+        raise InstallError(
+            f"Unknown kind of installation {kind!r}; the download is kept in {path}.",
+            hint="Install it by hand.",
+        )
     try:
         launcher(commands[kind])
     except OSError as exc:
-        manual = {"linux-deb": f"sudo apt install {path}",
-                  "windows": f"double-click {path}", "macos": f"open {path}"}[kind]
-        raise InstallError(f"The installer could not be started ({exc.strerror or exc}); "
-                           f"the download is kept in {path}.",
-                           hint=f"Install it by hand: {manual}") from None
+        manual = {
+            "linux-deb": f"sudo apt install {path}",
+            "windows": f"double-click {path}",
+            "macos": f"open {path}",
+        }[kind]
+        raise InstallError(
+            f"The installer could not be started ({exc.strerror or exc}); "
+            f"the download is kept in {path}.",
+            hint=f"Install it by hand: {manual}",
+        ) from None
     messages = {
         "linux-deb": f"The package for Lantide {version} was handed to your system's software "
-                     f"installer; confirm there, then restart Lantide. If nothing opened: "
-                     f"sudo apt install {path}",
+        f"installer; confirm there, then restart Lantide. If nothing opened: "
+        f"sudo apt install {path}",
         "windows": f"The installer of Lantide {version} has started: Lantide closes so it "
-                   f"can replace this version.",
+        f"can replace this version.",
         "macos": f"The disk image of Lantide {version} is open: drag Lantide to "
-                 f"Applications, replacing this version, then start it again.",
+        f"Applications, replacing this version, then start it again.",
     }
-    return InstallOutcome(messages[kind], quit_to_finish=kind == "windows",
-                          restart_to_finish=kind != "windows")
+    return InstallOutcome(
+        messages[kind], quit_to_finish=kind == "windows", restart_to_finish=kind != "windows"
+    )
 
 
 def stage_tarball(archive: Path, root: Path, version: str) -> Path:
@@ -127,44 +152,58 @@ def stage_tarball(archive: Path, root: Path, version: str) -> Path:
     root = Path(root)
     target = root / f"lantide-{version}"
     if target.exists() or target.is_symlink():
-        raise InstallError(f"{target} already exists; the update was not unpacked over it.",
-                           hint=f"Move {target} aside (or delete it if it is a leftover), "
-                                f"then check for updates again.")
+        raise InstallError(
+            f"{target} already exists; the update was not unpacked over it.",
+            hint=f"Move {target} aside (or delete it if it is a leftover), "
+            f"then check for updates again.",
+        )
     unpacking = root / f".lantide-{version}.unpacking-{os.getpid()}"
     try:
         unpacking.mkdir(parents=True)
     except OSError as exc:
-        raise InstallError(f"Lantide cannot write beside itself in {root} ({exc.strerror or exc}), "
-                           f"so the update was not unpacked; the download is kept in {archive}.",
-                           hint=f"Unpack it yourself where you have Lantide: tar -xzf {archive} "
-                                f"-C {root}") from None
+        raise InstallError(
+            f"Lantide cannot write beside itself in {root} ({exc.strerror or exc}), "
+            f"so the update was not unpacked; the download is kept in {archive}.",
+            hint=f"Unpack it yourself where you have Lantide: tar -xzf {archive} -C {root}",
+        ) from None
     try:
         try:
             with tarfile.open(archive, "r:*") as tar:
                 tar.extractall(unpacking, filter="data")  # no links or paths out of it
         except (tarfile.TarError, OSError, EOFError) as exc:
-            raise InstallError(f"The update {archive} could not be unpacked: {exc}; "
-                               f"nothing was changed.", hint="Try the update again.") from None
+            raise InstallError(
+                f"The update {archive} could not be unpacked: {exc}; nothing was changed.",
+                hint="Try the update again.",
+            ) from None
         tops = list(unpacking.iterdir())
-        if len(tops) != 1 or not tops[0].is_dir() or not (
-                (tops[0] / "lantide").is_file() or (tops[0] / "lantide.exe").is_file()):
-            raise InstallError(f"The update {archive} is not a Lantide bundle (one folder "
-                               f"holding the lantide program); nothing was changed.",
-                               hint="Download Lantide from its web site.")
+        if (
+            len(tops) != 1
+            or not tops[0].is_dir()
+            or not ((tops[0] / "lantide").is_file() or (tops[0] / "lantide.exe").is_file())
+        ):
+            raise InstallError(
+                f"The update {archive} is not a Lantide bundle (one folder "
+                f"holding the lantide program); nothing was changed.",
+                hint="Download Lantide from its web site.",
+            )
         try:
             os.rename(tops[0], target)
         except OSError:  # another Lantide unpacked the same version meanwhile
-            raise InstallError(f"{target} appeared while the update was unpacked; the update "
-                               f"was not unpacked over it.",
-                               hint="Check for updates again in a moment.") from None
+            raise InstallError(
+                f"{target} appeared while the update was unpacked; the update "
+                f"was not unpacked over it.",
+                hint="Check for updates again in a moment.",
+            ) from None
     finally:
         shutil.rmtree(unpacking, ignore_errors=True)  # our own temporary folder
     try:
         _point(root / NEXT, target.name)
     except OSError as exc:
-        raise InstallError(f"Lantide {version} is unpacked in {target}, but it could not be "
-                           f"marked for the next start ({exc.strerror or exc}).",
-                           hint=f"Start it from {target / 'lantide'}.") from None
+        raise InstallError(
+            f"Lantide {version} is unpacked in {target}, but it could not be "
+            f"marked for the next start ({exc.strerror or exc}).",
+            hint=f"Start it from {target / 'lantide'}.",
+        ) from None
     return target
 
 
@@ -183,8 +222,10 @@ def restart_into(root: Path, launcher: Launcher | None = None) -> Path:
     try:
         (launcher or _default_launcher)([str(program)])
     except OSError as exc:
-        raise InstallError(f"{program} could not be started ({exc.strerror or exc}).",
-                           hint=f"Start {program} yourself.") from None
+        raise InstallError(
+            f"{program} could not be started ({exc.strerror or exc}).",
+            hint=f"Start {program} yourself.",
+        ) from None
     return program
 
 

@@ -36,10 +36,12 @@ def public_key_from_text(text: str, where: str):
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != 32:
-        raise UpdateError(f"{where} holds {text.strip()[:60]!r}, which is not an Ed25519 "
-                          f"public key (base64 of 32 bytes)",
-                          hint="Reinstall Lantide; in a build, check the release key file.",
-                          code="UPDATE_KEY_INVALID")
+        raise UpdateError(
+            f"{where} holds {text.strip()[:60]!r}, which is not an Ed25519 "
+            f"public key (base64 of 32 bytes)",
+            hint="Reinstall Lantide; in a build, check the release key file.",
+            code="UPDATE_KEY_INVALID",
+        )
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
@@ -81,5 +83,6 @@ def trusted_keys() -> list:
             "This build of Lantide has no release key, so it cannot check an update's "
             "signature and does not look for updates.",
             hint="Download new versions from Lantide's web site. (A release build lists its "
-                 "key in resources/update/release-keys.txt.)")
+            "key in resources/update/release-keys.txt.)",
+        )
     return keys

@@ -48,8 +48,7 @@ def _load_private(path: Path):
 
 def main(argv: list[str] | None = None) -> int:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import (Encoding, NoEncryption,
-                                                              PrivateFormat)
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
     parser = argparse.ArgumentParser(prog="python -m lantide.update.release_tool")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -36,8 +36,9 @@ def record_check(now: datetime | None = None, path: Path | None = None) -> None:
     atomic_write_json(path or state_path(), {"version": 1, "last_check": now.isoformat()})
 
 
-def is_check_due(check_weekly: bool, feed_url: str, now: datetime | None = None,
-                 path: Path | None = None) -> bool:
+def is_check_due(
+    check_weekly: bool, feed_url: str, now: datetime | None = None, path: Path | None = None
+) -> bool:
     """True when the weekly check is on, a feed is set, and the last check is a week old
     (or never happened, or lies in the future: the clock was set back)."""
     if not check_weekly or not feed_url:

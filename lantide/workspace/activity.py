@@ -23,8 +23,11 @@ from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
 
 REDACTED = "[removed]"
 MAX_VALUE_CHARS = 2_000
-_SECRET_KEY = re.compile(r"(token|secret|password|passwd|api[_-]?key|authori[sz]ation|"
-                         r"credential|pwd)", re.I)
+_SECRET_KEY = re.compile(
+    r"(token|secret|password|passwd|api[_-]?key|authori[sz]ation|"
+    r"credential|pwd)",
+    re.I,
+)
 _TOKEN_TEXT = re.compile(r"ltd_[A-Za-z0-9_-]{20,100}")
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -34,8 +37,9 @@ def activity_dir(workspace_root: Path) -> Path:
 
 
 def activity_path(workspace_root: Path, client_id: str) -> Path:
-    return layout.log_path(activity_dir(workspace_root),
-                           _SAFE_ID.sub("-", client_id)[:60] or "client")
+    return layout.log_path(
+        activity_dir(workspace_root), _SAFE_ID.sub("-", client_id)[:60] or "client"
+    )
 
 
 def scrub(value: Any, token: str | None = None, key: str | None = None) -> Any:
@@ -62,17 +66,40 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def record_call(workspace_root: Path, *, client_id: str, client_name: str, mode: str,
-                transport: str, tool: str, arguments: dict[str, Any], ok: bool,
-                error: dict[str, Any] | None = None, step_ids: list[str] | None = None,
-                duration_ms: float | None = None, token: str | None = None) -> dict[str, Any]:
+def record_call(
+    workspace_root: Path,
+    *,
+    client_id: str,
+    client_name: str,
+    mode: str,
+    transport: str,
+    tool: str,
+    arguments: dict[str, Any],
+    ok: bool,
+    error: dict[str, Any] | None = None,
+    step_ids: list[str] | None = None,
+    duration_ms: float | None = None,
+    token: str | None = None,
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
-        "at": _now(), "client": client_id, "client_name": client_name, "mode": mode,
-        "transport": transport, "tool": tool, "arguments": scrub(arguments or {}, token),
-        "ok": bool(ok)}
+        "at": _now(),
+        "client": client_id,
+        "client_name": client_name,
+        "mode": mode,
+        "transport": transport,
+        "tool": tool,
+        "arguments": scrub(arguments or {}, token),
+        "ok": bool(ok),
+    }
     if error:
-        entry["error"] = scrub({k: error.get(k) for k in ("error", "message", "required_mode")
-                                if error.get(k) is not None}, token)
+        entry["error"] = scrub(
+            {
+                k: error.get(k)
+                for k in ("error", "message", "required_mode")
+                if error.get(k) is not None
+            },
+            token,
+        )
     if step_ids:
         entry["step_ids"] = list(step_ids)
     if duration_ms is not None:
@@ -91,14 +118,16 @@ def read_activity(workspace_root: Path, limit: int = 500) -> list[dict[str, Any]
     for path in layout.log_paths(folder):
         for record in read_jsonl_tail(path, limit):
             if isinstance(record, dict) and isinstance(record.get("tool"), str):
-                entries.append({k: clean_text(v) if isinstance(v, str) else v
-                                for k, v in record.items()})
+                entries.append(
+                    {k: clean_text(v) if isinstance(v, str) else v for k, v in record.items()}
+                )
     entries.sort(key=lambda e: str(e.get("at") or ""))
     return entries[-limit:] if limit > 0 else entries
 
 
-def connected_clients(workspace_root: Path, within_minutes: float = 60.0,
-                      now: datetime | None = None) -> list[dict[str, Any]]:
+def connected_clients(
+    workspace_root: Path, within_minutes: float = 60.0, now: datetime | None = None
+) -> list[dict[str, Any]]:
     """Clients that called within the last ``within_minutes``: name, mode, calls, last
     call (for the Context Summary), most recent first."""
     now = now or datetime.now(timezone.utc)
@@ -106,15 +135,22 @@ def connected_clients(workspace_root: Path, within_minutes: float = 60.0,
     for entry in read_activity(workspace_root, limit=200):
         try:
             at = datetime.strptime(str(entry["at"]), "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-                tzinfo=timezone.utc)
+                tzinfo=timezone.utc
+            )
         except (KeyError, ValueError):
             continue
         if (now - at).total_seconds() > within_minutes * 60:
             continue
-        client = seen.setdefault(str(entry.get("client")), {
-            "client": str(entry.get("client")), "name": str(entry.get("client_name") or
-                                                            entry.get("client")),
-            "mode": str(entry.get("mode")), "calls": 0, "queries": 0})
+        client = seen.setdefault(
+            str(entry.get("client")),
+            {
+                "client": str(entry.get("client")),
+                "name": str(entry.get("client_name") or entry.get("client")),
+                "mode": str(entry.get("mode")),
+                "calls": 0,
+                "queries": 0,
+            },
+        )
         client["calls"] += 1
         client["queries"] += len(entry.get("step_ids") or [])
         client["last_at"] = at

@@ -100,7 +100,7 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
     for name in entries:
         if not (name.startswith(head) and name.endswith(TEMP_SUFFIX)):
             continue
-        pid_text = name[len(head):].split(".", 1)[0]
+        pid_text = name[len(head) :].split(".", 1)[0]
         if not pid_text.isdigit() or int(pid_text) == os.getpid() or _pid_alive(int(pid_text)):
             continue
         try:
@@ -253,7 +253,7 @@ def read_jsonl_tail(path: Path | str, lines: int, *, block: int = 1 << 16) -> li
     from lantide.workspace.log_reader import parse_log_line
 
     out = []
-    for raw in chunks[-(lines + 1):]:
+    for raw in chunks[-(lines + 1) :]:
         raw = raw.strip()
         if not raw:
             continue

@@ -108,5 +108,5 @@ def _busy(path: Path, timeout: float) -> FileLockTimeout:
         f"{path} is being changed by another Lantide process or window "
         f"(waited {timeout:.0f} s); nothing was written",
         hint="Try again in a moment. If it persists, close other Lantide windows and "
-             "commands working on this file.",
+        "commands working on this file.",
     )

@@ -148,8 +148,12 @@ def sql_tab_of(relpath_parts: tuple[str, ...] | list[str]) -> tuple[str, str] | 
     """``(project, tab)`` for the parts of a workspace-relative path of a SQL tab's file
     (``("projects", P, "sql", "T.sql")``), else None."""
     parts = tuple(relpath_parts)
-    if (len(parts) == 4 and parts[0] == PROJECTS_DIR and parts[2] == SQL_DIR
-            and parts[3].endswith(SQL_SUFFIX)):
+    if (
+        len(parts) == 4
+        and parts[0] == PROJECTS_DIR
+        and parts[2] == SQL_DIR
+        and parts[3].endswith(SQL_SUFFIX)
+    ):
         return parts[1], parts[3][: -len(SQL_SUFFIX)]
     return None
 

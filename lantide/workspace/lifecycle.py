@@ -25,8 +25,14 @@ from typing import Any
 
 from lantide.errors import LantideError
 
-PROJECT_STATUSES = ("planning", "plan_review", "executing", "report_review", "delivered",
-                    "archived")
+PROJECT_STATUSES = (
+    "planning",
+    "plan_review",
+    "executing",
+    "report_review",
+    "delivered",
+    "archived",
+)
 LEGACY_STATUSES = {"done": "delivered"}
 ANALYST, AGENT = "analyst", "agent"
 AGENT_TARGETS = ("planning", "plan_review", "executing", "report_review")
@@ -79,19 +85,28 @@ def approval_state(data: dict[str, Any], plan_text: str | None) -> dict[str, Any
     if approval is None:
         return {"approved": False, "changed_since_approval": False}
     changed = plan_text is None or plan_fingerprint(plan_text) != approval["plan_sha256"]
-    return {"approved": True, "at": approval.get("at"), "by": approval.get("by"),
-            "user": approval.get("user"), "changed_since_approval": changed}
+    return {
+        "approved": True,
+        "at": approval.get("at"),
+        "by": approval.get("by"),
+        "user": approval.get("user"),
+        "changed_since_approval": changed,
+    }
 
 
 def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -> None:
     """Refuse a status change the rules above do not allow (nothing is written then)."""
     if new not in PROJECT_STATUSES:
-        raise StatusRefused(f"invalid project status {new!r}",
-                            hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
-                            code="BAD_STATUS")
+        raise StatusRefused(
+            f"invalid project status {new!r}",
+            hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
+            code="BAD_STATUS",
+        )
     if by != ANALYST and new not in AGENT_TARGETS:
-        raise StatusRefused(f"only the analyst can set a project to {new!r}",
-                            hint="Tell the analyst it is ready; they decide.")
+        raise StatusRefused(
+            f"only the analyst can set a project to {new!r}",
+            hint="Tell the analyst it is ready; they decide.",
+        )
     current = read_status(data.get("status", "planning"))
     if new != "executing" or current == "executing":
         return
@@ -100,17 +115,23 @@ def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -
         raise StatusRefused(
             "the Plan is not approved: a project moves to executing only when the analyst "
             "approves its Plan",
-            hint=("Set the project to plan_review and ask the analyst to approve the Plan."
-                  if by != ANALYST else
-                  "Approve the Plan: the Approve Plan button in the Plan tab, or "
-                  "lantide project approve-plan WORKSPACE PROJECT."))
+            hint=(
+                "Set the project to plan_review and ask the analyst to approve the Plan."
+                if by != ANALYST
+                else "Approve the Plan: the Approve Plan button in the Plan tab, or "
+                "lantide project approve-plan WORKSPACE PROJECT."
+            ),
+        )
     if state["changed_since_approval"]:
         raise StatusRefused(
             "the Plan changed since it was approved; it needs the analyst's approval again",
-            hint=("Ask the analyst to review and approve the changed Plan."
-                  if by != ANALYST else
-                  "Approve the Plan again (Approve Plan in the Plan tab, or lantide project "
-                  "approve-plan WORKSPACE PROJECT)."))
+            hint=(
+                "Ask the analyst to review and approve the changed Plan."
+                if by != ANALYST
+                else "Approve the Plan again (Approve Plan in the Plan tab, or lantide project "
+                "approve-plan WORKSPACE PROJECT)."
+            ),
+        )
 
 
 def _append_history(data: dict[str, Any], entry: dict[str, Any]) -> None:

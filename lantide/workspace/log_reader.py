@@ -32,8 +32,10 @@ class LogProblem:
                 shown = self.path.relative_to(root)
             except ValueError:
                 pass
-        return f"{shown} line {self.line}: {self.reason}; the line was skipped " \
-               "(the file is left as it is)"
+        return (
+            f"{shown} line {self.line}: {self.reason}; the line was skipped "
+            "(the file is left as it is)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": str(self.path), "line": self.line, "reason": self.reason}

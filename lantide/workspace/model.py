@@ -26,8 +26,15 @@ from lantide.workspace.atomic import atomic_create_bytes, atomic_write_json, ato
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
 from lantide.workspace.lifecycle import (
-    ANALYST, LEGACY_STATUSES, PROJECT_STATUSES, apply_approval, apply_move, approval_state, check_move,
-    plan_fingerprint, read_status,
+    ANALYST,
+    LEGACY_STATUSES,
+    PROJECT_STATUSES,
+    apply_approval,
+    apply_move,
+    approval_state,
+    check_move,
+    plan_fingerprint,
+    read_status,
 )
 from lantide.workspace.lock import WorkspaceLock
 from lantide.workspace.portable_names import portable_name_problem
@@ -60,8 +67,13 @@ def validate_project_name(name: str) -> str:
     between machines. Existing folders are looked up without this check."""
     clean = name.strip()
     problem = portable_name_problem(clean) if clean else None
-    if (not clean or clean in (".", "..") or clean.startswith(".") or _BAD_NAME.search(clean)
-            or problem):
+    if (
+        not clean
+        or clean in (".", "..")
+        or clean.startswith(".")
+        or _BAD_NAME.search(clean)
+        or problem
+    ):
         raise WorkspaceError(
             f"invalid project name {name!r}" + (f": {problem}" if problem else ""),
             hint="Use letters, digits, spaces, '-' or '_'; no slashes, no leading dot.",
@@ -71,8 +83,11 @@ def validate_project_name(name: str) -> str:
 
 
 def _already_a_workspace(root: Path) -> WorkspaceError:
-    return WorkspaceError(f"{root} is already a Lantide workspace",
-                          hint=f"Open it with: lantide gui {root}", code="ALREADY_A_WORKSPACE")
+    return WorkspaceError(
+        f"{root} is already a Lantide workspace",
+        hint=f"Open it with: lantide gui {root}",
+        code="ALREADY_A_WORKSPACE",
+    )
 
 
 def _now() -> str:
@@ -165,8 +180,9 @@ class Project:
             return self.plan_path
         if kind == "report":
             return self.report_path
-        raise WorkspaceError(f"unknown document {kind!r}", hint="Use 'plan' or 'report'.",
-                             code="BAD_DOCUMENT")
+        raise WorkspaceError(
+            f"unknown document {kind!r}", hint="Use 'plan' or 'report'.", code="BAD_DOCUMENT"
+        )
 
     # -- persistence
     @classmethod
@@ -180,7 +196,9 @@ class Project:
                 f"status {status!r} is not one of {', '.join(PROJECT_STATUSES)}",
             )
         for key in ("plan", "report"):
-            if key in data and (not isinstance(data[key], str) or "/" in data[key] or not data[key]):
+            if key in data and (
+                not isinstance(data[key], str) or "/" in data[key] or not data[key]
+            ):
                 raise CorruptFileError(path, f"{key!r} must be a file name, found {data[key]!r}")
         if not isinstance(data.get("archived", []), list):
             raise CorruptFileError(path, "'archived' must be a list of file names")
@@ -215,6 +233,7 @@ class Project:
         def change(data):
             check_move(data, status, by, plan)
             apply_move(data, status, by)
+
         self.update(change)
 
     def approve_plan(self, by: str = ANALYST, *, seen_text: str | None = None) -> dict[str, Any]:
@@ -223,26 +242,34 @@ class Project:
         another program changed it meanwhile), nothing is approved."""
         plan = self.plan_text()
         if plan is None:
-            raise MissingFileError(self.plan_path, "Plan",
-                                   hint="Write the Plan before approving it.")
+            raise MissingFileError(
+                self.plan_path, "Plan", hint="Write the Plan before approving it."
+            )
         if seen_text is not None and plan_fingerprint(seen_text) != plan_fingerprint(plan):
-            raise WorkspaceError(f"{self.plan_path} changed since it was shown; nothing was "
-                                 "approved", hint="Read the Plan as it is now, then approve it.",
-                                 code="PLAN_CHANGED")
+            raise WorkspaceError(
+                f"{self.plan_path} changed since it was shown; nothing was approved",
+                hint="Read the Plan as it is now, then approve it.",
+                code="PLAN_CHANGED",
+            )
         self.update(lambda data: apply_approval(data, plan, by))
         return self.approval()
 
     def archive_file(self, relname: str) -> None:
         """Mark a file of the project archived: the Context Summary skips it."""
+
         def change(data):
             archived = list(data.get("archived", []))
             if relname not in archived:
                 data["archived"] = archived + [relname]
+
         self.update(change)
 
     def unarchive_file(self, relname: str) -> None:
-        self.update(lambda data: data.__setitem__(
-            "archived", [n for n in data.get("archived", []) if n != relname]))
+        self.update(
+            lambda data: data.__setitem__(
+                "archived", [n for n in data.get("archived", []) if n != relname]
+            )
+        )
 
     def sql_tab_names(self) -> list[str]:
         if not self.sql_dir.is_dir():
@@ -323,10 +350,15 @@ class Workspace:
         if raw is None:
             return []
         if not isinstance(raw, list):
-            return [f"'connections' is {type(raw).__name__}, not a list; "
-                    "no connection is used until it is fixed"]
-        return [f"connection entry {i + 1} ({c!r}) is not an object; it is left out"
-                for i, c in enumerate(raw) if not isinstance(c, dict)]
+            return [
+                f"'connections' is {type(raw).__name__}, not a list; "
+                "no connection is used until it is fixed"
+            ]
+        return [
+            f"connection entry {i + 1} ({c!r}) is not an object; it is left out"
+            for i, c in enumerate(raw)
+            if not isinstance(c, dict)
+        ]
 
     # -- lifecycle
     @staticmethod
@@ -338,20 +370,32 @@ class Workspace:
         """Create a workspace in ``root`` (which may exist and hold files)."""
         root = Path(root).resolve()
         if root.exists() and not root.is_dir():
-            raise WorkspaceError(f"{root} exists and is not a folder",
-                                 hint="Choose another path.", code="NOT_A_FOLDER")
+            raise WorkspaceError(
+                f"{root} exists and is not a folder",
+                hint="Choose another path.",
+                code="NOT_A_FOLDER",
+            )
         if cls.is_workspace(root):
             raise _already_a_workspace(root)
-        folders = (layout.lantide_dir(root), layout.conversations_dir(root),
-                   layout.ledger_dir(root), layout.data_dir(root), layout.projects_dir(root))
-        in_the_way = [folder.relative_to(root).as_posix() for folder in folders
-                      if folder.exists() and not folder.is_dir()]
+        folders = (
+            layout.lantide_dir(root),
+            layout.conversations_dir(root),
+            layout.ledger_dir(root),
+            layout.data_dir(root),
+            layout.projects_dir(root),
+        )
+        in_the_way = [
+            folder.relative_to(root).as_posix()
+            for folder in folders
+            if folder.exists() and not folder.is_dir()
+        ]
         if in_the_way:  # checked before anything is made: init changes nothing then
             raise WorkspaceError(
                 f"{root} has files where the workspace needs folders: "
                 f"{', '.join(in_the_way)} (not a folder); nothing was changed",
                 hint="Rename or move those files, or choose another folder.",
-                code="FILE_IN_THE_WAY")
+                code="FILE_IN_THE_WAY",
+            )
         for folder in folders[1:]:
             folder.mkdir(parents=True, exist_ok=True)
         settings = {
@@ -361,9 +405,10 @@ class Workspace:
             "connections": [],
         }
         try:  # created, never replaced: of two racing inits, the second is refused
-            atomic_create_bytes(layout.settings_path(root),
-                                (json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-                                .encode("utf-8"))
+            atomic_create_bytes(
+                layout.settings_path(root),
+                (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+            )
         except FileExistsError:
             raise _already_a_workspace(root) from None
         return cls(root, settings)
@@ -373,8 +418,9 @@ class Workspace:
         """Open an existing workspace; with ``lock`` this process owns it until :meth:`close`."""
         root = Path(root).expanduser().resolve()
         if not root.is_dir():
-            raise MissingFileError(root, "workspace folder",
-                                   hint=f"Create one with: lantide init {root}")
+            raise MissingFileError(
+                root, "workspace folder", hint=f"Create one with: lantide init {root}"
+            )
         if not cls.is_workspace(root):
             raise NotAWorkspaceError(root)
         settings = read_json_object(layout.settings_path(root), "workspace settings")
@@ -464,11 +510,16 @@ class Workspace:
     def project_dirnames(self) -> list[str]:
         if not self.projects_dir.is_dir():
             return []
-        return sorted(p.name for p in self.projects_dir.iterdir()
-                      if p.is_dir() and not p.name.startswith("."))
+        return sorted(
+            p.name for p in self.projects_dir.iterdir() if p.is_dir() and not p.name.startswith(".")
+        )
 
-    def list_projects(self, *, include_archived: bool = False,
-                      problems: list[tuple[str, LantideError]] | None = None) -> list[Project]:
+    def list_projects(
+        self,
+        *,
+        include_archived: bool = False,
+        problems: list[tuple[str, LantideError]] | None = None,
+    ) -> list[Project]:
         """Projects in name order. A project whose project.json cannot be read is left
         out (a problem for itself only, not for the list) and, when ``problems`` is
         given, reported there as ``(folder name, error)``."""
@@ -497,48 +548,76 @@ class Workspace:
                 except LantideError:
                     continue
         path = self.projects_dir / name / "project.json"
-        if not name or not (self.projects_dir / name).is_dir() or "/" in name or name in (".", ".."):
+        if (
+            not name
+            or not (self.projects_dir / name).is_dir()
+            or "/" in name
+            or name in (".", "..")
+        ):
             known = ", ".join(self.project_dirnames()) or "none"
             raise ProjectNotFoundError(
                 f"no project {name!r} in {self.root}",
                 hint=f"Known projects: {known}.",
             )
         if not path.exists():
-            raise MissingFileError(path, "project file",
-                                   hint="Restore project.json or remove the folder.")
+            raise MissingFileError(
+                path, "project file", hint="Restore project.json or remove the folder."
+            )
         return Project.load(self.root, name)
 
-    def create_project(self, name: str, *, status: str = "planning",
-                       plan_text: str | None = None, report_text: str | None = None) -> Project:
+    def create_project(
+        self,
+        name: str,
+        *,
+        status: str = "planning",
+        plan_text: str | None = None,
+        report_text: str | None = None,
+    ) -> Project:
         name = validate_project_name(name)
         if status not in PROJECT_STATUSES:
-            raise WorkspaceError(f"invalid project status {status!r}",
-                                 hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
-                                 code="BAD_STATUS")
+            raise WorkspaceError(
+                f"invalid project status {status!r}",
+                hint=f"Use one of: {', '.join(PROJECT_STATUSES)}.",
+                code="BAD_STATUS",
+            )
         pdir = self.projects_dir / name
         self._check_name_free(name)
         layout.sql_dir(pdir).mkdir(parents=True)
-        project = Project(self.root, name, {
-            "name": name, "status": status, "plan": "plan.md", "report": "report.md",
-            "archived": [], "created_at": _now(),
-        })
-        atomic_write_text(project.plan_path, plan_text if plan_text is not None else f"# Plan: {name}\n")
-        atomic_write_text(project.report_path,
-                          report_text if report_text is not None else f"# Report: {name}\n")
+        project = Project(
+            self.root,
+            name,
+            {
+                "name": name,
+                "status": status,
+                "plan": "plan.md",
+                "report": "report.md",
+                "archived": [],
+                "created_at": _now(),
+            },
+        )
+        atomic_write_text(
+            project.plan_path, plan_text if plan_text is not None else f"# Plan: {name}\n"
+        )
+        atomic_write_text(
+            project.report_path, report_text if report_text is not None else f"# Report: {name}\n"
+        )
         project.save()
         return project
 
     def _check_name_free(self, name: str, renaming: str | None = None) -> None:
         """No other project folder may have this name in any letter case: on Windows and
         macOS disks they would be one folder when the workspace moves there."""
-        taken = [d for d in self.project_dirnames()
-                 if d.casefold() == name.casefold() and d != renaming]
+        taken = [
+            d for d in self.project_dirnames() if d.casefold() == name.casefold() and d != renaming
+        ]
         if taken or ((self.projects_dir / name).exists() and name != renaming):
             existing = self.projects_dir / (taken[0] if taken else name)
-            raise WorkspaceError(f"project {name!r} already exists ({existing})",
-                                 hint="Choose another name (names that differ only in "
-                                      "letter case count as the same).",
-                                 code="PROJECT_EXISTS")
+            raise WorkspaceError(
+                f"project {name!r} already exists ({existing})",
+                hint="Choose another name (names that differ only in "
+                "letter case count as the same).",
+                code="PROJECT_EXISTS",
+            )
 
     def rename_project(self, old: str, new: str) -> Project:
         project = self.project(old)
@@ -568,12 +647,16 @@ class Workspace:
         project = self.project(name)
         trash = layout.trash_dir(self.root)
         trash.mkdir(exist_ok=True)
-        target = layout.trashed_project_path(self.root, project.dirname,
-                                             datetime.now().strftime('%Y%m%d%H%M%S'))
+        target = layout.trashed_project_path(
+            self.root, project.dirname, datetime.now().strftime("%Y%m%d%H%M%S")
+        )
         shutil.move(str(project.dir), target)
         return target
 
     def to_dict(self) -> dict[str, Any]:
-        return {"root": str(self.root), "name": self.name,
-                "projects": [p.to_dict() for p in self.list_projects(include_archived=True)],
-                "connections": self.connections}
+        return {
+            "root": str(self.root),
+            "name": self.name,
+            "projects": [p.to_dict() for p in self.list_projects(include_archived=True)],
+            "connections": self.connections,
+        }

@@ -13,8 +13,8 @@ import re
 # Device names Windows reserves in every folder, with any extension ("con.txt" too).
 # The superscript digits are reserved as well (COM¹ is COM1 to Windows).
 _RESERVED = re.compile(
-    r"^(con|prn|aux|nul|conin\$|conout\$|clock\$|(com|lpt)[0-9\u00b9\u00b2\u00b3])$",
-    re.IGNORECASE)
+    r"^(con|prn|aux|nul|conin\$|conout\$|clock\$|(com|lpt)[0-9\u00b9\u00b2\u00b3])$", re.IGNORECASE
+)
 _INVALID_CHARS = re.compile(r'[\x00-\x1f<>:"/\\|?*]')
 
 

@@ -29,14 +29,67 @@ N_PRODUCTS = 120
 N_ORDERS = 120_000
 PROJECT = "q3-churn"
 
-_FIRST = ["Ana", "Ben", "Chloé", "David", "Emma", "Farid", "Grace", "Hugo", "Ines", "Jonas",
-          "Kemal", "Lena", "Mateo", "Nora", "Oskar", "Priya", "Quinn", "Rosa", "Sven", "Tara",
-          "Umar", "Vera", "Wei", "Yara", "Zoë"]
-_LAST = ["Andersen", "Bauer", "Costa", "Dubois", "Evans", "Fischer", "García", "Hansen",
-         "Ito", "Jensen", "Kowalski", "Lopez", "Müller", "Nowak", "O'Brien", "Petrov",
-         "Rossi", "Schmidt", "Tanaka", "Weber"]
-_REGIONS = ["US-CA", "US-NY", "US-TX", "DE-BY", "DE-BE", "FR-IDF", "GB-ENG", "ES-MD", "IT-25",
-            "NL-NH"]
+_FIRST = [
+    "Ana",
+    "Ben",
+    "Chloé",
+    "David",
+    "Emma",
+    "Farid",
+    "Grace",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kemal",
+    "Lena",
+    "Mateo",
+    "Nora",
+    "Oskar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wei",
+    "Yara",
+    "Zoë",
+]
+_LAST = [
+    "Andersen",
+    "Bauer",
+    "Costa",
+    "Dubois",
+    "Evans",
+    "Fischer",
+    "García",
+    "Hansen",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Lopez",
+    "Müller",
+    "Nowak",
+    "O'Brien",
+    "Petrov",
+    "Rossi",
+    "Schmidt",
+    "Tanaka",
+    "Weber",
+]
+_REGIONS = [
+    "US-CA",
+    "US-NY",
+    "US-TX",
+    "DE-BY",
+    "DE-BE",
+    "FR-IDF",
+    "GB-ENG",
+    "ES-MD",
+    "IT-25",
+    "NL-NH",
+]
 _SEGMENTS = ["Consumer", "SMB", "Enterprise"]
 _CATEGORIES = ["Office", "Electronics", "Furniture", "Software", "Services"]
 _CHANNELS = ["web", "store", "partner", "phone"]
@@ -58,16 +111,19 @@ def _customers(rng: random.Random) -> list[dict]:
         else:
             signup_text = ""  # unknown
         is_test = rng.random() < 0.012
-        rows.append({
-            "customer_id": cid,
-            "name": "Test Account" if is_test and rng.random() < 0.5 else name,
-            "email": "" if rng.random() < 0.07 else
-                     f"{name.split()[0].lower()}.{cid}@example.{rng.choice(['com', 'de', 'fr'])}",
-            "region": "" if rng.random() < 0.03 else rng.choice(_REGIONS),
-            "segment": rng.choices(_SEGMENTS, weights=[6, 3, 1])[0],
-            "signup_date": signup_text,
-            "is_test_account": "true" if is_test else "false",
-        })
+        rows.append(
+            {
+                "customer_id": cid,
+                "name": "Test Account" if is_test and rng.random() < 0.5 else name,
+                "email": ""
+                if rng.random() < 0.07
+                else f"{name.split()[0].lower()}.{cid}@example.{rng.choice(['com', 'de', 'fr'])}",
+                "region": "" if rng.random() < 0.03 else rng.choice(_REGIONS),
+                "segment": rng.choices(_SEGMENTS, weights=[6, 3, 1])[0],
+                "signup_date": signup_text,
+                "is_test_account": "true" if is_test else "false",
+            }
+        )
     return rows
 
 
@@ -75,12 +131,14 @@ def _products(rng: random.Random) -> list[dict]:
     rows = []
     for pid in range(1, N_PRODUCTS + 1):
         category = rng.choice(_CATEGORIES)
-        rows.append({
-            "product_id": pid,
-            "product_name": f"{category[:-1] if category.endswith('s') else category} item {pid:03d}",
-            "category": "" if rng.random() < 0.04 else category,
-            "list_price": round(rng.uniform(4, 900), 2),
-        })
+        rows.append(
+            {
+                "product_id": pid,
+                "product_name": f"{category[:-1] if category.endswith('s') else category} item {pid:03d}",
+                "category": "" if rng.random() < 0.04 else category,
+                "list_price": round(rng.uniform(4, 900), 2),
+            }
+        )
     return rows
 
 
@@ -96,10 +154,24 @@ def _orders_table(rng: random.Random, customers: list[dict], products: list[dict
     start = date(2024, 1, 1)
     days = (date(2025, 12, 31) - start).days + 1
     # Customers churn: each one is active for a window of quarters, so Q2 -> Q3 moves.
-    active_until = {c["customer_id"]: start + timedelta(days=rng.randrange(200, days + 200))
-                    for c in customers}
-    cols = {k: [] for k in ("order_id", "customer_id", "product_id", "order_date", "quantity",
-                            "unit_price", "discount", "status", "refund_amount", "channel")}
+    active_until = {
+        c["customer_id"]: start + timedelta(days=rng.randrange(200, days + 200)) for c in customers
+    }
+    cols = {
+        k: []
+        for k in (
+            "order_id",
+            "customer_id",
+            "product_id",
+            "order_date",
+            "quantity",
+            "unit_price",
+            "discount",
+            "status",
+            "refund_amount",
+            "channel",
+        )
+    }
     prices = {p["product_id"]: p["list_price"] for p in products}
     for oid in range(1, N_ORDERS + 1):
         cid = rng.randint(1, N_CUSTOMERS)
@@ -117,11 +189,22 @@ def _orders_table(rng: random.Random, customers: list[dict], products: list[dict
         cols["unit_price"].append(price)
         cols["discount"].append(None if rng.random() < 0.6 else rng.choice([0.05, 0.1, 0.15, 0.2]))
         cols["status"].append(status)
-        cols["refund_amount"].append(round(qty * price * rng.uniform(0.3, 1.0), 2)
-                                     if status == "refunded" else 0.0)
+        cols["refund_amount"].append(
+            round(qty * price * rng.uniform(0.3, 1.0), 2) if status == "refunded" else 0.0
+        )
         cols["channel"].append(None if rng.random() < 0.02 else rng.choice(_CHANNELS))
-    types = ("BIGINT", "INTEGER", "INTEGER", "DATE", "INTEGER", "DOUBLE", "DOUBLE", "VARCHAR",
-             "DOUBLE", "VARCHAR")
+    types = (
+        "BIGINT",
+        "INTEGER",
+        "INTEGER",
+        "DATE",
+        "INTEGER",
+        "DOUBLE",
+        "DOUBLE",
+        "VARCHAR",
+        "DOUBLE",
+        "VARCHAR",
+    )
     return {name: (type_name, values) for (name, values), type_name in zip(cols.items(), types)}
 
 
@@ -132,16 +215,19 @@ def _write_parquet(path: Path, table: dict[str, tuple[str, list]]) -> None:
     import duckdb
 
     columns = ", ".join(f'"{name}" {type_name}' for name, (type_name, _) in table.items())
-    unnest = ", ".join(f"unnest(${i}::{type_name}[])"
-                       for i, (type_name, _) in enumerate(table.values(), start=1))
+    unnest = ", ".join(
+        f"unnest(${i}::{type_name}[])" for i, (type_name, _) in enumerate(table.values(), start=1)
+    )
     with tempfile.TemporaryDirectory(prefix="lantide-sample-") as scratch:
         target = Path(scratch) / "table.parquet"
         con = duckdb.connect(":memory:")
         try:
             con.execute(f"CREATE TABLE t ({columns})")
             con.execute(f"INSERT INTO t SELECT {unnest}", [values for _, values in table.values()])
-            con.execute(f"COPY t TO '{str(target).replace(chr(39), chr(39) * 2)}' "
-                        "(FORMAT parquet, COMPRESSION zstd)")
+            con.execute(
+                f"COPY t TO '{str(target).replace(chr(39), chr(39) * 2)}' "
+                "(FORMAT parquet, COMPRESSION zstd)"
+            )
         finally:
             con.close()
         _create(path, target.read_bytes())
@@ -157,15 +243,26 @@ def _write_targets(path: Path, rng: random.Random) -> None:
     row = 1
     for region in _REGIONS:
         for q in ("2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"):
-            regional.write_row(row, 0, [region, q, round(rng.uniform(150_000, 900_000), -3),
-                                        rng.choice(["Ana", "Ben", "Lena", None])])
+            regional.write_row(
+                row,
+                0,
+                [
+                    region,
+                    q,
+                    round(rng.uniform(150_000, 900_000), -3),
+                    rng.choice(["Ana", "Ben", "Lena", None]),
+                ],
+            )
             row += 1
     segments = book.add_worksheet("Segments")
     segments.write_row(0, 0, ["segment", "year", "target_customers", "note"])
     for i, seg in enumerate(_SEGMENTS):
         for j, year in enumerate((2024, 2025)):
-            segments.write_row(1 + i * 2 + j, 0, [seg, year, rng.randint(100, 1500),
-                                                  "stretch goal" if year == 2025 else None])
+            segments.write_row(
+                1 + i * 2 + j,
+                0,
+                [seg, year, rng.randint(100, 1500), "stretch goal" if year == 2025 else None],
+            )
     book.close()
     _create(path, buf.getvalue())
 
@@ -193,12 +290,24 @@ Which regions lost the most customers between Q2 and Q3 2025, and {m1}?
 """
 
 _ANNOTATIONS = [
-    ("m1", "3f9a1c", "how much revenue left with them",
-     "Q2 revenue of the churned customers, or the Q3 shortfall against Q2? Pick one."),
-    ("m2", "7be204", "Churned: active in Q2 2025, not active in Q3 2025.",
-     "Which denominator: every customer active in Q2, or only those who signed up before Q2?"),
-    ("m3", "c51d8e", "test accounts",
-     "Is is_test_account reliable? Some test customers seem to be named 'Test Account' only."),
+    (
+        "m1",
+        "3f9a1c",
+        "how much revenue left with them",
+        "Q2 revenue of the churned customers, or the Q3 shortfall against Q2? Pick one.",
+    ),
+    (
+        "m2",
+        "7be204",
+        "Churned: active in Q2 2025, not active in Q3 2025.",
+        "Which denominator: every customer active in Q2, or only those who signed up before Q2?",
+    ),
+    (
+        "m3",
+        "c51d8e",
+        "test accounts",
+        "Is is_test_account reliable? Some test customers seem to be named 'Test Account' only.",
+    ),
 ]
 
 _SQL_TABS = {
@@ -266,15 +375,23 @@ def _plan_with_marks() -> tuple[str, list[dict]]:
     for _key, ann_id, quote, comment in _ANNOTATIONS:
         opening = f'<mark data-annotation-id="{ann_id}">'
         start = text.index(opening) + len(opening)
-        entries.append({
-            "id": ann_id,
-            "status": "open",
-            "quote": quote,
-            "comment": comment,
-            "anchor": {"span": [start, start + len(quote)]},
-            "history": [{"at": "2026-11-30T09:00:00Z", "by": "team lead", "action": "created",
-                         "text": comment}],
-        })
+        entries.append(
+            {
+                "id": ann_id,
+                "status": "open",
+                "quote": quote,
+                "comment": comment,
+                "anchor": {"span": [start, start + len(quote)]},
+                "history": [
+                    {
+                        "at": "2026-11-30T09:00:00Z",
+                        "by": "team lead",
+                        "action": "created",
+                        "text": comment,
+                    }
+                ],
+            }
+        )
     return text, entries
 
 
@@ -290,8 +407,8 @@ class SampleInTheWayError(WorkspaceError):
             f"{root} already has files the sample would use: {', '.join(in_the_way)}; "
             f"nothing was written",
             hint=f"Lantide never replaces your files. To make this folder a workspace with "
-                 f"your own data, run the command without --sample: lantide init {root}. "
-                 f"For the sample, choose an empty folder.",
+            f"your own data, run the command without --sample: lantide init {root}. "
+            f"For the sample, choose an empty folder.",
         )
 
 
@@ -347,12 +464,14 @@ def create_sample(root: Path | str) -> Workspace:
     _write_targets(ws.data_dir / "targets.xlsx", rng)
 
     plan, entries = _plan_with_marks()
-    project = ws.create_project(PROJECT, plan_text=plan,
-                                report_text="# Report: Q3 churn\n\n_Not written yet._\n")
+    project = ws.create_project(
+        PROJECT, plan_text=plan, report_text="# Report: Q3 churn\n\n_Not written yet._\n"
+    )
     project.update(lambda data: data.__setitem__("name", "Q3 churn"))
-    _create_text(layout.sidecar_path(project.plan_path),
-                 json.dumps({"version": 1, "annotations": entries}, indent=2,
-                            ensure_ascii=False) + "\n")
+    _create_text(
+        layout.sidecar_path(project.plan_path),
+        json.dumps({"version": 1, "annotations": entries}, indent=2, ensure_ascii=False) + "\n",
+    )
     for tab, sql in _SQL_TABS.items():
         _create_text(project.sql_tab_path(tab), sql)
     _create_text(project.knowledge_path, _KNOWLEDGE)

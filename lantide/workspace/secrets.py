@@ -15,10 +15,12 @@ SERVICE = "lantide"
 _FILE_BACKEND_MODULES = ("keyrings.alt",)
 
 
-NO_KEYRING_HINT = ("On a machine without a keyring, leave the key empty and start Lantide "
-                   "with OPENAI_API_KEY set in the environment (with OPENAI_BASE_URL and "
-                   "LANTIDE_MODEL for the endpoint and model); they override the primary "
-                   "profile. Lantide never writes keys to a file.")
+NO_KEYRING_HINT = (
+    "On a machine without a keyring, leave the key empty and start Lantide "
+    "with OPENAI_API_KEY set in the environment (with OPENAI_BASE_URL and "
+    "LANTIDE_MODEL for the endpoint and model); they override the primary "
+    "profile. Lantide never writes keys to a file."
+)
 
 
 class NoKeyringError(LantideError):
@@ -26,7 +28,8 @@ class NoKeyringError(LantideError):
 
     def __init__(self, detail: str = ""):
         super().__init__(
-            "No system keyring is available to store the API key" + (f" ({detail})" if detail else ""),
+            "No system keyring is available to store the API key"
+            + (f" ({detail})" if detail else ""),
             hint=NO_KEYRING_HINT,
         )
 

@@ -138,17 +138,19 @@ class Settings:
     # -- serialisation
     def to_dict(self) -> dict[str, Any]:
         data = dict(self.extra)
-        data.update({
-            "version": 1,
-            "profiles": [asdict(p) for p in self.profiles],
-            "primary_profile": self.primary_profile,
-            "secondary_profile": self.secondary_profile,
-            "recent_workspaces": self.recent_workspaces,
-            "query": asdict(self.query),
-            "agent": asdict(self.agent),
-            "appearance": self.appearance,
-            "updates": asdict(self.updates),
-        })
+        data.update(
+            {
+                "version": 1,
+                "profiles": [asdict(p) for p in self.profiles],
+                "primary_profile": self.primary_profile,
+                "secondary_profile": self.secondary_profile,
+                "recent_workspaces": self.recent_workspaces,
+                "query": asdict(self.query),
+                "agent": asdict(self.agent),
+                "appearance": self.appearance,
+                "updates": asdict(self.updates),
+            }
+        )
         return data
 
     @classmethod
@@ -163,8 +165,17 @@ class Settings:
         for raw in data.get("profiles", []) or []:
             if isinstance(raw, dict) and raw.get("name"):
                 profiles.append(ModelProfile.from_dict(raw))
-        known_keys = {"version", "profiles", "primary_profile", "secondary_profile",
-                      "recent_workspaces", "query", "agent", "appearance", "updates"}
+        known_keys = {
+            "version",
+            "profiles",
+            "primary_profile",
+            "secondary_profile",
+            "recent_workspaces",
+            "query",
+            "agent",
+            "appearance",
+            "updates",
+        }
         return cls(
             profiles=profiles,
             primary_profile=data.get("primary_profile"),
@@ -212,7 +223,8 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
             raise SettingsError(
                 f"{exc.message}; it is not overwritten, so this change was not saved",
                 hint="Fix the file in a text editor or move it aside, then change the "
-                     "setting again.") from None
+                "setting again.",
+            ) from None
     atomic_write_json(path, data)
 
 
@@ -228,14 +240,22 @@ def update_settings(change: Callable[[Settings], None], path: Path | None = None
             raise SettingsError(
                 f"{exc.message}; it is not overwritten, so this change was not saved",
                 hint="Fix the file in a text editor or move it aside, then change the "
-                     "setting again.") from None
+                "setting again.",
+            ) from None
         change(settings)
         save_settings(settings, path)
     return settings
 
 
-EDITED_IN_THE_APP = ("profiles", "primary_profile", "secondary_profile", "query", "agent",
-                     "appearance", "updates")
+EDITED_IN_THE_APP = (
+    "profiles",
+    "primary_profile",
+    "secondary_profile",
+    "query",
+    "agent",
+    "appearance",
+    "updates",
+)
 
 
 def save_edited_settings(edited: Settings, path: Path | None = None) -> Settings:
@@ -243,9 +263,11 @@ def save_edited_settings(edited: Settings, path: Path | None = None) -> Settings
     look) onto the file as it is now: the recent workspaces and what other processes
     learned meanwhile (context windows, keys of newer versions) are kept, not reverted
     to the app's start-up copy."""
+
     def change(fresh: Settings) -> None:
         for name in EDITED_IN_THE_APP:
             setattr(fresh, name, copy.deepcopy(getattr(edited, name)))
+
     fresh = update_settings(change, path)
     edited.recent_workspaces, edited.extra = list(fresh.recent_workspaces), dict(fresh.extra)
     return edited
@@ -256,8 +278,10 @@ def _assert_no_secrets(obj: Any, where: str = "settings") -> None:
     if isinstance(obj, dict):
         for k, v in obj.items():
             if str(k).lower() in _SECRET_KEYS and v:
-                raise SettingsError(f"refusing to write a secret ({where}.{k}) to the settings file",
-                                    hint="Store API keys with the keyring (Settings > Models).")
+                raise SettingsError(
+                    f"refusing to write a secret ({where}.{k}) to the settings file",
+                    hint="Store API keys with the keyring (Settings > Models).",
+                )
             _assert_no_secrets(v, f"{where}.{k}")
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
@@ -276,14 +300,21 @@ class ResolvedProfile:
     overridden: tuple[str, ...] = ()
 
     def __repr__(self) -> str:  # never show the key in logs or tracebacks
-        return (f"ResolvedProfile(name={self.name!r}, base_url={self.base_url!r}, "
-                f"model={self.model!r}, api_key={'***' if self.api_key else None}, "
-                f"context_window={self.context_window!r})")
+        return (
+            f"ResolvedProfile(name={self.name!r}, base_url={self.base_url!r}, "
+            f"model={self.model!r}, api_key={'***' if self.api_key else None}, "
+            f"context_window={self.context_window!r})"
+        )
 
     def public_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "base_url": self.base_url, "model": self.model,
-                "context_window": self.context_window, "has_api_key": bool(self.api_key),
-                "overridden": list(self.overridden)}
+        return {
+            "name": self.name,
+            "base_url": self.base_url,
+            "model": self.model,
+            "context_window": self.context_window,
+            "has_api_key": bool(self.api_key),
+            "overridden": list(self.overridden),
+        }
 
 
 def resolve_profile(settings: Settings, role: str = "primary") -> ResolvedProfile | None:
@@ -298,9 +329,12 @@ def resolve_profile(settings: Settings, role: str = "primary") -> ResolvedProfil
         secondary = settings.profile(settings.secondary_profile)
         if secondary is not None and secondary.name != settings.primary_profile:
             return ResolvedProfile(
-                name=secondary.name, base_url=secondary.base_url, model=secondary.model,
+                name=secondary.name,
+                base_url=secondary.base_url,
+                model=secondary.model,
                 api_key=secrets.get_api_key(secondary.name),
-                context_window=secondary.context_window)
+                context_window=secondary.context_window,
+            )
     profile = settings.profile(settings.primary_profile)
     env_base = os.environ.get("OPENAI_BASE_URL")
     env_model = os.environ.get("LANTIDE_MODEL")
@@ -308,8 +342,15 @@ def resolve_profile(settings: Settings, role: str = "primary") -> ResolvedProfil
     if profile is None and not (env_base or env_model):
         return None
     base = profile or ModelProfile(name="environment")
-    overridden = tuple(n for n, v in (("OPENAI_BASE_URL", env_base), ("LANTIDE_MODEL", env_model),
-                                      ("OPENAI_API_KEY", env_key)) if v)
+    overridden = tuple(
+        n
+        for n, v in (
+            ("OPENAI_BASE_URL", env_base),
+            ("LANTIDE_MODEL", env_model),
+            ("OPENAI_API_KEY", env_key),
+        )
+        if v
+    )
     key = env_key or (secrets.get_api_key(base.name) if profile else None)
     return ResolvedProfile(
         name=base.name,

@@ -35,8 +35,12 @@ class FileChange:
     project: str | None = None
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "path": str(self.path), "event": self.event,
-                "project": self.project}
+        return {
+            "kind": self.kind,
+            "path": str(self.path),
+            "event": self.event,
+            "project": self.project,
+        }
 
 
 def classify(root: Path, path: Path) -> tuple[str, str | None] | None:
@@ -73,8 +77,14 @@ def classify(root: Path, path: Path) -> tuple[str, str | None] | None:
 
 
 class WorkspaceWatcher:
-    def __init__(self, root: Path, callback: Callable[[list[FileChange]], None], *,
-                 debounce: float = 0.3, extra_paths: Iterable[Path] = ()):
+    def __init__(
+        self,
+        root: Path,
+        callback: Callable[[list[FileChange]], None],
+        *,
+        debounce: float = 0.3,
+        extra_paths: Iterable[Path] = (),
+    ):
         self.root = Path(root).resolve()
         self.callback = callback
         self.debounce = debounce
@@ -95,7 +105,11 @@ class WorkspaceWatcher:
 
         class _Handler(FileSystemEventHandler):
             def on_any_event(self, event):
-                if event.is_directory or event.event_type in ("opened", "closed", "closed_no_write"):
+                if event.is_directory or event.event_type in (
+                    "opened",
+                    "closed",
+                    "closed_no_write",
+                ):
                     return
                 if event.event_type == "moved":
                     watcher._note(Path(event.src_path), "deleted")

@@ -9,7 +9,7 @@ import os.path
 application = defines.get("app", "dist/Lantide.app")
 appname = os.path.basename(application)
 
-format = "UDZO"            # zlib-compressed, read-only
+format = "UDZO"  # zlib-compressed, read-only
 filesystem = "HFS+"
 files = [application]
 symlinks = {"Applications": "/Applications"}

@@ -17,9 +17,14 @@ from lantide.agent.model_client import ModelReply, TextChunk, ToolCallRequest
 
 
 def reply(text: str = "", *calls: tuple[str, dict]) -> ModelReply:
-    return ModelReply(text, [ToolCallRequest(f"call_{i}_{name}", name, json.dumps(args))
-                             for i, (name, args) in enumerate(calls)],
-                      "tool_calls" if calls else "stop")
+    return ModelReply(
+        text,
+        [
+            ToolCallRequest(f"call_{i}_{name}", name, json.dumps(args))
+            for i, (name, args) in enumerate(calls)
+        ],
+        "tool_calls" if calls else "stop",
+    )
 
 
 @dataclass
@@ -54,7 +59,7 @@ class ScriptedModel:
             raise step.outcome
         text = step.outcome.content or ""
         for i in range(0, len(text), 16):
-            yield TextChunk(text[i:i + 16])
+            yield TextChunk(text[i : i + 16])
         yield step.outcome
 
     def complete(self, system, user, cancel=None):

@@ -37,9 +37,14 @@ class LiveApp:
 
 def test_session_file_app_state(open_ws):
     session = open_ws.load_session()
-    session.update(open_tabs=[{"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": True},
-                              {"type": "sql", "path": "projects/q3-churn/sql/clean_orders.sql"},
-                              {"nonsense": 1}], active_tab=1)
+    session.update(
+        open_tabs=[
+            {"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": True},
+            {"type": "sql", "path": "projects/q3-churn/sql/clean_orders.sql"},
+            {"nonsense": 1},
+        ],
+        active_tab=1,
+    )
     open_ws.save_session(session)
     state = SessionFileAppState(open_ws).app_state()
     assert state.focused_project == "q3-churn"
@@ -49,21 +54,34 @@ def test_session_file_app_state(open_ws):
 
 def test_session_file_in_the_desktop_apps_form(open_ws):
     session = open_ws.load_session()
-    tabs = [{"kind": "plan", "project": "q3-churn", "name": "plan.md", "dirty": False},
-            {"kind": "sql", "project": "q3-churn", "name": "clean_orders", "dirty": True},
-            {"kind": "table", "project": None, "name": "customers", "dirty": False}]
+    tabs = [
+        {"kind": "plan", "project": "q3-churn", "name": "plan.md", "dirty": False},
+        {"kind": "sql", "project": "q3-churn", "name": "clean_orders", "dirty": True},
+        {"kind": "table", "project": None, "name": "customers", "dirty": False},
+    ]
     session.update(open_tabs=tabs, active_tab=tabs[1])
     open_ws.save_session(session)
     state = SessionFileAppState(open_ws).app_state()
     assert [t.path for t in state.open_tabs] == [
-        "projects/q3-churn/plan.md", "projects/q3-churn/sql/clean_orders.sql", "customers"]
+        "projects/q3-churn/plan.md",
+        "projects/q3-churn/sql/clean_orders.sql",
+        "customers",
+    ]
     assert state.active_tab == 1 and state.active.dirty
 
 
 def test_active_plan_with_unsaved_edits_is_what_the_model_sees(session_factory):
     unsaved = "# Plan: Q3 churn\n\nUNSAVED EDIT by the analyst\n"
-    app = LiveApp(AppState("q3-churn", [OpenTab("plan", "projects/q3-churn/plan.md", True, unsaved),
-                                        OpenTab("sql", "projects/q3-churn/sql/clean_orders.sql")], 0))
+    app = LiveApp(
+        AppState(
+            "q3-churn",
+            [
+                OpenTab("plan", "projects/q3-churn/plan.md", True, unsaved),
+                OpenTab("sql", "projects/q3-churn/sql/clean_orders.sql"),
+            ],
+            0,
+        )
+    )
     s = session_factory(app=app)
     prompt = s.prompt_preview(32_000)
     active = prompt.messages[-1]
@@ -86,13 +104,21 @@ def test_html_report_section_only_when_one_is_active(session_factory, open_ws):
     app = LiveApp(AppState("q3-churn", [OpenTab("report", "projects/q3-churn/report.html")], 0))
     assert "HTML report" in session_factory(app=app).prompt_preview(32_000).messages[0]["content"]
     plain = LiveApp(AppState("q3-churn", [OpenTab("report", "projects/q3-churn/report.md")], 0))
-    assert "HTML report" not in session_factory(app=plain).prompt_preview(32_000).messages[0]["content"]
+    assert (
+        "HTML report"
+        not in session_factory(app=plain).prompt_preview(32_000).messages[0]["content"]
+    )
 
 
 def test_sync_tab_content_asks_the_app_to_reload(session_factory, scripted):
     app = LiveApp(AppState("q3-churn", [], None))
-    scripted.add(reply("", ("sync_tab_content", {"path": "projects/q3-churn/plan.md"}),
-                       ("sync_tab_content", {"path": "../outside.md"})))
+    scripted.add(
+        reply(
+            "",
+            ("sync_tab_content", {"path": "projects/q3-churn/plan.md"}),
+            ("sync_tab_content", {"path": "../outside.md"}),
+        )
+    )
     scripted.add(reply("Refreshed."))
     s = session_factory(app=app)
     events = list(s.run_turn("refresh the plan tab"))
@@ -105,10 +131,18 @@ def test_sync_tab_content_asks_the_app_to_reload(session_factory, scripted):
 
 def test_catalog_knowledge_offers_expand(session_factory, scripted, open_ws):
     project = open_ws.project("q3-churn")
-    groups = "\n".join(f"### Metric {g}\n" + "\n".join(
-        f"- Metric {g} rule {i}: computed from orders with a long explanation of the filters "
-        f"and the denominator used in every report." for i in range(12)) for g in range(8))
-    project.knowledge_path.write_text(f"# Project knowledge\n\n## Rules\n{groups}\n\n## Info\n- x\n")
+    groups = "\n".join(
+        f"### Metric {g}\n"
+        + "\n".join(
+            f"- Metric {g} rule {i}: computed from orders with a long explanation of the filters "
+            f"and the denominator used in every report."
+            for i in range(12)
+        )
+        for g in range(8)
+    )
+    project.knowledge_path.write_text(
+        f"# Project knowledge\n\n## Rules\n{groups}\n\n## Info\n- x\n"
+    )
     scripted.add(reply("", ("expand_knowledge_catalog", {"heading": "Metric 3"})))
     scripted.add(reply("Read it."))
     s = session_factory()
@@ -121,8 +155,13 @@ def test_catalog_knowledge_offers_expand(session_factory, scripted, open_ws):
 
 
 def test_bad_arguments_come_back_as_tool_errors(session_factory, scripted):
-    scripted.add(reply("", ("set_project_status", {"status": "finished"}),
-                       ("run_query", {"sql": "SELECT 1", "colour": "red"})))
+    scripted.add(
+        reply(
+            "",
+            ("set_project_status", {"status": "finished"}),
+            ("run_query", {"sql": "SELECT 1", "colour": "red"}),
+        )
+    )
     scripted.add(reply("I will fix that."))
     s = session_factory()
     events = list(s.run_turn("finish it"))
@@ -142,11 +181,28 @@ def test_every_tool_schema_is_valid_and_names_match_the_contract():
     registry = default_registry()
     for name in registry.names():
         jsonschema.Draft202012Validator.check_schema(registry.get(name).parameters)
-    contract = {"get_app_context", "show_tables", "read_schema", "validate_query", "run_query",
-                "run_sql_tab", "source_run_sql_tab", "create_sql_tab", "read_plan", "read_report",
-                "update_plan", "update_report", "resolve_annotations", "sync_tab_content",
-                "focus_project", "set_project_status", "ask_user", "activate_analysis",
-                "expand_knowledge_catalog", "patch_step"}
+    contract = {
+        "get_app_context",
+        "show_tables",
+        "read_schema",
+        "validate_query",
+        "run_query",
+        "run_sql_tab",
+        "source_run_sql_tab",
+        "create_sql_tab",
+        "read_plan",
+        "read_report",
+        "update_plan",
+        "update_report",
+        "resolve_annotations",
+        "sync_tab_content",
+        "focus_project",
+        "set_project_status",
+        "ask_user",
+        "activate_analysis",
+        "expand_knowledge_catalog",
+        "patch_step",
+    }
     assert contract <= set(registry.names())
 
 
@@ -165,11 +221,15 @@ def test_background_calls_use_the_secondary_profile():
         assert secondary is primary
 
 
-def test_reorganize_runs_on_the_secondary_model_before_the_first_turn(session_factory, scripted,
-                                                                      open_ws):
+def test_reorganize_runs_on_the_secondary_model_before_the_first_turn(
+    session_factory, scripted, open_ws
+):
     project = open_ws.project("q3-churn")
-    entries = "\n".join(f"- Rule {i}: revenue of segment {i} excludes refunds and test accounts "
-                        f"in every quarterly figure we publish." for i in range(80))
+    entries = "\n".join(
+        f"- Rule {i}: revenue of segment {i} excludes refunds and test accounts "
+        f"in every quarterly figure we publish."
+        for i in range(80)
+    )
     project.knowledge_path.write_text(f"# Project knowledge\n\n## Rules\n{entries}\n")
     scripted.complete_answer = "not a grouping"
     scripted.add(reply("Hello."))
@@ -181,8 +241,7 @@ def test_reorganize_runs_on_the_secondary_model_before_the_first_turn(session_fa
     assert "Rule 7: revenue" in project.knowledge_path.read_text()  # refused: left as it is
 
 
-def test_headless_the_session_file_owns_the_focus(session_factory, scripted, open_ws,
-                                                   monkeypatch):
+def test_headless_the_session_file_owns_the_focus(session_factory, scripted, open_ws, monkeypatch):
     """Without the desktop app the focus lives in session.json: the agent reads it there on
     every call (another `lantide` command may have moved it) and a focus change writes it
     once; the next tool of the same turn works in the newly focused project."""

@@ -14,9 +14,13 @@ def test_the_title_model_reads_the_answer_without_its_ledger_lines():
         asked.append(user)
         return "Customers without test accounts"
 
-    answer = ("[[QUERY_STEP]] 99de36d49fff: customers, no tests — one count\n\n"
-              "There are 1,968 customers once test accounts are excluded.")
-    assert conversation_title(complete, "How many customers?", answer) == \
-        "Customers without test accounts"
+    answer = (
+        "[[QUERY_STEP]] 99de36d49fff: customers, no tests — one count\n\n"
+        "There are 1,968 customers once test accounts are excluded."
+    )
+    assert (
+        conversation_title(complete, "How many customers?", answer)
+        == "Customers without test accounts"
+    )
     assert "QUERY_STEP" not in asked[0] and "99de36d49fff" not in asked[0]
     assert "There are 1,968 customers once test accounts are excluded." in asked[0]

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 
 from lantide.agent.history import (
-    SQL_PREVIEW_CHARS, Turn, TurnCompaction, compact_result, compact_turn, fit_history,
+    SQL_PREVIEW_CHARS,
+    Turn,
+    TurnCompaction,
+    compact_result,
+    compact_turn,
+    fit_history,
     messages_tokens,
 )
 
@@ -14,16 +19,39 @@ LONG_SQL = "SELECT " + ", ".join(f"col_{i}" for i in range(80)) + " FROM orders"
 
 def query_turn(n, rows=150):
     call_id = f"call{n}"
-    result = {"status": "ok", "step_id": f"step{n}", "columns": [{"name": "a", "type": "INT"}],
-              "preview": [[i, "x" * 20] for i in range(rows)], "row_count": 5000,
-              "materialized": True, "reason_code": "large_result", "cached_table_name": f"r{n}",
-              "warnings": ["the preview shows the first 200 of 5,000 rows"]}
-    return Turn(n, [
-        {"role": "user", "content": f"question {n}"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": call_id, "type": "function",
-         "function": {"name": "run_query", "arguments": json.dumps({"sql": LONG_SQL})}}]},
-        {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)},
-        {"role": "assistant", "content": f"answer {n}"}])
+    result = {
+        "status": "ok",
+        "step_id": f"step{n}",
+        "columns": [{"name": "a", "type": "INT"}],
+        "preview": [[i, "x" * 20] for i in range(rows)],
+        "row_count": 5000,
+        "materialized": True,
+        "reason_code": "large_result",
+        "cached_table_name": f"r{n}",
+        "warnings": ["the preview shows the first 200 of 5,000 rows"],
+    }
+    return Turn(
+        n,
+        [
+            {"role": "user", "content": f"question {n}"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": "run_query",
+                            "arguments": json.dumps({"sql": LONG_SQL}),
+                        },
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)},
+            {"role": "assistant", "content": f"answer {n}"},
+        ],
+    )
 
 
 def test_compacted_query_result_keeps_the_reviewers_fields():
@@ -40,18 +68,27 @@ def test_compacted_query_result_keeps_the_reviewers_fields():
 def test_result_checks_survive_compaction_without_their_evidence():
     turn = query_turn(1)
     result = json.loads(turn.messages[2]["content"])
-    result["checks"] = [{"code": "JOIN_FAN_OUT", "severity": "error", "message": "repeats rows",
-                         "evidence": {"joins": ["x" * 500]}, "advice": "count distinct keys"}]
+    result["checks"] = [
+        {
+            "code": "JOIN_FAN_OUT",
+            "severity": "error",
+            "message": "repeats rows",
+            "evidence": {"joins": ["x" * 500]},
+            "advice": "count distinct keys",
+        }
+    ]
     out = json.loads(compact_result(json.dumps(result), "run_query", {"sql": LONG_SQL}))
-    assert out["checks"] == [{"code": "JOIN_FAN_OUT", "severity": "error",
-                              "message": "repeats rows"}]
+    assert out["checks"] == [
+        {"code": "JOIN_FAN_OUT", "severity": "error", "message": "repeats rows"}
+    ]
     clean = json.loads(compact_result(turn.messages[2]["content"], "run_query", {"sql": LONG_SQL}))
     assert "checks" not in clean
 
 
 def test_errors_survive_compaction():
-    content = json.dumps({"error": "QUERY_REFUSED_DDL", "message": "DROP is not allowed",
-                          "hint": "use SELECT"})
+    content = json.dumps(
+        {"error": "QUERY_REFUSED_DDL", "message": "DROP is not allowed", "hint": "use SELECT"}
+    )
     assert json.loads(compact_result(content, "run_query", {}))["error"] == "QUERY_REFUSED_DDL"
 
 
@@ -65,7 +102,9 @@ def test_old_turns_are_compacted_then_dropped_newest_kept_whole():
     budget = full + 2 * compact + compact // 2
     fitted = fit_history(turns, budget)
     assert fitted.messages[-4:] == turns[-1].messages  # the latest turn whole
-    assert fitted.dropped_turns and fitted.dropped_turns == list(range(1, fitted.dropped_turns[-1] + 1))
+    assert fitted.dropped_turns and fitted.dropped_turns == list(
+        range(1, fitted.dropped_turns[-1] + 1)
+    )
     assert fitted.compacted_turns
     ids = [m.get("tool_call_id") for m in fitted.messages if m["role"] == "tool"]
     calls = [c["id"] for m in fitted.messages for c in m.get("tool_calls") or []]
@@ -91,14 +130,17 @@ def test_compaction_within_a_turn_starts_with_the_oldest_results():
 def test_compacted_results_are_compact_json_like_the_results_they_replace():
     """Tool results go to the model with the SDK's compact separators; their compacted forms
     (query, error, any other result, arguments cut in an earlier turn) too."""
+
     def compact(text):
         return json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
 
     query = query_turn(1).messages[2]["content"]
-    for out in (compact_result(query, "run_query", {"sql": LONG_SQL}),
-                compact_result(json.dumps({"error": "X", "message": "m", "hint": "h"}), "t", {}),
-                compact_result(json.dumps({"tables": [{"name": "a" * 400}]}), "show_tables", {}),
-                compact_result("not json at all", "t", {})):
+    for out in (
+        compact_result(query, "run_query", {"sql": LONG_SQL}),
+        compact_result(json.dumps({"error": "X", "message": "m", "hint": "h"}), "t", {}),
+        compact_result(json.dumps({"tables": [{"name": "a" * 400}]}), "show_tables", {}),
+        compact_result("not json at all", "t", {}),
+    ):
         assert out == compact(out)
     from lantide.agent.history import compacted_messages
 

@@ -5,18 +5,35 @@ from __future__ import annotations
 import json
 
 from lantide.agent.ledger import (
-    STEP_FIELDS, Ledger, StepNotFoundError, mark_missing, parse_step_lines, resolve_summaries,
+    STEP_FIELDS,
+    Ledger,
+    StepNotFoundError,
+    mark_missing,
+    parse_step_lines,
+    resolve_summaries,
 )
 
 
 def make(tmp_path, n=2):
     ledger = Ledger(tmp_path / "ledger", "c1")
     for i in range(n):
-        ledger.append({"step_id": f"abc{i}", "tool": "run_query", "sql": f"SELECT {i}",
-                       "row_count": i, "columns": [{"name": "x", "type": "INTEGER"}],
-                       "materialized": False, "materialize_reason": "exploratory_preview",
-                       "warnings": [], "duration_ms": 3, "project": "q3-churn",
-                       "purpose": None, "result_label": None, "cached_table_name": None})
+        ledger.append(
+            {
+                "step_id": f"abc{i}",
+                "tool": "run_query",
+                "sql": f"SELECT {i}",
+                "row_count": i,
+                "columns": [{"name": "x", "type": "INTEGER"}],
+                "materialized": False,
+                "materialize_reason": "exploratory_preview",
+                "warnings": [],
+                "duration_ms": 3,
+                "project": "q3-churn",
+                "purpose": None,
+                "result_label": None,
+                "cached_table_name": None,
+            }
+        )
     return ledger
 
 
@@ -29,21 +46,25 @@ def test_appended_step_has_every_design_field(tmp_path):
 
 
 def test_parse_step_lines_by_id_and_in_order():
-    text = ("Results below.\n[[QUERY_STEP]] abc1: Q2 actives — 1,412 customers\n"
-            "- [[QUERY_STEP]] Churn: share of Q2 actives gone in Q3 — 12%\n[[QUERY_STEP]]\n")
+    text = (
+        "Results below.\n[[QUERY_STEP]] abc1: Q2 actives — 1,412 customers\n"
+        "- [[QUERY_STEP]] Churn: share of Q2 actives gone in Q3 — 12%\n[[QUERY_STEP]]\n"
+    )
     lines = parse_step_lines(text, {"abc0", "abc1"})
     assert [(l.step_ref, l.summary) for l in lines] == [
         ("abc1", "Q2 actives — 1,412 customers"),
         (None, "Churn: share of Q2 actives gone in Q3 — 12%"),
-        (None, "")]
+        (None, ""),
+    ]
     assert lines[2].problem == "empty [[QUERY_STEP]] line"
 
 
 def test_summaries_resolve_pending_steps_and_missing_ones_are_recorded(tmp_path):
     ledger = make(tmp_path, 3)
     pending = ["abc0", "abc1", "abc2"]
-    updated = resolve_summaries(ledger, pending,
-                                "[[QUERY_STEP]] abc1: second step — 5 rows\n[[QUERY_STEP]] ok\n")
+    updated = resolve_summaries(
+        ledger, pending, "[[QUERY_STEP]] abc1: second step — 5 rows\n[[QUERY_STEP]] ok\n"
+    )
     # the id-less line could belong to abc0 or abc2: kept unattributed, never guessed
     assert [(s["step_id"], s["summary_status"]) for s in updated] == [("abc1", "parsed")]
     assert [u["raw"] for u in ledger.unattributed()] == ["[[QUERY_STEP]] ok"]
@@ -66,8 +87,9 @@ def test_patch_keeps_old_values_and_other_lines_byte_identical(tmp_path):
     with open(ledger.path, "a") as fh:
         fh.write('{"torn line\n')
     before = ledger.path.read_text().splitlines()
-    ledger.update("abc1", {"summary": "corrected summary text", "summary_status": "patched"},
-                  by="agent")
+    ledger.update(
+        "abc1", {"summary": "corrected summary text", "summary_status": "patched"}, by="agent"
+    )
     after = ledger.path.read_text().splitlines()
     assert after[0] == before[0] and after[2] == before[2]  # untouched, torn line kept
     step = ledger.step("abc1")

@@ -10,7 +10,7 @@ from lantide.agent.model_client import ContextLengthExceeded, ModelReply, ModelS
 from lantide.workspace.settings import AgentSettings, Settings
 from tests.agent.scripted_model import reply
 
-SLOW_SQL = ("SELECT sum(hash(a.range * b.range)) AS h FROM range(200000) a, range(200000) b")
+SLOW_SQL = "SELECT sum(hash(a.range * b.range)) AS h FROM range(200000) a, range(200000) b"
 
 
 def run(session, message, cancel=None):
@@ -22,8 +22,18 @@ def tool_results(request):
 
 
 def test_ask_user_pauses_and_the_next_message_answers(session_factory, scripted):
-    scripted.add(reply("", ("ask_user", {"question": "Which denominator?",
-                                         "choices": ["All Q2 actives", "Signed up before Q2"]})))
+    scripted.add(
+        reply(
+            "",
+            (
+                "ask_user",
+                {
+                    "question": "Which denominator?",
+                    "choices": ["All Q2 actives", "Signed up before Q2"],
+                },
+            ),
+        )
+    )
     s = session_factory()
     events = run(s, "Resolve the denominator question")
     asked = [e for e in events if e.name == "question_asked"]
@@ -76,16 +86,30 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
     open_ws.project("q3-churn").approve_plan()
     corr = {"sql": "SELECT corr(quantity, unit_price) AS r FROM orders", "purpose": "price vs qty"}
     scripted.add(reply("", ("run_query", corr), ("activate_analysis", {"reason": "test"})))
-    scripted.add(reply("", ("ask_user", {"question": "May I compute the correlation?",
-                                         "choices": ["Yes", "No"], "kind": "analysis_consent"})))
+    scripted.add(
+        reply(
+            "",
+            (
+                "ask_user",
+                {
+                    "question": "May I compute the correlation?",
+                    "choices": ["Yes", "No"],
+                    "kind": "analysis_consent",
+                },
+            ),
+        )
+    )
     s = session_factory()
     events = run(s, "Is price related to quantity?")
     refusals = [e.result.get("error") for e in events if e.name == "tool_returned"]
     assert refusals[:2] == ["CONSENT_REQUIRED", "CONSENT_REQUIRED"]
     assert events[-1].reason == "question"
 
-    scripted.add(reply("", ("activate_analysis", {"reason": "price/quantity correlation"}),
-                       ("run_query", corr)))
+    scripted.add(
+        reply(
+            "", ("activate_analysis", {"reason": "price/quantity correlation"}), ("run_query", corr)
+        )
+    )
     scripted.add(reply("r is close to zero.\n[[QUERY_STEP]] correlation of price and quantity"))
     events = run(s, "Yes, go ahead")
     returned = {e.tool: e for e in events if e.name == "tool_returned"}
@@ -98,25 +122,30 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
 
 def test_a_no_is_not_consent(session_factory, scripted, open_ws):
     open_ws.project("q3-churn").approve_plan()
-    scripted.add(reply("", ("ask_user", {"question": "Run a regression?",
-                                         "kind": "analysis_consent"})))
+    scripted.add(
+        reply("", ("ask_user", {"question": "Run a regression?", "kind": "analysis_consent"}))
+    )
     s = session_factory()
     run(s, "Why do customers churn?")
     scripted.add(reply("", ("activate_analysis", {"reason": "regression"})))
     scripted.add(reply("Understood, descriptive only."))
     events = run(s, "No, don't")
     assert [e.result.get("error") for e in events if e.name == "tool_returned"] == [
-        "CONSENT_NOT_GIVEN"]
+        "CONSENT_NOT_GIVEN"
+    ]
     assert not s.conversation.analysis_active()
 
 
 def test_planning_runs_no_statistics(session_factory, scripted):
-    scripted.add(reply("", ("run_query", {"sql": "SELECT regr_slope(quantity, unit_price) FROM orders"})))
+    scripted.add(
+        reply("", ("run_query", {"sql": "SELECT regr_slope(quantity, unit_price) FROM orders"}))
+    )
     scripted.add(reply("Not while planning."))
     s = session_factory()
     events = run(s, "Fit a slope")
     assert [e.result.get("error") for e in events if e.name == "tool_returned"] == [
-        "ANALYSIS_NOT_IN_THIS_STATE"]
+        "ANALYSIS_NOT_IN_THIS_STATE"
+    ]
 
 
 def test_cancel_interrupts_a_running_query_and_keeps_the_history_valid(session_factory, scripted):
@@ -169,26 +198,52 @@ def test_context_length_error_is_learned_and_not_sent_again_unchanged(session_fa
 
 
 def test_long_turn_compacts_earlier_results_keeping_the_step_fields(session_factory, scripted):
-    wide = "SELECT " + ", ".join(["order_id", "customer_id", "product_id", "order_date",
-                                  "quantity", "unit_price", "status", "channel"]) + " FROM orders"
+    wide = (
+        "SELECT "
+        + ", ".join(
+            [
+                "order_id",
+                "customer_id",
+                "product_id",
+                "order_date",
+                "quantity",
+                "unit_price",
+                "status",
+                "channel",
+            ]
+        )
+        + " FROM orders"
+    )
     for i in range(4):
-        scripted.add(reply("", ("run_query", {"sql": f"{wide} WHERE order_id % 4 = {i} LIMIT 200"})))
+        scripted.add(
+            reply("", ("run_query", {"sql": f"{wide} WHERE order_id % 4 = {i} LIMIT 200"}))
+        )
 
     def compacted(messages, names):
         first = json.loads([m for m in messages if m["role"] == "tool"][0]["content"])
         assert first["compacted"] is True
-        assert set(first) >= {"step_id", "cached_table_name", "materialized",
-                              "materialize_reason", "warnings", "sql_preview"}
+        assert set(first) >= {
+            "step_id",
+            "cached_table_name",
+            "materialized",
+            "materialize_reason",
+            "warnings",
+            "sql_preview",
+        }
         assert first["sql_preview"] == f"{wide} WHERE order_id % 4 = 0 LIMIT 200"[:200]
 
     scripted.add(reply("Four slices seen."), expect=compacted)
-    scripted.window = 8_192  # the default window (the fixed layers and the answer's reserve take about half)
+    scripted.window = (
+        8_192  # the default window (the fixed layers and the answer's reserve take about half)
+    )
     s = session_factory()
     events = run(s, "Look at orders in four slices")
     assert any(e.name == "context_compacted" for e in events)
     assert events[-1].reason == "answered"
     ledger_ids = [st["step_id"] for st in s.ledger.steps()]
-    first = json.loads([m for m in scripted.requests[-1]["messages"] if m["role"] == "tool"][0]["content"])
+    first = json.loads(
+        [m for m in scripted.requests[-1]["messages"] if m["role"] == "tool"][0]["content"]
+    )
     assert first["step_id"] == ledger_ids[0]
     assert all(st["summary_status"] == "missing" for st in s.ledger.steps())
     scripted.assert_done()
@@ -220,8 +275,15 @@ def test_patch_step_corrects_a_missing_summary(session_factory, scripted):
     step = s.ledger.steps()[0]
     assert step["summary_status"] == "missing" and step["summary"] is None
     assert [e.summary_status for e in events if e.name == "step_summarized"] == ["missing"]
-    scripted.add(reply("", ("patch_step", {"step_id": step["step_id"],
-                                           "summary": "customer count — 2,000 rows in customers"})))
+    scripted.add(
+        reply(
+            "",
+            (
+                "patch_step",
+                {"step_id": step["step_id"], "summary": "customer count — 2,000 rows in customers"},
+            ),
+        )
+    )
     scripted.add(reply("Corrected."))
     run(s, "Fix the ledger")
     fixed = s.ledger.step(step["step_id"])
@@ -233,8 +295,11 @@ def test_tab_runs_and_source_run_land_in_the_ledger(session_factory, scripted, o
     open_ws.project("q3-churn").approve_plan()
     scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM orders"})))
     scripted.add(reply("", ("run_sql_tab", {"tab": "clean_orders", "purpose": "clean orders"})))
-    scripted.add(reply("", ("source_run_sql_tab", {"tab": "q3_churn_by_region",
-                                                   "purpose": "churn by region"})))
+    scripted.add(
+        reply(
+            "", ("source_run_sql_tab", {"tab": "q3_churn_by_region", "purpose": "churn by region"})
+        )
+    )
     scripted.add(reply("Done.\n[[QUERY_STEP]] clean orders — orders without cancellations"))
     s = session_factory()
     events = run(s, "Run the plan")
@@ -242,24 +307,34 @@ def test_tab_runs_and_source_run_land_in_the_ledger(session_factory, scripted, o
     assert results[0]["error"] == "PURPOSE_REQUIRED"  # the QEM's rule while executing
     assert results[1]["cached_table_name"] == "clean_orders"
     report = results[2]
-    assert [t["tab"] for t in report["tabs"]] == ["clean_orders", "customer_quarters",
-                                                  "q3_churn_by_region"]
+    assert [t["tab"] for t in report["tabs"]] == [
+        "clean_orders",
+        "customer_quarters",
+        "q3_churn_by_region",
+    ]
     steps = s.ledger.steps()
     assert [st["tool"] for st in steps] == ["run_sql_tab"] + ["source_run_sql_tab"] * (
-        len(steps) - 1)
+        len(steps) - 1
+    )
     assert steps[0]["purpose"] == "clean orders"
     assert report["step_ids"] == [st["step_id"] for st in steps[1:]]
     # the line names no step while several wait: kept unattributed, never guessed
     assert {st["summary_status"] for st in steps} == {"missing"}
     assert [u["summary"] for u in s.ledger.unattributed()] == [
-        "clean orders — orders without cancellations"]
+        "clean orders — orders without cancellations"
+    ]
     assert all(st["conversation_id"] == s.conversation.id for st in steps)
 
 
 def test_dropped_turns_leave_their_key_events_in_a_note(session_factory, scripted, open_ws):
     s = session_factory()
-    scripted.add(reply("", ("focus_project", {"project": "q3-churn"}),
-                       ("set_project_status", {"status": "plan_review"})))
+    scripted.add(
+        reply(
+            "",
+            ("focus_project", {"project": "q3-churn"}),
+            ("set_project_status", {"status": "plan_review"}),
+        )
+    )
     scripted.add(reply("Focused and executing."))
     run(s, "Focus churn and start executing")
     for i in range(6):
@@ -297,8 +372,9 @@ def test_calls_after_a_stop_get_a_result_so_the_history_stays_valid(session_fact
     assert run(s, "ok")[-1].reason == "answered"
 
 
-def test_an_unreadable_project_file_ends_the_turn_with_a_clear_error(session_factory, scripted,
-                                                                       open_ws):
+def test_an_unreadable_project_file_ends_the_turn_with_a_clear_error(
+    session_factory, scripted, open_ws
+):
     scripted.add(reply("", ("get_app_context", {})))
     s = session_factory()
     (open_ws.projects_dir / "q3-churn" / "project.json").write_text("{broken")

@@ -9,27 +9,53 @@ import pytest
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
-    known_context_window, window_from_error, window_from_model_card,
+    known_context_window,
+    window_from_error,
+    window_from_model_card,
 )
 from lantide.agent.model_client import (
-    ContextLengthExceeded, ModelError, ModelReply, ModelStreamBroken, OpenAIModelClient,
-    RetryScheduled, TextChunk, backoff_delay,
+    ContextLengthExceeded,
+    ModelError,
+    ModelReply,
+    ModelStreamBroken,
+    OpenAIModelClient,
+    RetryScheduled,
+    TextChunk,
+    backoff_delay,
 )
 from lantide.workspace.settings import (
-    AgentSettings, ModelProfile, ResolvedProfile, Settings, load_settings, save_settings,
+    AgentSettings,
+    ModelProfile,
+    ResolvedProfile,
+    Settings,
+    load_settings,
+    save_settings,
 )
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer, ToolCall, Turn
 
-TOOLS = [{"type": "function", "function": {"name": "read_schema", "parameters": {
-    "type": "object", "properties": {"table": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_schema",
+            "parameters": {"type": "object", "properties": {"table": {"type": "string"}}},
+        },
+    }
+]
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
 def client_for(server, *, name="environment", window=None, retries=3, timeout=10.0):
-    profile = ResolvedProfile(name=name, base_url=server.base_url, model=server.model,
-                              api_key=FAKE_API_KEY, context_window=window)
-    return OpenAIModelClient(profile, AgentSettings(max_retries=retries,
-                                                    request_timeout_seconds=timeout))
+    profile = ResolvedProfile(
+        name=name,
+        base_url=server.base_url,
+        model=server.model,
+        api_key=FAKE_API_KEY,
+        context_window=window,
+    )
+    return OpenAIModelClient(
+        profile, AgentSettings(max_retries=retries, request_timeout_seconds=timeout)
+    )
 
 
 def drain(gen):
@@ -43,17 +69,26 @@ def server():
 
 
 def test_streams_text_and_assembles_tool_calls_split_across_deltas(server):
-    server.script(Turn(text="Looking at the schema first.", chunk_size=5,
-                       tool_calls=[ToolCall("read_schema", {"table": "orders"}),
-                                   ToolCall("read_schema", {"table": "customers \"x\""})],
-                       args_chunk_size=3))
+    server.script(
+        Turn(
+            text="Looking at the schema first.",
+            chunk_size=5,
+            tool_calls=[
+                ToolCall("read_schema", {"table": "orders"}),
+                ToolCall("read_schema", {"table": 'customers "x"'}),
+            ],
+            args_chunk_size=3,
+        )
+    )
     out = drain(client_for(server).stream_chat(MESSAGES, TOOLS, CancelToken()))
     chunks = [o.text for o in out if isinstance(o, TextChunk)]
     assert len(chunks) > 3 and "".join(chunks) == "Looking at the schema first."
     reply = out[-1]
     assert isinstance(reply, ModelReply) and reply.finish_reason == "tool_calls"
     assert [(c.name, c.parsed_arguments()) for c in reply.tool_calls] == [
-        ("read_schema", {"table": "orders"}), ("read_schema", {"table": 'customers "x"'})]
+        ("read_schema", {"table": "orders"}),
+        ("read_schema", {"table": 'customers "x"'}),
+    ]
     assert len({c.id for c in reply.tool_calls}) == 2
     body = server.chat_requests[0]
     assert body["stream"] is True and body["tools"] == TOOLS
@@ -89,8 +124,9 @@ def test_backoff_grows_without_retry_after_and_caps_a_long_one():
 
 
 def test_a_stream_cut_mid_answer_keeps_what_arrived(server):
-    server.script(Turn(text="Q3 churn was highest in DE-BY, followed by", chunk_size=6,
-                       break_after=4))
+    server.script(
+        Turn(text="Q3 churn was highest in DE-BY, followed by", chunk_size=6, break_after=4)
+    )
     out = []
     with pytest.raises(ModelStreamBroken) as info:
         for item in client_for(server).stream_chat(MESSAGES, TOOLS, CancelToken()):
@@ -123,8 +159,16 @@ def test_cancel_closes_the_stream_at_once(server):
 
 
 def test_auth_error_names_what_to_do_and_never_shows_the_key(server):
-    server.script(Turn(status=401, error={"message": f"Incorrect API key provided: {FAKE_API_KEY}",
-                                          "type": "invalid_request_error", "code": "invalid_api_key"}))
+    server.script(
+        Turn(
+            status=401,
+            error={
+                "message": f"Incorrect API key provided: {FAKE_API_KEY}",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            },
+        )
+    )
     with pytest.raises(ModelError) as info:
         drain(client_for(server).stream_chat(MESSAGES, TOOLS, CancelToken()))
     assert info.value.code == "MODEL_AUTH"
@@ -141,13 +185,16 @@ def test_context_window_from_the_endpoint_then_known_table_then_default():
         assert client_for(s).context_window().source == "default"
     with FakeOpenAIServer(model="x", context_length=999_999) as s:
         assert client_for(s, window=4_000).context_window().to_dict() == {
-            "tokens": 4_000, "source": "profile"}
+            "tokens": 4_000,
+            "source": "profile",
+        }
 
 
 def test_context_length_error_is_recognised_and_learned_into_the_profile(server):
     settings = Settings()
-    settings.upsert_profile(ModelProfile(name="local", base_url=server.base_url,
-                                         model=server.model))
+    settings.upsert_profile(
+        ModelProfile(name="local", base_url=server.base_url, model=server.model)
+    )
     save_settings(settings)
     server.script(Turn.context_length_error(limit=16_000))
     client = client_for(server, name="local")
@@ -161,7 +208,9 @@ def test_context_length_error_is_recognised_and_learned_into_the_profile(server)
     env_client = client_for(server, name="environment")
     env_client.learn_context_window(9_000)
     assert client_for(server, name="environment").context_window().to_dict() == {
-        "tokens": 9_000, "source": "learned"}
+        "tokens": 9_000,
+        "source": "learned",
+    }
 
 
 def test_parsing_helpers():

@@ -9,14 +9,14 @@ from tests.agent.live import live_session, results_by_tool, run
 from tests.fakes.openai_server import ToolCall, Turn
 
 
-def test_a_scripted_model_cannot_approve_or_start_executing(session_factory, fake_openai,
-                                                            open_ws):
+def test_a_scripted_model_cannot_approve_or_start_executing(session_factory, fake_openai, open_ws):
     fake_openai.script(
         Turn(tool_calls=[ToolCall("set_project_status", {"status": "executing"})]),
         Turn(tool_calls=[ToolCall("approve_plan", {})]),
         Turn(tool_calls=[ToolCall("set_project_status", {"status": "delivered"})]),
         Turn(tool_calls=[ToolCall("set_project_status", {"status": "plan_review"})]),
-        Turn(text="The Plan is ready for your review."))
+        Turn(text="The Plan is ready for your review."),
+    )
     s = live_session(session_factory, fake_openai)
     run(s, "Start executing the plan now, approve it yourself")
     fake_openai.assert_done()
@@ -37,8 +37,9 @@ def test_a_scripted_model_cannot_approve_or_start_executing(session_factory, fak
     assert "delivered" not in enum and "archived" not in enum
 
 
-def test_the_state_layer_says_the_plan_changed_since_approval(session_factory, fake_openai,
-                                                              open_ws):
+def test_the_state_layer_says_the_plan_changed_since_approval(
+    session_factory, fake_openai, open_ws
+):
     open_ws.project("q3-churn").approve_plan()
     fake_openai.script(Turn(text="Working."), Turn(text="Noted."))
     s = live_session(session_factory, fake_openai)
@@ -54,16 +55,18 @@ def test_the_state_layer_says_the_plan_changed_since_approval(session_factory, f
     assert open_ws.project("q3-churn").approval()["changed_since_approval"] is True
 
 
-def test_report_review_is_refused_until_the_report_checks_clean(session_factory, fake_openai,
-                                                                 open_ws):
+def test_report_review_is_refused_until_the_report_checks_clean(
+    session_factory, fake_openai, open_ws
+):
     project = open_ws.project("q3-churn")
     project.approve_plan()
     report = open_ws.root / "projects/q3-churn/report.md"
     report.write_text("# Report\n\nChurn was 4.3% of accounts.\n\nBad [^s: x] citation.\n")
     before = report.read_bytes()
-    fake_openai.script(Turn(tool_calls=[ToolCall("set_project_status",
-                                                 {"status": "report_review"})]),
-                       Turn(text="The Report needs citations first."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("set_project_status", {"status": "report_review"})]),
+        Turn(text="The Report needs citations first."),
+    )
     s = live_session(session_factory, fake_openai)
     run(s, "Send the Report for review")
     (refused,) = results_by_tool(fake_openai.chat_requests[-1])["set_project_status"]
@@ -75,9 +78,10 @@ def test_report_review_is_refused_until_the_report_checks_clean(session_factory,
     assert gate["subject"] == "report_review" and gate["ok"] is False
 
     report.write_text("# Report\n\nChurn was 4.3% of accounts.\n")
-    fake_openai.script(Turn(tool_calls=[ToolCall("set_project_status",
-                                                 {"status": "report_review"})]),
-                       Turn(text="Still uncited."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("set_project_status", {"status": "report_review"})]),
+        Turn(text="Still uncited."),
+    )
     run(s, "Try again")
     (refused,) = results_by_tool(fake_openai.chat_requests[-1])["set_project_status"][-1:]
     assert refused["error"] == "REPORT_CHECK_FAILED"

@@ -17,21 +17,27 @@ def system_of(body):
 
 
 def test_the_prompt_states_the_preview_rows_the_result_carries(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {
-        "sql": "SELECT range AS n FROM range(120)"})]), Turn(text="120 numbers."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT range AS n FROM range(120)"})]),
+        Turn(text="120 numbers."),
+    )
     s = live_session(session_factory, fake_openai)
     run(s, "Count to 120")
     fake_openai.assert_done()
     (result,) = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
-    assert len(result["preview"]["rows"] if isinstance(result["preview"], dict)
-               else result["preview"]) == 120
+    assert (
+        len(result["preview"]["rows"] if isinstance(result["preview"], dict) else result["preview"])
+        == 120
+    )
     assert "previews at most 200 rows" in system_of(fake_openai.chat_requests[0])
 
 
 def test_the_preview_rows_setting_rules_both(session_factory, fake_openai):
     settings = Settings(query=QuerySettings(preview_rows=50))
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {
-        "sql": "SELECT range AS n FROM range(120)"})]), Turn(text="Seen."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT range AS n FROM range(120)"})]),
+        Turn(text="Seen."),
+    )
     s = live_session(session_factory, fake_openai, settings)
     run(s, "Count to 120")
     (result,) = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
@@ -48,9 +54,11 @@ def add_tables(workspace, n):
 
 def test_show_tables_has_a_limit_with_a_more_line(session_factory, fake_openai, sample_workspace):
     add_tables(sample_workspace, 55)
-    fake_openai.script(Turn(tool_calls=[ToolCall("show_tables", {})]),
-                       Turn(tool_calls=[ToolCall("show_tables", {"limit": 100})]),
-                       Turn(text="Sixty tables."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("show_tables", {})]),
+        Turn(tool_calls=[ToolCall("show_tables", {"limit": 100})]),
+        Turn(text="Sixty tables."),
+    )
     s = live_session(session_factory, fake_openai)
     run(s, "Which tables are there?")
     fake_openai.assert_done()
@@ -65,11 +73,12 @@ def test_show_tables_has_a_limit_with_a_more_line(session_factory, fake_openai, 
 
 def test_show_tables_filters_by_name(session_factory, fake_openai, sample_workspace):
     add_tables(sample_workspace, 12)
-    fake_openai.script(Turn(tool_calls=[ToolCall("show_tables", {"name": "REGION_1"})]),
-                       Turn(tool_calls=[ToolCall("show_tables", {"name": "region_*_sales",
-                                                                 "limit": 5})]),
-                       Turn(tool_calls=[ToolCall("show_tables", {"name": "Segments"})]),
-                       Turn(text="Found them."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("show_tables", {"name": "REGION_1"})]),
+        Turn(tool_calls=[ToolCall("show_tables", {"name": "region_*_sales", "limit": 5})]),
+        Turn(tool_calls=[ToolCall("show_tables", {"name": "Segments"})]),
+        Turn(text="Found them."),
+    )
     s = live_session(session_factory, fake_openai)
     run(s, "Which region tables?")
     fake_openai.assert_done()
@@ -83,8 +92,9 @@ def test_show_tables_filters_by_name(session_factory, fake_openai, sample_worksp
 
 
 def test_read_schema_gives_the_columns_once(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("read_schema", {"table": "orders"})]),
-                       Turn(text="Read."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("read_schema", {"table": "orders"})]), Turn(text="Read.")
+    )
     s = live_session(session_factory, fake_openai)
     run(s, "Columns of orders?")
     (schema,) = results_by_tool(fake_openai.chat_requests[-1])["read_schema"]
@@ -93,12 +103,20 @@ def test_read_schema_gives_the_columns_once(session_factory, fake_openai):
     assert json.dumps(schema).count("order_id") == 1
 
 
-def test_the_analysts_message_is_the_last_user_message(session_factory, fake_openai,
-                                                       sample_workspace):
-    (sample_workspace / ".lantide" / "session.json").write_text(json.dumps({
-        "focused_project": "q3-churn",
-        "open_tabs": [{"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": False}],
-        "active_tab": 0}))
+def test_the_analysts_message_is_the_last_user_message(
+    session_factory, fake_openai, sample_workspace
+):
+    (sample_workspace / ".lantide" / "session.json").write_text(
+        json.dumps(
+            {
+                "focused_project": "q3-churn",
+                "open_tabs": [
+                    {"type": "plan", "path": "projects/q3-churn/plan.md", "dirty": False}
+                ],
+                "active_tab": 0,
+            }
+        )
+    )
     fake_openai.script(Turn(tool_calls=[ToolCall("show_tables", {})]), Turn(text="Five."))
     s = live_session(session_factory, fake_openai)
     run(s, "How many tables are there?")

@@ -18,19 +18,27 @@ REPORT = "# Report: Q3 churn\n\n2,000 customers were counted in Q3 [^s:LAST].\n"
 def citing_last_step(session, outcome, also=None):
     """Scripted replies are written before the run; the step id is the ledger's: the
     citation placeholder LAST becomes the id of the last step when the reply is taken."""
+
     def expect(messages, tools):
         if also is not None:
             also(messages, tools)
         step_id = session.ledger.steps()[-1]["step_id"]
         for call in outcome.tool_calls:
             call.arguments = call.arguments.replace("LAST", step_id)
+
     return expect
 
 
 def verdict(ok: bool, problems=(), failing=()) -> str:
-    return json.dumps({"ok": ok, "checklist": {
-        item: {"ok": item not in failing, "note": f"{item} looked at"} for item in CHECKLIST},
-        "problems": list(problems)})
+    return json.dumps(
+        {
+            "ok": ok,
+            "checklist": {
+                item: {"ok": item not in failing, "note": f"{item} looked at"} for item in CHECKLIST
+            },
+            "problems": list(problems),
+        }
+    )
 
 
 PASS = verdict(True)
@@ -39,6 +47,7 @@ FAIL = verdict(False, ["the denominator counts test accounts"], failing=("filter
 
 def review(answer: str | BaseException):
     """The reflection's request in the script: no tools, the checklist as system prompt."""
+
     def is_review(messages, tools):
         assert tools == [] and "skeptical reviewer" in messages[0]["content"]
 
@@ -46,8 +55,11 @@ def review(answer: str | BaseException):
 
 
 def reflection_calls(scripted):
-    return [(r["messages"][0]["content"], r["messages"][1]["content"]) for r in scripted.requests
-            if not r["tools"] and "skeptical reviewer" in r["messages"][0]["content"]]
+    return [
+        (r["messages"][0]["content"], r["messages"][1]["content"])
+        for r in scripted.requests
+        if not r["tools"] and "skeptical reviewer" in r["messages"][0]["content"]
+    ]
 
 
 def run(session, message):
@@ -64,12 +76,17 @@ def report_text(ws) -> str:
     return (ws.root / "projects" / "q3-churn" / "report.md").read_text()
 
 
-def test_a_failing_review_refuses_update_report_and_the_agent_asks(session_factory, scripted,
-                                                                   executing):
+def test_a_failing_review_refuses_update_report_and_the_agent_asks(
+    session_factory, scripted, executing
+):
     before = report_text(executing)
     scripted.add(reply("", ("run_query", COUNT)))
-    scripted.add(reply("[[QUERY_STEP]] churned customers — 412 rows counted",
-                       ("update_report", {"content": REPORT})))
+    scripted.add(
+        reply(
+            "[[QUERY_STEP]] churned customers — 412 rows counted",
+            ("update_report", {"content": REPORT}),
+        )
+    )
     scripted.add(*review(FAIL))
 
     def sees_refusal(messages, tools):
@@ -77,8 +94,10 @@ def test_a_failing_review_refuses_update_report_and_the_agent_asks(session_facto
         assert result["error"] == "REFLECTION_FAILED"
         assert "test accounts" in result["message"] and "ask_user" in result["hint"]
 
-    scripted.add(reply("", ("ask_user", {"question": "Exclude test accounts from the count?"})),
-                 expect=sees_refusal)
+    scripted.add(
+        reply("", ("ask_user", {"question": "Exclude test accounts from the count?"})),
+        expect=sees_refusal,
+    )
     s = session_factory()
     events = run(s, "Write the churn count into the Report")
     assert events[-1].reason == "question"
@@ -112,16 +131,26 @@ def test_a_passing_review_lets_update_report_write(session_factory, scripted, ex
     scripted.assert_done()
 
 
-@pytest.mark.parametrize("garbage", [
-    "Looks good to me!",
-    '{"ok": true}',                                        # no checklist at all
-    '{"ok": "yes", "checklist": {}, "problems": []}',
-    json.dumps({"ok": True, "checklist": {i: {"ok": "true"} for i in CHECKLIST}, "problems": []}),
-    json.dumps({"ok": True, "checklist": {i: {"ok": True} for i in CHECKLIST},
-                "problems": ["grain unclear"]}),
-    "[true]",
-    "",
-])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        "Looks good to me!",
+        '{"ok": true}',  # no checklist at all
+        '{"ok": "yes", "checklist": {}, "problems": []}',
+        json.dumps(
+            {"ok": True, "checklist": {i: {"ok": "true"} for i in CHECKLIST}, "problems": []}
+        ),
+        json.dumps(
+            {
+                "ok": True,
+                "checklist": {i: {"ok": True} for i in CHECKLIST},
+                "problems": ["grain unclear"],
+            }
+        ),
+        "[true]",
+        "",
+    ],
+)
 def test_garbage_from_the_reviewer_is_never_a_pass(garbage):
     v = parse_verdict(garbage)
     assert v.ok is False and v.problems
@@ -159,21 +188,32 @@ def test_a_model_error_during_the_review_is_a_failure(session_factory, scripted,
 
 
 def test_a_final_numeric_answer_is_reviewed_and_fixed_before_the_turn_ends(
-        session_factory, scripted, executing):
+    session_factory, scripted, executing
+):
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("[[QUERY_STEP]] s1: churned customers — 412\n412 customers churned."))
     scripted.add(*review(FAIL))
 
     def sees_problems(messages, tools):
-        notes = [m["content"] for m in messages if m["role"] == "user"
-                 and m["content"].startswith("[Lantide reflection, not the analyst]")]
+        notes = [
+            m["content"]
+            for m in messages
+            if m["role"] == "user"
+            and m["content"].startswith("[Lantide reflection, not the analyst]")
+        ]
         assert len(notes) == 1 and "test accounts" in notes[0]
 
-    fixed = {"sql": "SELECT count(*) AS churned FROM customers WHERE NOT is_test_account",
-             "purpose": "churned, no test accounts"}
+    fixed = {
+        "sql": "SELECT count(*) AS churned FROM customers WHERE NOT is_test_account",
+        "purpose": "churned, no test accounts",
+    }
     scripted.add(reply("", ("run_query", fixed)), expect=sees_problems)
-    scripted.add(reply("[[QUERY_STEP]] s2: churned, no test accounts — 389\n"
-                       "389 customers churned (test accounts excluded)."))
+    scripted.add(
+        reply(
+            "[[QUERY_STEP]] s2: churned, no test accounts — 389\n"
+            "389 customers churned (test accounts excluded)."
+        )
+    )
     scripted.add(*review(PASS))
     s = session_factory()
     events = run(s, "How many customers churned?")
@@ -219,16 +259,20 @@ def test_no_review_when_nothing_numeric_is_reported(session_factory, scripted, o
     scripted.assert_done()
 
 
-def test_unresolved_error_checks_are_listed_in_the_review_input(session_factory, scripted,
-                                                               executing):
+def test_unresolved_error_checks_are_listed_in_the_review_input(
+    session_factory, scripted, executing
+):
     s = session_factory()
-    check = {"code": "JOIN_FANOUT", "severity": "error",
-             "message": "the join repeats customers 3.1x", "evidence": {"ratio": 3.1}}
+    check = {
+        "code": "JOIN_FANOUT",
+        "severity": "error",
+        "message": "the join repeats customers 3.1x",
+        "evidence": {"ratio": 3.1},
+    }
     warning = {"code": "ALL_NULL", "severity": "warning", "message": "refund is all NULL"}
 
     def add_checks(messages, tools):  # as the query layer records them on the step
-        s.ledger.update(s.ledger.steps()[-1]["step_id"], {"checks": [check, warning]},
-                        by="engine")
+        s.ledger.update(s.ledger.steps()[-1]["step_id"], {"checks": [check, warning]}, by="engine")
 
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("", ("update_report", {"content": REPORT})), expect=add_checks)
@@ -244,20 +288,24 @@ def test_unresolved_error_checks_are_listed_in_the_review_input(session_factory,
     scripted.assert_done()
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("412 customers churned.", True),
-    ("Churn was 7.5% in Q3.", True),
-    ("Revenue fell by 1,204,000 EUR.", True),
-    ("[[QUERY_STEP]] s1: churned — 412 rows\nThe count is in the step.", False),
-    ("1. Read the Plan\n2. Check step s3 for Q3 2025", False),
-    ("No numbers here, see s2.", False),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("412 customers churned.", True),
+        ("Churn was 7.5% in Q3.", True),
+        ("Revenue fell by 1,204,000 EUR.", True),
+        ("[[QUERY_STEP]] s1: churned — 412 rows\nThe count is in the step.", False),
+        ("1. Read the Plan\n2. Check step s3 for Q3 2025", False),
+        ("No numbers here, see s2.", False),
+    ],
+)
 def test_what_counts_as_a_numeric_answer(text, expected):
     assert states_a_number(text) is expected
 
 
-def test_stop_during_the_review_cancels_the_turn_and_writes_nothing(session_factory, scripted,
-                                                                    executing):
+def test_stop_during_the_review_cancels_the_turn_and_writes_nothing(
+    session_factory, scripted, executing
+):
     from lantide.agent.cancel import CancelToken
 
     before = report_text(executing)
@@ -269,20 +317,29 @@ def test_stop_during_the_review_cancels_the_turn_and_writes_nothing(session_fact
     assert events[-1].reason == "cancelled"
     assert report_text(executing) == before
     assert s.ledger.reflections() == []
-    results = [json.loads(r["message"]["content"]) for r in s.conversation.message_records()
-               if r["message"]["role"] == "tool"]
+    results = [
+        json.loads(r["message"]["content"])
+        for r in s.conversation.message_records()
+        if r["message"]["role"] == "tool"
+    ]
     assert results[-1]["error"] == "CANCELLED"  # the history stays valid
     scripted.assert_done()
 
 
-def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(session_factory, scripted,
-                                                                  executing):
+def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(
+    session_factory, scripted, executing
+):
     s = session_factory()
 
     def spoil(messages, tools):  # a hand-edited or older ledger line
-        s.ledger.update(s.ledger.steps()[-1]["step_id"],
-                        {"checks": [{"severity": "error"}, "JOIN_FANOUT", None, 3],
-                         "columns": [{"type": "BIGINT"}, None]}, by="engine")
+        s.ledger.update(
+            s.ledger.steps()[-1]["step_id"],
+            {
+                "checks": [{"severity": "error"}, "JOIN_FANOUT", None, 3],
+                "columns": [{"type": "BIGINT"}, None],
+            },
+            by="engine",
+        )
 
     scripted.add(reply("", ("run_query", COUNT)))
     writes = reply("", ("update_report", {"content": REPORT}))
@@ -293,38 +350,44 @@ def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(session_facto
     assert events[-1].reason == "answered"
     assert report_text(executing) == REPORT.replace("LAST", s.ledger.steps()[-1]["step_id"])
     assert s.ledger.reflections()[0]["unresolved_checks"] == [
-        {"step_id": s.ledger.steps()[0]["step_id"], "code": "?", "message": "", "evidence": ""}]
+        {"step_id": s.ledger.steps()[0]["step_id"], "code": "?", "message": "", "evidence": ""}
+    ]
     scripted.assert_done()
 
 
 def test_the_review_reads_the_knowledge_entries_not_the_agents_instructions(
-        session_factory, scripted, executing):
+    session_factory, scripted, executing
+):
     """The reviewer needs what the analyst approved, not how the agent should use it."""
     scripted.add(reply("", ("run_query", COUNT)))
     scripted.add(reply("412 customers churned."))
     scripted.add(*review(PASS))
     s = session_factory()
     assert run(s, "How many customers churned?")[-1].reason == "answered"
-    (system, user), = reflection_calls(scripted)
+    ((system, user),) = reflection_calls(scripted)
     knowledge = user.split("# Approved knowledge")[1].split("# Query steps")[0]
-    assert '"Exclude test accounts (customers.is_test_account) from every customer count."' \
+    assert (
+        '"Exclude test accounts (customers.is_test_account) from every customer count."'
         in knowledge
+    )
     agent_layer = s.last_prompt.layer("knowledge").text
-    preamble = agent_layer[:agent_layer.index("\n### ")]
+    preamble = agent_layer[: agent_layer.index("\n### ")]
     assert preamble.strip() and preamble.strip() not in user
     assert "Knowledge the analyst approved" not in user
     scripted.assert_done()
 
 
-def test_a_step_summary_the_draft_already_states_is_not_repeated(session_factory, scripted,
-                                                                 executing):
+def test_a_step_summary_the_draft_already_states_is_not_repeated(
+    session_factory, scripted, executing
+):
     scripted.add(reply("", ("run_query", COUNT)))
-    scripted.add(reply("[[QUERY_STEP]] churned customers — 412 rows counted\n\n"
-                       "412 customers churned."))
+    scripted.add(
+        reply("[[QUERY_STEP]] churned customers — 412 rows counted\n\n412 customers churned.")
+    )
     scripted.add(*review(PASS))
     s = session_factory()
     assert run(s, "How many customers churned?")[-1].reason == "answered"
-    (_, user), = reflection_calls(scripted)
+    ((_, user),) = reflection_calls(scripted)
     assert s.ledger.steps()[0]["summary"] == "churned customers — 412 rows counted"
     assert user.count("churned customers — 412 rows counted") == 1
     assert "Summary:" not in user and "SQL: SELECT count(*) AS churned" in user

@@ -17,14 +17,20 @@ from tests.agent.live import live_session, results_by_tool, run
 from tests.fakes.openai_server import ToolCall, Turn
 
 QUERIES = [
-    {"sql": "SELECT count(*) AS customers FROM customers WHERE NOT is_test_account",
-     "purpose": "real customers"},
-    {"sql": "SELECT avg(CASE WHEN status = 'refunded' THEN 1 ELSE 0 END) AS refund_share "
-            "FROM orders", "purpose": "refund share of orders"},
+    {
+        "sql": "SELECT count(*) AS customers FROM customers WHERE NOT is_test_account",
+        "purpose": "real customers",
+    },
+    {
+        "sql": "SELECT avg(CASE WHEN status = 'refunded' THEN 1 ELSE 0 END) AS refund_share "
+        "FROM orders",
+        "purpose": "refund share of orders",
+    },
     {"sql": "SELECT sum(quantity * unit_price) AS gross FROM orders", "purpose": "gross revenue"},
 ]
-PASS = json.dumps({"ok": True, "checklist": {i: {"ok": True, "note": "fine"} for i in CHECKLIST},
-                   "problems": []})
+PASS = json.dumps(
+    {"ok": True, "checklist": {i: {"ok": True, "note": "fine"} for i in CHECKLIST}, "problems": []}
+)
 
 
 def _value(step) -> float:
@@ -35,21 +41,26 @@ def _value(step) -> float:
 def report_from(steps) -> str:
     """A Report as an analyst would write it from the three steps' results."""
     customers, share, gross = steps
-    return (f"# Report: Q3 churn\n\n## Contents\n\n- [1. Customers](#customers)\n"
-            f"- [2. Revenue](#revenue)\n\n## 1. Customers\n\n"
-            f"We count {_value(customers):,.0f} customers [^s:{customers['step_id']}], test "
-            f"accounts excluded (since 2024-01-01).\n\n"
-            f"## 2. Revenue\n\nRefunds were {_value(share) * 100:.1f}% of orders "
-            f"[^s:{share['step_id']}],\n"
-            f"for a gross revenue of ${_value(gross):,.2f} [^s:{gross['step_id']}].\n")
+    return (
+        f"# Report: Q3 churn\n\n## Contents\n\n- [1. Customers](#customers)\n"
+        f"- [2. Revenue](#revenue)\n\n## 1. Customers\n\n"
+        f"We count {_value(customers):,.0f} customers [^s:{customers['step_id']}], test "
+        f"accounts excluded (since 2024-01-01).\n\n"
+        f"## 2. Revenue\n\nRefunds were {_value(share) * 100:.1f}% of orders "
+        f"[^s:{share['step_id']}],\n"
+        f"for a gross revenue of ${_value(gross):,.2f} [^s:{gross['step_id']}].\n"
+    )
 
 
-def test_the_scripted_agents_report_from_three_steps_checks_clean(session_factory, fake_openai,
-                                                                  open_ws, run_cli):
+def test_the_scripted_agents_report_from_three_steps_checks_clean(
+    session_factory, fake_openai, open_ws, run_cli
+):
     open_ws.project("q3-churn").approve_plan()
     s = live_session(session_factory, fake_openai)
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", q) for q in QUERIES]),
-                       Turn(text="[[QUERY_STEP]] Three steps run."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", q) for q in QUERIES]),
+        Turn(text="[[QUERY_STEP]] Three steps run."),
+    )
     run(s, "Run the Plan's three steps")
     steps = s.ledger.steps()
     assert [st["evidence"] for st in steps] == ["formal"] * 3
@@ -60,11 +71,12 @@ def test_the_scripted_agents_report_from_three_steps_checks_clean(session_factor
     before = report_path.read_bytes()
     uncited = good.replace("(since 2024-01-01)", "(since 2024-01-01, 17 left out)")
     fake_openai.script_background(Turn(text=PASS), Turn(text=PASS))  # the reviews (no tools)
-    fake_openai.script(Turn(tool_calls=[ToolCall("update_report", {"content": uncited})]),
-                       Turn(tool_calls=[ToolCall("update_report", {"content": good})]),
-                       Turn(tool_calls=[ToolCall("set_project_status",
-                                                 {"status": "report_review"})]),
-                       Turn(text="The Report is ready for your review."))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("update_report", {"content": uncited})]),
+        Turn(tool_calls=[ToolCall("update_report", {"content": good})]),
+        Turn(tool_calls=[ToolCall("set_project_status", {"status": "report_review"})]),
+        Turn(text="The Report is ready for your review."),
+    )
     run(s, "Write the Report")
     fake_openai.assert_done()
     results = results_by_tool(fake_openai.chat_requests[-1])
@@ -94,12 +106,16 @@ def test_the_scripted_agents_report_from_three_steps_checks_clean(session_factor
         at = data.draw(st.sampled_from(number_lines))
         line = lines[at]
         cut = line.index("[^s:")
-        digits = [i for i, c in enumerate(line[:cut]) if c.isdigit()
-                  and not line[max(0, i - 9):i + 1].startswith("2024-01-0")
-                  and "2024-01-01" not in line[max(0, i - 9):i + 10]]
+        digits = [
+            i
+            for i, c in enumerate(line[:cut])
+            if c.isdigit()
+            and not line[max(0, i - 9) : i + 1].startswith("2024-01-0")
+            and "2024-01-01" not in line[max(0, i - 9) : i + 10]
+        ]
         pos = data.draw(st.sampled_from(digits))
         new_digit = data.draw(st.sampled_from([d for d in "0123456789" if d != line[pos]]))
-        changed = lines[:at] + [line[:pos] + new_digit + line[pos + 1:]] + lines[at + 1:]
+        changed = lines[:at] + [line[:pos] + new_digit + line[pos + 1 :]] + lines[at + 1 :]
         result = check_text("\n".join(changed) + "\n", index)
         assert [(p["line"], p["status"]) for p in result.problems] == [(at + 1, "not_matching")]
 
@@ -107,46 +123,77 @@ def test_the_scripted_agents_report_from_three_steps_checks_clean(session_factor
 
     # a ledger line deleted by hand: its citations are missing
     ledger = s.ledger.path
-    kept = [ln for ln in ledger.read_text().splitlines()
-            if json.loads(ln).get("step_id") != steps[1]["step_id"]]
+    kept = [
+        ln
+        for ln in ledger.read_text().splitlines()
+        if json.loads(ln).get("step_id") != steps[1]["step_id"]
+    ]
     ledger.write_text("\n".join(kept) + "\n")
     missing = run_cli("report", "check", open_ws.root, "q3-churn")
     assert missing.returncode == 1
-    assert f"line 14: {_value(steps[1]) * 100:.1f}%: missing [{steps[1]['step_id']}]" \
-        in missing.stdout
+    assert (
+        f"line 14: {_value(steps[1]) * 100:.1f}%: missing [{steps[1]['step_id']}]" in missing.stdout
+    )
     assert "2 matching" in missing.stdout and "1 missing" in missing.stdout
 
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(st.lists(st.one_of(st.integers(-10**9, 10**9).map(lambda n: f"{n:,}"),
-                              st.floats(0, 1e6, allow_nan=False).map(lambda f: f"{f:.2f}%")),
-                    min_size=1, max_size=6))
+    @given(
+        st.lists(
+            st.one_of(
+                st.integers(-(10**9), 10**9).map(lambda n: f"{n:,}"),
+                st.floats(0, 1e6, allow_nan=False).map(lambda f: f"{f:.2f}%"),
+            ),
+            min_size=1,
+            max_size=6,
+        )
+    )
     def numbers_in_code_and_contents_are_ignored(numbers):
         fence = "```sql\nSELECT " + ", ".join(numbers) + "\n```\n"
         toc = "".join(f"- [{n} section](#s{i})\n" for i, n in enumerate(numbers))
-        text = good.replace("## Contents\n\n", "## Contents\n\n" + toc) + "\n" + fence \
-            + "\n    " + " ".join(numbers) + "\n\nInline `" + numbers[0] + "` code.\n"
+        text = (
+            good.replace("## Contents\n\n", "## Contents\n\n" + toc)
+            + "\n"
+            + fence
+            + "\n    "
+            + " ".join(numbers)
+            + "\n\nInline `"
+            + numbers[0]
+            + "` code.\n"
+        )
         result = check_text(text, StepIndex(steps, "q3-churn"))
         assert result.ok and result.counts["matching"] == 3
 
     numbers_in_code_and_contents_are_ignored()
 
 
-def test_a_source_run_step_keeps_the_values_of_its_cached_table(session_factory, fake_openai,
-                                                                 open_ws):
+def test_a_source_run_step_keeps_the_values_of_its_cached_table(
+    session_factory, fake_openai, open_ws
+):
     """A Source Run reads no preview rows; its formal steps still carry result values,
     read from their cached tables, so the Report can cite them."""
     open_ws.project("q3-churn").approve_plan()
     s = live_session(session_factory, fake_openai)
     fake_openai.script(
-        Turn(tool_calls=[ToolCall("source_run_sql_tab", {"tab": "q3_churn_by_region",
-                                                         "purpose": "churn by region"})]),
-        Turn(text="Done."))
+        Turn(
+            tool_calls=[
+                ToolCall(
+                    "source_run_sql_tab",
+                    {"tab": "q3_churn_by_region", "purpose": "churn by region"},
+                )
+            ]
+        ),
+        Turn(text="Done."),
+    )
     run(s, "Source Run the churn tab")
     steps = s.ledger.steps()
     assert steps and all(st["evidence"] == "formal" for st in steps)
     final = steps[-1]
     assert final["cached_table_name"] == "q3_churn_by_region"
     cached = s.services.query().fetch_rows("q3_churn_by_region", 0, 200)
-    numbers = {float(v) for row in cached for v in row
-               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    numbers = {
+        float(v)
+        for row in cached
+        for v in row
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
     assert numbers and numbers <= set(map(float, final["result_values"]))

@@ -8,10 +8,14 @@ import json
 
 from tests.fakes.openai_server import ToolCall, Turn
 
-FAN_OUT_SQL = ("SELECT c.segment, count(*) AS customers FROM customers c "
-               "JOIN orders o USING (customer_id) GROUP BY 1")
-FIXED_SQL = ("SELECT c.segment, count(DISTINCT c.customer_id) AS customers FROM customers c "
-             "JOIN orders o USING (customer_id) GROUP BY 1")
+FAN_OUT_SQL = (
+    "SELECT c.segment, count(*) AS customers FROM customers c "
+    "JOIN orders o USING (customer_id) GROUP BY 1"
+)
+FIXED_SQL = (
+    "SELECT c.segment, count(DISTINCT c.customer_id) AS customers FROM customers c "
+    "JOIN orders o USING (customer_id) GROUP BY 1"
+)
 
 
 def chat(run_cli, ws, server, message):
@@ -24,8 +28,9 @@ def tool_messages(body):
     return [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
-def test_the_model_sees_the_fan_out_check_and_the_ledger_keeps_it(run_cli, sample_workspace,
-                                                                  fake_openai):
+def test_the_model_sees_the_fan_out_check_and_the_ledger_keeps_it(
+    run_cli, sample_workspace, fake_openai
+):
     seen = {}
 
     def saw_fan_out(body):
@@ -43,10 +48,13 @@ def test_the_model_sees_the_fan_out_check_and_the_ledger_keeps_it(run_cli, sampl
     fake_openai.script(
         Turn(tool_calls=[ToolCall("run_query", {"sql": FAN_OUT_SQL})]),
         Turn(tool_calls=[ToolCall("run_query", {"sql": FIXED_SQL})], expect=saw_fan_out),
-        Turn(text="Consumer has the most customers (exploratory).\n"
-                  "[[QUERY_STEP]] Customers per segment, first try — inflated by the join\n"
-                  "[[QUERY_STEP]] Customers per segment — distinct customers",
-             expect=saw_clean_rerun))
+        Turn(
+            text="Consumer has the most customers (exploratory).\n"
+            "[[QUERY_STEP]] Customers per segment, first try — inflated by the join\n"
+            "[[QUERY_STEP]] Customers per segment — distinct customers",
+            expect=saw_clean_rerun,
+        ),
+    )
     events = chat(run_cli, sample_workspace, fake_openai, "How many customers per segment?")
     fake_openai.assert_done()
     assert seen["fan_out"]["evidence"]["joins"][0]["key"] == ["customer_id"]
@@ -63,7 +71,8 @@ def test_the_model_sees_the_fan_out_check_and_the_ledger_keeps_it(run_cli, sampl
     table = run_cli("ledger", sample_workspace).stdout.splitlines()
     assert "checks" in table[0]
     assert [line for line in table if "JOIN_FAN_OUT" in line] == [
-        line for line in table if first["step_id"] in line]
+        line for line in table if first["step_id"] in line
+    ]
 
 
 def test_profile_columns_through_chat(run_cli, sample_workspace, fake_openai):
@@ -82,13 +91,21 @@ def test_profile_columns_through_chat(run_cli, sample_workspace, fake_openai):
         assert refusal["error"] == "COLUMN_NOT_FOUND" and "segment" in refusal["hint"]
 
     fake_openai.script(
-        Turn(tool_calls=[ToolCall("profile_columns", {"table": "customers",
-                                                      "columns": ["segment", "CUSTOMER_ID"]})]),
-        Turn(tool_calls=[ToolCall("profile_columns", {"table": "customers",
-                                                      "columns": ["segmnt"]})],
-             expect=saw_profile),
-        Turn(text="customer_id is a clean key: 2,000 distinct values, no NULLs.",
-             expect=saw_refusal))
+        Turn(
+            tool_calls=[
+                ToolCall(
+                    "profile_columns", {"table": "customers", "columns": ["segment", "CUSTOMER_ID"]}
+                )
+            ]
+        ),
+        Turn(
+            tool_calls=[ToolCall("profile_columns", {"table": "customers", "columns": ["segmnt"]})],
+            expect=saw_profile,
+        ),
+        Turn(
+            text="customer_id is a clean key: 2,000 distinct values, no NULLs.", expect=saw_refusal
+        ),
+    )
     events = chat(run_cli, sample_workspace, fake_openai, "Is customer_id a clean key?")
     fake_openai.assert_done()
     assert [e["ok"] for e in events if e["event"] == "tool_returned"] == [True, False]
@@ -103,12 +120,16 @@ def test_source_run_gives_each_tabs_checks_with_advice(session_factory, scripted
     project.approve_plan()
     (project.sql_dir / "segment_sizes.sql").write_text(
         "SELECT c.segment, count(*) AS customers\nFROM clean_orders o\n"
-        "JOIN customers c USING (customer_id)\nGROUP BY 1\n")
+        "JOIN customers c USING (customer_id)\nGROUP BY 1\n"
+    )
     seen: list = []
-    scripted.add(reply("", ("source_run_sql_tab", {"tab": "segment_sizes",
-                                                   "purpose": "segment sizes"})))
-    scripted.add(reply("The segment sizes are inflated by the join; fixing it next."),
-                 expect=lambda messages, tools: seen.append(json.loads(messages[-1]["content"])))
+    scripted.add(
+        reply("", ("source_run_sql_tab", {"tab": "segment_sizes", "purpose": "segment sizes"}))
+    )
+    scripted.add(
+        reply("The segment sizes are inflated by the join; fixing it next."),
+        expect=lambda messages, tools: seen.append(json.loads(messages[-1]["content"])),
+    )
     session = session_factory()
     list(session.run_turn("How big is each segment?"))
     scripted.assert_done()
@@ -117,5 +138,7 @@ def test_source_run_gives_each_tabs_checks_with_advice(session_factory, scripted
     fan = [c for c in by_tab["segment_sizes"]["checks"] if c["code"] == "JOIN_FAN_OUT"]
     assert fan and fan[0]["advice"].startswith("The join repeats rows")
     assert all("advice" in c for t in report["tabs"] for c in t.get("checks", []))
-    step = next(s for s in session.ledger.steps() if s["step_id"] == by_tab["segment_sizes"]["step_id"])
+    step = next(
+        s for s in session.ledger.steps() if s["step_id"] == by_tab["segment_sizes"]["step_id"]
+    )
     assert [c["code"] for c in step["checks"]] == ["JOIN_FAN_OUT"]

@@ -14,8 +14,11 @@ from tests.conftest import REPO, cli_env
 
 
 def _members(protocol) -> list[str]:
-    return sorted(n for n, v in vars(protocol).items()
-                  if not n.startswith("_") and (callable(v) or isinstance(v, property)))
+    return sorted(
+        n
+        for n, v in vars(protocol).items()
+        if not n.startswith("_") and (callable(v) or isinstance(v, property))
+    )
 
 
 def _protocol_pairs():
@@ -71,10 +74,18 @@ def test_query_service_satisfies_the_interface_on_a_real_workspace(sample_worksp
 def test_the_agent_session_loads_no_layer_it_does_not_use_yet():
     """Importing the agent (``lantide prompt``, the chat panel) pays for neither DuckDB nor
     the Markdown parser: the layers load inside the calls that need them."""
-    code = ("import sys, json, lantide.agent.session, lantide.agent.services\n"
-            "print(json.dumps(sorted(m for m in ('duckdb', 'markdown_it', 'lantide.docs',"
-            " 'lantide.knowledge', 'lantide.query.service') if m in sys.modules)))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=cli_env(), cwd=str(REPO), timeout=120)
+    code = (
+        "import sys, json, lantide.agent.session, lantide.agent.services\n"
+        "print(json.dumps(sorted(m for m in ('duckdb', 'markdown_it', 'lantide.docs',"
+        " 'lantide.knowledge', 'lantide.query.service') if m in sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"

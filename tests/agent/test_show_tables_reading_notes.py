@@ -23,9 +23,10 @@ def test_the_agent_tools_carry_the_reading_notes(empty_workspace):
         listing = query_tools.show_tables(ctx, {})
         notes = next(t for t in listing["tables"] if t["name"] == "q")["notes"]
         assert notes[0] == "line 1 skipped: taken for a title above the table"
-        shaped = query_tools.shape_preview(services.query().run_query("SELECT * FROM q"),
-                                           Settings().query.preview_rows)
-        assert shaped["warnings"][:len(notes)] == [f"data/q.csv: {n}" for n in notes]
+        shaped = query_tools.shape_preview(
+            services.query().run_query("SELECT * FROM q"), Settings().query.preview_rows
+        )
+        assert shaped["warnings"][: len(notes)] == [f"data/q.csv: {n}" for n in notes]
     finally:
         services.query().close()
         ws.close()

@@ -14,9 +14,18 @@ from tests.agent.scripted_model import reply
 
 
 def _step(ledger: Ledger, purpose: str, summary: str, sql: str, **extra) -> dict:
-    return ledger.append({"tool": "run_query", "purpose": purpose, "sql": sql,
-                          "summary": summary, "summary_status": "parsed", "row_count": 3,
-                          "evidence": "formal", **extra})
+    return ledger.append(
+        {
+            "tool": "run_query",
+            "purpose": purpose,
+            "sql": sql,
+            "summary": summary,
+            "summary_status": "parsed",
+            "row_count": 3,
+            "evidence": "formal",
+            **extra,
+        }
+    )
 
 
 @pytest.fixture
@@ -25,12 +34,24 @@ def ledgers(tmp_path):
     ledger_dir = lantide_dir / "ledger"
     ledger_dir.mkdir(parents=True)
     a, b = Ledger(ledger_dir, "c-old"), Ledger(ledger_dir, "c-other")
-    _step(a, "Q3 churned customers per region", "north lost 41 customers, south 12",
-          "SELECT region, count(*) FROM customers WHERE status = 'churned' GROUP BY 1")
-    _step(a, "monthly revenue", "revenue grew 4% a month",
-          "SELECT date_trunc('month', ordered_at) AS m, sum(amount) FROM orders GROUP BY 1")
-    _step(b, "active customers", "1,412 active customers after test accounts excluded",
-          "SELECT count(*) FROM customers WHERE NOT is_test_account")
+    _step(
+        a,
+        "Q3 churned customers per region",
+        "north lost 41 customers, south 12",
+        "SELECT region, count(*) FROM customers WHERE status = 'churned' GROUP BY 1",
+    )
+    _step(
+        a,
+        "monthly revenue",
+        "revenue grew 4% a month",
+        "SELECT date_trunc('month', ordered_at) AS m, sum(amount) FROM orders GROUP BY 1",
+    )
+    _step(
+        b,
+        "active customers",
+        "1,412 active customers after test accounts excluded",
+        "SELECT count(*) FROM customers WHERE NOT is_test_account",
+    )
     return lantide_dir, ledger_dir
 
 
@@ -47,8 +68,12 @@ def test_only_changed_conversations_are_indexed_again(ledgers):
     index = StepIndex(lantide_dir, ledger_dir)
     assert index.catch_up() == 2
     assert index.catch_up() == 0  # nothing changed
-    _step(Ledger(ledger_dir, "c-other"), "refund rate", "refunds were 2.1% of orders",
-          "SELECT avg(refunded::int) FROM orders")
+    _step(
+        Ledger(ledger_dir, "c-other"),
+        "refund rate",
+        "refunds were 2.1% of orders",
+        "SELECT avg(refunded::int) FROM orders",
+    )
     assert index.catch_up() == 1  # only c-other
     best = index.search("refund rate", 1)[0]
     assert (best["conversation_id"], best["step_id"]) == ("c-other", "s2")
@@ -60,20 +85,31 @@ def test_only_changed_conversations_are_indexed_again(ledgers):
 def test_a_corrected_summary_ranks_below_the_steps_that_say_it_now(ledgers):
     lantide_dir, ledger_dir = ledgers
     a = Ledger(ledger_dir, "c-old")
-    wrong = _step(a, "top segment", "enterprise customers spend the most per order",
-                  "SELECT segment, avg(amount) FROM orders GROUP BY 1")
-    a.update(wrong["step_id"], {"summary": "small business customers order most often",
-                                "summary_status": "patched"}, by="agent")
-    right = _step(Ledger(ledger_dir, "c-other"), "segment spend",
-                  "enterprise customers spend the most per order",
-                  "SELECT segment, sum(amount) FROM orders GROUP BY 1")
+    wrong = _step(
+        a,
+        "top segment",
+        "enterprise customers spend the most per order",
+        "SELECT segment, avg(amount) FROM orders GROUP BY 1",
+    )
+    a.update(
+        wrong["step_id"],
+        {"summary": "small business customers order most often", "summary_status": "patched"},
+        by="agent",
+    )
+    right = _step(
+        Ledger(ledger_dir, "c-other"),
+        "segment spend",
+        "enterprise customers spend the most per order",
+        "SELECT segment, sum(amount) FROM orders GROUP BY 1",
+    )
     hits = StepIndex(lantide_dir, ledger_dir).search("enterprise customers spend most", 5)
     order = [(h["conversation_id"], h["step_id"]) for h in hits]
     assert order.index(("c-other", right["step_id"])) < order.index(("c-old", wrong["step_id"]))
 
 
-@pytest.mark.parametrize("query", ['"unbalanced', "region:north AND (", "title:[1 TO",
-                                   "*", "churn\\", "客户 流失"])
+@pytest.mark.parametrize(
+    "query", ['"unbalanced', "region:north AND (", "title:[1 TO", "*", "churn\\", "客户 流失"]
+)
 def test_the_models_text_is_words_not_query_syntax(ledgers, query):
     assert isinstance(StepIndex(*ledgers).search(query, 5), list)
 
@@ -110,10 +146,15 @@ def test_no_index_is_made_in_a_workspace_without_steps(tmp_path):
 
 
 def test_the_agent_is_offered_the_tool_once_other_conversations_hold_steps(
-        session_factory, scripted, open_ws):
+    session_factory, scripted, open_ws
+):
     past = Ledger(open_ws.ledger_dir, "c-earlier")
-    _step(past, "Q3 churned customers per region", "north lost 41 customers, south 12",
-          "SELECT region, count(*) AS churned FROM customers GROUP BY region")
+    _step(
+        past,
+        "Q3 churned customers per region",
+        "north lost 41 customers, south 12",
+        "SELECT region, count(*) AS churned FROM customers GROUP BY region",
+    )
 
     def offered_with_count(messages, tools):
         assert "find_similar_steps" in tools
@@ -127,8 +168,9 @@ def test_the_agent_is_offered_the_tool_once_other_conversations_hold_steps(
         assert step["tables"] == ["customers"] and "GROUP BY region" in step["sql"]
         assert step["summary"].startswith("north lost 41")
 
-    scripted.add(reply("", ("find_similar_steps", {"query": "churn per region"})),
-                 expect=offered_with_count)
+    scripted.add(
+        reply("", ("find_similar_steps", {"query": "churn per region"})), expect=offered_with_count
+    )
     scripted.add(reply("An earlier step counted churn per region."), expect=sees_the_step)
     session = session_factory()
     list(session.run_turn("How did we count churn by region before?"))

@@ -43,7 +43,8 @@ def request_tokens(body):
     from lantide.tokens import count_tokens
 
     return sum(count_tokens(m.get("content") or "") for m in body["messages"]) + count_tokens(
-        json.dumps(body["tools"]))
+        json.dumps(body["tools"])
+    )
 
 
 def test_a_forty_row_preview_reaches_the_model_whole(session_factory, window_8k):
@@ -51,8 +52,9 @@ def test_a_forty_row_preview_reaches_the_model_whole(session_factory, window_8k)
     server.script(Turn(tool_calls=[ToolCall("show_tables", {})]), Turn(text="Five tables."))
     s = live_session(session_factory, server)
     run(s, "Which tables are there?")
-    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]),
-                  Turn(text="Forty orders seen."))
+    server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]), Turn(text="Forty orders seen.")
+    )
     events = run(s, "Show me the first forty orders")
     server.assert_done()
     body = server.chat_requests[-1]
@@ -62,12 +64,17 @@ def test_a_forty_row_preview_reaches_the_model_whole(session_factory, window_8k)
     assert events[-1].reason == "answered"
 
 
-def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_factory,
-                                                                     window_small):
+def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_factory, window_small):
     server = window_small
-    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE}),
-                                   ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
-                  Turn(text="Looking closer."))
+    server.script(
+        Turn(
+            tool_calls=[
+                ToolCall("run_query", {"sql": WIDE}),
+                ToolCall("run_query", {"sql": WIDE_CUSTOMERS}),
+            ]
+        ),
+        Turn(text="Looking closer."),
+    )
     s = live_session(session_factory, server)
     events = run(s, "Show me orders and customers")
     assert events[-1].reason == "answered", events[-1]
@@ -85,9 +92,10 @@ def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_fac
             assert f"read_step with step_id {result['step_id']}" in result["preview_note"]
     assert cut, "at least one result had to be cut to fit"
 
-    server.script(Turn(tool_calls=[ToolCall("read_step", {"step_id": cut[0]["step_id"],
-                                                          "rows": 60})]),
-                  Turn(text="Done."))
+    server.script(
+        Turn(tool_calls=[ToolCall("read_step", {"step_id": cut[0]["step_id"], "rows": 60})]),
+        Turn(text="Done."),
+    )
     events = run(s, "Show me more of it")
     assert events[-1].reason == "answered", events[-1]
     server.assert_done()
@@ -98,9 +106,11 @@ def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_fac
 
 def test_a_compacted_result_points_at_rows_that_come_back(session_factory, window_small):
     server = window_small
-    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]),
-                  Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
-                  Turn(text="Both seen."))
+    server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE_CUSTOMERS})]),
+        Turn(text="Both seen."),
+    )
     s = live_session(session_factory, server)
     run(s, "Orders, then customers")
     server.assert_done()
@@ -110,40 +120,47 @@ def test_a_compacted_result_points_at_rows_that_come_back(session_factory, windo
     assert "read_step with step_id" in first["note"] and "cached table" not in first["note"]
 
     step_id = first["step_id"]
-    server.script(Turn(tool_calls=[ToolCall("read_step", {"step_id": step_id, "rows": 5})]),
-                  Turn(text="Read again."))
+    server.script(
+        Turn(tool_calls=[ToolCall("read_step", {"step_id": step_id, "rows": 5})]),
+        Turn(text="Read again."),
+    )
     events = run(s, "Look at the orders again")
     (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
     assert read.ok and [r[0] for r in read.result["rows"]["rows"]] == [
-        r[0] for r in s.services.query().preview_sql(WIDE, 5)["rows"]]
+        r[0] for r in s.services.query().preview_sql(WIDE, 5)["rows"]
+    ]
     assert "run again" in read.result["rows"]["from"]
 
 
-def test_a_materialized_step_is_read_back_from_its_cached_table(session_factory, window_8k,
-                                                               open_ws):
+def test_a_materialized_step_is_read_back_from_its_cached_table(
+    session_factory, window_8k, open_ws
+):
     server = window_8k
-    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE,
-                                                          "result_label": "first_orders"})]),
-                  Turn(text="Cached."))
+    server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE, "result_label": "first_orders"})]),
+        Turn(text="Cached."),
+    )
     s = live_session(session_factory, server)
     run(s, "Cache the first orders")
     step = s.ledger.steps()[0]
     assert step["materialized"] and step["cached_table_name"] == "first_orders"
     from lantide.agent.history import compact_result
 
-    stub = json.loads(compact_result(json.dumps({**step, "preview": [[1]]}), "run_query",
-                                     {"sql": WIDE}))
+    stub = json.loads(
+        compact_result(json.dumps({**step, "preview": [[1]]}), "run_query", {"sql": WIDE})
+    )
     assert 'cached table "first_orders"' in stub["note"]
-    server.script(Turn(tool_calls=[ToolCall("read_step", {"step_id": step["step_id"],
-                                                          "rows": 3})]), Turn(text="ok"))
+    server.script(
+        Turn(tool_calls=[ToolCall("read_step", {"step_id": step["step_id"], "rows": 3})]),
+        Turn(text="ok"),
+    )
     events = run(s, "Again")
     (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
     assert read.result["rows"]["from"] == 'the cached table "first_orders"'
     assert len(read.result["rows"]["rows"]) == 3 and read.result["rows"]["row_count"] == 200
 
 
-def test_a_request_that_cannot_fit_ends_the_turn_naming_the_window(session_factory,
-                                                                   fake_openai):
+def test_a_request_that_cannot_fit_ends_the_turn_naming_the_window(session_factory, fake_openai):
     fake_openai.context_length = 2_800  # the fixed layers and the answer's reserve pass it
     s = live_session(session_factory, fake_openai)
     events = run(s, "Which tables are there?")
@@ -158,14 +175,17 @@ def test_a_request_that_cannot_fit_ends_the_turn_naming_the_window(session_facto
 
 def test_earlier_turns_give_way_before_results_of_this_turn(session_factory, window_small):
     server = window_small
-    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]),
-                  Turn(text="Forty orders."))
+    server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": FORTY})]), Turn(text="Forty orders.")
+    )
     s = live_session(session_factory, server)
     run(s, "First forty orders")
     twenty = "SELECT * FROM orders ORDER BY order_id DESC LIMIT 20"
-    server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": twenty})]),
-                  Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"})]),
-                  Turn(text="Compared."))
+    server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": twenty})]),
+        Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"})]),
+        Turn(text="Compared."),
+    )
     run(s, "Now the last twenty, and the customers' columns")
     server.assert_done()
     body = server.chat_requests[-1]

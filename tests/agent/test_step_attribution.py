@@ -30,9 +30,11 @@ def run_scripting_after_steps(session, server, message, after_steps):
 
 
 def test_an_id_less_line_with_two_steps_waiting_is_not_guessed(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
-                       Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]),
-                       Turn(text="Web leads.\n[[QUERY_STEP]] Orders per channel — web leads"))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]),
+        Turn(text="Web leads.\n[[QUERY_STEP]] Orders per channel — web leads"),
+    )
     s = live_session(session_factory, fake_openai)
     events = list(s.run_turn("Customers, and orders per channel?"))
     fake_openai.assert_done()
@@ -47,8 +49,10 @@ def test_an_id_less_line_with_two_steps_waiting_is_not_guessed(session_factory, 
 
 
 def test_a_line_lands_on_the_step_it_names(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
-                       Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]),
+    )
 
     def name_the_second(ids):
         if len(ids) == 2:
@@ -56,8 +60,7 @@ def test_a_line_lands_on_the_step_it_names(session_factory, fake_openai):
         return None
 
     s = live_session(session_factory, fake_openai)
-    run_scripting_after_steps(s, fake_openai, "Customers, and orders per channel?",
-                              name_the_second)
+    run_scripting_after_steps(s, fake_openai, "Customers, and orders per channel?", name_the_second)
     fake_openai.assert_done()
     first, second = s.ledger.steps()
     assert second["summary"] == "orders per channel — web leads"
@@ -67,8 +70,10 @@ def test_a_line_lands_on_the_step_it_names(session_factory, fake_openai):
 
 
 def test_a_line_naming_an_unknown_step_is_not_attributed(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
-                       Turn(text="[[QUERY_STEP]] 0123456789ab: customer count — 2,000"))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
+        Turn(text="[[QUERY_STEP]] 0123456789ab: customer count — 2,000"),
+    )
     s = live_session(session_factory, fake_openai)
     list(s.run_turn("How many customers?"))
     fake_openai.assert_done()
@@ -83,8 +88,12 @@ def test_a_line_naming_a_step_already_summarized_is_not_moved(session_factory, f
 
     def turns(ids):
         if len(ids) == 1:
-            return [Turn(text=f"[[QUERY_STEP]] {ids[0]}: customer count — 2,000",
-                         tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})])]
+            return [
+                Turn(
+                    text=f"[[QUERY_STEP]] {ids[0]}: customer count — 2,000",
+                    tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})],
+                )
+            ]
         return [Turn(text=f"[[QUERY_STEP]] {ids[0]}: customer count — 2,000 again")]
 
     s = live_session(session_factory, fake_openai)
@@ -96,23 +105,30 @@ def test_a_line_naming_a_step_already_summarized_is_not_moved(session_factory, f
     assert [k["step_ref"] for k in s.ledger.unattributed()] == [first["step_id"]]
 
 
-def test_as_many_id_less_lines_as_waiting_steps_are_paired_in_order(session_factory,
-                                                                   fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
-                       Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]),
-                       Turn(text="[[QUERY_STEP]] customer count — 2,000 customers\n"
-                                 "[[QUERY_STEP]] orders per channel — web leads"))
+def test_as_many_id_less_lines_as_waiting_steps_are_paired_in_order(session_factory, fake_openai):
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": BY_CHANNEL})]),
+        Turn(
+            text="[[QUERY_STEP]] customer count — 2,000 customers\n"
+            "[[QUERY_STEP]] orders per channel — web leads"
+        ),
+    )
     s = live_session(session_factory, fake_openai)
     list(s.run_turn("Customers, and orders per channel?"))
     fake_openai.assert_done()
     assert [st["summary"] for st in s.ledger.steps()] == [
-        "customer count — 2,000 customers", "orders per channel — web leads"]
+        "customer count — 2,000 customers",
+        "orders per channel — web leads",
+    ]
     assert s.ledger.unattributed() == []
 
 
 def test_one_step_and_one_id_less_line_are_paired(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
-                       Turn(text="2,000.\n[[QUERY_STEP]] customer count — 2,000 customers"))
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]),
+        Turn(text="2,000.\n[[QUERY_STEP]] customer count — 2,000 customers"),
+    )
     s = live_session(session_factory, fake_openai)
     list(s.run_turn("How many customers?"))
     (step,) = s.ledger.steps()
@@ -125,15 +141,17 @@ def test_the_prompt_asks_for_the_step_id(session_factory):
     assert "starts with the step id" in core
 
 
-_LINE = st.tuples(st.sampled_from(["", "s1", "s2", "s3", "0123456789ab", "abcdef012345", "Churn"]),
-                  st.text(st.characters(codec="utf-8", exclude_characters="\r\n\x00"),
-                          max_size=30))
+_LINE = st.tuples(
+    st.sampled_from(["", "s1", "s2", "s3", "0123456789ab", "abcdef012345", "Churn"]),
+    st.text(st.characters(codec="utf-8", exclude_characters="\r\n\x00"), max_size=30),
+)
 
 
 @settings(max_examples=60, deadline=None)
 @given(pending_n=st.integers(0, 3), lines=st.lists(_LINE, max_size=4))
 def test_no_line_is_ever_attributed_to_a_step_it_does_not_name_unless_alone(
-        tmp_path_factory, pending_n, lines):
+    tmp_path_factory, pending_n, lines
+):
     """Property: a step gets a line only if the line names it, or the lines naming no step
     are exactly as many as the waiting steps no line names, and it gets the line of its
     rank."""
@@ -144,8 +162,9 @@ def test_no_line_is_ever_attributed_to_a_step_it_does_not_name_unless_alone(
         ledger.append({"step_id": f"s{i + 1}", "tool": "run_query"})
     pending = [f"s{i + 1}" for i in range(3 - pending_n, 3)]
     waiting = list(pending)
-    text = "\n".join(f"[[QUERY_STEP]] {ref + ': ' if ref else ''}summary text {body}"
-                     for ref, body in lines)
+    text = "\n".join(
+        f"[[QUERY_STEP]] {ref + ': ' if ref else ''}summary text {body}" for ref, body in lines
+    )
     updated = resolve_summaries(ledger, pending, text)
     mark_missing(ledger, pending)
     parsed = parse_step_lines(text, {"s1", "s2", "s3"})
@@ -153,6 +172,9 @@ def test_no_line_is_ever_attributed_to_a_step_it_does_not_name_unless_alone(
     unnamed = [w for w in waiting if w not in {line.step_ref for line in parsed}]
     for step in updated:
         named = [line for line in parsed if line.step_ref == step["step_id"]]
-        in_order = len(id_less) == len(unnamed) and step["step_id"] in unnamed and \
-            step["summary"] in (None, id_less[unnamed.index(step["step_id"])])
+        in_order = (
+            len(id_less) == len(unnamed)
+            and step["step_id"] in unnamed
+            and step["summary"] in (None, id_less[unnamed.index(step["step_id"])])
+        )
         assert named or in_order, (step, lines, waiting)

@@ -10,8 +10,16 @@ from lantide.agent.summary import format_time, gather_facts, render_summary
 from lantide.tokens import count_tokens
 from lantide.workspace.model import Workspace
 
-FIELDS = ["Time", "Workspace", "Project", "Active tab", "Open tabs", "Cached tables",
-          "External databases", "Statistical analysis"]
+FIELDS = [
+    "Time",
+    "Workspace",
+    "Project",
+    "Active tab",
+    "Open tabs",
+    "Cached tables",
+    "External databases",
+    "Statistical analysis",
+]
 
 
 def labels(text):
@@ -29,11 +37,18 @@ def test_big_workspace_stays_within_300_tokens(tmp_path):
     ws = Workspace.create(tmp_path / "w", name="Regional analytics workspace " + "x" * 200)
     for i in range(20):
         ws.create_project(f"project number {i:02d} with a rather long descriptive name")
-    ws.settings["connections"] = [{"name": f"warehouse_{i}", "kind": "postgresql"}
-                                  for i in range(12)]
+    ws.settings["connections"] = [
+        {"name": f"warehouse_{i}", "kind": "postgresql"} for i in range(12)
+    ]
     project = ws.project("project number 07 with a rather long descriptive name")
-    tabs = [OpenTab("sql", f"projects/{project.dirname}/sql/step_{i:02d}_" + "y" * 80 + ".sql",
-                    dirty=i % 3 == 0) for i in range(50)]
+    tabs = [
+        OpenTab(
+            "sql",
+            f"projects/{project.dirname}/sql/step_{i:02d}_" + "y" * 80 + ".sql",
+            dirty=i % 3 == 0,
+        )
+        for i in range(50)
+    ]
     app = AppState(project.dirname, tabs, active_tab=49)
     analysis = {"turn": 12, "project": project.dirname, "reason": "a regression " * 40}
     text = render_summary(gather_facts(ws, app, project, cached_tables=1000, analysis=analysis))

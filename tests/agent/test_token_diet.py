@@ -28,8 +28,18 @@ def test_planning_tool_schemas_fit_the_token_budget(session_factory):
     assert prompt.state == "planning"
     names = {t["function"]["name"] for t in prompt.tools}
     # the diet is in the schemas, not in offering fewer tools
-    assert {"read_plan", "update_plan", "resolve_annotations", "run_query", "run_sql_tab",
-            "create_sql_tab", "ask_user", "patch_step", "show_tables", "read_schema"} <= names
+    assert {
+        "read_plan",
+        "update_plan",
+        "resolve_annotations",
+        "run_query",
+        "run_sql_tab",
+        "create_sql_tab",
+        "ask_user",
+        "patch_step",
+        "show_tables",
+        "read_schema",
+    } <= names
     assert len(names) == 20  # the 19 of the issue's count, and profile_columns
     sent, spaced = count_tokens(wire_json(prompt.tools)), count_tokens(issue_json(prompt.tools))
     assert sent <= PLANNING_TOOLS_MAX_TOKENS, f"{len(names)} tools: {sent} tokens as sent"
@@ -39,8 +49,11 @@ def test_planning_tool_schemas_fit_the_token_budget(session_factory):
 def _shape(schema):
     """Argument names, required lists, enums and types: the meaning a schema carries."""
     if isinstance(schema, dict):
-        keep = {k: _shape(v) for k, v in schema.items()
-                if k in ("type", "properties", "required", "enum", "items") and v != []}
+        keep = {
+            k: _shape(v)
+            for k, v in schema.items()
+            if k in ("type", "properties", "required", "enum", "items") and v != []
+        }
         if "properties" in schema:
             keep["properties"] = {name: _shape(p) for name, p in schema["properties"].items()}
         return keep
@@ -53,9 +66,14 @@ def test_sent_schemas_keep_every_argument_type_enum_and_required():
     for tool in (default_registry().get(n) for n in default_registry().names()):
         sent = tool.schema()["function"]
         # arguments a result names when they matter (on_demand) are left out of what is sent
-        full = {**tool.parameters, "properties": {
-            k: v for k, v in tool.parameters.get("properties", {}).items()
-            if k not in tool.on_demand}}
+        full = {
+            **tool.parameters,
+            "properties": {
+                k: v
+                for k, v in tool.parameters.get("properties", {}).items()
+                if k not in tool.on_demand
+            },
+        }
         if full.get("properties"):
             assert _shape(sent["parameters"]) == _shape(full), tool.name
         else:
@@ -66,18 +84,27 @@ def test_sent_schemas_keep_every_argument_type_enum_and_required():
 def test_lean_parameters_drops_only_validation_keywords():
     from lantide.agent.tools.registry import lean_parameters
 
-    full = {"type": "object", "additionalProperties": False, "required": [],
-            "properties": {"name": {"type": "string", "minLength": 1, "pattern": "^a"},
-                           "kind": {"type": "string", "enum": ["a", "b"], "default": "a"}}}
-    assert lean_parameters(full) == {"type": "object", "properties": {
-        "name": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]}}}
+    full = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": [],
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "pattern": "^a"},
+            "kind": {"type": "string", "enum": ["a", "b"], "default": "a"},
+        },
+    }
+    assert lean_parameters(full) == {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]}},
+    }
 
 
 def test_a_call_outside_the_sent_schema_is_still_refused(session_factory):
     """Dropping additionalProperties from what is sent must not loosen validation."""
     session = session_factory()
-    outcome = session.registry.call("read_schema", {"table": "orders", "colour": "red"},
-                                    session.tool_context())
+    outcome = session.registry.call(
+        "read_schema", {"table": "orders", "colour": "red"}, session.tool_context()
+    )
     assert not outcome.ok and outcome.result["error"] == "BAD_ARGUMENTS"
 
 
@@ -91,12 +118,23 @@ def _shared_prefix(a: str, b: str) -> int:
 
 
 def test_consecutive_requests_share_the_prefix_through_the_knowledge_layer(
-        session_factory, scripted, open_ws):
+    session_factory, scripted, open_ws
+):
     """Across a turn boundary after ask_user (the 'last question' note appears) and within a
     turn where an annotation is resolved (the open count changes), every request repeats the
     previous one's system text at least up to the end of the knowledge layer."""
-    scripted.add(reply("", ("ask_user", {"question": "Which denominator?",
-                                         "choices": ["All Q2 actives", "Signed up before Q2"]})))
+    scripted.add(
+        reply(
+            "",
+            (
+                "ask_user",
+                {
+                    "question": "Which denominator?",
+                    "choices": ["All Q2 actives", "Signed up before Q2"],
+                },
+            ),
+        )
+    )
     item = {"id": "7be204", "mode": "B", "answer": "All customers active in Q2."}
     scripted.add(reply("", ("resolve_annotations", {"document": "plan", "items": [item]})))
     scripted.add(reply("Resolved the denominator note."))
@@ -112,15 +150,17 @@ def test_consecutive_requests_share_the_prefix_through_the_knowledge_layer(
     assert "Your last question" not in systems[0] and "Your last question" in systems[1]
     assert "3 open annotations" in systems[1] and "2 open annotations" in systems[2]
     for before, after, tools_before, tools_after in zip(
-            systems, systems[1:], [r["tools"] for r in scripted.requests],
-            [r["tools"] for r in scripted.requests[1:]]):
+        systems,
+        systems[1:],
+        [r["tools"] for r in scripted.requests],
+        [r["tools"] for r in scripted.requests[1:]],
+    ):
         end_of_knowledge = before.index(knowledge) + len(knowledge)
         assert _shared_prefix(before, after) >= end_of_knowledge
         assert tools_before == tools_after
 
 
-def test_recent_steps_list_only_the_steps_the_sent_history_does_not_show(session_factory,
-                                                                         scripted):
+def test_recent_steps_list_only_the_steps_the_sent_history_does_not_show(session_factory, scripted):
     """A step whose result is in the history is not repeated above it (and the system text
     stays the same while the turn records steps); a step of a turn the history dropped is."""
     from lantide.agent.prompt import output_reserve
@@ -148,7 +188,8 @@ def test_recent_steps_list_only_the_steps_the_sent_history_does_not_show(session
 
 
 def test_the_staging_rule_is_in_the_core_only_when_the_workspace_has_external_databases(
-        session_factory, open_ws):
+    session_factory, open_ws
+):
     """The rules for external databases (staging, the large-remote warning and its id) can
     only apply to a workspace that has one: without, the core leaves them out."""
     from lantide.query.connections import add_connection
@@ -165,8 +206,7 @@ def test_the_staging_rule_is_in_the_core_only_when_the_workspace_has_external_da
     assert "large_remote_warning_id" in core and "large_remote_warning_ids" in core
 
 
-def test_remote_only_arguments_are_offered_only_with_an_external_database(session_factory,
-                                                                        open_ws):
+def test_remote_only_arguments_are_offered_only_with_an_external_database(session_factory, open_ws):
     """large_remote_warning_id(s) answer a warning only an external database can give: the
     sent schemas carry them only then (a call is still checked against the full schema)."""
     from lantide.query.connections import add_connection
@@ -175,9 +215,10 @@ def test_remote_only_arguments_are_offered_only_with_an_external_database(sessio
     session = session_factory()
 
     def sent_args():
-        return {t["function"]["name"]: set(t["function"].get("parameters", {})
-                                           .get("properties", {}))
-                for t in session.prompt_preview(32_000).tools}
+        return {
+            t["function"]["name"]: set(t["function"].get("parameters", {}).get("properties", {}))
+            for t in session.prompt_preview(32_000).tools
+        }
 
     args = sent_args()
     assert args["run_query"] == {"sql", "result_label", "purpose"}  # max_cell_chars: on demand
@@ -190,18 +231,38 @@ def test_remote_only_arguments_are_offered_only_with_an_external_database(sessio
 
 
 def test_a_query_result_says_why_it_was_materialized_once_and_leaves_timing_to_the_ledger(
-        session_factory, scripted, open_ws):
+    session_factory, scripted, open_ws
+):
     open_ws.project("q3-churn").approve_plan()
-    scripted.add(reply("", ("run_query", {"sql": "SELECT count(*) AS n FROM customers",
-                                          "purpose": "customer count"})))
+    scripted.add(
+        reply(
+            "",
+            (
+                "run_query",
+                {"sql": "SELECT count(*) AS n FROM customers", "purpose": "customer count"},
+            ),
+        )
+    )
     scripted.add(reply("[[QUERY_STEP]] customer count — one row\n\n2,000 customers."))
-    scripted.add(reply(json.dumps({"ok": True, "checklist": {i: {"ok": True, "note": "ok"} for i in
-                                   ("denominator", "grain", "filters", "checks", "traced")},
-                                   "problems": []})))
+    scripted.add(
+        reply(
+            json.dumps(
+                {
+                    "ok": True,
+                    "checklist": {
+                        i: {"ok": True, "note": "ok"}
+                        for i in ("denominator", "grain", "filters", "checks", "traced")
+                    },
+                    "problems": [],
+                }
+            )
+        )
+    )
     s = session_factory()
     list(s.run_turn("How many customers?"))
-    (result,) = [json.loads(m["content"]) for m in scripted.requests[1]["messages"]
-                 if m["role"] == "tool"]
+    (result,) = [
+        json.loads(m["content"]) for m in scripted.requests[1]["messages"] if m["role"] == "tool"
+    ]
     assert result["reason_code"] == "executing_step" and result["materialized"] is True
     assert "materialize_reason" not in result and "duration_ms" not in result
     step = s.ledger.steps()[0]  # the ledger keeps both
@@ -218,6 +279,7 @@ def test_on_demand_arguments_are_named_by_the_results_that_need_them(session_fac
     assert registry.get("show_tables").on_demand == {"name", "limit"}
     assert registry.get("read_step").on_demand == {"rows"}
     s = session_factory()
-    outcome = registry.call("show_tables", json.dumps({"name": "cust*", "limit": 1}),
-                            s.tool_context())
+    outcome = registry.call(
+        "show_tables", json.dumps({"name": "cust*", "limit": 1}), s.tool_context()
+    )
     assert outcome.ok and [t["name"] for t in outcome.result["tables"]] == ["customers"]

@@ -19,21 +19,32 @@ def test_run_query_tool_cuts_cells_and_says_how_to_read_more(session_factory):
     cell = result["preview"][0][0]
     assert cell == "x" * MODEL_CELL_CHARS + cut_marker(MODEL_CELL_CHARS)
     assert "max_cell_chars" in result["cell_note"] and "substr" in result["cell_note"]
-    more = registry.call("run_query", {"sql": "SELECT repeat('x', 5000000) AS big",
-                                       "max_cell_chars": 50_000}, ctx).result
+    more = registry.call(
+        "run_query", {"sql": "SELECT repeat('x', 5000000) AS big", "max_cell_chars": 50_000}, ctx
+    ).result
     assert more["preview"][0][0] == "x" * 50_000 + cut_marker(50_000)
 
 
 def test_stored_tool_results_are_capped(tmp_path):
     conv = Conversation.create(tmp_path)
     huge = json.dumps({"status": "ok", "preview": [["y" * 5_000_000, 1]], "note": "kept"})
-    call = {"role": "assistant", "content": "",
-            "tool_calls": [{"id": cid, "type": "function",
-                            "function": {"name": "read_file", "arguments": "{}"}}
-                           for cid in ("c1", "c2")]}
-    conv.add_messages([call, {"role": "tool", "tool_call_id": "c1", "content": huge},
-                       {"role": "tool", "tool_call_id": "c2", "content": "z" * 5_000_000}],
-                      1, [{}, {"tool": "run_query"}, {"tool": "other"}])
+    call = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": cid, "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+            for cid in ("c1", "c2")
+        ],
+    }
+    conv.add_messages(
+        [
+            call,
+            {"role": "tool", "tool_call_id": "c1", "content": huge},
+            {"role": "tool", "tool_call_id": "c2", "content": "z" * 5_000_000},
+        ],
+        1,
+        [{}, {"tool": "run_query"}, {"tool": "other"}],
+    )
     size = conv.path.stat().st_size
     assert size < 500_000, f"the conversation file holds {size:,} bytes"
     reopened = Conversation.open(tmp_path, conv.id)
@@ -44,10 +55,28 @@ def test_stored_tool_results_are_capped(tmp_path):
     assert stored[1]["content"].endswith(cut_marker(200_000))
     # small results are stored as they were
     # (a result is replayed only after its call: lantide.agent.conversation_replay)
-    conv.add_messages([{"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c3", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c3", "content": '{"ok": true}'}], 2, [{}, {}])
-    assert Conversation.open(tmp_path, conv.id).message_records()[-1]["message"]["content"] == '{"ok": true}'
+    conv.add_messages(
+        [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "c3",
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": "{}"},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c3", "content": '{"ok": true}'},
+        ],
+        2,
+        [{}, {}],
+    )
+    assert (
+        Conversation.open(tmp_path, conv.id).message_records()[-1]["message"]["content"]
+        == '{"ok": true}'
+    )
 
 
 def test_read_step_sends_rows_not_the_ledgers_evidence_values(session_factory):

@@ -10,11 +10,15 @@ from tests.fakes.openai_server import ToolCall, Turn
 
 
 def test_calls_beside_ask_user_are_not_run(session_factory, fake_openai, open_ws):
-    fake_openai.script(Turn(tool_calls=[
-        ToolCall("set_project_status", {"status": "executing"}),
-        ToolCall("ask_user", {"question": "Is the Plan agreed?", "choices": ["Yes", "No"]}),
-        ToolCall("read_plan", {}),
-    ]))
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("set_project_status", {"status": "executing"}),
+                ToolCall("ask_user", {"question": "Is the Plan agreed?", "choices": ["Yes", "No"]}),
+                ToolCall("read_plan", {}),
+            ]
+        )
+    )
     s = live_session(session_factory, fake_openai)
     events = run(s, "Start when the plan is agreed")
     assert events[-1].reason == "question"
@@ -38,10 +42,14 @@ def test_calls_beside_ask_user_are_not_run(session_factory, fake_openai, open_ws
 
 
 def test_only_the_first_of_two_questions_is_asked(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[
-        ToolCall("ask_user", {"question": "Which quarter?"}),
-        ToolCall("ask_user", {"question": "Which region?"}),
-    ]))
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("ask_user", {"question": "Which quarter?"}),
+                ToolCall("ask_user", {"question": "Which region?"}),
+            ]
+        )
+    )
     s = live_session(session_factory, fake_openai)
     events = run(s, "Churn please")
     assert [e.question for e in events if e.name == "question_asked"] == ["Which quarter?"]
@@ -49,9 +57,15 @@ def test_only_the_first_of_two_questions_is_asked(session_factory, fake_openai):
 
 
 def test_a_malformed_ask_user_holds_nothing_back(session_factory, fake_openai):
-    fake_openai.script(Turn(tool_calls=[ToolCall("read_schema", {"table": "customers"}),
-                                        ToolCall("ask_user", '{"question": ')]),
-                       Turn(text="Customers have a region column."))
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("read_schema", {"table": "customers"}),
+                ToolCall("ask_user", '{"question": '),
+            ]
+        ),
+        Turn(text="Customers have a region column."),
+    )
     s = live_session(session_factory, fake_openai)
     events = run(s, "Columns of customers?")
     fake_openai.assert_done()
@@ -76,9 +90,13 @@ def test_a_successful_call_repeated_in_a_loop_is_stopped(session_factory, fake_o
 
 
 def test_repeats_with_other_arguments_are_not_a_loop(session_factory, fake_openai):
-    fake_openai.script(*[Turn(tool_calls=[ToolCall("read_schema", {"table": t})])
-                         for t in ("customers", "orders", "customers", "products")],
-                       Turn(text="Read them all."))
+    fake_openai.script(
+        *[
+            Turn(tool_calls=[ToolCall("read_schema", {"table": t})])
+            for t in ("customers", "orders", "customers", "products")
+        ],
+        Turn(text="Read them all."),
+    )
     s = live_session(session_factory, fake_openai)
     events = run(s, "Read the schemas")
     fake_openai.assert_done()
@@ -89,8 +107,10 @@ def test_repeats_with_other_arguments_are_not_a_loop(session_factory, fake_opena
 def test_iteration_limit_continues_automatically_when_set(session_factory, fake_openai):
     settings = Settings(agent=AgentSettings(max_iterations=2, auto_continue_rounds=2))
     tables = ("customers", "orders", "products", "regions", "customers")
-    fake_openai.script(*[Turn(tool_calls=[ToolCall("read_schema", {"table": t})]) for t in tables],
-                       Turn(text="All read."))
+    fake_openai.script(
+        *[Turn(tool_calls=[ToolCall("read_schema", {"table": t})]) for t in tables],
+        Turn(text="All read."),
+    )
     s = live_session(session_factory, fake_openai, settings)
     events = run(s, "Read every schema")
     fake_openai.assert_done()
@@ -113,8 +133,9 @@ def test_automatic_continuation_is_bounded(session_factory, fake_openai):
 
 def test_continuation_is_off_by_default(session_factory, fake_openai):
     settings = Settings(agent=AgentSettings(max_iterations=2))
-    fake_openai.script(*[Turn(tool_calls=[ToolCall("read_schema", {"table": t})])
-                         for t in ("customers", "orders")])
+    fake_openai.script(
+        *[Turn(tool_calls=[ToolCall("read_schema", {"table": t})]) for t in ("customers", "orders")]
+    )
     s = live_session(session_factory, fake_openai, settings)
     events = run(s, "Read every schema")
     assert events[-1].reason == "iteration_limit" and events[-1].iterations == 2

@@ -20,9 +20,15 @@ def mark(ann_id: str, inner: str) -> str:
 
 
 def entry(ann_id: str, quote: str, status: str = "open", comment: str = "why?", **extra) -> dict:
-    out = {"id": ann_id, "status": status, "quote": quote, "comment": comment,
-           "anchor": {"span": [0, 0]},
-           "history": [{"at": "2026-11-30T10:00:00Z", "by": "user", "action": "created",
-                        "text": comment}]}
+    out = {
+        "id": ann_id,
+        "status": status,
+        "quote": quote,
+        "comment": comment,
+        "anchor": {"span": [0, 0]},
+        "history": [
+            {"at": "2026-11-30T10:00:00Z", "by": "user", "action": "created", "text": comment}
+        ],
+    }
     out.update(extra)
     return out

@@ -13,25 +13,35 @@ def numbers(text):
 
 
 def test_a_citation_cites_the_numbers_since_the_previous_one_in_its_block():
-    text = ("Churn was **4.3%** [^s:a1] of 28,000 accounts [^s:b2] [^s:c3],\n"
-            "revenue $1,204.50 and 1.2M users [^s:d4], and 77 uncited.\n\n"
-            "| metric | value |\n|---|---|\n| churn | 4.3% [^s:a1] |\n")
+    text = (
+        "Churn was **4.3%** [^s:a1] of 28,000 accounts [^s:b2] [^s:c3],\n"
+        "revenue $1,204.50 and 1.2M users [^s:d4], and 77 uncited.\n\n"
+        "| metric | value |\n|---|---|\n| churn | 4.3% [^s:a1] |\n"
+    )
     assert numbers(text) == [
-        (1, "4.3%", ("a1",)), (1, "28,000", ("b2", "c3")), (2, "$1,204.50", ("d4",)),
-        (2, "1.2M", ("d4",)), (2, "77", ()), (6, "4.3%", ("a1",))]
+        (1, "4.3%", ("a1",)),
+        (1, "28,000", ("b2", "c3")),
+        (2, "$1,204.50", ("d4",)),
+        (2, "1.2M", ("d4",)),
+        (2, "77", ()),
+        (6, "4.3%", ("a1",)),
+    ]
 
 
-@pytest.mark.parametrize("text", [
-    "On 2024-03-01 at 10:30, and 01/02/2024, March 3, 2024, in 2023 [^s:a].",
-    "## 2.1 Method\n",
-    "Quarter Q3 and step s3, version v1.2.3, the 3rd time, reference [3].",
-    "See Section 2.1, Figure 3 and week 12.",
-    "```\n1,204\n```\n",
-    "    indented 1,204 code\n",
-    "Inline `1,204` code and <span data-x=\"12\">html</span>.",
-    "## Contents\n\n- 1. Intro 12\n- [2. Findings](#findings) 44\n\n",
-    "See [section 4](#section-4).",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "On 2024-03-01 at 10:30, and 01/02/2024, March 3, 2024, in 2023 [^s:a].",
+        "## 2.1 Method\n",
+        "Quarter Q3 and step s3, version v1.2.3, the 3rd time, reference [3].",
+        "See Section 2.1, Figure 3 and week 12.",
+        "```\n1,204\n```\n",
+        "    indented 1,204 code\n",
+        'Inline `1,204` code and <span data-x="12">html</span>.',
+        "## Contents\n\n- 1. Intro 12\n- [2. Findings](#findings) 44\n\n",
+        "See [section 4](#section-4).",
+    ],
+)
 def test_what_is_not_a_number_of_the_report(text):
     assert numbers(text) == []
 

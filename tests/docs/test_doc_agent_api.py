@@ -32,14 +32,38 @@ def test_agent_view_of_the_sample_plan(sample_project):
 def test_agent_view_is_compact_and_leaves_stale_spans_out(make_project):
     long_quote = " ".join(["churn"] * 80)
     text = f"{mark('lq0001', long_quote)}\n\nResolved text stays.\n"
-    project = make_project(text, {"version": 1, "annotations": [
-        entry("lq0001", long_quote, comment="x" * 2000,
-              history=[{"at": "t", "by": "lead", "action": "created", "text": "c"},
-                       {"at": "t", "by": "agent", "action": "replied", "text": "first"},
-                       {"at": "t", "by": "lead", "action": "replied", "text": "latest"}]),
-        entry("rs0001", "Resolved text", status="resolved",
-              history=[{"at": "t", "by": "agent", "action": "resolved", "mode": "B",
-                        "text": "fine"}])]})
+    project = make_project(
+        text,
+        {
+            "version": 1,
+            "annotations": [
+                entry(
+                    "lq0001",
+                    long_quote,
+                    comment="x" * 2000,
+                    history=[
+                        {"at": "t", "by": "lead", "action": "created", "text": "c"},
+                        {"at": "t", "by": "agent", "action": "replied", "text": "first"},
+                        {"at": "t", "by": "lead", "action": "replied", "text": "latest"},
+                    ],
+                ),
+                entry(
+                    "rs0001",
+                    "Resolved text",
+                    status="resolved",
+                    history=[
+                        {
+                            "at": "t",
+                            "by": "agent",
+                            "action": "resolved",
+                            "mode": "B",
+                            "text": "fine",
+                        }
+                    ],
+                ),
+            ],
+        },
+    )
     view = agent_view(project, "plan")
     long_ann, resolved = view["annotations"]
     assert long_ann["quote"].endswith("chars]") and len(long_ann["quote"]) < 200
@@ -52,12 +76,20 @@ def test_agent_view_is_compact_and_leaves_stale_spans_out(make_project):
 
 
 def test_resolve_annotations_applies_a_batch_and_reports_each_change(sample_project):
-    result = resolve_annotations(sample_project, "plan", [
-        {"id": "3f9a1c", "mode": "A", "replacement": "the Q2 revenue of churned customers"},
-        {"id": "c51d8e", "mode": "B", "answer": "The flag is reliable; names are noise."},
-        {"id": "7be204", "mode": "a", "replacement": "Churned: active in Q2, not in Q3.",
-         "answer": "shorter"},
-    ])
+    result = resolve_annotations(
+        sample_project,
+        "plan",
+        [
+            {"id": "3f9a1c", "mode": "A", "replacement": "the Q2 revenue of churned customers"},
+            {"id": "c51d8e", "mode": "B", "answer": "The flag is reliable; names are noise."},
+            {
+                "id": "7be204",
+                "mode": "a",
+                "replacement": "Churned: active in Q2, not in Q3.",
+                "answer": "shorter",
+            },
+        ],
+    )
     text = disk_text(sample_project)
     assert result["open_annotation_count"] == 0 and result["text_changed"]
     changes = result["changes"]
@@ -75,15 +107,22 @@ def test_a_batch_with_bad_items_names_every_one_and_changes_nothing(sample_proje
     resolve_annotations(sample_project, "plan", [{"id": "c51d8e", "mode": "B", "answer": "ok"}])
     before = disk_text(sample_project), read_sidecar(sample_project)
     with pytest.raises(AnnotationBatchError) as err:
-        resolve_annotations(sample_project, "plan", [
-            {"id": "3f9a1c", "mode": "B", "answer": "fine"},  # valid, but not applied
-            {"id": "nope00", "mode": "B", "answer": "x"},
-            {"id": "c51d8e", "mode": "B", "answer": "again"},
-            {"id": "7be204", "mode": "A"},
-        ])
+        resolve_annotations(
+            sample_project,
+            "plan",
+            [
+                {"id": "3f9a1c", "mode": "B", "answer": "fine"},  # valid, but not applied
+                {"id": "nope00", "mode": "B", "answer": "x"},
+                {"id": "c51d8e", "mode": "B", "answer": "again"},
+                {"id": "7be204", "mode": "A"},
+            ],
+        )
     codes = [(p["id"], p["code"]) for p in err.value.problems]
-    assert codes == [("nope00", "ANNOTATION_UNKNOWN_ID"), ("c51d8e", "ANNOTATION_ALREADY_RESOLVED"),
-                     ("7be204", "ANNOTATION_REPLACEMENT_MISSING")]
+    assert codes == [
+        ("nope00", "ANNOTATION_UNKNOWN_ID"),
+        ("c51d8e", "ANNOTATION_ALREADY_RESOLVED"),
+        ("7be204", "ANNOTATION_REPLACEMENT_MISSING"),
+    ]
     assert err.value.code == "ANNOTATION_BATCH_INVALID"
     for name in ("nope00", "c51d8e", "7be204"):
         assert name in err.value.message
@@ -96,10 +135,15 @@ def test_a_batch_with_bad_items_names_every_one_and_changes_nothing(sample_proje
 def test_update_document_keeps_marks_and_reports_what_it_had_to_do(sample_project):
     doc = open_document(sample_project, "plan")
     text = doc.text
-    new = (text.replace(mark("c51d8e", "test accounts"), "test accounts")  # dropped: reanchored
-               .replace(mark("7be204", "Churned: active in Q2 2025, not active in Q3 2025."),
-                        "Churned: no orders in Q3 2025.")  # dropped with its quote: detached
-           + f"\nA {mark('ab12cd', 'made-up')} mark.\n")
+    new = (
+        text.replace(
+            mark("c51d8e", "test accounts"), "test accounts"
+        ).replace(  # dropped: reanchored
+            mark("7be204", "Churned: active in Q2 2025, not active in Q3 2025."),
+            "Churned: no orders in Q3 2025.",
+        )  # dropped with its quote: detached
+        + f"\nA {mark('ab12cd', 'made-up')} mark.\n"
+    )
     result = update_document(sample_project, "plan", new, by="agent")
     assert result["kept"] == ["3f9a1c"] and result["reanchored"] == ["c51d8e"]
     assert result["detached"] == ["7be204"] and result["unknown_marks"] == ["ab12cd"]

@@ -11,7 +11,9 @@ def _project(make_project, text, *entries):
 
 def test_an_edit_that_keeps_the_marks_keeps_every_annotation_and_refreshes_spans(sample_project):
     doc = open_document(sample_project, "plan")
-    new_text = "Intro line added at the top.\n\n" + doc.text.replace("## Checks", "## Sanity checks")
+    new_text = "Intro line added at the top.\n\n" + doc.text.replace(
+        "## Checks", "## Sanity checks"
+    )
     report = doc.save_text(new_text, by="user")
     assert report.text == new_text and not report.text_adjusted
     assert report.repairs == [] and sorted(report.kept) == ["3f9a1c", "7be204", "c51d8e"]
@@ -28,14 +30,16 @@ def test_a_lost_mark_is_reanchored_when_its_quote_occurs_once(make_project):
     edited = "Churn counts active customers in Q2 and Q3.\n"  # another editor dropped the tags
     report = doc.save_text(edited)
     assert report.ids("reanchored") == ["ra0001"] and report.text_adjusted
-    assert disk_text(project) == f"Churn counts {mark('ra0001', 'active customers')} in Q2 and Q3.\n"
+    assert (
+        disk_text(project) == f"Churn counts {mark('ra0001', 'active customers')} in Q2 and Q3.\n"
+    )
     saved = read_sidecar(project)["annotations"][0]
     assert saved["status"] == "open" and "detached" not in saved
     assert saved["history"][-1]["action"] == "reanchored"
 
 
 def test_a_lost_mark_whose_quote_is_ambiguous_or_gone_is_detached_not_deleted(make_project):
-    text = (f"{mark('dt0001', 'churn')} and {mark('dt0002', 'revenue')} matter.\n")
+    text = f"{mark('dt0001', 'churn')} and {mark('dt0002', 'revenue')} matter.\n"
     project = _project(make_project, text, entry("dt0001", "churn"), entry("dt0002", "revenue"))
     doc = open_document(project, "plan")
     report = doc.save_text("churn and churn matter; sales too.\n")

@@ -22,9 +22,21 @@ def test_list_resolve_and_reopen_the_sample_plan(run_cli, sample_workspace):
     assert data["open_annotation_count"] == 3 and data["read_only_reason"] is None
     assert [a["status"] for a in data["annotations"]] == ["open"] * 3
 
-    resolved = _json(run_cli("annotations", sample_workspace, "Q3 churn", "plan", "--json",
-                             "--resolve", "7be204", "--answer", "Every customer active in Q2.",
-                             "--by", "analyst"))
+    resolved = _json(
+        run_cli(
+            "annotations",
+            sample_workspace,
+            "Q3 churn",
+            "plan",
+            "--json",
+            "--resolve",
+            "7be204",
+            "--answer",
+            "Every customer active in Q2.",
+            "--by",
+            "analyst",
+        )
+    )
     assert resolved["done"]["action"] == "resolved" and resolved["done"]["mode"] == "B"
     assert resolved["open_annotation_count"] == 2
     plan = (sample_workspace / "projects/q3-churn/plan.md").read_text()
@@ -41,16 +53,46 @@ def test_list_resolve_and_reopen_the_sample_plan(run_cli, sample_workspace):
 def test_create_reply_mode_a_and_delete(run_cli, sample_workspace):
     plan_path = sample_workspace / "projects/q3-churn/plan.md"
     start = plan_path.read_text().index("Revenue is net revenue")
-    created = _json(run_cli("annotations", sample_workspace, "q3-churn", "plan", "--json",
-                            "--create", f"{start}:{start + 22}", "--comment", "gross or net?"))
+    created = _json(
+        run_cli(
+            "annotations",
+            sample_workspace,
+            "q3-churn",
+            "plan",
+            "--json",
+            "--create",
+            f"{start}:{start + 22}",
+            "--comment",
+            "gross or net?",
+        )
+    )
     new_id = created["done"]["id"]
     assert mark(new_id, "Revenue is net revenue") in plan_path.read_text()
-    replied = _json(run_cli("annotations", sample_workspace, "q3-churn", "plan", "--json",
-                            "--reply", new_id, "--text", "net, see knowledge"))
+    replied = _json(
+        run_cli(
+            "annotations",
+            sample_workspace,
+            "q3-churn",
+            "plan",
+            "--json",
+            "--reply",
+            new_id,
+            "--text",
+            "net, see knowledge",
+        )
+    )
     entry = next(a for a in replied["annotations"] if a["id"] == new_id)
     assert entry["history"][-1]["text"] == "net, see knowledge"
-    done = run_cli("annotations", sample_workspace, "q3-churn", "plan", "--resolve", new_id,
-                   "--replacement", "Revenue is net revenue (gross minus refunds)")
+    done = run_cli(
+        "annotations",
+        sample_workspace,
+        "q3-churn",
+        "plan",
+        "--resolve",
+        new_id,
+        "--replacement",
+        "Revenue is net revenue (gross minus refunds)",
+    )
     assert done.returncode == 0, done.stderr
     assert "resolved (A)" in done.stdout
     assert "Revenue is net revenue (gross minus refunds)" in plan_path.read_text()
@@ -59,16 +101,26 @@ def test_create_reply_mode_a_and_delete(run_cli, sample_workspace):
 
 
 def test_errors_exit_1_with_a_message_and_bad_usage_exits_2(run_cli, sample_workspace):
-    bad_range = run_cli("annotations", sample_workspace, "q3-churn", "plan", "--create", "0:7",
-                        "--comment", "x")
+    bad_range = run_cli(
+        "annotations", sample_workspace, "q3-churn", "plan", "--create", "0:7", "--comment", "x"
+    )
     assert bad_range.returncode == 1 and "cannot annotate range 0:7" in bad_range.stderr
-    unknown = run_cli("annotations", sample_workspace, "q3-churn", "plan", "--resolve", "zzz",
-                      "--answer", "x")
+    unknown = run_cli(
+        "annotations", sample_workspace, "q3-churn", "plan", "--resolve", "zzz", "--answer", "x"
+    )
     assert unknown.returncode == 1 and "no annotation with id 'zzz'" in unknown.stderr
-    assert run_cli("annotations", sample_workspace, "q3-churn", "plan",
-                   "--resolve", "3f9a1c").returncode == 2
-    assert run_cli("annotations", sample_workspace, "q3-churn", "plan",
-                   "--create", "abc", "--comment", "x").returncode == 2
+    assert (
+        run_cli(
+            "annotations", sample_workspace, "q3-churn", "plan", "--resolve", "3f9a1c"
+        ).returncode
+        == 2
+    )
+    assert (
+        run_cli(
+            "annotations", sample_workspace, "q3-churn", "plan", "--create", "abc", "--comment", "x"
+        ).returncode
+        == 2
+    )
     assert run_cli("annotations", sample_workspace, "q3-churn", "memo").returncode == 2
 
 
@@ -78,8 +130,9 @@ def test_a_broken_sidecar_lists_read_only_and_refuses_changes(run_cli, sample_wo
     listing = run_cli("annotations", sample_workspace, "q3-churn", "plan")
     assert listing.returncode == 0 and "read-only" in listing.stderr
     assert "plan.annotations.json" in listing.stderr
-    refused = run_cli("annotations", sample_workspace, "q3-churn", "plan", "--reply", "3f9a1c",
-                      "--text", "hi")
+    refused = run_cli(
+        "annotations", sample_workspace, "q3-churn", "plan", "--reply", "3f9a1c", "--text", "hi"
+    )
     assert refused.returncode == 1 and "read-only" in refused.stderr
     assert sidecar.read_text() == '{"version": 1, "annotations": ['
 
@@ -87,8 +140,16 @@ def test_a_broken_sidecar_lists_read_only_and_refuses_changes(run_cli, sample_wo
 def test_delete_is_listed_with_all_and_restore_brings_it_back(run_cli, sample_workspace):
     plan_path = sample_workspace / "projects/q3-churn/plan.md"
     original = plan_path.read_text()
-    deleted = run_cli("annotations", sample_workspace, "q3-churn", "plan", "--delete", "c51d8e",
-                      "--by", "team lead")
+    deleted = run_cli(
+        "annotations",
+        sample_workspace,
+        "q3-churn",
+        "plan",
+        "--delete",
+        "c51d8e",
+        "--by",
+        "team lead",
+    )
     assert deleted.returncode == 0, deleted.stderr
     assert "deleted c51d8e" in deleted.stdout
     assert "2 open, 0 resolved, 1 deleted" in deleted.stdout
@@ -108,13 +169,21 @@ def test_delete_is_listed_with_all_and_restore_brings_it_back(run_cli, sample_wo
     assert gone_entry["id"] == "c51d8e" and gone_entry["deleted"] is True
     assert gone_entry["deletion"]["by"] == "team lead"
     assert [h["action"] for h in gone_entry["history"]] == ["created", "deleted"]
-    assert "deleted_annotations" not in _json(run_cli("annotations", sample_workspace,
-                                                      "q3-churn", "plan", "--json"))
+    assert "deleted_annotations" not in _json(
+        run_cli("annotations", sample_workspace, "q3-churn", "plan", "--json")
+    )
 
-    restored = _json(run_cli("annotations", sample_workspace, "q3-churn", "plan", "--json",
-                             "--restore", "c51d8e"))
-    assert restored["done"] == {"action": "undeleted", "id": "c51d8e", "status": "open",
-                                "detached": False}
+    restored = _json(
+        run_cli(
+            "annotations", sample_workspace, "q3-churn", "plan", "--json", "--restore", "c51d8e"
+        )
+    )
+    assert restored["done"] == {
+        "action": "undeleted",
+        "id": "c51d8e",
+        "status": "open",
+        "detached": False,
+    }
     assert restored["deleted_annotation_count"] == 0 and restored["open_annotation_count"] == 3
     assert plan_path.read_text() == original
     again = run_cli("annotations", sample_workspace, "q3-churn", "plan", "--restore", "c51d8e")
@@ -130,8 +199,16 @@ def test_json_has_every_field_of_the_agent_view(run_cli, sample_workspace):
     view = agent_view(project, "plan")
     data = _json(run_cli("annotations", sample_workspace, "q3-churn", "plan", "--json"))
     assert set(view) <= set(data)
-    for key in ("document", "project", "path", "text", "open_annotation_count",
-                "annotation_summary", "patch_guidance", "read_only_reason"):
+    for key in (
+        "document",
+        "project",
+        "path",
+        "text",
+        "open_annotation_count",
+        "annotation_summary",
+        "patch_guidance",
+        "read_only_reason",
+    ):
         assert data[key] == view[key], key
     for compact, full in zip(view["annotations"], data["annotations"], strict=True):
         assert set(compact) <= set(full)

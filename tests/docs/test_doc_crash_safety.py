@@ -25,8 +25,13 @@ from lantide.workspace.atomic import atomic_write_text
 from lantide.workspace.model import Project
 
 REPO = Path(__file__).resolve().parents[2]
-POINTS = ["save-started", "journal-written", "document-written", "sidecar-written",
-          "journal-removed"]
+POINTS = [
+    "save-started",
+    "journal-written",
+    "document-written",
+    "sidecar-written",
+    "journal-removed",
+]
 EDIT_SCRIPT = textwrap.dedent("""
     import sys
     from pathlib import Path
@@ -54,8 +59,9 @@ SETUP = {"restore": ["--delete", "c51d8e"]}
 
 def _env(failpoint: str | None) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "tests" / "_netblock"),
-                                         env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), str(REPO / "tests" / "_netblock"), env.get("PYTHONPATH", "")]
+    )
     env.pop(ENV_VAR, None)
     if failpoint:
         env[ENV_VAR] = failpoint
@@ -68,22 +74,41 @@ def _run(root: Path, operation: str, failpoint: str | None) -> subprocess.Comple
     else:
         plan = (root / "projects/q3-churn/plan.md").read_text()
         start = plan.index("Revenue is net revenue")
-        args = [a.format(start=start, end=start + len("Revenue is net revenue"))
-                for a in OPERATIONS[operation]]
+        args = [
+            a.format(start=start, end=start + len("Revenue is net revenue"))
+            for a in OPERATIONS[operation]
+        ]
         cmd = _cli(root, args)
-    return subprocess.run(cmd, env=_env(failpoint), capture_output=True, text=True,
-                          timeout=60, cwd=str(REPO))
+    return subprocess.run(
+        cmd, env=_env(failpoint), capture_output=True, text=True, timeout=60, cwd=str(REPO)
+    )
 
 
 def _cli(root: Path, args: list[str]) -> list[str]:
-    return [sys.executable, "-m", "lantide", "annotations", str(root), "q3-churn", "plan",
-            "--by", "child", *args]
+    return [
+        sys.executable,
+        "-m",
+        "lantide",
+        "annotations",
+        str(root),
+        "q3-churn",
+        "plan",
+        "--by",
+        "child",
+        *args,
+    ]
 
 
 def _set_up(root: Path, operation: str) -> None:
     if operation in SETUP:
-        done = subprocess.run(_cli(root, SETUP[operation]), env=_env(None), capture_output=True,
-                              text=True, timeout=60, cwd=str(REPO))
+        done = subprocess.run(
+            _cli(root, SETUP[operation]),
+            env=_env(None),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=str(REPO),
+        )
         assert done.returncode == 0, done.stderr
 
 
@@ -125,8 +150,7 @@ def expected(tmp_path_factory, _sample_template):
 
 @pytest.mark.parametrize("operation", list(OPERATIONS))
 @pytest.mark.parametrize("point", POINTS)
-def test_killed_save_opens_as_the_old_or_the_new_pair(sample_workspace, expected, operation,
-                                                      point):
+def test_killed_save_opens_as_the_old_or_the_new_pair(sample_workspace, expected, operation, point):
     _set_up(sample_workspace, operation)
     done = _run(sample_workspace, operation, point)
     assert done.returncode == -signal.SIGKILL, done.stderr

@@ -8,12 +8,14 @@ from lantide.docs.marks import scan_marks
 
 from docs_helpers import disk_text, mark, read_sidecar
 
-PLAN = ("# Plan\n\n"
-        "Churn is measured per quarter. Revenue is net revenue.\n\n"
-        "| region | rate |\n|---|---|\n| EU | 3% |\n\n"
-        "```sql\nSELECT churn FROM t\n```\n\n"
-        "Use `clean_orders` for everything.\n\n"
-        "Second paragraph with [a link](https://example.org/path).\n")
+PLAN = (
+    "# Plan\n\n"
+    "Churn is measured per quarter. Revenue is net revenue.\n\n"
+    "| region | rate |\n|---|---|\n| EU | 3% |\n\n"
+    "```sql\nSELECT churn FROM t\n```\n\n"
+    "Use `clean_orders` for everything.\n\n"
+    "Second paragraph with [a link](https://example.org/path).\n"
+)
 
 
 def _range(text, needle, extra=0):
@@ -34,7 +36,7 @@ def test_create_wraps_the_range_and_writes_text_and_sidecar(make_project):
     assert entry["status"] == "open" and entry["quote"] == "Revenue is net revenue"
     assert entry["comment"] == "gross or net?"
     span = entry["anchor"]["span"]
-    assert text[span[0]:span[1]] == "Revenue is net revenue"
+    assert text[span[0] : span[1]] == "Revenue is net revenue"
     assert entry["history"][0]["action"] == "created" and entry["history"][0]["by"] == "team lead"
 
 
@@ -46,18 +48,23 @@ def test_surrounding_whitespace_is_trimmed(make_project):
     assert doc.annotation(ann_id).quote == "Revenue is net revenue."
 
 
-@pytest.mark.parametrize("needle, reason", [
-    ("revenue.\n\n| region", "crosses a table cell boundary"),
-    ("EU | 3%", "crosses a table cell boundary"),
-    ("SELECT churn", "inside a code block"),
-    ("everything.\n\nSecond", "crosses a block boundary"),
-    ("clean_or", "inside inline code"),
-    ("`clean_orders` for", None),  # the whole code span: allowed
-    ("Use `clean", "cuts through inline code"),
-    ("quarter. Revenue is net revenue.\n\n| region | rate |\n|---|---|\n| EU | 3% |\n\n```sql",
-     "crosses"),
-    ("example.org", None),  # inside a link target: widened to the whole link (placement)
-])
+@pytest.mark.parametrize(
+    "needle, reason",
+    [
+        ("revenue.\n\n| region", "crosses a table cell boundary"),
+        ("EU | 3%", "crosses a table cell boundary"),
+        ("SELECT churn", "inside a code block"),
+        ("everything.\n\nSecond", "crosses a block boundary"),
+        ("clean_or", "inside inline code"),
+        ("`clean_orders` for", None),  # the whole code span: allowed
+        ("Use `clean", "cuts through inline code"),
+        (
+            "quarter. Revenue is net revenue.\n\n| region | rate |\n|---|---|\n| EU | 3% |\n\n```sql",
+            "crosses",
+        ),
+        ("example.org", None),  # inside a link target: widened to the whole link (placement)
+    ],
+)
 def test_ranges_across_structure_are_refused_with_the_reason(make_project, needle, reason):
     project = make_project(PLAN)
     doc = open_document(project, "plan")
@@ -111,5 +118,12 @@ def test_new_ids_are_unique_and_marks_are_found_by_the_parser(make_project):
     assert len(set(ids)) == len(ids)
     scan = scan_marks(disk_text(project))
     assert sorted(m.id for m in scan.marks) == sorted(ids)
-    assert [a.quote for a in doc.annotations] == ["Churn", "measured", "quarter", "region", "EU",
-                                                  "Second", "paragraph"]
+    assert [a.quote for a in doc.annotations] == [
+        "Churn",
+        "measured",
+        "quarter",
+        "region",
+        "EU",
+        "Second",
+        "paragraph",
+    ]

@@ -67,8 +67,11 @@ def test_operations_on_a_deleted_annotation_say_it_was_deleted(sample_project):
     doc = open_document(sample_project, "plan")
     doc.delete("3f9a1c")
     before = disk_text(sample_project), read_sidecar(sample_project)
-    for call in (lambda: doc.reply("3f9a1c", "hi"), lambda: doc.delete("3f9a1c"),
-                 lambda: doc.annotation("3f9a1c")):
+    for call in (
+        lambda: doc.reply("3f9a1c", "hi"),
+        lambda: doc.delete("3f9a1c"),
+        lambda: doc.annotation("3f9a1c"),
+    ):
         with pytest.raises(AnnotationError) as err:
             call()
         assert err.value.code == "ANNOTATION_DELETED" and "--restore 3f9a1c" in err.value.hint
@@ -95,26 +98,28 @@ def test_undelete_marks_the_text_where_it_was_left_even_when_the_quote_repeats(m
 
 def test_undelete_finds_a_moved_quote_that_occurs_once(make_project):
     text = f"# Plan\n\nWe exclude {mark('dd0002', 'test accounts')} first.\n"
-    project = make_project(text, {"version": 1, "annotations": [entry("dd0002",
-                                                                       "test accounts")]})
+    project = make_project(text, {"version": 1, "annotations": [entry("dd0002", "test accounts")]})
     doc = open_document(project, "plan")
     doc.delete("dd0002")
     doc.save_text("# Plan\n\nA new first paragraph.\n\nWe exclude test accounts first.\n")
     ann = doc.undelete("dd0002")
     assert not ann.detached
-    assert disk_text(project) == ("# Plan\n\nA new first paragraph.\n\nWe exclude "
-                                  f"{mark('dd0002', 'test accounts')} first.\n")
+    assert disk_text(project) == (
+        f"# Plan\n\nA new first paragraph.\n\nWe exclude {mark('dd0002', 'test accounts')} first.\n"
+    )
     _consistent(project)
 
 
-@pytest.mark.parametrize("edit, reason", [
-    (lambda t: t.replace("active users", "buyers"), "no longer in the text"),
-    (lambda t: "Intro: active users.\n\n" + t, "occurs more than once"),
-])
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (lambda t: t.replace("active users", "buyers"), "no longer in the text"),
+        (lambda t: "Intro: active users.\n\n" + t, "occurs more than once"),
+    ],
+)
 def test_undelete_without_a_unique_quote_comes_back_detached(make_project, edit, reason):
     text = f"Count {mark('dd0003', 'active users')} here and there.\n"
-    project = make_project(text, {"version": 1, "annotations": [entry("dd0003",
-                                                                       "active users")]})
+    project = make_project(text, {"version": 1, "annotations": [entry("dd0003", "active users")]})
     doc = open_document(project, "plan")
     doc.delete("dd0003")
     doc.save_text(edit(doc.text))
@@ -124,8 +129,9 @@ def test_undelete_without_a_unique_quote_comes_back_detached(make_project, edit,
     assert reason in ann.history[-1]["text"] and ann.history[-1]["action"] == "undeleted"
     assert disk_text(project) == edited  # nothing was marked
     summary = agent_view(project, "plan")["annotation_summary"]
-    assert summary == [{"id": "dd0003", "quote": "active users", "comment": "why?",
-                        "detached": True}]
+    assert summary == [
+        {"id": "dd0003", "quote": "active users", "comment": "why?", "detached": True}
+    ]
     _consistent(project)
 
 
@@ -151,18 +157,24 @@ def test_undelete_puts_it_back_in_its_place_by_creation_time(make_project):
         return e
 
     text = f"{mark('aa0001', 'one')} {mark('bb0002', 'two')} {mark('cc0003', 'three')}\n"
-    project = make_project(text, {"version": 1, "annotations": [
-        created("aa0001", "one", "2026-01-01T10:00:00Z"),
-        created("bb0002", "two", "2026-01-02T10:00:00Z"),
-        created("cc0003", "three", "2026-01-03T10:00:00Z")]})
+    project = make_project(
+        text,
+        {
+            "version": 1,
+            "annotations": [
+                created("aa0001", "one", "2026-01-01T10:00:00Z"),
+                created("bb0002", "two", "2026-01-02T10:00:00Z"),
+                created("cc0003", "three", "2026-01-03T10:00:00Z"),
+            ],
+        },
+    )
     doc = open_document(project, "plan")
     doc.delete("bb0002")
     doc.delete("aa0001")
     doc.undelete("bb0002")
     assert [a.id for a in doc.annotations] == ["bb0002", "cc0003"]
     doc.undelete("aa0001")
-    assert [a["id"] for a in read_sidecar(project)["annotations"]] == ["aa0001", "bb0002",
-                                                                       "cc0003"]
+    assert [a["id"] for a in read_sidecar(project)["annotations"]] == ["aa0001", "bb0002", "cc0003"]
     assert disk_text(project) == text
 
 
@@ -205,7 +217,9 @@ def test_a_mark_of_a_deleted_annotation_put_back_in_the_text_undeletes_it(sample
     assert back["comment"].startswith("Is is_test_account reliable?")  # not a recreated stub
     assert not back.get("recreated")
     assert [(h["action"], h["by"]) for h in back["history"]][-2:] == [
-        ("deleted", "user"), ("undeleted", "lantide")]
+        ("deleted", "user"),
+        ("undeleted", "lantide"),
+    ]
     assert disk_text(sample_project) == original
     _consistent(sample_project)
 
@@ -226,9 +240,16 @@ def test_a_sidecar_with_deleted_entries_keeps_unknown_fields(make_project):
     text = f"Text {mark('uf0001', 'here')}.\n"
     gone = entry("gg0001", "there", color="blue")
     gone["history"].append({"at": "x", "by": "u", "action": "deleted", "why": "dupe"})
-    project = make_project(text, {"version": 1, "producer": "other",
-                                  "annotations": [entry("uf0001", "here")], "deleted": [gone],
-                                  "trailer": {"k": 1}})
+    project = make_project(
+        text,
+        {
+            "version": 1,
+            "producer": "other",
+            "annotations": [entry("uf0001", "here")],
+            "deleted": [gone],
+            "trailer": {"k": 1},
+        },
+    )
     open_document(project, "plan").reply("uf0001", "noted")
     data = read_sidecar(project)
     assert data["producer"] == "other" and data["trailer"] == {"k": 1}
@@ -236,13 +257,17 @@ def test_a_sidecar_with_deleted_entries_keeps_unknown_fields(make_project):
     assert list(data)[-2:] == ["annotations", "deleted"]
 
 
-@pytest.mark.parametrize("deleted, problem", [
-    ({"a": 1}, "'deleted' must be a list"),
-    ([{"id": "x1", "status": "gone"}], "deleted annotation x1: 'status' must be"),
-    (["nope"], "deleted annotation 1 is not an object"),
-])
-def test_a_broken_deleted_list_makes_annotations_read_only_and_is_kept(make_project, deleted,
-                                                                      problem):
+@pytest.mark.parametrize(
+    "deleted, problem",
+    [
+        ({"a": 1}, "'deleted' must be a list"),
+        ([{"id": "x1", "status": "gone"}], "deleted annotation x1: 'status' must be"),
+        (["nope"], "deleted annotation 1 is not an object"),
+    ],
+)
+def test_a_broken_deleted_list_makes_annotations_read_only_and_is_kept(
+    make_project, deleted, problem
+):
     content = json.dumps({"version": 1, "annotations": [], "deleted": deleted})
     project = make_project(f"Text {mark('ro0001', 'here')}.\n", content)
     doc = open_document(project, "plan")

@@ -54,16 +54,25 @@ def _same_but_mark(old: str, new: str) -> bool:
     return stripped == _render(old)
 
 
-@pytest.mark.parametrize("text, selected, expected", [
-    ("a *b c* d and more\n", "c* d", "*b c* d"),            # ends outside the emphasis
-    ("a *b c* d and more\n", "a *b", "a *b c*"),            # starts outside it
-    ("x **bold words** y\n", "words** y", "**bold words** y"),
-    ("see [the docs](https://x.org) now\n", "docs](https://x.org) now",
-     "[the docs](https://x.org) now"),
-    ("- item with *some emphasis* here\n", "emphasis* here", "*some emphasis* here"),
-    ("with [a link](https://example.org/path).\n", "example.org",
-     "[a link](https://example.org/path)"),                # inside a link target
-])
+@pytest.mark.parametrize(
+    "text, selected, expected",
+    [
+        ("a *b c* d and more\n", "c* d", "*b c* d"),  # ends outside the emphasis
+        ("a *b c* d and more\n", "a *b", "a *b c*"),  # starts outside it
+        ("x **bold words** y\n", "words** y", "**bold words** y"),
+        (
+            "see [the docs](https://x.org) now\n",
+            "docs](https://x.org) now",
+            "[the docs](https://x.org) now",
+        ),
+        ("- item with *some emphasis* here\n", "emphasis* here", "*some emphasis* here"),
+        (
+            "with [a link](https://example.org/path).\n",
+            "example.org",
+            "[a link](https://example.org/path)",
+        ),  # inside a link target
+    ],
+)
 def test_a_range_crossing_inline_syntax_widens_to_whole_elements(text, selected, expected):
     scan = scan_marks(text)
     start = text.index(selected)

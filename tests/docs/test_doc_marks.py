@@ -11,29 +11,40 @@ def _found(text):
 
 
 def test_marks_in_paragraphs_headings_lists_quotes_and_cells_are_found_at_their_offsets():
-    text = (f"# Title {mark('h1', 'heading')} #\n\n"
-            f"> quoted {mark('q1', 'in a quote')}\n> and more\n\n"
-            f"- item {mark('l1', 'in a list')}\n"
-            f"  continued {mark('l2', 'second line')}\n\n"
-            "| a | b |\n|---|---|\n"
-            f"| {mark('t1', 'cell one')} | x {mark('t2', 'cell two')} |\n")
+    text = (
+        f"# Title {mark('h1', 'heading')} #\n\n"
+        f"> quoted {mark('q1', 'in a quote')}\n> and more\n\n"
+        f"- item {mark('l1', 'in a list')}\n"
+        f"  continued {mark('l2', 'second line')}\n\n"
+        "| a | b |\n|---|---|\n"
+        f"| {mark('t1', 'cell one')} | x {mark('t2', 'cell two')} |\n"
+    )
     found, scan = _found(text)
-    assert found == [("h1", "heading"), ("q1", "in a quote"), ("l1", "in a list"),
-                     ("l2", "second line"), ("t1", "cell one"), ("t2", "cell two")]
+    assert found == [
+        ("h1", "heading"),
+        ("q1", "in a quote"),
+        ("l1", "in a list"),
+        ("l2", "second line"),
+        ("t1", "cell one"),
+        ("t2", "cell two"),
+    ]
     for m in scan.marks:
-        assert text[m.start:m.inner_start] == f'<mark data-annotation-id="{m.id}">'
-        assert text[m.inner_end:m.end] == "</mark>"
+        assert text[m.start : m.inner_start] == f'<mark data-annotation-id="{m.id}">'
+        assert text[m.inner_end : m.end] == "</mark>"
 
 
 def test_a_mark_in_inline_code_or_a_fenced_block_is_text():
-    text = ("Use `" + mark("c1", "x") + "` to mark text.\n\n"
-            "```html\n" + mark("c2", "in a fence") + "\n```\n\n"
-            "    " + mark("c3", "indented code") + "\n\n"
-            "Real " + mark("r1", "one") + ".\n")
+    text = (
+        "Use `" + mark("c1", "x") + "` to mark text.\n\n"
+        "```html\n" + mark("c2", "in a fence") + "\n```\n\n"
+        "    " + mark("c3", "indented code") + "\n\n"
+        "Real " + mark("r1", "one") + ".\n"
+    )
     found, scan = _found(text)
     assert found == [("r1", "one")]
-    assert scan.tags and all(t.container == ("region", scan.marks[0].container[1])
-                             for t in scan.tags)
+    assert scan.tags and all(
+        t.container == ("region", scan.marks[0].container[1]) for t in scan.tags
+    )
 
 
 def test_same_id_in_code_and_for_real_only_the_real_one_counts():
@@ -61,31 +72,37 @@ def test_crlf_text_offsets_are_offsets_of_the_text_as_given():
     found, scan = _found(text)
     assert found == [("x1", "two")]
     m = scan.marks[0]
-    assert text[m.inner_start:m.inner_end] == "two"
+    assert text[m.inner_start : m.inner_end] == "two"
 
 
 def test_escaped_pipe_and_tab_indentation_keep_offsets_right():
-    text = ("| a | b |\n|---|---|\n"
-            f"| x \\| y {mark('p1', 'after pipe')} | z |\n\n"
-            f"-\tlist with tab\n\n\t{mark('i1', 'not code')} after list\n")
+    text = (
+        "| a | b |\n|---|---|\n"
+        f"| x \\| y {mark('p1', 'after pipe')} | z |\n\n"
+        f"-\tlist with tab\n\n\t{mark('i1', 'not code')} after list\n"
+    )
     found, scan = _found(text)
     assert ("p1", "after pipe") in found
     for m in scan.marks:
-        assert text[m.inner_start:m.inner_end] == m.inner(text)
-        assert text[m.start:m.start + 5] == "<mark"
+        assert text[m.inner_start : m.inner_end] == m.inner(text)
+        assert text[m.start : m.start + 5] == "<mark"
 
 
 def test_mark_in_raw_html_block_is_found_but_not_inside_an_html_comment():
-    text = ('<div>\n<mark data-annotation-id="h1">block text</mark>\n'
-            '<!-- <mark data-annotation-id="h2">commented</mark> -->\n</div>\n')
+    text = (
+        '<div>\n<mark data-annotation-id="h1">block text</mark>\n'
+        '<!-- <mark data-annotation-id="h2">commented</mark> -->\n</div>\n'
+    )
     found, _ = _found(text)
     assert found == [("h1", "block text")]
 
 
 def test_attribute_variants_and_invalid_ids():
-    text = ("a <MARK data-annotation-id='u1' class=\"x\">upper</MARK> "
-            "b <mark data-annotation-id=\"bad id\">spaces</mark> "
-            "c <mark data-annotation-id=\"\">empty</mark>\n")
+    text = (
+        "a <MARK data-annotation-id='u1' class=\"x\">upper</MARK> "
+        'b <mark data-annotation-id="bad id">spaces</mark> '
+        'c <mark data-annotation-id="">empty</mark>\n'
+    )
     found, scan = _found(text)
     assert found == [("u1", "upper")]
     assert scan.stray == []

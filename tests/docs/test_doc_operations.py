@@ -31,10 +31,13 @@ def test_the_sample_plan_opens_consistent_with_no_repair(sample_project):
     assert doc.read_only_reason is None and doc.recovery is None
     assert doc.repairs == [] and not doc.dirty
     assert [(a.id, a.status) for a in doc.annotations] == [
-        ("3f9a1c", "open"), ("7be204", "open"), ("c51d8e", "open")]
+        ("3f9a1c", "open"),
+        ("7be204", "open"),
+        ("c51d8e", "open"),
+    ]
     for ann in doc.annotations:
         # span: [start, end) of the quoted inner text in the file as on disk, marks included
-        assert before_text[ann.span[0]:ann.span[1]] == ann.quote
+        assert before_text[ann.span[0] : ann.span[1]] == ann.quote
         assert list(ann.span) == ann.raw["anchor"]["span"]
     assert doc.save_repairs() is False
     assert disk_text(sample_project) == before_text
@@ -55,17 +58,28 @@ def test_resolve_mode_a_replaces_the_marked_text(sample_project):
     doc = open_document(sample_project, "plan")
     before = disk_text(sample_project)
     m = doc.scan.mark("3f9a1c")
-    change = doc.resolve("3f9a1c", "A", replacement="the Q2 revenue of churned customers",
-                         answer="Q2 revenue, as agreed", by="agent")
+    change = doc.resolve(
+        "3f9a1c",
+        "A",
+        replacement="the Q2 revenue of churned customers",
+        answer="Q2 revenue, as agreed",
+        by="agent",
+    )
     after = disk_text(sample_project)
-    assert after == before[:m.start] + "the Q2 revenue of churned customers" + before[m.end:]
-    assert change["text_changed"] and after[change["span"][0]:change["span"][1]] == \
-        "the Q2 revenue of churned customers"
+    assert after == before[: m.start] + "the Q2 revenue of churned customers" + before[m.end :]
+    assert (
+        change["text_changed"]
+        and after[change["span"][0] : change["span"][1]] == "the Q2 revenue of churned customers"
+    )
     entry = read_sidecar(sample_project)["annotations"][0]
     assert entry["status"] == "resolved"
     last = entry["history"][-1]
-    assert (last["action"], last["mode"], last["by"], last["text"]) == \
-        ("resolved", "A", "agent", "Q2 revenue, as agreed")
+    assert (last["action"], last["mode"], last["by"], last["text"]) == (
+        "resolved",
+        "A",
+        "agent",
+        "Q2 revenue, as agreed",
+    )
     _consistent(sample_project)
 
 
@@ -74,20 +88,27 @@ def test_resolve_mode_b_keeps_the_text_and_records_the_answer(sample_project):
     before = disk_text(sample_project)
     m = doc.scan.mark("7be204")
     doc.resolve("7be204", "B", answer="Every customer active in Q2.", by="agent")
-    assert disk_text(sample_project) == before[:m.start] + m.inner(before) + before[m.end:]
+    assert disk_text(sample_project) == before[: m.start] + m.inner(before) + before[m.end :]
     entry = read_sidecar(sample_project)["annotations"][1]
-    assert entry["status"] == "resolved" and entry["history"][-1]["text"] == \
-        "Every customer active in Q2."
+    assert (
+        entry["status"] == "resolved"
+        and entry["history"][-1]["text"] == "Every customer active in Q2."
+    )
     _consistent(sample_project)
 
 
-@pytest.mark.parametrize("kwargs, code", [
-    ({"mode": "A"}, "ANNOTATION_REPLACEMENT_MISSING"),
-    ({"mode": "B", "answer": 42}, "ANNOTATION_BAD_ITEM"),
-    ({"mode": "C", "answer": "x"}, "ANNOTATION_BAD_MODE"),
-    ({"mode": "A", "replacement": "a <mark data-annotation-id=\"zz\">b</mark>"},
-     "ANNOTATION_REPLACEMENT_HAS_MARK"),
-])
+@pytest.mark.parametrize(
+    "kwargs, code",
+    [
+        ({"mode": "A"}, "ANNOTATION_REPLACEMENT_MISSING"),
+        ({"mode": "B", "answer": 42}, "ANNOTATION_BAD_ITEM"),
+        ({"mode": "C", "answer": "x"}, "ANNOTATION_BAD_MODE"),
+        (
+            {"mode": "A", "replacement": 'a <mark data-annotation-id="zz">b</mark>'},
+            "ANNOTATION_REPLACEMENT_HAS_MARK",
+        ),
+    ],
+)
 def test_invalid_resolves_change_nothing(sample_project, kwargs, code):
     doc = open_document(sample_project, "plan")
     before = disk_text(sample_project), read_sidecar(sample_project)
@@ -116,10 +137,17 @@ def test_resolving_twice_and_unknown_ids_are_refused(sample_project):
 
 
 def test_a_replacement_that_would_swallow_later_marks_is_refused(make_project):
-    text = (f"A {mark('aa0001', 'first')} then {mark('bb0002', 'second')} and a `tick.\n")
-    project = make_project(text, {"version": 1, "annotations": [
-        {"id": "aa0001", "status": "open", "quote": "first", "comment": "c"},
-        {"id": "bb0002", "status": "open", "quote": "second", "comment": "c"}]})
+    text = f"A {mark('aa0001', 'first')} then {mark('bb0002', 'second')} and a `tick.\n"
+    project = make_project(
+        text,
+        {
+            "version": 1,
+            "annotations": [
+                {"id": "aa0001", "status": "open", "quote": "first", "comment": "c"},
+                {"id": "bb0002", "status": "open", "quote": "second", "comment": "c"},
+            ],
+        },
+    )
     doc = open_document(project, "plan")
     with pytest.raises(AnnotationError) as err:
         doc.resolve("aa0001", "A", replacement="an `unbalanced")
@@ -163,8 +191,11 @@ def test_reopen_when_the_text_is_gone_leaves_it_open_and_detached(sample_project
 
 def test_reattach_gives_a_detached_annotation_a_new_mark(sample_project):
     doc = open_document(sample_project, "plan")
-    doc.save_text(doc.text.replace(mark("c51d8e", "test accounts"), "internal accounts")
-                  .replace("test accounts", "x"))
+    doc.save_text(
+        doc.text.replace(mark("c51d8e", "test accounts"), "internal accounts").replace(
+            "test accounts", "x"
+        )
+    )
     assert doc.annotation("c51d8e").detached
     start = doc.text.index("internal accounts")
     ann = doc.reattach("c51d8e", start, start + len("internal accounts"))
@@ -176,8 +207,9 @@ def test_delete_removes_the_entry_and_the_tags_but_not_the_text(sample_project):
     doc = open_document(sample_project, "plan")
     before = disk_text(sample_project)
     doc.delete("c51d8e")
-    assert disk_text(sample_project) == before.replace(mark("c51d8e", "test accounts"),
-                                                       "test accounts")
+    assert disk_text(sample_project) == before.replace(
+        mark("c51d8e", "test accounts"), "test accounts"
+    )
     assert [a["id"] for a in read_sidecar(sample_project)["annotations"]] == ["3f9a1c", "7be204"]
 
 
@@ -196,8 +228,15 @@ def test_a_file_changed_on_disk_is_never_overwritten(sample_project):
 
 def test_crlf_documents_keep_their_line_endings(make_project):
     text = f"# Plan\r\n\r\nWe count {mark('cr0001', 'active customers')} only.\r\n"
-    project = make_project(text, {"version": 1, "annotations": [
-        {"id": "cr0001", "status": "open", "quote": "active customers", "comment": "which?"}]})
+    project = make_project(
+        text,
+        {
+            "version": 1,
+            "annotations": [
+                {"id": "cr0001", "status": "open", "quote": "active customers", "comment": "which?"}
+            ],
+        },
+    )
     doc = open_document(project, "plan")
     assert doc.repairs == []
     doc.resolve("cr0001", "B", answer="Q2 actives")
@@ -206,12 +245,24 @@ def test_crlf_documents_keep_their_line_endings(make_project):
 
 def test_unknown_fields_are_kept_on_rewrite(make_project):
     text = f"Text {mark('uf0001', 'here')}.\n"
-    project = make_project(text, {
-        "version": 1, "producer": {"tool": "other", "v": 3},
-        "annotations": [{"id": "uf0001", "status": "open", "quote": "here", "comment": "c",
-                         "color": "yellow", "anchor": {"span": [0, 0], "para": 2},
-                         "history": [{"at": "x", "by": "u", "action": "created",
-                                      "emoji": ":)"}]}]})
+    project = make_project(
+        text,
+        {
+            "version": 1,
+            "producer": {"tool": "other", "v": 3},
+            "annotations": [
+                {
+                    "id": "uf0001",
+                    "status": "open",
+                    "quote": "here",
+                    "comment": "c",
+                    "color": "yellow",
+                    "anchor": {"span": [0, 0], "para": 2},
+                    "history": [{"at": "x", "by": "u", "action": "created", "emoji": ":)"}],
+                }
+            ],
+        },
+    )
     open_document(project, "plan").reply("uf0001", "noted")
     data = read_sidecar(project)
     assert data["producer"] == {"tool": "other", "v": 3}
@@ -223,8 +274,9 @@ def test_unknown_fields_are_kept_on_rewrite(make_project):
 
 def test_a_sidecar_without_version_is_migrated_on_write(make_project):
     text = f"Text {mark('mv0001', 'here')}.\n"
-    project = make_project(text, {"annotations": [
-        {"id": "mv0001", "status": "open", "quote": "here", "comment": "c"}]})
+    project = make_project(
+        text, {"annotations": [{"id": "mv0001", "status": "open", "quote": "here", "comment": "c"}]}
+    )
     doc = open_document(project, "plan")
     assert doc.read_only_reason is None and doc.dirty
     doc.save_repairs()

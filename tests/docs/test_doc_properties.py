@@ -25,8 +25,13 @@ from lantide.workspace.model import Workspace
 WORDS = ["churn", "revenue", "Q2", "customers", "active", "net", "the", "region", "rate"]
 word = st.sampled_from(WORDS)
 phrase = st.lists(word, min_size=1, max_size=6).map(" ".join)
-inline = st.one_of(phrase, phrase.map(lambda p: f"`{p}`"), phrase.map(lambda p: f"*{p}*"),
-                   phrase.map(lambda p: f"**{p}**"), phrase.map(lambda p: f"[{p}](https://x.org)"))
+inline = st.one_of(
+    phrase,
+    phrase.map(lambda p: f"`{p}`"),
+    phrase.map(lambda p: f"*{p}*"),
+    phrase.map(lambda p: f"**{p}**"),
+    phrase.map(lambda p: f"[{p}](https://x.org)"),
+)
 line = st.lists(inline, min_size=1, max_size=4).map(" ".join)
 block = st.one_of(
     line.map(lambda t: "# " + t),
@@ -34,7 +39,8 @@ block = st.one_of(
     st.lists(line, min_size=1, max_size=3).map(lambda ls: "\n".join("- " + x for x in ls)),
     line.map(lambda t: "> " + t),
     st.tuples(phrase, phrase, phrase, phrase).map(
-        lambda c: f"| {c[0]} | {c[1]} |\n|---|---|\n| {c[2]} | {c[3]} |"),
+        lambda c: f"| {c[0]} | {c[1]} |\n|---|---|\n| {c[2]} | {c[3]} |"
+    ),
     phrase.map(lambda t: f"```\n{t}\n```"),
 )
 document = st.lists(block, min_size=1, max_size=6).map(lambda bs: "\n\n".join(bs) + "\n")
@@ -88,7 +94,9 @@ class AnnotatedDocument(RuleBasedStateMachine):
         self.doc.reply(ann_id, reply, by="agent")
         assert self.doc.text == before and self.doc.annotation(ann_id).latest_reply["text"] == reply
 
-    @precondition(lambda self: self.doc is not None and any(a.is_open for a in self.doc.annotations))
+    @precondition(
+        lambda self: self.doc is not None and any(a.is_open for a in self.doc.annotations)
+    )
     @rule(data=st.data(), mode=st.sampled_from("AB"), replacement=phrase)
     def resolve(self, data, mode, replacement):
         ann_id = data.draw(st.sampled_from(self._ids("open")))
@@ -102,14 +110,15 @@ class AnnotatedDocument(RuleBasedStateMachine):
         if mark is None:
             expected = before
         elif mode == "A":
-            expected = before[:mark.start] + replacement + before[mark.end:]
+            expected = before[: mark.start] + replacement + before[mark.end :]
         else:
             expected = unwrap(before, mark)
         assert self.doc.text == expected
         assert self.doc.annotation(ann_id).status == "resolved"
 
-    @precondition(lambda self: self.doc is not None
-                  and any(not a.is_open for a in self.doc.annotations))
+    @precondition(
+        lambda self: self.doc is not None and any(not a.is_open for a in self.doc.annotations)
+    )
     @rule(data=st.data())
     def reopen(self, data):
         ann_id = data.draw(st.sampled_from(self._ids("resolved")))
@@ -168,7 +177,7 @@ class AnnotatedDocument(RuleBasedStateMachine):
         mark = data.draw(st.sampled_from(self.doc.marks))
         text = self.doc.text
         if copy:
-            new_text = text + "\n" + text[mark.start:mark.end] + "\n"
+            new_text = text + "\n" + text[mark.start : mark.end] + "\n"
         else:
             new_text = unwrap(text, mark)
         report = self.doc.save_text(new_text)
@@ -200,10 +209,13 @@ class AnnotatedDocument(RuleBasedStateMachine):
         for ann in fresh.annotations:
             if ann.span:
                 assert ann.raw["anchor"]["span"] == list(ann.span)
-                assert text[ann.span[0]:ann.span[1]] == ann.quote
+                assert text[ann.span[0] : ann.span[1]] == ann.quote
 
 
 AnnotatedDocument.TestCase.settings = settings(
-    max_examples=100, stateful_step_count=15, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    max_examples=100,
+    stateful_step_count=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 test_random_operations_and_edits_keep_annotations_consistent = AnnotatedDocument.TestCase

@@ -38,13 +38,15 @@ def test_sample_marks_render_as_highlights_with_id_status_and_comment(sample_pro
     assert all(m["data-status"] == "open" and "lantide-annotation" in m["class"] for m in found)
     assert found[0]["title"].startswith("Q2 revenue of the churned customers")
     assert [(m.id, m.status) for m in rendered.marks] == [("3f9a1c", "open"), ("7be204", "open")]
-    assert rendered.marks[0].line == doc.text[:doc.scan.mark("3f9a1c").start].count("\n")
+    assert rendered.marks[0].line == doc.text[: doc.scan.mark("3f9a1c").start].count("\n")
     assert "<style>" in rendered.page()
 
 
 def test_marks_in_code_stay_text_and_unknown_marks_are_flagged():
-    text = (f"Use `{mark('cc0001', 'x')}` here.\n\n```\n{mark('cc0002', 'y')}\n```\n\n"
-            f"And {mark('un0001', 'an orphan')}.\n")
+    text = (
+        f"Use `{mark('cc0001', 'x')}` here.\n\n```\n{mark('cc0002', 'y')}\n```\n\n"
+        f"And {mark('un0001', 'an orphan')}.\n"
+    )
     rendered = render_html(text, [])
     found = _parse(rendered.html).marks
     assert [m["data-status"] for m in found] == ["unknown"]
@@ -69,8 +71,9 @@ def test_the_line_map_finds_the_source_of_each_block():
 
 def test_comments_are_escaped_in_titles():
     text = f"A {mark('xs0001', 'quote')}.\n"
-    rendered = render_html(text, [{"id": "xs0001", "status": "open",
-                                   "comment": '"><script>alert(1)</script>'}])
+    rendered = render_html(
+        text, [{"id": "xs0001", "status": "open", "comment": '"><script>alert(1)</script>'}]
+    )
     assert "<script>" not in rendered.html
     assert _parse(rendered.html).marks[0]["title"] == '"><script>alert(1)</script>'
 

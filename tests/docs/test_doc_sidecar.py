@@ -10,18 +10,26 @@ from docs_helpers import disk_text, mark
 TEXT = f"# Plan\n\nSome {mark('ro0001', 'marked')} text.\n"
 
 
-@pytest.mark.parametrize("content, problem", [
-    ('{"version": 1, "annotations": [', "not valid JSON"),
-    ('[1, 2]', "expected a JSON object"),
-    ('{"version": 7, "annotations": []}', "newer than this Lantide reads"),
-    ('{"version": 1, "annotations": {"a": 1}}', "'annotations' must be a list"),
-    ('{"version": 1, "annotations": [{"id": "ro0001", "status": "done"}]}', "'status' must be"),
-    ('{"version": 1, "annotations": [{"id": "bad id", "status": "open"}]}', "'id' must be"),
-    ('{"version": 1, "annotations": [{"id": "a", "status": "open"}, '
-     '{"id": "a", "status": "open"}]}', "share the id"),
-    ('{"version": 1, "annotations": [{"id": "a", "status": "open", "anchor": {"span": "x"}}]}',
-     "anchor.span"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ('{"version": 1, "annotations": [', "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"version": 7, "annotations": []}', "newer than this Lantide reads"),
+        ('{"version": 1, "annotations": {"a": 1}}', "'annotations' must be a list"),
+        ('{"version": 1, "annotations": [{"id": "ro0001", "status": "done"}]}', "'status' must be"),
+        ('{"version": 1, "annotations": [{"id": "bad id", "status": "open"}]}', "'id' must be"),
+        (
+            '{"version": 1, "annotations": [{"id": "a", "status": "open"}, '
+            '{"id": "a", "status": "open"}]}',
+            "share the id",
+        ),
+        (
+            '{"version": 1, "annotations": [{"id": "a", "status": "open", "anchor": {"span": "x"}}]}',
+            "anchor.span",
+        ),
+    ],
+)
 def test_a_broken_sidecar_makes_annotations_read_only_and_is_kept(make_project, content, problem):
     project = make_project(TEXT, content)
     sidecar = project.dir / "plan.annotations.json"

@@ -21,28 +21,36 @@ def test_an_external_edit_is_reanchored_and_reported(sample_workspace, sample_pr
     doc = open_document(sample_project, "plan")
     monitor.remember(doc)
     _edit(sample_project.plan_path, mark("c51d8e", "test accounts"), "test accounts")
-    (change,) = monitor.handle([FileChange(DOCUMENT, sample_project.plan_path, "modified",
-                                           "q3-churn")])
+    (change,) = monitor.handle(
+        [FileChange(DOCUMENT, sample_project.plan_path, "modified", "q3-churn")]
+    )
     assert (change.project, change.kind, change.event) == ("q3-churn", "plan", "modified")
     assert change.text_changed and change.files == ["plan.md"]
     assert [r["action"] for r in change.repairs] == ["reanchored"]
     assert change.document.scan.mark("c51d8e") is not None  # the tab can reload this
     assert json.dumps(change.to_dict())
     # the same state again (a second event for the same write) is not reported twice
-    assert monitor.handle([FileChange(DOCUMENT, sample_project.plan_path, "modified",
-                                      "q3-churn")]) == []
+    assert (
+        monitor.handle([FileChange(DOCUMENT, sample_project.plan_path, "modified", "q3-churn")])
+        == []
+    )
 
 
-def test_a_sidecar_changed_by_another_program_reports_status_changes(sample_workspace,
-                                                                     sample_project):
+def test_a_sidecar_changed_by_another_program_reports_status_changes(
+    sample_workspace, sample_project
+):
     monitor = DocumentMonitor(sample_workspace)
     monitor.remember(open_document(sample_project, "plan"))
     other = open_document(sample_project, "plan")  # e.g. the command line, in another process
     other.resolve("7be204", "B", answer="done elsewhere", by="colleague")
-    changes = monitor.handle([
-        FileChange(DOCUMENT, sample_project.plan_path, "modified", "q3-churn"),
-        FileChange(ANNOTATIONS, sample_project.dir / "plan.annotations.json", "modified",
-                   "q3-churn")])
+    changes = monitor.handle(
+        [
+            FileChange(DOCUMENT, sample_project.plan_path, "modified", "q3-churn"),
+            FileChange(
+                ANNOTATIONS, sample_project.dir / "plan.annotations.json", "modified", "q3-churn"
+            ),
+        ]
+    )
     (change,) = changes  # one report per document, not per file
     assert change.files == ["plan.annotations.json", "plan.md"]
     assert change.status_changed == {"7be204": "resolved"} and change.annotations_changed
@@ -56,8 +64,9 @@ def test_deleted_and_unrelated_files(sample_workspace, sample_project):
     notes.write_text("not a plan")
     assert monitor.handle([FileChange(DOCUMENT, notes, "created", "q3-churn")]) == []
     sample_project.report_path.unlink()
-    (change,) = monitor.handle([FileChange(DOCUMENT, sample_project.report_path, "deleted",
-                                           "q3-churn")])
+    (change,) = monitor.handle(
+        [FileChange(DOCUMENT, sample_project.report_path, "deleted", "q3-churn")]
+    )
     assert change.event == "deleted" and change.kind == "report" and change.document is None
 
 
@@ -71,15 +80,18 @@ def test_a_broken_sidecar_written_outside_is_reported_read_only(sample_workspace
     assert sidecar.read_text() == "{broken"
 
 
-def test_with_the_real_watcher_external_edits_arrive_and_own_saves_do_not(sample_workspace,
-                                                                          sample_project):
+def test_with_the_real_watcher_external_edits_arrive_and_own_saves_do_not(
+    sample_workspace, sample_project
+):
     monitor = DocumentMonitor(sample_workspace)
     doc = open_document(sample_project, "plan")
     monitor.remember(doc)
     reports: queue.Queue = queue.Queue()
-    watcher = WorkspaceWatcher(sample_workspace,
-                               lambda batch: [reports.put(c) for c in monitor.handle(batch)],
-                               debounce=0.15)
+    watcher = WorkspaceWatcher(
+        sample_workspace,
+        lambda batch: [reports.put(c) for c in monitor.handle(batch)],
+        debounce=0.15,
+    )
     report = sample_project.report_path
 
     def reports_until_the_report_changes() -> list:

@@ -15,13 +15,28 @@ ALL_CUSTOMERS = "SELECT count(*) AS n FROM customers"
 
 def _set(tmp_path):
     cases = [
-        {"id": "right", "kind": "count", "messages": ["How many test accounts are there?"],
-         "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS,
-                    "behaviour": ["cite_step"]}},
-        {"id": "wrong", "kind": "count", "messages": ["How many test accounts are there?"],
-         "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS}},
-        {"id": "asks", "kind": "ambiguous", "messages": ["What is our revenue?"],
-         "expect": {"behaviour": ["ask_user"]}},
+        {
+            "id": "right",
+            "kind": "count",
+            "messages": ["How many test accounts are there?"],
+            "expect": {
+                "values": [{"value": 20}],
+                "gold_sql": TEST_ACCOUNTS,
+                "behaviour": ["cite_step"],
+            },
+        },
+        {
+            "id": "wrong",
+            "kind": "count",
+            "messages": ["How many test accounts are there?"],
+            "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS},
+        },
+        {
+            "id": "asks",
+            "kind": "ambiguous",
+            "messages": ["What is our revenue?"],
+            "expect": {"behaviour": ["ask_user"]},
+        },
     ]
     path = tmp_path / "mini.json"
     path.write_text(json.dumps({"name": "mini", "workspace": "sample", "cases": cases}))
@@ -37,12 +52,23 @@ def _step(body: dict) -> str:
 def _script(server):
     server.script(
         Turn(tool_calls=[ToolCall("run_query", {"sql": TEST_ACCOUNTS})]),
-        Turn(text_from=lambda body: (f"There are 20 test accounts (step {_step(body)}).\n"
-                                     f"[[QUERY_STEP]] {_step(body)}: test accounts — 20")),
+        Turn(
+            text_from=lambda body: (
+                f"There are 20 test accounts (step {_step(body)}).\n"
+                f"[[QUERY_STEP]] {_step(body)}: test accounts — 20"
+            )
+        ),
         Turn(tool_calls=[ToolCall("run_query", {"sql": ALL_CUSTOMERS})]),
         Turn(text="There are 2,000 test accounts.\n[[QUERY_STEP]] s1: customers — 2,000"),
-        Turn(tool_calls=[ToolCall("ask_user", {"question": "Gross or net, for which period?",
-                                               "choices": ["gross", "net"]})]))
+        Turn(
+            tool_calls=[
+                ToolCall(
+                    "ask_user",
+                    {"question": "Gross or net, for which period?", "choices": ["gross", "net"]},
+                )
+            ]
+        ),
+    )
 
 
 def test_eval_scores_right_wrong_and_asking(run_cli, fake_openai, tmp_path):
@@ -53,13 +79,17 @@ def test_eval_scores_right_wrong_and_asking(run_cli, fake_openai, tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     by_case = {r["case"]: r for r in doc["results"]}
-    assert (by_case["right"]["correct"], by_case["right"]["evidence"],
-            by_case["right"]["behaviour"]) == (True, True, True)
+    assert (
+        by_case["right"]["correct"],
+        by_case["right"]["evidence"],
+        by_case["right"]["behaviour"],
+    ) == (True, True, True)
     assert by_case["wrong"]["correct"] is False
     assert "not stated: 20" in "; ".join(by_case["wrong"]["problems"])
     assert by_case["asks"]["behaviour"] is True and by_case["asks"]["finish"] == ["question"]
-    assert all(r["iterations"] >= 1 and r["tokens"] > 0 and r["error"] is None
-               for r in doc["results"])
+    assert all(
+        r["iterations"] >= 1 and r["tokens"] > 0 and r["error"] is None for r in doc["results"]
+    )
     # the server reports its prefix cache: the second request of a turn reuses the first
     right = by_case["right"]
     assert 0 < right["tokens_outside_cache"] < right["tokens"]

@@ -48,16 +48,28 @@ def test_every_gold_value_still_holds_on_the_sample_data(tmp_path):
         ws.close()
 
 
-@pytest.mark.parametrize("content, words", [
-    ("{not json", "not a readable JSON"),
-    ('{"name": "x", "workspace": "sample", "cases": []}', "cases"),
-    ('{"name": "x", "workspace": "sample", "cases": [{"id": "a", "messages": ["q"], '
-     '"expect": {"behaviour": ["dance"]}}]}', "dance"),
-    ('{"name": "x", "workspace": "sample", "cases": [{"id": "a", "messages": ["q"], '
-     '"expect": {}}, {"id": "a", "messages": ["r"], "expect": {}}]}', "used twice"),
-    ('{"name": "x", "workspace": "nowhere", "cases": [{"id": "a", "messages": ["q"], '
-     '"expect": {}}]}', "does not exist"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("{not json", "not a readable JSON"),
+        ('{"name": "x", "workspace": "sample", "cases": []}', "cases"),
+        (
+            '{"name": "x", "workspace": "sample", "cases": [{"id": "a", "messages": ["q"], '
+            '"expect": {"behaviour": ["dance"]}}]}',
+            "dance",
+        ),
+        (
+            '{"name": "x", "workspace": "sample", "cases": [{"id": "a", "messages": ["q"], '
+            '"expect": {}}, {"id": "a", "messages": ["r"], "expect": {}}]}',
+            "used twice",
+        ),
+        (
+            '{"name": "x", "workspace": "nowhere", "cases": [{"id": "a", "messages": ["q"], '
+            '"expect": {}}]}',
+            "does not exist",
+        ),
+    ],
+)
 def test_a_bad_set_file_is_named_and_kept(tmp_path, content, words):
     path = tmp_path / "set.json"
     path.write_text(content, encoding="utf-8")

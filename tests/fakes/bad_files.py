@@ -17,9 +17,11 @@ import zipfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-_HEAD = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-         b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-         b"<sheetData>")
+_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    b"<sheetData>"
+)
 _TAIL = b"</sheetData></worksheet>"
 
 
@@ -36,12 +38,13 @@ def workbook_bytes(sheets: dict[str, list[list]]) -> bytes:
     return buf.getvalue()
 
 
-def with_sheet_xml(base: bytes, target: Path, sheet_index: int,
-                   parts: Iterable[bytes]) -> Path:
+def with_sheet_xml(base: bytes, target: Path, sheet_index: int, parts: Iterable[bytes]) -> Path:
     """Write ``base`` to ``target`` with ``xl/worksheets/sheet{N}.xml`` made of ``parts``."""
     entry = f"xl/worksheets/sheet{sheet_index}.xml"
-    with zipfile.ZipFile(io.BytesIO(base)) as src, \
-            zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst:
+    with (
+        zipfile.ZipFile(io.BytesIO(base)) as src,
+        zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst,
+    ):
         for info in src.infolist():
             if info.filename == entry:
                 with dst.open(entry, "w", force_zip64=True) as out:
@@ -78,9 +81,12 @@ def repeated_sheet(total_bytes: int) -> Iterator[bytes]:
 
 def sparse_corners_sheet(last_ref: str = "XFD1048576") -> Iterator[bytes]:
     row = "".join(ch for ch in last_ref if ch.isdigit())
-    yield (_HEAD + b'<row r="1"><c r="A1"><v>1</v></c></row>'
-           + b'<row r="%s"><c r="%s"><v>2</v></c></row>' % (row.encode(), last_ref.encode())
-           + _TAIL)
+    yield (
+        _HEAD
+        + b'<row r="1"><c r="A1"><v>1</v></c></row>'
+        + b'<row r="%s"><c r="%s"><v>2</v></c></row>' % (row.encode(), last_ref.encode())
+        + _TAIL
+    )
 
 
 def lie_about_size(path: Path, entry: str, declared: int) -> None:
@@ -88,12 +94,14 @@ def lie_about_size(path: Path, entry: str, declared: int) -> None:
     central directory (a zip that lies; no zip64 entries)."""
     data = bytearray(path.read_bytes())
     name = entry.encode()
-    for signature, size_at, name_len_at, name_at in ((b"PK\x03\x04", 22, 26, 30),
-                                                     (b"PK\x01\x02", 24, 28, 46)):
+    for signature, size_at, name_len_at, name_at in (
+        (b"PK\x03\x04", 22, 26, 30),
+        (b"PK\x01\x02", 24, 28, 46),
+    ):
         at = data.find(signature)
         while at != -1:
             (name_len,) = struct.unpack_from("<H", data, at + name_len_at)
-            if bytes(data[at + name_at: at + name_at + name_len]) == name:
+            if bytes(data[at + name_at : at + name_at + name_len]) == name:
                 struct.pack_into("<I", data, at + size_at, declared)
             at = data.find(signature, at + 4)
     path.write_bytes(bytes(data))
@@ -112,14 +120,16 @@ def ods_bytes(rows_repeated: int, columns_repeated: int) -> bytes:
         f'<table:table-cell table:number-columns-repeated="{columns_repeated}" '
         'office:value-type="float" office:value="1"><text:p>1</text:p></table:table-cell>'
         "</table:table-row></table:table></office:spreadsheet></office:body>"
-        "</office:document-content>")
+        "</office:document-content>"
+    )
     manifest = (
         '<?xml version="1.0"?><manifest:manifest '
         'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
         '<manifest:file-entry manifest:full-path="/" '
         'manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
         '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
-        "</manifest:manifest>")
+        "</manifest:manifest>"
+    )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.spreadsheet")

@@ -10,8 +10,9 @@ from tests.fakes.openai_server import FakeOpenAIServer
 
 def background_answer(body: dict) -> str:
     """Background calls: no knowledge proposals, and a fixed conversation title."""
-    system = next((m.get("content") or "" for m in body.get("messages", [])
-                   if m.get("role") == "system"), "")
+    system = next(
+        (m.get("content") or "" for m in body.get("messages", []) if m.get("role") == "system"), ""
+    )
     if "knowledge" in system.lower():
         return '{"proposals": []}'
     return "Q3 churn by region"

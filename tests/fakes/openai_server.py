@@ -87,24 +87,42 @@ class Turn:
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0.2, **kw) -> "Turn":
-        return cls(status=429, headers={"Retry-After": f"{retry_after:g}"},
-                   error={"message": "Rate limit reached for requests", "type": "requests",
-                          "code": "rate_limit_exceeded"}, **kw)
+        return cls(
+            status=429,
+            headers={"Retry-After": f"{retry_after:g}"},
+            error={
+                "message": "Rate limit reached for requests",
+                "type": "requests",
+                "code": "rate_limit_exceeded",
+            },
+            **kw,
+        )
 
     @classmethod
     def server_error(cls, status: int = 503, **kw) -> "Turn":
-        return cls(status=status, error={"message": "The server is overloaded", "type": "server_error",
-                                         "code": None}, **kw)
+        return cls(
+            status=status,
+            error={"message": "The server is overloaded", "type": "server_error", "code": None},
+            **kw,
+        )
 
     @classmethod
     def context_length_error(cls, limit: int, used: int | None = None, **kw) -> "Turn":
         used = used or limit + 1000
-        return cls(status=400, error={
-            "message": (f"This model's maximum context length is {limit} tokens. However, your "
-                        f"messages resulted in {used} tokens. Please reduce the length of the "
-                        f"messages."),
-            "type": "invalid_request_error", "param": "messages",
-            "code": "context_length_exceeded"}, **kw)
+        return cls(
+            status=400,
+            error={
+                "message": (
+                    f"This model's maximum context length is {limit} tokens. However, your "
+                    f"messages resulted in {used} tokens. Please reduce the length of the "
+                    f"messages."
+                ),
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            },
+            **kw,
+        )
 
 
 @dataclass
@@ -117,10 +135,15 @@ class ReceivedRequest:
 
 
 class FakeOpenAIServer:
-    def __init__(self, *, model: str = "fake-model", context_length: int | None = 32_768,
-                 enforce_context: bool = False,
-                 background_reply: str | Callable[[dict], str] | None = None,
-                 api_key: str = FAKE_API_KEY):
+    def __init__(
+        self,
+        *,
+        model: str = "fake-model",
+        context_length: int | None = 32_768,
+        enforce_context: bool = False,
+        background_reply: str | Callable[[dict], str] | None = None,
+        api_key: str = FAKE_API_KEY,
+    ):
         self.model = model
         self.context_length = context_length
         self.enforce_context = enforce_context
@@ -144,8 +167,9 @@ class FakeOpenAIServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -172,8 +196,11 @@ class FakeOpenAIServer:
 
     def env(self, **extra: str) -> dict[str, str]:
         """Environment for a subprocess that should talk to this server."""
-        env = {"OPENAI_BASE_URL": self.base_url, "OPENAI_API_KEY": self.api_key,
-               "LANTIDE_MODEL": self.model}
+        env = {
+            "OPENAI_BASE_URL": self.base_url,
+            "OPENAI_API_KEY": self.api_key,
+            "LANTIDE_MODEL": self.model,
+        }
         env.update(extra)
         return env
 
@@ -222,7 +249,8 @@ class FakeOpenAIServer:
             self.chat_requests.append(body)
             if not self._turns:
                 self.problems.append(
-                    f"unexpected chat request #{len(self.chat_requests)} (no scripted turn left)")
+                    f"unexpected chat request #{len(self.chat_requests)} (no scripted turn left)"
+                )
                 return None
             turn = self._turns.popleft()
         if turn.text_from is not None:
@@ -238,19 +266,25 @@ def _history_problem(messages: list[dict]) -> str | None:
         if role == "tool":
             call_id = msg.get("tool_call_id")
             if call_id not in pending:
-                return (f"Invalid parameter: messages with role 'tool' must be a response to a "
-                        f"preceeding message with 'tool_calls' (messages[{i}]).")
+                return (
+                    f"Invalid parameter: messages with role 'tool' must be a response to a "
+                    f"preceeding message with 'tool_calls' (messages[{i}])."
+                )
             pending.discard(call_id)
             continue
         if pending:
-            return ("An assistant message with 'tool_calls' must be followed by tool messages "
-                    f"responding to each 'tool_call_id'. Missing: {sorted(pending)} "
-                    f"(messages[{i}]).")
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                f"responding to each 'tool_call_id'. Missing: {sorted(pending)} "
+                f"(messages[{i}])."
+            )
         if role == "assistant":
             pending = {c["id"] for c in msg.get("tool_calls") or []}
     if pending:
-        return ("An assistant message with 'tool_calls' must be followed by tool messages "
-                f"responding to each 'tool_call_id'. Missing: {sorted(pending)}.")
+        return (
+            "An assistant message with 'tool_calls' must be followed by tool messages "
+            f"responding to each 'tool_call_id'. Missing: {sorted(pending)}."
+        )
     return None
 
 
@@ -272,9 +306,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- plumbing
     def _record(self, body: dict | None, raw: bytes) -> None:
-        self.fake.requests.append(ReceivedRequest(self.command, self.path,
-                                                  {k.lower(): v for k, v in self.headers.items()},
-                                                  body, raw))
+        self.fake.requests.append(
+            ReceivedRequest(
+                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw
+            )
+        )
 
     def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(obj).encode()
@@ -286,10 +322,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _error(self, status: int, message: str, code: str | None = None,
-               headers: dict[str, str] | None = None, error: dict | None = None) -> None:
-        body = {"error": error or {"message": message, "type": "invalid_request_error",
-                                   "param": None, "code": code}}
+    def _error(
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+        error: dict | None = None,
+    ) -> None:
+        body = {
+            "error": error
+            or {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+        }
         self._send_json(status, body, headers)
 
     # -- routes
@@ -299,7 +343,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/v1/models":
             self._send_json(200, {"object": "list", "data": [self._model_card()]})
         elif path.startswith("/v1/models/"):
-            name = path[len("/v1/models/"):]
+            name = path[len("/v1/models/") :]
             if name == self.fake.model:
                 self._send_json(200, self._model_card())
             else:
@@ -344,14 +388,25 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(400, problem)
             return
         if self.fake.enforce_context and self.fake.context_length:
-            used = len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools", []))) // 4
+            used = (
+                len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools", []))) // 4
+            )
             if used > self.fake.context_length:
                 t = Turn.context_length_error(self.fake.context_length, used)
                 self._error(400, "", error=t.error)
                 return
         if turn.status != 200:
-            self._error(turn.status, "", headers=turn.headers, error=turn.error or {
-                "message": f"scripted HTTP {turn.status}", "type": "server_error", "code": None})
+            self._error(
+                turn.status,
+                "",
+                headers=turn.headers,
+                error=turn.error
+                or {
+                    "message": f"scripted HTTP {turn.status}",
+                    "type": "server_error",
+                    "code": None,
+                },
+            )
             return
         if body.get("stream"):
             self._stream(turn, body)
@@ -362,14 +417,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _usage(self, body: dict, turn: Turn) -> dict:
         text = json.dumps(body.get("messages", []))
         prompt = len(text) // 4
-        completion = max(1, len(turn.text) // 4 + sum(len(c.arguments_json()) // 4
-                                                       for c in turn.tool_calls))
+        completion = max(
+            1, len(turn.text) // 4 + sum(len(c.arguments_json()) // 4 for c in turn.tool_calls)
+        )
         # a prefix cache as OpenAI's: what this prompt shares with the one before it
         previous, self.fake._last_prompt = self.fake._last_prompt, text
         shared = len(os.path.commonprefix([previous, text])) if previous else 0
-        return {"prompt_tokens": prompt, "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-                "prompt_tokens_details": {"cached_tokens": shared // 4}}
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": shared // 4},
+        }
 
     def _call_ids(self, turn: Turn) -> list[str]:
         return [c.id or f"call_{self.fake._next_id()}" for c in turn.tool_calls]
@@ -379,30 +438,60 @@ class _Handler(BaseHTTPRequestHandler):
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if turn.tool_calls:
             message["tool_calls"] = [
-                {"id": cid, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments_json()}}
-                for cid, c in zip(ids, turn.tool_calls)]
-        self._send_json(200, {
-            "id": f"chatcmpl-{self.fake._next_id()}", "object": "chat.completion", "created": 0,
-            "model": body.get("model", self.fake.model),
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": turn.finish_reason or
-                         ("tool_calls" if turn.tool_calls else "stop")}],
-            "usage": self._usage(body, turn)})
+                {
+                    "id": cid,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments_json()},
+                }
+                for cid, c in zip(ids, turn.tool_calls)
+            ]
+        self._send_json(
+            200,
+            {
+                "id": f"chatcmpl-{self.fake._next_id()}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", self.fake.model),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": turn.finish_reason
+                        or ("tool_calls" if turn.tool_calls else "stop"),
+                    }
+                ],
+                "usage": self._usage(body, turn),
+            },
+        )
 
     def _deltas(self, turn: Turn) -> list[dict]:
         deltas: list[dict] = [{"role": "assistant", "content": ""}]
         text = turn.text
         for i in range(0, len(text), max(1, turn.chunk_size)):
-            deltas.append({"content": text[i:i + turn.chunk_size]})
+            deltas.append({"content": text[i : i + turn.chunk_size]})
         for index, (cid, call) in enumerate(zip(self._call_ids(turn), turn.tool_calls)):
-            deltas.append({"tool_calls": [{"index": index, "id": cid, "type": "function",
-                                           "function": {"name": call.name, "arguments": ""}}]})
+            deltas.append(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
             args = call.arguments_json()
             step = max(1, turn.args_chunk_size)
             for i in range(0, len(args), step):
-                deltas.append({"tool_calls": [{"index": index,
-                                               "function": {"arguments": args[i:i + step]}}]})
+                deltas.append(
+                    {
+                        "tool_calls": [
+                            {"index": index, "function": {"arguments": args[i : i + step]}}
+                        ]
+                    }
+                )
         return deltas
 
     def _stream(self, turn: Turn, body: dict) -> None:
@@ -411,13 +500,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        base = {"id": f"chatcmpl-{self.fake._next_id()}", "object": "chat.completion.chunk",
-                "created": 0, "model": body.get("model", self.fake.model)}
-        events = [dict(base, choices=[{"index": 0, "delta": d, "finish_reason": None}])
-                  for d in self._deltas(turn)]
-        events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason":
-                                           turn.finish_reason or
-                                           ("tool_calls" if turn.tool_calls else "stop")}]))
+        base = {
+            "id": f"chatcmpl-{self.fake._next_id()}",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": body.get("model", self.fake.model),
+        }
+        events = [
+            dict(base, choices=[{"index": 0, "delta": d, "finish_reason": None}])
+            for d in self._deltas(turn)
+        ]
+        events.append(
+            dict(
+                base,
+                choices=[
+                    {
+                        "index": 0,
+                        "delta": {},
+                        "finish_reason": turn.finish_reason
+                        or ("tool_calls" if turn.tool_calls else "stop"),
+                    }
+                ],
+            )
+        )
         if (body.get("stream_options") or {}).get("include_usage"):
             events.append(dict(base, choices=[], usage=self._usage(body, turn)))
         try:

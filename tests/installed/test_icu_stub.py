@@ -39,8 +39,9 @@ print(json.dumps({
 
 
 def _probe(env: dict) -> dict:
-    done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -53,9 +54,20 @@ def test_qt_draws_and_maps_text_the_same_with_the_icu_stub(tmp_path):
     (real,) = (Path(PySide6.__file__).parent / "Qt" / "lib").glob("libicudata.so.*")
     major = real.name.rsplit(".", 1)[1]
     stub = tmp_path / real.name
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", f"-DICUDATA_SYMBOL=icudt{major}_dat",
-                    f"-Wl,-soname,{real.name}", "-o", str(stub),
-                    str(REPO / "packaging" / "linux" / "icudata-stub.c")], check=True)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-O2",
+            f"-DICUDATA_SYMBOL=icudt{major}_dat",
+            f"-Wl,-soname,{real.name}",
+            "-o",
+            str(stub),
+            str(REPO / "packaging" / "linux" / "icudata-stub.c"),
+        ],
+        check=True,
+    )
     assert stub.stat().st_size < 100_000
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     with_data = _probe(env)

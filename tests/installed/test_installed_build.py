@@ -25,8 +25,7 @@ from tests.conftest import REPO
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
 from tests.ui.test_real_window import xvfb  # noqa: F401  (a fixture)
 
-pytestmark = [pytest.mark.packaging, pytest.mark.slow, pytest.mark.xvfb,
-              pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.packaging, pytest.mark.slow, pytest.mark.xvfb, pytest.mark.timeout(3600)]
 
 BUDGET_MB = 250
 OUTPUT = REPO / "test-output"
@@ -34,7 +33,9 @@ OUTPUT = REPO / "test-output"
 
 def _load(name: str):
     """A script of packaging/ as a module (the folder is not a package on purpose)."""
-    spec = importlib.util.spec_from_file_location(f"_lantide_{name}", REPO / "packaging" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"_lantide_{name}", REPO / "packaging" / f"{name}.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -52,11 +53,24 @@ def deb(tmp_path_factory) -> Path:
     else:
         base = tmp_path_factory.mktemp("build")
         dist = base / "dist"
-        done = subprocess.run([sys.executable, str(REPO / "packaging" / "build.py"),
-                               "--target", "deb", "--deb-compression", "gzip",
-                               "--dist", str(dist),
-                               "--work", str(base / "work")],
-                              capture_output=True, text=True, timeout=3000, cwd=str(REPO))
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "packaging" / "build.py"),
+                "--target",
+                "deb",
+                "--deb-compression",
+                "gzip",
+                "--dist",
+                str(dist),
+                "--work",
+                str(base / "work"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=3000,
+            cwd=str(REPO),
+        )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
         print(done.stdout[-1500:])  # the size by component, in the test's output
     (found,) = dist.glob("lantide_*.deb")
@@ -72,13 +86,20 @@ def installed(deb, tmp_path_factory) -> Path:
 
 
 def _files(folder: Path) -> dict[str, int]:
-    return {str(p.relative_to(folder)): p.stat().st_size for p in folder.rglob("*")
-            if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(folder)): p.stat().st_size
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def test_the_deb_installs_a_desktop_app_within_the_size_budget(deb, installed):
-    info = subprocess.run(["dpkg-deb", "-f", str(deb), "Package", "Installed-Size", "Depends"],
-                          capture_output=True, text=True, check=True).stdout
+    info = subprocess.run(
+        ["dpkg-deb", "-f", str(deb), "Package", "Installed-Size", "Depends"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "Package: lantide" in info and "libxcb-cursor0" in info
     assert os.readlink(installed / "usr/bin/lantide") == "/opt/lantide/lantide"
     desktop = (installed / "usr/share/applications/lantide.desktop").read_text()
@@ -89,7 +110,9 @@ def test_the_deb_installs_a_desktop_app_within_the_size_budget(deb, installed):
     bundle = installed / "opt" / "lantide"
     parts = dict(build.sizes_by_component(bundle))
     total_mb = sum(parts.values()) / 1e6
-    assert total_mb <= BUDGET_MB, f"{total_mb:.1f} MB installed: {sorted(parts.items(), key=lambda p: -p[1])[:12]}"
+    assert total_mb <= BUDGET_MB, (
+        f"{total_mb:.1f} MB installed: {sorted(parts.items(), key=lambda p: -p[1])[:12]}"
+    )
     assert not any(name.startswith("pyarrow") for name in parts)
     icu = next(bundle.rglob("libicudata.so.*"))
     assert icu.stat().st_size < 100_000  # the empty stub, not Qt's 31 MB of ICU data
@@ -105,8 +128,9 @@ def test_every_bundled_library_finds_what_it_links(installed):
     objects = [p for p in internal.rglob("*.so*") if p.is_file() and not p.is_symlink()]
     assert len(objects) > 100
     for path in objects:
-        out = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env=env,
-                             timeout=60).stdout
+        out = subprocess.run(
+            ["ldd", str(path)], capture_output=True, text=True, env=env, timeout=60
+        ).stdout
         lost = [line.split()[0] for line in out.splitlines() if "not found" in line]
         if lost:
             missing[str(path.relative_to(internal))] = lost
@@ -123,8 +147,7 @@ def test_installed_binary_runs_a_first_session_headless(installed, tmp_path):
     assert result["version"] == f"lantide {__version__}"
     assert result["sql"] == [[120_000, "2024-01-01"]]
     ran = {tab["tab"]: tab["status"] for tab in result["source_run"]["tabs"]}
-    assert ran == {"clean_orders": "ran", "customer_quarters": "ran",
-                   "q3_churn_by_region": "ran"}
+    assert ran == {"clean_orders": "ran", "customer_quarters": "ran", "q3_churn_by_region": "ran"}
     assert _files(bundle) == before  # nothing written into the install folder
     # /usr/bin/lantide is a symlink into /opt/lantide: the bundle finds itself through one
     link = tmp_path / "bin" / "lantide"
@@ -144,9 +167,16 @@ def test_installed_binary_answers_a_chat_turn(installed, tmp_path):
     with FakeOpenAIServer(background_reply="Order statuses") as server:
         server.script(
             Turn(tool_calls=[ToolCall("run_query", {"sql": sql, "result_label": "statuses"})]),
-            Turn(text="Most orders are completed.\n[[QUERY_STEP]] Orders by status"))
-        out = smoke.run(binary, "chat", str(ws), "--json", "How do order statuses split?",
-                        env={**env, **server.env()})
+            Turn(text="Most orders are completed.\n[[QUERY_STEP]] Orders by status"),
+        )
+        out = smoke.run(
+            binary,
+            "chat",
+            str(ws),
+            "--json",
+            "How do order statuses split?",
+            env={**env, **server.env()},
+        )
         server.assert_done()
     events = [json.loads(line) for line in out.splitlines() if line.strip()]
     returned = [e for e in events if e["event"] == "tool_returned"]
@@ -166,8 +196,13 @@ def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):  #
     smoke.run(binary, "init", str(ws), "--sample", env=env)
     ready = tmp_path / "ready.json"
     env.update({"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb", "LANTIDE_READY_FILE": str(ready)})
-    app = subprocess.Popen([str(binary), "gui", str(ws)], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+    app = subprocess.Popen(
+        [str(binary), "gui", str(ws)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists():
@@ -178,15 +213,24 @@ def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):  #
             time.sleep(0.1)
         stamps = json.loads(ready.read_text())
         assert stamps["pid"] == app.pid and stamps["shown_at"] <= stamps["idle_at"]
-        tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True,
-                              env={**os.environ, "DISPLAY": xvfb}, timeout=10).stdout
+        tree = subprocess.run(
+            ["xwininfo", "-root", "-tree"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "DISPLAY": xvfb},
+            timeout=10,
+        ).stdout
         assert "Sample workspace — Lantide" in tree, tree
         time.sleep(1.0)  # let the explorer and the restored tabs paint
         OUTPUT.mkdir(exist_ok=True)
         shot = OUTPUT / "installed-build-main-window-xvfb.png"
-        grab = subprocess.run(["import", "-window", "root", str(shot)],
-                              env={**os.environ, "DISPLAY": xvfb}, capture_output=True,
-                              text=True, timeout=30)
+        grab = subprocess.run(
+            ["import", "-window", "root", str(shot)],
+            env={**os.environ, "DISPLAY": xvfb},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert grab.returncode == 0, grab.stderr
         assert shot.stat().st_size > 10_000
         assert app.poll() is None, "the installed app exited while idle"

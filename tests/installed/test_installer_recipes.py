@@ -22,8 +22,13 @@ WORKFLOW = REPO / ".github" / "workflows" / "desktop-builds.yml"
 def _makensis(tmp_path: Path, *defines: str) -> subprocess.CompletedProcess:
     if shutil.which("makensis") is None:
         pytest.fail("makensis is not installed: apt-get install nsis (see README)")
-    return subprocess.run(["makensis", "-V2", *defines, str(NSI)], capture_output=True,
-                          text=True, timeout=120, cwd=str(tmp_path))
+    return subprocess.run(
+        ["makensis", "-V2", *defines, str(NSI)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
+    )
 
 
 def test_nsis_installer_compiles_against_a_placeholder_bundle(tmp_path):
@@ -49,8 +54,14 @@ def test_nsis_installer_refuses_to_build_without_a_bundle(tmp_path):
 
 def test_dmg_settings_give_dmgbuild_the_app_and_an_applications_link():
     settings: dict = {"defines": {"app": "/tmp/dist/Lantide.app"}}
-    exec(compile((REPO / "packaging" / "macos" / "dmg_settings.py").read_text(),
-                 "dmg_settings.py", "exec"), settings)
+    exec(
+        compile(
+            (REPO / "packaging" / "macos" / "dmg_settings.py").read_text(),
+            "dmg_settings.py",
+            "exec",
+        ),
+        settings,
+    )
     assert settings["files"] == ["/tmp/dist/Lantide.app"]
     assert settings["symlinks"] == {"Applications": "/Applications"}
     assert set(settings["icon_locations"]) == {"Lantide.app", "Applications"}
@@ -58,9 +69,19 @@ def test_dmg_settings_give_dmgbuild_the_app_and_an_applications_link():
 
 
 def test_workflow_is_valid_github_actions():
-    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema",
-                           "vendor.github-workflows", str(WORKFLOW)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -72,10 +93,12 @@ def test_workflow_builds_and_smoke_tests_every_platform():
     matrix = {entry["os"]: entry for entry in job["strategy"]["matrix"]["include"]}
     assert set(matrix) == {"ubuntu-latest", "windows-latest", "macos-latest"}
     targets = {os_name: entry["target"] for os_name, entry in matrix.items()}
-    assert targets == {"ubuntu-latest": "linux", "windows-latest": "windows",
-                       "macos-latest": "macos"}
-    spec = importlib.util.spec_from_file_location("_lantide_build",
-                                                  REPO / "packaging" / "build.py")
+    assert targets == {
+        "ubuntu-latest": "linux",
+        "windows-latest": "windows",
+        "macos-latest": "macos",
+    }
+    spec = importlib.util.spec_from_file_location("_lantide_build", REPO / "packaging" / "build.py")
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     assert set(targets.values()) <= set(build.TARGETS)  # build.py knows each target

@@ -19,11 +19,13 @@ def files(tmp_path) -> tuple[Path, Path]:
 def make_kb(files):
     user, project = files
 
-    def _make(project_text: str | None = None, user_text: str | None = None,
-              with_project: bool = True) -> KnowledgeBase:
+    def _make(
+        project_text: str | None = None, user_text: str | None = None, with_project: bool = True
+    ) -> KnowledgeBase:
         for path, text in ((project, project_text), (user, user_text)):
             if text is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(text.encode("utf-8"))
         return KnowledgeBase(user, project if with_project else None, project_name="p")
+
     return _make

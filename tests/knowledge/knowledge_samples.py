@@ -29,8 +29,9 @@ Some intro prose the analyst wrote.
 """
 
 
-def sized_knowledge(size: int, *, title: str = "# Project knowledge\n",
-                    entry_len: int = 80, prefix: str = "Fact") -> str:
+def sized_knowledge(
+    size: int, *, title: str = "# Project knowledge\n", entry_len: int = 80, prefix: str = "Fact"
+) -> str:
     """A knowledge file of exactly ``size`` characters, all entries Enabled, no headings."""
     head = f"{title}\n## Rules\n"
     lines = []

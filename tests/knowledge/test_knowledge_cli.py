@@ -15,8 +15,9 @@ def test_lists_entries_with_numbers_and_status(sample_workspace, run_cli):
     lines = out.stdout.splitlines()
     assert lines[0].startswith(f"Project knowledge  {KNOWLEDGE}  (flat mode: ")
     assert "  3  QUEUED   Rules: The fiscal year starts on 1 April." in lines
-    assert ("  1  enabled  Rules: Revenue means net revenue: gross minus discounts and "
-            "refunds.") in lines
+    assert (
+        "  1  enabled  Rules: Revenue means net revenue: gross minus discounts and refunds."
+    ) in lines
     assert any(line.startswith("User knowledge") and "(no file yet)" in line for line in lines)
     assert "1 queued: approve with --approve N, reject with --reject N." in lines
 
@@ -27,7 +28,12 @@ def test_json_listing(sample_workspace, run_cli):
     assert data["project"] == "Q3 churn" and data["mode"] == "flat" and data["action"] is None
     project = next(f for f in data["files"] if f["scope"] == "project")
     assert [(e["ref"], e["status"]) for e in project["entries"]] == [
-        ("1", "enabled"), ("2", "enabled"), ("3", "queued"), ("4", "enabled"), ("5", "enabled")]
+        ("1", "enabled"),
+        ("2", "enabled"),
+        ("3", "queued"),
+        ("4", "enabled"),
+        ("5", "enabled"),
+    ]
 
 
 def test_approve_and_reject(sample_workspace, run_cli):
@@ -45,8 +51,9 @@ def test_approve_and_reject(sample_workspace, run_cli):
     assert "entry 3 is Enabled; only Queued entries can be rejected" in out.stderr
     assert path.read_text(encoding="utf-8") == after
 
-    out = run_cli("knowledge", sample_workspace, "--add", "Churn is 90 days without orders.",
-                  "--json")
+    out = run_cli(
+        "knowledge", sample_workspace, "--add", "Churn is 90 days without orders.", "--json"
+    )
     added = json.loads(out.stdout)["action"]["entries"][0]
     assert (added["ref"], added["section"], added["status"]) == ("4", "Rules", "enabled")
 
@@ -60,12 +67,20 @@ def test_reject_a_queued_entry(sample_workspace, run_cli):
 
 
 def test_edit_remove_and_user_knowledge(sample_workspace, run_cli, isolated_user_dirs):
-    out = run_cli("knowledge", sample_workspace, "--edit", "4",
-                  "customers.region holds ISO 3166-2 codes.")
+    out = run_cli(
+        "knowledge", sample_workspace, "--edit", "4", "customers.region holds ISO 3166-2 codes."
+    )
     assert out.returncode == 0, out.stderr
     assert "Edited 4: customers.region holds ISO 3166-2 codes." in out.stdout
-    out = run_cli("knowledge", sample_workspace, "--user", "--add", "Prefer ISO 8601 dates.",
-                  "--section", "info")
+    out = run_cli(
+        "knowledge",
+        sample_workspace,
+        "--user",
+        "--add",
+        "Prefer ISO 8601 dates.",
+        "--section",
+        "info",
+    )
     assert out.returncode == 0, out.stderr
     user_file = isolated_user_dirs / "config" / "knowledge.md"
     assert "## Info\n- Prefer ISO 8601 dates.\n" in user_file.read_text(encoding="utf-8")
@@ -84,8 +99,7 @@ def test_errors_exit_1_with_a_hint(sample_workspace, run_cli):
     assert out.returncode == 2  # one action at a time
 
 
-def test_layer_shows_enabled_not_queued_and_catalog_over_the_threshold(sample_workspace,
-                                                                         run_cli):
+def test_layer_shows_enabled_not_queued_and_catalog_over_the_threshold(sample_workspace, run_cli):
     out = run_cli("knowledge", sample_workspace, "--layer")
     assert out.returncode == 0, out.stderr
     assert '"Revenue means net revenue: gross minus discounts and refunds."' in out.stdout
@@ -106,14 +120,16 @@ def test_layer_shows_enabled_not_queued_and_catalog_over_the_threshold(sample_wo
 
 def test_problems_are_listed_with_line_numbers(sample_workspace, run_cli):
     (sample_workspace / KNOWLEDGE).write_text(
-        "## Rules\n- fine\nNot an entry, just prose.\n\nAnother paragraph.\n", encoding="utf-8")
+        "## Rules\n- fine\nNot an entry, just prose.\n\nAnother paragraph.\n", encoding="utf-8"
+    )
     out = run_cli("knowledge", sample_workspace)
     assert out.returncode == 0
     assert "  warning: line 5: text under '## Rules' that is not a list item" in out.stdout
 
 
-def test_lantide_prompt_shows_enabled_not_queued_and_the_catalog_over_5000(sample_workspace,
-                                                                            run_cli):
+def test_lantide_prompt_shows_enabled_not_queued_and_the_catalog_over_5000(
+    sample_workspace, run_cli
+):
     out = run_cli("prompt", sample_workspace)
     assert out.returncode == 0, out.stderr
     assert '"Revenue means net revenue: gross minus discounts and refunds."' in out.stdout

@@ -35,8 +35,9 @@ _WORKER = textwrap.dedent("""
 
 
 def _entries(path) -> list[str]:
-    return [e.text for e in parse_knowledge(path.read_text(encoding="utf-8"),
-                                            scope="project").entries]
+    return [
+        e.text for e in parse_knowledge(path.read_text(encoding="utf-8"), scope="project").entries
+    ]
 
 
 def test_adds_from_many_processes_are_all_kept_or_refused(tmp_path):
@@ -44,10 +45,18 @@ def test_adds_from_many_processes_are_all_kept_or_refused(tmp_path):
     project = tmp_path / "p" / "knowledge.md"
     project.parent.mkdir()
     project.write_text("# Project knowledge\n\n## Rules\n- First rule.\n\n## Info\n")
-    workers = [subprocess.Popen([sys.executable, "-c", _WORKER, str(user), str(project),
-                                 str(w), "12"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=cli_env(), cwd=str(REPO))
-               for w in range(5)]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(user), str(project), str(w), "12"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+        )
+        for w in range(5)
+    ]
     for w in workers:
         w.stdin.write("go\n")
         w.stdin.flush()
@@ -72,10 +81,25 @@ def test_adds_from_many_processes_are_all_kept_or_refused(tmp_path):
 
 
 def test_cli_adds_at_once_never_claim_a_lost_entry(sample_workspace):
-    procs = [subprocess.Popen(
-        [sys.executable, "-m", "lantide", "knowledge", str(sample_workspace), "--add",
-         f"Concurrent rule number {i}."], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=cli_env(), cwd=str(REPO)) for i in range(10)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lantide",
+                "knowledge",
+                str(sample_workspace),
+                "--add",
+                f"Concurrent rule number {i}.",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+        )
+        for i in range(10)
+    ]
     outcomes = []
     for i, p in enumerate(procs):
         out, err = p.communicate(timeout=240)
@@ -93,8 +117,7 @@ def test_cli_adds_at_once_never_claim_a_lost_entry(sample_workspace):
     assert any(rc == 0 for _i, rc, _o, _e in outcomes)
 
 
-def test_an_edit_from_the_command_line_does_not_undo_an_add_from_the_app(sample_workspace,
-                                                                       run_cli):
+def test_an_edit_from_the_command_line_does_not_undo_an_add_from_the_app(sample_workspace, run_cli):
     """The app keeps the workspace lock; the command line edits beside it. A document the
     command line read before the app's add must not be written back over it."""
     from lantide.workspace.model import Workspace

@@ -15,8 +15,11 @@ from knowledge_samples import HAND_WRITTEN
 
 
 def changed_lines(before: str, after: str) -> list[str]:
-    return [line for line in difflib.ndiff(before.splitlines(True), after.splitlines(True))
-            if line[:2] in ("- ", "+ ")]
+    return [
+        line
+        for line in difflib.ndiff(before.splitlines(True), after.splitlines(True))
+        if line[:2] in ("- ", "+ ")
+    ]
 
 
 def test_reading_and_listing_never_changes_the_file(make_kb, files):
@@ -33,7 +36,8 @@ def test_approve_changes_only_the_marker(make_kb, files):
     after = files[1].read_text(encoding="utf-8")
     assert changed_lines(HAND_WRITTEN, after) == [
         "- * [Queued] The fiscal year starts on 1 April.\n",
-        "+ * The fiscal year starts on 1 April.\n"]
+        "+ * The fiscal year starts on 1 April.\n",
+    ]
     # approving again is harmless and writes nothing
     stamp = os.stat(files[1]).st_mtime_ns
     assert kb.approve(2).status == "enabled"
@@ -46,7 +50,8 @@ def test_reject_removes_a_queued_entry_and_remembers_it(make_kb, files):
     assert rejected.text == "The fiscal year starts on 1 April."
     after = files[1].read_text(encoding="utf-8")
     assert changed_lines(HAND_WRITTEN, after) == [
-        "- * [Queued] The fiscal year starts on 1 April.\n"]
+        "- * [Queued] The fiscal year starts on 1 April.\n"
+    ]
     assert KnowledgeFile(files[1], "project").rejected_texts() == [rejected.text]
     with pytest.raises(KnowledgeError, match="Enabled"):
         kb.reject(1)  # an approved entry is not "rejected"
@@ -56,8 +61,11 @@ def test_reject_removes_a_queued_entry_and_remembers_it(make_kb, files):
 def test_remove_many_keeps_everything_else(make_kb, files):
     kb = make_kb(HAND_WRITTEN)
     removed = kb.remove_many([1, 4, 7])
-    assert [e.text for e in removed] == ["Revenue means net revenue: gross minus refunds.",
-                                         "Weeks start on Monday.", "loose item after a blank line"]
+    assert [e.text for e in removed] == [
+        "Revenue means net revenue: gross minus refunds.",
+        "Weeks start on Monday.",
+        "loose item after a blank line",
+    ]
     left = [e.text for e in kb.entries("project")]
     assert left[0] == "The fiscal year starts on 1 April." and len(left) == 4
     after = files[1].read_text(encoding="utf-8")
@@ -67,22 +75,28 @@ def test_remove_many_keeps_everything_else(make_kb, files):
 
 
 def test_edit_keeps_bullet_status_and_source(make_kb, files):
-    text = ("## Rules\n* [queued] Churn is 60 days. "
-            "<!-- source: conversation=c1 turn=2 at=2026-01-01T00:00:00Z -->\n- other\n")
+    text = (
+        "## Rules\n* [queued] Churn is 60 days. "
+        "<!-- source: conversation=c1 turn=2 at=2026-01-01T00:00:00Z -->\n- other\n"
+    )
     kb = make_kb(text)
     entry = kb.edit(1, "Churn is 90 days\nwithout an order.")
     assert (entry.status, entry.text) == ("queued", "Churn is 90 days\nwithout an order.")
     assert entry.source["conversation"] == "c1" and entry.source["turn"] == 2
     assert files[1].read_text(encoding="utf-8") == (
         "## Rules\n* [queued] Churn is 90 days\n  without an order. "
-        "<!-- source: conversation=c1 turn=2 at=2026-01-01T00:00:00Z -->\n- other\n")
+        "<!-- source: conversation=c1 turn=2 at=2026-01-01T00:00:00Z -->\n- other\n"
+    )
 
 
-@pytest.mark.parametrize("bad, match", [
-    ("", "empty"),
-    ("[queued] sneaky", "cannot start with"),
-    ("x" * 2001, "limited"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ("", "empty"),
+        ("[queued] sneaky", "cannot start with"),
+        ("x" * 2001, "limited"),
+    ],
+)
 def test_edit_refuses_bad_text(make_kb, files, bad, match):
     kb = make_kb(HAND_WRITTEN)
     with pytest.raises(KnowledgeError, match=match):
@@ -95,7 +109,9 @@ def test_markdown_in_an_edit_stays_inside_the_entry(make_kb, files):
     kb.edit(1, "see this:\n```\nunclosed fence\n## Info\n- not an entry")
     assert [(e.section, e.text) for e in kb.entries("project")] == [
         ("Rules", "see this:\n```\nunclosed fence\n## Info\n- not an entry"),
-        ("Rules", "b"), ("Info", "c")]
+        ("Rules", "b"),
+        ("Info", "c"),
+    ]
 
 
 def test_an_edit_that_would_not_read_back_is_refused(make_kb, files):
@@ -124,11 +140,13 @@ def test_add_creates_the_file_or_a_missing_section(make_kb, files):
     entry = kb.add("Prefer ISO 8601 dates.", section="Info")
     assert entry.ref == "u1"
     assert files[0].read_text(encoding="utf-8") == (
-        "# User knowledge\n\n## Rules\n\n## Info\n- Prefer ISO 8601 dates.\n")
+        "# User knowledge\n\n## Rules\n\n## Info\n- Prefer ISO 8601 dates.\n"
+    )
     kb = make_kb("# Mine\n\n## Info\n- fact")  # no Rules section, no final newline
     kb.add("A rule.")
     assert files[1].read_text(encoding="utf-8") == (
-        "# Mine\n\n## Rules\n\n- A rule.\n\n## Info\n- fact")
+        "# Mine\n\n## Rules\n\n- A rule.\n\n## Info\n- fact"
+    )
 
 
 def test_crlf_and_bom_survive_edits(make_kb, files):
@@ -142,8 +160,9 @@ def test_crlf_and_bom_survive_edits(make_kb, files):
 def test_a_file_changed_after_reading_is_not_overwritten(make_kb, files):
     kb = make_kb("## Rules\n- [queued] a\n")
     doc = kb.document("project")
-    files[1].write_text("## Rules\n- [queued] a\n- typed in an editor meanwhile\n",
-                        encoding="utf-8")
+    files[1].write_text(
+        "## Rules\n- [queued] a\n- typed in an editor meanwhile\n", encoding="utf-8"
+    )
     with pytest.raises(KnowledgeConflictError):
         kb.project_file.write(doc, "## Rules\n- a\n")
     assert "typed in an editor" in files[1].read_text(encoding="utf-8")
@@ -183,12 +202,15 @@ def test_bad_references(make_kb):
         make_kb(with_project=False).approve("p1")
 
 
-@pytest.mark.parametrize("text", [
-    HAND_WRITTEN,
-    HAND_WRITTEN.replace("\n", "\r\n"),
-    "\ufeff" + HAND_WRITTEN.rstrip("\n"),
-    "## Rules\n\t- tab-indented entry\n  * two-space list\n\n\n## Info\n1. one\n10. ten\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        HAND_WRITTEN,
+        HAND_WRITTEN.replace("\n", "\r\n"),
+        "\ufeff" + HAND_WRITTEN.rstrip("\n"),
+        "## Rules\n\t- tab-indented entry\n  * two-space list\n\n\n## Info\n1. one\n10. ten\n",
+    ],
+)
 def test_round_trips_leave_hand_written_files_byte_identical(make_kb, files, text):
     kb = make_kb(text)
     original = files[1].read_bytes()
@@ -203,8 +225,7 @@ def test_round_trips_leave_hand_written_files_byte_identical(make_kb, files, tex
     newline = b"\r\n" if b"\r\n" in original else b"\n"
     expected = original if original.endswith(newline) else original + newline
     assert files[1].read_bytes() == expected
-    queued = kb.add("A temporary proposal.", queued=True,
-                    source={"conversation": "c", "turn": 1})
+    queued = kb.add("A temporary proposal.", queued=True, source={"conversation": "c", "turn": 1})
     assert queued.status == "queued"
     kb.reject(queued.ref)
     assert files[1].read_bytes() == expected

@@ -8,15 +8,20 @@ from lantide.workspace.sample import create_sample
 from knowledge_samples import HAND_WRITTEN
 
 
-
 def test_entries_status_sections_and_groups():
     doc = parse_knowledge(HAND_WRITTEN, scope="project")
     got = [(e.number, e.section, e.heading, e.status, e.text) for e in doc.entries]
     assert got == [
         (1, "Rules", None, "enabled", "Revenue means net revenue: gross minus refunds."),
         (2, "Rules", None, "queued", "The fiscal year starts on 1 April."),
-        (3, "Rules", None, "enabled", "Exclude test accounts\n(customers.is_test_account = "
-                                      "true) from every count.\n- also internal staff accounts"),
+        (
+            3,
+            "Rules",
+            None,
+            "enabled",
+            "Exclude test accounts\n(customers.is_test_account = "
+            "true) from every count.\n- also internal staff accounts",
+        ),
         (4, "Rules", "Dates", "enabled", "Weeks start on Monday."),
         (5, "Rules", "Dates", "enabled", "Use the order date, not the ship date."),
         (6, "Info", None, "enabled", "orders.region holds ISO 3166-2 codes."),
@@ -26,8 +31,10 @@ def test_entries_status_sections_and_groups():
     assert [e.ref for e in doc.entries][:2] == ["1", "2"]
     assert doc.has_group_headings
     # the raw lines are exactly the file's
-    assert doc.entries[2].raw == ("+ Exclude test accounts\n  (customers.is_test_account = true)"
-                                  " from every count.\n  - also internal staff accounts\n")
+    assert doc.entries[2].raw == (
+        "+ Exclude test accounts\n  (customers.is_test_account = true)"
+        " from every count.\n  - also internal staff accounts\n"
+    )
 
 
 def test_things_that_are_not_entries_are_reported_with_lines():
@@ -51,9 +58,11 @@ def test_list_before_any_section_and_duplicate_sections():
 
 
 def test_source_comment_is_parsed_and_hidden_from_the_text():
-    doc = parse_knowledge("## Rules\n- [queued] Churn is 90 days without an order. "
-                          "<!-- source: conversation=c-7 turn=4 at=2026-11-30T10:00:00Z -->\n",
-                          scope="project")
+    doc = parse_knowledge(
+        "## Rules\n- [queued] Churn is 90 days without an order. "
+        "<!-- source: conversation=c-7 turn=4 at=2026-11-30T10:00:00Z -->\n",
+        scope="project",
+    )
     (entry,) = doc.entries
     assert entry.status == "queued"
     assert entry.text == "Churn is 90 days without an order."

@@ -25,8 +25,9 @@ SAMPLE = """# Project knowledge
 
 
 def test_only_enabled_entries_are_injected(make_kb):
-    layer = make_kb(SAMPLE, "## Rules\n- Dates are ISO 8601.\n- [queued] I like pie charts.\n") \
-        .layer()
+    layer = make_kb(
+        SAMPLE, "## Rules\n- Dates are ISO 8601.\n- [queued] I like pie charts.\n"
+    ).layer()
     assert layer.mode == "flat" and not layer.offers_tool
     assert '"Revenue means net revenue: gross minus refunds."' in layer.text
     assert '"orders.region holds ISO 3166-2 codes."' in layer.text
@@ -47,8 +48,10 @@ def test_thresholds_at_their_edges(make_kb, scope):
     limit = FLAT_LIMITS[scope]
     for size, mode in ((limit - 1, "flat"), (limit, "catalog"), (limit + 1, "catalog")):
         text = sized_knowledge(size)
-        kb = make_kb(**({"project_text": text} if scope == "project" else {"user_text": text}),
-                     with_project=scope == "project")
+        kb = make_kb(
+            **({"project_text": text} if scope == "project" else {"user_text": text}),
+            with_project=scope == "project",
+        )
         assert kb.document(scope).size_chars == size
         assert kb.mode == mode, size
         assert kb.catalog_mode == (mode == "catalog")
@@ -73,7 +76,8 @@ def test_catalog_index_and_expand(make_kb):
     body = "# Project knowledge\n\n## Rules\n"
     for name, n in groups.items():
         body += f"\n### {name}\n" + "".join(
-            f"- {name} rule {i}: " + "r" * 50 + "\n" for i in range(n))
+            f"- {name} rule {i}: " + "r" * 50 + "\n" for i in range(n)
+        )
     body += "- [queued] Revenue rule proposed, not approved\n"
     body += "\n## Info\n- orders.region holds ISO codes.\n"
     kb = make_kb(body, "## Rules\n- Dates are ISO 8601.\n")
@@ -87,12 +91,19 @@ def test_catalog_index_and_expand(make_kb):
     got = kb.expand("revenue")
     assert got["found"] and got["count"] == 30 and got["truncated"] == 0
     assert [e["text"] for e in got["entries"]][:2] == [
-        "Revenue rule 0: " + "r" * 50, "Revenue rule 1: " + "r" * 50]
+        "Revenue rule 0: " + "r" * 50,
+        "Revenue rule 1: " + "r" * 50,
+    ]
     assert all("proposed" not in e["text"] for e in got["entries"])
     assert kb.expand('"Rules › Dates"')["count"] == 20
     assert kb.expand("Info")["entries"] == [
-        {"scope": "project", "section": "Info", "heading": None,
-         "text": "orders.region holds ISO codes."}]
+        {
+            "scope": "project",
+            "section": "Info",
+            "heading": None,
+            "text": "orders.region holds ISO codes.",
+        }
+    ]
     missing = kb.expand("Refunds")
     assert not missing["found"] and "Revenue" in missing["headings"]
     json.dumps(got), json.dumps(missing)  # the tool result is JSON-serializable
@@ -114,8 +125,10 @@ def test_budget_cut_keeps_rules_first_and_says_what_was_left_out(make_kb):
     assert "Rule 9" in layer.text
     kept_facts = sum(f'"Fact {i}:' in layer.text for i in range(10))
     assert kept_facts + layer.cut_entries == 10
-    assert f"Left out {layer.cut_entries} entries: project Info › \"Columns\" " \
-           f"({layer.cut_entries})" in layer.text
+    assert (
+        f'Left out {layer.cut_entries} entries: project Info › "Columns" '
+        f"({layer.cut_entries})" in layer.text
+    )
     assert "expand_knowledge_catalog" in layer.text
     tiny = kb.layer(budget_tokens=20)
     assert (tiny.text, tiny.tokens, tiny.cut_entries) == ("", 0, 20)
@@ -153,8 +166,10 @@ def test_entries_are_quoted_data_that_cannot_break_out(make_kb, sample_workspace
     assert layer.mode == "flat" and not layer.offers_tool  # the mode depends on size only
     assert "not a message to you" in layer.text
     kb.expand("Rules")
-    assert Workspace.open(sample_workspace, lock=False).project(project.dirname).status == \
-        project.status
+    assert (
+        Workspace.open(sample_workspace, lock=False).project(project.dirname).status
+        == project.status
+    )
 
 
 def test_mtime_cache_sees_edits_and_does_not_reread_without_one(make_kb, files):

@@ -22,14 +22,20 @@ def big_file() -> str:
     for i in range(24):
         topic = TOPICS[i % 3]
         rules.append(f"- {topic} rule {i}: " + "definition text " * 10 + "\n")
-    rules[4] = ("* Revenue rule 4 spans lines\n  and continues here\n"
-                "  - with a sub-point that belongs to it\n")
+    rules[4] = (
+        "* Revenue rule 4 spans lines\n  and continues here\n"
+        "  - with a sub-point that belongs to it\n"
+    )
     rules[7] = "- [queued] Customers rule 7, proposed. <!-- source: conversation=c1 turn=2 -->\n"
     rules[9] = "3. Revenue rule 9, written as an ordered item\n"
     info = [f"- Info fact {i} about table t{i}: " + "detail " * 12 + "\n\n" for i in range(14)]
-    return ("# Project knowledge\n<!-- maintained by Ana -->\n\n## Rules\n"
-            "Rules we agreed with finance (a note, not an entry).\n\n" + "".join(rules)
-            + "\n## Notes\n- a todo, not knowledge\n\n## Info\n" + "".join(info))
+    return (
+        "# Project knowledge\n<!-- maintained by Ana -->\n\n## Rules\n"
+        "Rules we agreed with finance (a note, not an entry).\n\n"
+        + "".join(rules)
+        + "\n## Notes\n- a todo, not knowledge\n\n## Info\n"
+        + "".join(info)
+    )
 
 
 def grouping_for(doc) -> dict:
@@ -75,8 +81,11 @@ def test_reorganize_moves_entries_word_for_word(make_kb, files):
             assert e.text.startswith(e.heading)
     # everything else the analyst wrote is still there
     new_text = files[1].read_text(encoding="utf-8")
-    for kept in ("<!-- maintained by Ana -->", "Rules we agreed with finance (a note, not an "
-                 "entry).", "## Notes\n- a todo, not knowledge"):
+    for kept in (
+        "<!-- maintained by Ana -->",
+        "Rules we agreed with finance (a note, not an entry).",
+        "## Notes\n- a todo, not knowledge",
+    ):
         assert kept in new_text
     assert "+### Revenue" in result.diff
     # the model saw numbered, quoted entries and never rewrote them
@@ -134,9 +143,16 @@ def test_unusable_groupings_are_refused_and_the_file_left_alone(make_kb, files):
     kb = make_kb(text)
     doc = kb.document("project")
     reasons = {}
-    for kind in ("drops an entry", "repeats an entry", "moves an entry across sections",
-                 "invents an entry", "rewrites entries as text", "empty heading", "not JSON",
-                 "wrong shape"):
+    for kind in (
+        "drops an entry",
+        "repeats an entry",
+        "moves an entry across sections",
+        "invents an entry",
+        "rewrites entries as text",
+        "empty heading",
+        "not JSON",
+        "wrong shape",
+    ):
         (result,) = kb.reorganize(Scripted(_broken(kind, doc)))
         assert not result.applied and result.after_text is None, kind
         reasons[kind] = result.reason
@@ -173,9 +189,13 @@ def test_the_invariant_check_catches_a_changed_entry():
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    rules=st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
-                           min_size=1, max_size=40).filter(lambda s: s.strip()),
-                   min_size=1, max_size=12),
+    rules=st.lists(
+        st.text(
+            st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=40
+        ).filter(lambda s: s.strip()),
+        min_size=1,
+        max_size=12,
+    ),
     infos=st.lists(st.text(min_size=1, max_size=30).filter(lambda s: s.strip()), max_size=6),
     seed=st.integers(0, 10_000),
 )

@@ -73,12 +73,14 @@ def over_http(url: str, token: str | None, work):
 def call(url: str, token: str, tool: str, arguments: dict | None = None):
     async def work(client):
         return await client.call_tool(tool, arguments or {})
+
     return over_http(url, token, work)
 
 
 def tool_names(url: str, token: str) -> list[str]:
     async def work(client):
         return [t.name for t in (await client.list_tools()).tools]
+
     return over_http(url, token, work)
 
 

@@ -10,20 +10,29 @@ import pytest
 
 from tests.mcp.conftest import activity_lines, ledger_lines, pair, tool_names
 
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "run_query",
-                   "arguments": {"sql": "SELECT 1 AS x", "purpose": "should not run",
-                                 "result_label": "leak"}}}
-HEADERS = {"Accept": "application/json, text/event-stream",
-           "Content-Type": "application/json", "MCP-Protocol-Version": "2025-11-25"}
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {
+        "name": "run_query",
+        "arguments": {"sql": "SELECT 1 AS x", "purpose": "should not run", "result_label": "leak"},
+    },
+}
+HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2025-11-25",
+}
 
 
 def _expire(store, client_id: str) -> None:
     data = json.loads(store.path.read_text())
     for entry in data["clients"]:
         if entry["id"] == client_id:
-            entry["expires_at"] = (datetime.now(timezone.utc) - timedelta(minutes=1)) \
-                .strftime("%Y-%m-%dT%H:%M:%SZ")
+            entry["expires_at"] = (datetime.now(timezone.utc) - timedelta(minutes=1)).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            )
     store.path.write_text(json.dumps(data))
 
 
@@ -41,8 +50,13 @@ def _token(case: str, store, workspace) -> str | None:
     return paired.token
 
 
-def _post(url: str, token: str | None, scheme: str = "Bearer", session: str | None = None,
-          body: dict | None = None):
+def _post(
+    url: str,
+    token: str | None,
+    scheme: str = "Bearer",
+    session: str | None = None,
+    body: dict | None = None,
+):
     import httpx2
 
     headers = dict(HEADERS)
@@ -55,14 +69,25 @@ def _post(url: str, token: str | None, scheme: str = "Bearer", session: str | No
 
 def _session(url: str, token: str) -> str:
     """An initialized MCP session, opened with a valid token."""
-    init = _post(url, token, body={
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "test", "version": "1"}}})
+    init = _post(
+        url,
+        token,
+        body={
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+    )
     assert init.status_code == 200, init.text
     session = init.headers["mcp-session-id"]
-    done = _post(url, token, session=session,
-                 body={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    done = _post(
+        url, token, session=session, body={"jsonrpc": "2.0", "method": "notifications/initialized"}
+    )
     assert done.status_code in (200, 202), done.text
     return session
 
@@ -84,13 +109,13 @@ def test_a_bad_token_gets_401_and_nothing_runs(http_server, store, executing_wor
 def test_the_same_request_with_a_valid_token_runs(http_server, store, executing_workspace):
     """The control of the test above: the request is one that does run."""
     paired = pair(store, executing_workspace, "execute")
-    response = _post(http_server.url, paired.token,
-                     session=_session(http_server.url, paired.token))
+    response = _post(http_server.url, paired.token, session=_session(http_server.url, paired.token))
     assert response.status_code == 200, response.text
     assert "result" in response.json(), response.json()
     assert response.json()["result"]["isError"] is False
-    assert [s["purpose"] for s in ledger_lines(executing_workspace,
-                                               f"mcp-{paired.client.id}")] == ["should not run"]
+    assert [s["purpose"] for s in ledger_lines(executing_workspace, f"mcp-{paired.client.id}")] == [
+        "should not run"
+    ]
     assert len(activity_lines(executing_workspace, paired.client.id)) == 1
 
 
@@ -99,8 +124,9 @@ def test_a_token_under_another_scheme_is_refused(http_server, store, executing_w
     assert _post(http_server.url, paired.token, scheme="Basic").status_code == 401
 
 
-def test_the_sdk_client_cannot_connect_without_a_valid_token(http_server, store,
-                                                            executing_workspace):
+def test_the_sdk_client_cannot_connect_without_a_valid_token(
+    http_server, store, executing_workspace
+):
     import asyncio
 
     import httpx2
@@ -116,8 +142,9 @@ def test_the_sdk_client_cannot_connect_without_a_valid_token(http_server, store,
         statuses.append(response.status_code)
 
     async def connect():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {paired.token}"},
-                                      event_hooks={"response": [record]}) as http:
+        async with httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {paired.token}"}, event_hooks={"response": [record]}
+        ) as http:
             async with Client(streamable_http_client(http_server.url, http_client=http)) as c:
                 await c.list_tools()
 
@@ -133,7 +160,9 @@ def test_revoking_stops_a_client_at_its_next_request(http_server, store, executi
     assert _post(http_server.url, paired.token).status_code == 401
 
 
-def test_a_client_scoped_to_another_workspace_never_sees_the_served_one(http_server, store, tmp_path):
+def test_a_client_scoped_to_another_workspace_never_sees_the_served_one(
+    http_server, store, tmp_path
+):
     from lantide.workspace.model import Workspace
 
     other = tmp_path / "other"
@@ -156,8 +185,9 @@ def test_the_server_refuses_a_non_loopback_address(engine, host):
 
 
 def test_the_command_refuses_a_non_loopback_address(run_cli, executing_workspace):
-    done = run_cli("mcp", executing_workspace, "--http", "--host", "0.0.0.0", "--port", "0",
-                   timeout=60)
+    done = run_cli(
+        "mcp", executing_workspace, "--http", "--host", "0.0.0.0", "--port", "0", timeout=60
+    )
     assert done.returncode == 1
     assert "only the loopback address" in done.stderr
     assert "NOT_LOOPBACK" in done.stderr
@@ -170,8 +200,13 @@ def test_a_request_from_a_rebound_host_name_is_refused(http_server, store, execu
 
     paired = pair(store, executing_workspace, "execute")
     session = _session(http_server.url, paired.token)
-    headers = {**HEADERS, "Authorization": f"Bearer {paired.token}", "Mcp-Session-Id": session,
-               "Host": "attacker.example", "Origin": "http://attacker.example"}
+    headers = {
+        **HEADERS,
+        "Authorization": f"Bearer {paired.token}",
+        "Mcp-Session-Id": session,
+        "Host": "attacker.example",
+        "Origin": "http://attacker.example",
+    }
     response = httpx2.post(http_server.url, headers=headers, json=CALL, timeout=30)
     assert response.status_code in (400, 403, 421), response.text
     assert ledger_lines(executing_workspace, f"mcp-{paired.client.id}") == []

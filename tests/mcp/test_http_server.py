@@ -9,9 +9,18 @@ import pytest
 
 from tests.mcp.conftest import activity_lines, call, ledger_lines, over_http, pair, tool_names
 
-OBSERVE_TOOLS = ["get_analysis_context", "show_tables", "read_schema", "profile_columns",
-                 "validate_query", "run_query", "read_plan", "read_report", "list_annotations",
-                 "read_step"]
+OBSERVE_TOOLS = [
+    "get_analysis_context",
+    "show_tables",
+    "read_schema",
+    "profile_columns",
+    "validate_query",
+    "run_query",
+    "read_plan",
+    "read_report",
+    "list_annotations",
+    "read_step",
+]
 EXECUTE_ADDS = ["resolve_annotations", "create_sql_tab", "run_sql_tab", "source_run_sql_tab"]
 
 
@@ -21,28 +30,36 @@ def test_tools_are_listed_per_mode(http_server, store, executing_workspace):
     admin = pair(store, executing_workspace, "admin")
     assert tool_names(http_server.url, observe.token) == OBSERVE_TOOLS
     assert tool_names(http_server.url, execute.token) == OBSERVE_TOOLS + EXECUTE_ADDS
-    assert tool_names(http_server.url, admin.token) == \
-        OBSERVE_TOOLS + EXECUTE_ADDS + ["set_project_status"]
+    assert tool_names(http_server.url, admin.token) == OBSERVE_TOOLS + EXECUTE_ADDS + [
+        "set_project_status"
+    ]
 
 
-def test_a_scope_of_all_workspaces_adds_the_workspace_tools(http_server, store,
-                                                            executing_workspace):
+def test_a_scope_of_all_workspaces_adds_the_workspace_tools(
+    http_server, store, executing_workspace
+):
     everywhere = store.pair("roamer", scope="all", mode="observe")
     names = tool_names(http_server.url, everywhere.token)
     assert names[:3] == ["get_analysis_context", "list_workspaces", "select_workspace"]
     listed = call(http_server.url, everywhere.token, "list_workspaces").structured_content
-    assert listed["workspaces"] == [{"name": "Sample workspace",
-                                     "root": str(executing_workspace.resolve()),
-                                     "selected": True}]
+    assert listed["workspaces"] == [
+        {"name": "Sample workspace", "root": str(executing_workspace.resolve()), "selected": True}
+    ]
 
 
-@pytest.mark.parametrize("tool,arguments", [
-    ("run_sql_tab", {"tab": "clean_orders", "purpose": "clean orders"}),
-    ("resolve_annotations", {"document": "plan", "items": [{"id": "x", "mode": "B",
-                                                            "answer": "yes"}]}),
-])
+@pytest.mark.parametrize(
+    "tool,arguments",
+    [
+        ("run_sql_tab", {"tab": "clean_orders", "purpose": "clean orders"}),
+        (
+            "resolve_annotations",
+            {"document": "plan", "items": [{"id": "x", "mode": "B", "answer": "yes"}]},
+        ),
+    ],
+)
 def test_observe_refuses_what_needs_execute_with_the_mode_named(
-        http_server, store, executing_workspace, tool, arguments):
+    http_server, store, executing_workspace, tool, arguments
+):
     from mcp.shared.exceptions import MCPError
 
     from lantide.mcp.server import MODE_REQUIRED_CODE
@@ -60,29 +77,39 @@ def test_observe_refuses_what_needs_execute_with_the_mode_named(
     assert ledger_lines(executing_workspace, f"mcp-{observe.client.id}") == []
     assert (executing_workspace / "projects/q3-churn/plan.md").read_bytes() == plan_before
     [entry] = activity_lines(executing_workspace, observe.client.id)
-    assert (entry["tool"], entry["ok"], entry["error"]["required_mode"]) == \
-        (tool, False, "execute")
+    assert (entry["tool"], entry["ok"], entry["error"]["required_mode"]) == (tool, False, "execute")
 
 
-def test_observe_run_query_previews_without_caching_or_a_step(http_server, store,
-                                                              executing_workspace):
+def test_observe_run_query_previews_without_caching_or_a_step(
+    http_server, store, executing_workspace
+):
     observe = pair(store, executing_workspace, "observe")
-    result = call(http_server.url, observe.token, "run_query",
-                  {"sql": "SELECT count(*) AS n FROM customers", "result_label": "n_customers"})
+    result = call(
+        http_server.url,
+        observe.token,
+        "run_query",
+        {"sql": "SELECT count(*) AS n FROM customers", "result_label": "n_customers"},
+    )
     assert not result.is_error
     assert result.structured_content["rows"] == [[2000]]
     assert result.structured_content["materialized"] is False
     assert ledger_lines(executing_workspace, f"mcp-{observe.client.id}") == []
-    tables = call(http_server.url, observe.token, "show_tables",
-                  {"name": "n_customers"}).structured_content
+    tables = call(
+        http_server.url, observe.token, "show_tables", {"name": "n_customers"}
+    ).structured_content
     assert tables["tables"] == []
 
 
 def test_execute_runs_a_formal_query_into_the_ledger_and_the_activity_log(
-        http_server, store, executing_workspace):
+    http_server, store, executing_workspace
+):
     client = pair(store, executing_workspace, "execute", name="Claude Code")
-    result = call(http_server.url, client.token, "run_query",
-                  {"sql": "SELECT count(*) AS n FROM customers", "purpose": "customer count"})
+    result = call(
+        http_server.url,
+        client.token,
+        "run_query",
+        {"sql": "SELECT count(*) AS n FROM customers", "purpose": "customer count"},
+    )
     assert not result.is_error, result.structured_content
     out = result.structured_content
     assert out["preview"] == [[2000]] and out["row_count"] == 1
@@ -95,8 +122,10 @@ def test_execute_runs_a_formal_query_into_the_ledger_and_the_activity_log(
     # the conversation carries the client's name, so the ledger panel lists it as such
     from lantide.agent.conversation import list_conversations
 
-    titles = {c.id: c.title for c in list_conversations(executing_workspace / ".lantide"
-                                                        / "conversations")}
+    titles = {
+        c.id: c.title
+        for c in list_conversations(executing_workspace / ".lantide" / "conversations")
+    }
     assert titles["mcp-claude-code"] == "Claude Code (MCP)"
     [entry] = activity_lines(executing_workspace, "claude-code")
     assert entry["tool"] == "run_query" and entry["ok"] is True
@@ -105,8 +134,9 @@ def test_execute_runs_a_formal_query_into_the_ledger_and_the_activity_log(
     assert entry["arguments"]["purpose"] == "customer count"
 
 
-def test_a_formal_query_without_purpose_is_refused_by_the_qem(http_server, store,
-                                                               executing_workspace):
+def test_a_formal_query_without_purpose_is_refused_by_the_qem(
+    http_server, store, executing_workspace
+):
     client = pair(store, executing_workspace, "execute")
     result = call(http_server.url, client.token, "run_query", {"sql": "SELECT 1 AS x"})
     assert result.is_error and result.structured_content["error"] == "PURPOSE_REQUIRED"
@@ -138,25 +168,43 @@ def _app_context(handle):
 
     ws = handle.workspace
     conv = Conversation.create(ws.conversations_dir)
-    return ToolContext(workspace=ws, settings=handle.settings, conversation=conv,
-                       ledger=Ledger(ws.ledger_dir, conv.id), app=SessionFileAppState(ws),
-                       services=handle.services, cancel=CancelToken(), state="executing",
-                       turn=1)
+    return ToolContext(
+        workspace=ws,
+        settings=handle.settings,
+        conversation=conv,
+        ledger=Ledger(ws.ledger_dir, conv.id),
+        app=SessionFileAppState(ws),
+        services=handle.services,
+        cancel=CancelToken(),
+        state="executing",
+        turn=1,
+    )
 
 
-def test_admin_changes_status_but_never_approves_a_plan(http_server, store,
-                                                       executing_workspace):
+def test_admin_changes_status_but_never_approves_a_plan(http_server, store, executing_workspace):
     from lantide.workspace.model import Project
 
     admin = pair(store, executing_workspace, "admin")
-    review = call(http_server.url, admin.token, "set_project_status",
-                  {"status": "plan_review", "project": "q3-churn"})
+    review = call(
+        http_server.url,
+        admin.token,
+        "set_project_status",
+        {"status": "plan_review", "project": "q3-churn"},
+    )
     assert not review.is_error, review.structured_content
     assert Project.load(executing_workspace, "q3-churn").status == "plan_review"
-    call(http_server.url, admin.token, "set_project_status",
-         {"status": "planning", "project": "q3-churn"})
-    approve = call(http_server.url, admin.token, "set_project_status",
-                   {"status": "executing", "project": "q3-churn"})
+    call(
+        http_server.url,
+        admin.token,
+        "set_project_status",
+        {"status": "planning", "project": "q3-churn"},
+    )
+    approve = call(
+        http_server.url,
+        admin.token,
+        "set_project_status",
+        {"status": "executing", "project": "q3-churn"},
+    )
     assert approve.is_error
     assert approve.structured_content["error"] == "APPROVAL_IS_THE_ANALYSTS"
     assert Project.load(executing_workspace, "q3-churn").status == "planning"
@@ -171,9 +219,17 @@ def test_two_clients_at_once_on_one_workspace(http_server, store, executing_work
     def work(p, n):
         try:
             results[p.client.id] = [
-                call(http_server.url, p.token, "run_query",
-                     {"sql": f"SELECT count(*) AS n FROM orders WHERE quantity > {i}",
-                      "purpose": f"orders over {i}"}) for i in range(n)]
+                call(
+                    http_server.url,
+                    p.token,
+                    "run_query",
+                    {
+                        "sql": f"SELECT count(*) AS n FROM orders WHERE quantity > {i}",
+                        "purpose": f"orders over {i}",
+                    },
+                )
+                for i in range(n)
+            ]
         except BaseException as exc:  # reported below
             errors.append(exc)
 
@@ -191,8 +247,9 @@ def test_two_clients_at_once_on_one_workspace(http_server, store, executing_work
         assert len(activity_lines(executing_workspace, p.client.id)) == 4
 
 
-def test_resources_are_the_plan_the_report_and_the_playbook(http_server, store,
-                                                           executing_workspace):
+def test_resources_are_the_plan_the_report_and_the_playbook(
+    http_server, store, executing_workspace
+):
     client = pair(store, executing_workspace, "observe")
 
     async def work(c):
@@ -203,8 +260,11 @@ def test_resources_are_the_plan_the_report_and_the_playbook(http_server, store,
         return uris, plan.contents[0].text, playbook.contents[0].text
 
     uris, plan, playbook = over_http(http_server.url, client.token, work)
-    assert uris == ["lantide://playbook", "lantide://project/q3-churn/plan",
-                    "lantide://project/q3-churn/report"]
+    assert uris == [
+        "lantide://playbook",
+        "lantide://project/q3-churn/plan",
+        "lantide://project/q3-churn/report",
+    ]
     assert plan == (executing_workspace / "projects/q3-churn/plan.md").read_text()
     assert "get_analysis_context" in playbook and "purpose" in playbook
 
@@ -213,12 +273,19 @@ def test_the_token_appears_in_no_file(http_server, store, executing_workspace, t
     import os
 
     client = pair(store, executing_workspace, "execute")
-    call(http_server.url, client.token, "run_query",
-         {"sql": f"SELECT '{client.token}' AS pasted", "purpose": "echo"})
+    call(
+        http_server.url,
+        client.token,
+        "run_query",
+        {"sql": f"SELECT '{client.token}' AS pasted", "purpose": "echo"},
+    )
     call(http_server.url, client.token, "get_analysis_context", {"token": client.token})
     found = []
-    for base in (executing_workspace, os.environ["LANTIDE_CONFIG_DIR"],
-                 os.environ["LANTIDE_DATA_DIR"]):
+    for base in (
+        executing_workspace,
+        os.environ["LANTIDE_CONFIG_DIR"],
+        os.environ["LANTIDE_DATA_DIR"],
+    ):
         for path in __import__("pathlib").Path(base).rglob("*"):
             if path.is_file() and client.token.encode() in path.read_bytes():
                 found.append(path)
@@ -230,8 +297,9 @@ def test_the_token_appears_in_no_file(http_server, store, executing_workspace, t
     assert client.token not in store.path.read_text()
 
 
-def test_the_token_never_reaches_the_activity_log_or_config(http_server, store,
-                                                            executing_workspace):
+def test_the_token_never_reaches_the_activity_log_or_config(
+    http_server, store, executing_workspace
+):
     import os
     from pathlib import Path
 
@@ -245,40 +313,60 @@ def test_the_token_never_reaches_the_activity_log_or_config(http_server, store,
     assert activity_lines(executing_workspace, client.client.id)
 
 
-def test_execute_lists_and_resolves_annotations_as_the_agent_does(http_server, store,
-                                                                  executing_workspace):
+def test_execute_lists_and_resolves_annotations_as_the_agent_does(
+    http_server, store, executing_workspace
+):
     client = pair(store, executing_workspace, "execute")
-    listed = call(http_server.url, client.token, "list_annotations",
-                  {"document": "plan", "project": "q3-churn"}).structured_content
+    listed = call(
+        http_server.url,
+        client.token,
+        "list_annotations",
+        {"document": "plan", "project": "q3-churn"},
+    ).structured_content
     [plan] = listed["documents"]
     assert plan["open_annotation_count"] == len(plan["annotations"]) > 0
     first = plan["annotations"][0]
-    resolved = call(http_server.url, client.token, "resolve_annotations",
-                    {"document": "plan", "project": "q3-churn",
-                     "items": [{"id": first["id"], "mode": "B", "answer": "Checked."}]})
+    resolved = call(
+        http_server.url,
+        client.token,
+        "resolve_annotations",
+        {
+            "document": "plan",
+            "project": "q3-churn",
+            "items": [{"id": first["id"], "mode": "B", "answer": "Checked."}],
+        },
+    )
     assert not resolved.is_error, resolved.structured_content
-    sidecar = json.loads((executing_workspace / "projects/q3-churn/plan.annotations.json")
-                         .read_text())
+    sidecar = json.loads(
+        (executing_workspace / "projects/q3-churn/plan.annotations.json").read_text()
+    )
     entry = next(a for a in sidecar["annotations"] if a["id"] == first["id"])
     assert entry["status"] == "resolved"
     assert entry["history"][-1]["by"] == "agent"
-    after = call(http_server.url, client.token, "list_annotations",
-                 {"document": "plan", "project": "q3-churn"}).structured_content
+    after = call(
+        http_server.url,
+        client.token,
+        "list_annotations",
+        {"document": "plan", "project": "q3-churn"},
+    ).structured_content
     assert after["documents"][0]["open_annotation_count"] == plan["open_annotation_count"] - 1
 
 
 def test_read_step_reads_a_step_the_client_ran(http_server, store, executing_workspace):
     client = pair(store, executing_workspace, "execute")
-    ran = call(http_server.url, client.token, "run_query",
-               {"sql": "SELECT 7 AS seven", "purpose": "seven"}).structured_content
-    step = call(http_server.url, client.token, "read_step",
-                {"step_id": ran["step_id"], "rows": 5}).structured_content
+    ran = call(
+        http_server.url, client.token, "run_query", {"sql": "SELECT 7 AS seven", "purpose": "seven"}
+    ).structured_content
+    step = call(
+        http_server.url, client.token, "read_step", {"step_id": ran["step_id"], "rows": 5}
+    ).structured_content
     assert step["step"]["sql"] == "SELECT 7 AS seven"
     assert step["rows"]["rows"] in ([[7]], [{"seven": 7}])
 
 
-def test_a_client_of_all_workspaces_selects_another_one(http_server, store,
-                                                       executing_workspace, tmp_path):
+def test_a_client_of_all_workspaces_selects_another_one(
+    http_server, store, executing_workspace, tmp_path
+):
     from lantide.workspace.model import Workspace
 
     other = tmp_path / "other"
@@ -289,7 +377,7 @@ def test_a_client_of_all_workspaces_selects_another_one(http_server, store,
 
     async def work(c):
         before = (await c.call_tool("show_tables", {})).structured_content
-        chosen = (await c.call_tool("select_workspace", {"workspace": str(other)}))
+        chosen = await c.call_tool("select_workspace", {"workspace": str(other)})
         after = (await c.call_tool("show_tables", {})).structured_content
         listed = (await c.call_tool("list_workspaces", {})).structured_content
         return before, chosen, after, listed

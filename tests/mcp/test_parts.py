@@ -29,11 +29,22 @@ def test_the_activity_log_removes_secrets_and_tokens(tmp_path):
 
     token = "ltd_" + "x" * 43
     other = "ltd_" + "Y" * 43
-    record_call(tmp_path, client_id="c", client_name="C", mode="execute", transport="http",
-                tool="run_query", token=token, ok=True,
-                arguments={"sql": f"SELECT '{token}', '{other}'", "api_key": "sk-123",
-                           "nested": {"password": "hunter2", "items": [token]},
-                           "purpose": "kept"})
+    record_call(
+        tmp_path,
+        client_id="c",
+        client_name="C",
+        mode="execute",
+        transport="http",
+        tool="run_query",
+        token=token,
+        ok=True,
+        arguments={
+            "sql": f"SELECT '{token}', '{other}'",
+            "api_key": "sk-123",
+            "nested": {"password": "hunter2", "items": [token]},
+            "purpose": "kept",
+        },
+    )
     text = (tmp_path / ".lantide" / "activity" / "c.jsonl").read_text()
     for secret in (token, other, "sk-123", "hunter2"):
         assert secret not in text
@@ -111,11 +122,15 @@ def test_each_clients_configuration_parses_in_its_own_format():
 
     token, url = "ltd_" + "t" * 43, "http://127.0.0.1:47615/mcp"
     cursor = json.loads(client_config("cursor", token, url).text)
-    assert cursor["mcpServers"]["lantide"] == {"url": url,
-                                               "headers": {"Authorization": f"Bearer {token}"}}
+    assert cursor["mcpServers"]["lantide"] == {
+        "url": url,
+        "headers": {"Authorization": f"Bearer {token}"},
+    }
     codex = tomllib.loads(client_config("codex", token, url).text)
-    assert codex["mcp_servers"]["lantide"] == {"url": url,
-                                               "http_headers": {"Authorization": f"Bearer {token}"}}
+    assert codex["mcp_servers"]["lantide"] == {
+        "url": url,
+        "http_headers": {"Authorization": f"Bearer {token}"},
+    }
     claude = shlex.split(client_config("claude-code", token, url).text)
     assert claude[:2] == ["claude", "mcp"] and url in claude
     assert claude[claude.index("--header") + 1] == f"Authorization: Bearer {token}"

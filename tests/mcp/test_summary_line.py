@@ -7,8 +7,7 @@ from datetime import datetime, timedelta, timezone
 from tests.mcp.conftest import pair
 
 
-def test_the_prompt_names_an_outside_agent_that_just_queried(store, executing_workspace,
-                                                            run_cli):
+def test_the_prompt_names_an_outside_agent_that_just_queried(store, executing_workspace, run_cli):
     from lantide.mcp.engine import McpEngine
 
     quiet = run_cli("prompt", executing_workspace)
@@ -19,23 +18,34 @@ def test_the_prompt_names_an_outside_agent_that_just_queried(store, executing_wo
     engine = McpEngine(store=store, transport="http")
     engine.open_workspace(executing_workspace)
     try:
-        done = engine.call(client.client, "run_query", {"sql": "SELECT 1 AS one",
-                                                        "purpose": "a first look"})
+        done = engine.call(
+            client.client, "run_query", {"sql": "SELECT 1 AS one", "purpose": "a first look"}
+        )
         assert done.ok, done.result
         engine.call(client.client, "show_tables", {})
     finally:
         engine.close()
     busy = run_cli("prompt", executing_workspace)
     assert busy.returncode == 0, busy.stderr
-    assert ("- Outside agents (MCP): Claude Code (execute; 2 calls, 1 queries; last 0 min "
-            "ago). They work in this workspace too") in busy.stdout
+    assert (
+        "- Outside agents (MCP): Claude Code (execute; 2 calls, 1 queries; last 0 min "
+        "ago). They work in this workspace too"
+    ) in busy.stdout
 
 
 def test_only_the_last_hour_counts(tmp_path):
     from lantide.workspace.activity import connected_clients, record_call
 
-    record_call(tmp_path, client_id="codex", client_name="Codex", mode="observe",
-                transport="stdio", tool="show_tables", arguments={}, ok=True)
+    record_call(
+        tmp_path,
+        client_id="codex",
+        client_name="Codex",
+        mode="observe",
+        transport="stdio",
+        tool="show_tables",
+        arguments={},
+        ok=True,
+    )
     now = datetime.now(timezone.utc)
     assert [c["name"] for c in connected_clients(tmp_path, 60, now=now)] == ["Codex"]
     assert connected_clients(tmp_path, 60, now=now + timedelta(minutes=61)) == []

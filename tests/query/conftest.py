@@ -64,8 +64,11 @@ PG_DRIVER = "PostgreSQL Unicode"
 def _pg_bin() -> Path:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
-        pytest.fail(f"PostgreSQL server binaries not found; install the Debian packages: "
-                    f"apt-get install -y {PG_PACKAGES}", pytrace=False)
+        pytest.fail(
+            f"PostgreSQL server binaries not found; install the Debian packages: "
+            f"apt-get install -y {PG_PACKAGES}",
+            pytrace=False,
+        )
     return Path(found[-1]).parent
 
 
@@ -89,24 +92,46 @@ class PgServer:
     @property
     def connection_string(self) -> str:
         """Without the password: Lantide adds it from the keyring."""
-        return (f"Driver={{{PG_DRIVER}}};Server=127.0.0.1;Port={self.port};"
-                f"Database={self.database}")
+        return f"Driver={{{PG_DRIVER}}};Server=127.0.0.1;Port={self.port};Database={self.database}"
 
     def psql(self, sql: str) -> str:
         env = dict(os.environ, PGPASSWORD=self.password)
-        out = subprocess.run([str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(self.port),
-                              "-U", self.user, "-d", self.database, "-v", "ON_ERROR_STOP=1",
-                              "-q", "-At", "-c", sql],
-                             check=True, capture_output=True, text=True, env=env)
+        out = subprocess.run(
+            [
+                str(self.bindir / "psql"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-U",
+                self.user,
+                "-d",
+                self.database,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-q",
+                "-At",
+                "-c",
+                sql,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         return out.stdout
 
 
 @pytest.fixture(scope="session")
 def pg_server():
-    if not any(Path(p).exists() for p in ("/etc/odbcinst.ini",)) or \
-            PG_DRIVER not in Path("/etc/odbcinst.ini").read_text(errors="replace"):
-        pytest.fail(f"the ODBC driver {PG_DRIVER!r} is not registered; install the Debian "
-                    f"packages: apt-get install -y {PG_PACKAGES}", pytrace=False)
+    if not any(Path(p).exists() for p in ("/etc/odbcinst.ini",)) or PG_DRIVER not in Path(
+        "/etc/odbcinst.ini"
+    ).read_text(errors="replace"):
+        pytest.fail(
+            f"the ODBC driver {PG_DRIVER!r} is not registered; install the Debian "
+            f"packages: apt-get install -y {PG_PACKAGES}",
+            pytrace=False,
+        )
     bindir = _pg_bin()
     owner = "postgres" if os.geteuid() == 0 else None
     base = Path(tempfile.mkdtemp(prefix="lantide-pg-"))
@@ -120,16 +145,46 @@ def pg_server():
         for p in (pwfile, sockets):
             shutil.chown(p, owner, owner)
     port = _free_port()
-    _as_owner([str(bindir / "initdb"), "-D", str(data), "-U", "lantide", "--auth=scram-sha-256",
-               f"--pwfile={pwfile}", "-E", "UTF8", "--locale=C.UTF-8"], owner)
-    _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(base / "log"), "-w", "-t", "60",
-               "-o", f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off",
-               "start"], owner)
+    _as_owner(
+        [
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "lantide",
+            "--auth=scram-sha-256",
+            f"--pwfile={pwfile}",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+        ],
+        owner,
+    )
+    _as_owner(
+        [
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(base / "log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
+        ],
+        owner,
+    )
     server = PgServer(port, "lantide", password, "shop", bindir)
     try:
         env = dict(os.environ, PGPASSWORD=password)
-        subprocess.run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U",
-                        "lantide", "shop"], check=True, capture_output=True, env=env)
+        subprocess.run(
+            [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "lantide", "shop"],
+            check=True,
+            capture_output=True,
+            env=env,
+        )
         server.psql("""
             CREATE TABLE customers (customer_id integer PRIMARY KEY, name text NOT NULL,
                                     region varchar(12), credit numeric(12,2), vip boolean,
@@ -147,8 +202,9 @@ def pg_server():
         yield server
     finally:
         try:
-            _as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-                      owner)
+            _as_owner(
+                [str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], owner
+            )
         finally:
             time.sleep(0.1)
             shutil.rmtree(base, ignore_errors=True)

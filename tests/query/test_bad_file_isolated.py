@@ -42,15 +42,16 @@ def test_lineage_of_the_other_tabs_survives_a_bad_tab(sample_workspace, run_cli)
     assert graph["order"].index("clean_orders") < graph["order"].index("q3_churn_by_region")
 
 
-def test_source_run_of_another_tab_succeeds_and_the_bad_tab_fails_alone(sample_workspace,
-                                                                       run_cli):
+def test_source_run_of_another_tab_succeeds_and_the_bad_tab_fails_alone(sample_workspace, run_cli):
     bad = _add_bad_tab(sample_workspace)
-    out = run_cli("tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region",
-                  "--json")
+    out = run_cli("tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region", "--json")
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
-    assert report["ok"] and report["order"] == ["clean_orders", "customer_quarters",
-                                                "q3_churn_by_region"]
+    assert report["ok"] and report["order"] == [
+        "clean_orders",
+        "customer_quarters",
+        "q3_churn_by_region",
+    ]
     run = run_cli("tab", "run", sample_workspace, "q3-churn", "broken")
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "not UTF-8" in run.stderr and str(bad) in run.stderr
@@ -59,16 +60,19 @@ def test_source_run_of_another_tab_succeeds_and_the_bad_tab_fails_alone(sample_w
 
 def test_a_tab_that_reads_the_bad_tab_is_not_run_and_says_why(sample_workspace, run_cli):
     _add_bad_tab(sample_workspace, "aaa_bad")
-    assert run_cli("tab", "create", sample_workspace, "q3-churn", "reads_bad",
-                   "SELECT * FROM aaa_bad").returncode == 0
+    assert (
+        run_cli(
+            "tab", "create", sample_workspace, "q3-churn", "reads_bad", "SELECT * FROM aaa_bad"
+        ).returncode
+        == 0
+    )
     out = run_cli("tab", "source-run", sample_workspace, "q3-churn", "reads_bad", "--json")
     assert out.returncode == 1
     report = json.loads(out.stdout)
     assert not report["ok"]
 
 
-def test_project_list_shows_the_good_projects_and_names_the_broken_one(sample_workspace,
-                                                                      run_cli):
+def test_project_list_shows_the_good_projects_and_names_the_broken_one(sample_workspace, run_cli):
     assert run_cli("project", sample_workspace, "create", "pricing").returncode == 0
     broken = sample_workspace / "projects" / "pricing" / "project.json"
     broken.write_bytes(b'{"name": "pricing", "status": ')
@@ -90,12 +94,18 @@ def test_project_list_shows_the_good_projects_and_names_the_broken_one(sample_wo
 def test_a_non_utf8_line_in_one_ledger_does_not_hide_the_others(sample_workspace, run_cli):
     ledger = sample_workspace / ".lantide" / "ledger"
     ledger.mkdir(parents=True, exist_ok=True)
-    good = {"step_id": "s1", "conversation_id": "c-good", "tool": "run_query",
-            "summary": "counted the customers"}
+    good = {
+        "step_id": "s1",
+        "conversation_id": "c-good",
+        "tool": "run_query",
+        "summary": "counted the customers",
+    }
     (ledger / "c-good.jsonl").write_text(json.dumps(good) + "\n")
     (ledger / "c-bad.jsonl").write_bytes(
-        json.dumps({**good, "step_id": "s2", "conversation_id": "c-bad"}).encode() + b"\n"
-        + b'{"step_id": "s3", "summary": "caf\xe9"}\n')
+        json.dumps({**good, "step_id": "s2", "conversation_id": "c-bad"}).encode()
+        + b"\n"
+        + b'{"step_id": "s3", "summary": "caf\xe9"}\n'
+    )
     out = run_cli("ledger", sample_workspace, "--json")
     assert out.returncode == 0, out.stderr
     steps = {s["step_id"] for s in json.loads(out.stdout)["steps"]}
@@ -109,9 +119,17 @@ def test_a_non_utf8_conversation_does_not_hide_the_others(sample_workspace):
     conversations.mkdir(parents=True, exist_ok=True)
     ids = ["20261130-100000-aaaa", "20261130-110000-bbbb"]
     for cid in ids:
-        (conversations / f"{cid}.jsonl").write_text(json.dumps(
-            {"type": "conversation", "id": cid, "created_at": "2026-11-30T10:00:00Z",
-             "version": 1}) + "\n")
+        (conversations / f"{cid}.jsonl").write_text(
+            json.dumps(
+                {
+                    "type": "conversation",
+                    "id": cid,
+                    "created_at": "2026-11-30T10:00:00Z",
+                    "version": 1,
+                }
+            )
+            + "\n"
+        )
     with open(conversations / f"{ids[0]}.jsonl", "ab") as fh:
         fh.write(b'{"type": "title", "title": "caf\xe9"}\n')
     listed = [c.id for c in list_conversations(conversations)]
@@ -119,16 +137,25 @@ def test_a_non_utf8_conversation_does_not_hide_the_others(sample_workspace):
 
 
 def test_a_conversation_with_a_line_that_is_not_an_object_is_listed_with_the_others(
-        sample_workspace, run_cli):
+    sample_workspace, run_cli
+):
     from lantide.agent.conversation import list_conversations
 
     conversations = sample_workspace / ".lantide" / "conversations"
     conversations.mkdir(parents=True, exist_ok=True)
     ids = ["20261130-100000-aaaa", "20261130-110000-bbbb"]
     for cid in ids:
-        (conversations / f"{cid}.jsonl").write_text(json.dumps(
-            {"type": "conversation", "id": cid, "created_at": "2026-11-30T10:00:00Z",
-             "version": 1}) + "\n")
+        (conversations / f"{cid}.jsonl").write_text(
+            json.dumps(
+                {
+                    "type": "conversation",
+                    "id": cid,
+                    "created_at": "2026-11-30T10:00:00Z",
+                    "version": 1,
+                }
+            )
+            + "\n"
+        )
     with open(conversations / f"{ids[0]}.jsonl", "a") as fh:
         fh.write('["a list, not a record"]\n"a string"\n{"type": "message", "turn": "x"}\n')
     assert [c.id for c in list_conversations(conversations)] == ids

@@ -102,8 +102,9 @@ def test_a_cancelled_materialization_keeps_the_old_table_and_a_clean_cursor(empt
     def rerun_then_go_on():
         with scope:
             try:
-                empty_service.run_query(f"SELECT count(*) AS answer FROM ({SLOW})",
-                                        result_label="kept")
+                empty_service.run_query(
+                    f"SELECT count(*) AS answer FROM ({SLOW})", result_label="kept"
+                )
             except QueryCancelled as exc:
                 results["cancelled"] = exc
         # same thread, same cursor: no transaction left open by the cancel
@@ -146,7 +147,10 @@ def test_a_cancelled_source_run_stops_its_chain(shop, open_service):
     thread.join(30)
     report = outcome["result"]
     assert [(t["tab"], t["status"]) for t in report["tabs"]] == [
-        ("slow", "failed"), ("after_slow", "not_run"), ("last", "not_run")]
+        ("slow", "failed"),
+        ("after_slow", "not_run"),
+        ("last", "not_run"),
+    ]
     assert report["tabs"][0]["error"]["error"] == "QUERY_CANCELLED"
 
 
@@ -165,6 +169,7 @@ def test_scopes_nest_and_unbind_on_exit(empty_service):
 
 
 # -- per-thread cursors -----------------------------------------------------------------
+
 
 def test_a_thread_unknown_to_threading_keeps_its_cursor(empty_service):
     """A thread started without the threading module (as Qt's pool threads are) is not in

@@ -7,19 +7,29 @@ import datetime as dt
 
 import pytest
 
-from lantide.query.chart_choice import (BAR, LINE, SCATTER, ChartChoice, choose_chart,
-                                        is_identifier)
+from lantide.query.chart_choice import BAR, LINE, SCATTER, ChartChoice, choose_chart, is_identifier
 
 
 def cols(*spec: str) -> list[dict]:
     return [{"name": s.split(":")[0], "type": s.split(":")[1]} for s in spec]
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("id", True), ("customer_id", True), ("ORDER_ID", True), ("orderId", True),
-    ("order_no", True), ("zip", True), ("paid", False), ("valid", False),
-    ("revenue", False), ("churned", False), ("identity_score", False),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("id", True),
+        ("customer_id", True),
+        ("ORDER_ID", True),
+        ("orderId", True),
+        ("order_no", True),
+        ("zip", True),
+        ("paid", False),
+        ("valid", False),
+        ("revenue", False),
+        ("churned", False),
+        ("identity_score", False),
+    ],
+)
 def test_identifiers_by_name(name, expected):
     assert is_identifier(name) is expected
 
@@ -43,8 +53,10 @@ def test_raw_events_are_not_a_line_of_ids_over_dates():
     choice = choose_chart(columns, rows, total_rows=120_000)
     assert choice is None or (choice.kind != LINE and choice.y != 0)
     # the id alone is not a chart either
-    assert choose_chart(cols("customer_id:BIGINT", "order_date:DATE"), rows,
-                        total_rows=120_000) is None
+    assert (
+        choose_chart(cols("customer_id:BIGINT", "order_date:DATE"), rows, total_rows=120_000)
+        is None
+    )
 
 
 def test_a_series_over_time_is_a_line():

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 _names = itertools.count()
 
 int_keys = st.lists(st.one_of(st.none(), st.integers(-50, 50)), max_size=60)
-wide_int_keys = st.lists(st.one_of(st.none(), st.integers(-(2 ** 40), 2 ** 40)), max_size=30)
-text_keys = st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "c", "é", "", "a b"])),
-                     max_size=40)
+wide_int_keys = st.lists(st.one_of(st.none(), st.integers(-(2**40), 2**40)), max_size=30)
+text_keys = st.lists(
+    st.one_of(st.none(), st.sampled_from(["a", "b", "c", "é", "", "a b"])), max_size=40
+)
 
 
 def _table(svc, sql_type: str, values: list) -> str:
@@ -24,6 +25,7 @@ def _table(svc, sql_type: str, values: list) -> str:
         cur.execute(f'CREATE TABLE "{name}" (k {sql_type}, other INTEGER)')
         if values:
             cur.executemany(f'INSERT INTO "{name}" VALUES (?, 1)', [[v] for v in values])
+
     svc.engine.run(work)
     return name
 
@@ -42,7 +44,9 @@ def _measure(svc, name: str, *, with_max: bool):
     return svc.engine.run(lambda cur: facts.keys(cur, rel, ["k"], with_max=with_max))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(values=st.one_of(int_keys, wide_int_keys))
 def test_integer_keys(empty_service, values):
     name = _table(empty_service, "BIGINT", values)
@@ -54,7 +58,9 @@ def test_integer_keys(empty_service, values):
     assert (exact.non_null, exact.distinct, exact.max_repeat) == (non_null, distinct, most)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(values=text_keys)
 def test_text_keys(empty_service, values):
     name = _table(empty_service, "VARCHAR", values)
@@ -96,19 +102,24 @@ def _values(rows: list) -> str:
     return ", ".join("(NULL)" if v is None else f"({v})" for v in rows)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(dim_ids=dims, fact_ids=fact_keys)
 def test_an_inflated_count_always_fires(empty_service, dim_ids, fact_ids):
     """Whenever ``count(*) AS dims`` over the join is above the dims it really matched,
     JOIN_FAN_OUT fires, and its bound is at least the real repeat."""
     n = next(_names)
-    empty_service.run_query(f"SELECT * FROM (VALUES {_values(sorted(dim_ids))}) t(id)",
-                            result_label=f"dim_{n}")
-    empty_service.run_query(f"SELECT * FROM (VALUES {_values(fact_ids)}) t(dim_id)",
-                            result_label=f"fact_{n}")
+    empty_service.run_query(
+        f"SELECT * FROM (VALUES {_values(sorted(dim_ids))}) t(id)", result_label=f"dim_{n}"
+    )
+    empty_service.run_query(
+        f"SELECT * FROM (VALUES {_values(fact_ids)}) t(dim_id)", result_label=f"fact_{n}"
+    )
     result = empty_service.run_query(
         f"SELECT count(*) AS dims, count(DISTINCT d.id) AS matched FROM dim_{n} d "
-        f"JOIN fact_{n} f ON f.dim_id = d.id")
+        f"JOIN fact_{n} f ON f.dim_id = d.id"
+    )
     counted, matched = result["preview"][0]
     fired = [c for c in result["checks"] if c["code"] == "JOIN_FAN_OUT"]
     present = Counter(v for v in fact_ids if v is not None)

@@ -9,20 +9,29 @@ def test_sample_tabs_source_run_then_up_to_date(sample_workspace, run_cli):
     first = run_cli("tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region")
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert [l.split()[:2] for l in lines[:3]] == [["ran", "clean_orders"],
-                                                   ["ran", "customer_quarters"],
-                                                   ["ran", "q3_churn_by_region"]]
-    second = run_cli("tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region", "--json")
+    assert [l.split()[:2] for l in lines[:3]] == [
+        ["ran", "clean_orders"],
+        ["ran", "customer_quarters"],
+        ["ran", "q3_churn_by_region"],
+    ]
+    second = run_cli(
+        "tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region", "--json"
+    )
     assert second.returncode == 0, second.stderr
     report = json.loads(second.stdout)
     assert [(t["tab"], t["status"], t["reason"]) for t in report["tabs"]] == [
-        ("clean_orders", "skipped", "up to date"), ("customer_quarters", "skipped", "up to date"),
-        ("q3_churn_by_region", "skipped", "up to date")]
+        ("clean_orders", "skipped", "up to date"),
+        ("customer_quarters", "skipped", "up to date"),
+        ("q3_churn_by_region", "skipped", "up to date"),
+    ]
 
 
 def test_sql_prints_preview_and_json(sample_workspace, run_cli):
-    text = run_cli("sql", sample_workspace, "SELECT segment, count(*) AS n FROM customers "
-                                            "GROUP BY 1 ORDER BY 1")
+    text = run_cli(
+        "sql",
+        sample_workspace,
+        "SELECT segment, count(*) AS n FROM customers GROUP BY 1 ORDER BY 1",
+    )
     assert text.returncode == 0, text.stderr
     assert text.stdout.splitlines()[0].split("|")[0].strip() == "segment"
     assert "(3 rows)" in text.stdout
@@ -44,10 +53,13 @@ def test_tab_run_and_failed_source_run_exit_codes(sample_workspace, run_cli):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["cached_table_name"] == "clean_orders"
     (sample_workspace / "projects" / "q3-churn" / "sql" / "customer_quarters.sql").write_text(
-        "SELECT oops FROM clean_orders\n")
+        "SELECT oops FROM clean_orders\n"
+    )
     out = run_cli("tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region")
     assert out.returncode == 1
-    assert "failed   customer_quarters" in out.stdout and "not_run  q3_churn_by_region" in out.stdout
+    assert (
+        "failed   customer_quarters" in out.stdout and "not_run  q3_churn_by_region" in out.stdout
+    )
 
 
 def test_tables_schema_and_lineage_commands(sample_workspace, run_cli):

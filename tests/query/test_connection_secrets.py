@@ -37,10 +37,8 @@ SECRET_FORMS = [
     (BASE + "; Password = hunter3 ;", {"Password": "hunter3"}),
     ("postgresql://alice:s3cr%40t@db:5432/shop", {"url:password": "s3cr%40t"}),
     ("postgresql://alice:p@ss:w@db:5432/shop", {"url:password": "p@ss:w"}),
-    ("Driver={Databricks};Url=https://bob:tok-9@host:443/sql?x=1",
-     {"url:password": "tok-9"}),
-    ("postgresql://db/shop?user=alice&password=pw-10&sslmode=require",
-     {"url?password": "pw-10"}),
+    ("Driver={Databricks};Url=https://bob:tok-9@host:443/sql?x=1", {"url:password": "tok-9"}),
+    ("postgresql://db/shop?user=alice&password=pw-10&sslmode=require", {"url?password": "pw-10"}),
 ]
 
 
@@ -55,11 +53,14 @@ def test_split_takes_every_secret_form_out_and_join_puts_it_back(text, secrets):
     assert rebuilt_found == found and rebuilt_clean.rstrip(";") == clean.rstrip(";")
 
 
-@pytest.mark.parametrize("text", [
-    BASE + ";sslkey=/home/a/client.key;SSLMode=require;Trusted_Connection=yes",
-    BASE + ";Authentication=ActiveDirectoryPassword;TokenEndpoint=https://login/x",
-    "postgresql://alice@db:5432/shop?sslmode=require",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        BASE + ";sslkey=/home/a/client.key;SSLMode=require;Trusted_Connection=yes",
+        BASE + ";Authentication=ActiveDirectoryPassword;TokenEndpoint=https://login/x",
+        "postgresql://alice@db:5432/shop?sslmode=require",
+    ],
+)
 def test_what_is_not_a_secret_stays(text):
     assert split_secrets(text) == (text, {})
 
@@ -105,12 +106,18 @@ def _hand_written(root, entries):
     path.write_text(json.dumps(data, indent=2))
 
 
-OLD_ENTRY = {"name": "legacy", "type": "odbc", "dialect": "postgres",
-             "connection_string": BASE + ";PWD=old-pw-1;AccessToken=old-tok-2", "user": "u"}
+OLD_ENTRY = {
+    "name": "legacy",
+    "type": "odbc",
+    "dialect": "postgres",
+    "connection_string": BASE + ";PWD=old-pw-1;AccessToken=old-tok-2",
+    "user": "u",
+}
 
 
-def test_an_old_file_is_migrated_when_the_workspace_is_opened(sample_workspace, open_service,
-                                                               memory_keyring):
+def test_an_old_file_is_migrated_when_the_workspace_is_opened(
+    sample_workspace, open_service, memory_keyring
+):
     _hand_written(sample_workspace, [dict(OLD_ENTRY)])
     svc = open_service(sample_workspace)
     text = _settings(sample_workspace)
@@ -133,8 +140,9 @@ def test_an_old_file_is_migrated_by_the_next_connection_save(sample_workspace, m
     assert {e["name"] for e in json.loads(text)["connections"]} == {"legacy", "other"}
 
 
-def test_without_a_keyring_an_old_file_keeps_working_and_is_reported(sample_workspace,
-                                                                      open_service, run_cli):
+def test_without_a_keyring_an_old_file_keeps_working_and_is_reported(
+    sample_workspace, open_service, run_cli
+):
     import keyring
     from keyring.backends import fail
 
@@ -149,8 +157,12 @@ def test_without_a_keyring_an_old_file_keeps_working_and_is_reported(sample_work
     full, _ = svc.external.config("legacy").full_connection_string()
     assert "AccessToken=old-tok-2" in full and "PWD=old-pw-1" in full
     svc.close()
-    out = run_cli("connection", "list", sample_workspace,
-                  env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
+    out = run_cli(
+        "connection",
+        "list",
+        sample_workspace,
+        env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"},
+    )
     assert out.returncode == 0, out.stderr
     assert "old-tok-2" not in out.stdout + out.stderr and "old-pw-1" not in out.stdout
     assert "plain text" in out.stderr and "AccessToken" in out.stderr

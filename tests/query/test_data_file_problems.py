@@ -24,8 +24,9 @@ def outside(tmp_path):
     return root
 
 
-def test_a_link_out_of_data_is_refused_without_walking_it(empty_workspace, open_service,
-                                                          outside, monkeypatch):
+def test_a_link_out_of_data_is_refused_without_walking_it(
+    empty_workspace, open_service, outside, monkeypatch
+):
     data = empty_workspace / "data"
     (data / "ext").symlink_to(outside, target_is_directory=True)
     (data / "secret.csv").symlink_to(outside.parent / "secret.csv")
@@ -71,9 +72,11 @@ def test_querying_a_file_that_failed_says_it_failed_and_why(empty_workspace, ope
     (data / "products.csv").write_text("id\n1\n")
     svc = open_service(empty_workspace)
     problem = _problems(svc)["data/broken.parquet"]
-    for call in (lambda: svc.run_query("SELECT * FROM broken"),
-                 lambda: svc.read_schema("broken"),
-                 lambda: svc.fetch_rows("broken", 0, 10)):
+    for call in (
+        lambda: svc.run_query("SELECT * FROM broken"),
+        lambda: svc.read_schema("broken"),
+        lambda: svc.fetch_rows("broken", 0, 10),
+    ):
         with pytest.raises(Exception) as info:
             call()
         err = info.value
@@ -86,8 +89,9 @@ def test_querying_a_file_that_failed_says_it_failed_and_why(empty_workspace, ope
     assert svc.run_query("SELECT count(*) FROM products")["preview"] == [[1]]
 
 
-def test_querying_a_sheet_of_a_broken_workbook_says_the_workbook_failed(empty_workspace,
-                                                                       open_service):
+def test_querying_a_sheet_of_a_broken_workbook_says_the_workbook_failed(
+    empty_workspace, open_service
+):
     data = empty_workspace / "data"
     (data / "book.xlsx").write_bytes(b"PK\x03\x04 not really a zip")
     svc = open_service(empty_workspace)
@@ -103,8 +107,7 @@ def test_a_workbook_named_without_a_sheet_lists_its_sheets(sample_service):
     with pytest.raises(Exception) as info:
         sample_service.run_query("SELECT * FROM targets")
     assert info.value.code == "TABLE_NOT_FOUND"
-    assert '"targets"."Regional"' in info.value.message and "Did you mean" not in \
-        info.value.message
+    assert '"targets"."Regional"' in info.value.message and "Did you mean" not in info.value.message
 
 
 def test_a_failed_tab_input_names_the_file(sample_workspace, open_service):
@@ -119,8 +122,9 @@ def test_a_failed_tab_input_names_the_file(sample_workspace, open_service):
     assert info.value.code == "DATA_FILE_UNREADABLE" and "data/bad.json" in info.value.message
 
 
-def test_a_huge_line_is_a_problem_or_a_short_error_for_that_file_alone(empty_workspace,
-                                                                       open_service):
+def test_a_huge_line_is_a_problem_or_a_short_error_for_that_file_alone(
+    empty_workspace, open_service
+):
     data = empty_workspace / "data"
     (data / "early.csv").write_text("a,b\n1," + "y" * 3_000_000 + "\n")
     rows = "".join(f"{i},x\n" for i in range(30_000))
@@ -139,8 +143,7 @@ def test_a_huge_line_is_a_problem_or_a_short_error_for_that_file_alone(empty_wor
     assert svc.run_query("SELECT count(*) FROM fine")["preview"] == [[1]]
 
 
-def test_a_json_file_of_huge_objects_is_refused_quickly_and_alone(empty_workspace,
-                                                                  open_service):
+def test_a_json_file_of_huge_objects_is_refused_quickly_and_alone(empty_workspace, open_service):
     data = empty_workspace / "data"
     (data / "big.json").write_text(json.dumps([{"a": "x" * 20_000_000}]))
     (data / "fine.json").write_text(json.dumps([{"a": 1}, {"a": 2}]))

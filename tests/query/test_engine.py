@@ -50,7 +50,8 @@ def test_threads_read_at_the_same_time(sample_service):
     def reader(i):
         try:
             results[i] = sample_service.run_query(
-                f"SELECT count(*) FROM orders WHERE customer_id % 4 = {i}")["preview"][0][0]
+                f"SELECT count(*) FROM orders WHERE customer_id % 4 = {i}"
+            )["preview"][0][0]
             cursors.add(id(sample_service.engine.cursor()))
             together.wait()  # all alive at once: four threads, four cursors
         except Exception as exc:

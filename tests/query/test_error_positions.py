@@ -23,14 +23,17 @@ def _tab(service, name: str, text: str) -> None:
     (service.workspace.root / "projects" / P / "sql" / f"{name}.sql").write_text(text)
 
 
-@pytest.mark.parametrize("text, position", [
-    # the parser stops at the end of line 4 (after the header comment) for the missing ")"
-    ("-- revenue by kind\nSELECT *\nFROM items\nWHERE (id > 1\n", (4, 13)),
-    # a statement after a block comment on the same line: columns count from the line start
-    ("/* draft */ SELECT id FROM items WHERE (id > 1\n", (1, 46)),
-    # no comment: what the parser says
-    ("SELECT id,\nFROM items WHERE WHERE\n", (2, 22)),
-])
+@pytest.mark.parametrize(
+    "text, position",
+    [
+        # the parser stops at the end of line 4 (after the header comment) for the missing ")"
+        ("-- revenue by kind\nSELECT *\nFROM items\nWHERE (id > 1\n", (4, 13)),
+        # a statement after a block comment on the same line: columns count from the line start
+        ("/* draft */ SELECT id FROM items WHERE (id > 1\n", (1, 46)),
+        # no comment: what the parser says
+        ("SELECT id,\nFROM items WHERE WHERE\n", (2, 22)),
+    ],
+)
 def test_syntax_errors_of_tab_runs_point_into_the_tab_file(service, text, position):
     _tab(service, "broken", text)
     with pytest.raises(QueryError) as info:
@@ -47,10 +50,13 @@ def test_syntax_errors_of_tab_runs_point_into_the_tab_file(service, text, positi
     assert direct.value.position == position
 
 
-@pytest.mark.parametrize("text, position", [
-    ("-- note\nSELECT 'open\nFROM items\n", (2, 8)),  # the quote that never closes
-    ("SELECT id FROM items /* a comment\nthat never ends\n", (1, 22)),
-])
+@pytest.mark.parametrize(
+    "text, position",
+    [
+        ("-- note\nSELECT 'open\nFROM items\n", (2, 8)),  # the quote that never closes
+        ("SELECT id FROM items /* a comment\nthat never ends\n", (1, 22)),
+    ],
+)
 def test_an_unterminated_quote_or_comment_is_marked_where_it_opens(service, text, position):
     _tab(service, "unterminated", text)
     with pytest.raises(QueryError) as info:

@@ -37,8 +37,10 @@ REFUSED = [
     ("SELECT * FROM postgres_scan('dbname=x', 'public', 't')", "QUERY_REFUSED_FUNCTION"),
     ("SELECT * FROM read_csv('/etc/passwd')", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
     ("SELECT * FROM read_csv('data/../../etc/passwd')", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("SELECT * FROM read_parquet(['data/a.parquet', '/tmp/b.parquet'])",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    (
+        "SELECT * FROM read_parquet(['data/a.parquet', '/tmp/b.parquet'])",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
     ("SELECT * FROM '/etc/hosts.csv'", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
     ("SELECT * FROM read_csv('https://example.com/x.csv')", "QUERY_REFUSED_NETWORK"),
     ("SELECT * FROM 's3://bucket/x.parquet'", "QUERY_REFUSED_NETWORK"),
@@ -54,21 +56,24 @@ def test_refusals_have_codes_and_advice(tmp_path, sql, code):
     assert info.value.hint and len(info.value.hint) > 20  # says what to do instead
 
 
-@pytest.mark.parametrize("sql", [
-    "select ';' as semi, 'DROP TABLE customers' as text from customers",
-    "-- DROP TABLE customers;\nselect 1",
-    "/* ; DELETE FROM t; */ select 1 as x",
-    "select 1;",
-    "select 1;;  -- trailing comment",
-    "with a as (select 1 as x) select * from a",
-    "from customers",
-    "select * from customers union all select * from customers",
-    "values (1, 'a'), (2, 'b')",
-    "pivot customers on segment using count(*)",
-    "summarize customers",
-    "select * from range(10)",
-    "select * from read_csv('data/customers.csv', delim = ',')",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "select ';' as semi, 'DROP TABLE customers' as text from customers",
+        "-- DROP TABLE customers;\nselect 1",
+        "/* ; DELETE FROM t; */ select 1 as x",
+        "select 1;",
+        "select 1;;  -- trailing comment",
+        "with a as (select 1 as x) select * from a",
+        "from customers",
+        "select * from customers union all select * from customers",
+        "values (1, 'a'), (2, 'b')",
+        "pivot customers on segment using count(*)",
+        "summarize customers",
+        "select * from range(10)",
+        "select * from read_csv('data/customers.csv', delim = ',')",
+    ],
+)
 def test_read_only_statements_pass(tmp_path, sql):
     (tmp_path / "data").mkdir()
     parsed = check(sql, data_dir=tmp_path / "data", workspace_root=tmp_path)
@@ -81,11 +86,17 @@ def test_body_drops_trailing_comment_so_it_can_be_wrapped(tmp_path):
 
 
 def test_tables_exclude_cte_names_and_keep_qualification(tmp_path):
-    parsed = check('with recent as (select * from orders) select * from recent r '
-                   'join "targets"."Regional" t on true join "odd name.csv" o on true',
-                   data_dir=tmp_path, workspace_root=tmp_path)
-    assert sorted(r.parts for r in parsed.tables) == [("odd name.csv",), ("orders",),
-                                                      ("targets", "Regional")]
+    parsed = check(
+        "with recent as (select * from orders) select * from recent r "
+        'join "targets"."Regional" t on true join "odd name.csv" o on true',
+        data_dir=tmp_path,
+        workspace_root=tmp_path,
+    )
+    assert sorted(r.parts for r in parsed.tables) == [
+        ("odd name.csv",),
+        ("orders",),
+        ("targets", "Regional"),
+    ]
     assert parsed.cte_count == 1 and parsed.join_count == 2
 
 
@@ -124,8 +135,11 @@ def test_confinement_holds_without_the_guard(sample_service, tmp_path):
     with pytest.raises(Exception) as info:
         engine.execute("SELECT * FROM read_csv('/etc/passwd')")
     assert info.value.code == "QUERY_REFUSED_OUTSIDE_WORKSPACE"
-    for statement in ("SET enable_external_access = true", "SET allowed_directories = ['/']",
-                      "SET threads = 1"):
+    for statement in (
+        "SET enable_external_access = true",
+        "SET allowed_directories = ['/']",
+        "SET threads = 1",
+    ):
         with pytest.raises(Exception) as info:
             engine.execute(statement)
         assert "locked" in info.value.message
@@ -139,7 +153,8 @@ def test_confinement_holds_without_the_guard(sample_service, tmp_path):
 def test_relative_paths_are_read_from_the_workspace(sample_service):
     result = sample_service.run_query(
         "SELECT count(*) AS n FROM read_csv('data/customers.csv', header = true) "
-        "JOIN 'data/products.csv' ON true WHERE false")
+        "JOIN 'data/products.csv' ON true WHERE false"
+    )
     assert result["preview"] == [[0]]
     result = sample_service.run_query("SELECT count(*) AS n FROM 'data/customers.csv'")
     assert result["preview"] == [[2000]]

@@ -11,9 +11,22 @@ from lantide.errors import LantideError
 from lantide.query.tabs import validate_tab_name
 from lantide.workspace.model import Workspace, validate_project_name
 
-RESERVED = ["con", "CON", "Nul", "aux", "prn", "com1", "COM9", "lpt1", "lpt9", "con.backup",
-            "aux .old", "com\u00b9", "conin$"]
-NOT_PORTABLE = ["report.", "a:b", "what?", "a|b", "x<y", "say \"hi\"", "star*"]
+RESERVED = [
+    "con",
+    "CON",
+    "Nul",
+    "aux",
+    "prn",
+    "com1",
+    "COM9",
+    "lpt1",
+    "lpt9",
+    "con.backup",
+    "aux .old",
+    "com\u00b9",
+    "conin$",
+]
+NOT_PORTABLE = ["report.", "a:b", "what?", "a|b", "x<y", 'say "hi"', "star*"]
 FINE = ["console", "aux_orders", "com10", "lpt", "nul_count", "q3 churn", "con_", "Ünïcode"]
 
 
@@ -51,8 +64,7 @@ def test_cli_refuses_a_reserved_tab_name_and_writes_nothing(sample_workspace, ru
     assert sorted(p.name for p in sql_dir.iterdir()) == before
 
 
-def test_a_tab_made_elsewhere_with_a_reserved_name_can_still_be_renamed(sample_workspace,
-                                                                       run_cli):
+def test_a_tab_made_elsewhere_with_a_reserved_name_can_still_be_renamed(sample_workspace, run_cli):
     """Refusing the name must not strand a file that already has it (made on Linux by an
     older version): it is listed, and can be renamed to a portable name."""
     sql_dir = sample_workspace / "projects" / "q3-churn" / "sql"

@@ -19,8 +19,10 @@ ROWS = 50  # 100 MB of text in the result
 
 
 def _big_sql(rows: int = ROWS) -> str:
-    return (f"SELECT i, repeat('x', {BIG}) AS big, 'small' AS s, "
-            f"repeat('ab', {BIG // 2})::BLOB AS raw FROM range({rows}) t(i)")
+    return (
+        f"SELECT i, repeat('x', {BIG}) AS big, 'small' AS s, "
+        f"repeat('ab', {BIG // 2})::BLOB AS raw FROM range({rows}) t(i)"
+    )
 
 
 def _assert_cut(cell: str, cap: int) -> None:
@@ -75,8 +77,9 @@ def test_a_tab_preview_is_capped_too(sample_workspace, open_service):
     from lantide.workspace.model import Project
 
     svc = open_service(sample_workspace)
-    tab_files.write_new_tab(Project.load(sample_workspace, "q3-churn"), "wide",
-                            "SELECT repeat('w', 30000) AS v\n")
+    tab_files.write_new_tab(
+        Project.load(sample_workspace, "q3-churn"), "wide", "SELECT repeat('w', 30000) AS v\n"
+    )
     result = svc.run_sql_tab("q3-churn", "wide")
     assert result["preview"] == [["w" * CELL_CHARS + cut_marker(CELL_CHARS)]]
     assert svc.run_sql_tab("q3-churn", "wide", max_cell_chars=0)["preview"] == [["w" * 30000]]
@@ -88,19 +91,25 @@ def test_cli_json_is_capped_and_says_how_to_get_the_whole_value(sample_workspace
     result = json.loads(out.stdout)
     assert result["preview"] == [["x" * CELL_CHARS + cut_marker(CELL_CHARS)]]
     assert any("--max-cell-chars" in w for w in result["warnings"])
-    out = run_cli("sql", sample_workspace, "SELECT repeat('x', 30000) AS big", "--json",
-                  "--max-cell-chars", "0")
+    out = run_cli(
+        "sql",
+        sample_workspace,
+        "SELECT repeat('x', 30000) AS big",
+        "--json",
+        "--max-cell-chars",
+        "0",
+    )
     assert json.loads(out.stdout)["preview"] == [["x" * 30000]]
     text = run_cli("sql", sample_workspace, "SELECT repeat('x', 30000) AS big")
     assert "--max-cell-chars" in text.stdout and len(text.stdout) < 25_000
-
 
 
 def test_a_column_profile_cuts_long_values_inside_duckdb(sample_service):
     """The table browser's profile shows min, max and top values: cut like preview cells."""
     sample_service.run_query(
         "SELECT i % 3 AS k, repeat(chr(97 + (i % 3)::INTEGER), 3000000) AS big FROM range(30) t(i)",
-        result_label="huge_text")
+        result_label="huge_text",
+    )
     tracemalloc.start()
     try:
         profile = sample_service.profile_table("huge_text")
@@ -117,8 +126,10 @@ def test_a_column_profile_cuts_long_values_inside_duckdb(sample_service):
 
 
 def test_lists_and_structs_holding_long_text_are_cut_too(sample_service):
-    sql = ("SELECT i, [repeat('x', 3000000)] AS l, {'k': repeat('y', 3000000), 'n': 1} AS st, "
-           "[1, 2] AS small, NULL::VARCHAR[] AS none FROM range(20) t(i)")
+    sql = (
+        "SELECT i, [repeat('x', 3000000)] AS l, {'k': repeat('y', 3000000), 'n': 1} AS st, "
+        "[1, 2] AS small, NULL::VARCHAR[] AS none FROM range(20) t(i)"
+    )
     tracemalloc.start()
     try:
         result = sample_service.run_query(sql)
@@ -134,7 +145,11 @@ def test_lists_and_structs_holding_long_text_are_cut_too(sample_service):
     assert first[3:] == [[1, 2], None]
     assert result["cells_cut"] == 40
     assert [c["type"] for c in result["columns"]][1:] == [
-        "VARCHAR[]", "STRUCT(k VARCHAR, n INTEGER)", "INTEGER[]", "VARCHAR[]"]
+        "VARCHAR[]",
+        "STRUCT(k VARCHAR, n INTEGER)",
+        "INTEGER[]",
+        "VARCHAR[]",
+    ]
 
 
 def test_the_cli_tells_the_preview_warnings_by_code_not_wording(sample_service, capsys):
@@ -142,12 +157,10 @@ def test_the_cli_tells_the_preview_warnings_by_code_not_wording(sample_service, 
     own way to the whole value to a cut cell's warning, by the warnings' codes."""
     from lantide.cli.query_commands import CELL_HINT, _print_result, _with_cell_hint
 
-    result = sample_service.run_query(
-        "SELECT repeat('x', 20000) AS v, o.* FROM orders o")
+    result = sample_service.run_query("SELECT repeat('x', 20000) AS v, o.* FROM orders o")
     assert result["warning_codes"][:2] == ["PREVIEW_CUT", "PREVIEW_CELLS_CUT"]
     result["warnings"][:2] = ["Rows: reworded.", "Cells: reworded"]
     _print_result(_with_cell_hint(result))
-    lines = [line for line in capsys.readouterr().out.splitlines()
-             if line.startswith("warning:")]
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
     assert lines[0] == f"warning: Cells: reworded; {CELL_HINT}"
     assert not any("Rows: reworded." in line for line in lines)

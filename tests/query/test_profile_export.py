@@ -42,10 +42,14 @@ def test_export_round_trips(sample_service, tmp_path, suffix):
         import duckdb
 
         reader = "read_csv" if suffix == "csv" else "read_parquet"
-        n, total = duckdb.connect().execute(
-            f"SELECT count(*), round(sum(net_revenue), 2) FROM {reader}('{target}')").fetchone()
-        expected = sample_service.run_query(
-            "SELECT round(sum(net_revenue), 2) FROM clean_orders")["preview"][0][0]
+        n, total = (
+            duckdb.connect()
+            .execute(f"SELECT count(*), round(sum(net_revenue), 2) FROM {reader}('{target}')")
+            .fetchone()
+        )
+        expected = sample_service.run_query("SELECT round(sum(net_revenue), 2) FROM clean_orders")[
+            "preview"
+        ][0][0]
         assert n == 113_852 and total == expected
 
 

@@ -8,9 +8,23 @@ import pytest
 
 from lantide.query import qem
 
-STEP_FIELDS = {"step_id", "at", "tool", "project", "purpose", "result_label", "sql", "row_count",
-               "columns", "cached_table_name", "materialized", "materialize_reason",
-               "warnings", "checks", "duration_ms"}
+STEP_FIELDS = {
+    "step_id",
+    "at",
+    "tool",
+    "project",
+    "purpose",
+    "result_label",
+    "sql",
+    "row_count",
+    "columns",
+    "cached_table_name",
+    "materialized",
+    "materialize_reason",
+    "warnings",
+    "checks",
+    "duration_ms",
+}
 
 
 def test_exploratory_preview_is_capped_and_counts_all_rows(sample_service):
@@ -30,23 +44,41 @@ def test_values_are_json_safe(empty_service):
     result = empty_service.run_query(
         "SELECT DATE '2025-07-01' AS d, TIMESTAMP '2025-07-01 10:00:00' AS ts, "
         "12.50::DECIMAL(10,2) AS money, 'nan'::DOUBLE AS x, [1, 2] AS l, {'a': 1} AS s, "
-        "INTERVAL 3 DAY AS i, '\\x01'::BLOB AS b, NULL AS n")
+        "INTERVAL 3 DAY AS i, '\\x01'::BLOB AS b, NULL AS n"
+    )
     row = result["preview"][0]
     assert row[:4] == ["2025-07-01", "2025-07-01T10:00:00", 12.5, "nan"]
     assert row[4:6] == [[1, 2], {"a": 1}] and row[-1] is None
     json.loads(json.dumps(result, allow_nan=False))
 
 
-@pytest.mark.parametrize("kwargs,status,sql,expected", [
-    ({"result_label": "Q2 active customers"}, "planning",
-     "SELECT customer_id FROM customers", ("labelled_result", "q2_active_customers")),
-    ({"purpose": "orders per status"}, "executing",
-     "SELECT status, count(*) FROM orders GROUP BY 1", ("executing_step", "step_")),
-    ({}, "planning", "SELECT * FROM orders o JOIN customers c USING (customer_id)",
-     ("multi_table_join", "result_")),
-    ({}, "planning", "SELECT count(*) FROM orders", ("exploratory_preview", None)),
-])
-def test_materialization_reason_codes(sample_workspace, open_service, kwargs, status, sql, expected):
+@pytest.mark.parametrize(
+    "kwargs,status,sql,expected",
+    [
+        (
+            {"result_label": "Q2 active customers"},
+            "planning",
+            "SELECT customer_id FROM customers",
+            ("labelled_result", "q2_active_customers"),
+        ),
+        (
+            {"purpose": "orders per status"},
+            "executing",
+            "SELECT status, count(*) FROM orders GROUP BY 1",
+            ("executing_step", "step_"),
+        ),
+        (
+            {},
+            "planning",
+            "SELECT * FROM orders o JOIN customers c USING (customer_id)",
+            ("multi_table_join", "result_"),
+        ),
+        ({}, "planning", "SELECT count(*) FROM orders", ("exploratory_preview", None)),
+    ],
+)
+def test_materialization_reason_codes(
+    sample_workspace, open_service, kwargs, status, sql, expected
+):
     from lantide.workspace.model import Project
 
     project = Project.load(sample_workspace, "q3-churn")
@@ -60,8 +92,9 @@ def test_materialization_reason_codes(sample_workspace, open_service, kwargs, st
         assert not result["materialized"] and result["cached_table_name"] is None
     else:
         assert result["materialized"] and result["cached_table_name"].startswith(table)
-        again = svc.run_query(f'SELECT count(*) FROM "{result["cached_table_name"]}"',
-                              purpose="check the row count")
+        again = svc.run_query(
+            f'SELECT count(*) FROM "{result["cached_table_name"]}"', purpose="check the row count"
+        )
         assert again["preview"] == [[result["row_count"]]]
         listed = {t["name"] for t in svc.show_tables()["tables"] if t["kind"] == "cached_table"}
         assert result["cached_table_name"] in listed
@@ -69,15 +102,22 @@ def test_materialization_reason_codes(sample_workspace, open_service, kwargs, st
 
 def test_strategy_table_rows_in_order():
     decide = qem.decide_materialization
-    base = dict(external=False, result_label=None, project_status="planning", tables_read=1,
-                step_id="abc")
+    base = dict(
+        external=False, result_label=None, project_status="planning", tables_read=1, step_id="abc"
+    )
     assert decide(tab="t", **{**base, "result_label": "x"}).reason_code == "persisted_tab"
-    assert decide(tab=None, **{**base, "external": True, "result_label": "x"}).reason_code == \
-        "staged_external"
-    assert decide(tab=None, **{**base, "result_label": "x", "project_status": "executing"}
-                  ).reason_code == "labelled_result"
-    assert decide(tab=None, **{**base, "project_status": "executing", "tables_read": 3}
-                  ).reason_code == "executing_step"
+    assert (
+        decide(tab=None, **{**base, "external": True, "result_label": "x"}).reason_code
+        == "staged_external"
+    )
+    assert (
+        decide(tab=None, **{**base, "result_label": "x", "project_status": "executing"}).reason_code
+        == "labelled_result"
+    )
+    assert (
+        decide(tab=None, **{**base, "project_status": "executing", "tables_read": 3}).reason_code
+        == "executing_step"
+    )
     assert decide(tab=None, **{**base, "tables_read": 2}).reason_code == "multi_table_join"
     assert decide(tab=None, **base) == qem.Materialization(False, "exploratory_preview", None)
 
@@ -117,9 +157,11 @@ def test_complexity_hint_blocks_three_ctes_in_run_query_only(sample_service):
     assert "SQL tab" in info.value.hint
     valid = sample_service.validate_query(THREE_CTES)
     assert valid["ok"] and valid["hints"][0]["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"
-    two = ("WITH q2 AS (SELECT customer_id FROM orders WHERE order_date < '2025-07-01'), "
-           "q3 AS (SELECT customer_id FROM orders WHERE order_date >= '2025-07-01') "
-           "SELECT count(*) FROM (SELECT customer_id FROM q2 EXCEPT SELECT customer_id FROM q3)")
+    two = (
+        "WITH q2 AS (SELECT customer_id FROM orders WHERE order_date < '2025-07-01'), "
+        "q3 AS (SELECT customer_id FROM orders WHERE order_date >= '2025-07-01') "
+        "SELECT count(*) FROM (SELECT customer_id FROM q2 EXCEPT SELECT customer_id FROM q3)"
+    )
     assert sample_service.run_query(two)["row_count"] == 1
     allowed = sample_service.run_query(THREE_CTES, allow_complex=True)
     assert allowed["preview"][0][0] > 0
@@ -131,8 +173,10 @@ def test_complexity_hint_blocks_three_ctes_in_run_query_only(sample_service):
 
 
 def test_optimization_hint_for_a_join_of_three_entity_tables(sample_service):
-    sql = ("SELECT p.category, c.segment, sum(o.quantity) FROM orders o "
-           "JOIN customers c USING (customer_id) JOIN products p USING (product_id) GROUP BY 1, 2")
+    sql = (
+        "SELECT p.category, c.segment, sum(o.quantity) FROM orders o "
+        "JOIN customers c USING (customer_id) JOIN products p USING (product_id) GROUP BY 1, 2"
+    )
     result = sample_service.run_query(sql)
     hint = next(h for h in result["hints"] if h["code"] == "CACHE_UPSTREAM_JOIN")
     assert hint["tables"] == ['"customers"', '"orders"', '"products"']
@@ -140,7 +184,8 @@ def test_optimization_hint_for_a_join_of_three_entity_tables(sample_service):
     sample_service.source_run_sql_tab("q3-churn", "clean_orders")  # a cached upstream tab
     cheaper = sample_service.run_query(
         "SELECT c.segment, count(*) FROM clean_orders o JOIN customers c USING (customer_id) "
-        "JOIN products p ON p.product_id = 1 GROUP BY 1")
+        "JOIN products p ON p.product_id = 1 GROUP BY 1"
+    )
     assert not [h for h in cheaper["hints"] if h["code"] == "CACHE_UPSTREAM_JOIN"]
 
 
@@ -149,7 +194,9 @@ def test_reading_its_own_result_is_refused(sample_service):
     with pytest.raises(Exception) as info:
         sample_service.run_query("SELECT x + 1 FROM mine", result_label="mine")
     assert info.value.code == "QUERY_READS_OWN_RESULT"
-    assert sample_service.run_query("SELECT x + 1 FROM mine", result_label="mine2")["preview"] == [[2]]
+    assert sample_service.run_query("SELECT x + 1 FROM mine", result_label="mine2")["preview"] == [
+        [2]
+    ]
 
 
 def test_label_cannot_replace_a_tab_or_a_data_table(sample_service):
@@ -168,8 +215,12 @@ def test_validate_query_never_returns_rows(sample_service):
     assert bad["ok"] is False and bad["error"] == "BIND_ERROR"
     assert bad["position"] == {"line": 3, "column": 7}
     refused = sample_service.validate_query("DELETE FROM orders")
-    assert refused == {"ok": False, "error": "QUERY_REFUSED_DML", "message": refused["message"],
-                       "hint": refused["hint"]}
+    assert refused == {
+        "ok": False,
+        "error": "QUERY_REFUSED_DML",
+        "message": refused["message"],
+        "hint": refused["hint"],
+    }
 
 
 def test_run_query_error_position_is_in_the_users_text(sample_service):
@@ -186,8 +237,10 @@ def test_failed_rerun_keeps_the_previous_cached_table(sample_service):
 
 
 def test_paging_reads_slices(sample_service):
-    result = sample_service.run_query("SELECT o.order_id, c.name FROM orders o JOIN customers c "
-                                      "USING (customer_id) ORDER BY o.order_id")
+    result = sample_service.run_query(
+        "SELECT o.order_id, c.name FROM orders o JOIN customers c "
+        "USING (customer_id) ORDER BY o.order_id"
+    )
     table = result["cached_table_name"]
     assert [r[0] for r in sample_service.fetch_rows(table, 1000, 3)] == [1001, 1002, 1003]
     assert sample_service.relation_info(table)["row_count"] == result["row_count"]
@@ -214,7 +267,9 @@ def test_dynamic_pivot_is_materialized_with_a_label(sample_service, sql):
     result = sample_service.run_query(sql, result_label="segments")
     assert result["materialized"] and result["cached_table_name"] == "segments"
     assert result["row_count"] == expected["row_count"] >= 1
-    assert result["columns"] == expected["columns"] and len(result["preview"]) == len(expected["preview"])
+    assert result["columns"] == expected["columns"] and len(result["preview"]) == len(
+        expected["preview"]
+    )
     assert result["step"]["row_count"] == result["row_count"]
     again = sample_service.run_query("SELECT count(*) FROM segments")
     assert again["preview"] == [[result["row_count"]]]

@@ -27,14 +27,22 @@ from lantide.workspace.settings import QuerySettings
 
 QUERY = Path(__file__).resolve().parents[2] / "lantide" / "query"
 # The facade and its parts, and what they hand work to.
-PART_MODULES = ["service.py", "resolver.py", "runner.py", "tab_service.py", "browse.py",
-                "sourcerun.py", "staging.py", "projects.py", "checks/__init__.py"]
+PART_MODULES = [
+    "service.py",
+    "resolver.py",
+    "runner.py",
+    "tab_service.py",
+    "browse.py",
+    "sourcerun.py",
+    "staging.py",
+    "projects.py",
+    "checks/__init__.py",
+]
 
 
 @pytest.fixture
 def parts(empty_workspace):
-    (empty_workspace / "data" / "orders.csv").write_text(
-        "id,kind,amount\n1,a,10\n2,b,20\n3,a,30\n")
+    (empty_workspace / "data" / "orders.csv").write_text("id,kind,amount\n1,a,10\n2,b,20\n3,a,30\n")
     ws = Workspace.open(empty_workspace)
     settings = QuerySettings(preview_rows=2)
     external = ExternalSources(ws, timeout_seconds=settings.timeout_seconds)
@@ -42,12 +50,26 @@ def parts(empty_workspace):
     try:
         shared.sources.refresh()
         inputs = InputResolver(ws, shared.sources, shared.catalog, external)
-        runner = StatementRunner(ws, settings, engine=shared.engine, catalog=shared.catalog,
-                                 sources=shared.sources, external=external,
-                                 consents=RemoteConsents(shared.engine), inputs=inputs,
-                                 check_facts=shared.check_facts)
-        tabs = SqlTabs(ws, settings, engine=shared.engine, catalog=shared.catalog,
-                       sources=shared.sources, inputs=inputs, runner=runner)
+        runner = StatementRunner(
+            ws,
+            settings,
+            engine=shared.engine,
+            catalog=shared.catalog,
+            sources=shared.sources,
+            external=external,
+            consents=RemoteConsents(shared.engine),
+            inputs=inputs,
+            check_facts=shared.check_facts,
+        )
+        tabs = SqlTabs(
+            ws,
+            settings,
+            engine=shared.engine,
+            catalog=shared.catalog,
+            sources=shared.sources,
+            inputs=inputs,
+            runner=runner,
+        )
         yield SimpleNamespace(ws=ws, runner=runner, tabs=tabs, catalog=shared.catalog)
     finally:
         backend.release(shared)
@@ -61,7 +83,8 @@ def test_the_runner_alone_runs_a_statement_through_the_guard(parts):
 
     result = parts.runner.run_query(
         "SELECT kind, sum(amount) AS total FROM orders GROUP BY kind ORDER BY kind",
-        result_label="Totals by kind")
+        result_label="Totals by kind",
+    )
     assert result["status"] == "ok" and result["row_count"] == 2
     assert result["preview"] == [["a", 40], ["b", 20]]
     assert result["cached_table_name"] == "totals_by_kind"
@@ -107,9 +130,14 @@ def _foreign_private_names(path: Path) -> list[str]:
             own.add(node.attr)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             own.add(node.id)
-    return [f"{path.name}:{node.lineno} {ast.unparse(node)}" for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and node.attr.startswith("_")
-            and not node.attr.startswith("__") and node.attr not in own]
+    return [
+        f"{path.name}:{node.lineno} {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and node.attr not in own
+    ]
 
 
 @pytest.mark.parametrize("module", PART_MODULES)

@@ -22,25 +22,29 @@ def test_a_dropped_header_and_a_stray_quote_are_reported(empty_workspace, open_s
     assert any(n.startswith("no header line found: line 2 is read as data") for n in notes)
     assert any("quotes are read as text" in n and "line 2" in n for n in notes)
     result = svc.run_query("SELECT * FROM q")
-    assert [f"data/q.csv: {n}" for n in notes] == \
-        [w for w in result["warnings"] if w.startswith("data/q.csv")]
+    assert [f"data/q.csv: {n}" for n in notes] == [
+        w for w in result["warnings"] if w.startswith("data/q.csv")
+    ]
     assert result["step"]["warnings"] == result["warnings"]  # the ledger keeps them too
-    assert svc.validate_query("SELECT * FROM q")["warnings"][:len(notes)] == \
-        [f"data/q.csv: {n}" for n in notes]
+    assert svc.validate_query("SELECT * FROM q")["warnings"][: len(notes)] == [
+        f"data/q.csv: {n}" for n in notes
+    ]
     assert svc.read_schema("q")["notes"] == notes
 
 
 def test_a_title_line_skipped_is_reported_with_its_line(empty_workspace, open_service):
     data = empty_workspace / "data"
-    (data / "titled.csv").write_text("Report for Q1, 2025\nid,v,w\n" +
-                                     "".join(f"{i},{i},{i}\n" for i in range(50)))
+    (data / "titled.csv").write_text(
+        "Report for Q1, 2025\nid,v,w\n" + "".join(f"{i},{i},{i}\n" for i in range(50))
+    )
     (data / "plain.csv").write_text("id,v\n1,2\n")
     svc = open_service(empty_workspace)
     assert _entry(svc, "titled")["notes"] == ["line 1 skipped: taken for a title above the table"]
     assert "notes" not in _entry(svc, "plain")
     result = svc.run_query("SELECT sum(w) FROM titled JOIN plain USING (id)")
-    assert result["warnings"] == ["data/titled.csv: line 1 skipped: taken for a title above "
-                                  "the table"]
+    assert result["warnings"] == [
+        "data/titled.csv: line 1 skipped: taken for a title above the table"
+    ]
     assert svc.run_query("SELECT * FROM plain")["warnings"] == []
 
 
@@ -58,8 +62,9 @@ def test_the_analyst_chooses_the_header_row(empty_workspace, open_service):
     set_header_row(empty_workspace, "data/export.csv", 3)
     result = svc.run_query("SELECT sum(amount) AS total FROM export")
     assert result["preview"] == [[42]]
-    assert result["warnings"] == ["data/export.csv: the column names are on line 3, as set "
-                                  "for this file; lines 1-2 skipped"]
+    assert result["warnings"] == [
+        "data/export.csv: the column names are on line 3, as set for this file; lines 1-2 skipped"
+    ]
     set_header_row(empty_workspace, "data/export.csv", 0)
     rows = svc.run_query("SELECT * FROM export")
     # every line is data: as one column (no delimiter on the first lines), five rows
@@ -72,8 +77,7 @@ def test_the_analyst_chooses_the_header_row(empty_workspace, open_service):
     assert rules == {"version": 1, "files": {}}
 
 
-def test_a_rule_survives_a_reopen_and_a_broken_rules_file_is_kept(empty_workspace,
-                                                                  open_service):
+def test_a_rule_survives_a_reopen_and_a_broken_rules_file_is_kept(empty_workspace, open_service):
     from lantide.query.file_rules import set_header_row
 
     data = empty_workspace / "data"
@@ -115,8 +119,9 @@ def test_cli_lists_notes_and_sets_the_header_row(empty_workspace, run_cli):
     assert (data / "q.csv").read_bytes() == before
 
 
-def test_a_new_header_row_recounts_the_rows_and_makes_reading_tabs_stale(sample_workspace,
-                                                                          open_service):
+def test_a_new_header_row_recounts_the_rows_and_makes_reading_tabs_stale(
+    sample_workspace, open_service
+):
     from lantide.query import tabs as tab_files
     from lantide.query.file_rules import set_header_row
 

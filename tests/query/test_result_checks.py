@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-FAN_OUT_SQL = ("SELECT c.segment, count(*) AS customers FROM customers c "
-               "JOIN orders o USING (customer_id) GROUP BY 1")
+FAN_OUT_SQL = (
+    "SELECT c.segment, count(*) AS customers FROM customers c "
+    "JOIN orders o USING (customer_id) GROUP BY 1"
+)
 
 
 def codes(result) -> list[str]:
@@ -27,71 +29,83 @@ def test_the_issue_case_is_caught_with_join_side_and_repeat(sample_service):
     fan = check(result, "JOIN_FAN_OUT")
     assert fan["severity"] == "error"
     # the number really is distorted: 2,000 customers exist, the column adds up to far more
-    assert sum(row[1] for row in result["preview"]) > 2_000 == scalar(
-        sample_service, "SELECT count(*) FROM customers")
+    assert (
+        sum(row[1] for row in result["preview"])
+        > 2_000
+        == scalar(sample_service, "SELECT count(*) FROM customers")
+    )
     evidence = fan["evidence"]
     assert evidence["repeated_side"] == "customers c"
     (join,) = evidence["joins"]
     assert join["by"] == "orders o" and join["key"] == ["customer_id"]
     assert "customers c" in join["join"] and "orders o" in join["join"]
-    most = scalar(sample_service, "SELECT max(n) FROM (SELECT count(*) AS n FROM orders "
-                                  "GROUP BY customer_id)")
+    most = scalar(
+        sample_service, "SELECT max(n) FROM (SELECT count(*) AS n FROM orders GROUP BY customer_id)"
+    )
     assert join["max_repeat"] == evidence["max_repeat"] == most
-    assert join["distinct_keys"] == scalar(sample_service,
-                                           "SELECT count(DISTINCT customer_id) FROM orders")
+    assert join["distinct_keys"] == scalar(
+        sample_service, "SELECT count(DISTINCT customer_id) FROM orders"
+    )
     assert "COUNT(*) AS customers" in fan["message"] and f"{most:,} times" in fan["message"]
     assert result["step"]["checks"] == result["checks"]
 
 
-@pytest.mark.parametrize("sql", [
-    # aggregates duplication cannot distort
-    "SELECT c.segment, count(DISTINCT c.customer_id) AS customers FROM customers c "
-    "JOIN orders o USING (customer_id) GROUP BY 1",
-    "SELECT c.segment, min(c.signup_date) AS first_signup, max(c.customer_id) AS last_id, "
-    "any_value(c.name) AS someone FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
-    # the many side's own measure over a join to unique customers
-    "SELECT c.segment, sum(o.quantity * o.unit_price) AS revenue, count(*) AS orders "
-    "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
-    "SELECT c.region, sum(o.quantity) AS units FROM orders o, customers c "
-    "WHERE o.customer_id = c.customer_id GROUP BY 1",
-    # orders grouped per customer before the join
-    "SELECT c.segment, count(*) AS customers, sum(x.n) AS orders FROM customers c JOIN "
-    "(SELECT customer_id, count(*) AS n FROM orders GROUP BY customer_id) x "
-    "ON x.customer_id = c.customer_id GROUP BY 1",
-    "WITH per_customer AS (SELECT customer_id, sum(quantity) AS units FROM orders GROUP BY 1) "
-    "SELECT c.segment, count(c.customer_id) AS customers, sum(p.units) AS units "
-    "FROM customers c JOIN per_customer p USING (customer_id) GROUP BY 1",
-    # the repeated side collapsed by a GROUP BY before the count
-    "SELECT segment, count(*) AS customers FROM (SELECT c.customer_id, c.segment FROM "
-    "customers c JOIN orders o USING (customer_id) GROUP BY 1, 2) GROUP BY 1",
-    # a sum that reads the side that is not repeated, per its own row
-    "SELECT p.category, sum(o.quantity * p.list_price) AS list_value FROM orders o "
-    "JOIN products p USING (product_id) GROUP BY 1",
-    # customers joined to the orders of one day: unique among the rows the join keeps
-    "SELECT c.segment, count(*) AS customers FROM customers c JOIN orders o "
-    "ON o.customer_id = c.customer_id AND o.order_id = 17 GROUP BY 1",
-    "SELECT c.segment, sum(c.customer_id) AS ids FROM customers c, orders o "
-    "WHERE o.customer_id = c.customer_id AND o.order_id IN (3, 4) AND c.customer_id > 0 "
-    "GROUP BY 1",
-    # a conditional count of order rows, not of customers
-    "SELECT c.segment, sum(CASE WHEN c.is_test_account THEN 1 ELSE 0 END) AS test_orders "
-    "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # aggregates duplication cannot distort
+        "SELECT c.segment, count(DISTINCT c.customer_id) AS customers FROM customers c "
+        "JOIN orders o USING (customer_id) GROUP BY 1",
+        "SELECT c.segment, min(c.signup_date) AS first_signup, max(c.customer_id) AS last_id, "
+        "any_value(c.name) AS someone FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
+        # the many side's own measure over a join to unique customers
+        "SELECT c.segment, sum(o.quantity * o.unit_price) AS revenue, count(*) AS orders "
+        "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
+        "SELECT c.region, sum(o.quantity) AS units FROM orders o, customers c "
+        "WHERE o.customer_id = c.customer_id GROUP BY 1",
+        # orders grouped per customer before the join
+        "SELECT c.segment, count(*) AS customers, sum(x.n) AS orders FROM customers c JOIN "
+        "(SELECT customer_id, count(*) AS n FROM orders GROUP BY customer_id) x "
+        "ON x.customer_id = c.customer_id GROUP BY 1",
+        "WITH per_customer AS (SELECT customer_id, sum(quantity) AS units FROM orders GROUP BY 1) "
+        "SELECT c.segment, count(c.customer_id) AS customers, sum(p.units) AS units "
+        "FROM customers c JOIN per_customer p USING (customer_id) GROUP BY 1",
+        # the repeated side collapsed by a GROUP BY before the count
+        "SELECT segment, count(*) AS customers FROM (SELECT c.customer_id, c.segment FROM "
+        "customers c JOIN orders o USING (customer_id) GROUP BY 1, 2) GROUP BY 1",
+        # a sum that reads the side that is not repeated, per its own row
+        "SELECT p.category, sum(o.quantity * p.list_price) AS list_value FROM orders o "
+        "JOIN products p USING (product_id) GROUP BY 1",
+        # customers joined to the orders of one day: unique among the rows the join keeps
+        "SELECT c.segment, count(*) AS customers FROM customers c JOIN orders o "
+        "ON o.customer_id = c.customer_id AND o.order_id = 17 GROUP BY 1",
+        "SELECT c.segment, sum(c.customer_id) AS ids FROM customers c, orders o "
+        "WHERE o.customer_id = c.customer_id AND o.order_id IN (3, 4) AND c.customer_id > 0 "
+        "GROUP BY 1",
+        # a conditional count of order rows, not of customers
+        "SELECT c.segment, sum(CASE WHEN c.is_test_account THEN 1 ELSE 0 END) AS test_orders "
+        "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
+    ],
+)
 def test_no_fan_out_where_duplication_cannot_distort(sample_service, sql):
     result = sample_service.run_query(sql)
-    assert "JOIN_FAN_OUT" not in codes(result) and "TOTAL_EXCEEDS_SOURCE" not in codes(result), \
+    assert "JOIN_FAN_OUT" not in codes(result) and "TOTAL_EXCEEDS_SOURCE" not in codes(result), (
         result["checks"]
+    )
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT c.segment, count(c.customer_id) AS n FROM customers c, orders o "
-    "WHERE c.customer_id = o.customer_id GROUP BY 1",
-    # a derived table that only projects does not hide the repeated side
-    "SELECT segment, sum(cid) AS ids FROM (SELECT c.segment, c.customer_id AS cid "
-    "FROM customers c JOIN orders o ON o.customer_id = c.customer_id) GROUP BY 1",
-    "SELECT c.region, avg(c.customer_id) AS mean_id, count(*) AS customer_count "
-    "FROM customers c LEFT JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT c.segment, count(c.customer_id) AS n FROM customers c, orders o "
+        "WHERE c.customer_id = o.customer_id GROUP BY 1",
+        # a derived table that only projects does not hide the repeated side
+        "SELECT segment, sum(cid) AS ids FROM (SELECT c.segment, c.customer_id AS cid "
+        "FROM customers c JOIN orders o ON o.customer_id = c.customer_id) GROUP BY 1",
+        "SELECT c.region, avg(c.customer_id) AS mean_id, count(*) AS customer_count "
+        "FROM customers c LEFT JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
+    ],
+)
 def test_fan_out_fires_on_comma_joins_derived_tables_and_left_joins(sample_service, sql):
     fan = check(sample_service.run_query(sql), "JOIN_FAN_OUT")
     assert fan["evidence"]["repeated_side"] == "customers c"
@@ -100,7 +114,8 @@ def test_fan_out_fires_on_comma_joins_derived_tables_and_left_joins(sample_servi
 
 def test_total_exceeds_source_compares_with_the_base_table(sample_service):
     result = sample_service.run_query(
-        "SELECT sum(p.list_price) AS list_total FROM products p JOIN orders o USING (product_id)")
+        "SELECT sum(p.list_price) AS list_total FROM products p JOIN orders o USING (product_id)"
+    )
     total = check(result, "TOTAL_EXCEEDS_SOURCE")
     assert total["severity"] == "error"
     base = scalar(sample_service, "SELECT sum(list_price) FROM products")
@@ -112,13 +127,16 @@ def test_total_exceeds_source_compares_with_the_base_table(sample_service):
 
 
 def test_key_facts_belong_to_one_version_of_the_file(sample_workspace, open_service):
-    sql = ("SELECT c.segment, sum(o.quantity) AS units FROM orders o "
-           "JOIN customers c USING (customer_id) GROUP BY 1")
+    sql = (
+        "SELECT c.segment, sum(o.quantity) AS units FROM orders o "
+        "JOIN customers c USING (customer_id) GROUP BY 1"
+    )
     svc = open_service(sample_workspace)
     assert "JOIN_FAN_OUT" not in codes(svc.run_query(sql))
-    stored = svc.engine.execute("SELECT subject, fact FROM _lantide.check_facts "
-                                "WHERE fact LIKE 'keys:%'")
-    assert ("data:\"customers\"", "keys:customer_id") in stored
+    stored = svc.engine.execute(
+        "SELECT subject, fact FROM _lantide.check_facts WHERE fact LIKE 'keys:%'"
+    )
+    assert ('data:"customers"', "keys:customer_id") in stored
     # customer 7 appears twice now: the same statement repeats order rows
     path = sample_workspace / "data" / "customers.csv"
     lines = path.read_text().splitlines()
@@ -131,14 +149,16 @@ def test_key_facts_belong_to_one_version_of_the_file(sample_workspace, open_serv
 
 def test_row_facts_of_a_preview_and_of_a_cached_table(sample_service):
     complete = sample_service.run_query(
-        "SELECT 1 AS a, NULL::INTEGER AS nothing, 'nan'::DOUBLE AS bad, 1.0 / 0 AS worse")
+        "SELECT 1 AS a, NULL::INTEGER AS nothing, 'nan'::DOUBLE AS bad, 1.0 / 0 AS worse"
+    )
     assert check(complete, "ALL_NULL_COLUMN")["evidence"]["columns"] == ["nothing"]
     assert check(complete, "NAN_OR_INF")["evidence"]["columns"] == {"bad": 1, "worse": 1}
     # only the first 200 of 1,000 rows crossed into Python: a NaN seen there is certain,
     # a column NULL there is not known to be NULL further down
     partial = sample_service.run_query(
         "SELECT range AS i, CASE WHEN range = 5 THEN 'nan'::DOUBLE END AS x, "
-        "CASE WHEN range > 500 THEN 1 END AS later FROM range(1000)")
+        "CASE WHEN range > 500 THEN 1 END AS later FROM range(1000)"
+    )
     assert partial["truncated"] and not partial["materialized"]
     assert "ALL_NULL_COLUMN" not in codes(partial)
     assert "first 200 rows" in check(partial, "NAN_OR_INF")["message"]
@@ -146,10 +166,13 @@ def test_row_facts_of_a_preview_and_of_a_cached_table(sample_service):
     labelled = sample_service.run_query(
         "SELECT range AS i, CASE WHEN range > 5000 THEN 1 END AS never, "
         "CASE WHEN range = 900 THEN 'inf'::DOUBLE END AS late FROM range(1000)",
-        result_label="facts_of_all_rows")
+        result_label="facts_of_all_rows",
+    )
     assert labelled["materialized"]
-    assert check(labelled, "ALL_NULL_COLUMN")["evidence"] == {"columns": ["never"],
-                                                             "row_count": 1000}
+    assert check(labelled, "ALL_NULL_COLUMN")["evidence"] == {
+        "columns": ["never"],
+        "row_count": 1000,
+    }
     assert check(labelled, "NAN_OR_INF")["evidence"]["columns"] == {"late": 1}
 
 
@@ -167,33 +190,39 @@ def test_empty_result(sample_service):
 def test_division_by_zero_risk(sample_service):
     risky = sample_service.run_query(
         "SELECT status, sum(quantity) / sum(refund_amount) AS units_per_refund "
-        "FROM orders GROUP BY status")
+        "FROM orders GROUP BY status"
+    )
     div = check(risky, "DIVISION_BY_ZERO_RISK")
     assert div["severity"] == "warning" and div["evidence"]["column"] == "units_per_refund"
     assert div["evidence"]["null_or_nonfinite_rows"] == 2  # completed and cancelled: no refunds
     guarded = sample_service.run_query(
         "SELECT status, sum(quantity) / NULLIF(sum(refund_amount), 0) AS units_per_refund, "
         "count(*) FILTER (WHERE discount > 0) / count(*) AS discounted_share "
-        "FROM orders GROUP BY status")
+        "FROM orders GROUP BY status"
+    )
     assert "DIVISION_BY_ZERO_RISK" not in codes(guarded)
     unguarded_clean = sample_service.run_query(
-        "SELECT segment, count(*) / count(region) AS per_region FROM customers GROUP BY 1")
+        "SELECT segment, count(*) / count(region) AS per_region FROM customers GROUP BY 1"
+    )
     assert check(unguarded_clean, "DIVISION_BY_ZERO_RISK")["severity"] == "info"
 
 
 def test_implausible_ratios(sample_service):
     counted = sample_service.run_query(
-        "SELECT status, count(*) AS refund_rate FROM orders GROUP BY status")
+        "SELECT status, count(*) AS refund_rate FROM orders GROUP BY status"
+    )
     ratio = check(counted, "IMPLAUSIBLE_RATIO")
     assert ratio["evidence"]["column"] == "refund_rate" and ratio["evidence"]["max"] > 100
     fine = sample_service.run_query(
         "SELECT status, round(count(*) / (SELECT count(*) FROM orders), 3) AS order_share, "
         "round(100.0 * count(*) / (SELECT count(*) FROM orders), 1) AS order_pct, "
-        "avg(discount) AS discount_growth FROM orders GROUP BY status")
+        "avg(discount) AS discount_growth FROM orders GROUP BY status"
+    )
     assert "IMPLAUSIBLE_RATIO" not in codes(fine)
     spike = sample_service.run_query(
         "SELECT * FROM (VALUES (1, 0.010), (2, 0.012), (3, 0.011), (4, 0.013), (5, 40.0)) "
-        "AS t(id, conversion_pct)")
+        "AS t(id, conversion_pct)"
+    )
     assert "median" in check(spike, "IMPLAUSIBLE_RATIO")["message"]
 
 
@@ -231,7 +260,8 @@ def test_row_count_drift_of_a_tab(empty_workspace, open_service):
     assert drift["evidence"]["previous_row_count"] == 100 and drift["evidence"]["row_count"] == 10
     # the tab's SQL changed: another step, nothing to compare with
     (empty_workspace / "projects" / "p" / "sql" / "all_events.sql").write_text(
-        "SELECT * FROM events, range(30)")
+        "SELECT * FROM events, range(30)"
+    )
     assert "ROW_COUNT_DRIFT" not in codes(svc.run_sql_tab("p", "all_events"))
 
 
@@ -275,7 +305,9 @@ def test_lantide_sql_prints_checks_as_text_and_json(sample_workspace, run_cli):
     text = run_cli("sql", sample_workspace, FAN_OUT_SQL)
     assert text.returncode == 0, text.stderr
     (line,) = [x for x in text.stdout.splitlines() if x.startswith("check ")]
-    assert line.startswith("check error JOIN_FAN_OUT: COUNT(*) AS customers counts rows of customers")
+    assert line.startswith(
+        "check error JOIN_FAN_OUT: COUNT(*) AS customers counts rows of customers"
+    )
     import json
 
     as_json = run_cli("sql", sample_workspace, FAN_OUT_SQL, "--json")

@@ -19,8 +19,9 @@ TABLES = ["lineitem", "orders", "customer", "part", "supplier", "partsupp", "nat
 def tpch_files(tmp_path_factory) -> Path:
     exe = shutil.which("tpchgen-cli") or str(Path(sys.executable).parent / "tpchgen-cli")
     out = tmp_path_factory.mktemp("tpch")
-    subprocess.run([exe, "parquet", "-s", "0.01", f"--output-dir={out}"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [exe, "parquet", "-s", "0.01", f"--output-dir={out}"], check=True, capture_output=True
+    )
     return out
 
 

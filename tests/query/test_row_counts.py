@@ -11,12 +11,17 @@ from lantide.query import row_counts
 
 
 def _entries(service):
-    return {t["qualified_name"]: t for t in service.show_tables()["tables"]
-            if t["kind"] in ("data_file", "excel_sheet")}
+    return {
+        t["qualified_name"]: t
+        for t in service.show_tables()["tables"]
+        if t["kind"] in ("data_file", "excel_sheet")
+    }
 
 
 def _csv(path, rows: int, start: int = 0) -> None:
-    path.write_text("id,kind\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(start, start + rows)))
+    path.write_text(
+        "id,kind\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(start, start + rows))
+    )
 
 
 def test_every_kind_of_data_file_has_its_row_count(sample_workspace, open_service):
@@ -31,8 +36,13 @@ def test_every_kind_of_data_file_has_its_row_count(sample_workspace, open_servic
         pq.write_table(pa.table({"x": list(range(10))}), data / "parts" / f"p{part}.parquet")
     svc = open_service(sample_workspace)
     entries = _entries(svc)
-    expected = {'"small"': 25, '"events"': 7, '"parts"': 30, '"orders"': 120_000,
-                '"targets"."Regional"': 40}
+    expected = {
+        '"small"': 25,
+        '"events"': 7,
+        '"parts"': 30,
+        '"orders"': 120_000,
+        '"targets"."Regional"': 40,
+    }
     for name, count in expected.items():
         assert entries[name]["row_count"] == count, name
         assert entries[name]["row_count_pending"] is False
@@ -69,8 +79,9 @@ def test_a_changed_file_is_counted_again(empty_workspace, open_service):
     assert _entries(svc)['"grows"']["row_count"] == 15
 
 
-def test_a_file_that_cannot_be_counted_is_not_counted_on_every_listing(empty_workspace,
-                                                                        open_service):
+def test_a_file_that_cannot_be_counted_is_not_counted_on_every_listing(
+    empty_workspace, open_service
+):
     # registers (DuckDB samples the first lines) but cannot be read to the end
     path = empty_workspace / "data" / "broken.ndjson"
     path.write_text("".join(f'{{"n": {i}}}\n' for i in range(30_000)) + '{"n": oops\n')

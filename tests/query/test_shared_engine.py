@@ -26,8 +26,9 @@ def test_a_second_service_shares_the_first_ones_state(ws):
     second = QueryService(Workspace.open(ws.root, lock=False), QuerySettings())
     try:
         assert second.engine is first.engine and backend.open_count(ws) == 2
-        made = first.run_query("SELECT kind, count(*) AS n FROM items GROUP BY kind",
-                               result_label="kinds")
+        made = first.run_query(
+            "SELECT kind, count(*) AS n FROM items GROUP BY kind", result_label="kinds"
+        )
         # the other service knows the new cached table at once (one catalog)
         assert second.catalog.cached("kinds") is not None
         assert sorted(second.fetch_rows("kinds", 0, 10)) == [("a", 2), ("b", 1)]
@@ -76,7 +77,9 @@ def test_services_opened_at_the_same_time_share_one_engine(ws):
     try:
         assert not errors, errors
         assert len({id(s.engine) for s in services}) == 1 and backend.open_count(ws) == 4
-        assert [s.run_query("SELECT count(*) FROM items")["preview"] for s in services] == [[[3]]] * 4
+        assert [s.run_query("SELECT count(*) FROM items")["preview"] for s in services] == [
+            [[3]]
+        ] * 4
     finally:
         for s in services:
             s.close()

@@ -21,7 +21,8 @@ def shop(empty_workspace):
     sql = empty_workspace / "projects" / P / "sql"
     (sql / "items_clean.sql").write_text("SELECT id, kind, price FROM items WHERE price >= 0\n")
     (sql / "kind_counts.sql").write_text(
-        "SELECT kind, count(*) AS n, sum(price) AS total FROM items_clean GROUP BY kind\n")
+        "SELECT kind, count(*) AS n, sum(price) AS total FROM items_clean GROUP BY kind\n"
+    )
     (sql / "rare_kinds.sql").write_text("SELECT * FROM kind_counts WHERE n < 10\n")
     return empty_workspace
 
@@ -34,8 +35,9 @@ def _catalog_rows(root):
     """The bookkeeping rows as the database holds them (read by a separate connection)."""
     con = duckdb.connect(str(root / ".lantide" / "cache.duckdb"), read_only=True)
     try:
-        return con.execute("SELECT name, fingerprint, row_count FROM _lantide.cached_tables "
-                           "ORDER BY name").fetchall()
+        return con.execute(
+            "SELECT name, fingerprint, row_count FROM _lantide.cached_tables ORDER BY name"
+        ).fetchall()
     finally:
         con.close()
 
@@ -43,8 +45,11 @@ def _catalog_rows(root):
 def test_steps_carry_exact_row_counts_and_columns_without_a_preview(shop, open_service):
     svc = open_service(shop)
     report = svc.source_run_sql_tab(P, "rare_kinds")
-    assert _statuses(report) == [("items_clean", "ran"), ("kind_counts", "ran"),
-                                 ("rare_kinds", "ran")]
+    assert _statuses(report) == [
+        ("items_clean", "ran"),
+        ("kind_counts", "ran"),
+        ("rare_kinds", "ran"),
+    ]
     counts = {}
     for entry, step in zip(report["tabs"], report["steps"]):
         info = svc.relation_info(entry["tab"])
@@ -79,7 +84,8 @@ def test_bookkeeping_in_memory_matches_the_database(shop, open_service):
     assert _catalog_rows(shop) == sorted(second.values())
     reopened = open_service(shop)
     assert _statuses(reopened.source_run_sql_tab(P, "rare_kinds")) == [
-        (t, "skipped") for t in ("items_clean", "kind_counts", "rare_kinds")]
+        (t, "skipped") for t in ("items_clean", "kind_counts", "rare_kinds")
+    ]
 
 
 def _rows_in_memory(svc):
@@ -101,7 +107,9 @@ def test_a_failed_rerun_keeps_the_table_and_its_fingerprint(shop, open_service):
     # back to the SQL that made the table: nothing to recompute
     sql.write_text(good)
     assert _statuses(svc.source_run_sql_tab(P, "kind_counts")) == [
-        ("items_clean", "skipped"), ("kind_counts", "skipped")]
+        ("items_clean", "skipped"),
+        ("kind_counts", "skipped"),
+    ]
 
 
 def test_a_view_made_by_hand_is_never_replaced(shop, open_service):
@@ -129,8 +137,9 @@ def test_a_tab_edited_while_the_run_is_under_way_is_recorded_as_it_ran(shop, ope
 
     def edit_when_first_runs(event):
         if event.get("tab") == "items_clean" and event.get("status") == "running":
-            downstream.write_text("SELECT kind, count(*) AS n FROM items_clean "
-                                  "WHERE kind <> 'c' GROUP BY kind\n")
+            downstream.write_text(
+                "SELECT kind, count(*) AS n FROM items_clean WHERE kind <> 'c' GROUP BY kind\n"
+            )
 
     report = svc.source_run_sql_tab(P, "kind_counts", progress=edit_when_first_runs)
     assert _statuses(report) == [("items_clean", "ran"), ("kind_counts", "ran")]
@@ -139,7 +148,9 @@ def test_a_tab_edited_while_the_run_is_under_way_is_recorded_as_it_ran(shop, ope
     assert "WHERE kind <> 'c'" in report["steps"][1]["sql"]
     # its fingerprint is the edited SQL's: the next run has nothing to do
     assert _statuses(svc.source_run_sql_tab(P, "kind_counts")) == [
-        ("items_clean", "skipped"), ("kind_counts", "skipped")]
+        ("items_clean", "skipped"),
+        ("kind_counts", "skipped"),
+    ]
 
 
 def test_a_tab_removed_while_the_run_is_under_way_fails_cleanly(shop, open_service):
@@ -151,7 +162,10 @@ def test_a_tab_removed_while_the_run_is_under_way_fails_cleanly(shop, open_servi
             middle.unlink()
 
     report = svc.source_run_sql_tab(P, "rare_kinds", progress=remove_when_first_runs)
-    assert _statuses(report) == [("items_clean", "ran"), ("kind_counts", "failed"),
-                                 ("rare_kinds", "not_run")]
+    assert _statuses(report) == [
+        ("items_clean", "ran"),
+        ("kind_counts", "failed"),
+        ("rare_kinds", "not_run"),
+    ]
     assert report["tabs"][1]["error"]["error"] == "TAB_NOT_FOUND"
     assert "kind_counts" in report["tabs"][1]["error"]["message"]

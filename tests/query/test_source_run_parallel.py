@@ -36,8 +36,13 @@ def _timeline(svc, **kwargs):
 
     def record(event):
         with lock:
-            events.append((event.get("tab"), event.get("status") or event["event"],
-                           threading.current_thread().name))
+            events.append(
+                (
+                    event.get("tab"),
+                    event.get("status") or event["event"],
+                    threading.current_thread().name,
+                )
+            )
 
     report = svc.source_run_sql_tab(P, "combined", progress=record, **kwargs)
     return report, events
@@ -47,7 +52,10 @@ def test_independent_tabs_run_side_by_side(wide, open_service):
     svc = open_service(wide, source_run_workers=2)
     report, events = _timeline(svc)
     assert [(t["tab"], t["status"]) for t in report["tabs"]] == [
-        ("left_part", "ran"), ("right_part", "ran"), ("combined", "ran")]
+        ("left_part", "ran"),
+        ("right_part", "ran"),
+        ("combined", "ran"),
+    ]
     marks = [(tab, status) for tab, status, _ in events]
     # both staging tabs started before either finished, on two pool threads
     first_finish = min(marks.index(("left_part", "ran")), marks.index(("right_part", "ran")))
@@ -56,10 +64,14 @@ def test_independent_tabs_run_side_by_side(wide, open_service):
     threads = {thread for tab, status, thread in events if status == "running"}
     assert len([t for t in threads if t.startswith("lantide-source-run")]) >= 2
     # the downstream tab waited for both
-    assert marks.index(("combined", "running")) > max(marks.index(("left_part", "ran")),
-                                                  marks.index(("right_part", "ran")))
-    assert report["steps"] and [s["cached_table_name"] for s in report["steps"]] == \
-        ["left_part", "right_part", "combined"]
+    assert marks.index(("combined", "running")) > max(
+        marks.index(("left_part", "ran")), marks.index(("right_part", "ran"))
+    )
+    assert report["steps"] and [s["cached_table_name"] for s in report["steps"]] == [
+        "left_part",
+        "right_part",
+        "combined",
+    ]
     assert svc.run_query("SELECT count(*) FROM combined")["preview"] == [[1]]
 
     # both staging tabs change: their bookkeeping rows are updated by concurrent
@@ -69,8 +81,9 @@ def test_independent_tabs_run_side_by_side(wide, open_service):
         (sql / f"{name}.sql").write_text(BUSY.format(k=k) + "\n")
     again, _ = _timeline(svc)
     assert again["ran"] == 3 and again["ok"]
-    rows = dict(svc.engine.execute(
-        "SELECT name, fingerprint FROM _lantide.cached_tables ORDER BY name"))
+    rows = dict(
+        svc.engine.execute("SELECT name, fingerprint FROM _lantide.cached_tables ORDER BY name")
+    )
     assert set(rows) >= {"left_part", "right_part", "combined"} and all(rows.values())
     third, events = _timeline(svc)
     assert third["skipped"] == 3
@@ -107,6 +120,9 @@ def test_a_cancel_stops_every_tab_running_and_keeps_the_old_tables(wide, open_se
     assert time.monotonic() - started < 10
     report = outcome["result"]
     assert [(t["tab"], t["status"]) for t in report["tabs"]] == [
-        ("left_part", "failed"), ("right_part", "failed"), ("combined", "not_run")]
+        ("left_part", "failed"),
+        ("right_part", "failed"),
+        ("combined", "not_run"),
+    ]
     assert {t["error"]["error"] for t in report["tabs"][:2]} == {"QUERY_CANCELLED"}
     assert svc.run_query("SELECT h FROM left_part")["preview"] == before

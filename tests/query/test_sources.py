@@ -15,17 +15,25 @@ def _names(service):
 def test_sample_tables_and_sheets(sample_service):
     tables = sample_service.show_tables()
     names = {t["qualified_name"]: t for t in tables["tables"]}
-    assert {'"customers"', '"orders"', '"products"', '"targets"."Regional"',
-            '"targets"."Segments"'} <= set(names)
+    assert {
+        '"customers"',
+        '"orders"',
+        '"products"',
+        '"targets"."Regional"',
+        '"targets"."Segments"',
+    } <= set(names)
     assert names['"targets"."Regional"']["kind"] == "excel_sheet"
     assert names['"orders"']["source"] == "data/orders.parquet"
     json.dumps(tables)  # JSON-serializable as the agent sends it
-    regional = sample_service.run_query('SELECT count(*) AS n, sum(target_revenue) > 0 AS ok '
-                                        'FROM "targets"."Regional"')
+    regional = sample_service.run_query(
+        'SELECT count(*) AS n, sum(target_revenue) > 0 AS ok FROM "targets"."Regional"'
+    )
     assert regional["preview"] == [[40, True]]
     schema = sample_service.read_schema('targets."Segments"')
-    assert schema["ddl"] == ('CREATE TABLE "targets"."Segments" ("segment" VARCHAR, '
-                             '"year" BIGINT, "target_customers" BIGINT, "note" VARCHAR)')
+    assert schema["ddl"] == (
+        'CREATE TABLE "targets"."Segments" ("segment" VARCHAR, '
+        '"year" BIGINT, "target_customers" BIGINT, "note" VARCHAR)'
+    )
 
 
 def test_formats_and_odd_names(empty_workspace, open_service):
@@ -44,9 +52,14 @@ def test_formats_and_odd_names(empty_workspace, open_service):
     names = _names(svc)
     assert {'"q3 sales.v2"', '"order"', '"Städte"', '"events"', '"list"', '"select"'} <= names
     assert '"notes"' not in names
-    checks = {'SELECT sum(amount) FROM "q3 sales.v2"': 6.0, 'SELECT count(*) FROM "order"': 1,
-              'SELECT einwohner FROM "Städte"': 1084831, "SELECT sum(n) FROM events": 3,
-              "SELECT count(*) FROM list": 3, 'SELECT sum(x) FROM "select"': 10}
+    checks = {
+        'SELECT sum(amount) FROM "q3 sales.v2"': 6.0,
+        'SELECT count(*) FROM "order"': 1,
+        'SELECT einwohner FROM "Städte"': 1084831,
+        "SELECT sum(n) FROM events": 3,
+        "SELECT count(*) FROM list": 3,
+        'SELECT sum(x) FROM "select"': 10,
+    }
     for sql, expected in checks.items():
         assert svc.run_query(sql)["preview"][0][0] == expected, sql
 
@@ -72,8 +85,7 @@ def test_bad_csv_row_is_reported_with_its_line(empty_workspace, open_service):
     assert "30001" in info.value.message  # the line of the bad row, header included
 
 
-def test_bad_rows_that_fool_the_sniffer_still_fail_with_their_line(empty_workspace,
-                                                                    open_service):
+def test_bad_rows_that_fool_the_sniffer_still_fail_with_their_line(empty_workspace, open_service):
     rows = ["id,name,amount"] + [f"{i},n{i},{i * 1.5}" for i in range(1, 200)]
     rows.insert(120, "999,broken")  # file line 121: a field short
     rows.insert(150, "1000,extra,1,2")  # a field too many
@@ -83,7 +95,10 @@ def test_bad_rows_that_fool_the_sniffer_still_fail_with_their_line(empty_workspa
     (data / "notes.csv").write_text('note\n"a, b"\n"c; d"\nplain\n')
     svc = open_service(empty_workspace)
     assert [(c["name"], c["type"]) for c in svc.read_schema("sales")["columns"]] == [
-        ("id", "BIGINT"), ("name", "VARCHAR"), ("amount", "DOUBLE")]
+        ("id", "BIGINT"),
+        ("name", "VARCHAR"),
+        ("amount", "DOUBLE"),
+    ]
     with pytest.raises(Exception) as info:
         svc.run_query("SELECT sum(amount) FROM sales")
     assert info.value.code == "DATA_ERROR"
@@ -95,15 +110,19 @@ def test_bad_rows_that_fool_the_sniffer_still_fail_with_their_line(empty_workspa
 
 
 def test_latin1_and_utf16_files_are_read_and_a_title_line_is_still_skipped(
-        empty_workspace, open_service):
+    empty_workspace, open_service
+):
     data = empty_workspace / "data"
     (data / "export.csv").write_bytes("name;city\nJosé;Köln\nAnna;München\n".encode("latin-1"))
     (data / "wide.csv").write_bytes("id,v\n1,é\n".encode("utf-16"))
-    (data / "titled.csv").write_text("Report for Q1, 2025\nid,v,w\n" +
-                                     "".join(f"{i},{i},{i}\n" for i in range(50)))
+    (data / "titled.csv").write_text(
+        "Report for Q1, 2025\nid,v,w\n" + "".join(f"{i},{i},{i}\n" for i in range(50))
+    )
     svc = open_service(empty_workspace)
     assert svc.run_query("SELECT * FROM export ORDER BY name")["preview"] == [
-        ["Anna", "München"], ["José", "Köln"]]
+        ["Anna", "München"],
+        ["José", "Köln"],
+    ]
     assert svc.run_query("SELECT * FROM wide")["preview"] == [[1, "é"]]
     assert svc.run_query("SELECT count(*), sum(w) FROM titled")["preview"] == [[50, 1225]]
     assert svc.show_tables()["problems"] == []
@@ -187,11 +206,13 @@ def test_sheet_without_header_gets_excel_column_names(empty_workspace, open_serv
     svc = open_service(empty_workspace)
     schema = svc.read_schema('"raw"."Sheet 1"')
     assert [(c["name"], c["type"]) for c in schema["columns"]] == [
-        ("A", "BIGINT"), ("B", "VARCHAR"), ("C", "DOUBLE")]
+        ("A", "BIGINT"),
+        ("B", "VARCHAR"),
+        ("C", "DOUBLE"),
+    ]
 
 
-def test_a_header_with_blank_or_repeated_names_is_still_a_header(empty_workspace,
-                                                                 open_service):
+def test_a_header_with_blank_or_repeated_names_is_still_a_header(empty_workspace, open_service):
     import xlsxwriter
 
     book = xlsxwriter.Workbook(str(empty_workspace / "data" / "sales.xlsx"))
@@ -206,28 +227,32 @@ def test_a_header_with_blank_or_repeated_names_is_still_a_header(empty_workspace
     svc = open_service(empty_workspace)
     schema = svc.read_schema('"sales"."Q1"')
     assert [(c["name"], c["type"]) for c in schema["columns"]] == [
-        ("region", "VARCHAR"), ("amount", "BIGINT"), ("amount_2", "DOUBLE"), ("D", "BIGINT")]
+        ("region", "VARCHAR"),
+        ("amount", "BIGINT"),
+        ("amount_2", "DOUBLE"),
+        ("D", "BIGINT"),
+    ]
     assert svc.run_query('SELECT sum(amount_2) FROM "sales"."Q1"')["preview"] == [[16.0]]
     assert svc.run_query('SELECT count(*) FROM "sales"."Words"')["preview"] == [[2]]
 
 
 def test_decimal_commas_in_a_semicolon_file_are_numbers(empty_workspace, open_service):
     data = empty_workspace / "data"
-    (data / "umsatz.csv").write_text("datum;betrag;menge;notiz\n"
-                                     "03.01.2025;1.234,50;3;a,b\n04.01.2025;99,9;4;c\n")
+    (data / "umsatz.csv").write_text(
+        "datum;betrag;menge;notiz\n03.01.2025;1.234,50;3;a,b\n04.01.2025;99,9;4;c\n"
+    )
     # decimal points already in use: a comma in another column must not change them
     (data / "points.csv").write_text("price;code\n1.5;3,4\n2.25;5,6\n")
     svc = open_service(empty_workspace)
     schema = {c["name"]: c["type"] for c in svc.read_schema("umsatz")["columns"]}
-    assert schema == {"datum": "DATE", "betrag": "DOUBLE", "menge": "BIGINT",
-                      "notiz": "VARCHAR"}
+    assert schema == {"datum": "DATE", "betrag": "DOUBLE", "menge": "BIGINT", "notiz": "VARCHAR"}
     assert svc.run_query("SELECT sum(betrag) FROM umsatz")["preview"] == [[1334.4]]
-    assert svc.run_query("SELECT list(price ORDER BY price), list(code ORDER BY code) "
-                         "FROM points")["preview"] == [[[1.5, 2.25], ["3,4", "5,6"]]]
+    assert svc.run_query("SELECT list(price ORDER BY price), list(code ORDER BY code) FROM points")[
+        "preview"
+    ] == [[[1.5, 2.25], ["3,4", "5,6"]]]
 
 
-def test_a_folder_that_cannot_be_one_table_is_listed_with_the_reason(empty_workspace,
-                                                                     open_service):
+def test_a_folder_that_cannot_be_one_table_is_listed_with_the_reason(empty_workspace, open_service):
     data = empty_workspace / "data"
     (data / "mixed").mkdir()
     (data / "mixed" / "a.csv").write_text("x\n1\n")

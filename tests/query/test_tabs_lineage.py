@@ -24,7 +24,10 @@ def test_lineage_of_the_sample_project(sample_service):
     assert graph["order"] == CHAIN and graph["cycle"] is None
     tabs = {t["tab"]: t for t in graph["tabs"]}
     assert tabs["customer_quarters"]["reads_tabs"] == ["clean_orders"]
-    assert {s["table"] for s in tabs["clean_orders"]["reads_sources"]} == {'"orders"', '"customers"'}
+    assert {s["table"] for s in tabs["clean_orders"]["reads_sources"]} == {
+        '"orders"',
+        '"customers"',
+    }
     assert {"from": "customer_quarters", "to": "q3_churn_by_region"} in graph["edges"]
 
 
@@ -54,8 +57,11 @@ def test_source_run_skips_unchanged_and_reruns_the_changed_chain(sample_service,
     middle = sample_workspace / "projects" / P / "sql" / "customer_quarters.sql"
     middle.write_text(middle.read_text().replace("count(*) AS orders", "count(*) AS n_orders"))
     third = sample_service.source_run_sql_tab(P, "q3_churn_by_region")
-    assert _statuses(third) == [("clean_orders", "skipped"), ("customer_quarters", "ran"),
-                                ("q3_churn_by_region", "ran")]
+    assert _statuses(third) == [
+        ("clean_orders", "skipped"),
+        ("customer_quarters", "ran"),
+        ("q3_churn_by_region", "ran"),
+    ]
     # a source file changes: the tabs reading it re-run
     _touch_later(sample_workspace / "data" / "customers.csv")
     fourth = sample_service.source_run_sql_tab(P, "q3_churn_by_region")
@@ -68,8 +74,11 @@ def test_failure_stops_downstream(sample_service, sample_workspace):
     first = sample_workspace / "projects" / P / "sql" / "clean_orders.sql"
     first.write_text("SELECT no_such_column FROM orders\n")
     report = sample_service.source_run_sql_tab(P, "q3_churn_by_region")
-    assert _statuses(report) == [("clean_orders", "failed"), ("customer_quarters", "not_run"),
-                                 ("q3_churn_by_region", "not_run")]
+    assert _statuses(report) == [
+        ("clean_orders", "failed"),
+        ("customer_quarters", "not_run"),
+        ("q3_churn_by_region", "not_run"),
+    ]
     assert report["tabs"][0]["error"]["error"] == "BIND_ERROR"
     assert "clean_orders" in report["tabs"][1]["reason"] and report["ok"] is False
     # the previous cached table is still there
@@ -78,22 +87,32 @@ def test_failure_stops_downstream(sample_service, sample_workspace):
 
 def test_run_sql_tab_records_a_fingerprint_source_run_trusts(sample_service):
     result = sample_service.run_sql_tab(P, "clean_orders")
-    assert result["reason_code"] == "persisted_tab" and result["cached_table_name"] == "clean_orders"
+    assert (
+        result["reason_code"] == "persisted_tab" and result["cached_table_name"] == "clean_orders"
+    )
     assert result["tab"] == "clean_orders" and result["step"]["tool"] == "run_sql_tab"
     states = {t["tab"]: t["state"] for t in sample_service.list_sql_tabs(P)}
-    assert states == {"clean_orders": "up_to_date", "customer_quarters": "never_run",
-                      "q3_churn_by_region": "never_run"}
+    assert states == {
+        "clean_orders": "up_to_date",
+        "customer_quarters": "never_run",
+        "q3_churn_by_region": "never_run",
+    }
     report = sample_service.source_run_sql_tab(P, "customer_quarters")
     assert _statuses(report) == [("clean_orders", "skipped"), ("customer_quarters", "ran")]
 
 
 def test_create_rename_delete(sample_service, sample_workspace):
     sql_dir = sample_workspace / "projects" / P / "sql"
-    created = sample_service.create_sql_tab(P, "big_orders", "SELECT * FROM clean_orders WHERE net_revenue > 1000")
+    created = sample_service.create_sql_tab(
+        P, "big_orders", "SELECT * FROM clean_orders WHERE net_revenue > 1000"
+    )
     assert (sql_dir / "big_orders.sql").read_text().startswith("SELECT * FROM clean_orders")
     assert created["lineage"]["reads_tabs"] == ["clean_orders"]
-    for bad_name, code in (("big_orders", "TAB_EXISTS"), ("../x", "BAD_TAB_NAME"),
-                           ("customers", "TAB_NAME_TAKEN")):
+    for bad_name, code in (
+        ("big_orders", "TAB_EXISTS"),
+        ("../x", "BAD_TAB_NAME"),
+        ("customers", "TAB_NAME_TAKEN"),
+    ):
         with pytest.raises(Exception) as info:
             sample_service.create_sql_tab(P, bad_name, "SELECT 1")
         assert info.value.code == code
@@ -103,7 +122,10 @@ def test_create_rename_delete(sample_service, sample_workspace):
 
     sample_service.source_run_sql_tab(P, "q3_churn_by_region")
     renamed = sample_service.rename_sql_tab(P, "clean_orders", "valid_orders")
-    assert renamed["cached_table_renamed"] and renamed["dependents"] == ["big_orders", "customer_quarters"]
+    assert renamed["cached_table_renamed"] and renamed["dependents"] == [
+        "big_orders",
+        "customer_quarters",
+    ]
     assert "customer_quarters" in renamed["hint"]
     assert (sql_dir / "valid_orders.sql").exists() and not (sql_dir / "clean_orders.sql").exists()
     assert "FROM clean_orders" in (sql_dir / "customer_quarters.sql").read_text()  # not edited
@@ -135,7 +157,9 @@ def test_tab_names_share_one_namespace_across_projects(sample_service, sample_wo
 
 
 def test_a_tab_may_not_read_its_own_table(sample_service, sample_workspace):
-    (sample_workspace / "projects" / P / "sql" / "selfish.sql").write_text("SELECT * FROM selfish\n")
+    (sample_workspace / "projects" / P / "sql" / "selfish.sql").write_text(
+        "SELECT * FROM selfish\n"
+    )
     report = sample_service.lineage(P)
     assert report["cycle"] == ["selfish"]
     with pytest.raises(Exception) as info:
@@ -147,8 +171,10 @@ def test_a_tab_saved_by_a_windows_editor_runs(sample_service, sample_workspace):
     sql_dir = sample_workspace / "projects" / P / "sql"
     # a byte-order mark and CRLF line ends, as Notepad writes them
     (sql_dir / "from_windows.sql").write_bytes(
-        "\ufeff-- regions\r\nSELECT region, count(*) AS n\r\nFROM customers\r\nGROUP BY 1\r\n"
-        .encode("utf-8"))
+        "\ufeff-- regions\r\nSELECT region, count(*) AS n\r\nFROM customers\r\nGROUP BY 1\r\n".encode(
+            "utf-8"
+        )
+    )
     result = sample_service.run_sql_tab(P, "from_windows")
     assert result["cached_table_name"] == "from_windows" and result["row_count"] > 1
     assert sample_service.validate_query("\ufeffSELECT 1")["ok"]

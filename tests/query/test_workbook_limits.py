@@ -7,8 +7,14 @@ import json
 
 import pytest
 
-from tests.fakes.bad_files import (bomb_sheet, lie_about_size, ods_bytes,
-                                   sparse_corners_sheet, with_sheet_xml, workbook_bytes)
+from tests.fakes.bad_files import (
+    bomb_sheet,
+    lie_about_size,
+    ods_bytes,
+    sparse_corners_sheet,
+    with_sheet_xml,
+    workbook_bytes,
+)
 
 GOOD = {"Good": [["region", "amount"], ["DE", 10], ["FR", 7]], "Other": [["x"], [1]]}
 
@@ -21,11 +27,11 @@ def _tables(service) -> set[str]:
     return {t["qualified_name"] for t in service.show_tables()["tables"]}
 
 
-def test_a_workbook_that_inflates_past_the_limit_is_a_problem_line(empty_workspace,
-                                                                   open_service):
+def test_a_workbook_that_inflates_past_the_limit_is_a_problem_line(empty_workspace, open_service):
     data = empty_workspace / "data"
-    bomb = with_sheet_xml(workbook_bytes(GOOD), data / "bomb.xlsx", 2,
-                          bomb_sheet(600_000))  # ~9 MB of sheet XML, ~40 KB on disk
+    bomb = with_sheet_xml(
+        workbook_bytes(GOOD), data / "bomb.xlsx", 2, bomb_sheet(600_000)
+    )  # ~9 MB of sheet XML, ~40 KB on disk
     before = bomb.read_bytes()
     (data / "fine.csv").write_text("a\n1\n")
     svc = open_service(empty_workspace, max_workbook_mb=4)
@@ -40,7 +46,8 @@ def test_a_workbook_that_inflates_past_the_limit_is_a_problem_line(empty_workspa
 
 
 def test_a_zip_that_declares_a_huge_inflated_size_is_refused_with_default_limits(
-        empty_workspace, open_service):
+    empty_workspace, open_service
+):
     data = empty_workspace / "data"
     path = data / "liar.xlsx"
     path.write_bytes(workbook_bytes(GOOD))
@@ -50,12 +57,14 @@ def test_a_zip_that_declares_a_huge_inflated_size_is_refused_with_default_limits
     assert "inflates to 1.9 GB" in problem and "query.max_workbook_mb" in problem
 
 
-def test_sheets_are_read_when_first_queried_and_a_large_one_fails_alone(empty_workspace,
-                                                                        open_service):
+def test_sheets_are_read_when_first_queried_and_a_large_one_fails_alone(
+    empty_workspace, open_service
+):
     data = empty_workspace / "data"
     # ~6 MB of sheet XML: more than a workbook read while listing, so nothing is read yet
-    with_sheet_xml(workbook_bytes({**GOOD, "Huge": [["y"]]}), data / "book.xlsx", 3,
-                   bomb_sheet(400_000))
+    with_sheet_xml(
+        workbook_bytes({**GOOD, "Huge": [["y"]]}), data / "book.xlsx", 3, bomb_sheet(400_000)
+    )
     (data / "fine.csv").write_text("a\n1\n")
     svc = open_service(empty_workspace, max_sheet_cells=100_000)
     listing = svc.show_tables()
@@ -96,12 +105,12 @@ def test_raising_the_limit_reads_the_sheet_at_the_next_open(empty_workspace, ope
     assert again.run_query('SELECT count(*) FROM "book"."Big"')["preview"] == [[125]]
 
 
-def test_a_sheet_whose_cells_span_a_huge_grid_is_refused_before_reading(empty_workspace,
-                                                                       run_cli):
+def test_a_sheet_whose_cells_span_a_huge_grid_is_refused_before_reading(empty_workspace, run_cli):
     # Two cells, at A1 and XFD1048576: read as a dense grid this aborted the process.
     data = empty_workspace / "data"
-    with_sheet_xml(workbook_bytes({**GOOD, "Corners": [["z"]]}), data / "book.xlsx", 3,
-                   sparse_corners_sheet())
+    with_sheet_xml(
+        workbook_bytes({**GOOD, "Corners": [["z"]]}), data / "book.xlsx", 3, sparse_corners_sheet()
+    )
     (data / "fine.csv").write_text("a\n1\n")
     listing = run_cli("tables", empty_workspace, "--json")
     assert listing.returncode == 0, listing.stderr
@@ -122,8 +131,12 @@ def test_a_sheet_whose_cells_span_a_huge_grid_is_refused_before_reading(empty_wo
 
 def test_a_sheet_that_is_not_xml_fails_alone_when_queried(empty_workspace, open_service):
     data = empty_workspace / "data"
-    with_sheet_xml(workbook_bytes(GOOD), data / "book.xlsx", 2,
-                   [b"<worksheet><sheetData><row r='1'><c><v>1</v></c><oops"])
+    with_sheet_xml(
+        workbook_bytes(GOOD),
+        data / "book.xlsx",
+        2,
+        [b"<worksheet><sheetData><row r='1'><c><v>1</v></c><oops"],
+    )
     svc = open_service(empty_workspace)
     assert svc.run_query('SELECT count(*) FROM "book"."Good"')["preview"] == [[2]]
     with pytest.raises(Exception) as info:
@@ -134,8 +147,7 @@ def test_a_sheet_that_is_not_xml_fails_alone_when_queried(empty_workspace, open_
     assert "Other" in _problems(svc)["data/book.xlsx"]
 
 
-def test_an_entry_that_inflates_past_what_it_declares_is_damaged(empty_workspace,
-                                                                open_service):
+def test_an_entry_that_inflates_past_what_it_declares_is_damaged(empty_workspace, open_service):
     data = empty_workspace / "data"
     path = with_sheet_xml(workbook_bytes(GOOD), data / "book.xlsx", 1, bomb_sheet(3_000))
     lie_about_size(path, "xl/worksheets/sheet1.xml", 100)
@@ -148,8 +160,9 @@ def test_an_entry_that_inflates_past_what_it_declares_is_damaged(empty_workspace
     assert svc.run_query('SELECT * FROM "book"."Other"')["preview"] == [[1]]
 
 
-def test_an_ods_whose_repeated_cells_span_a_huge_grid_is_refused_at_listing(empty_workspace,
-                                                                          run_cli):
+def test_an_ods_whose_repeated_cells_span_a_huge_grid_is_refused_at_listing(
+    empty_workspace, run_cli
+):
     # ~1 KB: one cell repeated 10,000 times in each of 9,000 rows; read, it aborted the
     # process (calamine allocates the whole grid when the book is opened)
     data = empty_workspace / "data"

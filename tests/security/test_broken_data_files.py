@@ -17,8 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.bad_files import (bomb_sheet, lie_about_size, ods_bytes, repeated_sheet,
-                                   sparse_corners_sheet, with_sheet_xml, workbook_bytes)
+from tests.fakes.bad_files import (
+    bomb_sheet,
+    lie_about_size,
+    ods_bytes,
+    repeated_sheet,
+    sparse_corners_sheet,
+    with_sheet_xml,
+    workbook_bytes,
+)
 
 from tests.query.conftest import open_service  # noqa: F401  (a fixture)
 
@@ -128,8 +135,7 @@ def corpus(sample_workspace, tmp_path):
     return sample_workspace, expect
 
 
-def test_every_broken_file_is_a_clear_problem_and_the_rest_keeps_working(corpus,
-                                                                         open_service):
+def test_every_broken_file_is_a_clear_problem_and_the_rest_keeps_working(corpus, open_service):
     from lantide.errors import LantideError
 
     root, expect = corpus
@@ -188,8 +194,10 @@ def test_the_command_line_survives_the_corpus(corpus, run_cli):
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["preview"] == [[expected]]
     quotes = run_cli("sql", root, "SELECT * FROM bad_quotes")
-    assert quotes.returncode == 0 and "warning: data/bad_quotes.csv: quotes are read as " \
-        "text" in quotes.stdout
+    assert (
+        quotes.returncode == 0
+        and "warning: data/bad_quotes.csv: quotes are read as text" in quotes.stdout
+    )
     for name in ('"truncated"', '"corners"."S"', '"bad_line"', "deep"):
         out = run_cli("sql", root, f"SELECT * FROM {name}")
         assert out.returncode == 1, (name, out.stdout)
@@ -202,8 +210,9 @@ def test_a_real_decompression_bomb_with_default_limits(sample_workspace, open_se
     """Sheet XML inflating past the default 1024 MB, 1-2 MB on disk: refused from the
     zip's directory, in the time it takes to read that directory."""
     data = sample_workspace / "data"
-    bomb = with_sheet_xml(_workbook({"S": [["x"]]}), data / "bomb.xlsx", 1,
-                          repeated_sheet(1100 << 20))  # 1.1 GB of XML
+    bomb = with_sheet_xml(
+        _workbook({"S": [["x"]]}), data / "bomb.xlsx", 1, repeated_sheet(1100 << 20)
+    )  # 1.1 GB of XML
     assert bomb.stat().st_size < 8 << 20
     before = hashlib.sha256(bomb.read_bytes()).hexdigest()
     svc = open_service(sample_workspace)

@@ -56,11 +56,17 @@ CASES = [
     (SESSION, b"{not json", set()),
     (SESSION, b'{"focused_project": 7, "open_tabs": "x", "active_tab": [1]}', set()),
     (LEDGER, b'{"step_id": "s1", "tool": "run_query"}\n\xff\xfe\n{"step_id": 3}\n', set()),
-    (CONVERSATION, b'{"type": "message", "turn": "x", "message": {"role": "system"}}\n\xff\n',
-     set()),
+    (
+        CONVERSATION,
+        b'{"type": "message", "turn": "x", "message": {"role": "system"}}\n\xff\n',
+        set(),
+    ),
     (".lantide/workspace.json", b'{"version": 1, "name": "w", "connections": "x"}', set()),
-    (".lantide/workspace.json", b'{"version": 1, "name": "w", "connections": [3, {"name": 4}]}',
-     set()),
+    (
+        ".lantide/workspace.json",
+        b'{"version": 1, "name": "w", "connections": [3, {"name": 4}]}',
+        set(),
+    ),
 ]
 
 
@@ -81,10 +87,14 @@ def template(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("relative, content, may_fail", CASES,
-                         ids=[f"{c[0].rsplit('/', 1)[-1]}-{i}" for i, c in enumerate(CASES)])
-def test_a_broken_workspace_file_is_a_problem_for_itself_only(template, tmp_path, run_cli,
-                                                             relative, content, may_fail):
+@pytest.mark.parametrize(
+    "relative, content, may_fail",
+    CASES,
+    ids=[f"{c[0].rsplit('/', 1)[-1]}-{i}" for i, c in enumerate(CASES)],
+)
+def test_a_broken_workspace_file_is_a_problem_for_itself_only(
+    template, tmp_path, run_cli, relative, content, may_fail
+):
     ws = tmp_path / "ws"
     shutil.copytree(template, ws)
     broken = ws / relative
@@ -103,8 +113,7 @@ def test_a_broken_workspace_file_is_a_problem_for_itself_only(template, tmp_path
         assert _digest(broken) == before, f"{name} changed {relative}"
 
 
-def test_a_broken_focused_project_does_not_stop_queries_on_the_data(template, tmp_path,
-                                                                   run_cli):
+def test_a_broken_focused_project_does_not_stop_queries_on_the_data(template, tmp_path, run_cli):
     ws = tmp_path / "ws"
     shutil.copytree(template, ws)
     (ws / ".lantide").mkdir(exist_ok=True)
@@ -114,8 +123,9 @@ def test_a_broken_focused_project_does_not_stop_queries_on_the_data(template, tm
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["preview"] == [[2000]]
-    assert any("cannot be read" in w and "outside any project" in str(w)
-               for w in result["warnings"])
+    assert any(
+        "cannot be read" in w and "outside any project" in str(w) for w in result["warnings"]
+    )
     # a script (or the app) tells this warning by its code, not its sentence
     assert result["warning_codes"][-1] == "PROJECT_UNREADABLE"
     assert len(result["warning_codes"]) == len(result["warnings"])

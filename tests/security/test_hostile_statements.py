@@ -36,13 +36,19 @@ CORPUS = [
     ("create-type", "CREATE TYPE mood AS ENUM ('a', 'b')", "QUERY_REFUSED_DDL"),
     # DML
     ("insert", "INSERT INTO customers SELECT * FROM customers", "QUERY_REFUSED_DML"),
-    ("insert-or-replace", "INSERT OR REPLACE INTO customers SELECT * FROM customers",
-     "QUERY_REFUSED_DML"),
+    (
+        "insert-or-replace",
+        "INSERT OR REPLACE INTO customers SELECT * FROM customers",
+        "QUERY_REFUSED_DML",
+    ),
     ("update", "UPDATE customers SET segment = 'x'", "QUERY_REFUSED_DML"),
     ("update-returning", "UPDATE customers SET segment = 'x' RETURNING *", "QUERY_REFUSED_DML"),
     ("delete", "DELETE FROM customers", "QUERY_REFUSED_DML"),
-    ("merge", "MERGE INTO customers USING customers c2 ON false WHEN NOT MATCHED THEN "
-              "INSERT VALUES (1)", "QUERY_REFUSED_DML"),
+    (
+        "merge",
+        "MERGE INTO customers USING customers c2 ON false WHEN NOT MATCHED THEN INSERT VALUES (1)",
+        "QUERY_REFUSED_DML",
+    ),
     # ATTACH
     ("attach-memory", "ATTACH ':memory:' AS m", "QUERY_REFUSED_ATTACH"),
     ("attach-file", "ATTACH '{outside}/evil.duckdb' AS evil", "QUERY_REFUSED_ATTACH"),
@@ -78,52 +84,97 @@ CORPUS = [
     ("call-pragma", "CALL pragma_table_info('customers')", "QUERY_REFUSED_CALL"),
     # several statements
     ("two-statements", "SELECT 1; DROP TABLE customers", "QUERY_REFUSED_MULTIPLE_STATEMENTS"),
-    ("statement-after-comment", "SELECT 1;\n/* harmless */ DELETE FROM customers",
-     "QUERY_REFUSED_MULTIPLE_STATEMENTS"),
+    (
+        "statement-after-comment",
+        "SELECT 1;\n/* harmless */ DELETE FROM customers",
+        "QUERY_REFUSED_MULTIPLE_STATEMENTS",
+    ),
     # table functions with side effects or unseen SQL
     ("checkpoint-fn", "SELECT * FROM checkpoint()", "QUERY_REFUSED_FUNCTION"),
     ("force-checkpoint-fn", "SELECT * FROM force_checkpoint()", "QUERY_REFUSED_FUNCTION"),
-    ("enable-logging", "SELECT * FROM enable_logging(storage = 'file', "
-                       "storage_path = '{outside}/log')", "QUERY_REFUSED_FUNCTION"),
+    (
+        "enable-logging",
+        "SELECT * FROM enable_logging(storage = 'file', storage_path = '{outside}/log')",
+        "QUERY_REFUSED_FUNCTION",
+    ),
     ("query-fn", "SELECT * FROM query('DROP TABLE customers')", "QUERY_REFUSED_FUNCTION"),
-    ("serialized-sql", "SELECT * FROM json_execute_serialized_sql('{{}}')",
-     "QUERY_REFUSED_FUNCTION"),
+    (
+        "serialized-sql",
+        "SELECT * FROM json_execute_serialized_sql('{{}}')",
+        "QUERY_REFUSED_FUNCTION",
+    ),
     ("secrets-fn", "SELECT * FROM duckdb_secrets()", "QUERY_REFUSED_FUNCTION"),
-    ("checkpoint-in-cte", "WITH c AS (SELECT * FROM checkpoint()) SELECT * FROM c",
-     "QUERY_REFUSED_FUNCTION"),
-    ("checkpoint-in-summarize", "SUMMARIZE SELECT * FROM force_checkpoint()",
-     "QUERY_REFUSED_FUNCTION"),
-    ("store-rejects", "SELECT count(*) FROM read_csv('data/customers.csv', store_rejects = true, "
-                      "rejects_table = 'orders')", "QUERY_REFUSED_FUNCTION"),
+    (
+        "checkpoint-in-cte",
+        "WITH c AS (SELECT * FROM checkpoint()) SELECT * FROM c",
+        "QUERY_REFUSED_FUNCTION",
+    ),
+    (
+        "checkpoint-in-summarize",
+        "SUMMARIZE SELECT * FROM force_checkpoint()",
+        "QUERY_REFUSED_FUNCTION",
+    ),
+    (
+        "store-rejects",
+        "SELECT count(*) FROM read_csv('data/customers.csv', store_rejects = true, "
+        "rejects_table = 'orders')",
+        "QUERY_REFUSED_FUNCTION",
+    ),
     ("getenv", "SELECT getenv('HOME')", "QUERY_REFUSED_FUNCTION"),
     ("setval", "SELECT setval('seq1', 5)", "QUERY_REFUSED_FUNCTION"),
     # files outside data/
     ("read-passwd", "SELECT * FROM read_csv('/etc/passwd')", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("read-text-outside", "SELECT * FROM read_text('{outside}/secret.csv')",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("read-blob-cache", "SELECT * FROM read_blob('.lantide/cache.duckdb')",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("dotdot", "SELECT * FROM read_text('data/../.lantide/workspace.json')",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    (
+        "read-text-outside",
+        "SELECT * FROM read_text('{outside}/secret.csv')",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
+    (
+        "read-blob-cache",
+        "SELECT * FROM read_blob('.lantide/cache.duckdb')",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
+    (
+        "dotdot",
+        "SELECT * FROM read_text('data/../.lantide/workspace.json')",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
     ("glob-root", "SELECT * FROM glob('/*')", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
     ("path-as-table", "SELECT * FROM '{outside}/secret.csv'", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("list-with-outside", "SELECT * FROM read_text(['data/customers.csv', '{outside}/secret.csv'])",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("sniff-outside", "SELECT * FROM sniff_csv('{outside}/secret.csv')",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("parquet-meta-outside", "SELECT * FROM parquet_metadata('{outside}/x.parquet')",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
+    (
+        "list-with-outside",
+        "SELECT * FROM read_text(['data/customers.csv', '{outside}/secret.csv'])",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
+    (
+        "sniff-outside",
+        "SELECT * FROM sniff_csv('{outside}/secret.csv')",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
+    (
+        "parquet-meta-outside",
+        "SELECT * FROM parquet_metadata('{outside}/x.parquet')",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
     ("summarize-outside", "SUMMARIZE '{outside}/secret.csv'", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
     ("describe-outside", "DESCRIBE '{outside}/secret.csv'", "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("pivot-outside", "PIVOT read_csv('{outside}/secret.csv') ON token USING count(*)",
-     "QUERY_REFUSED_OUTSIDE_WORKSPACE"),
-    ("url", "SELECT * FROM read_parquet('https://example.com/x.parquet')",
-     "QUERY_REFUSED_NETWORK"),
+    (
+        "pivot-outside",
+        "PIVOT read_csv('{outside}/secret.csv') ON token USING count(*)",
+        "QUERY_REFUSED_OUTSIDE_WORKSPACE",
+    ),
+    ("url", "SELECT * FROM read_parquet('https://example.com/x.parquet')", "QUERY_REFUSED_NETWORK"),
     ("s3", "SELECT * FROM 's3://bucket/x.csv'", "QUERY_REFUSED_NETWORK"),
-    ("computed-path", "SELECT * FROM read_text('{outside}' || '/secret.csv')",
-     "QUERY_REFUSED_FUNCTION"),
-    ("lateral-path", "SELECT t.* FROM (SELECT '{outside}/secret.csv' AS p) s, read_text(s.p) t",
-     "QUERY_REFUSED_FUNCTION"),
+    (
+        "computed-path",
+        "SELECT * FROM read_text('{outside}' || '/secret.csv')",
+        "QUERY_REFUSED_FUNCTION",
+    ),
+    (
+        "lateral-path",
+        "SELECT t.* FROM (SELECT '{outside}/secret.csv' AS p) s, read_text(s.p) t",
+        "QUERY_REFUSED_FUNCTION",
+    ),
     # comment and quoting tricks
     ("comment-then-drop", "/* SELECT */ DROP TABLE customers", "QUERY_REFUSED_DDL"),
     ("mixed-case", "DrOp TaBlE customers", "QUERY_REFUSED_DDL"),
@@ -131,8 +182,11 @@ CORPUS = [
     ("unterminated-string", "SELECT 'abc; DROP TABLE customers", "SQL_SYNTAX"),
     ("unterminated-comment", "SELECT 1 /* DROP TABLE customers", "SQL_SYNTAX"),
     # CTE-wrapped writes
-    ("cte-insert", "WITH a AS (SELECT 1) INSERT INTO customers SELECT * FROM a",
-     "QUERY_REFUSED_DML"),
+    (
+        "cte-insert",
+        "WITH a AS (SELECT 1) INSERT INTO customers SELECT * FROM a",
+        "QUERY_REFUSED_DML",
+    ),
     ("cte-delete", "WITH d AS (DELETE FROM customers RETURNING *) SELECT * FROM d", None),
     # legitimate statements: they run
     ("select", "SELECT count(*) AS n FROM customers", None),
@@ -223,6 +277,7 @@ def _clean_output(text: str) -> None:
 
 # -- through the command line ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", CORPUS, ids=_ids())
 def test_cli(cli_workspace, run_cli, outside, case):
     sample_workspace = cli_workspace
@@ -230,8 +285,10 @@ def test_cli(cli_workspace, run_cli, outside, case):
     if not (sample_workspace / ".lantide" / "cache.duckdb").exists():
         prepared = run_cli("sql", sample_workspace, "SELECT 1 AS ready")  # the cache exists
         assert prepared.returncode == 0, prepared.stderr
-    files, objects = _file_hashes(sample_workspace), _cache_objects(
-        sample_workspace / ".lantide" / "cache.duckdb")
+    files, objects = (
+        _file_hashes(sample_workspace),
+        _cache_objects(sample_workspace / ".lantide" / "cache.duckdb"),
+    )
     outside_before = sorted(p.name for p in outside.iterdir())
     out = run_cli("sql", sample_workspace, _statement(sql, outside), "--json")
     _clean_output(out.stdout + out.stderr)
@@ -248,6 +305,7 @@ def test_cli(cli_workspace, run_cli, outside, case):
 
 
 # -- through the agent's tools -----------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def agent_workspace(tmp_path_factory, outside) -> Path:
@@ -268,8 +326,9 @@ def agent_ctx(agent_workspace):
     ws = Workspace.open(sample_workspace)
     services = EngineServices(ws, Settings())
     model = ScriptedModel()
-    session = AgentSession.open(ws, None, settings=Settings(), model=model,
-                                background_model=model, services=services)
+    session = AgentSession.open(
+        ws, None, settings=Settings(), model=model, background_model=model, services=services
+    )
     try:
         yield session.tool_context(), services
     finally:
@@ -286,7 +345,8 @@ def _objects_live(services) -> list[tuple]:
 def _locked_settings(services) -> list[tuple]:
     return services.query().engine.execute(
         "SELECT name, value FROM duckdb_settings() WHERE name IN ('enable_external_access', "
-        "'allowed_directories', 'lock_configuration', 'autoload_known_extensions') ORDER BY 1")
+        "'allowed_directories', 'lock_configuration', 'autoload_known_extensions') ORDER BY 1"
+    )
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=_ids())
@@ -303,9 +363,11 @@ def test_agent_tools(agent_workspace, agent_ctx, outside, case):
     settings = _locked_settings(services)
     outside_before = sorted(p.name for p in outside.iterdir())
     tab = "hostile_" + name.replace("-", "_")
-    calls = [("validate_query", {"sql": statement}),
-             ("run_query", {"sql": statement}),
-             ("create_sql_tab", {"name": tab, "sql": statement, "project": "q3-churn"})]
+    calls = [
+        ("validate_query", {"sql": statement}),
+        ("run_query", {"sql": statement}),
+        ("create_sql_tab", {"name": tab, "sql": statement, "project": "q3-churn"}),
+    ]
     for tool, args in calls:
         outcome = registry.call(tool, args, ctx)
         text = json.dumps(outcome.result, default=str)
@@ -321,12 +383,15 @@ def test_agent_tools(agent_workspace, agent_ctx, outside, case):
         _clean_output(json.dumps(ran.result, default=str))
         # the new tab's file and its table are the only changes (and the ledger's steps)
         added = set(_file_hashes(sample_workspace)) - set(files)
-        assert all(p == f"projects/q3-churn/sql/{tab}.sql" or p.startswith(".lantide/ledger/")
-                   for p in added), added
+        assert all(
+            p == f"projects/q3-churn/sql/{tab}.sql" or p.startswith(".lantide/ledger/")
+            for p in added
+        ), added
         kept = _file_hashes(sample_workspace)
         logs = (".lantide/ledger/", ".lantide/conversations/")  # steps are recorded there
-        assert {p: kept.get(p) for p in files if not p.startswith(logs)} == \
-            {p: h for p, h in files.items() if not p.startswith(logs)}
+        assert {p: kept.get(p) for p in files if not p.startswith(logs)} == {
+            p: h for p, h in files.items() if not p.startswith(logs)
+        }
     else:
         assert not (sample_workspace / "projects" / "q3-churn" / "sql" / f"{tab}.sql").exists()
         assert _file_hashes(sample_workspace) == files

@@ -87,8 +87,9 @@ def _check_annotations(root: Path, reported: list[str], last_child: int) -> None
             assert rest in live or rest in deleted, f"annotation {rest} was lost"
         elif verb == "replied":
             ann_id, reply = rest.split(" ", 1)
-            entry = next(e for e in sidecar["annotations"] + sidecar.get("deleted", [])
-                         if e["id"] == ann_id)
+            entry = next(
+                e for e in sidecar["annotations"] + sidecar.get("deleted", []) if e["id"] == ann_id
+            )
             assert any(h.get("text") == reply for h in entry["history"]), line
         elif verb == "resolved":
             assert rest in deleted or not live[rest].is_open, line
@@ -108,9 +109,13 @@ def test_annotation_saves_killed_at_random_points_reopen_consistent(sample_works
     kills = 0
     for round_no in range(ROUNDS):
         child = subprocess.Popen(
-            [sys.executable, "-c", ANNOTATION_CHILD, str(sample_workspace),
-             str(round_no * 1000)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=cli_env(), cwd=str(REPO))
+            [sys.executable, "-c", ANNOTATION_CHILD, str(sample_workspace), str(round_no * 1000)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+        )
         assert child.stdout.readline().strip() == "ready", child.stderr.read()
         time.sleep(rng.uniform(0.0, 1.0))
         if child.poll() is None:
@@ -123,8 +128,13 @@ def test_annotation_saves_killed_at_random_points_reopen_consistent(sample_works
     assert kills == ROUNDS
     # the kills cut real work: many changes were saved, of every kind
     assert len(reported) >= 2 * ROUNDS, reported
-    assert {line.split()[0] for line in reported} == {"created", "replied", "resolved",
-                                                       "deleted", "saved"}
+    assert {line.split()[0] for line in reported} == {
+        "created",
+        "replied",
+        "resolved",
+        "deleted",
+        "saved",
+    }
 
 
 # -- Source Run -----------------------------------------------------------------------------
@@ -148,7 +158,8 @@ def chain_workspace(empty_workspace):
     (sql / "base.sql").write_text(_base_sql(0))
     (sql / "mid.sql").write_text("SELECT *, price * 2 AS doubled FROM base\n")
     (sql / "top.sql").write_text(
-        "SELECT version, count(*) AS n, sum(doubled) AS total FROM mid GROUP BY version\n")
+        "SELECT version, count(*) AS n, sum(doubled) AS total FROM mid GROUP BY version\n"
+    )
     return empty_workspace
 
 
@@ -172,10 +183,18 @@ def _versions(root: Path) -> dict[str, int]:
     """Each cached tab table's version; asserts it is whole and its bookkeeping row agrees."""
     con = duckdb.connect(str(root / ".lantide" / "cache.duckdb"), read_only=True)
     try:
-        book = {name: (sql, rows) for name, sql, rows in con.execute(
-            "SELECT name, sql, row_count FROM _lantide.cached_tables").fetchall()}
-        tables = {r[0] for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+        book = {
+            name: (sql, rows)
+            for name, sql, rows in con.execute(
+                "SELECT name, sql, row_count FROM _lantide.cached_tables"
+            ).fetchall()
+        }
+        tables = {
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+            ).fetchall()
+        }
         out = {}
         for name in ("base", "mid", "top"):
             if name not in tables:
@@ -200,23 +219,38 @@ def test_source_runs_killed_at_random_points_leave_old_or_new_tables(chain_works
     assert _source_run_in_process(chain_workspace)["ok"]
     assert _versions(chain_workspace) == {"base": 0, "mid": 0, "top": 0}
     base = chain_workspace / "projects" / PROJECT / "sql" / "base.sql"
-    command = [sys.executable, "-m", "lantide", "tab", "source-run", str(chain_workspace),
-               PROJECT, "top"]
+    command = [
+        sys.executable,
+        "-m",
+        "lantide",
+        "tab",
+        "source-run",
+        str(chain_workspace),
+        PROJECT,
+        "top",
+    ]
     # Kill times are drawn across the length of a whole run measured on this machine, so
     # a fast CI machine is attacked mid-run as often as a slow laptop (a fixed 0.3-2.5 s
     # window let most runs finish first on a fast one).
     base.write_text(_base_sql(1))
     started = time.monotonic()
-    whole = subprocess.run(command, capture_output=True, text=True, env=cli_env(),
-                           cwd=str(REPO), timeout=120)
+    whole = subprocess.run(
+        command, capture_output=True, text=True, env=cli_env(), cwd=str(REPO), timeout=120
+    )
     run_seconds = time.monotonic() - started
     assert whole.returncode == 0, whole.stdout + whole.stderr
     assert _versions(chain_workspace) == {"base": 1, "mid": 1, "top": 1}
     killed_mid_run = 0
     for version in range(2, ROUNDS + 2):
         base.write_text(_base_sql(version))
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, env=cli_env(), cwd=str(REPO))
+        child = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+        )
         time.sleep(rng.uniform(0.15, 0.95) * run_seconds)
         if child.poll() is None:
             child.send_signal(signal.SIGKILL)
@@ -239,7 +273,10 @@ def test_source_runs_killed_at_random_points_leave_old_or_new_tables(chain_works
         report = _source_run_in_process(chain_workspace)
         assert report["ok"], report
         assert _versions(chain_workspace) == {"base": version, "mid": version, "top": version}
-        leftovers = [p.name for p in (chain_workspace / ".lantide").iterdir()
-                     if p.name.endswith(".lantide-tmp")]
+        leftovers = [
+            p.name
+            for p in (chain_workspace / ".lantide").iterdir()
+            if p.name.endswith(".lantide-tmp")
+        ]
         assert leftovers == []
     assert killed_mid_run >= ROUNDS // 2, killed_mid_run  # the kills hit real work

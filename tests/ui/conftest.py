@@ -40,8 +40,10 @@ def shell_services(qtbot, sample_workspace):
         opened.append(services)
         services.start(query=query, watcher=watcher)
         if query:
-            qtbot.waitUntil(lambda: services.query is not None
-                            or services.query_error is not None, timeout=30_000)
+            qtbot.waitUntil(
+                lambda: services.query is not None or services.query_error is not None,
+                timeout=30_000,
+            )
             assert services.query_error is None, services.query_error
         if watcher:  # the watches are set up in a worker
             qtbot.waitUntil(lambda: services.watching, timeout=30_000)

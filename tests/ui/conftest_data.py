@@ -18,8 +18,14 @@ import pytest
 
 BIG_ROWS = 1_500_000
 
-__all__ = ["BIG_ROWS", "big_parquet", "data_workspace", "app_services", "open_services",
-           "write_tab"]
+__all__ = [
+    "BIG_ROWS",
+    "big_parquet",
+    "data_workspace",
+    "app_services",
+    "open_services",
+    "write_tab",
+]
 
 
 @pytest.fixture(scope="session")
@@ -58,11 +64,16 @@ def data_workspace(tmp_path, big_parquet) -> Path:
     shutil.copy(big_parquet, root / "data" / "big.parquet")
     (root / "data" / "small.csv").write_text(
         "region,revenue,orders\nnorth,120.5,3\nsouth,80.25,2\neast,,1\nwest,42,7\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     write_tab(root, "p", "all_big", "SELECT * FROM big\n")
-    write_tab(root, "p", "by_bucket",
-              "SELECT bucket, count(*) AS n, sum(amount) AS total\nFROM all_big\n"
-              "GROUP BY bucket\nORDER BY bucket\n")
+    write_tab(
+        root,
+        "p",
+        "by_bucket",
+        "SELECT bucket, count(*) AS n, sum(amount) AS total\nFROM all_big\n"
+        "GROUP BY bucket\nORDER BY bucket\n",
+    )
     return root
 
 
@@ -74,8 +85,9 @@ def open_services(qtbot, root: Path, *, watcher: bool = True):
     ws = Workspace.open(root)
     services = AppServices(ws, Settings())
     services.start(query=True, watcher=watcher)
-    qtbot.waitUntil(lambda: services.query is not None or services.query_error is not None,
-                    timeout=30_000)
+    qtbot.waitUntil(
+        lambda: services.query is not None or services.query_error is not None, timeout=30_000
+    )
     assert services.query_error is None, services.query_error
     return services
 

@@ -92,17 +92,27 @@ def idle_baseline(seconds: float) -> StallReport:
 def answer_text(chars: int = 2400) -> str:
     row = "| {r} | {n} | {c:.1%} |\n"
     table = "| region | churned | rate |\n|---|---:|---:|\n" + "".join(
-        row.format(r=f"R{i:02d}", n=i * 7, c=i / 100) for i in range(12))
-    prose = ("The churn rate is highest in **US-CA**, then `DE-BY`; the denominator is every "
-             "customer active in Q2. ")
+        row.format(r=f"R{i:02d}", n=i * 7, c=i / 100) for i in range(12)
+    )
+    prose = (
+        "The churn rate is highest in **US-CA**, then `DE-BY`; the denominator is every "
+        "customer active in Q2. "
+    )
     text = table + "\n"
     while len(text) < chars:
         text += prose
     return text
 
 
-def run_busy_window(window, server, *, stream_seconds: float = 3.0,
-                    query_seconds: float = 3.0, query: bool = True, chat: bool = True) -> dict:
+def run_busy_window(
+    window,
+    server,
+    *,
+    stream_seconds: float = 3.0,
+    query_seconds: float = 3.0,
+    query: bool = True,
+    chat: bool = True,
+) -> dict:
     """Query and streamed answer at once (or one of them); returns the stall report and
     what happened. The query is cancelled from the status bar after ``query_seconds``."""
     from tests.fakes.openai_server import Turn
@@ -118,23 +128,34 @@ def run_busy_window(window, server, *, stream_seconds: float = 3.0,
         worker = services.workers.submit(
             lambda ctx: service.run_query(LONG_SQL),
             on_result=lambda r: outcome.update(result=r),
-            on_error=lambda e: outcome.update(error=e), on_cancel=service.interrupt,
-            name="long query")
+            on_error=lambda e: outcome.update(error=e),
+            on_cancel=service.interrupt,
+            name="long query",
+        )
         services.track_query(worker, "heartbeat query")
     if chat:
         text = answer_text()
         chunk = 4
         server.script(Turn(text=text, chunk_size=chunk, delay=stream_seconds / (len(text) / chunk)))
         window.chat.bridge.sig_turn_running.connect(
-            lambda running: turn_done.update(done=True) if not running else None)
+            lambda running: turn_done.update(done=True) if not running else None
+        )
         window.chat.ask("Summarize churn by region.")
-    spin_until(lambda: time.monotonic() - started >= max(query_seconds if query else 0,
-                                                          stream_seconds if chat else 0),
-               max(query_seconds, stream_seconds) + 5)
+    spin_until(
+        lambda: (
+            time.monotonic() - started
+            >= max(query_seconds if query else 0, stream_seconds if chat else 0)
+        ),
+        max(query_seconds, stream_seconds) + 5,
+    )
     if query:
         window.status.cancel_running_query()  # the status bar's cancel button
         spin_until(lambda: "error" in outcome or "result" in outcome, 30)
     spin_until(lambda: turn_done["done"], 60)
     report = beat.stop()
-    return {"report": report, "query": outcome, "turn_finished": turn_done["done"],
-            "elapsed": time.monotonic() - started}
+    return {
+        "report": report,
+        "query": outcome,
+        "turn_finished": turn_done["done"],
+        "elapsed": time.monotonic() - started,
+    }

@@ -18,8 +18,19 @@ from pathlib import Path
 
 SIZES = ((1024, 700), (1440, 900))
 THEMES = ("light", "dark")
-STATES = ("welcome", "plan", "sql", "source-run", "chat", "settings", "settings-problem",
-          "connections", "knowledge", "palette", "agent-edit")
+STATES = (
+    "welcome",
+    "plan",
+    "sql",
+    "source-run",
+    "chat",
+    "settings",
+    "settings-problem",
+    "connections",
+    "knowledge",
+    "palette",
+    "agent-edit",
+)
 CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
 
 
@@ -129,11 +140,16 @@ class Tour:
         from tests.fakes.openai_server import ToolCall, Turn
 
         self.server.script(
-            Turn(text="Let me look at the customers first.",
-                 tool_calls=[ToolCall("run_query", {"sql": CHAT_SQL,
-                                                    "purpose": "customers per region"})]),
-            Turn(text="Customers per region:\n\n| region | customers |\n|---|---|\n"
-                      "| north | 12 |\n| south | 9 |\n\n**North** has the most customers."),
+            Turn(
+                text="Let me look at the customers first.",
+                tool_calls=[
+                    ToolCall("run_query", {"sql": CHAT_SQL, "purpose": "customers per region"})
+                ],
+            ),
+            Turn(
+                text="Customers per region:\n\n| region | customers |\n|---|---|\n"
+                "| north | 12 |\n| south | 9 |\n\n**North** has the most customers."
+            ),
         )
         chat = self.window.chat
         running = []
@@ -149,10 +165,14 @@ class Tour:
         plan = w.open_tab("plan", "q3-churn")
         path = self.workspace.root / "projects" / "q3-churn" / "plan.md"
         text = path.read_text(encoding="utf-8").replace(
-            "## Definitions", "## Segments\n\nCompare churn by plan tier and by region.\n\n"
-            "## Definitions", 1)
-        self.server.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
-                           Turn(text="I added a Segments section to the Plan."))
+            "## Definitions",
+            "## Segments\n\nCompare churn by plan tier and by region.\n\n## Definitions",
+            1,
+        )
+        self.server.script(
+            Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
+            Turn(text="I added a Segments section to the Plan."),
+        )
         running = []
         w.chat.bridge.sig_turn_running.connect(running.append)
         w.chat.ask("Add a segments section to the plan.")
@@ -173,10 +193,16 @@ class Tour:
                 shot = self.window.screen().grabWindow(0, 0, 0, width, height)
                 shot.save(str(self.out / name))
                 roots = [self.window] + ([self.dialog] if self.dialog is not None else [])
-                self.records.append({
-                    "state": state, "theme": theme, "size": [width, height], "file": name,
-                    "window_size": [size.width(), size.height()],
-                    "clipped": [c for r in roots for c in clipped_texts(r)]})
+                self.records.append(
+                    {
+                        "state": state,
+                        "theme": theme,
+                        "size": [width, height],
+                        "file": name,
+                        "window_size": [size.width(), size.height()],
+                        "clipped": [c for r in roots for c in clipped_texts(r)],
+                    }
+                )
 
     def _settle_layout(self) -> None:
         """Wait until the layout stops moving (the docks adapt after the window's own
@@ -184,8 +210,11 @@ class Tour:
         last = None
         for _ in range(30):
             _settle(self.app, 0.1)
-            now = (self.window.size(), self.window.centralWidget().geometry(),
-                   self.window.chat_dock.geometry())
+            now = (
+                self.window.size(),
+                self.window.centralWidget().geometry(),
+                self.window.chat_dock.geometry(),
+            )
             if now == last:
                 break
             last = now
@@ -195,8 +224,7 @@ class Tour:
         for state in STATES:
             self.enter(state)
             self.shoot(state)
-        (self.out / "tour.json").write_text(json.dumps(self.records, indent=1),
-                                            encoding="utf-8")
+        (self.out / "tour.json").write_text(json.dumps(self.records, indent=1), encoding="utf-8")
         self.window.shutdown()
         self.window.close()
         self.workspace.close()

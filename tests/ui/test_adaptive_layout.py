@@ -7,8 +7,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from lantide.ui.adaptive_layout import (CENTRE_MIN_WIDTH, TAB_TITLE_MIN_CHARS, give_back,
-                                        share_shortfall)
+from lantide.ui.adaptive_layout import (
+    CENTRE_MIN_WIDTH,
+    TAB_TITLE_MIN_CHARS,
+    give_back,
+    share_shortfall,
+)
 from lantide.ui.documents.document_tab import PREVIEW_BESIDE_MIN_WIDTH
 from tests.ui.conftest import open_document_tab
 from tests.ui.text_fit import clipped_widgets
@@ -36,12 +40,15 @@ def _open_sql(qtbot, window, name: str = "q3_churn_by_region"):
     return tab
 
 
-@pytest.mark.parametrize("sizes,minimums,shortfall,expected", [
-    ([300, 400], [150, 200], 150, [236, 314]),  # in proportion to what each can spare
-    ([300, 400], [150, 200], 1000, [150, 200]),  # never below a minimum
-    ([300, 400], [300, 200], 100, [300, 300]),  # one at its minimum: the other gives
-    ([300, 400], [150, 200], 0, [300, 400]),
-])
+@pytest.mark.parametrize(
+    "sizes,minimums,shortfall,expected",
+    [
+        ([300, 400], [150, 200], 150, [236, 314]),  # in proportion to what each can spare
+        ([300, 400], [150, 200], 1000, [150, 200]),  # never below a minimum
+        ([300, 400], [300, 200], 100, [300, 300]),  # one at its minimum: the other gives
+        ([300, 400], [150, 200], 0, [300, 400]),
+    ],
+)
 def test_share_shortfall(sizes, minimums, shortfall, expected):
     assert share_shortfall(sizes, minimums, shortfall) == expected
 
@@ -77,8 +84,9 @@ def test_the_docks_get_their_room_back_when_the_window_grows(qtbot, main_window)
     qtbot.waitUntil(lambda: window.chat_dock.width() >= wide_chat - 30, timeout=3000)
     plan = window.tabs.currentWidget()
     window.chat_dock.hide()  # room enough: the preview goes back beside the editor
-    qtbot.waitUntil(lambda: plan.text_splitter.orientation() == Qt.Orientation.Horizontal,
-                    timeout=5_000)
+    qtbot.waitUntil(
+        lambda: plan.text_splitter.orientation() == Qt.Orientation.Horizontal, timeout=5_000
+    )
     assert plan.text_splitter.width() >= PREVIEW_BESIDE_MIN_WIDTH
 
 
@@ -126,8 +134,11 @@ def test_tab_titles_keep_a_readable_part_in_a_narrow_window(qtbot, main_window):
 def test_a_tool_cards_long_sql_is_elided_not_cut_in_a_narrow_chat(qtbot):
     from lantide.ui.chat.tool_card import ToolCardWidget
 
-    card = ToolCardWidget("c1", "run_query", {"sql": "SELECT region, count(*) AS customers\n"
-                                                     "FROM customers GROUP BY region"})
+    card = ToolCardWidget(
+        "c1",
+        "run_query",
+        {"sql": "SELECT region, count(*) AS customers\nFROM customers GROUP BY region"},
+    )
     qtbot.addWidget(card)
     card.resize(220, 60)
     card.show()

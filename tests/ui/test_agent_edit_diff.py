@@ -22,14 +22,17 @@ def test_line_diff():
 
 def _agent_appends(qtbot, window, server, plan_path) -> str:
     new_text = plan_path.read_text(encoding="utf-8") + ADDED
-    server.script(Turn(tool_calls=[ToolCall("update_plan", {"content": new_text})]),
-                  Turn(text="I added a segment check."))
+    server.script(
+        Turn(tool_calls=[ToolCall("update_plan", {"content": new_text})]),
+        Turn(text="I added a segment check."),
+    )
     _ask_and_wait(qtbot, window, "Add a segment check to the plan.")
     return new_text
 
 
 def test_the_agents_edit_shows_as_a_diff_and_undo_restores_the_text(
-        qtbot, shell_services, monkeypatch, sample_workspace):
+    qtbot, shell_services, monkeypatch, sample_workspace
+):
     plan_path = sample_workspace / "projects" / "q3-churn" / "plan.md"
     before = plan_path.read_text(encoding="utf-8")
     with FakeOpenAIServer(background_reply=background_answer) as server:

@@ -22,11 +22,13 @@ def _sdk_call(url: str, token: str, tool: str, arguments: dict) -> dict:
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 result = await client.call_tool(tool, arguments)
                 return {"is_error": result.is_error, **(result.structured_content or {})}
+
     return asyncio.run(run())
 
 
 def test_connect_a_client_shows_its_configuration_and_revoke_ends_it(
-        qtbot, shell_services, memory_keyring):
+    qtbot, shell_services, memory_keyring
+):
     from PySide6.QtGui import QGuiApplication
 
     from lantide.mcp.clients import ClientStore
@@ -58,20 +60,26 @@ def test_connect_a_client_shows_its_configuration_and_revoke_ends_it(
     page.tree.setCurrentItem(item)
     assert page.revoke_button.isEnabled()
     page.revoke_button.click()
-    qtbot.waitUntil(lambda: page.tree.topLevelItemCount() == 1
-                    and page.tree.topLevelItem(0).text(3) == "revoked", timeout=10_000)
+    qtbot.waitUntil(
+        lambda: (
+            page.tree.topLevelItemCount() == 1 and page.tree.topLevelItem(0).text(3) == "revoked"
+        ),
+        timeout=10_000,
+    )
     assert ClientStore().verify(token) == (None, "token revoked")
 
 
-def test_an_outside_agent_queries_the_running_app(qtbot, shell_services, sample_workspace,
-                                                 monkeypatch):
+def test_an_outside_agent_queries_the_running_app(
+    qtbot, shell_services, sample_workspace, monkeypatch
+):
     from lantide.mcp.clients import ClientStore
     from lantide.workspace.model import Project
 
     monkeypatch.setenv("LANTIDE_MCP_PORT", "0")
     Project.load(sample_workspace, "q3-churn").approve_plan()
-    paired = ClientStore().pair("Claude Code", kind="claude-code",
-                                scope=str(sample_workspace), mode="execute")
+    paired = ClientStore().pair(
+        "Claude Code", kind="claude-code", scope=str(sample_workspace), mode="execute"
+    )
     services = shell_services()
     window = open_main_window(qtbot, services)
     host = window.mcp_host
@@ -81,9 +89,14 @@ def test_an_outside_agent_queries_the_running_app(qtbot, shell_services, sample_
     answer: dict = {}
 
     def agent():
-        answer.update(_sdk_call(host.url, paired.token, "run_query",
-                                {"sql": "SELECT count(*) AS n FROM orders",
-                                 "purpose": "orders in total"}))
+        answer.update(
+            _sdk_call(
+                host.url,
+                paired.token,
+                "run_query",
+                {"sql": "SELECT count(*) AS n FROM orders", "purpose": "orders in total"},
+            )
+        )
 
     thread = threading.Thread(target=agent)
     thread.start()
@@ -91,14 +104,20 @@ def test_an_outside_agent_queries_the_running_app(qtbot, shell_services, sample_
     assert answer.get("is_error") is False, answer  # the app's engine: no lock error
     assert answer["preview"] == [[120000]]
     # the ledger panel shows the step live; the Activity panel shows the call
-    qtbot.waitUntil(lambda: [s.get("purpose") for s in window.ledger.steps]
-                    == ["orders in total"], timeout=10_000)
+    qtbot.waitUntil(
+        lambda: [s.get("purpose") for s in window.ledger.steps] == ["orders in total"],
+        timeout=10_000,
+    )
     step_row = window.ledger.step_tree.topLevelItem(0)
     assert step_row.text(4) == "(run by an outside agent: no summary line)"
     qtbot.waitUntil(lambda: window.activity.tree.topLevelItemCount() == 1, timeout=10_000)
     row = window.activity.tree.topLevelItem(0)
-    assert (row.text(1), row.text(3), row.text(4), row.text(5)) == \
-        ("Claude Code", "run_query", "ok", answer["step_id"])
+    assert (row.text(1), row.text(3), row.text(4), row.text(5)) == (
+        "Claude Code",
+        "run_query",
+        "ok",
+        answer["step_id"],
+    )
     assert window.ledger.conversation_box.findData("mcp-claude-code") >= 0
     window.shutdown()
     assert host.server is None
@@ -113,8 +132,9 @@ def test_without_a_paired_client_the_app_serves_nothing(qtbot, shell_services, m
     assert "No outside agent" in window.activity.status.text()
 
 
-def test_connecting_the_first_client_starts_the_server(qtbot, shell_services, monkeypatch,
-                                                      memory_keyring):
+def test_connecting_the_first_client_starts_the_server(
+    qtbot, shell_services, monkeypatch, memory_keyring
+):
     monkeypatch.setenv("LANTIDE_MCP_PORT", "0")
     window = open_main_window(qtbot, shell_services())
     host = window.mcp_host

@@ -30,24 +30,32 @@ def _type_at_end(editor, text: str) -> None:
 
 
 def _request_text(body: dict) -> str:
-    return "\n".join(m.get("content") or "" for m in body["messages"]
-                     if isinstance(m.get("content"), str))
+    return "\n".join(
+        m.get("content") or "" for m in body["messages"] if isinstance(m.get("content"), str)
+    )
 
 
 def _active_tab_message(body: dict) -> str:
     """The active tab payload: the last user message that starts with its header."""
-    return next(m["content"] for m in reversed(body["messages"])
-                if m["role"] == "user" and m["content"].startswith("# Active tab:"))
+    return next(
+        m["content"]
+        for m in reversed(body["messages"])
+        if m["role"] == "user" and m["content"].startswith("# Active tab:")
+    )
 
 
 def _ask_and_wait(qtbot, window, text: str) -> None:
-    with qtbot.waitSignal(window.chat.bridge.sig_turn_running, timeout=30_000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        window.chat.bridge.sig_turn_running,
+        timeout=30_000,
+        check_params_cb=lambda running: running is False,
+    ):
         window.chat.ask(text)
 
 
 def test_unsaved_plan_text_reaches_the_model_and_follows_edits_during_the_turn(
-        qtbot, shell_services, monkeypatch, sample_workspace):
+    qtbot, shell_services, monkeypatch, sample_workspace
+):
     plan_path = sample_workspace / "projects" / "q3-churn" / "plan.md"
     on_disk = plan_path.read_bytes()
     with FakeOpenAIServer(background_reply="Plan check") as server:
@@ -56,11 +64,20 @@ def test_unsaved_plan_text_reaches_the_model_and_follows_edits_during_the_turn(
         _type_at_end(tab.editor, "\nUNSAVED-LINE-ONE about the refund denominator\n")
         assert tab.is_dirty()
         # The first answer streams slowly, so the analyst types on while the turn runs.
-        server.script(Turn(text="Reading your plan now.", chunk_size=2, delay=0.05,
-                           tool_calls=[ToolCall("get_app_context", {})]),
-                      Turn(text="Both lines are in the plan."))
-        with qtbot.waitSignal(window.chat.bridge.sig_turn_running, timeout=30_000,
-                              check_params_cb=lambda running: running is False):
+        server.script(
+            Turn(
+                text="Reading your plan now.",
+                chunk_size=2,
+                delay=0.05,
+                tool_calls=[ToolCall("get_app_context", {})],
+            ),
+            Turn(text="Both lines are in the plan."),
+        )
+        with qtbot.waitSignal(
+            window.chat.bridge.sig_turn_running,
+            timeout=30_000,
+            check_params_cb=lambda running: running is False,
+        ):
             window.chat.ask("What does my plan say now?")
             qtbot.waitUntil(lambda: len(server.chat_requests) >= 1, timeout=15_000)
             _type_at_end(tab.editor, "UNSAVED-LINE-TWO typed while the agent works\n")
@@ -84,7 +101,8 @@ def test_unsaved_plan_text_reaches_the_model_and_follows_edits_during_the_turn(
 
 
 def test_unsaved_sql_reaches_the_model_and_a_clean_tab_sends_the_file(
-        qtbot, shell_services, monkeypatch, sample_workspace):
+    qtbot, shell_services, monkeypatch, sample_workspace
+):
     sql_path = sample_workspace / "projects" / "q3-churn" / "sql" / "clean_orders.sql"
     on_disk = sql_path.read_text(encoding="utf-8")
     with FakeOpenAIServer(background_reply="SQL check") as server:
@@ -110,8 +128,7 @@ def test_unsaved_sql_reaches_the_model_and_a_clean_tab_sends_the_file(
     assert sql_path.read_text(encoding="utf-8") == on_disk
 
 
-def test_the_snapshot_is_taken_on_the_ui_thread_even_when_a_worker_asks(
-        qtbot, shell_services):
+def test_the_snapshot_is_taken_on_the_ui_thread_even_when_a_worker_asks(qtbot, shell_services):
     window = open_main_window(qtbot, shell_services(), restore=False)
     tab = open_document_tab(qtbot, window, "report")
     _type_at_end(tab.editor, "draft sentence")

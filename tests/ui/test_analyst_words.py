@@ -15,16 +15,28 @@ STEP_ID = "6fa253f27412"
 
 
 def test_an_expanded_card_shows_fields_not_the_agents_json(qtbot):
-    card = ToolCardWidget("c1", "run_query", {"sql": "SELECT 1 AS one",
-                                               "purpose": "orders by channel"})
+    card = ToolCardWidget(
+        "c1", "run_query", {"sql": "SELECT 1 AS one", "purpose": "orders by channel"}
+    )
     qtbot.addWidget(card)
-    card.set_result(True, {
-        "status": "ok", "row_count": 2, "cached_table_name": None, "duration_ms": 140,
-        "columns": [{"name": "one", "type": "INTEGER"}], "preview": [{"one": 1}],
-        "truncated": False, "step_id": STEP_ID, "step": {"step_id": STEP_ID},
-        "warnings": ["the preview shows the first 1 of 2 rows"],
-        "next": f"After reading this, write one line: [[QUERY_STEP]] {STEP_ID}: <purpose> — "
-                "<what it showed>."}, 140)
+    card.set_result(
+        True,
+        {
+            "status": "ok",
+            "row_count": 2,
+            "cached_table_name": None,
+            "duration_ms": 140,
+            "columns": [{"name": "one", "type": "INTEGER"}],
+            "preview": [{"one": 1}],
+            "truncated": False,
+            "step_id": STEP_ID,
+            "step": {"step_id": STEP_ID},
+            "warnings": ["the preview shows the first 1 of 2 rows"],
+            "next": f"After reading this, write one line: [[QUERY_STEP]] {STEP_ID}: <purpose> — "
+            "<what it showed>.",
+        },
+        140,
+    )
     card.set_step(STEP_ID, "orders by channel: web leads")
     card.set_expanded(True)
     text = card.body.toPlainText()
@@ -40,8 +52,14 @@ def test_an_expanded_card_shows_fields_not_the_agents_json(qtbot):
 def test_an_error_card_hint_names_no_agent_tool(qtbot):
     card = ToolCardWidget("c2", "run_query", {"sql": "SELECT nope FROM orders"})
     qtbot.addWidget(card)
-    card.set_result(False, {"error": "BIND_ERROR", "message": 'column "nope" not found',
-                            "hint": "Check the column names with read_schema(table)."})
+    card.set_result(
+        False,
+        {
+            "error": "BIND_ERROR",
+            "message": 'column "nope" not found',
+            "hint": "Check the column names with read_schema(table).",
+        },
+    )
     card.set_expanded(True)
     text = card.body.toPlainText()
     assert "read_schema" not in text and "the explorer lists each table's columns" in text
@@ -50,13 +68,23 @@ def test_an_error_card_hint_names_no_agent_tool(qtbot):
 def test_annotation_threads_say_you_and_what_the_resolution_did(qtbot):
     widget = AnnotationListWidget()
     qtbot.addWidget(widget)
-    annotation = {"id": "a1", "status": "resolved", "quote": "net revenue", "comment": "why?",
-                  "replies": [{"by": "user", "text": "and refunds?", "at": "2026-12-01T10:00:00Z"}],
-                  "history": [
-                      {"by": "user", "action": "created", "text": "why?",
-                       "at": "2026-12-01T10:00:00Z"},
-                      {"by": "agent", "action": "resolved", "mode": "B", "text": "Because.",
-                       "at": "2026-12-01T10:05:00Z"}]}
+    annotation = {
+        "id": "a1",
+        "status": "resolved",
+        "quote": "net revenue",
+        "comment": "why?",
+        "replies": [{"by": "user", "text": "and refunds?", "at": "2026-12-01T10:00:00Z"}],
+        "history": [
+            {"by": "user", "action": "created", "text": "why?", "at": "2026-12-01T10:00:00Z"},
+            {
+                "by": "agent",
+                "action": "resolved",
+                "mode": "B",
+                "text": "Because.",
+                "at": "2026-12-01T10:05:00Z",
+            },
+        ],
+    }
     widget.set_annotations([annotation])
     widget.select("a1")
     thread = widget.thread.toPlainText()
@@ -75,12 +103,14 @@ def test_the_ledger_numbers_steps_in_the_conversation(qtbot, shell_services):
     panel = LedgerPanel(services)
     qtbot.addWidget(panel)
     panel.conversation_id = "conv"
-    panel.steps = [{"step_id": "aaaaaaaaaaaa", "tool": "run_query", "at": "2026-12-01T10:00:00Z"},
-                   {"step_id": STEP_ID, "tool": "run_query", "at": "2026-12-01T10:01:00Z",
-                    "sql": "SELECT 1"}]
+    panel.steps = [
+        {"step_id": "aaaaaaaaaaaa", "tool": "run_query", "at": "2026-12-01T10:00:00Z"},
+        {"step_id": STEP_ID, "tool": "run_query", "at": "2026-12-01T10:01:00Z", "sql": "SELECT 1"},
+    ]
     panel._fill_steps()
-    column = [panel.step_tree.topLevelItem(i).text(0)
-              for i in range(panel.step_tree.topLevelItemCount())]
+    column = [
+        panel.step_tree.topLevelItem(i).text(0) for i in range(panel.step_tree.topLevelItemCount())
+    ]
     assert column == ["1", "2"]
     panel._select(STEP_ID)
     details = panel.step_details.toPlainText()

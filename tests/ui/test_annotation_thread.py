@@ -14,9 +14,15 @@ def _long_thread(workspace, replies: int = 25) -> None:
     path = workspace / SIDECAR
     data = json.loads(path.read_text(encoding="utf-8"))
     first = data["annotations"][0]
-    first["history"] += [{"at": f"2026-11-30T10:{i:02d}:00Z", "by": "analyst",
-                          "action": "replied", "text": f"reply number {i}"}
-                         for i in range(replies)]
+    first["history"] += [
+        {
+            "at": f"2026-11-30T10:{i:02d}:00Z",
+            "by": "analyst",
+            "action": "replied",
+            "text": f"reply number {i}",
+        }
+        for i in range(replies)
+    ]
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 

@@ -26,8 +26,12 @@ def test_raw_rows_get_no_line_of_ids_over_dates(qtbot, app_services):
 
 
 def test_a_grouped_result_gets_bars_of_its_category(qtbot, app_services):
-    chart = _chart_of(qtbot, app_services, "grouped",
-                      "SELECT name, id, sum(amount) AS total FROM big\n"
-                      "WHERE id < 40 GROUP BY name, id ORDER BY id\n")
+    chart = _chart_of(
+        qtbot,
+        app_services,
+        "grouped",
+        "SELECT name, id, sum(amount) AS total FROM big\n"
+        "WHERE id < 40 GROUP BY name, id ORDER BY id\n",
+    )
     data = chart.current_data()
     assert data.kind == "bar" and data.x_label == "name" and data.y_label == "total"

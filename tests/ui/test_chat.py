@@ -38,19 +38,26 @@ def make_panel(qtbot, services) -> ChatPanel:
 
 
 def send_and_wait(qtbot, panel: ChatPanel, text: str, timeout: int = 30_000) -> None:
-    with qtbot.waitSignal(panel.bridge.sig_turn_running, timeout=timeout,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        panel.bridge.sig_turn_running,
+        timeout=timeout,
+        check_params_cb=lambda running: running is False,
+    ):
         panel.input.setPlainText(text)
         qtbot.keyClick(panel.input, Qt.Key.Key_Return)
 
 
 def test_a_turn_streams_markdown_and_shows_tool_cards_linked_to_the_ledger(
-        qtbot, app_services, model_server):
+    qtbot, app_services, model_server
+):
     model_server.script(
         Turn(text="Checking the tables first.", tool_calls=[ToolCall("show_tables", {})]),
         Turn(tool_calls=[ToolCall("run_query", {"sql": SQL, "purpose": "revenue by region"})]),
-        Turn(text="**north** leads with 120.5.\n\n[[QUERY_STEP]] revenue by region: north "
-                  "leads\n\nAnything else?", chunk_size=5),
+        Turn(
+            text="**north** leads with 120.5.\n\n[[QUERY_STEP]] revenue by region: north "
+            "leads\n\nAnything else?",
+            chunk_size=5,
+        ),
     )
     panel = make_panel(qtbot, app_services)
     steps = []
@@ -60,8 +67,13 @@ def test_a_turn_streams_markdown_and_shows_tool_cards_linked_to_the_ledger(
 
     entries = panel.transcript.widgets()
     kinds = [type(w).__name__ for w in entries]
-    assert kinds[:5] == ["UserMessageWidget", "AssistantMessageWidget", "ToolCardWidget",
-                         "ToolCardWidget", "AssistantMessageWidget"]
+    assert kinds[:5] == [
+        "UserMessageWidget",
+        "AssistantMessageWidget",
+        "ToolCardWidget",
+        "ToolCardWidget",
+        "AssistantMessageWidget",
+    ]
     show_card, query_card = panel.transcript.widgets(ToolCardWidget)
     assert show_card.tool == "show_tables" and show_card.ok
     assert query_card.tool == "run_query" and query_card.ok
@@ -92,16 +104,19 @@ def test_a_turn_streams_markdown_and_shows_tool_cards_linked_to_the_ledger(
     assert app_services.conversation_id == conversation_id
     # the secondary profile names the conversation in the background
     try:
-        qtbot.waitUntil(lambda: "Revenue by region" in panel.picker.combo.currentText(),
-                        timeout=10_000)
+        qtbot.waitUntil(
+            lambda: "Revenue by region" in panel.picker.combo.currentText(), timeout=10_000
+        )
     except Exception:
         notices = [w.text() for w in panel.transcript.widgets(NoticeWidget)]
-        raise AssertionError(f"no title: {panel.picker.combo.currentText()!r}, "
-                             f"items {panel.picker.combo.count()}, current {panel.picker.current}, "
-                             f"infos {[(i.id, i.title) for i in panel.picker.infos]}, "
-                             f"titles {panel.picker._titles}, "
-                             f"background requests {len(model_server.background_requests)}, "
-                             f"notices {notices}") from None
+        raise AssertionError(
+            f"no title: {panel.picker.combo.currentText()!r}, "
+            f"items {panel.picker.combo.count()}, current {panel.picker.current}, "
+            f"infos {[(i.id, i.title) for i in panel.picker.infos]}, "
+            f"titles {panel.picker._titles}, "
+            f"background requests {len(model_server.background_requests)}, "
+            f"notices {notices}"
+        ) from None
     assert app_services.tokens_used > 0
 
 
@@ -110,8 +125,13 @@ def test_ask_user_choices_answer_inline(qtbot, app_services, model_server):
         assert body["messages"][-1] == {"role": "user", "content": "SMB"}
 
     model_server.script(
-        Turn(tool_calls=[ToolCall("ask_user", {"question": "Which segment first?",
-                                               "choices": ["Consumer", "SMB"]})]),
+        Turn(
+            tool_calls=[
+                ToolCall(
+                    "ask_user", {"question": "Which segment first?", "choices": ["Consumer", "SMB"]}
+                )
+            ]
+        ),
         Turn(text="Looking at SMB.", expect=answered),
     )
     panel = make_panel(qtbot, app_services)
@@ -120,8 +140,11 @@ def test_ask_user_choices_answer_inline(qtbot, app_services, model_server):
     assert question.question == "Which segment first?"
     assert [b.text() for b in question.buttons] == ["Consumer", "SMB"]
     assert not panel.transcript.widgets(ToolCardWidget)  # the question is the card
-    with qtbot.waitSignal(panel.bridge.sig_turn_running, timeout=30_000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        panel.bridge.sig_turn_running,
+        timeout=30_000,
+        check_params_cb=lambda running: running is False,
+    ):
         question.buttons[1].click()
     model_server.assert_done()
     assert question.answer == "SMB" and not question.buttons[0].isEnabled()
@@ -133,12 +156,19 @@ def test_stop_cancels_the_turn_and_closes_the_stream(qtbot, app_services, model_
     panel = make_panel(qtbot, app_services)
     panel.input.setPlainText("Write me a long essay")
     panel.send_typed()
-    qtbot.waitUntil(lambda: bool(panel.transcript.widgets(AssistantMessageWidget)) and
-                    "word" in panel.transcript.widgets(AssistantMessageWidget)[-1].text,
-                    timeout=15_000)
+    qtbot.waitUntil(
+        lambda: (
+            bool(panel.transcript.widgets(AssistantMessageWidget))
+            and "word" in panel.transcript.widgets(AssistantMessageWidget)[-1].text
+        ),
+        timeout=15_000,
+    )
     assert panel.stop_button.isVisible() and not panel.send_button.isVisible()
-    with qtbot.waitSignal(panel.bridge.sig_turn_running, timeout=5000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        panel.bridge.sig_turn_running,
+        timeout=5000,
+        check_params_cb=lambda running: running is False,
+    ):
         qtbot.keyClick(panel.input, Qt.Key.Key_Escape)  # the same as the Stop button
     notices = [w.text() for w in panel.transcript.widgets(NoticeWidget)]
     assert any(n.startswith("Stopped.") for n in notices)
@@ -154,13 +184,18 @@ def test_instructions_look_different_and_conversations_reopen(qtbot, app_service
         Turn(text="Done.\n\n[[QUERY_STEP]] checked revenue"),
     )
     panel = make_panel(qtbot, app_services)
-    with qtbot.waitSignal(panel.bridge.sig_turn_running, timeout=30_000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        panel.bridge.sig_turn_running,
+        timeout=30_000,
+        check_params_cb=lambda running: running is False,
+    ):
         panel.ask("Resolve the 2 open annotations in the Plan.")
     first = panel.transcript.widgets(UserMessageWidget)[0]
     assert first.instruction and first.objectName() == "InstructionMessage"
-    assert model_server.chat_requests[0]["messages"][-1]["content"] == \
-        "Resolve the 2 open annotations in the Plan."
+    assert (
+        model_server.chat_requests[0]["messages"][-1]["content"]
+        == "Resolve the 2 open annotations in the Plan."
+    )
     conversation_id = panel.bridge.conversation_id
 
     model_server.script(Turn(text="A second conversation."))
@@ -168,8 +203,9 @@ def test_instructions_look_different_and_conversations_reopen(qtbot, app_service
     assert panel.transcript.widgets() == [] and panel.picker.current is None
     send_and_wait(qtbot, panel, "hello")
     assert panel.bridge.conversation_id != conversation_id
-    qtbot.waitUntil(lambda: len(list_conversations(app_services.workspace.conversations_dir)) == 2,
-                    timeout=5000)
+    qtbot.waitUntil(
+        lambda: len(list_conversations(app_services.workspace.conversations_dir)) == 2, timeout=5000
+    )
 
     # a new panel (the next start) reopens the newest; the first one reopens on request
     again = make_panel(qtbot, app_services)
@@ -213,18 +249,17 @@ def test_key_never_reaches_the_conversation_files(qtbot, app_services, model_ser
     model_server.script(Turn(text="ok"))
     panel = make_panel(qtbot, app_services)
     send_and_wait(qtbot, panel, "hi")
-    written = "".join(p.read_text(encoding="utf-8")
-                      for p in app_services.workspace.lantide_dir.rglob("*.json*"))
+    written = "".join(
+        p.read_text(encoding="utf-8") for p in app_services.workspace.lantide_dir.rglob("*.json*")
+    )
     assert model_server.api_key not in written
     assert json.loads(model_server.requests[-1].raw or b"{}") is not None
 
 
-def test_light_dark_switch_recolours_cards_and_sql(qtbot, app_services, model_server,
-                                                    monkeypatch):
+def test_light_dark_switch_recolours_cards_and_sql(qtbot, app_services, model_server, monkeypatch):
     from lantide.ui import theme
 
-    model_server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": SQL})]),
-                        Turn(text="Done."))
+    model_server.script(Turn(tool_calls=[ToolCall("run_query", {"sql": SQL})]), Turn(text="Done."))
     panel = make_panel(qtbot, app_services)
     send_and_wait(qtbot, panel, "revenue?")
     card = panel.transcript.widgets(ToolCardWidget)[0]

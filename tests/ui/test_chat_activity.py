@@ -23,11 +23,12 @@ def test_footer_and_elapsed_texts():
     assert elapsed_text(75) == "running… 1 min 15 s"
 
 
-def test_a_running_query_shows_its_elapsed_time_and_says_so(qtbot, app_services,
-                                                           model_server):
+def test_a_running_query_shows_its_elapsed_time_and_says_so(qtbot, app_services, model_server):
     model_server.script(
-        Turn(text="Counting.", tool_calls=[ToolCall("run_query", {"sql": SLOW,
-                                                                  "purpose": "slow count"})]),
+        Turn(
+            text="Counting.",
+            tool_calls=[ToolCall("run_query", {"sql": SLOW, "purpose": "slow count"})],
+        ),
         Turn(text="Stopped."),
     )
     panel = make_panel(qtbot, app_services)
@@ -36,14 +37,18 @@ def test_a_running_query_shows_its_elapsed_time_and_says_so(qtbot, app_services,
     panel.send_typed()
     qtbot.waitUntil(lambda: bool(panel.transcript.widgets(ToolCardWidget)), timeout=30_000)
     card = panel.transcript.widgets(ToolCardWidget)[0]
-    qtbot.waitUntil(lambda: re.fullmatch(r"running… [1-9]\d*\.\d s",
-                                         card.status_label.text()) is not None,
-                    timeout=30_000)
+    qtbot.waitUntil(
+        lambda: re.fullmatch(r"running… [1-9]\d*\.\d s", card.status_label.text()) is not None,
+        timeout=30_000,
+    )
     assert panel.model_label.text() == RUNNING_QUERY
     first = card.status_label.text()
     qtbot.waitUntil(lambda: card.status_label.text() != first, timeout=5000)  # it counts
-    with qtbot.waitSignal(panel.bridge.sig_turn_running, timeout=30_000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        panel.bridge.sig_turn_running,
+        timeout=30_000,
+        check_params_cb=lambda running: running is False,
+    ):
         panel.stop()
     assert not card.status_label.text().startswith("running…")
     assert panel.model_label.text() not in (RUNNING_QUERY, THINKING)

@@ -14,23 +14,28 @@ from lantide.ui import gc_pauses
 from lantide.ui.chat.chat_answer import SEGMENT_CHARS, AssistantMessageWidget
 from lantide.ui.chat.chat_markdown import STEP_SCHEME, render_markdown, unit_starts
 
-MIXED = ("# Churn by region\n\nThe rate is highest in **US-CA**,\nthen `DE-BY`.\n\n"
-         "- first point\n- second point\n\n  still the second point\n\n1. one\n2. two\n\n"
-         "> a quote\nlazily continued\n\n```sql\nSELECT region,\n\n  count(*) AS n\n"
-         "FROM orders GROUP BY 1\n```\n\n    indented code\n\npara before a step\n"
-         "[[QUERY_STEP]] counted churned customers by region\nafter the step\n\n---\n\n"
-         "Setext heading\n===\n\n| region | n |\n|---|---:|\n| US-CA | 12 |\nlast para\n")
+MIXED = (
+    "# Churn by region\n\nThe rate is highest in **US-CA**,\nthen `DE-BY`.\n\n"
+    "- first point\n- second point\n\n  still the second point\n\n1. one\n2. two\n\n"
+    "> a quote\nlazily continued\n\n```sql\nSELECT region,\n\n  count(*) AS n\n"
+    "FROM orders GROUP BY 1\n```\n\n    indented code\n\npara before a step\n"
+    "[[QUERY_STEP]] counted churned customers by region\nafter the step\n\n---\n\n"
+    "Setext heading\n===\n\n| region | n |\n|---|---:|\n| US-CA | 12 |\nlast para\n"
+)
 
 
 def _long_answer(sections: int = 8) -> str:
     out = []
     for i in range(sections):
         rows = "".join(f"| R{i}{j} | {j * 7} |\n" for j in range(8))
-        out.append(f"## Section {i}\n\nChurn in section {i} is driven by **refunds** and "
-                   f"`late orders`; the denominator is every customer active in Q2. " * 3
-                   + f"\n\n| region | churned |\n|---|---:|\n{rows}\n"
-                   f"[[QUERY_STEP]] step {i}: churned customers in section {i}\n\n"
-                   f"```sql\nSELECT region, count(*) FROM s{i} GROUP BY 1\n```\n\n")
+        out.append(
+            f"## Section {i}\n\nChurn in section {i} is driven by **refunds** and "
+            f"`late orders`; the denominator is every customer active in Q2. "
+            * 3
+            + f"\n\n| region | churned |\n|---|---:|\n{rows}\n"
+            f"[[QUERY_STEP]] step {i}: churned customers in section {i}\n\n"
+            f"```sql\nSELECT region, count(*) FROM s{i} GROUP BY 1\n```\n\n"
+        )
     return "".join(out)
 
 
@@ -75,13 +80,13 @@ def test_a_long_streamed_answer_renders_only_its_tail(qtbot):
     widget.show()
     frozen_revisions: dict[int, int] = {}
     for i in range(0, len(text), 23):
-        widget.append(text[i:i + 23])
+        widget.append(text[i : i + 23])
         widget.render()
         for segment in widget.segments[:-1]:
             revision = segment.browser.document().revision()
             # once a segment is closed off, streaming never renders it again
             assert frozen_revisions.setdefault(id(segment), revision) == revision
-        assert len(text[widget.segments[-1].start:i + 23]) < 3 * SEGMENT_CHARS
+        assert len(text[widget.segments[-1].start : i + 23]) < 3 * SEGMENT_CHARS
     assert len(widget.segments) >= 3
     widget.set_text(text)  # the complete message, as streamed: nothing is rebuilt
     assert len(frozen_revisions) == len(widget.segments) - 1
@@ -97,7 +102,7 @@ def test_step_links_follow_their_lines_across_segments(qtbot):
     widget = AssistantMessageWidget()
     qtbot.addWidget(widget)
     for i in range(0, len(text), 40):
-        widget.append(text[i:i + 40])
+        widget.append(text[i : i + 40])
         widget.render()
     ids = [f"step-{n}" for n in range(6)]
     widget.set_step_ids(ids)
@@ -128,7 +133,7 @@ def test_a_short_answer_is_cut_only_before_its_table(qtbot):
     # the table (to the end: "last para" is one of its rows) is a box of its own that
     # scrolls sideways; everything before it stays one segment
     assert [s.browser.wide for s in widget.segments] == [False, True]
-    assert MIXED[widget.segments[1].start:].startswith("| region | n |")
+    assert MIXED[widget.segments[1].start :].startswith("| region | n |")
     assert widget.plain_text().split() == _whole_plain_text(qtbot, MIXED).split()
 
 

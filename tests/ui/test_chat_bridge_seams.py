@@ -35,8 +35,9 @@ def run_turn(qtbot, bridge: AgentTurnBridge, text: str) -> list:
     bridge.sig_event_received.connect(events.append)
     failed = []
     bridge.sig_turn_failed.connect(failed.append)
-    with qtbot.waitSignal(bridge.sig_turn_running, timeout=30_000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        bridge.sig_turn_running, timeout=30_000, check_params_cb=lambda running: running is False
+    ):
         assert bridge.send(text)
     assert not failed, failed
     return events
@@ -73,19 +74,23 @@ def count_session_writes(monkeypatch, workspace) -> list:
 
 
 def test_an_agent_focus_change_writes_session_json_once(
-        qtbot, shell_services, bridge_on, model, monkeypatch):
+    qtbot, shell_services, bridge_on, model, monkeypatch
+):
     services = shell_services()
     services.workspace.create_project("retention")
     writes = count_session_writes(monkeypatch, services.workspace)
     focused = []
     services.sig_project_focused.connect(focused.append)
     # a project that does not exist first: refused, nothing written, the focus stays
-    model.script(Turn(tool_calls=[ToolCall("focus_project", {"project": "no-such"})]),
-                 Turn(tool_calls=[ToolCall("focus_project", {"project": "retention"})]),
-                 Turn(text="Focused on retention."))
+    model.script(
+        Turn(tool_calls=[ToolCall("focus_project", {"project": "no-such"})]),
+        Turn(tool_calls=[ToolCall("focus_project", {"project": "retention"})]),
+        Turn(text="Focused on retention."),
+    )
     events = run_turn(qtbot, bridge_on(services), "Work on retention.")
-    assert [e.ok for e in events if getattr(e, "tool", None) == "focus_project"
-            and hasattr(e, "ok")] == [False, True]
+    assert [
+        e.ok for e in events if getattr(e, "tool", None) == "focus_project" and hasattr(e, "ok")
+    ] == [False, True]
     # whatever is still pending is written now, on this thread: the count is final
     services.flush_session(wait=True)
     assert writes == ["retention"]
@@ -95,7 +100,8 @@ def test_an_agent_focus_change_writes_session_json_once(
 
 
 def test_the_agent_reads_the_focus_the_app_holds_not_a_stale_session_file(
-        qtbot, shell_services, bridge_on, model):
+    qtbot, shell_services, bridge_on, model
+):
     services = shell_services()
     services.workspace.create_project("retention", plan_text="# Plan: retention\n\nRETAINED\n")
     services.focus_project("retention")
@@ -118,11 +124,11 @@ def test_an_agent_document_edit_reaches_the_ui_once(qtbot, shell_services, bridg
     plan = services.workspace.project("q3-churn").document_path("plan")
     announced, edited = [], []
     services.sig_files_changed.connect(
-        lambda changes: announced.extend(c for c in changes if c.path == plan))
+        lambda changes: announced.extend(c for c in changes if c.path == plan)
+    )
     services.sig_agent_edited.connect(edited.append)
     text = plan.read_text(encoding="utf-8") + "\n## Added by the agent\n"
-    model.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
-                 Turn(text="Added."))
+    model.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]), Turn(text="Added."))
     run_turn(qtbot, bridge_on(services), "Add a section.")
     # the turn's end is queued after every signal the turn sent: the counts are final
     assert plan.read_text(encoding="utf-8") == text
@@ -137,7 +143,8 @@ class _Tool(Tool):
 
 
 def test_a_new_tool_that_touches_tables_refreshes_the_explorer(
-        qtbot, shell_services, bridge_on, model):
+    qtbot, shell_services, bridge_on, model
+):
     services = shell_services()
 
     def make_table(ctx, args):
@@ -145,8 +152,10 @@ def test_a_new_tool_that_touches_tables_refreshes_the_explorer(
         return {"made": "made_by_tool"}
 
     base = default_registry()
-    registry = ToolRegistry([base.get(n) for n in base.names()] + [
-        _Tool("make_table", params(), make_table, touches=frozenset({TOUCHES_TABLES}))])
+    registry = ToolRegistry(
+        [base.get(n) for n in base.names()]
+        + [_Tool("make_table", params(), make_table, touches=frozenset({TOUCHES_TABLES}))]
+    )
     refreshed = []
     services.sig_tables_changed.connect(lambda: refreshed.append(True))
     model.script(Turn(tool_calls=[ToolCall("make_table", {})]), Turn(text="Made."))
@@ -155,7 +164,8 @@ def test_a_new_tool_that_touches_tables_refreshes_the_explorer(
 
 
 def test_a_tool_that_touches_nothing_does_not_refresh_the_explorer(
-        qtbot, shell_services, bridge_on, model):
+    qtbot, shell_services, bridge_on, model
+):
     services = shell_services()
     refreshed, returned = [], []
     services.sig_tables_changed.connect(lambda: refreshed.append(True))

@@ -15,5 +15,6 @@ def test_continuation_and_consent_are_shown_with_their_scope(qtbot):
     transcript.handle_event(StateChanged("analysis_active", "q3-churn", True))
     notices = [w.text() for w in transcript.widgets(NoticeWidget)]
     assert notices[0].startswith("Reached the step limit; going on by itself (round 1 of 2")
-    assert notices[1] == ("Statistical analysis is approved for project q3-churn "
-                          "(until its status changes).")
+    assert notices[1] == (
+        "Statistical analysis is approved for project q3-churn (until its status changes)."
+    )

@@ -8,7 +8,8 @@ from tests.ui.conftest import open_main_window
 
 
 def test_the_agent_is_loaded_after_start_up_when_a_model_is_configured(
-        qtbot, shell_services, fake_openai, monkeypatch):
+    qtbot, shell_services, fake_openai, monkeypatch
+):
     from lantide import tokens
 
     for key, value in fake_openai.env().items():
@@ -20,4 +21,3 @@ def test_the_agent_is_loaded_after_start_up_when_a_model_is_configured(
     assert window.chat.agent_loaded
     assert tokens._encoding.cache_info().currsize == 1
     fake_openai.assert_done()  # loading made no request
-

@@ -9,8 +9,10 @@ from lantide.ui.theme import colors
 from lantide.ui.chat.tool_card import ToolCardWidget
 from tests.ui.conftest_data import open_services
 
-FAN_OUT_SQL = ("SELECT c.segment, count(*) AS customers FROM customers c "
-               "JOIN orders o USING (customer_id) GROUP BY 1")
+FAN_OUT_SQL = (
+    "SELECT c.segment, count(*) AS customers FROM customers c "
+    "JOIN orders o USING (customer_id) GROUP BY 1"
+)
 
 
 def test_tool_card_badges_open_the_check(qtbot, sample_workspace):

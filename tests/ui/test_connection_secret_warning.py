@@ -15,8 +15,14 @@ def test_the_app_reports_a_secret_left_in_workspace_json(qtbot, sample_workspace
 
     path = sample_workspace / ".lantide" / "workspace.json"
     data = json.loads(path.read_text())
-    data["connections"] = [{"name": "dw", "type": "odbc", "dialect": "postgres",
-                            "connection_string": "Driver={X};Server=s;AccessToken=tok-77"}]
+    data["connections"] = [
+        {
+            "name": "dw",
+            "type": "odbc",
+            "dialect": "postgres",
+            "connection_string": "Driver={X};Server=s;AccessToken=tok-77",
+        }
+    ]
     path.write_text(json.dumps(data))
     before = path.read_text()
     keyring.set_keyring(fail.Keyring())
@@ -26,8 +32,9 @@ def test_the_app_reports_a_secret_left_in_workspace_json(qtbot, sample_workspace
     services.sig_message_posted.connect(lambda text, level: posted.append((text, level)))
     try:
         services.start(query=True, watcher=False)
-        qtbot.waitUntil(lambda: services.query is not None or services.query_error is not None,
-                        timeout=30_000)
+        qtbot.waitUntil(
+            lambda: services.query is not None or services.query_error is not None, timeout=30_000
+        )
         assert services.query_error is None
         [(text, level)] = [p for p in posted if "plain text" in p[0]]
         assert level == "warning" and "AccessToken" in text and "tok-77" not in text

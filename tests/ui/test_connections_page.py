@@ -22,8 +22,9 @@ def _wait_result(qtbot, page, text: str) -> None:
     qtbot.waitUntil(lambda: text in page.result_label.text(), timeout=20_000)
 
 
-def test_add_test_rename_and_remove_a_connection(qtbot, shell_services, sample_workspace,
-                                                 pg_server, memory_keyring):  # noqa: F811
+def test_add_test_rename_and_remove_a_connection(
+    qtbot, shell_services, sample_workspace, pg_server, memory_keyring
+):  # noqa: F811
     services = shell_services(query=False, watcher=False)
     changed = []
     services.sig_connections_changed.connect(lambda: changed.append(True))
@@ -56,10 +57,14 @@ def test_add_test_rename_and_remove_a_connection(qtbot, shell_services, sample_w
     page.name_edit.setText("warehouse")
     page.save_button.click()
     _wait_result(qtbot, page, "Saved.")
-    qtbot.waitUntil(lambda: page.list.currentItem() is not None
-                    and page.list.currentItem().text() == "warehouse")
-    assert [c["name"] for c in json.loads(_settings_text(sample_workspace))["connections"]] == \
-        ["warehouse"]
+    qtbot.waitUntil(
+        lambda: (
+            page.list.currentItem() is not None and page.list.currentItem().text() == "warehouse"
+        )
+    )
+    assert [c["name"] for c in json.loads(_settings_text(sample_workspace))["connections"]] == [
+        "warehouse"
+    ]
     assert memory_keyring.get_password("lantide", "connection:warehouse") == pg_server.password
     assert memory_keyring.get_password("lantide", "connection:shop") is None
     page.test_button.click()
@@ -80,33 +85,51 @@ def test_add_test_rename_and_remove_a_connection(qtbot, shell_services, sample_w
     assert memory_keyring.get_password("lantide", "connection:warehouse") is None
 
 
-def test_explorer_lists_connections_and_opens_the_page(qtbot, main_window, sample_workspace,
-                                                       pg_server, memory_keyring,  # noqa: F811
-                                                       monkeypatch):
+def test_explorer_lists_connections_and_opens_the_page(
+    qtbot,
+    main_window,
+    sample_workspace,
+    pg_server,
+    memory_keyring,  # noqa: F811
+    monkeypatch,
+):
     from lantide.query.connections import add_connection
 
     services = main_window.services
-    add_connection(services.workspace, "shop", pg_server.connection_string,
-                   user=pg_server.user, password=pg_server.password)
+    add_connection(
+        services.workspace,
+        "shop",
+        pg_server.connection_string,
+        user=pg_server.user,
+        password=pg_server.password,
+    )
     with qtbot.waitSignal(main_window.explorer.sig_tree_refreshed, timeout=20_000):
         services.notify_connections_changed()
-    qtbot.waitUntil(lambda: main_window.explorer.find_item("connection", name="shop")
-                    is not None, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: main_window.explorer.find_item("connection", name="shop") is not None,
+        timeout=20_000,
+    )
     item = main_window.explorer.find_item("connection", name="shop")
     assert item.text(1) == "postgres"
     # the staged tables of the connection appear under it once the query service lists them
-    qtbot.waitUntil(lambda: main_window.explorer.find_item("connection", name="shop")
-                    .childCount() == 2, timeout=30_000)
+    qtbot.waitUntil(
+        lambda: main_window.explorer.find_item("connection", name="shop").childCount() == 2,
+        timeout=30_000,
+    )
 
     opened = []
-    monkeypatch.setattr(SettingsDialog, "exec", lambda self: opened.append(
-        self.tabs.tabText(self.tabs.currentIndex())) or 0)
+    monkeypatch.setattr(
+        SettingsDialog,
+        "exec",
+        lambda self: opened.append(self.tabs.tabText(self.tabs.currentIndex())) or 0,
+    )
     main_window.explorer.sig_connections_requested.emit()
     assert opened == ["Connections"]
 
 
 def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
-        qtbot, shell_services, sample_workspace, pg_server, memory_keyring):  # noqa: F811
+    qtbot, shell_services, sample_workspace, pg_server, memory_keyring
+):  # noqa: F811
     from lantide.query.connections import add_connection
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import load_settings, save_settings
@@ -116,11 +139,13 @@ def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
     settings.query.large_remote_rows = 1000
     save_settings(settings)
     ws = Workspace.open(sample_workspace, lock=False)
-    add_connection(ws, "shop", pg_server.connection_string, user=pg_server.user,
-                   password=pg_server.password)
+    add_connection(
+        ws, "shop", pg_server.connection_string, user=pg_server.user, password=pg_server.password
+    )
     ws.close()
     (sample_workspace / "projects" / "q3-churn" / "sql" / "pg_invoices.sql").write_text(
-        "SELECT * FROM shop.sales.invoices\n")
+        "SELECT * FROM shop.sales.invoices\n"
+    )
     window = open_main_window(qtbot, shell_services(), restore=False)
     tab = window.open_tab("sql", "q3-churn", "pg_invoices")
     with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000):
@@ -136,7 +161,8 @@ def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
 
 
 def test_fields_build_the_odbc_string_and_the_dialect_follows_the_driver(
-        qtbot, shell_services, sample_workspace, pg_server, memory_keyring):  # noqa: F811
+    qtbot, shell_services, sample_workspace, pg_server, memory_keyring
+):  # noqa: F811
     services = shell_services(query=False, watcher=False)
     dialog = SettingsDialog(services)
     qtbot.addWidget(dialog)
@@ -166,13 +192,19 @@ def test_fields_build_the_odbc_string_and_the_dialect_follows_the_driver(
 
     # The raw string stays editable, and the fields follow it.
     page.string_edit.selectAll()
-    qtbot.keyClicks(page.string_edit, "Driver={ODBC Driver 18 for SQL Server};"
-                                      "Server=sql.corp,1533;Database=finance;Encrypt=yes")
-    assert (fields.host_edit.text(), fields.port_edit.text(), fields.database_edit.text()) == \
-        ("sql.corp", "1533", "finance")
+    qtbot.keyClicks(
+        page.string_edit,
+        "Driver={ODBC Driver 18 for SQL Server};Server=sql.corp,1533;Database=finance;Encrypt=yes",
+    )
+    assert (fields.host_edit.text(), fields.port_edit.text(), fields.database_edit.text()) == (
+        "sql.corp",
+        "1533",
+        "finance",
+    )
     assert fields.driver_combo.currentText() == "ODBC Driver 18 for SQL Server"
     # Switching the driver keeps host, port and database in that driver's form.
     fields.driver_combo.setCurrentText("MariaDB ODBC 3.1 Driver")
     assert page.dialect_combo.currentText() == "mysql"
-    assert page.string_edit.text() == ("Driver={MariaDB ODBC 3.1 Driver};Server=sql.corp;"
-                                       "Port=1533;Database=finance")
+    assert page.string_edit.text() == (
+        "Driver={MariaDB ODBC 3.1 Driver};Server=sql.corp;Port=1533;Database=finance"
+    )

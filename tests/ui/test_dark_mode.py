@@ -35,8 +35,11 @@ def test_the_status_bar_and_an_expanded_card_turn_dark(main_window, qtbot, back_
     window.set_appearance("light")
     window.services.post_message("Saved plan.md")
     card = window.chat.transcript.add_card("c1", "run_query", {"sql": "SELECT 1 AS one"})
-    card.set_result(True, {"status": "ok", "row_count": 1, "columns": [{"name": "one"}],
-                           "preview": [{"one": 1}]}, 12)
+    card.set_result(
+        True,
+        {"status": "ok", "row_count": 1, "columns": [{"name": "one"}], "preview": [{"one": 1}]},
+        12,
+    )
     card.set_expanded(True)
     window.chat_dock.show()
     qtbot.waitUntil(lambda: card.body.isVisible(), timeout=5_000)
@@ -50,8 +53,10 @@ def test_the_status_bar_and_an_expanded_card_turn_dark(main_window, qtbot, back_
     assert _lightness_of_text(message) > 150
     assert _background_lightness(status) < 100
     for label in (status.tokens_label, status.model_button):
-        assert _lightness_of_text(label) > 150 or \
-            label.palette().color(QPalette.ColorRole.ButtonText).lightness() > 150
+        assert (
+            _lightness_of_text(label) > 150
+            or label.palette().color(QPalette.ColorRole.ButtonText).lightness() > 150
+        )
     # the expanded card's body is dark too, its text light
     assert _background_lightness(card.body) < 100
     assert card.body.palette().color(QPalette.ColorRole.Text).lightness() > 150
@@ -62,8 +67,7 @@ def test_the_appearance_menu_follows_the_settings_dialog(main_window, qtbot, bac
     window.set_appearance("system")
     dialog = SettingsDialog(window.services, window)
     qtbot.addWidget(dialog)
-    dark = next(b for b in dialog.appearance_group.buttons()
-                if b.property("appearance") == "dark")
+    dark = next(b for b in dialog.appearance_group.buttons() if b.property("appearance") == "dark")
     dark.setChecked(True)
     with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
         dialog.save()

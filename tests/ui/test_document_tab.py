@@ -29,7 +29,7 @@ def _qt_len(text: str) -> int:
 
 def _select(tab, needle: str) -> None:
     text = tab.editor.toPlainText()
-    start = _qt_len(text[:text.index(needle)])
+    start = _qt_len(text[: text.index(needle)])
     tab.editor.reveal(start, start + _qt_len(needle))
     assert tab.editor.selected_text() == needle
 
@@ -42,7 +42,7 @@ def _wait_applied(qtbot, tab, action, timeout=15_000):
 def test_plan_opens_with_marks_in_editor_preview_and_list(main_window, qtbot):
     tab = open_document_tab(qtbot, main_window)
     assert tab.title() == "plan.md" and not tab.is_dirty()
-    assert "<mark data-annotation-id=\"3f9a1c\">" in tab.editor.toPlainText()
+    assert '<mark data-annotation-id="3f9a1c">' in tab.editor.toPlainText()
     assert sorted(tab.editor.mark_ids()) == ["3f9a1c", "7be204", "c51d8e"]
     start, end = tab.editor.mark_range("c51d8e")
     assert tab.editor.toPlainText()[start:end] == "test accounts"
@@ -70,8 +70,9 @@ def test_edit_and_save_writes_the_file_atomically(main_window, qtbot, sample_wor
     on_disk = (sample_workspace / PLAN).read_text(encoding="utf-8")
     assert on_disk.endswith("- Churn excludes customers who signed up in Q3.\n")
     assert on_disk == tab.editor.toPlainText()
-    assert [a["id"] for a in _sidecar(sample_workspace)["annotations"]] == \
-        [a["id"] for a in before["annotations"]]
+    assert [a["id"] for a in _sidecar(sample_workspace)["annotations"]] == [
+        a["id"] for a in before["annotations"]
+    ]
     assert not list((sample_workspace / "projects" / "q3-churn").glob("*.lantide-tmp"))
     # undo goes back to the saved text and the tab is dirty again
     tab.editor.undo()
@@ -86,8 +87,7 @@ def test_annotate_selection_with_the_inline_box(main_window, qtbot, sample_works
     assert "net revenue" in tab.comment_box.quote_label.text()
     tab.comment_box.edit.setPlainText("Are refunds netted in the month of the refund?")
     with qtbot.waitSignal(tab.sig_snapshot_applied, timeout=10_000):
-        qtbot.keyClick(tab.comment_box.edit, Qt.Key.Key_Return,
-                       Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(tab.comment_box.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert not tab.comment_box.isVisible()
     entries = _sidecar(sample_workspace)["annotations"]
     new = [a for a in entries if a["quote"] == "net revenue: gross minus discounts and refunds"]
@@ -100,8 +100,7 @@ def test_annotate_selection_with_the_inline_box(main_window, qtbot, sample_works
     assert tab.annotation_list.selected_id() == new[0]["id"]
 
 
-def test_annotating_while_dirty_saves_the_edits_with_the_mark(main_window, qtbot,
-                                                               sample_workspace):
+def test_annotating_while_dirty_saves_the_edits_with_the_mark(main_window, qtbot, sample_workspace):
     tab = open_document_tab(qtbot, main_window)
     tab.editor.moveCursor(QTextCursor.MoveOperation.End)
     tab.editor.insertPlainText("- Seasonality: Q3 has the summer dip.\n")
@@ -139,17 +138,31 @@ def test_resolve_by_hand_reply_reopen_and_delete(main_window, qtbot, sample_work
     assert tab.annotation_list.reply_box.toPlainText() == ""
 
     # mode B keeps the text, drops the mark, records the answer
-    _wait_applied(qtbot, tab, lambda: tab.annotation_list.sig_resolve_requested.emit(
-        "7be204", {"mode": "B", "replacement": None, "answer": "Q2 actives it is."}))
+    _wait_applied(
+        qtbot,
+        tab,
+        lambda: tab.annotation_list.sig_resolve_requested.emit(
+            "7be204", {"mode": "B", "replacement": None, "answer": "Q2 actives it is."}
+        ),
+    )
     text = (sample_workspace / PLAN).read_text(encoding="utf-8")
     assert "Churned: active in Q2 2025, not active in Q3 2025." in text
     assert 'data-annotation-id="7be204"' not in text
     assert tab.resolve_button.text() == "Resolve (2)"
 
     # mode A replaces the marked text
-    _wait_applied(qtbot, tab, lambda: tab.annotation_list.sig_resolve_requested.emit(
-        "c51d8e", {"mode": "A", "replacement": "test accounts (flag or name 'Test Account')",
-                   "answer": None}))
+    _wait_applied(
+        qtbot,
+        tab,
+        lambda: tab.annotation_list.sig_resolve_requested.emit(
+            "c51d8e",
+            {
+                "mode": "A",
+                "replacement": "test accounts (flag or name 'Test Account')",
+                "answer": None,
+            },
+        ),
+    )
     text = (sample_workspace / PLAN).read_text(encoding="utf-8")
     assert "without cancellations and test accounts (flag or name 'Test Account')" in text
     assert tab.editor.toPlainText() == text and not tab.is_dirty()
@@ -173,8 +186,9 @@ def test_resolve_by_hand_reply_reopen_and_delete(main_window, qtbot, sample_work
     assert "3f9a1c" not in {a["id"] for a in _sidecar(sample_workspace)["annotations"]}
 
 
-def test_a_deleted_annotation_is_restored_from_the_deleted_filter(main_window, qtbot,
-                                                                   sample_workspace):
+def test_a_deleted_annotation_is_restored_from_the_deleted_filter(
+    main_window, qtbot, sample_workspace
+):
     tab = open_document_tab(qtbot, main_window)
     al = tab.annotation_list
     al.select("3f9a1c")
@@ -257,8 +271,9 @@ def test_external_edit_reloads_a_clean_tab(main_window, qtbot, sample_workspace)
 
 
 @pytest.mark.parametrize("choice", [KEEP_MINE, TAKE_THEIRS, SHOW_BOTH])
-def test_external_edit_of_a_dirty_tab_asks(main_window, qtbot, sample_workspace, monkeypatch,
-                                            choice):
+def test_external_edit_of_a_dirty_tab_asks(
+    main_window, qtbot, sample_workspace, monkeypatch, choice
+):
     asked = []
 
     class Answer:
@@ -293,8 +308,7 @@ def test_external_edit_of_a_dirty_tab_asks(main_window, qtbot, sample_workspace,
     assert on_disk.endswith("- My unsaved note.\n") and "- Their note." not in on_disk
 
 
-def test_crlf_and_emoji_documents_annotate_the_right_text(main_window, qtbot,
-                                                          sample_workspace):
+def test_crlf_and_emoji_documents_annotate_the_right_text(main_window, qtbot, sample_workspace):
     report = sample_workspace / "projects" / "q3-churn" / "report.md"
     report.write_bytes("# Report 📊\r\n\r\nChurn rose 🚀 in US-CA and DE-BY.\r\n".encode())
     tab = open_document_tab(qtbot, main_window, "report")
@@ -304,32 +318,36 @@ def test_crlf_and_emoji_documents_annotate_the_right_text(main_window, qtbot,
     tab.comment_box.edit.setPlainText("by how much?")
     _wait_applied(qtbot, tab, tab.comment_box.submit)
     raw = report.read_bytes().decode()
-    entry = json.loads((sample_workspace / "projects" / "q3-churn" /
-                        "report.annotations.json").read_text())["annotations"][0]
+    entry = json.loads(
+        (sample_workspace / "projects" / "q3-churn" / "report.annotations.json").read_text()
+    )["annotations"][0]
     assert entry["quote"] == "US-CA"
     assert f'🚀 in <mark data-annotation-id="{entry["id"]}">US-CA</mark> and' in raw
     assert raw.count("\r\n") == 3  # line endings kept
 
 
-def test_agent_edits_in_this_process_refresh_the_open_tab(main_window, qtbot,
-                                                          sample_workspace):
+def test_agent_edits_in_this_process_refresh_the_open_tab(main_window, qtbot, sample_workspace):
     """The agent writes through the docs layer in this process (the watcher skips those
     writes as Lantide's own); the chat reports the path and the clean tab reloads."""
     from lantide.docs import resolve_annotations
 
     tab = open_document_tab(qtbot, main_window)
     project = main_window.services.workspace.project("q3-churn")
-    resolve_annotations(project, "plan", [{"id": "3f9a1c", "mode": "A",
-                                           "replacement": "the Q2 revenue of the churned"}],
-                        by="agent")
+    resolve_annotations(
+        project,
+        "plan",
+        [{"id": "3f9a1c", "mode": "A", "replacement": "the Q2 revenue of the churned"}],
+        by="agent",
+    )
     with qtbot.waitSignal(tab.sig_snapshot_applied, timeout=15_000):
         main_window.services.notify_paths_changed([sample_workspace / PLAN])
     assert "and the Q2 revenue of the churned?" in tab.editor.toPlainText()
     assert tab.resolve_button.text() == "Resolve (2)" and not tab.is_dirty()
 
 
-def test_a_document_that_cannot_be_read_is_reported_and_left_alone(main_window, qtbot,
-                                                                   sample_workspace):
+def test_a_document_that_cannot_be_read_is_reported_and_left_alone(
+    main_window, qtbot, sample_workspace
+):
     report = sample_workspace / "projects" / "q3-churn" / "report.md"
     broken = b"# Report\n\xff\xfe not UTF-8\n"
     report.write_bytes(broken)
@@ -352,9 +370,11 @@ def test_compare_view_colours_the_lines_that_differ(qtbot):
     qtbot.addWidget(view)
     assert view.show_versions(mine, theirs, "plan.md") == {3, 5, 6}
     doc = view.theirs.document()
-    coloured = [i for i in range(doc.blockCount())
-                if doc.findBlockByNumber(i).blockFormat().background().style()
-                != Qt.BrushStyle.NoBrush]
+    coloured = [
+        i
+        for i in range(doc.blockCount())
+        if doc.findBlockByNumber(i).blockFormat().background().style() != Qt.BrushStyle.NoBrush
+    ]
     assert coloured == [3, 5, 6]
     assert "(3)" in view.label.text()
 
@@ -368,7 +388,8 @@ def _formats_at(editor, position: int):
 
 
 def test_mark_tags_are_faint_and_small_but_the_text_and_offsets_stay_exact(
-        main_window, qtbot, sample_workspace):
+    main_window, qtbot, sample_workspace
+):
     tab = open_document_tab(qtbot, main_window)
     editor = tab.editor
     text = editor.toPlainText()
@@ -376,20 +397,23 @@ def test_mark_tags_are_faint_and_small_but_the_text_and_offsets_stay_exact(
     body_size = editor.document().defaultFont().pointSizeF()
     body_ink = editor.palette().color(editor.foregroundRole())
     for needle in ('<mark data-annotation-id="3f9a1c">', "</mark>"):
-        position = _qt_len(text[:text.index(needle)])
+        position = _qt_len(text[: text.index(needle)])
         for inside in (position, position + len(needle) - 1):
             (fmt,) = _formats_at(editor, inside)[-1:]
             assert 0 < fmt.fontPointSize() <= body_size * 0.75
             ink = fmt.foreground().color()
             # fainter: closer to the background than the body text is
             base = editor.palette().color(editor.backgroundRole())
-            assert abs(ink.lightness() - base.lightness()) < \
-                abs(body_ink.lightness() - base.lightness()) * 0.6
+            assert (
+                abs(ink.lightness() - base.lightness())
+                < abs(body_ink.lightness() - base.lightness()) * 0.6
+            )
     # the quoted text itself is body text, and selecting it selects exactly it
     start, end = editor.mark_range("3f9a1c")
     assert editor.toPlainText()[start:end] == "how much revenue left with them"
-    assert not any(f.fontPointSize() and f.fontPointSize() < body_size
-                   for f in _formats_at(editor, start))
+    assert not any(
+        f.fontPointSize() and f.fontPointSize() < body_size for f in _formats_at(editor, start)
+    )
     _select(tab, "how much revenue left with them")
     assert editor.selection_range() == (start, end)
     # a click right after a tag lands in the text after it (positions did not move)
@@ -409,7 +433,7 @@ def test_a_light_dark_switch_recolours_editor_preview_and_toolbar_icons(main_win
 
     def heading_ink():
         text = tab.editor.toPlainText()
-        position = _qt_len(text[:text.index("## Question") + 3])
+        position = _qt_len(text[: text.index("## Question") + 3])
         return _formats_at(tab.editor, position)[-1].foreground().color().name()
 
     def icon_ink():

@@ -12,16 +12,18 @@ from lantide.agent.ledger import Ledger
 from tests.ui.conftest import open_document_tab, write_externally
 
 
-def test_approve_plan_in_the_plan_tab_and_changed_since_approval(main_window, qtbot,
-                                                                 sample_workspace):
+def test_approve_plan_in_the_plan_tab_and_changed_since_approval(
+    main_window, qtbot, sample_workspace
+):
     tab = open_document_tab(qtbot, main_window, "plan")
     bar = tab.evidence
     qtbot.waitUntil(lambda: "Plan not approved" in bar.label.text(), timeout=10_000)
     assert bar.button.text() == "Approve Plan" and bar.button.isEnabled()
     bar.button.click()
     project_json = sample_workspace / "projects/q3-churn/project.json"
-    qtbot.waitUntil(lambda: json.loads(project_json.read_text())["status"] == "executing",
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: json.loads(project_json.read_text())["status"] == "executing", timeout=10_000
+    )
     qtbot.waitUntil(lambda: "Plan approved" in bar.label.text(), timeout=10_000)
     assert not bar.button.isEnabled()
     history = json.loads(project_json.read_text())["history"]
@@ -35,22 +37,42 @@ def test_approve_plan_in_the_plan_tab_and_changed_since_approval(main_window, qt
 
 def _steps(root):
     ledger = Ledger(root / ".lantide/ledger", "20261201-100000-abcd")
-    formal = ledger.append({"step_id": "aa11bb22cc33", "tool": "run_query", "project": "q3-churn",
-                            "purpose": "real customers", "sql": "SELECT 1", "row_count": 1,
-                            "evidence": "formal", "result_values": [1988]})
-    explored = ledger.append({"step_id": "dd44ee55ff66", "tool": "run_query",
-                              "project": "q3-churn", "sql": "SELECT 2", "row_count": 1,
-                              "evidence": "exploratory", "result_values": [0.052]})
+    formal = ledger.append(
+        {
+            "step_id": "aa11bb22cc33",
+            "tool": "run_query",
+            "project": "q3-churn",
+            "purpose": "real customers",
+            "sql": "SELECT 1",
+            "row_count": 1,
+            "evidence": "formal",
+            "result_values": [1988],
+        }
+    )
+    explored = ledger.append(
+        {
+            "step_id": "dd44ee55ff66",
+            "tool": "run_query",
+            "project": "q3-churn",
+            "sql": "SELECT 2",
+            "row_count": 1,
+            "evidence": "exploratory",
+            "result_values": [0.052],
+        }
+    )
     return formal, explored
 
 
-def test_check_evidence_lists_problems_and_citations_open_their_step(main_window, qtbot,
-                                                                     sample_workspace):
+def test_check_evidence_lists_problems_and_citations_open_their_step(
+    main_window, qtbot, sample_workspace
+):
     formal, explored = _steps(sample_workspace)
     report = sample_workspace / "projects/q3-churn/report.md"
-    report.write_text("# Report\n\nWe count 1,988 customers [^s:aa11bb22cc33].\n\n"
-                      "Refunds were 5.2% [^s:dd44ee55ff66], and 12 uncited.\n\n"
-                      "Revenue 3.4M [^s:000000000000].\n")
+    report.write_text(
+        "# Report\n\nWe count 1,988 customers [^s:aa11bb22cc33].\n\n"
+        "Refunds were 5.2% [^s:dd44ee55ff66], and 12 uncited.\n\n"
+        "Revenue 3.4M [^s:000000000000].\n"
+    )
     tab = open_document_tab(qtbot, main_window, "report")
     bar = tab.evidence
     qtbot.waitUntil(lambda: "aa11bb22 · formal" in tab.preview.toHtml(), timeout=10_000)
@@ -70,8 +92,10 @@ def test_check_evidence_lists_problems_and_citations_open_their_step(main_window
     with qtbot.waitSignal(main_window.services.sig_step_selected, timeout=5_000) as shown:
         tab.preview.anchorClicked.emit(QUrl("lantide-step:aa11bb22cc33"))
     assert shown.args == ["20261201-100000-abcd", "aa11bb22cc33"]
-    qtbot.waitUntil(lambda: (main_window.ledger.current_step() or {}).get("step_id")
-                    == "aa11bb22cc33", timeout=10_000)
+    qtbot.waitUntil(
+        lambda: (main_window.ledger.current_step() or {}).get("step_id") == "aa11bb22cc33",
+        timeout=10_000,
+    )
     ledger = main_window.ledger
     column = ledger.step_tree.headerItem().text(8)
     assert column == "Evidence"
@@ -84,9 +108,14 @@ def test_check_evidence_lists_problems_and_citations_open_their_step(main_window
 def test_the_report_review_check_reads_as_such_in_the_chat(qtbot):
     from lantide.ui.chat.reflection_card import ReflectionCardWidget
 
-    card = ReflectionCardWidget({"subject": "report_review", "ok": False, "checklist": [
-        {"item": "evidence", "ok": False, "note": "2 matching, 1 uncited"}],
-        "problems": ["line 3: 4.3% uncited: no step citation follows this number"]})
+    card = ReflectionCardWidget(
+        {
+            "subject": "report_review",
+            "ok": False,
+            "checklist": [{"item": "evidence", "ok": False, "note": "2 matching, 1 uncited"}],
+            "problems": ["line 3: 4.3% uncited: no step citation follows this number"],
+        }
+    )
     qtbot.addWidget(card)
     assert "before the Report goes to review" in card.title_label.text()
     assert card.items()[0][0].startswith("Every number cited")

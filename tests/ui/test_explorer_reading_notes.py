@@ -21,5 +21,6 @@ def test_a_table_read_differently_says_so_in_its_tooltip(empty_workspace):
         ws.close()
     assert rows["titled"]["description"] == (
         "data/titled.csv is read differently from what it says: line 1 skipped: taken for a "
-        "title above the table")
+        "title above the table"
+    )
     assert rows["plain"]["description"] is None

@@ -16,12 +16,14 @@ from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # 
 from tests.ui.conftest_data import write_tab
 from tests.ui.test_sql_tab import make_tab, run_and_wait
 
-SQL = ("SELECT 646.08 - 0.0000000000001 + 0.0000000000001 AS exact, "
-       "CAST(0.1 AS DOUBLE) + CAST(0.2 AS DOUBLE) AS noisy, "
-       "CAST(9618.2 AS DOUBLE) + CAST(0.1 AS DOUBLE) AS total, "
-       "CAST(0.1 AS FLOAT) AS single, CAST(12.5 AS DECIMAL(10, 2)) AS money, "
-       "CAST(0.0000001 AS DECIMAL(18, 9)) AS tiny, CAST(1e300 AS DOUBLE) * 10 AS huge, "
-       "CAST(1 AS DOUBLE) / 3 AS third\n")
+SQL = (
+    "SELECT 646.08 - 0.0000000000001 + 0.0000000000001 AS exact, "
+    "CAST(0.1 AS DOUBLE) + CAST(0.2 AS DOUBLE) AS noisy, "
+    "CAST(9618.2 AS DOUBLE) + CAST(0.1 AS DOUBLE) AS total, "
+    "CAST(0.1 AS FLOAT) AS single, CAST(12.5 AS DECIMAL(10, 2)) AS money, "
+    "CAST(0.0000001 AS DECIMAL(18, 9)) AS tiny, CAST(1e300 AS DOUBLE) * 10 AS huge, "
+    "CAST(1 AS DOUBLE) / 3 AS third\n"
+)
 
 
 def test_display_value_rules():
@@ -37,21 +39,25 @@ def test_display_value_rules():
     assert display_value(123456789.0, "DOUBLE") == "123456789.0"
 
 
-def test_the_grid_shows_no_noise_and_copy_and_export_keep_every_digit(qtbot, app_services,
-                                                                      tmp_path):
+def test_the_grid_shows_no_noise_and_copy_and_export_keep_every_digit(
+    qtbot, app_services, tmp_path
+):
     write_tab(app_services.workspace.root, "p", "numbers", SQL)
     tab = make_tab(qtbot, app_services, "numbers")
     run_and_wait(qtbot, tab, ok=True)
     model = tab.result.model
-    shown = {model.headerData(c, Qt.Orientation.Horizontal): model.index(0, c).data()
-             for c in range(model.columnCount())}
+    shown = {
+        model.headerData(c, Qt.Orientation.Horizontal): model.index(0, c).data()
+        for c in range(model.columnCount())
+    }
     assert shown["noisy"] == "0.3" and shown["total"] == "9618.3"
     assert shown["single"] == "0.1" and shown["money"] == "12.50"
     assert shown["tiny"] == "0.000000100" and shown["huge"] == "1e+301"
     assert shown["third"] == "0.333333333333333"
     # the whole value is one hover away
-    noisy_col = [model.headerData(c, Qt.Orientation.Horizontal)
-                 for c in range(model.columnCount())].index("noisy")
+    noisy_col = [
+        model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())
+    ].index("noisy")
     assert "0.30000000000000004" in model.index(0, noisy_col).data(Qt.ItemDataRole.ToolTipRole)
     # copy keeps full precision
     grid = tab.result.grid

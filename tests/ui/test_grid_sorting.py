@@ -28,8 +28,10 @@ def rows_at(qtbot, grid, model, first: int, count: int = 5) -> list[list[str]]:
     grid.scrollTo(model.index(first, 0), grid.ScrollHint.PositionAtTop)
     for row in (first, first + count - 1):
         qtbot.waitUntil(lambda r=row: model.is_loaded(r), timeout=20_000)
-    return [[model.index(r, c).data() for c in range(model.columnCount())]
-            for r in range(first, first + count)]
+    return [
+        [model.index(r, c).data() for c in range(model.columnCount())]
+        for r in range(first, first + count)
+    ]
 
 
 def fetches_running(services) -> list:
@@ -63,9 +65,10 @@ def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_service
     top = rows_at(qtbot, grid, model, 0)
     assert [r[AMOUNT] for r in top] == ["1248.75"] * 5
     # a copy of rows not loaded follows the order shown
-    grid.selectionModel().select(QItemSelection(model.index(500_000, AMOUNT),
-                                                model.index(500_002, AMOUNT)),
-                                 QItemSelectionModel.SelectionFlag.Select)
+    grid.selectionModel().select(
+        QItemSelection(model.index(500_000, AMOUNT), model.index(500_002, AMOUNT)),
+        QItemSelectionModel.SelectionFlag.Select,
+    )
     with qtbot.waitSignal(grid.sig_copy_finished, timeout=20_000):
         grid.copy_selection("\t", header=False)
     assert QApplication.clipboard().text().split() == [f"{(999 - 500_000 // GROUP) * 1.25:.2f}"] * 3
@@ -74,12 +77,14 @@ def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_service
     assert model.order_by is None and not header.isSortIndicatorShown()
     assert "sorted" not in tab.result.summary.text()
     assert [r[0] for r in rows_at(qtbot, grid, model, 0)] == ["0", "1", "2", "3", "4"]
-    assert [r[0] for r in rows_at(qtbot, grid, model, 900_000)] == \
-        [str(i) for i in range(900_000, 900_005)]
+    assert [r[0] for r in rows_at(qtbot, grid, model, 900_000)] == [
+        str(i) for i in range(900_000, 900_005)
+    ]
 
 
 def test_nulls_sort_last_both_ways_and_late_pages_of_an_old_order_are_dropped(
-        qtbot, app_services, monkeypatch):
+    qtbot, app_services, monkeypatch
+):
     tab = make_tab(qtbot, app_services, "all_big")
     run_and_wait(qtbot, tab, ok=True)
     grid, model = tab.result.grid, tab.result.model

@@ -42,10 +42,15 @@ def test_palette_search_rule():
 def test_ctrl_shift_p_opens_a_palette_of_every_action_with_its_key(qtbot, main_window):
     window = main_window
     window.activateWindow()
-    qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: getattr(window, "palette", None) is not None
-                    and window.palette.isVisible(), timeout=3000)
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_P,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    qtbot.waitUntil(
+        lambda: getattr(window, "palette", None) is not None and window.palette.isVisible(),
+        timeout=3000,
+    )
     palette = window.palette
     every = menu_commands(window.menuBar())
     assert palette.shown() == [c.path for c in every]
@@ -65,8 +70,7 @@ def test_ctrl_shift_p_opens_a_palette_of_every_action_with_its_key(qtbot, main_w
 def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
     window = main_window
     query = _menu(window, "Query")
-    assert _texts(query) == ["Run", "Run selection", "Source Run", "Cancel",
-                             "Cancel running query"]
+    assert _texts(query) == ["Run", "Run selection", "Source Run", "Cancel", "Cancel running query"]
     tab = _sql_tab(qtbot, window)
     with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000) as run:
         window.query_actions["source_run"].trigger()
@@ -111,8 +115,7 @@ def test_edit_menu_acts_on_the_focused_editor(qtbot, main_window):
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.chat.input, timeout=3000)
     window.edit_actions["paste"].trigger()
     assert window.chat.input.toPlainText().endswith(" -- note")
-    window.edit_actions["cut"].trigger() if window.chat.input.textCursor().hasSelection() \
-        else None
+    window.edit_actions["cut"].trigger() if window.chat.input.textCursor().hasSelection() else None
     # Find opens the current tab's find bar.
     window.act_find.trigger()
     assert tab.find_bar.isVisible()
@@ -127,8 +130,9 @@ def test_edit_menu_copies_the_result_grids_selection(qtbot, main_window):
         tab.run()
     assert isinstance(run.args[0], dict), run.args[0]
     grid = tab.result.grid
-    qtbot.waitUntil(lambda: grid.model() is not None and grid.model().rowCount() == 1,
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: grid.model() is not None and grid.model().rowCount() == 1, timeout=10_000
+    )
     grid.setFocus()
     grid.selectAll()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is grid, timeout=3000)

@@ -35,26 +35,32 @@ def test_lists_project_and_user_entries_with_status(qtbot, shell_services):
     paths.user_knowledge_path().parent.mkdir(parents=True, exist_ok=True)
     paths.user_knowledge_path().write_text(
         "# My knowledge\n## Rules\n- Weeks start on Monday.\n## Info\n"
-        "- [queued] I report in EUR.\n", encoding="utf-8")
+        "- [queued] I report in EUR.\n",
+        encoding="utf-8",
+    )
     services = shell_services(query=False, watcher=False)
     panel = _panel(qtbot, services)
     texts = _texts(panel)
     assert ("project", "queued", FISCAL) in texts
-    assert ("project", "enabled", "Revenue means net revenue: gross minus discounts and "
-                                  "refunds.") in texts
+    assert (
+        "project",
+        "enabled",
+        "Revenue means net revenue: gross minus discounts and refunds.",
+    ) in texts
     assert ("user", "enabled", "Weeks start on Monday.") in texts
     assert ("user", "queued", "I report in EUR.") in texts
     assert panel.summary.text().startswith("2 queued proposals")
     panel.filter_combo.setCurrentIndex(1)  # queued only
     assert panel.select_entry("project", FISCAL)
-    assert not panel.select_entry("project", "Exclude test accounts "
-                                             "(customers.is_test_account) from every customer "
-                                             "count.")
+    assert not panel.select_entry(
+        "project", "Exclude test accounts (customers.is_test_account) from every customer count."
+    )
     assert panel.approve_button.isEnabled() and panel.reject_button.isEnabled()
 
 
-def test_approve_reject_and_edit_change_the_file(qtbot, shell_services, sample_workspace,
-                                                 monkeypatch):
+def test_approve_reject_and_edit_change_the_file(
+    qtbot, shell_services, sample_workspace, monkeypatch
+):
     services = shell_services(query=False, watcher=False)
     panel = _panel(qtbot, services)
     assert panel.select_entry("project", FISCAL)
@@ -63,9 +69,11 @@ def test_approve_reject_and_edit_change_the_file(qtbot, shell_services, sample_w
     assert f"- {FISCAL}" in _knowledge(sample_workspace)
     assert "[queued]" not in _knowledge(sample_workspace)
 
-    monkeypatch.setattr(QInputDialog, "getMultiLineText",
-                        lambda *a, **k: ("The fiscal year starts on 1 April (FY = Apr-Mar).",
-                                         True))
+    monkeypatch.setattr(
+        QInputDialog,
+        "getMultiLineText",
+        lambda *a, **k: ("The fiscal year starts on 1 April (FY = Apr-Mar).", True),
+    )
     assert panel.select_entry("project", FISCAL)
     with qtbot.waitSignal(panel.sig_knowledge_loaded, timeout=10_000):
         panel.edit_selected()
@@ -73,8 +81,11 @@ def test_approve_reject_and_edit_change_the_file(qtbot, shell_services, sample_w
 
     # a new queued proposal is rejected: it leaves the file
     (sample_workspace / "projects" / "q3-churn" / "knowledge.md").write_text(
-        _knowledge(sample_workspace).replace("## Info\n", "## Info\n- [queued] Churn is "
-                                             "monthly.\n"), encoding="utf-8")
+        _knowledge(sample_workspace).replace(
+            "## Info\n", "## Info\n- [queued] Churn is monthly.\n"
+        ),
+        encoding="utf-8",
+    )
     with qtbot.waitSignal(panel.sig_knowledge_loaded, timeout=10_000):
         panel.reload()
     assert panel.select_entry("project", "Churn is monthly.")
@@ -87,23 +98,26 @@ def test_add_and_remove_entries(qtbot, shell_services, sample_workspace, monkeyp
     services = shell_services(query=False, watcher=False)
     panel = _panel(qtbot, services)
     monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("Project Info", True))
-    monkeypatch.setattr(QInputDialog, "getMultiLineText",
-                        lambda *a, **k: ("orders.channel is empty for 2% of orders.", True))
+    monkeypatch.setattr(
+        QInputDialog,
+        "getMultiLineText",
+        lambda *a, **k: ("orders.channel is empty for 2% of orders.", True),
+    )
     with qtbot.waitSignal(panel.sig_knowledge_loaded, timeout=10_000):
         panel.add_entry()
     text = _knowledge(sample_workspace)
-    info = text[text.index("## Info"):]
+    info = text[text.index("## Info") :]
     assert "- orders.channel is empty for 2% of orders." in info
     assert panel.select_entry("project", "orders.channel is empty for 2% of orders.")
-    monkeypatch.setattr(QMessageBox, "question",
-                        lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     with qtbot.waitSignal(panel.sig_knowledge_loaded, timeout=10_000):
         panel.remove_selected()
     assert "orders.channel is empty" not in _knowledge(sample_workspace)
 
 
-def test_entry_changed_meanwhile_is_refused_not_overwritten(qtbot, shell_services,
-                                                            sample_workspace):
+def test_entry_changed_meanwhile_is_refused_not_overwritten(
+    qtbot, shell_services, sample_workspace
+):
     services = shell_services(query=False, watcher=False)
     panel = _panel(qtbot, services)
     assert panel.select_entry("project", FISCAL)
@@ -118,8 +132,9 @@ def test_entry_changed_meanwhile_is_refused_not_overwritten(qtbot, shell_service
     assert any(level == "error" and "Approving" in text for level, text in messages)
 
 
-def test_panel_follows_external_edits_and_the_focused_project(qtbot, shell_services,
-                                                              sample_workspace):
+def test_panel_follows_external_edits_and_the_focused_project(
+    qtbot, shell_services, sample_workspace
+):
     services = shell_services(query=False, watcher=True)
     panel = _panel(qtbot, services)
     path = sample_workspace / "projects" / "q3-churn" / "knowledge.md"

@@ -24,20 +24,37 @@ def model_server(monkeypatch):
 
 def test_steps_appear_live_and_chat_links_select_them(qtbot, app_services, model_server):
     model_server.script(
-        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT count(*) AS n FROM small",
-                                                "purpose": "count regions"})]),
-        Turn(tool_calls=[ToolCall("run_query", {"sql": "SELECT max(revenue) AS top FROM small",
-                                                "purpose": "top revenue"})]),
-        Turn(text="Four regions, top revenue 120.5.\n[[QUERY_STEP]] counted regions: 4\n"
-                  "[[QUERY_STEP]] top revenue: 120.5"),
+        Turn(
+            tool_calls=[
+                ToolCall(
+                    "run_query",
+                    {"sql": "SELECT count(*) AS n FROM small", "purpose": "count regions"},
+                )
+            ]
+        ),
+        Turn(
+            tool_calls=[
+                ToolCall(
+                    "run_query",
+                    {"sql": "SELECT max(revenue) AS top FROM small", "purpose": "top revenue"},
+                )
+            ]
+        ),
+        Turn(
+            text="Four regions, top revenue 120.5.\n[[QUERY_STEP]] counted regions: 4\n"
+            "[[QUERY_STEP]] top revenue: 120.5"
+        ),
     )
     ledger = LedgerPanel(app_services)
     chat = ChatPanel(app_services)
     for widget in (ledger, chat):
         qtbot.addWidget(widget)
         widget.show()
-    with qtbot.waitSignal(chat.bridge.sig_turn_running, timeout=30_000,
-                          check_params_cb=lambda running: running is False):
+    with qtbot.waitSignal(
+        chat.bridge.sig_turn_running,
+        timeout=30_000,
+        check_params_cb=lambda running: running is False,
+    ):
         chat.input.setPlainText("How many regions, and the top revenue?")
         chat.send_typed()
     assert ledger.conversation_id == chat.bridge.conversation_id
@@ -85,7 +102,9 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
     ledger.history_view.history_filter.setText("nope")
     assert ledger.history_view.history_tree.topLevelItemCount() == 1
     with qtbot.waitSignal(app_services.sig_open_requested, timeout=2000) as blocker:
-        ledger.history_view.history_tree.itemDoubleClicked.emit(ledger.history_view.history_tree.topLevelItem(0), 0)
+        ledger.history_view.history_tree.itemDoubleClicked.emit(
+            ledger.history_view.history_tree.topLevelItem(0), 0
+        )
     assert blocker.args[0] == {"kind": "sql", "project": "p", "name": "bad_tab"}
 
     from lantide.query.history import read_history
@@ -93,7 +112,11 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
     qtbot.waitUntil(lambda: len(read_history(app_services.workspace)) == 2, timeout=5000)
     restarted = LedgerPanel(app_services)
     qtbot.addWidget(restarted)
-    qtbot.waitUntil(lambda: restarted.history_view.history_tree.topLevelItemCount() == 2, timeout=5000)
-    restarted.history_view.history_tree.setCurrentItem(restarted.history_view.history_tree.topLevelItem(0))
+    qtbot.waitUntil(
+        lambda: restarted.history_view.history_tree.topLevelItemCount() == 2, timeout=5000
+    )
+    restarted.history_view.history_tree.setCurrentItem(
+        restarted.history_view.history_tree.topLevelItem(0)
+    )
     assert "SELECT nope FROM small" in restarted.history_view.history_details.toPlainText()
     assert "nope" in restarted.history_view.history_details.toPlainText()

@@ -21,9 +21,10 @@ def test_the_chat_dock_is_wide_enough_to_read_on_first_start(qtbot, shell_servic
 
 
 def test_code_blocks_in_answers_have_a_tinted_background():
-    html = render_markdown("Run:\n\n```sql\nSELECT 1\n```\n\n```\nplain\n```\n",
-                           code_background="#123456")
-    assert html.count('background-color:#123456') == 2
+    html = render_markdown(
+        "Run:\n\n```sql\nSELECT 1\n```\n\n```\nplain\n```\n", code_background="#123456"
+    )
+    assert html.count("background-color:#123456") == 2
     assert "SELECT" in html and "plain" in html
 
 

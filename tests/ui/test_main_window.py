@@ -35,16 +35,28 @@ def test_window_opens_the_workspace_and_lists_it(main_window, qtbot):
     assert w.stack.currentWidget() is w.welcome  # no tab yet
     labels = _tree_labels(w)
     assert labels["Projects"] == ["Q3 churn"]
-    assert labels["Data files"] == ["customers.csv", "orders.parquet", "products.csv",
-                                    "targets.xlsx"]
+    assert labels["Data files"] == [
+        "customers.csv",
+        "orders.parquet",
+        "products.csv",
+        "targets.xlsx",
+    ]
     project = w.explorer.tree.topLevelItem(0).child(0)
     children = [project.child(i).text(0) for i in range(project.childCount())]
-    assert children == ["Plan", "Report", "clean_orders.sql", "customer_quarters.sql",
-                        "q3_churn_by_region.sql", "Knowledge"]
+    assert children == [
+        "Plan",
+        "Report",
+        "clean_orders.sql",
+        "customer_quarters.sql",
+        "q3_churn_by_region.sql",
+        "Knowledge",
+    ]
     qtbot.waitUntil(lambda: w.explorer.tables() is not None, timeout=20_000)
     targets = _find_child(w.explorer.tree.topLevelItem(1), "targets.xlsx")
-    assert sorted(targets.child(i).text(0) for i in range(targets.childCount())) == \
-        ['"targets"."Regional"', '"targets"."Segments"']
+    assert sorted(targets.child(i).text(0) for i in range(targets.childCount())) == [
+        '"targets"."Regional"',
+        '"targets"."Segments"',
+    ]
     # the toolbar shows the focused project and its status
     assert w.project_combo.currentText() == "Q3 churn"
     assert w.status_combo.currentText() == "planning"
@@ -55,8 +67,10 @@ def test_cached_tables_appear_with_row_counts_after_a_run(main_window, qtbot):
     w = main_window
     service = w.services.query
     with qtbot.waitSignal(w.explorer.sig_tree_refreshed, timeout=30_000):
-        w.services.workers.submit(lambda _c: service.run_sql_tab("q3-churn", "clean_orders"),
-                                  on_result=lambda _r: w.services.notify_tables_changed())
+        w.services.workers.submit(
+            lambda _c: service.run_sql_tab("q3-churn", "clean_orders"),
+            on_result=lambda _r: w.services.notify_tables_changed(),
+        )
     qtbot.waitUntil(lambda: "clean_orders" in _tree_labels(w)["Cached tables"], timeout=30_000)
     cached = _find_child(w.explorer.tree.topLevelItem(2), "clean_orders")
     assert cached.text(1).endswith("rows") and cached.text(1) != "0 rows"
@@ -64,7 +78,8 @@ def test_cached_tables_appear_with_row_counts_after_a_run(main_window, qtbot):
 
 
 def test_explorer_opens_tabs_and_the_session_is_restored_on_the_next_start(
-        qtbot, shell_services, sample_workspace):
+    qtbot, shell_services, sample_workspace
+):
     services = shell_services()
     w = open_main_window(qtbot, services)
     project = w.explorer.tree.topLevelItem(0).child(0)
@@ -79,11 +94,14 @@ def test_explorer_opens_tabs_and_the_session_is_restored_on_the_next_start(
         return json.loads(session_path.read_text()) if session_path.exists() else {}
 
     # written in a worker shortly after the tabs settle
-    qtbot.waitUntil(lambda: (session().get("active_tab") or {}).get("kind") == "report",
-                    timeout=5_000)
+    qtbot.waitUntil(
+        lambda: (session().get("active_tab") or {}).get("kind") == "report", timeout=5_000
+    )
     session = session()
-    assert [(t["kind"], t["project"], t["name"]) for t in session["open_tabs"]] == \
-        [("report", "q3-churn", "report.md"), ("plan", "q3-churn", "plan.md")]
+    assert [(t["kind"], t["project"], t["name"]) for t in session["open_tabs"]] == [
+        ("report", "q3-churn", "report.md"),
+        ("plan", "q3-churn", "plan.md"),
+    ]
     assert session["focused_project"] == "q3-churn"
     assert plan.title() == "plan.md"
 
@@ -112,12 +130,21 @@ def test_focusing_a_project_is_remembered(main_window, qtbot, sample_workspace):
         w.project_combo.activated.emit(index)
     assert blocker.args == ["Second"]
     session_path = sample_workspace / ".lantide" / "session.json"
-    qtbot.waitUntil(lambda: session_path.exists() and json.loads(
-        session_path.read_text()).get("focused_project") == "Second", timeout=5_000)
+    qtbot.waitUntil(
+        lambda: (
+            session_path.exists()
+            and json.loads(session_path.read_text()).get("focused_project") == "Second"
+        ),
+        timeout=5_000,
+    )
     assert w.services.focused_project().name == "Second"
     # the explorer shows the focused project in bold
-    qtbot.waitUntil(lambda: w.explorer.find_item("project", "Second") is not None
-                    and w.explorer.find_item("project", "Second").font(0).bold())
+    qtbot.waitUntil(
+        lambda: (
+            w.explorer.find_item("project", "Second") is not None
+            and w.explorer.find_item("project", "Second").font(0).bold()
+        )
+    )
 
 
 def test_project_status_is_set_from_the_toolbar(main_window, qtbot, sample_workspace):
@@ -130,8 +157,9 @@ def test_project_status_is_set_from_the_toolbar(main_window, qtbot, sample_works
         w.status_combo.activated.emit(index)
 
     choose("plan_review")
-    qtbot.waitUntil(lambda: json.loads(project_json.read_text())["status"] == "plan_review",
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: json.loads(project_json.read_text())["status"] == "plan_review", timeout=10_000
+    )
     # executing needs the approved Plan (issue 16): refused, and the combo shows the truth
     choose("executing")
     qtbot.waitUntil(lambda: w.status_combo.currentText() == "plan_review", timeout=10_000)
@@ -140,12 +168,15 @@ def test_project_status_is_set_from_the_toolbar(main_window, qtbot, sample_works
 
 @pytest.mark.parametrize("answer", ["cancel", "discard", "save"])
 def test_closing_a_dirty_tab_asks(main_window, qtbot, monkeypatch, sample_workspace, answer):
-    buttons = {"cancel": QMessageBox.StandardButton.Cancel,
-               "discard": QMessageBox.StandardButton.Discard,
-               "save": QMessageBox.StandardButton.Save}
+    buttons = {
+        "cancel": QMessageBox.StandardButton.Cancel,
+        "discard": QMessageBox.StandardButton.Discard,
+        "save": QMessageBox.StandardButton.Save,
+    }
     asked = []
-    monkeypatch.setattr(tab_area, "ask_save_changes",
-                        lambda parent, names: asked.append(names) or buttons[answer])
+    monkeypatch.setattr(
+        tab_area, "ask_save_changes", lambda parent, names: asked.append(names) or buttons[answer]
+    )
     tab = open_document_tab(qtbot, main_window, "report")
     tab.editor.moveCursor(tab.editor.textCursor().MoveOperation.End)
     tab.editor.insertPlainText("\nA new finding.\n")
@@ -171,9 +202,12 @@ def test_running_query_shows_in_the_status_bar_and_can_be_cancelled(main_window,
     sql = "SELECT count(*) AS n FROM range(50000000000) t(i) WHERE i % 7 = 3"
     outcome = {}
     worker = w.services.workers.submit(
-        lambda ctx: service.run_query(sql), on_result=lambda r: outcome.setdefault("result", r),
-        on_error=lambda e: outcome.setdefault("error", e), on_cancel=service.interrupt,
-        name="long query")
+        lambda ctx: service.run_query(sql),
+        on_result=lambda r: outcome.setdefault("result", r),
+        on_error=lambda e: outcome.setdefault("error", e),
+        on_cancel=service.interrupt,
+        name="long query",
+    )
     w.services.track_query(worker, "long count")
     qtbot.waitUntil(lambda: w.status.query_box.isVisible(), timeout=5_000)
     assert w.status.query_label.text().startswith("Running long count ·")
@@ -215,8 +249,9 @@ def test_help_dialogs_list_shortcuts_and_versions(qtbot):
     assert ("Annotate the selected text", "Ctrl+Alt+M") in rows
     assert ("Source Run: the tab and everything upstream", "Ctrl+Shift+Return") in rows
     shortcuts.filter.setText("source run")
-    assert shortcuts.visible_rows() == [("Source Run: the tab and everything upstream",
-                                         "Ctrl+Shift+Return")]
+    assert shortcuts.visible_rows() == [
+        ("Source Run: the tab and everything upstream", "Ctrl+Shift+Return")
+    ]
     about = AboutDialog()
     qtbot.addWidget(about)
     names = dict(about.versions)
@@ -237,8 +272,7 @@ def test_appearance_switches_palette_and_is_saved(main_window, qtbot):
     assert app.palette().color(QPalette.ColorRole.Window).lightness() > 200
 
 
-def test_open_requests_and_agent_questions_reach_the_right_place(main_window, qtbot,
-                                                                 monkeypatch):
+def test_open_requests_and_agent_questions_reach_the_right_place(main_window, qtbot, monkeypatch):
     w = main_window
     asked = []
     monkeypatch.setattr(w.chat, "ask", asked.append)
@@ -248,8 +282,9 @@ def test_open_requests_and_agent_questions_reach_the_right_place(main_window, qt
     assert w.knowledge_dock.isVisible()
     w.services.request_open("plan", "q3-churn", "plan.md")
     qtbot.waitUntil(lambda: w.tabs.count() == 1)
-    assert w.tabs.ref_of(w.tabs.currentWidget()).key() == TabRef("plan", "q3-churn",
-                                                                 "plan.md").key()
+    assert (
+        w.tabs.ref_of(w.tabs.currentWidget()).key() == TabRef("plan", "q3-churn", "plan.md").key()
+    )
     node = w.explorer.find_item("plan", "q3-churn").data(0, ROLE_NODE)
     assert node["name"] == "plan.md"
 
@@ -262,8 +297,9 @@ def test_status_bar_shows_tokens_and_the_model_profile(main_window, qtbot, monke
     main_window.services.report_tokens(12_345)
     assert status.tokens_label.text() == "12.3k tokens" and status.tokens_label.isVisible()
     settings = main_window.services.settings
-    settings.upsert_profile(ModelProfile("local", "http://localhost:11434/v1", "qwen2.5",
-                                         context_window=32_768))
+    settings.upsert_profile(
+        ModelProfile("local", "http://localhost:11434/v1", "qwen2.5", context_window=32_768)
+    )
     main_window.services.save_settings(settings)
     assert status.model_button.text() == "local: qwen2.5"
     assert "32,768 tokens" in status.model_button.toolTip()
@@ -273,8 +309,9 @@ def test_status_bar_shows_tokens_and_the_model_profile(main_window, qtbot, monke
     assert "(environment)" in status.model_button.toolTip()
 
 
-def test_an_unreadable_cache_database_is_set_aside_on_request(qtbot, shell_services,
-                                                             sample_workspace):
+def test_an_unreadable_cache_database_is_set_aside_on_request(
+    qtbot, shell_services, sample_workspace
+):
     from tests.ui.conftest import open_main_window
 
     cache = sample_workspace / ".lantide" / "cache.duckdb"
@@ -298,8 +335,7 @@ def test_an_unreadable_cache_database_is_set_aside_on_request(qtbot, shell_servi
     window.shutdown()
 
 
-def test_a_folder_of_data_files_is_listed_as_one_table(qtbot, shell_services,
-                                                       sample_workspace):
+def test_a_folder_of_data_files_is_listed_as_one_table(qtbot, shell_services, sample_workspace):
     parts = sample_workspace / "data" / "events" / "year=2025"
     parts.mkdir(parents=True)
     (parts / "a.csv").write_text("kind,n\nclick,3\nview,5\n")

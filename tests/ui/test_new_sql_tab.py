@@ -25,20 +25,23 @@ def _answer_names(monkeypatch, *names):
 
 
 def _new_tab(window, qtbot, name: str) -> SqlTabWidget:
-    qtbot.waitUntil(lambda: window.tabs.find(TabRef(TAB_SQL, "q3-churn", name)) is not None,
-                    timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.tabs.find(TabRef(TAB_SQL, "q3-churn", name)) is not None, timeout=10_000
+    )
     tab = window.tabs.find(TabRef(TAB_SQL, "q3-churn", name))
     qtbot.waitUntil(lambda: not tab.editor.isReadOnly(), timeout=10_000)
     return tab
 
 
-def test_ctrl_t_opens_an_empty_tab_that_is_written_on_first_save(main_window, qtbot,
-                                                                  monkeypatch, sample_workspace):
+def test_ctrl_t_opens_an_empty_tab_that_is_written_on_first_save(
+    main_window, qtbot, monkeypatch, sample_workspace
+):
     main_window.services.focus_project("q3-churn")
     _answer_names(monkeypatch, "revenue_by_day")
     errors = []
     main_window.services.sig_message_posted.connect(
-        lambda text, level: errors.append(text) if level == "error" else None)
+        lambda text, level: errors.append(text) if level == "error" else None
+    )
     main_window.act_new_sql.trigger()
     tab = _new_tab(main_window, qtbot, "revenue_by_day")
     path = sample_workspace / "projects" / "q3-churn" / "sql" / "revenue_by_day.sql"
@@ -50,8 +53,9 @@ def test_ctrl_t_opens_an_empty_tab_that_is_written_on_first_save(main_window, qt
     assert path.read_text(encoding="utf-8") == "SELECT 1 AS one"
 
 
-def test_a_new_tab_is_written_and_cached_on_its_first_run(main_window, qtbot, monkeypatch,
-                                                          sample_workspace):
+def test_a_new_tab_is_written_and_cached_on_its_first_run(
+    main_window, qtbot, monkeypatch, sample_workspace
+):
     main_window.services.focus_project("q3-churn")
     _answer_names(monkeypatch, "big_orders")
     main_window.welcome.sig_action_requested.emit("new_sql_tab")  # the welcome page's link
@@ -65,13 +69,17 @@ def test_a_new_tab_is_written_and_cached_on_its_first_run(main_window, qtbot, mo
     assert path.read_text(encoding="utf-8") == "SELECT 42 AS answer"
 
 
-@pytest.mark.parametrize("bad, problem", [
-    ("clean_orders", "already has a SQL tab"),     # a tab file of the project
-    ("orders", "data file"),                       # a data file's table
-    ("no/slash", "Invalid SQL tab name"),
-])
-def test_the_name_is_checked_before_the_tab_opens(main_window, qtbot, monkeypatch,
-                                                  sample_workspace, bad, problem):
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        ("clean_orders", "already has a SQL tab"),  # a tab file of the project
+        ("orders", "data file"),  # a data file's table
+        ("no/slash", "Invalid SQL tab name"),
+    ],
+)
+def test_the_name_is_checked_before_the_tab_opens(
+    main_window, qtbot, monkeypatch, sample_workspace, bad, problem
+):
     main_window.services.focus_project("q3-churn")
     asked = _answer_names(monkeypatch, bad, "fresh_name")
     count = main_window.tabs.count()
@@ -82,7 +90,10 @@ def test_the_name_is_checked_before_the_tab_opens(main_window, qtbot, monkeypatc
     assert main_window.tabs.count() == count + 1 and tab.tab_name == "fresh_name"
     sql_dir = sample_workspace / "projects" / "q3-churn" / "sql"
     assert sorted(p.name for p in sql_dir.iterdir()) == [
-        "clean_orders.sql", "customer_quarters.sql", "q3_churn_by_region.sql"]
+        "clean_orders.sql",
+        "customer_quarters.sql",
+        "q3_churn_by_region.sql",
+    ]
 
 
 def test_a_name_clashing_with_an_open_unsaved_tab_is_refused(main_window, qtbot, monkeypatch):

@@ -26,9 +26,12 @@ def xvfb():
     if shutil.which("Xvfb") is None:
         pytest.fail("Xvfb is not installed: apt-get install xvfb (see README)")
     read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1440x900x24",
-                             "-nolisten", "tcp"], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1440x900x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write_fd)
     with os.fdopen(read_fd) as fh:
         display = ":" + fh.readline().strip()
@@ -38,16 +41,23 @@ def xvfb():
 
 
 def _windows(display: str) -> str:
-    result = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True,
-                            env={**os.environ, "DISPLAY": display}, timeout=10)
+    result = subprocess.run(
+        ["xwininfo", "-root", "-tree"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+        timeout=10,
+    )
     return result.stdout
 
 
 def _open_plan_next_time(workspace) -> None:
     """A session with the Plan open, as the last start left it (so the shot shows a Plan)."""
-    session = {"focused_project": "q3-churn",
-               "open_tabs": [{"kind": "plan", "project": "q3-churn", "name": "plan.md"}],
-               "active_tab": {"kind": "plan", "project": "q3-churn", "name": "plan.md"}}
+    session = {
+        "focused_project": "q3-churn",
+        "open_tabs": [{"kind": "plan", "project": "q3-churn", "name": "plan.md"}],
+        "active_tab": {"kind": "plan", "project": "q3-churn", "name": "plan.md"},
+    }
     (workspace / ".lantide" / "session.json").write_text(json.dumps(session), encoding="utf-8")
 
 
@@ -55,9 +65,14 @@ def test_gui_opens_a_main_window_on_x(sample_workspace, xvfb, tmp_path):
     _open_plan_next_time(sample_workspace)
     ready = tmp_path / "ready.json"
     env = cli_env({"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb", "LANTIDE_READY_FILE": str(ready)})
-    with subprocess.Popen([sys.executable, "-m", "lantide", "gui", str(sample_workspace)],
-                          env=env, cwd=str(REPO), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True) as app:
+    with subprocess.Popen(
+        [sys.executable, "-m", "lantide", "gui", str(sample_workspace)],
+        env=env,
+        cwd=str(REPO),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as app:
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
@@ -75,9 +90,13 @@ def test_gui_opens_a_main_window_on_x(sample_workspace, xvfb, tmp_path):
             time.sleep(1.5)  # let the restored Plan tab load and paint
             OUTPUT.mkdir(exist_ok=True)
             shot = OUTPUT / "main-window-xvfb.png"
-            grab = subprocess.run(["import", "-window", "root", str(shot)],
-                                  env={**os.environ, "DISPLAY": xvfb}, capture_output=True,
-                                  text=True, timeout=30)
+            grab = subprocess.run(
+                ["import", "-window", "root", str(shot)],
+                env={**os.environ, "DISPLAY": xvfb},
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
             assert grab.returncode == 0, grab.stderr
             assert shot.stat().st_size > 10_000  # a real picture, not an empty frame
             assert app.poll() is None, "the app exited while idle"

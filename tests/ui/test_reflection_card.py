@@ -16,11 +16,19 @@ from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
 from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.test_chat import SQL, make_panel, send_and_wait
 
-FAIL = json.dumps({"ok": False, "checklist": {
-    i: {"ok": i != "filters", "note": "east has no revenue" if i == "filters" else "fine"}
-    for i in CHECKLIST}, "problems": ["east has a NULL revenue: say how it is counted"]})
-PASS = json.dumps({"ok": True, "checklist": {i: {"ok": True, "note": "fine"} for i in CHECKLIST},
-                   "problems": []})
+FAIL = json.dumps(
+    {
+        "ok": False,
+        "checklist": {
+            i: {"ok": i != "filters", "note": "east has no revenue" if i == "filters" else "fine"}
+            for i in CHECKLIST
+        },
+        "problems": ["east has a NULL revenue: say how it is counted"],
+    }
+)
+PASS = json.dumps(
+    {"ok": True, "checklist": {i: {"ok": True, "note": "fine"} for i in CHECKLIST}, "problems": []}
+)
 
 
 @pytest.fixture
@@ -39,7 +47,8 @@ def reviewing_server(monkeypatch):
 
 
 def test_reflection_cards_show_the_checklist_live_and_after_reopening(
-        qtbot, app_services, reviewing_server):
+    qtbot, app_services, reviewing_server
+):
     app_services.focus_project("p")  # the app owns the focus the agent reads
     app_services.workspace.project("p").approve_plan()
     reviewing_server.script(
@@ -59,11 +68,13 @@ def test_reflection_cards_show_the_checklist_live_and_after_reopening(
     assert cards[0].expanded and cards[0].body.isVisible()
     body = cards[0].body.toPlainText()
     assert "✗" in body and "east has no revenue" in body and "NULL revenue" in body
-    assert [passed for _label, passed, _note in cards[0].items()] == \
-        [item != "filters" for item in CHECKLIST]
+    assert [passed for _label, passed, _note in cards[0].items()] == [
+        item != "filters" for item in CHECKLIST
+    ]
     # the engine's message to the model is not shown as the analyst's
-    assert [w.text for w in panel.transcript.widgets(UserMessageWidget)] == \
-        ["Which region has the most revenue?"]
+    assert [w.text for w in panel.transcript.widgets(UserMessageWidget)] == [
+        "Which region has the most revenue?"
+    ]
 
     again = make_panel(qtbot, app_services)
     with qtbot.waitSignal(again.bridge.sig_conversation_changed, timeout=10_000):

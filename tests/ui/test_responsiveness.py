@@ -12,7 +12,8 @@ BOUND_MS = 250
 
 
 def test_ui_thread_keeps_ticking_during_a_long_query_and_a_streamed_answer(
-        qtbot, shell_services, fake_openai, monkeypatch):
+    qtbot, shell_services, fake_openai, monkeypatch
+):
     for key, value in fake_openai.env().items():
         monkeypatch.setenv(key, value)
     window = open_main_window(qtbot, shell_services())
@@ -32,4 +33,5 @@ def test_ui_thread_keeps_ticking_during_a_long_query_and_a_streamed_answer(
     assert report.ticks > report.seconds * 1000 / 5 / 4  # ticking, not starved
     assert report.longest_stall_ms < BOUND_MS, (
         f"longest event-loop stall {report.longest_stall_ms:.0f} ms "
-        f"(p99 {report.percentile(99):.1f} ms over {report.ticks} ticks)")
+        f"(p99 {report.percentile(99):.1f} ms over {report.ticks} ticks)"
+    )

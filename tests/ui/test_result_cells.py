@@ -36,8 +36,10 @@ def test_the_grid_filters_the_engines_warnings_by_code_not_wording(sample_worksp
     ws = Workspace.open(sample_workspace)
     service = QueryService(ws, QuerySettings())
     try:
-        for sql, label in (("SELECT * FROM orders", "all_orders"),
-                           ("SELECT repeat('x', 20000) AS v", "wide_v")):
+        for sql, label in (
+            ("SELECT * FROM orders", "all_orders"),
+            ("SELECT repeat('x', 20000) AS v", "wide_v"),
+        ):
             result = service.run_query(sql, result_label=label)
             assert result["warnings"] and result["cached_table_name"] == label
             result["warnings"] = [f"Reworded {i}." for i, _ in enumerate(result["warnings"])]

@@ -28,13 +28,19 @@ pytestmark = pytest.mark.xvfb
 def test_screenshot_tour(sample_workspace, xvfb):  # noqa: F811
     shutil.rmtree(OUTPUT, ignore_errors=True)
     env = cli_env({"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb"})
-    walk = subprocess.run([sys.executable, "-m", "tests.ui.screenshot_tour",
-                           str(sample_workspace), str(OUTPUT)], env=env, cwd=str(REPO),
-                          capture_output=True, text=True, timeout=240)
+    walk = subprocess.run(
+        [sys.executable, "-m", "tests.ui.screenshot_tour", str(sample_workspace), str(OUTPUT)],
+        env=env,
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert walk.returncode == 0, walk.stderr[-4000:]
     shots = json.loads((OUTPUT / "tour.json").read_text(encoding="utf-8"))
-    assert [(s["state"], s["theme"], tuple(s["size"])) for s in shots] == \
-        [(state, theme, size) for state in STATES for theme in THEMES for size in SIZES]
+    assert [(s["state"], s["theme"], tuple(s["size"])) for s in shots] == [
+        (state, theme, size) for state in STATES for theme in THEMES for size in SIZES
+    ]
     for shot in shots:
         picture = OUTPUT / shot["file"]
         assert picture.stat().st_size > 10_000, picture  # a real picture, not an empty frame

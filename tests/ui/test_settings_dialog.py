@@ -37,13 +37,15 @@ def _fill_profile(dialog, name: str, base_url: str, model: str, key: str = "") -
         dialog.key_edit.editingFinished.emit()
 
 
-def test_profile_key_goes_to_the_keyring_and_never_to_the_file(qtbot, shell_services,
-                                                              memory_keyring):
+def test_profile_key_goes_to_the_keyring_and_never_to_the_file(
+    qtbot, shell_services, memory_keyring
+):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
     assert "No model profile yet" in dialog.test_result.text()
-    _fill_profile(dialog, "work", "https://llm.example.test/v1", "gpt-4o-mini",
-                  key="sk-secret-123456")
+    _fill_profile(
+        dialog, "work", "https://llm.example.test/v1", "gpt-4o-mini", key="sk-secret-123456"
+    )
     dialog.secondary_combo.setCurrentText("work")
     dialog.timeout_spin.setValue(42)
     assert dialog.workers_spin.text() == "automatic"
@@ -58,16 +60,23 @@ def test_profile_key_goes_to_the_keyring_and_never_to_the_file(qtbot, shell_serv
     assert "sk-secret" not in raw
     saved = json.loads(raw)
     assert saved["primary_profile"] == "work" and saved["secondary_profile"] == "work"
-    assert saved["profiles"] == [{"name": "work", "base_url": "https://llm.example.test/v1",
-                                  "model": "gpt-4o-mini", "context_window": None}]
+    assert saved["profiles"] == [
+        {
+            "name": "work",
+            "base_url": "https://llm.example.test/v1",
+            "model": "gpt-4o-mini",
+            "context_window": None,
+        }
+    ]
     assert saved["query"]["timeout_seconds"] == 42 and saved["agent"]["max_iterations"] == 7
     assert saved["agent"]["auto_continue_rounds"] == 2
     assert saved["query"]["source_run_workers"] == 2
     assert services.settings.primary_profile == "work"  # the app sees it at once
 
 
-def test_renaming_and_removing_profiles_moves_and_forgets_keys(qtbot, shell_services,
-                                                               memory_keyring):
+def test_renaming_and_removing_profiles_moves_and_forgets_keys(
+    qtbot, shell_services, memory_keyring
+):
     settings = load_settings()
     settings.upsert_profile(ModelProfile("old", "http://localhost:1234/v1", "qwen2.5"))
     save_settings(settings)
@@ -90,8 +99,7 @@ def test_renaming_and_removing_profiles_moves_and_forgets_keys(qtbot, shell_serv
     assert load_settings().profiles == [] and secrets.get_api_key("renamed") is None
 
 
-def test_test_connection_reports_models_and_context_window(qtbot, shell_services,
-                                                          fake_openai):
+def test_test_connection_reports_models_and_context_window(qtbot, shell_services, fake_openai):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
     _fill_profile(dialog, "local", fake_openai.base_url, "fake-model", key="sk-typed-key")
@@ -102,8 +110,11 @@ def test_test_connection_reports_models_and_context_window(qtbot, shell_services
     assert "fake-model" in text
     assert "32,768 tokens (reported by the endpoint)" in text
     assert dialog.model_edit.findText("fake-model") >= 0
-    auth = [r.headers.get("Authorization") or r.headers.get("authorization")
-            for r in fake_openai.requests if r.path.startswith("/v1/models")]
+    auth = [
+        r.headers.get("Authorization") or r.headers.get("authorization")
+        for r in fake_openai.requests
+        if r.path.startswith("/v1/models")
+    ]
     assert auth and all(a == "Bearer sk-typed-key" for a in auth)
     assert load_settings().profiles == []  # testing saves nothing
 
@@ -111,8 +122,9 @@ def test_test_connection_reports_models_and_context_window(qtbot, shell_services
 def test_test_connection_explains_a_failure(qtbot, shell_services):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
-    _fill_profile(dialog, "down", f"http://127.0.0.1:{_free_port()}/v1", "m",
-                  key="sk-should-not-show")
+    _fill_profile(
+        dialog, "down", f"http://127.0.0.1:{_free_port()}/v1", "m", key="sk-should-not-show"
+    )
     dialog.test_connection()
     qtbot.waitUntil(lambda: dialog.test_button.isEnabled(), timeout=30_000)
     text = dialog.test_result.text()
@@ -131,8 +143,9 @@ def test_invalid_input_is_refused_and_kept(qtbot, shell_services):
     assert "must start with http:// or https://" in dialog.profile_error.text()
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Models"
     assert dialog.result() == 0
-    assert "bad" not in [p["name"] for p in json.loads(
-        paths.settings_path().read_text(encoding="utf-8"))["profiles"]]
+    assert "bad" not in [
+        p["name"] for p in json.loads(paths.settings_path().read_text(encoding="utf-8"))["profiles"]
+    ]
     assert dialog.base_url.currentText() == "llm.example.test"
 
 
@@ -146,16 +159,23 @@ def test_a_profile_with_a_problem_does_not_hold_back_the_other_pages(qtbot, shel
     dialog.base_url.setCurrentText("llm.example.test/v1")  # "work": the scheme forgotten
     dialog.model_edit.setCurrentText("gpt-4.1")
     dialog.show_page("Appearance")
-    next(b for b in dialog.appearance_group.buttons()
-         if b.property("appearance") == "light").setChecked(True)
+    next(
+        b for b in dialog.appearance_group.buttons() if b.property("appearance") == "light"
+    ).setChecked(True)
     dialog.timeout_spin.setValue(42)
     with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
         dialog.save()
     saved = json.loads(paths.settings_path().read_text(encoding="utf-8"))
     assert saved["appearance"] == "light" and saved["query"]["timeout_seconds"] == 42
     # the profile as it was last saved, not the half-edited one
-    assert saved["profiles"] == [{"name": "work", "base_url": "https://llm.example.test/v1",
-                                  "model": "gpt-4o", "context_window": None}]
+    assert saved["profiles"] == [
+        {
+            "name": "work",
+            "base_url": "https://llm.example.test/v1",
+            "model": "gpt-4o",
+            "context_window": None,
+        }
+    ]
     assert services.settings.appearance == "light"
     # the dialog stays open at the profile, with what was typed and where the error is
     assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
@@ -202,8 +222,7 @@ def test_a_renamed_profile_with_a_problem_keeps_its_old_name_and_key(qtbot, shel
 def test_appearance_choice_is_saved(qtbot, shell_services):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
-    dark = next(b for b in dialog.appearance_group.buttons()
-                if b.property("appearance") == "dark")
+    dark = next(b for b in dialog.appearance_group.buttons() if b.property("appearance") == "dark")
     dark.setChecked(True)
     with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
         dialog.save()

@@ -21,11 +21,13 @@ def test_a_key_without_a_keyring_blocks_only_its_profile(qtbot, shell_services):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
     dialog.show()
-    _fill_profile(dialog, "work", "https://llm.example.test/v1", "gpt-4o-mini",
-                  key="sk-secret-123456")
+    _fill_profile(
+        dialog, "work", "https://llm.example.test/v1", "gpt-4o-mini", key="sk-secret-123456"
+    )
     dialog.show_page("Appearance")
-    next(b for b in dialog.appearance_group.buttons()
-         if b.property("appearance") == "light").setChecked(True)
+    next(
+        b for b in dialog.appearance_group.buttons() if b.property("appearance") == "light"
+    ).setChecked(True)
     dialog.timeout_spin.setValue(42)
     with qtbot.waitSignal(dialog.sig_settings_saved, timeout=10_000):
         dialog.save()
@@ -59,6 +61,5 @@ def test_the_key_field_says_so_before_anything_is_typed(qtbot, shell_services):
     services = shell_services(query=False, watcher=False)
     dialog = _dialog(qtbot, services)
     _fill_profile(dialog, "work", "https://llm.example.test/v1", "gpt-4o-mini")
-    qtbot.waitUntil(lambda: "no system keyring" in dialog.key_edit.placeholderText(),
-                    timeout=5_000)
+    qtbot.waitUntil(lambda: "no system keyring" in dialog.key_edit.placeholderText(), timeout=5_000)
     assert "OPENAI_API_KEY" in dialog.key_edit.toolTip()

@@ -32,8 +32,9 @@ def make_tab(qtbot, services, name: str, project: str = "p") -> SqlTabWidget:
     return tab
 
 
-def run_and_wait(qtbot, tab: SqlTabWidget, action=None, timeout: int = 60_000, *,
-                 ok: bool | None = None):
+def run_and_wait(
+    qtbot, tab: SqlTabWidget, action=None, timeout: int = 60_000, *, ok: bool | None = None
+):
     """Run (or ``action``) and return the result dict or the exception; with ``ok`` set,
     check which of the two it is."""
     with qtbot.waitSignal(tab.sig_run_finished, timeout=timeout) as blocker:
@@ -55,8 +56,10 @@ def test_run_pages_a_million_rows_from_duckdb(qtbot, app_services):
     assert isinstance(model, PagedResultModel)
     assert model.rowCount() == BIG_ROWS
     assert [c["name"] for c in model.columns] == ["id", "name", "amount", "day", "bucket"]
-    header = [model.headerData(i, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
-                                ).splitlines()[0] for i in range(model.columnCount())]
+    header = [
+        model.headerData(i, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole).splitlines()[0]
+        for i in range(model.columnCount())
+    ]
     assert header[0] == "id  BIGINT" and header[3] == "day  DATE"
     # the first page came with the run; nothing more is held than what was shown
     assert model.index(0, 0).data() == "0"
@@ -79,8 +82,7 @@ def test_run_pages_a_million_rows_from_duckdb(qtbot, app_services):
 
 
 def test_copy_selection_as_csv_and_tsv(qtbot, app_services):
-    write_tab(app_services.workspace.root, "p", "regions",
-              "SELECT * FROM small ORDER BY region\n")
+    write_tab(app_services.workspace.root, "p", "regions", "SELECT * FROM small ORDER BY region\n")
     tab = make_tab(qtbot, app_services, "regions")
     run_and_wait(qtbot, tab, ok=True)
     grid = tab.result.grid
@@ -91,8 +93,11 @@ def test_copy_selection_as_csv_and_tsv(qtbot, app_services):
             selection.select(model.index(row, col), QItemSelectionModel.SelectionFlag.Select)
     grid.copy_selection(",")
     text = QApplication.clipboard().text()
-    assert list(csv.reader(io.StringIO(text))) == [["region", "revenue"], ["east", ""],
-                                                    ["north", "120.5"]]
+    assert list(csv.reader(io.StringIO(text))) == [
+        ["region", "revenue"],
+        ["east", ""],
+        ["north", "120.5"],
+    ]
     grid.copy_selection("\t")
     assert QApplication.clipboard().text().splitlines()[2] == "north\t120.5"
 
@@ -103,8 +108,9 @@ def test_copy_of_rows_not_loaded_fetches_them_in_a_worker(qtbot, app_services):
     grid, model = tab.result.grid, tab.result.model
     first = model.index(900_000, 0)
     last = model.index(900_009, 2)
-    grid.selectionModel().select(QItemSelection(first, last),
-                                 QItemSelectionModel.SelectionFlag.Select)
+    grid.selectionModel().select(
+        QItemSelection(first, last), QItemSelectionModel.SelectionFlag.Select
+    )
     QApplication.clipboard().clear()
     with qtbot.waitSignal(grid.sig_copy_finished, timeout=10_000) as blocker:
         grid.copy_selection("\t")
@@ -136,9 +142,13 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
     app_services.workers.pool.setMaxThreadCount(3)  # the two tabs and the job below
     # a third caller's statement, held inside DuckDB until tab A's cancel is over
     other, outcome = GatedQuery(), {}
-    submit_query(app_services, lambda _ctx, query: other.run(query.engine), label="other",
-                 on_result=lambda n: outcome.setdefault("result", n),
-                 on_error=lambda exc: outcome.setdefault("error", exc))
+    submit_query(
+        app_services,
+        lambda _ctx, query: other.run(query.engine),
+        label="other",
+        on_result=lambda n: outcome.setdefault("result", n),
+        on_error=lambda exc: outcome.setdefault("error", exc),
+    )
     qtbot.waitUntil(other.entered.is_set, timeout=20_000)
     tab_a.run()
     tab_b.run()
@@ -155,8 +165,9 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
     assert tab_b.running and not outcome
     other.open()
     qtbot.waitUntil(lambda: bool(outcome), timeout=20_000)
-    assert outcome == {"result": GatedQuery.expected}, \
+    assert outcome == {"result": GatedQuery.expected}, (
         "cancelling one tab must not cancel another caller's query"
+    )
     assert tab_b.running
     # the status bar's cancel goes through services and the same per-worker interrupt
     with qtbot.waitSignal(tab_b.sig_run_finished, timeout=15_000) as blocker:
@@ -167,8 +178,7 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
 
 
 def test_error_marks_the_position_in_the_editor(qtbot, app_services):
-    write_tab(app_services.workspace.root, "p", "broken",
-              "SELECT id,\n       amountx\nFROM big\n")
+    write_tab(app_services.workspace.root, "p", "broken", "SELECT id,\n       amountx\nFROM big\n")
     tab = make_tab(qtbot, app_services, "broken")
     error = run_and_wait(qtbot, tab, ok=False)
     assert error.code == "BIND_ERROR" and error.position == (2, 8)
@@ -187,8 +197,12 @@ def test_error_marks_the_position_in_the_editor(qtbot, app_services):
 
 
 def test_syntax_error_in_a_selection_is_marked_where_it_is_in_the_tab(qtbot, app_services):
-    write_tab(app_services.workspace.root, "p", "scratch2",
-              "-- notes\nSELECT 1;\n  SELECT id\n  FROM big\n  WHERE amount >> \n")
+    write_tab(
+        app_services.workspace.root,
+        "p",
+        "scratch2",
+        "-- notes\nSELECT 1;\n  SELECT id\n  FROM big\n  WHERE amount >> \n",
+    )
     tab = make_tab(qtbot, app_services, "scratch2")
     cursor = tab.editor.textCursor()
     start = tab.editor.document().findBlockByNumber(2).position() + 2
@@ -219,8 +233,11 @@ def test_purpose_is_asked_while_executing(qtbot, app_services):
     tab = make_tab(qtbot, app_services, "step1")
     error = run_and_wait(qtbot, tab, ok=False)
     assert error.code == "PURPOSE_REQUIRED"
-    assert tab.purpose_edit.hasFocus() or QApplication.focusWidget() is tab.purpose_edit \
+    assert (
+        tab.purpose_edit.hasFocus()
+        or QApplication.focusWidget() is tab.purpose_edit
         or not tab.isActiveWindow()
+    )
     tab.purpose_edit.setText("regions present in the sample")
     result = run_and_wait(qtbot, tab, ok=True)
     assert result["step"]["purpose"] == "regions present in the sample"
@@ -228,14 +245,19 @@ def test_purpose_is_asked_while_executing(qtbot, app_services):
 
 
 def test_run_selection_runs_only_the_selected_sql(qtbot, app_services):
-    write_tab(app_services.workspace.root, "p", "scratch",
-              "-- scratch\nSELECT count(*) AS n FROM small;\nSELECT 42 AS answer\n")
+    write_tab(
+        app_services.workspace.root,
+        "p",
+        "scratch",
+        "-- scratch\nSELECT count(*) AS n FROM small;\nSELECT 42 AS answer\n",
+    )
     tab = make_tab(qtbot, app_services, "scratch")
     cursor = tab.editor.textCursor()
     block = tab.editor.document().findBlockByNumber(1)
     cursor.setPosition(block.position())
-    cursor.setPosition(block.position() + len("SELECT count(*) AS n FROM small"),
-                       QTextCursor.MoveMode.KeepAnchor)
+    cursor.setPosition(
+        block.position() + len("SELECT count(*) AS n FROM small"), QTextCursor.MoveMode.KeepAnchor
+    )
     tab.editor.setTextCursor(cursor)
     result = run_and_wait(qtbot, tab, ok=True)
     assert result["columns"] == [{"name": "n", "type": "BIGINT"}]
@@ -328,8 +350,11 @@ def test_completion_offers_tables_and_columns(qtbot, app_services):
 
 @pytest.mark.parametrize("kind", ["bar", "line"])
 def test_quick_chart_of_a_result(qtbot, app_services, kind):
-    sql = ("SELECT region, revenue FROM small ORDER BY region\n" if kind == "bar" else
-           "SELECT day, sum(amount) AS total FROM big GROUP BY day ORDER BY day\n")
+    sql = (
+        "SELECT region, revenue FROM small ORDER BY region\n"
+        if kind == "bar"
+        else "SELECT day, sum(amount) AS total FROM big GROUP BY day ORDER BY day\n"
+    )
     write_tab(app_services.workspace.root, "p", f"chart_{kind}", sql)
     tab = make_tab(qtbot, app_services, f"chart_{kind}")
     run_and_wait(qtbot, tab, ok=True)
@@ -345,8 +370,11 @@ def test_quick_chart_of_a_result(qtbot, app_services, kind):
         qtbot.waitUntil(lambda: len(chart.rows) == 365, timeout=10_000)  # ...all rows
         assert len(chart.current_data().x) == 365
     image = chart.canvas.grab().toImage()
-    colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 7)
-               for y in range(0, image.height(), 7)}
+    colours = {
+        image.pixelColor(x, y).name()
+        for x in range(0, image.width(), 7)
+        for y in range(0, image.height(), 7)
+    }
     assert "#3b82f6" in colours  # the series was drawn
 
 
@@ -370,9 +398,13 @@ def test_comment_toggle_and_run_shortcuts(qtbot, app_services):
 
 
 def test_qem_hints_show_above_the_result(qtbot, app_services):
-    write_tab(app_services.workspace.root, "p", "three_ctes",
-              "WITH a AS (SELECT * FROM small), b AS (SELECT * FROM a), c AS (SELECT * FROM b)\n"
-              "SELECT count(*) AS n FROM c\n")
+    write_tab(
+        app_services.workspace.root,
+        "p",
+        "three_ctes",
+        "WITH a AS (SELECT * FROM small), b AS (SELECT * FROM a), c AS (SELECT * FROM b)\n"
+        "SELECT count(*) AS n FROM c\n",
+    )
     tab = make_tab(qtbot, app_services, "three_ctes")
     result = run_and_wait(qtbot, tab, ok=True)  # a tab runs; the advice is a warning
     codes = [h["code"] for h in result["hints"]]
@@ -383,8 +415,12 @@ def test_qem_hints_show_above_the_result(qtbot, app_services):
 
 
 def test_find_and_replace_in_the_sql_editor(qtbot, app_services):
-    write_tab(app_services.workspace.root, "p", "findme",
-              "SELECT region, revenue\nFROM small\nWHERE revenue > 50 AND region <> 'x'\n")
+    write_tab(
+        app_services.workspace.root,
+        "p",
+        "findme",
+        "SELECT region, revenue\nFROM small\nWHERE revenue > 50 AND region <> 'x'\n",
+    )
     tab = make_tab(qtbot, app_services, "findme")
     tab.activateWindow()
     qtbot.waitUntil(tab.isActiveWindow, timeout=5000)
@@ -404,13 +440,18 @@ def test_find_and_replace_in_the_sql_editor(qtbot, app_services):
 
 def test_cancel_a_source_run_stops_the_chain(qtbot, app_services):
     root = app_services.workspace.root
-    write_tab(root, "p", "slow_up", "SELECT count(*) AS n FROM big a, big b "
-                                    "WHERE (a.id * 7 + b.id * 13) % 1000003 = 17\n")
+    write_tab(
+        root,
+        "p",
+        "slow_up",
+        "SELECT count(*) AS n FROM big a, big b WHERE (a.id * 7 + b.id * 13) % 1000003 = 17\n",
+    )
     write_tab(root, "p", "after_slow", "SELECT n + 1 AS m FROM slow_up\n")
     tab = make_tab(qtbot, app_services, "after_slow")
     tab.source_run()
-    qtbot.waitUntil(lambda: tab.source_run_view.statuses.get("slow_up") == "running",
-                    timeout=15_000)
+    qtbot.waitUntil(
+        lambda: tab.source_run_view.statuses.get("slow_up") == "running", timeout=15_000
+    )
     qtbot.wait(300)
     with qtbot.waitSignal(tab.sig_run_finished, timeout=15_000) as blocker:
         tab.stop_action.trigger()

@@ -24,8 +24,13 @@ def open_browser(qtbot, services, table: str) -> TableBrowserWidget:
 def test_browser_shows_schema_and_pages_rows(qtbot, app_services):
     browser = open_browser(qtbot, app_services, "big")
     assert browser.title() == "big"
-    assert [c["name"] for c in browser.schema["columns"]] == ["id", "name", "amount", "day",
-                                                               "bucket"]
+    assert [c["name"] for c in browser.schema["columns"]] == [
+        "id",
+        "name",
+        "amount",
+        "day",
+        "bucket",
+    ]
     assert browser.columns_table.rowCount() == 5
     assert browser.columns_table.item(3, 1).text() == "DATE"
     assert browser.ddl.toPlainText().startswith('CREATE TABLE "big" (\n    "id" BIGINT,')
@@ -60,8 +65,11 @@ def test_profile_counts_nulls_distincts_and_bins(qtbot, app_services):
     shown = model.index(name_row, 3).data()
     assert shown.startswith("≈ ") and abs(int(shown[2:].replace(",", "")) - 5000) < 500
     image = view.viewport().grab().toImage()
-    drawn = {image.pixelColor(x, y).name() for x in range(0, image.width(), 3)
-             for y in range(0, image.height(), 3)}
+    drawn = {
+        image.pixelColor(x, y).name()
+        for x in range(0, image.width(), 3)
+        for y in range(0, image.height(), 3)
+    }
     assert "#3b82f6" in drawn  # the histogram bars are painted
 
 

@@ -10,8 +10,9 @@ from lantide.ui.chat.tool_card import ToolCardWidget
 
 
 def test_the_header_shows_quotes_as_quotes(qtbot):
-    card = ToolCardWidget("c1", "run_query",
-                          {"sql": "SELECT * FROM orders WHERE status = 'shipped' AND a < b"})
+    card = ToolCardWidget(
+        "c1", "run_query", {"sql": "SELECT * FROM orders WHERE status = 'shipped' AND a < b"}
+    )
     qtbot.addWidget(card)
     card.resize(600, 80)
     card.show()

@@ -10,8 +10,7 @@ import os
 
 import pytest
 
-from lantide.ui.update_dialog import (AVAILABLE, DONE, DOWNLOADING, FAILED, UP_TO_DATE,
-                                      UpdateDialog)
+from lantide.ui.update_dialog import AVAILABLE, DONE, DOWNLOADING, FAILED, UP_TO_DATE, UpdateDialog
 from lantide.ui.workers import WorkerPool
 from lantide.update.fetch import CHUNK
 from lantide.update.install import CURRENT, NEXT, apply_pending_switch
@@ -40,8 +39,12 @@ def pool():
 @pytest.fixture
 def tar_release(server, tmp_path) -> Release:
     body = make_tarball(tmp_path / "build.tar.gz", VERSION).read_bytes()
-    return Release(server, version=VERSION, asset_body=body,
-                   notes="## What's new\n- Source Run is **twice as fast**.\n- Fixes.")
+    return Release(
+        server,
+        version=VERSION,
+        asset_body=body,
+        notes="## What's new\n- Source Run is **twice as fast**.\n- Fixes.",
+    )
 
 
 def open_dialog(qtbot, pool, release, tmp_path, **kw) -> UpdateDialog:
@@ -49,9 +52,16 @@ def open_dialog(qtbot, pool, release, tmp_path, **kw) -> UpdateDialog:
     if not root.exists():
         make_bundle(root, "9.0.0")
     kw.setdefault("keys", release.keys)
-    dialog = UpdateDialog(pool, release.feed_url, current="9.0.0", kind="linux-tar",
-                          asset_key=release.asset_key, install_root=root,
-                          download_dir=tmp_path / "downloads", **kw)
+    dialog = UpdateDialog(
+        pool,
+        release.feed_url,
+        current="9.0.0",
+        kind="linux-tar",
+        asset_key=release.asset_key,
+        install_root=root,
+        download_dir=tmp_path / "downloads",
+        **kw,
+    )
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
@@ -61,8 +71,9 @@ def wait_state(qtbot, dialog, *states):
     qtbot.waitUntil(lambda: dialog.state in states, timeout=15_000)
 
 
-def test_a_good_update_shows_the_notes_downloads_verifies_and_unpacks(qtbot, pool, tar_release,
-                                                                       tmp_path):
+def test_a_good_update_shows_the_notes_downloads_verifies_and_unpacks(
+    qtbot, pool, tar_release, tmp_path
+):
     dialog = open_dialog(qtbot, pool, tar_release, tmp_path)
     wait_state(qtbot, dialog, AVAILABLE)
     assert dialog.headline.text() == f"Lantide {VERSION} is available (you have 9.0.0)."
@@ -84,8 +95,9 @@ def test_a_good_update_shows_the_notes_downloads_verifies_and_unpacks(qtbot, poo
     assert dialog.close_button.isVisible() and not dialog.cancel_button.isVisible()
 
 
-def test_a_badly_signed_feed_is_refused_with_a_clear_message(qtbot, pool, tar_release,
-                                                            tmp_path, server):
+def test_a_badly_signed_feed_is_refused_with_a_clear_message(
+    qtbot, pool, tar_release, tmp_path, server
+):
     signed = json.loads(server.routes["/version_meta.json"].body)
     signed["version"] = "99.0"  # changed after signing
     server.routes["/version_meta.json"] = Route(json.dumps(signed).encode())
@@ -98,15 +110,19 @@ def test_a_badly_signed_feed_is_refused_with_a_clear_message(qtbot, pool, tar_re
     assert server.requests == ["/version_meta.json"]
 
 
-def test_a_download_with_the_wrong_hash_installs_nothing(qtbot, pool, tar_release, tmp_path,
-                                                        server):
-    other = make_tarball(tmp_path / "other.tar.gz", VERSION,
-                         {f"lantide-{VERSION}/evil": b"x"}).read_bytes()
+def test_a_download_with_the_wrong_hash_installs_nothing(
+    qtbot, pool, tar_release, tmp_path, server
+):
+    other = make_tarball(
+        tmp_path / "other.tar.gz", VERSION, {f"lantide-{VERSION}/evil": b"x"}
+    ).read_bytes()
     tar_release.payload["assets"][tar_release.asset_key]["size"] = len(other)
     tar_release.publish()
     server.routes["/dl/lantide-update.tar.gz"] = Route(other)
-    assert hashlib.sha256(other).hexdigest() != \
-        tar_release.payload["assets"][tar_release.asset_key]["sha256"]
+    assert (
+        hashlib.sha256(other).hexdigest()
+        != tar_release.payload["assets"][tar_release.asset_key]["sha256"]
+    )
     dialog = open_dialog(qtbot, pool, tar_release, tmp_path)
     wait_state(qtbot, dialog, AVAILABLE)
     dialog.install_button.click()
@@ -118,8 +134,7 @@ def test_a_download_with_the_wrong_hash_installs_nothing(qtbot, pool, tar_releas
     assert sorted(p.name for p in (tmp_path / "apps").iterdir()) == ["lantide-9.0.0"]
 
 
-def test_cancel_mid_download_stops_it_and_offers_to_download_again(qtbot, pool, server,
-                                                                  tmp_path):
+def test_cancel_mid_download_stops_it_and_offers_to_download_again(qtbot, pool, server, tmp_path):
     release = Release(server, version=VERSION, asset_body=b"\1" * (8 * CHUNK))
     route = Route(release.asset_body, stall_after=2 * CHUNK)
     server.routes["/dl/lantide-update.tar.gz"] = route
@@ -139,16 +154,27 @@ def test_cancel_mid_download_stops_it_and_offers_to_download_again(qtbot, pool, 
     assert sorted(p.name for p in (tmp_path / "apps").iterdir()) == ["lantide-9.0.0"]
 
 
-@pytest.mark.parametrize("current, headline", [
-    (VERSION, f"You have the latest version, Lantide {VERSION}."),
-    ("10.0", "older than this version (10.0)"),
-])
-def test_the_same_or_an_older_release_is_not_offered(qtbot, pool, tar_release, tmp_path,
-                                                     current, headline):
+@pytest.mark.parametrize(
+    "current, headline",
+    [
+        (VERSION, f"You have the latest version, Lantide {VERSION}."),
+        ("10.0", "older than this version (10.0)"),
+    ],
+)
+def test_the_same_or_an_older_release_is_not_offered(
+    qtbot, pool, tar_release, tmp_path, current, headline
+):
     root = tmp_path / "apps"
     make_bundle(root, "9.0.0")
-    dialog = UpdateDialog(pool, tar_release.feed_url, keys=tar_release.keys, current=current,
-                          kind="linux-tar", asset_key=tar_release.asset_key, install_root=root)
+    dialog = UpdateDialog(
+        pool,
+        tar_release.feed_url,
+        keys=tar_release.keys,
+        current=current,
+        kind="linux-tar",
+        asset_key=tar_release.asset_key,
+        install_root=root,
+    )
     qtbot.addWidget(dialog)
     wait_state(qtbot, dialog, UP_TO_DATE)
     assert headline in dialog.headline.text()
@@ -156,8 +182,9 @@ def test_the_same_or_an_older_release_is_not_offered(qtbot, pool, tar_release, t
     assert tar_release.server.requests == ["/version_meta.json"]  # nothing downloaded
 
 
-def test_help_menu_opens_the_dialog_on_the_feed_of_the_settings(qtbot, main_window, server,
-                                                               monkeypatch):
+def test_help_menu_opens_the_dialog_on_the_feed_of_the_settings(
+    qtbot, main_window, server, monkeypatch
+):
     release = Release(server, version="99.0")
     monkeypatch.setenv(DEV_KEY_ENV, release.public_text)  # a run from source: dev key allowed
     main_window.services.settings.updates.feed_url = release.feed_url
@@ -178,8 +205,10 @@ def test_without_a_feed_the_dialog_says_where_to_set_one(qtbot, pool):
     qtbot.addWidget(dialog)
     wait_state(qtbot, dialog, FAILED)
     assert "No update feed is set" in dialog.error.text()
-    assert "Settings &gt; Updates" in dialog.error.text() or \
-        "Settings > Updates" in dialog.error.text()
+    assert (
+        "Settings &gt; Updates" in dialog.error.text()
+        or "Settings > Updates" in dialog.error.text()
+    )
 
 
 def test_the_updates_page_of_the_settings_saves_and_checks_the_url(qtbot, shell_services):
@@ -205,6 +234,7 @@ def test_the_updates_page_of_the_settings_saves_and_checks_the_url(qtbot, shell_
 
 
 # -- the weekly check on start -------------------------------------------------------------
+
 
 @pytest.fixture
 def installed_tar(monkeypatch, tmp_path):
@@ -237,8 +267,9 @@ def test_the_weekly_check_offers_a_newer_version_when_due(installed_tar, server,
     assert server.requests == ["/version_meta.json"]
 
 
-def test_the_weekly_check_turned_off_or_without_a_feed_sends_nothing(installed_tar, server,
-                                                                     monkeypatch):
+def test_the_weekly_check_turned_off_or_without_a_feed_sends_nothing(
+    installed_tar, server, monkeypatch
+):
     from lantide.update.schedule import last_check
     from lantide.workspace.settings import UpdateSettings
 
@@ -260,15 +291,15 @@ def test_the_start_switches_a_tarball_install_to_the_staged_version(installed_ta
 
 
 def test_restart_now_switches_a_tarball_install_and_starts_the_new_version(
-        qtbot, pool, tar_release, tmp_path):
+    qtbot, pool, tar_release, tmp_path
+):
     from PySide6.QtWidgets import QWidget
 
     host = QWidget()  # stands in for the main window the dialog closes
     qtbot.addWidget(host)
     host.show()
     launched = []
-    dialog = open_dialog(qtbot, pool, tar_release, tmp_path, launcher=launched.append,
-                         parent=host)
+    dialog = open_dialog(qtbot, pool, tar_release, tmp_path, launcher=launched.append, parent=host)
     wait_state(qtbot, dialog, AVAILABLE)
     dialog.install_button.click()
     wait_state(qtbot, dialog, DONE, FAILED)
@@ -280,9 +311,9 @@ def test_restart_now_switches_a_tarball_install_and_starts_the_new_version(
     assert not host.isVisible()  # the running version closes
 
 
-def test_the_weekly_check_on_start_offers_the_update_in_the_message_bar(qtbot, main_window,
-                                                                       installed_tar, server,
-                                                                       monkeypatch):
+def test_the_weekly_check_on_start_offers_the_update_in_the_message_bar(
+    qtbot, main_window, installed_tar, server, monkeypatch
+):
     from lantide.ui.update_check import check_on_start
     from lantide.update.install import machine
 

@@ -21,10 +21,13 @@ def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
         return n * 10
 
     pool.hold()  # so the finished signal cannot fire before the test listens
-    worker = pool.submit(work, 3, on_event=lambda e: seen.append(
-        ("event", e, threading.get_ident() == ui_thread)),
+    worker = pool.submit(
+        work,
+        3,
+        on_event=lambda e: seen.append(("event", e, threading.get_ident() == ui_thread)),
         on_progress=lambda p: seen.append(("progress", p, True)),
-        on_result=lambda r: seen.append(("result", r, threading.get_ident() == ui_thread)))
+        on_result=lambda r: seen.append(("result", r, threading.get_ident() == ui_thread)),
+    )
     with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
         pool.resume()
     assert [s for s in seen if s[0] == "event"] == [("event", i, True) for i in range(3)]
@@ -87,10 +90,11 @@ def test_urgent_work_runs_before_the_work_already_waiting(qtbot):
     pool = WorkerPool(max_threads=1)
     order = []
     pool.hold()
-    workers = [pool.submit(lambda _ctx, n=n: order.append(n), name=n)
-               for n in ("explorer", "knowledge", "conversations")]
-    workers.append(pool.submit(lambda _ctx: order.append("database"), name="database",
-                               urgent=True))
+    workers = [
+        pool.submit(lambda _ctx, n=n: order.append(n), name=n)
+        for n in ("explorer", "knowledge", "conversations")
+    ]
+    workers.append(pool.submit(lambda _ctx: order.append("database"), name="database", urgent=True))
     pool.resume()
     qtbot.waitUntil(lambda: len(order) == 4, timeout=10_000)
     assert order == ["database", "explorer", "knowledge", "conversations"]
@@ -107,8 +111,9 @@ def test_urgent_work_runs_alone_until_it_finishes_or_the_limit(qtbot):
     pool.hold()
     for n in ("knowledge", "conversations"):  # each notes whether the database was done
         pool.submit(lambda _ctx, n=n: events.append((n, "database" in events)), name=n)
-    database = pool.submit(lambda _ctx: (release.wait(10), events.append("database")),
-                           name="database", urgent=True)
+    database = pool.submit(
+        lambda _ctx: (release.wait(10), events.append("database")), name="database", urgent=True
+    )
     pool.resume(urgent_alone_ms=60_000)
     qtbot.waitUntil(lambda: database in pool.running, timeout=5_000)
     qtbot.wait(100)  # time for a free second thread to have started a panel, if it would

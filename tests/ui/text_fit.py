@@ -4,8 +4,15 @@ widget. Used by the screenshot tour (real X server) and the layout tests (offscr
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QLabel, QRadioButton, QStyle,
-                               QToolButton, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QCheckBox,
+    QLabel,
+    QRadioButton,
+    QStyle,
+    QToolButton,
+    QWidget,
+)
 
 SLACK = 2  # pixels of rounding a style may take
 
@@ -31,13 +38,18 @@ def _button_need(button: QAbstractButton) -> int:
     if isinstance(button, QToolButton):
         if button.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly:
             return 0
-        if (button.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextBesideIcon
-                and not button.icon().isNull()):
+        if (
+            button.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+            and not button.icon().isNull()
+        ):
             need += button.iconSize().width() + 2
         return need + 4
     if isinstance(button, (QCheckBox, QRadioButton)):
-        return need + style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth) + \
-            style.pixelMetric(QStyle.PixelMetric.PM_CheckBoxLabelSpacing)
+        return (
+            need
+            + style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth)
+            + style.pixelMetric(QStyle.PixelMetric.PM_CheckBoxLabelSpacing)
+        )
     if not button.icon().isNull():
         need += button.iconSize().width() + 4
     return need + 2 * style.pixelMetric(QStyle.PixelMetric.PM_ButtonMargin)
@@ -67,8 +79,9 @@ def clipped_widgets(root: QWidget) -> list[str]:
         if isinstance(widget, QAbstractButton) and widget.text():
             need = _button_need(widget)
             if need > widget.width() + SLACK:
-                found.append(f"button '{widget.text()}' {widget.width()}px < {need}px "
-                             f"({_where(widget)})")
+                found.append(
+                    f"button '{widget.text()}' {widget.width()}px < {need}px ({_where(widget)})"
+                )
         elif isinstance(widget, QLabel):
             problem = _label_problem(widget)
             if problem:

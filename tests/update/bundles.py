@@ -15,8 +15,11 @@ def make_bundle(root: Path, version: str) -> Path:
 
 def make_tarball(path: Path, version: str, extra: dict[str, bytes] | None = None) -> Path:
     with tarfile.open(path, "w:gz") as tar:
-        members = {f"lantide-{version}/lantide": f"#!/bin/sh\necho {version}\n".encode(),
-                   f"lantide-{version}/_internal/lib.so": b"\0" * 100, **(extra or {})}
+        members = {
+            f"lantide-{version}/lantide": f"#!/bin/sh\necho {version}\n".encode(),
+            f"lantide-{version}/_internal/lib.so": b"\0" * 100,
+            **(extra or {}),
+        }
         for name, data in members.items():
             info = tarfile.TarInfo(name)
             info.size, info.mode = len(data), 0o755

@@ -47,11 +47,11 @@ class FeedServer:
                     if route.stall_after is None:
                         self.wfile.write(route.body)
                         return
-                    self.wfile.write(route.body[:route.stall_after])
+                    self.wfile.write(route.body[: route.stall_after])
                     self.wfile.flush()
                     route.release.wait(20)
                     route.finished.set()
-                    self.wfile.write(route.body[route.stall_after:])
+                    self.wfile.write(route.body[route.stall_after :])
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -60,8 +60,9 @@ class FeedServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever,
-                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self.thread.start()
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
@@ -78,26 +79,39 @@ class FeedServer:
 class Release:
     """A test release: a key pair, an asset, and the feed describing it."""
 
-    def __init__(self, server: FeedServer, version: str = "9.1.0",
-                 asset_body: bytes = b"new lantide build\n" * 1000,
-                 asset_key: str = "linux-tar-x86_64", notes: str = "## What's new\n- Faster."):
+    def __init__(
+        self,
+        server: FeedServer,
+        version: str = "9.1.0",
+        asset_body: bytes = b"new lantide build\n" * 1000,
+        asset_key: str = "linux-tar-x86_64",
+        notes: str = "## What's new\n- Faster.",
+    ):
         self.server = server
         self.key = Ed25519PrivateKey.generate()
         self.public_text = public_key_text(self.key.public_key())
         self.asset_key = asset_key
         self.asset_body = asset_body
         self.payload = {
-            "format": 1, "version": version, "date": "2026-12-01", "notes": notes,
-            "assets": {asset_key: {"url": "/dl/lantide-update.tar.gz",
-                                   "sha256": hashlib.sha256(asset_body).hexdigest(),
-                                   "size": len(asset_body)}},
+            "format": 1,
+            "version": version,
+            "date": "2026-12-01",
+            "notes": notes,
+            "assets": {
+                asset_key: {
+                    "url": "/dl/lantide-update.tar.gz",
+                    "sha256": hashlib.sha256(asset_body).hexdigest(),
+                    "size": len(asset_body),
+                }
+            },
         }
         self.publish()
 
     def publish(self, payload: dict | None = None, key=None) -> dict:
         signed = sign_feed(payload or self.payload, key or self.key)
         self.server.routes["/version_meta.json"] = Route(
-            json.dumps(signed, indent=2).encode("utf-8"))
+            json.dumps(signed, indent=2).encode("utf-8")
+        )
         self.server.routes["/dl/lantide-update.tar.gz"] = Route(self.asset_body)
         return signed
 

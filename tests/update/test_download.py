@@ -8,8 +8,7 @@ import time
 import pytest
 
 from lantide.update.check import check_for_update
-from lantide.update.errors import (DownloadCancelled, DownloadError, HashMismatchError,
-                                   TooLargeError)
+from lantide.update.errors import DownloadCancelled, DownloadError, HashMismatchError, TooLargeError
 from lantide.update.fetch import CHUNK, AssetDownload
 from tests.update.feed_server import Release, Route
 
@@ -17,14 +16,16 @@ ASSET = "/dl/lantide-update.tar.gz"
 
 
 def offered_asset(release):
-    return check_for_update(release.feed_url, keys=release.keys, current="9.0.0",
-                            asset_key=release.asset_key).asset
+    return check_for_update(
+        release.feed_url, keys=release.keys, current="9.0.0", asset_key=release.asset_key
+    ).asset
 
 
 def test_the_asset_is_downloaded_with_progress_and_verified(release, tmp_path):
     seen = []
     path = AssetDownload(offered_asset(release), tmp_path).run(
-        lambda done, total: seen.append((done, total)))
+        lambda done, total: seen.append((done, total))
+    )
     assert path == tmp_path / "lantide-update.tar.gz"
     assert path.read_bytes() == release.asset_body
     size = len(release.asset_body)
@@ -46,8 +47,9 @@ def test_a_file_that_is_not_the_signed_one_is_deleted(release, feed_server, tmp_
 
 def test_more_bytes_than_the_feed_says_are_stopped(release, feed_server, tmp_path):
     asset = offered_asset(release)
-    feed_server.routes[ASSET] = Route(release.asset_body + b"\0" * (3 * CHUNK),
-                                      content_length=-1)  # no header: caught while reading
+    feed_server.routes[ASSET] = Route(
+        release.asset_body + b"\0" * (3 * CHUNK), content_length=-1
+    )  # no header: caught while reading
     with pytest.raises(TooLargeError) as err:
         AssetDownload(asset, tmp_path).run()
     assert f"{asset.size:,} bytes" in err.value.message

@@ -8,8 +8,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lantide.update.check import check_for_update
-from lantide.update.errors import (BadSignatureError, FeedMalformedError, FeedUnreachableError,
-                                   NoAssetError, UpdateError)
+from lantide.update.errors import (
+    BadSignatureError,
+    FeedMalformedError,
+    FeedUnreachableError,
+    NoAssetError,
+    UpdateError,
+)
 from lantide.update.feed import canonical_bytes
 from tests.update.feed_server import Route
 
@@ -35,7 +40,8 @@ def test_a_good_feed_gives_the_notes_and_this_platform_s_asset(release):
 def test_reformatting_the_signed_feed_keeps_it_valid(release, feed_server):
     signed = json.loads(feed_server.routes["/version_meta.json"].body)
     feed_server.routes["/version_meta.json"] = Route(
-        json.dumps(dict(reversed(list(signed.items()))), indent=7).encode())
+        json.dumps(dict(reversed(list(signed.items()))), indent=7).encode()
+    )
     assert check(release).newer
 
 
@@ -68,14 +74,21 @@ def test_a_feed_without_a_usable_signature_is_refused(release, feed_server, sign
 
 def test_a_rotated_key_list_accepts_either_key(release):
     other = Ed25519PrivateKey.generate()
-    assert check_for_update(release.feed_url, keys=[other.public_key(), *release.keys],
-                            current="9.0.0", asset_key=release.asset_key).newer
+    assert check_for_update(
+        release.feed_url,
+        keys=[other.public_key(), *release.keys],
+        current="9.0.0",
+        asset_key=release.asset_key,
+    ).newer
 
 
-@pytest.mark.parametrize("current, message", [
-    ("9.1.0", "You have the latest version, Lantide 9.1.0."),
-    ("10.0", "older than this version (10.0); Lantide never installs an older version"),
-])
+@pytest.mark.parametrize(
+    "current, message",
+    [
+        ("9.1.0", "You have the latest version, Lantide 9.1.0."),
+        ("10.0", "older than this version (10.0); Lantide never installs an older version"),
+    ],
+)
 def test_the_same_or_an_older_version_is_not_offered(release, current, message):
     result = check(release, current=current)
     assert not result.newer
@@ -110,16 +123,19 @@ def test_a_missing_feed_names_the_server_s_answer(release, feed_server):
         check(release)
 
 
-@pytest.mark.parametrize("body, why", [
-    (b"{\"version\": ", "not valid JSON"),
-    (b"\xff\xfe{}", "not UTF-8"),
-    (b"[1, 2]", "not a JSON object"),
-    (b'{"version": "1", "version": "2", "signature": "x"}', "appears twice"),
-    (b'{"version": "1", "size": 1.5, "signature": "x"}', "fractional number"),
-    (b'{"size": NaN, "signature": "x"}', "not JSON"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
-    (b" " * (1024 * 1024 + 10), "larger than 1024 KB"),
-])
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        (b'{"version": ', "not valid JSON"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"[1, 2]", "not a JSON object"),
+        (b'{"version": "1", "version": "2", "signature": "x"}', "appears twice"),
+        (b'{"version": "1", "size": 1.5, "signature": "x"}', "fractional number"),
+        (b'{"size": NaN, "signature": "x"}', "not JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b" " * (1024 * 1024 + 10), "larger than 1024 KB"),
+    ],
+)
 def test_a_malformed_feed_is_a_clear_error(release, feed_server, body, why):
     feed_server.routes["/version_meta.json"] = Route(body)
     with pytest.raises(FeedMalformedError) as err:
@@ -128,16 +144,19 @@ def test_a_malformed_feed_is_a_clear_error(release, feed_server, body, why):
     assert "Nothing was downloaded or changed" in err.value.message
 
 
-@pytest.mark.parametrize("change, why", [
-    (lambda p: p.update(format=2), "format 2"),
-    (lambda p: p.update(version="soon"), "'soon' is not a version"),
-    (lambda p: p.update(date="yesterday"), "not a date"),
-    (lambda p: p.update(assets={}), "lists no assets"),
-    (lambda p: p["assets"]["linux-tar-x86_64"].update(sha256="abc"), "no sha256"),
-    (lambda p: p["assets"]["linux-tar-x86_64"].update(size=True), "no size"),
-    (lambda p: p["assets"]["linux-tar-x86_64"].update(size=10 ** 12), "no size"),
-    (lambda p: p["assets"]["linux-tar-x86_64"].update(url="file:///etc/passwd"), "not http"),
-])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (lambda p: p.update(format=2), "format 2"),
+        (lambda p: p.update(version="soon"), "'soon' is not a version"),
+        (lambda p: p.update(date="yesterday"), "not a date"),
+        (lambda p: p.update(assets={}), "lists no assets"),
+        (lambda p: p["assets"]["linux-tar-x86_64"].update(sha256="abc"), "no sha256"),
+        (lambda p: p["assets"]["linux-tar-x86_64"].update(size=True), "no size"),
+        (lambda p: p["assets"]["linux-tar-x86_64"].update(size=10**12), "no size"),
+        (lambda p: p["assets"]["linux-tar-x86_64"].update(url="file:///etc/passwd"), "not http"),
+    ],
+)
 def test_a_signed_feed_with_bad_fields_is_malformed(release, change, why):
     payload = json.loads(json.dumps(release.payload))
     change(payload)
@@ -153,5 +172,7 @@ def test_no_feed_url_is_a_clear_error(release):
 
 
 def test_canonical_bytes_leave_out_the_signature_and_sort_keys():
-    assert canonical_bytes({"b": "é", "a": [1, {"d": None, "c": True}], "signature": "x"}) \
+    assert (
+        canonical_bytes({"b": "é", "a": [1, {"d": None, "c": True}], "signature": "x"})
         == b'{"a":[1,{"c":true,"d":null}],"b":"\\u00e9"}'
+    )

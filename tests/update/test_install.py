@@ -10,8 +10,13 @@ import pytest
 
 from lantide.update import install
 from lantide.update.errors import InstallError
-from lantide.update.install import (CURRENT, NEXT, apply_pending_switch, install_update,
-                                    stage_tarball)
+from lantide.update.install import (
+    CURRENT,
+    NEXT,
+    apply_pending_switch,
+    install_update,
+    stage_tarball,
+)
 from tests.update.bundles import make_bundle, make_tarball
 
 
@@ -29,7 +34,8 @@ def test_the_tarball_is_unpacked_beside_the_old_version_and_switched_on_restart(
     assert os.readlink(root / CURRENT) == "lantide-0.1.0"  # not switched while running
     assert outcome.restart_to_finish and str(new) in outcome.message
     assert sorted(p.name for p in root.iterdir()) == sorted(
-        [NEXT, CURRENT, "lantide-0.1.0", "lantide-0.2.0"])  # no temporary folder left
+        [NEXT, CURRENT, "lantide-0.1.0", "lantide-0.2.0"]
+    )  # no temporary folder left
 
     assert apply_pending_switch(root) == new  # the next start
     assert os.readlink(root / CURRENT) == "lantide-0.2.0"
@@ -65,11 +71,14 @@ def test_an_existing_version_folder_is_not_unpacked_over(tmp_path):
     assert not (root / NEXT).is_symlink()
 
 
-@pytest.mark.parametrize("extra, why", [
-    ({"../escaped.txt": b"x"}, "could not be unpacked"),
-    ({"/tmp/absolute-lantide-test.txt": b"x"}, "not a Lantide bundle"),  # made relative
-    ({"second-folder/x": b"x"}, "not a Lantide bundle"),
-])
+@pytest.mark.parametrize(
+    "extra, why",
+    [
+        ({"../escaped.txt": b"x"}, "could not be unpacked"),
+        ({"/tmp/absolute-lantide-test.txt": b"x"}, "not a Lantide bundle"),  # made relative
+        ({"second-folder/x": b"x"}, "not a Lantide bundle"),
+    ],
+)
 def test_a_hostile_or_wrong_tarball_changes_nothing(tmp_path, extra, why):
     root = tmp_path / "apps"
     make_bundle(root, "0.1.0")
@@ -91,11 +100,14 @@ def test_a_garbage_tarball_changes_nothing(tmp_path):
     assert sorted(p.name for p in root.iterdir()) == ["lantide-0.1.0"]
 
 
-@pytest.mark.parametrize("kind, command", [
-    ("linux-deb", ["xdg-open", "{path}"]),
-    ("windows", ["{path}"]),
-    ("macos", ["open", "{path}"]),
-])
+@pytest.mark.parametrize(
+    "kind, command",
+    [
+        ("linux-deb", ["xdg-open", "{path}"]),
+        ("windows", ["{path}"]),
+        ("macos", ["open", "{path}"]),
+    ],
+)
 def test_packages_go_to_the_platform_s_installer(tmp_path, kind, command):
     path = tmp_path / "lantide-0.2.0.pkg"
     path.write_bytes(b"x")

@@ -45,11 +45,18 @@ def test_the_development_key_counts_from_source_but_not_in_an_installed_build(mo
 def test_packaging_is_the_library_even_from_the_repository_root():
     # the repository has a packaging/ folder (no __init__.py) and tests run from its root
     code = "import packaging.version, sys; print(packaging.version.__file__)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=str(REPO), capture_output=True,
-                         text=True, check=True, env={"PYTHONPATH": str(REPO), "PATH": ""})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": ""},
+    )
     library = out.stdout.strip()
     assert library.endswith("packaging/version.py")
     assert not library.startswith(str(REPO / "packaging"))
     import packaging.version
+
     assert packaging.version.Version("1.10") > packaging.version.Version("1.9")
     assert not packaging.version.__file__.startswith(str(REPO / "packaging"))

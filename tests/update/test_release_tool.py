@@ -13,9 +13,14 @@ from tests.update.feed_server import Route
 
 
 def tool(*args):
-    return subprocess.run([sys.executable, "-m", "lantide.update.release_tool", *map(str, args)],
-                          capture_output=True, text=True, env=cli_env(), cwd=str(REPO),
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "lantide.update.release_tool", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+        timeout=60,
+    )
 
 
 def test_keygen_asset_and_sign_make_a_feed_the_app_accepts(tmp_path, feed_server):
@@ -30,16 +35,28 @@ def test_keygen_asset_and_sign_make_a_feed_the_app_accepts(tmp_path, feed_server
     build.write_bytes(b"a build" * 100)
     entry = tool("asset", build, "lantide-2.0.0-linux-x86_64.tar.gz")
     feed = tmp_path / "version_meta.json"
-    feed.write_text(json.dumps({"format": 1, "version": "2.0.0", "date": "2026-12-24",
-                                "notes": "Déjà vu: notes in UTF-8.",
-                                "assets": {"linux-tar-x86_64": json.loads(entry.stdout)}}))
+    feed.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "version": "2.0.0",
+                "date": "2026-12-24",
+                "notes": "Déjà vu: notes in UTF-8.",
+                "assets": {"linux-tar-x86_64": json.loads(entry.stdout)},
+            }
+        )
+    )
     signed = tool("sign", feed, private)
     assert signed.returncode == 0, signed.stderr
     assert "signature" in json.loads(feed.read_text())
 
     feed_server.routes["/version_meta.json"] = Route(feed.read_bytes())
-    result = check_for_update(feed_server.url("/version_meta.json"), keys=[public],
-                              current="1.0", asset_key="linux-tar-x86_64")
+    result = check_for_update(
+        feed_server.url("/version_meta.json"),
+        keys=[public],
+        current="1.0",
+        asset_key="linux-tar-x86_64",
+    )
     assert result.newer and result.feed.notes == "Déjà vu: notes in UTF-8."
     assert result.asset.size == 700
     assert result.asset.url == feed_server.url("/lantide-2.0.0-linux-x86_64.tar.gz")

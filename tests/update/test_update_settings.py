@@ -3,8 +3,7 @@
 import json
 
 from lantide.update.check import baked_feed_url, effective_feed_url
-from lantide.workspace.settings import (Settings, load_settings, save_edited_settings,
-                                        save_settings)
+from lantide.workspace.settings import Settings, load_settings, save_edited_settings, save_settings
 
 
 def test_the_update_settings_round_trip_and_default_to_weekly_with_no_feed(isolated_user_dirs):
@@ -14,8 +13,10 @@ def test_the_update_settings_round_trip_and_default_to_weekly_with_no_feed(isola
     fresh.updates.check_weekly = False
     save_edited_settings(fresh)
     on_disk = json.loads((isolated_user_dirs / "config" / "settings.json").read_text())
-    assert on_disk["updates"] == {"feed_url": "https://example.invalid/version_meta.json",
-                                  "check_weekly": False}
+    assert on_disk["updates"] == {
+        "feed_url": "https://example.invalid/version_meta.json",
+        "check_weekly": False,
+    }
     loaded = load_settings()
     assert loaded.updates.feed_url == "https://example.invalid/version_meta.json"
     assert loaded.updates.check_weekly is False

@@ -6,8 +6,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lantide.workspace import atomic
-from lantide.workspace.atomic import (append_jsonl, atomic_write_json, atomic_write_text,
-                                      own_writes, read_jsonl, read_jsonl_tail)
+from lantide.workspace.atomic import (
+    append_jsonl,
+    atomic_write_json,
+    atomic_write_text,
+    own_writes,
+    read_jsonl,
+    read_jsonl_tail,
+)
 
 
 def test_write_replaces_content_and_leaves_no_temp_files(tmp_path):
@@ -79,10 +85,14 @@ def test_jsonl_append_and_torn_last_line_is_skipped(tmp_path):
 
 @settings(max_examples=100, deadline=None)
 @example(records=[{"a": "x"}, {"b": "y"}, {"c": "z"}], lines=2, block=5, torn=True)
-@given(records=st.lists(st.dictionaries(st.text(max_size=5), st.text(max_size=40), max_size=3),
-                        max_size=40),
-       lines=st.integers(min_value=0, max_value=45), block=st.integers(min_value=1, max_value=64),
-       torn=st.booleans())
+@given(
+    records=st.lists(
+        st.dictionaries(st.text(max_size=5), st.text(max_size=40), max_size=3), max_size=40
+    ),
+    lines=st.integers(min_value=0, max_value=45),
+    block=st.integers(min_value=1, max_value=64),
+    torn=st.booleans(),
+)
 def test_the_tail_of_a_log_is_its_last_records(tmp_path_factory, records, lines, block, torn):
     log = tmp_path_factory.mktemp("tail") / "history.jsonl"
     for record in records:
@@ -104,8 +114,9 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_save(tmp_path):
 
     target = tmp_path / "plan.md"
     target.write_text("old\n")
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     stale = tmp_path / f".plan.md.{dead}.abc123{TEMP_SUFFIX}"
     stale.write_text("half a save")
     alive = tmp_path / f".plan.md.{os.getppid()}.def456{TEMP_SUFFIX}"  # our parent lives

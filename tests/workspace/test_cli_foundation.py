@@ -35,7 +35,9 @@ def test_init_sample_and_project_commands(tmp_path, run_cli):
     assert bogus.returncode == 2 and "unknown project action 'bogus'" in bogus.stderr
     data = json.loads(run_cli("project", root, "list", "--json").stdout)
     assert {p["dir"]: p["status"] for p in data["projects"]} == {
-        "pricing": "executing", "q3-churn": "planning"}
+        "pricing": "executing",
+        "q3-churn": "planning",
+    }
     assert data["focused"] == "pricing"
 
 

@@ -24,8 +24,13 @@ _HOLDER = textwrap.dedent("""
 
 def test_a_lock_held_by_another_process_waits_and_is_freed_when_it_is_killed(empty_workspace):
     target = empty_workspace / "projects" / "p" / "project.json"
-    with subprocess.Popen([sys.executable, "-c", _HOLDER, str(target)], stdout=subprocess.PIPE,
-                          text=True, env=cli_env(), cwd=str(REPO)) as holder:
+    with subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(target)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+    ) as holder:
         try:
             assert holder.stdout.readline().strip() == "held"
             with pytest.raises(FileLockTimeout) as info:

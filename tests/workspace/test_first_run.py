@@ -35,9 +35,14 @@ sys.exit(main(sys.argv[1:]))
 
 
 def run_until_idle(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", QUIT_WHEN_IDLE, *args],
-                          env=cli_env({"QT_QPA_PLATFORM": "offscreen"}), cwd=str(REPO),
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", QUIT_WHEN_IDLE, *args],
+        env=cli_env({"QT_QPA_PLATFORM": "offscreen"}),
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
@@ -45,14 +50,23 @@ def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
     sample = isolated_user_dirs / "data" / "sample-workspace"
     lock = sample / ".lantide" / "lock"
     settings_file = isolated_user_dirs / "config" / "settings.json"
-    with subprocess.Popen([sys.executable, "-m", "lantide"], env=env, cwd=str(REPO),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as app:
+    with subprocess.Popen(
+        [sys.executable, "-m", "lantide"],
+        env=env,
+        cwd=str(REPO),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as app:
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 # the app holds the lock, and has recorded the workspace (in the background)
-                if lock.exists() and lock.read_text().strip() == str(app.pid) \
-                        and settings_file.exists():
+                if (
+                    lock.exists()
+                    and lock.read_text().strip() == str(app.pid)
+                    and settings_file.exists()
+                ):
                     break
                 assert app.poll() is None, app.stderr.read()
                 time.sleep(0.2)
@@ -68,8 +82,9 @@ def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
     assert os.path.exists(sample / "data" / "orders.parquet")
 
 
-def test_start_up_records_the_workspace_before_the_app_has_closed(isolated_user_dirs,
-                                                                  sample_workspace):
+def test_start_up_records_the_workspace_before_the_app_has_closed(
+    isolated_user_dirs, sample_workspace
+):
     """The control of the next test: the same start-up and exit with a readable settings
     file does write the recent-workspaces list."""
     settings_file = isolated_user_dirs / "config" / "settings.json"
@@ -81,8 +96,9 @@ def test_start_up_records_the_workspace_before_the_app_has_closed(isolated_user_
     assert recent == [str(sample_workspace.resolve())]
 
 
-def test_a_broken_settings_file_does_not_stop_the_app_and_is_kept(isolated_user_dirs,
-                                                                  sample_workspace):
+def test_a_broken_settings_file_does_not_stop_the_app_and_is_kept(
+    isolated_user_dirs, sample_workspace
+):
     settings_file = isolated_user_dirs / "config" / "settings.json"
     settings_file.parent.mkdir(parents=True, exist_ok=True)
     broken = '{"profiles": [ {"name": "work", hand-edited and broken\n'

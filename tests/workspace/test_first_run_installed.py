@@ -40,23 +40,30 @@ def _install(target: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(REPO / "lantide", internal / "lantide", ignore=ignore)
     shutil.copytree(REPO / "prompts", internal / "lantide" / "_data" / "prompts", ignore=ignore)
-    shutil.copytree(REPO / "resources", internal / "lantide" / "_data" / "resources",
-                    ignore=ignore)
+    shutil.copytree(REPO / "resources", internal / "lantide" / "_data" / "resources", ignore=ignore)
     (target / "lantide").write_text("#!/bin/sh\n# the frozen program (not run here)\n")
     return internal
 
 
 def _snapshot(root: Path) -> dict[str, tuple]:
-    return {str(p.relative_to(root)): (p.is_dir(), p.stat().st_size if p.is_file() else 0,
-                                       p.stat().st_mtime_ns)
-            for p in [root, *root.rglob("*")]}
+    return {
+        str(p.relative_to(root)): (
+            p.is_dir(),
+            p.stat().st_size if p.is_file() else 0,
+            p.stat().st_mtime_ns,
+        )
+        for p in [root, *root.rglob("*")]
+    }
 
 
 def _read_only(root: Path, writable: bool) -> None:
     for p in [root, *root.rglob("*")]:
         mode = p.stat().st_mode
-        p.chmod(mode | stat.S_IWUSR if writable else mode & ~(stat.S_IWUSR | stat.S_IWGRP
-                                                              | stat.S_IWOTH))
+        p.chmod(
+            mode | stat.S_IWUSR
+            if writable
+            else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+        )
 
 
 def test_a_frozen_first_run_writes_only_to_the_user_folders(tmp_path):
@@ -65,16 +72,20 @@ def test_a_frozen_first_run_writes_only_to_the_user_folders(tmp_path):
     home = tmp_path / "home"
     launcher = tmp_path / "launch_frozen.py"
     launcher.write_text(LAUNCHER)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LANTIDE_", "XDG_", "PYTHON"))}
-    env.update({
-        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "TMPDIR": str(tmp_path / "tmp"), "QT_QPA_PLATFORM": "offscreen",
-        "PYTHONPATH": str(REPO / "tests" / "_netblock"),  # the network stays closed
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-    })
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LANTIDE_", "XDG_", "PYTHON"))}
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_STATE_HOME": str(home / ".local" / "state"),
+            "TMPDIR": str(tmp_path / "tmp"),
+            "QT_QPA_PLATFORM": "offscreen",
+            "PYTHONPATH": str(REPO / "tests" / "_netblock"),  # the network stays closed
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        }
+    )
     (tmp_path / "tmp").mkdir()
     sample = home / ".local" / "share" / "lantide" / "sample-workspace"
     settings_file = home / ".config" / "lantide" / "settings.json"
@@ -82,18 +93,27 @@ def test_a_frozen_first_run_writes_only_to_the_user_folders(tmp_path):
     before = _snapshot(install)
     try:
         # started from inside the install folder: a relative write would land there
-        app = subprocess.Popen([sys.executable, "-B", str(launcher), str(internal)], cwd=install,
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+        app = subprocess.Popen(
+            [sys.executable, "-B", str(launcher), str(internal)],
+            cwd=install,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         lock = sample / ".lantide" / "lock"
         try:
             deadline = time.monotonic() + 90
-            while not (lock.exists() and lock.read_text().strip() == str(app.pid)
-                       and settings_file.exists()):
+            while not (
+                lock.exists()
+                and lock.read_text().strip() == str(app.pid)
+                and settings_file.exists()
+            ):
                 assert app.poll() is None, app.stderr.read()
                 assert time.monotonic() < deadline, (
                     "the app did not open the sample in the user data folder; new in the "
-                    f"install folder: {sorted(set(_snapshot(install)) - set(before))}")
+                    f"install folder: {sorted(set(_snapshot(install)) - set(before))}"
+                )
                 time.sleep(0.2)
         finally:
             app.terminate()
@@ -103,7 +123,8 @@ def test_a_frozen_first_run_writes_only_to_the_user_folders(tmp_path):
         _read_only(install, writable=True)
     assert out.splitlines()[0] == str(internal / "lantide" / "__init__.py")  # the installed copy
     assert after == before, "the first run changed the install folder: " + ", ".join(
-        sorted(set(after) ^ set(before)) or [k for k in after if after[k] != before[k]])
+        sorted(set(after) ^ set(before)) or [k for k in after if after[k] != before[k]]
+    )
     assert (sample / "projects" / "q3-churn" / "plan.md").is_file()
     assert json.loads(settings_file.read_text())["recent_workspaces"][0] == str(sample.resolve())
     assert f"creating the sample workspace in {sample}" in err

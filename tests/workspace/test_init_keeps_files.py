@@ -55,8 +55,7 @@ def test_init_sample_refuses_a_same_table_name_in_another_case_or_format(tmp_pat
     assert _tree(root) == before
 
 
-def test_init_sample_refuses_an_existing_project_folder_before_writing_anything(tmp_path,
-                                                                                run_cli):
+def test_init_sample_refuses_an_existing_project_folder_before_writing_anything(tmp_path, run_cli):
     root = tmp_path / "analysis"
     (root / "projects" / "q3-churn").mkdir(parents=True)
     (root / "projects" / "q3-churn" / "plan.md").write_text("# my own plan\n")

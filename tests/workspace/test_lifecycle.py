@@ -29,10 +29,12 @@ def test_the_review_statuses_are_recorded_with_who_and_when(ws):
     data = _json(ws)
     assert data["status"] == "delivered"
     moves = [(h["action"], h["from"], h["to"], h["by"]) for h in data["history"]]
-    assert moves == [("status", "planning", "plan_review", "agent"),
-                     ("approve_plan", "plan_review", "executing", "analyst"),
-                     ("status", "executing", "report_review", "agent"),
-                     ("status", "report_review", "delivered", "analyst")]
+    assert moves == [
+        ("status", "planning", "plan_review", "agent"),
+        ("approve_plan", "plan_review", "executing", "analyst"),
+        ("status", "executing", "report_review", "agent"),
+        ("status", "report_review", "delivered", "analyst"),
+    ]
     assert all(h["at"].endswith("Z") for h in data["history"])
     assert data["history"][1]["user"]  # the analyst's login name
     assert "user" not in data["history"][0]
@@ -59,12 +61,14 @@ def test_the_agent_never_delivers_or_archives(ws):
 def test_a_plan_edited_after_approval_is_changed_and_needs_a_new_approval(ws):
     project = ws.project("churn")
     project.approve_plan()
-    assert project.approval() == {**project.approval(), "approved": True,
-                                  "changed_since_approval": False}
+    assert project.approval() == {
+        **project.approval(),
+        "approved": True,
+        "changed_since_approval": False,
+    }
     plan = ws.root / "projects/churn/plan.md"
     # an annotation mark is not a change of the Plan
-    plan.write_text('# Plan\n\n1. Count <mark data-annotation-id="a1">churned</mark> '
-                    'accounts.\n')
+    plan.write_text('# Plan\n\n1. Count <mark data-annotation-id="a1">churned</mark> accounts.\n')
     assert ws.project("churn").approval()["changed_since_approval"] is False
     plan.write_text("# Plan\n\n1. Count churned accounts, test accounts excluded.\n")
     assert ws.project("churn").approval()["changed_since_approval"] is True

@@ -21,9 +21,14 @@ HOLDER = textwrap.dedent("""
 
 @pytest.fixture
 def holder(empty_workspace):
-    with subprocess.Popen([sys.executable, "-c", HOLDER, str(empty_workspace)],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                          env=cli_env(), cwd=str(REPO)) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(empty_workspace)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+    ) as proc:
         assert proc.stdout.readline().strip() == "locked"
         yield proc
         proc.stdin.close()
@@ -45,9 +50,14 @@ def test_cli_second_process_exits_1_without_traceback(empty_workspace, holder, r
 
 
 def test_lock_is_released_when_the_holder_dies(empty_workspace):
-    with subprocess.Popen([sys.executable, "-c", HOLDER, str(empty_workspace)],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                          env=cli_env(), cwd=str(REPO)) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(empty_workspace)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+    ) as proc:
         assert proc.stdout.readline().strip() == "locked"
         proc.kill()  # no clean shutdown: the OS drops the lock
         proc.wait(timeout=10)

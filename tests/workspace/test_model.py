@@ -8,8 +8,13 @@ from lantide.workspace.model import NotAWorkspaceError, ProjectNotFoundError, Wo
 
 def test_create_lays_out_the_workspace(tmp_path):
     ws = Workspace.create(tmp_path / "w", name="Team")
-    for rel in (".lantide/workspace.json", ".lantide/conversations", ".lantide/ledger",
-                "data", "projects"):
+    for rel in (
+        ".lantide/workspace.json",
+        ".lantide/conversations",
+        ".lantide/ledger",
+        "data",
+        "projects",
+    ):
         assert (ws.root / rel).exists(), rel
     assert json.loads((ws.root / ".lantide/workspace.json").read_text())["name"] == "Team"
 
@@ -62,7 +67,10 @@ def test_projects_create_list_rename_archive(empty_workspace):
 
         ws.archive_project("pricing")
         assert [p.name for p in ws.list_projects()] == ["Q3 churn v2"]
-        assert {p.name for p in ws.list_projects(include_archived=True)} == {"Q3 churn v2", "pricing"}
+        assert {p.name for p in ws.list_projects(include_archived=True)} == {
+            "Q3 churn v2",
+            "pricing",
+        }
         ws.archive_project("pricing", archived=False)
         assert len(ws.list_projects()) == 2
     finally:

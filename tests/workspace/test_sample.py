@@ -8,11 +8,20 @@ from lantide.workspace.sample import N_ORDERS, create_sample
 
 def test_sample_has_the_layout_of_design_section_2(sample_workspace):
     root = sample_workspace
-    for rel in (".lantide/workspace.json", ".lantide/conversations", ".lantide/ledger",
-                "data/orders.parquet", "data/customers.csv", "data/products.csv",
-                "data/targets.xlsx", "projects/q3-churn/project.json",
-                "projects/q3-churn/plan.md", "projects/q3-churn/plan.annotations.json",
-                "projects/q3-churn/report.md", "projects/q3-churn/knowledge.md"):
+    for rel in (
+        ".lantide/workspace.json",
+        ".lantide/conversations",
+        ".lantide/ledger",
+        "data/orders.parquet",
+        "data/customers.csv",
+        "data/products.csv",
+        "data/targets.xlsx",
+        "projects/q3-churn/project.json",
+        "projects/q3-churn/plan.md",
+        "projects/q3-churn/plan.annotations.json",
+        "projects/q3-churn/report.md",
+        "projects/q3-churn/knowledge.md",
+    ):
         assert (root / rel).exists(), rel
     project = json.loads((root / "projects/q3-churn/project.json").read_text())
     assert {"name", "status", "plan", "report", "archived"} <= set(project)
@@ -25,7 +34,8 @@ def test_sample_data_is_realistic_and_messy(sample_workspace):
     data = sample_workspace / "data"
     con = duckdb.connect()
     n_orders, n_null_discount = con.execute(
-        f"SELECT count(*), count(*) FILTER (discount IS NULL) FROM '{data}/orders.parquet'").fetchone()
+        f"SELECT count(*), count(*) FILTER (discount IS NULL) FROM '{data}/orders.parquet'"
+    ).fetchone()
     assert n_orders == N_ORDERS >= 100_000 and n_null_discount > 0
     customers = f"read_csv('{data}/customers.csv', all_varchar=true)"
     dup_names, null_emails, formats = con.execute(f"""
@@ -39,22 +49,33 @@ def test_sample_data_is_realistic_and_messy(sample_workspace):
     assert dup_names > 0 and null_emails > 0 and formats == 3
 
     from python_calamine import CalamineWorkbook
+
     book = CalamineWorkbook.from_path(str(data / "targets.xlsx"))
     assert book.sheet_names == ["Regional", "Segments"]
-    assert book.get_sheet_by_name("Regional").to_python()[0][:3] == ["region", "quarter", "target_revenue"]
+    assert book.get_sheet_by_name("Regional").to_python()[0][:3] == [
+        "region",
+        "quarter",
+        "target_revenue",
+    ]
 
 
 def test_sample_is_deterministic(tmp_path):
     a = create_sample(tmp_path / "a")
     b = create_sample(tmp_path / "b")
-    for rel in ("data/customers.csv", "data/products.csv", "projects/q3-churn/plan.md",
-                "projects/q3-churn/plan.annotations.json"):
+    for rel in (
+        "data/customers.csv",
+        "data/products.csv",
+        "projects/q3-churn/plan.md",
+        "projects/q3-churn/plan.annotations.json",
+    ):
         assert (a.root / rel).read_bytes() == (b.root / rel).read_bytes(), rel
     con = duckdb.connect()
     diff = con.execute(f"""SELECT count(*) FROM (
         (SELECT * FROM '{a.root}/data/orders.parquet' EXCEPT SELECT * FROM '{b.root}/data/orders.parquet')
         UNION ALL
-        (SELECT * FROM '{b.root}/data/orders.parquet' EXCEPT SELECT * FROM '{a.root}/data/orders.parquet'))""").fetchone()[0]
+        (SELECT * FROM '{b.root}/data/orders.parquet' EXCEPT SELECT * FROM '{a.root}/data/orders.parquet'))""").fetchone()[
+        0
+    ]
     assert diff == 0
 
 

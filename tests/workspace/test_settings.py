@@ -4,8 +4,14 @@ import pytest
 
 from lantide.errors import CorruptFileError
 from lantide.workspace import paths, secrets
-from lantide.workspace.settings import (ModelProfile, Settings, SettingsError, load_settings,
-                                        resolve_profile, save_settings)
+from lantide.workspace.settings import (
+    ModelProfile,
+    Settings,
+    SettingsError,
+    load_settings,
+    resolve_profile,
+    save_settings,
+)
 
 KEY = "sk-test-5f2c9a1e-never-on-disk"
 
@@ -48,7 +54,10 @@ def test_environment_overrides_the_active_profile(monkeypatch):
     monkeypatch.setenv("LANTIDE_MODEL", "qwen2.5")
     resolved = resolve_profile(settings)
     assert (resolved.base_url, resolved.model, resolved.api_key) == (
-        "http://127.0.0.1:9999/v1", "qwen2.5", "env-key")
+        "http://127.0.0.1:9999/v1",
+        "qwen2.5",
+        "env-key",
+    )
     assert resolved.context_window is None  # another model: its window is not assumed
     assert set(resolved.overridden) == {"OPENAI_BASE_URL", "LANTIDE_MODEL", "OPENAI_API_KEY"}
 
@@ -120,9 +129,16 @@ def test_environment_does_not_redirect_an_explicit_secondary_profile(monkeypatch
     primary = resolve_profile(settings)
     secondary = resolve_profile(settings, "secondary")
     assert (primary.base_url, primary.model, primary.api_key) == (
-        "http://127.0.0.1:9999/v1", "qwen2.5", "env-key")
+        "http://127.0.0.1:9999/v1",
+        "qwen2.5",
+        "env-key",
+    )
     assert (secondary.base_url, secondary.model, secondary.api_key, secondary.context_window) == (
-        "http://localhost:11434/v1", "llama3.1", "cheap-key", 8192)
+        "http://localhost:11434/v1",
+        "llama3.1",
+        "cheap-key",
+        8192,
+    )
     # without an explicit secondary, background calls follow the (overridden) primary
     settings.secondary_profile = None
     assert resolve_profile(settings, "secondary").model == "qwen2.5"
@@ -131,8 +147,7 @@ def test_environment_does_not_redirect_an_explicit_secondary_profile(monkeypatch
 def test_a_settings_file_that_cannot_be_read_is_never_overwritten(isolated_user_dirs):
     from lantide.errors import LantideError
     from lantide.workspace import paths
-    from lantide.workspace.settings import (Settings, load_settings_or_defaults,
-                                            save_settings)
+    from lantide.workspace.settings import Settings, load_settings_or_defaults, save_settings
 
     path = paths.settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -26,9 +26,17 @@ _WORKER = textwrap.dedent("""
 
 def test_context_windows_learned_by_several_processes_are_all_kept(isolated_user_dirs):
     save_settings(Settings())
-    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(w)], stdin=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=cli_env(), cwd=str(REPO))
-             for w in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(w)],
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+        )
+        for w in range(4)
+    ]
     for p in procs:
         p.stdin.write("go\n")
         p.stdin.flush()
@@ -62,8 +70,7 @@ def test_settings_edited_in_the_app_keep_what_others_wrote_meanwhile(isolated_us
     other.add_recent_workspace("/tmp/opened-elsewhere")
     save_settings(other)
 
-    app_copy.profiles.append(ModelProfile(name="work", base_url="http://127.0.0.1:9/v1",
-                                          model="m"))
+    app_copy.profiles.append(ModelProfile(name="work", base_url="http://127.0.0.1:9/v1", model="m"))
     app_copy.primary_profile = "work"
     app_copy.appearance = "dark"
     save_edited_settings(app_copy)

@@ -16,7 +16,7 @@ def test_a_stale_project_object_does_not_undo_a_status_change(empty_workspace):
     ws = Workspace.open(empty_workspace, lock=False)
     ws.create_project("p")
     window = ws.project("p")  # e.g. the project panel
-    agent = ws.project("p")   # e.g. the agent's tool, loaded separately
+    agent = ws.project("p")  # e.g. the agent's tool, loaded separately
     agent.approve_plan()
     window.archive_file("notes.md")
     on_disk = json.loads((empty_workspace / "projects" / "p" / "project.json").read_text())
@@ -44,8 +44,12 @@ def test_connection_edits_keep_a_change_made_since_the_workspace_was_opened(empt
     other = Workspace.open(empty_workspace, lock=False)
     add_connection(other, "dw", "Driver={X};Server=dw", dialect="tsql")
     add_connection(app, "shop", "Driver={X};Server=shop", dialect="postgres")
-    names = [c["name"] for c in json.loads(
-        (empty_workspace / ".lantide" / "workspace.json").read_text())["connections"]]
+    names = [
+        c["name"]
+        for c in json.loads((empty_workspace / ".lantide" / "workspace.json").read_text())[
+            "connections"
+        ]
+    ]
     assert sorted(names) == ["dw", "shop"]
     remove_connection(app, "dw")
     names = [c["name"] for c in Workspace.open(empty_workspace, lock=False).connections]
@@ -65,9 +69,17 @@ _WORKER = textwrap.dedent("""
 
 def test_archive_marks_from_many_processes_are_all_kept(empty_workspace):
     Workspace.open(empty_workspace, lock=False).create_project("p")
-    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(empty_workspace), str(w)],
-                              stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=cli_env(), cwd=str(REPO)) for w in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(empty_workspace), str(w)],
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+        )
+        for w in range(4)
+    ]
     for p in procs:
         p.stdin.write("go\n")
         p.stdin.flush()

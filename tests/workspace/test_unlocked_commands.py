@@ -22,14 +22,17 @@ def _tree(root) -> dict[str, bytes]:
     return out
 
 
-@pytest.mark.parametrize("args", [
-    ("prompt", "{ws}", "--project", "pricing"),
-    ("prompt", "{ws}", "--project", "pricing", "--json"),
-    ("ledger", "{ws}"),
-    ("connection", "list", "{ws}"),
-    ("knowledge", "{ws}", "--project", "pricing"),
-    ("knowledge", "{ws}", "--layer"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("prompt", "{ws}", "--project", "pricing"),
+        ("prompt", "{ws}", "--project", "pricing", "--json"),
+        ("ledger", "{ws}"),
+        ("connection", "list", "{ws}"),
+        ("knowledge", "{ws}", "--project", "pricing"),
+        ("knowledge", "{ws}", "--layer"),
+    ],
+)
 def test_read_only_commands_beside_the_app_write_nothing(sample_workspace, run_cli, args):
     ws = Workspace.open(sample_workspace)  # the app holds the workspace
     try:

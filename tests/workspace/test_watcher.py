@@ -10,8 +10,9 @@ from lantide.workspace.watcher import DATA, DOCUMENT, SQL_TAB, WorkspaceWatcher,
 @pytest.fixture
 def watched(sample_workspace):
     changes: queue.Queue = queue.Queue()
-    watcher = WorkspaceWatcher(sample_workspace, lambda batch: [changes.put(c) for c in batch],
-                               debounce=0.15)
+    watcher = WorkspaceWatcher(
+        sample_workspace, lambda batch: [changes.put(c) for c in batch], debounce=0.15
+    )
     watcher.start()
     # the observer sets up its watches on its own thread: wait until it reports a change
     probe = sample_workspace / "projects/q3-churn/sql/watch_probe.sql"

@@ -9,7 +9,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from lantide.agent.tools.registry import (
-    ALL_STATES, EXECUTING, NO_PROJECT, PLANNING, Tool, ToolOutcome, ToolRegistry,
+    ALL_STATES,
+    EXECUTING,
+    NO_PROJECT,
+    PLANNING,
+    Tool,
+    ToolOutcome,
+    ToolRegistry,
 )
 
 
@@ -17,9 +23,18 @@ from lantide.agent.tools.registry import (
 def default_registry() -> ToolRegistry:
     from lantide.agent.tools import doc_tools, query_tools, step_tools, workspace_tools
 
-    return ToolRegistry([*workspace_tools.TOOLS, *query_tools.TOOLS, *doc_tools.TOOLS,
-                         *step_tools.TOOLS])
+    return ToolRegistry(
+        [*workspace_tools.TOOLS, *query_tools.TOOLS, *doc_tools.TOOLS, *step_tools.TOOLS]
+    )
 
 
-__all__ = ["ALL_STATES", "EXECUTING", "NO_PROJECT", "PLANNING", "Tool", "ToolOutcome",
-           "ToolRegistry", "default_registry"]
+__all__ = [
+    "ALL_STATES",
+    "EXECUTING",
+    "NO_PROJECT",
+    "PLANNING",
+    "Tool",
+    "ToolOutcome",
+    "ToolRegistry",
+    "default_registry",
+]

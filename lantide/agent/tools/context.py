@@ -54,8 +54,10 @@ class ToolContext:
         project = self.focused_project()
         if project is None:
             names = ", ".join(p.dirname for p in self.workspace.list_projects()) or "none yet"
-            raise NoProjectError("no project is focused",
-                                 hint=f"Pass project, or call focus_project first (projects: {names}).")
+            raise NoProjectError(
+                "no project is focused",
+                hint=f"Pass project, or call focus_project first (projects: {names}).",
+            )
         return project
 
     def focused_project(self) -> Project | None:

@@ -13,7 +13,12 @@ from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
 from lantide.agent.report_evidence import report_evidence_refusal
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
-    ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, Tool, params,
+    ALL_STATES,
+    EXECUTING,
+    PROJECT_ARG,
+    PROJECT_STATES,
+    Tool,
+    params,
 )
 
 
@@ -26,6 +31,7 @@ def _read(kind: str):
     def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
         return ctx.services.documents.agent_view(project, kind)
+
     return handler
 
 
@@ -36,10 +42,10 @@ def _update(kind: str):
             refusal = report_evidence_refusal(ctx, project, args["content"])
             if refusal is not None:
                 return refusal
-        result = ctx.services.documents.update_document(project, kind, args["content"],
-                                                        by="agent")
+        result = ctx.services.documents.update_document(project, kind, args["content"], by="agent")
         _changed(ctx, project, kind)
         return result
+
     return handler
 
 
@@ -62,28 +68,58 @@ def _catalog_offered(ctx: ToolContext) -> bool:
 
 _DOCUMENTS = frozenset({TOUCHES_DOCUMENTS})
 _CONTENT = {"content": {"type": "string"}}  # the tool's description says what it holds
-_ITEMS = {"type": "array", "minItems": 1, "items": {
-    "type": "object", "additionalProperties": False, "required": ["id", "mode"],
-    "properties": {
-        "id": {"type": "string"},
-        "mode": {"type": "string", "enum": ["A", "B"]},
-        "replacement": {"type": "string"},
-        "answer": {"type": "string"}}}}
+_ITEMS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "mode"],
+        "properties": {
+            "id": {"type": "string"},
+            "mode": {"type": "string", "enum": ["A", "B"]},
+            "replacement": {"type": "string"},
+            "answer": {"type": "string"},
+        },
+    },
+}
 
 TOOLS = [
     Tool("read_plan", params(PROJECT_ARG), _read("plan"), PROJECT_STATES),
     Tool("read_report", params(PROJECT_ARG), _read("report"), PROJECT_STATES),
-    Tool("update_plan",
-         params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("plan"), PROJECT_STATES,
-         touches=_DOCUMENTS),
-    Tool("update_report",
-         params({**_CONTENT, **PROJECT_ARG}, ("content",)), _update("report"),
-         frozenset({EXECUTING}), touches=_DOCUMENTS),
-    Tool("resolve_annotations",
-         params({"document": {"type": "string", "enum": ["plan", "report"]}, "items": _ITEMS,
-                 **PROJECT_ARG}, ("document", "items")), resolve_annotations, PROJECT_STATES,
-         touches=_DOCUMENTS),
-    Tool("expand_knowledge_catalog",
-         params({"heading": {"type": "string", "minLength": 1}}, ("heading",)),
-         expand_knowledge_catalog, ALL_STATES, available=_catalog_offered),
+    Tool(
+        "update_plan",
+        params({**_CONTENT, **PROJECT_ARG}, ("content",)),
+        _update("plan"),
+        PROJECT_STATES,
+        touches=_DOCUMENTS,
+    ),
+    Tool(
+        "update_report",
+        params({**_CONTENT, **PROJECT_ARG}, ("content",)),
+        _update("report"),
+        frozenset({EXECUTING}),
+        touches=_DOCUMENTS,
+    ),
+    Tool(
+        "resolve_annotations",
+        params(
+            {
+                "document": {"type": "string", "enum": ["plan", "report"]},
+                "items": _ITEMS,
+                **PROJECT_ARG,
+            },
+            ("document", "items"),
+        ),
+        resolve_annotations,
+        PROJECT_STATES,
+        touches=_DOCUMENTS,
+    ),
+    Tool(
+        "expand_knowledge_catalog",
+        params({"heading": {"type": "string", "minLength": 1}}, ("heading",)),
+        expand_knowledge_catalog,
+        ALL_STATES,
+        available=_catalog_offered,
+    ),
 ]

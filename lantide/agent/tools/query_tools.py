@@ -16,7 +16,13 @@ from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChan
 from lantide.agent.evidence import evidence_fields
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
-    EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, SHOW_TABLES_LIMIT, Tool, params,
+    EXECUTING,
+    PROJECT_ARG,
+    PROJECT_STATES,
+    PURPOSE_MAX_CHARS,
+    SHOW_TABLES_LIMIT,
+    Tool,
+    params,
     tool_error,
 )
 from lantide.errors import LantideError
@@ -28,8 +34,15 @@ SHOW_TABLES_MAX = 500
 MODEL_CELL_CHARS = 2_000  # a preview cell for the model, unless max_cell_chars asks more
 MAX_CELL_CHARS = 100_000
 STEP_LINE_REMINDER = "[[QUERY_STEP]] {step_id}: <purpose> — <what it showed>"  # core says when
-QUIET_WHEN_EMPTY = ("warnings", "hints", "checks", "cells_cut", "cached_table_name",
-                    "truncated", "materialized")
+QUIET_WHEN_EMPTY = (
+    "warnings",
+    "hints",
+    "checks",
+    "cells_cut",
+    "cached_table_name",
+    "truncated",
+    "materialized",
+)
 
 
 def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
@@ -37,7 +50,7 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
     was left out stated."""
     rows = list(result.get("preview") or [])
-    shown = rows[:max(1, int(max_rows))]
+    shown = rows[: max(1, int(max_rows))]
     import json
 
     while len(shown) > 1 and count_tokens(json.dumps(shown, default=str)) > MODEL_PREVIEW_TOKENS:
@@ -45,24 +58,33 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     # the SQL was just written by the model and the step is in the ledger: not repeated;
     # reason_code says why it was materialized (the sentence says it again), the ledger
     # keeps the timing; the warnings' codes are for apps (the model reads the sentences)
-    out = {k: v for k, v in result.items()
-           if k not in ("preview", "step", "sql", "duration_ms", "warning_codes")
-           and not (k == "materialize_reason" and result.get("reason_code"))}
+    out = {
+        k: v
+        for k, v in result.items()
+        if k not in ("preview", "step", "sql", "duration_ms", "warning_codes")
+        and not (k == "materialize_reason" and result.get("reason_code"))
+    }
     out["preview"] = shown
     if len(shown) < len(rows):
-        out["preview_note"] = (f"{len(shown)} of the {len(rows)} preview rows shown; the full "
-                               "result is in its cached table or can be aggregated with SQL.")
+        out["preview_note"] = (
+            f"{len(shown)} of the {len(rows)} preview rows shown; the full "
+            "result is in its cached table or can be aggregated with SQL."
+        )
     if result.get("cells_cut"):
-        out["cell_note"] = (f"{result['cells_cut']} cell(s) were cut at "
-                            f"{result.get('cell_chars'):,} characters (marked '…[cut at ...]'). "
-                            f"For more, run again with max_cell_chars (at most {MAX_CELL_CHARS:,}) "
-                            "or read a part with substr(column, start, length).")
+        out["cell_note"] = (
+            f"{result['cells_cut']} cell(s) were cut at "
+            f"{result.get('cell_chars'):,} characters (marked '…[cut at ...]'). "
+            f"For more, run again with max_cell_chars (at most {MAX_CELL_CHARS:,}) "
+            "or read a part with substr(column, start, length)."
+        )
     return out
 
 
 def _cell_chars(args: dict) -> int:
     value = args.get("max_cell_chars")
     return MODEL_CELL_CHARS if value is None else max(1, min(int(value), MAX_CELL_CHARS))
+
+
 @lru_cache(maxsize=None)
 def check_advice(code: str) -> str:
     """One sentence for the model on what to do about a result check (a prompt file)."""
@@ -75,12 +97,19 @@ def advised(checks: Any) -> list[dict[str, Any]]:
     """The result's checks, each with its advice sentence."""
     if not isinstance(checks, list):
         return []
-    return [{**c, "advice": check_advice(str(c.get("code")))} for c in checks
-            if isinstance(c, dict)]
+    return [
+        {**c, "advice": check_advice(str(c.get("code")))} for c in checks if isinstance(c, dict)
+    ]
 
 
-def record_step(ctx: ToolContext, tool: str, result: dict[str, Any], project: str | None,
-                purpose: str | None = None, result_label: str | None = None) -> dict[str, Any] | None:
+def record_step(
+    ctx: ToolContext,
+    tool: str,
+    result: dict[str, Any],
+    project: str | None,
+    purpose: str | None = None,
+    result_label: str | None = None,
+) -> dict[str, Any] | None:
     """Append the step of a successful run to the ledger; returns the stored step."""
     raw = result.get("step")
     if not isinstance(raw, dict):
@@ -134,8 +163,14 @@ def _project_dir(ctx: ToolContext, name: str | None) -> str | None:
     return focused.dirname if focused else None
 
 
-def _model_result(ctx: ToolContext, tool: str, result: dict[str, Any], project: str | None,
-                  purpose: str | None = None, label: str | None = None) -> dict[str, Any]:
+def _model_result(
+    ctx: ToolContext,
+    tool: str,
+    result: dict[str, Any],
+    project: str | None,
+    purpose: str | None = None,
+    label: str | None = None,
+) -> dict[str, Any]:
     step = record_step(ctx, tool, result, project, purpose, label)
     out = shape_preview(result, ctx.settings.query.preview_rows)
     if "checks" in result:
@@ -198,9 +233,11 @@ def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
     if pattern:
         out["matching"] = len(tables)
     if len(tables) > limit:
-        out["more"] = (f"{len(tables) - limit} more tables not shown"
-                       f"{' matching ' + repr(args['name']) if pattern else ''}: pass name to "
-                       "filter (part of a name, or a pattern with *) or a larger limit")
+        out["more"] = (
+            f"{len(tables) - limit} more tables not shown"
+            f"{' matching ' + repr(args['name']) if pattern else ''}: pass name to "
+            "filter (part of a name, or a pattern with *) or a larger limit"
+        )
     return out
 
 
@@ -211,8 +248,11 @@ def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
     out = {k: v for k, v in schema.items() if k not in ("columns", "kind", "source")}
     if out.get("qualified_name") == '"{}"'.format(str(out.get("table", "")).replace('"', '""')):
         del out["qualified_name"]
-    not_null = [c["name"] for c in schema.get("columns") or []
-                if isinstance(c, dict) and c.get("nullable") is False]
+    not_null = [
+        c["name"]
+        for c in schema.get("columns") or []
+        if isinstance(c, dict) and c.get("nullable") is False
+    ]
     if not_null:
         out["not_null"] = not_null
     return out
@@ -227,15 +267,23 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, An
     service = ctx.services.query()
     cached = service.catalog.cached(table) if table and step.get("materialized") else None
     if cached is not None and cached.step_id == step.get("step_id"):
+
         def read(q):
             info = q.relation_info(table)
-            return {"columns": info["columns"], "row_count": info["row_count"],
-                    "rows": json_rows(q.fetch_rows(table, 0, rows)),
-                    "from": f'the cached table "{table}"'}
+            return {
+                "columns": info["columns"],
+                "row_count": info["row_count"],
+                "rows": json_rows(q.fetch_rows(table, 0, rows)),
+                "from": f'the cached table "{table}"',
+            }
+
         return _run_guarded(ctx, read)
     if not step.get("sql"):
-        return tool_error("NO_SQL", f"step {step.get('step_id')} has no SQL to run again",
-                          "Run the query again with run_query.")
+        return tool_error(
+            "NO_SQL",
+            f"step {step.get('step_id')} has no SQL to run again",
+            "Run the query again with run_query.",
+        )
     out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], rows))
     out["from"] = "the step's SQL, run again now (the data may have changed since)"
     return out
@@ -248,8 +296,12 @@ PROFILE_BINS = 6
 def profile_columns(ctx: ToolContext, args: dict) -> dict[str, Any]:
     """The table browser's column profile, compacted for the model (histograms as
     ``[low, high, count]`` triples)."""
-    profile = _run_guarded(ctx, lambda q: q.profile_table(
-        args["table"], bins=PROFILE_BINS, top=PROFILE_TOP_VALUES, columns=args.get("columns")))
+    profile = _run_guarded(
+        ctx,
+        lambda q: q.profile_table(
+            args["table"], bins=PROFILE_BINS, top=PROFILE_TOP_VALUES, columns=args.get("columns")
+        ),
+    )
     columns = []
     for col in profile["columns"]:
         entry = {k: v for k, v in col.items() if k != "histogram"}
@@ -272,20 +324,29 @@ def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
     if refusal:
         return refusal
     project = _project_dir(ctx, args.get("project"))
-    result = _run_guarded(ctx, lambda q: q.run_query(
-        args["sql"], result_label=args.get("result_label"), purpose=args.get("purpose"),
-        project=project, large_remote_warning_id=args.get("large_remote_warning_id"),
-        max_cell_chars=_cell_chars(args)))
-    return _model_result(ctx, "run_query", result, project, args.get("purpose"),
-                         args.get("result_label"))
+    result = _run_guarded(
+        ctx,
+        lambda q: q.run_query(
+            args["sql"],
+            result_label=args.get("result_label"),
+            purpose=args.get("purpose"),
+            project=project,
+            large_remote_warning_id=args.get("large_remote_warning_id"),
+            max_cell_chars=_cell_chars(args),
+        ),
+    )
+    return _model_result(
+        ctx, "run_query", result, project, args.get("purpose"), args.get("result_label")
+    )
 
 
 def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any] | None:
     path = ctx.workspace.project(project_dir).sql_tab_path(tab)
     if not path.is_file():
         return None  # the query layer reports the missing tab
-    return consent_refusal(path.read_text(encoding="utf-8", errors="replace"), ctx.state,
-                           ctx.analysis_active())
+    return consent_refusal(
+        path.read_text(encoding="utf-8", errors="replace"), ctx.state, ctx.analysis_active()
+    )
 
 
 def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -293,10 +354,16 @@ def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
         return refusal
-    result = _run_guarded(ctx, lambda q: q.run_sql_tab(
-        project, args["tab"], purpose=args.get("purpose"),
-        large_remote_warning_id=args.get("large_remote_warning_id"),
-        max_cell_chars=_cell_chars(args)))
+    result = _run_guarded(
+        ctx,
+        lambda q: q.run_sql_tab(
+            project,
+            args["tab"],
+            purpose=args.get("purpose"),
+            large_remote_warning_id=args.get("large_remote_warning_id"),
+            max_cell_chars=_cell_chars(args),
+        ),
+    )
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
@@ -310,8 +377,7 @@ def _with_table_rows(ctx: ToolContext, entry: dict[str, Any]) -> dict[str, Any]:
     if not table or not step.get("materialized") or entry.get("preview"):
         return entry
     try:
-        rows = _run_guarded(ctx, lambda q: q.fetch_rows(table, 0,
-                                                         ctx.settings.query.preview_rows))
+        rows = _run_guarded(ctx, lambda q: q.fetch_rows(table, 0, ctx.settings.query.preview_rows))
     except LantideError:
         return entry  # the step is still recorded, without values
     return {**entry, "preview": json_rows(rows)}
@@ -323,25 +389,47 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
         return refusal
-    report = _run_guarded(ctx, lambda q: q.source_run_sql_tab(
-        project, args["tab"], purpose=args.get("purpose"),
-        large_remote_warning_id=args.get("large_remote_warning_ids")))
+    report = _run_guarded(
+        ctx,
+        lambda q: q.source_run_sql_tab(
+            project,
+            args["tab"],
+            purpose=args.get("purpose"),
+            large_remote_warning_id=args.get("large_remote_warning_ids"),
+        ),
+    )
     recorded = []
     tabs = []
     for entry in report.get("tabs") or []:
-        step = record_step(ctx, "source_run_sql_tab", _with_table_rows(ctx, entry), project,
-                           args.get("purpose")) if isinstance(entry.get("step"), dict) else None
-        tabs.append({**{k: v for k, v in entry.items() if k != "step"},
-                     **({"checks": advised(entry["checks"])} if "checks" in entry else {}),
-                     **({"step_id": step["step_id"]} if step else {})})
+        step = (
+            record_step(
+                ctx,
+                "source_run_sql_tab",
+                _with_table_rows(ctx, entry),
+                project,
+                args.get("purpose"),
+            )
+            if isinstance(entry.get("step"), dict)
+            else None
+        )
+        tabs.append(
+            {
+                **{k: v for k, v in entry.items() if k != "step"},
+                **({"checks": advised(entry["checks"])} if "checks" in entry else {}),
+                **({"step_id": step["step_id"]} if step else {}),
+            }
+        )
         if step:
             recorded.append(step["step_id"])
     out = {k: v for k, v in report.items() if k not in ("steps", "tabs")}
     out["tabs"] = tabs
     if recorded:
         out["step_ids"] = recorded
-        out["next"] = ("After reading this, write one [[QUERY_STEP]] line per step: "
-                       + ", ".join(recorded) + ".")
+        out["next"] = (
+            "After reading this, write one [[QUERY_STEP]] line per step: "
+            + ", ".join(recorded)
+            + "."
+        )
     return out
 
 
@@ -356,53 +444,140 @@ def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     path = project.sql_tab_path(args["tab"])
     if not path.is_file() or "/" in args["tab"] or "\\" in args["tab"]:
-        return tool_error("TAB_NOT_FOUND", f"no SQL tab {args['tab']!r} in {project.dirname}",
-                          f"Tabs: {', '.join(project.sql_tab_names()) or 'none yet'}.")
-    return {"project": project.dirname, "tab": args["tab"],
-            "path": ctx.relpath(path), "sql": path.read_text(encoding="utf-8", errors="replace")}
+        return tool_error(
+            "TAB_NOT_FOUND",
+            f"no SQL tab {args['tab']!r} in {project.dirname}",
+            f"Tabs: {', '.join(project.sql_tab_names()) or 'none yet'}.",
+        )
+    return {
+        "project": project.dirname,
+        "tab": args["tab"],
+        "path": ctx.relpath(path),
+        "sql": path.read_text(encoding="utf-8", errors="replace"),
+    }
 
 
 _SQL = {"sql": {"type": "string", "minLength": 1}}
 _TABLES = frozenset({TOUCHES_TABLES})
 _PURPOSE = {"purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}  # core.md.j2 says when
-_CELLS = {"max_cell_chars": {"type": "integer", "minimum": 1, "maximum": MAX_CELL_CHARS,
-                             "description": f"Preview cell cap (default {MODEL_CELL_CHARS:,})."}}
+_CELLS = {
+    "max_cell_chars": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_CELL_CHARS,
+        "description": f"Preview cell cap (default {MODEL_CELL_CHARS:,}).",
+    }
+}
 
 TOOLS = [
-    Tool("show_tables",
-         params({"name": {"type": "string", "description": "Only tables whose name contains "
-                                                         "this (or matches a pattern with *)."},
-                 "limit": {"type": "integer", "minimum": 1, "maximum": SHOW_TABLES_MAX,
-                           "description": "At most this many tables "
-                                          f"(default {SHOW_TABLES_LIMIT})."}}),
-         show_tables, on_demand=frozenset({"name", "limit"})),
-    Tool("read_schema",
-         params({"table": {"type": "string", "minLength": 1}}, ("table",)), read_schema),
-    Tool("validate_query",
-         params(_SQL, ("sql",)), validate_query),
-    Tool("profile_columns",
-         params({"table": {"type": "string", "minLength": 1},
-                 "columns": {"type": "array", "items": {"type": "string", "minLength": 1},
-                             "minItems": 1, "maxItems": 50}}, ("table",)),
-         profile_columns),
-    Tool("run_query",
-         params({**_SQL, "result_label": {"type": "string", "maxLength": 80}, **_PURPOSE,
-                 "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("sql",)), run_query,
-         on_demand=frozenset(_CELLS), touches=_TABLES),
-    Tool("run_sql_tab",
-         params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
-                 "large_remote_warning_id": {"type": "string"}, **_CELLS}, ("tab",)),
-         run_sql_tab, PROJECT_STATES, on_demand=frozenset(_CELLS), touches=_TABLES),
-    Tool("source_run_sql_tab",
-         params({"tab": {"type": "string", "minLength": 1}, **_PURPOSE, **PROJECT_ARG,
-                 "large_remote_warning_ids": {"type": "array", "items": {"type": "string"}}},
-                ("tab",)),
-         source_run_sql_tab, frozenset({EXECUTING}), touches=_TABLES),
-    Tool("create_sql_tab",
-         params({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"}, **_SQL,
-                 **PROJECT_ARG}, ("name", "sql")), create_sql_tab, PROJECT_STATES,
-         touches=_TABLES | {TOUCHES_DOCUMENTS}),
-    Tool("read_sql_tab",
-         params({"tab": {"type": "string", "minLength": 1}, **PROJECT_ARG}, ("tab",)),
-         read_sql_tab, PROJECT_STATES),
+    Tool(
+        "show_tables",
+        params(
+            {
+                "name": {
+                    "type": "string",
+                    "description": "Only tables whose name contains "
+                    "this (or matches a pattern with *).",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": SHOW_TABLES_MAX,
+                    "description": f"At most this many tables (default {SHOW_TABLES_LIMIT}).",
+                },
+            }
+        ),
+        show_tables,
+        on_demand=frozenset({"name", "limit"}),
+    ),
+    Tool(
+        "read_schema",
+        params({"table": {"type": "string", "minLength": 1}}, ("table",)),
+        read_schema,
+    ),
+    Tool("validate_query", params(_SQL, ("sql",)), validate_query),
+    Tool(
+        "profile_columns",
+        params(
+            {
+                "table": {"type": "string", "minLength": 1},
+                "columns": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1},
+                    "minItems": 1,
+                    "maxItems": 50,
+                },
+            },
+            ("table",),
+        ),
+        profile_columns,
+    ),
+    Tool(
+        "run_query",
+        params(
+            {
+                **_SQL,
+                "result_label": {"type": "string", "maxLength": 80},
+                **_PURPOSE,
+                "large_remote_warning_id": {"type": "string"},
+                **_CELLS,
+            },
+            ("sql",),
+        ),
+        run_query,
+        on_demand=frozenset(_CELLS),
+        touches=_TABLES,
+    ),
+    Tool(
+        "run_sql_tab",
+        params(
+            {
+                "tab": {"type": "string", "minLength": 1},
+                **_PURPOSE,
+                **PROJECT_ARG,
+                "large_remote_warning_id": {"type": "string"},
+                **_CELLS,
+            },
+            ("tab",),
+        ),
+        run_sql_tab,
+        PROJECT_STATES,
+        on_demand=frozenset(_CELLS),
+        touches=_TABLES,
+    ),
+    Tool(
+        "source_run_sql_tab",
+        params(
+            {
+                "tab": {"type": "string", "minLength": 1},
+                **_PURPOSE,
+                **PROJECT_ARG,
+                "large_remote_warning_ids": {"type": "array", "items": {"type": "string"}},
+            },
+            ("tab",),
+        ),
+        source_run_sql_tab,
+        frozenset({EXECUTING}),
+        touches=_TABLES,
+    ),
+    Tool(
+        "create_sql_tab",
+        params(
+            {
+                "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+                **_SQL,
+                **PROJECT_ARG,
+            },
+            ("name", "sql"),
+        ),
+        create_sql_tab,
+        PROJECT_STATES,
+        touches=_TABLES | {TOUCHES_DOCUMENTS},
+    ),
+    Tool(
+        "read_sql_tab",
+        params({"tab": {"type": "string", "minLength": 1}, **PROJECT_ARG}, ("tab",)),
+        read_sql_tab,
+        PROJECT_STATES,
+    ),
 ]

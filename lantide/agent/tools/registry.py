@@ -44,8 +44,11 @@ def tool_description(name: str) -> str:
     """The tool's description for the model, from ``prompts/tools/NAME.md.j2``."""
     from lantide.templates import render_prompt
 
-    return render_prompt(f"tools/{name}.md.j2", purpose_max_chars=PURPOSE_MAX_CHARS,
-                         show_tables_limit=SHOW_TABLES_LIMIT).strip()
+    return render_prompt(
+        f"tools/{name}.md.j2",
+        purpose_max_chars=PURPOSE_MAX_CHARS,
+        show_tables_limit=SHOW_TABLES_LIMIT,
+    ).strip()
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,10 @@ class Tool:
         lean = lean_parameters(self.parameters)
         left_out = self.on_demand | (frozenset() if external_databases else REMOTE_ONLY_ARGUMENTS)
         if left_out and lean.get("properties"):
-            lean = {**lean, "properties": {k: v for k, v in lean["properties"].items()
-                                           if k not in left_out}}
+            lean = {
+                **lean,
+                "properties": {k: v for k, v in lean["properties"].items() if k not in left_out},
+            }
         if lean.get("properties"):
             function["parameters"] = lean
         return {"type": "function", "function": function}
@@ -101,8 +106,19 @@ class ToolOutcome:
 
 # Schema keywords the validator enforces (its refusal names the limit) or the prompt states
 # (the purpose's length, in core.md.j2): sent, they cost tokens in every request.
-VALIDATION_ONLY = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minimum",
-                             "maximum", "additionalProperties", "default", "pattern"})
+VALIDATION_ONLY = frozenset(
+    {
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "additionalProperties",
+        "default",
+        "pattern",
+    }
+)
 
 
 def lean_parameters(schema: Any) -> Any:
@@ -119,8 +135,12 @@ def lean_parameters(schema: Any) -> Any:
 
 def params(properties: dict[str, Any] | None = None, required: tuple[str, ...] = ()) -> dict:
     """A JSON schema for an object of named arguments (unknown ones are refused)."""
-    return {"type": "object", "properties": properties or {}, "required": list(required),
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties or {},
+        "required": list(required),
+        "additionalProperties": False,
+    }
 
 
 # Optional arguments that only answer an external database's large-remote warning: sent only
@@ -173,8 +193,9 @@ class ToolRegistry:
             raise ValueError(f"tool {tool.name!r} registered twice")
         unknown = set(tool.touches) - TOUCHES
         if unknown:
-            raise ValueError(f"tool {tool.name!r} touches {sorted(unknown)}; "
-                             f"known: {sorted(TOUCHES)}")
+            raise ValueError(
+                f"tool {tool.name!r} touches {sorted(unknown)}; known: {sorted(TOUCHES)}"
+            )
         self._tools[tool.name] = tool
 
     def names(self) -> list[str]:
@@ -189,22 +210,34 @@ class ToolRegistry:
         return tuple(sorted(tool.touches)) if tool is not None else ()
 
     def offered(self, state: str, ctx: "ToolContext") -> list[Tool]:
-        return [t for t in self._tools.values()
-                if state in t.states and (t.available is None or t.available(ctx))]
+        return [
+            t
+            for t in self._tools.values()
+            if state in t.states and (t.available is None or t.available(ctx))
+        ]
 
-    def call(self, name: str, raw_arguments: str | dict[str, Any], ctx: "ToolContext") -> ToolOutcome:
+    def call(
+        self, name: str, raw_arguments: str | dict[str, Any], ctx: "ToolContext"
+    ) -> ToolOutcome:
         started = time.perf_counter()
 
-        def done(ok: bool, result: dict[str, Any], args: dict[str, Any] | None = None) -> ToolOutcome:
+        def done(
+            ok: bool, result: dict[str, Any], args: dict[str, Any] | None = None
+        ) -> ToolOutcome:
             return ToolOutcome(ok, result, int((time.perf_counter() - started) * 1000), args or {})
 
         tool = self._tools.get(name)
         offered = {t.name for t in self.offered(ctx.state, ctx)}
         if tool is None or name not in offered:
             why = "unknown tool" if tool is None else f"not available in the {ctx.state} state"
-            return done(False, tool_error(
-                "UNKNOWN_TOOL" if tool is None else "TOOL_NOT_AVAILABLE",
-                f"{name!r}: {why}", f"Tools available now: {', '.join(sorted(offered))}."))
+            return done(
+                False,
+                tool_error(
+                    "UNKNOWN_TOOL" if tool is None else "TOOL_NOT_AVAILABLE",
+                    f"{name!r}: {why}",
+                    f"Tools available now: {', '.join(sorted(offered))}.",
+                ),
+            )
         if isinstance(raw_arguments, dict):
             args = raw_arguments
         else:
@@ -213,19 +246,34 @@ class ToolRegistry:
             try:
                 args = json.loads(raw_arguments.strip() or "{}")
             except json.JSONDecodeError as exc:
-                return done(False, tool_error(
-                    "BAD_ARGUMENTS", f"arguments of {name} are not valid JSON: {exc.msg} "
-                                     f"at column {exc.colno}",
-                    "Send the arguments as one JSON object."))
+                return done(
+                    False,
+                    tool_error(
+                        "BAD_ARGUMENTS",
+                        f"arguments of {name} are not valid JSON: {exc.msg} at column {exc.colno}",
+                        "Send the arguments as one JSON object.",
+                    ),
+                )
             if not isinstance(args, dict):
-                return done(False, tool_error("BAD_ARGUMENTS",
-                                              f"arguments of {name} must be a JSON object",
-                                              "Send the arguments as one JSON object."))
+                return done(
+                    False,
+                    tool_error(
+                        "BAD_ARGUMENTS",
+                        f"arguments of {name} must be a JSON object",
+                        "Send the arguments as one JSON object.",
+                    ),
+                )
         problem = validate_arguments(tool, args)
         if problem:
-            return done(False, tool_error("BAD_ARGUMENTS", f"{name}: {problem}",
-                                          "Call it again with arguments matching its schema."),
-                        args)
+            return done(
+                False,
+                tool_error(
+                    "BAD_ARGUMENTS",
+                    f"{name}: {problem}",
+                    "Call it again with arguments matching its schema.",
+                ),
+                args,
+            )
         try:
             result = tool.handler(ctx, args)
         except TurnCancelled:
@@ -237,7 +285,14 @@ class ToolRegistry:
         except Exception as exc:  # a bug in a handler must not end the analyst's turn
             if ctx.cancel.cancelled:
                 raise TurnCancelled() from None
-            return done(False, tool_error("TOOL_FAILED", f"{name} failed: {type(exc).__name__}: {exc}",
-                                          "This is a Lantide bug; try another way."), args)
+            return done(
+                False,
+                tool_error(
+                    "TOOL_FAILED",
+                    f"{name} failed: {type(exc).__name__}: {exc}",
+                    "This is a Lantide bug; try another way.",
+                ),
+                args,
+            )
         ok = not (isinstance(result, dict) and "error" in result)
         return done(ok, result, args)

@@ -34,8 +34,9 @@ def find_similar_steps(ctx: ToolContext, args: dict) -> dict[str, Any]:
 
     query = args["query"].strip()
     if not query:
-        return tool_error("BAD_ARGUMENTS", "query is empty",
-                          "Describe the question or the numbers you are after.")
+        return tool_error(
+            "BAD_ARGUMENTS", "query is empty", "Describe the question or the numbers you are after."
+        )
     hits = step_index(ctx).search(query, args.get("limit", 5))
     steps = []
     for hit in hits:
@@ -44,19 +45,28 @@ def find_similar_steps(ctx: ToolContext, args: dict) -> dict[str, Any]:
         except StepNotFoundError:  # changed since the index last caught up
             continue
         sql = step.get("sql") or ""
-        found = {"conversation_id": hit["conversation_id"], "step_id": hit["step_id"],
-                 "at": step.get("at"), "purpose": step.get("purpose"),
-                 "summary": step.get("summary"), "evidence": step.get("evidence"),
-                 "row_count": step.get("row_count"), "tables": _tables(sql),
-                 "sql": sql[:SQL_CHARS_RETURNED]}
+        found = {
+            "conversation_id": hit["conversation_id"],
+            "step_id": hit["step_id"],
+            "at": step.get("at"),
+            "purpose": step.get("purpose"),
+            "summary": step.get("summary"),
+            "evidence": step.get("evidence"),
+            "row_count": step.get("row_count"),
+            "tables": _tables(sql),
+            "sql": sql[:SQL_CHARS_RETURNED],
+        }
         if len(sql) > SQL_CHARS_RETURNED:
             found["sql_truncated"] = True
         if step.get("summary_status") == "patched":
             found["summary_corrected"] = True
         steps.append(found)
-    return {"query": query, "steps": steps,
-            "note": "Past steps of this workspace, best match first; their numbers are "
-                    "from when they ran: run the query again before stating a number."}
+    return {
+        "query": query,
+        "steps": steps,
+        "note": "Past steps of this workspace, best match first; their numbers are "
+        "from when they ran: run the query again before stating a number.",
+    }
 
 
 def past_step_count(ctx: ToolContext) -> int:
@@ -79,9 +89,17 @@ def has_past_steps(ctx: ToolContext) -> bool:
 
 
 TOOLS = [
-    Tool("find_similar_steps",
-         params({"query": {"type": "string", "minLength": 1, "maxLength": 500},
-                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}},
-                ("query",)),
-         find_similar_steps, available=has_past_steps, on_demand=frozenset({"limit"})),
+    Tool(
+        "find_similar_steps",
+        params(
+            {
+                "query": {"type": "string", "minLength": 1, "maxLength": 500},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+            },
+            ("query",),
+        ),
+        find_similar_steps,
+        available=has_past_steps,
+        on_demand=frozenset({"limit"}),
+    ),
 ]

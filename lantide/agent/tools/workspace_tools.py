@@ -10,18 +10,32 @@ from typing import Any
 
 from lantide.agent.consent import CONSENT_KIND, consent_grant
 from lantide.agent.events import (
-    ANALYSIS_ACTIVE, FOCUSED_PROJECT, PROJECT_STATUS, TOUCHES_DOCUMENTS, TOUCHES_PROJECT,
-    DocumentChanged, StateChanged,
+    ANALYSIS_ACTIVE,
+    FOCUSED_PROJECT,
+    PROJECT_STATUS,
+    TOUCHES_DOCUMENTS,
+    TOUCHES_PROJECT,
+    DocumentChanged,
+    StateChanged,
 )
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
-    ALL_STATES, EXECUTING, PROJECT_ARG, PROJECT_STATES, PURPOSE_MAX_CHARS, Tool, params,
-    state_of, tool_error,
+    ALL_STATES,
+    EXECUTING,
+    PROJECT_ARG,
+    PROJECT_STATES,
+    PURPOSE_MAX_CHARS,
+    Tool,
+    params,
+    state_of,
+    tool_error,
 )
 from lantide.workspace import layout
 from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS
 
 MAX_LISTED_PROJECTS = 50
+
+
 def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
     ws = ctx.workspace
     state = ctx.app.app_state()
@@ -30,24 +44,36 @@ def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
     out: dict[str, Any] = {
         "workspace": {"name": ws.name, "root": str(ws.root)},
         "state": ctx.state,
-        "projects": [{"name": p.name, "dir": p.dirname, "status": p.status}
-                     for p in projects[:MAX_LISTED_PROJECTS]],
+        "projects": [
+            {"name": p.name, "dir": p.dirname, "status": p.status}
+            for p in projects[:MAX_LISTED_PROJECTS]
+        ],
         "project_count": len(projects),
         "focused_project": None,
         "open_tabs": [t.to_dict() for t in state.open_tabs],
         "active_tab": state.active_tab,
-        "external_databases": [{k: c.get(k) for k in ("name", "kind", "driver") if k in c}
-                               for c in ws.connections],
-        "conversation": {"id": ctx.conversation.id, "title": ctx.conversation.title,
-                         "analysis_active": ctx.analysis_active(),
-                         "steps": len(ctx.ledger.steps())},
+        "external_databases": [
+            {k: c.get(k) for k in ("name", "kind", "driver") if k in c} for c in ws.connections
+        ],
+        "conversation": {
+            "id": ctx.conversation.id,
+            "title": ctx.conversation.title,
+            "analysis_active": ctx.analysis_active(),
+            "steps": len(ctx.ledger.steps()),
+        },
     }
     if focused is not None:
         out["focused_project"] = {
-            "name": focused.name, "dir": focused.dirname, "status": focused.status,
-            "plan": focused.plan, "report": focused.report,
-            "sql_tabs": [t for t in focused.sql_tab_names()
-                         if layout.sql_tab_project_relpath(t) not in focused.archived],
+            "name": focused.name,
+            "dir": focused.dirname,
+            "status": focused.status,
+            "plan": focused.plan,
+            "report": focused.report,
+            "sql_tabs": [
+                t
+                for t in focused.sql_tab_names()
+                if layout.sql_tab_project_relpath(t) not in focused.archived
+            ],
             "archived": focused.archived,
         }
     if ctx.services.query_opened:
@@ -60,8 +86,11 @@ def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
     ctx.app.focus_project(project.dirname)  # the app state owns the focus (agent.app_state)
     ctx.conversation.add_event("project_focused", ctx.turn, project=project.dirname)
     ctx.emit(StateChanged(FOCUSED_PROJECT, project.dirname, project.dirname))
-    return {"focused_project": project.to_dict(), "state": state_of(project),
-            "note": "The focus changed; from the next step on, the tools of this state apply."}
+    return {
+        "focused_project": project.to_dict(),
+        "state": state_of(project),
+        "note": "The focus changed; from the next step on, the tools of this state apply.",
+    }
 
 
 def create_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
@@ -77,8 +106,9 @@ def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     old = project.status
     project.set_status(args["status"], by=AGENT)  # refused: executing without approval
-    ctx.conversation.add_event("status_changed", ctx.turn, project=project.dirname,
-                               old=old, new=project.status)
+    ctx.conversation.add_event(
+        "status_changed", ctx.turn, project=project.dirname, old=old, new=project.status
+    )
     ctx.emit(StateChanged(PROJECT_STATUS, project.dirname, project.status))
     return {"project": project.dirname, "old_status": old, "status": project.status}
 
@@ -87,13 +117,16 @@ def ask_user(ctx: ToolContext, args: dict) -> dict[str, Any]:
     choices = [str(c) for c in args.get("choices") or []]
     kind = args.get("kind") or "question"
     ctx.question = {"question": args["question"], "choices": choices, "question_kind": kind}
-    out = {"status": "asked",
-           "note": "The turn pauses here. The analyst's next message is the answer; "
-                   "do not assume it."}
+    out = {
+        "status": "asked",
+        "note": "The turn pauses here. The analyst's next message is the answer; do not assume it.",
+    }
     if kind == CONSENT_KIND:
-        out["consent"] = ("A yes to this question lets you call activate_analysis once, in the "
-                          "turn of the answer." + ("" if choices else " Offer choices (the "
-                                                   "approval first) so the analyst can click."))
+        out["consent"] = (
+            "A yes to this question lets you call activate_analysis once, in the "
+            "turn of the answer."
+            + ("" if choices else " Offer choices (the approval first) so the analyst can click.")
+        )
     return out
 
 
@@ -104,27 +137,42 @@ def activate_analysis(ctx: ToolContext, args: dict) -> dict[str, Any]:
     if refusal is not None:
         return refusal
     project = getattr(ctx.focused_project(), "dirname", None)
-    ctx.conversation.add_event("analysis_activated", ctx.turn, reason=args["reason"],
-                               project=project, consent=answered.get("answer"),
-                               consent_question=answered.get("question"),
-                               consent_turn=answered.get("turn"))
+    ctx.conversation.add_event(
+        "analysis_activated",
+        ctx.turn,
+        reason=args["reason"],
+        project=project,
+        consent=answered.get("answer"),
+        consent_question=answered.get("question"),
+        consent_turn=answered.get("turn"),
+    )
     ctx.emit(StateChanged(ANALYSIS_ACTIVE, project, True))
-    return {"analysis_active": True, "reason": args["reason"],
-            "note": "Label results as statistical analysis, with the method and its assumptions."}
+    return {
+        "analysis_active": True,
+        "reason": args["reason"],
+        "note": "Label results as statistical analysis, with the method and its assumptions.",
+    }
 
 
 def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
     changes = {k: args[k] for k in ("summary", "purpose") if args.get(k) is not None}
     if not changes:
-        return tool_error("BAD_ARGUMENTS", "patch_step needs summary or purpose",
-                          "Pass the corrected summary and/or purpose.")
+        return tool_error(
+            "BAD_ARGUMENTS",
+            "patch_step needs summary or purpose",
+            "Pass the corrected summary and/or purpose.",
+        )
     if "summary" in changes:
         changes["summary_status"] = "patched"
         if args["step_id"] in ctx.pending_steps:
             ctx.pending_steps.remove(args["step_id"])
     step = ctx.ledger.update(args["step_id"], changes, by="agent")
-    return {"step_id": step["step_id"], "summary": step.get("summary"),
-            "purpose": step.get("purpose"), "patched": sorted(k for k in changes if k != "summary_status")}
+    return {
+        "step_id": step["step_id"],
+        "summary": step.get("summary"),
+        "purpose": step.get("purpose"),
+        "patched": sorted(k for k in changes if k != "summary_status"),
+    }
 
 
 # what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
@@ -151,8 +199,11 @@ def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
     try:
         rel = path.relative_to(ctx.workspace.root).as_posix()
     except ValueError:
-        return tool_error("BAD_PATH", f"{args['path']!r} is outside the workspace",
-                          "Pass a path relative to the workspace, e.g. projects/NAME/plan.md.")
+        return tool_error(
+            "BAD_PATH",
+            f"{args['path']!r} is outside the workspace",
+            "Pass a path relative to the workspace, e.g. projects/NAME/plan.md.",
+        )
     if not path.is_file():
         return tool_error("FILE_MISSING", f"{rel} does not exist", "Check the path.")
     result = ctx.app.tab_state(rel)
@@ -163,34 +214,77 @@ def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
 _PROJECT = frozenset({TOUCHES_PROJECT})
 
 TOOLS = [
-    Tool("get_app_context",
-         params(), get_app_context),
-    Tool("focus_project",
-         params({"project": {"type": "string"}}, ("project",)), focus_project,
-         touches=_PROJECT),
-    Tool("create_project",
-         params({"name": {"type": "string", "minLength": 1, "maxLength": 80},
-                 "focus": {"type": "boolean", "default": True}}, ("name",)), create_project,
-         touches=_PROJECT),
-    Tool("set_project_status",
-         params({"status": {"type": "string", "enum": list(AGENT_TARGETS)}, **PROJECT_ARG},
-                ("status",)), set_project_status, PROJECT_STATES, touches=_PROJECT),
-    Tool("ask_user",
-         params({"question": {"type": "string", "minLength": 1},
-                 "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
-                 "kind": {"type": "string", "enum": ["question", CONSENT_KIND]}},
-                ("question",)), ask_user),
-    Tool("activate_analysis",
-         params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
-         activate_analysis, frozenset({EXECUTING})),
-    Tool("patch_step",
-         params({"step_id": {"type": "string"}, "summary": {"type": "string", "minLength": 8},
-                 "purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS}}, ("step_id",)), patch_step),
-    Tool("read_step",
-         params({"step_id": {"type": "string"},
-                 "rows": {"type": "integer", "minimum": 1}}, ("step_id",)), read_step,
-         on_demand=frozenset({"rows"})),
-    Tool("sync_tab_content",
-         params({"path": {"type": "string", "minLength": 1}}, ("path",)), sync_tab_content,
-         ALL_STATES, touches=frozenset({TOUCHES_DOCUMENTS})),
+    Tool("get_app_context", params(), get_app_context),
+    Tool(
+        "focus_project",
+        params({"project": {"type": "string"}}, ("project",)),
+        focus_project,
+        touches=_PROJECT,
+    ),
+    Tool(
+        "create_project",
+        params(
+            {
+                "name": {"type": "string", "minLength": 1, "maxLength": 80},
+                "focus": {"type": "boolean", "default": True},
+            },
+            ("name",),
+        ),
+        create_project,
+        touches=_PROJECT,
+    ),
+    Tool(
+        "set_project_status",
+        params(
+            {"status": {"type": "string", "enum": list(AGENT_TARGETS)}, **PROJECT_ARG}, ("status",)
+        ),
+        set_project_status,
+        PROJECT_STATES,
+        touches=_PROJECT,
+    ),
+    Tool(
+        "ask_user",
+        params(
+            {
+                "question": {"type": "string", "minLength": 1},
+                "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+                "kind": {"type": "string", "enum": ["question", CONSENT_KIND]},
+            },
+            ("question",),
+        ),
+        ask_user,
+    ),
+    Tool(
+        "activate_analysis",
+        params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
+        activate_analysis,
+        frozenset({EXECUTING}),
+    ),
+    Tool(
+        "patch_step",
+        params(
+            {
+                "step_id": {"type": "string"},
+                "summary": {"type": "string", "minLength": 8},
+                "purpose": {"type": "string", "maxLength": PURPOSE_MAX_CHARS},
+            },
+            ("step_id",),
+        ),
+        patch_step,
+    ),
+    Tool(
+        "read_step",
+        params(
+            {"step_id": {"type": "string"}, "rows": {"type": "integer", "minimum": 1}}, ("step_id",)
+        ),
+        read_step,
+        on_demand=frozenset({"rows"}),
+    ),
+    Tool(
+        "sync_tab_content",
+        params({"path": {"type": "string", "minLength": 1}}, ("path",)),
+        sync_tab_content,
+        ALL_STATES,
+        touches=frozenset({TOUCHES_DOCUMENTS}),
+    ),
 ]

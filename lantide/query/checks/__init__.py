@@ -54,18 +54,31 @@ def step_key(parsed) -> str:
     dialect = DuckDB()
     try:
         tokens = dialect.tokenizer_class(dialect=dialect).tokenize(parsed.body)
-        text = " ".join(t.text if t.token_type in (TokenType.STRING, TokenType.IDENTIFIER)
-                        else t.text.upper() for t in tokens)
+        text = " ".join(
+            t.text if t.token_type in (TokenType.STRING, TokenType.IDENTIFIER) else t.text.upper()
+            for t in tokens
+        )
     except Exception:  # the guard tokenized it already; this is only a fallback
         text = " ".join(parsed.body.split())
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"sql:{digest}"
 
 
-def compute(*, engine: Engine, facts: RelationFacts, sources: DataSources, catalog: Catalog,
-            parsed, inputs, preview, table: str | None, key: str | None,
-            connection: str | None, drift_factor: float = rules.DRIFT_FACTOR,
-            previous_row_count: int | None = None) -> list[dict]:
+def compute(
+    *,
+    engine: Engine,
+    facts: RelationFacts,
+    sources: DataSources,
+    catalog: Catalog,
+    parsed,
+    inputs,
+    preview,
+    table: str | None,
+    key: str | None,
+    connection: str | None,
+    drift_factor: float = rules.DRIFT_FACTOR,
+    previous_row_count: int | None = None,
+) -> list[dict]:
     """The checks of one result (see the module docstring), measured on ``engine`` and
     kept in ``facts``. ``inputs``: the statement's resolved tables
     (:class:`lantide.query.lineage.Input`), versioned by ``sources`` and ``catalog``;
@@ -92,11 +105,13 @@ def compute(*, engine: Engine, facts: RelationFacts, sources: DataSources, catal
         detail = rules.ratio_columns(columns)
         totals = {s.column for s in statement.sum_outputs} if statement else set()
         if table:
-            facts = result_stats.from_table(cur, table, columns, preview.row_count,
-                                            detail=detail, totals=totals)
+            facts = result_stats.from_table(
+                cur, table, columns, preview.row_count, detail=detail, totals=totals
+            )
         else:
-            facts = result_stats.from_rows(columns, preview.rows, preview.row_count,
-                                           detail=detail, totals=totals)
+            facts = result_stats.from_rows(
+                columns, preview.rows, preview.row_count, detail=detail, totals=totals
+            )
         if statement is not None and statement.has_joins:
             from lantide.query.checks.fan_out import FanOutAnalysis
 
@@ -143,17 +158,22 @@ def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict:
         if inp.kind == lin.DATA:
             table = inp.detail
             key = ((table.schema or "").casefold() or None, table.name.casefold())
-            out[key] = Relation(f"data:{table.qualified_name}", table.qualified_name,
-                                sources.fingerprint(table))
+            out[key] = Relation(
+                f"data:{table.qualified_name}", table.qualified_name, sources.fingerprint(table)
+            )
             continue
         if inp.kind in (lin.TAB, lin.CACHED):
             cached = catalog.cached(inp.target)
             if cached is None:
                 continue
-            version = cached.fingerprint or (cached.created_at.isoformat()
-                                             if cached.created_at else "")
-            rel = Relation(f"cached:{cached.name.casefold()}", quote_ident(cached.name),
-                           f"{version}|{cached.step_id}")
+            version = cached.fingerprint or (
+                cached.created_at.isoformat() if cached.created_at else ""
+            )
+            rel = Relation(
+                f"cached:{cached.name.casefold()}",
+                quote_ident(cached.name),
+                f"{version}|{cached.step_id}",
+            )
             out[(None, inp.name.strip('"').casefold())] = rel
             out[(None, cached.name.casefold())] = rel
     return out
@@ -168,8 +188,10 @@ def _analyse(cur, store: RelationFacts, parsed, relations: dict):
 
     if not parsed.join_count:
         return analyse_without_joins(parsed.expression)
-    memo = (parsed.body, tuple(sorted((k, r.version) for k, r in relations.items()
-                                      if k[0] is None)))
+    memo = (
+        parsed.body,
+        tuple(sorted((k, r.version) for k, r in relations.items() if k[0] is None)),
+    )
     known = store.remembered_statement(memo)
     if known is not None:
         return known

@@ -31,21 +31,31 @@ from lantide.query.names import INTERNAL_SCHEMA, quote_ident
 log = logging.getLogger(__name__)
 
 _TABLE = f'"{INTERNAL_SCHEMA}".check_facts'
-_SCHEMA_SQL = (f"CREATE TABLE IF NOT EXISTS {_TABLE} (subject VARCHAR, fact VARCHAR, "
-               "version VARCHAR, value VARCHAR, measured_at TIMESTAMP, "
-               "PRIMARY KEY (subject, fact))")
+_SCHEMA_SQL = (
+    f"CREATE TABLE IF NOT EXISTS {_TABLE} (subject VARCHAR, fact VARCHAR, "
+    "version VARCHAR, value VARCHAR, measured_at TIMESTAMP, "
+    "PRIMARY KEY (subject, fact))"
+)
 # Written to the database: data files (large, stable between processes) and step row
 # counts. A cached table gets a new version with every run, so its facts live in memory.
 PERSISTED_SUBJECTS = ("data:", "step")
 BITSTRING_MAX_RANGE = 1 << 26  # 8 MB of bits: beyond this, group the keys
-_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
-                  "UINTEGER", "UBIGINT"}
+_INTEGER_TYPES = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+}
 
 
 @dataclass(frozen=True)
 class KeyFacts:
-    non_null: int          # rows whose key has no NULL part
-    distinct: int          # distinct keys among them
+    non_null: int  # rows whose key has no NULL part
+    distinct: int  # distinct keys among them
     max_repeat: int | None = None  # rows of the most frequent key (None: not measured)
 
     @property
@@ -57,10 +67,10 @@ class KeyFacts:
 class Relation:
     """Something facts can be measured on: ``sql`` is what goes after ``FROM``."""
 
-    subject: str           # stable name: the table's name, or the derived table's SQL hash
+    subject: str  # stable name: the table's name, or the derived table's SQL hash
     sql: str
     version: str
-    prefix: str = ""       # a WITH clause the SQL needs (derived tables reading CTEs)
+    prefix: str = ""  # a WITH clause the SQL needs (derived tables reading CTEs)
 
 
 class RelationFacts:
@@ -85,7 +95,8 @@ class RelationFacts:
         memory = {}
         try:
             for subject, fact, version, value in self.engine.execute(
-                    f"SELECT subject, fact, version, value FROM {_TABLE}"):
+                f"SELECT subject, fact, version, value FROM {_TABLE}"
+            ):
                 try:
                     memory[(subject, fact)] = (version, json.loads(value))
                 except (TypeError, ValueError):
@@ -107,8 +118,13 @@ class RelationFacts:
         with self._lock:
             self._memory[(rel.subject, fact)] = (rel.version, value)
             if rel.subject.startswith(PERSISTED_SUBJECTS):
-                self._pending[(rel.subject, fact)] = [rel.subject, fact, rel.version,
-                                                      json.dumps(value), now_utc()]
+                self._pending[(rel.subject, fact)] = [
+                    rel.subject,
+                    fact,
+                    rel.version,
+                    json.dumps(value),
+                    now_utc(),
+                ]
 
     def flush(self, cur) -> None:
         with self._lock:
@@ -160,7 +176,9 @@ class RelationFacts:
         if known is not None and (not with_max or known.get("max_repeat") is not None):
             return KeyFacts(known["non_null"], known["distinct"], known.get("max_repeat"))
         cols = [quote_ident(k) for k in keys]
-        source = f"{rel.prefix} SELECT * FROM {rel.sql}" if rel.prefix else f"SELECT * FROM {rel.sql}"
+        source = (
+            f"{rel.prefix} SELECT * FROM {rel.sql}" if rel.prefix else f"SELECT * FROM {rel.sql}"
+        )
         not_null = " AND ".join(f"{c} IS NOT NULL" for c in cols)
         facts = None
         if known is None and len(keys) == 1:
@@ -170,15 +188,26 @@ class RelationFacts:
         if facts is None or (with_max and facts.max_repeat is None):
             distinct, max_repeat, non_null = cur.execute(
                 f"SELECT count(*), max(n), sum(n) FROM (SELECT count(*) AS n FROM ({source}) "
-                f"WHERE {not_null} GROUP BY {', '.join(cols)})").fetchall()[0]
+                f"WHERE {not_null} GROUP BY {', '.join(cols)})"
+            ).fetchall()[0]
             facts = KeyFacts(int(non_null or 0), int(distinct or 0), int(max_repeat or 0))
         if facts.unique and facts.max_repeat is None:
             facts = KeyFacts(facts.non_null, facts.distinct, 1 if facts.non_null else 0)
-        self._put(cur, rel, fact, {"non_null": facts.non_null, "distinct": facts.distinct,
-                                   "max_repeat": facts.max_repeat})
+        self._put(
+            cur,
+            rel,
+            fact,
+            {
+                "non_null": facts.non_null,
+                "distinct": facts.distinct,
+                "max_repeat": facts.max_repeat,
+            },
+        )
         return facts
 
-    def _clearly_repeated(self, cur, source: str, cols: list[str], not_null: str) -> KeyFacts | None:
+    def _clearly_repeated(
+        self, cur, source: str, cols: list[str], not_null: str
+    ) -> KeyFacts | None:
         """HyperLogLog's estimate, when it is far below the rows: not unique, no grouping
         needed (its error is about 2%, so 0.9 leaves a wide margin). Else None."""
         key = cols[0] if len(cols) == 1 else f"({', '.join(cols)})"
@@ -210,9 +239,14 @@ class RelationFacts:
         fact = "total:" + expression
         known = self._get(rel, fact)
         if known is None:
-            source = f"{rel.prefix} SELECT * FROM {rel.sql}" if rel.prefix else f"SELECT * FROM {rel.sql}"
-            total, low = cur.execute(f"SELECT sum({expression}), min({expression}) "
-                                     f"FROM ({source})").fetchall()[0]
+            source = (
+                f"{rel.prefix} SELECT * FROM {rel.sql}"
+                if rel.prefix
+                else f"SELECT * FROM {rel.sql}"
+            )
+            total, low = cur.execute(
+                f"SELECT sum({expression}), min({expression}) FROM ({source})"
+            ).fetchall()[0]
             known = {"sum": _number(total), "min": _number(low)}
             self._put(cur, rel, fact, known)
         return known["sum"], known["min"]

@@ -31,8 +31,8 @@ class Repetition:
     """Why the rows of one side are repeated: the joins that repeat them."""
 
     side: str
-    joins: list = field(default_factory=list)   # (edge, far alias, KeyFacts)
-    unknown: bool = False                        # a join whose key could not be measured
+    joins: list = field(default_factory=list)  # (edge, far alias, KeyFacts)
+    unknown: bool = False  # a join whose key could not be measured
 
     @property
     def repeated(self) -> bool:
@@ -63,7 +63,9 @@ class FanOutAnalysis:
         if any(v is None for v in versions):
             return None
         version = hashlib.sha256("|".join(v.version for v in versions).encode()).hexdigest()[:16]
-        subject = "derived:" + hashlib.sha256((self.statement.with_sql + sql).encode()).hexdigest()[:20]
+        subject = (
+            "derived:" + hashlib.sha256((self.statement.with_sql + sql).encode()).hexdigest()[:20]
+        )
         return Relation(subject, f"({sql})", version, self.statement.with_sql)
 
     def key_facts(self, js, alias: str, keys: list, *, with_max: bool = False) -> KeyFacts | None:
@@ -84,9 +86,12 @@ class FanOutAnalysis:
                     # measured again on the rows the statement keeps of that side
                     where = " AND ".join(f"({f})" for f in filters)
                     digest = hashlib.sha256(where.encode()).hexdigest()[:12]
-                    kept = Relation(f"{rel.subject}|where:{digest}",
-                                    f"(SELECT * FROM {rel.sql} WHERE {where})", rel.version,
-                                    rel.prefix)
+                    kept = Relation(
+                        f"{rel.subject}|where:{digest}",
+                        f"(SELECT * FROM {rel.sql} WHERE {where})",
+                        rel.version,
+                        rel.prefix,
+                    )
                     found = self.facts.keys(self.cur, kept, names, with_max=with_max)
         self._unique[memo] = found
         return found
@@ -149,25 +154,35 @@ class FanOutAnalysis:
             if rep is None or not (rep.repeated or rep.unknown):
                 continue  # every join keeps one row per row of the summed table
             rel = self.relation_of(out.table)
-            column = result_facts.columns[out.column] if out.column < len(result_facts.columns) else None
+            column = (
+                result_facts.columns[out.column] if out.column < len(result_facts.columns) else None
+            )
             if rel is None or column is None or column.total is None:
                 continue
             base_total, base_min = self.facts.total(self.cur, rel, out.expression)
             if base_total is None or base_min is None or base_min < 0:
                 continue  # with negative values a subset can sum higher: no proof
             if column.total > base_total * (1 + 1e-9) + 1e-9:
-                checks.append({
-                    "code": "TOTAL_EXCEEDS_SOURCE", "severity": "error",
-                    "message": (f"{out.output_name} totals {column.total:,.2f} over the result, "
-                                f"more than the {base_total:,.2f} of {out.expression} in "
-                                f"{js.sources[out.alias].name} itself: the join counts some of "
-                                f"its rows more than once"),
-                    "evidence": {"column": out.output_name, "result_total": column.total,
-                                 "source": _label(js, out.alias),
-                                 "source_total": base_total,
-                                 "ratio": round(column.total / base_total, 3) if base_total else None}})
+                checks.append(
+                    {
+                        "code": "TOTAL_EXCEEDS_SOURCE",
+                        "severity": "error",
+                        "message": (
+                            f"{out.output_name} totals {column.total:,.2f} over the result, "
+                            f"more than the {base_total:,.2f} of {out.expression} in "
+                            f"{js.sources[out.alias].name} itself: the join counts some of "
+                            f"its rows more than once"
+                        ),
+                        "evidence": {
+                            "column": out.output_name,
+                            "result_total": column.total,
+                            "source": _label(js, out.alias),
+                            "source_total": base_total,
+                            "ratio": round(column.total / base_total, 3) if base_total else None,
+                        },
+                    }
+                )
         return checks
-
 
     def _fan_out_check(self, js, rep: Repetition, aggregates: list[str]) -> dict:
         joins = []
@@ -178,24 +193,38 @@ class FanOutAnalysis:
             facts = self.key_facts(js, far, far_keys, with_max=True) or facts
             times = facts.max_repeat or 0
             bound *= max(times, 1)
-            joins.append({"join": f"{_label(js, edge.left)} {edge.kind} {_label(js, edge.right)} "
-                                  f"ON {edge.condition()}",
-                          "by": _label(js, far), "by_name": js.sources[far].name,
-                          "key": [k.name for k in far_keys],
-                          "key_rows": facts.non_null, "distinct_keys": facts.distinct,
-                          "max_repeat": times})
+            joins.append(
+                {
+                    "join": f"{_label(js, edge.left)} {edge.kind} {_label(js, edge.right)} "
+                    f"ON {edge.condition()}",
+                    "by": _label(js, far),
+                    "by_name": js.sources[far].name,
+                    "key": [k.name for k in far_keys],
+                    "key_rows": facts.non_null,
+                    "distinct_keys": facts.distinct,
+                    "max_repeat": times,
+                }
+            )
         first = joins[0]
         side = js.sources[rep.side].name
         far = first["by_name"] if "by_name" in first else first["by"]
         verb = "sums" if all(a.lower().startswith(("sum", "avg")) for a in aggregates) else "counts"
         return {
-            "code": "JOIN_FAN_OUT", "severity": "error",
-            "message": (f"{', '.join(aggregates)} {verb} rows of {side}, but the join with "
-                        f"{far} repeats them: {far}.{', '.join(first['key'])} has "
-                        f"{first['distinct_keys']:,} distinct values for {first['key_rows']:,} "
-                        f"rows, so one row of {side} appears up to {bound:,} times"),
-            "evidence": {"repeated_side": _label(js, rep.side), "aggregates": aggregates,
-                         "joins": joins, "max_repeat": bound}}
+            "code": "JOIN_FAN_OUT",
+            "severity": "error",
+            "message": (
+                f"{', '.join(aggregates)} {verb} rows of {side}, but the join with "
+                f"{far} repeats them: {far}.{', '.join(first['key'])} has "
+                f"{first['distinct_keys']:,} distinct values for {first['key_rows']:,} "
+                f"rows, so one row of {side} appears up to {bound:,} times"
+            ),
+            "evidence": {
+                "repeated_side": _label(js, rep.side),
+                "aggregates": aggregates,
+                "joins": joins,
+                "max_repeat": bound,
+            },
+        }
 
 
 def _grouped_by(select, key_names: list[str]) -> bool:
@@ -204,8 +233,9 @@ def _grouped_by(select, key_names: list[str]) -> bool:
 
     if not isinstance(select, exp.Select):
         return False
-    outputs = {p.alias_or_name: p.unwrap() if hasattr(p, "unwrap") else p
-               for p in select.expressions}
+    outputs = {
+        p.alias_or_name: p.unwrap() if hasattr(p, "unwrap") else p for p in select.expressions
+    }
     key_sql = {_plain(outputs[k]) for k in key_names if k in outputs}
     group = select.args.get("group")
     if group is not None and group.expressions:
@@ -220,7 +250,9 @@ def _grouped_by(select, key_names: list[str]) -> bool:
         return bool(wanted) and wanted <= key_sql
     if select.args.get("distinct"):
         return {_plain(p) for p in select.expressions} <= key_sql
-    has_agg = any(isinstance(a, exp.AggFunc) for p in select.expressions for a in p.find_all(exp.AggFunc))
+    has_agg = any(
+        isinstance(a, exp.AggFunc) for p in select.expressions for a in p.find_all(exp.AggFunc)
+    )
     return has_agg and group is None  # one row in all
 
 

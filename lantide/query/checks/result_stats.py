@@ -18,8 +18,22 @@ from dataclasses import dataclass, field
 from lantide.query.names import quote_ident
 
 _FLOATS = ("FLOAT", "DOUBLE", "REAL")
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL")
+_NUMERIC = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "FLOAT",
+    "DOUBLE",
+    "REAL",
+    "DECIMAL",
+)
 
 
 def is_float(type_name: str) -> bool:
@@ -35,7 +49,7 @@ class ColumnFacts:
     name: str
     type: str
     non_null: int = 0
-    nonfinite: int = 0          # NaN, +inf, -inf (float columns)
+    nonfinite: int = 0  # NaN, +inf, -inf (float columns)
     minimum: float | None = None
     maximum: float | None = None
     median: float | None = None
@@ -53,8 +67,15 @@ class ResultFacts:
         return self.rows_seen >= self.row_count
 
 
-def from_table(cur, table: str, columns: list[dict], row_count: int, *,
-               detail: set[int] = frozenset(), totals: set[int] = frozenset()) -> ResultFacts:
+def from_table(
+    cur,
+    table: str,
+    columns: list[dict],
+    row_count: int,
+    *,
+    detail: set[int] = frozenset(),
+    totals: set[int] = frozenset(),
+) -> ResultFacts:
     """One aggregate statement over the cached table. ``detail``: column positions that
     need min, max and median; ``totals``: positions whose sum is needed."""
     parts: list[str] = []
@@ -67,8 +88,11 @@ def from_table(cur, table: str, columns: list[dict], row_count: int, *,
             parts.append(f"count(*) FILTER (WHERE isnan({ident}) OR isinf({ident}))")
             plan.append((i, "nonfinite"))
         if is_numeric(col["type"]):
-            finite = (f" FILTER (WHERE NOT (isnan({ident}) OR isinf({ident})))"
-                      if is_float(col["type"]) else "")
+            finite = (
+                f" FILTER (WHERE NOT (isnan({ident}) OR isinf({ident})))"
+                if is_float(col["type"])
+                else ""
+            )
             if i in detail:
                 for what, agg in (("minimum", "min"), ("maximum", "max"), ("median", "median")):
                     parts.append(f"CAST({agg}({ident}){finite} AS DOUBLE)")
@@ -76,14 +100,16 @@ def from_table(cur, table: str, columns: list[dict], row_count: int, *,
             if i in totals:
                 parts.append(f"CAST(sum({ident}) AS DOUBLE)")
                 plan.append((i, "total"))
-    facts = ResultFacts(row_count, row_count,
-                        [ColumnFacts(c["name"], c["type"]) for c in columns])
+    facts = ResultFacts(row_count, row_count, [ColumnFacts(c["name"], c["type"]) for c in columns])
     if not parts or row_count == 0:
         return facts
     values = cur.execute(f"SELECT {', '.join(parts)} FROM {quote_ident(table)}").fetchall()[0]
     for (i, what), value in zip(plan, values):
-        setattr(facts.columns[i], what, value if what in ("minimum", "maximum", "median", "total")
-                else int(value or 0))
+        setattr(
+            facts.columns[i],
+            what,
+            value if what in ("minimum", "maximum", "median", "total") else int(value or 0),
+        )
     return facts
 
 
@@ -98,8 +124,14 @@ def _as_float(value) -> float | None:
     return None
 
 
-def from_rows(columns: list[dict], rows: list[list], row_count: int, *,
-              detail: set[int] = frozenset(), totals: set[int] = frozenset()) -> ResultFacts:
+def from_rows(
+    columns: list[dict],
+    rows: list[list],
+    row_count: int,
+    *,
+    detail: set[int] = frozenset(),
+    totals: set[int] = frozenset(),
+) -> ResultFacts:
     """The same facts from the preview rows (all of the result, or its first rows)."""
     facts = ResultFacts(row_count, len(rows), [ColumnFacts(c["name"], c["type"]) for c in columns])
     for i, col in enumerate(facts.columns):

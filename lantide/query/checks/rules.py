@@ -15,11 +15,32 @@ from lantide.query.checks.statement import tokens
 PERCENT_WORDS = {"pct", "percent", "percentage", "perc"}
 SHARE_WORDS = {"share", "fraction", "proportion", "rate", "ratio"}
 # ... unless they name a change or a conversion, which may be negative or large.
-NOT_BOUNDED_WORDS = {"growth", "change", "delta", "diff", "difference", "exchange", "fx",
-                     "yoy", "mom", "wow", "lift", "uplift", "increase", "decrease", "odds",
-                     "hazard", "hourly", "daily", "monthly", "day", "hour", "per"}
+NOT_BOUNDED_WORDS = {
+    "growth",
+    "change",
+    "delta",
+    "diff",
+    "difference",
+    "exchange",
+    "fx",
+    "yoy",
+    "mom",
+    "wow",
+    "lift",
+    "uplift",
+    "increase",
+    "decrease",
+    "odds",
+    "hazard",
+    "hourly",
+    "daily",
+    "monthly",
+    "day",
+    "hour",
+    "per",
+}
 MEDIAN_FACTOR = 1_000
-DRIFT_FACTOR = 2.0   # a re-run whose row count moved more than this factor (either way)
+DRIFT_FACTOR = 2.0  # a re-run whose row count moved more than this factor (either way)
 DRIFT_MIN_ROWS = 10  # ... and by at least this many rows
 
 
@@ -38,9 +59,14 @@ def ratio_bound(name: str) -> float | None:
 def empty_result(facts) -> list[dict]:
     if facts.row_count:
         return []
-    return [{"code": "EMPTY_RESULT", "severity": "warning",
-             "message": "the result has no rows",
-             "evidence": {"row_count": 0}}]
+    return [
+        {
+            "code": "EMPTY_RESULT",
+            "severity": "warning",
+            "message": "the result has no rows",
+            "evidence": {"row_count": 0},
+        }
+    ]
 
 
 def all_null_columns(facts) -> list[dict]:
@@ -49,10 +75,15 @@ def all_null_columns(facts) -> list[dict]:
     empty = [c.name for c in facts.columns if c.non_null == 0]
     if not empty:
         return []
-    return [{"code": "ALL_NULL_COLUMN", "severity": "warning",
-             "message": f"{_names(empty)} {'is' if len(empty) == 1 else 'are'} NULL in every "
-                        f"one of the {facts.row_count:,} rows",
-             "evidence": {"columns": empty, "row_count": facts.row_count}}]
+    return [
+        {
+            "code": "ALL_NULL_COLUMN",
+            "severity": "warning",
+            "message": f"{_names(empty)} {'is' if len(empty) == 1 else 'are'} NULL in every "
+            f"one of the {facts.row_count:,} rows",
+            "evidence": {"columns": empty, "row_count": facts.row_count},
+        }
+    ]
 
 
 def nan_or_inf(facts) -> list[dict]:
@@ -60,10 +91,15 @@ def nan_or_inf(facts) -> list[dict]:
     if not found:
         return []
     where = "" if facts.complete else f" (in the first {facts.rows_seen:,} rows)"
-    return [{"code": "NAN_OR_INF", "severity": "warning",
-             "message": f"{_names(list(found))} hold NaN or infinite values{where}: "
-                        + ", ".join(f"{name} {n:,}" for name, n in found.items()),
-             "evidence": {"columns": found, "rows_seen": facts.rows_seen}}]
+    return [
+        {
+            "code": "NAN_OR_INF",
+            "severity": "warning",
+            "message": f"{_names(list(found))} hold NaN or infinite values{where}: "
+            + ", ".join(f"{name} {n:,}" for name, n in found.items()),
+            "evidence": {"columns": found, "rows_seen": facts.rows_seen},
+        }
+    ]
 
 
 def division_by_zero(facts, divisions) -> list[dict]:
@@ -76,16 +112,26 @@ def division_by_zero(facts, divisions) -> list[dict]:
         evidence = {"column": col.name, "division": div.text, "divisor": div.divisor}
         if bad:
             evidence["null_or_nonfinite_rows"] = bad
-            out.append({"code": "DIVISION_BY_ZERO_RISK", "severity": "warning",
-                        "message": f"{col.name} divides by {div.divisor}, which is not guarded; "
-                                   f"{bad:,} of its {facts.rows_seen:,} values are NULL, NaN or "
-                                   f"infinite",
-                        "evidence": evidence})
+            out.append(
+                {
+                    "code": "DIVISION_BY_ZERO_RISK",
+                    "severity": "warning",
+                    "message": f"{col.name} divides by {div.divisor}, which is not guarded; "
+                    f"{bad:,} of its {facts.rows_seen:,} values are NULL, NaN or "
+                    f"infinite",
+                    "evidence": evidence,
+                }
+            )
         else:
-            out.append({"code": "DIVISION_BY_ZERO_RISK", "severity": "info",
-                        "message": f"{col.name} divides by {div.divisor}, which can be 0 or NULL "
-                                   f"and is not guarded (no value is affected in this result)",
-                        "evidence": evidence})
+            out.append(
+                {
+                    "code": "DIVISION_BY_ZERO_RISK",
+                    "severity": "info",
+                    "message": f"{col.name} divides by {div.divisor}, which can be 0 or NULL "
+                    f"and is not guarded (no value is affected in this result)",
+                    "evidence": evidence,
+                }
+            )
     return out
 
 
@@ -93,8 +139,11 @@ def ratio_columns(columns: list[dict]) -> set[int]:
     """Positions of numeric columns named like a percent, share or rate."""
     from lantide.query.checks.result_stats import is_numeric
 
-    return {i for i, c in enumerate(columns)
-            if is_numeric(c["type"]) and ratio_bound(c["name"]) is not None}
+    return {
+        i
+        for i, c in enumerate(columns)
+        if is_numeric(c["type"]) and ratio_bound(c["name"]) is not None
+    }
 
 
 def implausible_ratios(facts) -> list[dict]:
@@ -103,24 +152,39 @@ def implausible_ratios(facts) -> list[dict]:
         bound = ratio_bound(col.name)
         if bound is None or col.minimum is None or col.maximum is None:
             continue
-        evidence = {"column": col.name, "min": col.minimum, "max": col.maximum,
-                    "median": col.median, "expected": [0, bound]}
+        evidence = {
+            "column": col.name,
+            "min": col.minimum,
+            "max": col.maximum,
+            "median": col.median,
+            "expected": [0, bound],
+        }
         outside = col.minimum < 0 or col.maximum > bound
         if outside and bound == 1.0 and col.minimum >= 0 and col.maximum <= 100:
             outside = False  # a share written in percent: only [0, 100] is a hard limit
         if outside:
-            out.append({"code": "IMPLAUSIBLE_RATIO", "severity": "warning",
-                        "message": f"{col.name} is named like a "
-                                   f"{'percentage' if bound == 100 else 'share or rate'} but "
-                                   f"ranges from {_num(col.minimum)} to {_num(col.maximum)}, "
-                                   f"outside [0, {bound:g}]",
-                        "evidence": evidence})
+            out.append(
+                {
+                    "code": "IMPLAUSIBLE_RATIO",
+                    "severity": "warning",
+                    "message": f"{col.name} is named like a "
+                    f"{'percentage' if bound == 100 else 'share or rate'} but "
+                    f"ranges from {_num(col.minimum)} to {_num(col.maximum)}, "
+                    f"outside [0, {bound:g}]",
+                    "evidence": evidence,
+                }
+            )
             continue
         if col.median is not None and col.median > 0 and col.maximum > MEDIAN_FACTOR * col.median:
-            out.append({"code": "IMPLAUSIBLE_RATIO", "severity": "warning",
-                        "message": f"{col.name} reaches {_num(col.maximum)}, more than "
-                                   f"{MEDIAN_FACTOR:,}x its median {_num(col.median)}",
-                        "evidence": evidence})
+            out.append(
+                {
+                    "code": "IMPLAUSIBLE_RATIO",
+                    "severity": "warning",
+                    "message": f"{col.name} reaches {_num(col.maximum)}, more than "
+                    f"{MEDIAN_FACTOR:,}x its median {_num(col.median)}",
+                    "evidence": evidence,
+                }
+            )
     return out
 
 
@@ -130,10 +194,15 @@ def row_count_drift(previous: int | None, now: int, factor: float = DRIFT_FACTOR
     low, high = sorted((previous, now))
     if high - low < DRIFT_MIN_ROWS or high <= factor * max(low, 1) and low > 0:
         return []
-    return [{"code": "ROW_COUNT_DRIFT", "severity": "warning",
-             "message": f"this step returned {previous:,} rows last time and {now:,} now "
-                        f"(more than {factor:g}x apart)",
-             "evidence": {"previous_row_count": previous, "row_count": now, "factor": factor}}]
+    return [
+        {
+            "code": "ROW_COUNT_DRIFT",
+            "severity": "warning",
+            "message": f"this step returned {previous:,} rows last time and {now:,} now "
+            f"(more than {factor:g}x apart)",
+            "evidence": {"previous_row_count": previous, "row_count": now, "factor": factor},
+        }
+    ]
 
 
 def _names(names: list[str]) -> str:

@@ -35,8 +35,8 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 @dataclass
 class Source:
     alias: str
-    table: object = None       # sqlglot Table of a base relation, else None
-    scope: object = None       # sqlglot Scope of a derived table or CTE, else None
+    table: object = None  # sqlglot Table of a base relation, else None
+    scope: object = None  # sqlglot Scope of a derived table or CTE, else None
 
     @property
     def name(self) -> str:
@@ -57,7 +57,7 @@ class Source:
 class Edge:
     left: str
     right: str
-    left_keys: list = field(default_factory=list)    # sqlglot Column nodes (or expressions)
+    left_keys: list = field(default_factory=list)  # sqlglot Column nodes (or expressions)
     right_keys: list = field(default_factory=list)
     kind: str = "JOIN"
 
@@ -68,24 +68,26 @@ class Edge:
         return self.right if alias == self.left else self.left
 
     def condition(self) -> str:
-        return " AND ".join(f"{a.sql('duckdb')} = {b.sql('duckdb')}"
-                            for a, b in zip(self.left_keys, self.right_keys))
+        return " AND ".join(
+            f"{a.sql('duckdb')} = {b.sql('duckdb')}"
+            for a, b in zip(self.left_keys, self.right_keys)
+        )
 
 
 @dataclass
 class Additive:
-    text: str                         # the aggregate as SQL, with its output name
-    function: str                     # count / sum / avg
-    sides: set                        # (scope id, alias) pairs whose columns it reads
-    star: bool = False                # COUNT(*)
+    text: str  # the aggregate as SQL, with its output name
+    function: str  # count / sum / avg
+    sides: set  # (scope id, alias) pairs whose columns it reads
+    star: bool = False  # COUNT(*)
     output_name: str | None = None
 
 
 @dataclass
 class JoinScope:
     scope: object
-    sources: dict                     # alias -> Source
-    edges: list                       # Edge
+    sources: dict  # alias -> Source
+    edges: list  # Edge
     additives: list = field(default_factory=list)
     filters: dict = field(default_factory=dict)  # alias -> [SQL of conditions on it alone]
 
@@ -96,20 +98,20 @@ class JoinScope:
 
 @dataclass
 class Division:
-    column: int                       # output position
+    column: int  # output position
     output_name: str
-    text: str                         # the division as SQL
+    text: str  # the division as SQL
     divisor: str
 
 
 @dataclass
 class SumOutput:
-    column: int                       # output position
+    column: int  # output position
     output_name: str
     scope_key: int
-    alias: str                        # the source the summed column belongs to
-    table: object                     # sqlglot Table
-    expression: str                   # the summed column as SQL on the base table
+    alias: str  # the source the summed column belongs to
+    table: object  # sqlglot Table
+    expression: str  # the summed column as SQL on the base table
 
 
 @dataclass
@@ -132,8 +134,12 @@ def analyse_without_joins(expression) -> Statement:
 
     if not isinstance(expression, exp.Select):
         return Statement([], [], [])
-    if any(isinstance(p, exp.Star) or isinstance(getattr(p, "this", None), exp.Star)
-           or type(p).__name__ == "Columns" for p in expression.expressions):
+    if any(
+        isinstance(p, exp.Star)
+        or isinstance(getattr(p, "this", None), exp.Star)
+        or type(p).__name__ == "Columns"
+        for p in expression.expressions
+    ):
         return Statement([], [], [], expression)  # * hides which output is which
     return Statement([], _divisions(expression), [], expression)
 
@@ -145,8 +151,13 @@ def analyse(expression, schema: dict | None) -> Statement:
     from sqlglot.optimizer.qualify import qualify
     from sqlglot.optimizer.scope import traverse_scope
 
-    tree = qualify(expression, dialect="duckdb", schema=schema or None,
-                   validate_qualify_columns=False, identify=False)
+    tree = qualify(
+        expression,
+        dialect="duckdb",
+        schema=schema or None,
+        validate_qualify_columns=False,
+        identify=False,
+    )
     scopes = traverse_scope(tree)
     by_scope = {}
     join_scopes = []
@@ -164,8 +175,12 @@ def analyse(expression, schema: dict | None) -> Statement:
                 sources[alias] = Source(alias)
         if len(sources) < 2:
             continue
-        js = JoinScope(scope, sources, _edges(scope.expression, sources),
-                       filters=_local_filters(scope.expression, sources))
+        js = JoinScope(
+            scope,
+            sources,
+            _edges(scope.expression, sources),
+            filters=_local_filters(scope.expression, sources),
+        )
         by_scope[id(scope)] = js
         join_scopes.append(js)
     for scope in scopes:
@@ -173,8 +188,13 @@ def analyse(expression, schema: dict | None) -> Statement:
             _collect_additives(scope, by_scope)
     root = scopes[-1].expression if scopes else None
     with_node = tree.args.get("with") or tree.args.get("with_")
-    statement = Statement(join_scopes, [], [], root if isinstance(root, exp.Select) else None,
-                          with_node.sql("duckdb") if with_node is not None else "")
+    statement = Statement(
+        join_scopes,
+        [],
+        [],
+        root if isinstance(root, exp.Select) else None,
+        with_node.sql("duckdb") if with_node is not None else "",
+    )
     if statement.root_select is not None:
         statement.divisions = _divisions(statement.root_select)
         statement.sum_outputs = _sum_outputs(scopes[-1], by_scope)
@@ -215,8 +235,9 @@ def _local_filters(select, sources: dict) -> dict:
 
     out: dict[str, list[str]] = {}
     for cond in _conditions(select)[0]:
-        if any(isinstance(n, (exp.Subquery, exp.Select, exp.AggFunc, exp.Window))
-               for n in cond.walk()):
+        if any(
+            isinstance(n, (exp.Subquery, exp.Select, exp.AggFunc, exp.Window)) for n in cond.walk()
+        ):
             continue
         tables = {col.table for col in cond.find_all(exp.Column)}
         if len(tables) != 1:
@@ -248,8 +269,9 @@ def _edges(select, sources: dict) -> list:
         pair = tuple(sorted((ta, tb)))
         edge = edges.setdefault(pair, Edge(pair[0], pair[1], kind=kinds.get(id(cond), "JOIN")))
         left, right = (a, b) if ta == pair[0] else (b, a)
-        if left.name not in [k.name for k in edge.left_keys] or \
-                right.name not in [k.name for k in edge.right_keys]:
+        if left.name not in [k.name for k in edge.left_keys] or right.name not in [
+            k.name for k in edge.right_keys
+        ]:
             edge.left_keys.append(left)
             edge.right_keys.append(right)
     return list(edges.values())
@@ -310,8 +332,11 @@ def _collapses(select) -> bool:
 
     if select.args.get("group") or select.args.get("distinct"):
         return True
-    return any(isinstance(agg, exp.AggFunc) and _in_this_select(agg, select)
-               for projection in select.expressions for agg in projection.find_all(exp.AggFunc))
+    return any(
+        isinstance(agg, exp.AggFunc) and _in_this_select(agg, select)
+        for projection in select.expressions
+        for agg in projection.find_all(exp.AggFunc)
+    )
 
 
 def _collect_additives(scope, by_scope: dict) -> None:
@@ -340,7 +365,9 @@ def _collect_additives(scope, by_scope: dict) -> None:
             # SUM(CASE WHEN cond THEN 1 ELSE 0 END), COUNT(CASE WHEN … THEN 1 END): a
             # conditional COUNT(*); its columns only choose which joined rows count
             js = by_scope.get(id(scope))
-            sides = {(id(scope), alias) for alias in _named_sides(name, js.sources)} if js else set()
+            sides = (
+                {(id(scope), alias) for alias in _named_sides(name, js.sources)} if js else set()
+            )
             if sides:
                 js.additives.append(Additive(text, function, sides, star=True, output_name=name))
             continue
@@ -356,9 +383,11 @@ def _collect_additives(scope, by_scope: dict) -> None:
         for scope_key in {s for s, _ in sides}:
             js = by_scope.get(scope_key)
             if js is not None:
-                js.additives.append(Additive(text, function,
-                                             {s for s in sides if s[0] == scope_key},
-                                             output_name=name))
+                js.additives.append(
+                    Additive(
+                        text, function, {s for s in sides if s[0] == scope_key}, output_name=name
+                    )
+                )
 
 
 def _value_columns(node) -> list:
@@ -400,13 +429,18 @@ def _named_sides(output_name: str | None, sources: dict) -> list[str]:
     if not output_name:
         return []
     words = {_stem(w) for w in tokens(output_name)} - {""}
-    names = {alias: (src.table.name if src.table is not None else alias)
-             for alias, src in sources.items()}
+    names = {
+        alias: (src.table.name if src.table is not None else alias)
+        for alias, src in sources.items()
+    }
     whole = [alias for alias, name in names.items() if name and _stem(name) in words]
     if whole:
         return whole
-    by_word = [alias for alias, name in names.items()
-               if {_stem(w) for w in tokens(name) if not w.isdigit()} & words]
+    by_word = [
+        alias
+        for alias, name in names.items()
+        if {_stem(w) for w in tokens(name) if not w.isdigit()} & words
+    ]
     return by_word if len(by_word) == 1 else []
 
 
@@ -447,8 +481,11 @@ def _divisions(select) -> list:
         for div in projection.find_all(exp.Div, exp.IntDiv):
             if not _in_this_select(div, select) or _guarded(div, projection):
                 continue
-            out.append(Division(i, projection.alias_or_name, div.sql("duckdb"),
-                                div.expression.sql("duckdb")))
+            out.append(
+                Division(
+                    i, projection.alias_or_name, div.sql("duckdb"), div.expression.sql("duckdb")
+                )
+            )
             break
     return out
 
@@ -469,6 +506,14 @@ def _sum_outputs(scope, by_scope: dict) -> list:
         src = js.sources.get(col.table)
         if src is None or src.table is None:
             continue
-        out.append(SumOutput(i, projection.alias_or_name, id(scope), col.table, src.table,
-                             exp.column(col.name, quoted=True).sql("duckdb")))
+        out.append(
+            SumOutput(
+                i,
+                projection.alias_or_name,
+                id(scope),
+                col.table,
+                src.table,
+                exp.column(col.name, quoted=True).sql("duckdb"),
+            )
+        )
     return out

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import (QApplication, QFrame, QSizePolicy, QTextBrowser, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QApplication, QFrame, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
-from lantide.ui.chat.chat_markdown import (STEP_SCHEME, render_markdown, split_step_lines, table_spans,
-                                      unit_starts)
+from lantide.ui.chat.chat_markdown import (
+    STEP_SCHEME,
+    render_markdown,
+    split_step_lines,
+    table_spans,
+    unit_starts,
+)
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame
 
@@ -29,7 +33,8 @@ SIDEWAYS_SCROLL_BAR = (
     " min-width: 24px; }"
     "QScrollBar::handle:horizontal:hover { background: palette(dark); }"
     "QScrollBar::add-line:horizontal, QScrollBar::sub-line:horizontal { width: 0; }"
-    "QScrollBar::add-page:horizontal, QScrollBar::sub-page:horizontal { background: none; }")
+    "QScrollBar::add-page:horizontal, QScrollBar::sub-page:horizontal { background: none; }"
+)
 
 
 class AutoHeightBrowser(QTextBrowser):
@@ -61,12 +66,17 @@ class AutoHeightBrowser(QTextBrowser):
 
     def set_wide(self, wide: bool) -> None:
         self.wide = wide
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if wide
-                                          else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap if wide
-                             else QTextBrowser.LineWrapMode.WidgetWidth)
-        self.setWordWrapMode(QTextOption.WrapMode.NoWrap if wide
-                             else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setHorizontalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded if wide else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
+        self.setLineWrapMode(
+            QTextBrowser.LineWrapMode.NoWrap if wide else QTextBrowser.LineWrapMode.WidgetWidth
+        )
+        self.setWordWrapMode(
+            QTextOption.WrapMode.NoWrap
+            if wide
+            else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere
+        )
         self._fit()
 
     def set_plain_text(self, text: str) -> None:
@@ -154,7 +164,7 @@ class AssistantMessageWidget(ThemedFrame):
         closing it off first when its finished blocks are long enough."""
         self._timer.stop()
         live = self._split_off_tables(self.segments[-1])
-        tail = self.text[live.start:]
+        tail = self.text[live.start :]
         if len(tail) >= SEGMENT_CHARS and len(tail) - self._checked_at >= SEGMENT_CHARS // 8:
             self._checked_at = len(tail)
             cut = _last_cut(tail)
@@ -165,8 +175,8 @@ class AssistantMessageWidget(ThemedFrame):
     def _split_off_tables(self, live: "_Segment") -> "_Segment":
         """A table gets a segment of its own (a box that scrolls sideways): the text before
         it is closed off, and the table's segment is closed once a block follows it."""
-        while "|" in self.text[live.start:]:
-            tail = self.text[live.start:]
+        while "|" in self.text[live.start :]:
+            tail = self.text[live.start :]
             spans = table_spans(tail)
             if not spans:
                 break
@@ -210,7 +220,8 @@ class AssistantMessageWidget(ThemedFrame):
         browser.sig_step_clicked.connect(self.sig_step_clicked)
         browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         browser.customContextMenuRequested.connect(
-            lambda pos, b=browser: self._context_menu(b, pos))
+            lambda pos, b=browser: self._context_menu(b, pos)
+        )
         self._layout.addWidget(browser)
         segment = _Segment(start, browser, first_step)
         self.segments.append(segment)
@@ -218,18 +229,25 @@ class AssistantMessageWidget(ThemedFrame):
 
     def _render_segment(self, segment: "_Segment") -> None:
         theme = colors()
-        text = self.text[segment.start:segment.end]
+        text = self.text[segment.start : segment.end]
         segment.step_count = sum(1 for kind, _ in split_step_lines(text) if kind == "step")
-        segment.browser.setHtml(render_markdown(
-            text, dark=theme.dark, step_ids=self.step_ids[segment.first_step:],
-            muted=theme.muted.name(), border=theme.border.name(),
-            code_background=theme.code_background.name()))
+        segment.browser.setHtml(
+            render_markdown(
+                text,
+                dark=theme.dark,
+                step_ids=self.step_ids[segment.first_step :],
+                muted=theme.muted.name(),
+                border=theme.border.name(),
+                code_background=theme.code_background.name(),
+            )
+        )
 
     def _context_menu(self, browser: AutoHeightBrowser, pos) -> None:
         menu = browser.createStandardContextMenu(pos)
         menu.addSeparator()
-        menu.addAction("Copy the whole answer as Markdown",
-                       lambda: QApplication.clipboard().setText(self.text))
+        menu.addAction(
+            "Copy the whole answer as Markdown", lambda: QApplication.clipboard().setText(self.text)
+        )
         menu.exec(browser.mapToGlobal(pos))
         menu.deleteLater()
 

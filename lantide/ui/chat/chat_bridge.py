@@ -134,10 +134,10 @@ class UiAppState(QObject):
         open_tabs = []
         for i, t in enumerate(tabs):
             content = unsaved if i == index and t.kind in TEXT_TABS else None
-            open_tabs.append(OpenTab(t.kind, tab_path(t), t.dirty or content is not None,
-                                     content))
-        state = AppState(focused_project=services.focused_project_name(), open_tabs=open_tabs,
-                         active_tab=index)
+            open_tabs.append(OpenTab(t.kind, tab_path(t), t.dirty or content is not None, content))
+        state = AppState(
+            focused_project=services.focused_project_name(), open_tabs=open_tabs, active_tab=index
+        )
         with self._lock:
             self._latest = state
         return state
@@ -158,8 +158,11 @@ class UiAppState(QObject):
 
     def tab_state(self, path: str) -> dict[str, Any]:
         tab = next((t for t in self.services.open_tabs() if tab_path(t) == path), None)
-        return {"open": tab is not None, "dirty": bool(tab and tab.dirty),
-                "reloaded": bool(tab and not tab.dirty)}
+        return {
+            "open": tab is not None,
+            "dirty": bool(tab and tab.dirty),
+            "reloaded": bool(tab and not tab.dirty),
+        }
 
     def _on_ui_thread(self, fn: Callable[[], Any]) -> Any:
         """``fn()`` run on the UI thread (queued when called from a worker, which waits
@@ -170,11 +173,13 @@ class UiAppState(QObject):
         try:
             self._sig_call.emit(call)
         except RuntimeError:  # the chat panel is gone
-            raise UiCallTimedOut("the app window is closing",
-                                 hint="Open the workspace again to go on.") from None
+            raise UiCallTimedOut(
+                "the app window is closing", hint="Open the workspace again to go on."
+            ) from None
         if not call.done.wait(self.ASK_TIMEOUT_S):
-            raise UiCallTimedOut("the app did not answer in time (it may be closing)",
-                                 hint="Try again in a moment.")
+            raise UiCallTimedOut(
+                "the app did not answer in time (it may be closing)", hint="Try again in a moment."
+            )
         if call.error is not None:
             raise call.error
         return call.result
@@ -204,8 +209,13 @@ class AgentTurnBridge(QObject):
     # Internal: background events from the agent's threads.
     _sig_background = Signal(object)
 
-    def __init__(self, services: AppServices, parent: QObject | None = None, *,
-                 registry: ToolRegistry | None = None):
+    def __init__(
+        self,
+        services: AppServices,
+        parent: QObject | None = None,
+        *,
+        registry: ToolRegistry | None = None,
+    ):
         super().__init__(parent)
         self.services = services
         self.registry = registry  # the agent's tools; None: the default registry
@@ -226,12 +236,18 @@ class AgentTurnBridge(QObject):
         from lantide.agent.services import EngineServices
         from lantide.agent.session import AgentSession
 
-        engine = EngineServices(self.services.workspace, self.services.settings,
-                                query_service=self.services.query)
-        return AgentSession.open(self.services.workspace, conversation_id,
-                                 settings=self.services.settings, app=self.app_state,
-                                 services=engine, registry=self.registry,
-                                 on_background_event=self._background_event)
+        engine = EngineServices(
+            self.services.workspace, self.services.settings, query_service=self.services.query
+        )
+        return AgentSession.open(
+            self.services.workspace,
+            conversation_id,
+            settings=self.services.settings,
+            app=self.app_state,
+            services=engine,
+            registry=self.registry,
+            on_background_event=self._background_event,
+        )
 
     def _background_event(self, event) -> None:
         """Called on the agent's background threads; queued to the UI thread."""
@@ -277,8 +293,9 @@ class AgentTurnBridge(QObject):
         if self.running:
             return
         if self.services.query is None and self.services.query_error is None:
-            self.when_engine_ready(lambda: self.open_conversation(conversation_id, on_opened,
-                                                                  on_error))
+            self.when_engine_ready(
+                lambda: self.open_conversation(conversation_id, on_opened, on_error)
+            )
             return
 
         def read(_ctx):
@@ -294,8 +311,11 @@ class AgentTurnBridge(QObject):
                 on_opened(result)
 
         self._opening = self.services.workers.submit(
-            read, on_result=opened, on_error=on_error or self.sig_turn_failed.emit,
-            name="open conversation")
+            read,
+            on_result=opened,
+            on_error=on_error or self.sig_turn_failed.emit,
+            name="open conversation",
+        )
 
     def _close_session(self) -> None:
         if self.session is not None:
@@ -333,15 +353,21 @@ class AgentTurnBridge(QObject):
             if instruction:
                 # Filed under the previous turn number: the turn's own number is derived
                 # from the last one recorded, which this event must not move.
-                current.conversation.add_event(APP_INSTRUCTION, current.conversation.last_turn,
-                                               text=message)
+                current.conversation.add_event(
+                    APP_INSTRUCTION, current.conversation.last_turn, text=message
+                )
             for event in current.run_turn(message, cancel):
                 context.emit(event)
             return current
 
         self.worker = self.services.workers.submit(
-            turn, on_event=self._handle_event, on_error=self._turn_failed,
-            on_finished=self._turn_ended, on_cancel=cancel.cancel, name="agent turn")
+            turn,
+            on_event=self._handle_event,
+            on_error=self._turn_failed,
+            on_finished=self._turn_ended,
+            on_cancel=cancel.cancel,
+            name="agent turn",
+        )
         self.sig_turn_running.emit(True)
         return True
 
@@ -379,9 +405,17 @@ class AgentTurnBridge(QObject):
         """What an event changes outside the chat panel."""
         # Imported here: the agent's modules load after start-up (warm_up_agent).
         from lantide.agent.events import (
-            FOCUSED_PROJECT, TOUCHES_TABLES, AssistantMessage, DocumentChanged,
-            ReflectionRecorded, StateChanged, StepRecorded, StepSummarized, TokenBudgetReached,
-            ToolReturned, TurnFinished,
+            FOCUSED_PROJECT,
+            TOUCHES_TABLES,
+            AssistantMessage,
+            DocumentChanged,
+            ReflectionRecorded,
+            StateChanged,
+            StepRecorded,
+            StepSummarized,
+            TokenBudgetReached,
+            ToolReturned,
+            TurnFinished,
         )
 
         services = self.services
@@ -389,10 +423,15 @@ class AgentTurnBridge(QObject):
             case StepRecorded(step=step):
                 services.sig_step_recorded.emit(dict(step))
             case StepSummarized():
-                services.sig_step_recorded.emit({
-                    "step_id": event.step_id, "summary": event.summary,
-                    "summary_status": event.summary_status,
-                    "conversation_id": self.conversation_id, "partial": True})
+                services.sig_step_recorded.emit(
+                    {
+                        "step_id": event.step_id,
+                        "summary": event.summary,
+                        "summary_status": event.summary_status,
+                        "conversation_id": self.conversation_id,
+                        "partial": True,
+                    }
+                )
             case ToolReturned(ok=True, touches=touches) if TOUCHES_TABLES in touches:
                 services.notify_tables_changed()
             case DocumentChanged(path=path):
@@ -404,9 +443,9 @@ class AgentTurnBridge(QObject):
             case StateChanged(what=what, project=str(project)) if what != FOCUSED_PROJECT:
                 # The focus needs nothing here: the agent changed it through UiAppState.
                 services.notify_paths_changed(
-                    [services.workspace.projects_dir / project / "project.json"])
-            case AssistantMessage() | TurnFinished() | ReflectionRecorded() | \
-                    TokenBudgetReached():
+                    [services.workspace.projects_dir / project / "project.json"]
+                )
+            case AssistantMessage() | TurnFinished() | ReflectionRecorded() | TokenBudgetReached():
                 self._report_tokens()
 
     def _report_tokens(self) -> None:

@@ -38,9 +38,11 @@ def _markdown():
         else:
             block = f'<pre style="margin:0;">{html.escape(code.rstrip(chr(10)))}</pre>'
         # A one-cell table: the way Qt's rich text gives a block a padded background.
-        return (f'<table width="100%" cellspacing="0" cellpadding="6" style="margin:4px 0; '
-                f'background-color:{env.get("code_background", "#f3f4f6")};"><tr><td>'
-                f"{block}</td></tr></table>\n")
+        return (
+            f'<table width="100%" cellspacing="0" cellpadding="6" style="margin:4px 0; '
+            f'background-color:{env.get("code_background", "#f3f4f6")};"><tr><td>'
+            f"{block}</td></tr></table>\n"
+        )
 
     md.add_render_rule("fence", fence)
     md.add_render_rule("code_block", fence)
@@ -53,7 +55,7 @@ def split_step_lines(text: str) -> list[tuple[str, str]]:
     pos = 0
     for match in _STEP_LINE.finditer(text):
         if match.start() > pos:
-            parts.append(("markdown", text[pos:match.start()]))
+            parts.append(("markdown", text[pos : match.start()]))
         parts.append(("step", match.group(1).strip()))
         pos = match.end()
     if pos < len(text):
@@ -120,9 +122,15 @@ def table_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None = None,
-                    muted: str = "#6b7280", border: str = "#d1d5db",
-                    code_background: str = "#f3f4f6") -> str:
+def render_markdown(
+    text: str,
+    *,
+    dark: bool = False,
+    step_ids: list[str] | None = None,
+    muted: str = "#6b7280",
+    border: str = "#d1d5db",
+    code_background: str = "#f3f4f6",
+) -> str:
     """HTML for ``text``. ``step_ids`` link the n-th step line to the n-th step."""
     md = _markdown()
     out: list[str] = []
@@ -134,12 +142,18 @@ def render_markdown(text: str, *, dark: bool = False, step_ids: list[str] | None
             continue
         step_id = steps.pop(0) if steps else None
         label = html.escape(chunk) or "(no summary)"
-        link = (f' &nbsp;<a href="{STEP_SCHEME}:{html.escape(step_id)}">ledger&nbsp;›</a>'
-                if step_id else "")
+        link = (
+            f' &nbsp;<a href="{STEP_SCHEME}:{html.escape(step_id)}">ledger&nbsp;›</a>'
+            if step_id
+            else ""
+        )
         out.append(f'<p style="color:{muted}; margin:2px 0;">▸ step: {label}{link}</p>')
     body = "".join(out)
-    body = body.replace("<table>", f'<table border="1" cellspacing="0" cellpadding="4" '
-                                   f'style="border-color:{border}; border-collapse:collapse;">')
+    body = body.replace(
+        "<table>",
+        f'<table border="1" cellspacing="0" cellpadding="4" '
+        f'style="border-color:{border}; border-collapse:collapse;">',
+    )
     return body
 
 
@@ -147,7 +161,7 @@ def plain_preview(text: str, limit: int = 80) -> str:
     """One line of ``text`` without Markdown punctuation (titles, tooltips)."""
     line = " ".join(text.split())
     line = re.sub(r"[*_`#>|]+", "", line)
-    return line if len(line) <= limit else line[:limit - 1] + "…"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def warm_up() -> None:

@@ -10,13 +10,13 @@ end) are small muted lines. The assistant's answer is in :mod:`lantide.ui.chat.c
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from lantide.ui.chat.chat_answer import AutoHeightBrowser
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame, tint
+
 
 class UserMessageWidget(ThemedFrame):
     """What the analyst typed (a bubble on the right), or an instruction the app sent."""
@@ -48,20 +48,30 @@ class UserMessageWidget(ThemedFrame):
         if self.instruction:
             self._label.setStyleSheet(f"color: {theme.muted.name()}; font-size: small;")
             self._icon.setPixmap(icon("settings", theme.muted).pixmap(14, 14))
-            self.setStyleSheet(f"QFrame#InstructionMessage {{ background: {theme.panel.name()}; "
-                               f"border: 1px dashed {theme.border.name()}; border-radius: 6px; }}")
+            self.setStyleSheet(
+                f"QFrame#InstructionMessage {{ background: {theme.panel.name()}; "
+                f"border: 1px dashed {theme.border.name()}; border-radius: 6px; }}"
+            )
         else:
             accent = self.palette().color(self.palette().ColorRole.Highlight)
             fill = tint(accent, 0.16 if not theme.dark else 0.3)
-            self.setStyleSheet(f"QFrame#UserMessage {{ background: {fill.name()}; "
-                               f"border-radius: 10px; }}")
+            self.setStyleSheet(
+                f"QFrame#UserMessage {{ background: {fill.name()}; border-radius: 10px; }}"
+            )
 
 
 class NoticeWidget(ThemedFrame):
     """A line from the system: an error, a retry, a note about the turn. Not a message."""
 
-    def __init__(self, text: str, *, hint: str | None = None, level: str = "info",
-                 actions: list[tuple[str, object]] = (), parent: QWidget | None = None):
+    def __init__(
+        self,
+        text: str,
+        *,
+        hint: str | None = None,
+        level: str = "info",
+        actions: list[tuple[str, object]] = (),
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.setObjectName("ChatNotice")
         self.level = level
@@ -82,13 +92,19 @@ class NoticeWidget(ThemedFrame):
     def apply_theme(self) -> None:
         theme = colors()
         color = {"error": theme.danger, "warning": theme.warning}.get(self.level, theme.muted)
-        self.icon_label.setPixmap(icon({"error": "error", "warning": "warning"}.get(
-            self.level, "info"), color).pixmap(14, 14))
-        self.label.setStyleSheet(f"QTextBrowser {{ background: transparent; color: {color.name()}; }}")
+        self.icon_label.setPixmap(
+            icon({"error": "error", "warning": "warning"}.get(self.level, "info"), color).pixmap(
+                14, 14
+            )
+        )
+        self.label.setStyleSheet(
+            f"QTextBrowser {{ background: transparent; color: {color.name()}; }}"
+        )
         if self.level == "error":
             fill = tint(theme.danger, 0.12 if not theme.dark else 0.22)
-            self.setStyleSheet(f"QFrame#ChatNotice {{ background: {fill.name()}; "
-                               f"border-radius: 4px; }}")
+            self.setStyleSheet(
+                f"QFrame#ChatNotice {{ background: {fill.name()}; border-radius: 4px; }}"
+            )
 
     def text(self) -> str:
         return self.label.toPlainText()
@@ -146,8 +162,10 @@ class QuestionWidget(ThemedFrame):
 
     def apply_theme(self) -> None:
         theme = colors()
-        self.setStyleSheet(f"QFrame#QuestionCard {{ border: 1px solid {theme.link.name()}; "
-                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self.setStyleSheet(
+            f"QFrame#QuestionCard {{ border: 1px solid {theme.link.name()}; "
+            f"border-radius: 6px; background: {theme.panel.name()}; }}"
+        )
         self._title_icon.setPixmap(icon("chat", theme.link).pixmap(16, 16))
         self.answer_label.setStyleSheet(f"color: {theme.muted.name()};")
 
@@ -204,8 +222,10 @@ class SetupCard(ThemedFrame):
     def apply_theme(self) -> None:
         theme = colors()
         self.icon_label.setPixmap(icon("model", theme.warning).pixmap(18, 18))
-        self.setStyleSheet(f"QFrame#SetupCard {{ border: 1px solid {theme.warning.name()}; "
-                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self.setStyleSheet(
+            f"QFrame#SetupCard {{ border: 1px solid {theme.warning.name()}; "
+            f"border-radius: 6px; background: {theme.panel.name()}; }}"
+        )
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

@@ -19,8 +19,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaMethod, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QPlainTextEdit, QPushButton,
-                               QScrollArea, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.chat.chat_activity import ChatActivity
 from lantide.ui.chat.chat_bridge import AgentTurnBridge, warm_up_agent
@@ -42,11 +49,13 @@ if TYPE_CHECKING:
 # the analyst is still taking in the new window, not in the first turn they send.
 WARM_UP_DELAY_MS = 250
 NO_MODEL_TEXT = "No model is configured yet"
-NO_MODEL_HINT = ("The agent needs a model to answer; everything else works without one. Add a "
-                 "profile in Settings › Models: the base URL of any OpenAI-compatible server "
-                 "(OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, …), the model name, and its "
-                 "API key, which is kept in the system keyring. Or start Lantide with "
-                 "OPENAI_BASE_URL, OPENAI_API_KEY and LANTIDE_MODEL set.")
+NO_MODEL_HINT = (
+    "The agent needs a model to answer; everything else works without one. Add a "
+    "profile in Settings › Models: the base URL of any OpenAI-compatible server "
+    "(OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio, …), the model name, and its "
+    "API key, which is kept in the system keyring. Or start Lantide with "
+    "OPENAI_BASE_URL, OPENAI_API_KEY and LANTIDE_MODEL set."
+)
 
 
 class ChatInput(QPlainTextEdit):
@@ -56,8 +65,10 @@ class ChatInput(QPlainTextEdit):
     sig_stop_requested = Signal()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
-                not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+        if (
+            event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
             self.sig_submitted.emit()
             return
         if QKeySequence(event.keyCombination()) == shortcut("chat_stop"):
@@ -85,8 +96,9 @@ class ChatPanel(QWidget):
         self.picker.sig_conversation_chosen.connect(self.open_conversation)
         self.picker.sig_new_requested.connect(self.new_conversation)
         self.picker.sig_rename_requested.connect(self.rename_conversation)
-        self.no_model = SetupCard(NO_MODEL_TEXT, NO_MODEL_HINT, "Open Settings",
-                                  self._open_settings)
+        self.no_model = SetupCard(
+            NO_MODEL_TEXT, NO_MODEL_HINT, "Open Settings", self._open_settings
+        )
         self.no_model.hide()  # until the profile lookup says so
         self.transcript = ChatTranscript(self)
         self.transcript.sig_step_clicked.connect(self._step_clicked)
@@ -140,8 +152,9 @@ class ChatPanel(QWidget):
         self.picker.reload(then=self._open_latest)
         # Markdown, Pygments and sqlglot load in the background, not on the first answer,
         # and after the start-up work (database, explorer), not competing with it.
-        self.bridge.when_engine_ready(lambda: QTimer.singleShot(WARM_UP_DELAY_MS,
-                                                                self._warm_up_markdown))
+        self.bridge.when_engine_ready(
+            lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self._warm_up_markdown)
+        )
         self._agent_warmed = False
         self.agent_loaded = False
 
@@ -186,19 +199,21 @@ class ChatPanel(QWidget):
         if self.bridge.running:
             self.picker.set_current(self.bridge.conversation_id)
             return
-        self.bridge.open_conversation(conversation_id, on_opened=self._replay,
-                                      on_error=self._open_failed)
+        self.bridge.open_conversation(
+            conversation_id, on_opened=self._replay, on_error=self._open_failed
+        )
 
     def rename_conversation(self, title: str) -> None:
         session = self.bridge.session
         if session is None:
             return
         conversation_id = session.conversation.id
-        self.services.workers.submit(lambda _ctx: session.conversation.set_title(title),
-                                     on_result=lambda _r: self._titled(conversation_id, title),
-                                     on_error=lambda exc: self.services.report_error(
-                                         exc, "Renaming the conversation"),
-                                     name="rename conversation")
+        self.services.workers.submit(
+            lambda _ctx: session.conversation.set_title(title),
+            on_result=lambda _r: self._titled(conversation_id, title),
+            on_error=lambda exc: self.services.report_error(exc, "Renaming the conversation"),
+            name="rename conversation",
+        )
 
     def shutdown(self) -> None:
         self.bridge.close()
@@ -211,8 +226,9 @@ class ChatPanel(QWidget):
     def _send(self, text: str, *, instruction: bool) -> bool:
         if self._model is False:
             self._update_model_state()
-            self.transcript.add_notice(f"{NO_MODEL_TEXT}: add a model profile in Settings.",
-                                       level="warning")
+            self.transcript.add_notice(
+                f"{NO_MODEL_TEXT}: add a model profile in Settings.", level="warning"
+            )
             return False
         self.transcript.answer_open_questions(text)
         self.transcript.add_user(text, instruction=instruction)
@@ -286,26 +302,35 @@ class ChatPanel(QWidget):
                 self.model_label.setText(self._model_text)
             if profile is not None and not self._agent_warmed:
                 self._agent_warmed = True
-                self.bridge.when_engine_ready(lambda: QTimer.singleShot(
-                    WARM_UP_DELAY_MS, self._warm_up_agent))
+                self.bridge.when_engine_ready(
+                    lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self._warm_up_agent)
+                )
 
-        self.services.workers.submit(lambda _ctx: resolve_profile(settings, "primary"),
-                                     on_result=shown, on_error=lambda exc: shown(None),
-                                     name="find the model profile")
+        self.services.workers.submit(
+            lambda _ctx: resolve_profile(settings, "primary"),
+            on_result=shown,
+            on_error=lambda exc: shown(None),
+            name="find the model profile",
+        )
 
     # Not while a turn runs: it loads what it needs itself, and its stream is best left alone.
     def _warm_up_markdown(self) -> None:
         if not self.bridge.running:
-            self.services.workers.submit(lambda _ctx: _load_markdown_renderer(),
-                                         name="load the Markdown renderer",
-                                         on_error=lambda exc: None)
+            self.services.workers.submit(
+                lambda _ctx: _load_markdown_renderer(),
+                name="load the Markdown renderer",
+                on_error=lambda exc: None,
+            )
 
     # Also while a turn runs (it started before the warm-up): then everything is loaded
     # already and this returns at once; a cold turn waits on the same import locks.
     def _warm_up_agent(self) -> None:
-        self.services.workers.submit(lambda _ctx: warm_up_agent(), name="load the agent",
-                                     on_result=self._agent_loaded,  # a slot: gone with us
-                                     on_error=lambda exc: None)
+        self.services.workers.submit(
+            lambda _ctx: warm_up_agent(),
+            name="load the agent",
+            on_result=self._agent_loaded,  # a slot: gone with us
+            on_error=lambda exc: None,
+        )
 
     def _agent_loaded(self, _result=None) -> None:
         self.agent_loaded = True

@@ -23,8 +23,10 @@ from lantide.ui.chat.tool_card import ToolCardWidget
 if TYPE_CHECKING:
     from lantide.agent.events import Event, StateChanged
 
-EMPTY_TEXT = ("Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
-              "small, checked queries, and records every query step in the ledger below.")
+EMPTY_TEXT = (
+    "Ask about the workspace's data: the agent reads the Plan and the schemas, runs "
+    "small, checked queries, and records every query step in the ledger below."
+)
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
 INLINE_TOOLS = {"ask_user"}
 
@@ -96,8 +98,11 @@ class ChatTranscript(QScrollArea):
             widget = self._column.itemAt(i).widget()
             if widget is None or widget is self.empty_label:
                 continue
-            inner = [w for w in widget.findChildren(QWidget) if w.parent() is widget] \
-                if type(widget) is QWidget else [widget]
+            inner = (
+                [w for w in widget.findChildren(QWidget) if w.parent() is widget]
+                if type(widget) is QWidget
+                else [widget]
+            )
             for w in inner:
                 if kind is None or isinstance(w, kind):
                     found.append(w)
@@ -106,11 +111,14 @@ class ChatTranscript(QScrollArea):
     def add_user(self, text: str, *, instruction: bool = False) -> UserMessageWidget:
         self.current_answer = None
         self._follow = True
-        return self._add(UserMessageWidget(text, instruction=instruction),
-                         align=None if instruction else Qt.AlignmentFlag.AlignRight)
+        return self._add(
+            UserMessageWidget(text, instruction=instruction),
+            align=None if instruction else Qt.AlignmentFlag.AlignRight,
+        )
 
-    def add_notice(self, text: str, *, hint: str | None = None, level: str = "info",
-                   actions=()) -> NoticeWidget:
+    def add_notice(
+        self, text: str, *, hint: str | None = None, level: str = "info", actions=()
+    ) -> NoticeWidget:
         self.current_answer = None
         return self._add(NoticeWidget(text, hint=hint, level=level, actions=list(actions)))
 
@@ -151,10 +159,24 @@ class ChatTranscript(QScrollArea):
     def handle_event(self, event: Event) -> None:
         # Imported here: the agent's modules load after start-up (warm_up_agent).
         from lantide.agent.events import (
-            AssistantMessage, ContextCompacted, DocumentChanged, ErrorOccurred,
-            KnowledgeProposed, KnowledgeReorganized, LogLinesSkipped, ModelRetrying,
-            QuestionAsked, ReflectionRecorded, StateChanged, StepSummarized, TextDelta,
-            TokenBudgetReached, ToolCalled, ToolReturned, TurnContinued, TurnFinished,
+            AssistantMessage,
+            ContextCompacted,
+            DocumentChanged,
+            ErrorOccurred,
+            KnowledgeProposed,
+            KnowledgeReorganized,
+            LogLinesSkipped,
+            ModelRetrying,
+            QuestionAsked,
+            ReflectionRecorded,
+            StateChanged,
+            StepSummarized,
+            TextDelta,
+            TokenBudgetReached,
+            ToolCalled,
+            ToolReturned,
+            TurnContinued,
+            TurnFinished,
         )
 
         match event:
@@ -186,23 +208,30 @@ class ChatTranscript(QScrollArea):
             case ReflectionRecorded():
                 self.add_reflection(dict(event.reflection))
             case TokenBudgetReached():
-                self.add_notice(f"This conversation has used {event.used:,} of its "
-                                f"{event.budget:,}-token budget"
-                                + (": the agent stops here." if event.stopped else "."),
-                                hint="Start a new conversation, or change the budget in "
-                                     "Settings.",
-                                level="error" if event.stopped else "warning")
+                self.add_notice(
+                    f"This conversation has used {event.used:,} of its "
+                    f"{event.budget:,}-token budget"
+                    + (": the agent stops here." if event.stopped else "."),
+                    hint="Start a new conversation, or change the budget in Settings.",
+                    level="error" if event.stopped else "warning",
+                )
             case ModelRetrying():
-                self.add_notice(f"The model did not answer ({event.reason}); trying again in "
-                                f"{event.delay_seconds:g} s (attempt {event.attempt}).",
-                                level="warning")
+                self.add_notice(
+                    f"The model did not answer ({event.reason}); trying again in "
+                    f"{event.delay_seconds:g} s (attempt {event.attempt}).",
+                    level="warning",
+                )
             case TurnContinued():
-                self.add_notice(f"Reached the step limit; going on by itself (round "
-                                f"{event.round} of {event.rounds}, Settings > Agent).")
+                self.add_notice(
+                    f"Reached the step limit; going on by itself (round "
+                    f"{event.round} of {event.rounds}, Settings > Agent)."
+                )
             case ContextCompacted():
-                self.add_notice(f"Earlier tool results were shortened to fit the model's "
-                                f"context window ({event.tokens_before:,} → "
-                                f"{event.tokens_after:,} tokens).")
+                self.add_notice(
+                    f"Earlier tool results were shortened to fit the model's "
+                    f"context window ({event.tokens_before:,} → "
+                    f"{event.tokens_after:,} tokens)."
+                )
             case ErrorOccurred():
                 if is_background(event.code):  # the title or a knowledge proposal
                     self.add_notice(f"Background task: {event.message}", hint=event.hint)
@@ -210,22 +239,29 @@ class ChatTranscript(QScrollArea):
                     self.add_notice(event.message, hint=event.hint, level="error")
             case LogLinesSkipped():
                 lines = event.describe()
-                shown = "; ".join(lines[:3]) + (f"; and {len(lines) - 3} more"
-                                                if len(lines) > 3 else "")
-                self.add_notice(f"Some saved lines of this conversation could not be read "
-                                f"and were left out: {shown}.",
-                                hint="The files are left as they are; the rest of the "
-                                     "conversation goes on.", level="warning")
+                shown = "; ".join(lines[:3]) + (
+                    f"; and {len(lines) - 3} more" if len(lines) > 3 else ""
+                )
+                self.add_notice(
+                    f"Some saved lines of this conversation could not be read "
+                    f"and were left out: {shown}.",
+                    hint="The files are left as they are; the rest of the conversation goes on.",
+                    level="warning",
+                )
             case KnowledgeReorganized():
-                self.add_notice(f"The {event.scope} knowledge was grouped under headings"
-                                + ("." if event.applied else f" (not applied: {event.reason})."))
+                self.add_notice(
+                    f"The {event.scope} knowledge was grouped under headings"
+                    + ("." if event.applied else f" (not applied: {event.reason}).")
+                )
             case DocumentChanged():
                 self.add_notice(f"Updated {event.path}.")
             case StateChanged():
                 self.add_notice(_state_text(event))
             case KnowledgeProposed():
-                self.add_notice(f"Proposed knowledge, waiting for your review in the Knowledge "
-                                f"panel: {'; '.join(event.entries)}")
+                self.add_notice(
+                    f"Proposed knowledge, waiting for your review in the Knowledge "
+                    f"panel: {'; '.join(event.entries)}"
+                )
             case TurnFinished():
                 for card in self.cards.values():
                     card.set_cancelled()
@@ -239,14 +275,16 @@ class ChatTranscript(QScrollArea):
         # the texts the app sent, in order; each marks the next user message equal to it
         instructions = [e.get("text") for e in conversation.events((APP_INSTRUCTION,))]
         answered = {e.get("question") for e in conversation.events(("question_answered",))}
-        answers = {e.get("question"): e.get("answer")
-                   for e in conversation.events(("question_answered",))}
+        answers = {
+            e.get("question"): e.get("answer") for e in conversation.events(("question_answered",))
+        }
         parsed_steps = [s["step_id"] for s in steps or [] if s.get("summary_status") == "parsed"]
         for record in conversation.records:
             kind = record.get("type")
             if kind == "event" and record.get("kind") == "question_asked":
-                question = self.add_question(record.get("question", ""),
-                                             list(record.get("choices") or []))
+                question = self.add_question(
+                    record.get("question", ""), list(record.get("choices") or [])
+                )
                 if record.get("question") in answered:
                     question.set_answered(answers.get(record.get("question")) or "")
                 continue
@@ -261,12 +299,12 @@ class ChatTranscript(QScrollArea):
                 if not isinstance(message, dict):
                     continue
                 extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
-                self._replay_message(message, extra, record.get("turn"), instructions,
-                                     parsed_steps)
+                self._replay_message(message, extra, record.get("turn"), instructions, parsed_steps)
         self.current_answer = None
 
-    def _replay_message(self, message: dict, extra: dict, turn, instructions,
-                        parsed_steps: list[str]) -> None:
+    def _replay_message(
+        self, message: dict, extra: dict, turn, instructions, parsed_steps: list[str]
+    ) -> None:
         role = message.get("role")
         content = message.get("content") or ""
         if role == "user" and extra.get("engine_note"):

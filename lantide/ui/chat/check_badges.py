@@ -29,16 +29,21 @@ def checks_of(result: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for entry in result.get("tabs") or []:
         if isinstance(entry, dict):
-            out.extend({**c, "tab": entry.get("tab")} for c in entry.get("checks") or []
-                       if isinstance(c, dict))
+            out.extend(
+                {**c, "tab": entry.get("tab")}
+                for c in entry.get("checks") or []
+                if isinstance(c, dict)
+            )
     return out
 
 
 def check_detail_html(check: dict[str, Any]) -> str:
-    parts = [f"<p style='margin:2px 0'><b style='color:{severity_color(str(check.get('severity')))}'>"
-             f"{html.escape(str(check.get('code')))}</b>"
-             + (f" ({html.escape(str(check['tab']))})" if check.get("tab") else "")
-             + f" {html.escape(str(check.get('message', '')))}</p>"]
+    parts = [
+        f"<p style='margin:2px 0'><b style='color:{severity_color(str(check.get('severity')))}'>"
+        f"{html.escape(str(check.get('code')))}</b>"
+        + (f" ({html.escape(str(check['tab']))})" if check.get("tab") else "")
+        + f" {html.escape(str(check.get('message', '')))}</p>"
+    ]
     if check.get("advice"):
         parts.append(f"<p style='margin:2px 0'><i>{html.escape(str(check['advice']))}</i></p>")
     if check.get("evidence") not in (None, {}, []):
@@ -56,7 +61,8 @@ def checks_html(checks: list[dict[str, Any]], opened: set[int]) -> str:
     badges = " ".join(
         f"<a href='check:{i}' style='color:{severity_color(str(c.get('severity')))}; "
         f"text-decoration:none'><b>[{html.escape(str(c.get('code')))}]</b></a>"
-        for i, c in enumerate(checks))
+        for i, c in enumerate(checks)
+    )
     details = "".join(check_detail_html(checks[i]) for i in sorted(opened) if i < len(checks))
     return f"<p style='margin:4px 0'>Checks: {badges}</p>{details}"
 
@@ -122,7 +128,9 @@ class CheckBadges(QWidget):
     def apply_theme(self) -> None:
         for button, check in zip(self.buttons, self.checks):
             color = severity_color(str(check.get("severity")))
-            button.setStyleSheet(f"QToolButton {{ color: {color}; border: 1px solid {color}; "
-                                 f"border-radius: 8px; padding: 0 6px; font-weight: bold; }}")
+            button.setStyleSheet(
+                f"QToolButton {{ color: {color}; border: 1px solid {color}; "
+                f"border-radius: 8px; padding: 0 6px; font-weight: bold; }}"
+            )
         if self.opened is not None:
             self.detail.setText(check_detail_html(self.checks[self.opened]))

@@ -20,8 +20,11 @@ def conversation_label(info) -> str:
     when = ""
     if info.created_at:
         try:
-            moment = datetime.strptime(info.created_at, "%Y-%m-%dT%H:%M:%SZ").replace(
-                tzinfo=timezone.utc).astimezone()
+            moment = (
+                datetime.strptime(info.created_at, "%Y-%m-%dT%H:%M:%SZ")
+                .replace(tzinfo=timezone.utc)
+                .astimezone()
+            )
             when = moment.strftime("%d %b %H:%M")
         except ValueError:
             when = info.created_at
@@ -51,7 +54,9 @@ class ConversationPicker(QWidget):
         self._generation = 0
         self.combo = QComboBox(self)
         self.combo.setMinimumContentsLength(10)  # the chat narrows to 240 px; titles elide
-        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.combo.activated.connect(self._activated)
         self.new_button = QToolButton(self)
         self.new_button.setIcon(icon("add"))
@@ -89,8 +94,9 @@ class ConversationPicker(QWidget):
             if then:
                 then(self.infos)
 
-        self.services.workers.submit(read, on_result=done, on_error=lambda exc: None,
-                                     name="list conversations")
+        self.services.workers.submit(
+            read, on_result=done, on_error=lambda exc: None, name="list conversations"
+        )
 
     def set_current(self, conversation_id: str | None) -> None:
         self.current = conversation_id
@@ -127,7 +133,8 @@ class ConversationPicker(QWidget):
 
     def _rename(self) -> None:
         info = next((i for i in self.infos if i.id == self.current), None)
-        title, ok = QInputDialog.getText(self, "Rename conversation", "Title:",
-                                         text=(info.title if info and info.title else ""))
+        title, ok = QInputDialog.getText(
+            self, "Rename conversation", "Title:", text=(info.title if info and info.title else "")
+        )
         if ok and title.strip():
             self.sig_rename_requested.emit(title.strip())

@@ -14,9 +14,22 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QHBoxLayout, QHeaderView,
-                               QLabel, QPushButton, QSplitter, QTabWidget, QTextBrowser,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.agent.evidence import step_kind
 from lantide.ui.chat.check_badges import checks_html
@@ -26,20 +39,34 @@ from lantide.ui.sql.query_history_view import QueryHistoryView, local_time
 from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
 
-STEP_COLUMNS = ("Step", "Time", "Tool", "Purpose", "Summary", "Rows", "Cached table", "ms",
-                "Evidence")  # formal or exploratory (lantide.agent.evidence)
+STEP_COLUMNS = (
+    "Step",
+    "Time",
+    "Tool",
+    "Purpose",
+    "Summary",
+    "Rows",
+    "Cached table",
+    "ms",
+    "Evidence",
+)  # formal or exploratory (lantide.agent.evidence)
 ROLE_KEY = Qt.ItemDataRole.UserRole + 1
-EVIDENCE_TIPS = {"formal": "run while executing, with a purpose: a Report may cite it",
-                 "exploratory": "run outside executing or without a purpose: not citable"}
+EVIDENCE_TIPS = {
+    "formal": "run while executing, with a purpose: a Report may cite it",
+    "exploratory": "run outside executing or without a purpose: not citable",
+}
 
 
 def summary_text(step: dict) -> str:
     status = step.get("summary_status")
     if step.get("summary"):
         return step["summary"]
-    return {"pending": "(waiting for the agent's summary)", "missing": "(no summary written)",
-            "malformed": "(summary line unreadable)",
-            "external": "(run by an outside agent: no summary line)"}.get(status, "")
+    return {
+        "pending": "(waiting for the agent's summary)",
+        "missing": "(no summary written)",
+        "malformed": "(summary line unreadable)",
+        "external": "(run by an outside agent: no summary line)",
+    }.get(status, "")
 
 
 class LedgerPanel(QWidget):
@@ -79,8 +106,9 @@ class LedgerPanel(QWidget):
         self.step_tree.setAlternatingRowColors(True)
         self.step_tree.currentItemChanged.connect(self._step_selected)
         self.step_tree.header().setStretchLastSection(False)
-        self.step_tree.header().setSectionResizeMode(STEP_COLUMNS.index("Summary"),
-                                                     QHeaderView.ResizeMode.Stretch)
+        self.step_tree.header().setSectionResizeMode(
+            STEP_COLUMNS.index("Summary"), QHeaderView.ResizeMode.Stretch
+        )
         self.step_tree.itemDoubleClicked.connect(lambda *_: self._open_step_table())
         self.step_details = QTextBrowser(self)
         self.step_details.setOpenLinks(False)
@@ -147,8 +175,12 @@ class LedgerPanel(QWidget):
             self.conversation_box.setCurrentIndex(max(0, self.conversation_box.findData(current)))
             self.conversation_box.blockSignals(False)
 
-        self.services.workers.submit(lambda _ctx: list_conversations(directory), on_result=fill,
-                                     on_error=lambda exc: None, name="list conversations")
+        self.services.workers.submit(
+            lambda _ctx: list_conversations(directory),
+            on_result=fill,
+            on_error=lambda exc: None,
+            name="list conversations",
+        )
 
     def _conversation_titled(self, conversation_id: str, title: str) -> None:
         index = self.conversation_box.findData(conversation_id)
@@ -187,9 +219,12 @@ class LedgerPanel(QWidget):
                 self._select(self._want_step)
                 self._want_step = None
 
-        self.services.workers.submit(lambda _ctx: ledger.steps(), on_result=shown,
-                                     on_error=lambda exc: self.services.report_error(
-                                         exc, "Reading the ledger"), name="read ledger")
+        self.services.workers.submit(
+            lambda _ctx: ledger.steps(),
+            on_result=shown,
+            on_error=lambda exc: self.services.report_error(exc, "Reading the ledger"),
+            name="read ledger",
+        )
         index = self.conversation_box.findData(conversation_id)
         if index >= 0:
             self.conversation_box.setCurrentIndex(index)
@@ -217,29 +252,40 @@ class LedgerPanel(QWidget):
         self.step_tree.clear()
         for number, step in enumerate(self.steps, 1):
             rows = step.get("row_count")
-            values = [number, local_time(step.get("at")), step.get("tool", ""),
-                      step.get("purpose") or "", summary_text(step),
-                      f"{rows:,}" if isinstance(rows, int) else "",
-                      step.get("cached_table_name") or "",
-                      f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else "",
-                      step_kind(step)]
+            values = [
+                number,
+                local_time(step.get("at")),
+                step.get("tool", ""),
+                step.get("purpose") or "",
+                summary_text(step),
+                f"{rows:,}" if isinstance(rows, int) else "",
+                step.get("cached_table_name") or "",
+                f"{step['duration_ms']:,}" if isinstance(step.get("duration_ms"), int) else "",
+                step_kind(step),
+            ]
             item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
             item.setData(0, ROLE_KEY, step.get("step_id"))
             item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip(4, step.get("summary") or summary_text(step))
-            errors = [c.get("code") for c in step.get("checks") or []
-                      if isinstance(c, dict) and c.get("severity") == "error"]
+            errors = [
+                c.get("code")
+                for c in step.get("checks") or []
+                if isinstance(c, dict) and c.get("severity") == "error"
+            ]
             if errors:  # a number that is not a finding yet: the step says so at a glance
                 item.setForeground(0, QBrush(theme.danger))
                 item.setToolTip(0, "Unresolved checks: " + ", ".join(map(str, errors)))
             if not step.get("summary"):
                 item.setForeground(4, QBrush(theme.muted))
             evidence = STEP_COLUMNS.index("Evidence")
-            item.setForeground(evidence, QBrush(theme.success if step_kind(step) == "formal"
-                                                else theme.muted))
+            item.setForeground(
+                evidence, QBrush(theme.success if step_kind(step) == "formal" else theme.muted)
+            )
             item.setToolTip(evidence, EVIDENCE_TIPS[step_kind(step)])
             for col in (5, 7):
-                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setTextAlignment(
+                    col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                )
         for col in range(len(STEP_COLUMNS)):
             if col != 4:
                 self.step_tree.resizeColumnToContents(col)
@@ -288,15 +334,20 @@ class LedgerPanel(QWidget):
         theme = colors()
         muted = theme.muted.name()
         number = next((i for i, s in enumerate(self.steps, 1) if s is step), None)
-        parts = [f"<p><b>{'Step ' + str(number) if number else 'Step'} of this conversation</b> "
-                 f"<span style='color:{muted}'>{step.get('tool', '')} · "
-                 f"{local_time(step.get('at'))}"
-                 + (f" · project {step['project']}" if step.get("project") else "") + "</span></p>"]
+        parts = [
+            f"<p><b>{'Step ' + str(number) if number else 'Step'} of this conversation</b> "
+            f"<span style='color:{muted}'>{step.get('tool', '')} · "
+            f"{local_time(step.get('at'))}"
+            + (f" · project {step['project']}" if step.get("project") else "")
+            + "</span></p>"
+        ]
         if step.get("purpose"):
             parts.append(f"<p><b>Purpose:</b> {_esc(step['purpose'])}</p>")
-        parts.append(f"<p><b>Evidence:</b> {step_kind(step)} "
-                     f"<span style='color:{muted}'>({_esc(EVIDENCE_TIPS[step_kind(step)])})"
-                     f"</span></p>")
+        parts.append(
+            f"<p><b>Evidence:</b> {step_kind(step)} "
+            f"<span style='color:{muted}'>({_esc(EVIDENCE_TIPS[step_kind(step)])})"
+            f"</span></p>"
+        )
         parts.append(f"<p><b>Summary:</b> {_esc(summary_text(step))}</p>")
         if step.get("sql"):
             parts.append(sql_to_html(step["sql"], dark=theme.dark))
@@ -304,8 +355,10 @@ class LedgerPanel(QWidget):
         if isinstance(step.get("row_count"), int):
             facts.append(f"{step['row_count']:,} rows")
         if step.get("materialized"):
-            facts.append(f"cached as {step.get('cached_table_name')} "
-                         f"({step.get('materialize_reason') or ''})")
+            facts.append(
+                f"cached as {step.get('cached_table_name')} "
+                f"({step.get('materialize_reason') or ''})"
+            )
         if facts:
             parts.append(f"<p style='color:{muted}'>{_esc(' · '.join(facts))}</p>")
         for warning in step.get("warnings") or []:
@@ -313,8 +366,10 @@ class LedgerPanel(QWidget):
         checks = [c for c in step.get("checks") or [] if isinstance(c, dict)]
         parts.append(checks_html(checks, self._opened_checks))
         for patch in step.get("patches") or []:
-            parts.append(f"<p style='color:{muted}'>corrected {local_time(patch.get('at'))} by "
-                         f"{_esc(str(patch.get('by')))}: was {_esc(str(patch.get('old')))}</p>")
+            parts.append(
+                f"<p style='color:{muted}'>corrected {local_time(patch.get('at'))} by "
+                f"{_esc(str(patch.get('by')))}: was {_esc(str(patch.get('old')))}</p>"
+            )
         return "".join(parts)
 
     def _open_step_table(self) -> None:
@@ -334,7 +389,6 @@ class LedgerPanel(QWidget):
         if parent is not None:
             parent.show()
             parent.raise_()
-
 
 
 def _esc(text: str) -> str:

@@ -19,21 +19,30 @@ from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame
 
-SUBJECTS = {"update_report": "before updating the Report",
-            "final_answer": "before the final answer",
-            "report_review": "before the Report goes to review"}
-ITEM_LABELS = {"denominator": "Denominator as the Plan defines it",
-               "grain": "Grain", "filters": "Filters (test accounts, period, …)",
-               "checks": "Result checks resolved", "traced": "Numbers traced to steps",
-               "evidence": "Every number cited to a matching formal step (report check)"}
+SUBJECTS = {
+    "update_report": "before updating the Report",
+    "final_answer": "before the final answer",
+    "report_review": "before the Report goes to review",
+}
+ITEM_LABELS = {
+    "denominator": "Denominator as the Plan defines it",
+    "grain": "Grain",
+    "filters": "Filters (test accounts, period, …)",
+    "checks": "Result checks resolved",
+    "traced": "Numbers traced to steps",
+    "evidence": "Every number cited to a matching formal step (report check)",
+}
 
 
 def verdict_text(reflection: dict[str, Any]) -> str:
     problems = [p for p in reflection.get("problems") or [] if p]
     if reflection.get("ok") is True:
         return "passed"
-    return f"found {len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems \
+    return (
+        f"found {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        if problems
         else "did not pass"
+    )
 
 
 class ReflectionCardWidget(ThemedFrame):
@@ -83,8 +92,10 @@ class ReflectionCardWidget(ThemedFrame):
 
     def apply_theme(self) -> None:
         theme = colors()
-        self.setStyleSheet(f"QFrame#ReflectionCard {{ border: 1px solid {theme.border.name()}; "
-                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self.setStyleSheet(
+            f"QFrame#ReflectionCard {{ border: 1px solid {theme.border.name()}; "
+            f"border-radius: 6px; background: {theme.panel.name()}; }}"
+        )
         tone = theme.success if self.ok else theme.danger
         self._icon.setPixmap(icon("approve" if self.ok else "warning", tone).pixmap(16, 16))
         self.verdict_label.setStyleSheet(f"color: {tone.name()};")
@@ -97,8 +108,13 @@ class ReflectionCardWidget(ThemedFrame):
         for entry in self.reflection.get("checklist") or []:
             if isinstance(entry, dict):
                 name = str(entry.get("item", "?"))
-                out.append((ITEM_LABELS.get(name, name), entry.get("ok") is True,
-                            str(entry.get("note") or "")))
+                out.append(
+                    (
+                        ITEM_LABELS.get(name, name),
+                        entry.get("ok") is True,
+                        str(entry.get("note") or ""),
+                    )
+                )
         return out
 
     def body_html(self) -> str:
@@ -106,23 +122,36 @@ class ReflectionCardWidget(ThemedFrame):
         rows = []
         for label, passed, note in self.items():
             mark, tone = ("✓", theme.success) if passed else ("✗", theme.danger)
-            rows.append(f"<tr><td style='color:{tone.name()}'>{mark}</td>"
-                        f"<td><b>{html.escape(label)}</b></td><td>{html.escape(note)}</td></tr>")
+            rows.append(
+                f"<tr><td style='color:{tone.name()}'>{mark}</td>"
+                f"<td><b>{html.escape(label)}</b></td><td>{html.escape(note)}</td></tr>"
+            )
         parts = [f"<table cellpadding='2'>{''.join(rows)}</table>"] if rows else []
         problems = [p for p in self.reflection.get("problems") or [] if p]
         if problems:
-            parts.append(f"<p style='color:{theme.danger.name()}; margin:6px 0 2px 0'>"
-                         "The agent must fix these or ask you:</p><ul>"
-                         + "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
-                         + "</ul>")
+            parts.append(
+                f"<p style='color:{theme.danger.name()}; margin:6px 0 2px 0'>"
+                "The agent must fix these or ask you:</p><ul>"
+                + "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
+                + "</ul>"
+            )
         unresolved = self.reflection.get("unresolved_checks") or []
         if unresolved:
-            parts.append(f"<p style='color:{theme.muted.name()}'>Unresolved result checks: "
-                         + html.escape(", ".join(f"{c.get('step_id')} {c.get('code')}"
-                                                 for c in unresolved if isinstance(c, dict)))
-                         + "</p>")
+            parts.append(
+                f"<p style='color:{theme.muted.name()}'>Unresolved result checks: "
+                + html.escape(
+                    ", ".join(
+                        f"{c.get('step_id')} {c.get('code')}"
+                        for c in unresolved
+                        if isinstance(c, dict)
+                    )
+                )
+                + "</p>"
+            )
         steps = self.reflection.get("steps") or []
         if steps:
-            parts.append(f"<p style='color:{theme.muted.name()}'>Steps reviewed: "
-                         f"{html.escape(', '.join(map(str, steps)))}</p>")
+            parts.append(
+                f"<p style='color:{theme.muted.name()}'>Steps reviewed: "
+                f"{html.escape(', '.join(map(str, steps)))}</p>"
+            )
         return "".join(parts)

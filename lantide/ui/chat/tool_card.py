@@ -24,24 +24,55 @@ from lantide.ui.theme import colors
 
 PREVIEW_ROWS_SHOWN = 8
 MAX_FIELD_CHARS = 1000
-_TOOL_ICONS = {"run_query": "run", "validate_query": "approve", "run_sql_tab": "sql-tab",
-               "source_run_sql_tab": "source-run", "create_sql_tab": "sql-tab",
-               "show_tables": "table", "read_schema": "table", "read_plan": "plan",
-               "read_report": "report", "update_plan": "plan", "update_report": "report",
-               "resolve_annotations": "resolve", "ask_user": "chat", "focus_project": "focus",
-               "set_project_status": "project", "get_app_context": "info",
-               "expand_knowledge_catalog": "knowledge", "patch_step": "ledger",
-               "activate_analysis": "chart", "sync_tab_content": "refresh"}
+_TOOL_ICONS = {
+    "run_query": "run",
+    "validate_query": "approve",
+    "run_sql_tab": "sql-tab",
+    "source_run_sql_tab": "source-run",
+    "create_sql_tab": "sql-tab",
+    "show_tables": "table",
+    "read_schema": "table",
+    "read_plan": "plan",
+    "read_report": "report",
+    "update_plan": "plan",
+    "update_report": "report",
+    "resolve_annotations": "resolve",
+    "ask_user": "chat",
+    "focus_project": "focus",
+    "set_project_status": "project",
+    "get_app_context": "info",
+    "expand_knowledge_catalog": "knowledge",
+    "patch_step": "ledger",
+    "activate_analysis": "chart",
+    "sync_tab_content": "refresh",
+}
 
 
 def argument_gist(tool: str, arguments: dict[str, Any]) -> str:
     """One line saying what the call is about."""
     if isinstance(arguments.get("sql"), str):
-        first = next((line.strip() for line in arguments["sql"].splitlines()
-                      if line.strip() and not line.strip().startswith("--")), "")
+        first = next(
+            (
+                line.strip()
+                for line in arguments["sql"].splitlines()
+                if line.strip() and not line.strip().startswith("--")
+            ),
+            "",
+        )
         return first[:90] + ("…" if len(first) > 90 else "")
-    for key in ("tab", "table", "name", "project", "document", "heading", "question", "status",
-                "step_id", "path", "reason"):
+    for key in (
+        "tab",
+        "table",
+        "name",
+        "project",
+        "document",
+        "heading",
+        "question",
+        "status",
+        "step_id",
+        "path",
+        "reason",
+    ):
         if arguments.get(key):
             return f"{arguments[key]}"[:90]
     return ""
@@ -82,16 +113,20 @@ def _preview_table(result: dict[str, Any]) -> str:
     body = []
     for row in rows[:PREVIEW_ROWS_SHOWN]:
         values = [row.get(n) for n in names] if isinstance(row, dict) else list(row)
-        body.append("<tr>" + "".join(f"<td>{html.escape(display_value(v))}</td>"
-                                     for v in values) + "</tr>")
+        body.append(
+            "<tr>" + "".join(f"<td>{html.escape(display_value(v))}</td>" for v in values) + "</tr>"
+        )
     more = ""
     total = result.get("row_count")
     if isinstance(total, int) and total > min(len(rows), PREVIEW_ROWS_SHOWN):
-        more = (f"<p style='color:{theme.muted.name()}'>first "
-                f"{min(len(rows), PREVIEW_ROWS_SHOWN)} of {total:,} rows</p>")
-    return (f"<table border='1' cellspacing='0' cellpadding='3' "
-            f"style='border-color:{theme.border.name()}'><tr>{head}</tr>{''.join(body)}</table>"
-            + more)
+        more = (
+            f"<p style='color:{theme.muted.name()}'>first "
+            f"{min(len(rows), PREVIEW_ROWS_SHOWN)} of {total:,} rows</p>"
+        )
+    return (
+        f"<table border='1' cellspacing='0' cellpadding='3' "
+        f"style='border-color:{theme.border.name()}'><tr>{head}</tr>{''.join(body)}</table>" + more
+    )
 
 
 def _fields_block(values: dict[str, Any], *, skip=AGENT_ONLY_KEYS) -> str:
@@ -101,16 +136,19 @@ def _fields_block(values: dict[str, Any], *, skip=AGENT_ONLY_KEYS) -> str:
     for label, text in readable_fields(values, skip=skip):
         if len(text) > MAX_FIELD_CHARS:
             text = text[:MAX_FIELD_CHARS] + "…"
-        rows.append(f"<tr><td style='color:{colors().muted.name()}; padding-right:8px'>"
-                    f"{html.escape(label)}</td><td>{html.escape(text)}</td></tr>")
+        rows.append(
+            f"<tr><td style='color:{colors().muted.name()}; padding-right:8px'>"
+            f"{html.escape(label)}</td><td>{html.escape(text)}</td></tr>"
+        )
     return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>" if rows else ""
 
 
 class ToolCardWidget(ThemedFrame):
     sig_step_clicked = Signal(str)
 
-    def __init__(self, call_id: str, tool: str, arguments: dict[str, Any],
-                 parent: QWidget | None = None):
+    def __init__(
+        self, call_id: str, tool: str, arguments: dict[str, Any], parent: QWidget | None = None
+    ):
         super().__init__(parent)
         self.setObjectName("ToolCard")
         self.call_id = call_id
@@ -165,11 +203,15 @@ class ToolCardWidget(ThemedFrame):
 
     def apply_theme(self) -> None:
         theme = colors()
-        self.setStyleSheet(f"QFrame#ToolCard {{ border: 1px solid {theme.border.name()}; "
-                           f"border-radius: 6px; background: {theme.panel.name()}; }}")
+        self.setStyleSheet(
+            f"QFrame#ToolCard {{ border: 1px solid {theme.border.name()}; "
+            f"border-radius: 6px; background: {theme.panel.name()}; }}"
+        )
         self._tool_icon.setPixmap(icon(_TOOL_ICONS.get(self.tool, "settings")).pixmap(16, 16))
         failed = self.ok is False
-        self.status_label.setStyleSheet(f"color: {(theme.danger if failed else theme.muted).name()};")
+        self.status_label.setStyleSheet(
+            f"color: {(theme.danger if failed else theme.muted).name()};"
+        )
         self.badges.apply_theme()
         if self.expanded:
             self._fill_body()
@@ -228,9 +270,11 @@ class ToolCardWidget(ThemedFrame):
             if not self.ok:
                 message = html.escape(str(self.result.get("message", "")))
                 hint = html.escape(plain_hint(str(self.result.get("hint") or "")))
-                parts.append(f"<p style='color:{theme.danger.name()}'><b>"
-                             f"{html.escape(str(self.result.get('error', 'error')))}</b> "
-                             f"{message}</p>" + (f"<p>{hint}</p>" if hint else ""))
+                parts.append(
+                    f"<p style='color:{theme.danger.name()}'><b>"
+                    f"{html.escape(str(self.result.get('error', 'error')))}</b> "
+                    f"{message}</p>" + (f"<p>{hint}</p>" if hint else "")
+                )
             else:
                 parts.append(_fields_block(self.result))  # the rows go to self.preview
         if self.step_summary:

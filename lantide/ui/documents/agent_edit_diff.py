@@ -54,8 +54,9 @@ def diff_html(diff: list[tuple[str, str]]) -> str:
         if tag == "+":
             rows.append(f"<div style='color:{added}'>+ {text}</div>")
         elif tag == "-":
-            rows.append(f"<div style='color:{removed}; text-decoration:line-through'>- {text}"
-                        "</div>")
+            rows.append(
+                f"<div style='color:{removed}; text-decoration:line-through'>- {text}</div>"
+            )
         elif tag == "…":
             rows.append("<div style='color:gray'>⋯</div>")
         else:
@@ -75,8 +76,10 @@ class AgentEditBar(QWidget):
         self.keep_button = QPushButton(icon("approve"), "Keep", self)
         self.keep_button.setToolTip("Keep the agent's change")
         self.undo_button = QPushButton(icon("reopen"), "Undo", self)
-        self.undo_button.setToolTip("Put the earlier text back and save it (Ctrl+Z redoes "
-                                    "nothing lost: the change stays in the editor's history)")
+        self.undo_button.setToolTip(
+            "Put the earlier text back and save it (Ctrl+Z redoes "
+            "nothing lost: the change stays in the editor's history)"
+        )
         self.keep_button.clicked.connect(self.sig_keep)
         self.undo_button.clicked.connect(self.sig_undo)
         self.view = QTextBrowser(self)
@@ -93,8 +96,10 @@ class AgentEditBar(QWidget):
 
     def show_diff(self, name: str, diff: list[tuple[str, str]]) -> None:
         plus, minus = counts(diff)
-        self.title.setText(f"<b>The agent changed {html.escape(name)}</b>: {plus} line"
-                           f"{'s' if plus != 1 else ''} added, {minus} removed.")
+        self.title.setText(
+            f"<b>The agent changed {html.escape(name)}</b>: {plus} line"
+            f"{'s' if plus != 1 else ''} added, {minus} removed."
+        )
         self.view.setHtml(diff_html(diff))
         self.show()
 

@@ -14,9 +14,23 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout,
-                               QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
-                               QRadioButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.analyst_words import author, resolution
 from lantide.ui.icons import icon
@@ -38,15 +52,17 @@ def _when(stamp: str | None) -> str:
 class ResolveDialog(QDialog):
     """Mode A (replace the marked text) or B (keep it and answer)."""
 
-    def __init__(self, annotation: dict[str, Any], mode: str = "B",
-                 parent: QWidget | None = None):
+    def __init__(self, annotation: dict[str, Any], mode: str = "B", parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("ResolveDialog")
         self.setWindowTitle("Resolve annotation")
         self.setMinimumWidth(460)
         quote = annotation.get("quote", "")
-        intro = QLabel(f"<b>“{html.escape(_short(quote, 160))}”</b><br>"
-                       f"{html.escape(annotation.get('comment', ''))}", self)
+        intro = QLabel(
+            f"<b>“{html.escape(_short(quote, 160))}”</b><br>"
+            f"{html.escape(annotation.get('comment', ''))}",
+            self,
+        )
         intro.setWordWrap(True)
         self.mode_a = QRadioButton("Replace the text", self)
         self.mode_b = QRadioButton("Keep the text and answer", self)
@@ -60,14 +76,23 @@ class ResolveDialog(QDialog):
         self.answer.setPlaceholderText("Your answer (recorded in the annotation's history)")
         self.answer.setMaximumHeight(90)
         self.replacement_label = QLabel("Replacement text:", self)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Resolve")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for w in (intro, self.mode_a, self.mode_b, self.replacement_label, self.replacement,
-                  QLabel("Answer:", self), self.answer, buttons):
+        for w in (
+            intro,
+            self.mode_a,
+            self.mode_b,
+            self.replacement_label,
+            self.replacement,
+            QLabel("Answer:", self),
+            self.answer,
+            buttons,
+        ):
             layout.addWidget(w)
         self.mode_a.toggled.connect(self._mode_changed)
         (self.mode_a if mode == "A" else self.mode_b).setChecked(True)
@@ -81,8 +106,11 @@ class ResolveDialog(QDialog):
     def values(self) -> dict[str, Any]:
         mode = "A" if self.mode_a.isChecked() else "B"
         answer = self.answer.toPlainText().strip() or None
-        return {"mode": mode, "replacement": self.replacement.toPlainText() if mode == "A" else None,
-                "answer": answer}
+        return {
+            "mode": mode,
+            "replacement": self.replacement.toPlainText() if mode == "A" else None,
+            "answer": answer,
+        }
 
 
 class AnnotationListWidget(QWidget):
@@ -110,8 +138,13 @@ class AnnotationListWidget(QWidget):
         self.list.setSpacing(2)
         self.list.setUniformItemSizes(False)
         self.list.currentItemChanged.connect(self._current_changed)
-        self.list.itemClicked.connect(lambda item: self.sig_annotation_selected.emit(
-            item.data(ROLE_ID)) if item.data(ROLE_ID) else None)
+        self.list.itemClicked.connect(
+            lambda item: (
+                self.sig_annotation_selected.emit(item.data(ROLE_ID))
+                if item.data(ROLE_ID)
+                else None
+            )
+        )
 
         self.thread = QTextBrowser(self)
         self.thread.setOpenLinks(False)
@@ -123,11 +156,14 @@ class AnnotationListWidget(QWidget):
         self.reopen_button = QPushButton(icon("reopen"), "Reopen", self)
         self.reattach_button = QPushButton("Reattach to selection", self)
         self.delete_button = QPushButton(icon("delete"), "", self)
-        self.delete_button.setToolTip("Delete the annotation (the text stays; the Deleted "
-                                      "filter can restore it)")
+        self.delete_button.setToolTip(
+            "Delete the annotation (the text stays; the Deleted filter can restore it)"
+        )
         self.restore_button = QPushButton(icon("reopen"), "Restore", self)
-        self.restore_button.setToolTip("Bring the deleted annotation back, marked on its text "
-                                       "again where that text is still there")
+        self.restore_button.setToolTip(
+            "Bring the deleted annotation back, marked on its text "
+            "again where that text is still there"
+        )
         self.restore_button.clicked.connect(lambda: self._emit_for(self.sig_restore_requested))
         self.reply_button.clicked.connect(self._reply)
         self.resolve_button.clicked.connect(self._resolve)
@@ -146,8 +182,13 @@ class AnnotationListWidget(QWidget):
         d.addWidget(self.thread, 1)
         d.addWidget(self.reply_box)
         row = QHBoxLayout()
-        for b in (self.reply_button, self.resolve_button, self.reopen_button,
-                  self.reattach_button, self.restore_button):
+        for b in (
+            self.reply_button,
+            self.resolve_button,
+            self.reopen_button,
+            self.reattach_button,
+            self.restore_button,
+        ):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(self.delete_button)
@@ -167,14 +208,20 @@ class AnnotationListWidget(QWidget):
             box.invalidate()
 
     # -- content -------------------------------------------------------------------------
-    def set_annotations(self, annotations: list[dict[str, Any]], read_only: bool = False,
-                        deleted: list[dict[str, Any]] | None = None) -> None:
+    def set_annotations(
+        self,
+        annotations: list[dict[str, Any]],
+        read_only: bool = False,
+        deleted: list[dict[str, Any]] | None = None,
+    ) -> None:
         selected = self.selected_id()
         self.annotations = annotations
         self.deleted = list(deleted or [])
         self.read_only = read_only
-        counts = (sum(a["status"] == "open" for a in annotations),
-                  sum(a["status"] == "resolved" for a in annotations))
+        counts = (
+            sum(a["status"] == "open" for a in annotations),
+            sum(a["status"] == "resolved" for a in annotations),
+        )
         self.filter_combo.setItemText(FILTER_OPEN, f"Open ({counts[0]})")
         self.filter_combo.setItemText(FILTER_RESOLVED, f"Resolved ({counts[1]})")
         self.filter_combo.setItemText(FILTER_ALL, f"All ({len(annotations)})")
@@ -192,8 +239,9 @@ class AnnotationListWidget(QWidget):
 
     def _visible(self, a: dict[str, Any]) -> bool:
         which = self.filter_combo.currentIndex()
-        return which in (FILTER_ALL, FILTER_DELETED) or \
-            (a["status"] == "open") == (which == FILTER_OPEN)
+        return which in (FILTER_ALL, FILTER_DELETED) or (a["status"] == "open") == (
+            which == FILTER_OPEN
+        )
 
     def _fill(self, selected: str | None = None) -> None:
         selected = selected or self.selected_id()
@@ -207,8 +255,9 @@ class AnnotationListWidget(QWidget):
             lines = [f"“{_short(a.get('quote', ''), 70)}”", _short(a.get("comment", ""), 140)]
             latest = (a.get("replies") or [])[-1:] or []
             if latest:
-                lines.append(f"↳ {author(latest[0].get('by'))}: "
-                             f"{_short(latest[0].get('text', ''), 90)}")
+                lines.append(
+                    f"↳ {author(latest[0].get('by'))}: {_short(latest[0].get('text', ''), 90)}"
+                )
             if deleted_view:
                 lines.append(f"deleted while {a['status']}")
             elif a.get("detached"):
@@ -216,8 +265,12 @@ class AnnotationListWidget(QWidget):
             item = QListWidgetItem("\n".join(lines))
             item.setData(ROLE_ID, a["id"])
             resolved = a["status"] == "resolved"
-            item.setIcon(icon("resolve" if resolved else "annotate",
-                              theme.success if resolved else theme.warning))
+            item.setIcon(
+                icon(
+                    "resolve" if resolved else "annotate",
+                    theme.success if resolved else theme.warning,
+                )
+            )
             if resolved or deleted_view:
                 item.setForeground(QBrush(theme.muted))
             if deleted_view:
@@ -227,9 +280,11 @@ class AnnotationListWidget(QWidget):
             if a["id"] == selected:
                 self.list.setCurrentItem(item)
         if self.list.count() == 0:
-            empty = QListWidgetItem("No open annotations. Select text and press "
-                                    "Ctrl+Alt+M to add one." if self.filter_combo.currentIndex()
-                                    == FILTER_OPEN else "Nothing here.")
+            empty = QListWidgetItem(
+                "No open annotations. Select text and press Ctrl+Alt+M to add one."
+                if self.filter_combo.currentIndex() == FILTER_OPEN
+                else "Nothing here."
+            )
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.list.addItem(empty)
         self.list.blockSignals(False)
@@ -265,8 +320,13 @@ class AnnotationListWidget(QWidget):
         a = self.selected()
         enabled = a is not None and not self.read_only
         deleted_view = self._showing_deleted()
-        for w in (self.reply_box, self.reply_button, self.resolve_button, self.reopen_button,
-                  self.delete_button):
+        for w in (
+            self.reply_box,
+            self.reply_button,
+            self.resolve_button,
+            self.reopen_button,
+            self.delete_button,
+        ):
             w.setVisible(not deleted_view)
         self.restore_button.setVisible(deleted_view)
         self.restore_button.setEnabled(enabled and deleted_view)
@@ -274,12 +334,12 @@ class AnnotationListWidget(QWidget):
         self.reply_button.setEnabled(enabled)
         self.resolve_button.setEnabled(enabled and a["status"] == "open")
         self.reopen_button.setEnabled(enabled and a["status"] == "resolved")
-        self.reattach_button.setVisible(bool(a and a.get("detached") and a["status"] == "open"
-                                             and not deleted_view))
+        self.reattach_button.setVisible(
+            bool(a and a.get("detached") and a["status"] == "open" and not deleted_view)
+        )
         self.delete_button.setEnabled(enabled)
         if a is None:
-            self.thread.setHtml("<p style='color:gray'>Select an annotation to see its thread."
-                                "</p>")
+            self.thread.setHtml("<p style='color:gray'>Select an annotation to see its thread.</p>")
             return
         parts = [f"<p><b>“{html.escape(a.get('quote', ''))}”</b></p>"]
         for event in a.get("history", []):
@@ -289,10 +349,13 @@ class AnnotationListWidget(QWidget):
             if action == "resolved":
                 extra = f": {resolution(event.get('mode'))}"
                 if event.get("replacement"):
-                    body = (body + "<br>" if body else "") + \
-                        f"replaced by: <i>{html.escape(event['replacement'])}</i>"
-            parts.append(f"<p><span style='color:gray'>{html.escape(who)} · {action}{extra} · "
-                         f"{html.escape(_when(event.get('at')))}</span><br>{body}</p>")
+                    body = (
+                        body + "<br>" if body else ""
+                    ) + f"replaced by: <i>{html.escape(event['replacement'])}</i>"
+            parts.append(
+                f"<p><span style='color:gray'>{html.escape(who)} · {action}{extra} · "
+                f"{html.escape(_when(event.get('at')))}</span><br>{body}</p>"
+            )
         self.thread.setHtml("".join(parts))
         # The newest reply is at the end: show it without the analyst scrolling.
         self.thread.verticalScrollBar().setValue(self.thread.verticalScrollBar().maximum())

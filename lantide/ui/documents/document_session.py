@@ -19,8 +19,10 @@ from lantide.ui.documents.text_offsets import TextOffsets, disk_form, editor_for
 # Operations that rewrite the text (add or drop mark tags): pending edits are saved first.
 TEXT_OPERATIONS = {"create", "resolve", "reopen", "delete", "undelete", "reattach"}
 
-_MARK_OPEN = re.compile(r'<mark class="lantide-annotation lantide-(\w+)" '
-                        r'data-annotation-id="([^"]+)"[^>]*>')
+_MARK_OPEN = re.compile(
+    r'<mark class="lantide-annotation lantide-(\w+)" '
+    r'data-annotation-id="([^"]+)"[^>]*>'
+)
 
 
 @dataclass
@@ -64,9 +66,16 @@ def mark_spans(text: str, statuses: dict[str, str]) -> list[MarkSpan]:
     offsets = TextOffsets(editor, newline_of(text))
     spans = []
     for m in scan_marks(text).marks:
-        spans.append(MarkSpan(m.id, statuses.get(m.id, "unknown"), offsets.disk_to_qt(m.start),
-                              offsets.disk_to_qt(m.inner_start),
-                              offsets.disk_to_qt(m.inner_end), offsets.disk_to_qt(m.end)))
+        spans.append(
+            MarkSpan(
+                m.id,
+                statuses.get(m.id, "unknown"),
+                offsets.disk_to_qt(m.start),
+                offsets.disk_to_qt(m.inner_start),
+                offsets.disk_to_qt(m.inner_end),
+                offsets.disk_to_qt(m.end),
+            )
+        )
     return spans
 
 
@@ -82,9 +91,12 @@ def preview_html(text: str, annotations: list[dict[str, Any]]) -> str:
         if close < 0:
             break
         ann_id = html_lib.escape(match.group(2))
-        out += [source[last:match.end()],
-                f'<a name="ann-{ann_id}" href="annotation:{ann_id}" class="annotation-link">',
-                source[match.end():close], "</a>"]
+        out += [
+            source[last : match.end()],
+            f'<a name="ann-{ann_id}" href="annotation:{ann_id}" class="annotation-link">',
+            source[match.end() : close],
+            "</a>",
+        ]
         last = close
     out.append(source[last:])
     return "".join(out)
@@ -118,15 +130,25 @@ def snapshot(doc, *, saved=None, result=None, note=None) -> DocumentSnapshot:
     annotations = _annotation_rows(doc)
     statuses = {a["id"]: a["status"] for a in annotations}
     return DocumentSnapshot(
-        document=doc, disk_text=doc.text, editor_text=editor_form(doc.text),
-        newline=newline_of(doc.text), annotations=annotations, open_count=doc.open_count,
-        read_only_reason=doc.read_only_reason, marks=mark_spans(doc.text, statuses),
+        document=doc,
+        disk_text=doc.text,
+        editor_text=editor_form(doc.text),
+        newline=newline_of(doc.text),
+        annotations=annotations,
+        open_count=doc.open_count,
+        read_only_reason=doc.read_only_reason,
+        marks=mark_spans(doc.text, statuses),
         html=preview_html(doc.text, annotations),
-        repairs=[r.to_dict() for r in doc.repairs], saved=saved, result=result, note=note,
-        deleted=_deleted_rows(doc))
+        repairs=[r.to_dict() for r in doc.repairs],
+        saved=saved,
+        result=result,
+        note=note,
+        deleted=_deleted_rows(doc),
+    )
 
 
 # -- worker functions (first argument: the WorkerContext) ------------------------------------
+
 
 def load_document(context, workspace_root, project_dir: str, kind: str) -> DocumentSnapshot:
     from lantide.docs import open_document
@@ -148,8 +170,14 @@ def save_document(context, doc, editor_text: str, newline: str) -> DocumentSnaps
     return snapshot(doc, saved=report.to_dict())
 
 
-def run_operation(context, doc, operation: str, args: dict[str, Any],
-                  pending_editor_text: str | None, newline: str) -> DocumentSnapshot:
+def run_operation(
+    context,
+    doc,
+    operation: str,
+    args: dict[str, Any],
+    pending_editor_text: str | None,
+    newline: str,
+) -> DocumentSnapshot:
     """One annotation operation; unsaved edits are saved first when it rewrites the text.
 
     ``args`` positions (``start``/``end``) are Qt positions in ``pending_editor_text`` (or
@@ -163,23 +191,40 @@ def run_operation(context, doc, operation: str, args: dict[str, Any],
         saved = report.to_dict()
         note = "Your edits were saved together with this change."
         if operation in ("create", "reattach") and report.text != wanted:
-            return snapshot(doc, saved=saved, note="Saving adjusted the text, so the selection "
-                            "may have moved: select the text again and annotate it.")
+            return snapshot(
+                doc,
+                saved=saved,
+                note="Saving adjusted the text, so the selection "
+                "may have moved: select the text again and annotate it.",
+            )
     offsets = TextOffsets(editor_form(doc.text), newline_of(doc.text))
     result = None
     if operation == "create":
-        result = doc.create_annotation(offsets.qt_to_disk(args["start"]),
-                                       offsets.qt_to_disk(args["end"]), args["comment"], by="user")
+        result = doc.create_annotation(
+            offsets.qt_to_disk(args["start"]),
+            offsets.qt_to_disk(args["end"]),
+            args["comment"],
+            by="user",
+        )
     elif operation == "reattach":
-        doc.reattach(args["id"], offsets.qt_to_disk(args["start"]),
-                     offsets.qt_to_disk(args["end"]), by="user")
+        doc.reattach(
+            args["id"],
+            offsets.qt_to_disk(args["start"]),
+            offsets.qt_to_disk(args["end"]),
+            by="user",
+        )
         result = args["id"]
     elif operation == "reply":
         doc.reply(args["id"], args["text"], by="user")
         result = args["id"]
     elif operation == "resolve":
-        result = doc.resolve(args["id"], args["mode"], replacement=args.get("replacement"),
-                             answer=args.get("answer"), by="user")
+        result = doc.resolve(
+            args["id"],
+            args["mode"],
+            replacement=args.get("replacement"),
+            answer=args.get("answer"),
+            by="user",
+        )
     elif operation == "reopen":
         doc.reopen(args["id"], by="user")
         result = args["id"]
@@ -190,15 +235,18 @@ def run_operation(context, doc, operation: str, args: dict[str, Any],
         restored = doc.undelete(args["id"], by="user")
         result = args["id"]
         if restored.detached:
-            note = ("Annotation restored, but its text is no longer in the document: select "
-                    "new text and reattach it.")
+            note = (
+                "Annotation restored, but its text is no longer in the document: select "
+                "new text and reattach it."
+            )
     else:
         raise ValueError(f"unknown document operation {operation!r}")
     return snapshot(doc, saved=saved, result=result, note=note)
 
 
-def render_live(context, editor_text: str, newline: str,
-                annotations: list[dict[str, Any]]) -> tuple[str, list[MarkSpan]]:
+def render_live(
+    context, editor_text: str, newline: str, annotations: list[dict[str, Any]]
+) -> tuple[str, list[MarkSpan]]:
     """Preview and marks of text being edited (not saved yet)."""
     text = disk_form(editor_text, newline)
     statuses = {a["id"]: a["status"] for a in annotations}

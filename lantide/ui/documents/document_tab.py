@@ -18,8 +18,16 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QShortcut, QTextCursor
-from PySide6.QtWidgets import (QLabel, QSizePolicy, QSplitter, QStackedWidget, QToolBar, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QLabel,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.documents import document_session as session
 from lantide.ui.adaptive_layout import StackWhenNarrow
@@ -27,8 +35,13 @@ from lantide.ui.documents.agent_edit_diff import AgentEditReview
 from lantide.ui.documents.annotation_list import AnnotationListWidget
 from lantide.ui.documents.document_preview import DocumentPreviewWidget
 from lantide.ui.documents.evidence_bar import EvidenceBar
-from lantide.ui.documents.external_change import (KEEP_MINE, SHOW_BOTH, TAKE_THEIRS, CompareVersionsWidget,
-                                        ExternalChangeDialog)
+from lantide.ui.documents.external_change import (
+    KEEP_MINE,
+    SHOW_BOTH,
+    TAKE_THEIRS,
+    CompareVersionsWidget,
+    ExternalChangeDialog,
+)
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.documents.inline_comment import InlineCommentWidget
@@ -47,8 +60,9 @@ class DocumentTabWidget(QWidget):
     sig_snapshot_applied = Signal()  # after load, save, an operation or a reload
     sig_operation_failed = Signal(object)  # the exception
 
-    def __init__(self, services: AppServices, project: str, kind: str,
-                 parent: QWidget | None = None):
+    def __init__(
+        self, services: AppServices, project: str, kind: str, parent: QWidget | None = None
+    ):
         from lantide.docs import DocumentMonitor
 
         super().__init__(parent)
@@ -71,8 +85,13 @@ class DocumentTabWidget(QWidget):
         self.editor.document().modificationChanged.connect(self._modification_changed)
         self.editor.textChanged.connect(self._text_changed)
         services.sig_files_changed.connect(self._files_changed)
-        self._enqueue(session.load_document, (services.workspace.root, project, kind),
-                      self._loaded, "Opening the document", on_error=self._load_failed)
+        self._enqueue(
+            session.load_document,
+            (services.workspace.root, project, kind),
+            self._loaded,
+            "Opening the document",
+            on_error=self._load_failed,
+        )
 
     # -- building --------------------------------------------------------------------------
     def _build(self) -> None:
@@ -80,10 +99,12 @@ class DocumentTabWidget(QWidget):
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.act_save = self.toolbar.addAction(icon("save"), "Save", self.save)
         self.act_save.setToolTip(f"Save ({shortcut('save').toString()})")
-        self.act_annotate = self.toolbar.addAction(icon("annotate"), "Annotate",
-                                                   self.annotate_selection)
-        self.act_annotate.setToolTip(f"Annotate the selected text "
-                                     f"({shortcut('annotate').toString()})")
+        self.act_annotate = self.toolbar.addAction(
+            icon("annotate"), "Annotate", self.annotate_selection
+        )
+        self.act_annotate.setToolTip(
+            f"Annotate the selected text ({shortcut('annotate').toString()})"
+        )
         self.act_find = self.toolbar.addAction(icon("find"), "Find", self.show_find)
         self.act_preview = self.toolbar.addAction(icon("preview"), "Preview")
         self.act_preview.setCheckable(True)
@@ -113,8 +134,12 @@ class DocumentTabWidget(QWidget):
         self.editor.verticalScrollBar().valueChanged.connect(self._editor_scrolled)
         self.find_bar = FindReplaceBarWidget(self.editor, self)
         for key, backwards in (("find_next", False), ("find_previous", True)):
-            QShortcut(shortcut(key), self, lambda b=backwards: self.find_bar.find_next(b),
-                      context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            QShortcut(
+                shortcut(key),
+                self,
+                lambda b=backwards: self.find_bar.find_next(b),
+                context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
+            )
         self.comment_box = InlineCommentWidget(self)  # not the editor: it may be narrow
         self.comment_box.sig_comment_submitted.connect(self._comment_submitted)
         editor_column = QWidget(self)
@@ -165,12 +190,14 @@ class DocumentTabWidget(QWidget):
         layout.addWidget(self.evidence)  # Plan approval / Report evidence (issue 16)
         self.evidence.sig_go_to_line.connect(self.go_to_line)
         self.sig_snapshot_applied.connect(self.evidence.refresh)  # saved, reloaded: changed?
-        self.evidence.seen_plan = lambda: (False if self.is_dirty() else
-                                           self.snapshot.disk_text if self.snapshot else None)
+        self.evidence.seen_plan = lambda: (
+            False if self.is_dirty() else self.snapshot.disk_text if self.snapshot else None
+        )
         if self.kind == "report":
             self.preview.sig_step_clicked.connect(self.evidence.open_step)
             self.evidence.sig_kinds_changed.connect(
-                lambda: self.preview.set_step_kinds(self.evidence.kind_of()))
+                lambda: self.preview.set_step_kinds(self.evidence.kind_of())
+            )
         layout.addWidget(self.splitter, 1)
         self._update_resolve_button(0)
 
@@ -193,8 +220,14 @@ class DocumentTabWidget(QWidget):
         self.sig_title_changed.emit(self.title())
 
     # -- the serial worker queue -------------------------------------------------------------
-    def _enqueue(self, fn: Callable, args: tuple, on_result: Callable, what: str,
-                 on_error: Callable | None = None) -> None:
+    def _enqueue(
+        self,
+        fn: Callable,
+        args: tuple,
+        on_result: Callable,
+        what: str,
+        on_error: Callable | None = None,
+    ) -> None:
         self._queue.append((fn, args, on_result, what, on_error))
         self._next()
 
@@ -242,8 +275,9 @@ class DocumentTabWidget(QWidget):
         self.load_error = exc
         self._report(exc, "Opening the document")
 
-    def _apply(self, snap: session.DocumentSnapshot, *, replace_text: bool,
-               undoable: bool = True) -> None:
+    def _apply(
+        self, snap: session.DocumentSnapshot, *, replace_text: bool, undoable: bool = True
+    ) -> None:
         """Show a snapshot. ``replace_text``: the editor takes the snapshot's text."""
         self.snapshot = snap
         self.monitor.remember(snap.document)
@@ -254,11 +288,14 @@ class DocumentTabWidget(QWidget):
         clean = self.editor.toPlainText() == snap.editor_text
         self.editor.document().setModified(not clean)
         self.editor.setReadOnly(False)
-        self.editor.set_marks(snap.marks if clean else self.editor_marks_fallback(),
-                              self.annotation_list.selected_id())
+        self.editor.set_marks(
+            snap.marks if clean else self.editor_marks_fallback(),
+            self.annotation_list.selected_id(),
+        )
         self.preview.set_preview_html(snap.html)
-        self.annotation_list.set_annotations(snap.annotations, bool(snap.read_only_reason),
-                                             snap.deleted)
+        self.annotation_list.set_annotations(
+            snap.annotations, bool(snap.read_only_reason), snap.deleted
+        )
         self._update_resolve_button(snap.open_count)
         self.act_annotate.setEnabled(not snap.read_only_reason)
         if snap.read_only_reason:
@@ -306,9 +343,15 @@ class DocumentTabWidget(QWidget):
             self._render_pending = False
             log.debug("live preview: %s", exc)
 
-        self.services.workers.submit(session.render_live, text, self.snapshot.newline,
-                                     self.snapshot.annotations, on_result=done,
-                                     on_error=failed, name="render preview")
+        self.services.workers.submit(
+            session.render_live,
+            text,
+            self.snapshot.newline,
+            self.snapshot.annotations,
+            on_result=done,
+            on_error=failed,
+            name="render preview",
+        )
 
     def _editor_scrolled(self, value: int) -> None:
         bar = self.editor.verticalScrollBar()
@@ -321,8 +364,13 @@ class DocumentTabWidget(QWidget):
         if self.snapshot is None or not self.is_dirty():
             return True
         text = self.editor.toPlainText()
-        self._enqueue(session.save_document, (self.snapshot.document, text, self.snapshot.newline),
-                      lambda snap: self._saved(snap, text), "Saving", on_error=self._save_failed)
+        self._enqueue(
+            session.save_document,
+            (self.snapshot.document, text, self.snapshot.newline),
+            lambda snap: self._saved(snap, text),
+            "Saving",
+            on_error=self._save_failed,
+        )
         return True
 
     def save_and_wait(self, timeout_ms: int = 30000) -> bool:
@@ -352,8 +400,9 @@ class DocumentTabWidget(QWidget):
         report = snap.saved or {}
         notes = []
         if report.get("detached"):
-            notes.append(f"{len(report['detached'])} annotation(s) lost their text and are "
-                         "detached")
+            notes.append(
+                f"{len(report['detached'])} annotation(s) lost their text and are detached"
+            )
         if report.get("reanchored"):
             notes.append(f"{len(report['reanchored'])} mark(s) restored around their quote")
         notes += report.get("warnings", [])
@@ -364,8 +413,9 @@ class DocumentTabWidget(QWidget):
 
     def _save_failed(self, exc: BaseException) -> None:
         if getattr(exc, "code", "") == "DOCUMENT_CHANGED_ON_DISK":
-            self.services.post_message(f"{self.file_name} changed on disk; nothing was saved.",
-                                       "warning")
+            self.services.post_message(
+                f"{self.file_name} changed on disk; nothing was saved.", "warning"
+            )
             self.check_disk()
         self._report(exc, "Saving")
 
@@ -384,9 +434,11 @@ class DocumentTabWidget(QWidget):
         first.setPosition(cursor.selectionStart())
         top = self.editor.cursorRect(first).top()  # where the selection begins (may wrap)
         viewport = self.editor.viewport()
-        self.comment_box.open_at(viewport.mapTo(self, rect.bottomLeft() + QPoint(0, 6)),
-                                 self.editor.selected_text(),
-                                 above=rect.bottom() - top + 12)
+        self.comment_box.open_at(
+            viewport.mapTo(self, rect.bottomLeft() + QPoint(0, 6)),
+            self.editor.selected_text(),
+            above=rect.bottom() - top + 12,
+        )
 
     def _comment_submitted(self, comment: str) -> None:
         start, end = getattr(self, "_pending_selection", (None, None))
@@ -397,8 +449,9 @@ class DocumentTabWidget(QWidget):
     def _reattach(self, annotation_id: str) -> None:
         selection = self.editor.selection_range()
         if selection is None:
-            self.services.post_message("Select the text the annotation should mark, then "
-                                       "reattach.", "warning")
+            self.services.post_message(
+                "Select the text the annotation should mark, then reattach.", "warning"
+            )
             return
         self.run_operation("reattach", id=annotation_id, start=selection[0], end=selection[1])
 
@@ -418,13 +471,20 @@ class DocumentTabWidget(QWidget):
             if snap.note:
                 self.services.post_message(snap.note)
 
-        self._enqueue(session.run_operation,
-                      (self.snapshot.document, operation, args, pending, self.snapshot.newline),
-                      done, {"create": "Annotating", "reply": "Replying",
-                             "resolve": "Resolving", "reopen": "Reopening",
-                             "delete": "Deleting the annotation",
-                             "undelete": "Restoring the annotation",
-                             "reattach": "Reattaching"}.get(operation, operation))
+        self._enqueue(
+            session.run_operation,
+            (self.snapshot.document, operation, args, pending, self.snapshot.newline),
+            done,
+            {
+                "create": "Annotating",
+                "reply": "Replying",
+                "resolve": "Resolving",
+                "reopen": "Reopening",
+                "delete": "Deleting the annotation",
+                "undelete": "Restoring the annotation",
+                "reattach": "Reattaching",
+            }.get(operation, operation),
+        )
 
     def select_annotation(self, annotation_id: str) -> None:
         """Select it in the list and scroll the editor and the preview to its mark."""
@@ -440,8 +500,10 @@ class DocumentTabWidget(QWidget):
 
                 offsets = TextOffsets(self.snapshot.editor_text, self.snapshot.newline)
                 length = len(self.snapshot.disk_text)
-                where = (offsets.disk_to_qt(min(hint[0], length)),
-                         offsets.disk_to_qt(min(hint[1], length)))
+                where = (
+                    offsets.disk_to_qt(min(hint[0], length)),
+                    offsets.disk_to_qt(min(hint[1], length)),
+                )
         if where is not None:
             self.editor.reveal(where[0], where[1])
         self.preview.scroll_to_annotation(annotation_id)
@@ -453,10 +515,16 @@ class DocumentTabWidget(QWidget):
             return
         if self.is_dirty():
             self.save()  # the agent reads the file on disk
-        self.services.ask_agent(render_prompt(
-            "requests/resolve_annotations.md.j2", count=self.snapshot.open_count,
-            document=self.kind, document_label=self.kind.capitalize(), project=self.project,
-            path=self.snapshot.document.relative_path()))
+        self.services.ask_agent(
+            render_prompt(
+                "requests/resolve_annotations.md.j2",
+                count=self.snapshot.open_count,
+                document=self.kind,
+                document_label=self.kind.capitalize(),
+                project=self.project,
+                path=self.snapshot.document.relative_path(),
+            )
+        )
 
     # -- find ------------------------------------------------------------------------------
     def go_to_line(self, line: int) -> None:
@@ -478,11 +546,19 @@ class DocumentTabWidget(QWidget):
     def _files_changed(self, changes: list) -> None:
         if any(getattr(c, "project", None) == self.project for c in changes):
             self.evidence.refresh()  # project.json (status, approval) or the Plan changed
-        mine = [c for c in changes if getattr(c, "project", None) == self.project
-                and getattr(c, "kind", None) in ("document", "annotations")]
+        mine = [
+            c
+            for c in changes
+            if getattr(c, "project", None) == self.project
+            and getattr(c, "kind", None) in ("document", "annotations")
+        ]
         if mine and self.snapshot is not None:
-            self._enqueue(session.check_external_change, (self.monitor, mine),
-                          self._external_changes, "Reading the change on disk")
+            self._enqueue(
+                session.check_external_change,
+                (self.monitor, mine),
+                self._external_changes,
+                "Reading the change on disk",
+            )
 
     def check_disk(self) -> None:
         """Compare with the files on disk now (after a refused save)."""
@@ -491,25 +567,38 @@ class DocumentTabWidget(QWidget):
         if self.snapshot is None:
             return
         doc = self.snapshot.document
-        batch = [FileChange(DOCUMENT, doc.path, "modified", self.project),
-                 FileChange(ANNOTATIONS, doc.sidecar_path, "modified", self.project)]
-        self._enqueue(session.check_external_change, (self.monitor, batch),
-                      self._external_changes, "Reading the change on disk")
+        batch = [
+            FileChange(DOCUMENT, doc.path, "modified", self.project),
+            FileChange(ANNOTATIONS, doc.sidecar_path, "modified", self.project),
+        ]
+        self._enqueue(
+            session.check_external_change,
+            (self.monitor, batch),
+            self._external_changes,
+            "Reading the change on disk",
+        )
 
     def _external_changes(self, reports: list) -> None:
         for change in reports:
             if change.kind != self.kind:
                 continue
             if change.error:
-                self.services.post_message(f"{self.file_name} changed on disk but cannot be "
-                                           f"read: {change.error}", "warning")
+                self.services.post_message(
+                    f"{self.file_name} changed on disk but cannot be read: {change.error}",
+                    "warning",
+                )
             elif change.document is None:
-                self.services.post_message(f"{self.file_name} was deleted on disk; the tab "
-                                           "keeps its text.", "warning")
+                self.services.post_message(
+                    f"{self.file_name} was deleted on disk; the tab keeps its text.", "warning"
+                )
                 self.editor.document().setModified(True)
             else:
-                self._enqueue(lambda _ctx, d=change.document: session.snapshot(d), (),
-                              self._external_snapshot, "Reading the change on disk")
+                self._enqueue(
+                    lambda _ctx, d=change.document: session.snapshot(d),
+                    (),
+                    self._external_snapshot,
+                    "Reading the change on disk",
+                )
 
     def _external_snapshot(self, snap: session.DocumentSnapshot) -> None:
         if not self.is_dirty():
@@ -529,8 +618,7 @@ class DocumentTabWidget(QWidget):
         self._apply(snap, replace_text=False)
         self.editor.document().setModified(True)
         if choice == SHOW_BOTH:
-            self.compare.show_versions(self.editor.toPlainText(), snap.editor_text,
-                                       self.file_name)
+            self.compare.show_versions(self.editor.toPlainText(), snap.editor_text, self.file_name)
             self.right_stack.setCurrentWidget(self.compare)
             self.right_stack.show()
 
@@ -540,8 +628,9 @@ class DocumentTabWidget(QWidget):
         if choice == TAKE_THEIRS and self.snapshot is not None:
             self._apply(self.snapshot, replace_text=True)
         elif choice == KEEP_MINE:
-            self.services.post_message(f"Keeping your version of {self.file_name}; save to "
-                                       "replace the one on disk.")
+            self.services.post_message(
+                f"Keeping your version of {self.file_name}; save to replace the one on disk."
+            )
 
     # -- closing ---------------------------------------------------------------------------
     def shutdown(self) -> None:

@@ -15,8 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.sql.query_history_view import local_time
 from lantide.ui.theme import colors
@@ -35,8 +42,10 @@ def approval_text(project: dict[str, Any]) -> tuple[str, str]:
     when = local_time(approval.get("at"))
     who = approval.get("user") or approval.get("by") or "the analyst"
     if approval.get("changed_since_approval"):
-        return (f"Status: {status} · Plan changed since approval ({when} by {who}): "
-                "approve it again", "warning")
+        return (
+            f"Status: {status} · Plan changed since approval ({when} by {who}): approve it again",
+            "warning",
+        )
     return f"Status: {status} · Plan approved {when} by {who}", "ok"
 
 
@@ -61,8 +70,10 @@ def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
     from lantide.workspace import layout
 
     index = StepIndex.of_workspace(layout.ledger_dir(root), project)
-    return {step_id: (kind, str(index.get(step_id).step.get("conversation_id") or ""))
-            for step_id, kind in index.kinds().items()}
+    return {
+        step_id: (kind, str(index.get(step_id).step.get("conversation_id") or ""))
+        for step_id, kind in index.kinds().items()
+    }
 
 
 def check_report(context, root, project: str) -> dict[str, Any]:
@@ -100,8 +111,10 @@ class EvidenceBar(QWidget):
         self.button.setObjectName("ApprovePlanButton" if kind == "plan" else "CheckEvidenceButton")
         self.button.setToolTip(
             "Approve the Plan as it is now: the project moves to executing (only the analyst "
-            "approves; the agent can only propose a review)" if kind == "plan" else
-            "Check every number of the Report against the ledger step it cites")
+            "approves; the agent can only propose a review)"
+            if kind == "plan"
+            else "Check every number of the Report against the ledger step it cites"
+        )
         self.button.clicked.connect(self.approve if kind == "plan" else self.check)
         self.problems = QListWidget(self)
         self.problems.setObjectName("EvidenceProblems")
@@ -134,10 +147,14 @@ class EvidenceBar(QWidget):
             self._tone("muted")
 
     def _submit(self, fn, on_result, what: str) -> None:
-        self.services.workers.submit(fn, self.services.workspace.root, self.project,
-                                     on_result=on_result,
-                                     on_error=lambda exc: self.services.report_error(exc, what),
-                                     name=what)
+        self.services.workers.submit(
+            fn,
+            self.services.workspace.root,
+            self.project,
+            on_result=on_result,
+            on_error=lambda exc: self.services.report_error(exc, what),
+            name=what,
+        )
 
     def _show_project(self, project: dict[str, Any]) -> None:
         text, tone = approval_text(project)
@@ -146,8 +163,9 @@ class EvidenceBar(QWidget):
         approval = project.get("approval") or {}
         fresh = approval.get("approved") and not approval.get("changed_since_approval")
         self.button.setEnabled(not fresh)
-        self.button.setText("Approve Plan again" if approval.get("changed_since_approval")
-                            else "Approve Plan")
+        self.button.setText(
+            "Approve Plan again" if approval.get("changed_since_approval") else "Approve Plan"
+        )
 
     def _show_kinds(self, kinds: dict[str, tuple[str, str]]) -> None:
         if kinds != self.kinds:
@@ -171,19 +189,28 @@ class EvidenceBar(QWidget):
         and (in the worker) when the file changed since the tab read it."""
         seen = self.seen_plan() if self.seen_plan is not None else None
         if seen is False:
-            self.services.post_message("Save the Plan first: the approval is of the Plan "
-                                       "on disk.", "warning")
+            self.services.post_message(
+                "Save the Plan first: the approval is of the Plan on disk.", "warning"
+            )
             return
         self.button.setEnabled(False)
 
         def done(project):
             self._show_project(project)
             self.services.post_message(f"Plan of {self.project} approved: executing")
-        self.services.workers.submit(approve_plan, self.services.workspace.root, self.project,
-                                     seen, on_result=done,
-                                     on_error=lambda exc: (self.services.report_error(
-                                         exc, "Approving the Plan"), self.refresh()),
-                                     name="Approving the Plan")
+
+        self.services.workers.submit(
+            approve_plan,
+            self.services.workspace.root,
+            self.project,
+            seen,
+            on_result=done,
+            on_error=lambda exc: (
+                self.services.report_error(exc, "Approving the Plan"),
+                self.refresh(),
+            ),
+            name="Approving the Plan",
+        )
 
     def check(self) -> None:
         self.button.setEnabled(False)
@@ -194,9 +221,15 @@ class EvidenceBar(QWidget):
             self.problems.setVisible(False)
             self.label.setText(f"Check failed: {getattr(exc, 'message', exc)}")
             self._tone("warning")
-        self.services.workers.submit(check_report, self.services.workspace.root, self.project,
-                                     on_result=self._show_check, on_error=failed,
-                                     name="Checking evidence")
+
+        self.services.workers.submit(
+            check_report,
+            self.services.workspace.root,
+            self.project,
+            on_result=self._show_check,
+            on_error=failed,
+            name="Checking evidence",
+        )
         self.refresh_kinds_only()
 
     def refresh_kinds_only(self) -> None:
@@ -205,25 +238,31 @@ class EvidenceBar(QWidget):
     def _show_check(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)
         counts = result["counts"]
-        parts = [f"{counts[k]} {k.replace('_', ' ')}" for k in
-                 ("matching", "not_matching", "exploratory", "missing", "uncited") if counts[k]]
+        parts = [
+            f"{counts[k]} {k.replace('_', ' ')}"
+            for k in ("matching", "not_matching", "exploratory", "missing", "uncited")
+            if counts[k]
+        ]
         summary = f"{result['numbers']} numbers: " + (", ".join(parts) or "none")
         self.label.setText(("✓ Evidence checks clean · " if result["ok"] else "✗ ") + summary)
         self._tone("ok" if result["ok"] else "warning")
         self.problems.clear()
         for problem in result["problems"]:
             steps = f" [{', '.join(problem['steps'])}]" if problem["steps"] else ""
-            item = QListWidgetItem(f"line {problem['line']}: {problem['number']} — "
-                                   f"{problem['status'].replace('_', ' ')}{steps}: "
-                                   f"{problem['message']}")
+            item = QListWidgetItem(
+                f"line {problem['line']}: {problem['number']} — "
+                f"{problem['status'].replace('_', ' ')}{steps}: "
+                f"{problem['message']}"
+            )
             item.setData(LINE_ROLE, problem["line"])
             item.setToolTip(item.text())
             self.problems.addItem(item)
         self.problems.setVisible(bool(result["problems"]))
         if result["problems"]:  # as tall as its rows, at most MAX_PROBLEM_ROWS: the editor stays
             rows = min(self.problems.count(), MAX_PROBLEM_ROWS)
-            self.problems.setFixedHeight(rows * self.problems.sizeHintForRow(0)
-                                         + 2 * self.problems.frameWidth() + 2)
+            self.problems.setFixedHeight(
+                rows * self.problems.sizeHintForRow(0) + 2 * self.problems.frameWidth() + 2
+            )
 
     def _problem_activated(self, item: QListWidgetItem) -> None:
         self.sig_go_to_line.emit(int(item.data(LINE_ROLE)))

@@ -12,8 +12,15 @@ import difflib
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QTextBlockFormat, QTextCursor
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.theme import blend, colors
 
@@ -28,8 +35,10 @@ class ExternalChangeDialog(QMessageBox):
         self.setObjectName("ExternalChangeDialog")
         self.setIcon(QMessageBox.Icon.Warning)
         self.setWindowTitle("File changed on disk")
-        self.setText(f"{file_name} was changed by another program, and this tab has "
-                     "changes that are not saved.")
+        self.setText(
+            f"{file_name} was changed by another program, and this tab has "
+            "changes that are not saved."
+        )
         self.setInformativeText(detail or "Which version do you want to keep?")
         self.keep_button = self.addButton("Keep mine", QMessageBox.ButtonRole.RejectRole)
         self.theirs_button = self.addButton("Take theirs", QMessageBox.ButtonRole.DestructiveRole)
@@ -40,8 +49,13 @@ class ExternalChangeDialog(QMessageBox):
     def ask(self) -> str:
         self.exec()
         clicked = self.clickedButton()
-        self.choice = (TAKE_THEIRS if clicked is self.theirs_button
-                       else SHOW_BOTH if clicked is self.both_button else KEEP_MINE)
+        self.choice = (
+            TAKE_THEIRS
+            if clicked is self.theirs_button
+            else SHOW_BOTH
+            if clicked is self.both_button
+            else KEEP_MINE
+        )
         return self.choice
 
 
@@ -49,8 +63,9 @@ def changed_lines(a: str, b: str) -> tuple[set[int], set[int]]:
     """0-based line numbers of ``a`` and of ``b`` that differ between them."""
     left, right = a.split("\n"), b.split("\n")
     only_a, only_b = set(), set()
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, left, right,
-                                                       autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, left, right, autojunk=False
+    ).get_opcodes():
         if tag != "equal":
             only_a.update(range(i1, i2))
             only_b.update(range(j1, j2))
@@ -88,8 +103,10 @@ class CompareVersionsWidget(QWidget):
     def show_versions(self, mine: str, theirs: str, file_name: str) -> set[int]:
         """Show ``theirs``, colouring its lines that differ from ``mine``."""
         _mine_lines, their_lines = changed_lines(mine, theirs)
-        self.label.setText(f"<b>On disk</b> — {file_name}. Lines that differ from your "
-                           f"version are coloured ({len(their_lines)}).")
+        self.label.setText(
+            f"<b>On disk</b> — {file_name}. Lines that differ from your "
+            f"version are coloured ({len(their_lines)})."
+        )
         self.theirs.setPlainText(theirs)
         fmt = QTextBlockFormat()  # the whole line, also an empty one
         fmt.setBackground(blend(colors().warning, self.palette().base().color(), 0.22))

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class _CommentEdit(QPlainTextEdit):
@@ -19,8 +26,10 @@ class _CommentEdit(QPlainTextEdit):
     sig_cancel = Signal()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
-                event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        if (
+            event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
             self.sig_submit.emit()
             return
         if event.key() == Qt.Key.Key_Escape:
@@ -42,8 +51,10 @@ class InlineCommentWidget(QFrame):
         self.setObjectName("InlineComment")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
-        self.setStyleSheet("QFrame#InlineComment { border: 1px solid palette(highlight); "
-                           "border-radius: 6px; background: palette(base); }")
+        self.setStyleSheet(
+            "QFrame#InlineComment { border: 1px solid palette(highlight); "
+            "border-radius: 6px; background: palette(base); }"
+        )
         self.quote_label = QLabel(self)
         self.quote_label.setWordWrap(True)
         self.edit = _CommentEdit(self)

@@ -141,12 +141,12 @@ class MarkdownEditorWidget(QPlainTextEdit):
             return
         prefix, suffix = common_affixes(old, new_text)
         start = _utf16_len(old[:prefix])
-        end = _utf16_len(old[:len(old) - suffix])
+        end = _utf16_len(old[: len(old) - suffix])
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
         cursor.setPosition(start)
         cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertText(new_text[prefix:len(new_text) - suffix])
+        cursor.insertText(new_text[prefix : len(new_text) - suffix])
         cursor.endEditBlock()
 
     def selection_range(self) -> tuple[int, int] | None:
@@ -189,8 +189,11 @@ class MarkdownEditorWidget(QPlainTextEdit):
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().mouseReleaseEvent(event)
-        if self._clicked and event.button() == Qt.MouseButton.LeftButton \
-                and not self.textCursor().hasSelection():
+        if (
+            self._clicked
+            and event.button() == Qt.MouseButton.LeftButton
+            and not self.textCursor().hasSelection()
+        ):
             at = self.mark_at(self.textCursor().position())
             if at:
                 self.sig_mark_activated.emit(at)

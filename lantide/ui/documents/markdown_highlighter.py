@@ -38,8 +38,9 @@ MARK_TAG_SCALE = 0.68  # of the editor's font size
 MARK_TAG_INK = 0.55  # share of the tag colour against the background: faint, still legible
 
 
-def _fmt(color=None, *, bold=False, italic=False, mono=False, scale=None,
-         background=None) -> QTextCharFormat:
+def _fmt(
+    color=None, *, bold=False, italic=False, mono=False, scale=None, background=None
+) -> QTextCharFormat:
     f = QTextCharFormat()
     if color is not None:
         f.setForeground(color)

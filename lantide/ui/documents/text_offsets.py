@@ -45,8 +45,9 @@ class TextOffsets:
         self._wide_after_qt = [w + j + 2 for j, w in enumerate(self._wide)]
         # Disk index just after each line ending, when a line ending is wider than "\n".
         newlines = [i for i, ch in enumerate(editor_text) if ch == "\n"] if self._extra else []
-        self._newline_after_disk = [n + self._extra * k + 1 + self._extra
-                                    for k, n in enumerate(newlines)]
+        self._newline_after_disk = [
+            n + self._extra * k + 1 + self._extra for k, n in enumerate(newlines)
+        ]
         self._newlines = newlines
 
     # Qt position (UTF-16 units) <-> Python index in the editor text

@@ -33,8 +33,10 @@ def histogram_tooltip(histogram: dict | None) -> str:
     lines = []
     if histogram.get("kind") == "numeric":
         for b in histogram.get("bins", []):
-            lines.append(f"{format_value(b.get('low'))} – {format_value(b.get('high'))}: "
-                         f"{int(b.get('count') or 0):,}")
+            lines.append(
+                f"{format_value(b.get('low'))} – {format_value(b.get('high'))}: "
+                f"{int(b.get('count') or 0):,}"
+            )
     else:
         for v in histogram.get("values", []):
             lines.append(f"{v.get('value')}: {int(v.get('count') or 0):,}")
@@ -110,8 +112,12 @@ class HistogramDelegate(QStyledItemDelegate):
         color = QColor(BAR_COLOR)
         for i, count in enumerate(counts):
             height = max(1.0 if count else 0.0, rect.height() * count / peak)
-            painter.fillRect(QRectF(rect.left() + i * slot + 1, rect.bottom() - height,
-                                    max(1.0, slot - 2), height), color)
+            painter.fillRect(
+                QRectF(
+                    rect.left() + i * slot + 1, rect.bottom() - height, max(1.0, slot - 2), height
+                ),
+                color,
+            )
         painter.restore()
 
     def sizeHint(self, option, index) -> QSize:  # noqa: N802

@@ -15,8 +15,16 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication
-from PySide6.QtWidgets import (QHeaderView, QInputDialog, QMenu, QMessageBox, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QInputDialog,
+    QMenu,
+    QMessageBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
 from lantide.ui.icons import icon
@@ -96,10 +104,14 @@ class ExplorerPanel(QWidget):
             self._pending_refresh = True
             return
         self._scan_running = True
-        self.services.workers.submit(read_workspace_snapshot, self.services.workspace,
-                                     on_result=self._snapshot_read,
-                                     on_error=self._scan_failed,
-                                     on_finished=self._scan_finished, name="read workspace")
+        self.services.workers.submit(
+            read_workspace_snapshot,
+            self.services.workspace,
+            on_result=self._snapshot_read,
+            on_error=self._scan_failed,
+            on_finished=self._scan_finished,
+            name="read workspace",
+        )
 
     def _scan_finished(self) -> None:
         self._scan_running = False
@@ -126,9 +138,13 @@ class ExplorerPanel(QWidget):
         service = self.services.query
         if service is None:
             return
-        self.services.workers.submit(table_rows, service, on_result=self._tables_read,
-                                     on_error=lambda e: log.warning("show_tables: %s", e),
-                                     name="list tables")
+        self.services.workers.submit(
+            table_rows,
+            service,
+            on_result=self._tables_read,
+            on_error=lambda e: log.warning("show_tables: %s", e),
+            name="list tables",
+        )
 
     def _tables_read(self, rows: dict[str, Any]) -> None:
         self._tables = rows
@@ -151,8 +167,13 @@ class ExplorerPanel(QWidget):
         projects = self._group("Projects", "projects", len(snap["projects"]))
         for p in snap["projects"]:
             label = p["name"]
-            item = self._item(projects, label, "project", {"kind": "project", "project": p["dir"]},
-                              detail=p["status"])
+            item = self._item(
+                projects,
+                label,
+                "project",
+                {"kind": "project", "project": p["dir"]},
+                detail=p["status"],
+            )
             if p["dir"] == focused:
                 font = QFont(item.font(0))
                 font.setBold(True)
@@ -162,56 +183,100 @@ class ExplorerPanel(QWidget):
                 item.setIcon(0, icon("warning"))
                 item.setToolTip(0, p["error"])
                 continue
-            self._item(item, "Plan", "plan", {"kind": TAB_PLAN, "project": p["dir"],
-                                               "name": p["plan"]}, detail=p["plan"])
-            self._item(item, "Report", "report", {"kind": TAB_REPORT, "project": p["dir"],
-                                                   "name": p["report"]}, detail=p["report"])
+            self._item(
+                item,
+                "Plan",
+                "plan",
+                {"kind": TAB_PLAN, "project": p["dir"], "name": p["plan"]},
+                detail=p["plan"],
+            )
+            self._item(
+                item,
+                "Report",
+                "report",
+                {"kind": TAB_REPORT, "project": p["dir"], "name": p["report"]},
+                detail=p["report"],
+            )
             for tab in p["sql_tabs"]:
-                self._item(item, sql_tab_file_name(tab), "sql-tab",
-                           {"kind": TAB_SQL, "project": p["dir"], "name": tab})
-            self._item(item, "Knowledge", "knowledge",
-                       {"kind": "knowledge", "project": p["dir"], "name": "knowledge.md"},
-                       detail="" if p["has_knowledge"] else "none yet")
+                self._item(
+                    item,
+                    sql_tab_file_name(tab),
+                    "sql-tab",
+                    {"kind": TAB_SQL, "project": p["dir"], "name": tab},
+                )
+            self._item(
+                item,
+                "Knowledge",
+                "knowledge",
+                {"kind": "knowledge", "project": p["dir"], "name": "knowledge.md"},
+                detail="" if p["has_knowledge"] else "none yet",
+            )
 
         tables = (self._tables or {}).get("tables", [])
-        problems = {p.get("source"): p.get("error")
-                    for p in (self._tables or {}).get("problems", []) if p.get("source")}
+        problems = {
+            p.get("source"): p.get("error")
+            for p in (self._tables or {}).get("problems", [])
+            if p.get("source")
+        }
         data = self._group("Data files", "data", len(snap["data_files"]))
         for f in snap["data_files"]:
             source = f"data/{f['name']}"
             sheets = [t for t in tables if t["kind"] == "sheet" and t.get("source") == source]
-            node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "",
-                    "file": f["name"]}
+            node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "", "file": f["name"]}
             label = f"{f['name']}/" if f.get("folder") else f["name"]  # a folder: one table
-            item = self._item(data, label, "data-file", node,
-                              detail=_fmt_count(next((t["row_count"] for t in tables
-                                                      if t.get("source") == source), None)),
-                              tooltip=f"{source} — table {f['table']}" if f["table"] else source)
+            item = self._item(
+                data,
+                label,
+                "data-file",
+                node,
+                detail=_fmt_count(
+                    next((t["row_count"] for t in tables if t.get("source") == source), None)
+                ),
+                tooltip=f"{source} — table {f['table']}" if f["table"] else source,
+            )
             for sheet in sheets:
-                self._item(item, sheet["name"], "table", {"kind": TAB_TABLE, "name": sheet["name"]},
-                           detail=_fmt_count(sheet.get("row_count")))
+                self._item(
+                    item,
+                    sheet["name"],
+                    "table",
+                    {"kind": TAB_TABLE, "name": sheet["name"]},
+                    detail=_fmt_count(sheet.get("row_count")),
+                )
             if source in problems:
                 item.setIcon(0, icon("warning"))
                 item.setToolTip(0, f"{source} could not be read: {problems[source]}")
 
         cached = [t for t in tables if t["kind"] == "cached"]
-        group = self._group("Cached tables", "cached-table",
-                            len(cached) if self._tables is not None else None)
+        group = self._group(
+            "Cached tables", "cached-table", len(cached) if self._tables is not None else None
+        )
         if self._tables is None:
             failed = self.services.query_error is not None
-            waiting = QTreeWidgetItem(group, ["Database unavailable" if failed
-                                              else "Opening the database…"])
+            waiting = QTreeWidgetItem(
+                group, ["Database unavailable" if failed else "Opening the database…"]
+            )
             waiting.setDisabled(True)
         for t in cached:
-            self._item(group, t["name"], "cached-table", {"kind": TAB_TABLE, "name": t["name"]},
-                       detail=_fmt_count(t.get("row_count")), tooltip=t.get("description"))
+            self._item(
+                group,
+                t["name"],
+                "cached-table",
+                {"kind": TAB_TABLE, "name": t["name"]},
+                detail=_fmt_count(t.get("row_count")),
+                tooltip=t.get("description"),
+            )
 
         conns = self._group("Connections", "connection", len(snap["connections"]))
         for c in snap["connections"]:
             name = c.get("name", "?")
-            item = self._item(conns, name, "connection", {"kind": "connection", "name": name},
-                              detail=c.get("dialect") or "",
-                              tooltip=c.get("connection_string"))
+            item = self._item(
+                conns,
+                name,
+                "connection",
+                {"kind": "connection", "name": name},
+                detail=c.get("dialect") or "",
+                tooltip=c.get("connection_string"),
+            )
             for t in tables:
                 if t["kind"] == "external" and t.get("connection") == name:
                     self._item(item, t["name"], "table", {"kind": TAB_TABLE, "name": t["name"]})
@@ -230,8 +295,16 @@ class ExplorerPanel(QWidget):
         item.setForeground(1, self.palette().placeholderText())
         return item
 
-    def _item(self, parent: QTreeWidgetItem, label: str, icon_name: str, node: dict,
-              *, detail: str = "", tooltip: str | None = None) -> QTreeWidgetItem:
+    def _item(
+        self,
+        parent: QTreeWidgetItem,
+        label: str,
+        icon_name: str,
+        node: dict,
+        *,
+        detail: str = "",
+        tooltip: str | None = None,
+    ) -> QTreeWidgetItem:
         item = QTreeWidgetItem(parent, [label, detail])
         item.setIcon(0, icon(icon_name))
         item.setData(0, ROLE_NODE, node)
@@ -254,9 +327,12 @@ class ExplorerPanel(QWidget):
 
     def _view_state(self) -> tuple[set, tuple | None]:
         if self.tree.topLevelItemCount() == 0:  # first build: open groups and the focused project
-            return {("group", None, "Projects"), ("group", None, "Data files"),
-                    ("group", None, "Cached tables"),
-                    ("project", self.services.focused_project_name(), None)}, None
+            return {
+                ("group", None, "Projects"),
+                ("group", None, "Data files"),
+                ("group", None, "Cached tables"),
+                ("project", self.services.focused_project_name(), None),
+            }, None
         expanded = {self._key(i) for i in self._all_items() if i.isExpanded()}
         current = self.tree.currentItem()
         return expanded, self._key(current) if current else None
@@ -273,8 +349,11 @@ class ExplorerPanel(QWidget):
     def find_item(self, kind: str, project: str | None = None, name: str | None = None):
         for item in self._all_items():
             node = item.data(0, ROLE_NODE) or {}
-            if node.get("kind") == kind and (project is None or node.get("project") == project) \
-                    and (name is None or node.get("name") == name):
+            if (
+                node.get("kind") == kind
+                and (project is None or node.get("project") == project)
+                and (name is None or node.get("name") == name)
+            ):
                 return item
         return None
 
@@ -311,13 +390,20 @@ class ExplorerPanel(QWidget):
                 act.setChecked(item.text(1) == status)
             menu.addAction(icon("sql-tab"), "New SQL tab…", lambda: self.new_sql_tab(project))
         if kind == TAB_SQL:
-            menu.addAction(icon("edit"), "Rename SQL tab…",
-                           lambda: self._rename_sql_tab(node["project"], node["name"]))
-            menu.addAction(icon("delete"), "Delete SQL tab…",
-                           lambda: self._delete_sql_tab(node["project"], node["name"]))
+            menu.addAction(
+                icon("edit"),
+                "Rename SQL tab…",
+                lambda: self._rename_sql_tab(node["project"], node["name"]),
+            )
+            menu.addAction(
+                icon("delete"),
+                "Delete SQL tab…",
+                lambda: self._delete_sql_tab(node["project"], node["name"]),
+            )
         if kind == "connection" or (kind == "group" and node.get("name") == "Connections"):
-            menu.addAction(icon("connection"), "Add or edit connections…",
-                           self.sig_connections_requested.emit)
+            menu.addAction(
+                icon("connection"), "Add or edit connections…", self.sig_connections_requested.emit
+            )
         if kind in (TAB_TABLE, TAB_SQL) and node.get("name"):
             menu.addAction("Copy name", lambda: QGuiApplication.clipboard().setText(node["name"]))
         if menu.actions():
@@ -335,9 +421,13 @@ class ExplorerPanel(QWidget):
             self.refresh()
             if then:
                 then(result)
-        self.services.workers.submit(lambda _ctx: fn(*args), on_result=done,
-                                     on_error=lambda e: self.services.report_error(e, what),
-                                     name=what)
+
+        self.services.workers.submit(
+            lambda _ctx: fn(*args),
+            on_result=done,
+            on_error=lambda e: self.services.report_error(e, what),
+            name=what,
+        )
 
     def _set_status(self, project: str, status: str) -> None:
         ws = self.services.workspace
@@ -348,58 +438,80 @@ class ExplorerPanel(QWidget):
         if not ok or not name.strip():
             return
         ws = self.services.workspace
-        self._run(lambda: ws.create_project(name.strip()), what="Creating the project",
-                  then=lambda p: self.services.focus_project(p.dirname))
+        self._run(
+            lambda: ws.create_project(name.strip()),
+            what="Creating the project",
+            then=lambda p: self.services.focus_project(p.dirname),
+        )
 
     def new_sql_tab(self, project: str, name: str = "", problem: str = "") -> None:
         """Ask a name, check it (the tab's file and cached table), then open an empty tab;
         its file is written when it is first saved or run. A refused name asks again,
         saying why."""
         label = "Tab name (also the name of its cached table):"
-        name, ok = QInputDialog.getText(self, "New SQL tab",
-                                        f"{problem}\n\n{label}" if problem else label,
-                                        text=name)
+        name, ok = QInputDialog.getText(
+            self, "New SQL tab", f"{problem}\n\n{label}" if problem else label, text=name
+        )
         name = name.strip()
         if not ok or not name:
             return
         service = self.services.query
         if service is None:
-            self.services.post_message("The database is still opening; try again in a moment.",
-                                       "warning")
+            self.services.post_message(
+                "The database is still opening; try again in a moment.", "warning"
+            )
             return
 
         def checked(clean: str) -> None:
-            open_tab = next((t for t in self.services.open_tabs() if t.kind == TAB_SQL
-                             and t.project == project and t.name.casefold() == clean.casefold()),
-                            None)
+            open_tab = next(
+                (
+                    t
+                    for t in self.services.open_tabs()
+                    if t.kind == TAB_SQL
+                    and t.project == project
+                    and t.name.casefold() == clean.casefold()
+                ),
+                None,
+            )
             if open_tab is not None:  # an unsaved new tab: no file yet, but the name is taken
-                self.new_sql_tab(project, name, f"A SQL tab named {open_tab.name!r} is already "
-                                                "open in this project. Choose another name.")
+                self.new_sql_tab(
+                    project,
+                    name,
+                    f"A SQL tab named {open_tab.name!r} is already "
+                    "open in this project. Choose another name.",
+                )
                 return
             self.services.request_open(TAB_SQL, project, clean)
 
         def refused(exc: BaseException) -> None:
             message = getattr(exc, "message", None) or str(exc)
             hint = getattr(exc, "hint", None)
-            self.new_sql_tab(project, name, f"{message[:1].upper()}{message[1:]}."
-                                            + (f" {hint}" if hint else ""))
+            self.new_sql_tab(
+                project, name, f"{message[:1].upper()}{message[1:]}." + (f" {hint}" if hint else "")
+            )
 
-        self.services.workers.submit(lambda _ctx: service.check_new_sql_tab(project, name),
-                                     on_result=checked, on_error=refused,
-                                     name="check the new SQL tab's name")
+        self.services.workers.submit(
+            lambda _ctx: service.check_new_sql_tab(project, name),
+            on_result=checked,
+            on_error=refused,
+            name="check the new SQL tab's name",
+        )
 
     def _rename_sql_tab(self, project: str, tab: str) -> None:
         new, ok = QInputDialog.getText(self, "Rename SQL tab", "New name:", text=tab)
         if not ok or not new.strip() or new.strip() == tab or self.services.query is None:
             return
         service = self.services.query
-        self._run(lambda: service.rename_sql_tab(project, tab, new.strip()),
-                  what="Renaming the SQL tab")
+        self._run(
+            lambda: service.rename_sql_tab(project, tab, new.strip()), what="Renaming the SQL tab"
+        )
 
     def _delete_sql_tab(self, project: str, tab: str) -> None:
         answer = QMessageBox.question(
-            self, "Delete SQL tab",
-            f"Delete the SQL tab {tab!r} of {project}? Its file goes to the workspace trash.")
+            self,
+            "Delete SQL tab",
+            f"Delete the SQL tab {tab!r} of {project}? Its file goes to the workspace trash.",
+        )
         if answer != QMessageBox.StandardButton.Yes or self.services.query is None:
             return
         service = self.services.query

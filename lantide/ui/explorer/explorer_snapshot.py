@@ -39,19 +39,33 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
         try:
             project = Project.load(workspace.root, dirname)
         except LantideError as exc:
-            projects.append({"dir": dirname, "name": dirname, "status": "broken",
-                             "error": str(exc), "sql_tabs": [], "plan": "", "report": "",
-                             "has_knowledge": False})
+            projects.append(
+                {
+                    "dir": dirname,
+                    "name": dirname,
+                    "status": "broken",
+                    "error": str(exc),
+                    "sql_tabs": [],
+                    "plan": "",
+                    "report": "",
+                    "has_knowledge": False,
+                }
+            )
             continue
         if project.is_archived:
             continue
-        projects.append({
-            "dir": project.dirname, "name": project.name, "status": project.status,
-            "plan": project.plan, "report": project.report,
-            "sql_tabs": project.sql_tab_names(),
-            "has_knowledge": project.knowledge_path.is_file(),
-            "error": None,
-        })
+        projects.append(
+            {
+                "dir": project.dirname,
+                "name": project.name,
+                "status": project.status,
+                "plan": project.plan,
+                "report": project.report,
+                "sql_tabs": project.sql_tab_names(),
+                "has_knowledge": project.knowledge_path.is_file(),
+                "error": None,
+            }
+        )
     from lantide.query.names import data_format, table_name_for
 
     data_files = []
@@ -60,17 +74,25 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
             if path.name.startswith((".", "~$")):
                 continue
             if path.is_file():
-                data_files.append({"name": path.name, "size": path.stat().st_size,
-                                   "table": table_name_for(path.name)
-                                   if data_format(path.name) else ""})
+                data_files.append(
+                    {
+                        "name": path.name,
+                        "size": path.stat().st_size,
+                        "table": table_name_for(path.name) if data_format(path.name) else "",
+                    }
+                )
             elif path.is_dir() and _holds_data(path):  # a folder of files is one table
-                data_files.append({"name": path.name, "size": None, "table": path.name,
-                                   "folder": True})
+                data_files.append(
+                    {"name": path.name, "size": None, "table": path.name, "folder": True}
+                )
     from lantide.query.connection_secrets import split_secrets
 
     # an old workspace.json may still hold a secret in the string: never shown
-    connections = [dict(c, connection_string=split_secrets(str(c.get("connection_string", "")))[0])
-                   for c in workspace.connections if isinstance(c, dict)]
+    connections = [
+        dict(c, connection_string=split_secrets(str(c.get("connection_string", "")))[0])
+        for c in workspace.connections
+        if isinstance(c, dict)
+    ]
     return {"projects": projects, "data_files": data_files, "connections": connections}
 
 
@@ -90,9 +112,13 @@ def table_rows(context, service) -> dict[str, Any]:
     answer = service.show_tables()
     rows = []
     for t in answer.get("tables", []):
-        kind = {"data_file": "data", "excel_sheet": "sheet", "cached_table": "cached",
-                "external": "external", "attached_database": "attached"}.get(t.get("kind"),
-                                                                              "data")
+        kind = {
+            "data_file": "data",
+            "excel_sheet": "sheet",
+            "cached_table": "cached",
+            "external": "external",
+            "attached_database": "attached",
+        }.get(t.get("kind"), "data")
         description = None
         if kind == "cached":
             # a step is named by what made it, not by its id (the ledger lists the steps)
@@ -103,9 +129,17 @@ def table_rows(context, service) -> dict[str, Any]:
             else:
                 description = "cached result of a query (its step is in the ledger)"
         elif t.get("notes"):  # what the reader skipped or read differently (query layer)
-            description = f"{t.get('source')} is read differently from what it says: " + \
-                "; ".join(t["notes"])
-        rows.append({"name": _display_name(t), "kind": kind, "row_count": t.get("row_count"),
-                     "source": t.get("source"), "connection": t.get("connection"),
-                     "description": description})
+            description = f"{t.get('source')} is read differently from what it says: " + "; ".join(
+                t["notes"]
+            )
+        rows.append(
+            {
+                "name": _display_name(t),
+                "kind": kind,
+                "row_count": t.get("row_count"),
+                "source": t.get("source"),
+                "connection": t.get("connection"),
+                "description": description,
+            }
+        )
     return {"tables": rows, "problems": list(answer.get("problems", []))}

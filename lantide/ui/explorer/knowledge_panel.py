@@ -14,9 +14,22 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import (QComboBox, QHeaderView, QInputDialog, QLabel, QMenu,
-                               QMessageBox, QSizePolicy, QStyledItemDelegate, QToolBar,
-                               QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QSizePolicy,
+    QStyledItemDelegate,
+    QToolBar,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
 from lantide.ui.services import AppServices
@@ -34,8 +47,16 @@ def _load_knowledge(context, workspace, project_dir: str | None) -> dict[str, An
     return kb.to_dict()
 
 
-def _apply(context, workspace, project_dir: str | None, action: str, entry: dict | None,
-           text: str | None, section: str | None, scope: str | None):
+def _apply(
+    context,
+    workspace,
+    project_dir: str | None,
+    action: str,
+    entry: dict | None,
+    text: str | None,
+    section: str | None,
+    scope: str | None,
+):
     from lantide.knowledge import KnowledgeBase
 
     project = workspace.project(project_dir) if project_dir else None
@@ -70,8 +91,9 @@ class _WrappingDelegate(QStyledItemDelegate):
         if width <= 40:
             return hint
         text = index.data(Qt.ItemDataRole.DisplayRole) or ""
-        rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000),
-                                               int(Qt.TextFlag.TextWordWrap), text)
+        rect = option.fontMetrics.boundingRect(
+            QRect(0, 0, width, 100000), int(Qt.TextFlag.TextWordWrap), text
+        )
         return QSize(hint.width(), max(hint.height(), rect.height() + 6))
 
 
@@ -103,9 +125,12 @@ class KnowledgePanel(QWidget):
         self.tree.currentItemChanged.connect(lambda *_: self._update_buttons())
         self.tree.itemDoubleClicked.connect(lambda *_: self.edit_selected())
 
-        self.approve_button = self._tool("approve", "Approve the queued entry", self.approve_selected)
-        self.reject_button = self._tool("reject", "Reject the queued entry (it is not proposed "
-                                        "again)", self.reject_selected)
+        self.approve_button = self._tool(
+            "approve", "Approve the queued entry", self.approve_selected
+        )
+        self.reject_button = self._tool(
+            "reject", "Reject the queued entry (it is not proposed again)", self.reject_selected
+        )
         self.edit_button = self._tool("edit", "Edit the entry's text", self.edit_selected)
         self.remove_button = self._tool("delete", "Remove the entry", self.remove_selected)
         self.add_button = self._tool("add", "Add an entry", self.add_entry)
@@ -116,12 +141,19 @@ class KnowledgePanel(QWidget):
         bar = QToolBar(self)
         bar.setContentsMargins(6, 4, 6, 0)
         self.filter_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.filter_combo.setMinimumContentsLength(8)
         self.filter_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         bar.addWidget(self.filter_combo)
-        for b in (self.approve_button, self.reject_button, self.edit_button, self.remove_button,
-                  self.add_button, self.refresh_button):
+        for b in (
+            self.approve_button,
+            self.reject_button,
+            self.edit_button,
+            self.remove_button,
+            self.add_button,
+            self.refresh_button,
+        ):
             bar.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -157,11 +189,14 @@ class KnowledgePanel(QWidget):
         self.reload()
 
     def reload(self) -> None:
-        self.services.workers.submit(_load_knowledge, self.services.workspace, self.project_dir,
-                                     on_result=self._loaded,
-                                     on_error=lambda e: self.services.report_error(
-                                         e, "Reading knowledge"),
-                                     name="read knowledge")
+        self.services.workers.submit(
+            _load_knowledge,
+            self.services.workspace,
+            self.project_dir,
+            on_result=self._loaded,
+            on_error=lambda e: self.services.report_error(e, "Reading knowledge"),
+            name="read knowledge",
+        )
 
     def _loaded(self, state: dict[str, Any]) -> None:
         self.state = state
@@ -183,15 +218,21 @@ class KnowledgePanel(QWidget):
         queued_total = 0
         files = sorted(self.state.get("files", []), key=lambda f: f["scope"] != "project")
         for f in files:
-            title = (f"Project knowledge — {self.project_dir}" if f["scope"] == "project"
-                     else "User knowledge")
+            title = (
+                f"Project knowledge — {self.project_dir}"
+                if f["scope"] == "project"
+                else "User knowledge"
+            )
             top = QTreeWidgetItem(self.tree, [title])
             bold = QFont(top.font(0))
             bold.setWeight(QFont.Weight.DemiBold)
             top.setFont(0, bold)
             top.setIcon(0, icon("project" if f["scope"] == "project" else "knowledge"))
-            top.setToolTip(0, f"{f['path']}\n{f.get('mode', 'flat')} mode, "
-                              f"{f.get('size_chars', 0):,} of {f.get('limit_chars', 0):,} characters")
+            top.setToolTip(
+                0,
+                f"{f['path']}\n{f.get('mode', 'flat')} mode, "
+                f"{f.get('size_chars', 0):,} of {f.get('limit_chars', 0):,} characters",
+            )
             if not f.get("exists"):
                 QTreeWidgetItem(top, ["No file yet: add an entry to create it."]).setDisabled(True)
             if f.get("writable") is False:
@@ -211,27 +252,43 @@ class KnowledgePanel(QWidget):
                     parent.setExpanded(True)
                 item = QTreeWidgetItem(parent, [("Queued · " if queued else "") + e["text"]])
                 item.setData(0, ROLE_ENTRY, e)
-                item.setIcon(0, icon("history" if queued else "approve",
-                                     theme.warning if queued else theme.success))
-                tip = (f"{e['text']}\n\n{'Queued proposal' if queued else 'Enabled'} — "
-                       f"entry {e['ref']}, line {e['line']}")
+                item.setIcon(
+                    0,
+                    icon(
+                        "history" if queued else "approve",
+                        theme.warning if queued else theme.success,
+                    ),
+                )
+                tip = (
+                    f"{e['text']}\n\n{'Queued proposal' if queued else 'Enabled'} — "
+                    f"entry {e['ref']}, line {e['line']}"
+                )
                 src = e.get("source") or {}
                 if src.get("conversation"):
-                    tip += f"\nProposed in conversation {src['conversation']}, turn {src.get('turn')}"
+                    tip += (
+                        f"\nProposed in conversation {src['conversation']}, turn {src.get('turn')}"
+                    )
                 item.setToolTip(0, tip)
                 if queued:
                     font = QFont(item.font(0))
                     font.setItalic(True)
                     item.setFont(0, font)
-                if selected and e["scope"] == selected["scope"] and e["number"] == selected["number"]:
+                if (
+                    selected
+                    and e["scope"] == selected["scope"]
+                    and e["number"] == selected["number"]
+                ):
                     self.tree.setCurrentItem(item)
             for p in f.get("problems", []):
                 item = QTreeWidgetItem(top, [f"Line {p['line']}: {p['message']}"])
                 item.setIcon(0, icon("warning", theme.warning))
             top.setExpanded(True)
-        self.summary.setText(f"{queued_total} queued proposal{'s' if queued_total != 1 else ''} "
-                             "waiting for your approval." if queued_total else
-                             "Only enabled entries reach the agent.")
+        self.summary.setText(
+            f"{queued_total} queued proposal{'s' if queued_total != 1 else ''} "
+            "waiting for your approval."
+            if queued_total
+            else "Only enabled entries reach the agent."
+        )
         self._update_buttons()
 
     def selected_entry(self) -> dict | None:
@@ -256,8 +313,12 @@ class KnowledgePanel(QWidget):
             return
         self.tree.setCurrentItem(item)
         menu = QMenu(self)
-        for button in (self.approve_button, self.reject_button, self.edit_button,
-                       self.remove_button):
+        for button in (
+            self.approve_button,
+            self.reject_button,
+            self.edit_button,
+            self.remove_button,
+        ):
             if button.isEnabled():
                 menu.addAction(button.icon(), button.toolTip(), button.click)
         menu.exec(self.tree.viewport().mapToGlobal(pos))
@@ -271,18 +332,40 @@ class KnowledgePanel(QWidget):
         self.remove_button.setEnabled(e is not None and not queued)
 
     # -- actions -------------------------------------------------------------------------
-    def _run(self, action: str, entry: dict | None, text: str | None = None,
-             section: str | None = None, scope: str | None = None) -> None:
-        done, doing = {"approve": ("Approved", "Approving"), "reject": ("Rejected", "Rejecting"),
-                       "remove": ("Removed", "Removing"), "edit": ("Edited", "Editing"),
-                       "add": ("Added", "Adding")}[action]
+    def _run(
+        self,
+        action: str,
+        entry: dict | None,
+        text: str | None = None,
+        section: str | None = None,
+        scope: str | None = None,
+    ) -> None:
+        done, doing = {
+            "approve": ("Approved", "Approving"),
+            "reject": ("Rejected", "Rejecting"),
+            "remove": ("Removed", "Removing"),
+            "edit": ("Edited", "Editing"),
+            "add": ("Added", "Adding"),
+        }[action]
         self.services.workers.submit(
-            _apply, self.services.workspace, self.project_dir, action, entry, text, section, scope,
-            on_result=lambda e: (self.services.post_message(f"{done}: {e.text[:80]}"),
-                                 self.reload()),
-            on_error=lambda exc: (self.services.report_error(exc, f"{doing} the entry"),
-                                  self.reload()),
-            name=f"knowledge {action}")
+            _apply,
+            self.services.workspace,
+            self.project_dir,
+            action,
+            entry,
+            text,
+            section,
+            scope,
+            on_result=lambda e: (
+                self.services.post_message(f"{done}: {e.text[:80]}"),
+                self.reload(),
+            ),
+            on_error=lambda exc: (
+                self.services.report_error(exc, f"{doing} the entry"),
+                self.reload(),
+            ),
+            name=f"knowledge {action}",
+        )
 
     def approve_selected(self) -> None:
         e = self.selected_entry()
@@ -298,8 +381,9 @@ class KnowledgePanel(QWidget):
         e = self.selected_entry()
         if not e:
             return
-        text, ok = QInputDialog.getMultiLineText(self, "Edit knowledge entry",
-                                                 f"{e['section']} entry {e['ref']}:", e["text"])
+        text, ok = QInputDialog.getMultiLineText(
+            self, "Edit knowledge entry", f"{e['section']} entry {e['ref']}:", e["text"]
+        )
         if ok and text.strip() and text.strip() != e["text"]:
             self._run("edit", e, text.strip())
 
@@ -307,15 +391,20 @@ class KnowledgePanel(QWidget):
         e = self.selected_entry()
         if not e:
             return
-        answer = QMessageBox.question(self, "Remove knowledge entry",
-                                      f"Remove this entry? The agent will no longer see it.\n\n"
-                                      f"{e['text']}")
+        answer = QMessageBox.question(
+            self,
+            "Remove knowledge entry",
+            f"Remove this entry? The agent will no longer see it.\n\n{e['text']}",
+        )
         if answer == QMessageBox.StandardButton.Yes:
             self._run("remove", e)
 
     def add_entry(self) -> None:
-        scopes = ["Project Rules", "Project Info", "User Rules", "User Info"] if self.project_dir \
+        scopes = (
+            ["Project Rules", "Project Info", "User Rules", "User Info"]
+            if self.project_dir
             else ["User Rules", "User Info"]
+        )
         where, ok = QInputDialog.getItem(self, "Add knowledge", "Add to:", scopes, 0, False)
         if not ok:
             return

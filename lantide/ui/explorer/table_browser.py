@@ -11,9 +11,18 @@ it can be stopped). The tab refreshes itself when its data file or cached table 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter,
-                               QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.explorer.column_profile_view import ColumnProfileView
 from lantide.ui.icons import icon
@@ -25,8 +34,12 @@ from lantide.ui.sql.sql_highlighter import SqlHighlighter, is_dark
 from lantide.ui.themed import mark_theme, theme_switched
 from lantide.workspace.watcher import DATA
 
-KIND_TEXT = {"data_file": "data file", "cached_table": "cached table", "external": "external table",
-             "table": "table"}
+KIND_TEXT = {
+    "data_file": "data file",
+    "cached_table": "cached table",
+    "external": "external table",
+    "table": "table",
+}
 
 
 class TableBrowserWidget(QWidget):
@@ -57,7 +70,9 @@ class TableBrowserWidget(QWidget):
         self.banner = NoticeBanner(self)
 
         self.rows = ResultPanel(services, self)
-        self.rows.sig_problem_reported.connect(lambda t: self.banner.show_notice(t, level="warning"))
+        self.rows.sig_problem_reported.connect(
+            lambda t: self.banner.show_notice(t, level="warning")
+        )
         self.columns_table = QTableWidget(0, 3, self)
         self.columns_table.setHorizontalHeaderLabels(["Column", "Type", "Nullable"])
         self.columns_table.verticalHeader().setVisible(False)
@@ -73,8 +88,9 @@ class TableBrowserWidget(QWidget):
         schema_split.setSizes([300, 120])
 
         self.profile_view = ColumnProfileView(self)
-        self.profile_status = QLabel("The profile scans the whole table; it starts when you "
-                                     "open this view.", self)
+        self.profile_status = QLabel(
+            "The profile scans the whole table; it starts when you open this view.", self
+        )
         self.profile_stop = QPushButton(icon("stop"), "Stop", self)
         self.profile_stop.clicked.connect(self.stop_profile)
         self.profile_stop.setEnabled(False)
@@ -152,9 +168,14 @@ class TableBrowserWidget(QWidget):
             info = query.relation_info(table)
             return schema, info, first_block(query, table)
 
-        self._load_worker = submit_query(self.services, work, label=f"Open {self.title()}",
-                                         on_result=self._loaded, on_error=self._load_failed,
-                                         on_finished=self._load_done)
+        self._load_worker = submit_query(
+            self.services,
+            work,
+            label=f"Open {self.title()}",
+            on_result=self._loaded,
+            on_error=self._load_failed,
+            on_finished=self._load_done,
+        )
 
     def _load_done(self) -> None:
         self._load_worker = None
@@ -164,16 +185,21 @@ class TableBrowserWidget(QWidget):
         self._load_done()
         self.schema, self.info, rows = outcome
         self._show_heading()
-        self.rows.show_rows(self.info["columns"], self.info["row_count"], rows,
-                            relation=self.table_name,
-                            summary=describe_result(self.info["row_count"], len(rows)))
+        self.rows.show_rows(
+            self.info["columns"],
+            self.info["row_count"],
+            rows,
+            relation=self.table_name,
+            summary=describe_result(self.info["row_count"], len(rows)),
+        )
         self.columns_table.setRowCount(len(self.schema.get("columns", [])))
         for i, col in enumerate(self.schema.get("columns", [])):
             self.columns_table.setItem(i, 0, QTableWidgetItem(col.get("name", "")))
             self.columns_table.setItem(i, 1, QTableWidgetItem(str(col.get("type", ""))))
             nullable = col.get("nullable")
-            self.columns_table.setItem(i, 2, QTableWidgetItem(
-                "" if nullable is None else ("yes" if nullable else "no")))
+            self.columns_table.setItem(
+                i, 2, QTableWidgetItem("" if nullable is None else ("yes" if nullable else "no"))
+            )
         self.columns_table.resizeColumnsToContents()
         self.ddl.setPlainText(_pretty_ddl(self.schema.get("ddl", "")))
         self.profile = None
@@ -183,8 +209,9 @@ class TableBrowserWidget(QWidget):
 
     def _load_failed(self, exc: BaseException) -> None:
         self._load_done()
-        self.banner.show_error(exc, what=f"Opening {self.title()}",
-                               actions=[("Try again", self.load)])
+        self.banner.show_error(
+            exc, what=f"Opening {self.title()}", actions=[("Try again", self.load)]
+        )
         self.sig_loaded.emit(exc)
 
     def _show_heading(self) -> None:
@@ -199,8 +226,10 @@ class TableBrowserWidget(QWidget):
             parts.append(f"{len(self.info['columns'])} columns")
         if self.schema.get("source"):
             parts.append(str(self.schema["source"]))
-        self.heading.setText(f"<b style='font-size:large'>{name}</b>&nbsp;&nbsp;"
-                             f"<span style='color:gray'>{' · '.join(parts)}</span>")
+        self.heading.setText(
+            f"<b style='font-size:large'>{name}</b>&nbsp;&nbsp;"
+            f"<span style='color:gray'>{' · '.join(parts)}</span>"
+        )
 
     # -- profile -----------------------------------------------------------------------------
     def _view_changed(self, _index: int) -> None:
@@ -215,9 +244,13 @@ class TableBrowserWidget(QWidget):
         self.profile_stop.setEnabled(True)
         self.profile_again.setEnabled(False)
         self._profile_worker = submit_query(
-            self.services, lambda _ctx, q: q.profile_table(table),
-            label=f"Profile {self.title()}", on_result=self._profile_done,
-            on_error=self._profile_failed, on_finished=self._profile_ended)
+            self.services,
+            lambda _ctx, q: q.profile_table(table),
+            label=f"Profile {self.title()}",
+            on_result=self._profile_done,
+            on_error=self._profile_failed,
+            on_finished=self._profile_ended,
+        )
 
     def stop_profile(self) -> None:
         if self._profile_worker is not None:
@@ -232,8 +265,10 @@ class TableBrowserWidget(QWidget):
         self._profile_ended()
         self.profile = profile
         self.profile_view.set_profile(profile)
-        self.profile_status.setText(f"{profile.get('row_count', 0):,} rows, "
-                                    f"{len(profile.get('columns', []))} columns profiled.")
+        self.profile_status.setText(
+            f"{profile.get('row_count', 0):,} rows, "
+            f"{len(profile.get('columns', []))} columns profiled."
+        )
         self.sig_profile_finished.emit(profile)
 
     def _profile_failed(self, exc: BaseException) -> None:
@@ -262,12 +297,21 @@ class TableBrowserWidget(QWidget):
             return query.relation_info(table)
 
         def compare(info: dict) -> None:
-            if known is None or info.get("row_count") != known.get("row_count") or \
-                    info.get("columns") != known.get("columns"):
+            if (
+                known is None
+                or info.get("row_count") != known.get("row_count")
+                or info.get("columns") != known.get("columns")
+            ):
                 self.load()
 
-        submit_query(self.services, check, label=f"Check {self.title()}", track=False,
-                     on_result=compare, on_error=lambda exc: None)
+        submit_query(
+            self.services,
+            check,
+            label=f"Check {self.title()}",
+            track=False,
+            on_result=compare,
+            on_error=lambda exc: None,
+        )
 
 
 def _pretty_ddl(ddl: str) -> str:

@@ -18,8 +18,13 @@ def install(window) -> None:
     services.mcp_host = host  # the settings page finds it here
     window.mcp_host = host
     window.activity = ActivityPanel(services, host, window)
-    window.activity_dock = window._dock("Agent activity", "ActivityDock", window.activity,
-                                        Qt.DockWidgetArea.BottomDockWidgetArea, "history")
+    window.activity_dock = window._dock(
+        "Agent activity",
+        "ActivityDock",
+        window.activity,
+        Qt.DockWidgetArea.BottomDockWidgetArea,
+        "history",
+    )
     window.tabifyDockWidget(window.ledger_dock, window.activity_dock)
     window.ledger_dock.raise_()
     host.start_if_paired()

@@ -12,8 +12,16 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
@@ -40,10 +48,15 @@ def outcome_text(entry: dict) -> str:
 
 def arguments_text(entry: dict) -> str:
     args = entry.get("arguments") or {}
-    text = args.get("sql") if isinstance(args.get("sql"), str) else \
-        json.dumps(args, ensure_ascii=False) if args else ""
+    text = (
+        args.get("sql")
+        if isinstance(args.get("sql"), str)
+        else json.dumps(args, ensure_ascii=False)
+        if args
+        else ""
+    )
     text = " ".join(str(text).split())
-    return text if len(text) <= ARGUMENT_CHARS else text[:ARGUMENT_CHARS - 1] + "…"
+    return text if len(text) <= ARGUMENT_CHARS else text[: ARGUMENT_CHARS - 1] + "…"
 
 
 class ActivityPanel(QWidget):
@@ -80,15 +93,19 @@ class ActivityPanel(QWidget):
         self.reload()
 
     def _files_changed(self, changes) -> None:
-        if any("/.lantide/activity/" in str(getattr(c, "path", "")).replace("\\", "/")
-               for c in changes):
+        if any(
+            "/.lantide/activity/" in str(getattr(c, "path", "")).replace("\\", "/") for c in changes
+        ):
             self._reload_timer.start()
 
     def reload(self) -> None:
-        self.services.workers.submit(_read, self.services.workspace.root, on_result=self._fill,
-                                     on_error=lambda exc: self.status.setText(
-                                         f"The activity cannot be read: {exc}"),
-                                     name="read MCP activity")
+        self.services.workers.submit(
+            _read,
+            self.services.workspace.root,
+            on_result=self._fill,
+            on_error=lambda exc: self.status.setText(f"The activity cannot be read: {exc}"),
+            name="read MCP activity",
+        )
 
     def _fill(self, entries: list[dict]) -> None:
         from lantide.ui.sql.query_history_view import local_time
@@ -97,20 +114,30 @@ class ActivityPanel(QWidget):
         theme = colors()
         self.tree.clear()
         for entry in self.entries:
-            item = QTreeWidgetItem([
-                local_time(entry.get("at")), str(entry.get("client_name") or entry.get("client")),
-                str(entry.get("mode", "")).capitalize(), str(entry.get("tool", "")),
-                outcome_text(entry), ", ".join(entry.get("step_ids") or []),
-                arguments_text(entry)])
-            item.setToolTip(len(COLUMNS) - 1, json.dumps(entry.get("arguments") or {},
-                                                         ensure_ascii=False, indent=1)[:2000])
+            item = QTreeWidgetItem(
+                [
+                    local_time(entry.get("at")),
+                    str(entry.get("client_name") or entry.get("client")),
+                    str(entry.get("mode", "")).capitalize(),
+                    str(entry.get("tool", "")),
+                    outcome_text(entry),
+                    ", ".join(entry.get("step_ids") or []),
+                    arguments_text(entry),
+                ]
+            )
+            item.setToolTip(
+                len(COLUMNS) - 1,
+                json.dumps(entry.get("arguments") or {}, ensure_ascii=False, indent=1)[:2000],
+            )
             if not entry.get("ok"):
                 item.setForeground(4, theme.danger)
             self.tree.addTopLevelItem(item)
         clients = {e.get("client") for e in entries}
         self.status.setText(
             f"{len(entries)} call{'s' if len(entries) != 1 else ''} by {len(clients)} outside "
-            f"agent{'s' if len(clients) != 1 else ''}" if entries else
-            "No outside agent has worked in this workspace yet. Connect one in Settings > "
-            "Agent Integration.")
+            f"agent{'s' if len(clients) != 1 else ''}"
+            if entries
+            else "No outside agent has worked in this workspace yet. Connect one in Settings > "
+            "Agent Integration."
+        )
         self.tree.setEnabled(bool(entries))

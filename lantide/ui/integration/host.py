@@ -25,10 +25,14 @@ def _start(context, services, port: int, listener):
     from lantide.mcp.engine import McpEngine
     from lantide.mcp.server import HttpServer
 
-    engine = McpEngine(workspace=services.workspace, settings=services.settings,
-                       services=EngineServices(services.workspace, services.settings,
-                                               query_service=services.query),
-                       transport="http")
+    engine = McpEngine(
+        workspace=services.workspace,
+        settings=services.settings,
+        services=EngineServices(
+            services.workspace, services.settings, query_service=services.query
+        ),
+        transport="http",
+    )
     engine.on_call = listener
     return HttpServer(engine, port=port).start()
 
@@ -65,8 +69,12 @@ class McpHost(QObject):
         """Start once the query service is open, if any client is paired and active."""
         if self.server is not None or self._starting or self._closed:
             return
-        self.services.workers.submit(_active_clients, on_result=self._paired_count,
-                                     on_error=lambda exc: None, name="read MCP clients")
+        self.services.workers.submit(
+            _active_clients,
+            on_result=self._paired_count,
+            on_error=lambda exc: None,
+            name="read MCP clients",
+        )
 
     def _paired_count(self, count: int) -> None:
         self.paired_clients = count
@@ -78,14 +86,19 @@ class McpHost(QObject):
         the app's DuckDB, never open a second one)."""
         from lantide.mcp.server import DEFAULT_PORT
 
-        if self.server is not None or self._starting or self._closed \
-                or self.services.query is None:
+        if self.server is not None or self._starting or self._closed or self.services.query is None:
             return
         self._starting = True
         port = DEFAULT_PORT if self.port is None else self.port
-        self.services.workers.submit(_start, self.services, port, self._listener,
-                                     on_result=self._started, on_error=self._failed,
-                                     name="start the MCP server")
+        self.services.workers.submit(
+            _start,
+            self.services,
+            port,
+            self._listener,
+            on_result=self._started,
+            on_error=self._failed,
+            name="start the MCP server",
+        )
 
     def _listener(self, entry: dict, steps: list) -> None:
         """On the server's thread: queue the call to the UI thread."""
@@ -113,10 +126,11 @@ class McpHost(QObject):
         """The ledger panel learns of the steps as of the in-app agent's."""
         for step in steps:
             self.services.sig_step_recorded.emit(dict(step))
-        conversation = (steps[0].get("conversation_id") if steps else None)
+        conversation = steps[0].get("conversation_id") if steps else None
         if conversation:
             self.services.sig_conversation_titled.emit(
-                conversation, f"{entry.get('client_name') or entry.get('client')} (MCP)")
+                conversation, f"{entry.get('client_name') or entry.get('client')} (MCP)"
+            )
 
     def stop(self) -> None:
         self._closed = True

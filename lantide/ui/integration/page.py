@@ -13,18 +13,37 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit,
-                               QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
-CLIENTS = [("claude-code", "Claude Code"), ("codex", "Codex"), ("cursor", "Cursor"),
-           ("other", "Other")]
-MODES = [("observe", "Observe — read tables, documents and steps; previews only"),
-         ("execute", "Execute — also formal queries, SQL tabs, Source Run, annotations"),
-         ("admin", "Admin — also project status (never Plan approval)")]
+CLIENTS = [
+    ("claude-code", "Claude Code"),
+    ("codex", "Codex"),
+    ("cursor", "Cursor"),
+    ("other", "Other"),
+]
+MODES = [
+    ("observe", "Observe — read tables, documents and steps; previews only"),
+    ("execute", "Execute — also formal queries, SQL tabs, Source Run, annotations"),
+    ("admin", "Admin — also project status (never Plan approval)"),
+]
 EXPIRIES = [("1 day", 1), ("7 days", 7), ("30 days", 30), ("90 days", 90), ("Never", None)]
 COLUMNS = ("Client", "Mode", "Scope", "Status", "Expires", "Last used")
 
@@ -83,8 +102,9 @@ class IntegrationPage(QWidget):
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText("optional: a name to tell two clients apart")
         self.scope_box = QComboBox(self)
-        self.scope_box.addItem(f"This workspace ({services.workspace.name})",
-                               str(services.workspace.root))
+        self.scope_box.addItem(
+            f"This workspace ({services.workspace.name})", str(services.workspace.root)
+        )
         self.scope_box.addItem("All workspaces", "all")
         self.mode_box = QComboBox(self)
         for mode, label in MODES:
@@ -173,13 +193,17 @@ class IntegrationPage(QWidget):
     def _show_state(self) -> None:
         muted = colors().muted.name()
         if self.host is not None and self.host.url:
-            text = (f"Outside agents connect to <b>{self.host.url}</b> while Lantide runs. "
-                    "Each needs its own token; every call is recorded in the Activity panel.")
+            text = (
+                f"Outside agents connect to <b>{self.host.url}</b> while Lantide runs. "
+                "Each needs its own token; every call is recorded in the Activity panel."
+            )
         elif self.host is not None and self.host.problem and self.host.problem != "stopped":
             text = f"The MCP server is not running: {self.host.problem}"
         else:
-            text = ("The MCP server starts when a client is connected. Without the app, a "
-                    "client can run <code>lantide mcp WORKSPACE --stdio</code> instead.")
+            text = (
+                "The MCP server starts when a client is connected. Without the app, a "
+                "client can run <code>lantide mcp WORKSPACE --stdio</code> instead."
+            )
         self.state_label.setText(f"<span style='color:{muted}'>{text}</span>")
 
     def _error(self, exc: BaseException | str) -> None:
@@ -193,18 +217,29 @@ class IntegrationPage(QWidget):
         self._error("")
         self.connect_button.setEnabled(False)
         self.services.workers.submit(
-            _pair, self.name_edit.text().strip() or self.client_box.currentText(),
-            self.client_box.currentData(), self.scope_box.currentData(),
-            self.mode_box.currentData(), self.expiry_box.currentData(),
-            on_result=self._paired, on_error=self._pair_failed, name="pair an MCP client")
+            _pair,
+            self.name_edit.text().strip() or self.client_box.currentText(),
+            self.client_box.currentData(),
+            self.scope_box.currentData(),
+            self.mode_box.currentData(),
+            self.expiry_box.currentData(),
+            on_result=self._paired,
+            on_error=self._pair_failed,
+            name="pair an MCP client",
+        )
 
     def _paired(self, pairing) -> None:
         self.connect_button.setEnabled(True)
-        self.show_config(pairing.client.kind, pairing.token,
-                         None if pairing.client.all_workspaces else pairing.client.scope)
+        self.show_config(
+            pairing.client.kind,
+            pairing.token,
+            None if pairing.client.all_workspaces else pairing.client.scope,
+        )
         if not pairing.in_keyring:
-            self._error("No system keyring: copy the configuration now, Lantide cannot show "
-                        "this token again.")
+            self._error(
+                "No system keyring: copy the configuration now, Lantide cannot show "
+                "this token again."
+            )
         self.sig_paired.emit(pairing)
         self.refresh()
 
@@ -226,8 +261,9 @@ class IntegrationPage(QWidget):
 
     # -- connections ---------------------------------------------------------------------
     def refresh(self) -> None:
-        self.services.workers.submit(_list, on_result=self._fill, on_error=self._error,
-                                     name="list MCP clients")
+        self.services.workers.submit(
+            _list, on_result=self._fill, on_error=self._error, name="list MCP clients"
+        )
 
     def _fill(self, rows: list[dict]) -> None:
         self.rows = rows
@@ -235,9 +271,16 @@ class IntegrationPage(QWidget):
         self.tree.clear()
         for row in rows:
             scope = "all workspaces" if row["scope"] == "all" else row["scope"]
-            item = QTreeWidgetItem([row["name"], row["mode"].capitalize(), scope,
-                                    row["status"], _short_time(row.get("expires_at")),
-                                    _short_time(row.get("last_used_at"))])
+            item = QTreeWidgetItem(
+                [
+                    row["name"],
+                    row["mode"].capitalize(),
+                    scope,
+                    row["status"],
+                    _short_time(row.get("expires_at")),
+                    _short_time(row.get("last_used_at")),
+                ]
+            )
             item.setData(0, Qt.ItemDataRole.UserRole, row["id"])
             if row["status"] != "active":
                 for column in range(len(COLUMNS)):
@@ -262,8 +305,13 @@ class IntegrationPage(QWidget):
         row = self.selected()
         if row is None:
             return
-        self.services.workers.submit(_revoke, row["id"], on_result=lambda _r: self.refresh(),
-                                     on_error=self._error, name="revoke an MCP client")
+        self.services.workers.submit(
+            _revoke,
+            row["id"],
+            on_result=lambda _r: self.refresh(),
+            on_error=self._error,
+            name="revoke an MCP client",
+        )
 
     def show_selected_config(self) -> None:
         row = self.selected()
@@ -272,10 +320,13 @@ class IntegrationPage(QWidget):
 
         def shown(token) -> None:
             if not token:
-                self._error("This client's token is not in the keyring (it was shown once). "
-                            "Revoke it and connect the client again.")
+                self._error(
+                    "This client's token is not in the keyring (it was shown once). "
+                    "Revoke it and connect the client again."
+                )
                 return
             self.show_config(row["kind"], token, None if row["scope"] == "all" else row["scope"])
 
-        self.services.workers.submit(_stored, row["id"], on_result=shown, on_error=self._error,
-                                     name="read an MCP token")
+        self.services.workers.submit(
+            _stored, row["id"], on_result=shown, on_error=self._error, name="read an MCP token"
+        )

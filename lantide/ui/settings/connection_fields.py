@@ -9,8 +9,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QIntValidator
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from lantide.query.odbc_strings import (FAMILIES, build_connection_string, dialect_for_driver,
-                                        family_of, fields_of)
+from lantide.query.odbc_strings import (
+    FAMILIES,
+    build_connection_string,
+    dialect_for_driver,
+    family_of,
+    fields_of,
+)
 
 
 class ConnectionFieldsWidget(QWidget):
@@ -69,9 +74,14 @@ class ConnectionFieldsWidget(QWidget):
     def _build(self) -> None:
         if self._filling:
             return
-        self.sig_string_built.emit(build_connection_string(
-            self.driver_combo.currentText(), self.host_edit.text(), self.port_edit.text(),
-            self.database_edit.text()))
+        self.sig_string_built.emit(
+            build_connection_string(
+                self.driver_combo.currentText(),
+                self.host_edit.text(),
+                self.port_edit.text(),
+                self.database_edit.text(),
+            )
+        )
 
     def show_string(self, text: str) -> None:
         """Fill the fields from a connection string (typed by hand, or a saved one)."""

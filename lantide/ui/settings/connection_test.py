@@ -25,15 +25,26 @@ class ConnectionReport:
     hint: str | None = None
 
 
-def check_connection(context, name: str, base_url: str, model: str, api_key: str | None,
-                    context_window: int | None, agent_settings) -> ConnectionReport:
+def check_connection(
+    context,
+    name: str,
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    context_window: int | None,
+    agent_settings,
+) -> ConnectionReport:
     from lantide.agent.context_window import resolve_context_window, window_from_model_card
     from lantide.agent.model_client import OpenAIModelClient
     from lantide.workspace.settings import ResolvedProfile
 
-    profile = ResolvedProfile(name=name or "test", base_url=base_url.strip(),
-                              model=model.strip(), api_key=api_key or None,
-                              context_window=context_window or None)
+    profile = ResolvedProfile(
+        name=name or "test",
+        base_url=base_url.strip(),
+        model=model.strip(),
+        api_key=api_key or None,
+        context_window=context_window or None,
+    )
     client = OpenAIModelClient(profile, agent_settings)
     try:
         cards = client.list_models()
@@ -43,8 +54,11 @@ def check_connection(context, name: str, base_url: str, model: str, api_key: str
         text = str(exc)
         if api_key:
             text = text.replace(api_key, "***")
-        return ConnectionReport(False, message=f"{base_url}: {text}",
-                                hint="Check the base URL, the key and that the server runs.")
+        return ConnectionReport(
+            False,
+            message=f"{base_url}: {text}",
+            hint="Check the base URL, the key and that the server runs.",
+        )
     ids = sorted({str(c.get("id")) for c in cards if c.get("id")})
     card = next((c for c in cards if c.get("id") == profile.model), None)
     if card is not None and window_from_model_card(card) is None:

@@ -13,12 +13,22 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.settings.connection_fields import ConnectionFieldsWidget
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
+
 
 def _read(context, workspace) -> dict:
     from lantide.query.connections import list_connections, odbc_drivers
@@ -30,8 +40,11 @@ def _save(context, workspace, original: str | None, values: dict) -> dict:
     from lantide.query.connections import add_connection, edit_connection
 
     args = (values["name"], values["connection_string"])
-    kwargs = {"dialect": values["dialect"], "user": values["user"] or None,
-              "password": values["password"] or None}
+    kwargs = {
+        "dialect": values["dialect"],
+        "user": values["user"] or None,
+        "password": values["password"] or None,
+    }
     if original is None:
         return add_connection(workspace, *args, replace=False, **kwargs)
     return edit_connection(workspace, original, *args, **kwargs)
@@ -77,8 +90,9 @@ class ConnectionsPage(QWidget):
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText("how queries name it: NAME.schema.table")
         self.string_edit = QLineEdit(self)
-        self.string_edit.setPlaceholderText("Driver={ODBC Driver 18 for SQL Server};"
-                                            "Server=host;Database=db  (no password)")
+        self.string_edit.setPlaceholderText(
+            "Driver={ODBC Driver 18 for SQL Server};Server=host;Database=db  (no password)"
+        )
         self.dialect_combo = QComboBox(self)
         self.dialect_combo.setEditable(True)
         from lantide.query.connections import COMMON_DIALECTS
@@ -118,8 +132,11 @@ class ConnectionsPage(QWidget):
         form.addRow("", buttons)
         form.addRow("", self.result_label)
         form.addRow(self.drivers_label)
-        intro = QLabel("Connections belong to this workspace; changes apply at once. Queries "
-                       "run on the source and land as local cached tables.", self)
+        intro = QLabel(
+            "Connections belong to this workspace; changes apply at once. Queries "
+            "run on the source and land as local cached tables.",
+            self,
+        )
         intro.setWordWrap(True)
         form.insertRow(0, intro)
         layout = QHBoxLayout(self)
@@ -131,24 +148,33 @@ class ConnectionsPage(QWidget):
     # -- reading ---------------------------------------------------------------------------
     def reload(self, select: str | None = None, message: str | None = None) -> None:
         """Re-read the list; select ``select``; then show ``message`` (an action's outcome)."""
-        self._run(_read, self.services.workspace, then=lambda r: self._fill(r, select, message),
-                  what="Reading the connections")
+        self._run(
+            _read,
+            self.services.workspace,
+            then=lambda r: self._fill(r, select, message),
+            what="Reading the connections",
+        )
 
     def _fill(self, read: dict, select: str | None, message: str | None = None) -> None:
         self.rows = read["connections"]
         drivers = read["drivers"]
         self.fields.add_installed_drivers(drivers)
         self.drivers_label.setText(
-            "ODBC drivers on this machine: " + ", ".join(drivers) if drivers else
-            "No ODBC driver is registered on this machine: install unixODBC and the "
-            "database's driver (e.g. Microsoft's ODBC Driver 18 for SQL Server).")
+            "ODBC drivers on this machine: " + ", ".join(drivers)
+            if drivers
+            else "No ODBC driver is registered on this machine: install unixODBC and the "
+            "database's driver (e.g. Microsoft's ODBC Driver 18 for SQL Server)."
+        )
         names = [r["name"] for r in self.rows]
         self.list.blockSignals(True)
         self.list.clear()
         self.list.addItems(names)
         self.list.blockSignals(False)
-        target = select if select in names else (self._current if self._current in names
-                                                 else (names[0] if names else None))
+        target = (
+            select
+            if select in names
+            else (self._current if self._current in names else (names[0] if names else None))
+        )
         if target is None:
             self.new_connection()
         else:
@@ -172,10 +198,13 @@ class ConnectionsPage(QWidget):
         self.dialect_combo.setCurrentText(row["dialect"])
         self.user_edit.setText(row["user"] or "")
         self.password_edit.clear()
-        self.password_edit.setPlaceholderText({
-            "keyring": "stored in the system keyring (type to replace)",
-            "environment": f"taken from {row['password_env']}",
-            "none": "none stored"}[row["password"]])
+        self.password_edit.setPlaceholderText(
+            {
+                "keyring": "stored in the system keyring (type to replace)",
+                "environment": f"taken from {row['password_env']}",
+                "none": "none stored",
+            }[row["password"]]
+        )
         self.remove_button.setEnabled(True)
         self.test_button.setEnabled(True)
         self.result_label.clear()
@@ -194,38 +223,59 @@ class ConnectionsPage(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
     def values(self) -> dict:
-        return {"name": self.name_edit.text().strip(),
-                "connection_string": self.string_edit.text().strip(),
-                "dialect": self.dialect_combo.currentText().strip(),
-                "user": self.user_edit.text().strip(),
-                "password": self.password_edit.text()}
+        return {
+            "name": self.name_edit.text().strip(),
+            "connection_string": self.string_edit.text().strip(),
+            "dialect": self.dialect_combo.currentText().strip(),
+            "user": self.user_edit.text().strip(),
+            "password": self.password_edit.text(),
+        }
 
     def save_connection(self) -> None:
         values = self.values()
         if not values["name"] or not values["connection_string"]:
             self._show(False, "Enter a name and a connection string.")
             return
-        self._run(_save, self.services.workspace, self._current, values,
-                  then=lambda entry: self._changed(entry["name"], "Saved."),
-                  what="Saving the connection")
+        self._run(
+            _save,
+            self.services.workspace,
+            self._current,
+            values,
+            then=lambda entry: self._changed(entry["name"], "Saved."),
+            what="Saving the connection",
+        )
 
     def remove_connection(self) -> None:
         if self._current:
-            self._run(_remove, self.services.workspace, self._current,
-                      then=lambda entry: self._changed(None, f"Removed {entry['name']!r}."),
-                      what="Removing the connection")
+            self._run(
+                _remove,
+                self.services.workspace,
+                self._current,
+                then=lambda entry: self._changed(None, f"Removed {entry['name']!r}."),
+                what="Removing the connection",
+            )
 
     def test_connection(self) -> None:
         if self._current:
             self._show(None, f"Connecting to {self._current}…")
-            self._run(_test, self.services.workspace, self._current, then=self._tested,
-                      what="Testing the connection")
+            self._run(
+                _test,
+                self.services.workspace,
+                self._current,
+                then=self._tested,
+                what="Testing the connection",
+            )
 
     def _tested(self, report: dict) -> None:
-        sample = ", ".join(report["sample"]) + (" …" if report["tables"] > len(report["sample"])
-                                                else "")
-        self._show(True, f"Connected in {report['seconds']:.2f} s: {report['tables']} tables"
-                   + (f"<br>{html.escape(sample, quote=False)}" if sample else ""), escape=False)
+        sample = ", ".join(report["sample"]) + (
+            " …" if report["tables"] > len(report["sample"]) else ""
+        )
+        self._show(
+            True,
+            f"Connected in {report['seconds']:.2f} s: {report['tables']} tables"
+            + (f"<br>{html.escape(sample, quote=False)}" if sample else ""),
+            escape=False,
+        )
 
     def _changed(self, select: str | None, message: str) -> None:
         self.reload(select, message)
@@ -239,8 +289,14 @@ class ConnectionsPage(QWidget):
             hint = getattr(exc, "hint", None)
             self._show(False, message + (f" — {hint}" if hint else ""))
 
-        self.services.workers.submit(fn, *args, on_result=then, on_error=failed,
-                                     on_finished=lambda: self._set_busy(False), name=what)
+        self.services.workers.submit(
+            fn,
+            *args,
+            on_result=then,
+            on_error=failed,
+            on_finished=lambda: self._set_busy(False),
+            name=what,
+        )
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -256,5 +312,6 @@ class ConnectionsPage(QWidget):
             self.result_label.setText(body)
             return
         colour = (theme.success if ok else theme.danger).name()
-        self.result_label.setText(f"<span style='color:{colour}'>{'✓' if ok else '✗'}</span> "
-                                  f"{body}")
+        self.result_label.setText(
+            f"<span style='color:{colour}'>{'✓' if ok else '✗'}</span> {body}"
+        )

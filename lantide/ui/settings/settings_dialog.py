@@ -14,10 +14,24 @@ import copy
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBox,
-                               QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QPushButton, QRadioButton, QSpinBox, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
 from lantide.ui.services import AppServices
@@ -33,8 +47,9 @@ BASE_URL_PRESETS = (
 NO_PROFILE = "(none)"
 
 
-def _store_and_save(context, settings: Settings, keys: dict[str, str | None],
-                    renamed: dict[str, str]) -> tuple[Settings, dict[str, BaseException]]:
+def _store_and_save(
+    context, settings: Settings, keys: dict[str, str | None], renamed: dict[str, str]
+) -> tuple[Settings, dict[str, BaseException]]:
     """The settings file, then the keys to the keyring (None deletes). Runs in a worker.
 
     A key that cannot be stored (no keyring) is an error of its profile, returned by
@@ -70,8 +85,7 @@ def _stored_keys(context, names: list[str]) -> tuple[dict[str, bool], bool]:
     """Which profiles have a stored key, and whether there is a keyring at all."""
     from lantide.workspace import secrets
 
-    return {name: bool(secrets.get_api_key(name)) for name in names}, \
-        secrets.keyring_available()
+    return {name: bool(secrets.get_api_key(name)) for name in names}, secrets.keyring_available()
 
 
 def _compact(form: QFormLayout, fields) -> None:
@@ -113,7 +127,8 @@ class SettingsDialog(QDialog):
 
             self.connections_page = ConnectionsPage(services, self)
             self.connections_page.sig_connections_changed.connect(
-                services.notify_connections_changed)
+                services.notify_connections_changed
+            )
             self.tabs.addTab(self.connections_page, icon("connection"), "Connections")
         from lantide.ui.integration import settings_page as integration_page
 
@@ -124,8 +139,9 @@ class SettingsDialog(QDialog):
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {colors().danger.name()};")
         self.error_label.hide()
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                        | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -133,8 +149,12 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
         self._fill_profiles()
-        services.workers.submit(_stored_keys, [p.name for p in self.settings.profiles],
-                                on_result=self._keys_known, name="read keyring")
+        services.workers.submit(
+            _stored_keys,
+            [p.name for p in self.settings.profiles],
+            on_result=self._keys_known,
+            name="read keyring",
+        )
 
     def show_page(self, title: str) -> bool:
         """Bring the tab named ``title`` (e.g. "Connections") to the front."""
@@ -193,8 +213,10 @@ class SettingsDialog(QDialog):
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.primary_combo = QComboBox(page)
         self.secondary_combo = QComboBox(page)
-        self.secondary_combo.setToolTip("Background calls (conversation titles, knowledge "
-                                        "proposals); the primary profile when none")
+        self.secondary_combo.setToolTip(
+            "Background calls (conversation titles, knowledge "
+            "proposals); the primary profile when none"
+        )
         form = QFormLayout()
         form.addRow("Name", self.name_edit)
         form.addRow("Base URL", self.base_url)
@@ -209,11 +231,13 @@ class SettingsDialog(QDialog):
         form.addRow("Secondary (background)", self.secondary_combo)
         self.env_note = QLabel(page)
         self.env_note.setWordWrap(True)
-        overrides = [v for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL")
-                     if os.environ.get(v)]
+        overrides = [
+            v for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "LANTIDE_MODEL") if os.environ.get(v)
+        ]
         if overrides:
-            self.env_note.setText(f"{', '.join(overrides)} set in the environment override the "
-                                  "primary profile.")
+            self.env_note.setText(
+                f"{', '.join(overrides)} set in the environment override the primary profile."
+            )
         form.addRow(self.env_note)
         self.form_widget = QWidget(page)
         self.form_widget.setLayout(form)
@@ -234,8 +258,10 @@ class SettingsDialog(QDialog):
             self.profile_list.addItem(p.name)
         self.profile_list.blockSignals(False)
         names = [p.name for p in self.settings.profiles]
-        for combo, value in ((self.primary_combo, self.settings.primary_profile),
-                             (self.secondary_combo, self.settings.secondary_profile)):
+        for combo, value in (
+            (self.primary_combo, self.settings.primary_profile),
+            (self.secondary_combo, self.settings.secondary_profile),
+        ):
             combo.blockSignals(True)
             combo.clear()
             combo.addItems([NO_PROFILE] + names)
@@ -248,8 +274,10 @@ class SettingsDialog(QDialog):
             self._profile_selected(current)
         else:
             self._current = None
-            self.test_result.setText("No model profile yet: add one to chat with the agent. "
-                                     "Everything else works without a model.")
+            self.test_result.setText(
+                "No model profile yet: add one to chat with the agent. "
+                "Everything else works without a model."
+            )
 
     def _profile_selected(self, name: str) -> None:
         if self._current and self._current != name:
@@ -371,14 +399,27 @@ class SettingsDialog(QDialog):
         self.test_result.setText(f"Connecting to {profile.base_url}…")
 
         def run(ctx):
-            stored = typed or (None if forget else secrets.get_api_key(original)) \
+            stored = (
+                typed
+                or (None if forget else secrets.get_api_key(original))
                 or secrets.env_api_key()
-            return check_connection(ctx, profile.name, profile.base_url, profile.model, stored,
-                                    profile.context_window, self.settings.agent)
+            )
+            return check_connection(
+                ctx,
+                profile.name,
+                profile.base_url,
+                profile.model,
+                stored,
+                profile.context_window,
+                self.settings.agent,
+            )
 
-        self.services.workers.submit(run, on_result=self._tested,
-                                     on_error=lambda e: self._tested(None, e),
-                                     name="test connection")
+        self.services.workers.submit(
+            run,
+            on_result=self._tested,
+            on_error=lambda e: self._tested(None, e),
+            name="test connection",
+        )
 
     def _tested(self, report, error: BaseException | None = None) -> None:
         self.test_button.setEnabled(True)
@@ -386,8 +427,10 @@ class SettingsDialog(QDialog):
         if report is None or not report.ok:
             message = report.message if report is not None else str(error)
             hint = report.hint if report is not None else None
-            self.test_result.setText(f"<span style='color:{theme.danger.name()}'>✗ {message}"
-                                     f"</span>" + (f"<br>{hint}" if hint else ""))
+            self.test_result.setText(
+                f"<span style='color:{theme.danger.name()}'>✗ {message}"
+                f"</span>" + (f"<br>{hint}" if hint else "")
+            )
             return
         self.model_edit.blockSignals(True)
         current = self.model_edit.currentText()
@@ -395,13 +438,19 @@ class SettingsDialog(QDialog):
         self.model_edit.addItems(report.models)
         self.model_edit.setCurrentText(current)
         self.model_edit.blockSignals(False)
-        found = {"profile": "set in this profile", "learned": "learned from the server",
-                 "endpoint": "reported by the endpoint", "known": "known for this model",
-                 "default": "a conservative default"}.get(report.context_source or "", "")
+        found = {
+            "profile": "set in this profile",
+            "learned": "learned from the server",
+            "endpoint": "reported by the endpoint",
+            "known": "known for this model",
+            "default": "a conservative default",
+        }.get(report.context_source or "", "")
         shown = ", ".join(report.models[:8]) + (" …" if len(report.models) > 8 else "")
-        text = (f"<span style='color:{theme.success.name()}'>✓ {report.message}</span><br>"
-                f"Models: {shown or 'none listed'}<br>"
-                f"Context window: {report.context_window:,} tokens ({found})")
+        text = (
+            f"<span style='color:{theme.success.name()}'>✓ {report.message}</span><br>"
+            f"Models: {shown or 'none listed'}<br>"
+            f"Context window: {report.context_window:,} tokens ({found})"
+        )
         if report.hint:
             text += f"<br><span style='color:{theme.warning.name()}'>{report.hint}</span>"
         self.test_result.setText(text)
@@ -442,8 +491,17 @@ class SettingsDialog(QDialog):
         form.addRow("Source Run: tabs at once", self.workers_spin)
         form.addRow(QLabel("Query limits apply when the workspace is opened next.", page))
         self.remote_spin.setGroupSeparatorShown(True)
-        _compact(form, (self.timeout_spin, self.memory_edit, self.threads_spin,
-                        self.preview_spin, self.remote_spin, self.workers_spin))
+        _compact(
+            form,
+            (
+                self.timeout_spin,
+                self.memory_edit,
+                self.threads_spin,
+                self.preview_spin,
+                self.remote_spin,
+                self.workers_spin,
+            ),
+        )
         return page
 
     def _agent_page(self) -> QWidget:
@@ -458,8 +516,10 @@ class SettingsDialog(QDialog):
         self.continue_spin.setSpecialValueText("off: ask me")
         self.continue_spin.setSuffix(" more rounds")
         self.continue_spin.setValue(a.auto_continue_rounds)
-        self.continue_spin.setToolTip("At the step limit, go on by itself for up to this many "
-                                      "more rounds of steps instead of asking you to continue")
+        self.continue_spin.setToolTip(
+            "At the step limit, go on by itself for up to this many "
+            "more rounds of steps instead of asking you to continue"
+        )
         self.tool_retries_spin = QSpinBox(page)
         self.tool_retries_spin.setRange(0, 20)
         self.tool_retries_spin.setValue(a.max_tool_retries)
@@ -477,24 +537,37 @@ class SettingsDialog(QDialog):
         self.token_budget_spin.setSuffix(" tokens")
         self.token_budget_spin.setGroupSeparatorShown(True)
         self.token_budget_spin.setValue(int(a.token_budget or 0))
-        self.token_budget_spin.setToolTip("Tokens one conversation may use: a warning at 80%, "
-                                          "the agent stops at 100%")
+        self.token_budget_spin.setToolTip(
+            "Tokens one conversation may use: a warning at 80%, the agent stops at 100%"
+        )
         form.addRow("Steps per turn", self.iterations_spin)
         form.addRow("At the step limit, continue", self.continue_spin)
         form.addRow("Retries of a failing tool call", self.tool_retries_spin)
         form.addRow("Model request time limit", self.request_timeout_spin)
         form.addRow("Retries on busy or failing servers", self.retries_spin)
         form.addRow("Token budget per conversation", self.token_budget_spin)
-        _compact(form, (self.iterations_spin, self.continue_spin, self.tool_retries_spin,
-                        self.request_timeout_spin, self.retries_spin, self.token_budget_spin))
+        _compact(
+            form,
+            (
+                self.iterations_spin,
+                self.continue_spin,
+                self.tool_retries_spin,
+                self.request_timeout_spin,
+                self.retries_spin,
+                self.token_budget_spin,
+            ),
+        )
         return page
 
     def _appearance_page(self) -> QWidget:
         page = QWidget(self)
         layout = QVBoxLayout(page)
         self.appearance_group = QButtonGroup(page)
-        for value, label in (("system", "Follow the system (light or dark)"),
-                             ("light", "Light"), ("dark", "Dark")):
+        for value, label in (
+            ("system", "Follow the system (light or dark)"),
+            ("light", "Light"),
+            ("dark", "Dark"),
+        ):
             button = QRadioButton(label, page)
             button.setProperty("appearance", value)
             button.setChecked(self.settings.appearance == value)
@@ -517,8 +590,9 @@ class SettingsDialog(QDialog):
         names = [p.name for p in self.settings.profiles]
         if len(set(names)) != len(names):
             return "Two profiles have the same name."
-        self.profile_problems = {p.name: problem for p in self.settings.profiles
-                                 if (problem := p.problem())}
+        self.profile_problems = {
+            p.name: problem for p in self.settings.profiles if (problem := p.problem())
+        }
         primary, secondary = self.primary_combo.currentText(), self.secondary_combo.currentText()
         self.settings.primary_profile = None if primary == NO_PROFILE else primary
         self.settings.secondary_profile = None if secondary == NO_PROFILE else secondary
@@ -549,12 +623,17 @@ class SettingsDialog(QDialog):
         self.error_label.hide()
         self.buttons.setEnabled(False)
         saving, keys, renamed = self._without_problem_profiles()
-        self.services.workers.submit(_store_and_save, saving, keys, renamed,
-                                     on_result=self._saved,
-                                     on_error=self._save_failed, name="save settings")
+        self.services.workers.submit(
+            _store_and_save,
+            saving,
+            keys,
+            renamed,
+            on_result=self._saved,
+            on_error=self._save_failed,
+            name="save settings",
+        )
 
-    def _without_problem_profiles(self) -> tuple[Settings, dict[str, str | None],
-                                                 dict[str, str]]:
+    def _without_problem_profiles(self) -> tuple[Settings, dict[str, str | None], dict[str, str]]:
         """What to save: the form, with each profile that has a problem as it was last
         saved (or left out if it is new), its typed key and its rename held back."""
         saving = copy.deepcopy(self.settings)
@@ -574,11 +653,15 @@ class SettingsDialog(QDialog):
             renamed.pop(original, None)
         valid = {p.name for p in saving.profiles}
         if saving.primary_profile not in valid:
-            saving.primary_profile = (before.primary_profile if before.primary_profile in valid
-                                      else next(iter(sorted(valid)), None))
+            saving.primary_profile = (
+                before.primary_profile
+                if before.primary_profile in valid
+                else next(iter(sorted(valid)), None)
+            )
         if saving.secondary_profile is not None and saving.secondary_profile not in valid:
-            saving.secondary_profile = (before.secondary_profile
-                                        if before.secondary_profile in valid else None)
+            saving.secondary_profile = (
+                before.secondary_profile if before.secondary_profile in valid else None
+            )
         return saving, keys, renamed
 
     def _saved(self, outcome: tuple[Settings, dict[str, BaseException]]) -> None:
@@ -591,18 +674,21 @@ class SettingsDialog(QDialog):
         self.settings = copy.deepcopy(settings)
         for profile in held:  # what was typed into a profile with a problem stays in the form
             original = self._original(profile.name)
-            self.settings.profiles = [p for p in self.settings.profiles
-                                      if p.name not in (profile.name, original)]
+            self.settings.profiles = [
+                p for p in self.settings.profiles if p.name not in (profile.name, original)
+            ]
             self.settings.profiles.append(copy.deepcopy(profile))
         self.services.settings = settings
         self.services.sig_settings_changed.emit(settings)
         if QApplication.instance() is not None:
             install_theme(QApplication.instance(), settings.appearance)
         # keys stored (or forgotten) are done; a key that failed stays typed, at its profile
-        self.typed_keys = {n: k for n, k in self.typed_keys.items()
-                           if n in failed or n in self.profile_problems}
-        self.renamed = {old: new for old, new in self.renamed.items()
-                        if new in self.profile_problems}
+        self.typed_keys = {
+            n: k for n, k in self.typed_keys.items() if n in failed or n in self.profile_problems
+        }
+        self.renamed = {
+            old: new for old, new in self.renamed.items() if new in self.profile_problems
+        }
         self.sig_settings_saved.emit(settings)
         if not failed and not self.profile_problems:
             self.accept()
@@ -613,8 +699,9 @@ class SettingsDialog(QDialog):
             message = getattr(exc, "message", None) or str(exc)
             hint = getattr(exc, "hint", None)
             message = message[:1].lower() + message[1:]
-            self.key_errors[name] = (f"The key of profile {name!r} was not stored: {message}. "
-                                     + (hint or "")).strip()
+            self.key_errors[name] = (
+                f"The key of profile {name!r} was not stored: {message}. " + (hint or "")
+            ).strip()
         for name in self.profile_problems:
             self.key_errors[name] += " Everything else was saved; this profile was not."
         first = next(iter(self.key_errors))

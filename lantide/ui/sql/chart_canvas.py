@@ -52,8 +52,12 @@ def format_number(value: float) -> str:
     if value == 0:
         return "0"
     magnitude = abs(value)
-    for threshold, unit, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "B"), (1e6, 1e6, "M"),
-                                    (1e4, 1e3, "k")):
+    for threshold, unit, suffix in (
+        (1e12, 1e12, "T"),
+        (1e9, 1e9, "B"),
+        (1e6, 1e6, "M"),
+        (1e4, 1e3, "k"),
+    ):
         if magnitude >= threshold:
             return f"{value / unit:.3g}{suffix}"
     if magnitude >= 1:
@@ -74,8 +78,7 @@ def to_number(value) -> float | None:
             value = value.replace(tzinfo=_dt.timezone.utc)
         return value.timestamp()
     if isinstance(value, _dt.date):
-        return _dt.datetime(value.year, value.month, value.day,
-                            tzinfo=_dt.timezone.utc).timestamp()
+        return _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.timezone.utc).timestamp()
     try:
         return float(value)  # Decimal
     except (TypeError, ValueError):
@@ -116,8 +119,9 @@ class ChartCanvas(QWidget):
         data = self.data
         if data is None or not data.y:
             painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
-                             self.message or "Nothing to chart.")
+            painter.drawText(
+                self.rect(), Qt.AlignmentFlag.AlignCenter, self.message or "Nothing to chart."
+            )
             return
         metrics = QFontMetrics(self.font())
         y_values = [v for v in data.y if v is not None]
@@ -126,13 +130,18 @@ class ChartCanvas(QWidget):
             lo, hi = min(lo, 0.0), max(hi, 0.0)
         y_ticks = nice_ticks(lo, hi)
         y_lo, y_hi = (y_ticks[0], y_ticks[-1]) if y_ticks else (lo, hi or 1)
-        label_w = max(metrics.horizontalAdvance(format_number(t)) for t in y_ticks) if y_ticks else 30
+        label_w = (
+            max(metrics.horizontalAdvance(format_number(t)) for t in y_ticks) if y_ticks else 30
+        )
         line_h = metrics.height()
         top = 16 + (line_h if data.note else 0)
         right_pad = 24 if data.kind == BAR else 48  # room for the last x label
-        plot = QRectF(label_w + 14 + line_h, top,
-                      self.width() - label_w - 14 - line_h - right_pad,
-                      self.height() - top - 16 - 2.4 * line_h)
+        plot = QRectF(
+            label_w + 14 + line_h,
+            top,
+            self.width() - label_w - 14 - line_h - right_pad,
+            self.height() - top - 16 - 2.4 * line_h,
+        )
         if plot.width() < 40 or plot.height() < 40:
             return
         text_color = palette.color(QPalette.ColorRole.Text)
@@ -150,23 +159,32 @@ class ChartCanvas(QWidget):
         painter.setPen(muted)
         for tick in y_ticks:
             y = y_pos(tick)
-            painter.drawText(QRectF(0, y - line_h / 2, label_w + 8 + line_h, line_h),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             format_number(tick))
+            painter.drawText(
+                QRectF(0, y - line_h / 2, label_w + 8 + line_h, line_h),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                format_number(tick),
+            )
         # axis titles
         painter.setPen(text_color)
-        painter.drawText(QRectF(plot.left(), self.height() - line_h - 4, plot.width(), line_h),
-                         Qt.AlignmentFlag.AlignCenter, data.x_label)
+        painter.drawText(
+            QRectF(plot.left(), self.height() - line_h - 4, plot.width(), line_h),
+            Qt.AlignmentFlag.AlignCenter,
+            data.x_label,
+        )
         painter.save()
         painter.translate(4 + line_h / 2, plot.center().y())
         painter.rotate(-90)
-        painter.drawText(QRectF(-plot.height() / 2, -line_h / 2, plot.height(), line_h),
-                         Qt.AlignmentFlag.AlignCenter, data.y_label)
+        painter.drawText(
+            QRectF(-plot.height() / 2, -line_h / 2, plot.height(), line_h),
+            Qt.AlignmentFlag.AlignCenter,
+            data.y_label,
+        )
         painter.restore()
         if data.note:
             painter.setPen(muted)
-            painter.drawText(QRectF(plot.left(), 4, plot.width(), line_h),
-                             Qt.AlignmentFlag.AlignRight, data.note)
+            painter.drawText(
+                QRectF(plot.left(), 4, plot.width(), line_h), Qt.AlignmentFlag.AlignRight, data.note
+            )
         color = QColor(SERIES_COLORS[0])
         if data.kind == BAR:
             self._paint_bars(painter, data, plot, y_pos, color, metrics, muted)
@@ -188,22 +206,37 @@ class ChartCanvas(QWidget):
             top = y_pos(value)
             rect = QRectF(x, min(top, zero), bar_w, abs(zero - top))
             painter.fillRect(rect, color)
-            self._hits.append((QRectF(plot.left() + i * slot, plot.top(), slot, plot.height()),
-                               f"{label}: {format_number(value)}"))
+            self._hits.append(
+                (
+                    QRectF(plot.left() + i * slot, plot.top(), slot, plot.height()),
+                    f"{label}: {format_number(value)}",
+                )
+            )
             if i % every == 0:
                 painter.save()
                 painter.setPen(muted)
-                text = metrics.elidedText(str(label), Qt.TextElideMode.ElideRight,
-                                          int(max(slot * every, 30)))
+                text = metrics.elidedText(
+                    str(label), Qt.TextElideMode.ElideRight, int(max(slot * every, 30))
+                )
                 if slot * every >= metrics.horizontalAdvance(text) + 4:
-                    painter.drawText(QRectF(plot.left() + i * slot - slot * (every - 1) / 2,
-                                            plot.bottom() + 3, slot * every, metrics.height()),
-                                     Qt.AlignmentFlag.AlignHCenter, text)
+                    painter.drawText(
+                        QRectF(
+                            plot.left() + i * slot - slot * (every - 1) / 2,
+                            plot.bottom() + 3,
+                            slot * every,
+                            metrics.height(),
+                        ),
+                        Qt.AlignmentFlag.AlignHCenter,
+                        text,
+                    )
                 else:  # slanted labels when they do not fit side by side
                     painter.translate(plot.left() + i * slot + slot / 2, plot.bottom() + 4)
                     painter.rotate(-30)
-                    painter.drawText(QRectF(-110, 0, 110, metrics.height()),
-                                     Qt.AlignmentFlag.AlignRight, text[:18])
+                    painter.drawText(
+                        QRectF(-110, 0, 110, metrics.height()),
+                        Qt.AlignmentFlag.AlignRight,
+                        text[:18],
+                    )
                 painter.restore()
 
     def _paint_xy(self, painter, data, plot, y_pos, color, metrics, muted, grid) -> None:
@@ -230,8 +263,11 @@ class ChartCanvas(QWidget):
             painter.setPen(QPen(grid, 1))
             painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
             painter.setPen(muted)
-            painter.drawText(QRectF(x - 60, plot.bottom() + 3, 120, metrics.height()),
-                             Qt.AlignmentFlag.AlignHCenter, x_label(tick))
+            painter.drawText(
+                QRectF(x - 60, plot.bottom() + 3, 120, metrics.height()),
+                Qt.AlignmentFlag.AlignHCenter,
+                x_label(tick),
+            )
         if data.kind == LINE:
             path = QPainterPath()
             for i, (x, y) in enumerate(sorted(points)):
@@ -250,8 +286,12 @@ class ChartCanvas(QWidget):
             if radius:
                 painter.drawEllipse(center, radius, radius)
             if len(self._hits) < 5000:
-                self._hits.append((QRectF(center.x() - 5, center.y() - 5, 10, 10),
-                                   f"{data.x_label} {x_label(x)}, {data.y_label} {format_number(y)}"))
+                self._hits.append(
+                    (
+                        QRectF(center.x() - 5, center.y() - 5, 10, 10),
+                        f"{data.x_label} {x_label(x)}, {data.y_label} {format_number(y)}",
+                    )
+                )
 
     # -- hover ---------------------------------------------------------------------------
     def mouseMoveEvent(self, event) -> None:  # noqa: N802

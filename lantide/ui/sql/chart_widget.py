@@ -26,8 +26,14 @@ def is_time_type(type_name: str) -> bool:
     return (type_name or "").upper().startswith(_TIME_PREFIXES)
 
 
-def chart_data(kind: str, columns: list[dict], rows: Sequence[Sequence[Any]], x: int, y: int,
-               total_rows: int | None = None) -> ChartData:
+def chart_data(
+    kind: str,
+    columns: list[dict],
+    rows: Sequence[Sequence[Any]],
+    x: int,
+    y: int,
+    total_rows: int | None = None,
+) -> ChartData:
     """The points to draw for ``rows``; the note says what was left out."""
     x_name, y_name = columns[x]["name"], columns[y]["name"]
     total = total_rows if total_rows is not None else len(rows)
@@ -79,8 +85,13 @@ class QuickChartWidget(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.canvas, 1)
 
-    def set_result(self, columns: list[dict], rows: Sequence[Sequence[Any]], total_rows: int,
-                   fetch: Callable[[int, int], Sequence] | None = None) -> None:
+    def set_result(
+        self,
+        columns: list[dict],
+        rows: Sequence[Sequence[Any]],
+        total_rows: int,
+        fetch: Callable[[int, int], Sequence] | None = None,
+    ) -> None:
         """Chart this result; more rows are fetched when the chart is first shown."""
         if self._loading is not None:
             self._loading.cancel()
@@ -89,8 +100,9 @@ class QuickChartWidget(QWidget):
         self.rows = [tuple(r) for r in rows]
         self.total_rows = total_rows
         self._fetch = fetch
-        self._need_rows = bool(fetch) and total_rows > len(self.rows) and \
-            len(self.rows) < MAX_CHART_ROWS
+        self._need_rows = (
+            bool(fetch) and total_rows > len(self.rows) and len(self.rows) < MAX_CHART_ROWS
+        )
         picked = choose_chart(self.columns, self.rows, total_rows)
         for box in (self.x_box, self.y_box, self.kind_box):
             box.blockSignals(True)
@@ -127,7 +139,10 @@ class QuickChartWidget(QWidget):
         fetch, limit = self._fetch, min(self.total_rows, MAX_CHART_ROWS)
         self._loading = self._workers.submit(
             lambda ctx: [tuple(r) for r in fetch(0, limit)],
-            on_result=self._rows_arrived, on_error=self._rows_failed, name="chart rows")
+            on_result=self._rows_arrived,
+            on_error=self._rows_failed,
+            name="chart rows",
+        )
 
     def _rows_arrived(self, rows: list[tuple]) -> None:
         self._loading = None
@@ -141,8 +156,14 @@ class QuickChartWidget(QWidget):
     def current_data(self) -> ChartData | None:
         if not self.columns or self.y_box.count() == 0:
             return None
-        return chart_data(self.kind_box.currentData(), self.columns, self.rows,
-                          self.x_box.currentData(), self.y_box.currentData(), self.total_rows)
+        return chart_data(
+            self.kind_box.currentData(),
+            self.columns,
+            self.rows,
+            self.x_box.currentData(),
+            self.y_box.currentData(),
+            self.total_rows,
+        )
 
     def _picked(self) -> None:
         self._no_default = False
@@ -156,7 +177,8 @@ class QuickChartWidget(QWidget):
             self.canvas.set_data(None, "The result has no numeric column to chart.")
             return
         if self._no_default:
-            self.canvas.set_data(None, "No obvious chart for this result: pick the x and y "
-                                       "columns above.")
+            self.canvas.set_data(
+                None, "No obvious chart for this result: pick the x and y columns above."
+            )
             return
         self.canvas.set_data(self.current_data())

@@ -53,16 +53,23 @@ def tab_lineage_summary(lineage: dict, tabs: list[dict], tab: str) -> dict:
         "unknown_tables": list(me.get("unknown_tables", [])),
         "reads_files": list(me.get("reads_files", [])),
         "read_by": sorted((name for name, ups in reads.items() if tab in ups), key=str.casefold),
-        "stale_upstream": [t for t in upstream
-                           if states.get(t, {}).get("state") in ("stale", "never_run")],
+        "stale_upstream": [
+            t for t in upstream if states.get(t, {}).get("state") in ("stale", "never_run")
+        ],
         "cycle": lineage.get("cycle"),
     }
 
 
 def _unquoted(name: str) -> str:
     """``"customers"`` as customers, ``"book"."Sheet1"`` as book.Sheet1 (for display)."""
-    parts = [p[1:-1].replace('""', '"') if len(p) > 1 and p[0] == p[-1] == '"' else p
-             for p in name.split('"."')] if '"."' in name else [name]
+    parts = (
+        [
+            p[1:-1].replace('""', '"') if len(p) > 1 and p[0] == p[-1] == '"' else p
+            for p in name.split('"."')
+        ]
+        if '"."' in name
+        else [name]
+    )
     if len(parts) > 1:
         parts = [parts[0].lstrip('"')] + parts[1:-1] + [parts[-1].rstrip('"')]
         return ".".join(parts)
@@ -107,28 +114,36 @@ class LineageView(QWidget):
         theme = colors()
         state = summary.get("state")
         color = {"up_to_date": theme.success, "stale": theme.warning}.get(state, theme.muted)
-        parts = [f"<b>{summary['tab']}</b> is <span style='color:{color.name()}'>"
-                 f"{STATE_TEXT.get(state, 'unknown')}</span>"]
+        parts = [
+            f"<b>{summary['tab']}</b> is <span style='color:{color.name()}'>"
+            f"{STATE_TEXT.get(state, 'unknown')}</span>"
+        ]
         if summary.get("row_count") is not None:
             parts.append(f"{summary['row_count']:,} rows cached")
         if summary.get("stale_upstream"):
             names = ", ".join(summary["stale_upstream"])
             parts.append(f"upstream not up to date: {names} (Source Run recomputes them)")
         if summary.get("cycle"):
-            parts.append("<span style='color:%s'>tabs read each other in a cycle: %s</span>"
-                         % (theme.danger.name(), " → ".join(summary["cycle"])))
+            parts.append(
+                "<span style='color:%s'>tabs read each other in a cycle: %s</span>"
+                % (theme.danger.name(), " → ".join(summary["cycle"]))
+            )
         if summary.get("error"):
-            parts.append(f"<span style='color:{theme.danger.name()}'>"
-                         f"{summary['error'].get('message', '')}</span>")
+            parts.append(
+                f"<span style='color:{theme.danger.name()}'>"
+                f"{summary['error'].get('message', '')}</span>"
+            )
         self.headline.setText(" · ".join(parts))
         self.tree.clear()
         reads = QTreeWidgetItem(self.tree, ["Reads", ""])
         for name, tab_state in summary["reads_tabs"]:
-            self._item(reads, name, "sql-tab", STATE_TEXT.get(tab_state, ""), ("sql", name),
-                       tab_state)
+            self._item(
+                reads, name, "sql-tab", STATE_TEXT.get(tab_state, ""), ("sql", name), tab_state
+            )
         for name in summary["reads_sources"]:
-            self._item(reads, name, "data-file", "data file", ("table", name),
-                       label=_unquoted(name))
+            self._item(
+                reads, name, "data-file", "data file", ("table", name), label=_unquoted(name)
+            )
         for name in summary["reads_cached"]:
             self._item(reads, name, "cached-table", "cached table", ("table", name))
         for name in summary["reads_external"]:
@@ -147,14 +162,26 @@ class LineageView(QWidget):
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
 
-    def _item(self, parent, name: str, icon_name: str, state_text: str, target, state=None,
-              label: str | None = None):
+    def _item(
+        self,
+        parent,
+        name: str,
+        icon_name: str,
+        state_text: str,
+        target,
+        state=None,
+        label: str | None = None,
+    ):
         item = QTreeWidgetItem(parent, [label or name, state_text])
         item.setIcon(0, icon(icon_name))
         item.setData(0, _ROLE_TARGET, target)
         theme = colors()
-        tint = {"stale": theme.warning, "never_run": theme.muted, "up_to_date": theme.success,
-                "error": theme.danger}.get(state)
+        tint = {
+            "stale": theme.warning,
+            "never_run": theme.muted,
+            "up_to_date": theme.success,
+            "error": theme.danger,
+        }.get(state)
         if tint is not None:
             item.setForeground(1, QBrush(tint))
         if target is not None:

@@ -11,8 +11,16 @@ from datetime import datetime, timezone
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QSplitter, QTextBrowser, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLineEdit,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.query.history import read_history
 from lantide.ui.sql.sql_highlighter import sql_to_html
@@ -41,8 +49,6 @@ def first_line(sql: str | None) -> str:
         if line.strip() and not line.strip().startswith("--"):
             return line.strip()
     return (sql or "").strip()
-
-
 
 
 class QueryHistoryView(QWidget):
@@ -87,8 +93,12 @@ class QueryHistoryView(QWidget):
             self.history = entries + [e for e in self.history if e not in entries]
             self._fill_history()
 
-        self.services.workers.submit(lambda _ctx: read_history(workspace), on_result=shown,
-                                     on_error=lambda exc: None, name="read query history")
+        self.services.workers.submit(
+            lambda _ctx: read_history(workspace),
+            on_result=shown,
+            on_error=lambda exc: None,
+            name="read query history",
+        )
 
     def _query_ran(self, entry: dict) -> None:
         self.history.append(entry)
@@ -100,17 +110,21 @@ class QueryHistoryView(QWidget):
         self.history_tree.clear()
         for index in range(len(self.history) - 1, -1, -1):  # newest first
             entry = self.history[index]
-            where = "/".join(x for x in (entry.get("project"), entry.get("tab")) if x) or \
-                entry.get("source", "")
+            where = "/".join(x for x in (entry.get("project"), entry.get("tab")) if x) or entry.get(
+                "source", ""
+            )
             if entry.get("source") in ("selection", "source_run"):
                 where += f" ({entry['source'].replace('_', ' ')})"
             status = entry.get("status", "")
             rows = entry.get("row_count")
-            values = [local_time(entry.get("at")), where,
-                      STATUS_WORDS.get(status, f"{status}: {entry.get('error', '')}"),
-                      f"{rows:,}" if isinstance(rows, int) else "",
-                      f"{entry['duration_ms']:,}" if isinstance(entry.get("duration_ms"), int) else "",
-                      first_line(entry.get("sql"))]
+            values = [
+                local_time(entry.get("at")),
+                where,
+                STATUS_WORDS.get(status, f"{status}: {entry.get('error', '')}"),
+                f"{rows:,}" if isinstance(rows, int) else "",
+                f"{entry['duration_ms']:,}" if isinstance(entry.get("duration_ms"), int) else "",
+                first_line(entry.get("sql")),
+            ]
             if needle and needle not in " ".join(values + [entry.get("sql") or ""]).lower():
                 continue
             item = QTreeWidgetItem(self.history_tree, values)
@@ -119,7 +133,9 @@ class QueryHistoryView(QWidget):
                 color = theme.muted if status == "cancelled" else theme.danger
                 item.setForeground(2, QBrush(color))
             for col in (3, 4):
-                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setTextAlignment(
+                    col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                )
         for col in range(len(HISTORY_COLUMNS) - 1):
             self.history_tree.resizeColumnToContents(col)
 

@@ -21,13 +21,21 @@ from lantide.errors import LantideError
 log = logging.getLogger(__name__)
 
 
-
 class QueryServiceUnavailable(LantideError):
     code = "QUERY_SERVICE_UNAVAILABLE"
 
 
-def submit_query(services, fn: Callable[..., Any], *, label: str, on_result=None, on_error=None,
-                 on_event=None, on_finished=None, track: bool = True):
+def submit_query(
+    services,
+    fn: Callable[..., Any],
+    *,
+    label: str,
+    on_result=None,
+    on_error=None,
+    on_event=None,
+    on_finished=None,
+    track: bool = True,
+):
     """Run ``fn(context, query)`` in a worker once the query service is open.
 
     Returns the Worker, or None (with ``on_error`` called) when the service is not open.
@@ -36,7 +44,8 @@ def submit_query(services, fn: Callable[..., Any], *, label: str, on_result=None
     if query is None:
         error = services.query_error or QueryServiceUnavailable(
             "the query engine is still starting",
-            hint="Wait a moment: the workspace's data is being registered.")
+            hint="Wait a moment: the workspace's data is being registered.",
+        )
         if on_error:
             on_error(error)
         if on_finished:
@@ -52,15 +61,22 @@ def submit_query(services, fn: Callable[..., Any], *, label: str, on_result=None
                 raise QueryCancelled()
             return fn(context, query)
 
-    worker = services.workers.submit(job, on_result=on_result, on_error=on_error,
-                                     on_event=on_event, on_finished=on_finished,
-                                     on_cancel=scope.cancel, name=label)
+    worker = services.workers.submit(
+        job,
+        on_result=on_result,
+        on_error=on_error,
+        on_event=on_event,
+        on_finished=on_finished,
+        on_cancel=scope.cancel,
+        name=label,
+    )
     if track:
         services.track_query(worker, label)
     return worker
 
 
 # -- query history (written by the query layer: lantide.query.history) ------------------
+
 
 def record_history(services, entry: dict) -> None:
     """Show the entry now (``sig_query_ran``) and append it to the history file in a worker."""
@@ -72,5 +88,8 @@ def record_history(services, entry: dict) -> None:
     def write(_context):
         append_entry(workspace, entry)
 
-    services.workers.submit(write, on_error=lambda exc: log.warning(
-        "could not write the query history: %s", exc), name="write query history")
+    services.workers.submit(
+        write,
+        on_error=lambda exc: log.warning("could not write the query history: %s", exc),
+        name="write query history",
+    )

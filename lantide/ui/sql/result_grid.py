@@ -12,8 +12,16 @@ import csv
 import io
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QMenu,
-                               QStyle, QStyleOptionHeader, QTableView, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHeaderView,
+    QMenu,
+    QStyle,
+    QStyleOptionHeader,
+    QTableView,
+    QWidget,
+)
 
 from lantide.ui.sql.result_model import ROLE_RAW, PagedResultModel, format_value
 from lantide.ui.shortcuts import shortcut
@@ -48,9 +56,14 @@ class TypedHeaderView(QHeaderView):
         if model is not None:
             name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
             kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
-            width = max(QFontMetrics(self._name_font).horizontalAdvance(name),
-                        QFontMetrics(self._type_font).horizontalAdvance(kind)) + 18 \
-                + SORT_ARROW_SPACE  # room for the sort arrow, so sorting never elides
+            width = (
+                max(
+                    QFontMetrics(self._name_font).horizontalAdvance(name),
+                    QFontMetrics(self._type_font).horizontalAdvance(kind),
+                )
+                + 18
+                + SORT_ARROW_SPACE
+            )  # room for the sort arrow, so sorting never elides
             size.setWidth(max(size.width(), width))
         size.setHeight(self.sizeHint().height())
         return size
@@ -69,9 +82,11 @@ class TypedHeaderView(QHeaderView):
                 opt.state |= QStyle.StateFlag.State_On
         sorted_here = self.isSortIndicatorShown() and self.sortIndicatorSection() == logical_index
         if sorted_here:  # as spreadsheets and database tools do: up for ascending
-            opt.sortIndicator = (QStyleOptionHeader.SortIndicator.SortUp
-                                 if self.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
-                                 else QStyleOptionHeader.SortIndicator.SortDown)
+            opt.sortIndicator = (
+                QStyleOptionHeader.SortIndicator.SortUp
+                if self.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+                else QStyleOptionHeader.SortIndicator.SortDown
+            )
         painter.save()
         self.style().drawControl(QStyle.ControlElement.CE_Header, opt, painter, self)
         name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
@@ -80,26 +95,31 @@ class TypedHeaderView(QHeaderView):
         name_h = QFontMetrics(self._name_font).height()
         painter.setFont(self._name_font)
         painter.setPen(self.palette().color(QPalette.ColorRole.ButtonText))
-        painter.drawText(QRect(inner.left(), inner.top(), inner.width(), name_h),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         QFontMetrics(self._name_font).elidedText(
-                             name, Qt.TextElideMode.ElideRight, inner.width()))
+        painter.drawText(
+            QRect(inner.left(), inner.top(), inner.width(), name_h),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            QFontMetrics(self._name_font).elidedText(
+                name, Qt.TextElideMode.ElideRight, inner.width()
+            ),
+        )
         painter.setFont(self._type_font)
         painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-        painter.drawText(QRect(inner.left(), inner.top() + name_h, inner.width(),
-                               inner.height() - name_h),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                         QFontMetrics(self._type_font).elidedText(
-                             kind.lower(), Qt.TextElideMode.ElideRight, inner.width()))
+        painter.drawText(
+            QRect(inner.left(), inner.top() + name_h, inner.width(), inner.height() - name_h),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+            QFontMetrics(self._type_font).elidedText(
+                kind.lower(), Qt.TextElideMode.ElideRight, inner.width()
+            ),
+        )
         painter.restore()
 
 
-def rows_as_text(columns: list[str], rows: list[tuple], delimiter: str = "\t", *,
-                 header: bool = True) -> str:
+def rows_as_text(
+    columns: list[str], rows: list[tuple], delimiter: str = "\t", *, header: bool = True
+) -> str:
     """Rows as CSV or TSV text, quoted where a value needs it; NULL is an empty field."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n",
-                        quoting=csv.QUOTE_MINIMAL)
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     if header:
         writer.writerow(columns)
     for row in rows:
@@ -145,10 +165,10 @@ class ResultGridView(QTableView):
         self._auto_sizing = False
         self._user_sized: set[int] = set()
         self.horizontalHeader().sectionResized.connect(self._note_user_resize)
-        for text, key, slot in (("Copy as TSV", shortcut("grid_copy_tsv"),
-                                 lambda: self.copy_selection("\t")),
-                                ("Copy as CSV", shortcut("grid_copy_csv"),
-                                 lambda: self.copy_selection(","))):
+        for text, key, slot in (
+            ("Copy as TSV", shortcut("grid_copy_tsv"), lambda: self.copy_selection("\t")),
+            ("Copy as CSV", shortcut("grid_copy_csv"), lambda: self.copy_selection(",")),
+        ):
             action = QAction(text, self)
             action.setShortcut(key)
             action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
@@ -245,10 +265,13 @@ class ResultGridView(QTableView):
             return
         name = model.columns[column]["name"]
         menu = QMenu(self)
-        menu.addAction(f"Sort by {name}, ascending",
-                       lambda: self.sort_by(column, Qt.SortOrder.AscendingOrder))
-        menu.addAction(f"Sort by {name}, descending",
-                       lambda: self.sort_by(column, Qt.SortOrder.DescendingOrder))
+        menu.addAction(
+            f"Sort by {name}, ascending", lambda: self.sort_by(column, Qt.SortOrder.AscendingOrder)
+        )
+        menu.addAction(
+            f"Sort by {name}, descending",
+            lambda: self.sort_by(column, Qt.SortOrder.DescendingOrder),
+        )
         clear = menu.addAction("Original order", lambda: self.sort_by(-1, None))
         clear.setEnabled(model.order_by is not None)
         menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
@@ -277,7 +300,8 @@ class ResultGridView(QTableView):
         if count > MAX_COPY_ROWS:
             self.sig_problem_reported.emit(
                 f"{count:,} rows are too many to copy (the limit is {MAX_COPY_ROWS:,}). "
-                "Use Export to write the whole result to a CSV, Parquet or Excel file.")
+                "Use Export to write the whole result to a CSV, Parquet or Excel file."
+            )
             return
         names = [model.headerData(c, Qt.Orientation.Horizontal) for c in cols]
         with_header = header if header is not None else (count > 1 or len(cols) > 1)
@@ -287,20 +311,26 @@ class ResultGridView(QTableView):
                 fetch = model.fetch
                 self._copy_worker = self._workers.submit(
                     lambda ctx: [tuple(r) for r in fetch(top, count)],
-                    on_result=lambda rows: self._put_on_clipboard(names, rows, cols,
-                                                                  delimiter, with_header),
+                    on_result=lambda rows: self._put_on_clipboard(
+                        names, rows, cols, delimiter, with_header
+                    ),
                     on_error=lambda exc: self.sig_problem_reported.emit(
-                        f"Copy failed: {getattr(exc, 'message', exc)}"),
-                    name="copy rows")
+                        f"Copy failed: {getattr(exc, 'message', exc)}"
+                    ),
+                    name="copy rows",
+                )
                 return
             rows = cached
         else:
-            rows = [tuple(model.data(model.index(r, c), ROLE_RAW) for c in range(model.columnCount()))
-                    for r in range(top, bottom + 1)]
+            rows = [
+                tuple(model.data(model.index(r, c), ROLE_RAW) for c in range(model.columnCount()))
+                for r in range(top, bottom + 1)
+            ]
         self._put_on_clipboard(names, rows, cols, delimiter, with_header)
 
-    def _put_on_clipboard(self, names: list[str], rows: list[tuple], cols: list[int],
-                          delimiter: str, header: bool) -> None:
+    def _put_on_clipboard(
+        self, names: list[str], rows: list[tuple], cols: list[int], delimiter: str, header: bool
+    ) -> None:
         picked = [tuple(row[c] for c in cols) for row in rows]
         text = rows_as_text(names, picked, delimiter, header=header)
         if not header and len(picked) == 1 and len(cols) == 1:
@@ -318,4 +348,3 @@ class ResultGridView(QTableView):
         menu.addAction("Select all", self.selectAll)
         menu.addAction("Export result…", self.sig_export_requested.emit)
         menu.exec(self.viewport().mapToGlobal(pos))
-

@@ -37,9 +37,24 @@ MAX_CELL_CHARS = 500
 SORT_TIP = "Click to sort; again for descending; a third time for the original order."
 
 # DuckDB type names (by prefix) that are numbers: right-aligned, formatted as numbers.
-_NUMERIC_PREFIXES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
-                     "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE",
-                     "REAL", "DECIMAL", "NUMERIC", "INT")
+_NUMERIC_PREFIXES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "FLOAT",
+    "DOUBLE",
+    "REAL",
+    "DECIMAL",
+    "NUMERIC",
+    "INT",
+)
 
 # fetch(offset, limit) -> rows, or fetch(offset, limit, order_by) with order_by a list of
 # (column name, "asc"|"desc") once the grid is sorted.
@@ -50,6 +65,8 @@ def _fetcher(fetch: FetchFn, order: list[tuple[str, str]] | None):
     if not order:
         return fetch  # a pager that cannot sort keeps working unsorted
     return lambda offset, limit: fetch(offset, limit, order)
+
+
 ROLE_RAW = Qt.ItemDataRole.UserRole + 1  # the Python value of a cell (None when not loaded)
 
 
@@ -125,8 +142,9 @@ def display_value(value: Any, type_name: str | None = None) -> str:
     return format_value(value)
 
 
-def sorted_rows(rows: Sequence[tuple], columns: list[dict],
-                order_by: list[tuple[str, str]]) -> list[tuple]:
+def sorted_rows(
+    rows: Sequence[tuple], columns: list[dict], order_by: list[tuple[str, str]]
+) -> list[tuple]:
     """``rows`` sorted in memory like the grid's DuckDB sort: nulls last either way; values
     that do not compare (mixed types) compare as text."""
     out = list(rows)
@@ -148,7 +166,7 @@ def sorted_rows(rows: Sequence[tuple], columns: list[dict],
 def _one_line(text: str) -> str:
     if "\n" in text or "\r" in text:
         text = text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎")
-    return text if len(text) <= MAX_CELL_CHARS else text[:MAX_CELL_CHARS - 1] + "…"
+    return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
 
 
 class PagedResultModel(QAbstractTableModel):
@@ -159,11 +177,20 @@ class PagedResultModel(QAbstractTableModel):
     # The order changed: [(column name, "asc"|"desc")], or [] for the result's own order.
     sig_order_changed = Signal(list)
 
-    def __init__(self, columns: list[dict], row_count: int, fetch: FetchFn | None, workers, *,
-                 preview: Sequence[Sequence[Any]] = (), parent=None):
+    def __init__(
+        self,
+        columns: list[dict],
+        row_count: int,
+        fetch: FetchFn | None,
+        workers,
+        *,
+        preview: Sequence[Sequence[Any]] = (),
+        parent=None,
+    ):
         super().__init__(parent)
-        self.columns = [{"name": str(c.get("name")), "type": str(c.get("type") or "")}
-                        for c in columns]
+        self.columns = [
+            {"name": str(c.get("name")), "type": str(c.get("type") or "")} for c in columns
+        ]
         self._row_count = int(row_count)
         self._fetch = fetch
         self._workers = workers
@@ -187,7 +214,7 @@ class PagedResultModel(QAbstractTableModel):
     def _seed(self, preview: Sequence[Sequence[Any]]) -> None:
         rows = [tuple(r) for r in preview]
         for b in range(0, min(len(rows), self._row_count) // BLOCK_ROWS + 1):
-            chunk = rows[b * BLOCK_ROWS:(b + 1) * BLOCK_ROWS]
+            chunk = rows[b * BLOCK_ROWS : (b + 1) * BLOCK_ROWS]
             full = len(chunk) == BLOCK_ROWS or b * BLOCK_ROWS + len(chunk) >= self._row_count
             if chunk and full:
                 self._blocks[b] = chunk
@@ -224,11 +251,18 @@ class PagedResultModel(QAbstractTableModel):
             return None
         row, col = index.row(), index.column()
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            align = Qt.AlignmentFlag.AlignRight if self._numeric[col] else Qt.AlignmentFlag.AlignLeft
+            align = (
+                Qt.AlignmentFlag.AlignRight if self._numeric[col] else Qt.AlignmentFlag.AlignLeft
+            )
             return int(align | Qt.AlignmentFlag.AlignVCenter)
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
-                        Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.FontRole, ROLE_RAW,
-                        Qt.ItemDataRole.EditRole):
+        if role not in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.ForegroundRole,
+            Qt.ItemDataRole.FontRole,
+            ROLE_RAW,
+            Qt.ItemDataRole.EditRole,
+        ):
             return None
         loaded, value = self.cell(row, col)
         if role == ROLE_RAW:
@@ -315,7 +349,8 @@ class PagedResultModel(QAbstractTableModel):
             lambda ctx, o=offset, n=limit: [tuple(r) for r in fetch(o, n)],
             on_result=lambda rows, b=first, g=generation: self._rows_arrived(b, rows, g),
             on_error=lambda exc, b=block, g=generation: self._block_failed(b, exc, g),
-            name=f"fetch rows {offset}..{offset + limit}")
+            name=f"fetch rows {offset}..{offset + limit}",
+        )
 
     def _rows_arrived(self, first_block: int, rows: list[tuple], generation: int = 0) -> None:
         if self._closed or generation != self._generation:
@@ -323,7 +358,7 @@ class PagedResultModel(QAbstractTableModel):
         self._in_flight = None
         self._worker = None
         self._failed = None
-        blocks = [rows[i:i + BLOCK_ROWS] for i in range(0, len(rows), BLOCK_ROWS)] or [[]]
+        blocks = [rows[i : i + BLOCK_ROWS] for i in range(0, len(rows), BLOCK_ROWS)] or [[]]
         for n, chunk in enumerate(blocks):
             self._blocks[first_block + n] = chunk
             self._blocks.move_to_end(first_block + n)
@@ -357,7 +392,7 @@ class PagedResultModel(QAbstractTableModel):
             return None
         rows = [r for c in cached for r in c]
         start = offset - first_block * BLOCK_ROWS
-        return rows[start:start + limit]
+        return rows[start : start + limit]
 
     @property
     def fetch(self) -> Callable[[int, int], Sequence[Sequence[Any]]] | None:
@@ -398,8 +433,9 @@ class PagedResultModel(QAbstractTableModel):
         # Same rows and columns, other values: a data change, not a layout change (which
         # makes the row header revisit each of millions of sections).
         if self._row_count and self.columns:
-            self.dataChanged.emit(self.index(0, 0),
-                                  self.index(self._row_count - 1, len(self.columns) - 1))
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(self._row_count - 1, len(self.columns) - 1)
+            )
         self.sig_order_changed.emit(list(order))
 
     @property
@@ -413,4 +449,3 @@ class PagedResultModel(QAbstractTableModel):
         if self._worker is not None:
             self._worker.cancel()
             self._worker = None
-

@@ -13,8 +13,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMenu, QTabWidget,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.layout_state import set_widget_state, widget_state
 from lantide.ui.sql.chart_widget import QuickChartWidget
@@ -24,17 +32,28 @@ from lantide.ui.sql.result_grid import ResultGridView
 from lantide.ui.sql.result_model import BLOCK_ROWS, PagedResultModel
 
 EXPORT_FILTERS = "CSV (*.csv);;Parquet (*.parquet);;Excel workbook (*.xlsx)"
-_FILTER_SUFFIX = {"CSV (*.csv)": ".csv", "Parquet (*.parquet)": ".parquet",
-                  "Excel workbook (*.xlsx)": ".xlsx"}
+_FILTER_SUFFIX = {
+    "CSV (*.csv)": ".csv",
+    "Parquet (*.parquet)": ".parquet",
+    "Excel workbook (*.xlsx)": ".xlsx",
+}
 
 
-def describe_result(row_count: int, shown: int, *, duration_ms: int | None = None,
-                    cached_table: str | None = None, pageable: bool = True) -> str:
+def describe_result(
+    row_count: int,
+    shown: int,
+    *,
+    duration_ms: int | None = None,
+    cached_table: str | None = None,
+    pageable: bool = True,
+) -> str:
     parts = [f"{row_count:,} row{'s' if row_count != 1 else ''}"]
     if not pageable and row_count > shown:
         parts[0] = f"first {shown:,} of {row_count:,} rows (preview; not cached)"
     if duration_ms is not None:
-        parts.append(f"{duration_ms:,} ms" if duration_ms < 10_000 else f"{duration_ms / 1000:.1f} s")
+        parts.append(
+            f"{duration_ms:,} ms" if duration_ms < 10_000 else f"{duration_ms / 1000:.1f} s"
+        )
     if cached_table:
         parts.append(f"cached as {cached_table}")
     return " · ".join(parts)
@@ -88,7 +107,10 @@ class ResultPanel(QWidget):
         self.grid.sig_problem_reported.connect(self.sig_problem_reported)
         self.grid.sig_export_requested.connect(self.export_dialog)
         self.grid.sig_copy_finished.connect(
-            lambda n: self.services.post_message(f"Copied {n:,} row{'s' if n != 1 else ''}.", "info"))
+            lambda n: self.services.post_message(
+                f"Copied {n:,} row{'s' if n != 1 else ''}.", "info"
+            )
+        )
         self.chart = QuickChartWidget(services.workers, self) if with_chart else None
         self.views = QTabWidget(self)
         self.views.setDocumentMode(True)
@@ -119,16 +141,24 @@ class ResultPanel(QWidget):
         if self.chart is not None:
             self.chart.clear()
 
-    def show_rows(self, columns: list[dict], row_count: int, first_rows: Sequence[Sequence[Any]],
-                  *, relation: str | None, summary: str) -> None:
+    def show_rows(
+        self,
+        columns: list[dict],
+        row_count: int,
+        first_rows: Sequence[Sequence[Any]],
+        *,
+        relation: str | None,
+        summary: str,
+    ) -> None:
         """Show a result: pages from ``relation`` when given, else just ``first_rows``."""
         query = self.services.query
         fetch = pager(query, relation) if relation is not None and query is not None else None
         self.relation = relation
         self.columns = list(columns)
         self.row_count = row_count if fetch else min(row_count, len(first_rows))
-        model = PagedResultModel(columns, row_count, fetch, self.services.workers,
-                                 preview=first_rows)
+        model = PagedResultModel(
+            columns, row_count, fetch, self.services.workers, preview=first_rows
+        )
         model.sig_fetch_failed.connect(self._fetch_failed)
         model.sig_order_changed.connect(self._order_changed)
         self.grid.set_result_model(model)
@@ -136,8 +166,10 @@ class ResultPanel(QWidget):
         self.summary.setText(summary)
         self.export_button.setEnabled(relation is not None)
         self.export_button.setToolTip(
-            "Write the whole result to a CSV, Parquet or Excel file" if relation else
-            "Only cached results can be exported: run the whole tab, or give the query a label.")
+            "Write the whole result to a CSV, Parquet or Excel file"
+            if relation
+            else "Only cached results can be exported: run the whole tab, or give the query a label."
+        )
         self.copy_button.setEnabled(True)
         if self.chart is not None:
             self.chart.set_result(columns, first_rows, row_count, fetch)
@@ -147,11 +179,20 @@ class ResultPanel(QWidget):
         table right after the run (same value types as later pages), else the preview."""
         relation = result.get("cached_table_name") if result.get("materialized") else None
         rows = first_rows if first_rows is not None else result.get("preview") or []
-        summary = describe_result(int(result.get("row_count") or 0), len(rows),
-                                  duration_ms=result.get("duration_ms"),
-                                  cached_table=relation, pageable=relation is not None)
-        self.show_rows(result.get("columns") or [], int(result.get("row_count") or 0), rows,
-                       relation=relation, summary=summary)
+        summary = describe_result(
+            int(result.get("row_count") or 0),
+            len(rows),
+            duration_ms=result.get("duration_ms"),
+            cached_table=relation,
+            pageable=relation is not None,
+        )
+        self.show_rows(
+            result.get("columns") or [],
+            int(result.get("row_count") or 0),
+            rows,
+            relation=relation,
+            summary=summary,
+        )
 
     def _order_changed(self, order_by: list) -> None:
         """Say in the summary how the rows are sorted (the header shows the arrow)."""
@@ -167,7 +208,8 @@ class ResultPanel(QWidget):
     def export_dialog(self) -> None:
         if not self.relation:
             self.sig_problem_reported.emit(
-                "Only cached results can be exported: run the whole tab, or label the query.")
+                "Only cached results can be exported: run the whole tab, or label the query."
+            )
             return
         folder = widget_state(EXPORT_FOLDER_KEY)
         folder = Path(folder) if isinstance(folder, str) and Path(folder).is_dir() else Path.home()
@@ -190,15 +232,22 @@ class ResultPanel(QWidget):
         self.export_button.setEnabled(False)
         self.summary.setText(f"Exporting to {Path(path).name}…")
         self._export_worker = submit_query(
-            self.services, lambda ctx, q: q.export_table(relation, str(path), order_by=order_by),
-            label=f"Export {relation}", on_result=self._export_done,
-            on_error=self._export_failed, on_finished=lambda: self.export_button.setEnabled(
-                self.relation is not None))
+            self.services,
+            lambda ctx, q: q.export_table(relation, str(path), order_by=order_by),
+            label=f"Export {relation}",
+            on_result=self._export_done,
+            on_error=self._export_failed,
+            on_finished=lambda: self.export_button.setEnabled(self.relation is not None),
+        )
 
     def _export_done(self, result: dict) -> None:
         rows = result.get("rows", result.get("row_count"))
         where = result.get("path", "")
-        text = f"Exported {rows:,} rows to {where}" if isinstance(rows, int) else f"Exported to {where}"
+        text = (
+            f"Exported {rows:,} rows to {where}"
+            if isinstance(rows, int)
+            else f"Exported to {where}"
+        )
         self.summary.setText(text)
         self.services.post_message(text, "info")
         self.sig_export_finished.emit(result)
@@ -212,6 +261,7 @@ class ResultPanel(QWidget):
 
 def pager(query, relation: str):
     """``fetch(offset, limit, order_by=None)`` over ``relation`` (call it in a worker)."""
+
     def fetch(offset: int, limit: int, order_by=None):
         return query.fetch_rows(relation, offset, limit, order_by=order_by)
 

@@ -15,18 +15,34 @@ from lantide.query.sourcerun import CANCELLED, CANCELLED_CODE, chain_summary, ta
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
-STATUS_TEXT = {"running": "running…", "ran": "ran", "skipped": "up to date",
-               "failed": "failed", "not_run": "not run", "waiting": "waiting",
-               CANCELLED: "cancelled by you"}
-_STATUS_ICON = {"ran": "approve", "skipped": "approve", "failed": "error", "not_run": "warning",
-                "running": "run", "waiting": "history", CANCELLED: "stop"}
+STATUS_TEXT = {
+    "running": "running…",
+    "ran": "ran",
+    "skipped": "up to date",
+    "failed": "failed",
+    "not_run": "not run",
+    "waiting": "waiting",
+    CANCELLED: "cancelled by you",
+}
+_STATUS_ICON = {
+    "ran": "approve",
+    "skipped": "approve",
+    "failed": "error",
+    "not_run": "warning",
+    "running": "run",
+    "waiting": "history",
+    CANCELLED: "stop",
+}
 
 
 class SourceRunView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.headline = QLabel("Source Run recomputes this tab's upstream chain, then the tab "
-                               "(Ctrl+Shift+Enter). Tabs that are up to date are skipped.", self)
+        self.headline = QLabel(
+            "Source Run recomputes this tab's upstream chain, then the tab "
+            "(Ctrl+Shift+Enter). Tabs that are up to date are skipped.",
+            self,
+        )
         self.headline.setWordWrap(True)
         self.tree = QTreeWidget(self)
         self.tree.setHeaderLabels(["Tab", "Status", "Rows", "Time", "Detail"])
@@ -53,8 +69,10 @@ class SourceRunView(QWidget):
         kind = event.get("event")
         if kind == "start":
             order = event.get("order") or []
-            self.headline.setText(f"Source Run of {event.get('tab')}: {len(order)} tab"
-                                  f"{'s' if len(order) != 1 else ''} in dependency order.")
+            self.headline.setText(
+                f"Source Run of {event.get('tab')}: {len(order)} tab"
+                f"{'s' if len(order) != 1 else ''} in dependency order."
+            )
             for name in order:
                 self._set(name, "waiting")
         elif kind == "tab":
@@ -79,8 +97,10 @@ class SourceRunView(QWidget):
 
     def _headline_from(self, report: dict) -> None:
         if report.get("cancelled"):
-            self.headline.setText(f"Source Run of {report.get('tab')} cancelled by you. "
-                                  f"Before the cancel: {chain_summary(report)}.")
+            self.headline.setText(
+                f"Source Run of {report.get('tab')} cancelled by you. "
+                f"Before the cancel: {chain_summary(report)}."
+            )
             return
         parts = [f"{report.get('ran', 0)} ran", f"{report.get('skipped', 0)} up to date"]
         if report.get("failed"):
@@ -119,8 +139,13 @@ class SourceRunView(QWidget):
         if detail:
             item.setText(4, detail)
         theme = colors()
-        tint = {"failed": theme.danger, "not_run": theme.muted if after_cancel else theme.warning,
-                "skipped": theme.muted, CANCELLED: theme.muted, "ran": theme.success}.get(status)
+        tint = {
+            "failed": theme.danger,
+            "not_run": theme.muted if after_cancel else theme.warning,
+            "skipped": theme.muted,
+            CANCELLED: theme.muted,
+            "ran": theme.success,
+        }.get(status)
         item.setForeground(1, QBrush(tint) if tint is not None else QBrush())
         for col in range(4):
             self.tree.resizeColumnToContents(col)

@@ -25,20 +25,64 @@ _WORD_BEFORE = re.compile(r'(?:("?)([A-Za-z_][\w]*|"[^"]*"?)\.)?("?[\w]*)$')
 _PLAIN_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # DuckDB's reserved words (duckdb_keywords() where keyword_category = 'reserved'): a name
 # spelled like one must be quoted.
-_RESERVED = frozenset("""
+_RESERVED = frozenset(
+    """
 all analyse analyze and any array as asc asymmetric both case cast check collate column
 constraint create default deferrable desc describe distinct do else end except false fetch
 for foreign from group having in initially intersect into lambda lateral leading limit not
 null offset on only or order pivot pivot_longer pivot_wider placing primary qualify
 references returning select show some summarize symmetric table then to trailing true union
-unique unpivot using variadic when where window with""".split())
+unique unpivot using variadic when where window with""".split()
+)
 SQL_KEYWORDS = (
-    "SELECT", "FROM", "WHERE", "GROUP BY", "ORDER BY", "HAVING", "LIMIT", "JOIN", "LEFT JOIN",
-    "INNER JOIN", "ON", "USING", "AS", "AND", "OR", "NOT", "IN", "IS NULL", "IS NOT NULL",
-    "BETWEEN", "LIKE", "ILIKE", "CASE", "WHEN", "THEN", "ELSE", "END", "DISTINCT", "WITH",
-    "UNION ALL", "EXCEPT", "INTERSECT", "QUALIFY", "OVER", "PARTITION BY", "COUNT", "SUM",
-    "AVG", "MIN", "MAX", "CAST", "COALESCE", "DATE_TRUNC", "STRFTIME", "EXCLUDE", "DESC",
-    "ASC", "NULLS LAST",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "GROUP BY",
+    "ORDER BY",
+    "HAVING",
+    "LIMIT",
+    "JOIN",
+    "LEFT JOIN",
+    "INNER JOIN",
+    "ON",
+    "USING",
+    "AS",
+    "AND",
+    "OR",
+    "NOT",
+    "IN",
+    "IS NULL",
+    "IS NOT NULL",
+    "BETWEEN",
+    "LIKE",
+    "ILIKE",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "DISTINCT",
+    "WITH",
+    "UNION ALL",
+    "EXCEPT",
+    "INTERSECT",
+    "QUALIFY",
+    "OVER",
+    "PARTITION BY",
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "CAST",
+    "COALESCE",
+    "DATE_TRUNC",
+    "STRFTIME",
+    "EXCLUDE",
+    "DESC",
+    "ASC",
+    "NULLS LAST",
 )
 _TABLE_KEYWORDS = {"FROM", "JOIN", "INTO", "TABLE", "DESCRIBE", "SUMMARIZE", "UPDATE"}
 
@@ -70,10 +114,11 @@ def completion_request(text: str, pos: int) -> CompletionRequest:
         start = pos - len(raw_prefix)
         if match.group(2):
             qualifier = match.group(2).strip('"')
-    head = before[:start - (len(qualifier) + 1 if qualifier else 0)].rstrip()
+    head = before[: start - (len(qualifier) + 1 if qualifier else 0)].rstrip()
     last_word = re.search(r"([A-Za-z_]+)\s*$", head)
-    after_table = bool(last_word and last_word.group(1).upper() in _TABLE_KEYWORDS) or \
-        bool(re.search(r",\s*$", head) and _last_clause(head) == "FROM")
+    after_table = bool(last_word and last_word.group(1).upper() in _TABLE_KEYWORDS) or bool(
+        re.search(r",\s*$", head) and _last_clause(head) == "FROM"
+    )
     return CompletionRequest(prefix, qualifier, start, after_table)
 
 
@@ -105,7 +150,8 @@ def statement_tables(sql: str) -> dict[str, str]:
     i = 0
     while i < len(tokens):
         if tokens[i].token_type in (TokenType.FROM, TokenType.JOIN) or (
-                tokens[i].token_type == TokenType.COMMA and _in_from(tokens, i)):
+            tokens[i].token_type == TokenType.COMMA and _in_from(tokens, i)
+        ):
             j = i + 1
             parts = []
             while j < len(tokens) and tokens[j].token_type in names:
@@ -133,16 +179,25 @@ def statement_tables(sql: str) -> dict[str, str]:
 def _in_from(tokens, index: int) -> bool:
     from sqlglot.tokens import TokenType
 
-    clause_tokens = {TokenType.SELECT, TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY,
-                     TokenType.ORDER_BY, TokenType.HAVING, TokenType.ON, TokenType.L_PAREN}
+    clause_tokens = {
+        TokenType.SELECT,
+        TokenType.FROM,
+        TokenType.WHERE,
+        TokenType.GROUP_BY,
+        TokenType.ORDER_BY,
+        TokenType.HAVING,
+        TokenType.ON,
+        TokenType.L_PAREN,
+    }
     for token in reversed(tokens[:index]):
         if token.token_type in clause_tokens:
             return token.token_type == TokenType.FROM
     return False
 
 
-def completions(text: str, pos: int, tables: list[str],
-                columns_of: Callable[[str], list[str] | None]) -> tuple[CompletionRequest, list[str]]:
+def completions(
+    text: str, pos: int, tables: list[str], columns_of: Callable[[str], list[str] | None]
+) -> tuple[CompletionRequest, list[str]]:
     """What to offer at ``pos``: the request and the candidate words, best first."""
     request = completion_request(text, pos)
     prefix = request.prefix.lower()
@@ -156,8 +211,11 @@ def completions(text: str, pos: int, tables: list[str],
         columns = columns_of(table) or []
         if not columns:  # a schema (workbook) before the dot: its tables
             schema = request.qualifier.lower() + "."
-            return request, [t.split(".", 1)[1] for t in tables
-                             if t.lower().startswith(schema) and fits(t.split(".", 1)[1])]
+            return request, [
+                t.split(".", 1)[1]
+                for t in tables
+                if t.lower().startswith(schema) and fits(t.split(".", 1)[1])
+            ]
         return request, [c for c in columns if fits(c)]
     table_words = [t for t in tables if fits(t)]
     if request.after_table_keyword:
@@ -205,10 +263,12 @@ class SchemaCatalog(QObject):
         if query is None or self._loading:
             return
         self._loading = True
-        self.services.workers.submit(lambda ctx: table_names(query.show_tables()),
-                                     on_result=self._tables_arrived,
-                                     on_error=lambda exc: self._tables_arrived(None),
-                                     name="list tables for completion")
+        self.services.workers.submit(
+            lambda ctx: table_names(query.show_tables()),
+            on_result=self._tables_arrived,
+            on_error=lambda exc: self._tables_arrived(None),
+            name="list tables for completion",
+        )
 
     def _tables_arrived(self, names: list[str] | None) -> None:
         self._loading = False
@@ -228,7 +288,9 @@ class SchemaCatalog(QObject):
             self.services.workers.submit(
                 lambda ctx: column_names(query.read_schema(table)),
                 on_result=lambda cols, k=key: self._columns_arrived(k, cols),
-                on_error=lambda exc: None, name="columns for completion")
+                on_error=lambda exc: None,
+                name="columns for completion",
+            )
         return None
 
     def _columns_arrived(self, key: str, columns: list[str]) -> None:
@@ -251,8 +313,9 @@ def table_names(show_tables_result: dict) -> list[str]:
 
 
 def column_names(read_schema_result: dict) -> list[str]:
-    return [c["name"] if isinstance(c, dict) else str(c)
-            for c in read_schema_result.get("columns", [])]
+    return [
+        c["name"] if isinstance(c, dict) else str(c) for c in read_schema_result.get("columns", [])
+    ]
 
 
 def schema_catalog(services) -> SchemaCatalog:

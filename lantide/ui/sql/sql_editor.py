@@ -9,8 +9,16 @@ next edit. Ctrl+/ comments or uncomments the selected lines.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
-from PySide6.QtGui import (QColor, QFontDatabase, QKeyEvent, QKeySequence, QPainter, QPalette,
-                           QTextCursor, QTextFormat)
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPalette,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QTextEdit, QWidget
 
 from lantide.ui.sql.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
@@ -114,8 +122,14 @@ class SqlEditor(QPlainTextEdit):
                     painter.setPen(palette.color(QPalette.ColorRole.Text))
                 else:
                     painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
-                painter.drawText(0, top, self._numbers.width() - 8, self.fontMetrics().height(),
-                                 Qt.AlignmentFlag.AlignRight, str(number + 1))
+                painter.drawText(
+                    0,
+                    top,
+                    self._numbers.width() - 8,
+                    self.fontMetrics().height(),
+                    Qt.AlignmentFlag.AlignRight,
+                    str(number + 1),
+                )
             block = block.next()
             top = bottom
             bottom = top + round(self.blockBoundingRect(block).height())
@@ -129,8 +143,9 @@ class SqlEditor(QPlainTextEdit):
             return
         self._error = (line, column)
         cursor = QTextCursor(block)
-        cursor.movePosition(QTextCursor.MoveOperation.Right, n=min(max(column - 1, 0),
-                                                                  block.length() - 1))
+        cursor.movePosition(
+            QTextCursor.MoveOperation.Right, n=min(max(column - 1, 0), block.length() - 1)
+        )
         self.blockSignals(True)  # moving the cursor must not count as an edit
         self.setTextCursor(cursor)
         self.blockSignals(False)
@@ -182,15 +197,21 @@ class SqlEditor(QPlainTextEdit):
                 text = block.text()
                 start = min(max(self._error[1] - 1, 0), max(len(text) - 1, 0))
                 end = start
-                quoted = text[start:start + 1] in ('"', "'")
-                while end < len(text) and (end == start or (
-                        text[end] not in " \t,;()" if not quoted else text[end - 1] != text[start]
-                        or end == start + 1)):
+                quoted = text[start : start + 1] in ('"', "'")
+                while end < len(text) and (
+                    end == start
+                    or (
+                        text[end] not in " \t,;()"
+                        if not quoted
+                        else text[end - 1] != text[start] or end == start + 1
+                    )
+                ):
                     end += 1
                 cursor = QTextCursor(block)
                 cursor.setPosition(block.position() + start)
-                cursor.setPosition(block.position() + max(end, start + 1),
-                                   QTextCursor.MoveMode.KeepAnchor)
+                cursor.setPosition(
+                    block.position() + max(end, start + 1), QTextCursor.MoveMode.KeepAnchor
+                )
                 word.cursor = cursor
                 selections.append(word)
         self.setExtraSelections(selections)
@@ -206,16 +227,18 @@ class SqlEditor(QPlainTextEdit):
     def show_completions(self, *, explicit: bool = True) -> None:
         start, prefix, words = self._candidates()
         self._completion_start = start
-        if not words or (not explicit and len(prefix) < 2 and
-                         self.toPlainText()[start - 1:start] != "."):
+        if not words or (
+            not explicit and len(prefix) < 2 and self.toPlainText()[start - 1 : start] != "."
+        ):
             self.completer.popup().hide()
             return
         self._completion_model.setStringList(words[:200])
         popup = self.completer.popup()
         popup.setCurrentIndex(self._completion_model.index(0, 0))
         rect = self.cursorRect()
-        rect.setWidth(max(220, popup.sizeHintForColumn(0) +
-                          popup.verticalScrollBar().sizeHint().width() + 12))
+        rect.setWidth(
+            max(220, popup.sizeHintForColumn(0) + popup.verticalScrollBar().sizeHint().width() + 12)
+        )
         rect.translate(self.viewportMargins().left(), 0)
         self.completer.complete(rect)
 
@@ -237,8 +260,10 @@ class SqlEditor(QPlainTextEdit):
         popup = self.completer.popup()
         key = event.key()
         if popup.isVisible():
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab) and \
-                    not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            if (
+                key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab)
+                and not event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            ):
                 index = popup.currentIndex()
                 if index.isValid():
                     self.insert_completion(index.data())
@@ -261,13 +286,13 @@ class SqlEditor(QPlainTextEdit):
             return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
             indent = self.textCursor().block().text()
-            indent = indent[:len(indent) - len(indent.lstrip())]
+            indent = indent[: len(indent) - len(indent.lstrip())]
             super().keyPressEvent(event)
             self.textCursor().insertText(indent)
             return
         super().keyPressEvent(event)
         text = event.text()
-        if text and (text.isalnum() or text in "_.\"") and not ctrl:
+        if text and (text.isalnum() or text in '_."') and not ctrl:
             self._complete_timer.start()
         elif popup.isVisible():
             self.show_completions(explicit=False)
@@ -277,8 +302,11 @@ class SqlEditor(QPlainTextEdit):
         cursor = self.textCursor()
         doc = self.document()
         first = doc.findBlock(cursor.selectionStart()).blockNumber()
-        last = doc.findBlock(max(cursor.selectionEnd() - (1 if cursor.hasSelection() else 0),
-                                 cursor.selectionStart())).blockNumber()
+        last = doc.findBlock(
+            max(
+                cursor.selectionEnd() - (1 if cursor.hasSelection() else 0), cursor.selectionStart()
+            )
+        ).blockNumber()
         blocks = [doc.findBlockByNumber(n) for n in range(first, last + 1)]
         texts = [b.text() for b in blocks]
         uncomment = all(t.lstrip().startswith("--") or not t.strip() for t in texts)

@@ -91,7 +91,7 @@ def sql_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     tokens = list(_lexer().get_tokens_unprocessed(text))
     for i, (start, token_type, value) in enumerate(tokens):
         nxt = ""
-        for _, follow_type, follow_value in tokens[i + 1:i + 3]:
+        for _, follow_type, follow_value in tokens[i + 1 : i + 3]:
             if follow_value.strip():
                 nxt = follow_value[0]
                 break
@@ -114,11 +114,14 @@ def sql_to_html(sql: str, *, dark: bool | None = None) -> str:
             style += "font-weight:600;"
         if italic:
             style += "font-style:italic;"
-        out.append(f'<span style="{style}">{html.escape(sql[start:start + length])}</span>')
+        out.append(f'<span style="{style}">{html.escape(sql[start : start + length])}</span>')
         pos = start + length
     out.append(html.escape(sql[pos:]))
-    return ('<pre style="margin:0; white-space:pre-wrap; font-family:monospace;">'
-            + "".join(out) + "</pre>")
+    return (
+        '<pre style="margin:0; white-space:pre-wrap; font-family:monospace;">'
+        + "".join(out)
+        + "</pre>"
+    )
 
 
 class SqlHighlighter(QSyntaxHighlighter):

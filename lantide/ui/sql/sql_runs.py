@@ -15,14 +15,16 @@ HISTORY_SOURCE = {RUN_TAB: "sql_tab", RUN_SELECTION: "selection", SOURCE_RUN: "s
 
 
 def _first_rows(query, result: dict):
-    if result.get("status") == "ok" and result.get("materialized") and \
-            result.get("cached_table_name"):
+    if (
+        result.get("status") == "ok"
+        and result.get("materialized")
+        and result.get("cached_table_name")
+    ):
         return first_block(query, result["cached_table_name"])
     return None
 
 
-def run_tab(query, project: str, tab: str, purpose: str | None,
-            warning_id: str | None = None):
+def run_tab(query, project: str, tab: str, purpose: str | None, warning_id: str | None = None):
     """``run_sql_tab``: (result, first rows of its cached table)."""
     result = query.run_sql_tab(project, tab, purpose, large_remote_warning_id=warning_id)
     return result, _first_rows(query, result)
@@ -34,12 +36,14 @@ def run_selection(query, sql: str, purpose: str | None, project: str):
     return result, _first_rows(query, result)
 
 
-def source_run(context, query, project: str, tab: str, purpose: str | None,
-               confirmed: list[str] = ()):
+def source_run(
+    context, query, project: str, tab: str, purpose: str | None, confirmed: list[str] = ()
+):
     """Source Run with progress events: (report, the tab's relation info, first rows).
     ``confirmed``: large remote results the analyst agreed to stage."""
-    report = query.source_run_sql_tab(project, tab, purpose, progress=context.emit,
-                                      large_remote_warning_id=list(confirmed))
+    report = query.source_run_sql_tab(
+        project, tab, purpose, progress=context.emit, large_remote_warning_id=list(confirmed)
+    )
     target = next((e for e in report.get("tabs", []) if e.get("tab") == tab), None)
     if target is None or target.get("status") not in ("ran", "skipped"):
         return report, None, []
@@ -57,12 +61,15 @@ def hints_notice(result: dict, *, paged: bool) -> tuple[str, str | None, str | N
     Warnings are told apart by their codes (never their wording)."""
     hints = result.get("hints") or []
     said = {h.get("code") for h in hints}  # a hint's warning repeats the hint
-    warnings = [_grid_cell_hint(w) for w in result_warnings.coded(result)
-                if w.code not in said and not (paged and w.code in PREVIEW_ONLY)]
+    warnings = [
+        _grid_cell_hint(w)
+        for w in result_warnings.coded(result)
+        if w.code not in said and not (paged and w.code in PREVIEW_ONLY)
+    ]
     if not hints and not warnings:
         return None
     first = hints[0] if hints else {"message": warnings[0]}
-    rest = [h.get("message", "") for h in hints[1:]] + warnings[0 if hints else 1:]
+    rest = [h.get("message", "") for h in hints[1:]] + warnings[0 if hints else 1 :]
     detail = "\n".join(x for x in [first.get("hint")] + rest if x)
     return first.get("message", ""), detail or None, first.get("code")
 
@@ -71,8 +78,10 @@ def _grid_cell_hint(warning: result_warnings.ResultWarning) -> str:
     """How the grid gets a whole value the preview cut: page it from a cached table."""
     if warning.code != result_warnings.PREVIEW_CELLS_CUT:
         return warning.message
-    return (warning.message + "; give the query a label (or run the whole tab) and the grid "
-            "pages the whole values, which copy in full")
+    return (
+        warning.message + "; give the query a label (or run the whole tab) and the grid "
+        "pages the whole values, which copy in full"
+    )
 
 
 def position_in_tab(position: tuple[int, int], offset: tuple[int, int]) -> tuple[int, int]:

@@ -20,8 +20,17 @@ import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QLabel, QLineEdit, QMessageBox, QProgressBar, QSplitter,
-                               QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
@@ -65,8 +74,10 @@ class SqlTabWidget(QWidget):
         self.editor = SqlEditor(schema_catalog(services), self)
         self.editor.setReadOnly(True)
         self.editor.setAccessibleName(f"SQL of {tab_name}")
-        self.editor.setPlaceholderText("SELECT … (Ctrl+Enter runs, Ctrl+Shift+Enter runs the "
-                                       "upstream chain first, Ctrl+Space completes)")
+        self.editor.setPlaceholderText(
+            "SELECT … (Ctrl+Enter runs, Ctrl+Shift+Enter runs the "
+            "upstream chain first, Ctrl+Space completes)"
+        )
         self.editor.document().modificationChanged.connect(self._modification_changed)
         self.find_bar = FindReplaceBarWidget(self.editor, self)
         editor_box = QWidget(self)
@@ -77,7 +88,9 @@ class SqlTabWidget(QWidget):
         editor_layout.addWidget(self.find_bar)
         self.banner = NoticeBanner(self)
         self.result = ResultPanel(services, self)
-        self.result.sig_problem_reported.connect(lambda text: self.banner.show_notice(text, level=WARNING))
+        self.result.sig_problem_reported.connect(
+            lambda text: self.banner.show_notice(text, level=WARNING)
+        )
         self.lineage = LineageView(self)
         self.lineage.sig_open_requested.connect(self._open_from_lineage)
         self.source_run_view = SourceRunView(self)
@@ -131,10 +144,12 @@ class SqlTabWidget(QWidget):
         self.run_action.setToolTip("Run the tab, or the selected SQL (Ctrl+Enter)")
         self.run_action.triggered.connect(self.run)
         self.source_run_action = QAction(icon("source-run"), "Source Run", self)
-        self.source_run_action.setShortcuts([shortcut("sql_source_run"),
-                                             QKeySequence("Ctrl+Shift+Enter")])
-        self.source_run_action.setToolTip("Recompute the tabs this one reads, then this tab "
-                                          "(Ctrl+Shift+Enter)")
+        self.source_run_action.setShortcuts(
+            [shortcut("sql_source_run"), QKeySequence("Ctrl+Shift+Enter")]
+        )
+        self.source_run_action.setToolTip(
+            "Recompute the tabs this one reads, then this tab (Ctrl+Shift+Enter)"
+        )
         self.source_run_action.triggered.connect(lambda: self.source_run())
         self.stop_action = QAction(icon("stop"), "Stop", self)
         self.stop_action.setToolTip("Cancel the running query")
@@ -143,10 +158,12 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
-        for key, slot in (("find", lambda: self.find_bar.open_find(replace=False)),
-                          ("replace", lambda: self.find_bar.open_find(replace=True)),
-                          ("find_next", lambda: self.find_bar.find_next(False)),
-                          ("find_previous", lambda: self.find_bar.find_next(True))):
+        for key, slot in (
+            ("find", lambda: self.find_bar.open_find(replace=False)),
+            ("replace", lambda: self.find_bar.open_find(replace=True)),
+            ("find_next", lambda: self.find_bar.find_next(False)),
+            ("find_previous", lambda: self.find_bar.find_next(True)),
+        ):
             action = QAction(self)
             action.setShortcut(shortcut(key))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -157,10 +174,13 @@ class SqlTabWidget(QWidget):
         self.purpose_edit = QLineEdit(bar)
         self.purpose_edit.setMaxLength(80)  # the QEM says 40; longer text gets its advice
         self.purpose_edit.setPlaceholderText(PURPOSE_PLACEHOLDER)
-        self.purpose_edit.setToolTip("Why this step is run, in at most 40 characters; written "
-                                     "to the ledger. Required while the project is executing.")
+        self.purpose_edit.setToolTip(
+            "Why this step is run, in at most 40 characters; written "
+            "to the ledger. Required while the project is executing."
+        )
         self.purpose_edit.setMinimumWidth(  # the whole placeholder shows
-            self.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 24)
+            self.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 24
+        )
         self.purpose_edit.setMaximumWidth(340)
         self.purpose_edit.returnPressed.connect(self.run)
         bar.addWidget(self.purpose_edit)
@@ -172,8 +192,10 @@ class SqlTabWidget(QWidget):
         self.status_label = QLabel("", bar)
         self.status_label.setContentsMargins(8, 0, 8, 0)
         spacer = QWidget(bar)
-        spacer.setSizePolicy(spacer.sizePolicy().horizontalPolicy().Expanding,
-                             spacer.sizePolicy().verticalPolicy().Preferred)
+        spacer.setSizePolicy(
+            spacer.sizePolicy().horizontalPolicy().Expanding,
+            spacer.sizePolicy().verticalPolicy().Preferred,
+        )
         bar.addWidget(spacer)
         self._busy_action = bar.addWidget(self.busy)
         bar.addWidget(self.status_label)
@@ -210,18 +232,22 @@ class SqlTabWidget(QWidget):
         text = self.editor.toPlainText()
         if self.file.changed_by_another_program(text):
             answer = QMessageBox.question(
-                self, "File changed on disk",
+                self,
+                "File changed on disk",
                 f"{self.path.name} was changed by another program since you opened it.\n"
                 "Replace it with your version?",
                 QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
-                QMessageBox.StandardButton.Cancel)
+                QMessageBox.StandardButton.Cancel,
+            )
             if answer != QMessageBox.StandardButton.Save:
                 return False
         try:
             self.file.write(text)
         except OSError as exc:
-            self.banner.show_notice(f"{self.path} could not be saved: {exc.strerror or exc}",
-                                    "Check that the folder exists and is writable.")
+            self.banner.show_notice(
+                f"{self.path} could not be saved: {exc.strerror or exc}",
+                "Check that the folder exists and is writable.",
+            )
             return False
         self.editor.document().setModified(False)
         self._lineage_timer.start()
@@ -234,14 +260,20 @@ class SqlTabWidget(QWidget):
 
     # -- loading and external changes ----------------------------------------------------------
     def _loaded(self, text: str | None, reload: bool) -> None:
-        if reload and text is not None and not self.is_dirty() and \
-                text == self.editor.toPlainText():
+        if (
+            reload
+            and text is not None
+            and not self.is_dirty()
+            and text == self.editor.toPlainText()
+        ):
             return  # a change event for what we already show (e.g. our own save)
         new_tab = text is None
         if new_tab:
-            self._show_disk_notice(f"{self.tab_name} is a new tab.",
-                                   f"Write the query: saving (Ctrl+S) or running it writes "
-                                   f"sql/{self.path.name}.", INFO)
+            self._show_disk_notice(
+                f"{self.tab_name} is a new tab.",
+                f"Write the query: saving (Ctrl+S) or running it writes sql/{self.path.name}.",
+                INFO,
+            )
             text = ""
         elif reload:
             if self.banner.tag == "disk":
@@ -264,9 +296,10 @@ class SqlTabWidget(QWidget):
         self.banner.show_notice(title, detail, level, actions=list(actions), tag="disk")
 
     def _load_failed(self, exc: BaseException) -> None:
-        self.banner.show_notice(f"{self.path} could not be read: {exc}",
-                                "The file was left as it is. Fix its encoding or permissions, "
-                                "then reopen the tab.")
+        self.banner.show_notice(
+            f"{self.path} could not be read: {exc}",
+            "The file was left as it is. Fix its encoding or permissions, then reopen the tab.",
+        )
 
     def _files_changed(self, changes) -> None:
         if any(c.kind in (SQL_TAB, DATA) for c in changes):
@@ -275,8 +308,11 @@ class SqlTabWidget(QWidget):
         if change is None:
             return
         if change.event == "deleted":
-            self._show_disk_notice(f"{self.path.name} was deleted or moved by another program.",
-                                   "Your text is still here; save to write it again.", WARNING)
+            self._show_disk_notice(
+                f"{self.path.name} was deleted or moved by another program.",
+                "Your text is still here; save to write it again.",
+                WARNING,
+            )
             self.file.forget_disk_text()
             self.editor.document().setModified(True)
             return
@@ -286,8 +322,12 @@ class SqlTabWidget(QWidget):
         self._show_disk_notice(
             f"{self.path.name} changed on disk while you were editing it.",
             "Take theirs replaces your unsaved text; Keep mine keeps it (saving will ask).",
-            WARNING, actions=[("Take theirs", lambda: self.file.read(reload=True)),
-                              ("Keep mine", self.banner.clear)])
+            WARNING,
+            actions=[
+                ("Take theirs", lambda: self.file.read(reload=True)),
+                ("Keep mine", self.banner.clear),
+            ],
+        )
 
     # -- running ---------------------------------------------------------------------------------
     def run(self) -> None:
@@ -301,25 +341,33 @@ class SqlTabWidget(QWidget):
         if selected:
             block = self.editor.document().findBlock(cursor.selectionStart())
             offset = (block.blockNumber(), cursor.selectionStart() - block.position())
-            self._start(sql_runs.RUN_SELECTION,
-                        lambda ctx, q: sql_runs.run_selection(q, selected, purpose, project),
-                        sql=selected, offset=offset)
+            self._start(
+                sql_runs.RUN_SELECTION,
+                lambda ctx, q: sql_runs.run_selection(q, selected, purpose, project),
+                sql=selected,
+                offset=offset,
+            )
             return
         if not self.editor.toPlainText().strip():
             self.banner.show_notice("The tab is empty.", "Write a SELECT first.", INFO)
             return
         if self.is_dirty() and not self.save():
             return
-        self._start(sql_runs.RUN_TAB, lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose),
-                    sql=self.editor.toPlainText())
+        self._start(
+            sql_runs.RUN_TAB,
+            lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose),
+            sql=self.editor.toPlainText(),
+        )
 
     def run_anyway(self, warning_id: str) -> None:
         """Run a large remote result after the analyst confirmed it."""
         purpose = self.purpose_edit.text().strip() or None
         project, tab = self.project, self.tab_name
-        self._start(sql_runs.RUN_TAB,
-                    lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose, warning_id),
-                    sql=self.editor.toPlainText())
+        self._start(
+            sql_runs.RUN_TAB,
+            lambda ctx, q: sql_runs.run_tab(q, project, tab, purpose, warning_id),
+            sql=self.editor.toPlainText(),
+        )
 
     def source_run(self, confirmed: list[str] | None = None) -> None:
         """``confirmed``: large remote results the analyst agreed to stage (their ids)."""
@@ -332,9 +380,11 @@ class SqlTabWidget(QWidget):
         ids = list(confirmed or [])
         self.source_run_view.start(tab)
         self.bottom.setCurrentWidget(self.source_run_view)
-        self._start(sql_runs.SOURCE_RUN,
-                    lambda ctx, q: sql_runs.source_run(ctx, q, project, tab, purpose, ids),
-                    sql=self.editor.toPlainText())
+        self._start(
+            sql_runs.SOURCE_RUN,
+            lambda ctx, q: sql_runs.source_run(ctx, q, project, tab, purpose, ids),
+            sql=self.editor.toPlainText(),
+        )
 
     def _start(self, kind: str, fn, *, sql: str, offset: tuple[int, int] = (0, 0)) -> None:
         self.banner.clear()
@@ -343,13 +393,20 @@ class SqlTabWidget(QWidget):
         self._run_sql = sql
         self._error_offset = offset
         self._run_started = time.monotonic()
-        label = {sql_runs.SOURCE_RUN: f"Source Run {self.tab_name}",
-                 sql_runs.RUN_SELECTION: f"{self.tab_name} (selection)"}.get(
-            kind, f"Run {self.tab_name}")
+        label = {
+            sql_runs.SOURCE_RUN: f"Source Run {self.tab_name}",
+            sql_runs.RUN_SELECTION: f"{self.tab_name} (selection)",
+        }.get(kind, f"Run {self.tab_name}")
         self._set_running(True)
-        self._worker = submit_query(self.services, fn, label=label, on_result=self._finished,
-                                    on_error=self._failed, on_event=self.source_run_view.on_progress,
-                                    on_finished=self._done)
+        self._worker = submit_query(
+            self.services,
+            fn,
+            label=label,
+            on_result=self._finished,
+            on_error=self._failed,
+            on_event=self.source_run_view.on_progress,
+            on_finished=self._done,
+        )
 
     def cancel(self) -> None:
         if self._worker is not None:
@@ -393,43 +450,66 @@ class SqlTabWidget(QWidget):
         self.services.notify_tables_changed()
         self.sig_run_finished.emit(self.last_result)
 
-    def _source_run_finished(self, report: dict, result: dict | None, rows, *,
-                             duration: int) -> None:
+    def _source_run_finished(
+        self, report: dict, result: dict | None, rows, *, duration: int
+    ) -> None:
         from lantide.query.sourcerun import CANCELLED, chain_summary, tab_outcome
 
         self.source_run_view.finish(report)
         if result is not None:
-            self.result.show_rows(result["columns"], result["row_count"], rows,
-                                  relation=self.tab_name,
-                                  summary=describe_result(result["row_count"], len(rows),
-                                                          duration_ms=duration,
-                                                          cached_table=self.tab_name))
+            self.result.show_rows(
+                result["columns"],
+                result["row_count"],
+                rows,
+                relation=self.tab_name,
+                summary=describe_result(
+                    result["row_count"], len(rows), duration_ms=duration, cached_table=self.tab_name
+                ),
+            )
         cancelled = report.get("cancelled") or any(
-            tab_outcome(e) == CANCELLED for e in report.get("tabs", []))
+            tab_outcome(e) == CANCELLED for e in report.get("tabs", [])
+        )
         if cancelled:
             # not a failure: the analyst stopped it; say what had finished before
-            self.banner.show_notice("Source Run cancelled by you.",
-                                    f"Before the cancel: {chain_summary(report)}. Cached tables "
-                                    "that did not run are as they were.", INFO)
+            self.banner.show_notice(
+                "Source Run cancelled by you.",
+                f"Before the cancel: {chain_summary(report)}. Cached tables "
+                "that did not run are as they were.",
+                INFO,
+            )
         elif not report.get("ok"):
             failed = [e for e in report["tabs"] if e["status"] == "failed"]
-            large = [e["error"] for e in failed
-                     if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"]
+            large = [
+                e["error"]
+                for e in failed
+                if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"
+            ]
             if large and len(large) == len(failed):
                 self._large_remote_in_chain(report, large)
             elif failed:
                 err = failed[0].get("error", {})
-                self.banner.show_notice(f"Source Run: {failed[0]['tab']} failed: "
-                                        f"{err.get('message', '')}", err.get("hint"),
-                                        code=err.get("error"))
+                self.banner.show_notice(
+                    f"Source Run: {failed[0]['tab']} failed: {err.get('message', '')}",
+                    err.get("hint"),
+                    code=err.get("error"),
+                )
         else:
             self.bottom.setCurrentWidget(self.result)
-        self.status_label.setText("Source Run cancelled" if cancelled else
-                                  f"Source Run: {report.get('ran', 0)} ran, "
-                                  f"{report.get('skipped', 0)} up to date")
-        record_history(self.services, source_run_entry(
-            report, sql=self._run_sql, project=self.project, tab=self.tab_name,
-            row_count=result["row_count"] if result else None))
+        self.status_label.setText(
+            "Source Run cancelled"
+            if cancelled
+            else f"Source Run: {report.get('ran', 0)} ran, {report.get('skipped', 0)} up to date"
+        )
+        record_history(
+            self.services,
+            source_run_entry(
+                report,
+                sql=self._run_sql,
+                project=self.project,
+                tab=self.tab_name,
+                row_count=result["row_count"] if result else None,
+            ),
+        )
         self.last_result = report
 
     def _run_finished(self, result: dict, rows, *, duration: int) -> None:
@@ -439,11 +519,19 @@ class SqlTabWidget(QWidget):
         if notice:
             title, detail, code = notice
             self.banner.show_notice(title, detail, WARNING, code=code)
-        self.status_label.setText(f"{result.get('row_count', 0):,} rows in "
-                                  f"{result.get('duration_ms', duration):,} ms")
-        record_history(self.services, history_entry(
-            source=sql_runs.HISTORY_SOURCE[self._run_kind], sql=self._run_sql,
-            project=self.project, tab=self.tab_name, result=result))
+        self.status_label.setText(
+            f"{result.get('row_count', 0):,} rows in {result.get('duration_ms', duration):,} ms"
+        )
+        record_history(
+            self.services,
+            history_entry(
+                source=sql_runs.HISTORY_SOURCE[self._run_kind],
+                sql=self._run_sql,
+                project=self.project,
+                tab=self.tab_name,
+                result=result,
+            ),
+        )
         self.last_result = result
 
     def _failed(self, exc: BaseException) -> None:
@@ -455,8 +543,15 @@ class SqlTabWidget(QWidget):
         if position:
             line, column = sql_runs.position_in_tab(position, self._error_offset)
             self.editor.set_error_position(line, column)
-            actions.append((f"Go to line {line}", lambda l=line, c=column: (
-                self.editor.set_error_position(l, c), self.editor.setFocus())))
+            actions.append(
+                (
+                    f"Go to line {line}",
+                    lambda l=line, c=column: (
+                        self.editor.set_error_position(l, c),
+                        self.editor.setFocus(),
+                    ),
+                )
+            )
         if code in PURPOSE_CODES:
             self.purpose_edit.setFocus()
             self.purpose_edit.selectAll()
@@ -465,31 +560,48 @@ class SqlTabWidget(QWidget):
         self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
         if self._run_kind == sql_runs.SOURCE_RUN:
             self.source_run_view.fail(exc)
-        record_history(self.services, history_entry(
-            source=sql_runs.HISTORY_SOURCE[self._run_kind],
-            sql=self._run_sql, project=self.project, tab=self.tab_name, error=exc,
-            duration_ms=duration))
+        record_history(
+            self.services,
+            history_entry(
+                source=sql_runs.HISTORY_SOURCE[self._run_kind],
+                sql=self._run_sql,
+                project=self.project,
+                tab=self.tab_name,
+                error=exc,
+                duration_ms=duration,
+            ),
+        )
         self.sig_run_finished.emit(exc)
 
     def _large_remote_in_chain(self, report: dict, errors: list[dict]) -> None:
         """Tabs of the chain would copy large remote results: say how large, offer to stage."""
-        tabs = [e["tab"] for e in report["tabs"]
-                if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"]
-        sizes = "; ".join(f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
-                          for t, err in zip(tabs, errors))
+        tabs = [
+            e["tab"]
+            for e in report["tabs"]
+            if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"
+        ]
+        sizes = "; ".join(
+            f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
+            for t, err in zip(tabs, errors)
+        )
         ids = [err["large_remote_warning_id"] for err in errors]
         self.banner.show_notice(
             f"Source Run stopped before copying large remote results ({sizes}).",
-            "Filter or aggregate on the remote side first, or stage them anyway.", WARNING,
+            "Filter or aggregate on the remote side first, or stage them anyway.",
+            WARNING,
             code="LARGE_REMOTE_RESULT",
-            actions=[("Stage anyway and Source Run", lambda: self.source_run(ids))])
+            actions=[("Stage anyway and Source Run", lambda: self.source_run(ids))],
+        )
 
     def _large_remote(self, result: dict) -> None:
         warning_id = result.get("large_remote_warning_id")
         self.banner.show_notice(
-            result.get("message") or "The remote result is large.", result.get("hint"), WARNING,
+            result.get("message") or "The remote result is large.",
+            result.get("hint"),
+            WARNING,
             code=result.get("warning"),
-            actions=[("Run anyway", lambda: self.run_anyway(warning_id))] if warning_id else [])
+            actions=[("Run anyway", lambda: self.run_anyway(warning_id))] if warning_id else [],
+        )
 
     # -- lineage ---------------------------------------------------------------------------------
     def refresh_lineage(self) -> None:
@@ -501,10 +613,14 @@ class SqlTabWidget(QWidget):
             return tab_lineage_summary(q.lineage(project), q.list_sql_tabs(project), tab)
 
         self._lineage_worker = submit_query(
-            self.services, work, label=f"lineage of {tab}", track=False,
+            self.services,
+            work,
+            label=f"lineage of {tab}",
+            track=False,
             on_result=self.lineage.show_summary,
             on_error=lambda exc: self.lineage.show_error(getattr(exc, "message", str(exc))),
-            on_finished=self._lineage_done)
+            on_finished=self._lineage_done,
+        )
 
     def _lineage_done(self) -> None:
         self._lineage_worker = None

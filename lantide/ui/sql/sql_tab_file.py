@@ -46,9 +46,12 @@ class SqlTabFile(QObject):
         def work(_ctx):
             return path.read_text(encoding="utf-8") if path.exists() else None
 
-        self.services.workers.submit(work, on_result=lambda text: self._read_done(text, reload),
-                                     on_error=self.sig_read_failed.emit,
-                                     name=f"read {path.name}")
+        self.services.workers.submit(
+            work,
+            on_result=lambda text: self._read_done(text, reload),
+            on_error=self.sig_read_failed.emit,
+            name=f"read {path.name}",
+        )
 
     def _read_done(self, text: str | None, reload: bool) -> None:
         if text is not None:
@@ -63,8 +66,12 @@ class SqlTabFile(QObject):
             on_disk = self.path.read_text(encoding="utf-8") if self.path.exists() else None
         except OSError:
             return False
-        return on_disk is not None and self.disk_text is not None and \
-            on_disk != self.disk_text and on_disk != mine
+        return (
+            on_disk is not None
+            and self.disk_text is not None
+            and on_disk != self.disk_text
+            and on_disk != mine
+        )
 
     def write(self, text: str) -> None:
         """Write ``text`` atomically (raises OSError)."""
