@@ -28,10 +28,22 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = (
-    "churn revenue customers active quarter region denominator net gross refunds "
-    "accounts orders signup cohort"
-).split()
+WORDS = [
+    "churn",
+    "revenue",
+    "customers",
+    "active",
+    "quarter",
+    "region",
+    "denominator",
+    "net",
+    "gross",
+    "refunds",
+    "accounts",
+    "orders",
+    "signup",
+    "cohort",
+]
 
 
 def _section(i: int) -> tuple[str, str]:

@@ -19,11 +19,10 @@ REPO = Path(__file__).resolve().parent.parent
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(REPO))
     import os
+    import tempfile
 
     from lantide.agent.session import model_clients
     from lantide.evaluation.question_set import load_question_set
-    import tempfile
-
     from lantide.evaluation.runner import run_case, sample_template
     from lantide.workspace.settings import Settings
     from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn

@@ -104,7 +104,7 @@ class Clock:
     """Wall time and this process's CPU time (all threads) of one phase: the machine is
     shared, and CPU time shows the work done apart from waiting for cores or the disk."""
 
-    def __enter__(self) -> "Clock":
+    def __enter__(self) -> Clock:
         self.wall0, self.cpu0 = time.perf_counter(), _cpu()
         return self
 

@@ -6,7 +6,7 @@ source checkout or an editable install they are the top-level folders of the rep
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from lantide.errors import LantideError
@@ -14,7 +14,7 @@ from lantide.errors import LantideError
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data_dir(name: str) -> Path:
     for candidate in (_PACKAGE_DIR / "_data" / name, _PACKAGE_DIR.parent / name):
         if candidate.is_dir():

@@ -48,7 +48,7 @@ class OpenTab:
     content: str | None = None  # unsaved editor text, when the app provides it
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "OpenTab | None":
+    def from_dict(cls, raw: dict[str, Any]) -> OpenTab | None:
         """From ``{"type", "path", "dirty"}``, or the desktop app's
         ``{"kind", "project", "name", "dirty"}`` (name: the document's file name, the SQL
         tab's name, or the table's name)."""

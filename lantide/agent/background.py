@@ -10,7 +10,7 @@ it exits. A failing background call is recorded as an ``error`` event, never rai
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from lantide.agent.events import ErrorOccurred, Event
 from lantide.errors import LantideError

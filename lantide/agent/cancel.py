@@ -10,8 +10,8 @@ never the analyst's SQL tabs). :meth:`cancel` sets the flag and runs the closers
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from lantide.errors import LantideError
 

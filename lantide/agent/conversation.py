@@ -30,7 +30,7 @@ import json
 import re
 import secrets as _random
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +101,11 @@ def capped_for_storage(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_conversation_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + _random.token_hex(2)
 
 
 def check_conversation_id(conversation_id: str) -> str:
@@ -150,7 +150,7 @@ class Conversation:
 
     # -- lifecycle
     @classmethod
-    def create(cls, directory: Path, conversation_id: str | None = None) -> "Conversation":
+    def create(cls, directory: Path, conversation_id: str | None = None) -> Conversation:
         """A new conversation; its file appears with the first record written."""
         conv = cls(directory, conversation_id or new_conversation_id(), [])
         if conv.path.exists():
@@ -161,7 +161,7 @@ class Conversation:
         return conv
 
     @classmethod
-    def open(cls, directory: Path, conversation_id: str) -> "Conversation":
+    def open(cls, directory: Path, conversation_id: str) -> Conversation:
         check_conversation_id(conversation_id)
         path = layout.log_path(directory, conversation_id)
         if not path.exists():

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-
 # What a tool touches (``Tool.touches`` in the tool registry; carried by ToolReturned), so
 # an app refreshes what changed without a list of tool names of its own.
 TOUCHES_TABLES = "tables"  # cached tables created, replaced or dropped

@@ -14,7 +14,8 @@ conversation file always stays a valid history: every tool call gets a result, e
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import answer_fields

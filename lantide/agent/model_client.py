@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol, Union
+from typing import Any, Protocol, Union
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
@@ -50,7 +51,7 @@ class ModelStreamBroken(ModelError):
 
     code = "MODEL_STREAM_BROKEN"
 
-    def __init__(self, message: str, partial: "ModelReply", *, hint: str | None = None):
+    def __init__(self, message: str, partial: ModelReply, *, hint: str | None = None):
         super().__init__(message, hint=hint)
         self.partial = partial
 

@@ -3,7 +3,7 @@ the model's stream the same way (Stop checked at every piece, retries announced)
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.events import Event, ModelRetrying, TextDelta

@@ -37,8 +37,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from lantide.agent.budget import reply_tokens
 from lantide.agent.events import Event, ReflectionRecorded

@@ -68,7 +68,7 @@ class StepIndex:
             )
 
     @classmethod
-    def of_workspace(cls, ledger_dir: Path, project: str | None = None) -> "StepIndex":
+    def of_workspace(cls, ledger_dir: Path, project: str | None = None) -> StepIndex:
         steps: list[dict[str, Any]] = []
         for path in layout.log_paths(Path(ledger_dir)):
             steps.extend(Ledger(path.parent, path.stem).steps())

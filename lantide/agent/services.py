@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lantide.errors import LantideError
 from lantide.workspace.model import Project, Workspace

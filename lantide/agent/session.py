@@ -13,7 +13,7 @@ else the primary. No model configured is a clear error naming what to set.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from lantide.agent.app_state import AppStateProvider, SessionFileAppState, focused_project
 from lantide.agent.background import BackgroundRunner, conversation_title
@@ -104,7 +104,7 @@ class AgentSession:
     @classmethod
     def open(
         cls, workspace: Workspace, conversation_id: str | None = None, **kwargs
-    ) -> "AgentSession":
+    ) -> AgentSession:
         """Reopen ``conversation_id``, or start a new conversation (its file is written
         with the first message)."""
         directory = workspace.conversations_dir

@@ -153,7 +153,7 @@ def _run_turn_in_worker(session, message: str, emit) -> str:
     from lantide.agent.cancel import CancelToken
 
     cancel = CancelToken()
-    events: "queue.Queue[Any]" = queue.Queue()
+    events: queue.Queue[Any] = queue.Queue()
     done = object()
 
     def work() -> None:

@@ -84,7 +84,7 @@ def anchor_by_text(
         positions = []
         if (
             hint
-            and 0 <= hint[0]
+            and hint[0] >= 0
             and hint[0] + len(wanted) <= len(scan.text)
             and scan.text[hint[0] : hint[0] + len(wanted)] == wanted
         ):

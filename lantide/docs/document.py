@@ -29,7 +29,6 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantide.errors import CorruptFileError, MissingFileError
 from lantide.docs import operations as ops
 from lantide.docs.anchoring import Reconciled, Repair, check_consistent, reconcile, refresh_anchors
 from lantide.docs.errors import AnnotationError, AnnotationsReadOnlyError, DocumentConflictError
@@ -38,11 +37,12 @@ from lantide.docs.marks import Mark, MarkScan, scan_marks
 from lantide.docs.sidecar import (
     Sidecar,
     dump_sidecar,
-    latest_reply,
     last_event,
+    latest_reply,
     load_sidecar,
     replies,
 )
+from lantide.errors import CorruptFileError, MissingFileError
 from lantide.workspace.atomic import atomic_write_text
 from lantide.workspace.layout import sidecar_path
 

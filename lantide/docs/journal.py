@@ -26,7 +26,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from lantide.docs.failpoints import failpoint
@@ -116,7 +116,7 @@ def save_pair(
     record = {
         "version": JOURNAL_VERSION,
         "kind": "lantide-document-journal",
-        "started_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "started_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "pid": os.getpid(),
         "document": {
             "name": document_path.name,
@@ -146,7 +146,7 @@ def save_pair(
 
 
 def _set_aside(journal: Path, label: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     target = journal.with_name(f"{journal.name}.{label}-{stamp}")
     os.replace(journal, target)
     return target

@@ -20,11 +20,12 @@ Raw HTML written in the document is passed through as the analyst wrote it.
 from __future__ import annotations
 
 import html as html_lib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from lantide.docs.markdown_map import markdown_parser
-from lantide.docs.marks import MAYBE_MARK_TAG, ID_ATTRIBUTE, read_mark_tags, scan_marks
+from lantide.docs.marks import ID_ATTRIBUTE, MAYBE_MARK_TAG, read_mark_tags, scan_marks
 
 PREVIEW_CSS = """
 mark.lantide-annotation { background: #fff1a8; border-bottom: 2px solid #e0b400; }

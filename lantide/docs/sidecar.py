@@ -42,12 +42,12 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lantide.errors import CorruptFileError
 from lantide.docs.marks import is_valid_id
+from lantide.errors import CorruptFileError
 
 SIDECAR_VERSION = 1
 STATUSES = ("open", "resolved")
@@ -56,7 +56,7 @@ DELETED_KEY = "deleted"
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def event(action: str, by: str, text: str | None = None, **extra: Any) -> dict[str, Any]:

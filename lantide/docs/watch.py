@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from lantide.errors import LantideError
 from lantide.docs.document import KINDS, Document, open_document
+from lantide.errors import LantideError
 from lantide.workspace.layout import sidecar_path
 from lantide.workspace.model import Project
 from lantide.workspace.watcher import ANNOTATIONS, DOCUMENT, FileChange

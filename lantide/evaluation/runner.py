@@ -7,9 +7,10 @@ import hashlib
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from lantide.evaluation.question_set import Case, QuestionSet
 from lantide.evaluation.scoring import RunRecord, Score, score_case

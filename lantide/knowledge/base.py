@@ -10,9 +10,10 @@ seen at the next call and nothing is re-read without one.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from lantide.knowledge import edits, proposals, reorganize
 from lantide.knowledge import layer as injection
@@ -54,7 +55,7 @@ class KnowledgeBase:
         self._layer_memo: tuple[tuple, injection.KnowledgeLayer] | None = None
 
     @classmethod
-    def for_project(cls, project, user_path: Path | str | None = None) -> "KnowledgeBase":
+    def for_project(cls, project, user_path: Path | str | None = None) -> KnowledgeBase:
         """For a :class:`lantide.workspace.model.Project` (or None: user knowledge only)."""
         if project is None:
             return cls(user_path)

@@ -9,7 +9,7 @@ endings. Callers re-parse the result and check it (:func:`verify`) before writin
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from lantide.knowledge.model import (
     QUEUED,
@@ -75,7 +75,7 @@ def normalize_entry_text(text: str) -> str:
 
 def source_comment(conversation_id: str, turn: int, at: str | None = None) -> str:
     """The HTML comment recording where a proposal came from (invisible when rendered)."""
-    at = at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    at = at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     cid = _SAFE_ID.sub("_", str(conversation_id))[:80] or "unknown"
     return f"<!-- source: conversation={cid} turn={int(turn)} at={at} -->"
 
@@ -105,7 +105,7 @@ def remove(doc: KnowledgeDocument, entries: list[Entry]) -> str:
     lines = list(doc.lines)
     for entry in sorted(entries, key=lambda e: e.start, reverse=True):
         start, end = entry.start, entry.end
-        if 0 < start and end < len(lines) and is_blank(lines[start - 1]) and is_blank(lines[end]):
+        if start > 0 and end < len(lines) and is_blank(lines[start - 1]) and is_blank(lines[end]):
             end += 1
         del lines[start:end]
     return "".join(lines)

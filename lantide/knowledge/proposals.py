@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from lantide.knowledge.layer import quote
 from lantide.knowledge.model import SECTIONS, Entry

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from lantide.errors import CorruptFileError
@@ -193,7 +193,7 @@ class KnowledgeFile:
         append_jsonl(
             self.rejected_log_path,
             {
-                "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "text": text,
                 "source": source,
             },

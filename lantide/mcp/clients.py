@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,7 @@ class PairedClient:
     def expired(self, now: datetime | None = None) -> bool:
         if not self.expires_at:
             return False
-        return (now or datetime.now(timezone.utc)) >= _parse_time(self.expires_at)
+        return (now or datetime.now(UTC)) >= _parse_time(self.expires_at)
 
     @property
     def status(self) -> str:
@@ -95,7 +95,7 @@ class Pairing:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _stamp(when: datetime) -> str:
@@ -103,7 +103,7 @@ def _stamp(when: datetime) -> str:
 
 
 def _parse_time(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 def hash_token(token: str) -> str:

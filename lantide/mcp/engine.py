@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from lantide.agent.ledger import Ledger
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access
-from lantide.workspace.activity import record_call
 from lantide.mcp.clients import ClientStore, PairedClient
 from lantide.mcp.extra_tools import CUSTOM, tool_schema
-
+from lantide.workspace.activity import record_call
 
 EXTERNAL_SUMMARY = "external"  # summary_status of a step an outside agent ran
 
@@ -276,8 +276,8 @@ class McpEngine:
     ) -> CallResult:
         from lantide.agent.app_state import SessionFileAppState
         from lantide.agent.cancel import CancelToken
-        from lantide.agent.tools.registry import state_of
         from lantide.agent.tools import default_registry
+        from lantide.agent.tools.registry import state_of
 
         ws = handle.workspace
         conv = self.conversation_for(handle, client)

@@ -10,7 +10,7 @@ done by the same layers as the agent's tools; descriptions are prompt files
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 PLAYBOOK_URI = "lantide://playbook"
 
 
-@lru_cache(maxsize=None)
+@cache
 def description(name: str) -> str:
     from lantide.templates import render_prompt
 
@@ -70,7 +70,7 @@ _OWN_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def input_schema(entry: "McpTool") -> dict[str, Any]:
+def input_schema(entry: McpTool) -> dict[str, Any]:
     return _input_schema(entry.name)
 
 
@@ -79,7 +79,7 @@ def schema_of(name: str) -> dict[str, Any] | None:
     return _input_schema(name) if name in access.BY_NAME else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _input_schema(name: str) -> dict[str, Any]:
     entry = access.BY_NAME[name]
     if entry.name in _OWN_SCHEMAS:
@@ -103,7 +103,7 @@ def _input_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def tool_schema(entry: "McpTool") -> dict[str, Any]:
+def tool_schema(entry: McpTool) -> dict[str, Any]:
     return {"description": description(entry.name), "input_schema": input_schema(entry)}
 
 
@@ -127,7 +127,7 @@ def _checked(name: str, args: dict[str, Any]) -> None:
         )
 
 
-def get_analysis_context(engine: "McpEngine", client: "PairedClient", ctx, args):
+def get_analysis_context(engine: McpEngine, client: PairedClient, ctx, args):
     from lantide.agent.tools.workspace_tools import get_app_context
 
     _checked("get_analysis_context", args)
@@ -155,7 +155,7 @@ def get_analysis_context(engine: "McpEngine", client: "PairedClient", ctx, args)
     return _result(True, out)
 
 
-def list_workspaces(engine: "McpEngine", client: "PairedClient", ctx, args):
+def list_workspaces(engine: McpEngine, client: PairedClient, ctx, args):
     from lantide.workspace.model import Workspace
 
     _checked("list_workspaces", args)
@@ -174,7 +174,7 @@ def list_workspaces(engine: "McpEngine", client: "PairedClient", ctx, args):
     return _result(True, {"workspaces": out})
 
 
-def select_workspace(engine: "McpEngine", client: "PairedClient", ctx, args):
+def select_workspace(engine: McpEngine, client: PairedClient, ctx, args):
     _checked("select_workspace", args)
     wanted = args["workspace"]
     known = engine.known_workspaces(client)
@@ -184,7 +184,7 @@ def select_workspace(engine: "McpEngine", client: "PairedClient", ctx, args):
     return _result(True, {"selected": {"name": handle.workspace.name, "root": str(handle.root)}})
 
 
-def list_annotations(engine: "McpEngine", client: "PairedClient", ctx, args):
+def list_annotations(engine: McpEngine, client: PairedClient, ctx, args):
     from lantide.docs import document_listing, open_document
 
     _checked("list_annotations", args)
@@ -207,7 +207,7 @@ def list_annotations(engine: "McpEngine", client: "PairedClient", ctx, args):
     return _result(True, {"project": project.dirname, "status": status, "documents": out})
 
 
-def observe_run_query(engine: "McpEngine", client: "PairedClient", ctx, args):
+def observe_run_query(engine: McpEngine, client: PairedClient, ctx, args):
     """Observe: the preview of a read-only statement under the QEM's guard, nothing cached
     and no ledger step (the mode writes nothing)."""
     from lantide.agent.tools.query_tools import _run_guarded
@@ -226,7 +226,7 @@ def observe_run_query(engine: "McpEngine", client: "PairedClient", ctx, args):
     )
 
 
-def set_project_status(engine: "McpEngine", client: "PairedClient", ctx, args):
+def set_project_status(engine: McpEngine, client: PairedClient, ctx, args):
     from lantide.agent.tools import default_registry
 
     project = ctx.project(args.get("project"))

@@ -18,7 +18,6 @@ import ipaddress
 import json
 import os
 import threading
-from typing import Any
 
 from lantide.errors import LantideError
 from lantide.mcp.access import ModeRefused
@@ -299,7 +298,7 @@ class HttpServer:
         finally:
             self._started.set()
 
-    def start(self, timeout: float = 15.0) -> "HttpServer":
+    def start(self, timeout: float = 15.0) -> HttpServer:
         import uvicorn
 
         config = uvicorn.Config(

@@ -21,8 +21,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
@@ -32,7 +32,7 @@ from lantide.query.workbook_limits import ReadLimits
 
 log = logging.getLogger(__name__)
 
-_registry: dict[str, "Backend"] = {}
+_registry: dict[str, Backend] = {}
 _registry_lock = threading.Lock()
 _path_locks: dict[str, threading.Lock] = {}  # one open or close at a time per database
 

@@ -156,9 +156,8 @@ class TableBrowser:
         return self.row_counts.wait(timeout)
 
     def _table_ref(self, table: str) -> TableRef:
-        from sqlglot import exp
-
         import sqlglot
+        from sqlglot import exp
 
         text = (table or "").strip()
         if not text:

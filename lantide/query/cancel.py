@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 # Re-interrupt intervals after a cancel: quick at first, then calmer for a statement that
 # takes long to notice (DuckDB checks for interrupts between chunks of work).
@@ -37,7 +37,7 @@ _FAST_FOR = 2.0
 _bound = threading.local()  # .scopes: the scopes entered on this thread, innermost last
 
 
-def active_scopes() -> tuple["CancelScope", ...]:
+def active_scopes() -> tuple[CancelScope, ...]:
     """The scopes bound to the current thread (outermost first)."""
     return tuple(getattr(_bound, "scopes", ()))
 
@@ -58,7 +58,7 @@ class CancelScope:
         return f"<CancelScope {self.name or hex(id(self))} {state}>"
 
     # -- binding to a thread ----------------------------------------------------------
-    def __enter__(self) -> "CancelScope":
+    def __enter__(self) -> CancelScope:
         scopes = getattr(_bound, "scopes", None)
         if scopes is None:
             scopes = _bound.scopes = []

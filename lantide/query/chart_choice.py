@@ -11,8 +11,9 @@ is chosen and the analyst picks the columns.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 BAR, LINE, SCATTER = "bar", "line", "scatter"
 MAX_BARS = 60  # more categories than this are not a readable bar chart

@@ -28,9 +28,11 @@ import threading
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC
 from pathlib import Path
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 from lantide.query.cancel import active_scopes
 from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
@@ -309,10 +311,10 @@ def set_aside_cache(db_path: Path) -> Path:
     """Rename an unreadable cache database (and its WAL) out of the way, never deleting it,
     so the next open starts a fresh one. Returns the name it was given."""
     import os
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     db_path = Path(db_path)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = db_path.with_name(f"{db_path.name}.unreadable-{stamp}")
     os.replace(db_path, target)
     wal = Path(f"{db_path}.wal")

@@ -98,7 +98,7 @@ class ConnectionConfig:
     inline_secrets: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ConnectionConfig":
+    def from_dict(cls, data: dict) -> ConnectionConfig:
         name = str(data.get("name") or "").strip()
         cs = str(data.get("connection_string") or "").strip()
         if not name or not cs:

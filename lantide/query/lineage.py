@@ -15,8 +15,8 @@ among tabs raises :class:`LineageCycle` naming the tabs; Source Run walks this D
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from lantide.errors import LantideError
 from lantide.query.errors import LineageCycle

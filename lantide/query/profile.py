@@ -16,6 +16,8 @@ a preview cell is.
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from lantide.query.names import quote_ident
 from lantide.query.results import CELL_CHARS, cut_marker, jsonable
 
@@ -119,9 +121,9 @@ def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
     counts = {int(b): int(c) for b, c in rows}
     edges = [lo_n + i * width for i in range(bins + 1)]
     if _is_temporal(type_name):
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        edges_out = [datetime.fromtimestamp(e, timezone.utc).isoformat() for e in edges]
+        edges_out = [datetime.fromtimestamp(e, UTC).isoformat() for e in edges]
     else:
         edges_out = edges
     return {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Union
 
 from lantide.errors import FileProblem
 from lantide.query.errors import QueryError
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 ProjectArg = Union["Project", str, None]
 
 
-def find_project(workspace: Workspace, project: ProjectArg, *, required: bool) -> Optional[Project]:
+def find_project(workspace: Workspace, project: ProjectArg, *, required: bool) -> Project | None:
     """The project named (re-read from disk), else the focused one; ``required``: none
     focused is an error (``PROJECT_REQUIRED``) instead of None."""
     from lantide.workspace.model import Project
@@ -41,7 +41,7 @@ def required_project(workspace: Workspace, project: ProjectArg) -> Project:
 
 def project_or_unreadable(
     workspace: Workspace, project: ProjectArg
-) -> tuple[Optional[Project], Optional[str]]:
+) -> tuple[Project | None, str | None]:
     """(project, None), or (None, a warning) when no project was named and the focused
     one's project.json cannot be read: a query on the data does not need the project,
     so one broken file does not stop it; the query runs outside any project."""

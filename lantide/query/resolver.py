@@ -11,7 +11,8 @@ grid's browsing resolve names the same way through it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from lantide.query import lineage as lin
 from lantide.query import qem

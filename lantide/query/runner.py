@@ -13,13 +13,14 @@ live here; SQL tabs and Source Run (:mod:`lantide.query.tab_service`) call
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import checks as result_checks
 from lantide.query import lineage as lin
-from lantide.query import qem, results
+from lantide.query import qem, result_warnings, results
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.checks.facts import RelationFacts
 from lantide.query.engine import Engine
@@ -27,12 +28,11 @@ from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFou
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
 from lantide.query.hints import statement_hints
-from lantide.query import result_warnings
 from lantide.query.projects import ProjectArg, project_or_unreadable
-from lantide.query.result_warnings import ResultWarning
 from lantide.query.remote_consent import RemoteConsents, statement_key
 from lantide.query.remote_consent import warning as remote_warning
 from lantide.query.resolver import InputResolver, single_source
+from lantide.query.result_warnings import ResultWarning
 from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
@@ -485,4 +485,4 @@ def drift_factor(settings: QuerySettings) -> float:
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"

@@ -42,9 +42,10 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import backend
@@ -177,7 +178,7 @@ class QueryService:
         self.stop_watching()
         backend.release(self._backend)
 
-    def __enter__(self) -> "QueryService":
+    def __enter__(self) -> QueryService:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -27,7 +27,6 @@ from lantide.query.errors import QueryCancelled, QueryError
 from lantide.query.names import qualified, quote_ident, quote_literal
 from lantide.query.typed_columns import create_table
 
-
 INLINE_WORKBOOK_BYTES = 4 << 20
 
 

@@ -39,7 +39,8 @@ import contextlib
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin

@@ -31,6 +31,15 @@ from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
 from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
+from lantide.query.names import (
+    INTERNAL_SCHEMA,
+    data_format,
+    qualified,
+    quote_ident,
+    quote_literal,
+    same_name,
+    table_name_for,
+)
 from lantide.query.reading_notes import csv_notes
 from lantide.query.sheets import LazySheets
 from lantide.query.source_problems import (
@@ -44,15 +53,6 @@ from lantide.query.source_problems import (
     outside_link_problem,
 )
 from lantide.query.workbook_limits import ReadLimits
-from lantide.query.names import (
-    INTERNAL_SCHEMA,
-    data_format,
-    qualified,
-    quote_ident,
-    quote_literal,
-    same_name,
-    table_name_for,
-)
 
 _brief = brief  # the name tests and older callers use
 

@@ -8,7 +8,7 @@ cancelled staging keeps the previous table.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from lantide.query import results
 from lantide.query.engine import Engine, transaction

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import qem
-from lantide.query.results import new_step_id
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
@@ -36,6 +36,7 @@ from lantide.query.names import quote_ident, same_name
 from lantide.query.projects import ProjectArg, required_project
 from lantide.query.remote_consent import warning_ids
 from lantide.query.resolver import InputResolver, single_source
+from lantide.query.results import new_step_id
 from lantide.query.runner import StatementRunner, step_result
 from lantide.query.sources import DataSources, DataTable
 

@@ -50,7 +50,7 @@ class ReadLimits:
     max_json_object_mb: int = 16
 
     @classmethod
-    def from_settings(cls, settings) -> "ReadLimits":
+    def from_settings(cls, settings) -> ReadLimits:
         return cls(*(int(getattr(settings, f.name, f.default)) for f in fields(cls)))
 
 

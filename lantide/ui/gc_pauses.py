@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 # A full collection longer than this freezes its survivors (an idle window's takes ~1 ms).
 SLOW_COLLECTION_MS = 8.0
 
-_active: "GcPauses | None" = None
+_active: GcPauses | None = None
 _lock = threading.Lock()
 _quiet = 0  # loads in progress (automatic collection off meanwhile)
 _quiet_reenable = False
@@ -52,7 +52,7 @@ class GcPauses:
         self._milestones: set[str] = set()
 
     # -- installing ------------------------------------------------------------------------
-    def install(self) -> "GcPauses":
+    def install(self) -> GcPauses:
         global _active
         with _lock:
             if _active is not None and _active is not self:

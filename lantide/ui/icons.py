@@ -10,7 +10,7 @@ the theme changes.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap
@@ -24,7 +24,7 @@ def icon_path(name: str):
     return resource_path("icons", f"{name}.svg")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _svg_source(name: str) -> str:
     try:
         return icon_path(name).read_text(encoding="utf-8")
@@ -94,11 +94,11 @@ class _TintedSvgEngine(QIconEngine):
     def paint(self, painter: QPainter, rect, mode: QIcon.Mode, state: QIcon.State) -> None:
         painter.drawPixmap(rect, self.pixmap(rect.size(), mode, state))
 
-    def clone(self) -> "QIconEngine":
+    def clone(self) -> QIconEngine:
         return _TintedSvgEngine(self.svg, self.color)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cached_icon(name: str, color: str) -> QIcon:
     svg = _svg_source(name)
     if not svg:

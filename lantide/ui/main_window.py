@@ -171,8 +171,8 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         from lantide.ui.chat.chat_panel import ChatPanel
-        from lantide.ui.explorer.knowledge_panel import KnowledgePanel
         from lantide.ui.chat.ledger_panel import LedgerPanel
+        from lantide.ui.explorer.knowledge_panel import KnowledgePanel
 
         s = self.services
         self.explorer = ExplorerPanel(s, self)

@@ -8,11 +8,10 @@ the status bar.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 from lantide.ui.icons import icon
-from PySide6.QtGui import QPalette
-
 from lantide.ui.theme import blend, colors
 
 

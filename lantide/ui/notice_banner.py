@@ -8,7 +8,7 @@ that caused it. The text is selectable so a message can be copied.
 from __future__ import annotations
 
 import html
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (

@@ -16,17 +16,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from lantide.ui.workers import Worker, WorkerPool
 from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings, save_edited_settings
 from lantide.workspace.watcher import FileChange, classify
-
-from lantide.ui.workers import Worker, WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class TabRef:
         return {"kind": self.kind, "project": self.project, "name": self.name, "dirty": self.dirty}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TabRef | None":
+    def from_dict(cls, data: dict[str, Any]) -> TabRef | None:
         if not isinstance(data, dict) or data.get("kind") not in TAB_KINDS:
             return None
         return cls(

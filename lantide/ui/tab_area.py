@@ -11,7 +11,7 @@ session.json keeps it for the next start).
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QTabBar, QTabWidget, QToolButton, QWidget

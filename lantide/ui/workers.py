@@ -14,7 +14,8 @@ from __future__ import annotations
 import threading
 import traceback
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 

@@ -14,8 +14,8 @@ import socket
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
 from lantide import __version__

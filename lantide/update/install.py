@@ -22,9 +22,9 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from lantide.update.errors import InstallError
 from lantide.update.keys import is_frozen

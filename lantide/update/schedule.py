@@ -8,7 +8,7 @@ that cannot be read counts as "never checked" and is replaced at the next check.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from lantide.workspace import paths
@@ -28,11 +28,11 @@ def last_check(path: Path | None = None) -> datetime | None:
         when = datetime.fromisoformat(data["last_check"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def record_check(now: datetime | None = None, path: Path | None = None) -> None:
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     atomic_write_json(path or state_path(), {"version": 1, "last_check": now.isoformat()})
 
 
@@ -43,6 +43,6 @@ def is_check_due(
     (or never happened, or lies in the future: the clock was set back)."""
     if not check_weekly or not feed_url:
         return False
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     last = last_check(path)
     return last is None or last > now + timedelta(days=1) or now - last >= CHECK_INTERVAL

@@ -13,7 +13,7 @@ It lives in the workspace layer because it is a workspace file that both the MCP
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def scrub(value: Any, token: str | None = None, key: str | None = None) -> Any:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def record_call(
@@ -130,13 +130,11 @@ def connected_clients(
 ) -> list[dict[str, Any]]:
     """Clients that called within the last ``within_minutes``: name, mode, calls, last
     call (for the Context Summary), most recent first."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     seen: dict[str, dict[str, Any]] = {}
     for entry in read_activity(workspace_root, limit=200):
         try:
-            at = datetime.strptime(str(entry["at"]), "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-                tzinfo=timezone.utc
-            )
+            at = datetime.strptime(str(entry["at"]), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
         except (KeyError, ValueError):
             continue
         if (now - at).total_seconds() > within_minutes * 60:

@@ -19,9 +19,9 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from lantide.errors import LantideError
 from lantide.workspace import layout

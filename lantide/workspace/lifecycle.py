@@ -20,7 +20,7 @@ from __future__ import annotations
 import getpass
 import hashlib
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from lantide.errors import LantideError
@@ -48,7 +48,7 @@ class StatusRefused(LantideError):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _login() -> str:

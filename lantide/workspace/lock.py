@@ -83,7 +83,7 @@ class WorkspaceLock:
         os.close(self._fd)  # closing drops the flock
         self._fd = None
 
-    def __enter__(self) -> "WorkspaceLock":
+    def __enter__(self) -> WorkspaceLock:
         self.acquire()
         return self
 

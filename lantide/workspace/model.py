@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from lantide.errors import CorruptFileError, LantideError, MissingFileError
 from lantide.workspace import layout
@@ -91,7 +92,7 @@ def _already_a_workspace(root: Path) -> WorkspaceError:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -186,7 +187,7 @@ class Project:
 
     # -- persistence
     @classmethod
-    def load(cls, workspace_root: Path, dirname: str) -> "Project":
+    def load(cls, workspace_root: Path, dirname: str) -> Project:
         path = layout.project_dir(workspace_root, dirname) / "project.json"
         data = read_json_object(path, "project file")
         status = data.get("status", "planning")
@@ -366,7 +367,7 @@ class Workspace:
         return layout.settings_path(root).is_file()
 
     @classmethod
-    def create(cls, root: Path | str, name: str | None = None) -> "Workspace":
+    def create(cls, root: Path | str, name: str | None = None) -> Workspace:
         """Create a workspace in ``root`` (which may exist and hold files)."""
         root = Path(root).resolve()
         if root.exists() and not root.is_dir():
@@ -414,7 +415,7 @@ class Workspace:
         return cls(root, settings)
 
     @classmethod
-    def open(cls, root: Path | str, *, lock: bool = True) -> "Workspace":
+    def open(cls, root: Path | str, *, lock: bool = True) -> Workspace:
         """Open an existing workspace; with ``lock`` this process owns it until :meth:`close`."""
         root = Path(root).expanduser().resolve()
         if not root.is_dir():
@@ -434,7 +435,7 @@ class Workspace:
     def close(self) -> None:
         self._lock.release()
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import csv
 import io
-import random
-import tempfile
-from datetime import date, timedelta
-from pathlib import Path
-
 import json
 import os
-from datetime import datetime
+import random
+import tempfile
+from datetime import date, datetime, timedelta
+from pathlib import Path
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes

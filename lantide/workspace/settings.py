@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from lantide.errors import LantideError
 from lantide.workspace import paths, secrets
@@ -36,7 +37,7 @@ class ModelProfile:
     context_window: int | None = None  # None until discovered or set by the user
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ModelProfile":
+    def from_dict(cls, data: dict[str, Any]) -> ModelProfile:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -154,7 +155,7 @@ class Settings:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: Path | None = None) -> "Settings":
+    def from_dict(cls, data: dict[str, Any], source: Path | None = None) -> Settings:
         def sub(klass, value):
             if not isinstance(value, dict):
                 return klass()

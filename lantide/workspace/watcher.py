@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import is_temp_file, own_writes
@@ -136,7 +136,7 @@ class WorkspaceWatcher:
         if self._flusher is not None:
             self._flusher.join(timeout=5)
 
-    def __enter__(self) -> "WorkspaceWatcher":
+    def __enter__(self) -> WorkspaceWatcher:
         self.start()
         return self
 

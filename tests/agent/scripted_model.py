@@ -9,8 +9,9 @@ once; :meth:`ScriptedModel.assert_done` fails it when a step was never used.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from lantide.agent.context_window import ContextWindow
 from lantide.agent.model_client import ModelReply, TextChunk, ToolCallRequest
@@ -43,7 +44,7 @@ class ScriptedModel:
     complete_answer: str = "Scripted title"
     learned: list[int | None] = field(default_factory=list)
 
-    def add(self, outcome, expect=None) -> "ScriptedModel":
+    def add(self, outcome, expect=None) -> ScriptedModel:
         self.steps.append(Step(outcome, expect))
         return self
 

@@ -10,7 +10,7 @@ from lantide.agent.session import model_clients
 from lantide.agent.tools import default_registry
 from lantide.workspace.settings import ModelProfile, Settings
 from tests.agent.scripted_model import reply
-from tests.fakes.openai_server import FakeOpenAIServer, Turn
+from tests.fakes.openai_server import FakeOpenAIServer
 
 
 class LiveApp:

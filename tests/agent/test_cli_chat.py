@@ -4,7 +4,6 @@ server, the sample workspace; files on disk and request bodies checked."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

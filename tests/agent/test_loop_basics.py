@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from lantide.agent.cancel import CancelToken
 from lantide.agent.events import TurnFinished
 from tests.agent.scripted_model import reply
 

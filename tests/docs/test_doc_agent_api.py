@@ -3,11 +3,10 @@
 import json
 
 import pytest
+from docs_helpers import disk_text, entry, mark, read_sidecar
 
 from lantide.docs import agent_view, open_document, resolve_annotations, update_document
 from lantide.docs.errors import AnnotationBatchError
-
-from docs_helpers import disk_text, entry, mark, read_sidecar
 
 
 def test_agent_view_of_the_sample_plan(sample_project):

@@ -1,8 +1,8 @@
 """Text edits: the mark is the truth, the quote the fallback; nothing is lost or doubled."""
 
-from lantide.docs import open_document
-
 from docs_helpers import disk_text, entry, mark, read_sidecar
+
+from lantide.docs import open_document
 
 
 def _project(make_project, text, *entries):

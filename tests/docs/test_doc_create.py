@@ -1,12 +1,11 @@
 """Creating annotations from character ranges, and the ranges that are refused."""
 
 import pytest
+from docs_helpers import disk_text, mark, read_sidecar
 
 from lantide.docs import open_document
 from lantide.docs.errors import AnnotationRangeError
 from lantide.docs.marks import scan_marks
-
-from docs_helpers import disk_text, mark, read_sidecar
 
 PLAN = (
     "# Plan\n\n"

@@ -5,13 +5,12 @@ import json
 import random
 
 import pytest
+from docs_helpers import disk_text, entry, mark, read_sidecar
 
 from lantide.docs import agent_view, open_document, update_document
 from lantide.docs.anchoring import check_consistent
 from lantide.docs.errors import AnnotationBatchError, AnnotationError
 from lantide.docs.marks import scan_marks
-
-from docs_helpers import disk_text, entry, mark, read_sidecar
 
 TEST_ACCOUNTS = mark("c51d8e", "test accounts")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lantide.docs.errors import AnnotationRangeError
 from lantide.docs.markdown_map import markdown_parser

@@ -1,8 +1,8 @@
 """Finding marks by Markdown structure, with exact source offsets."""
 
-from lantide.docs.marks import scan_marks
-
 from docs_helpers import mark
+
+from lantide.docs.marks import scan_marks
 
 
 def _found(text):

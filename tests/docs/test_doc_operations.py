@@ -3,14 +3,13 @@
 import json
 
 import pytest
+from docs_helpers import disk_text, mark, read_sidecar
 
 from lantide.docs import open_document
 from lantide.docs.anchoring import check_consistent
 from lantide.docs.errors import AnnotationError, DocumentConflictError
 from lantide.docs.marks import scan_marks
 from lantide.workspace.atomic import atomic_write_text
-
-from docs_helpers import disk_text, mark, read_sidecar
 
 
 def _consistent(project):

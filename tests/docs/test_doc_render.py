@@ -2,10 +2,10 @@
 
 from html.parser import HTMLParser
 
+from docs_helpers import mark
+
 from lantide.docs import open_document, render_html
 from lantide.docs.render import render_document
-
-from docs_helpers import mark
 
 
 class _Elements(HTMLParser):

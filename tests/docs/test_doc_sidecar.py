@@ -1,11 +1,10 @@
 """Broken or foreign sidecars: read-only for annotations, never overwritten."""
 
 import pytest
+from docs_helpers import disk_text, mark
 
 from lantide.docs import agent_view, open_document
 from lantide.docs.errors import AnnotationsReadOnlyError
-
-from docs_helpers import disk_text, mark
 
 TEXT = f"# Plan\n\nSome {mark('ro0001', 'marked')} text.\n"
 

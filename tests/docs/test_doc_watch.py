@@ -3,10 +3,10 @@
 import json
 import queue
 
+from docs_helpers import mark
+
 from lantide.docs import DocumentMonitor, open_document
 from lantide.workspace.watcher import ANNOTATIONS, DOCUMENT, FileChange, WorkspaceWatcher
-
-from docs_helpers import mark
 
 
 def _edit(path, old, new):

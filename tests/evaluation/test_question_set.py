@@ -4,8 +4,6 @@ set cannot rot; bad set files get clear errors and are left as they are."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from lantide.evaluation.question_set import QuestionSetError, load_question_set

@@ -14,8 +14,8 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 _HEAD = (
     b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'

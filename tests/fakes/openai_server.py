@@ -47,9 +47,10 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 FAKE_API_KEY = "sk-fake-test-key-0123456789abcdef"
 
@@ -86,7 +87,7 @@ class Turn:
     text_from: Callable[[dict], str] | None = None
 
     @classmethod
-    def rate_limited(cls, retry_after: float = 0.2, **kw) -> "Turn":
+    def rate_limited(cls, retry_after: float = 0.2, **kw) -> Turn:
         return cls(
             status=429,
             headers={"Retry-After": f"{retry_after:g}"},
@@ -99,7 +100,7 @@ class Turn:
         )
 
     @classmethod
-    def server_error(cls, status: int = 503, **kw) -> "Turn":
+    def server_error(cls, status: int = 503, **kw) -> Turn:
         return cls(
             status=status,
             error={"message": "The server is overloaded", "type": "server_error", "code": None},
@@ -107,7 +108,7 @@ class Turn:
         )
 
     @classmethod
-    def context_length_error(cls, limit: int, used: int | None = None, **kw) -> "Turn":
+    def context_length_error(cls, limit: int, used: int | None = None, **kw) -> Turn:
         used = used or limit + 1000
         return cls(
             status=400,
@@ -163,7 +164,7 @@ class FakeOpenAIServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle
-    def start(self) -> "FakeOpenAIServer":
+    def start(self) -> FakeOpenAIServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -179,7 +180,7 @@ class FakeOpenAIServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -128,8 +128,9 @@ def test_an_edit_from_the_command_line_does_not_undo_an_add_from_the_app(sample_
         stale = kb.file("project").load()
         kb.add("Added by the app while the command line worked.")
         # a writer holding the stale document is refused
-        from lantide.knowledge.model import KnowledgeConflictError
         import pytest
+
+        from lantide.knowledge.model import KnowledgeConflictError
 
         with pytest.raises(KnowledgeConflictError):
             kb.file("project").write(stale, stale.text + "- overwrite\n")

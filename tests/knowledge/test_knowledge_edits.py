@@ -6,12 +6,11 @@ import difflib
 import os
 
 import pytest
+from knowledge_samples import HAND_WRITTEN
 
 from lantide.errors import CorruptFileError
 from lantide.knowledge import KnowledgeConflictError, KnowledgeError
 from lantide.knowledge.store import KnowledgeFile
-
-from knowledge_samples import HAND_WRITTEN
 
 
 def changed_lines(before: str, after: str) -> list[str]:

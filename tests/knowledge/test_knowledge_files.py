@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from knowledge_samples import HAND_WRITTEN
+
 from lantide.knowledge import parse_knowledge
 from lantide.workspace.sample import create_sample
-
-from knowledge_samples import HAND_WRITTEN
 
 
 def test_entries_status_sections_and_groups():

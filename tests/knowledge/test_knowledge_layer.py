@@ -6,12 +6,11 @@ import json
 import os
 
 import pytest
+from knowledge_samples import sized_knowledge
 
 from lantide.knowledge import FLAT_LIMITS, KnowledgeBase
 from lantide.knowledge.store import document_cache
 from lantide.tokens import count_tokens
-
-from knowledge_samples import sized_knowledge
 
 SAMPLE = """# Project knowledge
 

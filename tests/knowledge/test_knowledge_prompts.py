@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from lantide.knowledge import parse_knowledge
-from lantide.knowledge import proposals, reorganize
+from knowledge_samples import HAND_WRITTEN, sized_knowledge
+
+from lantide.knowledge import parse_knowledge, proposals, reorganize
 from lantide.knowledge.layer import build_layer
 from lantide.templates import list_templates
-
-from knowledge_samples import HAND_WRITTEN, sized_knowledge
 
 
 def _clean(text: str) -> None:

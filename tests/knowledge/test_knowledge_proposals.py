@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from knowledge_samples import HAND_WRITTEN
 
 ANALYST = (

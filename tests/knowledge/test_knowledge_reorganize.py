@@ -6,7 +6,8 @@ import json
 import random
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lantide.knowledge import parse_knowledge
 from lantide.knowledge.reorganize import apply_grouping, check_invariant, parse_grouping, plan

@@ -4,7 +4,7 @@ only. A refused request reaches nothing: no tool runs, no file is written."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -30,7 +30,7 @@ def _expire(store, client_id: str) -> None:
     data = json.loads(store.path.read_text())
     for entry in data["clients"]:
         if entry["id"] == client_id:
-            entry["expires_at"] = (datetime.now(timezone.utc) - timedelta(minutes=1)).strftime(
+            entry["expires_at"] = (datetime.now(UTC) - timedelta(minutes=1)).strftime(
                 "%Y-%m-%dT%H:%M:%SZ"
             )
     store.path.write_text(json.dumps(data))
@@ -142,11 +142,14 @@ def test_the_sdk_client_cannot_connect_without_a_valid_token(
         statuses.append(response.status_code)
 
     async def connect():
-        async with httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {paired.token}"}, event_hooks={"response": [record]}
-        ) as http:
-            async with Client(streamable_http_client(http_server.url, http_client=http)) as c:
-                await c.list_tools()
+        async with (
+            httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {paired.token}"},
+                event_hooks={"response": [record]},
+            ) as http,
+            Client(streamable_http_client(http_server.url, http_client=http)) as c,
+        ):
+            await c.list_tools()
 
     with pytest.raises((MCPError, BaseExceptionGroup)):
         asyncio.run(connect())

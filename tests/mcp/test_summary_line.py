@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from tests.mcp.conftest import pair
 
@@ -46,6 +46,6 @@ def test_only_the_last_hour_counts(tmp_path):
         arguments={},
         ok=True,
     )
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     assert [c["name"] for c in connected_clients(tmp_path, 60, now=now)] == ["Codex"]
     assert connected_clients(tmp_path, 60, now=now + timedelta(minutes=61)) == []

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from lantide.ui.documents.annotation_list import AnnotationListWidget, ResolveDialog
 from lantide.ui.chat.chat_transcript import EMPTY_TEXT
 from lantide.ui.chat.ledger_panel import LedgerPanel
 from lantide.ui.chat.tool_card import ToolCardWidget
+from lantide.ui.documents.annotation_list import AnnotationListWidget, ResolveDialog
 
 HEX_ID = re.compile(r"\b[0-9a-f]{12}\b")
 STEP_ID = "6fa253f27412"

@@ -5,8 +5,8 @@ the sample workspace."""
 from __future__ import annotations
 
 from lantide.ui.chat.ledger_panel import LedgerPanel
-from lantide.ui.theme import colors
 from lantide.ui.chat.tool_card import ToolCardWidget
+from lantide.ui.theme import colors
 from tests.ui.conftest_data import open_services
 
 FAN_OUT_SQL = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import QUrl, Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 
 from lantide.ui.documents import document_tab as document_tab_module
@@ -424,8 +424,8 @@ def test_mark_tags_are_faint_and_small_but_the_text_and_offsets_stay_exact(
 
 
 def test_a_light_dark_switch_recolours_editor_preview_and_toolbar_icons(main_window, qtbot):
-    from PySide6.QtGui import QIcon
     from PySide6.QtCore import QSize
+    from PySide6.QtGui import QIcon
 
     from lantide.ui.theme import colors
 

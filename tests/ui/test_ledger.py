@@ -7,11 +7,10 @@ import pytest
 
 from lantide.ui.chat.chat_panel import ChatPanel
 from lantide.ui.chat.ledger_panel import LedgerPanel
-from lantide.ui.sql.sql_tab import SqlTabWidget
 from lantide.ui.chat.tool_card import ToolCardWidget
+from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
-from tests.ui.conftest_data import write_tab
+from tests.ui.conftest_data import app_services, big_parquet, data_workspace, write_tab  # noqa: F401
 
 
 @pytest.fixture

@@ -4,13 +4,12 @@ it is saved under test-output/ for a reviewer to look at."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
-
-import json
 
 import pytest
 

@@ -10,7 +10,6 @@ import keyring
 from keyring.backends import fail
 from PySide6.QtWidgets import QDialog
 
-from lantide.ui.settings.settings_dialog import SettingsDialog
 from lantide.workspace import paths
 from lantide.workspace.settings import load_settings
 from tests.ui.test_settings_dialog import _dialog, _fill_profile

@@ -6,10 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from lantide.ui.explorer.column_profile_view import HISTOGRAM_COLUMN, ROLE_HISTOGRAM
-from lantide.ui.sql.sql_tab import SqlTabWidget
 from lantide.ui.explorer.table_browser import TableBrowserWidget
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
-from tests.ui.conftest_data import BIG_ROWS, write_tab
+from lantide.ui.sql.sql_tab import SqlTabWidget
+from tests.ui.conftest_data import BIG_ROWS, app_services, big_parquet, data_workspace, write_tab  # noqa: F401
 
 
 def open_browser(qtbot, services, table: str) -> TableBrowserWidget:

@@ -15,8 +15,8 @@ from lantide.ui.workers import WorkerPool
 from lantide.update.fetch import CHUNK
 from lantide.update.install import CURRENT, NEXT, apply_pending_switch
 from lantide.update.keys import DEV_KEY_ENV
-from tests.update.feed_server import FeedServer, Release, Route
 from tests.update.bundles import make_bundle, make_tarball
+from tests.update.feed_server import FeedServer, Release, Route
 
 VERSION = "9.1.0"
 

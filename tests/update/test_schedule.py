@@ -1,11 +1,11 @@
 """The weekly check on start: due after a week, not before, never when turned off or when
 no feed is known; its state lives in the user's config folder."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from lantide.update.schedule import is_check_due, last_check, record_check, state_path
 
-NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 FEED = "https://example.invalid/version_meta.json"
 
 

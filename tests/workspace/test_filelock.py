@@ -33,9 +33,8 @@ def test_a_lock_held_by_another_process_waits_and_is_freed_when_it_is_killed(emp
     ) as holder:
         try:
             assert holder.stdout.readline().strip() == "held"
-            with pytest.raises(FileLockTimeout) as info:
-                with file_lock(target, timeout=0.3):
-                    pass
+            with pytest.raises(FileLockTimeout) as info, file_lock(target, timeout=0.3):
+                pass
             assert str(target) in info.value.message and "nothing was written" in info.value.message
             holder.send_signal(signal.SIGKILL)
             holder.wait(timeout=30)
@@ -48,9 +47,8 @@ def test_a_lock_held_by_another_process_waits_and_is_freed_when_it_is_killed(emp
 
 def test_the_lock_is_reentrant_in_one_thread(tmp_path):
     target = tmp_path / "knowledge.md"
-    with file_lock(target):
-        with file_lock(target, timeout=0.2):  # no deadlock with itself
-            pass
+    with file_lock(target), file_lock(target, timeout=0.2):  # no deadlock with itself
+        pass
 
 
 def test_lock_files_of_workspace_files_live_under_dot_lantide(empty_workspace, tmp_path):

@@ -10,7 +10,6 @@ import time
 from lantide.workspace.model import Workspace
 from tests.conftest import REPO, cli_env
 
-
 # `lantide ARGS` in this process's QApplication, which quits once the window reports the
 # start-up over (sig_idle). The app then closes as when the analyst quits: its services
 # wait for every piece of background work, so whatever the start-up would write (the

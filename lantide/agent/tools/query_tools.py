@@ -8,7 +8,7 @@ needs (the full result stays in DuckDB and, when materialized, in its cached tab
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from lantide.agent.consent import consent_refusal
@@ -85,7 +85,7 @@ def _cell_chars(args: dict) -> int:
     return MODEL_CELL_CHARS if value is None else max(1, min(int(value), MAX_CELL_CHARS))
 
 
-@lru_cache(maxsize=None)
+@cache
 def check_advice(code: str) -> str:
     """One sentence for the model on what to do about a result check (a prompt file)."""
     from lantide.templates import render_prompt

@@ -9,9 +9,10 @@ model can act on. Only cancellation propagates.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.cancel import TurnCancelled
 from lantide.agent.events import TOUCHES
@@ -39,7 +40,7 @@ def state_of(project: Project | None) -> str:
 Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def tool_description(name: str) -> str:
     """The tool's description for the model, from ``prompts/tools/NAME.md.j2``."""
     from lantide.templates import render_prompt
@@ -61,7 +62,7 @@ class Tool:
     handler: Handler
     states: frozenset[str] = ALL_STATES
     # extra condition beyond the state (e.g. the knowledge layer is in catalog mode)
-    available: Callable[["ToolContext"], bool] | None = None
+    available: Callable[[ToolContext], bool] | None = None
     # optional arguments a result names when they matter (a cut cell names max_cell_chars,
     # a long table list names name and limit): left out of the schema sent every request,
     # still accepted and checked against the full schema
@@ -209,16 +210,14 @@ class ToolRegistry:
         tool = self._tools.get(name)
         return tuple(sorted(tool.touches)) if tool is not None else ()
 
-    def offered(self, state: str, ctx: "ToolContext") -> list[Tool]:
+    def offered(self, state: str, ctx: ToolContext) -> list[Tool]:
         return [
             t
             for t in self._tools.values()
             if state in t.states and (t.available is None or t.available(ctx))
         ]
 
-    def call(
-        self, name: str, raw_arguments: str | dict[str, Any], ctx: "ToolContext"
-    ) -> ToolOutcome:
+    def call(self, name: str, raw_arguments: str | dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         started = time.perf_counter()
 
         def done(

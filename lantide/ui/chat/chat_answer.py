@@ -172,7 +172,7 @@ class AssistantMessageWidget(ThemedFrame):
                 live = self._close(live, cut)
         self._render_segment(live)
 
-    def _split_off_tables(self, live: "_Segment") -> "_Segment":
+    def _split_off_tables(self, live: _Segment) -> _Segment:
         """A table gets a segment of its own (a box that scrolls sideways): the text before
         it is closed off, and the table's segment is closed once a block follows it."""
         while "|" in self.text[live.start :]:
@@ -191,7 +191,7 @@ class AssistantMessageWidget(ThemedFrame):
             live = self._close(live, after)
         return live
 
-    def _close(self, live: "_Segment", cut: int, *, wide: bool = False) -> "_Segment":
+    def _close(self, live: _Segment, cut: int, *, wide: bool = False) -> _Segment:
         """Freeze ``live`` at ``cut`` (relative to its start); a new segment takes the rest."""
         live.end = live.start + cut
         self._render_segment(live)
@@ -215,7 +215,7 @@ class AssistantMessageWidget(ThemedFrame):
             self._render_segment(segment)
             first_step += segment.step_count
 
-    def _add_segment(self, start: int, first_step: int, *, wide: bool = False) -> "_Segment":
+    def _add_segment(self, start: int, first_step: int, *, wide: bool = False) -> _Segment:
         browser = AutoHeightBrowser(self, wide=wide)
         browser.sig_step_clicked.connect(self.sig_step_clicked)
         browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -227,7 +227,7 @@ class AssistantMessageWidget(ThemedFrame):
         self.segments.append(segment)
         return segment
 
-    def _render_segment(self, segment: "_Segment") -> None:
+    def _render_segment(self, segment: _Segment) -> None:
         theme = colors()
         text = self.text[segment.start : segment.end]
         segment.step_count = sum(1 for kind, _ in split_step_lines(text) if kind == "step")

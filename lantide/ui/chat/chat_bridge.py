@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
 from lantide.agent.app_state import AppState, OpenTab
-from lantide.workspace.layout import project_relpath, sql_tab_relpath
 from lantide.errors import LantideError
+from lantide.workspace.layout import project_relpath, sql_tab_relpath
 
 if TYPE_CHECKING:
     from lantide.agent.cancel import CancelToken
@@ -56,9 +57,9 @@ def warm_up_agent() -> None:
     from lantide.ui.gc_pauses import loading_long_lived
 
     with loading_long_lived("agent libraries"):
-        import lantide.agent.session  # noqa: F401 - the loop, prompt, tools
         import openai
 
+        import lantide.agent.session  # noqa: F401 - the loop, prompt, tools
         from lantide.tokens import count_tokens
 
         # Resources load lazily on first access; no request is made (the address is unused).

@@ -35,8 +35,8 @@ from lantide.ui.chat.chat_markdown import warm_up
 from lantide.ui.chat.chat_messages import SetupCard
 from lantide.ui.chat.chat_transcript import ChatTranscript
 from lantide.ui.chat.conversation_list import ConversationPicker
-from lantide.ui.icons import icon
 from lantide.ui.elided_label import ElidedLabel
+from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.workspace.settings import resolve_profile
 

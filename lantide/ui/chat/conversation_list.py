@@ -5,7 +5,7 @@ with New and Rename. The list is read in a worker.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QToolButton, QWidget
@@ -22,7 +22,7 @@ def conversation_label(info) -> str:
         try:
             moment = (
                 datetime.strptime(info.created_at, "%Y-%m-%dT%H:%M:%SZ")
-                .replace(tzinfo=timezone.utc)
+                .replace(tzinfo=UTC)
                 .astimezone()
             )
             when = moment.strftime("%d %b %H:%M")

@@ -14,13 +14,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 
 from lantide.ui.analyst_words import AGENT_ONLY_KEYS, plain_hint, readable_fields
 from lantide.ui.chat.chat_answer import AutoHeightBrowser
-from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.chat.check_badges import CheckBadges, checks_of
-from lantide.ui.themed import ThemedFrame
+from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.icons import icon
 from lantide.ui.sql.result_model import display_value
 from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
+from lantide.ui.themed import ThemedFrame
 
 PREVIEW_ROWS_SHOWN = 8
 MAX_FIELD_CHARS = 1000

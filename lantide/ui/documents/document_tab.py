@@ -14,7 +14,8 @@ pending edits first, in the same step, so marks and text never disagree on disk.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QShortcut, QTextCursor
@@ -29,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lantide.ui.documents import document_session as session
 from lantide.ui.adaptive_layout import StackWhenNarrow
+from lantide.ui.documents import document_session as session
 from lantide.ui.documents.agent_edit_diff import AgentEditReview
 from lantide.ui.documents.annotation_list import AnnotationListWidget
 from lantide.ui.documents.document_preview import DocumentPreviewWidget
@@ -42,10 +43,10 @@ from lantide.ui.documents.external_change import (
     CompareVersionsWidget,
     ExternalChangeDialog,
 )
-from lantide.ui.find_replace import FindReplaceBarWidget
-from lantide.ui.icons import icon
 from lantide.ui.documents.inline_comment import InlineCommentWidget
 from lantide.ui.documents.markdown_editor import MarkdownEditorWidget
+from lantide.ui.find_replace import FindReplaceBarWidget
+from lantide.ui.icons import icon
 from lantide.ui.services import AppServices
 from lantide.ui.shortcuts import shortcut
 

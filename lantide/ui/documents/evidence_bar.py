@@ -66,7 +66,6 @@ def approve_plan(context, root, project: str, seen_text: str | None) -> dict[str
 def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
     """step id -> (kind, conversation id), over every ledger of the workspace."""
     from lantide.agent.report_check import StepIndex
-
     from lantide.workspace import layout
 
     index = StepIndex.of_workspace(layout.ledger_dir(root), project)

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from lantide.ui.explorer.column_profile_view import ColumnProfileView
 from lantide.ui.icons import icon
-from lantide.ui.sql.lineage_view import _unquoted
 from lantide.ui.notice_banner import NoticeBanner
+from lantide.ui.sql.lineage_view import _unquoted
 from lantide.ui.sql.query_jobs import submit_query
 from lantide.ui.sql.result_panel import ResultPanel, describe_result, first_block
 from lantide.ui.sql.sql_highlighter import SqlHighlighter, is_dark

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lantide.ui.settings.connection_fields import ConnectionFieldsWidget
 from lantide.ui.icons import icon
+from lantide.ui.settings.connection_fields import ConnectionFieldsWidget
 from lantide.ui.theme import colors
 
 

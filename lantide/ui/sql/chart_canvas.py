@@ -75,10 +75,10 @@ def to_number(value) -> float | None:
         return float(value) if math.isfinite(float(value)) else None
     if isinstance(value, _dt.datetime):
         if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.timezone.utc)
+            value = value.replace(tzinfo=_dt.UTC)
         return value.timestamp()
     if isinstance(value, _dt.date):
-        return _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.timezone.utc).timestamp()
+        return _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.UTC).timestamp()
     try:
         return float(value)  # Decimal
     except (TypeError, ValueError):
@@ -86,7 +86,7 @@ def to_number(value) -> float | None:
 
 
 def format_time(seconds: float, span: float) -> str:
-    moment = _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc)
+    moment = _dt.datetime.fromtimestamp(seconds, tz=_dt.UTC)
     if span > 2 * 86400:
         return moment.strftime("%Y-%m-%d")
     return moment.strftime("%m-%d %H:%M")

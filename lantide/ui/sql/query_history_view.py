@@ -7,7 +7,7 @@ from ``AppServices.sig_query_ran``; double-click opens the tab that ran it.
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
@@ -37,7 +37,7 @@ def local_time(stamp: str | None) -> str:
         return ""
     text = stamp.rstrip("Z").split(".")[0]
     try:
-        moment = datetime.fromisoformat(text).replace(tzinfo=timezone.utc).astimezone()
+        moment = datetime.fromisoformat(text).replace(tzinfo=UTC).astimezone()
     except ValueError:
         return stamp
     today = datetime.now().astimezone().date()

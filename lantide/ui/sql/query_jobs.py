@@ -14,7 +14,8 @@ The query history (what the analyst ran from SQL tabs) is kept by
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lantide.errors import LantideError
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -23,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lantide.ui.sql.result_model import ROLE_RAW, PagedResultModel, format_value
 from lantide.ui.shortcuts import shortcut
+from lantide.ui.sql.result_model import ROLE_RAW, PagedResultModel, format_value
 
 MAX_COPY_ROWS = 100_000
 MAX_AUTO_WIDTH = 360

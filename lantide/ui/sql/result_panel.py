@@ -9,8 +9,9 @@ worker (CSV, Parquet or XLSX, chosen by the file name).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.ui.icons import icon
 from lantide.ui.layout_state import set_widget_state, widget_state
 from lantide.ui.sql.chart_widget import QuickChartWidget
-from lantide.ui.icons import icon
 from lantide.ui.sql.query_jobs import submit_query
 from lantide.ui.sql.result_grid import ResultGridView
 from lantide.ui.sql.result_model import BLOCK_ROWS, PagedResultModel

@@ -14,8 +14,8 @@ and keywords.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
@@ -26,13 +26,83 @@ _PLAIN_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # DuckDB's reserved words (duckdb_keywords() where keyword_category = 'reserved'): a name
 # spelled like one must be quoted.
 _RESERVED = frozenset(
-    """
-all analyse analyze and any array as asc asymmetric both case cast check collate column
-constraint create default deferrable desc describe distinct do else end except false fetch
-for foreign from group having in initially intersect into lambda lateral leading limit not
-null offset on only or order pivot pivot_longer pivot_wider placing primary qualify
-references returning select show some summarize symmetric table then to trailing true union
-unique unpivot using variadic when where window with""".split()
+    [
+        "all",
+        "analyse",
+        "analyze",
+        "and",
+        "any",
+        "array",
+        "as",
+        "asc",
+        "asymmetric",
+        "both",
+        "case",
+        "cast",
+        "check",
+        "collate",
+        "column",
+        "constraint",
+        "create",
+        "default",
+        "deferrable",
+        "desc",
+        "describe",
+        "distinct",
+        "do",
+        "else",
+        "end",
+        "except",
+        "false",
+        "fetch",
+        "for",
+        "foreign",
+        "from",
+        "group",
+        "having",
+        "in",
+        "initially",
+        "intersect",
+        "into",
+        "lambda",
+        "lateral",
+        "leading",
+        "limit",
+        "not",
+        "null",
+        "offset",
+        "on",
+        "only",
+        "or",
+        "order",
+        "pivot",
+        "pivot_longer",
+        "pivot_wider",
+        "placing",
+        "primary",
+        "qualify",
+        "references",
+        "returning",
+        "select",
+        "show",
+        "some",
+        "summarize",
+        "symmetric",
+        "table",
+        "then",
+        "to",
+        "trailing",
+        "true",
+        "union",
+        "unique",
+        "unpivot",
+        "using",
+        "variadic",
+        "when",
+        "where",
+        "window",
+        "with",
+    ]
 )
 SQL_KEYWORDS = (
     "SELECT",

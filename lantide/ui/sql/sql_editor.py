@@ -21,15 +21,15 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QTextEdit, QWidget
 
-from lantide.ui.sql.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
 from lantide.ui.shortcuts import shortcut
+from lantide.ui.sql.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
 from lantide.ui.sql.sql_highlighter import SqlHighlighter, is_dark
 
 INDENT = "    "
 
 
 class _LineNumberArea(QWidget):
-    def __init__(self, editor: "SqlEditor"):
+    def __init__(self, editor: SqlEditor):
         super().__init__(editor)
         self.editor = editor
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import bisect
 import html
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Iterator
 
 from PySide6.QtGui import QColor, QFont, QPalette, QSyntaxHighlighter, QTextCharFormat
 from PySide6.QtWidgets import QApplication

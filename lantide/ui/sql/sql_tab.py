@@ -32,15 +32,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.query.history import run_entry as history_entry
+from lantide.query.history import source_run_entry
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
-from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
-from lantide.query.history import run_entry as history_entry, source_run_entry
-from lantide.ui.sql.query_jobs import record_history, submit_query
-from lantide.ui.sql import sql_runs
-from lantide.ui.sql.result_panel import ResultPanel, describe_result
 from lantide.ui.shortcuts import shortcut
+from lantide.ui.sql import sql_runs
+from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
+from lantide.ui.sql.query_jobs import record_history, submit_query
+from lantide.ui.sql.result_panel import ResultPanel, describe_result
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
 from lantide.ui.sql.sql_editor import SqlEditor
