@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-from tests.fakes.fixtures import fake_openai  # noqa: F401  (fixture)
 from tests.fakes.openai_server import ToolCall, Turn
 
 TEST_ACCOUNTS = "SELECT count(*) AS n FROM customers WHERE is_test_account"

@@ -23,7 +23,6 @@ import pytest
 
 from tests.conftest import REPO
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.test_real_window import xvfb  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.packaging, pytest.mark.slow, pytest.mark.xvfb, pytest.mark.timeout(3600)]
 

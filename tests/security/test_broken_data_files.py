@@ -26,7 +26,6 @@ from tests.fakes.bad_files import (
     with_sheet_xml,
     workbook_bytes,
 )
-from tests.query.conftest import open_service  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.security
 

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.query.conftest import open_service  # noqa: F401  (a fixture)
-
 pytestmark = [pytest.mark.security, pytest.mark.slow]
 
 SEED = 20261201

@@ -18,7 +18,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.fixtures import fake_openai  # noqa: F401  (a fixture)
+# Fixtures shared by the UI tests, imported here so every test module below sees them.
+from tests.fakes.fixtures import fake_openai  # noqa: F401
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.xvfb import xvfb  # noqa: F401
+from tests.query.conftest import pg_server  # noqa: F401
+from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
+
+
+@pytest.fixture
+def model_server(monkeypatch):
+    with FakeOpenAIServer(background_reply="Revenue by region") as server:
+        for key, value in server.env().items():
+            monkeypatch.setenv(key, value)
+        yield server
 
 
 def write_externally(path: Path, text: str) -> None:

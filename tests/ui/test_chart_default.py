@@ -3,7 +3,7 @@ raw rows): never a line of ids over dates."""
 
 from __future__ import annotations
 
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace, write_tab  # noqa: F401
+from tests.ui.conftest_data import write_tab
 from tests.ui.test_sql_tab import make_tab, run_and_wait
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from PySide6.QtCore import Qt
 
 from lantide.agent.conversation import list_conversations
@@ -15,18 +14,9 @@ from lantide.ui.chat.chat_answer import AssistantMessageWidget
 from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
 from lantide.ui.chat.chat_panel import ChatPanel
 from lantide.ui.chat.tool_card import ToolCardWidget
-from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
+from tests.fakes.openai_server import ToolCall, Turn
 
 SQL = "SELECT region, revenue\nFROM small\nORDER BY revenue DESC NULLS LAST"
-
-
-@pytest.fixture
-def model_server(monkeypatch):
-    with FakeOpenAIServer(background_reply="Revenue by region") as server:
-        for key, value in server.env().items():
-            monkeypatch.setenv(key, value)
-        yield server
 
 
 def make_panel(qtbot, services) -> ChatPanel:

@@ -9,8 +9,7 @@ import re
 from lantide.ui.chat.chat_activity import RUNNING_QUERY, THINKING, elapsed_text, footer_text
 from lantide.ui.chat.tool_card import ToolCardWidget
 from tests.fakes.openai_server import ToolCall, Turn
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
-from tests.ui.test_chat import make_panel, model_server  # noqa: F401
+from tests.ui.test_chat import make_panel
 
 SLOW = "SELECT count(*) AS n FROM big a, big b WHERE (a.id * 7 + b.id * 13) % 1000003 = 17"
 

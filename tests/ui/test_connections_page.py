@@ -9,7 +9,6 @@ import json
 import pytest
 
 from lantide.ui.settings.settings_dialog import SettingsDialog
-from tests.query.conftest import pg_server  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.postgres
 

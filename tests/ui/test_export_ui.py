@@ -7,7 +7,6 @@ import duckdb
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.test_sql_tab import make_tab, run_and_wait
 
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtWidgets import QApplication
 
 from lantide.ui.sql.result_model import display_value
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace, write_tab  # noqa: F401
+from tests.ui.conftest_data import write_tab
 from tests.ui.test_sql_tab import make_tab, run_and_wait
 
 SQL = (

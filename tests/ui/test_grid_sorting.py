@@ -10,7 +10,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from lantide.ui.sql.result_model import PagedResultModel
-from tests.ui.conftest_data import BIG_ROWS, app_services, big_parquet, data_workspace  # noqa: F401
+from tests.ui.conftest_data import BIG_ROWS
 from tests.ui.test_sql_tab import make_tab, run_and_wait
 
 AMOUNT, BUCKET = 2, 4

@@ -10,7 +10,7 @@ from lantide.ui.chat.ledger_panel import LedgerPanel
 from lantide.ui.chat.tool_card import ToolCardWidget
 from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace, write_tab  # noqa: F401
+from tests.ui.conftest_data import write_tab
 
 
 @pytest.fixture

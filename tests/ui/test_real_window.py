@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -18,25 +17,6 @@ from tests.conftest import REPO, cli_env
 OUTPUT = REPO / "test-output"
 
 pytestmark = pytest.mark.xvfb
-
-
-@pytest.fixture
-def xvfb():
-    if shutil.which("Xvfb") is None:
-        pytest.fail("Xvfb is not installed: apt-get install xvfb (see README)")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1440x900x24", "-nolisten", "tcp"],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    with os.fdopen(read_fd) as fh:
-        display = ":" + fh.readline().strip()
-    yield display
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 def _windows(display: str) -> str:

@@ -13,7 +13,6 @@ from lantide.ui.chat.chat_messages import NoticeWidget, UserMessageWidget
 from lantide.ui.chat.reflection_card import ReflectionCardWidget
 from lantide.ui.status_bar import StatusBarWidget
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace  # noqa: F401
 from tests.ui.test_chat import SQL, make_panel, send_and_wait
 
 FAIL = json.dumps(

@@ -18,7 +18,6 @@ import pytest
 
 from tests.conftest import REPO, cli_env
 from tests.ui.screenshot_tour import SIZES, STATES, THEMES
-from tests.ui.test_real_window import xvfb  # noqa: F401  (a fixture)
 
 OUTPUT = REPO / "test-output" / "tour"
 

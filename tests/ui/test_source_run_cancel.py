@@ -8,7 +8,7 @@ from PySide6.QtGui import QBrush
 from lantide.query.history import read_history
 from lantide.ui.notice_banner import ERROR
 from lantide.ui.theme import colors
-from tests.ui.conftest_data import app_services, big_parquet, data_workspace, write_tab  # noqa: F401
+from tests.ui.conftest_data import write_tab
 from tests.ui.test_sql_tab import make_tab
 
 SLOW = (

@@ -18,7 +18,7 @@ from lantide.ui.sql.query_jobs import submit_query
 from lantide.ui.sql.result_model import PagedResultModel
 from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.fakes.gated_query import GatedQuery, wait_until_no_thread
-from tests.ui.conftest_data import BIG_ROWS, app_services, big_parquet, data_workspace, write_tab  # noqa: F401
+from tests.ui.conftest_data import BIG_ROWS, write_tab
 
 
 def make_tab(qtbot, services, name: str, project: str = "p") -> SqlTabWidget:

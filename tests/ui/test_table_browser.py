@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from lantide.ui.explorer.column_profile_view import HISTOGRAM_COLUMN, ROLE_HISTOGRAM
 from lantide.ui.explorer.table_browser import TableBrowserWidget
 from lantide.ui.sql.sql_tab import SqlTabWidget
-from tests.ui.conftest_data import BIG_ROWS, app_services, big_parquet, data_workspace, write_tab  # noqa: F401
+from tests.ui.conftest_data import BIG_ROWS, write_tab
 
 
 def open_browser(qtbot, services, table: str) -> TableBrowserWidget:

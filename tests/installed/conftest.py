@@ -1,0 +1,3 @@
+"""Fixtures of the installed-build tests."""
+
+from tests.fakes.xvfb import xvfb  # noqa: F401
