@@ -112,7 +112,6 @@ def run(sections: int, repeat: int) -> list[tuple[str, float, float]]:
         project = build(tmp / "ws", sections)
         text = project.plan_path.read_text()
         sidecar_path = project.dir / "plan.annotations.json"
-        sidecar_text = sidecar_path.read_text()
         md = MarkdownIt("commonmark", {"html": True}).enable(["table"])
         rows = []
         doc = open_document(project, "plan")

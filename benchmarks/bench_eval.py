@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
             os.environ.pop(var, None)
     total = [r.seconds for r in results]
     agent = [r.agent_seconds for r in results]
-    harness = [t - a for t, a in zip(total, agent)]
+    harness = [t - a for t, a in zip(total, agent, strict=True)]
     med = statistics.median
     print(f"{len(results)} cases of the sample set, one query and one answer each.\n")
     print(

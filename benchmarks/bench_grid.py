@@ -76,7 +76,7 @@ def _fetch_bench(query, data: Path, rows: int, repeats: int) -> list[tuple[str, 
 
 def _naive_model(columns: list[dict], row_count: int, fetch):
     """A grid model that fetches a missing page synchronously, on the UI thread."""
-    from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+    from PySide6.QtCore import QAbstractTableModel, Qt
 
     class NaiveModel(QAbstractTableModel):
         def __init__(self):
@@ -84,10 +84,10 @@ def _naive_model(columns: list[dict], row_count: int, fetch):
             self.pages: dict[int, list] = {}
             self.columns = columns
 
-        def rowCount(self, parent=QModelIndex()):  # noqa: N802
+        def rowCount(self, parent=None):  # noqa: N802
             return row_count
 
-        def columnCount(self, parent=QModelIndex()):  # noqa: N802
+        def columnCount(self, parent=None):  # noqa: N802
             return len(columns)
 
         def data(self, index, role=Qt.ItemDataRole.DisplayRole):

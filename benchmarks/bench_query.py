@@ -270,8 +270,8 @@ def report_queries(sf_queries: float) -> None:
     print(f"### run_query on TPC-H SF {sf_queries:g} vs plain duckdb (best of 3)\n")
     rows = bench_tpch(sf_queries)
     print("| query | duckdb s | run_query s | ratio | reason_code |\n|---|---|---|---|---|")
-    for name, p, l, reason in rows:
-        print(f"| {name} | {p:.3f} | {l:.3f} | {l / p:.2f} | {reason} |")
+    for name, plain, ours, reason in rows:
+        print(f"| {name} | {plain:.3f} | {ours:.3f} | {ours / plain:.2f} | {reason} |")
     total_p, total_l = sum(r[1] for r in rows), sum(r[2] for r in rows)
     print(
         f"| total | {total_p:.3f} | {total_l:.3f} | **{total_l / total_p:.3f}** | |\n", flush=True

@@ -277,7 +277,7 @@ def bench_render(chars: int, step: int) -> dict:
 
 def _machine() -> str:
     try:
-        load = ", load average %.1f" % os.getloadavg()[0]
+        load = f", load average {os.getloadavg()[0]:.1f}"
     except OSError:
         load = ""
     return (
@@ -364,7 +364,9 @@ def main(argv: list[str]) -> int:
         "median per render over the last 10% of the answer",
         "total UI-thread time for the answer",
     )
-    for label, a, b in zip(labels, figures(render["segmented"]), figures(render["whole"])):
+    for label, a, b in zip(
+        labels, figures(render["segmented"]), figures(render["whole"]), strict=True
+    ):
         print(f"| {label} | {a:.1f} | {b:.1f} | {a / b:.2f}x |")
     both = statistics.median(longest(stall["both"]))
     print(

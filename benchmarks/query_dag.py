@@ -31,7 +31,8 @@ DAG = {
     "AS net FROM {lineitem}",
     "stg_orders": "SELECT o_orderkey, o_custkey, o_orderstatus, o_totalprice, o_orderdate, "
     "o_orderpriority FROM {orders}",
-    "stg_customer": "SELECT c_custkey, c_name, c_nationkey, c_acctbal, c_mktsegment FROM {customer}",
+    "stg_customer": "SELECT c_custkey, c_name, c_nationkey, c_acctbal, c_mktsegment "
+    "FROM {customer}",
     "stg_part": "SELECT p_partkey, p_name, p_brand, p_type, p_size FROM {part}",
     "stg_supplier": "SELECT s_suppkey, s_name, s_nationkey, s_acctbal FROM {supplier}",
     "stg_partsupp": "SELECT ps_partkey, ps_suppkey, ps_availqty, ps_supplycost FROM {partsupp}",
@@ -56,8 +57,8 @@ DAG = {
     "sum(net) AS net FROM {stg_lineitem} GROUP BY ALL",
     "revenue_by_nation_month": "SELECT n_name, r_name, date_trunc('month', o_orderdate) AS month, "
     "sum(revenue) AS revenue FROM {orders_enriched} GROUP BY ALL",
-    "revenue_by_segment": "SELECT c_mktsegment, year(o_orderdate) AS year, sum(revenue) AS revenue, "
-    "count(*) AS orders FROM {orders_enriched} GROUP BY ALL",
+    "revenue_by_segment": "SELECT c_mktsegment, year(o_orderdate) AS year, "
+    "sum(revenue) AS revenue, count(*) AS orders FROM {orders_enriched} GROUP BY ALL",
     "supplier_value": "SELECT s_name, r_name, sum(ps_availqty * ps_supplycost) AS stock_value "
     "FROM {part_supply} GROUP BY ALL",
     "top_customers": "SELECT c_custkey, c_name, sum(revenue) AS revenue FROM {orders_enriched} "
@@ -326,7 +327,9 @@ def bench_dag(sf: float, with_dbt: bool, reps: int) -> dict:
             k: median(r[k] for r in lantides)
             for k in ("open", "cold", "warm", "leaf", "cold_cpu", "leaf_cpu")
         },
-        "cold_ratios": sorted(l["cold"] / f["cold"] for f, l in zip(floors, lantides)),
+        "cold_ratios": sorted(
+            lan["cold"] / f["cold"] for f, lan in zip(floors, lantides, strict=True)
+        ),
         "workers": workers,
         "floor_side_by_side": median(parallel),
         "dbt": dbt_runs(sf, data_dir) if with_dbt else None,

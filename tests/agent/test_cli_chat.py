@@ -342,7 +342,7 @@ def test_prompt_prints_every_layer_with_token_counts(run_cli, sample_workspace):
     proc = run_cli("prompt", sample_workspace, "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert [l["name"] for l in out["layers"]] == [
+    assert [layer["name"] for layer in out["layers"]] == [
         "core",
         "state",
         "knowledge",
@@ -353,8 +353,8 @@ def test_prompt_prints_every_layer_with_token_counts(run_cli, sample_workspace):
         "history",
         "active_tab",
     ]
-    assert out["state"] == "planning" and all(l["tokens"] >= 0 for l in out["layers"])
-    assert out["total_tokens"] == sum(l["tokens"] for l in out["layers"])
+    assert out["state"] == "planning" and all(layer["tokens"] >= 0 for layer in out["layers"])
+    assert out["total_tokens"] == sum(layer["tokens"] for layer in out["layers"])
     text = run_cli("prompt", sample_workspace)
     assert "===== core (" in text.stdout and "tokens) =====" in text.stdout
 

@@ -51,7 +51,7 @@ def test_parse_step_lines_by_id_and_in_order():
         "- [[QUERY_STEP]] Churn: share of Q2 actives gone in Q3 — 12%\n[[QUERY_STEP]]\n"
     )
     lines = parse_step_lines(text, {"abc0", "abc1"})
-    assert [(l.step_ref, l.summary) for l in lines] == [
+    assert [(line.step_ref, line.summary) for line in lines] == [
         ("abc1", "Q2 actives — 1,412 customers"),
         (None, "Churn: share of Q2 actives gone in Q3 — 12%"),
         (None, ""),

@@ -208,7 +208,7 @@ def test_core_carries_the_rules_and_no_state_layer_lists_tools():
 def test_prompt_assembly_orders_layers_and_filters_tools(session_factory, open_ws):
     session = session_factory()
     prompt = session.prompt_preview(context_window=32_000)
-    assert [l.name for l in prompt.layers] == [
+    assert [layer.name for layer in prompt.layers] == [
         "core",
         "state",
         "knowledge",

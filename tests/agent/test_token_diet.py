@@ -4,6 +4,7 @@ one request to the next (what servers' prefix caches reuse)."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 from lantide.agent.tools import default_registry
 from lantide.tokens import count_tokens
@@ -110,7 +111,7 @@ def test_a_call_outside_the_sent_schema_is_still_refused(session_factory):
 
 def _shared_prefix(a: str, b: str) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # strings of any lengths: the common prefix
         if x != y:
             break
         n += 1
@@ -149,11 +150,9 @@ def test_consecutive_requests_share_the_prefix_through_the_knowledge_layer(
     systems = [r["messages"][0]["content"] for r in scripted.requests]
     assert "Your last question" not in systems[0] and "Your last question" in systems[1]
     assert "3 open annotations" in systems[1] and "2 open annotations" in systems[2]
-    for before, after, tools_before, tools_after in zip(
-        systems,
-        systems[1:],
-        [r["tools"] for r in scripted.requests],
-        [r["tools"] for r in scripted.requests[1:]],
+    tools = [r["tools"] for r in scripted.requests]
+    for (before, after), (tools_before, tools_after) in zip(
+        pairwise(systems), pairwise(tools), strict=True
     ):
         end_of_knowledge = before.index(knowledge) + len(knowledge)
         assert _shared_prefix(before, after) >= end_of_knowledge

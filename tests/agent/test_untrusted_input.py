@@ -246,7 +246,8 @@ def test_a_context_limit_error_with_a_5xx_status_is_not_retried_as_is(
         Turn(
             status=500,
             error={
-                "message": "This model's maximum context length is 1024 tokens, your request has 9000",
+                "message": "This model's maximum context length is 1024 tokens, "
+                "your request has 9000",
                 "type": "server_error",
                 "code": None,
             },

@@ -58,7 +58,8 @@ def test_surrounding_whitespace_is_trimmed(make_project):
         ("`clean_orders` for", None),  # the whole code span: allowed
         ("Use `clean", "cuts through inline code"),
         (
-            "quarter. Revenue is net revenue.\n\n| region | rate |\n|---|---|\n| EU | 3% |\n\n```sql",
+            "quarter. Revenue is net revenue.\n\n| region | rate |\n|---|---|\n"
+            "| EU | 3% |\n\n```sql",
             "crosses",
         ),
         ("example.org", None),  # inside a link target: widened to the whole link (placement)

@@ -177,10 +177,7 @@ class AnnotatedDocument(RuleBasedStateMachine):
         """What another editor might do: remove a mark's tags, or paste a marked phrase."""
         mark = data.draw(st.sampled_from(self.doc.marks))
         text = self.doc.text
-        if copy:
-            new_text = text + "\n" + text[mark.start : mark.end] + "\n"
-        else:
-            new_text = unwrap(text, mark)
+        new_text = text + "\n" + text[mark.start : mark.end] + "\n" if copy else unwrap(text, mark)
         report = self.doc.save_text(new_text)
         if copy and len(scan_marks(new_text).by_id()[mark.id]) > 1:
             assert mark.id in report.ids("duplicate_removed")

@@ -24,7 +24,8 @@ TEXT = f"# Plan\n\nSome {mark('ro0001', 'marked')} text.\n"
             "share the id",
         ),
         (
-            '{"version": 1, "annotations": [{"id": "a", "status": "open", "anchor": {"span": "x"}}]}',
+            '{"version": 1, "annotations": '
+            '[{"id": "a", "status": "open", "anchor": {"span": "x"}}]}',
             "anchor.span",
         ),
     ],

@@ -444,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "type": "function",
                     "function": {"name": c.name, "arguments": c.arguments_json()},
                 }
-                for cid, c in zip(ids, turn.tool_calls)
+                for cid, c in zip(ids, turn.tool_calls, strict=True)
             ]
         self._send_json(
             200,
@@ -470,7 +470,9 @@ class _Handler(BaseHTTPRequestHandler):
         text = turn.text
         for i in range(0, len(text), max(1, turn.chunk_size)):
             deltas.append({"content": text[i : i + turn.chunk_size]})
-        for index, (cid, call) in enumerate(zip(self._call_ids(turn), turn.tool_calls)):
+        for index, (cid, call) in enumerate(
+            zip(self._call_ids(turn), turn.tool_calls, strict=True)
+        ):
             deltas.append(
                 {
                     "tool_calls": [

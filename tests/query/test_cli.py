@@ -9,7 +9,7 @@ def test_sample_tabs_source_run_then_up_to_date(sample_workspace, run_cli):
     first = run_cli("tab", "source-run", sample_workspace, "q3-churn", "q3_churn_by_region")
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert [l.split()[:2] for l in lines[:3]] == [
+    assert [line.split()[:2] for line in lines[:3]] == [
         ["ran", "clean_orders"],
         ["ran", "customer_quarters"],
         ["ran", "q3_churn_by_region"],

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from lantide.query.errors import TableNotFound
+
 pytestmark = pytest.mark.postgres
 
 
@@ -120,7 +122,7 @@ def test_large_remote_result_needs_the_warning_id_back(pg_service):
     warning_id = first["large_remote_warning_id"]
     again = pg_service.run_query(sql)
     assert again["status"] == "warning_required"
-    with pytest.raises(Exception):
+    with pytest.raises(TableNotFound):
         pg_service.relation_info(f"staged_{warning_id}")
     other = pg_service.run_query(
         "SELECT invoice_id FROM shop.sales.invoices", large_remote_warning_id=warning_id
@@ -178,7 +180,7 @@ def test_source_run_asks_before_staging_a_large_remote_tab(pg_service):
     error = first["tabs"][0]["error"]
     assert error["error"] == "LARGE_REMOTE_RESULT" and error["estimated_rows"] == 5000
     assert error["connection"] == "shop" and "Source Run again" in error["hint"]
-    with pytest.raises(Exception):
+    with pytest.raises(TableNotFound):
         pg_service.relation_info("pg_invoices")  # nothing was copied
     # an id issued for another statement confirms nothing
     other = pg_service.run_query("SELECT invoice_id FROM shop.sales.invoices")

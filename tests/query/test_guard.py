@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from lantide.query.errors import QueryError
 from lantide.query.guard import check
 from tests.query.conftest import BENCHDATA
 
@@ -143,7 +144,7 @@ def test_confinement_holds_without_the_guard(sample_service, tmp_path):
         with pytest.raises(Exception) as info:
             engine.execute(statement)
         assert "locked" in info.value.message
-    with pytest.raises(Exception):
+    with pytest.raises(QueryError):
         engine.execute("SELECT * FROM read_csv('http://127.0.0.1:9/x.csv')")
     # the workspace's own files stay readable, by absolute path
     data = sample_service.workspace.data_dir

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from lantide.query import qem
+from lantide.query.errors import QueryError
 
 STEP_FIELDS = {
     "step_id",
@@ -231,7 +232,7 @@ def test_run_query_error_position_is_in_the_users_text(sample_service):
 
 def test_failed_rerun_keeps_the_previous_cached_table(sample_service):
     sample_service.run_query("SELECT 42 AS answer", result_label="kept")
-    with pytest.raises(Exception):
+    with pytest.raises(QueryError):
         sample_service.run_query("SELECT 1 / 0 AS x, error('boom')", result_label="kept")
     assert sample_service.fetch_rows("kept", 0, 5) == [(42,)]
 

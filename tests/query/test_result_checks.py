@@ -57,7 +57,8 @@ def test_the_issue_case_is_caught_with_join_side_and_repeat(sample_service):
         "SELECT c.segment, count(DISTINCT c.customer_id) AS customers FROM customers c "
         "JOIN orders o USING (customer_id) GROUP BY 1",
         "SELECT c.segment, min(c.signup_date) AS first_signup, max(c.customer_id) AS last_id, "
-        "any_value(c.name) AS someone FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
+        "any_value(c.name) AS someone "
+        "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",
         # the many side's own measure over a join to unique customers
         "SELECT c.segment, sum(o.quantity * o.unit_price) AS revenue, count(*) AS orders "
         "FROM customers c JOIN orders o USING (customer_id) GROUP BY 1",

@@ -51,7 +51,7 @@ def test_steps_carry_exact_row_counts_and_columns_without_a_preview(shop, open_s
         ("rare_kinds", "ran"),
     ]
     counts = {}
-    for entry, step in zip(report["tabs"], report["steps"]):
+    for entry, step in zip(report["tabs"], report["steps"], strict=True):
         info = svc.relation_info(entry["tab"])
         counts[entry["tab"]] = entry["row_count"]
         assert entry["row_count"] == step["row_count"] == info["row_count"]

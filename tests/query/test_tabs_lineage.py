@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from lantide.query.errors import TableNotFound
+
 P = "q3-churn"
 CHAIN = ["clean_orders", "customer_quarters", "q3_churn_by_region"]
 
@@ -130,7 +132,7 @@ def test_create_rename_delete(sample_service, sample_workspace):
     assert (sql_dir / "valid_orders.sql").exists() and not (sql_dir / "clean_orders.sql").exists()
     assert "FROM clean_orders" in (sql_dir / "customer_quarters.sql").read_text()  # not edited
     assert sample_service.relation_info("valid_orders")["row_count"] == 113_852
-    with pytest.raises(Exception):
+    with pytest.raises(TableNotFound):
         sample_service.relation_info("clean_orders")
     report = sample_service.source_run_sql_tab(P, "customer_quarters")
     assert report["tabs"][-1]["status"] == "failed"  # reads a name that no longer exists
@@ -171,9 +173,8 @@ def test_a_tab_saved_by_a_windows_editor_runs(sample_service, sample_workspace):
     sql_dir = sample_workspace / "projects" / P / "sql"
     # a byte-order mark and CRLF line ends, as Notepad writes them
     (sql_dir / "from_windows.sql").write_bytes(
-        "\ufeff-- regions\r\nSELECT region, count(*) AS n\r\nFROM customers\r\nGROUP BY 1\r\n".encode(
-            "utf-8"
-        )
+        "\ufeff-- regions\r\nSELECT region, count(*) AS n\r\n"
+        "FROM customers\r\nGROUP BY 1\r\n".encode()
     )
     result = sample_service.run_sql_tab(P, "from_windows")
     assert result["cached_table_name"] == "from_windows" and result["row_count"] > 1

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from lantide.query.errors import DataFileUnreadable
 from tests.fakes.bad_files import (
     bomb_sheet,
     lie_about_size,
@@ -95,7 +96,7 @@ def test_raising_the_limit_reads_the_sheet_at_the_next_open(empty_workspace, ope
     data = empty_workspace / "data"
     with_sheet_xml(workbook_bytes({"Big": [["y"]]}), data / "book.xlsx", 1, bomb_sheet(2_000))
     svc = open_service(empty_workspace, max_sheet_cells=1_000)
-    with pytest.raises(Exception):
+    with pytest.raises(DataFileUnreadable):
         svc.run_query('SELECT count(*) FROM "book"."Big"')
     svc.close()
     svc.workspace.close()

@@ -248,7 +248,8 @@ def _file_hashes(root: Path) -> dict[str, str]:
 
 
 _OBJECTS_SQL = """
-SELECT 'table' AS kind, database_name || '.' || schema_name || '.' || table_name FROM duckdb_tables()
+SELECT 'table' AS kind, database_name || '.' || schema_name || '.' || table_name
+    FROM duckdb_tables()
 UNION ALL SELECT 'view', database_name || '.' || schema_name || '.' || view_name FROM duckdb_views()
     WHERE NOT internal
 UNION ALL SELECT 'database', database_name FROM duckdb_databases() WHERE NOT internal

@@ -18,10 +18,12 @@ def _sdk_call(url: str, token: str, tool: str, arguments: dict) -> dict:
     from mcp.client.streamable_http import streamable_http_client
 
     async def run():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
-            async with Client(streamable_http_client(url, http_client=http)) as client:
-                result = await client.call_tool(tool, arguments)
-                return {"is_error": result.is_error, **(result.structured_content or {})}
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            result = await client.call_tool(tool, arguments)
+            return {"is_error": result.is_error, **(result.structured_content or {})}
 
     return asyncio.run(run())
 

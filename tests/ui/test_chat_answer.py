@@ -6,6 +6,7 @@ collections short (lantide.ui.gc_pauses)."""
 from __future__ import annotations
 
 import gc
+from itertools import pairwise
 
 import pytest
 from PySide6.QtWidgets import QTextBrowser
@@ -52,7 +53,7 @@ def test_cutting_at_unit_starts_renders_like_the_whole(text):
         prefix = text[:end]
         starts = unit_starts(prefix)
         bounds = [0] + [s for s in starts if s > 0] + [len(prefix)]
-        pieces = "".join(render_markdown(prefix[a:b]) for a, b in zip(bounds, bounds[1:]))
+        pieces = "".join(render_markdown(prefix[a:b]) for a, b in pairwise(bounds))
         assert pieces == render_markdown(prefix), f"cut differs at {end}: {prefix[-40:]!r}"
     assert len(unit_starts(text)) > 1
 
@@ -92,7 +93,7 @@ def test_a_long_streamed_answer_renders_only_its_tail(qtbot):
     assert len(frozen_revisions) == len(widget.segments) - 1
     starts = [s.start for s in widget.segments]
     assert starts == sorted(starts) and starts[0] == 0
-    assert all(s.end == n.start for s, n in zip(widget.segments, widget.segments[1:]))
+    assert all(s.end == n.start for s, n in pairwise(widget.segments))
     # segment by segment, the same text as one whole render
     assert widget.plain_text().split() == _whole_plain_text(qtbot, text).split()
 

@@ -64,7 +64,7 @@ def test_the_grid_shows_no_noise_and_copy_and_export_keep_every_digit(
     grid.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
     grid.copy_selection(",")
     header, row = list(csv.reader(io.StringIO(QApplication.clipboard().text())))
-    copied = dict(zip(header, row))
+    copied = dict(zip(header, row, strict=True))
     assert copied["noisy"] == repr(0.1 + 0.2) and copied["total"] == repr(9618.2 + 0.1)
     assert copied["money"] == "12.50"
     # export keeps full precision

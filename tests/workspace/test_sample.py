@@ -39,7 +39,8 @@ def test_sample_data_is_realistic_and_messy(sample_workspace):
     assert n_orders == N_ORDERS >= 100_000 and n_null_discount > 0
     customers = f"read_csv('{data}/customers.csv', all_varchar=true)"
     dup_names, null_emails, formats = con.execute(f"""
-        SELECT (SELECT count(*) FROM (SELECT name FROM {customers} GROUP BY name HAVING count(*) > 1)),
+        SELECT (SELECT count(*) FROM (
+                    SELECT name FROM {customers} GROUP BY name HAVING count(*) > 1)),
                (SELECT count(*) FROM {customers} WHERE email IS NULL),
                (SELECT count(DISTINCT CASE WHEN signup_date ~ '^\\d{{4}}-' THEN 'iso'
                                            WHEN signup_date ~ '^\\d{{2}}/' THEN 'dmy'
@@ -70,12 +71,11 @@ def test_sample_is_deterministic(tmp_path):
     ):
         assert (a.root / rel).read_bytes() == (b.root / rel).read_bytes(), rel
     con = duckdb.connect()
+    orders_a, orders_b = f"'{a.root}/data/orders.parquet'", f"'{b.root}/data/orders.parquet'"
     diff = con.execute(f"""SELECT count(*) FROM (
-        (SELECT * FROM '{a.root}/data/orders.parquet' EXCEPT SELECT * FROM '{b.root}/data/orders.parquet')
+        (SELECT * FROM {orders_a} EXCEPT SELECT * FROM {orders_b})
         UNION ALL
-        (SELECT * FROM '{b.root}/data/orders.parquet' EXCEPT SELECT * FROM '{a.root}/data/orders.parquet'))""").fetchone()[
-        0
-    ]
+        (SELECT * FROM {orders_b} EXCEPT SELECT * FROM {orders_a}))""").fetchone()[0]
     assert diff == 0
 
 

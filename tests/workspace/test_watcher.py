@@ -1,3 +1,4 @@
+import contextlib
 import queue
 import time
 
@@ -29,10 +30,8 @@ def _wait_for_path(changes, path, seconds=20.0) -> list:
     while not out or out[-1].path != path:
         remaining = deadline - time.monotonic()
         assert remaining > 0, f"no change of {path} reported; got {out}"
-        try:
+        with contextlib.suppress(queue.Empty):
             out.append(changes.get(timeout=remaining))
-        except queue.Empty:
-            pass
     return out
 
 
