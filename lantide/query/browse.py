@@ -28,7 +28,7 @@ parsed, never pasted into SQL.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
@@ -70,12 +70,12 @@ class TableBrowser:
         self.inputs = inputs
 
     # -- show_tables / read_schema ----------------------------------------------------
-    def show_tables(self) -> dict:
+    def show_tables(self) -> dict[str, Any]:
         self.inputs.refresh_if_stale()
         self.sources.read_small_sheets()  # their row counts; large workbooks wait for a query
         root = self.workspace.root
-        tables: list[dict] = []
-        problems: list[dict] = []
+        tables: list[dict[str, Any]] = []
+        problems: list[dict[str, Any]] = []
         # A table's estimated_size is its row count (sheets and cached tables are tables).
         sizes = {
             (r[0].casefold(), r[1].casefold()): r[2]
@@ -193,7 +193,7 @@ class TableBrowser:
             hint='show_tables lists the tables; a sheet is "book"."Sheet1".',
         )
 
-    def read_schema(self, table: str) -> dict:
+    def read_schema(self, table: str) -> dict[str, Any]:
         self.inputs.refresh_if_stale()
         relation, resolved = self._local_relation(table)
         if resolved.kind == lin.EXTERNAL:
@@ -261,7 +261,7 @@ class TableBrowser:
 
         return self.engine.run(work)
 
-    def relation_info(self, relation_name: str) -> dict:
+    def relation_info(self, relation_name: str) -> dict[str, Any]:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         relation, _ = self._local_relation(relation_name)
 
@@ -275,7 +275,7 @@ class TableBrowser:
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The column profile (:mod:`lantide.query.profile`); ``columns``: only these,
         matched without regard to case; an unknown name is refused with the real ones."""
         from lantide.query.profile import profile_relation
@@ -306,7 +306,7 @@ class TableBrowser:
 
     def export_table(
         self, relation_name: str, path, fmt: str | None = None, *, order_by=None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         from lantide.query.export import export_relation
         from lantide.query.ordering import normalize_order_by

@@ -114,7 +114,7 @@ def add_connection(
     user: str | None = None,
     password: str | None = None,
     replace: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Add a connection (or replace the one of that name, when ``replace``) in
     workspace.json; ``password`` goes to the keyring, never to a file. A new entry without
     a password keeps the one already stored for that name."""
@@ -149,7 +149,7 @@ def add_connection(
     if password:
         set_connection_password(config.name, password)
 
-    def change(settings: dict) -> None:  # on the file as it is now, not a stale copy
+    def change(settings: dict[str, Any]) -> None:  # on the file as it is now, not a stale copy
         others = [
             c
             for c in settings.get("connections", [])
@@ -183,7 +183,7 @@ def migrate_connection_secrets(workspace) -> list[str]:
     and the connection keeps working from it)."""
     reports: list[str] = []
 
-    def apply(settings: dict) -> bool:
+    def apply(settings: dict[str, Any]) -> bool:
         found, changed = _migrate_in(settings)
         reports.extend(found)
         return changed  # nothing moved: the file is not written at all
@@ -192,7 +192,7 @@ def migrate_connection_secrets(workspace) -> list[str]:
     return reports
 
 
-def _migrate_in(settings: dict) -> tuple[list[str], bool]:
+def _migrate_in(settings: dict[str, Any]) -> tuple[list[str], bool]:
     """Move the secrets of ``settings``' connections to the keyring, in place: (what could
     not move, whether anything did)."""
     reports, changed = [], False
@@ -230,7 +230,7 @@ def _save(workspace, change) -> None:
     (:meth:`Workspace.update_settings`), moving secrets still in the file to the keyring
     first; one that cannot move is kept as the analyst wrote it (and reported by list)."""
 
-    def apply(settings: dict) -> None:
+    def apply(settings: dict[str, Any]) -> None:
         change(settings)
         _migrate_in(settings)
 
@@ -246,7 +246,7 @@ def edit_connection(
     dialect: str = "postgres",
     user: str | None = None,
     password: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Change the connection now named ``previous``; a new ``name`` renames it, and its
     stored password follows unless a new one is given."""
     old = _find(workspace, previous)
@@ -286,7 +286,7 @@ def edit_connection(
         keys = list(dict.fromkeys(list(entry.get("secret_keys") or []) + carried))
         entry["secret_keys"] = keys
 
-        def carry(settings: dict) -> None:
+        def carry(settings: dict[str, Any]) -> None:
             for c in settings.get("connections", []):
                 if isinstance(c, dict) and same_name(str(c.get("name", "")), name):
                     c["secret_keys"] = keys
@@ -301,7 +301,7 @@ def edit_connection(
     return entry
 
 
-def remove_connection(workspace, name: str) -> dict:
+def remove_connection(workspace, name: str) -> dict[str, Any]:
     """Remove a connection and its stored password. Tables staged from it stay cached."""
     entry = _find(workspace, name)
     if entry is None:
@@ -324,7 +324,9 @@ def remove_connection(workspace, name: str) -> dict:
     return entry
 
 
-def test_connection(workspace, name: str, *, timeout_seconds: float | None = 30.0) -> dict:
+def test_connection(
+    workspace, name: str, *, timeout_seconds: float | None = 30.0
+) -> dict[str, Any]:
     """Connect and list the tables: ``{"name", "ok", "tables", "sample", "seconds"}``;
     a :class:`ConnectionProblem` (with the password masked) when it cannot."""
     from lantide.query.external import ExternalSources
@@ -349,7 +351,7 @@ def test_connection(workspace, name: str, *, timeout_seconds: float | None = 30.
 test_connection.__test__ = False  # a library call, not a pytest test
 
 
-def _find(workspace, name: str) -> dict | None:
+def _find(workspace, name: str) -> dict[str, Any] | None:
     for entry in workspace.connections:
         if isinstance(entry, dict) and same_name(str(entry.get("name", "")), name or ""):
             # the live entry (workspace.connections is a copy of the list, not of the dicts)
@@ -357,7 +359,7 @@ def _find(workspace, name: str) -> dict | None:
     return None
 
 
-def _exists(entry: dict) -> ConnectionProblem:
+def _exists(entry: dict[str, Any]) -> ConnectionProblem:
     return ConnectionProblem(
         f"a connection named {entry['name']!r} already exists",
         code="CONNECTION_EXISTS",

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import Any
 
 from lantide.query.names import quote_ident, quote_literal
 
@@ -81,7 +82,7 @@ def first_lines(path: Path, n: int) -> list[str]:
     return text.splitlines()[:n]
 
 
-def _columns_sql(columns: list[dict]) -> str:
+def _columns_sql(columns: list[dict[str, Any]]) -> str:
     return (
         "{"
         + ", ".join(f"{quote_literal(c['name'])}: {quote_literal(c['type'])}" for c in columns)
@@ -135,11 +136,11 @@ def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
     return f"read_csv({', '.join(options)})"
 
 
-def _numeric(columns: list[dict]) -> int:
+def _numeric(columns: list[dict[str, Any]]) -> int:
     return sum(1 for c in columns if c["type"].split("(")[0] in _NUMERIC)
 
 
-def _european_reader(cur, path: Path, columns: list[dict]) -> str | None:
+def _european_reader(cur, path: Path, columns: list[dict[str, Any]]) -> str | None:
     """``read_csv`` with decimal commas and thousands dots, when that reads more columns as
     numbers and none already reads as a number with a decimal point; else None."""
     if any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):

@@ -17,6 +17,7 @@ import tempfile
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from lantide.query.errors import QueryError
 from lantide.workspace.atomic import TEMP_SUFFIX, own_writes
@@ -48,7 +49,7 @@ def export_relation(
     *,
     order_by: list[tuple[str, str]] | None = None,
     has_rowid: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Write ``relation`` to ``path``; ``order_by`` (checked pairs, see
     :mod:`lantide.query.ordering`) writes the rows in the order the grid shows them."""
     from lantide.query.ordering import order_by_clause

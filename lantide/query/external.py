@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
+from typing import Any
 
 from lantide.query.connection_secrets import (
     get_connection_password,
@@ -98,7 +99,7 @@ class ConnectionConfig:
     inline_secrets: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def from_dict(cls, data: dict) -> ConnectionConfig:
+    def from_dict(cls, data: dict[str, Any]) -> ConnectionConfig:
         name = str(data.get("name") or "").strip()
         cs = str(data.get("connection_string") or "").strip()
         if not name or not cs:
@@ -151,7 +152,7 @@ class ExternalSources:
     def __init__(self, workspace, *, timeout_seconds: float | None = 300.0):
         self.workspace = workspace
         self.timeout_seconds = timeout_seconds
-        self._tables_cache: dict[tuple, list[dict]] = {}
+        self._tables_cache: dict[tuple, list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------
@@ -211,7 +212,7 @@ class ExternalSources:
         return con
 
     # -- catalog -------------------------------------------------------------------
-    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict]:
+    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict[str, Any]]:
         config = self.config(name)
         key = (config.name, config.connection_string, config.user)  # an edit is a new key
         with self._lock:
@@ -242,7 +243,7 @@ class ExternalSources:
             self._tables_cache[key] = tables
         return tables
 
-    def describe(self, name: str, ref: TableRef) -> list[dict]:
+    def describe(self, name: str, ref: TableRef) -> list[dict[str, Any]]:
         remote = self.remote_ref(name, ref)
         con = self.connect(name)
         try:

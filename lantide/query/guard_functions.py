@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 # Table functions that only read: generators, catalog and metadata views.
 READ_ONLY_TABLE_FUNCTIONS = frozenset(
@@ -318,7 +319,7 @@ def _collect(node, calls: list[DuckDBCall]) -> None:
             _collect(value, calls)
 
 
-def _option_names(function: dict) -> frozenset[str]:
+def _option_names(function: dict[str, Any]) -> frozenset[str]:
     """Named arguments: ``name := value`` (a named argument) or ``name = value`` (DuckDB
     keeps that one as a comparison with a column)."""
     names = set()
@@ -344,7 +345,7 @@ def _option_names(function: dict) -> frozenset[str]:
     return frozenset(names)
 
 
-def _first_argument_strings(function: dict) -> list[str] | None:
+def _first_argument_strings(function: dict[str, Any]) -> list[str] | None:
     arguments = function.get("arguments")
     if arguments is None:  # older serialization: plain children
         arguments = [{"name": "", "expression": c} for c in function.get("children") or []]

@@ -36,10 +36,10 @@ def run_entry(
     sql: str,
     project: str | None = None,
     tab: str | None = None,
-    result: dict | None = None,
+    result: dict[str, Any] | None = None,
     error: BaseException | None = None,
     duration_ms: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """One history line from a run's result or its error."""
     entry: dict[str, Any] = {
         "at": _now(),
@@ -72,8 +72,8 @@ def run_entry(
 
 
 def source_run_entry(
-    report: dict, *, sql: str, project: str | None, tab: str, row_count: int | None = None
-) -> dict:
+    report: dict[str, Any], *, sql: str, project: str | None, tab: str, row_count: int | None = None
+) -> dict[str, Any]:
     """The history line of a Source Run of ``tab`` from its report. ``row_count``: the
     rows of the tab's table when it ran or was up to date."""
     entry: dict[str, Any] = {
@@ -119,11 +119,11 @@ def source_run_entry(
     return entry
 
 
-def append_entry(workspace, entry: dict) -> None:
+def append_entry(workspace, entry: dict[str, Any]) -> None:
     append_jsonl(history_path(workspace), entry)
 
 
-def read_history(workspace, limit: int = HISTORY_SHOWN) -> list[dict]:
+def read_history(workspace, limit: int = HISTORY_SHOWN) -> list[dict[str, Any]]:
     """The last ``limit`` entries, oldest first (a torn or foreign line is skipped)."""
     path = history_path(workspace)
     if not path.exists():

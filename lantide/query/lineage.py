@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lantide.errors import LantideError
 from lantide.query.errors import LineageCycle
@@ -36,7 +37,7 @@ class Input:
     target: str  # tab name, data file path, cached table, connection name
     detail: object = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "table": self.name, "target": self.target}
 
 
@@ -48,13 +49,13 @@ class TabLineage:
     parsed: ParsedQuery | None = None
     inputs: list[Input] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
-    error: dict | None = None
+    error: dict[str, Any] | None = None
 
     @property
     def upstream_tabs(self) -> list[str]:
         return sorted({i.target for i in self.inputs if i.kind == TAB}, key=str.casefold)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {
             "tab": self.tab,
             "reads_tabs": self.upstream_tabs,

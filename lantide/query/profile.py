@@ -17,6 +17,7 @@ a preview cell is.
 from __future__ import annotations
 
 from datetime import UTC
+from typing import Any
 
 from lantide.query.names import quote_ident
 from lantide.query.results import CELL_CHARS, cut_marker, jsonable
@@ -57,7 +58,7 @@ def _is_temporal(type_name: str) -> bool:
 
 def profile_relation(
     engine, relation: str, *, bins: int = 10, top: int = 10, only: list[str] | None = None
-) -> dict:
+) -> dict[str, Any]:
     """``only``: profile just these columns (exact names, in this order)."""
 
     def work(cur):
@@ -101,7 +102,7 @@ def profile_relation(
     return engine.run(work)
 
 
-def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
+def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict[str, Any]:
     as_number = f"epoch({col})" if _is_temporal(type_name) else f"CAST({col} AS DOUBLE)"
     lo_n, hi_n = cur.execute(
         f"SELECT min({as_number}), max({as_number}) FROM {relation}"
@@ -146,7 +147,7 @@ def _marked(value):
     return value
 
 
-def _top_values(cur, relation, col, top, non_null) -> dict:
+def _top_values(cur, relation, col, top, non_null) -> dict[str, Any]:
     # grouped on the whole values; only the cut ones cross into Python
     rows = cur.execute(
         f"SELECT left(v, {CELL_CHARS + 1}), n FROM (SELECT CAST({col} AS VARCHAR) AS v, "

@@ -17,6 +17,7 @@ instead. Notes cost one ``sniff_csv`` when the file is registered, never per que
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lantide.query.csv_dialect import encoding_option, first_lines
 from lantide.query.names import quote_literal
@@ -31,7 +32,7 @@ def _lines(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
-def _names(columns: list[dict]) -> str:
+def _names(columns: list[dict[str, Any]]) -> str:
     names = [c["name"] for c in columns]
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from typing import Any
 
 from lantide.query.catalog import now_utc
 from lantide.query.names import INTERNAL_SCHEMA
@@ -70,7 +71,7 @@ class RemoteConsents:
         return new_id
 
 
-def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict:
+def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict[str, Any]:
     """The ``warning_required`` answer; ``again``: how to pass the id back."""
     return {
         "status": "warning_required",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import checks as result_checks
@@ -75,7 +75,7 @@ class StatementRunner:
         self.preview_rows = preview_rows_of(settings)
 
     # -- the three entry points on ad-hoc SQL ---------------------------------------
-    def validate_query(self, sql: str) -> dict:
+    def validate_query(self, sql: str) -> dict[str, Any]:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         try:
             self.inputs.refresh_if_stale()
@@ -113,7 +113,7 @@ class StatementRunner:
             "warnings": self.inputs.reading_warnings(inputs) + [h["message"] for h in found],
         }
 
-    def preview_sql(self, sql: str, rows: int) -> dict:
+    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         self.inputs.refresh_if_stale()
@@ -147,7 +147,7 @@ class StatementRunner:
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
         started = time.perf_counter()
@@ -275,7 +275,7 @@ class StatementRunner:
         parsed: ParsedQuery,
         warning_ids,
         again: str = "run the same query again",
-    ) -> dict | None:
+    ) -> dict[str, Any] | None:
         """None when the remote result is small enough or its staging was confirmed with
         one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
         remote = self.external.remote_sql(connection, parsed)
@@ -377,7 +377,7 @@ class StatementRunner:
         connection: str | None,
         key: str | None,
         previous_row_count: int | None = None,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """The result's checks (:mod:`lantide.query.checks`), on the table just written or
         the preview rows."""
         return result_checks.compute(
@@ -407,12 +407,12 @@ def step_result(
     project: Project | None,
     purpose: str | None,
     result_label: str | None,
-    found: list[dict],
+    found: list[dict[str, Any]],
     connection: str | None,
     tab: str | None = None,
     extra_warnings: Iterable[str] = (),
-    checks: Iterable[dict] = (),
-) -> dict:
+    checks: Iterable[dict[str, Any]] = (),
+) -> dict[str, Any]:
     """The ``run_query`` / ``run_sql_tab`` answer with its ledger ``step``."""
     duration_ms = int((time.perf_counter() - started) * 1000)
     coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import backend
@@ -195,7 +195,7 @@ class QueryService:
         one thread; ``scope.cancel()`` from any thread stops those calls and no others."""
         return CancelScope(name)
 
-    def refresh_sources(self, changes=None) -> dict:
+    def refresh_sources(self, changes=None) -> dict[str, Any]:
         """Re-register data files; ``changes`` is a watcher batch (only data changes count)."""
         if changes is not None and not any(getattr(c, "kind", None) == "data" for c in changes):
             return {"added": [], "changed": [], "removed": [], "failed": []}
@@ -220,11 +220,11 @@ class QueryService:
             self._watcher = None
 
     # -- statements (lantide.query.runner) ------------------------------------------
-    def validate_query(self, sql: str) -> dict:
+    def validate_query(self, sql: str) -> dict[str, Any]:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         return self.runner.validate_query(sql)
 
-    def preview_sql(self, sql: str, rows: int) -> dict:
+    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         return self.runner.preview_sql(sql, rows)
@@ -239,7 +239,7 @@ class QueryService:
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
         return self.runner.run_query(
@@ -261,7 +261,7 @@ class QueryService:
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         return self.tabs.run_sql_tab(
             project,
             tab,
@@ -275,10 +275,10 @@ class QueryService:
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict], None] | None = None,
+        progress: Callable[[dict[str, Any]], None] | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         return self.tabs.source_run_sql_tab(
@@ -293,23 +293,23 @@ class QueryService:
         """The clean name a new tab may take, or the error create_sql_tab would give."""
         return self.tabs.check_new_sql_tab(project, name)
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict:
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
         return self.tabs.create_sql_tab(project, name, sql)
 
-    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict:
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
         return self.tabs.rename_sql_tab(project, old, new)
 
-    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict:
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
         return self.tabs.delete_sql_tab(project, name)
 
-    def list_sql_tabs(self, project: ProjectArg) -> list[dict]:
+    def list_sql_tabs(self, project: ProjectArg) -> list[dict[str, Any]]:
         return self.tabs.list_sql_tabs(project)
 
-    def lineage(self, project: ProjectArg) -> dict:
+    def lineage(self, project: ProjectArg) -> dict[str, Any]:
         return self.tabs.lineage(project)
 
     # -- browsing (lantide.query.browse) --------------------------------------------
-    def show_tables(self) -> dict:
+    def show_tables(self) -> dict[str, Any]:
         return self.browser.show_tables()
 
     def wait_for_row_counts(self, timeout: float | None = None) -> bool:
@@ -317,7 +317,7 @@ class QueryService:
         ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
         return self.browser.wait_for_row_counts(timeout)
 
-    def read_schema(self, table: str) -> dict:
+    def read_schema(self, table: str) -> dict[str, Any]:
         return self.browser.read_schema(table)
 
     def fetch_rows(
@@ -326,18 +326,18 @@ class QueryService:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
         return self.browser.fetch_rows(relation_name, offset, limit, order_by)
 
-    def relation_info(self, relation_name: str) -> dict:
+    def relation_info(self, relation_name: str) -> dict[str, Any]:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         return self.browser.relation_info(relation_name)
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
 
     def export_table(
         self, relation_name: str, path: str | Path, fmt: str | None = None, *, order_by=None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
 

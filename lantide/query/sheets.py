@@ -20,6 +20,7 @@ when the workspace is next opened (a raised limit applies then).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lantide.errors import LantideError
 from lantide.query.engine import transaction
@@ -98,20 +99,20 @@ class LazySheets:
         except OSError:
             return False
 
-    def _read_small_book(self, path: Path, sheets: list[str]) -> dict:
+    def _read_small_book(self, path: Path, sheets: list[str]) -> dict[str, Any]:
         """``{sheet: typed columns or its problem (text)}``."""
         return {
             sheet: got if not isinstance(got, LantideError) else got.message
             for sheet, got in self._checked_sheets(path, sheets).items()
         }
 
-    def _checked_sheets(self, path: Path, sheets: list[str]) -> dict:
+    def _checked_sheets(self, path: Path, sheets: list[str]) -> dict[str, Any]:
         """``{sheet: typed columns, or the QueryError that kept it from being read}``: each
         checked against the limits, then the good ones read with the book opened once."""
         from lantide.query.excel import read_sheets
         from lantide.query.workbook_limits import check_sheet
 
-        out: dict = {}
+        out: dict[str, Any] = {}
         for sheet in sheets:
             try:
                 check_sheet(path, sheet, self.limits)

@@ -25,6 +25,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lantide.query.catalog import Catalog
 from lantide.query.csv_dialect import encoding_option, improve_view
@@ -74,7 +75,7 @@ class DataTable:
     def qualified_name(self) -> str:
         return qualified(self.schema, self.name)
 
-    def to_dict(self, root: Path) -> dict:
+    def to_dict(self, root: Path) -> dict[str, Any]:
         try:
             rel = self.path.relative_to(root).as_posix()
         except ValueError:
@@ -144,7 +145,7 @@ def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     return f"read_json({pattern}{extra})"
 
 
-def _notes_missing(row: dict, fmt: str) -> bool:
+def _notes_missing(row: dict[str, Any], fmt: str) -> bool:
     """A text file registered before reading notes existed: registered again once."""
     return (
         fmt in ("csv", "tsv")
@@ -178,7 +179,7 @@ class DataSources(LazySheets):
         self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
         self._inflated: dict[tuple, int] = {}  # (path, size, mtime) -> declared inflated size
         self._retry_failed = True  # files that failed are tried again once per open
-        self._rules: dict[str, dict] = {}  # the analyst's reading rules (file_rules)
+        self._rules: dict[str, dict[str, Any]] = {}  # the analyst's reading rules (file_rules)
         self._rules_stamp: tuple[int, int] | None = None
         self.on_registered = lambda path_text: None  # e.g. forget the file's row count
         self.catalog = catalog
@@ -267,12 +268,12 @@ class DataSources(LazySheets):
                 found.append((entry, fmt))
         return found
 
-    def refresh(self) -> dict:
+    def refresh(self) -> dict[str, Any]:
         """Register new and changed files, drop removed ones. Returns what changed."""
         with self._lock:
             return self._refresh()
 
-    def _refresh(self) -> dict:
+    def _refresh(self) -> dict[str, Any]:
         report = {"added": [], "changed": [], "removed": [], "failed": []}
         self._load_rules()
         files = self._scan()
@@ -358,7 +359,7 @@ class DataSources(LazySheets):
         except LantideError:
             self._rules = {}
 
-    def _rule_of(self, path: Path) -> dict | None:
+    def _rule_of(self, path: Path) -> dict[str, Any] | None:
         try:
             rel = path.relative_to(self.root).as_posix()
         except ValueError:
@@ -366,7 +367,7 @@ class DataSources(LazySheets):
         rule = self._rules.get(rel)
         return {"header_row": header_row_of(rule)} if header_row_of(rule) is not None else None
 
-    def _names_of(self, path_text: str, known: dict) -> set[str]:
+    def _names_of(self, path_text: str, known: dict[str, Any]) -> set[str]:
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
 

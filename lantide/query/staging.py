@@ -9,6 +9,7 @@ cancelled staging keeps the previous table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lantide.query import results
 from lantide.query.engine import Engine, transaction
@@ -16,6 +17,9 @@ from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery
 from lantide.query.names import quote_ident
 from lantide.query.typed_columns import insert
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
 
 
 def stage(
@@ -34,7 +38,7 @@ def stage(
     remote_sql = external.remote_sql(connection, parsed)
     batches = external.stream_batches(connection, remote_sql, register_cancel=engine.cancel_hook)
 
-    def work(cur):
+    def work(cur: Cursor) -> results.Preview:
         try:
             with transaction(cur):
                 schema, _ = next(batches)

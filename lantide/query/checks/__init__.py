@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.checks import result_stats, rules
 from lantide.query.checks.facts import Relation, RelationFacts
@@ -78,7 +78,7 @@ def compute(
     connection: str | None,
     drift_factor: float = rules.DRIFT_FACTOR,
     previous_row_count: int | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The checks of one result (see the module docstring), measured on ``engine`` and
     kept in ``facts``. ``inputs``: the statement's resolved tables
     (:class:`lantide.query.lineage.Input`), versioned by ``sources`` and ``catalog``;
@@ -91,7 +91,7 @@ def compute(
         return []  # a description of a table, not a result: its NULL "default" column is no news
 
     def work(cur):
-        checks: list[dict] = []
+        checks: list[dict[str, Any]] = []
         statement = relations = None
         if not connection:
             try:
@@ -148,7 +148,7 @@ def compute(
         return []
 
 
-def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict:
+def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict[str, Any]:
     """(schema or None, name) of each table the statement reads -> its :class:`Relation`."""
     from lantide.query import lineage as lin
     from lantide.query.names import quote_ident
@@ -179,7 +179,7 @@ def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict:
     return out
 
 
-def _analyse(cur, store: RelationFacts, parsed, relations: dict):
+def _analyse(cur, store: RelationFacts, parsed, relations: dict[str, Any]):
     """The statement's analysis, kept per statement text and input versions (a re-run of
     the same step, as Source Run does, does not qualify it again)."""
     import sqlglot

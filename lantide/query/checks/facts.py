@@ -23,6 +23,7 @@ import json
 import logging
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from lantide.query.catalog import now_utc
 from lantide.query.engine import transaction
@@ -79,16 +80,16 @@ class RelationFacts:
     def __init__(self, engine):
         self.engine = engine
         self._lock = threading.Lock()
-        self._memory: dict[tuple[str, str], tuple[str, dict]] | None = None
+        self._memory: dict[tuple[str, str], tuple[str, dict[str, Any]]] | None = None
         self._columns: dict[tuple[str, str], dict[str, str]] = {}
-        self._pending: dict = {}  # facts measured, not yet written
-        self._statements: dict = {}  # statement analyses, newest last (a small LRU)
+        self._pending: dict[str, Any] = {}  # facts measured, not yet written
+        self._statements: dict[str, Any] = {}  # statement analyses, newest last (a small LRU)
         try:
             engine.execute(_SCHEMA_SQL)
         except Exception as exc:  # a read-only or damaged database: keep facts in memory
             log.warning("check facts are not persisted: %s", exc)
 
-    def _loaded(self) -> dict:
+    def _loaded(self) -> dict[str, Any]:
         with self._lock:
             if self._memory is not None:
                 return self._memory
@@ -108,11 +109,11 @@ class RelationFacts:
                 self._memory = memory
             return self._memory
 
-    def _get(self, rel: Relation, fact: str) -> dict | None:
+    def _get(self, rel: Relation, fact: str) -> dict[str, Any] | None:
         found = self._loaded().get((rel.subject, fact))
         return found[1] if found is not None and found[0] == rel.version else None
 
-    def _put(self, cur, rel: Relation, fact: str, value: dict) -> None:
+    def _put(self, cur, rel: Relation, fact: str, value: dict[str, Any]) -> None:
         """Remember a fact now; it is written with :meth:`flush` (one commit per result)."""
         self._loaded()
         with self._lock:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 
 from lantide.query.checks.facts import KeyFacts, Relation
 
@@ -127,7 +128,7 @@ class FanOutAnalysis:
         self._repetitions[memo] = out
         return out
 
-    def fan_out_checks(self) -> list[dict]:
+    def fan_out_checks(self) -> list[dict[str, Any]]:
         checks = []
         for js in self.statement.join_scopes:
             fired: dict[str, list] = {}
@@ -143,7 +144,7 @@ class FanOutAnalysis:
                 checks.append(self._fan_out_check(js, self.repetition(js, side), aggregates))
         return checks
 
-    def total_checks(self, result_facts) -> list[dict]:
+    def total_checks(self, result_facts) -> list[dict[str, Any]]:
         checks = []
         if result_facts is None or not result_facts.complete:
             return checks
@@ -184,7 +185,7 @@ class FanOutAnalysis:
                 )
         return checks
 
-    def _fan_out_check(self, js, rep: Repetition, aggregates: list[str]) -> dict:
+    def _fan_out_check(self, js, rep: Repetition, aggregates: list[str]) -> dict[str, Any]:
         joins = []
         bound = 1
         for edge, far, facts in rep.joins:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
+from typing import Any
 
 from lantide.query.names import quote_ident
 
@@ -70,7 +71,7 @@ class ResultFacts:
 def from_table(
     cur,
     table: str,
-    columns: list[dict],
+    columns: list[dict[str, Any]],
     row_count: int,
     *,
     detail: set[int] = frozenset(),
@@ -125,7 +126,7 @@ def _as_float(value) -> float | None:
 
 
 def from_rows(
-    columns: list[dict],
+    columns: list[dict[str, Any]],
     rows: list[list],
     row_count: int,
     *,

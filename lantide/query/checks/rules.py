@@ -8,6 +8,7 @@ or ``info``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from lantide.query.checks.statement import tokens
 
@@ -56,7 +57,7 @@ def ratio_bound(name: str) -> float | None:
     return None
 
 
-def empty_result(facts) -> list[dict]:
+def empty_result(facts) -> list[dict[str, Any]]:
     if facts.row_count:
         return []
     return [
@@ -69,7 +70,7 @@ def empty_result(facts) -> list[dict]:
     ]
 
 
-def all_null_columns(facts) -> list[dict]:
+def all_null_columns(facts) -> list[dict[str, Any]]:
     if not facts.row_count or not facts.complete:
         return []
     empty = [c.name for c in facts.columns if c.non_null == 0]
@@ -86,7 +87,7 @@ def all_null_columns(facts) -> list[dict]:
     ]
 
 
-def nan_or_inf(facts) -> list[dict]:
+def nan_or_inf(facts) -> list[dict[str, Any]]:
     found = {c.name: c.nonfinite for c in facts.columns if c.nonfinite}
     if not found:
         return []
@@ -102,7 +103,7 @@ def nan_or_inf(facts) -> list[dict]:
     ]
 
 
-def division_by_zero(facts, divisions) -> list[dict]:
+def division_by_zero(facts, divisions) -> list[dict[str, Any]]:
     out = []
     for div in divisions:
         if div.column >= len(facts.columns):
@@ -135,7 +136,7 @@ def division_by_zero(facts, divisions) -> list[dict]:
     return out
 
 
-def ratio_columns(columns: list[dict]) -> set[int]:
+def ratio_columns(columns: list[dict[str, Any]]) -> set[int]:
     """Positions of numeric columns named like a percent, share or rate."""
     from lantide.query.checks.result_stats import is_numeric
 
@@ -146,7 +147,7 @@ def ratio_columns(columns: list[dict]) -> set[int]:
     }
 
 
-def implausible_ratios(facts) -> list[dict]:
+def implausible_ratios(facts) -> list[dict[str, Any]]:
     out = []
     for col in facts.columns:
         bound = ratio_bound(col.name)
@@ -188,7 +189,9 @@ def implausible_ratios(facts) -> list[dict]:
     return out
 
 
-def row_count_drift(previous: int | None, now: int, factor: float = DRIFT_FACTOR) -> list[dict]:
+def row_count_drift(
+    previous: int | None, now: int, factor: float = DRIFT_FACTOR
+) -> list[dict[str, Any]]:
     if previous is None:
         return []
     low, high = sorted((previous, now))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 ADDITIVE = ("Count", "Sum", "Avg")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -86,10 +87,12 @@ class Additive:
 @dataclass
 class JoinScope:
     scope: object
-    sources: dict  # alias -> Source
+    sources: dict[str, Any]  # alias -> Source
     edges: list  # Edge
     additives: list = field(default_factory=list)
-    filters: dict = field(default_factory=dict)  # alias -> [SQL of conditions on it alone]
+    filters: dict[str, Any] = field(
+        default_factory=dict[str, Any]
+    )  # alias -> [SQL of conditions on it alone]
 
     @property
     def key(self) -> int:
@@ -144,7 +147,7 @@ def analyse_without_joins(expression) -> Statement:
     return Statement([], _divisions(expression), [], expression)
 
 
-def analyse(expression, schema: dict | None) -> Statement:
+def analyse(expression, schema: dict[str, Any] | None) -> Statement:
     """The statement's joins, additive uses, divisions and summed outputs. ``expression``
     is qualified in place: pass a tree nobody else holds."""
     from sqlglot import exp
@@ -213,7 +216,7 @@ def _conjuncts(node):
     return [node]
 
 
-def _conditions(select) -> tuple[list, dict]:
+def _conditions(select) -> tuple[list, dict[str, Any]]:
     """The conjuncts of every ``ON`` and of ``WHERE``, and the join kind of each ``ON`` one."""
     conditions = []
     kinds = {}
@@ -227,7 +230,7 @@ def _conditions(select) -> tuple[list, dict]:
     return conditions, kinds
 
 
-def _local_filters(select, sources: dict) -> dict:
+def _local_filters(select, sources: dict[str, Any]) -> dict[str, Any]:
     """alias -> the conditions that read only that source (``p.current``, ``b.valid_to IS
     NULL``), as SQL on the source's own columns: a key unique among the rows they keep
     repeats nothing, however many rows the whole table has per key."""
@@ -252,7 +255,7 @@ def _local_filters(select, sources: dict) -> dict:
     return out
 
 
-def _edges(select, sources: dict) -> list:
+def _edges(select, sources: dict[str, Any]) -> list:
     from sqlglot import exp
 
     conditions, kinds = _conditions(select)
@@ -339,7 +342,7 @@ def _collapses(select) -> bool:
     )
 
 
-def _collect_additives(scope, by_scope: dict) -> None:
+def _collect_additives(scope, by_scope: dict[str, Any]) -> None:
     from sqlglot import exp
 
     select = scope.expression
@@ -421,7 +424,7 @@ def tokens(name: str) -> list[str]:
     return _TOKEN.findall(spaced.lower())
 
 
-def _named_sides(output_name: str | None, sources: dict) -> list[str]:
+def _named_sides(output_name: str | None, sources: dict[str, Any]) -> list[str]:
     """The sources a ``COUNT(*)``'s output name says it counts (``customers``,
     ``n_customers``, ``customer_count`` for a source reading ``customers``). A source
     whose whole name matches wins; else one whose name has a matching word (``dims`` for
@@ -490,7 +493,7 @@ def _divisions(select) -> list:
     return out
 
 
-def _sum_outputs(scope, by_scope: dict) -> list:
+def _sum_outputs(scope, by_scope: dict[str, Any]) -> list:
     """Output columns that are ``SUM(col)`` of one base table's column, in a join."""
     from sqlglot import exp
 
