@@ -17,6 +17,7 @@ refuses every write). Table names are compared case-insensitively, as DuckDB doe
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -255,7 +256,7 @@ class Catalog:
             for r in rows
         ]
 
-    def replace_sources_of(self, cur: Cursor, path: str, rows: list[SourceTuple]) -> None:
+    def replace_sources_of(self, cur: Cursor, path: str, rows: Sequence[SourceTuple]) -> None:
         """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)
         and optionally notes (JSON text) and options (JSON text)."""
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])

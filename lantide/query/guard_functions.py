@@ -279,7 +279,8 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
                 import duckdb
 
                 _parser = duckdb.connect(":memory:", config={"enable_external_access": False})
-            text = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchone()[0]
+            (row,) = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchall()
+        text = row[0]
         tree = json.loads(text)
     except Exception:
         return None
@@ -292,7 +293,7 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
     return calls
 
 
-def _collect(node, calls: list[DuckDBCall]) -> None:
+def _collect(node: object, calls: list[DuckDBCall]) -> None:
     if isinstance(node, dict):
         if node.get("type") == "TABLE_FUNCTION" and isinstance(node.get("function"), dict):
             function = node["function"]
@@ -357,7 +358,7 @@ def _first_argument_strings(function: dict[str, Any]) -> list[str] | None:
     return _constant_strings(positional[0])
 
 
-def _constant_strings(expr) -> list[str] | None:
+def _constant_strings(expr: object) -> list[str] | None:
     if not isinstance(expr, dict):
         return None
     if expr.get("class") == "CONSTANT":

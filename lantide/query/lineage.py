@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lantide.errors import LantideError
@@ -56,7 +57,7 @@ class TabLineage:
         return sorted({i.target for i in self.inputs if i.kind == TAB}, key=str.casefold)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "tab": self.tab,
             "reads_tabs": self.upstream_tabs,
             "reads_sources": [i.to_dict() for i in self.inputs if i.kind == DATA],
@@ -75,11 +76,20 @@ def sql_hash(sql: str) -> str:
 
 
 def analyse_tab(
-    tab: str, sql: str, resolve: Callable[[TableRef], Input], **guard_kwargs
+    tab: str,
+    sql: str,
+    resolve: Callable[[TableRef], Input],
+    *,
+    data_dir: Path | None = None,
+    workspace_root: Path | None = None,
+    known_table: Callable[[TableRef], bool] = lambda ref: True,
 ) -> TabLineage:
+    """The lineage of one tab; the keywords are :func:`lantide.query.guard.check`'s."""
     lineage = TabLineage(tab=tab, sql=sql, sql_hash=sql_hash(sql))
     try:
-        parsed = check(sql, **guard_kwargs)
+        parsed = check(
+            sql, data_dir=data_dir, workspace_root=workspace_root, known_table=known_table
+        )
     except LantideError as exc:
         lineage.error = exc.to_dict()
         return lineage

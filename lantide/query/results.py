@@ -90,7 +90,7 @@ def materialize_prefix(table: str) -> str:
 
 
 def columns_of(description: Sequence[Sequence[object]] | None) -> list[Column]:
-    return [{"name": d[0], "type": str(d[1])} for d in description or []]
+    return [{"name": str(d[0]), "type": str(d[1])} for d in description or []]
 
 
 def jsonable(value: object) -> JSONValue:
