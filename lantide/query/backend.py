@@ -57,7 +57,7 @@ class Backend:
         sources: DataSources,
         row_counts: RowCounts,
         settings_key: SettingsKey,
-        check_facts: RelationFacts | None = None,
+        check_facts: RelationFacts,
     ) -> None:
         self.key = key
         self.engine = engine

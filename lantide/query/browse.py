@@ -27,6 +27,7 @@ parsed, never pasted into SQL.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,7 @@ from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
+    from lantide.query.engine import Cursor, Row
     from lantide.workspace.model import Workspace
 
 
@@ -223,8 +225,12 @@ class TableBrowser:
 
     # -- browsing ------------------------------------------------------------------
     def fetch_rows(
-        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
-    ) -> list[tuple]:
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 200,
+        order_by: Sequence[tuple[str, str]] | None = None,
+    ) -> list[Row]:
         """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values.
 
         ``order_by``: None (the table's own order) or a list of ``(column_name, "asc" |
@@ -248,7 +254,7 @@ class TableBrowser:
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
         has_rowid = _has_rowid(resolved)
 
-        def work(cur):
+        def work(cur: Cursor) -> list[Row]:
             order = ""
             if keys:
                 columns = [
@@ -265,7 +271,7 @@ class TableBrowser:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         relation, _ = self._local_relation(relation_name)
 
-        def work(cur):
+        def work(cur: Cursor) -> dict[str, Any]:
             cur.execute(f"SELECT * FROM {relation} LIMIT 0")
             columns = results.columns_of(cur.description)
             count = cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0]
@@ -305,7 +311,12 @@ class TableBrowser:
         return profile_relation(self.engine, relation, bins=bins, top=top, only=only)
 
     def export_table(
-        self, relation_name: str, path, fmt: str | None = None, *, order_by=None
+        self,
+        relation_name: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        order_by: Sequence[tuple[str, str]] | None = None,
     ) -> dict[str, Any]:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         from lantide.query.export import export_relation

@@ -55,7 +55,7 @@ class CancelScope:
         self.name = name
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
-        self._cursors: dict[int, object] = {}  # key of a running statement -> its cursor
+        self._cursors: dict[int, Cursor] = {}  # key of a running statement -> its cursor
         self._hooks: dict[int, Callable[[], None]] = {}
         self._repeating = False
 

@@ -15,6 +15,7 @@ each goes to the keyring entry ``connection:NAME:KEY`` (environment:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 
@@ -97,7 +98,7 @@ def split_secrets(connection_string: str) -> tuple[str, dict[str, str]]:
     (``PWD``, ``AccessToken``, ...; a URL's password as :data:`URL_USERINFO`, its query
     parameter as ``url?password``)."""
     found: dict[str, str] = {}
-    kept = []
+    kept: list[str] = []
     for raw, key, value in _odbc_parts(connection_string):
         if key and is_secret_key(key):
             found[key] = value
@@ -107,13 +108,13 @@ def split_secrets(connection_string: str) -> tuple[str, dict[str, str]]:
     if connection_string.rstrip().endswith(";") and text and not text.endswith(";"):
         text += ";"
 
-    def userinfo(match):
+    def userinfo(match: re.Match[str]) -> str:
         found[URL_USERINFO] = match.group("secret")
         return match.group("head") + "@"
 
     text = _URL_USERINFO_RE.sub(userinfo, text, count=1)
 
-    def query(match):
+    def query(match: re.Match[str]) -> str:
         if not is_secret_key(match.group("key")):
             return match.group(0)
         found["url?" + match.group("key")] = match.group("value")
@@ -242,7 +243,5 @@ def _keyring_delete(entry: str) -> None:
         return
     import keyring
 
-    try:
+    with contextlib.suppress(Exception):
         keyring.delete_password(secrets.SERVICE, entry)
-    except Exception:
-        pass

@@ -27,7 +27,7 @@ from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
-from lantide.query.hints import statement_hints
+from lantide.query.hints import Hint, statement_hints
 from lantide.query.projects import ProjectArg, project_or_unreadable
 from lantide.query.remote_consent import RemoteConsents, statement_key
 from lantide.query.remote_consent import warning as remote_warning
@@ -36,6 +36,7 @@ from lantide.query.result_warnings import ResultWarning
 from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -273,7 +274,7 @@ class StatementRunner:
         self,
         connection: str,
         parsed: ParsedQuery,
-        warning_ids,
+        warning_ids: str | Iterable[object] | None,
         again: str = "run the same query again",
     ) -> dict[str, Any] | None:
         """None when the remote result is small enough or its staging was confirmed with
@@ -306,7 +307,7 @@ class StatementRunner:
         kind = type(parsed.expression).__name__
         t0 = time.perf_counter()
 
-        def bookkeeping(cur, row_count: int) -> None:
+        def bookkeeping(cur: Cursor, row_count: int) -> None:
             record.name = plan.table_name or ""
             record.row_count = row_count
             record.duration_ms = int((time.perf_counter() - t0) * 1000)
@@ -407,7 +408,7 @@ def step_result(
     project: Project | None,
     purpose: str | None,
     result_label: str | None,
-    found: list[dict[str, Any]],
+    found: list[Hint],
     connection: str | None,
     tab: str | None = None,
     extra_warnings: Iterable[str] = (),
@@ -418,7 +419,7 @@ def step_result(
     coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]
     if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
         coded.append(result_warnings.preview_cut(len(preview.rows), preview.row_count))
-    if preview.cells_cut:
+    if preview.cells_cut and preview.cell_chars:  # cells are cut only under a cap
         coded.append(result_warnings.cells_cut(preview.cells_cut, preview.cell_chars))
     coded.extend(
         ResultWarning(h["code"], h["message"])

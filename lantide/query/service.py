@@ -42,16 +42,17 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import backend
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import Catalog
-from lantide.query.engine import Engine
+from lantide.query.engine import Engine, Row
 from lantide.query.external import ExternalSources
 from lantide.query.remote_consent import RemoteConsents
 from lantide.query.row_counts import RowCounts
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
     from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
-    from lantide.workspace.watcher import WorkspaceWatcher
+    from lantide.workspace.watcher import FileChange, WorkspaceWatcher
 
 
 class QueryService:
@@ -181,7 +182,12 @@ class QueryService:
     def __enter__(self) -> QueryService:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def interrupt(self) -> int:
@@ -195,7 +201,7 @@ class QueryService:
         one thread; ``scope.cancel()`` from any thread stops those calls and no others."""
         return CancelScope(name)
 
-    def refresh_sources(self, changes=None) -> dict[str, Any]:
+    def refresh_sources(self, changes: Iterable[FileChange] | None = None) -> dict[str, list[str]]:
         """Re-register data files; ``changes`` is a watcher batch (only data changes count)."""
         if changes is not None and not any(getattr(c, "kind", None) == "data" for c in changes):
             return {"added": [], "changed": [], "removed": [], "failed": []}
@@ -211,7 +217,7 @@ class QueryService:
             )
             self._watcher.start()
 
-    def _on_changes(self, changes) -> None:
+    def _on_changes(self, changes: list[FileChange]) -> None:
         self.refresh_sources(changes)
 
     def stop_watching(self) -> None:
@@ -321,8 +327,12 @@ class QueryService:
         return self.browser.read_schema(table)
 
     def fetch_rows(
-        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
-    ) -> list[tuple]:
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 200,
+        order_by: Sequence[tuple[str, str]] | None = None,
+    ) -> list[Row]:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
         return self.browser.fetch_rows(relation_name, offset, limit, order_by)
 
@@ -336,7 +346,12 @@ class QueryService:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
 
     def export_table(
-        self, relation_name: str, path: str | Path, fmt: str | None = None, *, order_by=None
+        self,
+        relation_name: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        order_by: Sequence[tuple[str, str]] | None = None,
     ) -> dict[str, Any]:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)

@@ -104,7 +104,7 @@ def check_json_objects(cur: Cursor, path: Path, fmt: str, limit_mb: int) -> None
         cur.execute(
             f"SELECT max(strlen(json::VARCHAR)) FROM (SELECT json FROM read_json_objects("
             f"{quote_literal(str(path))}{option}) LIMIT {_JSON_SAMPLE})"
-        ).fetchone()[0]
+        ).fetchall()[0][0]  # an aggregate: one row
         or 0
     )
     if largest > limit_mb << 20:

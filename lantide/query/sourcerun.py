@@ -47,6 +47,8 @@ from lantide.query import lineage as lin
 from lantide.query.catalog import TAB, Catalog
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Project
 
@@ -65,7 +67,7 @@ CANCELLED_CODE = "QUERY_CANCELLED"
 
 def tab_outcome(entry: dict[str, Any]) -> str:
     """ran, skipped, failed, cancelled or not_run: a tab's entry of a report."""
-    status = entry.get("status", "")
+    status = str(entry.get("status", ""))
     if status == FAILED and (entry.get("error") or {}).get("error") == CANCELLED_CODE:
         return CANCELLED
     return status
@@ -280,7 +282,7 @@ def _run_side_by_side(chain: _Chain, order: list[str], workers: int) -> None:
             return chain.execute(name)
 
     pool = None
-    running: dict[str, Any] = {}  # future -> tab
+    running: dict[Future[dict[str, Any]], str] = {}  # future -> tab
     try:
         while len(chain.results) < len(order):
             for name in order:

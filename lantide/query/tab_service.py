@@ -41,6 +41,7 @@ from lantide.query.runner import StatementRunner, step_result
 from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -295,7 +296,7 @@ class SqlTabs:
         cached = self.catalog.cached(old)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
 
-            def work(cur):
+            def work(cur: Cursor) -> None:
                 with transaction(cur):
                     if not same_name(old, new):
                         cur.execute(f"DROP TABLE IF EXISTS {quote_ident(new)}")
@@ -332,7 +333,7 @@ class SqlTabs:
         cached = self.catalog.cached(name)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
 
-            def work(cur):
+            def work(cur: Cursor) -> None:
                 cur.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
                 self.catalog.forget(cur, name)
 
