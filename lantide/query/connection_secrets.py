@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Mapping
 
 from lantide.query.errors import ConnectionProblem
 from lantide.workspace import secrets
@@ -127,7 +128,7 @@ def split_secrets(connection_string: str) -> tuple[str, dict[str, str]]:
     return text, found
 
 
-def join_secrets(connection_string: str, found: dict[str, str]) -> str:
+def join_secrets(connection_string: str, found: Mapping[str, str | None]) -> str:
     """The connection string with ``found`` put back (the inverse of :func:`split_secrets`
     up to the order of keywords)."""
     from lantide.query.external import odbc_braced

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.connection_secrets import (
     delete_connection_password,
@@ -30,6 +31,9 @@ from lantide.query.connection_secrets import (
 )
 from lantide.query.errors import ConnectionProblem
 from lantide.query.names import same_name
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Workspace
 
 # The sqlglot dialects an ODBC source is most often written in; any sqlglot dialect works.
 COMMON_DIALECTS = (
@@ -74,7 +78,7 @@ def odbc_drivers() -> list[str]:
         return []
 
 
-def list_connections(workspace) -> list[dict[str, Any]]:
+def list_connections(workspace: Workspace) -> list[dict[str, Any]]:
     """The workspace's connections, each with ``password`` saying where its password is:
     ``keyring``, ``environment`` (``LANTIDE_PASSWORD_<NAME>``) or ``none``."""
     out = []
@@ -106,7 +110,7 @@ def _env_password(name: str) -> bool:
 
 
 def add_connection(
-    workspace,
+    workspace: Workspace,
     name: str,
     connection_string: str,
     *,
@@ -136,7 +140,7 @@ def add_connection(
     clean, secret_keys = move_secrets_to_keyring(config.name, connection_string.strip())
     if not secret_keys and existing is not None and same_name(str(existing["name"]), config.name):
         secret_keys = [k for k in existing.get("secret_keys") or [] if isinstance(k, str)]
-    entry = {
+    entry: dict[str, Any] = {
         "name": config.name,
         "type": "odbc",
         "dialect": config.dialect,
@@ -176,7 +180,7 @@ def move_secrets_to_keyring(name: str, connection_string: str) -> tuple[str, lis
     return clean, keys
 
 
-def migrate_connection_secrets(workspace) -> list[str]:
+def migrate_connection_secrets(workspace: Workspace) -> list[str]:
     """Move secrets an existing workspace.json holds in plain text to the keyring and
     rewrite the file without them. Returns what could not be moved (no keyring), to report;
     such an entry is left as it is (the analyst's file is not changed behind their back,
@@ -225,7 +229,7 @@ def _migrate_in(settings: dict[str, Any]) -> tuple[list[str], bool]:
     return reports, changed
 
 
-def _save(workspace, change) -> None:
+def _save(workspace: Workspace, change: Callable[[dict[str, Any]], None]) -> None:
     """Apply ``change`` to workspace.json as it is on disk now, under its lock
     (:meth:`Workspace.update_settings`), moving secrets still in the file to the keyring
     first; one that cannot move is kept as the analyst wrote it (and reported by list)."""
@@ -238,7 +242,7 @@ def _save(workspace, change) -> None:
 
 
 def edit_connection(
-    workspace,
+    workspace: Workspace,
     previous: str,
     name: str,
     connection_string: str,
@@ -301,7 +305,7 @@ def edit_connection(
     return entry
 
 
-def remove_connection(workspace, name: str) -> dict[str, Any]:
+def remove_connection(workspace: Workspace, name: str) -> dict[str, Any]:
     """Remove a connection and its stored password. Tables staged from it stay cached."""
     entry = _find(workspace, name)
     if entry is None:
@@ -325,7 +329,7 @@ def remove_connection(workspace, name: str) -> dict[str, Any]:
 
 
 def test_connection(
-    workspace, name: str, *, timeout_seconds: float | None = 30.0
+    workspace: Workspace, name: str, *, timeout_seconds: float | None = 30.0
 ) -> dict[str, Any]:
     """Connect and list the tables: ``{"name", "ok", "tables", "sample", "seconds"}``;
     a :class:`ConnectionProblem` (with the password masked) when it cannot."""
@@ -348,10 +352,10 @@ def test_connection(
     }
 
 
-test_connection.__test__ = False  # a library call, not a pytest test
+test_connection.__dict__["__test__"] = False  # a library call, not a pytest test
 
 
-def _find(workspace, name: str) -> dict[str, Any] | None:
+def _find(workspace: Workspace, name: str) -> dict[str, Any] | None:
     for entry in workspace.connections:
         if isinstance(entry, dict) and same_name(str(entry.get("name", "")), name or ""):
             # the live entry (workspace.connections is a copy of the list, not of the dicts)
@@ -367,7 +371,7 @@ def _exists(entry: dict[str, Any]) -> ConnectionProblem:
     )
 
 
-def _unknown(workspace, name: str) -> ConnectionProblem:
+def _unknown(workspace: Workspace, name: str) -> ConnectionProblem:
     names = (
         ", ".join(str(c.get("name")) for c in workspace.connections if isinstance(c, dict))
         or "none"

@@ -216,7 +216,7 @@ class TableRef:
 class ParsedQuery:
     sql: str  # the text as given
     body: str  # the one statement, without trailing ';' and comments
-    expression: object  # sqlglot expression
+    expression: exp.Expr  # the statement as sqlglot parsed it
     body_start: int = 0  # where the body starts in ``sql``
     tables: list[TableRef] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # paths read by table functions
@@ -328,7 +328,7 @@ def _in_from(func: exp.Func) -> bool:
     return isinstance(func.parent, (exp.Table, exp.Lateral)) and func.arg_key == "this"
 
 
-def _path_literals(func: exp.Func, fname: str) -> list[exp.Expression]:
+def _path_literals(func: exp.Func, fname: str) -> list[exp.Expr]:
     """The string literals of a file reader's first positional argument (a path or a list
     of paths). A path computed at run time cannot be checked, so it is refused."""
     from sqlglot import exp
@@ -382,7 +382,7 @@ def _refuse_function(fname: str, hint: str, in_from: bool) -> QueryRefused:
     return QueryRefused(f"refused: {what}", code=TABLE_FUNCTION_CODE, hint=hint)
 
 
-def _absolute_paths(body: str, nodes: list[exp.Expression], workspace_root: Path) -> str:
+def _absolute_paths(body: str, nodes: list[exp.Expr], workspace_root: Path) -> str:
     """The body with each relative path literal made absolute (DuckDB resolves relative
     paths against the process's working directory, which is not the workspace)."""
     edits = []
@@ -437,10 +437,10 @@ class _Analysis:
 
     body: str
     body_start: int
-    root: object
+    root: exp.Expr | None  # None with an error
     cte_count: int
     join_count: int
-    file_literals: list[exp.Expression]  # string literal nodes of file-reading functions
+    file_literals: list[exp.Expr]  # string literal nodes of file-reading functions
     candidates: list[tuple[TableRef, exp.Identifier]]  # identifier nodes outside CTE names
     error: QueryError | None = None
     duckdb_paths: list[str] = field(default_factory=list)  # file readers' paths, by DuckDB's parser
@@ -617,6 +617,7 @@ def check(
         raise type(err)(err.message, hint=err.hint, code=err.code, position=err.position)
     # (data_dir, workspace_root) when paths are checked against them
     confined = (data_dir, workspace_root) if data_dir and workspace_root else None
+    assert analysis.root is not None  # an analysis without an error has its statement
     parsed = ParsedQuery(
         sql=sql,
         body=analysis.body,
@@ -625,7 +626,7 @@ def check(
         cte_count=analysis.cte_count,
         join_count=analysis.join_count,
     )
-    path_nodes: list[exp.Expression] = []
+    path_nodes: list[exp.Expr] = []
     for literal in analysis.file_literals:
         if confined:
             check_path(literal.this, *confined)
