@@ -20,7 +20,7 @@ import contextlib
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -312,7 +312,7 @@ class ExternalSources:
         *,
         register_cancel: Callable[[Callable[[], None]], AbstractContextManager[None]],
         batch_rows: int | None = None,
-    ) -> Iterator[tuple[RemoteSchema, ColumnBatch | None]]:
+    ) -> Generator[tuple[RemoteSchema, ColumnBatch | None], None, None]:
         """Yield ``(schema, batch)``: first the schema with no batch, then the remote rows as
         typed columns (:class:`ColumnBatch`), at most one batch in Python."""
         con = self.connect(name)

@@ -36,6 +36,7 @@ from lantide.query.result_warnings import ResultWarning
 from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
+    from lantide.query.checks.rules import Check
     from lantide.query.engine import Cursor
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
@@ -378,7 +379,7 @@ class StatementRunner:
         connection: str | None,
         key: str | None,
         previous_row_count: int | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Check]:
         """The result's checks (:mod:`lantide.query.checks`), on the table just written or
         the preview rows."""
         return result_checks.compute(
@@ -412,7 +413,7 @@ def step_result(
     connection: str | None,
     tab: str | None = None,
     extra_warnings: Iterable[str] = (),
-    checks: Iterable[dict[str, Any]] = (),
+    checks: Iterable[Check] = (),
 ) -> dict[str, Any]:
     """The ``run_query`` / ``run_sql_tab`` answer with its ledger ``step``."""
     duration_ms = int((time.perf_counter() - started) * 1000)

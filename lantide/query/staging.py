@@ -46,6 +46,7 @@ def stage(
                 cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} ({columns})")
                 rows = 0
                 for _, batch in batches:
+                    assert batch is not None  # only the first item (the schema) has none
                     rows += insert(cur, quote_ident(table), batch)
                 bookkeeping(cur, rows)
         except BaseException:
