@@ -16,6 +16,7 @@ calamine (Rust, fast) and each sheet handed to DuckDB as typed columns
 
 from __future__ import annotations
 
+import contextlib
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -166,8 +167,6 @@ def read_sheets(path: Path, sheets: list[str]) -> dict[str, ColumnBatch | BaseEx
             except BaseException as exc:
                 out[sheet] = exc
     finally:
-        try:
+        with contextlib.suppress(Exception):
             book.close()
-        except Exception:
-            pass
     return out

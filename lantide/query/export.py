@@ -4,9 +4,10 @@ Rows are fetched from the engine in batches of ``BATCH_ROWS``, so an export of a
 holds one batch in Python (no Arrow: the installed build ships without pyarrow). The
 engine may not write outside the workspace's data/ (its sandbox, frozen with
 ``lock_configuration``), so CSV is written by Python's csv module and Parquet by a scratch
-in-memory DuckDB that receives the batches as typed columns and ``COPY``s them. The file is written next to its target under a temporary name and renamed into
-place at the end (the atomic-write pattern of :mod:`lantide.workspace.atomic`, streamed):
-a failed export leaves any existing file untouched. XLSX is written with xlsxwriter in
+in-memory DuckDB that receives the batches as typed columns and ``COPY``s them. The file
+is written next to its target under a temporary name and renamed into place at the end
+(the atomic-write pattern of :mod:`lantide.workspace.atomic`, streamed): a failed export
+leaves any existing file untouched. XLSX is written with xlsxwriter in
 constant-memory mode and is limited to Excel's 1,048,575 data rows.
 """
 

@@ -16,10 +16,14 @@ by matching text, so a ``;`` or ``DROP`` inside a comment or a string is not a r
 | PRAGMA, SET, RESET                                   | ``QUERY_REFUSED_SETTING``         |
 | CALL                                                 | ``QUERY_REFUSED_CALL``            |
 | BEGIN, COMMIT, ROLLBACK, CHECKPOINT, VACUUM, EXPLAIN | ``QUERY_REFUSED_NOT_SELECT``      |
-| functions that reach outside: ``getenv``, ``query``, ``query_table``, scanners of other databases | ``QUERY_REFUSED_FUNCTION`` |
-| a table function not on the allow-list (``checkpoint()``, logging, ...) | ``QUERY_REFUSED_FUNCTION`` |
+| functions that reach outside (1)                     | ``QUERY_REFUSED_FUNCTION``        |
+| a table function not on the allow-list (2)           | ``QUERY_REFUSED_FUNCTION``        |
 | a file reader whose path is computed, not written     | ``QUERY_REFUSED_FUNCTION``        |
-| a file path outside ``data/``, or a URL              | ``QUERY_REFUSED_OUTSIDE_WORKSPACE`` / ``QUERY_REFUSED_NETWORK`` |
+| a file path outside ``data/``, or a URL              | ``..._OUTSIDE_WORKSPACE`` (3)     |
+
+(1) ``getenv``, ``query``, ``query_table``, scanners of other databases. (2)
+``checkpoint()``, logging, ... (3) ``QUERY_REFUSED_OUTSIDE_WORKSPACE``, or
+``QUERY_REFUSED_NETWORK`` for a URL.
 
 Which functions are allowed lives in :mod:`lantide.query.guard_functions`; calls are
 decided on sqlglot's tree and again on DuckDB's own parse of the statement.

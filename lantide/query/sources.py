@@ -1,12 +1,17 @@
 """Files in ``data/`` as tables, without an import step.
 
-| file                                  | becomes                                          |
-| ------------------------------------- | ------------------------------------------------ |
-| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer, decimal commas, Latin-1 and UTF-16: :mod:`lantide.query.csv_dialect`) |
-| ``x.parquet``                         | view over ``read_parquet``                       |
-| ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
-| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"``, read when first queried, within limits (:mod:`lantide.query.sheets`, :mod:`lantide.query.workbook_limits`) |
-| folder ``events/`` of one format      | one view over all its files (hive partitions too) |
+A file becomes:
+
+- ``sales.csv`` / ``.tsv`` / ``.txt``: view ``"sales"`` over ``read_csv`` (types and header
+  sniffed; a bad row fails the query with its line number, never silently dropped; bad rows
+  that fooled the sniffer, decimal commas, Latin-1 and UTF-16:
+  :mod:`lantide.query.csv_dialect`);
+- ``x.parquet``: a view over ``read_parquet``;
+- ``x.json`` / ``.ndjson`` / ``.jsonl``: a view over ``read_json``;
+- ``book.xlsx`` (``.xlsm .xls .ods``): schema ``"book"`` with a table per sheet,
+  ``"book"."Sheet1"``, read when first queried, within limits (:mod:`lantide.query.sheets`,
+  :mod:`lantide.query.workbook_limits`);
+- a folder ``events/`` of one format: one view over all its files (hive partitions too).
 
 Names are the file name without its suffix. When two files would get the same name (case
 does not count: ``Sales.csv`` and ``sales.parquet``), or a cached table already has it,

@@ -396,7 +396,7 @@ class SqlTabs:
         """Each tab's upstream tabs, and each tab's lineage."""
         tabs = tab_files.tab_names(project)
         lineages = {t: self.tab_lineage(project, t, tabs) for t in tabs}
-        return {t: l.upstream_tabs for t, l in lineages.items()}, lineages
+        return {t: tab.upstream_tabs for t, tab in lineages.items()}, lineages
 
     def lineage(self, project: ProjectArg) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)

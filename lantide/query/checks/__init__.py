@@ -3,16 +3,19 @@
 Every ``run_query``, ``run_sql_tab`` and Source Run result carries ``checks``, a list of
 ``{"code", "severity", "message", "evidence"}`` (DESIGN.md section 6), errors first:
 
-| code                    | severity        | fires when |
-| ----------------------- | --------------- | ---------- |
-| ``JOIN_FAN_OUT``        | error           | a join repeats rows of the side a COUNT/SUM/AVG reads (:mod:`.fan_out`) |
-| ``TOTAL_EXCEEDS_SOURCE``| error           | a SUM over a join is above the same SUM over its base table |
-| ``EMPTY_RESULT``        | warning         | no rows |
-| ``ALL_NULL_COLUMN``     | warning         | a column is NULL in every row |
-| ``NAN_OR_INF``          | warning         | NaN or infinite values, per column |
-| ``DIVISION_BY_ZERO_RISK``| warning / info | an unguarded divisor: warning when values of that column are NULL/NaN/inf |
-| ``IMPLAUSIBLE_RATIO``   | warning         | a percent/share/rate column outside [0, 100] or [0, 1], or above 1,000x its median |
-| ``ROW_COUNT_DRIFT``     | warning         | the same step (same SQL, same tab) ran before with a row count more than ``query.row_count_drift_factor`` (2) apart |
+- ``JOIN_FAN_OUT`` (error): a join repeats rows of the side a COUNT/SUM/AVG reads
+  (:mod:`.fan_out`);
+- ``TOTAL_EXCEEDS_SOURCE`` (error): a SUM over a join is above the same SUM over its base
+  table;
+- ``EMPTY_RESULT`` (warning): no rows;
+- ``ALL_NULL_COLUMN`` (warning): a column is NULL in every row;
+- ``NAN_OR_INF`` (warning): NaN or infinite values, per column;
+- ``DIVISION_BY_ZERO_RISK`` (warning / info): an unguarded divisor; a warning when values
+  of that column are NULL/NaN/inf;
+- ``IMPLAUSIBLE_RATIO`` (warning): a percent/share/rate column outside [0, 100] or [0, 1],
+  or above 1,000x its median;
+- ``ROW_COUNT_DRIFT`` (warning): the same step (same SQL, same tab) ran before with a row
+  count more than ``query.row_count_drift_factor`` (2) apart.
 
 The statement is read with sqlglot (:mod:`.statement`); the inputs' key uniqueness and
 totals are measured in DuckDB and kept per table version (:mod:`.facts`); the result's
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.query.checks import result_stats, rules
 from lantide.query.checks.facts import Relation, RelationFacts, RelationKey, StatementMemo

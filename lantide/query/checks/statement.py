@@ -481,9 +481,7 @@ def _guarded(div: exp.Expr, projection: exp.Expr) -> bool:
         return True
     if isinstance(divisor, exp.Count) and isinstance(divisor.this, exp.Star):
         return True  # COUNT(*) of a group is at least 1
-    if isinstance(divisor, (exp.Nullif, exp.Greatest, exp.Coalesce)):
-        return True
-    return False
+    return isinstance(divisor, (exp.Nullif, exp.Greatest, exp.Coalesce))
 
 
 def _divisions(select: exp.Select) -> list[Division]:
