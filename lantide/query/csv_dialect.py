@@ -26,12 +26,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.query.names import quote_ident, quote_literal
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Row
+    from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 DELIMITERS = (",", ";", "\t", "|")
 _FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
@@ -85,7 +86,7 @@ def first_lines(path: Path, n: int) -> list[str]:
     return text.splitlines()[:n]
 
 
-def _columns_sql(columns: list[dict[str, Any]]) -> str:
+def _columns_sql(columns: list[Column]) -> str:
     return (
         "{"
         + ", ".join(f"{quote_literal(c['name'])}: {quote_literal(c['type'])}" for c in columns)
@@ -139,11 +140,11 @@ def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | Non
     return f"read_csv({', '.join(options)})"
 
 
-def _numeric(columns: list[dict[str, Any]]) -> int:
+def _numeric(columns: list[Column]) -> int:
     return sum(1 for c in columns if c["type"].split("(")[0] in _NUMERIC)
 
 
-def _european_reader(cur: Cursor, path: Path, columns: list[dict[str, Any]]) -> str | None:
+def _european_reader(cur: Cursor, path: Path, columns: list[Column]) -> str | None:
     """``read_csv`` with decimal commas and thousands dots, when that reads more columns as
     numbers and none already reads as a number with a decimal point; else None."""
     if any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):

@@ -17,13 +17,14 @@ instead. Notes cost one ``sniff_csv`` when the file is registered, never per que
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.query.csv_dialect import encoding_option, first_lines
 from lantide.query.names import quote_literal
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor
+    from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 HOW_TO_CHOOSE = (
     "choose the header row with `lantide file header WORKSPACE FILE LINE` (0: no header line)"
@@ -35,7 +36,7 @@ def _lines(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
-def _names(columns: list[dict[str, Any]]) -> str:
+def _names(columns: list[Column]) -> str:
     names = [c["name"] for c in columns]
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
