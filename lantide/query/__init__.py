@@ -7,6 +7,8 @@ Importing this package is cheap: DuckDB loads when a service opens.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lantide.query.cancel import CancelScope
 from lantide.query.errors import (
     ConnectionProblem,
@@ -18,6 +20,9 @@ from lantide.query.errors import (
     TabError,
     TableNotFound,
 )
+
+if TYPE_CHECKING:
+    from lantide.query.service import QueryService
 
 __all__ = [
     "QueryService",
@@ -33,7 +38,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type[QueryService]:
     if name == "QueryService":
         from lantide.query.service import QueryService
 

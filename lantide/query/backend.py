@@ -23,12 +23,21 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
 from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, file_stamp
 from lantide.query.workbook_limits import ReadLimits
+
+if TYPE_CHECKING:
+    from lantide.query.checks.facts import RelationFacts
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import QuerySettings
+
+# The settings an engine was opened with (memory, threads, time limit, the read limits).
+SettingsKey = tuple[str, int, float, int | None, int | None, int | None]
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +56,9 @@ class Backend:
         catalog: Catalog,
         sources: DataSources,
         row_counts: RowCounts,
-        settings_key: tuple,
-        check_facts=None,
-    ):
+        settings_key: SettingsKey,
+        check_facts: RelationFacts,
+    ) -> None:
         self.key = key
         self.engine = engine
         self.catalog = catalog
@@ -73,7 +82,7 @@ def _path_lock(key: str) -> threading.Lock:
         return _path_locks.setdefault(key, threading.Lock())
 
 
-def _settings_key(settings) -> tuple:
+def _settings_key(settings: QuerySettings) -> SettingsKey:
     return (
         settings.memory_limit,
         settings.threads,
@@ -84,7 +93,9 @@ def _settings_key(settings) -> tuple:
     )
 
 
-def acquire(workspace, settings, *, reserved_names: Callable[[], list[str]]) -> Backend:
+def acquire(
+    workspace: Workspace, settings: QuerySettings, *, reserved_names: Callable[[], list[str]]
+) -> Backend:
     """The backend of ``workspace``'s cache database, opened on first use; call
     :func:`release` once for every acquire."""
     key = _key(workspace.cache_db_path)
@@ -121,14 +132,19 @@ def release(backend: Backend) -> None:
             backend.close()
 
 
-def open_count(workspace) -> int:
+def open_count(workspace: Workspace) -> int:
     """How many services share ``workspace``'s database now (0: not open here)."""
     with _registry_lock:
         backend = _registry.get(_key(workspace.cache_db_path))
         return backend.refs if backend is not None else 0
 
 
-def _open(key: str, workspace, settings, reserved_names) -> Backend:
+def _open(
+    key: str,
+    workspace: Workspace,
+    settings: QuerySettings,
+    reserved_names: Callable[[], list[str]],
+) -> Backend:
     engine = Engine(
         workspace.cache_db_path,
         allowed_dirs=[workspace.data_dir],

@@ -27,8 +27,9 @@ parsed, never pasted into SQL.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
@@ -44,6 +45,7 @@ from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
+    from lantide.query.engine import Cursor, Row
     from lantide.workspace.model import Workspace
 
 
@@ -70,12 +72,12 @@ class TableBrowser:
         self.inputs = inputs
 
     # -- show_tables / read_schema ----------------------------------------------------
-    def show_tables(self) -> dict:
+    def show_tables(self) -> dict[str, Any]:
         self.inputs.refresh_if_stale()
         self.sources.read_small_sheets()  # their row counts; large workbooks wait for a query
         root = self.workspace.root
-        tables: list[dict] = []
-        problems: list[dict] = []
+        tables: list[dict[str, Any]] = []
+        problems: list[dict[str, Any]] = []
         # A table's estimated_size is its row count (sheets and cached tables are tables).
         sizes = {
             (r[0].casefold(), r[1].casefold()): r[2]
@@ -193,7 +195,7 @@ class TableBrowser:
             hint='show_tables lists the tables; a sheet is "book"."Sheet1".',
         )
 
-    def read_schema(self, table: str) -> dict:
+    def read_schema(self, table: str) -> dict[str, Any]:
         self.inputs.refresh_if_stale()
         relation, resolved = self._local_relation(table)
         if resolved.kind == lin.EXTERNAL:
@@ -223,8 +225,12 @@ class TableBrowser:
 
     # -- browsing ------------------------------------------------------------------
     def fetch_rows(
-        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
-    ) -> list[tuple]:
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 200,
+        order_by: Sequence[tuple[str, str]] | None = None,
+    ) -> list[Row]:
         """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values.
 
         ``order_by``: None (the table's own order) or a list of ``(column_name, "asc" |
@@ -248,7 +254,7 @@ class TableBrowser:
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
         has_rowid = _has_rowid(resolved)
 
-        def work(cur):
+        def work(cur: Cursor) -> list[Row]:
             order = ""
             if keys:
                 columns = [
@@ -261,11 +267,11 @@ class TableBrowser:
 
         return self.engine.run(work)
 
-    def relation_info(self, relation_name: str) -> dict:
+    def relation_info(self, relation_name: str) -> dict[str, Any]:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         relation, _ = self._local_relation(relation_name)
 
-        def work(cur):
+        def work(cur: Cursor) -> dict[str, Any]:
             cur.execute(f"SELECT * FROM {relation} LIMIT 0")
             columns = results.columns_of(cur.description)
             count = cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0]
@@ -275,7 +281,7 @@ class TableBrowser:
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The column profile (:mod:`lantide.query.profile`); ``columns``: only these,
         matched without regard to case; an unknown name is refused with the real ones."""
         from lantide.query.profile import profile_relation
@@ -305,8 +311,13 @@ class TableBrowser:
         return profile_relation(self.engine, relation, bins=bins, top=top, only=only)
 
     def export_table(
-        self, relation_name: str, path, fmt: str | None = None, *, order_by=None
-    ) -> dict:
+        self,
+        relation_name: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        order_by: Sequence[tuple[str, str]] | None = None,
+    ) -> dict[str, Any]:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         from lantide.query.export import export_relation
         from lantide.query.ordering import normalize_order_by

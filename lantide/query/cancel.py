@@ -24,9 +24,15 @@ shutting down) is unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
 
 # Re-interrupt intervals after a cancel: quick at first, then calmer for a statement that
 # takes long to notice (DuckDB checks for interrupts between chunks of work).
@@ -49,7 +55,7 @@ class CancelScope:
         self.name = name
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
-        self._cursors: dict[int, object] = {}  # key of a running statement -> its cursor
+        self._cursors: dict[int, Cursor] = {}  # key of a running statement -> its cursor
         self._hooks: dict[int, Callable[[], None]] = {}
         self._repeating = False
 
@@ -65,7 +71,12 @@ class CancelScope:
         scopes.append(self)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         scopes = getattr(_bound, "scopes", [])
         for i in range(len(scopes) - 1, -1, -1):  # the innermost entry of this scope
             if scopes[i] is self:
@@ -100,10 +111,8 @@ class CancelScope:
             start_repeating = running > 0 and not self._repeating
             self._repeating = self._repeating or start_repeating
         for hook in hooks:
-            try:
+            with contextlib.suppress(Exception):  # racing with the fetch's own end: harmless
                 hook()
-            except Exception:  # racing with the fetch's own end: harmless
-                pass
         if start_repeating:
             threading.Thread(target=self._repeat, name="lantide-cancel", daemon=True).start()
         return running + len(hooks)
@@ -120,7 +129,7 @@ class CancelScope:
                     _interrupt(cur)
 
     # -- what the engine calls ------------------------------------------------------------
-    def enter_statement(self, key: int, cursor) -> bool:
+    def enter_statement(self, key: int, cursor: Cursor) -> bool:
         """Note a statement about to run on ``cursor``; False when the scope is cancelled."""
         with self._lock:
             if self._cancelled.is_set():
@@ -145,8 +154,6 @@ class CancelScope:
             self._hooks.pop(key, None)
 
 
-def _interrupt(cursor) -> None:
-    try:
+def _interrupt(cursor: Cursor) -> None:
+    with contextlib.suppress(Exception):  # closed meanwhile: its statement is over anyway
         cursor.interrupt()
-    except Exception:  # closed meanwhile: its statement is over anyway
-        pass

@@ -17,11 +17,38 @@ refuses every write). Table names are compared case-insensitively, as DuckDB doe
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.query.engine import Engine
 from lantide.query.names import INTERNAL_SCHEMA
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
+
+
+class SourceRow(TypedDict):
+    """A registered table of a data file, as ``_lantide.sources`` keeps it."""
+
+    schema: str | None
+    table: str
+    path: str
+    format: str
+    size: int
+    mtime_ns: int
+    error: str | None
+    notes: str | None  # JSON text: a list of reading notes
+    options: str | None  # JSON text: the analyst's reading rule
+
+
+# What replace_sources_of stores: (schema, table, format, size, mtime_ns, error), optionally
+# followed by notes and options (JSON text).
+SourceTuple = (
+    tuple[str | None, str, str, int, int, str | None]
+    | tuple[str | None, str, str, int, int, str | None, str | None, str | None]
+)
 
 _SCHEMA_SQL = [
     f'CREATE SCHEMA IF NOT EXISTS "{INTERNAL_SCHEMA}"',
@@ -53,7 +80,7 @@ class CachedTable:
     duration_ms: int | None
     created_at: datetime | None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,
@@ -146,7 +173,7 @@ class Catalog:
     def all_cached(self) -> list[CachedTable]:
         return [replace(r) for r in self._rows().values()]
 
-    def record(self, cur, table: CachedTable) -> None:
+    def record(self, cur: Cursor, table: CachedTable) -> None:
         """Upsert the row of a cached table, on the cursor that created the table.
 
         Inside the writer's transaction; the memory copy still shows what is committed
@@ -189,7 +216,7 @@ class Catalog:
             [table.name, *values],
         )
 
-    def _stored_name(self, cur, name: str) -> str | None:
+    def _stored_name(self, cur: Cursor, name: str) -> str | None:
         """How the committed row spells ``name`` (None: no row), from memory if loaded."""
         with self._cache_lock:
             cache = self._cache
@@ -202,32 +229,34 @@ class Catalog:
         ).fetchall()
         return rows[0][0] if len(rows) == 1 else ("" if rows else None)
 
-    def forget(self, cur, name: str) -> None:
+    def forget(self, cur: Cursor, name: str) -> None:
         """Delete the row of a cached table; the writer invalidates after its commit."""
         cur.execute(
             f'DELETE FROM "{INTERNAL_SCHEMA}".cached_tables WHERE lower(name) = lower(?)', [name]
         )
 
     # -- data sources --------------------------------------------------------------
-    def source_rows(self) -> list[dict]:
+    def source_rows(self) -> list[SourceRow]:
         rows = self.engine.execute(
             f"SELECT schema_name, table_name, path, format, size, mtime_ns, error, notes, "
             f'options FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name'
         )
-        keys = (
-            "schema",
-            "table",
-            "path",
-            "format",
-            "size",
-            "mtime_ns",
-            "error",
-            "notes",
-            "options",
-        )
-        return [dict(zip(keys, r)) for r in rows]
+        return [
+            SourceRow(
+                schema=r[0],
+                table=r[1],
+                path=r[2],
+                format=r[3],
+                size=r[4],
+                mtime_ns=r[5],
+                error=r[6],
+                notes=r[7],
+                options=r[8],
+            )
+            for r in rows
+        ]
 
-    def replace_sources_of(self, cur, path: str, rows: list[tuple]) -> None:
+    def replace_sources_of(self, cur: Cursor, path: str, rows: Sequence[SourceTuple]) -> None:
         """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)
         and optionally notes (JSON text) and options (JSON text)."""
         cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])

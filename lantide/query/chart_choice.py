@@ -68,7 +68,7 @@ def _distinct(rows: Sequence[Sequence[Any]], index: int) -> int:
 
 
 def choose_chart(
-    columns: list[dict], rows: Sequence[Sequence[Any]], total_rows: int | None = None
+    columns: list[dict[str, Any]], rows: Sequence[Sequence[Any]], total_rows: int | None = None
 ) -> ChartChoice | None:
     """The chart to start with for a result of ``columns`` (dicts with ``name`` and
     ``type``), judged on ``rows`` (a sample, the first rows) and ``total_rows``."""

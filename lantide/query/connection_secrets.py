@@ -15,8 +15,10 @@ each goes to the keyring entry ``connection:NAME:KEY`` (environment:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Mapping
 
 from lantide.query.errors import ConnectionProblem
 from lantide.workspace import secrets
@@ -97,7 +99,7 @@ def split_secrets(connection_string: str) -> tuple[str, dict[str, str]]:
     (``PWD``, ``AccessToken``, ...; a URL's password as :data:`URL_USERINFO`, its query
     parameter as ``url?password``)."""
     found: dict[str, str] = {}
-    kept = []
+    kept: list[str] = []
     for raw, key, value in _odbc_parts(connection_string):
         if key and is_secret_key(key):
             found[key] = value
@@ -107,13 +109,13 @@ def split_secrets(connection_string: str) -> tuple[str, dict[str, str]]:
     if connection_string.rstrip().endswith(";") and text and not text.endswith(";"):
         text += ";"
 
-    def userinfo(match):
+    def userinfo(match: re.Match[str]) -> str:
         found[URL_USERINFO] = match.group("secret")
         return match.group("head") + "@"
 
     text = _URL_USERINFO_RE.sub(userinfo, text, count=1)
 
-    def query(match):
+    def query(match: re.Match[str]) -> str:
         if not is_secret_key(match.group("key")):
             return match.group(0)
         found["url?" + match.group("key")] = match.group("value")
@@ -126,7 +128,7 @@ def split_secrets(connection_string: str) -> tuple[str, dict[str, str]]:
     return text, found
 
 
-def join_secrets(connection_string: str, found: dict[str, str]) -> str:
+def join_secrets(connection_string: str, found: Mapping[str, str | None]) -> str:
     """The connection string with ``found`` put back (the inverse of :func:`split_secrets`
     up to the order of keywords)."""
     from lantide.query.external import odbc_braced
@@ -242,7 +244,5 @@ def _keyring_delete(entry: str) -> None:
         return
     import keyring
 
-    try:
+    with contextlib.suppress(Exception):
         keyring.delete_password(secrets.SERVICE, entry)
-    except Exception:
-        pass

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.connection_secrets import (
     delete_connection_password,
@@ -30,6 +31,9 @@ from lantide.query.connection_secrets import (
 )
 from lantide.query.errors import ConnectionProblem
 from lantide.query.names import same_name
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Workspace
 
 # The sqlglot dialects an ODBC source is most often written in; any sqlglot dialect works.
 COMMON_DIALECTS = (
@@ -74,7 +78,7 @@ def odbc_drivers() -> list[str]:
         return []
 
 
-def list_connections(workspace) -> list[dict[str, Any]]:
+def list_connections(workspace: Workspace) -> list[dict[str, Any]]:
     """The workspace's connections, each with ``password`` saying where its password is:
     ``keyring``, ``environment`` (``LANTIDE_PASSWORD_<NAME>``) or ``none``."""
     out = []
@@ -106,7 +110,7 @@ def _env_password(name: str) -> bool:
 
 
 def add_connection(
-    workspace,
+    workspace: Workspace,
     name: str,
     connection_string: str,
     *,
@@ -114,7 +118,7 @@ def add_connection(
     user: str | None = None,
     password: str | None = None,
     replace: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Add a connection (or replace the one of that name, when ``replace``) in
     workspace.json; ``password`` goes to the keyring, never to a file. A new entry without
     a password keeps the one already stored for that name."""
@@ -136,7 +140,7 @@ def add_connection(
     clean, secret_keys = move_secrets_to_keyring(config.name, connection_string.strip())
     if not secret_keys and existing is not None and same_name(str(existing["name"]), config.name):
         secret_keys = [k for k in existing.get("secret_keys") or [] if isinstance(k, str)]
-    entry = {
+    entry: dict[str, Any] = {
         "name": config.name,
         "type": "odbc",
         "dialect": config.dialect,
@@ -149,7 +153,7 @@ def add_connection(
     if password:
         set_connection_password(config.name, password)
 
-    def change(settings: dict) -> None:  # on the file as it is now, not a stale copy
+    def change(settings: dict[str, Any]) -> None:  # on the file as it is now, not a stale copy
         others = [
             c
             for c in settings.get("connections", [])
@@ -176,14 +180,14 @@ def move_secrets_to_keyring(name: str, connection_string: str) -> tuple[str, lis
     return clean, keys
 
 
-def migrate_connection_secrets(workspace) -> list[str]:
+def migrate_connection_secrets(workspace: Workspace) -> list[str]:
     """Move secrets an existing workspace.json holds in plain text to the keyring and
     rewrite the file without them. Returns what could not be moved (no keyring), to report;
     such an entry is left as it is (the analyst's file is not changed behind their back,
     and the connection keeps working from it)."""
     reports: list[str] = []
 
-    def apply(settings: dict) -> bool:
+    def apply(settings: dict[str, Any]) -> bool:
         found, changed = _migrate_in(settings)
         reports.extend(found)
         return changed  # nothing moved: the file is not written at all
@@ -192,7 +196,7 @@ def migrate_connection_secrets(workspace) -> list[str]:
     return reports
 
 
-def _migrate_in(settings: dict) -> tuple[list[str], bool]:
+def _migrate_in(settings: dict[str, Any]) -> tuple[list[str], bool]:
     """Move the secrets of ``settings``' connections to the keyring, in place: (what could
     not move, whether anything did)."""
     reports, changed = [], False
@@ -225,12 +229,12 @@ def _migrate_in(settings: dict) -> tuple[list[str], bool]:
     return reports, changed
 
 
-def _save(workspace, change) -> None:
+def _save(workspace: Workspace, change: Callable[[dict[str, Any]], None]) -> None:
     """Apply ``change`` to workspace.json as it is on disk now, under its lock
     (:meth:`Workspace.update_settings`), moving secrets still in the file to the keyring
     first; one that cannot move is kept as the analyst wrote it (and reported by list)."""
 
-    def apply(settings: dict) -> None:
+    def apply(settings: dict[str, Any]) -> None:
         change(settings)
         _migrate_in(settings)
 
@@ -238,7 +242,7 @@ def _save(workspace, change) -> None:
 
 
 def edit_connection(
-    workspace,
+    workspace: Workspace,
     previous: str,
     name: str,
     connection_string: str,
@@ -246,7 +250,7 @@ def edit_connection(
     dialect: str = "postgres",
     user: str | None = None,
     password: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Change the connection now named ``previous``; a new ``name`` renames it, and its
     stored password follows unless a new one is given."""
     old = _find(workspace, previous)
@@ -286,7 +290,7 @@ def edit_connection(
         keys = list(dict.fromkeys(list(entry.get("secret_keys") or []) + carried))
         entry["secret_keys"] = keys
 
-        def carry(settings: dict) -> None:
+        def carry(settings: dict[str, Any]) -> None:
             for c in settings.get("connections", []):
                 if isinstance(c, dict) and same_name(str(c.get("name", "")), name):
                     c["secret_keys"] = keys
@@ -301,7 +305,7 @@ def edit_connection(
     return entry
 
 
-def remove_connection(workspace, name: str) -> dict:
+def remove_connection(workspace: Workspace, name: str) -> dict[str, Any]:
     """Remove a connection and its stored password. Tables staged from it stay cached."""
     entry = _find(workspace, name)
     if entry is None:
@@ -324,7 +328,9 @@ def remove_connection(workspace, name: str) -> dict:
     return entry
 
 
-def test_connection(workspace, name: str, *, timeout_seconds: float | None = 30.0) -> dict:
+def test_connection(
+    workspace: Workspace, name: str, *, timeout_seconds: float | None = 30.0
+) -> dict[str, Any]:
     """Connect and list the tables: ``{"name", "ok", "tables", "sample", "seconds"}``;
     a :class:`ConnectionProblem` (with the password masked) when it cannot."""
     from lantide.query.external import ExternalSources
@@ -346,10 +352,10 @@ def test_connection(workspace, name: str, *, timeout_seconds: float | None = 30.
     }
 
 
-test_connection.__test__ = False  # a library call, not a pytest test
+test_connection.__dict__["__test__"] = False  # a library call, not a pytest test
 
 
-def _find(workspace, name: str) -> dict | None:
+def _find(workspace: Workspace, name: str) -> dict[str, Any] | None:
     for entry in workspace.connections:
         if isinstance(entry, dict) and same_name(str(entry.get("name", "")), name or ""):
             # the live entry (workspace.connections is a copy of the list, not of the dicts)
@@ -357,7 +363,7 @@ def _find(workspace, name: str) -> dict | None:
     return None
 
 
-def _exists(entry: dict) -> ConnectionProblem:
+def _exists(entry: dict[str, Any]) -> ConnectionProblem:
     return ConnectionProblem(
         f"a connection named {entry['name']!r} already exists",
         code="CONNECTION_EXISTS",
@@ -365,7 +371,7 @@ def _exists(entry: dict) -> ConnectionProblem:
     )
 
 
-def _unknown(workspace, name: str) -> ConnectionProblem:
+def _unknown(workspace: Workspace, name: str) -> ConnectionProblem:
     names = (
         ", ".join(str(c.get("name")) for c in workspace.connections if isinstance(c, dict))
         or "none"

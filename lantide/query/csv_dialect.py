@@ -26,8 +26,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.query.names import quote_ident, quote_literal
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor, Row
+    from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 DELIMITERS = (",", ";", "\t", "|")
 _FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
@@ -81,7 +86,7 @@ def first_lines(path: Path, n: int) -> list[str]:
     return text.splitlines()[:n]
 
 
-def _columns_sql(columns: list[dict]) -> str:
+def _columns_sql(columns: list[Column]) -> str:
     return (
         "{"
         + ", ".join(f"{quote_literal(c['name'])}: {quote_literal(c['type'])}" for c in columns)
@@ -89,7 +94,7 @@ def _columns_sql(columns: list[dict]) -> str:
     )
 
 
-def _sniff(cur, path: Path, extra: str = ""):
+def _sniff(cur: Cursor, path: Path, extra: str = "") -> Row | None:
     return cur.execute(
         "SELECT Delimiter, SkipRows, Columns, HasHeader, Quote, Escape, DateFormat, "
         f"TimestampFormat FROM sniff_csv({quote_literal(str(path))}{extra}"
@@ -97,12 +102,12 @@ def _sniff(cur, path: Path, extra: str = ""):
     ).fetchone()
 
 
-def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
+def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | None:
     """A strict ``read_csv(...)`` from line 1, with the delimiter found in the header line
     and the columns and types sniffed while skipping the bad rows; None if none fits."""
     header = first_lines(path, 1)
     candidates = [d for d in ((delim,) if fixed else DELIMITERS) if header and d in header[0]]
-    best = None
+    best: Row | None = None
     for candidate in candidates:
         try:
             row = _sniff(
@@ -135,11 +140,11 @@ def _strict_reader(cur, path: Path, fixed: str, delim: str) -> str | None:
     return f"read_csv({', '.join(options)})"
 
 
-def _numeric(columns: list[dict]) -> int:
+def _numeric(columns: list[Column]) -> int:
     return sum(1 for c in columns if c["type"].split("(")[0] in _NUMERIC)
 
 
-def _european_reader(cur, path: Path, columns: list[dict]) -> str | None:
+def _european_reader(cur: Cursor, path: Path, columns: list[Column]) -> str | None:
     """``read_csv`` with decimal commas and thousands dots, when that reads more columns as
     numbers and none already reads as a number with a decimal point; else None."""
     if any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
@@ -154,7 +159,7 @@ def _european_reader(cur, path: Path, columns: list[dict]) -> str | None:
     return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
 
 
-def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> tuple[str, str] | None:
+def better_reader(cur: Cursor, path: Path, view: str, fmt: str = "csv") -> tuple[str, str] | None:
     """A ``read_csv(...)`` that reads ``path`` better than the auto-detected ``view`` does,
     or None: strict, when bad rows fooled the sniffer into one column; with decimal commas,
     for a ';'-separated file whose numbers are written the European way ("1.234,50").
@@ -164,14 +169,17 @@ def better_reader(cur, path: Path, view: str, fmt: str = "csv") -> tuple[str, st
     width = cur.execute(
         "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ?",
         [view],
-    ).fetchone()[0]
+    ).fetchall()[0][0]  # an aggregate: one row
     header = first_lines(path, 1)
     if width != 1 and not (header and ";" in header[0] and not fixed):
         return None
     try:
-        delim, _skip, columns, *_ = _sniff(cur, path, fixed)
+        sniffed = _sniff(cur, path, fixed)
     except Exception:
         return None  # the view's own error says more
+    if sniffed is None:
+        return None
+    delim, _skip, columns, *_ = sniffed
     if len(columns) == 1:
         # A skip is left alone: a title line above the table is common, and bad rows in
         # the sample make the sniffer settle on one column rather than skip data lines.
@@ -195,7 +203,7 @@ def _delimiter_of(reader: str) -> str:
     return reader[start : reader.index("'", start)].replace("''", "'")
 
 
-def improve_view(cur, path: Path, view: str, fmt: str = "csv") -> str:
+def improve_view(cur: Cursor, path: Path, view: str, fmt: str = "csv") -> str:
     """Replace ``view`` with :func:`better_reader`'s reader when there is one. Returns the
     ``sniff_csv`` options that describe how the view reads the file."""
     better = better_reader(cur, path, view, fmt)

@@ -22,6 +22,7 @@ Lantide itself still creates views and tables from Python after the lock.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import threading
@@ -32,10 +33,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from lantide.query.cancel import active_scopes
+from lantide.query.cancel import CancelScope, active_scopes
 from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
+    # A DuckDB cursor (DuckDB's cursors are connections of their own).
+    Cursor = DuckDBPyConnection
+
+# One row as DuckDB returns it: the cell values are whatever the column's type maps to.
+Row = tuple[Any, ...]
 
 T = TypeVar("T")
 
@@ -55,12 +65,12 @@ class Engine:
         memory_limit: str = "75%",
         threads: int = 0,
         timeout_seconds: float | None = 300.0,
-    ):
+    ) -> None:
         import duckdb
 
         self.db_path = Path(db_path)
         self.timeout_seconds = timeout_seconds
-        config = {
+        config: dict[str, str | bool | int | float | list[str]] = {
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
             "memory_limit": memory_limit,
@@ -96,20 +106,20 @@ class Engine:
         self._con.execute("SET lock_configuration = true")
         self._lock = threading.RLock()
         self._local = threading.local()  # .holder: this thread's _ThreadCursor
-        self._cursors: dict[int, object] = {}  # key -> cursor of a live thread state
-        self._retired: deque = deque()  # cursors of ended thread states, to close
+        self._cursors: dict[int, Cursor] = {}  # key -> cursor of a live thread state
+        self._retired: deque[Cursor] = deque()  # cursors of ended thread states, to close
         self._keys = itertools.count()
-        self._running: dict[int, object] = {}  # id(token) -> cursor running a statement
+        self._running: dict[int, Cursor] = {}  # id(token) -> cursor running a statement
         self._cancel_hooks: dict[int, Callable[[], None]] = {}
         self._watchdog = _Watchdog()
         self._closed = False
 
     # -- cursors -------------------------------------------------------------------
-    def cursor(self):
+    def cursor(self) -> Cursor:
         """This thread's cursor (created on first use)."""
         if self._closed:
             raise _closed_error()
-        holder = getattr(self._local, "holder", None)
+        holder: _ThreadCursor | None = getattr(self._local, "holder", None)
         if holder is not None:
             return holder.cursor
         with self._lock:
@@ -145,14 +155,12 @@ class Engine:
                 cur = self._retired.popleft()
             except IndexError:
                 return
-            try:
+            with contextlib.suppress(Exception):
                 cur.close()
-            except Exception:
-                pass
 
     # -- running -------------------------------------------------------------------
     def run(
-        self, work: Callable[[object], T], *, timeout: float | None = -1.0, sql: str | None = None
+        self, work: Callable[[Cursor], T], *, timeout: float | None = -1.0, sql: str | None = None
     ) -> T:
         """Run ``work(cursor)`` under the time limit; cancellable by :meth:`interrupt`.
 
@@ -168,7 +176,7 @@ class Engine:
         scopes = active_scopes()
         with self._lock:
             self._running[key] = cur
-        entered = []
+        entered: list[CancelScope] = []
         try:
             for scope in scopes:
                 if not scope.enter_statement(key, cur):
@@ -179,11 +187,11 @@ class Engine:
             return work(cur)
         except duckdb.InterruptException:
             if token.timed_out:
-                raise QueryTimeout(limit) from None
+                raise QueryTimeout(_watched(limit)) from None
             raise QueryCancelled() from None
         except duckdb.Error as exc:
             if token.timed_out:
-                raise QueryTimeout(limit) from None
+                raise QueryTimeout(_watched(limit)) from None
             if any(scope.cancelled for scope in entered):
                 raise QueryCancelled() from None  # e.g. an interrupted ROLLBACK
             raise translate_error(exc, sql) from None
@@ -197,7 +205,9 @@ class Engine:
             if any(scope.cancelled for scope in entered):
                 _end_transaction(cur)
 
-    def execute(self, sql: str, params: list | None = None, *, timeout: float | None = -1.0):
+    def execute(
+        self, sql: str, params: list[object] | None = None, *, timeout: float | None = -1.0
+    ) -> list[Row]:
         """Run one trusted statement (Lantide's own SQL) and return all rows."""
         return self.run(
             lambda cur: cur.execute(sql, params or []).fetchall(), timeout=timeout, sql=sql
@@ -210,7 +220,7 @@ class Engine:
         scopes = active_scopes()
         with self._lock:
             self._cancel_hooks[key] = hook
-        entered = []
+        entered: list[CancelScope] = []
         try:
             for scope in scopes:
                 if scope.add_hook(key, hook):
@@ -230,15 +240,11 @@ class Engine:
             running = list(self._running.values())
             hooks = list(self._cancel_hooks.values())
         for cur in running:
-            try:
+            with contextlib.suppress(Exception):
                 cur.interrupt()
-            except Exception:
-                pass
         for hook in hooks:
-            try:
+            with contextlib.suppress(Exception):
                 hook()
-            except Exception:
-                pass
         return len(running) + len(hooks)
 
     @property
@@ -257,14 +263,12 @@ class Engine:
             self._retired.extend(self._cursors.values())
             self._cursors.clear()
             self._close_retired()
-            try:
+            with contextlib.suppress(Exception):
                 self._con.execute("CHECKPOINT")
-            except Exception:
-                pass
             self._con.close()
 
     @property
-    def connection(self):
+    def connection(self) -> DuckDBPyConnection:
         """The owning connection; only for Lantide's own registration code."""
         return self._con
 
@@ -275,11 +279,17 @@ class _ThreadCursor:
 
     __slots__ = ("cursor", "__weakref__")
 
-    def __init__(self, cursor):
+    def __init__(self, cursor: Cursor) -> None:
         self.cursor = cursor
 
 
-def _retire(engine_ref, key: int) -> None:
+def _watched(limit: float | None) -> float:
+    """The time limit of a statement that timed out: only a watched one (a limit set) can."""
+    assert limit is not None
+    return limit
+
+
+def _retire(engine_ref: weakref.ref[Engine], key: int) -> None:
     engine = engine_ref()
     if engine is None:
         return
@@ -295,7 +305,7 @@ def _closed_error() -> QueryError:
 
 
 @contextmanager
-def transaction(cur) -> Iterator[None]:
+def transaction(cur: Cursor) -> Iterator[None]:
     """``BEGIN`` … ``COMMIT`` on ``cur``; on any error (a cancel included) ``ROLLBACK`` and
     re-raise the error, not a failure of the rollback itself."""
     cur.execute("BEGIN")
@@ -323,13 +333,11 @@ def set_aside_cache(db_path: Path) -> Path:
     return target
 
 
-def _end_transaction(cur) -> None:
+def _end_transaction(cur: Cursor) -> None:
     """After a cancel, make sure the cursor is not left inside a transaction (an interrupt
     may have hit the work's own ROLLBACK); without one, DuckDB just says so."""
-    try:
+    with contextlib.suppress(Exception):
         cur.execute("ROLLBACK")
-    except Exception:
-        pass
 
 
 class _Running:
@@ -337,7 +345,7 @@ class _Running:
 
     __slots__ = ("cursor", "timed_out", "deadline")
 
-    def __init__(self, cursor):
+    def __init__(self, cursor: Cursor) -> None:
         self.cursor = cursor
         self.timed_out = False
         self.deadline = 0.0
@@ -347,7 +355,7 @@ class _Watchdog:
     """One thread that interrupts statements past their deadline (a Timer per statement
     would cost a thread start, about a millisecond, on every query)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._cond = threading.Condition()
         self._watched: dict[int, _Running] = {}
         self._thread: threading.Thread | None = None
@@ -381,10 +389,8 @@ class _Watchdog:
                     if running.deadline <= now:
                         running.timed_out = True
                         del self._watched[key]
-                        try:
+                        with contextlib.suppress(Exception):
                             running.cursor.interrupt()
-                        except Exception:
-                            pass
                 nearest = min((r.deadline for r in self._watched.values()), default=None)
                 self._cond.wait(timeout=None if nearest is None else max(0.0, nearest - now))
 
@@ -416,7 +422,7 @@ _ECHO_CHARS = 240  # of a file's line quoted in an error (a 30 MB line once was,
 def _reader_brief(message: str) -> str:
     """A reader's error without DuckDB's list of options, its lines cut to a readable
     length, with the file it names."""
-    kept = []
+    kept: list[str] = []
     for line in message.splitlines():
         if not line.strip() or line.startswith("Possible"):
             break

@@ -6,6 +6,8 @@ prints the message and the hint. Refusals of the guard say what to do instead.
 
 from __future__ import annotations
 
+from typing import Any
+
 from lantide.errors import LantideError
 
 
@@ -21,11 +23,11 @@ class QueryError(LantideError):
         hint: str | None = None,
         code: str | None = None,
         position: tuple[int, int] | None = None,
-    ):
+    ) -> None:
         super().__init__(message, hint=hint, code=code)
         self.position = position
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         if self.position is not None:
             out["position"] = {"line": self.position[0], "column": self.position[1]}
@@ -44,11 +46,11 @@ class LargeRemoteResult(QueryError):
 
     code = "LARGE_REMOTE_RESULT"
 
-    def __init__(self, warning: dict):
+    def __init__(self, warning: dict[str, Any]) -> None:
         super().__init__(warning["message"], hint=warning["hint"])
         self.warning = warning
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         for key in ("large_remote_warning_id", "estimated_rows", "connection", "limit"):
             out[key] = self.warning[key]

@@ -16,10 +16,15 @@ calamine (Rust, fast) and each sheet handed to DuckDB as typed columns
 
 from __future__ import annotations
 
+import contextlib
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
+from typing import Any
 
 from lantide.query.typed_columns import ColumnBatch
+
+# A sheet's row as calamine reads it: str, int, float, bool, date, time, timedelta or None.
+SheetRow = list[Any]
 
 
 def excel_column_name(index: int) -> str:
@@ -31,11 +36,11 @@ def excel_column_name(index: int) -> str:
     return name
 
 
-def _filled(cell) -> bool:
+def _filled(cell: object) -> bool:
     return cell is not None and not (isinstance(cell, str) and not cell.strip())
 
 
-def _is_header(rows: list[list]) -> bool:
+def _is_header(rows: list[SheetRow]) -> bool:
     first = rows[0]
     cells = [c for c in first if _filled(c)]
     if not cells or not all(isinstance(c, str) for c in cells):
@@ -47,7 +52,7 @@ def _is_header(rows: list[list]) -> bool:
     return len(rows) > 1 and any(_filled(c) and not isinstance(c, str) for c in rows[1])
 
 
-def _header_names(row: list, width: int) -> list[str]:
+def _header_names(row: SheetRow, width: int) -> list[str]:
     names, seen = [], set()
     for i in range(width):
         base = str(row[i]).strip() if i < len(row) and str(row[i]).strip() else excel_column_name(i)
@@ -60,7 +65,7 @@ def _header_names(row: list, width: int) -> list[str]:
     return names
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
@@ -82,7 +87,7 @@ def _kind(value) -> str:
     return "text"
 
 
-def _as_text(value) -> str:
+def _as_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, (datetime, date, time)):
@@ -103,7 +108,7 @@ _TYPES = {
 }
 
 
-def _column(values: list) -> tuple[str, list]:
+def _column(values: SheetRow) -> tuple[str, list[Any]]:
     """A column's DuckDB type and its values converted to it."""
     clean = [None if v is None or (isinstance(v, str) and v == "") else v for v in values]
     kinds = {_kind(v) for v in clean if v is not None}
@@ -130,7 +135,7 @@ def _column(values: list) -> tuple[str, list]:
     return _TYPES[kind], clean
 
 
-def sheet_to_columns(rows: list[list]) -> ColumnBatch:
+def sheet_to_columns(rows: list[SheetRow]) -> ColumnBatch:
     """One sheet's cell rows (calamine ``to_python``) as typed columns."""
     rows = [r for r in rows if any(c not in (None, "") for c in r)]
     width = max((len(r) for r in rows), default=0)
@@ -143,14 +148,14 @@ def sheet_to_columns(rows: list[list]) -> ColumnBatch:
     return ColumnBatch(names, [t for t, _ in typed], [values for _, values in typed])
 
 
-def read_sheets(path: Path, sheets: list[str]) -> dict[str, object]:
+def read_sheets(path: Path, sheets: list[str]) -> dict[str, ColumnBatch | BaseException]:
     """``{sheet: typed columns, or the exception reading it raised}``, the workbook opened
     once (after :mod:`workbook_limits` checks). A panic of calamine (pyo3's
     PanicException is a BaseException) is returned like any other failure."""
     from python_calamine import CalamineWorkbook
 
     book = CalamineWorkbook.from_path(str(path))
-    out: dict[str, object] = {}
+    out: dict[str, ColumnBatch | BaseException] = {}
     try:
         for sheet in sheets:
             try:
@@ -162,8 +167,6 @@ def read_sheets(path: Path, sheets: list[str]) -> dict[str, object]:
             except BaseException as exc:
                 out[sheet] = exc
     finally:
-        try:
+        with contextlib.suppress(Exception):
             book.close()
-        except Exception:
-            pass
     return out

@@ -4,9 +4,10 @@ Rows are fetched from the engine in batches of ``BATCH_ROWS``, so an export of a
 holds one batch in Python (no Arrow: the installed build ships without pyarrow). The
 engine may not write outside the workspace's data/ (its sandbox, frozen with
 ``lock_configuration``), so CSV is written by Python's csv module and Parquet by a scratch
-in-memory DuckDB that receives the batches as typed columns and ``COPY``s them. The file is written next to its target under a temporary name and renamed into
-place at the end (the atomic-write pattern of :mod:`lantide.workspace.atomic`, streamed):
-a failed export leaves any existing file untouched. XLSX is written with xlsxwriter in
+in-memory DuckDB that receives the batches as typed columns and ``COPY``s them. The file
+is written next to its target under a temporary name and renamed into place at the end
+(the atomic-write pattern of :mod:`lantide.workspace.atomic`, streamed): a failed export
+leaves any existing file untouched. XLSX is written with xlsxwriter in
 constant-memory mode and is limited to Excel's 1,048,575 data rows.
 """
 
@@ -14,12 +15,17 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.errors import QueryError
 from lantide.workspace.atomic import TEMP_SUFFIX, own_writes
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor, Engine, Row
 
 BATCH_ROWS = 100_000
 XLSX_MAX_ROWS = 1_048_575
@@ -41,14 +47,14 @@ def _format_of(path: Path, fmt: str | None) -> str:
 
 
 def export_relation(
-    engine,
+    engine: Engine,
     relation: str,
     path: Path,
     fmt: str | None = None,
     *,
     order_by: list[tuple[str, str]] | None = None,
     has_rowid: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Write ``relation`` to ``path``; ``order_by`` (checked pairs, see
     :mod:`lantide.query.ordering`) writes the rows in the order the grid shows them."""
     from lantide.query.ordering import order_by_clause
@@ -60,7 +66,7 @@ def export_relation(
     os.close(fd)
     tmp = Path(tmp_name)
 
-    def work(cur):
+    def work(cur: Cursor) -> int:
         if fmt == "xlsx":
             total = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
             if total > XLSX_MAX_ROWS:
@@ -96,15 +102,19 @@ def export_relation(
     }
 
 
-def _batches(cur, query: str):
-    """The column names, then lists of at most ``BATCH_ROWS`` row tuples."""
+def _batches(cur: Cursor, query: str) -> tuple[list[str], Iterator[list[Row]]]:
+    """The column names, and lists of at most ``BATCH_ROWS`` row tuples."""
     cur.execute(query)
-    yield [d[0] for d in cur.description]
-    while batch := cur.fetchmany(BATCH_ROWS):
-        yield batch
+    names = [d[0] for d in cur.description]
+
+    def rows() -> Iterator[list[Row]]:
+        while batch := cur.fetchmany(BATCH_ROWS):
+            yield batch
+
+    return names, rows()
 
 
-def _csv_text(value):
+def _csv_text(value: object) -> object:
     """A cell as DuckDB's own CSV writes it (true/false, ISO dates, hex-escaped bytes)."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -113,36 +123,37 @@ def _csv_text(value):
     return value
 
 
-def _write_csv(cur, query: str, tmp: Path) -> int:
+def _write_csv(cur: Cursor, query: str, tmp: Path) -> int:
     import csv
 
-    batches = _batches(cur, query)
+    names, batches = _batches(cur, query)
     rows = 0
     with open(tmp, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(next(batches))
+        writer.writerow(names)
         for batch in batches:
             writer.writerows([_csv_text(v) for v in row] for row in batch)
             rows += len(batch)
     return rows
 
 
-def _write_parquet(cur, query: str, tmp: Path) -> int:
+def _write_parquet(cur: Cursor, query: str, tmp: Path) -> int:
     import duckdb
 
     from lantide.query.names import quote_literal
     from lantide.query.typed_columns import ColumnBatch, create_table, insert
 
     types = [row[1] for row in cur.execute(f"DESCRIBE {query}").fetchall()]
-    batches = _batches(cur, query)
-    names = next(batches)
+    names, batches = _batches(cur, query)
     scratch = duckdb.connect(":memory:")
     try:
         create_table(scratch, "export", ColumnBatch(names, types, [[] for _ in names]))
         rows = 0
         for batch in batches:
             rows += insert(
-                scratch, "export", ColumnBatch(names, types, [list(c) for c in zip(*batch)])
+                scratch,
+                "export",
+                ColumnBatch(names, types, [list(c) for c in zip(*batch, strict=True)]),
             )
         scratch.execute(
             f"COPY export TO {quote_literal(str(tmp))} (FORMAT parquet, COMPRESSION zstd)"
@@ -152,7 +163,7 @@ def _write_parquet(cur, query: str, tmp: Path) -> int:
     return rows
 
 
-def _cell(value):
+def _cell(value: object) -> object:
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, (datetime, date, time, int, float, str, bool)) or value is None:
@@ -164,7 +175,7 @@ def _cell(value):
     return str(value)
 
 
-def _write_xlsx(cur, query: str, tmp: Path) -> int:
+def _write_xlsx(cur: Cursor, query: str, tmp: Path) -> int:
     import xlsxwriter
 
     book = xlsxwriter.Workbook(
@@ -181,8 +192,8 @@ def _write_xlsx(cur, query: str, tmp: Path) -> int:
         bold = book.add_format({"bold": True})
         date_fmt = book.add_format({"num_format": "yyyy-mm-dd"})
         ts_fmt = book.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})
-        batches = _batches(cur, query)
-        sheet.write_row(0, 0, next(batches), bold)
+        names, batches = _batches(cur, query)
+        sheet.write_row(0, 0, names, bold)
         row_index = 0
         for batch in batches:
             for record in batch:

@@ -16,13 +16,17 @@ is streamed in batches into a local cached table; joins then happen locally.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
+from collections.abc import Callable, Generator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.connection_secrets import (
     get_connection_password,
@@ -35,6 +39,14 @@ from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
 from lantide.query.guard import ParsedQuery, TableRef
 from lantide.query.names import quote_ident, same_name
 from lantide.query.typed_columns import ColumnBatch, ColumnTypeError, conform
+
+if TYPE_CHECKING:
+    import pyodbc
+
+    from lantide.workspace.model import Workspace
+
+# (name, DuckDB type) per column of a remote result
+RemoteSchema = list[tuple[str, str]]
 
 BATCH_ROWS = 50_000
 _SYSTEM_SCHEMAS = {
@@ -98,7 +110,7 @@ class ConnectionConfig:
     inline_secrets: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def from_dict(cls, data: dict) -> ConnectionConfig:
+    def from_dict(cls, data: dict[str, Any]) -> ConnectionConfig:
         name = str(data.get("name") or "").strip()
         cs = str(data.get("connection_string") or "").strip()
         if not name or not cs:
@@ -148,10 +160,11 @@ def odbc_braced(value: str) -> str:
 
 
 class ExternalSources:
-    def __init__(self, workspace, *, timeout_seconds: float | None = 300.0):
+    def __init__(self, workspace: Workspace, *, timeout_seconds: float | None = 300.0) -> None:
         self.workspace = workspace
         self.timeout_seconds = timeout_seconds
-        self._tables_cache: dict[tuple, list[dict]] = {}
+        # (name, connection string, user) -> its tables
+        self._tables_cache: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
         self._lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------
@@ -190,7 +203,7 @@ class ExternalSources:
         return None
 
     # -- connecting ----------------------------------------------------------------
-    def connect(self, name: str):
+    def connect(self, name: str) -> pyodbc.Connection:
         import pyodbc
 
         config = self.config(name)
@@ -204,14 +217,13 @@ class ExternalSources:
                 "password in the keyring; is the ODBC driver installed?",
             ) from None
         if self.timeout_seconds:
-            try:
+            # the driver may have no query timeout; the fetch loop still checks the clock
+            with contextlib.suppress(pyodbc.Error):
                 con.timeout = int(self.timeout_seconds)
-            except pyodbc.Error:
-                pass  # the driver has no query timeout; the fetch loop still checks the clock
         return con
 
     # -- catalog -------------------------------------------------------------------
-    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict]:
+    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict[str, Any]]:
         config = self.config(name)
         key = (config.name, config.connection_string, config.user)  # an edit is a new key
         with self._lock:
@@ -242,7 +254,7 @@ class ExternalSources:
             self._tables_cache[key] = tables
         return tables
 
-    def describe(self, name: str, ref: TableRef) -> list[dict]:
+    def describe(self, name: str, ref: TableRef) -> list[dict[str, Any]]:
         remote = self.remote_ref(name, ref)
         con = self.connect(name)
         try:
@@ -282,7 +294,8 @@ class ExternalSources:
                 and same_name(table.db, name)
             ):
                 table.set("db", None)
-        return tree.sql(dialect=config.dialect)
+        remote: str = tree.sql(dialect=config.dialect)
+        return remote
 
     def count_rows(self, name: str, remote_sql: str) -> int:
         con = self.connect(name)
@@ -293,20 +306,23 @@ class ExternalSources:
             con.close()
 
     def stream_batches(
-        self, name: str, remote_sql: str, *, register_cancel, batch_rows: int | None = None
-    ):
+        self,
+        name: str,
+        remote_sql: str,
+        *,
+        register_cancel: Callable[[Callable[[], None]], AbstractContextManager[None]],
+        batch_rows: int | None = None,
+    ) -> Generator[tuple[RemoteSchema, ColumnBatch | None], None, None]:
         """Yield ``(schema, batch)``: first the schema with no batch, then the remote rows as
         typed columns (:class:`ColumnBatch`), at most one batch in Python."""
         con = self.connect(name)
         cancelled = threading.Event()
         cursor = con.cursor()
 
-        def cancel():
+        def cancel() -> None:
             cancelled.set()
-            try:
+            with contextlib.suppress(Exception):
                 cursor.cancel()
-            except Exception:
-                pass
 
         started = time.monotonic()
         try:
@@ -347,7 +363,7 @@ def _clean(exc: Exception, hidden: list[str]) -> str:
     return text[:400]
 
 
-def _column_type(entry) -> str:
+def _column_type(entry: Sequence[Any]) -> str:
     """The DuckDB type of a pyodbc ``cursor.description`` entry."""
     py_type, precision, scale = entry[1], entry[4], entry[5]
     if py_type is bool:
@@ -371,9 +387,10 @@ def _column_type(entry) -> str:
     return "VARCHAR"
 
 
-def _schema(description) -> list[tuple[str, str]]:
+def _schema(description: Sequence[Sequence[Any]]) -> RemoteSchema:
     """``(name, DuckDB type)`` per column of the remote result; repeated names get a suffix."""
-    names, seen = [], set()
+    names: list[str] = []
+    seen: set[str] = set()
     for entry in description:
         name, n = entry[0], 1
         while name.casefold() in seen:
@@ -381,10 +398,10 @@ def _schema(description) -> list[tuple[str, str]]:
             name = f"{entry[0]}_{n}"
         seen.add(name.casefold())
         names.append(name)
-    return [(n, _column_type(e)) for n, e in zip(names, description)]
+    return [(n, _column_type(e)) for n, e in zip(names, description, strict=True)]
 
 
-def _to_batch(schema, rows) -> ColumnBatch:
+def _to_batch(schema: RemoteSchema, rows: Sequence[Sequence[Any]]) -> ColumnBatch:
     """One fetch of remote rows as typed columns; a value the driver hands over as its
     own object (a UUID, an interval) goes through its text form."""
     names = [name for name, _ in schema]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from lantide.errors import LantideError
 from lantide.query.errors import QueryError
@@ -42,7 +43,7 @@ def rules_stamp(root: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def load_rules(root: Path) -> dict[str, dict]:
+def load_rules(root: Path) -> dict[str, dict[str, Any]]:
     """``{"data/x.csv": {"header_row": n}}``; raises CorruptFileError for a broken file."""
     from lantide.workspace.jsonfile import read_json_object
 
@@ -57,12 +58,12 @@ def load_rules(root: Path) -> dict[str, dict]:
     )
 
 
-def rule_text(rule: dict | None) -> str | None:
+def rule_text(rule: dict[str, Any] | None) -> str | None:
     """A rule as the stable text stored with a registration (None: no rule)."""
     return json.dumps(rule, sort_keys=True) if rule else None
 
 
-def header_row_of(rule: dict | None) -> int | None:
+def header_row_of(rule: dict[str, Any] | None) -> int | None:
     value = (rule or {}).get("header_row")
     return (
         value
@@ -88,7 +89,7 @@ def _relative(root: Path, file: str) -> tuple[str, Path]:
     return f"data/{rel.as_posix()}", path
 
 
-def set_header_row(root: Path, file: str, header_row: int | None) -> dict:
+def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, Any]:
     """Set (or with None remove) the header row of a CSV/TSV file in data/. Returns
     ``{"file", "header_row"}``. The data file itself is never touched."""
     from lantide.workspace.atomic import atomic_write_json
@@ -109,7 +110,7 @@ def set_header_row(root: Path, file: str, header_row: int | None) -> dict:
             "line), 0 for a file without a header line, or 'auto'.",
         )
     target = rules_path(root)
-    data: dict = {"version": 1, "files": {}}
+    data: dict[str, Any] = {"version": 1, "files": {}}
     if target.exists():
         try:
             data = read_json_object(target, "data file rules")

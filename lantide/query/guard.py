@@ -16,10 +16,14 @@ by matching text, so a ``;`` or ``DROP`` inside a comment or a string is not a r
 | PRAGMA, SET, RESET                                   | ``QUERY_REFUSED_SETTING``         |
 | CALL                                                 | ``QUERY_REFUSED_CALL``            |
 | BEGIN, COMMIT, ROLLBACK, CHECKPOINT, VACUUM, EXPLAIN | ``QUERY_REFUSED_NOT_SELECT``      |
-| functions that reach outside: ``getenv``, ``query``, ``query_table``, scanners of other databases | ``QUERY_REFUSED_FUNCTION`` |
-| a table function not on the allow-list (``checkpoint()``, logging, ...) | ``QUERY_REFUSED_FUNCTION`` |
+| functions that reach outside (1)                     | ``QUERY_REFUSED_FUNCTION``        |
+| a table function not on the allow-list (2)           | ``QUERY_REFUSED_FUNCTION``        |
 | a file reader whose path is computed, not written     | ``QUERY_REFUSED_FUNCTION``        |
-| a file path outside ``data/``, or a URL              | ``QUERY_REFUSED_OUTSIDE_WORKSPACE`` / ``QUERY_REFUSED_NETWORK`` |
+| a file path outside ``data/``, or a URL              | ``..._OUTSIDE_WORKSPACE`` (3)     |
+
+(1) ``getenv``, ``query``, ``query_table``, scanners of other databases. (2)
+``checkpoint()``, logging, ... (3) ``QUERY_REFUSED_OUTSIDE_WORKSPACE``, or
+``QUERY_REFUSED_NETWORK`` for a URL.
 
 Which functions are allowed lives in :mod:`lantide.query.guard_functions`; calls are
 decided on sqlglot's tree and again on DuckDB's own parse of the statement.
@@ -37,11 +41,18 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.query.errors import QueryError, QueryRefused
+
+if TYPE_CHECKING:
+    from sqlglot import Token, exp
+    from sqlglot.tokens import Tokenizer
 from lantide.query.guard_functions import (
     FILE_READERS,
     OUTSIDE_FUNCTIONS,
@@ -209,7 +220,7 @@ class TableRef:
 class ParsedQuery:
     sql: str  # the text as given
     body: str  # the one statement, without trailing ';' and comments
-    expression: object  # sqlglot expression
+    expression: exp.Expr  # the statement as sqlglot parsed it
     body_start: int = 0  # where the body starts in ``sql``
     tables: list[TableRef] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # paths read by table functions
@@ -248,7 +259,7 @@ def _body_to_text(
     return line + before.count("\n"), column
 
 
-def _tokens(sql: str):
+def _tokens(sql: str) -> list[Token]:
     from sqlglot.dialects.duckdb import DuckDB
 
     dialect = DuckDB()
@@ -262,7 +273,7 @@ def _tokens(sql: str):
         raise error from None
 
 
-def _failed_token_position(tokenizer, sql: str) -> tuple[int, int] | None:
+def _failed_token_position(tokenizer: Tokenizer, sql: str) -> tuple[int, int] | None:
     """Where the token the tokenizer gave up on starts (an unterminated quote or comment).
 
     sqlglot's TokenError carries no position; its tokenizer still knows the offset. It is
@@ -275,10 +286,11 @@ def _failed_token_position(tokenizer, sql: str) -> tuple[int, int] | None:
     return sql.count("\n", 0, start) + 1, start - line_start + 1
 
 
-def _statements(tokens) -> list[list]:
-    from sqlglot.tokens import TokenType
+def _statements(tokens: list[Token]) -> list[list[Token]]:
+    from sqlglot import TokenType
 
-    out, current = [], []
+    out: list[list[Token]] = []
+    current: list[Token] = []
     for tok in tokens:
         if tok.token_type == TokenType.SEMICOLON:
             if current:
@@ -299,7 +311,7 @@ def _refuse(code: str, hint: str, what: str) -> QueryRefused:
     )
 
 
-def _function_name(node) -> str:
+def _function_name(node: exp.Func) -> str:
     """The function's name as DuckDB knows it (sqlglot renames some: range is
     GenerateSeries). Only calls in FROM pay for rendering SQL."""
     from sqlglot import exp
@@ -307,18 +319,20 @@ def _function_name(node) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.name).lower()
     if _in_from(node):
-        return node.sql(dialect="duckdb").split("(", 1)[0].strip().strip('"').lower()
-    return node.sql_name().lower()
+        rendered: str = node.sql(dialect="duckdb")
+        return rendered.split("(", 1)[0].strip().strip('"').lower()
+    name: str = node.sql_name()
+    return name.lower()
 
 
-def _in_from(func) -> bool:
+def _in_from(func: exp.Func) -> bool:
     """Whether ``func`` is called as a table function (in FROM, a JOIN or LATERAL)."""
     from sqlglot import exp
 
     return isinstance(func.parent, (exp.Table, exp.Lateral)) and func.arg_key == "this"
 
 
-def _path_literals(func, fname: str) -> list:
+def _path_literals(func: exp.Func, fname: str) -> list[exp.Expr]:
     """The string literals of a file reader's first positional argument (a path or a list
     of paths). A path computed at run time cannot be checked, so it is refused."""
     from sqlglot import exp
@@ -341,11 +355,11 @@ def _path_literals(func, fname: str) -> list:
     )
 
 
-def _option_names(func) -> set[str]:
+def _option_names(func: exp.Func) -> set[str]:
     """Names of a call's named arguments (``a = 1``, ``a := 1``), lower case."""
     from sqlglot import exp
 
-    names = set()
+    names: set[str] = set()
     for arg in func.args.get("expressions") or []:
         if isinstance(arg, (exp.EQ, exp.PropertyEQ, exp.Kwarg)) and isinstance(
             arg.this, (exp.Column, exp.Identifier)
@@ -354,7 +368,7 @@ def _option_names(func) -> set[str]:
     return names
 
 
-def _refuse_writing_options(fname: str, options) -> None:
+def _refuse_writing_options(fname: str, options: AbstractSet[str]) -> None:
     written = sorted(set(options) & WRITING_OPTIONS)
     if written:
         raise QueryRefused(
@@ -372,7 +386,7 @@ def _refuse_function(fname: str, hint: str, in_from: bool) -> QueryRefused:
     return QueryRefused(f"refused: {what}", code=TABLE_FUNCTION_CODE, hint=hint)
 
 
-def _absolute_paths(body: str, nodes: list, workspace_root: Path) -> str:
+def _absolute_paths(body: str, nodes: list[exp.Expr], workspace_root: Path) -> str:
     """The body with each relative path literal made absolute (DuckDB resolves relative
     paths against the process's working directory, which is not the workspace)."""
     edits = []
@@ -427,13 +441,13 @@ class _Analysis:
 
     body: str
     body_start: int
-    root: object
+    root: exp.Expr | None  # None with an error
     cte_count: int
     join_count: int
-    file_literals: list  # string literal nodes of file-reading functions
-    candidates: list  # (TableRef, identifier node) outside CTE names
+    file_literals: list[exp.Expr]  # string literal nodes of file-reading functions
+    candidates: list[tuple[TableRef, exp.Identifier]]  # identifier nodes outside CTE names
     error: QueryError | None = None
-    duckdb_paths: list = field(default_factory=list)  # file readers' paths, by DuckDB's parser
+    duckdb_paths: list[str] = field(default_factory=list)  # file readers' paths, by DuckDB's parser
 
 
 @lru_cache(maxsize=512)
@@ -517,9 +531,9 @@ def _analyse_uncached(sql: str) -> _Analysis:
         if fname in OUTSIDE_FUNCTIONS:
             raise _refuse_function(fname, OUTSIDE_FUNCTIONS[fname], in_from)
         if in_from:
-            hint = table_function_hint(fname)
-            if hint is not None:
-                raise _refuse_function(fname, hint, True)
+            refusal_hint = table_function_hint(fname)
+            if refusal_hint is not None:
+                raise _refuse_function(fname, refusal_hint, True)
             _refuse_writing_options(fname, _option_names(func))
             if fname in FILE_READERS:
                 file_literals.extend(_path_literals(func, fname))
@@ -591,7 +605,7 @@ def check(
     *,
     data_dir: Path | None = None,
     workspace_root: Path | None = None,
-    known_table=lambda ref: True,
+    known_table: Callable[[TableRef], bool] = lambda ref: True,
 ) -> ParsedQuery:
     """Parse ``sql`` and refuse anything but one read-only statement.
 
@@ -605,7 +619,9 @@ def check(
     if analysis.error is not None:
         err = analysis.error
         raise type(err)(err.message, hint=err.hint, code=err.code, position=err.position)
-    confined = data_dir is not None and workspace_root is not None
+    # (data_dir, workspace_root) when paths are checked against them
+    confined = (data_dir, workspace_root) if data_dir and workspace_root else None
+    assert analysis.root is not None  # an analysis without an error has its statement
     parsed = ParsedQuery(
         sql=sql,
         body=analysis.body,
@@ -614,19 +630,19 @@ def check(
         cte_count=analysis.cte_count,
         join_count=analysis.join_count,
     )
-    path_nodes: list = []
+    path_nodes: list[exp.Expr] = []
     for literal in analysis.file_literals:
         if confined:
-            check_path(literal.this, data_dir, workspace_root)
+            check_path(literal.this, *confined)
         parsed.files.append(literal.this)
         path_nodes.append(literal)
     if confined:
         for path in analysis.duckdb_paths:
-            check_path(path, data_dir, workspace_root)
+            check_path(path, *confined)
     for ref, node in analysis.candidates:
         if ref.schema is None and _looks_like_path(ref.name) and not known_table(ref):
             if confined:
-                check_path(ref.name, data_dir, workspace_root)
+                check_path(ref.name, *confined)
             parsed.files.append(ref.name)
             path_nodes.append(node)
         else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 # Table functions that only read: generators, catalog and metadata views.
 READ_ONLY_TABLE_FUNCTIONS = frozenset(
@@ -278,7 +279,8 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
                 import duckdb
 
                 _parser = duckdb.connect(":memory:", config={"enable_external_access": False})
-            text = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchone()[0]
+            (row,) = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchall()
+        text = row[0]
         tree = json.loads(text)
     except Exception:
         return None
@@ -291,7 +293,7 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
     return calls
 
 
-def _collect(node, calls: list[DuckDBCall]) -> None:
+def _collect(node: object, calls: list[DuckDBCall]) -> None:
     if isinstance(node, dict):
         if node.get("type") == "TABLE_FUNCTION" and isinstance(node.get("function"), dict):
             function = node["function"]
@@ -318,7 +320,7 @@ def _collect(node, calls: list[DuckDBCall]) -> None:
             _collect(value, calls)
 
 
-def _option_names(function: dict) -> frozenset[str]:
+def _option_names(function: dict[str, Any]) -> frozenset[str]:
     """Named arguments: ``name := value`` (a named argument) or ``name = value`` (DuckDB
     keeps that one as a comparison with a column)."""
     names = set()
@@ -344,7 +346,7 @@ def _option_names(function: dict) -> frozenset[str]:
     return frozenset(names)
 
 
-def _first_argument_strings(function: dict) -> list[str] | None:
+def _first_argument_strings(function: dict[str, Any]) -> list[str] | None:
     arguments = function.get("arguments")
     if arguments is None:  # older serialization: plain children
         arguments = [{"name": "", "expression": c} for c in function.get("children") or []]
@@ -356,7 +358,7 @@ def _first_argument_strings(function: dict) -> list[str] | None:
     return _constant_strings(positional[0])
 
 
-def _constant_strings(expr) -> list[str] | None:
+def _constant_strings(expr: object) -> list[str] | None:
     if not isinstance(expr, dict):
         return None
     if expr.get("class") == "CONSTANT":

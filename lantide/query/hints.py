@@ -17,6 +17,8 @@ optimization_hint / ``CACHE_UPSTREAM_JOIN`` (never blocks)
 
 from __future__ import annotations
 
+from typing import NotRequired, TypedDict
+
 from lantide.query import lineage as lin
 from lantide.query.guard import ParsedQuery
 
@@ -24,7 +26,17 @@ COMPLEXITY_CTE_LIMIT = 3
 JOIN_ENTITY_LIMIT = 3
 
 
-def complexity_hint(parsed: ParsedQuery) -> dict | None:
+class Hint(TypedDict):
+    """A hint as tools and tab runs report it."""
+
+    code: str
+    message: str
+    hint: str
+    cte_count: NotRequired[int]  # COMPLEXITY_SPLIT_RECOMMENDED
+    tables: NotRequired[list[str]]  # CACHE_UPSTREAM_JOIN
+
+
+def complexity_hint(parsed: ParsedQuery) -> Hint | None:
     if parsed.cte_count < COMPLEXITY_CTE_LIMIT:
         return None
     return {
@@ -37,7 +49,7 @@ def complexity_hint(parsed: ParsedQuery) -> dict | None:
     }
 
 
-def optimization_hint(parsed: ParsedQuery, entity_tables: list[str]) -> dict | None:
+def optimization_hint(parsed: ParsedQuery, entity_tables: list[str]) -> Hint | None:
     """``entity_tables``: the display names of tables read from files or connections."""
     distinct = sorted(set(entity_tables), key=str.casefold)
     if parsed.join_count < 2 or len(distinct) < JOIN_ENTITY_LIMIT:
@@ -51,9 +63,9 @@ def optimization_hint(parsed: ParsedQuery, entity_tables: list[str]) -> dict | N
     }
 
 
-def statement_hints(parsed: ParsedQuery, inputs: list[lin.Input]) -> list[dict]:
+def statement_hints(parsed: ParsedQuery, inputs: list[lin.Input]) -> list[Hint]:
     """The hints that apply to a statement reading ``inputs``, complexity first."""
-    out = []
+    out: list[Hint] = []
     complexity = complexity_hint(parsed)
     if complexity:
         out.append(complexity)

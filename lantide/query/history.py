@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.sourcerun import CANCELLED_CODE, chain_summary, tab_outcome
 from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Workspace
 
 HISTORY_FILE = "query_history.jsonl"
 HISTORY_SHOWN = 500
@@ -26,7 +29,7 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def history_path(workspace) -> Path:
+def history_path(workspace: Workspace) -> Path:
     return workspace.lantide_dir / HISTORY_FILE
 
 
@@ -36,10 +39,10 @@ def run_entry(
     sql: str,
     project: str | None = None,
     tab: str | None = None,
-    result: dict | None = None,
+    result: dict[str, Any] | None = None,
     error: BaseException | None = None,
     duration_ms: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """One history line from a run's result or its error."""
     entry: dict[str, Any] = {
         "at": _now(),
@@ -72,8 +75,8 @@ def run_entry(
 
 
 def source_run_entry(
-    report: dict, *, sql: str, project: str | None, tab: str, row_count: int | None = None
-) -> dict:
+    report: dict[str, Any], *, sql: str, project: str | None, tab: str, row_count: int | None = None
+) -> dict[str, Any]:
     """The history line of a Source Run of ``tab`` from its report. ``row_count``: the
     rows of the tab's table when it ran or was up to date."""
     entry: dict[str, Any] = {
@@ -87,7 +90,7 @@ def source_run_entry(
         "cached_table_name": None,
         "step_id": None,
     }
-    own = next((e for e in report.get("tabs", []) if e.get("tab") == tab), {})
+    own: dict[str, Any] = next((e for e in report.get("tabs", []) if e.get("tab") == tab), {})
     outcomes = [tab_outcome(e) for e in report.get("tabs", [])]
     if report.get("cancelled") or "cancelled" in outcomes:
         entry.update(
@@ -105,7 +108,9 @@ def source_run_entry(
         if entry["row_count"] is None:
             entry["row_count"] = row_count
     else:
-        failed = next((e for e in report.get("tabs", []) if e.get("status") == "failed"), {})
+        failed: dict[str, Any] = next(
+            (e for e in report.get("tabs", []) if e.get("status") == "failed"), {}
+        )
         error = failed.get("error") or {}
         entry.update(
             status="error",
@@ -119,11 +124,11 @@ def source_run_entry(
     return entry
 
 
-def append_entry(workspace, entry: dict) -> None:
+def append_entry(workspace: Workspace, entry: dict[str, Any]) -> None:
     append_jsonl(history_path(workspace), entry)
 
 
-def read_history(workspace, limit: int = HISTORY_SHOWN) -> list[dict]:
+def read_history(workspace: Workspace, limit: int = HISTORY_SHOWN) -> list[dict[str, Any]]:
     """The last ``limit`` entries, oldest first (a torn or foreign line is skipped)."""
     path = history_path(workspace)
     if not path.exists():

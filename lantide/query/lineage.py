@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from lantide.errors import LantideError
 from lantide.query.errors import LineageCycle
@@ -36,7 +38,7 @@ class Input:
     target: str  # tab name, data file path, cached table, connection name
     detail: object = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "table": self.name, "target": self.target}
 
 
@@ -48,14 +50,14 @@ class TabLineage:
     parsed: ParsedQuery | None = None
     inputs: list[Input] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
-    error: dict | None = None
+    error: dict[str, Any] | None = None
 
     @property
     def upstream_tabs(self) -> list[str]:
         return sorted({i.target for i in self.inputs if i.kind == TAB}, key=str.casefold)
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "tab": self.tab,
             "reads_tabs": self.upstream_tabs,
             "reads_sources": [i.to_dict() for i in self.inputs if i.kind == DATA],
@@ -74,11 +76,20 @@ def sql_hash(sql: str) -> str:
 
 
 def analyse_tab(
-    tab: str, sql: str, resolve: Callable[[TableRef], Input], **guard_kwargs
+    tab: str,
+    sql: str,
+    resolve: Callable[[TableRef], Input],
+    *,
+    data_dir: Path | None = None,
+    workspace_root: Path | None = None,
+    known_table: Callable[[TableRef], bool] = lambda ref: True,
 ) -> TabLineage:
+    """The lineage of one tab; the keywords are :func:`lantide.query.guard.check`'s."""
     lineage = TabLineage(tab=tab, sql=sql, sql_hash=sql_hash(sql))
     try:
-        parsed = check(sql, **guard_kwargs)
+        parsed = check(
+            sql, data_dir=data_dir, workspace_root=workspace_root, known_table=known_table
+        )
     except LantideError as exc:
         lineage.error = exc.to_dict()
         return lineage

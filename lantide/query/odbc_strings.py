@@ -102,18 +102,19 @@ def parse_connection_string(text: str) -> dict[str, str]:
         key = text[i:eq].strip().strip(";").strip().lower()
         j = eq + 1
         if j < n and text[j] == "{":
-            value, j = [], j + 1
+            chars: list[str] = []
+            j += 1
             while j < n:
                 if text[j] == "}":
                     if j + 1 < n and text[j + 1] == "}":
-                        value.append("}")
+                        chars.append("}")
                         j += 2
                         continue
                     j += 1
                     break
-                value.append(text[j])
+                chars.append(text[j])
                 j += 1
-            value = "".join(value)
+            value = "".join(chars)
             semi = text.find(";", j)
             j = n if semi < 0 else semi + 1
         else:

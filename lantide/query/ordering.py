@@ -19,7 +19,7 @@ from lantide.query.names import quote_ident
 DIRECTIONS = ("asc", "desc")
 
 
-def normalize_order_by(order_by) -> list[tuple[str, str]]:
+def normalize_order_by(order_by: object) -> list[tuple[str, str]]:
     """``order_by`` as ``[(name, "asc"|"desc")]``; a bad shape or direction is an error."""
     if not order_by:
         return []
@@ -64,7 +64,7 @@ def order_by_clause(
     Nulls come last in both directions (what spreadsheets and pandas do), whatever
     DuckDB's default. An unknown column raises ``UNKNOWN_COLUMN`` naming the relation.
     """
-    by_folded = {}
+    by_folded: dict[str, str] = {}
     for col in columns:
         by_folded.setdefault(col.casefold(), col)
     keys: list[str] = []

@@ -17,9 +17,13 @@ a preview cell is.
 from __future__ import annotations
 
 from datetime import UTC
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.names import quote_ident
-from lantide.query.results import CELL_CHARS, cut_marker, jsonable
+from lantide.query.results import CELL_CHARS, JSONValue, cut_marker, jsonable
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor, Engine
 
 _NUMERIC = (
     "TINYINT",
@@ -56,11 +60,11 @@ def _is_temporal(type_name: str) -> bool:
 
 
 def profile_relation(
-    engine, relation: str, *, bins: int = 10, top: int = 10, only: list[str] | None = None
-) -> dict:
+    engine: Engine, relation: str, *, bins: int = 10, top: int = 10, only: list[str] | None = None
+) -> dict[str, Any]:
     """``only``: profile just these columns (exact names, in this order)."""
 
-    def work(cur):
+    def work(cur: Cursor) -> dict[str, Any]:
         cur.execute(f"SELECT * FROM {relation} LIMIT 0")
         columns = [(d[0], str(d[1])) for d in cur.description]
         if only is not None:
@@ -68,7 +72,7 @@ def profile_relation(
             columns = [(name, types[name]) for name in only]
         row_count = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
         exact = row_count <= EXACT_DISTINCT_ROWS
-        out = []
+        out: list[dict[str, Any]] = []
         for name, type_name in columns:
             col = quote_ident(name)
             orderable = _is_numeric(type_name) or type_name.startswith(_ORDERABLE)
@@ -81,7 +85,7 @@ def profile_relation(
             nulls, n_distinct, lo, hi = cur.execute(
                 f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}"
             ).fetchall()[0]
-            entry = {
+            entry: dict[str, Any] = {
                 "name": name,
                 "type": type_name,
                 "null_count": int(nulls),
@@ -101,7 +105,9 @@ def profile_relation(
     return engine.run(work)
 
 
-def _numeric_histogram(cur, relation, col, type_name, lo, hi, bins) -> dict:
+def _numeric_histogram(
+    cur: Cursor, relation: str, col: str, type_name: str, lo: object, hi: object, bins: int
+) -> dict[str, Any]:
     as_number = f"epoch({col})" if _is_temporal(type_name) else f"CAST({col} AS DOUBLE)"
     lo_n, hi_n = cur.execute(
         f"SELECT min({as_number}), max({as_number}) FROM {relation}"
@@ -140,13 +146,13 @@ def _cut_sql(expr: str, type_name: str) -> str:
     return f"left({expr}, {CELL_CHARS + 1})" if type_name.startswith("VARCHAR") else expr
 
 
-def _marked(value):
+def _marked(value: JSONValue) -> JSONValue:
     if isinstance(value, str) and len(value) > CELL_CHARS:
         return value[:CELL_CHARS] + cut_marker(CELL_CHARS)
     return value
 
 
-def _top_values(cur, relation, col, top, non_null) -> dict:
+def _top_values(cur: Cursor, relation: str, col: str, top: int, non_null: int) -> dict[str, Any]:
     # grouped on the whole values; only the cut ones cross into Python
     rows = cur.execute(
         f"SELECT left(v, {CELL_CHARS + 1}), n FROM (SELECT CAST({col} AS VARCHAR) AS v, "

@@ -24,14 +24,16 @@ calls these functions in this order and nothing else decides):
 
 Materialization strategy (first matching row wins; ``reason_code`` is returned every time):
 
-| # | when                                            | materialized | cached table          | reason_code           |
-| - | ----------------------------------------------- | ------------ | --------------------- | --------------------- |
-| 1 | a persisted SQL tab (run_sql_tab, Source Run)   | yes          | the tab's name        | ``persisted_tab``     |
-| 2 | the statement reads an external connection      | yes          | label, else staged_ID | ``staged_external``   |
-| 3 | ``result_label`` given                          | yes          | slug of the label     | ``labelled_result``   |
-| 4 | the project is ``executing`` (a Plan step)      | yes          | step_ID               | ``executing_step``    |
-| 5 | a join of two or more tables                    | yes          | result_ID             | ``multi_table_join``  |
-| 6 | anything else                                   | no           | (none)                | ``exploratory_preview`` |
+| # | when                                | stored | cached table       | reason_code             |
+| - | ----------------------------------- | ------ | ------------------ | ----------------------- |
+| 1 | a SQL tab (run_sql_tab, Source Run) | yes    | the tab's name     | ``persisted_tab``       |
+| 2 | the statement reads a connection    | yes    | label or staged_ID | ``staged_external``     |
+| 3 | ``result_label`` given              | yes    | slug of the label  | ``labelled_result``     |
+| 4 | the project is ``executing`` (Plan) | yes    | step_ID            | ``executing_step``      |
+| 5 | a join of two or more tables        | yes    | result_ID          | ``multi_table_join``    |
+| 6 | anything else                       | no     | (none)             | ``exploratory_preview`` |
+
+(stored: materialized as a cached table)
 
 Why: tabs and labelled results are named so later steps can read them; staged remote
 results must be local to be joined; an executing step is evidence the Report may cite;
@@ -131,7 +133,8 @@ def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:
             raise QueryRefused(
                 f"refused: the query reads {ref.display()}, the cached table it would replace",
                 code="QUERY_READS_OWN_RESULT",
-                hint="Read the upstream tables instead, or give the result another label / tab name.",
+                hint="Read the upstream tables instead, or give the result another label / "
+                "tab name.",
             )
 
 

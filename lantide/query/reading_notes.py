@@ -17,9 +17,14 @@ instead. Notes cost one ``sniff_csv`` when the file is registered, never per que
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.query.csv_dialect import encoding_option, first_lines
 from lantide.query.names import quote_literal
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
+    from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 HOW_TO_CHOOSE = (
     "choose the header row with `lantide file header WORKSPACE FILE LINE` (0: no header line)"
@@ -31,23 +36,26 @@ def _lines(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
-def _names(columns: list[dict]) -> str:
+def _names(columns: list[Column]) -> str:
     names = [c["name"] for c in columns]
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
-def csv_notes(cur, path: Path, extra: str, header_row: int | None, view: str) -> list[str]:
+def csv_notes(cur: Cursor, path: Path, extra: str, header_row: int | None, view: str) -> list[str]:
     """The notes for ``path`` read by ``view`` with ``read_csv`` options ``extra`` (e.g.
     ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any."""
     if header_row is None and not _worth_a_sniff(cur, path, view):
         return []
     try:
-        skip, has_header, quote, columns = cur.execute(
+        sniffed = cur.execute(
             "SELECT SkipRows, HasHeader, Quote, Columns FROM "
             f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
         ).fetchone()
     except Exception:
         return []  # the view's own error (or the first query's) says more
+    if sniffed is None:  # sniff_csv answers one row; none is nothing to note
+        return []
+    skip, has_header, quote, columns = sniffed
     notes = []
     if header_row == 0:
         notes.append(
@@ -75,7 +83,7 @@ def csv_notes(cur, path: Path, extra: str, header_row: int | None, view: str) ->
     return notes
 
 
-def _worth_a_sniff(cur, path: Path, view: str) -> bool:
+def _worth_a_sniff(cur: Cursor, path: Path, view: str) -> bool:
     """Whether the sniffer may have departed from the file (so a ``sniff_csv``, about as
     long as registering, is worth it): the view's columns are not all named on line 1
     (no header, or a title skipped), or a line near the top has an odd number of quotes

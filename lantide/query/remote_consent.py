@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.catalog import now_utc
 from lantide.query.names import INTERNAL_SCHEMA
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Engine
 
 _TABLE = f'"{INTERNAL_SCHEMA}".remote_warnings'
 _SCHEMA_SQL = (
@@ -27,7 +32,7 @@ def statement_key(connection: str, remote_sql: str) -> str:
     return hashlib.sha256(f"{connection}\n{remote_sql}".encode()).hexdigest()
 
 
-def warning_ids(value) -> list[str]:
+def warning_ids(value: str | Iterable[object] | None) -> list[str]:
     """``None``, one id or a list of ids, as a list."""
     if not value:
         return []
@@ -37,7 +42,7 @@ def warning_ids(value) -> list[str]:
 
 
 class RemoteConsents:
-    def __init__(self, engine):
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._ready = False
 
@@ -47,15 +52,17 @@ class RemoteConsents:
             self.engine.execute(_SCHEMA_SQL, timeout=None)
             self._ready = True
 
-    def confirmed(self, key: str, ids) -> bool:
+    def confirmed(self, key: str, ids: str | Iterable[object] | None) -> bool:
         """Whether one of ``ids`` was issued for this statement."""
-        ids = warning_ids(ids)
-        if not ids:
+        issued = warning_ids(ids)
+        if not issued:
             return False
         self._ensure()
-        marks = ", ".join("?" for _ in ids)
+        marks = ", ".join("?" for _ in issued)
         rows = self.engine.execute(
-            f"SELECT 1 FROM {_TABLE} WHERE key = ? AND id IN ({marks})", [key, *ids], timeout=None
+            f"SELECT 1 FROM {_TABLE} WHERE key = ? AND id IN ({marks})",
+            [key, *issued],
+            timeout=None,
         )
         return bool(rows)
 
@@ -70,7 +77,7 @@ class RemoteConsents:
         return new_id
 
 
-def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict:
+def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict[str, Any]:
     """The ``warning_required`` answer; ``again``: how to pass the id back."""
     return {
         "status": "warning_required",

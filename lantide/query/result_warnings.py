@@ -51,4 +51,7 @@ def coded(result: dict[str, Any]) -> list[ResultWarning]:
     messages = [str(w) for w in result.get("warnings") or []]
     codes = list(result.get("warning_codes") or [])
     codes += [""] * (len(messages) - len(codes))
-    return [ResultWarning(str(code), message) for code, message in zip(codes, messages)]
+    # codes beyond the messages (a hand-edited step) belong to nothing: dropped
+    return [
+        ResultWarning(str(code), message) for code, message in zip(codes, messages, strict=False)
+    ]

@@ -18,13 +18,29 @@ from __future__ import annotations
 import base64
 import math
 import uuid
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TypedDict
 from uuid import UUID
 
 from lantide.query.engine import transaction
 from lantide.query.names import quote_ident
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
+
+# A value as json.dumps writes it faithfully (what jsonable answers).
+JSONValue = None | bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"]
+
+
+class Column(TypedDict):
+    """A result column: its name and DuckDB type (``"INTEGER"``, ``"VARCHAR[]"``)."""
+
+    name: str
+    type: str
+
 
 _COUNT_COLUMN = "__lantide_row_count"
 _RESULT_CTE = "__lantide_result"
@@ -41,8 +57,8 @@ def cut_marker(cap: int) -> str:
 
 @dataclass
 class Preview:
-    columns: list[dict]
-    rows: list[list]
+    columns: list[Column]
+    rows: list[list[JSONValue]]
     row_count: int
     cells_cut: int = 0
     cell_chars: int | None = None  # the cap applied (None: whole values)
@@ -73,11 +89,11 @@ def materialize_prefix(table: str) -> str:
     return f"CREATE OR REPLACE TABLE {quote_ident(table)} AS "
 
 
-def columns_of(description) -> list[dict]:
-    return [{"name": d[0], "type": str(d[1])} for d in description or []]
+def columns_of(description: Sequence[Sequence[object]] | None) -> list[Column]:
+    return [{"name": str(d[0]), "type": str(d[1])} for d in description or []]
 
 
-def jsonable(value):
+def jsonable(value: object) -> JSONValue:
     """A DuckDB value as something ``json.dumps`` writes faithfully."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
@@ -105,7 +121,7 @@ def jsonable(value):
     return str(value)
 
 
-def json_rows(rows) -> list[list]:
+def json_rows(rows: Iterable[Sequence[object]]) -> list[list[JSONValue]]:
     return [[jsonable(v) for v in row] for row in rows]
 
 
@@ -119,6 +135,7 @@ class _Projection:
     width: int = 0  # columns before the extras
     flat: set[int] = field(default_factory=set)  # cut text / BLOB columns
     nested: dict[int, int] = field(default_factory=dict)  # column -> its extra's position
+    cap: int = 0  # what the cut columns are cut at
 
     @property
     def cuts(self) -> bool:
@@ -133,9 +150,10 @@ def _capped_projection(names: list[str], types: list[str], cap: int | None) -> _
     """Positional references (#1) keep duplicate names apart."""
     if not cap or not names:
         return _Projection()
-    out = _Projection(width=len(names))
-    parts, extras = [], []
-    for i, (name, type_name) in enumerate(zip(names, types)):
+    out = _Projection(width=len(names), cap=cap)
+    parts: list[str] = []
+    extras: list[str] = []
+    for i, (name, type_name) in enumerate(zip(names, types, strict=True)):
         base, ref, alias = type_name.upper(), f"#{i + 1}", quote_ident(name)
         if base in ("VARCHAR", "JSON") or base.startswith("VARCHAR("):
             parts.append(f"left({ref}, {cap + 1}) AS {alias}")
@@ -154,14 +172,18 @@ def _capped_projection(names: list[str], types: list[str], cap: int | None) -> _
     return out
 
 
-def _cut_rows(rows, projection: _Projection, cap: int | None) -> tuple[list[list], int]:
-    out, cut = [], 0
+def _cut_rows(
+    rows: Iterable[Sequence[Any]], projection: _Projection
+) -> tuple[list[list[JSONValue]], int]:
+    cap = projection.cap
+    out: list[list[JSONValue]] = []
+    cut = 0
     for row in rows:
         values = list(row[: projection.width]) if projection.cuts else list(row)
         for i in projection.flat:
             value = values[i]
             if isinstance(value, (str, bytes, bytearray, memoryview)) and len(value) > cap:
-                values[i] = jsonable(value[:cap]) + cut_marker(cap)
+                values[i] = f"{jsonable(value[:cap])}{cut_marker(cap)}"
                 cut += 1
         for i, extra in projection.nested.items():
             if row[extra] is not None:
@@ -172,7 +194,7 @@ def _cut_rows(rows, projection: _Projection, cap: int | None) -> tuple[list[list
 
 
 def preview_only(
-    cur, body: str, kind: str, preview_rows: int, cell_chars: int | None = CELL_CHARS
+    cur: Cursor, body: str, kind: str, preview_rows: int, cell_chars: int | None = CELL_CHARS
 ) -> Preview:
     """Run once, return the first rows and the row count; nothing else crosses over."""
     head = f"{PREVIEW_PREFIX}{select_body(body, kind)}) "
@@ -191,11 +213,11 @@ def preview_only(
         rows = [row[:-1] for row in rows]
     else:
         row_count = 0
-    shaped, cut = _cut_rows(rows, projection, cell_chars)
+    shaped, cut = _cut_rows(rows, projection)
     return Preview(columns, shaped, row_count, cut, cell_chars or None)
 
 
-def _bound_columns(cur, sql: str, cell_chars: int | None) -> tuple[list[str], list[str]]:
+def _bound_columns(cur: Cursor, sql: str, cell_chars: int | None) -> tuple[list[str], list[str]]:
     """Names and types of ``sql``'s result, by binding it (nothing runs). A statement that
     does not bind gets no projection: running it reports DuckDB's error with its position
     (a binding error of the Python relation API has none)."""
@@ -210,17 +232,17 @@ def _bound_columns(cur, sql: str, cell_chars: int | None) -> tuple[list[str], li
         return [], []
 
 
-def _columns(names, types) -> list[dict]:
-    return [{"name": n, "type": str(t)} for n, t in zip(names, types)]
+def _columns(names: Sequence[str], types: Sequence[object]) -> list[Column]:
+    return [{"name": n, "type": str(t)} for n, t in zip(names, types, strict=True)]
 
 
 def materialize(
-    cur,
+    cur: Cursor,
     body: str,
     kind: str,
     table: str,
     preview_rows: int,
-    before_commit=None,
+    before_commit: Callable[[Cursor, int], object] | None = None,
     cell_chars: int | None = CELL_CHARS,
 ) -> Preview:
     """``CREATE OR REPLACE TABLE`` in one transaction: a failure keeps the old table.
@@ -238,7 +260,7 @@ def materialize(
     return read_preview(cur, table, preview_rows, row_count, cell_chars)
 
 
-def _created_row_count(cur, table: str, created: list) -> int:
+def _created_row_count(cur: Cursor, table: str, created: Sequence[Sequence[object]]) -> int:
     """The count ``CREATE TABLE AS`` answered with; a dynamic PIVOT runs as several
     statements and answers nothing, so its new table is counted instead."""
     if created and created[0] and isinstance(created[0][0], int):
@@ -247,7 +269,7 @@ def _created_row_count(cur, table: str, created: list) -> int:
 
 
 def read_preview(
-    cur,
+    cur: Cursor,
     table: str,
     preview_rows: int,
     row_count: int | None = None,
@@ -265,5 +287,5 @@ def read_preview(
     rows = cur.fetchall()
     if row_count is None:
         row_count = int(cur.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchall()[0][0])
-    shaped, cut = _cut_rows(rows, projection, cell_chars)
+    shaped, cut = _cut_rows(rows, projection)
     return Preview(columns, shaped, row_count, cut, cell_chars or None)

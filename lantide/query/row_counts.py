@@ -23,13 +23,20 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import now_utc
 from lantide.query.errors import QueryCancelled
 from lantide.query.names import INTERNAL_SCHEMA
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Engine
+    from lantide.query.sources import DataTable
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +59,7 @@ class Count:
     error: str | None = None
 
 
-def counting_cost(path, fmt: str, size: int, is_dir: bool) -> float:
+def counting_cost(path: Path, fmt: str, size: int, is_dir: bool) -> float:
     """Roughly how many bytes DuckDB parses to count the file's rows."""
     if fmt == "parquet":
         return size * _PARQUET_FOLDER_FACTOR if is_dir else 0.0
@@ -64,31 +71,31 @@ def counting_cost(path, fmt: str, size: int, is_dir: bool) -> float:
 class RowCounts:
     """The counts of one workspace's data files (shared like its engine)."""
 
-    def __init__(self, engine, stamp_of):
+    def __init__(self, engine: Engine, stamp_of: Callable[[Path], tuple[int, int] | None]) -> None:
         """``stamp_of(path)``: the file's (size, mtime_ns) now, or None when it is gone."""
         self.engine = engine
         self._stamp_of = stamp_of
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._known: dict[str, Count] | None = None
-        self._queue: dict[str, tuple[object, tuple[int, int]]] = {}  # path -> (table, stamp)
+        self._queue: dict[str, tuple[DataTable, tuple[int, int]]] = {}  # path -> (table, stamp)
         self._thread: threading.Thread | None = None
         self._scope = CancelScope("row counts")
         self._stopped = False
         engine.execute(_SCHEMA_SQL)
 
     # -- show_tables ---------------------------------------------------------------------
-    def lookup(self, tables) -> dict[str, tuple[int | None, bool]]:
+    def lookup(self, tables: Iterable[DataTable]) -> dict[str, tuple[int | None, bool]]:
         """``qualified_name -> (row_count, pending)`` for registered data files and folders
         (not workbook sheets). Counts small files now and queues the large ones."""
-        tables = [t for t in tables if t.error is None and t.format != "excel"]
-        known = self._load({str(t.path) for t in tables})
+        files = [t for t in tables if t.error is None and t.format != "excel"]
+        known = self._load({str(t.path) for t in files})
         out: dict[str, tuple[int | None, bool]] = {}
-        budget = INLINE_BUDGET
-        queue = []
-        for table in tables:
+        budget: float = INLINE_BUDGET
+        queue: list[tuple[DataTable, tuple[int, int]]] = []
+        for table in files:
             key = str(table.path)
-            stamp = known.get(key).stamp if key in known else None
+            stamp = known[key].stamp if key in known else None
             current = self._stamp_of(table.path)
             if current is None:
                 out[table.qualified_name] = (None, False)
@@ -129,7 +136,7 @@ class RowCounts:
             thread.join(5)
 
     # -- counting --------------------------------------------------------------------------
-    def _count(self, table, stamp: tuple[int, int]) -> Count:
+    def _count(self, table: DataTable, stamp: tuple[int, int]) -> Count:
         """Count one file now and keep the count (raises only QueryCancelled)."""
         try:
             rows = self.engine.execute(f"SELECT count(*) FROM {table.qualified_name}")
@@ -145,7 +152,7 @@ class RowCounts:
         self._store(str(table.path), count)
         return count
 
-    def _enqueue(self, items) -> None:
+    def _enqueue(self, items: list[tuple[DataTable, tuple[int, int]]]) -> None:
         with self._lock:
             if self._stopped:
                 return

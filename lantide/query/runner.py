@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import checks as result_checks
@@ -27,7 +27,7 @@ from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
-from lantide.query.hints import statement_hints
+from lantide.query.hints import Hint, statement_hints
 from lantide.query.projects import ProjectArg, project_or_unreadable
 from lantide.query.remote_consent import RemoteConsents, statement_key
 from lantide.query.remote_consent import warning as remote_warning
@@ -36,6 +36,8 @@ from lantide.query.result_warnings import ResultWarning
 from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
+    from lantide.query.checks.rules import Check
+    from lantide.query.engine import Cursor
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -75,7 +77,7 @@ class StatementRunner:
         self.preview_rows = preview_rows_of(settings)
 
     # -- the three entry points on ad-hoc SQL ---------------------------------------
-    def validate_query(self, sql: str) -> dict:
+    def validate_query(self, sql: str) -> dict[str, Any]:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         try:
             self.inputs.refresh_if_stale()
@@ -113,7 +115,7 @@ class StatementRunner:
             "warnings": self.inputs.reading_warnings(inputs) + [h["message"] for h in found],
         }
 
-    def preview_sql(self, sql: str, rows: int) -> dict:
+    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         self.inputs.refresh_if_stale()
@@ -147,7 +149,7 @@ class StatementRunner:
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
         started = time.perf_counter()
@@ -273,9 +275,9 @@ class StatementRunner:
         self,
         connection: str,
         parsed: ParsedQuery,
-        warning_ids,
+        warning_ids: str | Iterable[object] | None,
         again: str = "run the same query again",
-    ) -> dict | None:
+    ) -> dict[str, Any] | None:
         """None when the remote result is small enough or its staging was confirmed with
         one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
         remote = self.external.remote_sql(connection, parsed)
@@ -306,7 +308,7 @@ class StatementRunner:
         kind = type(parsed.expression).__name__
         t0 = time.perf_counter()
 
-        def bookkeeping(cur, row_count: int) -> None:
+        def bookkeeping(cur: Cursor, row_count: int) -> None:
             record.name = plan.table_name or ""
             record.row_count = row_count
             record.duration_ms = int((time.perf_counter() - t0) * 1000)
@@ -377,7 +379,7 @@ class StatementRunner:
         connection: str | None,
         key: str | None,
         previous_row_count: int | None = None,
-    ) -> list[dict]:
+    ) -> list[Check]:
         """The result's checks (:mod:`lantide.query.checks`), on the table just written or
         the preview rows."""
         return result_checks.compute(
@@ -407,18 +409,18 @@ def step_result(
     project: Project | None,
     purpose: str | None,
     result_label: str | None,
-    found: list[dict],
+    found: list[Hint],
     connection: str | None,
     tab: str | None = None,
     extra_warnings: Iterable[str] = (),
-    checks: Iterable[dict] = (),
-) -> dict:
+    checks: Iterable[Check] = (),
+) -> dict[str, Any]:
     """The ``run_query`` / ``run_sql_tab`` answer with its ledger ``step``."""
     duration_ms = int((time.perf_counter() - started) * 1000)
     coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]
     if preview.truncated and preview.rows:  # no rows asked for (Source Run): no preview
         coded.append(result_warnings.preview_cut(len(preview.rows), preview.row_count))
-    if preview.cells_cut:
+    if preview.cells_cut and preview.cell_chars:  # cells are cut only under a cap
         coded.append(result_warnings.cells_cut(preview.cells_cut, preview.cell_chars))
     coded.extend(
         ResultWarning(h["code"], h["message"])

@@ -42,16 +42,17 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import backend
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import Catalog
-from lantide.query.engine import Engine
+from lantide.query.engine import Engine, Row
 from lantide.query.external import ExternalSources
 from lantide.query.remote_consent import RemoteConsents
 from lantide.query.row_counts import RowCounts
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
     from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
-    from lantide.workspace.watcher import WorkspaceWatcher
+    from lantide.workspace.watcher import FileChange, WorkspaceWatcher
 
 
 class QueryService:
@@ -181,7 +182,12 @@ class QueryService:
     def __enter__(self) -> QueryService:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def interrupt(self) -> int:
@@ -195,7 +201,7 @@ class QueryService:
         one thread; ``scope.cancel()`` from any thread stops those calls and no others."""
         return CancelScope(name)
 
-    def refresh_sources(self, changes=None) -> dict:
+    def refresh_sources(self, changes: Iterable[FileChange] | None = None) -> dict[str, list[str]]:
         """Re-register data files; ``changes`` is a watcher batch (only data changes count)."""
         if changes is not None and not any(getattr(c, "kind", None) == "data" for c in changes):
             return {"added": [], "changed": [], "removed": [], "failed": []}
@@ -211,7 +217,7 @@ class QueryService:
             )
             self._watcher.start()
 
-    def _on_changes(self, changes) -> None:
+    def _on_changes(self, changes: list[FileChange]) -> None:
         self.refresh_sources(changes)
 
     def stop_watching(self) -> None:
@@ -220,11 +226,11 @@ class QueryService:
             self._watcher = None
 
     # -- statements (lantide.query.runner) ------------------------------------------
-    def validate_query(self, sql: str) -> dict:
+    def validate_query(self, sql: str) -> dict[str, Any]:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         return self.runner.validate_query(sql)
 
-    def preview_sql(self, sql: str, rows: int) -> dict:
+    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         return self.runner.preview_sql(sql, rows)
@@ -239,7 +245,7 @@ class QueryService:
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values)."""
         return self.runner.run_query(
@@ -261,7 +267,7 @@ class QueryService:
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         return self.tabs.run_sql_tab(
             project,
             tab,
@@ -275,10 +281,10 @@ class QueryService:
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict], None] | None = None,
+        progress: Callable[[dict[str, Any]], None] | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         return self.tabs.source_run_sql_tab(
@@ -293,23 +299,23 @@ class QueryService:
         """The clean name a new tab may take, or the error create_sql_tab would give."""
         return self.tabs.check_new_sql_tab(project, name)
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict:
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
         return self.tabs.create_sql_tab(project, name, sql)
 
-    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict:
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
         return self.tabs.rename_sql_tab(project, old, new)
 
-    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict:
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
         return self.tabs.delete_sql_tab(project, name)
 
-    def list_sql_tabs(self, project: ProjectArg) -> list[dict]:
+    def list_sql_tabs(self, project: ProjectArg) -> list[dict[str, Any]]:
         return self.tabs.list_sql_tabs(project)
 
-    def lineage(self, project: ProjectArg) -> dict:
+    def lineage(self, project: ProjectArg) -> dict[str, Any]:
         return self.tabs.lineage(project)
 
     # -- browsing (lantide.query.browse) --------------------------------------------
-    def show_tables(self) -> dict:
+    def show_tables(self) -> dict[str, Any]:
         return self.browser.show_tables()
 
     def wait_for_row_counts(self, timeout: float | None = None) -> bool:
@@ -317,27 +323,36 @@ class QueryService:
         ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
         return self.browser.wait_for_row_counts(timeout)
 
-    def read_schema(self, table: str) -> dict:
+    def read_schema(self, table: str) -> dict[str, Any]:
         return self.browser.read_schema(table)
 
     def fetch_rows(
-        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
-    ) -> list[tuple]:
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 200,
+        order_by: Sequence[tuple[str, str]] | None = None,
+    ) -> list[Row]:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
         return self.browser.fetch_rows(relation_name, offset, limit, order_by)
 
-    def relation_info(self, relation_name: str) -> dict:
+    def relation_info(self, relation_name: str) -> dict[str, Any]:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         return self.browser.relation_info(relation_name)
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
 
     def export_table(
-        self, relation_name: str, path: str | Path, fmt: str | None = None, *, order_by=None
-    ) -> dict:
+        self,
+        relation_name: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        order_by: Sequence[tuple[str, str]] | None = None,
+    ) -> dict[str, Any]:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
 

@@ -19,13 +19,22 @@ when the workspace is next opened (a raised limit applies then).
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query.engine import transaction
 from lantide.query.errors import QueryCancelled, QueryError
 from lantide.query.names import qualified, quote_ident, quote_literal
-from lantide.query.typed_columns import create_table
+from lantide.query.typed_columns import ColumnBatch, create_table
+
+if TYPE_CHECKING:
+    from lantide.query.catalog import Catalog
+    from lantide.query.engine import Cursor, Engine
+    from lantide.query.sources import DataTable
+    from lantide.query.workbook_limits import ReadLimits
 
 INLINE_WORKBOOK_BYTES = 4 << 20
 
@@ -41,11 +50,32 @@ def _placeholder_sql(schema: str, sheet: str, path: Path) -> str:
     )
 
 
+def _sheet_key(table: DataTable) -> tuple[str, str, str]:
+    """A sheet in ``_loaded``: (path, workbook schema, sheet), folded. A sheet always has
+    its workbook's schema."""
+    assert table.schema is not None
+    return (str(table.path), table.schema.casefold(), table.name.casefold())
+
+
 class LazySheets:
     """Mixed into :class:`lantide.query.sources.DataSources` (its engine, catalog, lock,
     limits, ``_tables`` and ``_failed``)."""
 
-    def _register_workbook(self, path: Path, schema: str, stamp) -> list:
+    # Set by DataSources.__init__.
+    engine: Engine
+    catalog: Catalog
+    limits: ReadLimits
+    _lock: threading.Lock
+    _tables: list[DataTable]
+    _loaded: set[tuple[str, str, str]]  # (path, schema, sheet) read into tables, folded
+    _inflated: dict[tuple[str, int, int], int]  # (path, size, mtime) -> declared inflated size
+    # Methods of DataSources.
+    tables: Callable[[], list[DataTable]]
+    _failed: Callable[[Path, str | None, str, str, tuple[int, int], BaseException], DataTable]
+
+    def _register_workbook(
+        self, path: Path, schema: str, stamp: tuple[int, int]
+    ) -> list[DataTable]:
         from lantide.query.sources import DataTable
         from lantide.query.workbook_limits import check_container, sheet_names
 
@@ -62,14 +92,16 @@ class LazySheets:
         read = self._read_small_book(path, sheets) if self._is_small(path) else {}
         errors = {sheet: got for sheet, got in read.items() if isinstance(got, str)}
 
-        def work(cur):
+        def work(cur: Cursor) -> None:
             with transaction(cur):
                 cur.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
                 for sheet in sheets:
                     if sheet not in read or sheet in errors:
                         cur.execute(_placeholder_sql(schema, sheet, path))
                         continue
-                    create_table(cur, qualified(schema, sheet), read[sheet])
+                    columns = read[sheet]
+                    assert isinstance(columns, ColumnBatch)  # a problem (text) is in errors
+                    create_table(cur, qualified(schema, sheet), columns)
                 self.catalog.replace_sources_of(
                     cur,
                     key,
@@ -98,26 +130,29 @@ class LazySheets:
         except OSError:
             return False
 
-    def _read_small_book(self, path: Path, sheets: list[str]) -> dict:
+    def _read_small_book(self, path: Path, sheets: list[str]) -> dict[str, ColumnBatch | str]:
         """``{sheet: typed columns or its problem (text)}``."""
         return {
             sheet: got if not isinstance(got, LantideError) else got.message
             for sheet, got in self._checked_sheets(path, sheets).items()
         }
 
-    def _checked_sheets(self, path: Path, sheets: list[str]) -> dict:
+    def _checked_sheets(
+        self, path: Path, sheets: list[str]
+    ) -> dict[str, ColumnBatch | LantideError]:
         """``{sheet: typed columns, or the QueryError that kept it from being read}``: each
         checked against the limits, then the good ones read with the book opened once."""
         from lantide.query.excel import read_sheets
         from lantide.query.workbook_limits import check_sheet
 
-        out: dict = {}
+        out: dict[str, ColumnBatch | LantideError] = {}
         for sheet in sheets:
             try:
                 check_sheet(path, sheet, self.limits)
             except LantideError as exc:
                 out[sheet] = exc
         good = [sheet for sheet in sheets if sheet not in out]
+        read: dict[str, ColumnBatch | BaseException]
         try:
             read = read_sheets(path, good) if good else {}
         except (KeyboardInterrupt, SystemExit):
@@ -141,12 +176,12 @@ class LazySheets:
     def _forget_loaded(self, path_text: str) -> None:
         self._loaded = {k for k in self._loaded if k[0] != path_text}
 
-    def load_sheet(self, table) -> None:
+    def load_sheet(self, table: DataTable) -> None:
         """Read ``table`` (a sheet) into the database unless it is there already; raises a
         QueryError naming the file (and the limit and its setting) when it cannot."""
         if table.format != "excel" or table.error is not None:
             return
-        key = (str(table.path), table.schema.casefold(), table.name.casefold())
+        key = _sheet_key(table)
         if key in self._loaded:
             return
         with self._lock:
@@ -174,9 +209,7 @@ class LazySheets:
         waiting = [
             t
             for t in self.tables()
-            if t.format == "excel"
-            and t.error is None
-            and (str(t.path), t.schema.casefold(), t.name.casefold()) not in self._loaded
+            if t.format == "excel" and t.error is None and _sheet_key(t) not in self._loaded
         ]
         if not waiting:
             return
@@ -188,7 +221,7 @@ class LazySheets:
             )
         }
         for table in waiting:
-            key = (str(table.path), table.schema.casefold(), table.name.casefold())
+            key = _sheet_key(table)
             if key[1:] in stored:  # read in an earlier launch, file unchanged since
                 self._loaded.add(key)
             elif self._is_small(table.path):
@@ -197,7 +230,7 @@ class LazySheets:
                 except LantideError:
                     continue  # kept as the sheet's problem line
 
-    def _is_table(self, table) -> bool:
+    def _is_table(self, table: DataTable) -> bool:
         rows = self.engine.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
             "AND lower(schema_name) = lower(?) AND lower(table_name) = lower(?)",
@@ -205,20 +238,20 @@ class LazySheets:
         )
         return bool(rows[0][0])
 
-    def _read_into_table(self, table) -> None:
+    def _read_into_table(self, table: DataTable) -> None:
         columns = self._checked_sheets(table.path, [table.name])[table.name]
         if isinstance(columns, LantideError):
             raise columns
         name = qualified(table.schema, table.name)
 
-        def work(cur):
+        def work(cur: Cursor) -> None:
             with transaction(cur):
                 cur.execute(f"DROP VIEW IF EXISTS {name}")
                 create_table(cur, name, columns)
 
         self.engine.run(work, timeout=None)
 
-    def _sheet_failed(self, table, message: str) -> None:
+    def _sheet_failed(self, table: DataTable, message: str) -> None:
         """Keep the sheet's problem: in the catalog (for the next launch) and the listing."""
         from dataclasses import replace
 
@@ -236,7 +269,7 @@ class LazySheets:
             for r in rows
         ]
 
-        def work(cur):
+        def work(cur: Cursor) -> None:
             with transaction(cur):
                 self.catalog.replace_sources_of(cur, key, updated)
 

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.query.errors import QueryError
 from lantide.query.names import data_format, quote_literal
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
 
 _FOLDER_FORMATS = {
     "csv": "csv",
@@ -32,8 +36,10 @@ OUTSIDE_LINK = "link"  # a link in data/ to a file or folder outside it: refused
 def folder_data_formats(path: Path) -> set[str]:
     """The data formats of the (not hidden) files in a folder, at any depth."""
     return {
-        data_format(p.name) for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")
-    } - {None}
+        fmt
+        for p in path.rglob("*")
+        if p.is_file() and not p.name.startswith(".") and (fmt := data_format(p.name)) is not None
+    }
 
 
 def folder_format(path: Path) -> str | None:
@@ -89,7 +95,7 @@ def brief(message: str) -> str:
 _JSON_SAMPLE = 20480  # the objects DuckDB reads to learn a JSON file's columns
 
 
-def check_json_objects(cur, path: Path, fmt: str, limit_mb: int) -> None:
+def check_json_objects(cur: Cursor, path: Path, fmt: str, limit_mb: int) -> None:
     """Refuse a JSON file whose first objects (those the view's schema is learnt from)
     are larger than the limit: DuckDB takes time growing with the square of an object's
     size (30 MB: 16 s) and does not enforce its own maximum_object_size."""
@@ -98,7 +104,7 @@ def check_json_objects(cur, path: Path, fmt: str, limit_mb: int) -> None:
         cur.execute(
             f"SELECT max(strlen(json::VARCHAR)) FROM (SELECT json FROM read_json_objects("
             f"{quote_literal(str(path))}{option}) LIMIT {_JSON_SAMPLE})"
-        ).fetchone()[0]
+        ).fetchall()[0][0]  # an aggregate: one row
         or 0
     )
     if largest > limit_mb << 20:

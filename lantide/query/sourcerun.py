@@ -40,17 +40,19 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query.catalog import TAB, Catalog
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Project
 
-Progress = Callable[[dict], None]
+Progress = Callable[[dict[str, Any]], None]
 
 RAN = "ran"
 SKIPPED = "skipped"
@@ -63,15 +65,15 @@ CANCELLED = "cancelled"
 CANCELLED_CODE = "QUERY_CANCELLED"
 
 
-def tab_outcome(entry: dict) -> str:
+def tab_outcome(entry: dict[str, Any]) -> str:
     """ran, skipped, failed, cancelled or not_run: a tab's entry of a report."""
-    status = entry.get("status", "")
+    status = str(entry.get("status", ""))
     if status == FAILED and (entry.get("error") or {}).get("error") == CANCELLED_CODE:
         return CANCELLED
     return status
 
 
-def chain_summary(report: dict) -> str:
+def chain_summary(report: dict[str, Any]) -> str:
     """What the chain came to, in words: "clean_orders ran; customer_quarters was
     cancelled; 1 tab not run"."""
     ran = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == RAN]
@@ -110,7 +112,7 @@ def source_run(
     progress: Progress | None = None,
     workers: int = 1,
     confirmed: Iterable[str] = (),
-) -> dict:
+) -> dict[str, Any]:
     """Run ``target`` of ``project`` and its upstream tabs (see the module docstring);
     ``catalog`` tells which cached tables are up to date."""
     started = time.perf_counter()
@@ -164,11 +166,11 @@ class _Chain:
         self.purpose, self.confirmed = purpose, confirmed
         self._progress = progress or (lambda event: None)
         self._lock = threading.Lock()
-        self.results: dict[str, dict] = {}
+        self.results: dict[str, dict[str, Any]] = {}
         self.cancelled = False
         self._fingerprints: dict[str, str | None] = {}
 
-    def emit(self, event: dict) -> None:
+    def emit(self, event: dict[str, Any]) -> None:
         with self._lock:  # one event at a time, whichever thread finished its tab
             self._progress(event)
 
@@ -177,7 +179,7 @@ class _Chain:
             u in self.results for u in self.lineages[name].upstream_tabs if u in self.lineages
         )
 
-    def decide(self, name: str) -> dict | None:
+    def decide(self, name: str) -> dict[str, Any] | None:
         """The entry of a tab that does not run (blocked, cancelled, up to date), or None.
         Called once its upstream tabs are done, so their fingerprints are committed."""
         lineage = self.lineages[name]
@@ -215,7 +217,7 @@ class _Chain:
         self._fingerprints[name] = fingerprint
         return None
 
-    def execute(self, name: str) -> dict:
+    def execute(self, name: str) -> dict[str, Any]:
         """Materialize the tab (on the calling thread and its DuckDB cursor)."""
         self.emit({"event": "tab", "tab": name, "status": "running"})
         t0 = time.perf_counter()
@@ -257,7 +259,7 @@ class _Chain:
             "step": result["step"],
         }
 
-    def finish(self, name: str, entry: dict) -> None:
+    def finish(self, name: str, entry: dict[str, Any]) -> None:
         if entry.get("error", {}).get("error") == CANCELLED_CODE:
             self.cancelled = True
         self.results[name] = entry
@@ -273,14 +275,14 @@ def _run_side_by_side(chain: _Chain, order: list[str], workers: int) -> None:
 
     scopes = active_scopes()
 
-    def execute(name: str) -> dict:
+    def execute(name: str) -> dict[str, Any]:
         with contextlib.ExitStack() as stack:
             for scope in scopes:
                 stack.enter_context(scope)
             return chain.execute(name)
 
     pool = None
-    running: dict = {}  # future -> tab
+    running: dict[Future[dict[str, Any]], str] = {}  # future -> tab
     try:
         while len(chain.results) < len(order):
             for name in order:

@@ -1,12 +1,17 @@
 """Files in ``data/`` as tables, without an import step.
 
-| file                                  | becomes                                          |
-| ------------------------------------- | ------------------------------------------------ |
-| ``sales.csv`` / ``.tsv`` / ``.txt``   | view ``"sales"`` over ``read_csv`` (types and header sniffed; a bad row fails the query with its line number, never silently dropped; bad rows that fooled the sniffer, decimal commas, Latin-1 and UTF-16: :mod:`lantide.query.csv_dialect`) |
-| ``x.parquet``                         | view over ``read_parquet``                       |
-| ``x.json`` / ``.ndjson`` / ``.jsonl`` | view over ``read_json``                          |
-| ``book.xlsx`` (``.xlsm .xls .ods``)   | schema ``"book"`` with a table per sheet: ``"book"."Sheet1"``, read when first queried, within limits (:mod:`lantide.query.sheets`, :mod:`lantide.query.workbook_limits`) |
-| folder ``events/`` of one format      | one view over all its files (hive partitions too) |
+A file becomes:
+
+- ``sales.csv`` / ``.tsv`` / ``.txt``: view ``"sales"`` over ``read_csv`` (types and header
+  sniffed; a bad row fails the query with its line number, never silently dropped; bad rows
+  that fooled the sniffer, decimal commas, Latin-1 and UTF-16:
+  :mod:`lantide.query.csv_dialect`);
+- ``x.parquet``: a view over ``read_parquet``;
+- ``x.json`` / ``.ndjson`` / ``.jsonl``: a view over ``read_json``;
+- ``book.xlsx`` (``.xlsm .xls .ods``): schema ``"book"`` with a table per sheet,
+  ``"book"."Sheet1"``, read when first queried, within limits (:mod:`lantide.query.sheets`,
+  :mod:`lantide.query.workbook_limits`);
+- a folder ``events/`` of one format: one view over all its files (hive partitions too).
 
 Names are the file name without its suffix. When two files would get the same name (case
 does not count: ``Sales.csv`` and ``sales.parquet``), or a cached table already has it,
@@ -23,10 +28,12 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from lantide.query.catalog import Catalog
+from lantide.query.catalog import Catalog, SourceRow
 from lantide.query.csv_dialect import encoding_option, improve_view
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
@@ -54,6 +61,9 @@ from lantide.query.source_problems import (
 )
 from lantide.query.workbook_limits import ReadLimits
 
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
+
 _brief = brief  # the name tests and older callers use
 
 _RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog", INTERNAL_SCHEMA}
@@ -74,12 +84,12 @@ class DataTable:
     def qualified_name(self) -> str:
         return qualified(self.schema, self.name)
 
-    def to_dict(self, root: Path) -> dict:
+    def to_dict(self, root: Path) -> dict[str, Any]:
         try:
             rel = self.path.relative_to(root).as_posix()
         except ValueError:
             rel = str(self.path)
-        out = {
+        out: dict[str, Any] = {
             "name": self.name,
             "schema": self.schema,
             "qualified_name": self.qualified_name,
@@ -144,7 +154,7 @@ def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     return f"read_json({pattern}{extra})"
 
 
-def _notes_missing(row: dict, fmt: str) -> bool:
+def _notes_missing(row: SourceRow, fmt: str) -> bool:
     """A text file registered before reading notes existed: registered again once."""
     return (
         fmt in ("csv", "tsv")
@@ -170,17 +180,20 @@ class DataSources(LazySheets):
         catalog: Catalog,
         data_dir: Path,
         *,
-        reserved_names=lambda: set(),
+        reserved_names: Callable[[], Iterable[str]] = lambda: set(),
         limits: ReadLimits | None = None,
-    ):
+    ) -> None:
         self.engine = engine
         self.limits = limits or ReadLimits()
         self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
-        self._inflated: dict[tuple, int] = {}  # (path, size, mtime) -> declared inflated size
+        self._inflated: dict[
+            tuple[str, int, int], int
+        ] = {}  # (path, size, mtime) -> declared inflated size
         self._retry_failed = True  # files that failed are tried again once per open
-        self._rules: dict[str, dict] = {}  # the analyst's reading rules (file_rules)
+        self._rules: dict[str, dict[str, Any]] = {}  # the analyst's reading rules (file_rules)
         self._rules_stamp: tuple[int, int] | None = None
-        self.on_registered = lambda path_text: None  # e.g. forget the file's row count
+        self.on_registered: Callable[[str], None] = lambda path_text: None  # e.g. forget the
+        # file's row count
         self.catalog = catalog
         self.data_dir = Path(data_dir)
         self.root = self.data_dir.parent
@@ -267,13 +280,13 @@ class DataSources(LazySheets):
                 found.append((entry, fmt))
         return found
 
-    def refresh(self) -> dict:
+    def refresh(self) -> dict[str, list[str]]:
         """Register new and changed files, drop removed ones. Returns what changed."""
         with self._lock:
             return self._refresh()
 
-    def _refresh(self) -> dict:
-        report = {"added": [], "changed": [], "removed": [], "failed": []}
+    def _refresh(self) -> dict[str, list[str]]:
+        report: dict[str, list[str]] = {"added": [], "changed": [], "removed": [], "failed": []}
         self._load_rules()
         files = self._scan()
         rows = self.catalog.source_rows()
@@ -358,7 +371,7 @@ class DataSources(LazySheets):
         except LantideError:
             self._rules = {}
 
-    def _rule_of(self, path: Path) -> dict | None:
+    def _rule_of(self, path: Path) -> dict[str, Any] | None:
         try:
             rel = path.relative_to(self.root).as_posix()
         except ValueError:
@@ -366,7 +379,7 @@ class DataSources(LazySheets):
         rule = self._rules.get(rel)
         return {"header_row": header_row_of(rule)} if header_row_of(rule) is not None else None
 
-    def _names_of(self, path_text: str, known: dict) -> set[str]:
+    def _names_of(self, path_text: str, known: dict[str, SourceRow]) -> set[str]:
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
 
@@ -388,7 +401,7 @@ class DataSources(LazySheets):
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
         self._forget_loaded(path_text)
 
-        def work(cur):
+        def work(cur: Cursor) -> None:
             with transaction(cur):
                 for r in rows:
                     if r["format"] == "excel":
@@ -429,7 +442,7 @@ class DataSources(LazySheets):
         header_row = header_row_of(rule)
         notes: list[str] = []
 
-        def work(cur):
+        def work(cur: Cursor) -> None:
             if fmt in ("json", "ndjson") and not path.is_dir():
                 check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
             with transaction(cur):
@@ -455,7 +468,15 @@ class DataSources(LazySheets):
         except Exception as exc:
             return [self._failed(path, None, name, fmt, stamp, exc)]
 
-    def _failed(self, path: Path, schema, name, fmt, stamp, exc: Exception) -> DataTable:
+    def _failed(
+        self,
+        path: Path,
+        schema: str | None,
+        name: str,
+        fmt: str,
+        stamp: tuple[int, int],
+        exc: BaseException,
+    ) -> DataTable:
         from lantide.errors import LantideError
 
         if isinstance(exc, LantideError):
@@ -470,7 +491,7 @@ class DataSources(LazySheets):
 
         options = rule_text(self._rule_of(path))
 
-        def work(cur):
+        def work(cur: Cursor) -> None:
             self.catalog.replace_sources_of(
                 cur, str(path), [(schema, name, fmt, *stamp, message, None, options)]
             )

@@ -9,6 +9,7 @@ cancelled staging keeps the previous table.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lantide.query import results
 from lantide.query.engine import Engine, transaction
@@ -16,6 +17,9 @@ from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery
 from lantide.query.names import quote_ident
 from lantide.query.typed_columns import insert
+
+if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
 
 
 def stage(
@@ -34,7 +38,7 @@ def stage(
     remote_sql = external.remote_sql(connection, parsed)
     batches = external.stream_batches(connection, remote_sql, register_cancel=engine.cancel_hook)
 
-    def work(cur):
+    def work(cur: Cursor) -> results.Preview:
         try:
             with transaction(cur):
                 schema, _ = next(batches)
@@ -42,6 +46,7 @@ def stage(
                 cur.execute(f"CREATE OR REPLACE TABLE {quote_ident(table)} ({columns})")
                 rows = 0
                 for _, batch in batches:
+                    assert batch is not None  # only the first item (the schema) has none
                     rows += insert(cur, quote_ident(table), batch)
                 bookkeeping(cur, rows)
         except BaseException:

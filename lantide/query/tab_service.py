@@ -22,7 +22,7 @@ import hashlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
@@ -41,6 +41,7 @@ from lantide.query.runner import StatementRunner, step_result
 from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
+    from lantide.query.engine import Cursor
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -77,7 +78,7 @@ class SqlTabs:
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, tab)
         purpose = qem.check_purpose(project_obj.status, purpose)
@@ -148,7 +149,7 @@ class SqlTabs:
         fingerprint: str | None = None,
         preview_rows: int | None = None,
         cell_chars: int | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Materialize one tab (its answer, or a large remote result's ``warning_required``).
         ``fingerprint``: already computed for ``lineage`` now (Source Run);
         ``preview_rows``: overrides the setting, 0 reads no rows."""
@@ -235,10 +236,10 @@ class SqlTabs:
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict], None] | None = None,
+        progress: Callable[[dict[str, Any]], None] | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         from lantide.query.sourcerun import default_workers, source_run
@@ -269,7 +270,7 @@ class SqlTabs:
         self.runner.check_result_name(name, tab_of=(project_obj.dirname, name))
         return name
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict:
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         name = tab_files.validate_tab_name(name)
         self.inputs.guard(sql)  # a tab is one read-only statement from the start
@@ -283,7 +284,7 @@ class SqlTabs:
             "lineage": lineage.to_dict(),
         }
 
-    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict:
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         old = tab_files.find_tab(project_obj, old)
         new = tab_files.validate_tab_name(new)
@@ -295,7 +296,7 @@ class SqlTabs:
         cached = self.catalog.cached(old)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
 
-            def work(cur):
+            def work(cur: Cursor) -> None:
                 with transaction(cur):
                     if not same_name(old, new):
                         cur.execute(f"DROP TABLE IF EXISTS {quote_ident(new)}")
@@ -322,7 +323,7 @@ class SqlTabs:
             )
         return out
 
-    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict:
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, name)
         graph = self.graph(project_obj)[0]
@@ -332,7 +333,7 @@ class SqlTabs:
         cached = self.catalog.cached(name)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
 
-            def work(cur):
+            def work(cur: Cursor) -> None:
                 cur.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
                 self.catalog.forget(cur, name)
 
@@ -352,7 +353,7 @@ class SqlTabs:
             )
         return out
 
-    def list_sql_tabs(self, project: ProjectArg) -> list[dict]:
+    def list_sql_tabs(self, project: ProjectArg) -> list[dict[str, Any]]:
         project_obj = required_project(self.workspace, project)
         tabs = tab_files.tab_names(project_obj)
         out = []
@@ -395,9 +396,9 @@ class SqlTabs:
         """Each tab's upstream tabs, and each tab's lineage."""
         tabs = tab_files.tab_names(project)
         lineages = {t: self.tab_lineage(project, t, tabs) for t in tabs}
-        return {t: l.upstream_tabs for t, l in lineages.items()}, lineages
+        return {t: tab.upstream_tabs for t, tab in lineages.items()}, lineages
 
-    def lineage(self, project: ProjectArg) -> dict:
+    def lineage(self, project: ProjectArg) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         self.inputs.refresh_if_stale()
         graph, lineages = self.graph(project_obj)

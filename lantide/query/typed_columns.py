@@ -16,12 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.names import quote_ident
 
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
+    from lantide.query.engine import Cursor
+
 # The Python types DuckDB takes as-is for a column of each type (exact type() matches:
 # bool is not an int here).
-_FITS = {
+_FITS: dict[str, set[type]] = {
     "BOOLEAN": {bool},
     "BIGINT": {int},
     "INTEGER": {int},
@@ -51,14 +57,14 @@ class ColumnBatch:
 
     names: list[str]
     types: list[str]
-    columns: list[list]
+    columns: list[list[Any]]  # a cell: whatever Python value fits its DuckDB type
 
     @property
     def num_rows(self) -> int:
         return len(self.columns[0]) if self.columns else 0
 
 
-def _fits(type_name: str, values: list) -> bool:
+def _fits(type_name: str, values: list[Any]) -> bool:
     allowed = _FITS.get(type_name)
     if allowed is None and type_name.startswith("DECIMAL"):
         allowed = {Decimal, int}
@@ -71,10 +77,10 @@ def conform(batch: ColumnBatch) -> ColumnBatch:
     """``batch`` with every column DuckDB can take as-is: a column holding other types
     (a UUID in a VARCHAR column, a driver's own object) goes through its text form.
     Raises :class:`ColumnTypeError` for a value whose text does not cast either."""
-    columns = []
-    scratch = None
+    columns: list[list[Any]] = []
+    scratch: DuckDBPyConnection | None = None
     try:
-        for name, type_name, values in zip(batch.names, batch.types, batch.columns):
+        for name, type_name, values in zip(batch.names, batch.types, batch.columns, strict=True):
             if _fits(type_name, values):
                 columns.append(values)
                 continue
@@ -90,9 +96,9 @@ def conform(batch: ColumnBatch) -> ColumnBatch:
 
             scratch = scratch or duckdb.connect(":memory:")
             try:
-                columns.append(
-                    scratch.execute(f"SELECT $1::VARCHAR[]::{type_name}[]", [text]).fetchone()[0]
-                )
+                # one row always: a SELECT of one expression without FROM
+                (row,) = scratch.execute(f"SELECT $1::VARCHAR[]::{type_name}[]", [text]).fetchall()
+                columns.append(row[0])
             except duckdb.Error as exc:
                 raise ColumnTypeError(name, type_name, str(exc).splitlines()[0]) from None
     finally:
@@ -101,15 +107,17 @@ def conform(batch: ColumnBatch) -> ColumnBatch:
     return ColumnBatch(batch.names, batch.types, columns)
 
 
-def create_table(cur, table_sql: str, batch: ColumnBatch, *, replace: bool = False) -> None:
+def create_table(cur: Cursor, table_sql: str, batch: ColumnBatch, *, replace: bool = False) -> None:
     """Create ``table_sql`` (already quoted) with ``batch``'s columns and insert its rows."""
-    columns = ", ".join(f"{quote_ident(n)} {t}" for n, t in zip(batch.names, batch.types))
+    columns = ", ".join(
+        f"{quote_ident(n)} {t}" for n, t in zip(batch.names, batch.types, strict=True)
+    )
     verb = "CREATE OR REPLACE TABLE" if replace else "CREATE TABLE"
     cur.execute(f"{verb} {table_sql} ({columns})")
     insert(cur, table_sql, batch)
 
 
-def insert(cur, table_sql: str, batch: ColumnBatch, chunk_rows: int = 100_000) -> int:
+def insert(cur: Cursor, table_sql: str, batch: ColumnBatch, chunk_rows: int = 100_000) -> int:
     """Append ``batch``'s rows to ``table_sql`` (its columns in the same order), in chunks
     of ``chunk_rows`` so DuckDB's copy of the lists stays bounded. Returns the row count."""
     total = batch.num_rows

@@ -19,14 +19,19 @@ the setting that raises it.
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
 import zipfile
 import zlib
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.query.errors import QueryError
+
+if TYPE_CHECKING:
+    from lantide.workspace.settings import QuerySettings
 
 _MB = 1 << 20
 _CHUNK = 4 * _MB
@@ -50,8 +55,11 @@ class ReadLimits:
     max_json_object_mb: int = 16
 
     @classmethod
-    def from_settings(cls, settings) -> ReadLimits:
-        return cls(*(int(getattr(settings, f.name, f.default)) for f in fields(cls)))
+    def from_settings(cls, settings: QuerySettings) -> ReadLimits:
+        defaults = cls()
+        return cls(
+            *(int(getattr(settings, f.name, getattr(defaults, f.name))) for f in fields(cls))
+        )
 
 
 class WorkbookTooLarge(QueryError):
@@ -152,7 +160,7 @@ def _sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
         raise _damaged(path, f"{exc.args[0]} is missing") from None
     except ElementTree.ParseError as exc:
         raise _damaged(path, f"its workbook part is not valid XML ({exc})") from None
-    targets = {}
+    targets: dict[str | None, str] = {}  # relationship id -> zip entry
     for rel in rels.iter(f"{ns_pkg}Relationship"):
         if rel.get("Type", "").endswith("/worksheet"):
             target = rel.get("Target", "")
@@ -162,11 +170,12 @@ def _sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
                 else posixpath.normpath(posixpath.join("xl", target))
             )
             targets[rel.get("Id")] = entry
-    sheets = {}
+    sheets: dict[str, str] = {}
     for sheet in book.iter(f"{ns_main}sheet"):
-        entry = targets.get(sheet.get(f"{ns_rel}id"))
-        if entry is not None and sheet.get("name"):
-            sheets[sheet.get("name")] = entry
+        found = targets.get(sheet.get(f"{ns_rel}id"))
+        name = sheet.get("name")
+        if found is not None and name:
+            sheets[name] = found
     return sheets
 
 
@@ -190,10 +199,8 @@ def sheet_names(path: Path, limits: ReadLimits | None = None) -> list[str]:
     try:
         return list(book.sheet_names)
     finally:
-        try:
+        with contextlib.suppress(Exception):
             book.close()
-        except Exception:
-            pass
 
 
 _ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -205,7 +212,8 @@ def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
     can repeat a cell 10,000 times in each of 9,000 rows."""
     from xml.etree import ElementTree
 
-    names, spans = [], {}
+    names: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}  # sheet -> (rows, widest row)
     try:
         with zipfile.ZipFile(path) as zf, zf.open("content.xml") as f:
             height = width = 0
@@ -285,8 +293,8 @@ def check_sheet(path: Path, sheet: str, limits: ReadLimits) -> None:
 
 
 def _inflate(
-    zf,
-    info,
+    zf: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
     path: Path,
     byte_limit: int,
     limits: ReadLimits,

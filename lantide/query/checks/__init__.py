@@ -3,16 +3,19 @@
 Every ``run_query``, ``run_sql_tab`` and Source Run result carries ``checks``, a list of
 ``{"code", "severity", "message", "evidence"}`` (DESIGN.md section 6), errors first:
 
-| code                    | severity        | fires when |
-| ----------------------- | --------------- | ---------- |
-| ``JOIN_FAN_OUT``        | error           | a join repeats rows of the side a COUNT/SUM/AVG reads (:mod:`.fan_out`) |
-| ``TOTAL_EXCEEDS_SOURCE``| error           | a SUM over a join is above the same SUM over its base table |
-| ``EMPTY_RESULT``        | warning         | no rows |
-| ``ALL_NULL_COLUMN``     | warning         | a column is NULL in every row |
-| ``NAN_OR_INF``          | warning         | NaN or infinite values, per column |
-| ``DIVISION_BY_ZERO_RISK``| warning / info | an unguarded divisor: warning when values of that column are NULL/NaN/inf |
-| ``IMPLAUSIBLE_RATIO``   | warning         | a percent/share/rate column outside [0, 100] or [0, 1], or above 1,000x its median |
-| ``ROW_COUNT_DRIFT``     | warning         | the same step (same SQL, same tab) ran before with a row count more than ``query.row_count_drift_factor`` (2) apart |
+- ``JOIN_FAN_OUT`` (error): a join repeats rows of the side a COUNT/SUM/AVG reads
+  (:mod:`.fan_out`);
+- ``TOTAL_EXCEEDS_SOURCE`` (error): a SUM over a join is above the same SUM over its base
+  table;
+- ``EMPTY_RESULT`` (warning): no rows;
+- ``ALL_NULL_COLUMN`` (warning): a column is NULL in every row;
+- ``NAN_OR_INF`` (warning): NaN or infinite values, per column;
+- ``DIVISION_BY_ZERO_RISK`` (warning / info): an unguarded divisor; a warning when values
+  of that column are NULL/NaN/inf;
+- ``IMPLAUSIBLE_RATIO`` (warning): a percent/share/rate column outside [0, 100] or [0, 1],
+  or above 1,000x its median;
+- ``ROW_COUNT_DRIFT`` (warning): the same step (same SQL, same tab) ran before with a row
+  count more than ``query.row_count_drift_factor`` (2) apart.
 
 The statement is read with sqlglot (:mod:`.statement`); the inputs' key uniqueness and
 totals are measured in DuckDB and kept per table version (:mod:`.facts`); the result's
@@ -29,12 +32,21 @@ import logging
 from typing import TYPE_CHECKING
 
 from lantide.query.checks import result_stats, rules
-from lantide.query.checks.facts import Relation, RelationFacts
+from lantide.query.checks.facts import Relation, RelationFacts, RelationKey, StatementMemo
 from lantide.query.errors import QueryCancelled
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from sqlglot import exp
+
+    from lantide.query import lineage as lin
     from lantide.query.catalog import Catalog
-    from lantide.query.engine import Engine
+    from lantide.query.checks.rules import Check
+    from lantide.query.checks.statement import Statement
+    from lantide.query.engine import Cursor, Engine
+    from lantide.query.guard import ParsedQuery
+    from lantide.query.results import Preview
     from lantide.query.sources import DataSources
 
 log = logging.getLogger(__name__)
@@ -44,12 +56,12 @@ METADATA_STATEMENTS = {"Describe", "Summarize", "Show"}
 __all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
 
 
-def step_key(parsed) -> str:
+def step_key(parsed: ParsedQuery) -> str:
     """What identifies "the same step" of ``run_query`` across runs: the statement's tokens
     (so comments, spacing and the case of keywords and plain names do not matter). A tab's
     step is its tab with the same SQL; its last row count is in the catalog."""
+    from sqlglot import TokenType
     from sqlglot.dialects.duckdb import DuckDB
-    from sqlglot.tokens import TokenType
 
     dialect = DuckDB()
     try:
@@ -70,15 +82,15 @@ def compute(
     facts: RelationFacts,
     sources: DataSources,
     catalog: Catalog,
-    parsed,
-    inputs,
-    preview,
+    parsed: ParsedQuery,
+    inputs: Iterable[lin.Input],
+    preview: Preview,
     table: str | None,
     key: str | None,
     connection: str | None,
     drift_factor: float = rules.DRIFT_FACTOR,
     previous_row_count: int | None = None,
-) -> list[dict]:
+) -> list[Check]:
     """The checks of one result (see the module docstring), measured on ``engine`` and
     kept in ``facts``. ``inputs``: the statement's resolved tables
     (:class:`lantide.query.lineage.Input`), versioned by ``sources`` and ``catalog``;
@@ -90,9 +102,10 @@ def compute(
     if type(parsed.expression).__name__ in METADATA_STATEMENTS:
         return []  # a description of a table, not a result: its NULL "default" column is no news
 
-    def work(cur):
-        checks: list[dict] = []
-        statement = relations = None
+    def work(cur: Cursor) -> list[Check]:
+        checks: list[Check] = []
+        statement: Statement | None = None
+        relations: dict[RelationKey, Relation] = {}
         if not connection:
             try:
                 relations = _relations(sources, catalog, inputs)
@@ -115,7 +128,7 @@ def compute(
         if statement is not None and statement.has_joins:
             from lantide.query.checks.fan_out import FanOutAnalysis
 
-            def relation_of(node):
+            def relation_of(node: exp.Table) -> Relation | None:
                 return relations.get(((node.db or "").casefold() or None, node.name.casefold()))
 
             analysis = FanOutAnalysis(cur, store, statement, relation_of)
@@ -148,15 +161,19 @@ def compute(
         return []
 
 
-def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict:
+def _relations(
+    sources: DataSources, catalog: Catalog, inputs: Iterable[lin.Input]
+) -> dict[RelationKey, Relation]:
     """(schema or None, name) of each table the statement reads -> its :class:`Relation`."""
     from lantide.query import lineage as lin
     from lantide.query.names import quote_ident
+    from lantide.query.sources import DataTable
 
-    out = {}
+    out: dict[RelationKey, Relation] = {}
     for inp in inputs:
         if inp.kind == lin.DATA:
             table = inp.detail
+            assert isinstance(table, DataTable)  # a data input's detail is its table
             key = ((table.schema or "").casefold() or None, table.name.casefold())
             out[key] = Relation(
                 f"data:{table.qualified_name}", table.qualified_name, sources.fingerprint(table)
@@ -179,7 +196,9 @@ def _relations(sources: DataSources, catalog: Catalog, inputs) -> dict:
     return out
 
 
-def _analyse(cur, store: RelationFacts, parsed, relations: dict):
+def _analyse(
+    cur: Cursor, store: RelationFacts, parsed: ParsedQuery, relations: dict[RelationKey, Relation]
+) -> Statement:
     """The statement's analysis, kept per statement text and input versions (a re-run of
     the same step, as Source Run does, does not qualify it again)."""
     import sqlglot
@@ -188,14 +207,14 @@ def _analyse(cur, store: RelationFacts, parsed, relations: dict):
 
     if not parsed.join_count:
         return analyse_without_joins(parsed.expression)
-    memo = (
+    memo: StatementMemo = (
         parsed.body,
         tuple(sorted((k, r.version) for k, r in relations.items() if k[0] is None)),
     )
     known = store.remembered_statement(memo)
     if known is not None:
         return known
-    schema = {}
+    schema: dict[str, dict[str, str]] = {}
     for (db, name), rel in relations.items():
         if db is None:
             schema[name] = store.columns(cur, rel)

@@ -23,10 +23,22 @@ import json
 import logging
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 from lantide.query.catalog import now_utc
 from lantide.query.engine import transaction
 from lantide.query.names import INTERNAL_SCHEMA, quote_ident
+
+if TYPE_CHECKING:
+    from lantide.query.checks.statement import Statement
+    from lantide.query.engine import Cursor, Engine
+
+# A table a statement reads: (schema or None, name), both folded.
+RelationKey = tuple[str | None, str]
+# What a statement's analysis is kept under: its text and the versions of what it reads.
+StatementMemo = tuple[str, tuple[tuple[RelationKey, str], ...]]
+# A fact: (subject, fact name) -> (version, value as JSON)
+FactKey = tuple[str, str]
 
 log = logging.getLogger(__name__)
 
@@ -76,23 +88,24 @@ class Relation:
 class RelationFacts:
     """The facts cache of one cache database (shared by the services of a workspace)."""
 
-    def __init__(self, engine):
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._lock = threading.Lock()
-        self._memory: dict[tuple[str, str], tuple[str, dict]] | None = None
+        self._memory: dict[FactKey, tuple[str, dict[str, Any]]] | None = None
         self._columns: dict[tuple[str, str], dict[str, str]] = {}
-        self._pending: dict = {}  # facts measured, not yet written
-        self._statements: dict = {}  # statement analyses, newest last (a small LRU)
+        self._pending: dict[FactKey, list[object]] = {}  # facts measured, not yet written
+        # statement analyses, newest last (a small LRU)
+        self._statements: dict[StatementMemo, Statement] = {}
         try:
             engine.execute(_SCHEMA_SQL)
         except Exception as exc:  # a read-only or damaged database: keep facts in memory
             log.warning("check facts are not persisted: %s", exc)
 
-    def _loaded(self) -> dict:
+    def _loaded(self) -> dict[FactKey, tuple[str, dict[str, Any]]]:
         with self._lock:
             if self._memory is not None:
                 return self._memory
-        memory = {}
+        memory: dict[FactKey, tuple[str, dict[str, Any]]] = {}
         try:
             for subject, fact, version, value in self.engine.execute(
                 f"SELECT subject, fact, version, value FROM {_TABLE}"
@@ -108,15 +121,15 @@ class RelationFacts:
                 self._memory = memory
             return self._memory
 
-    def _get(self, rel: Relation, fact: str) -> dict | None:
+    def _get(self, rel: Relation, fact: str) -> dict[str, Any] | None:
         found = self._loaded().get((rel.subject, fact))
         return found[1] if found is not None and found[0] == rel.version else None
 
-    def _put(self, cur, rel: Relation, fact: str, value: dict) -> None:
+    def _put(self, cur: Cursor, rel: Relation, fact: str, value: dict[str, Any]) -> None:
         """Remember a fact now; it is written with :meth:`flush` (one commit per result)."""
-        self._loaded()
+        memory = self._loaded()  # self._memory itself
         with self._lock:
-            self._memory[(rel.subject, fact)] = (rel.version, value)
+            memory[(rel.subject, fact)] = (rel.version, value)
             if rel.subject.startswith(PERSISTED_SUBJECTS):
                 self._pending[(rel.subject, fact)] = [
                     rel.subject,
@@ -126,7 +139,7 @@ class RelationFacts:
                     now_utc(),
                 ]
 
-    def flush(self, cur) -> None:
+    def flush(self, cur: Cursor) -> None:
         with self._lock:
             rows, self._pending = list(self._pending.values()), {}
         if not rows:
@@ -138,21 +151,21 @@ class RelationFacts:
             log.debug("check facts not stored: %s", exc)
 
     # -- statement analyses -------------------------------------------------------------
-    def remembered_statement(self, memo):
+    def remembered_statement(self, memo: StatementMemo) -> Statement | None:
         with self._lock:
             found = self._statements.pop(memo, None)
             if found is not None:
                 self._statements[memo] = found
             return found
 
-    def remember_statement(self, memo, statement, keep: int = 64) -> None:
+    def remember_statement(self, memo: StatementMemo, statement: Statement, keep: int = 64) -> None:
         with self._lock:
             self._statements[memo] = statement
             while len(self._statements) > keep:
                 self._statements.pop(next(iter(self._statements)))
 
     # -- columns ------------------------------------------------------------------------
-    def columns(self, cur, rel: Relation) -> dict[str, str]:
+    def columns(self, cur: Cursor, rel: Relation) -> dict[str, str]:
         """The relation's column names (for qualifying a statement), once per version."""
         memo = (rel.subject, rel.version)
         with self._lock:
@@ -169,7 +182,9 @@ class RelationFacts:
         return known
 
     # -- keys ------------------------------------------------------------------------
-    def keys(self, cur, rel: Relation, keys: list[str], *, with_max: bool = False) -> KeyFacts:
+    def keys(
+        self, cur: Cursor, rel: Relation, keys: list[str], *, with_max: bool = False
+    ) -> KeyFacts:
         """Rows, distinct keys (and with ``with_max`` the largest repeat) of ``keys``."""
         fact = "keys:" + ",".join(sorted(k.casefold() for k in keys))
         known = self._get(rel, fact)
@@ -206,7 +221,7 @@ class RelationFacts:
         return facts
 
     def _clearly_repeated(
-        self, cur, source: str, cols: list[str], not_null: str
+        self, cur: Cursor, source: str, cols: list[str], not_null: str
     ) -> KeyFacts | None:
         """HyperLogLog's estimate, when it is far below the rows: not unique, no grouping
         needed (its error is about 2%, so 0.9 leaves a wide margin). Else None."""
@@ -218,7 +233,7 @@ class RelationFacts:
             return KeyFacts(int(non_null), int(estimate))
         return None
 
-    def _integer_key(self, cur, source: str, col: str) -> KeyFacts | None:
+    def _integer_key(self, cur: Cursor, source: str, col: str) -> KeyFacts | None:
         # count/min/max come from Parquet footers; the type from the statement's columns
         # (typeof() in the statement would read every value)
         cur.execute(f"SELECT count({col}), min({col}), max({col}) FROM ({source})")
@@ -234,7 +249,9 @@ class RelationFacts:
         return KeyFacts(int(non_null), int(distinct))
 
     # -- totals ------------------------------------------------------------------------
-    def total(self, cur, rel: Relation, expression: str) -> tuple[float | None, float | None]:
+    def total(
+        self, cur: Cursor, rel: Relation, expression: str
+    ) -> tuple[float | None, float | None]:
         """(sum, min) of ``expression`` over the relation."""
         fact = "total:" + expression
         known = self._get(rel, fact)
@@ -256,13 +273,13 @@ class RelationFacts:
         found = self._loaded().get(("step", step_key))
         return found[1].get("row_count") if found is not None else None
 
-    def record_row_count(self, cur, step_key: str, row_count: int) -> None:
+    def record_row_count(self, cur: Cursor, step_key: str, row_count: int) -> None:
         if self.previous_row_count(step_key) == int(row_count):
             return  # unchanged: no write
         self._put(cur, Relation("step", "", ""), step_key, {"row_count": int(row_count)})
 
 
-def _number(value):
+def _number(value: SupportsFloat | str | None) -> float | None:
     if value is None:
         return None
     try:

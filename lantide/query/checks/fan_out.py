@@ -21,9 +21,24 @@ than guess, and ``TOTAL_EXCEEDS_SOURCE`` (a direct comparison of totals) still r
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from lantide.query.checks.facts import KeyFacts, Relation
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+    from sqlglot.optimizer.scope import Scope
+
+    from lantide.query.checks.facts import RelationFacts
+    from lantide.query.checks.result_stats import ResultFacts
+    from lantide.query.checks.rules import Check
+    from lantide.query.checks.statement import Edge, JoinScope, Statement
+    from lantide.query.engine import Cursor
+
+# A join that repeats a side's rows: (the edge, the alias across it, that side's key facts).
+RepeatingJoin = tuple["Edge", str, KeyFacts]
 
 
 @dataclass
@@ -31,7 +46,7 @@ class Repetition:
     """Why the rows of one side are repeated: the joins that repeat them."""
 
     side: str
-    joins: list = field(default_factory=list)  # (edge, far alias, KeyFacts)
+    joins: list[RepeatingJoin] = field(default_factory=list)
     unknown: bool = False  # a join whose key could not be measured
 
     @property
@@ -39,28 +54,36 @@ class Repetition:
         return bool(self.joins)
 
 
-def _label(js, alias: str) -> str:
+def _label(js: JoinScope, alias: str) -> str:
     return js.sources[alias].label
 
 
 class FanOutAnalysis:
-    def __init__(self, cur, facts, statement, relation_of):
+    def __init__(
+        self,
+        cur: Cursor,
+        facts: RelationFacts,
+        statement: Statement,
+        relation_of: Callable[[exp.Table], Relation | None],
+    ) -> None:
         """``relation_of(table_node)``: the :class:`Relation` of a base table, or None."""
         self.cur, self.facts, self.statement = cur, facts, statement
         self.relation_of = relation_of
-        self._repetitions: dict[tuple, Repetition] = {}
-        self._unique: dict[tuple, KeyFacts | None] = {}
+        self._repetitions: dict[tuple[int, str], Repetition] = {}  # (scope, side)
+        # (scope, alias, key names, with_max) -> facts
+        self._unique: dict[tuple[int, str, tuple[str, ...], bool], KeyFacts | None] = {}
 
     # -- measuring --------------------------------------------------------------------
-    def _relation(self, js, alias: str) -> Relation | None:
+    def _relation(self, js: JoinScope, alias: str) -> Relation | None:
         src = js.sources[alias]
         if src.table is not None:
             return self.relation_of(src.table)
         if src.scope is None:
             return None
-        sql = src.scope.expression.sql("duckdb")
-        versions = [self.relation_of(t) for t in _base_tables(src.scope)]
-        if any(v is None for v in versions):
+        sql: str = src.scope.expression.sql("duckdb")
+        found = [self.relation_of(t) for t in _base_tables(src.scope)]
+        versions = [v for v in found if v is not None]
+        if len(versions) != len(found):
             return None
         version = hashlib.sha256("|".join(v.version for v in versions).encode()).hexdigest()[:16]
         subject = (
@@ -68,12 +91,14 @@ class FanOutAnalysis:
         )
         return Relation(subject, f"({sql})", version, self.statement.with_sql)
 
-    def key_facts(self, js, alias: str, keys: list, *, with_max: bool = False) -> KeyFacts | None:
+    def key_facts(
+        self, js: JoinScope, alias: str, keys: list[exp.Column], *, with_max: bool = False
+    ) -> KeyFacts | None:
         names = [k.name for k in keys]
         memo = (js.key, alias, tuple(names), with_max)
         if memo in self._unique:
             return self._unique[memo]
-        found = None
+        found: KeyFacts | None = None
         src = js.sources[alias]
         if src.scope is not None and not with_max and _grouped_by(src.scope.expression, names):
             found = KeyFacts(1, 1, 1)  # grouped by (or DISTINCT on) the join keys
@@ -97,14 +122,14 @@ class FanOutAnalysis:
         return found
 
     # -- deciding ---------------------------------------------------------------------
-    def repetition(self, js, side: str) -> Repetition:
+    def repetition(self, js: JoinScope, side: str) -> Repetition:
         memo = (js.key, side)
         if memo in self._repetitions:
             return self._repetitions[memo]
         determined = {side}
         out = Repetition(side)
         changed = True
-        crossing = []
+        crossing: list[tuple[Edge, str, KeyFacts | None]] = []
         while changed:
             changed = False
             crossing = []
@@ -127,10 +152,10 @@ class FanOutAnalysis:
         self._repetitions[memo] = out
         return out
 
-    def fan_out_checks(self) -> list[dict]:
-        checks = []
+    def fan_out_checks(self) -> list[Check]:
+        checks: list[Check] = []
         for js in self.statement.join_scopes:
-            fired: dict[str, list] = {}
+            fired: dict[str, list[str]] = {}  # side -> the aggregates it distorts
             for additive in js.additives:
                 aliases = {alias for scope_key, alias in additive.sides if scope_key == js.key}
                 if not aliases:
@@ -143,15 +168,17 @@ class FanOutAnalysis:
                 checks.append(self._fan_out_check(js, self.repetition(js, side), aggregates))
         return checks
 
-    def total_checks(self, result_facts) -> list[dict]:
-        checks = []
+    def total_checks(self, result_facts: ResultFacts | None) -> list[Check]:
+        checks: list[Check] = []
         if result_facts is None or not result_facts.complete:
             return checks
         by_key = {js.key: js for js in self.statement.join_scopes}
         for out in self.statement.sum_outputs:
             js = by_key.get(out.scope_key)
-            rep = self.repetition(js, out.alias) if js is not None else None
-            if rep is None or not (rep.repeated or rep.unknown):
+            if js is None:
+                continue
+            rep = self.repetition(js, out.alias)
+            if not (rep.repeated or rep.unknown):
                 continue  # every join keeps one row per row of the summed table
             rel = self.relation_of(out.table)
             column = (
@@ -184,8 +211,8 @@ class FanOutAnalysis:
                 )
         return checks
 
-    def _fan_out_check(self, js, rep: Repetition, aggregates: list[str]) -> dict:
-        joins = []
+    def _fan_out_check(self, js: JoinScope, rep: Repetition, aggregates: list[str]) -> Check:
+        joins: list[dict[str, Any]] = []
         bound = 1
         for edge, far, facts in rep.joins:
             far_keys = edge.keys_of(far)
@@ -227,7 +254,7 @@ class FanOutAnalysis:
         }
 
 
-def _grouped_by(select, key_names: list[str]) -> bool:
+def _grouped_by(select: exp.Expr, key_names: list[str]) -> bool:
     """The derived table has one row per value of ``key_names`` by construction."""
     from sqlglot import exp
 
@@ -239,7 +266,7 @@ def _grouped_by(select, key_names: list[str]) -> bool:
     key_sql = {_plain(outputs[k]) for k in key_names if k in outputs}
     group = select.args.get("group")
     if group is not None and group.expressions:
-        wanted = set()
+        wanted: set[str] = set()
         for g in group.expressions:
             if isinstance(g, exp.Literal) and g.is_int:  # GROUP BY 1
                 idx = int(g.this) - 1
@@ -256,15 +283,16 @@ def _grouped_by(select, key_names: list[str]) -> bool:
     return has_agg and group is None  # one row in all
 
 
-def _plain(node) -> str:
+def _plain(node: exp.Expr) -> str:
     from sqlglot import exp
 
     if isinstance(node, exp.Alias):
         node = node.this
-    return node.sql("duckdb")
+    sql: str = node.sql("duckdb")
+    return sql
 
 
-def _base_tables(scope) -> list:
+def _base_tables(scope: Scope) -> list[exp.Table]:
     from sqlglot import exp
 
     out = []

@@ -14,8 +14,15 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lantide.query.names import quote_ident
+
+if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
+
+    from lantide.query.engine import Cursor
+    from lantide.query.results import Column, JSONValue
 
 _FLOATS = ("FLOAT", "DOUBLE", "REAL")
 _NUMERIC = (
@@ -60,7 +67,7 @@ class ColumnFacts:
 class ResultFacts:
     row_count: int
     rows_seen: int
-    columns: list = field(default_factory=list)
+    columns: list[ColumnFacts] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -68,13 +75,13 @@ class ResultFacts:
 
 
 def from_table(
-    cur,
+    cur: Cursor,
     table: str,
-    columns: list[dict],
+    columns: list[Column],
     row_count: int,
     *,
-    detail: set[int] = frozenset(),
-    totals: set[int] = frozenset(),
+    detail: AbstractSet[int] = frozenset(),
+    totals: AbstractSet[int] = frozenset(),
 ) -> ResultFacts:
     """One aggregate statement over the cached table. ``detail``: column positions that
     need min, max and median; ``totals``: positions whose sum is needed."""
@@ -104,7 +111,7 @@ def from_table(
     if not parts or row_count == 0:
         return facts
     values = cur.execute(f"SELECT {', '.join(parts)} FROM {quote_ident(table)}").fetchall()[0]
-    for (i, what), value in zip(plan, values):
+    for (i, what), value in zip(plan, values, strict=True):  # a value per planned part
         setattr(
             facts.columns[i],
             what,
@@ -113,7 +120,7 @@ def from_table(
     return facts
 
 
-def _as_float(value) -> float | None:
+def _as_float(value: JSONValue) -> float | None:
     """A preview value as a number; the preview writes NaN and infinity as text."""
     if isinstance(value, bool) or value is None:
         return None
@@ -125,12 +132,12 @@ def _as_float(value) -> float | None:
 
 
 def from_rows(
-    columns: list[dict],
-    rows: list[list],
+    columns: list[Column],
+    rows: list[list[JSONValue]],
     row_count: int,
     *,
-    detail: set[int] = frozenset(),
-    totals: set[int] = frozenset(),
+    detail: AbstractSet[int] = frozenset(),
+    totals: AbstractSet[int] = frozenset(),
 ) -> ResultFacts:
     """The same facts from the preview rows (all of the result, or its first rows)."""
     facts = ResultFacts(row_count, len(rows), [ColumnFacts(c["name"], c["type"]) for c in columns])

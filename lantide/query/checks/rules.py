@@ -8,8 +8,24 @@ or ``info``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.query.checks.statement import tokens
+
+if TYPE_CHECKING:
+    from lantide.query.checks.result_stats import ResultFacts
+    from lantide.query.checks.statement import Division
+    from lantide.query.results import Column
+
+
+class Check(TypedDict):
+    """One check of a result (DESIGN.md section 6)."""
+
+    code: str
+    severity: str  # error / warning / info
+    message: str
+    evidence: dict[str, Any]
+
 
 # Column names that promise a percentage, or a share/rate in [0, 1] (or in percent).
 PERCENT_WORDS = {"pct", "percent", "percentage", "perc"}
@@ -56,7 +72,7 @@ def ratio_bound(name: str) -> float | None:
     return None
 
 
-def empty_result(facts) -> list[dict]:
+def empty_result(facts: ResultFacts) -> list[Check]:
     if facts.row_count:
         return []
     return [
@@ -69,7 +85,7 @@ def empty_result(facts) -> list[dict]:
     ]
 
 
-def all_null_columns(facts) -> list[dict]:
+def all_null_columns(facts: ResultFacts) -> list[Check]:
     if not facts.row_count or not facts.complete:
         return []
     empty = [c.name for c in facts.columns if c.non_null == 0]
@@ -86,7 +102,7 @@ def all_null_columns(facts) -> list[dict]:
     ]
 
 
-def nan_or_inf(facts) -> list[dict]:
+def nan_or_inf(facts: ResultFacts) -> list[Check]:
     found = {c.name: c.nonfinite for c in facts.columns if c.nonfinite}
     if not found:
         return []
@@ -102,14 +118,18 @@ def nan_or_inf(facts) -> list[dict]:
     ]
 
 
-def division_by_zero(facts, divisions) -> list[dict]:
-    out = []
+def division_by_zero(facts: ResultFacts, divisions: list[Division]) -> list[Check]:
+    out: list[Check] = []
     for div in divisions:
         if div.column >= len(facts.columns):
             continue
         col = facts.columns[div.column]
         bad = (facts.rows_seen - col.non_null) + col.nonfinite
-        evidence = {"column": col.name, "division": div.text, "divisor": div.divisor}
+        evidence: dict[str, Any] = {
+            "column": col.name,
+            "division": div.text,
+            "divisor": div.divisor,
+        }
         if bad:
             evidence["null_or_nonfinite_rows"] = bad
             out.append(
@@ -135,7 +155,7 @@ def division_by_zero(facts, divisions) -> list[dict]:
     return out
 
 
-def ratio_columns(columns: list[dict]) -> set[int]:
+def ratio_columns(columns: list[Column]) -> set[int]:
     """Positions of numeric columns named like a percent, share or rate."""
     from lantide.query.checks.result_stats import is_numeric
 
@@ -146,13 +166,13 @@ def ratio_columns(columns: list[dict]) -> set[int]:
     }
 
 
-def implausible_ratios(facts) -> list[dict]:
-    out = []
+def implausible_ratios(facts: ResultFacts) -> list[Check]:
+    out: list[Check] = []
     for col in facts.columns:
         bound = ratio_bound(col.name)
         if bound is None or col.minimum is None or col.maximum is None:
             continue
-        evidence = {
+        evidence: dict[str, Any] = {
             "column": col.name,
             "min": col.minimum,
             "max": col.maximum,
@@ -188,7 +208,7 @@ def implausible_ratios(facts) -> list[dict]:
     return out
 
 
-def row_count_drift(previous: int | None, now: int, factor: float = DRIFT_FACTOR) -> list[dict]:
+def row_count_drift(previous: int | None, now: int, factor: float = DRIFT_FACTOR) -> list[Check]:
     if previous is None:
         return []
     low, high = sorted((previous, now))

@@ -27,16 +27,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+    from sqlglot.optimizer.scope import Scope
 
 ADDITIVE = ("Count", "Sum", "Avg")
 _TOKEN = re.compile(r"[a-z0-9]+")
+
+# A source of a scope: (id of the scope, alias of the source in it).
+Side = tuple[int, str]
 
 
 @dataclass
 class Source:
     alias: str
-    table: object = None  # sqlglot Table of a base relation, else None
-    scope: object = None  # sqlglot Scope of a derived table or CTE, else None
+    table: exp.Table | None = None  # a base relation, else None
+    scope: Scope | None = None  # a derived table or CTE, else None
 
     @property
     def name(self) -> str:
@@ -57,11 +65,11 @@ class Source:
 class Edge:
     left: str
     right: str
-    left_keys: list = field(default_factory=list)  # sqlglot Column nodes (or expressions)
-    right_keys: list = field(default_factory=list)
+    left_keys: list[exp.Column] = field(default_factory=list)
+    right_keys: list[exp.Column] = field(default_factory=list)
     kind: str = "JOIN"
 
-    def keys_of(self, alias: str) -> list:
+    def keys_of(self, alias: str) -> list[exp.Column]:
         return self.left_keys if alias == self.left else self.right_keys
 
     def other(self, alias: str) -> str:
@@ -70,7 +78,7 @@ class Edge:
     def condition(self) -> str:
         return " AND ".join(
             f"{a.sql('duckdb')} = {b.sql('duckdb')}"
-            for a, b in zip(self.left_keys, self.right_keys)
+            for a, b in zip(self.left_keys, self.right_keys, strict=True)
         )
 
 
@@ -78,18 +86,19 @@ class Edge:
 class Additive:
     text: str  # the aggregate as SQL, with its output name
     function: str  # count / sum / avg
-    sides: set  # (scope id, alias) pairs whose columns it reads
+    sides: set[Side]  # the sources whose columns it reads
     star: bool = False  # COUNT(*)
     output_name: str | None = None
 
 
 @dataclass
 class JoinScope:
-    scope: object
-    sources: dict  # alias -> Source
-    edges: list  # Edge
-    additives: list = field(default_factory=list)
-    filters: dict = field(default_factory=dict)  # alias -> [SQL of conditions on it alone]
+    scope: Scope
+    sources: dict[str, Source]  # by alias
+    edges: list[Edge]
+    additives: list[Additive] = field(default_factory=list)
+    # alias -> [SQL of conditions on it alone]
+    filters: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def key(self) -> int:
@@ -110,16 +119,16 @@ class SumOutput:
     output_name: str
     scope_key: int
     alias: str  # the source the summed column belongs to
-    table: object  # sqlglot Table
+    table: exp.Table
     expression: str  # the summed column as SQL on the base table
 
 
 @dataclass
 class Statement:
-    join_scopes: list
-    divisions: list
-    sum_outputs: list
-    root_select: object = None
+    join_scopes: list[JoinScope]
+    divisions: list[Division]
+    sum_outputs: list[SumOutput]
+    root_select: exp.Select | None = None
     with_sql: str = ""
 
     @property
@@ -127,7 +136,7 @@ class Statement:
         return bool(self.join_scopes)
 
 
-def analyse_without_joins(expression) -> Statement:
+def analyse_without_joins(expression: exp.Expr) -> Statement:
     """A statement that joins nothing: only its divisions matter, and they need no
     qualifying (sqlglot's optimizer stays unimported; the tree is only read)."""
     from sqlglot import exp
@@ -144,7 +153,7 @@ def analyse_without_joins(expression) -> Statement:
     return Statement([], _divisions(expression), [], expression)
 
 
-def analyse(expression, schema: dict | None) -> Statement:
+def analyse(expression: exp.Expr, schema: dict[str, Any] | None) -> Statement:
     """The statement's joins, additive uses, divisions and summed outputs. ``expression``
     is qualified in place: pass a tree nobody else holds."""
     from sqlglot import exp
@@ -159,12 +168,12 @@ def analyse(expression, schema: dict | None) -> Statement:
         identify=False,
     )
     scopes = traverse_scope(tree)
-    by_scope = {}
-    join_scopes = []
+    by_scope: dict[int, JoinScope] = {}
+    join_scopes: list[JoinScope] = []
     for scope in scopes:
         if not isinstance(scope.expression, exp.Select):
             continue
-        sources = {}
+        sources: dict[str, Source] = {}
         for alias, src in scope.selected_sources.items():
             node, value = src
             if isinstance(value, exp.Table):
@@ -201,7 +210,7 @@ def analyse(expression, schema: dict | None) -> Statement:
     return statement
 
 
-def _conjuncts(node):
+def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
     from sqlglot import exp
 
     if node is None:
@@ -213,10 +222,11 @@ def _conjuncts(node):
     return [node]
 
 
-def _conditions(select) -> tuple[list, dict]:
-    """The conjuncts of every ``ON`` and of ``WHERE``, and the join kind of each ``ON`` one."""
-    conditions = []
-    kinds = {}
+def _conditions(select: exp.Select) -> tuple[list[exp.Expr], dict[int, str]]:
+    """The conjuncts of every ``ON`` and of ``WHERE``, and the join kind of each ``ON`` one
+    (by the condition's id)."""
+    conditions: list[exp.Expr] = []
+    kinds: dict[int, str] = {}
     for join in select.args.get("joins") or []:
         for cond in _conjuncts(join.args.get("on")):
             conditions.append(cond)
@@ -227,7 +237,7 @@ def _conditions(select) -> tuple[list, dict]:
     return conditions, kinds
 
 
-def _local_filters(select, sources: dict) -> dict:
+def _local_filters(select: exp.Select, sources: dict[str, Source]) -> dict[str, list[str]]:
     """alias -> the conditions that read only that source (``p.current``, ``b.valid_to IS
     NULL``), as SQL on the source's own columns: a key unique among the rows they keep
     repeats nothing, however many rows the whole table has per key."""
@@ -252,11 +262,11 @@ def _local_filters(select, sources: dict) -> dict:
     return out
 
 
-def _edges(select, sources: dict) -> list:
+def _edges(select: exp.Select, sources: dict[str, Source]) -> list[Edge]:
     from sqlglot import exp
 
     conditions, kinds = _conditions(select)
-    edges: dict[tuple, Edge] = {}
+    edges: dict[tuple[str, str], Edge] = {}
     for cond in conditions:
         if not isinstance(cond, exp.EQ):
             continue
@@ -266,7 +276,7 @@ def _edges(select, sources: dict) -> list:
         ta, tb = a.table, b.table
         if not ta or not tb or ta == tb or ta not in sources or tb not in sources:
             continue
-        pair = tuple(sorted((ta, tb)))
+        pair = (ta, tb) if ta <= tb else (tb, ta)
         edge = edges.setdefault(pair, Edge(pair[0], pair[1], kind=kinds.get(id(cond), "JOIN")))
         left, right = (a, b) if ta == pair[0] else (b, a)
         if left.name not in [k.name for k in edge.left_keys] or right.name not in [
@@ -277,7 +287,7 @@ def _edges(select, sources: dict) -> list:
     return list(edges.values())
 
 
-def _in_this_select(node, select) -> bool:
+def _in_this_select(node: exp.Expr, select: exp.Select) -> bool:
     from sqlglot import exp
 
     parent = node.parent
@@ -288,7 +298,7 @@ def _in_this_select(node, select) -> bool:
     return parent is select
 
 
-def _output_name(node) -> str | None:
+def _output_name(node: exp.Expr) -> str | None:
     from sqlglot import exp
 
     parent = node.parent
@@ -299,7 +309,7 @@ def _output_name(node) -> str | None:
     return None
 
 
-def origins(scope, column, depth: int = 0) -> set:
+def origins(scope: Scope, column: exp.Column, depth: int = 0) -> set[Side]:
     """The (scope id, alias) pairs whose rows a column's value comes from: its own source,
     and, through a derived table that only projects (no grouping, no DISTINCT), the
     sources inside it too. A grouped derived table stops the walk: its rows are no longer
@@ -327,7 +337,7 @@ def origins(scope, column, depth: int = 0) -> set:
     return found
 
 
-def _collapses(select) -> bool:
+def _collapses(select: exp.Select) -> bool:
     from sqlglot import exp
 
     if select.args.get("group") or select.args.get("distinct"):
@@ -339,10 +349,13 @@ def _collapses(select) -> bool:
     )
 
 
-def _collect_additives(scope, by_scope: dict) -> None:
+def _collect_additives(scope: Scope, by_scope: dict[int, JoinScope]) -> None:
     from sqlglot import exp
 
     select = scope.expression
+    if not isinstance(select, exp.Select):  # callers pass SELECT scopes only
+        return
+    sides: set[Side]
     for agg in select.find_all(exp.Count, exp.Sum, exp.Avg):
         if not _in_this_select(agg, select):
             continue
@@ -368,7 +381,7 @@ def _collect_additives(scope, by_scope: dict) -> None:
             sides = (
                 {(id(scope), alias) for alias in _named_sides(name, js.sources)} if js else set()
             )
-            if sides:
+            if js is not None and sides:
                 js.additives.append(Additive(text, function, sides, star=True, output_name=name))
             continue
         sides = set()
@@ -390,7 +403,7 @@ def _collect_additives(scope, by_scope: dict) -> None:
                 )
 
 
-def _value_columns(node) -> list:
+def _value_columns(node: exp.Expr) -> list[exp.Column]:
     """The columns whose values an aggregate adds up: in a CASE or IF, those of its
     results, not of its conditions."""
     from sqlglot import exp
@@ -421,7 +434,7 @@ def tokens(name: str) -> list[str]:
     return _TOKEN.findall(spaced.lower())
 
 
-def _named_sides(output_name: str | None, sources: dict) -> list[str]:
+def _named_sides(output_name: str | None, sources: dict[str, Source]) -> list[str]:
     """The sources a ``COUNT(*)``'s output name says it counts (``customers``,
     ``n_customers``, ``customer_count`` for a source reading ``customers``). A source
     whose whole name matches wins; else one whose name has a matching word (``dims`` for
@@ -444,13 +457,13 @@ def _named_sides(output_name: str | None, sources: dict) -> list[str]:
     return by_word if len(by_word) == 1 else []
 
 
-def _unwrap_alias(node):
+def _unwrap_alias(node: exp.Expr) -> exp.Expr:
     from sqlglot import exp
 
     return node.this if isinstance(node, exp.Alias) else node
 
 
-def _guarded(div, projection) -> bool:
+def _guarded(div: exp.Expr, projection: exp.Expr) -> bool:
     """A division inside CASE/IF/TRY, or whose divisor cannot be 0 or NULL."""
     from sqlglot import exp
 
@@ -468,15 +481,13 @@ def _guarded(div, projection) -> bool:
         return True
     if isinstance(divisor, exp.Count) and isinstance(divisor.this, exp.Star):
         return True  # COUNT(*) of a group is at least 1
-    if isinstance(divisor, (exp.Nullif, exp.Greatest, exp.Coalesce)):
-        return True
-    return False
+    return isinstance(divisor, (exp.Nullif, exp.Greatest, exp.Coalesce))
 
 
-def _divisions(select) -> list:
+def _divisions(select: exp.Select) -> list[Division]:
     from sqlglot import exp
 
-    out = []
+    out: list[Division] = []
     for i, projection in enumerate(select.expressions):
         for div in projection.find_all(exp.Div, exp.IntDiv):
             if not _in_this_select(div, select) or _guarded(div, projection):
@@ -490,14 +501,14 @@ def _divisions(select) -> list:
     return out
 
 
-def _sum_outputs(scope, by_scope: dict) -> list:
+def _sum_outputs(scope: Scope, by_scope: dict[int, JoinScope]) -> list[SumOutput]:
     """Output columns that are ``SUM(col)`` of one base table's column, in a join."""
     from sqlglot import exp
 
     js = by_scope.get(id(scope))
     if js is None:
         return []
-    out = []
+    out: list[SumOutput] = []
     for i, projection in enumerate(scope.expression.expressions):
         node = _unwrap_alias(projection)
         if not isinstance(node, exp.Sum) or not isinstance(node.this, exp.Column):
