@@ -140,17 +140,24 @@ def test_cancel_closes_the_stream_at_once(server):
     server.script(Turn(text="x" * 400, chunk_size=4, delay=0.05))
     cancel = CancelToken()
     got = []
+    streaming = threading.Event()
+    cancelled_at = []
 
-    def stop_soon():
-        time.sleep(0.3)
+    def stop_once_streaming():
+        # Cancel mid-stream, however long the machine took to start it (a fixed delay
+        # raced a slow start under load).
+        streaming.wait(10)
+        time.sleep(0.2)
+        cancelled_at.append(time.monotonic())
         cancel.cancel()
 
-    threading.Thread(target=stop_soon).start()
-    started = time.monotonic()
+    threading.Thread(target=stop_once_streaming).start()
     with pytest.raises(TurnCancelled) as info:
         for item in client_for(server).stream_chat(MESSAGES, TOOLS, cancel):
             got.append(item)
-    assert time.monotonic() - started < 2.0  # the whole stream would take 5 s
+            streaming.set()
+    # the rest of the stream would take about 4.5 s more
+    assert time.monotonic() - cancelled_at[0] < 1.5
     assert 0 < len(info.value.partial.content) < 400
     deadline = time.monotonic() + 3
     while server.client_disconnects == 0 and time.monotonic() < deadline:
