@@ -92,7 +92,6 @@ def create(
     new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
     mark = new_scan.mark(ann_id)
     assert mark is not None  # wrap_checked verified that the new text holds this mark
-
     quote = scan.text[s:e]
     entries.append(
         {
@@ -227,7 +226,6 @@ def resolve_many(
         elif mode == "A":
             assert isinstance(replacement, str)  # validate_items checked it
             text = replace_mark(text, mark, replacement)
-
             results[ann_id] = (mark.start, len(replacement))
             edits.append((mark.start, len(replacement) - (mark.end - mark.start)))
         else:
