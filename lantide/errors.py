@@ -8,6 +8,7 @@ and exits with code 1, the desktop app shows them in a message bar.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class LantideError(Exception):
@@ -27,8 +28,9 @@ class LantideError(Exception):
             return f"{self.message}\n{self.hint}"
         return self.message
 
-    def to_dict(self) -> dict:
-        out = {"error": self.code, "message": self.message}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"error": self.code, "message": self.message}
+
         if self.hint:
             out["hint"] = self.hint
         return out

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.package_data import prompts_dir
+
+if TYPE_CHECKING:
+    import jinja2
 
 _BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
 
@@ -21,7 +24,7 @@ class PromptTemplateError(LantideError):
 
 
 @lru_cache(maxsize=1)
-def _environment():
+def _environment() -> jinja2.Environment:
     import jinja2
 
     return jinja2.Environment(

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from lantide.package_data import resource_path
+
+if TYPE_CHECKING:
+    import tiktoken
 
 _CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 _PAT = (
@@ -22,7 +26,7 @@ _lock = threading.Lock()
 
 
 @lru_cache(maxsize=1)
-def _encoding():
+def _encoding() -> tiktoken.Encoding:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 

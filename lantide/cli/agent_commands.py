@@ -12,18 +12,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from lantide.cli.common import add_command, open_workspace, pick_project
+from lantide.cli.common import Subparsers, add_command, open_workspace, pick_project
 from lantide.cli.output import print_json, print_table
 
 if TYPE_CHECKING:
+    import queue
+
     from lantide.agent.events import Event
+    from lantide.agent.session import AgentSession
 
 BACKGROUND_WAIT_SECONDS = 15.0
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(subparsers, "chat", "one agent turn, headless", run_chat)
     p.add_argument("workspace")
     p.add_argument("message", help="the message to the agent ('-' reads it from stdin)")
@@ -143,7 +147,7 @@ class _HumanPrinter:
         err.flush()
 
 
-def _run_turn_in_worker(session, message: str, emit) -> str:
+def _run_turn_in_worker(session: AgentSession, message: str, emit: Callable[[Event], None]) -> str:
     """Run the turn on a thread; print on this one; SIGINT/SIGTERM cancel. Returns the
     turn's finish reason."""
     import queue
@@ -199,7 +203,7 @@ def _run_turn_in_worker(session, message: str, emit) -> str:
     return reason
 
 
-def done_seen(events, done) -> bool:
+def done_seen(events: queue.Queue[Any], done: object) -> bool:
     """Whether the worker already handed over its last item (nothing left to stop)."""
     return any(item is done for item in list(events.queue))
 
@@ -258,7 +262,7 @@ def run_prompt(args: argparse.Namespace) -> int:
                 "state": prompt.state,
                 "context_window": prompt.context_window,
                 "total_tokens": prompt.tokens,
-                "layers": [l.to_dict() for l in prompt.layers],
+                "layers": [layer.to_dict() for layer in prompt.layers],
                 "tools": [t["function"]["name"] for t in prompt.tools],
                 "messages": prompt.messages,
             }

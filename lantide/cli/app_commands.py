@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from lantide.cli.common import add_command, open_workspace
+from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(subparsers, "gui", "open the desktop app on WORKSPACE", run_gui)
     p.add_argument("workspace", nargs="?", help="workspace folder (default: the last one)")
 
@@ -48,7 +48,7 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _launch(workspace: Path | None) -> int:
+def _launch(workspace: Path) -> int:
     from lantide.ui.app import run_app
 
     return run_app(workspace)
@@ -93,7 +93,7 @@ PROJECT_ACTIONS = (
 
 
 def run_project(args: argparse.Namespace) -> int:
-    from lantide.errors import UsageError
+    from lantide.errors import LantideError, UsageError
 
     if args.action not in PROJECT_ACTIONS and args.workspace in PROJECT_ACTIONS:
         args.workspace, args.action = args.action, args.workspace
@@ -130,7 +130,7 @@ def run_project(args: argparse.Namespace) -> int:
             ws.focus_project(names[0])
         elif args.action == "approve-plan":  # the analyst's approval: only from here and the app
             ws.project(names[0]).approve_plan()
-        problems: list = []
+        problems: list[tuple[str, LantideError]] = []
         projects = ws.list_projects(include_archived=True, problems=problems)
         focused = ws.focused_project_name
         if args.json:

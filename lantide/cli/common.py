@@ -5,14 +5,27 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from lantide.errors import UsageError
 
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project, Workspace
+
+# What ``register(subparsers)`` of each command module receives (quoted: the class is not
+# subscriptable at run time)
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+# A command's handler: the parsed arguments in, the exit code out (None reads as 0)
+Handler = Callable[[argparse.Namespace], int | None]
+
 
 def add_command(
-    subparsers, name: str, help: str, handler: Callable | None, **kwargs
+    subparsers: Subparsers, name: str, help: str, handler: Handler | None, **kwargs: Any
 ) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(name, help=help, description=help, **kwargs)
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name, help=help, description=help, **kwargs
+    )
     # --debug is accepted after the command too; SUPPRESS keeps the top-level value.
     parser.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks of errors"
@@ -22,13 +35,21 @@ def add_command(
     return parser
 
 
-def open_workspace(path: str | Path, *, lock: bool = True):
+def open_workspace(path: str | Path, *, lock: bool = True) -> Workspace:
     from lantide.workspace.model import Workspace
 
     return Workspace.open(Path(path), lock=lock)
 
 
-def pick_project(ws, name: str | None, *, required: bool = True):
+@overload
+def pick_project(ws: Workspace, name: str | None, *, required: Literal[True] = True) -> Project: ...
+
+
+@overload
+def pick_project(ws: Workspace, name: str | None, *, required: bool) -> Project | None: ...
+
+
+def pick_project(ws: Workspace, name: str | None, *, required: bool = True) -> Project | None:
     """The named project, else the focused one; a clear usage error when neither exists."""
     if name:
         return ws.project(name)

@@ -10,14 +10,16 @@ Settings > Connections); ``list`` and ``test`` work beside the app.
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import Any
 
-from lantide.cli.common import add_command, open_workspace
+from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json, print_table
 from lantide.errors import UsageError
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "connection",
@@ -72,7 +74,7 @@ def register(subparsers) -> None:
     a.add_argument("--json", action="store_true", help="print JSON")
 
 
-def run_list(args) -> int:
+def run_list(args: argparse.Namespace) -> int:
     from lantide.query.connections import list_connections
 
     rows = list_connections(open_workspace(args.workspace, lock=False))
@@ -110,7 +112,7 @@ def run_list(args) -> int:
     return 0
 
 
-def _password_text(row: dict) -> str:
+def _password_text(row: dict[str, Any]) -> str:
     return {
         "keyring": "in keyring",
         "environment": f"from {row['password_env']}",
@@ -118,7 +120,7 @@ def _password_text(row: dict) -> str:
     }[row["password"]]
 
 
-def _read_password(args) -> str | None:
+def _read_password(args: argparse.Namespace) -> str | None:
     if args.no_password:
         return None
     if args.password_stdin:
@@ -139,7 +141,7 @@ def _read_password(args) -> str | None:
     )
 
 
-def run_add(args) -> int:
+def run_add(args: argparse.Namespace) -> int:
     from lantide.query.connections import add_connection, test_connection
 
     ws = open_workspace(args.workspace)  # the app rewrites workspace.json: not beside it
@@ -165,7 +167,7 @@ def run_add(args) -> int:
     return 0
 
 
-def run_remove(args) -> int:
+def run_remove(args: argparse.Namespace) -> int:
     from lantide.query.connections import remove_connection
 
     entry = remove_connection(open_workspace(args.workspace), args.name)
@@ -179,7 +181,7 @@ def run_remove(args) -> int:
     return 0
 
 
-def run_test(args) -> int:
+def run_test(args: argparse.Namespace) -> int:
     from lantide.query.connections import test_connection
 
     report = test_connection(open_workspace(args.workspace, lock=False), args.name)
@@ -190,7 +192,7 @@ def run_test(args) -> int:
     return 0
 
 
-def _print_test(report: dict) -> None:
+def _print_test(report: dict[str, Any]) -> None:
     sample = ", ".join(report["sample"])
     more = ", …" if report["tables"] > len(report["sample"]) else ""
     print(

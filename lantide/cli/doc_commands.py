@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
-from lantide.cli.common import add_command, open_workspace
+from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json
 from lantide.errors import UsageError
 
+if TYPE_CHECKING:
+    from lantide.docs.document import Annotation, Document
 
-def register(subparsers) -> None:
+
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "annotations",
@@ -85,13 +89,13 @@ def _range(value: str, option: str) -> tuple[int, int]:
         ) from None
 
 
-def _need(args, option: str, *names: str) -> None:
+def _need(args: argparse.Namespace, option: str, *names: str) -> None:
     missing = [n for n in names if getattr(args, n) is None]
     if missing:
         raise UsageError(f"{option} needs " + " and ".join("--" + n for n in missing))
 
 
-def _act(doc, args) -> dict | None:
+def _act(doc: Document, args: argparse.Namespace) -> dict[str, Any] | None:
     by = args.by
     if args.create is not None:
         _need(args, "--create", "comment")
@@ -156,7 +160,7 @@ def run_annotations(args: argparse.Namespace) -> int:
     return 0
 
 
-def _line(doc, span) -> str:
+def _line(doc: Document, span: tuple[int, int] | None) -> str:
     return f"line {doc.scan.structure.line_of(span[0]) + 1}" if span else "no mark"
 
 
@@ -165,7 +169,7 @@ def _clip(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _print_human(doc, done: dict | None, show_deleted: bool) -> None:
+def _print_human(doc: Document, done: dict[str, Any] | None, show_deleted: bool) -> None:
     err = sys.stderr
     if doc.recovery:
         err.write(f"lantide: {doc.recovery.message}\n")
@@ -197,7 +201,7 @@ def _print_human(doc, done: dict | None, show_deleted: bool) -> None:
         print(f"({len(deleted)} deleted: list them with --all, bring one back with --restore ID)")
 
 
-def _print_marks_only(doc) -> None:
+def _print_marks_only(doc: Document) -> None:
     """Without a readable sidecar only the marks in the text are known."""
     marks = doc.marks
     print(
@@ -211,7 +215,7 @@ def _print_marks_only(doc) -> None:
         )
 
 
-def _print_annotation(doc, ann) -> None:
+def _print_annotation(doc: Document, ann: Annotation) -> None:
     flags = "".join(f" [{f}]" for f in ("detached", "recreated") if getattr(ann, f))
     status = "deleted" if ann.deleted else ann.status
     print(f'{ann.id}  {status:<8}  {_line(doc, ann.span):<8}  "{_clip(ann.quote, 70)}"{flags}')

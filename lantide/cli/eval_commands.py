@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lantide.cli.common import add_command
+from lantide.cli.common import Subparsers, add_command
 from lantide.errors import UsageError
 
+if TYPE_CHECKING:
+    from lantide.evaluation.runner import CaseResult
 
-def register(subparsers) -> None:
+
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "eval",
@@ -81,7 +85,7 @@ def run_eval(args: argparse.Namespace) -> int:
     profile = resolve_profile(settings, "primary")
     label = f"{profile.model} ({profile.name})" if profile else "model"
 
-    def progress(result) -> None:
+    def progress(result: CaseResult) -> None:
         mark = {True: "ok", False: "WRONG", None: "-"}[result.correct]
         print(
             f"{result.case} [{result.repeat}]: {mark}"

@@ -8,12 +8,19 @@ Project entries are numbered 1, 2, 3 … and user entries u1, u2 …, in file or
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
-from lantide.cli.common import add_command, open_workspace, pick_project
+from lantide.cli.common import Subparsers, add_command, open_workspace, pick_project
 from lantide.cli.output import print_json
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def register(subparsers) -> None:
+    from lantide.knowledge import KnowledgeBase
+    from lantide.workspace.model import Project, Workspace
+
+
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "knowledge",
@@ -61,14 +68,16 @@ def register(subparsers) -> None:
     )
 
 
-def _knowledge_base(ws, args):
+def _knowledge_base(
+    ws: Workspace, args: argparse.Namespace
+) -> tuple[KnowledgeBase, Project | None]:
     from lantide.knowledge import KnowledgeBase
 
     project = None if args.user else pick_project(ws, args.project, required=False)
     return KnowledgeBase.for_project(project), project
 
 
-def _apply(kb, args) -> dict | None:
+def _apply(kb: KnowledgeBase, args: argparse.Namespace) -> dict[str, Any] | None:
     scope = "user" if args.user else None
     if args.approve:
         return {
@@ -149,7 +158,7 @@ def _one_line(text: str) -> str:
     return " / ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def _where(path: str, root) -> str:
+def _where(path: str, root: Path) -> str:
     try:
         from pathlib import Path
 
@@ -158,7 +167,7 @@ def _where(path: str, root) -> str:
         return path
 
 
-def _print_listing(state: dict, root) -> None:
+def _print_listing(state: dict[str, Any], root: Path) -> None:
     files = sorted(state["files"], key=lambda f: f["scope"] != "project")
     for i, f in enumerate(files):
         title = "Project knowledge" if f["scope"] == "project" else "User knowledge"
@@ -195,7 +204,7 @@ def _print_listing(state: dict, root) -> None:
         print(f"\n{queued} queued: approve with --approve N, reject with --reject N.")
 
 
-def _print_expand(result: dict) -> None:
+def _print_expand(result: dict[str, Any]) -> None:
     if not result["found"]:
         print(
             f"no heading {result['heading']!r}; headings: {', '.join(result['headings']) or 'none'}"

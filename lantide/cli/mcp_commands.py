@@ -12,16 +12,17 @@ a workspace folder literally named ``pair``, ``list`` or ``revoke`` is given as 
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from lantide.cli.common import add_command
+from lantide.cli.common import Subparsers, add_command
 from lantide.cli.output import print_json, print_table
 from lantide.errors import LantideError, UsageError
 
 ACTIONS = ("pair", "list", "revoke")
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "mcp",
@@ -66,7 +67,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="pair/list/revoke: print JSON")
 
 
-def run_mcp(args) -> int:
+def run_mcp(args: argparse.Namespace) -> int:
     if args.first in ACTIONS:
         return {"pair": run_pair, "list": run_list, "revoke": run_revoke}[args.first](args)
     if args.second:
@@ -77,7 +78,7 @@ def run_mcp(args) -> int:
     return run_serve(args)
 
 
-def run_pair(args) -> int:
+def run_pair(args: argparse.Namespace) -> int:
     from lantide.mcp.client_config import client_config
     from lantide.mcp.clients import ClientStore, parse_expiry
     from lantide.mcp.server import DEFAULT_PORT, MCP_PATH
@@ -129,7 +130,7 @@ def run_pair(args) -> int:
     return 0
 
 
-def run_list(args) -> int:
+def run_list(args: argparse.Namespace) -> int:
     from lantide.mcp.clients import ClientStore
 
     clients = [c.public() for c in ClientStore().clients()]
@@ -160,7 +161,7 @@ def run_list(args) -> int:
     return 0
 
 
-def run_revoke(args) -> int:
+def run_revoke(args: argparse.Namespace) -> int:
     from lantide.mcp.clients import ClientStore
 
     if not args.second:
@@ -173,7 +174,7 @@ def run_revoke(args) -> int:
     return 0
 
 
-def run_serve(args) -> int:
+def run_serve(args: argparse.Namespace) -> int:
     import os
 
     from lantide.mcp.engine import McpEngine

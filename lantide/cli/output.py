@@ -29,7 +29,8 @@ def print_table(columns: list[str], rows: list[list[Any]], *, max_width: int = 4
         for i, v in enumerate(row):
             widths[i] = max(widths[i], len(v))
     out = sys.stdout
-    out.write(" | ".join(c.ljust(w) for c, w in zip(columns, widths)) + "\n")
+    out.write(" | ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)) + "\n")
     out.write("-+-".join("-" * w for w in widths) + "\n")
     for row in cells:
-        out.write(" | ".join(v.ljust(w) for v, w in zip(row, widths)) + "\n")
+        # a row shorter than the header prints the cells it has
+        out.write(" | ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)) + "\n")

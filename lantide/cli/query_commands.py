@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from lantide.cli.common import add_command, open_workspace
+from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json, print_table
 from lantide.query import result_warnings
 
+if TYPE_CHECKING:
+    from lantide.query import QueryService
 
-def register(subparsers) -> None:
+
+def register(subparsers: Subparsers) -> None:
     p = add_command(subparsers, "sql", "run a SELECT under the QEM and print the preview", run_sql)
     p.add_argument("workspace")
     p.add_argument("sql", help="one read-only statement; '-' reads it from standard input")
@@ -133,10 +138,10 @@ class _Session:
         for warning in self.service.connection_warnings:
             print(f"warning: {warning}", file=sys.stderr)
 
-    def __enter__(self):
+    def __enter__(self) -> QueryService:
         return self.service
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         try:
             self.service.close()
         finally:
@@ -147,7 +152,7 @@ def _sql_argument(text: str) -> str:
     return sys.stdin.read() if text == "-" else text
 
 
-def _cell_option(parser) -> None:
+def _cell_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-cell-chars",
         type=int,
@@ -160,7 +165,7 @@ def _cell_option(parser) -> None:
 CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
 
 
-def _with_cell_hint(result: dict) -> dict:
+def _with_cell_hint(result: dict[str, Any]) -> dict[str, Any]:
     """The CLI's way to the whole value, added where a preview cell was cut."""
     if result.get("cells_cut"):
         result["warnings"] = [
@@ -172,7 +177,7 @@ def _with_cell_hint(result: dict) -> dict:
     return result
 
 
-def _print_result(result: dict) -> None:
+def _print_result(result: dict[str, Any]) -> None:
     if result.get("status") == "warning_required":
         sys.stderr.write(
             f"lantide: {result['message']}\n  {result['hint']}\n"
@@ -194,13 +199,13 @@ def _print_result(result: dict) -> None:
     _print_checks(result.get("checks") or [])
 
 
-def _print_checks(checks: list[dict], indent: str = "") -> None:
+def _print_checks(checks: list[dict[str, Any]], indent: str = "") -> None:
     """One line per result check: ``check error JOIN_FAN_OUT: message``."""
     for c in checks:
         print(f"{indent}check {c['severity']} {c['code']}: {c['message']}")
 
 
-def _finish(result: dict, as_json: bool) -> int:
+def _finish(result: dict[str, Any], as_json: bool) -> int:
     result = _with_cell_hint(result)
     if as_json:
         print_json(result)
@@ -246,16 +251,17 @@ def run_source_run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
+        describe: dict[str, Callable[[dict[str, Any]], str]] = {
+            "ran": lambda e: (
+                f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
+                f" in {e['duration_ms']} ms"
+            ),
+            "skipped": lambda e: "up to date",
+            "failed": lambda e: f"{e['error']['message']}",
+            "not_run": lambda e: e["reason"],
+        }
         for entry in report["tabs"]:
-            detail = {
-                "ran": lambda e: (
-                    f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
-                    f" in {e['duration_ms']} ms"
-                ),
-                "skipped": lambda e: "up to date",
-                "failed": lambda e: f"{e['error']['message']}",
-                "not_run": lambda e: e["reason"],
-            }[entry["status"]](entry)
+            detail = describe[entry["status"]](entry)
             print(f"{entry['status']:<8} {entry['tab']:<32} {detail}")
             _print_checks(entry.get("checks") or [], indent="         ")
         print(
@@ -355,7 +361,7 @@ def run_tables(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
 
-    def rows(t: dict) -> str:
+    def rows(t: dict[str, Any]) -> str:
         return "" if t.get("row_count") is None else f"{t['row_count']:,}"
 
     print_table(

@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lantide.cli.common import add_command, open_workspace
+from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json
 
 REPORT_ACTIONS = ("check",)
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "report",

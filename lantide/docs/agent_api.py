@@ -38,9 +38,12 @@ whole entries (:func:`full_annotation`, nothing cut), plus ``resolved_annotation
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.docs.document import Annotation, Document, open_document
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project
 
 QUOTE_LIMIT = 160
 COMMENT_LIMIT = 600
@@ -162,13 +165,13 @@ def document_listing(doc: Document, include_deleted: bool = False) -> dict[str, 
     return out
 
 
-def agent_view(project, kind: str) -> dict[str, Any]:
+def agent_view(project: Project, kind: str) -> dict[str, Any]:
     """The ``read_plan`` / ``read_report`` payload."""
     return view_of(open_document(project, kind))
 
 
 def resolve_annotations(
-    project, kind: str, items: list[dict[str, Any]], by: str = "agent"
+    project: Project, kind: str, items: list[dict[str, Any]], by: str = "agent"
 ) -> dict[str, Any]:
     """Resolve a batch, all or none (:class:`AnnotationBatchError` names every bad item)."""
     doc = open_document(project, kind)
@@ -182,7 +185,7 @@ def resolve_annotations(
     }
 
 
-def update_document(project, kind: str, content: str, by: str = "agent") -> dict[str, Any]:
+def update_document(project: Project, kind: str, content: str, by: str = "agent") -> dict[str, Any]:
     """Replace the whole text (``update_plan`` / ``update_report``); no annotation is lost."""
     doc = open_document(project, kind)
     before = doc.disk_text

@@ -25,6 +25,7 @@ none, and no two marks share an id.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,7 +144,7 @@ def _drop_extra_tags(
         repairs.append(
             Repair(
                 "stray_tag_removed",
-                tag.annotation_id,
+                tag.annotation_id or "",  # a stray tag always has an id (scan_marks)
                 "an opening mark tag without its closing tag was removed",
             )
         )
@@ -203,20 +204,24 @@ def _undelete_marked(
 
 
 def reconcile(
-    text: str, entries: list[dict[str, Any]], *, by: str = AUTO, deleted: list[dict[str, Any]] = ()
+    text: str,
+    entries: list[dict[str, Any]],
+    *,
+    by: str = AUTO,
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> Reconciled:
     """A consistent (text, entries) pair from any text and any valid entries;
     ``deleted`` are the sidecar's deleted entries (returned in ``Reconciled.deleted``)."""
     entries = copy.deepcopy(entries)
-    deleted = copy.deepcopy(list(deleted))
-    by_id = {e["id"]: e for e in deleted}
+    still_deleted = copy.deepcopy(list(deleted))
+    by_id = {e["id"]: e for e in still_deleted}
     by_id.update({e["id"]: e for e in entries})
     repairs: list[Repair] = []
     scan = scan_marks(text)
     cleaned = _drop_extra_tags(text, scan, by_id, repairs)
     if cleaned != text:
         text, scan = cleaned, scan_marks(cleaned)
-    deleted = _undelete_marked(scan, entries, deleted, repairs)
+    still_deleted = _undelete_marked(scan, entries, still_deleted, repairs)
     by_id = {e["id"]: e for e in entries}
     restored = _restore_mangled_ids(text, scan, entries, repairs)
     if restored != text:
@@ -269,7 +274,7 @@ def reconcile(
         if repair.id in by_id:
             by_id[repair.id]["history"].append(event(repair.action, by, repair.detail))
     refresh_anchors(text, entries, scan)
-    return Reconciled(text, entries, scan, repairs, deleted)
+    return Reconciled(text, entries, scan, repairs, still_deleted)
 
 
 def refresh_anchors(text: str, entries: list[dict[str, Any]], scan: MarkScan) -> None:

@@ -25,10 +25,21 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+
+# A number as :func:`_number` reads it: (text, value, decimals, percent, scale, signed)
+NumberParts = tuple[str, float, int, bool, float, bool]
 
 CITATION_PREFIX = "[^s:"
 _CITATION = re.compile(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
@@ -77,7 +88,7 @@ class MalformedCitationError(LantideError):
     code = "MALFORMED_CITATION"
 
 
-def step_citation_rule(state, silent: bool) -> bool:
+def step_citation_rule(state: StateInline, silent: bool) -> bool:
     """markdown-it inline rule: ``[^s:ID]`` is a ``step_citation`` token (content: the
     id); any other ``[^s:…`` a ``step_citation_malformed`` token (content: what was
     written), so a typo is reported, never read as text or as a link."""
@@ -93,7 +104,8 @@ def step_citation_rule(state, silent: bool) -> bool:
         if close >= 0 and "\n" not in src[pos:close]:
             end = close + 1
         else:
-            end = min(_MALFORMED_END.search(src, pos + 4).start(), state.posMax)
+            found = _MALFORMED_END.search(src, pos + 4)  # always matches: it ends with $
+            end = min(found.start() if found else len(src), state.posMax)
         kind, content = BAD_TOKEN, src[pos:end]
     if not silent:
         token = state.push(kind, "", 0)
@@ -133,14 +145,18 @@ def relabel_citations(html: str, kinds: dict[str, str]) -> str:
     )
 
 
-def render_citation(self, tokens, idx, options, env) -> str:
+def render_citation(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     """markdown-it render rule: ``env["lantide_steps"]`` (id -> kind) labels the kinds."""
     steps = (env or {}).get("lantide_steps")
     step_id = tokens[idx].content
     return citation_html(step_id, None if steps is None else steps.get(step_id, "missing"))
 
 
-def render_malformed(self, tokens, idx, options, env) -> str:
+def render_malformed(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     return (
         f'<span class="lantide-citation-bad" title="not a citation: write [^s:STEP_ID]">'
         f"{html_lib.escape(tokens[idx].content)}</span>"
@@ -172,7 +188,7 @@ class ReportScan:
     malformed: list[Malformed] = field(default_factory=list)
 
 
-def _numbers_in(text: str, heading: bool) -> list[re.Match]:
+def _numbers_in(text: str, heading: bool) -> list[re.Match[str]]:
     blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
     blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
     if heading:
@@ -192,7 +208,7 @@ def _numbers_in(text: str, heading: bool) -> list[re.Match]:
     return out
 
 
-def _number(match: re.Match, line: int) -> tuple[str, float, int, bool, float, bool]:
+def _number(match: re.Match[str], line: int) -> NumberParts:
     digits = match.group("num").replace(",", "")
     value = float(digits)
     if match.group("sign") in ("-", "−"):
@@ -214,10 +230,10 @@ class _Block:
 
     def __init__(self, scan: ReportScan):
         self.scan = scan
-        self.pending: list[tuple[int, tuple]] = []
+        self.pending: list[tuple[int, NumberParts]] = []
         self.group: list[str] = []
 
-    def number(self, line: int, parts: tuple) -> None:
+    def number(self, line: int, parts: NumberParts) -> None:
         self.close_group()
         self.pending.append((line, parts))
 
@@ -264,12 +280,13 @@ def scan_numbers(text: str) -> ReportScan:
     return scan
 
 
-def _scan_inline(token, scan: ReportScan, heading: bool, in_toc: bool) -> None:
+def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) -> None:
+
     line = (token.map[0] if token.map else 0) + 1
     block = _Block(scan)
     inner_link = 0  # depth inside links that point into the document
     first_text = True
-    for child in token.children:
+    for child in token.children or []:  # scan_numbers passes tokens with children
         kind = child.type
         if kind in ("softbreak", "hardbreak"):
             line += 1

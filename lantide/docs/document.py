@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.docs import operations as ops
 from lantide.docs.anchoring import Reconciled, Repair, check_consistent, reconcile, refresh_anchors
@@ -45,6 +45,9 @@ from lantide.docs.sidecar import (
 from lantide.errors import CorruptFileError, MissingFileError
 from lantide.workspace.atomic import atomic_write_text
 from lantide.workspace.layout import sidecar_path
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project
 
 KINDS = ("plan", "report")
 
@@ -126,7 +129,7 @@ class SaveReport:
 
 
 class Document:
-    def __init__(self, project, kind: str):
+    def __init__(self, project: Project, kind: str):
         if kind not in KINDS:
             raise AnnotationError(
                 f"unknown document {kind!r}", hint="Use 'plan' or 'report'.", code="BAD_DOCUMENT"
@@ -268,7 +271,9 @@ class Document:
             by=by,
         )[annotation_id]
 
-    def resolve_many(self, items: list[dict[str, Any]], by: str = "user") -> dict[str, dict]:
+    def resolve_many(
+        self, items: list[dict[str, Any]], by: str = "user"
+    ) -> dict[str, dict[str, Any]]:
         """All items or none; returns the change per id (see :mod:`lantide.docs.operations`)."""
         self._writable()
         text, entries, changes = ops.resolve_many(
@@ -381,7 +386,9 @@ class Document:
         now = (read_bytes(self.path), read_bytes(self.sidecar_path))
         if now != self._disk:
             changed = [
-                p.name for p, a, b in zip((self.path, self.sidecar_path), now, self._disk) if a != b
+                p.name
+                for p, a, b in zip((self.path, self.sidecar_path), now, self._disk, strict=True)
+                if a != b
             ]
             raise DocumentConflictError(
                 f"{' and '.join(changed)} changed on disk since {self.path.name} was opened",
@@ -429,7 +436,7 @@ def _span(mark: Mark | None) -> tuple[int, int] | None:
     return (mark.inner_start, mark.inner_end) if mark is not None else None
 
 
-def open_document(project, kind: str) -> Document:
+def open_document(project: Project, kind: str) -> Document:
     """Open ``project``'s ``plan`` or ``report`` (a :class:`lantide.workspace.model.Project`)."""
     return Document(project, kind)
 

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lantide.errors import LantideError
 
 
@@ -42,7 +44,7 @@ class AnnotationBatchError(AnnotationError):
 
     code = "ANNOTATION_BATCH_INVALID"
 
-    def __init__(self, problems: list[dict], *, hint: str | None = None):
+    def __init__(self, problems: list[dict[str, Any]], *, hint: str | None = None):
         self.problems = problems
         codes = {p["code"] for p in problems}
         lines = "; ".join(f"item {p['index']} ({p.get('id')!s}): {p['message']}" for p in problems)
@@ -53,7 +55,8 @@ class AnnotationBatchError(AnnotationError):
             code=codes.pop() if len(codes) == 1 else None,
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+
         out = super().to_dict()
         out["problems"] = self.problems
         return out

@@ -28,6 +28,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from lantide.docs.failpoints import failpoint
 from lantide.workspace.atomic import atomic_write_text, fsync_dir
@@ -87,7 +88,8 @@ class Recovery:
             )
         return "; ".join(parts) or "an interrupted save had already completed"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+
         return {
             "journal": str(self.journal),
             "rolled_forward": self.rolled_forward,

@@ -21,8 +21,16 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.parser_inline import RuleFuncInlineType
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 _EOL = re.compile(r"\r\n|\r|\n")
 _POS_KEY = "lantide_pos"
@@ -68,7 +76,7 @@ class InlineRegion:
     first_line: int  # 0-based
     content: str
     segments: list[Segment]
-    token: object = field(default=None, repr=False)  # markdown-it's inline token
+    token: Token = field(repr=False)  # markdown-it's inline token
 
     @property
     def start(self) -> int:
@@ -124,7 +132,7 @@ class Structure:
     blocks: list[Block] = field(default_factory=list)
     html_tags: list[InlineHtml] = field(default_factory=list)
     code_spans: list[CodeSpan] = field(default_factory=list)
-    tokens: list = field(default_factory=list, repr=False)
+    tokens: list[Token] = field(default_factory=list, repr=False)
     _starts: list[int] | None = field(default=None, repr=False)
 
     def line_of(self, pos: int) -> int:
@@ -149,10 +157,10 @@ class Structure:
         return self.regions[max(0, i - 2) : i][::-1]
 
 
-def _recording(rule, token_type: str):
+def _recording(rule: RuleFuncInlineType, token_type: str) -> RuleFuncInlineType:
     """Wrap an inline rule so the token it pushes remembers where in ``state.src`` it was."""
 
-    def wrapped(state, silent):
+    def wrapped(state: StateInline, silent: bool) -> bool:
         start = state.pos
         ok = rule(state, silent)
         if ok and not silent and state.tokens and state.tokens[-1].type == token_type:
@@ -165,7 +173,7 @@ def _recording(rule, token_type: str):
 
 
 @lru_cache(maxsize=1)
-def markdown_parser():
+def markdown_parser() -> MarkdownIt:
     """The one Markdown dialect of Plans and Reports: CommonMark, raw HTML, GFM tables,
     step citations ``[^s:ID]``."""
     from markdown_it import MarkdownIt
@@ -206,7 +214,7 @@ def _line_bounds(text: str, starts: list[int], line: int) -> tuple[int, int]:
 
 def _greedy(content_line: str, source: str, base: int, cursor: int) -> tuple[int, ...]:
     """Per-character positions by walking both strings; for rewritten lines (tabs, ``\\|``)."""
-    out = []
+    out: list[int] = []
     j = cursor
     last = base + cursor
     for ch in content_line:
@@ -245,8 +253,9 @@ def _segment(
 
 
 def _map_inline(
-    token, kind: str, text: str, starts: list[int], cursors: dict[int, int]
+    token: Token, kind: str, text: str, starts: list[int], cursors: dict[int, int]
 ) -> list[Segment]:
+    assert token.map is not None  # parse_structure passes only tokens with a line map
     first_line = token.map[0]
     segments = []
     offset = 0
@@ -263,7 +272,8 @@ def _map_inline(
     return segments
 
 
-def _block(token, kind: str, text: str, starts: list[int]) -> Block:
+def _block(token: Token, kind: str, text: str, starts: list[int]) -> Block:
+    assert token.map is not None  # parse_structure passes only tokens with a line map
     first, last = token.map[0], max(token.map[0], token.map[1] - 1)
     last = min(last, len(starts) - 1)
     return Block(kind, starts[first], _line_bounds(text, starts, last)[1], first, last)
@@ -300,7 +310,7 @@ def parse_structure(text: str) -> Structure:
     return out
 
 
-def _collect_inline(token, region: InlineRegion, out: Structure) -> None:
+def _collect_inline(token: Token, region: InlineRegion, out: Structure) -> None:
     for child in _walk(token.children or []):
         where = (child.meta or {}).get(_POS_KEY)
         if where is None or where[2] is not token.content:
@@ -317,7 +327,7 @@ def inline_signature(region: InlineRegion, skip: frozenset[int] = frozenset()) -
 
     ``skip`` holds source offsets of raw HTML tags to leave out (a mark being added).
     """
-    out = []
+    out: list[str] = []
     for child in _walk(region.token.children or []):
         if child.type == "text":
             continue
@@ -331,14 +341,14 @@ def inline_signature(region: InlineRegion, skip: frozenset[int] = frozenset()) -
     return out
 
 
-def _walk(tokens):
+def _walk(tokens: Iterable[Token]) -> Iterator[Token]:
     for t in tokens:
         yield t
         if t.children:
             yield from _walk(t.children)
 
 
-def _tag_offsets(region: InlineRegion):
+def _tag_offsets(region: InlineRegion) -> Iterator[tuple[int, int]]:
     """(token index, source offset) of the region's raw HTML tags."""
     for i, child in enumerate(region.token.children or []):
         if child.type == "html_inline":
@@ -367,7 +377,12 @@ def nested_between(region: InlineRegion, open_at: int, close_at: int) -> bool:
 def render_inline(region: InlineRegion, skip: frozenset[int] = frozenset()) -> str:
     """The region's HTML as markdown-it renders it, without the raw HTML tags at source
     offsets ``skip`` (a mark being added)."""
+    from markdown_it.renderer import RendererHTML
+
     md = markdown_parser()
+    renderer = md.renderer
+    # markdown_parser() keeps markdown-it's default renderer, the only one with renderInline
+    assert isinstance(renderer, RendererHTML)
     dropped = {i for i, pos in _tag_offsets(region) if pos in skip}
     children = [c for i, c in enumerate(region.token.children or []) if i not in dropped]
-    return md.renderer.renderInline(children, md.options, {})
+    return renderer.renderInline(children, md.options, {})

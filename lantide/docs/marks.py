@@ -99,7 +99,10 @@ class MarkScan:
         return next((m for m in self.marks if m.id == annotation_id), None)
 
     def ids(self) -> set[str]:
-        return {m.id for m in self.marks} | {t.annotation_id for t in self.stray}
+        # stray tags always carry an id (scan_marks keeps only those)
+        return {m.id for m in self.marks} | {
+            t.annotation_id for t in self.stray if t.annotation_id is not None
+        }
 
 
 class _TagReader(HTMLParser):
@@ -109,7 +112,7 @@ class _TagReader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.found: list[tuple[bool, str | None, tuple[int, int], str | None]] = []
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "mark":
             value = dict(attrs).get(ID_ATTRIBUTE)
             ann_id = value.strip() if isinstance(value, str) else None
@@ -122,7 +125,8 @@ class _TagReader(HTMLParser):
                 )
             )
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
+
         if tag == "mark":
             self.found.append((True, None, self.getpos(), None))
 

@@ -25,6 +25,7 @@ A deleted annotation's id stays taken: new annotations never reuse it.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from lantide.docs.anchoring import anchor_by_text, short
@@ -37,7 +38,7 @@ MODES = ("A", "B")
 
 
 def find_entry(
-    entries: list[dict[str, Any]], annotation_id: str, deleted: list[dict[str, Any]] = ()
+    entries: list[dict[str, Any]], annotation_id: str, deleted: Sequence[dict[str, Any]] = ()
 ) -> dict[str, Any]:
     """The live entry ``annotation_id``; a clear error when it is unknown or deleted."""
     for entry in entries:
@@ -84,12 +85,13 @@ def create(
     end: int,
     comment: str,
     by: str,
-    deleted: list[dict[str, Any]] = (),
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
     comment = _require_text(comment, "comment", "ANNOTATION_COMMENT_MISSING")
     ann_id = new_id({e["id"] for e in entries} | {e["id"] for e in deleted} | scan.ids())
     new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
     mark = new_scan.mark(ann_id)
+    assert mark is not None  # wrap_checked verified that the new text holds this mark
     quote = scan.text[s:e]
     entries.append(
         {
@@ -109,7 +111,7 @@ def reply(
     annotation_id: str,
     text: str,
     by: str,
-    deleted: list[dict[str, Any]] = (),
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> None:
     entry = find_entry(entries, annotation_id, deleted)
     entry["history"].append(
@@ -118,7 +120,11 @@ def reply(
 
 
 def _item_problem(
-    item: Any, entries: dict[str, dict], scan: MarkScan, seen: set[str], deleted_ids: set[str]
+    item: Any,
+    entries: dict[str, dict[str, Any]],
+    scan: MarkScan,
+    seen: set[str],
+    deleted_ids: set[str],
 ) -> tuple[str, str] | None:
     if not isinstance(item, dict):
         return "ANNOTATION_BAD_ITEM", "an item must be an object {id, mode, replacement?, answer?}"
@@ -160,7 +166,7 @@ def validate_items(
     scan: MarkScan,
     entries: list[dict[str, Any]],
     items: list[Any],
-    deleted: list[dict[str, Any]] = (),
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> None:
     """Raise :class:`AnnotationBatchError` naming every bad item; nothing is changed."""
     if not isinstance(items, list) or not items:
@@ -171,7 +177,8 @@ def validate_items(
         )
     by_id = {e["id"]: e for e in entries}
     deleted_ids = {e["id"] for e in deleted if isinstance(e, dict)}
-    problems, seen = [], set()
+    problems: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for index, item in enumerate(items):
         found = _item_problem(item, by_id, scan, seen, deleted_ids)
         if isinstance(item, dict) and isinstance(item.get("id"), str):
@@ -194,16 +201,19 @@ def resolve_many(
     entries: list[dict[str, Any]],
     items: list[dict[str, Any]],
     by: str,
-    deleted: list[dict[str, Any]] = (),
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
     validate_items(scan, entries, items, deleted)
     text = scan.text
     by_id = {e["id"]: e for e in entries}
     # Apply from the end of the text backwards, so each mark is still where the scan saw
     # it; then shift every result span by the edits made before it.
-    planned = sorted(
-        items, key=lambda it: -(scan.mark(it["id"]).start if scan.mark(it["id"]) else -1)
-    )
+
+    def text_order(item: dict[str, Any]) -> int:
+        mark = scan.mark(item["id"])
+        return mark.start if mark else -1
+
+    planned = sorted(items, key=lambda it: -text_order(it))
     edits: list[tuple[int, int]] = []  # (position, length delta)
     results: dict[str, tuple[int, int] | None] = {}
     changes: dict[str, dict[str, Any]] = {}
@@ -214,6 +224,7 @@ def resolve_many(
         if mark is None:
             results[ann_id] = None
         elif mode == "A":
+            assert isinstance(replacement, str)  # validate_items checked it
             text = replace_mark(text, mark, replacement)
             results[ann_id] = (mark.start, len(replacement))
             edits.append((mark.start, len(replacement) - (mark.end - mark.start)))
@@ -258,7 +269,7 @@ def reopen(
     entries: list[dict[str, Any]],
     annotation_id: str,
     by: str,
-    deleted: list[dict[str, Any]] = (),
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> tuple[str, list[dict[str, Any]], MarkScan]:
     entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "resolved":
@@ -291,7 +302,7 @@ def reattach(
     start: int,
     end: int,
     by: str,
-    deleted: list[dict[str, Any]] = (),
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> tuple[str, list[dict[str, Any]], MarkScan]:
     """Give a detached annotation a new mark around ``[start, end)``."""
     entry = find_entry(entries, annotation_id, deleted)

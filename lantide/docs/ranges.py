@@ -129,14 +129,14 @@ def check_range(
                 f"{text[span.start : span.end][:40]!r}; select the whole "
                 "code span or text outside it",
             )
-    for tag in structure.html_tags:
+    for html_tag in structure.html_tags:
         if (
-            tag.region == first.index
-            and tag.start < e
-            and s < tag.end
-            and not (s <= tag.start and tag.end <= e)
+            html_tag.region == first.index
+            and html_tag.start < e
+            and s < html_tag.end
+            and not (s <= html_tag.start and html_tag.end <= e)
         ):
-            raise _refuse(start, end, f"it cuts through the HTML tag {tag.text[:40]!r}")
+            raise _refuse(start, end, f"it cuts through the HTML tag {html_tag.text[:40]!r}")
     return s, e
 
 
@@ -154,6 +154,8 @@ def _try_wrap(scan: MarkScan, s: int, e: int, annotation_id: str) -> tuple[str, 
     if before != after or len(scan.structure.regions) != len(new_scan.structure.regions):
         return None
     old_region = scan.structure.region_for_start(s)
+    if old_region is None:  # check_range refuses such a range before we get here
+        return None
     new_region = new_scan.structure.regions[mine[0].container[1]]
     tags = (mine[0].open.start, mine[0].close.start)
     if inline_signature(old_region) != inline_signature(new_region, skip=frozenset(tags)):
@@ -165,7 +167,7 @@ def _try_wrap(scan: MarkScan, s: int, e: int, annotation_id: str) -> tuple[str, 
     return new_text, new_scan
 
 
-def _widenings(text: str, region, s: int, e: int) -> list[tuple[int, int]]:
+def _widenings(text: str, region: InlineRegion, s: int, e: int) -> list[tuple[int, int]]:
     """Ranges around ``[s, e)`` that start at the start of a run of inline syntax (``*``,
     ``_``, ``~``, ``[``, ``![``) or end after one (``*``, ``_``, ``~``, ``)``, ``]``),
     within the region, the smallest widening first."""
@@ -207,7 +209,9 @@ def wrap_checked(
     done = _try_wrap(scan, s, e, annotation_id)
     if done is None:
         region = scan.structure.region_for_start(s)
-        for ws, we in _widenings(scan.text, region, s, e):
+        # check_range found a region at s, so ``region`` is never None here
+        widenings = _widenings(scan.text, region, s, e) if region is not None else []
+        for ws, we in widenings:
             try:
                 check_range(scan, ws, we, trim_spaces=False)
             except AnnotationRangeError:

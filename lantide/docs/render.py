@@ -22,10 +22,13 @@ from __future__ import annotations
 import html as html_lib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.docs.markdown_map import markdown_parser
 from lantide.docs.marks import ID_ATTRIBUTE, MAYBE_MARK_TAG, read_mark_tags, scan_marks
+
+if TYPE_CHECKING:
+    from lantide.docs.document import Document
 
 PREVIEW_CSS = """
 mark.lantide-annotation { background: #fff1a8; border-bottom: 2px solid #e0b400; }
@@ -116,7 +119,9 @@ def _open_tag(ann_id: str, info: dict[str, tuple[str, str]]) -> tuple[str, str]:
     return tag, status
 
 
-def _rewrite_tags(source: str, info, line: int, marks: list[RenderedMark]) -> str:
+def _rewrite_tags(
+    source: str, info: dict[str, tuple[str, str]], line: int, marks: list[RenderedMark]
+) -> str:
     """Replace annotated opening mark tags in an HTML fragment."""
     if not MAYBE_MARK_TAG.search(source):
         return source
@@ -172,6 +177,6 @@ def render_html(
     return RenderedDocument(md.renderer.render(tokens, md.options, env), line_map, marks)
 
 
-def render_document(doc) -> RenderedDocument:
+def render_document(doc: Document) -> RenderedDocument:
     """The preview of an open :class:`lantide.docs.document.Document`."""
     return render_html(doc.text, doc.annotations)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,7 +92,9 @@ class Sidecar:
 
 
 def dump_sidecar(
-    top: dict[str, Any], entries: list[dict[str, Any]], deleted: list[dict[str, Any]] | tuple = ()
+    top: dict[str, Any],
+    entries: list[dict[str, Any]],
+    deleted: Sequence[dict[str, Any]] = (),
 ) -> str:
     data = {k: v for k, v in top.items() if k not in ("annotations", DELETED_KEY)}
     data["version"] = SIDECAR_VERSION

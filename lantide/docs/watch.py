@@ -122,7 +122,7 @@ class DocumentMonitor:
             project, kind = found
             grouped.setdefault((project.dirname, kind), (project, []))[1].append(change)
         out = []
-        for (dirname, kind), (project, batch) in grouped.items():
+        for (_dirname, kind), (project, batch) in grouped.items():
             result = self._reread(project, kind, batch)
             if result is not None:
                 out.append(result)

@@ -10,10 +10,10 @@ seen at the next call and nothing is re-read without one.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.knowledge import edits, proposals, reorganize
 from lantide.knowledge import layer as injection
@@ -24,9 +24,17 @@ from lantide.knowledge.model import (
     KnowledgeConflictError,
     KnowledgeDocument,
     KnowledgeError,
+    StatKey,
 )
 from lantide.knowledge.parser import clean_text
+from lantide.knowledge.reorganize import ReorganizeResult
 from lantide.knowledge.store import KnowledgeFile
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project
+
+# What a cached layer was built from: each file's (path, exists, stat key), budget, name
+_LayerKey = tuple[tuple[tuple[str, bool, StatKey | None], ...], int | None, str | None]
 
 Complete = Callable[[str, str], str]  # (system, user) -> the model's text
 
@@ -52,10 +60,12 @@ class KnowledgeBase:
         self.user_file = KnowledgeFile(user_path, "user")
         self.project_file = KnowledgeFile(project_path, "project") if project_path else None
         self.project_name = project_name
-        self._layer_memo: tuple[tuple, injection.KnowledgeLayer] | None = None
+        self._layer_memo: tuple[_LayerKey, injection.KnowledgeLayer] | None = None
 
     @classmethod
-    def for_project(cls, project, user_path: Path | str | None = None) -> KnowledgeBase:
+    def for_project(
+        cls, project: Project | None, user_path: Path | str | None = None
+    ) -> KnowledgeBase:
         """For a :class:`lantide.workspace.model.Project` (or None: user knowledge only)."""
         if project is None:
             return cls(user_path)
@@ -96,7 +106,7 @@ class KnowledgeBase:
         return [f.load() for f in self.files]
 
     @contextmanager
-    def _editing(self):
+    def _editing(self) -> Iterator[None]:
         """Hold the files' locks (in path order, so two editors never deadlock) across a
         read-modify-write: what is read inside cannot be replaced before it is written."""
         with ExitStack() as stack:
@@ -130,7 +140,7 @@ class KnowledgeBase:
         iteration, and then this costs one ``stat`` per file.
         """
         docs = self.documents()
-        key = (
+        key: _LayerKey = (
             tuple((str(d.path), d.exists, d.stat_key) for d in docs),
             budget_tokens,
             self.project_name,
@@ -156,9 +166,10 @@ class KnowledgeBase:
 
     def to_dict(self) -> dict[str, Any]:
         docs = self.documents()
-        out = {
+        files: list[dict[str, Any]] = []
+        out: dict[str, Any] = {
             "mode": "catalog" if any(injection.file_mode(d) == "catalog" for d in docs) else "flat",
-            "files": [],
+            "files": files,
         }
         for d in docs:
             info = d.to_dict()
@@ -167,7 +178,7 @@ class KnowledgeBase:
                 limit_chars=injection.FLAT_LIMITS[d.scope],
                 needs_reorganize=_needs_reorganize(d),
             )
-            out["files"].append(info)
+            files.append(info)
         return out
 
     # -- entry references ------------------------------------------------------------------
@@ -484,8 +495,8 @@ class KnowledgeBase:
 
     def apply_reorganization(
         self,
-        result: reorganize.ReorganizeResult,
-    ) -> reorganize.ReorganizeResult:
+        result: ReorganizeResult,
+    ) -> ReorganizeResult:
         """Write a checked reorganization, unless the file changed since it was planned."""
         if result.after_text is None:
             return result

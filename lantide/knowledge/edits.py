@@ -9,6 +9,7 @@ endings. Callers re-parse the result and check it (:func:`verify`) before writin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from lantide.knowledge.model import (
@@ -254,7 +255,11 @@ def _add_section(doc: KnowledgeDocument, section: str, body: str) -> str:
 
 
 def verify(
-    before: KnowledgeDocument, after_text: str, *, expect_count: int, check
+    before: KnowledgeDocument,
+    after_text: str,
+    *,
+    expect_count: int,
+    check: Callable[[KnowledgeDocument], str | None],
 ) -> KnowledgeDocument:
     """Re-parse an edit and make sure it did what it should, else refuse it."""
     after = parse_knowledge(after_text, scope=before.scope, path=before.path)

@@ -19,8 +19,9 @@ even for the layer's framing gives an empty layer (everything reported in ``cut`
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.knowledge.model import Entry, KnowledgeDocument
 from lantide.templates import render_prompt
@@ -53,6 +54,15 @@ def _section_rank(section: str) -> int:
     return 0 if section == "Rules" else 1
 
 
+class CutGroup(TypedDict):
+    """Entries of one heading left out of the layer for the budget."""
+
+    scope: str
+    section: str
+    heading: str | None
+    entries: int
+
+
 @dataclass
 class KnowledgeLayer:
     """The rendered knowledge layer and what went into it."""
@@ -62,7 +72,7 @@ class KnowledgeLayer:
     tokens: int
     budget_tokens: int | None
     offers_tool: bool  # include expand_knowledge_catalog: catalog mode, or something cut
-    cut: list[dict[str, Any]] = field(default_factory=list)
+    cut: list[CutGroup] = field(default_factory=list)
     cut_entries: int = 0
     capped_entries: list[str] = field(default_factory=list)
     files: list[dict[str, Any]] = field(default_factory=list)
@@ -122,7 +132,12 @@ def _label(section: str, heading: str | None) -> str:
     return f"{section} › {quote(heading, HEADING_CHAR_CAP)}"
 
 
-def _parts(docs, modes, kept: list[_Item], project_name: str | None) -> list[dict]:
+def _parts(
+    docs: list[KnowledgeDocument],
+    modes: dict[str, str],
+    kept: list[_Item],
+    project_name: str | None,
+) -> list[dict[str, Any]]:
     parts = []
     for doc in docs:
         mine = sorted((it for it in kept if it.scope == doc.scope), key=lambda it: it.order)
@@ -138,7 +153,7 @@ def _parts(docs, modes, kept: list[_Item], project_name: str | None) -> list[dic
             "enabled_count": len(doc.enabled_entries()),
         }
         if modes[doc.scope] == "flat":
-            groups: list[dict] = []
+            groups: list[dict[str, Any]] = []
             for it in sorted(mine, key=lambda it: (_section_rank(it.section), it.order)):
                 label = _label(it.section, it.heading)
                 if not groups or groups[-1]["label"] != label:
@@ -160,12 +175,12 @@ def _parts(docs, modes, kept: list[_Item], project_name: str | None) -> list[dic
     return parts
 
 
-def _cut_report(dropped: list[_Item]) -> tuple[list[dict], int, str]:
-    groups: dict[tuple, int] = {}
+def _cut_report(dropped: list[_Item]) -> tuple[list[CutGroup], int, str]:
+    groups: dict[tuple[str, str, str | None], int] = {}
     for it in sorted(dropped, key=lambda it: it.order):
         key = (it.scope, it.section, it.heading)
         groups[key] = groups.get(key, 0) + len(it.entries)
-    cut = [
+    cut: list[CutGroup] = [
         {"scope": s, "section": sec, "heading": h, "entries": n}
         for (s, sec, h), n in groups.items()
     ]
@@ -245,7 +260,9 @@ def build_layer(
     )
 
 
-def _fit(render, n: int, budget: int) -> tuple[str, list[_Item]]:
+def _fit(
+    render: Callable[[int], tuple[str, list[_Item]]], n: int, budget: int
+) -> tuple[str, list[_Item]]:
     """The most items whose rendering fits ``budget`` (binary search; the marker grows
     slowly as items drop, so the token count is monotonic in practice)."""
     lo, hi = 0, n - 1  # n items is known not to fit
@@ -310,10 +327,16 @@ def expand(
             "headings": headings(docs),
             "message": f"no knowledge heading {heading!r}; use one of 'headings'",
         }
-    out, used = [], 0
+    out: list[dict[str, Any]] = []
+    used = 0
     for e in found:
         text = e.text if len(e.text) <= ENTRY_CHAR_CAP else e.text[:ENTRY_CHAR_CAP] + "…"
-        item = {"scope": e.scope, "section": e.section, "heading": e.heading, "text": text}
+        item: dict[str, Any] = {
+            "scope": e.scope,
+            "section": e.section,
+            "heading": e.heading,
+            "text": text,
+        }
         if len(e.text) > ENTRY_CHAR_CAP:
             item["cut_from_chars"] = len(e.text)
         cost = count_tokens(json.dumps(item, ensure_ascii=False))

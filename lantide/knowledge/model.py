@@ -13,6 +13,11 @@ from typing import Any
 
 from lantide.errors import LantideError
 
+# A file's identity on disk: (mtime_ns, size, inode), or ("unreadable",) when stat failed
+StatKey = tuple[int, int, int] | tuple[str]
+# Where a proposed entry came from: {"conversation": id, "turn": n}, as in its comment
+EntrySource = dict[str, str | int]
+
 SECTIONS = ("Rules", "Info")
 SCOPES = ("user", "project")
 ENABLED = "enabled"
@@ -58,7 +63,7 @@ class Entry:
     raw: str  # the item's lines exactly as in the file (trailing blank lines excluded)
     start: int  # 0-based index of its first line
     end: int  # 0-based exclusive end
-    source: dict[str, str] | None = None  # where a proposal came from
+    source: EntrySource | None = None  # where a proposal came from
 
     @property
     def line(self) -> int:
@@ -125,7 +130,7 @@ class KnowledgeDocument:
     exists: bool = True
     writable: bool = True  # False when the bytes could not be read as UTF-8
     bom: str = ""
-    stat_key: tuple | None = None  # (mtime_ns, size, inode) when read from disk
+    stat_key: StatKey | None = None  # (mtime_ns, size, inode) when read from disk
 
     @property
     def text(self) -> str:

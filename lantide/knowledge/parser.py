@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.knowledge.model import (
     ENABLED,
@@ -19,11 +20,16 @@ from lantide.knowledge.model import (
     QUEUED_MARKER,
     SECTIONS,
     Entry,
+    EntrySource,
     Group,
     KnowledgeDocument,
     Problem,
     Section,
 )
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 # A list item's first line: indentation, bullet or number, the spaces before the content.
@@ -41,8 +47,21 @@ _NOT_ENTRY_BLOCKS = {
 }
 
 
+class _RawGroup(TypedDict):
+    name: str
+    start: int
+
+
+class _RawSection(TypedDict):
+    """A ``## Rules`` / ``## Info`` section as the reader meets it (its end comes later)."""
+
+    name: str
+    start: int
+    groups: list[_RawGroup]
+
+
 @lru_cache(maxsize=1)
-def _markdown():
+def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -86,13 +105,14 @@ def item_body(lines: list[str]) -> tuple[str, int]:
     return "\n".join(body).rstrip(), offset
 
 
-def parse_source(body: str) -> dict | None:
+def parse_source(body: str) -> EntrySource | None:
     match = SOURCE_COMMENT.search(body)
     if not match:
         return None
-    pairs: dict = dict(_SOURCE_PAIR.findall(match.group(1)))
-    if pairs.get("turn", "").isdigit():
-        pairs["turn"] = int(pairs["turn"])
+    pairs: EntrySource = dict(_SOURCE_PAIR.findall(match.group(1)))
+    turn = pairs.get("turn")
+    if isinstance(turn, str) and turn.isdigit():
+        pairs["turn"] = int(turn)
     return pairs or None
 
 
@@ -111,7 +131,14 @@ def split_status(body: str) -> tuple[str, str]:
     return ENABLED, body
 
 
-def _heading_text(tokens, index: int) -> str:
+def _line_map(token: Token) -> list[int]:
+    """``[first line, end line)`` of a block token; markdown-it sets it on every block
+    token this module reads (opening tokens, fences, HTML blocks)."""
+    assert token.map is not None
+    return token.map
+
+
+def _heading_text(tokens: list[Token], index: int) -> str:
     inline = tokens[index + 1] if index + 1 < len(tokens) else None
     return inline.content.strip() if inline is not None and inline.type == "inline" else ""
 
@@ -124,7 +151,7 @@ class _Reader:
         self.scope = scope
         self.entries: list[Entry] = []
         self.problems: list[Problem] = []
-        self.sections: list[dict] = []  # name, start, groups: [name, start]
+        self.sections: list[_RawSection] = []
         self.section: str | None = None
         self.other_heading: str | None = None  # a ## heading that is neither Rules nor Info
         self.group: str | None = None
@@ -192,6 +219,7 @@ class _Reader:
             end -= 1
         if end <= start:
             return
+        assert self.section is not None  # parse_knowledge reads items inside a section only
         body, _ = item_body(self.lines[start:end])
         status, rest = split_status(body)
         text = clean_text(rest)
@@ -214,10 +242,10 @@ class _Reader:
         )
 
 
-def _finish_sections(raw: list[dict], tokens, n_lines: int) -> list[Section]:
+def _finish_sections(raw: list[_RawSection], tokens: list[Token], n_lines: int) -> list[Section]:
     # A section ends at the next level-1 or level-2 heading (or the end of the file).
     cuts = sorted(
-        t.map[0]
+        _line_map(t)[0]
         for t in tokens
         if t.type == "heading_open" and t.level == 0 and t.tag in ("h1", "h2")
     )
@@ -245,23 +273,23 @@ def parse_knowledge(text: str, *, scope: str, path: Path | None = None) -> Knowl
     for i, tok in enumerate(tokens):
         if tok.type in ("bullet_list_open", "ordered_list_open"):
             if list_depth == 0 and tok.level == 0 and reader.section is None:
-                reader.stray_list(tok.map[0])
+                reader.stray_list(_line_map(tok)[0])
             list_depth += 1
             continue
         if tok.type in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
             continue
         if tok.type == "list_item_open" and tok.level == 1 and reader.section is not None:
-            reader.item(tok.map[0], tok.map[1])
+            reader.item(_line_map(tok)[0], _line_map(tok)[1])
             continue
         if tok.level != 0:
             continue
         if tok.type == "heading_open":
-            reader.heading(int(tok.tag[1]), _heading_text(tokens, i), tok.map[0])
+            reader.heading(int(tok.tag[1]), _heading_text(tokens, i), _line_map(tok)[0])
         elif tok.type in _NOT_ENTRY_BLOCKS:
-            reader.not_entry(_NOT_ENTRY_BLOCKS[tok.type], tok.map[0])
+            reader.not_entry(_NOT_ENTRY_BLOCKS[tok.type], _line_map(tok)[0])
         elif tok.type == "html_block" and not HTML_COMMENT.fullmatch(tok.content.strip()):
-            reader.not_entry("HTML", tok.map[0])
+            reader.not_entry("HTML", _line_map(tok)[0])
     return KnowledgeDocument(
         scope=scope,
         path=path,

@@ -225,8 +225,8 @@ def check_invariant(
     if want != got:
         return "entries did not land under the headings they were given"
     headings = Counter(f"### {h}" for groups in grouping.values() for h, _ in groups)
-    old_lines = Counter(l.rstrip() for l in before.lines if not is_blank(l)) + headings
-    new_lines = Counter(l.rstrip() for l in after.lines if not is_blank(l))
+    old_lines = Counter(line.rstrip() for line in before.lines if not is_blank(line)) + headings
+    new_lines = Counter(line.rstrip() for line in after.lines if not is_blank(line))
     if old_lines != new_lines:
         return "lines of the file other than the new headings would change"
     return None

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from lantide.errors import CorruptFileError
-from lantide.knowledge.model import KnowledgeConflictError, KnowledgeDocument, Problem
+from lantide.knowledge.model import (
+    EntrySource,
+    KnowledgeConflictError,
+    KnowledgeDocument,
+    Problem,
+    StatKey,
+)
 from lantide.knowledge.parser import parse_knowledge
 from lantide.workspace.atomic import append_jsonl, atomic_write_text, read_jsonl
 from lantide.workspace.filelock import file_lock
@@ -37,10 +44,10 @@ class _DocumentCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._docs: dict[tuple[str, str], tuple[tuple, KnowledgeDocument]] = {}
+        self._docs: dict[tuple[str, str], tuple[StatKey, KnowledgeDocument]] = {}
         self.stats = CacheStats()
 
-    def get(self, path: Path, scope: str, key: tuple) -> KnowledgeDocument | None:
+    def get(self, path: Path, scope: str, key: StatKey) -> KnowledgeDocument | None:
         with self._lock:
             found = self._docs.get((str(path), scope))
             if found is not None and found[0] == key:
@@ -48,7 +55,7 @@ class _DocumentCache:
                 return found[1]
         return None
 
-    def put(self, path: Path, scope: str, key: tuple, doc: KnowledgeDocument) -> None:
+    def put(self, path: Path, scope: str, key: StatKey, doc: KnowledgeDocument) -> None:
         with self._lock:
             self._docs[(str(path), scope)] = (key, doc)
 
@@ -60,14 +67,14 @@ class _DocumentCache:
 document_cache = _DocumentCache()
 
 
-def _write_lock(path: Path):
+def _write_lock(path: Path) -> AbstractContextManager[None]:
     """One lock per file, for threads (a background proposal and the analyst's approval)
     and for processes (``lantide knowledge`` beside the open app): nobody replaces the file
     between another writer's check and its replace."""
     return file_lock(Path(path).resolve())
 
 
-def stat_key(path: Path) -> tuple | None:
+def stat_key(path: Path) -> StatKey | None:
     """``(mtime_ns, size, inode)``, or None when there is no file."""
     try:
         st = os.stat(path)
@@ -78,7 +85,7 @@ def stat_key(path: Path) -> tuple | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def _read(path: Path, scope: str, key: tuple) -> KnowledgeDocument:
+def _read(path: Path, scope: str, key: StatKey) -> KnowledgeDocument:
     document_cache.stats.reads += 1
     try:
         data = path.read_bytes()
@@ -136,7 +143,7 @@ class KnowledgeFile:
         document_cache.put(self.path, self.scope, key, doc)
         return doc
 
-    def editing(self):
+    def editing(self) -> AbstractContextManager[None]:
         """Hold the file's lock across a read-modify-write: a document loaded inside the
         block cannot go stale before :meth:`write` (reentrant)."""
         return _write_lock(self.path)
@@ -189,7 +196,7 @@ class KnowledgeFile:
     def rejected_log_path(self) -> Path:
         return self.path.with_name(f".{self.path.name}.rejected.jsonl")
 
-    def record_rejected(self, text: str, source: dict | None) -> None:
+    def record_rejected(self, text: str, source: EntrySource | None) -> None:
         append_jsonl(
             self.rejected_log_path,
             {

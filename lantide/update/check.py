@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide import __version__
 from lantide.update.errors import NoAssetError, UpdateError
 from lantide.update.feed import Asset, ReleaseFeed, parse_feed, parse_version
 from lantide.update.fetch import fetch_feed
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ def effective_feed_url(configured: str) -> str:
 def check_for_update(
     feed_url: str,
     *,
-    keys: list | None = None,
+    keys: list[Ed25519PublicKey] | None = None,
     current: str = __version__,
     asset_key: str | None = None,
 ) -> UpdateCheck:
@@ -83,7 +88,7 @@ def check_for_update(
     return UpdateCheck(feed=feed, current=current, newer=newer, asset=asset)
 
 
-def downloads_dir():
+def downloads_dir() -> Path:
     """Where downloads wait for the installer: the user data directory, not the install."""
     from lantide.workspace import paths
 

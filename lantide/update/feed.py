@@ -18,10 +18,14 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from lantide.update.errors import BadSignatureError, FeedMalformedError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from packaging.version import Version
 
 FEED_FORMAT = 1
 MAX_FEED_BYTES = 1024 * 1024
@@ -54,7 +58,7 @@ class ReleaseFeed:
     source: str  # the feed's URL, for messages
 
     @property
-    def parsed_version(self):
+    def parsed_version(self) -> Version:
         return parse_version(self.version, self.source)
 
 
@@ -66,7 +70,7 @@ def canonical_bytes(payload: dict[str, Any]) -> bytes:
     ).encode("ascii")
 
 
-def parse_version(text: Any, source: str):
+def parse_version(text: Any, source: str) -> Version:
     # the `packaging` library, not the repository's packaging/ folder (no __init__.py)
     from packaging.version import InvalidVersion, Version
 
@@ -76,7 +80,7 @@ def parse_version(text: Any, source: str):
         raise malformed(source, f"its version {text!r} is not a version number") from None
 
 
-def parse_feed(raw: bytes, *, source: str, keys: list) -> ReleaseFeed:
+def parse_feed(raw: bytes, *, source: str, keys: list[Ed25519PublicKey]) -> ReleaseFeed:
     """The verified feed in ``raw`` (fetched from ``source``), or an error saying why not.
 
     ``keys`` are the trusted Ed25519 public keys; the feed must be signed by one of them.
@@ -106,7 +110,7 @@ def parse_feed(raw: bytes, *, source: str, keys: list) -> ReleaseFeed:
     return _read_verified(data, source)
 
 
-def _verify(sig: bytes, message: bytes, keys: list) -> bool:
+def _verify(sig: bytes, message: bytes, keys: list[Ed25519PublicKey]) -> bool:
     from cryptography.exceptions import InvalidSignature
 
     for key in keys:
@@ -119,7 +123,7 @@ def _verify(sig: bytes, message: bytes, keys: list) -> bool:
 
 
 def _load_json(raw: bytes, source: str) -> dict[str, Any]:
-    def no_duplicates(pairs):
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: dict[str, Any] = {}
         for k, v in pairs:
             if k in seen:
@@ -127,10 +131,10 @@ def _load_json(raw: bytes, source: str) -> dict[str, Any]:
             seen[k] = v
         return seen
 
-    def no_float(text):
+    def no_float(text: str) -> float:
         raise ValueError(f"it holds a fractional number ({text}); a feed holds integers only")
 
-    def no_constant(text):
+    def no_constant(text: str) -> float:
         raise ValueError(f"it holds {text}, which is not JSON")
 
     try:
@@ -164,11 +168,12 @@ def _read_verified(data: dict[str, Any], source: str) -> ReleaseFeed:
         )
     version = data.get("version")
     parse_version(version, source)
-    when = data.get("date")
+    raw_when = data.get("date")
+    when = raw_when if isinstance(raw_when, str) else ""
     try:
-        date.fromisoformat(when if isinstance(when, str) else "")
+        date.fromisoformat(when)
     except ValueError:
-        raise malformed(source, f"its date {when!r} is not a date like 2026-12-01") from None
+        raise malformed(source, f"its date {raw_when!r} is not a date like 2026-12-01") from None
     notes = data.get("notes", "")
     if not isinstance(notes, str) or len(notes) > MAX_NOTES_CHARS:
         raise malformed(source, "its release notes are not text of at most 64 KB")

@@ -8,6 +8,7 @@ when its size and hash match the signed feed; a failed or cancelled download rem
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import socket
@@ -15,6 +16,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from http.client import HTTPResponse
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -35,11 +37,13 @@ DOWNLOAD_TIMEOUT = 30.0  # per read; a stalled server is given up after this
 Progress = Callable[[int, int], None]
 
 
-def _open(url: str, timeout: float):
+def _open(url: str, timeout: float) -> HTTPResponse:
     if urlsplit(url).scheme not in ("http", "https"):
         raise ValueError(f"not an http(s) URL: {url}")
     request = urllib.request.Request(url, headers={"User-Agent": f"Lantide/{__version__}"})
-    return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 - scheme checked
+    # an http(s) URL opens as an HTTPResponse (typeshed says Any)
+    response: HTTPResponse = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
+    return response
 
 
 def _why(exc: BaseException) -> str:
@@ -68,10 +72,11 @@ def fetch_feed(url: str, timeout: float = FEED_TIMEOUT) -> bytes:
     return raw
 
 
-def _socket_of(response):
+def _socket_of(response: HTTPResponse | None) -> socket.socket | None:
     """The socket under an http.client response (None when it is gone or unknown)."""
     raw = getattr(getattr(response, "fp", None), "raw", None)
-    return getattr(raw, "_sock", None)
+    sock: socket.socket | None = getattr(raw, "_sock", None)  # private to http.client
+    return sock
 
 
 class AssetDownload:
@@ -85,7 +90,7 @@ class AssetDownload:
         # one .part per process: two Lantide windows downloading at once never mix bytes
         self.part = self.folder / f"{asset.file_name}.{os.getpid()}.part"
         self._cancelled = threading.Event()
-        self._response = None
+        self._response: HTTPResponse | None = None
         self._lock = threading.Lock()
 
     @property
@@ -101,10 +106,8 @@ class AssetDownload:
         if sock is not None:
             # Shut the socket down rather than close the response: closing waits for the
             # lock the blocked read holds, i.e. for the server; a shutdown wakes the read.
-            try:
+            with contextlib.suppress(OSError):  # already closed: the read is over anyway
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:  # already closed: the read is over anyway
-                pass
 
     def run(self, progress: Progress | None = None) -> Path:
         """Download, check size and SHA-256, return the verified file."""

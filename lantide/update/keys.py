@@ -17,8 +17,12 @@ import binascii
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.update.errors import NoReleaseKeyError, UpdateError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 DEV_KEY_ENV = "LANTIDE_UPDATE_DEV_KEY"
 
@@ -28,7 +32,7 @@ def is_frozen() -> bool:
     return bool(getattr(sys, "frozen", False))
 
 
-def public_key_from_text(text: str, where: str):
+def public_key_from_text(text: str, where: str) -> Ed25519PublicKey:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
@@ -45,7 +49,7 @@ def public_key_from_text(text: str, where: str):
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
-def public_key_text(key) -> str:
+def public_key_text(key: Ed25519PublicKey) -> str:
     """``key`` as one line of the keys file."""
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -58,8 +62,8 @@ def shipped_keys_path() -> Path:
     return resource_path("update", "release-keys.txt")
 
 
-def read_keys_file(path: Path) -> list:
-    keys = []
+def read_keys_file(path: Path) -> list[Ed25519PublicKey]:
+    keys: list[Ed25519PublicKey] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -71,7 +75,7 @@ def read_keys_file(path: Path) -> list:
     return keys
 
 
-def trusted_keys() -> list:
+def trusted_keys() -> list[Ed25519PublicKey]:
     """The shipped keys, plus the development key outside installed builds. Raises
     :class:`NoReleaseKeyError` when there is none (a build made without a release key)."""
     keys = read_keys_file(shipped_keys_path())

@@ -19,13 +19,17 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from lantide.update.errors import UpdateError
 from lantide.update.feed import canonical_bytes
 from lantide.update.keys import public_key_text
 
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-def sign_feed(payload: dict[str, Any], private_key) -> dict[str, Any]:
+
+def sign_feed(payload: dict[str, Any], private_key: Ed25519PrivateKey) -> dict[str, Any]:
     """``payload`` with its ``"signature"`` (base64 Ed25519 over its canonical bytes)."""
     body = {k: v for k, v in payload.items() if k != "signature"}
     signature = private_key.sign(canonical_bytes(body))
@@ -40,10 +44,21 @@ def describe_asset(path: Path, url: str) -> dict[str, Any]:
     return {"url": url, "sha256": digest.hexdigest(), "size": path.stat().st_size}
 
 
-def _load_private(path: Path):
+def _load_private(path: Path) -> Ed25519PrivateKey:
+    """The Ed25519 private key in the PEM file ``path``; a clear error for anything else
+    (another kind of key cannot make the signature the app checks)."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
-    return load_pem_private_key(path.read_bytes(), password=None)
+    hint = "Sign with the private key file that keygen wrote."
+    try:
+        key = load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        raise UpdateError(f"{path}: not a readable private key ({exc})", hint=hint) from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise UpdateError(f"{path}: a {type(key).__name__}, not an Ed25519 private key", hint=hint)
+    return key
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,7 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(describe_asset(args.file, args.url), indent=2))
     else:
         payload = json.loads(args.feed.read_text(encoding="utf-8"))
-        signed = sign_feed(payload, _load_private(args.private_key))
+        try:
+            private_key = _load_private(args.private_key)
+        except UpdateError as exc:
+            sys.stderr.write(f"{exc}\n")
+            return 1
+        signed = sign_feed(payload, private_key)
         from lantide.workspace.atomic import atomic_write_text
 
         atomic_write_text(args.feed, json.dumps(signed, indent=2, ensure_ascii=False) + "\n")

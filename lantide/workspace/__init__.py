@@ -1,5 +1,6 @@
 """The workspace and project model on disk, settings, secrets and file watching."""
 
-from lantide.workspace.model import PROJECT_STATUSES, Project, Workspace
+from lantide.workspace.lifecycle import PROJECT_STATUSES
+from lantide.workspace.model import Project, Workspace
 
 __all__ = ["Project", "Workspace", "PROJECT_STATUSES"]

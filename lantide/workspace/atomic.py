@@ -92,7 +92,7 @@ def remove_stale_temp_files(path: Path) -> list[Path]:
     temporary file of a live writer is left alone."""
     path = Path(path)
     head = f".{path.name}."
-    removed = []
+    removed: list[Path] = []
     try:
         entries = [e.name for e in os.scandir(path.parent)]
     except OSError:

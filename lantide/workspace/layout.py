@@ -124,7 +124,9 @@ def sql_dir(project_folder: Path) -> Path:
 
 
 def sql_tab_file_name(tab: str) -> str:
-    """``T.sql`` (its name is not checked here: see :func:`lantide.query.tabs.validate_tab_name`)."""
+    """``T.sql`` (its name is not checked here: see
+    :func:`lantide.query.tabs.validate_tab_name`)."""
+
     return f"{tab}{SQL_SUFFIX}"
 
 

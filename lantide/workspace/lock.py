@@ -8,7 +8,9 @@ exits, even after a crash, so a stale lock file never blocks anyone.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from pathlib import Path
 
 from lantide.errors import LantideError
@@ -29,7 +31,7 @@ class WorkspaceLockedError(LantideError):
 
 def try_lock(fd: int) -> bool:
     """A non-blocking exclusive OS lock on ``fd`` (flock; msvcrt on Windows)."""
-    if os.name == "nt":  # pragma: no cover - exercised on Windows builds
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows builds
         import msvcrt
 
         try:
@@ -76,10 +78,8 @@ class WorkspaceLock:
     def release(self) -> None:
         if self._fd is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.ftruncate(self._fd, 0)
-        except OSError:
-            pass
         os.close(self._fd)  # closing drops the flock
         self._fd = None
 
@@ -87,7 +87,7 @@ class WorkspaceLock:
         self.acquire()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 

@@ -9,6 +9,7 @@ read back can always be printed and written again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +29,9 @@ class LogProblem:
     def describe(self, root: Path | None = None) -> str:
         shown = self.path
         if root is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 shown = self.path.relative_to(root)
-            except ValueError:
-                pass
+
         return (
             f"{shown} line {self.line}: {self.reason}; the line was skipped "
             "(the file is left as it is)"

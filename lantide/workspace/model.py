@@ -131,11 +131,11 @@ class Project:
 
     @property
     def plan(self) -> str:
-        return self.data.get("plan", "plan.md")
+        return str(self.data.get("plan", "plan.md"))  # load() checked it is a file name
 
     @property
     def report(self) -> str:
-        return self.data.get("report", "report.md")
+        return str(self.data.get("report", "report.md"))  # load() checked it
 
     @property
     def archived(self) -> list[str]:
@@ -231,7 +231,7 @@ class Project:
         plan = self.plan_text()
         status = LEGACY_STATUSES.get(status, status)  # the old word still works: done
 
-        def change(data):
+        def change(data: dict[str, Any]) -> None:
             check_move(data, status, by, plan)
             apply_move(data, status, by)
 
@@ -258,7 +258,7 @@ class Project:
     def archive_file(self, relname: str) -> None:
         """Mark a file of the project archived: the Context Summary skips it."""
 
-        def change(data):
+        def change(data: dict[str, Any]) -> None:
             archived = list(data.get("archived", []))
             if relname not in archived:
                 data["archived"] = archived + [relname]
@@ -438,14 +438,14 @@ class Workspace:
     def __enter__(self) -> Workspace:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def save_settings(self) -> None:
         """Write ``settings`` as a whole. Changes go through :meth:`update_settings`."""
         atomic_write_json(self.settings_path, self.settings)
 
-    def update_settings(self, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    def update_settings(self, change: Callable[[dict[str, Any]], bool | None]) -> dict[str, Any]:
         """Apply ``change`` to workspace.json as it is on disk now, under the file's lock,
         so a stale copy never undoes another writer's change (or a hand edit). A ``change``
         that returns False changed nothing: the file is not written."""

@@ -16,6 +16,7 @@ import random
 import tempfile
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes
@@ -93,7 +94,7 @@ _CATEGORIES = ["Office", "Electronics", "Furniture", "Software", "Services"]
 _CHANNELS = ["web", "store", "partner", "phone"]
 
 
-def _customers(rng: random.Random) -> list[dict]:
+def _customers(rng: random.Random) -> list[dict[str, Any]]:
     rows = []
     start = date(2022, 1, 1)
     for cid in range(1, N_CUSTOMERS + 1):
@@ -125,14 +126,15 @@ def _customers(rng: random.Random) -> list[dict]:
     return rows
 
 
-def _products(rng: random.Random) -> list[dict]:
+def _products(rng: random.Random) -> list[dict[str, Any]]:
     rows = []
     for pid in range(1, N_PRODUCTS + 1):
         category = rng.choice(_CATEGORIES)
+        singular = category[:-1] if category.endswith("s") else category
         rows.append(
             {
                 "product_id": pid,
-                "product_name": f"{category[:-1] if category.endswith('s') else category} item {pid:03d}",
+                "product_name": f"{singular} item {pid:03d}",
                 "category": "" if rng.random() < 0.04 else category,
                 "list_price": round(rng.uniform(4, 900), 2),
             }
@@ -140,7 +142,7 @@ def _products(rng: random.Random) -> list[dict]:
     return rows
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -148,14 +150,16 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
     _create(path, buf.getvalue().encode("utf-8"))
 
 
-def _orders_table(rng: random.Random, customers: list[dict], products: list[dict]):
+def _orders_table(
+    rng: random.Random, customers: list[dict[str, Any]], products: list[dict[str, Any]]
+) -> dict[str, tuple[str, list[Any]]]:
     start = date(2024, 1, 1)
     days = (date(2025, 12, 31) - start).days + 1
     # Customers churn: each one is active for a window of quarters, so Q2 -> Q3 moves.
     active_until = {
         c["customer_id"]: start + timedelta(days=rng.randrange(200, days + 200)) for c in customers
     }
-    cols = {
+    cols: dict[str, list[Any]] = {
         k: []
         for k in (
             "order_id",
@@ -203,10 +207,13 @@ def _orders_table(rng: random.Random, customers: list[dict], products: list[dict
         "DOUBLE",
         "VARCHAR",
     )
-    return {name: (type_name, values) for (name, values), type_name in zip(cols.items(), types)}
+    return {
+        name: (type_name, values)
+        for (name, values), type_name in zip(cols.items(), types, strict=True)
+    }
 
 
-def _write_parquet(path: Path, table: dict[str, tuple[str, list]]) -> None:
+def _write_parquet(path: Path, table: dict[str, tuple[str, list[Any]]]) -> None:
     """``{column: (DuckDB type, values)}`` as zstd Parquet: an in-memory DuckDB writes it
     into a scratch folder (the column lists unnested side by side, no Arrow), then the
     workspace file is created from its bytes."""
@@ -321,7 +328,7 @@ FROM orders AS o
 JOIN customers AS c ON c.customer_id = o.customer_id
 WHERE o.status <> 'cancelled'
   AND NOT c.is_test_account
-""",
+""",  # noqa: E501 (the SQL text of a sample file, kept as the sample writes it)
     "customer_quarters": """-- Activity of each customer per calendar quarter.
 SELECT
     customer_id,
@@ -364,7 +371,7 @@ _KNOWLEDGE = """# Project knowledge
 """
 
 
-def _plan_with_marks() -> tuple[str, list[dict]]:
+def _plan_with_marks() -> tuple[str, list[dict[str, Any]]]:
     """The Plan text with id-only marks, and sidecar entries whose spans match it."""
     text = _PLAN
     for key, ann_id, quote, _comment in _ANNOTATIONS:

@@ -7,9 +7,14 @@ environment only, and asking to store one is a clear error rather than a silent 
 
 from __future__ import annotations
 
+import contextlib
 import os
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 SERVICE = "lantide"
 _FILE_BACKEND_MODULES = ("keyrings.alt",)
@@ -34,7 +39,7 @@ class NoKeyringError(LantideError):
         )
 
 
-def _backend():
+def _backend() -> KeyringBackend | None:
     import keyring
     from keyring.backends import fail
 
@@ -86,10 +91,8 @@ def delete_api_key(profile: str) -> None:
     backend = _backend() if keyring_available() else None
     if backend is None:
         return
-    try:
+    with contextlib.suppress(Exception):
         backend.delete_password(SERVICE, _key_name(profile))
-    except Exception:
-        pass
 
 
 def env_api_key() -> str | None:

@@ -1,9 +1,11 @@
 """User settings in the platform's user config directory.
 
 ``settings.json`` holds model profiles (primary and secondary), recent workspaces, query
-limits, agent limits, appearance and the update check (feed URL, weekly). It never holds an API key: keys live in the system
-keyring (:mod:`lantide.workspace.secrets`) or the environment. ``OPENAI_BASE_URL``,
-``OPENAI_API_KEY`` and ``LANTIDE_MODEL`` override the active profile.
+limits, agent limits, appearance and the update check (feed URL, weekly). It never holds an
+API key: keys live in the system keyring (:mod:`lantide.workspace.secrets`) or the
+environment. ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``LANTIDE_MODEL`` override the
+active profile.
+
 """
 
 from __future__ import annotations
@@ -13,13 +15,18 @@ import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.errors import LantideError
 from lantide.workspace import paths, secrets
 from lantide.workspace.atomic import atomic_write_json
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Section = TypeVar("_Section", bound="DataclassInstance")
 
 MAX_RECENT = 10
 _SECRET_KEYS = {"api_key", "apikey", "key", "password", "token", "secret"}
@@ -96,7 +103,8 @@ class UpdateSettings:
 
     def __post_init__(self) -> None:  # a hand-edited file may say "no" or 3
         self.feed_url = self.feed_url.strip() if isinstance(self.feed_url, str) else ""
-        if not isinstance(self.check_weekly, bool):
+        weekly: object = self.check_weekly  # typed bool, but read from a file
+        if not isinstance(weekly, bool):
             self.check_weekly = True
 
 
@@ -156,7 +164,7 @@ class Settings:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: Path | None = None) -> Settings:
-        def sub(klass, value):
+        def sub(klass: type[_Section], value: object) -> _Section:
             if not isinstance(value, dict):
                 return klass()
             known = {f.name for f in fields(klass)}

@@ -9,14 +9,20 @@ thread through a signal, the query layer re-registers data files from it.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import is_temp_file, own_writes
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
 
 # kinds of change
 DOCUMENT = "document"
@@ -34,7 +40,7 @@ class FileChange:
     event: str  # created / modified / deleted
     project: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "path": str(self.path),
@@ -93,7 +99,7 @@ class WorkspaceWatcher:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._observer = None
+        self._observer: BaseObserver | None = None
         self._flusher: threading.Thread | None = None
 
     # -- lifecycle
@@ -104,7 +110,7 @@ class WorkspaceWatcher:
         watcher = self
 
         class _Handler(FileSystemEventHandler):
-            def on_any_event(self, event):
+            def on_any_event(self, event: FileSystemEvent) -> None:
                 if event.is_directory or event.event_type in (
                     "opened",
                     "closed",
@@ -112,18 +118,19 @@ class WorkspaceWatcher:
                 ):
                     return
                 if event.event_type == "moved":
-                    watcher._note(Path(event.src_path), "deleted")
-                    watcher._note(Path(event.dest_path), "created")
+                    watcher._note(Path(os.fsdecode(event.src_path)), "deleted")
+                    watcher._note(Path(os.fsdecode(event.dest_path)), "created")
                 else:
-                    watcher._note(Path(event.src_path), event.event_type)
+                    watcher._note(Path(os.fsdecode(event.src_path)), event.event_type)
 
-        self._observer = Observer()
-        self._observer.schedule(_Handler(), str(self.root), recursive=True)
+        observer = Observer()
+        observer.schedule(_Handler(), str(self.root), recursive=True)
         for extra in {p.parent for p in self._extra}:
             if extra.is_dir():
-                self._observer.schedule(_Handler(), str(extra), recursive=False)
-        self._observer.daemon = True
-        self._observer.start()
+                observer.schedule(_Handler(), str(extra), recursive=False)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
         self._flusher = threading.Thread(target=self._run, name="lantide-watcher", daemon=True)
         self._flusher.start()
 
@@ -140,7 +147,7 @@ class WorkspaceWatcher:
         self.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # -- internals

@@ -60,3 +60,26 @@ def test_keygen_asset_and_sign_make_a_feed_the_app_accepts(tmp_path, feed_server
     assert result.newer and result.feed.notes == "Déjà vu: notes in UTF-8."
     assert result.asset.size == 700
     assert result.asset.url == feed_server.url("/lantide-2.0.0-linux-x86_64.tar.gz")
+
+
+def test_sign_with_a_key_that_is_not_ed25519_is_refused_clearly(tmp_path):
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
+    private = tmp_path / "not-a-release-key.pem"
+    key = ec.generate_private_key(ec.SECP256R1())
+    private.write_bytes(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    feed = tmp_path / "version_meta.json"
+    feed.write_text('{"format": 1, "version": "2.0.0"}\n')
+    before = feed.read_bytes()
+
+    signed = tool("sign", feed, private)
+
+    assert signed.returncode == 1
+    assert "Traceback" not in signed.stderr
+    assert str(private) in signed.stderr and "Ed25519" in signed.stderr
+    assert feed.read_bytes() == before
