@@ -103,7 +103,7 @@ def sanitize_records(
             continue
         if record.get("type") == "messages":
             good = []
-            meta = record.get("meta") if isinstance(record.get("meta"), list) else []
+            meta: list[Any] = record["meta"] if isinstance(record.get("meta"), list) else []
             good_meta = []
             for i, message in enumerate(record["messages"]):
                 problem = message_problem(message)

@@ -288,7 +288,7 @@ def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None
     unnamed = [p for p in pending if p not in named]
     id_less = [line for line in lines if line.step_ref is None]
     by_position = dict(zip(map(id, id_less), unnamed)) if len(id_less) == len(unnamed) else {}
-    out = []
+    out: list[tuple[str | None, str]] = []
     for line in lines:
         if line.step_ref is not None:
             out.append(
