@@ -23,9 +23,9 @@ Compaction changes what is sent, never the conversation file.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from collections.abc import Callable
 from typing import Any
 
 from lantide.tokens import count_tokens
