@@ -147,8 +147,10 @@ def _pair_tool_calls(
             out.append(record)
             continue
         messages, meta = [], []
-        old_meta = record.get("meta") or [{}] * len(_messages_of(record))
-        for message, extra in zip(_messages_of(record), old_meta):
+        # an iteration record's meta was lined up with its messages by sanitize_records; a
+        # single-message record has none (a stray "meta" there is not read)
+        old_meta: list[Any] = record["meta"] if record.get("type") == "messages" else [{}]
+        for message, extra in zip(_messages_of(record), old_meta, strict=True):
             if message["role"] == "tool":
                 cid = message["tool_call_id"]
                 if cid not in seen_calls or cid not in answered:
