@@ -9,6 +9,7 @@ never the analyst's SQL tabs). :meth:`cancel` sets the flag and runs the closers
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,10 +47,9 @@ class CancelToken:
         with self._lock:
             closers = list(self._closers.values())
         for close in closers:
-            try:
+            # a closer racing with normal completion may fail; harmless
+            with contextlib.suppress(Exception):
                 close()
-            except Exception:  # a closer racing with normal completion may fail; harmless
-                pass
 
     def raise_if_cancelled(self) -> None:
         if self._event.is_set():

@@ -135,9 +135,8 @@ def _pair_tool_calls(
     called: set[str] = set()
     for _line, record in kept:
         for message in _messages_of(record):
-            if message["role"] == "tool":
-                if message["tool_call_id"] in called:
-                    answered.add(message["tool_call_id"])
+            if message["role"] == "tool" and message["tool_call_id"] in called:
+                answered.add(message["tool_call_id"])
             for call in message.get("tool_calls") or []:
                 called.add(call["id"])
     out: list[dict[str, Any]] = []

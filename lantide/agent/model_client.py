@@ -19,11 +19,12 @@ SDK only; it is masked out of every error message.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
@@ -121,7 +122,7 @@ class RetryScheduled:
     reason: str
 
 
-ModelOutput = Union[TextChunk, RetryScheduled, ModelReply]
+ModelOutput = TextChunk | RetryScheduled | ModelReply
 
 
 class ModelClient(Protocol):
@@ -431,10 +432,9 @@ class OpenAIModelClient:
         current = self.context_window().tokens
         learned = tokens if tokens and tokens < current else int(current * 0.75)
         self._window = ContextWindow(learned, "learned")
-        try:
+        # an unreadable settings file stays as it is; the window is still used now
+        with contextlib.suppress(LantideError):
             remember_context_window(self.profile, learned)
-        except LantideError:
-            pass  # an unreadable settings file stays as it is; the window is still used now
         return self._window
 
 
