@@ -57,8 +57,12 @@ class OpenTab:
         content = raw.get("content") if isinstance(raw.get("content"), str) else None
         raw_path, raw_type = raw.get("path"), raw.get("type")
         if isinstance(raw_path, str):
-            kind = raw_type if isinstance(raw_type, str) else "file"
-            return cls(kind, raw_path.replace("\\", "/"), bool(raw.get("dirty")), content)
+            return cls(
+                raw_type if isinstance(raw_type, str) else "file",
+                raw_path.replace("\\", "/"),
+                bool(raw.get("dirty")),
+                content,
+            )
         kind, project, name = raw.get("kind"), raw.get("project"), raw.get("name")
         if not isinstance(kind, str) or not isinstance(name, str) or not name:
             return None
