@@ -6,6 +6,7 @@ Handlers return a JSON-able dict (the tool result the model reads) and may queue
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +75,7 @@ class ToolContext:
             return False
         return analysis_state(self.conversation, getattr(project, "dirname", None)) is not None
 
-    def relpath(self, path) -> str:
+    def relpath(self, path: str | os.PathLike[str]) -> str:
         """A workspace-relative path with forward slashes."""
         from pathlib import Path
 
