@@ -47,7 +47,7 @@ from lantide.agent.model_client import (
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve
 from lantide.agent.reflection import Reflector
-from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.context import AskedQuestion, ToolContext
 from lantide.agent.tools.registry import state_of
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
@@ -102,7 +102,7 @@ class TurnRunner:
         self.knowledge_offers_tool = False  # from the last assembled knowledge layer
         self.iteration_messages: list[dict[str, Any]] = []
         self.iteration_meta: list[dict[str, Any]] = []
-        self.question: dict[str, Any] | None = None  # asked by ask_user in this iteration
+        self.question: AskedQuestion | None = None  # asked by ask_user in this iteration
         self.reflector = Reflector(self)  # the review before reporting (reflection.py)
         self.seen_call_ids = {
             c.get("id")

@@ -39,7 +39,7 @@ import re
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.agent.budget import reply_tokens
 from lantide.agent.events import Event, ReflectionRecorded
@@ -96,9 +96,26 @@ def _check(check: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+class UnresolvedCheck(TypedDict):
+    """An error-severity check no one resolved, as the review input and the ledger show it."""
+
+    step_id: Any  # as the ledger line has it
+    code: str
+    message: str
+    evidence: str
+
+
+class ChecklistItem(TypedDict):
+    """One checklist item of a review's verdict (ledger ``checklist`` entries)."""
+
+    item: str
+    ok: bool
+    note: str
+
+
+def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[UnresolvedCheck]:
     """The error-severity ``checks`` of ``steps`` not marked resolved (the field is optional)."""
-    out: list[dict[str, Any]] = []
+    out: list[UnresolvedCheck] = []
     for step in steps:
         for check in _as_list(step.get("checks")):
             if not isinstance(check, dict) or check.get("resolved"):
@@ -125,7 +142,7 @@ def _short(value: Any, limit: int = 200) -> str:
 @dataclass
 class Verdict:
     ok: bool
-    checklist: list[dict[str, Any]] = field(default_factory=list)  # {item, ok, note}
+    checklist: list[ChecklistItem] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     readable: bool = True
 
@@ -162,7 +179,7 @@ def parse_verdict(text: str) -> Verdict:
         else ([str(data["problems"])] if data.get("problems") else [])
     )
     raw_items: dict[str, Any] = data["checklist"] if isinstance(data.get("checklist"), dict) else {}
-    items: list[dict[str, Any]] = []
+    items: list[ChecklistItem] = []
     readable = isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False)
     for name in CHECKLIST:
         entry = raw_items.get(name)
@@ -360,7 +377,7 @@ class Reflector:
         subject: str,
         draft: str,
         steps: list[dict[str, Any]],
-        unresolved: list[dict[str, Any]],
+        unresolved: list[UnresolvedCheck],
     ) -> str:
         r = self.runner
         plan, plan_cut = self._plan_text()
