@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 from lantide.agent.app_state import AppStateProvider, SessionFileAppState, focused_project
 from lantide.agent.background import BackgroundRunner, conversation_title
@@ -71,6 +71,18 @@ def _relative(path: Path, root: Path) -> str:
         return str(path)
 
 
+class SessionParts(TypedDict, total=False):
+    """The optional parts of :class:`AgentSession` (its keyword arguments), for ``open``."""
+
+    settings: Settings | None
+    model: ModelClient | None
+    background_model: ModelClient | None
+    app: AppStateProvider | None
+    services: EngineServices | None
+    registry: ToolRegistry | None
+    on_background_event: Callable[[Event], None] | None
+
+
 class AgentSession:
     def __init__(
         self,
@@ -105,7 +117,10 @@ class AgentSession:
 
     @classmethod
     def open(
-        cls, workspace: Workspace, conversation_id: str | None = None, **kwargs: Any
+        cls,
+        workspace: Workspace,
+        conversation_id: str | None = None,
+        **kwargs: Unpack[SessionParts],
     ) -> AgentSession:
         """Reopen ``conversation_id``, or start a new conversation (its file is written
         with the first message)."""
