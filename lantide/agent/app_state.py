@@ -48,16 +48,21 @@ class OpenTab:
     content: str | None = None  # unsaved editor text, when the app provides it
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> OpenTab | None:
+    def from_dict(cls, raw: object) -> OpenTab | None:
         """From ``{"type", "path", "dirty"}``, or the desktop app's
         ``{"kind", "project", "name", "dirty"}`` (name: the document's file name, the SQL
         tab's name, or the table's name)."""
         if not isinstance(raw, dict):
             return None
         content = raw.get("content") if isinstance(raw.get("content"), str) else None
-        if isinstance(raw.get("path"), str):
-            kind = raw.get("type") if isinstance(raw.get("type"), str) else "file"
-            return cls(kind, raw["path"].replace("\\", "/"), bool(raw.get("dirty")), content)
+        raw_path, raw_type = raw.get("path"), raw.get("type")
+        if isinstance(raw_path, str):
+            return cls(
+                raw_type if isinstance(raw_type, str) else "file",
+                raw_path.replace("\\", "/"),
+                bool(raw.get("dirty")),
+                content,
+            )
         kind, project, name = raw.get("kind"), raw.get("project"), raw.get("name")
         if not isinstance(kind, str) or not isinstance(name, str) or not name:
             return None

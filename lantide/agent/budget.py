@@ -15,16 +15,21 @@ turn ends with reason ``token_budget`` and a note saying what to do.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import TokenBudgetReached
 from lantide.tokens import count_tokens
 from lantide.workspace.settings import Settings
 
+if TYPE_CHECKING:
+    from lantide.agent.model_client import ModelReply
+    from lantide.agent.prompt import AssembledPrompt
+
 WARN_SHARE = 0.8
 
 
-def reply_tokens(reply) -> int:
+def reply_tokens(reply: ModelReply) -> int:
     """The tokens of a model reply (its text and tool calls)."""
     n = count_tokens(reply.content or "")
     for call in reply.tool_calls:
@@ -65,7 +70,7 @@ class TokenBudget:
         with self._lock:
             self._unrecorded += max(0, int(tokens))
 
-    def charge_request(self, prompt, reply) -> None:
+    def charge_request(self, prompt: AssembledPrompt, reply: ModelReply) -> None:
         """One main-model request: the server's usage if reported, else our count."""
         usage = getattr(reply, "usage", None) or {}
         total = usage.get("total_tokens") or (

@@ -9,15 +9,22 @@ never the analyst's SQL tabs). :meth:`cancel` sets the flag and runs the closers
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from lantide.agent.model_client import ModelReply
 
 
 class TurnCancelled(LantideError):
     code = "CANCELLED"
+    # what the model had sent when a stream was stopped (set by the model client)
+    partial: ModelReply | None = None
 
     def __init__(self, message: str = "stopped by the analyst"):
         super().__init__(message, hint="Send a new message to go on.")
@@ -27,7 +34,7 @@ class CancelToken:
     def __init__(self) -> None:
         self._event = threading.Event()
         self._lock = threading.Lock()
-        self._closers: dict[int, Callable[[], None]] = {}
+        self._closers: dict[int, Callable[[], object]] = {}
         self._next = 0
 
     @property
@@ -40,10 +47,9 @@ class CancelToken:
         with self._lock:
             closers = list(self._closers.values())
         for close in closers:
-            try:
+            # a closer racing with normal completion may fail; harmless
+            with contextlib.suppress(Exception):
                 close()
-            except Exception:  # a closer racing with normal completion may fail; harmless
-                pass
 
     def raise_if_cancelled(self) -> None:
         if self._event.is_set():

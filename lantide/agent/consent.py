@@ -9,7 +9,10 @@ matching text, so a column named ``corr_rate`` is not mistaken for ``corr()``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lantide.agent.conversation import Conversation
 
 STATISTICAL_FUNCTIONS = frozenset(
     {
@@ -93,7 +96,7 @@ def answer_fields(question: dict[str, Any] | None, answer: str) -> dict[str, Any
     return {"question_kind": CONSENT_KIND, "consent": judge_answer(answer, question.get("choices"))}
 
 
-def analysis_state(conversation, project: str | None) -> dict[str, Any] | None:
+def analysis_state(conversation: Conversation, project: str | None) -> dict[str, Any] | None:
     """The activation in force for ``project`` (its event), or None."""
     active = None
     for event in conversation.events(("analysis_activated", "status_changed")):
@@ -106,7 +109,9 @@ def analysis_state(conversation, project: str | None) -> dict[str, Any] | None:
     return active
 
 
-def consent_grant(conversation, turn: int) -> tuple[dict | None, dict | None]:
+def consent_grant(
+    conversation: Conversation, turn: int
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the consent answer ``activate_analysis`` may use now, None) or (None, the refusal)."""
     hint_ask = (
         'Call ask_user with kind "analysis_consent": say which analysis and why, with '

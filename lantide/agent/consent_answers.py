@@ -399,9 +399,10 @@ def judge_answer(answer: str, choices: list[str] | None = None) -> str:
     A typed answer is judged by the table; a refusal is never read as yes.
     """
     given = _label(answer)
-    labels = [_label(c) for c in choices or []]
+    options = choices or []
+    labels = [_label(c) for c in options]
     if labels and given in labels:
         if given != labels[0]:
             return NO
-        return YES if judge_free_text(choices[0]) != NO else UNCLEAR
+        return YES if judge_free_text(options[0]) != NO else UNCLEAR
     return judge_free_text(answer)

@@ -14,7 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from lantide.workspace.settings import ResolvedProfile, load_settings, update_settings
+from lantide.workspace.settings import (
+    ResolvedProfile,
+    Settings,
+    load_settings,
+    update_settings,
+)
 
 DEFAULT_CONTEXT_WINDOW = 8_192
 LEARNED_KEY = "learned_context_windows"
@@ -89,7 +94,7 @@ class ContextWindow:
     tokens: int
     source: str  # profile / learned / endpoint / known / default
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "source": self.source}
 
 
@@ -165,7 +170,7 @@ def remember_context_window(profile: ResolvedProfile, tokens: int) -> None:
     """Store a learned window: in the named profile when it serves this model, else by
     endpoint and model. A settings file that cannot be read is left alone."""
 
-    def change(settings) -> None:  # on the file as it is now (the app may write it too)
+    def change(settings: Settings) -> None:  # on the file as it is now (the app may write it too)
         stored = settings.profile(profile.name)
         if (
             stored is not None
@@ -182,7 +187,9 @@ def remember_context_window(profile: ResolvedProfile, tokens: int) -> None:
     update_settings(change)
 
 
-def resolve_context_window(profile: ResolvedProfile, endpoint_card: dict | None) -> ContextWindow:
+def resolve_context_window(
+    profile: ResolvedProfile, endpoint_card: dict[str, Any] | None
+) -> ContextWindow:
     """Pick the window from what is known; ``endpoint_card`` is the model's /v1/models entry."""
     if profile.context_window:
         return ContextWindow(int(profile.context_window), "profile")

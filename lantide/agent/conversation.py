@@ -64,13 +64,13 @@ def _marker(cap: int) -> str:
     return cut_marker(cap)
 
 
-def _cap_strings(value, cap: int):
+def _cap_strings(value: Any, cap: int) -> tuple[Any, bool]:
     """``value`` with every string longer than ``cap`` cut and marked; (value, cut?)."""
     if isinstance(value, str):
         return (value[:cap] + _marker(cap), True) if len(value) > cap else (value, False)
     if isinstance(value, list):
-        pairs = [_cap_strings(v, cap) for v in value]
-        return [p[0] for p in pairs], any(p[1] for p in pairs)
+        items = [_cap_strings(v, cap) for v in value]
+        return [p[0] for p in items], any(p[1] for p in items)
     if isinstance(value, dict):
         pairs = {k: _cap_strings(v, cap) for k, v in value.items()}
         return {k: p[0] for k, p in pairs.items()}, any(p[1] for p in pairs.values())
@@ -139,7 +139,7 @@ class Conversation:
         self,
         directory: Path,
         conversation_id: str,
-        records: list[dict],
+        records: list[dict[str, Any]],
         problems: list[LogProblem] | None = None,
     ):
         self.id = check_conversation_id(conversation_id)
@@ -174,7 +174,7 @@ class Conversation:
             )
         return cls(directory, conversation_id, *_read_records(path))
 
-    def _append(self, record: dict) -> None:
+    def _append(self, record: dict[str, Any]) -> None:
         if not self._written:
             append_jsonl(self.path, self.records[0])
             self._written = True
@@ -224,16 +224,16 @@ class Conversation:
     def last_turn(self) -> int:
         return max((int(r.get("turn") or 0) for r in self.records), default=0)
 
-    def message_records(self) -> list[dict]:
+    def message_records(self) -> list[dict[str, Any]]:
         """Every message as ``{"type": "message", "turn", "at", "message", **meta}``, in order
         (iteration records expanded)."""
-        out = []
+        out: list[dict[str, Any]] = []
         for r in self.records:
             kind = r.get("type")
             if kind == "message" and isinstance(r.get("message"), dict):
                 out.append(r)
             elif kind == "messages" and isinstance(r.get("messages"), list):
-                meta = r.get("meta") if isinstance(r.get("meta"), list) else []
+                meta: list[Any] = r["meta"] if isinstance(r.get("meta"), list) else []
                 for i, message in enumerate(r["messages"]):
                     if isinstance(message, dict):
                         extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
@@ -248,20 +248,20 @@ class Conversation:
                         )
         return out
 
-    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict]:
+    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
         return [
             r
             for r in self.records
             if r.get("type") == "event" and (kinds is None or r.get("kind") in kinds)
         ]
 
-    def pending_question(self) -> dict | None:
+    def pending_question(self) -> dict[str, Any] | None:
         """The last ``ask_user`` question if the analyst has not answered it yet."""
         for r in reversed(self.events(("question_asked", "question_answered"))):
             return r if r["kind"] == "question_asked" else None
         return None
 
-    def last_answer(self) -> dict | None:
+    def last_answer(self) -> dict[str, Any] | None:
         answers = self.events(("question_answered",))
         return answers[-1] if answers else None
 
@@ -289,7 +289,7 @@ def list_conversations(directory: Path) -> list[ConversationInfo]:
     return out
 
 
-def _read_records(path: Path) -> tuple[list[dict], list[LogProblem]]:
+def _read_records(path: Path) -> tuple[list[dict[str, Any]], list[LogProblem]]:
     read = read_log(path)
     records, problems = sanitize_records(path, read.entries)
     return records, sorted(read.problems + problems, key=lambda p: p.line)

@@ -103,7 +103,7 @@ def sanitize_records(
             continue
         if record.get("type") == "messages":
             good = []
-            meta = record.get("meta") if isinstance(record.get("meta"), list) else []
+            meta: list[Any] = record["meta"] if isinstance(record.get("meta"), list) else []
             good_meta = []
             for i, message in enumerate(record["messages"]):
                 problem = message_problem(message)
@@ -135,9 +135,8 @@ def _pair_tool_calls(
     called: set[str] = set()
     for _line, record in kept:
         for message in _messages_of(record):
-            if message["role"] == "tool":
-                if message["tool_call_id"] in called:
-                    answered.add(message["tool_call_id"])
+            if message["role"] == "tool" and message["tool_call_id"] in called:
+                answered.add(message["tool_call_id"])
             for call in message.get("tool_calls") or []:
                 called.add(call["id"])
     out: list[dict[str, Any]] = []
@@ -147,8 +146,10 @@ def _pair_tool_calls(
             out.append(record)
             continue
         messages, meta = [], []
-        old_meta = record.get("meta") or [{}] * len(_messages_of(record))
-        for message, extra in zip(_messages_of(record), old_meta):
+        # an iteration record's meta was lined up with its messages by sanitize_records; a
+        # single-message record has none (a stray "meta" there is not read)
+        old_meta: list[Any] = record["meta"] if record.get("type") == "messages" else [{}]
+        for message, extra in zip(_messages_of(record), old_meta, strict=True):
             if message["role"] == "tool":
                 cid = message["tool_call_id"]
                 if cid not in seen_calls or cid not in answered:

@@ -60,7 +60,7 @@ def as_number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _rows(preview: Any) -> list:
+def _rows(preview: Any) -> list[Any]:
     if isinstance(preview, dict):
         return list(preview.get("rows") or [])
     return list(preview or [])

@@ -23,6 +23,7 @@ Compaction changes what is sent, never the conversation file.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -72,9 +73,9 @@ def group_turns(records: list[dict[str, Any]]) -> list[Turn]:
     return [turns[n] for n in sorted(turns)]
 
 
-def _call_index(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict]]:
+def _call_index(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
     """tool_call_id -> (tool name, parsed arguments)."""
-    out = {}
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
     for msg in messages:
         for call in msg.get("tool_calls") or []:
             fn = call.get("function") or {}
@@ -143,7 +144,7 @@ def where_rows_are(result: dict[str, Any]) -> str:
     return "run the query again for its rows"
 
 
-def _rows_key(result: dict[str, Any]) -> tuple[str, list] | None:
+def _rows_key(result: dict[str, Any]) -> tuple[str, list[Any]] | None:
     """Where a result keeps its rows: ``preview`` (a query result) or ``rows`` (read_step),
     as a list or as ``{"columns", "rows"}``."""
     for key in ("preview", "rows"):
@@ -154,7 +155,7 @@ def _rows_key(result: dict[str, Any]) -> tuple[str, list] | None:
     return None
 
 
-def _largest_fitting(build, high: int, room: int) -> str | None:
+def _largest_fitting(build: Callable[[int], str], high: int, room: int) -> str | None:
     """``build(n)`` for the largest n in 0..high whose text fits ``room`` tokens."""
     if _tokens(build(0)) > room:
         return None
@@ -229,6 +230,12 @@ def _short_arguments(arguments: str) -> str:
     return _dumps(short)
 
 
+def _result_id(msg: dict[str, Any]) -> str | None:
+    """The id of the call a tool result answers (text on every replayable result), else None."""
+    cid = msg.get("tool_call_id")
+    return cid if isinstance(cid, str) else None
+
+
 def compacted_messages(
     messages: list[dict[str, Any]], call_ids: set[str] | None = None
 ) -> list[dict[str, Any]]:
@@ -237,8 +244,8 @@ def compacted_messages(
     index = _call_index(messages)
     out = []
     for msg in messages:
-        cid = msg.get("tool_call_id")
-        if msg.get("role") == "tool" and (call_ids is None or cid in call_ids):
+        cid = _result_id(msg)
+        if msg.get("role") == "tool" and cid is not None and (call_ids is None or cid in call_ids):
             tool, args = index.get(cid, ("", {}))
             msg = {**msg, "content": compact_result(msg.get("content") or "", tool, args)}
         elif call_ids is None and msg.get("tool_calls"):
@@ -330,8 +337,9 @@ class TurnCompaction:
             return out
         shrunk = []
         for msg in out:
-            cap = self.shrunk.get(msg.get("tool_call_id")) if msg.get("role") == "tool" else None
-            if cap is not None and msg.get("tool_call_id") not in self.compacted_ids:
+            cid = _result_id(msg) if msg.get("role") == "tool" else None
+            cap = self.shrunk.get(cid) if cid is not None else None
+            if cap is not None and cid not in self.compacted_ids:
                 msg = {
                     **msg,
                     "content": shrink_result(msg.get("content") or "", cap)
@@ -359,14 +367,16 @@ def compact_turn(
         for i, m in enumerate(turn_messages)
         if m.get("role") == "tool"
         and i < last_assistant
-        and m.get("tool_call_id") not in state.compacted_ids
+        and _result_id(m) not in state.compacted_ids
     ]
     saved, n = 0, 0
     for i in ordered:
         if saved >= excess_tokens:
             break
         msg = turn_messages[i]
-        cid = msg.get("tool_call_id")
+        cid = _result_id(msg)
+        if cid is None:  # never on a replayable result (conversation_replay drops those)
+            continue
         tool, args = index.get(cid, ("", {}))
         before = message_tokens(msg)
         after = MESSAGE_OVERHEAD_TOKENS + _tokens(
@@ -385,11 +395,11 @@ def shrink_unread(
     the room that is left fairly among them (a small one stays whole). Returns (how many
     were cut, whether enough was saved)."""
     unread = [
-        m for m in turn_messages[_last_assistant(turn_messages) + 1 :] if m.get("role") == "tool"
+        (m, cid)
+        for m in turn_messages[_last_assistant(turn_messages) + 1 :]
+        if m.get("role") == "tool" and (cid := _result_id(m)) is not None
     ]
-    sizes = sorted(
-        (message_tokens(m), m.get("tool_call_id"), m.get("content") or "") for m in unread
-    )
+    sizes = sorted((message_tokens(m), cid, m.get("content") or "") for m, cid in unread)
     room = sum(size for size, _, _ in sizes) - excess_tokens
     n, left = 0, len(sizes)
     for size, cid, content in sizes:

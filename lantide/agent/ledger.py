@@ -287,8 +287,10 @@ def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None
     named = {line.step_ref for line in lines if line.step_ref is not None}
     unnamed = [p for p in pending if p not in named]
     id_less = [line for line in lines if line.step_ref is None]
-    by_position = dict(zip(map(id, id_less), unnamed)) if len(id_less) == len(unnamed) else {}
-    out = []
+    by_position = (
+        dict(zip(map(id, id_less), unnamed, strict=True)) if len(id_less) == len(unnamed) else {}
+    )
+    out: list[tuple[str | None, str]] = []
     for line in lines:
         if line.step_ref is not None:
             out.append(
@@ -317,7 +319,7 @@ def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dic
     removed from ``pending``; returns the updated steps."""
     updated = []
     lines = parse_step_lines(text, {s["step_id"] for s in ledger.steps()} | set(pending))
-    for line, (step_id, why) in zip(lines, _targets(lines, pending)):
+    for line, (step_id, why) in zip(lines, _targets(lines, pending), strict=True):
         if step_id is None or step_id not in pending:
             ledger.record_unattributed(line, pending, why or "its step already has a line")
             continue

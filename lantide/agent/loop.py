@@ -14,8 +14,8 @@ conversation file always stays a valid history: every tool call gets a result, e
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import answer_fields
@@ -42,11 +42,12 @@ from lantide.agent.model_client import (
     ModelError,
     ModelReply,
     ModelStreamBroken,
+    ToolCallRequest,
 )
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve
 from lantide.agent.reflection import Reflector
-from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.context import AskedQuestion, ToolContext
 from lantide.agent.tools.registry import state_of
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
@@ -68,7 +69,7 @@ class _TurnOver(Exception):
         self.message = message
 
 
-def _asks(call) -> bool:
+def _asks(call: ToolCallRequest) -> bool:
     """Whether an ask_user call can ask (a malformed one fails and the turn goes on)."""
     try:
         question = call.parsed_arguments().get("question")
@@ -89,7 +90,8 @@ class TurnRunner:
         self.compaction = TurnCompaction()
         self.pending_steps: list[str] = []
         self.turn_steps: list[str] = []
-        self.failures: dict[str, int] = {}
+        self.failures: dict[str, int] = {}  # failing call key -> times it failed
+        self.failure_results: dict[str, dict[str, Any]] = {}  # ... and its first result
         self.failures_in_a_row = 0
         self.same_calls: dict[str, int] = {}  # successful call key -> times asked for
         self.continued = 0  # automatic continuations at the iteration limit
@@ -98,9 +100,9 @@ class TurnRunner:
         self.final_text = ""
         self.context_retries = 0
         self.knowledge_offers_tool = False  # from the last assembled knowledge layer
-        self.iteration_messages: list[dict] = []
-        self.iteration_meta: list[dict] = []
-        self.question: dict | None = None  # asked by ask_user in this iteration
+        self.iteration_messages: list[dict[str, Any]] = []
+        self.iteration_meta: list[dict[str, Any]] = []
+        self.question: AskedQuestion | None = None  # asked by ask_user in this iteration
         self.reflector = Reflector(self)  # the review before reporting (reflection.py)
         self.seen_call_ids = {
             c.get("id")
@@ -129,7 +131,7 @@ class TurnRunner:
         for step in resolve_summaries(self.s.ledger, self.pending_steps, text):
             yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
 
-    def _buffer(self, message: dict, **meta) -> None:
+    def _buffer(self, message: dict[str, Any], **meta: Any) -> None:
         self.iteration_messages.append(message)
         self.iteration_meta.append(meta)
 
@@ -238,7 +240,7 @@ class TurnRunner:
         self.s.after_turn(self.turn, self.message, self.final_text, reason)
         yield TurnFinished(reason, self.conversation.id, self.iterations, note)
 
-    def _ask_model(self) -> Iterator[Event]:
+    def _ask_model(self) -> Generator[Event, None, ModelReply]:
         """One model call (generator; returns the reply). A context-length error shrinks the
         window, compacts and asks again, only with a smaller request."""
         too_long: int | None = None
@@ -271,15 +273,15 @@ class TurnRunner:
                     code="CONTEXT_WINDOW_TOO_SMALL",
                 )
             if not prompt.fits:  # never send a request that leaves no room for the answer
-                window = self.s.model.context_window()
+                known = self.s.model.context_window()
                 raise _TurnOver(
                     CONTEXT_FULL,
                     render_prompt(
                         "notes/context_full.md.j2",
-                        window=window.tokens,
-                        source=window.source,
+                        window=known.tokens,
+                        source=known.source,
                         tokens=prompt.tokens,
-                        reserve=output_reserve(window.tokens),
+                        reserve=output_reserve(known.tokens),
                         steps=self.turn_steps,
                     ),
                 )
@@ -295,7 +297,7 @@ class TurnRunner:
                     yield warning
                 return reply
             except TurnCancelled as exc:
-                partial = getattr(exc, "partial", None)
+                partial = exc.partial
                 if partial is not None and partial.content:
                     yield from self._save_assistant(partial, partial=True)
                 raise
@@ -392,7 +394,9 @@ class TurnRunner:
             else:
                 yield from self._count_failure(call.name, key, ok, outcome_result)
 
-    def _not_run(self, call, answered: set[str], result: dict) -> Iterator[Event]:
+    def _not_run(
+        self, call: ToolCallRequest, answered: set[str], result: dict[str, Any]
+    ) -> Iterator[Event]:
         self._buffer(
             {
                 "role": "tool",
@@ -406,7 +410,7 @@ class TurnRunner:
         yield ToolReturned(call.id, call.name, False, result, 0)
 
     @staticmethod
-    def _question_pending(asking) -> dict:
+    def _question_pending(asking: ToolCallRequest) -> dict[str, Any]:
         try:
             question = str(asking.parsed_arguments().get("question") or "")
         except ValueError:
@@ -418,7 +422,7 @@ class TurnRunner:
             "hint": "After the analyst answers, call it again if it is still needed.",
         }
 
-    def _looping(self, tool: str, key: str) -> dict:
+    def _looping(self, tool: str, key: str) -> dict[str, Any]:
         return {
             "error": "REPEATED_CALL",
             "message": f"this exact {tool} call already ran {SAME_CALL_RUNS} times in this "
@@ -462,8 +466,8 @@ class TurnRunner:
                 call.id = f"call_{self.turn}_{self.iterations}_{n}"
             self.seen_call_ids.add(call.id)
 
-    def _repeated(self, tool: str, key: str) -> dict:
-        previous = self.failures.get(key + "\x00result") or {}
+    def _repeated(self, tool: str, key: str) -> dict[str, Any]:
+        previous = self.failure_results.get(key) or {}
         return {
             "error": "REPEATED_CALL",
             "message": f"this exact {tool} call already failed in this turn"
@@ -471,15 +475,16 @@ class TurnRunner:
             "hint": "Change the arguments or the approach, or ask the analyst.",
         }
 
-    def _count_failure(self, tool: str, key: str, ok: bool, result: dict) -> Iterator[Event]:
+    def _count_failure(
+        self, tool: str, key: str, ok: bool, result: dict[str, Any]
+    ) -> Iterator[Event]:
         if ok:
             self.failures_in_a_row = 0
             return
         self.failures_in_a_row += 1
         repeats = self.failures.get(key, 0) + 1
         self.failures[key] = repeats
-        self.failures.setdefault(key + "\x00result", result)
-        first = self.failures[key + "\x00result"]
+        first = self.failure_results.setdefault(key, result)
         limit = max(1, int(self.s.settings.agent.max_tool_retries))
         if repeats >= 3 or self.failures_in_a_row > limit:
             why = (
@@ -499,7 +504,7 @@ class TurnRunner:
             )
         yield from ()
 
-    def _cancel_rest(self, calls, answered: set[str], why: str) -> None:
+    def _cancel_rest(self, calls: list[ToolCallRequest], answered: set[str], why: str) -> None:
         """Give every call that did not run a result, so the history stays valid."""
         for call in calls:
             if call.id in answered:

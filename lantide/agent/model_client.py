@@ -19,11 +19,12 @@ SDK only; it is masked out of every error message.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
@@ -36,6 +37,14 @@ from lantide.agent.context_window import (
 from lantide.errors import LantideError
 from lantide.untrusted import clean_json, clean_text
 from lantide.workspace.settings import AgentSettings, ResolvedProfile
+
+if TYPE_CHECKING:
+    import openai
+    from openai import Stream
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
+
+T = TypeVar("T")
 
 MAX_RETRY_AFTER = 60.0
 BACKOFF_BASE = 0.5
@@ -83,7 +92,8 @@ class ToolCallRequest:
             ) from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
-        return clean_json(value)  # "\\ud800" in the JSON text decodes to a lone surrogate
+        cleaned: dict[str, Any] = clean_json(value)  # "\\ud800" decodes to a lone surrogate
+        return cleaned
 
     def to_message(self) -> dict[str, Any]:
         return {
@@ -100,7 +110,7 @@ class ModelReply:
     content: str = ""
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     finish_reason: str | None = None
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None  # the server's usage (nested details included)
 
     def to_message(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
@@ -121,7 +131,7 @@ class RetryScheduled:
     reason: str
 
 
-ModelOutput = Union[TextChunk, RetryScheduled, ModelReply]
+ModelOutput = TextChunk | RetryScheduled | ModelReply
 
 
 class ModelClient(Protocol):
@@ -130,7 +140,7 @@ class ModelClient(Protocol):
     model: str
 
     def stream_chat(
-        self, messages: list[dict], tools: list[dict], cancel: CancelToken
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cancel: CancelToken
     ) -> Iterator[ModelOutput]:
         """Yield text chunks and retry notices, then exactly one :class:`ModelReply`."""
         ...
@@ -152,7 +162,7 @@ class _ToolCallAssembler:
     def __init__(self) -> None:
         self._calls: dict[int, ToolCallRequest] = {}
 
-    def add(self, delta_calls) -> None:
+    def add(self, delta_calls: list[ChoiceDeltaToolCall] | None) -> None:
         for d in delta_calls or []:
             index = d.index if d.index is not None else len(self._calls)
             call = self._calls.setdefault(index, ToolCallRequest(id="", name=""))
@@ -167,7 +177,7 @@ class _ToolCallAssembler:
                     call.arguments += fn.arguments
 
     def calls(self) -> list[ToolCallRequest]:
-        out = []
+        out: list[ToolCallRequest] = []
         for n, index in enumerate(sorted(self._calls)):
             call = self._calls[index]
             call.id = clean_text(call.id or f"call_{n}")
@@ -182,11 +192,11 @@ def backoff_delay(attempt: int, retry_after: float | None) -> float:
     (capped), else exponential backoff with jitter."""
     if retry_after is not None and retry_after >= 0:
         return min(retry_after, MAX_RETRY_AFTER)
-    delay = min(BACKOFF_MAX, BACKOFF_BASE * 2 ** (attempt - 1))
+    delay = min(BACKOFF_MAX, BACKOFF_BASE * 2.0 ** (attempt - 1))
     return delay * (0.75 + random.random() * 0.5)
 
 
-def _retry_after(headers) -> float | None:
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
     if headers is None:
         return None
     value = headers.get("retry-after-ms")
@@ -215,11 +225,11 @@ class OpenAIModelClient:
         self.profile = profile
         self.model = profile.model
         self.agent = agent or AgentSettings()
-        self._client = None
+        self._client: openai.OpenAI | None = None
         self._window: ContextWindow | None = None
 
     # -- plumbing
-    def _sdk(self):
+    def _sdk(self) -> openai.OpenAI:
         if self._client is None:
             import openai
 
@@ -238,7 +248,7 @@ class OpenAIModelClient:
     def _where(self) -> str:
         return f"model {self.model!r} at {self.profile.base_url}"
 
-    def _classify(self, exc: Exception) -> tuple[bool, Exception]:
+    def _classify(self, exc: Exception) -> tuple[bool, ModelError]:
         """(retryable, error to raise when not retried) for an SDK exception."""
         import openai
 
@@ -284,14 +294,16 @@ class OpenAIModelClient:
             )
         return False, ModelError(f"{self._where()}: {self._mask(str(exc))}")
 
-    def _with_retries(self, make_request, cancel: CancelToken | None):
+    def _with_retries(
+        self, make_request: Callable[[], T], cancel: CancelToken | None
+    ) -> Generator[RetryScheduled, None, T]:
         """Call ``make_request`` until it succeeds; yields RetryScheduled before each wait."""
         attempts = max(0, int(self.agent.max_retries)) + 1
         for attempt in range(1, attempts + 1):
             if cancel is not None:
                 cancel.raise_if_cancelled()
             try:
-                return (yield from make_request())
+                return make_request()
             except TurnCancelled:
                 raise
             except Exception as exc:
@@ -314,25 +326,27 @@ class OpenAIModelClient:
 
     # -- ModelClient
     def stream_chat(
-        self, messages: list[dict], tools: list[dict], cancel: CancelToken
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cancel: CancelToken
     ) -> Iterator[ModelOutput]:
-        def request():
+        def request() -> Stream[ChatCompletionChunk]:
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
             if tools:
                 kwargs["tools"] = tools
             if self.agent.stream_usage:
                 kwargs["stream_options"] = {"include_usage": True}
-            return self._sdk().chat.completions.create(**kwargs)
-            yield  # a generator, for _with_retries
+            stream: Stream[ChatCompletionChunk] = self._sdk().chat.completions.create(**kwargs)
+            return stream
 
         stream = yield from self._with_retries(request, cancel)
         yield from self._read_stream(stream, cancel)
 
-    def _read_stream(self, stream, cancel: CancelToken) -> Iterator[ModelOutput]:
+    def _read_stream(
+        self, stream: Stream[ChatCompletionChunk], cancel: CancelToken
+    ) -> Iterator[ModelOutput]:
         text: list[str] = []
         calls = _ToolCallAssembler()
-        finish_reason = None
-        usage = None
+        finish_reason: str | None = None
+        usage: dict[str, Any] | None = None
 
         def partial() -> ModelReply:
             return ModelReply("".join(text), calls.calls(), finish_reason, usage)
@@ -342,8 +356,9 @@ class OpenAIModelClient:
                 for chunk in stream:
                     if cancel.cancelled:
                         break
-                    if getattr(chunk, "usage", None) is not None:
-                        usage = chunk.usage.model_dump(exclude_none=True)
+                    chunk_usage = getattr(chunk, "usage", None)  # absent on some servers' chunks
+                    if chunk_usage is not None:
+                        usage = chunk_usage.model_dump(exclude_none=True)
                     for choice in chunk.choices or []:
                         delta = choice.delta
                         if delta is not None and delta.content:
@@ -378,20 +393,19 @@ class OpenAIModelClient:
         yield partial()
 
     def complete(self, system: str, user: str, cancel: CancelToken | None = None) -> str:
-        def request():
+        def request() -> ChatCompletion:
             return self._sdk().chat.completions.create(
                 model=self.model,
                 stream=False,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             )
-            yield
 
         gen = self._with_retries(request, cancel)
         while True:
             try:
                 next(gen)  # retry notices are not shown for background calls
             except StopIteration as stop:
-                response = stop.value
+                response: ChatCompletion = stop.value
                 break
         choice = response.choices[0] if response.choices else None
         return clean_text(choice.message.content or "").strip() if choice else ""
@@ -404,7 +418,7 @@ class OpenAIModelClient:
             self._window = resolve_context_window(self.profile, card)
         return self._window
 
-    def _model_card(self) -> dict | None:
+    def _model_card(self) -> dict[str, Any] | None:
         """This model's /v1/models entry, or None (a server without the route is fine)."""
         try:
             client = self._sdk().with_options(timeout=5.0, max_retries=0)
@@ -431,10 +445,9 @@ class OpenAIModelClient:
         current = self.context_window().tokens
         learned = tokens if tokens and tokens < current else int(current * 0.75)
         self._window = ContextWindow(learned, "learned")
-        try:
+        # an unreadable settings file stays as it is; the window is still used now
+        with contextlib.suppress(LantideError):
             remember_context_window(self.profile, learned)
-        except LantideError:
-            pass  # an unreadable settings file stays as it is; the window is still used now
         return self._window
 
 

@@ -3,7 +3,8 @@ the model's stream the same way (Stop checked at every piece, retries announced)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
+from typing import Any
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.events import Event, ModelRetrying, TextDelta
@@ -12,12 +13,12 @@ from lantide.agent.model_client import ModelClient, ModelReply, RetryScheduled, 
 
 def stream_reply(
     model: ModelClient,
-    messages: list[dict],
-    tools: list[dict],
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
     cancel: CancelToken,
     *,
     show_text: bool = True,
-) -> Iterator[Event]:
+) -> Generator[Event, None, ModelReply | None]:
     """Yield the request's events (text deltas when ``show_text``, retry notices); return
     its :class:`ModelReply`, or None when the client ended without one."""
     reply: ModelReply | None = None

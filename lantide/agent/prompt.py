@@ -90,7 +90,8 @@ class AssembledPrompt:
 class PromptAssembler:
     def __init__(self, registry: ToolRegistry):
         self.registry = registry
-        self._views: dict[tuple, dict] = {}
+        # (document path, (size, mtime) of the file and its sidecar) -> the docs layer's view
+        self._views: dict[tuple[str, tuple[tuple[int, int] | None, ...]], dict[str, Any]] = {}
 
     def document_view(self, ctx: ToolContext, project: Project, kind: str) -> dict[str, Any]:
         """The docs layer's view of a Plan/Report, re-read only when its file or sidecar

@@ -37,9 +37,9 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.agent.budget import reply_tokens
 from lantide.agent.events import Event, ReflectionRecorded
@@ -48,6 +48,9 @@ from lantide.agent.model_stream import stream_reply
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
+
+if TYPE_CHECKING:
+    from lantide.agent.loop import TurnRunner  # which imports this module
 
 CHECKLIST = ("denominator", "grain", "filters", "checks", "traced")
 REPORT, ANSWER = "update_report", "final_answer"
@@ -80,7 +83,7 @@ def knowledge_entries(layer_text: str) -> str:
     return (layer_text[start:] if start >= 0 else layer_text).strip()
 
 
-def _as_list(value: Any) -> list:
+def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -93,9 +96,26 @@ def _check(check: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+class UnresolvedCheck(TypedDict):
+    """An error-severity check no one resolved, as the review input and the ledger show it."""
+
+    step_id: Any  # as the ledger line has it
+    code: str
+    message: str
+    evidence: str
+
+
+class ChecklistItem(TypedDict):
+    """One checklist item of a review's verdict (ledger ``checklist`` entries)."""
+
+    item: str
+    ok: bool
+    note: str
+
+
+def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[UnresolvedCheck]:
     """The error-severity ``checks`` of ``steps`` not marked resolved (the field is optional)."""
-    out = []
+    out: list[UnresolvedCheck] = []
     for step in steps:
         for check in _as_list(step.get("checks")):
             if not isinstance(check, dict) or check.get("resolved"):
@@ -122,7 +142,7 @@ def _short(value: Any, limit: int = 200) -> str:
 @dataclass
 class Verdict:
     ok: bool
-    checklist: list[dict[str, Any]] = field(default_factory=list)  # {item, ok, note}
+    checklist: list[ChecklistItem] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     readable: bool = True
 
@@ -158,11 +178,9 @@ def parse_verdict(text: str) -> Verdict:
         if isinstance(data.get("problems"), list)
         else ([str(data["problems"])] if data.get("problems") else [])
     )
-    raw_items = data.get("checklist") if isinstance(data.get("checklist"), dict) else {}
-    items, readable = (
-        [],
-        isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False),
-    )
+    raw_items: dict[str, Any] = data["checklist"] if isinstance(data.get("checklist"), dict) else {}
+    items: list[ChecklistItem] = []
+    readable = isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False)
     for name in CHECKLIST:
         entry = raw_items.get(name)
         passed = isinstance(entry, dict) and entry.get("ok") is True
@@ -193,12 +211,14 @@ class AnswerReview:
 class Reflector:
     """The reflection step of one turn (``runner`` is the loop's :class:`TurnRunner`)."""
 
-    def __init__(self, runner):
+    def __init__(self, runner: TurnRunner):
         self.runner = runner
         self.failed_answer_reviews = 0
 
     # -- the two moments
-    def before_tool(self, name: str, args: dict[str, Any]) -> Iterator[Event]:
+    def before_tool(
+        self, name: str, args: dict[str, Any]
+    ) -> Generator[Event, None, dict[str, Any] | None]:
         """Review an ``update_report`` draft, or check the Report's evidence before the
         project moves to ``report_review``; returns the refusal result, or None to run it."""
         if name == "set_project_status" and args.get("status") == REPORT_REVIEW:
@@ -215,7 +235,7 @@ class Reflector:
             "hint": render_prompt("notes/reflection_refused.md.j2").strip(),
         }
 
-    def after_answer(self, text: str) -> Iterator[Event]:
+    def after_answer(self, text: str) -> Generator[Event, None, AnswerReview]:
         """Review a final numeric answer in Executing (see the module docstring)."""
         r = self.runner
         if r.context().state != "executing" or not r.turn_steps or not states_a_number(text):
@@ -239,7 +259,9 @@ class Reflector:
         )
         return AnswerReview(retry=True)
 
-    def _evidence_gate(self, project_name: str | None) -> Iterator[Event]:
+    def _evidence_gate(
+        self, project_name: str | None
+    ) -> Generator[Event, None, dict[str, Any] | None]:
         """``lantide report check`` on the Report before it goes to review: every number
         cited to a formal step that holds it (:mod:`lantide.agent.report_evidence`)."""
         from lantide.agent.report_evidence import report_review_check
@@ -252,6 +274,7 @@ class Reflector:
         if project is None:
             return None
         checked = report_review_check(r.s.workspace, project)
+        counts: dict[str, int]
         if isinstance(checked, str):
             ok, problems, counts = False, [checked], {}
         else:
@@ -260,7 +283,7 @@ class Reflector:
                 f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
                 for p in checked.problems[:20]
             ]
-        entry = {
+        entry: dict[str, Any] = {
             "subject": REPORT_REVIEW,
             "turn": r.turn,
             "project": project.dirname,
@@ -289,7 +312,7 @@ class Reflector:
         }
 
     # -- the review
-    def _review(self, subject: str, draft: str) -> Iterator[Event]:
+    def _review(self, subject: str, draft: str) -> Generator[Event, None, Verdict]:
         r = self.runner
         started = time.perf_counter()
         steps = self._steps_behind(draft)
@@ -308,7 +331,7 @@ class Reflector:
             )
         r.cancel.raise_if_cancelled()
         project = r.s.focused_project()
-        entry = {
+        entry: dict[str, Any] = {
             "subject": subject,
             "turn": r.turn,
             "project": getattr(project, "dirname", None),
@@ -326,7 +349,7 @@ class Reflector:
         yield ReflectionRecorded(recorded)
         return verdict
 
-    def _ask(self, system: str, user: str) -> Iterator[Event]:
+    def _ask(self, system: str, user: str) -> Generator[Event, None, str]:
         """The review's answer text (streamed, no tools; charged to the token budget)."""
         r = self.runner
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -349,7 +372,13 @@ class Reflector:
         wanted = set(r.turn_steps) | cited
         return [s for s in every if s["step_id"] in wanted][-MAX_STEPS:]
 
-    def _input(self, subject: str, draft: str, steps: list[dict], unresolved: list[dict]) -> str:
+    def _input(
+        self,
+        subject: str,
+        draft: str,
+        steps: list[dict[str, Any]],
+        unresolved: list[UnresolvedCheck],
+    ) -> str:
         r = self.runner
         plan, plan_cut = self._plan_text()
         knowledge = ""

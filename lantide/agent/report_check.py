@@ -29,6 +29,7 @@ from lantide.agent.evidence import FORMAL, as_number, step_kind
 from lantide.agent.ledger import Ledger
 from lantide.docs.citations import ReportNumber, raise_for_malformed, scan_numbers
 from lantide.workspace import layout
+from lantide.workspace.model import Project, Workspace
 
 MATCHING, NOT_MATCHING, EXPLORATORY, MISSING, UNCITED = (
     "matching",
@@ -109,11 +110,13 @@ def classify(number: ReportNumber, index: StepIndex) -> tuple[str, list[str]]:
     found = [index.get(step_id) for step_id in number.cited]
     if any(s is not None and s.kind == FORMAL and value_matches(number, s.values) for s in found):
         return MATCHING, []
-    if any(s is None for s in found):
-        return MISSING, [i for i, s in zip(number.cited, found) if s is None]
-    if all(s.kind != FORMAL for s in found):
+    present = [s for s in found if s is not None]
+    if len(present) < len(found):
+        return MISSING, [i for i, s in zip(number.cited, found, strict=True) if s is None]
+    # every cited step is present: ``present`` lines up with ``number.cited``
+    if all(s.kind != FORMAL for s in present):
         return EXPLORATORY, list(number.cited)
-    return NOT_MATCHING, [i for i, s in zip(number.cited, found) if s.kind == FORMAL]
+    return NOT_MATCHING, [i for i, s in zip(number.cited, present, strict=True) if s.kind == FORMAL]
 
 
 @dataclass
@@ -161,7 +164,7 @@ def check_text(
     return result
 
 
-def check_project(workspace, project) -> CheckResult:
+def check_project(workspace: Workspace, project: Project) -> CheckResult:
     """The check of a project's Report as it is on disk."""
     path = project.report_path
     from lantide.errors import MissingFileError

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.report_check import (
     CheckResult,
@@ -23,12 +23,18 @@ from lantide.agent.tools.registry import tool_error
 from lantide.docs.citations import MalformedCitationError
 from lantide.templates import render_prompt
 
+if TYPE_CHECKING:
+    from lantide.agent.tools.context import ToolContext
+    from lantide.workspace.model import Project, Workspace
 
-def _index(ctx, project) -> StepIndex:
+
+def _index(ctx: ToolContext, project: Project) -> StepIndex:
     return StepIndex.of_workspace(ctx.workspace.ledger_dir, project.dirname)
 
 
-def report_evidence_refusal(ctx, project, content: str) -> dict[str, Any] | None:
+def report_evidence_refusal(
+    ctx: ToolContext, project: Project, content: str
+) -> dict[str, Any] | None:
     path = ctx.relpath(project.report_path)
     try:
         old = project.report_path.read_text(encoding="utf-8")
@@ -52,7 +58,7 @@ def report_evidence_refusal(ctx, project, content: str) -> dict[str, Any] | None
     }
 
 
-def report_review_check(workspace, project) -> CheckResult | str:
+def report_review_check(workspace: Workspace, project: Project) -> CheckResult | str:
     """The whole Report's check, or the malformed-citation message."""
     try:
         text = project.report_path.read_text(encoding="utf-8")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from lantide.knowledge.reorganize import ReorganizeResult
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
+    from lantide.query.projects import ProjectArg
 
 
 COUNT_TTL = 5.0  # seconds a cached-table count is reused
@@ -45,23 +46,28 @@ class AgentQuery(Protocol):
 
     def close(self) -> None: ...
 
-    def show_tables(self) -> dict: ...
+    # Results are the query layer's JSON-serializable dicts (shapes: lantide.query.service).
+    def show_tables(self) -> dict[str, Any]: ...
 
-    def read_schema(self, table: str) -> dict: ...
+    def read_schema(self, table: str) -> dict[str, Any]: ...
 
-    def relation_info(self, relation_name: str) -> dict: ...
+    def relation_info(self, relation_name: str) -> dict[str, Any]: ...
 
     def fetch_rows(
-        self, relation_name: str, offset: int = 0, limit: int = 200, order_by=None
-    ) -> list[tuple]: ...
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 200,
+        order_by: list[tuple[str, str]] | None = None,
+    ) -> list[tuple[Any, ...]]: ...
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict: ...
+    ) -> dict[str, Any]: ...
 
-    def preview_sql(self, sql: str, rows: int) -> dict: ...
+    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]: ...
 
-    def validate_query(self, sql: str) -> dict: ...
+    def validate_query(self, sql: str) -> dict[str, Any]: ...
 
     def run_query(
         self,
@@ -69,33 +75,33 @@ class AgentQuery(Protocol):
         result_label: str | None = None,
         purpose: str | None = None,
         *,
-        project=None,
+        project: ProjectArg = None,
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
-    ) -> dict: ...
+    ) -> dict[str, Any]: ...
 
     def run_sql_tab(
         self,
-        project,
+        project: ProjectArg,
         tab: str,
         purpose: str | None = None,
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
-    ) -> dict: ...
+    ) -> dict[str, Any]: ...
 
     def source_run_sql_tab(
         self,
-        project,
+        project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress=None,
+        progress: Callable[[dict[str, Any]], None] | None = None,
         *,
-        large_remote_warning_id=None,
-    ) -> dict: ...
+        large_remote_warning_id: str | list[str] | None = None,
+    ) -> dict[str, Any]: ...
 
-    def create_sql_tab(self, project, name: str, sql: str) -> dict: ...
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]: ...
 
 
 class AgentKnowledge(Protocol):

@@ -14,6 +14,8 @@ else the primary. No model configured is a clear error naming what to set.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypedDict, Unpack
 
 from lantide.agent.app_state import AppStateProvider, SessionFileAppState, focused_project
 from lantide.agent.background import BackgroundRunner, conversation_title
@@ -37,7 +39,7 @@ from lantide.workspace.settings import Settings, load_settings, resolve_profile
 class NoModelConfigured(LantideError):
     code = "NO_MODEL"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             "no model is configured for the agent",
             hint="Add a model profile in the desktop app (Settings > Models), or set "
@@ -62,11 +64,23 @@ def model_clients(settings: Settings) -> tuple[ModelClient, ModelClient]:
     return main, OpenAIModelClient(secondary, settings.agent)
 
 
-def _relative(path, root) -> str:
+def _relative(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+class SessionParts(TypedDict, total=False):
+    """The optional parts of :class:`AgentSession` (its keyword arguments), for ``open``."""
+
+    settings: Settings | None
+    model: ModelClient | None
+    background_model: ModelClient | None
+    app: AppStateProvider | None
+    services: EngineServices | None
+    registry: ToolRegistry | None
+    on_background_event: Callable[[Event], None] | None
 
 
 class AgentSession:
@@ -103,7 +117,10 @@ class AgentSession:
 
     @classmethod
     def open(
-        cls, workspace: Workspace, conversation_id: str | None = None, **kwargs
+        cls,
+        workspace: Workspace,
+        conversation_id: str | None = None,
+        **kwargs: Unpack[SessionParts],
     ) -> AgentSession:
         """Reopen ``conversation_id``, or start a new conversation (its file is written
         with the first message)."""

@@ -29,10 +29,13 @@ import os
 import shutil
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_json
+
+if TYPE_CHECKING:
+    import tantivy
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ _WRITER_HEAP = 15_000_000
 _lock = threading.Lock()  # one writer per process; tantivy's own lock guards the rest
 
 
-def _schema():
+def _schema() -> tantivy.Schema:
     import tantivy
 
     builder = tantivy.SchemaBuilder()
@@ -92,11 +95,11 @@ class StepIndex:
         self.dir = layout.step_index_dir(lantide_dir)
         self.state_path = layout.step_index_state_path(lantide_dir)
         self.ledger_dir = Path(ledger_dir)
-        self._index = None
+        self._index: tantivy.Index | None = None
         self._state_read: tuple[int, dict[str, list[int]]] | None = None
 
     # -- opening -------------------------------------------------------------------------
-    def _open(self):
+    def _open(self) -> tantivy.Index:
         import tantivy
 
         if self._index is not None:
@@ -130,7 +133,7 @@ class StepIndex:
         return dict(state)
 
     def _ledgers(self) -> dict[str, list[int]]:
-        out = {}
+        out: dict[str, list[int]] = {}
         if self.ledger_dir.is_dir():
             for entry in os.scandir(self.ledger_dir):
                 if entry.name.endswith(".jsonl") and entry.is_file():
@@ -202,7 +205,8 @@ class StepIndex:
         total = searcher.num_docs
         if excluding:
             own = tantivy.Query.term_query(index.schema, "conversation", excluding)
-            total -= searcher.search(own, 1, count=True).count
+            # SearchResult.count exists at run time; tantivy's stub lists only ``hits``
+            total -= searcher.search(own, 1, count=True).count  # type: ignore[attr-defined]
         return total
 
     def search(self, query: str, limit: int = 5) -> list[dict[str, Any]]:

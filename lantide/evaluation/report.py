@@ -40,7 +40,7 @@ def document(set_name: str, model: str, results: list[dict[str, Any]]) -> dict[s
     return {"set": set_name, "model": model, "summary": summarize(results), "results": results}
 
 
-def _mark(value) -> str:
+def _mark(value: object) -> str:
     return "-" if value is None else ("yes" if value else "NO")
 
 
@@ -114,7 +114,7 @@ def _bar_chart(title: str, bars: list[tuple[str, float]], share: bool) -> str:
 
 def html_page(doc: dict[str, Any]) -> str:
     """One self-contained page: the summary, a chart per measure (by case kind), the table."""
-    by_kind: dict[str, list[dict]] = {}
+    by_kind: dict[str, list[dict[str, Any]]] = {}
     for r in doc["results"]:
         by_kind.setdefault(r.get("kind") or "other", []).append(r)
     charts = []
@@ -126,7 +126,7 @@ def html_page(doc: dict[str, Any]) -> str:
                 bars.append((kind, float(value)))
         if bars:
             charts.append(_bar_chart(label, bars, how == "share"))
-    rows = "".join(
+    table_rows = "".join(
         "<tr>"
         + "".join(
             f"<td>{html.escape(str(c))}</td>"
@@ -157,7 +157,7 @@ def html_page(doc: dict[str, Any]) -> str:
         + "".join(charts)
         + "<table><tr><th>case</th><th>correct</th><th>evidence</th><th>behaviour</th>"
         "<th>tool errors</th><th>iterations</th><th>tokens</th><th>s</th><th>problems"
-        "</th></tr>" + rows + "</table></body></html>"
+        "</th></tr>" + table_rows + "</table></body></html>"
     )
 
 
@@ -165,7 +165,7 @@ def load(path: Path) -> dict[str, Any]:
     from lantide.errors import LantideError
 
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
         doc["summary"], doc["results"], doc["model"]  # noqa: B018 - the shape is checked
         return doc
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -10,11 +10,16 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.evaluation.question_set import Case, QuestionSet
 from lantide.evaluation.scoring import RunRecord, Score, score_case
 from lantide.workspace import layout
+
+if TYPE_CHECKING:
+    from lantide.agent.session import AgentSession
+    from lantide.workspace.model import Project
+    from lantide.workspace.settings import Settings
 
 ModelFactory = Callable[[], tuple[Any, Any]]  # () -> (primary, background) model clients
 
@@ -83,7 +88,7 @@ def prepare_workspace(
     return root
 
 
-def apply_status(project, status: str) -> None:
+def apply_status(project: Project, status: str) -> None:
     """Put the project in ``status`` as the analyst would (an approved Plan first where the
     lifecycle asks for one)."""
     project.set_status(status)
@@ -95,7 +100,7 @@ def run_case(
     models: ModelFactory,
     *,
     repeat: int = 1,
-    settings=None,
+    settings: Settings | None = None,
     workdir: Path | None = None,
     template: Path | None = None,
 ) -> CaseResult:
@@ -155,7 +160,7 @@ def run_case(
     )
 
 
-def _run_turn(session, message: str, record: RunRecord) -> int:
+def _run_turn(session: AgentSession, message: str, record: RunRecord) -> int:
     """One turn; what it said, ran and asked goes into ``record``. Its iterations."""
     from lantide.agent.events import AssistantMessage, QuestionAsked, ToolReturned, TurnFinished
 
@@ -189,7 +194,7 @@ def run_set(
     models: ModelFactory,
     *,
     repeat: int = 1,
-    settings=None,
+    settings: Settings | None = None,
     cases: list[str] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:

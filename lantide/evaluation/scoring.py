@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -52,7 +53,7 @@ def matches(found: float, expected: dict[str, Any]) -> bool:
 
 
 def result_numbers(rows: list[list[Any]] | None, row_count: Any = None) -> list[float]:
-    out = []
+    out: list[float] = []
     for row in rows or []:
         for cell in row if isinstance(row, (list, tuple)) else [row]:
             if isinstance(cell, bool):
@@ -60,10 +61,8 @@ def result_numbers(rows: list[list[Any]] | None, row_count: Any = None) -> list[
             if isinstance(cell, (int, float)):
                 out.append(float(cell))
             elif isinstance(cell, str):
-                try:
+                with contextlib.suppress(ValueError):  # text that is not a number
                     out.append(float(cell))
-                except ValueError:
-                    pass
     if isinstance(row_count, int):
         out.append(float(row_count))
     return out
@@ -82,7 +81,7 @@ def table_found(expected: dict[str, Any], results: list[list[list[Any]]]) -> boo
         if len(got) != len(want):
             continue
         if expected.get("ordered"):
-            pairs = zip(got, want)
+            pairs = zip(got, want, strict=True)  # same length: checked above
             if all(len(g) == len(w) and all(map(_same_cell, g, w)) for g, w in pairs):
                 return True
             continue

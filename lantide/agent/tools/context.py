@@ -6,8 +6,9 @@ Handlers return a JSON-able dict (the tool result the model reads) and may queue
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from lantide.agent.app_state import AppStateProvider, focused_project
 from lantide.agent.cancel import CancelToken
@@ -24,6 +25,14 @@ class NoProjectError(LantideError):
     code = "NO_PROJECT"
 
 
+class AskedQuestion(TypedDict):
+    """What ask_user asked; the loop records it (``question_asked``) and ends the turn."""
+
+    question: str
+    choices: list[str]
+    question_kind: str
+
+
 @dataclass
 class ToolContext:
     workspace: Workspace
@@ -37,7 +46,7 @@ class ToolContext:
     turn: int
     events: list[Event] = field(default_factory=list)
     pending_steps: list[str] = field(default_factory=list)  # steps awaiting [[QUERY_STEP]]
-    question: dict[str, Any] | None = None  # set by ask_user: the turn pauses
+    question: AskedQuestion | None = None  # set by ask_user: the turn pauses
     knowledge_offers_tool: bool = False  # set from the knowledge layer each iteration
 
     def emit(self, event: Event) -> None:
@@ -74,7 +83,7 @@ class ToolContext:
             return False
         return analysis_state(self.conversation, getattr(project, "dirname", None)) is not None
 
-    def relpath(self, path) -> str:
+    def relpath(self, path: str | os.PathLike[str]) -> str:
         """A workspace-relative path with forward slashes."""
         from pathlib import Path
 

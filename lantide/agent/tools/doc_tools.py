@@ -17,26 +17,28 @@ from lantide.agent.tools.registry import (
     EXECUTING,
     PROJECT_ARG,
     PROJECT_STATES,
+    Handler,
     Tool,
     params,
 )
+from lantide.workspace.model import Project
 
 
-def _changed(ctx: ToolContext, project, kind: str) -> None:
+def _changed(ctx: ToolContext, project: Project, kind: str) -> None:
     # the one announcement of the edit: the app reacts to the event (once)
     ctx.emit(DocumentChanged(ctx.relpath(project.document_path(kind)), project.dirname))
 
 
-def _read(kind: str):
-    def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def _read(kind: str) -> Handler:
+    def handler(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
         return ctx.services.documents.agent_view(project, kind)
 
     return handler
 
 
-def _update(kind: str):
-    def handler(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def _update(kind: str) -> Handler:
+    def handler(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
         if kind == "report":  # every number the agent writes cites its step
             refusal = report_evidence_refusal(ctx, project, args["content"])
@@ -49,7 +51,7 @@ def _update(kind: str):
     return handler
 
 
-def resolve_annotations(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def resolve_annotations(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     kind = args["document"]
     result = ctx.services.documents.resolve_annotations(project, kind, args["items"], by="agent")
@@ -57,7 +59,7 @@ def resolve_annotations(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return result
 
 
-def expand_knowledge_catalog(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def expand_knowledge_catalog(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])
 
 

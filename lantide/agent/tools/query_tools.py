@@ -8,12 +8,14 @@ needs (the full result stays in DuckDB and, when materialized, in its cached tab
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from lantide.agent.consent import consent_refusal
 from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChanged, StepRecorded
 from lantide.agent.evidence import evidence_fields
+from lantide.agent.services import AgentQuery
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     EXECUTING,
@@ -43,6 +45,8 @@ QUIET_WHEN_EMPTY = (
     "truncated",
     "materialized",
 )
+
+T = TypeVar("T")  # what a guarded query-layer call returns
 
 
 def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
@@ -80,7 +84,7 @@ def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
     return out
 
 
-def _cell_chars(args: dict) -> int:
+def _cell_chars(args: dict[str, Any]) -> int:
     value = args.get("max_cell_chars")
     return MODEL_CELL_CHARS if value is None else max(1, min(int(value), MAX_CELL_CHARS))
 
@@ -140,7 +144,7 @@ def _status_of(ctx: ToolContext, project: str | None) -> str | None:
         return None
 
 
-def _run_guarded(ctx: ToolContext, call):
+def _run_guarded(ctx: ToolContext, call: Callable[[AgentQuery], T]) -> T:
     """Run a query-layer call so that cancel interrupts its DuckDB work at once.
 
     The call runs under its own cancel scope: the analyst's Stop ends this turn's queries
@@ -220,7 +224,7 @@ def _empty(value: Any) -> bool:
     return value is None or value is False or isinstance(value, (str, list, dict)) and not value
 
 
-def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def show_tables(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     listing = _run_guarded(ctx, lambda q: q.show_tables())
     tables = list(listing.get("tables") or [])
     pattern = (args.get("name") or "").strip().casefold()
@@ -241,7 +245,7 @@ def show_tables(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def read_schema(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def read_schema(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """The DDL once (the query layer also lists the columns as JSON, for the app)."""
     schema = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
     # the DDL once; the kind and source are in show_tables' listing
@@ -263,12 +267,12 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, An
     still the step's, else by running the step's SQL again with a limit."""
     from lantide.query.results import json_rows
 
-    table = step.get("cached_table_name")
+    table = str(step.get("cached_table_name") or "")
     service = ctx.services.query()
     cached = service.catalog.cached(table) if table and step.get("materialized") else None
     if cached is not None and cached.step_id == step.get("step_id"):
 
-        def read(q):
+        def read(q: AgentQuery) -> dict[str, Any]:
             info = q.relation_info(table)
             return {
                 "columns": info["columns"],
@@ -293,7 +297,7 @@ PROFILE_TOP_VALUES = 8
 PROFILE_BINS = 6
 
 
-def profile_columns(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """The table browser's column profile, compacted for the model (histograms as
     ``[low, high, count]`` triples)."""
     profile = _run_guarded(
@@ -315,11 +319,11 @@ def profile_columns(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return {"table": args["table"], "row_count": profile["row_count"], "columns": columns}
 
 
-def validate_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def validate_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
 
 
-def run_query(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def run_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     refusal = consent_refusal(args["sql"], ctx.state, ctx.analysis_active())
     if refusal:
         return refusal
@@ -349,7 +353,7 @@ def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any]
     )
 
 
-def run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project")).dirname
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
@@ -383,7 +387,7 @@ def _with_table_rows(ctx: ToolContext, entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, "preview": json_rows(rows)}
 
 
-def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """One ledger step per recomputed tab; tabs skipped as up to date add none."""
     project = ctx.project(args.get("project")).dirname
     refusal = _tab_refusal(ctx, project, args["tab"])
@@ -433,14 +437,14 @@ def source_run_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def create_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def create_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project")).dirname
     result = ctx.services.query().create_sql_tab(project, args["name"], args["sql"])
     ctx.emit(DocumentChanged(sql_tab_relpath(project, result["tab"]), project))
     return result
 
 
-def read_sql_tab(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def read_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     path = project.sql_tab_path(args["tab"])
     if not path.is_file() or "/" in args["tab"] or "\\" in args["tab"]:

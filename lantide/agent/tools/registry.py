@@ -17,10 +17,14 @@ from typing import TYPE_CHECKING, Any
 from lantide.agent.cancel import TurnCancelled
 from lantide.agent.events import TOUCHES
 from lantide.errors import LantideError
-from lantide.query.qem import PURPOSE_MAX_CHARS  # the QEM's limit, defined in one place
+
+# the QEM's limit, defined in one place (re-exported for the tool modules and the prompt)
+from lantide.query.qem import PURPOSE_MAX_CHARS as PURPOSE_MAX_CHARS
 from lantide.workspace.lifecycle import AFTER_APPROVAL
 
 if TYPE_CHECKING:
+    import jsonschema.protocols
+
     from lantide.agent.tools.context import ToolContext
     from lantide.workspace.model import Project
 
@@ -134,7 +138,9 @@ def lean_parameters(schema: Any) -> Any:
     return out
 
 
-def params(properties: dict[str, Any] | None = None, required: tuple[str, ...] = ()) -> dict:
+def params(
+    properties: dict[str, Any] | None = None, required: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A JSON schema for an object of named arguments (unknown ones are refused)."""
     return {
         "type": "object",
@@ -160,7 +166,7 @@ def tool_error(code: str, message: str, hint: str | None = None) -> dict[str, An
 
 
 @lru_cache(maxsize=256)
-def _validator(schema_key: str):
+def _validator(schema_key: str) -> jsonschema.protocols.Validator:
     import json
 
     import jsonschema

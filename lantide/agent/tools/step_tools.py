@@ -29,7 +29,7 @@ def _tables(sql: str) -> list[str]:
         return []
 
 
-def find_similar_steps(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def find_similar_steps(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     from lantide.agent.ledger import Ledger, StepNotFoundError
 
     query = args["query"].strip()

@@ -36,7 +36,7 @@ from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS
 MAX_LISTED_PROJECTS = 50
 
 
-def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def get_app_context(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ws = ctx.workspace
     state = ctx.app.app_state()
     projects = ws.list_projects()
@@ -81,7 +81,7 @@ def get_app_context(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def focus_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.workspace.project(args["project"])
     ctx.app.focus_project(project.dirname)  # the app state owns the focus (agent.app_state)
     ctx.conversation.add_event("project_focused", ctx.turn, project=project.dirname)
@@ -93,7 +93,7 @@ def focus_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
     }
 
 
-def create_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def create_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.workspace.create_project(args["name"])
     ctx.conversation.add_event("project_created", ctx.turn, project=project.dirname)
     out = {"created": project.to_dict()}
@@ -102,7 +102,7 @@ def create_project(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def set_project_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     old = project.status
     project.set_status(args["status"], by=AGENT)  # refused: executing without approval
@@ -113,7 +113,7 @@ def set_project_status(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return {"project": project.dirname, "old_status": old, "status": project.status}
 
 
-def ask_user(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def ask_user(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     choices = [str(c) for c in args.get("choices") or []]
     kind = args.get("kind") or "question"
     ctx.question = {"question": args["question"], "choices": choices, "question_kind": kind}
@@ -130,12 +130,13 @@ def ask_user(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def activate_analysis(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def activate_analysis(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if ctx.analysis_active():
         return {"analysis_active": True, "note": "Statistical analysis was already approved."}
     answered, refusal = consent_grant(ctx.conversation, ctx.turn)
     if refusal is not None:
         return refusal
+    assert answered is not None  # consent_grant gives the answer when it gives no refusal
     project = getattr(ctx.focused_project(), "dirname", None)
     ctx.conversation.add_event(
         "analysis_activated",
@@ -154,7 +155,7 @@ def activate_analysis(ctx: ToolContext, args: dict) -> dict[str, Any]:
     }
 
 
-def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     changes = {k: args[k] for k in ("summary", "purpose") if args.get(k) is not None}
     if not changes:
         return tool_error(
@@ -181,7 +182,7 @@ def patch_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
 LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut")
 
 
-def read_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def read_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     step = ctx.ledger.step(args["step_id"])
     out: dict[str, Any] = {"step": {k: v for k, v in step.items() if k not in LEDGER_ONLY_FIELDS}}
     if args.get("rows"):
@@ -194,7 +195,7 @@ def read_step(ctx: ToolContext, args: dict) -> dict[str, Any]:
     return out
 
 
-def sync_tab_content(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def sync_tab_content(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     path = (ctx.workspace.root / args["path"]).resolve()
     try:
         rel = path.relative_to(ctx.workspace.root).as_posix()
