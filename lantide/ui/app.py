@@ -194,7 +194,8 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     from lantide.ui.icons import app_icon
     from lantide.ui.theme import install_theme
 
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     app.setApplicationName("Lantide")
     app.setApplicationDisplayName("Lantide")
     app.setApplicationVersion(__version__)

@@ -75,7 +75,9 @@ class FocusedEditor(QObject):
         super().__init__(window)
         self.window = window
         self._last: QWidget | None = None
-        QApplication.instance().focusChanged.connect(self._focus_changed)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):  # always: a widget needs one
+            app.focusChanged.connect(self._focus_changed)
 
     def _focus_changed(self, _old, new) -> None:
         if isinstance(new, (*EDITORS, QAbstractItemView)) and new.window() is self.window:

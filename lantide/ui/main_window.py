@@ -661,7 +661,9 @@ class MainWindow(QMainWindow):
     def set_appearance(self, appearance: str) -> None:
         from lantide.ui.theme import install_theme
 
-        install_theme(QApplication.instance(), appearance)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_theme(app, appearance)
         self.services.settings.appearance = appearance
         self._check_appearance()
         try:

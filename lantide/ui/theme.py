@@ -155,7 +155,7 @@ def blend(color: QColor, base: QColor, amount: float) -> QColor:
 
 def system_prefers_dark() -> bool:
     app = QGuiApplication.instance()
-    if app is None:
+    if not isinstance(app, QGuiApplication):
         return False
     try:
         return app.styleHints().colorScheme() == Qt.ColorScheme.Dark

@@ -207,7 +207,7 @@ class PagedResultModel(QAbstractTableModel):
         self._preview = [tuple(r) for r in preview]
         self._seed(self._preview)
         app = QApplication.instance()
-        palette = app.palette() if app is not None else QPalette()
+        palette = app.palette() if isinstance(app, QApplication) else QPalette()
         self._muted = palette.color(QPalette.ColorRole.PlaceholderText)
         self._italic = QFont()
         self._italic.setItalic(True)

@@ -36,7 +36,7 @@ def is_dark(palette: QPalette | None = None) -> bool:
     """True when the window background is dark (the system's dark mode)."""
     if palette is None:
         app = QApplication.instance()
-        palette = app.palette() if app is not None else QPalette()
+        palette = app.palette() if isinstance(app, QApplication) else QPalette()
     return palette.color(QPalette.ColorRole.Window).lightness() < 128
 
 
