@@ -85,6 +85,8 @@ class MainWindow(QMainWindow):
     sig_shown = Signal()  # the first paint is done and the event loop runs
     sig_idle = Signal()  # shown, database open (or failed), explorer filled
     sig_workspace_requested = Signal(str)  # the analyst asked to open another workspace
+    edit_actions: dict[str, QAction]  # filled by build_edit_menu
+    query_actions: dict[str, QAction]  # filled by build_query_menu
 
     def __init__(self, services: AppServices, *, restore: bool = True):
         super().__init__()
