@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
+from lantide.ui.tree_items import child_items, top_level_items
 from lantide.workspace.layout import sql_tab_file_name
 from lantide.workspace.model import PROJECT_STATUSES
 
@@ -319,11 +320,11 @@ class ExplorerPanel(QWidget):
         return (node.get("kind"), node.get("project"), node.get("name"))
 
     def _all_items(self):
-        stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        stack = top_level_items(self.tree)
         while stack:
             item = stack.pop()
             yield item
-            stack.extend(item.child(i) for i in range(item.childCount()))
+            stack.extend(child_items(item))
 
     def _view_state(self) -> tuple[set, tuple | None]:
         if self.tree.topLevelItemCount() == 0:  # first build: open groups and the focused project

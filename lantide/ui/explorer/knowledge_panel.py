@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from lantide.ui.icons import icon
 from lantide.ui.services import AppServices
 from lantide.ui.theme import colors
+from lantide.ui.tree_items import child_items, top_level_items
 
 ROLE_ENTRY = Qt.ItemDataRole.UserRole + 1
 FILTERS = ("All entries", "Queued only", "Enabled only")
@@ -297,14 +298,14 @@ class KnowledgePanel(QWidget):
 
     def select_entry(self, scope: str, text: str) -> bool:
         """Select the entry of ``scope`` whose text is ``text`` (for keyboard users and tests)."""
-        stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        stack = top_level_items(self.tree)
         while stack:
             item = stack.pop()
             e = item.data(0, ROLE_ENTRY)
             if e and e["scope"] == scope and e["text"] == text:
                 self.tree.setCurrentItem(item)
                 return True
-            stack.extend(item.child(i) for i in range(item.childCount()))
+            stack.extend(child_items(item))
         return False
 
     def _context_menu(self, pos) -> None:
