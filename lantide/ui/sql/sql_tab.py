@@ -544,15 +544,13 @@ class SqlTabWidget(QWidget):
         if position:
             line, column = sql_runs.position_in_tab(position, self._error_offset)
             self.editor.set_error_position(line, column)
-            actions.append(
-                (
-                    f"Go to line {line}",
-                    lambda l=line, c=column: (
-                        self.editor.set_error_position(l, c),
-                        self.editor.setFocus(),
-                    ),
-                )
-            )
+
+            # No parameters: a button's clicked(bool) would fill the first with False.
+            def go_to_error() -> None:
+                self.editor.set_error_position(line, column)
+                self.editor.setFocus()
+
+            actions.append((f"Go to line {line}", go_to_error))
         if code in PURPOSE_CODES:
             self.purpose_edit.setFocus()
             self.purpose_edit.selectAll()
