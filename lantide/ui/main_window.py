@@ -573,17 +573,20 @@ class MainWindow(QMainWindow):
         if not project:
             return
         ws = self.services.workspace
+
+        def status_set(_result) -> None:
+            self.explorer.refresh()
+            self.services.post_message(f"{project} is now {status}.")
+
+        def status_refused(exc: BaseException) -> None:
+            # refused (executing needs the approved Plan): the combo shows the real status
+            self.services.report_error(exc, "Setting the status")
+            self.explorer.refresh()
+
         self.services.workers.submit(
             lambda _ctx: ws.project(project).set_status(status),
-            on_result=lambda _r: (
-                self.explorer.refresh(),
-                self.services.post_message(f"{project} is now {status}."),
-            ),
-            # refused (executing needs the approved Plan): the combo shows the real status
-            on_error=lambda e: (
-                self.services.report_error(e, "Setting the status"),
-                self.explorer.refresh(),
-            ),
+            on_result=status_set,
+            on_error=status_refused,
             name="set project status",
         )
 

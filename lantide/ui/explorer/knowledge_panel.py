@@ -64,6 +64,8 @@ def _apply(
     kb = KnowledgeBase.for_project(project)
     if action == "add":
         return kb.add(text or "", section=section or "Rules", scope=scope)
+    if entry is None:  # the panel passes the selected entry to every action but add
+        raise ValueError(f"knowledge {action} needs an entry")
     ref, expect, scope = entry["number"], entry["text"], entry["scope"]
     if action == "approve":
         return kb.approve(ref, scope=scope, expect_text=expect)
@@ -348,6 +350,15 @@ class KnowledgePanel(QWidget):
             "edit": ("Edited", "Editing"),
             "add": ("Added", "Adding"),
         }[action]
+
+        def applied(e) -> None:
+            self.services.post_message(f"{done}: {e.text[:80]}")
+            self.reload()
+
+        def failed(exc: BaseException) -> None:
+            self.services.report_error(exc, f"{doing} the entry")
+            self.reload()
+
         self.services.workers.submit(
             _apply,
             self.services.workspace,
@@ -357,14 +368,8 @@ class KnowledgePanel(QWidget):
             text,
             section,
             scope,
-            on_result=lambda e: (
-                self.services.post_message(f"{done}: {e.text[:80]}"),
-                self.reload(),
-            ),
-            on_error=lambda exc: (
-                self.services.report_error(exc, f"{doing} the entry"),
-                self.reload(),
-            ),
+            on_result=applied,
+            on_error=failed,
             name=f"knowledge {action}",
         )
 
