@@ -49,7 +49,7 @@ from lantide.ui.status_bar import StatusBarWidget
 from lantide.ui.tab_area import TabAreaWidget
 from lantide.ui.welcome import WelcomeWidget
 from lantide.workspace.layout import sql_tab_path
-from lantide.workspace.model import PROJECT_STATUSES
+from lantide.workspace.lifecycle import PROJECT_STATUSES
 
 log = logging.getLogger(__name__)
 EXPLORER_MIN_WIDTH = 210

@@ -69,10 +69,12 @@ def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
     from lantide.workspace import layout
 
     index = StepIndex.of_workspace(layout.ledger_dir(root), project)
-    return {
-        step_id: (kind, str(index.get(step_id).step.get("conversation_id") or ""))
-        for step_id, kind in index.kinds().items()
-    }
+    out: dict[str, tuple[str, str]] = {}
+    for step_id, kind in index.kinds().items():
+        indexed = index.get(step_id)  # there: kinds() lists the index's own steps
+        conversation = indexed.step.get("conversation_id") if indexed is not None else None
+        out[step_id] = (kind, str(conversation or ""))
+    return out
 
 
 def check_report(context, root, project: str) -> dict[str, Any]:
@@ -198,16 +200,17 @@ class EvidenceBar(QWidget):
             self._show_project(project)
             self.services.post_message(f"Plan of {self.project} approved: executing")
 
+        def failed(exc: BaseException) -> None:
+            self.services.report_error(exc, "Approving the Plan")
+            self.refresh()
+
         self.services.workers.submit(
             approve_plan,
             self.services.workspace.root,
             self.project,
             seen,
             on_result=done,
-            on_error=lambda exc: (
-                self.services.report_error(exc, "Approving the Plan"),
-                self.refresh(),
-            ),
+            on_error=failed,
             name="Approving the Plan",
         )
 
