@@ -12,6 +12,7 @@ Every read runs in a worker; the widgets only show results.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -102,7 +103,7 @@ class EvidenceBar(QWidget):
         self.kind = kind
         self.kinds: dict[str, tuple[str, str]] = {}
         # the Plan text the tab shows (None: not loaded; False: unsaved edits), set by the tab
-        self.seen_plan = None
+        self.seen_plan: Callable[[], str | bool | None] | None = None
         self._tone_name = "muted"
         mark_theme(self)
         self.label = QLabel(self)
