@@ -59,7 +59,7 @@ EVIDENCE_TIPS = {
 
 
 def summary_text(step: dict) -> str:
-    status = step.get("summary_status")
+    status = step.get("summary_status") or ""
     if step.get("summary"):
         return step["summary"]
     return {
