@@ -269,7 +269,7 @@ class SqlTabWidget(QWidget):
         ):
             return  # a change event for what we already show (e.g. our own save)
         new_tab = text is None
-        if new_tab:
+        if text is None:
             self._show_disk_notice(
                 f"{self.tab_name} is a new tab.",
                 f"Write the query: saving (Ctrl+S) or running it writes sql/{self.path.name}.",
@@ -581,7 +581,7 @@ class SqlTabWidget(QWidget):
         ]
         sizes = "; ".join(
             f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
-            for t, err in zip(tabs, errors)
+            for t, err in zip(tabs, errors, strict=True)  # the same failed entries, in order
         )
         ids = [err["large_remote_warning_id"] for err in errors]
         self.banner.show_notice(
