@@ -91,7 +91,7 @@ def sql_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     tokens = list(_lexer().get_tokens_unprocessed(text))
     for i, (start, token_type, value) in enumerate(tokens):
         nxt = ""
-        for _, follow_type, follow_value in tokens[i + 1 : i + 3]:
+        for _, _follow_type, follow_value in tokens[i + 1 : i + 3]:
             if follow_value.strip():
                 nxt = follow_value[0]
                 break
