@@ -25,14 +25,14 @@ def share_shortfall(sizes: list[int], minimums: list[int], shortfall: int) -> li
     """New sizes after taking ``shortfall`` pixels from ``sizes``, each in proportion to
     what it can spare above its minimum; never below a minimum (so when together they
     cannot spare enough, each ends at its minimum)."""
-    spare = [max(0, s - m) for s, m in zip(sizes, minimums)]
+    spare = [max(0, s - m) for s, m in zip(sizes, minimums, strict=True)]
     total = sum(spare)
     if shortfall <= 0 or total == 0:
         return list(sizes)
     take = min(shortfall, total)
     out = []
     taken = 0
-    for i, (size, room) in enumerate(zip(sizes, spare)):
+    for i, (size, room) in enumerate(zip(sizes, spare, strict=True)):
         part = take - taken if i == len(sizes) - 1 else round(take * room / total)
         part = min(part, room)
         taken += part
@@ -42,12 +42,12 @@ def share_shortfall(sizes: list[int], minimums: list[int], shortfall: int) -> li
 
 def give_back(sizes: list[int], wanted: list[int], surplus: int) -> list[int]:
     """New sizes after handing up to ``surplus`` pixels back towards ``wanted``."""
-    missing = [max(0, w - s) for s, w in zip(sizes, wanted)]
+    missing = [max(0, w - s) for s, w in zip(sizes, wanted, strict=True)]
     total = sum(missing)
     if surplus <= 0 or total == 0:
         return list(sizes)
     give = min(surplus, total)
-    return [s + min(m, round(give * m / total)) for s, m in zip(sizes, missing)]
+    return [s + min(m, round(give * m / total)) for s, m in zip(sizes, missing, strict=True)]
 
 
 class AdaptiveDocks(QObject):
@@ -67,7 +67,13 @@ class AdaptiveDocks(QObject):
         self._timer.timeout.connect(self.adapt)
         window.installEventFilter(self)
         # The centre too: the main window may lay it out after the timer ran.
-        window.centralWidget().installEventFilter(self)
+        self._centre().installEventFilter(self)
+
+    def _centre(self) -> QWidget:
+        centre = self.window.centralWidget()
+        if centre is None:  # the main window sets it before it makes this
+            raise RuntimeError("AdaptiveDocks needs the window's central widget")
+        return centre
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and (
@@ -81,7 +87,7 @@ class AdaptiveDocks(QObject):
         centre and its minimum. Tabified docks share one place, and a hidden tab keeps a
         stale size, so the extent is measured from the central widget's geometry."""
         window = self.window
-        centre = window.centralWidget().geometry()
+        centre = self._centre().geometry()
         separator = window.style().pixelMetric(QStyle.PixelMetric.PM_DockWidgetSeparatorExtent)
         places: dict[Qt.DockWidgetArea, list[QDockWidget]] = {}
         for dock in docks:
@@ -107,7 +113,7 @@ class AdaptiveDocks(QObject):
         try:
             size = self.window.size()
             last, self._last_size = self._last_size, size
-            centre = self.window.centralWidget().size()
+            centre = self._centre().size()
             self._fit(
                 self.side,
                 CENTRE_MIN_WIDTH - centre.width(),
@@ -130,18 +136,18 @@ class AdaptiveDocks(QObject):
         keys = [d.objectName() for d, _e, _m in places]
         sizes = [e for _d, e, _m in places]
         if shortfall > 0:  # remember where each was while there was room
-            for key, size in zip(keys, sizes):
+            for key, size in zip(keys, sizes, strict=True):
                 self._wanted.setdefault(key, self._roomy.get(key, size))
             new = share_shortfall(sizes, [m for _d, _e, m in places], shortfall)
         elif grew and any(k in self._wanted for k in keys):
-            wanted = [max(self._wanted.get(k, s), s) for k, s in zip(keys, sizes)]
+            wanted = [max(self._wanted.get(k, s), s) for k, s in zip(keys, sizes, strict=True)]
             new = give_back(sizes, wanted, -shortfall)
-            for key, got, want in zip(keys, new, wanted):
+            for key, got, want in zip(keys, new, wanted, strict=True):
                 if got >= want - 2:
                     self._wanted.pop(key, None)
         else:  # room enough, not growing: these are the sizes the analyst likes
             if not any(k in self._wanted for k in keys):
-                self._roomy.update(zip(keys, sizes))
+                self._roomy.update(zip(keys, sizes, strict=True))
             return
         if new != sizes:
             self.window.resizeDocks([d for d, _e, _m in places], new, orientation)
@@ -165,8 +171,9 @@ class StackWhenNarrow(QObject):
         self.min_width = min_width
         # Its minimum is the stacked one even while side by side: otherwise the window
         # could not get narrow enough for the panes to stack.
+        panes = [splitter.widget(i) for i in range(splitter.count())]
         splitter.setMinimumWidth(
-            max(splitter.widget(i).minimumSizeHint().width() for i in range(splitter.count()))
+            max(pane.minimumSizeHint().width() for pane in panes if pane is not None)
         )
         splitter.installEventFilter(self)
 

@@ -7,13 +7,14 @@ appears fast even on a large workspace.
 
 ``LANTIDE_READY_FILE``: when set, the app writes ``{"pid", "shown_at", "idle_at"}``
 (wall-clock seconds) to that path once the main window is idle: ``shown_at`` when the
-window's first paint was done and the event loop ran again, ``idle_at`` when the database was open and
-the explorer filled as well. The start-up benchmark and the Xvfb test wait for it;
+window's first paint was done and the event loop ran again, ``idle_at`` when the database
+was open and the explorer filled as well. The start-up benchmark and the Xvfb test wait for it;
 nothing else uses it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -172,10 +173,8 @@ def _install_excepthook(controller: AppController) -> None:
         sys.stderr.write("".join(traceback.format_exception(kind, exc, tb)))
         services = controller.services
         if services is not None:
-            try:
+            with contextlib.suppress(Exception):  # the traceback is on stderr already
                 services.report_error(exc, "Unexpected error (details on the console)")
-            except Exception:
-                pass
 
     sys.excepthook = hook
 
@@ -194,7 +193,8 @@ def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
     from lantide.ui.icons import app_icon
     from lantide.ui.theme import install_theme
 
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     app.setApplicationName("Lantide")
     app.setApplicationDisplayName("Lantide")
     app.setApplicationVersion(__version__)

@@ -67,15 +67,17 @@ def menu_commands(menu_bar: QMenuBar) -> list[Command]:
             if action.isSeparator() or not action.isVisible():
                 continue
             name = action.text().split("\t")[0].replace("&", "")
-            if action.menu() is not None:
-                walk(action.menu(), trail + [name])
+            submenu = action.menu()  # typed QObject: QAction lives in QtGui
+            if isinstance(submenu, QMenu):
+                walk(submenu, trail + [name])
                 continue
             if action.isEnabled():
                 out.append(Command(" › ".join(trail + [name]), shown_key(action), action))
 
     for action in menu_bar.actions():
-        if action.menu() is not None and action.isVisible():
-            walk(action.menu(), [action.text().replace("&", "")])
+        menu = action.menu()
+        if isinstance(menu, QMenu) and action.isVisible():
+            walk(menu, [action.text().replace("&", "")])
     return out
 
 

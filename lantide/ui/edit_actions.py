@@ -13,13 +13,14 @@ palette show for an action.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QLineEdit,
-    QMainWindow,
     QMenu,
     QPlainTextEdit,
     QTextEdit,
@@ -29,8 +30,14 @@ from PySide6.QtWidgets import (
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 
+if TYPE_CHECKING:
+    from lantide.ui.main_window import MainWindow
+    from lantide.ui.sql.sql_tab import SqlTabWidget
+
 KEY_PROPERTY = "lantide_shown_key"  # the key an action shows without binding it
 EDITORS = (QPlainTextEdit, QTextEdit, QLineEdit)
+# What the Edit menu acts on: an editor, or a view (the result grid copies its selection).
+Editable = QPlainTextEdit | QTextEdit | QLineEdit | QAbstractItemView
 
 
 def shown_key(action: QAction) -> str:
@@ -74,16 +81,18 @@ class FocusedEditor(QObject):
     def __init__(self, window: QWidget):
         super().__init__(window)
         self.window = window
-        self._last: QWidget | None = None
-        QApplication.instance().focusChanged.connect(self._focus_changed)
+        self._last: Editable | None = None
+        app = QApplication.instance()
+        if isinstance(app, QApplication):  # always: a widget needs one
+            app.focusChanged.connect(self._focus_changed)
 
     def _focus_changed(self, _old, new) -> None:
-        if isinstance(new, (*EDITORS, QAbstractItemView)) and new.window() is self.window:
+        if isinstance(new, Editable) and new.window() is self.window:
             self._last = new
 
-    def widget(self) -> QWidget | None:
+    def widget(self) -> Editable | None:
         now = QApplication.focusWidget()
-        if isinstance(now, (*EDITORS, QAbstractItemView)) and now.window() is self.window:
+        if isinstance(now, Editable) and now.window() is self.window:
             return now
         try:
             if self._last is not None and self._last.isVisible():
@@ -111,22 +120,23 @@ class FocusedEditor(QObject):
         return True
 
 
-def build_edit_menu(window: QMainWindow, menu: QMenu, extra: list[QAction]) -> FocusedEditor:
+def build_edit_menu(window: MainWindow, menu: QMenu, extra: list[QAction]) -> FocusedEditor:
     """Fill ``menu`` with Undo … Paste on the focused editor, then ``extra`` (Find, Replace,
     Annotate: the window's own actions)."""
     focused = FocusedEditor(window)
     window.edit_actions = {}
-    for method, text, key in (
+    for entry in (
         ("undo", "Undo", shortcut("undo")),
         ("redo", "Redo", shortcut("redo")),
-        (None, None, None),
+        None,  # a separator
         ("cut", "Cut", QKeySequence(QKeySequence.StandardKey.Cut)),
         ("copy", "Copy", QKeySequence(QKeySequence.StandardKey.Copy)),
         ("paste", "Paste", QKeySequence(QKeySequence.StandardKey.Paste)),
     ):
-        if method is None:
+        if entry is None:
             menu.addSeparator()
             continue
+        method, text, key = entry
         action = _menu_action(
             window, text, key, lambda m=method: focused.act(m), tip=f"{text} in the focused editor"
         )
@@ -138,12 +148,14 @@ def build_edit_menu(window: QMainWindow, menu: QMenu, extra: list[QAction]) -> F
     return focused
 
 
-def _current_sql_tab(window) -> QWidget | None:
+def _current_sql_tab(window: MainWindow) -> SqlTabWidget | None:
+    from lantide.ui.sql.sql_tab import SqlTabWidget  # not on the start-up path
+
     widget = window.tabs.currentWidget() if window.tabs.count() else None
-    return widget if widget is not None and hasattr(widget, "source_run") else None
+    return widget if isinstance(widget, SqlTabWidget) else None
 
 
-def _on_sql_tab(window, what: str) -> None:
+def _on_sql_tab(window: MainWindow, what: str) -> None:
     tab = _current_sql_tab(window)
     if tab is None:
         window.services.post_message("Open a SQL tab first (Ctrl+T makes a new one).", "info")
@@ -163,7 +175,7 @@ def _on_sql_tab(window, what: str) -> None:
         tab.cancel()
 
 
-def build_query_menu(window: QMainWindow, menu: QMenu, cancel_any: QAction) -> None:
+def build_query_menu(window: MainWindow, menu: QMenu, cancel_any: QAction) -> None:
     """Run, Run selection, Source Run and Cancel on the current SQL tab, then the window's
     "cancel whatever query runs" action."""
     window.query_actions = {}

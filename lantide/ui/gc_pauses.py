@@ -25,6 +25,7 @@ objects are collected as usual.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import threading
@@ -68,10 +69,8 @@ class GcPauses:
         with _lock:
             if _active is self:
                 _active = None
-        try:
+        with contextlib.suppress(ValueError):  # not installed
             gc.callbacks.remove(self._after_collection)
-        except ValueError:
-            pass
         gc.unfreeze()
 
     def thaw(self) -> None:

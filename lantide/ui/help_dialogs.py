@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from lantide import __version__
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.shortcuts import by_area
+from lantide.ui.tree_items import child_items, top_level_items
 
 # Distributions whose versions About lists (read from metadata; nothing is imported).
 _COMPONENTS = (
@@ -72,11 +73,9 @@ class ShortcutsDialog(QDialog):
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
-        for i in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(i)
+        for group in top_level_items(self.tree):
             shown = 0
-            for j in range(group.childCount()):
-                child = group.child(j)
+            for child in child_items(group):
                 match = (
                     not needle
                     or needle in child.text(0).lower()
@@ -89,10 +88,8 @@ class ShortcutsDialog(QDialog):
 
     def visible_rows(self) -> list[tuple[str, str]]:
         rows = []
-        for i in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(i)
-            for j in range(group.childCount()):
-                child = group.child(j)
+        for group in top_level_items(self.tree):
+            for child in child_items(group):
                 if not child.isHidden() and not group.isHidden():
                     rows.append((child.text(0), child.text(1)))
         return rows

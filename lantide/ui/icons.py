@@ -50,7 +50,7 @@ def _render(svg: str, size: int, color: QColor, ratio: float) -> QPixmap:
 
 def _palette_colors() -> tuple[QColor, QColor, QColor]:
     app = QGuiApplication.instance()
-    palette = app.palette() if app is not None else QPalette()
+    palette = app.palette() if isinstance(app, QGuiApplication) else QPalette()
     normal = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
     disabled = palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
     accent = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.Highlight)
@@ -82,7 +82,7 @@ class _TintedSvgEngine(QIconEngine):
 
     def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:  # noqa: N802
         app = QGuiApplication.instance()
-        ratio = app.devicePixelRatio() if app is not None else 1.0
+        ratio = app.devicePixelRatio() if isinstance(app, QGuiApplication) else 1.0
         edge = max(1, min(size.width(), size.height()))
         tint = self._tint(mode)
         key = (edge, tint, ratio)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.errors import LantideError
 from lantide.ui.adaptive_layout import CENTRE_MIN_HEIGHT, CENTRE_MIN_WIDTH, AdaptiveDocks
 from lantide.ui.edit_actions import build_edit_menu, build_query_menu
 from lantide.ui.explorer.explorer import ExplorerPanel
@@ -46,25 +48,34 @@ from lantide.ui.services import (
 )
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.status_bar import StatusBarWidget
-from lantide.ui.tab_area import TabAreaWidget
+from lantide.ui.tab_area import TabAreaWidget, TabFactory
 from lantide.ui.welcome import WelcomeWidget
 from lantide.workspace.layout import sql_tab_path
-from lantide.workspace.model import PROJECT_STATUSES
+from lantide.workspace.lifecycle import PROJECT_STATUSES
+
+if TYPE_CHECKING:
+    from lantide.ui.integration.host import McpHost
 
 log = logging.getLogger(__name__)
 EXPLORER_MIN_WIDTH = 210
 
 
+def _project_of(ref: TabRef) -> str:
+    if ref.project is None:  # only a table tab has none
+        raise ValueError(f"a {ref.kind} tab needs a project")
+    return ref.project
+
+
 def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
     from lantide.ui.documents.document_tab import DocumentTabWidget
 
-    return DocumentTabWidget(services, ref.project, ref.kind)
+    return DocumentTabWidget(services, _project_of(ref), ref.kind)
 
 
 def _sql_tab(services: AppServices, ref: TabRef) -> QWidget:
     from lantide.ui.sql.sql_tab import SqlTabWidget
 
-    return SqlTabWidget(services, ref.project, ref.name)
+    return SqlTabWidget(services, _project_of(ref), ref.name)
 
 
 def _table_tab(services: AppServices, ref: TabRef) -> QWidget:
@@ -73,7 +84,7 @@ def _table_tab(services: AppServices, ref: TabRef) -> QWidget:
     return TableBrowserWidget(services, ref.name)
 
 
-TAB_FACTORIES = {
+TAB_FACTORIES: dict[str, TabFactory] = {
     TAB_PLAN: _document_tab,
     TAB_REPORT: _document_tab,
     TAB_SQL: _sql_tab,
@@ -85,6 +96,9 @@ class MainWindow(QMainWindow):
     sig_shown = Signal()  # the first paint is done and the event loop runs
     sig_idle = Signal()  # shown, database open (or failed), explorer filled
     sig_workspace_requested = Signal(str)  # the analyst asked to open another workspace
+    edit_actions: dict[str, QAction]  # filled by build_edit_menu
+    query_actions: dict[str, QAction]  # filled by build_query_menu
+    mcp_host: McpHost  # set by lantide.ui.integration.install
 
     def __init__(self, services: AppServices, *, restore: bool = True):
         super().__init__()
@@ -418,7 +432,7 @@ class MainWindow(QMainWindow):
 
     def _database_failed(self, exc: BaseException) -> None:
         self._ready("database")
-        if getattr(exc, "code", None) == "CACHE_UNREADABLE":
+        if isinstance(exc, LantideError) and exc.code == "CACHE_UNREADABLE":
             self.message_bar.show_message(
                 f"Opening the database: {exc.message} — it holds only cached results; set "
                 "aside (renamed, not deleted), a fresh one is built and Source Run recomputes "
@@ -464,7 +478,7 @@ class MainWindow(QMainWindow):
                     "Focus a project first (double-click it in the explorer).", "warning"
                 )
                 return None
-        if kind in (TAB_PLAN, TAB_REPORT) and not name:
+        if kind in (TAB_PLAN, TAB_REPORT) and not name and project is not None:
             try:
                 p = self.services.workspace.project(project)
                 name = p.plan if kind == TAB_PLAN else p.report
@@ -571,17 +585,20 @@ class MainWindow(QMainWindow):
         if not project:
             return
         ws = self.services.workspace
+
+        def status_set(_result) -> None:
+            self.explorer.refresh()
+            self.services.post_message(f"{project} is now {status}.")
+
+        def status_refused(exc: BaseException) -> None:
+            # refused (executing needs the approved Plan): the combo shows the real status
+            self.services.report_error(exc, "Setting the status")
+            self.explorer.refresh()
+
         self.services.workers.submit(
             lambda _ctx: ws.project(project).set_status(status),
-            on_result=lambda _r: (
-                self.explorer.refresh(),
-                self.services.post_message(f"{project} is now {status}."),
-            ),
-            # refused (executing needs the approved Plan): the combo shows the real status
-            on_error=lambda e: (
-                self.services.report_error(e, "Setting the status"),
-                self.explorer.refresh(),
-            ),
+            on_result=status_set,
+            on_error=status_refused,
             name="set project status",
         )
 
@@ -661,7 +678,9 @@ class MainWindow(QMainWindow):
     def set_appearance(self, appearance: str) -> None:
         from lantide.ui.theme import install_theme
 
-        install_theme(QApplication.instance(), appearance)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_theme(app, appearance)
         self.services.settings.appearance = appearance
         self._check_appearance()
         try:

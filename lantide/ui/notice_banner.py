@@ -8,7 +8,7 @@ that caused it. The text is selectable so a message can be copied.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -37,7 +37,8 @@ class NoticeBanner(QFrame):
         mark_theme(self)
         self.level = ""
         self.tag: str | None = None
-        self._title, self._code = "", None
+        self._title: str = ""
+        self._code: str | None = None
         self.icon_label = QLabel(self)
         # fixed: else the icon's cell takes the spare width and squeezes the text
         self.icon_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
@@ -79,7 +80,7 @@ class NoticeBanner(QFrame):
         level: str = ERROR,
         *,
         code: str | None = None,
-        actions: list[tuple[str, Callable[[], None]]] = (),
+        actions: Sequence[tuple[str, Callable[[], None]]] = (),
         closable: bool = True,
         tag: str | None = None,
     ) -> None:
@@ -92,8 +93,9 @@ class NoticeBanner(QFrame):
         self.detail_label.setVisible(bool(detail))
         while self._actions.count():
             item = self._actions.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         for text, callback in actions:
             button = QPushButton(text, self)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -135,7 +137,7 @@ class NoticeBanner(QFrame):
         exc: BaseException,
         *,
         what: str = "",
-        actions: list[tuple[str, Callable[[], None]]] = (),
+        actions: Sequence[tuple[str, Callable[[], None]]] = (),
     ) -> None:
         """A LantideError's message, hint and code; anything else as one line."""
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
@@ -148,11 +150,9 @@ class NoticeBanner(QFrame):
         )
 
     def buttons(self) -> list[QPushButton]:
-        return [
-            self._actions.itemAt(i).widget()
-            for i in range(self._actions.count())
-            if isinstance(self._actions.itemAt(i).widget(), QPushButton)
-        ]
+        items = (self._actions.itemAt(i) for i in range(self._actions.count()))
+        widgets = [item.widget() for item in items if item is not None]
+        return [w for w in widgets if isinstance(w, QPushButton)]
 
     def text(self) -> str:
         """The visible text (title and detail), for tests and accessibility."""

@@ -13,13 +13,14 @@ instead of through the main window, so a panel can be built and tested on its ow
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -28,9 +29,14 @@ from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings, save_edited_settings
 from lantide.workspace.watcher import FileChange, classify
 
+if TYPE_CHECKING:  # deferred at run time: duckdb and watchdog are heavy
+    from lantide.query.service import QueryService
+    from lantide.workspace.watcher import WorkspaceWatcher
+
 log = logging.getLogger(__name__)
 
-# Kinds of tab in the open-tab state (session.json "open_tabs" entries: {"kind", "project", "name"}).
+# Kinds of tab in the open-tab state
+# (session.json "open_tabs" entries: {"kind", "project", "name"}).
 TAB_PLAN = "plan"
 TAB_REPORT = "report"
 TAB_SQL = "sql"
@@ -129,9 +135,9 @@ class AppServices(QObject):
         self.workspace = workspace
         self.settings = settings
         self.workers = workers or WorkerPool()
-        self.query = None  # the QueryService once sig_query_ready has fired
+        self.query: QueryService | None = None  # open once sig_query_ready has fired
         self.query_error: BaseException | None = None
-        self._watcher = None
+        self._watcher: WorkspaceWatcher | None = None
         self._watcher_lock = threading.Lock()
         self.watching = False  # the workspace's files are watched (set from a worker)
         self._open_tabs: list[TabRef] = []
@@ -173,7 +179,7 @@ class AppServices(QObject):
             urgent=True,
         )
 
-    def _query_opened(self, service) -> None:
+    def _query_opened(self, service: QueryService) -> None:
         if self._closed:
             _close_quietly(service)
             return
@@ -182,21 +188,18 @@ class AppServices(QObject):
         for warning in getattr(service, "connection_warnings", None) or []:
             self.post_message(warning, "warning")  # a secret left in workspace.json
         self.sig_query_ready.emit(service)
+
         # the query layer's parts (guard, checks, lineage, Source Run) load a moment after
         # the app is usable, so the first query does not wait for their imports
-        QTimer.singleShot(
-            PARTS_DELAY_MS,
-            self,
-            lambda: (
+        def load_parts() -> None:
+            if self.query is service:
                 self.workers.submit(
                     lambda _ctx: service.load_parts(),
                     name="load the query layer",
                     on_error=lambda exc: log.warning("loading the query layer: %s", exc),
                 )
-                if self.query is service
-                else None
-            ),
-        )
+
+        QTimer.singleShot(PARTS_DELAY_MS, self, load_parts)
 
     def _query_failed(self, exc: BaseException) -> None:
         self.query_error = exc
@@ -476,10 +479,8 @@ class AppServices(QObject):
             watcher.stop()
         self.workers.cancel_all()
         if self.query is not None:
-            try:
+            with contextlib.suppress(Exception):  # closing goes on whatever the interrupt did
                 self.query.interrupt()
-            except Exception:
-                pass
         self.workers.wait(wait_ms)
         if self.query is not None:
             _close_quietly(self.query)

@@ -150,7 +150,7 @@ class StatusBarWidget(QStatusBar):
         budget = int(getattr(self.services.settings.agent, "token_budget", 0) or 0)
         text, level = budget_text(tokens, budget)
         self.tokens_label.setText(text)
-        color = {"error": colors().danger, "warning": colors().warning}.get(level)
+        color = {"error": colors().danger, "warning": colors().warning}.get(level or "")
         self.tokens_label.setStyleSheet(f"color: {color.name()};" if color else "")
         tip = "Tokens used in this conversation (every request, background calls included)"
         if budget:

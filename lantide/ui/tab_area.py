@@ -1,8 +1,9 @@
 """The central tab area: Plan/Report, SQL and table tabs, one per document.
 
 Opening something already open switches to it. Each tab widget exposes ``title()``,
-``is_dirty()``, ``save()`` and ``unsaved_text()`` (where meaningful) and ``sig_title_changed``; the tab bar shows
-the title with a dot when dirty (widgets return the bare title). Closing a dirty tab asks
+``is_dirty()``, ``save()`` and ``unsaved_text()`` (where meaningful) and
+``sig_title_changed``; the tab bar shows the title with a dot when dirty (widgets return
+the bare title). Closing a dirty tab asks
 Save / Discard / Cancel. Whenever tabs open, close, switch or change dirty state, the
 open-tab state goes to :meth:`AppServices.set_open_tabs` (the agent reads it, and
 session.json keeps it for the next start).
@@ -74,8 +75,7 @@ class TabAreaWidget(QTabWidget):
 
     # -- opening -------------------------------------------------------------------------
     def find(self, ref: TabRef) -> QWidget | None:
-        for i in range(self.count()):
-            w = self.widget(i)
+        for w in self.widgets():
             if self.ref_of(w).key() == ref.key():
                 return w
         return None
@@ -158,7 +158,7 @@ class TabAreaWidget(QTabWidget):
         self.sig_current_changed.emit(self.currentWidget())
 
     def report_state(self) -> None:
-        tabs = [self.ref_of(self.widget(i)) for i in range(self.count())]
+        tabs = [self.ref_of(w) for w in self.widgets()]
         current = self.currentWidget()
         self.services.set_open_tabs(tabs, self.ref_of(current) if current is not None else None)
 
@@ -169,7 +169,8 @@ class TabAreaWidget(QTabWidget):
         return read() if callable(read) else None
 
     def widgets(self) -> list[QWidget]:
-        return [self.widget(i) for i in range(self.count())]
+        tabs = (self.widget(i) for i in range(self.count()))
+        return [w for w in tabs if w is not None]  # never None in range
 
     def dirty_widgets(self) -> list[QWidget]:
         return [w for w in self.widgets() if self.is_dirty(w)]

@@ -9,6 +9,7 @@ scheme (Qt's ``QStyleHints.colorScheme``) live. Colours that widgets draw themse
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -155,7 +156,7 @@ def blend(color: QColor, base: QColor, amount: float) -> QColor:
 
 def system_prefers_dark() -> bool:
     app = QGuiApplication.instance()
-    if app is None:
+    if not isinstance(app, QGuiApplication):
         return False
     try:
         return app.styleHints().colorScheme() == Qt.ColorScheme.Dark
@@ -189,10 +190,8 @@ class ThemeManager(QObject):
         self.app = app
         self.appearance = appearance if appearance in APPEARANCES else "system"
         app.setStyle("Fusion")
-        try:
+        with contextlib.suppress(AttributeError):  # Qt < 6.5 has no colour scheme
             app.styleHints().colorSchemeChanged.connect(self._system_changed)
-        except AttributeError:
-            pass
         self.apply(self.appearance)
 
     def apply(self, appearance: str) -> None:

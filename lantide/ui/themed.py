@@ -20,7 +20,11 @@ _ATTRIBUTE = "_lantide_theme"
 def tint(color: QColor, amount: float = 0.14) -> QColor:
     """``color`` washed into the background (a calm fill for banners and bubbles)."""
     app = QApplication.instance()
-    base = app.palette().color(QPalette.ColorRole.Base) if app is not None else QColor("white")
+    base = (
+        app.palette().color(QPalette.ColorRole.Base)
+        if isinstance(app, QApplication)
+        else QColor("white")
+    )
     mix = lambda a, b: round(a * amount + b * (1 - amount))  # noqa: E731
     return QColor(
         mix(color.red(), base.red()),

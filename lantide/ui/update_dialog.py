@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -31,6 +31,10 @@ from lantide.ui.icons import app_icon, icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched
 from lantide.ui.workers import Worker, WorkerPool
+
+if TYPE_CHECKING:
+    from lantide.update.check import UpdateCheck
+    from lantide.update.install import InstallOutcome
 
 CHECKING, UP_TO_DATE, AVAILABLE, DOWNLOADING, INSTALLING, DONE, FAILED = (
     "checking",
@@ -109,8 +113,8 @@ class UpdateDialog(QDialog):
         )
         self.download_dir = download_dir
         self.state = ""
-        self.check = None  # the UpdateCheck once known
-        self.outcome = None  # the InstallOutcome once installed
+        self.check: UpdateCheck | None = None  # once known
+        self.outcome: InstallOutcome | None = None  # once installed
         self.worker: Worker | None = None
         self._build()
         mark_theme(self)
@@ -311,6 +315,7 @@ class UpdateDialog(QDialog):
         self.progress_label.setText(f"{_size(done)} of {_size(total)}")
 
     def _downloaded(self, path: Path) -> None:
+        assert self.check is not None  # a download starts from a check
         o = self._options
         self.progress.setRange(0, 0)
         self.progress_label.setText("The download matches the signed release feed (SHA-256).")
@@ -328,7 +333,8 @@ class UpdateDialog(QDialog):
             name="install update",
         )
 
-    def _installed(self, outcome) -> None:
+    def _installed(self, outcome: InstallOutcome) -> None:
+        assert self.check is not None  # an install starts from a check
         self.worker = None
         self.outcome = outcome
         self._set_head(f"Lantide {self.check.feed.version} is ready", outcome.message)
@@ -369,7 +375,8 @@ class UpdateDialog(QDialog):
         """Close the main window (it asks about unsaved tabs); False if it stayed open."""
         from PySide6.QtWidgets import QApplication
 
-        window = self.parentWidget().window() if self.parentWidget() else None
+        parent = self.parentWidget()
+        window = parent.window() if parent is not None else None
         if window is not None and not window.close():
             return False
         self.accept()
@@ -381,10 +388,13 @@ class UpdateDialog(QDialog):
         """A tarball install: switch to the unpacked version and start it, then quit."""
         from lantide.update.install import restart_into
 
+        # Restart shows once a tarball install is done
+        tar_root = self.outcome.tar_root if self.outcome is not None else None
+        assert tar_root is not None
         if not self._quit_app():
             return
         try:
-            restart_into(self.outcome.tar_root, self._options["launcher"])
+            restart_into(tar_root, self._options["launcher"])
         except Exception as exc:  # noqa: BLE001 - the app is closing: say it on stderr
             import sys
 

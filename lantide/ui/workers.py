@@ -11,6 +11,7 @@ takes effect even while the worker is blocked inside a call.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import traceback
 import weakref
@@ -82,7 +83,9 @@ class Worker(QRunnable):
         try:
             result = self.fn(self.context, *self.args, **self.kwargs)
         except BaseException as exc:  # noqa: BLE001 - reported to the UI, never lost
-            exc.__lantide_traceback__ = traceback.format_exc()
+            # An attribute of our own on the exception object (BaseException declares no
+            # such field), read by the handlers and tests that show where it came from.
+            setattr(exc, "__lantide_traceback__", traceback.format_exc())  # noqa: B010
             self._safe_emit(self.signals.sig_error_raised, exc)
         else:
             self._safe_emit(self.signals.sig_result_ready, result)
@@ -92,10 +95,9 @@ class Worker(QRunnable):
 
     @staticmethod
     def _safe_emit(signal, *args) -> None:
-        try:
+        # RuntimeError: the receiver was deleted (window closed); nothing to tell
+        with contextlib.suppress(RuntimeError):
             signal.emit(*args)
-        except RuntimeError:  # the receiver was deleted (window closed); nothing to tell
-            pass
 
 
 class WorkerPool:
@@ -138,7 +140,7 @@ class WorkerPool:
         for worker in urgent:
             self.pool.start(worker, 1)
         waiting = {id(w) for w in urgent}
-        started = []
+        started: list[bool] = []
 
         def start_rest(finished=None) -> None:
             waiting.discard(finished)
@@ -149,7 +151,7 @@ class WorkerPool:
                 self.pool.start(worker)
 
         for worker in urgent:
-            worker.signals.sig_work_finished.connect(lambda w=id(worker): start_rest(w))
+            worker.signals.sig_work_finished.connect(lambda w=worker: start_rest(id(w)))
         from PySide6.QtCore import QTimer
 
         QTimer.singleShot(urgent_alone_ms, start_rest)
@@ -161,7 +163,7 @@ class WorkerPool:
         with self._lock:
             self._running.add(worker)
             held = self._held is not None
-            if held:
+            if self._held is not None:
                 self._held.insert(0, worker) if urgent else self._held.append(worker)
                 if urgent:
                     self._urgent.add(worker)

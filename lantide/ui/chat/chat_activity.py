@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer
 
 if TYPE_CHECKING:
     from lantide.agent.events import Event
+    from lantide.ui.chat.chat_panel import ChatPanel
 
 TICK_MS = 200
 THINKING = "thinking…"
@@ -42,7 +43,7 @@ def footer_text(running_tools: list[str]) -> str:
 class ChatActivity(QObject):
     """Drives ``panel.model_label`` and the running cards of ``panel.transcript``."""
 
-    def __init__(self, panel):
+    def __init__(self, panel: ChatPanel) -> None:
         super().__init__(panel)
         self.panel = panel
         self._started: dict[str, tuple[str, float]] = {}  # call id -> (tool, start)

@@ -209,7 +209,8 @@ class AssistantMessageWidget(ThemedFrame):
         cuts = _segment_cuts(self.text)
         tables = {start for start, _end in table_spans(self.text)}
         first_step = 0
-        for start, end in zip([0] + cuts, cuts + [None]):
+        ends: list[int | None] = [*cuts, None]
+        for start, end in zip([0, *cuts], ends, strict=True):  # one end per start
             segment = self._add_segment(start, first_step, wide=start in tables)
             segment.end = end
             self._render_segment(segment)
@@ -266,7 +267,9 @@ class _Segment:
     __slots__ = ("start", "end", "browser", "first_step", "step_count")
 
     def __init__(self, start: int, browser: AutoHeightBrowser, first_step: int):
-        self.start, self.end, self.browser = start, None, browser
+        self.start = start
+        self.end: int | None = None
+        self.browser = browser
         self.first_step, self.step_count = first_step, 0
 
 

@@ -20,6 +20,7 @@ and the focused project, which it owns (an agent's focus change goes through it,
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -63,7 +64,7 @@ def warm_up_agent() -> None:
         from lantide.tokens import count_tokens
 
         # Resources load lazily on first access; no request is made (the address is unused).
-        openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1").chat.completions
+        _ = openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1").chat.completions
         count_tokens("warm up")
 
 
@@ -252,10 +253,9 @@ class AgentTurnBridge(QObject):
 
     def _background_event(self, event) -> None:
         """Called on the agent's background threads; queued to the UI thread."""
-        try:
+        # RuntimeError: the panel was closed while the background call ran
+        with contextlib.suppress(RuntimeError):
             self._sig_background.emit(event)
-        except RuntimeError:  # the panel was closed while the background call ran
-            pass
 
     def new_conversation(self) -> None:
         """Start afresh; the conversation's file is created with its first message."""
@@ -273,16 +273,14 @@ class AgentTurnBridge(QObject):
         if services.query is not None or services.query_error is not None:
             callback()
             return
-        fired = []
+        fired: list[bool] = []
 
         def once(*_):
             if not fired:
                 fired.append(True)
                 for signal in (services.sig_query_ready, services.sig_query_failed):
-                    try:
+                    with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
                         signal.disconnect(once)
-                    except (RuntimeError, TypeError):
-                        pass
                 callback()
 
         services.sig_query_ready.connect(once)

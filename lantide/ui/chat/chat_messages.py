@@ -9,6 +9,8 @@ end) are small muted lines. The assistant's answer is in :mod:`lantide.ui.chat.c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
@@ -45,7 +47,7 @@ class UserMessageWidget(ThemedFrame):
 
     def apply_theme(self) -> None:
         theme = colors()
-        if self.instruction:
+        if self._label is not None and self._icon is not None:  # an instruction
             self._label.setStyleSheet(f"color: {theme.muted.name()}; font-size: small;")
             self._icon.setPixmap(icon("settings", theme.muted).pixmap(14, 14))
             self.setStyleSheet(
@@ -69,7 +71,7 @@ class NoticeWidget(ThemedFrame):
         *,
         hint: str | None = None,
         level: str = "info",
-        actions: list[tuple[str, object]] = (),
+        actions: Sequence[tuple[str, Callable[[], None]]] = (),
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
@@ -231,7 +233,8 @@ class SetupCard(ThemedFrame):
         super().resizeEvent(event)
         # Wrapped text needs more height when the dock narrows; a dock does not ask its
         # contents for height-for-width, so the card says it through its minimum.
-        need = self.layout().heightForWidth(self.width())
+        layout = self.layout()
+        need = layout.heightForWidth(self.width()) if layout is not None else 0
         if need > 0 and need != self.minimumHeight():
             self.setMinimumHeight(need)
 

@@ -9,7 +9,7 @@ read. Step links (in tool cards and on ``[[QUERY_STEP]]`` lines) are re-emitted 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
@@ -29,10 +29,11 @@ EMPTY_TEXT = (
 )
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
 INLINE_TOOLS = {"ask_user"}
+W = TypeVar("W", bound=QWidget)
 
 
 def is_background(code: str | None) -> bool:
-    return bool(code) and (code.startswith("BACKGROUND") or code.startswith("KNOWLEDGE"))
+    return code is not None and code.startswith(("BACKGROUND", "KNOWLEDGE"))
 
 
 class ChatTranscript(QScrollArea):
@@ -66,8 +67,9 @@ class ChatTranscript(QScrollArea):
     def reset(self) -> None:
         while self._column.count() > 2:  # keep the empty-state text and the stretch
             item = self._column.takeAt(1)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.empty_label.show()
         self.cards: dict[str, ToolCardWidget] = {}
         self.questions: list[QuestionWidget] = []
@@ -75,7 +77,7 @@ class ChatTranscript(QScrollArea):
         self.last_answer: AssistantMessageWidget | None = None
         self._follow = True
 
-    def _add(self, widget: QWidget, *, align: Qt.AlignmentFlag | None = None) -> QWidget:
+    def _add(self, widget: W, *, align: Qt.AlignmentFlag | None = None) -> W:
         self.empty_label.hide()
         if align is not None:
             row = QWidget(self._content)
@@ -95,7 +97,8 @@ class ChatTranscript(QScrollArea):
         """Transcript entries in order (for tests and accessibility)."""
         found = []
         for i in range(self._column.count() - 1):
-            widget = self._column.itemAt(i).widget()
+            item = self._column.itemAt(i)
+            widget = item.widget() if item is not None else None
             if widget is None or widget is self.empty_label:
                 continue
             inner = (

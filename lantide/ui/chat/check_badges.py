@@ -26,7 +26,7 @@ def checks_of(result: dict[str, Any]) -> list[dict[str, Any]]:
     checks = result.get("checks")
     if isinstance(checks, list):
         return [c for c in checks if isinstance(c, dict)]
-    out = []
+    out: list[dict[str, Any]] = []
     for entry in result.get("tabs") or []:
         if isinstance(entry, dict):
             out.extend(
@@ -126,7 +126,7 @@ class CheckBadges(QWidget):
             self.sig_opened.emit(index)
 
     def apply_theme(self) -> None:
-        for button, check in zip(self.buttons, self.checks):
+        for button, check in zip(self.buttons, self.checks, strict=True):  # a button per check
             color = severity_color(str(check.get("severity")))
             button.setStyleSheet(
                 f"QToolButton {{ color: {color}; border: 1px solid {color}; "

@@ -38,6 +38,7 @@ from lantide.ui.icons import icon
 from lantide.ui.sql.query_history_view import QueryHistoryView, local_time
 from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
+from lantide.ui.tree_items import top_level_items
 
 STEP_COLUMNS = (
     "Step",
@@ -58,7 +59,7 @@ EVIDENCE_TIPS = {
 
 
 def summary_text(step: dict) -> str:
-    status = step.get("summary_status")
+    status = step.get("summary_status") or ""
     if step.get("summary"):
         return step["summary"]
     return {
@@ -299,8 +300,7 @@ class LedgerPanel(QWidget):
             self.ledger_status.setText(f"{n} step{'s' if n != 1 else ''}")
 
     def _select(self, step_id: str) -> None:
-        for i in range(self.step_tree.topLevelItemCount()):
-            item = self.step_tree.topLevelItem(i)
+        for item in top_level_items(self.step_tree):
             if item.data(0, ROLE_KEY) == step_id:
                 self.step_tree.setCurrentItem(item)
                 self.step_tree.scrollToItem(item)

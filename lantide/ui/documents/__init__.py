@@ -1,1 +1,2 @@
-"""Plan and Report tabs: the Markdown editor and preview, annotations, agent edits and changes made outside the app."""
+"""Plan and Report tabs: the Markdown editor and preview, annotations, agent edits and
+changes made outside the app."""

@@ -13,12 +13,16 @@ from __future__ import annotations
 import difflib
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
+
+if TYPE_CHECKING:
+    from lantide.ui.documents.document_tab import DocumentTabWidget
 
 CONTEXT_LINES = 2
 
@@ -107,7 +111,7 @@ class AgentEditBar(QWidget):
 class AgentEditReview(QObject):
     """Connects a document tab to the agent's edits (see the module's doc)."""
 
-    def __init__(self, tab):
+    def __init__(self, tab: DocumentTabWidget) -> None:
         super().__init__(tab)
         self.tab = tab
         self.bar = AgentEditBar(tab)

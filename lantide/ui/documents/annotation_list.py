@@ -319,6 +319,7 @@ class AnnotationListWidget(QWidget):
     def _update_detail(self) -> None:
         a = self.selected()
         enabled = a is not None and not self.read_only
+        status = a["status"] if a is not None else None
         deleted_view = self._showing_deleted()
         for w in (
             self.reply_box,
@@ -332,10 +333,10 @@ class AnnotationListWidget(QWidget):
         self.restore_button.setEnabled(enabled and deleted_view)
         self.reply_box.setEnabled(enabled)
         self.reply_button.setEnabled(enabled)
-        self.resolve_button.setEnabled(enabled and a["status"] == "open")
-        self.reopen_button.setEnabled(enabled and a["status"] == "resolved")
+        self.resolve_button.setEnabled(enabled and status == "open")
+        self.reopen_button.setEnabled(enabled and status == "resolved")
         self.reattach_button.setVisible(
-            bool(a and a.get("detached") and a["status"] == "open" and not deleted_view)
+            bool(a and a.get("detached") and status == "open" and not deleted_view)
         )
         self.delete_button.setEnabled(enabled)
         if a is None:

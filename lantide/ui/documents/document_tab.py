@@ -60,6 +60,9 @@ class DocumentTabWidget(QWidget):
     sig_dirty_changed = Signal(bool)
     sig_snapshot_applied = Signal()  # after load, save, an operation or a reload
     sig_operation_failed = Signal(object)  # the exception
+    # made by _build(), which __init__ calls before it uses them
+    editor: MarkdownEditorWidget
+    right_stack: QStackedWidget
 
     def __init__(
         self, services: AppServices, project: str, kind: str, parent: QWidget | None = None

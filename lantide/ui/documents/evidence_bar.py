@@ -12,6 +12,7 @@ Every read runs in a worker; the widgets only show results.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -69,10 +70,12 @@ def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
     from lantide.workspace import layout
 
     index = StepIndex.of_workspace(layout.ledger_dir(root), project)
-    return {
-        step_id: (kind, str(index.get(step_id).step.get("conversation_id") or ""))
-        for step_id, kind in index.kinds().items()
-    }
+    out: dict[str, tuple[str, str]] = {}
+    for step_id, kind in index.kinds().items():
+        indexed = index.get(step_id)  # there: kinds() lists the index's own steps
+        conversation = indexed.step.get("conversation_id") if indexed is not None else None
+        out[step_id] = (kind, str(conversation or ""))
+    return out
 
 
 def check_report(context, root, project: str) -> dict[str, Any]:
@@ -100,7 +103,7 @@ class EvidenceBar(QWidget):
         self.kind = kind
         self.kinds: dict[str, tuple[str, str]] = {}
         # the Plan text the tab shows (None: not loaded; False: unsaved edits), set by the tab
-        self.seen_plan = None
+        self.seen_plan: Callable[[], str | bool | None] | None = None
         self._tone_name = "muted"
         mark_theme(self)
         self.label = QLabel(self)
@@ -198,16 +201,17 @@ class EvidenceBar(QWidget):
             self._show_project(project)
             self.services.post_message(f"Plan of {self.project} approved: executing")
 
+        def failed(exc: BaseException) -> None:
+            self.services.report_error(exc, "Approving the Plan")
+            self.refresh()
+
         self.services.workers.submit(
             approve_plan,
             self.services.workspace.root,
             self.project,
             seen,
             on_result=done,
-            on_error=lambda exc: (
-                self.services.report_error(exc, "Approving the Plan"),
-                self.refresh(),
-            ),
+            on_error=failed,
             name="Approving the Plan",
         )
 

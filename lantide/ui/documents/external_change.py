@@ -62,7 +62,8 @@ class ExternalChangeDialog(QMessageBox):
 def changed_lines(a: str, b: str) -> tuple[set[int], set[int]]:
     """0-based line numbers of ``a`` and of ``b`` that differ between them."""
     left, right = a.split("\n"), b.split("\n")
-    only_a, only_b = set(), set()
+    only_a: set[int] = set()
+    only_b: set[int] = set()
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
         None, left, right, autojunk=False
     ).get_opcodes():

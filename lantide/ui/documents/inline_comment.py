@@ -48,6 +48,7 @@ class InlineCommentWidget(QFrame):
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
+        self._host = parent  # where it opens (parentWidget() is typed Optional)
         self.setObjectName("InlineComment")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
@@ -88,7 +89,7 @@ class InlineCommentWidget(QFrame):
             short = short[:79] + "…"
         self.quote_label.setText(f"Annotate “{short}”")
         self.edit.clear()
-        parent = self.parentWidget()
+        parent = self._host
         self.setFixedWidth(max(MIN_WIDTH, min(WIDTH, parent.width() - 8)))
         self.adjustSize()
         x = max(4, min(point.x(), parent.width() - self.width() - 4))

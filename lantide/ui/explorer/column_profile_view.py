@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHeaderView, QStyledItemDelegate, QTableView, QWid
 
 from lantide.ui.sql.result_model import format_value
 
+_ROOT = QModelIndex()  # the invalid index: Qt's default parent of a flat model's rows
 COLUMNS = ("Column", "Type", "Nulls", "Distinct", "Min", "Max", "Distribution")
 HISTOGRAM_COLUMN = COLUMNS.index("Distribution")
 ROLE_HISTOGRAM = Qt.ItemDataRole.UserRole + 2
@@ -55,10 +56,10 @@ class ColumnProfileModel(QAbstractTableModel):
         self.profile = profile
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent=_ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.profile.get("columns", []))
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent=_ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802

@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
 from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
+from lantide.ui.tree_items import child_items, top_level_items
 from lantide.workspace.layout import sql_tab_file_name
-from lantide.workspace.model import PROJECT_STATUSES
+from lantide.workspace.lifecycle import PROJECT_STATUSES
 
 log = logging.getLogger(__name__)
 
@@ -319,11 +320,11 @@ class ExplorerPanel(QWidget):
         return (node.get("kind"), node.get("project"), node.get("name"))
 
     def _all_items(self):
-        stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        stack = top_level_items(self.tree)
         while stack:
             item = stack.pop()
             yield item
-            stack.extend(item.child(i) for i in range(item.childCount()))
+            stack.extend(child_items(item))
 
     def _view_state(self) -> tuple[set, tuple | None]:
         if self.tree.topLevelItemCount() == 0:  # first build: open groups and the focused project
@@ -378,14 +379,15 @@ class ExplorerPanel(QWidget):
         node = (item.data(0, ROLE_NODE) if item else None) or {"kind": "none"}
         menu = QMenu(self)
         kind = node.get("kind")
-        if kind in (TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, "knowledge"):
+        if item is not None and kind in (TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, "knowledge"):
             menu.addAction(icon("open"), "Open", lambda: self._activated(item))
-        if kind == "project":
+        if item is not None and kind == "project":
             project = node["project"]
             menu.addAction(icon("focus"), "Focus this project", lambda: self._focus(project))
             status_menu = menu.addMenu("Set status")
             for status in PROJECT_STATUSES:
-                act = status_menu.addAction(status, lambda s=status: self._set_status(project, s))
+                act = status_menu.addAction(status)
+                act.triggered.connect(lambda _c=False, s=status: self._set_status(project, s))
                 act.setCheckable(True)
                 act.setChecked(item.text(1) == status)
             menu.addAction(icon("sql-tab"), "New SQL tab…", lambda: self.new_sql_tab(project))

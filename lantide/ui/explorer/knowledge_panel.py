@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from lantide.ui.icons import icon
 from lantide.ui.services import AppServices
 from lantide.ui.theme import colors
+from lantide.ui.tree_items import child_items, top_level_items
 
 ROLE_ENTRY = Qt.ItemDataRole.UserRole + 1
 FILTERS = ("All entries", "Queued only", "Enabled only")
@@ -63,6 +64,8 @@ def _apply(
     kb = KnowledgeBase.for_project(project)
     if action == "add":
         return kb.add(text or "", section=section or "Rules", scope=scope)
+    if entry is None:  # the panel passes the selected entry to every action but add
+        raise ValueError(f"knowledge {action} needs an entry")
     ref, expect, scope = entry["number"], entry["text"], entry["scope"]
     if action == "approve":
         return kb.approve(ref, scope=scope, expect_text=expect)
@@ -297,14 +300,14 @@ class KnowledgePanel(QWidget):
 
     def select_entry(self, scope: str, text: str) -> bool:
         """Select the entry of ``scope`` whose text is ``text`` (for keyboard users and tests)."""
-        stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        stack = top_level_items(self.tree)
         while stack:
             item = stack.pop()
             e = item.data(0, ROLE_ENTRY)
             if e and e["scope"] == scope and e["text"] == text:
                 self.tree.setCurrentItem(item)
                 return True
-            stack.extend(item.child(i) for i in range(item.childCount()))
+            stack.extend(child_items(item))
         return False
 
     def _context_menu(self, pos) -> None:
@@ -347,6 +350,15 @@ class KnowledgePanel(QWidget):
             "edit": ("Edited", "Editing"),
             "add": ("Added", "Adding"),
         }[action]
+
+        def applied(e) -> None:
+            self.services.post_message(f"{done}: {e.text[:80]}")
+            self.reload()
+
+        def failed(exc: BaseException) -> None:
+            self.services.report_error(exc, f"{doing} the entry")
+            self.reload()
+
         self.services.workers.submit(
             _apply,
             self.services.workspace,
@@ -356,14 +368,8 @@ class KnowledgePanel(QWidget):
             text,
             section,
             scope,
-            on_result=lambda e: (
-                self.services.post_message(f"{done}: {e.text[:80]}"),
-                self.reload(),
-            ),
-            on_error=lambda exc: (
-                self.services.report_error(exc, f"{doing} the entry"),
-                self.reload(),
-            ),
+            on_result=applied,
+            on_error=failed,
             name=f"knowledge {action}",
         )
 

@@ -219,7 +219,8 @@ class TableBrowserWidget(QWidget):
         if self.schema is None:
             self.heading.setText(f"<b style='font-size:large'>{name}</b>")
             return
-        kind = KIND_TEXT.get(self.schema.get("kind"), self.schema.get("kind", ""))
+        raw_kind = str(self.schema.get("kind") or "")
+        kind = KIND_TEXT.get(raw_kind, raw_kind)
         parts = [kind]
         if self.info is not None:
             parts.append(f"{self.info['row_count']:,} rows")
@@ -319,7 +320,9 @@ def _pretty_ddl(ddl: str) -> str:
     head, sep, rest = ddl.partition(" (")
     if not sep or not rest.endswith(")"):
         return ddl
-    columns, depth, quoted, current = [], 0, False, []
+    columns: list[str] = []
+    current: list[str] = []
+    depth, quoted = 0, False
     for ch in rest[:-1]:
         if ch == '"':
             quoted = not quoted

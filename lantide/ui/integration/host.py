@@ -10,6 +10,7 @@ panel shows its steps live and the Activity panel its line.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
@@ -103,10 +104,8 @@ class McpHost(QObject):
     def _listener(self, entry: dict, steps: list) -> None:
         """On the server's thread: queue the call to the UI thread."""
         if not self._closed:
-            try:
+            with contextlib.suppress(RuntimeError):  # the app is closing
                 self.sig_call_recorded.emit(entry, steps)
-            except RuntimeError:  # the app is closing
-                pass
 
     def _started(self, server) -> None:
         self._starting = False

@@ -680,8 +680,9 @@ class SettingsDialog(QDialog):
             self.settings.profiles.append(copy.deepcopy(profile))
         self.services.settings = settings
         self.services.sig_settings_changed.emit(settings)
-        if QApplication.instance() is not None:
-            install_theme(QApplication.instance(), settings.appearance)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_theme(app, settings.appearance)
         # keys stored (or forgotten) are done; a key that failed stays typed, at its profile
         self.typed_keys = {
             n: k for n, k in self.typed_keys.items() if n in failed or n in self.profile_problems

@@ -1,1 +1,2 @@
-"""SQL tabs: the editor, running queries, result grids, charts, lineage, Source Run and query history."""
+"""SQL tabs: the editor, running queries, result grids, charts, lineage, Source Run and
+query history."""

@@ -26,7 +26,7 @@ class ChartData:
     x_label: str
     y_label: str
     x: list = field(default_factory=list)  # categories (bar) or numbers/dates
-    y: list[float] = field(default_factory=list)
+    y: list[float | None] = field(default_factory=list)  # None: not a number, not drawn
     x_is_time: bool = False
     note: str = ""  # e.g. "first 50 of 1,204 categories"
 
@@ -199,7 +199,7 @@ class ChartCanvas(QWidget):
         bar_w = max(1.0, slot * 0.72)
         zero = y_pos(0.0)
         every = max(1, math.ceil(metrics.height() * 1.2 / slot)) if slot < 60 else 1
-        for i, (label, value) in enumerate(zip(data.x, data.y)):
+        for i, (label, value) in enumerate(zip(data.x, data.y, strict=True)):
             if value is None:
                 continue
             x = plot.left() + i * slot + (slot - bar_w) / 2
@@ -240,7 +240,9 @@ class ChartCanvas(QWidget):
                 painter.restore()
 
     def _paint_xy(self, painter, data, plot, y_pos, color, metrics, muted, grid) -> None:
-        points = [(x, y) for x, y in zip(data.x, data.y) if x is not None and y is not None]
+        points = [
+            (x, y) for x, y in zip(data.x, data.y, strict=True) if x is not None and y is not None
+        ]
         if not points:
             return
         xs = [p[0] for p in points]

@@ -138,6 +138,8 @@ class QuickChartWidget(QWidget):
             return
         self._need_rows = False
         fetch, limit = self._fetch, min(self.total_rows, MAX_CHART_ROWS)
+        if fetch is None:  # cleared since the result asked for more rows
+            return
         self._loading = self._workers.submit(
             lambda ctx: [tuple(r) for r in fetch(0, limit)],
             on_result=self._rows_arrived,

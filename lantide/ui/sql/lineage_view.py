@@ -112,7 +112,7 @@ class LineageView(QWidget):
     def show_summary(self, summary: dict) -> None:
         self.summary = summary
         theme = colors()
-        state = summary.get("state")
+        state = summary.get("state") or ""
         color = {"up_to_date": theme.success, "stale": theme.warning}.get(state, theme.muted)
         parts = [
             f"<b>{summary['tab']}</b> is <span style='color:{color.name()}'>"
@@ -125,8 +125,8 @@ class LineageView(QWidget):
             parts.append(f"upstream not up to date: {names} (Source Run recomputes them)")
         if summary.get("cycle"):
             parts.append(
-                "<span style='color:%s'>tabs read each other in a cycle: %s</span>"
-                % (theme.danger.name(), " → ".join(summary["cycle"]))
+                f"<span style='color:{theme.danger.name()}'>tabs read each other in a cycle: "
+                f"{' → '.join(summary['cycle'])}</span>"
             )
         if summary.get("error"):
             parts.append(

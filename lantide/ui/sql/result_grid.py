@@ -78,9 +78,13 @@ class TypedHeaderView(QHeaderView):
         opt.rect = rect
         opt.section = logical_index
         opt.text = ""
-        if self.selectionModel() is not None and self.highlightSections():
-            if self.selectionModel().isColumnSelected(logical_index, self.rootIndex()):
-                opt.state |= QStyle.StateFlag.State_On
+        selection = self.selectionModel()
+        if (
+            selection is not None
+            and self.highlightSections()
+            and selection.isColumnSelected(logical_index, self.rootIndex())
+        ):
+            opt.state |= QStyle.StateFlag.State_On
         sorted_here = self.isSortIndicatorShown() and self.sortIndicatorSection() == logical_index
         if sorted_here:  # as spreadsheets and database tools do: up for ascending
             opt.sortIndicator = (
@@ -279,7 +283,9 @@ class ResultGridView(QTableView):
 
     # -- copy ----------------------------------------------------------------------------
     def _selection_bounds(self) -> tuple[int, int, list[int]] | None:
-        ranges = self.selectionModel().selection() if self.selectionModel() else None
+        selection = self.selectionModel().selection() if self.selectionModel() else None
+        # by index: QItemSelection iterates at run time, but its stub declares no __iter__
+        ranges = [selection.at(i) for i in range(selection.count())] if selection else []
         if not ranges:
             current = self.currentIndex()
             if not current.isValid():
@@ -310,6 +316,8 @@ class ResultGridView(QTableView):
             cached = model.cached_range(top, count)
             if cached is None:
                 fetch = model.fetch
+                if fetch is None:  # without a pager every row is cached: not reached
+                    return
                 self._copy_worker = self._workers.submit(
                     lambda ctx: [tuple(r) for r in fetch(top, count)],
                     on_result=lambda rows: self._put_on_clipboard(

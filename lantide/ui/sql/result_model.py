@@ -68,6 +68,7 @@ def _fetcher(fetch: FetchFn, order: list[tuple[str, str]] | None):
     return lambda offset, limit: fetch(offset, limit, order)
 
 
+_ROOT = QModelIndex()  # the invalid index: Qt's default parent of a flat model's rows
 ROLE_RAW = Qt.ItemDataRole.UserRole + 1  # the Python value of a cell (None when not loaded)
 
 
@@ -207,7 +208,7 @@ class PagedResultModel(QAbstractTableModel):
         self._preview = [tuple(r) for r in preview]
         self._seed(self._preview)
         app = QApplication.instance()
-        palette = app.palette() if app is not None else QPalette()
+        palette = app.palette() if isinstance(app, QApplication) else QPalette()
         self._muted = palette.color(QPalette.ColorRole.PlaceholderText)
         self._italic = QFont()
         self._italic.setItalic(True)
@@ -223,10 +224,10 @@ class PagedResultModel(QAbstractTableModel):
             self._row_count = len(rows)  # nothing to page from: show what we have
 
     # -- Qt model API ------------------------------------------------------------------
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else self._row_count
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
@@ -330,6 +331,8 @@ class PagedResultModel(QAbstractTableModel):
     def _start_next(self) -> None:
         if self._in_flight is not None or not self._pending or self._closed:
             return
+        if self._fetch is None:  # request_block queues nothing without a fetch
+            return
         block, _ = self._pending.popitem(last=True)  # newest first: what is on screen now
         if block in self._blocks:
             self._start_next()
@@ -388,10 +391,12 @@ class PagedResultModel(QAbstractTableModel):
         if limit == 0:
             return []
         first_block, last_block = offset // BLOCK_ROWS, (offset + limit - 1) // BLOCK_ROWS
-        cached = [self._blocks.get(b) for b in range(first_block, last_block + 1)]
-        if any(c is None for c in cached):
-            return None
-        rows = [r for c in cached for r in c]
+        rows: list[tuple] = []
+        for b in range(first_block, last_block + 1):
+            block_rows = self._blocks.get(b)
+            if block_rows is None:
+                return None
+            rows.extend(block_rows)
         start = offset - first_block * BLOCK_ROWS
         return rows[start : start + limit]
 

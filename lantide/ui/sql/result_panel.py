@@ -66,6 +66,7 @@ EXPORT_FOLDER_KEY = "export_folder"
 class ResultPanel(QWidget):
     sig_problem_reported = Signal(str)  # copy too large, export failed, ...
     sig_export_finished = Signal(dict)  # the export_table result
+    grid: ResultGridView  # the copy menu's actions name it before __init__ makes it
 
     def __init__(self, services, parent: QWidget | None = None, *, with_chart: bool = True):
         super().__init__(parent)
@@ -169,7 +170,8 @@ class ResultPanel(QWidget):
         self.export_button.setToolTip(
             "Write the whole result to a CSV, Parquet or Excel file"
             if relation
-            else "Only cached results can be exported: run the whole tab, or give the query a label."
+            else "Only cached results can be exported: run the whole tab, "
+            "or give the query a label."
         )
         self.copy_button.setEnabled(True)
         if self.chart is not None:

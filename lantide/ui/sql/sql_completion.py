@@ -16,8 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from lantide.ui.services import AppServices
 
 from lantide.workspace.watcher import DATA
 
@@ -203,9 +207,9 @@ def statement_tables(sql: str) -> dict[str, str]:
     Read from the tokens after FROM/JOIN (tolerant of half-typed SQL); a two-part name
     ``book.Sheet1`` is kept whole.
     """
+    from sqlglot import TokenType  # its public name (sqlglot.tokens only imports it)
     from sqlglot.dialects.duckdb import DuckDB
     from sqlglot.errors import TokenError
-    from sqlglot.tokens import TokenType
 
     try:
         tokens = DuckDB().tokenize(sql)
@@ -247,7 +251,7 @@ def statement_tables(sql: str) -> dict[str, str]:
 
 
 def _in_from(tokens, index: int) -> bool:
-    from sqlglot.tokens import TokenType
+    from sqlglot import TokenType  # its public name (sqlglot.tokens only imports it)
 
     clause_tokens = {
         TokenType.SELECT,
@@ -304,7 +308,7 @@ class SchemaCatalog(QObject):
 
     sig_catalog_changed = Signal()
 
-    def __init__(self, services):
+    def __init__(self, services: AppServices) -> None:
         super().__init__(services)
         self.setObjectName("SchemaCatalog")
         self.services = services

@@ -19,7 +19,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextFormat,
 )
-from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QTextEdit, QWidget
 
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.sql.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
@@ -69,7 +69,9 @@ class SqlEditor(QPlainTextEdit):
         self.completer.setMaxVisibleItems(12)
         self._completion_model = QStringListModel(self)
         self.completer.setModel(self._completion_model)
-        self.completer.activated[str].connect(self.insert_completion)
+        # PySide6's stub gives SignalInstance no __getitem__; at run time [str] picks the
+        # activated(QString) overload over activated(QModelIndex).
+        self.completer.activated[str].connect(self.insert_completion)  # type: ignore[index]
         self._completion_start = 0
         self._complete_timer = QTimer(self)
         self._complete_timer.setSingleShot(True)
@@ -230,10 +232,10 @@ class SqlEditor(QPlainTextEdit):
         if not words or (
             not explicit and len(prefix) < 2 and self.toPlainText()[start - 1 : start] != "."
         ):
-            self.completer.popup().hide()
+            self._popup().hide()
             return
         self._completion_model.setStringList(words[:200])
-        popup = self.completer.popup()
+        popup = self._popup()
         popup.setCurrentIndex(self._completion_model.index(0, 0))
         rect = self.cursorRect()
         rect.setWidth(
@@ -249,15 +251,21 @@ class SqlEditor(QPlainTextEdit):
         text = word if word in SQL_KEYWORDS else _quote_path(word)
         cursor.insertText(text)
         self.setTextCursor(cursor)
-        self.completer.popup().hide()
+        self._popup().hide()
+
+    def _popup(self) -> QAbstractItemView:
+        popup = self.completer.popup()
+        if popup is None:  # Qt makes the default popup on first use: never None
+            raise RuntimeError("the SQL completer has no popup")
+        return popup
 
     def _catalog_changed(self) -> None:
-        if self.completer.popup().isVisible():
+        if self._popup().isVisible():
             self.show_completions(explicit=True)
 
     # -- keys ------------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        popup = self.completer.popup()
+        popup = self._popup()
         key = event.key()
         if popup.isVisible():
             if (
@@ -312,7 +320,7 @@ class SqlEditor(QPlainTextEdit):
         uncomment = all(t.lstrip().startswith("--") or not t.strip() for t in texts)
         edit = QTextCursor(doc)
         edit.beginEditBlock()
-        for block, text in zip(blocks, texts):
+        for block, text in zip(blocks, texts, strict=True):  # one text per block
             if not text.strip():
                 continue
             pos = block.position() + len(text) - len(text.lstrip())

@@ -36,7 +36,7 @@ def is_dark(palette: QPalette | None = None) -> bool:
     """True when the window background is dark (the system's dark mode)."""
     if palette is None:
         app = QApplication.instance()
-        palette = app.palette() if app is not None else QPalette()
+        palette = app.palette() if isinstance(app, QApplication) else QPalette()
     return palette.color(QPalette.ColorRole.Window).lightness() < 128
 
 
@@ -91,7 +91,7 @@ def sql_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     tokens = list(_lexer().get_tokens_unprocessed(text))
     for i, (start, token_type, value) in enumerate(tokens):
         nxt = ""
-        for _, follow_type, follow_value in tokens[i + 1 : i + 3]:
+        for _, _follow_type, follow_value in tokens[i + 1 : i + 3]:
             if follow_value.strip():
                 nxt = follow_value[0]
                 break

@@ -7,6 +7,8 @@ shows rows at once with the same value types as the pages fetched later.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lantide.query import result_warnings
 from lantide.ui.sql.result_panel import first_block
 
@@ -37,7 +39,7 @@ def run_selection(query, sql: str, purpose: str | None, project: str):
 
 
 def source_run(
-    context, query, project: str, tab: str, purpose: str | None, confirmed: list[str] = ()
+    context, query, project: str, tab: str, purpose: str | None, confirmed: Sequence[str] = ()
 ):
     """Source Run with progress events: (report, the tab's relation info, first rows).
     ``confirmed``: large remote results the analyst agreed to stage."""

@@ -269,7 +269,7 @@ class SqlTabWidget(QWidget):
         ):
             return  # a change event for what we already show (e.g. our own save)
         new_tab = text is None
-        if new_tab:
+        if text is None:
             self._show_disk_notice(
                 f"{self.tab_name} is a new tab.",
                 f"Write the query: saving (Ctrl+S) or running it writes sql/{self.path.name}.",
@@ -544,15 +544,13 @@ class SqlTabWidget(QWidget):
         if position:
             line, column = sql_runs.position_in_tab(position, self._error_offset)
             self.editor.set_error_position(line, column)
-            actions.append(
-                (
-                    f"Go to line {line}",
-                    lambda l=line, c=column: (
-                        self.editor.set_error_position(l, c),
-                        self.editor.setFocus(),
-                    ),
-                )
-            )
+
+            # No parameters: a button's clicked(bool) would fill the first with False.
+            def go_to_error() -> None:
+                self.editor.set_error_position(line, column)
+                self.editor.setFocus()
+
+            actions.append((f"Go to line {line}", go_to_error))
         if code in PURPOSE_CODES:
             self.purpose_edit.setFocus()
             self.purpose_edit.selectAll()
@@ -583,7 +581,7 @@ class SqlTabWidget(QWidget):
         ]
         sizes = "; ".join(
             f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
-            for t, err in zip(tabs, errors)
+            for t, err in zip(tabs, errors, strict=True)  # the same failed entries, in order
         )
         ids = [err["large_remote_warning_id"] for err in errors]
         self.banner.show_notice(
