@@ -260,7 +260,7 @@ def bench_render(chars: int, step: int) -> dict:
             clock.start()
             if name == "segmented":
                 widget.append(text[end - step : end])
-                widget.render()
+                widget.render_pending()
             else:
                 widget.setHtml(render_markdown(text[:end]))
             app.processEvents()  # the layout and paint the render caused

@@ -87,7 +87,7 @@ def test_annotation_threads_say_you_and_what_the_resolution_did(qtbot):
     }
     widget.set_annotations([annotation])
     widget.select("a1")
-    thread = widget.thread.toPlainText()
+    thread = widget.thread_view.toPlainText()
     assert "you · created" in thread and "the agent · resolved: kept the text" in thread
     assert "user" not in thread and "mode" not in thread
     listed = widget.list.item(0).text()

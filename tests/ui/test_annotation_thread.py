@@ -39,11 +39,11 @@ def test_a_long_thread_opens_at_its_newest_reply(qtbot, sample_workspace, shell_
     tab = open_document_tab(qtbot, window)
     al = tab.annotation_list
     al.select("3f9a1c")
-    qtbot.waitUntil(lambda: "reply number 24" in al.thread.toPlainText(), timeout=5000)
-    qtbot.waitUntil(lambda: _at_bottom(al.thread), timeout=3000)
+    qtbot.waitUntil(lambda: "reply number 24" in al.thread_view.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: _at_bottom(al.thread_view), timeout=3000)
 
     with qtbot.waitSignal(tab.sig_snapshot_applied, timeout=15_000):
         tab.run_operation("reply", id="3f9a1c", text="the newest word")
-    qtbot.waitUntil(lambda: "the newest word" in al.thread.toPlainText(), timeout=5000)
-    qtbot.waitUntil(lambda: _at_bottom(al.thread), timeout=3000)
+    qtbot.waitUntil(lambda: "the newest word" in al.thread_view.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: _at_bottom(al.thread_view), timeout=3000)
     window.shutdown()

@@ -82,7 +82,7 @@ def test_a_long_streamed_answer_renders_only_its_tail(qtbot):
     frozen_revisions: dict[int, int] = {}
     for i in range(0, len(text), 23):
         widget.append(text[i : i + 23])
-        widget.render()
+        widget.render_pending()
         for segment in widget.segments[:-1]:
             revision = segment.browser.document().revision()
             # once a segment is closed off, streaming never renders it again
@@ -104,7 +104,7 @@ def test_step_links_follow_their_lines_across_segments(qtbot):
     qtbot.addWidget(widget)
     for i in range(0, len(text), 40):
         widget.append(text[i : i + 40])
-        widget.render()
+        widget.render_pending()
     ids = [f"step-{n}" for n in range(6)]
     widget.set_step_ids(ids)
     linked = []

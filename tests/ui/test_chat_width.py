@@ -176,7 +176,7 @@ def test_a_streamed_table_gets_its_own_box_too(qtbot):
     answer.show()
     for i in range(0, len(ANSWER), 7):
         answer.append(ANSWER[i : i + 7])
-        answer.render()
+        answer.render_pending()
     answer.set_text(ANSWER)
     assert [s.browser.wide for s in answer.segments] == [False, True, False]
     table = answer.segments[1].browser

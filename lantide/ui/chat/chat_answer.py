@@ -137,7 +137,7 @@ class AssistantMessageWidget(ThemedFrame):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RENDER_INTERVAL_MS)
-        self._timer.timeout.connect(self.render)
+        self._timer.timeout.connect(self.render_pending)
         self._add_segment(0, 0)
 
     def append(self, delta: str) -> None:
@@ -147,7 +147,7 @@ class AssistantMessageWidget(ThemedFrame):
 
     def set_text(self, text: str) -> None:
         if text == self.text:  # the streamed text, complete: only the tail is left to show
-            self.render()
+            self.render_pending()
             return
         self.text = text
         self._rebuild()
@@ -159,7 +159,7 @@ class AssistantMessageWidget(ThemedFrame):
             if segment is self.segments[-1] or segment.step_count:
                 self._render_segment(segment)
 
-    def render(self) -> None:
+    def render_pending(self) -> None:
         """Show the text appended since the last render: the last segment only, after
         closing it off first when its finished blocks are long enough."""
         self._timer.stop()

@@ -146,8 +146,8 @@ class AnnotationListWidget(QWidget):
             )
         )
 
-        self.thread = QTextBrowser(self)
-        self.thread.setOpenLinks(False)
+        self.thread_view = QTextBrowser(self)
+        self.thread_view.setOpenLinks(False)
         self.reply_box = QPlainTextEdit(self)
         self.reply_box.setPlaceholderText("Reply…")
         self.reply_box.setMaximumHeight(64)
@@ -179,7 +179,7 @@ class AnnotationListWidget(QWidget):
         detail = QWidget(self)
         d = QVBoxLayout(detail)
         d.setContentsMargins(0, 0, 0, 0)
-        d.addWidget(self.thread, 1)
+        d.addWidget(self.thread_view, 1)
         d.addWidget(self.reply_box)
         row = QHBoxLayout()
         for b in (
@@ -340,7 +340,9 @@ class AnnotationListWidget(QWidget):
         )
         self.delete_button.setEnabled(enabled)
         if a is None:
-            self.thread.setHtml("<p style='color:gray'>Select an annotation to see its thread.</p>")
+            self.thread_view.setHtml(
+                "<p style='color:gray'>Select an annotation to see its thread.</p>"
+            )
             return
         parts = [f"<p><b>“{html.escape(a.get('quote', ''))}”</b></p>"]
         for event in a.get("history", []):
@@ -357,9 +359,11 @@ class AnnotationListWidget(QWidget):
                 f"<p><span style='color:gray'>{html.escape(who)} · {action}{extra} · "
                 f"{html.escape(_when(event.get('at')))}</span><br>{body}</p>"
             )
-        self.thread.setHtml("".join(parts))
+        self.thread_view.setHtml("".join(parts))
         # The newest reply is at the end: show it without the analyst scrolling.
-        self.thread.verticalScrollBar().setValue(self.thread.verticalScrollBar().maximum())
+        self.thread_view.verticalScrollBar().setValue(
+            self.thread_view.verticalScrollBar().maximum()
+        )
 
     # -- actions -------------------------------------------------------------------------
     def _emit_for(self, signal) -> None:
