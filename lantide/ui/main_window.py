@@ -516,7 +516,7 @@ class MainWindow(QMainWindow):
             if ref is not None and self._still_exists(ref):
                 self.open_tab(ref.kind, ref.project, ref.name, activate=False)
         if active is not None:
-            widget = self.tabs.find(active)
+            widget = self.tabs.find_tab(active)
             if widget is not None:
                 self.tabs.setCurrentWidget(widget)
 

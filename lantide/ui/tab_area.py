@@ -74,7 +74,7 @@ class TabAreaWidget(QTabWidget):
         self.tabBar().tabMoved.connect(lambda *_: self.report_state())
 
     # -- opening -------------------------------------------------------------------------
-    def find(self, ref: TabRef) -> QWidget | None:
+    def find_tab(self, ref: TabRef) -> QWidget | None:
         for w in self.widgets():
             if self.ref_of(w).key() == ref.key():
                 return w
@@ -82,7 +82,7 @@ class TabAreaWidget(QTabWidget):
 
     def open(self, ref: TabRef, *, activate: bool = True) -> QWidget | None:
         """Open ``ref`` (or switch to it); None when its kind cannot be opened."""
-        existing = self.find(ref)
+        existing = self.find_tab(ref)
         if existing is not None:
             if activate:
                 self.setCurrentWidget(existing)

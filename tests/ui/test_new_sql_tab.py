@@ -26,9 +26,9 @@ def _answer_names(monkeypatch, *names):
 
 def _new_tab(window, qtbot, name: str) -> SqlTabWidget:
     qtbot.waitUntil(
-        lambda: window.tabs.find(TabRef(TAB_SQL, "q3-churn", name)) is not None, timeout=10_000
+        lambda: window.tabs.find_tab(TabRef(TAB_SQL, "q3-churn", name)) is not None, timeout=10_000
     )
-    tab = window.tabs.find(TabRef(TAB_SQL, "q3-churn", name))
+    tab = window.tabs.find_tab(TabRef(TAB_SQL, "q3-churn", name))
     qtbot.waitUntil(lambda: not tab.editor.isReadOnly(), timeout=10_000)
     return tab
 
