@@ -54,13 +54,30 @@ class _Engine:
         error = ctx.eval("__lantideError")
         if error:
             raise ChartError(f"the chart could not be drawn: {error}", code="CHART_RENDER")
-        svg = ctx.eval("__lantideSvg")
+        # through JSON: quickjs-ng (a drop-in for the quickjs wheel) cannot hand over a
+        # concatenated ("rope") string itself
+        svg = json.loads(ctx.eval("JSON.stringify(__lantideSvg)"))
         if not isinstance(svg, str):
             raise ChartError("the chart could not be drawn (no SVG came back)", code="CHART_RENDER")
         return svg
 
 
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantide-charts")
+STACK_BYTES = 8 * 1024 * 1024  # QuickJS's own limit is 1 MB; Windows and musl threads get less
+
+
+def _make_executor() -> ThreadPoolExecutor:
+    """One worker thread, started now with a stack large enough for QuickJS."""
+    old = threading.stack_size()
+    try:
+        threading.stack_size(STACK_BYTES)
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantide-charts")
+        pool.submit(lambda: None).result()
+    finally:
+        threading.stack_size(old)
+    return pool
+
+
+_executor = _make_executor()
 _engine: _Engine | None = None
 _cache: OrderedDict[str, str] = OrderedDict()
 _cache_lock = threading.Lock()
