@@ -11,16 +11,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lantide.charts.errors import ChartError
 from lantide.charts.spec import ChartSpec, DataReference, line_of
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
-    from lantide.query.service import QueryService
+    from lantide.query.catalog import Catalog
 
 MAX_CHART_ROWS = 5_000
+
+
+class ChartQuery(Protocol):
+    """What charts read through the query layer (a ``QueryService`` has it all)."""
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    def relation_info(self, relation_name: str) -> dict[str, Any]: ...
+
+    def fetch_rows(
+        self, relation_name: str, offset: int = 0, limit: int = 200, order_by: Any = None
+    ) -> list[tuple[Any, ...]]: ...
 
 
 @dataclass
@@ -33,7 +46,7 @@ class ResolvedData:
     row_counts: dict[str, int] = field(default_factory=dict)  # relation -> rows it has
 
 
-def step_table(query: QueryService, step_id: str) -> str | None:
+def step_table(query: ChartQuery, step_id: str) -> str | None:
     """The cached table a ledger step made, or None (not materialized, or replaced since)."""
     wanted = step_id.strip().casefold()
     for table in query.catalog.all_cached():
@@ -42,7 +55,7 @@ def step_table(query: QueryService, step_id: str) -> str | None:
     return None
 
 
-def _relation(query: QueryService, chart: ChartSpec, ref: DataReference, text: str | None) -> str:
+def _relation(query: ChartQuery, chart: ChartSpec, ref: DataReference, text: str | None) -> str:
     if ref.kind == "table":
         return ref.name
     name = step_table(query, ref.name)
@@ -60,7 +73,7 @@ def _relation(query: QueryService, chart: ChartSpec, ref: DataReference, text: s
     return name
 
 
-def _rows(query: QueryService, relation: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+def _rows(query: ChartQuery, relation: str, limit: int) -> tuple[list[dict[str, Any]], int]:
     from lantide.query.results import jsonable
 
     info = query.relation_info(relation)
@@ -70,7 +83,7 @@ def _rows(query: QueryService, relation: str, limit: int) -> tuple[list[dict[str
 
 
 def resolve_data(
-    query: QueryService,
+    query: ChartQuery,
     chart: ChartSpec,
     *,
     text: str | None = None,

@@ -23,7 +23,7 @@ from lantide.workspace import layout
 from lantide.workspace.portable_names import portable_name_problem
 
 if TYPE_CHECKING:
-    from lantide.query.service import QueryService
+    from lantide.charts.data import ChartQuery
     from lantide.workspace.model import Project
 
 MAX_CHART_NAME = 80
@@ -109,7 +109,7 @@ class LoadedChart:
 
 def load_chart(
     path: Path | str,
-    query: QueryService,
+    query: ChartQuery,
     *,
     source: str | None = None,
     max_rows: int = MAX_CHART_ROWS,
@@ -124,7 +124,7 @@ def load_chart(
 
 
 def render_chart(
-    path: Path | str, query: QueryService, *, source: str | None = None
+    path: Path | str, query: ChartQuery, *, source: str | None = None
 ) -> tuple[str, LoadedChart]:
     """The SVG of the chart file at ``path`` and the loaded chart (for its notes)."""
     loaded = load_chart(path, query, source=source)

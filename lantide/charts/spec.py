@@ -190,6 +190,15 @@ def _check_schema(spec: JsonObject, source: str, text: str | None) -> None:
     error = jsonschema.exceptions.best_match(_validator().iter_errors(spec))
     if error is None:
         return
+    # "is not valid under any of the given schemas" says little: a choice of words
+    # ("mark": "barr") reads better as the list of the words allowed there
+    deep = list(_deep_context(error))
+    enums = [e for e in deep if e.validator == "enum"]
+    unexpected = [e for e in deep if e.validator == "additionalProperties"]
+    if enums:
+        error = max(enums, key=lambda e: len(e.absolute_path))
+    elif unexpected:  # a misspelt property: the branch that objects to the fewest
+        error = min(unexpected, key=lambda e: len(e.message))
     pointer = tuple(error.absolute_path)
     _fail(
         source,
@@ -200,6 +209,12 @@ def _check_schema(spec: JsonObject, source: str, text: str | None) -> None:
         "(https://vega.github.io/vega-lite/docs/).",
         path=pointer,
     )
+
+
+def _deep_context(error: Any) -> Iterator[Any]:
+    for sub in error.context or ():
+        yield sub
+        yield from _deep_context(sub)
 
 
 def _short(message: str, limit: int = 240) -> str:
