@@ -24,6 +24,8 @@ Public API (stable; the HTML Report and the desktop preview call these):
   the one writer (atomic; refuses to replace a malformed or analyst-written file).
 - :func:`chart_file`, :func:`list_charts`, :func:`validate_chart_name`: names and paths.
 - :func:`error_svg` ``(message) -> str``: an SVG that shows an error in place of a chart.
+- :func:`quick_chart_spec` ``(kind, table, x, y, *, x_type="", title=None)``: the SQL
+  tab's quick chart as a chart spec ("Save as chart file").
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from lantide.charts.files import (
 )
 from lantide.charts.html import chart_embed_html, chart_scripts
 from lantide.charts.placeholder import error_svg
+from lantide.charts.quick import quick_chart_spec
 from lantide.charts.render import render_svg
 from lantide.charts.spec import AGENT, ANALYST, ChartSpec, check_spec, parse_chart, written_by
 
@@ -60,6 +63,7 @@ __all__ = [
     "list_charts",
     "load_chart",
     "parse_chart",
+    "quick_chart_spec",
     "read_chart",
     "render_chart",
     "render_svg",
