@@ -33,6 +33,14 @@ MEMORY_LIMIT_BYTES = 1024 * 1024 * 1024
 CACHE_SIZE = 64
 
 
+class _Stopped(Exception):
+    """The time or memory limit stopped a render."""
+
+
+def _stopped(message: str) -> bool:
+    return "interrupted" in message or "out of memory" in message
+
+
 class _Engine:
     """The QuickJS context with vega loaded; used only on the executor's thread."""
 
@@ -52,6 +60,8 @@ class _Engine:
         while ctx.execute_pending_job():
             pass
         error = ctx.eval("__lantideError")
+        if error and _stopped(error):  # the limit hit inside vega's promise chain
+            raise _Stopped(error)
         if error:
             raise ChartError(f"the chart could not be drawn: {error}", code="CHART_RENDER")
         # through JSON: quickjs-ng (a drop-in for the quickjs wheel) cannot hand over a
@@ -91,9 +101,9 @@ def _render_on_engine_thread(spec_text: str) -> str:
 
     try:
         return _engine.render(spec_text)
-    except quickjs.JSException as exc:
+    except (quickjs.JSException, _Stopped) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "interrupted" in message or "out of memory" in message:
+        if _stopped(message):
             _engine = None  # a fresh context for the next chart
             raise ChartError(
                 f"the chart took too long or too much memory to draw ({message})",
