@@ -107,7 +107,8 @@ class DocumentPreviewWidget(QTextBrowser):
         if self._html and ".vl.json" in self._html:
             self._apply(self._html)  # the document asks for its images again
 
-    def loadResource(self, kind: int, url: QUrl) -> Any:  # noqa: N802 - Qt's name
+    def loadResource(self, kind: int, url: QUrl | str) -> Any:  # noqa: N802 - Qt's name
+        url = QUrl(url) if isinstance(url, str) else url
         if (
             self.chart_images is not None
             and kind == QTextDocument.ResourceType.ImageResource.value
