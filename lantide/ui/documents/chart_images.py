@@ -35,6 +35,8 @@ def svg_image(svg: str) -> QImage:
     """``svg`` painted into an ARGB image at :data:`PIXEL_RATIO` (any thread)."""
     from PySide6.QtSvg import QSvgRenderer
 
+    # vega writes empty paths (d="") for parts with nothing to draw; QtSvg warns on each
+    svg = svg.replace(' d=""', ' d="M0,0"')
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     size = renderer.defaultSize()
     width, height = max(1, size.width()), max(1, size.height())
