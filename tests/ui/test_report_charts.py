@@ -79,6 +79,14 @@ def test_the_report_preview_draws_its_charts_and_names_a_broken_one(
         timeout=60_000,
     )
 
+    # a table made again (a tab re-run) redraws the charts of the preview by itself
+    before_run = images.state("charts/per_category.vl.json").image.cacheKey()
+    main_window.services.sig_tables_changed.emit()
+    qtbot.waitUntil(
+        lambda: images.state("charts/per_category.vl.json").image.cacheKey() != before_run,
+        timeout=60_000,
+    )
+
 
 def test_a_chart_link_outside_the_project_is_refused_in_place(shell_services, qtbot):
     from lantide.ui.documents.chart_images import ChartImages

@@ -5,7 +5,9 @@ is drawn off the UI thread (a worker: :func:`lantide.charts.render_chart` with t
 query service, then the SVG painted into a ``QImage``); until it is ready the request gets
 a "Drawing the chart…" box, and :attr:`ChartImages.sig_images_changed` tells the preview to
 ask again. An error (a bad spec, a missing table) is drawn in place as a box that names
-the file. Images are kept per file and its modification time, so an edit redraws.
+the file. Images are kept per file version (modification time and size) and per state of
+the cached tables: an edit of the file, or a table made again, redraws (the old drawing
+stays until the new one is ready).
 """
 
 from __future__ import annotations
@@ -76,8 +78,15 @@ class ChartImages(QObject):
         self.services = services
         self.project = project
         self.project_dir = layout.project_dir(services.workspace.root, project)
-        self._images: dict[str, tuple[tuple[int, int], ChartImage]] = {}
-        self._drawing: set[tuple[str, tuple[int, int]]] = set()
+        self._images: dict[str, tuple[tuple[int, int, int], ChartImage]] = {}
+        self._drawing: set[tuple[str, tuple[int, int, int]]] = set()
+        self._tables = 0  # bumped when cached tables change: every chart is drawn again
+        services.sig_tables_changed.connect(self._tables_changed)
+
+    def _tables_changed(self) -> None:
+        self._tables += 1
+        if self._images:
+            self.sig_images_changed.emit()  # the preview asks again, and they redraw
 
     def _file(self, src: str) -> Path | None:
         """The chart file a link names, if it is inside the project folder."""
@@ -99,7 +108,7 @@ class ChartImages(QObject):
             return ChartImage(svg_image(error_svg(message)), "error", message)
         try:
             stat = path.stat()
-            version = (stat.st_mtime_ns, stat.st_size)
+            version = (stat.st_mtime_ns, stat.st_size, self._tables)
         except OSError:
             message = f"{shown}: no such chart file"
             return ChartImage(svg_image(error_svg(message)), "error", message)
@@ -120,7 +129,7 @@ class ChartImages(QObject):
         kept = self._images.get(src)
         return kept[1] if kept else None
 
-    def _draw(self, query, src: str, version: tuple[int, int], path: Path, shown: str) -> None:
+    def _draw(self, query, src: str, version: tuple[int, int, int], path: Path, shown: str) -> None:
         def done(result, s=src, v=version):
             status, image, message = result
             self._drawing.discard((s, v))
