@@ -12,13 +12,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.cli.common import add_command, open_workspace
 from lantide.cli.output import print_json
 
+if TYPE_CHECKING:
+    from lantide.charts.data import ChartQuery
+    from lantide.workspace.model import Project
 
-def register(subparsers) -> None:
+
+def register(subparsers: Any) -> None:  # argparse's private _SubParsersAction
     p = add_command(
         subparsers,
         "chart",
@@ -32,7 +36,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _check(project, query, name: str, svg_dir: Path | None) -> dict[str, Any]:
+def _check(project: Project, query: ChartQuery, name: str, svg_dir: Path | None) -> dict[str, Any]:
     from lantide import charts
     from lantide.workspace import layout
     from lantide.workspace.atomic import atomic_write_text
