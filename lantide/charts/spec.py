@@ -66,10 +66,24 @@ def _fail(
     raise ChartError(f"{where}: {message}", hint=hint, code=code, path=source, line=line)
 
 
+MAX_DEPTH_MESSAGE = "nested too deeply to be a chart"
+
+
+def _too_deep(source: str) -> ChartError:
+    return ChartError(
+        f"{source}: {MAX_DEPTH_MESSAGE}",
+        hint="A chart spec is a few levels deep; the file was left as it is.",
+        code="CHART_INVALID_JSON",
+        path=source,
+    )
+
+
 def parse_chart(text: str, source: str) -> ChartSpec:
     """Read and check a chart file's ``text``; ``source`` names it in errors."""
     try:
         spec = json.loads(text)
+    except RecursionError:
+        raise _too_deep(source) from None
     except json.JSONDecodeError as exc:
         raise ChartError(
             f"{source}, line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})",
@@ -83,6 +97,13 @@ def parse_chart(text: str, source: str) -> ChartSpec:
 
 def check_spec(spec: Any, source: str, text: str | None = None) -> ChartSpec:
     """Check a spec (from a file's ``text`` when given, for line numbers)."""
+    try:
+        return _check_spec(spec, source, text)
+    except RecursionError:
+        raise _too_deep(source) from None
+
+
+def _check_spec(spec: Any, source: str, text: str | None) -> ChartSpec:
     if not isinstance(spec, dict):
         _fail(
             source,
