@@ -23,6 +23,8 @@ Public API (stable; the HTML Report and the desktop preview call these):
 - :func:`write_chart` ``(project, name, spec, *, by="analyst", overwrite=False, **meta)``:
   the one writer (atomic; refuses to replace a malformed or analyst-written file).
 - :func:`chart_file`, :func:`list_charts`, :func:`validate_chart_name`: names and paths.
+- :func:`chart_links` ``(markdown) -> list[ChartLink]``: a document's chart image links
+  (``title``, ``src`` relative to the project folder, 1-based ``line``); not inside code.
 - :func:`error_svg` ``(message) -> str``: an SVG that shows an error in place of a chart.
 - :func:`quick_chart_spec` ``(kind, table, x, y, *, x_type="", title=None)``: the SQL
   tab's quick chart as a chart spec ("Save as chart file").
@@ -43,6 +45,7 @@ from lantide.charts.files import (
     write_chart,
 )
 from lantide.charts.html import chart_embed_html, chart_scripts
+from lantide.charts.links import ChartLink, chart_links
 from lantide.charts.placeholder import error_svg
 from lantide.charts.quick import quick_chart_spec
 from lantide.charts.render import render_svg
@@ -53,10 +56,12 @@ __all__ = [
     "ANALYST",
     "MAX_CHART_ROWS",
     "ChartError",
+    "ChartLink",
     "ChartSpec",
     "LoadedChart",
     "chart_embed_html",
     "chart_file",
+    "chart_links",
     "chart_scripts",
     "check_spec",
     "error_svg",

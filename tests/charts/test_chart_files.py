@@ -266,3 +266,17 @@ def test_html_embed_is_inline_and_safe_in_a_script_element():
 def test_error_svg_escapes_the_message():
     svg = charts.error_svg("charts/x.vl.json: <b>bad</b> & worse")
     assert "&lt;b&gt;bad&lt;/b&gt; &amp; worse" in svg and "<b>" not in svg
+
+
+def test_chart_links_of_a_report_skip_code_and_other_images():
+    text = (
+        "# Report\n\nIntro.\n\n![Revenue by month](charts/revenue.vl.json)\n\n"
+        "```\n![not a chart](charts/in_code.vl.json)\n```\n\n"
+        "A photo ![logo](logo.png) and `![inline code](charts/x.vl.json)`.\n\n"
+        "- item ![Top 10](charts/top_10.vl.json)\n"
+    )
+    links = charts.chart_links(text)
+    assert [(lk.title, lk.src, lk.line) for lk in links] == [
+        ("Revenue by month", "charts/revenue.vl.json", 5),
+        ("Top 10", "charts/top_10.vl.json", 13),
+    ]
