@@ -87,7 +87,18 @@ def _make_executor() -> ThreadPoolExecutor:
     return pool
 
 
-_executor = _make_executor()
+_executor: ThreadPoolExecutor | None = None  # started on the first chart, not on import
+_executor_lock = threading.Lock()
+
+
+def _engine_thread() -> ThreadPoolExecutor:
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = _make_executor()
+        return _executor
+
+
 _engine: _Engine | None = None
 _cache: OrderedDict[str, str] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -129,7 +140,7 @@ def render_svg(spec: dict[str, Any]) -> str:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    svg = _executor.submit(_render_on_engine_thread, spec_text).result()
+    svg = _engine_thread().submit(_render_on_engine_thread, spec_text).result()
     with _cache_lock:
         _cache[key] = svg
         while len(_cache) > CACHE_SIZE:
@@ -145,7 +156,7 @@ def clear_cache() -> None:
 
 def warm_up() -> None:
     """Load the scripts now (about a second) so the first chart shown is fast."""
-    _executor.submit(_warm).result()
+    _engine_thread().submit(_warm).result()
 
 
 def _warm() -> None:

@@ -21,7 +21,7 @@ def _bars(label: str) -> dict:
 
 def test_a_spec_that_never_ends_is_stopped_and_the_next_chart_draws(monkeypatch):
     monkeypatch.setattr(render, "TIME_LIMIT_SECONDS", 2)
-    render._executor.submit(lambda: setattr(render, "_engine", None)).result()
+    render._engine_thread().submit(lambda: setattr(render, "_engine", None)).result()
     endless = {
         "data": {"sequence": {"start": 0, "stop": 200_000_000, "as": "n"}},
         "mark": "point",
