@@ -16,6 +16,11 @@ spent in :meth:`McpEngine.call` for that same request (the ``duration_ms`` of it
 line). Target: median under 5 ms. For scale, the **HTTP floor** is a bare POST of the same
 size to a bare uvicorn app in another process (no MCP, no Lantide) on the same machine at
 the same time: what any local HTTP call costs there.
+
+An extra row, **thin client**, makes the same ``tools/call`` as a plain JSON-RPC POST
+(the headers and ``_meta`` the SDK client sends at protocol 2026-07-28, its JSON reply
+parsed with ``json.loads``), as many real clients do: what the protocol costs without the
+SDK client's own layers. The target row stays the SDK client's.
 """
 
 from __future__ import annotations
@@ -124,9 +129,47 @@ def _proc_cpu(pid: int) -> float:
 
 SMALL_CALLS = 200
 SMALL_SQL = "SELECT 1 AS one"
+PROTOCOL_VERSION = "2026-07-28"
 
 
-async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare_url):
+class ThinClient:
+    """A compliant MCP client in a dozen lines: one JSON-RPC POST per call, with the
+    headers and ``_meta`` the SDK client sends at :data:`PROTOCOL_VERSION`."""
+
+    def __init__(self, http, url: str):
+        self.http, self.url, self._id = http, url, 0
+        self.meta = {
+            "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "thin", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+
+    async def call_tool(self, name: str, arguments: dict) -> dict:
+        self._id += 1
+        body = {
+            "jsonrpc": "2.0",
+            "id": self._id,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": self.meta},
+        }
+        response = await self.http.post(
+            self.url,
+            content=json.dumps(body),
+            headers={
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+                "MCP-Protocol-Version": PROTOCOL_VERSION,
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": name,
+            },
+        )
+        reply = json.loads(response.content)
+        if response.status_code != 200 or "result" not in reply:
+            raise RuntimeError(f"thin client: {response.status_code} {reply}")
+        return reply["result"]
+
+
+async def _cpu_per_call(client, thin, plain, engine, local, server_pid, bare_pid, bare_url):
     """CPU per call (ms) of a small call on each side, summed over many calls: on an
     idle machine a call's wall time is about its CPU time, so this says what the
     protocol would cost there, whatever the load now."""
@@ -135,6 +178,9 @@ async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare
     for _ in range(SMALL_CALLS):
         await client.call_tool("run_query", args)
     c1, s1 = time.process_time(), _proc_cpu(server_pid)
+    for _ in range(SMALL_CALLS):
+        await thin.call_tool("run_query", args)
+    t1, ts1 = time.process_time(), _proc_cpu(server_pid)
     for _ in range(SMALL_CALLS):
         engine.call(local.client, "run_query", args, local.token)
     c2 = time.process_time()
@@ -154,7 +200,9 @@ async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare
     return {
         "client": per(c1 - c0),
         "server": per(s1 - s0),
-        "engine": per(c2 - c1),
+        "thin_client": per(t1 - c1),
+        "thin_server": per(ts1 - s1),
+        "engine": per(c2 - t1),
         "floor_client": per(c3 - c2),
         "floor_server": per(b1 - b0),
     }
@@ -188,7 +236,9 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
     )
     bare = subprocess.Popen([sys.executable, "-c", BARE_APP, str(bare_port)], env=child_env)
     queries = [(p.stem, p.read_text()) for p in sorted(QUERIES.glob("q*.sql"))]
-    times = {q: {"registry": [], "engine": [], "http": [], "paired": []} for q, _ in queries}
+    times = {
+        q: {"registry": [], "engine": [], "http": [], "paired": [], "thin": []} for q, _ in queries
+    }
     floor: list[float] = []
     failures: list[str] = []
     cpu: dict[str, float] = {}
@@ -202,9 +252,12 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
         ):
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 await client.call_tool("get_analysis_context", {})  # warm the session
+                thin = ThinClient(http, url)
+                await thin.call_tool("get_analysis_context", {})
                 cpu.update(
                     await _cpu_per_call(
                         client,
+                        thin,
                         plain,
                         engine,
                         local,
@@ -224,6 +277,10 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
                         result = await client.call_tool("run_query", args)
                         t3 = time.perf_counter()
                         body = result.content[0].text if result.content else "{}"
+                        sdk_server_ms = _last_server_ms(served_root, remote.client.id) if rep else 0
+                        t6 = time.perf_counter()
+                        thin_result = await thin.call_tool("run_query", args)
+                        t7 = time.perf_counter()
                         t4 = time.perf_counter()
                         await plain.post(
                             f"http://127.0.0.1:{bare_port}/",
@@ -232,12 +289,15 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
                         t5 = time.perf_counter()
                         if not (out.ok and done.ok and not result.is_error):
                             failures.append(f"{name}: {out.result.get('error')}")
+                        if thin_result.get("isError"):
+                            failures.append(f"{name} (thin client): {thin_result}")
                         if rep:
-                            server_ms = _last_server_ms(served_root, remote.client.id)
+                            thin_server_ms = _last_server_ms(served_root, remote.client.id)
                             times[name]["registry"].append((t1 - t0) * 1000)
                             times[name]["engine"].append((t2 - t1) * 1000)
                             times[name]["http"].append((t3 - t2) * 1000)
-                            times[name]["paired"].append((t3 - t2) * 1000 - server_ms)
+                            times[name]["paired"].append((t3 - t2) * 1000 - sdk_server_ms)
+                            times[name]["thin"].append((t7 - t6) * 1000 - thin_server_ms)
                             floor.append((t5 - t4) * 1000)
 
     try:
@@ -268,13 +328,13 @@ def main(argv: list[str]) -> int:
     )
     print(
         "| query | registry (in-app) | engine (MCP, in process) | HTTP (SDK client) | "
-        "protocol overhead (paired) | HTTP - registry |"
+        "protocol overhead (paired) | thin client overhead (paired) | HTTP - registry |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['query']} | {r['registry']:.1f} | {r['engine']:.1f} | {r['http']:.1f} | "
-            f"{r['paired']:.2f} | {r['over_app']:.1f} |"
+            f"{r['paired']:.2f} | {r['thin']:.2f} | {r['over_app']:.1f} |"
         )
     paired = sorted(r["paired"] for r in rows)
     median = statistics.median(paired)
@@ -293,7 +353,13 @@ def main(argv: list[str]) -> int:
         f"ms. {os.cpu_count()} CPUs, load average {load}; run took "
         f"{time.perf_counter() - started:.0f} s."
     )
+    thin = sorted(r["thin"] for r in rows)
+    print(
+        f"\nThin client (plain JSON-RPC POST, not the target row): paired overhead median "
+        f"{statistics.median(thin):.2f} ms (per-query medians {thin[0]:.2f}-{thin[-1]:.2f})."
+    )
     protocol_cpu = cpu["client"] + cpu["server"] - cpu["engine"]
+    thin_cpu = cpu["thin_client"] + cpu["thin_server"] - cpu["engine"]
     floor_cpu = cpu["floor_client"] + cpu["floor_server"]
     print(
         f"\nCPU per call of a small call ({SMALL_CALLS} x run_query {SMALL_SQL!r}; what a "
@@ -301,7 +367,8 @@ def main(argv: list[str]) -> int:
         f"{cpu['server']:.2f} ms, of which the engine (measured in process) "
         f"{cpu['engine']:.2f} ms: protocol **{protocol_cpu:.2f} ms** per call; a bare "
         f"HTTP POST {floor_cpu:.2f} ms (client {cpu['floor_client']:.2f} + server "
-        f"{cpu['floor_server']:.2f})."
+        f"{cpu['floor_server']:.2f}); thin client {thin_cpu:.2f} ms (client "
+        f"{cpu['thin_client']:.2f} + server {cpu['thin_server']:.2f} - engine)."
     )
     if failures:
         print("failed calls:", failures)
