@@ -249,56 +249,56 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
         async with (
             httpx2.AsyncClient(headers=headers, timeout=300) as http,
             httpx2.AsyncClient(timeout=60) as plain,
+            Client(streamable_http_client(url, http_client=http)) as client,
         ):
-            async with Client(streamable_http_client(url, http_client=http)) as client:
-                await client.call_tool("get_analysis_context", {})  # warm the session
-                thin = ThinClient(http, url)
-                await thin.call_tool("get_analysis_context", {})
-                cpu.update(
-                    await _cpu_per_call(
-                        client,
-                        thin,
-                        plain,
-                        engine,
-                        local,
-                        server.pid,
-                        bare.pid,
-                        f"http://127.0.0.1:{bare_port}/",
-                    )
+            await client.call_tool("get_analysis_context", {})  # warm the session
+            thin = ThinClient(http, url)
+            await thin.call_tool("get_analysis_context", {})
+            cpu.update(
+                await _cpu_per_call(
+                    client,
+                    thin,
+                    plain,
+                    engine,
+                    local,
+                    server.pid,
+                    bare.pid,
+                    f"http://127.0.0.1:{bare_port}/",
                 )
-                for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
-                    for name, sql in queries:
-                        args = {"sql": sql}
-                        t0 = time.perf_counter()
-                        out = default_registry().call("run_query", args, ctx)
-                        t1 = time.perf_counter()
-                        done = engine.call(local.client, "run_query", args, local.token)
-                        t2 = time.perf_counter()
-                        result = await client.call_tool("run_query", args)
-                        t3 = time.perf_counter()
-                        body = result.content[0].text if result.content else "{}"
-                        sdk_server_ms = _last_server_ms(served_root, remote.client.id) if rep else 0
-                        t6 = time.perf_counter()
-                        thin_result = await thin.call_tool("run_query", args)
-                        t7 = time.perf_counter()
-                        t4 = time.perf_counter()
-                        await plain.post(
-                            f"http://127.0.0.1:{bare_port}/",
-                            content=json.dumps({"jsonrpc": "2.0", "id": 1, "result": body}),
-                        )
-                        t5 = time.perf_counter()
-                        if not (out.ok and done.ok and not result.is_error):
-                            failures.append(f"{name}: {out.result.get('error')}")
-                        if thin_result.get("isError"):
-                            failures.append(f"{name} (thin client): {thin_result}")
-                        if rep:
-                            thin_server_ms = _last_server_ms(served_root, remote.client.id)
-                            times[name]["registry"].append((t1 - t0) * 1000)
-                            times[name]["engine"].append((t2 - t1) * 1000)
-                            times[name]["http"].append((t3 - t2) * 1000)
-                            times[name]["paired"].append((t3 - t2) * 1000 - sdk_server_ms)
-                            times[name]["thin"].append((t7 - t6) * 1000 - thin_server_ms)
-                            floor.append((t5 - t4) * 1000)
+            )
+            for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
+                for name, sql in queries:
+                    args = {"sql": sql}
+                    t0 = time.perf_counter()
+                    out = default_registry().call("run_query", args, ctx)
+                    t1 = time.perf_counter()
+                    done = engine.call(local.client, "run_query", args, local.token)
+                    t2 = time.perf_counter()
+                    result = await client.call_tool("run_query", args)
+                    t3 = time.perf_counter()
+                    body = result.content[0].text if result.content else "{}"
+                    sdk_server_ms = _last_server_ms(served_root, remote.client.id) if rep else 0
+                    t6 = time.perf_counter()
+                    thin_result = await thin.call_tool("run_query", args)
+                    t7 = time.perf_counter()
+                    t4 = time.perf_counter()
+                    await plain.post(
+                        f"http://127.0.0.1:{bare_port}/",
+                        content=json.dumps({"jsonrpc": "2.0", "id": 1, "result": body}),
+                    )
+                    t5 = time.perf_counter()
+                    if not (out.ok and done.ok and not result.is_error):
+                        failures.append(f"{name}: {out.result.get('error')}")
+                    if thin_result.get("isError"):
+                        failures.append(f"{name} (thin client): {thin_result}")
+                    if rep:
+                        thin_server_ms = _last_server_ms(served_root, remote.client.id)
+                        times[name]["registry"].append((t1 - t0) * 1000)
+                        times[name]["engine"].append((t2 - t1) * 1000)
+                        times[name]["http"].append((t3 - t2) * 1000)
+                        times[name]["paired"].append((t3 - t2) * 1000 - sdk_server_ms)
+                        times[name]["thin"].append((t7 - t6) * 1000 - thin_server_ms)
+                        floor.append((t5 - t4) * 1000)
 
     try:
         _wait_listening(port, server)

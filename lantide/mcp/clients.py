@@ -10,6 +10,7 @@ the entry (the activity log still names the client) and deletes the token from t
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -324,9 +325,10 @@ def stored_token(client_id: str) -> str | None:
     if backend is None:
         return None
     try:
-        return backend.get_password(KEYRING_SERVICE, _key_name(client_id))
+        token = backend.get_password(KEYRING_SERVICE, _key_name(client_id))
     except Exception:
         return None
+    return token if isinstance(token, str) else None
 
 
 def forget_token(client_id: str) -> None:
@@ -335,10 +337,8 @@ def forget_token(client_id: str) -> None:
     backend = _backend() if keyring_available() else None
     if backend is None:
         return
-    try:
+    with contextlib.suppress(Exception):  # nothing stored, or no keyring: nothing to forget
         backend.delete_password(KEYRING_SERVICE, _key_name(client_id))
-    except Exception:
-        pass
 
 
 def parse_expiry(text: str | None) -> float | None:

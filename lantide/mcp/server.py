@@ -21,12 +21,21 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.errors import LantideError
 from lantide.mcp.access import ModeRefused
 from lantide.mcp.clients import PairedClient
 from lantide.mcp.engine import McpEngine
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    import uvicorn
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    Ctx = ServerRequestContext[Any]
 
 TOKEN_ENV = "LANTIDE_MCP_TOKEN"
 DEFAULT_PORT = 47615
@@ -85,7 +94,12 @@ class EngineThreads:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def build_server(engine: McpEngine, caller=None, threads: EngineThreads | None = None):
+Caller = Callable[[], tuple[PairedClient, str]]
+
+
+def build_server(
+    engine: McpEngine, caller: Caller | None = None, threads: EngineThreads | None = None
+) -> Server[Any]:
     """The low-level MCP server over ``engine``. ``caller()`` returns the (client, token)
     of the call being handled, or raises :class:`TokenRefused`. Engine calls run on
     ``threads`` (its own pool when None)."""
@@ -104,7 +118,9 @@ def build_server(engine: McpEngine, caller=None, threads: EngineThreads | None =
         except TokenRefused as exc:
             raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
 
-    async def list_tools(ctx, params):
+    async def list_tools(
+        ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         client, _token = who()
         return types.ListToolsResult(
             tools=[
@@ -115,7 +131,7 @@ def build_server(engine: McpEngine, caller=None, threads: EngineThreads | None =
             ]
         )
 
-    async def call_tool(ctx, params):
+    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         client, token = who()
         try:
             outcome = await pool.run(
@@ -137,7 +153,9 @@ def build_server(engine: McpEngine, caller=None, threads: EngineThreads | None =
             return []
         return [(p.dirname, p.name) for p in ws.list_projects()]
 
-    async def list_resources(ctx, params):
+    async def list_resources(
+        ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
         client, _token = who()
         resources = [
             types.Resource(
@@ -181,7 +199,9 @@ def build_server(engine: McpEngine, caller=None, threads: EngineThreads | None =
                 return str(outcome.result.get("text", ""))
         raise MCPError(types.INVALID_PARAMS, f"no resource {uri}", {"uri": uri})
 
-    async def read_resource(ctx, params):
+    async def read_resource(
+        ctx: Ctx, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         client, token = who()
         uri = str(params.uri)
         text = await pool.run(_document, client, token, uri)
@@ -228,21 +248,23 @@ def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    token = token if token is not None else os.environ.get(TOKEN_ENV)
-    client, why = engine.store.verify(token)
-    if client is None:
+    given = token if token is not None else os.environ.get(TOKEN_ENV)
+    client, why = engine.store.verify(given)
+    if client is None or given is None:
         raise TokenRefused(
             f"{TOKEN_ENV}: {why}",
             hint="Set it to the token shown by lantide mcp pair (Settings > Agent Integration).",
         )
 
+    verified: str = given
+
     def caller() -> tuple[PairedClient, str]:
-        current, reason = engine.store.verify(token)
+        current, reason = engine.store.verify(verified)
         if current is None:
             raise TokenRefused(
                 f"the client's token is no longer valid: {reason}", hint="Pair the client again."
             )
-        return current, token
+        return current, verified
 
     server = build_server(engine, caller)
 
@@ -260,11 +282,11 @@ class TokenGuard:
     """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
     reaches nothing; a valid one runs with its client set for the handlers."""
 
-    def __init__(self, app, engine: McpEngine):
+    def __init__(self, app: ASGIApp, engine: McpEngine):
         self.app = app
         self.engine = engine
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -299,7 +321,7 @@ def http_app(
     json_response: bool = True,
     stateless: bool = False,
     threads: EngineThreads | None = None,
-):
+) -> TokenGuard:
     """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
     server = build_server(engine, threads=threads)
     app = server.streamable_http_app(
@@ -318,7 +340,7 @@ class HttpServer:
         self.host = check_loopback(host)  # before anything is bound
         self.port = port
         self.engine = engine
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._threads: EngineThreads | None = None
@@ -328,9 +350,9 @@ class HttpServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}{MCP_PATH}"
 
-    def _run(self) -> None:
+    def _run(self, server: uvicorn.Server) -> None:
         try:
-            self._server.run()
+            server.run()
         except BaseException as exc:  # reported by start(), not lost in the thread
             self.error = exc
         finally:
@@ -348,16 +370,18 @@ class HttpServer:
             lifespan="on",
             access_log=False,
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._run, name="lantide-mcp-http", daemon=True)
+        server = self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._run, args=(server,), name="lantide-mcp-http", daemon=True
+        )
         self._thread.start()
         while not self._started.wait(0.02):
-            if self._server.started:
+            if server.started:
                 break
             timeout -= 0.02
             if timeout <= 0:
                 break
-        if not self._server.started:
+        if not server.started:
             self.stop()
             raise LantideError(
                 f"the MCP server could not listen on {self.host}:{self.port}"
@@ -365,7 +389,7 @@ class HttpServer:
                 hint="Another program may use the port; pass --port N.",
                 code="MCP_HTTP_FAILED",
             )
-        sockets = [s for srv in self._server.servers for s in srv.sockets]
+        sockets = [s for srv in server.servers for s in srv.sockets]
         if sockets:
             self.port = sockets[0].getsockname()[1]
         return self

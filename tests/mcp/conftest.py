@@ -55,9 +55,11 @@ async def _with_client(url: str, token: str | None, work):
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            return await work(client)
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        return await work(client)
 
 
 def over_http(url: str, token: str | None, work):
