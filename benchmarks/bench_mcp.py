@@ -172,16 +172,29 @@ class ThinClient:
 async def _cpu_per_call(client, thin, plain, engine, local, server_pid, bare_pid, bare_url):
     """CPU per call (ms) of a small call on each side, summed over many calls: on an
     idle machine a call's wall time is about its CPU time, so this says what the
-    protocol would cost there, whatever the load now."""
+    protocol would cost there, whatever the load now.
+
+    Each formal ``run_query`` appends a ledger step and the engine's cost grows with the
+    ledger, so the sides run in a balanced order: SDK client, thin client, thin client,
+    SDK client on the server's workspace, and as many engine calls in process on a
+    workspace of its own; each side then averages the same ledger lengths."""
     args = {"sql": SMALL_SQL}
-    c0, s0 = time.process_time(), _proc_cpu(server_pid)
-    for _ in range(SMALL_CALLS):
-        await client.call_tool("run_query", args)
-    c1, s1 = time.process_time(), _proc_cpu(server_pid)
-    for _ in range(SMALL_CALLS):
-        await thin.call_tool("run_query", args)
-    t1, ts1 = time.process_time(), _proc_cpu(server_pid)
-    for _ in range(SMALL_CALLS):
+    half = SMALL_CALLS // 2
+    cpu = {"client": 0.0, "server": 0.0, "thin_client": 0.0, "thin_server": 0.0}
+
+    async def block(side: str, call, n: int) -> None:
+        c0, s0 = time.process_time(), _proc_cpu(server_pid)
+        for _ in range(n):
+            await call("run_query", args)
+        cpu[side] += time.process_time() - c0
+        cpu[f"{side.replace('client', '')}server"] += _proc_cpu(server_pid) - s0
+
+    await block("client", client.call_tool, half)
+    await block("thin_client", thin.call_tool, half)
+    await block("thin_client", thin.call_tool, half)
+    await block("client", client.call_tool, half)
+    c1 = time.process_time()
+    for _ in range(4 * half):
         engine.call(local.client, "run_query", args, local.token)
     c2 = time.process_time()
     b0 = _proc_cpu(bare_pid)
@@ -196,15 +209,12 @@ async def _cpu_per_call(client, thin, plain, engine, local, server_pid, bare_pid
     for _ in range(SMALL_CALLS):
         await plain.post(bare_url, content=body)
     c3, b1 = time.process_time(), _proc_cpu(bare_pid)
-    per = lambda x: x * 1000 / SMALL_CALLS  # noqa: E731
+    per = lambda x, n=2 * half: x * 1000 / n  # noqa: E731
     return {
-        "client": per(c1 - c0),
-        "server": per(s1 - s0),
-        "thin_client": per(t1 - c1),
-        "thin_server": per(ts1 - s1),
-        "engine": per(c2 - t1),
-        "floor_client": per(c3 - c2),
-        "floor_server": per(b1 - b0),
+        **{side: per(seconds) for side, seconds in cpu.items()},
+        "engine": per(c2 - c1, 4 * half),
+        "floor_client": per(c3 - c2, SMALL_CALLS),
+        "floor_server": per(b1 - b0, SMALL_CALLS),
     }
 
 
