@@ -16,6 +16,11 @@ spent in :meth:`McpEngine.call` for that same request (the ``duration_ms`` of it
 line). Target: median under 5 ms. For scale, the **HTTP floor** is a bare POST of the same
 size to a bare uvicorn app in another process (no MCP, no Lantide) on the same machine at
 the same time: what any local HTTP call costs there.
+
+An extra row, **thin client**, makes the same ``tools/call`` as a plain JSON-RPC POST
+(the headers and ``_meta`` the SDK client sends at protocol 2026-07-28, its JSON reply
+parsed with ``json.loads``), as many real clients do: what the protocol costs without the
+SDK client's own layers. The target row stays the SDK client's.
 """
 
 from __future__ import annotations
@@ -124,18 +129,72 @@ def _proc_cpu(pid: int) -> float:
 
 SMALL_CALLS = 200
 SMALL_SQL = "SELECT 1 AS one"
+PROTOCOL_VERSION = "2026-07-28"
 
 
-async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare_url):
+class ThinClient:
+    """A compliant MCP client in a dozen lines: one JSON-RPC POST per call, with the
+    headers and ``_meta`` the SDK client sends at :data:`PROTOCOL_VERSION`."""
+
+    def __init__(self, http, url: str):
+        self.http, self.url, self._id = http, url, 0
+        self.meta = {
+            "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "thin", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+
+    async def call_tool(self, name: str, arguments: dict) -> dict:
+        self._id += 1
+        body = {
+            "jsonrpc": "2.0",
+            "id": self._id,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": self.meta},
+        }
+        response = await self.http.post(
+            self.url,
+            content=json.dumps(body),
+            headers={
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+                "MCP-Protocol-Version": PROTOCOL_VERSION,
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": name,
+            },
+        )
+        reply = json.loads(response.content)
+        if response.status_code != 200 or "result" not in reply:
+            raise RuntimeError(f"thin client: {response.status_code} {reply}")
+        return reply["result"]
+
+
+async def _cpu_per_call(client, thin, plain, engine, local, server_pid, bare_pid, bare_url):
     """CPU per call (ms) of a small call on each side, summed over many calls: on an
     idle machine a call's wall time is about its CPU time, so this says what the
-    protocol would cost there, whatever the load now."""
+    protocol would cost there, whatever the load now.
+
+    Each formal ``run_query`` appends a ledger step and the engine's cost grows with the
+    ledger, so the sides run in a balanced order: SDK client, thin client, thin client,
+    SDK client on the server's workspace, and as many engine calls in process on a
+    workspace of its own; each side then averages the same ledger lengths."""
     args = {"sql": SMALL_SQL}
-    c0, s0 = time.process_time(), _proc_cpu(server_pid)
-    for _ in range(SMALL_CALLS):
-        await client.call_tool("run_query", args)
-    c1, s1 = time.process_time(), _proc_cpu(server_pid)
-    for _ in range(SMALL_CALLS):
+    half = SMALL_CALLS // 2
+    cpu = {"client": 0.0, "server": 0.0, "thin_client": 0.0, "thin_server": 0.0}
+
+    async def block(side: str, call, n: int) -> None:
+        c0, s0 = time.process_time(), _proc_cpu(server_pid)
+        for _ in range(n):
+            await call("run_query", args)
+        cpu[side] += time.process_time() - c0
+        cpu[f"{side.replace('client', '')}server"] += _proc_cpu(server_pid) - s0
+
+    await block("client", client.call_tool, half)
+    await block("thin_client", thin.call_tool, half)
+    await block("thin_client", thin.call_tool, half)
+    await block("client", client.call_tool, half)
+    c1 = time.process_time()
+    for _ in range(4 * half):
         engine.call(local.client, "run_query", args, local.token)
     c2 = time.process_time()
     b0 = _proc_cpu(bare_pid)
@@ -150,13 +209,12 @@ async def _cpu_per_call(client, plain, engine, local, server_pid, bare_pid, bare
     for _ in range(SMALL_CALLS):
         await plain.post(bare_url, content=body)
     c3, b1 = time.process_time(), _proc_cpu(bare_pid)
-    per = lambda x: x * 1000 / SMALL_CALLS  # noqa: E731
+    per = lambda x, n=2 * half: x * 1000 / n  # noqa: E731
     return {
-        "client": per(c1 - c0),
-        "server": per(s1 - s0),
-        "engine": per(c2 - c1),
-        "floor_client": per(c3 - c2),
-        "floor_server": per(b1 - b0),
+        **{side: per(seconds) for side, seconds in cpu.items()},
+        "engine": per(c2 - c1, 4 * half),
+        "floor_client": per(c3 - c2, SMALL_CALLS),
+        "floor_server": per(b1 - b0, SMALL_CALLS),
     }
 
 
@@ -188,7 +246,9 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
     )
     bare = subprocess.Popen([sys.executable, "-c", BARE_APP, str(bare_port)], env=child_env)
     queries = [(p.stem, p.read_text()) for p in sorted(QUERIES.glob("q*.sql"))]
-    times = {q: {"registry": [], "engine": [], "http": [], "paired": []} for q, _ in queries}
+    times = {
+        q: {"registry": [], "engine": [], "http": [], "paired": [], "thin": []} for q, _ in queries
+    }
     floor: list[float] = []
     failures: list[str] = []
     cpu: dict[str, float] = {}
@@ -199,46 +259,56 @@ def bench(sf: float, reps: int, env: dict) -> tuple[list[dict], list[float], lis
         async with (
             httpx2.AsyncClient(headers=headers, timeout=300) as http,
             httpx2.AsyncClient(timeout=60) as plain,
+            Client(streamable_http_client(url, http_client=http)) as client,
         ):
-            async with Client(streamable_http_client(url, http_client=http)) as client:
-                await client.call_tool("get_analysis_context", {})  # warm the session
-                cpu.update(
-                    await _cpu_per_call(
-                        client,
-                        plain,
-                        engine,
-                        local,
-                        server.pid,
-                        bare.pid,
-                        f"http://127.0.0.1:{bare_port}/",
-                    )
+            await client.call_tool("get_analysis_context", {})  # warm the session
+            thin = ThinClient(http, url)
+            await thin.call_tool("get_analysis_context", {})
+            cpu.update(
+                await _cpu_per_call(
+                    client,
+                    thin,
+                    plain,
+                    engine,
+                    local,
+                    server.pid,
+                    bare.pid,
+                    f"http://127.0.0.1:{bare_port}/",
                 )
-                for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
-                    for name, sql in queries:
-                        args = {"sql": sql}
-                        t0 = time.perf_counter()
-                        out = default_registry().call("run_query", args, ctx)
-                        t1 = time.perf_counter()
-                        done = engine.call(local.client, "run_query", args, local.token)
-                        t2 = time.perf_counter()
-                        result = await client.call_tool("run_query", args)
-                        t3 = time.perf_counter()
-                        body = result.content[0].text if result.content else "{}"
-                        t4 = time.perf_counter()
-                        await plain.post(
-                            f"http://127.0.0.1:{bare_port}/",
-                            content=json.dumps({"jsonrpc": "2.0", "id": 1, "result": body}),
-                        )
-                        t5 = time.perf_counter()
-                        if not (out.ok and done.ok and not result.is_error):
-                            failures.append(f"{name}: {out.result.get('error')}")
-                        if rep:
-                            server_ms = _last_server_ms(served_root, remote.client.id)
-                            times[name]["registry"].append((t1 - t0) * 1000)
-                            times[name]["engine"].append((t2 - t1) * 1000)
-                            times[name]["http"].append((t3 - t2) * 1000)
-                            times[name]["paired"].append((t3 - t2) * 1000 - server_ms)
-                            floor.append((t5 - t4) * 1000)
+            )
+            for rep in range(reps + 1):  # the first round warms DuckDB and is dropped
+                for name, sql in queries:
+                    args = {"sql": sql}
+                    t0 = time.perf_counter()
+                    out = default_registry().call("run_query", args, ctx)
+                    t1 = time.perf_counter()
+                    done = engine.call(local.client, "run_query", args, local.token)
+                    t2 = time.perf_counter()
+                    result = await client.call_tool("run_query", args)
+                    t3 = time.perf_counter()
+                    body = result.content[0].text if result.content else "{}"
+                    sdk_server_ms = _last_server_ms(served_root, remote.client.id) if rep else 0
+                    t6 = time.perf_counter()
+                    thin_result = await thin.call_tool("run_query", args)
+                    t7 = time.perf_counter()
+                    t4 = time.perf_counter()
+                    await plain.post(
+                        f"http://127.0.0.1:{bare_port}/",
+                        content=json.dumps({"jsonrpc": "2.0", "id": 1, "result": body}),
+                    )
+                    t5 = time.perf_counter()
+                    if not (out.ok and done.ok and not result.is_error):
+                        failures.append(f"{name}: {out.result.get('error')}")
+                    if thin_result.get("isError"):
+                        failures.append(f"{name} (thin client): {thin_result}")
+                    if rep:
+                        thin_server_ms = _last_server_ms(served_root, remote.client.id)
+                        times[name]["registry"].append((t1 - t0) * 1000)
+                        times[name]["engine"].append((t2 - t1) * 1000)
+                        times[name]["http"].append((t3 - t2) * 1000)
+                        times[name]["paired"].append((t3 - t2) * 1000 - sdk_server_ms)
+                        times[name]["thin"].append((t7 - t6) * 1000 - thin_server_ms)
+                        floor.append((t5 - t4) * 1000)
 
     try:
         _wait_listening(port, server)
@@ -268,13 +338,13 @@ def main(argv: list[str]) -> int:
     )
     print(
         "| query | registry (in-app) | engine (MCP, in process) | HTTP (SDK client) | "
-        "protocol overhead (paired) | HTTP - registry |"
+        "protocol overhead (paired) | thin client overhead (paired) | HTTP - registry |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['query']} | {r['registry']:.1f} | {r['engine']:.1f} | {r['http']:.1f} | "
-            f"{r['paired']:.2f} | {r['over_app']:.1f} |"
+            f"{r['paired']:.2f} | {r['thin']:.2f} | {r['over_app']:.1f} |"
         )
     paired = sorted(r["paired"] for r in rows)
     median = statistics.median(paired)
@@ -293,7 +363,13 @@ def main(argv: list[str]) -> int:
         f"ms. {os.cpu_count()} CPUs, load average {load}; run took "
         f"{time.perf_counter() - started:.0f} s."
     )
+    thin = sorted(r["thin"] for r in rows)
+    print(
+        f"\nThin client (plain JSON-RPC POST, not the target row): paired overhead median "
+        f"{statistics.median(thin):.2f} ms (per-query medians {thin[0]:.2f}-{thin[-1]:.2f})."
+    )
     protocol_cpu = cpu["client"] + cpu["server"] - cpu["engine"]
+    thin_cpu = cpu["thin_client"] + cpu["thin_server"] - cpu["engine"]
     floor_cpu = cpu["floor_client"] + cpu["floor_server"]
     print(
         f"\nCPU per call of a small call ({SMALL_CALLS} x run_query {SMALL_SQL!r}; what a "
@@ -301,7 +377,8 @@ def main(argv: list[str]) -> int:
         f"{cpu['server']:.2f} ms, of which the engine (measured in process) "
         f"{cpu['engine']:.2f} ms: protocol **{protocol_cpu:.2f} ms** per call; a bare "
         f"HTTP POST {floor_cpu:.2f} ms (client {cpu['floor_client']:.2f} + server "
-        f"{cpu['floor_server']:.2f})."
+        f"{cpu['floor_server']:.2f}); thin client {thin_cpu:.2f} ms (client "
+        f"{cpu['thin_client']:.2f} + server {cpu['thin_server']:.2f} - engine)."
     )
     if failures:
         print("failed calls:", failures)

@@ -9,6 +9,6 @@
 - :mod:`lantide.mcp.server`: the MCP protocol (the official ``mcp`` SDK) over stdio and
   over Streamable HTTP on 127.0.0.1, every HTTP request carrying a paired client's token.
 
-No Qt here: the desktop app starts :class:`lantide.mcp.server.HttpServerThread` with its
+No Qt here: the desktop app starts :class:`lantide.mcp.server.HttpServer` with its
 own engine.
 """

@@ -9,6 +9,7 @@ means the MCP layer answers itself (:mod:`lantide.mcp.engine`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from lantide.errors import LantideError
 
@@ -63,7 +64,7 @@ class ModeRefused(LantideError):
             f"{required}).",
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             **super().to_dict(),
             "tool": self.tool,

@@ -10,6 +10,9 @@ the entry (the activity log still names the client) and deletes the token from t
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import functools
 import hashlib
 import hmac
 import re
@@ -102,6 +105,7 @@ def _stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@functools.lru_cache(maxsize=256)  # every request checks its client's expiry
 def _parse_time(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
@@ -114,6 +118,12 @@ def clients_path() -> Path:
     from lantide.workspace.paths import user_config_dir
 
     return user_config_dir() / FILE_NAME
+
+
+def _copy(client: PairedClient) -> PairedClient:
+    out = copy.copy(client)
+    out.extra = copy.deepcopy(client.extra)
+    return out
 
 
 def _slug(name: str) -> str:
@@ -146,8 +156,13 @@ class ClientStore:
         self._cache: tuple[tuple[int, int, int], list[PairedClient]] | None = None
 
     def _read(self) -> list[PairedClient]:
-        """The clients on disk; parsed again only when the file changed (every request
-        of every client checks its token here)."""
+        """The clients on disk, as copies the caller may change."""
+        return [_copy(c) for c in self._current()]
+
+    def _current(self) -> list[PairedClient]:
+        """The clients on disk, shared with the cache (never change them); parsed again
+        only when the file changed (every request of every client checks its token
+        here, so this is a stat and no copy)."""
         try:
             st = self.path.stat()
         except FileNotFoundError:
@@ -155,13 +170,13 @@ class ClientStore:
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         cached = self._cache
         if cached is not None and cached[0] == key:
-            return [PairedClient(**{**asdict(c), "extra": dict(c.extra)}) for c in cached[1]]
+            return cached[1]
         clients = self._parse()
         # a file changed within the clock's granularity could change again unseen
         # (same size, same mtime): such a file is parsed on every read ("racy" files)
         if time.time_ns() - st.st_mtime_ns > RACY_NS:
             self._cache = (key, clients)
-        return [PairedClient(**{**asdict(c), "extra": dict(c.extra)}) for c in clients]
+        return clients
 
     def _parse(self) -> list[PairedClient]:
         data = read_json_object(self.path, "paired MCP clients")
@@ -252,7 +267,7 @@ class ClientStore:
             return None, "not a Lantide token"
         digest = hash_token(token)
         try:
-            clients = self._read()
+            clients = self._current()
         except LantideError:
             return None, "the paired clients file cannot be read"
         for client in clients:
@@ -261,7 +276,7 @@ class ClientStore:
                     return None, "token revoked"
                 if client.expired():
                     return None, "token expired"
-                return client, "ok"
+                return _copy(client), "ok"
         return None, "unknown token"
 
     def touch(self, client_id: str) -> None:
@@ -310,9 +325,10 @@ def stored_token(client_id: str) -> str | None:
     if backend is None:
         return None
     try:
-        return backend.get_password(KEYRING_SERVICE, _key_name(client_id))
+        token = backend.get_password(KEYRING_SERVICE, _key_name(client_id))
     except Exception:
         return None
+    return token if isinstance(token, str) else None
 
 
 def forget_token(client_id: str) -> None:
@@ -321,10 +337,8 @@ def forget_token(client_id: str) -> None:
     backend = _backend() if keyring_available() else None
     if backend is None:
         return
-    try:
+    with contextlib.suppress(Exception):  # nothing stored, or no keyring: nothing to forget
         backend.delete_password(KEYRING_SERVICE, _key_name(client_id))
-    except Exception:
-        pass
 
 
 def parse_expiry(text: str | None) -> float | None:

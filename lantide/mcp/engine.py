@@ -11,20 +11,27 @@ recorded in the workspace's activity log.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.ledger import Ledger
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access
 from lantide.mcp.clients import ClientStore, PairedClient
-from lantide.mcp.extra_tools import CUSTOM, tool_schema
+from lantide.mcp.extra_tools import CUSTOM, WORKSPACE_TOOLS, tool_schema
 from lantide.workspace.activity import record_call
+
+if TYPE_CHECKING:
+    from lantide.agent.conversation import Conversation
+    from lantide.agent.services import EngineServices
+    from lantide.workspace.model import Project, Workspace
+    from lantide.workspace.settings import Settings
 
 EXTERNAL_SUMMARY = "external"  # summary_status of a step an outside agent ran
 
@@ -61,12 +68,12 @@ class ClientToolContext(ToolContext):
     """A tool context whose "focused" project is the one the client named (else the
     analyst's focused one): the client never moves the analyst's focus."""
 
-    client_project: Any = None
+    client_project: Project | None = None
 
-    def focused_project(self):
+    def focused_project(self) -> Project | None:
         return self.client_project
 
-    def project(self, name: str | None = None):
+    def project(self, name: str | None = None) -> Project:
         if name or self.client_project is None:
             return super().project(name)
         return self.client_project
@@ -76,11 +83,11 @@ class ClientToolContext(ToolContext):
 class WorkspaceHandle:
     """An open workspace and its engine (the app's own, or opened here)."""
 
-    workspace: Any
-    settings: Any
-    services: Any
+    workspace: Workspace
+    settings: Settings
+    services: EngineServices
     owned: bool
-    conversations: dict[str, Any] = field(default_factory=dict)
+    conversations: dict[str, Conversation] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -109,11 +116,11 @@ class McpEngine:
         self,
         *,
         store: ClientStore | None = None,
-        workspace=None,
-        services=None,
-        settings=None,
+        workspace: Workspace | None = None,
+        services: EngineServices | None = None,
+        settings: Settings | None = None,
         transport: str = "stdio",
-    ):
+    ) -> None:
         from lantide.workspace.settings import load_settings
 
         self.store = store or ClientStore()
@@ -198,7 +205,7 @@ class McpEngine:
             self._selected[client.id] = handle.root
         return handle
 
-    def conversation_for(self, handle: WorkspaceHandle, client: PairedClient):
+    def conversation_for(self, handle: WorkspaceHandle, client: PairedClient) -> Conversation:
         """The client's conversation in this workspace, created (with its title) on first
         use so the ledger panel lists it under the client's name."""
         from lantide.agent.conversation import Conversation
@@ -242,8 +249,8 @@ class McpEngine:
                 raise UnknownTool(f"no tool {tool!r}", hint=f"Tools: {known}.")
             if not access.allows(client.mode, entry.mode):
                 raise access.ModeRefused(tool, client.mode, entry.mode)
-            if entry.name in ("list_workspaces", "select_workspace"):
-                outcome = CUSTOM[entry.name](self, client, None, args)
+            if entry.name in WORKSPACE_TOOLS:
+                outcome = WORKSPACE_TOOLS[entry.name](self, client, args)
             else:
                 handle = self.workspace_for(client)
                 outcome = self._run(handle, client, entry, args)
@@ -302,10 +309,12 @@ class McpEngine:
         if custom is not None and (entry.name != "run_query" or client.mode == access.OBSERVE):
             outcome = custom(self, client, ctx, args)
         else:
-            tool = default_registry().get(entry.registry)
+            tool = default_registry().get(entry.registry) if entry.registry else None
+            if tool is None:  # access.TOOLS names an agent tool or a custom one for each
+                raise UnknownTool(f"no tool {entry.name!r}", hint="Call tools/list.")
             if "project" not in tool.parameters.get("properties", {}):
                 args = {k: v for k, v in args.items() if k != "project"}  # ctx carries it
-            result = default_registry().call(entry.registry, args, ctx)
+            result = default_registry().call(tool.name, args, ctx)
             outcome = CallResult(result.ok, result.result, list(ctx.pending_steps))
         from lantide.agent.events import StepRecorded
 
@@ -320,7 +329,17 @@ class McpEngine:
         return outcome
 
     def _record(
-        self, handle, client, tool, args, ok, error, step_ids, started, token, steps=()
+        self,
+        handle: WorkspaceHandle | None,
+        client: PairedClient,
+        tool: str,
+        args: dict[str, Any],
+        ok: bool,
+        error: dict[str, Any] | None,
+        step_ids: list[str],
+        started: float,
+        token: str | None,
+        steps: Iterable[dict[str, Any]] = (),
     ) -> None:
         root = handle.root if handle is not None else self._record_root(client)
         if root is None:
@@ -340,10 +359,9 @@ class McpEngine:
             token=token,
         )
         if self.on_call is not None:
-            try:
+            # a listener's problem never fails the client's call
+            with contextlib.suppress(Exception):
                 self.on_call(entry, list(steps))
-            except Exception:  # a listener's problem never fails the client's call
-                pass
 
     def _record_root(self, client: PairedClient) -> Path | None:
         """Where a call that touched no workspace is recorded (list_workspaces): the

@@ -10,24 +10,26 @@ done by the same layers as the agent's tools; descriptions are prompt files
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantide.agent.tools.registry import (
     PROJECT_ARG,
-    PURPOSE_MAX_CHARS,
     SHOW_TABLES_LIMIT,
     params,
     validate_arguments,
 )
 from lantide.errors import LantideError
 from lantide.mcp import access
+from lantide.query.qem import PURPOSE_MAX_CHARS
 
 if TYPE_CHECKING:
+    from lantide.agent.tools.context import ToolContext
     from lantide.mcp.access import McpTool
     from lantide.mcp.clients import PairedClient
-    from lantide.mcp.engine import McpEngine
+    from lantide.mcp.engine import CallResult, McpEngine
 
 PLAYBOOK_URI = "lantide://playbook"
 
@@ -86,7 +88,10 @@ def _input_schema(name: str) -> dict[str, Any]:
         return _OWN_SCHEMAS[entry.name]
     from lantide.agent.tools import default_registry
 
-    schema = default_registry().get(entry.registry).parameters
+    tool = default_registry().get(entry.registry) if entry.registry else None
+    if tool is None:  # every MCP tool has its own schema or an agent tool's
+        raise LantideError(f"the MCP tool {name!r} has no schema", code="UNKNOWN_TOOL")
+    schema = tool.parameters
     if entry.name in (
         "run_query",
         "read_step",
@@ -107,7 +112,7 @@ def tool_schema(entry: McpTool) -> dict[str, Any]:
     return {"description": description(entry.name), "input_schema": input_schema(entry)}
 
 
-def _result(ok: bool, result: dict[str, Any], step_ids: list[str] | None = None):
+def _result(ok: bool, result: dict[str, Any], step_ids: list[str] | None = None) -> CallResult:
     from lantide.mcp.engine import CallResult
 
     return CallResult(ok, result, step_ids or [])
@@ -127,14 +132,16 @@ def _checked(name: str, args: dict[str, Any]) -> None:
         )
 
 
-def get_analysis_context(engine: McpEngine, client: PairedClient, ctx, args):
+def get_analysis_context(
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+) -> CallResult:
     from lantide.agent.tools.workspace_tools import get_app_context
 
     _checked("get_analysis_context", args)
     app = get_app_context(ctx, {})
     allowed = access.tools_for(client.mode, client.all_workspaces)
     higher = {t.name: t.mode for t in access.TOOLS if not access.allows(client.mode, t.mode)}
-    out = {
+    out: dict[str, Any] = {
         k: app[k]
         for k in ("workspace", "projects", "project_count", "focused_project", "external_databases")
         if k in app
@@ -155,12 +162,12 @@ def get_analysis_context(engine: McpEngine, client: PairedClient, ctx, args):
     return _result(True, out)
 
 
-def list_workspaces(engine: McpEngine, client: PairedClient, ctx, args):
+def list_workspaces(engine: McpEngine, client: PairedClient, args: dict[str, Any]) -> CallResult:
     from lantide.workspace.model import Workspace
 
     _checked("list_workspaces", args)
     selected = engine._selected.get(client.id) or engine.primary
-    out = []
+    out: list[dict[str, Any]] = []
     for root in engine.known_workspaces(client):
         try:
             name = (
@@ -174,7 +181,7 @@ def list_workspaces(engine: McpEngine, client: PairedClient, ctx, args):
     return _result(True, {"workspaces": out})
 
 
-def select_workspace(engine: McpEngine, client: PairedClient, ctx, args):
+def select_workspace(engine: McpEngine, client: PairedClient, args: dict[str, Any]) -> CallResult:
     _checked("select_workspace", args)
     wanted = args["workspace"]
     known = engine.known_workspaces(client)
@@ -184,13 +191,15 @@ def select_workspace(engine: McpEngine, client: PairedClient, ctx, args):
     return _result(True, {"selected": {"name": handle.workspace.name, "root": str(handle.root)}})
 
 
-def list_annotations(engine: McpEngine, client: PairedClient, ctx, args):
+def list_annotations(
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+) -> CallResult:
     from lantide.docs import document_listing, open_document
 
     _checked("list_annotations", args)
     project = ctx.project(args.get("project"))
     status = args.get("status") or "open"
-    out = []
+    out: list[dict[str, Any]] = []
     for kind in [args["document"]] if args.get("document") else ["plan", "report"]:
         listing = document_listing(open_document(project, kind))
         entries = [
@@ -207,7 +216,9 @@ def list_annotations(engine: McpEngine, client: PairedClient, ctx, args):
     return _result(True, {"project": project.dirname, "status": status, "documents": out})
 
 
-def observe_run_query(engine: McpEngine, client: PairedClient, ctx, args):
+def observe_run_query(
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+) -> CallResult:
     """Observe: the preview of a read-only statement under the QEM's guard, nothing cached
     and no ledger step (the mode writes nothing)."""
     from lantide.agent.tools.query_tools import _run_guarded
@@ -226,7 +237,9 @@ def observe_run_query(engine: McpEngine, client: PairedClient, ctx, args):
     )
 
 
-def set_project_status(engine: McpEngine, client: PairedClient, ctx, args):
+def set_project_status(
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+) -> CallResult:
     from lantide.agent.tools import default_registry
 
     project = ctx.project(args.get("project"))
@@ -240,10 +253,16 @@ def set_project_status(engine: McpEngine, client: PairedClient, ctx, args):
     return _result(outcome.ok, outcome.result)
 
 
-CUSTOM = {
-    "get_analysis_context": get_analysis_context,
+CustomTool = Callable[["McpEngine", "PairedClient", "ToolContext", dict[str, Any]], "CallResult"]
+WorkspaceTool = Callable[["McpEngine", "PairedClient", dict[str, Any]], "CallResult"]
+
+# the tools that choose a workspace run before there is one (so without a tool context)
+WORKSPACE_TOOLS: dict[str, WorkspaceTool] = {
     "list_workspaces": list_workspaces,
     "select_workspace": select_workspace,
+}
+CUSTOM: dict[str, CustomTool] = {
+    "get_analysis_context": get_analysis_context,
     "list_annotations": list_annotations,
     "run_query": observe_run_query,  # only in Observe (see McpEngine._run)
     "set_project_status": set_project_status,

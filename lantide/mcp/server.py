@@ -13,16 +13,29 @@ object the in-app agent gets.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import ipaddress
 import json
 import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.errors import LantideError
 from lantide.mcp.access import ModeRefused
 from lantide.mcp.clients import PairedClient
 from lantide.mcp.engine import McpEngine
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    import uvicorn
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    Ctx = ServerRequestContext[Any]
 
 TOKEN_ENV = "LANTIDE_MCP_TOKEN"
 DEFAULT_PORT = 47615
@@ -31,6 +44,9 @@ MODE_REQUIRED_CODE = -32003  # JSON-RPC server error range: the call needs anoth
 UNAUTHORIZED_CODE = -32001
 PLAN_URI = "lantide://project/{project}/plan"
 REPORT_URI = "lantide://project/{project}/report"
+
+ENGINE_THREADS = 8  # engine calls run at once (each on its own DuckDB cursor)
+_T = TypeVar("_T")
 
 # the verified client and its token for the call being handled (set by the transport)
 _caller: contextvars.ContextVar[tuple[PairedClient, str] | None] = contextvars.ContextVar(
@@ -61,10 +77,32 @@ def check_loopback(host: str) -> str:
     )
 
 
-def build_server(engine: McpEngine, caller=None):
+class EngineThreads:
+    """The threads engine calls run on, so the event loop never waits for a query.
+
+    A plain executor hop (``loop.run_in_executor``) costs a fraction of
+    ``anyio.to_thread.run_sync`` (capacity limiter, run vars, cancel scopes), which was
+    about a tenth of the protocol's CPU per call."""
+
+    def __init__(self, workers: int = ENGINE_THREADS):
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lantide-mcp")
+
+    async def run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+Caller = Callable[[], tuple[PairedClient, str]]
+
+
+def build_server(
+    engine: McpEngine, caller: Caller | None = None, threads: EngineThreads | None = None
+) -> Server[Any]:
     """The low-level MCP server over ``engine``. ``caller()`` returns the (client, token)
-    of the call being handled, or raises :class:`TokenRefused`."""
-    import anyio
+    of the call being handled, or raises :class:`TokenRefused`. Engine calls run on
+    ``threads`` (its own pool when None)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
@@ -72,13 +110,17 @@ def build_server(engine: McpEngine, caller=None):
     from lantide import __version__
     from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text, schema_of
 
+    pool = threads or EngineThreads()
+
     def who() -> tuple[PairedClient, str]:
         try:
             return (caller or current_caller)()
         except TokenRefused as exc:
             raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
 
-    async def list_tools(ctx, params):
+    async def list_tools(
+        ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         client, _token = who()
         return types.ListToolsResult(
             tools=[
@@ -89,10 +131,10 @@ def build_server(engine: McpEngine, caller=None):
             ]
         )
 
-    async def call_tool(ctx, params):
+    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         client, token = who()
         try:
-            outcome = await anyio.to_thread.run_sync(
+            outcome = await pool.run(
                 engine.call, client, params.name, dict(params.arguments or {}), token
             )
         except ModeRefused as exc:
@@ -111,7 +153,9 @@ def build_server(engine: McpEngine, caller=None):
             return []
         return [(p.dirname, p.name) for p in ws.list_projects()]
 
-    async def list_resources(ctx, params):
+    async def list_resources(
+        ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
         client, _token = who()
         resources = [
             types.Resource(
@@ -121,7 +165,7 @@ def build_server(engine: McpEngine, caller=None):
                 mime_type="text/markdown",
             )
         ]
-        for dirname, name in await anyio.to_thread.run_sync(_projects, client):
+        for dirname, name in await pool.run(_projects, client):
             resources.append(
                 types.Resource(
                     uri=PLAN_URI.format(project=dirname),
@@ -155,15 +199,17 @@ def build_server(engine: McpEngine, caller=None):
                 return str(outcome.result.get("text", ""))
         raise MCPError(types.INVALID_PARAMS, f"no resource {uri}", {"uri": uri})
 
-    async def read_resource(ctx, params):
+    async def read_resource(
+        ctx: Ctx, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         client, token = who()
         uri = str(params.uri)
-        text = await anyio.to_thread.run_sync(_document, client, token, uri)
+        text = await pool.run(_document, client, token, uri)
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, text=text, mime_type="text/markdown")]
         )
 
-    return Server(
+    server = Server(
         "lantide",
         version=__version__,
         instructions=f"Lantide data workbench. Call get_analysis_context first and "
@@ -176,6 +222,11 @@ def build_server(engine: McpEngine, caller=None):
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
+    # The SDK's only default middleware is an OpenTelemetry span per message, a no-op
+    # without an exporter (Lantide installs none) that still cost ~5% of a call's CPU.
+    # The SDK documents dropping it from this list as the way to opt out.
+    server.middleware = []
+    return server
 
 
 def current_caller() -> tuple[PairedClient, str]:
@@ -197,21 +248,23 @@ def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    token = token if token is not None else os.environ.get(TOKEN_ENV)
-    client, why = engine.store.verify(token)
-    if client is None:
+    given = token if token is not None else os.environ.get(TOKEN_ENV)
+    client, why = engine.store.verify(given)
+    if client is None or given is None:
         raise TokenRefused(
             f"{TOKEN_ENV}: {why}",
             hint="Set it to the token shown by lantide mcp pair (Settings > Agent Integration).",
         )
 
+    verified: str = given
+
     def caller() -> tuple[PairedClient, str]:
-        current, reason = engine.store.verify(token)
+        current, reason = engine.store.verify(verified)
         if current is None:
             raise TokenRefused(
                 f"the client's token is no longer valid: {reason}", hint="Pair the client again."
             )
-        return current, token
+        return current, verified
 
     server = build_server(engine, caller)
 
@@ -229,11 +282,11 @@ class TokenGuard:
     """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
     reaches nothing; a valid one runs with its client set for the handlers."""
 
-    def __init__(self, app, engine: McpEngine):
+    def __init__(self, app: ASGIApp, engine: McpEngine):
         self.app = app
         self.engine = engine
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -262,9 +315,15 @@ class TokenGuard:
             _caller.reset(reset)
 
 
-def http_app(engine: McpEngine, *, json_response: bool = True, stateless: bool = False):
+def http_app(
+    engine: McpEngine,
+    *,
+    json_response: bool = True,
+    stateless: bool = False,
+    threads: EngineThreads | None = None,
+) -> TokenGuard:
     """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
-    server = build_server(engine)
+    server = build_server(engine, threads=threads)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=json_response,
@@ -281,18 +340,19 @@ class HttpServer:
         self.host = check_loopback(host)  # before anything is bound
         self.port = port
         self.engine = engine
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
+        self._threads: EngineThreads | None = None
         self.error: BaseException | None = None
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}{MCP_PATH}"
 
-    def _run(self) -> None:
+    def _run(self, server: uvicorn.Server) -> None:
         try:
-            self._server.run()
+            server.run()
         except BaseException as exc:  # reported by start(), not lost in the thread
             self.error = exc
         finally:
@@ -301,24 +361,27 @@ class HttpServer:
     def start(self, timeout: float = 15.0) -> HttpServer:
         import uvicorn
 
+        self._threads = EngineThreads()
         config = uvicorn.Config(
-            http_app(self.engine),
+            http_app(self.engine, threads=self._threads),
             host=self.host,
             port=self.port,
             log_level="warning",
             lifespan="on",
             access_log=False,
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._run, name="lantide-mcp-http", daemon=True)
+        server = self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._run, args=(server,), name="lantide-mcp-http", daemon=True
+        )
         self._thread.start()
         while not self._started.wait(0.02):
-            if self._server.started:
+            if server.started:
                 break
             timeout -= 0.02
             if timeout <= 0:
                 break
-        if not self._server.started:
+        if not server.started:
             self.stop()
             raise LantideError(
                 f"the MCP server could not listen on {self.host}:{self.port}"
@@ -326,7 +389,7 @@ class HttpServer:
                 hint="Another program may use the port; pass --port N.",
                 code="MCP_HTTP_FAILED",
             )
-        sockets = [s for srv in self._server.servers for s in srv.sockets]
+        sockets = [s for srv in server.servers for s in srv.sockets]
         if sockets:
             self.port = sockets[0].getsockname()[1]
         return self
@@ -340,3 +403,5 @@ class HttpServer:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
+        if self._threads is not None:
+            self._threads.close()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.mcp.conftest import activity_lines, ledger_lines, pair, tool_names
+from tests.mcp.conftest import activity_lines, call, ledger_lines, pair, tool_names
 
 CALL = {
     "jsonrpc": "2.0",
@@ -213,3 +213,22 @@ def test_a_request_from_a_rebound_host_name_is_refused(http_server, store, execu
     response = httpx2.post(http_server.url, headers=headers, json=CALL, timeout=30)
     assert response.status_code in (400, 403, 421), response.text
     assert ledger_lines(executing_workspace, f"mcp-{paired.client.id}") == []
+
+
+def test_stopping_the_server_ends_its_engine_threads(engine, store, executing_workspace):
+    import threading
+
+    from lantide.mcp.server import HttpServer
+
+    paired = pair(store, executing_workspace, "observe")
+    server = HttpServer(engine, port=0).start()
+    try:
+        assert tool_names(server.url, paired.token)
+        call(server.url, paired.token, "show_tables")  # runs on an engine thread
+        assert any(t.name.startswith("lantide-mcp_") for t in threading.enumerate())
+    finally:
+        server.stop()
+    alive = [t for t in threading.enumerate() if t.name.startswith("lantide-mcp_")]
+    for t in alive:
+        t.join(5)
+    assert [t.name for t in alive if t.is_alive()] == []

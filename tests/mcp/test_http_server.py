@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from tests.mcp.conftest import activity_lines, call, ledger_lines, over_http, pair, tool_names
+from tests.mcp.test_http_auth import _post
 
 OBSERVE_TOOLS = [
     "get_analysis_context",
@@ -390,3 +391,39 @@ def test_a_client_of_all_workspaces_selects_another_one(
     # a client scoped to one workspace has no such tools
     single = pair(store, executing_workspace, "observe")
     assert "select_workspace" not in tool_names(http_server.url, single.token)
+
+
+def test_a_long_call_does_not_hold_up_another_clients_request(
+    http_server, engine, store, executing_workspace
+):
+    """Engine calls run off the server's event loop: while one client's call is still
+    running, another client is served (and a bad token still refused)."""
+    first = pair(store, executing_workspace, "observe", name="Codex", kind="codex")
+    second = pair(store, executing_workspace, "observe", name="Cursor", kind="cursor")
+    started, release = threading.Event(), threading.Event()
+    real_call = engine.call
+
+    def call_that_waits(client, tool, arguments, token=None):
+        if client.id == first.client.id and tool == "show_tables":
+            started.set()
+            release.wait(60)
+        return real_call(client, tool, arguments, token)
+
+    engine.call = call_that_waits
+    outcome: list = []
+    slow = threading.Thread(
+        target=lambda: outcome.append(call(http_server.url, first.token, "show_tables"))
+    )
+    slow.start()
+    try:
+        assert started.wait(60)
+        names = tool_names(http_server.url, second.token)  # served while the first waits
+        other = call(http_server.url, second.token, "get_analysis_context")
+        assert "show_tables" in names and not other.is_error
+        assert _post(http_server.url, "ltd_" + "x" * 43).status_code == 401
+        assert slow.is_alive() and outcome == []
+    finally:
+        release.set()
+        slow.join(60)
+    [result] = outcome
+    assert not result.is_error

@@ -137,3 +137,21 @@ def test_each_clients_configuration_parses_in_its_own_format():
     other = json.loads(client_config("other", token, url, "/data/ws").text)["mcpServers"]
     assert other["lantide-stdio"]["args"] == ["mcp", "/data/ws", "--stdio"]
     assert other["lantide-stdio"]["env"] == {"LANTIDE_MCP_TOKEN": token}
+
+
+def test_a_verified_client_is_the_callers_own_copy(store, empty_workspace):
+    """Every request's check reads a shared, cached parse of the clients file: what it
+    hands out must not be that cached entry, or one request could change the next."""
+    import os
+    import time
+
+    paired = store.pair("Codex", scope=str(empty_workspace), mode="observe")
+    old = time.time() - 60
+    os.utime(store.path, (old, old))  # cached from now on
+    first, why = store.verify(paired.token)
+    assert why == "ok" and first is not None
+    first.mode = "admin"
+    first.extra["changed"] = True
+    second, _ = store.verify(paired.token)
+    assert second is not None and second is not first
+    assert (second.mode, second.extra) == ("observe", {})

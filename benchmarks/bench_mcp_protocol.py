@@ -1,0 +1,127 @@
+"""The MCP protocol's own cost: ``python -m benchmarks mcp_protocol [--calls=N]``.
+
+The ``mcp`` suite subtracts an engine of 15-20 ms of CPU measured in another process, so
+its protocol figure carries ±2-3 ms of noise. Here the server is Lantide's real HTTP server
+(:class:`lantide.mcp.server.HttpServer`: uvicorn, the token check on every request, the
+SDK's Streamable HTTP handler, the thread hop) over an :class:`McpEngine` whose ``call``
+is replaced, for ``run_query`` only, by a stub that answers a one-row result at once: the
+server process's CPU per call is then the protocol's alone. Clients: the official SDK
+client (the target row of the ``mcp`` suite) and the thin client of ``bench_mcp``.
+Nothing here is the product's path for a query; it isolates what the protocol costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from benchmarks.bench_mcp import (
+    REPO,
+    ThinClient,
+    _flag,
+    _free_port,
+    _isolate,
+    _proc_cpu,
+    _wait_listening,
+)
+
+STUB_SERVER = """
+import sys
+from lantide.mcp.clients import ClientStore
+from lantide.mcp.engine import CallResult, McpEngine
+from lantide.mcp.server import HttpServer
+
+engine = McpEngine(store=ClientStore(), transport="http")
+engine.open_workspace(sys.argv[1])
+real_call = engine.call
+
+def stub(client, tool, arguments, token=None):
+    if tool != "run_query":
+        return real_call(client, tool, arguments, token)
+    return CallResult(True, {"columns": [{"name": "one", "type": "INTEGER"}],
+                             "row_count": 1, "preview": [[1]]}, [])
+
+engine.call = stub
+HttpServer(engine, port=int(sys.argv[2])).start().wait()
+"""
+WARM_CALLS = 30
+
+
+async def _measure(call, calls: int, server_pid: int) -> dict[str, float]:
+    args = {"sql": "SELECT 1"}
+    for _ in range(WARM_CALLS):
+        await call("run_query", args)
+    walls: list[float] = []
+    c0, s0 = time.process_time(), _proc_cpu(server_pid)
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        await call("run_query", args)
+        walls.append((time.perf_counter() - t0) * 1000)
+    c1, s1 = time.process_time(), _proc_cpu(server_pid)
+    return {
+        "client": (c1 - c0) * 1000 / calls,
+        "server": (s1 - s0) * 1000 / calls,
+        "wall": statistics.median(walls),
+    }
+
+
+def bench(calls: int) -> dict[str, dict[str, float]]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from benchmarks.bench_query import tpch_data, workspace_for
+    from lantide.mcp.clients import ClientStore
+
+    env = _isolate()
+    root = workspace_for(0.01, tpch_data(0.01), "mcp-protocol")
+    paired = ClientStore().pair("bench-protocol", scope=str(root), mode="execute")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-c", STUB_SERVER, str(root), str(port)],
+        env={**os.environ, **env, "PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
+    )
+    out: dict[str, dict[str, float]] = {}
+
+    async def run() -> None:
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {"Authorization": f"Bearer {paired.token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            thin = ThinClient(http, url)
+            out["sdk"] = await _measure(client.call_tool, calls, server.pid)
+            out["thin"] = await _measure(thin.call_tool, calls, server.pid)
+
+    try:
+        _wait_listening(port, server)
+        asyncio.run(run())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    calls = int(_flag(argv, "--calls", 300 if "--quick" in argv else 600))
+    result = bench(calls)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"### MCP protocol per call, engine stubbed ({calls} x run_query; ms)\n\n"
+        "| client | client CPU | server CPU (the protocol's) | wall median |\n|---|---|---|---|"
+    )
+    for name, label in (("sdk", "official SDK client"), ("thin", "thin client")):
+        r = result[name]
+        print(f"| {label} | {r['client']:.2f} | {r['server']:.2f} | {r['wall']:.2f} |")
+    print(f"\n{os.cpu_count()} CPUs, load average {load}.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
