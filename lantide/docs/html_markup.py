@@ -28,9 +28,7 @@ from html.parser import HTMLParser
 from lantide.errors import LantideError
 
 CHUNK_ATTR, HASH_ATTR, TITLE_ATTR = "data-lantide-chunk", "data-lantide-hash", "data-lantide-title"
-VOID = frozenset(
-    "area base br col embed hr img input link meta param source track wbr".split()
-)
+VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 # elements that run code, fetch, or frame another document: never in a chunk
 REFUSED_TAGS = frozenset(
     "script style link iframe frame frameset object embed applet base meta form noscript "
@@ -126,7 +124,9 @@ class _Scanner(HTMLParser):
         line = self.getpos()[0]
         self._check_attrs(tag, attrs, line)
         if self.fragment and tag not in VOID and not self._foreign() and tag not in _FOREIGN_ROOTS:
-            self.errors.append((line, f"<{tag}/> does not close a {tag} element; write <{tag}></{tag}>"))
+            self.errors.append(
+                (line, f"<{tag}/> does not close a {tag} element; write <{tag}></{tag}>")
+            )
 
     def handle_endtag(self, tag):
         line = self.getpos()[0]

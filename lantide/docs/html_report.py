@@ -121,9 +121,13 @@ def _sections(tokens) -> list[tuple[str, int, int]]:
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and token.tag in ("h1", "h2") and token.level == 0:
             inline = tokens[i + 1] if i + 1 < len(tokens) else None
-            title = "".join(
-                c.content for c in (inline.children or []) if c.type in ("text", "code_inline")
-            ) if inline is not None else ""
+            title = (
+                "".join(
+                    c.content for c in (inline.children or []) if c.type in ("text", "code_inline")
+                )
+                if inline is not None
+                else ""
+            )
             bounds.append((title.strip(), i))
     out = []
     if not bounds or bounds[0][1] > 0:
@@ -186,7 +190,7 @@ def _header(source: ReportSource) -> str:
     if check.get("ok"):
         evidence = (
             f'<span class="lt-ok">clean</span>: all {check.get("numbers", 0)} numbers cited '
-            f'and matching ({check.get("citations", 0)} citations)'
+            f"and matching ({check.get('citations', 0)} citations)"
         )
     else:
         counts = check.get("counts", {})
@@ -195,7 +199,7 @@ def _header(source: ReportSource) -> str:
         )
         evidence = (
             f'<span class="lt-bad">{len(check.get("problems", []))} problem(s)</span>: '
-            f'{_esc(problems)} of {check.get("numbers", 0)} numbers'
+            f"{_esc(problems)} of {check.get('numbers', 0)} numbers"
         )
     return (
         f"<h1>{_esc(source.project)}</h1>\n"
@@ -279,7 +283,9 @@ def assemble(source: ReportSource, chunks: list[tuple[str, str, str, str, str]])
         if chunk_id == "appendix" and main_open:
             body.append("</main>\n")
             main_open = False
-        body.append(_chunk(tag, chunk_id, title, content, css.get(chunk_id, "lt-section"), recorded))
+        body.append(
+            _chunk(tag, chunk_id, title, content, css.get(chunk_id, "lt-section"), recorded)
+        )
     if main_open:
         body.append("</main>\n")
     return (

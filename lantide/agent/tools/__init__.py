@@ -21,10 +21,22 @@ from lantide.agent.tools.registry import (
 
 @lru_cache(maxsize=1)
 def default_registry() -> ToolRegistry:
-    from lantide.agent.tools import doc_tools, query_tools, step_tools, workspace_tools
+    from lantide.agent.tools import (
+        doc_tools,
+        html_tools,
+        query_tools,
+        step_tools,
+        workspace_tools,
+    )
 
     return ToolRegistry(
-        [*workspace_tools.TOOLS, *query_tools.TOOLS, *doc_tools.TOOLS, *step_tools.TOOLS]
+        [
+            *workspace_tools.TOOLS,
+            *query_tools.TOOLS,
+            *doc_tools.TOOLS,
+            *html_tools.TOOLS,
+            *step_tools.TOOLS,
+        ]
     )
 
 
