@@ -1,8 +1,8 @@
 """``lantide report check|html WS PROJECT``: the Report's evidence, and the HTML Report.
 
-``check [--json]`` prints the counts per class and each problem with its line; exits 0 when every number is
-cited and matching, 1 when there are problems (or the Report has malformed citations: a
-clear error naming the file and lines; nothing is rewritten).
+``check [--json]`` prints the counts per class and each problem with its line; exits 0
+when every number is cited and matching, 1 when there are problems (or the Report has
+malformed citations: a clear error naming the file and lines; nothing is rewritten).
 
 ``html [--overwrite-edits] [--json]`` writes ``projects/P/report.html``
 (:mod:`lantide.agent.report_html`): chunks edited since the last publish are kept when their

@@ -28,15 +28,68 @@ from html.parser import HTMLParser
 from lantide.errors import LantideError
 
 CHUNK_ATTR, HASH_ATTR, TITLE_ATTR = "data-lantide-chunk", "data-lantide-hash", "data-lantide-title"
-VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+VOID = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
 # elements that run code, fetch, or frame another document: never in a chunk
 REFUSED_TAGS = frozenset(
-    "script style link iframe frame frameset object embed applet base meta form noscript "
-    "portal template audio video source track".split()
+    [
+        "script",
+        "style",
+        "link",
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "applet",
+        "base",
+        "meta",
+        "form",
+        "noscript",
+        "portal",
+        "template",
+        "audio",
+        "video",
+        "source",
+        "track",
+    ]
 )
 URL_ATTRS = frozenset(
-    "href src srcset action formaction poster background cite data longdesc ping manifest "
-    "codebase xlink:href lowsrc dynsrc usemap".split()
+    [
+        "href",
+        "src",
+        "srcset",
+        "action",
+        "formaction",
+        "poster",
+        "background",
+        "cite",
+        "data",
+        "longdesc",
+        "ping",
+        "manifest",
+        "codebase",
+        "xlink:href",
+        "lowsrc",
+        "dynsrc",
+        "usemap",
+    ]
 )
 _DATA_IMAGE = re.compile(r"data:image/(png|gif|jpeg|webp|svg\+xml)[;,]", re.I)
 _CSS_FETCH = re.compile(r"url\s*\(|@import|expression\s*\(|image-set\s*\(", re.I)

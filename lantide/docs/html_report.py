@@ -57,7 +57,8 @@ dl.lt-facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem
   margin: .5rem 0 1rem; color: var(--muted); font-size: .92rem; }
 dl.lt-facts dt { font-weight: 600; } dl.lt-facts dd { margin: 0; }
 .lt-ok { color: var(--ok); } .lt-warn { color: var(--warn); } .lt-bad { color: var(--bad); }
-h1, h2, h3 { line-height: 1.25; } h2 { border-bottom: 1px solid var(--line); padding-bottom: .2rem; }
+h1, h2, h3 { line-height: 1.25; }
+h2 { border-bottom: 1px solid var(--line); padding-bottom: .2rem; }
 table { border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; }
 th, td { border: 1px solid var(--line); padding: .3rem .6rem; text-align: left; }
 th { background: var(--panel); }
