@@ -306,3 +306,37 @@ def check_fragment(content: str, where: str = "the new content") -> None:
 
 def replace_chunk(text: str, chunk: Chunk, content: str) -> str:
     return text[: chunk.start] + content + text[chunk.end :]
+
+
+class _ScriptSpans(HTMLParser):
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        self.spans: list[tuple[int, int]] = []
+        self._open: int | None = None
+
+    def _at(self) -> int:
+        line, col = self.getpos()
+        return self.starts[line - 1] + col
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script" and self._open is None:
+            self._open = self._at()
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._open is not None:
+            self.spans.append((self._open, self._at() + len("</script>")))
+            self._open = None
+
+
+def without_scripts(text: str) -> str:
+    """The page without its ``<script>`` elements (for a preview that runs none)."""
+    scanner = _ScriptSpans(text)
+    scanner.feed(text)
+    scanner.close()
+    out, last = [], 0
+    for start, end in scanner.spans:
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    return "".join(out)

@@ -58,6 +58,11 @@ EXPLORER_MIN_WIDTH = 210
 def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
     from lantide.ui.documents.document_tab import DocumentTabWidget
 
+    if ref.kind == TAB_REPORT and ref.name.lower().endswith((".html", ".htm")):
+        from lantide.ui.documents.html_report_tab import HtmlReportTabWidget
+
+        return HtmlReportTabWidget(services, ref.project, ref.name)
+
     return DocumentTabWidget(services, ref.project, ref.kind)
 
 
