@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from lantide.agent.report_check import StepIndex, check_text
-from lantide.docs.citations import raise_for_malformed, scan_numbers
 from lantide.docs.html_markup import (
     Chunk,
     check_fragment,
@@ -71,9 +70,8 @@ def report_source(workspace, project, chart_html=None, head_html: str = "") -> R
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise MissingFileError(path, "Report", hint="Write the Report first.") from None
-    raise_for_malformed(scan_numbers(text), path)
     index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
-    check = check_text(text, index, str(path)).to_dict()
+    check = check_text(text, index, str(path)).to_dict()  # a malformed citation stops here
     cited = {step_id for step_id in re.findall(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", text)}
     steps: dict[str, dict[str, Any]] = {}
     for step_id in cited:
@@ -120,7 +118,7 @@ def publish_html(workspace, project, overwrite: bool = False, charts=None) -> Pu
     atomic_write_text(path, merged.text)
     return PublishResult(
         str(path),
-        len(parse_report_html(merged.text, str(path))),
+        merged.chunks,
         len(merged.text.encode("utf-8")),
         bool(source.check.get("ok")),
         merged.kept,

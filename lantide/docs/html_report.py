@@ -316,6 +316,7 @@ class Merged:
     text: str
     kept: list[str]  # edited chunks kept as edited
     overwritten: list[str]  # edited chunks regenerated (with overwrite)
+    chunks: int = 0
 
 
 def merge_edits(
@@ -347,4 +348,4 @@ def merge_edits(
             out.append((cid, tag, title, keep[cid].content, keep[cid].recorded_hash or ""))
         else:
             out.append((cid, tag, title, content, new_hash[cid]))
-    return Merged(assemble(source, out), sorted(keep), [c.id for c in lost])
+    return Merged(assemble(source, out), sorted(keep), [c.id for c in lost], len(out))
