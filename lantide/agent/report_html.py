@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.report_check import StepIndex, check_text
 from lantide.docs.html_markup import (
@@ -27,10 +27,13 @@ from lantide.docs.html_markup import (
     parse_report_html,
     replace_chunk,
 )
-from lantide.docs.html_report import ReportSource, merge_edits
+from lantide.docs.html_report import ChartHook, ReportSource, merge_edits
 from lantide.errors import LantideError, MissingFileError
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project, Workspace
 
 PREVIEW_CHARS = 160
 
@@ -39,7 +42,7 @@ class ChunkNotFoundError(LantideError):
     code = "HTML_CHUNK_NOT_FOUND"
 
 
-def html_path(project) -> Path:
+def html_path(project: Project) -> Path:
     return layout.report_html_path(project.dir)
 
 
@@ -63,7 +66,12 @@ class PublishResult:
         }
 
 
-def report_source(workspace, project, chart_html=None, head_html: str = "") -> ReportSource:
+def report_source(
+    workspace: Workspace,
+    project: Project,
+    chart_html: ChartHook | None = None,
+    head_html: str = "",
+) -> ReportSource:
     """What the page is made of, read from disk now."""
     path = project.report_path
     try:
@@ -107,7 +115,12 @@ def _existing_chunks(path: Path) -> list[Chunk]:
     return parse_report_html(text, str(path))
 
 
-def publish_html(workspace, project, overwrite: bool = False, charts=None) -> PublishResult:
+def publish_html(
+    workspace: Workspace,
+    project: Project,
+    overwrite: bool = False,
+    charts: tuple[ChartHook, str] | None = None,
+) -> PublishResult:
     """Write ``report.html`` from the Markdown Report (see the module docstring).
     ``charts``: ``(chart_html hook, head_html)`` when charts are embedded."""
     hook, head = charts if charts is not None else (None, "")
@@ -126,7 +139,7 @@ def publish_html(workspace, project, overwrite: bool = False, charts=None) -> Pu
     )
 
 
-def _read_html(project) -> tuple[Path, str]:
+def _read_html(project: Project) -> tuple[Path, str]:
     path = html_path(project)
     try:
         return path, path.read_text(encoding="utf-8")
@@ -144,7 +157,7 @@ def _text_of(content: str) -> str:
     return plain if len(plain) <= PREVIEW_CHARS else plain[:PREVIEW_CHARS] + "…"
 
 
-def read_chunks(project, chunk_id: str | None = None) -> dict[str, Any]:
+def read_chunks(project: Project, chunk_id: str | None = None) -> dict[str, Any]:
     """The chunks of the HTML Report (id, title, line, edited, a text preview), or one
     chunk's whole content."""
     path, text = _read_html(project)
@@ -176,7 +189,7 @@ def _find(chunks: list[Chunk], chunk_id: str, path: Path) -> Chunk:
     )
 
 
-def patch_chunk(project, chunk_id: str, content: str) -> dict[str, Any]:
+def patch_chunk(project: Project, chunk_id: str, content: str) -> dict[str, Any]:
     """Replace one chunk's content; the file must parse before and after, and the new
     content pass :func:`check_fragment`. Nothing is written otherwise."""
     path, text = _read_html(project)

@@ -158,7 +158,7 @@ class _Scanner(HTMLParser):
         return any(o.tag in _FOREIGN_ROOTS for o in self.stack)
 
     # -- events
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         line = self.getpos()[0]
         start = self.text_offset()
         raw = self.get_starttag_text() or ""
@@ -173,7 +173,7 @@ class _Scanner(HTMLParser):
             chunk = {k: v or "" for k, v in named.items()}
         self.stack.append(_Open(tag, line, start + len(raw), chunk))
 
-    def handle_startendtag(self, tag, attrs):
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         line = self.getpos()[0]
         self._check_attrs(tag, attrs, line)
         if self.fragment and tag not in VOID and not self._foreign() and tag not in _FOREIGN_ROOTS:
@@ -181,7 +181,7 @@ class _Scanner(HTMLParser):
                 (line, f"<{tag}/> does not close a {tag} element; write <{tag}></{tag}>")
             )
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         line = self.getpos()[0]
         if tag in VOID:
             return
@@ -218,18 +218,18 @@ class _Scanner(HTMLParser):
                 )
             )
 
-    def handle_decl(self, decl):
+    def handle_decl(self, decl: str) -> None:
         if self.fragment:
             self.refusals.append((self.getpos()[0], f"<!{decl}> declaration"))
 
-    def handle_pi(self, data):
+    def handle_pi(self, data: str) -> None:
         self.refusals.append((self.getpos()[0], "processing instruction <?…>"))
 
-    def unknown_decl(self, data):
+    def unknown_decl(self, data: str) -> None:
         if self.fragment:
             self.refusals.append((self.getpos()[0], f"<![{data[:20]}…]> section"))
 
-    def _check_attrs(self, tag: str, attrs, line: int) -> None:
+    def _check_attrs(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
         if not self.fragment:
             return
         if tag in REFUSED_TAGS:
@@ -319,11 +319,11 @@ class _ScriptSpans(HTMLParser):
         line, col = self.getpos()
         return self.starts[line - 1] + col
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "script" and self._open is None:
             self._open = self._at()
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag == "script" and self._open is not None:
             self.spans.append((self._open, self._at() + len("</script>")))
             self._open = None

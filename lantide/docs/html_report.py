@@ -24,7 +24,7 @@ import html as html_lib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.docs.citations import BAD_TOKEN, TOKEN
 from lantide.docs.html_markup import (
@@ -36,6 +36,9 @@ from lantide.docs.html_markup import (
 )
 from lantide.docs.markdown_map import markdown_parser
 from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -116,7 +119,7 @@ def _esc(value: Any) -> str:
     return html_lib.escape(str(value), quote=True)
 
 
-def _sections(tokens) -> list[tuple[str, int, int]]:
+def _sections(tokens: list[Token]) -> list[tuple[str, int, int]]:
     """(heading text, first token, end token) per section; before any heading: ''."""
     bounds: list[tuple[str, int]] = []
     for i, token in enumerate(tokens):
@@ -157,7 +160,9 @@ class _Citations:
         )
 
 
-def _rewrite_inline(tokens, citations: _Citations, chart_html: ChartHook | None) -> None:
+def _rewrite_inline(
+    tokens: list[Token], citations: _Citations, chart_html: ChartHook | None
+) -> None:
     for token in tokens:
         if token.type != "inline" or not token.children:
             continue

@@ -24,13 +24,13 @@ def html_report_active(ctx: ToolContext) -> bool:
     return is_html_report(ctx.app.app_state().active)
 
 
-def read_html_report(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def read_html_report(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     result = read_chunks(project, args.get("chunk"))
     return {**result, "path": ctx.relpath(result["path"])}
 
 
-def patch_html_chunk(ctx: ToolContext, args: dict) -> dict[str, Any]:
+def patch_html_chunk(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project"))
     rel = ctx.relpath(html_path(project))
     if ctx.app.tab_state(rel).get("dirty"):
