@@ -308,30 +308,34 @@ def replace_chunk(text: str, chunk: Chunk, content: str) -> str:
     return text[: chunk.start] + content + text[chunk.end :]
 
 
-class _ScriptSpans(HTMLParser):
-    def __init__(self, text: str):
+class _ElementSpans(HTMLParser):
+    def __init__(self, text: str, tags: frozenset[str]):
         super().__init__(convert_charrefs=True)
+        self.text = text
         self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
         self.spans: list[tuple[int, int]] = []
-        self._open: int | None = None
+        self.tags = tags
+        self._open: tuple[str, int] | None = None
 
     def _at(self) -> int:
         line, col = self.getpos()
         return self.starts[line - 1] + col
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "script" and self._open is None:
-            self._open = self._at()
+        if tag in self.tags and self._open is None:
+            self._open = (tag, self._at())
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "script" and self._open is not None:
-            self.spans.append((self._open, self._at() + len("</script>")))
+        if self._open is not None and tag == self._open[0]:
+            close = self.text.find(">", self._at())
+            self.spans.append((self._open[1], close + 1 if close >= 0 else len(self.text)))
             self._open = None
 
 
 def without_scripts(text: str) -> str:
-    """The page without its ``<script>`` elements (for a preview that runs none)."""
-    scanner = _ScriptSpans(text)
+    """The page without its ``<script>`` and ``<style>`` elements, for Qt's rich-text
+    preview (it runs no script, and the app's own style sheet themes it)."""
+    scanner = _ElementSpans(text, frozenset({"script", "style"}))
     scanner.feed(text)
     scanner.close()
     out, last = [], 0

@@ -28,7 +28,7 @@ def _publish_from_report_tab(qtbot, main_window, sample_workspace):
         timeout=15_000,
     )
     html_tab = main_window.tabs.currentWidget()
-    qtbot.waitUntil(lambda: "sections" in html_tab.status.text(), timeout=15_000)
+    qtbot.waitUntil(lambda: "chunks" in html_tab.status.text(), timeout=15_000)
     return html_tab
 
 
@@ -46,8 +46,9 @@ def test_publish_html_opens_the_html_report_tab(main_window, qtbot, sample_works
     assert html_tab.title() == "report.html" and not html_tab.is_dirty()
     assert "The base is stable." in html_tab.preview.toPlainText()
     assert "<script" not in html_tab.preview.toHtml()
+    assert "color-scheme" not in html_tab.preview.toPlainText()  # the page's CSS is not text
     assert html_tab.source.toPlainText() == text
-    assert "5 sections" in html_tab.status.text()
+    assert "5 chunks" in html_tab.status.text()
     # the agent's view: the active tab is the HTML Report
     from lantide.agent.app_state import is_html_report
     from lantide.ui.chat.chat_bridge import UiAppState

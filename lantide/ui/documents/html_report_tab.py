@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase
+from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -192,7 +192,7 @@ class HtmlReportTabWidget(QWidget):
             self._show_status(page["problem"], warning=True)
             return
         edited = f", {page['edited']} edited since published" if page["edited"] else ""
-        self._show_status(f"{self.project}/{self.name}: {page['chunks']} sections{edited}")
+        self._show_status(f"{self.project}/{self.name}: {page['chunks']} chunks{edited}")
 
     def _show_status(self, text: str, warning: bool = False) -> None:
         from lantide.ui.theme import colors
@@ -288,6 +288,8 @@ class HtmlReportTabWidget(QWidget):
             self._refresh_css()
 
     def _refresh_css(self) -> None:
+        # the default sheet applies to HTML set after it: show the page again
         self.preview.document().setDefaultStyleSheet(preview_css(self.preview.palette()))
-        font = QFont(self.source.font())
-        self.source.setFont(font)
+        text = self.source.toPlainText() if self._dirty else self._loaded_text
+        if text is not None:
+            self._preview(text)
