@@ -26,6 +26,7 @@ from lantide.docs.html_markup import (
     check_fragment,
     parse_report_html,
     replace_chunk,
+    script_elements,
 )
 from lantide.docs.html_report import ChartHook, ReportSource, merge_edits
 from lantide.errors import LantideError, MissingFileError
@@ -195,7 +196,11 @@ def patch_chunk(project: Project, chunk_id: str, content: str) -> dict[str, Any]
     path, text = _read_html(project)
     chunks = parse_report_html(text, str(path))
     chunk = _find(chunks, chunk_id, path)
-    check_fragment(content, f"the new content of chunk {chunk_id!r}")
+    check_fragment(
+        content,
+        f"the new content of chunk {chunk_id!r}",
+        keep_scripts=tuple(script_elements(chunk.content)),
+    )
     new_text = replace_chunk(text, chunk, content)
     parse_report_html(new_text, str(path))  # still one well-formed page
     atomic_write_text(path, new_text)

@@ -284,9 +284,40 @@ def parse_report_html(text: str, path: str = "report.html") -> list[Chunk]:
     return sorted(scanner.chunks, key=lambda c: c.start)
 
 
-def check_fragment(content: str, where: str = "the new content") -> None:
+def unsafe_parts(fragment: str) -> list[str]:
+    """What :func:`check_fragment` would refuse in ``fragment``, balance aside (for raw
+    HTML the Markdown Report holds, one tag at a time)."""
+    scanner = _Scanner(fragment, fragment=True)
+    scanner.feed(fragment)
+    scanner.close()
+    return [what for _line, what in scanner.refusals]
+
+
+def balance_problems(fragment: str) -> list[tuple[int, str]]:
+    """(line, problem) for each unbalanced element of ``fragment``."""
+    scanner = _Scanner(fragment, fragment=True)
+    scanner.feed(fragment)
+    scanner.finish()
+    return sorted(scanner.errors)
+
+
+def script_elements(content: str) -> list[str]:
+    """The ``<script>…</script>`` elements of ``content``, as written (a chart's drawing
+    call: a patch may keep them unchanged, never add one)."""
+    scanner = _ElementSpans(content, frozenset({"script"}))
+    scanner.feed(content)
+    scanner.close()
+    return [content[a:b] for a, b in scanner.spans]
+
+
+def check_fragment(
+    content: str, where: str = "the new content", keep_scripts: tuple[str, ...] = ()
+) -> None:
     """Refuse a chunk's new content that is unbalanced or unsafe (scripts, event handlers,
-    external URLs, chunk addressing)."""
+    external URLs, chunk addressing). ``keep_scripts``: script elements of the chunk's
+    current content (its charts) that may stay, unchanged."""
+    for script in keep_scripts:
+        content = content.replace(script, "")
     scanner = _Scanner(content, fragment=True)
     scanner.feed(content)
     scanner.finish()

@@ -30,9 +30,13 @@ from lantide.docs.citations import BAD_TOKEN, TOKEN
 from lantide.docs.html_markup import (
     CHUNK_ATTR,
     HASH_ATTR,
+    REFUSED_TAGS,
     TITLE_ATTR,
+    VOID,
     Chunk,
+    balance_problems,
     fingerprint,
+    unsafe_parts,
 )
 from lantide.docs.markdown_map import markdown_parser
 from lantide.errors import LantideError
@@ -73,7 +77,7 @@ a.lt-cite-exploratory { color: var(--warn); } a.lt-cite-missing { color: var(--b
 figure.lt-chart { margin: 1.25rem 0; } figure.lt-chart figcaption { color: var(--muted);
   font-size: .9rem; } .lt-chart-view { max-width: 100%; overflow-x: auto; }
 .lt-chart-view svg { max-width: 100%; height: auto; }
-p.lt-missing-image { color: var(--muted); font-style: italic; }
+.lt-missing-image, .lt-refused { color: var(--muted); font-style: italic; }
 section.lt-appendix ol { padding-left: 1.4rem; } section.lt-appendix li { margin-bottom: 1rem; }
 .lt-kind { font-size: .8rem; border: 1px solid currentColor; border-radius: 3px;
   padding: 0 .3rem; }
@@ -82,6 +86,8 @@ footer.lt-footer { color: var(--muted); font-size: .85rem; border-top: 1px solid
 @media print { a.lt-cite { color: inherit; } }
 """.strip()
 
+_TAG_NAME = re.compile(r"<\s*(/)?\s*([A-Za-z][\w:-]*)")
+_MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.I)
 ChartHook = Callable[[str, str], str | None]  # (src, title) -> the chart's HTML, or None
 
 
@@ -160,14 +166,47 @@ class _Citations:
         )
 
 
+def _left_out(raw: str, refused: list[str]) -> str:
+    return (
+        f'<span class="lt-refused" title="{_esc(raw[:200])}">[raw HTML left out: '
+        f"{_esc(refused[0])}]</span>"
+    )
+
+
+def _safe_inline_tag(raw: str) -> str:
+    """One raw tag of a Markdown paragraph, made safe: a refused element's tags become a
+    note (opening) or nothing (closing); other refused tags lose their attributes, so the
+    element and its closing tag still pair up."""
+    name = _TAG_NAME.match(raw)
+    tag = name.group(2).lower() if name else ""
+    if name and name.group(1):  # a closing tag
+        return "" if tag in REFUSED_TAGS else raw
+    refused = unsafe_parts(raw)
+    if not refused:
+        return raw
+    if not tag or tag in REFUSED_TAGS or tag in VOID:
+        return _left_out(raw, refused)
+    return f"<{tag}>"
+
+
 def _rewrite_inline(
     tokens: list[Token], citations: _Citations, chart_html: ChartHook | None
 ) -> None:
     for token in tokens:
+        if token.type == "html_block":  # raw HTML of the Report: never scripts or fetches
+            refused = unsafe_parts(token.content)
+            if refused:
+                token.content = f"<p>{_left_out(token.content, refused)}</p>\n"
+            token.content = _MARK_TAG.sub("", token.content)
         if token.type != "inline" or not token.children:
             continue
         for child in token.children:
-            if child.type == TOKEN:
+            if child.type == "html_inline":
+                if _MARK_TAG.fullmatch(child.content.strip()):
+                    child.content = ""  # annotation marks are for review, not the page
+                else:
+                    child.content = _safe_inline_tag(child.content)
+            elif child.type == TOKEN:
                 child.type, child.content = "html_inline", citations.link(child.content)
             elif child.type == BAD_TOKEN:
                 child.type = "text"
@@ -268,6 +307,16 @@ def build_chunks(source: ReportSource) -> list[tuple[str, str, str, str]]:
             chunk_id, n = f"{base}-{n}", n + 1
         used.add(chunk_id)
         html = md.renderer.render(tokens[start:end], md.options, {})
+        problems = balance_problems(html)
+        if problems:  # raw HTML of the Markdown left open: the page would not parse again
+            first = (tokens[start].map or [0])[0] + 1
+            raise HtmlEditConflict(
+                f"{source.report_name}: the raw HTML of the section starting on line {first} "
+                f"is not balanced ({problems[0][1]})",
+                hint="Close every HTML element of the Markdown Report within its section; "
+                "nothing was written.",
+                code="REPORT_HTML_UNBALANCED",
+            )
         sections.append((chunk_id, "section", title or "(before the first heading)", html))
     appendix = _appendix(citations.order, source)
     return (

@@ -231,3 +231,44 @@ def test_images_that_would_be_fetched_are_left_out(tmp_path):
     text = html_path(project).read_text(encoding="utf-8")
     assert all(u.startswith("#") for u in _refs(text).urls)
     assert "[image not embedded: https://example.com/logo.png]" in text
+
+
+def test_raw_html_of_the_markdown_never_scripts_or_fetches(tmp_path):
+    hostile = (
+        REPORT + '\n<script>alert(1)</script>\n\nText <img src="http://x.example/p.png"> and '
+        '<b onclick="x()">bold</b> and <mark data-annotation-id="a1">marked</mark>.\n\n'
+        '<div data-lantide-chunk="header">spoof</div>\n'
+    )
+    ws, project = make_report_project(tmp_path / "ws", hostile)
+    publish_html(ws, project)
+    text = html_path(project).read_text(encoding="utf-8")
+    body = text.split("</head>", 1)[1]
+    assert "<script" not in body and "x.example" not in _refs(text).urls
+    assert "onclick" not in [a for a in body.split() if a.startswith("onclick=")]
+    assert "[raw HTML left out: &lt;script&gt; element]" in body
+    assert "marked" in body and "<mark" not in body
+    assert [c.id for c in parse_report_html(text)].count("header") == 1
+
+
+def test_raw_html_left_open_in_the_markdown_is_named_and_nothing_written(tmp_path):
+    ws, project = make_report_project(
+        tmp_path / "ws", REPORT.replace("## Refunds", "<div>\n\n## Refunds")
+    )
+    with pytest.raises(Exception) as err:
+        publish_html(ws, project)
+    assert "report.md" in str(err.value) and "line" in str(err.value)
+    assert not html_path(project).exists()
+
+
+def test_a_patch_may_keep_a_charts_script_but_add_none(tmp_path):
+    ws, project = make_report_project(tmp_path / "ws")
+    publish_html(ws, project)
+    chart = '<div class="lantide-chart" id="c1"></div>\n<script>vegaEmbed("#c1", {})</script>'
+    path = html_path(project)
+    text = path.read_text(encoding="utf-8")
+    chunk = next(c for c in parse_report_html(text) if c.id == "s-refunds")
+    path.write_text(text[: chunk.start] + chunk.content + chart + text[chunk.end :])
+    patch_chunk(project, "s-refunds", "<h2>Refunds</h2><p>Reworded.</p>" + chart)
+    assert read_chunks(project, "s-refunds")["content"].endswith(chart)
+    with pytest.raises(UnsafeHtmlError):
+        patch_chunk(project, "s-refunds", chart.replace("{}", "{a: 1}"))
