@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,7 +72,7 @@ def report_source(
     workspace: Workspace,
     project: Project,
     chart_html: ChartHook | None = None,
-    head_html: str = "",
+    head_html: str | Callable[[], str] = "",
 ) -> ReportSource:
     """What the page is made of, read from disk now."""
     path = project.report_path
@@ -120,11 +121,11 @@ def publish_html(
     workspace: Workspace,
     project: Project,
     overwrite: bool = False,
-    charts: tuple[ChartHook, str] | None = None,
+    charts: tuple[ChartHook, Callable[[], str]] | None = None,
 ) -> PublishResult:
     """Write ``report.html`` from the Markdown Report (see the module docstring).
     ``charts``: ``(chart_html hook, head_html)`` when charts are embedded."""
-    hook, head = charts if charts is not None else (None, "")
+    hook, head = charts if charts is not None else (None, str)
     source = report_source(workspace, project, hook, head)
     path = html_path(project)
     old = _existing_chunks(path)

@@ -92,7 +92,8 @@ URL_ATTRS = frozenset(
     ]
 )
 _DATA_IMAGE = re.compile(r"data:image/(png|gif|jpeg|webp|svg\+xml)[;,]", re.I)
-_CSS_FETCH = re.compile(r"url\s*\(|@import|expression\s*\(|image-set\s*\(", re.I)
+# a resource a style would load (url(#id) names an element of the page: SVG clip paths)
+_CSS_FETCH = re.compile(r"url\s*\(\s*(?![\"']?#)|@import|expression\s*\(|image-set\s*\(", re.I)
 # elements of SVG and MathML, where <x/> closes the element as in XML
 _FOREIGN_ROOTS = frozenset({"svg", "math"})
 

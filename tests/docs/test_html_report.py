@@ -173,6 +173,7 @@ def test_invalid_hand_edited_markup_names_file_and_line_and_nothing_is_rewritten
         ('<img src="logo.png">', "logo.png"),
         ('<img srcset="a.png 2x">', "srcset"),
         ('<p style="background: URL(http://x/y)">a</p>', "style="),
+        ("<p style=\"background: url( 'x.png')\">a</p>", "style="),
         ("<iframe></iframe>", "<iframe>"),
         ("<style>p{}</style>", "<style>"),
         ('<link rel="stylesheet" href="#x">', "<link>"),
@@ -201,7 +202,7 @@ def test_safe_chunk_content_passes():
     check_fragment(
         '<h2>Next</h2><p>See <a href="#step-a1">[1]</a> and <img alt="x" '
         'src="data:image/png;base64,iVBORw0KGgo=">.<br></p>'
-        '<svg viewBox="0 0 4 4"><rect width="2" height="2"/></svg>'
+        '<svg viewBox="0 0 4 4"><rect width="2" height="2" style="clip-path: url(#c)"/></svg>'
     )
 
 
