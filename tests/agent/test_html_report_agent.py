@@ -120,3 +120,34 @@ def test_html_tools_are_not_offered_when_the_markdown_report_is_active(
     (result,) = results_by_tool(fake_openai.chat_requests[-1])["patch_html_chunk"]
     assert "error" in result
     assert html_path(project).read_bytes() == before
+
+
+def test_a_patch_is_refused_while_the_analysts_html_tab_has_unsaved_edits(
+    session_factory, fake_openai, open_ws
+):
+    project = open_ws.project("q3-churn")
+    project.report_path.write_text(REPORT, encoding="utf-8")
+    publish_html(open_ws, project)
+    (open_ws.root / ".lantide" / "session.json").write_text(
+        json.dumps(
+            {
+                "focused_project": "q3-churn",
+                "open_tabs": [
+                    {"type": "report", "path": "projects/q3-churn/report.html", "dirty": True}
+                ],
+                "active_tab": 0,
+            }
+        )
+    )
+    before = html_path(project).read_bytes()
+    fake_openai.script(
+        Turn(
+            tool_calls=[ToolCall("patch_html_chunk", {"chunk": "s-revenue", "content": "<p>x</p>"})]
+        ),
+        Turn(text="Please save first."),
+    )
+    s = live_session(session_factory, fake_openai)
+    run(s, "Shorten the revenue section")
+    (result,) = results_by_tool(fake_openai.chat_requests[-1])["patch_html_chunk"]
+    assert result["error"] == "TAB_DIRTY" and "unsaved" in result["message"]
+    assert html_path(project).read_bytes() == before
