@@ -87,10 +87,15 @@ class _Pipe:
 
 
 def open_page(
-    path: Path, probes: dict[str, str] | None = None, settle: float = 1.5, width: int = 1200
+    path: Path,
+    probes: dict[str, str] | None = None,
+    settle: float = 1.5,
+    width: int = 1200,
+    dark: bool = False,
 ) -> PageReport:
     """Load ``path`` in headless Chromium; ``probes``: name -> JS expression evaluated after
-    load and ``settle`` seconds (for charts drawn asynchronously)."""
+    load and ``settle`` seconds (for charts drawn asynchronously); ``dark``: the page is
+    shown as to a reader who prefers a dark colour scheme."""
     to_chrome_r, to_chrome_w = os.pipe()
     from_chrome_r, from_chrome_w = os.pipe()
 
@@ -138,6 +143,12 @@ def open_page(
             {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
             session,
         )
+        if dark:
+            pipe.send(
+                "Emulation.setEmulatedMedia",
+                {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+                session,
+            )
         pipe.events.clear()
         pipe.send("Page.navigate", {"url": url}, session)
         pipe.wait_event("Page.loadEventFired", 60)

@@ -48,6 +48,19 @@ def test_the_html_report_renders_offline_without_errors(tmp_path):
     assert page.screenshot.startswith(b"\x89PNG") and len(page.screenshot) > 20_000
 
 
+def test_the_html_report_follows_a_dark_colour_scheme(tmp_path):
+    ws, project = make_report_project(tmp_path / "ws")
+    publish_html(ws, project)
+    background = "getComputedStyle(document.documentElement).backgroundColor"
+    light = open_page(html_path(project), probes={"bg": background}, settle=0.3)
+    dark = open_page(html_path(project), probes={"bg": background}, settle=0.3, dark=True)
+    OUTPUT.mkdir(exist_ok=True)
+    (OUTPUT / "html_report-dark.png").write_bytes(dark.screenshot)
+    assert light.values["bg"] == "rgb(255, 255, 255)"
+    assert dark.values["bg"] == "rgb(27, 31, 39)"
+    assert dark.requests == [] and dark.errors == []
+
+
 def test_the_observer_sees_requests_and_script_errors(tmp_path):
     hostile = tmp_path / "hostile.html"
     hostile.write_text(
