@@ -110,10 +110,10 @@ def classify(number: ReportNumber, index: StepIndex) -> tuple[str, list[str]]:
     if any(s is not None and s.kind == FORMAL and value_matches(number, s.values) for s in found):
         return MATCHING, []
     if any(s is None for s in found):
-        return MISSING, [i for i, s in zip(number.cited, found) if s is None]
+        return MISSING, [i for i, s in zip(number.cited, found, strict=True) if s is None]
     if all(s.kind != FORMAL for s in found):
         return EXPLORATORY, list(number.cited)
-    return NOT_MATCHING, [i for i, s in zip(number.cited, found) if s.kind == FORMAL]
+    return NOT_MATCHING, [i for i, s in zip(number.cited, found, strict=True) if s.kind == FORMAL]
 
 
 @dataclass
@@ -139,10 +139,15 @@ class CheckResult:
 
 
 def check_text(
-    text: str, index: StepIndex, path: str = "report.md", only_lines: set[int] | None = None
+    text: str,
+    index: StepIndex,
+    path: str = "report.md",
+    only_lines: set[int] | None = None,
+    tokens: list[Any] | None = None,
 ) -> CheckResult:
-    """Check a Report's text; ``only_lines`` (1-based) keeps the problems of those lines."""
-    scan = scan_numbers(text)
+    """Check a Report's text; ``only_lines`` (1-based) keeps the problems of those lines;
+    ``tokens``: the text already parsed (the HTML Report parses once for both)."""
+    scan = scan_numbers(text, tokens)
     raise_for_malformed(scan, path)
     result = CheckResult(path, citations=len(scan.citations))
     for number in scan.numbers:

@@ -30,6 +30,7 @@ from lantide.docs.html_markup import (
     script_elements,
 )
 from lantide.docs.html_report import ChartHook, ReportSource, merge_edits
+from lantide.docs.markdown_map import markdown_parser
 from lantide.errors import LantideError, MissingFileError
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_text
@@ -81,7 +82,8 @@ def report_source(
     except FileNotFoundError:
         raise MissingFileError(path, "Report", hint="Write the Report first.") from None
     index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
-    check = check_text(text, index, str(path)).to_dict()  # a malformed citation stops here
+    tokens = markdown_parser().parse(text)  # one parse, for the check and the page
+    check = check_text(text, index, str(path), tokens=tokens).to_dict()  # malformed: stops
     cited = {step_id for step_id in re.findall(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", text)}
     steps: dict[str, dict[str, Any]] = {}
     for step_id in cited:
@@ -99,6 +101,7 @@ def report_source(
         kinds={k: v for k, v in index.kinds().items() if k in cited},
         generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         chart_html=chart_html,
+        tokens=tokens,
         head_html=head_html,
     )
 

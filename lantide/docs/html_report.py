@@ -102,6 +102,7 @@ class ReportSource:
     steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # step id -> ledger line
     kinds: dict[str, str] = field(default_factory=dict)  # step id -> evidence kind
     generated_at: str = ""
+    tokens: list[Token] | None = None  # the Markdown already parsed (the check's parse)
     chart_html: ChartHook | None = None
     # inline scripts the charts need, once per page (a callable: asked after the build)
     head_html: str | Callable[[], str] = ""
@@ -296,7 +297,8 @@ def _chunk(tag: str, chunk_id: str, title: str, content: str, css: str, recorded
 def build_chunks(source: ReportSource) -> list[tuple[str, str, str, str]]:
     """(chunk id, tag, title, generated content) in page order."""
     md = markdown_parser()
-    tokens = md.parse(source.markdown)
+    tokens = source.tokens if source.tokens is not None else md.parse(source.markdown)
+    source.tokens = None  # rewritten below: not to be used twice
     citations = _Citations(source.kinds)
     _rewrite_inline(tokens, citations, source.chart_html)
     sections: list[tuple[str, str, str, str]] = []
