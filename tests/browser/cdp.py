@@ -92,10 +92,12 @@ def open_page(
     settle: float = 1.5,
     width: int = 1200,
     dark: bool = False,
+    hover: str | None = None,
 ) -> PageReport:
     """Load ``path`` in headless Chromium; ``probes``: name -> JS expression evaluated after
     load and ``settle`` seconds (for charts drawn asynchronously); ``dark``: the page is
-    shown as to a reader who prefers a dark colour scheme."""
+    shown as to a reader who prefers a dark colour scheme; ``hover``: a CSS selector whose
+    first element the mouse is moved over (real input events) before the probes."""
     to_chrome_r, to_chrome_w = os.pipe()
     from_chrome_r, from_chrome_w = os.pipe()
 
@@ -153,6 +155,8 @@ def open_page(
         pipe.send("Page.navigate", {"url": url}, session)
         pipe.wait_event("Page.loadEventFired", 60)
         pipe.pump(settle)
+        if hover is not None:
+            _hover(pipe, session, hover)
         for name, expression in (probes or {}).items():
             result = pipe.send(
                 "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session
@@ -175,6 +179,30 @@ def open_page(
             proc.wait()
         shutil.rmtree(profile, ignore_errors=True)
     return report
+
+
+def _hover(pipe: _Pipe, session: str, selector: str) -> None:
+    where = pipe.send(
+        "Runtime.evaluate",
+        {
+            "expression": f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " if (!e) return null; e.scrollIntoView({block: 'center'});"
+            " const r = e.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+            "returnByValue": True,
+        },
+        session,
+    )
+    point = where.get("result", {}).get("value")
+    if not point:
+        raise AssertionError(f"nothing matches {selector!r} to hover")
+    for dx in (-3, 0):  # a move onto the element, as a mouse arrives
+        pipe.send(
+            "Input.dispatchMouseEvent",
+            {"type": "mouseMoved", "x": point[0] + dx, "y": point[1]},
+            session,
+        )
+    pipe.pump(0.5)
 
 
 def _collect(events: list[dict[str, Any]], report: PageReport) -> None:
