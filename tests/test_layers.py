@@ -16,6 +16,7 @@ RANKS = {
     "update": 2,
     "query": 2,
     "docs": 3,
+    "charts": 3,  # reads tables through the query layer; the agent, cli and ui draw with it
     "knowledge": 4,
     "agent": 5,
     "evaluation": 6,

@@ -14,6 +14,7 @@ from lantide import __version__
 from lantide.cli import (
     agent_commands,
     app_commands,
+    chart_commands,
     connection_commands,
     doc_commands,
     eval_commands,
@@ -32,6 +33,7 @@ COMMAND_MODULES = [
     agent_commands,  # chat, prompt, ledger
     doc_commands,  # annotations
     report_commands,  # report check
+    chart_commands,  # chart
     knowledge_commands,  # knowledge
     eval_commands,  # eval
     mcp_commands,  # mcp, mcp pair/list/revoke

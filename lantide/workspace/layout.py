@@ -23,6 +23,8 @@ SQL_DIR = "sql"
 REPORT_HTML_NAME = "report.html"
 SQL_SUFFIX = ".sql"
 SIDECAR_SUFFIX = ".annotations.json"
+CHARTS_DIR = "charts"
+CHART_SUFFIX = ".vl.json"
 LOG_SUFFIX = ".jsonl"  # a conversation's file and its ledger: ID.jsonl
 
 
@@ -162,6 +164,26 @@ def sql_tab_of(relpath_parts: tuple[str, ...] | list[str]) -> tuple[str, str] | 
     ):
         return parts[1], parts[3][: -len(SQL_SUFFIX)]
     return None
+
+
+def charts_dir(project_folder: Path) -> Path:
+    return Path(project_folder) / CHARTS_DIR
+
+
+def chart_file_name(chart: str) -> str:
+    """``C.vl.json`` (its name is checked by :func:`lantide.charts.files.validate_chart_name`)."""
+    return f"{chart}{CHART_SUFFIX}"
+
+
+def chart_path(project_folder: Path, chart: str) -> Path:
+    """``projects/P/charts/C.vl.json`` under the project's folder."""
+    return charts_dir(project_folder) / chart_file_name(chart)
+
+
+def chart_project_relpath(chart: str) -> str:
+    """``charts/C.vl.json``: a chart's file relative to its project folder (as a Report's
+    image link names it)."""
+    return f"{CHARTS_DIR}/{chart_file_name(chart)}"
 
 
 def sidecar_path(document_path: Path) -> Path:

@@ -24,8 +24,9 @@ PATH_PARTS = {
     "workspace.json",
     "session.json",
     "cache.duckdb",
+    "charts",
 }
-FILE_SUFFIXES = (".annotations.json", ".sql", ".jsonl")
+FILE_SUFFIXES = (".annotations.json", ".sql", ".jsonl", ".vl.json")
 
 
 def test_layout_spells_the_contract(tmp_path):
@@ -34,6 +35,8 @@ def test_layout_spells_the_contract(tmp_path):
     assert layout.sql_tab_path(project, "clean_orders") == root / "projects/q3/sql/clean_orders.sql"
     assert layout.sql_tab_relpath("q3", "clean_orders") == "projects/q3/sql/clean_orders.sql"
     assert layout.sql_tab_project_relpath("clean_orders") == "sql/clean_orders.sql"
+    assert layout.chart_path(project, "revenue") == root / "projects/q3/charts/revenue.vl.json"
+    assert layout.chart_project_relpath("revenue") == "charts/revenue.vl.json"
     assert layout.sql_tab_of(("projects", "q3", "sql", "clean_orders.sql")) == (
         "q3",
         "clean_orders",

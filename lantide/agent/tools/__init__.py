@@ -22,6 +22,7 @@ from lantide.agent.tools.registry import (
 @lru_cache(maxsize=1)
 def default_registry() -> ToolRegistry:
     from lantide.agent.tools import (
+        chart_tools,
         doc_tools,
         html_tools,
         query_tools,
@@ -36,6 +37,7 @@ def default_registry() -> ToolRegistry:
             *doc_tools.TOOLS,
             *html_tools.TOOLS,
             *step_tools.TOOLS,
+            *chart_tools.TOOLS,
         ]
     )
 

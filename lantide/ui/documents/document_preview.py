@@ -1,14 +1,19 @@
 """The live preview of a Plan or Report: the docs layer's HTML in a ``QTextBrowser``.
 
 Annotation marks are highlighted by status and are links: clicking one selects the
-annotation. Other links open in the system browser. Replacing the HTML keeps the scroll
-position, so the preview does not jump while the analyst types.
+annotation. Other links open in the system browser. A chart image link
+(``![title](charts/NAME.vl.json)``) shows the drawn chart, from
+:class:`~lantide.ui.documents.chart_images.ChartImages` (drawn off the UI thread).
+Replacing the HTML keeps the scroll position, so the preview does not jump while the
+analyst types.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtGui import QDesktopServices, QPalette, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from lantide.ui.theme import colors
@@ -52,6 +57,7 @@ class DocumentPreviewWidget(QTextBrowser):
         self.document().setDocumentMargin(16)
         self._html = ""
         self._step_kinds: dict[str, str] | None = None  # labels the citations when known
+        self.chart_images = None  # ChartImages once set_chart_images is called
         mark_theme(self)
         self.refresh_theme()
 
@@ -91,6 +97,26 @@ class DocumentPreviewWidget(QTextBrowser):
 
     def html(self) -> str:
         return self._html
+
+    def set_chart_images(self, images) -> None:
+        """Draw ``.vl.json`` image links with ``images`` (a ChartImages)."""
+        self.chart_images = images
+        images.sig_images_changed.connect(self._charts_drawn)
+
+    def _charts_drawn(self) -> None:
+        if self._html and ".vl.json" in self._html:
+            self._apply(self._html)  # the document asks for its images again
+
+    def loadResource(self, kind: int, url: QUrl | str) -> Any:  # noqa: N802 - Qt's name
+        url = QUrl(url) if isinstance(url, str) else url
+        if (
+            self.chart_images is not None
+            and kind == QTextDocument.ResourceType.ImageResource.value
+            and url.path().endswith(".vl.json")
+            and not url.scheme()
+        ):
+            return self.chart_images.image(url.path()).image
+        return super().loadResource(kind, url)
 
     def scroll_to_annotation(self, annotation_id: str) -> None:
         self.scrollToAnchor(f"ann-{annotation_id}")

@@ -34,6 +34,7 @@ from lantide.ui.adaptive_layout import StackWhenNarrow
 from lantide.ui.documents import document_session as session
 from lantide.ui.documents.agent_edit_diff import AgentEditReview
 from lantide.ui.documents.annotation_list import AnnotationListWidget
+from lantide.ui.documents.chart_images import ChartImages
 from lantide.ui.documents.document_preview import DocumentPreviewWidget
 from lantide.ui.documents.evidence_bar import EvidenceBar
 from lantide.ui.documents.external_change import (
@@ -151,6 +152,7 @@ class DocumentTabWidget(QWidget):
         col.addWidget(self.find_bar)
 
         self.preview = DocumentPreviewWidget(self)
+        self.preview.set_chart_images(ChartImages(self.services, self.project, self))
         self.preview.sig_annotation_clicked.connect(self.select_annotation)
         self.compare = CompareVersionsWidget(self)
         self.compare.sig_choice_made.connect(self._compare_choice)

@@ -5,6 +5,8 @@ Columns and a kind are picked for the analyst by :func:`lantide.query.chart_choi
 measure) and can be changed; when nothing sensible fits, the analyst picks.
 Rows come from the result: the preview, and when the result is larger, up to
 :data:`MAX_CHART_ROWS` rows fetched in a worker the first time the chart is shown.
+**Save as chart file…** (a cached result only) asks for the chart's Vega-Lite spec over the
+result's table (:func:`lantide.charts.quick_chart_spec`): ``sig_save_requested(spec)``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from lantide.query.chart_choice import choose_chart
 from lantide.ui.sql.chart_canvas import BAR, KINDS, ChartCanvas, ChartData, to_number
@@ -54,9 +57,12 @@ def chart_data(
 
 
 class QuickChartWidget(QWidget):
+    sig_save_requested = Signal(dict)  # the chart file's spec (Vega-Lite over the table)
+
     def __init__(self, workers, parent: QWidget | None = None):
         super().__init__(parent)
         self._workers = workers
+        self.table: str | None = None  # the result's cached table, when it has one
         self.columns: list[dict] = []
         self.rows: list[tuple] = []
         self.total_rows = 0
@@ -80,6 +86,13 @@ class QuickChartWidget(QWidget):
             bar.addWidget(QLabel(label, self))
             bar.addWidget(box)
         bar.addStretch(1)
+        self.save_button = QPushButton("Save as chart file…", self)
+        self.save_button.setToolTip(
+            "Save this chart as a Vega-Lite file of the project (charts/NAME.vl.json) "
+            "for the Report; it keeps the table's name, not its numbers"
+        )
+        self.save_button.clicked.connect(self._save_clicked)
+        bar.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -92,8 +105,11 @@ class QuickChartWidget(QWidget):
         rows: Sequence[Sequence[Any]],
         total_rows: int,
         fetch: Callable[[int, int], Sequence] | None = None,
+        table: str | None = None,
     ) -> None:
-        """Chart this result; more rows are fetched when the chart is first shown."""
+        """Chart this result; more rows are fetched when the chart is first shown.
+        ``table``: the result's cached table (what a saved chart file names)."""
+        self.table = table
         if self._loading is not None:
             self._loading.cancel()
             self._loading = None
@@ -125,8 +141,39 @@ class QuickChartWidget(QWidget):
             self._load_more_rows()
         self._redraw()
 
+    def spec(self) -> dict | None:
+        """The chart as shown, as a chart file's spec; None without a table or a chart."""
+        from lantide.charts import quick_chart_spec
+
+        if not self.table or self.current_data() is None or self._no_default:
+            return None
+        x, y = self.x_box.currentData(), self.y_box.currentData()
+        return quick_chart_spec(
+            self.kind_box.currentData(),
+            self.table,
+            self.columns[x]["name"],
+            self.columns[y]["name"],
+            x_type=self.columns[x]["type"],
+        )
+
+    def _save_clicked(self) -> None:
+        spec = self.spec()
+        if spec is not None:
+            self.sig_save_requested.emit(spec)
+
+    def _update_save_button(self) -> None:
+        can = bool(self.table and self.columns and self.y_box.count()) and not self._no_default
+        self.save_button.setEnabled(can)
+        if not self.table:
+            self.save_button.setToolTip(
+                "Only a cached result can be saved as a chart file: run the whole tab, "
+                "or give the query a label."
+            )
+
     def clear(self, message: str = "Run the query to chart its result.") -> None:
+        self.table = None
         self.columns, self.rows, self.total_rows, self._fetch = [], [], 0, None
+        self._update_save_button()
         self.canvas.set_data(None, message)
 
     def showEvent(self, event) -> None:  # noqa: N802
@@ -171,6 +218,7 @@ class QuickChartWidget(QWidget):
         self._redraw()
 
     def _redraw(self) -> None:
+        self._update_save_button()
         if not self.columns:
             self.canvas.set_data(None)
             return

@@ -173,7 +173,7 @@ class ResultPanel(QWidget):
         )
         self.copy_button.setEnabled(True)
         if self.chart is not None:
-            self.chart.set_result(columns, first_rows, row_count, fetch)
+            self.chart.set_result(columns, first_rows, row_count, fetch, table=relation)
 
     def show_query_result(self, result: dict, first_rows: Sequence[Sequence[Any]] | None) -> None:
         """A ``run_query``/``run_sql_tab`` result; ``first_rows`` were fetched from its cached

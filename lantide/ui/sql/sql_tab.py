@@ -92,6 +92,8 @@ class SqlTabWidget(QWidget):
         self.result.sig_problem_reported.connect(
             lambda text: self.banner.show_notice(text, level=WARNING)
         )
+        if self.result.chart is not None:
+            self.result.chart.sig_save_requested.connect(self._ask_chart_name)
         self.lineage = LineageView(self)
         self.lineage.sig_open_requested.connect(self._open_from_lineage)
         self.source_run_view = SourceRunView(self)
@@ -625,6 +627,11 @@ class SqlTabWidget(QWidget):
 
     def _lineage_done(self) -> None:
         self._lineage_worker = None
+
+    def _ask_chart_name(self, spec: dict) -> None:
+        from lantide.ui.sql.chart_file_save import ask_and_save_chart
+
+        ask_and_save_chart(self, self.services, self.project, spec)
 
     def _open_from_lineage(self, kind: str, name: str) -> None:
         self.services.request_open(kind, self.project if kind == "sql" else None, name)
