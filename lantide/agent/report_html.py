@@ -1,7 +1,8 @@
 """Publishing and editing ``projects/P/report.html``, the HTML Report (issue 16, part 4).
 
 - :func:`publish_html` (``lantide report html``, **Publish HTML**, the benchmark): reads
-  the Markdown Report, the ledger steps it cites and the evidence check, builds the page
+  the Markdown Report, the ledger steps it cites, the evidence check and the charts it
+  shows (:mod:`lantide.agent.report_charts`), builds the page
   (:mod:`lantide.docs.html_report`) and writes it atomically. An existing ``report.html``
   is read first: invalid markup stops here (file and line, nothing written), and chunks
   the analyst or the agent edited are kept when their Markdown section is unchanged;
@@ -36,6 +37,7 @@ from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_text
 
 if TYPE_CHECKING:
+    from lantide.query.service import QueryService
     from lantide.workspace.model import Project, Workspace
 
 PREVIEW_CHARS = 160
@@ -124,15 +126,31 @@ def publish_html(
     workspace: Workspace,
     project: Project,
     overwrite: bool = False,
-    charts: tuple[ChartHook, Callable[[], str]] | None = None,
+    query: Callable[[], QueryService] | None = None,
 ) -> PublishResult:
-    """Write ``report.html`` from the Markdown Report (see the module docstring).
-    ``charts``: ``(chart_html hook, head_html)`` when charts are embedded."""
-    hook, head = charts if charts is not None else (None, str)
-    source = report_source(workspace, project, hook, head)
-    path = html_path(project)
-    old = _existing_chunks(path)
-    merged = merge_edits(source, old, str(path), overwrite=overwrite)
+    """Write ``report.html`` from the Markdown Report (see the module docstring). Charts
+    (``![title](charts/NAME.vl.json)``) are filled from ``query()`` (the app's query
+    service); without it, a query service of the workspace is opened when a chart needs
+    one and closed after."""
+    from lantide.agent.report_charts import ReportCharts
+
+    opened: list[QueryService] = []
+
+    def own_query() -> QueryService:
+        from lantide.query import QueryService
+
+        opened.append(QueryService(workspace))
+        return opened[-1]
+
+    charts = ReportCharts(project, query or own_query)
+    try:
+        source = report_source(workspace, project, charts, charts.head)
+        path = html_path(project)
+        old = _existing_chunks(path)
+        merged = merge_edits(source, old, str(path), overwrite=overwrite)
+    finally:
+        for service in opened:
+            service.close()
     atomic_write_text(path, merged.text)
     return PublishResult(
         str(path),

@@ -71,3 +71,52 @@ def test_the_observer_sees_requests_and_script_errors(tmp_path):
     assert "http://127.0.0.1:9/pixel.png" in page.requests
     assert "http://127.0.0.1:9/beacon" in page.requests
     assert any("notDefined" in e for e in page.errors), page.errors
+
+
+def test_a_chart_is_interactive_in_the_browser_offline(sample_workspace):
+    from lantide import charts
+    from lantide.workspace.model import Workspace
+
+    ws = Workspace.open(sample_workspace)
+    try:
+        project = ws.project("q3-churn")
+        charts.write_chart(
+            project,
+            "by_category",
+            {
+                "title": "Products by category",
+                "data": {"table": "products"},
+                "mark": "bar",
+                "params": [{"name": "grid", "select": "interval", "bind": "scales"}],
+                "encoding": {
+                    "x": {"field": "category", "type": "nominal"},
+                    "y": {"aggregate": "count", "type": "quantitative"},
+                },
+            },
+            by="agent",
+        )
+        project.report_path.write_text(
+            "# Report\n\n## Products\n\n![Products by category](charts/by_category.vl.json)\n"
+        )
+        publish_html(ws, project)  # the command's way: it opens the query service itself
+    finally:
+        ws.close()
+    page = open_page(
+        html_path(project),
+        settle=3.0,
+        hover="#chart-by_category .mark-rect path",
+        probes={
+            "embedded": "document.querySelectorAll('.lantide-chart.vega-embed').length",
+            "bars": "document.querySelectorAll('#chart-by_category .mark-rect path').length",
+            "tooltip": "(() => { const t = document.getElementById('vg-tooltip-element');"
+            " return t ? [t.classList.contains('visible'), t.textContent] : null; })()",
+        },
+    )
+    OUTPUT.mkdir(exist_ok=True)
+    (OUTPUT / "html_report-chart.png").write_bytes(page.screenshot)
+    assert page.requests == [], page.requests
+    assert page.errors == [], page.errors
+    assert page.values["embedded"] == 1  # vega-embed drew it (its class on the element)
+    assert page.values["bars"] >= 3
+    visible, text = page.values["tooltip"]
+    assert visible and "category" in text  # the hovered bar's tooltip

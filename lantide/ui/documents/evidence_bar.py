@@ -277,6 +277,7 @@ class EvidenceBar(QWidget):
             str(self.services.workspace.root),
             self.project,
             overwrite,
+            self.services.query,
             on_result=done,
             on_error=failed,
             name="Publishing the HTML Report",

@@ -54,13 +54,19 @@ def save_page(context, path: str, text: str) -> dict[str, Any]:
     return read_page(context, path)
 
 
-def publish(context, root: str, project: str, overwrite: bool) -> dict[str, Any]:
+def publish(context, root: str, project: str, overwrite: bool, query=None) -> dict[str, Any]:
+    """``query``: the app's query service (DuckDB is opened once per process), for charts."""
     from lantide.agent.report_html import publish_html
     from lantide.workspace.model import Workspace
 
     ws = Workspace.open(Path(root), lock=False)
     try:
-        return publish_html(ws, ws.project(project), overwrite=overwrite).to_dict()
+        return publish_html(
+            ws,
+            ws.project(project),
+            overwrite=overwrite,
+            query=(lambda: query) if query is not None else None,
+        ).to_dict()
     finally:
         ws.close()
 
@@ -246,6 +252,7 @@ class HtmlReportTabWidget(QWidget):
             str(self.services.workspace.root),
             self.project,
             overwrite,
+            self.services.query,
             on_result=done,
             on_error=failed,
             name="Publishing the HTML Report",
