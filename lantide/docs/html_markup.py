@@ -364,15 +364,21 @@ class _ElementSpans(HTMLParser):
             self._open = None
 
 
+CHART_NOTE = "<p><i>[chart: shown in the browser, Open in browser]</i></p>"
+
+
 def without_scripts(text: str) -> str:
     """The page without its ``<script>`` and ``<style>`` elements, for Qt's rich-text
-    preview (it runs no script, and the app's own style sheet themes it)."""
-    scanner = _ElementSpans(text, frozenset({"script", "style"}))
+    preview (it runs no script, and the app's own style sheet themes it); an inline
+    ``<svg>`` (a chart, which Qt's rich text cannot draw) becomes a short note."""
+    scanner = _ElementSpans(text, frozenset({"script", "style", "svg"}))
     scanner.feed(text)
     scanner.close()
     out, last = [], 0
     for start, end in scanner.spans:
         out.append(text[last:start])
+        if text.startswith("<svg", start):
+            out.append(CHART_NOTE)
         last = end
     out.append(text[last:])
     return "".join(out)
