@@ -134,3 +134,36 @@ def test_publish_that_would_overwrite_edits_offers_to_overwrite(
     html_tab.publish_button.click()
     qtbot.waitUntil(lambda: "The base grew." in path.read_text(encoding="utf-8"), timeout=10_000)
     assert "Hand edit." not in path.read_text(encoding="utf-8")
+
+
+def test_publish_with_a_chart_uses_the_apps_query_service(main_window, qtbot, sample_workspace):
+    from lantide import charts
+
+    project = main_window.services.workspace.project("q3-churn")
+    charts.write_chart(
+        project,
+        "by_category",
+        {
+            "data": {"table": "products"},
+            "mark": "bar",
+            "encoding": {
+                "x": {"field": "category", "type": "nominal"},
+                "y": {"aggregate": "count", "type": "quantitative"},
+            },
+        },
+        by="agent",
+    )
+    (sample_workspace / "projects/q3-churn/report.md").write_text(
+        REPORT + "\n![Products by category](charts/by_category.vl.json)\n"
+    )
+    tab = open_document_tab(qtbot, main_window, "report")
+    tab.evidence.publish_button.click()
+    qtbot.waitUntil(
+        lambda: type(main_window.tabs.currentWidget()).__name__ == "HtmlReportTabWidget",
+        timeout=30_000,
+    )
+    html_tab = main_window.tabs.currentWidget()
+    qtbot.waitUntil(lambda: "chunks" in html_tab.status.text(), timeout=15_000)
+    page = (sample_workspace / "projects/q3-churn/report.html").read_text(encoding="utf-8")
+    assert 'id="chart-by_category"' in page and "<svg" in page
+    assert "[chart: shown in the browser" in html_tab.preview.toPlainText()
