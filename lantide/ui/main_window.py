@@ -61,7 +61,7 @@ def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
     if ref.kind == TAB_REPORT and ref.name.lower().endswith((".html", ".htm")):
         from lantide.ui.documents.html_report_tab import HtmlReportTabWidget
 
-        return HtmlReportTabWidget(services, ref.project, ref.name)
+        return HtmlReportTabWidget(services, ref.project or "", ref.name)
 
     return DocumentTabWidget(services, ref.project, ref.kind)
 
