@@ -80,6 +80,11 @@ class OpenTab:
         return {"type": self.type, "path": self.path, "dirty": self.dirty}
 
 
+def is_html_report(tab: OpenTab | None) -> bool:
+    """A Report tab showing the HTML Report (``projects/P/report.html``)."""
+    return bool(tab and tab.type == "report" and tab.path.lower().endswith((".html", ".htm")))
+
+
 @dataclass
 class AppState:
     focused_project: str | None = None

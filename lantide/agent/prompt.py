@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantide.agent.app_state import AppState, OpenTab
+from lantide.agent.app_state import AppState, OpenTab, is_html_report
 from lantide.agent.history import (
     TurnCompaction,
     compact_turn,
@@ -33,6 +33,7 @@ from lantide.agent.history import (
     shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
+from lantide.agent.report_html import read_chunks
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry
@@ -153,11 +154,7 @@ class PromptAssembler:
         return render_prompt(
             "sections/conditional.md.j2",
             open_annotations=self._open_annotations(ctx, project) if project is not None else 0,
-            html_report_active=bool(
-                active
-                and active.type == "report"
-                and active.path.lower().endswith((".html", ".htm"))
-            ),
+            html_report_active=is_html_report(active),
             active_tab_dirty=bool(active and active.dirty),
             answered_question=answered_question,
         )
@@ -238,6 +235,11 @@ class PromptAssembler:
         if root not in path.parents:
             raise LantideError(f"tab path {tab.path!r} is outside the workspace")
         parts = path.relative_to(root).parts
+        if is_html_report(tab) and len(parts) == 3 and parts[0] == "projects":
+            # the page's outline, not its text (inline chart scripts are megabytes)
+            outline = read_chunks(ctx.workspace.project(parts[1]))["chunks"]
+            fields["text"] = "\n".join(json.dumps(c, ensure_ascii=False) for c in outline)
+            return
         if tab.type in ("plan", "report") and len(parts) == 3 and parts[0] == "projects":
             project = ctx.workspace.project(parts[1])
             view = self.document_view(ctx, project, tab.type)

@@ -142,10 +142,15 @@ class CheckResult:
 
 
 def check_text(
-    text: str, index: StepIndex, path: str = "report.md", only_lines: set[int] | None = None
+    text: str,
+    index: StepIndex,
+    path: str = "report.md",
+    only_lines: set[int] | None = None,
+    tokens: list[Any] | None = None,
 ) -> CheckResult:
-    """Check a Report's text; ``only_lines`` (1-based) keeps the problems of those lines."""
-    scan = scan_numbers(text)
+    """Check a Report's text; ``only_lines`` (1-based) keeps the problems of those lines;
+    ``tokens``: the text already parsed (the HTML Report parses once for both)."""
+    scan = scan_numbers(text, tokens)
     raise_for_malformed(scan, path)
     result = CheckResult(path, citations=len(scan.citations))
     for number in scan.numbers:

@@ -1,8 +1,13 @@
-"""``lantide report check WS PROJECT [--json]``: the Report's numbers against the ledger.
+"""``lantide report check|html WS PROJECT``: the Report's evidence, and the HTML Report.
 
-Prints the counts per class and each problem with its line; exits 0 when every number is
-cited and matching, 1 when there are problems (or the Report has malformed citations: a
-clear error naming the file and lines; nothing is rewritten).
+``check [--json]`` prints the counts per class and each problem with its line; exits 0
+when every number is cited and matching, 1 when there are problems (or the Report has
+malformed citations: a clear error naming the file and lines; nothing is rewritten).
+
+``html [--overwrite-edits] [--json]`` writes ``projects/P/report.html``
+(:mod:`lantide.agent.report_html`): chunks edited since the last publish are kept when their
+Markdown is unchanged; otherwise they are named, nothing is written and the exit code is 1,
+unless ``--overwrite-edits``.
 """
 
 from __future__ import annotations
@@ -13,23 +18,31 @@ import sys
 from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json
 
-REPORT_ACTIONS = ("check",)
+REPORT_ACTIONS = ("check", "html")
 
 
 def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "report",
-        "check the Report's numbers against the ledger steps they cite",
+        "check the Report's numbers against the ledger steps they cite (check), or write "
+        "the self-contained HTML Report (html)",
         run_report,
     )
     p.add_argument("action", choices=REPORT_ACTIONS)
     p.add_argument("workspace")
     p.add_argument("project", help="project folder or name")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--overwrite-edits",
+        action="store_true",
+        help="html: regenerate chunks edited in report.html even when their Markdown changed",
+    )
 
 
 def run_report(args: argparse.Namespace) -> int:
+    if args.action == "html":
+        return run_report_html(args)
     from lantide.agent.report_check import STATUSES, check_project
 
     ws = open_workspace(args.workspace, lock=False)  # reads only: beside the open app
@@ -56,3 +69,24 @@ def run_report(args: argparse.Namespace) -> int:
     if not result.ok:
         sys.stderr.write(f"lantide: {len(result.problems)} evidence problem(s) in the Report\n")
     return 0 if result.ok else 1
+
+
+def run_report_html(args: argparse.Namespace) -> int:
+    from lantide.agent.report_html import publish_html
+
+    ws = open_workspace(args.workspace)  # it writes a project file: not beside the app
+    try:
+        result = publish_html(ws, ws.project(args.project), overwrite=args.overwrite_edits)
+    finally:
+        ws.close()
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    print(f"{result.path}: {result.chunks} chunks, {result.bytes:,} bytes")
+    if result.kept_edits:
+        print(f"  kept edited chunk(s): {', '.join(result.kept_edits)}")
+    if result.overwritten_edits:
+        print(f"  overwrote edited chunk(s): {', '.join(result.overwritten_edits)}")
+    if not result.check_ok:
+        print("  the evidence check has problems (see the header; lantide report check)")
+    return 0

@@ -255,12 +255,14 @@ class _Block:
         self.pending = []
 
 
-def scan_numbers(text: str) -> ReportScan:
-    """Every number of the Report's text with the citation group that cites it."""
+def scan_numbers(text: str, tokens: list[Token] | None = None) -> ReportScan:
+    """Every number of the Report's text with the citation group that cites it;
+    ``tokens``: the text already parsed by :func:`markdown_parser` (read, not changed)."""
     from lantide.docs.markdown_map import markdown_parser
 
     scan = ReportScan()
-    tokens = markdown_parser().parse(text)
+    if tokens is None:
+        tokens = markdown_parser().parse(text)
     heading_level: int | None = None
     toc_level: int | None = None  # inside a table of contents until a heading this high
     for i, token in enumerate(tokens):

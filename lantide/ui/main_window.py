@@ -69,6 +69,11 @@ def _project_of(ref: TabRef) -> str:
 def _document_tab(services: AppServices, ref: TabRef) -> QWidget:
     from lantide.ui.documents.document_tab import DocumentTabWidget
 
+    if ref.kind == TAB_REPORT and ref.name.lower().endswith((".html", ".htm")):
+        from lantide.ui.documents.html_report_tab import HtmlReportTabWidget
+
+        return HtmlReportTabWidget(services, _project_of(ref), ref.name)
+
     return DocumentTabWidget(services, _project_of(ref), ref.kind)
 
 

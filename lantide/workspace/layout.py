@@ -20,6 +20,7 @@ LANTIDE_DIR = ".lantide"
 DATA_DIR = "data"
 PROJECTS_DIR = "projects"
 SQL_DIR = "sql"
+REPORT_HTML_NAME = "report.html"
 SQL_SUFFIX = ".sql"
 SIDECAR_SUFFIX = ".annotations.json"
 CHARTS_DIR = "charts"
@@ -119,6 +120,11 @@ def project_dir(root: Path, dirname: str) -> Path:
 def project_relpath(project: str, name: str) -> str:
     """``projects/P/NAME``: a project's file relative to the workspace, with forward slashes."""
     return f"{PROJECTS_DIR}/{project}/{name}"
+
+
+def report_html_path(project_folder: Path) -> Path:
+    """``projects/P/report.html``: the HTML Report published from the Markdown Report."""
+    return Path(project_folder) / REPORT_HTML_NAME
 
 
 def sql_dir(project_folder: Path) -> Path:

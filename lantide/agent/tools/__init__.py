@@ -24,6 +24,7 @@ def default_registry() -> ToolRegistry:
     from lantide.agent.tools import (
         chart_tools,
         doc_tools,
+        html_tools,
         query_tools,
         step_tools,
         workspace_tools,
@@ -34,6 +35,7 @@ def default_registry() -> ToolRegistry:
             *workspace_tools.TOOLS,
             *query_tools.TOOLS,
             *doc_tools.TOOLS,
+            *html_tools.TOOLS,
             *step_tools.TOOLS,
             *chart_tools.TOOLS,
         ]

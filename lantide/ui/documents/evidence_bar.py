@@ -6,6 +6,8 @@
 - Report tab: **Check evidence** runs ``lantide report check`` on the Report on disk and
   lists the counts and each problem (a click goes to its line); the kinds of the ledger
   steps label the preview's citations, and a citation's link opens its step in the ledger.
+  **Publish HTML** writes ``report.html`` (``lantide report html``) and opens it in its tab;
+  when it would overwrite edited sections it names them and offers to overwrite.
 
 Every read runs in a worker; the widgets only show results.
 """
@@ -118,6 +120,14 @@ class EvidenceBar(QWidget):
             else "Check every number of the Report against the ledger step it cites"
         )
         self.button.clicked.connect(self.approve if kind == "plan" else self.check)
+        self.publish_button = QPushButton("Publish HTML", self)
+        self.publish_button.setObjectName("PublishHtmlButton")
+        self.publish_button.setToolTip(
+            "Write report.html, the self-contained HTML Report, from this Report on disk"
+        )
+        self.publish_button.clicked.connect(lambda: self.publish_html())
+        self.publish_button.setVisible(kind == "report")
+        self._overwrite_next = False
         self.problems = QListWidget(self)
         self.problems.setObjectName("EvidenceProblems")
         self.problems.setVisible(False)
@@ -130,6 +140,7 @@ class EvidenceBar(QWidget):
         row.setContentsMargins(8, 3, 8, 3)
         row.addWidget(self.label, 1)
         row.addWidget(self.button)
+        row.addWidget(self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -234,6 +245,47 @@ class EvidenceBar(QWidget):
             name="Checking evidence",
         )
         self.refresh_kinds_only()
+
+    def publish_html(self) -> None:
+        """Publish the HTML Report; an edit-keeping refusal turns the button into
+        "Publish, overwriting edits" for the next click."""
+        from lantide.ui.documents.html_report_tab import publish
+
+        overwrite, self._overwrite_next = self._overwrite_next, False
+        self.publish_button.setEnabled(False)
+        self.publish_button.setText("Publish HTML")
+
+        def done(result: dict[str, Any]) -> None:
+            from lantide.ui.services import TAB_REPORT
+            from lantide.workspace.layout import REPORT_HTML_NAME
+
+            self.publish_button.setEnabled(True)
+            kept = result.get("kept_edits") or []
+            self.services.post_message(
+                f"Published {self.project}/report.html"
+                + (f" (kept edited sections: {', '.join(kept)})" if kept else "")
+            )
+            self.services.notify_paths_changed([result["path"]])
+            self.services.request_open(TAB_REPORT, self.project, REPORT_HTML_NAME)
+
+        def failed(exc) -> None:
+            self.publish_button.setEnabled(True)
+            if getattr(exc, "code", "") == "HTML_EDITS_WOULD_BE_LOST":
+                self._overwrite_next = True
+                self.publish_button.setText("Publish, overwriting edits")
+            self.label.setText(f"Not published: {getattr(exc, 'message', exc)}")
+            self._tone("warning")
+
+        self.services.workers.submit(
+            publish,
+            str(self.services.workspace.root),
+            self.project,
+            overwrite,
+            self.services.query,
+            on_result=done,
+            on_error=failed,
+            name="Publishing the HTML Report",
+        )
 
     def refresh_kinds_only(self) -> None:
         self._submit(read_step_kinds, self._show_kinds, "Reading the ledger")

@@ -1,0 +1,229 @@
+"""Publishing and editing ``projects/P/report.html``, the HTML Report (issue 16, part 4).
+
+- :func:`publish_html` (``lantide report html``, **Publish HTML**, the benchmark): reads
+  the Markdown Report, the ledger steps it cites, the evidence check and the charts it
+  shows (:mod:`lantide.agent.report_charts`), builds the page
+  (:mod:`lantide.docs.html_report`) and writes it atomically. An existing ``report.html``
+  is read first: invalid markup stops here (file and line, nothing written), and chunks
+  the analyst or the agent edited are kept when their Markdown section is unchanged;
+  otherwise the edited chunks are named and nothing is written, unless ``overwrite``.
+- :func:`read_chunks` and :func:`patch_chunk` serve the agent's ``read_html_report`` and
+  ``patch_html_chunk`` (one chunk's content replaced, checked by
+  :func:`lantide.docs.html_markup.check_fragment`).
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lantide.agent.report_check import StepIndex, check_text
+from lantide.docs.html_markup import (
+    Chunk,
+    check_fragment,
+    parse_report_html,
+    replace_chunk,
+    script_elements,
+)
+from lantide.docs.html_report import ChartHook, ReportSource, merge_edits
+from lantide.docs.markdown_map import markdown_parser
+from lantide.errors import LantideError, MissingFileError
+from lantide.workspace import layout
+from lantide.workspace.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from lantide.query.service import QueryService
+    from lantide.workspace.model import Project, Workspace
+
+PREVIEW_CHARS = 160
+
+
+class ChunkNotFoundError(LantideError):
+    code = "HTML_CHUNK_NOT_FOUND"
+
+
+def html_path(project: Project) -> Path:
+    return layout.report_html_path(project.dir)
+
+
+@dataclass
+class PublishResult:
+    path: str
+    chunks: int
+    bytes: int
+    check_ok: bool
+    kept_edits: list[str] = field(default_factory=list)
+    overwritten_edits: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "chunks": self.chunks,
+            "bytes": self.bytes,
+            "evidence_check_ok": self.check_ok,
+            "kept_edits": self.kept_edits,
+            "overwritten_edits": self.overwritten_edits,
+        }
+
+
+def report_source(
+    workspace: Workspace,
+    project: Project,
+    chart_html: ChartHook | None = None,
+    head_html: str | Callable[[], str] = "",
+) -> ReportSource:
+    """What the page is made of, read from disk now."""
+    path = project.report_path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MissingFileError(path, "Report", hint="Write the Report first.") from None
+    index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
+    tokens = markdown_parser().parse(text)  # one parse, for the check and the page
+    check = check_text(text, index, str(path), tokens=tokens).to_dict()  # malformed: stops
+    cited = {step_id for step_id in re.findall(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", text)}
+    steps: dict[str, dict[str, Any]] = {}
+    for step_id in cited:
+        found = index.get(step_id)
+        if found is not None:
+            steps[step_id] = found.step
+    return ReportSource(
+        project=project.name,
+        report_name=project.report,
+        markdown=text,
+        status=project.status,
+        approval=project.approval(),
+        check=check,
+        steps=steps,
+        kinds={k: v for k, v in index.kinds().items() if k in cited},
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        chart_html=chart_html,
+        tokens=tokens,
+        head_html=head_html,
+    )
+
+
+def _existing_chunks(path: Path) -> list[Chunk]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except UnicodeDecodeError as exc:
+        raise LantideError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})",
+            hint="The file was left as it is. Fix or move it aside, then publish again.",
+            code="HTML_INVALID",
+        ) from None
+    return parse_report_html(text, str(path))
+
+
+def publish_html(
+    workspace: Workspace,
+    project: Project,
+    overwrite: bool = False,
+    query: Callable[[], QueryService] | None = None,
+) -> PublishResult:
+    """Write ``report.html`` from the Markdown Report (see the module docstring). Charts
+    (``![title](charts/NAME.vl.json)``) are filled from ``query()`` (the app's query
+    service); without it, a query service of the workspace is opened when a chart needs
+    one and closed after."""
+    from lantide.agent.report_charts import ReportCharts
+
+    opened: list[QueryService] = []
+
+    def own_query() -> QueryService:
+        from lantide.query import QueryService
+
+        opened.append(QueryService(workspace))
+        return opened[-1]
+
+    charts = ReportCharts(project, query or own_query)
+    try:
+        source = report_source(workspace, project, charts, charts.head)
+        path = html_path(project)
+        old = _existing_chunks(path)
+        merged = merge_edits(source, old, str(path), overwrite=overwrite)
+    finally:
+        for service in opened:
+            service.close()
+    atomic_write_text(path, merged.text)
+    return PublishResult(
+        str(path),
+        merged.chunks,
+        len(merged.text.encode("utf-8")),
+        bool(source.check.get("ok")),
+        merged.kept,
+        merged.overwritten,
+    )
+
+
+def _read_html(project: Project) -> tuple[Path, str]:
+    path = html_path(project)
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MissingFileError(
+            path,
+            "HTML Report",
+            hint="Publish it first: Publish HTML in the Report tab, or lantide report html "
+            "WORKSPACE PROJECT.",
+        ) from None
+
+
+def _text_of(content: str) -> str:
+    plain = re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]*>", " ", content))).strip()
+    return plain if len(plain) <= PREVIEW_CHARS else plain[:PREVIEW_CHARS] + "…"
+
+
+def read_chunks(project: Project, chunk_id: str | None = None) -> dict[str, Any]:
+    """The chunks of the HTML Report (id, title, line, edited, a text preview), or one
+    chunk's whole content."""
+    path, text = _read_html(project)
+    chunks = parse_report_html(text, str(path))
+    if chunk_id is not None:
+        chunk = _find(chunks, chunk_id, path)
+        return {"path": str(path), **_describe(chunk), "content": chunk.content}
+    return {"path": str(path), "chunks": [_describe(c) for c in chunks]}
+
+
+def _describe(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "id": chunk.id,
+        "title": chunk.title,
+        "line": chunk.line,
+        "edited": chunk.edited,
+        "chars": len(chunk.content),
+        "text": _text_of(chunk.content),
+    }
+
+
+def _find(chunks: list[Chunk], chunk_id: str, path: Path) -> Chunk:
+    for chunk in chunks:
+        if chunk.id == chunk_id:
+            return chunk
+    raise ChunkNotFoundError(
+        f"{path}: no chunk {chunk_id!r}",
+        hint="Chunks: " + ", ".join(c.id for c in chunks[:40]) + ". Call read_html_report.",
+    )
+
+
+def patch_chunk(project: Project, chunk_id: str, content: str) -> dict[str, Any]:
+    """Replace one chunk's content; the file must parse before and after, and the new
+    content pass :func:`check_fragment`. Nothing is written otherwise."""
+    path, text = _read_html(project)
+    chunks = parse_report_html(text, str(path))
+    chunk = _find(chunks, chunk_id, path)
+    check_fragment(
+        content,
+        f"the new content of chunk {chunk_id!r}",
+        keep_scripts=tuple(script_elements(chunk.content)),
+    )
+    new_text = replace_chunk(text, chunk, content)
+    parse_report_html(new_text, str(path))  # still one well-formed page
+    atomic_write_text(path, new_text)
+    return {"path": str(path), "chunk": chunk_id, "chars": len(content), "edited": True}

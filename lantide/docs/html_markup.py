@@ -1,0 +1,384 @@
+"""The HTML Report's markup: its addressable chunks, and what a chunk may hold.
+
+``report.html`` (:mod:`lantide.docs.html_report`) is cut into chunks: elements carrying
+``data-lantide-chunk="ID"`` (the header, one ``<section>`` per heading of the Markdown, the
+evidence appendix) with ``data-lantide-hash``, a fingerprint of the content the generator
+wrote. A chunk whose content no longer has that fingerprint was edited since (by the
+analyst, or by the agent's ``patch_html_chunk``); regenerating keeps such edits.
+
+:func:`parse_report_html` reads a whole file strictly with the standard library's
+:class:`html.parser.HTMLParser`: every element is closed in order (void elements aside), no
+chunk sits inside another, chunk ids are unique. Invalid markup is a
+:class:`HtmlMarkupError` naming the file and the line; callers never rewrite such a file.
+
+:func:`check_fragment` is the rule for a chunk's new content: balanced markup, no scripts or
+other active or fetching elements, no event-handler attributes, no URL but an in-page
+``#anchor`` (and ``data:`` images), no ``data-lantide-*`` attribute or ``lt-`` id (they
+address the chunks).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from lantide.errors import LantideError
+
+CHUNK_ATTR, HASH_ATTR, TITLE_ATTR = "data-lantide-chunk", "data-lantide-hash", "data-lantide-title"
+VOID = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
+# elements that run code, fetch, or frame another document: never in a chunk
+REFUSED_TAGS = frozenset(
+    [
+        "script",
+        "style",
+        "link",
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "applet",
+        "base",
+        "meta",
+        "form",
+        "noscript",
+        "portal",
+        "template",
+        "audio",
+        "video",
+        "source",
+        "track",
+    ]
+)
+URL_ATTRS = frozenset(
+    [
+        "href",
+        "src",
+        "srcset",
+        "action",
+        "formaction",
+        "poster",
+        "background",
+        "cite",
+        "data",
+        "longdesc",
+        "ping",
+        "manifest",
+        "codebase",
+        "xlink:href",
+        "lowsrc",
+        "dynsrc",
+        "usemap",
+    ]
+)
+_DATA_IMAGE = re.compile(r"data:image/(png|gif|jpeg|webp|svg\+xml)[;,]", re.I)
+# a resource a style would load (url(#id) names an element of the page: SVG clip paths)
+_CSS_FETCH = re.compile(r"url\s*\(\s*(?![\"']?#)|@import|expression\s*\(|image-set\s*\(", re.I)
+# elements of SVG and MathML, where <x/> closes the element as in XML
+_FOREIGN_ROOTS = frozenset({"svg", "math"})
+
+
+class HtmlMarkupError(LantideError):
+    code = "HTML_INVALID"
+
+
+class UnsafeHtmlError(LantideError):
+    code = "HTML_REFUSED"
+
+
+def fingerprint(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str
+    tag: str
+    title: str
+    line: int  # 1-based line of the chunk's start tag
+    start: int  # offset of the content (after the start tag)
+    end: int  # offset of the end tag
+    content: str
+    recorded_hash: str | None
+
+    @property
+    def edited(self) -> bool:
+        """Changed since the generator wrote it (no fingerprint: treated as edited)."""
+        return self.recorded_hash != fingerprint(self.content)
+
+
+@dataclass
+class _Open:
+    tag: str
+    line: int
+    content_start: int
+    chunk: dict[str, str] | None
+
+
+class _Scanner(HTMLParser):
+    """Balanced-markup reader that records chunk offsets and, for fragments, refusals."""
+
+    def __init__(self, text: str, fragment: bool):
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.fragment = fragment
+        self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        self.stack: list[_Open] = []
+        self.chunks: list[Chunk] = []
+        self.errors: list[tuple[int, str]] = []
+        self.refusals: list[tuple[int, str]] = []
+
+    def text_offset(self) -> int:
+        line, col = self.getpos()
+        return self.starts[line - 1] + col
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+    def _foreign(self) -> bool:
+        return any(o.tag in _FOREIGN_ROOTS for o in self.stack)
+
+    # -- events
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line = self.getpos()[0]
+        start = self.text_offset()
+        raw = self.get_starttag_text() or ""
+        self._check_attrs(tag, attrs, line)
+        if tag in VOID:
+            return
+        named = dict(attrs)
+        chunk = None
+        if CHUNK_ATTR in named and not self.fragment:
+            if any(o.chunk for o in self.stack):
+                self.errors.append((line, f"chunk {named[CHUNK_ATTR]!r} is inside another chunk"))
+            chunk = {k: v or "" for k, v in named.items()}
+        self.stack.append(_Open(tag, line, start + len(raw), chunk))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line = self.getpos()[0]
+        self._check_attrs(tag, attrs, line)
+        if self.fragment and tag not in VOID and not self._foreign() and tag not in _FOREIGN_ROOTS:
+            self.errors.append(
+                (line, f"<{tag}/> does not close a {tag} element; write <{tag}></{tag}>")
+            )
+
+    def handle_endtag(self, tag: str) -> None:
+        line = self.getpos()[0]
+        if tag in VOID:
+            return
+        if not self.stack:
+            self.errors.append((line, f"</{tag}> closes nothing"))
+            return
+        top = self.stack[-1]
+        if top.tag != tag:
+            self.errors.append(
+                (line, f"</{tag}> where </{top.tag}> (opened on line {top.line}) was expected")
+            )
+            # recover as a browser would when the tag is open further down
+            if any(o.tag == tag for o in self.stack):
+                while self.stack and self.stack[-1].tag != tag:
+                    self.stack.pop()
+            else:
+                return
+        opened = self.stack.pop()
+        if opened.chunk is not None:
+            end = self.text_offset()
+            chunk_id = opened.chunk.get(CHUNK_ATTR, "")
+            if any(c.id == chunk_id for c in self.chunks):
+                self.errors.append((opened.line, f"chunk id {chunk_id!r} is used twice"))
+            self.chunks.append(
+                Chunk(
+                    chunk_id,
+                    tag,
+                    opened.chunk.get(TITLE_ATTR, ""),
+                    opened.line,
+                    opened.content_start,
+                    end,
+                    self.text[opened.content_start : end],
+                    opened.chunk.get(HASH_ATTR),
+                )
+            )
+
+    def handle_decl(self, decl: str) -> None:
+        if self.fragment:
+            self.refusals.append((self.getpos()[0], f"<!{decl}> declaration"))
+
+    def handle_pi(self, data: str) -> None:
+        self.refusals.append((self.getpos()[0], "processing instruction <?…>"))
+
+    def unknown_decl(self, data: str) -> None:
+        if self.fragment:
+            self.refusals.append((self.getpos()[0], f"<![{data[:20]}…]> section"))
+
+    def _check_attrs(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
+        if not self.fragment:
+            return
+        if tag in REFUSED_TAGS:
+            self.refusals.append((line, f"<{tag}> element"))
+        for name, value in attrs:
+            value = (value or "").strip()
+            if name.startswith("on"):
+                self.refusals.append((line, f"event-handler attribute {name}= on <{tag}>"))
+            elif name == "srcdoc":
+                self.refusals.append((line, f"srcdoc= on <{tag}>"))
+            elif name in URL_ATTRS and not _allowed_url(name, value):
+                self.refusals.append((line, f"URL {value[:80]!r} in {name}= on <{tag}>"))
+            elif name == "style" and _CSS_FETCH.search(value.replace("\\", "")):
+                self.refusals.append((line, f"style= that loads a resource on <{tag}>"))
+            elif name.startswith("data-lantide-"):
+                self.refusals.append((line, f"{name}= (it addresses the chunks) on <{tag}>"))
+            elif name == "id" and value.startswith("lt-"):
+                self.refusals.append((line, f'id="{value}" (lt- ids address the chunks)'))
+
+    def finish(self) -> None:
+        self.close()
+        for opened in reversed(self.stack):
+            self.errors.append((opened.line, f"<{opened.tag}> is never closed"))
+        self.stack = []
+
+
+def _allowed_url(name: str, value: str) -> bool:
+    if value.startswith("#") and not any(c.isspace() for c in value):
+        return True
+    return name in ("src", "xlink:href", "href") and bool(_DATA_IMAGE.match(value))
+
+
+def _describe(problems: list[tuple[int, str]], limit: int = 5) -> str:
+    shown = "; ".join(f"line {line}: {what}" for line, what in problems[:limit])
+    more = len(problems) - limit
+    return shown + (f" (and {more} more)" if more > 0 else "")
+
+
+def parse_report_html(text: str, path: str = "report.html") -> list[Chunk]:
+    """The chunks of a whole HTML Report, in document order; invalid markup raises
+    :class:`HtmlMarkupError` naming ``path`` and the line."""
+    scanner = _Scanner(text, fragment=False)
+    scanner.feed(text)
+    scanner.finish()
+    if scanner.errors:
+        problems = sorted(scanner.errors)
+        raise HtmlMarkupError(
+            f"{path}: invalid HTML: {_describe(problems)}",
+            hint="The file was left as it is. Fix the markup at that line (every element "
+            "closed, in order), or move the file aside and publish the HTML Report again.",
+        )
+    return sorted(scanner.chunks, key=lambda c: c.start)
+
+
+def unsafe_parts(fragment: str) -> list[str]:
+    """What :func:`check_fragment` would refuse in ``fragment``, balance aside (for raw
+    HTML the Markdown Report holds, one tag at a time)."""
+    scanner = _Scanner(fragment, fragment=True)
+    scanner.feed(fragment)
+    scanner.close()
+    return [what for _line, what in scanner.refusals]
+
+
+def balance_problems(fragment: str) -> list[tuple[int, str]]:
+    """(line, problem) for each unbalanced element of ``fragment``."""
+    scanner = _Scanner(fragment, fragment=True)
+    scanner.feed(fragment)
+    scanner.finish()
+    return sorted(scanner.errors)
+
+
+def script_elements(content: str) -> list[str]:
+    """The ``<script>…</script>`` elements of ``content``, as written (a chart's drawing
+    call: a patch may keep them unchanged, never add one)."""
+    scanner = _ElementSpans(content, frozenset({"script"}))
+    scanner.feed(content)
+    scanner.close()
+    return [content[a:b] for a, b in scanner.spans]
+
+
+def check_fragment(
+    content: str, where: str = "the new content", keep_scripts: tuple[str, ...] = ()
+) -> None:
+    """Refuse a chunk's new content that is unbalanced or unsafe (scripts, event handlers,
+    external URLs, chunk addressing). ``keep_scripts``: script elements of the chunk's
+    current content (its charts) that may stay, unchanged."""
+    for script in keep_scripts:
+        content = content.replace(script, "")
+    scanner = _Scanner(content, fragment=True)
+    scanner.feed(content)
+    scanner.finish()
+    if scanner.errors:
+        raise HtmlMarkupError(
+            f"{where} is not balanced markup: {_describe(sorted(scanner.errors))}",
+            hint="Close every element you open, in order; the chunk was not changed.",
+        )
+    if scanner.refusals:
+        raise UnsafeHtmlError(
+            f"{where} was refused: {_describe(scanner.refusals)}",
+            hint="A chunk holds text and markup only: no scripts, styles, frames or forms, "
+            "no on*= attributes, no URL but '#anchor' links (and data: images); the chunk "
+            "was not changed.",
+        )
+
+
+def replace_chunk(text: str, chunk: Chunk, content: str) -> str:
+    return text[: chunk.start] + content + text[chunk.end :]
+
+
+class _ElementSpans(HTMLParser):
+    def __init__(self, text: str, tags: frozenset[str]):
+        super().__init__(convert_charrefs=True)
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        self.spans: list[tuple[int, int]] = []
+        self.tags = tags
+        self._open: tuple[str, int] | None = None
+
+    def _at(self) -> int:
+        line, col = self.getpos()
+        return self.starts[line - 1] + col
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.tags and self._open is None:
+            self._open = (tag, self._at())
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == self._open[0]:
+            close = self.text.find(">", self._at())
+            self.spans.append((self._open[1], close + 1 if close >= 0 else len(self.text)))
+            self._open = None
+
+
+CHART_NOTE = "<p><i>[chart: shown in the browser, Open in browser]</i></p>"
+
+
+def without_scripts(text: str) -> str:
+    """The page without its ``<script>`` and ``<style>`` elements, for Qt's rich-text
+    preview (it runs no script, and the app's own style sheet themes it); an inline
+    ``<svg>`` (a chart, which Qt's rich text cannot draw) becomes a short note."""
+    scanner = _ElementSpans(text, frozenset({"script", "style", "svg"}))
+    scanner.feed(text)
+    scanner.close()
+    out, last = [], 0
+    for start, end in scanner.spans:
+        out.append(text[last:start])
+        if text.startswith("<svg", start):
+            out.append(CHART_NOTE)
+        last = end
+    out.append(text[last:])
+    return "".join(out)

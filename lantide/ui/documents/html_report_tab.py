@@ -1,0 +1,302 @@
+"""The HTML Report tab: ``projects/P/report.html`` as a preview and as its source.
+
+- **Preview**: the page in a ``QTextBrowser`` (Qt's rich text: no scripts run, nothing is
+  fetched; in-page links such as a citation's ``[n]`` scroll to their target). Charts are
+  interactive in the system browser: **Open in browser**.
+- **Source**: the HTML text, editable; Ctrl+S saves it atomically. A save whose markup is
+  invalid is kept as written (the analyst's text is theirs) and a warning names the line:
+  publishing and the agent's chunk patches refuse such a file until it is fixed.
+- **Publish HTML** regenerates the page from the Markdown Report (edited chunks are kept,
+  or named; see :mod:`lantide.agent.report_html`).
+
+Reads and writes run in workers; a change on disk reloads a clean tab, and a tab with
+unsaved edits keeps them and says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFontDatabase
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lantide.ui.documents.document_preview import preview_css
+from lantide.ui.themed import mark_theme, theme_switched
+
+
+def read_page(context, path: str) -> dict[str, Any]:
+    """The file's text and its chunks (or the markup problem, which the tab shows)."""
+    from lantide.docs.html_markup import HtmlMarkupError, parse_report_html
+
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        chunks = parse_report_html(text, path)
+        return {"text": text, "chunks": len(chunks), "edited": sum(c.edited for c in chunks)}
+    except HtmlMarkupError as exc:
+        return {"text": text, "problem": exc.message}
+
+
+def save_page(context, path: str, text: str) -> dict[str, Any]:
+    from lantide.workspace.atomic import atomic_write_text
+
+    atomic_write_text(path, text)
+    return read_page(context, path)
+
+
+def publish(context, root: str, project: str, overwrite: bool, query=None) -> dict[str, Any]:
+    """``query``: the app's query service (DuckDB is opened once per process), for charts."""
+    from lantide.agent.report_html import publish_html
+    from lantide.workspace.model import Workspace
+
+    ws = Workspace.open(Path(root), lock=False)
+    try:
+        return publish_html(
+            ws,
+            ws.project(project),
+            overwrite=overwrite,
+            query=(lambda: query) if query is not None else None,
+        ).to_dict()
+    finally:
+        ws.close()
+
+
+class HtmlReportTabWidget(QWidget):
+    sig_title_changed = Signal(str)
+    sig_dirty_changed = Signal(bool)
+
+    def __init__(self, services, project: str, name: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        from lantide.workspace import layout
+
+        self.setObjectName("HtmlReportTab")
+        self.services = services
+        self.project = project
+        self.name = name
+        self.path = layout.project_dir(services.workspace.root, project) / name
+        self._loaded_text: str | None = None
+        self._dirty = False
+        mark_theme(self)
+
+        self.status = QLabel(self)
+        self.status.setObjectName("HtmlReportStatus")
+        self.status.setWordWrap(True)
+        self.publish_button = QPushButton("Publish HTML", self)
+        self.publish_button.setObjectName("PublishHtmlButton")
+        self.publish_button.setToolTip(
+            "Regenerate report.html from the Markdown Report (edited sections are kept "
+            "while their Markdown is unchanged)"
+        )
+        self.publish_button.clicked.connect(lambda: self.publish())
+        self.browser_button = QPushButton("Open in browser", self)
+        self.browser_button.setObjectName("OpenHtmlInBrowserButton")
+        self.browser_button.setToolTip("Open the page in the system browser (interactive charts)")
+        self.browser_button.clicked.connect(self.open_in_browser)
+
+        self.preview = QTextBrowser(self)
+        self.preview.setObjectName("HtmlReportPreview")
+        self.preview.setOpenLinks(False)
+        self.preview.setOpenExternalLinks(False)
+        self.preview.anchorClicked.connect(self._link_clicked)
+        self.preview.document().setDocumentMargin(16)
+        self.source = QPlainTextEdit(self)
+        self.source.setObjectName("HtmlReportSource")
+        self.source.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.source.textChanged.connect(self._text_changed)
+        self.views = QTabWidget(self)
+        self.views.setObjectName("HtmlReportViews")
+        self.views.setDocumentMode(True)
+        self.views.addTab(self.preview, "Preview")
+        self.views.addTab(self.source, "Source")
+        self.views.currentChanged.connect(self._view_changed)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 3, 8, 3)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.publish_button)
+        bar.addWidget(self.browser_button)
+        layout_ = QVBoxLayout(self)
+        layout_.setContentsMargins(0, 0, 0, 0)
+        layout_.setSpacing(0)
+        layout_.addLayout(bar)
+        layout_.addWidget(self.views, 1)
+        services.sig_files_changed.connect(self._files_changed)
+        self._refresh_css()
+        self.reload()
+
+    # -- the tab area's interface ---------------------------------------------------------
+    def title(self) -> str:
+        return self.name
+
+    def is_dirty(self) -> bool:
+        return self._dirty
+
+    def unsaved_text(self) -> str | None:
+        return self.source.toPlainText() if self._dirty else None
+
+    def save(self) -> bool:
+        if not self._dirty:
+            return True
+        text = self.source.toPlainText()
+        self.services.workers.submit(
+            save_page,
+            str(self.path),
+            text,
+            on_result=lambda page: self._saved(text, page),
+            on_error=lambda exc: self.services.report_error(exc, f"Saving {self.name}"),
+            name=f"Saving {self.name}",
+        )
+        return True
+
+    # -- loading ----------------------------------------------------------------------------
+    def reload(self) -> None:
+        self.services.workers.submit(
+            read_page,
+            str(self.path),
+            on_result=self._show,
+            on_error=lambda exc: self._show_status(
+                f"{self.name} cannot be read: {getattr(exc, 'message', exc)}. Publish HTML "
+                "writes it from the Markdown Report.",
+                warning=True,
+            ),
+            name=f"Reading {self.name}",
+        )
+
+    def _show(self, page: dict[str, Any]) -> None:
+        text = page["text"]
+        self._loaded_text = text
+        self.source.blockSignals(True)
+        self.source.setPlainText(text)
+        self.source.blockSignals(False)
+        self._set_dirty(False)
+        self._preview(text)
+        self._show_page_status(page)
+
+    def _saved(self, text: str, page: dict[str, Any]) -> None:
+        self._loaded_text = text
+        self._set_dirty(self.source.toPlainText() != text)
+        self._preview(text)
+        self._show_page_status(page)
+        if "problem" in page:
+            self.services.post_message(
+                f"Saved, but the HTML is invalid: {page['problem']}", "warning"
+            )
+
+    def _show_page_status(self, page: dict[str, Any]) -> None:
+        if "problem" in page:
+            self._show_status(page["problem"], warning=True)
+            return
+        edited = f", {page['edited']} edited since published" if page["edited"] else ""
+        self._show_status(f"{self.project}/{self.name}: {page['chunks']} chunks{edited}")
+
+    def _show_status(self, text: str, warning: bool = False) -> None:
+        from lantide.ui.theme import colors
+
+        self.status.setText(text)
+        color = colors().warning if warning else colors().muted
+        self.status.setStyleSheet(f"color: {color.name()};")
+
+    # -- editing ----------------------------------------------------------------------------
+    def _text_changed(self) -> None:
+        self._set_dirty(self.source.toPlainText() != self._loaded_text)
+
+    def _set_dirty(self, dirty: bool) -> None:
+        if dirty != self._dirty:
+            self._dirty = dirty
+            self.sig_dirty_changed.emit(dirty)
+            self.sig_title_changed.emit(self.title())
+
+    def _view_changed(self, index: int) -> None:
+        if self.views.widget(index) is self.preview and self._dirty:
+            self._preview(self.source.toPlainText())  # what the analyst is writing
+
+    # -- actions ----------------------------------------------------------------------------
+    def publish(self, overwrite: bool = False) -> None:
+        if self._dirty:
+            self.services.post_message(
+                f"Save or undo your edits of {self.name} first: publishing rewrites it.",
+                "warning",
+            )
+            return
+        self.publish_button.setEnabled(False)
+
+        def done(result: dict[str, Any]) -> None:
+            self.publish_button.setEnabled(True)
+            self.publish_button.setText("Publish HTML")
+            kept = result.get("kept_edits") or []
+            note = f" (kept edited: {', '.join(kept)})" if kept else ""
+            self.services.post_message(f"Published {self.name}{note}")
+            self.reload()
+
+        def failed(exc) -> None:
+            self.publish_button.setEnabled(True)
+            if getattr(exc, "code", "") == "HTML_EDITS_WOULD_BE_LOST":
+                self.publish_button.setText("Publish, overwriting edits")
+                self.publish_button.clicked.disconnect()
+                self.publish_button.clicked.connect(lambda: self._publish_overwrite())
+            self._show_status(getattr(exc, "message", str(exc)), warning=True)
+
+        self.services.workers.submit(
+            publish,
+            str(self.services.workspace.root),
+            self.project,
+            overwrite,
+            self.services.query,
+            on_result=done,
+            on_error=failed,
+            name="Publishing the HTML Report",
+        )
+
+    def _publish_overwrite(self) -> None:
+        self.publish_button.clicked.disconnect()
+        self.publish_button.clicked.connect(lambda: self.publish())
+        self.publish(overwrite=True)
+
+    def _preview(self, text: str) -> None:
+        from lantide.docs.html_markup import without_scripts
+
+        self.preview.setHtml(without_scripts(text))  # Qt runs none; it must not show them
+
+    def open_in_browser(self) -> bool:
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))
+
+    def _link_clicked(self, url: QUrl) -> None:
+        if url.hasFragment() and not url.host() and not url.path():
+            self.preview.scrollToAnchor(url.fragment())
+
+    def _files_changed(self, changes: list) -> None:
+        here = self.path.resolve()
+        mine = [c for c in changes if Path(getattr(c, "path", "")).resolve() == here]
+        if not mine:
+            return
+        if self._dirty:
+            self._show_status(
+                f"{self.name} changed on disk; your unsaved edits are kept here (saving "
+                "writes them over the change).",
+                warning=True,
+            )
+            return
+        self.reload()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if theme_switched(self, event):
+            self._refresh_css()
+
+    def _refresh_css(self) -> None:
+        # the default sheet applies to HTML set after it: show the page again
+        self.preview.document().setDefaultStyleSheet(preview_css(self.preview.palette()))
+        text = self.source.toPlainText() if self._dirty else self._loaded_text
+        if text is not None:
+            self._preview(text)

@@ -1,0 +1,125 @@
+"""Charts in the HTML Report (issue 16 parts 3 and 4): a Markdown image
+``![title](charts/NAME.vl.json)`` becomes the chart, its SVG inside (no-script fallback)
+and a vega-embed call, with vega, vega-lite and vega-embed inlined once in the head. A bad
+chart stops the publish with the chart's file and line; nothing is written. Real sample
+workspace, real DuckDB, real chart files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lantide import charts
+from lantide.agent.report_html import html_path, patch_chunk, publish_html, read_chunks
+from lantide.charts import ChartError
+from lantide.docs.html_markup import parse_report_html
+
+BAR = {
+    "title": "Products by category",
+    "data": {"table": "products"},
+    "mark": "bar",
+    "encoding": {
+        "x": {"field": "category", "type": "nominal"},
+        "y": {"aggregate": "count", "type": "quantitative"},
+    },
+}
+REPORT = (
+    "# Report: Q3 churn\n\n## Products\n\nThe catalogue by category:\n\n"
+    "![Products by category](charts/by_category.vl.json)\n\n## Next\n\nMore to come.\n"
+)
+
+
+@pytest.fixture
+def opened(sample_workspace):
+    from lantide.query import QueryService
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import QuerySettings
+
+    ws = Workspace.open(sample_workspace)
+    query = QueryService(ws, QuerySettings())
+    try:
+        yield ws, query, ws.project("q3-churn")
+    finally:
+        query.close()
+        ws.close()
+
+
+def test_a_chart_is_embedded_interactive_with_its_svg_inside(opened):
+    ws, query, project = opened
+    charts.write_chart(project, "by_category", BAR, by="agent")
+    project.report_path.write_text(REPORT)
+    publish_html(ws, project, query=lambda: query)
+    text = html_path(project).read_text(encoding="utf-8")
+    head, body = text.split("</head>", 1)
+    assert "vegaEmbed" in head and len(head) > 500_000  # vega, vega-lite, vega-embed inline
+    chunk = read_chunks(project, "s-products")["content"]
+    assert '<figure class="lt-chart">' in chunk and 'id="chart-by_category"' in chunk
+    assert "<svg" in chunk and "Products by category" in chunk  # the no-script fallback
+    assert "vegaEmbed(document.getElementById" in chunk
+    assert '"values"' in chunk and '"table"' not in chunk.split("vegaEmbed", 1)[1]
+    assert [c.id for c in parse_report_html(text)][:3] == [
+        "header",
+        "s-report-q3-churn",
+        "s-products",
+    ]
+    # the agent may reword around the chart, keeping its drawing call as it is
+    patch_chunk(
+        project, "s-products", "<h2>Products</h2><p>Reworded.</p>" + chunk.split("</p>", 1)[1]
+    )
+    assert "Reworded." in html_path(project).read_text(encoding="utf-8")
+
+
+def test_a_report_without_charts_inlines_no_chart_script(opened):
+    ws, query, project = opened
+    project.report_path.write_text("# Report\n\nNo charts.\n")
+    publish_html(ws, project, query=lambda: query)
+    assert "vegaEmbed" not in html_path(project).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        ('{\n  "mark": "bar",\n  "data": {"table": "products"},\n  oops\n}', None),
+        (json.dumps({**BAR, "data": {"table": "no_such_table"}}, indent=2), "CHART_MISSING_TABLE"),
+        (json.dumps({**BAR, "mark": "sparkle"}, indent=2), None),
+    ],
+)
+def test_a_bad_chart_stops_the_publish_naming_file_and_line(opened, content, code):
+    ws, query, project = opened
+    path = charts.chart_file(project, "by_category")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    project.report_path.write_text(REPORT)
+    with pytest.raises(ChartError) as err:
+        publish_html(ws, project, query=lambda: query)
+    assert "by_category.vl.json" in err.value.message and "line" in err.value.message
+    if code:
+        assert err.value.code == code
+    assert not html_path(project).exists() and path.read_text() == content
+
+
+def test_a_chart_reference_outside_the_projects_charts_is_refused(opened):
+    ws, query, project = opened
+    project.report_path.write_text("# R\n\n![x](../other/charts/a.vl.json)\n")
+    with pytest.raises(ChartError) as err:
+        publish_html(ws, project, query=lambda: query)
+    assert "charts/NAME.vl.json" in (err.value.hint or "")
+    assert not html_path(project).exists()
+
+
+def test_zoom_where_two_continuous_axes_and_not_on_a_bar_chart():
+    from lantide.agent.report_charts import with_zoom
+
+    scatter = {
+        "mark": "point",
+        "encoding": {
+            "x": {"field": "a", "type": "quantitative"},
+            "y": {"field": "b", "type": "quantitative"},
+        },
+    }
+    assert with_zoom(scatter)["params"][0]["bind"] == "scales"
+    assert "params" not in with_zoom(BAR)
+    own = {**scatter, "params": [{"name": "p", "select": "point"}]}
+    assert with_zoom(own) == own
+    assert "params" not in with_zoom({"layer": [scatter]})
