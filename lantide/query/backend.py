@@ -72,7 +72,7 @@ class Backend:
             if self._check_facts is None:
                 from lantide.query.checks.facts import RelationFacts
 
-                self._check_facts = RelationFacts(self.engine)
+                self._check_facts = RelationFacts(self.engine)  # type: ignore[no-untyped-call]
             return self._check_facts
 
     def close(self) -> None:

@@ -49,8 +49,6 @@ def _version_module() -> types.ModuleType | None:
     except ImportError:
         return None
     module = types.ModuleType(_VERSION_MODULE)
-    module.__version__ = version
-    module.__duckdb_version__ = _duckdb.__version__
 
     def version_text() -> str:
         return f"{version} (with duckdb {_duckdb.__version__})"
@@ -69,8 +67,12 @@ def _version_module() -> types.ModuleType | None:
             "duckdb_commit": _duckdb.__git_revision__,
         }
 
-    module.version = version_text
-    module.build_info = build_info
+    module.__dict__.update(
+        __version__=version,
+        __duckdb_version__=_duckdb.__version__,
+        version=version_text,
+        build_info=build_info,
+    )
     return module
 
 
