@@ -103,3 +103,43 @@ def test_after_start_the_docks_exist_and_the_last_session_is_back(qtbot, sample_
         assert "Projects" in _tree_labels(window)
     finally:
         controller.close()
+
+
+_BUILD_ONLY = r"""
+import json, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+from lantide.ui.main_window import MainWindow
+from lantide.ui.services import AppServices
+from lantide.workspace.model import Workspace
+from lantide.workspace.settings import load_settings
+
+app = QApplication(sys.argv[:1])
+services = AppServices(Workspace.open(Path(sys.argv[1])), load_settings())
+services.workers.hold()  # as the app does until the first paint
+window = MainWindow(services)
+heavy = ("lantide.query.history", "lantide.query.sourcerun", "lantide.query.lineage",
+         "lantide.query.guard", "lantide.agent.conversation", "duckdb", "sqlglot")
+print(json.dumps(sorted(name for name in heavy if name in sys.modules)))
+"""
+
+
+def test_building_the_window_leaves_the_engine_modules_to_the_workers(sample_workspace):
+    """What the window's panels read at start-up (query history, conversations) is
+    imported in the worker that reads it, not on the UI thread before the first paint."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import cli_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD_ONLY, str(sample_workspace)],
+        capture_output=True,
+        text=True,
+        env=cli_env({"QT_QPA_PLATFORM": "offscreen"}),
+        cwd=str(Path(__file__).resolve().parents[2]),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
