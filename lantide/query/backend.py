@@ -57,7 +57,7 @@ class Backend:
         sources: DataSources,
         row_counts: RowCounts,
         settings_key: SettingsKey,
-        check_facts: RelationFacts,
+        check_facts: RelationFacts | None = None,
     ) -> None:
         self.key = key
         self.engine = engine
@@ -65,8 +65,20 @@ class Backend:
         self.sources = sources
         self.row_counts = row_counts
         self.settings_key = settings_key
-        self.check_facts = check_facts  # facts the result checks measured, per table version
+        self._check_facts = check_facts
+        self._facts_lock = threading.Lock()
         self.refs = 0
+
+    @property
+    def check_facts(self) -> RelationFacts:
+        """Facts the result checks measured, per table version; made on first use (the
+        first query), so opening the database does not import the result checks."""
+        with self._facts_lock:
+            if self._check_facts is None:
+                from lantide.query.checks.facts import RelationFacts
+
+                self._check_facts = RelationFacts(self.engine)
+            return self._check_facts
 
     def close(self) -> None:
         self.row_counts.stop()
@@ -145,6 +157,9 @@ def _open(
     settings: QuerySettings,
     reserved_names: Callable[[], list[str]],
 ) -> Backend:
+    from lantide.query.duckdb_import import import_duckdb
+
+    import_duckdb()  # a process's first duckdb import is usually this: spare its metadata scan
     engine = Engine(
         workspace.cache_db_path,
         allowed_dirs=[workspace.data_dir],
@@ -163,11 +178,8 @@ def _open(
             limits=ReadLimits.from_settings(settings),
         )
         row_counts = RowCounts(engine, file_stamp)
-        from lantide.query.checks.facts import RelationFacts
-
-        check_facts = RelationFacts(engine)
         sources.on_registered = row_counts.forget
     except BaseException:
         engine.close()
         raise
-    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings), check_facts)
+    return Backend(key, engine, catalog, sources, row_counts, _settings_key(settings))

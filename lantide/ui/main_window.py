@@ -115,7 +115,7 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._idle_emitted = False
         # Idle once the database is open (or failed) and the explorer is filled.
-        self._waiting_for = {"explorer"}
+        self._waiting_for = {"explorer"}  # its tree, with the database's tables
         if services.query is None and services.query_error is None:
             self._waiting_for.add("database")
 
@@ -470,7 +470,9 @@ class MainWindow(QMainWindow):
 
     def _explorer_refreshed(self) -> None:
         self._fill_projects()
-        self._ready("explorer")
+        # filled means the cached tables listed too (or the database failed to open)
+        if self.explorer.tables_listed() or self.services.query_error is not None:
+            self._ready("explorer")
 
     # -- tabs ------------------------------------------------------------------------------
     def open_tab(

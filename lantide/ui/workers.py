@@ -95,8 +95,7 @@ class Worker(QRunnable):
 
     @staticmethod
     def _safe_emit(signal, *args) -> None:
-        # RuntimeError: the receiver was deleted (window closed); nothing to tell
-        with contextlib.suppress(RuntimeError):
+        with contextlib.suppress(RuntimeError):  # the receiver was deleted (window closed)
             signal.emit(*args)
 
 
@@ -111,6 +110,9 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._held: list[Worker] | None = None  # workers waiting for resume()
         self._urgent: weakref.WeakSet[Worker] = weakref.WeakSet()  # urgent among the held
+        # After resume(urgent_alone_ms): the held work waiting for the urgent work to end.
+        self._rest: list[Worker] | None = None
+        self._urgent_running = 0
 
     def hold(self) -> None:
         """Queue new work instead of starting it, until :meth:`resume`.
@@ -125,10 +127,12 @@ class WorkerPool:
 
     def resume(self, *, urgent_alone_ms: int = 0) -> None:
         """Start the held work. With ``urgent_alone_ms``, urgent work starts first and the
-        rest when it has finished, or after that many milliseconds at the latest: at
-        start-up the database opens without the panels' loading competing for the GIL
-        (two pool threads, and every Python step of either holds it), yet a slow open
-        never keeps the panels empty for long."""
+        rest when no urgent work is left (urgent work submitted meanwhile counts too: the
+        explorer's table listing follows the database's opening), or after that many
+        milliseconds at the latest: at start-up the database opens and the explorer fills
+        without the panels' loading competing for the GIL (two pool threads, and every
+        Python step of either holds it), yet a slow open never keeps the panels empty
+        for long."""
         with self._lock:
             held, self._held = self._held or [], None
             urgent = [w for w in held if w in self._urgent]
@@ -137,24 +141,38 @@ class WorkerPool:
             for worker in held:
                 self.pool.start(worker, 1 if worker in urgent else 0)
             return
+        with self._lock:
+            self._rest = rest
         for worker in urgent:
+            self._count_urgent(worker)
             self.pool.start(worker, 1)
-        waiting = {id(w) for w in urgent}
-        started: list[bool] = []
-
-        def start_rest(finished=None) -> None:
-            waiting.discard(finished)
-            if started or (finished is not None and waiting):
-                return
-            started.append(True)
-            for worker in rest:
-                self.pool.start(worker)
-
-        for worker in urgent:
-            worker.signals.sig_work_finished.connect(lambda w=worker: start_rest(id(w)))
         from PySide6.QtCore import QTimer
 
-        QTimer.singleShot(urgent_alone_ms, start_rest)
+        QTimer.singleShot(urgent_alone_ms, self._start_rest)
+
+    def _count_urgent(self, worker: Worker) -> None:
+        with self._lock:
+            self._urgent_running += 1
+        worker.signals.sig_work_finished.connect(self._urgent_finished)
+
+    def _urgent_finished(self) -> None:
+        with self._lock:
+            self._urgent_running -= 1
+            last = self._urgent_running <= 0
+        if last:  # after the finished worker's own result slots (queued before this)
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self._start_rest_if_no_urgent)
+
+    def _start_rest_if_no_urgent(self) -> None:
+        if self._urgent_running <= 0:
+            self._start_rest()
+
+    def _start_rest(self) -> None:
+        with self._lock:
+            rest, self._rest = self._rest, None
+        for worker in rest or []:
+            self.pool.start(worker)
 
     def start(self, worker: Worker, *, urgent: bool = False) -> Worker:
         """Run ``worker``; ``urgent`` work goes before the work already waiting (opening
@@ -167,8 +185,11 @@ class WorkerPool:
                 self._held.insert(0, worker) if urgent else self._held.append(worker)
                 if urgent:
                     self._urgent.add(worker)
+            waiting_rest = self._rest is not None
         worker.signals.sig_work_finished.connect(lambda w=worker: self._forget(w))
         if not held:
+            if urgent and waiting_rest:  # the held work waits for this one too
+                self._count_urgent(worker)
             self.pool.start(worker, 1 if urgent else 0)
         return worker
 

@@ -134,3 +134,30 @@ def test_urgent_work_runs_alone_until_it_finishes_or_the_limit(qtbot):
     assert events[-1] == "late panel" and not slow.is_set()
     slow.set()
     assert pool.wait(5_000)
+
+
+def test_urgent_work_submitted_while_the_rest_waits_keeps_it_waiting(qtbot):
+    """At start-up the explorer lists the database's tables once it has opened (urgent
+    work submitted from the first one's result): the panels' loading waits for that too,
+    then starts at once, long before the limit."""
+    from lantide.ui.workers import WorkerPool
+
+    pool = WorkerPool(max_threads=2)
+    release = threading.Event()
+    events = []
+    pool.hold()
+    pool.submit(lambda _ctx: events.append(("panel", list(events))), name="panel")
+
+    def opened(_result) -> None:
+        pool.submit(
+            lambda _ctx: (release.wait(10), events.append("tables")), name="tables", urgent=True
+        )
+
+    pool.submit(lambda _ctx: events.append("database"), on_result=opened, urgent=True)
+    pool.resume(urgent_alone_ms=60_000)
+    qtbot.waitUntil(lambda: "database" in events, timeout=5_000)
+    qtbot.wait(150)  # time for a free thread to have started the panel, if it would
+    assert events == ["database"]
+    release.set()
+    qtbot.waitUntil(lambda: len(events) == 3, timeout=10_000)
+    assert events == ["database", "tables", ("panel", ["database", "tables"])]

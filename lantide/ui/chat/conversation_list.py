@@ -76,14 +76,14 @@ class ConversationPicker(QWidget):
 
     def reload(self, then=None) -> None:
         """Read the conversation list again (in a worker); ``then(infos)`` afterwards."""
-        from lantide.agent.conversation import list_conversations
-
         directory = self.services.workspace.conversations_dir
 
         self._generation += 1
         generation = self._generation
 
-        def read(_ctx):
+        def read(_ctx):  # the import too, off the UI thread (the list is built at start-up)
+            from lantide.agent.conversation import list_conversations
+
             return sorted(list_conversations(directory), key=_last_activity, reverse=True)
 
         def done(infos) -> None:

@@ -161,9 +161,12 @@ class LedgerPanel(QWidget):
 
     # -- ledger --------------------------------------------------------------------------
     def _load_conversations(self) -> None:
-        from lantide.agent.conversation import list_conversations
-
         directory = self.services.workspace.conversations_dir
+
+        def read(_ctx):  # the import too, off the UI thread (it is built at start-up)
+            from lantide.agent.conversation import list_conversations
+
+            return list_conversations(directory)
 
         def fill(infos) -> None:
             current = self.conversation_id
@@ -177,7 +180,7 @@ class LedgerPanel(QWidget):
             self.conversation_box.blockSignals(False)
 
         self.services.workers.submit(
-            lambda _ctx: list_conversations(directory),
+            read,
             on_result=fill,
             on_error=lambda exc: None,
             name="list conversations",

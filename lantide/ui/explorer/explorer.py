@@ -82,6 +82,7 @@ class ExplorerPanel(QWidget):
         layout.addWidget(self.tree)
         self._snapshot: dict[str, Any] | None = None
         self._tables: dict[str, Any] | None = None
+        self._tables_tried = False  # the database's tables were listed, or that failed
         self._pending_refresh = False
         self._scan_running = False
         self._debounce = QTimer(self, singleShot=True, interval=150)
@@ -112,6 +113,7 @@ class ExplorerPanel(QWidget):
             on_error=self._scan_failed,
             on_finished=self._scan_finished,
             name="read workspace",
+            urgent=True,  # a quick listing the window needs to be usable
         )
 
     def _scan_finished(self) -> None:
@@ -143,12 +145,23 @@ class ExplorerPanel(QWidget):
             table_rows,
             service,
             on_result=self._tables_read,
-            on_error=lambda e: log.warning("show_tables: %s", e),
+            on_error=self._tables_failed,
             name="list tables",
+            urgent=True,  # part of start-up: the window is usable once they are listed
         )
+
+    def tables_listed(self) -> bool:
+        """The database's tables were listed once (or listing them failed)."""
+        return self._tables_tried
 
     def _tables_read(self, rows: dict[str, Any]) -> None:
         self._tables = rows
+        self._tables_tried = True
+        self._rebuild()
+
+    def _tables_failed(self, exc: BaseException) -> None:
+        log.warning("show_tables: %s", exc)
+        self._tables_tried = True
         self._rebuild()
 
     def _files_changed(self, changes: list) -> None:

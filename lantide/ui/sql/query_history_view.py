@@ -22,9 +22,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lantide.query.history import read_history
 from lantide.ui.sql.sql_highlighter import sql_to_html
 from lantide.ui.theme import colors
+
+
+def _read_history(workspace) -> list[dict]:
+    # imported in the worker: the history module pulls in Source Run, lineage and the
+    # guard, which the window does not need to show (it is built at start-up)
+    from lantide.query.history import read_history
+
+    return read_history(workspace)
+
 
 HISTORY_COLUMNS = ("Time", "Where", "Status", "Rows", "ms", "SQL")
 STATUS_WORDS = {"ok": "ok", "cancelled": "cancelled by you"}  # else "error: CODE"
@@ -94,7 +102,7 @@ class QueryHistoryView(QWidget):
             self._fill_history()
 
         self.services.workers.submit(
-            lambda _ctx: read_history(workspace),
+            lambda _ctx: _read_history(workspace),
             on_result=shown,
             on_error=lambda exc: None,
             name="read query history",

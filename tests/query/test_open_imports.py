@@ -1,0 +1,67 @@
+"""Opening a workspace's database imports only what opening needs: the result checks load
+with the first query, and ``duckdb`` is imported without ``importlib.metadata`` (the
+desktop app is usable sooner), with the same version names as a plain import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import cli_env
+
+REPO = Path(__file__).resolve().parents[2]
+
+_SCRIPT = r"""
+import json, sys
+from pathlib import Path
+from lantide.query import QueryService
+from lantide.workspace.model import Workspace
+ws = Workspace.open(Path(sys.argv[1]))
+report = {}
+with QueryService(ws) as service:
+    report["opened"] = sorted(
+        name for name in ("importlib.metadata", "email", "lantide.query.checks")
+        if name in sys.modules
+    )
+    import duckdb
+    report["names"] = [duckdb.__version__, duckdb.__duckdb_version__, duckdb.version(),
+                       duckdb.build_info()]
+    result = service.run_query("SELECT count(*) AS n FROM customers")
+    report["rows"] = result["preview"]
+    report["checks_loaded"] = "lantide.query.checks" in sys.modules
+ws.close()
+import importlib.metadata
+report["metadata_version"] = importlib.metadata.version("duckdb")
+print(json.dumps(report))
+"""
+
+
+def test_opening_the_database_spares_the_checks_and_importlib_metadata(sample_workspace):
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, str(sample_workspace)],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["opened"] == []
+    assert report["rows"] == [[2000]]
+    assert report["checks_loaded"]  # the first query brought them
+    version, engine_version, text, info = report["names"]
+    assert version == report["metadata_version"]
+    assert text == f"{version} (with duckdb {engine_version})"
+    assert info["package_version"] == version and info["duckdb_version"] == engine_version
+    assert info["package_commit"] and info["duckdb_commit"]
+
+
+def test_import_duckdb_falls_back_to_the_plain_import_without_a_dist_info(monkeypatch):
+    from lantide.query import duckdb_import
+
+    monkeypatch.setattr(duckdb_import, "_installed_version", lambda: None)
+    assert duckdb_import._version_module() is None
+    assert duckdb_import.import_duckdb() is sys.modules["duckdb"]
