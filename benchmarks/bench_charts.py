@@ -191,7 +191,7 @@ def main(argv: list[str]) -> int:
     baseline = _baseline(specs)
     print(
         f"{count} chart files over a 720-row table; Python {sys.version.split()[0]}; "
-        f"QuickJS (quickjs wheel) with vendored vega + vega-lite.\n"
+        f"QuickJS (quickjs-ng wheel) with vendored vega + vega-lite.\n"
     )
     print("| measure | Lantide (QuickJS) ms | vl-convert-python ms |")
     print("|---|---:|---:|")

@@ -2,9 +2,10 @@
 
 :func:`render_svg` ``(spec) -> str`` takes a Vega-Lite spec whose data is inline (see
 :func:`lantide.charts.load_chart`) and returns the SVG text. The JavaScript (vega,
-vega-lite, BSD-3) is vendored under ``resources/vega/``; QuickJS (the ``quickjs`` wheel,
-~6.5 MB) runs it. Nothing is fetched: the spec has no ``url`` (refused by
-:mod:`lantide.charts.spec`) and the engine has no network or file access at all.
+vega-lite, BSD-3) is vendored under ``resources/vega/``; QuickJS (the ``quickjs-ng`` wheel,
+the maintained fork, ~7.7 MB; its module is ``quickjs``) runs it. Nothing is fetched: the
+spec has no ``url`` (refused by :mod:`lantide.charts.spec`) and the engine has no network
+or file access at all.
 
 One engine per process, on its own thread: QuickJS checks its stack against the thread
 that made it, so every call runs on that thread (the caller waits; the GIL is released
@@ -64,8 +65,7 @@ class _Engine:
             raise _Stopped(error)
         if error:
             raise ChartError(f"the chart could not be drawn: {error}", code="CHART_RENDER")
-        # through JSON: quickjs-ng (a drop-in for the quickjs wheel) cannot hand over a
-        # concatenated ("rope") string itself
+        # through JSON: quickjs-ng cannot hand over a concatenated ("rope") string itself
         svg = json.loads(ctx.eval("JSON.stringify(__lantideSvg)"))
         if not isinstance(svg, str):
             raise ChartError("the chart could not be drawn (no SVG came back)", code="CHART_RENDER")
