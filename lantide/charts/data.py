@@ -31,6 +31,8 @@ class ChartQuery(Protocol):
 
     def relation_info(self, relation_name: str) -> dict[str, Any]: ...
 
+    def read_schema(self, table: str) -> dict[str, Any]: ...
+
     def fetch_rows(
         self, relation_name: str, offset: int = 0, limit: int = 200, order_by: Any = None
     ) -> list[tuple[Any, ...]]: ...
@@ -74,12 +76,16 @@ def _relation(query: ChartQuery, chart: ChartSpec, ref: DataReference, text: str
 
 
 def _rows(query: ChartQuery, relation: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The first ``limit`` rows as records, and the relation's row count. The count scans
+    the whole relation (a view over a CSV file: hundreds of ms), so it is taken only when
+    the rows were cut; otherwise the rows read are all of them."""
     from lantide.query.results import jsonable
 
-    info = query.relation_info(relation)
-    names = [c["name"] for c in info["columns"]]
-    rows = query.fetch_rows(relation, 0, limit)
-    return [dict(zip(names, map(jsonable, row), strict=False)) for row in rows], info["row_count"]
+    names = [c["name"] for c in query.read_schema(relation)["columns"]]
+    rows = query.fetch_rows(relation, 0, limit + 1)
+    total = len(rows) if len(rows) <= limit else int(query.relation_info(relation)["row_count"])
+    records = [dict(zip(names, map(jsonable, row), strict=True)) for row in rows[:limit]]
+    return records, total
 
 
 def resolve_data(

@@ -203,6 +203,24 @@ def test_a_huge_table_is_cut_and_the_cut_is_said(opened):
     assert loaded.notes and "first 500 of 120,000 rows of 'orders'" in loaded.notes[0]
 
 
+def test_a_table_of_exactly_the_row_cap_is_whole_and_one_more_is_cut(opened):
+    ws, query, project = opened
+    query.run_query("SELECT range AS n FROM range(300)", result_label="three_hundred")
+    spec = {
+        "data": {"table": "three_hundred"},
+        "mark": "point",
+        "encoding": {"x": {"field": "n", "type": "quantitative"}},
+    }
+    path = charts.write_chart(project, "cap", spec)
+    whole = charts.load_chart(path, query, max_rows=300)
+    assert [v["n"] for v in whole.spec["data"]["values"]] == list(range(300))
+    assert whole.row_counts == {"three_hundred": 300} and whole.notes == []
+    cut = charts.load_chart(path, query, max_rows=299)
+    assert len(cut.spec["data"]["values"]) == 299
+    assert cut.row_counts == {"three_hundred": 300}
+    assert cut.notes and "first 299 of 300 rows" in cut.notes[0]
+
+
 def test_the_agent_never_replaces_what_the_analyst_wrote_unless_asked(opened):
     ws, query, project = opened
     path = charts.write_chart(project, "mine", BAR)  # the analyst's (the app's save)
