@@ -61,13 +61,31 @@ def test_the_report_preview_draws_its_charts_and_names_a_broken_one(
     assert failed.message.startswith("projects/q3-churn/charts/broken.vl.json, line 3:")
     assert "gone_table" in failed.message
 
-    # the preview holds the drawn chart, not the "drawing" box
-    qtbot.waitUntil(
-        lambda: _image(tab, "charts/per_category.vl.json").cacheKey() == drawn.image.cacheKey(),
-        timeout=10_000,
-    )
+    # the preview holds the drawn chart, not the "drawing" box: wide enough, it is the very
+    # image drawn; narrower than the chart, the chart is scaled to fit (no sideways scroll)
+    src = "charts/per_category.vl.json"
+    logical_width = drawn.image.width() / drawn.image.devicePixelRatio()
     assert drawn.image.width() > 300 and drawn.image.height() > 150
+    tab.preview.setFixedWidth(round(logical_width) + 120)
+    qtbot.waitUntil(lambda: _image(tab, src).cacheKey() == drawn.image.cacheKey(), timeout=10_000)
     tab.preview.grab().save(str(tmp_path / "report-preview.png"))
+    tab.preview.setFixedWidth(round(logical_width * 0.8))
+
+    def fitted() -> bool:
+        shown = _image(tab, src)
+        width = shown.width() / shown.devicePixelRatio()
+        aspect, drawn_aspect = (
+            shown.height() / shown.width(),
+            drawn.image.height() / drawn.image.width(),
+        )
+        return width <= tab.preview.viewport().width() - 16 and abs(aspect - drawn_aspect) < 0.02
+
+    qtbot.waitUntil(fitted, timeout=10_000)
+    qtbot.waitUntil(lambda: tab.preview.horizontalScrollBar().maximum() == 0, timeout=5_000)
+    tab.preview.setFixedWidth(round(logical_width) + 120)
+    qtbot.waitUntil(lambda: _image(tab, src).cacheKey() == drawn.image.cacheKey(), timeout=10_000)
+    tab.preview.setMinimumWidth(0)
+    tab.preview.setMaximumWidth(16_777_215)
     assert broken.read_text() == broken_text  # an error never rewrites the file
 
     # an edited chart file is drawn again

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette, QTextDocument
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QImage, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from lantide.ui.theme import colors
@@ -58,6 +58,9 @@ class DocumentPreviewWidget(QTextBrowser):
         self._html = ""
         self._step_kinds: dict[str, str] | None = None  # labels the citations when known
         self.chart_images = None  # ChartImages once set_chart_images is called
+        # a chart wider than the preview is scaled to fit; after a resize, fitted again
+        self._refit = QTimer(self, singleShot=True, interval=150)
+        self._refit.timeout.connect(self._charts_drawn)
         mark_theme(self)
         self.refresh_theme()
 
@@ -115,8 +118,28 @@ class DocumentPreviewWidget(QTextBrowser):
             and url.path().endswith(".vl.json")
             and not url.scheme()
         ):
-            return self.chart_images.image(url.path()).image
+            return self._fitted(self.chart_images.image(url.path()).image)
         return super().loadResource(kind, url)
+
+    def _fitted(self, image: QImage) -> QImage:
+        """``image`` scaled down to the preview's width (less the document's margins)."""
+        ratio = image.devicePixelRatio() or 1.0
+        room = self.viewport().width() - 2 * round(self.document().documentMargin()) - 4
+        if not self.verticalScrollBar().isVisible():  # it may appear once the page is laid out
+            room -= self.verticalScrollBar().sizeHint().width()
+        room = max(120, room)
+        if image.width() / ratio <= room:
+            return image
+        fitted = image.scaledToWidth(
+            round(room * ratio), Qt.TransformationMode.SmoothTransformation
+        )
+        fitted.setDevicePixelRatio(ratio)
+        return fitted
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width() and ".vl.json" in self._html:
+            self._refit.start()
 
     def scroll_to_annotation(self, annotation_id: str) -> None:
         self.scrollToAnchor(f"ann-{annotation_id}")
