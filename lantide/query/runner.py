@@ -63,7 +63,7 @@ class StatementRunner:
         external: ExternalSources,
         consents: RemoteConsents,
         inputs: InputResolver,
-        check_facts: RelationFacts,
+        check_facts: Callable[[], RelationFacts],
     ):
         self.workspace = workspace
         self.settings = settings
@@ -73,6 +73,7 @@ class StatementRunner:
         self.external = external
         self.consents = consents
         self.inputs = inputs
+        # called when a result is checked: a refused or failed statement makes no facts table
         self.check_facts = check_facts
         self.preview_rows = preview_rows_of(settings)
 
@@ -384,7 +385,7 @@ class StatementRunner:
         the preview rows."""
         return result_checks.compute(
             engine=self.engine,
-            facts=self.check_facts,
+            facts=self.check_facts(),
             sources=self.sources,
             catalog=self.catalog,
             parsed=parsed,

@@ -119,6 +119,7 @@ class QueryService:
     def runner(self) -> StatementRunner:
         from lantide.query.runner import StatementRunner
 
+        backend = self._backend
         return StatementRunner(
             self.workspace,
             self.settings,
@@ -128,7 +129,7 @@ class QueryService:
             external=self.external,
             consents=self.consents,
             inputs=self.inputs,
-            check_facts=self._backend.check_facts,
+            check_facts=lambda: backend.check_facts,
         )
 
     @cached_property

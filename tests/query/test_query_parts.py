@@ -59,7 +59,7 @@ def parts(empty_workspace):
             external=external,
             consents=RemoteConsents(shared.engine),
             inputs=inputs,
-            check_facts=shared.check_facts,
+            check_facts=lambda: shared.check_facts,
         )
         tabs = SqlTabs(
             ws,
