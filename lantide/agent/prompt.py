@@ -33,7 +33,6 @@ from lantide.agent.history import (
     shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
-from lantide.agent.report_html import read_chunks
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry
@@ -236,7 +235,10 @@ class PromptAssembler:
             raise LantideError(f"tab path {tab.path!r} is outside the workspace")
         parts = path.relative_to(root).parts
         if is_html_report(tab) and len(parts) == 3 and parts[0] == "projects":
-            # the page's outline, not its text (inline chart scripts are megabytes)
+            # the page's outline, not its text (inline chart scripts are megabytes); the
+            # import is here: importing the agent must not load the documents layer
+            from lantide.agent.report_html import read_chunks
+
             outline = read_chunks(ctx.workspace.project(parts[1]))["chunks"]
             fields["text"] = "\n".join(json.dumps(c, ensure_ascii=False) for c in outline)
             return
