@@ -36,3 +36,16 @@ def resources_dir() -> Path:
 
 def resource_path(*parts: str) -> Path:
     return resources_dir().joinpath(*parts)
+
+
+def read_resource_text(*parts: str) -> str:
+    """A shipped text resource, stored as is or gzip-compressed beside it as ``NAME.gz``
+    (the big vendored files: the installed build has a size budget)."""
+    path = resource_path(*parts)
+    if not path.is_file():
+        packed = path.with_name(path.name + ".gz")
+        if packed.is_file():
+            import gzip
+
+            return gzip.decompress(packed.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")

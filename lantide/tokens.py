@@ -12,6 +12,7 @@ import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from lantide.errors import LantideError
 from lantide.package_data import resource_path
 
 if TYPE_CHECKING:
@@ -25,13 +26,32 @@ _PAT = (
 _lock = threading.Lock()
 
 
+def _cl100k_ranks() -> dict[bytes, int]:
+    """The shipped ranks (gzip-compressed: the installed build has a size budget), checked
+    against their known hash, in tiktoken's format: one ``base64-token rank`` per line."""
+    import base64
+    import gzip
+    import hashlib
+
+    packed = resource_path("tokenizer", "cl100k_base.tiktoken.gz")
+    contents = gzip.decompress(packed.read_bytes())
+    if hashlib.sha256(contents).hexdigest() != _CL100K_SHA256:
+        raise LantideError(
+            f"The tokenizer file {packed} is damaged (its hash is not the shipped one).",
+            hint="Reinstall Lantide.",
+            code="INSTALL_BROKEN",
+        )
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in contents.splitlines() if line)
+    }
+
+
 @lru_cache(maxsize=1)
 def _encoding() -> tiktoken.Encoding:
     import tiktoken
-    from tiktoken.load import load_tiktoken_bpe
 
-    path = resource_path("tokenizer", "cl100k_base.tiktoken")
-    ranks = load_tiktoken_bpe(str(path), expected_hash=_CL100K_SHA256)
+    ranks = _cl100k_ranks()
     return tiktoken.Encoding(
         name="cl100k_base_lantide",
         pat_str=_PAT,

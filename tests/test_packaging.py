@@ -34,7 +34,7 @@ def test_wheel_install_ships_prompts_and_resources(tmp_path):
         "import json, lantide, lantide.package_data as d, lantide.tokens as t\n"
         "print(json.dumps({'pkg': lantide.__file__, 'prompts': str(d.prompts_dir()),\n"
         "  'resources': str(d.resources_dir()),\n"
-        "  'tokenizer': d.resource_path('tokenizer', 'cl100k_base.tiktoken').is_file(),\n"
+        "  'tokenizer': d.resource_path('tokenizer', 'cl100k_base.tiktoken.gz').is_file(),\n"
         "  'prompt_files': sorted(p.name for p in d.prompts_dir().iterdir()),\n"
         "  'tokens': t.count_tokens('hello world')}))\n"
     )

@@ -16,7 +16,7 @@ import json
 from functools import cache
 from typing import Any
 
-from lantide.package_data import resource_path
+from lantide.package_data import read_resource_text
 
 EMBED_SCRIPTS = ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js")
 EMBED_OPTIONS = {"actions": False, "renderer": "svg", "tooltip": True}
@@ -25,7 +25,7 @@ EMBED_OPTIONS = {"actions": False, "renderer": "svg", "tooltip": True}
 @cache
 def chart_scripts() -> str:
     """vega + vega-lite + vega-embed, one after the other, for one inline ``<script>``."""
-    parts = [resource_path("vega", name).read_text(encoding="utf-8") for name in EMBED_SCRIPTS]
+    parts = [read_resource_text("vega", name) for name in EMBED_SCRIPTS]
     text = "\n;\n".join(parts)
     return text.replace("</script", "<\\/script")  # none today; a later version might
 

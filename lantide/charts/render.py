@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lantide.charts.errors import ChartError
-from lantide.package_data import resource_path
+from lantide.package_data import read_resource_text
 
 SCRIPTS = ("quickjs-shim.js", "vega.min.js", "vega-lite.min.js", "render.js")
 TIME_LIMIT_SECONDS = 20  # one render; a hostile spec (a huge sequence) is stopped here
@@ -51,7 +51,7 @@ class _Engine:
         self.context = quickjs.Context()
         self.context.set_memory_limit(MEMORY_LIMIT_BYTES)
         for name in SCRIPTS:
-            self.context.eval(resource_path("vega", name).read_text(encoding="utf-8"))
+            self.context.eval(read_resource_text("vega", name))
         self.context.set_time_limit(TIME_LIMIT_SECONDS)
 
     def render(self, spec_text: str) -> str:

@@ -31,7 +31,7 @@ from functools import cache
 from typing import Any, NoReturn
 
 from lantide.charts.errors import ChartError
-from lantide.package_data import resource_path
+from lantide.package_data import read_resource_text
 
 SCHEMA_URL = "https://vega.github.io/schema/vega-lite/v6.json"
 REFERENCE_KEYS = ("table", "step")
@@ -201,7 +201,7 @@ def _for_schema(spec: JsonObject) -> JsonObject:
 def _validator() -> Any:
     import jsonschema
 
-    schema = json.loads(resource_path("vega", "vega-lite-schema.json").read_text("utf-8"))
+    schema = json.loads(read_resource_text("vega", "vega-lite-schema.json"))
     return jsonschema.Draft7Validator(schema)
 
 
