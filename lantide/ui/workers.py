@@ -113,6 +113,9 @@ class WorkerPool:
         # After resume(urgent_alone_ms): the held work waiting for the urgent work to end.
         self._rest: list[Worker] | None = None
         self._urgent_running = 0
+        # False once the owner closed: results still queued for the UI thread are dropped,
+        # since the widgets their callbacks touch are being deleted (switching workspace).
+        self._delivering = True
 
     def hold(self) -> None:
         """Queue new work instead of starting it, until :meth:`resume`.
@@ -209,17 +212,38 @@ class WorkerPool:
     ) -> Worker:
         worker = Worker(fn, *args, on_cancel=on_cancel, name=name, **kwargs)
         s = worker.signals
-        if on_result:
-            s.sig_result_ready.connect(on_result)
-        if on_error:
-            s.sig_error_raised.connect(on_error)
-        if on_event:
-            s.sig_event_emitted.connect(on_event)
-        if on_progress:
-            s.sig_progress_changed.connect(on_progress)
+        for signal, callback in (
+            (s.sig_result_ready, on_result),
+            (s.sig_error_raised, on_error),
+            (s.sig_event_emitted, on_event),
+            (s.sig_progress_changed, on_progress),
+        ):
+            if callback:
+                signal.connect(self._delivered(callback))
         if on_finished:
-            s.sig_work_finished.connect(on_finished)
+            s.sig_work_finished.connect(self._delivered(on_finished, takes_value=False))
         return self.start(worker, urgent=urgent)
+
+    def _delivered(self, callback: Callable[..., Any], *, takes_value: bool = True):
+        """``callback`` as long as the pool delivers; a no-op once it is closed."""
+        if takes_value:
+
+            def deliver(value: Any) -> None:
+                if self._delivering:
+                    callback(value)
+
+            return deliver
+
+        def deliver_finished() -> None:
+            if self._delivering:
+                callback()
+
+        return deliver_finished
+
+    def stop_delivering(self) -> None:
+        """Drop the results of work that has not reached the UI thread yet: the owner is
+        closing and its widgets go with it. The work itself still runs to its end."""
+        self._delivering = False
 
     def _forget(self, worker: Worker) -> None:
         with self._lock:
