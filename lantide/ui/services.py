@@ -482,8 +482,6 @@ class AppServices(QObject):
             with contextlib.suppress(Exception):  # closing goes on whatever the interrupt did
                 self.query.interrupt()
         self.workers.wait(wait_ms)
-        # Results queued meanwhile would reach panels that are about to be deleted.
-        self.workers.stop_delivering()
         if self.query is not None:
             _close_quietly(self.query)
             self.query = None

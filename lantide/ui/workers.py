@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 
@@ -99,6 +100,42 @@ class Worker(QRunnable):
             signal.emit(*args)
 
 
+def _owner_of(callback: Callable[..., Any]) -> QObject | None:
+    bound = getattr(callback, "__self__", None)
+    if isinstance(bound, QObject):
+        return bound
+    code, cells = getattr(callback, "__code__", None), getattr(callback, "__closure__", None)
+    if code is None or not cells or "self" not in code.co_freevars:
+        return None
+    try:
+        candidate = cells[code.co_freevars.index("self")].cell_contents
+    except ValueError:  # the cell is empty
+        return None
+    return candidate if isinstance(candidate, QObject) else None
+
+
+def _while_owner_lives(
+    callback: Callable[..., Any], owner: QObject | None, *, takes_value: bool = True
+) -> Callable[..., None]:
+    """``callback``, skipped once its owner's C++ object has been deleted."""
+    owner = owner if owner is not None else _owner_of(callback)
+    if owner is None:
+        return callback
+    if takes_value:
+
+        def deliver(value: Any) -> None:
+            if shiboken6.isValid(owner):
+                callback(value)
+
+        return deliver
+
+    def deliver_finished() -> None:
+        if shiboken6.isValid(owner):
+            callback()
+
+    return deliver_finished
+
+
 class WorkerPool:
     """Starts workers and keeps them alive until they finish."""
 
@@ -113,9 +150,6 @@ class WorkerPool:
         # After resume(urgent_alone_ms): the held work waiting for the urgent work to end.
         self._rest: list[Worker] | None = None
         self._urgent_running = 0
-        # False once the owner closed: results still queued for the UI thread are dropped,
-        # since the widgets their callbacks touch are being deleted (switching workspace).
-        self._delivering = True
 
     def hold(self) -> None:
         """Queue new work instead of starting it, until :meth:`resume`.
@@ -208,8 +242,18 @@ class WorkerPool:
         on_cancel=None,
         name: str = "",
         urgent: bool = False,
+        owner: QObject | None = None,
         **kwargs,
     ) -> Worker:
+        """Run ``fn(context, *args, **kwargs)`` in the pool; the ``on_*`` callbacks run on
+        the UI thread.
+
+        A callback is dropped once its owner's C++ object is deleted: work often outlives
+        the panel that asked for it (a tab closed, the window replaced when switching
+        workspace) and its result would touch deleted widgets. The owner is ``owner``, or
+        else the object a bound-method callback belongs to, or the ``self`` a closure
+        defined in a method refers to, when that is a QObject.
+        """
         worker = Worker(fn, *args, on_cancel=on_cancel, name=name, **kwargs)
         s = worker.signals
         for signal, callback in (
@@ -219,31 +263,10 @@ class WorkerPool:
             (s.sig_progress_changed, on_progress),
         ):
             if callback:
-                signal.connect(self._delivered(callback))
+                signal.connect(_while_owner_lives(callback, owner))
         if on_finished:
-            s.sig_work_finished.connect(self._delivered(on_finished, takes_value=False))
+            s.sig_work_finished.connect(_while_owner_lives(on_finished, owner, takes_value=False))
         return self.start(worker, urgent=urgent)
-
-    def _delivered(self, callback: Callable[..., Any], *, takes_value: bool = True):
-        """``callback`` as long as the pool delivers; a no-op once it is closed."""
-        if takes_value:
-
-            def deliver(value: Any) -> None:
-                if self._delivering:
-                    callback(value)
-
-            return deliver
-
-        def deliver_finished() -> None:
-            if self._delivering:
-                callback()
-
-        return deliver_finished
-
-    def stop_delivering(self) -> None:
-        """Drop the results of work that has not reached the UI thread yet: the owner is
-        closing and its widgets go with it. The work itself still runs to its end."""
-        self._delivering = False
 
     def _forget(self, worker: Worker) -> None:
         with self._lock:
