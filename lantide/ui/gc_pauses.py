@@ -56,9 +56,9 @@ class GcPauses:
     def install(self) -> GcPauses:
         global _active
         with _lock:
-            if _active is not None and _active is not self:
-                _active.uninstall()
-            _active = self
+            previous, _active = _active, self
+        if previous is not None and previous is not self:
+            previous.uninstall()  # outside the lock: uninstall takes it (not re-entrant)
         if self._after_collection not in gc.callbacks:
             gc.callbacks.append(self._after_collection)
         return self

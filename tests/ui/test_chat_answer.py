@@ -192,3 +192,24 @@ def test_loading_keeps_the_collector_quiet_then_freezes_what_was_loaded():
     finally:
         pauses.uninstall()
         gc.enable()
+
+
+def test_a_second_policy_replaces_the_first_without_deadlocking():
+    """A second app controller (a test's, or a window started after another) installs its
+    policy while the first is still active: the first is uninstalled, not waited on
+    forever (install held the module lock while uninstall took it again)."""
+    import threading
+
+    first = gc_pauses.GcPauses(slow_ms=10_000).install()
+    second = gc_pauses.GcPauses(slow_ms=10_000)
+    done = threading.Thread(target=second.install, daemon=True)
+    done.start()
+    done.join(5)
+    if done.is_alive():  # the module lock stays taken: nothing can be cleaned up
+        pytest.fail("installing the second policy deadlocked")
+    try:
+        assert gc_pauses.active() is second
+        assert first._after_collection not in gc.callbacks
+    finally:
+        second.uninstall()
+        first.uninstall()
