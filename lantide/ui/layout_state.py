@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QRect, QSize
 from PySide6.QtWidgets import QMainWindow
 
 from lantide.workspace import paths
@@ -77,7 +77,39 @@ def restore_window_layout(window: QMainWindow) -> bool:
         restored = window.restoreGeometry(geometry)
     if state is not None and not state.isEmpty():
         restored = window.restoreState(state, LAYOUT_VERSION) and restored
+    fit_window_to_screen(window)
     return restored
+
+
+def fit_window_to_screen(window: QMainWindow, wanted: QSize | None = None) -> None:
+    """Keep the window inside its screen's available area.
+
+    A layout saved on a 1440x900 screen restores 1440 wide on a 1024x700 one (Qt moves an
+    off-screen window back but does not shrink it), and the first start's default size is
+    larger than a small laptop's screen: the right-hand docks and the window's own buttons
+    would be out of reach. ``wanted`` is the size to aim for before fitting.
+    """
+    if window.isMaximized() or window.isFullScreen():
+        return
+    screen = window.screen()
+    if screen is None:
+        return
+    area = screen.availableGeometry()
+    size = wanted or window.size()
+    # The frame (title bar, borders) is drawn around the client area.
+    frame = window.frameGeometry().size() - window.size()
+    width = min(size.width(), area.width() - max(frame.width(), 0))
+    height = min(size.height(), area.height() - max(frame.height(), 0))
+    if QSize(width, height) != window.size():
+        window.resize(max(width, window.minimumWidth()), max(height, window.minimumHeight()))
+    placed = window.frameGeometry()
+    inside = QRect(placed)
+    inside.moveRight(min(placed.right(), area.right()))
+    inside.moveBottom(min(placed.bottom(), area.bottom()))
+    inside.moveLeft(max(inside.left(), area.left()))
+    inside.moveTop(max(inside.top(), area.top()))
+    if inside.topLeft() != placed.topLeft():
+        window.move(inside.topLeft())
 
 
 def widget_state(key: str) -> Any:

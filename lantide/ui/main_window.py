@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
 from PySide6.QtWidgets import (
     QApplication,
@@ -35,7 +35,12 @@ from lantide.ui.adaptive_layout import CENTRE_MIN_HEIGHT, CENTRE_MIN_WIDTH, Adap
 from lantide.ui.edit_actions import build_edit_menu, build_query_menu
 from lantide.ui.explorer.explorer import ExplorerPanel
 from lantide.ui.icons import app_icon, icon
-from lantide.ui.layout_state import forget_layout, restore_window_layout, save_window_layout
+from lantide.ui.layout_state import (
+    fit_window_to_screen,
+    forget_layout,
+    restore_window_layout,
+    save_window_layout,
+)
 from lantide.ui.message_bar import MessageBarWidget
 from lantide.ui.services import (
     TAB_KINDS,
@@ -110,7 +115,7 @@ class MainWindow(QMainWindow):
         self.services = services
         self.setObjectName("LantideMainWindow")
         self.setWindowIcon(app_icon())
-        self.resize(1360, 840)
+        fit_window_to_screen(self, QSize(1360, 840))  # smaller on a small screen
         self.setDockNestingEnabled(True)
         self._closing = False
         self._idle_emitted = False
@@ -170,7 +175,12 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not self._painted:
             self._painted = True
-            QTimer.singleShot(0, self.sig_shown.emit)
+            QTimer.singleShot(0, self._first_painted)
+
+    def _first_painted(self) -> None:
+        # The frame (title bar, borders) is known only now that the window is on screen.
+        fit_window_to_screen(self)
+        self.sig_shown.emit()
 
     # -- building --------------------------------------------------------------------------
     def _dock(

@@ -348,3 +348,79 @@ def test_a_folder_of_data_files_is_listed_as_one_table(qtbot, shell_services, sa
     item = _find_child(window.explorer.tree.topLevelItem(1), "events/")
     assert item.text(1) == "2 rows"
     window.shutdown()
+
+
+_WINDOW_ON_A_SCREEN = r"""
+import json, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+from lantide.ui.layout_state import save_window_layout
+from lantide.ui.main_window import MainWindow
+from lantide.ui.services import AppServices
+from lantide.workspace.model import Workspace
+from lantide.workspace.settings import load_settings
+
+app = QApplication(sys.argv[:1])
+services = AppServices(Workspace.open(Path(sys.argv[1])), load_settings())
+window = MainWindow(services, restore=sys.argv[2] == "restore")
+window.show()
+from PySide6.QtCore import QDeadlineTimer
+deadline = QDeadlineTimer(3000)
+while not window._painted and not deadline.hasExpired():
+    app.processEvents()
+for _ in range(5):
+    app.processEvents()
+frame, area = window.frameGeometry(), window.screen().availableGeometry()
+print(json.dumps({"frame": frame.getRect(), "area": area.getRect()}))
+if sys.argv[2] == "save-wide":  # the analyst had it on a big monitor, far to the right
+    window.setGeometry(area.width() - 300, 20, area.width() + 400, area.height() + 200)
+    save_window_layout(window)
+services.close()
+"""
+
+
+def _window_on_a_screen(workspace, tmp_path, width: int, height: int, mode: str) -> dict:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import cli_env
+
+    screen = tmp_path / f"screen-{width}x{height}.json"
+    screen.write_text(
+        json.dumps({"screens": [{"name": "S", "x": 0, "y": 0, "width": width, "height": height}]})
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _WINDOW_ON_A_SCREEN, str(workspace), mode],
+        capture_output=True,
+        text=True,
+        env=cli_env(
+            {
+                "QT_QPA_PLATFORM": f"offscreen:configfile={screen}",
+                "LANTIDE_CONFIG_DIR": str(tmp_path / "config"),
+            }
+        ),
+        cwd=str(Path(__file__).resolve().parents[2]),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_window_fits_a_screen_smaller_than_its_default_or_its_saved_layout(
+    sample_workspace, tmp_path
+):
+    """First start on a 1024x700 laptop, and a layout saved on a larger monitor then
+    restored on that laptop: the window (its right-hand docks, its buttons) stays inside
+    the screen's available area."""
+
+    def inside(shown: dict) -> bool:
+        x, y, w, h = shown["frame"]
+        ax, ay, aw, ah = shown["area"]
+        return ax <= x and ay <= y and x + w <= ax + aw and y + h <= ay + ah
+
+    first = _window_on_a_screen(sample_workspace, tmp_path, 1024, 700, "first")
+    assert inside(first), first
+    _window_on_a_screen(sample_workspace, tmp_path, 1920, 1080, "save-wide")
+    restored = _window_on_a_screen(sample_workspace, tmp_path, 1024, 700, "restore")
+    assert inside(restored), restored
