@@ -223,6 +223,9 @@ def test_without_a_model_the_chat_explains_and_the_app_works(qtbot, app_services
     panel = make_panel(qtbot, app_services)
     qtbot.waitUntil(panel.no_model.isVisible, timeout=5000)  # the profile is looked up in a worker
     assert "Settings" in panel.no_model.text() and "OPENAI_BASE_URL" in panel.no_model.text()
+    # the set-up card is the hint: the empty transcript's own hint would show below it
+    # cut to its last lines in a short dock
+    assert panel.transcript.empty_label.isHidden()
     assert not panel.send_button.isEnabled()
     panel.input.setPlainText("hello?")
     qtbot.keyClick(panel.input, Qt.Key.Key_Return)

@@ -297,6 +297,7 @@ class ChatPanel(QWidget):
             self._model_text = f"{profile.model} · {profile.name}" if profile else "no model"
             self.no_model.setVisible(profile is None)
             self.no_model_area.setVisible(profile is None)
+            self.transcript.show_hint(profile is not None)
             self.send_button.setEnabled(profile is not None)
             if not self.bridge.running:
                 self.model_label.setText(self._model_text)

@@ -58,10 +58,21 @@ class ChatTranscript(QScrollArea):
         self._column.insertWidget(0, self.empty_label)
         self.setWidget(self._content)
         self._follow = True
+        self._hint_wanted = True
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(lambda v: setattr(self, "_follow", v >= bar.maximum() - 4))
         bar.rangeChanged.connect(lambda _lo, hi: bar.setValue(hi) if self._follow else None)
         self.reset()
+
+    def show_hint(self, wanted: bool) -> None:
+        """Show the empty transcript's hint on using the agent, or not: while no model is
+        set up, the set-up card above says what to do, and in a short dock the hint would
+        only show its last lines (the transcript keeps to its bottom)."""
+        self._hint_wanted = wanted
+        if not wanted:
+            self.empty_label.hide()
+        elif self._column.count() <= 2:  # nothing but the hint and the stretch
+            self.empty_label.show()
 
     # -- building blocks -----------------------------------------------------------------
     def reset(self) -> None:
@@ -70,7 +81,7 @@ class ChatTranscript(QScrollArea):
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        self.empty_label.show()
+        self.empty_label.setVisible(self._hint_wanted)
         self.cards: dict[str, ToolCardWidget] = {}
         self.questions: list[QuestionWidget] = []
         self.current_answer: AssistantMessageWidget | None = None
