@@ -25,6 +25,8 @@ from lantide.ui.icons import app_icon, icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, AppServices
 from lantide.ui.shortcuts import SHORTCUTS
 
+STACK_BELOW_PX = 660
+
 
 class WelcomeWidget(QWidget):
     sig_action_requested = Signal(str)  # "new_sql_tab", "new_project", "settings", "open_workspace"
@@ -45,6 +47,7 @@ class WelcomeWidget(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(scroll)
+        self._scroll = scroll
         outer = QVBoxLayout(page)
         outer.setContentsMargins(32, 32, 32, 32)
         card = QFrame(page)
@@ -122,11 +125,27 @@ class WelcomeWidget(QWidget):
         keys.setColumnStretch(1, 1)
         recent.addLayout(keys)
         recent.addStretch(1)
+        self._grid, self._recent, self.stacked = grid, recent, False
         grid.addLayout(recent, 2, 2, Qt.AlignmentFlag.AlignTop)
 
         services.sig_project_focused.connect(lambda _n: self.refresh())
         services.sig_settings_changed.connect(lambda _s: self.refresh())
         self.refresh()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        # Two columns need about 640 px; narrower (a small screen with the docks open),
+        # "Recent workspaces" and "Keys worth knowing" go below "Start" instead of being
+        # cut off at the right.
+        self._arrange(stacked=self._scroll.viewport().width() < STACK_BELOW_PX)
+
+    def _arrange(self, *, stacked: bool) -> None:
+        if stacked == self.stacked:
+            return
+        self.stacked = stacked
+        self._grid.removeItem(self._recent)
+        row, col = (3, 1) if stacked else (2, 2)
+        self._grid.addLayout(self._recent, row, col, Qt.AlignmentFlag.AlignTop)
 
     def _heading(self, text: str) -> QLabel:
         label = QLabel(f"<b>{text}</b>", self)
