@@ -226,12 +226,15 @@ def test_without_a_model_the_chat_explains_and_the_app_works(qtbot, app_services
     # the set-up card is the hint: the empty transcript's own hint would show below it
     # cut to its last lines in a short dock
     assert panel.transcript.empty_label.isHidden()
+    # ... and the empty transcript gives its height to the card
+    assert panel.transcript.isHidden()
     assert not panel.send_button.isEnabled()
     panel.input.setPlainText("hello?")
     qtbot.keyClick(panel.input, Qt.Key.Key_Return)
     assert not panel.running
     notices = panel.transcript.widgets(NoticeWidget)
     assert notices and "No model is configured" in notices[-1].text()
+    assert not panel.transcript.isHidden()  # a notice brings the transcript back
     assert panel.no_model.button.text() == "Open Settings"
     assert not list_conversations(app_services.workspace.conversations_dir)  # nothing written
     # the query engine is unaffected

@@ -69,10 +69,12 @@ class ChatTranscript(QScrollArea):
         set up, the set-up card above says what to do, and in a short dock the hint would
         only show its last lines (the transcript keeps to its bottom)."""
         self._hint_wanted = wanted
-        if not wanted:
-            self.empty_label.hide()
-        elif self._column.count() <= 2:  # nothing but the hint and the stretch
-            self.empty_label.show()
+        empty = self._column.count() <= 2  # nothing but the hint and the stretch
+        self.empty_label.setVisible(wanted and empty)
+        # Empty and without its hint, the transcript gives its height to what is above
+        # it (the set-up card); the first notice or message brings it back (_add).
+        if self.parentWidget() is not None:
+            self.setVisible(wanted or not empty)
 
     # -- building blocks -----------------------------------------------------------------
     def reset(self) -> None:
@@ -90,6 +92,8 @@ class ChatTranscript(QScrollArea):
 
     def _add(self, widget: W, *, align: Qt.AlignmentFlag | None = None) -> W:
         self.empty_label.hide()
+        if self.isHidden() and self.parentWidget() is not None:
+            self.show()  # hidden while empty without its hint (show_hint)
         if align is not None:
             row = QWidget(self._content)
             line = QHBoxLayout(row)
