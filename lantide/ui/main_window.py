@@ -178,7 +178,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._first_painted)
 
     def _first_painted(self) -> None:
-        # The frame (title bar, borders) is known only now that the window is on screen.
+        # The frame (title bar, borders) is known only once the window is on screen.
         fit_window_to_screen(self)
         self.sig_shown.emit()
 

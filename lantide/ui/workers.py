@@ -117,21 +117,44 @@ def _owner_of(callback: Callable[..., Any]) -> QObject | None:
 def _while_owner_lives(
     callback: Callable[..., Any], owner: QObject | None, *, takes_value: bool = True
 ) -> Callable[..., None]:
-    """``callback``, skipped once its owner's C++ object has been deleted."""
-    owner = owner if owner is not None else _owner_of(callback)
-    if owner is None:
-        return callback
+    """``callback``, skipped once its owner's C++ object has been deleted.
+
+    A bound method is held weakly, as Qt holds a slot: a finished worker kept by its
+    panel must not keep the panel's Python object alive through its own connection.
+    """
+    if owner is None and isinstance(getattr(callback, "__self__", None), QObject):
+        # a Python method, or a Qt one (setText): its object weakly, the method by name
+        target_ref = weakref.ref(callback.__self__)  # type: ignore[attr-defined]
+        name = callback.__name__
+
+        def resolve() -> Callable[..., Any] | None:
+            target = target_ref()
+            if target is None or not shiboken6.isValid(target):
+                return None
+            return getattr(target, name)
+
+    else:
+        owner = owner if owner is not None else _owner_of(callback)
+        if owner is None:
+            return callback
+        live_owner = owner
+
+        def resolve() -> Callable[..., Any] | None:
+            return callback if shiboken6.isValid(live_owner) else None
+
     if takes_value:
 
         def deliver(value: Any) -> None:
-            if shiboken6.isValid(owner):
-                callback(value)
+            target = resolve()
+            if target is not None:
+                target(value)
 
         return deliver
 
     def deliver_finished() -> None:
-        if shiboken6.isValid(owner):
-            callback()
+        target = resolve()
+        if target is not None:
+            target()
 
     return deliver_finished
 
