@@ -34,7 +34,14 @@ def _cl100k_ranks() -> dict[bytes, int]:
     import hashlib
 
     packed = resource_path("tokenizer", "cl100k_base.tiktoken.gz")
-    contents = gzip.decompress(packed.read_bytes())
+    try:
+        contents = gzip.decompress(packed.read_bytes())
+    except (OSError, EOFError) as exc:  # missing, unreadable, not gzip, cut short
+        raise LantideError(
+            f"The tokenizer file {packed} cannot be read: {exc}.",
+            hint="Reinstall Lantide.",
+            code="INSTALL_BROKEN",
+        ) from exc
     if hashlib.sha256(contents).hexdigest() != _CL100K_SHA256:
         raise LantideError(
             f"The tokenizer file {packed} is damaged (its hash is not the shipped one).",

@@ -27,3 +27,19 @@ def test_ranks_that_do_not_match_the_known_hash_are_refused_naming_the_file(tmp_
     with pytest.raises(LantideError) as info:
         tokens._cl100k_ranks()
     assert info.value.code == "INSTALL_BROKEN" and str(folder / shipped.name) in info.value.message
+
+
+@pytest.mark.parametrize(
+    "damage", [b"not gzip at all", b"\x1f\x8b\x08\x00cut", None], ids=["plain", "cut", "missing"]
+)
+def test_an_unreadable_tokenizer_file_is_refused_naming_it(tmp_path, monkeypatch, damage):
+    folder = tmp_path / "tokenizer"
+    folder.mkdir()
+    packed = folder / "cl100k_base.tiktoken.gz"
+    if damage is not None:
+        packed.write_bytes(damage)
+    monkeypatch.setattr(tokens, "resource_path", lambda *parts: tmp_path.joinpath(*parts))
+    with pytest.raises(LantideError) as info:
+        tokens._cl100k_ranks()
+    assert info.value.code == "INSTALL_BROKEN" and str(packed) in info.value.message
+    assert "Reinstall" in (info.value.hint or "")
