@@ -501,9 +501,9 @@ class DataSources(LazySheets):
 
 
 def _is_duckdb_error(exc: BaseException) -> bool:
-    import duckdb
+    from lantide.query.duckdb_import import duckdb_core
 
-    return isinstance(exc, duckdb.Error)
+    return isinstance(exc, duckdb_core().Error)
 
 
 def file_is_inside(path: Path, root: Path) -> bool:
