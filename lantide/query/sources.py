@@ -400,6 +400,8 @@ class DataSources(LazySheets):
     def _drop(self, path_text: str) -> None:
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
         self._forget_loaded(path_text)
+        if not rows:  # never registered (e.g. every file on a database's first open)
+            return
 
         def work(cur: Cursor) -> None:
             with transaction(cur):
