@@ -73,6 +73,14 @@ PANELS_AT_LATEST_MS = 1500
 DEFERRED_PANELS = ("ledger", "knowledge", "chat")
 
 
+def _import_panel_modules(_context) -> None:
+    """The deferred panels' modules (most of what making them costs), imported in a worker
+    so the UI thread keeps answering meanwhile; they make no Qt object when imported."""
+    import lantide.ui.chat.chat_panel
+    import lantide.ui.chat.ledger_panel
+    import lantide.ui.explorer.knowledge_panel  # noqa: F401 - imported for the panels
+
+
 def _make_panel(name: str, services: AppServices, parent: QWidget) -> QWidget:
     if name == "chat":
         from lantide.ui.chat.chat_panel import ChatPanel
@@ -192,8 +200,8 @@ class MainWindow(QMainWindow):
         self._tab_count_changed(0)
         if restore:  # after the first paint: the window shows before documents load
             self.sig_shown.connect(lambda: QTimer.singleShot(0, self.restore_session))
-        # the docks' panels once usable (sig_idle's other listeners run first)
-        self.sig_idle.connect(lambda: QTimer.singleShot(0, self, self.fill_docks))
+        # the docks' panels once usable (their modules load in a worker first)
+        self.sig_idle.connect(self._load_panels)
         self.sig_shown.connect(
             lambda: QTimer.singleShot(PANELS_AT_LATEST_MS, self, self.fill_docks)
         )
@@ -290,6 +298,14 @@ class MainWindow(QMainWindow):
     def panel_made(self, name: str) -> bool:
         """The panel of the ``name`` dock (chat, ledger, knowledge) exists."""
         return name in self._panels
+
+    def _load_panels(self) -> None:
+        self.services.workers.submit(
+            _import_panel_modules,
+            name="load the docks' panels",
+            on_result=lambda _none: self.fill_docks(),
+            on_error=lambda _exc: self.fill_docks(),  # made on the UI thread then
+        )
 
     def fill_docks(self) -> None:
         """Make the docks' panels not made yet, one per turn of the event loop."""
