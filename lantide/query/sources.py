@@ -327,7 +327,7 @@ class DataSources(LazySheets):
                 tables.extend(self._from_rows(key))
                 self._stamps[key] = stamp
                 continue
-            registered = self._register(path, fmt, name, stamp)
+            registered = self._register(path, fmt, name, stamp, known=previous is not None)
             self.on_registered(key)
             tables.extend(registered)
             self._stamps[key] = stamp
@@ -400,8 +400,6 @@ class DataSources(LazySheets):
     def _drop(self, path_text: str) -> None:
         rows = [r for r in self.catalog.source_rows() if r["path"] == path_text]
         self._forget_loaded(path_text)
-        if not rows:  # never registered (e.g. every file on a database's first open)
-            return
 
         def work(cur: Cursor) -> None:
             with transaction(cur):
@@ -415,9 +413,15 @@ class DataSources(LazySheets):
 
         self.engine.run(work, timeout=None)
 
-    def _register(self, path: Path, fmt: str, name: str, stamp: tuple[int, int]) -> list[DataTable]:
+    def _register(
+        self, path: Path, fmt: str, name: str, stamp: tuple[int, int], *, known: bool = True
+    ) -> list[DataTable]:
+        """Register ``path`` anew; ``known``: the catalog has rows for it (to drop first)."""
         key = str(path)
-        self._drop(key)
+        if known:
+            self._drop(key)
+        else:  # nothing of it in the database (e.g. every file on its first open)
+            self._forget_loaded(key)
         if fmt == "excel":
             return self._register_workbook(path, name, stamp)
         if fmt == UNREADABLE_FOLDER:
