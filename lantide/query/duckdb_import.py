@@ -44,9 +44,10 @@ _CORE_NAMES = (
 
 def duckdb_core() -> Any:
     """``duckdb`` if it is imported already, else DuckDB's compiled core ``_duckdb`` (the
-    same ``connect`` and exception classes), with ``duckdb._version`` prepared so a later
-    plain ``import duckdb`` spares ``importlib.metadata`` too. The full import when the
-    core is not there under that name or lacks one of the names the query layer uses."""
+    same ``connect`` and exception classes). The full import (:func:`import_duckdb`) when
+    the core is not there under that name or lacks one of the names the query layer uses.
+    The package itself is imported later through :func:`import_duckdb` (the service's
+    parts, the first query's result), which spares ``importlib.metadata``."""
     loaded = sys.modules.get("duckdb")
     if loaded is not None:
         return loaded
@@ -56,10 +57,6 @@ def duckdb_core() -> Any:
         return import_duckdb()
     if not all(hasattr(_duckdb, name) for name in _CORE_NAMES):
         return import_duckdb()
-    if _VERSION_MODULE not in sys.modules:
-        shim = _version_module()
-        if shim is not None:
-            sys.modules[_VERSION_MODULE] = shim
     return _duckdb
 
 
