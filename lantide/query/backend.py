@@ -157,9 +157,6 @@ def _open(
     settings: QuerySettings,
     reserved_names: Callable[[], list[str]],
 ) -> Backend:
-    from lantide.query.duckdb_import import import_duckdb
-
-    import_duckdb()  # a process's first duckdb import is usually this: spare its metadata scan
     engine = Engine(
         workspace.cache_db_path,
         allowed_dirs=[workspace.data_dir],

@@ -7,6 +7,14 @@ then. :func:`import_duckdb` gives ``duckdb._version`` the same four names from t
 installed ``duckdb-<version>.dist-info`` folder's name (PEP 427: the name carries the
 version) before the first import. Anything unexpected (no such folder, two of them, a
 ``duckdb`` whose ``__init__`` wants another name) falls back to the plain import.
+
+:func:`duckdb_core` is less still: DuckDB's compiled core ``_duckdb``, which is what
+``duckdb`` re-exports as ``connect``, the connection class and the exception classes.
+``import duckdb`` adds a Python layer on top (the relation API patched onto the
+connection class, Arrow sources, expressions): about two thirds of its import time, and
+nothing opening the database, registering the data files or listing the tables uses. The
+query layer opens with the core; ``duckdb`` itself loads when first imported (the query
+service's parts load it a moment after the desktop app is usable).
 """
 
 from __future__ import annotations
@@ -18,6 +26,38 @@ from pathlib import Path
 from typing import Any
 
 _VERSION_MODULE = "duckdb._version"
+# What the query layer takes from the core before ``duckdb`` is imported.
+_CORE_NAMES = (
+    "connect",
+    "DuckDBPyConnection",
+    "Error",
+    "InterruptException",
+    "CatalogException",
+    "BinderException",
+    "ParserException",
+    "PermissionException",
+    "OutOfMemoryException",
+    "InvalidInputException",
+    "ConversionException",
+)
+
+
+def duckdb_core() -> Any:
+    """``duckdb`` if it is imported already, else DuckDB's compiled core ``_duckdb`` (the
+    same ``connect`` and exception classes). The full import (:func:`import_duckdb`) when
+    the core is not there under that name or lacks one of the names the query layer uses.
+    The package itself is imported later through :func:`import_duckdb` (the service's
+    parts, the first query's result), which spares ``importlib.metadata``."""
+    loaded = sys.modules.get("duckdb")
+    if loaded is not None:
+        return loaded
+    try:
+        import _duckdb
+    except ImportError:
+        return import_duckdb()
+    if not all(hasattr(_duckdb, name) for name in _CORE_NAMES):
+        return import_duckdb()
+    return _duckdb
 
 
 def import_duckdb() -> Any:

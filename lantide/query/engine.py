@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.query.cancel import CancelScope, active_scopes
+from lantide.query.duckdb_import import duckdb_core
 from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Engine:
         threads: int = 0,
         timeout_seconds: float | None = 300.0,
     ) -> None:
-        import duckdb
+        duckdb = duckdb_core()  # not the whole package: see duckdb_import
 
         self.db_path = Path(db_path)
         self.timeout_seconds = timeout_seconds
@@ -79,7 +80,7 @@ class Engine:
             config["threads"] = int(threads)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._con = duckdb.connect(str(self.db_path), config=config)
+            self._con: DuckDBPyConnection = duckdb.connect(str(self.db_path), config=config)
         except duckdb.Error as exc:
             if "lock" in str(exc).lower():
                 raise QueryError(
@@ -167,7 +168,7 @@ class Engine:
         DuckDB errors become :class:`QueryError` with a code and a hint. ``timeout`` -1
         means the engine's default; None means no limit.
         """
-        import duckdb
+        duckdb = duckdb_core()
 
         limit = self.timeout_seconds if timeout == -1.0 else timeout
         cur = self.cursor()
@@ -439,7 +440,7 @@ _NOT_FOUND = re.compile(r"not found|does not have a column|Referenced column", r
 
 def translate_error(exc: BaseException, sql: str | None = None) -> QueryError:
     """A DuckDB exception as a QueryError with a stable code and a hint."""
-    import duckdb
+    duckdb = duckdb_core()
 
     message = str(exc).strip()
     headline = message.split("\n\nLINE")[0].strip()

@@ -223,7 +223,9 @@ def _bound_columns(cur: Cursor, sql: str, cell_chars: int | None) -> tuple[list[
     (a binding error of the Python relation API has none)."""
     if not cell_chars:
         return [], []
-    import duckdb
+    from lantide.query.duckdb_import import import_duckdb
+
+    duckdb = import_duckdb()  # the relation API (cur.sql) comes with the package
 
     try:
         bound = cur.sql(sql)

@@ -35,7 +35,7 @@ from lantide.query.errors import QueryCancelled
 from lantide.query.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
-    from lantide.query.engine import Engine
+    from lantide.query.engine import Cursor, Engine
     from lantide.query.sources import DataTable
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,7 @@ class RowCounts:
         out: dict[str, tuple[int | None, bool]] = {}
         budget: float = INLINE_BUDGET
         queue: list[tuple[DataTable, tuple[int, int]]] = []
+        counted: list[tuple[str, Count]] = []
         for table in files:
             key = str(table.path)
             stamp = known[key].stamp if key in known else None
@@ -106,11 +107,15 @@ class RowCounts:
             cost = counting_cost(table.path, table.format, current[0], table.path.is_dir())
             if cost <= min(INLINE_BYTES, budget):
                 budget -= cost
-                count = self._count(table, current)  # on the caller's thread and scope
-                out[table.qualified_name] = (count.row_count, False)
+                count = self._counted(table, current)  # on the caller's thread and scope
+                out[table.qualified_name] = (count.row_count if count else None, False)
+                if count is not None:
+                    counted.append((key, count))
             else:
                 queue.append((table, current))
                 out[table.qualified_name] = (None, True)
+        if counted:  # one commit for all (a database's first listing counts every file)
+            self._store_many(counted)
         if queue:
             self._enqueue(queue)
         return out
@@ -138,6 +143,14 @@ class RowCounts:
     # -- counting --------------------------------------------------------------------------
     def _count(self, table: DataTable, stamp: tuple[int, int]) -> Count:
         """Count one file now and keep the count (raises only QueryCancelled)."""
+        count = self._counted(table, stamp)
+        if count is None:
+            return Count(stamp, None)  # changed while counting: the next listing recounts
+        self._store_many([(str(table.path), count)])
+        return count
+
+    def _counted(self, table: DataTable, stamp: tuple[int, int]) -> Count | None:
+        """Count one file now (raises only QueryCancelled); None if it changed meanwhile."""
         try:
             rows = self.engine.execute(f"SELECT count(*) FROM {table.qualified_name}")
             count = Count(stamp, int(rows[0][0]))
@@ -148,8 +161,7 @@ class RowCounts:
                 raise QueryCancelled("counting the rows of " + str(table.path)) from None
             count = Count(stamp, None, exc.message)
         if self._stamp_of(table.path) != stamp:
-            return Count(stamp, None)  # changed while counting: the next listing recounts
-        self._store(str(table.path), count)
+            return None
         return count
 
     def _enqueue(self, items: list[tuple[DataTable, tuple[int, int]]]) -> None:
@@ -214,16 +226,23 @@ class RowCounts:
                 self._known = known
             return dict(self._known)
 
-    def _store(self, path: str, count: Count) -> None:
+    def _store_many(self, counts: list[tuple[str, Count]]) -> None:
+        """Keep ``counts`` in memory and on disk, in one transaction."""
+        from lantide.query.engine import transaction
+
         with self._lock:
             if self._known is not None:
-                self._known[path] = count
+                self._known.update(counts)
+        at = now_utc()
+        rows = [[path, c.stamp[0], c.stamp[1], c.row_count, c.error, at] for path, c in counts]
+
+        def work(cur: Cursor) -> None:
+            with transaction(cur):
+                cur.executemany(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?, ?)", rows)
+
         try:
-            self.engine.execute(
-                f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?, ?)",
-                [path, count.stamp[0], count.stamp[1], count.row_count, count.error, now_utc()],
-            )
+            self.engine.run(work)
         except QueryCancelled:
             raise
         except LantideError as exc:  # another writer of the same row won: the memory copy holds
-            log.debug("row count of %s not stored: %s", path, exc.message)
+            log.debug("row counts of %s not stored: %s", [p for p, _ in counts], exc.message)

@@ -168,7 +168,10 @@ class QueryService:
 
     def load_parts(self) -> None:
         """Make every part now (from a worker a moment after start-up, so the first query
-        does not import them)."""
+        does not import them); ``duckdb`` itself too, as the database opened with its core."""
+        from lantide.query.duckdb_import import import_duckdb
+
+        import_duckdb()
         _ = self.tabs, self.browser
 
     # -- lifecycle -----------------------------------------------------------------

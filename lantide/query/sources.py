@@ -327,7 +327,7 @@ class DataSources(LazySheets):
                 tables.extend(self._from_rows(key))
                 self._stamps[key] = stamp
                 continue
-            registered = self._register(path, fmt, name, stamp)
+            registered = self._register(path, fmt, name, stamp, known=previous is not None)
             self.on_registered(key)
             tables.extend(registered)
             self._stamps[key] = stamp
@@ -413,9 +413,15 @@ class DataSources(LazySheets):
 
         self.engine.run(work, timeout=None)
 
-    def _register(self, path: Path, fmt: str, name: str, stamp: tuple[int, int]) -> list[DataTable]:
+    def _register(
+        self, path: Path, fmt: str, name: str, stamp: tuple[int, int], *, known: bool = True
+    ) -> list[DataTable]:
+        """Register ``path`` anew; ``known``: the catalog has rows for it (to drop first)."""
         key = str(path)
-        self._drop(key)
+        if known:
+            self._drop(key)
+        else:  # nothing of it in the database (e.g. every file on its first open)
+            self._forget_loaded(key)
         if fmt == "excel":
             return self._register_workbook(path, name, stamp)
         if fmt == UNREADABLE_FOLDER:
@@ -501,9 +507,9 @@ class DataSources(LazySheets):
 
 
 def _is_duckdb_error(exc: BaseException) -> bool:
-    import duckdb
+    from lantide.query.duckdb_import import duckdb_core
 
-    return isinstance(exc, duckdb.Error)
+    return isinstance(exc, duckdb_core().Error)
 
 
 def file_is_inside(path: Path, root: Path) -> bool:

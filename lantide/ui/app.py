@@ -26,9 +26,12 @@ from lantide import __version__
 
 log = logging.getLogger(__name__)
 READY_FILE_ENV = "LANTIDE_READY_FILE"
-# After the first paint the database opens alone for up to this long before the panels'
-# loading (knowledge, conversations, file watching) starts beside it.
-URGENT_ALONE_MS = 400
+# After the first paint the database opens (and the explorer lists its tables) alone for up
+# to this long before the rest of the held work (file watching, the Agent Integration's
+# activity and clients, the recent-workspaces list) starts beside it. The docks' panels,
+# whose loading used to be that rest, are made once the window is usable (main_window's
+# PANELS_AT_LATEST_MS, the same bound), so nothing the analyst sees waits on it.
+URGENT_ALONE_MS = 1500
 
 
 class AppController:

@@ -7,6 +7,11 @@ agent that) arrive through :class:`~lantide.ui.services.AppServices` signals, an
 work runs in the worker pool. On close it asks about unsaved tabs, saves the layout and
 closes the services. The window reports ``sig_idle`` once it is shown, the database is
 open (or failed) and the explorer is filled: the point the start-up benchmark measures.
+
+The chat, ledger and knowledge docks exist from the start (so the saved layout restores),
+their panels are made once the window is usable (or when a dock is first shown, or the
+panel first used, if that comes sooner): their imports, building and loading would
+otherwise come before the first paint and beside the database's opening.
 """
 
 from __future__ import annotations
@@ -59,10 +64,40 @@ from lantide.workspace.layout import sql_tab_path
 from lantide.workspace.lifecycle import PROJECT_STATUSES
 
 if TYPE_CHECKING:
+    from lantide.ui.chat.chat_panel import ChatPanel
+    from lantide.ui.chat.ledger_panel import LedgerPanel
+    from lantide.ui.explorer.knowledge_panel import KnowledgePanel
     from lantide.ui.integration.host import McpHost
 
 log = logging.getLogger(__name__)
 EXPLORER_MIN_WIDTH = 210
+# The docks' panels are made at the latest this long after the first paint, even when the
+# database is still opening (a large workspace's first open).
+PANELS_AT_LATEST_MS = 1500
+# Made in this order: the ledger follows the chat's conversation from its first change.
+DEFERRED_PANELS = ("ledger", "knowledge", "chat")
+
+
+def _import_panel_modules(_context) -> None:
+    """The deferred panels' modules (most of what making them costs), imported in a worker
+    so the UI thread keeps answering meanwhile; they make no Qt object when imported."""
+    import lantide.ui.chat.chat_panel
+    import lantide.ui.chat.ledger_panel
+    import lantide.ui.explorer.knowledge_panel  # noqa: F401 - imported for the panels
+
+
+def _make_panel(name: str, services: AppServices, parent: QWidget) -> QWidget:
+    if name == "chat":
+        from lantide.ui.chat.chat_panel import ChatPanel
+
+        return ChatPanel(services, parent)
+    if name == "ledger":
+        from lantide.ui.chat.ledger_panel import LedgerPanel
+
+        return LedgerPanel(services, parent)
+    from lantide.ui.explorer.knowledge_panel import KnowledgePanel
+
+    return KnowledgePanel(services, parent)
 
 
 def _project_of(ref: TabRef) -> str:
@@ -118,6 +153,7 @@ class MainWindow(QMainWindow):
         fit_window_to_screen(self, QSize(1360, 840))  # smaller on a small screen
         self.setDockNestingEnabled(True)
         self._closing = False
+        self._painted = False
         self._idle_emitted = False
         # Idle once the database is open (or failed) and the explorer is filled.
         self._waiting_for = {"explorer"}  # its tree, with the database's tables
@@ -167,9 +203,13 @@ class MainWindow(QMainWindow):
             restore_window_layout(self)
         self._update_title()
         self._tab_count_changed(0)
-        self._painted = False
         if restore:  # after the first paint: the window shows before documents load
             self.sig_shown.connect(lambda: QTimer.singleShot(0, self.restore_session))
+        # the docks' panels once usable (their modules load in a worker first)
+        self.sig_idle.connect(self._load_panels)
+        self.sig_shown.connect(
+            lambda: QTimer.singleShot(PANELS_AT_LATEST_MS, self, self.fill_docks)
+        )
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)
@@ -199,17 +239,11 @@ class MainWindow(QMainWindow):
         return dock
 
     def _build_docks(self) -> None:
-        from lantide.ui.chat.chat_panel import ChatPanel
-        from lantide.ui.chat.ledger_panel import LedgerPanel
-        from lantide.ui.explorer.knowledge_panel import KnowledgePanel
-
         s = self.services
         self.explorer = ExplorerPanel(s, self)
         self.explorer.setMinimumWidth(EXPLORER_MIN_WIDTH)  # names stay readable beside counts
         self.explorer.sig_connections_requested.connect(lambda: self.open_settings("Connections"))
-        self.knowledge = KnowledgePanel(s, self)
-        self.chat = ChatPanel(s, self)
-        self.ledger = LedgerPanel(s, self)
+        self._panels: dict[str, QWidget] = {}  # the deferred docks' panels made so far
         left, right, bottom = (
             Qt.DockWidgetArea.LeftDockWidgetArea,
             Qt.DockWidgetArea.RightDockWidgetArea,
@@ -219,14 +253,24 @@ class MainWindow(QMainWindow):
             "Explorer", "ExplorerDock", self.explorer, left, "workspace"
         )
         self.knowledge_dock = self._dock(
-            "Knowledge", "KnowledgeDock", self.knowledge, left, "knowledge"
+            "Knowledge", "KnowledgeDock", QWidget(self), left, "knowledge"
         )
         self.tabifyDockWidget(self.explorer_dock, self.knowledge_dock)
         self.explorer_dock.raise_()
-        self.chat_dock = self._dock("Chat", "ChatDock", self.chat, right, "chat")
+        self.chat_dock = self._dock("Chat", "ChatDock", QWidget(self), right, "chat")
         self.ledger_dock = self._dock(
-            "Ledger and query history", "LedgerDock", self.ledger, bottom, "ledger"
+            "Ledger and query history", "LedgerDock", QWidget(self), bottom, "ledger"
         )
+        self._deferred_docks = {
+            "chat": self.chat_dock,
+            "ledger": self.ledger_dock,
+            "knowledge": self.knowledge_dock,
+        }
+        for name, dock in self._deferred_docks.items():
+            # a dock the analyst brings up before the panels are made gets its panel now
+            dock.visibilityChanged.connect(
+                lambda visible, n=name: visible and self._painted and self._panel(n)
+            )
         from lantide.ui.integration import install
 
         install(self)  # Agent Integration: the MCP server in the app, the Activity dock
@@ -235,6 +279,67 @@ class MainWindow(QMainWindow):
         self.adaptive_docks = AdaptiveDocks(
             self, [self.explorer_dock, self.knowledge_dock, self.chat_dock], [self.ledger_dock]
         )
+
+    # -- the deferred docks' panels ---------------------------------------------------------
+    @property
+    def chat(self) -> ChatPanel:
+        from lantide.ui.chat.chat_panel import ChatPanel
+
+        panel = self._panel("chat")
+        assert isinstance(panel, ChatPanel)
+        return panel
+
+    @property
+    def ledger(self) -> LedgerPanel:
+        from lantide.ui.chat.ledger_panel import LedgerPanel
+
+        panel = self._panel("ledger")
+        assert isinstance(panel, LedgerPanel)
+        return panel
+
+    @property
+    def knowledge(self) -> KnowledgePanel:
+        from lantide.ui.explorer.knowledge_panel import KnowledgePanel
+
+        panel = self._panel("knowledge")
+        assert isinstance(panel, KnowledgePanel)
+        return panel
+
+    def panel_made(self, name: str) -> bool:
+        """The panel of the ``name`` dock (chat, ledger, knowledge) exists."""
+        return name in self._panels
+
+    def _load_panels(self) -> None:
+        self.services.workers.submit(
+            _import_panel_modules,
+            name="load the docks' panels",
+            on_result=lambda _none: self.fill_docks(),
+            on_error=lambda _exc: self.fill_docks(),  # made on the UI thread then
+        )
+
+    def fill_docks(self) -> None:
+        """Make the docks' panels not made yet, one per turn of the event loop."""
+        if self._closing:
+            return
+        missing = [n for n in DEFERRED_PANELS if n not in self._panels]
+        if missing:
+            self._panel(missing[0])
+            if len(missing) > 1:
+                QTimer.singleShot(0, self, self.fill_docks)
+
+    def _panel(self, name: str) -> QWidget:
+        panel = self._panels.get(name)
+        if panel is None:
+            dock = self._deferred_docks[name]
+            panel = _make_panel(name, self.services, self)
+            self._panels[name] = panel
+            placeholder = dock.widget()
+            dock.setWidget(panel)
+            panel.show()
+            if placeholder is not None and placeholder is not panel:
+                placeholder.hide()
+                placeholder.deleteLater()
+        return panel
 
     def default_dock_sizes(self) -> None:
         """Explorer and chat wide enough to read, the ledger a strip below the tabs."""
@@ -628,6 +733,9 @@ class MainWindow(QMainWindow):
 
     # -- docks ---------------------------------------------------------------------------
     def _show_dock(self, dock: QDockWidget) -> None:
+        for name, deferred in self._deferred_docks.items():
+            if deferred is dock:
+                self._panel(name)
         dock.show()
         dock.raise_()
         dock.widget().setFocus()

@@ -1,5 +1,7 @@
 """Opening a workspace's database imports only what opening needs: the result checks load
-with the first query, and ``duckdb`` is imported without ``importlib.metadata`` (the
+with the first query; opening, registering the data files and listing the tables use
+DuckDB's compiled core, the ``duckdb`` package's Python layer loading with the first query
+(or the service's parts); and ``duckdb`` is imported without ``importlib.metadata`` (the
 desktop app is usable sooner), with the same version names as a plain import."""
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ from lantide.workspace.model import Workspace
 ws = Workspace.open(Path(sys.argv[1]))
 report = {}
 with QueryService(ws) as service:
+    listed = service.show_tables()
+    report["listed"] = sorted(t["name"] for t in listed["tables"])
     report["opened"] = sorted(
-        name for name in ("importlib.metadata", "email", "lantide.query.checks")
+        name for name in ("importlib.metadata", "email", "lantide.query.checks", "duckdb")
         if name in sys.modules
     )
+    report["first_query"] = service.run_query("SELECT 42 AS n")["preview"]
+    report["duckdb_after_query"] = "duckdb" in sys.modules
     import duckdb
     report["names"] = [duckdb.__version__, duckdb.__duckdb_version__, duckdb.version(),
                        duckdb.build_info()]
@@ -50,6 +56,9 @@ def test_opening_the_database_spares_the_checks_and_importlib_metadata(sample_wo
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["opened"] == []
+    assert {"customers", "orders", "products"} <= set(report["listed"])
+    assert report["first_query"] == [[42]]
+    assert report["duckdb_after_query"]  # the query's result brought the whole package
     assert report["rows"] == [[2000]]
     assert report["checks_loaded"]  # the first query brought them
     version, engine_version, text, info = report["names"]
@@ -65,3 +74,32 @@ def test_import_duckdb_falls_back_to_the_plain_import_without_a_dist_info(monkey
     monkeypatch.setattr(duckdb_import, "_installed_version", lambda: None)
     assert duckdb_import._version_module() is None
     assert duckdb_import.import_duckdb() is sys.modules["duckdb"]
+
+
+_PARTS_SCRIPT = r"""
+import json, sys
+from pathlib import Path
+from lantide.query import QueryService
+from lantide.workspace.model import Workspace
+ws = Workspace.open(Path(sys.argv[1]))
+with QueryService(ws) as service:
+    before = "duckdb" in sys.modules
+    service.load_parts()
+    print(json.dumps([before, "duckdb" in sys.modules, "importlib.metadata" in sys.modules]))
+ws.close()
+"""
+
+
+def test_the_service_parts_bring_the_duckdb_package(sample_workspace):
+    """The desktop app loads the parts a moment after it is usable: the first query then
+    does not wait for ``import duckdb`` either."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PARTS_SCRIPT, str(sample_workspace)],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [False, True, False]

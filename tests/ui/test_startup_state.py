@@ -92,6 +92,11 @@ def test_after_start_the_docks_exist_and_the_last_session_is_back(qtbot, sample_
     try:
         qtbot.waitUntil(window.is_idle, timeout=30_000)
         qtbot.waitUntil(lambda: window.tabs.count() == 2, timeout=10_000)
+        # the docks' panels are made once the window is usable, nothing else asked for
+        qtbot.waitUntil(
+            lambda: all(window.panel_made(n) for n in ("chat", "ledger", "knowledge")),
+            timeout=10_000,
+        )
         assert [window.tabs.tabText(i) for i in range(2)] == ["report.md", "clean_orders"]
         assert window.tabs.currentIndex() == 1
         for dock in (window.explorer_dock, window.chat_dock, window.ledger_dock):
@@ -143,3 +148,111 @@ def test_building_the_window_leaves_the_engine_modules_to_the_workers(sample_wor
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+_PANELS_AT_BUILD = r"""
+import json, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+from lantide.ui.main_window import MainWindow
+from lantide.ui.services import AppServices
+from lantide.workspace.model import Workspace
+from lantide.workspace.settings import load_settings
+
+app = QApplication(sys.argv[:1])
+services = AppServices(Workspace.open(Path(sys.argv[1])), load_settings())
+services.workers.hold()  # as the app does until the first paint
+window = MainWindow(services)
+panels = ("lantide.ui.chat.chat_panel", "lantide.ui.chat.ledger_panel",
+          "lantide.ui.explorer.knowledge_panel")
+print(json.dumps(sorted(name for name in panels if name in sys.modules)))
+"""
+
+
+def test_the_chat_ledger_and_knowledge_panels_are_not_made_before_the_first_paint(
+    sample_workspace,
+):
+    """Their imports and building came before the window's first paint; now the docks
+    are there (the saved layout restores) and the panels come once it is usable."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import cli_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", _PANELS_AT_BUILD, str(sample_workspace)],
+        capture_output=True,
+        text=True,
+        env=cli_env({"QT_QPA_PLATFORM": "offscreen"}),
+        cwd=str(Path(__file__).resolve().parents[2]),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def _held_window(qtbot, workspace_root):
+    """The main window shown with its background work held: the database never opens,
+    so the window never becomes usable on its own."""
+    from lantide.ui.main_window import MainWindow
+    from lantide.ui.services import AppServices
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import load_settings
+
+    workspace = Workspace.open(workspace_root)
+    services = AppServices(workspace, load_settings())
+    services.workers.hold()
+    window = MainWindow(services, restore=False)
+    with qtbot.waitSignal(window.sig_shown, timeout=10_000):
+        window.show()
+    return window, workspace
+
+
+def test_a_dock_brought_up_before_the_panels_are_made_fills_at_once(
+    qtbot, sample_workspace, monkeypatch
+):
+    from lantide.ui.chat.chat_panel import ChatPanel
+    from lantide.ui.explorer.knowledge_panel import KnowledgePanel
+
+    asked = []
+    monkeypatch.setattr(ChatPanel, "ask", lambda _panel, text: asked.append(text))
+
+    window, workspace = _held_window(qtbot, sample_workspace)
+    try:
+        assert not window.is_idle()
+        assert not window.panel_made("knowledge")  # tabbed behind the explorer
+        window.knowledge_dock.raise_()  # the analyst clicks its tab
+        QApplication.processEvents()
+        assert isinstance(window.knowledge_dock.widget(), KnowledgePanel)
+        assert window.knowledge_dock.widget().isVisible()
+        assert window.panel_made("knowledge") and not window.panel_made("chat")
+        # asking the agent before the panels are made makes the chat and sends it there
+        window.services.sig_agent_asked.emit("What is churn?")
+        assert asked == ["What is churn?"]
+        assert isinstance(window.chat_dock.widget(), ChatPanel)
+        assert window.panel_made("chat")
+    finally:
+        window.shutdown()
+        window.close()
+        workspace.close()
+
+
+def test_the_panels_come_even_when_the_database_is_slow_to_open(qtbot, sample_workspace):
+    from lantide.ui.chat.chat_panel import ChatPanel
+    from lantide.ui.chat.ledger_panel import LedgerPanel
+
+    window, workspace = _held_window(qtbot, sample_workspace)
+    try:
+        qtbot.waitUntil(
+            lambda: all(window.panel_made(n) for n in ("chat", "ledger", "knowledge")),
+            timeout=10_000,
+        )
+        assert not window.is_idle()  # the database has not opened
+        assert isinstance(window.chat_dock.widget(), ChatPanel)
+        assert isinstance(window.ledger_dock.widget(), LedgerPanel)
+        assert window.chat_dock.widget().isVisible()
+    finally:
+        window.shutdown()
+        window.close()
+        workspace.close()
