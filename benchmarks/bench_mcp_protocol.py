@@ -108,8 +108,46 @@ def bench(calls: int) -> dict[str, dict[str, float]]:
     return out
 
 
+APPEND_LINES = 200
+ACTIVITY_LINE = {
+    "at": "2026-12-01T23:00:00.000000Z",
+    "client": "claude-code",
+    "client_name": "Claude Code",
+    "mode": "execute",
+    "transport": "http",
+    "tool": "run_query",
+    "arguments": {"sql": "SELECT l_returnflag, sum(l_quantity) FROM lineitem GROUP BY 1"},
+    "ok": True,
+    "step_ids": ["s12"],
+    "duration_ms": 15.2,
+}
+
+
+def bench_append(lines: int) -> dict[str, list[float]]:
+    """Wall time (ms) of one activity line appended by ``append_jsonl``, fsynced before
+    it returns (the ledger's way, and the activity log's until 2026-12-01) or with
+    ``defer_fsync`` (the activity log's now); the two alternate in blocks of 20."""
+    import tempfile
+    from pathlib import Path
+
+    from lantide.workspace.atomic import append_jsonl, sync_deferred
+
+    folder = Path(tempfile.mkdtemp(prefix="lantide-bench-append-"))
+    out: dict[str, list[float]] = {"fsync": [], "deferred": []}
+    for block in range(lines // 20):
+        for side in ("fsync", "deferred") if block % 2 else ("deferred", "fsync"):
+            path = folder / f"{side}.jsonl"
+            for _ in range(20):
+                t0 = time.perf_counter()
+                append_jsonl(path, ACTIVITY_LINE, defer_fsync=side == "deferred")
+                out[side].append((time.perf_counter() - t0) * 1000)
+    sync_deferred()
+    return out
+
+
 def main(argv: list[str]) -> int:
     calls = int(_flag(argv, "--calls", 300 if "--quick" in argv else 600))
+    appended = bench_append(APPEND_LINES)
     result = bench(calls)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
@@ -119,6 +157,13 @@ def main(argv: list[str]) -> int:
     for name, label in (("sdk", "official SDK client"), ("thin", "thin client")):
         r = result[name]
         print(f"| {label} | {r['client']:.2f} | {r['server']:.2f} | {r['wall']:.2f} |")
+    print(
+        f"\n### One activity line appended ({APPEND_LINES} x append_jsonl, ~400 bytes; ms)\n\n"
+        "| fsync | median | p90 | max |\n|---|---|---|---|"
+    )
+    for side, label in (("fsync", "before returning"), ("deferred", "deferred (group commit)")):
+        t = sorted(appended[side])
+        print(f"| {label} | {statistics.median(t):.3f} | {t[len(t) * 9 // 10]:.3f} | {t[-1]:.3f} |")
     print(f"\n{os.cpu_count()} CPUs, load average {load}.")
     return 0
 

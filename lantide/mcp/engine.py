@@ -374,7 +374,10 @@ class McpEngine:
         return root if root is not None and root in self._handles else None
 
     def close(self) -> None:
+        from lantide.workspace.atomic import sync_deferred
+
         with self._lock:
             for handle in self._handles.values():
                 handle.close()
             self._handles.clear()
+        sync_deferred()  # the activity lines of the last calls, on disk before we go

@@ -104,7 +104,9 @@ def record_call(
         entry["step_ids"] = list(step_ids)
     if duration_ms is not None:
         entry["duration_ms"] = duration_ms
-    append_jsonl(activity_path(workspace_root, client_id), entry)
+    # a record, not evidence (the ledger is): its fsync waits for a group commit, so the
+    # call it records is answered without waiting for the disk
+    append_jsonl(activity_path(workspace_root, client_id), entry, defer_fsync=True)
     return entry
 
 
