@@ -174,6 +174,11 @@ class McpEngine:
             raise ScopeRefused(
                 "no workspace is selected", hint="Call list_workspaces, then select_workspace."
             )
+        # every call lands here: an open workspace in the client's scope (both stored
+        # resolved) is found without resolving the path again (two realpaths per call)
+        handle = self._handles.get(chosen)
+        if handle is not None and (client.all_workspaces or Path(client.scope) == chosen):
+            return handle
         if not client.allows_workspace(chosen):
             raise ScopeRefused(
                 f"this client's scope is {client.scope}, not {chosen}",

@@ -203,7 +203,6 @@ def append_jsonl(path: Path | str, obj: Any, *, defer_fsync: bool = False) -> No
     the activity log, written on a request's critical path).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(obj, ensure_ascii=False, default=str) + "\n"
     try:
         line = text.encode("utf-8")
@@ -211,7 +210,12 @@ def append_jsonl(path: Path | str, obj: Any, *, defer_fsync: bool = False) -> No
         from lantide.untrusted import clean_text
 
         line = clean_text(text).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | _O_BINARY, 0o644)
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | _O_BINARY
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileNotFoundError:  # the log's first line: its folder may not exist yet
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, flags, 0o644)
     handed_over = False
     try:
         st = os.fstat(fd)

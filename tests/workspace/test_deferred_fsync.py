@@ -45,6 +45,7 @@ class FsyncSpy:
 
 @pytest.fixture
 def spy(monkeypatch):
+    sync_deferred()  # lines an earlier test left waiting are not this test's
     spy = FsyncSpy()
     monkeypatch.setattr(atomic.os, "fsync", spy)
     yield spy
