@@ -177,7 +177,7 @@ class McpEngine:
         # every call lands here: an open workspace in the client's scope (both stored
         # resolved) is found without resolving the path again (two realpaths per call)
         handle = self._handles.get(chosen)
-        if handle is not None and (client.all_workspaces or Path(client.scope) == chosen):
+        if handle is not None and (client.all_workspaces or client.scope == str(chosen)):
             return handle
         if not client.allows_workspace(chosen):
             raise ScopeRefused(

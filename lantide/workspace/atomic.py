@@ -202,7 +202,6 @@ def append_jsonl(path: Path | str, obj: Any, *, defer_fsync: bool = False) -> No
     so only a crash of the machine within that window can lose the line (a record such as
     the activity log, written on a request's critical path).
     """
-    path = Path(path)
     text = json.dumps(obj, ensure_ascii=False, default=str) + "\n"
     try:
         line = text.encode("utf-8")
@@ -214,7 +213,7 @@ def append_jsonl(path: Path | str, obj: Any, *, defer_fsync: bool = False) -> No
     try:
         fd = os.open(path, flags, 0o644)
     except FileNotFoundError:  # the log's first line: its folder may not exist yet
-        path.parent.mkdir(parents=True, exist_ok=True)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, flags, 0o644)
     handed_over = False
     try:
