@@ -426,6 +426,9 @@ class HttpServer:
             log_level="warning",
             lifespan="on",
             access_log=False,
+            # loopback only, no proxy in front: X-Forwarded-* headers are not read (a
+            # middleware less on every request)
+            proxy_headers=False,
         )
         server = self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
