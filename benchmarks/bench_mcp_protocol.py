@@ -3,9 +3,10 @@
 The ``mcp`` suite subtracts an engine of 15-20 ms of CPU measured in another process, so
 its protocol figure carries ±2-3 ms of noise. Here the server is Lantide's real HTTP server
 (:class:`lantide.mcp.server.HttpServer`: uvicorn, the token check on every request, the
-SDK's Streamable HTTP handler, the thread hop) over an :class:`McpEngine` whose ``call``
-is replaced, for ``run_query`` only, by a stub that answers a one-row result at once: the
-server process's CPU per call is then the protocol's alone. Clients: the official SDK
+SDK's Streamable HTTP handler, the thread hop) over an :class:`McpEngine` whose tool run
+(``McpEngine._run``) is replaced, for ``run_query`` only, by a stub that answers a one-row
+result at once: the server process's CPU per call is then the protocol's and the per-call
+work around the tool (mode check, the activity line, ``last used``) alone. Clients: the official SDK
 client (the target row of the ``mcp`` suite) and the thin client of ``bench_mcp``.
 Nothing here is the product's path for a query; it isolates what the protocol costs.
 """
@@ -37,15 +38,15 @@ from lantide.mcp.server import HttpServer
 
 engine = McpEngine(store=ClientStore(), transport="http")
 engine.open_workspace(sys.argv[1])
-real_call = engine.call
+real_run = engine._run
 
-def stub(client, tool, arguments, token=None):
-    if tool != "run_query":
-        return real_call(client, tool, arguments, token)
+def stub(handle, client, entry, args):
+    if entry.name != "run_query":
+        return real_run(handle, client, entry, args)
     return CallResult(True, {"columns": [{"name": "one", "type": "INTEGER"}],
                              "row_count": 1, "preview": [[1]]}, [])
 
-engine.call = stub
+engine._run = stub
 HttpServer(engine, port=int(sys.argv[2])).start().wait()
 """
 WARM_CALLS = 30
@@ -108,8 +109,65 @@ def bench(calls: int) -> dict[str, dict[str, float]]:
     return out
 
 
+APPEND_LINES = 200
+ACTIVITY_LINE = {
+    "at": "2026-12-01T23:00:00.000000Z",
+    "client": "claude-code",
+    "client_name": "Claude Code",
+    "mode": "execute",
+    "transport": "http",
+    "tool": "run_query",
+    "arguments": {"sql": "SELECT l_returnflag, sum(l_quantity) FROM lineitem GROUP BY 1"},
+    "ok": True,
+    "step_ids": ["s12"],
+    "duration_ms": 15.2,
+}
+
+
+def bench_append(lines: int) -> dict[str, list[float]]:
+    """Wall time (ms) of one activity line appended by ``append_jsonl``, fsynced before
+    it returns (the ledger's way, and the activity log's until 2026-12-01) or with
+    ``defer_fsync`` (the activity log's now); the two alternate in blocks of 20."""
+    import inspect
+    import tempfile
+    from pathlib import Path
+
+    from lantide.workspace import atomic
+    from lantide.workspace.atomic import append_jsonl
+
+    if "defer_fsync" not in inspect.signature(append_jsonl).parameters:  # older code
+        return {"fsync": bench_append_old(lines), "deferred": []}
+    folder = Path(tempfile.mkdtemp(prefix="lantide-bench-append-"))
+    out: dict[str, list[float]] = {"fsync": [], "deferred": []}
+    for block in range(lines // 20):
+        for side in ("fsync", "deferred") if block % 2 else ("deferred", "fsync"):
+            path = folder / f"{side}.jsonl"
+            for _ in range(20):
+                t0 = time.perf_counter()
+                append_jsonl(path, ACTIVITY_LINE, defer_fsync=side == "deferred")
+                out[side].append((time.perf_counter() - t0) * 1000)
+    atomic.sync_deferred()
+    return out
+
+
+def bench_append_old(lines: int) -> list[float]:
+    import tempfile
+    from pathlib import Path
+
+    from lantide.workspace.atomic import append_jsonl
+
+    path = Path(tempfile.mkdtemp(prefix="lantide-bench-append-")) / "fsync.jsonl"
+    out = []
+    for _ in range(lines):
+        t0 = time.perf_counter()
+        append_jsonl(path, ACTIVITY_LINE)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
 def main(argv: list[str]) -> int:
     calls = int(_flag(argv, "--calls", 300 if "--quick" in argv else 600))
+    appended = bench_append(APPEND_LINES)
     result = bench(calls)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
@@ -119,6 +177,15 @@ def main(argv: list[str]) -> int:
     for name, label in (("sdk", "official SDK client"), ("thin", "thin client")):
         r = result[name]
         print(f"| {label} | {r['client']:.2f} | {r['server']:.2f} | {r['wall']:.2f} |")
+    print(
+        f"\n### One activity line appended ({APPEND_LINES} x append_jsonl, ~400 bytes; ms)\n\n"
+        "| fsync | median | p90 | max |\n|---|---|---|---|"
+    )
+    for side, label in (("fsync", "before returning"), ("deferred", "deferred (group commit)")):
+        t = sorted(appended[side])
+        if not t:
+            continue
+        print(f"| {label} | {statistics.median(t):.3f} | {t[len(t) * 9 // 10]:.3f} | {t[-1]:.3f} |")
     print(f"\n{os.cpu_count()} CPUs, load average {load}.")
     return 0
 

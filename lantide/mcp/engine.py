@@ -174,6 +174,11 @@ class McpEngine:
             raise ScopeRefused(
                 "no workspace is selected", hint="Call list_workspaces, then select_workspace."
             )
+        # every call lands here: an open workspace in the client's scope (both stored
+        # resolved) is found without resolving the path again (two realpaths per call)
+        handle = self._handles.get(chosen)
+        if handle is not None and (client.all_workspaces or client.scope == str(chosen)):
+            return handle
         if not client.allows_workspace(chosen):
             raise ScopeRefused(
                 f"this client's scope is {client.scope}, not {chosen}",
@@ -374,7 +379,10 @@ class McpEngine:
         return root if root is not None and root in self._handles else None
 
     def close(self) -> None:
+        from lantide.workspace.atomic import sync_deferred
+
         with self._lock:
             for handle in self._handles.values():
                 handle.close()
             self._handles.clear()
+        sync_deferred()  # the activity lines of the last calls, on disk before we go

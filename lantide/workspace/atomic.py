@@ -7,10 +7,13 @@ own saves from edits made by another program.
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -184,16 +187,21 @@ def atomic_write_json(path: Path | str, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
-def append_jsonl(path: Path | str, obj: Any) -> None:
-    """Append one JSON line to an append-only log (conversations, ledger).
+def append_jsonl(path: Path | str, obj: Any, *, defer_fsync: bool = False) -> None:
+    """Append one JSON line to an append-only log (conversations, ledger, activity).
 
-    A line is written with a single ``write`` call on an ``O_APPEND`` descriptor and
-    fsynced, so a crash leaves at most a torn last line, which readers skip. The next
-    append ends that torn line first, so the new record starts a line of its own instead
-    of being glued to the torn one (and lost with it).
+    A line is written with a single ``write`` call on an ``O_APPEND`` descriptor, so a
+    crash leaves at most a torn last line, which readers skip. The next append ends that
+    torn line first, so the new record starts a line of its own instead of being glued to
+    the torn one (and lost with it).
+
+    The line is in the OS's hands when this returns (another process reads it; a crash of
+    this process loses nothing). By default it is also fsynced before returning (the ledger:
+    the evidence). With ``defer_fsync`` the fsync is left to a group commit that runs at
+    most :data:`DEFERRED_FSYNC_DELAY` seconds later, at :func:`sync_deferred` and at exit,
+    so only a crash of the machine within that window can lose the line (a record such as
+    the activity log, written on a request's critical path).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(obj, ensure_ascii=False, default=str) + "\n"
     try:
         line = text.encode("utf-8")
@@ -201,27 +209,128 @@ def append_jsonl(path: Path | str, obj: Any) -> None:
         from lantide.untrusted import clean_text
 
         line = clean_text(text).encode("utf-8")
-    if _ends_torn(path):
-        line = b"\n" + line
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | _O_BINARY
     try:
+        fd = os.open(path, flags, 0o644)
+    except FileNotFoundError:  # the log's first line: its folder may not exist yet
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, flags, 0o644)
+    handed_over = False
+    try:
+        st = os.fstat(fd)
+        if _ends_torn(fd, st.st_size):
+            line = b"\n" + line
         os.write(fd, line)
-        os.fsync(fd)
+        if defer_fsync:
+            handed_over = _deferred.add((st.st_dev, st.st_ino), fd)
+        else:
+            os.fsync(fd)
     finally:
-        os.close(fd)
+        if not handed_over:
+            os.close(fd)
 
 
-def _ends_torn(path: Path) -> bool:
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+
+
+def _ends_torn(fd: int, size: int) -> bool:
     """Whether the log's last line has no line end (a write cut by a crash)."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell() == 0:
-                return False
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) != b"\n"
-    except FileNotFoundError:
+    if size == 0:
         return False
+    os.lseek(fd, size - 1, os.SEEK_SET)  # O_APPEND: the write still goes to the end
+    return os.read(fd, 1) != b"\n"
+
+
+DEFERRED_FSYNC_DELAY = 0.05  # seconds a deferred line may wait for its fsync
+log = logging.getLogger(__name__)
+
+
+class DeferredFsync:
+    """Group commit for lines appended with ``defer_fsync``: one fsync per file, at most
+    ``delay`` seconds after the first line waiting, on a thread of its own."""
+
+    def __init__(self, delay: float = DEFERRED_FSYNC_DELAY):
+        self.delay = delay
+        self._cond = threading.Condition()
+        self._pending: dict[tuple[int, int], int] = {}  # (device, inode) -> an open fd
+        self._due = 0.0
+        self._busy = 0  # batches being fsynced right now
+        self._thread: threading.Thread | None = None
+
+    def add(self, file_id: tuple[int, int], fd: int) -> bool:
+        """Take ``fd`` (of the file ``file_id``) to fsync soon. False when that file
+        already waits for its fsync: that one covers this line, written before it, and the
+        caller closes ``fd``."""
+        with self._cond:
+            if file_id in self._pending:
+                return False
+            if not self._pending:
+                self._due = time.monotonic() + self.delay
+            self._pending[file_id] = fd
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="lantide-deferred-fsync", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify_all()
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                if not self._pending:
+                    self._cond.wait()
+                    continue
+                wait = self._due - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                batch, self._pending = self._pending, {}
+                self._busy += 1
+            self._sync(batch)
+
+    def _sync(self, batch: dict[tuple[int, int], int]) -> None:
+        try:
+            for fd in batch.values():
+                try:
+                    os.fsync(fd)
+                except OSError as exc:  # the line is written; only its durability is unsure
+                    log.warning("deferred fsync of an append-only log failed: %s", exc)
+                finally:
+                    os.close(fd)
+        finally:
+            with self._cond:
+                self._busy -= 1
+                self._cond.notify_all()
+
+    def sync_all(self) -> None:
+        """fsync every line appended so far, now; returns when they are on disk."""
+        with self._cond:
+            batch, self._pending = self._pending, {}
+            self._busy += 1
+        self._sync(batch)
+        with self._cond:
+            while self._busy:  # a batch the flusher thread is writing now
+                self._cond.wait()
+
+    def _after_fork(self) -> None:
+        # the child has no flusher thread; its parent fsyncs the lines it wrote
+        for fd in self._pending.values():
+            os.close(fd)
+        self._cond = threading.Condition()
+        self._pending, self._busy, self._thread = {}, 0, None
+
+
+_deferred = DeferredFsync()
+atexit.register(_deferred.sync_all)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_deferred._after_fork)
+
+
+def sync_deferred() -> None:
+    """Make every line appended with ``defer_fsync`` durable before returning (closing a
+    workspace or a server)."""
+    _deferred.sync_all()
 
 
 def read_jsonl(path: Path | str) -> list[Any]:
