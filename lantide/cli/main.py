@@ -11,36 +11,31 @@ import argparse
 import sys
 
 from lantide import __version__
-from lantide.cli import (
-    agent_commands,
-    app_commands,
-    chart_commands,
-    connection_commands,
-    doc_commands,
-    eval_commands,
-    knowledge_commands,
-    mcp_commands,
-    query_commands,
-    report_commands,
-)
 from lantide.errors import LantideError, UsageError
 
-# Modules that register commands, in the order --help lists them.
+# Modules that register commands, in the order --help lists them (imported when a parser
+# is built: the desktop app's start needs only the first).
 COMMAND_MODULES = [
-    app_commands,  # gui, init
-    query_commands,  # sql, tab
-    connection_commands,  # connection
-    agent_commands,  # chat, prompt, ledger
-    doc_commands,  # annotations
-    report_commands,  # report check
-    chart_commands,  # chart
-    knowledge_commands,  # knowledge
-    eval_commands,  # eval
-    mcp_commands,  # mcp, mcp pair/list/revoke
+    "app_commands",  # gui, init, project
+    "query_commands",  # sql, tab
+    "connection_commands",  # connection
+    "agent_commands",  # chat, prompt, ledger
+    "doc_commands",  # annotations
+    "report_commands",  # report check
+    "chart_commands",  # chart
+    "knowledge_commands",  # knowledge
+    "eval_commands",  # eval
+    "mcp_commands",  # mcp, mcp pair/list/revoke
 ]
+# `lantide gui ...` and plain `lantide` open the desktop app: their parser needs only the
+# commands of app_commands, and every other module's import (about 60 ms) would come
+# before the window's first paint.
+_GUI_MODULES = COMMAND_MODULES[:1]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
+    from importlib import import_module
+
     parser = argparse.ArgumentParser(
         prog="lantide",
         description="Lantide: a desktop workbench for data analysts who work with an AI agent. "
@@ -49,14 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantide {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
-        module.register(subparsers)
+    for name in COMMAND_MODULES if modules is None else modules:
+        import_module(f"lantide.cli.{name}").register(subparsers)
     return parser
+
+
+def _opens_the_app(argv: list[str]) -> bool:
+    """Plain ``lantide`` (with or without --debug), or ``lantide [--debug] gui ...``."""
+    words = [word for word in argv if word != "--debug"]
+    return not words or (words[0] == "gui" and "-h" not in words and "--help" not in words)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(_GUI_MODULES if _opens_the_app(argv) else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2), said on stderr

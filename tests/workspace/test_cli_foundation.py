@@ -79,3 +79,42 @@ def test_json_errors_are_one_object_on_stdout_with_the_exit_code(run_cli, sample
 
     proc = run_cli("sql", sample_workspace, "--json", "--no-such-option", "SELECT 1")
     assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["code"] == "USAGE"
+
+
+_OPEN_THE_APP = r"""
+import sys
+import lantide.cli.app_commands as app_commands
+
+def opened(args):  # stands in for the window: what the command line imported to get here
+    loaded = sorted(m for m in sys.modules if m.startswith("lantide.cli.") and
+                    m.endswith("_commands"))
+    print(" ".join(loaded))
+    return 0
+
+app_commands.run_gui = opened
+app_commands.run_default_gui = opened
+from lantide.cli.main import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_opening_the_app_imports_only_the_commands_it_needs(tmp_path):
+    """``lantide gui WS`` parses with the app's own commands: every other command module
+    (the query, agent, MCP ... commands) would be imported before the window's first
+    paint for nothing."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, cli_env
+
+    for argv in (["gui", str(tmp_path)], ["--debug", "gui"]):
+        done = subprocess.run(
+            [sys.executable, "-c", _OPEN_THE_APP, *argv],
+            capture_output=True,
+            text=True,
+            env=cli_env(),
+            cwd=str(REPO),
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["lantide.cli.app_commands"], argv
