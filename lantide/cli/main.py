@@ -9,33 +9,47 @@ from __future__ import annotations
 
 import argparse
 import sys
+from types import ModuleType
 
 from lantide import __version__
 from lantide.errors import LantideError, UsageError
 
-# Modules that register commands, in the order --help lists them (imported when a parser
-# is built: the desktop app's start needs only the first).
-COMMAND_MODULES = [
-    "app_commands",  # gui, init, project
-    "query_commands",  # sql, tab
-    "connection_commands",  # connection
-    "agent_commands",  # chat, prompt, ledger
-    "doc_commands",  # annotations
-    "report_commands",  # report check
-    "chart_commands",  # chart
-    "knowledge_commands",  # knowledge
-    "eval_commands",  # eval
-    "mcp_commands",  # mcp, mcp pair/list/revoke
-]
-# `lantide gui ...` and plain `lantide` open the desktop app: their parser needs only the
-# commands of app_commands, and every other module's import (about 60 ms) would come
-# before the window's first paint.
-_GUI_MODULES = COMMAND_MODULES[:1]
+
+def command_modules(*, app_only: bool = False) -> list[ModuleType]:
+    """The modules that register commands, in the order --help lists them. ``app_only``:
+    just the desktop app's own (gui, init, project): opening the app needs no other, and
+    importing them all (about 60 ms) would come before the window's first paint."""
+    from lantide.cli import app_commands  # gui, init, project
+
+    if app_only:
+        return [app_commands]
+    from lantide.cli import (
+        agent_commands,  # chat, prompt, ledger
+        chart_commands,  # chart
+        connection_commands,  # connection
+        doc_commands,  # annotations
+        eval_commands,  # eval
+        knowledge_commands,  # knowledge
+        mcp_commands,  # mcp, mcp pair/list/revoke
+        query_commands,  # sql, tab
+        report_commands,  # report check
+    )
+
+    return [
+        app_commands,
+        query_commands,
+        connection_commands,
+        agent_commands,
+        doc_commands,
+        report_commands,
+        chart_commands,
+        knowledge_commands,
+        eval_commands,
+        mcp_commands,
+    ]
 
 
-def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
-    from importlib import import_module
-
+def build_parser(*, app_only: bool = False) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lantide",
         description="Lantide: a desktop workbench for data analysts who work with an AI agent. "
@@ -44,8 +58,8 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantide {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES if modules is None else modules:
-        import_module(f"lantide.cli.{name}").register(subparsers)
+    for module in command_modules(app_only=app_only):
+        module.register(subparsers)
     return parser
 
 
@@ -57,7 +71,7 @@ def _opens_the_app(argv: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_GUI_MODULES if _opens_the_app(argv) else None)
+    parser = build_parser(app_only=_opens_the_app(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2), said on stderr
