@@ -305,5 +305,9 @@ class WorkerPool:
             worker.cancel()
 
     def wait(self, msecs: int = 30000) -> bool:
-        self.resume()  # held work would otherwise never finish
+        """Start what is held or waiting for the urgent work, and wait for all of it: held
+        work would otherwise never run (the recent-workspaces list of an app closed right
+        at start-up was never saved)."""
+        self.resume()
+        self._start_rest()
         return self.pool.waitForDone(msecs)

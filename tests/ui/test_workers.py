@@ -194,3 +194,16 @@ def test_a_result_for_a_deleted_panel_is_dropped_and_others_still_arrive(qtbot):
     qtbot.waitUntil(lambda: free == ["free"], timeout=5_000)
     qtbot.wait(20)  # an exception in a slot fails the test (pytest-qt)
     assert seen == ["closure"] and alive.text() in ("closure", "bound")
+
+
+def test_waiting_runs_the_work_still_waiting_behind_the_urgent_work(qtbot):
+    """The app closes at once after start-up (a script, a quick quit): what waited for
+    the urgent start-up work (saving the recent-workspaces list) still runs."""
+    pool = WorkerPool()
+    saved = threading.Event()
+    pool.hold()
+    pool.submit(lambda _ctx: time.sleep(0.05), urgent=True, name="open the database")
+    pool.submit(lambda _ctx: saved.set(), name="save the recent workspaces")
+    pool.resume(urgent_alone_ms=60_000)  # the rest waits for the urgent work (or a minute)
+    assert pool.wait(5_000)  # closing: no event loop turn in between
+    assert saved.is_set()
