@@ -249,7 +249,7 @@ class EvidenceBar(QWidget):
     def publish_html(self) -> None:
         """Publish the HTML Report; an edit-keeping refusal turns the button into
         "Publish, overwriting edits" for the next click."""
-        from lantide.ui.documents.html_report_tab import publish
+        from lantide.ui.documents.html_report_tab import submit_publish
 
         overwrite, self._overwrite_next = self._overwrite_next, False
         self.publish_button.setEnabled(False)
@@ -268,23 +268,21 @@ class EvidenceBar(QWidget):
             self.services.notify_paths_changed([result["path"]])
             self.services.request_open(TAB_REPORT, self.project, REPORT_HTML_NAME)
 
-        def failed(exc) -> None:
+        def refused(message: str, edits_would_be_lost: bool) -> None:
             self.publish_button.setEnabled(True)
-            if getattr(exc, "code", "") == "HTML_EDITS_WOULD_BE_LOST":
+            if edits_would_be_lost:  # the next click overwrites them
                 self._overwrite_next = True
                 self.publish_button.setText("Publish, overwriting edits")
-            self.label.setText(f"Not published: {getattr(exc, 'message', exc)}")
+            self.label.setText(f"Not published: {message}")
             self._tone("warning")
 
-        self.services.workers.submit(
-            publish,
-            str(self.services.workspace.root),
+        submit_publish(
+            self.services,
             self.project,
             overwrite,
-            self.services.query,
-            on_result=done,
-            on_error=failed,
-            name="Publishing the HTML Report",
+            owner=self,
+            on_published=done,
+            on_refused=refused,
         )
 
     def refresh_kinds_only(self) -> None:

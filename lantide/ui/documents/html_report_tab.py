@@ -15,8 +15,9 @@ unsaved edits keeps them and says so.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
@@ -33,6 +34,9 @@ from PySide6.QtWidgets import (
 
 from lantide.ui.documents.document_preview import preview_css
 from lantide.ui.themed import mark_theme, theme_switched
+
+if TYPE_CHECKING:
+    from lantide.ui.services import AppServices
 
 
 def read_page(context, path: str) -> dict[str, Any]:
@@ -71,6 +75,36 @@ def publish(context, root: str, project: str, overwrite: bool, query=None) -> di
         ws.close()
 
 
+def submit_publish(
+    services: AppServices,
+    project: str,
+    overwrite: bool,
+    *,
+    owner: QWidget,
+    on_published: Callable[[dict[str, Any]], None],
+    on_refused: Callable[[str, bool], None],
+) -> None:
+    """Publish ``project``'s HTML Report in a worker (the Evidence bar and the HTML tab
+    both offer it). ``on_refused(message, edits_would_be_lost)``: the second is True when
+    publishing again with ``overwrite`` would go through."""
+
+    def failed(exc: BaseException) -> None:
+        lost = getattr(exc, "code", "") == "HTML_EDITS_WOULD_BE_LOST"
+        on_refused(str(getattr(exc, "message", exc)), lost)
+
+    services.workers.submit(
+        publish,
+        str(services.workspace.root),
+        project,
+        overwrite,
+        services.query,
+        on_result=on_published,
+        on_error=failed,
+        owner=owner,
+        name="Publishing the HTML Report",
+    )
+
+
 class HtmlReportTabWidget(QWidget):
     sig_title_changed = Signal(str)
     sig_dirty_changed = Signal(bool)
@@ -86,6 +120,7 @@ class HtmlReportTabWidget(QWidget):
         self.path = layout.project_dir(services.workspace.root, project) / name
         self._loaded_text: str | None = None
         self._dirty = False
+        self._overwrite_next = False  # set when publishing was refused to keep edits
         mark_theme(self)
 
         self.status = QLabel(self)
@@ -222,13 +257,14 @@ class HtmlReportTabWidget(QWidget):
             self._preview(self.source.toPlainText())  # what the analyst is writing
 
     # -- actions ----------------------------------------------------------------------------
-    def publish(self, overwrite: bool = False) -> None:
+    def publish(self) -> None:
         if self._dirty:
             self.services.post_message(
                 f"Save or undo your edits of {self.name} first: publishing rewrites it.",
                 "warning",
             )
             return
+        overwrite, self._overwrite_next = self._overwrite_next, False
         self.publish_button.setEnabled(False)
 
         def done(result: dict[str, Any]) -> None:
@@ -239,29 +275,21 @@ class HtmlReportTabWidget(QWidget):
             self.services.post_message(f"Published {self.name}{note}")
             self.reload()
 
-        def failed(exc) -> None:
+        def refused(message: str, edits_would_be_lost: bool) -> None:
             self.publish_button.setEnabled(True)
-            if getattr(exc, "code", "") == "HTML_EDITS_WOULD_BE_LOST":
+            if edits_would_be_lost:  # the next click overwrites them
+                self._overwrite_next = True
                 self.publish_button.setText("Publish, overwriting edits")
-                self.publish_button.clicked.disconnect()
-                self.publish_button.clicked.connect(lambda: self._publish_overwrite())
-            self._show_status(getattr(exc, "message", str(exc)), warning=True)
+            self._show_status(message, warning=True)
 
-        self.services.workers.submit(
-            publish,
-            str(self.services.workspace.root),
+        submit_publish(
+            self.services,
             self.project,
             overwrite,
-            self.services.query,
-            on_result=done,
-            on_error=failed,
-            name="Publishing the HTML Report",
+            owner=self,
+            on_published=done,
+            on_refused=refused,
         )
-
-    def _publish_overwrite(self) -> None:
-        self.publish_button.clicked.disconnect()
-        self.publish_button.clicked.connect(lambda: self.publish())
-        self.publish(overwrite=True)
 
     def _preview(self, text: str) -> None:
         from lantide.docs.html_markup import without_scripts
