@@ -169,17 +169,22 @@ def check_text(
     return result
 
 
-def check_project(workspace: Workspace, project: Project) -> CheckResult:
-    """The check of a project's Report as it is on disk."""
-    path = project.report_path
+def read_report(project: Project) -> str:
+    """The project's Report as it is on disk; a clear error when it does not exist."""
     from lantide.errors import MissingFileError
 
+    path = project.report_path
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise MissingFileError(path, "Report", hint="Write the Report first.") from None
+
+
+def check_project(workspace: Workspace, project: Project) -> CheckResult:
+    """The check of a project's Report as it is on disk."""
+    text = read_report(project)
     index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
-    return check_text(text, index, str(path))
+    return check_text(text, index, str(project.report_path))
 
 
 def new_lines(old_text: str, new_text: str) -> set[int]:

@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lantide.agent.report_check import StepIndex, check_text
+from lantide.agent.report_check import StepIndex, check_text, read_report
+from lantide.docs.citations import cited_step_ids
 from lantide.docs.html_markup import (
     Chunk,
     check_fragment,
@@ -79,14 +80,11 @@ def report_source(
 ) -> ReportSource:
     """What the page is made of, read from disk now."""
     path = project.report_path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MissingFileError(path, "Report", hint="Write the Report first.") from None
+    text = read_report(project)
     index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
     tokens = markdown_parser().parse(text)  # one parse, for the check and the page
     check = check_text(text, index, str(path), tokens=tokens).to_dict()  # malformed: stops
-    cited = {step_id for step_id in re.findall(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]", text)}
+    cited = cited_step_ids(text)
     steps: dict[str, dict[str, Any]] = {}
     for step_id in cited:
         found = index.get(step_id)

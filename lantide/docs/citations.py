@@ -115,6 +115,11 @@ def step_citation_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def cited_step_ids(text: str) -> set[str]:
+    """The step ids a Report's text cites (``[^s:STEPID]``), wherever they stand."""
+    return set(_CITATION.findall(text))
+
+
 def citation_html(step_id: str, kind: str | None) -> str:
     """A citation in the preview: a link the app opens in the ledger panel, labelled with
     the step's kind (``formal``, ``exploratory``, ``missing``; None: not looked up)."""
