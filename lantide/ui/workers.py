@@ -100,11 +100,9 @@ class Worker(QRunnable):
             signal.emit(*args)
 
 
-def _owner_of(callback: Callable[..., Any]) -> QObject | None:
-    bound = getattr(callback, "__self__", None)
-    if isinstance(bound, QObject):
-        return bound
-    code, cells = getattr(callback, "__code__", None), getattr(callback, "__closure__", None)
+def _owner_of(closure: Callable[..., Any]) -> QObject | None:
+    """The ``self`` a closure made in a method refers to, when it is a QObject."""
+    code, cells = getattr(closure, "__code__", None), getattr(closure, "__closure__", None)
     if code is None or not cells or "self" not in code.co_freevars:
         return None
     try:
@@ -114,9 +112,7 @@ def _owner_of(callback: Callable[..., Any]) -> QObject | None:
     return candidate if isinstance(candidate, QObject) else None
 
 
-def _while_owner_lives(
-    callback: Callable[..., Any], owner: QObject | None, *, takes_value: bool = True
-) -> Callable[..., None]:
+def _while_owner_lives(callback: Callable[..., Any], owner: QObject | None) -> Callable[..., None]:
     """``callback``, skipped once its owner's C++ object has been deleted.
 
     A bound method is held weakly, as Qt holds a slot: a finished worker kept by its
@@ -142,21 +138,12 @@ def _while_owner_lives(
         def resolve() -> Callable[..., Any] | None:
             return callback if shiboken6.isValid(live_owner) else None
 
-    if takes_value:
-
-        def deliver(value: Any) -> None:
-            target = resolve()
-            if target is not None:
-                target(value)
-
-        return deliver
-
-    def deliver_finished() -> None:
+    def deliver(*args: Any) -> None:  # a result, an event ... or nothing (finished)
         target = resolve()
         if target is not None:
-            target()
+            target(*args)
 
-    return deliver_finished
+    return deliver
 
 
 class WorkerPool:
@@ -284,11 +271,10 @@ class WorkerPool:
             (s.sig_error_raised, on_error),
             (s.sig_event_emitted, on_event),
             (s.sig_progress_changed, on_progress),
+            (s.sig_work_finished, on_finished),
         ):
             if callback:
                 signal.connect(_while_owner_lives(callback, owner))
-        if on_finished:
-            s.sig_work_finished.connect(_while_owner_lives(on_finished, owner, takes_value=False))
         return self.start(worker, urgent=urgent)
 
     def _forget(self, worker: Worker) -> None:
