@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QRect, QSize
+from PySide6.QtCore import QByteArray, QPoint, QRect, QSize
 from PySide6.QtWidgets import QMainWindow
 
 from lantide.workspace import paths
@@ -103,13 +103,17 @@ def fit_window_to_screen(window: QMainWindow, wanted: QSize | None = None) -> No
     if QSize(width, height) != window.size():
         window.resize(max(width, window.minimumWidth()), max(height, window.minimumHeight()))
     placed = window.frameGeometry()
-    inside = QRect(placed)
-    inside.moveRight(min(placed.right(), area.right()))
-    inside.moveBottom(min(placed.bottom(), area.bottom()))
-    inside.moveLeft(max(inside.left(), area.left()))
-    inside.moveTop(max(inside.top(), area.top()))
-    if inside.topLeft() != placed.topLeft():
-        window.move(inside.topLeft())
+    top_left = inside(placed, area)
+    if top_left != placed.topLeft():
+        window.move(top_left)
+
+
+def inside(frame: QRect, area: QRect) -> QPoint:
+    """Where ``frame`` goes to stand inside ``area`` (its top-left corner): moved as little
+    as it takes, the top-left corner kept visible when it is larger."""
+    x = max(min(frame.left(), area.right() - frame.width() + 1), area.left())
+    y = max(min(frame.top(), area.bottom() - frame.height() + 1), area.top())
+    return QPoint(x, y)
 
 
 def widget_state(key: str) -> Any:

@@ -234,12 +234,11 @@ class UpdateDialog(QDialog):
         self.resize(max(self.width(), 640), height)
         if not self.isVisible() or self.screen() is None:
             return
-        frame, screen = self.frameGeometry(), self.screen().availableGeometry()
-        x = min(max(centre.x() - frame.width() // 2, screen.left()), screen.right() - frame.width())
-        y = min(
-            max(centre.y() - frame.height() // 2, screen.top()), screen.bottom() - frame.height()
-        )
-        self.move(x, y)
+        from lantide.ui.layout_state import inside
+
+        frame = self.frameGeometry()
+        frame.moveCenter(centre)
+        self.move(inside(frame, self.screen().availableGeometry()))
 
     def _set_head(self, headline: str, detail: str = "") -> None:
         self.headline.setText(headline)
