@@ -8,6 +8,7 @@ import pytest
 
 from lantide.workspace.atomic import atomic_write_text
 from lantide.workspace.model import Project, Workspace
+from tests.charts.conftest import opened  # noqa: F401 - the sample workspace with its query service
 
 
 @pytest.fixture

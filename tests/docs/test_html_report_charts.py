@@ -14,35 +14,12 @@ from lantide import charts
 from lantide.agent.report_html import html_path, patch_chunk, publish_html, read_chunks
 from lantide.charts import ChartError
 from lantide.docs.html_markup import parse_report_html
+from tests.charts.test_chart_files import BAR
 
-BAR = {
-    "title": "Products by category",
-    "data": {"table": "products"},
-    "mark": "bar",
-    "encoding": {
-        "x": {"field": "category", "type": "nominal"},
-        "y": {"aggregate": "count", "type": "quantitative"},
-    },
-}
 REPORT = (
     "# Report: Q3 churn\n\n## Products\n\nThe catalogue by category:\n\n"
     "![Products by category](charts/by_category.vl.json)\n\n## Next\n\nMore to come.\n"
 )
-
-
-@pytest.fixture
-def opened(sample_workspace):
-    from lantide.query import QueryService
-    from lantide.workspace.model import Workspace
-    from lantide.workspace.settings import QuerySettings
-
-    ws = Workspace.open(sample_workspace)
-    query = QueryService(ws, QuerySettings())
-    try:
-        yield ws, query, ws.project("q3-churn")
-    finally:
-        query.close()
-        ws.close()
 
 
 def test_a_chart_is_embedded_interactive_with_its_svg_inside(opened):
