@@ -22,11 +22,12 @@ Report with its chart images taken out.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.bench_evidence import _median
 
 CHARTS = 20
 _MARKS = ("bar", "line", "point", "area")
@@ -75,15 +76,6 @@ def build_charts(root: Path) -> None:
         )
     project.report_path.write_text("".join(parts), encoding="utf-8")
     ws.close()
-
-
-def _median(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main(argv: list[str]) -> int:
