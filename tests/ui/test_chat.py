@@ -226,8 +226,12 @@ def test_without_a_model_the_chat_explains_and_the_app_works(qtbot, app_services
     # the set-up card is the hint: the empty transcript's own hint would show below it
     # cut to its last lines in a short dock
     assert panel.transcript.empty_label.isHidden()
-    # ... and the empty transcript gives its height to the card
+    # ... and the empty transcript gives its height to the card, which keeps its own
+    # height at the top of a tall dock (not stretched, its lines spread apart)
     assert panel.transcript.isHidden()
+    card = panel.no_model
+    qtbot.waitUntil(lambda: card.height() > 0, timeout=2_000)
+    assert card.height() <= card.heightForWidth(card.width()) + 4 and card.y() <= 4
     assert not panel.send_button.isEnabled()
     panel.input.setPlainText("hello?")
     qtbot.keyClick(panel.input, Qt.Key.Key_Return)
