@@ -202,3 +202,31 @@ def test_the_activity_line_is_written_before_its_fsync(tmp_path, spy):
         spy.gate.set()
         sync_deferred()
     assert spy.inodes == [activity_path(tmp_path, "c").stat().st_ino]
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from lantide.workspace.atomic import append_jsonl
+append_jsonl(sys.argv[1], {"before": "the kill"}, defer_fsync=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no atexit, no flusher: only what the OS holds
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_a_process_killed_right_after_a_deferred_append_loses_nothing(tmp_path):
+    """The attack on the deferred fsync: the writer dies the instant the append returns,
+    before any fsync; the line is whole in the file for the next reader."""
+    log = tmp_path / "a.jsonl"
+    append_jsonl(log, {"earlier": 1})
+    out = subprocess.run(
+        [sys.executable, "-c", KILLED_WRITER, str(log)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
+    assert out.returncode == -9, out.stderr
+    assert read_jsonl(log) == [{"earlier": 1}, {"before": "the kill"}]
+    append_jsonl(log, {"after": 2})  # the log goes on whole
+    assert read_jsonl(log)[-1] == {"after": 2}
