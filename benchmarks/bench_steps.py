@@ -177,7 +177,37 @@ def main(argv: list[str]) -> int:
     print(f"| catch-up, nothing changed ms | {unchanged_ms:.1f} | | |")
     print(f"| catch-up, one conversation changed ms | {one_more_ms:.1f} | | |")
     print(f"\ntarget: p95 under 20 ms: {'met' if p(ours, 0.95) < 20 else 'NOT met'}")
+    _append_to_a_long_ledger(Ledger)
     return 0
+
+
+def _append_to_a_long_ledger(ledger_cls) -> None:
+    """Appending a step to one conversation of 5,000 steps (an outside agent's ledger
+    grows so): the new step id read incrementally against a full read of the file (the
+    rule before 2026-12-02), alternating, 50 appends each."""
+    step = {"tool": "run_query", "purpose": "p", "sql": "SELECT 1", "row_count": 1}
+    with tempfile.TemporaryDirectory(prefix="lantide-bench-ledger-") as tmp:
+        ledger = ledger_cls(Path(tmp), "long")
+        ledger.path.write_text(
+            "".join(json.dumps({**step, "step_id": f"s{i}"}) + "\n" for i in range(1, 5001)),
+            encoding="utf-8",
+        )
+        ledger.new_step_id()  # the first id of a session reads the file once either way
+        full, incremental = [], []
+        for _ in range(50):
+            t = time.perf_counter()
+            steps, highest = ledger._read()
+            ledger.append({**step, "step_id": f"s{max(highest, len(steps)) + 1}"})
+            full.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            ledger.append(step)
+            incremental.append((time.perf_counter() - t) * 1000)
+    full_ms, inc_ms = statistics.median(full), statistics.median(incremental)
+    print(
+        "\n| append a step, ledger of 5,000 steps | incremental id | full read (before) | ratio |"
+    )
+    print("|---|---:|---:|---:|")
+    print(f"| median ms (incl. fsync) | {inc_ms:.2f} | {full_ms:.1f} | {inc_ms / full_ms:.3f}x |")
 
 
 if __name__ == "__main__":
