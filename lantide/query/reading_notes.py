@@ -23,7 +23,7 @@ from lantide.query.csv_dialect import encoding_option, first_lines
 from lantide.query.names import quote_literal
 
 if TYPE_CHECKING:
-    from lantide.query.engine import Cursor
+    from lantide.query.engine import Cursor, Row
     from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 HOW_TO_CHOOSE = (
@@ -41,21 +41,32 @@ def _names(columns: list[Column]) -> str:
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
-def csv_notes(cur: Cursor, path: Path, extra: str, header_row: int | None, view: str) -> list[str]:
+def csv_notes(
+    cur: Cursor,
+    path: Path,
+    extra: str,
+    header_row: int | None,
+    view: str,
+    sniffed: Row | None = None,
+) -> list[str]:
     """The notes for ``path`` read by ``view`` with ``read_csv`` options ``extra`` (e.g.
-    ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any."""
+    ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any. ``sniffed``: the
+    registration's sniff with those options (``csv_dialect.sniffed_reader``), not redone."""
     if header_row is None and not _worth_a_sniff(cur, path, view):
         return []
-    try:
-        sniffed = cur.execute(
-            "SELECT SkipRows, HasHeader, Quote, Columns FROM "
-            f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
-        ).fetchone()
-    except Exception:
-        return []  # the view's own error (or the first query's) says more
-    if sniffed is None:  # sniff_csv answers one row; none is nothing to note
-        return []
-    skip, has_header, quote, columns = sniffed
+    if sniffed is not None:
+        _delim, skip, columns, has_header, quote, *_ = sniffed
+    else:
+        try:
+            answer = cur.execute(
+                "SELECT SkipRows, HasHeader, Quote, Columns FROM "
+                f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
+            ).fetchone()
+        except Exception:
+            return []  # the view's own error (or the first query's) says more
+        if answer is None:  # sniff_csv answers one row; none is nothing to note
+            return []
+        skip, has_header, quote, columns = answer
     notes = []
     if header_row == 0:
         notes.append(

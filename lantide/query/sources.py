@@ -34,7 +34,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantide.query.catalog import Catalog, SourceRow
-from lantide.query.csv_dialect import encoding_option, improve_view
+from lantide.query.csv_dialect import (
+    encoding_option,
+    fixed_options,
+    improve_view,
+    sniffed_reader,
+)
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
 from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
@@ -451,19 +456,23 @@ class DataSources(LazySheets):
         def work(cur: Cursor) -> None:
             if fmt in ("json", "ndjson") and not path.is_dir():
                 check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
+            text_file = fmt in ("csv", "tsv") and not path.is_dir()
+            # Sniffed once, here (before the transaction: a failed sniff would end it); the
+            # view reads with what was sniffed, so neither counting its rows nor a query
+            # sniffs the file again. A file whose sniff fails keeps the auto reader's error.
+            pinned = sniffed_reader(cur, path, fmt) if text_file and header_row is None else None
             with transaction(cur):
-                cur.execute(
-                    f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
-                    f"SELECT * FROM {_reader_sql(path, fmt, header_row)}"
-                )
-                if fmt in ("csv", "tsv") and not path.is_dir():
+                reader = pinned[0] if pinned else _reader_sql(path, fmt, header_row)
+                cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS SELECT * FROM {reader}")
+                if text_file:
+                    sniffed = pinned[1] if pinned else None
                     if header_row is None:  # bad rows, decimal commas
-                        sniffed_as = improve_view(cur, path, name, fmt)
+                        sniffed_as = improve_view(cur, path, name, fmt, sniffed)
+                        if sniffed_as != fixed_options(fmt):
+                            sniffed = None  # read another way than the first sniff
                     else:  # the analyst's rule stands
-                        sniffed_as = (", delim = '\t'" if fmt == "tsv" else "") + _header_options(
-                            header_row
-                        )
-                    notes.extend(csv_notes(cur, path, sniffed_as, header_row, name))
+                        sniffed_as = fixed_options(fmt) + _header_options(header_row)
+                    notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
                 self.catalog.replace_sources_of(
                     cur, key, [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))]
                 )
