@@ -236,9 +236,15 @@ class RowCounts:
         at = now_utc()
         rows = [[path, c.stamp[0], c.stamp[1], c.row_count, c.error, at] for path, c in counts]
 
+        # One DELETE and one multi-row INSERT: DuckDB's executemany of an upsert took
+        # 20-35 ms for the three files of a first open, this a few.
+        paths = [row[0] for row in rows]
+        values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
+
         def work(cur: Cursor) -> None:
             with transaction(cur):
-                cur.executemany(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?, ?)", rows)
+                cur.execute(f"DELETE FROM {_TABLE} WHERE list_contains(?, path)", [paths])
+                cur.execute(f"INSERT INTO {_TABLE} VALUES {values}", [v for r in rows for v in r])
 
         try:
             self.engine.run(work)

@@ -116,3 +116,22 @@ def test_closing_stops_the_background_counting(empty_workspace, open_service, mo
     svc.close()
     assert counter._thread is None and counter.pending == 0
     assert counter.wait(0)
+
+
+def test_a_count_stored_again_replaces_the_stored_one(empty_workspace, open_service):
+    """Storing a path's count over one already on disk (another service counted it
+    meanwhile) keeps one row, the newest, for each path."""
+    a, b = empty_workspace / "data" / "a.csv", empty_workspace / "data" / "b.csv"
+    _csv(a, 3)
+    _csv(b, 4)
+    svc = open_service(empty_workspace)
+    assert _entries(svc)['"a"']["row_count"] == 3
+    counts = svc.row_counts
+    counts._store_many(
+        [(str(a), row_counts.Count((1, 2), 30)), (str(b), row_counts.Count((3, 4), None, "bad"))]
+    )
+    counts._store_many([(str(a), row_counts.Count((5, 6), 31))])
+    stored = svc.engine.execute(
+        'SELECT path, size, mtime_ns, row_count, error FROM "_lantide".row_counts ORDER BY path'
+    )
+    assert stored == [(str(a), 5, 6, 31, None), (str(b), 3, 4, None, "bad")]
