@@ -219,10 +219,13 @@ def better_reader(
     Returns the reader and the ``sniff_csv`` options that describe how it reads.
     ``sniffed``: :func:`sniffed_reader`'s sniff of the file, if there is one (not redone)."""
     fixed = fixed_options(fmt)
-    width = cur.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ?",
-        [view],
-    ).fetchall()[0][0]  # an aggregate: one row
+    if sniffed is not None:  # the view reads with the sniffed columns
+        width = len(sniffed[2])
+    else:
+        width = cur.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ?",
+            [view],
+        ).fetchall()[0][0]  # an aggregate: one row
     header = first_lines(path, 1)
     if width != 1 and not (header and ";" in header[0] and not fixed):
         return None

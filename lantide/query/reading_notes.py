@@ -52,7 +52,8 @@ def csv_notes(
     """The notes for ``path`` read by ``view`` with ``read_csv`` options ``extra`` (e.g.
     ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any. ``sniffed``: the
     registration's sniff with those options (``csv_dialect.sniffed_reader``), not redone."""
-    if header_row is None and not _worth_a_sniff(cur, path, view):
+    view_columns = [c["name"] for c in sniffed[2]] if sniffed is not None else None
+    if header_row is None and not _worth_a_sniff(cur, path, view, view_columns):
         return []
     if sniffed is not None:
         _delim, skip, columns, has_header, quote, *_ = sniffed
@@ -94,19 +95,24 @@ def csv_notes(
     return notes
 
 
-def _worth_a_sniff(cur: Cursor, path: Path, view: str) -> bool:
+def _worth_a_sniff(
+    cur: Cursor, path: Path, view: str, view_columns: list[str] | None = None
+) -> bool:
     """Whether the sniffer may have departed from the file (so a ``sniff_csv``, about as
     long as registering, is worth it): the view's columns are not all named on line 1
     (no header, or a title skipped), or a line near the top has an odd number of quotes
-    (the sniffer then reads quotes as text). The usual file costs no second sniff."""
-    columns = [
-        r[0]
-        for r in cur.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
-            "table_name = ? ORDER BY column_index",
-            [view],
-        ).fetchall()
-    ]
+    (the sniffer then reads quotes as text). The usual file costs no second sniff.
+    ``view_columns``: the view's column names when known (the sniffed ones)."""
+    columns = view_columns
+    if columns is None:
+        columns = [
+            r[0]
+            for r in cur.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
+                "table_name = ? ORDER BY column_index",
+                [view],
+            ).fetchall()
+        ]
     head = first_lines(path, _SCAN_LINES)
     if not head or not columns:
         return False
