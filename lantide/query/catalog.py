@@ -256,10 +256,14 @@ class Catalog:
             for r in rows
         ]
 
-    def replace_sources_of(self, cur: Cursor, path: str, rows: Sequence[SourceTuple]) -> None:
+    def replace_sources_of(
+        self, cur: Cursor, path: str, rows: Sequence[SourceTuple], *, known: bool = True
+    ) -> None:
         """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)
-        and optionally notes (JSON text) and options (JSON text)."""
-        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
+        and optionally notes (JSON text) and options (JSON text). ``known``: False when the
+        catalog has no row of it (nothing to delete)."""
+        if known:
+            cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
         for row in rows:
             schema, table, fmt, size, mtime_ns, error, notes, options = (*row, None, None)[:8]
             cur.execute(

@@ -474,7 +474,10 @@ class DataSources(LazySheets):
                         sniffed_as = fixed_options(fmt) + _header_options(header_row)
                     notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
                 self.catalog.replace_sources_of(
-                    cur, key, [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))]
+                    cur,
+                    key,
+                    [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))],
+                    known=known,
                 )
 
         try:
