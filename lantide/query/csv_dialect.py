@@ -23,15 +23,17 @@ table. DuckDB does all the CSV parsing; this module only chooses its options.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lantide.query.names import quote_ident, quote_literal
 
 if TYPE_CHECKING:
-    from lantide.query.engine import Cursor, Row
+    from lantide.query.engine import Cursor, Engine, Row
     from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -145,6 +147,45 @@ def sniffed_reader(cur: Cursor, path: Path, fmt: str = "csv") -> tuple[str, Row]
         if value:
             options.append(f"{name} = {quote_literal(value)}")
     return f"read_csv({', '.join(options)}{encoding_option(path)})", sniffed
+
+
+class SniffAhead:
+    """:func:`sniffed_reader` for some files on a thread of its own, while the caller
+    registers the other files: DuckDB sniffs without holding the GIL, so on a first open
+    the CSV files' sniffs overlap the workbook's reading and the other registrations.
+    :meth:`take` waits for one file's answer (None: sniff again, or read it auto-detected,
+    exactly as :func:`sniffed_reader` would have answered)."""
+
+    def __init__(self, engine: Engine, files: list[tuple[Path, str]]) -> None:
+        self._engine = engine
+        self._files = files
+        self._done = {str(path): threading.Event() for path, _ in files}
+        self._answers: dict[str, tuple[str, Row] | None] = {}
+        if files:
+            threading.Thread(target=self._run, name="lantide-sniff-ahead", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            for path, fmt in self._files:
+                try:
+                    self._answers[str(path)] = self._engine.run(
+                        lambda cur, p=path, f=fmt: sniffed_reader(cur, p, f), timeout=None
+                    )
+                except Exception:  # e.g. the engine closed: the registration tries itself
+                    pass
+                finally:
+                    self._done[str(path)].set()
+        finally:
+            with contextlib.suppress(Exception):
+                self._engine.release_cursor()
+
+    def has(self, path: Path) -> bool:
+        return str(path) in self._done
+
+    def take(self, path: Path) -> tuple[str, Row] | None:
+        """The sniff of ``path`` (one of the files given), once it is done."""
+        self._done[str(path)].wait()
+        return self._answers.pop(str(path), None)
 
 
 def _sniffed_char(value: str | None) -> str:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from lantide.query.catalog import Catalog, SourceRow
 from lantide.query.csv_dialect import (
+    SniffAhead,
     encoding_option,
     fixed_options,
     improve_view,
@@ -308,7 +309,8 @@ class DataSources(LazySheets):
         taken_schemas: set[str] = {
             s.casefold() for s in _RESERVED_SCHEMAS | set(self._reserved_names())
         }
-        tables: list[DataTable] = []
+        found: list[list[DataTable]] = []  # per file, in the order of the files
+        todo: list[tuple[int, Path, str, str, tuple[int, int], SourceRow | None]] = []
         for path, fmt in files:
             key = str(path)
             try:
@@ -329,13 +331,21 @@ class DataSources(LazySheets):
                 and key not in retry
             )
             if unchanged:
-                tables.extend(self._from_rows(key))
+                found.append(self._from_rows(key))
                 self._stamps[key] = stamp
                 continue
-            registered = self._register(path, fmt, name, stamp, known=previous is not None)
-            self.on_registered(key)
-            tables.extend(registered)
-            self._stamps[key] = stamp
+            found.append([])
+            todo.append((len(found) - 1, path, fmt, name, stamp, previous))
+        ahead = self._sniff_ahead(todo)
+        # The files whose sniff runs ahead are registered last, the others meanwhile.
+        for index, path, fmt, name, stamp, previous in sorted(todo, key=lambda t: ahead.has(t[1])):
+            found[index] = self._register(
+                path, fmt, name, stamp, known=previous is not None, ahead=ahead
+            )
+            self.on_registered(str(path))
+            self._stamps[str(path)] = stamp
+        for index, path, _fmt, _name, _stamp, previous in todo:
+            key, registered = str(path), found[index]
             if key in retry and [t.error for t in registered] == [
                 r["error"] for r in rows if r["path"] == key
             ]:
@@ -343,8 +353,25 @@ class DataSources(LazySheets):
             (report["changed"] if previous else report["added"]).append(key)
             if any(t.error for t in registered):
                 report["failed"].append(key)
-        self._tables = tables
+        self._tables = [t for tables in found for t in tables]
         return report
+
+    def _sniff_ahead(
+        self, todo: list[tuple[int, Path, str, str, tuple[int, int], SourceRow | None]]
+    ) -> SniffAhead:
+        """The text files to register sniffed on a thread of their own, when there are other
+        files to register meanwhile (a first open); none otherwise."""
+        text = [
+            (path, fmt)
+            for _i, path, fmt, _n, stamp, _p in todo
+            if fmt in ("csv", "tsv")
+            and not path.is_dir()
+            and header_row_of(self._rule_of(path)) is None
+            and not is_empty(path, stamp[0])
+        ]
+        if len(text) == len(todo):  # nothing to overlap with but one another
+            text = []
+        return SniffAhead(self.engine, text)
 
     def needs_refresh(self) -> bool:
         """True when a file in data/ was added, removed or changed since the last refresh."""
@@ -419,9 +446,17 @@ class DataSources(LazySheets):
         self.engine.run(work, timeout=None)
 
     def _register(
-        self, path: Path, fmt: str, name: str, stamp: tuple[int, int], *, known: bool = True
+        self,
+        path: Path,
+        fmt: str,
+        name: str,
+        stamp: tuple[int, int],
+        *,
+        known: bool = True,
+        ahead: SniffAhead | None = None,
     ) -> list[DataTable]:
-        """Register ``path`` anew; ``known``: the catalog has rows for it (to drop first)."""
+        """Register ``path`` anew; ``known``: the catalog has rows for it (to drop first);
+        ``ahead``: where its sniff may already be running."""
         key = str(path)
         if known:
             self._drop(key)
@@ -452,15 +487,23 @@ class DataSources(LazySheets):
         rule = self._rule_of(path)
         header_row = header_row_of(rule)
         notes: list[str] = []
+        text_file = fmt in ("csv", "tsv") and not path.is_dir()
+        sniffed_ahead = ahead is not None and ahead.has(path)
+        pinned_ahead = ahead.take(path) if ahead is not None and sniffed_ahead else None
 
         def work(cur: Cursor) -> None:
             if fmt in ("json", "ndjson") and not path.is_dir():
                 check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
-            text_file = fmt in ("csv", "tsv") and not path.is_dir()
-            # Sniffed once, here (before the transaction: a failed sniff would end it); the
-            # view reads with what was sniffed, so neither counting its rows nor a query
-            # sniffs the file again. A file whose sniff fails keeps the auto reader's error.
-            pinned = sniffed_reader(cur, path, fmt) if text_file and header_row is None else None
+            # Sniffed once, here or ahead (before the transaction: a failed sniff would end
+            # it); the view reads with what was sniffed, so neither counting its rows nor a
+            # query sniffs the file again. A file whose sniff fails keeps the auto reader's
+            # error.
+            if sniffed_ahead:
+                pinned = pinned_ahead
+            elif text_file and header_row is None:
+                pinned = sniffed_reader(cur, path, fmt)
+            else:
+                pinned = None
             with transaction(cur):
                 reader = pinned[0] if pinned else _reader_sql(path, fmt, header_row)
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS SELECT * FROM {reader}")

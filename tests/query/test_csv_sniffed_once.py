@@ -116,3 +116,73 @@ def test_a_csv_that_cannot_be_sniffed_keeps_its_error_and_its_bytes(
     assert path.read_bytes() == content
     (fine,) = [t for t in answer["tables"] if t["name"] == "fine"]
     assert fine["row_count"] == 1
+
+
+def _listing(svc) -> list[tuple]:
+    """What the explorer and the agent see of every table: name, kind, count, notes,
+    error, and its columns with their types."""
+    out = []
+    for t in svc.show_tables()["tables"]:
+        columns = None
+        if "error" not in t and t["kind"] in ("data_file", "excel_sheet"):
+            columns = svc.engine.execute(f"DESCRIBE SELECT * FROM {t['qualified_name']}")
+        out.append(
+            (t["qualified_name"], t["kind"], t.get("row_count"), t.get("notes"), t.get("error"))
+            + (tuple(c[:2] for c in columns) if columns else ())
+        )
+    return out
+
+
+def _mixed_workspace(root, sample_workspace):
+    import shutil
+
+    data = root / "data"
+    for name, content in TRICKY.items():
+        (data / name).write_bytes(content)
+    (data / "bad_rows.csv").write_text("a,b\n" + "1,2\n3\n" * 3 + "4,5\n")
+    (data / "euro.csv").write_text("id;price\n1;1.234,50\n2;7,25\n")
+    for name in ("orders.parquet", "targets.xlsx"):
+        shutil.copy(sample_workspace / "data" / name, data / name)
+
+
+def test_a_first_open_sniffs_each_csv_once_ahead_of_its_registration(
+    empty_workspace, sample_workspace, open_service, monkeypatch
+):
+    """The CSV files' sniffs run on a thread of their own while the other files register
+    (DuckDB sniffs without the GIL), each file once; the tables come out as when every
+    file is sniffed in turn."""
+    import threading
+
+    from lantide.query import csv_dialect, sources
+
+    _mixed_workspace(empty_workspace, sample_workspace)
+    calls: list[tuple[str, str, str]] = []
+    real = csv_dialect._sniff
+
+    def spy(cur, path, extra=""):
+        calls.append((path.name, extra, threading.current_thread().name))
+        return real(cur, path, extra)
+
+    monkeypatch.setattr(csv_dialect, "_sniff", spy)
+    ahead = _listing(open_service(empty_workspace))
+    plain = [(n, e) for n, e, _t in calls if n in ("plain.csv", "dates.csv", "pipes.csv")]
+    assert sorted(plain) == [("dates.csv", ""), ("pipes.csv", ""), ("plain.csv", "")]
+    assert {t for n, _e, t in calls if n == "plain.csv"} == {"lantide-sniff-ahead"}
+
+    class NotAhead(csv_dialect.SniffAhead):  # every file sniffed in turn, as before
+        def __init__(self, engine, files):
+            super().__init__(engine, [])
+
+    monkeypatch.setattr(sources, "SniffAhead", NotAhead)
+    again = empty_workspace.parent / "again"
+    again.mkdir()
+    from lantide.workspace.model import Workspace
+
+    Workspace.create(again)
+    _mixed_workspace(again, sample_workspace)
+    in_turn = _listing(open_service(again))
+    assert ahead == in_turn
+    by_name = {row[0]: row for row in ahead}
+    assert by_name['"euro"'][5:] == (("id", "BIGINT"), ("price", "DOUBLE"))  # decimal commas
+    assert by_name['"bad_rows"'][5:] == (("a", "BIGINT"), ("b", "BIGINT"))  # strict reader
+    assert by_name['"orders"'][2] == 120_000 and by_name['"targets"."Regional"'][2] == 40
