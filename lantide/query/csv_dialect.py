@@ -149,6 +149,10 @@ def sniffed_reader(cur: Cursor, path: Path, fmt: str = "csv") -> tuple[str, Row]
     return f"read_csv({', '.join(options)}{encoding_option(path)})", sniffed
 
 
+def _sniffed_reader_of(path: Path, fmt: str, cur: Cursor) -> tuple[str, Row] | None:
+    return sniffed_reader(cur, path, fmt)
+
+
 class SniffAhead:
     """:func:`sniffed_reader` for some files on a thread of its own, while the caller
     registers the other files: DuckDB sniffs without holding the GIL, so on a first open
@@ -169,7 +173,7 @@ class SniffAhead:
             for path, fmt in self._files:
                 try:
                     self._answers[str(path)] = self._engine.run(
-                        lambda cur, p=path, f=fmt: sniffed_reader(cur, p, f), timeout=None
+                        functools.partial(_sniffed_reader_of, path, fmt), timeout=None
                     )
                 except Exception:  # e.g. the engine closed: the registration tries itself
                     pass
