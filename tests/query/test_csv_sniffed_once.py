@@ -8,6 +8,7 @@ detection reads, and a file that changed is sniffed anew.
 
 from __future__ import annotations
 
+import gzip
 import os
 
 import duckdb
@@ -28,6 +29,9 @@ TRICKY = {
     "header_only.csv": b"a,b\n",
     "no_final_newline.csv": b"a,b\n1,2",
     "stray_quote.csv": b'a,b\n1,he said "hi there\n2,x\n',
+    "crlf_quoted.csv": b'a,b\r\n"x\r\ny",2\r\n',
+    "utf16.csv": "id,name\n1,\u00e9\n2,b\n".encode("utf-16"),
+    "zipped.csv.gz": gzip.compress(b"a,b\n1,2\n3,4\n"),
 }
 
 
@@ -36,6 +40,8 @@ def _auto(path) -> tuple[list, list]:
     extra = ", delim = '\t'" if path.suffix == ".tsv" else ""
     if path.name == "latin1.csv":
         extra += ", encoding = 'latin-1'"
+    if path.name == "utf16.csv":
+        extra += ", encoding = 'utf-16'"
     con = duckdb.connect()
     sql = f"SELECT * FROM read_csv('{path}'{extra})"
     return con.execute(f"DESCRIBE {sql}").fetchall(), con.execute(sql).fetchall()
