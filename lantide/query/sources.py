@@ -331,7 +331,7 @@ class DataSources(LazySheets):
                 and key not in retry
             )
             if unchanged:
-                found.append(self._from_rows(key))
+                found.append(self._from_rows(key, rows))
                 self._stamps[key] = stamp
                 continue
             found.append([])
@@ -415,7 +415,9 @@ class DataSources(LazySheets):
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
 
-    def _from_rows(self, path_text: str) -> list[DataTable]:
+    def _from_rows(self, path_text: str, rows: list[SourceRow]) -> list[DataTable]:
+        """The registered tables of an unchanged file, from the catalog's ``rows`` (read
+        once per refresh, not once per file)."""
         return [
             DataTable(
                 r["schema"],
@@ -425,7 +427,7 @@ class DataSources(LazySheets):
                 r["error"],
                 tuple(json.loads(r["notes"])) if r["notes"] else (),
             )
-            for r in self.catalog.source_rows()
+            for r in rows
             if r["path"] == path_text
         ]
 

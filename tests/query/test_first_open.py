@@ -49,3 +49,19 @@ def test_a_first_open_then_changes_then_a_reopen(sample_workspace, open_service)
         k: v.get("row_count") for k, v in after.items()
     }
     assert again.sources.refresh() == {"added": [], "changed": [], "removed": [], "failed": []}
+
+
+def test_a_reopen_reads_the_catalog_of_data_files_once(sample_workspace, open_service):
+    """Unchanged files take their tables from the one read of the catalog (it was read
+    again for every file: a query per file on every open of a workspace)."""
+    first = open_service(sample_workspace)
+    listed = _tables(first)
+    first.close()
+    first.workspace.close()
+    again = open_service(sample_workspace)
+    reads = []
+    real = again.catalog.source_rows
+    again.catalog.source_rows = lambda: reads.append(1) or real()
+    assert again.sources.refresh() == {"added": [], "changed": [], "removed": [], "failed": []}
+    assert len(reads) == 1
+    assert _tables(again) == listed
