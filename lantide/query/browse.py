@@ -1,19 +1,8 @@
 """Browsing the tables of one workspace: the part of :class:`lantide.query.service.QueryService`
 that lists tables, describes them and pages, profiles and exports their rows.
 
-``show_tables()``::
-
-    {"tables": [{"name", "schema", "qualified_name", "kind", ...}], "problems": [...],
-     "counts": {kind: n}, "connections": [names]}
-
-    kind data_file / excel_sheet: + "format", "source" (path relative to the workspace),
-    "row_count" (int, or None while unknown) and "row_count_pending" (True while a large
-    text file is being counted in the background; :meth:`wait_for_row_counts`, then list
-    again; see :mod:`lantide.query.row_counts`);
-    kind cached_table: + "cache_kind" (tab / result / staged), "project", "tab",
-    "step_id", "row_count", "duration_ms", "created_at"; kind external: + "connection",
-    "remote_kind"; kind attached_database: + "type". A data file that failed to register
-    is in "problems" with its error, so is an unreachable connection.
+``show_tables()``: :mod:`lantide.query.listing` (the listing alone, imported without the
+browser's modules).
 
 ``read_schema(table)``: ``{"table", "qualified_name", "kind", "columns": [{"name", "type",
 "nullable"}], "ddl": 'CREATE TABLE "t" ("c" TYPE, ...)', "source"?}``.
@@ -31,7 +20,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import results
 from lantide.query.catalog import Catalog
@@ -39,6 +27,7 @@ from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TableNotFound
 from lantide.query.external import ExternalSources
 from lantide.query.guard import TableRef
+from lantide.query.listing import list_tables
 from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident
 from lantide.query.resolver import InputResolver
 from lantide.query.row_counts import RowCounts
@@ -73,84 +62,15 @@ class TableBrowser:
 
     # -- show_tables / read_schema ----------------------------------------------------
     def show_tables(self) -> dict[str, Any]:
-        self.inputs.refresh_if_stale()
-        self.sources.read_small_sheets()  # their row counts; large workbooks wait for a query
-        root = self.workspace.root
-        tables: list[dict[str, Any]] = []
-        problems: list[dict[str, Any]] = []
-        # A table's estimated_size is its row count (sheets and cached tables are tables).
-        sizes = {
-            (r[0].casefold(), r[1].casefold()): r[2]
-            for r in self.engine.execute(
-                "SELECT schema_name, table_name, estimated_size FROM duckdb_tables() "
-                "WHERE database_name = current_database()"
-            )
-        }
-        data = self.sources.tables()
-        counts = self.row_counts.lookup(data)
-        for t in data:
-            if t.error:
-                problems.append({"source": t.to_dict(root)["source"], "error": t.error})
-                continue
-            entry = t.to_dict(root)
-            if t.format == "excel":
-                entry["row_count"] = sizes.get(((t.schema or "").casefold(), t.name.casefold()))
-                entry["row_count_pending"] = False
-            else:
-                entry["row_count"], entry["row_count_pending"] = counts.get(
-                    t.qualified_name, (None, False)
-                )
-            tables.append(entry)
-        main_sizes = {name: n for (schema, name), n in sizes.items() if schema == "main"}
-        for c in self.catalog.all_cached():
-            entry = {
-                "name": c.name,
-                "schema": None,
-                "qualified_name": quote_ident(c.name),
-                "kind": "cached_table",
-                **{k: v for k, v in c.to_dict().items() if k != "name"},
-            }
-            entry["cache_kind"] = entry.pop("kind")
-            entry["kind"] = "cached_table"
-            if entry["row_count"] is None:
-                entry["row_count"] = main_sizes.get(c.name.casefold())
-            tables.append(entry)
-        for row in self.engine.execute(
-            "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
-            "AND database_name <> current_database()"
-        ):
-            tables.append(
-                {
-                    "name": row[0],
-                    "schema": None,
-                    "qualified_name": quote_ident(row[0]),
-                    "kind": "attached_database",
-                    "type": row[1],
-                }
-            )
-        workspace = getattr(self.external, "workspace", None)
-        for problem in getattr(workspace, "connection_problems", []):
-            problems.append(
-                {
-                    "source": ".lantide/workspace.json",
-                    "error": problem,
-                    "hint": "Fix it in Settings > Connections or by hand.",
-                }
-            )
-        for name in self.external.names():
-            try:
-                tables.extend(self.external.list_tables(name))
-            except LantideError as exc:
-                problems.append({"connection": name, "error": exc.message, "hint": exc.hint})
-        by_kind: dict[str, int] = {}
-        for table in tables:
-            by_kind[table["kind"]] = by_kind.get(table["kind"], 0) + 1
-        return {
-            "tables": tables,
-            "problems": problems,
-            "counts": by_kind,
-            "connections": self.external.names(),
-        }
+        """:func:`lantide.query.listing.list_tables` of this workspace."""
+        return list_tables(
+            self.workspace,
+            engine=self.engine,
+            catalog=self.catalog,
+            sources=self.sources,
+            row_counts=self.row_counts,
+            external=self.external,
+        )
 
     def wait_for_row_counts(self, timeout: float | None = None) -> bool:
         """Wait until the data files ``show_tables`` left uncounted are counted; False when

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from lantide.query.engine import Engine
+from lantide.query.engine import Engine, transaction
 from lantide.query.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
@@ -97,6 +97,12 @@ def now_utc() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def _create_tables(cur: Cursor) -> None:
+    with transaction(cur):
+        for sql in _SCHEMA_SQL:
+            cur.execute(sql)
+
+
 class Catalog:
     def __init__(self, engine: Engine):
         self.engine = engine
@@ -107,6 +113,14 @@ class Catalog:
         self._cache: dict[str, CachedTable] | None = None
         self._generation = 0
         self._cache_lock = threading.Lock()
+        # A database this engine created (a first open): its tables are made in one
+        # transaction, have every column and no row, so there is nothing to read, add or
+        # forget; ``sources`` stays known empty until a row is written.
+        self._no_sources = bool(getattr(engine, "created", False))
+        if self._no_sources:
+            engine.run(_create_tables)
+            self._cache = {}
+            return
         for sql in _SCHEMA_SQL:
             engine.execute(sql)
         self._add_new_columns()
@@ -237,6 +251,8 @@ class Catalog:
 
     # -- data sources --------------------------------------------------------------
     def source_rows(self) -> list[SourceRow]:
+        if self._no_sources:
+            return []
         rows = self.engine.execute(
             f"SELECT schema_name, table_name, path, format, size, mtime_ns, error, notes, "
             f'options FROM "{INTERNAL_SCHEMA}".sources ORDER BY path, table_name'
@@ -256,10 +272,15 @@ class Catalog:
             for r in rows
         ]
 
-    def replace_sources_of(self, cur: Cursor, path: str, rows: Sequence[SourceTuple]) -> None:
+    def replace_sources_of(
+        self, cur: Cursor, path: str, rows: Sequence[SourceTuple], *, known: bool = True
+    ) -> None:
         """Replace the rows of one data file: (schema, table, format, size, mtime_ns, error)
-        and optionally notes (JSON text) and options (JSON text)."""
-        cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
+        and optionally notes (JSON text) and options (JSON text). ``known``: False when the
+        catalog has no row of it (nothing to delete)."""
+        self._no_sources = False  # (from here on read, even if this transaction rolls back)
+        if known:
+            cur.execute(f'DELETE FROM "{INTERNAL_SCHEMA}".sources WHERE path = ?', [path])
         for row in rows:
             schema, table, fmt, size, mtime_ns, error, notes, options = (*row, None, None)[:8]
             cur.execute(

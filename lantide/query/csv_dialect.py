@@ -23,15 +23,17 @@ table. DuckDB does all the CSV parsing; this module only chooses its options.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lantide.query.names import quote_ident, quote_literal
 
 if TYPE_CHECKING:
-    from lantide.query.engine import Cursor, Row
+    from lantide.query.engine import Cursor, Engine, Row
     from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -95,11 +97,104 @@ def _columns_sql(columns: list[Column]) -> str:
 
 
 def _sniff(cur: Cursor, path: Path, extra: str = "") -> Row | None:
+    """``sniff_csv``'s answer: (delimiter, skip, columns, has_header, quote, escape,
+    date_format, timestamp_format, new_line, comment)."""
     return cur.execute(
         "SELECT Delimiter, SkipRows, Columns, HasHeader, Quote, Escape, DateFormat, "
-        f"TimestampFormat FROM sniff_csv({quote_literal(str(path))}{extra}"
-        f"{encoding_option(path)})"
+        "TimestampFormat, NewLineDelimiter, Comment FROM "
+        f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
     ).fetchone()
+
+
+def fixed_options(fmt: str) -> str:
+    """The ``read_csv`` options the file's kind fixes (a ``.tsv`` is tab-separated)."""
+    return ", delim = '\t'" if fmt == "tsv" else ""
+
+
+def sniffed_reader(cur: Cursor, path: Path, fmt: str = "csv") -> tuple[str, Row] | None:
+    """A ``read_csv(...)`` that reads ``path`` as DuckDB's own detection does, with what it
+    sniffed written out (dialect, header, skip, column names and types), and the sniff.
+
+    A view over it binds without sniffing the file again, so counting its rows, listing its
+    columns and every query of it skip the sniff (about as long as reading a small file).
+    When the file changes it is registered, and so sniffed, anew. None when the sniff
+    fails: the auto-detecting reader's own error then says what is wrong."""
+    try:
+        sniffed = _sniff(cur, path, fixed_options(fmt))
+    except Exception:
+        return None
+    if sniffed is None:
+        return None
+    delim, skip, columns, has_header, quote, escape, date_format, ts_format, new_line, comment = (
+        sniffed
+    )
+    if not columns:
+        return None
+    options = [
+        quote_literal(str(path)),
+        "auto_detect = false",
+        f"delim = {quote_literal(delim)}",
+        f"quote = {quote_literal(_sniffed_char(quote))}",
+        f"escape = {quote_literal(_sniffed_char(escape))}",
+        f"comment = {quote_literal(_sniffed_char(comment))}",
+        f"skip = {int(skip)}",
+        f"header = {'true' if has_header else 'false'}",
+        f"columns = {_columns_sql(columns)}",
+    ]
+    if new_line and new_line != "(empty)":
+        options.append(f"new_line = {quote_literal(new_line)}")
+    for name, value in (("dateformat", date_format), ("timestampformat", ts_format)):
+        if value:
+            options.append(f"{name} = {quote_literal(value)}")
+    return f"read_csv({', '.join(options)}{encoding_option(path)})", sniffed
+
+
+def _sniffed_reader_of(path: Path, fmt: str, cur: Cursor) -> tuple[str, Row] | None:
+    return sniffed_reader(cur, path, fmt)
+
+
+class SniffAhead:
+    """:func:`sniffed_reader` for some files on a thread of its own, while the caller
+    registers the other files: DuckDB sniffs without holding the GIL, so on a first open
+    the CSV files' sniffs overlap the workbook's reading and the other registrations.
+    :meth:`take` waits for one file's answer (None: sniff again, or read it auto-detected,
+    exactly as :func:`sniffed_reader` would have answered)."""
+
+    def __init__(self, engine: Engine, files: list[tuple[Path, str]]) -> None:
+        self._engine = engine
+        self._files = files
+        self._done = {str(path): threading.Event() for path, _ in files}
+        self._answers: dict[str, tuple[str, Row] | None] = {}
+        if files:
+            threading.Thread(target=self._run, name="lantide-sniff-ahead", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            for path, fmt in self._files:
+                try:
+                    self._answers[str(path)] = self._engine.run(
+                        functools.partial(_sniffed_reader_of, path, fmt), timeout=None
+                    )
+                except Exception:  # e.g. the engine closed: the registration tries itself
+                    pass
+                finally:
+                    self._done[str(path)].set()
+        finally:
+            with contextlib.suppress(Exception):
+                self._engine.release_cursor()
+
+    def has(self, path: Path) -> bool:
+        return str(path) in self._done
+
+    def take(self, path: Path) -> tuple[str, Row] | None:
+        """The sniff of ``path`` (one of the files given), once it is done."""
+        self._done[str(path)].wait()
+        return self._answers.pop(str(path), None)
+
+
+def _sniffed_char(value: str | None) -> str:
+    """``sniff_csv`` writes "(empty)" for none (no quote, no escape, no comment)."""
+    return "" if value in (None, "(empty)") else value
 
 
 def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | None:
@@ -119,7 +214,7 @@ def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | Non
             best = row
     if best is None:
         return None
-    delim, _skip, columns, has_header, quote, escape, date_format, ts_format = best
+    delim, _skip, columns, has_header, quote, escape, date_format, ts_format, *_ = best
     encoding = text_encoding(path)
     options = [
         quote_literal(str(path)),
@@ -159,22 +254,29 @@ def _european_reader(cur: Cursor, path: Path, columns: list[Column]) -> str | No
     return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
 
 
-def better_reader(cur: Cursor, path: Path, view: str, fmt: str = "csv") -> tuple[str, str] | None:
+def better_reader(
+    cur: Cursor, path: Path, view: str, fmt: str = "csv", sniffed: Row | None = None
+) -> tuple[str, str] | None:
     """A ``read_csv(...)`` that reads ``path`` better than the auto-detected ``view`` does,
     or None: strict, when bad rows fooled the sniffer into one column; with decimal commas,
     for a ';'-separated file whose numbers are written the European way ("1.234,50").
     The usual file (several columns, no ';' in its header line) costs no second sniff.
-    Returns the reader and the ``sniff_csv`` options that describe how it reads."""
-    fixed = ", delim = '\t'" if fmt == "tsv" else ""
-    width = cur.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ?",
-        [view],
-    ).fetchall()[0][0]  # an aggregate: one row
+    Returns the reader and the ``sniff_csv`` options that describe how it reads.
+    ``sniffed``: :func:`sniffed_reader`'s sniff of the file, if there is one (not redone)."""
+    fixed = fixed_options(fmt)
+    if sniffed is not None:  # the view reads with the sniffed columns
+        width = len(sniffed[2])
+    else:
+        width = cur.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ?",
+            [view],
+        ).fetchall()[0][0]  # an aggregate: one row
     header = first_lines(path, 1)
     if width != 1 and not (header and ";" in header[0] and not fixed):
         return None
     try:
-        sniffed = _sniff(cur, path, fixed)
+        if sniffed is None:
+            sniffed = _sniff(cur, path, fixed)
     except Exception:
         return None  # the view's own error says more
     if sniffed is None:
@@ -203,12 +305,14 @@ def _delimiter_of(reader: str) -> str:
     return reader[start : reader.index("'", start)].replace("''", "'")
 
 
-def improve_view(cur: Cursor, path: Path, view: str, fmt: str = "csv") -> str:
+def improve_view(
+    cur: Cursor, path: Path, view: str, fmt: str = "csv", sniffed: Row | None = None
+) -> str:
     """Replace ``view`` with :func:`better_reader`'s reader when there is one. Returns the
     ``sniff_csv`` options that describe how the view reads the file."""
-    better = better_reader(cur, path, view, fmt)
+    better = better_reader(cur, path, view, fmt, sniffed)
     if better is None:
-        return ", delim = '\t'" if fmt == "tsv" else ""
+        return fixed_options(fmt)
     reader, sniff_options = better
     cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")
     return sniff_options

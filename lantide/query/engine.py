@@ -79,6 +79,9 @@ class Engine:
         if threads:
             config["threads"] = int(threads)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        # A database made by this connect holds only what this engine writes (DuckDB locks
+        # the file against other processes): e.g. no row count to forget on a first open.
+        self.created = not self.db_path.exists() and not Path(f"{self.db_path}.wal").exists()
         try:
             self._con: DuckDBPyConnection = duckdb.connect(str(self.db_path), config=config)
         except duckdb.Error as exc:

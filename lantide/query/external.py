@@ -36,13 +36,13 @@ from lantide.query.connection_secrets import (
     split_secrets,
 )
 from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
-from lantide.query.guard import ParsedQuery, TableRef
 from lantide.query.names import quote_ident, same_name
 from lantide.query.typed_columns import ColumnBatch, ColumnTypeError, conform
 
 if TYPE_CHECKING:
     import pyodbc
 
+    from lantide.query.guard import ParsedQuery, TableRef
     from lantide.workspace.model import Workspace
 
 # (name, DuckDB type) per column of a remote result
@@ -275,6 +275,8 @@ class ExternalSources:
 
     # -- statements ----------------------------------------------------------------
     def remote_ref(self, name: str, ref: TableRef) -> TableRef:
+        from lantide.query.guard import TableRef  # the guard loads with the first query
+
         if ref.catalog and same_name(ref.catalog, name):
             return TableRef(ref.name, ref.schema)
         return TableRef(ref.name)

@@ -23,7 +23,7 @@ from lantide.query.csv_dialect import encoding_option, first_lines
 from lantide.query.names import quote_literal
 
 if TYPE_CHECKING:
-    from lantide.query.engine import Cursor
+    from lantide.query.engine import Cursor, Row
     from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 HOW_TO_CHOOSE = (
@@ -41,21 +41,33 @@ def _names(columns: list[Column]) -> str:
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
-def csv_notes(cur: Cursor, path: Path, extra: str, header_row: int | None, view: str) -> list[str]:
+def csv_notes(
+    cur: Cursor,
+    path: Path,
+    extra: str,
+    header_row: int | None,
+    view: str,
+    sniffed: Row | None = None,
+) -> list[str]:
     """The notes for ``path`` read by ``view`` with ``read_csv`` options ``extra`` (e.g.
-    ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any."""
-    if header_row is None and not _worth_a_sniff(cur, path, view):
+    ``", delim = '\\t'"``); ``header_row`` is the analyst's rule, if any. ``sniffed``: the
+    registration's sniff with those options (``csv_dialect.sniffed_reader``), not redone."""
+    view_columns = [c["name"] for c in sniffed[2]] if sniffed is not None else None
+    if header_row is None and not _worth_a_sniff(cur, path, view, view_columns):
         return []
-    try:
-        sniffed = cur.execute(
-            "SELECT SkipRows, HasHeader, Quote, Columns FROM "
-            f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
-        ).fetchone()
-    except Exception:
-        return []  # the view's own error (or the first query's) says more
-    if sniffed is None:  # sniff_csv answers one row; none is nothing to note
-        return []
-    skip, has_header, quote, columns = sniffed
+    if sniffed is not None:
+        _delim, skip, columns, has_header, quote, *_ = sniffed
+    else:
+        try:
+            answer = cur.execute(
+                "SELECT SkipRows, HasHeader, Quote, Columns FROM "
+                f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
+            ).fetchone()
+        except Exception:
+            return []  # the view's own error (or the first query's) says more
+        if answer is None:  # sniff_csv answers one row; none is nothing to note
+            return []
+        skip, has_header, quote, columns = answer
     notes = []
     if header_row == 0:
         notes.append(
@@ -83,19 +95,24 @@ def csv_notes(cur: Cursor, path: Path, extra: str, header_row: int | None, view:
     return notes
 
 
-def _worth_a_sniff(cur: Cursor, path: Path, view: str) -> bool:
+def _worth_a_sniff(
+    cur: Cursor, path: Path, view: str, view_columns: list[str] | None = None
+) -> bool:
     """Whether the sniffer may have departed from the file (so a ``sniff_csv``, about as
     long as registering, is worth it): the view's columns are not all named on line 1
     (no header, or a title skipped), or a line near the top has an odd number of quotes
-    (the sniffer then reads quotes as text). The usual file costs no second sniff."""
-    columns = [
-        r[0]
-        for r in cur.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
-            "table_name = ? ORDER BY column_index",
-            [view],
-        ).fetchall()
-    ]
+    (the sniffer then reads quotes as text). The usual file costs no second sniff.
+    ``view_columns``: the view's column names when known (the sniffed ones)."""
+    columns = view_columns
+    if columns is None:
+        columns = [
+            r[0]
+            for r in cur.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
+                "table_name = ? ORDER BY column_index",
+                [view],
+            ).fetchall()
+        ]
     head = first_lines(path, _SCAN_LINES)
     if not head or not columns:
         return False

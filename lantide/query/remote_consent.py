@@ -11,7 +11,6 @@ and remote statement: it confirms nothing else.
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +66,8 @@ class RemoteConsents:
         return bool(rows)
 
     def issue(self, key: str, connection: str, rows: int) -> str:
+        import uuid  # not at import: the service opens without it (a reopen runs no query)
+
         self._ensure()
         new_id = uuid.uuid4().hex[:16]
         self.engine.execute(

@@ -320,12 +320,23 @@ class QueryService:
 
     # -- browsing (lantide.query.browse) --------------------------------------------
     def show_tables(self) -> dict[str, Any]:
-        return self.browser.show_tables()
+        # the listing alone: the browser's modules (guard, lineage, results) are not needed
+        # for it, and the desktop app is usable once it is done (lantide.query.listing)
+        from lantide.query.listing import list_tables
+
+        return list_tables(
+            self.workspace,
+            engine=self.engine,
+            catalog=self.catalog,
+            sources=self.sources,
+            row_counts=self.row_counts,
+            external=self.external,
+        )
 
     def wait_for_row_counts(self, timeout: float | None = None) -> bool:
         """Wait until the data files ``show_tables`` left uncounted are counted; False when
         ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
-        return self.browser.wait_for_row_counts(timeout)
+        return self.row_counts.wait(timeout)
 
     def read_schema(self, table: str) -> dict[str, Any]:
         return self.browser.read_schema(table)

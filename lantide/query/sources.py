@@ -34,7 +34,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantide.query.catalog import Catalog, SourceRow
-from lantide.query.csv_dialect import encoding_option, improve_view
+from lantide.query.csv_dialect import (
+    SniffAhead,
+    encoding_option,
+    fixed_options,
+    improve_view,
+    sniffed_reader,
+)
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
 from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
@@ -303,7 +309,8 @@ class DataSources(LazySheets):
         taken_schemas: set[str] = {
             s.casefold() for s in _RESERVED_SCHEMAS | set(self._reserved_names())
         }
-        tables: list[DataTable] = []
+        found: list[list[DataTable]] = []  # per file, in the order of the files
+        todo: list[tuple[int, Path, str, str, tuple[int, int], SourceRow | None]] = []
         for path, fmt in files:
             key = str(path)
             try:
@@ -324,13 +331,21 @@ class DataSources(LazySheets):
                 and key not in retry
             )
             if unchanged:
-                tables.extend(self._from_rows(key))
+                found.append(self._from_rows(key, rows))
                 self._stamps[key] = stamp
                 continue
-            registered = self._register(path, fmt, name, stamp, known=previous is not None)
-            self.on_registered(key)
-            tables.extend(registered)
-            self._stamps[key] = stamp
+            found.append([])
+            todo.append((len(found) - 1, path, fmt, name, stamp, previous))
+        ahead = self._sniff_ahead(todo)
+        # The files whose sniff runs ahead are registered last, the others meanwhile.
+        for index, path, fmt, name, stamp, previous in sorted(todo, key=lambda t: ahead.has(t[1])):
+            found[index] = self._register(
+                path, fmt, name, stamp, known=previous is not None, ahead=ahead
+            )
+            self.on_registered(str(path))
+            self._stamps[str(path)] = stamp
+        for index, path, _fmt, _name, _stamp, previous in todo:
+            key, registered = str(path), found[index]
             if key in retry and [t.error for t in registered] == [
                 r["error"] for r in rows if r["path"] == key
             ]:
@@ -338,8 +353,25 @@ class DataSources(LazySheets):
             (report["changed"] if previous else report["added"]).append(key)
             if any(t.error for t in registered):
                 report["failed"].append(key)
-        self._tables = tables
+        self._tables = [t for tables in found for t in tables]
         return report
+
+    def _sniff_ahead(
+        self, todo: list[tuple[int, Path, str, str, tuple[int, int], SourceRow | None]]
+    ) -> SniffAhead:
+        """The text files to register sniffed on a thread of their own, when there are other
+        files to register meanwhile (a first open); none otherwise."""
+        text = [
+            (path, fmt)
+            for _i, path, fmt, _n, stamp, _p in todo
+            if fmt in ("csv", "tsv")
+            and not path.is_dir()
+            and header_row_of(self._rule_of(path)) is None
+            and not is_empty(path, stamp[0])
+        ]
+        if len(text) == len(todo):  # nothing to overlap with but one another
+            text = []
+        return SniffAhead(self.engine, text)
 
     def needs_refresh(self) -> bool:
         """True when a file in data/ was added, removed or changed since the last refresh."""
@@ -383,7 +415,9 @@ class DataSources(LazySheets):
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
 
-    def _from_rows(self, path_text: str) -> list[DataTable]:
+    def _from_rows(self, path_text: str, rows: list[SourceRow]) -> list[DataTable]:
+        """The registered tables of an unchanged file, from the catalog's ``rows`` (read
+        once per refresh, not once per file)."""
         return [
             DataTable(
                 r["schema"],
@@ -393,7 +427,7 @@ class DataSources(LazySheets):
                 r["error"],
                 tuple(json.loads(r["notes"])) if r["notes"] else (),
             )
-            for r in self.catalog.source_rows()
+            for r in rows
             if r["path"] == path_text
         ]
 
@@ -414,9 +448,17 @@ class DataSources(LazySheets):
         self.engine.run(work, timeout=None)
 
     def _register(
-        self, path: Path, fmt: str, name: str, stamp: tuple[int, int], *, known: bool = True
+        self,
+        path: Path,
+        fmt: str,
+        name: str,
+        stamp: tuple[int, int],
+        *,
+        known: bool = True,
+        ahead: SniffAhead | None = None,
     ) -> list[DataTable]:
-        """Register ``path`` anew; ``known``: the catalog has rows for it (to drop first)."""
+        """Register ``path`` anew; ``known``: the catalog has rows for it (to drop first);
+        ``ahead``: where its sniff may already be running."""
         key = str(path)
         if known:
             self._drop(key)
@@ -447,25 +489,40 @@ class DataSources(LazySheets):
         rule = self._rule_of(path)
         header_row = header_row_of(rule)
         notes: list[str] = []
+        text_file = fmt in ("csv", "tsv") and not path.is_dir()
+        sniffed_ahead = ahead is not None and ahead.has(path)
+        pinned_ahead = ahead.take(path) if ahead is not None and sniffed_ahead else None
 
         def work(cur: Cursor) -> None:
             if fmt in ("json", "ndjson") and not path.is_dir():
                 check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
+            # Sniffed once, here or ahead (before the transaction: a failed sniff would end
+            # it); the view reads with what was sniffed, so neither counting its rows nor a
+            # query sniffs the file again. A file whose sniff fails keeps the auto reader's
+            # error.
+            if sniffed_ahead:
+                pinned = pinned_ahead
+            elif text_file and header_row is None:
+                pinned = sniffed_reader(cur, path, fmt)
+            else:
+                pinned = None
             with transaction(cur):
-                cur.execute(
-                    f"CREATE OR REPLACE VIEW {quote_ident(name)} AS "
-                    f"SELECT * FROM {_reader_sql(path, fmt, header_row)}"
-                )
-                if fmt in ("csv", "tsv") and not path.is_dir():
+                reader = pinned[0] if pinned else _reader_sql(path, fmt, header_row)
+                cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS SELECT * FROM {reader}")
+                if text_file:
+                    sniffed = pinned[1] if pinned else None
                     if header_row is None:  # bad rows, decimal commas
-                        sniffed_as = improve_view(cur, path, name, fmt)
+                        sniffed_as = improve_view(cur, path, name, fmt, sniffed)
+                        if sniffed_as != fixed_options(fmt):
+                            sniffed = None  # read another way than the first sniff
                     else:  # the analyst's rule stands
-                        sniffed_as = (", delim = '\t'" if fmt == "tsv" else "") + _header_options(
-                            header_row
-                        )
-                    notes.extend(csv_notes(cur, path, sniffed_as, header_row, name))
+                        sniffed_as = fixed_options(fmt) + _header_options(header_row)
+                    notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
                 self.catalog.replace_sources_of(
-                    cur, key, [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))]
+                    cur,
+                    key,
+                    [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))],
+                    known=known,
                 )
 
         try:

@@ -29,6 +29,11 @@ with QueryService(ws) as service:
         name for name in ("importlib.metadata", "email", "lantide.query.checks", "duckdb")
         if name in sys.modules
     )
+    report["listing_loaded"] = sorted(  # the browser's modules: not needed to list
+        name for name in ("lantide.query.browse", "lantide.query.guard",
+                          "lantide.query.lineage", "lantide.query.results")
+        if name in sys.modules
+    )
     report["first_query"] = service.run_query("SELECT 42 AS n")["preview"]
     report["duckdb_after_query"] = "duckdb" in sys.modules
     import duckdb
@@ -56,6 +61,7 @@ def test_opening_the_database_spares_the_checks_and_importlib_metadata(sample_wo
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["opened"] == []
+    assert report["listing_loaded"] == []  # they load with the service's parts, or a query
     assert {"customers", "orders", "products"} <= set(report["listed"])
     assert report["first_query"] == [[42]]
     assert report["duckdb_after_query"]  # the query's result brought the whole package

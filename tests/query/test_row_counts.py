@@ -116,3 +116,46 @@ def test_closing_stops_the_background_counting(empty_workspace, open_service, mo
     svc.close()
     assert counter._thread is None and counter.pending == 0
     assert counter.wait(0)
+
+
+def test_a_count_stored_again_replaces_the_stored_one(empty_workspace, open_service):
+    """Storing a path's count over one already on disk (another service counted it
+    meanwhile) keeps one row, the newest, for each path."""
+    a, b = empty_workspace / "data" / "a.csv", empty_workspace / "data" / "b.csv"
+    _csv(a, 3)
+    _csv(b, 4)
+    svc = open_service(empty_workspace)
+    assert _entries(svc)['"a"']["row_count"] == 3
+    counts = svc.row_counts
+    counts._store_many(
+        [(str(a), row_counts.Count((1, 2), 30)), (str(b), row_counts.Count((3, 4), None, "bad"))]
+    )
+    counts._store_many([(str(a), row_counts.Count((5, 6), 31))])
+    stored = svc.engine.execute(
+        'SELECT path, size, mtime_ns, row_count, error FROM "_lantide".row_counts ORDER BY path'
+    )
+    assert stored == [(str(a), 5, 6, 31, None), (str(b), 3, 4, None, "bad")]
+
+
+def test_a_new_rule_recounts_a_file_counted_on_a_first_open_also_after_a_reopen(
+    empty_workspace, open_service
+):
+    """On a first open the counts are known in memory alone (the database is new); a file
+    read anew under the same stamp (a header rule) is counted again, in memory and on
+    disk, so a reopen does not bring the old count back."""
+    from lantide.query.file_rules import set_header_row
+
+    path = empty_workspace / "data" / "export.csv"
+    path.write_text("exported 2025-01-03\nby: finance\nid,amount\n1,10\n2,32\n")
+    assert not (empty_workspace / ".lantide" / "cache.duckdb").exists()
+    svc = open_service(empty_workspace)
+    first = _entries(svc)['"export"']["row_count"]
+    set_header_row(empty_workspace, "data/export.csv", 0)  # every line is data: 5 rows
+    assert first != 5
+    assert svc.sources.refresh()["changed"] == [str(path)]  # read anew, not listed (counted)
+    svc.close()
+    svc.workspace.close()
+    again = open_service(empty_workspace)
+    assert _entries(again)['"export"']["row_count"] == 5
+    stored = again.engine.execute('SELECT row_count FROM "_lantide".row_counts')
+    assert stored == [(5,)]
