@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import ipaddress
 import json
 import os
@@ -165,7 +166,7 @@ def build_server(
     from mcp.shared.exceptions import MCPError
 
     from lantide import __version__
-    from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text, schema_of
+    from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text
 
     pool = threads or EngineThreads()
 
@@ -197,11 +198,14 @@ def build_server(
         except ModeRefused as exc:
             raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
         text = json.dumps(outcome.result, ensure_ascii=False, default=str)
-        return types.CallToolResult(
-            content=[types.TextContent(text=text)],
-            structured_content=json.loads(text),
-            is_error=not outcome.ok,
-        )
+        # the wire form of a CallToolResult: the SDK validates and shapes a dict exactly
+        # as it does the model's dump, without building and dumping the model first
+        return {  # type: ignore[return-value]
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": json.loads(text),
+            "isError": not outcome.ok,
+            "resultType": "complete",
+        }
 
     def _projects(client: PairedClient) -> list[tuple[str, str]]:
         try:
@@ -273,7 +277,7 @@ def build_server(
         f"read {PLAYBOOK_URI}.",
         # the SDK checks Mcp-Param headers against this; without it, it runs the
         # whole tools/list handler on every call
-        get_tool_input_schema=schema_of,
+        get_tool_input_schema=header_schema_of,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
@@ -284,6 +288,26 @@ def build_server(
     # The SDK documents dropping it from this list as the way to opt out.
     server.middleware = []
     return server
+
+
+@functools.cache
+def header_schema_of(name: str) -> dict[str, Any] | None:
+    """The input schema of tool ``name`` when it declares an ``x-mcp-header`` (an argument
+    mirrored in an ``Mcp-Param-*`` header), else None. The SDK checks a call's headers
+    against the schema it gets here; a schema without any declaration can fail no check,
+    so the SDK is spared walking it on every call."""
+    from lantide.mcp.extra_tools import schema_of
+
+    schema = schema_of(name)
+    return schema if schema is not None and _declares_header(schema) else None
+
+
+def _declares_header(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "x-mcp-header" in node or any(_declares_header(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_declares_header(v) for v in node)
+    return False
 
 
 def current_caller() -> tuple[PairedClient, str]:
@@ -339,9 +363,12 @@ class TokenGuard:
     """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
     reaches nothing; a valid one runs with its client set for the handlers."""
 
-    def __init__(self, app: ASGIApp, engine: McpEngine):
+    def __init__(self, app: ASGIApp, engine: McpEngine, mcp: ASGIApp | None = None):
         self.app = app
         self.engine = engine
+        # the MCP endpoint itself, reached without the Starlette app's router and
+        # exception middlewares (every other path, and the lifespan, still go through it)
+        self.mcp = mcp
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -367,7 +394,10 @@ class TokenGuard:
             return
         reset = _caller.set((client, token))
         try:
-            await self.app(scope, receive, send)
+            if self.mcp is not None and scope["path"] == MCP_PATH:
+                await self.mcp(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
         finally:
             _caller.reset(reset)
 
@@ -387,7 +417,7 @@ def http_app(
         stateless_http=stateless,
         host="127.0.0.1",
     )
-    return TokenGuard(app, engine)
+    return TokenGuard(app, engine, server.session_manager.handle_request)
 
 
 class HttpServer:
