@@ -22,7 +22,7 @@ import json
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.errors import LantideError
@@ -155,6 +155,42 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
 Caller = Callable[[], tuple[PairedClient, str]]
 
 
+def _who(caller: Caller | None) -> tuple[PairedClient, str]:
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        return (caller or current_caller)()
+    except TokenRefused as exc:
+        raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
+
+
+def tool_runner(
+    engine: McpEngine, caller: Caller | None, pool: EngineThreads
+) -> Callable[[types.CallToolRequestParams], Awaitable[dict[str, Any]]]:
+    """The ``tools/call`` handler: the params the SDK validated in, the result's wire form
+    out (the SDK's sieve shapes a dict exactly as it does a ``CallToolResult``'s dump,
+    without the model being built and dumped first)."""
+    from mcp.shared.exceptions import MCPError
+
+    async def run_tool(params: types.CallToolRequestParams) -> dict[str, Any]:
+        client, token = _who(caller)
+        try:
+            outcome = await pool.run(
+                engine.call, client, params.name, dict(params.arguments or {}), token
+            )
+        except ModeRefused as exc:
+            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
+        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
+        return {
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": json.loads(text),
+            "isError": not outcome.ok,
+            "resultType": "complete",
+        }
+
+    return run_tool
+
+
 def build_server(
     engine: McpEngine, caller: Caller | None = None, threads: EngineThreads | None = None
 ) -> Server[Any]:
@@ -171,10 +207,7 @@ def build_server(
     pool = threads or EngineThreads()
 
     def who() -> tuple[PairedClient, str]:
-        try:
-            return (caller or current_caller)()
-        except TokenRefused as exc:
-            raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
+        return _who(caller)
 
     async def list_tools(
         ctx: Ctx, params: types.PaginatedRequestParams | None
@@ -189,23 +222,10 @@ def build_server(
             ]
         )
 
+    run_tool = tool_runner(engine, caller, pool)
+
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        client, token = who()
-        try:
-            outcome = await pool.run(
-                engine.call, client, params.name, dict(params.arguments or {}), token
-            )
-        except ModeRefused as exc:
-            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
-        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
-        # the wire form of a CallToolResult: the SDK validates and shapes a dict exactly
-        # as it does the model's dump, without building and dumping the model first
-        return {  # type: ignore[return-value]
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": json.loads(text),
-            "isError": not outcome.ok,
-            "resultType": "complete",
-        }
+        return await run_tool(params)  # type: ignore[return-value]
 
     def _projects(client: PairedClient) -> list[tuple[str, str]]:
         try:
@@ -408,23 +428,43 @@ def http_app(
     json_response: bool = True,
     stateless: bool = False,
     threads: EngineThreads | None = None,
+    fast_tool_calls: bool = True,
 ) -> TokenGuard:
-    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
-    server = build_server(engine, threads=threads)
+    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`; its MCP
+    path serves ``tools/call`` through :class:`~lantide.mcp.tool_calls.ToolCallEntry`
+    (``fast_tool_calls``) and everything else through the SDK's session manager."""
+    from lantide.mcp.tool_calls import ToolCallEntry
+
+    pool = threads or EngineThreads()
+    server = build_server(engine, threads=pool)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=json_response,
         stateless_http=stateless,
         host="127.0.0.1",
     )
-    return TokenGuard(app, engine, server.session_manager.handle_request)
+    manager = server.session_manager
+    mcp = (
+        ToolCallEntry(server, manager, tool_runner(engine, None, pool))
+        if fast_tool_calls
+        else manager.handle_request
+    )
+    return TokenGuard(app, engine, mcp)
 
 
 class HttpServer:
     """uvicorn on 127.0.0.1 in a background thread (the desktop app's, or the command's)."""
 
-    def __init__(self, engine: McpEngine, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT):
+    def __init__(
+        self,
+        engine: McpEngine,
+        *,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        fast_tool_calls: bool = True,
+    ):
         self.host = check_loopback(host)  # before anything is bound
+        self.fast_tool_calls = fast_tool_calls
         self.port = port
         self.engine = engine
         self._server: uvicorn.Server | None = None
@@ -450,7 +490,7 @@ class HttpServer:
 
         self._threads = EngineThreads()
         config = uvicorn.Config(
-            http_app(self.engine, threads=self._threads),
+            http_app(self.engine, threads=self._threads, fast_tool_calls=self.fast_tool_calls),
             host=self.host,
             port=self.port,
             log_level="warning",
