@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import importlib.util
 import ipaddress
 import json
 import os
@@ -491,6 +492,9 @@ class HttpServer:
         self._threads = EngineThreads()
         config = uvicorn.Config(
             http_app(self.engine, threads=self._threads, fast_tool_calls=self.fast_tool_calls),
+            # httptools' C parser: 0.4-0.5 ms of CPU per request less than h11's (pure
+            # Python); h11 only where a build left it out
+            http="httptools" if importlib.util.find_spec("httptools") else "h11",
             host=self.host,
             port=self.port,
             log_level="warning",
