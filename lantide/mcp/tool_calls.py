@@ -71,11 +71,10 @@ class ToolCallEntry:
                 if version is not None:
                     return False  # the SDK's check names the duplicate
                 version = value
-            elif (
-                name == b"content-length"
-                and int(value or b"0") > self.manager.max_request_body_size
+            elif name == b"content-length" and not (
+                value.isdigit() and int(value) <= self.manager.max_request_body_size
             ):
-                return False
+                return False  # the SDK's limit answers 413 (and a malformed length its way)
         return version in self.modern
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

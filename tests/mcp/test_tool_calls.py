@@ -145,3 +145,19 @@ def test_the_lean_entry_checks_the_token_and_records_the_call(
     assert _send(http_server.url, execute.token, {}, _body())[0] == 200
     [line] = activity_lines(executing_workspace, execute.client.id)
     assert line["tool"] == "run_query" and line["transport"] == "http"
+
+
+def test_a_malformed_content_length_is_left_to_the_sdk(engine):
+    """The lean entry never parses what the SDK's own limit check parses its own way."""
+    from lantide.mcp.server import http_app
+
+    app = http_app(engine)
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [(b"content-length", b"12x"), (b"mcp-protocol-version", PROTOCOL.encode())],
+    }
+    assert app.mcp._eligible(scope) is False
+    scope["headers"][0] = (b"content-length", b"12")
+    assert app.mcp._eligible(scope) is True
