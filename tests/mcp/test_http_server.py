@@ -427,3 +427,10 @@ def test_a_long_call_does_not_hold_up_another_clients_request(
         slow.join(60)
     [result] = outcome
     assert not result.is_error
+
+
+def test_requests_are_parsed_by_httptools(http_server):
+    """The C parser (a dependency) rather than h11's pure Python: 0.4-0.5 ms of CPU less
+    per request (benchmarks/README.md, ## mcp)."""
+    protocol = http_server._server.config.http_protocol_class
+    assert protocol.__module__ == "uvicorn.protocols.http.httptools_impl"
