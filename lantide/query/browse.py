@@ -1,8 +1,8 @@
 """Browsing the tables of one workspace: the part of :class:`lantide.query.service.QueryService`
-that lists tables, describes them and pages, profiles and exports their rows.
+that describes tables and pages, profiles and exports their rows.
 
-``show_tables()``: :mod:`lantide.query.listing` (the listing alone, imported without the
-browser's modules).
+``show_tables()`` is :mod:`lantide.query.listing` (the listing alone, imported without the
+browser's modules), called by the service directly.
 
 ``read_schema(table)``: ``{"table", "qualified_name", "kind", "columns": [{"name", "type",
 "nullable"}], "ddl": 'CREATE TABLE "t" ("c" TYPE, ...)', "source"?}``.
@@ -27,10 +27,8 @@ from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TableNotFound
 from lantide.query.external import ExternalSources
 from lantide.query.guard import TableRef
-from lantide.query.listing import list_tables
 from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident
 from lantide.query.resolver import InputResolver
-from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
@@ -39,7 +37,7 @@ if TYPE_CHECKING:
 
 
 class TableBrowser:
-    """The tables of one workspace as the grid, the explorer and ``show_tables`` see them."""
+    """The tables of one workspace as the grid and ``read_schema`` see them."""
 
     def __init__(
         self,
@@ -48,7 +46,6 @@ class TableBrowser:
         engine: Engine,
         catalog: Catalog,
         sources: DataSources,
-        row_counts: RowCounts,
         external: ExternalSources,
         inputs: InputResolver,
     ):
@@ -56,27 +53,10 @@ class TableBrowser:
         self.engine = engine
         self.catalog = catalog
         self.sources = sources
-        self.row_counts = row_counts
         self.external = external
         self.inputs = inputs
 
-    # -- show_tables / read_schema ----------------------------------------------------
-    def show_tables(self) -> dict[str, Any]:
-        """:func:`lantide.query.listing.list_tables` of this workspace."""
-        return list_tables(
-            self.workspace,
-            engine=self.engine,
-            catalog=self.catalog,
-            sources=self.sources,
-            row_counts=self.row_counts,
-            external=self.external,
-        )
-
-    def wait_for_row_counts(self, timeout: float | None = None) -> bool:
-        """Wait until the data files ``show_tables`` left uncounted are counted; False when
-        ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
-        return self.row_counts.wait(timeout)
-
+    # -- read_schema ------------------------------------------------------------------
     def _table_ref(self, table: str) -> TableRef:
         import sqlglot
         from sqlglot import exp

@@ -12,7 +12,8 @@ The service is composed of parts, each given what it needs when the service open
 - :class:`~lantide.query.runner.StatementRunner`: guard → execute → result, ``run_query``,
   ``validate_query``, ``preview_sql``;
 - :class:`~lantide.query.tab_service.SqlTabs`: SQL tabs, their lineage and Source Run;
-- :class:`~lantide.query.browse.TableBrowser`: ``show_tables``, ``read_schema``, the grid.
+- :class:`~lantide.query.browse.TableBrowser`: ``read_schema``, the grid (``show_tables`` is
+  :mod:`lantide.query.listing`, without the browser's modules).
 
 The methods below pass each call on to its part, unchanged.
 
@@ -155,7 +156,6 @@ class QueryService:
             engine=self.engine,
             catalog=self.catalog,
             sources=self.sources,
-            row_counts=self.row_counts,
             external=self.external,
             inputs=self.inputs,
         )
