@@ -128,16 +128,21 @@ print("appended", flush=True)
 """
 
 
-def test_a_process_that_exits_fsyncs_its_deferred_lines_first(tmp_path):
-    log = tmp_path / "a.jsonl"
-    out = subprocess.run(
-        [sys.executable, "-c", EXITING_WRITER, str(log)],
+def run_writer(script: str, log) -> subprocess.CompletedProcess:
+    """``script`` in a process of its own, with the log's path as its argument."""
+    return subprocess.run(
+        [sys.executable, "-c", script, str(log)],
         capture_output=True,
         text=True,
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=60,
     )
+
+
+def test_a_process_that_exits_fsyncs_its_deferred_lines_first(tmp_path):
+    log = tmp_path / "a.jsonl"
+    out = run_writer(EXITING_WRITER, log)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["appended", f"fsync {log.stat().st_ino}"]
     assert read_jsonl(log) == [{"last": "line"}]
@@ -218,14 +223,7 @@ def test_a_process_killed_right_after_a_deferred_append_loses_nothing(tmp_path):
     before any fsync; the line is whole in the file for the next reader."""
     log = tmp_path / "a.jsonl"
     append_jsonl(log, {"earlier": 1})
-    out = subprocess.run(
-        [sys.executable, "-c", KILLED_WRITER, str(log)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
-    )
+    out = run_writer(KILLED_WRITER, log)
     assert out.returncode == -9, out.stderr
     assert read_jsonl(log) == [{"earlier": 1}, {"before": "the kill"}]
     append_jsonl(log, {"after": 2})  # the log goes on whole
