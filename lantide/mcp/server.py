@@ -207,13 +207,10 @@ def build_server(
 
     pool = threads or EngineThreads()
 
-    def who() -> tuple[PairedClient, str]:
-        return _who(caller)
-
     async def list_tools(
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        client, _token = who()
+        client, _token = _who(caller)
         return types.ListToolsResult(
             tools=[
                 types.Tool(
@@ -238,7 +235,7 @@ def build_server(
     async def list_resources(
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        client, _token = who()
+        client, _token = _who(caller)
         resources = [
             types.Resource(
                 uri=PLAYBOOK_URI,
@@ -284,7 +281,7 @@ def build_server(
     async def read_resource(
         ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        client, token = who()
+        client, token = _who(caller)
         uri = str(params.uri)
         text = await pool.run(_document, client, token, uri)
         return types.ReadResourceResult(

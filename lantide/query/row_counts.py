@@ -77,9 +77,8 @@ class RowCounts:
         self._stamp_of = stamp_of
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        # None until read from disk; a database created by this engine has none stored yet
-        # A database this engine created holds no count yet: nothing to read, and nothing to
-        # forget on disk but the paths stored since (a first open registers every file).
+        # None until read from disk. A database this engine created holds no count yet:
+        # nothing to read, and nothing to forget on disk but the paths stored since.
         fresh = bool(getattr(engine, "created", False))
         self._known: dict[str, Count] | None = {} if fresh else None
         self._stored: set[str] | None = set() if fresh else None
