@@ -39,10 +39,15 @@ class WelcomeWidget(QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # A viewport of our own: asking the scroll area for the one it made has PySide6
+        # resolve every QtWidgets class (about 40 Python enums, 10 ms before the first paint).
+        viewport = QWidget(scroll)
+        viewport.setAutoFillBackground(False)
+        scroll.setViewport(viewport)
+        self._viewport = viewport
         page = QWidget(scroll)
         page.setObjectName("WelcomeContent")
         scroll.setWidget(page)
-        scroll.viewport().setAutoFillBackground(False)
         page.setAutoFillBackground(False)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -62,7 +67,8 @@ class WelcomeWidget(QWidget):
         logo.setPixmap(app_icon().pixmap(56, 56))
         grid.addWidget(logo, 0, 0, 2, 1, Qt.AlignmentFlag.AlignTop)
         self.title = QLabel(card)
-        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        _bold(self.title, scale=2.0)
         grid.addWidget(self.title, 0, 1, 1, 2)
         self.subtitle = QLabel(card)
         self.subtitle.setWordWrap(True)
@@ -117,7 +123,9 @@ class WelcomeWidget(QWidget):
         keys.setVerticalSpacing(3)
         wanted = ("sql_run", "sql_source_run", "annotate", "save", "focus_chat", "shortcuts")
         for row, s in enumerate(s for s in SHORTCUTS if s.key in wanted):
-            key = QLabel(f"<b>{s.native_text()}</b>", card)
+            key = QLabel(s.native_text(), card)
+            key.setTextFormat(Qt.TextFormat.PlainText)
+            _bold(key)
             text = QLabel(s.description, card)
             text.setWordWrap(True)
             keys.addWidget(key, row, 0, Qt.AlignmentFlag.AlignTop)
@@ -137,7 +145,7 @@ class WelcomeWidget(QWidget):
         # Two columns need about 640 px; narrower (a small screen with the docks open),
         # "Recent workspaces" and "Keys worth knowing" go below "Start" instead of being
         # cut off at the right.
-        self._arrange(stacked=self._scroll.viewport().width() < STACK_BELOW_PX)
+        self._arrange(stacked=self._viewport.width() < STACK_BELOW_PX)
 
     def _arrange(self, *, stacked: bool) -> None:
         if stacked == self.stacked:
@@ -148,7 +156,9 @@ class WelcomeWidget(QWidget):
         self._grid.addLayout(self._recent, row, col, Qt.AlignmentFlag.AlignTop)
 
     def _heading(self, text: str) -> QLabel:
-        label = QLabel(f"<b>{text}</b>", self)
+        label = QLabel(text, self)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        _bold(label)
         label.setContentsMargins(0, 8, 0, 2)
         return label
 
@@ -162,7 +172,7 @@ class WelcomeWidget(QWidget):
 
     def refresh(self) -> None:
         ws = self.services.workspace
-        self.title.setText(f"<h1 style='margin:0'>{ws.name}</h1>")
+        self.title.setText(ws.name)
         project = self.services.focused_project()
         if project is not None:
             self.subtitle.setText(f"{ws.root}\nFocused project: {project.name} ({project.status})")
@@ -192,3 +202,13 @@ class WelcomeWidget(QWidget):
         project = self.services.focused_project_name()
         if project:
             self.services.request_open(kind, project, "")
+
+
+def _bold(label: QLabel, scale: float = 1.0) -> None:
+    """Bold (and larger) through the font, not markup: the page is plain text, so the
+    first paint needs none of Qt's rich-text layout, and a name with ``<`` shows as typed."""
+    font = label.font()
+    font.setBold(True)
+    if scale != 1.0:
+        font.setPointSizeF(font.pointSizeF() * scale)
+    label.setFont(font)
