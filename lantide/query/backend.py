@@ -33,6 +33,7 @@ from lantide.query.workbook_limits import ReadLimits
 
 if TYPE_CHECKING:
     from lantide.query.checks.facts import RelationFacts
+    from lantide.query.pending_connection import PendingConnection
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -106,10 +107,15 @@ def _settings_key(settings: QuerySettings) -> SettingsKey:
 
 
 def acquire(
-    workspace: Workspace, settings: QuerySettings, *, reserved_names: Callable[[], list[str]]
+    workspace: Workspace,
+    settings: QuerySettings,
+    *,
+    reserved_names: Callable[[], list[str]],
+    pending: PendingConnection | None = None,
 ) -> Backend:
-    """The backend of ``workspace``'s cache database, opened on first use; call
-    :func:`release` once for every acquire."""
+    """The backend of ``workspace``'s cache database, opened on first use (with
+    ``pending``'s connection when it fits, see :class:`Engine`); call :func:`release` once
+    for every acquire."""
     key = _key(workspace.cache_db_path)
     with _path_lock(key):
         with _registry_lock:
@@ -125,7 +131,7 @@ def acquire(
                     backend.settings_key,
                 )
             return backend
-        backend = _open(key, workspace, settings, reserved_names)
+        backend = _open(key, workspace, settings, reserved_names, pending)
         with _registry_lock:
             backend.refs = 1
             _registry[key] = backend
@@ -156,6 +162,7 @@ def _open(
     workspace: Workspace,
     settings: QuerySettings,
     reserved_names: Callable[[], list[str]],
+    pending: PendingConnection | None,
 ) -> Backend:
     engine = Engine(
         workspace.cache_db_path,
@@ -164,6 +171,7 @@ def _open(
         memory_limit=settings.memory_limit,
         threads=settings.threads,
         timeout_seconds=settings.timeout_seconds,
+        pending=pending,
     )
     try:
         catalog = Catalog(engine)

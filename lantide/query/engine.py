@@ -23,6 +23,7 @@ Lantide itself still creates views and tables from Python after the lock.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import re
 import threading
@@ -38,6 +39,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lantide.query.cancel import CancelScope, active_scopes
 from lantide.query.duckdb_import import duckdb_core
 from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
+from lantide.query.pending_connection import (
+    PendingConnection,
+    connection_config,
+    is_new_database,
+)
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -66,24 +72,30 @@ class Engine:
         memory_limit: str = "75%",
         threads: int = 0,
         timeout_seconds: float | None = 300.0,
+        pending: PendingConnection | None = None,
     ) -> None:
+        """``pending``: a connection to ``db_path`` already started with these settings,
+        taken instead of connecting here (one started with other settings is closed
+        first, see :mod:`lantide.query.pending_connection`)."""
         duckdb = duckdb_core()  # not the whole package: see duckdb_import
 
         self.db_path = Path(db_path)
         self.timeout_seconds = timeout_seconds
-        config: dict[str, str | bool | int | float | list[str]] = {
-            "autoinstall_known_extensions": False,
-            "autoload_known_extensions": False,
-            "memory_limit": memory_limit,
-        }
-        if threads:
-            config["threads"] = int(threads)
+        config = connection_config(memory_limit, threads)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         # A database made by this connect holds only what this engine writes (DuckDB locks
         # the file against other processes): e.g. no row count to forget on a first open.
-        self.created = not self.db_path.exists() and not Path(f"{self.db_path}.wal").exists()
+        connect: Callable[[], DuckDBPyConnection]
+        if pending is not None and pending.matches(self.db_path, config):
+            self.created = pending.created  # (known before its connect ran)
+            connect = pending.take
+        else:
+            if pending is not None:  # DuckDB refuses a second configuration of one file
+                pending.discard(wait=True)
+            self.created = is_new_database(self.db_path)
+            connect = functools.partial(duckdb.connect, str(self.db_path), config=config)
         try:
-            self._con: DuckDBPyConnection = duckdb.connect(str(self.db_path), config=config)
+            self._con: DuckDBPyConnection = connect()
         except duckdb.Error as exc:
             if "lock" in str(exc).lower():
                 raise QueryError(

@@ -62,6 +62,7 @@ from lantide.query.sources import DataSources
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
     from lantide.query.browse import TableBrowser
+    from lantide.query.pending_connection import PendingConnection
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
     from lantide.query.runner import StatementRunner
@@ -71,12 +72,36 @@ if TYPE_CHECKING:
     from lantide.workspace.watcher import FileChange, WorkspaceWatcher
 
 
+def import_ahead() -> None:
+    """Import what opening a workspace and listing its tables import on the way, for a
+    caller with time to fill first (the desktop app, while DuckDB connects on another
+    thread: :func:`lantide.ui.services._open_query_service`): the listing, the workbook
+    reader (python-calamine, and the XML parser of the limit checks), and ``uuid``, which
+    DuckDB imports at the first ``datetime`` or list of strings bound to a statement (the
+    time a file was registered, a sheet's text column): 5-7 ms with the ``platform``
+    module it imports."""
+    import uuid  # noqa: F401
+    from xml.etree import ElementTree  # noqa: F401
+
+    import python_calamine  # noqa: F401
+
+    from lantide.query import excel, listing  # noqa: F401
+
+
 class QueryService:
     """The query layer of one open workspace (see the module docstring for shapes)."""
 
     def __init__(
-        self, workspace: Workspace, settings: QuerySettings | None = None, *, watch: bool = False
+        self,
+        workspace: Workspace,
+        settings: QuerySettings | None = None,
+        *,
+        watch: bool = False,
+        connection: PendingConnection | None = None,
     ):
+        """``connection``: the cache database's connection, already started (the desktop
+        app's start-up, see :mod:`lantide.query.pending_connection`); its starter discards
+        it afterwards."""
         if settings is None:
             settings = _user_query_settings()
         self.workspace = workspace
@@ -92,7 +117,9 @@ class QueryService:
             self.connection_warnings = migrate_connection_secrets(workspace)
         self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
         # Services on the same workspace in one process share one engine (lantide.query.backend).
-        self._backend = backend.acquire(workspace, settings, reserved_names=self.external.names)
+        self._backend = backend.acquire(
+            workspace, settings, reserved_names=self.external.names, pending=connection
+        )
         self.engine: Engine = self._backend.engine
         self.catalog: Catalog = self._backend.catalog
         self.sources: DataSources = self._backend.sources

@@ -256,3 +256,51 @@ def test_the_panels_come_even_when_the_database_is_slow_to_open(qtbot, sample_wo
         window.shutdown()
         window.close()
         workspace.close()
+
+
+def test_the_app_opens_its_database_on_the_connection_started_ahead(sample_workspace, monkeypatch):
+    """The database connects on a thread of its own while the query layer is imported;
+    the service gets that connection (no second connect), and afterwards nothing but the
+    service holds the file."""
+    import subprocess
+    import sys
+    import threading
+
+    from lantide.query.duckdb_import import duckdb_core
+    from lantide.ui.services import _open_query_service
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import load_settings
+
+    core = duckdb_core()
+    real_connect = core.connect
+    connected_on: list[str] = []
+
+    def connect(*args, **kwargs):
+        connected_on.append(threading.current_thread().name)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(core, "connect", connect)
+    ws = Workspace.open(sample_workspace, lock=True)
+    try:
+        service = _open_query_service(None, ws, load_settings())
+        try:
+            assert connected_on == ["lantide-connect"]
+            listed = {t["name"] for t in service.show_tables()["tables"]}
+            assert {"customers", "orders", "products"} <= listed
+        finally:
+            service.close()
+    finally:
+        ws.close()
+    opened = subprocess.run(  # the file is free once the service closed
+        [
+            sys.executable,
+            "-c",
+            "import sys, _duckdb; print(_duckdb.connect(sys.argv[1]).execute('SELECT 1')"
+            ".fetchone()[0])",
+            str(sample_workspace / ".lantide" / "cache.duckdb"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert opened.returncode == 0 and opened.stdout.strip() == "1", opened.stderr[-2000:]
