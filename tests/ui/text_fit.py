@@ -71,10 +71,13 @@ def _label_problem(label: QLabel) -> str | None:
 
 
 def clipped_widgets(root: QWidget) -> list[str]:
-    """Visible buttons and labels under ``root`` whose text does not fit them."""
+    """Visible buttons and labels under ``root`` whose text does not fit them. A widget
+    Qt counts as visible but with nothing of it on screen (the panel of a tabbed dock
+    that is not the current tab, kept outside the window) is not looked at: no screenshot
+    can show it, and it is laid out anew when its tab is chosen."""
     found = []
     for widget in root.findChildren(QWidget):
-        if not widget.isVisible() or widget.width() <= 0:
+        if not widget.isVisible() or widget.width() <= 0 or widget.visibleRegion().isEmpty():
             continue
         if isinstance(widget, QAbstractButton) and widget.text():
             need = _button_need(widget)
