@@ -1,11 +1,11 @@
 """A DuckDB connection opened on a thread of its own, for an engine made a moment later.
 
-Opening the cache database takes the desktop app about 55 ms before it is usable:
-importing DuckDB's core, then ``connect``, which builds the catalog of DuckDB's built-in
-functions and runs without the GIL for most of it. The query layer's own modules take
-another 25-30 ms of Python. The app starts the connect here and imports those modules
-while it runs (:func:`lantide.ui.services._open_query_service`); the engine then takes
-the connection instead of connecting itself (``Engine(..., pending=...)``).
+Opening the cache database takes the desktop app 50-60 ms before it is usable: importing
+DuckDB's core (15-20 ms, holding the GIL), then ``connect``, which builds the catalog of
+DuckDB's built-in functions and runs without the GIL for most of it. The query layer's
+own modules take another 25-30 ms of Python. The app starts the connect here and imports
+those modules while it runs (:func:`lantide.ui.services._open_query_service`); the
+engine then takes the connection instead of connecting itself (``Engine(..., pending=...)``).
 
 Whoever starts a pending connection discards it when done (:meth:`PendingConnection.discard`):
 a connection the engine took is not touched, one nobody took is closed (also when it is
@@ -58,14 +58,19 @@ class PendingConnection:
         self._connection: Any = None
         self._error: BaseException | None = None
         self._done = False  # taken or discarded: a late connection is closed at once
+        # DuckDB's core is imported here, before the thread starts: importing it holds the
+        # GIL throughout, so the caller's own imports meanwhile would only stretch it and
+        # delay the connect (about 8 ms later usable); the connect itself mostly runs
+        # without the GIL, beside them.
+        from lantide.query.duckdb_import import duckdb_core
+
+        self._duckdb = duckdb_core()
         self._thread = threading.Thread(target=self._connect, name="lantide-connect", daemon=True)
         self._thread.start()
 
     def _connect(self) -> None:
         try:
-            from lantide.query.duckdb_import import duckdb_core
-
-            connection = duckdb_core().connect(str(self.db_path), config=self.config)
+            connection = self._duckdb.connect(str(self.db_path), config=self.config)
         except BaseException as exc:  # handed to whoever takes it
             self._error = exc
             return
