@@ -119,8 +119,10 @@ def icon(name: str, color: QColor | str | None = None) -> QIcon:
     return _cached_icon(name, QColor(color).name())
 
 
+@cache
 def app_icon() -> QIcon:
-    """The application icon (coloured, not tinted)."""
+    """The application icon (coloured, not tinted); made once (the app, its window and the
+    welcome page each ask before the first paint)."""
     result = QIcon()
     path = icon_path("lantide-app")
     if path.is_file():
