@@ -121,6 +121,25 @@ def memory_keyring():
 # -- workspaces --------------------------------------------------------------------------
 
 
+@pytest.fixture
+def duckdb_connect_threads(monkeypatch) -> list[str]:
+    """The names of the threads ``duckdb.connect`` (DuckDB's core) ran on, in order."""
+    import threading
+
+    from lantide.query.duckdb_import import duckdb_core
+
+    core = duckdb_core()
+    real = core.connect
+    threads: list[str] = []
+
+    def connect(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(core, "connect", connect)
+    return threads
+
+
 @pytest.fixture(scope="session")
 def _sample_template(tmp_path_factory) -> Path:
     from lantide.workspace.sample import create_sample

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from lantide.query.duckdb_import import duckdb_core
 from lantide.query.engine import Engine
 from lantide.query.errors import QueryError
 from lantide.query.pending_connection import PendingConnection
@@ -54,27 +53,12 @@ def _opens_elsewhere(db: Path) -> bool:
     return done.returncode == 0 and done.stdout.strip() == "42"
 
 
-@pytest.fixture
-def connects(monkeypatch):
-    """The threads ``duckdb.connect`` ran on, in order."""
-    core = duckdb_core()
-    real = core.connect
-    threads: list[str] = []
-
-    def connect(*args, **kwargs):
-        threads.append(threading.current_thread().name)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(core, "connect", connect)
-    return threads
-
-
-def test_the_engine_takes_a_connection_made_on_its_own_thread(tmp_path, connects):
+def test_the_engine_takes_a_connection_made_on_its_own_thread(tmp_path, duckdb_connect_threads):
     db = tmp_path / ".lantide" / "cache.duckdb"
     pending = PendingConnection(db)
     engine = _engine(db, pending)
     try:
-        assert connects == ["lantide-connect"]  # the engine did not connect again
+        assert duckdb_connect_threads == ["lantide-connect"]  # the engine did not connect again
         assert engine.created  # the file did not exist before the pending connect
         pending.discard()  # what its starter does afterwards: the engine's stays open
         engine.execute("CREATE TABLE t AS SELECT 7 AS n")
@@ -87,27 +71,29 @@ def test_the_engine_takes_a_connection_made_on_its_own_thread(tmp_path, connects
     assert _opens_elsewhere(db)  # closing the engine released the file
 
 
-def test_a_reopened_file_is_not_taken_for_a_new_one(tmp_path, connects):
+def test_a_reopened_file_is_not_taken_for_a_new_one(tmp_path, duckdb_connect_threads):
     db = tmp_path / "cache.duckdb"
     _engine(db, None).close()
     pending = PendingConnection(db)
     engine = _engine(db, pending)
     try:
         assert not engine.created
-        assert connects[-1] == "lantide-connect"
+        assert duckdb_connect_threads[-1] == "lantide-connect"
     finally:
         pending.discard()
         engine.close()
 
 
-def test_one_made_with_other_settings_is_closed_before_the_engine_connects(tmp_path, connects):
+def test_one_made_with_other_settings_is_closed_before_the_engine_connects(
+    tmp_path, duckdb_connect_threads
+):
     db = tmp_path / "cache.duckdb"
     pending = PendingConnection(db, memory_limit="1GB")
     # DuckDB refuses to open one file with two configurations: the engine must close the
     # pending one first, or this raises
     engine = _engine(db, pending, memory_limit="75%")
     try:
-        assert connects == ["lantide-connect", threading.current_thread().name]
+        assert duckdb_connect_threads == ["lantide-connect", threading.current_thread().name]
         assert engine.execute("SELECT current_setting('memory_limit')")[0][0] != "1.0 GiB"
         with pytest.raises(RuntimeError):
             pending.take()  # closed, not handed to anyone later

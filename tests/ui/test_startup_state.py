@@ -258,33 +258,24 @@ def test_the_panels_come_even_when_the_database_is_slow_to_open(qtbot, sample_wo
         workspace.close()
 
 
-def test_the_app_opens_its_database_on_the_connection_started_ahead(sample_workspace, monkeypatch):
+def test_the_app_opens_its_database_on_the_connection_started_ahead(
+    sample_workspace, duckdb_connect_threads
+):
     """The database connects on a thread of its own while the query layer is imported;
     the service gets that connection (no second connect), and afterwards nothing but the
     service holds the file."""
     import subprocess
     import sys
-    import threading
 
-    from lantide.query.duckdb_import import duckdb_core
     from lantide.ui.services import _open_query_service
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import load_settings
 
-    core = duckdb_core()
-    real_connect = core.connect
-    connected_on: list[str] = []
-
-    def connect(*args, **kwargs):
-        connected_on.append(threading.current_thread().name)
-        return real_connect(*args, **kwargs)
-
-    monkeypatch.setattr(core, "connect", connect)
     ws = Workspace.open(sample_workspace, lock=True)
     try:
         service = _open_query_service(None, ws, load_settings())
         try:
-            assert connected_on == ["lantide-connect"]
+            assert duckdb_connect_threads == ["lantide-connect"]
             listed = {t["name"] for t in service.show_tables()["tables"]}
             assert {"customers", "orders", "products"} <= listed
         finally:
