@@ -32,3 +32,25 @@ def test_narrow_welcome_page_stacks_its_columns_instead_of_clipping(qtbot, shell
     assert page.stacked and not page.findChild(QScrollArea).horizontalScrollBar().isVisible()
     page.resize(1000, 640)  # wide again: side by side
     qtbot.waitUntil(lambda: not page.stacked and fits(), timeout=3_000)
+
+
+def test_the_workspace_name_is_shown_as_typed(qtbot, shell_services, sample_workspace):
+    """The page is plain text: a name with markup characters is not read as HTML (it was a
+    rich-text heading)."""
+    import json
+
+    from lantide.ui.welcome import WelcomeWidget
+
+    meta = sample_workspace / ".lantide" / "workspace.json"
+    data = json.loads(meta.read_text(encoding="utf-8"))
+    data["name"] = "Sales <b>2026</b> & co"
+    meta.write_text(json.dumps(data), encoding="utf-8")
+    page = WelcomeWidget(shell_services(query=False, watcher=False))
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitExposed(page)
+    title = page.title
+    assert title.text() == "Sales <b>2026</b> & co"
+    # drawn as typed: as wide as the plain string in the title's (bold, larger) font
+    assert title.sizeHint().width() >= title.fontMetrics().horizontalAdvance(title.text())
+    assert title.font().bold() and title.font().pointSizeF() > page.font().pointSizeF()
