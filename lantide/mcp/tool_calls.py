@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+    from starlette.types import Message, Receive, Scope, Send
 
 ToolHandler = Callable[["types.CallToolRequestParams"], Awaitable[dict[str, Any]]]
 
@@ -40,15 +40,14 @@ _JSON_HEADERS = (b"content-type", b"application/json")
 
 class ToolCallEntry:
     """ASGI app for the MCP path: ``tools/call`` requests at a modern protocol version that
-    pass every check are served here; every other request goes to ``fallback`` (the SDK's
-    session manager)."""
+    pass every check are served here; every other request goes to the SDK's session
+    manager (``fallback``)."""
 
     def __init__(
         self,
         server: Server[Any],
         manager: StreamableHTTPSessionManager,
         handler: ToolHandler,
-        fallback: ASGIApp | None = None,
     ):
         from mcp.server.transport_security import TransportSecurityMiddleware
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -56,7 +55,7 @@ class ToolCallEntry:
         self.server = server
         self.manager = manager
         self.handler = handler
-        self.fallback = fallback or manager.handle_request
+        self.fallback = manager.handle_request
         self.security = TransportSecurityMiddleware(manager.security_settings)
         self.modern = frozenset(v.encode("latin-1") for v in MODERN_PROTOCOL_VERSIONS)
 

@@ -97,9 +97,9 @@ class QueryService:
         settings: QuerySettings | None = None,
         *,
         watch: bool = False,
-        connection: PendingConnection | None = None,
+        pending: PendingConnection | None = None,
     ):
-        """``connection``: the cache database's connection, already started (the desktop
+        """``pending``: the cache database's connection, already started (the desktop
         app's start-up, see :mod:`lantide.query.pending_connection`); its starter discards
         it afterwards."""
         if settings is None:
@@ -118,7 +118,7 @@ class QueryService:
         self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
         # Services on the same workspace in one process share one engine (lantide.query.backend).
         self._backend = backend.acquire(
-            workspace, settings, reserved_names=self.external.names, pending=connection
+            workspace, settings, reserved_names=self.external.names, pending=pending
         )
         self.engine: Engine = self._backend.engine
         self.catalog: Catalog = self._backend.catalog

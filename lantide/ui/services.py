@@ -502,7 +502,7 @@ def _open_query_service(context, workspace: Workspace, settings: Settings):
         from lantide.query.service import import_ahead
 
         import_ahead()
-        return QueryService(workspace, settings.query, connection=pending)
+        return QueryService(workspace, settings.query, pending=pending)
     finally:
         pending.discard()  # nothing, once the engine took it
 
