@@ -137,3 +137,19 @@ def test_a_locked_file_fails_the_engine_as_it_does_without_one(tmp_path):
         holder.wait(timeout=60)
         if holder.stdout is not None:
             holder.stdout.close()
+
+
+def test_a_broken_cache_file_fails_the_engine_as_it_does_without_one_and_is_kept(tmp_path):
+    db = tmp_path / "cache.duckdb"
+    garbage = b"not a database\x00" * 512
+    db.write_bytes(garbage)
+    pending = PendingConnection(db)
+    assert not pending.created  # a file is there: not taken for a new database
+    with pytest.raises(QueryError) as info:
+        _engine(db, pending)
+    pending.discard()
+    with pytest.raises(QueryError) as plain:
+        _engine(db, None)
+    assert info.value.code == plain.value.code == "CACHE_UNREADABLE"
+    assert str(db) in info.value.message
+    assert db.read_bytes() == garbage  # the analyst's file is left as it was
