@@ -1,7 +1,9 @@
 """User-level directories (platformdirs), overridable for tests and portable setups.
 
 ``LANTIDE_CONFIG_DIR`` and ``LANTIDE_DATA_DIR`` replace the platform's user config and
-user data directories.
+user data directories. ``LANTIDE_CACHE_DIR`` replaces the cache directory; without it, a
+``LANTIDE_DATA_DIR`` keeps the cache too (in ``cache/``), so one variable moves everything
+a portable setup or a test writes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,19 @@ def user_data_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def user_cache_dir() -> Path:
+    """Files Lantide can make again (deleting them costs only time)."""
+    override = os.environ.get("LANTIDE_CACHE_DIR")
+    if override:
+        return Path(override)
+    data = os.environ.get("LANTIDE_DATA_DIR")
+    if data:
+        return Path(data) / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
 def settings_path() -> Path:

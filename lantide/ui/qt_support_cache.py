@@ -1,0 +1,132 @@
+"""PySide6's own support code, compiled once instead of at every start.
+
+When PySide6 is first imported, shiboken loads its support package (``shibokensupport``:
+signature parsing, the ``__feature__`` switches, the .pyi generator, 14 modules, about
+130 KB of Python) from a zip embedded in its library, and its importer compiles each
+module's source with the builtin ``compile``. Nothing caches the bytecode, so every start
+compiles it again: 35-45 ms of the main thread before the first paint (a bare PySide6
+window pays the same).
+
+:func:`cached_support_code` is a context manager around the first ``import PySide6``.
+While it is open, ``compile`` of a ``shibokensupport/`` source answers from a cache of
+code objects in Lantide's cache directory when the source is byte for byte the one cached;
+any other source (another PySide6) and any other call is compiled as before, with the
+``__future__`` flags of its caller, and what was compiled is written back when the import
+is done. The cache is Lantide's own file: an unreadable or broken one is ignored and
+replaced, one that cannot be written is left (the next start compiles again).
+"""
+
+from __future__ import annotations
+import __future__ as future_features
+
+import builtins
+import marshal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from importlib.util import MAGIC_NUMBER
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+SUPPORT_PREFIX = "shibokensupport/"
+
+# What `compile` inherits from the frame that calls it (CPython's PyCF_MASK): the wrapper
+# below must pass on its caller's flags, not its own.
+_FUTURE_FLAGS = 0
+for _name in future_features.all_feature_names:
+    _FUTURE_FLAGS |= getattr(future_features, _name).compiler_flag
+
+
+def cache_file(cache_dir: Path) -> Path:
+    """The cache for this Python's bytecode format (code objects do not cross versions)."""
+    return cache_dir / f"qt-support-{MAGIC_NUMBER.hex()}.marshal"
+
+
+@dataclass
+class SupportCodeCache:
+    """Code objects of shiboken's support modules, keyed by their file name in its zip."""
+
+    path: Path
+    entries: dict[str, tuple[bytes, int, CodeType]] = field(default_factory=dict, repr=False)
+    hits: list[str] = field(default_factory=list)
+    compiled: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, path: Path) -> SupportCodeCache:
+        try:
+            loaded = marshal.loads(path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            loaded = None
+        entries = {}
+        if isinstance(loaded, dict):
+            entries = {name: entry for name, entry in loaded.items() if _is_entry(name, entry)}
+        return cls(path, entries)
+
+    def lookup(self, source: bytes, filename: str, flags: int) -> CodeType:
+        entry = self.entries.get(filename)
+        if entry is not None and entry[0] == source and entry[1] == flags:
+            self.hits.append(filename)
+            return entry[2]
+        code = _builtin_compile(source, filename, "exec", flags, True)
+        self.entries[filename] = (source, flags, code)
+        self.compiled.append(filename)
+        return code
+
+    def write(self) -> None:
+        from lantide.workspace.atomic import atomic_write_bytes
+
+        with suppress(OSError):  # a cache: the next start compiles again
+            atomic_write_bytes(self.path, marshal.dumps(self.entries))
+
+
+def _is_entry(name: object, entry: object) -> bool:
+    return (
+        isinstance(name, str)
+        and isinstance(entry, tuple)
+        and len(entry) == 3
+        and isinstance(entry[0], bytes)
+        and isinstance(entry[1], int)
+        and isinstance(entry[2], CodeType)
+    )
+
+
+_builtin_compile = builtins.compile
+
+
+@contextmanager
+def cached_support_code(cache_dir: Path) -> Iterator[SupportCodeCache]:
+    """Answer shiboken's compiles of its support sources from the cache while open."""
+    cache = SupportCodeCache.read(cache_file(cache_dir))
+
+    def compile_(
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        optimize: int = -1,
+        **kwargs: Any,
+    ) -> Any:
+        if not dont_inherit:
+            flags |= sys._getframe(1).f_code.co_flags & _FUTURE_FLAGS
+        if (
+            isinstance(source, bytes)
+            and isinstance(filename, str)
+            and filename.startswith(SUPPORT_PREFIX)
+            and mode == "exec"
+            and optimize == -1
+            and not kwargs
+        ):
+            return cache.lookup(source, filename, flags)
+        return _builtin_compile(source, filename, mode, flags, True, optimize, **kwargs)
+
+    previous = builtins.compile
+    builtins.compile = compile_
+    try:
+        yield cache
+    finally:
+        builtins.compile = previous
+    if cache.compiled:
+        cache.write()

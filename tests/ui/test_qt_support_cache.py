@@ -1,0 +1,153 @@
+"""PySide6's support code (``shibokensupport``, compiled from a zip in shiboken's library at
+every first import of PySide6: 35-45 ms of each start) comes from Lantide's cache after
+the first start, and PySide6 behaves the same with it."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lantide.ui import qt_support_cache
+from lantide.ui.qt_support_cache import SupportCodeCache, cache_file, cached_support_code
+from tests.conftest import REPO, cli_env
+
+ANNOTATIONS_FLAG = 0x1000000  # __future__.annotations.compiler_flag
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    import lantide.ui
+    from PySide6.QtCore import QObject
+    try:
+        QObject().setObjectName(1, 2)
+    except TypeError as error:
+        message = str(error)
+    code = lantide.ui.qt_support_code
+    loaded = sorted(name for name in sys.modules if name.startswith("shibokensupport"))
+    print(json.dumps({"hits": code.hits, "compiled": code.compiled, "message": message,
+                      "loaded": loaded}))
+    """
+)
+
+
+def _start(cache_dir: Path) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env=cli_env({"LANTIDE_CACHE_DIR": str(cache_dir)}),
+        cwd=str(REPO),
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _plain_pyside_message() -> str:
+    script = (
+        "from PySide6.QtCore import QObject\n"
+        "try:\n    QObject().setObjectName(1, 2)\n"
+        "except TypeError as error:\n    print(error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cli_env(), timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_the_second_start_compiles_none_of_pysides_support_code(tmp_path):
+    cache_dir = tmp_path / "cache"
+    first = _start(cache_dir)
+    # every support module PySide6 loaded was compiled once, and kept
+    assert len(first["compiled"]) >= 10 and first["hits"] == []
+    assert all(name.startswith("shibokensupport/") for name in first["compiled"])
+    assert cache_file(cache_dir).is_file()
+
+    second = _start(cache_dir)
+    assert second["compiled"] == []
+    assert sorted(second["hits"]) == sorted(first["compiled"])
+    # the same modules, and PySide6's own error text (its signature code at work)
+    assert second["loaded"] == first["loaded"]
+    assert second["message"] == first["message"] == _plain_pyside_message()
+    assert "setObjectName" in second["message"]
+
+
+def test_a_broken_cache_file_is_ignored_and_replaced(tmp_path):
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    cache_file(cache_dir).write_bytes(b"\x00not marshal at all\xff" * 10)
+
+    first = _start(cache_dir)
+    assert first["hits"] == [] and len(first["compiled"]) >= 10
+    assert _start(cache_dir)["compiled"] == []  # rewritten, whole
+
+
+def test_a_module_whose_source_changed_is_compiled_again_and_the_rest_come_from_the_cache(
+    tmp_path,
+):
+    cache_dir = tmp_path / "cache"
+    compiled = _start(cache_dir)["compiled"]
+    path = cache_file(cache_dir)
+    entries = marshal.loads(path.read_bytes())
+    changed = "shibokensupport/signature/parser.py"
+    source, flags, code = entries[changed]
+    entries[changed] = (source + b"\n# another PySide6\n", flags, code)
+    path.write_bytes(marshal.dumps(entries))
+
+    again = _start(cache_dir)
+    assert again["compiled"] == [changed]
+    assert sorted(again["hits"]) == sorted(set(compiled) - {changed})
+    assert _start(cache_dir)["compiled"] == []
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_start_as_it_was(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory", encoding="utf-8")
+    report = _start(blocked / "cache")
+    assert len(report["compiled"]) >= 10
+    assert report["message"] == _plain_pyside_message()
+    assert blocked.read_text(encoding="utf-8") == "not a directory"
+
+
+def _compile_from(module_source: str, namespace: dict) -> None:
+    exec(compile(module_source, "<caller>", "exec", dont_inherit=True), namespace)
+
+
+def test_compile_keeps_its_callers_future_flags_and_leaves_other_sources_alone(tmp_path):
+    caller = "def run(source, filename):\n    return compile(source, filename, 'exec')\n"
+    with_future = {}
+    _compile_from("from __future__ import annotations\n" + caller, with_future)
+    without_future = {}
+    _compile_from(caller, without_future)
+    source = b"x: undefined_name = 1\n"
+
+    with cached_support_code(tmp_path) as cache:
+        lazy = with_future["run"](source, "shibokensupport/a.py")
+        eager = without_future["run"](source, "shibokensupport/b.py")
+        other = with_future["run"](source, "someone/else.py")
+        again = with_future["run"](source, "shibokensupport/a.py")
+
+    assert lazy.co_flags & ANNOTATIONS_FLAG and not eager.co_flags & ANNOTATIONS_FLAG
+    exec(lazy, {})  # the annotation is never evaluated
+    with pytest.raises(NameError):
+        exec(eager, {})
+    assert other.co_flags & ANNOTATIONS_FLAG  # passed through with its caller's flags
+    assert again is lazy and cache.hits == ["shibokensupport/a.py"]
+    assert cache.compiled == ["shibokensupport/a.py", "shibokensupport/b.py"]
+    assert compile is qt_support_cache._builtin_compile  # restored
+
+    stored = SupportCodeCache.read(cache_file(tmp_path))
+    assert set(stored.entries) == {"shibokensupport/a.py", "shibokensupport/b.py"}
+
+
+def test_compile_is_restored_when_the_import_fails(tmp_path):
+    with pytest.raises(RuntimeError), cached_support_code(tmp_path):
+        raise RuntimeError("the import failed")
+    assert compile is qt_support_cache._builtin_compile
