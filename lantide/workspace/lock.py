@@ -71,8 +71,9 @@ class WorkspaceLock:
             raise WorkspaceLockedError(self.root, pid)
         os.ftruncate(fd, 0)
         os.lseek(fd, 0, os.SEEK_SET)
+        # No fsync: another process reads the pid through the page cache, and after a crash
+        # the lock is gone with its holder (the pid only names the holder; 4 ms at start-up).
         os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
         self._fd = fd
 
     def release(self) -> None:
