@@ -24,7 +24,6 @@ import marshal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType
@@ -44,14 +43,20 @@ def cache_file(cache_dir: Path) -> Path:
     return cache_dir / f"qt-support-{MAGIC_NUMBER.hex()}.marshal"
 
 
-@dataclass
 class SupportCodeCache:
-    """Code objects of shiboken's support modules, keyed by their file name in its zip."""
+    """Code objects of shiboken's support modules, keyed by their file name in its zip.
+    (A plain class: a dataclass would cost a millisecond of the start it speeds up.)"""
 
-    path: Path
-    entries: dict[str, tuple[bytes, int, CodeType]] = field(default_factory=dict, repr=False)
-    hits: list[str] = field(default_factory=list)
-    compiled: list[str] = field(default_factory=list)
+    def __init__(
+        self, path: Path, entries: dict[str, tuple[bytes, int, CodeType]] | None = None
+    ) -> None:
+        self.path = path
+        self.entries = entries or {}
+        self.hits: list[str] = []  # answered from the cache
+        self.compiled: list[str] = []  # compiled (and kept for the next start)
+
+    def __repr__(self) -> str:
+        return f"SupportCodeCache({self.path!s}, hits={len(self.hits)}, compiled={self.compiled})"
 
     @classmethod
     def read(cls, path: Path) -> SupportCodeCache:
@@ -77,8 +82,10 @@ class SupportCodeCache:
     def write(self) -> None:
         from lantide.workspace.atomic import atomic_write_bytes
 
+        # what this start used, no more: modules of another PySide6 are left behind
+        used = {name: self.entries[name] for name in self.hits + self.compiled}
         with suppress(OSError):  # a cache: the next start compiles again
-            atomic_write_bytes(self.path, marshal.dumps(self.entries))
+            atomic_write_bytes(self.path, marshal.dumps(used))
 
 
 def _is_entry(name: object, entry: object) -> bool:

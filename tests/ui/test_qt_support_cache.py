@@ -99,11 +99,14 @@ def test_a_module_whose_source_changed_is_compiled_again_and_the_rest_come_from_
     changed = "shibokensupport/signature/parser.py"
     source, flags, code = entries[changed]
     entries[changed] = (source + b"\n# another PySide6\n", flags, code)
+    entries["shibokensupport/gone.py"] = (b"x = 1\n", flags, compile("x = 1\n", "gone", "exec"))
     path.write_bytes(marshal.dumps(entries))
 
     again = _start(cache_dir)
     assert again["compiled"] == [changed]
     assert sorted(again["hits"]) == sorted(set(compiled) - {changed})
+    # written back with what this start used: the module no PySide6 loads is dropped
+    assert sorted(marshal.loads(path.read_bytes())) == sorted(compiled)
     assert _start(cache_dir)["compiled"] == []
 
 
