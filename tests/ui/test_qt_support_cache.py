@@ -4,6 +4,7 @@ the first start, and PySide6 behaves the same with it."""
 
 from __future__ import annotations
 
+import _sre
 import json
 import marshal
 import subprocess
@@ -14,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from lantide.ui import qt_support_cache
-from lantide.ui.qt_support_cache import SupportCodeCache, cache_file, cached_support_code
+from lantide.ui.qt_support_cache import (
+    SupportCodeCache,
+    cache_file,
+    cached_support_code,
+    regex_cache_file,
+)
+from lantide.ui.regex_programs import program_of
 from tests.conftest import REPO, cli_env
 
 ANNOTATIONS_FLAG = 0x1000000  # __future__.annotations.compiler_flag
@@ -154,3 +161,96 @@ def test_compile_is_restored_when_the_import_fails(tmp_path):
     with pytest.raises(RuntimeError), cached_support_code(tmp_path):
         raise RuntimeError("the import failed")
     assert compile is qt_support_cache._builtin_compile
+
+
+# -- the regular expressions PySide6's support code compiles at import -------------------
+
+REGEX_PROBE = textwrap.dedent(
+    """
+    import json, re, sys
+    import lantide.ui
+    regex = lantide.ui.qt_support_code.regex
+    # each seeded pattern against one compiled now by re itself: same program, same answers
+    from lantide.ui.regex_programs import program_of
+    same = []
+    texts = ["", "QObject.setObjectName(self, name: str) -> None", "a, b=[1, (2, 3)], c='x'",
+             "  \\n\\t(x)", "PySide6.QtCore.Qt.AlignmentFlag", "int[2] or None"]
+    for (pattern, flags), program in regex.programs.items():
+        seeded = re._cache[(type(pattern), pattern, flags)]
+        fresh = re._compiler.compile(pattern, flags)
+        text = [t.encode() for t in texts] if isinstance(pattern, bytes) else texts
+        same.append(
+            program_of(pattern, flags) == program
+            and seeded.groupindex == fresh.groupindex and seeded.flags == fresh.flags
+            and [seeded.search(t) and seeded.search(t).span() for t in text]
+            == [fresh.search(t) and fresh.search(t).span() for t in text]
+        )
+    print(json.dumps({"seeded": len(regex.seeded), "recorded": len(regex.recorded),
+                      "same": same}))
+    """
+)
+
+
+def _regex_start(cache_dir: Path) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", REGEX_PROBE],
+        capture_output=True,
+        text=True,
+        env=cli_env({"LANTIDE_CACHE_DIR": str(cache_dir)}),
+        cwd=str(REPO),
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_regular_expressions_of_the_import_are_compiled_once_and_behave_the_same(tmp_path):
+    cache_dir = tmp_path / "cache"
+    first = _regex_start(cache_dir)
+    assert first["recorded"] >= 3 and first["seeded"] == 0
+    assert regex_cache_file(cache_dir).is_file()
+
+    second = _regex_start(cache_dir)
+    assert second["recorded"] == 0 and second["seeded"] == first["recorded"]
+    assert second["same"] and all(second["same"])
+
+
+def test_a_damaged_regex_program_is_refused_by_the_engine_and_compiled_again(tmp_path):
+    cache_dir = tmp_path / "cache"
+    recorded = _regex_start(cache_dir)["recorded"]
+    path = regex_cache_file(cache_dir)
+    header, programs = marshal.loads(path.read_bytes())
+    key = next(iter(programs))
+    flags, code, groups, groupindex, indexgroup = programs[key]
+    programs[key] = (flags, [999_999] + code[1:], groups, groupindex, indexgroup)
+    path.write_bytes(marshal.dumps((header, programs)))
+
+    again = _regex_start(cache_dir)
+    assert again["seeded"] == recorded - 1 and again["recorded"] == 1
+    assert _start(cache_dir)["message"] == _plain_pyside_message()
+    assert _regex_start(cache_dir)["seeded"] == recorded  # written back, whole
+
+
+def test_a_regex_cache_of_another_python_or_garbage_is_not_used(tmp_path):
+    cache_dir = tmp_path / "cache"
+    recorded = _regex_start(cache_dir)["recorded"]
+    path = regex_cache_file(cache_dir)
+    _header, programs = marshal.loads(path.read_bytes())
+    path.write_bytes(marshal.dumps((("3.99.0 (another)", 1), programs)))
+    other = _regex_start(cache_dir)
+    assert other["seeded"] == 0 and other["recorded"] == recorded
+    path.write_bytes(b"\x00garbage" * 5)
+    assert _regex_start(cache_dir)["recorded"] == recorded
+
+
+def test_the_program_of_a_pattern_is_what_re_gives_its_engine():
+    import re
+
+    program = program_of(r"(?P<word>\w+)\s*=\s*(\d+)", re.IGNORECASE)
+    assert program is not None
+    flags, code, groups, groupindex, indexgroup = program
+    assert groupindex == {"word": 1} and indexgroup == (None, "word", None) and groups == 2
+    assert all(type(op) is int for op in code)  # marshal takes plain ints only
+    built = _sre.compile(r"(?P<word>\w+)\s*=\s*(\d+)", flags, code, groups, groupindex, indexgroup)
+    assert built.match("Width = 12").groups() == ("Width", "12")
+    assert built.match("WIDTH=3").group("word") == "WIDTH"  # IGNORECASE kept
