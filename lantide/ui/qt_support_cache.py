@@ -30,7 +30,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from lantide.ui.regex_programs import RegexPrograms
+from lantide.ui.regex_programs import RegexPrograms, read_marshal
 
 SUPPORT_PREFIX = "shibokensupport/"
 
@@ -69,10 +69,7 @@ class SupportCodeCache:
 
     @classmethod
     def read(cls, path: Path) -> SupportCodeCache:
-        try:
-            loaded = marshal.loads(path.read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            loaded = None
+        loaded = read_marshal(path)
         entries = {}
         if isinstance(loaded, dict):
             entries = {name: entry for name, entry in loaded.items() if _is_entry(name, entry)}

@@ -33,6 +33,14 @@ Program = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 _MAX_PROGRAMS = 256
 
 
+def read_marshal(path: Path) -> object:
+    """What ``path`` holds, or None when it is missing, unreadable or not marshal data."""
+    try:
+        return marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
 def _sre_module() -> Any:
     """``re``'s C engine as ``re._compiler`` calls it, or None on a Python that differs."""
     compiler = getattr(re, "_compiler", None)
@@ -82,10 +90,7 @@ class RegexPrograms:
 
     @classmethod
     def read(cls, path: Path) -> RegexPrograms:
-        try:
-            stored = marshal.loads(path.read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            stored = None
+        stored = read_marshal(path)
         programs: dict[tuple[str | bytes, int], Program] = {}
         if (
             isinstance(stored, tuple)

@@ -43,9 +43,10 @@ PROBE = textwrap.dedent(
 )
 
 
-def _start(cache_dir: Path) -> dict:
+def _start(cache_dir: Path, probe: str = PROBE) -> dict:
+    """Run ``probe`` in a new interpreter with ``cache_dir`` as Lantide's cache; its report."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", probe],
         capture_output=True,
         text=True,
         env=cli_env({"LANTIDE_CACHE_DIR": str(cache_dir)}),
@@ -192,16 +193,7 @@ REGEX_PROBE = textwrap.dedent(
 
 
 def _regex_start(cache_dir: Path) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-c", REGEX_PROBE],
-        capture_output=True,
-        text=True,
-        env=cli_env({"LANTIDE_CACHE_DIR": str(cache_dir)}),
-        cwd=str(REPO),
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _start(cache_dir, REGEX_PROBE)
 
 
 def test_the_regular_expressions_of_the_import_are_compiled_once_and_behave_the_same(tmp_path):
