@@ -1,18 +1,20 @@
 """Fixtures every test shares.
 
-- The user's real config, data and keyring are never touched: each test gets its own
-  config and data directories and an in-memory keyring.
+- The user's real config, data, cache and keyring are never touched: each test gets its own
+  config and data directories and an in-memory keyring; the run has one cache directory.
 - The network is closed: a socket may only connect to loopback (the test servers).
 - ``sample_workspace`` is a fresh copy of the sample workspace (generated once per run).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,12 @@ REPO = Path(__file__).resolve().parent.parent
 OFFSCREEN = f"offscreen:configfile={REPO / 'tests' / 'fakes' / 'offscreen_screen.json'}"
 if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
     os.environ["QT_QPA_PLATFORM"] = OFFSCREEN
+# Lantide's cache directory (PySide6's compiled support code and regular expressions, see
+# lantide/ui/qt_support_cache.py) is one for the whole run: never the user's, and shared by
+# the app's subprocesses (it is written atomically), which then compile them once.
+_CACHE_DIR = tempfile.mkdtemp(prefix="lantide-test-cache-")
+os.environ["LANTIDE_CACHE_DIR"] = _CACHE_DIR
+atexit.register(shutil.rmtree, _CACHE_DIR, True)
 for _var in (
     "OPENAI_BASE_URL",
     "OPENAI_API_KEY",
