@@ -124,8 +124,13 @@ class RegexPrograms:
         if _sre_module() is None:
             return
         new = [key for key in list(re._cache) if key not in self._before]  # type: ignore[attr-defined]
-        for _type, pattern, flags in new:
-            if len(self.programs) >= _MAX_PROGRAMS or flags & re.DEBUG:
+        for key in new:
+            if not (isinstance(key, tuple) and len(key) == 3):
+                return  # a re that keys its cache otherwise: nothing to keep
+            _type, pattern, flags = key
+            if not isinstance(flags, int) or len(self.programs) >= _MAX_PROGRAMS:
+                continue
+            if flags & re.DEBUG:
                 continue
             program = program_of(pattern, flags)
             if program is not None:

@@ -246,3 +246,20 @@ def test_the_program_of_a_pattern_is_what_re_gives_its_engine():
     built = _sre.compile(r"(?P<word>\w+)\s*=\s*(\d+)", flags, code, groups, groupindex, indexgroup)
     assert built.match("Width = 12").groups() == ("Width", "12")
     assert built.match("WIDTH=3").group("word") == "WIDTH"  # IGNORECASE kept
+
+
+def test_a_re_that_keys_its_cache_otherwise_is_left_alone(tmp_path):
+    import re
+
+    from lantide.ui.regex_programs import RegexPrograms
+
+    compiled = re.compile("x")
+    programs = RegexPrograms(tmp_path / "regex.marshal")
+    programs.seed()
+    odd = ("a key", "of another", "shape", 0)
+    re._cache[odd] = compiled  # type: ignore[attr-defined]
+    try:
+        programs.record()
+    finally:
+        del re._cache[odd]  # type: ignore[attr-defined]
+    assert programs.recorded == [] and programs.programs == {}
