@@ -263,3 +263,41 @@ def test_a_re_that_keys_its_cache_otherwise_is_left_alone(tmp_path):
     finally:
         del re._cache[odd]  # type: ignore[attr-defined]
     assert programs.recorded == [] and programs.programs == {}
+
+
+RTHOOK_PROBE = textwrap.dedent(
+    """
+    import json, runpy, sys
+    # as in the frozen app: Lantide's run-time hook, then PyInstaller's PySide6 hook, which
+    # imports QtCore before the app's main
+    runpy.run_path(sys.argv[1])
+    import PySide6.QtCore
+    import lantide.ui
+    code = lantide.ui.qt_support_code
+    print(json.dumps({"hits": code.hits, "compiled": code.compiled, "message": "",
+                      "loaded": [], "seeded": len(code.regex.seeded)}))
+    """
+)
+
+
+def test_the_installed_builds_run_time_hook_opens_the_caches_before_qt_is_imported(tmp_path):
+    hook = REPO / "packaging" / "rthook_qt_support.py"
+    assert "rthook_qt_support.py" in (REPO / "packaging" / "lantide.spec").read_text()
+
+    def start() -> dict:
+        result = subprocess.run(
+            [sys.executable, "-c", RTHOOK_PROBE, str(hook)],
+            capture_output=True,
+            text=True,
+            env=cli_env({"LANTIDE_CACHE_DIR": str(tmp_path / "cache")}),
+            cwd=str(REPO),
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    first = start()
+    assert len(first["compiled"]) >= 10
+    second = start()
+    assert second["compiled"] == [] and len(second["hits"]) == len(first["compiled"])
+    assert second["seeded"] >= 3
