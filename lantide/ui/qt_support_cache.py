@@ -1,10 +1,10 @@
 """PySide6's own support code, compiled once instead of at every start.
 
 When PySide6 is first imported, shiboken loads its support package (``shibokensupport``:
-signature parsing, the ``__feature__`` switches, the .pyi generator, 14 modules, about
+signature parsing, the ``__feature__`` switches, the .pyi generator: 13 modules, about
 130 KB of Python) from a zip embedded in its library, and its importer compiles each
 module's source with the builtin ``compile``. Nothing caches the bytecode, so every start
-compiles it again: 35-45 ms of the main thread before the first paint (a bare PySide6
+compiles it again: 27-37 ms of the main thread before the first paint (a bare PySide6
 window pays the same). The regular expressions those modules compile at import come from
 a cache of their own (:mod:`lantide.ui.regex_programs`), another 30-40 ms.
 
@@ -14,7 +14,9 @@ code objects in Lantide's cache directory when the source is byte for byte the o
 any other source (another PySide6) and any other call is compiled as before, with the
 ``__future__`` flags of its caller, and what was compiled is written back when the import
 is done. The cache is Lantide's own file: an unreadable or broken one is ignored and
-replaced, one that cannot be written is left (the next start compiles again).
+replaced, one that cannot be written is left (the next start compiles again). Like
+Python's own ``__pycache__``, it holds code that runs: whoever can write to the user's
+cache directory can run code at the next start, as they could through ``__pycache__``.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from lantide.ui.regex_programs import RegexPrograms, read_marshal
 SUPPORT_PREFIX = "shibokensupport/"
 
 # What `compile` inherits from the frame that calls it (CPython's PyCF_MASK): the wrapper
-# below must pass on its caller's flags, not its own.
+# below must pass on its caller's flags, not its own. Not nested_scopes: its flag is
+# CO_NESTED, which marks a nested function's code and is no future feature any more.
 _FUTURE_FLAGS = 0
 for _name in future_features.all_feature_names:
-    _FUTURE_FLAGS |= getattr(future_features, _name).compiler_flag
+    if _name != "nested_scopes":
+        _FUTURE_FLAGS |= getattr(future_features, _name).compiler_flag
 
 
 def cache_file(cache_dir: Path) -> Path:

@@ -301,3 +301,23 @@ def test_the_installed_builds_run_time_hook_opens_the_caches_before_qt_is_import
     second = start()
     assert second["compiled"] == [] and len(second["hits"]) == len(first["compiled"])
     assert second["seeded"] >= 3
+
+
+def test_a_nested_caller_compiles_to_the_same_cached_code(tmp_path):
+    source = b"y = 2\n"
+    nested = {}
+    _compile_from(
+        "def outer():\n"
+        "    def run(source, filename):\n"
+        "        return compile(source, filename, 'exec')\n"
+        "    return run\n",
+        nested,
+    )
+    flat = {}
+    _compile_from(
+        "def run(source, filename):\n    return compile(source, filename, 'exec')\n", flat
+    )
+    with cached_support_code(tmp_path) as cache:
+        first = flat["run"](source, "shibokensupport/c.py")
+        second = nested["outer"]()(source, "shibokensupport/c.py")
+    assert second is first and cache.hits == ["shibokensupport/c.py"]
