@@ -1,15 +1,18 @@
 """Regular expressions that PySide6's first import compiles, kept compiled between starts.
 
-Importing PySide6 compiles about thirty regular expressions (most in its signature parser
-and .pyi generator, the rest in the standard modules they import). Python's ``re`` parses
-each pattern and builds its program in Python, then hands the program to the C engine
-(``_sre.compile``): 30-40 ms of every start before the first paint, for patterns that never
-change. Python keeps compiled patterns only in memory (``re``'s own cache).
+Importing PySide6 compiles five regular expressions, long verbose ones in its signature
+parser and .pyi generator (the app's other imports compile theirs before it). Python's
+``re`` parses each pattern and builds its program in Python, then hands the program to the
+C engine (``_sre.compile``): ~100M instructions, 30-40 ms of every start before the first
+paint, for patterns that never change. Python keeps compiled patterns only in memory
+(``re``'s own cache).
 
 :class:`RegexPrograms` keeps the programs: :meth:`RegexPrograms.seed` puts the cached ones
 into ``re``'s cache before the import, so its ``re.compile`` calls find them there, and
 :meth:`RegexPrograms.record` takes the programs of the patterns compiled during the import
-that were not cached yet (a first start, another PySide6), for the next start.
+that were not cached yet (a first start, another PySide6), for the next start. It compiles
+those once more with the engine watched, so a first start pays for them twice; every later
+start pays for none.
 
 This uses three internals of ``re`` (its cache dict, ``re._compiler.compile`` and the
 ``_sre`` module it calls), guarded: a Python whose ``re`` differs does none of it, and a
