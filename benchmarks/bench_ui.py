@@ -157,9 +157,9 @@ def bench_stall(base: Path, seconds: float, repeats: int) -> dict:
     os.environ["LANTIDE_CONFIG_DIR"] = str(base / "stall-config")
     os.environ["LANTIDE_DATA_DIR"] = str(base / "stall-data")
     sys.path.insert(0, str(REPO))
-    from lantide.ui.gc_pauses import GcPauses
     from lantide.ui.main_window import MainWindow
     from lantide.ui.services import AppServices
+    from lantide.ui.startup.gc_pauses import GcPauses
     from lantide.workspace.model import Workspace
     from lantide.workspace.sample import create_sample
     from lantide.workspace.settings import load_settings
@@ -244,7 +244,7 @@ def bench_render(chars: int, step: int) -> dict:
 
     from lantide.ui.chat.chat_answer import AssistantMessageWidget, AutoHeightBrowser
     from lantide.ui.chat.chat_markdown import render_markdown, warm_up
-    from lantide.ui.gc_pauses import GcPauses
+    from lantide.ui.startup.gc_pauses import GcPauses
 
     app = QApplication.instance() or QApplication([])
     warm_up()

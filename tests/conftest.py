@@ -26,9 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 OFFSCREEN = f"offscreen:configfile={REPO / 'tests' / 'fakes' / 'offscreen_screen.json'}"
 if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
     os.environ["QT_QPA_PLATFORM"] = OFFSCREEN
-# Lantide's cache directory (PySide6's compiled support code and regular expressions, see
-# lantide/ui/qt_support_cache.py) is one for the whole run: never the user's, and shared by
-# the app's subprocesses (it is written atomically), which then compile them once.
+# Lantide's cache directory (files it can make again) is one for the whole run: never the
+# user's, and shared by the app's subprocesses.
 _CACHE_DIR = tempfile.mkdtemp(prefix="lantide-test-cache-")
 os.environ["LANTIDE_CACHE_DIR"] = _CACHE_DIR
 atexit.register(shutil.rmtree, _CACHE_DIR, True)

@@ -38,7 +38,7 @@ class AppController:
     """Owns the open workspace, its services and its window; switches between workspaces."""
 
     def __init__(self, app, settings):
-        from lantide.ui.gc_pauses import GcPauses
+        from lantide.ui.startup import collector_policy
 
         self.app = app
         self.settings = settings
@@ -47,7 +47,7 @@ class AppController:
         self.window = None
         # Short full garbage collections: long-lived objects frozen (see gc_pauses),
         # from the first window's idle on (its callback would slow the start-up itself).
-        self.gc_pauses = GcPauses()
+        self.gc_pauses = collector_policy()
         self.update_check = None  # the weekly update check, once per run
 
     def show_workspace(self, workspace) -> None:
@@ -77,8 +77,9 @@ class AppController:
         QTimer.singleShot(1000, self.services.start)
 
     def _started(self) -> None:
-        self.gc_pauses.install()
-        self.gc_pauses.milestone("start-up")
+        if self.gc_pauses is not None:
+            self.gc_pauses.install()
+            self.gc_pauses.milestone("start-up")
         if self.update_check is None:
             from lantide.ui.update_check import check_on_start
 
@@ -130,7 +131,8 @@ class AppController:
             old_window.deleteLater()
         if old_workspace is not None:
             old_workspace.close()
-        self.gc_pauses.thaw()  # the old window's objects are garbage now, frozen or not
+        if self.gc_pauses is not None:
+            self.gc_pauses.thaw()  # the old window's objects are garbage now, frozen or not
         return True
 
     def close(self) -> None:
@@ -138,7 +140,8 @@ class AppController:
             self.window.shutdown()
         if self.workspace is not None:
             self.workspace.close()
-        self.gc_pauses.uninstall()
+        if self.gc_pauses is not None:
+            self.gc_pauses.uninstall()
 
 
 _shown_at: list[float] = []
@@ -183,6 +186,9 @@ def _install_excepthook(controller: AppController) -> None:
 
 
 def run_app(workspace_root: Path, argv: list[str] | None = None) -> int:
+    from lantide.ui import startup
+
+    startup.before_qt()  # before anything imports PySide6's modules: see lantide.ui.startup
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import load_settings_or_defaults, update_settings
 

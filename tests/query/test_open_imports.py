@@ -1,8 +1,7 @@
 """Opening a workspace's database imports only what opening needs: the result checks load
 with the first query; opening, registering the data files and listing the tables use
 DuckDB's compiled core, the ``duckdb`` package's Python layer loading with the first query
-(or the service's parts); and ``duckdb`` is imported without ``importlib.metadata`` (the
-desktop app is usable sooner), with the same version names as a plain import."""
+(or the service's parts)."""
 
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ with QueryService(ws) as service:
     listed = service.show_tables()
     report["listed"] = sorted(t["name"] for t in listed["tables"])
     report["opened"] = sorted(
-        name for name in ("importlib.metadata", "email", "lantide.query.checks", "duckdb")
+        name for name in ("lantide.query.checks", "duckdb")
         if name in sys.modules
     )
     report["listing_loaded"] = sorted(  # the browser's modules: not needed to list
@@ -36,20 +35,15 @@ with QueryService(ws) as service:
     )
     report["first_query"] = service.run_query("SELECT 42 AS n")["preview"]
     report["duckdb_after_query"] = "duckdb" in sys.modules
-    import duckdb
-    report["names"] = [duckdb.__version__, duckdb.__duckdb_version__, duckdb.version(),
-                       duckdb.build_info()]
     result = service.run_query("SELECT count(*) AS n FROM customers")
     report["rows"] = result["preview"]
     report["checks_loaded"] = "lantide.query.checks" in sys.modules
 ws.close()
-import importlib.metadata
-report["metadata_version"] = importlib.metadata.version("duckdb")
 print(json.dumps(report))
 """
 
 
-def test_opening_the_database_spares_the_checks_and_importlib_metadata(sample_workspace):
+def test_opening_the_database_spares_the_checks_and_the_duckdb_package(sample_workspace):
     done = subprocess.run(
         [sys.executable, "-c", _SCRIPT, str(sample_workspace)],
         capture_output=True,
@@ -67,19 +61,6 @@ def test_opening_the_database_spares_the_checks_and_importlib_metadata(sample_wo
     assert report["duckdb_after_query"]  # the query's result brought the whole package
     assert report["rows"] == [[2000]]
     assert report["checks_loaded"]  # the first query brought them
-    version, engine_version, text, info = report["names"]
-    assert version == report["metadata_version"]
-    assert text == f"{version} (with duckdb {engine_version})"
-    assert info["package_version"] == version and info["duckdb_version"] == engine_version
-    assert info["package_commit"] and info["duckdb_commit"]
-
-
-def test_import_duckdb_falls_back_to_the_plain_import_without_a_dist_info(monkeypatch):
-    from lantide.query import duckdb_import
-
-    monkeypatch.setattr(duckdb_import, "_installed_version", lambda: None)
-    assert duckdb_import._version_module() is None
-    assert duckdb_import.import_duckdb() is sys.modules["duckdb"]
 
 
 _PARTS_SCRIPT = r"""
@@ -91,7 +72,7 @@ ws = Workspace.open(Path(sys.argv[1]))
 with QueryService(ws) as service:
     before = "duckdb" in sys.modules
     service.load_parts()
-    print(json.dumps([before, "duckdb" in sys.modules, "importlib.metadata" in sys.modules]))
+    print(json.dumps([before, "duckdb" in sys.modules]))
 ws.close()
 """
 
@@ -108,4 +89,4 @@ def test_the_service_parts_bring_the_duckdb_package(sample_workspace):
         timeout=240,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == [False, True, False]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [False, True]

@@ -1,7 +1,7 @@
 """The assistant's answer while it streams: SQL fences render, a long answer keeps its
 finished blocks rendered (segments) and re-renders only the tail, with the same text and
 step links as one whole render; and the garbage-collector policy that keeps full
-collections short (lantide.ui.gc_pauses)."""
+collections short (lantide.ui.startup.gc_pauses)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from itertools import pairwise
 import pytest
 from PySide6.QtWidgets import QTextBrowser
 
-from lantide.ui import gc_pauses
 from lantide.ui.chat.chat_answer import SEGMENT_CHARS, AssistantMessageWidget
 from lantide.ui.chat.chat_markdown import STEP_SCHEME, render_markdown, unit_starts
+from lantide.ui.startup import gc_pauses
 
 MIXED = (
     "# Churn by region\n\nThe rate is highest in **US-CA**,\nthen `DE-BY`.\n\n"

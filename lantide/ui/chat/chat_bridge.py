@@ -50,12 +50,12 @@ TEXT_TABS = ("plan", "report", "sql")  # tabs whose unsaved text the agent is gi
 def warm_up_agent() -> None:
     """Import the agent, the ``openai`` SDK and the tokenizer (call from a worker), so the
     first turn does not pay for them and their objects are frozen out of the collector's
-    way (:mod:`lantide.ui.gc_pauses`) before an answer streams.
+    way (:mod:`lantide.ui.startup.gc_pauses`) before an answer streams.
 
     Building the tokenizer is one call into tiktoken's Rust core that holds the GIL for
     50-200 ms: a one-time hitch, taken here (a moment after start-up) rather than while
     the first answer streams."""
-    from lantide.ui.gc_pauses import loading_long_lived
+    from lantide.ui.startup.gc_pauses import loading_long_lived
 
     with loading_long_lived("agent libraries"):
         import openai

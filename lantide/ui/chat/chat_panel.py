@@ -354,7 +354,7 @@ class ChatPanel(QWidget):
 
 
 def _load_markdown_renderer() -> None:
-    from lantide.ui.gc_pauses import loading_long_lived
+    from lantide.ui.startup.gc_pauses import loading_long_lived
 
     with loading_long_lived("Markdown renderer"):
         warm_up()
