@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
+    QMenu,
     QStackedWidget,
     QToolBar,
     QVBoxLayout,
@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
 
 from lantide.errors import LantideError
 from lantide.ui.adaptive_layout import CENTRE_MIN_HEIGHT, CENTRE_MIN_WIDTH, AdaptiveDocks
-from lantide.ui.edit_actions import build_edit_menu, build_query_menu
 from lantide.ui.explorer.explorer import ExplorerPanel
 from lantide.ui.icons import app_icon, icon
 from lantide.ui.layout_state import (
@@ -46,6 +45,7 @@ from lantide.ui.layout_state import (
     restore_window_layout,
     save_window_layout,
 )
+from lantide.ui.main_menus import build_actions, build_menus, build_toolbar
 from lantide.ui.message_bar import MessageBarWidget
 from lantide.ui.services import (
     TAB_KINDS,
@@ -56,16 +56,15 @@ from lantide.ui.services import (
     AppServices,
     TabRef,
 )
-from lantide.ui.shortcuts import shortcut
 from lantide.ui.status_bar import StatusBarWidget
 from lantide.ui.tab_area import TabAreaWidget, TabFactory
 from lantide.ui.welcome import WelcomeWidget
 from lantide.workspace.layout import sql_tab_path
-from lantide.workspace.lifecycle import PROJECT_STATUSES
 
 if TYPE_CHECKING:
     from lantide.ui.chat.chat_panel import ChatPanel
     from lantide.ui.chat.ledger_panel import LedgerPanel
+    from lantide.ui.edit_actions import FocusedEditor
     from lantide.ui.explorer.knowledge_panel import KnowledgePanel
     from lantide.ui.integration.host import McpHost
 
@@ -144,6 +143,37 @@ class MainWindow(QMainWindow):
     edit_actions: dict[str, QAction]  # filled by build_edit_menu
     query_actions: dict[str, QAction]  # filled by build_query_menu
     mcp_host: McpHost  # set by lantide.ui.integration.install
+    # made by lantide.ui.main_menus (build_actions, build_toolbar, build_menus)
+    act_new_project: QAction
+    act_new_sql: QAction
+    act_open_plan: QAction
+    act_open_report: QAction
+    act_open_workspace: QAction
+    act_save: QAction
+    act_save_all: QAction
+    act_close_tab: QAction
+    act_next_tab: QAction
+    act_prev_tab: QAction
+    act_settings: QAction
+    act_quit: QAction
+    act_cancel_query: QAction
+    act_shortcuts: QAction
+    act_about: QAction
+    act_palette: QAction
+    act_reset_layout: QAction
+    act_focus_explorer: QAction
+    act_focus_chat: QAction
+    act_focus_ledger: QAction
+    act_focus_knowledge: QAction
+    act_find: QAction
+    act_replace: QAction
+    act_annotate: QAction
+    toolbar: QToolBar
+    project_combo: QComboBox
+    status_combo: QComboBox
+    recent_menu: QMenu
+    appearance_actions: list[QAction]
+    focused_editor: FocusedEditor
 
     def __init__(self, services: AppServices, *, restore: bool = True):
         super().__init__()
@@ -180,9 +210,9 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self.status = StatusBarWidget(services, self)
         self.setStatusBar(self.status)
-        self._build_actions()
-        self._build_toolbar()
-        self._build_menus()
+        build_actions(self)
+        build_toolbar(self)
+        build_menus(self)
 
         self.tabs.sig_count_changed.connect(self._tab_count_changed)
         self.tabs.sig_current_changed.connect(lambda _w: self._update_title())
@@ -347,198 +377,6 @@ class MainWindow(QMainWindow):
             [self.explorer_dock, self.chat_dock], [270, 420], Qt.Orientation.Horizontal
         )
         self.resizeDocks([self.ledger_dock], [190], Qt.Orientation.Vertical)
-
-    def _action(
-        self,
-        text: str,
-        slot,
-        *,
-        key: str | None = None,
-        icon_name: str | None = None,
-        tip: str | None = None,
-    ) -> QAction:
-        action = QAction(icon(icon_name) if icon_name else QIcon(), text, self)
-        if key:
-            action.setShortcut(shortcut(key))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        if tip:
-            action.setStatusTip(tip)
-            action.setToolTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        a = self._action
-        self.act_new_project = a("New project…", self.explorer.new_project, icon_name="add")
-        self.act_new_sql = a(
-            "New SQL tab…",
-            self.new_sql_tab,
-            key="new_sql_tab",
-            icon_name="sql-tab",
-            tip="New SQL tab in the focused project",
-        )
-        self.act_open_plan = a(
-            "Open Plan",
-            lambda: self.open_document(TAB_PLAN),
-            key="quick_open_plan",
-            icon_name="plan",
-        )
-        self.act_open_report = a(
-            "Open Report",
-            lambda: self.open_document(TAB_REPORT),
-            key="quick_open_report",
-            icon_name="report",
-        )
-        self.act_open_workspace = a(
-            "Open workspace…", self.choose_workspace, key="open_workspace", icon_name="open"
-        )
-        self.act_save = a(
-            "Save", self.tabs.save_current, key="save", icon_name="save", tip="Save the current tab"
-        )
-        self.act_save_all = a("Save all", self.tabs.save_all, key="save_all")
-        self.act_close_tab = a("Close tab", self.tabs.close_current, key="close_tab")
-        self.act_next_tab = a("Next tab", lambda: self.tabs.next_tab(1), key="next_tab")
-        self.act_prev_tab = a("Previous tab", lambda: self.tabs.next_tab(-1), key="previous_tab")
-        self.act_settings = a("Settings…", self.open_settings, key="settings", icon_name="settings")
-        self.act_quit = a("Quit", self.close, key="quit")
-        self.act_cancel_query = a(
-            "Cancel running query",
-            self.status.cancel_running_query,
-            key="cancel_query",
-            icon_name="stop",
-        )
-        self.act_shortcuts = a(
-            "Keyboard shortcuts", self.show_shortcuts, key="shortcuts", icon_name="keyboard"
-        )
-        self.act_about = a("About Lantide", self.show_about, icon_name="info")
-        self.act_palette = a(
-            "Command palette…",
-            self.show_command_palette,
-            key="command_palette",
-            icon_name="keyboard",
-        )
-        self.act_reset_layout = a("Reset layout", self.reset_layout)
-        self.act_focus_explorer = a(
-            "Explorer", lambda: self._show_dock(self.explorer_dock), key="focus_explorer"
-        )
-        self.act_focus_chat = a("Chat", self._focus_chat, key="focus_chat")
-        self.act_focus_ledger = a(
-            "Ledger", lambda: self._show_dock(self.ledger_dock), key="focus_ledger"
-        )
-        self.act_focus_knowledge = a(
-            "Knowledge", lambda: self._show_dock(self.knowledge_dock), key="focus_knowledge"
-        )
-        # Document commands act on the current tab when it supports them.
-        self.act_find = a(
-            "Find…", lambda: self._on_current("show_find"), key="find", icon_name="find"
-        )
-        self.act_replace = a(
-            "Replace…", lambda: self._on_current("show_replace"), key="replace", icon_name="replace"
-        )
-        self.act_annotate = a(
-            "Annotate selection…",
-            lambda: self._on_current("annotate_selection"),
-            key="annotate",
-            icon_name="annotate",
-        )
-
-    def _build_toolbar(self) -> None:
-        bar = QToolBar("Main toolbar", self)
-        bar.setObjectName("MainToolbar")
-        bar.setMovable(False)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
-        bar.addWidget(QLabel(" Project ", bar))
-        self.project_combo = QComboBox(bar)
-        self.project_combo.setObjectName("ProjectSelector")
-        self.project_combo.setMinimumWidth(180)
-        self.project_combo.setToolTip("The focused project: the agent works in it")
-        self.project_combo.activated.connect(self._project_chosen)
-        bar.addWidget(self.project_combo)
-        self.status_combo = QComboBox(bar)
-        self.status_combo.setObjectName("ProjectStatus")
-        self.status_combo.addItems(PROJECT_STATUSES)
-        self.status_combo.setToolTip(
-            "Project status: executing starts when the analyst approves "
-            "the Plan (Plan tab); while executing, every query needs a "
-            "purpose"
-        )
-        self.status_combo.activated.connect(self._status_chosen)
-        bar.addWidget(self.status_combo)
-        bar.addSeparator()
-        for action in (self.act_open_plan, self.act_open_report, self.act_new_sql, self.act_save):
-            bar.addAction(action)
-        bar.addSeparator()
-        bar.addAction(self.act_settings)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        self.toolbar = bar
-
-    def _build_menus(self) -> None:
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        for act in (
-            self.act_new_project,
-            self.act_new_sql,
-            self.act_open_plan,
-            self.act_open_report,
-        ):
-            file_menu.addAction(act)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_open_workspace)
-        self.recent_menu = file_menu.addMenu(icon("history"), "Open recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        file_menu.addSeparator()
-        for act in (self.act_save, self.act_save_all, self.act_close_tab):
-            file_menu.addAction(act)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_settings)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_quit)
-
-        edit_menu = menu.addMenu("&Edit")
-        self.focused_editor = build_edit_menu(
-            self, edit_menu, [self.act_find, self.act_replace, self.act_annotate]
-        )
-
-        view_menu = menu.addMenu("&View")
-        view_menu.addAction(self.act_palette)
-        view_menu.addSeparator()
-        for dock in (self.explorer_dock, self.knowledge_dock, self.chat_dock, self.ledger_dock):
-            view_menu.addAction(dock.toggleViewAction())
-        view_menu.addSeparator()
-        for act in (
-            self.act_focus_explorer,
-            self.act_focus_chat,
-            self.act_focus_ledger,
-            self.act_focus_knowledge,
-        ):
-            act.setText(f"Go to {act.text().lower()}")
-            view_menu.addAction(act)
-        view_menu.addSeparator()
-        view_menu.addAction(self.act_next_tab)
-        view_menu.addAction(self.act_prev_tab)
-        appearance = view_menu.addMenu("Appearance")
-        group = QActionGroup(self)
-        self.appearance_actions = []
-        for value, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
-            act = appearance.addAction(label)
-            act.setCheckable(True)
-            act.setData(value)
-            act.triggered.connect(lambda _c=False, v=value: self.set_appearance(v))
-            group.addAction(act)
-            self.appearance_actions.append(act)
-        self._check_appearance()
-        # the Settings dialog's Appearance page changes it too
-        self.services.sig_settings_changed.connect(lambda _s: self._check_appearance())
-        view_menu.addAction(self.act_reset_layout)
-
-        query_menu = menu.addMenu("&Query")
-        build_query_menu(self, query_menu, self.act_cancel_query)
-
-        help_menu = menu.addMenu("&Help")
-        help_menu.addAction(self.act_shortcuts)
-        help_menu.addAction(icon("refresh"), "Check for updates…", self.check_for_updates)
-        help_menu.addAction(self.act_about)
 
     # -- idle (start-up finished) ------------------------------------------------------------
     def _ready(self, part: str) -> None:
