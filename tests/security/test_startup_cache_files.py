@@ -57,20 +57,22 @@ def test_the_app_starts_whatever_lies_in_its_cache_directory(tmp_path, sample_wo
             "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
         }
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lantide", "gui", str(sample_workspace)],
-        env=env,
-        cwd=str(REPO),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while not ready.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.stderr.read().decode()[-3000:] if proc.stderr else ""
-        assert json.loads(ready.read_text())["pid"] == proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    errors = tmp_path / "stderr.txt"
+    with errors.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "lantide", "gui", str(sample_workspace)],
+            env=env,
+            cwd=str(REPO),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while not ready.exists() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert proc.poll() is None, errors.read_text(errors="replace")[-3000:]
+            assert json.loads(ready.read_text())["pid"] == proc.pid
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files} == before
