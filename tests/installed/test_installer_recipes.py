@@ -17,6 +17,7 @@ from tests.conftest import REPO
 
 NSI = REPO / "packaging" / "windows" / "lantide.nsi"
 WORKFLOW = REPO / ".github" / "workflows" / "desktop-builds.yml"
+TESTS_WORKFLOW = REPO / ".github" / "workflows" / "tests.yml"
 
 
 def _makensis(tmp_path: Path, *defines: str) -> subprocess.CompletedProcess:
@@ -68,7 +69,8 @@ def test_dmg_settings_give_dmgbuild_the_app_and_an_applications_link():
     assert settings["format"] == "UDZO"
 
 
-def test_workflow_is_valid_github_actions():
+@pytest.mark.parametrize("workflow", [WORKFLOW, TESTS_WORKFLOW], ids=lambda p: p.name)
+def test_workflow_is_valid_github_actions(workflow):
     done = subprocess.run(
         [
             sys.executable,
@@ -76,7 +78,7 @@ def test_workflow_is_valid_github_actions():
             "check_jsonschema",
             "--builtin-schema",
             "vendor.github-workflows",
-            str(WORKFLOW),
+            str(workflow),
         ],
         capture_output=True,
         text=True,
@@ -108,3 +110,20 @@ def test_workflow_builds_and_smoke_tests_every_platform():
     assert any("packaging/smoke.py ${{ matrix.binary }}" in r for r in runs)
     for entry in matrix.values():  # the smoke test runs the binary each target builds
         assert entry["binary"].startswith("dist/")
+
+
+def test_tests_workflow_runs_the_checks_on_every_python_and_the_slow_kinds_apart():
+    from ruamel.yaml import YAML
+
+    flow = YAML(typ="safe").load(TESTS_WORKFLOW.read_text())
+    assert set(flow["on"]) == {"push", "pull_request"}
+    jobs = flow["jobs"]
+    assert jobs["tests"]["strategy"]["matrix"]["python-version"] == ["3.11", "3.12", "3.13"]
+    runs = {name: " ".join(s.get("run", "") for s in job["steps"]) for name, job in jobs.items()}
+    assert "ruff check && ruff format --check && mypy" in runs["tests"]
+    assert '-m "not xvfb and not packaging"' in runs["tests"]
+    assert "-m xvfb" in runs["xvfb"] and "-m packaging" in runs["installed-build"]
+    lock = REPO / "requirements" / "test.lock"
+    assert lock.is_file()
+    for name, text in runs.items():  # every job installs the tested versions
+        assert "-c requirements/test.lock" in text, name
