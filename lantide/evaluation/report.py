@@ -166,7 +166,7 @@ def load(path: Path) -> dict[str, Any]:
 
     try:
         doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
-        doc["summary"], doc["results"], doc["model"]  # noqa: B018 - the shape is checked
+        doc["summary"], doc["results"], doc["model"]
         return doc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LantideError(

@@ -135,7 +135,7 @@ def run_case(
                     record.report = project.report_path.read_text(encoding="utf-8")
             finally:
                 session.close()
-        except Exception as exc:  # noqa: BLE001 - one case failing is a result, not a crash
+        except Exception as exc:  # one case failing is a result, not a crash
             error = f"{type(exc).__name__}: {exc}"
         finally:
             ws.close()

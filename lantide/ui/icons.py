@@ -80,7 +80,7 @@ class _TintedSvgEngine(QIconEngine):
             return disabled.name()
         return accent.name() if self.color == PALETTE_ACCENT else normal.name()
 
-    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:  # noqa: N802
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
         app = QGuiApplication.instance()
         ratio = app.devicePixelRatio() if isinstance(app, QGuiApplication) else 1.0
         edge = max(1, min(size.width(), size.height()))

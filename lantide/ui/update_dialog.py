@@ -394,7 +394,7 @@ class UpdateDialog(QDialog):
             return
         try:
             restart_into(tar_root, self._options["launcher"])
-        except Exception as exc:  # noqa: BLE001 - the app is closing: say it on stderr
+        except Exception as exc:  # the app is closing: say it on stderr
             import sys
 
             sys.stderr.write(f"lantide: {getattr(exc, 'message', exc)}\n")

@@ -83,7 +83,7 @@ class Worker(QRunnable):
         threading.current_thread()
         try:
             result = self.fn(self.context, *self.args, **self.kwargs)
-        except BaseException as exc:  # noqa: BLE001 - reported to the UI, never lost
+        except BaseException as exc:  # reported to the UI, never lost
             # An attribute of our own on the exception object (BaseException declares no
             # such field), read by the handlers and tests that show where it came from.
             setattr(exc, "__lantide_traceback__", traceback.format_exc())  # noqa: B010

@@ -187,7 +187,7 @@ def test_installed_binary_answers_a_chat_turn(installed, tmp_path):
     assert "completed" in tool_result["content"]
 
 
-def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):  # noqa: F811
+def test_installed_gui_opens_its_main_window_on_x(installed, xvfb, tmp_path):
     binary = installed / "opt" / "lantide" / "lantide"
     env = smoke.isolated_env(tmp_path / "home")
     (tmp_path / "home").mkdir()

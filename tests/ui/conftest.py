@@ -35,7 +35,7 @@ def model_server(monkeypatch):
 
 
 def write_externally(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:  # noqa: PTH123 - another program
+    with open(path, "w", encoding="utf-8", newline="") as fh:  # another program
         fh.write(text)
 
 

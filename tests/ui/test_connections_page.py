@@ -23,7 +23,7 @@ def _wait_result(qtbot, page, text: str) -> None:
 
 def test_add_test_rename_and_remove_a_connection(
     qtbot, shell_services, sample_workspace, pg_server, memory_keyring
-):  # noqa: F811
+):
     services = shell_services(query=False, watcher=False)
     changed = []
     services.sig_connections_changed.connect(lambda: changed.append(True))
@@ -89,7 +89,7 @@ def test_explorer_lists_connections_and_opens_the_page(
     main_window,
     sample_workspace,
     pg_server,
-    memory_keyring,  # noqa: F811
+    memory_keyring,
     monkeypatch,
 ):
     from lantide.query.connections import add_connection
@@ -128,7 +128,7 @@ def test_explorer_lists_connections_and_opens_the_page(
 
 def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
     qtbot, shell_services, sample_workspace, pg_server, memory_keyring
-):  # noqa: F811
+):
     from lantide.query.connections import add_connection
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import load_settings, save_settings
@@ -161,7 +161,7 @@ def test_a_source_run_stops_before_a_large_remote_copy_and_stages_it_when_asked(
 
 def test_fields_build_the_odbc_string_and_the_dialect_follows_the_driver(
     qtbot, shell_services, sample_workspace, pg_server, memory_keyring
-):  # noqa: F811
+):
     services = shell_services(query=False, watcher=False)
     dialog = SettingsDialog(services)
     qtbot.addWidget(dialog)

@@ -9,7 +9,7 @@ import json
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from lantide import charts
-from tests.ui.conftest_data import (  # noqa: F401, F811 - fixtures
+from tests.ui.conftest_data import (  # noqa: F401 - fixtures
     app_services,
     big_parquet,
     data_workspace,

@@ -24,7 +24,7 @@ OUTPUT = REPO / "test-output" / "tour"
 pytestmark = pytest.mark.xvfb
 
 
-def test_screenshot_tour(sample_workspace, xvfb):  # noqa: F811
+def test_screenshot_tour(sample_workspace, xvfb):
     shutil.rmtree(OUTPUT, ignore_errors=True)
     env = cli_env({"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb"})
     walk = subprocess.run(

@@ -32,7 +32,7 @@ class FeedServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - http.server's name
+            def do_GET(self):
                 server.requests.append(self.path)
                 route = server.routes.get(self.path)
                 if route is None:

@@ -85,7 +85,7 @@ def test_cancel_stops_a_download_waiting_for_the_server(feed_server, tmp_path):
     def run():
         try:
             download.run(lambda done, _total: seen.append(done))
-        except BaseException as exc:  # noqa: BLE001 - looked at below
+        except BaseException as exc:  # looked at below
             outcome["error"] = exc
 
     worker = threading.Thread(target=run)

@@ -25,7 +25,7 @@ def _tables(sql: str) -> list[str]:
 
     try:
         return sorted({".".join(t.parts) for t in guard.check(sql).tables})
-    except Exception:  # noqa: BLE001 - a step's SQL from an older version may not parse now
+    except Exception:  # a step's SQL from an older version may not parse now
         return []
 
 
@@ -74,7 +74,7 @@ def past_step_count(ctx: ToolContext) -> int:
     read or written: then there is no tool either)."""
     try:
         return step_index(ctx).count(excluding=ctx.ledger.conversation_id)
-    except Exception as exc:  # noqa: BLE001 - a cache must not stop a turn
+    except Exception as exc:  # a cache must not stop a turn
         log.warning("past steps not counted: %s", exc)
         return 0
 

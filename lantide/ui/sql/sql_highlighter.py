@@ -60,25 +60,25 @@ def duckdb_keywords() -> frozenset[str]:
 
 
 def _role(token_type, value: str, next_char: str) -> str | None:
-    from pygments import token as T
+    from pygments import token
 
-    if token_type in T.Comment:
+    if token_type in token.Comment:
         return "comment"
-    if token_type in T.String.Name or token_type in T.String.Symbol:
+    if token_type in token.String.Name or token_type in token.String.Symbol:
         return "identifier"  # "quoted identifier"
-    if token_type in T.String:
+    if token_type in token.String:
         return "string"
-    if token_type in T.Number:
+    if token_type in token.Number:
         return "number"
-    if token_type in T.Keyword:
-        return "type" if token_type in T.Keyword.Type else "keyword"
-    if token_type in T.Name.Builtin:
+    if token_type in token.Keyword:
+        return "type" if token_type in token.Keyword.Type else "keyword"
+    if token_type in token.Name.Builtin:
         return "type"
-    if token_type in T.Name.Variable:
+    if token_type in token.Name.Variable:
         return "parameter"
-    if token_type in T.Operator:
+    if token_type in token.Operator:
         return "operator"
-    if token_type in T.Name:
+    if token_type in token.Name:
         if next_char == "(":
             return "function"
         if value.upper() in duckdb_keywords():
