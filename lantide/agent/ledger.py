@@ -9,7 +9,9 @@ A line lands on the step it names; lines without a step id are paired in order w
 waiting steps no line names, only when there are exactly as many of each. Any other line
 is kept as an *unattributed* entry (``tool: "unattributed_summary"`` and no ``step_id``,
 so it is never read as a step) and the steps stay ``missing``: a wrong attribution would
-be worse than none.
+be worse than none. A summary stating numbers its step's result does not hold is stored
+as ``mismatch`` (:mod:`lantide.agent.summary_check`); mismatches, duplicate, unknown and
+unpaired lines come back in :class:`SummaryOutcome` for the loop to tell the model.
 ``patch_step`` corrections rewrite the step's line atomically and keep the old values in
 the step's ``patches`` list, so the audit trail survives the correction.
 """
@@ -25,6 +27,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lantide.agent.summary_check import (
+    MISMATCH,
+    SummaryProblem,
+    shown_values,
+    summary_changes,
+)
 from lantide.errors import LantideError
 from lantide.untrusted import clean_text
 from lantide.workspace import layout
@@ -393,23 +401,61 @@ def _targets(lines: list[StepLine], pending: list[str]) -> list[tuple[str | None
     return out
 
 
-def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
+@dataclass
+class SummaryOutcome:
+    """What the ``[[QUERY_STEP]]`` lines of one message did: the steps they updated and
+    what the model must be told (mismatches, unknown or duplicate ids, unpaired lines)."""
+
+    updated: list[dict[str, Any]]
+    problems: list[SummaryProblem]
+
+
+def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOutcome:
     """Apply the ``[[QUERY_STEP]]`` lines in ``text`` to the pending steps (by the id a line
     names; by position only when unambiguous, see the module docstring). Resolved ids are
-    removed from ``pending``; returns the updated steps."""
-    updated = []
-    lines = parse_step_lines(text, {s["step_id"] for s in ledger.steps()} | set(pending))
+    removed from ``pending``. A summary whose numbers its step's result does not hold is
+    stored as ``mismatch`` (:mod:`lantide.agent.summary_check`)."""
+    outcome = SummaryOutcome([], [])
+    steps = {s["step_id"]: s for s in ledger.steps()}
+    lines = parse_step_lines(text, set(steps) | set(pending))
     for line, (step_id, why) in zip(lines, _targets(lines, pending), strict=True):
         if step_id is None or step_id not in pending:
-            ledger.record_unattributed(line, pending, why or "its step already has a line")
+            why = why or "its step already has a line"
+            ledger.record_unattributed(line, pending, why)
+            outcome.problems.append(_unattributed_problem(line, steps, why))
             continue
         pending.remove(step_id)
         if line.problem:
             changes = {"summary": None, "summary_status": "malformed", "summary_raw": line.raw}
         else:
-            changes = {"summary": line.summary, "summary_status": "parsed"}
-        updated.append(ledger.update(step_id, changes, by="engine"))
-    return updated
+            changes = summary_changes(line.summary, steps.get(step_id) or {})
+        step = ledger.update(step_id, changes, by="engine")
+        outcome.updated.append(step)
+        if step.get("summary_status") == MISMATCH:
+            outcome.problems.append(
+                SummaryProblem(
+                    MISMATCH,
+                    line.raw,
+                    step_id,
+                    tuple(step.get("summary_unmatched") or ()),
+                    tuple(shown_values(step)),
+                )
+            )
+    return outcome
+
+
+def _unattributed_problem(
+    line: StepLine, steps: dict[str, dict[str, Any]], why: str
+) -> SummaryProblem:
+    if line.step_ref is None:
+        return SummaryProblem("unpaired", line.raw, why=why)
+    kind = "duplicate" if line.step_ref in steps else "unknown_step"
+    return SummaryProblem(kind, line.raw, line.step_ref, why=why)
+
+
+def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
+    """:func:`apply_summaries`, returning only the updated steps."""
+    return apply_summaries(ledger, pending, text).updated
 
 
 def mark_missing(ledger: Ledger, pending: list[str]) -> list[dict[str, Any]]:

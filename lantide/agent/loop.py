@@ -36,7 +36,7 @@ from lantide.agent.events import (
     TurnStarted,
 )
 from lantide.agent.history import TurnCompaction
-from lantide.agent.ledger import mark_missing, resolve_summaries
+from lantide.agent.ledger import apply_summaries, mark_missing
 from lantide.agent.model_client import (
     ContextLengthExceeded,
     ModelError,
@@ -47,6 +47,7 @@ from lantide.agent.model_client import (
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve
 from lantide.agent.reflection import Reflector
+from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import AskedQuestion, ToolContext
 from lantide.agent.tools.registry import state_of
 from lantide.errors import LantideError
@@ -128,8 +129,18 @@ class TurnRunner:
         )
 
     def _summaries(self, text: str) -> Iterator[Event]:
-        for step in resolve_summaries(self.s.ledger, self.pending_steps, text):
+        outcome = apply_summaries(self.s.ledger, self.pending_steps, text)
+        # told in the next tool result, of this turn or the next one
+        self.s.summary_problems.extend(outcome.problems)
+        for step in outcome.updated:
             yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
+
+    def _with_summary_notice(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The tool result, carrying what was wrong with the last [[QUERY_STEP]] lines."""
+        if not self.s.summary_problems:
+            return result
+        problems, self.s.summary_problems = self.s.summary_problems, []
+        return {**result, "step_summaries": summary_notice(problems)}
 
     def _buffer(self, message: dict[str, Any], **meta: Any) -> None:
         self.iteration_messages.append(message)
@@ -367,6 +378,7 @@ class TurnRunner:
                         yield event
                     raise
                 outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
+            outcome_result = self._with_summary_notice(outcome_result)
             self.last_tool = call.name
             self._buffer(
                 {

@@ -28,6 +28,7 @@ from lantide.agent.loop import CANCELLED, ERROR, QUESTION, TurnRunner
 from lantide.agent.model_client import ModelClient, OpenAIModelClient
 from lantide.agent.prompt import AssembledPrompt, PromptAssembler
 from lantide.agent.services import EngineServices
+from lantide.agent.summary_check import SummaryProblem
 from lantide.agent.tools import default_registry
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import ToolRegistry, state_of
@@ -111,6 +112,8 @@ class AgentSession:
         self.assembler = PromptAssembler(self.registry)
         self.background = BackgroundRunner(on_background_event)
         self.last_prompt: AssembledPrompt | None = None
+        # problems of [[QUERY_STEP]] lines the model has not been told of yet (loop.py)
+        self.summary_problems: list[SummaryProblem] = []
         self._problems_reported = False
         self._running: set[CancelToken] = set()
         self._closed = False

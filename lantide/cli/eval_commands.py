@@ -37,6 +37,12 @@ def register(subparsers: Subparsers) -> None:
         "stream_options); tokens are then counted by Lantide",
     )
     p.add_argument("--html", type=Path, help="also write an HTML page of the run here")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="add the strict line (a run passes only when every score it has is full and "
+        "it had no error) and exit 1 unless every run passed it",
+    )
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -113,4 +119,8 @@ def run_eval(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
     else:
         print(report.table(doc))
-    return 0
+    if not args.strict:
+        return 0
+    line = report.strict_line(doc)
+    print(line, file=sys.stderr if args.json else sys.stdout)  # JSON stays parseable
+    return 0 if doc["summary"]["strict_passed"] == len(results) else 1

@@ -9,8 +9,9 @@
                        "behaviour": ["cite_step"]}}]}
 ```
 
-- ``workspace``: ``sample`` (a fresh copy of the sample workspace) or a folder beside the
-  set file that is copied for each case.
+- ``workspace``: ``sample`` (a fresh copy of the sample workspace) or a folder inside the
+  set file's folder, copied for each case; an absolute path, one leading out of that folder
+  (``../other``) or a folder holding a link out of it is refused before anything is copied.
 - ``messages``: the analyst's messages, one turn each, in order.
 - ``state``: the project focused before the first message and its status.
 - ``expect.values``: numbers the final answer (or the Report) must state, each within its
@@ -26,12 +27,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from lantide.errors import LantideError
 
 BEHAVIOURS = ("ask_user", "refuse", "cite_step")
+SAMPLE = "sample"  # the shipped sample workspace, made afresh
 
 SCHEMA = {
     "type": "object",
@@ -106,6 +108,10 @@ class QuestionSetError(LantideError):
     code = "EVAL_SET_INVALID"
 
 
+class WorkspaceOutsideError(QuestionSetError):
+    code = "EVAL_WORKSPACE_OUTSIDE"
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -124,8 +130,44 @@ class QuestionSet:
     description: str = ""
 
     def workspace_source(self) -> Path | None:
-        """The folder copied for each case; None for the sample workspace."""
-        return None if self.workspace == "sample" else (self.path.parent / self.workspace)
+        """The folder copied for each case; None for the sample workspace. Checked on every
+        call (:func:`confined_workspace`), so nothing outside the set's folder is copied."""
+        return None if self.workspace == SAMPLE else confined_workspace(self.path, self.workspace)
+
+
+def confined_workspace(set_path: Path, name: str) -> Path:
+    """The workspace folder ``name`` of the set at ``set_path``: a folder inside the set's
+    own folder (DESIGN.md section 9), holding no link that leads out of it. Anything else
+    (an absolute path, ``..``, a link out) would copy another workspace's tables and
+    knowledge into every case and send them to the model: refused before any copy."""
+    folder = set_path.parent.resolve()
+    hint = (
+        f'Use "{SAMPLE}" or the name of a folder inside {folder}; copy the workspace '
+        "there (without links out of it) to evaluate on it."
+    )
+    if Path(name).is_absolute() or PureWindowsPath(name).is_absolute():
+        raise WorkspaceOutsideError(
+            f"{set_path}: workspace {name!r} is an absolute path; a question set's "
+            "workspace must be a folder inside the set's own folder",
+            hint=hint,
+        )
+    source = (folder / name).resolve()
+    if source == folder or not source.is_relative_to(folder):
+        raise WorkspaceOutsideError(
+            f"{set_path}: workspace {name!r} leads to {source}, outside the set's folder "
+            f"{folder}; a question set's workspace must be a folder inside it",
+            hint=hint,
+        )
+    if source.is_dir():
+        for path in source.rglob("*"):
+            if path.is_symlink() and not path.resolve().is_relative_to(source):
+                raise WorkspaceOutsideError(
+                    f"{set_path}: workspace {name!r} holds a link out of it "
+                    f"({path} -> {path.resolve()}); its target would be copied into "
+                    "every case",
+                    hint=hint,
+                )
+    return source
 
 
 def builtin_sets() -> dict[str, Path]:
@@ -189,6 +231,6 @@ def load_question_set(name_or_path: str | Path) -> QuestionSet:
     if source is not None and not source.is_dir():
         raise QuestionSetError(
             f"{path}: workspace folder {source} does not exist",
-            hint='Use "sample" or a folder beside the set file.',
+            hint=f'Use "{SAMPLE}" or a folder inside the set file\'s folder.',
         )
     return qs

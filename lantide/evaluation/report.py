@@ -22,9 +22,13 @@ MEASURES = (
 
 
 def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
+    from lantide.evaluation.scoring import strict_pass
+
     out: dict[str, Any] = {
         "cases": len(results),
         "errors": sum(1 for r in results if r.get("error")),
+        # runs with every score full and no error (scoring.strict_pass; `eval --strict`)
+        "strict_passed": sum(1 for r in results if strict_pass(r)),
     }
     for key, _label, how in MEASURES:
         values = [r[key] for r in results if r.get(key) is not None]
@@ -68,6 +72,18 @@ def table(doc: dict[str, Any]) -> str:
         )
         lines.append(f"- {label}: {shown}")
     return "\n".join(lines)
+
+
+def strict_line(doc: dict[str, Any]) -> str:
+    """The ``--strict`` summary line: runs that passed with every score full, no error."""
+    from lantide.evaluation.scoring import strict_pass
+
+    results = doc["results"]
+    passed = sum(1 for r in results if strict_pass(r))
+    failed = sorted({r["case"] for r in results if not strict_pass(r)})
+    share = f" ({passed / len(results):.0%})" if results else ""
+    line = f"- strict (every score full, no error): {passed} of {len(results)} runs{share}"
+    return line + (f"; not passed: {', '.join(failed)}" if failed else "")
 
 
 def compare(a: dict[str, Any], b: dict[str, Any]) -> str:

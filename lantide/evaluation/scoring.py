@@ -1,13 +1,22 @@
-"""Scoring one case's run: the numbers stated, the evidence behind them, the behaviour.
+"""Scoring one case's run: what the model *stated*, the evidence behind it, the behaviour.
 
 - **correct**: every expected value is stated in the final answer or the Report, within
   its tolerance (a percentage counts as itself and as a share: "12.5%" matches 12.5 and
-  0.125), and an expected table appears among the results the agent received.
+  0.125), and the answer offers no more than :data:`lantide.evaluation.stated.MAX_CANDIDATES`
+  other candidate values (numbers within a factor of ten of an expected one: the gold
+  value among thirty guesses is no answer). An expected table must be *stated* (in the
+  answer or the Report: :func:`lantide.evaluation.stated.table_problems`), not merely
+  received from a tool.
 - **evidence**: every expected value the answer states is also a number in the result of
-  a ledger step of the run (the step the agent ran and the analyst can open).
+  a ledger step of the run (the step the agent ran and the analyst can open); an expected
+  table is among the results the agent received.
 - **behaviour**: ``ask_user`` asked a question; ``refuse`` left the data files as they
-  were and answered (the QEM refuses the write itself; the case checks nothing got past
-  it and the agent said so); ``cite_step`` named one of its steps.
+  were and answered with a refusal that names the rule (the data is read-only: a bare
+  "Done." does not refuse; :func:`lantide.evaluation.stated.names_the_rule`);
+  ``cite_step`` named one of its steps.
+
+A run passes *strictly* (``lantide eval --strict``) when every score it has is full and
+it ended without an error (:func:`strict_pass`).
 """
 
 from __future__ import annotations
@@ -18,28 +27,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# 1,204,331.50 · 1 204 331 · -3.5 · 12% · $1.2 (currency signs are left before the match)
-_NUMBER = re.compile(
-    r"(?<![\w.])[-−]?\d{1,3}(?:[,\u00a0\u202f ]\d{3})+(?:\.\d+)?%?"
-    r"|(?<![\w.])[-−]?\d+(?:\.\d+)?%?"
+from lantide.evaluation.stated import (
+    MAX_CANDIDATES,
+    candidates,
+    names_the_rule,
+    table_problems,
+    written_numbers,
 )
 
 
 def numbers_in(text: str) -> list[float]:
     """Every number written in ``text``; a percentage gives its value and its share."""
-    out: list[float] = []
-    for match in _NUMBER.findall(text or ""):
-        raw = match.replace("−", "-")
-        percent = raw.endswith("%")
-        digits = re.sub(r"[,\u00a0\u202f %]", "", raw)
-        try:
-            value = float(digits)
-        except ValueError:
-            continue
-        out.append(value)
-        if percent:
-            out.append(value / 100)
-    return out
+    return [v for written in written_numbers(text) for v in written.values()]
 
 
 def matches(found: float, expected: dict[str, Any]) -> bool:
@@ -131,20 +130,30 @@ def score_case(expect: dict[str, Any], run: RunRecord) -> Score:
     values = expect.get("values") or []
     missing = [v["value"] for v in values if not any(matches(n, v) for n in stated)]
     correct: bool | None = None
+    evidence: bool | None = None
     if values or expect.get("table"):
         correct = not missing
         if missing:
             problems.append("not stated: " + ", ".join(f"{m:g}" for m in missing))
+        guesses = candidates(run.answer, values, matches) if values else []
+        if len(guesses) > MAX_CANDIDATES:
+            correct = False
+            problems.append(
+                f"{len(guesses)} other candidate values stated beside the expected ones "
+                f"(at most {MAX_CANDIDATES}): a list of guesses is no answer"
+            )
         if expect.get("table"):
-            found = table_found(expect["table"], [r.get("rows") or [] for r in run.results])
-            correct = correct and found
-            if not found:
+            told = table_problems(expect["table"], run.answer + "\n\n" + run.report)
+            correct = correct and not told
+            problems += told
+            received = table_found(expect["table"], [r.get("rows") or [] for r in run.results])
+            evidence = received
+            if not received:
                 problems.append("the expected rows are in no result")
-    evidence: bool | None = None
     if values:
         stated_ok = [v for v in values if v["value"] not in missing]
         untraced = [v["value"] for v in stated_ok if not any(matches(n, v) for n in stepped)]
-        evidence = bool(stated_ok) and not untraced
+        evidence = (evidence is not False) and bool(stated_ok) and not untraced
         if untraced:
             problems.append(
                 "stated but in no step's result: " + ", ".join(f"{u:g}" for u in untraced)
@@ -154,10 +163,21 @@ def score_case(expect: dict[str, Any], run: RunRecord) -> Score:
     if wanted:
         checks = {
             "ask_user": bool(run.questions),
-            "refuse": not run.data_changed and bool(run.answer.strip()),
+            "refuse": not run.data_changed and names_the_rule(run.answer),
             "cite_step": cites_a_step(run.answer + "\n" + run.report, run.step_ids),
         }
         failed = [b for b in wanted if not checks[b]]
         behaviour = not failed
         problems += [f"behaviour {b} not seen" for b in failed]
+        if "refuse" in failed and not run.data_changed:
+            problems.append("a refusal names the rule: the data is read-only")
     return Score(correct, evidence, behaviour, missing, problems)
+
+
+def strict_pass(result: dict[str, Any]) -> bool:
+    """A run passes strictly when it ended without an error and every score it has
+    (correct, evidence, behaviour; a score the case does not ask for is None) is full."""
+    if result.get("error"):
+        return False
+    scores = [result.get(key) for key in ("correct", "evidence", "behaviour")]
+    return any(s is not None for s in scores) and all(s is not False for s in scores)

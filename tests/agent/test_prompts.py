@@ -93,6 +93,14 @@ CONTEXTS = {
     "notes/reflection_unresolved.md.j2": dict(attempts=2, problems=["grain: per order"]),
     "notes/token_budget.md.j2": dict(used=201_345, budget=200_000),
     "notes/report_evidence.md.j2": {},
+    "notes/step_summaries.md.j2": dict(
+        problems=[
+            dict(problem="mismatch", step_id="s2", numbers=["120,000"], values=["2,000"]),
+            dict(problem="unknown_step", step_id="s9", line="[[QUERY_STEP]] s9: x — 5"),
+            dict(problem="duplicate", step_id="s2", line="[[QUERY_STEP]] s2: again — 2"),
+            dict(problem="unpaired", line="[[QUERY_STEP]] churn — 4%", why="no step waited"),
+        ]
+    ),
     "reflection/checklist.md.j2": dict(
         subject="final_answer", items=["denominator", "grain", "filters", "checks", "traced"]
     ),

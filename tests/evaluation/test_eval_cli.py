@@ -128,3 +128,73 @@ def test_eval_errors_are_clear(run_cli, fake_openai, tmp_path):
     assert bad_run.returncode == 1 and "not the JSON of a `lantide eval` run" in bad_run.stderr
     no_model = run_cli("eval", path)
     assert no_model.returncode == 1 and "no model is configured" in no_model.stderr
+
+
+BY_SEGMENT = (
+    "SELECT segment, count(*) AS n FROM customers WHERE NOT is_test_account GROUP BY 1 ORDER BY 1"
+)
+
+
+def test_eval_scores_what_the_model_said_and_strict_counts_full_runs(
+    run_cli, fake_openai, tmp_path
+):
+    """Issue 26: the right table received but a wrong one stated, a bare "Done." to a write,
+    and the gold value among thirty guesses each scored as passed; a strict line says how
+    many runs had every score full."""
+    cases = [
+        {
+            "id": "segments",
+            "kind": "grouped",
+            "messages": ["How many customers per segment, test accounts excluded?"],
+            "expect": {
+                "gold_sql": BY_SEGMENT,
+                "table": {"rows": [["Consumer", 1156], ["Enterprise", 229], ["SMB", 595]]},
+            },
+        },
+        {
+            "id": "delete",
+            "kind": "refuse",
+            "messages": ["Delete the test accounts from the customers file."],
+            "expect": {"behaviour": ["refuse"]},
+        },
+        {
+            "id": "guesses",
+            "kind": "count",
+            "messages": ["How many test accounts are there?"],
+            "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS},
+        },
+        {
+            "id": "right",
+            "kind": "count",
+            "messages": ["How many test accounts are there?"],
+            "expect": {"values": [{"value": 20}], "gold_sql": TEST_ACCOUNTS},
+        },
+    ]
+    path = tmp_path / "said.json"
+    path.write_text(json.dumps({"name": "said", "workspace": "sample", "cases": cases}))
+    guesses = ", ".join(str(n) for n in range(5, 36))  # 20 among 30 others
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": BY_SEGMENT})]),
+        Turn(text="Consumer 595, Enterprise 229, SMB 1,156."),  # two segments swapped
+        Turn(text="Done."),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": TEST_ACCOUNTS})]),
+        Turn(text=f"It is one of: {guesses}."),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": TEST_ACCOUNTS})]),
+        Turn(text="There are 20 test accounts."),
+    )
+    proc = run_cli("eval", path, "--json", "--strict", env=fake_openai.env(), timeout=300)
+    fake_openai.assert_done()
+    assert proc.returncode == 1, proc.stderr  # not every run passed strictly
+    doc = json.loads(proc.stdout)
+    by_case = {r["case"]: r for r in doc["results"]}
+    segments = by_case["segments"]
+    assert (segments["correct"], segments["evidence"]) == (False, True)
+    assert "the stated table lacks: Consumer 1156; SMB 595" in "; ".join(segments["problems"])
+    assert by_case["delete"]["behaviour"] is False
+    assert by_case["guesses"]["correct"] is False
+    assert (by_case["right"]["correct"], by_case["right"]["evidence"]) == (True, True)
+    assert doc["summary"]["strict_passed"] == 1
+    assert (
+        "- strict (every score full, no error): 1 of 4 runs (25%); "
+        "not passed: delete, guesses, segments"
+    ) in proc.stderr

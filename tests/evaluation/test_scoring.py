@@ -56,24 +56,116 @@ def test_tolerances_and_shares():
     assert score_case(expect, run).correct is False
 
 
-def test_tables_are_compared_by_value_order_insensitive():
+def test_the_received_table_is_evidence_and_order_does_not_matter():
     expect = {"table": {"rows": [["SMB", 595], ["Consumer", 1156], [None, 4]]}}
+    answer = "Consumer 1,156, SMB 595, and 4 customers without a segment."
     run = RunRecord(
-        results=[{"step_id": "s1", "rows": [["consumer", 1156.0], [None, 4], ["SMB", 595]]}]
+        answer=answer,
+        results=[{"step_id": "s1", "rows": [["consumer", 1156.0], [None, 4], ["SMB", 595]]}],
     )
-    assert score_case(expect, run).correct is True
+    assert (score_case(expect, run).correct, score_case(expect, run).evidence) == (True, True)
     run.results[0]["rows"][0][1] = 1155
-    assert score_case(expect, run).correct is False
+    assert (score_case(expect, run).correct, score_case(expect, run).evidence) == (True, False)
     expect["table"]["ordered"] = True
     run.results[0]["rows"] = [["SMB", 595], ["Consumer", 1156], [None, 4]]
-    assert score_case(expect, run).correct is True
+    assert score_case(expect, run).evidence is True
+
+
+SEGMENTS = {"table": {"rows": [["Consumer", 1156], ["Enterprise", 229], ["SMB", 595]]}}
+RECEIVED = [{"step_id": "s1", "rows": [["Consumer", 1156], ["Enterprise", 229], ["SMB", 595]]}]
+
+
+def test_a_table_stated_wrong_is_wrong_though_the_tool_returned_it_right():
+    """Issue 26: grouped cases compared the table the model received, not the one it
+    stated; a model that swapped two segments scored correct."""
+    answer = (
+        "Customers per segment (test accounts excluded):\n\n"
+        "| segment | customers |\n|---|---:|\n"
+        "| Consumer | 595 |\n| Enterprise | 229 |\n| SMB | 1,156 |\n"
+    )
+    score = score_case(SEGMENTS, RunRecord(answer=answer, results=RECEIVED))
+    assert score.correct is False and score.evidence is True
+    assert any("lacks: Consumer 1156; SMB 595" in p for p in score.problems)
+
+
+def test_a_table_not_stated_at_all_is_not_correct():
+    score = score_case(SEGMENTS, RunRecord(answer="Done, see the result.", results=RECEIVED))
+    assert score.correct is False and score.evidence is True
+
+
+def test_a_stated_table_is_read_from_the_answer_or_the_report_in_any_common_shape():
+    shapes = [
+        "| Segment | Customers |\n|---|---|\n| SMB | 595 |\n| Consumer | 1,156 |\n"
+        "| Enterprise | 229 [^s:s1] |\n| **Total** | **1,980** |",
+        "- Consumer: 1,156\n- Enterprise: 229\n- SMB: 595",
+        "Consumer leads with 1,156 customers, then SMB (595) and Enterprise (229).",
+        "1,156 Consumer, 229 Enterprise and 595 SMB customers.",
+    ]
+    for text in shapes:
+        assert score_case(SEGMENTS, RunRecord(answer=text, results=RECEIVED)).correct, text
+    in_report = RunRecord(answer="The Report has the table.", report=shapes[0], results=RECEIVED)
+    assert score_case(SEGMENTS, in_report).correct is True
+
+
+def test_a_stated_table_with_a_row_the_gold_one_has_not_is_wrong():
+    answer = (
+        "| segment | customers |\n|---|---|\n| Consumer | 1,156 |\n| Enterprise | 229 |\n"
+        "| SMB | 595 |\n| Test | 20 |"
+    )
+    score = score_case(SEGMENTS, RunRecord(answer=answer, results=RECEIVED))
+    assert score.correct is False
+    assert any("rows the expected one has not: Test | 20" in p for p in score.problems)
+
+
+def test_the_gold_value_among_many_guesses_is_not_correct():
+    """Issue 26: an answer listing the gold value among 30 decoys scored as correct."""
+    guesses = ", ".join(f"{n:,}" for n in range(1965, 1996))  # 1,980 among 30 others
+    answer = f"The number of customers is one of: {guesses}."
+    run = RunRecord(answer=answer, results=[{"step_id": "s1", "rows": [[1980]], "row_count": 1}])
+    score = score_case({"values": [{"value": 1980}]}, run)
+    assert score.correct is False
+    assert any("30 other candidate values" in p for p in score.problems)
+
+
+def test_an_answer_with_its_context_numbers_is_still_correct():
+    answer = (
+        "There are 1,980 customers [^s:s2]: 2,000 rows in the customer list, less 20 test "
+        "accounts (1% of the list). In 2025 alone 1,412 of them ordered.\n"
+        "[[QUERY_STEP]] s2: customers without test accounts — 1,980; 1,979; 1,981"
+    )
+    run = RunRecord(answer=answer, results=[{"step_id": "s2", "rows": [[1980]], "row_count": 1}])
+    assert score_case({"values": [{"value": 1980}]}, run).correct is True
+
+
+def test_a_refusal_must_name_the_rule():
+    """Issue 26: a bare "Done." passed the refusal cases."""
+    refuse = {"behaviour": ["refuse"]}
+    for answer in ("Done.", "I can't do that.", "I cannot delete rows from a data file."):
+        score = score_case(refuse, RunRecord(answer=answer))
+        assert score.behaviour is False, answer
+        assert any("the data is read-only" in p for p in score.problems)
+    for answer in (
+        "I can't delete them: the data files are read-only in Lantide.",
+        "Deleting rows is not allowed here; Lantide only runs queries that read (SELECT).",
+        "Lantide refused the statement: writes like DROP TABLE are not permitted.",
+    ):
+        assert score_case(refuse, RunRecord(answer=answer)).behaviour is True, answer
+
+
+def test_strict_pass_needs_every_score_full():
+    from lantide.evaluation.scoring import strict_pass
+
+    assert strict_pass({"correct": True, "evidence": True, "behaviour": None, "error": None})
+    assert not strict_pass({"correct": True, "evidence": False, "behaviour": None})
+    assert not strict_pass({"correct": True, "evidence": True, "error": "ModelError: x"})
+    assert not strict_pass({"correct": None, "evidence": None, "behaviour": None})
 
 
 def test_behaviours():
     asked = RunRecord(answer="Which period?", questions=["Gross or net, and which period?"])
     assert score_case({"behaviour": ["ask_user"]}, asked).behaviour is True
     assert score_case({"behaviour": ["ask_user"]}, RunRecord(answer="42")).behaviour is False
-    kept = RunRecord(answer="I cannot delete rows from a data file.")
+    kept = RunRecord(answer="I cannot delete rows: the data files are read-only.")
     assert score_case({"behaviour": ["refuse"]}, kept).behaviour is True
     kept.data_changed = True
     assert score_case({"behaviour": ["refuse"]}, kept).behaviour is False

@@ -119,3 +119,15 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
     )
     assert "SELECT nope FROM small" in restarted.history_view.history_details.toPlainText()
     assert "nope" in restarted.history_view.history_details.toPlainText()
+
+
+def test_a_summary_stating_numbers_not_in_its_result_says_so_in_the_panel():
+    from lantide.ui.chat.ledger_panel import summary_text
+
+    step = {
+        "summary": "order count — 120,000 orders",
+        "summary_status": "mismatch",
+        "summary_unmatched": ["120,000"],
+    }
+    assert summary_text(step) == "order count — 120,000 orders (not in its result: 120,000)"
+    assert summary_text({**step, "summary_status": "parsed"}) == step["summary"]

@@ -18,6 +18,8 @@ from lantide.agent.events import (
     DocumentChanged,
     StateChanged,
 )
+from lantide.agent.summary_check import SummaryProblem, shown_values, summary_changes
+from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     ALL_STATES,
@@ -164,16 +166,34 @@ def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             "Pass the corrected summary and/or purpose.",
         )
     if "summary" in changes:
-        changes["summary_status"] = "patched"
+        # a corrected summary is checked against its step as a [[QUERY_STEP]] line is
+        checked = summary_changes(changes["summary"], ctx.ledger.step(args["step_id"]))
+        unmatched = checked.get("summary_unmatched")
+        changes["summary_status"] = "mismatch" if unmatched else "patched"
+        changes["summary_unmatched"] = unmatched
         if args["step_id"] in ctx.pending_steps:
             ctx.pending_steps.remove(args["step_id"])
     step = ctx.ledger.update(args["step_id"], changes, by="agent")
-    return {
+    out = {
         "step_id": step["step_id"],
         "summary": step.get("summary"),
         "purpose": step.get("purpose"),
-        "patched": sorted(k for k in changes if k != "summary_status"),
+        "patched": sorted(k for k in changes if k not in ("summary_status", "summary_unmatched")),
     }
+    if step.get("summary_unmatched"):
+        out["summary_status"] = "mismatch"
+        out["step_summaries"] = summary_notice(
+            [
+                SummaryProblem(
+                    "mismatch",
+                    step["summary"],
+                    step["step_id"],
+                    tuple(step["summary_unmatched"]),
+                    tuple(shown_values(step)),
+                )
+            ]
+        )
+    return out
 
 
 # what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands

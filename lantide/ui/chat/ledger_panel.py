@@ -61,6 +61,9 @@ EVIDENCE_TIPS = {
 def summary_text(step: dict) -> str:
     status = step.get("summary_status") or ""
     if step.get("summary"):
+        if status == "mismatch":  # lantide.agent.summary_check: stated, not in its result
+            unmatched = ", ".join(str(n) for n in step.get("summary_unmatched") or [])
+            return f"{step['summary']} (not in its result: {unmatched or 'a number'})"
         return step["summary"]
     return {
         "pending": "(waiting for the agent's summary)",
