@@ -1,8 +1,7 @@
 """Choosing DuckDB's CSV options where its own detection falls short.
 
-**Encoding.** DuckDB reads UTF-8 and, when told, UTF-16 and Latin-1. A text file that is
-not valid UTF-8 (an Excel export on a Western-European Windows, typically) is read as
-Latin-1 instead of failing; one with a UTF-16 byte-order mark as UTF-16.
+**Encoding.** DuckDB reads UTF-8 and, when told, UTF-16 and Latin-1; which one a file gets
+(and when it is refused instead) is :mod:`lantide.query.text_encodings`.
 
 **Decimal commas.** A ';'-separated file (as Excel writes CSV where the comma is the
 decimal mark) whose numbers read as text is read with ``decimal_separator = ','`` and
@@ -25,11 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lantide.query import text_encodings
 from lantide.query.names import quote_ident, quote_literal
 
 if TYPE_CHECKING:
@@ -50,29 +49,12 @@ _NUMERIC = _FRACTIONAL | {
     "UTINYINT",
 }
 _HEADER_BYTES = 64 * 1024
-_SAMPLE_BYTES = 1 << 20  # what is checked for UTF-8
 
 
 def text_encoding(path: Path) -> str | None:
     """The ``encoding`` option ``read_csv`` needs for ``path``; None for UTF-8 (the default).
-    Looked at once per version of the file (registering one asks several times)."""
-    st = os.stat(path)
-    return _encoding_of(str(path), st.st_size, st.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=256)
-def _encoding_of(path: str, _size: int, _mtime_ns: int) -> str | None:
-    import codecs
-
-    with open(path, "rb") as f:
-        head = f.read(_SAMPLE_BYTES)
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut sequence is fine
-    except UnicodeDecodeError:
-        return "latin-1"
-    return None
+    Raises for a file that mixes UTF-8 with other bytes (:mod:`lantide.query.text_encodings`)."""
+    return text_encodings.choice(path).encoding
 
 
 def encoding_option(path: Path) -> str:
@@ -82,8 +64,7 @@ def encoding_option(path: Path) -> str:
 
 
 def first_lines(path: Path, n: int) -> list[str]:
-    with open(path, "rb") as f:
-        head = f.read(_HEADER_BYTES)
+    head = text_encodings.head_bytes(path, _HEADER_BYTES)
     text = head.decode(text_encoding(path) or "utf-8", errors="replace")
     return text.splitlines()[:n]
 

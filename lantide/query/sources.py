@@ -4,8 +4,9 @@ A file becomes:
 
 - ``sales.csv`` / ``.tsv`` / ``.txt``: view ``"sales"`` over ``read_csv`` (types and header
   sniffed; a bad row fails the query with its line number, never silently dropped; bad rows
-  that fooled the sniffer, decimal commas, Latin-1 and UTF-16:
-  :mod:`lantide.query.csv_dialect`);
+  that fooled the sniffer, decimal commas: :mod:`lantide.query.csv_dialect`; encodings:
+  :mod:`lantide.query.text_encodings`; what was read differently is noted:
+  :mod:`lantide.query.reading_notes`);
 - ``x.parquet``: a view over ``read_parquet``;
 - ``x.json`` / ``.ndjson`` / ``.jsonl``: a view over ``read_json``;
 - ``book.xlsx`` (``.xlsm .xls .ods``): schema ``"book"`` with a table per sheet,
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lantide.query import text_encodings
 from lantide.query.catalog import Catalog, SourceRow
 from lantide.query.csv_dialect import (
     SniffAhead,
@@ -43,7 +45,14 @@ from lantide.query.csv_dialect import (
 )
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
-from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
+from lantide.query.file_rules import (
+    chosen_encodings,
+    encoding_of,
+    header_row_of,
+    load_rules,
+    rule_text,
+    rules_stamp,
+)
 from lantide.query.names import (
     INTERNAL_SCHEMA,
     data_format,
@@ -402,6 +411,7 @@ class DataSources(LazySheets):
             self._rules = load_rules(self.root)
         except LantideError:
             self._rules = {}
+        text_encodings.set_chosen(chosen_encodings(self.root, self._rules), self.data_dir)
 
     def _rule_of(self, path: Path) -> dict[str, Any] | None:
         try:
@@ -409,7 +419,8 @@ class DataSources(LazySheets):
         except ValueError:
             return None
         rule = self._rules.get(rel)
-        return {"header_row": header_row_of(rule)} if header_row_of(rule) is not None else None
+        known = {"header_row": header_row_of(rule), "encoding": encoding_of(rule)}
+        return {k: v for k, v in known.items() if v is not None} or None
 
     def _names_of(self, path_text: str, known: dict[str, SourceRow]) -> set[str]:
         row = known[path_text]
@@ -510,6 +521,8 @@ class DataSources(LazySheets):
                 reader = pinned[0] if pinned else _reader_sql(path, fmt, header_row)
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS SELECT * FROM {reader}")
                 if text_file:
+                    encoding_note = text_encodings.choice(path).note
+                    notes.extend([encoding_note] if encoding_note else [])
                     sniffed = pinned[1] if pinned else None
                     if header_row is None:  # bad rows, decimal commas
                         sniffed_as = improve_view(cur, path, name, fmt, sniffed)

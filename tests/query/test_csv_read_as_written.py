@@ -1,0 +1,88 @@
+"""A CSV's values are read as the file holds them, or the read says what it changed
+(issue 27): each case is a small file written here, byte for byte."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fakes.reading import assert_noted, listed, problem_of
+
+# -- encoding ------------------------------------------------------------------------
+
+
+def test_a_utf8_file_with_one_bad_byte_is_refused_with_its_line_and_offset(
+    empty_workspace, open_service
+):
+    from lantide.query.file_rules import set_encoding
+
+    data = empty_workspace / "data"
+    body = "name,city\nJosé,Köln\n".encode() + b"Ren\xe9,Paris\n"
+    (data / "mixed.csv").write_bytes(body)
+    svc = open_service(empty_workspace)
+    problem = problem_of(svc, "data/mixed.csv")
+    assert "not valid UTF-8" in problem and "0xE9 on line 3, byte offset 25" in problem
+    assert "lantide file encoding WORKSPACE data/mixed.csv latin-1" in problem
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT * FROM mixed")
+    assert "byte offset 25" in info.value.message
+    # The analyst's choice reads it, and says so.
+    set_encoding(empty_workspace, "data/mixed.csv", "latin-1")
+    notes = assert_noted(svc, '"mixed"', "read as Latin-1, as set for this file")
+    assert len(notes) == 1
+    assert svc.run_query("SELECT name FROM mixed ORDER BY name")["preview"] == [
+        ["JosÃ©"],  # what the analyst asked for: the UTF-8 bytes as Latin-1
+        ["René"],
+    ]
+    set_encoding(empty_workspace, "data/mixed.csv", None)  # auto: refused again
+    assert "byte offset 25" in problem_of(svc, "data/mixed.csv")
+    assert (data / "mixed.csv").read_bytes() == body
+
+
+def test_a_file_that_is_not_utf8_anywhere_is_read_as_latin1_with_a_note(
+    empty_workspace, open_service
+):
+    data = empty_workspace / "data"
+    (data / "export.csv").write_bytes("name;city\nJosé;Köln\nAnna;München\n".encode("latin-1"))
+    (data / "plain.csv").write_text("name,city\nJosé,Köln\n")  # UTF-8: no note
+    svc = open_service(empty_workspace)
+    assert_noted(
+        svc, '"export"', "read as Latin-1: the file is not UTF-8 anywhere", "0xE9 on line 2"
+    )
+    assert svc.run_query("SELECT * FROM export ORDER BY name")["preview"] == [
+        ["Anna", "München"],
+        ["José", "Köln"],
+    ]
+    assert "notes" not in listed(svc, '"plain"')
+    assert svc.run_query("SELECT * FROM plain")["preview"] == [["José", "Köln"]]
+
+
+def test_utf8_far_into_a_latin1_file_still_refuses_it(empty_workspace, open_service):
+    """The sample that decides is the first megabyte; a file that is Latin-1 there is
+    looked at whole before it is read as Latin-1."""
+    data = empty_workspace / "data"
+    latin = "id,name\n" + "".join(f"{i},Andr\xe9 {i}\n" for i in range(70_000))
+    body = latin.encode("latin-1") + "70000,Zoë\n".encode()
+    assert len(body) > 1 << 20
+    (data / "long.csv").write_bytes(body)
+    svc = open_service(empty_workspace)
+    assert "0xE9 on line 2, byte offset 14" in problem_of(svc, "data/long.csv")
+
+
+def test_cli_chooses_the_encoding(empty_workspace, run_cli):
+    data = empty_workspace / "data"
+    (data / "mixed.csv").write_bytes(b"a,b\n\xc3\xa9,1\n\xe9,2\n")
+    listing = run_cli("tables", empty_workspace)
+    assert "problem: data/mixed.csv: data/mixed.csv is not valid UTF-8" in listing.stderr
+    chosen = run_cli("file", "encoding", empty_workspace, "data/mixed.csv", "latin1", "--json")
+    assert chosen.returncode == 0, chosen.stderr
+    out = json.loads(chosen.stdout)
+    assert out["encoding"] == "latin-1" and out["columns"] == ["a", "b"]
+    assert out["notes"] == ["read as Latin-1, as set for this file"]
+    rules = json.loads((empty_workspace / ".lantide" / "data_files.json").read_text())
+    assert rules["files"] == {"data/mixed.csv": {"encoding": "latin-1"}}
+    bad = run_cli("file", "encoding", empty_workspace, "data/mixed.csv", "klingon")
+    assert bad.returncode == 1 and "klingon" in bad.stderr and "latin-1" in bad.stderr
+    auto = run_cli("file", "encoding", empty_workspace, "data/mixed.csv", "auto")
+    assert auto.returncode == 0 and "not valid UTF-8" in auto.stderr
