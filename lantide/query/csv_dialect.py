@@ -3,10 +3,9 @@
 **Encoding.** DuckDB reads UTF-8 and, when told, UTF-16 and Latin-1; which one a file gets
 (and when it is refused instead) is :mod:`lantide.query.text_encodings`.
 
-**Decimal commas.** A ';'-separated file (as Excel writes CSV where the comma is the
-decimal mark) whose numbers read as text is read with ``decimal_separator = ','`` and
-``thousands = '.'`` when that makes more columns numeric, unless a column already reads
-as a number with a decimal point (then "1.5" would become 15).
+**Decimal commas.** In a ';'-separated file (as Excel writes CSV where the comma is the
+decimal mark), a text column whose every value is a number written with a decimal comma
+is read as numbers, with a note (:mod:`lantide.query.decimal_commas`).
 
 **A CSV whose bad rows made DuckDB's sniffer give up on the delimiter.**
 
@@ -37,17 +36,6 @@ if TYPE_CHECKING:
 
 DELIMITERS = (",", ";", "\t", "|")
 _FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
-_NUMERIC = _FRACTIONAL | {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UBIGINT",
-    "UINTEGER",
-    "USMALLINT",
-    "UTINYINT",
-}
 _HEADER_BYTES = 64 * 1024
 
 
@@ -216,34 +204,21 @@ def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | Non
     return f"read_csv({', '.join(options)})"
 
 
-def _numeric(columns: list[Column]) -> int:
-    return sum(1 for c in columns if c["type"].split("(")[0] in _NUMERIC)
-
-
-def _european_reader(cur: Cursor, path: Path, columns: list[Column]) -> str | None:
-    """``read_csv`` with decimal commas and thousands dots, when that reads more columns as
-    numbers and none already reads as a number with a decimal point; else None."""
-    if any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
-        return None  # decimal points in use: "1.5" must not turn into 15
-    options = ", decimal_separator = ',', thousands = '.'"
-    try:
-        row = _sniff(cur, path, options)
-    except Exception:
-        return None
-    if row is None or _numeric(row[2]) <= _numeric(columns):
-        return None
-    return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
-
-
 def better_reader(
-    cur: Cursor, path: Path, view: str, fmt: str = "csv", sniffed: Row | None = None
-) -> tuple[str, str] | None:
-    """A ``read_csv(...)`` that reads ``path`` better than the auto-detected ``view`` does,
-    or None: strict, when bad rows fooled the sniffer into one column; with decimal commas,
-    for a ';'-separated file whose numbers are written the European way ("1.234,50").
-    The usual file (several columns, no ';' in its header line) costs no second sniff.
-    Returns the reader and the ``sniff_csv`` options that describe how it reads.
-    ``sniffed``: :func:`sniffed_reader`'s sniff of the file, if there is one (not redone)."""
+    cur: Cursor,
+    path: Path,
+    view: str,
+    fmt: str = "csv",
+    sniffed: Row | None = None,
+    reader: str | None = None,
+) -> tuple[str, str, list[str]] | None:
+    """A ``SELECT`` that reads ``path`` better than the auto-detected ``view`` does, or
+    None: strict, when bad rows fooled the sniffer into one column; with numbers for the
+    columns of a ';'-separated file written with decimal commas ("1.234,50") throughout
+    (:mod:`lantide.query.decimal_commas`). The usual file (several columns, no ';' in its
+    header line) costs no second sniff. Returns the ``SELECT``, the ``sniff_csv`` options
+    that describe how it reads and its reading notes. ``sniffed``: :func:`sniffed_reader`'s
+    sniff of the file, if there is one (not redone); ``reader``: what ``view`` reads."""
     fixed = fixed_options(fmt)
     if sniffed is not None:  # the view reads with the sniffed columns
         width = len(sniffed[2])
@@ -266,15 +241,21 @@ def better_reader(
     if len(columns) == 1:
         # A skip is left alone: a title line above the table is common, and bad rows in
         # the sample make the sniffer settle on one column rather than skip data lines.
-        reader = _strict_reader(cur, path, fixed, delim)
-        return (
-            (reader, _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(reader))))
-            if reader
-            else None
-        )
-    if delim == ";":
-        reader = _european_reader(cur, path, columns)
-        return (reader, fixed) if reader else None
+        strict = _strict_reader(cur, path, fixed, delim)
+        if strict is None:
+            return None
+        sniff_options = _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(strict)))
+        return f"SELECT * FROM {strict}", sniff_options, []
+    if delim == ";" and not any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
+        # (a column with decimal points says the file writes numbers so: "3,4" is text)
+        from lantide.query import decimal_commas
+
+        relation = reader or quote_ident(view)
+        text = [c["name"] for c in columns if c["type"] == "VARCHAR"]
+        found = decimal_commas.comma_columns(cur, relation, text)
+        if found:
+            notes = [decimal_commas.note(c) for c in found]
+            return decimal_commas.numbers_select(relation, found), fixed, notes
     return None
 
 
@@ -287,13 +268,19 @@ def _delimiter_of(reader: str) -> str:
 
 
 def improve_view(
-    cur: Cursor, path: Path, view: str, fmt: str = "csv", sniffed: Row | None = None
-) -> str:
-    """Replace ``view`` with :func:`better_reader`'s reader when there is one. Returns the
-    ``sniff_csv`` options that describe how the view reads the file."""
-    better = better_reader(cur, path, view, fmt, sniffed)
+    cur: Cursor,
+    path: Path,
+    view: str,
+    fmt: str = "csv",
+    sniffed: Row | None = None,
+    reader: str | None = None,
+) -> tuple[str, list[str]]:
+    """Replace ``view`` with :func:`better_reader`'s ``SELECT`` when there is one. Returns
+    the ``sniff_csv`` options that describe how the view reads the file, and the notes of
+    what it reads differently. ``reader``: the ``read_csv(...)`` the view reads now."""
+    better = better_reader(cur, path, view, fmt, sniffed, reader)
     if better is None:
-        return fixed_options(fmt)
-    reader, sniff_options = better
-    cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")
-    return sniff_options
+        return fixed_options(fmt), []
+    select, sniff_options, notes = better
+    cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS {select}")
+    return sniff_options, notes

@@ -524,13 +524,15 @@ class DataSources(LazySheets):
                     encoding_note = text_encodings.choice(path).note
                     notes.extend([encoding_note] if encoding_note else [])
                     sniffed = pinned[1] if pinned else None
+                    changed: list[str] = []
                     if header_row is None:  # bad rows, decimal commas
-                        sniffed_as = improve_view(cur, path, name, fmt, sniffed)
+                        sniffed_as, changed = improve_view(cur, path, name, fmt, sniffed, reader)
                         if sniffed_as != fixed_options(fmt):
                             sniffed = None  # read another way than the first sniff
                     else:  # the analyst's rule stands
                         sniffed_as = fixed_options(fmt) + _header_options(header_row)
                     notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
+                    notes.extend(changed)
                 self.catalog.replace_sources_of(
                     cur,
                     key,

@@ -86,3 +86,50 @@ def test_cli_chooses_the_encoding(empty_workspace, run_cli):
     assert bad.returncode == 1 and "klingon" in bad.stderr and "latin-1" in bad.stderr
     auto = run_cli("file", "encoding", empty_workspace, "data/mixed.csv", "auto")
     assert auto.returncode == 0 and "not valid UTF-8" in auto.stderr
+
+
+# -- decimal commas ------------------------------------------------------------------
+
+
+def test_decimal_commas_only_where_every_value_is_written_so(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    body = (
+        "datum;betrag;version;mixed;menge\n"
+        "03.01.2025;1.234,50;2.2.2;5.555;3\n"
+        "04.01.2025;99,9;1.0.1;1,5;4\n"
+        "05.01.2025;;3.1.4;2;5\n"
+    )
+    (data / "umsatz.csv").write_text(body)
+    svc = open_service(empty_workspace)
+    schema = {c["name"]: c["type"] for c in svc.read_schema("umsatz")["columns"]}
+    assert schema == {
+        "datum": "DATE",
+        "betrag": "DOUBLE",
+        "version": "VARCHAR",
+        "mixed": "VARCHAR",
+        "menge": "BIGINT",
+    }
+    rows = svc.run_query("SELECT betrag, version, mixed FROM umsatz ORDER BY datum")["preview"]
+    assert rows == [[1234.5, "2.2.2", "5.555"], [99.9, "1.0.1", "1,5"], [None, "3.1.4", "2"]]
+    notes = assert_noted(svc, '"umsatz"', "column 'betrag' read as numbers with a decimal comma")
+    assert notes == [
+        "column 'betrag' read as numbers with a decimal comma ('1.234,50' is 1234.5); "
+        "all 2 of its values are written so"
+    ]
+
+
+def test_two_separators_of_a_kind_keep_a_column_as_text(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    (data / "big.csv").write_text("id;amount\n1;1.234.567,89\n2;12,5\n")
+    (data / "codes.csv").write_text("id;code;name\n1;12,5;anna\n2;12,5,1;bob\n3;7,25;carl\n")
+    svc = open_service(empty_workspace)
+    assert svc.run_query("SELECT amount FROM big ORDER BY id")["preview"] == [
+        ["1.234.567,89"],
+        ["12,5"],
+    ]
+    assert svc.run_query("SELECT code FROM codes ORDER BY id")["preview"] == [
+        ["12,5"],
+        ["12,5,1"],
+        ["7,25"],
+    ]
+    assert "notes" not in listed(svc, '"big"') and "notes" not in listed(svc, '"codes"')
