@@ -75,6 +75,16 @@ def _sniff(cur: Cursor, path: Path, extra: str = "") -> Row | None:
     ).fetchone()
 
 
+def prelude_lines(cur: Cursor, path: Path, extra: str) -> int | None:
+    """The lines above the data (skipped, and the header line) when read with the
+    ``read_csv`` options ``extra``; None when the sniff fails."""
+    try:
+        sniffed = _sniff(cur, path, extra)
+    except Exception:
+        return None
+    return None if sniffed is None else int(sniffed[1]) + bool(sniffed[3])
+
+
 def fixed_options(fmt: str) -> str:
     """The ``read_csv`` options the file's kind fixes (a ``.tsv`` is tab-separated)."""
     return ", delim = '\t'" if fmt == "tsv" else ""
@@ -196,8 +206,9 @@ def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | Non
     if encoding:
         options.append(f"encoding = {quote_literal(encoding)}")
     for name, value in (("quote", quote), ("escape", escape)):
-        if value and value != "(empty)":
-            options.append(f"{name} = {quote_literal(value)}")
+        # "(empty)" written out: left unset, the reader would take '"' (a quote the sniff
+        # found not in use, which can swallow the whole file into no rows)
+        options.append(f"{name} = {quote_literal(_sniffed_char(value))}")
     for name, value in (("dateformat", date_format), ("timestampformat", ts_format)):
         if value:
             options.append(f"{name} = {quote_literal(value)}")

@@ -34,13 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lantide.query import text_encodings
+from lantide.query import lost_records, text_encodings
 from lantide.query.catalog import Catalog, SourceRow
 from lantide.query.csv_dialect import (
     SniffAhead,
     encoding_option,
     fixed_options,
     improve_view,
+    prelude_lines,
     sniffed_reader,
 )
 from lantide.query.engine import Engine, transaction, translate_error
@@ -533,6 +534,11 @@ class DataSources(LazySheets):
                         sniffed_as = fixed_options(fmt) + _header_options(header_row)
                     notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
                     notes.extend(changed)
+                    if header_row is not None:
+                        reading["prelude"] = header_row
+                    elif sniffed is not None:
+                        reading["prelude"] = int(sniffed[1]) + bool(sniffed[3])
+                    reading["options"] = sniffed_as
                 self.catalog.replace_sources_of(
                     cur,
                     key,
@@ -540,8 +546,35 @@ class DataSources(LazySheets):
                     known=known,
                 )
 
+        reading: dict[str, Any] = {}  # how the view reads the file: prelude, options
+
+        def records(cur: Cursor) -> None:
+            """Lines of data the view reads into no row: a note, or no rows at all: refused
+            (:mod:`lantide.query.lost_records`); after the registration's transaction, as a
+            read that fails must not end it."""
+            prelude = reading.get("prelude")
+            if prelude is None:
+                prelude = prelude_lines(cur, path, reading["options"])
+            if prelude is None:
+                return
+            try:
+                note = lost_records.check(cur, path, name, prelude)
+            except QueryError:
+                cur.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
+                raise
+            if note is not None:
+                notes.append(note)
+                with transaction(cur):
+                    self.catalog.replace_sources_of(
+                        cur,
+                        key,
+                        [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))],
+                    )
+
         try:
             self.engine.run(work, timeout=None)
+            if text_file:
+                self.engine.run(records, timeout=None)
             return [DataTable(None, name, path, fmt, None, tuple(notes))]
         except Exception as exc:
             return [self._failed(path, None, name, fmt, stamp, exc)]
