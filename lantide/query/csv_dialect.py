@@ -249,6 +249,8 @@ def better_reader(
     if sniffed is None:
         return None
     delim, _skip, columns, *_ = sniffed
+    if len(columns) == 1 and (trailing := _trailing_delimiter_reader(cur, path, fixed, delim)):
+        return trailing
     if len(columns) == 1:
         # A skip is left alone: a title line above the table is common, and bad rows in
         # the sample make the sniffer settle on one column rather than skip data lines.
@@ -268,6 +270,63 @@ def better_reader(
             notes = [decimal_commas.note(c) for c in found]
             return decimal_commas.numbers_select(relation, found), fixed, notes
     return None
+
+
+def _trailing_delimiter_reader(
+    cur: Cursor, path: Path, fixed: str, delim: str
+) -> tuple[str, str, list[str]] | None:
+    """For a header line that ends with a delimiter its data lines lack ("id,name," over
+    "1,a", common in exports): the file as DuckDB reads it with ``null_padding``, its last
+    column unnamed and empty, when every data line has exactly one field fewer than the
+    header (checked by reading them strictly: no other short line is padded silently)."""
+    header = first_lines(path, 1)
+    ends = [d for d in ((delim,) if fixed else DELIMITERS) if header and header[0].endswith(d)]
+    if len(ends) != 1:
+        return None
+    import duckdb
+
+    # A scratch connection: a failed read must not end the registration's transaction.
+    with duckdb.connect(":memory:") as scratch:
+        return _padded_reader(scratch, path, ends[0])
+
+
+def _padded_reader(cur: Cursor, path: Path, delim: str) -> tuple[str, str, list[str]] | None:
+    padded = f", delim = {quote_literal(delim)}, null_padding = true"
+    try:
+        row = _sniff(cur, path, padded)
+    except Exception:
+        return None
+    if row is None or row[1] or not row[3] or len(row[2]) < 2:
+        return None  # a title skipped, no header: not this case
+    _delim, _skip, columns, _header, quote, escape, date_format, ts_format, *_ = row
+    options = [
+        quote_literal(str(path)),
+        f"delim = {quote_literal(delim)}",
+        f"quote = {quote_literal(_sniffed_char(quote))}",
+        f"escape = {quote_literal(_sniffed_char(escape))}",
+        "skip = 0",
+        "header = true",
+        "auto_detect = false",
+    ]
+    for name, value in (("dateformat", date_format), ("timestampformat", ts_format)):
+        if value:
+            options.append(f"{name} = {quote_literal(value)}")
+    options.append(encoding_option(path).removeprefix(", ") or "encoding = 'utf-8'")
+    named: list[Column] = [{"name": c["name"], "type": "VARCHAR"} for c in columns[:-1]]
+    try:  # every data line one field short: the strict read of one column fewer passes
+        cur.execute(
+            f"SELECT count(*) FROM read_csv({', '.join(options)}, columns = {_columns_sql(named)})"
+        ).fetchall()
+    except Exception:
+        return None
+    reader = (
+        f"read_csv({', '.join(options)}, null_padding = true, columns = {_columns_sql(columns)})"
+    )
+    note = (
+        f"line 1, the header, ends with {delim!r} and the data lines do not: read as "
+        f"DuckDB reads it with null_padding, the last column {columns[-1]['name']} is empty"
+    )
+    return f"SELECT * FROM {reader}", padded, [note]
 
 
 _STRICT_SNIFF = ", delim = {delim}, skip = 0, ignore_errors = true"

@@ -211,3 +211,31 @@ def test_a_reader_that_drops_lines_says_how_many(empty_workspace, open_service):
         svc.engine.run(lambda cur: lost_records.check(cur, data / "whole.csv", "whole_view", 1))
         is None
     )
+
+
+# -- a header line that ends with a delimiter ---------------------------------------
+
+
+def test_a_header_with_a_trailing_comma_reads_as_duckdb_pads_it(empty_workspace, open_service):
+    data = empty_workspace / "data"
+    # DuckDB's data/csv/locations_header_trailing_comma.csv, and an export like it
+    (data / "locations.csv").write_bytes(b"id,name,lat,lon,\n1,name,0,0\n")
+    (data / "export.csv").write_bytes(b"id,name,amount,\n1,a,2.5\n2,b,3\n")
+    (data / "short.csv").write_bytes(b"id,name,amount,\n1,a,2.5\n2,b\n")
+    svc = open_service(empty_workspace)
+    result = svc.run_query("SELECT * FROM locations")
+    assert [(c["name"], c["type"]) for c in result["columns"]] == [
+        ("id", "BIGINT"),
+        ("name", "VARCHAR"),
+        ("lat", "BIGINT"),
+        ("lon", "BIGINT"),
+        ("column4", "VARCHAR"),
+    ]
+    assert result["preview"] == [[1, "name", 0, 0, None]]
+    assert_noted(svc, '"export"', "line 1, the header, ends with ',' and the data lines do not")
+    assert svc.run_query("SELECT sum(amount) FROM export")["preview"] == [[5.5]]
+    with pytest.raises(Exception) as info:  # a line short of more than the empty name:
+        svc.run_query("SELECT * FROM short")  # nothing padded, the strict reader stands
+    assert "Line: 2" in info.value.message and "Expected Number of Columns: 4" in (
+        info.value.message
+    )
