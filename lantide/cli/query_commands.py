@@ -1,5 +1,5 @@
 """``lantide sql``, ``lantide tab ...``, ``lantide tables``, ``lantide schema`` and
-``lantide file header`` (how a data file is read).
+``lantide file header`` / ``lantide file encoding`` (how a data file is read).
 
 All of them drive :class:`lantide.query.QueryService`, the engine the desktop app uses.
 ``--json`` prints the service's result as one JSON object. Exit codes: 0 done, 1 a
@@ -104,7 +104,9 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("table")
     p.add_argument("--json", action="store_true")
 
-    p = add_command(subparsers, "file", "how a data file is read (the header row of a CSV)", None)
+    p = add_command(
+        subparsers, "file", "how a data file is read (a CSV's header row and encoding)", None
+    )
     actions = p.add_subparsers(dest="file_action", metavar="ACTION", required=True)
     a = add_command(
         actions,
@@ -120,6 +122,17 @@ def register(subparsers: Subparsers) -> None:
         help="line number of the column names (1: the first line), "
         "0 or 'none': no header line, 'auto': detect it again",
     )
+    a.add_argument("--json", action="store_true")
+    a = add_command(
+        actions,
+        "encoding",
+        "choose a CSV/TSV file's text encoding (kept in .lantide/data_files.json; the file "
+        "is not changed)",
+        run_file_encoding,
+    )
+    a.add_argument("workspace")
+    a.add_argument("file", help="the file, e.g. data/sales.csv")
+    a.add_argument("encoding", help="utf-8, utf-16 or latin-1; 'auto': detect it again")
     a.add_argument("--json", action="store_true")
 
 
@@ -421,6 +434,26 @@ def run_file_header(args: argparse.Namespace) -> int:
         rule = set_header_row(ws.root, args.file, header_row)
     finally:
         ws.close()
+    how = {None: "detected by the reader", 0: "none (every line is data)"}.get(
+        header_row, f"line {header_row}"
+    )
+    return _print_file_rule(args, rule, f"header row {how}")
+
+
+def run_file_encoding(args: argparse.Namespace) -> int:
+    from lantide.query.file_rules import set_encoding
+
+    word = args.encoding.strip()
+    ws = open_workspace(args.workspace)
+    try:
+        rule = set_encoding(ws.root, args.file, None if word.lower() == "auto" else word)
+    finally:
+        ws.close()
+    return _print_file_rule(args, rule, f"encoding {rule['encoding'] or 'detected by the reader'}")
+
+
+def _print_file_rule(args: argparse.Namespace, rule: dict[str, Any], said: str) -> int:
+    """The file's table as read with its new rule: columns, notes, problem."""
     with _Session(args.workspace) as service:
         listing = service.show_tables()
         table = next(
@@ -440,10 +473,7 @@ def run_file_header(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
-    how = {None: "detected by the reader", 0: "none (every line is data)"}.get(
-        header_row, f"line {header_row}"
-    )
-    print(f"{rule['file']}: header row {how}")
+    print(f"{rule['file']}: {said}")
     if result["table"]:
         print(f"{result['table']}: {', '.join(columns)}")
     for note in result["notes"]:

@@ -1,13 +1,11 @@
 """Choosing DuckDB's CSV options where its own detection falls short.
 
-**Encoding.** DuckDB reads UTF-8 and, when told, UTF-16 and Latin-1. A text file that is
-not valid UTF-8 (an Excel export on a Western-European Windows, typically) is read as
-Latin-1 instead of failing; one with a UTF-16 byte-order mark as UTF-16.
+**Encoding.** DuckDB reads UTF-8 and, when told, UTF-16 and Latin-1; which one a file gets
+(and when it is refused instead) is :mod:`lantide.query.text_encodings`.
 
-**Decimal commas.** A ';'-separated file (as Excel writes CSV where the comma is the
-decimal mark) whose numbers read as text is read with ``decimal_separator = ','`` and
-``thousands = '.'`` when that makes more columns numeric, unless a column already reads
-as a number with a decimal point (then "1.5" would become 15).
+**Decimal commas.** In a ';'-separated file (as Excel writes CSV where the comma is the
+decimal mark), a text column whose every value is a number written with a decimal comma
+is read as numbers, with a note (:mod:`lantide.query.decimal_commas`).
 
 **A CSV whose bad rows made DuckDB's sniffer give up on the delimiter.**
 
@@ -25,11 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lantide.query import text_encodings
 from lantide.query.names import quote_ident, quote_literal
 
 if TYPE_CHECKING:
@@ -38,41 +36,13 @@ if TYPE_CHECKING:
 
 DELIMITERS = (",", ";", "\t", "|")
 _FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
-_NUMERIC = _FRACTIONAL | {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UBIGINT",
-    "UINTEGER",
-    "USMALLINT",
-    "UTINYINT",
-}
 _HEADER_BYTES = 64 * 1024
-_SAMPLE_BYTES = 1 << 20  # what is checked for UTF-8
 
 
 def text_encoding(path: Path) -> str | None:
     """The ``encoding`` option ``read_csv`` needs for ``path``; None for UTF-8 (the default).
-    Looked at once per version of the file (registering one asks several times)."""
-    st = os.stat(path)
-    return _encoding_of(str(path), st.st_size, st.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=256)
-def _encoding_of(path: str, _size: int, _mtime_ns: int) -> str | None:
-    import codecs
-
-    with open(path, "rb") as f:
-        head = f.read(_SAMPLE_BYTES)
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)  # a cut sequence is fine
-    except UnicodeDecodeError:
-        return "latin-1"
-    return None
+    Raises for a file that mixes UTF-8 with other bytes (:mod:`lantide.query.text_encodings`)."""
+    return text_encodings.choice(path).encoding
 
 
 def encoding_option(path: Path) -> str:
@@ -82,8 +52,7 @@ def encoding_option(path: Path) -> str:
 
 
 def first_lines(path: Path, n: int) -> list[str]:
-    with open(path, "rb") as f:
-        head = f.read(_HEADER_BYTES)
+    head = text_encodings.head_bytes(path, _HEADER_BYTES)
     text = head.decode(text_encoding(path) or "utf-8", errors="replace")
     return text.splitlines()[:n]
 
@@ -104,6 +73,16 @@ def _sniff(cur: Cursor, path: Path, extra: str = "") -> Row | None:
         "TimestampFormat, NewLineDelimiter, Comment FROM "
         f"sniff_csv({quote_literal(str(path))}{extra}{encoding_option(path)})"
     ).fetchone()
+
+
+def prelude_lines(cur: Cursor, path: Path, extra: str) -> int | None:
+    """The lines above the data (skipped, and the header line) when read with the
+    ``read_csv`` options ``extra``; None when the sniff fails."""
+    try:
+        sniffed = _sniff(cur, path, extra)
+    except Exception:
+        return None
+    return None if sniffed is None else int(sniffed[1]) + bool(sniffed[3])
 
 
 def fixed_options(fmt: str) -> str:
@@ -227,42 +206,30 @@ def _strict_reader(cur: Cursor, path: Path, fixed: str, delim: str) -> str | Non
     if encoding:
         options.append(f"encoding = {quote_literal(encoding)}")
     for name, value in (("quote", quote), ("escape", escape)):
-        if value and value != "(empty)":
-            options.append(f"{name} = {quote_literal(value)}")
+        # "(empty)" written out: left unset, the reader would take '"' (a quote the sniff
+        # found not in use, which can swallow the whole file into no rows)
+        options.append(f"{name} = {quote_literal(_sniffed_char(value))}")
     for name, value in (("dateformat", date_format), ("timestampformat", ts_format)):
         if value:
             options.append(f"{name} = {quote_literal(value)}")
     return f"read_csv({', '.join(options)})"
 
 
-def _numeric(columns: list[Column]) -> int:
-    return sum(1 for c in columns if c["type"].split("(")[0] in _NUMERIC)
-
-
-def _european_reader(cur: Cursor, path: Path, columns: list[Column]) -> str | None:
-    """``read_csv`` with decimal commas and thousands dots, when that reads more columns as
-    numbers and none already reads as a number with a decimal point; else None."""
-    if any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
-        return None  # decimal points in use: "1.5" must not turn into 15
-    options = ", decimal_separator = ',', thousands = '.'"
-    try:
-        row = _sniff(cur, path, options)
-    except Exception:
-        return None
-    if row is None or _numeric(row[2]) <= _numeric(columns):
-        return None
-    return f"read_csv({quote_literal(str(path))}{options}{encoding_option(path)})"
-
-
 def better_reader(
-    cur: Cursor, path: Path, view: str, fmt: str = "csv", sniffed: Row | None = None
-) -> tuple[str, str] | None:
-    """A ``read_csv(...)`` that reads ``path`` better than the auto-detected ``view`` does,
-    or None: strict, when bad rows fooled the sniffer into one column; with decimal commas,
-    for a ';'-separated file whose numbers are written the European way ("1.234,50").
-    The usual file (several columns, no ';' in its header line) costs no second sniff.
-    Returns the reader and the ``sniff_csv`` options that describe how it reads.
-    ``sniffed``: :func:`sniffed_reader`'s sniff of the file, if there is one (not redone)."""
+    cur: Cursor,
+    path: Path,
+    view: str,
+    fmt: str = "csv",
+    sniffed: Row | None = None,
+    reader: str | None = None,
+) -> tuple[str, str, list[str]] | None:
+    """A ``SELECT`` that reads ``path`` better than the auto-detected ``view`` does, or
+    None: strict, when bad rows fooled the sniffer into one column; with numbers for the
+    columns of a ';'-separated file written with decimal commas ("1.234,50") throughout
+    (:mod:`lantide.query.decimal_commas`). The usual file (several columns, no ';' in its
+    header line) costs no second sniff. Returns the ``SELECT``, the ``sniff_csv`` options
+    that describe how it reads and its reading notes. ``sniffed``: :func:`sniffed_reader`'s
+    sniff of the file, if there is one (not redone); ``reader``: what ``view`` reads."""
     fixed = fixed_options(fmt)
     if sniffed is not None:  # the view reads with the sniffed columns
         width = len(sniffed[2])
@@ -282,19 +249,84 @@ def better_reader(
     if sniffed is None:
         return None
     delim, _skip, columns, *_ = sniffed
+    if len(columns) == 1 and (trailing := _trailing_delimiter_reader(cur, path, fixed, delim)):
+        return trailing
     if len(columns) == 1:
         # A skip is left alone: a title line above the table is common, and bad rows in
         # the sample make the sniffer settle on one column rather than skip data lines.
-        reader = _strict_reader(cur, path, fixed, delim)
-        return (
-            (reader, _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(reader))))
-            if reader
-            else None
-        )
-    if delim == ";":
-        reader = _european_reader(cur, path, columns)
-        return (reader, fixed) if reader else None
+        strict = _strict_reader(cur, path, fixed, delim)
+        if strict is None:
+            return None
+        sniff_options = _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(strict)))
+        return f"SELECT * FROM {strict}", sniff_options, []
+    if delim == ";" and not any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
+        # (a column with decimal points says the file writes numbers so: "3,4" is text)
+        from lantide.query import decimal_commas
+
+        relation = reader or quote_ident(view)
+        text = [c["name"] for c in columns if c["type"] == "VARCHAR"]
+        found = decimal_commas.comma_columns(cur, relation, text)
+        if found:
+            notes = [decimal_commas.note(c) for c in found]
+            return decimal_commas.numbers_select(relation, found), fixed, notes
     return None
+
+
+def _trailing_delimiter_reader(
+    cur: Cursor, path: Path, fixed: str, delim: str
+) -> tuple[str, str, list[str]] | None:
+    """For a header line that ends with a delimiter its data lines lack ("id,name," over
+    "1,a", common in exports): the file as DuckDB reads it with ``null_padding``, its last
+    column unnamed and empty, when every data line has exactly one field fewer than the
+    header (checked by reading them strictly: no other short line is padded silently)."""
+    header = first_lines(path, 1)
+    ends = [d for d in ((delim,) if fixed else DELIMITERS) if header and header[0].endswith(d)]
+    if len(ends) != 1:
+        return None
+    import duckdb
+
+    # A scratch connection: a failed read must not end the registration's transaction.
+    with duckdb.connect(":memory:") as scratch:
+        return _padded_reader(scratch, path, ends[0])
+
+
+def _padded_reader(cur: Cursor, path: Path, delim: str) -> tuple[str, str, list[str]] | None:
+    padded = f", delim = {quote_literal(delim)}, null_padding = true"
+    try:
+        row = _sniff(cur, path, padded)
+    except Exception:
+        return None
+    if row is None or row[1] or not row[3] or len(row[2]) < 2:
+        return None  # a title skipped, no header: not this case
+    _delim, _skip, columns, _header, quote, escape, date_format, ts_format, *_ = row
+    options = [
+        quote_literal(str(path)),
+        f"delim = {quote_literal(delim)}",
+        f"quote = {quote_literal(_sniffed_char(quote))}",
+        f"escape = {quote_literal(_sniffed_char(escape))}",
+        "skip = 0",
+        "header = true",
+        "auto_detect = false",
+    ]
+    for name, value in (("dateformat", date_format), ("timestampformat", ts_format)):
+        if value:
+            options.append(f"{name} = {quote_literal(value)}")
+    options.append(encoding_option(path).removeprefix(", ") or "encoding = 'utf-8'")
+    named: list[Column] = [{"name": c["name"], "type": "VARCHAR"} for c in columns[:-1]]
+    try:  # every data line one field short: the strict read of one column fewer passes
+        cur.execute(
+            f"SELECT count(*) FROM read_csv({', '.join(options)}, columns = {_columns_sql(named)})"
+        ).fetchall()
+    except Exception:
+        return None
+    reader = (
+        f"read_csv({', '.join(options)}, null_padding = true, columns = {_columns_sql(columns)})"
+    )
+    note = (
+        f"line 1, the header, ends with {delim!r} and the data lines do not: read as "
+        f"DuckDB reads it with null_padding, the last column {columns[-1]['name']} is empty"
+    )
+    return f"SELECT * FROM {reader}", padded, [note]
 
 
 _STRICT_SNIFF = ", delim = {delim}, skip = 0, ignore_errors = true"
@@ -306,13 +338,19 @@ def _delimiter_of(reader: str) -> str:
 
 
 def improve_view(
-    cur: Cursor, path: Path, view: str, fmt: str = "csv", sniffed: Row | None = None
-) -> str:
-    """Replace ``view`` with :func:`better_reader`'s reader when there is one. Returns the
-    ``sniff_csv`` options that describe how the view reads the file."""
-    better = better_reader(cur, path, view, fmt, sniffed)
+    cur: Cursor,
+    path: Path,
+    view: str,
+    fmt: str = "csv",
+    sniffed: Row | None = None,
+    reader: str | None = None,
+) -> tuple[str, list[str]]:
+    """Replace ``view`` with :func:`better_reader`'s ``SELECT`` when there is one. Returns
+    the ``sniff_csv`` options that describe how the view reads the file, and the notes of
+    what it reads differently. ``reader``: the ``read_csv(...)`` the view reads now."""
+    better = better_reader(cur, path, view, fmt, sniffed, reader)
     if better is None:
-        return fixed_options(fmt)
-    reader, sniff_options = better
-    cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS SELECT * FROM {reader}")
-    return sniff_options
+        return fixed_options(fmt), []
+    select, sniff_options, notes = better
+    cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS {select}")
+    return sniff_options, notes

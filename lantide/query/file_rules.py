@@ -2,7 +2,7 @@
 
 ``.lantide/data_files.json``::
 
-    {"version": 1, "files": {"data/sales.csv": {"header_row": 3}}}
+    {"version": 1, "files": {"data/sales.csv": {"header_row": 3, "encoding": "latin-1"}}}
 
 ``header_row`` is the line (1-based) of a CSV or TSV file that holds the column names:
 the lines above it are skipped and DuckDB's detection of a header and of a title above the
@@ -10,8 +10,12 @@ table is overruled. ``0`` means the file has no header line (every line is data)
 a rule, the reader's own detection applies and what it skipped is reported (see
 :mod:`lantide.query.reading_notes`).
 
+``encoding`` is the text encoding of a CSV or TSV file (``utf-8``, ``utf-16`` or
+``latin-1``); without it the encoding is detected (:mod:`lantide.query.text_encodings`).
+
 The file is written atomically; one that cannot be read is reported, never overwritten.
-Set rules with ``lantide file header`` or :func:`set_header_row`.
+Set rules with ``lantide file header`` / ``lantide file encoding``, or
+:func:`set_header_row` / :func:`set_encoding`.
 """
 
 from __future__ import annotations
@@ -72,6 +76,24 @@ def header_row_of(rule: dict[str, Any] | None) -> int | None:
     )
 
 
+def encoding_of(rule: dict[str, Any] | None) -> str | None:
+    """The rule's encoding, one of ``text_encodings.ENCODINGS``; None for none (or junk)."""
+    from lantide.query.text_encodings import normalized
+
+    value = (rule or {}).get("encoding")
+    return normalized(value) if isinstance(value, str) else None
+
+
+def chosen_encodings(root: Path, rules: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """``{absolute path of the file: encoding}`` for the rules that choose one."""
+    data = layout.data_dir(root)
+    return {
+        str(data / rel.removeprefix(f"{layout.DATA_DIR}/")): encoding
+        for rel, rule in rules.items()
+        if (encoding := encoding_of(rule)) is not None
+    }
+
+
 def _relative(root: Path, file: str) -> tuple[str, Path]:
     text = str(file).replace("\\", "/")
     path = Path(text)
@@ -89,19 +111,21 @@ def _relative(root: Path, file: str) -> tuple[str, Path]:
     return f"data/{rel.as_posix()}", path
 
 
-def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, Any]:
-    """Set (or with None remove) the header row of a CSV/TSV file in data/. Returns
-    ``{"file", "header_row"}``. The data file itself is never touched."""
-    from lantide.workspace.atomic import atomic_write_json
-    from lantide.workspace.jsonfile import read_json_object
-
+def _text_file(root: Path, file: str, what: str) -> tuple[str, Path]:
     rel, path = _relative(root, file)
     if not path.is_file() or data_format(path.name) not in ("csv", "tsv"):
         raise QueryError(
             f"{rel} is not a CSV or TSV file in data/",
             code="NOT_A_DATA_FILE",
-            hint="A header row can be chosen for .csv, .tsv and .txt files.",
+            hint=f"{what} can be chosen for .csv, .tsv and .txt files.",
         )
+    return rel, path
+
+
+def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, Any]:
+    """Set (or with None remove) the header row of a CSV/TSV file in data/. Returns
+    ``{"file", "header_row"}``. The data file itself is never touched."""
+    rel, _path = _text_file(root, file, "A header row")
     if header_row is not None and not 0 <= header_row <= _MAX_HEADER_ROW:
         raise QueryError(
             f"header row {header_row} is out of range",
@@ -109,6 +133,32 @@ def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, A
             hint="Give the line number of the column names (1 is the first "
             "line), 0 for a file without a header line, or 'auto'.",
         )
+    _set_rule(root, rel, "header_row", header_row)
+    return {"file": rel, "header_row": header_row}
+
+
+def set_encoding(root: Path, file: str, encoding: str | None) -> dict[str, Any]:
+    """Set (or with None remove: detect it again) the text encoding of a CSV/TSV file in
+    data/. Returns ``{"file", "encoding"}``. The data file itself is never touched."""
+    from lantide.query.text_encodings import ENCODINGS, normalized
+
+    rel, _path = _text_file(root, file, "An encoding")
+    chosen = None if encoding is None else normalized(encoding)
+    if encoding is not None and chosen is None:
+        raise QueryError(
+            f"{encoding!r} is not an encoding Lantide can read a file with",
+            code="BAD_ENCODING",
+            hint=f"Choose one of {', '.join(ENCODINGS)}, or 'auto' to detect it again.",
+        )
+    _set_rule(root, rel, "encoding", chosen)
+    return {"file": rel, "encoding": chosen}
+
+
+def _set_rule(root: Path, rel: str, key: str, value: object) -> None:
+    """Set (None: remove) one entry of ``rel``'s rule, keeping the others."""
+    from lantide.workspace.atomic import atomic_write_json
+    from lantide.workspace.jsonfile import read_json_object
+
     target = rules_path(root)
     data: dict[str, Any] = {"version": 1, "files": {}}
     if target.exists():
@@ -123,14 +173,13 @@ def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, A
         if not isinstance(data.get("files"), dict):
             data["files"] = {}
     rule = dict(data["files"].get(rel) or {})
-    if header_row is None:
-        rule.pop("header_row", None)
+    if value is None:
+        rule.pop(key, None)
     else:
-        rule["header_row"] = header_row
+        rule[key] = value
     if rule:
         data["files"][rel] = rule
     else:
         data["files"].pop(rel, None)
     data.setdefault("version", 1)
     atomic_write_json(target, data)
-    return {"file": rel, "header_row": header_row}

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 HOW_TO_CHOOSE = (
-    "choose the header row with `lantide file header WORKSPACE FILE LINE` (0: no header line)"
+    "choose the header row with `lantide file header WORKSPACE FILE LINE` (0: no header "
+    "line), the encoding with `lantide file encoding WORKSPACE FILE ENC|auto`"
 )
 _SCAN_LINES = 2000
 

@@ -4,8 +4,9 @@ A file becomes:
 
 - ``sales.csv`` / ``.tsv`` / ``.txt``: view ``"sales"`` over ``read_csv`` (types and header
   sniffed; a bad row fails the query with its line number, never silently dropped; bad rows
-  that fooled the sniffer, decimal commas, Latin-1 and UTF-16:
-  :mod:`lantide.query.csv_dialect`);
+  that fooled the sniffer, decimal commas: :mod:`lantide.query.csv_dialect`; encodings:
+  :mod:`lantide.query.text_encodings`; what was read differently is noted:
+  :mod:`lantide.query.reading_notes`);
 - ``x.parquet``: a view over ``read_parquet``;
 - ``x.json`` / ``.ndjson`` / ``.jsonl``: a view over ``read_json``;
 - ``book.xlsx`` (``.xlsm .xls .ods``): schema ``"book"`` with a table per sheet,
@@ -33,17 +34,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lantide.query import lost_records, text_encodings
 from lantide.query.catalog import Catalog, SourceRow
 from lantide.query.csv_dialect import (
     SniffAhead,
     encoding_option,
     fixed_options,
     improve_view,
+    prelude_lines,
     sniffed_reader,
 )
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
-from lantide.query.file_rules import header_row_of, load_rules, rule_text, rules_stamp
+from lantide.query.file_rules import (
+    chosen_encodings,
+    encoding_of,
+    header_row_of,
+    load_rules,
+    rule_text,
+    rules_stamp,
+)
 from lantide.query.names import (
     INTERNAL_SCHEMA,
     data_format,
@@ -402,6 +412,7 @@ class DataSources(LazySheets):
             self._rules = load_rules(self.root)
         except LantideError:
             self._rules = {}
+        text_encodings.set_chosen(chosen_encodings(self.root, self._rules), self.data_dir)
 
     def _rule_of(self, path: Path) -> dict[str, Any] | None:
         try:
@@ -409,7 +420,8 @@ class DataSources(LazySheets):
         except ValueError:
             return None
         rule = self._rules.get(rel)
-        return {"header_row": header_row_of(rule)} if header_row_of(rule) is not None else None
+        known = {"header_row": header_row_of(rule), "encoding": encoding_of(rule)}
+        return {k: v for k, v in known.items() if v is not None} or None
 
     def _names_of(self, path_text: str, known: dict[str, SourceRow]) -> set[str]:
         row = known[path_text]
@@ -510,14 +522,23 @@ class DataSources(LazySheets):
                 reader = pinned[0] if pinned else _reader_sql(path, fmt, header_row)
                 cur.execute(f"CREATE OR REPLACE VIEW {quote_ident(name)} AS SELECT * FROM {reader}")
                 if text_file:
+                    encoding_note = text_encodings.choice(path).note
+                    notes.extend([encoding_note] if encoding_note else [])
                     sniffed = pinned[1] if pinned else None
+                    changed: list[str] = []
                     if header_row is None:  # bad rows, decimal commas
-                        sniffed_as = improve_view(cur, path, name, fmt, sniffed)
+                        sniffed_as, changed = improve_view(cur, path, name, fmt, sniffed, reader)
                         if sniffed_as != fixed_options(fmt):
                             sniffed = None  # read another way than the first sniff
                     else:  # the analyst's rule stands
                         sniffed_as = fixed_options(fmt) + _header_options(header_row)
                     notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
+                    notes.extend(changed)
+                    if header_row is not None:
+                        reading["prelude"] = header_row
+                    elif sniffed is not None:
+                        reading["prelude"] = int(sniffed[1]) + bool(sniffed[3])
+                    reading["options"] = sniffed_as
                 self.catalog.replace_sources_of(
                     cur,
                     key,
@@ -525,8 +546,35 @@ class DataSources(LazySheets):
                     known=known,
                 )
 
+        reading: dict[str, Any] = {}  # how the view reads the file: prelude, options
+
+        def records(cur: Cursor) -> None:
+            """Lines of data the view reads into no row: a note, or no rows at all: refused
+            (:mod:`lantide.query.lost_records`); after the registration's transaction, as a
+            read that fails must not end it."""
+            prelude = reading.get("prelude")
+            if prelude is None:
+                prelude = prelude_lines(cur, path, reading["options"])
+            if prelude is None:
+                return
+            try:
+                note = lost_records.check(cur, path, name, prelude)
+            except QueryError:
+                cur.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
+                raise
+            if note is not None:
+                notes.append(note)
+                with transaction(cur):
+                    self.catalog.replace_sources_of(
+                        cur,
+                        key,
+                        [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))],
+                    )
+
         try:
             self.engine.run(work, timeout=None)
+            if text_file:
+                self.engine.run(records, timeout=None)
             return [DataTable(None, name, path, fmt, None, tuple(notes))]
         except Exception as exc:
             return [self._failed(path, None, name, fmt, stamp, exc)]
