@@ -1,12 +1,12 @@
 """Charts in the HTML Report: a Markdown image ``![title](charts/NAME.vl.json)`` of the
-Report becomes the chart, interactive in a browser (vega-embed: tooltips on every mark;
-zoom and pan on a single view with two continuous axes, :func:`with_zoom`) with its SVG
-inside as the no-script fallback.
+Report becomes the chart as inline SVG, drawn at export (vendored vega in QuickJS,
+:mod:`lantide.charts.render`), each mark's description as its tooltip
+(:func:`with_tooltips`). The page runs no script at all (issue 28: its
+Content-Security-Policy has ``script-src 'none'``), so there is no zoom or pan.
 
 :class:`ReportCharts` is the :data:`lantide.docs.html_report.ChartHook` that
 :func:`lantide.agent.report_html.publish_html` gives the page builder: it reads each chart
-file with :mod:`lantide.charts` (checked, filled from DuckDB, drawn as SVG offline), and
-:meth:`ReportCharts.head` gives the vega scripts to inline once, when a chart was drawn.
+file with :mod:`lantide.charts` (checked, filled from DuckDB, drawn as SVG offline).
 A chart file that is bad (not Vega-Lite, a missing table) stops the publish with the
 chart module's error, naming the file and line; nothing is written.
 """
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import html
 import re
+import xml.etree.ElementTree as ET  # vega's own SVG output, not outside input
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.charts import (
     ChartError,
-    chart_embed_html,
     chart_file,
-    chart_scripts,
     render_chart,
     validate_chart_name,
 )
@@ -34,21 +33,6 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Project
 
 _ID = re.compile(r"[^A-Za-z0-9_-]+")
-
-
-_CONTINUOUS = ("quantitative", "temporal")
-
-
-def with_zoom(spec: dict[str, Any]) -> dict[str, Any]:
-    """Zoom and pan (an interval bound to the scales) for a single view whose x and y are
-    both continuous and that has no selection of its own: where zooming makes sense."""
-    encoding = spec.get("encoding")
-    if "mark" not in spec or spec.get("params") or not isinstance(encoding, dict):
-        return spec
-    axes = [encoding.get(axis) for axis in ("x", "y")]
-    if not all(isinstance(a, dict) and a.get("type") in _CONTINUOUS for a in axes):
-        return spec
-    return {**spec, "params": [{"name": "zoom", "select": "interval", "bind": "scales"}]}
 
 
 class ReportCharts:
@@ -82,12 +66,35 @@ class ReportCharts:
         self.drawn.append(element)
         if n:
             element = f"{element}-{n + 1}"
-        spec = with_zoom(loaded.spec)
         notes = "".join(f" {html.escape(note)}" for note in loaded.notes)
         return (
-            f'<figure class="lt-chart">{chart_embed_html(spec, element, svg=svg)}'
+            f'<figure class="lt-chart"><div class="lantide-chart" id="{element}">'
+            f"{with_tooltips(svg)}</div>"
             f"<figcaption>{html.escape(title)}{notes}</figcaption></figure>"
         )
 
-    def head(self) -> str:
-        return f"<script>\n{chart_scripts()}\n</script>\n" if self.drawn else ""
+
+_SVG_NS = "http://www.w3.org/2000/svg"
+_NOT_MARKS = frozenset({"axis", "legend", "title"})
+
+
+def with_tooltips(svg: str) -> str:
+    """vega's SVG with each mark's description (its ``aria-label``: "region: north; n: 3")
+    as an SVG ``<title>``: the browser shows it as the mark's tooltip, with no script."""
+    ET.register_namespace("", _SVG_NS)
+    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError:
+        return svg  # not XML: shown as drawn (the sanitizer still rules the page)
+    for element in root.iter():
+        label = element.get("aria-label")
+        if (
+            label
+            and element.get("role") == "graphics-symbol"
+            and element.get("aria-roledescription") not in _NOT_MARKS
+        ):
+            title = ET.Element(f"{{{_SVG_NS}}}title")
+            title.text = label
+            element.insert(0, title)
+    return ET.tostring(root, encoding="unicode")
