@@ -7,8 +7,10 @@ Content-Security-Policy has ``script-src 'none'``), so there is no zoom or pan.
 :class:`ReportCharts` is the :data:`lantide.docs.html_report.ChartHook` that
 :func:`lantide.agent.report_html.publish_html` gives the page builder: it reads each chart
 file with :mod:`lantide.charts` (checked, filled from DuckDB, drawn as SVG offline).
-A chart file that is bad (not Vega-Lite, a missing table) stops the publish with the
-chart module's error, naming the file and line; nothing is written.
+A chart that cannot be shown (a bad reference, a file that is not Vega-Lite, a missing
+table, a drawing that fails) does not stop the publish: its place shows the chart module's
+error, naming the file (and line), and :attr:`ReportCharts.failed` lists it for the
+caller (issue 28, item 9).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING
 from lantide.charts import (
     ChartError,
     chart_file,
+    error_svg,
     render_chart,
     validate_chart_name,
 )
@@ -41,6 +44,7 @@ class ReportCharts:
         self._query_factory = query
         self._query: QueryService | None = None
         self.drawn: list[str] = []
+        self.failed: list[dict[str, str]] = []  # {src, code, message} per chart not drawn
 
     def query(self) -> QueryService:
         if self._query is None:
@@ -48,9 +52,35 @@ class ReportCharts:
         return self._query
 
     def __call__(self, src: str, title: str) -> str | None:
-        parts = PurePosixPath(src.strip()).parts
         if not src.strip().lower().endswith(layout.CHART_SUFFIX):
             return None
+        element = self._element(src)
+        try:
+            svg, notes = self._draw(src)
+        except ChartError as exc:  # this chart's place is marked; the rest is published
+            self.failed.append({"src": src, "code": exc.code, "message": exc.message})
+            return (
+                f'<figure class="lt-chart lt-chart-failed"><div class="lantide-chart" '
+                f'id="{element}">{error_svg(exc.message)}</div><figcaption>'
+                f'{html.escape(title)}: <span class="lt-bad">chart not drawn: '
+                f"{html.escape(exc.message)}</span></figcaption></figure>"
+            )
+        return (
+            f'<figure class="lt-chart"><div class="lantide-chart" id="{element}">'
+            f"{with_tooltips(svg)}</div>"
+            f"<figcaption>{html.escape(title)}{notes}</figcaption></figure>"
+        )
+
+    def _element(self, src: str) -> str:
+        """The chart's element id: ``chart-NAME``, ``-2``, ``-3`` when shown again."""
+        element = "chart-" + _ID.sub("-", PurePosixPath(src.strip()).stem.removesuffix(".vl"))
+        n = sum(1 for d in self.drawn if d == element)
+        self.drawn.append(element)
+        return f"{element}-{n + 1}" if n else element
+
+    def _draw(self, src: str) -> tuple[str, str]:
+        """The chart's SVG and its notes; :class:`ChartError` naming the file otherwise."""
+        parts = PurePosixPath(src.strip()).parts
         if len(parts) != 2 or parts[0] != "charts":
             raise ChartError(
                 f"{self.project.report}: chart {src!r} is not a chart of the project",
@@ -61,17 +91,7 @@ class ReportCharts:
         path = chart_file(self.project, name)
         shown = layout.project_relpath(self.project.dirname, f"charts/{path.name}")
         svg, loaded = render_chart(path, self.query(), source=shown)
-        element = "chart-" + _ID.sub("-", name)
-        n = sum(1 for d in self.drawn if d == element)
-        self.drawn.append(element)
-        if n:
-            element = f"{element}-{n + 1}"
-        notes = "".join(f" {html.escape(note)}" for note in loaded.notes)
-        return (
-            f'<figure class="lt-chart"><div class="lantide-chart" id="{element}">'
-            f"{with_tooltips(svg)}</div>"
-            f"<figcaption>{html.escape(title)}{notes}</figcaption></figure>"
-        )
+        return svg, "".join(f" {html.escape(note)}" for note in loaded.notes)
 
 
 _SVG_NS = "http://www.w3.org/2000/svg"

@@ -60,6 +60,8 @@ class PublishResult:
     check_ok: bool
     kept_edits: list[str] = field(default_factory=list)
     overwritten_edits: list[str] = field(default_factory=list)
+    # charts not drawn ({src, code, message}); their places in the page show the error
+    chart_errors: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,7 @@ class PublishResult:
             "evidence_check_ok": self.check_ok,
             "kept_edits": self.kept_edits,
             "overwritten_edits": self.overwritten_edits,
+            "chart_errors": self.chart_errors,
         }
 
 
@@ -155,6 +158,7 @@ def publish_html(
         bool(source.check.get("ok")),
         merged.kept,
         merged.overwritten,
+        charts.failed,
     )
 
 
