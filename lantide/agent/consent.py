@@ -37,10 +37,14 @@ def statistical_functions(sql: str) -> list[str]:
     import sqlglot
     from sqlglot import exp
 
+    from lantide.query.guard import too_deep
+
     try:
         trees = sqlglot.parse(sql, dialect="duckdb")
     except sqlglot.errors.SqlglotError:  # a parse or tokenizer error (an open quote)
         return []  # the QEM reports the syntax error with its position
+    except RecursionError:  # never "no statistics" for a statement nobody could read
+        raise too_deep("more levels of expressions than the SQL reader follows") from None
     found = set()
     for tree in trees:
         if tree is None:

@@ -1,29 +1,31 @@
 """Charts in the HTML Report: a Markdown image ``![title](charts/NAME.vl.json)`` of the
-Report becomes the chart, interactive in a browser (vega-embed: tooltips on every mark;
-zoom and pan on a single view with two continuous axes, :func:`with_zoom`) with its SVG
-inside as the no-script fallback.
+Report becomes the chart as inline SVG, drawn at export (vendored vega in QuickJS,
+:mod:`lantide.charts.render`), each mark's description as its tooltip
+(:func:`with_tooltips`). The page runs no script at all (issue 28: its
+Content-Security-Policy has ``script-src 'none'``), so there is no zoom or pan.
 
 :class:`ReportCharts` is the :data:`lantide.docs.html_report.ChartHook` that
 :func:`lantide.agent.report_html.publish_html` gives the page builder: it reads each chart
-file with :mod:`lantide.charts` (checked, filled from DuckDB, drawn as SVG offline), and
-:meth:`ReportCharts.head` gives the vega scripts to inline once, when a chart was drawn.
-A chart file that is bad (not Vega-Lite, a missing table) stops the publish with the
-chart module's error, naming the file and line; nothing is written.
+file with :mod:`lantide.charts` (checked, filled from DuckDB, drawn as SVG offline).
+A chart that cannot be shown (a bad reference, a file that is not Vega-Lite, a missing
+table, a drawing that fails) does not stop the publish: its place shows the chart module's
+error, naming the file (and line), and :attr:`ReportCharts.failed` lists it for the
+caller (issue 28, item 9).
 """
 
 from __future__ import annotations
 
 import html
 import re
+import xml.etree.ElementTree as ET  # vega's own SVG output, not outside input
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.charts import (
     ChartError,
-    chart_embed_html,
     chart_file,
-    chart_scripts,
+    error_svg,
     render_chart,
     validate_chart_name,
 )
@@ -36,27 +38,13 @@ if TYPE_CHECKING:
 _ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-_CONTINUOUS = ("quantitative", "temporal")
-
-
-def with_zoom(spec: dict[str, Any]) -> dict[str, Any]:
-    """Zoom and pan (an interval bound to the scales) for a single view whose x and y are
-    both continuous and that has no selection of its own: where zooming makes sense."""
-    encoding = spec.get("encoding")
-    if "mark" not in spec or spec.get("params") or not isinstance(encoding, dict):
-        return spec
-    axes = [encoding.get(axis) for axis in ("x", "y")]
-    if not all(isinstance(a, dict) and a.get("type") in _CONTINUOUS for a in axes):
-        return spec
-    return {**spec, "params": [{"name": "zoom", "select": "interval", "bind": "scales"}]}
-
-
 class ReportCharts:
     def __init__(self, project: Project, query: Callable[[], QueryService]):
         self.project = project
         self._query_factory = query
         self._query: QueryService | None = None
         self.drawn: list[str] = []
+        self.failed: list[dict[str, str]] = []  # {src, code, message} per chart not drawn
 
     def query(self) -> QueryService:
         if self._query is None:
@@ -64,9 +52,35 @@ class ReportCharts:
         return self._query
 
     def __call__(self, src: str, title: str) -> str | None:
-        parts = PurePosixPath(src.strip()).parts
         if not src.strip().lower().endswith(layout.CHART_SUFFIX):
             return None
+        element = self._element(src)
+        try:
+            svg, notes = self._draw(src)
+        except ChartError as exc:  # this chart's place is marked; the rest is published
+            self.failed.append({"src": src, "code": exc.code, "message": exc.message})
+            return (
+                f'<figure class="lt-chart lt-chart-failed"><div class="lantide-chart" '
+                f'id="{element}">{error_svg(exc.message)}</div><figcaption>'
+                f'{html.escape(title)}: <span class="lt-bad">chart not drawn: '
+                f"{html.escape(exc.message)}</span></figcaption></figure>"
+            )
+        return (
+            f'<figure class="lt-chart"><div class="lantide-chart" id="{element}">'
+            f"{with_tooltips(svg)}</div>"
+            f"<figcaption>{html.escape(title)}{notes}</figcaption></figure>"
+        )
+
+    def _element(self, src: str) -> str:
+        """The chart's element id: ``chart-NAME``, ``-2``, ``-3`` when shown again."""
+        element = "chart-" + _ID.sub("-", PurePosixPath(src.strip()).stem.removesuffix(".vl"))
+        n = sum(1 for d in self.drawn if d == element)
+        self.drawn.append(element)
+        return f"{element}-{n + 1}" if n else element
+
+    def _draw(self, src: str) -> tuple[str, str]:
+        """The chart's SVG and its notes; :class:`ChartError` naming the file otherwise."""
+        parts = PurePosixPath(src.strip()).parts
         if len(parts) != 2 or parts[0] != "charts":
             raise ChartError(
                 f"{self.project.report}: chart {src!r} is not a chart of the project",
@@ -77,17 +91,30 @@ class ReportCharts:
         path = chart_file(self.project, name)
         shown = layout.project_relpath(self.project.dirname, f"charts/{path.name}")
         svg, loaded = render_chart(path, self.query(), source=shown)
-        element = "chart-" + _ID.sub("-", name)
-        n = sum(1 for d in self.drawn if d == element)
-        self.drawn.append(element)
-        if n:
-            element = f"{element}-{n + 1}"
-        spec = with_zoom(loaded.spec)
-        notes = "".join(f" {html.escape(note)}" for note in loaded.notes)
-        return (
-            f'<figure class="lt-chart">{chart_embed_html(spec, element, svg=svg)}'
-            f"<figcaption>{html.escape(title)}{notes}</figcaption></figure>"
-        )
+        return svg, "".join(f" {html.escape(note)}" for note in loaded.notes)
 
-    def head(self) -> str:
-        return f"<script>\n{chart_scripts()}\n</script>\n" if self.drawn else ""
+
+_SVG_NS = "http://www.w3.org/2000/svg"
+_NOT_MARKS = frozenset({"axis", "legend", "title"})
+
+
+def with_tooltips(svg: str) -> str:
+    """vega's SVG with each mark's description (its ``aria-label``: "region: north; n: 3")
+    as an SVG ``<title>``: the browser shows it as the mark's tooltip, with no script."""
+    ET.register_namespace("", _SVG_NS)
+    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError:
+        return svg  # not XML: shown as drawn (the sanitizer still rules the page)
+    for element in root.iter():
+        label = element.get("aria-label")
+        if (
+            label
+            and element.get("role") == "graphics-symbol"
+            and element.get("aria-roledescription") not in _NOT_MARKS
+        ):
+            title = ET.Element(f"{{{_SVG_NS}}}title")
+            title.text = label
+            element.insert(0, title)
+    return ET.tostring(root, encoding="unicode")

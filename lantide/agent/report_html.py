@@ -29,9 +29,9 @@ from lantide.docs.html_markup import (
     check_fragment,
     parse_report_html,
     replace_chunk,
-    script_elements,
 )
 from lantide.docs.html_report import ChartHook, ReportSource, merge_edits
+from lantide.docs.html_sanitize import added_removed_parts
 from lantide.docs.markdown_map import markdown_parser
 from lantide.errors import LantideError, MissingFileError
 from lantide.workspace import layout
@@ -60,6 +60,8 @@ class PublishResult:
     check_ok: bool
     kept_edits: list[str] = field(default_factory=list)
     overwritten_edits: list[str] = field(default_factory=list)
+    # charts not drawn ({src, code, message}); their places in the page show the error
+    chart_errors: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,7 @@ class PublishResult:
             "evidence_check_ok": self.check_ok,
             "kept_edits": self.kept_edits,
             "overwritten_edits": self.overwritten_edits,
+            "chart_errors": self.chart_errors,
         }
 
 
@@ -76,7 +79,6 @@ def report_source(
     workspace: Workspace,
     project: Project,
     chart_html: ChartHook | None = None,
-    head_html: str | Callable[[], str] = "",
 ) -> ReportSource:
     """What the page is made of, read from disk now."""
     path = project.report_path
@@ -102,7 +104,6 @@ def report_source(
         generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         chart_html=chart_html,
         tokens=tokens,
-        head_html=head_html,
     )
 
 
@@ -142,7 +143,7 @@ def publish_html(
 
     charts = ReportCharts(project, query or own_query)
     try:
-        source = report_source(workspace, project, charts, charts.head)
+        source = report_source(workspace, project, charts)
         path = html_path(project)
         old = _existing_chunks(path)
         merged = merge_edits(source, old, str(path), overwrite=overwrite)
@@ -157,6 +158,7 @@ def publish_html(
         bool(source.check.get("ok")),
         merged.kept,
         merged.overwritten,
+        charts.failed,
     )
 
 
@@ -210,17 +212,37 @@ def _find(chunks: list[Chunk], chunk_id: str, path: Path) -> Chunk:
     )
 
 
+_MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.I)
+
+
+def _raw_html(markdown: str) -> str:
+    """The raw HTML of a Markdown document (blocks and inline tags, in order), without the
+    annotation marks (they are the review's, never on the page)."""
+    parts: list[str] = []
+    for token in markdown_parser().parse(markdown):
+        if token.type == "html_block":
+            parts.append(token.content)
+        for child in token.children or []:
+            if child.type == "html_inline":
+                parts.append(child.content)
+    return _MARK_TAG.sub("", "\n".join(parts))
+
+
+def raw_html_left_out(old: str, new: str) -> list[str]:
+    """What the HTML Report's sanitizer would leave out of the raw HTML ``new`` (a Markdown
+    Report) adds to ``old``: ``update_report`` refuses such an edit, by the same rule as
+    ``patch_html_chunk`` and the export (:mod:`lantide.docs.html_sanitize`)."""
+    return added_removed_parts(_raw_html(old), _raw_html(new))
+
+
 def patch_chunk(project: Project, chunk_id: str, content: str) -> dict[str, Any]:
     """Replace one chunk's content; the file must parse before and after, and the new
-    content pass :func:`check_fragment`. Nothing is written otherwise."""
+    content pass :func:`check_fragment` (the sanitizer's rule, the same as the page's):
+    what is written is the sanitizer's serialization of it. Nothing is written otherwise."""
     path, text = _read_html(project)
     chunks = parse_report_html(text, str(path))
     chunk = _find(chunks, chunk_id, path)
-    check_fragment(
-        content,
-        f"the new content of chunk {chunk_id!r}",
-        keep_scripts=tuple(script_elements(chunk.content)),
-    )
+    content = check_fragment(content, f"the new content of chunk {chunk_id!r}")
     new_text = replace_chunk(text, chunk, content)
     parse_report_html(new_text, str(path))  # still one well-formed page
     atomic_write_text(path, new_text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +37,24 @@ CACHE_SIZE = 64
 
 class _Stopped(Exception):
     """The time or memory limit stopped a render."""
+
+
+_UNDEFINED = re.compile(r"(?:ReferenceError: )?'?([\w$.]+)'? is not defined")
+
+
+def _clear_error(message: str) -> ChartError:
+    """A chart error that says what happened in a reader's words: a name the offline
+    renderer lacks (QuickJS is no browser) is named as such, not as a JavaScript error."""
+    missing = _UNDEFINED.search(message)
+    if missing:
+        return ChartError(
+            f"the chart could not be drawn: vega needs {missing.group(1)!r}, which the offline "
+            "renderer (QuickJS, no browser) does not have",
+            hint="Simplify the chart (plain marks and encodings draw offline); if it is plain "
+            "Vega-Lite, this is a Lantide bug: report it with the chart file.",
+            code="CHART_RENDER",
+        )
+    return ChartError(f"the chart could not be drawn: {message}", code="CHART_RENDER")
 
 
 def _stopped(message: str) -> bool:
@@ -64,10 +83,18 @@ class _Engine:
         if error and _stopped(error):  # the limit hit inside vega's promise chain
             raise _Stopped(error)
         if error:
-            raise ChartError(f"the chart could not be drawn: {error}", code="CHART_RENDER")
+            raise _clear_error(error)
         # through JSON: quickjs-ng cannot hand over a concatenated ("rope") string itself
         svg = json.loads(ctx.eval("JSON.stringify(__lantideSvg)"))
         if not isinstance(svg, str):
+            if ctx.eval("__lantideTimers"):
+                raise ChartError(
+                    "the chart could not be drawn: it waits on a timer (vega starts one for "
+                    "image marks and for timer-driven events), and a chart drawn once, "
+                    "offline, has no time to wait",
+                    hint="Leave image marks and timer events out of the chart.",
+                    code="CHART_RENDER",
+                )
             raise ChartError("the chart could not be drawn (no SVG came back)", code="CHART_RENDER")
         return svg
 
@@ -121,6 +148,8 @@ def _render_on_engine_thread(spec_text: str) -> str:
                 hint="Chart fewer rows (aggregate in SQL first) or simplify the spec.",
                 code="CHART_TOO_BIG",
             ) from None
+        if _UNDEFINED.search(message):
+            raise _clear_error(message) from None
         raise ChartError(
             f"Vega-Lite refused the chart: {message}",
             hint="Check the mark, the encoding's fields and types against the table's columns.",

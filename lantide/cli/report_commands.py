@@ -89,4 +89,6 @@ def run_report_html(args: argparse.Namespace) -> int:
         print(f"  overwrote edited chunk(s): {', '.join(result.overwritten_edits)}")
     if not result.check_ok:
         print("  the evidence check has problems (see the header; lantide report check)")
+    for failed in result.chart_errors:  # published; the chart's place shows the error
+        sys.stderr.write(f"lantide: chart not drawn ({failed['code']}): {failed['message']}\n")
     return 0

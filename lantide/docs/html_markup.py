@@ -11,10 +11,11 @@ analyst, or by the agent's ``patch_html_chunk``); regenerating keeps such edits.
 chunk sits inside another, chunk ids are unique. Invalid markup is a
 :class:`HtmlMarkupError` naming the file and the line; callers never rewrite such a file.
 
-:func:`check_fragment` is the rule for a chunk's new content: balanced markup, no scripts or
-other active or fetching elements, no event-handler attributes, no URL but an in-page
-``#anchor`` (and ``data:`` images), no ``data-lantide-*`` attribute or ``lt-`` id (they
-address the chunks).
+:func:`check_fragment` is the rule for a chunk's new content: balanced markup (read here),
+and nothing the sanitizer (:mod:`lantide.docs.html_sanitize`, nh3 on an allow-list) would
+leave out; what is written is the sanitizer's own serialization. Whether markup is safe is
+never decided by this module's parser: the standard library's parser and a browser end
+some comments at different places (issue 28).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from lantide.docs.html_sanitize import removed_parts, sanitize
 from lantide.errors import LantideError
 
 CHUNK_ATTR, HASH_ATTR, TITLE_ATTR = "data-lantide-chunk", "data-lantide-hash", "data-lantide-title"
@@ -46,54 +48,6 @@ VOID = frozenset(
         "wbr",
     ]
 )
-# elements that run code, fetch, or frame another document: never in a chunk
-REFUSED_TAGS = frozenset(
-    [
-        "script",
-        "style",
-        "link",
-        "iframe",
-        "frame",
-        "frameset",
-        "object",
-        "embed",
-        "applet",
-        "base",
-        "meta",
-        "form",
-        "noscript",
-        "portal",
-        "template",
-        "audio",
-        "video",
-        "source",
-        "track",
-    ]
-)
-URL_ATTRS = frozenset(
-    [
-        "href",
-        "src",
-        "srcset",
-        "action",
-        "formaction",
-        "poster",
-        "background",
-        "cite",
-        "data",
-        "longdesc",
-        "ping",
-        "manifest",
-        "codebase",
-        "xlink:href",
-        "lowsrc",
-        "dynsrc",
-        "usemap",
-    ]
-)
-_DATA_IMAGE = re.compile(r"data:image/(png|gif|jpeg|webp|svg\+xml)[;,]", re.I)
-# a resource a style would load (url(#id) names an element of the page: SVG clip paths)
-_CSS_FETCH = re.compile(r"url\s*\(\s*(?![\"']?#)|@import|expression\s*\(|image-set\s*\(", re.I)
 # elements of SVG and MathML, where <x/> closes the element as in XML
 _FOREIGN_ROOTS = frozenset({"svg", "math"})
 
@@ -146,7 +100,6 @@ class _Scanner(HTMLParser):
         self.stack: list[_Open] = []
         self.chunks: list[Chunk] = []
         self.errors: list[tuple[int, str]] = []
-        self.refusals: list[tuple[int, str]] = []
 
     def text_offset(self) -> int:
         line, col = self.getpos()
@@ -163,7 +116,6 @@ class _Scanner(HTMLParser):
         line = self.getpos()[0]
         start = self.text_offset()
         raw = self.get_starttag_text() or ""
-        self._check_attrs(tag, attrs, line)
         if tag in VOID:
             return
         named = dict(attrs)
@@ -176,7 +128,6 @@ class _Scanner(HTMLParser):
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         line = self.getpos()[0]
-        self._check_attrs(tag, attrs, line)
         if self.fragment and tag not in VOID and not self._foreign() and tag not in _FOREIGN_ROOTS:
             self.errors.append(
                 (line, f"<{tag}/> does not close a {tag} element; write <{tag}></{tag}>")
@@ -219,48 +170,11 @@ class _Scanner(HTMLParser):
                 )
             )
 
-    def handle_decl(self, decl: str) -> None:
-        if self.fragment:
-            self.refusals.append((self.getpos()[0], f"<!{decl}> declaration"))
-
-    def handle_pi(self, data: str) -> None:
-        self.refusals.append((self.getpos()[0], "processing instruction <?…>"))
-
-    def unknown_decl(self, data: str) -> None:
-        if self.fragment:
-            self.refusals.append((self.getpos()[0], f"<![{data[:20]}…]> section"))
-
-    def _check_attrs(self, tag: str, attrs: list[tuple[str, str | None]], line: int) -> None:
-        if not self.fragment:
-            return
-        if tag in REFUSED_TAGS:
-            self.refusals.append((line, f"<{tag}> element"))
-        for name, value in attrs:
-            value = (value or "").strip()
-            if name.startswith("on"):
-                self.refusals.append((line, f"event-handler attribute {name}= on <{tag}>"))
-            elif name == "srcdoc":
-                self.refusals.append((line, f"srcdoc= on <{tag}>"))
-            elif name in URL_ATTRS and not _allowed_url(name, value):
-                self.refusals.append((line, f"URL {value[:80]!r} in {name}= on <{tag}>"))
-            elif name == "style" and _CSS_FETCH.search(value.replace("\\", "")):
-                self.refusals.append((line, f"style= that loads a resource on <{tag}>"))
-            elif name.startswith("data-lantide-"):
-                self.refusals.append((line, f"{name}= (it addresses the chunks) on <{tag}>"))
-            elif name == "id" and value.startswith("lt-"):
-                self.refusals.append((line, f'id="{value}" (lt- ids address the chunks)'))
-
     def finish(self) -> None:
         self.close()
         for opened in reversed(self.stack):
             self.errors.append((opened.line, f"<{opened.tag}> is never closed"))
         self.stack = []
-
-
-def _allowed_url(name: str, value: str) -> bool:
-    if value.startswith("#") and not any(c.isspace() for c in value):
-        return True
-    return name in ("src", "xlink:href", "href") and bool(_DATA_IMAGE.match(value))
 
 
 def _describe(problems: list[tuple[int, str]], limit: int = 5) -> str:
@@ -285,15 +199,6 @@ def parse_report_html(text: str, path: str = "report.html") -> list[Chunk]:
     return sorted(scanner.chunks, key=lambda c: c.start)
 
 
-def unsafe_parts(fragment: str) -> list[str]:
-    """What :func:`check_fragment` would refuse in ``fragment``, balance aside (for raw
-    HTML the Markdown Report holds, one tag at a time)."""
-    scanner = _Scanner(fragment, fragment=True)
-    scanner.feed(fragment)
-    scanner.close()
-    return [what for _line, what in scanner.refusals]
-
-
 def balance_problems(fragment: str) -> list[tuple[int, str]]:
     """(line, problem) for each unbalanced element of ``fragment``."""
     scanner = _Scanner(fragment, fragment=True)
@@ -302,38 +207,29 @@ def balance_problems(fragment: str) -> list[tuple[int, str]]:
     return sorted(scanner.errors)
 
 
-def script_elements(content: str) -> list[str]:
-    """The ``<script>…</script>`` elements of ``content``, as written (a chart's drawing
-    call: a patch may keep them unchanged, never add one)."""
-    scanner = _ElementSpans(content, frozenset({"script"}))
-    scanner.feed(content)
-    scanner.close()
-    return [content[a:b] for a, b in scanner.spans]
-
-
-def check_fragment(
-    content: str, where: str = "the new content", keep_scripts: tuple[str, ...] = ()
-) -> None:
-    """Refuse a chunk's new content that is unbalanced or unsafe (scripts, event handlers,
-    external URLs, chunk addressing). ``keep_scripts``: script elements of the chunk's
-    current content (its charts) that may stay, unchanged."""
-    for script in keep_scripts:
-        content = content.replace(script, "")
-    scanner = _Scanner(content, fragment=True)
-    scanner.feed(content)
-    scanner.finish()
-    if scanner.errors:
+def check_fragment(content: str, where: str = "the new content") -> str:
+    """A chunk's new content as it may be written: refused when unbalanced
+    (:class:`HtmlMarkupError`) or when the sanitizer would leave anything out
+    (:class:`UnsafeHtmlError`, naming what); otherwise the sanitizer's serialization of it,
+    which is what the page holds."""
+    problems = balance_problems(content)
+    if problems:
         raise HtmlMarkupError(
-            f"{where} is not balanced markup: {_describe(sorted(scanner.errors))}",
+            f"{where} is not balanced markup: {_describe(problems)}",
             hint="Close every element you open, in order; the chunk was not changed.",
         )
-    if scanner.refusals:
+    left_out = removed_parts(content)
+    if left_out:
+        more = f" (and {len(left_out) - 5} more)" if len(left_out) > 5 else ""
         raise UnsafeHtmlError(
-            f"{where} was refused: {_describe(scanner.refusals)}",
-            hint="A chunk holds text and markup only: no scripts, styles, frames or forms, "
-            "no on*= attributes, no URL but '#anchor' links (and data: images); the chunk "
-            "was not changed.",
+            f"{where} was refused: the sanitizer would leave out " + "; ".join(left_out[:5]) + more,
+            hint="A chunk holds text and markup only: no scripts, styles, frames, forms or "
+            "comments, no on*= attributes, no URL but '#anchor' and http(s)/mailto links "
+            "(and data: images), no lt- ids or data-lantide-* attributes; the chunk was not "
+            "changed. A chunk published before charts became plain SVG may hold a chart "
+            "script: publish the HTML Report again first.",
         )
+    return sanitize(content)
 
 
 def replace_chunk(text: str, chunk: Chunk, content: str) -> str:

@@ -12,8 +12,9 @@
   gives; any other image that is not a ``data:`` URL is left out with a note, so the page
   never fetches anything.
 
-Styles (and the chart scripts the caller gives) are inline, and a Content-Security-Policy
-forbids every fetch. Chunks carry the fingerprint of what was generated
+Styles are inline; every section's markup passes the sanitizer
+(:mod:`lantide.docs.html_sanitize`), and a Content-Security-Policy forbids every script and
+every fetch. Chunks carry the fingerprint of what was generated
 (:mod:`lantide.docs.html_markup`): :func:`merge_edits` keeps a chunk edited since, when its
 Markdown did not change, and names the edited chunks a regeneration would overwrite.
 """
@@ -30,23 +31,25 @@ from lantide.docs.citations import BAD_TOKEN, TOKEN
 from lantide.docs.html_markup import (
     CHUNK_ATTR,
     HASH_ATTR,
-    REFUSED_TAGS,
     TITLE_ATTR,
-    VOID,
     Chunk,
     balance_problems,
     fingerprint,
-    unsafe_parts,
 )
+from lantide.docs.html_sanitize import removed_parts, sanitize
 from lantide.docs.markdown_map import markdown_parser
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
+# No script source at all: charts are inline SVG drawn at export (lantide.charts.render).
+# style-src 'unsafe-inline': the page's <style> and the table cells' text-align (the
+# sanitizer keeps no other style property).
 CSP = (
-    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'unsafe-eval'; "
-    "img-src data:; font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'"
+    "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; "
+    "style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; "
+    "form-action 'none'; base-uri 'none'"
 )
 REPORT_CSS = """
 :root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6475; --line: #d9dde5;
@@ -86,7 +89,6 @@ footer.lt-footer { color: var(--muted); font-size: .85rem; border-top: 1px solid
 @media print { a.lt-cite { color: inherit; } }
 """.strip()
 
-_TAG_NAME = re.compile(r"<\s*(/)?\s*([A-Za-z][\w:-]*)")
 _MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.I)
 ChartHook = Callable[[str, str], str | None]  # (src, title) -> the chart's HTML, or None
 
@@ -104,8 +106,6 @@ class ReportSource:
     generated_at: str = ""
     tokens: list[Token] | None = None  # the Markdown already parsed (the check's parse)
     chart_html: ChartHook | None = None
-    # inline scripts the charts need, once per page (a callable: asked after the build)
-    head_html: str | Callable[[], str] = ""
 
 
 @dataclass
@@ -168,37 +168,12 @@ class _Citations:
         )
 
 
-def _left_out(raw: str, refused: list[str]) -> str:
-    return (
-        f'<span class="lt-refused" title="{_esc(raw[:200])}">[raw HTML left out: '
-        f"{_esc(refused[0])}]</span>"
-    )
-
-
-def _safe_inline_tag(raw: str) -> str:
-    """One raw tag of a Markdown paragraph, made safe: a refused element's tags become a
-    note (opening) or nothing (closing); other refused tags lose their attributes, so the
-    element and its closing tag still pair up."""
-    name = _TAG_NAME.match(raw)
-    tag = name.group(2).lower() if name else ""
-    if name and name.group(1):  # a closing tag
-        return "" if tag in REFUSED_TAGS else raw
-    refused = unsafe_parts(raw)
-    if not refused:
-        return raw
-    if not tag or tag in REFUSED_TAGS or tag in VOID:
-        return _left_out(raw, refused)
-    return f"<{tag}>"
-
-
 def _rewrite_inline(
     tokens: list[Token], citations: _Citations, chart_html: ChartHook | None
 ) -> None:
     for token in tokens:
-        if token.type == "html_block":  # raw HTML of the Report: never scripts or fetches
-            refused = unsafe_parts(token.content)
-            if refused:
-                token.content = f"<p>{_left_out(token.content, refused)}</p>\n"
+        # raw HTML of the Report is made safe with the whole section (_safe_section)
+        if token.type == "html_block":
             token.content = _MARK_TAG.sub("", token.content)
         if token.type != "inline" or not token.children:
             continue
@@ -206,8 +181,6 @@ def _rewrite_inline(
             if child.type == "html_inline":
                 if _MARK_TAG.fullmatch(child.content.strip()):
                     child.content = ""  # annotation marks are for review, not the page
-                else:
-                    child.content = _safe_inline_tag(child.content)
             elif child.type == TOKEN:
                 child.type, child.content = "html_inline", citations.link(child.content)
             elif child.type == BAD_TOKEN:
@@ -294,6 +267,19 @@ def _chunk(tag: str, chunk_id: str, title: str, content: str, css: str, recorded
     )
 
 
+def _safe_section(html: str) -> str:
+    """The section as the sanitizer keeps it (:mod:`lantide.docs.html_sanitize`: browsers'
+    parsing, an allow-list), and a note of what it left out, so the reader knows."""
+    left_out = removed_parts(html)
+    safe = sanitize(html)
+    if not left_out:
+        return safe
+    shown = "; ".join(left_out[:5]) + (
+        f" (and {len(left_out) - 5} more)" if len(left_out) > 5 else ""
+    )
+    return safe + f'<p class="lt-refused">[raw HTML left out: {_esc(shown)}]</p>\n'
+
+
 def build_chunks(source: ReportSource) -> list[tuple[str, str, str, str]]:
     """(chunk id, tag, title, generated content) in page order."""
     md = markdown_parser()
@@ -320,7 +306,9 @@ def build_chunks(source: ReportSource) -> list[tuple[str, str, str, str]]:
                 "nothing was written.",
                 code="REPORT_HTML_UNBALANCED",
             )
-        sections.append((chunk_id, "section", title or "(before the first heading)", html))
+        sections.append(
+            (chunk_id, "section", title or "(before the first heading)", _safe_section(html))
+        )
     appendix = _appendix(citations.order, source)
     return (
         [("header", "header", "Header", _header(source))]
@@ -332,7 +320,6 @@ def build_chunks(source: ReportSource) -> list[tuple[str, str, str, str]]:
 def assemble(source: ReportSource, chunks: list[tuple[str, str, str, str, str]]) -> str:
     """The page from (id, tag, title, content, recorded fingerprint) chunks."""
     css = {"header": "lt-header", "appendix": "lt-appendix"}
-    head = source.head_html() if callable(source.head_html) else source.head_html
     body = []
     main_open = False
     for chunk_id, tag, title, content, recorded in chunks:
@@ -354,7 +341,7 @@ def assemble(source: ReportSource, chunks: list[tuple[str, str, str, str, str]])
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="Lantide">\n'
         f"<title>{_esc(source.project)}: Report</title>\n"
-        f"<style>\n{REPORT_CSS}\n</style>\n{head}</head>\n<body>\n"
+        f"<style>\n{REPORT_CSS}\n</style>\n</head>\n<body>\n"
         + "".join(body)
         + f'<footer class="lt-footer">Generated by Lantide from {_esc(source.report_name)}'
         + (f" at {_esc(source.generated_at)}" if source.generated_at else "")

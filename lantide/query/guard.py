@@ -20,10 +20,14 @@ by matching text, so a ``;`` or ``DROP`` inside a comment or a string is not a r
 | a table function not on the allow-list (2)           | ``QUERY_REFUSED_FUNCTION``        |
 | a file reader whose path is computed, not written     | ``QUERY_REFUSED_FUNCTION``        |
 | a file path outside ``data/``, or a URL              | ``..._OUTSIDE_WORKSPACE`` (3)     |
+| nested deeper than :data:`MAX_NESTING` parentheses,  | ``SQL_TOO_DEEP``                  |
+| or deeper than sqlglot's parser can follow (4)       |                                   |
 
 (1) ``getenv``, ``query``, ``query_table``, scanners of other databases. (2)
 ``checkpoint()``, logging, ... (3) ``QUERY_REFUSED_OUTSIDE_WORKSPACE``, or
-``QUERY_REFUSED_NETWORK`` for a URL.
+``QUERY_REFUSED_NETWORK`` for a URL. (4) counted on the tokens before parsing; a chain
+without parentheses (``NOT NOT …``) is refused when the parser runs out of stack. The
+agent's consent check and the result checks parse too, and refuse the same way.
 
 Which functions are allowed lives in :mod:`lantide.query.guard_functions`; calls are
 decided on sqlglot's tree and again on DuckDB's own parse of the statement.
@@ -303,6 +307,39 @@ def _statements(tokens: list[Token]) -> list[list[Token]]:
     return out
 
 
+# Levels of parentheses (nested expressions, subqueries, calls, IN lists) a statement may
+# have. DuckDB follows 1000; sqlglot's parser recurses about 25 Python frames per level and
+# would run out of stack first (issue 28: a RecursionError the agent's tools reported as a
+# Lantide bug). No analysis needs more; the refusal says how to write it flatter.
+MAX_NESTING = 100
+
+
+def too_deep(detail: str) -> QueryRefused:
+    """The refusal of a statement nested deeper than Lantide reads (``SQL_TOO_DEEP``)."""
+    return QueryRefused(
+        f"refused: the statement is nested too deeply to read ({detail})",
+        code="SQL_TOO_DEEP",
+        hint="Write it flatter: move inner queries into CTEs (WITH ...) or SQL tabs, and "
+        "replace long chains of NOT, CASE or nested calls with simpler expressions.",
+    )
+
+
+def _nesting(tokens: list[Token]) -> int:
+    """The deepest level of parentheses (and brackets) among ``tokens``."""
+    from sqlglot import TokenType
+
+    opening = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE}
+    closing = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE}
+    depth = deepest = 0
+    for tok in tokens:
+        if tok.token_type in opening:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif tok.token_type in closing:
+            depth -= 1
+    return deepest
+
+
 def _refuse(code: str, hint: str, what: str) -> QueryRefused:
     return QueryRefused(
         f"refused: {what} is not allowed; queries are a single read-only SELECT",
@@ -456,6 +493,9 @@ def _analyse(sql: str) -> _Analysis:
         return _analyse_uncached(sql)
     except QueryError as exc:
         return _Analysis("", 0, None, 0, 0, [], [], error=exc)
+    except RecursionError:  # a chain without parentheses (NOT NOT …, CASE in CASE …)
+        error = too_deep("more levels of expressions than the SQL reader follows")
+        return _Analysis("", 0, None, 0, 0, [], [], error=error)
 
 
 def _analyse_uncached(sql: str) -> _Analysis:
@@ -478,6 +518,9 @@ def _analyse_uncached(sql: str) -> _Analysis:
             hint="Send one SELECT at a time; chain steps with CTEs or SQL tabs.",
         )
     tokens = statements[0]
+    depth = _nesting(tokens)
+    if depth > MAX_NESTING:
+        raise too_deep(f"{depth} levels of parentheses; at most {MAX_NESTING}")
     first_word = tokens[0].text.upper()
     body_start = tokens[0].start
     body = sql[body_start : tokens[-1].end + 1]
@@ -488,6 +531,8 @@ def _analyse_uncached(sql: str) -> _Analysis:
         # parse the tokens we already have (offsets relative to the body)
         body_tokens = DuckDB().tokenize(body)
         parsed = [e for e in DuckDB().parser().parse(body_tokens, body) if e is not None]
+    except RecursionError:
+        raise  # too deep, not a syntax error: _analyse says so
     except Exception as exc:
         if first_word in _COMMANDS:
             code, hint = _COMMANDS[first_word]

@@ -27,3 +27,24 @@ if (typeof structuredClone === "undefined") {
     return out;
   };
 }
+// console: vega and vega-lite log through it (issue 28: "console is not defined" stopped a
+// chart); what they log is kept, never printed.
+var __lantideConsole = [];
+if (typeof console === "undefined") {
+  globalThis.console = {};
+  ["log", "info", "warn", "error", "debug", "trace"].forEach(function (kind) {
+    console[kind] = function () {
+      if (__lantideConsole.length < 50) {
+        __lantideConsole.push(kind + ": " + Array.prototype.map.call(arguments, String).join(" "));
+      }
+    };
+  });
+}
+// Timers: a chart drawn once, offline, has no time. vega asks for one to debounce, to animate,
+// for timer events and while images load; a timer is counted and never run, so a drawing
+// that waits on one ends without an SVG and Python says why (lantide.charts.render).
+var __lantideTimers = 0;
+globalThis.setTimeout = function () { __lantideTimers += 1; return __lantideTimers; };
+globalThis.setInterval = globalThis.setTimeout;
+globalThis.clearTimeout = function () {};
+globalThis.clearInterval = globalThis.clearTimeout;

@@ -3,7 +3,7 @@
 // Python runs the pending jobs until it does. No loader: specs reach here with inline data.
 var __lantideSvg = null, __lantideError = null;
 function __lantideRender(specText) {
-  __lantideSvg = null; __lantideError = null;
+  __lantideSvg = null; __lantideError = null; __lantideTimers = 0; __lantideConsole.length = 0;
   var warnings = [];
   var logger = {
     level: function () { return logger; },

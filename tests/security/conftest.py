@@ -1,3 +1,4 @@
-"""Fixtures of the adversarial tests, shared from the query tests."""
+"""Fixtures of the adversarial tests, shared from the query and agent tests."""
 
+from tests.agent.conftest import open_ws, scripted, session_factory  # noqa: F401
 from tests.query.conftest import open_service  # noqa: F401

@@ -11,6 +11,7 @@ from typing import Any
 
 from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
 from lantide.agent.report_evidence import report_evidence_refusal
+from lantide.agent.report_html import raw_html_left_out
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
     ALL_STATES,
@@ -20,6 +21,7 @@ from lantide.agent.tools.registry import (
     Handler,
     Tool,
     params,
+    tool_error,
 )
 from lantide.workspace.model import Project
 
@@ -37,11 +39,35 @@ def _read(kind: str) -> Handler:
     return handler
 
 
+def report_markup_refusal(
+    ctx: ToolContext, project: Project, content: str
+) -> dict[str, Any] | None:
+    """Raw HTML the edit adds that the HTML Report's sanitizer would leave out (a script, an
+    event handler, a comment hiding one...): refused by the rule of ``patch_html_chunk``."""
+    try:
+        old = project.report_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        old = ""
+    left_out = raw_html_left_out(old, content)
+    if not left_out:
+        return None
+    return tool_error(
+        "HTML_REFUSED",
+        f"update_report refused, the Report was not changed: its raw HTML holds what the HTML "
+        f"Report leaves out: {'; '.join(left_out[:5])}",
+        "Write the Report in Markdown; raw HTML may hold text markup only (no scripts, "
+        "styles, comments, on*= attributes, frames or forms, no URL but '#anchor' and "
+        "http(s) links).",
+    )
+
+
 def _update(kind: str) -> Handler:
     def handler(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
         if kind == "report":  # every number the agent writes cites its step
             refusal = report_evidence_refusal(ctx, project, args["content"])
+            if refusal is None:  # and no markup the HTML Report would leave out
+                refusal = report_markup_refusal(ctx, project, args["content"])
             if refusal is not None:
                 return refusal
         result = ctx.services.documents.update_document(project, kind, args["content"], by="agent")

@@ -204,6 +204,7 @@ def _analyse(
     import sqlglot
 
     from lantide.query.checks.statement import analyse, analyse_without_joins
+    from lantide.query.guard import too_deep
 
     if not parsed.join_count:
         return analyse_without_joins(parsed.expression)
@@ -220,6 +221,9 @@ def _analyse(
             schema[name] = store.columns(cur, rel)
     # parsed again rather than copied: the compiled parser is faster than a deep copy,
     # and the guard's tree stays untouched
-    statement = analyse(sqlglot.parse_one(parsed.body, read="duckdb"), schema)
+    try:
+        statement = analyse(sqlglot.parse_one(parsed.body, read="duckdb"), schema)
+    except RecursionError:  # the guard read it with a little less stack in use
+        raise too_deep("more levels of expressions than the result checks follow") from None
     store.remember_statement(memo, statement)
     return statement

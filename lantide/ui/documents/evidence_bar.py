@@ -249,7 +249,7 @@ class EvidenceBar(QWidget):
     def publish_html(self) -> None:
         """Publish the HTML Report; an edit-keeping refusal turns the button into
         "Publish, overwriting edits" for the next click."""
-        from lantide.ui.documents.html_report_tab import submit_publish
+        from lantide.ui.documents.html_report_tab import charts_not_drawn, submit_publish
 
         overwrite, self._overwrite_next = self._overwrite_next, False
         self.publish_button.setEnabled(False)
@@ -264,6 +264,7 @@ class EvidenceBar(QWidget):
             self.services.post_message(
                 f"Published {self.project}/report.html"
                 + (f" (kept edited sections: {', '.join(kept)})" if kept else "")
+                + charts_not_drawn(result)
             )
             self.services.notify_paths_changed([result["path"]])
             self.services.request_open(TAB_REPORT, self.project, REPORT_HTML_NAME)

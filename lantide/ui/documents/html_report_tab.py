@@ -75,6 +75,15 @@ def publish(context, root: str, project: str, overwrite: bool, query=None) -> di
         ws.close()
 
 
+def charts_not_drawn(result: dict[str, Any]) -> str:
+    """The publish message's note on charts whose places show an error instead."""
+    failed = result.get("chart_errors") or []
+    if not failed:
+        return ""
+    names = ", ".join(str(f.get("src", "?")) for f in failed[:3])
+    return f"; {len(failed)} chart(s) not drawn ({names}): their places in the page say why"
+
+
 def submit_publish(
     services: AppServices,
     project: str,
@@ -272,6 +281,7 @@ class HtmlReportTabWidget(QWidget):
             self.publish_button.setText("Publish HTML")
             kept = result.get("kept_edits") or []
             note = f" (kept edited: {', '.join(kept)})" if kept else ""
+            note += charts_not_drawn(result)
             self.services.post_message(f"Published {self.name}{note}")
             self.reload()
 
