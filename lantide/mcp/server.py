@@ -23,19 +23,18 @@ import json
 import os
 import queue
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.errors import LantideError
 from lantide.mcp.access import ModeRefused
 from lantide.mcp.clients import PairedClient
-from lantide.mcp.engine import McpEngine
+from lantide.mcp.engine import CallResult, McpEngine
 
 if TYPE_CHECKING:
     import mcp_types as types
     import uvicorn
-    from mcp.server.context import ServerRequestContext
-    from mcp.server.lowlevel import Server
+    from mcp.server import Server, ServerRequestContext
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     Ctx = ServerRequestContext[Any]
@@ -157,7 +156,7 @@ Caller = Callable[[], tuple[PairedClient, str]]
 
 
 def _who(caller: Caller | None) -> tuple[PairedClient, str]:
-    from mcp.shared.exceptions import MCPError
+    from mcp import MCPError
 
     try:
         return (caller or current_caller)()
@@ -165,31 +164,18 @@ def _who(caller: Caller | None) -> tuple[PairedClient, str]:
         raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
 
 
-def tool_runner(
-    engine: McpEngine, caller: Caller | None, pool: EngineThreads
-) -> Callable[[types.CallToolRequestParams], Awaitable[dict[str, Any]]]:
-    """The ``tools/call`` handler: the params the SDK validated in, the result's wire form
-    out (the SDK's sieve shapes a dict exactly as it does a ``CallToolResult``'s dump,
-    without the model being built and dumped first)."""
-    from mcp.shared.exceptions import MCPError
+def call_result(outcome: CallResult) -> types.CallToolResult:
+    """A tool's outcome as the SDK's result: its JSON as text and as structured content
+    (one JSON round trip, so both hold the same plain values), ``isError`` for a tool's
+    own failure."""
+    import mcp_types as types
 
-    async def run_tool(params: types.CallToolRequestParams) -> dict[str, Any]:
-        client, token = _who(caller)
-        try:
-            outcome = await pool.run(
-                engine.call, client, params.name, dict(params.arguments or {}), token
-            )
-        except ModeRefused as exc:
-            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
-        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
-        return {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": json.loads(text),
-            "isError": not outcome.ok,
-            "resultType": "complete",
-        }
-
-    return run_tool
+    text = json.dumps(outcome.result, ensure_ascii=False, default=str)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=json.loads(text),
+        is_error=not outcome.ok,
+    )
 
 
 def build_server(
@@ -199,8 +185,8 @@ def build_server(
     of the call being handled, or raises :class:`TokenRefused`. Engine calls run on
     ``threads`` (its own pool when None)."""
     import mcp_types as types
-    from mcp.server.lowlevel import Server
-    from mcp.shared.exceptions import MCPError
+    from mcp import MCPError
+    from mcp.server import Server
 
     from lantide import __version__
     from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text
@@ -220,10 +206,15 @@ def build_server(
             ]
         )
 
-    run_tool = tool_runner(engine, caller, pool)
-
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await run_tool(params)  # type: ignore[return-value]
+        client, token = _who(caller)
+        try:
+            outcome = await pool.run(
+                engine.call, client, params.name, dict(params.arguments or {}), token
+            )
+        except ModeRefused as exc:
+            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
+        return call_result(outcome)
 
     def _projects(client: PairedClient) -> list[tuple[str, str]]:
         try:
@@ -301,10 +292,6 @@ def build_server(
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
-    # The SDK's only default middleware is an OpenTelemetry span per message, a no-op
-    # without an exporter (Lantide installs none) that still cost ~5% of a call's CPU.
-    # The SDK documents dropping it from this list as the way to opt out.
-    server.middleware = []
     return server
 
 
@@ -345,7 +332,7 @@ def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
     """Serve one client on stdin/stdout until it closes. Its token comes from the
     environment and is checked before serving and again on every call."""
     import anyio
-    from mcp.server.stdio import stdio_server
+    from mcp import stdio_server
 
     given = token if token is not None else os.environ.get(TOKEN_ENV)
     client, why = engine.store.verify(given)
@@ -381,12 +368,9 @@ class TokenGuard:
     """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
     reaches nothing; a valid one runs with its client set for the handlers."""
 
-    def __init__(self, app: ASGIApp, engine: McpEngine, mcp: ASGIApp | None = None):
+    def __init__(self, app: ASGIApp, engine: McpEngine):
         self.app = app
         self.engine = engine
-        # the MCP endpoint itself, reached without the Starlette app's router and
-        # exception middlewares (every other path, and the lifespan, still go through it)
-        self.mcp = mcp
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -412,10 +396,7 @@ class TokenGuard:
             return
         reset = _caller.set((client, token))
         try:
-            if self.mcp is not None and scope["path"] == MCP_PATH:
-                await self.mcp(scope, receive, send)
-            else:
-                await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
         finally:
             _caller.reset(reset)
 
@@ -426,28 +407,16 @@ def http_app(
     json_response: bool = True,
     stateless: bool = False,
     threads: EngineThreads | None = None,
-    fast_tool_calls: bool = True,
 ) -> TokenGuard:
-    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`; its MCP
-    path serves ``tools/call`` through :class:`~lantide.mcp.tool_calls.ToolCallEntry`
-    (``fast_tool_calls``) and everything else through the SDK's session manager."""
-    from lantide.mcp.tool_calls import ToolCallEntry
-
-    pool = threads or EngineThreads()
-    server = build_server(engine, threads=pool)
+    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
+    server = build_server(engine, threads=threads)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=json_response,
         stateless_http=stateless,
         host="127.0.0.1",
     )
-    manager = server.session_manager
-    mcp = (
-        ToolCallEntry(server, manager, tool_runner(engine, None, pool))
-        if fast_tool_calls
-        else manager.handle_request
-    )
-    return TokenGuard(app, engine, mcp)
+    return TokenGuard(app, engine)
 
 
 class HttpServer:
@@ -459,10 +428,8 @@ class HttpServer:
         *,
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
-        fast_tool_calls: bool = True,
     ):
         self.host = check_loopback(host)  # before anything is bound
-        self.fast_tool_calls = fast_tool_calls
         self.port = port
         self.engine = engine
         self._server: uvicorn.Server | None = None
@@ -488,7 +455,7 @@ class HttpServer:
 
         self._threads = EngineThreads()
         config = uvicorn.Config(
-            http_app(self.engine, threads=self._threads, fast_tool_calls=self.fast_tool_calls),
+            http_app(self.engine, threads=self._threads),
             # httptools' C parser: 0.4-0.5 ms of CPU per request less than h11's (pure
             # Python); h11 only where a build left it out
             http="httptools" if importlib.util.find_spec("httptools") else "h11",
