@@ -184,8 +184,8 @@ def run_serve(args: argparse.Namespace) -> int:
         HttpServer,
         TokenRefused,
         check_loopback,
-        serve_stdio,
     )
+    from lantide.mcp.stdio import serve_stdio
     from lantide.workspace.lock import WorkspaceLockedError
 
     if args.http:

@@ -239,9 +239,9 @@ class McpEngine:
         arguments: dict[str, Any] | None,
         token: str | None = None,
     ) -> CallResult:
-        """Run one call. Raises :class:`~lantide.mcp.access.ModeRefused` (the server
-        answers it as a protocol error) after recording it; every other problem is a
-        result with ``error``."""
+        """Run one call. Raises :class:`~lantide.mcp.access.ModeRefused` and
+        :class:`UnknownTool` (the server answers both as protocol errors) after recording
+        them; every other problem is a result with ``error``."""
         started = time.perf_counter()
         args = dict(arguments or {})
         handle: WorkspaceHandle | None = None
@@ -259,7 +259,7 @@ class McpEngine:
             else:
                 handle = self.workspace_for(client)
                 outcome = self._run(handle, client, entry, args)
-        except access.ModeRefused as exc:
+        except (access.ModeRefused, UnknownTool) as exc:
             self._record(handle, client, tool, args, False, exc.to_dict(), [], started, token)
             raise
         except LantideError as exc:
@@ -316,7 +316,11 @@ class McpEngine:
         else:
             tool = default_registry().get(entry.registry) if entry.registry else None
             if tool is None:  # access.TOOLS names an agent tool or a custom one for each
-                raise UnknownTool(f"no tool {entry.name!r}", hint="Call tools/list.")
+                raise LantideError(
+                    f"the tool {entry.name!r} has no implementation",
+                    hint="This is a Lantide bug; please report it.",
+                    code="TOOL_MISSING",
+                )
             if "project" not in tool.parameters.get("properties", {}):
                 args = {k: v for k, v in args.items() if k != "project"}  # ctx carries it
             result = default_registry().call(tool.name, args, ctx)

@@ -20,7 +20,6 @@ import functools
 import importlib.util
 import ipaddress
 import json
-import os
 import queue
 import threading
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lantide.errors import LantideError
 from lantide.mcp.access import ModeRefused
 from lantide.mcp.clients import PairedClient
-from lantide.mcp.engine import CallResult, McpEngine
+from lantide.mcp.engine import CallResult, McpEngine, UnknownTool
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -178,6 +177,21 @@ def call_result(outcome: CallResult) -> types.CallToolResult:
     )
 
 
+def _one_page(params: types.PaginatedRequestParams | None) -> None:
+    """Every list is answered on one page, so no cursor was ever handed out: any cursor a
+    client sends is not one of ours (the specification: invalid params)."""
+    import mcp_types as types
+    from mcp import MCPError
+
+    cursor = params.cursor if params is not None else None
+    if cursor is not None:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Invalid cursor {cursor[:80]!r}: this server answers every list on one page",
+            {"cursor": cursor[:200], "hint": "Send the list request without a cursor."},
+        )
+
+
 def build_server(
     engine: McpEngine, caller: Caller | None = None, threads: EngineThreads | None = None
 ) -> Server[Any]:
@@ -197,6 +211,7 @@ def build_server(
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         client, _token = _who(caller)
+        _one_page(params)
         return types.ListToolsResult(
             tools=[
                 types.Tool(
@@ -214,6 +229,10 @@ def build_server(
             )
         except ModeRefused as exc:
             raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
+        except UnknownTool as exc:  # the specification's tools/call error handling
+            raise MCPError(
+                types.INVALID_PARAMS, f"Unknown tool: {params.name}", exc.to_dict()
+            ) from None
         return call_result(outcome)
 
     def _projects(client: PairedClient) -> list[tuple[str, str]]:
@@ -227,6 +246,7 @@ def build_server(
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         client, _token = _who(caller)
+        _one_page(params)
         resources = [
             types.Resource(
                 uri=PLAYBOOK_URI,
@@ -323,42 +343,6 @@ def current_caller() -> tuple[PairedClient, str]:
             hint="Send Authorization: Bearer TOKEN (lantide mcp pair).",
         )
     return found
-
-
-# -- stdio ------------------------------------------------------------------------------
-
-
-def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
-    """Serve one client on stdin/stdout until it closes. Its token comes from the
-    environment and is checked before serving and again on every call."""
-    import anyio
-    from mcp import stdio_server
-
-    given = token if token is not None else os.environ.get(TOKEN_ENV)
-    client, why = engine.store.verify(given)
-    if client is None or given is None:
-        raise TokenRefused(
-            f"{TOKEN_ENV}: {why}",
-            hint="Set it to the token shown by lantide mcp pair (Settings > Agent Integration).",
-        )
-
-    verified: str = given
-
-    def caller() -> tuple[PairedClient, str]:
-        current, reason = engine.store.verify(verified)
-        if current is None:
-            raise TokenRefused(
-                f"the client's token is no longer valid: {reason}", hint="Pair the client again."
-            )
-        return current, verified
-
-    server = build_server(engine, caller)
-
-    async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-
-    anyio.run(main)
 
 
 # -- Streamable HTTP --------------------------------------------------------------------
