@@ -131,12 +131,20 @@ def run_pair(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from lantide.mcp.clients import ClientStore
+    from lantide.mcp.clients import FIX_HINT, ClientStore
 
-    clients = [c.public() for c in ClientStore().clients()]
+    store = ClientStore()
+    clients = [c.public() for c in store.clients()]
+    problems = store.problems()
     if args.json:
-        print_json({"clients": clients})
-    elif not clients:
+        print_json({"clients": clients, "problems": [p.to_dict() for p in problems]})
+        return 0
+    for problem in problems:  # the other clients are listed (and keep working)
+        print(
+            f"lantide: warning: {problem.message}; this client cannot connect. Hint: {FIX_HINT}",
+            file=sys.stderr,
+        )
+    if not clients:
         print(
             "No paired clients. Pair one with: lantide mcp pair [WORKSPACE] --client "
             "claude-code --mode execute"
