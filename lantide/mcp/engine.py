@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lantide.agent.ledger import Ledger
 from lantide.agent.tools.context import ToolContext
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import Settings
 
+_V = TypeVar("_V")
 EXTERNAL_SUMMARY = "external"  # summary_status of a step an outside agent ran
 
 
@@ -277,7 +278,17 @@ class McpEngine:
             outcome.steps,
         )
         self.store.touch(client.id)
+        # recorded as it was (the analyst's files); the client sees workspace-relative paths
+        outcome.result = self._outward(handle, outcome.result)
         return outcome
+
+    def _outward(self, handle: WorkspaceHandle | None, value: _V) -> _V:
+        """``value`` as an outside agent may see it: paths relative to the workspace of
+        the call, other paths under the home folder as ``~/...``."""
+        from lantide.mcp.redact import relative_paths
+
+        roots = [handle.root] if handle is not None else []
+        return cast(_V, relative_paths(value, roots))
 
     def _run(
         self,
