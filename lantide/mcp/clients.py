@@ -26,6 +26,7 @@ from typing import Any
 
 from lantide.errors import CorruptFileError, LantideError
 from lantide.mcp.access import MODES, SCOPE_ALL, check_mode
+from lantide.mcp.redact import relative_paths
 from lantide.workspace.atomic import atomic_write_json
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
@@ -360,8 +361,10 @@ class ClientStore:
         digest = hash_token(token)
         try:
             entries = self._entries()
-        except LantideError as exc:
-            return None, f"the paired clients file cannot be read ({exc.message})"
+        except LantideError as exc:  # the reason goes to the client: no home folder in it
+            return None, relative_paths(
+                f"the paired clients file cannot be read ({exc.message})", []
+            )
         for entry in entries:
             if isinstance(entry, EntryProblem):
                 stored = entry.raw.get("token_hash") if isinstance(entry.raw, dict) else None
@@ -371,7 +374,9 @@ class ClientStore:
                     and stored.isascii()
                     and hmac.compare_digest(stored, digest)
                 ):
-                    return None, f"this client's entry cannot be read: {entry.message}"
+                    return None, relative_paths(
+                        f"this client's entry cannot be read: {entry.message}", []
+                    )
             elif hmac.compare_digest(entry.token_hash, digest):
                 if entry.revoked_at:
                     return None, "token revoked"

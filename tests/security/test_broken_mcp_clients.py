@@ -74,8 +74,9 @@ def _post(url: str, token: str):
 
 @pytest.mark.parametrize("field,value", WRONG, ids=[f"{f}={v!r}" for f, v in WRONG])
 def test_a_wrongly_typed_field_costs_only_its_own_client(
-    http_server, store, executing_workspace, run_cli, field, value
+    http_server, store, executing_workspace, run_cli, field, value, monkeypatch
 ):
+    monkeypatch.setenv("HOME", str(store.path.parent.parent))  # the config folder in home
     good = pair(store, executing_workspace, "observe", name="Good")
     bad = pair(store, executing_workspace, "observe", name="Bad")
     broken = _break(store, bad.client.id, field, value)
@@ -89,6 +90,7 @@ def test_a_wrongly_typed_field_costs_only_its_own_client(
     if field != "token_hash":  # without its hash no token leads to the entry
         reason = refused.json()["message"]
         assert field in reason and "mcp_clients.json" in reason
+        assert str(store.path) not in reason  # the file named from ~, not the home folder
 
     # the command line lists the good one and names the file, the field and what to do
     listed = run_cli("mcp", "list", timeout=60)
