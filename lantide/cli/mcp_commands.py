@@ -63,7 +63,11 @@ def register(subparsers: Subparsers) -> None:
         choices=["observe", "execute", "admin"],
         help="pair: the access mode (default observe)",
     )
-    p.add_argument("--expires", default="30d", help="pair: 30d, 12h or never (default 30d)")
+    p.add_argument(
+        "--expires",
+        default="30d",
+        help="pair: 30d, 12h or never (default 30d; from 1h to at most 365d)",
+    )
     p.add_argument("--json", action="store_true", help="pair/list/revoke: print JSON")
 
 

@@ -40,6 +40,8 @@ CLIENT_KINDS = {
     "cursor": "Cursor",
     "other": "Other",
 }
+MIN_EXPIRY_HOURS = 1  # a pairing's shortest life (0d or 0.0 is no "never")
+MAX_EXPIRY_DAYS = 365  # and its longest, short of "never" (README: Agent Integration)
 LAST_USED_EVERY = 60.0  # seconds between writes of a client's last use
 RACY_NS = 2_000_000_000  # a clients file younger than this is not cached
 _TOKEN_SHAPE = re.compile(r"^ltd_[A-Za-z0-9_-]{20,100}$")
@@ -307,6 +309,7 @@ class ClientStore:
     ) -> Pairing:
         kind = kind if kind in CLIENT_KINDS else "other"
         mode = check_mode(mode)
+        expires_days = check_expiry_days(expires_days)
         name = " ".join((name or CLIENT_KINDS[kind]).split())[:60]
         if scope != SCOPE_ALL:
             from lantide.workspace.model import Workspace
@@ -334,7 +337,9 @@ class ClientStore:
                 scope=scope,
                 mode=mode,
                 created_at=_stamp(now),
-                expires_at=_stamp(now + timedelta(days=expires_days)) if expires_days else None,
+                expires_at=(
+                    _stamp(now + timedelta(days=expires_days)) if expires_days is not None else None
+                ),
                 token_hash=hash_token(token),
             )
             self._write(clients + [client])
@@ -448,16 +453,41 @@ def forget_token(client_id: str) -> None:
 
 
 def parse_expiry(text: str | None) -> float | None:
-    """``30d``, ``12h``, ``90`` (days) or ``never`` as days (None: never)."""
+    """``30d``, ``12h``, ``90`` (days) or ``never`` as days (None: never). A duration must
+    lie between :data:`MIN_EXPIRY_HOURS` and :data:`MAX_EXPIRY_DAYS`: ``0d`` or ``0.0``
+    is not "never" (that is written ``never``), and a token does not live for ages."""
     value = (text or "30d").strip().lower()
-    if value in ("never", "none", "0"):
+    if value in ("never", "none"):
         return None
     match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([dh]?)", value)
     if not match:
         raise LantideError(
             f"cannot read the expiry {text!r}",
-            hint="Use a number of days (30d), hours (12h) or never.",
+            hint=f"Use a number of days (30d, at most {MAX_EXPIRY_DAYS}d), hours (12h) or never.",
             code="BAD_EXPIRY",
         )
     amount = float(match.group(1))
-    return amount / 24 if match.group(2) == "h" else amount
+    return check_expiry_days(amount / 24 if match.group(2) == "h" else amount, text)
+
+
+def check_expiry_days(days: float | None, given: object = None) -> float | None:
+    """``days`` when a token may live that long (None: never), else a clear refusal."""
+    if days is None:
+        return None
+    shown = str(given)[:40] if given is not None else f"{days:g} days"
+    if not days * 24 >= MIN_EXPIRY_HOURS:  # also NaN
+        raise LantideError(
+            f"the expiry {shown!r} is too short: a token must live at least "
+            f"{MIN_EXPIRY_HOURS} hour",
+            hint=f"Give a duration from {MIN_EXPIRY_HOURS}h to {MAX_EXPIRY_DAYS}d, "
+            "or never for a token without expiry.",
+            code="BAD_EXPIRY",
+        )
+    if days > MAX_EXPIRY_DAYS:  # also infinity (digits past a float's range)
+        raise LantideError(
+            f"the expiry {shown!r} is too long: a token lives at most {MAX_EXPIRY_DAYS} days",
+            hint=f"Give a duration up to {MAX_EXPIRY_DAYS}d and pair the client again when "
+            "it expires, or never for a token without expiry.",
+            code="BAD_EXPIRY",
+        )
+    return days
