@@ -3,12 +3,12 @@
 The ``mcp`` suite subtracts an engine of 15-20 ms of CPU measured in another process, so
 its protocol figure carries ±2-3 ms of noise. Here the server is Lantide's real HTTP server
 (:class:`lantide.mcp.server.HttpServer`: uvicorn, the token check on every request, the
-SDK's Streamable HTTP handler, or for ``tools/call`` Lantide's lean entry running the SDK's
-checks (:mod:`lantide.mcp.tool_calls`), the thread hop) over an :class:`McpEngine` whose tool run
-(``McpEngine._run``) is replaced, for ``run_query`` only, by a stub that answers a one-row
-result at once: the server process's CPU per call is then the protocol's and the per-call
-work around the tool (mode check, the activity line, ``last used``) alone. Clients: the official SDK
-client (the target row of the ``mcp`` suite) and the thin client of ``bench_mcp``.
+SDK's Streamable HTTP handler for every method, ``tools/call`` included, the thread hop)
+over an :class:`McpEngine` whose tool run (``McpEngine._run``) is replaced, for
+``run_query`` only, by a stub that answers a one-row result at once: the server process's
+CPU per call is then the protocol's and the per-call work around the tool (mode check, the
+activity line, ``last used``) alone. Clients: the official SDK client and the thin client
+of ``bench_mcp``.
 Nothing here is the product's path for a query; it isolates what the protocol costs.
 """
 

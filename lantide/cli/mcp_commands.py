@@ -63,7 +63,11 @@ def register(subparsers: Subparsers) -> None:
         choices=["observe", "execute", "admin"],
         help="pair: the access mode (default observe)",
     )
-    p.add_argument("--expires", default="30d", help="pair: 30d, 12h or never (default 30d)")
+    p.add_argument(
+        "--expires",
+        default="30d",
+        help="pair: 30d, 12h or never (default 30d; from 1h to at most 365d)",
+    )
     p.add_argument("--json", action="store_true", help="pair/list/revoke: print JSON")
 
 
@@ -131,12 +135,20 @@ def run_pair(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from lantide.mcp.clients import ClientStore
+    from lantide.mcp.clients import FIX_HINT, ClientStore
 
-    clients = [c.public() for c in ClientStore().clients()]
+    store = ClientStore()
+    clients = [c.public() for c in store.clients()]
+    problems = store.problems()
     if args.json:
-        print_json({"clients": clients})
-    elif not clients:
+        print_json({"clients": clients, "problems": [p.to_dict() for p in problems]})
+        return 0
+    for problem in problems:  # the other clients are listed (and keep working)
+        print(
+            f"lantide: warning: {problem.message}; this client cannot connect. Hint: {FIX_HINT}",
+            file=sys.stderr,
+        )
+    if not clients:
         print(
             "No paired clients. Pair one with: lantide mcp pair [WORKSPACE] --client "
             "claude-code --mode execute"
@@ -184,8 +196,8 @@ def run_serve(args: argparse.Namespace) -> int:
         HttpServer,
         TokenRefused,
         check_loopback,
-        serve_stdio,
     )
+    from lantide.mcp.stdio import serve_stdio
     from lantide.workspace.lock import WorkspaceLockedError
 
     if args.http:

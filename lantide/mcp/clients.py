@@ -26,6 +26,7 @@ from typing import Any
 
 from lantide.errors import CorruptFileError, LantideError
 from lantide.mcp.access import MODES, SCOPE_ALL, check_mode
+from lantide.mcp.redact import relative_paths
 from lantide.workspace.atomic import atomic_write_json
 from lantide.workspace.filelock import file_lock
 from lantide.workspace.jsonfile import read_json_object
@@ -39,6 +40,8 @@ CLIENT_KINDS = {
     "cursor": "Cursor",
     "other": "Other",
 }
+MIN_EXPIRY_HOURS = 1  # a pairing's shortest life (0d or 0.0 is no "never")
+MAX_EXPIRY_DAYS = 365  # and its longest, short of "never" (README: Agent Integration)
 LAST_USED_EVERY = 60.0  # seconds between writes of a client's last use
 RACY_NS = 2_000_000_000  # a clients file younger than this is not cached
 _TOKEN_SHAPE = re.compile(r"^ltd_[A-Za-z0-9_-]{20,100}$")
@@ -130,20 +133,93 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:30] or "client"
 
 
-def _from_dict(raw: dict[str, Any], path: Path) -> PairedClient:
+REQUIRED_TEXT = ("id", "name", "kind", "scope", "mode", "created_at", "token_hash")
+OPTIONAL_STAMPS = ("expires_at", "revoked_at", "last_used_at")
+FIX_HINT = "Fix that field in a text editor, or remove the entry and pair the client again."
+
+
+@dataclass(frozen=True)
+class EntryProblem:
+    """A client entry of the file that cannot be read: its position, what the file says
+    it is (``id`` when it has a readable one), the field at fault and why. The entry is
+    kept in the file as it is; every other client keeps working."""
+
+    path: Path
+    index: int
+    client_id: str | None
+    field: str
+    problem: str
+    raw: Any
+
+    @property
+    def message(self) -> str:
+        who = f"client {self.client_id!r}" if self.client_id else f"client entry {self.index + 1}"
+        return f"{self.path}: {who}: {self.field!r} {self.problem}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": str(self.path),
+            "entry": self.index + 1,
+            "client": self.client_id,
+            "field": self.field,
+            "message": self.message,
+            "hint": FIX_HINT,
+        }
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+    }.get(type(value), "an object")
+
+
+def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
+    """(field, why) of the first field of a client entry that cannot be used, else None."""
+    for name in REQUIRED_TEXT:
+        if name not in raw:
+            return name, "is missing"
+        if not isinstance(raw[name], str) or not raw[name].strip():
+            return name, f"is {_kind_of(raw[name])} {json_preview(raw[name])}, not a non-empty text"
+    if raw["mode"] not in MODES:
+        return "mode", f"is {raw['mode']!r}, not one of {', '.join(MODES)}"
+    if not re.fullmatch(r"[0-9a-f]{64}", raw["token_hash"]):
+        return "token_hash", "is not a SHA-256 hash (64 hexadecimal digits)"
+    for name in OPTIONAL_STAMPS:
+        value = raw.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            return name, f"is {_kind_of(value)} {json_preview(value)}, not a time or null"
+        try:
+            _parse_time(value)
+        except ValueError:
+            return name, f"is {value[:40]!r}, not a time like 2026-12-31T23:59:00Z"
+    return None
+
+
+def json_preview(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _from_dict(raw: Any, path: Path, index: int) -> PairedClient | EntryProblem:
+    if not isinstance(raw, dict):
+        return EntryProblem(path, index, None, "(entry)", f"is {_kind_of(raw)}, not an object", raw)
+    found = _field_problem(raw)
+    if found is not None:
+        client_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+        return EntryProblem(path, index, client_id, found[0], found[1], raw)
     known = {f for f in PairedClient.__dataclass_fields__ if f != "extra"}
-    try:
-        fields = {k: raw[k] for k in known if k in raw}
-        client = PairedClient(**fields, extra={k: v for k, v in raw.items() if k not in known})
-        if client.mode not in MODES or not isinstance(client.token_hash, str):
-            raise ValueError
-        return client
-    except (TypeError, ValueError, KeyError):
-        raise CorruptFileError(
-            path,
-            f"a paired client entry cannot be read: {raw!r:.120}",
-            hint="Fix or remove that entry, then pair the client again.",
-        ) from None
+    fields = {k: raw[k] for k in known if k in raw}
+    return PairedClient(**fields, extra={k: v for k, v in raw.items() if k not in known})
 
 
 class ClientStore:
@@ -153,16 +229,20 @@ class ClientStore:
         self.path = Path(path) if path else clients_path()
         self._last_written: dict[str, float] = {}
         self._mutex = threading.Lock()
-        self._cache: tuple[tuple[int, int, int], list[PairedClient]] | None = None
+        self._cache: tuple[tuple[int, int, int], list[PairedClient | EntryProblem]] | None = None
 
     def _read(self) -> list[PairedClient]:
         """The clients on disk, as copies the caller may change."""
         return [_copy(c) for c in self._current()]
 
     def _current(self) -> list[PairedClient]:
-        """The clients on disk, shared with the cache (never change them); parsed again
-        only when the file changed (every request of every client checks its token
-        here, so this is a stat and no copy)."""
+        """The readable clients on disk, shared with the cache (never change them)."""
+        return [e for e in self._entries() if isinstance(e, PairedClient)]
+
+    def _entries(self) -> list[PairedClient | EntryProblem]:
+        """Every entry of the file, readable or not, parsed again only when the file
+        changed (every request of every client checks its token here, so this is a stat
+        and no copy)."""
         try:
             st = self.path.stat()
         except FileNotFoundError:
@@ -171,24 +251,36 @@ class ClientStore:
         cached = self._cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        clients = self._parse()
+        entries = self._parse()
         # a file changed within the clock's granularity could change again unseen
         # (same size, same mtime): such a file is parsed on every read ("racy" files)
         if time.time_ns() - st.st_mtime_ns > RACY_NS:
-            self._cache = (key, clients)
-        return clients
+            self._cache = (key, entries)
+        return entries
 
-    def _parse(self) -> list[PairedClient]:
+    def _parse(self) -> list[PairedClient | EntryProblem]:
         data = read_json_object(self.path, "paired MCP clients")
-        entries = data.get("clients")
+        entries = data.get("clients", [])
         if not isinstance(entries, list):
             raise CorruptFileError(
-                self.path, "'clients' is not a list", hint="Fix the file by hand or move it away."
+                self.path,
+                f"'clients' is {_kind_of(entries)}, not a list of clients",
+                hint="Fix the file in a text editor, or move it aside and pair the clients "
+                "again (lantide mcp pair).",
             )
-        return [_from_dict(e if isinstance(e, dict) else {}, self.path) for e in entries]
+        return [_from_dict(entry, self.path, n) for n, entry in enumerate(entries)]
+
+    def problems(self) -> list[EntryProblem]:
+        """The entries of the file that cannot be read (kept in the file as they are)."""
+        return [e for e in self._entries() if isinstance(e, EntryProblem)]
 
     def _write(self, clients: list[PairedClient]) -> None:
-        atomic_write_json(self.path, {"version": 1, "clients": [c.to_dict() for c in clients]})
+        """Write ``clients`` (the readable ones, in their order, plus any new one at the
+        end); an unreadable entry stays in the file as it was, at its place."""
+        out: list[Any] = [c.to_dict() for c in clients]
+        for problem in self.problems():
+            out.insert(min(problem.index, len(out)), problem.raw)
+        atomic_write_json(self.path, {"version": 1, "clients": out})
 
     def clients(self) -> list[PairedClient]:
         return self._read()
@@ -197,6 +289,9 @@ class ClientStore:
         for client in self._read():
             if client.id == client_id:
                 return client
+        for problem in self.problems():
+            if problem.client_id == client_id:
+                raise CorruptFileError(self.path, problem.message, hint=FIX_HINT)
         known = ", ".join(c.id for c in self._read()) or "none yet"
         raise ClientNotFoundError(
             f"no paired MCP client {client_id!r}",
@@ -214,6 +309,7 @@ class ClientStore:
     ) -> Pairing:
         kind = kind if kind in CLIENT_KINDS else "other"
         mode = check_mode(mode)
+        expires_days = check_expiry_days(expires_days)
         name = " ".join((name or CLIENT_KINDS[kind]).split())[:60]
         if scope != SCOPE_ALL:
             from lantide.workspace.model import Workspace
@@ -241,7 +337,9 @@ class ClientStore:
                 scope=scope,
                 mode=mode,
                 created_at=_stamp(now),
-                expires_at=_stamp(now + timedelta(days=expires_days)) if expires_days else None,
+                expires_at=(
+                    _stamp(now + timedelta(days=expires_days)) if expires_days is not None else None
+                ),
                 token_hash=hash_token(token),
             )
             self._write(clients + [client])
@@ -267,16 +365,29 @@ class ClientStore:
             return None, "not a Lantide token"
         digest = hash_token(token)
         try:
-            clients = self._current()
-        except LantideError:
-            return None, "the paired clients file cannot be read"
-        for client in clients:
-            if hmac.compare_digest(client.token_hash, digest):
-                if client.revoked_at:
+            entries = self._entries()
+        except LantideError as exc:  # the reason goes to the client: no home folder in it
+            return None, relative_paths(
+                f"the paired clients file cannot be read ({exc.message})", []
+            )
+        for entry in entries:
+            if isinstance(entry, EntryProblem):
+                stored = entry.raw.get("token_hash") if isinstance(entry.raw, dict) else None
+                # compare_digest refuses text that is not ASCII: such a hash matches nothing
+                if (
+                    isinstance(stored, str)
+                    and stored.isascii()
+                    and hmac.compare_digest(stored, digest)
+                ):
+                    return None, relative_paths(
+                        f"this client's entry cannot be read: {entry.message}", []
+                    )
+            elif hmac.compare_digest(entry.token_hash, digest):
+                if entry.revoked_at:
                     return None, "token revoked"
-                if client.expired():
+                if entry.expired():
                     return None, "token expired"
-                return _copy(client), "ok"
+                return _copy(entry), "ok"
         return None, "unknown token"
 
     def touch(self, client_id: str) -> None:
@@ -342,16 +453,41 @@ def forget_token(client_id: str) -> None:
 
 
 def parse_expiry(text: str | None) -> float | None:
-    """``30d``, ``12h``, ``90`` (days) or ``never`` as days (None: never)."""
+    """``30d``, ``12h``, ``90`` (days) or ``never`` as days (None: never). A duration must
+    lie between :data:`MIN_EXPIRY_HOURS` and :data:`MAX_EXPIRY_DAYS`: ``0d`` or ``0.0``
+    is not "never" (that is written ``never``), and a token does not live for ages."""
     value = (text or "30d").strip().lower()
-    if value in ("never", "none", "0"):
+    if value in ("never", "none"):
         return None
     match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([dh]?)", value)
     if not match:
         raise LantideError(
             f"cannot read the expiry {text!r}",
-            hint="Use a number of days (30d), hours (12h) or never.",
+            hint=f"Use a number of days (30d, at most {MAX_EXPIRY_DAYS}d), hours (12h) or never.",
             code="BAD_EXPIRY",
         )
     amount = float(match.group(1))
-    return amount / 24 if match.group(2) == "h" else amount
+    return check_expiry_days(amount / 24 if match.group(2) == "h" else amount, text)
+
+
+def check_expiry_days(days: float | None, given: object = None) -> float | None:
+    """``days`` when a token may live that long (None: never), else a clear refusal."""
+    if days is None:
+        return None
+    shown = str(given)[:40] if given is not None else f"{days:g} days"
+    if not days * 24 >= MIN_EXPIRY_HOURS:  # also NaN
+        raise LantideError(
+            f"the expiry {shown!r} is too short: a token must live at least "
+            f"{MIN_EXPIRY_HOURS} hour",
+            hint=f"Give a duration from {MIN_EXPIRY_HOURS}h to {MAX_EXPIRY_DAYS}d, "
+            "or never for a token without expiry.",
+            code="BAD_EXPIRY",
+        )
+    if days > MAX_EXPIRY_DAYS:  # also infinity (digits past a float's range)
+        raise LantideError(
+            f"the expiry {shown!r} is too long: a token lives at most {MAX_EXPIRY_DAYS} days",
+            hint=f"Give a duration up to {MAX_EXPIRY_DAYS}d and pair the client again when "
+            "it expires, or never for a token without expiry.",
+            code="BAD_EXPIRY",
+        )
+    return days

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lantide.agent.ledger import Ledger
 from lantide.agent.tools.context import ToolContext
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import Settings
 
+_V = TypeVar("_V")
 EXTERNAL_SUMMARY = "external"  # summary_status of a step an outside agent ran
 
 
@@ -239,9 +240,9 @@ class McpEngine:
         arguments: dict[str, Any] | None,
         token: str | None = None,
     ) -> CallResult:
-        """Run one call. Raises :class:`~lantide.mcp.access.ModeRefused` (the server
-        answers it as a protocol error) after recording it; every other problem is a
-        result with ``error``."""
+        """Run one call. Raises :class:`~lantide.mcp.access.ModeRefused` and
+        :class:`UnknownTool` (the server answers both as protocol errors) after recording
+        them; every other problem is a result with ``error``."""
         started = time.perf_counter()
         args = dict(arguments or {})
         handle: WorkspaceHandle | None = None
@@ -259,7 +260,7 @@ class McpEngine:
             else:
                 handle = self.workspace_for(client)
                 outcome = self._run(handle, client, entry, args)
-        except access.ModeRefused as exc:
+        except (access.ModeRefused, UnknownTool) as exc:
             self._record(handle, client, tool, args, False, exc.to_dict(), [], started, token)
             raise
         except LantideError as exc:
@@ -277,7 +278,17 @@ class McpEngine:
             outcome.steps,
         )
         self.store.touch(client.id)
+        # recorded as it was (the analyst's files); the client sees workspace-relative paths
+        outcome.result = self._outward(handle, outcome.result)
         return outcome
+
+    def _outward(self, handle: WorkspaceHandle | None, value: _V) -> _V:
+        """``value`` as an outside agent may see it: paths relative to the workspace of
+        the call, other paths under the home folder as ``~/...``."""
+        from lantide.mcp.redact import relative_paths
+
+        roots = [handle.root] if handle is not None else []
+        return cast(_V, relative_paths(value, roots))
 
     def _run(
         self,
@@ -316,7 +327,11 @@ class McpEngine:
         else:
             tool = default_registry().get(entry.registry) if entry.registry else None
             if tool is None:  # access.TOOLS names an agent tool or a custom one for each
-                raise UnknownTool(f"no tool {entry.name!r}", hint="Call tools/list.")
+                raise LantideError(
+                    f"the tool {entry.name!r} has no implementation",
+                    hint="This is a Lantide bug; please report it.",
+                    code="TOOL_MISSING",
+                )
             if "project" not in tool.parameters.get("properties", {}):
                 args = {k: v for k, v in args.items() if k != "project"}  # ctx carries it
             result = default_registry().call(tool.name, args, ctx)

@@ -20,22 +20,20 @@ import functools
 import importlib.util
 import ipaddress
 import json
-import os
 import queue
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lantide.errors import LantideError
 from lantide.mcp.access import ModeRefused
 from lantide.mcp.clients import PairedClient
-from lantide.mcp.engine import McpEngine
+from lantide.mcp.engine import CallResult, McpEngine, UnknownTool
 
 if TYPE_CHECKING:
     import mcp_types as types
     import uvicorn
-    from mcp.server.context import ServerRequestContext
-    from mcp.server.lowlevel import Server
+    from mcp.server import Server, ServerRequestContext
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     Ctx = ServerRequestContext[Any]
@@ -157,7 +155,7 @@ Caller = Callable[[], tuple[PairedClient, str]]
 
 
 def _who(caller: Caller | None) -> tuple[PairedClient, str]:
-    from mcp.shared.exceptions import MCPError
+    from mcp import MCPError
 
     try:
         return (caller or current_caller)()
@@ -165,31 +163,33 @@ def _who(caller: Caller | None) -> tuple[PairedClient, str]:
         raise MCPError(UNAUTHORIZED_CODE, exc.message, exc.to_dict()) from None
 
 
-def tool_runner(
-    engine: McpEngine, caller: Caller | None, pool: EngineThreads
-) -> Callable[[types.CallToolRequestParams], Awaitable[dict[str, Any]]]:
-    """The ``tools/call`` handler: the params the SDK validated in, the result's wire form
-    out (the SDK's sieve shapes a dict exactly as it does a ``CallToolResult``'s dump,
-    without the model being built and dumped first)."""
-    from mcp.shared.exceptions import MCPError
+def call_result(outcome: CallResult) -> types.CallToolResult:
+    """A tool's outcome as the SDK's result: its JSON as text and as structured content
+    (one JSON round trip, so both hold the same plain values), ``isError`` for a tool's
+    own failure."""
+    import mcp_types as types
 
-    async def run_tool(params: types.CallToolRequestParams) -> dict[str, Any]:
-        client, token = _who(caller)
-        try:
-            outcome = await pool.run(
-                engine.call, client, params.name, dict(params.arguments or {}), token
-            )
-        except ModeRefused as exc:
-            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
-        text = json.dumps(outcome.result, ensure_ascii=False, default=str)
-        return {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": json.loads(text),
-            "isError": not outcome.ok,
-            "resultType": "complete",
-        }
+    text = json.dumps(outcome.result, ensure_ascii=False, default=str)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=json.loads(text),
+        is_error=not outcome.ok,
+    )
 
-    return run_tool
+
+def _one_page(params: types.PaginatedRequestParams | None) -> None:
+    """Every list is answered on one page, so no cursor was ever handed out: any cursor a
+    client sends is not one of ours (the specification: invalid params)."""
+    import mcp_types as types
+    from mcp import MCPError
+
+    cursor = params.cursor if params is not None else None
+    if cursor is not None:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"Invalid cursor {cursor[:80]!r}: this server answers every list on one page",
+            {"cursor": cursor[:200], "hint": "Send the list request without a cursor."},
+        )
 
 
 def build_server(
@@ -199,8 +199,8 @@ def build_server(
     of the call being handled, or raises :class:`TokenRefused`. Engine calls run on
     ``threads`` (its own pool when None)."""
     import mcp_types as types
-    from mcp.server.lowlevel import Server
-    from mcp.shared.exceptions import MCPError
+    from mcp import MCPError
+    from mcp.server import Server
 
     from lantide import __version__
     from lantide.mcp.extra_tools import PLAYBOOK_URI, playbook_text
@@ -211,6 +211,7 @@ def build_server(
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         client, _token = _who(caller)
+        _one_page(params)
         return types.ListToolsResult(
             tools=[
                 types.Tool(
@@ -220,10 +221,19 @@ def build_server(
             ]
         )
 
-    run_tool = tool_runner(engine, caller, pool)
-
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await run_tool(params)  # type: ignore[return-value]
+        client, token = _who(caller)
+        try:
+            outcome = await pool.run(
+                engine.call, client, params.name, dict(params.arguments or {}), token
+            )
+        except ModeRefused as exc:
+            raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
+        except UnknownTool as exc:  # the specification's tools/call error handling
+            raise MCPError(
+                types.INVALID_PARAMS, f"Unknown tool: {params.name}", exc.to_dict()
+            ) from None
+        return call_result(outcome)
 
     def _projects(client: PairedClient) -> list[tuple[str, str]]:
         try:
@@ -236,6 +246,7 @@ def build_server(
         ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         client, _token = _who(caller)
+        _one_page(params)
         resources = [
             types.Resource(
                 uri=PLAYBOOK_URI,
@@ -301,10 +312,6 @@ def build_server(
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
-    # The SDK's only default middleware is an OpenTelemetry span per message, a no-op
-    # without an exporter (Lantide installs none) that still cost ~5% of a call's CPU.
-    # The SDK documents dropping it from this list as the way to opt out.
-    server.middleware = []
     return server
 
 
@@ -338,42 +345,6 @@ def current_caller() -> tuple[PairedClient, str]:
     return found
 
 
-# -- stdio ------------------------------------------------------------------------------
-
-
-def serve_stdio(engine: McpEngine, token: str | None = None) -> None:
-    """Serve one client on stdin/stdout until it closes. Its token comes from the
-    environment and is checked before serving and again on every call."""
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    given = token if token is not None else os.environ.get(TOKEN_ENV)
-    client, why = engine.store.verify(given)
-    if client is None or given is None:
-        raise TokenRefused(
-            f"{TOKEN_ENV}: {why}",
-            hint="Set it to the token shown by lantide mcp pair (Settings > Agent Integration).",
-        )
-
-    verified: str = given
-
-    def caller() -> tuple[PairedClient, str]:
-        current, reason = engine.store.verify(verified)
-        if current is None:
-            raise TokenRefused(
-                f"the client's token is no longer valid: {reason}", hint="Pair the client again."
-            )
-        return current, verified
-
-    server = build_server(engine, caller)
-
-    async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-
-    anyio.run(main)
-
-
 # -- Streamable HTTP --------------------------------------------------------------------
 
 
@@ -381,12 +352,9 @@ class TokenGuard:
     """ASGI middleware: a request without a valid, unexpired, unrevoked token gets 401 and
     reaches nothing; a valid one runs with its client set for the handlers."""
 
-    def __init__(self, app: ASGIApp, engine: McpEngine, mcp: ASGIApp | None = None):
+    def __init__(self, app: ASGIApp, engine: McpEngine):
         self.app = app
         self.engine = engine
-        # the MCP endpoint itself, reached without the Starlette app's router and
-        # exception middlewares (every other path, and the lifespan, still go through it)
-        self.mcp = mcp
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -412,10 +380,7 @@ class TokenGuard:
             return
         reset = _caller.set((client, token))
         try:
-            if self.mcp is not None and scope["path"] == MCP_PATH:
-                await self.mcp(scope, receive, send)
-            else:
-                await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
         finally:
             _caller.reset(reset)
 
@@ -426,28 +391,16 @@ def http_app(
     json_response: bool = True,
     stateless: bool = False,
     threads: EngineThreads | None = None,
-    fast_tool_calls: bool = True,
 ) -> TokenGuard:
-    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`; its MCP
-    path serves ``tools/call`` through :class:`~lantide.mcp.tool_calls.ToolCallEntry`
-    (``fast_tool_calls``) and everything else through the SDK's session manager."""
-    from lantide.mcp.tool_calls import ToolCallEntry
-
-    pool = threads or EngineThreads()
-    server = build_server(engine, threads=pool)
+    """The ASGI app: the SDK's Streamable HTTP app behind :class:`TokenGuard`."""
+    server = build_server(engine, threads=threads)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=json_response,
         stateless_http=stateless,
         host="127.0.0.1",
     )
-    manager = server.session_manager
-    mcp = (
-        ToolCallEntry(server, manager, tool_runner(engine, None, pool))
-        if fast_tool_calls
-        else manager.handle_request
-    )
-    return TokenGuard(app, engine, mcp)
+    return TokenGuard(app, engine)
 
 
 class HttpServer:
@@ -459,10 +412,8 @@ class HttpServer:
         *,
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
-        fast_tool_calls: bool = True,
     ):
         self.host = check_loopback(host)  # before anything is bound
-        self.fast_tool_calls = fast_tool_calls
         self.port = port
         self.engine = engine
         self._server: uvicorn.Server | None = None
@@ -488,7 +439,7 @@ class HttpServer:
 
         self._threads = EngineThreads()
         config = uvicorn.Config(
-            http_app(self.engine, threads=self._threads, fast_tool_calls=self.fast_tool_calls),
+            http_app(self.engine, threads=self._threads),
             # httptools' C parser: 0.4-0.5 ms of CPU per request less than h11's (pure
             # Python); h11 only where a build left it out
             http="httptools" if importlib.util.find_spec("httptools") else "h11",
