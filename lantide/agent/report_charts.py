@@ -9,6 +9,10 @@ file with :mod:`lantide.charts` (checked, filled from DuckDB, drawn as SVG offli
 :meth:`ReportCharts.head` gives the vega scripts to inline once, when a chart was drawn.
 A chart file that is bad (not Vega-Lite, a missing table) stops the publish with the
 chart module's error, naming the file and line; nothing is written.
+
+A chart drawn from a step with an unresolved error-severity check carries the same mark
+as a number cited to it (:func:`chart_steps` finds its steps; ``step_marks`` is given by
+:func:`lantide.agent.report_html.report_source`, which knows the ledger).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from lantide.charts import (
     chart_embed_html,
     chart_file,
     chart_scripts,
+    read_chart,
     render_chart,
     validate_chart_name,
 )
@@ -51,12 +56,34 @@ def with_zoom(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "params": [{"name": "zoom", "select": "interval", "bind": "scales"}]}
 
 
+def chart_steps(spec: dict[str, Any], references: Any, query: Any) -> list[str]:
+    """The ledger steps a chart's rows come from: its ``{"step": ID}`` references, the
+    steps that made the cached tables it reads, and the step its ``usermeta`` names."""
+    out: list[str] = []
+    for ref in references:
+        if ref.kind == "step":
+            out.append(ref.name)
+        else:
+            try:
+                cached = query.catalog.cached(ref.name)
+            except (AttributeError, LookupError, ValueError):
+                cached = None
+            if cached is not None and getattr(cached, "step_id", None):
+                out.append(str(cached.step_id))
+    meta = (spec.get("usermeta") or {}).get("lantide") if isinstance(spec, dict) else None
+    if isinstance(meta, dict) and isinstance(meta.get("step_id"), str):
+        out.append(meta["step_id"])
+    return list(dict.fromkeys(out))
+
+
 class ReportCharts:
     def __init__(self, project: Project, query: Callable[[], QueryService]):
         self.project = project
         self._query_factory = query
         self._query: QueryService | None = None
         self.drawn: list[str] = []
+        # step ids -> the HTML mark of their unresolved (or waived) checks, or ""
+        self.step_marks: Callable[[list[str]], str] | None = None
 
     def query(self) -> QueryService:
         if self._query is None:
@@ -84,9 +111,13 @@ class ReportCharts:
             element = f"{element}-{n + 1}"
         spec = with_zoom(loaded.spec)
         notes = "".join(f" {html.escape(note)}" for note in loaded.notes)
+        mark = ""
+        if self.step_marks is not None:
+            chart = read_chart(path, source=shown)
+            mark = self.step_marks(chart_steps(chart.spec, chart.references, self.query()))
         return (
             f'<figure class="lt-chart">{chart_embed_html(spec, element, svg=svg)}'
-            f"<figcaption>{html.escape(title)}{notes}</figcaption></figure>"
+            f"<figcaption>{html.escape(title)}{notes}{mark}</figcaption></figure>"
         )
 
     def head(self) -> str:
