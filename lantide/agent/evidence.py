@@ -13,6 +13,12 @@ Source Run, which reads no preview, the first rows of the tab's cached table), s
 ``lantide report check`` can tell whether a Report number is in the step's result without
 running anything again. The row count counts as a value of the result too (when the
 result has more than one row: an aggregate's one row is no finding).
+
+Since issue 26 a step also keeps ``result_cells``: ``{"columns": [names], "rows": [[number
+or null, ...], ...]}``, the numbers of its preview rows cell by cell (null: a cell that is
+no number), at most :data:`MAX_RESULT_CELLS` cells (``result_cells_cut`` when rows were
+left out), so a Report number is matched to a cell (row, column) and never to the row
+count by chance. ``result_values`` stays for older readers.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ FORMAL, EXPLORATORY = "formal", "exploratory"
 EVIDENCE_KINDS = (FORMAL, EXPLORATORY)
 FORMAL_TOOLS = frozenset({"run_query", "run_sql_tab", "source_run_sql_tab"})
 MAX_RESULT_VALUES = 1_000
+MAX_RESULT_CELLS = 2_000  # about 200 rows of 10 columns; a ledger line stays small
 
 
 def evidence_kind(project_status: str | None, purpose: Any, tool: str) -> str:
@@ -87,6 +94,44 @@ def result_values(result: dict[str, Any]) -> tuple[list[float], bool]:
     return list(seen), cut
 
 
+def _column_names(result: dict[str, Any], width: int) -> list[str]:
+    names = []
+    for column in result.get("columns") or []:
+        name = column.get("name") if isinstance(column, dict) else column
+        names.append(str(name))
+    preview = result.get("preview")
+    first = _rows(preview)[:1]
+    if first and isinstance(first[0], dict) and len(names) != len(first[0]):
+        names = [str(k) for k in first[0]]
+    names += [f"column {i + 1}" for i in range(len(names), width)]
+    return names[:width] if width else names
+
+
+def result_cells(result: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The numbers of the preview rows cell by cell (``None``: not a number), the column
+    names, and whether rows were left out (over :data:`MAX_RESULT_CELLS` cells)."""
+    rows: list[list[float | int | None]] = []
+    cut = False
+    count = 0
+    width = 0
+    for row in _rows(result.get("preview")):
+        cells = list(row.values()) if isinstance(row, dict) else row
+        cells = cells if isinstance(cells, list) else []
+        if count + len(cells) > MAX_RESULT_CELLS:
+            cut = True
+            break
+        count += len(cells)
+        width = max(width, len(cells))
+        rows.append([_stored(as_number(c)) for c in cells])
+    return {"columns": _column_names(result, width), "rows": rows}, cut
+
+
+def _stored(value: float | None) -> float | int | None:
+    if value is None:
+        return None
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
 def evidence_fields(
     tool: str, result: dict[str, Any], purpose: Any, project_status: str | None
 ) -> dict[str, Any]:
@@ -98,4 +143,8 @@ def evidence_fields(
     }
     if cut:
         out["result_values_cut"] = True
+    cells, cells_cut = result_cells(result)
+    out["result_cells"] = cells
+    if cells_cut:
+        out["result_cells_cut"] = True
     return out

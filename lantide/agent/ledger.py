@@ -154,9 +154,14 @@ def _step_number(step_id: Any) -> int:
     return int(match.group(1)) if match else 0
 
 
+WAIVER_KIND = "waiver"  # an analyst's waiver of a step's check (lantide.agent.check_gate)
+
+
 def _not_a_step(record: dict[str, Any]) -> bool:
-    # another kind of ledger entry (a reflection, an unattributed summary line)
-    return "step_id" not in record and isinstance(record.get("tool"), str)
+    # another kind of ledger entry (a reflection, an unattributed summary line, a waiver)
+    return record.get("kind") == WAIVER_KIND or (
+        "step_id" not in record and isinstance(record.get("tool"), str)
+    )
 
 
 @dataclass
@@ -240,12 +245,17 @@ class Ledger:
         self.conversation_id = conversation_id
         self.path = layout.log_path(ledger_dir, conversation_id)
         self.problems: list[LogProblem] = []  # lines skipped by the last read
+        self.waivers: list[dict[str, Any]] = []  # waiver lines met by the last read
 
     def _read(self) -> tuple[list[dict[str, Any]], int]:
         """The usable steps, and the highest step number on any line (usable or not)."""
         read = read_log(self.path)
         steps, highest = [], 0
+        waivers = []
         for line, record in read.entries:
+            if record.get("kind") == WAIVER_KIND:
+                waivers.append(record)
+                continue
             highest = max(highest, _step_number(record.get("step_id")))
             if _not_a_step(record):
                 continue
@@ -259,6 +269,7 @@ class Ledger:
                 step["warnings"] = []
             steps.append(step)
         self.problems = sorted(read.problems, key=lambda p: p.line)
+        self.waivers = waivers
         return steps, highest
 
     def steps(self) -> list[dict[str, Any]]:

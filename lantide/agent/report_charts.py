@@ -11,6 +11,10 @@ A chart that cannot be shown (a bad reference, a file that is not Vega-Lite, a m
 table, a drawing that fails) does not stop the publish: its place shows the chart module's
 error, naming the file (and line), and :attr:`ReportCharts.failed` lists it for the
 caller (issue 28, item 9).
+
+A chart drawn from a step with an unresolved error-severity check carries the same mark
+as a number cited to it (:func:`chart_steps` finds its steps; ``step_marks`` is given by
+:func:`lantide.agent.report_html.report_source`, which knows the ledger).
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ import re
 import xml.etree.ElementTree as ET  # vega's own SVG output, not outside input
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.charts import (
     ChartError,
     chart_file,
     error_svg,
+    read_chart,
     render_chart,
     validate_chart_name,
 )
@@ -38,6 +43,26 @@ if TYPE_CHECKING:
 _ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 
+def chart_steps(spec: dict[str, Any], references: Any, query: Any) -> list[str]:
+    """The ledger steps a chart's rows come from: its ``{"step": ID}`` references, the
+    steps that made the cached tables it reads, and the step its ``usermeta`` names."""
+    out: list[str] = []
+    for ref in references:
+        if ref.kind == "step":
+            out.append(ref.name)
+        else:
+            try:
+                cached = query.catalog.cached(ref.name)
+            except (AttributeError, LookupError, ValueError):
+                cached = None
+            if cached is not None and getattr(cached, "step_id", None):
+                out.append(str(cached.step_id))
+    meta = (spec.get("usermeta") or {}).get("lantide") if isinstance(spec, dict) else None
+    if isinstance(meta, dict) and isinstance(meta.get("step_id"), str):
+        out.append(meta["step_id"])
+    return list(dict.fromkeys(out))
+
+
 class ReportCharts:
     def __init__(self, project: Project, query: Callable[[], QueryService]):
         self.project = project
@@ -45,6 +70,8 @@ class ReportCharts:
         self._query: QueryService | None = None
         self.drawn: list[str] = []
         self.failed: list[dict[str, str]] = []  # {src, code, message} per chart not drawn
+        # step ids -> the HTML mark of their unresolved (or waived) checks, or ""
+        self.step_marks: Callable[[list[str]], str] | None = None
 
     def query(self) -> QueryService:
         if self._query is None:
@@ -91,7 +118,11 @@ class ReportCharts:
         path = chart_file(self.project, name)
         shown = layout.project_relpath(self.project.dirname, f"charts/{path.name}")
         svg, loaded = render_chart(path, self.query(), source=shown)
-        return svg, "".join(f" {html.escape(note)}" for note in loaded.notes)
+        mark = ""
+        if self.step_marks is not None:
+            chart = read_chart(path, source=shown)
+            mark = self.step_marks(chart_steps(chart.spec, chart.references, self.query()))
+        return svg, "".join(f" {html.escape(note)}" for note in loaded.notes) + mark
 
 
 _SVG_NS = "http://www.w3.org/2000/svg"

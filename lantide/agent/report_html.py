@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lantide.agent.check_gate import describe_waiver
 from lantide.agent.report_check import StepIndex, check_text, read_report
 from lantide.docs.citations import cited_step_ids
 from lantide.docs.html_markup import (
@@ -79,11 +80,14 @@ def report_source(
     workspace: Workspace,
     project: Project,
     chart_html: ChartHook | None = None,
+    index: StepIndex | None = None,
 ) -> ReportSource:
-    """What the page is made of, read from disk now."""
+    """What the page is made of, read from disk now (``index``: the ledger, when the
+    caller read it already)."""
     path = project.report_path
     text = read_report(project)
-    index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
+    if index is None:
+        index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
     tokens = markdown_parser().parse(text)  # one parse, for the check and the page
     check = check_text(text, index, str(path), tokens=tokens).to_dict()  # malformed: stops
     cited = cited_step_ids(text)
@@ -100,11 +104,33 @@ def report_source(
         approval=project.approval(),
         check=check,
         steps=steps,
-        kinds={k: v for k, v in index.kinds().items() if k in cited},
+        kinds={k: v for k, v in index.badges().items() if k in cited},
         generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         chart_html=chart_html,
         tokens=tokens,
     )
+
+
+def step_check_marks(index: StepIndex, step_ids: list[str]) -> str:
+    """The HTML mark of a chart drawn from ``step_ids``: each unresolved error check (as a
+    number cited to the step is check_failed) and each waiver (who, when, why)."""
+    parts = []
+    for step_id in step_ids:
+        found = index.get(step_id)
+        if found is None:
+            continue
+        for check in found.failed:
+            code = html_lib.escape(str(check.get("code")))
+            parts.append(
+                f'<span class="lt-check-mark">check failed: {code}'
+                f"</span> on step {html_lib.escape(step_id)}: "
+                f"{html_lib.escape(str(check.get('message') or ''))}"
+            )
+        for waiver in found.waivers:
+            parts.append(
+                f'<span class="lt-waiver">{html_lib.escape(describe_waiver(waiver))}</span>'
+            )
+    return "".join(f" {p}" for p in parts)
 
 
 def _existing_chunks(path: Path) -> list[Chunk]:
@@ -142,8 +168,10 @@ def publish_html(
         return opened[-1]
 
     charts = ReportCharts(project, query or own_query)
+    index = StepIndex.of_workspace(workspace.ledger_dir, project.dirname)
+    charts.step_marks = lambda step_ids: step_check_marks(index, step_ids)
     try:
-        source = report_source(workspace, project, charts)
+        source = report_source(workspace, project, charts, index)
         path = html_path(project)
         old = _existing_chunks(path)
         merged = merge_edits(source, old, str(path), overwrite=overwrite)

@@ -120,16 +120,18 @@ def cited_step_ids(text: str) -> set[str]:
     return set(_CITATION.findall(text))
 
 
-def citation_html(step_id: str, kind: str | None) -> str:
+def citation_html(step_id: str, kind: str | None, note: str = "") -> str:
     """A citation in the preview: a link the app opens in the ledger panel, labelled with
-    the step's kind (``formal``, ``exploratory``, ``missing``; None: not looked up)."""
+    the step's badge (``formal``, ``exploratory``, ``missing``, ``check_failed``; None: not
+    looked up); ``note``: more for its tooltip (the numbers it cites and their cells)."""
     label = kind or "step"
     safe = html_lib.escape(step_id)
     short = html_lib.escape(step_id[:8])
-    text = f"{short} · {label}" if kind else short
+    text = f"{short} · {label.replace('_', ' ')}" if kind else short
+    title = html_lib.escape(f"step {step_id} ({label})" + (f"\n{note}" if note else ""))
     return (
         f'<a class="lantide-citation lantide-citation-{label}" href="lantide-step:{safe}" '
-        f'data-step="{safe}" title="step {safe} ({label})"><sup>[{text}]</sup></a>'
+        f'data-step="{safe}" title="{title}"><sup>[{text}]</sup></a>'
     )
 
 
@@ -140,14 +142,15 @@ _RENDERED = re.compile(
 )
 
 
-def relabel_citations(html: str, kinds: dict[str, str]) -> str:
-    """Label rendered citations with their kinds (ids not in ``kinds`` are missing)."""
-    return _RENDERED.sub(
-        lambda m: citation_html(
-            html_lib.unescape(m.group(1)), kinds.get(html_lib.unescape(m.group(1)), "missing")
-        ),
-        html,
-    )
+def relabel_citations(html: str, kinds: dict[str, str], notes: dict[str, str] | None = None) -> str:
+    """Label rendered citations with their badges (ids not in ``kinds`` are missing) and
+    give each the tooltip ``notes`` has for its step."""
+
+    def label(m: re.Match[str]) -> str:
+        step_id = html_lib.unescape(m.group(1))
+        return citation_html(step_id, kinds.get(step_id, "missing"), (notes or {}).get(step_id, ""))
+
+    return _RENDERED.sub(label, html)
 
 
 def render_citation(
@@ -178,6 +181,8 @@ class ReportNumber:
     scale: float
     signed: bool
     cited: tuple[str, ...]  # the step ids of its citation group; () when uncited
+    nouns: tuple[str, ...] = ()  # the (at most two) words right after it, lower case
+    unreadable: bool = False  # digits or number words the reader could not classify
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,20 @@ class ReportScan:
     malformed: list[Malformed] = field(default_factory=list)
 
 
-def _numbers_in(text: str, heading: bool) -> list[re.Match[str]]:
+_NOUNS = re.compile(r"\s+([A-Za-z][A-Za-z'-]*)(?:\s+([A-Za-z][A-Za-z'-]*))?")
+
+
+def _nouns_after(text: str, end: int) -> tuple[str, ...]:
+    """The (at most two) words right after a number: what it counts ("4,962 customers")."""
+    match = _NOUNS.match(text, end)
+    return tuple(w.lower() for w in match.groups() if w) if match else ()
+
+
+def _numbers_in(text: str, heading: bool) -> list[_Found]:
+    return [_Found(_number(m), _nouns_after(text, m.end())) for m in _digit_numbers(text, heading)]
+
+
+def _digit_numbers(text: str, heading: bool) -> list[re.Match[str]]:
     blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
     blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
     if heading:
@@ -213,7 +231,7 @@ def _numbers_in(text: str, heading: bool) -> list[re.Match[str]]:
     return out
 
 
-def _number(match: re.Match[str], line: int) -> NumberParts:
+def _number(match: re.Match[str]) -> NumberParts:
     digits = match.group("num").replace(",", "")
     value = float(digits)
     if match.group("sign") in ("-", "−"):
@@ -230,17 +248,26 @@ def _number(match: re.Match[str], line: int) -> NumberParts:
     )
 
 
+@dataclass(frozen=True)
+class _Found:
+    """A number found in a text run, before its citation group is known."""
+
+    parts: NumberParts
+    nouns: tuple[str, ...] = ()
+    unreadable: bool = False
+
+
 class _Block:
     """Numbers waiting for the next citation group of one inline block."""
 
     def __init__(self, scan: ReportScan):
         self.scan = scan
-        self.pending: list[tuple[int, NumberParts]] = []
+        self.pending: list[tuple[int, _Found]] = []
         self.group: list[str] = []
 
-    def number(self, line: int, parts: NumberParts) -> None:
+    def number(self, line: int, found: _Found) -> None:
         self.close_group()
-        self.pending.append((line, parts))
+        self.pending.append((line, found))
 
     def cite(self, line: int, step_id: str) -> None:
         self.scan.citations.append((line, step_id))
@@ -249,15 +276,21 @@ class _Block:
     def close_group(self) -> None:
         if not self.group:
             return
-        for line, parts in self.pending:
-            self.scan.numbers.append(ReportNumber(line, *parts, cited=tuple(self.group)))
+        for line, found in self.pending:
+            self.scan.numbers.append(_report_number(line, found, tuple(self.group)))
         self.pending, self.group = [], []
 
     def end(self) -> None:
         self.close_group()
-        for line, parts in self.pending:
-            self.scan.numbers.append(ReportNumber(line, *parts, cited=()))
+        for line, found in self.pending:
+            self.scan.numbers.append(_report_number(line, found, ()))
         self.pending = []
+
+
+def _report_number(line: int, found: _Found, cited: tuple[str, ...]) -> ReportNumber:
+    return ReportNumber(
+        line, *found.parts, cited=cited, nouns=found.nouns, unreadable=found.unreadable
+    )
 
 
 def scan_numbers(text: str, tokens: list[Token] | None = None) -> ReportScan:
@@ -309,8 +342,8 @@ def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) ->
             if child.content.strip() == "" and block.group:
                 continue  # space between citations of one group
             if not (in_toc or inner_link):
-                for match in _numbers_in(child.content, heading and first_text):
-                    block.number(line, _number(match, line))
+                for found in _numbers_in(child.content, heading and first_text):
+                    block.number(line, found)
             if child.content.strip():
                 first_text = False
                 block.close_group()

@@ -77,6 +77,8 @@ code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: .
 a { color: var(--accent); }
 a.lt-cite { text-decoration: none; font-size: .75em; vertical-align: super; }
 a.lt-cite-exploratory { color: var(--warn); } a.lt-cite-missing { color: var(--bad); }
+a.lt-cite-check_failed { color: var(--bad); font-weight: 600; }
+.lt-check-mark { color: var(--bad); font-weight: 600; } .lt-waiver { color: var(--warn); }
 figure.lt-chart { margin: 1.25rem 0; } figure.lt-chart figcaption { color: var(--muted);
   font-size: .9rem; } .lt-chart-view { max-width: 100%; overflow-x: auto; }
 .lt-chart-view svg { max-width: 100%; height: auto; }
@@ -221,6 +223,28 @@ def _header(source: ReportSource) -> str:
             f'<span class="lt-bad">{len(check.get("problems", []))} problem(s)</span>: '
             f"{_esc(problems)} of {check.get('numbers', 0)} numbers"
         )
+        failed = {
+            (c.get("step"), c.get("code")): c.get("message")
+            for p in check.get("problems", [])
+            for c in p.get("checks") or []
+        }
+        if failed:
+            evidence += "; unresolved checks: " + "; ".join(
+                f'<span class="lt-check-mark">{_esc(code)}</span> on step {_esc(step)} '
+                f"({_esc(message)})"
+                for (step, code), message in failed.items()
+            )
+    waivers = {
+        (w.get("step_id"), w.get("check")): w
+        for r in check.get("results", [])
+        for w in r.get("waivers") or []
+    }
+    if waivers:
+        evidence += "; " + "; ".join(
+            f'<span class="lt-waiver">{_esc(w.get("check"))} of step {_esc(w.get("step_id"))} '
+            f"waived by {_esc(w.get('by'))} at {_esc(w.get('at'))}</span>: {_esc(w.get('reason'))}"
+            for w in waivers.values()
+        )
     return (
         f"<h1>{_esc(source.project)}</h1>\n"
         f'<dl class="lt-facts"><dt>Project</dt><dd>{_esc(source.project)} '
@@ -229,6 +253,26 @@ def _header(source: ReportSource) -> str:
         f"<dt>Evidence check</dt><dd>{evidence}</dd>\n"
         f"<dt>Source</dt><dd>{_esc(source.report_name)}</dd></dl>\n"
     )
+
+
+def _step_checks(step: dict[str, Any]) -> str:
+    """The step's error checks in the appendix: each unresolved one marked, each waived one
+    with its waiver (who, when, why)."""
+    waivers = {w.get("check"): w for w in step.get("waivers") or [] if isinstance(w, dict)}
+    lines = []
+    for c in step.get("checks") or []:
+        if not isinstance(c, dict) or str(c.get("severity", "")).lower() != "error":
+            continue
+        code, message = _esc(c.get("code")), _esc(c.get("message") or "")
+        w = waivers.get(c.get("code"))
+        if w is None:
+            lines.append(f'<span class="lt-check-mark">check failed: {code}</span>: {message}')
+        else:
+            lines.append(
+                f'<span class="lt-waiver">{code} waived by {_esc(w.get("by"))} at '
+                f"{_esc(w.get('at'))}</span>: {_esc(w.get('reason'))} (check: {message})"
+            )
+    return "".join(f"<p>{line}</p>\n" for line in lines)
 
 
 def _appendix(order: list[str], source: ReportSource) -> str:
@@ -249,11 +293,12 @@ def _appendix(order: list[str], source: ReportSource) -> str:
             facts.append(f"table <code>{_esc(step['cached_table_name'])}</code>")
         if step.get("at"):
             facts.append(_esc(step["at"]))
-        css = "lt-ok" if kind == "formal" else "lt-warn"
+        css = {"formal": "lt-ok", "check_failed": "lt-bad"}.get(kind, "lt-warn")
         items.append(
             f'<li id="step-{_esc(step_id)}" value="{n}"><p><strong>{_esc(purpose)}</strong> '
-            f'<span class="lt-kind {css}">{_esc(kind)}</span> '
+            f'<span class="lt-kind {css}">{_esc(kind.replace("_", " "))}</span> '
             f"<code>{_esc(step_id)}</code></p>\n<p>{' · '.join(facts)}</p>\n"
+            f"{_step_checks(step)}"
             f"<pre><code>{_esc(step.get('sql') or '')}</code></pre></li>"
         )
     body = "\n".join(items) if items else "<li>The Report cites no step.</li>"

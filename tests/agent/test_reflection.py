@@ -345,13 +345,21 @@ def test_malformed_checks_on_a_ledger_line_do_not_break_the_review(
     writes = reply("", ("update_report", {"content": REPORT}))
     scripted.add(writes, expect=citing_last_step(s, writes, also=spoil))
     scripted.add(*review(PASS))
-    scripted.add(reply("Written."))
+    scripted.add(reply("Not written: the step carries an error check."))
+    before = report_text(executing)
     events = run(s, "Report the churn count")
     assert events[-1].reason == "answered"
-    assert report_text(executing) == REPORT.replace("LAST", s.ledger.steps()[-1]["step_id"])
     assert s.ledger.reflections()[0]["unresolved_checks"] == [
         {"step_id": s.ledger.steps()[0]["step_id"], "code": "?", "message": "", "evidence": ""}
     ]
+    # an error-severity check, however malformed, still makes the number no finding
+    assert report_text(executing) == before
+    refused = [
+        json.loads(r["message"]["content"])
+        for r in s.conversation.message_records()
+        if r["message"]["role"] == "tool"
+    ][-1]
+    assert "check_failed" in refused["message"]
     scripted.assert_done()
 
 

@@ -119,3 +119,62 @@ def test_the_report_review_check_reads_as_such_in_the_chat(qtbot):
     qtbot.addWidget(card)
     assert "before the Report goes to review" in card.title_label.text()
     assert card.items()[0][0].startswith("Every number cited")
+
+
+def _citation_tooltips(preview) -> dict[str, str]:
+    """href -> tooltip of the preview's citation links, as Qt laid them out."""
+    out = {}
+    block = preview.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.anchorHref().startswith("lantide-step:"):
+                out[fmt.anchorHref()] = fmt.toolTip()
+            it += 1
+        block = block.next()
+    return out
+
+
+def test_the_preview_marks_a_check_failed_citation_and_shows_the_matched_cell_on_hover(
+    main_window, qtbot, sample_workspace
+):
+    ledger = Ledger(sample_workspace / ".lantide/ledger", "20261201-100000-abcd")
+    common = {"tool": "run_query", "project": "q3-churn", "purpose": "p", "sql": "SELECT 1"}
+    ledger.append(
+        {
+            **common,
+            "step_id": "fa11ed000001",
+            "row_count": 3,
+            "evidence": "formal",
+            "checks": [{"code": "JOIN_FAN_OUT", "severity": "error", "message": "repeats rows"}],
+            "result_cells": {"columns": ["segment", "customers"], "rows": [[None, 70098]]},
+        }
+    )
+    ledger.append(
+        {
+            **common,
+            "step_id": "c1ea4000002a",
+            "row_count": 1,
+            "evidence": "formal",
+            "result_cells": {"columns": ["customers"], "rows": [[2000]]},
+        }
+    )
+    (sample_workspace / "projects/q3-churn/report.md").write_text(
+        "# Report\n\nWe have 70,098 customers [^s:fa11ed000001], "
+        "of 2,000 customers [^s:c1ea4000002a].\n"
+    )
+    tab = open_document_tab(qtbot, main_window, "report")
+    qtbot.waitUntil(lambda: "fa11ed00 · check failed" in tab.preview.toHtml(), timeout=10_000)
+    assert "c1ea4000 · formal" in tab.preview.toHtml()
+    qtbot.waitUntil(
+        lambda: (
+            "row 1, column customers"
+            in _citation_tooltips(tab.preview).get("lantide-step:c1ea4000002a", "")
+        ),
+        timeout=10_000,
+    )
+    tips = _citation_tooltips(tab.preview)
+    assert "line 3: 2,000 matching" in tips["lantide-step:c1ea4000002a"]
+    assert "JOIN_FAN_OUT: repeats rows" in tips["lantide-step:fa11ed000001"]
+    assert "check failed" in tips["lantide-step:fa11ed000001"]

@@ -199,7 +199,7 @@ def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 # what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
 # of tokens) the model has as rows already; sent, they left a wide step too big to be cut to
 # its first rows in a small window
-LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut")
+LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut", "result_cells", "result_cells_cut")
 
 
 def read_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

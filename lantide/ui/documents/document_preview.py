@@ -40,6 +40,7 @@ a.lantide-citation {{ text-decoration: none; }}
 a.lantide-citation-formal {{ color: {c.success.name()}; }}
 a.lantide-citation-exploratory {{ color: {c.warning.name()}; }}
 a.lantide-citation-missing {{ color: {c.danger.name()}; }}
+a.lantide-citation-check_failed {{ color: {c.danger.name()}; font-weight: bold; }}
 span.lantide-citation-bad {{ color: {c.danger.name()}; text-decoration: underline; }}
 """
 
@@ -57,6 +58,7 @@ class DocumentPreviewWidget(QTextBrowser):
         self.document().setDocumentMargin(16)
         self._html = ""
         self._step_kinds: dict[str, str] | None = None  # labels the citations when known
+        self._step_notes: dict[str, str] = {}  # their tooltips: numbers and matched cells
         self.chart_images = None  # ChartImages once set_chart_images is called
         # a chart wider than the preview is scaled to fit; after a resize, fitted again
         self._refit = QTimer(self, singleShot=True, interval=150)
@@ -80,10 +82,14 @@ class DocumentPreviewWidget(QTextBrowser):
         self._html = html
         self._apply(html)
 
-    def set_step_kinds(self, kinds: dict[str, str] | None) -> None:
-        """Label the Report's citations with their steps' kinds (formal, exploratory,
-        missing) from now on."""
+    def set_step_kinds(
+        self, kinds: dict[str, str] | None, notes: dict[str, str] | None = None
+    ) -> None:
+        """Label the Report's citations with their steps' badges (formal, exploratory,
+        missing, check_failed: the engine's) and tooltips (the numbers each cites and the
+        cells they matched) from now on."""
         self._step_kinds = kinds
+        self._step_notes = dict(notes or {})
         if self._html:
             self._apply(self._html)
 
@@ -91,7 +97,7 @@ class DocumentPreviewWidget(QTextBrowser):
         if self._step_kinds is not None and "lantide-citation" in html:
             from lantide.docs.citations import relabel_citations
 
-            html = relabel_citations(html, self._step_kinds)
+            html = relabel_citations(html, self._step_kinds, self._step_notes)
         bar = self.verticalScrollBar()
         ratio = bar.value() / bar.maximum() if bar.maximum() else 0.0
         self.setHtml(html)

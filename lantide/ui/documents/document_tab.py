@@ -202,7 +202,7 @@ class DocumentTabWidget(QWidget):
         if self.kind == "report":
             self.preview.sig_step_clicked.connect(self.evidence.open_step)
             self.evidence.sig_kinds_changed.connect(
-                lambda: self.preview.set_step_kinds(self.evidence.kind_of())
+                lambda: self.preview.set_step_kinds(self.evidence.kind_of(), self.evidence.notes())
             )
         layout.addWidget(self.splitter, 1)
         self._update_resolve_button(0)

@@ -33,6 +33,16 @@ from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched
 
 LINE_ROLE = Qt.ItemDataRole.UserRole + 1
+# the evidence classes in the order the strip lists them (lantide.agent.report_check)
+STATUSES = (
+    "matching",
+    "check_failed",
+    "not_matching",
+    "exploratory",
+    "missing",
+    "uncited",
+    "unreadable",
+)
 MAX_PROBLEM_ROWS = 4  # more scroll
 
 
@@ -66,17 +76,27 @@ def approve_plan(context, root, project: str, seen_text: str | None) -> dict[str
     return read_project(context, root, project)
 
 
-def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str]]:
-    """step id -> (kind, conversation id), over every ledger of the workspace."""
-    from lantide.agent.report_check import StepIndex
+def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str, str]]:
+    """step id -> (badge, conversation id, tooltip note), over every ledger of the
+    workspace; the badge (formal, exploratory, check_failed) and the note (the numbers
+    cited to the step, their cells, failed checks and waivers) are the engine's."""
+    from lantide.agent.report_check import StepIndex, check_text, citation_notes
+    from lantide.errors import LantideError
     from lantide.workspace import layout
+    from lantide.workspace.model import Project
 
     index = StepIndex.of_workspace(layout.ledger_dir(root), project)
-    out: dict[str, tuple[str, str]] = {}
-    for step_id, kind in index.kinds().items():
-        indexed = index.get(step_id)  # there: kinds() lists the index's own steps
+    notes: dict[str, str] = {}
+    try:
+        report = Project.load(root, project).report_path
+        notes = citation_notes(check_text(report.read_text(encoding="utf-8"), index))
+    except (OSError, UnicodeDecodeError, LantideError):
+        pass  # no Report yet, or malformed citations (Check evidence names them)
+    out: dict[str, tuple[str, str, str]] = {}
+    for step_id, badge in index.badges().items():
+        indexed = index.get(step_id)  # there: badges() lists the index's own steps
         conversation = indexed.step.get("conversation_id") if indexed is not None else None
-        out[step_id] = (kind, str(conversation or ""))
+        out[step_id] = (badge, str(conversation or ""), notes.get(step_id, ""))
     return out
 
 
@@ -103,7 +123,7 @@ class EvidenceBar(QWidget):
         self.services = services
         self.project = project
         self.kind = kind
-        self.kinds: dict[str, tuple[str, str]] = {}
+        self.kinds: dict[str, tuple[str, str, str]] = {}
         # the Plan text the tab shows (None: not loaded; False: unsaved edits), set by the tab
         self.seen_plan: Callable[[], str | bool | None] | None = None
         self._tone_name = "muted"
@@ -180,17 +200,21 @@ class EvidenceBar(QWidget):
             "Approve Plan again" if approval.get("changed_since_approval") else "Approve Plan"
         )
 
-    def _show_kinds(self, kinds: dict[str, tuple[str, str]]) -> None:
+    def _show_kinds(self, kinds: dict[str, tuple[str, str, str]]) -> None:
         if kinds != self.kinds:
             self.kinds = kinds
             self.sig_kinds_changed.emit()
 
     def kind_of(self) -> dict[str, str]:
-        return {step_id: kind for step_id, (kind, _conv) in self.kinds.items()}
+        return {step_id: kind for step_id, (kind, _conv, _note) in self.kinds.items()}
+
+    def notes(self) -> dict[str, str]:
+        """step id -> the tooltip of its citations (numbers, matched cells, checks)."""
+        return {step_id: note for step_id, (_kind, _conv, note) in self.kinds.items() if note}
 
     def open_step(self, step_id: str) -> None:
         """A citation was clicked: its step in the ledger panel."""
-        kind, conversation = self.kinds.get(step_id, (None, ""))
+        kind, conversation, _note = self.kinds.get(step_id, (None, "", ""))
         if kind is None:
             self.services.post_message(f"Step {step_id} is in no ledger of this workspace")
             return
@@ -292,11 +316,7 @@ class EvidenceBar(QWidget):
     def _show_check(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)
         counts = result["counts"]
-        parts = [
-            f"{counts[k]} {k.replace('_', ' ')}"
-            for k in ("matching", "not_matching", "exploratory", "missing", "uncited")
-            if counts[k]
-        ]
+        parts = [f"{counts[k]} {k.replace('_', ' ')}" for k in STATUSES if counts.get(k)]
         summary = f"{result['numbers']} numbers: " + (", ".join(parts) or "none")
         self.label.setText(("✓ Evidence checks clean · " if result["ok"] else "✗ ") + summary)
         self._tone("ok" if result["ok"] else "warning")
