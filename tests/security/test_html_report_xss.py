@@ -59,7 +59,7 @@ def payloads() -> list[str]:
 class _Beacon(http.server.BaseHTTPRequestHandler):
     hits: list[str]
 
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:
         self.hits.append(self.path)
         self.send_response(204)
         self.end_headers()
