@@ -16,9 +16,10 @@ The same three questions run again on the sample workspace with 15 more tables (
 
 PandasAI 3.0 sends one request per question: a fixed template of about 1,390 characters
 and about 3,780 characters per table (its schema and sample rows). The baseline builds
-that text from the workspace's real tables (a ``<table>`` header with the dimensions, the
-CSV header and as many real rows as fit in 3,780 characters per table, then the template
-text) and counts it with the same tokenizer.
+the tables' text from the workspace's real tables (a ``<table>`` header with the
+dimensions, the CSV header and as many real rows as fit in 3,780 characters per table) and
+counts it with the same tokenizer; the template is neutral text of its size and token
+density (:func:`pandasai_template`) with the real question, scaled to 1,390 characters.
 """
 
 from __future__ import annotations
@@ -31,41 +32,79 @@ from pathlib import Path
 PANDASAI_FIXED_CHARS = 1_390
 PANDASAI_CHARS_PER_TABLE = 3_780
 EXTRA_TABLES = 15
+TOTAL_TARGET = 0.9  # total tokens per simple question at 5 tables / PandasAI's one request
 
-# The shape of PandasAI 3.0's code-generation prompt around the tables (paraphrased; only
-# its size, 1,390 characters, enters the baseline).
-_PANDASAI_TEMPLATE = """<tables>
-{tables}
-</tables>
+# PandasAI 3.0's code-generation template around the tables: only its size enters the
+# baseline, so it is stood in for by neutral text of the same size and token density
+# (:func:`neutral_text`), not by another project's words. Measured once on a paraphrase of
+# that template (without the tables and the question), then removed: 1,253 characters,
+# 312 tokens (cl100k). The question is the real one, as in Lantide's requests.
+PANDASAI_TEMPLATE_CHARS = 1_253
+PANDASAI_TEMPLATE_TOKENS = 312
+_NEUTRAL_WORDS = [
+    "alpha",
+    "bravo",
+    "cedar",
+    "delta",
+    "ember",
+    "fable",
+    "grove",
+    "harbor",
+    "island",
+    "jasper",
+    "kettle",
+    "lantern",
+    "meadow",
+    "nickel",
+    "orchard",
+    "pebble",
+    "quarry",
+    "river",
+    "saddle",
+    "timber",
+    "umber",
+    "valley",
+    "willow",
+    "yonder",
+    "zephyr",
+]
+_NEUTRAL_DENSE = ('{"k": 1}', "(a, b)", "x_1 = [2, 3]", "-> int:", "#04", '"v": 5,')
 
-You are already provided with the following functions that you can call:
-<function>
-def execute_sql_query(sql_query: str) -> pd.Dataframe
-    \"\"\"This method connects to the database, executes the sql query and returns the dataframe\"\"\"
-</function>
 
-Update this initial code:
-```python
-# TODO: import the required dependencies
-import pandas as pd
+def neutral_text(chars: int, tokens: int) -> str:
+    """``chars`` characters of meaningless text with about ``tokens`` tokens: words and
+    short code-like fragments, each next piece the one that keeps the density nearest."""
+    from itertools import cycle
 
-# Write code here
+    from lantide.tokens import count_tokens
 
-# Declare result var:
-type (possible values "string", "number", "dataframe", "plot"). Examples: { "type": "string", "value": f"The highest salary is {highest_salary}." } or { "type": "number", "value": 125 } or { "type": "dataframe", "value": pd.DataFrame({...}) } or { "type": "plot", "value": "temp_chart.png" }
-```
+    density = tokens / chars
+    words, dense = cycle(_NEUTRAL_WORDS), cycle(_NEUTRAL_DENSE)
+    word, fragment = next(words), next(dense)
+    text = ""
+    while len(text) < chars:
+        sep = " " if text and not text.endswith("\n") else ""
+        text = min(
+            (text + sep + word, text + sep + fragment),
+            key=lambda t: abs(count_tokens(t) - density * len(t)),
+        )
+        if text.endswith(word):
+            word = next(words)
+        else:
+            fragment = next(dense)
+        if len(text) - text.rfind("\n") > 76:
+            text += "\n"
+    return text[:chars]
 
-At the end, declare "result" variable as a dictionary of type and value in the following format:
-type (possible values "string", "number", "dataframe", "plot"). Examples: { "type": "string", "value": f"The highest salary is {highest_salary}." } or { "type": "number", "value": 125 }
 
-If you are asked to plot a chart, use "matplotlib" for charts, save as png.
+def pandasai_template() -> str:
+    """The neutral stand-in for the template; checked to hold its token count within 1%."""
+    from lantide.tokens import count_tokens
 
-Generate python code and return full updated code:
-### Note: Use only relevant tables.
-The query must use the DuckDB SQL dialect. Use the provided execute_sql_query function.
-
-### QUERY
- {question}"""
+    text = neutral_text(PANDASAI_TEMPLATE_CHARS, PANDASAI_TEMPLATE_TOKENS)
+    got = count_tokens(text)
+    assert abs(got - PANDASAI_TEMPLATE_TOKENS) <= PANDASAI_TEMPLATE_TOKENS / 100, got
+    return text
 
 
 def _questions():
@@ -256,7 +295,7 @@ def pandasai_tokens(tables: str, question: str, n_tables: int) -> int:
     characters per table at the token density of the real tables' serialisation."""
     from lantide.tokens import count_tokens
 
-    fixed = _PANDASAI_TEMPLATE.replace("{tables}", "").replace("{question}", question)
+    fixed = pandasai_template() + "\n" + question
     fixed_tokens = count_tokens(fixed) * PANDASAI_FIXED_CHARS / len(fixed)
     per_char = count_tokens(tables) / max(1, len(tables))
     return round(fixed_tokens + per_char * PANDASAI_CHARS_PER_TABLE * n_tables)
@@ -364,8 +403,15 @@ def report() -> bool:
                 target_uncached,
             )
         ]
-        if n == 5:
-            checks.insert(0, ("total / PandasAI at 5 tables <= 1.0", mean_total / mean_p, 1.0))
+        if n == 5:  # issue 26: every request of the turn, mean of the three questions
+            checks.insert(
+                0,
+                (
+                    f"total / PandasAI at 5 tables <= {TOTAL_TARGET}",
+                    mean_total / mean_p,
+                    TOTAL_TARGET,
+                ),
+            )
         for label, value, target in checks:
             met = value <= target
             ok &= met

@@ -88,7 +88,18 @@ def _call_index(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str
 
 
 def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
-    """The compact form of one tool result (see the module docstring)."""
+    """The compact form of one tool result (see the module docstring), or the result itself
+    when that is no longer: a short result sent in a longer "compact" form was waste."""
+    compact = _compact_form(content, tool, args)
+    try:
+        whole = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return compact
+    same = _dumps(whole)  # the result as the loop sends it
+    return same if isinstance(whole, dict) and len(same) <= len(compact) else compact
+
+
+def _compact_form(content: str, tool: str, args: dict[str, Any]) -> str:
     try:
         result = json.loads(content)
     except (json.JSONDecodeError, TypeError):

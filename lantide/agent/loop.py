@@ -47,6 +47,7 @@ from lantide.agent.model_client import (
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve
 from lantide.agent.reflection import Reflector
+from lantide.agent.summary_check import NOTICE_EVENT, TOLD_EVENT, merged
 from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import AskedQuestion, ToolContext
 from lantide.agent.tools.registry import state_of
@@ -130,17 +131,20 @@ class TurnRunner:
 
     def _summaries(self, text: str) -> Iterator[Event]:
         outcome = apply_summaries(self.s.ledger, self.pending_steps, text)
-        # told in the next tool result, of this turn or the next one
-        self.s.summary_problems.extend(outcome.problems)
+        if outcome.problems:  # told in the next tool result, of this turn or a later one
+            notice = summary_notice(outcome.problems)
+            self.conversation.add_event(NOTICE_EVENT, self.turn, notice=notice)
+            self.s.summary_notices.append(notice)
         for step in outcome.updated:
             yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
 
     def _with_summary_notice(self, result: dict[str, Any]) -> dict[str, Any]:
         """The tool result, carrying what was wrong with the last [[QUERY_STEP]] lines."""
-        if not self.s.summary_problems:
+        if not self.s.summary_notices:
             return result
-        problems, self.s.summary_problems = self.s.summary_problems, []
-        return {**result, "step_summaries": summary_notice(problems)}
+        notices, self.s.summary_notices = self.s.summary_notices, []
+        self.conversation.add_event(TOLD_EVENT, self.turn)
+        return {**result, "step_summaries": merged(notices)}
 
     def _buffer(self, message: dict[str, Any], **meta: Any) -> None:
         self.iteration_messages.append(message)

@@ -32,6 +32,9 @@ from typing import Any
 from lantide.templates import render_prompt
 
 PARSED, MISMATCH = "parsed", "mismatch"
+# conversation events: a notice waiting for the next tool result, and its delivery (so a
+# notice survives the end of the session, as `lantide chat` runs one turn per process)
+NOTICE_EVENT, TOLD_EVENT = "step_summary_problems", "step_summary_problems_told"
 MAX_SHOWN_VALUES = 8  # values of the step named in a mismatch notice
 MAX_NOTICE_LINE_CHARS = 160
 
@@ -205,3 +208,22 @@ def notice(problems: list[SummaryProblem]) -> dict[str, Any]:
             ],
         ),
     }
+
+
+def merged(notices: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several waiting notices as one ``step_summaries`` entry."""
+    return {
+        "problems": [p for n in notices for p in n.get("problems") or []],
+        "message": "\n".join(str(n.get("message") or "") for n in notices).strip(),
+    }
+
+
+def pending_notices(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The notices a conversation's events hold that no tool result has carried yet."""
+    pending: list[dict[str, Any]] = []
+    for event in events:
+        if event.get("kind") == TOLD_EVENT:
+            pending = []
+        elif event.get("kind") == NOTICE_EVENT and isinstance(event.get("notice"), dict):
+            pending.append(event["notice"])
+    return pending

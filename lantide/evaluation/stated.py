@@ -41,6 +41,7 @@ _NULL_LABEL = re.compile(
     r"uncategori[sz]ed|no [a-z]+|without (?:an? )?[a-z]+)(?!\w)",
     re.I,
 )
+_EMPTY_CELL = re.compile(r"[\s\-–—]*")
 _TOTAL = re.compile(r"^\W*(?:total|all|sum|overall|grand total)\b", re.I)
 _REFUSAL_RULE = re.compile(
     r"read[- ]?only"
@@ -130,8 +131,9 @@ def units(text: str) -> list[Unit]:
             out.append(Unit(" | ".join(cells), table))
         elif token.type == "inline":
             plain = _plain(token)
-            if table is not None:
-                cells.append(plain.replace("\n", " "))
+            if table is not None:  # an empty or dash-only cell is a NULL, as tables show it
+                cell = plain.replace("\n", " ").strip()
+                cells.append("null" if _EMPTY_CELL.fullmatch(cell) else cell)
             else:
                 out.extend(Unit(line) for line in plain.splitlines() if line.strip())
     return out

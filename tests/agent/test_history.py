@@ -146,3 +146,16 @@ def test_compacted_results_are_compact_json_like_the_results_they_replace():
 
     call = compacted_messages(query_turn(2).messages)[1]["tool_calls"][0]["function"]
     assert call["arguments"] == compact(call["arguments"])
+
+
+def test_a_result_shorter_than_its_compact_form_is_sent_as_it_is():
+    """An earlier turn's one-row count was sent "compacted" in 93 tokens instead of its own
+    87: the compact form is used only when it is shorter."""
+    small = json.dumps(
+        {"step_id": "s1", "row_count": 1, "preview": [[1980]], "cached_table_name": "step_s1"},
+        separators=(",", ":"),
+    )
+    assert compact_result(small, "run_query", {"sql": LONG_SQL}) == small
+    big = query_turn(1).messages[2]["content"]
+    out = json.loads(compact_result(big, "run_query", {"sql": LONG_SQL}))
+    assert out["compacted"] is True and len(json.dumps(out)) < len(big)

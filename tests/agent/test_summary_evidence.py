@@ -139,6 +139,35 @@ def test_a_problem_in_a_final_answer_is_told_in_the_next_turns_first_tool_result
     assert "count — 120,000 (summary mismatch: its result holds no 120,000)" in recent
 
 
+def test_a_notice_waiting_when_the_session_ends_reaches_the_next_session(
+    session_factory, fake_openai
+):
+    """``lantide chat`` runs one turn per process: the notice is kept in the conversation
+    until a tool result carries it, once."""
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": CUSTOMERS})]))
+
+    def answer(ids):
+        return [Turn(text=f"[[QUERY_STEP]] {ids[0]}: count — 120,000")]
+
+    first = live_session(session_factory, fake_openai)
+    run_scripting_after_steps(first, fake_openai, "Customers?", answer)
+    conversation_id = first.conversation.id
+    first.close()
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("show_tables", {})]),
+        Turn(tool_calls=[ToolCall("show_tables", {"name": "orders"})]),
+        Turn(text="Done."),
+    )
+    second = live_session(session_factory, fake_openai, conversation_id=conversation_id)
+    list(second.run_turn("And the tables?"))
+    fake_openai.assert_done()
+    told, after = _last_results(fake_openai, "show_tables")
+    assert told["step_summaries"]["problems"][0]["numbers"] == ["120,000"]
+    assert "step_summaries" not in after  # carried once
+    third = live_session(session_factory, fake_openai, conversation_id=conversation_id)
+    assert third.summary_notices == []
+
+
 def test_patch_step_with_a_number_the_result_does_not_hold_stays_a_mismatch(
     session_factory, fake_openai
 ):

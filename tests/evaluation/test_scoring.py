@@ -107,6 +107,19 @@ def test_a_stated_table_is_read_from_the_answer_or_the_report_in_any_common_shap
     assert score_case(SEGMENTS, in_report).correct is True
 
 
+def test_a_null_group_is_read_as_tables_and_prose_write_it():
+    expect = {"table": {"rows": [["Office", 24], ["Software", 24], [None, 4]]}}
+    for text in (
+        "| category | products |\n|---|---|\n| Office | 24 |\n| Software | 24 |\n| — | 4 |",
+        "| category | products |\n|---|---|\n| Office | 24 |\n| Software | 24 |\n|  | 4 |",
+        "Office 24, Software 24, and 4 products without a category.",
+        "- Office: 24\n- Software: 24\n- (none): 4",
+    ):
+        assert score_case(expect, RunRecord(answer=text)).correct is True, text
+    wrong = "Office 24, Software 24, and 5 products without a category."
+    assert score_case(expect, RunRecord(answer=wrong)).correct is False
+
+
 def test_a_stated_table_with_a_row_the_gold_one_has_not_is_wrong():
     answer = (
         "| segment | customers |\n|---|---|\n| Consumer | 1,156 |\n| Enterprise | 229 |\n"

@@ -284,3 +284,23 @@ def test_light_dark_switch_recolours_cards_and_sql(qtbot, app_services, model_se
     finally:
         app.setPalette(before)
         app.setStyleSheet(sheet)
+
+
+def test_a_step_line_stating_numbers_its_result_lacks_still_links_to_its_step(
+    qtbot, app_services, model_server
+):
+    model_server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": SQL})]),
+        Turn(text="Done.\n\n[[QUERY_STEP]] revenue by region — 999,999 in total"),
+    )
+    panel = make_panel(qtbot, app_services)
+    send_and_wait(qtbot, panel, "Revenue by region?")
+    card = panel.transcript.widgets(ToolCardWidget)[0]
+    ledger = Ledger(app_services.workspace.ledger_dir, panel.bridge.conversation_id)
+    (step,) = ledger.steps()
+    assert step["summary_status"] == "mismatch" and step["summary_unmatched"] == ["999,999"]
+    answer = panel.transcript.widgets(AssistantMessageWidget)[-1]
+    assert answer.step_ids == [card.step_id]
+    again = make_panel(qtbot, app_services)  # replayed from the files, the same link
+    qtbot.waitUntil(lambda: bool(again.transcript.widgets(AssistantMessageWidget)), timeout=10_000)
+    assert again.transcript.widgets(AssistantMessageWidget)[-1].step_ids == [card.step_id]

@@ -29,6 +29,9 @@ EMPTY_TEXT = (
 )
 # Tools shown by their own widget rather than a card (ask_user: the inline question).
 INLINE_TOOLS = {"ask_user"}
+# a step line that landed on its step links to it, a mismatched one too (the ledger panel
+# then says which numbers its result does not hold)
+LINKED = ("parsed", "mismatch")
 W = TypeVar("W", bound=QWidget)
 
 
@@ -219,7 +222,7 @@ class ChatTranscript(QScrollArea):
                 card = self.card_for_step(event.step_id)
                 if card is not None:
                     card.set_step(event.step_id, event.summary)
-                if event.summary_status == "parsed" and self.last_answer is not None:
+                if event.summary_status in LINKED and self.last_answer is not None:
                     self.last_answer.set_step_ids(self.last_answer.step_ids + [event.step_id])
             case QuestionAsked():
                 self.add_question(event.question, list(event.choices))
@@ -296,7 +299,7 @@ class ChatTranscript(QScrollArea):
         answers = {
             e.get("question"): e.get("answer") for e in conversation.events(("question_answered",))
         }
-        parsed_steps = [s["step_id"] for s in steps or [] if s.get("summary_status") == "parsed"]
+        parsed_steps = [s["step_id"] for s in steps or [] if s.get("summary_status") in LINKED]
         for record in conversation.records:
             kind = record.get("type")
             if kind == "event" and record.get("kind") == "question_asked":
