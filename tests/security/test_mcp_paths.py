@@ -151,3 +151,13 @@ def test_only_whole_folder_names_are_rewritten(tmp_path):
     assert rewrite(f"scope is {ws}, not {home}/ws2") == "scope is ~/ws, not ~/ws2"
     assert rewrite(f"{tmp_path}/alice/ws/a.csv") == f"{tmp_path}/alice/ws/a.csv"  # not our home
     assert rewrite(f"'{home}'") == "'~'"
+
+
+def test_stdio_refusing_a_workspace_outside_the_scope_names_it_from_home(
+    home, store, executing_workspace, empty_workspace, run_cli
+):
+    paired = pair(store, empty_workspace, "observe")
+    env = {"LANTIDE_MCP_TOKEN": paired.token, "HOME": str(home)}
+    done = run_cli("mcp", executing_workspace, "--stdio", env=env, input="", timeout=60)
+    assert done.returncode == 1 and "scope" in done.stderr
+    assert str(home) not in done.stderr and "~/sample" in done.stderr
