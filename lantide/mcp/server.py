@@ -231,7 +231,7 @@ def build_server(
             raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
         except UnknownTool as exc:  # the specification's tools/call error handling
             raise MCPError(
-                types.INVALID_PARAMS, f"Unknown tool: {params.name}", exc.to_dict()
+                types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}", exc.to_dict()
             ) from None
         return call_result(outcome)
 
