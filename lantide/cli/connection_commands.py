@@ -75,9 +75,14 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from lantide.query.connection_secrets import masked_connection_string
     from lantide.query.connections import list_connections
 
-    rows = list_connections(open_workspace(args.workspace, lock=False))
+    # every value of a keyword not known to be harmless is masked (deny by default)
+    rows = [
+        dict(r, connection_string=masked_connection_string(r["connection_string"]))
+        for r in list_connections(open_workspace(args.workspace, lock=False))
+    ]
     if args.json:
         print_json({"connections": rows})
     elif not rows:

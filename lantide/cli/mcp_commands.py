@@ -212,8 +212,10 @@ def run_serve(args: argparse.Namespace) -> int:
                 "(Settings > Agent Integration).",
             )
         if args.first and not client.allows_workspace(args.first):
-            raise TokenRefused(
-                f"this client's scope is {client.scope}, not {args.first}",
+            from lantide.mcp.redact import relative_paths
+
+            raise TokenRefused(  # read by the agent that started us: no home folder in it
+                relative_paths(f"this client's scope is {client.scope}, not {args.first}", []),
                 hint="Pair the client again for this workspace or for all.",
             )
     try:

@@ -153,7 +153,9 @@ class EntryProblem:
 
     @property
     def message(self) -> str:
-        who = f"client {self.client_id!r}" if self.client_id else f"client entry {self.index + 1}"
+        who = f"client entry {self.index + 1}"
+        if self.client_id:
+            who = f"client {self.client_id[:60]!r}"
         return f"{self.path}: {who}: {self.field!r} {self.problem}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -185,9 +187,9 @@ def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
         if name not in raw:
             return name, "is missing"
         if not isinstance(raw[name], str) or not raw[name].strip():
-            return name, f"is {_kind_of(raw[name])} {json_preview(raw[name])}, not a non-empty text"
+            return name, f"is {_kind_of(raw[name])} {_preview(raw[name])}, not a non-empty text"
     if raw["mode"] not in MODES:
-        return "mode", f"is {raw['mode']!r}, not one of {', '.join(MODES)}"
+        return "mode", f"is {raw['mode'][:40]!r}, not one of {', '.join(MODES)}"
     if not re.fullmatch(r"[0-9a-f]{64}", raw["token_hash"]):
         return "token_hash", "is not a SHA-256 hash (64 hexadecimal digits)"
     for name in OPTIONAL_STAMPS:
@@ -195,7 +197,7 @@ def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
         if value is None:
             continue
         if not isinstance(value, str):
-            return name, f"is {_kind_of(value)} {json_preview(value)}, not a time or null"
+            return name, f"is {_kind_of(value)} {_preview(value)}, not a time or null"
         try:
             _parse_time(value)
         except ValueError:
@@ -203,7 +205,7 @@ def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def json_preview(value: Any) -> str:
+def _preview(value: Any) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False, default=str)

@@ -252,7 +252,7 @@ class McpEngine:
                 known = ", ".join(
                     t.name for t in access.tools_for(client.mode, client.all_workspaces)
                 )
-                raise UnknownTool(f"no tool {tool!r}", hint=f"Tools: {known}.")
+                raise UnknownTool(f"no tool {tool[:100]!r}", hint=f"Tools: {known}.")
             if not access.allows(client.mode, entry.mode):
                 raise access.ModeRefused(tool, client.mode, entry.mode)
             if entry.name in WORKSPACE_TOOLS:

@@ -5,10 +5,10 @@ root in the app context, a file in a DuckDB error, a client's scope, the workspa
 client of all workspaces may select). An outside agent, even an Observe one, has no need
 for them, and they name the user's home folder (often the user's name). Every MCP result
 and error goes through :func:`relative_paths` on its way out: a path inside the workspace
-becomes relative to it (``projects/q3-churn/plan.md``), any other path under the home
-folder becomes ``~/...`` (the workspace's own root included, which is how a client of all
-workspaces names one to ``select_workspace``). The activity log and the ledger are the
-analyst's own files and keep what was recorded.
+becomes relative to it (``projects/q3-churn/plan.md``, the workspace itself ``.``), any
+other path under the home folder becomes ``~/...`` (how ``list_workspaces`` shows the
+workspaces a client of all workspaces may pass to ``select_workspace``). The activity log
+and the ledger are the analyst's own files and keep what was recorded.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class PathRewriter:
                 # a path inside: the workspace's part of it, relative
                 inside = re.compile(re.escape(form) + f"[{_SEPARATORS}]")
                 self._rules.append((inside, ""))
+                # the workspace itself (not a longer name that starts the same)
+                self._rules.append((re.compile(re.escape(form) + r"(?![\w.-])"), "."))
         home = home if home is not None else _home()
         if home is not None:
             for form in _spellings(home):

@@ -6,9 +6,12 @@ Who is calling is decided per call, never per connection: over HTTP the ASGI gua
 otherwise) and hands the verified client to the handlers; over stdio the token comes from
 the environment (``LANTIDE_MCP_TOKEN``) and is checked again on every call, so revoking or
 expiring a client stops it at its next call. A call outside the client's mode is a
-protocol error (code :data:`MODE_REQUIRED_CODE`) whose data names the mode it needs; a
-tool's own failure (a refused query) is a tool result with ``isError`` and the same error
-object the in-app agent gets.
+protocol error (code :data:`MODE_REQUIRED_CODE`) whose data names the mode it needs; an
+unknown tool and a pagination cursor the server never handed out are invalid params
+(-32602), as the MCP specification has it; a tool's own failure (a refused query) is a
+tool result with ``isError`` and the same error object the in-app agent gets. Every call
+goes through the SDK's public server API (``Server``, ``streamable_http_app``,
+``stdio_server``); unreadable stdio lines are answered in :mod:`lantide.mcp.stdio`.
 """
 
 from __future__ import annotations
@@ -231,7 +234,7 @@ def build_server(
             raise MCPError(MODE_REQUIRED_CODE, exc.message, exc.to_dict()) from None
         except UnknownTool as exc:  # the specification's tools/call error handling
             raise MCPError(
-                types.INVALID_PARAMS, f"Unknown tool: {params.name}", exc.to_dict()
+                types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}", exc.to_dict()
             ) from None
         return call_result(outcome)
 

@@ -6,8 +6,11 @@ NAME is the keyring entry ``lantide`` / ``connection:NAME``; where no keyring ex
 case, other characters as ``_``) is read instead.
 
 A connection string may carry other secrets as well: ODBC keywords (``AccessToken=``,
-``SSLPassword=``, ``ClientSecret=``, ``Token=``, ``ApiKey=``, ...), a URL's
-``user:pass@host`` or its ``?password=`` parameter. :func:`split_secrets` takes them out;
+``SSLPassword=``, ``ClientSecret=``, ``AwsSecretAccessKey=``, ``KeyFileContents=``,
+``PW=``, ...), a URL's ``user:pass@host`` or its ``?password=`` parameter. The rule is
+deny by default (:func:`is_secret_key`): a keyword not known to be harmless whose name
+holds secret, key, token, pass, pw, credential or signature, or a certificate's content,
+is a secret. :func:`split_secrets` takes them out;
 each goes to the keyring entry ``connection:NAME:KEY`` (environment:
 ``LANTIDE_SECRET_<NAME>_<KEY>``), the entry in workspace.json lists only their keys
 (``"secret_keys"``), and :func:`join_secrets` puts them back when connecting.
@@ -23,26 +26,32 @@ from collections.abc import Mapping
 from lantide.query.errors import ConnectionProblem
 from lantide.workspace import secrets
 
-# Keywords (lower case, without '_', '-' and spaces) whose value is a secret.
-_SECRET_WORDS = {
-    "pwd",
-    "password",
-    "passwd",
-    "pass",
-    "token",
-    "secret",
-    "apikey",
-    "accountkey",
-    "secretkey",
-    "secretaccesskey",
-    "sharedaccesskey",
-    "sastoken",
-    "sharedaccesssignature",
-    "privatekey",
-    "credentials",
-    "credential",
-}
-_SECRET_SUFFIXES = ("password", "passwd", "pwd", "secret", "token", "passphrase", "apikey")
+# Deny by default. A keyword (lower case, without '_', '-', '.' and spaces) whose name
+# holds one of these parts names a secret, unless it is known to be harmless below:
+# AwsSecretAccessKey, KeyFileContents, PW, SSLPassword, ClientSecret, AccessToken, ...
+_SECRET_PARTS = ("secret", "key", "token", "pass", "pw", "credential", "signature")
+# ... as does a certificate's content written inline (SSLCertContent, CertificateContents)
+_CONTENT_OF = ("cert", "content")
+# Keywords known to be harmless: shown as written by ``connection list`` (every other
+# value is masked there) and never taken for a secret, even with a part above in them.
+HARMLESS_KEYS = frozenset(
+    {
+        "driver", "server", "host", "hostname", "port", "database", "dbname", "db",
+        "uid", "user", "username", "userid", "dsn", "schema", "catalog", "initialcatalog",
+        "datasource", "addr", "address", "network", "warehouse", "role", "account",
+        "region", "encrypt", "trustservercertificate", "applicationintent",
+        "multisubnetfailover", "authentication", "sslmode", "timeout", "connecttimeout",
+        "connectiontimeout", "logintimeout", "commandtimeout", "querytimeout",
+        "applicationname", "app", "charset", "characterset", "clientencoding", "protocol",
+        "trustedconnection", "integratedsecurity", "readonly", "marsconnection",
+        "language", "workstationid", "wsid", "autotranslate", "quotedid", "regional",
+        "ansinpw", "keystoreauthentication", "keystoreprincipalid", "columnencryption",
+        "failoverpartner", "boolsaschar", "compress", "httppath", "thrifttransport",
+        "authmech", "ssl", "sslverify", "options", "searchpath", "targetsessionattrs",
+        "awsregion", "tokenendpoint",
+        "sslkey", "sslcert", "sslrootcert", "sslcrl",  # paths of files, not their content
+    }
+)  # fmt: skip
 _PASSWORD_WORDS = {"pwd", "password"}  # the connection's password (PWD= when connecting)
 
 URL_USERINFO = "url:password"  # the pass of scheme://user:pass@host
@@ -53,9 +62,49 @@ _URL_USERINFO_RE = re.compile(
 _URL_QUERY_RE = re.compile(r"(?P<sep>[?&])(?P<key>[A-Za-z0-9_.\-]+)=(?P<value>[^&;#\s{}]*)")
 
 
+def _word(key: str) -> str:
+    return re.sub(r"[\s_\-.]", "", key).lower()
+
+
 def is_secret_key(key: str) -> bool:
-    word = re.sub(r"[\s_\-.]", "", key).lower()
-    return word in _SECRET_WORDS or word.endswith(_SECRET_SUFFIXES)
+    """Whether a connection-string keyword names a secret: deny by default, every name
+    with a secret-like part (:data:`_SECRET_PARTS`, a certificate's content) unless it is
+    one of :data:`HARMLESS_KEYS`."""
+    word = _word(key)
+    if word in HARMLESS_KEYS:
+        return False
+    return any(part in word for part in _SECRET_PARTS) or all(p in word for p in _CONTENT_OF)
+
+
+def is_harmless_key(key: str) -> bool:
+    return _word(key) in HARMLESS_KEYS
+
+
+MASK = "***"
+
+
+def masked_connection_string(text: str) -> str:
+    """``text`` (already without its secrets) as ``connection list`` prints it: the value
+    of every keyword not known to be harmless replaced by :data:`MASK` (a URL's query
+    parameters alike), since an unknown keyword may still carry something private."""
+    shown: list[str] = []
+    for raw, key, value in _odbc_parts(text):
+        if "://" in key or (not key and "://" in raw):  # a URL: its query parameters
+            shown.append(
+                _URL_QUERY_RE.sub(
+                    lambda m: (
+                        m.group(0)
+                        if is_harmless_key(m.group("key"))
+                        else f"{m.group('sep')}{m.group('key')}={MASK}"
+                    ),
+                    raw,
+                )
+            )
+        elif key and value and not is_harmless_key(key):
+            shown.append(raw[: raw.index("=") + 1] + MASK)
+        else:
+            shown.append(raw)
+    return ";".join(shown)
 
 
 def _odbc_parts(text: str) -> list[tuple[str, str, str]]:

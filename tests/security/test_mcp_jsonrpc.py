@@ -176,3 +176,16 @@ def test_the_sdk_client_sees_an_unknown_tool_as_a_protocol_error(
         call(http_server.url, paired.token, "no_such_tool", {})
     assert refused.value.code == -32602
     assert "no_such_tool" in refused.value.message
+
+
+def test_an_unknown_tool_of_200_kb_is_not_repeated_whole(http_server, store, executing_workspace):
+    from mcp import MCPError
+
+    from tests.mcp.conftest import call
+
+    paired = pair(store, executing_workspace, "observe")
+    name = "x" * 200_000
+    with pytest.raises(MCPError) as refused:
+        call(http_server.url, paired.token, name, {})
+    assert refused.value.code == -32602
+    assert len(json.dumps([refused.value.message, refused.value.data])) < 2_000

@@ -94,9 +94,9 @@ def test_no_answer_names_the_home_folder_or_the_workspace_root(
         # JSON escapes backslashes on Windows; compare both spellings
         assert secret not in text and json.dumps(secret)[1:-1] not in text
     # and what an agent needs is still there, in its relative form
-    if mode != "all":
-        context = next(s for s in said if '"allowed_tools"' in s)
-        assert json.loads(context)["workspace"]["root"] == "~/sample"
+    context = json.loads(next(s for s in said if '"allowed_tools"' in s))
+    assert context["workspace"]["root"] == "."
+    assert context["client"]["scope"] == ("all" if mode == "all" else ".")
     if mode == "execute":
         assert "projects/q3-churn/sql/n_customers.sql" in text
     if mode == "all":
@@ -148,6 +148,17 @@ def test_only_whole_folder_names_are_rewritten(tmp_path):
     ws = home / "ws"
     rewrite = PathRewriter([ws], home=home).text
     assert rewrite(f"no file {ws}/data/x.csv here") == "no file data/x.csv here"
-    assert rewrite(f"scope is {ws}, not {home}/ws2") == "scope is ~/ws, not ~/ws2"
+    assert rewrite(f"scope is {ws}, not {home}/ws2") == "scope is ., not ~/ws2"
+    assert PathRewriter([], home=home).text(f"{ws}, {ws}/a") == "~/ws, ~/ws/a"
     assert rewrite(f"{tmp_path}/alice/ws/a.csv") == f"{tmp_path}/alice/ws/a.csv"  # not our home
     assert rewrite(f"'{home}'") == "'~'"
+
+
+def test_stdio_refusing_a_workspace_outside_the_scope_names_it_from_home(
+    home, store, executing_workspace, empty_workspace, run_cli
+):
+    paired = pair(store, empty_workspace, "observe")
+    env = {"LANTIDE_MCP_TOKEN": paired.token, "HOME": str(home)}
+    done = run_cli("mcp", executing_workspace, "--stdio", env=env, input="", timeout=60)
+    assert done.returncode == 1 and "scope" in done.stderr
+    assert str(home) not in done.stderr and "~/sample" in done.stderr

@@ -150,3 +150,26 @@ def test_connecting_the_first_client_starts_the_server(
     qtbot.waitUntil(lambda: bool(host.url), timeout=20_000)
     qtbot.waitUntil(lambda: host.url in page.state_label.text(), timeout=10_000)
     window.shutdown()
+
+
+def test_an_unreadable_client_entry_is_reported_and_the_others_listed(
+    qtbot, shell_services, memory_keyring
+):
+    from lantide.mcp.clients import ClientStore
+
+    store = ClientStore()
+    store.pair("Good", scope="all", mode="observe")
+    store.pair("Bad", scope="all", mode="observe")
+    data = json.loads(store.path.read_text())
+    data["clients"][1]["expires_at"] = 5
+    store.path.write_text(json.dumps(data))
+    services = shell_services(query=False, watcher=False)
+    dialog = SettingsDialog(services)
+    qtbot.addWidget(dialog)
+    assert dialog.show_page("Agent Integration")
+    page = dialog.integration_page
+    page.refresh()
+    qtbot.waitUntil(lambda: page.tree.topLevelItemCount() == 1, timeout=10_000)
+    assert page.tree.topLevelItem(0).text(0) == "Good"
+    qtbot.waitUntil(lambda: "'expires_at'" in page.error_label.text(), timeout=10_000)
+    assert "mcp_clients.json" in page.error_label.text()

@@ -55,9 +55,12 @@ def _pair(context, name: str, kind: str, scope: str, mode: str, days):
 
 
 def _list(context):
-    from lantide.mcp.clients import ClientStore
+    """The readable clients, and a line for each entry of the file that is not."""
+    from lantide.mcp.clients import FIX_HINT, ClientStore
 
-    return [c.public() for c in ClientStore().clients()]
+    store = ClientStore()
+    problems = [f"{p.message}; it cannot connect. {FIX_HINT}" for p in store.problems()]
+    return [c.public() for c in store.clients()], problems
 
 
 def _revoke(context, client_id: str):
@@ -265,7 +268,10 @@ class IntegrationPage(QWidget):
             _list, on_result=self._fill, on_error=self._error, name="list MCP clients"
         )
 
-    def _fill(self, rows: list[dict]) -> None:
+    def _fill(self, listing: tuple[list[dict], list[str]]) -> None:
+        rows, problems = listing
+        if problems:  # the other clients are listed and keep working
+            self._error("\n".join(problems))
         self.rows = rows
         theme = colors()
         self.tree.clear()
