@@ -239,3 +239,22 @@ def test_a_header_with_a_trailing_comma_reads_as_duckdb_pads_it(empty_workspace,
     assert "Line: 2" in info.value.message and "Expected Number of Columns: 4" in (
         info.value.message
     )
+
+
+def test_a_file_registered_by_an_older_reader_is_read_anew(empty_workspace, open_service):
+    """A cache made before these rules holds the old reader's view (Latin-1 for a mixed
+    file): the registration records the readers' version, so it is read anew."""
+    data = empty_workspace / "data"
+    (data / "mixed.csv").write_bytes("a\nJosé\n".encode() + b"Ren\xe9\n")
+    svc = open_service(empty_workspace)
+    assert "not valid UTF-8" in problem_of(svc, "data/mixed.csv")
+    svc.engine.execute(
+        "UPDATE _lantide.sources SET error = NULL, options = NULL, notes = '[]'"
+    )  # as the older reader left it
+    svc.engine.execute(
+        f"CREATE VIEW mixed AS SELECT * FROM read_csv('{data / 'mixed.csv'}', encoding = 'latin-1')"
+    )
+    svc.close()
+    svc.workspace.close()
+    again = open_service(empty_workspace)
+    assert "not valid UTF-8" in problem_of(again, "data/mixed.csv")
