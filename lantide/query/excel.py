@@ -208,9 +208,11 @@ def read_sheets(path: Path, sheets: list[str]) -> dict[str, SheetRead | BaseExce
             try:
                 read = book.get_sheet_by_name(sheet)
                 origin = read.start or (0, 0)
-                out[sheet] = sheet_to_columns(
+                got = sheet_to_columns(
                     read.to_python(skip_empty_area=True), origin, error_cells(path, sheet)
                 )
+                got.notes = [f"sheet {sheet!r}: {note}" for note in got.notes]  # its cells
+                out[sheet] = got
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as exc:

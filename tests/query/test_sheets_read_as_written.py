@@ -64,7 +64,7 @@ def test_error_cells_are_null_with_their_text_beside_and_a_note(empty_workspace,
     result = svc.run_query('SELECT sum(v) AS total, count(v__error) AS errors FROM "book"."S"')
     assert result["preview"] == [[30, 1]]
     note = (
-        "3 error cell(s) read as NULL, their text kept in v__error, w__error: "
+        "sheet 'S': 3 error cell(s) read as NULL, their text kept in v__error, w__error: "
         "A3 (#DIV/0!), B3 (#N/A), B4 (#VALUE!)"
     )
     assert f"data/book.xlsx: {note}" in result["warnings"]
@@ -148,7 +148,7 @@ def test_a_header_below_a_title_names_the_columns(empty_workspace, open_service)
     assert_noted(
         svc,
         '"report"."Q1"',
-        "row 1 (A1) skipped: taken for a title above the table; the column names are on row 3",
+        "sheet 'Q1': row 1 (A1) skipped: taken for a title above the table; the column names are on row 3",
     )
     assert _columns(svc, '"report"."Bare"') == [("C", "BIGINT"), ("D", "VARCHAR")]
 
@@ -196,7 +196,7 @@ def test_a_sheet_read_on_first_query_carries_its_notes_from_that_query_on(
     )
     svc = open_service(empty_workspace)
     assert svc.run_query('SELECT * FROM "big"."S"')["warnings"] == [
-        "data/big.xlsx: 1 error cell(s) read as NULL, their text kept in v__error: A3 (#DIV/0!)"
+        "data/big.xlsx: sheet 'S': 1 error cell(s) read as NULL, their text kept in v__error: A3 (#DIV/0!)"
     ]
     svc.close()
     svc.workspace.close()
