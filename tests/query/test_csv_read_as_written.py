@@ -58,6 +58,16 @@ def test_a_file_that_is_not_utf8_anywhere_is_read_as_latin1_with_a_note(
     assert svc.run_query("SELECT * FROM plain")["preview"] == [["José", "Köln"]]
 
 
+def test_windows_1252_bytes_are_refused_not_read_as_latin1(empty_workspace, open_service):
+    """DuckDB's Latin-1 refuses 0x80-0x9F (the euro sign and curly quotes of Windows-1252):
+    the problem names the byte and its line rather than "neither UTF-8 nor Latin-1"."""
+    data = empty_workspace / "data"
+    (data / "prices.csv").write_bytes("item;price\nCafé;3\n".encode("latin-1") + b"Tea;2 \x80\n")
+    svc = open_service(empty_workspace)
+    problem = problem_of(svc, "data/prices.csv")
+    assert "neither UTF-8 nor Latin-1 text: the byte 0x80 on line 3, byte offset 24" in problem
+
+
 def test_utf8_far_into_a_latin1_file_still_refuses_it(empty_workspace, open_service):
     """The sample that decides is the first megabyte; a file that is Latin-1 there is
     looked at whole before it is read as Latin-1."""

@@ -148,7 +148,8 @@ def test_a_header_below_a_title_names_the_columns(empty_workspace, open_service)
     assert_noted(
         svc,
         '"report"."Q1"',
-        "sheet 'Q1': row 1 (A1) skipped: taken for a title above the table; the column names are on row 3",
+        "sheet 'Q1': row 1 (A1) skipped: taken for a title above the table; the column "
+        "names are on row 3",
     )
     assert _columns(svc, '"report"."Bare"') == [("C", "BIGINT"), ("D", "VARCHAR")]
 
@@ -196,7 +197,8 @@ def test_a_sheet_read_on_first_query_carries_its_notes_from_that_query_on(
     )
     svc = open_service(empty_workspace)
     assert svc.run_query('SELECT * FROM "big"."S"')["warnings"] == [
-        "data/big.xlsx: sheet 'S': 1 error cell(s) read as NULL, their text kept in v__error: A3 (#DIV/0!)"
+        "data/big.xlsx: sheet 'S': 1 error cell(s) read as NULL, their text kept in "
+        "v__error: A3 (#DIV/0!)"
     ]
     svc.close()
     svc.workspace.close()
