@@ -202,15 +202,14 @@ def read_sheets(path: Path, sheets: list[str]) -> dict[str, SheetRead | BaseExce
     from lantide.query.sheet_scan import error_cells
 
     book = CalamineWorkbook.from_path(str(path))
+    errors = error_cells(path, sheets)
     out: dict[str, SheetRead | BaseException] = {}
     try:
         for sheet in sheets:
             try:
                 read = book.get_sheet_by_name(sheet)
                 origin = read.start or (0, 0)
-                got = sheet_to_columns(
-                    read.to_python(skip_empty_area=True), origin, error_cells(path, sheet)
-                )
+                got = sheet_to_columns(read.to_python(skip_empty_area=True), origin, errors[sheet])
                 got.notes = [f"sheet {sheet!r}: {note}" for note in got.notes]  # its cells
                 out[sheet] = got
             except (KeyboardInterrupt, SystemExit):

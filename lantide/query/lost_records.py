@@ -5,13 +5,15 @@ makes the reader take those lines for one value, or drop them; DuckDB can then r
 file of eleven lines as a table of no rows, without an error. After a text file is
 registered its view is checked:
 
+Both checks run only when a line near the top has an odd number of quotes (the only way
+lines go missing; the usual file costs nothing):
+
 - **No rows** from a file that has lines of data below its header: the file is refused
   (a problem line naming the lines and the first line with an odd number of quotes), so
   no empty table stands for it.
-- **Fewer rows than records**, when a line near the top has an odd number of quotes (the
-  only way lines go missing; the usual file costs nothing): every row spans one line plus
-  the line breaks inside its values, so rows + line breaks inside values < non-blank lines
-  of data means lines were lost; a reading note gives the counts.
+- **Fewer rows than records**: every row spans one line plus the line breaks inside its
+  values, so rows + line breaks inside values < non-blank lines of data means lines were
+  lost; a reading note gives the counts.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def check(cur: Cursor, path: Path, view: str, prelude: int) -> str | None:
     odd = first_odd_quote_line(path, prelude)
     has_a_row = _has_a_row(cur, view)
     if has_a_row is None or (has_a_row and odd is None):
-        return None
+        return None  # (no quote near the top that can join lines: all rows are there)
     lines = _data_lines(path, prelude)
     if not lines:
         return None

@@ -81,19 +81,20 @@ def xlsx_error_cells(zf: zipfile.ZipFile, entry: str) -> dict[Cell, str]:
     return found
 
 
-def error_cells(path: Path, sheet: str) -> dict[Cell, str]:
-    """The error cells of ``sheet`` (none for a kind of workbook not looked into)."""
+def error_cells(path: Path, sheets: list[str]) -> dict[str, dict[Cell, str]]:
+    """``{sheet: its error cells}`` (none for a kind of workbook not looked into); the
+    workbook opened once."""
     suffix = path.suffix.lower()
     if suffix == ".ods":
-        found = ods_sheets(path).get(sheet)
-        return found.errors if found is not None else {}
+        found = ods_sheets(path)
+        return {s: found[s].errors if s in found else {} for s in sheets}
     if suffix not in (".xlsx", ".xlsm"):
-        return {}
+        return {s: {} for s in sheets}
     from lantide.query.workbook_limits import sheet_parts
 
     with zipfile.ZipFile(path) as zf:
-        entry = sheet_parts(zf, path).get(sheet)
-        return xlsx_error_cells(zf, entry) if entry is not None else {}
+        parts = sheet_parts(zf, path)
+        return {s: xlsx_error_cells(zf, parts[s]) if s in parts else {} for s in sheets}
 
 
 @dataclass
