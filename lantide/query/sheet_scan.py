@@ -101,7 +101,18 @@ def error_cells(path: Path, sheets: list[str]) -> dict[str, dict[Cell, str]]:
 class OdsSheet:
     rows: int = 0  # rows in use: the last row holding a value, counted from row 1
     columns: int = 0  # columns in use: the last column holding a value
-    errors: dict[Cell, str] = field(default_factory=dict)
+    # error cells as written, repeats unexpanded: (row, rows, column, columns, text); a
+    # repeated error is expanded only when the sheet is read, after the size guard
+    error_spans: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> dict[Cell, str]:
+        return {
+            (r, c): text
+            for row, rows, column, columns, text in self.error_spans
+            for r in range(row, row + rows)
+            for c in range(column, column + columns)
+        }
 
 
 def ods_sheets(path: Path) -> dict[str, OdsSheet]:
@@ -136,9 +147,7 @@ def _ods_sheets(path_text: str, _size: int, _mtime_ns: int) -> dict[str, OdsShee
                         sheet.rows = row + rows
                     if cell.get(f"{_CALCEXT}value-type") == "error":
                         text = "".join(p.text or "" for p in cell.iter(_TEXT_P)) or "#ERROR"
-                        for r in range(row, row + min(rows, 1000)):
-                            for c in range(column, column + min(repeat, 1000)):
-                                sheet.errors[(r, c)] = text
+                        sheet.error_spans.append((row, rows, column, repeat, text))
                     column += repeat
                 row += rows
                 elem.clear()

@@ -94,7 +94,7 @@ class Choice:
     note: str | None = None
 
 
-def _open_text(path: Path) -> BinaryIO | GzipFile:
+def open_text(path: Path) -> BinaryIO | GzipFile:
     """The file's bytes as DuckDB decodes them (a ``.gz`` file inflated)."""
     if path.name.lower().endswith(".gz"):
         import gzip
@@ -109,7 +109,7 @@ def head_bytes(path: Path, limit: int) -> bytes:
     import zlib
 
     try:
-        with _open_text(path) as f:
+        with open_text(path) as f:
             return f.read(limit)
     except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
         return b""
@@ -178,7 +178,7 @@ def _find(path: Path, head: bytes, pattern: re.Pattern[bytes]) -> tuple[int, int
     tail = head[-3:]  # a sequence cut at a chunk's end is looked at whole
     offset, lines = SAMPLE_BYTES - len(tail), head.count(b"\n", 0, SAMPLE_BYTES - len(tail))
     try:
-        with _open_text(path) as f:
+        with open_text(path) as f:
             f.seek(SAMPLE_BYTES)
             while chunk := f.read(_CHUNK):
                 text = tail + chunk

@@ -66,10 +66,27 @@ def ods_bytes(sheets: dict[str, list[list[object]]], *, filler: bool = True) -> 
             )
         xml.append("</table:table>")
         tables.append("".join(xml))
+    return package("".join(tables))
+
+
+def error_grid(rows: int, columns: int) -> str:
+    """A sheet's XML of one error cell repeated over ``rows`` x ``columns`` (a few hundred
+    bytes for any size)."""
+    return (
+        '<table:table table:name="S">'
+        f'<table:table-row table:number-rows-repeated="{rows}">'
+        f'<table:table-cell table:number-columns-repeated="{columns}" '
+        'office:value-type="string" office:string-value="" calcext:value-type="error">'
+        "<text:p>#N/A</text:p></table:table-cell></table:table-row></table:table>"
+    )
+
+
+def package(tables_xml: str) -> bytes:
+    """An .ods of the given ``<table:table>`` elements."""
     content = (
         f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_NS} '
         'office:version="1.3"><office:body><office:spreadsheet>'
-        + "".join(tables)
+        + tables_xml
         + "</office:spreadsheet></office:body></office:document-content>"
     )
     manifest = (

@@ -167,6 +167,10 @@ def test_quotes_across_line_breaks_are_never_an_empty_table(empty_workspace, ope
     )
 
 
+def _columns(svc, table: str) -> list[tuple[str, str]]:
+    return [(c["name"], c["type"]) for c in svc.read_schema(table)["columns"]]
+
+
 def _view(svc, name: str, reader: str) -> None:
     svc.engine.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM {reader}')
 
@@ -268,3 +272,20 @@ def test_a_file_registered_by_an_older_reader_is_read_anew(empty_workspace, open
     svc.workspace.close()
     again = open_service(empty_workspace)
     assert "not valid UTF-8" in problem_of(again, "data/mixed.csv")
+
+
+def test_a_bad_row_far_down_a_semicolon_file_fails_its_query_not_its_listing(
+    empty_workspace, open_service
+):
+    """The decimal-comma scan reads the whole file on a scratch connection: a bad row does
+    not end the registration (nor is the column, not read whole, turned into numbers);
+    the query names the row."""
+    data = empty_workspace / "data"
+    rows = "".join(f"{i};{i},5;x\n" for i in range(30_000))  # past the sniffer's sample
+    (data / "long.csv").write_text("id;amount;note\n" + rows + "30000;1,5;x;extra\n")
+    svc = open_service(empty_workspace)
+    assert svc.show_tables()["problems"] == []
+    assert dict(_columns(svc, "long"))["amount"] == "VARCHAR"
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT * FROM long")
+    assert "Line: 30002" in info.value.message

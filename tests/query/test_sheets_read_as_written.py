@@ -204,3 +204,22 @@ def test_a_sheet_read_on_first_query_carries_its_notes_from_that_query_on(
     svc.workspace.close()
     again = open_service(empty_workspace)
     assert_noted(again, '"big"."S"', "A3 (#DIV/0!)")
+
+
+def test_a_repeated_error_cell_is_counted_not_spelled_out(empty_workspace, open_service):
+    """An error cell repeated over 9,000 x 10,000 cells (a few hundred bytes) is refused by
+    the size guard without listing its 90 million cells; a small grid of it is read."""
+    import time
+
+    from tests.fakes.ods import error_grid, package
+
+    data = empty_workspace / "data"
+    (data / "bomb.ods").write_bytes(package(error_grid(9_000, 10_000)))
+    (data / "small.ods").write_bytes(package(error_grid(2, 3)))
+    started = time.monotonic()
+    svc = open_service(empty_workspace)
+    problems = {p["source"]: p["error"] for p in svc.show_tables()["problems"]}
+    assert time.monotonic() - started < 60  # (was: a dict of 90 million cells)
+    assert "spans 9,000 rows x 10,000 columns in use" in problems["data/bomb.ods"]
+    result = svc.run_query('SELECT * FROM "small"."S"')
+    assert result["row_count"] == 2 and result["preview"][0] == [None, "#N/A"] * 3
