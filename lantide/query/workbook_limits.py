@@ -9,7 +9,8 @@ holds a sheet as a dense grid (a cell at A1 and one at XFD1048576 make 17 billio
   ``xl/workbook.xml`` without calamine (which would load the shared strings too).
 - **When a sheet is first queried**: its XML is inflated as a stream (nothing kept) to
   check that it inflates to what the zip declares (a lying zip fails its check here) and
-  that its cells, counted and by the grid their references span, stay under
+  that its cells holding something, counted and by the grid their references span (the
+  range in use: empty styled cells at the sheet's far end do not count), stay under
   ``query.max_sheet_cells``. Only then calamine reads it.
 
 ``.xls`` (not compressed) is bounded by its file size, ``.xlsb`` by its inflated size; an
@@ -40,9 +41,11 @@ _ZIP_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods")
 _XML_SHEETS = (".xlsx", ".xlsm")
 
 _INFLATE_ERRORS = (zlib.error, OSError, EOFError, ValueError, RuntimeError, NotImplementedError)
-_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
-_CELL_COLUMN = re.compile(rb'\sr="([A-Z]{1,3})[0-9]')
-_ROW_NUMBER = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br="([0-9]{1,9})"')
+# A cell holding something (a value, a formula, inline text): its start tag is not
+# self-closing. Empty styled cells (``<c r="XFD1048576" s="1"/>``, which LibreOffice writes
+# to the sheet's last row and column) hold nothing, and calamine does not read them.
+_VALUE_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c(?:\s[^>]*)?(?<!/)>")
+_CELL_REF = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
 
 
 @dataclass(frozen=True)
@@ -310,13 +313,12 @@ def _inflate(
                 tail = text[-65536:]
                 continue
             done, tail = text[:cut], text[cut:]
-            cells += len(_CELL.findall(done))
-            rows = _ROW_NUMBER.findall(done)
-            if rows:
-                max_row = max(max_row, max(int(r) for r in rows))
-            columns = set(_CELL_COLUMN.findall(done))
-            if columns:
-                max_column = max(max_column, max(_column_number(c) for c in columns))
+            found = [m.group(0) for m in _VALUE_CELL.finditer(done)]
+            cells += len(found)
+            refs = [ref.groups() for tag in found if (ref := _CELL_REF.search(tag))]
+            if refs:
+                max_row = max(max_row, max(int(r) for _c, r in refs))
+                max_column = max(max_column, max(_column_number(c) for c in {c for c, _r in refs}))
             grid = max_row * max_column
             if max(cells, grid) > limits.max_sheet_cells:
                 what = (

@@ -223,3 +223,18 @@ def test_a_repeated_error_cell_is_counted_not_spelled_out(empty_workspace, open_
     assert "spans 9,000 rows x 10,000 columns in use" in problems["data/bomb.ods"]
     result = svc.run_query('SELECT * FROM "small"."S"')
     assert result["row_count"] == 2 and result["preview"][0] == [None, "#N/A"] * 3
+
+
+def test_empty_styled_cells_at_the_sheets_far_end_are_not_counted(empty_workspace, open_service):
+    """An .xlsx saved by LibreOffice can carry empty styled cells to row 1,048,576 and
+    column XFD; calamine does not read them and the size guard does not count them."""
+    from tests.fakes.bad_files import _HEAD, _TAIL, with_sheet_xml, workbook_bytes
+
+    def sheet():
+        yield _HEAD + b'<row r="1"><c r="A1" t="inlineStr"><is><t>v</t></is></c></row>'
+        yield b'<row r="2"><c r="A2"><v>3</v></c><c r="B2" s="1"/></row>'
+        yield b'<row r="1048576"><c r="A1048576" s="1"/><c r="XFD1048576" s="1"/></row>' + _TAIL
+
+    with_sheet_xml(workbook_bytes({"S": [["x"]]}), empty_workspace / "data" / "lo.xlsx", 1, sheet())
+    svc = open_service(empty_workspace)
+    assert svc.run_query('SELECT * FROM "lo"."S"')["preview"] == [[3]]
