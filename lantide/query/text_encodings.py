@@ -51,15 +51,14 @@ SAMPLE_BYTES = 1 << 20  # what decides a UTF-8 file (a later bad byte fails the 
 _CHUNK = 4 << 20
 # A well-formed multi-byte UTF-8 sequence (RFC 3629): in a file that also holds bytes that
 # are not UTF-8, its presence means the file mixes encodings.
-_UTF8_SEQUENCE = re.compile(
+_UTF8_SEQUENCE = (
     rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
     rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
     rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
 )
-
 # Bytes 0x80-0x9F: control characters in Latin-1, which DuckDB's Latin-1 reader refuses;
 # Windows-1252 puts the euro sign and curly quotes there.
-_C1_CONTROL = re.compile(rb"[\x80-\x9f]")
+_C1_CONTROL = rb"[\x80-\x9f]"
 
 _chosen: dict[str, str] = {}  # absolute path -> the analyst's encoding (see set_chosen)
 _chosen_lock = threading.Lock()
@@ -165,9 +164,11 @@ def _choice_of(path_text: str, _size: int, _mtime_ns: int, rule: str | None) -> 
     )
 
 
-def _find(path: Path, head: bytes, pattern: re.Pattern[bytes]) -> tuple[int, int] | None:
-    """(byte offset, line) of the first match of ``pattern`` in the text; past the sample
-    the file is streamed (this runs only for files that are not UTF-8, which are rare)."""
+def _find(path: Path, head: bytes, regex: bytes) -> tuple[int, int] | None:
+    """(byte offset, line) of the first match of ``regex`` in the text; past the sample
+    the file is streamed (this runs only for files that are not UTF-8, which are rare, so
+    the pattern is compiled then, not when the module is imported)."""
+    pattern = re.compile(regex)
     found = pattern.search(head)
     if found is not None:
         return found.start(), head.count(b"\n", 0, found.start()) + 1
