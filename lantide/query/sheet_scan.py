@@ -32,12 +32,10 @@ Cell = tuple[int, int]
 
 _CHUNK = 4 << 20
 _TAIL_CAP = 1 << 20
-_XLSX_ERROR_CELL = re.compile(
-    rb'<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*?\bt="e"[^>]*>(.*?)</(?:[A-Za-z_][\w.-]*:)?c>', re.S
-)
-_REF = re.compile(rb'\br="([A-Z]{1,3})([0-9]{1,7})"')
-_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*>")
-_VALUE = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?v>([^<]*)</")
+_XLSX_ERROR_CELL = rb'<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*?\bt="e"[^>]*>(.*?)</(?:[A-Za-z_][\w.-]*:)?c>'
+_REF = rb'\br="([A-Z]{1,3})([0-9]{1,7})"'
+_TAG = rb"<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*>"
+_VALUE = rb"<(?:[A-Za-z_][\w.-]*:)?v>([^<]*)</"
 
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
@@ -52,6 +50,17 @@ def _column_index(letters: bytes) -> int:
     return n - 1
 
 
+@functools.cache
+def _patterns() -> tuple[re.Pattern[bytes], ...]:
+    """Compiled on first use: most workbooks hold no error cell, and many sessions none."""
+    return (
+        re.compile(_XLSX_ERROR_CELL, re.S),
+        re.compile(_REF),
+        re.compile(_TAG),
+        re.compile(_VALUE),
+    )
+
+
 def xlsx_error_cells(zf: zipfile.ZipFile, entry: str) -> dict[Cell, str]:
     """``{(row, column): "#DIV/0!"}`` of the sheet part ``entry``."""
     found: dict[Cell, str] = {}
@@ -61,11 +70,12 @@ def xlsx_error_cells(zf: zipfile.ZipFile, entry: str) -> dict[Cell, str]:
             chunk = f.read(_CHUNK)
             text = tail + chunk
             if b't="e"' in text:
+                error_cell, ref_of, tag_of, value_of = _patterns()
                 end = 0
-                for match in _XLSX_ERROR_CELL.finditer(text):
-                    tag = _TAG.match(text, match.start())
-                    ref = _REF.search(tag.group(0)) if tag else None
-                    value = _VALUE.search(match.group(1))
+                for match in error_cell.finditer(text):
+                    tag = tag_of.match(text, match.start())
+                    ref = ref_of.search(tag.group(0)) if tag else None
+                    value = value_of.search(match.group(1))
                     if ref is not None:
                         cell = (int(ref.group(2)) - 1, _column_index(ref.group(1)))
                         found[cell] = (value.group(1) if value else b"#ERROR").decode(

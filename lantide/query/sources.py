@@ -564,8 +564,6 @@ class DataSources(LazySheets):
             """Lines of data the view reads into no row: a note, or no rows at all: refused
             (:mod:`lantide.query.lost_records`); after the registration's transaction, as a
             read that fails must not end it."""
-            if lost_records.first_odd_quote_line(path) is None:
-                return  # only quotes lose lines; the usual file costs no read here
             prelude = reading.get("prelude")
             if prelude is None:
                 prelude = prelude_lines(cur, path, reading["options"])
@@ -584,7 +582,8 @@ class DataSources(LazySheets):
 
         try:
             self.engine.run(work, timeout=None)
-            if text_file:
+            # only quotes lose lines: the usual file costs no read (nor a cursor) here
+            if text_file and lost_records.first_odd_quote_line(path) is not None:
                 self.engine.run(records, timeout=None)
             return [DataTable(None, name, path, fmt, None, tuple(notes))]
         except Exception as exc:
