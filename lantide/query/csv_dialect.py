@@ -263,12 +263,11 @@ def better_reader(
         # (a column with decimal points says the file writes numbers so: "3,4" is text)
         from lantide.query import decimal_commas
 
-        relation = reader or quote_ident(view)
         text = [c["name"] for c in columns if c["type"] == "VARCHAR"]
-        found = decimal_commas.comma_columns(cur, relation, text)
-        if found:
+        found = decimal_commas.comma_columns(reader, text) if reader else []
+        if reader and found:
             notes = [decimal_commas.note(c) for c in found]
-            return decimal_commas.numbers_select(relation, found), fixed, notes
+            return decimal_commas.numbers_select(reader, found), fixed, notes
     return None
 
 

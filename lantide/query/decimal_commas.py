@@ -42,13 +42,31 @@ def _value(column: str) -> str:
     return f"nullif(trim({quote_ident(column)}), '')"
 
 
-def comma_columns(cur: Cursor, relation: str, text_columns: list[str]) -> list[CommaColumn]:
-    """The columns of ``relation`` (among ``text_columns``) whose every non-empty value is a
-    number with a decimal comma (see the module's docstring). One scan of the relation."""
+_SAMPLE_ROWS = 20_480  # the rows DuckDB's sniffer samples
+
+
+def comma_columns(reader: str, text_columns: list[str]) -> list[CommaColumn]:
+    """The columns read by ``reader`` (a ``read_csv(...)``; among ``text_columns``) whose
+    every non-empty value is a number with a decimal comma (see the module's docstring).
+    The first rows pick the candidates; only a file with some is read whole, once. Read on
+    a scratch connection: a bad row must not end the registration's transaction (the
+    query of it says what is wrong); a read that fails finds none."""
+    import duckdb
+
     if not text_columns:
         return []
+    with duckdb.connect(":memory:") as scratch:
+        try:
+            sample = _scan(scratch, f"(SELECT * FROM {reader} LIMIT {_SAMPLE_ROWS})", text_columns)
+            candidates = [c.name for c in sample]
+            return _scan(scratch, reader, candidates) if candidates else []
+        except duckdb.Error:
+            return []
+
+
+def _scan(cur: Cursor, relation: str, columns: list[str]) -> list[CommaColumn]:
     parts = []
-    for column in text_columns:
+    for column in columns:
         value = _value(column)
         parts += [
             f"count({value})",
@@ -59,7 +77,7 @@ def comma_columns(cur: Cursor, relation: str, text_columns: list[str]) -> list[C
     row = cur.execute(f"SELECT {', '.join(parts)} FROM {relation}").fetchone()
     assert row is not None  # an aggregate: one row
     out = []
-    for i, column in enumerate(text_columns):
+    for i, column in enumerate(columns):
         count, bad, example = row[3 * i : 3 * i + 3]
         if count and not bad and example is not None:
             out.append(CommaColumn(column, int(count), str(example)))

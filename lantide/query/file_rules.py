@@ -20,7 +20,6 @@ Set rules with ``lantide file header`` / ``lantide file encoding``, or
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -60,11 +59,6 @@ def load_rules(root: Path) -> dict[str, dict[str, Any]]:
         if isinstance(files, dict)
         else {}
     )
-
-
-def rule_text(rule: dict[str, Any] | None) -> str | None:
-    """A rule as the stable text stored with a registration (None: no rule)."""
-    return json.dumps(rule, sort_keys=True) if rule else None
 
 
 def header_row_of(rule: dict[str, Any] | None) -> int | None:

@@ -5,13 +5,15 @@ makes the reader take those lines for one value, or drop them; DuckDB can then r
 file of eleven lines as a table of no rows, without an error. After a text file is
 registered its view is checked:
 
+Both checks run only when a line near the top has an odd number of quotes (the only way
+lines go missing; the usual file costs nothing):
+
 - **No rows** from a file that has lines of data below its header: the file is refused
   (a problem line naming the lines and the first line with an odd number of quotes), so
   no empty table stands for it.
-- **Fewer rows than records**, when a line near the top has an odd number of quotes (the
-  only way lines go missing; the usual file costs nothing): every row spans one line plus
-  the line breaks inside its values, so rows + line breaks inside values < non-blank lines
-  of data means lines were lost; a reading note gives the counts.
+- **Fewer rows than records**: every row spans one line plus the line breaks inside its
+  values, so rows + line breaks inside values < non-blank lines of data means lines were
+  lost; a reading note gives the counts.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from typing import TYPE_CHECKING
 from lantide.query.csv_dialect import first_lines
 from lantide.query.errors import QueryError
 from lantide.query.names import quote_ident
-from lantide.query.text_encodings import SAMPLE_BYTES, head_bytes
+from lantide.query.text_encodings import SAMPLE_BYTES, head_bytes, open_text
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor
 
 _SCAN_LINES = 2000
 _COUNT_BYTES = 256 << 20  # lines are counted in files up to this size (text, inflated)
+_CHUNK = 4 << 20
 
 
 def first_odd_quote_line(path: Path, after: int = 0) -> int | None:
@@ -41,14 +44,25 @@ def first_odd_quote_line(path: Path, after: int = 0) -> int | None:
 
 
 def _data_lines(path: Path, prelude: int) -> int | None:
-    """Non-blank lines below the ``prelude`` (skipped lines and the header); None for a
-    file too large to count here."""
-    text = head_bytes(path, _COUNT_BYTES + 1)
-    if len(text) > _COUNT_BYTES:
+    """Non-blank lines below the ``prelude`` (skipped lines and the header), streamed; None
+    for a file too large to count here."""
+    newline = b"\r" if b"\n" not in head_bytes(path, SAMPLE_BYTES) else b"\n"
+    import zlib
+
+    count, carry, total = 0, b"", 0
+    try:
+        with open_text(path) as f:
+            while chunk := f.read(_CHUNK):
+                total += len(chunk)
+                if total > _COUNT_BYTES:
+                    return None
+                lines = (carry + chunk).split(newline)
+                carry = lines.pop()
+                count += sum(1 for line in lines if line.strip())
+    except (OSError, EOFError, zlib.error):  # a damaged .gz: the reader's error says it
         return None
-    newline = b"\n" if b"\n" in text[:SAMPLE_BYTES] or b"\r" not in text else b"\r"
-    lines = [line for line in text.split(newline) if line.strip()]
-    return max(len(lines) - prelude, 0)
+    count += bool(carry.strip())
+    return max(count - prelude, 0)
 
 
 def _has_a_row(cur: Cursor, view: str) -> bool | None:
@@ -89,7 +103,7 @@ def check(cur: Cursor, path: Path, view: str, prelude: int) -> str | None:
     odd = first_odd_quote_line(path, prelude)
     has_a_row = _has_a_row(cur, view)
     if has_a_row is None or (has_a_row and odd is None):
-        return None
+        return None  # (no quote near the top that can join lines: all rows are there)
     lines = _data_lines(path, prelude)
     if not lines:
         return None

@@ -131,6 +131,8 @@ class InputResolver:
             if inp.kind != lin.DATA:
                 continue
             table = _data_table(inp)
+            # a sheet read for this statement has its notes now, not when it was resolved
+            table = self.sources.resolve(table.schema, table.name) or table
             if table.notes:
                 source = table.to_dict(self.workspace.root)["source"]
                 out.extend(f"{source}: {note}" for note in table.notes)

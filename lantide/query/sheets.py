@@ -28,15 +28,26 @@ from lantide.errors import LantideError
 from lantide.query.engine import transaction
 from lantide.query.errors import QueryCancelled, QueryError
 from lantide.query.names import qualified, quote_ident, quote_literal
-from lantide.query.typed_columns import ColumnBatch, create_table
+from lantide.query.typed_columns import create_table
 
 if TYPE_CHECKING:
-    from lantide.query.catalog import Catalog
+    from lantide.query.catalog import Catalog, SourceRow
     from lantide.query.engine import Cursor, Engine
+    from lantide.query.excel import SheetRead
     from lantide.query.sources import DataTable
     from lantide.query.workbook_limits import ReadLimits
 
 INLINE_WORKBOOK_BYTES = 4 << 20
+
+
+def _notes_json(notes: list[str] | None) -> str | None:
+    import json
+
+    return json.dumps(notes) if notes else None
+
+
+def _is(row: SourceRow, table: DataTable) -> bool:
+    return row["table"] == table.name and row["schema"] == table.schema
 
 
 def _placeholder_sql(schema: str, sheet: str, path: Path) -> str:
@@ -72,6 +83,7 @@ class LazySheets:
     # Methods of DataSources.
     tables: Callable[[], list[DataTable]]
     _failed: Callable[[Path, str | None, str, str, tuple[int, int], BaseException], DataTable]
+    _options_text: Callable[[Path], str]
 
     def _register_workbook(
         self, path: Path, schema: str, stamp: tuple[int, int]
@@ -91,6 +103,7 @@ class LazySheets:
         # were lazy); a sheet of it that fails keeps its placeholder and its problem.
         read = self._read_small_book(path, sheets) if self._is_small(path) else {}
         errors = {sheet: got for sheet, got in read.items() if isinstance(got, str)}
+        notes = {sheet: got.notes for sheet, got in read.items() if not isinstance(got, str)}
 
         def work(cur: Cursor) -> None:
             with transaction(cur):
@@ -99,13 +112,24 @@ class LazySheets:
                     if sheet not in read or sheet in errors:
                         cur.execute(_placeholder_sql(schema, sheet, path))
                         continue
-                    columns = read[sheet]
-                    assert isinstance(columns, ColumnBatch)  # a problem (text) is in errors
-                    create_table(cur, qualified(schema, sheet), columns)
+                    got = read[sheet]
+                    assert not isinstance(got, str)  # a problem (text) is in errors
+                    create_table(cur, qualified(schema, sheet), got.columns)
                 self.catalog.replace_sources_of(
                     cur,
                     key,
-                    [(schema, sheet, "excel", *stamp, errors.get(sheet)) for sheet in sheets],
+                    [
+                        (
+                            schema,
+                            sheet,
+                            "excel",
+                            *stamp,
+                            errors.get(sheet),
+                            _notes_json(notes.get(sheet)),
+                            self._options_text(path),
+                        )
+                        for sheet in sheets
+                    ],
                 )
 
         try:
@@ -116,7 +140,10 @@ class LazySheets:
         self._loaded |= {
             (key, schema.casefold(), sheet.casefold()) for sheet in read if sheet not in errors
         }
-        return [DataTable(schema, sheet, path, "excel", errors.get(sheet)) for sheet in sheets]
+        return [
+            DataTable(schema, sheet, path, "excel", errors.get(sheet), tuple(notes.get(sheet, ())))
+            for sheet in sheets
+        ]
 
     def _is_small(self, path: Path) -> bool:
         from lantide.query.workbook_limits import inflated_size
@@ -130,29 +157,28 @@ class LazySheets:
         except OSError:
             return False
 
-    def _read_small_book(self, path: Path, sheets: list[str]) -> dict[str, ColumnBatch | str]:
-        """``{sheet: typed columns or its problem (text)}``."""
+    def _read_small_book(self, path: Path, sheets: list[str]) -> dict[str, SheetRead | str]:
+        """``{sheet: typed columns and notes, or its problem (text)}``."""
         return {
             sheet: got if not isinstance(got, LantideError) else got.message
             for sheet, got in self._checked_sheets(path, sheets).items()
         }
 
-    def _checked_sheets(
-        self, path: Path, sheets: list[str]
-    ) -> dict[str, ColumnBatch | LantideError]:
-        """``{sheet: typed columns, or the QueryError that kept it from being read}``: each
-        checked against the limits, then the good ones read with the book opened once."""
+    def _checked_sheets(self, path: Path, sheets: list[str]) -> dict[str, SheetRead | LantideError]:
+        """``{sheet: typed columns and notes, or the QueryError that kept it from being
+        read}``: each checked against the limits, then the good ones read with the book
+        opened once."""
         from lantide.query.excel import read_sheets
         from lantide.query.workbook_limits import check_sheet
 
-        out: dict[str, ColumnBatch | LantideError] = {}
+        out: dict[str, SheetRead | LantideError] = {}
         for sheet in sheets:
             try:
                 check_sheet(path, sheet, self.limits)
             except LantideError as exc:
                 out[sheet] = exc
         good = [sheet for sheet in sheets if sheet not in out]
-        read: dict[str, ColumnBatch | BaseException]
+        read: dict[str, SheetRead | BaseException]
         try:
             read = read_sheets(path, good) if good else {}
         except (KeyboardInterrupt, SystemExit):
@@ -239,17 +265,40 @@ class LazySheets:
         return bool(rows[0][0])
 
     def _read_into_table(self, table: DataTable) -> None:
-        columns = self._checked_sheets(table.path, [table.name])[table.name]
-        if isinstance(columns, LantideError):
-            raise columns
+        from dataclasses import replace
+
+        got = self._checked_sheets(table.path, [table.name])[table.name]
+        if isinstance(got, LantideError):
+            raise got
         name = qualified(table.schema, table.name)
+        key = str(table.path)
+        rows = [r for r in self.catalog.source_rows() if r["path"] == key]
+        updated = [
+            (
+                r["schema"],
+                r["table"],
+                r["format"],
+                r["size"],
+                r["mtime_ns"],
+                r["error"],
+                _notes_json(got.notes) if _is(r, table) else r["notes"],
+                r["options"],
+            )
+            for r in rows
+        ]
 
         def work(cur: Cursor) -> None:
             with transaction(cur):
                 cur.execute(f"DROP VIEW IF EXISTS {name}")
-                create_table(cur, name, columns)
+                create_table(cur, name, got.columns)
+                if got.notes:  # kept with the sheet's registration, for the next launch
+                    self.catalog.replace_sources_of(cur, key, updated)
 
         self.engine.run(work, timeout=None)
+        if got.notes:
+            self._tables = [
+                replace(t, notes=tuple(got.notes)) if t == table else t for t in self._tables
+            ]
 
     def _sheet_failed(self, table: DataTable, message: str) -> None:
         """Keep the sheet's problem: in the catalog (for the next launch) and the listing."""
@@ -264,7 +313,9 @@ class LazySheets:
                 r["format"],
                 r["size"],
                 r["mtime_ns"],
-                message if r["table"] == table.name and r["schema"] == table.schema else r["error"],
+                message if _is(r, table) else r["error"],
+                r["notes"],
+                r["options"],
             )
             for r in rows
         ]

@@ -51,7 +51,6 @@ from lantide.query.file_rules import (
     encoding_of,
     header_row_of,
     load_rules,
-    rule_text,
     rules_stamp,
 )
 from lantide.query.names import (
@@ -81,6 +80,11 @@ if TYPE_CHECKING:
     from lantide.query.engine import Cursor
 
 _brief = brief  # the name tests and older callers use
+
+# Raised when a reader reads a file's values differently (an encoding refused, decimal commas
+# per column, error cells of a sheet): files registered before are read anew, and the tabs
+# that read them are stale.
+READER_VERSION = 2
 
 _RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog", INTERNAL_SCHEMA}
 
@@ -269,8 +273,9 @@ class DataSources(LazySheets):
             size, mtime = self._stamp(table.path, table.format)
         except OSError:
             size, mtime = -1, -1
-        rule = rule_text(self._rule_of(table.path))  # a header row chosen reads it anew
-        text = f"{table.path}|{size}|{mtime}" + (f"|{rule}" if rule else "")
+        # a rule chosen, or a reader that reads values differently, reads it anew
+        rule = self._options_text(table.path)
+        text = f"{table.path}|{size}|{mtime}|{rule}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     # -- registering ---------------------------------------------------------------
@@ -336,7 +341,7 @@ class DataSources(LazySheets):
                 previous is not None
                 and (previous["size"], previous["mtime_ns"]) == stamp
                 and self._names_of(key, known) == {name.casefold()}
-                and previous["options"] == rule_text(self._rule_of(path))
+                and previous["options"] == self._options_text(path)
                 and not _notes_missing(previous, fmt)
                 and key not in retry
             )
@@ -423,6 +428,11 @@ class DataSources(LazySheets):
         known = {"header_row": header_row_of(rule), "encoding": encoding_of(rule)}
         return {k: v for k, v in known.items() if v is not None} or None
 
+    def _options_text(self, path: Path) -> str:
+        """What a registration is stored with and compared by: the analyst's rule and the
+        version of the readers (so a file is read anew when either changes)."""
+        return json.dumps({**(self._rule_of(path) or {}), "reader": READER_VERSION}, sort_keys=True)
+
     def _names_of(self, path_text: str, known: dict[str, SourceRow]) -> set[str]:
         row = known[path_text]
         return {(row["schema"] or row["table"]).casefold()}
@@ -505,6 +515,8 @@ class DataSources(LazySheets):
         sniffed_ahead = ahead is not None and ahead.has(path)
         pinned_ahead = ahead.take(path) if ahead is not None and sniffed_ahead else None
 
+        options = self._options_text(path)
+
         def work(cur: Cursor) -> None:
             if fmt in ("json", "ndjson") and not path.is_dir():
                 check_json_objects(cur, path, fmt, self.limits.max_json_object_mb)
@@ -542,7 +554,7 @@ class DataSources(LazySheets):
                 self.catalog.replace_sources_of(
                     cur,
                     key,
-                    [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))],
+                    [(None, name, fmt, *stamp, None, json.dumps(notes), options)],
                     known=known,
                 )
 
@@ -565,15 +577,13 @@ class DataSources(LazySheets):
             if note is not None:
                 notes.append(note)
                 with transaction(cur):
-                    self.catalog.replace_sources_of(
-                        cur,
-                        key,
-                        [(None, name, fmt, *stamp, None, json.dumps(notes), rule_text(rule))],
-                    )
+                    row = (None, name, fmt, *stamp, None, json.dumps(notes), options)
+                    self.catalog.replace_sources_of(cur, key, [row])
 
         try:
             self.engine.run(work, timeout=None)
-            if text_file:
+            # only quotes lose lines: the usual file costs no read (nor a cursor) here
+            if text_file and lost_records.first_odd_quote_line(path) is not None:
                 self.engine.run(records, timeout=None)
             return [DataTable(None, name, path, fmt, None, tuple(notes))]
         except Exception as exc:
@@ -600,7 +610,7 @@ class DataSources(LazySheets):
                 "the file is neither UTF-8 nor Latin-1 text (a binary file, or a damaged one?)"
             )
 
-        options = rule_text(self._rule_of(path))
+        options = self._options_text(path)
 
         def work(cur: Cursor) -> None:
             self.catalog.replace_sources_of(

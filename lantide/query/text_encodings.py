@@ -51,11 +51,14 @@ SAMPLE_BYTES = 1 << 20  # what decides a UTF-8 file (a later bad byte fails the 
 _CHUNK = 4 << 20
 # A well-formed multi-byte UTF-8 sequence (RFC 3629): in a file that also holds bytes that
 # are not UTF-8, its presence means the file mixes encodings.
-_UTF8_SEQUENCE = re.compile(
+_UTF8_SEQUENCE = (
     rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
     rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
     rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
 )
+# Bytes 0x80-0x9F: control characters in Latin-1, which DuckDB's Latin-1 reader refuses;
+# Windows-1252 puts the euro sign and curly quotes there.
+_C1_CONTROL = rb"[\x80-\x9f]"
 
 _chosen: dict[str, str] = {}  # absolute path -> the analyst's encoding (see set_chosen)
 _chosen_lock = threading.Lock()
@@ -90,7 +93,7 @@ class Choice:
     note: str | None = None
 
 
-def _open_text(path: Path) -> BinaryIO | GzipFile:
+def open_text(path: Path) -> BinaryIO | GzipFile:
     """The file's bytes as DuckDB decodes them (a ``.gz`` file inflated)."""
     if path.name.lower().endswith(".gz"):
         import gzip
@@ -105,7 +108,7 @@ def head_bytes(path: Path, limit: int) -> bytes:
     import zlib
 
     try:
-        with _open_text(path) as f:
+        with open_text(path) as f:
             return f.read(limit)
     except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
         return b""
@@ -134,7 +137,7 @@ def _choice_of(path_text: str, _size: int, _mtime_ns: int, rule: str | None) -> 
         offset, bad = exc.start, head[exc.start]
     line = head.count(b"\n", 0, offset) + 1
     where = f"0x{bad:02X} on line {line}, byte offset {offset}"
-    if _holds_utf8(path, head):
+    if _find(path, head, _UTF8_SEQUENCE) is not None:
         raise QueryError(
             f"{_rel(path)} is not valid UTF-8: the byte {where}, is not UTF-8 while other "
             "lines are UTF-8 text; it was not read, so no value is misread. Choose its "
@@ -144,6 +147,16 @@ def _choice_of(path_text: str, _size: int, _mtime_ns: int, rule: str | None) -> 
             hint=f"Choose the encoding with `lantide file encoding WORKSPACE {_rel(path)} "
             "latin-1` (utf-8, utf-16; auto: detect again), or fix the file.",
         )
+    c1 = _find(path, head, _C1_CONTROL)
+    if c1 is not None:
+        byte = head_bytes(path, c1[0] + 1)[-1]
+        raise QueryError(
+            f"{_rel(path)} is neither UTF-8 nor Latin-1 text: the byte 0x{byte:02X} on line "
+            f"{c1[1]}, byte offset {c1[0]}, is neither (Windows-1252 writes € and curly "
+            "quotes so, and a binary file has such bytes); it was not read",
+            code="DATA_FILE_ENCODING",
+            hint="Save the file as UTF-8 (Excel: CSV UTF-8), or fix the byte.",
+        )
     return Choice(
         "latin-1",
         f"read as Latin-1: the file is not UTF-8 anywhere (first non-UTF-8 byte: {where}); "
@@ -151,26 +164,34 @@ def _choice_of(path_text: str, _size: int, _mtime_ns: int, rule: str | None) -> 
     )
 
 
-def _holds_utf8(path: Path, head: bytes) -> bool:
-    """Whether the text holds a multi-byte UTF-8 sequence anywhere (past the sample the
-    file is streamed: this runs only for files that are not UTF-8, which are rare)."""
-    if _UTF8_SEQUENCE.search(head):
-        return True
+def _find(path: Path, head: bytes, regex: bytes) -> tuple[int, int] | None:
+    """(byte offset, line) of the first match of ``regex`` in the text; past the sample
+    the file is streamed (this runs only for files that are not UTF-8, which are rare, so
+    the pattern is compiled then, not when the module is imported)."""
+    pattern = re.compile(regex)
+    found = pattern.search(head)
+    if found is not None:
+        return found.start(), head.count(b"\n", 0, found.start()) + 1
     if len(head) < SAMPLE_BYTES:
-        return False
+        return None
     import zlib
 
     tail = head[-3:]  # a sequence cut at a chunk's end is looked at whole
+    offset, lines = SAMPLE_BYTES - len(tail), head.count(b"\n", 0, SAMPLE_BYTES - len(tail))
     try:
-        with _open_text(path) as f:
+        with open_text(path) as f:
             f.seek(SAMPLE_BYTES)
             while chunk := f.read(_CHUNK):
-                if _UTF8_SEQUENCE.search(tail + chunk):
-                    return True
-                tail = chunk[-3:]
+                text = tail + chunk
+                found = pattern.search(text)
+                if found is not None:
+                    return offset + found.start(), lines + text.count(b"\n", 0, found.start()) + 1
+                offset += len(text) - 3
+                lines += text.count(b"\n", 0, len(text) - 3)
+                tail = text[-3:]
     except (OSError, EOFError, zlib.error):  # gzip.BadGzipFile is an OSError
         pass  # a damaged end: DuckDB's own error says so when the file is read
-    return False
+    return None
 
 
 def _rel(path: Path) -> str:

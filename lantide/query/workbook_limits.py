@@ -9,12 +9,13 @@ holds a sheet as a dense grid (a cell at A1 and one at XFD1048576 make 17 billio
   ``xl/workbook.xml`` without calamine (which would load the shared strings too).
 - **When a sheet is first queried**: its XML is inflated as a stream (nothing kept) to
   check that it inflates to what the zip declares (a lying zip fails its check here) and
-  that its cells, counted and by the grid their references span, stay under
+  that its cells holding something, counted and by the grid their references span (the
+  range in use: empty styled cells at the sheet's far end do not count), stay under
   ``query.max_sheet_cells``. Only then calamine reads it.
 
-``.xls`` (not compressed) is bounded by its file size; ``.ods`` and ``.xlsb`` by their
-inflated size (their cells are not counted). Every refusal names the file, the limit and
-the setting that raises it.
+``.xls`` (not compressed) is bounded by its file size, ``.xlsb`` by its inflated size; an
+``.ods`` by its inflated size and the cells of its sheets' ranges in use. Every refusal
+names the file, the limit and the setting that raises it.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ _ZIP_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods")
 _XML_SHEETS = (".xlsx", ".xlsm")
 
 _INFLATE_ERRORS = (zlib.error, OSError, EOFError, ValueError, RuntimeError, NotImplementedError)
-_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s>/]")
-_CELL_COLUMN = re.compile(rb'\sr="([A-Z]{1,3})[0-9]')
-_ROW_NUMBER = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br="([0-9]{1,9})"')
+# A cell holding something (a value, a formula, inline text): its start tag is not
+# self-closing. Empty styled cells (``<c r="XFD1048576" s="1"/>``, which LibreOffice writes
+# to the sheet's last row and column) hold nothing, and calamine does not read them.
+_VALUE_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c(?:\s[^>]*)?(?<!/)>")
+_CELL_REF = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ def _read_capped(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return data
 
 
-def _sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
+def sheet_parts(zf: zipfile.ZipFile, path: Path) -> dict[str, str]:
     """``{sheet name: zip entry of its XML}`` in workbook order (worksheets only)."""
     from xml.etree import ElementTree
 
@@ -188,7 +191,7 @@ def sheet_names(path: Path, limits: ReadLimits | None = None) -> list[str]:
     if path.suffix.lower() in _XML_SHEETS:
         try:
             with zipfile.ZipFile(path) as zf:
-                return list(_sheet_parts(zf, path))
+                return list(sheet_parts(zf, path))
         except zipfile.BadZipFile as exc:
             raise _damaged(path, f"its zip container is damaged ({exc})") from None
         except _INFLATE_ERRORS as exc:
@@ -203,36 +206,18 @@ def sheet_names(path: Path, limits: ReadLimits | None = None) -> list[str]:
             book.close()
 
 
-_ODS_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
-
-
 def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
-    """Sheet names from ``content.xml``, streamed; refuses a book whose sheets span more
-    cells (rows x widest row, repeats counted) than ``query.max_sheet_cells``: a 1 KB file
-    can repeat a cell 10,000 times in each of 9,000 rows."""
+    """Sheet names from ``content.xml``, streamed; refuses a book whose sheets' ranges in
+    use (the last row and column holding a value, repeats counted) span more cells than
+    ``query.max_sheet_cells``: a 1 KB file can repeat a value 10,000 times in each of 9,000
+    rows. The empty filler LibreOffice writes to the sheet's last row and column is not in
+    use and does not count (:mod:`lantide.query.sheet_scan`)."""
     from xml.etree import ElementTree
 
-    names: list[str] = []
-    spans: dict[str, tuple[int, int]] = {}  # sheet -> (rows, widest row)
+    from lantide.query.sheet_scan import ods_sheets
+
     try:
-        with zipfile.ZipFile(path) as zf, zf.open("content.xml") as f:
-            height = width = 0
-            for event, elem in ElementTree.iterparse(f, events=("start", "end")):
-                tag = elem.tag
-                if event == "start" and tag == f"{_ODS_TABLE}table":
-                    height = width = 0
-                elif event == "end" and tag == f"{_ODS_TABLE}table-row":
-                    cells = sum(
-                        int(c.get(f"{_ODS_TABLE}number-columns-repeated", "1")) for c in elem
-                    )
-                    height += int(elem.get(f"{_ODS_TABLE}number-rows-repeated", "1"))
-                    width = max(width, cells)
-                    elem.clear()
-                elif event == "end" and tag == f"{_ODS_TABLE}table":
-                    name = elem.get(f"{_ODS_TABLE}name") or f"Sheet{len(names) + 1}"
-                    names.append(name)
-                    spans[name] = (height, width)
-                    elem.clear()
+        sheets = ods_sheets(path)
     except KeyError:
         raise _damaged(path, "content.xml is missing") from None
     except zipfile.BadZipFile as exc:
@@ -242,17 +227,17 @@ def _ods_sheets(path: Path, limits: ReadLimits) -> list[str]:
     except _INFLATE_ERRORS as exc:
         raise _damaged(path, f"a part does not inflate ({exc})") from None
     total = 0
-    for name, (height, width) in spans.items():
-        total += height * width
+    for name, sheet in sheets.items():
+        total += sheet.rows * sheet.columns
         if total > limits.max_sheet_cells:  # calamine reads every sheet of the book at once
             raise _too_large(
                 path,
-                f"sheet {name!r} spans {height:,} rows x {width:,} columns "
-                f"({height * width:,} cells)",
+                f"sheet {name!r} spans {sheet.rows:,} rows x {sheet.columns:,} columns in use "
+                f"({sheet.rows * sheet.columns:,} cells)",
                 f"{limits.max_sheet_cells:,} cells",
                 "max_sheet_cells",
             )
-    return names
+    return list(sheets)
 
 
 def _column_number(letters: bytes) -> int:
@@ -273,7 +258,7 @@ def check_sheet(path: Path, sheet: str, limits: ReadLimits) -> None:
                 for info in zf.infolist():  # inflated for real, not as declared
                     _inflate(zf, info, path, byte_limit, limits, count_cells=False)
                 return
-            entry = _sheet_parts(zf, path).get(sheet)
+            entry = sheet_parts(zf, path).get(sheet)
             if entry is None:
                 raise _damaged(path, f"it has no worksheet named {sheet!r}")
             for name in ("xl/sharedStrings.xml", entry):
@@ -328,13 +313,12 @@ def _inflate(
                 tail = text[-65536:]
                 continue
             done, tail = text[:cut], text[cut:]
-            cells += len(_CELL.findall(done))
-            rows = _ROW_NUMBER.findall(done)
-            if rows:
-                max_row = max(max_row, max(int(r) for r in rows))
-            columns = set(_CELL_COLUMN.findall(done))
-            if columns:
-                max_column = max(max_column, max(_column_number(c) for c in columns))
+            found = [m.group(0) for m in _VALUE_CELL.finditer(done)]
+            cells += len(found)
+            refs = [ref.groups() for tag in found if (ref := _CELL_REF.search(tag))]
+            if refs:
+                max_row = max(max_row, max(int(r) for _c, r in refs))
+                max_column = max(max_column, max(_column_number(c) for c in {c for c, _r in refs}))
             grid = max_row * max_column
             if max(cells, grid) > limits.max_sheet_cells:
                 what = (

@@ -58,6 +58,16 @@ def test_a_file_that_is_not_utf8_anywhere_is_read_as_latin1_with_a_note(
     assert svc.run_query("SELECT * FROM plain")["preview"] == [["José", "Köln"]]
 
 
+def test_windows_1252_bytes_are_refused_not_read_as_latin1(empty_workspace, open_service):
+    """DuckDB's Latin-1 refuses 0x80-0x9F (the euro sign and curly quotes of Windows-1252):
+    the problem names the byte and its line rather than "neither UTF-8 nor Latin-1"."""
+    data = empty_workspace / "data"
+    (data / "prices.csv").write_bytes("item;price\nCafé;3\n".encode("latin-1") + b"Tea;2 \x80\n")
+    svc = open_service(empty_workspace)
+    problem = problem_of(svc, "data/prices.csv")
+    assert "neither UTF-8 nor Latin-1 text: the byte 0x80 on line 3, byte offset 24" in problem
+
+
 def test_utf8_far_into_a_latin1_file_still_refuses_it(empty_workspace, open_service):
     """The sample that decides is the first megabyte; a file that is Latin-1 there is
     looked at whole before it is read as Latin-1."""
@@ -157,6 +167,10 @@ def test_quotes_across_line_breaks_are_never_an_empty_table(empty_workspace, ope
     )
 
 
+def _columns(svc, table: str) -> list[tuple[str, str]]:
+    return [(c["name"], c["type"]) for c in svc.read_schema(table)["columns"]]
+
+
 def _view(svc, name: str, reader: str) -> None:
     svc.engine.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM {reader}')
 
@@ -239,3 +253,39 @@ def test_a_header_with_a_trailing_comma_reads_as_duckdb_pads_it(empty_workspace,
     assert "Line: 2" in info.value.message and "Expected Number of Columns: 4" in (
         info.value.message
     )
+
+
+def test_a_file_registered_by_an_older_reader_is_read_anew(empty_workspace, open_service):
+    """A cache made before these rules holds the old reader's view (Latin-1 for a mixed
+    file): the registration records the readers' version, so it is read anew."""
+    data = empty_workspace / "data"
+    (data / "mixed.csv").write_bytes("a\nJosé\n".encode() + b"Ren\xe9\n")
+    svc = open_service(empty_workspace)
+    assert "not valid UTF-8" in problem_of(svc, "data/mixed.csv")
+    svc.engine.execute(
+        "UPDATE _lantide.sources SET error = NULL, options = NULL, notes = '[]'"
+    )  # as the older reader left it
+    svc.engine.execute(
+        f"CREATE VIEW mixed AS SELECT * FROM read_csv('{data / 'mixed.csv'}', encoding = 'latin-1')"
+    )
+    svc.close()
+    svc.workspace.close()
+    again = open_service(empty_workspace)
+    assert "not valid UTF-8" in problem_of(again, "data/mixed.csv")
+
+
+def test_a_bad_row_far_down_a_semicolon_file_fails_its_query_not_its_listing(
+    empty_workspace, open_service
+):
+    """The decimal-comma scan reads the whole file on a scratch connection: a bad row does
+    not end the registration (nor is the column, not read whole, turned into numbers);
+    the query names the row."""
+    data = empty_workspace / "data"
+    rows = "".join(f"{i};{i},5;x\n" for i in range(30_000))  # past the sniffer's sample
+    (data / "long.csv").write_text("id;amount;note\n" + rows + "30000;1,5;x;extra\n")
+    svc = open_service(empty_workspace)
+    assert svc.show_tables()["problems"] == []
+    assert dict(_columns(svc, "long"))["amount"] == "VARCHAR"
+    with pytest.raises(Exception) as info:
+        svc.run_query("SELECT * FROM long")
+    assert "Line: 30002" in info.value.message
