@@ -51,7 +51,7 @@ DEB_DEPENDS = (
     "libxcb-icccm4, libxcb-image0, libxcb-keysyms1, libxcb-randr0, "
     "libxcb-render-util0, libxcb-render0, libxcb-shape0, libxcb-shm0, libxcb-sync1, "
     "libxcb-util1, libxcb-glx0, libxcb-xfixes0, libxcb-xkb1, libwayland-client0, "
-    "libwayland-cursor0, unixodbc"
+    "libwayland-cursor0, libzstd1, unixodbc"
 )
 
 

@@ -53,6 +53,13 @@ def _lexer():
 
 
 @lru_cache(maxsize=1)
+def _plain_lexer():
+    from pygments.lexers.sql import SqlLexer
+
+    return SqlLexer(stripnl=False, ensurenl=False)
+
+
+@lru_cache(maxsize=1)
 def duckdb_keywords() -> frozenset[str]:
     from sqlglot.dialects.duckdb import DuckDB
 
@@ -88,7 +95,12 @@ def _role(token_type, value: str, next_char: str) -> str | None:
 
 def sql_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, length, role) for every coloured token of ``text``."""
-    tokens = list(_lexer().get_tokens_unprocessed(text))
+    try:
+        tokens = list(_lexer().get_tokens_unprocessed(text))
+    except ImportError:
+        # A $$ body's LANGUAGE asks for a lexer the installed build does not ship (it keeps
+        # pygments' SQL lexers only): the plain SQL lexer colours the text without it.
+        tokens = list(_plain_lexer().get_tokens_unprocessed(text))
     for i, (start, token_type, value) in enumerate(tokens):
         nxt = ""
         for _, _follow_type, follow_value in tokens[i + 1 : i + 3]:
