@@ -28,7 +28,7 @@ from lantide.agent.report_html import (
     raw_html_left_out,
     read_chunks,
 )
-from lantide.docs.html_markup import HtmlMarkupError, UnsafeHtmlError
+from lantide.docs.html_markup import HtmlMarkupError, UnsafeHtmlError, parse_report_html
 from lantide.docs.html_report import HtmlEditConflict, ReportSource, build_report_html
 from tests.agent.scripted_model import reply
 from tests.browser.cdp import open_page
@@ -253,3 +253,18 @@ def test_update_report_through_the_agent_refuses_a_hidden_script(
     assert result["error"] == "HTML_REFUSED", result
     assert "<script> element" in result["message"]
     assert project.report_path.read_bytes() == before
+
+
+def test_a_chunk_edited_before_the_sanitizer_loses_its_script_when_regenerated(tmp_path):
+    # a page patched under the old rule (or by hand) keeps its edited chunk on regeneration
+    ws, project = make_report_project(tmp_path / "ws")
+    publish_html(ws, project)
+    path = html_path(project)
+    text = path.read_text(encoding="utf-8")
+    chunk = next(c for c in parse_report_html(text) if c.id == "s-refunds")
+    hidden = "<p>Edited.</p><!--><script>top.document.title=/PWNED/.source</script>-->"
+    path.write_text(text[: chunk.start] + hidden + text[chunk.end :], encoding="utf-8")
+    result = publish_html(ws, project)
+    assert result.kept_edits == ["s-refunds"]
+    kept = read_chunks(project, "s-refunds")["content"]
+    assert "Edited." in kept and "<script" not in kept and "PWNED" not in kept
