@@ -11,7 +11,8 @@ no comment, no script, nothing a browser would read differently.
   elements, tables, lists, figures, the inline SVG of charts (shapes, text, ``<title>``
   tooltips; no ``<a>``, ``<use>``, ``<foreignObject>``, animation), a few attributes per
   element, URLs only as ``#anchor`` or ``http(s):``/``mailto:`` links and ``data:image/…``
-  images, no ``lt-`` id and no ``data-lantide-*`` attribute (they address the chunks).
+  images, no ``lt-`` or ``step-`` id and no ``data-lantide-*`` attribute (they address
+  the chunks and the citations' targets).
   Scripts and styles go with their content; other elements off the list keep their text.
 - :func:`removed_parts` ``(fragment) -> list[str]``: what :func:`sanitize` leaves out of
   ``fragment`` (elements, attributes, comments), as a reader-facing list. The same parse
@@ -108,8 +109,8 @@ def _url_ok(tag: str, name: str, value: str) -> bool:
 def _keep(tag: str, name: str, value: str) -> str | None:
     if name in ("href", "src") and not _url_ok(tag, name, value):
         return None
-    if name == "id" and value.strip().lower().startswith("lt-"):
-        return None  # lt- ids address the chunks
+    if name == "id" and value.strip().lower().startswith(("lt-", "step-")):
+        return None  # lt- ids address the chunks, step- ids the citations' targets
     return value
 
 
