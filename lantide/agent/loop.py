@@ -9,6 +9,10 @@ to ``auto_continue_rounds`` automatic continuations), when the same failing call
 repeated or the same successful call goes round in a loop, when the request cannot fit
 the context window, or on a model error (keeping whatever the model had sent). The
 conversation file always stays a valid history: every tool call gets a result, even a cancelled one.
+A refused call's result has every long text cut in its middle (a refusal may quote the
+argument it refuses), and its arguments are cut in the saved assistant message when they
+are over :data:`REFUSED_ARGUMENTS_KEPT` characters (issue 28: a 200 KB argument was
+repeated whole in the chat and the conversation).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from lantide.agent.reflection import Reflector
 from lantide.agent.summary_check import NOTICE_EVENT, TOLD_EVENT, merged
 from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import AskedQuestion, ToolContext
-from lantide.agent.tools.registry import state_of
+from lantide.agent.tools.registry import cut_error_texts, state_of
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
@@ -61,6 +65,7 @@ ANSWERED, QUESTION, CANCELLED = "answered", "question", "cancelled"
 ITERATION_LIMIT, REPEATED_FAILURE, ERROR = "iteration_limit", "repeated_failure", "error"
 REPEATED_CALL, CONTEXT_FULL = "repeated_call", "context_full"
 REFLECTION_FAILED, TOKEN_BUDGET = "reflection_failed", "token_budget"
+REFUSED_ARGUMENTS_KEPT = 4_000  # characters of a refused call's arguments kept whole
 SAME_CALL_RUNS = 2  # a successful call runs this often with the same arguments in one turn
 SAME_CALL_STOP = 4  # ... and the turn ends when it is asked for this often
 
@@ -382,6 +387,9 @@ class TurnRunner:
                         yield event
                     raise
                 outcome_result, ok, ms = outcome.result, outcome.ok, outcome.duration_ms
+            if not ok:  # a refusal quoting a huge argument: cut, as results are cut
+                outcome_result = cut_error_texts(outcome_result)
+                self._cut_arguments(call.id)
             outcome_result = self._with_summary_notice(outcome_result)
             self.last_tool = call.name
             self._buffer(
@@ -409,6 +417,16 @@ class TurnRunner:
                 self._count_same_call(call.name, key)
             else:
                 yield from self._count_failure(call.name, key, ok, outcome_result)
+
+    def _cut_arguments(self, call_id: str) -> None:
+        """The refused call's long argument strings cut in the assistant message this
+        iteration writes: the conversation keeps no 200 KB copy of what was refused."""
+        for message in self.iteration_messages:
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                arguments = function.get("arguments") or ""
+                if call.get("id") == call_id and len(arguments) > REFUSED_ARGUMENTS_KEPT:
+                    function["arguments"] = _cut_arguments(arguments)
 
     def _not_run(
         self, call: ToolCallRequest, answered: set[str], result: dict[str, Any]
@@ -544,3 +562,15 @@ class TurnRunner:
             steps=self.turn_steps,
             last_tool=self.last_tool,
         )
+
+
+def _cut_arguments(arguments: str) -> str:
+    """Tool-call arguments with every long string cut (still a JSON object; ASCII, so no
+    lone surrogate the model sent can break the next request)."""
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError:
+        value = {"unparsed": arguments}
+    if not isinstance(value, dict):
+        value = {"unparsed": arguments}
+    return json.dumps(cut_error_texts(value), ensure_ascii=True)

@@ -90,8 +90,8 @@ def read_chart(path: Path | str, *, source: str | None = None) -> ChartSpec:
 
 @dataclass
 class LoadedChart:
-    """A chart file with its data inline: ``spec`` is ready for :func:`render_svg` or the
-    HTML Report's vega-embed."""
+    """A chart file with its data inline: ``spec`` is ready for :func:`render_svg` (what the
+    HTML Report shows) or :func:`lantide.charts.chart_embed_html`."""
 
     path: Path
     spec: dict[str, Any]

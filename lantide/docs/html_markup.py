@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from lantide.docs.html_sanitize import removed_parts, sanitize
+from lantide.docs.html_sanitize import sanitize_reporting
 from lantide.errors import LantideError
 
 CHUNK_ATTR, HASH_ATTR, TITLE_ATTR = "data-lantide-chunk", "data-lantide-hash", "data-lantide-title"
@@ -218,7 +218,7 @@ def check_fragment(content: str, where: str = "the new content") -> str:
             f"{where} is not balanced markup: {_describe(problems)}",
             hint="Close every element you open, in order; the chunk was not changed.",
         )
-    left_out = removed_parts(content)
+    safe, left_out = sanitize_reporting(content)
     if left_out:
         more = f" (and {len(left_out) - 5} more)" if len(left_out) > 5 else ""
         raise UnsafeHtmlError(
@@ -229,7 +229,7 @@ def check_fragment(content: str, where: str = "the new content") -> str:
             "changed. A chunk published before charts became plain SVG may hold a chart "
             "script: publish the HTML Report again first.",
         )
-    return sanitize(content)
+    return safe
 
 
 def replace_chunk(text: str, chunk: Chunk, content: str) -> str:

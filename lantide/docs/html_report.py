@@ -36,7 +36,7 @@ from lantide.docs.html_markup import (
     balance_problems,
     fingerprint,
 )
-from lantide.docs.html_sanitize import removed_parts, sanitize
+from lantide.docs.html_sanitize import sanitize, sanitize_reporting
 from lantide.docs.markdown_map import markdown_parser
 from lantide.errors import LantideError
 
@@ -315,8 +315,7 @@ def _chunk(tag: str, chunk_id: str, title: str, content: str, css: str, recorded
 def _safe_section(html: str) -> str:
     """The section as the sanitizer keeps it (:mod:`lantide.docs.html_sanitize`: browsers'
     parsing, an allow-list), and a note of what it left out, so the reader knows."""
-    left_out = removed_parts(html)
-    safe = sanitize(html)
+    safe, left_out = sanitize_reporting(html)
     if not left_out:
         return safe
     shown = "; ".join(left_out[:5]) + (
@@ -435,7 +434,10 @@ def merge_edits(
     out = []
     for cid, tag, title, content in chunks:
         if cid in keep:
-            out.append((cid, tag, title, keep[cid].content, keep[cid].recorded_hash or ""))
+            # kept as edited, through the same rule: a chunk patched before the sanitizer
+            # (issue 28) or edited by hand holds no script on the regenerated page
+            kept = sanitize(keep[cid].content)
+            out.append((cid, tag, title, kept, keep[cid].recorded_hash or ""))
         else:
             out.append((cid, tag, title, content, new_hash[cid]))
     return Merged(assemble(source, out), sorted(keep), [c.id for c in lost], len(out))

@@ -11,7 +11,8 @@ no comment, no script, nothing a browser would read differently.
   elements, tables, lists, figures, the inline SVG of charts (shapes, text, ``<title>``
   tooltips; no ``<a>``, ``<use>``, ``<foreignObject>``, animation), a few attributes per
   element, URLs only as ``#anchor`` or ``http(s):``/``mailto:`` links and ``data:image/…``
-  images, no ``lt-`` id and no ``data-lantide-*`` attribute (they address the chunks).
+  images, no ``lt-`` or ``step-`` id and no ``data-lantide-*`` attribute (they address
+  the chunks and the citations' targets).
   Scripts and styles go with their content; other elements off the list keep their text.
 - :func:`removed_parts` ``(fragment) -> list[str]``: what :func:`sanitize` leaves out of
   ``fragment`` (elements, attributes, comments), as a reader-facing list. The same parse
@@ -24,8 +25,10 @@ The page itself carries a Content-Security-Policy with no script source at all
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
 
 import nh3
 
@@ -106,8 +109,8 @@ def _url_ok(tag: str, name: str, value: str) -> bool:
 def _keep(tag: str, name: str, value: str) -> str | None:
     if name in ("href", "src") and not _url_ok(tag, name, value):
         return None
-    if name == "id" and value.strip().lower().startswith("lt-"):
-        return None  # lt- ids address the chunks
+    if name == "id" and value.strip().lower().startswith(("lt-", "step-")):
+        return None  # lt- ids address the chunks, step- ids the citations' targets
     return value
 
 
@@ -125,19 +128,58 @@ def _cleaner(record: Callable[[str, str, str], str | None] = _keep) -> nh3.Clean
     )
 
 
-_RULE = _cleaner()
+def _lenient(record: Callable[[str, str, str], str] | None = None) -> nh3.Cleaner:
+    """The same parse and serialization keeping every element, attribute and comment: what
+    the rule's output is compared with to see what it left out."""
+    return nh3.Cleaner(
+        tags=set(_TEXT_TAGS | _SVG_TAGS | _OTHER_TAGS),
+        clean_content_tags=set(),
+        attributes={},
+        generic_attribute_prefixes={""},
+        attribute_filter=record,
+        strip_comments=False,
+        link_rel=None,
+        url_schemes={"http", "https", "mailto", "data", "javascript", "vbscript", "file"},
+    )
+
+
+# the attributes each pass saw, while removed_parts asks (per thread: the cleaners are shared)
+_seen = threading.local()
+_Attrs = Counter[tuple[str, str, str]]
+
+
+def _recording_every(tag: str, name: str, value: str) -> str:
+    _seen.every[(tag, name, value)] += 1
+    return value
+
+
+def _recording_kept(tag: str, name: str, value: str) -> str | None:
+    out = _keep(tag, name, value)
+    if out is not None:
+        _seen.kept[(tag, name, value)] += 1
+    return out
+
+
+@cache
+def _cleaners() -> dict[str, nh3.Cleaner]:
+    """Made once (about 1 ms each), on first use rather than on import."""
+    return {
+        "rule": _cleaner(),
+        "lenient": _lenient(),
+        "rule recording": _cleaner(_recording_kept),
+        "lenient recording": _lenient(_recording_every),
+    }
 
 
 def sanitize(fragment: str) -> str:
     """What the HTML Report may hold of ``fragment`` (see the module docstring)."""
-    return str(_RULE.clean(fragment))
+    return str(_cleaners()["rule"].clean(fragment))
 
 
 # -- what the rule leaves out, for messages (the rule itself is sanitize above)
 
 _ELEMENT = re.compile(r"<([A-Za-z][^\s/>]*)")
 _COMMENT = re.compile(r"<!--")
-_Attrs = Counter[tuple[str, str, str]]
 
 
 def _inventory(text: str, attrs: _Attrs) -> Counter[str]:
@@ -148,40 +190,25 @@ def _inventory(text: str, attrs: _Attrs) -> Counter[str]:
     return found
 
 
-def _inventories(fragment: str) -> tuple[Counter[str], Counter[str]]:
-    everything: _Attrs = Counter()
-    kept: _Attrs = Counter()
-
-    def every(tag: str, name: str, value: str) -> str:
-        everything[(tag, name, value)] += 1
-        return value
-
-    def keep(tag: str, name: str, value: str) -> str | None:
-        out = _keep(tag, name, value)
-        if out is not None:
-            kept[(tag, name, value)] += 1
-        return out
-
-    lenient = nh3.Cleaner(
-        tags=set(_TEXT_TAGS | _SVG_TAGS | _OTHER_TAGS),
-        clean_content_tags=set(),
-        attributes={},
-        generic_attribute_prefixes={""},
-        attribute_filter=every,
-        strip_comments=False,
-        link_rel=None,
-        url_schemes={"http", "https", "mailto", "data", "javascript", "vbscript", "file"},
-    )
-    whole = _inventory(str(lenient.clean(fragment)), everything)
-    ruled = _inventory(str(_cleaner(keep).clean(fragment)), kept)
-    return whole, ruled
+def sanitize_reporting(fragment: str) -> tuple[str, list[str]]:
+    """:func:`sanitize` ``(fragment)`` and what it left out (:func:`removed_parts`)."""
+    cleaners = _cleaners()
+    safe = str(cleaners["rule"].clean(fragment))
+    if str(cleaners["lenient"].clean(fragment)) == safe:
+        return safe, []  # the usual case: the same serialization, nothing left out
+    _seen.every, _seen.kept = Counter(), Counter()
+    try:
+        whole = _inventory(str(cleaners["lenient recording"].clean(fragment)), _seen.every)
+        ruled = _inventory(str(cleaners["rule recording"].clean(fragment)), _seen.kept)
+    finally:
+        del _seen.every, _seen.kept
+    return safe, sorted((whole - ruled).keys())
 
 
 def removed_parts(fragment: str) -> list[str]:
     """What :func:`sanitize` leaves out of ``fragment``: ``["<script> element",
     "onerror='x' on <img>", ...]`` (empty: the rule keeps all of it)."""
-    whole, ruled = _inventories(fragment)
-    return sorted((whole - ruled).keys())
+    return sanitize_reporting(fragment)[1]
 
 
 def added_removed_parts(old: str, new: str) -> list[str]:

@@ -21,6 +21,12 @@ class BadSignatureError(UpdateError):
     code = "UPDATE_BAD_SIGNATURE"
 
 
+class FeedExpiredError(UpdateError):
+    """A correctly signed feed past its ``not_after``: an old feed replayed (issue 28)."""
+
+    code = "UPDATE_FEED_EXPIRED"
+
+
 class NoReleaseKeyError(UpdateError):
     code = "UPDATE_NO_KEY"
 

@@ -8,6 +8,16 @@ canonical form unambiguous a feed may hold only objects, arrays, strings, intege
 booleans and null (no floats), and no object may repeat a key.
 
 Nothing in the feed is read before its signature checks out against a trusted key.
+
+Expiry (issue 28): a signed feed is valid until its ``not_after`` (an ISO 8601 time with
+its UTC offset, e.g. ``2027-01-07T00:00:00Z``), which the signature covers like every other
+member. Past it the feed is refused (:class:`FeedExpiredError`), so an old feed replayed by
+whoever sits between Lantide and the release server cannot hide newer releases forever. A
+``not_after`` more than :data:`MAX_VALID_DAYS` ahead of this computer's clock is refused
+too (it would make the replay window as long as the signer liked). A feed without
+``not_after`` is refused: it could be replayed forever, and no feed without one was ever
+published (this tree shipped no release key before expiry existed), so refusing costs no
+user an update. The release tool writes ``not_after`` at every signing.
 """
 
 from __future__ import annotations
@@ -17,11 +27,11 @@ import binascii
 import json
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from lantide.update.errors import BadSignatureError, FeedMalformedError
+from lantide.update.errors import BadSignatureError, FeedExpiredError, FeedMalformedError
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -31,6 +41,7 @@ FEED_FORMAT = 1
 MAX_FEED_BYTES = 1024 * 1024
 MAX_ASSET_BYTES = 2 * 1024**3  # no installer of ours comes near; a bigger claim is hostile
 MAX_NOTES_CHARS = 64 * 1024
+MAX_VALID_DAYS = 90  # the longest a signed feed may stay valid, counted from the check
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ASSET_KEY = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
@@ -56,6 +67,7 @@ class ReleaseFeed:
     notes: str
     assets: dict[str, Asset]
     source: str  # the feed's URL, for messages
+    not_after: datetime  # valid until then (UTC); refused after
 
     @property
     def parsed_version(self) -> Version:
@@ -80,10 +92,17 @@ def parse_version(text: Any, source: str) -> Version:
         raise malformed(source, f"its version {text!r} is not a version number") from None
 
 
-def parse_feed(raw: bytes, *, source: str, keys: list[Ed25519PublicKey]) -> ReleaseFeed:
+def parse_feed(
+    raw: bytes,
+    *,
+    source: str,
+    keys: list[Ed25519PublicKey],
+    now: datetime | None = None,
+) -> ReleaseFeed:
     """The verified feed in ``raw`` (fetched from ``source``), or an error saying why not.
 
     ``keys`` are the trusted Ed25519 public keys; the feed must be signed by one of them.
+    ``now``: the time its ``not_after`` is checked against (this computer's clock).
     """
     if len(raw) > MAX_FEED_BYTES:
         raise malformed(source, f"it is larger than {MAX_FEED_BYTES // 1024} KB")
@@ -107,7 +126,7 @@ def parse_feed(raw: bytes, *, source: str, keys: list[Ed25519PublicKey]) -> Rele
             f"downloaded or changed.",
             hint="Check the feed URL in Settings > Updates, or download Lantide from its web site.",
         )
-    return _read_verified(data, source)
+    return _read_verified(data, source, now or datetime.now(UTC))
 
 
 def _verify(sig: bytes, message: bytes, keys: list[Ed25519PublicKey]) -> bool:
@@ -159,13 +178,54 @@ def _load_json(raw: bytes, source: str) -> dict[str, Any]:
     return data
 
 
-def _read_verified(data: dict[str, Any], source: str) -> ReleaseFeed:
+def format_time(when: datetime) -> str:
+    """``when`` as the feed writes it: UTC, to the second, with a ``Z``."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _not_after(data: dict[str, Any], source: str, now: datetime) -> datetime:
+    raw = data.get("not_after")
+    if raw is None:
+        raise malformed(
+            source,
+            'it has no "not_after" (the time its signature stops being valid), so an old copy '
+            "could be replayed forever",
+        )
+    try:
+        when = datetime.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise malformed(
+            source,
+            f"its not_after {raw!r} is not a time with its UTC offset, like 2027-01-07T00:00:00Z",
+        )
+    if when <= now:
+        raise FeedExpiredError(
+            f"The update feed {source} expired at {format_time(when)} (this computer's clock "
+            f"says {format_time(now)}): it may be an old copy replayed to hide newer "
+            f"releases. Nothing was downloaded or changed.",
+            hint="Try again later (the release feed is signed again regularly); if this "
+            "persists, check this computer's clock and the feed URL in Settings > Updates, or "
+            "download Lantide from its web site.",
+        )
+    if when > now + timedelta(days=MAX_VALID_DAYS):
+        raise malformed(
+            source,
+            f"its not_after {format_time(when)} is more than {MAX_VALID_DAYS} days ahead; a "
+            f"feed is signed for at most {MAX_VALID_DAYS} days",
+        )
+    return when.astimezone(UTC)
+
+
+def _read_verified(data: dict[str, Any], source: str, now: datetime) -> ReleaseFeed:
     if data.get("format") != FEED_FORMAT:
         raise malformed(
             source,
             f"its format {data.get('format')!r} is not {FEED_FORMAT}, "
             f"the one this version of Lantide reads",
         )
+    not_after = _not_after(data, source, now)
     version = data.get("version")
     parse_version(version, source)
     raw_when = data.get("date")
@@ -181,7 +241,14 @@ def _read_verified(data: dict[str, Any], source: str) -> ReleaseFeed:
     if not isinstance(raw_assets, dict) or not raw_assets:
         raise malformed(source, "it lists no assets (the files to download, by platform)")
     assets = {key: _asset(key, value, source) for key, value in raw_assets.items()}
-    return ReleaseFeed(version=str(version), date=when, notes=notes, assets=assets, source=source)
+    return ReleaseFeed(
+        version=str(version),
+        date=when,
+        notes=notes,
+        assets=assets,
+        source=source,
+        not_after=not_after,
+    )
 
 
 def _asset(key: str, value: Any, source: str) -> Asset:

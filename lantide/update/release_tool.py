@@ -2,11 +2,13 @@
 
     python -m lantide.update.release_tool keygen PRIVATE_KEY_FILE
     python -m lantide.update.release_tool asset FILE URL
-    python -m lantide.update.release_tool sign FEED_JSON PRIVATE_KEY_FILE
+    python -m lantide.update.release_tool sign FEED_JSON PRIVATE_KEY_FILE [--valid-days N]
 
 ``keygen`` writes the private key (PEM, readable by its owner only) and prints the public
-key line for ``resources/update/release-keys.txt``. ``sign`` adds (or replaces) the
-feed's ``"signature"``: Ed25519 over :func:`lantide.update.feed.canonical_bytes`.
+key line for ``resources/update/release-keys.txt``. ``sign`` sets the feed's
+``"not_after"`` (``--valid-days``, default 30, at most 90) and adds (or replaces) its
+``"signature"``: Ed25519 over :func:`lantide.update.feed.canonical_bytes`. The feed must be
+signed again before it expires (a cron job on the release machine, or each week by hand).
 Keep the private key off the repository and off the build machines that anyone else uses.
 """
 
@@ -18,20 +20,38 @@ import hashlib
 import json
 import os
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantide.update.errors import UpdateError
-from lantide.update.feed import canonical_bytes
+from lantide.update.feed import MAX_VALID_DAYS, canonical_bytes, format_time
 from lantide.update.keys import public_key_text
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
-def sign_feed(payload: dict[str, Any], private_key: Ed25519PrivateKey) -> dict[str, Any]:
-    """``payload`` with its ``"signature"`` (base64 Ed25519 over its canonical bytes)."""
+DEFAULT_VALID_DAYS = 30
+
+
+def sign_feed(
+    payload: dict[str, Any],
+    private_key: Ed25519PrivateKey,
+    *,
+    valid_days: int = DEFAULT_VALID_DAYS,
+    not_after: str | None = None,
+) -> dict[str, Any]:
+    """``payload`` with its ``"not_after"`` (now + ``valid_days``, or ``not_after`` as
+    given) and its ``"signature"`` (base64 Ed25519 over its canonical bytes)."""
+    if not 1 <= valid_days <= MAX_VALID_DAYS:
+        raise UpdateError(
+            f"a feed is valid for 1 to {MAX_VALID_DAYS} days, not {valid_days}",
+            hint=f"Sign it for at most {MAX_VALID_DAYS} days, and again before it expires.",
+        )
+    expires = not_after or format_time(datetime.now(UTC) + timedelta(days=valid_days))
     body = {k: v for k, v in payload.items() if k != "signature"}
+    body["not_after"] = expires
     signature = private_key.sign(canonical_bytes(body))
     return {**body, "signature": base64.b64encode(signature).decode("ascii")}
 
@@ -72,9 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("asset", help="print an asset's entry for the feed")
     p.add_argument("file", type=Path)
     p.add_argument("url")
-    p = sub.add_parser("sign", help="sign version_meta.json in place")
+    p = sub.add_parser("sign", help="sign version_meta.json in place, valid for a while")
     p.add_argument("feed", type=Path)
     p.add_argument("private_key", type=Path)
+    p.add_argument(
+        "--valid-days",
+        type=int,
+        default=DEFAULT_VALID_DAYS,
+        help=f"days until the feed expires (not_after), 1 to {MAX_VALID_DAYS}; sign it again "
+        f"before then (default {DEFAULT_VALID_DAYS})",
+    )
     args = parser.parse_args(argv)
     if args.command == "keygen":
         if args.private_key.exists():
@@ -92,14 +119,14 @@ def main(argv: list[str] | None = None) -> int:
         payload = json.loads(args.feed.read_text(encoding="utf-8"))
         try:
             private_key = _load_private(args.private_key)
+            signed = sign_feed(payload, private_key, valid_days=args.valid_days)
         except UpdateError as exc:
             sys.stderr.write(f"{exc}\n")
             return 1
-        signed = sign_feed(payload, private_key)
         from lantide.workspace.atomic import atomic_write_text
 
         atomic_write_text(args.feed, json.dumps(signed, indent=2, ensure_ascii=False) + "\n")
-        print(f"signed {args.feed}")
+        print(f"signed {args.feed}, valid until {signed['not_after']}")
     return 0
 
 

@@ -45,6 +45,15 @@ WORKSPACE_FORMAT_VERSION = 1
 _BAD_NAME = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
 
 
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder; a name the file system refuses (too long, a NUL) is
+    not one, rather than an OSError (issue 28: a 200 KB project name from the model)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 class WorkspaceError(LantideError):
     code = "WORKSPACE"
 
@@ -540,7 +549,7 @@ class Workspace:
 
     def project(self, name: str) -> Project:
         """A project by folder name or by its display name."""
-        if name and not (self.projects_dir / name).is_dir():
+        if name and not _is_dir(self.projects_dir / name):
             for dirname in self.project_dirnames():
                 try:
                     if Project.load(self.root, dirname).name == name:
@@ -549,15 +558,11 @@ class Workspace:
                 except LantideError:
                     continue
         path = self.projects_dir / name / "project.json"
-        if (
-            not name
-            or not (self.projects_dir / name).is_dir()
-            or "/" in name
-            or name in (".", "..")
-        ):
+        if not name or not _is_dir(self.projects_dir / name) or "/" in name or name in (".", ".."):
             known = ", ".join(self.project_dirnames()) or "none"
+            shown = name if len(name) <= 120 else f"{name[:120]}…"
             raise ProjectNotFoundError(
-                f"no project {name!r} in {self.root}",
+                f"no project {shown!r} in {self.root}",
                 hint=f"Known projects: {known}.",
             )
         if not path.exists():

@@ -179,6 +179,7 @@ def test_invalid_hand_edited_markup_names_file_and_line_and_nothing_is_rewritten
         ('<svg><image href="http://x/y.png"/></svg>', "<image>"),
         ('<p data-lantide-chunk="x">a</p>', "data-lantide-chunk"),
         ('<p id="lt-header">a</p>', "lt-header"),
+        ('<p id="step-a1b2c3d4e5f6">a</p>', "step-a1b2c3d4e5f6"),  # a citation's target
         ('<form action="#x"></form>', "<form>"),
         ("<!--><script>alert(1)</script>-->", "<script>"),  # browsers end the comment at <!-->
         ("<!-- --!><img src=x onerror=alert(1)> -->", "onerror"),

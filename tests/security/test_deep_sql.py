@@ -4,6 +4,8 @@ Lantide bug" or a bare "maximum recursion depth exceeded"."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.agent.scripted_model import reply
@@ -80,3 +82,29 @@ def test_nesting_an_analysis_needs_still_runs(session_factory, scripted):
     ran, refused = [e.result for e in events if e.name == "tool_returned"]
     assert ran.get("row_count") == 1, ran
     assert refused["error"] == "SQL_TOO_DEEP" and "200 levels" in refused["message"]
+
+
+@pytest.mark.parametrize("shape", ["parentheses", "negations", "subqueries"])
+def test_an_outside_agent_gets_the_same_refusal_over_mcp(shape, sample_workspace):
+    from lantide.mcp.clients import ClientStore
+    from lantide.mcp.engine import McpEngine
+    from lantide.mcp.server import HttpServer
+    from lantide.workspace.model import Project
+    from tests.mcp.conftest import call, pair
+
+    Project.load(sample_workspace, "q3-churn").approve_plan()
+    store = ClientStore()
+    engine = McpEngine(store=store, transport="http")
+    engine.open_workspace(sample_workspace)
+    server = HttpServer(engine, port=0).start()
+    try:
+        client = pair(store, sample_workspace, "execute")
+        result = call(server.url, client.token, "run_query", {"sql": DEEP[shape], "purpose": "d"})
+    finally:
+        server.stop()
+        engine.close()
+    assert result.is_error
+    text = json.dumps([c.model_dump() for c in result.content]) + json.dumps(
+        result.structured_content or {}
+    )
+    assert "SQL_TOO_DEEP" in text and "Lantide bug" not in text, text[:500]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html.parser
 import http.server
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -27,8 +28,9 @@ from lantide.agent.report_html import (
     raw_html_left_out,
     read_chunks,
 )
-from lantide.docs.html_markup import HtmlMarkupError, UnsafeHtmlError
+from lantide.docs.html_markup import HtmlMarkupError, UnsafeHtmlError, parse_report_html
 from lantide.docs.html_report import HtmlEditConflict, ReportSource, build_report_html
+from tests.agent.scripted_model import reply
 from tests.browser.cdp import open_page
 from tests.docs.html_report_helpers import REPORT, make_report_project
 
@@ -231,3 +233,38 @@ def test_no_payload_runs_in_chromium(tmp_path, beacon):
     # whole body: read from the page as written
     assert len(accepted) < len(kept) // 4, accepted
     assert active_parts(text.split("<body>", 1)[1]) == []
+
+
+def test_update_report_through_the_agent_refuses_a_hidden_script(
+    session_factory, scripted, open_ws
+):
+    project = open_ws.project("q3-churn")
+    project.approve_plan()  # update_report is offered while executing
+    before = project.report_path.read_bytes()
+    hostile = before.decode() + "\n<!--><script>top.document.title=/PWNED/.source</script>-->\n"
+    from lantide.agent.reflection import CHECKLIST
+
+    passed = {"ok": True, "checklist": {i: {"ok": True, "note": "fine"} for i in CHECKLIST}}
+    scripted.add(reply("", ("update_report", {"content": hostile})))
+    scripted.add(reply(json.dumps({**passed, "problems": []})))  # the review before reporting
+    scripted.add(reply("I will leave the script out."))
+    events = list(session_factory().run_turn("write the report"))
+    (result,) = [e.result for e in events if e.name == "tool_returned"]
+    assert result["error"] == "HTML_REFUSED", result
+    assert "<script> element" in result["message"]
+    assert project.report_path.read_bytes() == before
+
+
+def test_a_chunk_edited_before_the_sanitizer_loses_its_script_when_regenerated(tmp_path):
+    # a page patched under the old rule (or by hand) keeps its edited chunk on regeneration
+    ws, project = make_report_project(tmp_path / "ws")
+    publish_html(ws, project)
+    path = html_path(project)
+    text = path.read_text(encoding="utf-8")
+    chunk = next(c for c in parse_report_html(text) if c.id == "s-refunds")
+    hidden = "<p>Edited.</p><!--><script>top.document.title=/PWNED/.source</script>-->"
+    path.write_text(text[: chunk.start] + hidden + text[chunk.end :], encoding="utf-8")
+    result = publish_html(ws, project)
+    assert result.kept_edits == ["s-refunds"]
+    kept = read_chunks(project, "s-refunds")["content"]
+    assert "Edited." in kept and "<script" not in kept and "PWNED" not in kept

@@ -176,6 +176,24 @@ def _validator(schema_key: str) -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+# One text of a refusal, at most: a refusal may quote the argument it refuses (jsonschema's
+# messages do, "no table 'X'"), and a 200 KB argument was repeated whole in the chat and the
+# conversation (issue 28). The start and the end are kept: the end says what was wrong.
+ERROR_TEXT_HEAD, ERROR_TEXT_TAIL = 600, 300
+
+
+def cut_error_texts(value: Any) -> Any:
+    """``value`` (a failed tool's result) with every long string cut in its middle."""
+    if isinstance(value, str) and len(value) > ERROR_TEXT_HEAD + ERROR_TEXT_TAIL + 100:
+        gone = len(value) - ERROR_TEXT_HEAD - ERROR_TEXT_TAIL
+        return f"{value[:ERROR_TEXT_HEAD]} …[{gone:,} characters cut]… {value[-ERROR_TEXT_TAIL:]}"
+    if isinstance(value, dict):
+        return {k: cut_error_texts(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cut_error_texts(v) for v in value]
+    return value
+
+
 def validate_arguments(tool: Tool, args: dict[str, Any]) -> str | None:
     """The first problem of ``args`` against the tool's schema, or None."""
     import json
