@@ -22,7 +22,7 @@ def _family(nodeid: str) -> str | None:
     return parts[-1].removeprefix("test_").removesuffix(".py")
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001 (pytest's)
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tried: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for outcome in ("passed", "failed", "error", "xfailed", "xpassed"):
