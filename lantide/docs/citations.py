@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lantide.docs.number_words import WORD_NUMBER, word_numbers
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
@@ -61,10 +62,24 @@ _NUMBER = re.compile(
     r"(?<![\w.,/:^\[\-−+])"
     r"(?P<sign>[-−+])?(?P<cur>[$€£¥])?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?P<pct>\s?%)?"
-    r"(?:(?<!%)\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
+    r"(?P<pct>\s?%|\s+(?:percent|per\s+cent)\b)?"
+    r"(?:(?<![%t])\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
     r"(?![\w%]|[-/.:,]\d|\])"
 )
+_DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# a range: "10–12%", "10-12%", "$1.2–1.5M", "10 to 12%": two numbers sharing the unit
+_RANGE = re.compile(
+    r"(?<![\w.,/:^\[\-−+])"
+    rf"(?P<cur>[$€£¥])?(?P<lo>{_DIGITS})(?P<lopct>%)?"
+    r"(?:\s?[-–—]\s?|\s+to\s+)"
+    rf"[$€£¥]?(?P<hi>{_DIGITS})"
+    r"(?P<pct>\s?%|\s+(?:percent|per\s+cent)\b)?"
+    r"(?:(?<![%t])\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
+    r"(?![\w%]|[-/.:,]\d|\])"
+)
+# what is left of digits once numbers, dates and labels are read: unreadable, unless it is
+# part of a word (Q3, v1.2, 3rd, COVID-19), a reference in brackets ([3]) or a year
+_DIGIT_RUN = re.compile(r"\d(?:[\d,./:]*\d)?")
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _DATES = re.compile(
     r"\b\d{4}-\d{1,2}(?:-\d{1,2})?(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b"
@@ -77,7 +92,8 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 # a number that names a part of a document or a period, not a quantity: "Section 2.1"
 _LABELLED = re.compile(
     r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
-    r"phase|item|note|line|version|week|wave|round)\s+\d+(?:\.\d+)*\b(?!,\d)",
+    r"phase|item|note|line|version|week|wave|round)\s+"
+    rf"(?:\d+(?:\.\d+)*\b(?!,\d)|{WORD_NUMBER}\b)",
     re.I,
 )
 _SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?(?=\s|$)")
@@ -207,44 +223,118 @@ def _nouns_after(text: str, end: int) -> tuple[str, ...]:
     return tuple(w.lower() for w in match.groups() if w) if match else ()
 
 
-def _numbers_in(text: str, heading: bool) -> list[_Found]:
-    return [_Found(_number(m), _nouns_after(text, m.end())) for m in _digit_numbers(text, heading)]
+Span = tuple[int, int]
 
 
-def _digit_numbers(text: str, heading: bool) -> list[re.Match[str]]:
+def _inside(start: int, spans: list[Span]) -> bool:
+    return any(a <= start < b for a, b in spans)
+
+
+def _overlaps(start: int, end: int, spans: list[Span]) -> bool:
+    return any(a < end and start < b for a, b in spans)
+
+
+def _blocked(text: str, heading: bool) -> list[Span]:
+    """Dates, labelled numbers ("Section 2") and a heading's section number."""
     blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
     blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
     if heading:
         section = _SECTION_NUMBER.match(text)
         if section:
             blocked.append((0, section.end()))
-    out = []
-    for match in _NUMBER.finditer(text):
-        if any(a <= match.start() < b for a, b in blocked):
+    return blocked
+
+
+def _numbers_in(text: str, heading: bool) -> list[_Found]:
+    """Every number of a text run, in order: digits, ranges, words, and what is left of
+    digits or number words that cannot be read (``unreadable``)."""
+    blocked = _blocked(text, heading)
+    found: list[tuple[int, _Found]] = []
+    read: list[Span] = []
+    for m in _RANGE.finditer(text):
+        if _inside(m.start(), blocked):
             continue
-        bare = not (
-            match.group("cur") or match.group("pct") or match.group("scale") or match.group("sign")
-        )
-        if bare and _YEAR.fullmatch(match.group("num")):
+        read.append((m.start(), m.end()))
+        if not (m.group("cur") or m.group("pct") or m.group("scale") or m.group("lopct")) and (
+            _YEAR.fullmatch(m.group("lo"))
+        ):
+            continue  # years: "2020-2024", "2023–24"
+        nouns = _nouns_after(text, m.end())
+        for end, digits in (("low", m.group("lo")), ("high", m.group("hi"))):
+            parts = _parts(
+                f"{m.group(0)} [{end}]",
+                digits,
+                None,
+                bool(m.group("pct") or m.group("lopct")),
+                m.group("scale"),
+            )
+            found.append((m.start(), _Found(parts, nouns)))
+    for m in _NUMBER.finditer(text):
+        if _inside(m.start(), blocked) or _inside(m.start(), read):
+            continue
+        bare = not (m.group("cur") or m.group("pct") or m.group("scale") or m.group("sign"))
+        if bare and _YEAR.fullmatch(m.group("num")):
             continue  # a year on its own
-        out.append(match)
-    return out
+        read.append((m.start(), m.end()))
+        found.append((m.start(), _Found(_number(m), _nouns_after(text, m.end()))))
+    for w in word_numbers(text):
+        if _overlaps(w.start, w.end, blocked + read):
+            continue
+        read.append((w.start, w.end))
+        parts = (w.text, w.value, w.decimals, w.percent, w.scale, False)
+        if w.readable:
+            found.append((w.start, _Found(parts, _nouns_after(text, w.end))))
+        else:
+            found.append((w.start, _Found(parts, unreadable=True)))
+    for m in _DIGIT_RUN.finditer(text):
+        if _overlaps(m.start(), m.end(), blocked + read) or _not_a_quantity(text, m):
+            continue
+        parts = (_token_at(text, m.start(), m.end()), 0.0, 0, False, 1.0, False)
+        found.append((m.start(), _Found(parts, unreadable=True)))
+    return [f for _start, f in sorted(found, key=lambda pair: pair[0])]
+
+
+def _not_a_quantity(text: str, m: re.Match[str]) -> bool:
+    """Digits that are part of a word (Q3, 3rd, COVID-19), a reference ([3], [^2]) or a
+    year: left out as documented, not unreadable."""
+    before = text[m.start() - 1] if m.start() else ""
+    after = text[m.end()] if m.end() < len(text) else ""
+    if (before.isalpha() or before == "_") or (after.isalpha() or after == "_"):
+        return True
+    if before == "-" and m.start() >= 2 and text[m.start() - 2].isalpha():
+        return True
+    if before in ("[", "^"):
+        return True
+    return bool(_YEAR.fullmatch(m.group(0)))
+
+
+def _token_at(text: str, start: int, end: int) -> str:
+    """The whitespace-delimited word around ``text[start:end]``, as the reader sees it."""
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[start:end].strip(".,;:!?()")
+
+
+def _parts(
+    text: str, digits: str, sign: str | None, percent: bool, scale_word: str | None
+) -> NumberParts:
+    plain = digits.replace(",", "")
+    value = float(plain)
+    if sign in ("-", "−"):
+        value = -value
+    decimals = len(plain.split(".")[1]) if "." in plain else 0
+    return (text, value, decimals, percent, _SCALES.get(scale_word or "", 1.0), bool(sign))
 
 
 def _number(match: re.Match[str]) -> NumberParts:
-    digits = match.group("num").replace(",", "")
-    value = float(digits)
-    if match.group("sign") in ("-", "−"):
-        value = -value
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
-    scale = _SCALES.get(match.group("scale") or "", 1.0)
-    return (
+    return _parts(
         match.group(0),
-        value,
-        decimals,
+        match.group("num"),
+        match.group("sign"),
         bool(match.group("pct")),
-        scale,
-        bool(match.group("sign")),
+        match.group("scale"),
     )
 
 
