@@ -69,10 +69,10 @@ class IndexedStep:
     row_count: float | None
     legacy: bool  # an older line: values without their cells
     failed: list[dict[str, Any]] = field(default_factory=list)  # unresolved error checks
+    step_id: str = ""
 
-    @property
-    def step_id(self) -> str:
-        return str(self.step["step_id"])
+    def __post_init__(self) -> None:
+        self.step_id = str(self.step["step_id"])
 
     @property
     def waivers(self) -> list[dict[str, Any]]:
@@ -145,6 +145,8 @@ def counts_rows(number: ReportNumber, step: IndexedStep) -> bool:
 
 def named_columns(number: ReportNumber, step: IndexedStep) -> set[int]:
     """The columns the words after the number name (none: every column may match)."""
+    if not number.nouns:
+        return set()
     words = {singular(n) for n in number.nouns}
     return {c for c, names in enumerate(step.column_words) if words & names}
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lantide.docs.number_words import WORD_NUMBER, word_numbers
+from lantide.docs.number_words import NUMBER_WORDS, WORD_NUMBER, word_numbers
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
@@ -245,13 +245,24 @@ def _blocked(text: str, heading: bool) -> list[Span]:
     return blocked
 
 
+_HAS_DIGIT = re.compile(r"\d").search
+_LOWER_WORDS = re.compile(r"[a-z]+")
+_RANGE_SIGNS = ("-", "–", "—", " to ")
+
+
 def _numbers_in(text: str, heading: bool) -> list[_Found]:
     """Every number of a text run, in order: digits, ranges, words, and what is left of
     digits or number words that cannot be read (``unreadable``)."""
+    digits = _HAS_DIGIT(text) is not None
+    # most runs of prose hold no number word: one pass over the words says so
+    words = not NUMBER_WORDS.isdisjoint(_LOWER_WORDS.findall(text.lower()))
+    if not (digits or words):
+        return []
     blocked = _blocked(text, heading)
     found: list[tuple[int, _Found]] = []
     read: list[Span] = []
-    for m in _RANGE.finditer(text):
+    ranges = digits and any(sign in text for sign in _RANGE_SIGNS)
+    for m in _RANGE.finditer(text) if ranges else ():
         if _inside(m.start(), blocked):
             continue
         read.append((m.start(), m.end()))
@@ -260,16 +271,16 @@ def _numbers_in(text: str, heading: bool) -> list[_Found]:
         ):
             continue  # years: "2020-2024", "2023–24"
         nouns = _nouns_after(text, m.end())
-        for end, digits in (("low", m.group("lo")), ("high", m.group("hi"))):
+        for end, written in (("low", m.group("lo")), ("high", m.group("hi"))):
             parts = _parts(
                 f"{m.group(0)} [{end}]",
-                digits,
+                written,
                 None,
                 bool(m.group("pct") or m.group("lopct")),
                 m.group("scale"),
             )
             found.append((m.start(), _Found(parts, nouns)))
-    for m in _NUMBER.finditer(text):
+    for m in _NUMBER.finditer(text) if digits else ():
         if _inside(m.start(), blocked) or _inside(m.start(), read):
             continue
         bare = not (m.group("cur") or m.group("pct") or m.group("scale") or m.group("sign"))
@@ -277,7 +288,7 @@ def _numbers_in(text: str, heading: bool) -> list[_Found]:
             continue  # a year on its own
         read.append((m.start(), m.end()))
         found.append((m.start(), _Found(_number(m), _nouns_after(text, m.end()))))
-    for w in word_numbers(text):
+    for w in word_numbers(text) if words else ():
         if _overlaps(w.start, w.end, blocked + read):
             continue
         read.append((w.start, w.end))
@@ -286,12 +297,29 @@ def _numbers_in(text: str, heading: bool) -> list[_Found]:
             found.append((w.start, _Found(parts, _nouns_after(text, w.end))))
         else:
             found.append((w.start, _Found(parts, unreadable=True)))
-    for m in _DIGIT_RUN.finditer(text):
-        if _overlaps(m.start(), m.end(), blocked + read) or _not_a_quantity(text, m):
+    rest = _unread(text, blocked + read) if digits else ""
+    for m in _DIGIT_RUN.finditer(rest) if _HAS_DIGIT(rest) else ():
+        if _not_a_quantity(text, m):
             continue
         parts = (_token_at(text, m.start(), m.end()), 0.0, 0, False, 1.0, False)
         found.append((m.start(), _Found(parts, unreadable=True)))
     return [f for _start, f in sorted(found, key=lambda pair: pair[0])]
+
+
+def _unread(text: str, spans: list[Span]) -> str:
+    """``text`` with ``spans`` blanked out (same length: positions stay), so what is left
+    of digits is found by one regex pass."""
+    if not spans:
+        return text
+    out, last = [], 0
+    for a, b in sorted(spans):
+        if b <= last:
+            continue
+        a = max(a, last)
+        out += [text[last:a], " " * (b - a)]
+        last = b
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _not_a_quantity(text: str, m: re.Match[str]) -> bool:

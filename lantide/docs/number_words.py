@@ -57,6 +57,10 @@ TENS = {
     )
 }
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+# every word that can start or make a number in words (a quick test before the regexes)
+NUMBER_WORDS = frozenset(
+    [*UNITS, *TENS, *SCALES, "hundred", "dozen", "half", "third", "quarter", "fifth"]
+)
 _FRACTIONS = {
     "half": 2,
     "halves": 2,
