@@ -144,11 +144,15 @@ def _short(value: Any, limit: int = 200) -> str:
 
 
 def numbers_on_failed_checks(
-    draft: str, every: list[dict[str, Any]], behind: list[dict[str, Any]]
+    draft: str,
+    every: list[dict[str, Any]],
+    behind: list[dict[str, Any]],
+    only_lines: set[int] | None = None,
 ) -> list[str]:
     """The numbers ``draft`` states that rest on a step with an unresolved error check: cited
     to it (``check_failed`` in :mod:`lantide.agent.report_check`, over ``every`` step of the
-    conversation), or uncited and matching a cell of such a step among ``behind``."""
+    conversation), or uncited and matching a cell of such a step among ``behind``;
+    ``only_lines`` (1-based): those of these lines only (what an ``update_report`` writes)."""
     from lantide.agent.cell_match import matched_cells
     from lantide.agent.report_check import CHECK_FAILED, StepIndex, classify_number
     from lantide.docs.citations import scan_numbers
@@ -159,6 +163,8 @@ def numbers_on_failed_checks(
         return []
     out = []
     for number in scan_numbers(draft).numbers:
+        if only_lines is not None and number.line not in only_lines:
+            continue
         verdict = classify_number(number, index)
         if verdict.status == CHECK_FAILED:
             on = [(c["step"], c["code"], c["message"]) for c in verdict.checks]
@@ -266,7 +272,9 @@ class Reflector:
             return (yield from self._evidence_gate(args.get("project")))
         if name != REPORT or not isinstance(args.get("content"), str):
             return None
-        verdict = yield from self._review(REPORT, args["content"])
+        verdict = yield from self._review(
+            REPORT, args["content"], self._written_lines(args.get("project"), args["content"])
+        )
         if verdict.ok:
             return None
         return {
@@ -353,7 +361,26 @@ class Reflector:
         }
 
     # -- the review
-    def _review(self, subject: str, draft: str) -> Generator[Event, None, Verdict]:
+    def _written_lines(self, project_name: Any, content: str) -> set[int] | None:
+        """The lines an ``update_report`` writes (as its own evidence check counts them:
+        the analyst's lines already on disk are theirs), or None when unknown."""
+        from lantide.agent.report_check import new_lines
+
+        r = self.runner
+        try:
+            project = (
+                r.s.workspace.project(project_name)
+                if isinstance(project_name, str) and project_name
+                else r.s.focused_project()
+            )
+            old = project.report_path.read_text(encoding="utf-8") if project else ""
+        except (LantideError, OSError, UnicodeDecodeError):
+            return None
+        return new_lines(old, content)
+
+    def _review(
+        self, subject: str, draft: str, only_lines: set[int] | None = None
+    ) -> Generator[Event, None, Verdict]:
         r = self.runner
         started = time.perf_counter()
         every = ledger_steps(r.s.ledger)
@@ -372,7 +399,7 @@ class Reflector:
                 False, problems=[f"the review could not run: {exc.message}"], readable=False
             )
         r.cancel.raise_if_cancelled()
-        overridden = numbers_on_failed_checks(draft, every, steps) if verdict.ok else []
+        overridden = numbers_on_failed_checks(draft, every, steps, only_lines) if verdict.ok else []
         if overridden:  # the rule, not the model, decides what counts as checked
             verdict = Verdict(
                 False,

@@ -432,3 +432,30 @@ def test_an_ok_review_over_a_number_on_a_failed_check_is_overridden_by_the_rule(
     assert "70,098" in number and "JOIN_FAN_OUT" in number
     assert [c["code"] for c in reflection["unresolved_checks"]] == ["JOIN_FAN_OUT"]
     scripted.assert_done()
+
+
+def test_the_rule_judges_the_lines_update_report_writes_not_the_analysts(
+    session_factory, scripted, executing
+):
+    fan_out = {
+        "sql": "SELECT c.segment, count(*) AS customers FROM customers c "
+        "JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
+        "purpose": "customers per segment",
+    }
+    scripted.add(reply("", ("run_query", fan_out)))
+    scripted.add(reply("[[QUERY_STEP]] s1: customers per segment"))
+    s = session_factory()
+    run(s, "Customers per segment")
+    path = executing.root / "projects/q3-churn/report.md"
+    analysts = (
+        f"# Report: Q3 churn\n\nWe have 70,098 customers [^s:{s.ledger.steps()[0]['step_id']}].\n"
+    )
+    path.write_text(analysts)  # the analyst's own line, on a failed check
+    edit = analysts + "\nThe segments differ in size.\n"
+    scripted.add(reply("", ("update_report", {"content": edit})))
+    scripted.add(*review(PASS))
+    scripted.add(reply("Added a sentence."))
+    run(s, "Add that the segments differ in size")
+    assert report_text(executing) == edit
+    assert [r["ok"] for r in s.ledger.reflections()] == [True]
+    scripted.assert_done()
