@@ -10,11 +10,9 @@ The Markdown is parsed by markdown-it-py (the one parser of Plans and Reports,
 :func:`lantide.docs.markdown_map.markdown_parser`, which gets the inline rule
 :func:`step_citation_rule`); numbers are read from the parsed text only, so numbers in code
 spans, fenced or indented code, raw HTML and link targets are never numbers of the Report.
-Left out as well: dates and times, a year on its own (1900-2099), a heading's section
-number (``## 2.1 Method``), numbers in link text that points inside the document and
-everything under a "Contents" / "Table of contents" heading (a table of contents), a
-number in brackets (``[3]``, a reference) and a number that labels a part or a period
-("Section 2", "Figure 3", "step 4", "week 12").
+What counts as a number in a run of text is :mod:`lantide.docs.report_numbers`; left out
+here as well: numbers in link text that points inside the document and everything under a
+"Contents" / "Table of contents" heading (a table of contents).
 
 :func:`scan_numbers` returns each number with its 1-based line, its value as written and
 how it was rounded (decimals, percent, scale words); :class:`MalformedCitationError` names
@@ -30,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lantide.docs.number_words import NUMBER_WORDS, WORD_NUMBER, word_numbers
+from lantide.docs.report_numbers import FoundNumber, numbers_in
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
@@ -39,64 +37,11 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from markdown_it.utils import EnvType, OptionsDict
 
-# A number as :func:`_number` reads it: (text, value, decimals, percent, scale, signed)
-NumberParts = tuple[str, float, int, bool, float, bool]
-
 CITATION_PREFIX = "[^s:"
 _CITATION = re.compile(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
 _MALFORMED_END = re.compile(r"\]|\s|$")
 TOKEN, BAD_TOKEN = "step_citation", "step_citation_malformed"
 
-_CURRENCY = "$€£¥"
-_SCALES = {
-    "k": 1e3,
-    "K": 1e3,
-    "thousand": 1e3,
-    "M": 1e6,
-    "million": 1e6,
-    "bn": 1e9,
-    "B": 1e9,
-    "billion": 1e9,
-}
-_NUMBER = re.compile(
-    r"(?<![\w.,/:^\[\-−+])"
-    r"(?P<sign>[-−+])?(?P<cur>[$€£¥])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?P<pct>\s?%|\s+(?:percent|per\s+cent)\b)?"
-    r"(?:(?<![%t])\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
-    r"(?![\w%]|[-/.:,]\d|\])"
-)
-_DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-# a range: "10–12%", "10-12%", "$1.2–1.5M", "10 to 12%": two numbers sharing the unit
-_RANGE = re.compile(
-    r"(?<![\w.,/:^\[\-−+])"
-    rf"(?P<cur>[$€£¥])?(?P<lo>{_DIGITS})(?P<lopct>%)?"
-    r"(?:\s?[-–—]\s?|\s+to\s+)"
-    rf"[$€£¥]?(?P<hi>{_DIGITS})"
-    r"(?P<pct>\s?%|\s+(?:percent|per\s+cent)\b)?"
-    r"(?:(?<![%t])\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
-    r"(?![\w%]|[-/.:,]\d|\])"
-)
-# what is left of digits once numbers, dates and labels are read: unreadable, unless it is
-# part of a word (Q3, v1.2, 3rd, COVID-19), a reference in brackets ([3]) or a year
-_DIGIT_RUN = re.compile(r"\d(?:[\d,./:]*\d)?")
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-_DATES = re.compile(
-    r"\b\d{4}-\d{1,2}(?:-\d{1,2})?(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b"
-    r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
-    r"|\b\d{1,2}:\d{2}(?::\d{2})?\b"
-    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b"
-)
-_YEAR = re.compile(r"(?:19|20)\d\d")
-# a number that names a part of a document or a period, not a quantity: "Section 2.1"
-_LABELLED = re.compile(
-    r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
-    r"phase|item|note|line|version|week|wave|round)\s+"
-    rf"(?:\d+(?:\.\d+)*\b(?!,\d)|{WORD_NUMBER}\b)",
-    re.I,
-)
-_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?(?=\s|$)")
 _TOC_HEADING = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*$|^\s*toc\s*$", re.I)
 
 
@@ -214,176 +159,15 @@ class ReportScan:
     malformed: list[Malformed] = field(default_factory=list)
 
 
-_NOUNS = re.compile(r"\s+([A-Za-z][A-Za-z'-]*)(?:\s+([A-Za-z][A-Za-z'-]*))?")
-
-
-def _nouns_after(text: str, end: int) -> tuple[str, ...]:
-    """The (at most two) words right after a number: what it counts ("4,962 customers")."""
-    match = _NOUNS.match(text, end)
-    return tuple(w.lower() for w in match.groups() if w) if match else ()
-
-
-Span = tuple[int, int]
-
-
-def _inside(start: int, spans: list[Span]) -> bool:
-    return any(a <= start < b for a, b in spans)
-
-
-def _overlaps(start: int, end: int, spans: list[Span]) -> bool:
-    return any(a < end and start < b for a, b in spans)
-
-
-def _blocked(text: str, heading: bool) -> list[Span]:
-    """Dates, labelled numbers ("Section 2") and a heading's section number."""
-    blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
-    blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
-    if heading:
-        section = _SECTION_NUMBER.match(text)
-        if section:
-            blocked.append((0, section.end()))
-    return blocked
-
-
-_HAS_DIGIT = re.compile(r"\d").search
-_LOWER_WORDS = re.compile(r"[a-z]+")
-_RANGE_SIGNS = ("-", "–", "—", " to ")
-
-
-def _numbers_in(text: str, heading: bool) -> list[_Found]:
-    """Every number of a text run, in order: digits, ranges, words, and what is left of
-    digits or number words that cannot be read (``unreadable``)."""
-    digits = _HAS_DIGIT(text) is not None
-    # most runs of prose hold no number word: one pass over the words says so
-    words = not NUMBER_WORDS.isdisjoint(_LOWER_WORDS.findall(text.lower()))
-    if not (digits or words):
-        return []
-    blocked = _blocked(text, heading)
-    found: list[tuple[int, _Found]] = []
-    read: list[Span] = []
-    ranges = digits and any(sign in text for sign in _RANGE_SIGNS)
-    for m in _RANGE.finditer(text) if ranges else ():
-        if _inside(m.start(), blocked):
-            continue
-        read.append((m.start(), m.end()))
-        if not (m.group("cur") or m.group("pct") or m.group("scale") or m.group("lopct")) and (
-            _YEAR.fullmatch(m.group("lo"))
-        ):
-            continue  # years: "2020-2024", "2023–24"
-        nouns = _nouns_after(text, m.end())
-        for end, written in (("low", m.group("lo")), ("high", m.group("hi"))):
-            parts = _parts(
-                f"{m.group(0)} [{end}]",
-                written,
-                None,
-                bool(m.group("pct") or m.group("lopct")),
-                m.group("scale"),
-            )
-            found.append((m.start(), _Found(parts, nouns)))
-    for m in _NUMBER.finditer(text) if digits else ():
-        if _inside(m.start(), blocked) or _inside(m.start(), read):
-            continue
-        bare = not (m.group("cur") or m.group("pct") or m.group("scale") or m.group("sign"))
-        if bare and _YEAR.fullmatch(m.group("num")):
-            continue  # a year on its own
-        read.append((m.start(), m.end()))
-        found.append((m.start(), _Found(_number(m), _nouns_after(text, m.end()))))
-    for w in word_numbers(text) if words else ():
-        if _overlaps(w.start, w.end, blocked + read):
-            continue
-        read.append((w.start, w.end))
-        parts = (w.text, w.value, w.decimals, w.percent, w.scale, False)
-        if w.readable:
-            found.append((w.start, _Found(parts, _nouns_after(text, w.end))))
-        else:
-            found.append((w.start, _Found(parts, unreadable=True)))
-    rest = _unread(text, blocked + read) if digits else ""
-    for m in _DIGIT_RUN.finditer(rest) if _HAS_DIGIT(rest) else ():
-        if _not_a_quantity(text, m):
-            continue
-        parts = (_token_at(text, m.start(), m.end()), 0.0, 0, False, 1.0, False)
-        found.append((m.start(), _Found(parts, unreadable=True)))
-    return [f for _start, f in sorted(found, key=lambda pair: pair[0])]
-
-
-def _unread(text: str, spans: list[Span]) -> str:
-    """``text`` with ``spans`` blanked out (same length: positions stay), so what is left
-    of digits is found by one regex pass."""
-    if not spans:
-        return text
-    out, last = [], 0
-    for a, b in sorted(spans):
-        if b <= last:
-            continue
-        a = max(a, last)
-        out += [text[last:a], " " * (b - a)]
-        last = b
-    out.append(text[last:])
-    return "".join(out)
-
-
-def _not_a_quantity(text: str, m: re.Match[str]) -> bool:
-    """Digits that are part of a word (Q3, 3rd, COVID-19), a reference ([3], [^2]) or a
-    year: left out as documented, not unreadable."""
-    before = text[m.start() - 1] if m.start() else ""
-    after = text[m.end()] if m.end() < len(text) else ""
-    if (before.isalpha() or before == "_") or (after.isalpha() or after == "_"):
-        return True
-    if before == "-" and m.start() >= 2 and text[m.start() - 2].isalpha():
-        return True
-    if before in ("[", "^"):
-        return True
-    return bool(_YEAR.fullmatch(m.group(0)))
-
-
-def _token_at(text: str, start: int, end: int) -> str:
-    """The whitespace-delimited word around ``text[start:end]``, as the reader sees it."""
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    while end < len(text) and not text[end].isspace():
-        end += 1
-    return text[start:end].strip(".,;:!?()")
-
-
-def _parts(
-    text: str, digits: str, sign: str | None, percent: bool, scale_word: str | None
-) -> NumberParts:
-    plain = digits.replace(",", "")
-    value = float(plain)
-    if sign in ("-", "−"):
-        value = -value
-    decimals = len(plain.split(".")[1]) if "." in plain else 0
-    return (text, value, decimals, percent, _SCALES.get(scale_word or "", 1.0), bool(sign))
-
-
-def _number(match: re.Match[str]) -> NumberParts:
-    return _parts(
-        match.group(0),
-        match.group("num"),
-        match.group("sign"),
-        bool(match.group("pct")),
-        match.group("scale"),
-    )
-
-
-@dataclass(frozen=True)
-class _Found:
-    """A number found in a text run, before its citation group is known."""
-
-    parts: NumberParts
-    nouns: tuple[str, ...] = ()
-    unreadable: bool = False
-
-
 class _Block:
     """Numbers waiting for the next citation group of one inline block."""
 
     def __init__(self, scan: ReportScan):
         self.scan = scan
-        self.pending: list[tuple[int, _Found]] = []
+        self.pending: list[tuple[int, FoundNumber]] = []
         self.group: list[str] = []
 
-    def number(self, line: int, found: _Found) -> None:
+    def number(self, line: int, found: FoundNumber) -> None:
         self.close_group()
         self.pending.append((line, found))
 
@@ -405,7 +189,7 @@ class _Block:
         self.pending = []
 
 
-def _report_number(line: int, found: _Found, cited: tuple[str, ...]) -> ReportNumber:
+def _report_number(line: int, found: FoundNumber, cited: tuple[str, ...]) -> ReportNumber:
     return ReportNumber(
         line, *found.parts, cited=cited, nouns=found.nouns, unreadable=found.unreadable
     )
@@ -460,7 +244,7 @@ def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) ->
             if child.content.strip() == "" and block.group:
                 continue  # space between citations of one group
             if not (in_toc or inner_link):
-                for found in _numbers_in(child.content, heading and first_text):
+                for found in numbers_in(child.content, heading and first_text):
                     block.number(line, found)
             if child.content.strip():
                 first_text = False
