@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lantide.docs.report_numbers import FoundNumber, numbers_in
+from lantide.docs.report_numbers import FoundNumber, may_hold_numbers, numbers_in
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
@@ -226,6 +226,7 @@ def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) ->
 
     line = (token.map[0] if token.map else 0) + 1
     block = _Block(scan)
+    digits, words = may_hold_numbers(token.content)  # once for the block's text runs
     inner_link = 0  # depth inside links that point into the document
     first_text = True
     for child in token.children or []:  # scan_numbers passes tokens with children
@@ -243,8 +244,8 @@ def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) ->
         elif kind == "text":
             if child.content.strip() == "" and block.group:
                 continue  # space between citations of one group
-            if not (in_toc or inner_link):
-                for found in numbers_in(child.content, heading and first_text):
+            if (digits or words) and not (in_toc or inner_link):
+                for found in numbers_in(child.content, heading and first_text, words):
                     block.number(line, found)
             if child.content.strip():
                 first_text = False

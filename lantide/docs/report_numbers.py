@@ -114,12 +114,21 @@ _LOWER_WORDS = re.compile(r"[a-z]+")
 _RANGE_SIGNS = ("-", "–", "—", " to ")
 
 
-def numbers_in(text: str, heading: bool) -> list[FoundNumber]:
+def may_hold_numbers(text: str) -> tuple[bool, bool]:
+    """(digits, number words) ``text`` may hold: a quick look before :func:`numbers_in`."""
+    return (
+        _HAS_DIGIT(text) is not None,
+        not NUMBER_WORDS.isdisjoint(_LOWER_WORDS.findall(text.lower())),
+    )
+
+
+def numbers_in(text: str, heading: bool, may_have_words: bool = True) -> list[FoundNumber]:
     """Every number of a text run, in order: digits, ranges, words, and what is left of
-    digits or number words that cannot be read (``unreadable``)."""
+    digits or number words that cannot be read (``unreadable``); ``may_have_words``
+    False: the caller knows the run holds no number word (:func:`may_hold_numbers`)."""
     digits = _HAS_DIGIT(text) is not None
     # most runs of prose hold no number word: one pass over the words says so
-    words = not NUMBER_WORDS.isdisjoint(_LOWER_WORDS.findall(text.lower()))
+    words = may_have_words and not NUMBER_WORDS.isdisjoint(_LOWER_WORDS.findall(text.lower()))
     if not (digits or words):
         return []
     blocked = _blocked(text, heading)
