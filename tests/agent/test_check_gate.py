@@ -78,6 +78,8 @@ def test_only_the_analysts_waiver_of_an_error_check_in_the_steps_ledger_resolves
 
     no_reason = run_cli("report", "waive", sample_workspace, "q3-churn", "s1", "JOIN_FAN_OUT")
     assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
+    misplaced = run_cli("report", "check", sample_workspace, "q3-churn", "s1")
+    assert misplaced.returncode == 2 and "report waive" in misplaced.stderr
     warning = run_cli(
         "report", "waive", sample_workspace, "q3-churn", "s1", "EMPTY_RESULT", "--reason", "r"
     )
