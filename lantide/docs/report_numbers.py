@@ -98,10 +98,23 @@ def _overlaps(start: int, end: int, spans: list[Span]) -> bool:
     return any(a < end and start < b for a, b in spans)
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_DATE_HINTS = ("-", "/", ":", ".", *_MONTHS)
+_LABEL_HINTS = (
+    "section", "chapter", "fig", "table", "step", "appendix", "part", "page", "phase",
+    "item", "note", "line", "version", "week", "wave", "round",
+)  # fmt: skip
+
+
 def _blocked(text: str, heading: bool) -> list[Span]:
-    """Dates, labelled numbers ("Section 2") and a heading's section number."""
-    blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
-    blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
+    """Dates, labelled numbers ("Section 2") and a heading's section number (each regex
+    only where a plain substring says it may match: most runs hold neither)."""
+    blocked = []
+    if any(hint in text for hint in _DATE_HINTS):
+        blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
+    lowered = text.lower()
+    if any(hint in lowered for hint in _LABEL_HINTS):
+        blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
     if heading:
         section = _SECTION_NUMBER.match(text)
         if section:
