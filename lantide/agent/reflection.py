@@ -158,7 +158,9 @@ def numbers_on_failed_checks(
     from lantide.docs.citations import scan_numbers
 
     index = StepIndex(every)
-    failed = [f for f in (index.get(s["step_id"]) for s in behind) if f is not None and f.failed]
+    indexed = [f for f in (index.get(s["step_id"]) for s in behind) if f is not None]
+    failed = [f for f in indexed if f.failed]
+    clean = [f for f in indexed if not f.failed]
     if not failed and not any(unresolved_checks(s) for s in every):
         return []
     out = []
@@ -169,6 +171,8 @@ def numbers_on_failed_checks(
         if verdict.status == CHECK_FAILED:
             on = [(c["step"], c["code"], c["message"]) for c in verdict.checks]
         elif not number.cited:
+            if any(not f.failed and matched_cells(number, f) for f in clean):
+                continue  # a clean step behind the draft holds it too
             on = [
                 (f.step_id, str(c.get("code")), str(c.get("message") or ""))
                 for f in failed

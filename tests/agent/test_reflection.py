@@ -459,3 +459,24 @@ def test_the_rule_judges_the_lines_update_report_writes_not_the_analysts(
     assert report_text(executing) == edit
     assert [r["ok"] for r in s.ledger.reflections()] == [True]
     scripted.assert_done()
+
+
+def test_an_uncited_number_a_clean_step_behind_the_answer_also_holds_is_not_overridden(
+    session_factory, scripted, executing
+):
+    fan_out = {
+        "sql": "SELECT c.segment, count(*) AS customers FROM customers c "
+        "JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
+        "purpose": "customers per segment",
+    }
+    clean = {"sql": "SELECT 70098 AS customers", "purpose": "the same count, clean"}
+    scripted.add(reply("", ("run_query", fan_out), ("run_query", clean)))
+    scripted.add(
+        reply("[[QUERY_STEP]] s1: per segment\n[[QUERY_STEP]] s2: clean\n70,098 customers.")
+    )
+    scripted.add(*review(PASS))
+    s = session_factory()
+    assert run(s, "How many customers?")[-1].reason == "answered"
+    (reflection,) = s.ledger.reflections()
+    assert reflection["ok"] is True and "overridden_by_rule" not in reflection
+    scripted.assert_done()
