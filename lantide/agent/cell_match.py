@@ -87,8 +87,12 @@ def index_step(step: dict[str, Any]) -> IndexedStep:
     key_words: set[str] = set()
     legacy = not isinstance(stored, dict)
     if isinstance(stored, dict):
-        columns = [str(c) for c in stored.get("columns") or []]
-        rows = [r for r in stored.get("rows") or [] if isinstance(r, list)]
+        # a hand-edited line may hold anything: what is not a list of names or rows is none
+        names, stored_rows = stored.get("columns"), stored.get("rows")
+        columns = [str(c) for c in names] if isinstance(names, list) else []
+        rows = (
+            [r for r in stored_rows if isinstance(r, list)] if isinstance(stored_rows, list) else []
+        )
         numeric = [False] * len(columns)
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):

@@ -98,3 +98,38 @@ def test_only_the_analysts_waiver_of_an_error_check_in_the_steps_ledger_resolves
         first["status"] == "matching" and first["waivers"][0]["reason"] == "order lines on purpose"
     )
     assert second["status"] == "check_failed"
+
+
+def test_hand_broken_cells_and_waiver_lines_never_break_the_check(sample_workspace, run_cli):
+    ledger = Ledger(sample_workspace / ".lantide/ledger", "20261204-100000-aaaa")
+    common = {"tool": "run_query", "project": "q3-churn", "purpose": "p", "sql": "SELECT 1"}
+    broken_cells = [
+        {"columns": "customers", "rows": [[2000], "bad", None, [{"a": 1}, "NaN", "1e400"]]},
+        {"columns": [None, {"x": 1}], "rows": [[1, 2, 3, 2000]]},
+        ["not", "an", "object"],
+        {"rows": 7},
+    ]
+    for n, cells in enumerate(broken_cells, 1):
+        ledger.append(
+            {**common, "step_id": f"b{n}", "row_count": 1, "evidence": "formal",
+             "result_cells": cells, "checks": [FAN_OUT, "garbage", None]}
+        )  # fmt: skip
+    for waiver in (
+        {
+            "kind": "waiver",
+            "step_id": 5,
+            "check": "JOIN_FAN_OUT",
+            "by": "x",
+            "at": "t",
+            "reason": "r",
+        },
+        {"kind": "waiver", "step_id": "b1", "check": ["JOIN_FAN_OUT"], "by": "x", "reason": "r"},
+        {"kind": "waiver"},
+    ):
+        append_jsonl(ledger.path, waiver)
+    report = sample_workspace / "projects/q3-churn/report.md"
+    report.write_text("".join(f"We have 2,000 customers [^s:b{n}].\n\n" for n in range(1, 5)))
+    out = run_cli("report", "check", sample_workspace, "q3-churn", "--json")
+    assert out.returncode == 1, out.stderr
+    statuses = [r["status"] for r in json.loads(out.stdout)["results"]]
+    assert statuses == ["check_failed"] * 4  # the error check stands; no waiver was valid
