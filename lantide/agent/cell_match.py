@@ -106,7 +106,8 @@ def index_step(step: dict[str, Any]) -> IndexedStep:
             if not numeric[c] and rows:
                 key_words |= name_words(name)
     else:
-        for value in step.get("result_values") or []:
+        values = step.get("result_values")
+        for value in values if isinstance(values, list) else []:
             number = as_number(value)
             if number is not None:
                 pairs.append((number, None, None))

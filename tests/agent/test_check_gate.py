@@ -112,7 +112,8 @@ def test_hand_broken_cells_and_waiver_lines_never_break_the_check(sample_workspa
     for n, cells in enumerate(broken_cells, 1):
         ledger.append(
             {**common, "step_id": f"b{n}", "row_count": 1, "evidence": "formal",
-             "result_cells": cells, "checks": [FAN_OUT, "garbage", None]}
+             "result_cells": cells, "checks": [FAN_OUT, "garbage", None], "result_values": 7,
+             "waivers": [{"step_id": f"b{n}", "check": "JOIN_FAN_OUT"}]}  # not a waiver line
         )  # fmt: skip
     for waiver in (
         {
