@@ -3,7 +3,8 @@
 A 400-section Report with 2,000 citations (five numbers per section, each cited: integers
 with thousands separators, percentages, currency, scale words; plus a table, a code fence,
 dates and a year in each section) against a real ledger file of 200 formal steps (ten
-result values each). Measured, median of the runs:
+result cells each, as ``result_cells``: each number is matched to its cell, numbers in
+words and the unreadable are looked for too). Measured, median of the runs:
 
 - **parse**: markdown-it-py parsing the same Markdown (Lantide's parser, with the citation
   rule), the baseline;
@@ -12,7 +13,10 @@ result values each). Measured, median of the runs:
   :func:`lantide.agent.report_check.check_project`;
 - **check without the ledger read**: :func:`check_text` with the step index built.
 
-Target (issue 16): check at most 2x the parse time.
+Target (issues 16 and 26): check at most 2x the parse time. Each measure is given in wall
+time and in CPU time (``time.process_time``); the target is judged on CPU time, since on
+the shared development machine the wall times of the same code vary up to 3x between
+runs (load 8-12), while CPU time counts only this process's work.
 """
 
 from __future__ import annotations
@@ -49,6 +53,11 @@ def build(root: Path) -> tuple[str, int]:
                     "row_count": 1,
                     "evidence": "formal",
                     "result_values": values,
+                    # cells as the ledger keeps them since issue 26: the check matches these
+                    "result_cells": {
+                        "columns": [f"value_{n}" for n in range(VALUES_PER_STEP)],
+                        "rows": [values],
+                    },
                 }
             )
         )
@@ -74,13 +83,15 @@ def build(root: Path) -> tuple[str, int]:
     return project.report_path.read_text(encoding="utf-8"), citations
 
 
-def _median(fn, runs: int) -> float:
-    times = []
+def _median(fn, runs: int) -> tuple[float, float]:
+    """(wall, CPU) seconds, each the median of ``runs``."""
+    walls, cpus = [], []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main(argv: list[str]) -> int:
@@ -110,16 +121,19 @@ def main(argv: list[str]) -> int:
         f"ledger: {STEPS} steps. Median of {runs} runs; Python "
         f"{sys.version.split()[0]}.\n"
     )
-    print("| measure | ms | x parse |")
-    print("|---|---:|---:|")
-    print(f"| parse (markdown-it-py, the baseline) | {parse * 1000:.1f} | 1.00 |")
-    print(
-        f"| report check (read Report and ledger, parse, classify) | {full * 1000:.1f} | "
-        f"{full / parse:.2f} |"
-    )
-    print(f"| check without the ledger read | {core * 1000:.1f} | {core / parse:.2f} |")
-    target = full / parse <= 2.0
-    print(f"\ntarget (check at most 2x parse): {'met' if target else 'NOT met'}")
+    print("| measure | wall ms | x parse | CPU ms | x parse |")
+    print("|---|---:|---:|---:|---:|")
+    for name, (wall, cpu) in (
+        ("parse (markdown-it-py, the baseline)", parse),
+        ("report check (read Report and ledger, parse, classify)", full),
+        ("check without the ledger read", core),
+    ):
+        print(
+            f"| {name} | {wall * 1000:.1f} | {wall / parse[0]:.2f} | {cpu * 1000:.1f} | "
+            f"{cpu / parse[1]:.2f} |"
+        )
+    target = full[1] / parse[1] <= 2.0
+    print(f"\ntarget (check at most 2x parse, CPU time): {'met' if target else 'NOT met'}")
     return 0 if target else 1
 
 

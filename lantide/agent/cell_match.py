@@ -69,10 +69,10 @@ class IndexedStep:
     row_count: float | None
     legacy: bool  # an older line: values without their cells
     failed: list[dict[str, Any]] = field(default_factory=list)  # unresolved error checks
+    step_id: str = ""
 
-    @property
-    def step_id(self) -> str:
-        return str(self.step["step_id"])
+    def __post_init__(self) -> None:
+        self.step_id = str(self.step["step_id"])
 
     @property
     def waivers(self) -> list[dict[str, Any]]:
@@ -87,8 +87,12 @@ def index_step(step: dict[str, Any]) -> IndexedStep:
     key_words: set[str] = set()
     legacy = not isinstance(stored, dict)
     if isinstance(stored, dict):
-        columns = [str(c) for c in stored.get("columns") or []]
-        rows = [r for r in stored.get("rows") or [] if isinstance(r, list)]
+        # a hand-edited line may hold anything: what is not a list of names or rows is none
+        names, stored_rows = stored.get("columns"), stored.get("rows")
+        columns = [str(c) for c in names] if isinstance(names, list) else []
+        rows = (
+            [r for r in stored_rows if isinstance(r, list)] if isinstance(stored_rows, list) else []
+        )
         numeric = [False] * len(columns)
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
@@ -102,7 +106,8 @@ def index_step(step: dict[str, Any]) -> IndexedStep:
             if not numeric[c] and rows:
                 key_words |= name_words(name)
     else:
-        for value in step.get("result_values") or []:
+        values = step.get("result_values")
+        for value in values if isinstance(values, list) else []:
             number = as_number(value)
             if number is not None:
                 pairs.append((number, None, None))
@@ -145,6 +150,8 @@ def counts_rows(number: ReportNumber, step: IndexedStep) -> bool:
 
 def named_columns(number: ReportNumber, step: IndexedStep) -> set[int]:
     """The columns the words after the number name (none: every column may match)."""
+    if not number.nouns:
+        return set()
     words = {singular(n) for n in number.nouns}
     return {c for c, names in enumerate(step.column_words) if words & names}
 

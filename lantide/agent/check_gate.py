@@ -77,13 +77,12 @@ def valid_waivers(records: list[dict[str, Any]]) -> dict[tuple[str, str], Waiver
 
 def attach_waivers(steps: list[dict[str, Any]], waivers: dict[tuple[str, str], Waiver]) -> None:
     """Give each step of one ledger file the waivers of its error checks (in memory only:
-    ``step["waivers"]``), so every reader decides alike."""
+    ``step["waivers"]``), so every reader decides alike. A ``waivers`` field written on the
+    step's own line is replaced: only waiver lines waive."""
     for step in steps:
         codes = {str(c.get("code")) for c in error_checks(step)}
         sid = step["step_id"]
-        found = [w for (s, code), w in waivers.items() if s == sid and code in codes]
-        if found:
-            step["waivers"] = found
+        step["waivers"] = [w for (s, code), w in waivers.items() if s == sid and code in codes]
 
 
 def unresolved_checks(step: dict[str, Any]) -> list[dict[str, Any]]:

@@ -25,9 +25,14 @@ it at once, and retries are announced like the turn's own) with the checklist pr
 steps behind the draft (those of the turn and those it cites) with their ``checks``,
 every step of the conversation with an unresolved error-severity check, and the draft.
 
-The verdict is read from one JSON object (:func:`parse_verdict`); it passes only when the
-object says ``"ok": true``, every checklist item says ``"ok": true`` and no problem is
-listed. Anything else (no JSON, missing items, a string where a boolean belongs, a model
+The input lists the unresolved error checks first (waived ones are resolved:
+:mod:`lantide.agent.check_gate`). The verdict is read from one JSON object
+(:func:`parse_verdict`); it passes only when the object says ``"ok": true``, every
+checklist item says ``"ok": true`` and no problem is listed. A rule has the last word: an
+ok verdict over a draft that states a number resting on a step with an unresolved error
+check (cited to it, or, uncited, matching a cell of a step behind the draft:
+:func:`numbers_on_failed_checks`) is recorded as ``overridden_by_rule`` and handled as a
+failed review. Anything else (no JSON, missing items, a string where a boolean belongs, a model
 error) is a failure, never a pass. Each review is a ledger line with ``tool:
 "reflection"`` and a :class:`~lantide.agent.events.ReflectionRecorded` event.
 """
@@ -42,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.agent.budget import reply_tokens
+from lantide.agent.check_gate import ledger_steps, unresolved_checks
 from lantide.agent.events import Event, ReflectionRecorded
 from lantide.agent.ledger import QUERY_STEP_MARKER
 from lantide.agent.model_stream import stream_reply
@@ -114,21 +120,19 @@ class ChecklistItem(TypedDict):
 
 
 def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[UnresolvedCheck]:
-    """The error-severity ``checks`` of ``steps`` not marked resolved (the field is optional)."""
+    """The error-severity ``checks`` of ``steps`` no analyst's waiver resolves (waivers
+    attached by :func:`lantide.agent.check_gate.ledger_steps`)."""
     out: list[UnresolvedCheck] = []
     for step in steps:
-        for check in _as_list(step.get("checks")):
-            if not isinstance(check, dict) or check.get("resolved"):
-                continue
-            if str(check.get("severity", "")).lower() == "error":
-                out.append(
-                    {
-                        "step_id": step.get("step_id"),
-                        "code": str(check.get("code") or "?"),
-                        "message": str(check.get("message") or ""),
-                        "evidence": _short(check.get("evidence")),
-                    }
-                )
+        for check in unresolved_checks(step):
+            out.append(
+                {
+                    "step_id": step.get("step_id"),
+                    "code": str(check.get("code") or "?"),
+                    "message": str(check.get("message") or ""),
+                    "evidence": _short(check.get("evidence")),
+                }
+            )
     return out
 
 
@@ -137,6 +141,53 @@ def _short(value: Any, limit: int = 200) -> str:
         return ""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def numbers_on_failed_checks(
+    draft: str,
+    every: list[dict[str, Any]],
+    behind: list[dict[str, Any]],
+    only_lines: set[int] | None = None,
+) -> list[str]:
+    """The numbers ``draft`` states that rest on a step with an unresolved error check: cited
+    to it (``check_failed`` in :mod:`lantide.agent.report_check`, over ``every`` step of the
+    conversation), or uncited and matching a cell of such a step among ``behind``;
+    ``only_lines`` (1-based): those of these lines only (what an ``update_report`` writes)."""
+    from lantide.agent.cell_match import matched_cells
+    from lantide.agent.report_check import CHECK_FAILED, StepIndex, classify_number
+    from lantide.docs.citations import scan_numbers
+
+    index = StepIndex(every)
+    indexed = [f for f in (index.get(s["step_id"]) for s in behind) if f is not None]
+    failed = [f for f in indexed if f.failed]
+    clean = [f for f in indexed if not f.failed]
+    if not failed and not any(unresolved_checks(s) for s in every):
+        return []
+    out = []
+    for number in scan_numbers(draft).numbers:
+        if only_lines is not None and number.line not in only_lines:
+            continue
+        verdict = classify_number(number, index)
+        if verdict.status == CHECK_FAILED:
+            on = [(c["step"], c["code"], c["message"]) for c in verdict.checks]
+        elif not number.cited:
+            if any(not f.failed and matched_cells(number, f) for f in clean):
+                continue  # a clean step behind the draft holds it too
+            on = [
+                (f.step_id, str(c.get("code")), str(c.get("message") or ""))
+                for f in failed
+                if matched_cells(number, f)
+                for c in f.failed
+            ]
+        else:
+            continue
+        if on:
+            checks = "; ".join(f"{code} on step {step}: {message}" for step, code, message in on)
+            out.append(
+                f"line {number.line}: {number.text} is check_failed: it rests on an "
+                f"unresolved error check ({checks})"
+            )
+    return out
 
 
 @dataclass
@@ -225,7 +276,9 @@ class Reflector:
             return (yield from self._evidence_gate(args.get("project")))
         if name != REPORT or not isinstance(args.get("content"), str):
             return None
-        verdict = yield from self._review(REPORT, args["content"])
+        verdict = yield from self._review(
+            REPORT, args["content"], self._written_lines(args.get("project"), args["content"])
+        )
         if verdict.ok:
             return None
         return {
@@ -312,11 +365,31 @@ class Reflector:
         }
 
     # -- the review
-    def _review(self, subject: str, draft: str) -> Generator[Event, None, Verdict]:
+    def _written_lines(self, project_name: Any, content: str) -> set[int] | None:
+        """The lines an ``update_report`` writes (as its own evidence check counts them:
+        the analyst's lines already on disk are theirs), or None when unknown."""
+        from lantide.agent.report_check import new_lines
+
+        r = self.runner
+        try:
+            project = (
+                r.s.workspace.project(project_name)
+                if isinstance(project_name, str) and project_name
+                else r.s.focused_project()
+            )
+            old = project.report_path.read_text(encoding="utf-8") if project else ""
+        except (LantideError, OSError, UnicodeDecodeError):
+            return None
+        return new_lines(old, content)
+
+    def _review(
+        self, subject: str, draft: str, only_lines: set[int] | None = None
+    ) -> Generator[Event, None, Verdict]:
         r = self.runner
         started = time.perf_counter()
-        steps = self._steps_behind(draft)
-        unresolved = unresolved_error_checks(r.s.ledger.steps())
+        every = ledger_steps(r.s.ledger)
+        steps = self._steps_behind(draft, every)
+        unresolved = unresolved_error_checks(every)
         system = render_prompt("reflection/checklist.md.j2", subject=subject, items=CHECKLIST)
         user = self._input(subject, draft, steps, unresolved)
         raw = ""
@@ -330,6 +403,14 @@ class Reflector:
                 False, problems=[f"the review could not run: {exc.message}"], readable=False
             )
         r.cancel.raise_if_cancelled()
+        overridden = numbers_on_failed_checks(draft, every, steps, only_lines) if verdict.ok else []
+        if overridden:  # the rule, not the model, decides what counts as checked
+            verdict = Verdict(
+                False,
+                verdict.checklist,
+                [f"overridden by the rule: {o}" for o in overridden],
+                verdict.readable,
+            )
         project = r.s.focused_project()
         entry: dict[str, Any] = {
             "subject": subject,
@@ -342,6 +423,8 @@ class Reflector:
             "unresolved_checks": unresolved,
             "duration_ms": int((time.perf_counter() - started) * 1000),
         }
+        if overridden:
+            entry["overridden_by_rule"] = {"verdict": "ok", "numbers": overridden}
         if not verdict.readable:
             entry["raw"] = raw[:RAW_KEPT_CHARS]
         recorded = r.s.ledger.append_reflection(entry)
@@ -363,10 +446,9 @@ class Reflector:
         )
         return reply.content or ""
 
-    def _steps_behind(self, draft: str) -> list[dict[str, Any]]:
+    def _steps_behind(self, draft: str, every: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The turn's steps and the steps the draft cites, oldest first, at most MAX_STEPS."""
         r = self.runner
-        every = r.s.ledger.steps()
         known = {s["step_id"] for s in every}
         cited = {m.group(0) for m in _STEP_ID.finditer(draft or "")} & known
         wanted = set(r.turn_steps) | cited

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from lantide.charts import (
     ChartError,
     chart_file,
+    chart_links,
     error_svg,
     read_chart,
     render_chart,
@@ -52,7 +53,7 @@ def chart_steps(spec: dict[str, Any], references: Any, query: Any) -> list[str]:
             out.append(ref.name)
         else:
             try:
-                cached = query.catalog.cached(ref.name)
+                cached = query.catalog.cached(ref.name) if query is not None else None
             except (AttributeError, LookupError, ValueError):
                 cached = None
             if cached is not None and getattr(cached, "step_id", None):
@@ -61,6 +62,37 @@ def chart_steps(spec: dict[str, Any], references: Any, query: Any) -> list[str]:
     if isinstance(meta, dict) and isinstance(meta.get("step_id"), str):
         out.append(meta["step_id"])
     return list(dict.fromkeys(out))
+
+
+def chart_check_notes(project: Project, markdown: str, index: Any) -> dict[str, str]:
+    """``src`` of each chart of the Report -> the note its preview shows: the unresolved
+    error checks (and waivers) of the steps it is drawn from, as its citations show them
+    (``index``: a :class:`lantide.agent.report_check.StepIndex`). Without a query service
+    a chart of a plain table counts only the step its ``usermeta`` names."""
+    from lantide.agent.check_gate import describe_waiver
+
+    out: dict[str, str] = {}
+    for link in chart_links(markdown):
+        parts = PurePosixPath(link.src.strip()).parts
+        if len(parts) != 2 or parts[0] != "charts" or link.src in out:
+            continue
+        try:
+            chart = read_chart(chart_file(project, validate_chart_name(parts[1])))
+        except (ChartError, OSError):
+            continue  # the chart's own error is shown in its place
+        notes = []
+        for step_id in chart_steps(chart.spec, chart.references, None):
+            found = index.get(step_id)
+            if found is None:
+                continue
+            notes += [
+                f"check failed: {c.get('code')} on step {step_id}: {c.get('message') or ''}"
+                for c in found.failed
+            ]
+            notes += [describe_waiver(w) for w in found.waivers]
+        if notes:
+            out[link.src] = "; ".join(notes)
+    return out
 
 
 class ReportCharts:

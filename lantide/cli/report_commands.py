@@ -49,6 +49,13 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    if args.action != "waive" and (args.step or args.check or args.reason or args.by):
+        from lantide.errors import UsageError
+
+        raise UsageError(
+            f"report {args.action} takes WORKSPACE and PROJECT only",
+            hint="STEP, CHECK, --reason and --by belong to lantide report waive.",
+        )
     if args.action == "html":
         return run_report_html(args)
     if args.action == "waive":

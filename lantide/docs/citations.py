@@ -10,11 +10,9 @@ The Markdown is parsed by markdown-it-py (the one parser of Plans and Reports,
 :func:`lantide.docs.markdown_map.markdown_parser`, which gets the inline rule
 :func:`step_citation_rule`); numbers are read from the parsed text only, so numbers in code
 spans, fenced or indented code, raw HTML and link targets are never numbers of the Report.
-Left out as well: dates and times, a year on its own (1900-2099), a heading's section
-number (``## 2.1 Method``), numbers in link text that points inside the document and
-everything under a "Contents" / "Table of contents" heading (a table of contents), a
-number in brackets (``[3]``, a reference) and a number that labels a part or a period
-("Section 2", "Figure 3", "step 4", "week 12").
+What counts as a number in a run of text is :mod:`lantide.docs.report_numbers`; left out
+here as well: numbers in link text that points inside the document and everything under a
+"Contents" / "Table of contents" heading (a table of contents).
 
 :func:`scan_numbers` returns each number with its 1-based line, its value as written and
 how it was rounded (decimals, percent, scale words); :class:`MalformedCitationError` names
@@ -30,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lantide.docs.report_numbers import FoundNumber, may_hold_numbers, numbers_in
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
@@ -38,49 +37,11 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from markdown_it.utils import EnvType, OptionsDict
 
-# A number as :func:`_number` reads it: (text, value, decimals, percent, scale, signed)
-NumberParts = tuple[str, float, int, bool, float, bool]
-
 CITATION_PREFIX = "[^s:"
 _CITATION = re.compile(r"\[\^s:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})\]")
 _MALFORMED_END = re.compile(r"\]|\s|$")
 TOKEN, BAD_TOKEN = "step_citation", "step_citation_malformed"
 
-_CURRENCY = "$€£¥"
-_SCALES = {
-    "k": 1e3,
-    "K": 1e3,
-    "thousand": 1e3,
-    "M": 1e6,
-    "million": 1e6,
-    "bn": 1e9,
-    "B": 1e9,
-    "billion": 1e9,
-}
-_NUMBER = re.compile(
-    r"(?<![\w.,/:^\[\-−+])"
-    r"(?P<sign>[-−+])?(?P<cur>[$€£¥])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?P<pct>\s?%)?"
-    r"(?:(?<!%)\s?(?P<scale>k|K|M|bn|B|thousand|million|billion)\b)?"
-    r"(?![\w%]|[-/.:,]\d|\])"
-)
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-_DATES = re.compile(
-    r"\b\d{4}-\d{1,2}(?:-\d{1,2})?(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b"
-    r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
-    r"|\b\d{1,2}:\d{2}(?::\d{2})?\b"
-    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:\s+\d{{4}})?\b"
-)
-_YEAR = re.compile(r"(?:19|20)\d\d")
-# a number that names a part of a document or a period, not a quantity: "Section 2.1"
-_LABELLED = re.compile(
-    r"\b(?:section|chapter|figure|fig\.|table|step|appendix|part|page|"
-    r"phase|item|note|line|version|week|wave|round)\s+\d+(?:\.\d+)*\b(?!,\d)",
-    re.I,
-)
-_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?(?=\s|$)")
 _TOC_HEADING = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*$|^\s*toc\s*$", re.I)
 
 
@@ -198,74 +159,15 @@ class ReportScan:
     malformed: list[Malformed] = field(default_factory=list)
 
 
-_NOUNS = re.compile(r"\s+([A-Za-z][A-Za-z'-]*)(?:\s+([A-Za-z][A-Za-z'-]*))?")
-
-
-def _nouns_after(text: str, end: int) -> tuple[str, ...]:
-    """The (at most two) words right after a number: what it counts ("4,962 customers")."""
-    match = _NOUNS.match(text, end)
-    return tuple(w.lower() for w in match.groups() if w) if match else ()
-
-
-def _numbers_in(text: str, heading: bool) -> list[_Found]:
-    return [_Found(_number(m), _nouns_after(text, m.end())) for m in _digit_numbers(text, heading)]
-
-
-def _digit_numbers(text: str, heading: bool) -> list[re.Match[str]]:
-    blocked = [(m.start(), m.end()) for m in _DATES.finditer(text)]
-    blocked += [(m.start(), m.end()) for m in _LABELLED.finditer(text)]
-    if heading:
-        section = _SECTION_NUMBER.match(text)
-        if section:
-            blocked.append((0, section.end()))
-    out = []
-    for match in _NUMBER.finditer(text):
-        if any(a <= match.start() < b for a, b in blocked):
-            continue
-        bare = not (
-            match.group("cur") or match.group("pct") or match.group("scale") or match.group("sign")
-        )
-        if bare and _YEAR.fullmatch(match.group("num")):
-            continue  # a year on its own
-        out.append(match)
-    return out
-
-
-def _number(match: re.Match[str]) -> NumberParts:
-    digits = match.group("num").replace(",", "")
-    value = float(digits)
-    if match.group("sign") in ("-", "−"):
-        value = -value
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
-    scale = _SCALES.get(match.group("scale") or "", 1.0)
-    return (
-        match.group(0),
-        value,
-        decimals,
-        bool(match.group("pct")),
-        scale,
-        bool(match.group("sign")),
-    )
-
-
-@dataclass(frozen=True)
-class _Found:
-    """A number found in a text run, before its citation group is known."""
-
-    parts: NumberParts
-    nouns: tuple[str, ...] = ()
-    unreadable: bool = False
-
-
 class _Block:
     """Numbers waiting for the next citation group of one inline block."""
 
     def __init__(self, scan: ReportScan):
         self.scan = scan
-        self.pending: list[tuple[int, _Found]] = []
+        self.pending: list[tuple[int, FoundNumber]] = []
         self.group: list[str] = []
 
-    def number(self, line: int, found: _Found) -> None:
+    def number(self, line: int, found: FoundNumber) -> None:
         self.close_group()
         self.pending.append((line, found))
 
@@ -287,7 +189,7 @@ class _Block:
         self.pending = []
 
 
-def _report_number(line: int, found: _Found, cited: tuple[str, ...]) -> ReportNumber:
+def _report_number(line: int, found: FoundNumber, cited: tuple[str, ...]) -> ReportNumber:
     return ReportNumber(
         line, *found.parts, cited=cited, nouns=found.nouns, unreadable=found.unreadable
     )
@@ -324,6 +226,7 @@ def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) ->
 
     line = (token.map[0] if token.map else 0) + 1
     block = _Block(scan)
+    digits, words = may_hold_numbers(token.content)  # once for the block's text runs
     inner_link = 0  # depth inside links that point into the document
     first_text = True
     for child in token.children or []:  # scan_numbers passes tokens with children
@@ -341,8 +244,8 @@ def _scan_inline(token: Token, scan: ReportScan, heading: bool, in_toc: bool) ->
         elif kind == "text":
             if child.content.strip() == "" and block.group:
                 continue  # space between citations of one group
-            if not (in_toc or inner_link):
-                for found in _numbers_in(child.content, heading and first_text):
+            if (digits or words) and not (in_toc or inner_link):
+                for found in numbers_in(child.content, heading and first_text, words):
                     block.number(line, found)
             if child.content.strip():
                 first_text = False

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.parser_inline import RuleFuncInlineType
+    from markdown_it.rules_block import StateBlock
     from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
@@ -172,6 +173,37 @@ def _recording(rule: RuleFuncInlineType, token_type: str) -> RuleFuncInlineType:
     return wrapped
 
 
+DEPTH_LIMIT = 45  # nesting levels (a list counts two: the list and its item)
+_CONTAINER_MARKERS = re.compile(r"^[ \t]*(?:(?:>|[-*+]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*)*")
+
+
+def depth_guard(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it block rule: deeper than :data:`DEPTH_LIMIT`, the rest of the block is
+    one paragraph of its text (block quote and list markers taken off each line), so its
+    numbers are still read and shown; never a recursion past Python's stack."""
+    if state.level < DEPTH_LIMIT:
+        return False
+    if silent:
+        return True
+    line = start_line  # to where markdown-it's own loop would stop: a line less indented
+    while line < end_line and (state.isEmpty(line) or state.sCount[line] >= state.blkIndent):
+        line += 1
+    end_line = line
+    lines = state.getLines(start_line, end_line, state.blkIndent, False).split("\n")
+    content = "\n".join(_CONTAINER_MARKERS.sub("", text) for text in lines).strip()
+    state.line = end_line
+    if not content:
+        return True
+    token = state.push("paragraph_open", "p", 1)
+    token.map = [start_line, end_line]
+    token = state.push("inline", "", 0)
+    token.content = content
+    token.map = [start_line, end_line]
+    token.children = []
+    state.push("paragraph_close", "p", -1)
+    return True
+
+
 @lru_cache(maxsize=1)
 def markdown_parser() -> MarkdownIt:
     """The one Markdown dialect of Plans and Reports: CommonMark, raw HTML, GFM tables,
@@ -189,6 +221,12 @@ def markdown_parser() -> MarkdownIt:
     )
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    # CommonMark's preset stops at 20 levels of nesting and drops everything deeper, so a
+    # number 11 lists deep vanished from the check and the HTML Report; past DEPTH_LIMIT
+    # the rest of a block is one plain paragraph instead (nothing is dropped), and
+    # markdown-it's own limit, above it, is never reached
+    md.options["maxNesting"] = DEPTH_LIMIT + 5
+    md.block.ruler.before("table", "lantide_depth_guard", depth_guard)
     md.inline.ruler.at("html_inline", _recording(html_inline, "html_inline"))
     md.inline.ruler.at("backticks", _recording(backtick, "code_inline"))
     # Report step citations [^s:ID] (lantide.docs.citations), before links read the bracket

@@ -20,6 +20,7 @@ Raw HTML written in the document is passed through as the analyst wrote it.
 from __future__ import annotations
 
 import html as html_lib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -180,3 +181,24 @@ def render_html(
 def render_document(doc: Document) -> RenderedDocument:
     """The preview of an open :class:`lantide.docs.document.Document`."""
     return render_html(doc.text, doc.annotations)
+
+
+def mark_chart_images(html: str, notes: dict[str, str]) -> str:
+    """Put ``notes[src]`` (a chart's failed checks, from the engine) right under each
+    rendered chart image ``<img src="SRC">`` of the preview."""
+    if not notes:
+        return html
+
+    def mark(m: re.Match[str]) -> str:
+        note = notes.get(html_lib.unescape(m.group(2)))
+        if not note:
+            return m.group(0)
+        return (
+            f'{m.group(0)}<br/><span class="lantide-chart-check" '
+            f'title="{html_lib.escape(note)}">⚠ {html_lib.escape(note)}</span>'
+        )
+
+    return _IMG.sub(mark, html)
+
+
+_IMG = re.compile(r'(<img\b[^>]*\bsrc=")([^"]+\.vl\.json)("[^>]*>)')

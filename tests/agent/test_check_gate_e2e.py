@@ -78,6 +78,9 @@ def test_a_fan_out_number_is_check_failed_everywhere_until_the_analyst_waives_it
     assert refused["error"] in ("REPORT_EVIDENCE", "REFLECTION_FAILED")
     assert "check_failed" in refused["message"] and "JOIN_FAN_OUT" in refused["message"]
     assert report_path.read_bytes() == before  # the Report is unchanged
+    review = s.ledger.reflections()[0]  # the reviewer said ok; the rule overrode it
+    assert review["subject"] == "update_report" and review["ok"] is False
+    assert "JOIN_FAN_OUT" in review["overridden_by_rule"]["numbers"][0]
 
     # the analyst writes the number in by hand, with the chart; the agent's move is refused
     report_path.write_text(draft + "\n![Customers per segment](charts/segments.vl.json)\n")

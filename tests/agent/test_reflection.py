@@ -280,7 +280,8 @@ def test_unresolved_error_checks_are_listed_in_the_review_input(
     scripted.add(reply("The join needs fixing first."))
     run(s, "Write the count into the Report")
     user = reflection_calls(scripted)[0][1]
-    unresolved = user.split("# Unresolved error checks")[1].split("# The draft")[0]
+    assert user.startswith("# Unresolved error checks")  # what matters comes first
+    unresolved = user.split("# Unresolved error checks")[1].split("# The analyst's question")[0]
     step_id = s.ledger.steps()[0]["step_id"]
     assert f"{step_id}: JOIN_FANOUT: the join repeats customers 3.1x" in unresolved
     assert "ALL_NULL" not in unresolved
@@ -399,4 +400,83 @@ def test_a_step_summary_the_draft_already_states_is_not_repeated(
     assert s.ledger.steps()[0]["summary"] == "churned customers — 412 rows counted"
     assert user.count("churned customers — 412 rows counted") == 1
     assert "Summary:" not in user and "SQL: SELECT count(*) AS churned" in user
+    scripted.assert_done()
+
+
+def test_an_ok_review_over_a_number_on_a_failed_check_is_overridden_by_the_rule(
+    session_factory, scripted, executing
+):
+    fan_out = {
+        "sql": "SELECT c.segment, count(*) AS customers FROM customers c "
+        "JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
+        "purpose": "customers per segment",
+    }
+    scripted.add(reply("", ("run_query", fan_out)))
+    scripted.add(reply("[[QUERY_STEP]] s1: customers per segment\nConsumer has 70,098 customers."))
+    scripted.add(*review(PASS))  # the reviewer waves it through
+
+    def told(messages, tools):
+        note = messages[-1]["content"]
+        assert note.startswith("[Lantide reflection, not the analyst]")
+        assert "overridden by the rule" in note and "70,098 is check_failed" in note
+        assert "JOIN_FAN_OUT" in note
+
+    scripted.add(reply("The join repeats customers: I need to count distinct ids."), expect=told)
+    s = session_factory()
+    events = run(s, "How many customers per segment?")
+    assert events[-1].reason == "answered"
+    (reflection,) = s.ledger.reflections()
+    assert reflection["ok"] is False and reflection["subject"] == "final_answer"
+    assert reflection["overridden_by_rule"]["verdict"] == "ok"
+    (number,) = reflection["overridden_by_rule"]["numbers"]
+    assert "70,098" in number and "JOIN_FAN_OUT" in number
+    assert [c["code"] for c in reflection["unresolved_checks"]] == ["JOIN_FAN_OUT"]
+    scripted.assert_done()
+
+
+def test_the_rule_judges_the_lines_update_report_writes_not_the_analysts(
+    session_factory, scripted, executing
+):
+    fan_out = {
+        "sql": "SELECT c.segment, count(*) AS customers FROM customers c "
+        "JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
+        "purpose": "customers per segment",
+    }
+    scripted.add(reply("", ("run_query", fan_out)))
+    scripted.add(reply("[[QUERY_STEP]] s1: customers per segment"))
+    s = session_factory()
+    run(s, "Customers per segment")
+    path = executing.root / "projects/q3-churn/report.md"
+    analysts = (
+        f"# Report: Q3 churn\n\nWe have 70,098 customers [^s:{s.ledger.steps()[0]['step_id']}].\n"
+    )
+    path.write_text(analysts)  # the analyst's own line, on a failed check
+    edit = analysts + "\nThe segments differ in size.\n"
+    scripted.add(reply("", ("update_report", {"content": edit})))
+    scripted.add(*review(PASS))
+    scripted.add(reply("Added a sentence."))
+    run(s, "Add that the segments differ in size")
+    assert report_text(executing) == edit
+    assert [r["ok"] for r in s.ledger.reflections()] == [True]
+    scripted.assert_done()
+
+
+def test_an_uncited_number_a_clean_step_behind_the_answer_also_holds_is_not_overridden(
+    session_factory, scripted, executing
+):
+    fan_out = {
+        "sql": "SELECT c.segment, count(*) AS customers FROM customers c "
+        "JOIN orders o ON o.customer_id = c.customer_id GROUP BY 1",
+        "purpose": "customers per segment",
+    }
+    clean = {"sql": "SELECT 70098 AS customers", "purpose": "the same count, clean"}
+    scripted.add(reply("", ("run_query", fan_out), ("run_query", clean)))
+    scripted.add(
+        reply("[[QUERY_STEP]] s1: per segment\n[[QUERY_STEP]] s2: clean\n70,098 customers.")
+    )
+    scripted.add(*review(PASS))
+    s = session_factory()
+    assert run(s, "How many customers?")[-1].reason == "answered"
+    (reflection,) = s.ledger.reflections()
+    assert reflection["ok"] is True and "overridden_by_rule" not in reflection
     scripted.assert_done()

@@ -95,3 +95,35 @@ def test_the_app_relabels_rendered_citations_with_their_kinds():
     labelled = relabel_citations(page, {"a1": "exploratory"})
     assert "lantide-citation-exploratory" in labelled and "a1 · exploratory" in labelled
     assert "lantide-citation-missing" in labelled and "lantide-citation-step" not in labelled
+
+
+def test_words_that_are_no_quantities_are_neither_numbers_nor_unreadable():
+    from lantide.docs.citations import scan_numbers
+
+    text = (
+        "One of the customers left in the second half of the year; a five-star review, "
+        "COVID-19, Q3, v1.2, the 3rd wave [3] of 2020-2024, step two, 1990s, x86_64, no one.\n"
+    )
+    assert scan_numbers(text).numbers == []
+
+
+def test_numbers_in_words_scale_words_and_ranges_are_read_like_digits():
+    from lantide.docs.citations import scan_numbers
+
+    text = (
+        "Twelve percent, two thousand five hundred, a million, 12 percent, two thirds of "
+        "users, $1.2–1.5M, 3 to 4 weeks, twelve thousand [^s:a].\n"
+    )
+    got = [(n.text, n.value, n.percent, n.scale) for n in scan_numbers(text).numbers]
+    assert got == [
+        ("Twelve percent", 12.0, True, 1.0),
+        ("two thousand five hundred", 2500.0, False, 1.0),
+        ("a million", 1.0, False, 1e6),
+        ("12 percent", 12.0, True, 1.0),
+        ("two thirds of", 200 / 3, True, 1.0),
+        ("$1.2–1.5M [low]", 1.2, False, 1e6),
+        ("$1.2–1.5M [high]", 1.5, False, 1e6),
+        ("3 to 4 [low]", 3.0, False, 1.0),
+        ("3 to 4 [high]", 4.0, False, 1.0),
+        ("twelve thousand", 12.0, False, 1e3),
+    ]

@@ -136,7 +136,7 @@ def _citation_tooltips(preview) -> dict[str, str]:
     return out
 
 
-def test_the_preview_marks_a_check_failed_citation_and_shows_the_matched_cell_on_hover(
+def test_the_preview_marks_a_check_failed_citation_and_its_chart_and_shows_the_cell_on_hover(
     main_window, qtbot, sample_workspace
 ):
     ledger = Ledger(sample_workspace / ".lantide/ledger", "20261201-100000-abcd")
@@ -160,13 +160,28 @@ def test_the_preview_marks_a_check_failed_citation_and_shows_the_matched_cell_on
             "result_cells": {"columns": ["customers"], "rows": [[2000]]},
         }
     )
+    from lantide import charts
+    from lantide.workspace.model import Workspace
+
+    bars = {
+        "mark": "bar",
+        "data": {"step": "fa11ed000001"},
+        "encoding": {"x": {"field": "segment", "type": "nominal"}},
+    }
+    ws = Workspace.open(sample_workspace, lock=False)
+    charts.write_chart(ws.project("q3-churn"), "segments", bars)
+    ws.close()
     (sample_workspace / "projects/q3-churn/report.md").write_text(
         "# Report\n\nWe have 70,098 customers [^s:fa11ed000001], "
-        "of 2,000 customers [^s:c1ea4000002a].\n"
+        "of 2,000 customers [^s:c1ea4000002a].\n\n![Segments](charts/segments.vl.json)\n"
     )
     tab = open_document_tab(qtbot, main_window, "report")
     qtbot.waitUntil(lambda: "fa11ed00 · check failed" in tab.preview.toHtml(), timeout=10_000)
     assert "c1ea4000 · formal" in tab.preview.toHtml()
+    qtbot.waitUntil(
+        lambda: "check failed: JOIN_FAN_OUT on step fa11ed000001" in tab.preview.toPlainText(),
+        timeout=10_000,
+    )  # the chart drawn from that step carries the same mark
     qtbot.waitUntil(
         lambda: (
             "row 1, column customers"

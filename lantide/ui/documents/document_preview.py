@@ -42,6 +42,7 @@ a.lantide-citation-exploratory {{ color: {c.warning.name()}; }}
 a.lantide-citation-missing {{ color: {c.danger.name()}; }}
 a.lantide-citation-check_failed {{ color: {c.danger.name()}; font-weight: bold; }}
 span.lantide-citation-bad {{ color: {c.danger.name()}; text-decoration: underline; }}
+span.lantide-chart-check {{ color: {c.danger.name()}; font-weight: bold; }}
 """
 
 
@@ -59,6 +60,7 @@ class DocumentPreviewWidget(QTextBrowser):
         self._html = ""
         self._step_kinds: dict[str, str] | None = None  # labels the citations when known
         self._step_notes: dict[str, str] = {}  # their tooltips: numbers and matched cells
+        self._chart_marks: dict[str, str] = {}  # chart src -> its steps' failed checks
         self.chart_images = None  # ChartImages once set_chart_images is called
         # a chart wider than the preview is scaled to fit; after a resize, fitted again
         self._refit = QTimer(self, singleShot=True, interval=150)
@@ -93,7 +95,20 @@ class DocumentPreviewWidget(QTextBrowser):
         if self._html:
             self._apply(self._html)
 
+    def set_chart_marks(self, marks: dict[str, str]) -> None:
+        """Mark each chart drawn from a step with an unresolved error check (the engine's
+        notes, by the chart's src) from now on."""
+        if marks == self._chart_marks:
+            return
+        self._chart_marks = dict(marks)
+        if self._html:
+            self._apply(self._html)
+
     def _apply(self, html: str) -> None:
+        if self._chart_marks and ".vl.json" in html:
+            from lantide.docs.render import mark_chart_images
+
+            html = mark_chart_images(html, self._chart_marks)
         if self._step_kinds is not None and "lantide-citation" in html:
             from lantide.docs.citations import relabel_citations
 

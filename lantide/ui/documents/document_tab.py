@@ -201,6 +201,7 @@ class DocumentTabWidget(QWidget):
         )
         if self.kind == "report":
             self.preview.sig_step_clicked.connect(self.evidence.open_step)
+            self.evidence.sig_chart_marks.connect(self.preview.set_chart_marks)
             self.evidence.sig_kinds_changed.connect(
                 lambda: self.preview.set_step_kinds(self.evidence.kind_of(), self.evidence.notes())
             )

@@ -100,6 +100,22 @@ def read_step_kinds(context, root, project: str) -> dict[str, tuple[str, str, st
     return out
 
 
+def read_chart_marks(context, root, project: str) -> dict[str, str]:
+    """Chart src -> the note its preview shows (its steps' failed checks, waivers): the
+    engine's rule (lantide.agent.report_charts.chart_check_notes)."""
+    from lantide.agent.report_charts import chart_check_notes
+    from lantide.agent.report_check import StepIndex
+    from lantide.workspace import layout
+    from lantide.workspace.model import Project
+
+    p = Project.load(root, project)
+    try:
+        text = p.report_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return chart_check_notes(p, text, StepIndex.of_workspace(layout.ledger_dir(root), project))
+
+
 def check_report(context, root, project: str) -> dict[str, Any]:
     from lantide.agent.report_check import check_project
     from lantide.workspace.model import Project, Workspace
@@ -116,6 +132,7 @@ class EvidenceBar(QWidget):
 
     sig_go_to_line = Signal(int)  # 1-based
     sig_kinds_changed = Signal()
+    sig_chart_marks = Signal(dict)  # chart src -> note (its steps' failed checks)
 
     def __init__(self, services, project: str, kind: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -312,6 +329,7 @@ class EvidenceBar(QWidget):
 
     def refresh_kinds_only(self) -> None:
         self._submit(read_step_kinds, self._show_kinds, "Reading the ledger")
+        self._submit(read_chart_marks, self.sig_chart_marks.emit, "Reading the charts' steps")
 
     def _show_check(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)
