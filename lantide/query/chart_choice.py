@@ -15,29 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lantide.query.duckdb_types import is_numeric, is_temporal
+
 BAR, LINE, SCATTER = "bar", "line", "scatter"
 MAX_BARS = 60  # more categories than this are not a readable bar chart
 MAX_POINTS = 2_000  # a line or scatter of more raw rows is noise
 
-_NUMERIC = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-    "FLOAT",
-    "DOUBLE",
-    "REAL",
-    "DECIMAL",
-    "NUMERIC",
-    "INT",
-)
-_TIME = ("DATE", "TIMESTAMP", "TIME")
 # id, customer_id, order_no, zip, postcode, phone, orderId: numbers that are names.
 _IDENTIFIER = re.compile(r"(^|_)(id|uuid|key|no|nr|code|zip|postcode|phone)$", re.IGNORECASE)
 _IDENTIFIER_CAMEL = re.compile(r"[a-z0-9](Id|ID|Key|No)$")
@@ -50,13 +33,8 @@ class ChartChoice:
     y: int  # column index
 
 
-def is_numeric(type_name: str) -> bool:
-    upper = (type_name or "").upper()
-    return upper.startswith(_NUMERIC) and "[]" not in upper
-
-
 def is_time(type_name: str) -> bool:
-    return (type_name or "").upper().startswith(_TIME)
+    return is_temporal(type_name)
 
 
 def is_identifier(name: str) -> bool:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lantide.query import text_encodings
+from lantide.query.duckdb_types import is_fractional
 from lantide.query.names import quote_ident, quote_literal
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from lantide.query.results import Column  # sniff_csv's Columns: {name, type} each
 
 DELIMITERS = (",", ";", "\t", "|")
-_FRACTIONAL = {"DOUBLE", "FLOAT", "REAL", "DECIMAL"}
 _HEADER_BYTES = 64 * 1024
 
 
@@ -259,7 +259,7 @@ def better_reader(
             return None
         sniff_options = _STRICT_SNIFF.format(delim=quote_literal(_delimiter_of(strict)))
         return f"SELECT * FROM {strict}", sniff_options, []
-    if delim == ";" and not any(c["type"].split("(")[0] in _FRACTIONAL for c in columns):
+    if delim == ";" and not any(is_fractional(c["type"]) for c in columns):
         # (a column with decimal points says the file writes numbers so: "3,4" is text)
         from lantide.query import decimal_commas
 

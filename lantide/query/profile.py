@@ -19,44 +19,31 @@ from __future__ import annotations
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
+from lantide.query import duckdb_types
 from lantide.query.names import quote_ident
 from lantide.query.results import CELL_CHARS, JSONValue, cut_marker, jsonable
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Engine
 
-_NUMERIC = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "FLOAT",
-    "DOUBLE",
-    "REAL",
-)
-_TEMPORAL = (
-    "DATE",
-    "TIMESTAMP",
-    "TIMESTAMP WITH TIME ZONE",
-    "TIMESTAMP_S",
-    "TIMESTAMP_MS",
-    "TIMESTAMP_NS",
-)
-_ORDERABLE = _NUMERIC + _TEMPORAL + ("VARCHAR", "TIME", "BOOLEAN")
 EXACT_DISTINCT_ROWS = 1_000_000
 
 
 def _is_numeric(type_name: str) -> bool:
-    return type_name.startswith(_NUMERIC) or type_name.startswith("DECIMAL")
+    return duckdb_types.is_numeric(type_name)
 
 
 def _is_temporal(type_name: str) -> bool:
-    return type_name in _TEMPORAL
+    return duckdb_types.is_date_or_timestamp(type_name)
+
+
+def _is_orderable(type_name: str) -> bool:
+    """min/max are worth showing: numbers, dates and times, text, booleans."""
+    return (
+        duckdb_types.is_numeric(type_name)
+        or duckdb_types.is_temporal(type_name)
+        or duckdb_types.base_type(type_name) in {"VARCHAR", "BOOLEAN"}
+    )
 
 
 def profile_relation(
@@ -75,7 +62,7 @@ def profile_relation(
         out: list[dict[str, Any]] = []
         for name, type_name in columns:
             col = quote_ident(name)
-            orderable = _is_numeric(type_name) or type_name.startswith(_ORDERABLE)
+            orderable = _is_orderable(type_name)
             distinct = f"count(DISTINCT {col})" if exact else f"approx_count_distinct({col})"
             minmax = (
                 f"{_cut_sql(f'min({col})', type_name)}, {_cut_sql(f'max({col})', type_name)}"

@@ -16,6 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lantide.query.duckdb_types import is_float, is_numeric
 from lantide.query.names import quote_ident
 
 if TYPE_CHECKING:
@@ -23,32 +24,6 @@ if TYPE_CHECKING:
 
     from lantide.query.engine import Cursor
     from lantide.query.results import Column, JSONValue
-
-_FLOATS = ("FLOAT", "DOUBLE", "REAL")
-_NUMERIC = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-    "FLOAT",
-    "DOUBLE",
-    "REAL",
-    "DECIMAL",
-)
-
-
-def is_float(type_name: str) -> bool:
-    return str(type_name).upper().startswith(_FLOATS)
-
-
-def is_numeric(type_name: str) -> bool:
-    return str(type_name).upper().startswith(_NUMERIC)
 
 
 @dataclass

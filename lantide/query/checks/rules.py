@@ -157,7 +157,7 @@ def division_by_zero(facts: ResultFacts, divisions: list[Division]) -> list[Chec
 
 def ratio_columns(columns: list[Column]) -> set[int]:
     """Positions of numeric columns named like a percent, share or rate."""
-    from lantide.query.checks.result_stats import is_numeric
+    from lantide.query.duckdb_types import is_numeric
 
     return {
         i

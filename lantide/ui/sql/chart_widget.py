@@ -18,16 +18,16 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from lantide.query.chart_choice import choose_chart
+from lantide.query.duckdb_types import is_temporal
 from lantide.ui.sql.chart_canvas import BAR, KINDS, ChartCanvas, ChartData, to_number
 from lantide.ui.sql.result_model import format_value, is_numeric_type
 
 MAX_CHART_ROWS = 10_000
 MAX_BARS = 60
-_TIME_PREFIXES = ("DATE", "TIMESTAMP", "TIME")
 
 
 def is_time_type(type_name: str) -> bool:
-    return (type_name or "").upper().startswith(_TIME_PREFIXES)
+    return is_temporal(type_name)
 
 
 def chart_data(

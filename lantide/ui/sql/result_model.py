@@ -30,32 +30,14 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
+from lantide.query.duckdb_types import is_numeric
+
 BLOCK_ROWS = 256
 MAX_BLOCKS = 96  # about 25,000 rows held at once
 MAX_PENDING = 6  # older requests are dropped; a repaint asks again if still visible
 MAX_COALESCE = 4  # adjacent blocks fetched in one query
 MAX_CELL_CHARS = 500
 SORT_TIP = "Click to sort; again for descending; a third time for the original order."
-
-# DuckDB type names (by prefix) that are numbers: right-aligned, formatted as numbers.
-_NUMERIC_PREFIXES = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-    "FLOAT",
-    "DOUBLE",
-    "REAL",
-    "DECIMAL",
-    "NUMERIC",
-    "INT",
-)
 
 # fetch(offset, limit) -> rows, or fetch(offset, limit, order_by) with order_by a list of
 # (column name, "asc"|"desc") once the grid is sorted.
@@ -73,8 +55,8 @@ ROLE_RAW = Qt.ItemDataRole.UserRole + 1  # the Python value of a cell (None when
 
 
 def is_numeric_type(type_name: str) -> bool:
-    upper = (type_name or "").upper()
-    return upper.startswith(_NUMERIC_PREFIXES) and "[]" not in upper
+    """Right-aligned and formatted as a number (:mod:`lantide.query.duckdb_types`)."""
+    return is_numeric(type_name)
 
 
 def format_value(value: Any) -> str:
