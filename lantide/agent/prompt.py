@@ -187,7 +187,7 @@ class PromptAssembler:
     def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
         from lantide.agent.consent import analysis_state
 
-        analysis = analysis_state(ctx.conversation, getattr(project, "dirname", None))
+        analysis = analysis_state(ctx.conversation, project)
         return render_summary(
             gather_facts(
                 ctx.workspace,

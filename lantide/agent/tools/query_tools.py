@@ -12,7 +12,6 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
 
-from lantide.agent.consent import consent_refusal
 from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChanged, StepRecorded
 from lantide.agent.evidence import evidence_fields
 from lantide.agent.services import AgentQuery
@@ -324,7 +323,7 @@ def validate_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    refusal = consent_refusal(args["sql"], ctx.state, ctx.analysis_active())
+    refusal = ctx.statistics_refusal(args["sql"])
     if refusal:
         return refusal
     project = _project_dir(ctx, args.get("project"))
@@ -348,9 +347,7 @@ def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any]
     path = ctx.workspace.project(project_dir).sql_tab_path(tab)
     if not path.is_file():
         return None  # the query layer reports the missing tab
-    return consent_refusal(
-        path.read_text(encoding="utf-8", errors="replace"), ctx.state, ctx.analysis_active()
-    )
+    return ctx.statistics_refusal(path.read_text(encoding="utf-8", errors="replace"))
 
 
 def run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
