@@ -343,3 +343,34 @@ def test_a_status_change_outside_the_agent_ends_consent(
     )
     assert len(s.ledger.steps()) == 1
     relock.release()
+
+
+def test_source_run_inspects_every_upstream_tab_it_recomputes(
+    session_factory, fake_openai, executing
+):
+    """The issue's case: source_run_sql_tab recomputed an upstream tab computing
+    regr_slope with no consent (only the target tab's SQL was inspected)."""
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("create_sql_tab", {"name": "price_fit", "sql": REGR["sql"]}),
+                ToolCall(
+                    "create_sql_tab",
+                    {"name": "fit_report", "sql": "SELECT slope * 100 AS pct FROM price_fit"},
+                ),
+            ]
+        ),
+        Turn(tool_calls=[ToolCall("source_run_sql_tab", {"tab": "fit_report", "purpose": "fit"})]),
+        Turn(text="The fit needs your consent."),
+    )
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Recompute the fit report")
+    fake_openai.assert_done()
+    report = returned(events)["source_run_sql_tab"].result
+    tabs = {t["tab"]: t for t in report["tabs"]}
+    assert tabs["price_fit"]["status"] == "failed"
+    assert tabs["price_fit"]["error"]["error"] == "CONSENT_REQUIRED"
+    assert "ask_user" in tabs["price_fit"]["error"]["hint"]
+    assert tabs["fit_report"]["status"] == "not_run"
+    assert not s.ledger.steps()
+    assert s.services.query().catalog.cached("price_fit") is None

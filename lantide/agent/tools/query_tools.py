@@ -287,6 +287,9 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, An
             f"step {step.get('step_id')} has no SQL to run again",
             "Run the query again with run_query.",
         )
+    refusal = ctx.statistics_refusal(step["sql"])  # run again, it is computed again
+    if refusal is not None:
+        return refusal
     out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], rows))
     out["from"] = "the step's SQL, run again now (the data may have changed since)"
     return out
@@ -350,6 +353,19 @@ def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any]
     return ctx.statistics_refusal(path.read_text(encoding="utf-8", errors="replace"))
 
 
+class StatisticsRefused(LantideError):
+    """A tab of a Source Run refused by the consent gate (its error is the refusal's)."""
+
+
+def _gate(ctx: ToolContext, tab: str, sql: str) -> None:
+    """Source Run's gate: every tab it recomputes is inspected, the upstream ones too."""
+    refusal = ctx.statistics_refusal(sql)
+    if refusal is not None:
+        raise StatisticsRefused(
+            f"SQL tab {tab!r}: {refusal['message']}", hint=refusal["hint"], code=refusal["error"]
+        )
+
+
 def run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project")).dirname
     refusal = _tab_refusal(ctx, project, args["tab"])
@@ -397,6 +413,7 @@ def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
             args["tab"],
             purpose=args.get("purpose"),
             large_remote_warning_id=args.get("large_remote_warning_ids"),
+            statement_gate=lambda tab, sql: _gate(ctx, tab, sql),
         ),
     )
     recorded = []
