@@ -35,7 +35,7 @@ from lantide.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from lantide.agent.history import TurnCompaction
+from lantide.agent.history import MESSAGE_OVERHEAD_TOKENS, TurnCompaction, turn_floor_tokens
 from lantide.agent.ledger import mark_missing, resolve_summaries
 from lantide.agent.model_client import (
     ContextLengthExceeded,
@@ -360,6 +360,7 @@ class TurnRunner:
             elif refused is not None:  # the review before reporting did not pass
                 outcome_result, ok, ms = refused, False, 0
             else:
+                ctx.room_tokens = self._room_for_a_result(ctx)
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)
                 except TurnCancelled:
@@ -393,6 +394,23 @@ class TurnRunner:
                 self._count_same_call(call.name, key)
             else:
                 yield from self._count_failure(call.name, key, ok, outcome_result)
+
+    def _room_for_a_result(self, ctx: ToolContext) -> int | None:
+        """Tokens the next tool result may take in the next request: what the history may
+        take in a request assembled now (the window less the answer's reserve and every
+        other layer) less this turn as it will be sent (its messages so far and this
+        iteration's, each result already answered from at its compact size). Earlier turns
+        give way first, so they are not counted."""
+        prompt = self.s.last_prompt
+        if prompt is None:
+            return None
+        budget = self.s.assembler.history_budget(ctx, prompt.context_window, self.turn)
+        turn = [
+            r["message"]
+            for r in self.conversation.message_records()
+            if int(r.get("turn") or 0) == self.turn
+        ] + self.iteration_messages
+        return max(0, budget - turn_floor_tokens(turn, self.compaction) - MESSAGE_OVERHEAD_TOKENS)
 
     def _not_run(
         self, call: ToolCallRequest, answered: set[str], result: dict[str, Any]

@@ -50,6 +50,9 @@ class ToolContext:
     pending_steps: list[str] = field(default_factory=list)  # steps awaiting [[QUERY_STEP]]
     question: AskedQuestion | None = None  # set by ask_user: the turn pauses
     knowledge_offers_tool: bool = False  # set from the knowledge layer each iteration
+    # tokens a tool result may take in the next request (set by the loop before each call;
+    # None outside the loop, e.g. an outside agent's call)
+    room_tokens: int | None = None
 
     def emit(self, event: Event) -> None:
         self.events.append(event)

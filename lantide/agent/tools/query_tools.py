@@ -261,40 +261,6 @@ def read_schema(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, Any]:
-    """The first ``rows`` rows of a ledger step: from its cached table while that table is
-    still the step's, else by running the step's SQL again with a limit."""
-    from lantide.query.results import json_rows
-
-    table = str(step.get("cached_table_name") or "")
-    service = ctx.services.query()
-    cached = service.catalog.cached(table) if table and step.get("materialized") else None
-    if cached is not None and cached.step_id == step.get("step_id"):
-
-        def read(q: AgentQuery) -> dict[str, Any]:
-            info = q.relation_info(table)
-            return {
-                "columns": info["columns"],
-                "row_count": info["row_count"],
-                "rows": json_rows(q.fetch_rows(table, 0, rows)),
-                "from": f'the cached table "{table}"',
-            }
-
-        return _run_guarded(ctx, read)
-    if not step.get("sql"):
-        return tool_error(
-            "NO_SQL",
-            f"step {step.get('step_id')} has no SQL to run again",
-            "Run the query again with run_query.",
-        )
-    refusal = ctx.statistics_refusal(step["sql"])  # run again, it is computed again
-    if refusal is not None:
-        return refusal
-    out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], rows))
-    out["from"] = "the step's SQL, run again now (the data may have changed since)"
-    return out
-
-
 PROFILE_TOP_VALUES = 8
 PROFILE_BINS = 6
 

@@ -36,6 +36,7 @@ from lantide.agent.tools.registry import (
     state_of,
     tool_error,
 )
+from lantide.agent.tools.step_pages import read_step
 from lantide.workspace import layout
 from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS
 
@@ -213,25 +214,6 @@ def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
-# of tokens) the model has as rows already; sent, they left a wide step too big to be cut to
-# its first rows in a small window
-LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut")
-
-
-def read_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    step = ctx.ledger.step(args["step_id"])
-    out: dict[str, Any] = {"step": {k: v for k, v in step.items() if k not in LEDGER_ONLY_FIELDS}}
-    if args.get("rows"):
-        from lantide.agent.tools.query_tools import step_rows
-
-        rows = step_rows(ctx, step, min(int(args["rows"]), ctx.settings.query.preview_rows))
-        if "error" in rows:
-            return rows
-        out["rows"] = rows
-    return out
-
-
 def sync_tab_content(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     path = (ctx.workspace.root / args["path"]).resolve()
     try:
@@ -296,6 +278,7 @@ TOOLS = [
             ("question",),
         ),
         ask_user,
+        on_demand=frozenset({"analysis"}),  # core.md.j2 names it and its values
     ),
     Tool(
         "activate_analysis",
@@ -318,10 +301,15 @@ TOOLS = [
     Tool(
         "read_step",
         params(
-            {"step_id": {"type": "string"}, "rows": {"type": "integer", "minimum": 1}}, ("step_id",)
+            {
+                "step_id": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "rows": {"type": "integer", "minimum": 1},
+            },
+            ("step_id",),
         ),
         read_step,
-        on_demand=frozenset({"rows"}),
+        on_demand=frozenset({"offset", "rows"}),
     ),
     Tool(
         "sync_tab_content",
