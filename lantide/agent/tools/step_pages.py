@@ -112,9 +112,13 @@ def fit_page(out: dict[str, Any], room: int | None) -> dict[str, Any]:
                 shown["columns"] = [
                     c.get("name") if isinstance(c, dict) else c for c in page["columns"]
                 ]
+        checks = [c for c in page.get("checks") or [] if isinstance(c, dict)]
+        if level and checks:  # a drift is news at any size: its code and sentence stay
+            shown["checks"] = [{k: c.get(k) for k in ("code", "message")} for c in checks]
         if level == TINY:
             step = {"step_id": step.get("step_id")}
-            shown = {k: shown[k] for k in ("columns", "rows", "row_count") if k in shown}
+            keep = ("columns", "rows", "row_count", "checks")
+            shown = {k: shown[k] for k in keep if k in shown}
             shown["offset"] = offset
         if isinstance(total, int) and offset + n < total:
             shown["next_offset"] = offset + n
