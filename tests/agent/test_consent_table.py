@@ -73,6 +73,11 @@ def test_each_required_language_has_every_kind_of_word(language):
     assert judge_free_text(TABLE["approvals"][language][0]) == YES
 
 
+@pytest.mark.parametrize("approval", APPROVALS)
+def test_every_approval_of_the_table_alone_is_a_yes(approval):
+    assert judge_free_text(approval) == YES
+
+
 def _spelled(marker: str, suffix: str) -> str:
     """A marker as an answer holds it: a stem ("описательн*") with an ending."""
     return marker[:-1] + (suffix or "e") if marker.endswith("*") else marker
