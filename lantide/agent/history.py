@@ -190,7 +190,7 @@ def first_page(
     out: dict[str, Any] = {k: result[k] for k in fields if result.get(k) is not None}
     value = result[key]
     columns = value.get("columns") if isinstance(value, dict) else result.get("columns")
-    if isinstance(columns, list):
+    if isinstance(columns, list) and (n or not tiny):  # no row, no names needed for it
         out["columns"] = [c.get("name") if isinstance(c, dict) else c for c in columns]
     checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
     if checks:
@@ -268,11 +268,14 @@ def shrink_result(content: str, max_tokens: int) -> str | None:
     whole = _largest_fitting(cut, len(rows) - 1, room)
     if whole is not None and (whole[0] > 0 or not rows):
         return whole[1]
+    smallest = None
     for build in (page, tiny):  # the first page fits whenever anything of it can
         fitted = _largest_fitting(build, len(rows) - 1, room)
         if fitted is not None and fitted[0] > 0:
             return fitted[1]
-    return whole[1] if whole else None
+        smallest = smallest or fitted
+    # no row fits: still the result (its step, columns and where its rows are), not a stub
+    return whole[1] if whole else smallest[1] if smallest else None
 
 
 def _short_arguments(arguments: str) -> str:
@@ -473,30 +476,67 @@ def compact_turn(
     return n
 
 
+def _fair_caps(sizes: list[tuple[int, str, str]], room: int) -> tuple[dict[str, int], int] | None:
+    """Token caps sharing ``room`` fairly among results ``(size, id, content)`` (a small
+    one stays whole): ({id: cap} of those cut, the tokens all of them then take), or None
+    when one cannot be cut that far."""
+    caps: dict[str, int] = {}
+    used, left = 0, len(sizes)
+    for size, cid, content in sorted(sizes):
+        share = (room - used) // left if left else 0
+        left -= 1
+        if size <= share:
+            used += size
+            continue
+        cut = shrink_result(content, share) if share > 0 else None
+        if cut is None:
+            return None
+        caps[cid] = share
+        used += MESSAGE_OVERHEAD_TOKENS + _tokens(cut)
+    return caps, used
+
+
+def _first_row_tokens(content: str) -> int | None:
+    """The tokens of a result's smallest page that still holds a row, or None (no rows)."""
+    try:
+        result = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    found = _rows_key(result) if isinstance(result, dict) else None
+    if found is None or not found[1]:
+        return None
+    page = first_page(result, found[0], found[1], 1, tiny=True)
+    return MESSAGE_OVERHEAD_TOKENS + _tokens(json.dumps(page, ensure_ascii=False, default=str))
+
+
 def shrink_unread(
     turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
 ) -> tuple[int, bool]:
     """Cut the results the model has not read yet until ``excess_tokens`` are saved, sharing
-    the room that is left fairly among them (a small one stays whole). Returns (how many
-    were cut, whether enough was saved)."""
+    the room that is left fairly among them (a small one stays whole), except that the
+    newest keeps room for its first row whenever the others fit beside it. Returns (how
+    many were cut, whether enough was saved)."""
     unread = [
         (m, cid)
         for m in turn_messages[_last_assistant(turn_messages) + 1 :]
         if m.get("role") == "tool" and (cid := _result_id(m)) is not None
     ]
-    sizes = sorted((message_tokens(m), cid, m.get("content") or "") for m, cid in unread)
+    sizes = [(message_tokens(m), cid, m.get("content") or "") for m, cid in unread]
     room = sum(size for size, _, _ in sizes) - excess_tokens
-    n, left = 0, len(sizes)
-    for size, cid, content in sizes:
-        share = room // left if left else 0
-        left -= 1
-        if size <= share:
-            room -= size
-            continue
-        cut = shrink_result(content, share) if share > 0 else None
-        if cut is None:  # cannot be cut that far: the turn cannot go on (see loop)
-            return n, False
-        state.shrunk[cid] = share
-        room -= MESSAGE_OVERHEAD_TOKENS + _tokens(cut)
-        n += 1
-    return n, room >= 0
+    plan = None
+    if len(sizes) > 1:
+        size, newest, content = sizes[-1]
+        need = _first_row_tokens(content)
+        if need is not None and need < size:
+            others = _fair_caps(sizes[:-1], room - need)
+            if others is not None:
+                caps, used = others
+                plan = ({**caps, newest: room - used}, room - used - need)
+    if plan is None:
+        fair = _fair_caps(sizes, room)
+        if fair is None:  # cannot be cut that far: the turn cannot go on (see loop)
+            return 0, False
+        plan = (fair[0], room - fair[1])
+    caps, spare = plan
+    state.shrunk.update(caps)
+    return len(caps), spare >= 0

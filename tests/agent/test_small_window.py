@@ -104,7 +104,8 @@ def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_fac
     assert read.ok and 0 < len(page["rows"]) <= 60 and page["row_count"] == 200
     # a page that fits what the window has left, and the offset of the next one
     assert page["next_offset"] == len(page["rows"]) and "offset" in page["note"]
-    first = s.services.query().preview_sql(WIDE, 60)["rows"]
+    sql = next(st["sql"] for st in s.ledger.steps() if st["step_id"] == cut[0]["step_id"])
+    first = s.services.query().preview_sql(sql, 60)["rows"]
     assert page["rows"] == json.loads(json.dumps(first[: len(page["rows"])]))
 
 
@@ -261,3 +262,33 @@ def test_at_a_4096_token_window_rows_reach_the_model_page_by_page(session_factor
         offset = page["next_offset"]
     fake_openai.assert_done()
     assert seen == truth[: len(seen)]
+
+
+def test_at_4096_tokens_the_newest_of_two_results_keeps_its_first_row(session_factory, fake_openai):
+    """Two wide results in one iteration at 4,096 tokens ended the turn context_full; now
+    both are sent (neither as a stub: each names its step and where its rows are) and the
+    newest keeps its first row."""
+    window = 4_096
+    fake_openai.context_length = window
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("run_query", {"sql": WIDE}),
+                ToolCall("run_query", {"sql": WIDE_CUSTOMERS}),
+            ]
+        ),
+        Turn(text="Seen both."),
+    )
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Show me orders and customers")
+    fake_openai.assert_done()
+    assert events[-1].reason == "answered", events[-1]
+    body = fake_openai.chat_requests[-1]
+    assert request_tokens(body) <= window - output_reserve(window)
+    orders, customers = tool_results(body).values()
+    steps = [step["step_id"] for step in s.ledger.steps()]
+    assert [orders["step_id"], customers["step_id"]] == steps
+    assert "compacted" not in orders and "compacted" not in customers
+    first = json.loads(json.dumps(s.services.query().preview_sql(WIDE_CUSTOMERS, 1)["rows"]))
+    assert rows_of(customers)[:1] == first
+    assert orders.get("next_offset") == len(rows_of(orders)) or "offset" in orders["preview_note"]
