@@ -12,12 +12,14 @@ turn leaves (:func:`fit_history`); when the current turn itself nears the contex
 the results the model already answered from are replaced by their compact form, oldest
 first (:func:`compact_turn`). A result the model has not read yet is never replaced by a
 stub: when it does not fit, it is cut to its first preview rows that fit
-(:func:`shrink_unread`), saying so and where the rest is. A compacted query result keeps
-``step_id``, ``cached_table_name``, ``materialized``, ``materialize_reason``, ``warnings``
-and a ``sql_preview`` (first 200 characters), and points at what really returns its rows:
-its cached table when it was materialized, else ``read_step`` with ``rows``, which re-runs
-the step's SQL with a limit. Any other result keeps its error or a short prefix.
-Compaction changes what is sent, never the conversation file.
+(:func:`shrink_unread`), saying so and where the rest is (``read_step`` with ``offset``
+pages on); its other fields give way before its first row does (:func:`first_page`), and
+of several unread results the newest keeps room for its first row. A compacted query
+result keeps ``step_id``, ``cached_table_name``, ``materialized``, ``materialize_reason``,
+``warnings`` and a ``sql_preview`` (first 200 characters), and points at what really
+returns its rows: ``read_step`` with ``offset`` (from its cached table when it was
+materialized, else by running the step's SQL again with a limit). Any other result keeps
+its error or a short prefix. Compaction changes what is sent, never the conversation file.
 """
 
 from __future__ import annotations

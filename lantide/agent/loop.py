@@ -18,7 +18,7 @@ from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
-from lantide.agent.consent import answer_fields
+from lantide.agent.consent import ANALYSES, CONSENT_KIND, answer_fields
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
     AssistantMessage,
@@ -70,10 +70,16 @@ class _TurnOver(Exception):
 
 
 def _asks(call: ToolCallRequest) -> bool:
-    """Whether an ask_user call can ask (a malformed one fails and the turn goes on)."""
+    """Whether an ask_user call can ask (a malformed one fails and the turn goes on, as
+    does a consent question naming no kind of analysis: Lantide asks nothing then)."""
     try:
-        question = call.parsed_arguments().get("question")
+        args = call.parsed_arguments()
+        question = args.get("question")
     except (ValueError, AttributeError):
+        return False
+    if args.get("kind") == CONSENT_KIND and not (
+        isinstance(args.get("analysis"), list) and set(args["analysis"]) & set(ANALYSES)
+    ):
         return False
     return isinstance(question, str) and bool(question.strip())
 

@@ -374,3 +374,26 @@ def test_source_run_inspects_every_upstream_tab_it_recomputes(
     assert tabs["fit_report"]["status"] == "not_run"
     assert not s.ledger.steps()
     assert s.services.query().catalog.cached("price_fit") is None
+
+
+def test_a_consent_question_that_asks_nothing_does_not_hold_back_its_siblings(
+    session_factory, fake_openai, executing
+):
+    """Lantide asks nothing for a consent question naming no analysis, so the calls sent
+    beside it run (they do not wait for an answer that will not come)."""
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("ask_user", {"question": "May I?", "kind": "analysis_consent"}),
+                ToolCall("run_query", {"sql": "SELECT 1 AS one", "purpose": "a probe"}),
+            ]
+        ),
+        Turn(text="Descriptive only, then."),
+    )
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Correlate price and quantity")
+    fake_openai.assert_done()
+    got = returned(events)
+    assert got["ask_user"].result["error"] == "CONSENT_NEEDS_ANALYSIS"
+    assert got["run_query"].ok and events[-1].reason == "answered"
+    assert s.conversation.pending_question() is None
