@@ -202,7 +202,8 @@ def analysis_state(conversation: Conversation, project: Project | None) -> dict[
         active = event if event.get("kind") == "analysis_activated" else None
     if active is None or not isinstance(active.get("analysis"), list):
         return None  # an activation written before consent named its kinds: ask again
-    if active.get("status_seq") != status_seq(project):
+    seq = status_seq(project)
+    if seq is None or active.get("status_seq") != seq:
         return None  # the status moved since (the app, the command line, the agent)
     return active
 

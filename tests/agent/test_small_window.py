@@ -292,3 +292,28 @@ def test_at_4096_tokens_the_newest_of_two_results_keeps_its_first_row(session_fa
     first = json.loads(json.dumps(s.services.query().preview_sql(WIDE_CUSTOMERS, 1)["rows"]))
     assert rows_of(customers)[:1] == first
     assert orders.get("next_offset") == len(rows_of(orders)) or "offset" in orders["preview_note"]
+
+
+def test_read_step_pages_hostile_offsets_without_running_away(session_factory, fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]), Turn(text="Seen."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Orders")
+    step_id = s.ledger.steps()[0]["step_id"]
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("read_step", {"step_id": step_id, "offset": 500, "rows": 5}),
+                ToolCall("read_step", {"step_id": step_id, "offset": 10**9}),
+                ToolCall("read_step", {"step_id": step_id, "offset": -1}),
+            ]
+        ),
+        Turn(text="Nothing more there."),
+    )
+    events = run(s, "Read past the end")
+    fake_openai.assert_done()
+    past, far, negative = [e for e in events if e.name == "tool_returned"]
+    assert (
+        past.ok and past.result["rows"]["rows"] == [] and "next_offset" not in past.result["rows"]
+    )
+    assert far.result["error"] == "OFFSET_TOO_FAR" and "result_label" in far.result["hint"]
+    assert not negative.ok and negative.result["error"] == "BAD_ARGUMENTS"

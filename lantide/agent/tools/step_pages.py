@@ -27,6 +27,9 @@ LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut")
 # the step's fields kept beside a page when the whole step leaves too little room for rows
 BRIEF_STEP_FIELDS = ("step_id", "purpose", "row_count", "cached_table_name", "materialized")
 SQL_PREVIEW_CHARS = 200
+# a step's SQL run again returns its first offset + rows rows (the engine has no cheaper
+# way to skip rows of a statement): past this, page through a cached table instead
+MAX_RERUN_ROWS = 10_000
 
 
 def result_tokens(result: dict[str, Any]) -> int:
@@ -67,6 +70,14 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], offset: int, rows: int) ->
     refusal = ctx.statistics_refusal(step["sql"])  # run again, it is computed again
     if refusal is not None:
         return refusal
+    if offset + rows > MAX_RERUN_ROWS:
+        return tool_error(
+            "OFFSET_TOO_FAR",
+            f"step {step.get('step_id')} has no cached table, and reading rows from offset "
+            f"{offset:,} would run its SQL for its first {offset + rows:,} rows",
+            f"Page within its first {MAX_RERUN_ROWS:,} rows, aggregate with SQL, or run it "
+            "again with result_label (a cached table pages at any offset).",
+        )
     out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], offset + rows))
     out["rows"] = list(out.get("rows") or [])[offset:]
     out["from"] = "the step's SQL, run again now (the data may have changed since)"
