@@ -35,8 +35,11 @@ ANALYSES: dict[str, tuple[str, ...]] = {
         "regr_sxy",
     ),
 }
-ANALYSIS_WORDS = {"correlation": "a correlation", "covariance": "a covariance",
-                  "regression": "a regression"}  # fmt: skip
+ANALYSIS_WORDS = {
+    "correlation": "a correlation",
+    "covariance": "a covariance",
+    "regression": "a regression",
+}
 STATISTICAL_FUNCTIONS = frozenset(f for names in ANALYSES.values() for f in names)
 KIND_OF = {f: kind for kind, names in ANALYSES.items() for f in names}
 
