@@ -1,14 +1,19 @@
 """Is the analyst's answer a yes? A rule table, not English keywords.
 
-Consent to statistical analysis is read from the answer to an ``ask_user`` question of kind
-``analysis_consent``. In the app its choices are buttons: by contract the first choice
-approves and any other declines, so a click is never guessed at. A typed answer is judged
-by the table below, in the analyst's language:
+Consent to statistical analysis is read from the answer to Lantide's consent question
+(:mod:`lantide.agent.consent`). In the app its choices are buttons: the first approves and
+any other declines, so a click is never guessed at. A typed answer is judged by the table
+in ``resources/consent/answers.toml`` (its words by language, and the cases the tests hold
+it to), in the analyst's language:
 
-- it is a yes when it starts with an approval of the table and nothing in it declines,
-  hedges or asks back ("Yes, go ahead", "可以，请继续", "Ja, bitte", "да");
-- anything else is not a yes: a refusal ("nein", "不可以", "нет", "non"), a mix ("yes but
-  no"), a delay ("not yet", "später"), a question ("yes?"), or words the table does not know.
+- ``no``: a question back ("yes?"), or a refusal, negation, doubt or delay anywhere
+  ("nein", "不可以", "not yet", "yes but no");
+- ``qualified``: a yes with a restriction ("OK, only descriptive statistics please", "好的，
+  只做描述性统计"), a condition or deferral ("Sure, after the review meeting") or hesitation
+  ("Okay let me think about it", "ok...", "嗯"). It is not consent: the agent keeps to the
+  restriction or asks again with the buttons;
+- ``yes``: it starts with an approval of the table and holds none of the above;
+- ``unclear``: anything else (words the table does not know).
 
 Doubt always reads as not-yes: the agent then asks again or stays descriptive.
 """
@@ -17,336 +22,65 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
-YES, NO, UNCLEAR = "yes", "no", "unclear"
-
-# Approvals an answer may start with, by language (lower case; matched on whole words, or
-# as a prefix for the languages written without spaces).
-APPROVALS: dict[str, tuple[str, ...]] = {
-    "en": (
-        "yes",
-        "y",
-        "yeah",
-        "yep",
-        "yup",
-        "ok",
-        "okay",
-        "sure",
-        "go ahead",
-        "go for it",
-        "do it",
-        "please do",
-        "proceed",
-        "approved",
-        "approve",
-        "i approve",
-        "agreed",
-        "i agree",
-        "agree",
-        "confirm",
-        "confirmed",
-        "absolutely",
-        "of course",
-        "fine",
-        "sounds good",
-        "let's do it",
-        "lets do it",
-    ),
-    "zh": (
-        "是",
-        "是的",
-        "好",
-        "好的",
-        "可以",
-        "行",
-        "同意",
-        "确认",
-        "確認",
-        "对",
-        "對",
-        "嗯",
-        "当然",
-        "當然",
-        "没错",
-        "请继续",
-        "請繼續",
-        "继续",
-        "繼續",
-    ),
-    "ja": (
-        "はい",
-        "ええ",
-        "うん",
-        "お願いします",
-        "おねがいします",
-        "どうぞ",
-        "了解",
-        "承知しました",
-        "進めてください",
-        "実行してください",
-        "同意します",
-        "オーケー",
-    ),
-    "de": (
-        "ja",
-        "jawohl",
-        "klar",
-        "einverstanden",
-        "gerne",
-        "gern",
-        "mach das",
-        "mach es",
-        "bitte",
-        "in ordnung",
-        "genehmigt",
-        "los",
-    ),
-    "fr": (
-        "oui",
-        "d'accord",
-        "dac",
-        "bien sûr",
-        "allez-y",
-        "vas-y",
-        "volontiers",
-        "je suis d'accord",
-        "ça marche",
-        "approuvé",
-    ),
-    "es": (
-        "sí",
-        "si",
-        "claro",
-        "de acuerdo",
-        "adelante",
-        "vale",
-        "por supuesto",
-        "dale",
-        "aprobado",
-        "hazlo",
-    ),
-    "pt": (
-        "sim",
-        "claro",
-        "pode",
-        "pode sim",
-        "de acordo",
-        "com certeza",
-        "aprovado",
-        "pode fazer",
-        "vá em frente",
-    ),
-    "it": (
-        "sì",
-        "si",
-        "certo",
-        "va bene",
-        "d'accordo",
-        "procedi",
-        "vai",
-        "approvato",
-        "certamente",
-    ),
-    "nl": (
-        "ja",
-        "jazeker",
-        "prima",
-        "akkoord",
-        "goed",
-        "graag",
-        "ga je gang",
-        "ga door",
-        "natuurlijk",
-        "doe maar",
-    ),
-    "ru": (
-        "да",
-        "конечно",
-        "хорошо",
-        "давай",
-        "давайте",
-        "согласен",
-        "согласна",
-        "ладно",
-        "можно",
-        "ок",
-        "разрешаю",
-    ),
-}
-
-# Words that make an answer not a yes wherever they appear: refusals, negations, hedges,
-# delays. Whole words for the languages written with spaces.
-DECLINING_WORDS: dict[str, tuple[str, ...]] = {
-    "en": (
-        "no",
-        "nope",
-        "nah",
-        "not",
-        "don't",
-        "dont",
-        "do not",
-        "never",
-        "stop",
-        "cancel",
-        "wait",
-        "later",
-        "maybe",
-        "perhaps",
-        "but",
-        "unless",
-        "however",
-        "hold",
-        "skip",
-        "without",
-        "instead",
-        "rather",
-        "neither",
-        "nor",
-        "refuse",
-        "decline",
-        "declined",
-        "deny",
-        "denied",
-        "negative",
-        "if",
-        "except",
-        "yet",
-        "isn't",
-        "shouldn't",
-        "won't",
-        "can't",
-        "cannot",
-    ),
-    "de": (
-        "nein",
-        "nicht",
-        "kein",
-        "keine",
-        "nie",
-        "niemals",
-        "aber",
-        "später",
-        "warte",
-        "vielleicht",
-        "noch",
-        "abbrechen",
-        "lieber",
-        "ohne",
-        "doch",
-    ),
-    "fr": (
-        "non",
-        "pas",
-        "jamais",
-        "mais",
-        "plus tard",
-        "attends",
-        "attendez",
-        "peut-être",
-        "sans",
-        "refuse",
-        "ne",
-    ),
-    "es": (
-        "no",
-        "nunca",
-        "pero",
-        "todavía",
-        "aún",
-        "espera",
-        "quizás",
-        "quizá",
-        "tal vez",
-        "sin",
-        "luego",
-        "ni",
-    ),
-    "pt": (
-        "não",
-        "nao",
-        "nunca",
-        "mas",
-        "ainda",
-        "espera",
-        "espere",
-        "talvez",
-        "sem",
-        "nem",
-        "depois",
-    ),
-    "it": ("no", "non", "mai", "ma", "però", "ancora", "aspetta", "forse", "senza", "dopo"),
-    "nl": ("nee", "niet", "geen", "nooit", "maar", "nog", "wacht", "misschien", "zonder", "later"),
-    "ru": (
-        "нет",
-        "не",
-        "ни",
-        "никогда",
-        "но",
-        "однако",
-        "позже",
-        "потом",
-        "подожди",
-        "подождите",
-        "может",
-        "возможно",
-        "без",
-        "пока",
-    ),
-}
-
-# Languages written without spaces: any occurrence declines ("不可以", "没有", "いいえ",
-# "しないで", "ダメ"). Some approvals hide a negation ("没问题": no problem); reading those
-# as not-yes only means the agent asks again.
-DECLINING_MARKS: tuple[str, ...] = (
-    "不",
-    "没",
-    "沒",
-    "别",
-    "別",
-    "否",
-    "勿",
-    "莫",
-    "暂",
-    "暫",
-    "但",
-    "先别",
-    "等",
-    "吗",
-    "嗎",
-    "呢",
-    "再说",
-    "再說",
-    "也许",
-    "也許",
-    "可能",
-    "いいえ",
-    "いや",
-    "ない",
-    "ません",
-    "だめ",
-    "ダメ",
-    "駄目",
-    "でも",
-    "けど",
-    "待って",
-    "まだ",
-    "やめ",
-    "止め",
-    "結構",
-    "いいです",
-    "かな",
-    "か?",
-    "か？",
-    "たぶん",
-    "多分",
-    "아니",
-    "안 ",
-    "없",
-    "싫",
-)
+YES, NO, QUALIFIED, UNCLEAR = "yes", "no", "qualified", "unclear"
+VERDICTS = (YES, NO, QUALIFIED, UNCLEAR)
+QUALIFIER_KINDS = ("restriction", "condition", "hesitation")
+TABLE_FILE = ("consent", "answers.toml")
 
 _QUESTION = ("?", "？", "¿")
 _SPACE_FREE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True)
+class AnswerTable:
+    """The words of ``answers.toml``: by language (lists of phrases), and its cases."""
+
+    approvals: dict[str, tuple[str, ...]]
+    declining: dict[str, tuple[str, ...]]
+    qualifiers: dict[str, dict[str, tuple[str, ...]]]  # kind -> language -> phrases
+    cases: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str  # YES, NO, QUALIFIED or UNCLEAR
+    kind: str | None = None  # for QUALIFIED: restriction, condition or hesitation
+    marker: str | None = None  # the word that declined or qualified the answer
+
+
+def _phrases(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    from lantide.errors import LantideError
+
+    if not isinstance(raw, dict) or not all(
+        isinstance(v, list) and all(isinstance(p, str) and p for p in v) for v in raw.values()
+    ):
+        raise LantideError(
+            f"the consent answer table's [{where}] is not lists of phrases by language",
+            hint="Reinstall Lantide: resources/consent/answers.toml is damaged.",
+            code="INSTALL_BROKEN",
+        )
+    return {lang: tuple(p.casefold() for p in v) for lang, v in raw.items()}
+
+
+@cache
+def answer_table() -> AnswerTable:
+    """The table shipped in ``resources/consent/answers.toml`` (read once)."""
+    import tomllib
+
+    from lantide.package_data import read_resource_text
+
+    data = tomllib.loads(read_resource_text(*TABLE_FILE))
+    qualifiers = data.get("qualifiers") or {}
+    return AnswerTable(
+        approvals=_phrases(data.get("approvals"), "approvals"),
+        declining=_phrases(data.get("declining"), "declining"),
+        qualifiers={k: _phrases(qualifiers.get(k), f"qualifiers.{k}") for k in QUALIFIER_KINDS},
+        cases=tuple(c for c in data.get("case") or [] if isinstance(c, dict)),
+    )
 
 
 def _normalize(text: str) -> str:
@@ -361,48 +95,73 @@ def _label(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text or "").casefold().split())
 
 
-def _has_phrase(words: str, phrase: str, *, at_start: bool = False) -> bool:
+def _has_phrase(raw: str, words: str, phrase: str, *, at_start: bool = False) -> bool:
+    """Whether ``phrase`` is in the answer (``raw``: folded text; ``words``: normalized)."""
     if _SPACE_FREE.search(phrase):
-        return words.startswith(phrase) if at_start else phrase in words
-    pattern = (r"^" if at_start else r"(?:^|\s)") + re.escape(phrase) + r"(?:$|\s)"
+        return raw.lstrip().startswith(phrase) if at_start else phrase in raw
+    if not phrase[0].isalnum() and not phrase.endswith("*"):
+        return phrase in raw  # punctuation ("...")
+    if phrase.endswith("*"):  # a word that starts with it
+        stem = re.escape(_normalize(phrase[:-1]) if phrase[:-1].isalpha() else phrase[:-1])
+        pattern = (r"^" if at_start else r"(?:^|\s)") + stem + r"\S*(?:$|\s)"
+    else:
+        pattern = (r"^" if at_start else r"(?:^|\s)") + re.escape(phrase) + r"(?:$|\s)"
     return re.search(pattern, words) is not None
 
 
-def _declines(raw: str, words: str) -> bool:
-    if any(q in raw for q in _QUESTION):
-        return True  # a question back is not consent
-    if any(mark in raw.casefold() for mark in DECLINING_MARKS):
-        return True
-    if re.search(r"(?:^|\s)n'", words):  # French elision: "n'importe", "je n'ai pas"
-        return True
-    return any(_has_phrase(words, w) for table in DECLINING_WORDS.values() for w in table)
+def _first(raw: str, words: str, table: dict[str, tuple[str, ...]]) -> str | None:
+    for phrases in table.values():
+        for phrase in phrases:
+            if _has_phrase(raw, words, phrase):
+                return phrase
+    return None
+
+
+def judge(answer: str) -> Judgement:
+    """The judgement of a typed answer (see the module docstring)."""
+    table = answer_table()
+    raw = unicodedata.normalize("NFKC", answer or "").casefold().replace("’", "'")
+    words = _normalize(raw)
+    if not words:
+        return Judgement(UNCLEAR)
+    question = next((q for q in _QUESTION if q in raw), None)
+    if question is not None:
+        return Judgement(NO, marker=question)  # a question back is not consent
+    declined = _first(raw, words, table.declining)
+    if declined is not None:
+        return Judgement(NO, marker=declined)
+    for kind in QUALIFIER_KINDS:
+        marker = _first(raw, words, table.qualifiers[kind])
+        if marker is not None:
+            return Judgement(QUALIFIED, kind, marker)
+    for phrases in table.approvals.values():
+        if any(_has_phrase(raw, words, p, at_start=True) for p in phrases):
+            return Judgement(YES)
+    return Judgement(UNCLEAR)
 
 
 def judge_free_text(answer: str) -> str:
-    """YES, NO or UNCLEAR for a typed answer (see the module docstring)."""
-    raw = unicodedata.normalize("NFKC", answer or "")
-    words = _normalize(raw)
-    if not words:
-        return UNCLEAR
-    if _declines(raw, words):
-        return NO
-    if any(_has_phrase(words, p, at_start=True) for table in APPROVALS.values() for p in table):
-        return YES
-    return UNCLEAR
+    """YES, NO, QUALIFIED or UNCLEAR for a typed answer."""
+    return judge(answer).verdict
 
 
-def judge_answer(answer: str, choices: list[str] | None = None) -> str:
-    """YES, NO or UNCLEAR for the answer to a consent question with ``choices``.
+def judge_choice(answer: str, choices: list[str] | None = None) -> Judgement:
+    """The judgement of the answer to a consent question with ``choices``.
 
     A click on the first choice approves, on any other declines (unless the text of the
-    first choice itself declines: then the question was malformed and nothing approves).
-    A typed answer is judged by the table; a refusal is never read as yes.
+    first choice itself does not approve: then the question was malformed and nothing
+    approves). A typed answer is judged by the table; a refusal is never read as yes.
     """
     given = _label(answer)
     options = choices or []
     labels = [_label(c) for c in options]
     if labels and given in labels:
         if given != labels[0]:
-            return NO
-        return YES if judge_free_text(options[0]) != NO else UNCLEAR
-    return judge_free_text(answer)
+            return Judgement(NO, marker=options[labels.index(given)])
+        return Judgement(YES) if judge_free_text(options[0]) == YES else Judgement(UNCLEAR)
+    return judge(answer)
+
+
+def judge_answer(answer: str, choices: list[str] | None = None) -> str:
+    """YES, NO, QUALIFIED or UNCLEAR (see :func:`judge_choice`)."""
+    return judge_choice(answer, choices).verdict

@@ -12,12 +12,14 @@ turn leaves (:func:`fit_history`); when the current turn itself nears the contex
 the results the model already answered from are replaced by their compact form, oldest
 first (:func:`compact_turn`). A result the model has not read yet is never replaced by a
 stub: when it does not fit, it is cut to its first preview rows that fit
-(:func:`shrink_unread`), saying so and where the rest is. A compacted query result keeps
-``step_id``, ``cached_table_name``, ``materialized``, ``materialize_reason``, ``warnings``
-and a ``sql_preview`` (first 200 characters), and points at what really returns its rows:
-its cached table when it was materialized, else ``read_step`` with ``rows``, which re-runs
-the step's SQL with a limit. Any other result keeps its error or a short prefix.
-Compaction changes what is sent, never the conversation file.
+(:func:`shrink_unread`), saying so and where the rest is (``read_step`` with ``offset``
+pages on); its other fields give way before its first row does (:func:`first_page`), and
+of several unread results the newest keeps room for its first row. A compacted query
+result keeps ``step_id``, ``cached_table_name``, ``materialized``, ``materialize_reason``,
+``warnings`` and a ``sql_preview`` (first 200 characters), and points at what really
+returns its rows: ``read_step`` with ``offset`` (from its cached table when it was
+materialized, else by running the step's SQL again with a limit). Any other result keeps
+its error or a short prefix. Compaction changes what is sent, never the conversation file.
 """
 
 from __future__ import annotations
@@ -142,16 +144,21 @@ def _compact_form(content: str, tool: str, args: dict[str, Any]) -> str:
     )
 
 
-def where_rows_are(result: dict[str, Any]) -> str:
-    """Where the rows of a query result can really be read again."""
+def where_rows_are(result: dict[str, Any], offset: int = 0) -> str:
+    """Where the rows of a query result can really be read again (from ``offset`` on)."""
     table = result.get("cached_table_name")
+    if result.get("step_id"):
+        source = (
+            f'its cached table "{table}"'
+            if result.get("materialized") and table
+            else "its SQL run again"
+        )
+        return (
+            f"read_step with step_id {result['step_id']} and offset {offset} returns the "
+            f"next page of rows that fits the context window, from {source}"
+        )
     if result.get("materialized") and table:
         return f'all its rows are in the cached table "{table}"'
-    if result.get("step_id"):
-        return (
-            f"read_step with step_id {result['step_id']} and rows re-runs its SQL and "
-            "returns its first rows"
-        )
     return "run the query again for its rows"
 
 
@@ -166,8 +173,8 @@ def _rows_key(result: dict[str, Any]) -> tuple[str, list[Any]] | None:
     return None
 
 
-def _largest_fitting(build: Callable[[int], str], high: int, room: int) -> str | None:
-    """``build(n)`` for the largest n in 0..high whose text fits ``room`` tokens."""
+def _largest_fitting(build: Callable[[int], str], high: int, room: int) -> tuple[int, str] | None:
+    """(n, ``build(n)``) for the largest n in 0..high whose text fits ``room`` tokens."""
     if _tokens(build(0)) > room:
         return None
     low = 0
@@ -177,13 +184,57 @@ def _largest_fitting(build: Callable[[int], str], high: int, room: int) -> str |
             low = mid
         else:
             high = mid - 1
-    return build(low)
+    return low, build(low)
+
+
+# what a result cut to its first rows keeps when its other fields leave no room for a row:
+# where the rows come from and what they mean; the sentences (warnings, hints, notes) go
+ESSENTIAL_FIELDS = ("step_id", "row_count", "cached_table_name", "materialized", "next")
+
+
+def first_page(
+    result: dict[str, Any], key: str, rows: list[Any], n: int, tiny: bool = False
+) -> dict[str, Any]:
+    """``result`` with only its first ``n`` rows and the essentials: the column names, the
+    step, the checks' codes, and where the other rows are (the page that fits a small
+    window, when the whole result's other fields leave no room for a row). ``tiny``: only
+    the step's id, the row count, the column names, the rows and where the next are."""
+    fields = ("step_id", "row_count") if tiny else ESSENTIAL_FIELDS
+    out: dict[str, Any] = {k: result[k] for k in fields if result.get(k) is not None}
+    value = result[key]
+    columns = value.get("columns") if isinstance(value, dict) else result.get("columns")
+    if isinstance(columns, list) and (n or not tiny):  # no row, no names needed for it
+        out["columns"] = [c.get("name") if isinstance(c, dict) else c for c in columns]
+    checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
+    if checks:
+        out["checks"] = (
+            [c.get("code") for c in checks]
+            if tiny
+            else [{k: c.get(k) for k in ("code", "severity")} for c in checks]
+        )
+    out[key] = rows[:n]
+    if tiny and result.get("step_id"):
+        out["next_offset"] = n  # read_step's offset for the next page
+    else:
+        out[f"{key}_note"] = _more_rows_note(result, n, len(rows))
+    return out
+
+
+def _more_rows_note(result: dict[str, Any], n: int, shown_of: int) -> str:
+    total = result.get("row_count") if isinstance(result.get("row_count"), int) else shown_of
+    if result.get("step_id"):
+        return (
+            f"rows 1-{n} of {total}; the rest did not fit the context window: read_step "
+            f"with step_id {result['step_id']} and offset {n} returns the next page that fits"
+        )
+    return f"{n} of the {shown_of} rows shown: the rest did not fit the context window"
 
 
 def shrink_result(content: str, max_tokens: int) -> str | None:
     """An unread result cut to fit ``max_tokens`` (message overhead included): a result with
-    rows keeps its first rows, anything else the start of its text. None when not even that
-    fits."""
+    rows keeps its first rows (with only its essentials when its other fields would leave
+    no room for one: the first page of a result fits whenever anything of it can), anything
+    else the start of its text. None when not even that fits."""
     room = max_tokens - MESSAGE_OVERHEAD_TOKENS
     if _tokens(content) <= room:
         return content
@@ -206,8 +257,10 @@ def shrink_result(content: str, max_tokens: int) -> str | None:
                 ensure_ascii=False,
             )
 
-        return _largest_fitting(excerpt, len(text), room)
+        fitted = _largest_fitting(excerpt, len(text), room)
+        return fitted[1] if fitted else None
     key, rows = found
+    assert isinstance(result, dict)  # _rows_key found rows in it
 
     def cut(n: int) -> str:
         out = dict(result)
@@ -215,11 +268,27 @@ def shrink_result(content: str, max_tokens: int) -> str | None:
         out[key] = {**value, "rows": rows[:n]} if isinstance(value, dict) else rows[:n]
         out[f"{key}_note"] = (
             f"{n} of the {len(rows)} rows shown: the rest did not fit the "
-            f"model's context window; {where_rows_are(result)}"
+            f"model's context window; {where_rows_are(result, n)}"
         )
         return json.dumps(out, ensure_ascii=False, default=str)
 
-    return _largest_fitting(cut, len(rows) - 1, room)
+    def page(n: int) -> str:
+        return json.dumps(first_page(result, key, rows, n), ensure_ascii=False, default=str)
+
+    def tiny(n: int) -> str:
+        return json.dumps(first_page(result, key, rows, n, True), ensure_ascii=False, default=str)
+
+    whole = _largest_fitting(cut, len(rows) - 1, room)
+    if whole is not None and (whole[0] > 0 or not rows):
+        return whole[1]
+    smallest = None
+    for build in (page, tiny):  # the first page fits whenever anything of it can
+        fitted = _largest_fitting(build, len(rows) - 1, room)
+        if fitted is not None and fitted[0] > 0:
+            return fitted[1]
+        smallest = smallest or fitted
+    # no row fits: still the result (its step, columns and where its rows are), not a stub
+    return whole[1] if whole else smallest[1] if smallest else None
 
 
 def _short_arguments(arguments: str) -> str:
@@ -365,6 +434,27 @@ def _last_assistant(turn_messages: list[dict[str, Any]]) -> int:
     return max((i for i, m in enumerate(turn_messages) if m.get("role") == "assistant"), default=-1)
 
 
+def turn_floor_tokens(turn_messages: list[dict[str, Any]], state: TurnCompaction) -> int:
+    """The least the current turn's messages can take in the next request: each result the
+    model already answered from at its compact form when that is shorter (the assembler
+    compacts those before it touches anything else), every other message as it is sent."""
+    sent = state.apply(turn_messages)
+    last_assistant = _last_assistant(sent)
+    index = _call_index(sent)
+    total = 0
+    for i, msg in enumerate(sent):
+        size = message_tokens(msg)
+        cid = _result_id(msg) if msg.get("role") == "tool" else None
+        if cid is not None and i < last_assistant and cid not in state.compacted_ids:
+            tool, args = index.get(cid, ("", {}))
+            compact = MESSAGE_OVERHEAD_TOKENS + _tokens(
+                compact_result(msg.get("content") or "", tool, args)
+            )
+            size = min(size, compact)
+        total += size
+    return total
+
+
 def compact_turn(
     turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
 ) -> int:
@@ -399,30 +489,67 @@ def compact_turn(
     return n
 
 
+def _fair_caps(sizes: list[tuple[int, str, str]], room: int) -> tuple[dict[str, int], int] | None:
+    """Token caps sharing ``room`` fairly among results ``(size, id, content)`` (a small
+    one stays whole): ({id: cap} of those cut, the tokens all of them then take), or None
+    when one cannot be cut that far."""
+    caps: dict[str, int] = {}
+    used, left = 0, len(sizes)
+    for size, cid, content in sorted(sizes):
+        share = (room - used) // left if left else 0
+        left -= 1
+        if size <= share:
+            used += size
+            continue
+        cut = shrink_result(content, share) if share > 0 else None
+        if cut is None:
+            return None
+        caps[cid] = share
+        used += MESSAGE_OVERHEAD_TOKENS + _tokens(cut)
+    return caps, used
+
+
+def _first_row_tokens(content: str) -> int | None:
+    """The tokens of a result's smallest page that still holds a row, or None (no rows)."""
+    try:
+        result = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    found = _rows_key(result) if isinstance(result, dict) else None
+    if found is None or not found[1]:
+        return None
+    page = first_page(result, found[0], found[1], 1, tiny=True)
+    return MESSAGE_OVERHEAD_TOKENS + _tokens(json.dumps(page, ensure_ascii=False, default=str))
+
+
 def shrink_unread(
     turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
 ) -> tuple[int, bool]:
     """Cut the results the model has not read yet until ``excess_tokens`` are saved, sharing
-    the room that is left fairly among them (a small one stays whole). Returns (how many
-    were cut, whether enough was saved)."""
+    the room that is left fairly among them (a small one stays whole), except that the
+    newest keeps room for its first row whenever the others fit beside it. Returns (how
+    many were cut, whether enough was saved)."""
     unread = [
         (m, cid)
         for m in turn_messages[_last_assistant(turn_messages) + 1 :]
         if m.get("role") == "tool" and (cid := _result_id(m)) is not None
     ]
-    sizes = sorted((message_tokens(m), cid, m.get("content") or "") for m, cid in unread)
+    sizes = [(message_tokens(m), cid, m.get("content") or "") for m, cid in unread]
     room = sum(size for size, _, _ in sizes) - excess_tokens
-    n, left = 0, len(sizes)
-    for size, cid, content in sizes:
-        share = room // left if left else 0
-        left -= 1
-        if size <= share:
-            room -= size
-            continue
-        cut = shrink_result(content, share) if share > 0 else None
-        if cut is None:  # cannot be cut that far: the turn cannot go on (see loop)
-            return n, False
-        state.shrunk[cid] = share
-        room -= MESSAGE_OVERHEAD_TOKENS + _tokens(cut)
-        n += 1
-    return n, room >= 0
+    plan = None
+    if len(sizes) > 1:
+        size, newest, content = sizes[-1]
+        need = _first_row_tokens(content)
+        if need is not None and need < size:
+            others = _fair_caps(sizes[:-1], room - need)
+            if others is not None:
+                caps, used = others
+                plan = ({**caps, newest: room - used}, room - used - need)
+    if plan is None:
+        fair = _fair_caps(sizes, room)
+        if fair is None:  # cannot be cut that far: the turn cannot go on (see loop)
+            return 0, False
+        plan = (fair[0], room - fair[1])
+    caps, spare = plan
+    state.shrunk.update(caps)
+    return len(caps), spare >= 0

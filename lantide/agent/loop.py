@@ -22,7 +22,7 @@ from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
-from lantide.agent.consent import answer_fields
+from lantide.agent.consent import ANALYSES, CONSENT_KIND, answer_fields
 from lantide.agent.conversation import Conversation
 from lantide.agent.events import (
     AssistantMessage,
@@ -39,7 +39,7 @@ from lantide.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from lantide.agent.history import TurnCompaction
+from lantide.agent.history import MESSAGE_OVERHEAD_TOKENS, TurnCompaction, turn_floor_tokens
 from lantide.agent.ledger import apply_summaries, mark_missing
 from lantide.agent.model_client import (
     ContextLengthExceeded,
@@ -77,10 +77,16 @@ class _TurnOver(Exception):
 
 
 def _asks(call: ToolCallRequest) -> bool:
-    """Whether an ask_user call can ask (a malformed one fails and the turn goes on)."""
+    """Whether an ask_user call can ask (a malformed one fails and the turn goes on, as
+    does a consent question naming no kind of analysis: Lantide asks nothing then)."""
     try:
-        question = call.parsed_arguments().get("question")
+        args = call.parsed_arguments()
+        question = args.get("question")
     except (ValueError, AttributeError):
+        return False
+    if args.get("kind") == CONSENT_KIND and not (
+        isinstance(args.get("analysis"), list) and set(args["analysis"]) & set(ANALYSES)
+    ):
         return False
     return isinstance(question, str) and bool(question.strip())
 
@@ -380,6 +386,7 @@ class TurnRunner:
             elif refused is not None:  # the review before reporting did not pass
                 outcome_result, ok, ms = refused, False, 0
             else:
+                ctx.room_tokens = self._room_for_a_result(ctx)
                 try:
                     outcome = self.s.registry.call(call.name, call.arguments, ctx)
                 except TurnCancelled:
@@ -427,6 +434,23 @@ class TurnRunner:
                 arguments = function.get("arguments") or ""
                 if call.get("id") == call_id and len(arguments) > REFUSED_ARGUMENTS_KEPT:
                     function["arguments"] = _cut_arguments(arguments)
+
+    def _room_for_a_result(self, ctx: ToolContext) -> int | None:
+        """Tokens the next tool result may take in the next request: what the history may
+        take in a request assembled now (the window less the answer's reserve and every
+        other layer) less this turn as it will be sent (its messages so far and this
+        iteration's, each result already answered from at its compact size). Earlier turns
+        give way first, so they are not counted."""
+        prompt = self.s.last_prompt
+        if prompt is None:
+            return None
+        budget = self.s.assembler.history_budget(ctx, prompt.context_window, self.turn)
+        turn = [
+            r["message"]
+            for r in self.conversation.message_records()
+            if int(r.get("turn") or 0) == self.turn
+        ] + self.iteration_messages
+        return max(0, budget - turn_floor_tokens(turn, self.compaction) - MESSAGE_OVERHEAD_TOKENS)
 
     def _not_run(
         self, call: ToolCallRequest, answered: set[str], result: dict[str, Any]

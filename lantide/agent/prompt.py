@@ -23,6 +23,7 @@ from typing import Any
 
 from lantide.agent.app_state import AppState, OpenTab, is_html_report
 from lantide.agent.history import (
+    Turn,
     TurnCompaction,
     compact_turn,
     describe_key_event,
@@ -54,6 +55,25 @@ COMPACT_AT = 0.85  # compacting within a turn frees the request down to this sha
 def output_reserve(window: int) -> int:
     """Tokens kept free for the model's answer."""
     return max(256, min(4_096, window // 4))
+
+
+@dataclass
+class _FixedLayers:
+    """The layers around the history, rendered once per assembly."""
+
+    project: Project | None
+    core: str
+    state: str
+    knowledge: str
+    tools: list[dict[str, Any]]
+    steps: str
+    notes: str
+    summary: str
+    active: str
+    turns: list[Turn]
+    tools_json: str = ""
+    fixed: int = 0
+    budget: int = 0
 
 
 @dataclass
@@ -187,7 +207,7 @@ class PromptAssembler:
     def summary(self, ctx: ToolContext, project: Project | None, app: AppState) -> str:
         from lantide.agent.consent import analysis_state
 
-        analysis = analysis_state(ctx.conversation, getattr(project, "dirname", None))
+        analysis = analysis_state(ctx.conversation, project)
         return render_summary(
             gather_facts(
                 ctx.workspace,
@@ -265,6 +285,58 @@ class PromptAssembler:
             fields["text"] = text
 
     # -- everything
+    def _fixed_layers(
+        self, ctx: ToolContext, window: int, current_turn: int | None
+    ) -> _FixedLayers:
+        """Every layer but the history, rendered, and the tokens left for the history."""
+        project = ctx.focused_project()
+        app = ctx.app.app_state()
+        pending = ctx.conversation.pending_question()
+        answered = None
+        last = ctx.conversation.last_answer()
+        if pending is None and last is not None and last.get("turn") == current_turn:
+            answered = last.get("question")
+        remote = bool(ctx.workspace.connections)
+        f = _FixedLayers(
+            project=project,
+            core=self.core(ctx),
+            state=self.state_layer(ctx, project),
+            knowledge=self.knowledge(ctx, project, window),
+            tools=[
+                t.schema(external_databases=remote) for t in self.registry.offered(ctx.state, ctx)
+            ],
+            steps=self.recent_steps(ctx),
+            notes=self.state_notes(ctx, project, app, answered),
+            summary=self.summary(ctx, project, app),
+            active=self.active_tab(ctx, app, window),
+            turns=group_turns(ctx.conversation.message_records()),
+        )
+        f.tools_json = json.dumps(f.tools)
+        # counted per layer: the stable ones are cache hits from one iteration to the next
+        f.fixed = sum(
+            cached_count(x)
+            for x in (
+                f.core,
+                f.state,
+                f.knowledge,
+                f.steps,
+                f.notes,
+                f.summary,
+                f.tools_json,
+                f.active,
+            )
+        )
+        previous = [t for t in f.turns if t.number != current_turn]
+        # room kept for the note on dropped turns (at most: all of them dropped)
+        worst_note = cached_count(self._history_note(ctx, [t.number for t in previous]))
+        f.budget = window - output_reserve(window) - f.fixed - worst_note
+        return f
+
+    def history_budget(self, ctx: ToolContext, window: int, current_turn: int | None) -> int:
+        """The tokens the history (earlier turns and this one) may take in a request
+        assembled now: what a tool result of this turn can count on (agent.loop)."""
+        return self._fixed_layers(ctx, window, current_turn).budget
+
     def assemble(
         self,
         ctx: ToolContext,
@@ -273,39 +345,15 @@ class PromptAssembler:
         current_turn: int | None = None,
         for_display: bool = False,
     ) -> AssembledPrompt:
-        project = ctx.focused_project()
-        app = ctx.app.app_state()
-        pending = ctx.conversation.pending_question()
-        answered = None
-        last = ctx.conversation.last_answer()
-        if pending is None and last is not None and last.get("turn") == current_turn:
-            answered = last.get("question")
-
-        core = self.core(ctx)
-        state = self.state_layer(ctx, project)
-        knowledge = self.knowledge(ctx, project, window)
-        remote = bool(ctx.workspace.connections)
-        tools = [t.schema(external_databases=remote) for t in self.registry.offered(ctx.state, ctx)]
-        steps = self.recent_steps(ctx)
-        notes = self.state_notes(ctx, project, app, answered)
-        summary = self.summary(ctx, project, app)
-        active = self.active_tab(ctx, app, window)
-
-        turns = group_turns(ctx.conversation.message_records())
-        current = [t for t in turns if t.number == current_turn]
-        previous = [t for t in turns if t.number != current_turn]
+        f = self._fixed_layers(ctx, window, current_turn)
+        core, state, knowledge, tools, steps = f.core, f.state, f.knowledge, f.tools, f.steps
+        notes, summary, active, fixed, budget = f.notes, f.summary, f.active, f.fixed, f.budget
+        tools_json = f.tools_json
+        current = [t for t in f.turns if t.number == current_turn]
+        previous = [t for t in f.turns if t.number != current_turn]
         turn_messages = current[0].messages if current else []
         compaction = compaction or TurnCompaction()
 
-        tools_json = json.dumps(tools)
-        # counted per layer: the stable ones are cache hits from one iteration to the next
-        fixed = sum(
-            cached_count(x)
-            for x in (core, state, knowledge, steps, notes, summary, tools_json, active)
-        )
-        # room kept for the note on dropped turns (at most: all of them dropped)
-        worst_note = cached_count(self._history_note(ctx, [t.number for t in previous]))
-        budget = window - output_reserve(window) - fixed - worst_note
         before = messages_tokens(compaction.apply(turn_messages))
         compacted_now = 0
         limit = int(window * COMPACT_AT) - output_reserve(window) - fixed

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
     from lantide.query.projects import ProjectArg
+    from lantide.query.sourcerun import StatementGate
 
 
 COUNT_TTL = 5.0  # seconds a cached-table count is reused
@@ -99,6 +100,7 @@ class AgentQuery(Protocol):
         progress: Callable[[dict[str, Any]], None] | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
+        statement_gate: StatementGate | None = None,
     ) -> dict[str, Any]: ...
 
     def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]: ...

@@ -79,6 +79,9 @@ class ClientToolContext(ToolContext):
             return super().project(name)
         return self.client_project
 
+    def outside_agent(self) -> bool:
+        return True  # statistics are refused in every mode (agent.consent)
+
 
 @dataclass
 class WorkspaceHandle:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
     from lantide.query.runner import StatementRunner
+    from lantide.query.sourcerun import StatementGate
     from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
@@ -315,11 +316,18 @@ class QueryService:
         progress: Callable[[dict[str, Any]], None] | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
+        statement_gate: StatementGate | None = None,
     ) -> dict[str, Any]:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
-        remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
+        remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``);
+        ``statement_gate``: called with each tab's SQL before the tab runs (see sourcerun)."""
         return self.tabs.source_run_sql_tab(
-            project, tab, purpose, progress, large_remote_warning_id=large_remote_warning_id
+            project,
+            tab,
+            purpose,
+            progress,
+            large_remote_warning_id=large_remote_warning_id,
+            statement_gate=statement_gate,
         )
 
     def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:

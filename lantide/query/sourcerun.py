@@ -53,6 +53,10 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Project
 
 Progress = Callable[[dict[str, Any]], None]
+# Called with a tab's name and the SQL about to run (read from its file just now); raises a
+# LantideError to refuse it: the tab fails with that error and the tabs downstream do not
+# run. The agent's consent to statistical analysis is such a gate (agent.consent).
+StatementGate = Callable[[str, str], None]
 
 RAN = "ran"
 SKIPPED = "skipped"
@@ -112,6 +116,7 @@ def source_run(
     progress: Progress | None = None,
     workers: int = 1,
     confirmed: Iterable[str] = (),
+    statement_gate: StatementGate | None = None,
 ) -> dict[str, Any]:
     """Run ``target`` of ``project`` and its upstream tabs (see the module docstring);
     ``catalog`` tells which cached tables are up to date."""
@@ -121,6 +126,7 @@ def source_run(
     chain = _Chain(
         tabs, catalog, project, lineages, list(graph), purpose, progress, list(confirmed)
     )
+    chain.gate = statement_gate
     chain.emit({"event": "start", "project": project.dirname, "tab": target, "order": order})
     if workers <= 1:
         for name in order:
@@ -169,6 +175,7 @@ class _Chain:
         self.results: dict[str, dict[str, Any]] = {}
         self.cancelled = False
         self._fingerprints: dict[str, str | None] = {}
+        self.gate: StatementGate | None = None
 
     def emit(self, event: dict[str, Any]) -> None:
         with self._lock:  # one event at a time, whichever thread finished its tab
@@ -224,6 +231,8 @@ class _Chain:
         try:
             # Re-read the file: an upstream run may not change it, but the analyst may have.
             fresh = self.sql_tabs.tab_lineage(self.project, name, self.names)
+            if self.gate is not None and fresh.error is None:
+                self.gate(name, fresh.sql)  # the SQL that runs, not the one first read
             # The fingerprint was taken after the upstream tabs ran; same SQL, same inputs.
             known = (
                 self._fingerprints.get(name)

@@ -42,6 +42,7 @@ from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor
+    from lantide.query.sourcerun import StatementGate
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -239,6 +240,7 @@ class SqlTabs:
         progress: Callable[[dict[str, Any]], None] | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
+        statement_gate: StatementGate | None = None,
     ) -> dict[str, Any]:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
@@ -257,6 +259,7 @@ class SqlTabs:
             progress,
             workers=workers,
             confirmed=warning_ids(large_remote_warning_id),
+            statement_gate=statement_gate,
         )
 
     def check_new_sql_tab(self, project: ProjectArg, name: str) -> str:

@@ -8,7 +8,10 @@ project to ``planning``, ``plan_review``, ``report_review`` and, with a standing
 back to ``executing``; never ``delivered`` or ``archived``, and it never approves.
 
 Every move is kept in ``project.json``'s ``history`` (``at``, ``by``, ``user`` for the
-analyst, ``action``, ``from``, ``to``); the approval in ``plan_approval``.
+analyst, ``action``, ``from``, ``to``, and ``seq``, one more than the move before it, so a
+move is told apart from the last even when the oldest entries are dropped); the approval in
+``plan_approval``. :func:`last_move` is what the agent's consent to statistical analysis is
+bound to: any move, by anyone (the app, the command line, the agent), ends that consent.
 
 Older files: ``done`` reads as ``delivered`` (the file keeps its word until the next
 status change writes the new one); a project already ``executing`` without an approval
@@ -134,9 +137,22 @@ def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -
         )
 
 
+def last_move(history: Any) -> int:
+    """The number of the last move in ``history`` (0 for none): its ``seq``, or, in a file
+    written before moves were numbered, how many entries it holds."""
+    entries = [h for h in history if isinstance(h, dict)] if isinstance(history, list) else []
+    numbered = [
+        h["seq"]
+        for h in entries
+        if isinstance(h.get("seq"), int) and not isinstance(h["seq"], bool)
+    ]
+    return max(numbered + [len(entries)]) if entries else 0
+
+
 def _append_history(data: dict[str, Any], entry: dict[str, Any]) -> None:
     history = data.get("history")
     history = list(history) if isinstance(history, list) else []
+    entry = {**entry, "seq": last_move(history) + 1}
     data["history"] = (history + [entry])[-MAX_HISTORY:]
 
 

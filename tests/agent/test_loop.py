@@ -95,6 +95,7 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
                     "question": "May I compute the correlation?",
                     "choices": ["Yes", "No"],
                     "kind": "analysis_consent",
+                    "analysis": ["correlation"],
                 },
             ),
         )
@@ -123,7 +124,17 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
 def test_a_no_is_not_consent(session_factory, scripted, open_ws):
     open_ws.project("q3-churn").approve_plan()
     scripted.add(
-        reply("", ("ask_user", {"question": "Run a regression?", "kind": "analysis_consent"}))
+        reply(
+            "",
+            (
+                "ask_user",
+                {
+                    "question": "Run a regression?",
+                    "kind": "analysis_consent",
+                    "analysis": ["regression"],
+                },
+            ),
+        )
     )
     s = session_factory()
     run(s, "Why do customers churn?")

@@ -133,6 +133,14 @@ CONTEXTS = {
         document="plan",
         path="projects/q3-churn/plan.md",
     ),
+    # Lantide's own consent question and its buttons (lantide.agent.consent)
+    "consent/question.md.j2": dict(
+        project="Q3 churn",
+        analyses=["a correlation"],
+        functions=["corr()"],
+        reason="Is price related to quantity?",
+    ),
+    "consent/choices.md.j2": {},
     "background/conversation_title_input.md.j2": dict(
         user_message="Which regions churned?", assistant_message="DE-BY, then IT-25."
     ),

@@ -100,8 +100,13 @@ def test_results_too_big_are_cut_to_their_first_rows_never_to_a_stub(session_fac
     assert events[-1].reason == "answered", events[-1]
     server.assert_done()
     (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
-    assert read.ok and len(read.result["rows"]["rows"]) == 60
-    assert read.result["rows"]["row_count"] == 200
+    page = read.result["rows"]
+    assert read.ok and 0 < len(page["rows"]) <= 60 and page["row_count"] == 200
+    # a page that fits what the window has left, and the offset of the next one
+    assert page["next_offset"] == len(page["rows"]) and "offset" in page["note"]
+    sql = next(st["sql"] for st in s.ledger.steps() if st["step_id"] == cut[0]["step_id"])
+    first = s.services.query().preview_sql(sql, 60)["rows"]
+    assert page["rows"] == json.loads(json.dumps(first[: len(page["rows"])]))
 
 
 def test_a_compacted_result_points_at_rows_that_come_back(session_factory, window_small):
@@ -211,3 +216,104 @@ def test_rows_read_again_go_through_the_guard_and_leave_nothing_behind(session_f
     out = q.preview_sql("SELECT order_id FROM orders ORDER BY order_id", 3)
     assert out["rows"] == [[1], [2], [3]] and out["row_count"] > 3
     assert q.show_tables()["counts"] == before  # nothing materialized
+
+
+def test_at_a_4096_token_window_rows_reach_the_model_page_by_page(session_factory, fake_openai):
+    """The issue's case: at 4,096 tokens a 200-row result reached the model as
+    "preview": [] and read_step needed 11,261 tokens: the turn ended context_full."""
+    window = 4_096
+    fake_openai.context_length = window
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]), Turn(text="Seen the first rows.")
+    )
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Show me the orders")
+    assert events[-1].reason == "answered", events[-1]
+    body = fake_openai.chat_requests[-1]
+    assert request_tokens(body) <= window - output_reserve(window)
+    (result,) = tool_results(body).values()
+    truth = json.loads(json.dumps(s.services.query().preview_sql(WIDE, 200)["rows"]))
+    shown = rows_of(result)
+    assert shown and shown == truth[: len(shown)]  # the first page fits, as its first rows
+    step_id = result["step_id"]
+    # where the next page starts: said in a note, or (in the tiniest form) as next_offset
+    assert result.get("next_offset") == len(shown) or (
+        f"read_step with step_id {step_id} and offset {len(shown)}" in result["preview_note"]
+    )
+
+    offset = len(shown)
+    seen = list(shown)
+    for _ in range(2):  # the model walks on, one page at a time, from where it stopped
+        fake_openai.script(
+            Turn(tool_calls=[ToolCall("read_step", {"step_id": step_id, "offset": offset})]),
+            Turn(text="Read the next rows."),
+        )
+        events = run(s, "Go on")
+        assert events[-1].reason == "answered", events[-1]
+        body = fake_openai.chat_requests[-1]
+        assert request_tokens(body) <= window - output_reserve(window)
+        (read,) = [e for e in events if e.name == "tool_returned" and e.tool == "read_step"]
+        sent = [r for r in tool_results(body).values() if "rows" in r and "step" in r][-1]
+        assert sent == json.loads(json.dumps(read.result))  # fitted by the tool, not cut after
+        page = read.result["rows"]
+        assert page["rows"] and page["rows"] == truth[offset : offset + len(page["rows"])]
+        assert page["next_offset"] == offset + len(page["rows"]) and page["row_count"] == 200
+        seen += page["rows"]
+        offset = page["next_offset"]
+    fake_openai.assert_done()
+    assert seen == truth[: len(seen)]
+
+
+def test_at_4096_tokens_the_newest_of_two_results_keeps_its_first_row(session_factory, fake_openai):
+    """Two wide results in one iteration at 4,096 tokens ended the turn context_full; now
+    both are sent (neither as a stub: each names its step and where its rows are) and the
+    newest keeps its first row."""
+    window = 4_096
+    fake_openai.context_length = window
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("run_query", {"sql": WIDE}),
+                ToolCall("run_query", {"sql": WIDE_CUSTOMERS}),
+            ]
+        ),
+        Turn(text="Seen both."),
+    )
+    s = live_session(session_factory, fake_openai)
+    events = run(s, "Show me orders and customers")
+    fake_openai.assert_done()
+    assert events[-1].reason == "answered", events[-1]
+    body = fake_openai.chat_requests[-1]
+    assert request_tokens(body) <= window - output_reserve(window)
+    orders, customers = tool_results(body).values()
+    steps = [step["step_id"] for step in s.ledger.steps()]
+    assert [orders["step_id"], customers["step_id"]] == steps
+    assert "compacted" not in orders and "compacted" not in customers
+    first = json.loads(json.dumps(s.services.query().preview_sql(WIDE_CUSTOMERS, 1)["rows"]))
+    assert rows_of(customers)[:1] == first
+    assert orders.get("next_offset") == len(rows_of(orders)) or "offset" in orders["preview_note"]
+
+
+def test_read_step_pages_hostile_offsets_without_running_away(session_factory, fake_openai):
+    fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": WIDE})]), Turn(text="Seen."))
+    s = live_session(session_factory, fake_openai)
+    run(s, "Orders")
+    step_id = s.ledger.steps()[0]["step_id"]
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("read_step", {"step_id": step_id, "offset": 500, "rows": 5}),
+                ToolCall("read_step", {"step_id": step_id, "offset": 10**9}),
+                ToolCall("read_step", {"step_id": step_id, "offset": -1}),
+            ]
+        ),
+        Turn(text="Nothing more there."),
+    )
+    events = run(s, "Read past the end")
+    fake_openai.assert_done()
+    past, far, negative = [e for e in events if e.name == "tool_returned"]
+    assert (
+        past.ok and past.result["rows"]["rows"] == [] and "next_offset" not in past.result["rows"]
+    )
+    assert far.result["error"] == "OFFSET_TOO_FAR" and "result_label" in far.result["hint"]
+    assert not negative.ok and negative.result["error"] == "BAD_ARGUMENTS"

@@ -269,14 +269,16 @@ def test_a_query_result_says_why_it_was_materialized_once_and_leaves_timing_to_t
 
 
 def test_on_demand_arguments_are_named_by_the_results_that_need_them(session_factory):
-    """max_cell_chars, show_tables' name/limit and read_step's rows are not sent every
-    request: the result that needs one names it, and a call with it is still accepted."""
+    """max_cell_chars, show_tables' name/limit, read_step's offset/rows and ask_user's
+    analysis are not sent every request: the result (or the core prompt's consent rule) that
+    needs one names it, and a call with it is still accepted."""
     from lantide.agent.tools.registry import tool_error  # noqa: F401  (the registry loads)
 
     registry = default_registry()
     assert registry.get("run_query").on_demand == {"max_cell_chars"}
     assert registry.get("show_tables").on_demand == {"name", "limit"}
-    assert registry.get("read_step").on_demand == {"rows"}
+    assert registry.get("read_step").on_demand == {"offset", "rows"}
+    assert registry.get("ask_user").on_demand == {"analysis"}
     s = session_factory()
     outcome = registry.call(
         "show_tables", json.dumps({"name": "cust*", "limit": 1}), s.tool_context()

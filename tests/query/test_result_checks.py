@@ -317,3 +317,53 @@ def test_lantide_sql_prints_checks_as_text_and_json(sample_workspace, run_cli):
     assert set(result["checks"][0]) == {"code", "severity", "message", "evidence"}
     clean = run_cli("sql", sample_workspace, "SELECT count(*) AS n FROM customers")
     assert "check " not in clean.stdout
+
+
+def test_a_rate_computed_as_a_fraction_is_not_taken_for_a_percent(sample_service):
+    """The issue's case: a column named like a rate holding 2.27 was read as 2.27 % and
+    not flagged. Computed as a ratio with no factor of 100 it is a fraction: over 1 fires."""
+    ratio = "FROM (VALUES (227.0, 100.0)) AS t(converted, visits)"
+    computed = sample_service.run_query(
+        f"SELECT sum(converted) / sum(visits) AS conversion_rate {ratio}"
+    )
+    assert computed["preview"] == [[2.27]]
+    flagged = check(computed, "IMPLAUSIBLE_RATIO")
+    assert (
+        flagged["evidence"]["computed_as_ratio"] is True and "factor of 100" in flagged["message"]
+    )
+    rounded = sample_service.run_query(
+        f"SELECT round(sum(converted) / sum(visits), 2) AS conversion_rate {ratio}"
+    )
+    assert "IMPLAUSIBLE_RATIO" in codes(rounded)
+    # scaled to percent, or a stored value the statement does not compute: 2.27 may be percent
+    for sql in (
+        f"SELECT 100.0 * sum(converted) / sum(visits) / 100 AS conversion_rate {ratio}",
+        f"SELECT round(sum(converted) * 100 / sum(visits) / 100, 2) AS refund_rate {ratio}",
+        "SELECT rate AS conversion_rate FROM (VALUES (2.27), (1.5)) AS t(rate)",
+        f"SELECT sum(converted) / sum(visits) / 100 AS conversion_rate {ratio}",
+    ):
+        assert "IMPLAUSIBLE_RATIO" not in codes(sample_service.run_query(sql)), sql
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT c.customer_id, c.segment, sum(c.customer_id) OVER (PARTITION BY c.segment) "
+        "AS segment_ids FROM customers c JOIN orders o USING (customer_id)",
+        "SELECT DISTINCT c.segment, count(*) OVER (PARTITION BY c.segment) AS customers "
+        "FROM customers c JOIN orders o USING (customer_id)",
+    ],
+)
+def test_a_window_sum_over_a_fan_out_join_fires(sample_service, sql):
+    """The issue's case: ``sum() over`` a join that repeats the summed side was not flagged."""
+    fan = check(sample_service.run_query(sql), "JOIN_FAN_OUT")
+    assert fan["evidence"]["repeated_side"] == "customers c"
+    assert "OVER" in fan["message"]
+
+
+def test_a_window_over_the_side_that_is_not_repeated_does_not_fire(sample_service):
+    result = sample_service.run_query(
+        "SELECT o.order_id, sum(o.quantity) OVER (PARTITION BY c.segment) AS segment_units "
+        "FROM customers c JOIN orders o USING (customer_id)"
+    )
+    assert "JOIN_FAN_OUT" not in codes(result), result["checks"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from lantide.agent.app_state import AppStateProvider, focused_project
 from lantide.agent.cancel import CancelToken
@@ -31,6 +31,8 @@ class AskedQuestion(TypedDict):
     question: str
     choices: list[str]
     question_kind: str
+    analysis: NotRequired[list[str]]  # a consent question: the kinds of analysis it names
+    project: NotRequired[str | None]  # ... and the project it is for
 
 
 @dataclass
@@ -48,6 +50,9 @@ class ToolContext:
     pending_steps: list[str] = field(default_factory=list)  # steps awaiting [[QUERY_STEP]]
     question: AskedQuestion | None = None  # set by ask_user: the turn pauses
     knowledge_offers_tool: bool = False  # set from the knowledge layer each iteration
+    # tokens a tool result may take in the next request (set by the loop before each call;
+    # None outside the loop, e.g. an outside agent's call)
+    room_tokens: int | None = None
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
@@ -73,15 +78,30 @@ class ToolContext:
         """The project the app state holds focused (its owner; see agent.app_state)."""
         return focused_project(self.workspace, self.app)
 
-    def analysis_active(self) -> bool:
-        """Statistical analysis was approved for the focused project (see agent.consent)."""
+    def analysis(self) -> dict[str, Any] | None:
+        """The approval of statistical analysis in force for the focused project (its
+        ``analysis_activated`` event; see agent.consent), or None."""
         from lantide.agent.consent import analysis_state
 
         try:
             project = self.focused_project()
         except LantideError:
-            return False
-        return analysis_state(self.conversation, getattr(project, "dirname", None)) is not None
+            return None
+        return analysis_state(self.conversation, project)
+
+    def analysis_active(self) -> bool:
+        return self.analysis() is not None
+
+    def outside_agent(self) -> bool:
+        """Whether an outside agent (MCP) makes the calls: it cannot be asked for consent."""
+        return False
+
+    def statistics_refusal(self, sql: str) -> dict[str, Any] | None:
+        """The refusal of ``sql`` when it runs statistical analysis without consent (the one
+        gate every path that runs SQL for an agent goes through), or None."""
+        from lantide.agent.consent import consent_refusal
+
+        return consent_refusal(sql, self.state, self.analysis(), outside=self.outside_agent())
 
     def relpath(self, path: str | os.PathLike[str]) -> str:
         """A workspace-relative path with forward slashes."""

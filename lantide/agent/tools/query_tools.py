@@ -12,7 +12,6 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
 
-from lantide.agent.consent import consent_refusal
 from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChanged, StepRecorded
 from lantide.agent.evidence import evidence_fields
 from lantide.agent.services import AgentQuery
@@ -262,37 +261,6 @@ def read_schema(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def step_rows(ctx: ToolContext, step: dict[str, Any], rows: int) -> dict[str, Any]:
-    """The first ``rows`` rows of a ledger step: from its cached table while that table is
-    still the step's, else by running the step's SQL again with a limit."""
-    from lantide.query.results import json_rows
-
-    table = str(step.get("cached_table_name") or "")
-    service = ctx.services.query()
-    cached = service.catalog.cached(table) if table and step.get("materialized") else None
-    if cached is not None and cached.step_id == step.get("step_id"):
-
-        def read(q: AgentQuery) -> dict[str, Any]:
-            info = q.relation_info(table)
-            return {
-                "columns": info["columns"],
-                "row_count": info["row_count"],
-                "rows": json_rows(q.fetch_rows(table, 0, rows)),
-                "from": f'the cached table "{table}"',
-            }
-
-        return _run_guarded(ctx, read)
-    if not step.get("sql"):
-        return tool_error(
-            "NO_SQL",
-            f"step {step.get('step_id')} has no SQL to run again",
-            "Run the query again with run_query.",
-        )
-    out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], rows))
-    out["from"] = "the step's SQL, run again now (the data may have changed since)"
-    return out
-
-
 PROFILE_TOP_VALUES = 8
 PROFILE_BINS = 6
 
@@ -324,7 +292,7 @@ def validate_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    refusal = consent_refusal(args["sql"], ctx.state, ctx.analysis_active())
+    refusal = ctx.statistics_refusal(args["sql"])
     if refusal:
         return refusal
     project = _project_dir(ctx, args.get("project"))
@@ -348,9 +316,20 @@ def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any]
     path = ctx.workspace.project(project_dir).sql_tab_path(tab)
     if not path.is_file():
         return None  # the query layer reports the missing tab
-    return consent_refusal(
-        path.read_text(encoding="utf-8", errors="replace"), ctx.state, ctx.analysis_active()
-    )
+    return ctx.statistics_refusal(path.read_text(encoding="utf-8", errors="replace"))
+
+
+class StatisticsRefused(LantideError):
+    """A tab of a Source Run refused by the consent gate (its error is the refusal's)."""
+
+
+def _gate(ctx: ToolContext, tab: str, sql: str) -> None:
+    """Source Run's gate: every tab it recomputes is inspected, the upstream ones too."""
+    refusal = ctx.statistics_refusal(sql)
+    if refusal is not None:
+        raise StatisticsRefused(
+            f"SQL tab {tab!r}: {refusal['message']}", hint=refusal["hint"], code=refusal["error"]
+        )
 
 
 def run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -400,6 +379,7 @@ def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
             args["tab"],
             purpose=args.get("purpose"),
             large_remote_warning_id=args.get("large_remote_warning_ids"),
+            statement_gate=lambda tab, sql: _gate(ctx, tab, sql),
         ),
     )
     recorded = []

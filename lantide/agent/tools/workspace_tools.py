@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lantide.agent.consent import CONSENT_KIND, consent_grant
+from lantide.agent.consent import (
+    ANALYSES,
+    CONSENT_KIND,
+    consent_grant,
+    consent_question,
+    status_seq,
+)
 from lantide.agent.events import (
     ANALYSIS_ACTIVE,
     FOCUSED_PROJECT,
@@ -32,6 +38,7 @@ from lantide.agent.tools.registry import (
     state_of,
     tool_error,
 )
+from lantide.agent.tools.step_pages import read_step
 from lantide.workspace import layout
 from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS
 
@@ -116,35 +123,64 @@ def set_project_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
 
 
 def ask_user(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    choices = [str(c) for c in args.get("choices") or []]
     kind = args.get("kind") or "question"
+    if kind == CONSENT_KIND:
+        return _ask_consent(ctx, args)
+    choices = [str(c) for c in args.get("choices") or []]
     ctx.question = {"question": args["question"], "choices": choices, "question_kind": kind}
-    out = {
+    return {
         "status": "asked",
         "note": "The turn pauses here. The analyst's next message is the answer; do not assume it.",
     }
-    if kind == CONSENT_KIND:
-        out["consent"] = (
-            "A yes to this question lets you call activate_analysis once, in the "
-            "turn of the answer."
-            + ("" if choices else " Offer choices (the approval first) so the analyst can click.")
+
+
+def _ask_consent(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    """Lantide asks its own consent question (agent.consent): the model's text is only the
+    reason shown under it, and the buttons are Lantide's."""
+    analyses = [a for a in ANALYSES if a in (args.get("analysis") or [])]
+    if not analyses:
+        return tool_error(
+            "CONSENT_NEEDS_ANALYSIS",
+            "a consent question names the kinds of statistical analysis it asks for; "
+            "nothing was asked",
+            f"Pass analysis (some of: {', '.join(ANALYSES)}) and put your reason in question; "
+            "Lantide writes the question. For any other question, leave kind out.",
         )
-    return out
+    project = ctx.project()
+    question, choices = consent_question(project, analyses, args["question"])
+    ctx.question = {
+        "question": question,
+        "choices": choices,
+        "question_kind": CONSENT_KIND,
+        "analysis": analyses,
+        "project": project.dirname,
+    }
+    return {
+        "status": "asked",
+        "asked": question,
+        "choices": choices,
+        "note": "Lantide asked the analyst this consent question; the turn pauses here. A "
+        "yes lets you call activate_analysis once, in the turn of the answer, for "
+        f"{', '.join(analyses)} only.",
+    }
 
 
 def activate_analysis(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if ctx.analysis_active():
         return {"analysis_active": True, "note": "Statistical analysis was already approved."}
-    answered, refusal = consent_grant(ctx.conversation, ctx.turn)
+    focused = ctx.focused_project()
+    answered, refusal = consent_grant(ctx.conversation, ctx.turn, focused)
     if refusal is not None:
         return refusal
     assert answered is not None  # consent_grant gives the answer when it gives no refusal
-    project = getattr(ctx.focused_project(), "dirname", None)
+    project = getattr(focused, "dirname", None)
     ctx.conversation.add_event(
         "analysis_activated",
         ctx.turn,
         reason=args["reason"],
         project=project,
+        analysis=answered.get("analysis"),
+        status_seq=status_seq(focused),
         consent=answered.get("answer"),
         consent_question=answered.get("question"),
         consent_turn=answered.get("turn"),
@@ -152,8 +188,10 @@ def activate_analysis(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ctx.emit(StateChanged(ANALYSIS_ACTIVE, project, True))
     return {
         "analysis_active": True,
+        "analysis": answered.get("analysis"),
         "reason": args["reason"],
-        "note": "Label results as statistical analysis, with the method and its assumptions.",
+        "note": "Label results as statistical analysis, with the method and its assumptions. "
+        "The approval ends when the project's status changes.",
     }
 
 
@@ -193,25 +231,6 @@ def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 )
             ]
         )
-    return out
-
-
-# what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
-# of tokens) the model has as rows already; sent, they left a wide step too big to be cut to
-# its first rows in a small window
-LEDGER_ONLY_FIELDS = ("result_values", "result_values_cut", "result_cells", "result_cells_cut")
-
-
-def read_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    step = ctx.ledger.step(args["step_id"])
-    out: dict[str, Any] = {"step": {k: v for k, v in step.items() if k not in LEDGER_ONLY_FIELDS}}
-    if args.get("rows"):
-        from lantide.agent.tools.query_tools import step_rows
-
-        rows = step_rows(ctx, step, min(int(args["rows"]), ctx.settings.query.preview_rows))
-        if "error" in rows:
-            return rows
-        out["rows"] = rows
     return out
 
 
@@ -270,10 +289,16 @@ TOOLS = [
                 "question": {"type": "string", "minLength": 1},
                 "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
                 "kind": {"type": "string", "enum": ["question", CONSENT_KIND]},
+                "analysis": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": list(ANALYSES)},
+                    "minItems": 1,
+                },
             },
             ("question",),
         ),
         ask_user,
+        on_demand=frozenset({"analysis"}),  # core.md.j2 names it and its values
     ),
     Tool(
         "activate_analysis",
@@ -296,10 +321,15 @@ TOOLS = [
     Tool(
         "read_step",
         params(
-            {"step_id": {"type": "string"}, "rows": {"type": "integer", "minimum": 1}}, ("step_id",)
+            {
+                "step_id": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "rows": {"type": "integer", "minimum": 1},
+            },
+            ("step_id",),
         ),
         read_step,
-        on_demand=frozenset({"rows"}),
+        on_demand=frozenset({"offset", "rows"}),
     ),
     Tool(
         "sync_tab_content",

@@ -3,8 +3,8 @@
 Every ``run_query``, ``run_sql_tab`` and Source Run result carries ``checks``, a list of
 ``{"code", "severity", "message", "evidence"}`` (DESIGN.md section 6), errors first:
 
-- ``JOIN_FAN_OUT`` (error): a join repeats rows of the side a COUNT/SUM/AVG reads
-  (:mod:`.fan_out`);
+- ``JOIN_FAN_OUT`` (error): a join repeats rows of the side a COUNT/SUM/AVG reads, grouped
+  or as a window (``sum(x) OVER (…)``) (:mod:`.fan_out`);
 - ``TOTAL_EXCEEDS_SOURCE`` (error): a SUM over a join is above the same SUM over its base
   table;
 - ``EMPTY_RESULT`` (warning): no rows;
@@ -13,7 +13,8 @@ Every ``run_query``, ``run_sql_tab`` and Source Run result carries ``checks``, a
 - ``DIVISION_BY_ZERO_RISK`` (warning / info): an unguarded divisor; a warning when values
   of that column are NULL/NaN/inf;
 - ``IMPLAUSIBLE_RATIO`` (warning): a percent/share/rate column outside [0, 100] or [0, 1],
-  or above 1,000x its median;
+  or above 1,000x its median; a share or rate is read as written in percent (up to 100)
+  unless the statement computes it as a ratio with no factor of 100 (then over 1 fires);
 - ``ROW_COUNT_DRIFT`` (warning): the same step (same SQL, same tab) ran before with a row
   count more than ``query.row_count_drift_factor`` (2) apart.
 
@@ -144,7 +145,9 @@ def compute(
         checks += rules.nan_or_inf(facts)
         if statement is not None:
             checks += rules.division_by_zero(facts, statement.divisions)
-        checks += rules.implausible_ratios(facts)
+        checks += rules.implausible_ratios(
+            facts, statement.fraction_outputs if statement is not None else None
+        )
         previous = store.previous_row_count(key) if key else previous_row_count
         checks += rules.row_count_drift(previous, preview.row_count, drift_factor)
         if key:

@@ -166,9 +166,11 @@ def ratio_columns(columns: list[Column]) -> set[int]:
     }
 
 
-def implausible_ratios(facts: ResultFacts) -> list[Check]:
+def implausible_ratios(facts: ResultFacts, fractions: set[int] | None = None) -> list[Check]:
+    """``fractions``: the positions the statement computes as a ratio without a factor of
+    100 (a share or rate there is a fraction: over 1 is not "a rate in percent")."""
     out: list[Check] = []
-    for col in facts.columns:
+    for position, col in enumerate(facts.columns):
         bound = ratio_bound(col.name)
         if bound is None or col.minimum is None or col.maximum is None:
             continue
@@ -180,9 +182,17 @@ def implausible_ratios(facts: ResultFacts) -> list[Check]:
             "expected": [0, bound],
         }
         outside = col.minimum < 0 or col.maximum > bound
-        if outside and bound == 1.0 and col.minimum >= 0 and col.maximum <= 100:
+        computed = bound == 1.0 and position in (fractions or set())
+        if outside and bound == 1.0 and not computed and col.minimum >= 0 and col.maximum <= 100:
             outside = False  # a share written in percent: only [0, 100] is a hard limit
         if outside:
+            how = (
+                ", and it is computed as a ratio with no factor of 100 (so not in percent)"
+                if computed and col.maximum <= 100
+                else ""
+            )
+            if computed:
+                evidence["computed_as_ratio"] = True
             out.append(
                 {
                     "code": "IMPLAUSIBLE_RATIO",
@@ -190,7 +200,7 @@ def implausible_ratios(facts: ResultFacts) -> list[Check]:
                     "message": f"{col.name} is named like a "
                     f"{'percentage' if bound == 100 else 'share or rate'} but "
                     f"ranges from {_num(col.minimum)} to {_num(col.maximum)}, "
-                    f"outside [0, {bound:g}]",
+                    f"outside [0, {bound:g}]{how}",
                     "evidence": evidence,
                 }
             )

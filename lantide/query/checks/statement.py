@@ -130,6 +130,9 @@ class Statement:
     sum_outputs: list[SumOutput]
     root_select: exp.Select | None = None
     with_sql: str = ""
+    # output positions computed as a ratio (a division) and not scaled to percent (no
+    # factor of 100): a share or rate there lies in [0, 1], never in percent
+    fraction_outputs: set[int] = field(default_factory=set)
 
     @property
     def has_joins(self) -> bool:
@@ -150,7 +153,9 @@ def analyse_without_joins(expression: exp.Expr) -> Statement:
         for p in expression.expressions
     ):
         return Statement([], [], [], expression)  # * hides which output is which
-    return Statement([], _divisions(expression), [], expression)
+    return Statement(
+        [], _divisions(expression), [], expression, fraction_outputs=_fractions(expression)
+    )
 
 
 def analyse(expression: exp.Expr, schema: dict[str, Any] | None) -> Statement:
@@ -206,6 +211,7 @@ def analyse(expression: exp.Expr, schema: dict[str, Any] | None) -> Statement:
     )
     if statement.root_select is not None:
         statement.divisions = _divisions(statement.root_select)
+        statement.fraction_outputs = _fractions(statement.root_select)
         statement.sum_outputs = _sum_outputs(scopes[-1], by_scope)
     return statement
 
@@ -287,14 +293,20 @@ def _edges(select: exp.Select, sources: dict[str, Source]) -> list[Edge]:
     return list(edges.values())
 
 
-def _in_this_select(node: exp.Expr, select: exp.Select) -> bool:
+def _in_this_select(node: exp.Expr, select: exp.Select, windows: bool = False) -> bool:
+    """Whether ``node`` belongs to ``select`` itself (not to a subquery in it). A window's
+    function (``sum(x) OVER (…)``) belongs to it only with ``windows``: it reads every row
+    of the select without collapsing them, so it adds up repeated rows like an aggregate
+    (an additive use) but does not group (``_collapses``)."""
     from sqlglot import exp
 
-    parent = node.parent
+    child, parent = node, node.parent
     while parent is not None and parent is not select:
-        if isinstance(parent, (exp.Select, exp.Subquery, exp.Window)):
+        if windows and isinstance(parent, exp.Window) and parent.this is child:
+            pass  # the windowed function itself, not its PARTITION BY / ORDER BY
+        elif isinstance(parent, (exp.Select, exp.Subquery, exp.Window)):
             return False
-        parent = parent.parent
+        child, parent = parent, parent.parent
     return parent is select
 
 
@@ -357,13 +369,14 @@ def _collect_additives(scope: Scope, by_scope: dict[int, JoinScope]) -> None:
         return
     sides: set[Side]
     for agg in select.find_all(exp.Count, exp.Sum, exp.Avg):
-        if not _in_this_select(agg, select):
+        if not _in_this_select(agg, select, windows=True):
             continue
         arg = agg.this
         if isinstance(arg, exp.Distinct):
             continue  # COUNT(DISTINCT …): duplication does not change it
         name = _output_name(agg)
-        text = agg.sql("duckdb") + (f" AS {name}" if name else "")
+        window = agg.parent if isinstance(agg.parent, exp.Window) else None
+        text = (window or agg).sql("duckdb") + (f" AS {name}" if name else "")
         function = type(agg).__name__.lower()
         if isinstance(arg, exp.Star) or arg is None:
             js = by_scope.get(id(scope))
@@ -498,6 +511,43 @@ def _divisions(select: exp.Select) -> list[Division]:
                 )
             )
             break
+    return out
+
+
+def _percent_factor(node: exp.Expr) -> bool:
+    """``100 * x``, ``x * 100.0`` or ``x / 0.01``: a value scaled to percent."""
+    from sqlglot import exp
+
+    def number(n: exp.Expr | None) -> float | None:
+        while isinstance(n, (exp.Paren, exp.Cast)):
+            n = n.this
+        if isinstance(n, exp.Literal) and not n.is_string:
+            try:
+                return float(n.this)
+            except ValueError:
+                return None
+        return None
+
+    if isinstance(node, exp.Mul):
+        return 100.0 in (number(node.this), number(node.expression))
+    if isinstance(node, exp.Div):
+        return number(node.expression) == 0.01
+    return False
+
+
+def _fractions(select: exp.Select) -> set[int]:
+    """Output positions that divide (in this select) and scale nothing to percent."""
+    from sqlglot import exp
+
+    out = set()
+    for i, projection in enumerate(select.expressions):
+        divides = any(_in_this_select(d, select) for d in projection.find_all(exp.Div, exp.IntDiv))
+        scaled = any(
+            _percent_factor(n) and _in_this_select(n, select)
+            for n in projection.find_all(exp.Mul, exp.Div)
+        )
+        if divides and not scaled:
+            out.add(i)
     return out
 
 
