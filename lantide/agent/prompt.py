@@ -35,7 +35,7 @@ from lantide.agent.history import (
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry
+from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry, projects_to_name
 from lantide.agent.tools.step_tools import past_step_count
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
@@ -120,6 +120,7 @@ class PromptAssembler:
             preview_rows=ctx.settings.query.preview_rows,
             purpose_max_chars=PURPOSE_MAX_CHARS,
             external_databases=bool(ctx.workspace.connections),
+            project_argument=projects_to_name(ctx),
         )
 
     def state_layer(self, ctx: ToolContext, project: Project | None) -> str:
@@ -284,8 +285,11 @@ class PromptAssembler:
         core = self.core(ctx)
         state = self.state_layer(ctx, project)
         knowledge = self.knowledge(ctx, project, window)
-        remote = bool(ctx.workspace.connections)
-        tools = [t.schema(external_databases=remote) for t in self.registry.offered(ctx.state, ctx)]
+        remote, several = bool(ctx.workspace.connections), projects_to_name(ctx)
+        tools = [
+            t.schema(external_databases=remote, project_argument=several)
+            for t in self.registry.sent(ctx.state, ctx)
+        ]
         steps = self.recent_steps(ctx)
         notes = self.state_notes(ctx, project, app, answered)
         summary = self.summary(ctx, project, app)

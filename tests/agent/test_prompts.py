@@ -32,7 +32,9 @@ STATE = dict(
 )
 # Templates of the agent and the context each receives in production.
 CONTEXTS = {
-    "core.md.j2": dict(preview_rows=200, purpose_max_chars=40, external_databases=True),
+    "core.md.j2": dict(
+        preview_rows=200, purpose_max_chars=40, external_databases=True, project_argument=True
+    ),
     "state_no_project.md.j2": dict(project_count=3),
     "state_planning.md.j2": STATE,
     "state_executing.md.j2": {**STATE, "analysis_active": True, "project_delivered": True},
@@ -250,7 +252,11 @@ def test_prompt_assembly_orders_layers_and_filters_tools(session_factory, open_w
 
     open_ws.project("q3-churn").approve_plan()
     executing = {t["function"]["name"] for t in session.prompt_preview(32_000).tools}
-    assert {"update_report", "source_run_sql_tab", "activate_analysis"} <= executing
+    assert {"update_report", "source_run_sql_tab"} <= executing
+    # offered in executing, sent only in the turn of a yes to consent (test_sent_tools.py)
+    ctx = session.tool_context()
+    assert "activate_analysis" in {t.name for t in session.registry.offered("executing", ctx)}
+    assert "activate_analysis" not in executing
 
     open_ws.focus_project(None)
     prompt = session.prompt_preview(32_000)

@@ -29,6 +29,7 @@ from lantide.agent.tools.registry import (
     PURPOSE_MAX_CHARS,
     Tool,
     params,
+    projects_to_name,
     state_of,
     tool_error,
 )
@@ -232,6 +233,17 @@ def sync_tab_content(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"path": rel, **result}
 
 
+def consent_to_use(ctx: ToolContext) -> bool:
+    """activate_analysis can succeed now: the analyst's yes to a consent question is this
+    turn's answer and not spent (every other call is refused by consent_grant)."""
+    return not ctx.analysis_active() and consent_grant(ctx.conversation, ctx.turn)[1] is None
+
+
+def tabs_open(ctx: ToolContext) -> bool:
+    """An editor tab is open: only then is there a tab to reload from disk."""
+    return bool(ctx.app.app_state().open_tabs)
+
+
 _PROJECT = frozenset({TOUCHES_PROJECT})
 
 TOOLS = [
@@ -241,6 +253,7 @@ TOOLS = [
         params({"project": {"type": "string"}}, ("project",)),
         focus_project,
         touches=_PROJECT,
+        sent_when=projects_to_name,
     ),
     Tool(
         "create_project",
@@ -280,6 +293,7 @@ TOOLS = [
         params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
         activate_analysis,
         frozenset({EXECUTING}),
+        sent_when=consent_to_use,
     ),
     Tool(
         "patch_step",
@@ -307,5 +321,6 @@ TOOLS = [
         sync_tab_content,
         ALL_STATES,
         touches=frozenset({TOUCHES_DOCUMENTS}),
+        sent_when=tabs_open,
     ),
 ]
