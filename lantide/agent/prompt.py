@@ -244,6 +244,8 @@ class PromptAssembler:
             fields["text"] = "\n".join(json.dumps(c, ensure_ascii=False) for c in outline)
             return
         if tab.type in ("plan", "report") and len(parts) == 3 and parts[0] == "projects":
+            from lantide.agent.tools.doc_tools import report_rules  # as read_chunks above
+
             project = ctx.workspace.project(parts[1])
             view = self.document_view(ctx, project, tab.type)
             text = tab.content if tab.dirty and tab.content is not None else view.get("text", "")
@@ -251,6 +253,7 @@ class PromptAssembler:
                 "text": text,
                 "open_annotation_count": view.get("open_annotation_count", 0),
                 "annotation_summary": view.get("annotation_summary") or [],
+                "rules": report_rules(ctx, tab.type),
             }
             return
         text = (

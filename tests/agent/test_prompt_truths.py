@@ -159,3 +159,34 @@ def test_what_the_core_leaves_to_results_reaches_the_model_in_them(session_facto
     assert "error" in dropped and dropped.get("hint")
     (hint,) = [h for h in joined["hints"] if h["code"] == "CACHE_UPSTREAM_JOIN"]
     assert hint["hint"].startswith("Not blocking.") and "reuse" in hint["hint"]
+
+
+def test_the_reports_rules_come_with_the_report_not_with_every_request(
+    session_factory, fake_openai, open_ws
+):
+    """While executing, the citation format and the move to report_review are in the
+    Report's read (and its tab), where the Report is written from; the state layer points
+    there."""
+    from lantide.agent.app_state import AppState, OpenTab
+    from tests.agent.test_app_state_and_tools import LiveApp
+
+    open_ws.project("q3-churn").approve_plan()
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("read_report", {}), ToolCall("read_plan", {})]),
+        Turn(text="The Report is empty so far."),
+    )
+    s = live_session(session_factory, fake_openai)
+    run(s, "What does the Report say?")
+    fake_openai.assert_done()
+    system = system_of(fake_openai.chat_requests[0])
+    assert "[^s:STEP_ID]" not in system and "report_review" not in system
+    assert "the Report (read it first) comes with the format" in system
+    results = results_by_tool(fake_openai.chat_requests[-1])
+    (report,) = results["read_report"]
+    assert "`churn was 4.3% [^s:STEP_ID]`" in report["rules"]
+    assert "set the project to report_review" in report["rules"]
+    assert "rules" not in results["read_plan"][0]
+
+    s.app = LiveApp(AppState("q3-churn", [OpenTab("report", "projects/q3-churn/report.md")], 0))
+    tab = s.prompt_preview(32_000).messages[-1]["content"]
+    assert tab.startswith("# Active tab: report") and "[^s:STEP_ID]" in tab

@@ -92,6 +92,7 @@ CONTEXTS = {
     "notes/result_check.md.j2": dict(code="JOIN_FAN_OUT"),
     "notes/reflection_failed.md.j2": dict(problems=["the denominator counts test accounts"]),
     "notes/reflection_refused.md.j2": {},
+    "notes/report_rules.md.j2": {},
     "notes/reflection_unresolved.md.j2": dict(attempts=2, problems=["grain: per order"]),
     "notes/token_budget.md.j2": dict(used=201_345, budget=200_000),
     "notes/report_evidence.md.j2": {},
