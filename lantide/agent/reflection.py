@@ -317,7 +317,12 @@ class Reflector:
         started = time.perf_counter()
         steps = self._steps_behind(draft)
         unresolved = unresolved_error_checks(r.s.ledger.steps())
-        system = render_prompt("reflection/checklist.md.j2", subject=subject, items=CHECKLIST)
+        system = render_prompt(
+            "reflection/checklist.md.j2",
+            subject=subject,
+            items=CHECKLIST,
+            unresolved=bool(unresolved),
+        )
         user = self._input(subject, draft, steps, unresolved)
         raw = ""
         r.cancel.raise_if_cancelled()

@@ -105,7 +105,9 @@ CONTEXTS = {
         ]
     ),
     "reflection/checklist.md.j2": dict(
-        subject="final_answer", items=["denominator", "grain", "filters", "checks", "traced"]
+        subject="final_answer",
+        items=["denominator", "grain", "filters", "checks", "traced"],
+        unresolved=True,
     ),
     "reflection/input.md.j2": dict(
         subject="update_report",
