@@ -74,9 +74,8 @@ def consent_refusal(sql: str, state: str, analysis_active: bool) -> dict[str, An
     return {
         "error": "CONSENT_REQUIRED",
         "message": f"statistical analysis ({names}) needs the analyst's consent",
-        "hint": 'Ask with ask_user of kind "analysis_consent" (what you want to test or fit, '
-        "and why; choices Yes / No). After a yes, call activate_analysis(reason) in that turn, "
-        "then run the query again.",
+        "hint": "Ask with ask_user (what you want to test or fit, and why; choices Yes / "
+        "No). After a yes, call activate_analysis(reason), then run the query again.",
     }
 
 

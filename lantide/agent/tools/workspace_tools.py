@@ -234,9 +234,19 @@ def sync_tab_content(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def consent_to_use(ctx: ToolContext) -> bool:
-    """activate_analysis can succeed now: the analyst's yes to a consent question is this
-    turn's answer and not spent (every other call is refused by consent_grant)."""
-    return not ctx.analysis_active() and consent_grant(ctx.conversation, ctx.turn)[1] is None
+    """activate_analysis can do something now: this turn's message is the analyst's yes to a
+    consent question and analysis is not on yet. Only a guide to what is sent: a call is
+    judged by consent_grant, whatever is sent."""
+    if ctx.analysis_active():
+        return False
+    last = ctx.conversation.last_answer()
+    return bool(
+        last
+        and last.get("question_kind") == CONSENT_KIND
+        and last.get("consent") == "yes"
+        and last.get("turn") == ctx.turn
+        and ctx.conversation.pending_question() is None
+    )
 
 
 def tabs_open(ctx: ToolContext) -> bool:
