@@ -95,6 +95,10 @@ def test_activate_analysis_is_sent_only_in_the_turn_of_a_yes_to_consent(
         "choices": ["Yes", "No"],
         "kind": "analysis_consent",
     }
+    from lantide.agent.tools import default_registry
+
+    if "analysis" in default_registry().get("ask_user").parameters["properties"]:
+        ask["analysis"] = ["correlation"]  # where a consent question names its kinds
     fake_openai.script(
         Turn(tool_calls=[ToolCall("activate_analysis", {"reason": "correlation"})]),
         Turn(tool_calls=[ToolCall("ask_user", ask)]),
