@@ -1,7 +1,8 @@
 """History by meaning, not by count, and compaction within a turn.
 
 Across turns (:func:`fit_history`): the current turn is kept whole; earlier turns are kept
-newest first while they fit, the latest one in full when possible and older ones with
+newest first while they fit, without the step-line reminders their results carried
+(:func:`without_reminders`), the latest one in full when possible and older ones with
 their tool results compacted (their steps stay in the ledger and Recent Query Steps, and
 ``read_step`` fetches one); a tool call always travels with its result; the key events
 of turns that no longer fit (a project focus, a status change, a question and its answer,
@@ -354,13 +355,35 @@ class FittedHistory:
     tokens: int
 
 
+REMINDER_KEY = "next"  # a step result's reminder of the [[QUERY_STEP]] line to write
+
+
+def without_reminders(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An earlier turn's messages without the reminders its step results carried (the line
+    to write after them): that turn is answered, its lines written or not, and the ledger
+    keeps the steps; the reminder only repeated, in every later request, what the core asks."""
+    out = []
+    for msg in messages:
+        content = msg.get("content")
+        if msg.get("role") == "tool" and isinstance(content, str) and REMINDER_KEY in content:
+            try:
+                result = json.loads(content)
+            except json.JSONDecodeError:
+                result = None
+            if isinstance(result, dict) and REMINDER_KEY in result:
+                del result[REMINDER_KEY]
+                msg = {**msg, "content": _dumps(result)}
+        out.append(msg)
+    return out
+
+
 def fit_history(previous: list[Turn], budget: int) -> FittedHistory:
     """Earlier turns that fit in ``budget`` tokens, newest first (see module docstring)."""
     kept: list[list[dict[str, Any]]] = []
     dropped, compacted = [], []
     used = 0
     for position, turn in enumerate(reversed(previous)):
-        full = turn.messages
+        full = without_reminders(turn.messages)
         options = [full] if position == 0 else []
         options.append(compacted_messages(full))
         chosen = None

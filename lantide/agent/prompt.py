@@ -36,7 +36,7 @@ from lantide.agent.history import (
 from lantide.agent.history import _tokens as cached_count
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry
+from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry, projects_to_name
 from lantide.agent.tools.step_tools import past_step_count
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
@@ -140,6 +140,7 @@ class PromptAssembler:
             preview_rows=ctx.settings.query.preview_rows,
             purpose_max_chars=PURPOSE_MAX_CHARS,
             external_databases=bool(ctx.workspace.connections),
+            project_argument=projects_to_name(ctx),
         )
 
     def state_layer(self, ctx: ToolContext, project: Project | None) -> str:
@@ -263,6 +264,8 @@ class PromptAssembler:
             fields["text"] = "\n".join(json.dumps(c, ensure_ascii=False) for c in outline)
             return
         if tab.type in ("plan", "report") and len(parts) == 3 and parts[0] == "projects":
+            from lantide.agent.tools.doc_tools import report_rules  # as read_chunks above
+
             project = ctx.workspace.project(parts[1])
             view = self.document_view(ctx, project, tab.type)
             text = tab.content if tab.dirty and tab.content is not None else view.get("text", "")
@@ -270,6 +273,7 @@ class PromptAssembler:
                 "text": text,
                 "open_annotation_count": view.get("open_annotation_count", 0),
                 "annotation_summary": view.get("annotation_summary") or [],
+                "rules": report_rules(ctx, tab.type),
             }
             return
         text = (
@@ -303,7 +307,8 @@ class PromptAssembler:
             state=self.state_layer(ctx, project),
             knowledge=self.knowledge(ctx, project, window),
             tools=[
-                t.schema(external_databases=remote) for t in self.registry.offered(ctx.state, ctx)
+                t.schema(external_databases=remote, project_argument=projects_to_name(ctx))
+                for t in self.registry.sent(ctx.state, ctx)
             ],
             steps=self.recent_steps(ctx),
             notes=self.state_notes(ctx, project, app, answered),

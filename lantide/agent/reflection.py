@@ -390,7 +390,12 @@ class Reflector:
         every = ledger_steps(r.s.ledger)
         steps = self._steps_behind(draft, every)
         unresolved = unresolved_error_checks(every)
-        system = render_prompt("reflection/checklist.md.j2", subject=subject, items=CHECKLIST)
+        system = render_prompt(
+            "reflection/checklist.md.j2",
+            subject=subject,
+            items=CHECKLIST,
+            unresolved=bool(unresolved),
+        )
         user = self._input(subject, draft, steps, unresolved)
         raw = ""
         r.cancel.raise_if_cancelled()

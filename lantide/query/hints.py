@@ -58,8 +58,8 @@ def optimization_hint(parsed: ParsedQuery, entity_tables: list[str]) -> Hint | N
         "code": "CACHE_UPSTREAM_JOIN",
         "tables": distinct,
         "message": f"this joins {len(distinct)} source tables ({', '.join(distinct)}) on every run",
-        "hint": "Persist the join as an upstream SQL tab; later steps then read its cached "
-        "table instead of re-joining the files.",
+        "hint": "Not blocking. When later steps reuse this join, persist it as an upstream SQL "
+        "tab; they then read its cached table instead of re-joining the files.",
     }
 
 

@@ -159,3 +159,36 @@ def test_a_result_shorter_than_its_compact_form_is_sent_as_it_is():
     big = query_turn(1).messages[2]["content"]
     out = json.loads(compact_result(big, "run_query", {"sql": LONG_SQL}))
     assert out["compacted"] is True and len(json.dumps(out)) < len(big)
+
+
+def test_an_earlier_turns_step_results_lose_their_step_line_reminder(session_factory, fake_openai):
+    """The reminder of the [[QUERY_STEP]] line to write is for the turn that ran the step; in
+    later requests the earlier turn's result comes without it, its other fields unchanged."""
+    from tests.agent.live import live_session, results_by_tool
+    from tests.fakes.openai_server import ToolCall
+    from tests.fakes.openai_server import Turn as Scripted
+
+    def ask(sql):
+        return [
+            Scripted(tool_calls=[ToolCall("run_query", {"sql": sql})]),
+            Scripted(text="[[QUERY_STEP]] count — 2,000\n\nThere are 2,000."),
+        ]
+
+    s = live_session(session_factory, fake_openai)
+    fake_openai.script(*ask("SELECT count(*) AS n FROM customers"))
+    list(s.run_turn("How many customers?"))
+    first = results_by_tool(fake_openai.chat_requests[-1])["run_query"][0]
+    assert first["next"].startswith("[[QUERY_STEP]] ")
+    fake_openai.script(*ask("SELECT count(DISTINCT customer_id) AS n FROM customers"))
+    list(s.run_turn("How many distinct ones?"))
+    fake_openai.assert_done()
+    earlier, current = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
+    assert "next" not in earlier and current["next"].startswith("[[QUERY_STEP]] ")
+    assert earlier == {k: v for k, v in first.items() if k != "next"}
+    # the conversation file keeps the result as the tool gave it
+    stored = [
+        json.loads(r["message"]["content"])
+        for r in s.conversation.message_records()
+        if r["message"].get("role") == "tool"
+    ]
+    assert all("next" in r for r in stored)

@@ -102,8 +102,11 @@ def test_statistics_need_consent_asked_answered_and_activated(session_factory, s
     )
     s = session_factory()
     events = run(s, "Is price related to quantity?")
-    refusals = [e.result.get("error") for e in events if e.name == "tool_returned"]
-    assert refusals[:2] == ["CONSENT_REQUIRED", "CONSENT_REQUIRED"]
+    refused = [e.result for e in events if e.name == "tool_returned"]
+    assert [r.get("error") for r in refused[:2]] == ["CONSENT_REQUIRED", "CONSENT_REQUIRED"]
+    # activate_analysis' refusal says how to ask and when to activate (the core only
+    # states the rule; the tool itself is sent only in the turn of a yes)
+    assert 'kind "analysis_consent"' in refused[1]["hint"] and "same turn" in refused[1]["hint"]
     assert events[-1].reason == "question"
 
     scripted.add(

@@ -128,3 +128,65 @@ def test_the_analysts_message_is_the_last_user_message(
         assert "not a message from the analyst" in users[-2]
     last = fake_openai.chat_requests[-1]["messages"]
     assert [m["role"] for m in last[-4:]] == ["user", "user", "assistant", "tool"]
+
+
+def test_what_the_core_leaves_to_results_reaches_the_model_in_them(session_factory, fake_openai):
+    """The core states the rule in short (at most two CTEs, nothing but one SELECT); the
+    refusal says how to split, and a join hint that the core no longer explains says itself
+    that it does not block and when to follow it."""
+    three_ctes = (
+        "WITH a AS (SELECT 1 AS x), b AS (SELECT x FROM a), c AS (SELECT x FROM b) SELECT * FROM c"
+    )
+    join = (
+        "SELECT p.category, c.segment, sum(o.quantity) AS q FROM orders o JOIN customers c "
+        "USING (customer_id) JOIN products p USING (product_id) GROUP BY 1, 2"
+    )
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": three_ctes})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": "DROP TABLE orders"})]),
+        Turn(tool_calls=[ToolCall("run_query", {"sql": join})]),
+        Turn(text="Quantities by category and segment."),
+    )
+    s = live_session(session_factory, fake_openai)
+    run(s, "Quantities by category and segment")
+    fake_openai.assert_done()
+    system = system_of(fake_openai.chat_requests[0])
+    assert "at most two CTEs (else COMPLEXITY_SPLIT_RECOMMENDED)" in system
+    assert "optimization_hint" not in system
+    refused, dropped, joined = results_by_tool(fake_openai.chat_requests[-1])["run_query"]
+    assert refused["error"] == "COMPLEXITY_SPLIT_RECOMMENDED"
+    assert "create_sql_tab" in refused["hint"]
+    assert "error" in dropped and dropped.get("hint")
+    (hint,) = [h for h in joined["hints"] if h["code"] == "CACHE_UPSTREAM_JOIN"]
+    assert hint["hint"].startswith("Not blocking.") and "reuse" in hint["hint"]
+
+
+def test_the_reports_rules_come_with_the_report_not_with_every_request(
+    session_factory, fake_openai, open_ws
+):
+    """While executing, the citation format and the move to report_review are in the
+    Report's read (and its tab), where the Report is written from; the state layer points
+    there."""
+    from lantide.agent.app_state import AppState, OpenTab
+    from tests.agent.test_app_state_and_tools import LiveApp
+
+    open_ws.project("q3-churn").approve_plan()
+    fake_openai.script(
+        Turn(tool_calls=[ToolCall("read_report", {}), ToolCall("read_plan", {})]),
+        Turn(text="The Report is empty so far."),
+    )
+    s = live_session(session_factory, fake_openai)
+    run(s, "What does the Report say?")
+    fake_openai.assert_done()
+    system = system_of(fake_openai.chat_requests[0])
+    assert "[^s:STEP_ID]" not in system and "report_review" not in system
+    assert "the Report (read it first) comes with the format" in system
+    results = results_by_tool(fake_openai.chat_requests[-1])
+    (report,) = results["read_report"]
+    assert "`churn was 4.3% [^s:STEP_ID]`" in report["rules"]
+    assert "set the project to report_review" in report["rules"]
+    assert "rules" not in results["read_plan"][0]
+
+    s.app = LiveApp(AppState("q3-churn", [OpenTab("report", "projects/q3-churn/report.md")], 0))
+    tab = s.prompt_preview(32_000).messages[-1]["content"]
+    assert tab.startswith("# Active tab: report") and "[^s:STEP_ID]" in tab

@@ -32,7 +32,9 @@ STATE = dict(
 )
 # Templates of the agent and the context each receives in production.
 CONTEXTS = {
-    "core.md.j2": dict(preview_rows=200, purpose_max_chars=40, external_databases=True),
+    "core.md.j2": dict(
+        preview_rows=200, purpose_max_chars=40, external_databases=True, project_argument=True
+    ),
     "state_no_project.md.j2": dict(project_count=3),
     "state_planning.md.j2": STATE,
     "state_executing.md.j2": {**STATE, "analysis_active": True, "project_delivered": True},
@@ -90,6 +92,7 @@ CONTEXTS = {
     "notes/result_check.md.j2": dict(code="JOIN_FAN_OUT"),
     "notes/reflection_failed.md.j2": dict(problems=["the denominator counts test accounts"]),
     "notes/reflection_refused.md.j2": {},
+    "notes/report_rules.md.j2": {},
     "notes/reflection_unresolved.md.j2": dict(attempts=2, problems=["grain: per order"]),
     "notes/token_budget.md.j2": dict(used=201_345, budget=200_000),
     "notes/report_evidence.md.j2": {},
@@ -102,7 +105,9 @@ CONTEXTS = {
         ]
     ),
     "reflection/checklist.md.j2": dict(
-        subject="final_answer", items=["denominator", "grain", "filters", "checks", "traced"]
+        subject="final_answer",
+        items=["denominator", "grain", "filters", "checks", "traced"],
+        unresolved=True,
     ),
     "reflection/input.md.j2": dict(
         subject="update_report",
@@ -258,7 +263,11 @@ def test_prompt_assembly_orders_layers_and_filters_tools(session_factory, open_w
 
     open_ws.project("q3-churn").approve_plan()
     executing = {t["function"]["name"] for t in session.prompt_preview(32_000).tools}
-    assert {"update_report", "source_run_sql_tab", "activate_analysis"} <= executing
+    assert {"update_report", "source_run_sql_tab"} <= executing
+    # offered in executing, sent only in the turn of a yes to consent (test_sent_tools.py)
+    ctx = session.tool_context()
+    assert "activate_analysis" in {t.name for t in session.registry.offered("executing", ctx)}
+    assert "activate_analysis" not in executing
 
     open_ws.focus_project(None)
     prompt = session.prompt_preview(32_000)

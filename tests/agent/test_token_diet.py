@@ -41,10 +41,21 @@ def test_planning_tool_schemas_fit_the_token_budget(session_factory):
         "show_tables",
         "read_schema",
     } <= names
-    assert len(names) == 20  # the 19 of the issue's count, and profile_columns
-    sent, spaced = count_tokens(wire_json(prompt.tools)), count_tokens(issue_json(prompt.tools))
-    assert sent <= PLANNING_TOOLS_MAX_TOKENS, f"{len(names)} tools: {sent} tokens as sent"
-    assert spaced <= PLANNING_TOOLS_MAX_TOKENS, f"{len(names)} tools: {spaced} tokens spaced"
+    # the 19 of the issue's count and profile_columns, less focus_project and
+    # sync_tab_content, sent only when they can act (one project, no tab: test_sent_tools.py)
+    assert len(names) == 18 and not names & {"focus_project", "sync_tab_content"}
+    # the budget holds for every tool the state offers, each with every argument (as with
+    # several projects and open tabs), not only for what this workspace is sent
+    session = session_factory()
+    ctx = session.tool_context()
+    offered = [
+        t.schema(external_databases=False) for t in session.registry.offered("planning", ctx)
+    ]
+    assert len(offered) == 20
+    for tools in (prompt.tools, offered):
+        sent, spaced = count_tokens(wire_json(tools)), count_tokens(issue_json(tools))
+        assert sent <= PLANNING_TOOLS_MAX_TOKENS, f"{len(tools)} tools: {sent} tokens as sent"
+        assert spaced <= PLANNING_TOOLS_MAX_TOKENS, f"{len(tools)} tools: {spaced} tokens spaced"
 
 
 def _shape(schema):

@@ -31,10 +31,22 @@ def _changed(ctx: ToolContext, project: Project, kind: str) -> None:
     ctx.emit(DocumentChanged(ctx.relpath(project.document_path(kind)), project.dirname))
 
 
+def report_rules(ctx: ToolContext, kind: str) -> str | None:
+    """The Report's rules (citations, review), sent with the Report while executing rather
+    than in every request's state layer."""
+    if kind != "report" or ctx.state != EXECUTING:
+        return None
+    from lantide.templates import render_prompt
+
+    return render_prompt("notes/report_rules.md.j2").strip()
+
+
 def _read(kind: str) -> Handler:
     def handler(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         project = ctx.project(args.get("project"))
-        return ctx.services.documents.agent_view(project, kind)
+        view = ctx.services.documents.agent_view(project, kind)
+        rules = report_rules(ctx, kind)
+        return {**view, "rules": rules} if rules else view
 
     return handler
 

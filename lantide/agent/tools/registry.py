@@ -67,6 +67,10 @@ class Tool:
     states: frozenset[str] = ALL_STATES
     # extra condition beyond the state (e.g. the knowledge layer is in catalog mode)
     available: Callable[[ToolContext], bool] | None = None
+    # when its schema is sent (every request pays for it): a tool that can do nothing useful
+    # now (focus_project with only the focused project, activate_analysis without a yes to
+    # consent) is left out of the request, still accepted when called (its result explains)
+    sent_when: Callable[[ToolContext], bool] | None = None
     # optional arguments a result names when they matter (a cut cell names max_cell_chars,
     # a long table list names name and limit): left out of the schema sent every request,
     # still accepted and checked against the full schema
@@ -79,18 +83,24 @@ class Tool:
     def description(self) -> str:
         return tool_description(self.name)
 
-    def schema(self, external_databases: bool = True) -> dict[str, Any]:
+    def schema(
+        self, external_databases: bool = True, project_argument: bool = True
+    ) -> dict[str, Any]:
         """What the model is sent: the description (left out when its prompt file is only
         a comment saying where the core prompt covers the tool) and the parameters
         without the keywords only the validator needs (:func:`lean_parameters`); calls
         are still checked against the full :attr:`parameters`. Without
         ``external_databases`` (the workspace has no connection) the arguments that only
-        answer a remote warning are left out too."""
+        answer a remote warning are left out too; without ``project_argument`` (the
+        focused project is the only one, :func:`projects_to_name`) an optional
+        ``project``, which could only name the project a missing one means."""
         function: dict[str, Any] = {"name": self.name}
         if self.description:  # none when its name and the core prompt say it all
             function["description"] = self.description
         lean = lean_parameters(self.parameters)
         left_out = self.on_demand | (frozenset() if external_databases else REMOTE_ONLY_ARGUMENTS)
+        if not project_argument and "project" not in lean.get("required", ()):
+            left_out |= {"project"}
         if left_out and lean.get("properties"):
             lean = {
                 **lean,
@@ -156,6 +166,12 @@ REMOTE_ONLY_ARGUMENTS = frozenset({"large_remote_warning_id", "large_remote_warn
 
 # that a missing project means the focused one is said once, in core.md.j2's tool rules
 PROJECT_ARG = {"project": {"type": "string"}}
+
+
+def projects_to_name(ctx: ToolContext) -> bool:
+    """Whether a project argument can name anything a missing one does not: no project
+    is focused, or the workspace has another one."""
+    return ctx.focused_project() is None or len(ctx.workspace.project_dirnames()) > 1
 
 
 def tool_error(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
@@ -235,11 +251,16 @@ class ToolRegistry:
         return tuple(sorted(tool.touches)) if tool is not None else ()
 
     def offered(self, state: str, ctx: ToolContext) -> list[Tool]:
+        """The tools a call may use now."""
         return [
             t
             for t in self._tools.values()
             if state in t.states and (t.available is None or t.available(ctx))
         ]
+
+    def sent(self, state: str, ctx: ToolContext) -> list[Tool]:
+        """The offered tools whose schemas a request carries (:attr:`Tool.sent_when`)."""
+        return [t for t in self.offered(state, ctx) if t.sent_when is None or t.sent_when(ctx)]
 
     def call(self, name: str, raw_arguments: str | dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         started = time.perf_counter()

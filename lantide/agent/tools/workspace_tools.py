@@ -35,6 +35,7 @@ from lantide.agent.tools.registry import (
     PURPOSE_MAX_CHARS,
     Tool,
     params,
+    projects_to_name,
     state_of,
     tool_error,
 )
@@ -251,6 +252,27 @@ def sync_tab_content(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"path": rel, **result}
 
 
+def consent_to_use(ctx: ToolContext) -> bool:
+    """activate_analysis can do something now: this turn's message is the analyst's yes to a
+    consent question and analysis is not on yet. Only a guide to what is sent: a call is
+    judged by consent_grant, whatever is sent."""
+    if ctx.analysis_active():
+        return False
+    last = ctx.conversation.last_answer()
+    return bool(
+        last
+        and last.get("question_kind") == CONSENT_KIND
+        and last.get("consent") == "yes"
+        and last.get("turn") == ctx.turn
+        and ctx.conversation.pending_question() is None
+    )
+
+
+def tabs_open(ctx: ToolContext) -> bool:
+    """An editor tab is open: only then is there a tab to reload from disk."""
+    return bool(ctx.app.app_state().open_tabs)
+
+
 _PROJECT = frozenset({TOUCHES_PROJECT})
 
 TOOLS = [
@@ -260,6 +282,7 @@ TOOLS = [
         params({"project": {"type": "string"}}, ("project",)),
         focus_project,
         touches=_PROJECT,
+        sent_when=projects_to_name,
     ),
     Tool(
         "create_project",
@@ -305,6 +328,7 @@ TOOLS = [
         params({"reason": {"type": "string", "minLength": 3}}, ("reason",)),
         activate_analysis,
         frozenset({EXECUTING}),
+        sent_when=consent_to_use,
     ),
     Tool(
         "patch_step",
@@ -337,5 +361,6 @@ TOOLS = [
         sync_tab_content,
         ALL_STATES,
         touches=frozenset({TOUCHES_DOCUMENTS}),
+        sent_when=tabs_open,
     ),
 ]
