@@ -421,10 +421,7 @@ def test_find_and_replace_in_the_sql_editor(qtbot, app_services):
         "SELECT region, revenue\nFROM small\nWHERE revenue > 50 AND region <> 'x'\n",
     )
     tab = make_tab(qtbot, app_services, "findme")
-    tab.activateWindow()
-    qtbot.waitUntil(tab.isActiveWindow, timeout=5000)
-    tab.editor.setFocus()
-    qtbot.keyClick(tab.editor, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    tab.show_replace()  # the window's Replace (Ctrl+H: test_shortcut_audit.py)
     assert tab.find_bar.isVisible() and tab.find_bar.replace_row.isVisible()
     tab.find_bar.find_edit.setText("revenue")
     assert len(tab.find_bar.matches()) == 2

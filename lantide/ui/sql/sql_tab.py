@@ -161,9 +161,10 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
+        # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
+        # show_find / show_replace: a second binding here made Qt call both keys
+        # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
         for key, slot in (
-            ("find", lambda: self.find_bar.open_find(replace=False)),
-            ("replace", lambda: self.find_bar.open_find(replace=True)),
             ("find_next", lambda: self.find_bar.find_next(False)),
             ("find_previous", lambda: self.find_bar.find_next(True)),
         ):
