@@ -32,8 +32,10 @@ from lantide.workspace.lifecycle import (
     PROJECT_STATUSES,
     apply_approval,
     apply_move,
+    apply_withdrawal,
     approval_state,
     check_move,
+    check_withdrawal,
     plan_fingerprint,
     read_status,
 )
@@ -253,6 +255,17 @@ class Project:
                 code="PLAN_CHANGED",
             )
         self.update(lambda data: apply_approval(data, plan, by))
+        return self.approval()
+
+    def withdraw_approval(self, by: str = ANALYST) -> dict[str, Any]:
+        """The analyst withdraws the Plan approval (:func:`lifecycle.check_withdrawal`):
+        recorded in the history; an executing project is back in plan_review."""
+
+        def change(data: dict[str, Any]) -> None:
+            check_withdrawal(data, by)
+            apply_withdrawal(data, by)
+
+        self.update(change)
         return self.approval()
 
     def archive_file(self, relname: str) -> None:
