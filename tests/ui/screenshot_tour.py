@@ -30,6 +30,12 @@ STATES = (
     "knowledge",
     "palette",
     "agent-edit",
+    "approve-question",
+    "plan-approved",
+    "long-status",
+)
+LONG_MESSAGE = (
+    "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
 )
 CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
 
@@ -135,6 +141,24 @@ class Tour:
             self.dialog.close()
             self.dialog = None
             self._agent_edits_the_plan()
+        elif state == "approve-question":  # open annotations: Approve Plan asks first
+            from lantide.ui.documents.plan_approval import approval_question
+            from lantide.workspace.lifecycle import approval_concerns
+
+            plan = w.open_tab("plan", "q3-churn")
+            self.dialog = approval_question(
+                plan, "q3-churn", approval_concerns(plan.open_count(), False), False
+            )
+            self.dialog.show()
+        elif state == "plan-approved":  # Withdraw approval beside the approval
+            self.dialog.close()
+            self.dialog = None
+            plan = w.open_tab("plan", "q3-churn")
+            self.workspace.project("q3-churn").approve_plan()
+            plan.evidence.refresh()
+            _wait(self.app, plan.evidence.withdraw_button.isVisible, what="Withdraw approval")
+        elif state == "long-status":  # elided in the status bar; the window keeps its size
+            self.services.post_message(LONG_MESSAGE)
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
