@@ -64,7 +64,7 @@ class ReportCharts:
         return self._query
 
     def __call__(self, src: str, title: str) -> str | None:
-        parts = PurePosixPath(src.strip()).parts
+        parts = PurePosixPath(layout.link_target_path(src)).parts
         if not src.strip().lower().endswith(layout.CHART_SUFFIX):
             return None
         if len(parts) != 2 or parts[0] != "charts":
@@ -73,7 +73,7 @@ class ReportCharts:
                 hint="Refer to a chart as ![title](charts/NAME.vl.json).",
                 code="CHART_BAD_REFERENCE",
             )
-        name = validate_chart_name(parts[1])
+        name = validate_chart_name(parts[1], existing=True)
         path = chart_file(self.project, name)
         shown = layout.project_relpath(self.project.dirname, f"charts/{path.name}")
         svg, loaded = render_chart(path, self.query(), source=shown)
