@@ -245,6 +245,7 @@ class SqlTabWidget(QWidget):
             )
             if answer != QMessageBox.StandardButton.Save:
                 return False
+        new = not self.path.exists()
         try:
             self.file.write(text)
         except OSError as exc:
@@ -255,6 +256,8 @@ class SqlTabWidget(QWidget):
             return False
         self.editor.document().setModified(False)
         self._lineage_timer.start()
+        if new:  # the watcher skips our own writes: the explorer lists the file now
+            self.services.notify_paths_changed([self.path], "created")
         return True
 
     def shutdown(self) -> None:
