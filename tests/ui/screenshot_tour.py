@@ -33,6 +33,7 @@ STATES = (
     "approve-question",
     "plan-approved",
     "long-status",
+    "chat-question",
 )
 LONG_MESSAGE = (
     "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
@@ -159,6 +160,19 @@ class Tour:
             _wait(self.app, plan.evidence.withdraw_button.isVisible, what="Withdraw approval")
         elif state == "long-status":  # elided in the status bar; the window keeps its size
             self.services.post_message(LONG_MESSAGE)
+        elif state == "chat-question":  # long choices and a reflection wrap in the chat
+            transcript = w.chat.transcript
+            transcript.add_question(
+                "Which denominator do you want for the churn rate?",
+                ["All customers active in Q2 2025 (including trials)", "Only paying customers"],
+            )
+            transcript.add_reflection(
+                {"verdict": "problems", "problems": [{"code": "JOIN_FANOUT", "message": "3x"}]}
+            )
+            w.act_focus_chat.trigger()
+            _settle(self.app, 0.3)
+            bar = transcript.verticalScrollBar()
+            bar.setValue(bar.maximum())
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
