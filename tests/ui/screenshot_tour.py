@@ -34,6 +34,7 @@ STATES = (
     "plan-approved",
     "long-status",
     "chat-question",
+    "quick-chart",
 )
 LONG_MESSAGE = (
     "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
@@ -173,6 +174,22 @@ class Tour:
             _settle(self.app, 0.3)
             bar = transcript.verticalScrollBar()
             bar.setValue(bar.maximum())
+        elif state == "quick-chart":  # 11 regions on 33 rows: grouped bars, slanted labels
+            tab = w.open_tab("sql", "q3-churn", "q3_churn_by_region")
+            chart = tab.result.chart
+            columns = [
+                {"name": "region", "type": "VARCHAR"},
+                {"name": "quarter", "type": "VARCHAR"},
+                {"name": "revenue", "type": "DOUBLE"},
+            ]
+            rows = [
+                (f"DE-{code}", q, 1000.0 * (i + 1) + 250 * n)
+                for i, code in enumerate(("BE", "BY", "HH", "HE", "NI", "NW", "RP", "SL", "SN"))
+                for n, q in enumerate(("2025-Q1", "2025-Q2", "2025-Q3"))
+            ]
+            chart.set_result(columns, rows, len(rows), table="q3_churn_by_region")
+            tab.bottom.setCurrentWidget(tab.result)
+            tab.result.views.setCurrentWidget(chart)
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
