@@ -24,14 +24,8 @@ class WrapButton(QPushButton):
         self.setAccessibleName(text)
         self.setToolTip(text)
 
-    def text(self) -> str:  # the label's: the button itself has none
-        return self.label.text()
-
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
-        self.label.setText(text)
-        self.setAccessibleName(text)
-        self.setToolTip(text)
-        self.updateGeometry()
+    # The text is the label's (``self.label.text()``); the button's own ``text()`` stays
+    # empty, so nothing measures it as one unbreakable line.
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return self.box.sizeHint()

@@ -244,5 +244,5 @@ def test_the_chat_wraps_in_the_window_at_1024x700(qtbot, shell_services):
     )
     assert _clipped(transcript) == []
     question = transcript.widget().findChild(QWidget, "QuestionCard")
-    assert question.buttons[0].text().startswith("All customers active in Q2 2025")
+    assert question.buttons[0].label.text().startswith("All customers active in Q2 2025")
     assert question.buttons[0].height() > question.buttons[1].height()  # wrapped, not cut

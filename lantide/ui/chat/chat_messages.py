@@ -187,9 +187,9 @@ class QuestionWidget(ThemedFrame):
     def set_answered(self, answer: str) -> None:
         """The question was answered (here or by a typed message): freeze it."""
         self.answer = answer
-        for button in self.buttons:
+        for button, choice in zip(self.buttons, self.choices, strict=True):
             button.setEnabled(False)
-            if button.text() == answer:
+            if choice == answer:
                 button.setStyleSheet("font-weight: 600;")
         self.other.setEnabled(False)
         self.send_button.setEnabled(False)
