@@ -226,21 +226,40 @@ def test_refusal_shows_the_guards_advice(qtbot, app_services):
     assert tab.result.model is None  # no stale result under a refusal
 
 
-def test_purpose_is_asked_while_executing(qtbot, app_services):
+def test_the_analysts_tab_runs_without_a_purpose_while_executing(qtbot, app_services):
+    """Purpose is the agent's duty: the analyst's run goes through as an exploratory step
+    and says how to make it formal; the 40-character limit is shown while typing, and a
+    longer purpose is refused with the advice."""
     app_services.workspace.project("p").approve_plan()
     write_tab(app_services.workspace.root, "p", "step1", "SELECT region FROM small\n")
     tab = make_tab(qtbot, app_services, "step1")
+    result = run_and_wait(qtbot, tab, ok=True)
+    assert result["row_count"] == 4 and not result["step"].get("purpose")
+    assert "NO_PURPOSE" in result["warning_codes"]
+    assert "exploratory step" in tab.banner.text() and "at most 40" in tab.banner.text()
+    # the limit, told before a run: the count shows near it and turns to a warning past it
+    assert tab.purpose_count.isHidden()
+    tab.purpose_edit.setText("x" * 35)
+    assert not tab.purpose_count.isHidden() and tab.purpose_count.text() == "35/40"
+    tab.purpose_edit.setText("regions present in the sample, per quarter")  # 42
+    assert tab.purpose_count.text() == "42/40"
+    assert "2 characters too long" in tab.purpose_count.toolTip()
     error = run_and_wait(qtbot, tab, ok=False)
-    assert error.code == "PURPOSE_REQUIRED"
-    assert (
-        tab.purpose_edit.hasFocus()
-        or QApplication.focusWidget() is tab.purpose_edit
-        or not tab.isActiveWindow()
-    )
+    assert error.code == "PURPOSE_TOO_LONG"
     tab.purpose_edit.setText("regions present in the sample")
     result = run_and_wait(qtbot, tab, ok=True)
     assert result["step"]["purpose"] == "regions present in the sample"
-    assert result["row_count"] == 4
+    assert "NO_PURPOSE" not in (result.get("warning_codes") or [])
+
+
+def test_the_agents_run_still_needs_a_purpose_while_executing(app_services):
+    from lantide.query.errors import QueryRefused
+
+    app_services.workspace.project("p").approve_plan()
+    write_tab(app_services.workspace.root, "p", "step2", "SELECT region FROM small\n")
+    with pytest.raises(QueryRefused) as err:
+        app_services.query.run_sql_tab("p", "step2")  # the tools' call: required
+    assert err.value.code == "PURPOSE_REQUIRED" and "at most 40" in err.value.hint
 
 
 def test_run_selection_runs_only_the_selected_sql(qtbot, app_services):
