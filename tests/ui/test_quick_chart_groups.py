@@ -59,3 +59,19 @@ def test_labels_that_do_not_fit_are_slanted_and_thinned():
     slanted, every = label_layout(widest=60, slot=12, line_height=15)  # 33 bars in 400 px
     assert slanted and every == 3 and every * 12 >= 15 * 2.2
     assert label_layout(widest=80, slot=30, line_height=15)[1] * 30 >= 33
+
+
+def test_a_chart_without_room_says_so(qtbot):
+    canvas = ChartCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(400, 70)  # as at 1024x700 with the editor open: no room for a plot
+    canvas.set_data(chart_data(BAR, COLUMNS, ROWS, 0, 2))
+    canvas.show()
+    image = canvas.grab().toImage()
+    background = image.pixelColor(2, 2)
+    drawn = sum(
+        image.pixelColor(x, y) != background
+        for x in range(0, image.width(), 2)
+        for y in range(0, image.height(), 2)
+    )
+    assert drawn > 20  # the sentence, not an empty box

@@ -158,7 +158,14 @@ class ChartCanvas(QWidget):
             self.width() - label_w - 14 - line_h - right_pad,
             self.height() - top - 16 - 2.4 * line_h,
         )
-        if plot.width() < 40 or plot.height() < 40:
+        if plot.width() < 40 or plot.height() < 40:  # say so rather than show nothing
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(
+                self.rect(),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                "Too little room to draw the chart: drag the divider above the result "
+                "up, or make the window larger.",
+            )
             return
         text_color = palette.color(QPalette.ColorRole.Text)
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
