@@ -152,12 +152,16 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
     tab_a.run()
     tab_b.run()
     qtbot.waitUntil(lambda: len(app_services.running_queries()) == 3, timeout=5000)
+    # no "No result yet" while it runs: it says it is running, and for how long
+    qtbot.waitUntil(lambda: "is running ·" in tab_a.result.summary.text(), timeout=5000)
+    assert tab_a.result.summary.text().startswith("The query is running · ")
     assert tab_a.stop_action.isEnabled() and not tab_a.run_action.isEnabled()
     qtbot.wait(300)  # both statements are inside DuckDB now
     with qtbot.waitSignal(tab_a.sig_run_finished, timeout=15_000) as blocker:
         tab_a.cancel()
     assert getattr(blocker.args[0], "code", None) == "QUERY_CANCELLED"
     assert "cancelled" in tab_a.banner.text()
+    assert tab_a.result.summary.text() == "No result: the run was cancelled (see above)."
     # the cancel and its re-interrupts are over: had one reached another caller's cursor,
     # the held statement would fail once it goes on
     wait_until_no_thread("lantide-cancel")

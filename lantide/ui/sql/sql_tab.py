@@ -466,10 +466,13 @@ class SqlTabWidget(QWidget):
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._run_started
         self.status_label.setText(f"running {elapsed:.1f} s")
+        what = "Source Run" if self._run_kind == sql_runs.SOURCE_RUN else "The query"
+        self.result.show_running(what, elapsed)
 
     def _done(self) -> None:
         self._worker = None
         self._set_running(False)
+        self.result.end_running()
 
     def _finished(self, outcome) -> None:
         self._done()  # before anything reacts to the outcome: the tab can run again
@@ -590,6 +593,9 @@ class SqlTabWidget(QWidget):
             self.purpose_edit.setFocus()
             self.purpose_edit.selectAll()
         self.banner.show_error(exc, actions=actions)
+        if self.result.model is None:
+            ended = "cancelled" if code == "QUERY_CANCELLED" else "refused or failed"
+            self.result.summary.setText(f"No result: the run was {ended} (see above).")
         self.bottom.setCurrentWidget(self.result)
         self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
         if self._run_kind == sql_runs.SOURCE_RUN:
