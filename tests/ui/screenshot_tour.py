@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from lantide.workspace import layout
+
 SIZES = ((1024, 700), (1440, 900))
 THEMES = ("light", "dark")
 STATES = (
@@ -35,6 +37,7 @@ STATES = (
     "long-status",
     "chat-question",
     "quick-chart",
+    "html-report",
 )
 LONG_MESSAGE = (
     "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
@@ -190,6 +193,8 @@ class Tour:
             chart.set_result(columns, rows, len(rows), table="q3_churn_by_region")
             tab.bottom.setCurrentWidget(tab.result)
             tab.result.views.setCurrentWidget(chart)
+        elif state == "html-report":  # the HTML Report tab draws its chart
+            self._html_report_with_a_chart()
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
@@ -233,6 +238,32 @@ class Tour:
         w.chat.ask("Add a segments section to the plan.")
         _wait(self.app, lambda: running and running[-1] is False, 60, "the agent's edit")
         _wait(self.app, plan.agent_edits.bar.isVisible, 30, "the agent's diff")
+
+    def _html_report_with_a_chart(self) -> None:
+        from lantide import charts
+        from lantide.agent.report_html import publish_html
+
+        w = self.window
+        project = self.workspace.project("q3-churn")
+        spec = {
+            "title": "Customers by region",
+            "data": {"table": "customers"},
+            "mark": "bar",
+            "encoding": {
+                "x": {"field": "region", "type": "nominal"},
+                "y": {"aggregate": "count", "type": "quantitative"},
+            },
+        }
+        charts.write_chart(project, "customers by region", spec)
+        report = project.report_path
+        report.write_text(
+            "# Report: Q3 churn\n\n## Customers\n\nWhere the customers are.\n\n"
+            f"![Customers by region]({layout.chart_link('customers by region')})\n",
+            encoding="utf-8",
+        )
+        publish_html(self.workspace, project, overwrite=True, query=lambda: self.services.query)
+        tab = w.open_tab("report", "q3-churn", "report.html")
+        _wait(self.app, lambda: len(tab.preview.images) == 1, 60, "the HTML Report's chart")
 
     # -- shots ---------------------------------------------------------------------------
     def shoot(self, state: str) -> None:
