@@ -17,6 +17,15 @@ from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
 MAX_TITLE_CHARS = 80
+# What each background task is, in the analyst's words (its failure notice names it).
+TASK_WORDS = {
+    "conversation-title": "Naming this conversation",
+    "knowledge-proposals": "Proposing knowledge from this turn",
+}
+
+
+def task_words(name: str) -> str:
+    return TASK_WORDS.get(name, name.replace("-", " ").capitalize())
 
 
 class BackgroundRunner:
@@ -32,11 +41,11 @@ class BackgroundRunner:
                 produced = work()
             except LantideError as exc:
                 produced = ErrorOccurred(
-                    f"BACKGROUND_{exc.code}", f"{name}: {exc.message}", exc.hint
+                    f"BACKGROUND_{exc.code}", f"{task_words(name)} failed: {exc.message}", exc.hint
                 )
             except Exception as exc:  # a background failure must not reach the analyst's turn
                 produced = ErrorOccurred(
-                    "BACKGROUND_FAILED", f"{name}: {type(exc).__name__}: {exc}"
+                    "BACKGROUND_FAILED", f"{task_words(name)} failed: {type(exc).__name__}: {exc}"
                 )
             for event in produced if isinstance(produced, list) else [produced]:
                 if event is None:

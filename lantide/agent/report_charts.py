@@ -73,7 +73,7 @@ def chart_check_notes(project: Project, markdown: str, index: Any) -> dict[str, 
 
     out: dict[str, str] = {}
     for link in chart_links(markdown):
-        parts = PurePosixPath(link.src.strip()).parts
+        parts = PurePosixPath(layout.link_target_path(link.src)).parts
         if len(parts) != 2 or parts[0] != "charts" or link.src in out:
             continue
         try:
@@ -139,14 +139,14 @@ class ReportCharts:
 
     def _draw(self, src: str) -> tuple[str, str]:
         """The chart's SVG and its notes; :class:`ChartError` naming the file otherwise."""
-        parts = PurePosixPath(src.strip()).parts
+        parts = PurePosixPath(layout.link_target_path(src)).parts
         if len(parts) != 2 or parts[0] != "charts":
             raise ChartError(
                 f"{self.project.report}: chart {src!r} is not a chart of the project",
                 hint="Refer to a chart as ![title](charts/NAME.vl.json).",
                 code="CHART_BAD_REFERENCE",
             )
-        name = validate_chart_name(parts[1])
+        name = validate_chart_name(parts[1], existing=True)
         path = chart_file(self.project, name)
         shown = layout.project_relpath(self.project.dirname, f"charts/{path.name}")
         svg, loaded = render_chart(path, self.query(), source=shown)

@@ -236,7 +236,11 @@ class AgentSession:
             assistant_reply=answer,
         )
         if result.error:
-            return ErrorOccurred("KNOWLEDGE_PROPOSAL", result.error)
+            from lantide.agent.background import task_words
+
+            return ErrorOccurred(
+                "KNOWLEDGE_PROPOSAL", f"{task_words('knowledge-proposals')} failed: {result.error}"
+            )
         if result.added:
             from lantide.agent.events import KnowledgeProposed
 

@@ -20,6 +20,7 @@ from lantide.charts.render import render_svg
 from lantide.charts.spec import AGENT, ANALYST, ChartSpec, check_spec, parse_chart, stamped
 from lantide.charts.spec import written_by as spec_written_by
 from lantide.workspace import layout
+from lantide.workspace.names import name_hint, name_problem
 from lantide.workspace.portable_names import portable_name_problem
 
 if TYPE_CHECKING:
@@ -27,29 +28,37 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Project
 
 MAX_CHART_NAME = 80
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-. ]*$")
+_SEPARATOR = re.compile(r"[\x00-\x1f/\\]")
 
 
-def validate_chart_name(name: str) -> str:
-    """``name`` without ``.vl.json`` and outer spaces, or :class:`ChartError`."""
+def validate_chart_name(name: str, *, existing: bool = False) -> str:
+    """``name`` without ``.vl.json`` and outer spaces, or :class:`ChartError`.
+
+    A new chart's name follows the names' rule (:mod:`lantide.workspace.names`); with
+    ``existing`` (a chart file looked up, e.g. from a Report's link) any portable file
+    name of the charts folder will do, so a file named by hand still draws."""
     clean = (name or "").strip()
     if clean.lower().endswith(layout.CHART_SUFFIX):
         clean = clean[: -len(layout.CHART_SUFFIX)].strip()
-    problem = portable_name_problem(clean) if clean else "it is empty"
-    if problem is None and (not _NAME.match(clean) or len(clean) > MAX_CHART_NAME):
-        problem = "use letters, digits, '_', '-', '.' or spaces, starting with a letter or digit"
+    if existing:
+        problem = (portable_name_problem(clean) if clean else "it is empty") or (
+            "it names another folder" if _SEPARATOR.search(clean) or clean.startswith(".") else None
+        )
+    else:
+        problem = name_problem(clean)
     if problem:
         raise ChartError(
             f"{name!r} cannot be a chart's name: {problem}",
-            hint=f"A chart name like 'revenue_by_month' (at most {MAX_CHART_NAME} characters).",
+            hint=name_hint(clean),
             code="CHART_BAD_NAME",
         )
     return clean
 
 
 def chart_file(project: Project, name: str) -> Path:
-    """``projects/P/charts/NAME.vl.json`` of ``project``."""
-    return layout.chart_path(project.dir, validate_chart_name(name))
+    """``projects/P/charts/NAME.vl.json`` of ``project``: an existing chart's file (a new
+    chart's name is checked by :func:`write_chart`)."""
+    return layout.chart_path(project.dir, validate_chart_name(name, existing=True))
 
 
 def list_charts(project: Project) -> list[str]:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json
+
+if TYPE_CHECKING:
+    from lantide.workspace.model import Project
 
 
 def register(subparsers: Subparsers) -> None:
@@ -89,7 +93,22 @@ PROJECT_ACTIONS = (
     "status",
     "focus",
     "approve-plan",
+    "withdraw-approval",
 )
+
+
+def _note_open_annotations(project: Project) -> None:
+    """The app asks before approving with annotations open; the command says so after."""
+    from lantide.docs.document import open_document
+    from lantide.errors import LantideError
+    from lantide.workspace.lifecycle import approval_concerns
+
+    try:
+        count = open_document(project, "plan").open_count
+    except LantideError:  # a sidecar that does not read: approving did not need it
+        return
+    for concern in approval_concerns(count, unsaved_edits=False):
+        sys.stderr.write(f"lantide: note: approved while {concern}\n")
 
 
 def run_project(args: argparse.Namespace) -> int:
@@ -115,6 +134,7 @@ def run_project(args: argparse.Namespace) -> int:
             "status": 2,
             "focus": 1,
             "approve-plan": 1,
+            "withdraw-approval": 1,
         }[args.action]
         if len(names) != need:
             raise UsageError(f"'project {args.action}' takes {need} name(s), got {len(names)}")
@@ -129,7 +149,11 @@ def run_project(args: argparse.Namespace) -> int:
         elif args.action == "focus":
             ws.focus_project(names[0])
         elif args.action == "approve-plan":  # the analyst's approval: only from here and the app
-            ws.project(names[0]).approve_plan()
+            project = ws.project(names[0])
+            project.approve_plan()
+            _note_open_annotations(project)
+        elif args.action == "withdraw-approval":  # the analyst's too; kept in the history
+            ws.project(names[0]).withdraw_approval()
         problems: list[tuple[str, LantideError]] = []
         projects = ws.list_projects(include_archived=True, problems=problems)
         focused = ws.focused_project_name

@@ -83,7 +83,9 @@ def run_chart(args: argparse.Namespace) -> int:
     ws = open_workspace(args.workspace)
     try:
         project = ws.project(args.project)
-        names = [charts.validate_chart_name(n) for n in args.names] or charts.list_charts(project)
+        names = [
+            charts.validate_chart_name(n, existing=True) for n in args.names
+        ] or charts.list_charts(project)
         query = QueryService(ws)
         try:
             svg_dir = Path(args.svg) if args.svg else None

@@ -186,6 +186,13 @@ class Document:
         marks = {m.id: m for m in self._scan.marks}
         return [Annotation(copy.deepcopy(e), _span(marks.get(e["id"]))) for e in self._entries]
 
+    def annotations_in_text_order(self) -> list[Annotation]:
+        """:attr:`annotations` as a reader meets them: by where their mark starts in the
+        text; those without a mark (detached) after them, in the sidecar's order."""
+        ordered = list(enumerate(self.annotations))
+        ordered.sort(key=lambda p: (p[1].span is None, p[1].span[0] if p[1].span else 0, p[0]))
+        return [a for _i, a in ordered]
+
     def annotation(self, annotation_id: str) -> Annotation:
         entry = ops.find_entry(self._entries, annotation_id, self._deleted)
         mark = self._scan.mark(annotation_id)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -263,18 +264,29 @@ class _ElementSpans(HTMLParser):
 CHART_NOTE = "<p><i>[chart: shown in the browser, Open in browser]</i></p>"
 
 
-def without_scripts(text: str) -> str:
-    """The page without its ``<script>`` and ``<style>`` elements, for Qt's rich-text
-    preview (it runs no script, and the app's own style sheet themes it); an inline
-    ``<svg>`` (a chart, which Qt's rich text cannot draw) becomes a short note."""
+def _preview_spans(text: str) -> list[tuple[int, int]]:
     scanner = _ElementSpans(text, frozenset({"script", "style", "svg"}))
     scanner.feed(text)
     scanner.close()
-    out, last = [], 0
-    for start, end in scanner.spans:
+    return list(scanner.spans)
+
+
+def chart_svgs(text: str) -> list[str]:
+    """The page's inline ``<svg>`` elements (its charts' drawings), in page order."""
+    return [text[s:e] for s, e in _preview_spans(text) if text.startswith("<svg", s)]
+
+
+def without_scripts(text: str, chart: Callable[[int], str] | None = None) -> str:
+    """The page without its ``<script>`` and ``<style>`` elements, for Qt's rich-text
+    preview (it runs no script, and the app's own style sheet themes it); an inline
+    ``<svg>`` (a chart, which Qt's rich text cannot draw) becomes ``chart(n)`` (its image,
+    the n-th of :func:`chart_svgs`) or else a short note."""
+    out, last, n = [], 0, 0
+    for start, end in _preview_spans(text):
         out.append(text[last:start])
         if text.startswith("<svg", start):
-            out.append(CHART_NOTE)
+            out.append(chart(n) if chart is not None else CHART_NOTE)
+            n += 1
         last = end
     out.append(text[last:])
     return "".join(out)

@@ -11,6 +11,9 @@ calls these functions in this order and nothing else decides):
    (``CROSS_SOURCE_QUERY``) with advice to stage each side first.
 4. **Purpose**: while the project is ``executing``, ``run_query`` and ``run_sql_tab``
    need a ``purpose`` of at most 40 characters (``PURPOSE_REQUIRED``, ``PURPOSE_TOO_LONG``).
+   The purpose is the agent's duty (its tools, MCP): the analyst's own runs (the app's SQL
+   tab, the command line) pass ``purpose_required=False`` and run without one as an
+   exploratory step; a purpose, when given, still has the 40-character limit.
 5. **Complexity** (:mod:`lantide.query.hints`): three or more CTEs block ad-hoc
    ``run_query`` (``COMPLEXITY_SPLIT_RECOMMENDED``); tabs get it as a warning.
 6. **Large remote result**: a staged statement whose remote row count exceeds
@@ -105,8 +108,11 @@ def decide_materialization(
     return Materialization(False, EXPLORATORY_PREVIEW, None)
 
 
-def check_purpose(project_status: str | None, purpose: str | None) -> str | None:
-    """The purpose to record; refuses a missing or too long one while executing."""
+def check_purpose(
+    project_status: str | None, purpose: str | None, *, required: bool = True
+) -> str | None:
+    """The purpose to record; refuses a too long one, and a missing one while executing
+    when ``required`` (the agent's runs; the analyst's are not asked)."""
     clean = (purpose or "").strip() or None
     if clean and len(clean) > PURPOSE_MAX_CHARS:
         raise QueryRefused(
@@ -115,7 +121,7 @@ def check_purpose(project_status: str | None, purpose: str | None) -> str | None
             hint=f"Say what this step is for in {PURPOSE_MAX_CHARS} characters or fewer, "
             "e.g. 'Q2 active customers per region'.",
         )
-    if project_status == "executing" and not clean:
+    if required and project_status == "executing" and not clean:
         raise QueryRefused(
             "the project is executing: every query needs a purpose",
             code="PURPOSE_REQUIRED",
@@ -123,6 +129,12 @@ def check_purpose(project_status: str | None, purpose: str | None) -> str | None
             "step is for; it is written to the step ledger.",
         )
     return clean
+
+
+def runs_without_purpose(project_status: str | None, purpose: str | None) -> bool:
+    """An analyst's run that :func:`check_purpose` let through without a purpose while
+    executing: its result says so (``NO_PURPOSE``) and its step is exploratory."""
+    return project_status == "executing" and not purpose
 
 
 def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:

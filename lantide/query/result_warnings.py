@@ -17,6 +17,8 @@ PREVIEW_CUT = "PREVIEW_CUT"  # the preview holds the first rows of the result on
 PREVIEW_CELLS_CUT = "PREVIEW_CELLS_CUT"  # long preview cells were cut at the cell cap
 READING_NOTE = "READING_NOTE"  # a data file read was read with a note (skipped lines, ...)
 PROJECT_UNREADABLE = "PROJECT_UNREADABLE"  # the focused project's file could not be read
+# the analyst ran without a purpose while executing: an exploratory step (qem.check_purpose)
+NO_PURPOSE = "NO_PURPOSE"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,14 @@ def cells_cut(cells: int, cell_chars: int) -> ResultWarning:
         f"{cells} preview cell(s) were cut at "
         f"{cell_chars:,} characters; the whole values "
         "stay in DuckDB",
+    )
+
+
+def no_purpose(max_chars: int) -> ResultWarning:
+    return ResultWarning(
+        NO_PURPOSE,
+        "run without a purpose while the project is executing: an exploratory step, not "
+        f"formal evidence; give it a purpose (at most {max_chars} characters) to count",
     )
 
 

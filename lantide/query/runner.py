@@ -150,15 +150,17 @@ class StatementRunner:
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
+        purpose_required: bool = True,
     ) -> dict[str, Any]:
         """``max_cell_chars``: the cap of one preview cell (default
-        :data:`results.CELL_CHARS`; 0 shows whole values)."""
+        :data:`results.CELL_CHARS`; 0 shows whole values). ``purpose_required=False``: the
+        analyst's own run (:func:`qem.check_purpose`)."""
         started = time.perf_counter()
         project_obj, unreadable = project_or_unreadable(self.workspace, project)
         status = project_obj.status if project_obj else None
         self.inputs.refresh_if_stale()
         parsed = self.inputs.guard(sql)
-        purpose = qem.check_purpose(status, purpose)
+        purpose = qem.check_purpose(status, purpose, required=purpose_required)
         inputs = [self.inputs.resolve(ref) for ref in parsed.tables]
         self.inputs.check_inputs(inputs)
         connection = single_source(inputs)
@@ -221,6 +223,8 @@ class StatementRunner:
             result_warnings.add(
                 result, ResultWarning(result_warnings.PROJECT_UNREADABLE, unreadable)
             )
+        if qem.runs_without_purpose(status, purpose):  # the analyst's, let through
+            result_warnings.add(result, result_warnings.no_purpose(qem.PURPOSE_MAX_CHARS))
         return result
 
     # -- the parts a SQL tab's run shares -------------------------------------------

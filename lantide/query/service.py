@@ -277,9 +277,11 @@ class QueryService:
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
+        purpose_required: bool = True,
     ) -> dict[str, Any]:
         """``max_cell_chars``: the cap of one preview cell (default
-        :data:`results.CELL_CHARS`; 0 shows whole values)."""
+        :data:`results.CELL_CHARS`; 0 shows whole values). ``purpose_required=False``: the
+        analyst's own run, not asked for a purpose (the agent's runs are)."""
         return self.runner.run_query(
             sql,
             result_label,
@@ -288,6 +290,7 @@ class QueryService:
             large_remote_warning_id=large_remote_warning_id,
             allow_complex=allow_complex,
             max_cell_chars=max_cell_chars,
+            purpose_required=purpose_required,
         )
 
     # -- SQL tabs (lantide.query.tab_service) ---------------------------------------
@@ -299,6 +302,7 @@ class QueryService:
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
+        purpose_required: bool = True,
     ) -> dict[str, Any]:
         return self.tabs.run_sql_tab(
             project,
@@ -306,6 +310,7 @@ class QueryService:
             purpose,
             large_remote_warning_id=large_remote_warning_id,
             max_cell_chars=max_cell_chars,
+            purpose_required=purpose_required,
         )
 
     def source_run_sql_tab(

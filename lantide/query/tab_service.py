@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
-from lantide.query import qem
+from lantide.query import qem, result_warnings
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
@@ -79,12 +79,13 @@ class SqlTabs:
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
+        purpose_required: bool = True,
     ) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, tab)
-        purpose = qem.check_purpose(project_obj.status, purpose)
+        purpose = qem.check_purpose(project_obj.status, purpose, required=purpose_required)
         self.inputs.refresh_if_stale()
-        return self.run_tab(
+        result = self.run_tab(
             project_obj,
             name,
             purpose,
@@ -92,6 +93,9 @@ class SqlTabs:
             large_remote_warning_id=large_remote_warning_id,
             cell_chars=max_cell_chars,
         )
+        if result.get("status") == "ok" and qem.runs_without_purpose(project_obj.status, purpose):
+            result_warnings.add(result, result_warnings.no_purpose(qem.PURPOSE_MAX_CHARS))
+        return result
 
     def tab_lineage(
         self, project: Project, name: str, tabs: list[str] | None = None

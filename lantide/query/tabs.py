@@ -18,49 +18,44 @@ from lantide.query.names import INTERNAL_SCHEMA
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes, link_or_move, own_writes
 from lantide.workspace.model import Project
+from lantide.workspace.names import name_hint, name_problem
 from lantide.workspace.portable_names import portable_name_problem
 
 _BAD_TAB = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
-MAX_TAB_NAME = 100
+MAX_TAB_NAME = 100  # a tab already on disk; a new one: the shared rule's MAX_NAME
 
 
 def validate_tab_name(name: str, *, existing: bool = False) -> str:
     """``name`` cleaned (no ``.sql``, no outer spaces), or :class:`TabError`.
 
-    A new name must also be portable (:mod:`lantide.workspace.portable_names`); with
-    ``existing`` (looking up a tab already on disk) it need not be, so a file made
-    elsewhere as ``con.sql`` can still be listed, run and renamed to a portable name.
+    A new name must follow the names' rule (:mod:`lantide.workspace.names`: letters,
+    digits, '_', '-', single spaces; portable); with ``existing`` (looking up a tab
+    already on disk) it need not, so a file made elsewhere as ``con.sql`` or
+    ``q3 (old).sql`` can still be listed, run and renamed to a name that follows it.
     """
     clean = (name or "").strip()
     if clean.lower().endswith(".sql"):
         clean = clean[:-4].strip()
-    hint = (
-        "Use letters, digits, '_' or '-' (it becomes the cached table's name), "
-        f"at most {MAX_TAB_NAME} characters, no slashes or leading dot."
-    )
+    hint = name_hint(clean)  # the tab's name is its cached table's name too
+    problem = None if existing else name_problem(clean)
     if (
+        problem is None
+        and clean
+        and (
+            clean.casefold().startswith(INTERNAL_SCHEMA) or clean.casefold().startswith("__lantide")
+        )
+    ):
+        problem = "names starting like Lantide's own tables are kept for them"
+    if problem is None and (
         not clean
         or clean.startswith(".")
         or clean.endswith(".")
         or _BAD_TAB.search(clean)
         or len(clean) > MAX_TAB_NAME
-        or clean.casefold().startswith(INTERNAL_SCHEMA)
-        or clean.casefold().startswith("__lantide")
     ):
-        problem = portable_name_problem(clean) if clean else None
-        raise TabError(
-            f"invalid SQL tab name {name!r}" + (f": {problem}" if problem else ""),
-            code="BAD_TAB_NAME",
-            hint=hint,
-        )
-    problem = None if existing else portable_name_problem(clean)
+        problem = (portable_name_problem(clean) if clean else None) or "it cannot be a file name"
     if problem:
-        raise TabError(
-            f"invalid SQL tab name {name!r}: {problem}",
-            code="BAD_TAB_NAME",
-            hint=hint + " Workspaces move between machines, so names Windows "
-            "cannot hold are refused everywhere.",
-        )
+        raise TabError(f"invalid SQL tab name {name!r}: {problem}", code="BAD_TAB_NAME", hint=hint)
     return clean
 
 

@@ -59,6 +59,7 @@ from lantide.ui.services import (
 from lantide.ui.status_bar import StatusBarWidget
 from lantide.ui.tab_area import TabAreaWidget, TabFactory
 from lantide.ui.welcome import WelcomeWidget
+from lantide.ui.window_focus import DialogFocusReturn
 from lantide.workspace.layout import sql_tab_path
 
 if TYPE_CHECKING:
@@ -213,6 +214,8 @@ class MainWindow(QMainWindow):
         build_actions(self)
         build_toolbar(self)
         build_menus(self)
+        # active again after its dialogs close, window manager or not (window-wide keys)
+        self.dialog_focus = DialogFocusReturn(self)
 
         self.tabs.sig_count_changed.connect(self._tab_count_changed)
         self.tabs.sig_current_changed.connect(lambda _w: self._update_title())

@@ -110,6 +110,8 @@ class AppServices(QObject):
     sig_tables_changed = Signal()
     # A connection was added, changed or removed.
     sig_connections_changed = Signal()
+    # This process added files the explorer lists (the agent's tab or chart): re-read them.
+    sig_listing_changed = Signal()
     # The chat's conversation changed (its id, or None before a new one's first message).
     sig_conversation_changed = Signal(object)
     # A conversation got its title (from the secondary model or a rename): (id, title).
@@ -449,6 +451,11 @@ class AppServices(QObject):
         """Call after a connection was added, changed or removed (workspace.json)."""
         self.sig_connections_changed.emit()
         self.sig_tables_changed.emit()
+
+    def notify_listing_changed(self) -> None:
+        """Call after this process wrote files of a project (the watcher skips its own
+        writes): the explorer lists the project's tabs and charts again."""
+        self.sig_listing_changed.emit()
 
     def notify_tables_changed(self) -> None:
         """Call after a run created or replaced cached tables."""

@@ -4,6 +4,9 @@ the tokens used in this conversation, and the model profile in use.
 Everything it shows comes from :class:`~lantide.ui.services.AppServices` signals; the only
 command it sends is cancelling the running query (the worker's cancel, which interrupts
 DuckDB). Clicking the model profile opens the settings.
+
+Nothing here may widen the window: the message and the running query are elided to the
+room they get (the whole text in the tooltip), the model profile to a fixed width.
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStatusBar, QToolButton, QWidget
 
+from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.icons import icon
 from lantide.ui.services import AppServices, RunningQuery
 from lantide.ui.theme import STATUS_BAR_STYLE, colors
+
+QUERY_MAX_WIDTH = 360  # px: the running query's label
+PROFILE_MAX_WIDTH = 260  # px: the model profile's button text
 
 
 def format_tokens(n: int) -> str:
@@ -53,11 +60,10 @@ class StatusBarWidget(QStatusBar):
         self.setSizeGripEnabled(False)
         self.setStyleSheet(STATUS_BAR_STYLE)
 
-        self.message_label = QLabel(self)
+        self.message_label = ElidedLabel("", self)
         self.message_label.setObjectName("StatusMessage")
-        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._message_timer = QTimer(self, singleShot=True)
-        self._message_timer.timeout.connect(self.message_label.clear)
+        self._message_timer.timeout.connect(lambda: self.message_label.setText(""))
         self.addWidget(self.message_label, 1)
 
         self.database_label = QLabel("Opening the database…", self)
@@ -67,7 +73,8 @@ class StatusBarWidget(QStatusBar):
         box = QHBoxLayout(self.query_box)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(4)
-        self.query_label = QLabel(self.query_box)
+        self.query_label = ElidedLabel("", self.query_box)
+        self.query_label.setMaximumWidth(QUERY_MAX_WIDTH)
         self.cancel_button = QToolButton(self.query_box)
         self.cancel_button.setIcon(icon("stop"))
         self.cancel_button.setToolTip("Cancel the running query")
@@ -132,7 +139,10 @@ class StatusBarWidget(QStatusBar):
         newest = running[-1]
         more = f" (+{len(running) - 1})" if len(running) > 1 else ""
         elapsed = format_elapsed(time.monotonic() - newest.started)
-        self.query_label.setText(f"Running {newest.label}{more} · {elapsed}")
+        text = f"Running {newest.label}{more} · {elapsed}"
+        self.query_label.setText(text)
+        width = self.query_label.fontMetrics().horizontalAdvance(text) + 8
+        self.query_label.setFixedWidth(min(width, QUERY_MAX_WIDTH))
         self.cancel_button.setEnabled(not newest.worker.context.cancelled)
         self.query_box.show()
         if not self._tick.isActive():
@@ -172,7 +182,11 @@ class StatusBarWidget(QStatusBar):
             self.model_button.setToolTip("Add a model profile in Settings to chat with the agent")
             return
         env = " (environment)" if profile.overridden else ""
-        self.model_button.setText(f"{profile.name}: {profile.model}")
+        self.model_button.setText(
+            self.model_button.fontMetrics().elidedText(
+                f"{profile.name}: {profile.model}", Qt.TextElideMode.ElideMiddle, PROFILE_MAX_WIDTH
+            )
+        )
         window = f", context {profile.context_window:,} tokens" if profile.context_window else ""
         self.model_button.setToolTip(
             f"Primary model profile{env}: {profile.model} at "

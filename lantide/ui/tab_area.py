@@ -72,6 +72,14 @@ class TabAreaWidget(QTabWidget):
         self.tabCloseRequested.connect(lambda i: self.close_tab(i))
         self.currentChanged.connect(self._current_changed)
         self.tabBar().tabMoved.connect(lambda *_: self.report_state())
+        # right-click on a tab: close others, copy its path, show it (lantide.ui.tab_menu)
+        self.tabBar().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tabBar().customContextMenuRequested.connect(self._tab_menu)
+
+    def _tab_menu(self, pos) -> None:
+        from lantide.ui.tab_menu import show_tab_menu
+
+        self.tab_menu = show_tab_menu(self, pos)
 
     # -- opening -------------------------------------------------------------------------
     def find_tab(self, ref: TabRef) -> QWidget | None:

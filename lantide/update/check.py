@@ -66,8 +66,11 @@ def check_for_update(
 
     if not feed_url:
         raise UpdateError(
-            "No update feed is set, so Lantide cannot look for updates.",
-            hint="Enter the feed URL in Settings > Updates.",
+            "This build of Lantide has no release feed (a development or self-built copy), "
+            "and none is set, so it cannot look for updates.",
+            hint="Update it the way it was installed (pip, your package manager, a new "
+            "installer); if your team publishes a release feed, enter its URL in "
+            "Settings > Updates.",
             code="UPDATE_NO_FEED",
         )
     keys = trusted_keys() if keys is None else keys

@@ -188,6 +188,22 @@ def chart_project_relpath(chart: str) -> str:
     return f"{CHARTS_DIR}/{chart_file_name(chart)}"
 
 
+def chart_link(chart: str) -> str:
+    """The target of a Markdown image link to the chart: :func:`chart_project_relpath`
+    percent-encoded (CommonMark ends a link target at a space: ``charts/orders%20by%20
+    region.vl.json``). :func:`link_target_path` reads one back."""
+    from urllib.parse import quote
+
+    return quote(chart_project_relpath(chart), safe="/")
+
+
+def link_target_path(src: str) -> str:
+    """A Markdown link's target as a path relative to the project (percent-decoded)."""
+    from urllib.parse import unquote
+
+    return unquote(src.strip())
+
+
 def sidecar_path(document_path: Path) -> Path:
     """``plan.md`` -> ``plan.annotations.json`` in the same folder."""
     document_path = Path(document_path)

@@ -13,6 +13,13 @@ move is told apart from the last even when the oldest entries are dropped); the 
 ``plan_approval``. :func:`last_move` is what the agent's consent to statistical analysis is
 bound to: any move, by anyone (the app, the command line, the agent), ends that consent.
 
+Approving asks first (:func:`approval_concerns`) while annotations of the Plan are open or
+the tab holds unsaved edits. Only the analyst withdraws an approval
+(:func:`check_withdrawal`): ``plan_approval`` goes, the history keeps what was approved
+(``withdraw_approval`` with the approval's ``approved_at`` and ``plan_sha256``), and a
+project past the approval (``executing``, ``report_review``) is back in ``plan_review``. A
+``delivered`` or ``archived`` project keeps its approval on record.
+
 Older files: ``done`` reads as ``delivered`` (the file keeps its word until the next
 status change writes the new one); a project already ``executing`` without an approval
 record stays there, and the approval is then reported as missing.
@@ -174,3 +181,58 @@ def apply_approval(data: dict[str, Any], plan_text: str, by: str = ANALYST) -> N
     data["plan_approval"] = {**who, "plan_sha256": plan_fingerprint(plan_text)}
     data["status"] = "executing"
     _append_history(data, {**who, "action": "approve_plan", "from": old, "to": "executing"})
+
+
+def approval_concerns(open_annotations: int, unsaved_edits: bool) -> list[str]:
+    """What the analyst is asked to confirm before approving: open annotations of the
+    Plan, edits not saved yet (the approval is of the Plan on disk). Empty: approve."""
+    concerns = []
+    if open_annotations > 0:
+        noun = "annotation is" if open_annotations == 1 else "annotations are"
+        concerns.append(f"{open_annotations} {noun} still open on the Plan")
+    if unsaved_edits:
+        concerns.append("the Plan has unsaved edits: they are saved first, then approved")
+    return concerns
+
+
+def check_withdrawal(data: dict[str, Any], by: str) -> None:
+    """Refuse withdrawing the Plan approval unless the analyst does it, there is one, and
+    the project is not delivered or archived (nothing is written then)."""
+    if by != ANALYST:
+        raise StatusRefused(
+            "only the analyst can withdraw a Plan approval",
+            hint="Tell the analyst why the Plan needs another review; they decide.",
+        )
+    if approval_of(data) is None:
+        raise StatusRefused(
+            "the Plan has no approval to withdraw",
+            hint="Nothing to undo: the project is not executing on an approved Plan.",
+            code="NO_APPROVAL",
+        )
+    status = read_status(data.get("status", "planning"))
+    if status in ("delivered", "archived"):
+        raise StatusRefused(
+            f"the project is {status}: its Plan approval stays on record",
+            hint="Set the project back to report_review first, then withdraw the approval.",
+        )
+
+
+def apply_withdrawal(data: dict[str, Any], by: str = ANALYST) -> None:
+    """Remove the approval (after :func:`check_withdrawal`); the history keeps what was
+    approved, and a project past the approval goes back to plan_review."""
+    old = read_status(data.get("status", "planning"))
+    approval = approval_of(data) or {}
+    data.pop("plan_approval", None)
+    new = "plan_review" if old in ("executing", "report_review") else old
+    data["status"] = new
+    _append_history(
+        data,
+        {
+            **_who(by),
+            "action": "withdraw_approval",
+            "from": old,
+            "to": new,
+            "approved_at": approval.get("at"),
+            "plan_sha256": approval.get("plan_sha256"),
+        },
+    )

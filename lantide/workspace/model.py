@@ -13,7 +13,6 @@ newer version survive an older one.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,17 +31,17 @@ from lantide.workspace.lifecycle import (
     PROJECT_STATUSES,
     apply_approval,
     apply_move,
+    apply_withdrawal,
     approval_state,
     check_move,
+    check_withdrawal,
     plan_fingerprint,
     read_status,
 )
 from lantide.workspace.lock import WorkspaceLock
-from lantide.workspace.portable_names import portable_name_problem
+from lantide.workspace.names import name_hint, name_problem
 
 WORKSPACE_FORMAT_VERSION = 1
-
-_BAD_NAME = re.compile(r"[\x00-\x1f/\\:*?\"<>|]")
 
 
 def _is_dir(path: Path) -> bool:
@@ -73,20 +72,14 @@ class ProjectNotFoundError(WorkspaceError):
 
 
 def validate_project_name(name: str) -> str:
-    """A new project's (folder) name: portable to every platform, since workspaces move
-    between machines. Existing folders are looked up without this check."""
+    """A new project's (folder) name: the names' rule (:mod:`lantide.workspace.names`).
+    Existing folders are looked up without this check."""
     clean = name.strip()
-    problem = portable_name_problem(clean) if clean else None
-    if (
-        not clean
-        or clean in (".", "..")
-        or clean.startswith(".")
-        or _BAD_NAME.search(clean)
-        or problem
-    ):
+    problem = name_problem(clean)
+    if problem:
         raise WorkspaceError(
-            f"invalid project name {name!r}" + (f": {problem}" if problem else ""),
-            hint="Use letters, digits, spaces, '-' or '_'; no slashes, no leading dot.",
+            f"invalid project name {name!r}: {problem}",
+            hint=name_hint(clean),
             code="BAD_PROJECT_NAME",
         )
     return clean
@@ -262,6 +255,17 @@ class Project:
                 code="PLAN_CHANGED",
             )
         self.update(lambda data: apply_approval(data, plan, by))
+        return self.approval()
+
+    def withdraw_approval(self, by: str = ANALYST) -> dict[str, Any]:
+        """The analyst withdraws the Plan approval (:func:`lifecycle.check_withdrawal`):
+        recorded in the history; an executing project is back in plan_review."""
+
+        def change(data: dict[str, Any]) -> None:
+            check_withdrawal(data, by)
+            apply_withdrawal(data, by)
+
+        self.update(change)
         return self.approval()
 
     def archive_file(self, relname: str) -> None:

@@ -31,6 +31,7 @@ SQL_TAB = "sql_tab"
 DATA = "data"
 KNOWLEDGE = "knowledge"
 PROJECT = "project"
+CHART = "chart"
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def classify(root: Path, path: Path) -> tuple[str, str | None] | None:
         project = parts[1]
         if layout.sql_tab_of(parts) is not None:
             return SQL_TAB, project
+        if len(parts) == 4 and parts[2] == layout.CHARTS_DIR and name.endswith(layout.CHART_SUFFIX):
+            return CHART, project
         if len(parts) == 3:
             if name == "project.json":
                 return PROJECT, project

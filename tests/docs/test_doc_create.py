@@ -127,3 +127,20 @@ def test_new_ids_are_unique_and_marks_are_found_by_the_parser(make_project):
         "Second",
         "paragraph",
     ]
+
+
+def test_annotations_read_in_text_order_whatever_order_they_were_made(make_project):
+    """The annotation list follows the document: a comment made later on an earlier
+    passage comes first; one whose text is gone comes last."""
+    project = make_project(PLAN)
+    doc = open_document(project, "plan")
+    late = doc.create_annotation(*_range(doc.text, "Second paragraph"), "later in the text")
+    early = doc.create_annotation(*_range(doc.text, "Churn is measured"), "earlier")
+    middle = doc.create_annotation(*_range(doc.text, "Revenue is net"), "middle")
+    assert [a.id for a in doc.annotations] == [late, early, middle]  # the sidecar's order
+    assert [a.id for a in doc.annotations_in_text_order()] == [early, middle, late]
+    # a passage deleted from the text: its annotation goes to the end
+    text = doc.text
+    gone = text.index(mark(early, "Churn is measured"))
+    doc.save_text(text[:gone] + text[gone + len(mark(early, "Churn is measured")) :])
+    assert [a.id for a in doc.annotations_in_text_order()] == [middle, late, early]

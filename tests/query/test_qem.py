@@ -139,8 +139,18 @@ def test_purpose_required_while_executing(sample_workspace, open_service):
     assert info.value.code == "PURPOSE_REQUIRED"
     ok = svc.run_query("SELECT 1 AS one", purpose="x" * 40, project="q3-churn")
     assert ok["step"]["purpose"] == "x" * 40
+    # the analyst's own runs are not asked: exploratory steps that say how to count
+    mine = svc.run_query("SELECT 1 AS one", project="q3-churn", purpose_required=False)
+    assert mine["step"]["purpose"] is None and "NO_PURPOSE" in mine["warning_codes"]
+    tab = svc.run_sql_tab("q3-churn", "clean_orders", purpose_required=False)
+    assert tab["status"] == "ok" and "NO_PURPOSE" in tab["warning_codes"]
+    with pytest.raises(Exception) as info:  # the limit holds for them too
+        svc.run_query("SELECT 1", purpose="x" * 41, project="q3-churn", purpose_required=False)
+    assert info.value.code == "PURPOSE_TOO_LONG"
     Project.load(sample_workspace, "q3-churn").set_status("planning")
-    assert svc.run_query("SELECT 1", project="q3-churn")["step"]["purpose"] is None
+    planning = svc.run_query("SELECT 1", project="q3-churn")
+    assert planning["step"]["purpose"] is None
+    assert "NO_PURPOSE" not in (planning.get("warning_codes") or [])
 
 
 THREE_CTES = """

@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from lantide.workspace import layout
+
 SIZES = ((1024, 700), (1440, 900))
 THEMES = ("light", "dark")
 STATES = (
@@ -30,6 +32,15 @@ STATES = (
     "knowledge",
     "palette",
     "agent-edit",
+    "approve-question",
+    "plan-approved",
+    "long-status",
+    "chat-question",
+    "quick-chart",
+    "html-report",
+)
+LONG_MESSAGE = (
+    "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
 )
 CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
 
@@ -135,6 +146,55 @@ class Tour:
             self.dialog.close()
             self.dialog = None
             self._agent_edits_the_plan()
+        elif state == "approve-question":  # open annotations: Approve Plan asks first
+            from lantide.ui.documents.plan_approval import approval_question
+            from lantide.workspace.lifecycle import approval_concerns
+
+            plan = w.open_tab("plan", "q3-churn")
+            self.dialog = approval_question(
+                plan, "q3-churn", approval_concerns(plan.open_count(), False), False
+            )
+            self.dialog.show()
+        elif state == "plan-approved":  # Withdraw approval beside the approval
+            self.dialog.close()
+            self.dialog = None
+            plan = w.open_tab("plan", "q3-churn")
+            self.workspace.project("q3-churn").approve_plan()
+            plan.evidence.refresh()
+            _wait(self.app, plan.evidence.withdraw_button.isVisible, what="Withdraw approval")
+        elif state == "long-status":  # elided in the status bar; the window keeps its size
+            self.services.post_message(LONG_MESSAGE)
+        elif state == "chat-question":  # long choices and a reflection wrap in the chat
+            transcript = w.chat.transcript
+            transcript.add_question(
+                "Which denominator do you want for the churn rate?",
+                ["All customers active in Q2 2025 (including trials)", "Only paying customers"],
+            )
+            transcript.add_reflection(
+                {"verdict": "problems", "problems": [{"code": "JOIN_FANOUT", "message": "3x"}]}
+            )
+            w.act_focus_chat.trigger()
+            _settle(self.app, 0.3)
+            bar = transcript.verticalScrollBar()
+            bar.setValue(bar.maximum())
+        elif state == "quick-chart":  # 11 regions on 33 rows: grouped bars, slanted labels
+            tab = w.open_tab("sql", "q3-churn", "q3_churn_by_region")
+            chart = tab.result.chart
+            columns = [
+                {"name": "region", "type": "VARCHAR"},
+                {"name": "quarter", "type": "VARCHAR"},
+                {"name": "revenue", "type": "DOUBLE"},
+            ]
+            rows = [
+                (f"DE-{code}", q, 1000.0 * (i + 1) + 250 * n)
+                for i, code in enumerate(("BE", "BY", "HH", "HE", "NI", "NW", "RP", "SL", "SN"))
+                for n, q in enumerate(("2025-Q1", "2025-Q2", "2025-Q3"))
+            ]
+            chart.set_result(columns, rows, len(rows), table="q3_churn_by_region")
+            tab.bottom.setCurrentWidget(tab.result)
+            tab.result.views.setCurrentWidget(chart)
+        elif state == "html-report":  # the HTML Report tab draws its chart
+            self._html_report_with_a_chart()
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
@@ -178,6 +238,32 @@ class Tour:
         w.chat.ask("Add a segments section to the plan.")
         _wait(self.app, lambda: running and running[-1] is False, 60, "the agent's edit")
         _wait(self.app, plan.agent_edits.bar.isVisible, 30, "the agent's diff")
+
+    def _html_report_with_a_chart(self) -> None:
+        from lantide import charts
+        from lantide.agent.report_html import publish_html
+
+        w = self.window
+        project = self.workspace.project("q3-churn")
+        spec = {
+            "title": "Customers by region",
+            "data": {"table": "customers"},
+            "mark": "bar",
+            "encoding": {
+                "x": {"field": "region", "type": "nominal"},
+                "y": {"aggregate": "count", "type": "quantitative"},
+            },
+        }
+        charts.write_chart(project, "customers by region", spec)
+        report = project.report_path
+        report.write_text(
+            "# Report: Q3 churn\n\n## Customers\n\nWhere the customers are.\n\n"
+            f"![Customers by region]({layout.chart_link('customers by region')})\n",
+            encoding="utf-8",
+        )
+        publish_html(self.workspace, project, overwrite=True, query=lambda: self.services.query)
+        tab = w.open_tab("report", "q3-churn", "report.html")
+        _wait(self.app, lambda: len(tab.preview.images) == 1, 60, "the HTML Report's chart")
 
     # -- shots ---------------------------------------------------------------------------
     def shoot(self, state: str) -> None:

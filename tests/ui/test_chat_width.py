@@ -63,6 +63,19 @@ def _fill(transcript: ChatTranscript) -> None:
     answer = transcript._answer_widget()
     answer.set_text(ANSWER)
     transcript.current_answer = None
+    # an ask_user question with sentences for choices, and a reflection's card: their
+    # buttons and header asked for 619 px and 362 px
+    transcript.add_question(
+        "Which denominator do you want for the churn rate: all customers active in Q2, or "
+        "only paying ones?",
+        ["All customers active in Q2 2025 (including trials and test accounts)", "Only paying"],
+    )
+    transcript.add_reflection(
+        {
+            "verdict": "problems",
+            "problems": [{"code": "JOIN_FANOUT", "message": "sums are inflated by about 3x"}],
+        }
+    )
 
 
 def _laid_out(qtbot, root: QWidget) -> None:
@@ -214,3 +227,22 @@ def test_the_whole_chat_panel_narrows_to_240_px(qtbot, shell_services):
     for widget in panel.findChildren(QWidget):
         if widget.isVisible() and not isinstance(widget.parentWidget(), QAbstractScrollArea):
             assert widget.mapTo(panel, QPoint(widget.width(), 0)).x() <= 241, widget
+
+
+def test_the_chat_wraps_in_the_window_at_1024x700(qtbot, shell_services):
+    from tests.ui.conftest import open_main_window
+
+    window = open_main_window(qtbot, shell_services(), restore=False)
+    window.act_focus_chat.trigger()
+    transcript = window.chat.transcript
+    _fill(transcript)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024, timeout=5_000)
+    _laid_out(qtbot, transcript)
+    qtbot.waitUntil(
+        lambda: transcript.widget().width() <= transcript.viewport().width(), timeout=3_000
+    )
+    assert _clipped(transcript) == []
+    question = transcript.widget().findChild(QWidget, "QuestionCard")
+    assert question.buttons[0].label.text().startswith("All customers active in Q2 2025")
+    assert question.buttons[0].height() > question.buttons[1].height()  # wrapped, not cut

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 
 from lantide.ui.documents import document_tab as document_tab_module
+from lantide.ui.documents.annotation_list import FILTER_ALL, ROLE_ID
 from lantide.ui.documents.external_change import KEEP_MINE, SHOW_BOTH, TAKE_THEIRS
 from tests.ui.conftest import open_document_tab, write_externally
 
@@ -456,3 +457,19 @@ def test_a_light_dark_switch_recolours_editor_preview_and_toolbar_icons(main_win
     qtbot.waitUntil(lambda: heading_ink() == light_heading, timeout=5000)
     palette_ink = tab.palette().color(tab.foregroundRole())
     assert abs(QColor(icon_ink()).lightness() - palette_ink.lightness()) < 40
+
+
+def test_the_annotation_list_follows_the_document(main_window, qtbot, sample_workspace):
+    from lantide.docs import open_document
+
+    project = main_window.services.workspace.project("q3-churn")
+    doc = open_document(project, "plan")
+    start = doc.text.index("# Plan") + 2
+    newest = doc.create_annotation(start, start + 4, "made last, first in the text")
+    tab = open_document_tab(qtbot, main_window, "plan")
+    listed = tab.annotation_list
+    listed.set_filter(FILTER_ALL)
+    qtbot.waitUntil(lambda: listed.list.count() >= 4, timeout=10_000)
+    ids = [listed.list.item(i).data(ROLE_ID) for i in range(4)]
+    assert ids[0] == newest
+    assert [a["id"] for a in tab.snapshot.annotations][0] == newest

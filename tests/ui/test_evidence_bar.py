@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lantide.agent.ledger import Ledger
 from tests.ui.conftest import open_document_tab, write_externally
@@ -19,6 +20,7 @@ def test_approve_plan_in_the_plan_tab_and_changed_since_approval(
     bar = tab.evidence
     qtbot.waitUntil(lambda: "Plan not approved" in bar.label.text(), timeout=10_000)
     assert bar.button.text() == "Approve Plan" and bar.button.isEnabled()
+    answer_next_question("Approve anyway")  # the sample Plan has open annotations
     bar.button.click()
     project_json = sample_workspace / "projects/q3-churn/project.json"
     qtbot.waitUntil(
@@ -33,6 +35,87 @@ def test_approve_plan_in_the_plan_tab_and_changed_since_approval(
     write_externally(plan, plan.read_text() + "\n- Split by region too.\n")
     qtbot.waitUntil(lambda: "changed since approval" in bar.label.text(), timeout=15_000)
     assert bar.button.isEnabled() and bar.button.text() == "Approve Plan again"
+
+
+def answer_next_question(button: str, asked: list[str] | None = None) -> None:
+    """Click ``button`` ("Cancel" for the standard one) in the next question box."""
+
+    tries = [100]  # 5 s
+
+    def click() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            tries[0] -= 1
+            if tries[0] > 0:
+                QTimer.singleShot(50, click)  # not shown yet
+            return
+        if asked is not None:
+            asked.append(box.text())
+        if button == "Cancel":
+            box.button(QMessageBox.StandardButton.Cancel).click()
+            return
+        (target,) = [b for b in box.buttons() if b.text() == button]
+        target.click()
+
+    QTimer.singleShot(0, click)
+
+
+def _project(root) -> dict:
+    return json.loads((root / "projects/q3-churn/project.json").read_text())
+
+
+def test_approve_plan_asks_while_annotations_are_open(main_window, qtbot, sample_workspace):
+    tab = open_document_tab(qtbot, main_window, "plan")
+    bar = tab.evidence
+    qtbot.waitUntil(lambda: "Plan not approved" in bar.label.text(), timeout=10_000)
+    assert tab.open_count() == 3
+    asked: list[str] = []
+    answer_next_question("Cancel", asked)
+    bar.button.click()
+    assert asked == ["Approve the Plan of q3-churn? 3 annotations are still open on the Plan."]
+    qtbot.wait(300)
+    assert _project(sample_workspace)["status"] == "planning"
+    assert "plan_approval" not in _project(sample_workspace)
+    answer_next_question("Approve anyway")
+    bar.button.click()
+    qtbot.waitUntil(lambda: _project(sample_workspace)["status"] == "executing", timeout=10_000)
+
+
+def test_approve_plan_with_unsaved_edits_saves_then_approves(main_window, qtbot, sample_workspace):
+    tab = open_document_tab(qtbot, main_window, "plan")
+    bar = tab.evidence
+    qtbot.waitUntil(lambda: "Plan not approved" in bar.label.text(), timeout=10_000)
+    tab.editor.moveCursor(tab.editor.textCursor().MoveOperation.End)
+    tab.editor.insertPlainText("\n- Split by region too.\n")
+    assert tab.is_dirty()
+    asked: list[str] = []
+    answer_next_question("Save and approve", asked)
+    bar.button.click()
+    assert "unsaved edits" in asked[0]
+    qtbot.waitUntil(lambda: "Plan approved" in bar.label.text(), timeout=10_000)
+    plan = (sample_workspace / "projects/q3-churn/plan.md").read_text()
+    assert "Split by region too." in plan and not tab.is_dirty()
+    assert _project(sample_workspace)["status"] == "executing"
+
+
+def test_withdraw_approval_in_the_plan_tab(main_window, qtbot, sample_workspace):
+    tab = open_document_tab(qtbot, main_window, "plan")
+    bar = tab.evidence
+    qtbot.waitUntil(lambda: "Plan not approved" in bar.label.text(), timeout=10_000)
+    assert bar.withdraw_button.isHidden()
+    answer_next_question("Approve anyway")
+    bar.button.click()
+    qtbot.waitUntil(lambda: "Plan approved" in bar.label.text(), timeout=10_000)
+    assert not bar.withdraw_button.isHidden() and not bar.button.isEnabled()
+    asked: list[str] = []
+    answer_next_question("Withdraw approval", asked)
+    bar.withdraw_button.click()
+    assert "goes back to plan_review" in asked[0]
+    qtbot.waitUntil(lambda: "Plan not approved" in bar.label.text(), timeout=10_000)
+    data = _project(sample_workspace)
+    assert data["status"] == "plan_review" and "plan_approval" not in data
+    assert data["history"][-1]["action"] == "withdraw_approval"
+    assert bar.withdraw_button.isHidden() and bar.button.isEnabled()
 
 
 def _steps(root):

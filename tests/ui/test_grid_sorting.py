@@ -54,7 +54,7 @@ def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_service
     assert all(int(r[0]) % 1000 == 0 for r in top)
     for first in (1_000_000, 737_777, BIG_ROWS - 5):  # deep pages, sorted as well
         rows = rows_at(qtbot, grid, model, first)
-        expected = [f"{(r // GROUP) * 1.25:.2f}" for r in range(first, first + 5)]
+        expected = [f"{(r // GROUP) * 1.25:,.2f}" for r in range(first, first + 5)]
         assert [r[AMOUNT] for r in rows] == expected
         assert len({r[0] for r in rows}) == 5  # no row twice
     assert len(model.loaded_blocks) <= 96
@@ -62,7 +62,7 @@ def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_service
     click_header(qtbot, grid, AMOUNT)
     assert model.order_by == [("amount", "desc")]
     top = rows_at(qtbot, grid, model, 0)
-    assert [r[AMOUNT] for r in top] == ["1248.75"] * 5
+    assert [r[AMOUNT] for r in top] == ["1,248.75"] * 5
     # a copy of rows not loaded follows the order shown
     grid.selectionModel().select(
         QItemSelection(model.index(500_000, AMOUNT), model.index(500_002, AMOUNT)),

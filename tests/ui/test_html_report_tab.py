@@ -6,6 +6,7 @@ browser hands the file to the system browser. Real files, the real main window
 
 from __future__ import annotations
 
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
 from lantide.docs.html_markup import parse_report_html
@@ -166,4 +167,9 @@ def test_publish_with_a_chart_uses_the_apps_query_service(main_window, qtbot, sa
     qtbot.waitUntil(lambda: "chunks" in html_tab.status.text(), timeout=15_000)
     page = (sample_workspace / "projects/q3-churn/report.html").read_text(encoding="utf-8")
     assert 'id="chart-by_category"' in page and "<svg" in page
-    assert "[chart: shown in the browser" in html_tab.preview.toPlainText()
+    # the chart is drawn in the preview: its SVG painted into an image in a worker
+    qtbot.waitUntil(lambda: len(html_tab.preview.images) == 1, timeout=15_000)
+    assert "[chart: shown in the browser" not in html_tab.preview.toPlainText()
+    assert 'src="lantide-chart-0"' in html_tab.preview.toHtml()
+    image = html_tab.preview.loadResource(2, QUrl("lantide-chart-0"))  # 2: an image
+    assert not image.isNull() and image.width() > 100

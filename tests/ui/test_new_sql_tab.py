@@ -119,3 +119,21 @@ def test_a_new_tab_is_clean_until_typed_in_and_says_it_is_new(main_window, qtbot
     assert "new" in tab.banner.text() and "does not exist" not in tab.banner.text()
     tab.editor.insertPlainText("SELECT 1")
     assert tab.is_dirty() and main_window.tabs.tabText(index) != "fresh"
+
+
+def test_new_tab_and_rename_follow_the_one_rule_for_names(
+    main_window, qtbot, monkeypatch, sample_workspace
+):
+    main_window.services.focus_project("q3-churn")
+    asked = _answer_names(monkeypatch, "orders.v2", "orders by region")
+    main_window.act_new_sql.trigger()
+    tab = _new_tab(main_window, qtbot, "orders by region")
+    assert "'.' is not allowed in a name" in asked[1]["label"]
+    assert "orders_v2" in asked[1]["label"]  # a name that passes is suggested
+    tab.editor.insertPlainText("SELECT 1 AS one")
+    assert tab.save()
+    query = main_window.services.query
+    query.rename_sql_tab("q3-churn", "orders by region", "orders per region")
+    assert (sample_workspace / "projects/q3-churn/sql/orders per region.sql").is_file()
+    with pytest.raises(Exception, match="'#' is not allowed in a name"):
+        query.rename_sql_tab("q3-churn", "orders per region", "orders #2")

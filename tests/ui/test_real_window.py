@@ -1,6 +1,7 @@
 """`lantide gui` on a real X server (Xvfb): the main window appears, becomes idle (the
 database open, the explorer filled, the last session's tabs restored), and a screenshot of
-it is saved under test-output/ for a reviewer to look at."""
+it is saved under test-output/ for a reviewer to look at; and keys pressed with xdotool in a
+new SQL tab reach their one owner (offscreen key clicks do not go through X's focus)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,74 @@ def test_gui_opens_a_main_window_on_x(sample_workspace, xvfb, tmp_path):
         finally:
             app.terminate()
             app.wait(timeout=10)
+
+
+def _xdotool(display: str, *args: str) -> str:
+    done = subprocess.run(
+        ["xdotool", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+        timeout=30,
+    )
+    assert done.returncode == 0, f"xdotool {args}: {done.stderr}"
+    return done.stdout
+
+
+def _start_gui(workspace, display: str, ready) -> subprocess.Popen:
+    env = cli_env({"DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "LANTIDE_READY_FILE": str(ready)})
+    app = subprocess.Popen(
+        [sys.executable, "-m", "lantide", "gui", str(workspace)],
+        env=env,
+        cwd=str(REPO),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        if app.poll() is not None:
+            pytest.fail(f"lantide gui exited with {app.returncode}: {app.stderr.read()}")
+        if time.monotonic() > deadline:
+            app.terminate()
+            pytest.fail(f"the main window did not become idle within 60 s:\n{_windows(display)}")
+        time.sleep(0.1)
+    return app
+
+
+def _wait_for(condition, what: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"waited {timeout} s for {what}")
+        time.sleep(0.1)
+
+
+def test_keys_in_a_new_sql_tab_on_x(sample_workspace, xvfb, tmp_path):
+    """Ctrl+T, a name, the query, Ctrl+S: the tab's file is written; Ctrl+F and Ctrl+H are
+    not ambiguous. Real key presses (xdotool) on a real X server without a window manager,
+    where no one hands the focus back to the window when the name dialog closes."""
+    app = _start_gui(sample_workspace, xvfb, tmp_path / "ready.json")
+    target = sample_workspace / "projects/q3-churn/sql/answer_tab.sql"
+    try:
+        window = _xdotool(xvfb, "search", "--name", "— Lantide").split()[0]
+        _xdotool(xvfb, "windowfocus", "--sync", window)
+        _xdotool(xvfb, "key", "ctrl+t")
+        _wait_for(lambda: "New SQL tab" in _windows(xvfb), "the name dialog")
+        _xdotool(xvfb, "type", "--delay", "20", "answer_tab")
+        _xdotool(xvfb, "key", "Return")
+        _wait_for(lambda: '"answer_tab' in _windows(xvfb), "the new tab's window title")
+        time.sleep(0.5)  # the tab reads its (missing) file, then takes the typing
+        _xdotool(xvfb, "type", "--delay", "20", "SELECT 42 AS answer")
+        _xdotool(xvfb, "key", "ctrl+s")
+        _wait_for(target.is_file, "sql/answer_tab.sql")
+        assert target.read_text(encoding="utf-8").strip() == "SELECT 42 AS answer"
+        _xdotool(xvfb, "key", "ctrl+f")
+        _xdotool(xvfb, "key", "Escape")
+        _xdotool(xvfb, "key", "ctrl+h")
+        time.sleep(0.5)
+        assert app.poll() is None, "the app exited"
+    finally:
+        app.terminate()
+        _out, err = app.communicate(timeout=10)
+    assert "Ambiguous shortcut overload" not in err, err

@@ -65,3 +65,31 @@ def test_a_result_that_is_not_cached_cannot_be_saved_as_a_chart_file(qtbot, app_
     )
     assert chart.spec() is None and not chart.save_button.isEnabled()
     assert "cached result" in chart.save_button.toolTip()
+
+
+def test_a_chart_name_with_spaces_is_offered_as_an_encoded_image_link(
+    qtbot,
+    app_services,  # noqa: F811
+    monkeypatch,
+):
+    from lantide.charts.links import chart_links
+
+    write_tab(app_services.workspace.root, "p", "regions", "SELECT region, revenue FROM small\n")
+    tab = make_tab(qtbot, app_services, "regions")
+    run_and_wait(qtbot, tab, ok=True)
+    chart = tab.result.chart
+    tab.result.views.setCurrentWidget(chart)
+    posted: list[str] = []
+    app_services.sig_message_posted.connect(lambda text, _level: posted.append(text))
+    names = iter(["orders.v2", "orders by region"])
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (next(names), True))
+    chart.save_button.click()  # refused by the one rule for names, saying why
+    qtbot.waitUntil(lambda: any("'.' is not allowed" in p for p in posted), timeout=5_000)
+    chart.save_button.click()
+    path = app_services.workspace.root / "projects/p/charts/orders by region.vl.json"
+    qtbot.waitUntil(path.exists, timeout=15_000)
+    qtbot.waitUntil(lambda: any(p.startswith("Saved") for p in posted), timeout=5_000)
+    saved = next(p for p in posted if p.startswith("Saved"))
+    assert "(charts/orders%20by%20region.vl.json)" in saved
+    markdown = saved[saved.index("![") : saved.index(".vl.json)") + len(".vl.json)")]
+    assert [c.src for c in chart_links(markdown)] == ["charts/orders%20by%20region.vl.json"]

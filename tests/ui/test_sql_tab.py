@@ -152,12 +152,16 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
     tab_a.run()
     tab_b.run()
     qtbot.waitUntil(lambda: len(app_services.running_queries()) == 3, timeout=5000)
+    # no "No result yet" while it runs: it says it is running, and for how long
+    qtbot.waitUntil(lambda: "is running ·" in tab_a.result.summary.text(), timeout=5000)
+    assert tab_a.result.summary.text().startswith("The query is running · ")
     assert tab_a.stop_action.isEnabled() and not tab_a.run_action.isEnabled()
     qtbot.wait(300)  # both statements are inside DuckDB now
     with qtbot.waitSignal(tab_a.sig_run_finished, timeout=15_000) as blocker:
         tab_a.cancel()
     assert getattr(blocker.args[0], "code", None) == "QUERY_CANCELLED"
     assert "cancelled" in tab_a.banner.text()
+    assert tab_a.result.summary.text() == "No result: the run was cancelled (see above)."
     # the cancel and its re-interrupts are over: had one reached another caller's cursor,
     # the held statement would fail once it goes on
     wait_until_no_thread("lantide-cancel")
@@ -226,21 +230,40 @@ def test_refusal_shows_the_guards_advice(qtbot, app_services):
     assert tab.result.model is None  # no stale result under a refusal
 
 
-def test_purpose_is_asked_while_executing(qtbot, app_services):
+def test_the_analysts_tab_runs_without_a_purpose_while_executing(qtbot, app_services):
+    """Purpose is the agent's duty: the analyst's run goes through as an exploratory step
+    and says how to make it formal; the 40-character limit is shown while typing, and a
+    longer purpose is refused with the advice."""
     app_services.workspace.project("p").approve_plan()
     write_tab(app_services.workspace.root, "p", "step1", "SELECT region FROM small\n")
     tab = make_tab(qtbot, app_services, "step1")
+    result = run_and_wait(qtbot, tab, ok=True)
+    assert result["row_count"] == 4 and not result["step"].get("purpose")
+    assert "NO_PURPOSE" in result["warning_codes"]
+    assert "exploratory step" in tab.banner.text() and "at most 40" in tab.banner.text()
+    # the limit, told before a run: the count shows near it and turns to a warning past it
+    assert tab.purpose_count.isHidden()
+    tab.purpose_edit.setText("x" * 35)
+    assert not tab.purpose_count.isHidden() and tab.purpose_count.text() == "35/40"
+    tab.purpose_edit.setText("regions present in the sample, per quarter")  # 42
+    assert tab.purpose_count.text() == "42/40"
+    assert "2 characters too long" in tab.purpose_count.toolTip()
     error = run_and_wait(qtbot, tab, ok=False)
-    assert error.code == "PURPOSE_REQUIRED"
-    assert (
-        tab.purpose_edit.hasFocus()
-        or QApplication.focusWidget() is tab.purpose_edit
-        or not tab.isActiveWindow()
-    )
+    assert error.code == "PURPOSE_TOO_LONG"
     tab.purpose_edit.setText("regions present in the sample")
     result = run_and_wait(qtbot, tab, ok=True)
     assert result["step"]["purpose"] == "regions present in the sample"
-    assert result["row_count"] == 4
+    assert "NO_PURPOSE" not in (result.get("warning_codes") or [])
+
+
+def test_the_agents_run_still_needs_a_purpose_while_executing(app_services):
+    from lantide.query.errors import QueryRefused
+
+    app_services.workspace.project("p").approve_plan()
+    write_tab(app_services.workspace.root, "p", "step2", "SELECT region FROM small\n")
+    with pytest.raises(QueryRefused) as err:
+        app_services.query.run_sql_tab("p", "step2")  # the tools' call: required
+    assert err.value.code == "PURPOSE_REQUIRED" and "at most 40" in err.value.hint
 
 
 def test_run_selection_runs_only_the_selected_sql(qtbot, app_services):
@@ -421,10 +444,7 @@ def test_find_and_replace_in_the_sql_editor(qtbot, app_services):
         "SELECT region, revenue\nFROM small\nWHERE revenue > 50 AND region <> 'x'\n",
     )
     tab = make_tab(qtbot, app_services, "findme")
-    tab.activateWindow()
-    qtbot.waitUntil(tab.isActiveWindow, timeout=5000)
-    tab.editor.setFocus()
-    qtbot.keyClick(tab.editor, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    tab.show_replace()  # the window's Replace (Ctrl+H: test_shortcut_audit.py)
     assert tab.find_bar.isVisible() and tab.find_bar.replace_row.isVisible()
     tab.find_bar.find_edit.setText("revenue")
     assert len(tab.find_bar.matches()) == 2

@@ -204,7 +204,9 @@ def test_without_a_feed_the_dialog_says_where_to_set_one(qtbot, pool):
     dialog = UpdateDialog(pool, "")
     qtbot.addWidget(dialog)
     wait_state(qtbot, dialog, FAILED)
-    assert "No update feed is set" in dialog.error.text()
+    # the build has none: said as such, not as a setting the analyst forgot
+    assert "This build of Lantide has no release feed" in dialog.error.text()
+    assert "the way it was installed" in dialog.error.text()
     assert (
         "Settings &gt; Updates" in dialog.error.text()
         or "Settings > Updates" in dialog.error.text()

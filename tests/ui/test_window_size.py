@@ -28,3 +28,23 @@ def test_the_first_document_does_not_widen_the_window(main_window, qtbot, width)
     tab = window.open_tab("sql", "q3-churn", "clean_orders")
     qtbot.waitUntil(lambda: not tab.editor.isReadOnly(), timeout=15_000)  # loaded
     assert_keeps_its_width(window, width)
+
+
+LONG = (
+    "Registered /home/analyst/data/very/long/path/" + "nested_folder/" * 20 + "orders.parquet "
+    "(120,000 rows) and refreshed the cached tables of every project in the workspace"
+)
+
+
+@pytest.mark.parametrize("width", [1360, 1024])
+def test_a_long_status_message_does_not_widen_the_window(main_window, qtbot, width):
+    window = main_window
+    window.resize(width, 700)
+    qtbot.waitUntil(lambda: window.width() == width, timeout=5_000)
+    for level in ("info", "warning", "error"):
+        window.services.post_message(f"{level}: {LONG}", level)
+        assert_keeps_its_width(window, width)
+    status = window.status.message_label
+    assert status.text() == f"error: {LONG}"  # the whole text stays, for the tooltip
+    assert status.width() < status.fontMetrics().horizontalAdvance(LONG)  # shown elided
+    assert status.toolTip() == f"error: {LONG}"

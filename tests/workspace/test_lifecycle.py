@@ -141,3 +141,78 @@ def test_hand_edited_history_and_approval_fields_do_not_break_loading(ws):
     assert project.history == [] and project.approval()["approved"] is False
     project.set_status("plan_review", by="agent")
     assert _json(ws)["history"][-1]["to"] == "plan_review"
+
+
+def test_the_analyst_withdraws_an_approval_and_the_history_keeps_it(ws):
+    project = ws.project("churn")
+    project.set_status("plan_review")
+    approved = project.approve_plan()
+    state = project.withdraw_approval()
+    assert state == {"approved": False, "changed_since_approval": False}
+    data = _json(ws)
+    assert data["status"] == "plan_review" and "plan_approval" not in data
+    last = data["history"][-1]
+    assert (last["action"], last["from"], last["to"], last["by"]) == (
+        "withdraw_approval",
+        "executing",
+        "plan_review",
+        "analyst",
+    )
+    assert last["approved_at"] == approved["at"] and len(last["plan_sha256"]) == 64
+    assert last["user"]
+    with pytest.raises(StatusRefused, match="not approved"):  # executing needs it again
+        project.set_status("executing")
+    project.approve_plan()  # and it can be given again
+    assert ws.project("churn").status == "executing"
+
+
+def test_withdrawing_is_the_analysts_and_needs_an_approval(ws):
+    project = ws.project("churn")
+    before = (ws.root / "projects/churn/project.json").read_bytes()
+    with pytest.raises(StatusRefused, match="no approval") as err:
+        project.withdraw_approval()
+    assert err.value.code == "NO_APPROVAL"
+    project.approve_plan()
+    approved = (ws.root / "projects/churn/project.json").read_bytes()
+    with pytest.raises(StatusRefused, match="only the analyst"):
+        project.withdraw_approval(by="agent")
+    project.set_status("report_review")
+    project.set_status("delivered")
+    delivered = (ws.root / "projects/churn/project.json").read_bytes()
+    with pytest.raises(StatusRefused, match="delivered") as err:
+        project.withdraw_approval()
+    assert "report_review" in err.value.hint
+    assert (ws.root / "projects/churn/project.json").read_bytes() == delivered
+    assert before != approved  # (the refusals above wrote nothing)
+
+
+def test_approval_concerns_name_open_annotations_and_unsaved_edits():
+    from lantide.workspace.lifecycle import approval_concerns
+
+    assert approval_concerns(0, False) == []
+    assert approval_concerns(1, False) == ["1 annotation is still open on the Plan"]
+    both = approval_concerns(4, True)
+    assert both[0] == "4 annotations are still open on the Plan" and "unsaved" in both[1]
+
+
+def test_cli_withdraw_approval(ws, run_cli):
+    refused = run_cli("project", ws.root, "withdraw-approval", "churn")
+    assert refused.returncode == 1 and "no approval" in refused.stderr
+    assert run_cli("project", ws.root, "approve-plan", "churn").returncode == 0
+    done = run_cli("project", ws.root, "withdraw-approval", "churn", "--json")
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)["projects"][0]
+    assert listed["status"] == "plan_review"
+    assert listed["plan_approval"]["approved"] is False
+    assert _json(ws)["history"][-1]["action"] == "withdraw_approval"
+
+
+def test_cli_approve_plan_notes_open_annotations(ws, run_cli):
+    from lantide.docs.document import open_document
+
+    doc = open_document(ws.project("churn"), "plan")
+    start = doc.text.index("Count")
+    doc.create_annotation(start, start + 5, "which accounts?")
+    done = run_cli("project", ws.root, "approve-plan", "churn")
+    assert done.returncode == 0, done.stderr
+    assert "note: approved while 1 annotation is still open on the Plan" in done.stderr

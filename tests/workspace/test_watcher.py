@@ -83,3 +83,11 @@ def test_classify_ignores_lantide_internals_and_temp_files(tmp_path):
     assert classify(root, root / "projects/p/plan.md~") is None
     assert classify(root, root / "projects/p/plan.md") == (DOCUMENT, "p")
     assert classify(root, root / "projects/p/sql/t.sql") == (SQL_TAB, "p")
+
+
+def test_chart_files_are_classified_as_charts(tmp_path):
+    from lantide.workspace.watcher import CHART, classify
+
+    path = tmp_path / "projects" / "p" / "charts" / "orders by region.vl.json"
+    assert classify(tmp_path, path) == (CHART, "p")
+    assert classify(tmp_path, tmp_path / "projects" / "p" / "charts" / "notes.txt") is None

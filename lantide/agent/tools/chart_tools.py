@@ -130,7 +130,7 @@ def create_chart(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ctx.emit(DocumentChanged(relpath, project.dirname))
     out: dict[str, Any] = {
         "chart": relpath,
-        "markdown": f"![{chart_title(spec) or name}]({layout.chart_project_relpath(name)})",
+        "markdown": f"![{chart_title(spec) or name}]({layout.chart_link(name)})",
         "table": table,
         "rows_charted": len(_values(resolved.spec)),
         "step_id": step["step_id"],

@@ -29,6 +29,7 @@ from lantide.agent.tools.registry import (
 from lantide.errors import LantideError
 from lantide.tokens import count_tokens
 from lantide.workspace.layout import sql_tab_relpath
+from lantide.workspace.names import MAX_NAME, NAME_HINT
 
 MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result says so
 SHOW_TABLES_MAX = 500
@@ -548,7 +549,12 @@ TOOLS = [
         "create_sql_tab",
         params(
             {
-                "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+                "name": {  # the names' rule is the engine's (lantide.workspace.names)
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_NAME,
+                    "description": NAME_HINT,
+                },
                 **_SQL,
                 **PROJECT_ARG,
             },

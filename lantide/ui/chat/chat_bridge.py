@@ -405,6 +405,7 @@ class AgentTurnBridge(QObject):
         # Imported here: the agent's modules load after start-up (warm_up_agent).
         from lantide.agent.events import (
             FOCUSED_PROJECT,
+            TOUCHES_DOCUMENTS,
             TOUCHES_TABLES,
             AssistantMessage,
             DocumentChanged,
@@ -433,6 +434,9 @@ class AgentTurnBridge(QObject):
                 )
             case ToolReturned(ok=True, touches=touches) if TOUCHES_TABLES in touches:
                 services.notify_tables_changed()
+                services.notify_listing_changed()  # e.g. create_sql_tab's file
+            case ToolReturned(ok=True, touches=touches) if TOUCHES_DOCUMENTS in touches:
+                services.notify_listing_changed()  # e.g. create_chart's file
             case DocumentChanged(path=path):
                 # In this order: the tab keeps the text it had (to offer Keep / Undo), then
                 # a clean tab reloads.

@@ -18,6 +18,9 @@ from lantide.ui.chat.chat_answer import AutoHeightBrowser
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame, tint
+from lantide.ui.wrap_button import WrapButton
+
+SHORT_CHOICES = 40  # characters of all choices together that fit one row of buttons
 
 
 class UserMessageWidget(ThemedFrame):
@@ -138,15 +141,18 @@ class QuestionWidget(ThemedFrame):
         layout.addLayout(head)
         self.buttons: list[QPushButton] = []
         if choices:
-            row = QHBoxLayout()
+            # short choices side by side; sentences one under another, each wrapping
+            short = sum(len(c) for c in choices) <= SHORT_CHOICES
+            row = QHBoxLayout() if short else QVBoxLayout()
             row.setSpacing(6)
             for choice in choices:
-                button = QPushButton(choice, self)
+                button = QPushButton(choice, self) if short else WrapButton(choice, self)
                 button.setCursor(Qt.CursorShape.PointingHandCursor)
                 button.clicked.connect(lambda _=False, c=choice: self._answer(c))
                 row.addWidget(button)
                 self.buttons.append(button)
-            row.addStretch(1)
+            if short:
+                row.addStretch(1)
             layout.addLayout(row)
         self.other = QLineEdit(self)
         self.other.setPlaceholderText("Another answer…" if choices else "Your answer…")
@@ -158,6 +164,7 @@ class QuestionWidget(ThemedFrame):
         free.addWidget(self.send_button)
         layout.addLayout(free)
         self.answer_label = QLabel(self)
+        self.answer_label.setWordWrap(True)
         self.answer_label.hide()
         layout.addWidget(self.answer_label)
         self.apply_theme()
@@ -180,9 +187,9 @@ class QuestionWidget(ThemedFrame):
     def set_answered(self, answer: str) -> None:
         """The question was answered (here or by a typed message): freeze it."""
         self.answer = answer
-        for button in self.buttons:
+        for button, choice in zip(self.buttons, self.choices, strict=True):
             button.setEnabled(False)
-            if button.text() == answer:
+            if choice == answer:
                 button.setStyleSheet("font-weight: 600;")
         self.other.setEnabled(False)
         self.send_button.setEnabled(False)

@@ -61,6 +61,8 @@ class ReflectionCardWidget(ThemedFrame):
         subject = SUBJECTS.get(str(self.reflection.get("subject")), "before reporting")
         self.title_label = QLabel(f"<b>Reflection</b> {html.escape(subject)}", self)
         self.verdict_label = QLabel(verdict_text(self.reflection), self)
+        for label in (self.title_label, self.verdict_label):  # the chat may be 240 px wide
+            label.setWordWrap(True)
         head = QHBoxLayout()
         head.setContentsMargins(4, 2, 8, 2)
         head.setSpacing(6)

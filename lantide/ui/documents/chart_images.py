@@ -90,7 +90,7 @@ class ChartImages(QObject):
 
     def _file(self, src: str) -> Path | None:
         """The chart file a link names, if it is inside the project folder."""
-        path = (self.project_dir / src).resolve()
+        path = (self.project_dir / layout.link_target_path(src)).resolve()
         try:
             path.relative_to(self.project_dir.resolve())
         except ValueError:

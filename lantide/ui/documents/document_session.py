@@ -104,7 +104,7 @@ def preview_html(text: str, annotations: list[dict[str, Any]]) -> str:
 
 def _annotation_rows(doc) -> list[dict[str, Any]]:
     rows = []
-    for ann in doc.annotations:
+    for ann in doc.annotations_in_text_order():  # the list reads as the document does
         row = ann.to_dict()
         row["replies"] = ann.replies
         row["resolution"] = ann.resolution

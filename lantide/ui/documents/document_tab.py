@@ -199,6 +199,8 @@ class DocumentTabWidget(QWidget):
         self.evidence.seen_plan = lambda: (
             False if self.is_dirty() else self.snapshot.disk_text if self.snapshot else None
         )
+        self.evidence.open_annotations = self.open_count
+        self.evidence.save_plan = self.save_and_wait
         if self.kind == "report":
             self.preview.sig_step_clicked.connect(self.evidence.open_step)
             self.evidence.sig_chart_marks.connect(self.preview.set_chart_marks)

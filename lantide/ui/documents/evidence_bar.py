@@ -2,7 +2,9 @@
 
 - Plan tab: the project's status and the Plan approval ("Approved … by …", "Not approved",
   or "Changed since approval"), and **Approve Plan**: the analyst's approval, which moves
-  the project to executing (:meth:`lantide.workspace.model.Project.approve_plan`).
+  the project to executing (:meth:`lantide.workspace.model.Project.approve_plan`); it asks
+  first while annotations are open or edits unsaved, and **Withdraw approval** undoes it
+  (:mod:`lantide.ui.documents.plan_approval`).
 - Report tab: **Check evidence** runs ``lantide report check`` on the Report on disk and
   lists the counts and each problem (a click goes to its line); the kinds of the ledger
   steps label the preview's citations, and a citation's link opens its step in the ledger.
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.ui.documents import plan_approval
 from lantide.ui.sql.query_history_view import local_time
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched
@@ -143,6 +146,10 @@ class EvidenceBar(QWidget):
         self.kinds: dict[str, tuple[str, str, str]] = {}
         # the Plan text the tab shows (None: not loaded; False: unsaved edits), set by the tab
         self.seen_plan: Callable[[], str | bool | None] | None = None
+        # the Plan tab's open annotations and its save (waiting for the write), set by the tab
+        self.open_annotations: Callable[[], int] | None = None
+        self.save_plan: Callable[[], bool] | None = None
+        self._status = "planning"
         self._tone_name = "muted"
         mark_theme(self)
         self.label = QLabel(self)
@@ -157,6 +164,14 @@ class EvidenceBar(QWidget):
             else "Check every number of the Report against the ledger step it cites"
         )
         self.button.clicked.connect(self.approve if kind == "plan" else self.check)
+        self.withdraw_button = QPushButton("Withdraw approval", self)
+        self.withdraw_button.setObjectName("WithdrawApprovalButton")
+        self.withdraw_button.setToolTip(
+            "Withdraw the Plan approval: the project goes back to plan_review (kept in the "
+            "project's history)"
+        )
+        self.withdraw_button.clicked.connect(self.withdraw)
+        self.withdraw_button.setVisible(False)
         self.publish_button = QPushButton("Publish HTML", self)
         self.publish_button.setObjectName("PublishHtmlButton")
         self.publish_button.setToolTip(
@@ -177,6 +192,7 @@ class EvidenceBar(QWidget):
         row.setContentsMargins(8, 3, 8, 3)
         row.addWidget(self.label, 1)
         row.addWidget(self.button)
+        row.addWidget(self.withdraw_button)
         row.addWidget(self.publish_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -216,6 +232,11 @@ class EvidenceBar(QWidget):
         self.button.setText(
             "Approve Plan again" if approval.get("changed_since_approval") else "Approve Plan"
         )
+        self._status = str(project.get("status", "planning"))
+        self.withdraw_button.setVisible(
+            bool(approval.get("approved")) and self._status not in ("delivered", "archived")
+        )
+        self.withdraw_button.setEnabled(True)
 
     def _show_kinds(self, kinds: dict[str, tuple[str, str, str]]) -> None:
         if kinds != self.kinds:
@@ -239,14 +260,26 @@ class EvidenceBar(QWidget):
 
     # -- acting ---------------------------------------------------------------------------
     def approve(self) -> None:
-        """Approve the Plan the analyst sees: refused while the editor holds unsaved edits,
-        and (in the worker) when the file changed since the tab read it."""
+        """Approve the Plan the analyst sees, after asking while annotations are open or
+        edits unsaved (saved first then); refused in the worker when the file changed
+        since the tab read it."""
+        from lantide.workspace.lifecycle import approval_concerns
+
         seen = self.seen_plan() if self.seen_plan is not None else None
-        if seen is False:
-            self.services.post_message(
-                "Save the Plan first: the approval is of the Plan on disk.", "warning"
-            )
+        unsaved = seen is False
+        open_count = self.open_annotations() if self.open_annotations is not None else 0
+        concerns = approval_concerns(open_count, unsaved)
+        if not plan_approval.ask_to_approve(self, self.project, concerns, unsaved):
             return
+        if unsaved:
+            if self.save_plan is None or not self.save_plan():
+                self.services.post_message(
+                    "The Plan was not saved, so nothing was approved.", "warning"
+                )
+                return
+            seen = self.seen_plan() if self.seen_plan is not None else None
+            if not isinstance(seen, str):
+                return
         self.button.setEnabled(False)
 
         def done(project):
@@ -265,6 +298,31 @@ class EvidenceBar(QWidget):
             on_result=done,
             on_error=failed,
             name="Approving the Plan",
+        )
+
+    def withdraw(self) -> None:
+        """Withdraw the approval after asking; the history keeps it."""
+        if not plan_approval.ask_to_withdraw(self, self.project, self._status):
+            return
+        self.withdraw_button.setEnabled(False)
+
+        def done(project: dict[str, Any]) -> None:
+            self._show_project(project)
+            self.services.post_message(
+                f"Approval of the Plan of {self.project} withdrawn: {project['status']}"
+            )
+
+        def failed(exc: BaseException) -> None:
+            self.services.report_error(exc, "Withdrawing the approval")
+            self.refresh()
+
+        self.services.workers.submit(
+            plan_approval.withdraw_approval,
+            self.services.workspace.root,
+            self.project,
+            on_result=done,
+            on_error=failed,
+            name="Withdrawing the approval",
         )
 
     def check(self) -> None:

@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QTabWidget,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from lantide.ui.documents.document_preview import preview_css
+from lantide.ui.documents.html_preview import HtmlPreview
 from lantide.ui.themed import mark_theme, theme_switched
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ class HtmlReportTabWidget(QWidget):
         self.browser_button.setToolTip("Open the page in the system browser (interactive charts)")
         self.browser_button.clicked.connect(self.open_in_browser)
 
-        self.preview = QTextBrowser(self)
+        self.preview = HtmlPreview(services.workers, self)  # charts drawn as images
         self.preview.setObjectName("HtmlReportPreview")
         self.preview.setOpenLinks(False)
         self.preview.setOpenExternalLinks(False)
@@ -302,9 +302,7 @@ class HtmlReportTabWidget(QWidget):
         )
 
     def _preview(self, text: str) -> None:
-        from lantide.docs.html_markup import without_scripts
-
-        self.preview.setHtml(without_scripts(text))  # Qt runs none; it must not show them
+        self.preview.show_page(text)  # no scripts (Qt runs none); charts as images
 
     def open_in_browser(self) -> bool:
         return QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))

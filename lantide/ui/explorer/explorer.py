@@ -30,13 +30,13 @@ from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
 from lantide.ui.tree_items import child_items, top_level_items
-from lantide.workspace.layout import sql_tab_file_name
+from lantide.workspace.layout import chart_file_name, sql_tab_file_name
 from lantide.workspace.lifecycle import PROJECT_STATUSES
 
 log = logging.getLogger(__name__)
 
 ROLE_NODE = Qt.ItemDataRole.UserRole + 1  # a dict describing what the item stands for
-_REFRESH_KINDS = {"project", "sql_tab", "data", "knowledge", "document"}
+_REFRESH_KINDS = {"project", "sql_tab", "data", "knowledge", "document", "chart"}
 
 
 def _fmt_count(n: Any) -> str:
@@ -95,6 +95,12 @@ class ExplorerPanel(QWidget):
             services.sig_tables_changed.connect(self.refresh_tables)
         if hasattr(services, "sig_connections_changed"):
             services.sig_connections_changed.connect(self.refresh)
+        # files this process wrote (the watcher skips them) and new tabs not saved yet
+        if hasattr(services, "sig_listing_changed"):
+            services.sig_listing_changed.connect(self._debounce.start)
+        self._unsaved_tabs: set[tuple[str, str]] = set()
+        if hasattr(services, "sig_tabs_changed"):
+            services.sig_tabs_changed.connect(lambda _tabs, _active: self._tabs_changed())
         self.refresh()
         if services.query is not None:
             self.refresh_tables()
@@ -164,6 +170,20 @@ class ExplorerPanel(QWidget):
         self._tables_tried = True
         self._rebuild()
 
+    def _tabs_changed(self) -> None:
+        """A new SQL tab is listed from the moment it opens, before its file exists."""
+        on_disk = {
+            (p["dir"], t) for p in (self._snapshot or {}).get("projects", []) for t in p["sql_tabs"]
+        }
+        unsaved = {
+            (t.project, t.name)
+            for t in self.services.open_tabs()
+            if t.kind == TAB_SQL and t.project and (t.project, t.name) not in on_disk
+        }
+        if unsaved != self._unsaved_tabs:
+            self._unsaved_tabs = unsaved
+            self._rebuild()
+
     def _files_changed(self, changes: list) -> None:
         if any(getattr(c, "kind", None) in _REFRESH_KINDS for c in changes):
             self._debounce.start()
@@ -217,6 +237,25 @@ class ExplorerPanel(QWidget):
                     sql_tab_file_name(tab),
                     "sql-tab",
                     {"kind": TAB_SQL, "project": p["dir"], "name": tab},
+                )
+            for project, tab in sorted(self._unsaved_tabs):
+                if project == p["dir"] and tab not in p["sql_tabs"]:
+                    self._item(
+                        item,
+                        sql_tab_file_name(tab),
+                        "sql-tab",
+                        {"kind": TAB_SQL, "project": p["dir"], "name": tab},
+                        detail="not saved",
+                        tooltip=f"{tab}: a new tab; saving or running it writes its file",
+                    )
+            for chart in p.get("charts", []):
+                self._item(
+                    item,
+                    chart_file_name(chart),
+                    "chart",
+                    {"kind": "chart", "project": p["dir"], "name": chart},
+                    tooltip=f"charts/{chart_file_name(chart)}: show it in the Report with "
+                    "![title](charts/…)",
                 )
             self._item(
                 item,

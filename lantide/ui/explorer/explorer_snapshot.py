@@ -28,6 +28,21 @@ def _holds_data(folder) -> bool:
     return False
 
 
+def _chart_names(project) -> list[str]:
+    """The project's chart files (``charts/NAME.vl.json``), without loading the charts
+    package (its renderer is heavy)."""
+    from lantide.workspace import layout
+
+    folder = layout.charts_dir(project.dir)
+    if not folder.is_dir():
+        return []
+    suffix = layout.CHART_SUFFIX
+    return sorted(
+        (p.name[: -len(suffix)] for p in folder.glob(f"*{suffix}") if p.is_file()),
+        key=str.casefold,
+    )
+
+
 def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
     from lantide.workspace.model import Project
 
@@ -62,6 +77,7 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
                 "plan": project.plan,
                 "report": project.report,
                 "sql_tabs": project.sql_tab_names(),
+                "charts": _chart_names(project),
                 "has_knowledge": project.knowledge_path.is_file(),
                 "error": None,
             }

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.query.odbc_strings import dialect_for_driver
 from lantide.ui.icons import icon
 from lantide.ui.settings.connection_fields import ConnectionFieldsWidget
 from lantide.ui.theme import colors
@@ -62,6 +63,9 @@ def _test(context, workspace, name: str) -> dict:
     return test_connection(workspace, name)
 
 
+DEFAULT_DRIVER = "ODBC Driver 18 for SQL Server"  # when no driver is registered at all
+
+
 class ConnectionsPage(QWidget):
     """The Connections tab of the settings dialog."""
 
@@ -72,6 +76,7 @@ class ConnectionsPage(QWidget):
         self.setObjectName("ConnectionsPage")
         self.services = services
         self.rows: list[dict] = []
+        self.installed_drivers: list[str] = []  # registered on this machine (read in a worker)
         self._busy = False
         self.list = QListWidget(self)
         self.list.setMaximumWidth(200)
@@ -158,6 +163,7 @@ class ConnectionsPage(QWidget):
     def _fill(self, read: dict, select: str | None, message: str | None = None) -> None:
         self.rows = read["connections"]
         drivers = read["drivers"]
+        self.installed_drivers = list(drivers)
         self.fields.add_installed_drivers(drivers)
         self.drivers_label.setText(
             "ODBC drivers on this machine: " + ", ".join(drivers)
@@ -214,8 +220,10 @@ class ConnectionsPage(QWidget):
         self.list.clearSelection()
         for w in (self.name_edit, self.string_edit, self.user_edit, self.password_edit):
             w.clear()
-        self.fields.clear("ODBC Driver 18 for SQL Server")
-        self.dialect_combo.setCurrentText("tsql")
+        # a driver this machine has, not one it would fail to load
+        driver = self.installed_drivers[0] if self.installed_drivers else DEFAULT_DRIVER
+        self.fields.clear(driver)
+        self.dialect_combo.setCurrentText(dialect_for_driver(driver) or "tsql")
         self.password_edit.setPlaceholderText("stored in the system keyring")
         self.remove_button.setEnabled(False)
         self.test_button.setEnabled(False)

@@ -29,6 +29,13 @@ class ChartData:
     y: list[float | None] = field(default_factory=list)  # None: not a number, not drawn
     x_is_time: bool = False
     note: str = ""  # e.g. "first 50 of 1,204 categories"
+    # Bars of one category next to each other, coloured by a second column's value:
+    # ``series`` names the colours (the legend), ``bar_series`` is each bar's colour and
+    # ``bar_group`` its category's index (its label is drawn once, under the group).
+    series: list[str] = field(default_factory=list)
+    series_label: str = ""
+    bar_series: list[int] = field(default_factory=list)
+    bar_group: list[int] = field(default_factory=list)
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -92,6 +99,15 @@ def format_time(seconds: float, span: float) -> str:
     return moment.strftime("%m-%d %H:%M")
 
 
+def label_layout(widest: int, slot: float, line_height: int) -> tuple[bool, int]:
+    """(slanted, every): category labels side by side when the widest fits its slot, else
+    slanted at 30 degrees; and only every n-th label so that none overlaps the next (a
+    slanted one needs about 2.2 line heights of width)."""
+    slanted = widest + 6 > slot
+    need = line_height * 2.2 if slanted else widest + 6
+    return slanted, max(1, math.ceil(need / max(slot, 1.0)))
+
+
 class ChartCanvas(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -134,7 +150,7 @@ class ChartCanvas(QWidget):
             max(metrics.horizontalAdvance(format_number(t)) for t in y_ticks) if y_ticks else 30
         )
         line_h = metrics.height()
-        top = 16 + (line_h if data.note else 0)
+        top = 16 + (line_h if data.note or data.series else 0)
         right_pad = 24 if data.kind == BAR else 48  # room for the last x label
         plot = QRectF(
             label_w + 14 + line_h,
@@ -142,7 +158,14 @@ class ChartCanvas(QWidget):
             self.width() - label_w - 14 - line_h - right_pad,
             self.height() - top - 16 - 2.4 * line_h,
         )
-        if plot.width() < 40 or plot.height() < 40:
+        if plot.width() < 40 or plot.height() < 40:  # say so rather than show nothing
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(
+                self.rect(),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                "Too little room to draw the chart: drag the divider above the result "
+                "up, or make the window larger.",
+            )
             return
         text_color = palette.color(QPalette.ColorRole.Text)
         muted = palette.color(QPalette.ColorRole.PlaceholderText)
@@ -186,19 +209,93 @@ class ChartCanvas(QWidget):
                 QRectF(plot.left(), 4, plot.width(), line_h), Qt.AlignmentFlag.AlignRight, data.note
             )
         color = QColor(SERIES_COLORS[0])
-        if data.kind == BAR:
+        if data.kind == BAR and data.series:
+            self._paint_grouped_bars(painter, data, plot, y_pos, metrics, muted)
+        elif data.kind == BAR:
             self._paint_bars(painter, data, plot, y_pos, color, metrics, muted)
         else:
             self._paint_xy(painter, data, plot, y_pos, color, metrics, muted, grid)
         painter.setPen(QPen(muted, 1))
         painter.drawLine(plot.bottomLeft(), plot.bottomRight())
 
+    def _paint_grouped_bars(self, painter, data, plot, y_pos, metrics, muted) -> None:
+        """Bars of each category side by side, one colour per series, a legend on top;
+        category labels are thinned (every n-th) and slanted when they do not fit."""
+        groups = max(data.bar_group) + 1 if data.bar_group else 0
+        per_group = max(1, len(data.series))
+        group_w = plot.width() / max(groups, 1)
+        bar_w = max(1.0, group_w * 0.8 / per_group)
+        zero = y_pos(0.0)
+        for i, value in enumerate(data.y):
+            if value is None:
+                continue
+            g, s = data.bar_group[i], data.bar_series[i]
+            x = plot.left() + g * group_w + group_w * 0.1 + s * bar_w
+            top = y_pos(value)
+            painter.fillRect(
+                QRectF(x, min(top, zero), bar_w, abs(zero - top)),
+                QColor(SERIES_COLORS[s % len(SERIES_COLORS)]),
+            )
+            self._hits.append(
+                (
+                    QRectF(x, plot.top(), bar_w, plot.height()),
+                    f"{data.x[g]}, {data.series_label} {data.series[s]}: {format_number(value)}",
+                )
+            )
+        self._paint_category_labels(painter, list(data.x), plot, group_w, metrics, muted)
+        # the legend: one swatch per series, left to right above the plot
+        x = plot.left()
+        painter.setPen(muted)
+        for s, name in enumerate(data.series):
+            text = f"{name}"
+            width = metrics.horizontalAdvance(text) + 18
+            if x + width > plot.right():
+                painter.drawText(QPointF(x, 4 + metrics.ascent()), "…")
+                break
+            painter.fillRect(
+                QRectF(x, 4 + (metrics.height() - 10) / 2, 10, 10),
+                QColor(SERIES_COLORS[s % len(SERIES_COLORS)]),
+            )
+            painter.drawText(QPointF(x + 14, 4 + metrics.ascent()), text)
+            x += width + 8
+
+    def hit_texts(self) -> list[str]:
+        """What hovering each bar or point says, as last painted."""
+        return [text for _rect, text in self._hits]
+
+    def _paint_category_labels(self, painter, labels, plot, slot, metrics, muted) -> None:
+        """One label per slot (:func:`label_layout`): side by side, or slanted, every n-th."""
+        widest = max((metrics.horizontalAdvance(str(t)) for t in labels), default=0)
+        slanted, every = label_layout(widest, slot, metrics.height())
+        painter.save()
+        painter.setPen(muted)
+        for i, label in enumerate(labels):
+            if i % every:
+                continue
+            centre = plot.left() + i * slot + slot / 2
+            if not slanted:
+                painter.drawText(
+                    QRectF(centre - slot / 2, plot.bottom() + 3, slot, metrics.height()),
+                    Qt.AlignmentFlag.AlignHCenter,
+                    str(label),
+                )
+                continue
+            painter.save()
+            painter.translate(centre, plot.bottom() + 4)
+            painter.rotate(-30)
+            painter.drawText(
+                QRectF(-110, 0, 110, metrics.height()),
+                Qt.AlignmentFlag.AlignRight,
+                metrics.elidedText(str(label), Qt.TextElideMode.ElideRight, 108),
+            )
+            painter.restore()
+        painter.restore()
+
     def _paint_bars(self, painter, data, plot, y_pos, color, metrics, muted) -> None:
         n = len(data.y)
         slot = plot.width() / n
         bar_w = max(1.0, slot * 0.72)
         zero = y_pos(0.0)
-        every = max(1, math.ceil(metrics.height() * 1.2 / slot)) if slot < 60 else 1
         for i, (label, value) in enumerate(zip(data.x, data.y, strict=True)):
             if value is None:
                 continue
@@ -212,32 +309,7 @@ class ChartCanvas(QWidget):
                     f"{label}: {format_number(value)}",
                 )
             )
-            if i % every == 0:
-                painter.save()
-                painter.setPen(muted)
-                text = metrics.elidedText(
-                    str(label), Qt.TextElideMode.ElideRight, int(max(slot * every, 30))
-                )
-                if slot * every >= metrics.horizontalAdvance(text) + 4:
-                    painter.drawText(
-                        QRectF(
-                            plot.left() + i * slot - slot * (every - 1) / 2,
-                            plot.bottom() + 3,
-                            slot * every,
-                            metrics.height(),
-                        ),
-                        Qt.AlignmentFlag.AlignHCenter,
-                        text,
-                    )
-                else:  # slanted labels when they do not fit side by side
-                    painter.translate(plot.left() + i * slot + slot / 2, plot.bottom() + 4)
-                    painter.rotate(-30)
-                    painter.drawText(
-                        QRectF(-110, 0, 110, metrics.height()),
-                        Qt.AlignmentFlag.AlignRight,
-                        text[:18],
-                    )
-                painter.restore()
+        self._paint_category_labels(painter, list(data.x), plot, slot, metrics, muted)
 
     def _paint_xy(self, painter, data, plot, y_pos, color, metrics, muted, grid) -> None:
         points = [

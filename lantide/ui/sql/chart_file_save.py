@@ -21,10 +21,11 @@ def save_chart_file(services, project: str, name: str, spec: dict, on_saved=None
         return charts.write_chart(services.workspace.project(project), name, spec)
 
     def saved(path):
-        relpath = layout.chart_project_relpath(path.name[: -len(layout.CHART_SUFFIX)])
+        chart = path.name[: -len(layout.CHART_SUFFIX)]
+        relpath = layout.chart_project_relpath(chart)
         services.post_message(
-            f"Saved {relpath}: add ![{spec.get('title', name)}]({relpath}) to the Report to "
-            "show it there."
+            f"Saved {relpath}: add ![{spec.get('title', name)}]({layout.chart_link(chart)}) "
+            "to the Report to show it there."
         )
         services.notify_paths_changed([path])
         if on_saved is not None:

@@ -24,6 +24,7 @@ from lantide.ui.sql.result_model import format_value, is_numeric_type
 
 MAX_CHART_ROWS = 10_000
 MAX_BARS = 60
+MAX_SERIES = 6  # colours of grouped bars (chart_canvas.SERIES_COLORS)
 
 
 def is_time_type(type_name: str) -> bool:
@@ -43,17 +44,81 @@ def chart_data(
     total = total_rows if total_rows is not None else len(rows)
     note = f"first {len(rows):,} of {total:,} rows" if total > len(rows) else ""
     if kind == BAR:
-        labels, values = [], []
-        for row in rows[:MAX_BARS]:
-            labels.append(format_value(row[x]))
-            values.append(to_number(row[y]))
+        labels = [format_value(row[x]) for row in rows]
+        if len(set(labels)) < len(labels):  # a category on several rows: never one bar each
+            return _repeated_categories(columns, rows, x, y, note)
+        values = [to_number(row[y]) for row in rows[:MAX_BARS]]
         if len(rows) > MAX_BARS:
             note = f"first {MAX_BARS} of {total:,} rows"
-        return ChartData(BAR, x_name, y_name, labels, values, note=note)
+        return ChartData(BAR, x_name, y_name, labels[:MAX_BARS], values, note=note)
     time_axis = is_time_type(columns[x]["type"])
     xs = [to_number(row[x]) for row in rows]
     ys = [to_number(row[y]) for row in rows]
     return ChartData(kind, x_name, y_name, xs, ys, x_is_time=time_axis, note=note)
+
+
+def _series_column(columns: list[dict], rows: Sequence[Sequence[Any]], x: int, y: int):
+    """The column that tells apart the rows of one category (a quarter, a channel): at
+    most :data:`MAX_SERIES` values, a text or date column first; None when there is none."""
+    candidates = [i for i in range(len(columns)) if i not in (x, y)]
+    candidates.sort(key=lambda i: is_numeric_type(columns[i]["type"]))  # text, dates first
+    for i in candidates:
+        values = {format_value(r[i]) for r in rows}
+        pairs = {(format_value(r[x]), format_value(r[i])) for r in rows}
+        if 1 < len(values) <= MAX_SERIES and len(pairs) == len(rows):
+            return i
+    return None
+
+
+def _repeated_categories(
+    columns: list[dict], rows: Sequence[Sequence[Any]], x: int, y: int, note: str
+) -> ChartData:
+    """Bars of a result whose category repeats (11 regions on 33 rows): coloured by the
+    column that tells the rows apart, else one bar per category, the rows summed."""
+    x_name, y_name = columns[x]["name"], columns[y]["name"]
+    series_col = _series_column(columns, rows, x, y)
+    categories: dict[str, int] = {}
+    series: dict[str, int] = {}
+    sums: dict[tuple[int, int], float | None] = {}
+    for row in rows:
+        label = format_value(row[x])
+        if label not in categories:
+            if len(categories) >= MAX_BARS:
+                continue
+            categories[label] = len(categories)
+        key = format_value(row[series_col]) if series_col is not None else ""
+        if key not in series:
+            series[key] = len(series)
+        cell = (categories[label], series[key])
+        value = to_number(row[y])
+        before = sums.get(cell)
+        sums[cell] = value if before is None else before + (value or 0.0)
+    notes = [note] if note else []
+    if len(categories) >= MAX_BARS:
+        notes.append(f"first {MAX_BARS} {x_name} values")
+    if series_col is None:
+        notes.append(f"{len(rows):,} rows summed into {len(categories)} {x_name} values")
+        return ChartData(
+            BAR,
+            x_name,
+            y_name,
+            list(categories),
+            [sums[(c, 0)] for c in range(len(categories))],
+            note="; ".join(notes),
+        )
+    cells = sorted(sums)
+    return ChartData(
+        BAR,
+        x_name,
+        y_name,
+        list(categories),
+        [sums[cell] for cell in cells],
+        note="; ".join(notes),
+        series=list(series),
+        series_label=columns[series_col]["name"],
+        bar_group=[g for g, _s in cells],
+        bar_series=[s for _g, s in cells],
+    )
 
 
 class QuickChartWidget(QWidget):
@@ -148,12 +213,15 @@ class QuickChartWidget(QWidget):
         if not self.table or self.current_data() is None or self._no_default:
             return None
         x, y = self.x_box.currentData(), self.y_box.currentData()
+        data = self.current_data()
         return quick_chart_spec(
             self.kind_box.currentData(),
             self.table,
             self.columns[x]["name"],
             self.columns[y]["name"],
             x_type=self.columns[x]["type"],
+            color=(data.series_label or None) if data is not None else None,
+            summed=data is not None and "summed into" in data.note,
         )
 
     def _save_clicked(self) -> None:

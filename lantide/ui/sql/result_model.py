@@ -85,8 +85,12 @@ def format_value(value: Any) -> str:
 
 
 # A double holds every decimal of up to 15 significant digits exactly enough to read it
-# back; the 16th and 17th digits of repr() are the noise of arithmetic (0.1 + 0.2).
-DOUBLE_DIGITS = 15
+# back; the 16th and 17th digits of repr() are the noise of one operation (0.1 + 0.2). A
+# SUM over thousands of rows adds a rounding error per row, which reaches the 15th digit
+# (8262570.90999999 for 8262570.91): the grid reads doubles at 13 significant digits, the
+# shortest text that reads back as that rounding. The whole value is in the tooltip, and
+# copy and export keep every digit.
+DOUBLE_DIGITS = 13
 _SINGLE_TYPES = ("FLOAT", "REAL", "FLOAT4")
 
 
@@ -109,21 +113,58 @@ def _shortest_single(value: float) -> str | None:
     return None
 
 
-def display_value(value: Any, type_name: str | None = None) -> str:
-    """A cell as the grid shows it: like :func:`format_value`, but a double at 15
-    significant digits (9618.3, not 9618.300000000001), a FLOAT at its own precision, a
-    DECIMAL with its scale and no exponent. Copy and export use :func:`format_value`."""
+def display_value(
+    value: Any, type_name: str | None = None, *, locale: NumberLocale | None = None
+) -> str:
+    """A cell as the grid shows it: like :func:`format_value`, but a double at
+    :data:`DOUBLE_DIGITS` significant digits (9618.3, not 9618.300000000001), a FLOAT at
+    its own precision, a DECIMAL with its scale and no exponent. With ``locale`` a double
+    or decimal is grouped and uses its decimal point (8,262,570.91); integers are not
+    grouped (ids, years and codes are integers). Copy and export use :func:`format_value`."""
     if isinstance(value, float) and not isinstance(value, bool) and math.isfinite(value):
+        text = None
         if (type_name or "").upper().startswith(_SINGLE_TYPES):
-            single = _shortest_single(value)
-            if single is not None:
-                return single
-        full = repr(value)
-        short = repr(float(f"{value:.{DOUBLE_DIGITS}g}"))
-        return short if len(short) < len(full) else full
+            text = _shortest_single(value)
+        if text is None:
+            full = repr(value)
+            short = repr(float(f"{value:.{DOUBLE_DIGITS}g}"))
+            text = short if len(short) < len(full) else full
+        return locale.number(text) if locale is not None else text
     if isinstance(value, decimal.Decimal) and value.is_finite():
-        return format(value, "f")
+        text = format(value, "f")
+        return locale.number(text) if locale is not None else text
     return format_value(value)
+
+
+class NumberLocale:
+    """How the analyst's locale writes a number: its group separator and decimal point
+    (taken from ``QLocale()`` by the grid; plain ``,`` and ``.`` by default)."""
+
+    def __init__(self, group: str = ",", decimal_point: str = "."):
+        self.group = group
+        self.decimal_point = decimal_point
+
+    @classmethod
+    def system(cls) -> NumberLocale:
+        from PySide6.QtCore import QLocale
+
+        here = QLocale()
+        return cls(here.groupSeparator(), here.decimalPoint())
+
+    def number(self, text: str) -> str:
+        """``text`` (Python's writing of a number: ``-8262570.91``, ``1e+301``) grouped
+        by thousands with this locale's separators; an exponent form is not grouped."""
+        sign = "-" if text.startswith("-") else ""
+        body = text[len(sign) :]
+        if "e" in body or "E" in body or not body[:1].isdigit():
+            return sign + body.replace(".", self.decimal_point)
+        whole, _, fraction = body.partition(".")
+        groups: list[str] = []
+        while len(whole) > 3:
+            groups.insert(0, whole[-3:])
+            whole = whole[:-3]
+        grouped = self.group.join([whole, *groups])
+        return sign + grouped + (self.decimal_point + fraction if fraction else "")
 
 
 def sorted_rows(
@@ -179,6 +220,7 @@ class PagedResultModel(QAbstractTableModel):
         self._fetch = fetch
         self._workers = workers
         self._numeric = [is_numeric_type(c["type"]) for c in self.columns]
+        self._locale = NumberLocale.system()
         self._blocks: OrderedDict[int, list[tuple]] = OrderedDict()  # LRU
         self._pending: OrderedDict[int, None] = OrderedDict()
         self._in_flight: int | None = None
@@ -261,7 +303,7 @@ class PagedResultModel(QAbstractTableModel):
             return self._muted if value is None else None
         if role == Qt.ItemDataRole.FontRole:
             return self._italic if value is None else None
-        shown = display_value(value, self.columns[col].get("type"))
+        shown = display_value(value, self.columns[col].get("type"), locale=self._locale)
         if role == Qt.ItemDataRole.ToolTipRole:
             text = format_value(value)
             if text != shown and len(text) <= 60:

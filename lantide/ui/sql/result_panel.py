@@ -63,6 +63,9 @@ def describe_result(
 EXPORT_FOLDER_KEY = "export_folder"
 
 
+RUNNING = " is running ·"
+
+
 class ResultPanel(QWidget):
     sig_problem_reported = Signal(str)  # copy too large, export failed, ...
     sig_export_finished = Signal(dict)  # the export_table result
@@ -142,6 +145,17 @@ class ResultPanel(QWidget):
         self.copy_button.setEnabled(False)
         if self.chart is not None:
             self.chart.clear()
+
+    def show_running(self, what: str, seconds: float) -> None:
+        """While a run has no result to show yet: say it runs, and for how long (a
+        previous result stays shown as it is)."""
+        if self.model is None:
+            self.summary.setText(f"{what}{RUNNING} {seconds:.1f} s. Stop cancels it.")
+
+    def end_running(self) -> None:
+        """The run ended without showing a result or an error here: no longer "running"."""
+        if self.model is None and RUNNING in self.summary.text():
+            self.clear()
 
     def show_rows(
         self,

@@ -27,14 +27,17 @@ def _first_rows(query, result: dict):
 
 
 def run_tab(query, project: str, tab: str, purpose: str | None, warning_id: str | None = None):
-    """``run_sql_tab``: (result, first rows of its cached table)."""
-    result = query.run_sql_tab(project, tab, purpose, large_remote_warning_id=warning_id)
+    """``run_sql_tab``: (result, first rows of its cached table). The analyst's run: no
+    purpose needed while executing (then an exploratory step), see qem.check_purpose."""
+    result = query.run_sql_tab(
+        project, tab, purpose, large_remote_warning_id=warning_id, purpose_required=False
+    )
     return result, _first_rows(query, result)
 
 
 def run_selection(query, sql: str, purpose: str | None, project: str):
     """``run_query`` of selected SQL: (result, first rows when the QEM cached it)."""
-    result = query.run_query(sql, purpose=purpose, project=project)
+    result = query.run_query(sql, purpose=purpose, project=project, purpose_required=False)
     return result, _first_rows(query, result)
 
 

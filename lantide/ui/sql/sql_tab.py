@@ -21,6 +21,7 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from lantide.query.history import run_entry as history_entry
 from lantide.query.history import source_run_entry
+from lantide.query.qem import PURPOSE_MAX_CHARS
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
@@ -46,6 +48,7 @@ from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
 from lantide.ui.sql.sql_editor import SqlEditor
 from lantide.ui.sql.sql_tab_file import SqlTabFile
+from lantide.ui.theme import colors
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
@@ -161,9 +164,10 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
+        # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
+        # show_find / show_replace: a second binding here made Qt call both keys
+        # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
         for key, slot in (
-            ("find", lambda: self.find_bar.open_find(replace=False)),
-            ("replace", lambda: self.find_bar.open_find(replace=True)),
             ("find_next", lambda: self.find_bar.find_next(False)),
             ("find_previous", lambda: self.find_bar.find_next(True)),
         ):
@@ -175,18 +179,30 @@ class SqlTabWidget(QWidget):
         bar.addSeparator()
         bar.addWidget(QLabel(" Purpose ", bar))
         self.purpose_edit = QLineEdit(bar)
-        self.purpose_edit.setMaxLength(80)  # the QEM says 40; longer text gets its advice
+        # longer than the QEM's 40 may be typed (nothing pasted is cut); the count says so
+        self.purpose_edit.setMaxLength(200)
         self.purpose_edit.setPlaceholderText(PURPOSE_PLACEHOLDER)
         self.purpose_edit.setToolTip(
-            "Why this step is run, in at most 40 characters; written "
-            "to the ledger. Required while the project is executing."
+            f"Why this step is run, in at most {PURPOSE_MAX_CHARS} characters; written to the "
+            "ledger. While the project is executing, a run with a purpose counts as formal "
+            "evidence; without one it runs as an exploratory step."
         )
         self.purpose_edit.setMinimumWidth(  # the whole placeholder shows
             self.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 24
         )
         self.purpose_edit.setMaximumWidth(340)
         self.purpose_edit.returnPressed.connect(self.run)
-        bar.addWidget(self.purpose_edit)
+        # the limit is told while typing, before a run is refused for it: "35/40" beside
+        purpose_box = QWidget(bar)
+        box = QHBoxLayout(purpose_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        box.addWidget(self.purpose_edit)
+        self.purpose_count = QLabel(purpose_box)
+        box.addWidget(self.purpose_count)
+        self.purpose_edit.textChanged.connect(self._purpose_typed)
+        bar.addWidget(purpose_box)
+        self._purpose_typed("")
         self.busy = QProgressBar(bar)
         self.busy.setRange(0, 0)
         self.busy.setMaximumWidth(90)
@@ -209,6 +225,20 @@ class SqlTabWidget(QWidget):
 
     def show_replace(self) -> None:  # the window's Edit › Replace
         self.find_bar.open_find(replace=True)
+
+    def _purpose_typed(self, text: str) -> None:
+        """``n/40`` once the purpose nears the QEM's limit, in the danger colour past it."""
+        n = len(text.strip())
+        near = n >= PURPOSE_MAX_CHARS - 10
+        self.purpose_count.setVisible(near)
+        self.purpose_count.setText(f"{n}/{PURPOSE_MAX_CHARS}")
+        over = n > PURPOSE_MAX_CHARS
+        self.purpose_count.setStyleSheet(f"color: {colors().danger.name()};" if over else "")
+        self.purpose_count.setToolTip(
+            f"{n - PURPOSE_MAX_CHARS} characters too long: a run would be refused"
+            if over
+            else f"A purpose has at most {PURPOSE_MAX_CHARS} characters"
+        )
 
     # -- the tab protocol (title, dirty, save) ------------------------------------------------
     def title(self) -> str:
@@ -244,6 +274,7 @@ class SqlTabWidget(QWidget):
             )
             if answer != QMessageBox.StandardButton.Save:
                 return False
+        new = not self.path.exists()
         try:
             self.file.write(text)
         except OSError as exc:
@@ -254,6 +285,8 @@ class SqlTabWidget(QWidget):
             return False
         self.editor.document().setModified(False)
         self._lineage_timer.start()
+        if new:  # the watcher skips our own writes: the explorer lists the file now
+            self.services.notify_paths_changed([self.path], "created")
         return True
 
     def shutdown(self) -> None:
@@ -433,10 +466,13 @@ class SqlTabWidget(QWidget):
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._run_started
         self.status_label.setText(f"running {elapsed:.1f} s")
+        what = "Source Run" if self._run_kind == sql_runs.SOURCE_RUN else "The query"
+        self.result.show_running(what, elapsed)
 
     def _done(self) -> None:
         self._worker = None
         self._set_running(False)
+        self.result.end_running()
 
     def _finished(self, outcome) -> None:
         self._done()  # before anything reacts to the outcome: the tab can run again
@@ -557,6 +593,9 @@ class SqlTabWidget(QWidget):
             self.purpose_edit.setFocus()
             self.purpose_edit.selectAll()
         self.banner.show_error(exc, actions=actions)
+        if self.result.model is None:
+            ended = "cancelled" if code == "QUERY_CANCELLED" else "refused or failed"
+            self.result.summary.setText(f"No result: the run was {ended} (see above).")
         self.bottom.setCurrentWidget(self.result)
         self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
         if self._run_kind == sql_runs.SOURCE_RUN:

@@ -1,0 +1,54 @@
+"""The tab bar's context menu: close others / to the right / all (a dirty tab still asks),
+copy the file's path, show it in the file manager."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from lantide.ui import tab_area
+from tests.ui.conftest import open_document_tab
+
+
+def _actions(menu) -> dict:
+    return {a.text(): a for a in menu.actions() if a.text()}
+
+
+def test_the_tab_menu_closes_others_and_reveals_the_file(
+    main_window, qtbot, monkeypatch, sample_workspace
+):
+    tabs = main_window.tabs
+    plan = open_document_tab(qtbot, main_window, "plan")
+    sql = main_window.open_tab("sql", "q3-churn", "clean_orders")
+    qtbot.waitUntil(lambda: not sql.editor.isReadOnly(), timeout=15_000)
+    main_window.open_tab("table", None, "customers")
+    assert tabs.count() == 3
+    bar = tabs.tabBar()
+    bar.customContextMenuRequested.emit(bar.tabRect(tabs.indexOf(sql)).center())
+    menu = tabs.tab_menu
+    actions = _actions(menu)
+    assert {"Close", "Close others", "Close tabs to the right", "Close all"} <= set(actions)
+    actions["Copy file path"].trigger()
+    path = sample_workspace / "projects/q3-churn/sql/clean_orders.sql"
+    assert QApplication.clipboard().text() == str(path)
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    actions["Show in file manager"].trigger()
+    assert opened[0].toLocalFile() == str(path.parent)
+    menu.close()
+
+    # close the others: the dirty Plan asks first; Cancel keeps it (and stops there)
+    plan.editor.insertPlainText("x")
+    monkeypatch.setattr(
+        tab_area, "ask_save_changes", lambda _p, _n: QMessageBox.StandardButton.Cancel
+    )
+    bar.customContextMenuRequested.emit(bar.tabRect(tabs.indexOf(sql)).center())
+    _actions(tabs.tab_menu)["Close others"].trigger()
+    assert plan in tabs.widgets() and sql in tabs.widgets()
+    monkeypatch.setattr(
+        tab_area, "ask_save_changes", lambda _p, _n: QMessageBox.StandardButton.Discard
+    )
+    bar.customContextMenuRequested.emit(bar.tabRect(tabs.indexOf(sql)).center())
+    _actions(tabs.tab_menu)["Close others"].trigger()
+    assert tabs.widgets() == [sql]
+    tabs.tab_menu.close()
