@@ -80,6 +80,7 @@ class AgentQuery(Protocol):
         large_remote_warning_id: str | None = None,
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
+        purpose_required: bool = True,
     ) -> dict[str, Any]: ...
 
     def run_sql_tab(
@@ -90,6 +91,7 @@ class AgentQuery(Protocol):
         *,
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
+        purpose_required: bool = True,
     ) -> dict[str, Any]: ...
 
     def source_run_sql_tab(

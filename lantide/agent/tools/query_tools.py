@@ -29,7 +29,7 @@ from lantide.agent.tools.registry import (
 from lantide.errors import LantideError
 from lantide.tokens import count_tokens
 from lantide.workspace.layout import sql_tab_relpath
-from lantide.workspace.names import MAX_NAME, NAME_HINT
+from lantide.workspace.names import MAX_NAME
 
 MODEL_PREVIEW_TOKENS = 2_000  # rows beyond this are left out, and the result says so
 SHOW_TABLES_MAX = 500
@@ -549,12 +549,9 @@ TOOLS = [
         "create_sql_tab",
         params(
             {
-                "name": {  # the names' rule is the engine's (lantide.workspace.names)
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_NAME,
-                    "description": NAME_HINT,
-                },
+                # the names' rule is the engine's (lantide.workspace.names); a refused name's
+                # error carries its hint, so the schema sent every request does not
+                "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
                 **_SQL,
                 **PROJECT_ARG,
             },
