@@ -47,16 +47,17 @@ def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
 
 def test_cancel_sets_the_flag_and_runs_the_hook(qtbot):
     pool = WorkerPool()
-    hooked = threading.Event()
+    hooked, started = threading.Event(), threading.Event()
 
     def work(context):
+        started.set()
         while not context.cancelled:
             time.sleep(0.005)
         return "stopped"
 
     results = []
     worker = pool.submit(work, on_result=results.append, on_cancel=hooked.set)
-    qtbot.wait(50)
+    assert started.wait(5)  # the cancel meets running work
     with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
         worker.cancel()
     assert hooked.is_set() and results == ["stopped"]
