@@ -126,6 +126,7 @@ class Engine:
         self._retired: deque[Cursor] = deque()  # cursors of ended thread states, to close
         self._keys = itertools.count()
         self._running: dict[int, Cursor] = {}  # id(token) -> cursor running a statement
+        self._under_way: dict[int, str] = {}  # id(token) -> its statement, once work began
         self._cancel_hooks: dict[int, Callable[[], None]] = {}
         self._watchdog = _Watchdog()
         self._closed = False
@@ -176,12 +177,19 @@ class Engine:
 
     # -- running -------------------------------------------------------------------
     def run(
-        self, work: Callable[[Cursor], T], *, timeout: float | None = -1.0, sql: str | None = None
+        self,
+        work: Callable[[Cursor], T],
+        *,
+        timeout: float | None = -1.0,
+        sql: str | None = None,
+        statement: str | None = None,
     ) -> T:
         """Run ``work(cursor)`` under the time limit; cancellable by :meth:`interrupt`.
 
-        DuckDB errors become :class:`QueryError` with a code and a hint. ``timeout`` -1
-        means the engine's default; None means no limit.
+        DuckDB errors become :class:`QueryError` with a code and a hint (positions in
+        ``sql``). ``timeout`` -1 means the engine's default; None means no limit.
+        ``statement`` (else ``sql``) names what the work runs in
+        :meth:`statements_under_way`.
         """
         duckdb = duckdb_core()
 
@@ -200,6 +208,8 @@ class Engine:
                 entered.append(scope)
             if limit:
                 self._watchdog.watch(token, limit)
+            with self._lock:
+                self._under_way[key] = statement or sql or ""
             return work(cur)
         except duckdb.InterruptException:
             if token.timed_out:
@@ -218,6 +228,7 @@ class Engine:
                 scope.leave_statement(key)
             with self._lock:
                 self._running.pop(key, None)
+                self._under_way.pop(key, None)
             if any(scope.cancelled for scope in entered):
                 _end_transaction(cur)
 
@@ -228,6 +239,15 @@ class Engine:
         return self.run(
             lambda cur: cur.execute(sql, params or []).fetchall(), timeout=timeout, sql=sql
         )
+
+    def statements_under_way(self) -> list[str]:
+        """The statements whose work has begun and not ended (each caller's ``statement``
+        or ``sql``, "" when it gave neither): set right before ``work`` is called, after
+        the cancel scopes took the statement and its time limit was armed, so a cancel
+        from then on reaches it. For showing long work, and for tests that must act
+        while a statement runs instead of sleeping and hoping it started."""
+        with self._lock:
+            return list(self._under_way.values())
 
     @contextmanager
     def cancel_hook(self, hook: Callable[[], None]) -> Iterator[None]:

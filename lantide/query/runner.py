@@ -364,12 +364,14 @@ class StatementRunner:
                 return self.engine.run(
                     lambda cur: results.materialize(
                         cur, parsed.body, kind, table, preview_rows, bookkeeping, cell_chars
-                    )
+                    ),
+                    statement=parsed.body,
                 )
             return self.engine.run(
                 lambda cur: results.preview_only(
                     cur, parsed.body, kind, max(1, preview_rows), cell_chars
-                )
+                ),
+                statement=parsed.body,
             )
         except QueryError as exc:
             exc.position = map_position(parsed, exc.position, results.wrapped_prefix(prefix, kind))

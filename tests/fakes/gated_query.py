@@ -46,7 +46,13 @@ class GatedQuery:
     def run(self, engine) -> int:
         """Count the gated stream's rows through ``engine.run`` (so cancel scopes and
         ``Engine.interrupt`` see the statement as any other)."""
+        import importlib
+
         import pyarrow as pa
+
+        # DuckDB scans an Arrow stream through the duckdb package's Python layer, which
+        # the engine loads only with the query service's parts (or a first query).
+        importlib.import_module("duckdb")
 
         schema = pa.schema([("n", pa.int64())])
         reader = pa.RecordBatchReader.from_batches(schema, self._batches(schema))

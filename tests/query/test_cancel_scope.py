@@ -111,8 +111,10 @@ def test_a_cancelled_materialization_keeps_the_old_table_and_a_clean_cursor(empt
         return empty_service.run_query("SELECT 7 AS seven", result_label="after")["preview"]
 
     thread, outcome = _in_thread(rerun_then_go_on)
-    _wait_for(lambda: scope.running == 1)
-    time.sleep(0.3)
+    # the materialization itself is under way (not the name check before it), so the
+    # cancel meets it inside its transaction
+    slow = f"SELECT count(*) AS answer FROM ({SLOW})"
+    _wait_for(lambda: slow in empty_service.engine.statements_under_way())
     scope.cancel()
     thread.join(30)
     assert "cancelled" in results and outcome == {"result": [[7]]}

@@ -7,30 +7,59 @@ import time
 
 import pytest
 
+from lantide.query.cancel import CancelScope
+from tests.fakes.gated_query import GatedQuery
+
 SLOW = "SELECT count(*) FROM range(5000000000) a WHERE a.range % 7 = 3"
 
 
 def test_interrupt_cancels_a_running_query(empty_service):
-    outcome = {}
+    # The statement is held inside DuckDB (a scan waiting on the test), so the interrupt
+    # meets it there, whatever the machine's speed: no sleeping and hoping it started.
+    gated, outcome = GatedQuery(), {}
 
     def worker():
         try:
-            empty_service.run_query(SLOW)
+            outcome["result"] = gated.run(empty_service.engine)
         except Exception as exc:  # the expected path
             outcome["error"] = exc
 
     thread = threading.Thread(target=worker)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not empty_service.engine.busy and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.2)
+    assert gated.entered.wait(20), outcome
     assert empty_service.interrupt() == 1
+    gated.open()
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    assert "result" not in outcome, "the interrupt did not reach the statement"
+    assert outcome["error"].code == "QUERY_CANCELLED"
+    assert empty_service.engine.statements_under_way() == []
+    # the engine is usable afterwards
+    assert empty_service.run_query("SELECT 1")["preview"] == [[1]]
+
+
+def test_a_running_statement_is_listed_while_under_way(empty_service):
+    scope, outcome = CancelScope(), {}
+
+    def worker():
+        with scope:
+            try:
+                empty_service.run_query(SLOW)
+            except Exception as exc:  # the expected path
+                outcome["error"] = exc
+
+    assert empty_service.engine.statements_under_way() == []
+    thread = threading.Thread(target=worker)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while SLOW not in empty_service.engine.statements_under_way():
+        assert time.monotonic() < deadline, empty_service.engine.statements_under_way()
+        time.sleep(0.01)
+    scope.cancel()
     thread.join(timeout=20)
     assert not thread.is_alive()
     assert outcome["error"].code == "QUERY_CANCELLED"
-    # the engine is usable afterwards
-    assert empty_service.run_query("SELECT 1")["preview"] == [[1]]
+    assert empty_service.engine.statements_under_way() == []
 
 
 def test_time_limit_stops_a_query(empty_workspace, open_service):

@@ -73,7 +73,8 @@ def test_approve_plan_asks_while_annotations_are_open(main_window, qtbot, sample
     answer_next_question("Cancel", asked)
     bar.button.click()
     assert asked == ["Approve the Plan of q3-churn? 3 annotations are still open on the Plan."]
-    qtbot.wait(300)
+    # an approval would run on the worker pool: once it is idle, any write has happened
+    assert main_window.services.workers.wait(10_000)
     assert _project(sample_workspace)["status"] == "planning"
     assert "plan_approval" not in _project(sample_workspace)
     answer_next_question("Approve anyway")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from lantide.ui import tab_area
 from lantide.ui.explorer.explorer import ROLE_NODE
 from lantide.ui.services import TabRef
+from lantide.ui.sql.query_jobs import submit_query
 from tests.ui.conftest import open_document_tab, open_main_window
 
 
@@ -201,17 +202,18 @@ def test_running_query_shows_in_the_status_bar_and_can_be_cancelled(main_window,
     service = w.services.query
     sql = "SELECT count(*) AS n FROM range(50000000000) t(i) WHERE i % 7 = 3"
     outcome = {}
-    worker = w.services.workers.submit(
-        lambda ctx: service.run_query(sql),
+    # as a SQL tab runs it: in its own cancel scope, shown in the status bar
+    submit_query(
+        w.services,
+        lambda _ctx, query: query.run_query(sql),
+        label="long count",
         on_result=lambda r: outcome.setdefault("result", r),
         on_error=lambda e: outcome.setdefault("error", e),
-        on_cancel=service.interrupt,
-        name="long query",
     )
-    w.services.track_query(worker, "long count")
     qtbot.waitUntil(lambda: w.status.query_box.isVisible(), timeout=5_000)
     assert w.status.query_label.text().startswith("Running long count ·")
-    qtbot.wait(300)
+    # the statement itself is under way: the one interrupt the button sends meets it
+    qtbot.waitUntil(lambda: sql in service.engine.statements_under_way(), timeout=15_000)
     w.status.cancel_button.click()
     qtbot.waitUntil(lambda: "error" in outcome or "result" in outcome, timeout=15_000)
     assert getattr(outcome.get("error"), "code", None) == "QUERY_CANCELLED"

@@ -48,9 +48,17 @@ def test_save_as_chart_file_writes_a_chart_of_the_tabs_table(qtbot, app_services
     # saving again asks before replacing; "No" keeps the file as it is
     before = path.read_bytes()
     chart.kind_box.setCurrentIndex(1)
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    replace_asked = []
+    monkeypatch.setattr(
+        QMessageBox,
+        "question",
+        lambda *a, **k: replace_asked.append(a[2]) or QMessageBox.StandardButton.No,
+    )
     chart.save_button.click()
-    qtbot.wait(300)
+    qtbot.waitUntil(lambda: bool(replace_asked), timeout=5_000)
+    assert "exists" in replace_asked[0]
+    # a save would run on the worker pool: once it is idle, any write has happened
+    assert app_services.workers.wait(10_000)
     assert path.read_bytes() == before
 
 

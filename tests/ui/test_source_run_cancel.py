@@ -27,7 +27,11 @@ def test_a_cancelled_source_run_is_not_a_failure(qtbot, app_services):
     qtbot.waitUntil(
         lambda: tab.source_run_view.statuses.get("slow_up") == "running", timeout=15_000
     )
-    qtbot.wait(300)
+    # slow_up's statement itself is under way, so the Stop meets it inside DuckDB
+    engine = app_services.query.engine
+    qtbot.waitUntil(
+        lambda: any("1000003" in s for s in engine.statements_under_way()), timeout=15_000
+    )
     with qtbot.waitSignal(tab.sig_run_finished, timeout=15_000) as blocker:
         tab.stop_action.trigger()
     report = blocker.args[0]

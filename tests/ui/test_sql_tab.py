@@ -156,7 +156,12 @@ def test_cancel_stops_only_this_tabs_query(qtbot, app_services):
     qtbot.waitUntil(lambda: "is running ·" in tab_a.result.summary.text(), timeout=5000)
     assert tab_a.result.summary.text().startswith("The query is running · ")
     assert tab_a.stop_action.isEnabled() and not tab_a.run_action.isEnabled()
-    qtbot.wait(300)  # both statements are inside DuckDB now
+    # both tabs' slow statements are under way (not the checks before them), so the
+    # cancel below meets tab A's inside DuckDB while tab B's runs beside it
+    engine = app_services.query.engine
+    qtbot.waitUntil(
+        lambda: sum("1000003" in s for s in engine.statements_under_way()) == 2, timeout=15_000
+    )
     with qtbot.waitSignal(tab_a.sig_run_finished, timeout=15_000) as blocker:
         tab_a.cancel()
     assert getattr(blocker.args[0], "code", None) == "QUERY_CANCELLED"
@@ -471,7 +476,11 @@ def test_cancel_a_source_run_stops_the_chain(qtbot, app_services):
     qtbot.waitUntil(
         lambda: tab.source_run_view.statuses.get("slow_up") == "running", timeout=15_000
     )
-    qtbot.wait(300)
+    # slow_up's statement itself is under way, so the Stop meets it inside DuckDB
+    engine = app_services.query.engine
+    qtbot.waitUntil(
+        lambda: any("1000003" in s for s in engine.statements_under_way()), timeout=15_000
+    )
     with qtbot.waitSignal(tab.sig_run_finished, timeout=15_000) as blocker:
         tab.stop_action.trigger()
     report = blocker.args[0]

@@ -47,16 +47,17 @@ def test_results_events_and_errors_arrive_on_the_ui_thread(qtbot):
 
 def test_cancel_sets_the_flag_and_runs_the_hook(qtbot):
     pool = WorkerPool()
-    hooked = threading.Event()
+    hooked, started = threading.Event(), threading.Event()
 
     def work(context):
+        started.set()
         while not context.cancelled:
             time.sleep(0.005)
         return "stopped"
 
     results = []
     worker = pool.submit(work, on_result=results.append, on_cancel=hooked.set)
-    qtbot.wait(50)
+    assert started.wait(5)  # the cancel meets running work
     with qtbot.waitSignal(worker.signals.sig_work_finished, timeout=5_000):
         worker.cancel()
     assert hooked.is_set() and results == ["stopped"]
@@ -81,6 +82,18 @@ def test_a_held_pool_starts_work_on_resume(qtbot):
     later = threading.Event()
     pool.submit(lambda context: later.set())
     assert pool.wait(5_000) and later.is_set()
+
+
+def seen_after_queued_work(qtbot, pool: WorkerPool, events: list) -> list:
+    """``events`` as a probe sees it that is queued on the pool's threads behind
+    everything started so far, including on the event loop turns already due: work the
+    pool had started would have run first (a free thread takes the queue in order)."""
+    from PySide6.QtCore import QTimer
+
+    probe = Worker(lambda _ctx: list(events))
+    with qtbot.waitSignal(probe.signals.sig_result_ready, timeout=5_000) as seen:
+        QTimer.singleShot(0, lambda: pool.pool.start(probe))
+    return seen.args[0]
 
 
 def test_urgent_work_runs_before_the_work_already_waiting(qtbot):
@@ -116,7 +129,10 @@ def test_urgent_work_runs_alone_until_it_finishes_or_the_limit(qtbot):
     )
     pool.resume(urgent_alone_ms=60_000)
     qtbot.waitUntil(lambda: database in pool.running, timeout=5_000)
-    qtbot.wait(100)  # time for a free second thread to have started a panel, if it would
+    # the second thread is free: a panel started by resume (or on a turn of the event
+    # loop after it) would be queued before this probe and run before it, first come
+    # first served
+    assert seen_after_queued_work(qtbot, pool, events) == []
     release.set()
     qtbot.waitUntil(lambda: len(events) == 3, timeout=10_000)
     # the second thread was free, yet the panels started only after the database
@@ -155,9 +171,10 @@ def test_urgent_work_submitted_while_the_rest_waits_keeps_it_waiting(qtbot):
 
     pool.submit(lambda _ctx: events.append("database"), on_result=opened, urgent=True)
     pool.resume(urgent_alone_ms=60_000)
-    qtbot.waitUntil(lambda: "database" in events, timeout=5_000)
-    qtbot.wait(150)  # time for a free thread to have started the panel, if it would
-    assert events == ["database"]
+    qtbot.waitUntil(lambda: any(w.name == "tables" for w in pool.running), timeout=5_000)
+    # a free thread: had the database's end started the panel, it would be queued before
+    # this probe (the database's finished slots and timers come first) and run before it
+    assert seen_after_queued_work(qtbot, pool, events) == ["database"]
     release.set()
     qtbot.waitUntil(lambda: len(events) == 3, timeout=10_000)
     assert events == ["database", "tables", ("panel", ["database", "tables"])]
