@@ -208,7 +208,10 @@ class Tour:
             ),
             Turn(
                 text="Customers per region:\n\n| region | customers |\n|---|---|\n"
-                "| north | 12 |\n| south | 9 |\n\n**North** has the most customers."
+                "| north | 12 |\n| south | 9 |\n\n**North** has the most customers.\n\n"
+                # one line naming no step, one landing on the step: each says which
+                "[[QUERY_STEP]] ffffffffffff: churn by region — churn rates\n"
+                "[[QUERY_STEP]] customers per region — north has the most"
             ),
         )
         chat = self.window.chat
@@ -217,6 +220,7 @@ class Tour:
         self.window._show_dock(self.window.chat_dock)
         chat.ask("Which region has the most customers?")
         _wait(self.app, lambda: running and running[-1] is False, 60, "the chat turn")
+        self.window._show_dock(self.window.ledger_dock)  # the steps' ids, as the chat's
 
     def _agent_edits_the_plan(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
