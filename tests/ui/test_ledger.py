@@ -102,7 +102,10 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
             tab.run()
     qtbot.waitUntil(lambda: ledger.history_view.history_tree.topLevelItemCount() == 2, timeout=5000)
     newest = ledger.history_view.history_tree.topLevelItem(0)
-    assert newest.text(1) == "p/bad_tab" and newest.text(2).startswith("error: BIND_ERROR")
+    # words first, the code after (issue 30 item 11)
+    assert newest.text(1) == "p/bad_tab" and newest.text(2).startswith("error: ")
+    assert newest.text(2).endswith("(BIND_ERROR)") and len(newest.text(2)) > 30
+    assert newest.toolTip(2).strip() and "BIND_ERROR" not in newest.text(2)[:20]
     oldest = ledger.history_view.history_tree.topLevelItem(1)
     assert oldest.text(1) == "p/ok_tab" and oldest.text(2) == "ok" and oldest.text(3) == "4"
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.agent.evidence import step_kind
-from lantide.ui.chat.check_badges import checks_html
+from lantide.ui.chat.check_badges import check_words, checks_html
 from lantide.ui.chat.conversation_list import conversation_label
 from lantide.ui.icons import icon
 from lantide.ui.sql.query_history_view import QueryHistoryView, local_time
@@ -282,7 +282,11 @@ class LedgerPanel(QWidget):
             ]
             if errors:  # a number that is not a finding yet: the step says so at a glance
                 item.setForeground(0, QBrush(theme.danger))
-                item.setToolTip(0, "Unresolved checks: " + ", ".join(map(str, errors)))
+                item.setToolTip(
+                    0,
+                    f"Step id {step.get('step_id', '')}. Unresolved checks: "
+                    + ", ".join(f"{check_words(code)} ({code})" for code in errors),
+                )
             if not step.get("summary"):
                 item.setForeground(4, QBrush(theme.muted))
             evidence = STEP_COLUMNS.index("Evidence")
