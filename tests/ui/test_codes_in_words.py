@@ -29,3 +29,17 @@ def test_a_history_status_is_words_then_code_and_cut_to_fit():
 def test_check_codes_read_as_words():
     assert check_words("JOIN_FAN_OUT") == "Join repeats rows"
     assert check_words("SOME_NEW_CHECK") == "Some new check"
+
+
+def test_a_reflections_unresolved_checks_are_named_in_words(qtbot):
+    from lantide.ui.chat.reflection_card import ReflectionCardWidget
+
+    card = ReflectionCardWidget(
+        {
+            "verdict": "problems",
+            "unresolved_checks": [{"step_id": "9f2c41d07a11", "code": "JOIN_FAN_OUT"}],
+        }
+    )
+    qtbot.addWidget(card)
+    body = card.body_html()
+    assert "step 9f2c41d07a11: Join repeats rows (JOIN_FAN_OUT)" in body
