@@ -96,6 +96,17 @@ class StepSummarized(Event):
 
 
 @dataclass(frozen=True)
+class StepLinesRead(Event):
+    """What became of each ``[[QUERY_STEP]]`` line of the last assistant message, in order:
+    ``{"step_id": the step it was recorded on or None, "outcome": ...}``, the outcome a
+    summary_status (parsed, mismatch, malformed) or why it was not recorded (unknown_step,
+    duplicate, unpaired). A screen shows this, never a line's position among the steps."""
+
+    name: ClassVar[str] = "step_lines_read"
+    lines: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
 class ReflectionRecorded(Event):
     """The review before reporting ran (:mod:`lantide.agent.reflection`); ``reflection`` is
     its ledger line: ``subject``, ``ok``, ``checklist`` [{item, ok, note}], ``problems``."""

@@ -19,10 +19,9 @@ the step's ``patches`` list, so the audit trail survives the correction.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from lantide.agent.summary_check import (
     summary_changes,
 )
 from lantide.errors import LantideError
+from lantide.query import results
 from lantide.untrusted import clean_text
 from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl, atomic_write_bytes
@@ -149,11 +149,6 @@ def step_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
-def _step_number(step_id: Any) -> int:
-    match = re.fullmatch(r"s(\d{1,9})", step_id) if isinstance(step_id, str) else None
-    return int(match.group(1)) if match else 0
-
-
 WAIVER_KIND = "waiver"  # an analyst's waiver of a step's check (lantide.agent.check_gate)
 
 
@@ -162,80 +157,6 @@ def _not_a_step(record: dict[str, Any]) -> bool:
     return record.get("kind") == WAIVER_KIND or (
         "step_id" not in record and isinstance(record.get("tool"), str)
     )
-
-
-@dataclass
-class _Tally:
-    """What is known of a ledger file up to ``offset`` (just past a line end)."""
-
-    file: tuple[int, int]  # (st_dev, st_ino): an atomic rewrite makes a new file
-    offset: int
-    mark: bytes  # the bytes just before ``offset``: a rewrite in place changes them
-    highest: int = 0  # the highest sN number on any line
-    usable: int = 0  # usable steps
-
-
-class _StepNumbers:
-    """The highest step number and the count of usable steps of each ledger file, read
-    incrementally: a new step id must not re-read a ledger of thousands of steps (200 ms
-    at 5,000) when only the lines appended since the last step are new. A file that was
-    replaced, shortened or changed before the known end is read again from its start."""
-
-    MARK = 64
-
-    def __init__(self) -> None:
-        self._tallies: dict[Path, _Tally] = {}
-        self._lock = threading.Lock()
-
-    def tally(self, path: Path) -> tuple[int, int]:
-        with self._lock:
-            try:
-                with path.open("rb") as f:
-                    st = os.fstat(f.fileno())
-                    tally = self._current(path, f, st)
-                    f.seek(tally.offset)
-                    data = f.read()
-            except FileNotFoundError:
-                self._tallies.pop(path, None)
-                return 0, 0
-            end = data.rfind(b"\n") + 1
-            highest, usable = _count(data[:end], tally.highest, tally.usable)
-            tally.highest, tally.usable = highest, usable
-            if end:
-                tally.offset += end
-                tally.mark = (tally.mark + data[:end])[-self.MARK :]
-            # an unfinished last line counts as read_log counts it, but is read again
-            return _count(data[end:], highest, usable)
-
-    def _current(self, path: Path, f: Any, st: os.stat_result) -> _Tally:
-        tally = self._tallies.get(path)
-        if (
-            tally is not None
-            and tally.file == (st.st_dev, st.st_ino)
-            and tally.offset <= st.st_size
-        ):
-            f.seek(tally.offset - len(tally.mark))
-            if f.read(len(tally.mark)) == tally.mark:
-                return tally
-        tally = _Tally((st.st_dev, st.st_ino), 0, b"")
-        self._tallies[path] = tally
-        return tally
-
-
-def _count(data: bytes, highest: int, usable: int) -> tuple[int, int]:
-    for raw in data.split(b"\n"):
-        if not raw.strip():
-            continue
-        record, _reason = parse_log_line(raw.strip())
-        if record is None:
-            continue
-        highest = max(highest, _step_number(record.get("step_id")))
-        if not _not_a_step(record) and step_problem(record) is None:
-            usable += 1
-    return highest, usable
-
-
-_numbers = _StepNumbers()
 
 
 class Ledger:
@@ -247,16 +168,15 @@ class Ledger:
         self.problems: list[LogProblem] = []  # lines skipped by the last read
         self.waivers: list[dict[str, Any]] = []  # waiver lines met by the last read
 
-    def _read(self) -> tuple[list[dict[str, Any]], int]:
-        """The usable steps, and the highest step number on any line (usable or not)."""
+    def _read(self) -> list[dict[str, Any]]:
+        """The usable steps (lines that are not are listed in ``problems``)."""
         read = read_log(self.path)
-        steps, highest = [], 0
+        steps = []
         waivers = []
         for line, record in read.entries:
             if record.get("kind") == WAIVER_KIND:
                 waivers.append(record)
                 continue
-            highest = max(highest, _step_number(record.get("step_id")))
             if _not_a_step(record):
                 continue
             problem = step_problem(record)
@@ -270,11 +190,11 @@ class Ledger:
             steps.append(step)
         self.problems = sorted(read.problems, key=lambda p: p.line)
         self.waivers = waivers
-        return steps, highest
+        return steps
 
     def steps(self) -> list[dict[str, Any]]:
         """Every usable step; lines that are not are skipped and listed in ``problems``."""
-        return self._read()[0]
+        return self._read()
 
     def recent(self, n: int = 8) -> list[dict[str, Any]]:
         return self.steps()[-n:] if n > 0 else []
@@ -337,9 +257,17 @@ class Ledger:
             return line
 
     def new_step_id(self) -> str:
-        # past the highest number on any line, so a skipped line's id is never reused
-        highest, usable = _numbers.tally(self.path)
-        return f"s{max(highest, usable) + 1}"
+        """A step id of the query layer's form (12 hex digits), so every step a screen,
+        a citation ``[^s:ID]`` or ``read_step`` names has one form. One on any line of the
+        file (a skipped line too) is never given again."""
+        try:
+            taken = self.path.read_bytes()
+        except FileNotFoundError:
+            taken = b""
+        while True:
+            step_id = results.new_step_id()
+            if f'"{step_id}"'.encode() not in taken:
+                return step_id
 
     def append(self, fields: dict[str, Any]) -> dict[str, Any]:
         """Append a step; fields missing from ``fields`` are recorded as null."""
@@ -419,6 +347,10 @@ class SummaryOutcome:
 
     updated: list[dict[str, Any]]
     problems: list[SummaryProblem]
+    # per line, in order: the step it was recorded on (None when it was not) and its
+    # outcome: a summary_status (parsed, mismatch, malformed) or a problem kind
+    # (unknown_step, duplicate, unpaired), so a screen shows what happened, not a guess
+    lines: list[tuple[str | None, str]] = field(default_factory=list)
 
 
 def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOutcome:
@@ -433,7 +365,9 @@ def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOut
         if step_id is None or step_id not in pending:
             why = why or "its step already has a line"
             ledger.record_unattributed(line, pending, why)
-            outcome.problems.append(_unattributed_problem(line, steps, why))
+            problem = _unattributed_problem(line, steps, why)
+            outcome.problems.append(problem)
+            outcome.lines.append((None, problem.kind))
             continue
         pending.remove(step_id)
         if line.problem:
@@ -442,6 +376,7 @@ def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOut
             changes = summary_changes(line.summary, steps.get(step_id) or {})
         step = ledger.update(step_id, changes, by="engine")
         outcome.updated.append(step)
+        outcome.lines.append((step_id, str(step.get("summary_status"))))
         if step.get("summary_status") == MISMATCH:
             outcome.problems.append(
                 SummaryProblem(

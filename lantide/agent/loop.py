@@ -30,6 +30,7 @@ from lantide.agent.events import (
     ErrorOccurred,
     Event,
     QuestionAsked,
+    StepLinesRead,
     StepRecorded,
     StepSummarized,
     TextDelta,
@@ -51,7 +52,7 @@ from lantide.agent.model_client import (
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.prompt import AssembledPrompt, output_reserve
 from lantide.agent.reflection import Reflector
-from lantide.agent.summary_check import NOTICE_EVENT, TOLD_EVENT, merged
+from lantide.agent.summary_check import NOTICE_EVENT, STEP_LINES_EVENT, TOLD_EVENT, merged
 from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import AskedQuestion, ToolContext
 from lantide.agent.tools.registry import cut_error_texts, state_of
@@ -146,6 +147,11 @@ class TurnRunner:
             notice = summary_notice(outcome.problems)
             self.conversation.add_event(NOTICE_EVENT, self.turn, notice=notice)
             self.s.summary_notices.append(notice)
+        if outcome.lines:
+            lines = tuple({"step_id": step_id, "outcome": what} for step_id, what in outcome.lines)
+            # kept for a reopened conversation: its k-th answer with step lines gets the k-th
+            self.conversation.add_event(STEP_LINES_EVENT, self.turn, lines=list(lines))
+            yield StepLinesRead(lines)
         for step in outcome.updated:
             yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
 

@@ -35,6 +35,7 @@ PARSED, MISMATCH = "parsed", "mismatch"
 # conversation events: a notice waiting for the next tool result, and its delivery (so a
 # notice survives the end of the session, as `lantide chat` runs one turn per process)
 NOTICE_EVENT, TOLD_EVENT = "step_summary_problems", "step_summary_problems_told"
+STEP_LINES_EVENT = "step_lines_read"  # per answer: what each of its lines became (events.py)
 MAX_SHOWN_VALUES = 8  # values of the step named in a mismatch notice
 MAX_NOTICE_LINE_CHARS = 160
 

@@ -75,7 +75,9 @@ class _HumanPrinter:
             sys.stdout.flush()
             self.mid_line = not event.text.endswith("\n")
             return
-        if isinstance(event, (ev.AssistantMessage, ev.TurnStarted, ev.StepSummarized)):
+        if isinstance(
+            event, (ev.AssistantMessage, ev.TurnStarted, ev.StepSummarized, ev.StepLinesRead)
+        ):
             if isinstance(event, ev.AssistantMessage) and event.partial:
                 self._end_text()
             return

@@ -1,8 +1,7 @@
 """The analyst's words for what the engine and the agent say in their own: authors ("you",
-not "user"), how an annotation was resolved ("kept the text", not "mode B"), steps by
-their number in the conversation (not a hex id), hints without the agent's tool names,
-and a tool call's arguments and result as labelled fields instead of raw JSON. What the
-agent is told for itself (the step-line reminder, its step ids) is left out.
+not "user"), how an annotation was resolved ("kept the text", not "mode B"), hints without
+the agent's tool names, and a tool call's arguments and result as labelled fields instead
+of raw JSON. What the agent is told for itself (the step-line reminder) is left out.
 """
 
 from __future__ import annotations
@@ -89,13 +88,6 @@ def plain_hint(text: str | None) -> str:
     for pattern, words in _TOOL_WORDS:
         out = pattern.sub(words, out)
     return out
-
-
-def step_label(step_id: str | None, steps: list[str]) -> str:
-    """ "step 3 of this conversation" for the third step id of ``steps``."""
-    if step_id in steps:
-        return f"step {steps.index(step_id) + 1} of this conversation"
-    return "a step of this conversation"
 
 
 def field_label(key: str) -> str:

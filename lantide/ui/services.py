@@ -112,6 +112,9 @@ class AppServices(QObject):
     sig_connections_changed = Signal()
     # This process added files the explorer lists (the agent's tab or chart): re-read them.
     sig_listing_changed = Signal()
+    # a SQL tab's file was renamed by this app (project folder, old name, new name): an open
+    # tab of it follows (lantide.ui.sql.tab_rename)
+    sig_sql_tab_renamed = Signal(str, str, str)
     # The chat's conversation changed (its id, or None before a new one's first message).
     sig_conversation_changed = Signal(object)
     # A conversation got its title (from the secondary model or a rename): (id, title).

@@ -69,6 +69,7 @@ class TabAreaWidget(QTabWidget):
         self.setElideMode(Qt.TextElideMode.ElideMiddle)
         self._refs: dict[int, TabRef] = {}  # id(widget) -> what it shows
         services.set_unsaved_text_source(self.current_unsaved_text)
+        services.sig_sql_tab_renamed.connect(self._sql_tab_renamed)
         self.tabCloseRequested.connect(lambda i: self.close_tab(i))
         self.currentChanged.connect(self._current_changed)
         self.tabBar().tabMoved.connect(lambda *_: self.report_state())
@@ -121,6 +122,16 @@ class TabAreaWidget(QTabWidget):
         self.sig_count_changed.emit(self.count())
         self.report_state()
         return widget
+
+    def _sql_tab_renamed(self, project: str, old: str, new: str) -> None:
+        for widget in self.widgets():
+            ref = self.ref_of(widget)
+            follow = getattr(widget, "follow_rename", None)
+            if ref.kind == TAB_SQL and ref.project == project and ref.name == old and follow:
+                follow(new)
+                self._refs[id(widget)] = TabRef(TAB_SQL, project, new)
+                self._update_title(widget)
+        self.report_state()
 
     # -- titles and state ----------------------------------------------------------------
     def ref_of(self, widget: QWidget) -> TabRef:

@@ -1,6 +1,6 @@
 """The context menu of a tab in the tab bar: close it, the others, those to its right or all
-(each dirty tab asks, as closing one does), copy the path of its file, or show the file in
-the system's file manager."""
+(each dirty tab asks, as closing one does), rename a SQL tab (as the explorer does), copy
+the path of its file, or show the file in the system's file manager."""
 
 from __future__ import annotations
 
@@ -42,6 +42,13 @@ def close_others(tabs: TabAreaWidget, keep: QWidget | None, *, right_only: bool 
             return
 
 
+def rename_tab(tabs: TabAreaWidget, project: str, name: str, new: str | None = None) -> bool:
+    """Rename a SQL tab by the explorer's path (the open tab follows when it is done)."""
+    from lantide.ui.sql.tab_rename import rename_sql_tab
+
+    return rename_sql_tab(tabs, tabs.services, project, name, new=new)
+
+
 def show_tab_menu(tabs: TabAreaWidget, pos: QPoint) -> QMenu | None:
     """The menu for the tab under ``pos`` (tab bar coordinates); None off the tabs."""
     index = tabs.tabBar().tabAt(pos)
@@ -57,6 +64,11 @@ def show_tab_menu(tabs: TabAreaWidget, pos: QPoint) -> QMenu | None:
     )
     right.setEnabled(tabs.indexOf(widget) < tabs.count() - 1)
     menu.addAction("Close all", lambda: close_others(tabs, None))
+    ref = tabs.ref_of(widget)
+    if ref.kind == TAB_SQL and ref.project and ref.name:
+        menu.addSeparator()
+        project, name = ref.project, ref.name
+        menu.addAction("Rename…", lambda: rename_tab(tabs, project, name))
     path = tab_file(tabs, widget)
     if path is not None:
         menu.addSeparator()

@@ -91,6 +91,9 @@ def test_the_agent_charts_a_steps_result_and_bad_charts_are_refused(
     assert charts.written_by(on_disk) == "agent"
     chart_step = s.ledger.step(made["step_id"])
     assert chart_step["tool"] == "create_chart"
+    # one id form (issue 30 item 3): the chart's step id has the query step's form
+    assert len(made["step_id"]) == len(step["step_id"]) == 12
+    assert int(made["step_id"], 16) >= 0 and made["step_id"] != step["step_id"]
     assert chart_step["chart"] == made["chart"]
     assert chart_step["cached_table_name"] == step["cached_table_name"]
 

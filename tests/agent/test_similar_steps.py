@@ -14,8 +14,11 @@ from tests.agent.scripted_model import reply
 
 
 def _step(ledger: Ledger, purpose: str, summary: str, sql: str, **extra) -> dict:
+    # ids of the form ledgers written before 2026-12-04 hold (s1, s2 ...): still read, and
+    # known here so the tests can name them
     return ledger.append(
         {
+            "step_id": f"s{len(ledger.steps()) + 1}",
             "tool": "run_query",
             "purpose": purpose,
             "sql": sql,

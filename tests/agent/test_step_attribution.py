@@ -4,6 +4,8 @@ position only when one step waits, otherwise it is kept as unattributed and the 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -138,7 +140,10 @@ def test_one_step_and_one_id_less_line_are_paired(session_factory, fake_openai):
 
 def test_the_prompt_asks_for_the_step_id(session_factory):
     core = session_factory().prompt_preview(32_000).layer("core").text
-    assert "starts with the step id" in core
+    assert "starting with the step id" in core
+    # its example names a step as every screen does: the 12 hex digits (issue 30 item 3)
+    example = re.search(r"\[\[QUERY_STEP\]\] (\S+):", core)
+    assert example and re.fullmatch(r"[0-9a-f]{12}", example.group(1)), example
 
 
 _LINE = st.tuples(

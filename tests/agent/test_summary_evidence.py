@@ -97,9 +97,18 @@ def test_duplicate_and_unknown_ids_are_told_in_the_next_tool_result(session_fact
         ]
 
     s = live_session(session_factory, fake_openai)
-    run_scripting_after_steps(s, fake_openai, "Customers?", lines)
+    events = run_scripting_after_steps(s, fake_openai, "Customers?", lines)
     fake_openai.assert_done()
     (step,) = s.ledger.steps()
+    # issue 30 item 3: each line's real outcome is reported, in order, for the screens
+    (read,) = [e for e in events if e.name == "step_lines_read"]
+    assert read.lines == (
+        {"step_id": step["step_id"], "outcome": "parsed"},
+        {"step_id": None, "outcome": "duplicate"},
+        {"step_id": None, "outcome": "unknown_step"},
+    )
+    (kept,) = s.conversation.events(("step_lines_read",))
+    assert kept["lines"] == list(read.lines)
     assert step["summary"] == "customer count — 2,000 customers"
     assert step["summary_status"] == "parsed"
     assert [k["step_ref"] for k in s.ledger.unattributed()] == [step["step_id"], "s99"]

@@ -38,6 +38,12 @@ STATES = (
     "chat-question",
     "quick-chart",
     "html-report",
+    "check-badges",
+    "tab-renamed",
+)
+FAN_OUT_SQL = (
+    "SELECT c.segment, count(*) AS customers FROM customers c "
+    "JOIN orders o USING (customer_id) GROUP BY 1"
 )
 LONG_MESSAGE = (
     "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
@@ -195,6 +201,21 @@ class Tour:
             tab.result.views.setCurrentWidget(chart)
         elif state == "html-report":  # the HTML Report tab draws its chart
             self._html_report_with_a_chart()
+        elif state == "check-badges":  # the tool card's check badge names it in words
+            result = self.services.query.run_query(FAN_OUT_SQL, purpose="segments")
+            card = w.chat.transcript.add_card("tour_fan_out", "run_query", {"sql": FAN_OUT_SQL})
+            card.set_result(True, result, 45)
+            w.act_focus_chat.trigger()
+            _settle(self.app, 0.3)
+            bar = w.chat.transcript.verticalScrollBar()  # the card (and its badge) is last
+            bar.setValue(bar.maximum())
+        elif state == "tab-renamed":  # renamed from the tab's menu: the open tab follows
+            from lantide.ui.tab_menu import rename_tab
+
+            tab = w.open_tab("sql", "q3-churn", "q3_churn_by_region")
+            _wait(self.app, lambda: not tab.editor.isReadOnly(), what="the SQL tab")
+            rename_tab(w.tabs, "q3-churn", "q3_churn_by_region", "churn by region")
+            _wait(self.app, lambda: tab.tab_name == "churn by region", what="the rename")
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
@@ -208,7 +229,10 @@ class Tour:
             ),
             Turn(
                 text="Customers per region:\n\n| region | customers |\n|---|---|\n"
-                "| north | 12 |\n| south | 9 |\n\n**North** has the most customers."
+                "| north | 12 |\n| south | 9 |\n\n**North** has the most customers.\n\n"
+                # one line naming no step, one landing on the step: each says which
+                "[[QUERY_STEP]] ffffffffffff: churn by region — churn rates\n"
+                "[[QUERY_STEP]] customers per region — north has the most"
             ),
         )
         chat = self.window.chat
@@ -217,6 +241,7 @@ class Tour:
         self.window._show_dock(self.window.chat_dock)
         chat.ask("Which region has the most customers?")
         _wait(self.app, lambda: running and running[-1] is False, 60, "the chat turn")
+        self.window._show_dock(self.window.ledger_dock)  # the steps' ids, as the chat's
 
     def _agent_edits_the_plan(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn

@@ -209,7 +209,7 @@ def test_instructions_look_different_and_conversations_reopen(qtbot, app_service
     card = again.transcript.widgets(ToolCardWidget)[0]
     assert card.tool == "run_query" and card.ok and card.step_id
     answer = again.transcript.widgets(AssistantMessageWidget)[-1]
-    assert answer.step_ids == [card.step_id]  # the step line links to the same step
+    assert answer.step_lines == [(card.step_id, "parsed")]  # the line links to the same step
     assert "step: checked revenue" in answer.plain_text()
 
     # renamed by hand
@@ -300,7 +300,36 @@ def test_a_step_line_stating_numbers_its_result_lacks_still_links_to_its_step(
     (step,) = ledger.steps()
     assert step["summary_status"] == "mismatch" and step["summary_unmatched"] == ["999,999"]
     answer = panel.transcript.widgets(AssistantMessageWidget)[-1]
-    assert answer.step_ids == [card.step_id]
+    assert answer.step_lines == [(card.step_id, "mismatch")]
+    assert "numbers are not in the step's result" in answer.plain_text()
     again = make_panel(qtbot, app_services)  # replayed from the files, the same link
     qtbot.waitUntil(lambda: bool(again.transcript.widgets(AssistantMessageWidget)), timeout=10_000)
-    assert again.transcript.widgets(AssistantMessageWidget)[-1].step_ids == [card.step_id]
+    replayed = again.transcript.widgets(AssistantMessageWidget)[-1]
+    assert replayed.step_lines == [(card.step_id, "mismatch")]
+
+
+def test_a_step_line_naming_no_step_is_shown_as_not_recorded(qtbot, app_services, model_server):
+    # issue 30 item 3: the first line names a step that does not exist; the second (no id)
+    # lands on the one step waiting. Each line shows what the engine did with it.
+    model_server.script(
+        Turn(tool_calls=[ToolCall("run_query", {"sql": SQL})]),
+        Turn(
+            text="Done.\n\n[[QUERY_STEP]] ffffffffffff: made-up step — 7 regions\n"
+            "[[QUERY_STEP]] revenue by region: north leads with 120.5"
+        ),
+    )
+    panel = make_panel(qtbot, app_services)
+    send_and_wait(qtbot, panel, "Revenue by region?")
+    card = panel.transcript.widgets(ToolCardWidget)[0]
+    (step,) = Ledger(app_services.workspace.ledger_dir, panel.bridge.conversation_id).steps()
+    assert step["step_id"] == card.step_id and step["summary_status"] == "parsed"
+    answer = panel.transcript.widgets(AssistantMessageWidget)[-1]
+    assert answer.step_lines == [(None, "unknown_step"), (card.step_id, "parsed")]
+    made_up, real = [line for line in answer.plain_text().splitlines() if line.startswith("▸ step")]
+    assert "not recorded: no step has that id" in made_up and "ledger" not in made_up
+    assert "(recorded)" in real and "ledger" in real
+    # reopened from the files: the same outcomes, not the steps' order
+    again = make_panel(qtbot, app_services)
+    qtbot.waitUntil(lambda: bool(again.transcript.widgets(AssistantMessageWidget)), timeout=10_000)
+    replayed = again.transcript.widgets(AssistantMessageWidget)[-1]
+    assert replayed.step_lines == [(None, "unknown_step"), (card.step_id, "parsed")]

@@ -40,10 +40,10 @@ def _long_answer(sections: int = 8) -> str:
     return "".join(out)
 
 
-def _whole_plain_text(qtbot, text: str, step_ids=()) -> str:
+def _whole_plain_text(qtbot, text: str, step_lines=()) -> str:
     browser = QTextBrowser()
     qtbot.addWidget(browser)
-    browser.setHtml(render_markdown(text, step_ids=list(step_ids)))
+    browser.setHtml(render_markdown(text, step_lines=list(step_lines)))
     return browser.toPlainText()
 
 
@@ -106,7 +106,7 @@ def test_step_links_follow_their_lines_across_segments(qtbot):
         widget.append(text[i : i + 40])
         widget.render_pending()
     ids = [f"step-{n}" for n in range(6)]
-    widget.set_step_ids(ids)
+    widget.set_step_lines([(i, "parsed") for i in ids])
     linked = []
     for segment in widget.segments:
         html = segment.browser.toHtml()
@@ -115,10 +115,12 @@ def test_step_links_follow_their_lines_across_segments(qtbot):
     # a replayed answer (set at once) is cut the same way and links the same steps
     replayed = AssistantMessageWidget()
     qtbot.addWidget(replayed)
-    replayed.step_ids = ids
+    replayed.step_lines = [(i, "parsed") for i in ids]
     replayed.set_text(text)
     assert len(replayed.segments) > 1
-    assert replayed.plain_text().split() == _whole_plain_text(qtbot, text, ids).split()
+    assert (
+        replayed.plain_text().split() == _whole_plain_text(qtbot, text, replayed.step_lines).split()
+    )
     clicked = []
     replayed.sig_step_clicked.connect(clicked.append)
     from PySide6.QtCore import QUrl

@@ -29,12 +29,14 @@ def test_tool_card_badges_open_the_check(qtbot, sample_workspace):
     card.set_result(True, result, 12)
     assert card.badges.isVisible()
     (badge,) = card.badges.buttons
-    assert badge.text() == "JOIN_FAN_OUT"
+    # words first; the code in the tooltip (issue 30 item 11)
+    assert badge.text() == "Join repeats rows" and badge.toolTip().endswith("(JOIN_FAN_OUT)")
     assert colors().danger.name() in badge.styleSheet()
     assert not card.badges.detail.isVisible()
     badge.click()
     shown = card.badges.detail.text()
     assert card.badges.detail.isVisible() and "counts rows of customers" in shown
+    assert shown.index("Join repeats rows") < shown.index("JOIN_FAN_OUT")
     assert "max_repeat" in shown and "customer_id" in shown  # the evidence
     badge.click()
     assert not card.badges.detail.isVisible()
@@ -62,10 +64,11 @@ def test_ledger_panel_shows_check_badges_that_open(qtbot, sample_workspace):
         qtbot.waitUntil(lambda: panel.step_tree.topLevelItemCount() == 2, timeout=5000)
         first, second = (panel.step_tree.topLevelItem(i) for i in range(2))
         assert first.foreground(0).color().name() == colors().danger.name()
-        assert "JOIN_FAN_OUT" in first.toolTip(0) and second.toolTip(0) == ""
+        assert "Join repeats rows (JOIN_FAN_OUT)" in first.toolTip(0)
+        assert "Unresolved" not in second.toolTip(0)
         panel.step_tree.setCurrentItem(first)
         details = panel.step_details.toPlainText()
-        assert "[JOIN_FAN_OUT]" in details and "max_repeat" not in details
+        assert "[Join repeats rows JOIN_FAN_OUT]" in details and "max_repeat" not in details
         from PySide6.QtCore import QUrl
 
         panel.step_details.anchorClicked.emit(QUrl("check:0"))

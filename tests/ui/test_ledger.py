@@ -3,6 +3,8 @@ links, and the query history of SQL tab runs, persisted and filterable."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from lantide.ui.chat.chat_panel import ChatPanel
@@ -64,6 +66,12 @@ def test_steps_appear_live_and_chat_links_select_them(qtbot, app_services, model
     # the conversation's title, named in the background, reaches the ledger's picker
     qtbot.waitUntil(lambda: ledger.conversation_box.currentText() == "Ledger test", timeout=10_000)
     assert summaries == ["counted regions: 4", "top revenue: 120.5"]
+    # issue 30 item 3: the panel shows each step's real id (the one citations use), the
+    # same the chat's tool cards carry, not a row number
+    shown = [ledger.step_tree.topLevelItem(i).text(0) for i in range(2)]
+    cards = chat.transcript.widgets(ToolCardWidget)
+    assert shown == [card.step_id for card in cards[:2]]
+    assert all(re.fullmatch(r"[0-9a-f]{12}", step_id) for step_id in shown)
 
     second = chat.transcript.widgets(ToolCardWidget)[1]
     second.step_link.linkActivated.emit("step")
@@ -94,7 +102,10 @@ def test_query_history_records_runs_and_survives_a_restart(qtbot, app_services):
             tab.run()
     qtbot.waitUntil(lambda: ledger.history_view.history_tree.topLevelItemCount() == 2, timeout=5000)
     newest = ledger.history_view.history_tree.topLevelItem(0)
-    assert newest.text(1) == "p/bad_tab" and newest.text(2).startswith("error: BIND_ERROR")
+    # words first, the code after (issue 30 item 11)
+    assert newest.text(1) == "p/bad_tab" and newest.text(2).startswith("error: ")
+    assert newest.text(2).endswith("(BIND_ERROR)") and len(newest.text(2)) > 30
+    assert newest.toolTip(2).strip() and "BIND_ERROR" not in newest.text(2)[:20]
     oldest = ledger.history_view.history_tree.topLevelItem(1)
     assert oldest.text(1) == "p/ok_tab" and oldest.text(2) == "ok" and oldest.text(3) == "4"
 

@@ -1,5 +1,5 @@
 """The tab bar's context menu: close others / to the right / all (a dirty tab still asks),
-copy the file's path, show it in the file manager."""
+rename a SQL tab, copy the file's path, show it in the file manager."""
 
 from __future__ import annotations
 
@@ -52,3 +52,45 @@ def test_the_tab_menu_closes_others_and_reveals_the_file(
     _actions(tabs.tab_menu)["Close others"].trigger()
     assert tabs.widgets() == [sql]
     tabs.tab_menu.close()
+
+
+def test_rename_from_the_tab_menu_and_the_open_tab_follows(
+    main_window, qtbot, monkeypatch, sample_workspace
+):
+    # issue 30 item 11: Rename on the tab, by the explorer's engine path; the open tab (with
+    # unsaved edits) shows and saves under the new name, and the old file does not return
+    from PySide6.QtWidgets import QInputDialog
+
+    tabs = main_window.tabs
+    sql = main_window.open_tab("sql", "q3-churn", "q3_churn_by_region")
+    qtbot.waitUntil(lambda: not sql.editor.isReadOnly(), timeout=15_000)
+    sql.editor.moveCursor(sql.editor.textCursor().MoveOperation.End)
+    sql.editor.insertPlainText("\n-- my unsaved note")
+    old = sample_workspace / "projects/q3-churn/sql/q3_churn_by_region.sql"
+    new = sample_workspace / "projects/q3-churn/sql/churn by region.sql"
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a, **_k: ("churn by region", True))
+    bar = tabs.tabBar()
+    bar.customContextMenuRequested.emit(bar.tabRect(tabs.indexOf(sql)).center())
+    _actions(tabs.tab_menu)["Rename…"].trigger()
+    qtbot.waitUntil(lambda: sql.tab_name == "churn by region", timeout=15_000)
+    assert new.exists() and not old.exists()
+    assert tabs.tabText(tabs.indexOf(sql)).startswith("churn by region")
+    assert tabs.ref_of(sql).name == "churn by region" and sql.path == new
+    assert sql.is_dirty() and "my unsaved note" in sql.editor.toPlainText()
+    assert sql.save()
+    assert "my unsaved note" in new.read_text(encoding="utf-8") and not old.exists()
+    tabs.tab_menu.close()
+
+
+def test_an_open_tab_follows_a_rename_in_the_explorer(
+    main_window, qtbot, monkeypatch, sample_workspace
+):
+    from PySide6.QtWidgets import QInputDialog
+
+    sql = main_window.open_tab("sql", "q3-churn", "q3_churn_by_region")
+    qtbot.waitUntil(lambda: not sql.editor.isReadOnly(), timeout=15_000)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a, **_k: ("churn_regions", True))
+    main_window.explorer._rename_sql_tab("q3-churn", "q3_churn_by_region")
+    qtbot.waitUntil(lambda: sql.tab_name == "churn_regions", timeout=15_000)
+    assert sql.path == sample_workspace / "projects/q3-churn/sql/churn_regions.sql"
+    assert sql.path.exists()

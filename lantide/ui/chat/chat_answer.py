@@ -128,7 +128,8 @@ class AssistantMessageWidget(ThemedFrame):
         super().__init__(parent)
         self.setObjectName("AssistantMessage")
         self.text = ""
-        self.step_ids: list[str] = []
+        # the engine's outcome of each step line, in order: (step id or None, outcome)
+        self.step_lines: list[tuple[str | None, str]] = []
         self.segments: list[_Segment] = []
         self._checked_at = 0  # live length when the last cut was looked for
         self._layout = QVBoxLayout(self)
@@ -152,8 +153,8 @@ class AssistantMessageWidget(ThemedFrame):
         self.text = text
         self._rebuild()
 
-    def set_step_ids(self, step_ids: list[str]) -> None:
-        self.step_ids = list(step_ids)
+    def set_step_lines(self, step_lines: list[tuple[str | None, str]]) -> None:
+        self.step_lines = list(step_lines)
         self._timer.stop()
         for segment in self.segments:
             if segment is self.segments[-1] or segment.step_count:
@@ -236,7 +237,7 @@ class AssistantMessageWidget(ThemedFrame):
             render_markdown(
                 text,
                 dark=theme.dark,
-                step_ids=self.step_ids[segment.first_step :],
+                step_lines=self.step_lines[segment.first_step :],
                 muted=theme.muted.name(),
                 border=theme.border.name(),
                 code_background=theme.code_background.name(),
@@ -262,7 +263,7 @@ class AssistantMessageWidget(ThemedFrame):
 
 class _Segment:
     """Part of an answer in a browser of its own: ``text[start:end]`` (``end`` None while
-    it is the growing tail); its step lines take ``step_ids[first_step:]``."""
+    it is the growing tail); its step lines take ``step_lines[first_step:]``."""
 
     __slots__ = ("start", "end", "browser", "first_step", "step_count")
 

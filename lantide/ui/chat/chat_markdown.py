@@ -20,6 +20,16 @@ STEP_MARKER = "[[QUERY_STEP]]"
 STEP_SCHEME = "lantide-step"
 _STEP_LINE = re.compile(r"^\s*(?:[-*>]\s*)?\[\[QUERY_STEP\]\]\s*(.*)$", re.M)
 _NEWLINE = re.compile("\n")
+# what became of a step line, as the engine reports it (StepLinesRead outcomes)
+STEP_LINE_WORDS = {
+    "parsed": "recorded",
+    "mismatch": "recorded; its numbers are not in the step's result",
+    "malformed": "no summary recorded: too short to summarise the step",
+    "unknown_step": "not recorded: no step has that id",
+    "duplicate": "not recorded: that step already has a line",
+    "not_waiting": "not recorded: that step is not waiting for a line",
+    "unpaired": "not recorded: it names no step",
+}
 
 
 @lru_cache(maxsize=1)
@@ -126,28 +136,32 @@ def render_markdown(
     text: str,
     *,
     dark: bool = False,
-    step_ids: list[str] | None = None,
+    step_lines: list[tuple[str | None, str]] | None = None,
     muted: str = "#6b7280",
     border: str = "#d1d5db",
     code_background: str = "#f3f4f6",
 ) -> str:
-    """HTML for ``text``. ``step_ids`` link the n-th step line to the n-th step."""
+    """HTML for ``text``. ``step_lines`` are the engine's outcome of each step line, in
+    order (:class:`lantide.agent.events.StepLinesRead`): the step it was recorded on (linked)
+    and what became of it. A line without one yet (streaming) claims nothing."""
     md = _markdown()
     out: list[str] = []
-    steps = list(step_ids or [])
+    steps = list(step_lines or [])
     for kind, chunk in split_step_lines(text):
         if kind == "markdown":
             if chunk.strip():
                 out.append(md.render(chunk, {"dark": dark, "code_background": code_background}))
             continue
-        step_id = steps.pop(0) if steps else None
+        step_id, outcome = steps.pop(0) if steps else (None, "")
         label = html.escape(chunk) or "(no summary)"
+        words = STEP_LINE_WORDS.get(outcome, "")
+        said = f" <i>({html.escape(words)})</i>" if words else ""
         link = (
             f' &nbsp;<a href="{STEP_SCHEME}:{html.escape(step_id)}">ledger&nbsp;›</a>'
             if step_id
             else ""
         )
-        out.append(f'<p style="color:{muted}; margin:2px 0;">▸ step: {label}{link}</p>')
+        out.append(f'<p style="color:{muted}; margin:2px 0;">▸ step: {label}{said}{link}</p>')
     body = "".join(out)
     body = body.replace(
         "<table>",

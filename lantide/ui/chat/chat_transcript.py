@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLay
 
 from lantide.ui.chat.chat_answer import AssistantMessageWidget
 from lantide.ui.chat.chat_bridge import APP_INSTRUCTION
+from lantide.ui.chat.chat_markdown import STEP_MARKER
 from lantide.ui.chat.chat_messages import NoticeWidget, QuestionWidget, UserMessageWidget
 from lantide.ui.chat.reflection_card import ReflectionCardWidget
 from lantide.ui.chat.tool_card import ToolCardWidget
@@ -32,7 +33,18 @@ INLINE_TOOLS = {"ask_user"}
 # a step line that landed on its step links to it, a mismatched one too (the ledger panel
 # then says which numbers its result does not hold)
 LINKED = ("parsed", "mismatch")
+STEP_LINES_EVENT = "step_lines_read"  # lantide.agent.summary_check.STEP_LINES_EVENT
 W = TypeVar("W", bound=QWidget)
+
+
+def step_lines(lines: Any) -> list[tuple[str | None, str]]:
+    """A StepLinesRead's lines (from the event or the conversation file) as (id, outcome)."""
+    out: list[tuple[str | None, str]] = []
+    for line in lines if isinstance(lines, (list, tuple)) else []:
+        if isinstance(line, dict):
+            step_id = line.get("step_id")
+            out.append((step_id if isinstance(step_id, str) else None, str(line.get("outcome"))))
+    return out
 
 
 def is_background(code: str | None) -> bool:
@@ -45,6 +57,8 @@ class ChatTranscript(QScrollArea):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self._landed: dict[str, str] = {}  # replay of an old conversation: linked steps
+        self._by_name = False
         self.setWidgetResizable(True)
         self.setAccessibleName("Chat transcript")
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -191,6 +205,7 @@ class ChatTranscript(QScrollArea):
             QuestionAsked,
             ReflectionRecorded,
             StateChanged,
+            StepLinesRead,
             StepSummarized,
             TextDelta,
             TokenBudgetReached,
@@ -222,8 +237,9 @@ class ChatTranscript(QScrollArea):
                 card = self.card_for_step(event.step_id)
                 if card is not None:
                     card.set_step(event.step_id, event.summary)
-                if event.summary_status in LINKED and self.last_answer is not None:
-                    self.last_answer.set_step_ids(self.last_answer.step_ids + [event.step_id])
+            case StepLinesRead():
+                if self.last_answer is not None:
+                    self.last_answer.set_step_lines(step_lines(event.lines))
             case QuestionAsked():
                 self.add_question(event.question, list(event.choices))
             case ReflectionRecorded():
@@ -299,7 +315,18 @@ class ChatTranscript(QScrollArea):
         answers = {
             e.get("question"): e.get("answer") for e in conversation.events(("question_answered",))
         }
-        parsed_steps = [s["step_id"] for s in steps or [] if s.get("summary_status") in LINKED]
+        # the engine's outcome of each answer's step lines, answer by answer, in order
+        parsed_steps = [
+            step_lines(e.get("lines")) for e in conversation.events((STEP_LINES_EVENT,))
+        ]
+        # a conversation kept before the engine recorded the outcomes: a line is linked only
+        # when it names a step whose summary landed, never by its position
+        self._landed = {
+            s["step_id"]: str(s.get("summary_status"))
+            for s in steps or []
+            if s.get("summary_status") in LINKED
+        }
+        self._by_name = not parsed_steps
         for record in conversation.records:
             kind = record.get("type")
             if kind == "event" and record.get("kind") == "question_asked":
@@ -323,8 +350,22 @@ class ChatTranscript(QScrollArea):
                 self._replay_message(message, extra, record.get("turn"), instructions, parsed_steps)
         self.current_answer = None
 
+    def _lines_by_name(self, content: str) -> list[tuple[str | None, str]]:
+        from lantide.agent.ledger import parse_step_lines
+
+        out: list[tuple[str | None, str]] = []
+        for line in parse_step_lines(content, set(self._landed)):
+            status = self._landed.get(line.step_ref or "")
+            out.append((line.step_ref, status) if status else (None, ""))
+        return out
+
     def _replay_message(
-        self, message: dict, extra: dict, turn, instructions, parsed_steps: list[str]
+        self,
+        message: dict,
+        extra: dict,
+        turn,
+        instructions,
+        parsed_steps: list[list[tuple[str | None, str]]],
     ) -> None:
         role = message.get("role")
         content = message.get("content") or ""
@@ -340,9 +381,10 @@ class ChatTranscript(QScrollArea):
                 self.add_notice(content)
             elif content.strip():
                 widget = self._answer_widget()
-                count = content.count("[[QUERY_STEP]]")
-                widget.step_ids = parsed_steps[:count]
-                del parsed_steps[:count]
+                if STEP_MARKER in content and parsed_steps:
+                    widget.step_lines = parsed_steps.pop(0)
+                elif STEP_MARKER in content and self._by_name:
+                    widget.step_lines = self._lines_by_name(content)
                 widget.set_text(content)
                 self.current_answer = None
             for call in message.get("tool_calls") or []:

@@ -1,4 +1,5 @@
-"""Result checks as badges: the check's code in its severity's colour; a click opens its
+"""Result checks as badges: the check's name in words in its severity's colour (its code in
+small print or the tooltip); a click opens its
 message, advice and evidence. Used by the chat's tool card (:class:`CheckBadges`) and the
 ledger panel's step details (:func:`checks_html`, links ``check:N``)."""
 
@@ -14,6 +15,23 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 from lantide.ui.theme import colors
 
 MAX_EVIDENCE_CHARS = 3000
+# a check's name in words (lantide.query.checks codes); the code follows in small print
+CHECK_WORDS = {
+    "JOIN_FAN_OUT": "Join repeats rows",
+    "TOTAL_EXCEEDS_SOURCE": "Total exceeds its source",
+    "EMPTY_RESULT": "Empty result",
+    "ALL_NULL_COLUMN": "A column is all empty",
+    "NAN_OR_INF": "Not-a-number values",
+    "DIVISION_BY_ZERO_RISK": "Possible division by zero",
+    "IMPLAUSIBLE_RATIO": "Implausible ratio",
+    "ROW_COUNT_DRIFT": "Row count changed",
+}
+
+
+def check_words(code: Any) -> str:
+    """A check's name in words; an unknown code read as words ("NEW_CHECK" -> "New check")."""
+    text = str(code or "check")
+    return CHECK_WORDS.get(text) or text.replace("_", " ").capitalize()
 
 
 def severity_color(severity: str) -> str:
@@ -40,7 +58,8 @@ def checks_of(result: dict[str, Any]) -> list[dict[str, Any]]:
 def check_detail_html(check: dict[str, Any]) -> str:
     parts = [
         f"<p style='margin:2px 0'><b style='color:{severity_color(str(check.get('severity')))}'>"
-        f"{html.escape(str(check.get('code')))}</b>"
+        f"{html.escape(check_words(check.get('code')))}</b> "
+        f"<small>{html.escape(str(check.get('code')))}</small>"
         + (f" ({html.escape(str(check['tab']))})" if check.get("tab") else "")
         + f" {html.escape(str(check.get('message', '')))}</p>"
     ]
@@ -60,7 +79,8 @@ def checks_html(checks: list[dict[str, Any]], opened: set[int]) -> str:
         return ""
     badges = " ".join(
         f"<a href='check:{i}' style='color:{severity_color(str(c.get('severity')))}; "
-        f"text-decoration:none'><b>[{html.escape(str(c.get('code')))}]</b></a>"
+        f"text-decoration:none'><b>[{html.escape(check_words(c.get('code')))}</b> "
+        f"<small>{html.escape(str(c.get('code')))}</small><b>]</b></a>"
         for i, c in enumerate(checks)
     )
     details = "".join(check_detail_html(checks[i]) for i in sorted(opened) if i < len(checks))
@@ -103,10 +123,10 @@ class CheckBadges(QWidget):
         self.detail.hide()
         for i, check in enumerate(self.checks):
             button = QToolButton(self)
-            button.setText(str(check.get("code")))
+            button.setText(check_words(check.get("code")))
             button.setCheckable(True)
             button.setAutoRaise(True)
-            button.setToolTip(str(check.get("message", "")))
+            button.setToolTip(f"{check.get('message', '')} ({check.get('code')})")
             button.setAccessibleName(f"{check.get('severity')} check {check.get('code')}")
             button.clicked.connect(lambda _checked=False, i=i: self.toggle(i))
             self._row.insertWidget(i, button)

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.agent.evidence import step_kind
-from lantide.ui.chat.check_badges import checks_html
+from lantide.ui.chat.check_badges import check_words, checks_html
 from lantide.ui.chat.conversation_list import conversation_label
 from lantide.ui.icons import icon
 from lantide.ui.sql.query_history_view import QueryHistoryView, local_time
@@ -257,10 +257,11 @@ class LedgerPanel(QWidget):
     def _fill_steps(self) -> None:
         theme = colors()
         self.step_tree.clear()
-        for number, step in enumerate(self.steps, 1):
+        for step in self.steps:
             rows = step.get("row_count")
             values = [
-                number,
+                # the id citations [^s:ID], read_step and the chat's step lines use
+                step.get("step_id", ""),
                 local_time(step.get("at")),
                 step.get("tool", ""),
                 step.get("purpose") or "",
@@ -272,7 +273,7 @@ class LedgerPanel(QWidget):
             ]
             item = QTreeWidgetItem(self.step_tree, [str(v) for v in values])
             item.setData(0, ROLE_KEY, step.get("step_id"))
-            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip(0, f"Step id {step.get('step_id', '')}: cite it as [^s:ID]")
             item.setToolTip(4, step.get("summary") or summary_text(step))
             errors = [
                 c.get("code")
@@ -281,7 +282,11 @@ class LedgerPanel(QWidget):
             ]
             if errors:  # a number that is not a finding yet: the step says so at a glance
                 item.setForeground(0, QBrush(theme.danger))
-                item.setToolTip(0, "Unresolved checks: " + ", ".join(map(str, errors)))
+                item.setToolTip(
+                    0,
+                    f"Step id {step.get('step_id', '')}. Unresolved checks: "
+                    + ", ".join(f"{check_words(code)} ({code})" for code in errors),
+                )
             if not step.get("summary"):
                 item.setForeground(4, QBrush(theme.muted))
             evidence = STEP_COLUMNS.index("Evidence")
@@ -339,9 +344,8 @@ class LedgerPanel(QWidget):
     def _step_html(self, step: dict) -> str:
         theme = colors()
         muted = theme.muted.name()
-        number = next((i for i, s in enumerate(self.steps, 1) if s is step), None)
         parts = [
-            f"<p><b>{'Step ' + str(number) if number else 'Step'} of this conversation</b> "
+            f"<p><b>Step {_esc(str(step.get('step_id', '')))} of this conversation</b> "
             f"<span style='color:{muted}'>{step.get('tool', '')} · "
             f"{local_time(step.get('at'))}"
             + (f" · project {step['project']}" if step.get("project") else "")

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from lantide.ui.chat.chat_answer import AutoHeightBrowser
+from lantide.ui.chat.check_badges import check_words
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 from lantide.ui.themed import ThemedFrame
@@ -143,7 +144,8 @@ class ReflectionCardWidget(ThemedFrame):
                 f"<p style='color:{theme.muted.name()}'>Unresolved result checks: "
                 + html.escape(
                     ", ".join(
-                        f"{c.get('step_id')} {c.get('code')}"
+                        # words first, the code after (issue 30 item 11)
+                        f"step {c.get('step_id')}: {check_words(c.get('code'))} ({c.get('code')})"
                         for c in unresolved
                         if isinstance(c, dict)
                     )

@@ -552,13 +552,9 @@ class ExplorerPanel(QWidget):
         )
 
     def _rename_sql_tab(self, project: str, tab: str) -> None:
-        new, ok = QInputDialog.getText(self, "Rename SQL tab", "New name:", text=tab)
-        if not ok or not new.strip() or new.strip() == tab or self.services.query is None:
-            return
-        service = self.services.query
-        self._run(
-            lambda: service.rename_sql_tab(project, tab, new.strip()), what="Renaming the SQL tab"
-        )
+        from lantide.ui.sql.tab_rename import rename_sql_tab
+
+        rename_sql_tab(self, self.services, project, tab, then=lambda _result: self.refresh())
 
     def _delete_sql_tab(self, project: str, tab: str) -> None:
         answer = QMessageBox.question(

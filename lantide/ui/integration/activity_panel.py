@@ -43,7 +43,12 @@ def outcome_text(entry: dict) -> str:
     error = entry.get("error") or {}
     if error.get("required_mode"):
         return f"refused: needs {error['required_mode']}"
-    return f"error: {error.get('error') or 'failed'}"
+    # words first, the code after (a code alone tells the analyst nothing)
+    message = " ".join(str(error.get("message") or "").split())
+    code = error.get("error")
+    if message:
+        return f"error: {message} ({code})" if code else f"error: {message}"
+    return f"error: {code or 'failed'}"
 
 
 def arguments_text(entry: dict) -> str:

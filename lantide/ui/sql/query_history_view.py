@@ -35,7 +35,8 @@ def _read_history(workspace) -> list[dict]:
 
 
 HISTORY_COLUMNS = ("Time", "Where", "Status", "Rows", "ms", "SQL")
-STATUS_WORDS = {"ok": "ok", "cancelled": "cancelled by you"}  # else "error: CODE"
+STATUS_WORDS = {"ok": "ok", "cancelled": "cancelled by you"}  # else words, then the code
+STATUS_MESSAGE_CHARS = 60
 ROLE_INDEX = Qt.ItemDataRole.UserRole + 1
 
 
@@ -50,6 +51,17 @@ def local_time(stamp: str | None) -> str:
         return stamp
     today = datetime.now().astimezone().date()
     return moment.strftime("%H:%M:%S" if moment.date() == today else "%d %b %H:%M")
+
+
+def status_text(status: str, entry: dict) -> str:
+    """A failed run in words first ("error: the column x does not exist"), its code after
+    in brackets: the code alone tells the analyst nothing."""
+    message = " ".join(str(entry.get("message") or "").split())
+    if len(message) > STATUS_MESSAGE_CHARS:
+        message = message[: STATUS_MESSAGE_CHARS - 1] + "…"
+    code = entry.get("error")
+    words = f"{status}: {message}" if message else f"{status}"
+    return f"{words} ({code})" if code else words
 
 
 def first_line(sql: str | None) -> str:
@@ -128,7 +140,7 @@ class QueryHistoryView(QWidget):
             values = [
                 local_time(entry.get("at")),
                 where,
-                STATUS_WORDS.get(status, f"{status}: {entry.get('error', '')}"),
+                STATUS_WORDS.get(status) or status_text(status, entry),
                 f"{rows:,}" if isinstance(rows, int) else "",
                 f"{entry['duration_ms']:,}" if isinstance(entry.get("duration_ms"), int) else "",
                 first_line(entry.get("sql")),
@@ -137,6 +149,8 @@ class QueryHistoryView(QWidget):
                 continue
             item = QTreeWidgetItem(self.history_tree, values)
             item.setData(0, ROLE_INDEX, index)
+            if entry.get("message"):
+                item.setToolTip(2, str(entry["message"]))
             if status != "ok":
                 color = theme.muted if status == "cancelled" else theme.danger
                 item.setForeground(2, QBrush(color))

@@ -47,7 +47,7 @@ from lantide.ui.sql.result_panel import ResultPanel, describe_result
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
 from lantide.ui.sql.sql_editor import SqlEditor
-from lantide.ui.sql.sql_tab_file import SqlTabFile
+from lantide.ui.sql.sql_tab_file import SqlTabFile, tab_file_path
 from lantide.ui.theme import colors
 from lantide.workspace.watcher import DATA, SQL_TAB
 
@@ -258,6 +258,13 @@ class SqlTabWidget(QWidget):
     @property
     def path(self):
         return self.file.path
+
+    def follow_rename(self, new_name: str) -> None:
+        """The tab's file was renamed (lantide.ui.sql.tab_rename): show and save under the
+        new name; unsaved edits stay in the editor."""
+        self.tab_name = new_name
+        self.file.path = tab_file_path(self.services.workspace, self.project, new_name)
+        self.sig_title_changed.emit(self.title())
 
     def save(self) -> bool:
         """Write the editor's text to the tab file (atomically). Asks before replacing a
