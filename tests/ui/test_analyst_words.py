@@ -98,7 +98,9 @@ def test_annotation_threads_say_you_and_what_the_resolution_did(qtbot):
     assert dialog.mode_b.text() == "Keep the text and answer"
 
 
-def test_the_ledger_numbers_steps_in_the_conversation(qtbot, shell_services):
+def test_the_ledger_shows_each_step_by_the_id_a_citation_uses(qtbot, shell_services):
+    """One step id form on every screen (issue 30, item 3): the ledger shows the id the
+    Report cites (``[^s:ID]``) and the chat links, not its own 1, 2."""
     services = shell_services(query=False, watcher=False)
     panel = LedgerPanel(services)
     qtbot.addWidget(panel)
@@ -111,10 +113,10 @@ def test_the_ledger_numbers_steps_in_the_conversation(qtbot, shell_services):
     column = [
         panel.step_tree.topLevelItem(i).text(0) for i in range(panel.step_tree.topLevelItemCount())
     ]
-    assert column == ["1", "2"]
+    assert column == ["aaaaaaaaaaaa", STEP_ID]
     panel._select(STEP_ID)
     details = panel.step_details.toPlainText()
-    assert "Step 2 of this conversation" in details and STEP_ID not in details
+    assert f"Step {STEP_ID} of this conversation" in details
 
 
 def test_the_empty_chat_does_not_speak_protocol():
