@@ -65,7 +65,7 @@ ANNOTATION_CHILD = textwrap.dedent("""
 """)
 
 
-def _check_annotations(root: Path, reported: list[str], last_child: int) -> None:
+def _check_annotations(root: Path, reported: list[str], unsaved_children: set[int]) -> None:
     from lantide.docs import open_document
     from lantide.docs.anchoring import check_consistent
     from lantide.docs.marks import scan_marks
@@ -97,15 +97,18 @@ def _check_annotations(root: Path, reported: list[str], last_child: int) -> None
         elif verb == "saved":
             assert f"line {rest.split()[1]} typed by the child" in text, line
     # A killed save may leave its temporary file, but the next save of that file removes
-    # it: they never pile up (only the last child's can be there).
+    # it: they never pile up. Only a child with no save after it can have left one (the
+    # last child, and those before it that were killed before their first save, which
+    # happens when a loaded machine is slow to start them).
     leftovers = [p.name for p in project.dir.iterdir() if p.name.endswith(".lantide-tmp")]
-    assert all(f".{last_child}." in name for name in leftovers), leftovers
+    assert all(any(f".{pid}." in name for pid in unsaved_children) for name in leftovers), leftovers
 
 
 def test_annotation_saves_killed_at_random_points_reopen_consistent(sample_workspace):
     rng = random.Random(SEED)
     reported: list[str] = []
     kills = 0
+    unsaved_children: set[int] = set()
     for round_no in range(ROUNDS):
         child = subprocess.Popen(
             [sys.executable, "-c", ANNOTATION_CHILD, str(sample_workspace), str(round_no * 1000)],
@@ -122,8 +125,11 @@ def test_annotation_saves_killed_at_random_points_reopen_consistent(sample_works
             kills += 1
         out, err = child.communicate(timeout=60)
         assert child.returncode == -signal.SIGKILL, err
-        reported += [line for line in out.splitlines() if line]
-        _check_annotations(sample_workspace, reported, child.pid)
+        lines = [line for line in out.splitlines() if line]
+        reported += lines
+        # the children whose temporary files no later save has had the chance to remove
+        unsaved_children = {child.pid} | (unsaved_children if not lines else set())
+        _check_annotations(sample_workspace, reported, unsaved_children)
     assert kills == ROUNDS
     # the kills cut real work: many changes were saved, of every kind
     assert len(reported) >= 2 * ROUNDS, reported
