@@ -31,7 +31,7 @@ from lantide.query.names import qualified, quote_ident, quote_literal
 from lantide.query.typed_columns import create_table
 
 if TYPE_CHECKING:
-    from lantide.query.catalog import Catalog, SourceRow
+    from lantide.query.catalog import Catalog, SourceRow, SourceTuple
     from lantide.query.engine import Cursor, Engine
     from lantide.query.excel import SheetRead
     from lantide.query.sources import DataTable
@@ -272,20 +272,7 @@ class LazySheets:
             raise got
         name = qualified(table.schema, table.name)
         key = str(table.path)
-        rows = [r for r in self.catalog.source_rows() if r["path"] == key]
-        updated = [
-            (
-                r["schema"],
-                r["table"],
-                r["format"],
-                r["size"],
-                r["mtime_ns"],
-                r["error"],
-                _notes_json(got.notes) if _is(r, table) else r["notes"],
-                r["options"],
-            )
-            for r in rows
-        ]
+        updated = self._file_rows(table, notes=_notes_json(got.notes))
 
         def work(cur: Cursor) -> None:
             with transaction(cur):
@@ -300,25 +287,32 @@ class LazySheets:
                 replace(t, notes=tuple(got.notes)) if t == table else t for t in self._tables
             ]
 
-    def _sheet_failed(self, table: DataTable, message: str) -> None:
-        """Keep the sheet's problem: in the catalog (for the next launch) and the listing."""
-        from dataclasses import replace
-
+    def _file_rows(
+        self, table: DataTable, *, error: str | None = None, notes: str | None = None
+    ) -> list[SourceTuple]:
+        """The catalog rows of ``table``'s workbook, with ``table``'s error or notes set."""
         key = str(table.path)
-        rows = [r for r in self.catalog.source_rows() if r["path"] == key]
-        updated = [
+        return [
             (
                 r["schema"],
                 r["table"],
                 r["format"],
                 r["size"],
                 r["mtime_ns"],
-                message if _is(r, table) else r["error"],
-                r["notes"],
+                error if error is not None and _is(r, table) else r["error"],
+                notes if notes is not None and _is(r, table) else r["notes"],
                 r["options"],
             )
-            for r in rows
+            for r in self.catalog.source_rows()
+            if r["path"] == key
         ]
+
+    def _sheet_failed(self, table: DataTable, message: str) -> None:
+        """Keep the sheet's problem: in the catalog (for the next launch) and the listing."""
+        from dataclasses import replace
+
+        key = str(table.path)
+        updated = self._file_rows(table, error=message)
 
         def work(cur: Cursor) -> None:
             with transaction(cur):
