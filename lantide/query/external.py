@@ -236,7 +236,10 @@ class ExternalSources:
             con.close()
         tables = []
         for row in rows:
-            schema, table, kind = row.table_schem, row.table_name, (row.table_type or "").upper()
+            # MySQL and MariaDB have no schemas: their databases are ODBC catalogs, shown
+            # in the schema's place (``conn.shop.customers``), as analysts write them.
+            schema = row.table_schem or (row.table_cat if _databases_are_catalogs(config) else None)
+            table, kind = row.table_name, (row.table_type or "").upper()
             if kind not in ("TABLE", "VIEW") or (schema or "").lower() in _SYSTEM_SCHEMAS:
                 continue
             parts = [name] + ([schema] if schema else []) + [table]
@@ -256,9 +259,14 @@ class ExternalSources:
 
     def describe(self, name: str, ref: TableRef) -> list[dict[str, Any]]:
         remote = self.remote_ref(name, ref)
+        where = (
+            {"catalog": remote.schema}
+            if _databases_are_catalogs(self.config(name))
+            else {"schema": remote.schema}
+        )
         con = self.connect(name)
         try:
-            rows = con.cursor().columns(table=remote.name, schema=remote.schema).fetchall()
+            rows = con.cursor().columns(table=remote.name, **where).fetchall()
         finally:
             con.close()
         columns = []
@@ -299,13 +307,18 @@ class ExternalSources:
         remote: str = tree.sql(dialect=config.dialect)
         return remote
 
-    def count_rows(self, name: str, remote_sql: str) -> int:
-        con = self.connect(name)
-        try:
-            row = con.cursor().execute(f"SELECT COUNT(*) FROM ({remote_sql}) lantide_q").fetchone()
+    def count_rows(
+        self,
+        name: str,
+        remote_sql: str,
+        *,
+        register_cancel: Callable[[Callable[[], None]], AbstractContextManager[None]],
+    ) -> int:
+        """The remote result's row count, counted on the source; a cancel stops it there
+        (the count runs the whole statement: a slow one is slow here first)."""
+        with self._statement(name, register_cancel, "counting on connection") as (cursor, _):
+            row = cursor.execute(f"SELECT COUNT(*) FROM ({remote_sql}) lantide_q").fetchone()
             return int(row[0])
-        finally:
-            con.close()
 
     def stream_batches(
         self,
@@ -317,6 +330,34 @@ class ExternalSources:
     ) -> Generator[tuple[RemoteSchema, ColumnBatch | None], None, None]:
         """Yield ``(schema, batch)``: first the schema with no batch, then the remote rows as
         typed columns (:class:`ColumnBatch`), at most one batch in Python."""
+        started = time.monotonic()
+        with self._statement(name, register_cancel, "staging from connection") as (
+            cursor,
+            cancelled,
+        ):
+            cursor.execute(remote_sql)
+            schema = _schema(cursor.description)
+            yield schema, None
+            while True:
+                if cancelled.is_set():
+                    raise QueryCancelled("staging from connection " + repr(name))
+                if self.timeout_seconds and time.monotonic() - started > self.timeout_seconds:
+                    raise QueryTimeout(self.timeout_seconds)
+                rows = cursor.fetchmany(batch_rows or BATCH_ROWS)
+                if not rows:
+                    break
+                yield schema, _to_batch(schema, rows)
+
+    @contextlib.contextmanager
+    def _statement(
+        self,
+        name: str,
+        register_cancel: Callable[[Callable[[], None]], AbstractContextManager[None]],
+        doing: str,
+    ) -> Generator[tuple[pyodbc.Cursor, threading.Event], None, None]:
+        """A cursor on ``name`` whose statement a cancel stops on the server (the driver's
+        SQLCancel); a driver error becomes ``REMOTE_QUERY_ERROR``, one after a cancel
+        ``QUERY_CANCELLED``."""
         con = self.connect(name)
         cancelled = threading.Event()
         cursor = con.cursor()
@@ -326,26 +367,14 @@ class ExternalSources:
             with contextlib.suppress(Exception):
                 cursor.cancel()
 
-        started = time.monotonic()
         try:
             with register_cancel(cancel):
-                cursor.execute(remote_sql)
-                schema = _schema(cursor.description)
-                yield schema, None
-                while True:
-                    if cancelled.is_set():
-                        raise QueryCancelled("staging from connection " + repr(name))
-                    if self.timeout_seconds and time.monotonic() - started > self.timeout_seconds:
-                        raise QueryTimeout(self.timeout_seconds)
-                    rows = cursor.fetchmany(batch_rows or BATCH_ROWS)
-                    if not rows:
-                        break
-                    yield schema, _to_batch(schema, rows)
+                yield cursor, cancelled
         except Exception as exc:
             import pyodbc
 
             if cancelled.is_set():
-                raise QueryCancelled("staging from connection " + repr(name)) from None
+                raise QueryCancelled(f"{doing} {name!r}") from None
             if isinstance(exc, pyodbc.Error):
                 raise ConnectionProblem(
                     f"connection {name!r}: the remote query failed ({_clean(exc, [])})",
@@ -355,6 +384,12 @@ class ExternalSources:
             raise
         finally:
             con.close()
+
+
+def _databases_are_catalogs(config: ConnectionConfig) -> bool:
+    """MySQL and MariaDB: a database is what ODBC calls a catalog (their drivers refuse a
+    schema: "Schemas are not supported. Use CatalogName parameter instead")."""
+    return config.dialect == "mysql"
 
 
 def _clean(exc: Exception, hidden: list[str]) -> str:
