@@ -290,7 +290,7 @@ class StatementRunner:
         if self.consents.confirmed(key, warning_ids):
             return None
         limit = int(self.settings.large_remote_rows)
-        rows = self.external.count_rows(connection, remote)
+        rows = self.external.count_rows(connection, remote, register_cancel=self.engine.cancel_hook)
         if rows <= limit:
             return None
         return remote_warning(
