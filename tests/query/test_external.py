@@ -230,3 +230,50 @@ def test_a_confirmation_from_an_earlier_command_line_call_counts(
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["row_count"] == 5000
+
+
+def test_a_cancel_reaches_a_slow_remote_statement(pg_service, pg_server):
+    """The cancel is the driver's SQLCancel on the running statement, counting included (the
+    large-result check counts the whole statement on the source first): the server stops
+    it, and the caller gets QUERY_CANCELLED at once."""
+    import threading
+    import time
+
+    scope = pg_service.cancel_scope("analyst")
+    out: dict = {}
+
+    def slow():
+        try:
+            with scope:
+                out["result"] = pg_service.run_query(
+                    "SELECT pg_sleep(60) AS slept FROM shop.public.customers LIMIT 1",
+                    result_label="slow",
+                )
+        except Exception as exc:  # the test reads it below
+            out["error"] = exc
+
+    def running_on_server() -> bool:
+        rows = pg_server.psql(
+            "SELECT query FROM pg_stat_activity WHERE state = 'active' "
+            "AND query ILIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()"
+        )
+        return bool(rows.strip())
+
+    thread = threading.Thread(target=slow, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not running_on_server():
+        assert time.monotonic() < deadline, f"the statement never reached the server: {out}"
+        time.sleep(0.05)
+    started = time.monotonic()
+    assert scope.cancel() >= 1
+    thread.join(30)
+    assert not thread.is_alive()
+    assert out["error"].code == "QUERY_CANCELLED", out
+    assert time.monotonic() - started < 20  # not the 60 s of the statement
+    deadline = time.monotonic() + 10
+    while running_on_server():
+        assert time.monotonic() < deadline, "the server still runs the cancelled statement"
+        time.sleep(0.05)
+    with pytest.raises(TableNotFound):
+        pg_service.relation_info("slow")
