@@ -409,6 +409,7 @@ def _window_on_a_screen(workspace, tmp_path, width: int, height: int, mode: str)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_window_fits_a_screen_smaller_than_its_default_or_its_saved_layout(
     sample_workspace, tmp_path
 ):
