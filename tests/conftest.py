@@ -206,3 +206,17 @@ def run_cli():
         )
 
     return _run
+
+
+# -- the inner loop -------------------------------------------------------------------------
+
+# The command line run as whole processes costs 1-2 s a test (a Python start, then the
+# workspace opened); 255 tests do it. They are `slow`: CI runs them every time, the inner
+# loop (`-m "not slow and not packaging and not xvfb"`, CONTRIBUTING.md) leaves them out.
+WHOLE_PROCESS_FIXTURES = {"run_cli"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if WHOLE_PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

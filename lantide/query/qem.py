@@ -1,19 +1,21 @@
 """The rules of the Query Execution Model (DESIGN.md section 4), in one place.
 
-The order in which a statement meets them (:class:`lantide.query.service.QueryService`
-calls these functions in this order and nothing else decides):
+The order in which a statement meets them is :func:`admit`'s, the one place it is written
+(``run_query``, a SQL tab's run and each tab of a Source Run call it once their statement is
+parsed and its tables resolved; nothing else decides):
 
-1. **Guard** (:func:`lantide.query.guard.check`): one read-only statement, else a refusal.
+1. **Guard** (:func:`lantide.query.guard.check`, before :func:`admit`): one read-only
+   statement whose tables resolve, else a refusal.
 2. **Own result**: a statement may not read the cached table it is about to replace
-   (``QUERY_READS_OWN_RESULT``).
+   (``QUERY_READS_OWN_RESULT``), nor take the name of a data file's table.
 3. **One source per statement**: a statement reads either local tables (data files and
    cached tables) or the tables of one external connection; mixing them is refused
    (``CROSS_SOURCE_QUERY``) with advice to stage each side first.
 4. **Purpose**: while the project is ``executing``, ``run_query`` and ``run_sql_tab``
    need a ``purpose`` of at most 40 characters (``PURPOSE_REQUIRED``, ``PURPOSE_TOO_LONG``).
    The purpose is the agent's duty (its tools, MCP): the analyst's own runs (the app's SQL
-   tab, the command line) pass ``purpose_required=False`` and run without one as an
-   exploratory step; a purpose, when given, still has the 40-character limit.
+   tab, the command line) and Source Run pass ``purpose_required=False`` and run without
+   one as an exploratory step; a purpose, when given, still has the 40-character limit.
 5. **Complexity** (:mod:`lantide.query.hints`): three or more CTEs block ad-hoc
    ``run_query`` (``COMPLEXITY_SPLIT_RECOMMENDED``); tabs get it as a warning.
 6. **Large remote result**: a staged statement whose remote row count exceeds
@@ -22,7 +24,8 @@ calls these functions in this order and nothing else decides):
    ``run_sql_tab``; in a Source Run the tab fails with ``LARGE_REMOTE_RESULT`` carrying
    the id, before anything is copied). Ids are kept in the cache database
    (:mod:`lantide.query.remote_consent`), so a confirmation works across processes.
-7. **Materialization**: :func:`decide_materialization`, following the table below.
+7. **Materialization**: :func:`decide_materialization`, following the table below (decided
+   before rule 2, which needs the name; carried out after rule 6).
 8. **Preview**: at most 200 rows cross into Python; the row count is computed in DuckDB.
 
 Materialization strategy (first matching row wins; ``reason_code`` is returned every time):
@@ -46,10 +49,14 @@ A single-table exploratory look is cheap to recompute, so it is not kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from lantide.query import lineage as lin
 from lantide.query.errors import QueryRefused
 from lantide.query.guard import ParsedQuery, TableRef
+from lantide.query.hints import Hint, statement_hints
 from lantide.query.names import same_name, slug
 
 PREVIEW_ROWS = 200
@@ -134,7 +141,7 @@ def check_purpose(
 def runs_without_purpose(project_status: str | None, purpose: str | None) -> bool:
     """An analyst's run that :func:`check_purpose` let through without a purpose while
     executing: its result says so (``NO_PURPOSE``) and its step is exploratory."""
-    return project_status == "executing" and not purpose
+    return project_status == "executing" and not (purpose or "").strip()
 
 
 def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:
@@ -168,3 +175,78 @@ def check_single_source(refs: list[tuple[TableRef | None, str | None]]) -> str |
             "locally.",
         )
     return connections.pop() if connections else None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A parsed statement about to run, with what the rules look at."""
+
+    parsed: ParsedQuery
+    inputs: Sequence[lin.Input]
+    step_id: str
+    tab: str | None = None  # a SQL tab's run (Source Run included)
+    result_label: str | None = None
+    project_status: str | None = None
+    purpose: str | None = None
+    purpose_required: bool = True
+    allow_complex: bool = False  # tabs: complexity is a warning, not a refusal
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A statement the rules let through: how it is kept, and what to tell the caller."""
+
+    plan: Materialization
+    purpose: str | None
+    connection: str | None  # the one external connection it runs on, or None (local)
+    hints: list[Hint]
+    # rule 6: the ``warning_required`` answer; the statement must not run when it is set
+    remote_warning: dict[str, Any] | None = None
+
+
+def admit(
+    statement: Statement,
+    *,
+    check_target: Callable[[str], None],
+    large_remote: Callable[[str], dict[str, Any] | None],
+) -> Admitted:
+    """Rules 2 to 7, in the module docstring's order; raises :class:`QueryRefused`.
+
+    ``check_target(name)`` refuses a cached table name that is a source's (it needs the
+    catalog); ``large_remote(connection)`` is rule 6's count on the source, answering the
+    ``warning_required`` dict or None (it needs the connection)."""
+    parsed = statement.parsed
+    plan = decide_materialization(
+        tab=statement.tab,
+        external=any(i.kind == lin.EXTERNAL for i in statement.inputs),
+        result_label=statement.result_label,
+        project_status=statement.project_status,
+        tables_read=len(parsed.tables) + len(parsed.files),
+        step_id=statement.step_id,
+    )
+    check_not_own_result(parsed, plan.table_name)  # 2
+    if plan.table_name:
+        check_target(plan.table_name)
+    connection = single_source(statement.inputs)  # 3
+    purpose = check_purpose(  # 4
+        statement.project_status, statement.purpose, required=statement.purpose_required
+    )
+    hints = statement_hints(parsed, list(statement.inputs))  # 5
+    complexity = next((h for h in hints if h["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"), None)
+    if complexity and not statement.allow_complex:
+        raise QueryRefused(complexity["message"], code=complexity["code"], hint=complexity["hint"])
+    warning = large_remote(connection) if connection else None  # 6
+    return Admitted(plan, purpose, connection, hints, warning)
+
+
+def single_source(inputs: Sequence[lin.Input]) -> str | None:
+    """The one external connection a statement reading ``inputs`` runs on, or None when it
+    reads only local tables; refused when it mixes sources (:func:`check_single_source`)."""
+    return check_single_source(
+        [(_table_ref(i), i.target) if i.kind == lin.EXTERNAL else (None, None) for i in inputs]
+    )
+
+
+def _table_ref(inp: lin.Input) -> TableRef:
+    assert isinstance(inp.detail, TableRef), inp  # an external input's detail, by construction
+    return inp.detail

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from lantide.query import lineage as lin
-from lantide.query import qem
 from lantide.query.catalog import Catalog
 from lantide.query.errors import DataFileUnreadable, TableNotFound
 from lantide.query.external import ExternalSources
@@ -139,25 +138,6 @@ class InputResolver:
         return list(dict.fromkeys(out))
 
 
-def single_source(inputs: list[lin.Input]) -> str | None:
-    """The one external connection the statement reads, or None when it reads only local
-    tables; refused when it mixes sources (:func:`lantide.query.qem.check_single_source`)."""
-    return qem.check_single_source(
-        [
-            (
-                _table_ref(i) if i.kind == lin.EXTERNAL else None,
-                i.target if i.kind == lin.EXTERNAL else None,
-            )
-            for i in inputs
-        ]
-    )
-
-
 def _data_table(inp: lin.Input) -> DataTable:
     assert isinstance(inp.detail, DataTable), inp  # a data input's detail, by construction
-    return inp.detail
-
-
-def _table_ref(inp: lin.Input) -> TableRef:
-    assert isinstance(inp.detail, TableRef), inp  # an external input's detail, by construction
     return inp.detail

@@ -31,7 +31,7 @@ from lantide.query.hints import Hint, statement_hints
 from lantide.query.projects import ProjectArg, project_or_unreadable
 from lantide.query.remote_consent import RemoteConsents, statement_key
 from lantide.query.remote_consent import warning as remote_warning
-from lantide.query.resolver import InputResolver, single_source
+from lantide.query.resolver import InputResolver
 from lantide.query.result_warnings import ResultWarning
 from lantide.query.sources import DataSources
 
@@ -85,7 +85,7 @@ class StatementRunner:
             parsed = self.inputs.guard(sql)
             inputs = [self.inputs.resolve(ref) for ref in parsed.tables]
             self.inputs.check_inputs(inputs)
-            connection = single_source(inputs)
+            connection = qem.single_source(inputs)
             if connection:
                 remote = self.external.remote_sql(connection, parsed)
                 con = self.external.connect(connection)
@@ -122,7 +122,7 @@ class StatementRunner:
         self.inputs.refresh_if_stale()
         parsed = self.inputs.guard(sql)
         inputs = [self.inputs.resolve(ref) for ref in parsed.tables]
-        if single_source(inputs):
+        if qem.single_source(inputs):
             raise QueryRefused(
                 "a step on an external database is not run again for its rows",
                 code="EXTERNAL_NOT_RERUN",
@@ -160,29 +160,34 @@ class StatementRunner:
         status = project_obj.status if project_obj else None
         self.inputs.refresh_if_stale()
         parsed = self.inputs.guard(sql)
-        purpose = qem.check_purpose(status, purpose, required=purpose_required)
         inputs = [self.inputs.resolve(ref) for ref in parsed.tables]
         self.inputs.check_inputs(inputs)
-        connection = single_source(inputs)
         step_id = results.new_step_id()
         label = (result_label or "").strip() or None
-        plan = qem.decide_materialization(
-            tab=None,
-            external=bool(connection),
-            result_label=label,
-            project_status=status,
-            tables_read=len(parsed.tables) + len(parsed.files),
-            step_id=step_id,
+        admitted = qem.admit(
+            qem.Statement(
+                parsed,
+                inputs,
+                step_id,
+                result_label=label,
+                project_status=status,
+                purpose=purpose,
+                purpose_required=purpose_required,
+                allow_complex=allow_complex,
+            ),
+            check_target=lambda name: self.check_result_name(name, views=False),
+            large_remote=lambda conn: self.large_remote_check(
+                conn, parsed, large_remote_warning_id
+            ),
         )
-        qem.check_not_own_result(parsed, plan.table_name)
-        if plan.table_name:
-            self.check_result_name(plan.table_name, views=False)
-        found = statement_hints(parsed, inputs)
-        complexity = next((h for h in found if h["code"] == "COMPLEXITY_SPLIT_RECOMMENDED"), None)
-        if complexity and not allow_complex:
-            raise QueryRefused(
-                complexity["message"], code=complexity["code"], hint=complexity["hint"]
-            )
+        if admitted.remote_warning:
+            return admitted.remote_warning
+        plan, purpose, connection, found = (
+            admitted.plan,
+            admitted.purpose,
+            admitted.connection,
+            admitted.hints,
+        )
         kind = RESULT if not connection else STAGED
         record = CachedTable(
             plan.table_name or "",
@@ -196,10 +201,6 @@ class StatementRunner:
             None,
             None,
         )
-        if connection:
-            warning = self.large_remote_check(connection, parsed, large_remote_warning_id)
-            if warning:
-                return warning
         preview = self.execute(parsed, plan, record, connection, cell_chars=max_cell_chars)
         checks = self.result_checks(
             parsed, inputs, preview, plan, connection, result_checks.step_key(parsed)

@@ -31,11 +31,10 @@ from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
 from lantide.query.errors import LargeRemoteResult, QueryError
-from lantide.query.hints import statement_hints
 from lantide.query.names import quote_ident, same_name
 from lantide.query.projects import ProjectArg, required_project
 from lantide.query.remote_consent import warning_ids
-from lantide.query.resolver import InputResolver, single_source
+from lantide.query.resolver import InputResolver
 from lantide.query.results import new_step_id
 from lantide.query.runner import StatementRunner, step_result
 from lantide.query.sources import DataSources, DataTable
@@ -83,13 +82,13 @@ class SqlTabs:
     ) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, tab)
-        purpose = qem.check_purpose(project_obj.status, purpose, required=purpose_required)
         self.inputs.refresh_if_stale()
         result = self.run_tab(
             project_obj,
             name,
             purpose,
             tool="run_sql_tab",
+            purpose_required=purpose_required,
             large_remote_warning_id=large_remote_warning_id,
             cell_chars=max_cell_chars,
         )
@@ -154,10 +153,12 @@ class SqlTabs:
         fingerprint: str | None = None,
         preview_rows: int | None = None,
         cell_chars: int | None = None,
+        purpose_required: bool = False,
     ) -> dict[str, Any]:
         """Materialize one tab (its answer, or a large remote result's ``warning_required``).
         ``fingerprint``: already computed for ``lineage`` now (Source Run);
-        ``preview_rows``: overrides the setting, 0 reads no rows."""
+        ``preview_rows``: overrides the setting, 0 reads no rows; ``purpose_required``:
+        the agent's ``run_sql_tab`` (:func:`qem.check_purpose`)."""
         started = time.perf_counter()
         lineage = lineage or self.tab_lineage(project, name)
         if lineage.error:
@@ -172,31 +173,39 @@ class SqlTabs:
         parsed = lineage.parsed
         assert parsed is not None  # a lineage without an error has its parse
         self.inputs.check_inputs(lineage.inputs)
-        qem.check_not_own_result(parsed, name)
-        self.runner.check_result_name(name, tab_of=(project.dirname, name), views=False)
-        connection = single_source(lineage.inputs)
         step_id = new_step_id()
-        plan = qem.decide_materialization(
-            tab=name,
-            external=bool(connection),
-            result_label=None,
-            project_status=project.status,
-            tables_read=len(parsed.tables),
-            step_id=step_id,
-        )
-        found = statement_hints(parsed, lineage.inputs)
-        if connection:
-            source_run = tool == "source_run_sql_tab"
-            warning = self.runner.large_remote_check(
-                connection,
+        source_run = tool == "source_run_sql_tab"
+        admitted = qem.admit(
+            qem.Statement(
+                parsed,
+                lineage.inputs,
+                step_id,
+                tab=name,
+                project_status=project.status,
+                purpose=purpose,
+                purpose_required=purpose_required,
+                allow_complex=True,
+            ),
+            check_target=lambda target: self.runner.check_result_name(
+                target, tab_of=(project.dirname, name), views=False
+            ),
+            large_remote=lambda conn: self.runner.large_remote_check(
+                conn,
                 parsed,
                 large_remote_warning_id,
                 again="Source Run again" if source_run else "run the tab again",
-            )
-            if warning and source_run:
-                raise LargeRemoteResult(warning)  # this tab fails; downstream does not run
-            if warning:
-                return warning
+            ),
+        )
+        if admitted.remote_warning and source_run:
+            raise LargeRemoteResult(admitted.remote_warning)  # downstream does not run
+        if admitted.remote_warning:
+            return admitted.remote_warning
+        plan, purpose, connection, found = (
+            admitted.plan,
+            admitted.purpose,
+            admitted.connection,
+            admitted.hints,
+        )
         if fingerprint is None:
             fingerprint = self.tab_fingerprint(lineage)
         record = CachedTable(

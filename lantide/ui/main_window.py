@@ -237,7 +237,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._tab_count_changed(0)
         if restore:  # after the first paint: the window shows before documents load
-            self.sig_shown.connect(lambda: QTimer.singleShot(0, self.restore_session))
+            self.sig_shown.connect(lambda: QTimer.singleShot(0, self, self.restore_session))
         # the docks' panels once usable (their modules load in a worker first)
         self.sig_idle.connect(self._load_panels)
         self.sig_shown.connect(
@@ -248,7 +248,7 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not self._painted:
             self._painted = True
-            QTimer.singleShot(0, self._first_painted)
+            QTimer.singleShot(0, self, self._first_painted)
 
     def _first_painted(self) -> None:
         # The frame (title bar, borders) is known only once the window is on screen.
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
         self._waiting_for.discard(part)
         if not self._waiting_for and not self._idle_emitted:
             self._idle_emitted = True
-            QTimer.singleShot(0, self.sig_idle.emit)  # after the pending paint
+            QTimer.singleShot(0, self, self.sig_idle.emit)  # after the paint; not once deleted
 
     def is_idle(self) -> bool:
         return self._idle_emitted

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,6 +155,7 @@ _LINE = st.tuples(
 
 @settings(max_examples=60, deadline=None)
 @given(pending_n=st.integers(0, 3), lines=st.lists(_LINE, max_size=4))
+@pytest.mark.slow
 def test_no_line_is_ever_attributed_to_a_step_it_does_not_name_unless_alone(
     tmp_path_factory, pending_n, lines
 ):

@@ -19,6 +19,7 @@ def _bars(label: str) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_a_spec_that_never_ends_is_stopped_and_the_next_chart_draws(monkeypatch):
     monkeypatch.setattr(render, "TIME_LIMIT_SECONDS", 2)
     render._engine_thread().submit(lambda: setattr(render, "_engine", None)).result()

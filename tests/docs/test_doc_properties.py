@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -216,4 +217,6 @@ AnnotatedDocument.TestCase.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-test_random_operations_and_edits_keep_annotations_consistent = AnnotatedDocument.TestCase
+test_random_operations_and_edits_keep_annotations_consistent = pytest.mark.slow(
+    AnnotatedDocument.TestCase
+)

@@ -21,6 +21,7 @@ def test_the_sample_set_covers_what_the_issue_asks_for():
     assert all(c.expect.get("gold_sql") for c in with_values)
 
 
+@pytest.mark.slow
 def test_every_gold_value_still_holds_on_the_sample_data(tmp_path):
     from lantide.query import QueryService
     from lantide.workspace.sample import create_sample

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from lantide.knowledge import KnowledgeBase
 from lantide.knowledge.parser import parse_knowledge
 from tests.conftest import REPO, cli_env
@@ -40,6 +42,7 @@ def _entries(path) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_adds_from_many_processes_are_all_kept_or_refused(tmp_path):
     user = tmp_path / "user" / "knowledge.md"
     project = tmp_path / "p" / "knowledge.md"

@@ -37,6 +37,7 @@ def over_stdio(workspace, token: str | None, work, extra_args=()):
         raise group from None
 
 
+@pytest.mark.slow
 def test_stdio_lists_tools_per_mode_and_runs_a_formal_query(store, executing_workspace):
     observe = pair(store, executing_workspace, "observe")
     execute = pair(store, executing_workspace, "execute", name="Codex", kind="codex")

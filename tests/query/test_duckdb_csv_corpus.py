@@ -63,6 +63,7 @@ def _same(a: list, b: list) -> bool:
     return clean(a) == clean(b)
 
 
+@pytest.mark.slow
 def test_lantide_reads_duckdbs_csv_files_as_duckdb_does_or_says_why_not(
     empty_workspace, open_service, capsys
 ):

@@ -26,6 +26,7 @@ def test_profile_of_customers(sample_service):
 
 
 @pytest.mark.parametrize("suffix", ["csv", "parquet", "xlsx"])
+@pytest.mark.slow
 def test_export_round_trips(sample_service, tmp_path, suffix):
     sample_service.run_sql_tab("q3-churn", "clean_orders")
     target = tmp_path / "out" / f"clean orders.{suffix}"

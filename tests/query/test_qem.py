@@ -300,3 +300,30 @@ def test_dynamic_pivot_in_an_executing_project_and_as_a_tab(sample_workspace, op
     assert tab["cached_table_name"] == "segment_pivot" and tab["row_count"] == step["row_count"]
     check = svc.run_query("SELECT count(*) FROM segment_pivot", project="q3-churn", purpose="check")
     assert check["preview"] == [[tab["row_count"]]]
+
+
+def test_a_statement_breaking_several_rules_meets_them_in_one_order(sample_workspace, open_service):
+    """The order is qem.admit's for every entry point: own result (rule 2) before purpose
+    (rule 4) before complexity (rule 5), for run_query as for a SQL tab."""
+    from lantide.query.tabs import tab_path
+    from lantide.workspace.model import Project
+
+    svc = open_service(sample_workspace)
+    svc.run_query("SELECT 1 AS x", result_label="mine")
+    svc.create_sql_tab("q3-churn", "loop_tab", "SELECT 1 AS x")
+    svc.run_sql_tab("q3-churn", "loop_tab")
+    project = Project.load(sample_workspace, "q3-churn")
+    tab_path(project, "loop_tab").write_text("SELECT x + 1 AS x FROM loop_tab\n")
+    project.approve_plan()  # executing: the agent's runs need a purpose
+    codes = []
+    for run in (
+        lambda: svc.run_query("SELECT x + 1 FROM mine", result_label="mine", project="q3-churn"),
+        lambda: svc.run_sql_tab("q3-churn", "loop_tab"),
+    ):
+        with pytest.raises(QueryError) as info:
+            run()
+        codes.append(info.value.code)
+    assert codes == ["QUERY_READS_OWN_RESULT", "QUERY_READS_OWN_RESULT"]
+    with pytest.raises(QueryError) as info:  # purpose before complexity
+        svc.run_query(THREE_CTES, project="q3-churn")
+    assert info.value.code == "PURPOSE_REQUIRED"

@@ -51,6 +51,7 @@ print(json.dumps(report))
 """
 
 
+@pytest.mark.slow
 def test_sample_sheets_and_exports_work_without_pyarrow(tmp_path):
     out = tmp_path / "out"
     done = subprocess.run(

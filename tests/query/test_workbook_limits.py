@@ -106,6 +106,7 @@ def test_raising_the_limit_reads_the_sheet_at_the_next_open(empty_workspace, ope
     assert again.run_query('SELECT count(*) FROM "book"."Big"')["preview"] == [[125]]
 
 
+@pytest.mark.slow
 def test_a_sheet_whose_cells_span_a_huge_grid_is_refused_before_reading(empty_workspace, run_cli):
     # Two cells, at A1 and XFD1048576: read as a dense grid this aborted the process.
     data = empty_workspace / "data"

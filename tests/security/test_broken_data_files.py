@@ -133,6 +133,7 @@ def corpus(sample_workspace, tmp_path):
     return sample_workspace, expect
 
 
+@pytest.mark.slow
 def test_every_broken_file_is_a_clear_problem_and_the_rest_keeps_working(corpus, open_service):
     from lantide.errors import LantideError
 

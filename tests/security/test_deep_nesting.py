@@ -57,6 +57,7 @@ def test_a_number_deep_in_lists_and_block_quotes_is_checked_and_published(tmp_pa
     ws.close()
 
 
+@pytest.mark.slow
 def test_hostile_nesting_is_parsed_without_running_out_of_stack():
     md = markdown_parser()
     for text in ("> " * 20_000 + "5%", "[" * 5_000 + "x" + "]" * 5_000, _lists(3_000, "7")):

@@ -38,6 +38,7 @@ DEEP = cases(3000)
 
 @pytest.mark.parametrize("tool", ["run_query", "validate_query"])
 @pytest.mark.parametrize("shape", sorted(DEEP))
+@pytest.mark.slow
 def test_the_agents_tools_refuse_deep_sql_clearly(session_factory, scripted, tool, shape):
     scripted.add(reply("", (tool, {"sql": DEEP[shape]})))
     scripted.add(reply("I will write it flatter."))

@@ -189,6 +189,7 @@ def _page_markdown(corpus: list[str]) -> tuple[str, list[int]]:
         return markdown, kept
 
 
+@pytest.mark.slow
 def test_no_payload_runs_in_chromium(tmp_path, beacon):
     url, hits = beacon
     corpus = [armed(p, f"{url}/{n}") for n, p in enumerate(payloads())]

@@ -129,6 +129,7 @@ def _check(reply: dict | None, code: int, request_id) -> None:
     assert reply["id"] == request_id, reply
 
 
+@pytest.mark.slow
 def test_stdio_answers_every_malformed_message_as_json_rpc_says(store, executing_workspace):
     paired = pair(store, executing_workspace, "observe")
     client = StdioClient(executing_workspace, paired.token)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -37,6 +38,7 @@ def fetches_running(services) -> list:
     return [w for w in services.workers.running if w.name.startswith("fetch rows")]
 
 
+@pytest.mark.slow
 def test_clicking_a_header_pages_the_sorted_table_from_duckdb(qtbot, app_services):
     tab = make_tab(qtbot, app_services, "all_big")
     run_and_wait(qtbot, tab, ok=True)

@@ -409,6 +409,7 @@ def _window_on_a_screen(workspace, tmp_path, width: int, height: int, mode: str)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_window_fits_a_screen_smaller_than_its_default_or_its_saved_layout(
     sample_workspace, tmp_path
 ):
@@ -426,3 +427,22 @@ def test_the_window_fits_a_screen_smaller_than_its_default_or_its_saved_layout(
     _window_on_a_screen(sample_workspace, tmp_path, 1920, 1080, "save-wide")
     restored = _window_on_a_screen(sample_workspace, tmp_path, 1024, 700, "restore")
     assert inside(restored), restored
+
+
+def test_a_window_deleted_as_it_becomes_idle_sends_nothing_late(qtbot, shell_services):
+    """The idle signal is sent from a zero timer; a window deleted before the timer fires
+    (a test closing it at once, a workspace switch) must not raise "Signal source has been
+    deleted" in whatever runs next (it failed the setup of the next test in a worker)."""
+    import shiboken6
+    from PySide6.QtWidgets import QApplication
+
+    from lantide.ui.main_window import MainWindow
+
+    window = MainWindow(shell_services(), restore=False)
+    for part in list(window._waiting_for):
+        window._ready(part)
+    assert window.is_idle()
+    window.shutdown()
+    shiboken6.delete(window)
+    QApplication.processEvents()  # the zero timer's turn: pytest-qt fails on its exception
+    QApplication.processEvents()

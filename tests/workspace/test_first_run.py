@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from lantide.workspace.model import Workspace
 from tests.conftest import REPO, cli_env
 
@@ -44,6 +46,7 @@ def run_until_idle(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_first_run_creates_and_opens_the_sample(isolated_user_dirs):
     env = cli_env({"QT_QPA_PLATFORM": "offscreen"})
     sample = isolated_user_dirs / "data" / "sample-workspace"

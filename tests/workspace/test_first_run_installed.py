@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 
 LAUNCHER = """
@@ -66,6 +68,7 @@ def _read_only(root: Path, writable: bool) -> None:
         )
 
 
+@pytest.mark.slow
 def test_a_frozen_first_run_writes_only_to_the_user_folders(tmp_path):
     install = tmp_path / "opt" / "lantide"
     internal = _install(install)

@@ -1,6 +1,7 @@
 import json
 
 import duckdb
+import pytest
 
 from lantide.workspace.model import Workspace
 from lantide.workspace.sample import N_ORDERS, create_sample
@@ -60,6 +61,7 @@ def test_sample_data_is_realistic_and_messy(sample_workspace):
     ]
 
 
+@pytest.mark.slow
 def test_sample_is_deterministic(tmp_path):
     a = create_sample(tmp_path / "a")
     b = create_sample(tmp_path / "b")

@@ -159,7 +159,7 @@ class ChatPanel(QWidget):
         # Markdown, Pygments and sqlglot load in the background, not on the first answer,
         # and after the start-up work (database, explorer), not competing with it.
         self.bridge.when_engine_ready(
-            lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self._warm_up_markdown)
+            lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self, self._warm_up_markdown)
         )
         self._agent_warmed = False
         self.agent_loaded = False
@@ -310,7 +310,7 @@ class ChatPanel(QWidget):
             if profile is not None and not self._agent_warmed:
                 self._agent_warmed = True
                 self.bridge.when_engine_ready(
-                    lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self._warm_up_agent)
+                    lambda: QTimer.singleShot(WARM_UP_DELAY_MS, self, self._warm_up_agent)
                 )
 
         self.services.workers.submit(
