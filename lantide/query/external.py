@@ -220,6 +220,17 @@ class ExternalSources:
             # the driver may have no query timeout; the fetch loop still checks the clock
             with contextlib.suppress(pyodbc.Error):
                 con.timeout = int(self.timeout_seconds)
+        read_only = _READ_ONLY_SESSION.get(config.dialect)
+        if read_only:  # what the guard's lists do not know still cannot write
+            try:
+                con.cursor().execute(read_only)
+            except pyodbc.Error as exc:
+                con.close()
+                raise ConnectionProblem(
+                    f"connection {config.name!r}: cannot make the session read-only "
+                    f"({_clean(exc, hidden)})",
+                    hint="Lantide only reads; check the user's rights on the server.",
+                ) from None
         return con
 
     # -- catalog -------------------------------------------------------------------
@@ -290,8 +301,12 @@ class ExternalSources:
         return TableRef(ref.name)
 
     def remote_sql(self, name: str, parsed: ParsedQuery) -> str:
-        """The statement in the connection's dialect, with the connection part removed."""
+        """The statement in the connection's dialect, with the connection part removed; a
+        remote tab's as written (it is in that dialect already)."""
         from sqlglot import exp
+
+        if parsed.remote is not None:
+            return parsed.body
 
         config = self.config(name)
         tree = parsed.expression.copy()
@@ -384,6 +399,14 @@ class ExternalSources:
             raise
         finally:
             con.close()
+
+
+# Every statement Lantide sends only reads; the server holds it to that.
+_READ_ONLY_SESSION = {
+    "postgres": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+    "redshift": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+    "mysql": "SET SESSION TRANSACTION READ ONLY",
+}
 
 
 def _databases_are_catalogs(config: ConnectionConfig) -> bool:
