@@ -230,6 +230,9 @@ class ParsedQuery:
     files: list[str] = field(default_factory=list)  # paths read by table functions
     cte_count: int = 0
     join_count: int = 0
+    # a remote tab's connection: the statement is in its dialect and runs there as written
+    # (lantide.query.remote_tabs); None for a statement DuckDB runs or stages
+    remote: str | None = None
 
 
 def _syntax_error(exc: Exception, sql: str) -> QueryError:

@@ -145,7 +145,7 @@ def runs_without_purpose(project_status: str | None, purpose: str | None) -> boo
 
 
 def check_not_own_result(parsed: ParsedQuery, target: str | None) -> None:
-    if not target:
+    if not target or parsed.remote is not None:  # a remote tab reads its source only
         return
     for ref in parsed.tables:
         if ref.schema is None and ref.catalog is None and same_name(ref.name, target):
@@ -218,7 +218,7 @@ def admit(
     parsed = statement.parsed
     plan = decide_materialization(
         tab=statement.tab,
-        external=any(i.kind == lin.EXTERNAL for i in statement.inputs),
+        external=parsed.remote is not None or any(i.kind == lin.EXTERNAL for i in statement.inputs),
         result_label=statement.result_label,
         project_status=statement.project_status,
         tables_read=len(parsed.tables) + len(parsed.files),
@@ -227,7 +227,8 @@ def admit(
     check_not_own_result(parsed, plan.table_name)  # 2
     if plan.table_name:
         check_target(plan.table_name)
-    connection = single_source(statement.inputs)  # 3
+    # 3; a remote tab runs on its connection even when it names no table
+    connection = parsed.remote if parsed.remote is not None else single_source(statement.inputs)
     purpose = check_purpose(  # 4
         statement.project_status, statement.purpose, required=statement.purpose_required
     )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
-from lantide.query import qem, result_warnings
+from lantide.query import qem, remote_tabs, result_warnings
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
@@ -107,6 +107,15 @@ class SqlTabs:
             sql = tab_files.read_tab(project, name, names)
         except LantideError as exc:
             return lin.TabLineage(tab=name, sql="", sql_hash="", error=exc.to_dict())
+        connection = remote_tabs.tab_connection(sql)
+        if connection is not None:
+            try:
+                config = self.runner.external.config(connection)
+            except LantideError as exc:  # no such connection: this tab's problem only
+                return lin.TabLineage(
+                    tab=name, sql=sql, sql_hash=lin.sql_hash(sql), error=exc.to_dict()
+                )
+            return remote_tabs.analyse_remote_tab(name, sql, config.name, config.dialect)
         return lin.analyse_tab(
             name,
             sql,
@@ -289,7 +298,7 @@ class SqlTabs:
     def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
         name = tab_files.validate_tab_name(name)
-        self.inputs.guard(sql)  # a tab is one read-only statement from the start
+        self.check_tab_sql(sql)  # a tab is one read-only statement from the start
         self.runner.check_result_name(name, tab_of=(project_obj.dirname, name))
         path = tab_files.write_new_tab(project_obj, name, sql)
         lineage = self.tab_lineage(project_obj, name)
@@ -299,6 +308,16 @@ class SqlTabs:
             "path": str(path),
             "lineage": lineage.to_dict(),
         }
+
+    def check_tab_sql(self, sql: str) -> None:
+        """Refuse what no run of a tab holding ``sql`` would accept: DuckDB's guard for a
+        local tab; for a remote tab, its connection and the check in its dialect."""
+        connection = remote_tabs.tab_connection(sql)
+        if connection is None:
+            self.inputs.guard(sql)
+            return
+        config = self.runner.external.config(connection)
+        remote_tabs.check_remote(sql, config.name, config.dialect)
 
     def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)
