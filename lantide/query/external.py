@@ -335,6 +335,39 @@ class ExternalSources:
             row = cursor.execute(f"SELECT COUNT(*) FROM ({remote_sql}) lantide_q").fetchone()
             return int(row[0])
 
+    def result_checksum(
+        self,
+        name: str,
+        remote_sql: str,
+        *,
+        register_cancel: Callable[[Callable[[], None]], AbstractContextManager[None]],
+    ) -> str | None:
+        """A digest of the remote result's rows, computed on the source (the rows are not
+        fetched); None where the dialect has no way to digest rows here. Equal digests: the
+        same rows, in any order; Source Run skips a remote tab whose digest is unchanged."""
+        dialect = self.config(name).dialect
+        if dialect not in ("postgres", "redshift", "mysql"):
+            return None
+        with self._statement(name, register_cancel, "checking on connection") as (cursor, _):
+            if dialect == "mysql":
+                cursor.execute(f"SELECT * FROM ({remote_sql}) lantide_q LIMIT 0")
+                cells = ", ".join(
+                    f"IFNULL(CONCAT('v', {_mysql_ident(d[0])}), 'n')" for d in cursor.description
+                )
+                digest = (
+                    "SELECT count(*), BIT_XOR(CAST(CONV(LEFT(MD5(r), 16), 16, 10) AS UNSIGNED)), "
+                    f"SUM(CRC32(r)) FROM (SELECT CONCAT_WS(CHAR(31), {cells}) AS r "
+                    f"FROM ({remote_sql}) lantide_q) lantide_d"
+                )
+            else:
+                rows = f"SELECT md5(lantide_q::text) AS h FROM ({remote_sql}) lantide_q"
+                digest = (
+                    "SELECT count(*), md5(coalesce(string_agg(h, '' ORDER BY h), '')) "
+                    f"FROM ({rows}) lantide_d"
+                )
+            row = cursor.execute(digest).fetchone()
+        return ":".join(str(v) for v in row)
+
     def stream_batches(
         self,
         name: str,
@@ -407,6 +440,10 @@ _READ_ONLY_SESSION = {
     "redshift": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
     "mysql": "SET SESSION TRANSACTION READ ONLY",
 }
+
+
+def _mysql_ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _databases_are_catalogs(config: ConnectionConfig) -> bool:

@@ -206,7 +206,7 @@ class _Chain:
             }
         fingerprint = None
         if lineage.error is None:
-            fingerprint = self.sql_tabs.tab_fingerprint(lineage)
+            fingerprint = self.sql_tabs.tab_fingerprint(lineage, ask_source=True)
             cached = self.catalog.cached(name)
             if (
                 fingerprint is not None

@@ -125,9 +125,29 @@ class SqlTabs:
             known_table=lambda ref: self.inputs.resolve(ref, names).kind != lin.UNKNOWN,
         )
 
-    def tab_fingerprint(self, lineage: lin.TabLineage) -> str | None:
-        """SQL and inputs of a tab in one hash; None when it cannot be known (remote data)."""
+    def tab_fingerprint(self, lineage: lin.TabLineage, *, ask_source: bool = False) -> str | None:
+        """SQL and inputs of a tab in one hash; None when it cannot be known (remote data).
+
+        A remote tab's inputs are its source's rows: with ``ask_source`` (Source Run
+        deciding whether to run it) the source digests the tab's result for the hash
+        (:meth:`ExternalSources.result_checksum`); without (a listing), None."""
         parts = [f"sql:{lineage.sql_hash}"]
+        parsed = lineage.parsed
+        if parsed is not None and parsed.remote is not None:
+            if not ask_source:
+                return None
+            external = self.runner.external
+            config = external.config(parsed.remote)
+            digest = external.result_checksum(
+                config.name,
+                external.remote_sql(config.name, parsed),
+                register_cancel=self.runner.engine.cancel_hook,
+            )
+            if digest is None:
+                return None
+            parts.append(f"remote:{config.name}:{config.connection_string}:{config.user}")
+            parts.append(f"rows:{digest}")
+            return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
         for inp in sorted(lineage.inputs, key=lambda i: (i.kind, i.target.casefold())):
             if inp.kind in (lin.TAB, lin.CACHED):
                 row = self.catalog.cached(inp.target)

@@ -249,9 +249,53 @@ def test_the_source_runs_it_read_only(remote):
         )
         call = "SELECT shop.touch() AS t"
         written = lambda: engine.server.sql("SELECT count(*) FROM shop.touched;").strip()  # noqa: E731
-    _tab(service, "touch", call, engine.name)
-    with pytest.raises(Exception) as info:
-        service.run_sql_tab("q3-churn", "touch")
-    assert info.value.code == "REMOTE_QUERY_ERROR", info.value
-    assert "read" in str(info.value).lower() and "only" in str(info.value).lower()
-    assert written() == "0"
+    try:
+        _tab(service, "touch", call, engine.name)
+        with pytest.raises(Exception) as info:
+            service.run_sql_tab("q3-churn", "touch")
+        assert info.value.code == "REMOTE_QUERY_ERROR", info.value
+        assert "read" in str(info.value).lower() and "only" in str(info.value).lower()
+        assert written() == "0"
+    finally:  # the servers are shared by the session's tests, which count their tables
+        if engine.name == "pg":
+            engine.server.psql("DROP FUNCTION public.touch(); DROP TABLE public.touched;")
+        else:
+            engine.server.sql("DROP FUNCTION shop.touch;\nDROP TABLE shop.touched;\n")
+
+
+def test_source_run_skips_when_nothing_changed_on_either_side(remote, sample_workspace):
+    """The source digests the remote tab's rows (nothing is fetched); an unchanged digest
+    and unchanged local inputs skip the chain, a changed remote row runs it again."""
+    from lantide.query.tabs import tab_path
+    from lantide.workspace.model import Project
+
+    service, engine = remote
+    _tab(service, "regions", engine.by_region, engine.name)
+    _tab(service, "vip_share", "SELECT region, vips / n AS share FROM regions ORDER BY region")
+    first = service.source_run_sql_tab("q3-churn", "vip_share")
+    assert [t["status"] for t in first["tabs"]] == ["ran", "ran"]
+    again = service.source_run_sql_tab("q3-churn", "vip_share")
+    assert [t["status"] for t in again["tabs"]] == ["skipped", "skipped"]
+    # the local side changes: only the local tab runs
+    project = Project.load(sample_workspace, "q3-churn")
+    tab_path(project, "vip_share").write_text("SELECT region, vips FROM regions ORDER BY region\n")
+    local = service.source_run_sql_tab("q3-churn", "vip_share")
+    assert [t["status"] for t in local["tabs"]] == ["skipped", "ran"]
+    # the remote side changes: the remote tab runs, and so does what reads it
+    flip = "UPDATE {t} SET vip = NOT vip WHERE customer_id = 1"
+    table = "public.customers" if engine.name == "pg" else "shop.customers"
+
+    def flip_vip() -> None:
+        if engine.name == "pg":
+            engine.server.psql(flip.format(t=table))
+        else:
+            engine.server.sql(flip.format(t=table) + ";")
+
+    flip_vip()
+    try:
+        changed = service.source_run_sql_tab("q3-churn", "vip_share")
+        assert [t["status"] for t in changed["tabs"]] == ["ran", "ran"]
+        vips = service.run_query("SELECT sum(vips) FROM regions")["preview"][0][0]
+        assert vips == 43  # customer 1 is a VIP now
+    finally:
+        flip_vip()  # the servers are shared by the session's tests
