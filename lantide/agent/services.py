@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
     from lantide.query.projects import ProjectArg
-    from lantide.query.sourcerun import StatementGate
+    from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
+    from lantide.query.sourcerun import Progress, SourceRunReport, StatementGate
+    from lantide.query.tab_service import TabCreated
 
 
 COUNT_TTL = 5.0  # seconds a cached-table count is reused
@@ -66,9 +68,9 @@ class AgentQuery(Protocol):
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
     ) -> dict[str, Any]: ...
 
-    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]: ...
+    def preview_sql(self, sql: str, rows: int) -> PreviewAnswer: ...
 
-    def validate_query(self, sql: str) -> dict[str, Any]: ...
+    def validate_query(self, sql: str) -> Validation: ...
 
     def run_query(
         self,
@@ -81,7 +83,7 @@ class AgentQuery(Protocol):
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]: ...
+    ) -> RunAnswer: ...
 
     def run_sql_tab(
         self,
@@ -92,20 +94,20 @@ class AgentQuery(Protocol):
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]: ...
+    ) -> RunAnswer: ...
 
     def source_run_sql_tab(
         self,
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: Progress | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
         statement_gate: StatementGate | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> SourceRunReport: ...
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]: ...
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> TabCreated: ...
 
 
 class AgentKnowledge(Protocol):

@@ -20,6 +20,9 @@ from lantide.query import result_warnings
 
 if TYPE_CHECKING:
     from lantide.query import QueryService
+    from lantide.query.checks.rules import Check
+    from lantide.query.result_types import RunAnswer
+    from lantide.query.sourcerun import SourceRunTab
 
 
 def register(subparsers: Subparsers) -> None:
@@ -178,9 +181,9 @@ def _cell_option(parser: argparse.ArgumentParser) -> None:
 CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
 
 
-def _with_cell_hint(result: dict[str, Any]) -> dict[str, Any]:
+def _with_cell_hint(result: RunAnswer) -> RunAnswer:
     """The CLI's way to the whole value, added where a preview cell was cut."""
-    if result.get("cells_cut"):
+    if result["status"] == "ok" and result["cells_cut"]:
         result["warnings"] = [
             w.message + f"; {CELL_HINT}"
             if w.code == result_warnings.PREVIEW_CELLS_CUT
@@ -190,8 +193,8 @@ def _with_cell_hint(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _print_result(result: dict[str, Any]) -> None:
-    if result.get("status") == "warning_required":
+def _print_result(result: RunAnswer) -> None:
+    if result["status"] == "warning_required":
         sys.stderr.write(
             f"lantide: {result['message']}\n  {result['hint']}\n"
             f"  On the command line: --large-remote-warning-id "
@@ -212,19 +215,19 @@ def _print_result(result: dict[str, Any]) -> None:
     _print_checks(result.get("checks") or [])
 
 
-def _print_checks(checks: list[dict[str, Any]], indent: str = "") -> None:
+def _print_checks(checks: list[Check], indent: str = "") -> None:
     """One line per result check: ``check error JOIN_FAN_OUT: message``."""
     for c in checks:
         print(f"{indent}check {c['severity']} {c['code']}: {c['message']}")
 
 
-def _finish(result: dict[str, Any], as_json: bool) -> int:
+def _finish(result: RunAnswer, as_json: bool) -> int:
     result = _with_cell_hint(result)
     if as_json:
         print_json(result)
     else:
         _print_result(result)
-    return 1 if result.get("status") == "warning_required" else 0
+    return 1 if result["status"] == "warning_required" else 0
 
 
 def run_sql(args: argparse.Namespace) -> int:
@@ -264,7 +267,7 @@ def run_source_run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        describe: dict[str, Callable[[dict[str, Any]], str]] = {
+        describe: dict[str, Callable[[SourceRunTab], str]] = {
             "ran": lambda e: (
                 f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
                 f" in {e['duration_ms']} ms"
@@ -285,9 +288,9 @@ def run_source_run(args: argparse.Namespace) -> int:
             if entry["status"] == "failed" and entry["error"].get("hint"):
                 sys.stderr.write(f"  {entry['tab']}: {entry['error']['hint']}\n")
             if entry["status"] == "failed" and entry["error"].get("large_remote_warning_id"):
-                sys.stderr.write(
+                sys.stderr.write(  # a LARGE_REMOTE_RESULT error (QueryErrorDict)
                     f"  On the command line: --large-remote-warning-id "
-                    f"{entry['error']['large_remote_warning_id']}\n"
+                    f"{entry['error'].get('large_remote_warning_id')}\n"
                 )
     return 0 if report["ok"] else 1
 
@@ -329,7 +332,7 @@ def run_tab_lineage(args: argparse.Namespace) -> int:
     if graph["cycle"]:
         print("cycle: " + " -> ".join(graph["cycle"] + graph["cycle"][:1]))
         return 1
-    print("order: " + " -> ".join(graph["order"]))
+    print("order: " + " -> ".join(graph["order"] or []))  # no cycle: an order
     return 0
 
 

@@ -43,7 +43,7 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
@@ -65,9 +65,10 @@ if TYPE_CHECKING:
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
+    from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
     from lantide.query.runner import StatementRunner
-    from lantide.query.sourcerun import StatementGate
-    from lantide.query.tab_service import SqlTabs
+    from lantide.query.sourcerun import Progress, SourceRunReport, StatementGate
+    from lantide.query.tab_service import SqlTabs, TabCreated, TabDeleted, TabRenamed, TabRow
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
     from lantide.workspace.watcher import FileChange, WorkspaceWatcher
@@ -258,11 +259,11 @@ class QueryService:
             self._watcher = None
 
     # -- statements (lantide.query.runner) ------------------------------------------
-    def validate_query(self, sql: str) -> dict[str, Any]:
+    def validate_query(self, sql: str) -> Validation:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         return self.runner.validate_query(sql)
 
-    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
+    def preview_sql(self, sql: str, rows: int) -> PreviewAnswer:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         return self.runner.preview_sql(sql, rows)
@@ -278,7 +279,7 @@ class QueryService:
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values). ``purpose_required=False``: the
         analyst's own run, not asked for a purpose (the agent's runs are)."""
@@ -303,7 +304,7 @@ class QueryService:
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         return self.tabs.run_sql_tab(
             project,
             tab,
@@ -318,11 +319,11 @@ class QueryService:
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: Progress | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
         statement_gate: StatementGate | None = None,
-    ) -> dict[str, Any]:
+    ) -> SourceRunReport:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``);
         ``statement_gate``: called with each tab's SQL before the tab runs (see sourcerun)."""
@@ -343,19 +344,19 @@ class QueryService:
         """The clean name a new tab may take, or the error create_sql_tab would give."""
         return self.tabs.check_new_sql_tab(project, name)
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> TabCreated:
         return self.tabs.create_sql_tab(project, name, sql)
 
-    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> TabRenamed:
         return self.tabs.rename_sql_tab(project, old, new)
 
-    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> TabDeleted:
         return self.tabs.delete_sql_tab(project, name)
 
-    def list_sql_tabs(self, project: ProjectArg) -> list[dict[str, Any]]:
+    def list_sql_tabs(self, project: ProjectArg) -> list[TabRow]:
         return self.tabs.list_sql_tabs(project)
 
-    def lineage(self, project: ProjectArg) -> dict[str, Any]:
+    def lineage(self, project: ProjectArg) -> lin.ProjectLineage:
         return self.tabs.lineage(project)
 
     # -- browsing (lantide.query.browse) --------------------------------------------

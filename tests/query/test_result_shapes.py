@@ -1,0 +1,128 @@
+"""The query layer's answers have the shapes their TypedDicts declare (issue 31), on each
+path that makes them: a preview, a labelled (materialized) result, a tab's run, a Source
+Run with tabs that ran, were skipped, failed and were not run, its progress events, the
+query history's lines, validation and the preview of a step's SQL."""
+
+from __future__ import annotations
+
+from lantide.errors import ErrorDict
+from lantide.query.errors import QueryErrorDict
+from lantide.query.history import HistoryEntry, run_entry, source_run_entry
+from lantide.query.lineage import ProjectLineage
+from lantide.query.result_types import NotValid, PreviewAnswer, QueryResult, Validated
+from lantide.query.sourcerun import DoneEvent, SourceRunReport, StartEvent, TabEvent
+from tests.query.shape_check import assert_shape, problems
+
+P = "q3-churn"
+
+
+def test_the_checker_finds_a_missing_an_extra_and_a_wrong_key():
+    good: ErrorDict = {"error": "X", "message": "m"}
+    assert problems(good, ErrorDict) == []
+    assert problems({"error": "X"}, ErrorDict) == ["$: ErrorDict lacks 'message'"]
+    assert problems({**good, "extra": 1}, ErrorDict) == ["$: ErrorDict has no key 'extra'"]
+    assert problems({**good, "hint": 3}, ErrorDict) == ["$.hint: 3 is not a str"]
+    assert problems({**good, "position": {"line": "1", "column": 2}}, QueryErrorDict) == [
+        "$.position.line: '1' is not an int"
+    ]
+
+
+def test_a_preview_and_a_labelled_result_are_query_results(sample_service):
+    preview = sample_service.run_query(
+        "SELECT region, count(*) AS n FROM customers GROUP BY region", purpose="regions"
+    )
+    assert preview["status"] == "ok" and not preview["materialized"]
+    assert_shape(preview, QueryResult)
+    many = sample_service.run_query("SELECT * FROM range(500)", purpose="many rows")
+    assert many["status"] == "ok" and many["truncated"]
+    assert_shape(many, QueryResult)
+    labelled = sample_service.run_query(
+        "SELECT * FROM customers", result_label="all_customers", purpose="kept"
+    )
+    assert labelled["status"] == "ok" and labelled["cached_table_name"] == "all_customers"
+    assert_shape(labelled, QueryResult)
+
+
+def test_a_tab_run_is_a_query_result_with_its_tab(sample_service):
+    result = sample_service.run_sql_tab(P, "clean_orders", purpose="clean")
+    assert result["status"] == "ok" and result.get("tab") == "clean_orders"
+    assert_shape(result, QueryResult)
+
+
+def test_source_run_report_events_and_history_lines(sample_service, sample_workspace):
+    events: list[object] = []
+    first = sample_service.source_run_sql_tab(P, "q3_churn_by_region", progress=events.append)
+    assert first["ran"] == 3
+    assert_shape(first, SourceRunReport)
+    again = sample_service.source_run_sql_tab(P, "q3_churn_by_region")
+    assert again["skipped"] == 3
+    assert_shape(again, SourceRunReport)
+    # a failing upstream tab: failed (with its error), the rest not run
+    (sample_workspace / "projects" / P / "sql" / "clean_orders.sql").write_text(
+        "SELECT no_such_column FROM orders\n"
+    )
+    broken = sample_service.source_run_sql_tab(P, "q3_churn_by_region")
+    assert [e["status"] for e in broken["tabs"]] == ["failed", "not_run", "not_run"]
+    assert_shape(broken, SourceRunReport)
+
+    kinds = {"start": StartEvent, "tab": TabEvent, "done": DoneEvent}
+    assert {e["event"] for e in events if isinstance(e, dict)} == set(kinds)
+    for event in events:
+        assert isinstance(event, dict)
+        assert_shape(event, kinds[event["event"]])
+
+    for report in (first, again, broken):
+        line = source_run_entry(report, sql="SELECT 1", project=P, tab="q3_churn_by_region")
+        assert_shape(line, HistoryEntry)
+
+
+def test_history_lines_of_a_run_and_of_an_error(sample_service):
+    from lantide.query.errors import QueryRefused
+
+    result = sample_service.run_query("SELECT 1 AS one", purpose="one")
+    assert result["status"] == "ok"
+    assert_shape(run_entry(source="selection", sql="SELECT 1", result=result), HistoryEntry)
+    error = QueryRefused("no", code="X")
+    line = run_entry(source="sql_tab", sql="DROP TABLE x", tab="t", error=error, duration_ms=3)
+    assert line["status"] == "error"
+    assert_shape(line, HistoryEntry)
+
+
+def test_validation_preview_and_lineage(sample_service):
+    ok = sample_service.validate_query("SELECT * FROM customers")
+    assert ok["ok"] is True
+    assert_shape(ok, Validated)
+    bad = sample_service.validate_query("SELECT nope FROM customers")
+    assert bad["ok"] is False and "position" in bad
+    assert_shape(bad, NotValid)
+    preview = sample_service.preview_sql("SELECT * FROM range(10)", 4)
+    assert preview["row_count"] == 10
+    assert_shape(preview, PreviewAnswer)
+    assert_shape(sample_service.lineage(P), ProjectLineage)
+
+
+def test_lineage_with_a_tab_that_does_not_parse(sample_service, sample_workspace):
+    (sample_workspace / "projects" / P / "sql" / "broken.sql").write_text("SELEC 1\n")
+    graph = sample_service.lineage(P)
+    (broken,) = [t for t in graph["tabs"] if t["tab"] == "broken"]
+    assert broken.get("error", {}).get("error")
+    assert_shape(graph, ProjectLineage)
+
+
+def test_tab_listing_create_rename_and_delete(sample_service, sample_workspace):
+    from lantide.query.tab_service import TabCreated, TabDeleted, TabRenamed, TabRow
+
+    (sample_workspace / "projects" / P / "sql" / "broken.sql").write_text("SELEC 1\n")
+    sample_service.run_sql_tab(P, "clean_orders", purpose="clean")
+    rows = sample_service.list_sql_tabs(P)
+    states = {r["tab"]: r["state"] for r in rows}
+    assert states["clean_orders"] == "up_to_date" and states["broken"] == "never_run"
+    assert_shape(rows, list[TabRow])
+    created = sample_service.create_sql_tab(P, "top_orders", "SELECT * FROM clean_orders")
+    assert_shape(created, TabCreated)
+    renamed = sample_service.rename_sql_tab(P, "clean_orders", "orders_clean")
+    assert renamed["dependents"] and "hint" in renamed
+    assert_shape(renamed, TabRenamed)
+    deleted = sample_service.delete_sql_tab(P, "orders_clean")
+    assert deleted["cached_table_dropped"]
+    assert_shape(deleted, TabDeleted)
