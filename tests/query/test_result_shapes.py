@@ -5,6 +5,8 @@ query history's lines, validation and the preview of a step's SQL."""
 
 from __future__ import annotations
 
+import pytest
+
 from lantide.errors import ErrorDict
 from lantide.query.errors import QueryErrorDict
 from lantide.query.history import HistoryEntry, run_entry, source_run_entry
@@ -126,3 +128,32 @@ def test_tab_listing_create_rename_and_delete(sample_service, sample_workspace):
     deleted = sample_service.delete_sql_tab(P, "orders_clean")
     assert deleted["cached_table_dropped"]
     assert_shape(deleted, TabDeleted)
+
+
+@pytest.mark.postgres
+def test_connection_entry_row_and_test(pg_server, sample_workspace, memory_keyring):
+    from lantide.query.connections import (
+        ConnectionEntry,
+        ConnectionRow,
+        ConnectionTest,
+        add_connection,
+        list_connections,
+        test_connection,
+    )
+    from lantide.workspace.model import Workspace
+
+    ws = Workspace.open(sample_workspace, lock=False)
+    entry = add_connection(
+        ws,
+        "shop",
+        pg_server.connection_string,
+        user=pg_server.user,
+        password=pg_server.password,
+    )
+    assert_shape(entry, ConnectionEntry)
+    [row] = list_connections(ws)
+    assert row["password"] == "keyring"
+    assert_shape(row, ConnectionRow)
+    report = test_connection(ws, "shop")
+    assert report["ok"]
+    assert_shape(report, ConnectionTest)
