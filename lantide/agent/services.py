@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from lantide.knowledge.layer import KnowledgeLayer
     from lantide.knowledge.proposals import ProposalResult
     from lantide.knowledge.reorganize import ReorganizeResult
+    from lantide.query.browse import RelationInfo, TableSchema
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
+    from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
     from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
     from lantide.query.sourcerun import Progress, SourceRunReport, StatementGate
@@ -52,9 +54,9 @@ class AgentQuery(Protocol):
     # Results are the query layer's JSON-serializable dicts (shapes: lantide.query.service).
     def show_tables(self) -> dict[str, Any]: ...
 
-    def read_schema(self, table: str) -> dict[str, Any]: ...
+    def read_schema(self, table: str) -> TableSchema: ...
 
-    def relation_info(self, relation_name: str) -> dict[str, Any]: ...
+    def relation_info(self, relation_name: str) -> RelationInfo: ...
 
     def fetch_rows(
         self,
@@ -66,7 +68,7 @@ class AgentQuery(Protocol):
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict[str, Any]: ...
+    ) -> TableProfile: ...
 
     def preview_sql(self, sql: str, rows: int) -> PreviewAnswer: ...
 

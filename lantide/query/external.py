@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import pyodbc
 
     from lantide.query.guard import ParsedQuery, TableRef
+    from lantide.query.results import SchemaColumn
     from lantide.workspace.model import Workspace
 
 # (name, DuckDB type) per column of a remote result
@@ -254,14 +255,14 @@ class ExternalSources:
             self._tables_cache[key] = tables
         return tables
 
-    def describe(self, name: str, ref: TableRef) -> list[dict[str, Any]]:
+    def describe(self, name: str, ref: TableRef) -> list[SchemaColumn]:
         remote = self.remote_ref(name, ref)
         con = self.connect(name)
         try:
             rows = con.cursor().columns(table=remote.name, schema=remote.schema).fetchall()
         finally:
             con.close()
-        columns = []
+        columns: list[SchemaColumn] = []
         for row in rows:
             base = _ODBC_TYPES.get(row.data_type, (row.type_name or "VARCHAR").upper())
             if (row.type_name or "").lower() in ("bool", "boolean"):

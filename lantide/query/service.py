@@ -61,8 +61,10 @@ from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
-    from lantide.query.browse import TableBrowser
+    from lantide.query.browse import RelationInfo, TableBrowser, TableSchema
+    from lantide.query.export import Exported
     from lantide.query.pending_connection import PendingConnection
+    from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
     from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
@@ -379,7 +381,7 @@ class QueryService:
         ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
         return self.row_counts.wait(timeout)
 
-    def read_schema(self, table: str) -> dict[str, Any]:
+    def read_schema(self, table: str) -> TableSchema:
         return self.browser.read_schema(table)
 
     def fetch_rows(
@@ -392,13 +394,13 @@ class QueryService:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
         return self.browser.fetch_rows(relation_name, offset, limit, order_by)
 
-    def relation_info(self, relation_name: str) -> dict[str, Any]:
+    def relation_info(self, relation_name: str) -> RelationInfo:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         return self.browser.relation_info(relation_name)
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict[str, Any]:
+    ) -> TableProfile:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
 
     def export_table(
@@ -408,7 +410,7 @@ class QueryService:
         fmt: str | None = None,
         *,
         order_by: Sequence[tuple[str, str]] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Exported:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
 

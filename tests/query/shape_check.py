@@ -8,6 +8,7 @@ TypedDicts, lists, unions, literals, ``None``). Types it does not know are accep
 
 from __future__ import annotations
 
+import sys
 import types
 import typing
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin
@@ -15,7 +16,7 @@ from typing import Any, Literal, NotRequired, Required, Union, get_args, get_ori
 
 def _hints(td: type) -> dict[str, Any]:
     """The TypedDict's field types; names its module imports for type checking only are
-    looked up among the query layer's payload modules."""
+    looked up among the query layer's payload modules, then any Lantide module loaded."""
     import lantide.errors
     import lantide.query.checks.rules
     import lantide.query.errors
@@ -39,6 +40,10 @@ def _hints(td: type) -> dict[str, Any]:
         lantide.query.result_types,
     ):
         names.update(vars(mod))
+    for name, mod in list(sys.modules.items()):  # then other payload modules loaded
+        if name.startswith("lantide.") and mod is not None:
+            for key, value in vars(mod).items():
+                names.setdefault(key, value)
     return typing.get_type_hints(td, localns=names, include_extras=True)
 
 

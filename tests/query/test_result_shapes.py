@@ -157,3 +157,30 @@ def test_connection_entry_row_and_test(pg_server, sample_workspace, memory_keyri
     report = test_connection(ws, "shop")
     assert report["ok"]
     assert_shape(report, ConnectionTest)
+
+
+def test_schema_relation_info_profile_and_export(sample_service, tmp_path):
+    from lantide.query.browse import RelationInfo, TableSchema
+    from lantide.query.export import Exported
+    from lantide.query.profile import TableProfile
+
+    schema = sample_service.read_schema("customers")
+    assert schema["columns"] and "source" in schema
+    assert_shape(schema, TableSchema)
+    info = sample_service.relation_info("customers")
+    assert info["row_count"] > 0
+    assert_shape(info, RelationInfo)
+    sample_service.run_query(
+        "SELECT DATE '2024-01-01' + CAST(i AS INTEGER) AS day, i * 1.5 AS amount, "
+        "'k' || (i % 3) AS kind "
+        "FROM range(40) t(i)",
+        result_label="profiled",
+        purpose="profile me",
+    )
+    profile = sample_service.profile_table("profiled")
+    kinds = {c["name"]: c["histogram"]["kind"] for c in profile["columns"]}
+    assert kinds == {"day": "numeric", "amount": "numeric", "kind": "top_values"}
+    assert_shape(profile, TableProfile)
+    exported = sample_service.export_table("profiled", tmp_path / "out.csv")
+    assert exported["row_count"] == 40
+    assert_shape(exported, Exported)

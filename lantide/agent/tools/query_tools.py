@@ -278,7 +278,7 @@ def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     columns = []
     for col in profile["columns"]:
         entry = {k: v for k, v in col.items() if k != "histogram"}
-        hist = col.get("histogram") or {}
+        hist = col["histogram"]
         if hist.get("kind") == "top_values":
             entry["top_values"] = [[v["value"], v["count"]] for v in hist["values"]]
             entry["other_count"] = hist["other_count"]

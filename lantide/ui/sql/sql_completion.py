@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
+    from lantide.query.browse import TableSchema
     from lantide.ui.services import AppServices
 
 from lantide.workspace.watcher import DATA
@@ -386,7 +387,7 @@ def table_names(show_tables_result: dict) -> list[str]:
     return sorted(dict.fromkeys(names), key=str.lower)
 
 
-def column_names(read_schema_result: dict) -> list[str]:
+def column_names(read_schema_result: TableSchema) -> list[str]:
     return [
         c["name"] if isinstance(c, dict) else str(c) for c in read_schema_result.get("columns", [])
     ]
