@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from lantide.query.browse import RelationInfo, TableSchema
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
+    from lantide.query.listing import TableListing
     from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
     from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
@@ -52,7 +53,7 @@ class AgentQuery(Protocol):
     def close(self) -> None: ...
 
     # Results are the query layer's JSON-serializable dicts (shapes: lantide.query.service).
-    def show_tables(self) -> dict[str, Any]: ...
+    def show_tables(self) -> TableListing: ...
 
     def read_schema(self, table: str) -> TableSchema: ...
 

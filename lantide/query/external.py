@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from lantide.query.connection_secrets import (
     get_connection_password,
@@ -160,12 +160,23 @@ def odbc_braced(value: str) -> str:
     return value
 
 
+class ExternalTable(TypedDict):
+    """A table of a connection as the listing shows it (:meth:`ExternalSources.list_tables`)."""
+
+    name: str
+    schema: str | None
+    connection: str
+    kind: Literal["external"]
+    remote_kind: str  # table, view
+    qualified_name: str  # "connection"."schema"."table"
+
+
 class ExternalSources:
     def __init__(self, workspace: Workspace, *, timeout_seconds: float | None = 300.0) -> None:
         self.workspace = workspace
         self.timeout_seconds = timeout_seconds
         # (name, connection string, user) -> its tables
-        self._tables_cache: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
+        self._tables_cache: dict[tuple[str, str, str | None], list[ExternalTable]] = {}
         self._lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------
@@ -224,7 +235,7 @@ class ExternalSources:
         return con
 
     # -- catalog -------------------------------------------------------------------
-    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict[str, Any]]:
+    def list_tables(self, name: str, *, refresh: bool = False) -> list[ExternalTable]:
         config = self.config(name)
         key = (config.name, config.connection_string, config.user)  # an edit is a new key
         with self._lock:
@@ -235,7 +246,7 @@ class ExternalSources:
             rows = con.cursor().tables().fetchall()
         finally:
             con.close()
-        tables = []
+        tables: list[ExternalTable] = []
         for row in rows:
             schema, table, kind = row.table_schem, row.table_name, (row.table_type or "").upper()
             if kind not in ("TABLE", "VIEW") or (schema or "").lower() in _SYSTEM_SCHEMAS:

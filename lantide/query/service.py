@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import backend
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from lantide.query import lineage as lin
     from lantide.query.browse import RelationInfo, TableBrowser, TableSchema
     from lantide.query.export import Exported
+    from lantide.query.listing import TableListing
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
@@ -362,7 +363,7 @@ class QueryService:
         return self.tabs.lineage(project)
 
     # -- browsing (lantide.query.browse) --------------------------------------------
-    def show_tables(self) -> dict[str, Any]:
+    def show_tables(self) -> TableListing:
         # the listing alone: the browser's modules (guard, lineage, results) are not needed
         # for it, and the desktop app is usable once it is done (lantide.query.listing)
         from lantide.query.listing import list_tables

@@ -130,8 +130,34 @@ def test_tab_listing_create_rename_and_delete(sample_service, sample_workspace):
     assert_shape(deleted, TabDeleted)
 
 
+def test_the_table_listing(sample_service):
+    from lantide.query.listing import TableListing
+
+    sample_service.run_query("SELECT 1 AS one", result_label="kept_one", purpose="kept")
+    listing = sample_service.show_tables()
+    kinds = {t["kind"] for t in listing["tables"]}
+    assert {"data_file", "cached_table"} <= kinds
+    assert_shape(listing, TableListing)
+    (cached,) = [t for t in listing["tables"] if t["name"] == "kept_one"]
+    # the order the agent's show_tables and `lantide tables --json` have always sent
+    assert list(cached) == [
+        "name",
+        "schema",
+        "qualified_name",
+        "project",
+        "tab",
+        "step_id",
+        "row_count",
+        "duration_ms",
+        "created_at",
+        "cache_kind",
+        "kind",
+    ]
+    assert cached["cache_kind"] == "result" and cached["row_count"] == 1
+
+
 @pytest.mark.postgres
-def test_connection_entry_row_and_test(pg_server, sample_workspace, memory_keyring):
+def test_connection_entry_row_and_test(pg_server, sample_workspace, memory_keyring, open_service):
     from lantide.query.connections import (
         ConnectionEntry,
         ConnectionRow,
@@ -157,6 +183,11 @@ def test_connection_entry_row_and_test(pg_server, sample_workspace, memory_keyri
     report = test_connection(ws, "shop")
     assert report["ok"]
     assert_shape(report, ConnectionTest)
+    from lantide.query.listing import TableListing
+
+    listing = open_service(sample_workspace).show_tables()
+    assert any(t["kind"] == "external" for t in listing["tables"])
+    assert_shape(listing, TableListing)
 
 
 def test_schema_relation_info_profile_and_export(sample_service, tmp_path):
@@ -184,3 +215,26 @@ def test_schema_relation_info_profile_and_export(sample_service, tmp_path):
     exported = sample_service.export_table("profiled", tmp_path / "out.csv")
     assert exported["row_count"] == 40
     assert_shape(exported, Exported)
+
+
+def test_a_file_rule_set_and_read_back(empty_workspace):
+    from lantide.query.file_rules import (
+        EncodingSet,
+        HeaderRowSet,
+        encoding_of,
+        header_row_of,
+        load_rules,
+        set_encoding,
+        set_header_row,
+    )
+
+    (empty_workspace / "data" / "sales.csv").write_text("title\na,b\n1,2\n", encoding="latin-1")
+    header = set_header_row(empty_workspace, "data/sales.csv", 2)
+    assert header == {"file": "data/sales.csv", "header_row": 2}
+    assert_shape(header, HeaderRowSet)
+    encoding = set_encoding(empty_workspace, "data/sales.csv", "latin-1")
+    assert encoding["encoding"] == "latin-1"
+    assert_shape(encoding, EncodingSet)
+    rule = load_rules(empty_workspace)["data/sales.csv"]
+    assert (header_row_of(rule), encoding_of(rule)) == (2, "latin-1")
+    assert_shape(set_header_row(empty_workspace, "data/sales.csv", None), HeaderRowSet)

@@ -196,7 +196,7 @@ def _model_result(
     return out
 
 
-def _matches(table: dict[str, Any], pattern: str) -> bool:
+def _matches(table: Mapping[str, Any], pattern: str) -> bool:
     from fnmatch import fnmatchcase
 
     names = [str(table.get(k) or "") for k in ("name", "qualified_name", "schema")]
@@ -206,7 +206,7 @@ def _matches(table: dict[str, Any], pattern: str) -> bool:
     return any(pattern in n for n in names)
 
 
-def _brief(table: dict[str, Any]) -> dict[str, Any]:
+def _brief(table: Mapping[str, Any]) -> dict[str, Any]:
     """A listing entry without the empty fields and without a qualified name that only
     quotes the name (they cost tokens and say nothing)."""
     out = {k: v for k, v in table.items() if not _empty(v)}

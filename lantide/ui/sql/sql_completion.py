@@ -14,7 +14,7 @@ and keywords.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -373,7 +373,7 @@ class SchemaCatalog(QObject):
         self.sig_catalog_changed.emit()
 
 
-def table_names(show_tables_result: dict) -> list[str]:
+def table_names(show_tables_result: Mapping) -> list[str]:
     """Table names from ``show_tables()``: ``name`` or ``schema.name`` for two-part ones."""
     names: list[str] = []
     for entry in show_tables_result.get("tables", []):
