@@ -238,3 +238,20 @@ def test_a_file_rule_set_and_read_back(empty_workspace):
     rule = load_rules(empty_workspace)["data/sales.csv"]
     assert (header_row_of(rule), encoding_of(rule)) == (2, "latin-1")
     assert_shape(set_header_row(empty_workspace, "data/sales.csv", None), HeaderRowSet)
+
+
+def test_a_fan_out_check_and_its_joins(sample_service):
+    from lantide.query.checks.fan_out import FanOutJoin
+    from lantide.query.checks.rules import Check
+
+    result = sample_service.run_query(
+        "SELECT c.segment, count(*) AS customers FROM customers c "
+        "JOIN orders o USING (customer_id) GROUP BY 1",
+        purpose="fan out",
+    )
+    assert result["status"] == "ok"
+    (fan,) = [c for c in result["checks"] if c["code"] == "JOIN_FAN_OUT"]
+    assert_shape(fan, Check)
+    joins = fan["evidence"]["joins"]
+    assert isinstance(joins, list) and joins
+    assert_shape(joins, list[FanOutJoin])
