@@ -17,7 +17,11 @@ The service is composed of parts, each given what it needs when the service open
 
 The methods below pass each call on to its part, unchanged.
 
-Shapes (keys always present unless marked ``?``):
+Shapes (keys always present unless marked ``?``); the types are
+:class:`~lantide.query.result_types.QueryResult` (with its ``QueryStep``),
+:class:`~lantide.query.remote_consent.LargeRemoteWarning`, ``Validated`` / ``NotValid``,
+and beside the other answers' producers (``SourceRunReport`` in
+:mod:`lantide.query.sourcerun`, ``TableListing`` in :mod:`lantide.query.listing`, ...):
 
 ``run_query`` / ``run_sql_tab``::
 

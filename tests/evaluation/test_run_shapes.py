@@ -28,7 +28,7 @@ def _result(**changes: object) -> CaseResult:
         "error": None,
         **changes,
     }
-    return CaseResult(**fields)  # type: ignore[arg-type]
+    return CaseResult(**fields)
 
 
 def test_a_case_result_is_written_as_all_its_fields():
