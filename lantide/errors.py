@@ -8,7 +8,15 @@ and exits with code 1, the desktop app shows them in a message bar.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
+
+
+class ErrorDict(TypedDict):
+    """An error as a tool result or a JSON answer (:meth:`LantideError.to_dict`)."""
+
+    error: str  # the code
+    message: str
+    hint: NotRequired[str]
 
 
 class LantideError(Exception):
@@ -28,8 +36,8 @@ class LantideError(Exception):
             return f"{self.message}\n{self.hint}"
         return self.message
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"error": self.code, "message": self.message}
+    def to_dict(self) -> ErrorDict:
+        out: ErrorDict = {"error": self.code, "message": self.message}
 
         if self.hint:
             out["hint"] = self.hint

@@ -26,10 +26,15 @@ if TYPE_CHECKING:
     from lantide.knowledge.layer import KnowledgeLayer
     from lantide.knowledge.proposals import ProposalResult
     from lantide.knowledge.reorganize import ReorganizeResult
+    from lantide.query.browse import RelationInfo, TableSchema
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
+    from lantide.query.listing import TableListing
+    from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
-    from lantide.query.sourcerun import StatementGate
+    from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
+    from lantide.query.sourcerun import Progress, SourceRunReport, StatementGate
+    from lantide.query.tab_service import TabCreated
 
 
 COUNT_TTL = 5.0  # seconds a cached-table count is reused
@@ -48,11 +53,11 @@ class AgentQuery(Protocol):
     def close(self) -> None: ...
 
     # Results are the query layer's JSON-serializable dicts (shapes: lantide.query.service).
-    def show_tables(self) -> dict[str, Any]: ...
+    def show_tables(self) -> TableListing: ...
 
-    def read_schema(self, table: str) -> dict[str, Any]: ...
+    def read_schema(self, table: str) -> TableSchema: ...
 
-    def relation_info(self, relation_name: str) -> dict[str, Any]: ...
+    def relation_info(self, relation_name: str) -> RelationInfo: ...
 
     def fetch_rows(
         self,
@@ -64,11 +69,11 @@ class AgentQuery(Protocol):
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict[str, Any]: ...
+    ) -> TableProfile: ...
 
-    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]: ...
+    def preview_sql(self, sql: str, rows: int) -> PreviewAnswer: ...
 
-    def validate_query(self, sql: str) -> dict[str, Any]: ...
+    def validate_query(self, sql: str) -> Validation: ...
 
     def run_query(
         self,
@@ -81,7 +86,7 @@ class AgentQuery(Protocol):
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]: ...
+    ) -> RunAnswer: ...
 
     def run_sql_tab(
         self,
@@ -92,20 +97,20 @@ class AgentQuery(Protocol):
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]: ...
+    ) -> RunAnswer: ...
 
     def source_run_sql_tab(
         self,
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: Progress | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
         statement_gate: StatementGate | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> SourceRunReport: ...
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]: ...
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> TabCreated: ...
 
 
 class AgentKnowledge(Protocol):

@@ -18,7 +18,9 @@ from lantide.charts.spec import ChartSpec, DataReference, line_of
 from lantide.errors import LantideError
 
 if TYPE_CHECKING:
+    from lantide.query.browse import RelationInfo, TableSchema
     from lantide.query.catalog import Catalog
+    from lantide.query.results import JSONValue
 
 MAX_CHART_ROWS = 5_000
 
@@ -29,9 +31,9 @@ class ChartQuery(Protocol):
     @property
     def catalog(self) -> Catalog: ...
 
-    def relation_info(self, relation_name: str) -> dict[str, Any]: ...
+    def relation_info(self, relation_name: str) -> RelationInfo: ...
 
-    def read_schema(self, table: str) -> dict[str, Any]: ...
+    def read_schema(self, table: str) -> TableSchema: ...
 
     def fetch_rows(
         self, relation_name: str, offset: int = 0, limit: int = 200, order_by: Any = None
@@ -42,7 +44,7 @@ class ChartQuery(Protocol):
 class ResolvedData:
     """The spec with inline values, and what the analyst should know about them."""
 
-    spec: dict[str, Any]
+    spec: dict[str, object]
     tables: list[str] = field(default_factory=list)  # the relations read, per reference
     notes: list[str] = field(default_factory=list)  # rows cut, and the like
     row_counts: dict[str, int] = field(default_factory=dict)  # relation -> rows it has
@@ -75,7 +77,7 @@ def _relation(query: ChartQuery, chart: ChartSpec, ref: DataReference, text: str
     return name
 
 
-def _rows(query: ChartQuery, relation: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+def _rows(query: ChartQuery, relation: str, limit: int) -> tuple[list[dict[str, JSONValue]], int]:
     """The first ``limit`` rows as records, and the relation's row count. The count scans
     the whole relation (a view over a CSV file: hundreds of ms), so it is taken only when
     the rows were cut; otherwise the rows read are all of them."""
@@ -97,7 +99,7 @@ def resolve_data(
 ) -> ResolvedData:
     """``chart``'s spec with every reference replaced by its rows (``text``: the file's
     text, for line numbers in errors). Raises :class:`ChartError` naming the file."""
-    spec: dict[str, Any] = json.loads(json.dumps(chart.spec))
+    spec: dict[str, object] = json.loads(json.dumps(chart.spec))
     out = ResolvedData(spec)
     for ref in chart.references:
         relation = _relation(query, chart, ref, text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,7 +104,7 @@ class LoadedChart:
     HTML Report shows) or :func:`lantide.charts.chart_embed_html`."""
 
     path: Path
-    spec: dict[str, Any]
+    spec: dict[str, object]
     tables: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     row_counts: dict[str, int] = field(default_factory=dict)
@@ -149,7 +150,7 @@ def render_chart(
 def write_chart(
     project: Project,
     name: str,
-    spec: dict[str, Any],
+    spec: Mapping[str, object],
     *,
     by: str = ANALYST,
     overwrite: bool = False,

@@ -36,18 +36,20 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _with_tooltips(spec: dict[str, Any]) -> dict[str, Any]:
+def _with_tooltips(spec: dict[str, object]) -> dict[str, object]:
     """Tooltips on every mark unless the spec says otherwise."""
     out = dict(spec)
-    config = dict(out.get("config") or {})
-    mark = dict(config.get("mark") or {})
+    given = out.get("config")  # an object, as the Vega-Lite schema says (check_spec)
+    config: dict[str, object] = dict(given) if isinstance(given, dict) else {}
+    given_mark = config.get("mark")
+    mark: dict[str, object] = dict(given_mark) if isinstance(given_mark, dict) else {}
     mark.setdefault("tooltip", True)
     config["mark"] = mark
     out["config"] = config
     return out
 
 
-def chart_embed_html(spec: dict[str, Any], element_id: str, *, svg: str | None = None) -> str:
+def chart_embed_html(spec: dict[str, object], element_id: str, *, svg: str | None = None) -> str:
     """A chart's ``<div id=element_id>`` and its vega-embed call (needs :func:`chart_scripts`
     earlier in the page). ``spec`` has inline data (:func:`lantide.charts.load_chart`)."""
     ident = html.escape(element_id, quote=True)

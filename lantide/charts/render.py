@@ -24,7 +24,6 @@ import re
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from lantide.charts.errors import ChartError
 from lantide.package_data import read_resource_text
@@ -161,7 +160,7 @@ def _key(spec_text: str) -> str:
     return hashlib.sha256(spec_text.encode("utf-8")).hexdigest()
 
 
-def render_svg(spec: dict[str, Any]) -> str:
+def render_svg(spec: dict[str, object]) -> str:
     """The SVG of a Vega-Lite ``spec`` with inline data; raises :class:`ChartError`."""
     spec_text = json.dumps(spec, ensure_ascii=False, allow_nan=False, default=str)
     key = _key(spec_text)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NoReturn
@@ -37,7 +37,7 @@ SCHEMA_URL = "https://vega.github.io/schema/vega-lite/v6.json"
 REFERENCE_KEYS = ("table", "step")
 AGENT, ANALYST = "agent", "analyst"
 Pointer = tuple[str | int, ...]
-JsonObject = dict[str, Any]
+JsonObject = dict[str, object]  # a Vega-Lite spec or part of it: open JSON
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class DataReference:
 class ChartSpec:
     """A checked chart file: its spec as written and its data references."""
 
-    spec: dict[str, Any]
+    spec: dict[str, object]
     references: tuple[DataReference, ...]
     source: str  # the file's name as shown in errors
 
@@ -265,7 +265,7 @@ def line_of(text: str | None, pointer: Pointer = ()) -> int | None:
     return text.count("\n", 0, position) + 1
 
 
-def fingerprint(spec: dict[str, Any]) -> str:
+def fingerprint(spec: dict[str, object]) -> str:
     """The sha-256 of a spec without ``usermeta.lantide`` (canonical JSON)."""
     bare = json.loads(json.dumps(spec))
     meta = bare.get("usermeta")
@@ -277,7 +277,7 @@ def fingerprint(spec: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def written_by(spec: dict[str, Any]) -> str:
+def written_by(spec: dict[str, object]) -> str:
     """``agent`` when the agent wrote the spec and nobody changed it since, else ``analyst``."""
     meta = spec.get("usermeta")
     lantide = meta.get("lantide") if isinstance(meta, dict) else None
@@ -290,7 +290,7 @@ def written_by(spec: dict[str, Any]) -> str:
     return ANALYST
 
 
-def stamped(spec: dict[str, Any], by: str, **fields: Any) -> dict[str, Any]:
+def stamped(spec: Mapping[str, object], by: str, **fields: Any) -> dict[str, object]:
     """``spec`` with ``usermeta.lantide`` set: ``by``, ``sha256`` and ``fields``."""
     out: JsonObject = json.loads(json.dumps(spec))
     out.setdefault("$schema", SCHEMA_URL)

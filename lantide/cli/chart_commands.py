@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from lantide.cli.common import add_command, open_workspace
 from lantide.cli.output import print_json
+from lantide.errors import ErrorDict
 
 if TYPE_CHECKING:
     from lantide.charts.data import ChartQuery
@@ -36,7 +37,28 @@ def register(subparsers: Any) -> None:  # argparse's private _SubParsersAction
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _check(project: Project, query: ChartQuery, name: str, svg_dir: Path | None) -> dict[str, Any]:
+class ChartDrawn(TypedDict):
+    """``lantide chart --json``: a chart that was drawn."""
+
+    chart: str  # the file, relative to the workspace
+    ok: Literal[True]
+    tables: list[str]
+    rows: int  # the rows it shows
+    notes: list[str]
+    svg: NotRequired[str]  # with --svg: the file written
+
+
+class ChartFailed(ErrorDict):
+    """``lantide chart --json``: a chart that could not be drawn, and why."""
+
+    chart: str
+    ok: Literal[False]
+    line: int | None  # in the chart file, when known
+
+
+def _check(
+    project: Project, query: ChartQuery, name: str, svg_dir: Path | None
+) -> ChartDrawn | ChartFailed:
     from lantide import charts
     from lantide.workspace import layout
     from lantide.workspace.atomic import atomic_write_text
@@ -46,7 +68,7 @@ def _check(project: Project, query: ChartQuery, name: str, svg_dir: Path | None)
         svg, loaded = charts.render_chart(charts.chart_file(project, name), query, source=shown)
     except charts.ChartError as exc:
         return {"chart": shown, "ok": False, **exc.to_dict(), "line": exc.line}
-    out: dict[str, Any] = {
+    out: ChartDrawn = {
         "chart": shown,
         "ok": True,
         "tables": loaded.tables,

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json, print_table
 from lantide.errors import UsageError
+
+if TYPE_CHECKING:
+    from lantide.query.connections import ConnectionRow, ConnectionTest
 
 
 def register(subparsers: Subparsers) -> None:
@@ -79,8 +82,8 @@ def run_list(args: argparse.Namespace) -> int:
     from lantide.query.connections import list_connections
 
     # every value of a keyword not known to be harmless is masked (deny by default)
-    rows = [
-        dict(r, connection_string=masked_connection_string(r["connection_string"]))
+    rows: list[ConnectionRow] = [
+        {**r, "connection_string": masked_connection_string(r["connection_string"])}
         for r in list_connections(open_workspace(args.workspace, lock=False))
     ]
     if args.json:
@@ -117,7 +120,7 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _password_text(row: dict[str, Any]) -> str:
+def _password_text(row: ConnectionRow) -> str:
     return {
         "keyring": "in keyring",
         "environment": f"from {row['password_env']}",
@@ -197,7 +200,7 @@ def run_test(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_test(report: dict[str, Any]) -> None:
+def _print_test(report: ConnectionTest) -> None:
     sample = ", ".join(report["sample"])
     more = ", …" if report["tables"] > len(report["sample"]) else ""
     print(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.cli.common import Subparsers, add_command, open_workspace
 from lantide.cli.output import print_json, print_table
@@ -20,6 +20,11 @@ from lantide.query import result_warnings
 
 if TYPE_CHECKING:
     from lantide.query import QueryService
+    from lantide.query.checks.rules import Check
+    from lantide.query.file_rules import EncodingSet, HeaderRowSet
+    from lantide.query.listing import TableEntry, TableProblem
+    from lantide.query.result_types import RunAnswer
+    from lantide.query.sourcerun import SourceRunTab
 
 
 def register(subparsers: Subparsers) -> None:
@@ -178,9 +183,9 @@ def _cell_option(parser: argparse.ArgumentParser) -> None:
 CELL_HINT = "use --max-cell-chars N for longer cells (0 shows whole values)"
 
 
-def _with_cell_hint(result: dict[str, Any]) -> dict[str, Any]:
+def _with_cell_hint(result: RunAnswer) -> RunAnswer:
     """The CLI's way to the whole value, added where a preview cell was cut."""
-    if result.get("cells_cut"):
+    if result["status"] == "ok" and result["cells_cut"]:
         result["warnings"] = [
             w.message + f"; {CELL_HINT}"
             if w.code == result_warnings.PREVIEW_CELLS_CUT
@@ -190,8 +195,8 @@ def _with_cell_hint(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _print_result(result: dict[str, Any]) -> None:
-    if result.get("status") == "warning_required":
+def _print_result(result: RunAnswer) -> None:
+    if result["status"] == "warning_required":
         sys.stderr.write(
             f"lantide: {result['message']}\n  {result['hint']}\n"
             f"  On the command line: --large-remote-warning-id "
@@ -212,19 +217,19 @@ def _print_result(result: dict[str, Any]) -> None:
     _print_checks(result.get("checks") or [])
 
 
-def _print_checks(checks: list[dict[str, Any]], indent: str = "") -> None:
+def _print_checks(checks: list[Check], indent: str = "") -> None:
     """One line per result check: ``check error JOIN_FAN_OUT: message``."""
     for c in checks:
         print(f"{indent}check {c['severity']} {c['code']}: {c['message']}")
 
 
-def _finish(result: dict[str, Any], as_json: bool) -> int:
+def _finish(result: RunAnswer, as_json: bool) -> int:
     result = _with_cell_hint(result)
     if as_json:
         print_json(result)
     else:
         _print_result(result)
-    return 1 if result.get("status") == "warning_required" else 0
+    return 1 if result["status"] == "warning_required" else 0
 
 
 def run_sql(args: argparse.Namespace) -> int:
@@ -264,7 +269,7 @@ def run_source_run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        describe: dict[str, Callable[[dict[str, Any]], str]] = {
+        describe: dict[str, Callable[[SourceRunTab], str]] = {
             "ran": lambda e: (
                 f"{e['row_count']:,} row{'s' if e['row_count'] != 1 else ''}"
                 f" in {e['duration_ms']} ms"
@@ -285,9 +290,9 @@ def run_source_run(args: argparse.Namespace) -> int:
             if entry["status"] == "failed" and entry["error"].get("hint"):
                 sys.stderr.write(f"  {entry['tab']}: {entry['error']['hint']}\n")
             if entry["status"] == "failed" and entry["error"].get("large_remote_warning_id"):
-                sys.stderr.write(
+                sys.stderr.write(  # a LARGE_REMOTE_RESULT error (QueryErrorDict)
                     f"  On the command line: --large-remote-warning-id "
-                    f"{entry['error']['large_remote_warning_id']}\n"
+                    f"{entry['error'].get('large_remote_warning_id')}\n"
                 )
     return 0 if report["ok"] else 1
 
@@ -329,7 +334,7 @@ def run_tab_lineage(args: argparse.Namespace) -> int:
     if graph["cycle"]:
         print("cycle: " + " -> ".join(graph["cycle"] + graph["cycle"][:1]))
         return 1
-    print("order: " + " -> ".join(graph["order"]))
+    print("order: " + " -> ".join(graph["order"] or []))  # no cycle: an order
     return 0
 
 
@@ -374,8 +379,9 @@ def run_tables(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
 
-    def rows(t: dict[str, Any]) -> str:
-        return "" if t.get("row_count") is None else f"{t['row_count']:,}"
+    def rows(t: TableEntry) -> str:
+        count = t.get("row_count")
+        return "" if count is None else f"{count:,}"
 
     print_table(
         ["table", "kind", "rows", "source"],
@@ -393,15 +399,23 @@ def run_tables(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"problem: {problem.get('source') or problem.get('connection')}: {problem['error']}\n"
         )
-    noted = [t for t in result["tables"] if t.get("notes")]
-    for table in noted:
-        for note in table["notes"]:
-            sys.stderr.write(f"note: {table['source']}: {note}\n")
+    noted = [n for t in result["tables"] if (n := _reading_notes(t)) is not None]
+    for source, notes in noted:
+        for note in notes:
+            sys.stderr.write(f"note: {source}: {note}\n")
     if noted:
         from lantide.query.reading_notes import HOW_TO_CHOOSE
 
         sys.stderr.write(f"  {HOW_TO_CHOOSE}\n")
     return 0
+
+
+def _reading_notes(t: TableEntry) -> tuple[str, list[str]] | None:
+    """A data file's source and what its reader read differently, when it says."""
+    if t["kind"] == "data_file" or t["kind"] == "excel_sheet":
+        notes = t.get("notes")
+        return (t["source"], notes) if notes else None
+    return None
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -452,32 +466,27 @@ def run_file_encoding(args: argparse.Namespace) -> int:
     return _print_file_rule(args, rule, f"encoding {rule['encoding'] or 'detected by the reader'}")
 
 
-def _print_file_rule(args: argparse.Namespace, rule: dict[str, Any], said: str) -> int:
+def _print_file_rule(args: argparse.Namespace, rule: HeaderRowSet | EncodingSet, said: str) -> int:
     """The file's table as read with its new rule: columns, notes, problem."""
     with _Session(args.workspace) as service:
         listing = service.show_tables()
-        table = next(
-            (t for t in listing["tables"] + listing["problems"] if t.get("source") == rule["file"]),
-            None,
-        )
-        columns = []
-        if table is not None and "qualified_name" in table:
-            columns = [c["name"] for c in service.read_schema(table["qualified_name"])["columns"]]
-    result = {
-        **rule,
-        "table": table and table.get("qualified_name"),
-        "columns": columns,
-        "notes": (table or {}).get("notes", []),
-        "error": (table or {}).get("error"),
-    }
+        found: list[TableEntry | TableProblem] = [*listing["tables"], *listing["problems"]]
+        table = next((t for t in found if t.get("source") == rule["file"]), None)
+        name = table.get("qualified_name") if table is not None else None
+        columns: list[str] = []
+        if isinstance(name, str):  # a table (a problem has none)
+            columns = [c["name"] for c in service.read_schema(name)["columns"]]
+    notes = table.get("notes", []) if table is not None else []
+    error = table.get("error") if table is not None else None
+    result = {**rule, "table": name, "columns": columns, "notes": notes, "error": error}
     if args.json:
         print_json(result)
         return 0
     print(f"{rule['file']}: {said}")
-    if result["table"]:
-        print(f"{result['table']}: {', '.join(columns)}")
-    for note in result["notes"]:
+    if name:
+        print(f"{name}: {', '.join(columns)}")
+    for note in notes if isinstance(notes, list) else []:
         print(f"note: {note}")
-    if result["error"]:
-        sys.stderr.write(f"problem: {result['error']}\n")
+    if error:
+        sys.stderr.write(f"problem: {error}\n")
     return 0

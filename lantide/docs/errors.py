@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lantide.errors import LantideError
+from lantide.errors import ErrorDict, LantideError
 
 
 class DocumentError(LantideError):
@@ -36,6 +36,12 @@ class AnnotationsReadOnlyError(AnnotationError):
     code = "ANNOTATIONS_READ_ONLY"
 
 
+class BatchInvalidDict(ErrorDict):
+    """:class:`AnnotationBatchError` as a tool result: the error and every bad item."""
+
+    problems: list[dict[str, Any]]
+
+
 class AnnotationBatchError(AnnotationError):
     """Some items of a batch are invalid; nothing was applied.
 
@@ -55,8 +61,5 @@ class AnnotationBatchError(AnnotationError):
             code=codes.pop() if len(codes) == 1 else None,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-
-        out = super().to_dict()
-        out["problems"] = self.problems
-        return out
+    def to_dict(self) -> BatchInvalidDict:
+        return {**super().to_dict(), "problems": self.problems}

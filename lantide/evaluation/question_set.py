@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from lantide.errors import LantideError
 
@@ -104,6 +104,38 @@ SCHEMA = {
 }
 
 
+class ExpectedValue(TypedDict):
+    """A number the answer must state (``expect.values``; the schema above)."""
+
+    value: float
+    tolerance: NotRequired[float]  # absolute
+    relative: NotRequired[float]  # a share of the value
+    label: NotRequired[str]
+
+
+class ExpectedTable(TypedDict):
+    """Rows a result must hold (``expect.table``)."""
+
+    rows: list[list[object]]
+    ordered: NotRequired[bool]
+
+
+class Expect(TypedDict, total=False):
+    """A case's ``expect``: every part optional (the schema above)."""
+
+    values: list[ExpectedValue]
+    table: ExpectedTable
+    gold_sql: str
+    behaviour: list[str]  # BEHAVIOURS
+
+
+class CaseState(TypedDict, total=False):
+    """The project focused before the first message, and its status."""
+
+    project: str
+    status: str
+
+
 class QuestionSetError(LantideError):
     code = "EVAL_SET_INVALID"
 
@@ -116,8 +148,8 @@ class WorkspaceOutsideError(QuestionSetError):
 class Case:
     id: str
     messages: list[str]
-    expect: dict[str, Any]
-    state: dict[str, Any] = field(default_factory=dict)
+    expect: Expect
+    state: CaseState = field(default_factory=lambda: CaseState())
     kind: str = ""
 
 

@@ -7,7 +7,10 @@ import html
 import json
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
+
+if TYPE_CHECKING:
+    from lantide.evaluation.runner import CaseResultDict
 
 MEASURES = (
     ("correct", "answer correct", "share"),
@@ -21,17 +24,30 @@ MEASURES = (
 )
 
 
-def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
+# cases, errors, strict_passed, then each measure (a share also its "_of": how many had it)
+Summary = dict[str, float | int | None]
+
+
+class EvalRun(TypedDict):
+    """The JSON of a ``lantide eval`` run."""
+
+    set: str
+    model: str
+    summary: Summary
+    results: list[CaseResultDict]
+
+
+def summarize(results: list[CaseResultDict]) -> Summary:
     from lantide.evaluation.scoring import strict_pass
 
-    out: dict[str, Any] = {
+    out: Summary = {
         "cases": len(results),
         "errors": sum(1 for r in results if r.get("error")),
         # runs with every score full and no error (scoring.strict_pass; `eval --strict`)
         "strict_passed": sum(1 for r in results if strict_pass(r)),
     }
     for key, _label, how in MEASURES:
-        values = [r[key] for r in results if r.get(key) is not None]
+        values = [v for r in results if (v := _measure(r, key)) is not None]
         if how == "share":
             out[key] = round(sum(1 for v in values if v) / len(values), 3) if values else None
             out[f"{key}_of"] = len(values)
@@ -40,22 +56,33 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def document(set_name: str, model: str, results: list[dict[str, Any]]) -> dict[str, Any]:
+def _measure(result: CaseResultDict, key: str) -> float | None:
+    """A case's value of the measure ``key`` (a score counts as 1 or 0)."""
+    value = result.get(key)
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def document(set_name: str, model: str, results: list[CaseResultDict]) -> EvalRun:
     return {"set": set_name, "model": model, "summary": summarize(results), "results": results}
+
+
+def _problems_text(result: CaseResultDict) -> str:
+    error = result.get("error")
+    return "; ".join(([error] if error else []) + result.get("problems", []))
 
 
 def _mark(value: object) -> str:
     return "-" if value is None else ("yes" if value else "NO")
 
 
-def table(doc: dict[str, Any]) -> str:
+def table(doc: EvalRun) -> str:
     lines = [
         "| case | correct | evidence | behaviour | tool errors | iterations | tokens | s | "
         "problems |",
         "|---|---|---|---|---:|---:|---:|---:|---|",
     ]
     for r in doc["results"]:
-        problems = "; ".join(([r["error"]] if r.get("error") else []) + r.get("problems", []))
+        problems = _problems_text(r)
         lines.append(
             f"| {r['case']} | {_mark(r['correct'])} | {_mark(r['evidence'])} | "
             f"{_mark(r['behaviour'])} | {r['tool_errors']} | {r['iterations']} | "
@@ -74,7 +101,7 @@ def table(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def strict_line(doc: dict[str, Any]) -> str:
+def strict_line(doc: EvalRun) -> str:
     """The ``--strict`` summary line: runs that passed with every score full, no error."""
     from lantide.evaluation.scoring import strict_pass
 
@@ -86,7 +113,7 @@ def strict_line(doc: dict[str, Any]) -> str:
     return line + (f"; not passed: {', '.join(failed)}" if failed else "")
 
 
-def compare(a: dict[str, Any], b: dict[str, Any]) -> str:
+def compare(a: EvalRun, b: EvalRun) -> str:
     """The measures of run A against run B, and the cases whose correctness changed."""
     sa, sb = a["summary"], b["summary"]
     lines = [f"| measure | A: {a['model']} | B: {b['model']} | B - A |", "|---|---:|---:|---:|"]
@@ -128,9 +155,9 @@ def _bar_chart(title: str, bars: list[tuple[str, float]], share: bool) -> str:
     return "".join(parts)
 
 
-def html_page(doc: dict[str, Any]) -> str:
+def html_page(doc: EvalRun) -> str:
     """One self-contained page: the summary, a chart per measure (by case kind), the table."""
-    by_kind: dict[str, list[dict[str, Any]]] = {}
+    by_kind: dict[str, list[CaseResultDict]] = {}
     for r in doc["results"]:
         by_kind.setdefault(r.get("kind") or "other", []).append(r)
     charts = []
@@ -155,7 +182,7 @@ def html_page(doc: dict[str, Any]) -> str:
                 r["iterations"],
                 f"{r['tokens']:,}",
                 r["seconds"],
-                "; ".join(([r["error"]] if r.get("error") else []) + r.get("problems", [])),
+                _problems_text(r),
             )
         )
         + "</tr>"
@@ -177,13 +204,13 @@ def html_page(doc: dict[str, Any]) -> str:
     )
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path) -> EvalRun:
     from lantide.errors import LantideError
 
     try:
-        doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
         doc["summary"], doc["results"], doc["model"]
-        return doc
+        return cast(EvalRun, doc)  # a run's JSON, as `lantide eval --json` wrote it
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LantideError(
             f"{path}: not the JSON of a `lantide eval` run ({exc})",

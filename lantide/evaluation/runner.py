@@ -8,9 +8,9 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.evaluation.question_set import Case, QuestionSet
 from lantide.evaluation.scoring import RunRecord, Score, score_case
@@ -22,6 +22,26 @@ if TYPE_CHECKING:
     from lantide.workspace.settings import Settings
 
 ModelFactory = Callable[[], tuple[Any, Any]]  # () -> (primary, background) model clients
+
+
+class CaseResultDict(TypedDict):
+    """:class:`CaseResult` as the JSON of a run holds it (``lantide eval --json``)."""
+
+    case: str
+    kind: str
+    repeat: int
+    correct: bool | None
+    evidence: bool | None
+    behaviour: bool | None
+    tool_errors: int
+    iterations: int
+    tokens: int
+    tokens_outside_cache: int | None
+    seconds: float
+    agent_seconds: float
+    finish: list[str]
+    problems: list[str]
+    error: str | None
 
 
 @dataclass
@@ -42,8 +62,24 @@ class CaseResult:
     problems: list[str] = field(default_factory=list)
     error: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> CaseResultDict:
+        return {
+            "case": self.case,
+            "kind": self.kind,
+            "repeat": self.repeat,
+            "correct": self.correct,
+            "evidence": self.evidence,
+            "behaviour": self.behaviour,
+            "tool_errors": self.tool_errors,
+            "iterations": self.iterations,
+            "tokens": self.tokens,
+            "tokens_outside_cache": self.tokens_outside_cache,
+            "seconds": self.seconds,
+            "agent_seconds": self.agent_seconds,
+            "finish": list(self.finish),
+            "problems": list(self.problems),
+            "error": self.error,
+        }
 
 
 def _data_fingerprint(root: Path) -> str:

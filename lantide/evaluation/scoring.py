@@ -25,7 +25,12 @@ import contextlib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from lantide.evaluation.question_set import Expect, ExpectedTable, ExpectedValue
+    from lantide.evaluation.runner import CaseResultDict
+    from lantide.query.results import JSONValue
 
 from lantide.evaluation.stated import (
     MAX_CANDIDATES,
@@ -41,7 +46,7 @@ def numbers_in(text: str) -> list[float]:
     return [v for written in written_numbers(text) for v in written.values()]
 
 
-def matches(found: float, expected: dict[str, Any]) -> bool:
+def matches(found: float, expected: ExpectedValue) -> bool:
     target = float(expected["value"])
     allowed = max(
         float(expected.get("tolerance", 0.0)),
@@ -73,7 +78,7 @@ def _same_cell(a: Any, b: Any) -> bool:
     return str(a).strip().lower() == str(b).strip().lower()
 
 
-def table_found(expected: dict[str, Any], results: list[list[list[Any]]]) -> bool:
+def table_found(expected: ExpectedTable, results: list[list[list[Any]]]) -> bool:
     want = [list(r) for r in expected["rows"]]
     for rows in results:
         got = [list(r) for r in rows]
@@ -100,13 +105,21 @@ def cites_a_step(text: str, step_ids: list[str]) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(step)}(?![\w-])", text) for step in step_ids)
 
 
+class StepRows(TypedDict):
+    """A step's rows as a run_query-like tool result showed them to the model."""
+
+    step_id: str
+    rows: list[list[JSONValue]]
+    row_count: int | None
+
+
 @dataclass
 class RunRecord:
     """What a case's run produced, gathered by the runner from the agent's events."""
 
     answer: str = ""
     report: str = ""
-    results: list[dict[str, Any]] = field(default_factory=list)  # run_query-like results
+    results: list[StepRows] = field(default_factory=list)
     step_ids: list[str] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
     tool_errors: int = 0
@@ -123,7 +136,7 @@ class Score:
     problems: list[str] = field(default_factory=list)
 
 
-def score_case(expect: dict[str, Any], run: RunRecord) -> Score:
+def score_case(expect: Expect, run: RunRecord) -> Score:
     stated = numbers_in(run.answer) + numbers_in(run.report)
     stepped = [n for r in run.results for n in result_numbers(r.get("rows"), r.get("row_count"))]
     problems: list[str] = []
@@ -174,7 +187,7 @@ def score_case(expect: dict[str, Any], run: RunRecord) -> Score:
     return Score(correct, evidence, behaviour, missing, problems)
 
 
-def strict_pass(result: dict[str, Any]) -> bool:
+def strict_pass(result: CaseResultDict) -> bool:
     """A run passes strictly when it ended without an error and every score it has
     (correct, evidence, behaviour; a score the case does not ask for is None) is full."""
     if result.get("error"):

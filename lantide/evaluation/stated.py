@@ -25,7 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lantide.evaluation.question_set import ExpectedTable, ExpectedValue
 
 # 1,204,331.50 · 1 204 331 · -3.5 · 12% · $1.2 (currency signs are left before the match)
 NUMBER = re.compile(
@@ -188,7 +191,7 @@ def _row_in_unit(row: list[Any], unit: str, others: list[re.Pattern[str]]) -> bo
     return False
 
 
-def table_problems(expected: dict[str, Any], text: str) -> list[str]:
+def table_problems(expected: ExpectedTable, text: str) -> list[str]:
     """What keeps ``text`` from stating the expected table (empty when it states it)."""
     rows = [list(r) for r in expected["rows"]]
     stated = units(text)
@@ -225,7 +228,7 @@ def names_the_rule(answer: str) -> bool:
     return bool(_REFUSAL_RULE.search(answer or ""))
 
 
-def candidates(answer: str, values: list[dict[str, Any]], matches: Any) -> list[float]:
+def candidates(answer: str, values: list[ExpectedValue], matches: Any) -> list[float]:
     """Numbers of the answer that could be read as an expected value and are none."""
     text = _CITATION.sub("", _STEP_LINE.sub("", answer or ""))
     targets = [abs(float(v["value"])) for v in values]

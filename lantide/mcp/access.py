@@ -9,9 +9,8 @@ means the MCP layer answers itself (:mod:`lantide.mcp.engine`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from lantide.errors import LantideError
+from lantide.errors import ErrorDict, LantideError
 
 OBSERVE, EXECUTE, ADMIN = "observe", "execute", "admin"
 MODES = (OBSERVE, EXECUTE, ADMIN)
@@ -49,6 +48,14 @@ TOOLS: tuple[McpTool, ...] = (
 BY_NAME = {t.name: t for t in TOOLS}
 
 
+class ModeRefusedDict(ErrorDict):
+    """:class:`ModeRefused` as a tool result."""
+
+    tool: str
+    mode: str
+    required_mode: str
+
+
 class ModeRefused(LantideError):
     """A call the client's mode does not allow. ``required`` is the mode it needs."""
 
@@ -64,7 +71,7 @@ class ModeRefused(LantideError):
             f"{required}).",
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ModeRefusedDict:
         return {
             **super().to_dict(),
             "tool": self.tool,

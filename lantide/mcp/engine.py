@@ -264,10 +264,10 @@ class McpEngine:
                 handle = self.workspace_for(client)
                 outcome = self._run(handle, client, entry, args)
         except (access.ModeRefused, UnknownTool) as exc:
-            self._record(handle, client, tool, args, False, exc.to_dict(), [], started, token)
+            self._record(handle, client, tool, args, False, dict(exc.to_dict()), [], started, token)
             raise
         except LantideError as exc:
-            outcome = CallResult(False, exc.to_dict(), [])
+            outcome = CallResult(False, dict(exc.to_dict()), [])
         self._record(
             handle,
             client,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from lantide.query import lineage as lin
 from lantide.query import results
@@ -33,7 +33,29 @@ from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Row
+    from lantide.query.export import Exported
+    from lantide.query.profile import TableProfile
     from lantide.workspace.model import Workspace
+
+
+class TableSchema(TypedDict):
+    """``read_schema``: a table's columns and its DDL."""
+
+    table: str  # as asked
+    qualified_name: str
+    kind: str  # data_file, cached_table, table, external
+    columns: list[results.SchemaColumn]
+    ddl: str
+    source: NotRequired[str]  # a data file's path
+    notes: NotRequired[list[str]]  # how its reader read it
+
+
+class RelationInfo(TypedDict):
+    """``relation_info``: what the grid's header and scroll bar need."""
+
+    relation: str
+    columns: list[results.Column]
+    row_count: int
 
 
 class TableBrowser:
@@ -95,12 +117,14 @@ class TableBrowser:
             hint='show_tables lists the tables; a sheet is "book"."Sheet1".',
         )
 
-    def read_schema(self, table: str) -> dict[str, Any]:
+    def read_schema(self, table: str) -> TableSchema:
         self.inputs.refresh_if_stale()
         relation, resolved = self._local_relation(table)
         if resolved.kind == lin.EXTERNAL:
             assert isinstance(resolved.detail, TableRef)  # an external input's detail
-            columns = self.external.describe(resolved.target, resolved.detail)
+            columns: list[results.SchemaColumn] = self.external.describe(
+                resolved.target, resolved.detail
+            )
             if not columns:
                 raise TableNotFound(
                     f"connection {resolved.target!r} has no table {table!r}",
@@ -116,7 +140,13 @@ class TableBrowser:
         ddl = "CREATE TABLE {} ({})".format(
             name, ", ".join(f"{quote_ident(c['name'])} {c['type']}" for c in columns)
         )
-        out = {"table": table, "qualified_name": name, "kind": kind, "columns": columns, "ddl": ddl}
+        out: TableSchema = {
+            "table": table,
+            "qualified_name": name,
+            "kind": kind,
+            "columns": columns,
+            "ddl": ddl,
+        }
         if resolved.kind == lin.DATA and isinstance(resolved.detail, DataTable):
             out["source"] = resolved.detail.to_dict(self.workspace.root)["source"]
             if resolved.detail.notes:
@@ -167,11 +197,11 @@ class TableBrowser:
 
         return self.engine.run(work)
 
-    def relation_info(self, relation_name: str) -> dict[str, Any]:
+    def relation_info(self, relation_name: str) -> RelationInfo:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         relation, _ = self._local_relation(relation_name)
 
-        def work(cur: Cursor) -> dict[str, Any]:
+        def work(cur: Cursor) -> RelationInfo:
             cur.execute(f"SELECT * FROM {relation} LIMIT 0")
             columns = results.columns_of(cur.description)
             count = cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0]
@@ -181,7 +211,7 @@ class TableBrowser:
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict[str, Any]:
+    ) -> TableProfile:
         """The column profile (:mod:`lantide.query.profile`); ``columns``: only these,
         matched without regard to case; an unknown name is refused with the real ones."""
         from lantide.query.profile import profile_relation
@@ -217,7 +247,7 @@ class TableBrowser:
         fmt: str | None = None,
         *,
         order_by: Sequence[tuple[str, str]] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Exported:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         from lantide.query.export import export_relation
         from lantide.query.ordering import normalize_order_by

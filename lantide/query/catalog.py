@@ -20,7 +20,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.query.engine import Engine, transaction
 from lantide.query.names import INTERNAL_SCHEMA
@@ -67,6 +67,19 @@ RESULT = "result"
 STAGED = "staged"
 
 
+class CachedTableDict(TypedDict):
+    """A cached table's bookkeeping row as JSON (:meth:`CachedTable.to_dict`)."""
+
+    name: str
+    kind: str  # tab, result, staged
+    project: str | None
+    tab: str | None
+    step_id: str | None
+    row_count: int | None
+    duration_ms: int | None
+    created_at: str | None  # ISO 8601
+
+
 @dataclass
 class CachedTable:
     name: str
@@ -80,7 +93,7 @@ class CachedTable:
     duration_ms: int | None
     created_at: datetime | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CachedTableDict:
         return {
             "name": self.name,
             "kind": self.kind,

@@ -11,7 +11,7 @@ is chosen and the analyst picks the columns.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +46,9 @@ def _distinct(rows: Sequence[Sequence[Any]], index: int) -> int:
 
 
 def choose_chart(
-    columns: list[dict[str, Any]], rows: Sequence[Sequence[Any]], total_rows: int | None = None
+    columns: Sequence[Mapping[str, str]],
+    rows: Sequence[Sequence[Any]],
+    total_rows: int | None = None,
 ) -> ChartChoice | None:
     """The chart to start with for a result of ``columns`` (dicts with ``name`` and
     ``type``), judged on ``rows`` (a sample, the first rows) and ``total_rows``."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from lantide.query.connection_secrets import (
     delete_connection_password,
@@ -34,6 +34,41 @@ from lantide.query.names import same_name
 
 if TYPE_CHECKING:
     from lantide.workspace.model import Workspace
+
+
+class ConnectionEntry(TypedDict):
+    """A connection as ``workspace.json`` keeps it (never a secret)."""
+
+    name: str
+    type: Literal["odbc"]
+    dialect: str
+    connection_string: str  # without its secrets
+    secret_keys: NotRequired[list[str]]  # the connection string's secrets in the keyring
+    user: NotRequired[str]
+
+
+class ConnectionRow(TypedDict):
+    """A connection as :func:`list_connections` shows it."""
+
+    name: str
+    dialect: str
+    connection_string: str  # the secrets taken out
+    user: str | None
+    password_env: str  # LANTIDE_PASSWORD_<NAME>
+    secret_keys: list[str]
+    secrets_in_file: list[str]  # keys an old workspace.json still holds in plain text
+    password: Literal["keyring", "environment", "none"]
+
+
+class ConnectionTest(TypedDict):
+    """:func:`test_connection`'s answer."""
+
+    name: str
+    ok: bool
+    tables: int  # how many the connection lists
+    sample: list[str]  # the first five, qualified
+    seconds: float
+
 
 # The sqlglot dialects an ODBC source is most often written in; any sqlglot dialect works.
 COMMON_DIALECTS = (
@@ -78,30 +113,32 @@ def odbc_drivers() -> list[str]:
         return []
 
 
-def list_connections(workspace: Workspace) -> list[dict[str, Any]]:
+def list_connections(workspace: Workspace) -> list[ConnectionRow]:
     """The workspace's connections, each with ``password`` saying where its password is:
     ``keyring``, ``environment`` (``LANTIDE_PASSWORD_<NAME>``) or ``none``."""
-    out = []
+    out: list[ConnectionRow] = []
     for entry in workspace.connections:
         if not isinstance(entry, dict) or not entry.get("name"):
             continue
         name = str(entry["name"])
         clean, in_file = split_secrets(str(entry.get("connection_string", "")))
-        row = {
-            "name": name,
-            "dialect": entry.get("dialect") or "postgres",
-            "connection_string": clean,
-            "user": entry.get("user"),
-            "password_env": env_var(name),
-            "secret_keys": list(entry.get("secret_keys") or []),
-            # secrets an old workspace.json still holds in plain text (keys only)
-            "secrets_in_file": sorted(in_file),
-        }
-        if _env_password(name):
-            row["password"] = "environment"
-        else:
-            row["password"] = "keyring" if get_connection_password(name) else "none"
-        out.append(row)
+        out.append(
+            {
+                "name": name,
+                "dialect": entry.get("dialect") or "postgres",
+                "connection_string": clean,
+                "user": entry.get("user"),
+                "password_env": env_var(name),
+                "secret_keys": list(entry.get("secret_keys") or []),
+                # secrets an old workspace.json still holds in plain text (keys only)
+                "secrets_in_file": sorted(in_file),
+                "password": "environment"
+                if _env_password(name)
+                else "keyring"
+                if get_connection_password(name)
+                else "none",
+            }
+        )
     return out
 
 
@@ -118,7 +155,7 @@ def add_connection(
     user: str | None = None,
     password: str | None = None,
     replace: bool = True,
-) -> dict[str, Any]:
+) -> ConnectionEntry:
     """Add a connection (or replace the one of that name, when ``replace``) in
     workspace.json; ``password`` goes to the keyring, never to a file. A new entry without
     a password keeps the one already stored for that name."""
@@ -140,7 +177,7 @@ def add_connection(
     clean, secret_keys = move_secrets_to_keyring(config.name, connection_string.strip())
     if not secret_keys and existing is not None and same_name(str(existing["name"]), config.name):
         secret_keys = [k for k in existing.get("secret_keys") or [] if isinstance(k, str)]
-    entry: dict[str, Any] = {
+    entry: ConnectionEntry = {
         "name": config.name,
         "type": "odbc",
         "dialect": config.dialect,
@@ -250,7 +287,7 @@ def edit_connection(
     dialect: str = "postgres",
     user: str | None = None,
     password: str | None = None,
-) -> dict[str, Any]:
+) -> ConnectionEntry:
     """Change the connection now named ``previous``; a new ``name`` renames it, and its
     stored password follows unless a new one is given."""
     old = _find(workspace, previous)
@@ -330,7 +367,7 @@ def remove_connection(workspace: Workspace, name: str) -> dict[str, Any]:
 
 def test_connection(
     workspace: Workspace, name: str, *, timeout_seconds: float | None = 30.0
-) -> dict[str, Any]:
+) -> ConnectionTest:
     """Connect and list the tables: ``{"name", "ok", "tables", "sample", "seconds"}``;
     a :class:`ConnectionProblem` (with the password masked) when it cannot."""
     from lantide.query.external import ExternalSources

@@ -6,9 +6,29 @@ prints the message and the hint. Refusals of the guard say what to do instead.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
-from lantide.errors import LantideError
+from lantide.errors import ErrorDict, LantideError
+
+if TYPE_CHECKING:
+    from lantide.query.remote_consent import LargeRemoteWarning
+
+
+class Position(TypedDict):
+    """Where in the statement (1-based line and column)."""
+
+    line: int
+    column: int
+
+
+class QueryErrorDict(ErrorDict):
+    """A query error as a tool result; the large-remote keys only on LARGE_REMOTE_RESULT."""
+
+    position: NotRequired[Position]
+    large_remote_warning_id: NotRequired[str]
+    estimated_rows: NotRequired[int]
+    connection: NotRequired[str]
+    limit: NotRequired[int]
 
 
 class QueryError(LantideError):
@@ -27,8 +47,11 @@ class QueryError(LantideError):
         super().__init__(message, hint=hint, code=code)
         self.position = position
 
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
+    def to_dict(self) -> QueryErrorDict:
+        base = super().to_dict()
+        out: QueryErrorDict = {"error": base["error"], "message": base["message"]}
+        if "hint" in base:
+            out["hint"] = base["hint"]
         if self.position is not None:
             out["position"] = {"line": self.position[0], "column": self.position[1]}
         return out
@@ -46,14 +69,16 @@ class LargeRemoteResult(QueryError):
 
     code = "LARGE_REMOTE_RESULT"
 
-    def __init__(self, warning: dict[str, Any]) -> None:
+    def __init__(self, warning: LargeRemoteWarning) -> None:
         super().__init__(warning["message"], hint=warning["hint"])
         self.warning = warning
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> QueryErrorDict:
         out = super().to_dict()
-        for key in ("large_remote_warning_id", "estimated_rows", "connection", "limit"):
-            out[key] = self.warning[key]
+        out["large_remote_warning_id"] = self.warning["large_remote_warning_id"]
+        out["estimated_rows"] = self.warning["estimated_rows"]
+        out["connection"] = self.warning["connection"]
+        out["limit"] = self.warning["limit"]
         return out
 
 
@@ -107,3 +132,17 @@ class ConnectionProblem(QueryError):
     """An external (ODBC) connection that is misconfigured or unreachable."""
 
     code = "CONNECTION_ERROR"
+
+
+def error_fields(exc: LantideError) -> QueryErrorDict:
+    """``exc.to_dict()`` as the query layer's answers hold it (a Source Run's failed tab, a
+    tab's lineage, ``validate_query``), typed with the query errors' keys. What reaches
+    them besides a :class:`QueryError` (a file problem, the agent's consent refusal) has
+    only the base fields: code, message, hint."""
+    if isinstance(exc, QueryError):
+        return exc.to_dict()
+    base = exc.to_dict()
+    out: QueryErrorDict = {"error": base["error"], "message": base["message"]}
+    if "hint" in base:
+        out["hint"] = base["hint"]
+    return out

@@ -19,13 +19,24 @@ from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.query.errors import QueryError
 from lantide.workspace.atomic import TEMP_SUFFIX, own_writes
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Engine, Row
+
+
+class Exported(TypedDict):
+    """What ``export_table`` wrote."""
+
+    relation: str
+    path: str
+    format: str  # csv, parquet, xlsx
+    row_count: int
+    bytes: int
+
 
 BATCH_ROWS = 100_000
 XLSX_MAX_ROWS = 1_048_575
@@ -54,7 +65,7 @@ def export_relation(
     *,
     order_by: list[tuple[str, str]] | None = None,
     has_rowid: bool = True,
-) -> dict[str, Any]:
+) -> Exported:
     """Write ``relation`` to ``path``; ``order_by`` (checked pairs, see
     :mod:`lantide.query.ordering`) writes the rows in the order the grid shows them."""
     from lantide.query.ordering import order_by_clause

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dtime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from lantide.query.connection_secrets import (
     get_connection_password,
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import pyodbc
 
     from lantide.query.guard import ParsedQuery, TableRef
+    from lantide.query.results import SchemaColumn
     from lantide.workspace.model import Workspace
 
 # (name, DuckDB type) per column of a remote result
@@ -159,12 +160,23 @@ def odbc_braced(value: str) -> str:
     return value
 
 
+class ExternalTable(TypedDict):
+    """A table of a connection as the listing shows it (:meth:`ExternalSources.list_tables`)."""
+
+    name: str
+    schema: str | None
+    connection: str
+    kind: Literal["external"]
+    remote_kind: str  # table, view
+    qualified_name: str  # "connection"."schema"."table"
+
+
 class ExternalSources:
     def __init__(self, workspace: Workspace, *, timeout_seconds: float | None = 300.0) -> None:
         self.workspace = workspace
         self.timeout_seconds = timeout_seconds
         # (name, connection string, user) -> its tables
-        self._tables_cache: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
+        self._tables_cache: dict[tuple[str, str, str | None], list[ExternalTable]] = {}
         self._lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------
@@ -234,7 +246,7 @@ class ExternalSources:
         return con
 
     # -- catalog -------------------------------------------------------------------
-    def list_tables(self, name: str, *, refresh: bool = False) -> list[dict[str, Any]]:
+    def list_tables(self, name: str, *, refresh: bool = False) -> list[ExternalTable]:
         config = self.config(name)
         key = (config.name, config.connection_string, config.user)  # an edit is a new key
         with self._lock:
@@ -245,7 +257,7 @@ class ExternalSources:
             rows = con.cursor().tables().fetchall()
         finally:
             con.close()
-        tables = []
+        tables: list[ExternalTable] = []
         for row in rows:
             # MySQL and MariaDB have no schemas: their databases are ODBC catalogs, shown
             # in the schema's place (``conn.shop.customers``), as analysts write them.
@@ -268,7 +280,7 @@ class ExternalSources:
             self._tables_cache[key] = tables
         return tables
 
-    def describe(self, name: str, ref: TableRef) -> list[dict[str, Any]]:
+    def describe(self, name: str, ref: TableRef) -> list[SchemaColumn]:
         remote = self.remote_ref(name, ref)
         where = (
             {"catalog": remote.schema}
@@ -280,7 +292,7 @@ class ExternalSources:
             rows = con.cursor().columns(table=remote.name, **where).fetchall()
         finally:
             con.close()
-        columns = []
+        columns: list[SchemaColumn] = []
         for row in rows:
             base = _ODBC_TYPES.get(row.data_type, (row.type_name or "VARCHAR").upper())
             if (row.type_name or "").lower() in ("bool", "boolean"):

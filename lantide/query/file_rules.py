@@ -21,8 +21,9 @@ Set rules with ``lantide file header`` / ``lantide file encoding``, or
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.errors import LantideError
 from lantide.query.errors import QueryError
@@ -31,6 +32,27 @@ from lantide.workspace import layout
 
 RULES_FILE = "data_files.json"
 _MAX_HEADER_ROW = 100_000
+
+
+class ReadingRule(TypedDict, total=False):
+    """A file's rule once checked (a value out of range or of another type is dropped)."""
+
+    header_row: int
+    encoding: str
+
+
+class HeaderRowSet(TypedDict):
+    """What :func:`set_header_row` set (None: removed, detected again)."""
+
+    file: str  # data/...
+    header_row: int | None
+
+
+class EncodingSet(TypedDict):
+    """What :func:`set_encoding` set (None: removed, detected again)."""
+
+    file: str
+    encoding: str | None
 
 
 def rules_path(root: Path) -> Path:
@@ -46,8 +68,10 @@ def rules_stamp(root: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def load_rules(root: Path) -> dict[str, dict[str, Any]]:
-    """``{"data/x.csv": {"header_row": n}}``; raises CorruptFileError for a broken file."""
+def load_rules(root: Path) -> dict[str, dict[str, object]]:
+    """``{"data/x.csv": {"header_row": n}}`` as the file holds it (unchecked: read each
+    rule with :func:`header_row_of` and :func:`encoding_of`); raises CorruptFileError for
+    a broken file."""
     from lantide.workspace.jsonfile import read_json_object
 
     path = rules_path(root)
@@ -61,7 +85,7 @@ def load_rules(root: Path) -> dict[str, dict[str, Any]]:
     )
 
 
-def header_row_of(rule: dict[str, Any] | None) -> int | None:
+def header_row_of(rule: Mapping[str, object] | None) -> int | None:
     value = (rule or {}).get("header_row")
     return (
         value
@@ -70,7 +94,7 @@ def header_row_of(rule: dict[str, Any] | None) -> int | None:
     )
 
 
-def encoding_of(rule: dict[str, Any] | None) -> str | None:
+def encoding_of(rule: Mapping[str, object] | None) -> str | None:
     """The rule's encoding, one of ``text_encodings.ENCODINGS``; None for none (or junk)."""
     from lantide.query.text_encodings import normalized
 
@@ -78,7 +102,7 @@ def encoding_of(rule: dict[str, Any] | None) -> str | None:
     return normalized(value) if isinstance(value, str) else None
 
 
-def chosen_encodings(root: Path, rules: dict[str, dict[str, Any]]) -> dict[str, str]:
+def chosen_encodings(root: Path, rules: dict[str, dict[str, object]]) -> dict[str, str]:
     """``{absolute path of the file: encoding}`` for the rules that choose one."""
     data = layout.data_dir(root)
     return {
@@ -116,7 +140,7 @@ def _text_file(root: Path, file: str, what: str) -> tuple[str, Path]:
     return rel, path
 
 
-def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, Any]:
+def set_header_row(root: Path, file: str, header_row: int | None) -> HeaderRowSet:
     """Set (or with None remove) the header row of a CSV/TSV file in data/. Returns
     ``{"file", "header_row"}``. The data file itself is never touched."""
     rel, _path = _text_file(root, file, "A header row")
@@ -131,7 +155,7 @@ def set_header_row(root: Path, file: str, header_row: int | None) -> dict[str, A
     return {"file": rel, "header_row": header_row}
 
 
-def set_encoding(root: Path, file: str, encoding: str | None) -> dict[str, Any]:
+def set_encoding(root: Path, file: str, encoding: str | None) -> EncodingSet:
     """Set (or with None remove: detect it again) the text encoding of a CSV/TSV file in
     data/. Returns ``{"file", "encoding"}``. The data file itself is never touched."""
     from lantide.query.text_encodings import ENCODINGS, normalized

@@ -13,13 +13,34 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.query.sourcerun import CANCELLED_CODE, chain_summary, tab_outcome
 from lantide.workspace.atomic import append_jsonl, read_jsonl_tail
 
 if TYPE_CHECKING:
+    from lantide.query.result_types import QueryResult
+    from lantide.query.sourcerun import SourceRunReport
     from lantide.workspace.model import Workspace
+
+
+class HistoryEntry(TypedDict):
+    """One line of the query history (see the module docstring)."""
+
+    at: str
+    source: str  # sql_tab, selection, source_run
+    project: str | None
+    tab: str | None
+    sql: str
+    # the keys below are missing from an entry of a run that neither answered nor failed
+    status: NotRequired[Literal["ok", "error", "cancelled"]]
+    row_count: NotRequired[int | None]
+    duration_ms: NotRequired[int | None]
+    cached_table_name: NotRequired[str | None]
+    step_id: NotRequired[str | None]
+    error: NotRequired[str]  # the error's code (an error or a cancel)
+    message: NotRequired[str]
+
 
 HISTORY_FILE = "query_history.jsonl"
 HISTORY_SHOWN = 500
@@ -39,12 +60,12 @@ def run_entry(
     sql: str,
     project: str | None = None,
     tab: str | None = None,
-    result: dict[str, Any] | None = None,
+    result: QueryResult | None = None,
     error: BaseException | None = None,
     duration_ms: int | None = None,
-) -> dict[str, Any]:
+) -> HistoryEntry:
     """One history line from a run's result or its error."""
-    entry: dict[str, Any] = {
+    entry: HistoryEntry = {
         "at": _now(),
         "source": source,
         "project": project,
@@ -75,11 +96,16 @@ def run_entry(
 
 
 def source_run_entry(
-    report: dict[str, Any], *, sql: str, project: str | None, tab: str, row_count: int | None = None
-) -> dict[str, Any]:
+    report: SourceRunReport,
+    *,
+    sql: str,
+    project: str | None,
+    tab: str,
+    row_count: int | None = None,
+) -> HistoryEntry:
     """The history line of a Source Run of ``tab`` from its report. ``row_count``: the
     rows of the tab's table when it ran or was up to date."""
-    entry: dict[str, Any] = {
+    entry: HistoryEntry = {
         "at": _now(),
         "source": "source_run",
         "project": project,
@@ -90,46 +116,53 @@ def source_run_entry(
         "cached_table_name": None,
         "step_id": None,
     }
-    own: dict[str, Any] = next((e for e in report.get("tabs", []) if e.get("tab") == tab), {})
+    own = next((e for e in report.get("tabs", []) if e.get("tab") == tab), None)
     outcomes = [tab_outcome(e) for e in report.get("tabs", [])]
     if report.get("cancelled") or "cancelled" in outcomes:
         entry.update(
-            status="cancelled",
-            error=CANCELLED_CODE,
-            message=f"cancelled by you; {chain_summary(report)}",
+            {
+                "status": "cancelled",
+                "error": CANCELLED_CODE,
+                "message": f"cancelled by you; {chain_summary(report)}",
+            }
         )
-    elif tab_outcome(own) in ("ran", "skipped"):
+    elif own is not None and tab_outcome(own) in ("ran", "skipped"):
+        step = own.get("step")
         entry.update(
-            status="ok",
-            row_count=own.get("row_count", row_count),
-            cached_table_name=tab,
-            step_id=(own.get("step") or {}).get("step_id"),
+            {
+                "status": "ok",
+                "row_count": own.get("row_count", row_count),
+                "cached_table_name": tab,
+                "step_id": step["step_id"] if step else None,
+            }
         )
         if entry["row_count"] is None:
             entry["row_count"] = row_count
     else:
-        failed: dict[str, Any] = next(
-            (e for e in report.get("tabs", []) if e.get("status") == "failed"), {}
-        )
-        error = failed.get("error") or {}
+        failed = next((e for e in report.get("tabs", []) if e.get("status") == "failed"), None)
+        error = failed.get("error") if failed else None
         entry.update(
-            status="error",
-            error=error.get("error", "SOURCE_RUN_FAILED"),
-            message=(
-                f"{failed.get('tab')}: {error.get('message', '')}"
-                if failed
-                else chain_summary(report)
-            ),
+            {
+                "status": "error",
+                "error": error["error"] if error else "SOURCE_RUN_FAILED",
+                "message": (
+                    f"{failed.get('tab')}: {error['message'] if error else ''}"
+                    if failed
+                    else chain_summary(report)
+                ),
+            }
         )
     return entry
 
 
-def append_entry(workspace: Workspace, entry: dict[str, Any]) -> None:
+def append_entry(workspace: Workspace, entry: HistoryEntry) -> None:
     append_jsonl(history_path(workspace), entry)
 
 
-def read_history(workspace: Workspace, limit: int = HISTORY_SHOWN) -> list[dict[str, Any]]:
-    """The last ``limit`` entries, oldest first (a torn or foreign line is skipped)."""
+def read_history(workspace: Workspace, limit: int = HISTORY_SHOWN) -> list[dict[str, object]]:
+    """The last ``limit`` entries, oldest first (a torn or foreign line is skipped); as
+    read from the file, which the analyst may have edited: a :class:`HistoryEntry` in
+    shape only when Lantide wrote it."""
     path = history_path(workspace)
     if not path.exists():
         return []

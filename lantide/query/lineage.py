@@ -18,10 +18,10 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from lantide.errors import LantideError
-from lantide.query.errors import LineageCycle
+from lantide.query.errors import LineageCycle, QueryErrorDict, error_fields
 from lantide.query.guard import ParsedQuery, TableRef, check
 
 TAB = "tab"
@@ -31,6 +31,41 @@ EXTERNAL = "external"
 UNKNOWN = "unknown"
 
 
+class InputDict(TypedDict):
+    """An input as a lineage listing shows it."""
+
+    kind: str
+    table: str
+    target: str
+
+
+class TabLineageDict(TypedDict):
+    """One tab of ``lineage(project)``."""
+
+    tab: str
+    reads_tabs: list[str]
+    reads_sources: list[InputDict]  # data files and sheets
+    reads_cached: list[str]
+    reads_external: list[str]
+    unknown_tables: list[str]
+    reads_files: list[str]
+    error: NotRequired[QueryErrorDict]  # the tab cannot be read or parsed
+
+
+# An edge of the tab graph: "from" reads into "to" (a keyword, hence this form).
+LineageEdge = TypedDict("LineageEdge", {"from": str, "to": str})
+
+
+class ProjectLineage(TypedDict):
+    """``lineage(project)``: the tabs, their edges and Source Run's order (or the cycle)."""
+
+    project: str
+    tabs: list[TabLineageDict]
+    edges: list[LineageEdge]
+    order: list[str] | None  # None when there is a cycle
+    cycle: list[str] | None
+
+
 @dataclass(frozen=True)
 class Input:
     kind: str  # tab / data / cached / external / unknown
@@ -38,7 +73,7 @@ class Input:
     target: str  # tab name, data file path, cached table, connection name
     detail: object = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> InputDict:
         return {"kind": self.kind, "table": self.name, "target": self.target}
 
 
@@ -50,14 +85,14 @@ class TabLineage:
     parsed: ParsedQuery | None = None
     inputs: list[Input] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
-    error: dict[str, Any] | None = None
+    error: QueryErrorDict | None = None
 
     @property
     def upstream_tabs(self) -> list[str]:
         return sorted({i.target for i in self.inputs if i.kind == TAB}, key=str.casefold)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> TabLineageDict:
+        out: TabLineageDict = {
             "tab": self.tab,
             "reads_tabs": self.upstream_tabs,
             "reads_sources": [i.to_dict() for i in self.inputs if i.kind == DATA],
@@ -91,7 +126,7 @@ def analyse_tab(
             sql, data_dir=data_dir, workspace_root=workspace_root, known_table=known_table
         )
     except LantideError as exc:
-        lineage.error = exc.to_dict()
+        lineage.error = error_fields(exc)
         return lineage
     lineage.parsed = parsed
     lineage.files = list(parsed.files)

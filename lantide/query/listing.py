@@ -22,10 +22,12 @@ result modules the browser needs: they load a moment later with the service's pa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.errors import LantideError
+from lantide.query.external import ExternalTable  # loaded with the service, as sources are
 from lantide.query.names import quote_ident
+from lantide.query.sources import DataTableDict
 
 if TYPE_CHECKING:
     from lantide.query.catalog import Catalog
@@ -36,6 +38,56 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Workspace
 
 
+class DataFileEntry(DataTableDict):
+    row_count: int | None  # None while unknown
+    row_count_pending: bool  # a large text file is being counted
+
+
+class CachedTableEntry(TypedDict):
+    name: str
+    schema: None
+    qualified_name: str
+    project: str | None
+    tab: str | None
+    step_id: str | None
+    row_count: int | None
+    duration_ms: int | None
+    created_at: str | None
+    cache_kind: str  # tab, result, staged
+    kind: Literal["cached_table"]
+
+
+class AttachedEntry(TypedDict):
+    name: str
+    schema: None
+    qualified_name: str
+    kind: Literal["attached_database"]
+    type: str
+
+
+# A table of the listing; its ``kind`` tells which (the module docstring).
+TableEntry = DataFileEntry | CachedTableEntry | AttachedEntry | ExternalTable
+
+
+class TableProblem(TypedDict):
+    """A data file that failed to register (``source``) or a connection that cannot be
+    listed (``connection``), with the error in words."""
+
+    source: NotRequired[str]
+    connection: NotRequired[str]
+    error: str
+    hint: NotRequired[str | None]
+
+
+class TableListing(TypedDict):
+    """``show_tables``'s answer."""
+
+    tables: list[TableEntry]
+    problems: list[TableProblem]
+    counts: dict[str, int]  # tables per kind
+    connections: list[str]  # the connections' names
+
+
 def list_tables(
     workspace: Workspace,
     *,
@@ -44,14 +96,14 @@ def list_tables(
     sources: DataSources,
     row_counts: RowCounts,
     external: ExternalSources,
-) -> dict[str, Any]:
+) -> TableListing:
     """The tables and problems of ``workspace`` (see the module docstring for the shape)."""
     if sources.needs_refresh():  # a watcher event can be missed; a stat of data/ is cheap
         sources.refresh()
     sources.read_small_sheets()  # their row counts; large workbooks wait for a query
     root = workspace.root
-    tables: list[dict[str, Any]] = []
-    problems: list[dict[str, Any]] = []
+    tables: list[TableEntry] = []
+    problems: list[TableProblem] = []
     # A table's estimated_size is its row count (sheets and cached tables are tables).
     sizes = {
         (r[0].casefold(), r[1].casefold()): r[2]
@@ -66,29 +118,32 @@ def list_tables(
         if t.error:
             problems.append({"source": t.to_dict(root)["source"], "error": t.error})
             continue
-        entry = t.to_dict(root)
         if t.format == "excel":
-            entry["row_count"] = sizes.get(((t.schema or "").casefold(), t.name.casefold()))
-            entry["row_count_pending"] = False
+            row_count = sizes.get(((t.schema or "").casefold(), t.name.casefold()))
+            pending = False
         else:
-            entry["row_count"], entry["row_count_pending"] = counts.get(
-                t.qualified_name, (None, False)
-            )
-        tables.append(entry)
+            row_count, pending = counts.get(t.qualified_name, (None, False))
+        tables.append({**t.to_dict(root), "row_count": row_count, "row_count_pending": pending})
     main_sizes = {name: n for (schema, name), n in sizes.items() if schema == "main"}
     for c in catalog.all_cached():
-        entry = {
-            "name": c.name,
-            "schema": None,
-            "qualified_name": quote_ident(c.name),
-            "kind": "cached_table",
-            **{k: v for k, v in c.to_dict().items() if k != "name"},
-        }
-        entry["cache_kind"] = entry.pop("kind")
-        entry["kind"] = "cached_table"
-        if entry["row_count"] is None:
-            entry["row_count"] = main_sizes.get(c.name.casefold())
-        tables.append(entry)
+        kept = c.to_dict()
+        tables.append(
+            {  # in this order: the bookkeeping row's fields, its kind as cache_kind, last
+                "name": c.name,
+                "schema": None,
+                "qualified_name": quote_ident(c.name),
+                "project": kept["project"],
+                "tab": kept["tab"],
+                "step_id": kept["step_id"],
+                "row_count": kept["row_count"]
+                if kept["row_count"] is not None
+                else main_sizes.get(c.name.casefold()),
+                "duration_ms": kept["duration_ms"],
+                "created_at": kept["created_at"],
+                "cache_kind": kept["kind"],
+                "kind": "cached_table",
+            }
+        )
     for row in engine.execute(
         "SELECT database_name, type FROM duckdb_databases() WHERE NOT internal "
         "AND database_name <> current_database()"

@@ -17,7 +17,7 @@ a preview cell is.
 from __future__ import annotations
 
 from datetime import UTC
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.query import duckdb_types
 from lantide.query.names import quote_ident
@@ -27,6 +27,46 @@ if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Engine
 
 EXACT_DISTINCT_ROWS = 1_000_000
+
+
+class HistogramBin(TypedDict):
+    low: JSONValue  # a number, or a date/timestamp as ISO text
+    high: JSONValue
+    count: int
+
+
+class TopValue(TypedDict):
+    value: JSONValue
+    count: int
+
+
+class Histogram(TypedDict):
+    """``numeric``: ``bins``; ``top_values``: ``values`` and ``other_count``."""
+
+    kind: Literal["numeric", "top_values"]
+    bins: NotRequired[list[HistogramBin]]
+    values: NotRequired[list[TopValue]]
+    other_count: NotRequired[int]  # the non-null rows outside the top values
+
+
+class ColumnProfile(TypedDict):
+    name: str
+    type: str
+    null_count: int
+    null_fraction: float
+    distinct_count: int
+    distinct_exact: bool  # False: DuckDB's estimate
+    min: JSONValue  # None when min/max say nothing for the type
+    max: JSONValue
+    histogram: Histogram
+
+
+class TableProfile(TypedDict):
+    """``profile_relation``'s answer (the module docstring)."""
+
+    relation: str
+    row_count: int
+    columns: list[ColumnProfile]
 
 
 def _is_numeric(type_name: str) -> bool:
@@ -48,10 +88,10 @@ def _is_orderable(type_name: str) -> bool:
 
 def profile_relation(
     engine: Engine, relation: str, *, bins: int = 10, top: int = 10, only: list[str] | None = None
-) -> dict[str, Any]:
+) -> TableProfile:
     """``only``: profile just these columns (exact names, in this order)."""
 
-    def work(cur: Cursor) -> dict[str, Any]:
+    def work(cur: Cursor) -> TableProfile:
         cur.execute(f"SELECT * FROM {relation} LIMIT 0")
         columns = [(d[0], str(d[1])) for d in cur.description]
         if only is not None:
@@ -59,7 +99,7 @@ def profile_relation(
             columns = [(name, types[name]) for name in only]
         row_count = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
         exact = row_count <= EXACT_DISTINCT_ROWS
-        out: list[dict[str, Any]] = []
+        out: list[ColumnProfile] = []
         for name, type_name in columns:
             col = quote_ident(name)
             orderable = _is_orderable(type_name)
@@ -72,21 +112,24 @@ def profile_relation(
             nulls, n_distinct, lo, hi = cur.execute(
                 f"SELECT count(*) - count({col}), {distinct}, {minmax} FROM {relation}"
             ).fetchall()[0]
-            entry: dict[str, Any] = {
-                "name": name,
-                "type": type_name,
-                "null_count": int(nulls),
-                "null_fraction": (nulls / row_count) if row_count else 0.0,
-                "distinct_count": int(n_distinct or 0),
-                "distinct_exact": exact,
-                "min": _marked(jsonable(lo)),
-                "max": _marked(jsonable(hi)),
-            }
-            if (_is_numeric(type_name) or _is_temporal(type_name)) and lo is not None:
-                entry["histogram"] = _numeric_histogram(cur, relation, col, type_name, lo, hi, bins)
-            else:
-                entry["histogram"] = _top_values(cur, relation, col, top, row_count - int(nulls))
-            out.append(entry)
+            histogram = (
+                _numeric_histogram(cur, relation, col, type_name, lo, hi, bins)
+                if (_is_numeric(type_name) or _is_temporal(type_name)) and lo is not None
+                else _top_values(cur, relation, col, top, row_count - int(nulls))
+            )
+            out.append(
+                {
+                    "name": name,
+                    "type": type_name,
+                    "null_count": int(nulls),
+                    "null_fraction": (nulls / row_count) if row_count else 0.0,
+                    "distinct_count": int(n_distinct or 0),
+                    "distinct_exact": exact,
+                    "min": _marked(jsonable(lo)),
+                    "max": _marked(jsonable(hi)),
+                    "histogram": histogram,
+                }
+            )
         return {"relation": relation, "row_count": row_count, "columns": out}
 
     return engine.run(work)
@@ -94,7 +137,7 @@ def profile_relation(
 
 def _numeric_histogram(
     cur: Cursor, relation: str, col: str, type_name: str, lo: object, hi: object, bins: int
-) -> dict[str, Any]:
+) -> Histogram:
     as_number = f"epoch({col})" if _is_temporal(type_name) else f"CAST({col} AS DOUBLE)"
     lo_n, hi_n = cur.execute(
         f"SELECT min({as_number}), max({as_number}) FROM {relation}"
@@ -116,9 +159,9 @@ def _numeric_histogram(
     if _is_temporal(type_name):
         from datetime import datetime
 
-        edges_out = [datetime.fromtimestamp(e, UTC).isoformat() for e in edges]
+        edges_out: list[JSONValue] = [datetime.fromtimestamp(e, UTC).isoformat() for e in edges]
     else:
-        edges_out = edges
+        edges_out = list(edges)
     return {
         "kind": "numeric",
         "bins": [
@@ -139,7 +182,7 @@ def _marked(value: JSONValue) -> JSONValue:
     return value
 
 
-def _top_values(cur: Cursor, relation: str, col: str, top: int, non_null: int) -> dict[str, Any]:
+def _top_values(cur: Cursor, relation: str, col: str, top: int, non_null: int) -> Histogram:
     # grouped on the whole values; only the cut ones cross into Python
     rows = cur.execute(
         f"SELECT left(v, {CELL_CHARS + 1}), n FROM (SELECT CAST({col} AS VARCHAR) AS v, "

@@ -51,13 +51,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lantide.query import lineage as lin
 from lantide.query.errors import QueryRefused
 from lantide.query.guard import ParsedQuery, TableRef
 from lantide.query.hints import Hint, statement_hints
 from lantide.query.names import same_name, slug
+
+if TYPE_CHECKING:
+    from lantide.query.remote_consent import LargeRemoteWarning
 
 PREVIEW_ROWS = 200
 PURPOSE_MAX_CHARS = 40
@@ -201,14 +204,14 @@ class Admitted:
     connection: str | None  # the one external connection it runs on, or None (local)
     hints: list[Hint]
     # rule 6: the ``warning_required`` answer; the statement must not run when it is set
-    remote_warning: dict[str, Any] | None = None
+    remote_warning: LargeRemoteWarning | None = None
 
 
 def admit(
     statement: Statement,
     *,
     check_target: Callable[[str], None],
-    large_remote: Callable[[str], dict[str, Any] | None],
+    large_remote: Callable[[str], LargeRemoteWarning | None],
 ) -> Admitted:
     """Rules 2 to 7, in the module docstring's order; raises :class:`QueryRefused`.
 

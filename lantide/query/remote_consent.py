@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from lantide.query.catalog import now_utc
 from lantide.query.names import INTERNAL_SCHEMA
@@ -78,7 +78,22 @@ class RemoteConsents:
         return new_id
 
 
-def warning(new_id: str, connection: str, rows: int, limit: int, *, again: str) -> dict[str, Any]:
+class LargeRemoteWarning(TypedDict):
+    """The ``warning_required`` answer of a statement whose remote result is too large."""
+
+    status: Literal["warning_required"]
+    warning: Literal["large_remote_result"]
+    large_remote_warning_id: str  # pass it back to stage the result anyway
+    estimated_rows: int
+    connection: str
+    limit: int  # query.large_remote_rows
+    message: str
+    hint: str
+
+
+def warning(
+    new_id: str, connection: str, rows: int, limit: int, *, again: str
+) -> LargeRemoteWarning:
     """The ``warning_required`` answer; ``again``: how to pass the id back."""
     return {
         "status": "warning_required",

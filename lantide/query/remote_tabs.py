@@ -16,7 +16,7 @@ import re
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
-from lantide.query.errors import QueryError, QueryRefused
+from lantide.query.errors import QueryError, QueryRefused, error_fields
 from lantide.query.guard import ParsedQuery, TableRef
 
 HEADER = re.compile(r"^[ \t]*--[ \t]*lantide:(?P<options>[^\r\n]*)")
@@ -158,7 +158,7 @@ def analyse_remote_tab(tab: str, sql: str, connection: str, dialect: str) -> lin
     try:
         parsed = check_remote(sql, connection, dialect)
     except LantideError as exc:
-        lineage.error = exc.to_dict()
+        lineage.error = error_fields(exc)
         return lineage
     lineage.parsed = parsed
     lineage.inputs = [

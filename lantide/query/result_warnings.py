@@ -11,7 +11,10 @@ never the wording. A warning that came from a hint has the hint's code
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lantide.query.result_types import QueryResult
 
 PREVIEW_CUT = "PREVIEW_CUT"  # the preview holds the first rows of the result only
 PREVIEW_CELLS_CUT = "PREVIEW_CELLS_CUT"  # long preview cells were cut at the cell cap
@@ -48,14 +51,14 @@ def no_purpose(max_chars: int) -> ResultWarning:
     )
 
 
-def add(result: dict[str, Any], warning: ResultWarning) -> None:
+def add(result: QueryResult, warning: ResultWarning) -> None:
     """Append ``warning`` to a result (its sentence also reaches the ledger step, which
     shares the list)."""
     result.setdefault("warnings", []).append(warning.message)
     result.setdefault("warning_codes", []).append(warning.code)
 
 
-def coded(result: dict[str, Any]) -> list[ResultWarning]:
+def coded(result: QueryResult) -> list[ResultWarning]:
     """``result``'s warnings with their codes (code "" for a warning without one, e.g. a
     ledger step written before the codes)."""
     messages = [str(w) for w in result.get("warnings") or []]

@@ -42,6 +42,12 @@ class Column(TypedDict):
     type: str
 
 
+class SchemaColumn(Column):
+    """A table's column as ``read_schema`` lists it."""
+
+    nullable: bool
+
+
 _COUNT_COLUMN = "__lantide_row_count"
 _RESULT_CTE = "__lantide_result"
 # Statements DuckDB accepts only as a subquery, not directly after AS or in a CTE body.

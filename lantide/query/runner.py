@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import checks as result_checks
@@ -24,7 +24,7 @@ from lantide.query import qem, result_warnings, results
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.checks.facts import RelationFacts
 from lantide.query.engine import Engine
-from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound
+from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound, error_fields
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
 from lantide.query.hints import Hint, statement_hints
@@ -38,6 +38,15 @@ from lantide.query.sources import DataSources
 if TYPE_CHECKING:
     from lantide.query.checks.rules import Check
     from lantide.query.engine import Cursor
+    from lantide.query.remote_consent import LargeRemoteWarning
+    from lantide.query.result_types import (
+        PreviewAnswer,
+        QueryResult,
+        QueryStep,
+        RunAnswer,
+        Validation,
+    )
+    from lantide.query.results import Column
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
@@ -78,7 +87,7 @@ class StatementRunner:
         self.preview_rows = preview_rows_of(settings)
 
     # -- the three entry points on ad-hoc SQL ---------------------------------------
-    def validate_query(self, sql: str) -> dict[str, Any]:
+    def validate_query(self, sql: str) -> Validation:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         try:
             self.inputs.refresh_if_stale()
@@ -91,7 +100,9 @@ class StatementRunner:
                 con = self.external.connect(connection)
                 try:
                     cur = con.cursor().execute(f"SELECT * FROM ({remote}) lantide_q WHERE 1 = 0")
-                    columns = [{"name": d[0], "type": d[1].__name__} for d in cur.description]
+                    columns: list[Column] = [
+                        {"name": d[0], "type": d[1].__name__} for d in cur.description
+                    ]
                 finally:
                     con.close()
             else:
@@ -105,7 +116,7 @@ class StatementRunner:
                     raise
                 columns = [{"name": r[0], "type": r[1]} for r in rows]
         except LantideError as exc:
-            return {"ok": False, **exc.to_dict()}
+            return {"ok": False, **error_fields(exc)}
         found = statement_hints(parsed, inputs)
         return {
             "ok": True,
@@ -116,7 +127,7 @@ class StatementRunner:
             "warnings": self.inputs.reading_warnings(inputs) + [h["message"] for h in found],
         }
 
-    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
+    def preview_sql(self, sql: str, rows: int) -> PreviewAnswer:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         self.inputs.refresh_if_stale()
@@ -151,7 +162,7 @@ class StatementRunner:
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values). ``purpose_required=False``: the
         analyst's own run (:func:`qem.check_purpose`)."""
@@ -283,7 +294,7 @@ class StatementRunner:
         parsed: ParsedQuery,
         warning_ids: str | Iterable[object] | None,
         again: str = "run the same query again",
-    ) -> dict[str, Any] | None:
+    ) -> LargeRemoteWarning | None:
         """None when the remote result is small enough or its staging was confirmed with
         one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
         remote = self.external.remote_sql(connection, parsed)
@@ -422,7 +433,7 @@ def step_result(
     tab: str | None = None,
     extra_warnings: Iterable[str] = (),
     checks: Iterable[Check] = (),
-) -> dict[str, Any]:
+) -> QueryResult:
     """The ``run_query`` / ``run_sql_tab`` answer with its ledger ``step``."""
     duration_ms = int((time.perf_counter() - started) * 1000)
     coded = [ResultWarning(result_warnings.READING_NOTE, w) for w in extra_warnings]
@@ -437,7 +448,7 @@ def step_result(
     )
     warnings = [w.message for w in coded]  # the step shares this list with the result
     table = plan.table_name if plan.materialize else None
-    step = {
+    step: QueryStep = {
         "step_id": step_id,
         "at": _now_iso(),
         "tool": tool,
@@ -454,7 +465,7 @@ def step_result(
         "checks": list(checks),
         "duration_ms": duration_ms,
     }
-    out = {
+    out: QueryResult = {
         "status": "ok",
         "step_id": step_id,
         "sql": parsed.sql,

@@ -17,7 +17,11 @@ The service is composed of parts, each given what it needs when the service open
 
 The methods below pass each call on to its part, unchanged.
 
-Shapes (keys always present unless marked ``?``):
+Shapes (keys always present unless marked ``?``); the types are
+:class:`~lantide.query.result_types.QueryResult` (with its ``QueryStep``),
+:class:`~lantide.query.remote_consent.LargeRemoteWarning`, ``Validated`` / ``NotValid``,
+and beside the other answers' producers (``SourceRunReport`` in
+:mod:`lantide.query.sourcerun`, ``TableListing`` in :mod:`lantide.query.listing`, ...):
 
 ``run_query`` / ``run_sql_tab``::
 
@@ -43,11 +47,11 @@ Shapes (keys always present unless marked ``?``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import backend
@@ -61,13 +65,17 @@ from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
-    from lantide.query.browse import TableBrowser
+    from lantide.query.browse import RelationInfo, TableBrowser, TableSchema
+    from lantide.query.export import Exported
+    from lantide.query.listing import TableListing
     from lantide.query.pending_connection import PendingConnection
+    from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
+    from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
     from lantide.query.runner import StatementRunner
-    from lantide.query.sourcerun import StatementGate
-    from lantide.query.tab_service import SqlTabs
+    from lantide.query.sourcerun import Progress, SourceRunReport, StatementGate
+    from lantide.query.tab_service import SqlTabs, TabCreated, TabDeleted, TabRenamed, TabRow
     from lantide.workspace.model import Workspace
     from lantide.workspace.settings import QuerySettings
     from lantide.workspace.watcher import FileChange, WorkspaceWatcher
@@ -258,11 +266,11 @@ class QueryService:
             self._watcher = None
 
     # -- statements (lantide.query.runner) ------------------------------------------
-    def validate_query(self, sql: str) -> dict[str, Any]:
+    def validate_query(self, sql: str) -> Validation:
         """Parse and bind without running: ``{"ok": True, ...}`` or the error. Never rows."""
         return self.runner.validate_query(sql)
 
-    def preview_sql(self, sql: str, rows: int) -> dict[str, Any]:
+    def preview_sql(self, sql: str, rows: int) -> PreviewAnswer:
         """The first ``rows`` rows of a read-only statement run again under the QEM's guard:
         nothing materialized, no step (the agent's ``read_step`` with ``rows``)."""
         return self.runner.preview_sql(sql, rows)
@@ -278,7 +286,7 @@ class QueryService:
         allow_complex: bool = False,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         """``max_cell_chars``: the cap of one preview cell (default
         :data:`results.CELL_CHARS`; 0 shows whole values). ``purpose_required=False``: the
         analyst's own run, not asked for a purpose (the agent's runs are)."""
@@ -303,7 +311,7 @@ class QueryService:
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         return self.tabs.run_sql_tab(
             project,
             tab,
@@ -318,11 +326,11 @@ class QueryService:
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: Progress | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
         statement_gate: StatementGate | None = None,
-    ) -> dict[str, Any]:
+    ) -> SourceRunReport:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``);
         ``statement_gate``: called with each tab's SQL before the tab runs (see sourcerun)."""
@@ -343,23 +351,23 @@ class QueryService:
         """The clean name a new tab may take, or the error create_sql_tab would give."""
         return self.tabs.check_new_sql_tab(project, name)
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> TabCreated:
         return self.tabs.create_sql_tab(project, name, sql)
 
-    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> TabRenamed:
         return self.tabs.rename_sql_tab(project, old, new)
 
-    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> TabDeleted:
         return self.tabs.delete_sql_tab(project, name)
 
-    def list_sql_tabs(self, project: ProjectArg) -> list[dict[str, Any]]:
+    def list_sql_tabs(self, project: ProjectArg) -> list[TabRow]:
         return self.tabs.list_sql_tabs(project)
 
-    def lineage(self, project: ProjectArg) -> dict[str, Any]:
+    def lineage(self, project: ProjectArg) -> lin.ProjectLineage:
         return self.tabs.lineage(project)
 
     # -- browsing (lantide.query.browse) --------------------------------------------
-    def show_tables(self) -> dict[str, Any]:
+    def show_tables(self) -> TableListing:
         # the listing alone: the browser's modules (guard, lineage, results) are not needed
         # for it, and the desktop app is usable once it is done (lantide.query.listing)
         from lantide.query.listing import list_tables
@@ -378,7 +386,7 @@ class QueryService:
         ``timeout`` (seconds) ran out first. Call it from a worker, never the UI thread."""
         return self.row_counts.wait(timeout)
 
-    def read_schema(self, table: str) -> dict[str, Any]:
+    def read_schema(self, table: str) -> TableSchema:
         return self.browser.read_schema(table)
 
     def fetch_rows(
@@ -391,13 +399,13 @@ class QueryService:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
         return self.browser.fetch_rows(relation_name, offset, limit, order_by)
 
-    def relation_info(self, relation_name: str) -> dict[str, Any]:
+    def relation_info(self, relation_name: str) -> RelationInfo:
         """Columns and row count of a table, for the grid's header and scroll bar."""
         return self.browser.relation_info(relation_name)
 
     def profile_table(
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
-    ) -> dict[str, Any]:
+    ) -> TableProfile:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
 
     def export_table(
@@ -407,7 +415,7 @@ class QueryService:
         fmt: str | None = None,
         *,
         order_by: Sequence[tuple[str, str]] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Exported:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
 

@@ -40,19 +40,79 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query.catalog import TAB, Catalog
+from lantide.query.errors import QueryErrorDict, error_fields
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from lantide.query.checks.rules import Check
+    from lantide.query.result_types import QueryStep
     from lantide.query.tab_service import SqlTabs
     from lantide.workspace.model import Project
 
-Progress = Callable[[dict[str, Any]], None]
+
+class SourceRunTab(TypedDict):
+    """One tab's entry of a Source Run report; which keys are set depends on ``status``."""
+
+    tab: str
+    status: str  # ran, skipped, failed, not_run ("running" in a progress event)
+    reason: NotRequired[str]  # skipped, not_run
+    row_count: NotRequired[int | None]  # ran; skipped (None when its table was never counted)
+    duration_ms: NotRequired[int]  # ran, failed
+    error: NotRequired[QueryErrorDict]  # failed
+    reason_code: NotRequired[str]  # ran: why it was materialized
+    warnings: NotRequired[list[str]]  # ran
+    checks: NotRequired[list[Check]]  # ran
+    step: NotRequired[QueryStep]  # ran: its ledger step
+
+
+class SourceRunSummary(TypedDict):
+    """What a Source Run came to, without its steps (the ``done`` event)."""
+
+    project: str
+    tab: str  # the target
+    order: list[str]  # the chain, dependencies first
+    tabs: list[SourceRunTab]  # in ``order``
+    ran: int
+    skipped: int
+    failed: int
+    not_run: int
+    ok: bool  # nothing failed, nothing left not run
+    cancelled: bool
+
+
+class SourceRunReport(SourceRunSummary):
+    """``source_run_sql_tab``'s answer."""
+
+    steps: list[QueryStep]  # of the tabs that ran, in ``order``
+    duration_ms: int
+
+
+class StartEvent(TypedDict):
+    event: Literal["start"]
+    project: str
+    tab: str
+    order: list[str]
+
+
+class TabEvent(SourceRunTab):
+    """A tab started (status ``running``) or finished (its entry)."""
+
+    event: Literal["tab"]
+
+
+class DoneEvent(SourceRunSummary):
+    event: Literal["done"]
+    duration_ms: int
+
+
+SourceRunEvent = StartEvent | TabEvent | DoneEvent
+Progress = Callable[[SourceRunEvent], None]
 # Called with a tab's name and the SQL about to run (read from its file just now); raises a
 # LantideError to refuse it: the tab fails with that error and the tabs downstream do not
 # run. The agent's consent to statistical analysis is such a gate (agent.consent).
@@ -69,15 +129,16 @@ CANCELLED = "cancelled"
 CANCELLED_CODE = "QUERY_CANCELLED"
 
 
-def tab_outcome(entry: dict[str, Any]) -> str:
+def tab_outcome(entry: SourceRunTab) -> str:
     """ran, skipped, failed, cancelled or not_run: a tab's entry of a report."""
     status = str(entry.get("status", ""))
-    if status == FAILED and (entry.get("error") or {}).get("error") == CANCELLED_CODE:
+    error = entry.get("error")
+    if status == FAILED and error is not None and error.get("error") == CANCELLED_CODE:
         return CANCELLED
     return status
 
 
-def chain_summary(report: dict[str, Any]) -> str:
+def chain_summary(report: SourceRunSummary) -> str:
     """What the chain came to, in words: "clean_orders ran; customer_quarters was
     cancelled; 1 tab not run"."""
     ran = [e["tab"] for e in report.get("tabs", []) if tab_outcome(e) == RAN]
@@ -117,7 +178,7 @@ def source_run(
     workers: int = 1,
     confirmed: Iterable[str] = (),
     statement_gate: StatementGate | None = None,
-) -> dict[str, Any]:
+) -> SourceRunReport:
     """Run ``target`` of ``project`` and its upstream tabs (see the module docstring);
     ``catalog`` tells which cached tables are up to date."""
     started = time.perf_counter()
@@ -138,18 +199,38 @@ def source_run(
     counts = {
         s: sum(1 for e in entries if e["status"] == s) for s in (RAN, SKIPPED, FAILED, NOT_RUN)
     }
-    report = {
+    ok = counts[FAILED] == 0 and counts[NOT_RUN] == 0
+    duration_ms = int((time.perf_counter() - started) * 1000)
+    report: SourceRunReport = {
         "project": project.dirname,
         "tab": target,
         "order": order,
         "tabs": entries,
-        **counts,
-        "ok": counts[FAILED] == 0 and counts[NOT_RUN] == 0,
+        "ran": counts[RAN],
+        "skipped": counts[SKIPPED],
+        "failed": counts[FAILED],
+        "not_run": counts[NOT_RUN],
+        "ok": ok,
         "cancelled": chain.cancelled,
         "steps": [e["step"] for e in entries if "step" in e],
-        "duration_ms": int((time.perf_counter() - started) * 1000),
+        "duration_ms": duration_ms,
     }
-    chain.emit({"event": "done", **{k: v for k, v in report.items() if k != "steps"}})
+    chain.emit(
+        {  # the report without its steps
+            "event": "done",
+            "project": project.dirname,
+            "tab": target,
+            "order": order,
+            "tabs": entries,
+            "ran": counts[RAN],
+            "skipped": counts[SKIPPED],
+            "failed": counts[FAILED],
+            "not_run": counts[NOT_RUN],
+            "ok": ok,
+            "cancelled": chain.cancelled,
+            "duration_ms": duration_ms,
+        }
+    )
     return report
 
 
@@ -172,12 +253,12 @@ class _Chain:
         self.purpose, self.confirmed = purpose, confirmed
         self._progress = progress or (lambda event: None)
         self._lock = threading.Lock()
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, SourceRunTab] = {}
         self.cancelled = False
         self._fingerprints: dict[str, str | None] = {}
         self.gate: StatementGate | None = None
 
-    def emit(self, event: dict[str, Any]) -> None:
+    def emit(self, event: SourceRunEvent) -> None:
         with self._lock:  # one event at a time, whichever thread finished its tab
             self._progress(event)
 
@@ -186,14 +267,14 @@ class _Chain:
             u in self.results for u in self.lineages[name].upstream_tabs if u in self.lineages
         )
 
-    def decide(self, name: str) -> dict[str, Any] | None:
+    def decide(self, name: str) -> SourceRunTab | None:
         """The entry of a tab that does not run (blocked, cancelled, up to date), or None.
         Called once its upstream tabs are done, so their fingerprints are committed."""
         lineage = self.lineages[name]
         blocked = [
             u
             for u in lineage.upstream_tabs
-            if self.results.get(u, {}).get("status") in (FAILED, NOT_RUN)
+            if u in self.results and self.results[u]["status"] in (FAILED, NOT_RUN)
         ]
         if self.cancelled or blocked:
             return {
@@ -224,7 +305,7 @@ class _Chain:
         self._fingerprints[name] = fingerprint
         return None
 
-    def execute(self, name: str) -> dict[str, Any]:
+    def execute(self, name: str) -> SourceRunTab:
         """Materialize the tab (on the calling thread and its DuckDB cursor)."""
         self.emit({"event": "tab", "tab": name, "status": "running"})
         t0 = time.perf_counter()
@@ -254,9 +335,11 @@ class _Chain:
             return {
                 "tab": name,
                 "status": FAILED,
-                "error": exc.to_dict(),
+                "error": error_fields(exc),
                 "duration_ms": int((time.perf_counter() - t0) * 1000),
             }
+        # a large remote result raised LargeRemoteResult above: a Source Run never asks
+        assert result["status"] == "ok"
         return {
             "tab": name,
             "status": RAN,
@@ -268,8 +351,8 @@ class _Chain:
             "step": result["step"],
         }
 
-    def finish(self, name: str, entry: dict[str, Any]) -> None:
-        if entry.get("error", {}).get("error") == CANCELLED_CODE:
+    def finish(self, name: str, entry: SourceRunTab) -> None:
+        if "error" in entry and entry["error"].get("error") == CANCELLED_CODE:
             self.cancelled = True
         self.results[name] = entry
         self.emit({"event": "tab", **entry})
@@ -284,14 +367,14 @@ def _run_side_by_side(chain: _Chain, order: list[str], workers: int) -> None:
 
     scopes = active_scopes()
 
-    def execute(name: str) -> dict[str, Any]:
+    def execute(name: str) -> SourceRunTab:
         with contextlib.ExitStack() as stack:
             for scope in scopes:
                 stack.enter_context(scope)
             return chain.execute(name)
 
     pool = None
-    running: dict[Future[dict[str, Any]], str] = {}  # future -> tab
+    running: dict[Future[SourceRunTab], str] = {}  # future -> tab
     try:
         while len(chain.results) < len(order):
             for name in order:

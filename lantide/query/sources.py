@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from lantide.query import lost_records, text_encodings
 from lantide.query.catalog import Catalog, SourceRow
@@ -47,6 +47,7 @@ from lantide.query.csv_dialect import (
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
 from lantide.query.file_rules import (
+    ReadingRule,
     chosen_encodings,
     encoding_of,
     header_row_of,
@@ -89,6 +90,19 @@ READER_VERSION = 2
 _RESERVED_SCHEMAS = {"main", "temp", "system", "information_schema", "pg_catalog", INTERNAL_SCHEMA}
 
 
+class DataTableDict(TypedDict):
+    """A data file's (or sheet's) table as the listing shows it."""
+
+    name: str
+    schema: str | None  # the workbook, for a sheet
+    qualified_name: str
+    kind: Literal["data_file", "excel_sheet"]
+    format: str
+    source: str  # the file, relative to the workspace
+    error: NotRequired[str]  # it failed to register
+    notes: NotRequired[list[str]]  # what its reader read differently
+
+
 @dataclass(frozen=True)
 class DataTable:
     """One registered table of a data file (a sheet of a workbook has ``schema``)."""
@@ -104,12 +118,12 @@ class DataTable:
     def qualified_name(self) -> str:
         return qualified(self.schema, self.name)
 
-    def to_dict(self, root: Path) -> dict[str, Any]:
+    def to_dict(self, root: Path) -> DataTableDict:
         try:
             rel = self.path.relative_to(root).as_posix()
         except ValueError:
             rel = str(self.path)
-        out: dict[str, Any] = {
+        out: DataTableDict = {
             "name": self.name,
             "schema": self.schema,
             "qualified_name": self.qualified_name,
@@ -210,7 +224,8 @@ class DataSources(LazySheets):
             tuple[str, int, int], int
         ] = {}  # (path, size, mtime) -> declared inflated size
         self._retry_failed = True  # files that failed are tried again once per open
-        self._rules: dict[str, dict[str, Any]] = {}  # the analyst's reading rules (file_rules)
+        # the analyst's reading rules as the file holds them (file_rules)
+        self._rules: dict[str, dict[str, object]] = {}
         self._rules_stamp: tuple[int, int] | None = None
         self.on_registered: Callable[[str], None] = lambda path_text: None  # e.g. forget the
         # file's row count
@@ -419,14 +434,18 @@ class DataSources(LazySheets):
             self._rules = {}
         text_encodings.set_chosen(chosen_encodings(self.root, self._rules), self.data_dir)
 
-    def _rule_of(self, path: Path) -> dict[str, Any] | None:
+    def _rule_of(self, path: Path) -> ReadingRule | None:
         try:
             rel = path.relative_to(self.root).as_posix()
         except ValueError:
             return None
         rule = self._rules.get(rel)
-        known = {"header_row": header_row_of(rule), "encoding": encoding_of(rule)}
-        return {k: v for k, v in known.items() if v is not None} or None
+        checked: ReadingRule = {}
+        if (header_row := header_row_of(rule)) is not None:
+            checked["header_row"] = header_row
+        if (encoding := encoding_of(rule)) is not None:
+            checked["encoding"] = encoding
+        return checked or None
 
     def _options_text(self, path: Path) -> str:
         """What a registration is stored with and compared by: the analyst's rule and the

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
@@ -30,7 +29,7 @@ from lantide.query import qem, remote_tabs, result_warnings
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
-from lantide.query.errors import LargeRemoteResult, QueryError
+from lantide.query.errors import LargeRemoteResult, QueryError, QueryErrorDict, error_fields
 from lantide.query.names import quote_ident, same_name
 from lantide.query.projects import ProjectArg, required_project
 from lantide.query.remote_consent import warning_ids
@@ -41,11 +40,50 @@ from lantide.query.sources import DataSources, DataTable
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor
-    from lantide.query.sourcerun import StatementGate
+    from lantide.query.result_types import RunAnswer
+    from lantide.query.sourcerun import Progress, SourceRunReport, StatementGate
     from lantide.workspace.model import Project, Workspace
     from lantide.workspace.settings import QuerySettings
 
 Graph = dict[str, list[str]]
+
+
+class TabRow(TypedDict):
+    """A tab as ``list_sql_tabs`` lists it."""
+
+    tab: str
+    path: str
+    cached_table: str | None  # the tab's name once it ran
+    row_count: int | None
+    last_run_at: str | None  # ISO 8601
+    state: Literal["up_to_date", "stale", "never_run"]
+    error: QueryErrorDict | None  # the tab's file cannot be read or parsed
+
+
+class TabCreated(TypedDict):
+    project: str
+    tab: str
+    path: str
+    lineage: lin.TabLineageDict
+
+
+class TabRenamed(TypedDict):
+    project: str
+    old: str
+    new: str
+    path: str
+    cached_table_renamed: bool
+    dependents: list[str]  # tabs that still read the old name (not edited)
+    hint: NotRequired[str]  # when there are dependents
+
+
+class TabDeleted(TypedDict):
+    project: str
+    deleted: str
+    trash_path: str
+    cached_table_dropped: bool
+    dependents: list[str]
+    hint: NotRequired[str]
 
 
 class SqlTabs:
@@ -79,7 +117,7 @@ class SqlTabs:
         large_remote_warning_id: str | None = None,
         max_cell_chars: int | None = None,
         purpose_required: bool = True,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, tab)
         self.inputs.refresh_if_stale()
@@ -92,7 +130,7 @@ class SqlTabs:
             large_remote_warning_id=large_remote_warning_id,
             cell_chars=max_cell_chars,
         )
-        if result.get("status") == "ok" and qem.runs_without_purpose(project_obj.status, purpose):
+        if result["status"] == "ok" and qem.runs_without_purpose(project_obj.status, purpose):
             result_warnings.add(result, result_warnings.no_purpose(qem.PURPOSE_MAX_CHARS))
         return result
 
@@ -106,14 +144,14 @@ class SqlTabs:
         try:
             sql = tab_files.read_tab(project, name, names)
         except LantideError as exc:
-            return lin.TabLineage(tab=name, sql="", sql_hash="", error=exc.to_dict())
+            return lin.TabLineage(tab=name, sql="", sql_hash="", error=error_fields(exc))
         connection = remote_tabs.tab_connection(sql)
         if connection is not None:
             try:
                 config = self.runner.external.config(connection)
             except LantideError as exc:  # no such connection: this tab's problem only
                 return lin.TabLineage(
-                    tab=name, sql=sql, sql_hash=lin.sql_hash(sql), error=exc.to_dict()
+                    tab=name, sql=sql, sql_hash=lin.sql_hash(sql), error=error_fields(exc)
                 )
             return remote_tabs.analyse_remote_tab(name, sql, config.name, config.dialect)
         return lin.analyse_tab(
@@ -183,7 +221,7 @@ class SqlTabs:
         preview_rows: int | None = None,
         cell_chars: int | None = None,
         purpose_required: bool = False,
-    ) -> dict[str, Any]:
+    ) -> RunAnswer:
         """Materialize one tab (its answer, or a large remote result's ``warning_required``).
         ``fingerprint``: already computed for ``lineage`` now (Source Run);
         ``preview_rows``: overrides the setting, 0 reads no rows; ``purpose_required``:
@@ -279,11 +317,11 @@ class SqlTabs:
         project: ProjectArg,
         tab: str,
         purpose: str | None = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: Progress | None = None,
         *,
         large_remote_warning_id: str | list[str] | None = None,
         statement_gate: StatementGate | None = None,
-    ) -> dict[str, Any]:
+    ) -> SourceRunReport:
         """``large_remote_warning_id``: one id or a list, confirming the staging of large
         remote results the chain's tabs answered with before (``LARGE_REMOTE_RESULT``)."""
         from lantide.query.sourcerun import default_workers, source_run
@@ -315,7 +353,7 @@ class SqlTabs:
         self.runner.check_result_name(name, tab_of=(project_obj.dirname, name))
         return name
 
-    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> dict[str, Any]:
+    def create_sql_tab(self, project: ProjectArg, name: str, sql: str) -> TabCreated:
         project_obj = required_project(self.workspace, project)
         name = tab_files.validate_tab_name(name)
         self.check_tab_sql(sql)  # a tab is one read-only statement from the start
@@ -339,7 +377,7 @@ class SqlTabs:
         config = self.runner.external.config(connection)
         remote_tabs.check_remote(sql, config.name, config.dialect)
 
-    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
+    def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> TabRenamed:
         project_obj = required_project(self.workspace, project)
         old = tab_files.find_tab(project_obj, old)
         new = tab_files.validate_tab_name(new)
@@ -363,7 +401,7 @@ class SqlTabs:
             self.engine.run(work)
             self.catalog.invalidate()
             renamed = True
-        out = {
+        out: TabRenamed = {
             "project": project_obj.dirname,
             "old": old,
             "new": new,
@@ -378,7 +416,7 @@ class SqlTabs:
             )
         return out
 
-    def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
+    def delete_sql_tab(self, project: ProjectArg, name: str) -> TabDeleted:
         project_obj = required_project(self.workspace, project)
         name = tab_files.find_tab(project_obj, name)
         graph = self.graph(project_obj)[0]
@@ -395,7 +433,7 @@ class SqlTabs:
             self.engine.run(work)
             self.catalog.invalidate()
             dropped = True
-        out = {
+        out: TabDeleted = {
             "project": project_obj.dirname,
             "deleted": name,
             "trash_path": str(trash),
@@ -408,10 +446,10 @@ class SqlTabs:
             )
         return out
 
-    def list_sql_tabs(self, project: ProjectArg) -> list[dict[str, Any]]:
+    def list_sql_tabs(self, project: ProjectArg) -> list[TabRow]:
         project_obj = required_project(self.workspace, project)
         tabs = tab_files.tab_names(project_obj)
-        out = []
+        out: list[TabRow] = []
         for name in tabs:
             lineage = self.tab_lineage(project_obj, name, tabs)
             cached = self.catalog.cached(name)
@@ -425,7 +463,7 @@ class SqlTabs:
                 else None
             )
             fingerprint = None if lineage.error else self.tab_fingerprint(lineage)
-            state = (
+            state: Literal["up_to_date", "stale", "never_run"] = (
                 "never_run"
                 if mine is None
                 else "up_to_date"
@@ -453,7 +491,7 @@ class SqlTabs:
         lineages = {t: self.tab_lineage(project, t, tabs) for t in tabs}
         return {t: tab.upstream_tabs for t, tab in lineages.items()}, lineages
 
-    def lineage(self, project: ProjectArg) -> dict[str, Any]:
+    def lineage(self, project: ProjectArg) -> lin.ProjectLineage:
         project_obj = required_project(self.workspace, project)
         self.inputs.refresh_if_stale()
         graph, lineages = self.graph(project_obj)

@@ -26,6 +26,7 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -74,7 +75,7 @@ class ReleaseFeed:
         return parse_version(self.version, self.source)
 
 
-def canonical_bytes(payload: dict[str, Any]) -> bytes:
+def canonical_bytes(payload: Mapping[str, object]) -> bytes:
     """The bytes the signature covers: ``payload`` (without ``"signature"``), canonical."""
     body = {k: v for k, v in payload.items() if k != "signature"}
     return json.dumps(
@@ -141,9 +142,11 @@ def _verify(sig: bytes, message: bytes, keys: list[Ed25519PublicKey]) -> bool:
     return False
 
 
-def _load_json(raw: bytes, source: str) -> dict[str, Any]:
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
+def _load_json(raw: bytes, source: str) -> dict[str, object]:
+    """The feed's JSON object, its shape not checked yet (nor its signature)."""
+
+    def no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        seen: dict[str, object] = {}
         for k, v in pairs:
             if k in seen:
                 raise ValueError(f"the key {k!r} appears twice in one object")
@@ -183,7 +186,7 @@ def format_time(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _not_after(data: dict[str, Any], source: str, now: datetime) -> datetime:
+def _not_after(data: dict[str, object], source: str, now: datetime) -> datetime:
     raw = data.get("not_after")
     if raw is None:
         raise malformed(
@@ -218,7 +221,7 @@ def _not_after(data: dict[str, Any], source: str, now: datetime) -> datetime:
     return when.astimezone(UTC)
 
 
-def _read_verified(data: dict[str, Any], source: str, now: datetime) -> ReleaseFeed:
+def _read_verified(data: dict[str, object], source: str, now: datetime) -> ReleaseFeed:
     if data.get("format") != FEED_FORMAT:
         raise malformed(
             source,

@@ -20,9 +20,10 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.update.errors import UpdateError
 from lantide.update.feed import MAX_VALID_DAYS, canonical_bytes, format_time
@@ -35,13 +36,21 @@ if TYPE_CHECKING:
 DEFAULT_VALID_DAYS = 30
 
 
+class FeedAsset(TypedDict):
+    """One asset of the feed (``assets.KEY``), as :func:`describe_asset` writes it."""
+
+    url: str
+    sha256: str  # lowercase hex
+    size: int  # bytes
+
+
 def sign_feed(
-    payload: dict[str, Any],
+    payload: Mapping[str, object],
     private_key: Ed25519PrivateKey,
     *,
     valid_days: int = DEFAULT_VALID_DAYS,
     not_after: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``payload`` with its ``"not_after"`` (now + ``valid_days``, or ``not_after`` as
     given) and its ``"signature"`` (base64 Ed25519 over its canonical bytes)."""
     if not 1 <= valid_days <= MAX_VALID_DAYS:
@@ -56,7 +65,7 @@ def sign_feed(
     return {**body, "signature": base64.b64encode(signature).decode("ascii")}
 
 
-def describe_asset(path: Path, url: str) -> dict[str, Any]:
+def describe_asset(path: Path, url: str) -> FeedAsset:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):

@@ -33,3 +33,20 @@ def test_chart_command_draws_good_charts_and_names_broken_ones(run_cli, sample_w
     assert report["ok"] is True and [c["chart"] for c in report["charts"]] == [
         "projects/q3-churn/charts/good.vl.json"
     ]
+
+
+def test_chart_json_entries_have_their_declared_shapes(run_cli, sample_workspace, tmp_path):
+    from lantide.cli.chart_commands import ChartDrawn, ChartFailed
+    from tests.query.shape_check import assert_shape
+
+    charts_dir = sample_workspace / "projects/q3-churn/charts"
+    charts_dir.mkdir()
+    good = {"data": {"table": "products"}, "mark": "bar", "encoding": {"y": {"aggregate": "count"}}}
+    (charts_dir / "good.vl.json").write_text(json.dumps(good))
+    (charts_dir / "broken.vl.json").write_text('{"data": {"table": "products"},,}')
+    out = run_cli("chart", sample_workspace, "q3-churn", "--json", "--svg", tmp_path / "svg")
+    assert out.returncode == 1
+    entries = {c["chart"].rsplit("/", 1)[-1]: c for c in json.loads(out.stdout)["charts"]}
+    assert entries["good.vl.json"]["ok"] and not entries["broken.vl.json"]["ok"]
+    assert_shape(entries["good.vl.json"], ChartDrawn)
+    assert_shape(entries["broken.vl.json"], ChartFailed)

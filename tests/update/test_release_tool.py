@@ -83,3 +83,20 @@ def test_sign_with_a_key_that_is_not_ed25519_is_refused_clearly(tmp_path):
     assert "Traceback" not in signed.stderr
     assert str(private) in signed.stderr and "Ed25519" in signed.stderr
     assert feed.read_bytes() == before
+
+
+def test_an_asset_entry_is_a_feed_asset(tmp_path):
+    import hashlib
+
+    from lantide.update.release_tool import FeedAsset, describe_asset
+    from tests.query.shape_check import assert_shape
+
+    build = tmp_path / "lantide.tar.gz"
+    build.write_bytes(b"a build")
+    entry = describe_asset(build, "https://example.invalid/lantide.tar.gz")
+    assert entry == {
+        "url": "https://example.invalid/lantide.tar.gz",
+        "sha256": hashlib.sha256(b"a build").hexdigest(),
+        "size": 7,
+    }
+    assert_shape(entry, FeedAsset)

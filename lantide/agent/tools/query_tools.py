@@ -8,7 +8,7 @@ needs (the full result stays in DuckDB and, when materialized, in its cached tab
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, TypeVar
 
@@ -49,7 +49,7 @@ QUIET_WHEN_EMPTY = (
 T = TypeVar("T")  # what a guarded query-layer call returns
 
 
-def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, Any]:
+def shape_preview(result: Mapping[str, Any], max_rows: int) -> dict[str, Any]:
     """The result for the model: at most ``max_rows`` rows (the preview rows setting, the
     number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
     was left out stated."""
@@ -109,7 +109,7 @@ def advised(checks: Any) -> list[dict[str, Any]]:
 def record_step(
     ctx: ToolContext,
     tool: str,
-    result: dict[str, Any],
+    result: Mapping[str, Any],
     project: str | None,
     purpose: str | None = None,
     result_label: str | None = None,
@@ -170,7 +170,7 @@ def _project_dir(ctx: ToolContext, name: str | None) -> str | None:
 def _model_result(
     ctx: ToolContext,
     tool: str,
-    result: dict[str, Any],
+    result: Mapping[str, Any],
     project: str | None,
     purpose: str | None = None,
     label: str | None = None,
@@ -196,7 +196,7 @@ def _model_result(
     return out
 
 
-def _matches(table: dict[str, Any], pattern: str) -> bool:
+def _matches(table: Mapping[str, Any], pattern: str) -> bool:
     from fnmatch import fnmatchcase
 
     names = [str(table.get(k) or "") for k in ("name", "qualified_name", "schema")]
@@ -206,7 +206,7 @@ def _matches(table: dict[str, Any], pattern: str) -> bool:
     return any(pattern in n for n in names)
 
 
-def _brief(table: dict[str, Any]) -> dict[str, Any]:
+def _brief(table: Mapping[str, Any]) -> dict[str, Any]:
     """A listing entry without the empty fields and without a qualified name that only
     quotes the name (they cost tokens and say nothing)."""
     out = {k: v for k, v in table.items() if not _empty(v)}
@@ -278,7 +278,7 @@ def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     columns = []
     for col in profile["columns"]:
         entry = {k: v for k, v in col.items() if k != "histogram"}
-        hist = col.get("histogram") or {}
+        hist = col["histogram"]
         if hist.get("kind") == "top_values":
             entry["top_values"] = [[v["value"], v["count"]] for v in hist["values"]]
             entry["other_count"] = hist["other_count"]
@@ -289,7 +289,7 @@ def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def validate_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
+    return dict(_run_guarded(ctx, lambda q: q.validate_query(args["sql"])))
 
 
 def run_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -351,7 +351,7 @@ def run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
-def _with_table_rows(ctx: ToolContext, entry: dict[str, Any]) -> dict[str, Any]:
+def _with_table_rows(ctx: ToolContext, entry: Mapping[str, Any]) -> Mapping[str, Any]:
     """A Source Run reads no preview rows; the values its ledger step keeps (what a Report
     number is checked against) come from the first rows of the tab's cached table."""
     from lantide.query.results import json_rows
@@ -422,7 +422,7 @@ def create_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     project = ctx.project(args.get("project")).dirname
     result = ctx.services.query().create_sql_tab(project, args["name"], args["sql"])
     ctx.emit(DocumentChanged(sql_tab_relpath(project, result["tab"]), project))
-    return result
+    return dict(result)
 
 
 def read_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -325,7 +325,7 @@ class ToolRegistry:
         except LantideError as exc:
             if ctx.cancel.cancelled:
                 raise TurnCancelled() from None
-            return done(False, exc.to_dict(), args)
+            return done(False, dict(exc.to_dict()), args)
         except Exception as exc:  # a bug in a handler must not end the analyst's turn
             if ctx.cancel.cancelled:
                 raise TurnCancelled() from None

@@ -78,9 +78,12 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], offset: int, rows: int) ->
             f"Page within its first {MAX_RERUN_ROWS:,} rows, aggregate with SQL, or run it "
             "again with result_label (a cached table pages at any offset).",
         )
-    out = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], offset + rows))
-    out["rows"] = list(out.get("rows") or [])[offset:]
-    out["from"] = "the step's SQL, run again now (the data may have changed since)"
+    preview = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], offset + rows))
+    out = {
+        **preview,
+        "rows": preview["rows"][offset:],
+        "from": "the step's SQL, run again now (the data may have changed since)",
+    }
     recorded, now = step.get("row_count"), out.get("row_count")
     if isinstance(recorded, int) and isinstance(now, int):
         drift = row_count_drift(recorded, now, drift_factor(ctx.settings.query))

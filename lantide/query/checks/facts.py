@@ -23,7 +23,7 @@ import json
 import logging
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, SupportsFloat
+from typing import TYPE_CHECKING, SupportsFloat, TypedDict
 
 from lantide.query.catalog import now_utc
 from lantide.query.engine import transaction
@@ -85,13 +85,25 @@ class Relation:
     prefix: str = ""  # a WITH clause the SQL needs (derived tables reading CTEs)
 
 
+class Fact(TypedDict, total=False):
+    """A remembered fact (stored as JSON): a key's ``keys:...`` (non_null, distinct,
+    max_repeat), an expression's ``total:...`` (sum, min) or a step's row_count."""
+
+    non_null: int
+    distinct: int
+    max_repeat: int | None
+    sum: float | None
+    min: float | None
+    row_count: int
+
+
 class RelationFacts:
     """The facts cache of one cache database (shared by the services of a workspace)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._lock = threading.Lock()
-        self._memory: dict[FactKey, tuple[str, dict[str, Any]]] | None = None
+        self._memory: dict[FactKey, tuple[str, Fact]] | None = None
         self._columns: dict[tuple[str, str], dict[str, str]] = {}
         self._pending: dict[FactKey, list[object]] = {}  # facts measured, not yet written
         # statement analyses, newest last (a small LRU)
@@ -101,11 +113,11 @@ class RelationFacts:
         except Exception as exc:  # a read-only or damaged database: keep facts in memory
             log.warning("check facts are not persisted: %s", exc)
 
-    def _loaded(self) -> dict[FactKey, tuple[str, dict[str, Any]]]:
+    def _loaded(self) -> dict[FactKey, tuple[str, Fact]]:
         with self._lock:
             if self._memory is not None:
                 return self._memory
-        memory: dict[FactKey, tuple[str, dict[str, Any]]] = {}
+        memory: dict[FactKey, tuple[str, Fact]] = {}
         try:
             for subject, fact, version, value in self.engine.execute(
                 f"SELECT subject, fact, version, value FROM {_TABLE}"
@@ -121,11 +133,11 @@ class RelationFacts:
                 self._memory = memory
             return self._memory
 
-    def _get(self, rel: Relation, fact: str) -> dict[str, Any] | None:
+    def _get(self, rel: Relation, fact: str) -> Fact | None:
         found = self._loaded().get((rel.subject, fact))
         return found[1] if found is not None and found[0] == rel.version else None
 
-    def _put(self, cur: Cursor, rel: Relation, fact: str, value: dict[str, Any]) -> None:
+    def _put(self, cur: Cursor, rel: Relation, fact: str, value: Fact) -> None:
         """Remember a fact now; it is written with :meth:`flush` (one commit per result)."""
         memory = self._loaded()  # self._memory itself
         with self._lock:

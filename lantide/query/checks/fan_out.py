@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.query.checks.facts import KeyFacts, Relation
 
@@ -39,6 +39,18 @@ if TYPE_CHECKING:
 
 # A join that repeats a side's rows: (the edge, the alias across it, that side's key facts).
 RepeatingJoin = tuple["Edge", str, KeyFacts]
+
+
+class FanOutJoin(TypedDict):
+    """One join of a JOIN_FAN_OUT check's evidence: the side that repeats rows, by its key."""
+
+    join: str  # "a JOIN b ON ..."
+    by: str
+    by_name: str
+    key: list[str]
+    key_rows: int
+    distinct_keys: int
+    max_repeat: int
 
 
 @dataclass
@@ -212,7 +224,7 @@ class FanOutAnalysis:
         return checks
 
     def _fan_out_check(self, js: JoinScope, rep: Repetition, aggregates: list[str]) -> Check:
-        joins: list[dict[str, Any]] = []
+        joins: list[FanOutJoin] = []
         bound = 1
         for edge, far, facts in rep.joins:
             far_keys = edge.keys_of(far)

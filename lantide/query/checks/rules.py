@@ -8,7 +8,7 @@ or ``info``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.query.checks.statement import tokens
 
@@ -24,7 +24,7 @@ class Check(TypedDict):
     code: str
     severity: str  # error / warning / info
     message: str
-    evidence: dict[str, Any]
+    evidence: dict[str, object]  # what the check saw, as JSON; its keys depend on the code
 
 
 # Column names that promise a percentage, or a share/rate in [0, 1] (or in percent).
@@ -125,7 +125,7 @@ def division_by_zero(facts: ResultFacts, divisions: list[Division]) -> list[Chec
             continue
         col = facts.columns[div.column]
         bad = (facts.rows_seen - col.non_null) + col.nonfinite
-        evidence: dict[str, Any] = {
+        evidence: dict[str, object] = {
             "column": col.name,
             "division": div.text,
             "divisor": div.divisor,
@@ -174,7 +174,7 @@ def implausible_ratios(facts: ResultFacts, fractions: set[int] | None = None) ->
         bound = ratio_bound(col.name)
         if bound is None or col.minimum is None or col.maximum is None:
             continue
-        evidence: dict[str, Any] = {
+        evidence: dict[str, object] = {
             "column": col.name,
             "min": col.minimum,
             "max": col.maximum,

@@ -11,6 +11,7 @@ shows and asks.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -30,6 +31,9 @@ from lantide.ui.icons import icon
 from lantide.ui.settings.connection_fields import ConnectionFieldsWidget
 from lantide.ui.theme import colors
 
+if TYPE_CHECKING:
+    from lantide.query.connections import ConnectionEntry, ConnectionTest
+
 
 def _read(context, workspace) -> dict:
     from lantide.query.connections import list_connections, odbc_drivers
@@ -37,7 +41,7 @@ def _read(context, workspace) -> dict:
     return {"connections": list_connections(workspace), "drivers": odbc_drivers()}
 
 
-def _save(context, workspace, original: str | None, values: dict) -> dict:
+def _save(context, workspace, original: str | None, values: dict) -> ConnectionEntry:
     from lantide.query.connections import add_connection, edit_connection
 
     args = (values["name"], values["connection_string"])
@@ -57,7 +61,7 @@ def _remove(context, workspace, name: str) -> dict:
     return remove_connection(workspace, name)
 
 
-def _test(context, workspace, name: str) -> dict:
+def _test(context, workspace, name: str) -> ConnectionTest:
     from lantide.query.connections import test_connection
 
     return test_connection(workspace, name)

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.errors import LantideError
+
+if TYPE_CHECKING:
+    from lantide.query.history import HistoryEntry
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +82,7 @@ def submit_query(
 # -- query history (written by the query layer: lantide.query.history) ------------------
 
 
-def record_history(services, entry: dict) -> None:
+def record_history(services, entry: HistoryEntry) -> None:
     """Show the entry now (``sig_query_ran``) and append it to the history file in a worker."""
     from lantide.query.history import append_entry
 

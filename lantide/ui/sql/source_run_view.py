@@ -7,6 +7,9 @@ It shows the ``progress`` events of ``QueryService.source_run_sql_tab`` (``start
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
@@ -14,6 +17,9 @@ from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
 from lantide.query.sourcerun import CANCELLED, CANCELLED_CODE, chain_summary, tab_outcome
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
+
+if TYPE_CHECKING:
+    from lantide.query.sourcerun import SourceRunEvent, SourceRunReport, SourceRunSummary
 
 STATUS_TEXT = {
     "running": "running…",
@@ -62,12 +68,11 @@ class SourceRunView(QWidget):
         self.statuses.clear()
         self.headline.setText(f"Source Run of {tab}: reading the lineage…")
 
-    def on_progress(self, event) -> None:
+    def on_progress(self, event: SourceRunEvent) -> None:
         """One progress event of the Source Run (delivered on the UI thread)."""
         if not isinstance(event, dict):
             return
-        kind = event.get("event")
-        if kind == "start":
+        if event["event"] == "start":
             order = event.get("order") or []
             self.headline.setText(
                 f"Source Run of {event.get('tab')}: {len(order)} tab"
@@ -75,12 +80,12 @@ class SourceRunView(QWidget):
             )
             for name in order:
                 self._set(name, "waiting")
-        elif kind == "tab":
+        elif event["event"] == "tab":
             self._set(event["tab"], tab_outcome(event), event)
-        elif kind == "done":
+        elif event["event"] == "done":
             self._headline_from(event)
 
-    def finish(self, report: dict) -> None:
+    def finish(self, report: SourceRunReport) -> None:
         for entry in report.get("tabs", []):
             self._set(entry["tab"], tab_outcome(entry), entry)
         self._headline_from(report)
@@ -95,7 +100,7 @@ class SourceRunView(QWidget):
             if status in ("waiting", "running"):
                 self._set(name, "not_run", {"reason": "stopped"})
 
-    def _headline_from(self, report: dict) -> None:
+    def _headline_from(self, report: SourceRunSummary) -> None:
         if report.get("cancelled"):
             self.headline.setText(
                 f"Source Run of {report.get('tab')} cancelled by you. "
@@ -111,7 +116,7 @@ class SourceRunView(QWidget):
         timing = f" in {ms:,} ms" if isinstance(ms, int) else ""
         self.headline.setText(f"Source Run of {report.get('tab')}: {', '.join(parts)}{timing}.")
 
-    def _set(self, tab: str, status: str, entry: dict | None = None) -> None:
+    def _set(self, tab: str, status: str, entry: Mapping | None = None) -> None:
         entry = entry or {}
         item = self._items.get(tab)
         if item is None:

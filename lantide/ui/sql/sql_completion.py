@@ -14,13 +14,14 @@ and keywords.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
+    from lantide.query.browse import TableSchema
     from lantide.ui.services import AppServices
 
 from lantide.workspace.watcher import DATA
@@ -372,7 +373,7 @@ class SchemaCatalog(QObject):
         self.sig_catalog_changed.emit()
 
 
-def table_names(show_tables_result: dict) -> list[str]:
+def table_names(show_tables_result: Mapping) -> list[str]:
     """Table names from ``show_tables()``: ``name`` or ``schema.name`` for two-part ones."""
     names: list[str] = []
     for entry in show_tables_result.get("tables", []):
@@ -386,7 +387,7 @@ def table_names(show_tables_result: dict) -> list[str]:
     return sorted(dict.fromkeys(names), key=str.lower)
 
 
-def column_names(read_schema_result: dict) -> list[str]:
+def column_names(read_schema_result: TableSchema) -> list[str]:
     return [
         c["name"] if isinstance(c, dict) else str(c) for c in read_schema_result.get("columns", [])
     ]

@@ -8,9 +8,13 @@ shows rows at once with the same value types as the pages fetched later.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lantide.query import result_warnings
 from lantide.ui.sql.result_panel import first_block
+
+if TYPE_CHECKING:
+    from lantide.query.result_types import QueryResult
 
 RUN_TAB, RUN_SELECTION, SOURCE_RUN = "tab", "selection", "source"
 HISTORY_SOURCE = {RUN_TAB: "sql_tab", RUN_SELECTION: "selection", SOURCE_RUN: "source_run"}
@@ -60,7 +64,7 @@ def source_run(
 PREVIEW_ONLY = frozenset({result_warnings.PREVIEW_CUT, result_warnings.PREVIEW_CELLS_CUT})
 
 
-def hints_notice(result: dict, *, paged: bool) -> tuple[str, str | None, str | None] | None:
+def hints_notice(result: QueryResult, *, paged: bool) -> tuple[str, str | None, str | None] | None:
     """(title, detail, code) of the QEM's hints and warnings on a result, or None.
     ``paged``: the grid pages the whole result, so the preview's warnings do not apply.
     Warnings are told apart by their codes (never their wording)."""

@@ -17,6 +17,8 @@ result, its quick chart and the tab's lineage.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -51,6 +53,10 @@ from lantide.ui.sql.sql_tab_file import SqlTabFile, tab_file_path
 from lantide.ui.theme import colors
 from lantide.workspace.watcher import DATA, SQL_TAB
 
+if TYPE_CHECKING:
+    from lantide.query.result_types import QueryResult
+    from lantide.query.sourcerun import SourceRunReport
+
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
 PURPOSE_PLACEHOLDER = "why this step, for the ledger"
 
@@ -73,7 +79,7 @@ class SqlTabWidget(QWidget):
         self._lineage_worker = None
         self._run_started = 0.0
         self._run_kind = ""
-        self.last_result: dict | None = None
+        self.last_result: Mapping | None = None
 
         self.editor = SqlEditor(schema_catalog(services), self)
         self.editor.setReadOnly(True)
@@ -497,7 +503,7 @@ class SqlTabWidget(QWidget):
         self.sig_run_finished.emit(self.last_result)
 
     def _source_run_finished(
-        self, report: dict, result: dict | None, rows, *, duration: int
+        self, report: SourceRunReport, result: dict | None, rows, *, duration: int
     ) -> None:
         from lantide.query.sourcerun import CANCELLED, chain_summary, tab_outcome
 
@@ -558,8 +564,8 @@ class SqlTabWidget(QWidget):
         )
         self.last_result = report
 
-    def _run_finished(self, result: dict, rows, *, duration: int) -> None:
-        self.result.show_query_result(result, rows)
+    def _run_finished(self, result: QueryResult, rows, *, duration: int) -> None:
+        self.result.show_query_result(dict(result), rows)
         self.bottom.setCurrentWidget(self.result)
         notice = sql_runs.hints_notice(result, paged=self.result.relation is not None)
         if notice:
@@ -620,7 +626,7 @@ class SqlTabWidget(QWidget):
         )
         self.sig_run_finished.emit(exc)
 
-    def _large_remote_in_chain(self, report: dict, errors: list[dict]) -> None:
+    def _large_remote_in_chain(self, report: SourceRunReport, errors: Sequence[Mapping]) -> None:
         """Tabs of the chain would copy large remote results: say how large, offer to stage."""
         tabs = [
             e["tab"]
