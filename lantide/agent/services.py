@@ -23,6 +23,7 @@ from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings
 
 if TYPE_CHECKING:
+    from lantide.docs.agent_api import DocumentUpdate, DocumentView, ResolveResult
     from lantide.knowledge.layer import KnowledgeLayer
     from lantide.knowledge.proposals import ProposalResult
     from lantide.knowledge.reorganize import ReorganizeResult
@@ -138,21 +139,21 @@ class AgentDocuments:
     model reads, a whole-text update and a batch of resolutions, each written with its
     sidecar by the docs layer."""
 
-    def agent_view(self, project: Project, kind: str) -> dict[str, Any]:
+    def agent_view(self, project: Project, kind: str) -> DocumentView:
         from lantide.docs.agent_api import agent_view
 
         return agent_view(project, kind)
 
     def update_document(
         self, project: Project, kind: str, content: str, by: str = "agent"
-    ) -> dict[str, Any]:
+    ) -> DocumentUpdate:
         from lantide.docs.agent_api import update_document
 
         return update_document(project, kind, content, by=by)
 
     def resolve_annotations(
         self, project: Project, kind: str, items: list[dict[str, Any]], by: str = "agent"
-    ) -> dict[str, Any]:
+    ) -> ResolveResult:
         from lantide.docs.agent_api import resolve_annotations
 
         return resolve_annotations(project, kind, items, by=by)
