@@ -156,6 +156,8 @@ def _item_problem(
     if not isinstance(item, dict):
         return "ANNOTATION_BAD_ITEM", "an item must be an object {id, mode, replacement?, answer?}"
     ann_id, mode = item.get("id"), str(item.get("mode") or "").upper()
+    if not isinstance(ann_id, str):  # a list or an object would not even hash
+        return "ANNOTATION_BAD_ITEM", f"'id' must be a string, found {ann_id!r}"
     if ann_id not in entries and ann_id in deleted_ids:
         return "ANNOTATION_DELETED", "it was deleted (undelete it first to resolve it)"
     if ann_id not in entries:
