@@ -154,7 +154,8 @@ def connected_clients(
             },
         )
         client["calls"] += 1
-        client["queries"] += len(entry.get("step_ids") or [])
+        step_ids = entry.get("step_ids")  # a hand edit may leave anything there
+        client["queries"] += len(step_ids) if isinstance(step_ids, list) else 0
         client["last_at"] = at
         client["last_tool"] = entry.get("tool")
     out = sorted(seen.values(), key=lambda c: c["last_at"], reverse=True)
