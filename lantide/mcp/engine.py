@@ -25,7 +25,7 @@ from lantide.errors import LantideError
 from lantide.mcp import access
 from lantide.mcp.clients import ClientStore, PairedClient
 from lantide.mcp.extra_tools import CUSTOM, WORKSPACE_TOOLS, tool_schema
-from lantide.workspace.activity import record_call
+from lantide.workspace.activity import ActivityEntry, record_call
 
 if TYPE_CHECKING:
     from lantide.agent.conversation import Conversation
@@ -136,7 +136,7 @@ class McpEngine:
         self.primary: Path | None = None
         # called after every recorded call (on the server's thread) with the activity
         # entry and the ledger steps it wrote: the desktop app refreshes its panels
-        self.on_call: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None
+        self.on_call: Callable[[ActivityEntry, list[dict[str, Any]]], None] | None = None
         if workspace is not None:
             from lantide.agent.services import EngineServices
 
