@@ -22,7 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.errors import CorruptFileError, LantideError
 from lantide.mcp.access import MODES, SCOPE_ALL, check_mode
@@ -63,7 +63,7 @@ class PairedClient:
     token_hash: str
     revoked_at: str | None = None
     last_used_at: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # fields of a newer Lantide, kept
+    extra: dict[str, object] = field(default_factory=dict)  # fields of a newer Lantide, kept
 
     @property
     def all_workspaces(self) -> bool:
@@ -81,12 +81,13 @@ class PairedClient:
     def allows_workspace(self, root: Path | str) -> bool:
         return self.all_workspaces or Path(self.scope) == Path(root).resolve()
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items() if k != "extra"}
+    def to_dict(self) -> dict[str, object]:
+        """The file's entry: the fields above, then the unknown ones as they were read."""
+        out: dict[str, object] = {k: v for k, v in asdict(self).items() if k != "extra"}
         out.update(self.extra)
         return out
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, object]:
         """What listings show: everything but the hash."""
         out = {k: v for k, v in self.to_dict().items() if k != "token_hash"}
         out["status"] = self.status
@@ -138,6 +139,17 @@ OPTIONAL_STAMPS = ("expires_at", "revoked_at", "last_used_at")
 FIX_HINT = "Fix that field in a text editor, or remove the entry and pair the client again."
 
 
+class EntryProblemDict(TypedDict):
+    """:meth:`EntryProblem.to_dict` (``lantide mcp list --json``, the settings page)."""
+
+    file: str
+    entry: int  # from 1
+    client: str | None
+    field: str
+    message: str
+    hint: str
+
+
 @dataclass(frozen=True)
 class EntryProblem:
     """A client entry of the file that cannot be read: its position, what the file says
@@ -158,7 +170,7 @@ class EntryProblem:
             who = f"client {self.client_id[:60]!r}"
         return f"{self.path}: {who}: {self.field!r} {self.problem}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EntryProblemDict:
         return {
             "file": str(self.path),
             "entry": self.index + 1,
