@@ -24,7 +24,7 @@ from lantide.workspace.settings import Settings
 
 if TYPE_CHECKING:
     from lantide.docs.agent_api import DocumentUpdate, DocumentView, ResolveResult
-    from lantide.knowledge.layer import KnowledgeLayer
+    from lantide.knowledge.layer import Expansion, KnowledgeLayer
     from lantide.knowledge.proposals import ProposalResult
     from lantide.knowledge.reorganize import ReorganizeResult
     from lantide.query.cancel import CancelScope
@@ -114,7 +114,7 @@ class AgentKnowledge(Protocol):
 
     def layer(self, budget_tokens: int | None = ...) -> KnowledgeLayer: ...
 
-    def expand(self, heading: str, max_tokens: int = ...) -> dict[str, Any]: ...
+    def expand(self, heading: str, max_tokens: int = ...) -> Expansion: ...
 
     def needs_reorganize(self) -> bool: ...
 

@@ -98,7 +98,7 @@ def resolve_annotations(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
 
 
 def expand_knowledge_catalog(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])
+    return {**ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])}
 
 
 def _catalog_offered(ctx: ToolContext) -> bool:
