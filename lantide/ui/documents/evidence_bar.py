@@ -55,7 +55,8 @@ def approval_text(project: dict[str, Any]) -> tuple[str, str]:
     approval = project.get("approval") or {}
     if not approval.get("approved"):
         return f"Status: {status} · Plan not approved", "muted"
-    when = local_time(approval.get("at"))
+    at = approval.get("at")  # project.json may be hand-edited: a time is text
+    when = local_time(at if isinstance(at, str) else None)
     who = approval.get("user") or approval.get("by") or "the analyst"
     if approval.get("changed_since_approval"):
         return (
