@@ -426,3 +426,23 @@ def test_the_window_fits_a_screen_smaller_than_its_default_or_its_saved_layout(
     _window_on_a_screen(sample_workspace, tmp_path, 1920, 1080, "save-wide")
     restored = _window_on_a_screen(sample_workspace, tmp_path, 1024, 700, "restore")
     assert inside(restored), restored
+
+
+def test_a_hand_edited_session_whose_tabs_are_no_list_still_opens(
+    qtbot, shell_services, sample_workspace
+):
+    # "open_tabs": 5 made restoring the last session fail (an int is not iterable)
+    session_path = sample_workspace / ".lantide" / "session.json"
+    state = json.loads(session_path.read_text()) if session_path.exists() else {}
+    state.update(
+        {
+            "open_tabs": 5,
+            "active_tab": {"kind": "sql", "project": "q3-churn", "name": "clean_orders"},
+        }
+    )
+    session_path.write_text(json.dumps(state))
+    window = open_main_window(qtbot, shell_services())
+    try:
+        assert window.tabs.count() == 0
+    finally:
+        window.shutdown()
