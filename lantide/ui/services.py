@@ -307,7 +307,7 @@ class AppServices(QObject):
             self.sig_files_changed.emit(changes)
 
     # -- projects ------------------------------------------------------------------------
-    def _read_session(self) -> dict[str, Any]:
+    def _read_session(self) -> dict[str, object]:
         try:
             return self.workspace.load_session()
         except Exception as exc:  # session state is a convenience; never fatal
@@ -412,7 +412,7 @@ class AppServices(QObject):
                 log.warning("could not write session state: %s", exc)
             self._session_written = seq
 
-    def saved_session(self) -> dict[str, Any]:
+    def saved_session(self) -> dict[str, object]:
         """session.json as it was when the workspace was opened (the tabs to restore)."""
         return dict(self._session_at_start)
 

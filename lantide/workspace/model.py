@@ -500,13 +500,15 @@ class Workspace:
         return fresh
 
     # -- session state (restored by the app and shared with the command line)
-    def load_session(self) -> dict[str, Any]:
+    def load_session(self) -> dict[str, object]:
+        """session.json as it is (Lantide's scratch, but a hand edit can put anything
+        there: readers check what they take), with an in-memory focus applied."""
         session = self._load_session_file()
         if self._focus_in_memory is not None:
             session["focused_project"] = self._focus_in_memory
         return session
 
-    def _load_session_file(self) -> dict[str, Any]:
+    def _load_session_file(self) -> dict[str, object]:
         if not self.session_path.exists():
             return {}
         try:
@@ -519,7 +521,7 @@ class Workspace:
             self.session_path.replace(self.session_path.with_suffix(".json.broken"))
             return {}
 
-    def save_session(self, session: dict[str, Any]) -> None:
+    def save_session(self, session: Mapping[str, object]) -> None:
         atomic_write_json(self.session_path, session)
 
     @property
