@@ -45,7 +45,7 @@ from lantide.workspace.layout import sidecar_path
 from lantide.workspace.model import Project
 
 if TYPE_CHECKING:
-    from lantide.docs.agent_api import DocumentView
+    from lantide.docs.agent_view_types import DocumentView
 
 RECENT_STEPS = 8
 KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS

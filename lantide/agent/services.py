@@ -23,7 +23,7 @@ from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings
 
 if TYPE_CHECKING:
-    from lantide.docs.agent_api import DocumentUpdate, DocumentView, ResolveResult
+    from lantide.docs.agent_view_types import DocumentUpdate, DocumentView, ResolveResult
     from lantide.knowledge.layer import Expansion, KnowledgeLayer
     from lantide.knowledge.proposals import ProposalResult
     from lantide.knowledge.reorganize import ReorganizeResult

@@ -38,125 +38,30 @@ whole entries (:func:`full_annotation`, nothing cut), plus ``resolved_annotation
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NotRequired, TypedDict
+from typing import TYPE_CHECKING
 
-from lantide.docs.document import (
-    Annotation,
-    AnnotationRecord,
-    Document,
-    SaveSummary,
-    open_document,
+from lantide.docs.agent_view_types import (
+    AnnotationFollowUp,
+    AnnotationPlacement,
+    AnnotationTask,
+    CompactAnnotation,
+    DeletedListShown,
+    DeletionShown,
+    DocumentListing,
+    DocumentUpdate,
+    DocumentView,
+    ListedAnnotation,
+    ReplyView,
+    ResolveResult,
 )
-from lantide.docs.operations import ResolveChange
-from lantide.docs.sidecar import AnnotationEvent, AnnotationStatus
+from lantide.docs.document import Annotation, Document, open_document
+from lantide.docs.sidecar import AnnotationEvent
 
 if TYPE_CHECKING:
     from lantide.workspace.model import Project
 
 QUOTE_LIMIT = 160
 COMMENT_LIMIT = 600
-
-
-class ReplyView(TypedDict):
-    """A reply as the agent sees it (text cut at :data:`COMMENT_LIMIT`)."""
-
-    by: str | None
-    at: str | None
-    text: str
-
-
-class _Placement(TypedDict, total=False):
-    span: list[int]  # only when its mark is in the text now
-    detached: bool  # only when true
-    recreated: bool  # only when true
-
-
-class _FollowUp(TypedDict, total=False):
-    latest_reply: ReplyView | None
-    resolution: dict[str, str]  # mode, by, at, text, replacement (those set)
-
-
-class CompactAnnotation(_Placement, _FollowUp):
-    """One annotation in ``read_plan``/``read_report`` (texts cut)."""
-
-    id: str
-    status: AnnotationStatus
-    quote: str
-    comment: str
-    replies: int  # how many
-
-
-class AnnotationTask(TypedDict):
-    """An open annotation in ``annotation_summary``, the agent's task list."""
-
-    id: str
-    quote: str
-    comment: str
-    latest_reply: NotRequired[ReplyView | None]
-    detached: NotRequired[bool]
-
-
-class _Deletion(TypedDict, total=False):
-    deletion: AnnotationEvent | None  # only for a deleted annotation
-
-
-class ListedAnnotation(AnnotationRecord, _Deletion):
-    """A whole entry with the derived fields, uncut (:func:`full_annotation`)."""
-
-    replies: int
-    latest_reply: AnnotationEvent | None
-    resolution: AnnotationEvent | None
-
-
-class _DocumentViewBase(TypedDict):
-    document: str  # plan or report
-    project: str
-    path: str
-    text: str
-    open_annotation_count: int
-    annotation_summary: list[AnnotationTask]
-    patch_guidance: str
-    read_only_reason: str | None
-    repairs: NotRequired[list[dict[str, str]]]  # Repair.to_dict(); always in a listing
-    recovered: NotRequired[str]
-
-
-class DocumentView(_DocumentViewBase):
-    """The ``read_plan`` / ``read_report`` payload (:func:`agent_view`)."""
-
-    annotations: list[CompactAnnotation]
-
-
-class _DeletedShown(TypedDict, total=False):
-    deleted_annotations: list[ListedAnnotation]  # only with include_deleted
-
-
-class DocumentListing(_DocumentViewBase, _DeletedShown):
-    """What ``lantide annotations --json`` prints (:func:`document_listing`)."""
-
-    annotations: list[ListedAnnotation]
-    resolved_annotation_count: int
-    deleted_annotation_count: int
-    read_only_hint: str | None
-
-
-class ResolveResult(TypedDict):
-    """The ``resolve_annotations`` result."""
-
-    document: str
-    path: str
-    changes: dict[str, ResolveChange]
-    text_changed: bool
-    open_annotation_count: int
-
-
-class DocumentUpdate(SaveSummary):
-    """The ``update_plan`` / ``update_report`` result."""
-
-    document: str
-    path: str
-    text_changed: bool
-    open_annotation_count: int
 
 
 def cut(text: str, limit: int) -> str:
@@ -176,14 +81,14 @@ def _reply(event: AnnotationEvent | None) -> ReplyView | None:
 
 
 def compact_annotation(ann: Annotation) -> CompactAnnotation:
-    placement: _Placement = {}
+    placement: AnnotationPlacement = {}
     if ann.span:
         placement["span"] = list(ann.span)
     if ann.detached:
         placement["detached"] = True
     if ann.recreated:
         placement["recreated"] = True
-    follow_up: _FollowUp = {}
+    follow_up: AnnotationFollowUp = {}
     if ann.latest_reply:
         follow_up["latest_reply"] = _reply(ann.latest_reply)
     resolution = ann.resolution
@@ -260,7 +165,7 @@ def full_annotation(ann: Annotation) -> ListedAnnotation:
     """The whole entry (:meth:`Annotation.to_dict`) with the agent view's derived fields,
     uncut: ``replies`` (how many), ``latest_reply``, ``resolution`` and, for a deleted one,
     ``deletion`` (None when they do not apply)."""
-    deletion: _Deletion = {"deletion": ann.deletion} if ann.deleted else {}
+    deletion: DeletionShown = {"deletion": ann.deletion} if ann.deleted else {}
     return {
         **ann.to_dict(),
         "replies": len(ann.replies),
@@ -273,7 +178,7 @@ def full_annotation(ann: Annotation) -> ListedAnnotation:
 def document_listing(doc: Document, include_deleted: bool = False) -> DocumentListing:
     """The agent view of ``doc`` with whole entries and the counts (``annotations --json``)."""
     deleted = doc.deleted_annotations
-    shown: _DeletedShown = (
+    shown: DeletedListShown = (
         {"deleted_annotations": [full_annotation(a) for a in deleted]} if include_deleted else {}
     )
     return {

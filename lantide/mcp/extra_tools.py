@@ -27,7 +27,7 @@ from lantide.query.qem import PURPOSE_MAX_CHARS
 
 if TYPE_CHECKING:
     from lantide.agent.tools.context import ToolContext
-    from lantide.docs.agent_api import ListedAnnotation
+    from lantide.docs.agent_view_types import ListedAnnotation
     from lantide.mcp.access import McpTool
     from lantide.mcp.clients import PairedClient
     from lantide.mcp.engine import CallResult, McpEngine
