@@ -19,6 +19,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -181,7 +182,7 @@ class EntryProblem:
         }
 
 
-def _kind_of(value: Any) -> str:
+def _kind_of(value: object) -> str:
     if value is None:
         return "null"
     return {
@@ -193,16 +194,19 @@ def _kind_of(value: Any) -> str:
     }.get(type(value), "an object")
 
 
-def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
+def _field_problem(raw: Mapping[str, object]) -> tuple[str, str] | None:
     """(field, why) of the first field of a client entry that cannot be used, else None."""
+    text: dict[str, str] = {}
     for name in REQUIRED_TEXT:
         if name not in raw:
             return name, "is missing"
-        if not isinstance(raw[name], str) or not raw[name].strip():
-            return name, f"is {_kind_of(raw[name])} {_preview(raw[name])}, not a non-empty text"
-    if raw["mode"] not in MODES:
-        return "mode", f"is {raw['mode'][:40]!r}, not one of {', '.join(MODES)}"
-    if not re.fullmatch(r"[0-9a-f]{64}", raw["token_hash"]):
+        value = raw[name]
+        if not isinstance(value, str) or not value.strip():
+            return name, f"is {_kind_of(value)} {_preview(value)}, not a non-empty text"
+        text[name] = value
+    if text["mode"] not in MODES:
+        return "mode", f"is {text['mode'][:40]!r}, not one of {', '.join(MODES)}"
+    if not re.fullmatch(r"[0-9a-f]{64}", text["token_hash"]):
         return "token_hash", "is not a SHA-256 hash (64 hexadecimal digits)"
     for name in OPTIONAL_STAMPS:
         value = raw.get(name)
@@ -217,7 +221,7 @@ def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def _preview(value: Any) -> str:
+def _preview(value: object) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False, default=str)
