@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.app_state import AppState, OpenTab, is_html_report
 from lantide.agent.history import (
@@ -43,6 +43,9 @@ from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
 from lantide.workspace.layout import sidecar_path
 from lantide.workspace.model import Project
+
+if TYPE_CHECKING:
+    from lantide.docs.agent_view_types import DocumentView
 
 RECENT_STEPS = 8
 KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS
@@ -111,9 +114,9 @@ class PromptAssembler:
     def __init__(self, registry: ToolRegistry):
         self.registry = registry
         # (document path, (size, mtime) of the file and its sidecar) -> the docs layer's view
-        self._views: dict[tuple[str, tuple[tuple[int, int] | None, ...]], dict[str, Any]] = {}
+        self._views: dict[tuple[str, tuple[tuple[int, int] | None, ...]], DocumentView] = {}
 
-    def document_view(self, ctx: ToolContext, project: Project, kind: str) -> dict[str, Any]:
+    def document_view(self, ctx: ToolContext, project: Project, kind: str) -> DocumentView:
         """The docs layer's view of a Plan/Report, re-read only when its file or sidecar
         changed (size and modification time), since each iteration needs it."""
         path = project.document_path(kind)

@@ -23,7 +23,8 @@ from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings
 
 if TYPE_CHECKING:
-    from lantide.knowledge.layer import KnowledgeLayer
+    from lantide.docs.agent_view_types import DocumentUpdate, DocumentView, ResolveResult
+    from lantide.knowledge.layer import Expansion, KnowledgeLayer
     from lantide.knowledge.proposals import ProposalResult
     from lantide.knowledge.reorganize import ReorganizeResult
     from lantide.query.browse import RelationInfo, TableSchema
@@ -118,7 +119,7 @@ class AgentKnowledge(Protocol):
 
     def layer(self, budget_tokens: int | None = ...) -> KnowledgeLayer: ...
 
-    def expand(self, heading: str, max_tokens: int = ...) -> dict[str, Any]: ...
+    def expand(self, heading: str, max_tokens: int = ...) -> Expansion: ...
 
     def needs_reorganize(self) -> bool: ...
 
@@ -143,21 +144,21 @@ class AgentDocuments:
     model reads, a whole-text update and a batch of resolutions, each written with its
     sidecar by the docs layer."""
 
-    def agent_view(self, project: Project, kind: str) -> dict[str, Any]:
+    def agent_view(self, project: Project, kind: str) -> DocumentView:
         from lantide.docs.agent_api import agent_view
 
         return agent_view(project, kind)
 
     def update_document(
         self, project: Project, kind: str, content: str, by: str = "agent"
-    ) -> dict[str, Any]:
+    ) -> DocumentUpdate:
         from lantide.docs.agent_api import update_document
 
         return update_document(project, kind, content, by=by)
 
     def resolve_annotations(
         self, project: Project, kind: str, items: list[dict[str, Any]], by: str = "agent"
-    ) -> dict[str, Any]:
+    ) -> ResolveResult:
         from lantide.docs.agent_api import resolve_annotations
 
         return resolve_annotations(project, kind, items, by=by)

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lantide.agent.app_state import AppState
 from lantide.templates import render_prompt
 from lantide.workspace.model import Project, Workspace
+
+if TYPE_CHECKING:
+    from lantide.workspace.activity import ConnectedClient
 
 MAX_NAME_CHARS = 60
 MAX_PATH_CHARS = 90
@@ -59,7 +62,7 @@ class SummaryFacts:
     external_databases: list[str]
     analysis: dict[str, Any] | None = None
     past_steps: int = 0  # query steps of the workspace's other conversations
-    outside_agents: list[dict[str, Any]] = field(default_factory=list)
+    outside_agents: list[ConnectedClient] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -73,7 +76,7 @@ def gather_facts(
     now: datetime | None = None,
     analysis: dict[str, Any] | None = None,
     past_steps: int = 0,
-    outside_agents: list[dict[str, Any]] | None = None,
+    outside_agents: list[ConnectedClient] | None = None,
 ) -> SummaryFacts:
     active = app.active
     if outside_agents is None:
@@ -117,7 +120,7 @@ def gather_facts(
     )
 
 
-def recent_outside_agents(workspace: Workspace) -> list[dict[str, Any]]:
+def recent_outside_agents(workspace: Workspace) -> list[ConnectedClient]:
     """MCP clients that called within :data:`OUTSIDE_AGENT_MINUTES` (none when the
     activity log cannot be read: the summary never fails for it)."""
     from lantide.workspace.activity import connected_clients

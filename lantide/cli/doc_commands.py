@@ -149,7 +149,7 @@ def run_annotations(args: argparse.Namespace) -> int:
         doc = open_document(ws.project(args.project), args.document)
         done = _act(doc, args)
         if args.json:
-            out = document_listing(doc, include_deleted=args.all)
+            out: dict[str, object] = {**document_listing(doc, include_deleted=args.all)}
             if done:
                 out["done"] = done
             print_json(out)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from lantide.knowledge import KnowledgeBase
+    from lantide.knowledge.base import KnowledgeOverview
+    from lantide.knowledge.layer import Expansion
     from lantide.workspace.model import Project, Workspace
 
 
@@ -167,7 +169,7 @@ def _where(path: str, root: Path) -> str:
         return path
 
 
-def _print_listing(state: dict[str, Any], root: Path) -> None:
+def _print_listing(state: KnowledgeOverview, root: Path) -> None:
     files = sorted(state["files"], key=lambda f: f["scope"] != "project")
     for i, f in enumerate(files):
         title = "Project knowledge" if f["scope"] == "project" else "User knowledge"
@@ -175,7 +177,7 @@ def _print_listing(state: dict[str, Any], root: Path) -> None:
             size = "no file yet"
         else:
             size = f"{f['mode']} mode: {f['size_chars']:,} of {f['limit_chars']:,} characters"
-        print(f"{title}  {_where(f['path'], root)}  ({size})")
+        print(f"{title}  {_where(f['path'] or '', root)}  ({size})")
         if f.get("needs_reorganize"):
             print(
                 "  too large for flat mode and has no ### headings: it will be grouped "
@@ -204,7 +206,7 @@ def _print_listing(state: dict[str, Any], root: Path) -> None:
         print(f"\n{queued} queued: approve with --approve N, reject with --reject N.")
 
 
-def _print_expand(result: dict[str, Any]) -> None:
+def _print_expand(result: Expansion) -> None:
     if not result["found"]:
         print(
             f"no heading {result['heading']!r}; headings: {', '.join(result['headings']) or 'none'}"

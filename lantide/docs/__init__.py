@@ -11,6 +11,10 @@ The public API (no Qt; the desktop app, the agent's tools and the command line c
   :func:`document_listing`: the same view with whole entries (``annotations --json``)
 - :func:`render_html` (:mod:`lantide.docs.render`): the preview, with marks and line map
 - :class:`DocumentMonitor` (:mod:`lantide.docs.watch`): external edits -> ``DocumentChanged``
+
+Payload types (TypedDicts): one sidecar entry is :class:`lantide.docs.sidecar.AnnotationEntry`
+with its ``history`` of :class:`~lantide.docs.sidecar.AnnotationEvent`; what the agent
+and ``annotations --json`` get is in :mod:`lantide.docs.agent_view_types`.
 """
 
 from lantide.docs.agent_api import (

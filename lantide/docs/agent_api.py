@@ -38,9 +38,24 @@ whole entries (:func:`full_annotation`, nothing cut), plus ``resolved_annotation
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from lantide.docs.agent_view_types import (
+    AnnotationFollowUp,
+    AnnotationPlacement,
+    AnnotationTask,
+    CompactAnnotation,
+    DeletedListShown,
+    DeletionShown,
+    DocumentListing,
+    DocumentUpdate,
+    DocumentView,
+    ListedAnnotation,
+    ReplyView,
+    ResolveResult,
+)
 from lantide.docs.document import Annotation, Document, open_document
+from lantide.docs.sidecar import AnnotationEvent
 
 if TYPE_CHECKING:
     from lantide.workspace.model import Project
@@ -55,7 +70,7 @@ def cut(text: str, limit: int) -> str:
     return f"{text[:limit]}… [+{len(text) - limit} chars]"
 
 
-def _reply(event: dict[str, Any] | None) -> dict[str, Any] | None:
+def _reply(event: AnnotationEvent | None) -> ReplyView | None:
     if not event:
         return None
     return {
@@ -65,39 +80,47 @@ def _reply(event: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def compact_annotation(ann: Annotation) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def compact_annotation(ann: Annotation) -> CompactAnnotation:
+    placement: AnnotationPlacement = {}
+    if ann.span:
+        placement["span"] = list(ann.span)
+    if ann.detached:
+        placement["detached"] = True
+    if ann.recreated:
+        placement["recreated"] = True
+    follow_up: AnnotationFollowUp = {}
+    if ann.latest_reply:
+        follow_up["latest_reply"] = _reply(ann.latest_reply)
+    resolution = ann.resolution
+    if resolution:
+        fields = {
+            "mode": resolution.get("mode"),
+            "by": resolution.get("by"),
+            "at": resolution.get("at"),
+            "text": resolution.get("text"),
+            "replacement": resolution.get("replacement"),
+        }
+        follow_up["resolution"] = {
+            k: cut(str(v), COMMENT_LIMIT) for k, v in fields.items() if v is not None
+        }
+    return {
         "id": ann.id,
         "status": ann.status,
         "quote": cut(ann.quote, QUOTE_LIMIT),
         "comment": cut(ann.comment, COMMENT_LIMIT),
+        **placement,
+        "replies": len(ann.replies),
+        **follow_up,
     }
-    if ann.span:
-        out["span"] = list(ann.span)
-    if ann.detached:
-        out["detached"] = True
-    if ann.recreated:
-        out["recreated"] = True
-    out["replies"] = len(ann.replies)
-    if ann.latest_reply:
-        out["latest_reply"] = _reply(ann.latest_reply)
-    resolution = ann.resolution
-    if resolution:
-        out["resolution"] = {
-            k: cut(str(resolution[k]), COMMENT_LIMIT)
-            for k in ("mode", "by", "at", "text", "replacement")
-            if resolution.get(k) is not None
-        }
-    return out
 
 
-def annotation_summary(doc: Document) -> list[dict[str, Any]]:
+def annotation_summary(doc: Document) -> list[AnnotationTask]:
     """The open annotations as an action list."""
     out = []
     for ann in doc.annotations:
         if not ann.is_open:
             continue
-        item: dict[str, Any] = {
+        item: AnnotationTask = {
             "id": ann.id,
             "quote": cut(ann.quote, QUOTE_LIMIT),
             "comment": cut(ann.comment, COMMENT_LIMIT),
@@ -119,8 +142,8 @@ def patch_guidance(doc: Document) -> str:
     ).strip()
 
 
-def view_of(doc: Document) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def view_of(doc: Document) -> DocumentView:
+    out: DocumentView = {
         "document": doc.kind,
         "project": doc.project.dirname,
         "path": doc.relative_path(),
@@ -138,42 +161,47 @@ def view_of(doc: Document) -> dict[str, Any]:
     return out
 
 
-def full_annotation(ann: Annotation) -> dict[str, Any]:
+def full_annotation(ann: Annotation) -> ListedAnnotation:
     """The whole entry (:meth:`Annotation.to_dict`) with the agent view's derived fields,
     uncut: ``replies`` (how many), ``latest_reply``, ``resolution`` and, for a deleted one,
     ``deletion`` (None when they do not apply)."""
-    out = ann.to_dict()
-    out["replies"] = len(ann.replies)
-    out["latest_reply"] = ann.latest_reply
-    out["resolution"] = ann.resolution
-    if ann.deleted:
-        out["deletion"] = ann.deletion
-    return out
+    deletion: DeletionShown = {"deletion": ann.deletion} if ann.deleted else {}
+    return {
+        **ann.to_dict(),
+        "replies": len(ann.replies),
+        "latest_reply": ann.latest_reply,
+        "resolution": ann.resolution,
+        **deletion,
+    }
 
 
-def document_listing(doc: Document, include_deleted: bool = False) -> dict[str, Any]:
+def document_listing(doc: Document, include_deleted: bool = False) -> DocumentListing:
     """The agent view of ``doc`` with whole entries and the counts (``annotations --json``)."""
-    out = view_of(doc)
-    out["annotations"] = [full_annotation(a) for a in doc.annotations]
-    out["resolved_annotation_count"] = sum(1 for a in doc.annotations if not a.is_open)
     deleted = doc.deleted_annotations
-    out["deleted_annotation_count"] = len(deleted)
-    if include_deleted:
-        out["deleted_annotations"] = [full_annotation(a) for a in deleted]
-    out["read_only_hint"] = doc.read_only_error.hint if doc.read_only_error else None
-    out["repairs"] = [r.to_dict() for r in doc.repairs]
-    return out
+    shown: DeletedListShown = (
+        {"deleted_annotations": [full_annotation(a) for a in deleted]} if include_deleted else {}
+    )
+    return {
+        **view_of(doc),
+        "annotations": [full_annotation(a) for a in doc.annotations],
+        "resolved_annotation_count": sum(1 for a in doc.annotations if not a.is_open),
+        "deleted_annotation_count": len(deleted),
+        **shown,
+        "read_only_hint": doc.read_only_error.hint if doc.read_only_error else None,
+        "repairs": [r.to_dict() for r in doc.repairs],
+    }
 
 
-def agent_view(project: Project, kind: str) -> dict[str, Any]:
+def agent_view(project: Project, kind: str) -> DocumentView:
     """The ``read_plan`` / ``read_report`` payload."""
     return view_of(open_document(project, kind))
 
 
 def resolve_annotations(
-    project: Project, kind: str, items: list[dict[str, Any]], by: str = "agent"
-) -> dict[str, Any]:
-    """Resolve a batch, all or none (:class:`AnnotationBatchError` names every bad item)."""
+    project: Project, kind: str, items: object, by: str = "agent"
+) -> ResolveResult:
+    """Resolve a batch, all or none (:class:`AnnotationBatchError` names every bad item);
+    ``items`` as the agent sent them (:func:`lantide.docs.operations.validate_items`)."""
     doc = open_document(project, kind)
     changes = doc.resolve_many(items, by=by)
     return {
@@ -185,17 +213,18 @@ def resolve_annotations(
     }
 
 
-def update_document(project: Project, kind: str, content: str, by: str = "agent") -> dict[str, Any]:
+def update_document(project: Project, kind: str, content: str, by: str = "agent") -> DocumentUpdate:
     """Replace the whole text (``update_plan`` / ``update_report``); no annotation is lost."""
     doc = open_document(project, kind)
     before = doc.disk_text
     report = doc.save_text(content, by=by)
-    out: dict[str, Any] = {
+    out: DocumentUpdate = {
         "document": kind,
         "path": doc.relative_path(),
         "text_changed": report.text != before,
+        **report.to_dict(),
+        "open_annotation_count": doc.open_count,
     }
-    out.update(report.to_dict())
     warnings = out["warnings"]
     if out["reanchored"]:
         warnings.append(
@@ -218,5 +247,4 @@ def update_document(project: Project, kind: str, content: str, by: str = "agent"
             "marks with unknown ids " + ", ".join(out["unknown_marks"]) + " got new "
             "entries without a comment; do not invent annotation ids"
         )
-    out["open_annotation_count"] = doc.open_count
     return out

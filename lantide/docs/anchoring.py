@@ -27,12 +27,17 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from lantide.docs.errors import AnnotationRangeError
 from lantide.docs.marks import Mark, MarkScan, mark_open, remove_tags, scan_marks
 from lantide.docs.ranges import wrap_checked
-from lantide.docs.sidecar import event, insert_by_creation, set_span, stored_span
+from lantide.docs.sidecar import (
+    AnnotationEntry,
+    event,
+    insert_by_creation,
+    set_span,
+    stored_span,
+)
 
 AUTO = "lantide"  # the author of automatic repairs in an entry's history
 
@@ -51,10 +56,10 @@ class Repair:
 @dataclass
 class Reconciled:
     text: str
-    entries: list[dict[str, Any]]
+    entries: list[AnnotationEntry]
     scan: MarkScan
     repairs: list[Repair] = field(default_factory=list)
-    deleted: list[dict[str, Any]] = field(default_factory=list)
+    deleted: list[AnnotationEntry] = field(default_factory=list)
 
 
 def count_occurrences(text: str, quote: str) -> list[int]:
@@ -113,7 +118,7 @@ def short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _keeper(marks: list[Mark], entry: dict[str, Any] | None, text: str) -> Mark:
+def _keeper(marks: list[Mark], entry: AnnotationEntry | None, text: str) -> Mark:
     if entry is None:
         return marks[0]
     hint = stored_span(entry) or [0, 0]
@@ -122,7 +127,7 @@ def _keeper(marks: list[Mark], entry: dict[str, Any] | None, text: str) -> Mark:
 
 
 def _drop_extra_tags(
-    text: str, scan: MarkScan, by_id: dict[str, dict[str, Any]], repairs: list[Repair]
+    text: str, scan: MarkScan, by_id: dict[str, AnnotationEntry], repairs: list[Repair]
 ) -> str:
     doomed = []
     for ann_id, marks in scan.by_id().items():
@@ -152,7 +157,7 @@ def _drop_extra_tags(
 
 
 def _restore_mangled_ids(
-    text: str, scan: MarkScan, entries: list[dict[str, Any]], repairs: list[Repair]
+    text: str, scan: MarkScan, entries: list[AnnotationEntry], repairs: list[Repair]
 ) -> str:
     """A mark with an unknown id around exactly the quote of an open entry that lost its
     mark is that entry's mark with a mistyped id (an agent or an editor changed it)."""
@@ -185,10 +190,10 @@ def _restore_mangled_ids(
 
 def _undelete_marked(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
-    deleted: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
+    deleted: list[AnnotationEntry],
     repairs: list[Repair],
-) -> list[dict[str, Any]]:
+) -> list[AnnotationEntry]:
     """Move back the deleted entries whose marks are in the text; returns the rest."""
     live = {e["id"] for e in entries}
     marked = {m.id for m in scan.marks} - live
@@ -205,10 +210,10 @@ def _undelete_marked(
 
 def reconcile(
     text: str,
-    entries: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
     *,
     by: str = AUTO,
-    deleted: Sequence[dict[str, Any]] = (),
+    deleted: Sequence[AnnotationEntry] = (),
 ) -> Reconciled:
     """A consistent (text, entries) pair from any text and any valid entries;
     ``deleted`` are the sidecar's deleted entries (returned in ``Reconciled.deleted``)."""
@@ -251,7 +256,7 @@ def reconcile(
             repairs.append(Repair("detached", ann_id, f"its mark was gone and {found}"))
     for mark in scan.marks:
         if mark.id not in by_id:
-            entry = {
+            recreated: AnnotationEntry = {
                 "id": mark.id,
                 "status": "open",
                 "quote": mark.inner(text),
@@ -260,8 +265,8 @@ def reconcile(
                 "recreated": True,
                 "history": [],
             }
-            entries.append(entry)
-            by_id[mark.id] = entry
+            entries.append(recreated)
+            by_id[mark.id] = recreated
             repairs.append(
                 Repair(
                     "recreated",
@@ -277,7 +282,7 @@ def reconcile(
     return Reconciled(text, entries, scan, repairs, still_deleted)
 
 
-def refresh_anchors(text: str, entries: list[dict[str, Any]], scan: MarkScan) -> None:
+def refresh_anchors(text: str, entries: list[AnnotationEntry], scan: MarkScan) -> None:
     """Set span and quote of every marked entry from its mark."""
     marks = {m.id: m for m in scan.marks}
     for entry in entries:
@@ -287,7 +292,7 @@ def refresh_anchors(text: str, entries: list[dict[str, Any]], scan: MarkScan) ->
             entry["quote"] = mark.inner(text)
 
 
-def check_consistent(text: str, entries: list[dict[str, Any]], scan: MarkScan) -> list[str]:
+def check_consistent(text: str, entries: list[AnnotationEntry], scan: MarkScan) -> list[str]:
     """What is wrong with a pair (an empty list when it is consistent)."""
     problems = []
     by_id = scan.by_id()

@@ -27,14 +27,19 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from lantide.docs import operations as ops
 from lantide.docs.anchoring import Reconciled, Repair, check_consistent, reconcile, refresh_anchors
 from lantide.docs.errors import AnnotationError, AnnotationsReadOnlyError, DocumentConflictError
 from lantide.docs.journal import Recovery, document_lock, read_bytes, recover, save_pair
 from lantide.docs.marks import Mark, MarkScan, scan_marks
+from lantide.docs.operations import ResolveChange
 from lantide.docs.sidecar import (
+    AnnotationAnchor,
+    AnnotationEntry,
+    AnnotationEvent,
+    AnnotationStatus,
     Sidecar,
     dump_sidecar,
     last_event,
@@ -52,48 +57,106 @@ if TYPE_CHECKING:
 KINDS = ("plan", "report")
 
 
+class AnnotationRecord(TypedDict):
+    """:meth:`Annotation.to_dict`: the sidecar entry (unknown keys kept) with its live
+    ``span`` and the flags always present."""
+
+    id: str
+    status: AnnotationStatus
+    quote: str
+    comment: str
+    history: list[AnnotationEvent]
+    anchor: NotRequired[AnnotationAnchor | None]
+    span: list[int] | None  # the mark's inner text now; None without a mark
+    detached: bool
+    recreated: bool
+    deleted: bool
+
+
 @dataclass(frozen=True)
 class Annotation:
     """A read-only view of one sidecar entry and its place in the text."""
 
-    raw: dict[str, Any]
+    raw: AnnotationEntry
     span: tuple[int, int] | None  # live: the mark's inner text now; None without a mark
     deleted: bool = False  # in the sidecar's deleted list (then span is None)
 
-    id = property(lambda self: self.raw["id"])
-    status = property(lambda self: self.raw["status"])
-    quote = property(lambda self: self.raw.get("quote", ""))
-    comment = property(lambda self: self.raw.get("comment", ""))
-    history = property(lambda self: list(self.raw.get("history", [])))
-    detached = property(lambda self: bool(self.raw.get("detached")))
-    recreated = property(lambda self: bool(self.raw.get("recreated")))
-    is_open = property(lambda self: self.raw["status"] == "open")
+    @property
+    def id(self) -> str:
+        return self.raw["id"]
 
     @property
-    def replies(self) -> list[dict[str, Any]]:
+    def status(self) -> AnnotationStatus:
+        return self.raw["status"]
+
+    @property
+    def quote(self) -> str:
+        return self.raw.get("quote", "")
+
+    @property
+    def comment(self) -> str:
+        return self.raw.get("comment", "")
+
+    @property
+    def history(self) -> list[AnnotationEvent]:
+        return list(self.raw.get("history", []))
+
+    @property
+    def detached(self) -> bool:
+        return bool(self.raw.get("detached"))
+
+    @property
+    def recreated(self) -> bool:
+        return bool(self.raw.get("recreated"))
+
+    @property
+    def is_open(self) -> bool:
+        return self.raw["status"] == "open"
+
+    @property
+    def replies(self) -> list[AnnotationEvent]:
         return replies(self.raw)
 
     @property
-    def latest_reply(self) -> dict[str, Any] | None:
+    def latest_reply(self) -> AnnotationEvent | None:
         return latest_reply(self.raw)
 
     @property
-    def resolution(self) -> dict[str, Any] | None:
+    def resolution(self) -> AnnotationEvent | None:
         return last_event(self.raw, "resolved") if self.status == "resolved" else None
 
     @property
-    def deletion(self) -> dict[str, Any] | None:
+    def deletion(self) -> AnnotationEvent | None:
         """The ``deleted`` event (``at``, ``by``) of a deleted annotation, else None."""
         return last_event(self.raw, "deleted") if self.deleted else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AnnotationRecord:
         """The sidecar entry, with ``span`` the live one (None when there is no mark)."""
-        out = copy.deepcopy(self.raw)
-        out["span"] = list(self.span) if self.span else None
-        out["detached"] = self.detached
-        out["recreated"] = self.recreated
-        out["deleted"] = self.deleted
-        return out
+        return {
+            **copy.deepcopy(self.raw),
+            "span": list(self.span) if self.span else None,
+            "detached": self.detached,
+            "recreated": self.recreated,
+            "deleted": self.deleted,
+        }
+
+
+class SaveSummary(TypedDict):
+    """:meth:`SaveReport.to_dict`: each list but ``repairs`` and ``warnings`` holds ids."""
+
+    text_adjusted: bool
+    kept: list[str]
+    reanchored: list[str]
+    detached: list[str]
+    unknown_marks: list[str]  # repairs "recreated": marks whose id had no entry
+    reopened: list[str]
+    reattached: list[str]
+    undeleted: list[str]
+    ids_restored: list[str]
+    duplicates_removed: list[str]
+    stray_tags_removed: list[str]
+    repairs: list[dict[str, str]]  # Repair.to_dict()
+    warnings: list[str]
 
 
 @dataclass
@@ -109,23 +172,22 @@ class SaveReport:
     def ids(self, action: str) -> list[str]:
         return [r.id for r in self.repairs if r.action == action]
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"text_adjusted": self.text_adjusted, "kept": self.kept}
-        for action, key in (
-            ("reanchored", "reanchored"),
-            ("detached", "detached"),
-            ("recreated", "unknown_marks"),
-            ("reopened", "reopened"),
-            ("reattached", "reattached"),
-            ("undeleted", "undeleted"),
-            ("id_restored", "ids_restored"),
-            ("duplicate_removed", "duplicates_removed"),
-            ("stray_tag_removed", "stray_tags_removed"),
-        ):
-            out[key] = self.ids(action)
-        out["repairs"] = [r.to_dict() for r in self.repairs]
-        out["warnings"] = self.warnings
-        return out
+    def to_dict(self) -> SaveSummary:
+        return {
+            "text_adjusted": self.text_adjusted,
+            "kept": self.kept,
+            "reanchored": self.ids("reanchored"),
+            "detached": self.ids("detached"),
+            "unknown_marks": self.ids("recreated"),
+            "reopened": self.ids("reopened"),
+            "reattached": self.ids("reattached"),
+            "undeleted": self.ids("undeleted"),
+            "ids_restored": self.ids("id_restored"),
+            "duplicates_removed": self.ids("duplicate_removed"),
+            "stray_tags_removed": self.ids("stray_tag_removed"),
+            "repairs": [r.to_dict() for r in self.repairs],
+            "warnings": self.warnings,
+        }
 
 
 class Document:
@@ -212,7 +274,7 @@ class Document:
         return Annotation(copy.deepcopy(entry), None, deleted=True)
 
     @property
-    def disk_entries(self) -> list[dict[str, Any]]:
+    def disk_entries(self) -> list[AnnotationEntry]:
         """The sidecar entries as last read or written (before unsaved repairs)."""
         return copy.deepcopy(self._sidecar.entries)
 
@@ -272,15 +334,13 @@ class Document:
         replacement: str | None = None,
         answer: str | None = None,
         by: str = "user",
-    ) -> dict[str, Any]:
+    ) -> ResolveChange:
         return self.resolve_many(
             [{"id": annotation_id, "mode": mode, "replacement": replacement, "answer": answer}],
             by=by,
         )[annotation_id]
 
-    def resolve_many(
-        self, items: list[dict[str, Any]], by: str = "user"
-    ) -> dict[str, dict[str, Any]]:
+    def resolve_many(self, items: object, by: str = "user") -> dict[str, ResolveChange]:
         """All items or none; returns the change per id (see :mod:`lantide.docs.operations`)."""
         self._writable()
         text, entries, changes = ops.resolve_many(
@@ -362,15 +422,15 @@ class Document:
                 hint=(self.read_only_error.hint if self.read_only_error else None),
             )
 
-    def _entries_copy(self) -> list[dict[str, Any]]:
+    def _entries_copy(self) -> list[AnnotationEntry]:
         return copy.deepcopy(self._entries)
 
     def _apply(
         self,
         text: str,
-        entries: list[dict[str, Any]],
+        entries: list[AnnotationEntry],
         scan: MarkScan | None = None,
-        deleted: list[dict[str, Any]] | None = None,
+        deleted: list[AnnotationEntry] | None = None,
     ) -> None:
         """Commit the result of an operation, refusing one that broke another mark.
 
@@ -405,9 +465,9 @@ class Document:
     def _commit(
         self,
         text: str,
-        entries: list[dict[str, Any]],
+        entries: list[AnnotationEntry],
         scan: MarkScan | None = None,
-        deleted: list[dict[str, Any]] | None = None,
+        deleted: list[AnnotationEntry] | None = None,
     ) -> None:
         deleted = self._deleted if deleted is None else deleted
         with document_lock(self.path):

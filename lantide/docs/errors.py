@@ -5,9 +5,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from lantide.errors import ErrorDict, LantideError
+
+
+class BatchProblem(TypedDict):
+    """One bad item of a batch (:class:`AnnotationBatchError`)."""
+
+    index: int  # the item's place in the batch, from 0
+    id: object  # the item's ``id`` as given (None when the item is not an object)
+    code: str  # ANNOTATION_UNKNOWN_ID, ANNOTATION_BAD_MODE, ...
+    message: str
 
 
 class DocumentError(LantideError):
@@ -39,7 +48,7 @@ class AnnotationsReadOnlyError(AnnotationError):
 class BatchInvalidDict(ErrorDict):
     """:class:`AnnotationBatchError` as a tool result: the error and every bad item."""
 
-    problems: list[dict[str, Any]]
+    problems: list[BatchProblem]
 
 
 class AnnotationBatchError(AnnotationError):
@@ -50,7 +59,7 @@ class AnnotationBatchError(AnnotationError):
 
     code = "ANNOTATION_BATCH_INVALID"
 
-    def __init__(self, problems: list[dict[str, Any]], *, hint: str | None = None):
+    def __init__(self, problems: list[BatchProblem], *, hint: str | None = None):
         self.problems = problems
         codes = {p["code"] for p in problems}
         lines = "; ".join(f"item {p['index']} ({p.get('id')!s}): {p['message']}" for p in problems)

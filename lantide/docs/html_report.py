@@ -43,6 +43,8 @@ from lantide.errors import LantideError
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
+    from lantide.workspace.lifecycle import ApprovalState
+
 # No script source at all: charts are inline SVG drawn at export (lantide.charts.render).
 # style-src 'unsafe-inline': the page's <style> and the table cells' text-align (the
 # sanitizer keeps no other style property).
@@ -101,7 +103,7 @@ class ReportSource:
     report_name: str  # the Markdown file's name, e.g. report.md
     markdown: str
     status: str
-    approval: dict[str, Any]  # lifecycle.approval_state
+    approval: ApprovalState
     check: dict[str, Any]  # CheckResult.to_dict()
     steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # step id -> ledger line
     kinds: dict[str, str] = field(default_factory=dict)  # step id -> evidence kind

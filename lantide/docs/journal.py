@@ -28,7 +28,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from lantide.docs.failpoints import failpoint
 from lantide.workspace.atomic import atomic_write_text, fsync_dir
@@ -63,6 +63,16 @@ def read_bytes(path: Path) -> bytes | None:
         return None
 
 
+class RecoveryDict(TypedDict):
+    """:meth:`Recovery.to_dict`."""
+
+    journal: str
+    rolled_forward: list[str]  # file names
+    kept: list[str]
+    set_aside: str | None
+    message: str
+
+
 @dataclass
 class Recovery:
     """What opening a document did about a save that a crash interrupted."""
@@ -88,8 +98,7 @@ class Recovery:
             )
         return "; ".join(parts) or "an interrupted save had already completed"
 
-    def to_dict(self) -> dict[str, Any]:
-
+    def to_dict(self) -> RecoveryDict:
         return {
             "journal": str(self.journal),
             "rolled_forward": self.rolled_forward,

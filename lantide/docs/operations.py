@@ -26,20 +26,47 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from lantide.docs.anchoring import anchor_by_text, short
-from lantide.docs.errors import AnnotationBatchError, AnnotationError
+from lantide.docs.errors import AnnotationBatchError, AnnotationError, BatchProblem
 from lantide.docs.marks import MarkScan, contains_mark_tag, replace_mark, unwrap
 from lantide.docs.ranges import wrap_checked
-from lantide.docs.sidecar import event, insert_by_creation, last_event, set_span, stored_span
+from lantide.docs.sidecar import (
+    AnnotationEntry,
+    event,
+    insert_by_creation,
+    last_event,
+    set_span,
+    stored_span,
+)
 
 MODES = ("A", "B")
 
 
+class ResolveItem(TypedDict):
+    """One item of a ``resolve_annotations`` batch, once :func:`validate_items` checked it
+    (``mode`` in any case; ``replacement`` a string in mode A, ``answer`` a string or None)."""
+
+    id: str
+    mode: str
+    replacement: NotRequired[str | None]
+    answer: NotRequired[str | None]
+
+
+class ResolveChange(TypedDict):
+    """What resolving one annotation did (:func:`resolve_many`)."""
+
+    id: str
+    mode: str  # A or B
+    status: str  # resolved
+    text_changed: bool  # False for a detached annotation (no mark to replace or drop)
+    span: list[int] | None  # where the kept or replacing text now is
+
+
 def find_entry(
-    entries: list[dict[str, Any]], annotation_id: str, deleted: Sequence[dict[str, Any]] = ()
-) -> dict[str, Any]:
+    entries: list[AnnotationEntry], annotation_id: str, deleted: Sequence[AnnotationEntry] = ()
+) -> AnnotationEntry:
     """The live entry ``annotation_id``; a clear error when it is unknown or deleted."""
     for entry in entries:
         if entry["id"] == annotation_id:
@@ -80,13 +107,13 @@ def _require_text(value: str | None, what: str, code: str) -> str:
 
 def create(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
     start: int,
     end: int,
     comment: str,
     by: str,
-    deleted: Sequence[dict[str, Any]] = (),
-) -> tuple[str, list[dict[str, Any]], str, MarkScan]:
+    deleted: Sequence[AnnotationEntry] = (),
+) -> tuple[str, list[AnnotationEntry], str, MarkScan]:
     comment = _require_text(comment, "comment", "ANNOTATION_COMMENT_MISSING")
     ann_id = new_id({e["id"] for e in entries} | {e["id"] for e in deleted} | scan.ids())
     new_text, new_scan, s, e = wrap_checked(scan, start, end, ann_id)
@@ -107,11 +134,11 @@ def create(
 
 
 def reply(
-    entries: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
     annotation_id: str,
     text: str,
     by: str,
-    deleted: Sequence[dict[str, Any]] = (),
+    deleted: Sequence[AnnotationEntry] = (),
 ) -> None:
     entry = find_entry(entries, annotation_id, deleted)
     entry["history"].append(
@@ -120,8 +147,8 @@ def reply(
 
 
 def _item_problem(
-    item: Any,
-    entries: dict[str, dict[str, Any]],
+    item: object,
+    entries: dict[str, AnnotationEntry],
     scan: MarkScan,
     seen: set[str],
     deleted_ids: set[str],
@@ -129,6 +156,8 @@ def _item_problem(
     if not isinstance(item, dict):
         return "ANNOTATION_BAD_ITEM", "an item must be an object {id, mode, replacement?, answer?}"
     ann_id, mode = item.get("id"), str(item.get("mode") or "").upper()
+    if not isinstance(ann_id, str):  # a list or an object would not even hash
+        return "ANNOTATION_BAD_ITEM", f"'id' must be a string, found {ann_id!r}"
     if ann_id not in entries and ann_id in deleted_ids:
         return "ANNOTATION_DELETED", "it was deleted (undelete it first to resolve it)"
     if ann_id not in entries:
@@ -164,11 +193,12 @@ def _item_problem(
 
 def validate_items(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
-    items: list[Any],
-    deleted: Sequence[dict[str, Any]] = (),
-) -> None:
-    """Raise :class:`AnnotationBatchError` naming every bad item; nothing is changed."""
+    entries: list[AnnotationEntry],
+    items: object,
+    deleted: Sequence[AnnotationEntry] = (),
+) -> list[ResolveItem]:
+    """``items`` (the model's or the user's, unchecked) as checked items; raise
+    :class:`AnnotationBatchError` naming every bad item; nothing is changed."""
     if not isinstance(items, list) or not items:
         raise AnnotationError(
             "no annotations to resolve",
@@ -177,7 +207,7 @@ def validate_items(
         )
     by_id = {e["id"]: e for e in entries}
     deleted_ids = {e["id"] for e in deleted if isinstance(e, dict)}
-    problems: list[dict[str, Any]] = []
+    problems: list[BatchProblem] = []
     seen: set[str] = set()
     for index, item in enumerate(items):
         found = _item_problem(item, by_id, scan, seen, deleted_ids)
@@ -194,29 +224,31 @@ def validate_items(
             )
     if problems:
         raise AnnotationBatchError(problems)
+    return cast(list[ResolveItem], items)  # each item was checked by _item_problem
 
 
 def resolve_many(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
-    items: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
+    items: object,
     by: str,
-    deleted: Sequence[dict[str, Any]] = (),
-) -> tuple[str, list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    validate_items(scan, entries, items, deleted)
+    deleted: Sequence[AnnotationEntry] = (),
+) -> tuple[str, list[AnnotationEntry], dict[str, ResolveChange]]:
+    """``items`` are checked first (:func:`validate_items`): all or nothing."""
+    checked = validate_items(scan, entries, items, deleted)
     text = scan.text
     by_id = {e["id"]: e for e in entries}
     # Apply from the end of the text backwards, so each mark is still where the scan saw
     # it; then shift every result span by the edits made before it.
 
-    def text_order(item: dict[str, Any]) -> int:
+    def text_order(item: ResolveItem) -> int:
         mark = scan.mark(item["id"])
         return mark.start if mark else -1
 
-    planned = sorted(items, key=lambda it: -text_order(it))
+    planned = sorted(checked, key=lambda it: -text_order(it))
     edits: list[tuple[int, int]] = []  # (position, length delta)
     results: dict[str, tuple[int, int] | None] = {}
-    changes: dict[str, dict[str, Any]] = {}
+    changes: dict[str, ResolveChange] = {}
     for item in planned:
         ann_id, mode = item["id"], str(item["mode"]).upper()
         entry, mark = by_id[ann_id], scan.mark(ann_id)
@@ -260,17 +292,17 @@ def resolve_many(
         span = [start, start + where[1]]
         set_span(by_id[ann_id], span)
         changes[ann_id]["span"] = span
-    ordered = {it["id"]: changes[it["id"]] for it in items}
+    ordered = {it["id"]: changes[it["id"]] for it in checked}
     return text, entries, ordered
 
 
 def reopen(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
     annotation_id: str,
     by: str,
-    deleted: Sequence[dict[str, Any]] = (),
-) -> tuple[str, list[dict[str, Any]], MarkScan]:
+    deleted: Sequence[AnnotationEntry] = (),
+) -> tuple[str, list[AnnotationEntry], MarkScan]:
     entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "resolved":
         raise AnnotationError(
@@ -297,13 +329,13 @@ def reopen(
 
 def reattach(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
     annotation_id: str,
     start: int,
     end: int,
     by: str,
-    deleted: Sequence[dict[str, Any]] = (),
-) -> tuple[str, list[dict[str, Any]], MarkScan]:
+    deleted: Sequence[AnnotationEntry] = (),
+) -> tuple[str, list[AnnotationEntry], MarkScan]:
     """Give a detached annotation a new mark around ``[start, end)``."""
     entry = find_entry(entries, annotation_id, deleted)
     if entry["status"] != "open" or not entry.get("detached"):
@@ -320,11 +352,11 @@ def reattach(
 
 def delete(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
-    deleted: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
+    deleted: list[AnnotationEntry],
     annotation_id: str,
     by: str,
-) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[str, list[AnnotationEntry], list[AnnotationEntry]]:
     """Remove the mark's tags and move the entry to ``deleted`` with a ``deleted`` event.
 
     Returns ``(text, entries, deleted)``. The entry keeps its status; its span hint is
@@ -341,11 +373,11 @@ def delete(
 
 def undelete(
     scan: MarkScan,
-    entries: list[dict[str, Any]],
-    deleted: list[dict[str, Any]],
+    entries: list[AnnotationEntry],
+    deleted: list[AnnotationEntry],
     annotation_id: str,
     by: str,
-) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]], MarkScan]:
+) -> tuple[str, list[AnnotationEntry], list[AnnotationEntry], MarkScan]:
     """Bring a deleted annotation back; returns ``(text, entries, deleted, scan)``.
 
     A resolved one comes back resolved (it has no mark). An open one is marked again: at

@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Literal, NotRequired, TypedDict, cast
 
 from lantide.docs.marks import is_valid_id
 from lantide.errors import CorruptFileError
@@ -60,11 +60,62 @@ def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def event(action: str, by: str, text: str | None = None, **extra: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"at": now_iso(), "by": by, "action": action}
+AnnotationStatus = Literal["open", "resolved"]
+
+
+class AnnotationAnchor(TypedDict, total=False):
+    """``anchor``: where the quoted text was at the last save (a hint; the mark is the truth)."""
+
+    span: list[int]  # [start, end) of the mark's inner text in the text on disk
+
+
+class AnnotationEvent(TypedDict, total=False):
+    """One ``history`` event. Lantide writes ``at``, ``by`` and ``action`` on every event;
+    the sidecar check only requires an event to be an object (a hand-edited file may lack
+    them), so readers use ``.get``. ``mode``/``replacement`` come with ``resolved``,
+    ``quote`` with ``created`` and ``resolved``."""
+
+    at: str  # ISO 8601, UTC, seconds: 2026-11-30T10:00:00Z
+    by: str  # user, agent, lantide (automatic repairs), or an MCP client's name
+    action: str  # created, replied, resolved, reopened, deleted, ... (module docstring)
+    text: str
+    mode: str  # A or B
+    replacement: str
+    quote: str
+
+
+class AnnotationEntry(TypedDict):
+    """One annotation in the sidecar (``annotations`` or ``deleted``), as validated by
+    :func:`parse_sidecar`; keys Lantide does not know are kept as they are."""
+
+    id: str
+    status: AnnotationStatus
+    quote: str  # "" when the file had none
+    comment: str  # "" when the file had none (a recreated entry)
+    history: list[AnnotationEvent]
+    anchor: NotRequired[AnnotationAnchor | None]
+    detached: NotRequired[bool]  # open, but its mark and quote were lost
+    recreated: NotRequired[bool]  # rebuilt from a mark that had no entry
+
+
+def event(
+    action: str,
+    by: str,
+    text: str | None = None,
+    *,
+    mode: str | None = None,
+    replacement: str | None = None,
+    quote: str | None = None,
+) -> AnnotationEvent:
+    out: AnnotationEvent = {"at": now_iso(), "by": by, "action": action}
     if text is not None:
         out["text"] = text
-    out.update({k: v for k, v in extra.items() if v is not None})
+    if mode is not None:
+        out["mode"] = mode
+    if replacement is not None:
+        out["replacement"] = replacement
+    if quote is not None:
+        out["quote"] = quote
     return out
 
 
@@ -73,16 +124,16 @@ class Sidecar:
     """A parsed sidecar: the top-level object (unknown keys kept) and its entries."""
 
     path: Path
-    top: dict[str, Any] = field(default_factory=lambda: {"version": SIDECAR_VERSION})
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    top: dict[str, object] = field(default_factory=lambda: {"version": SIDECAR_VERSION})
+    entries: list[AnnotationEntry] = field(default_factory=list)
     exists: bool = False
     migrated_from: int | None = None
-    deleted: list[dict[str, Any]] = field(default_factory=list)
+    deleted: list[AnnotationEntry] = field(default_factory=list)
 
     def dump(
         self,
-        entries: list[dict[str, Any]] | None = None,
-        deleted: list[dict[str, Any]] | None = None,
+        entries: list[AnnotationEntry] | None = None,
+        deleted: list[AnnotationEntry] | None = None,
     ) -> str:
         return dump_sidecar(
             self.top,
@@ -92,9 +143,9 @@ class Sidecar:
 
 
 def dump_sidecar(
-    top: dict[str, Any],
-    entries: list[dict[str, Any]],
-    deleted: Sequence[dict[str, Any]] = (),
+    top: dict[str, object],
+    entries: list[AnnotationEntry],
+    deleted: Sequence[AnnotationEntry] = (),
 ) -> str:
     data = {k: v for k, v in top.items() if k not in ("annotations", DELETED_KEY)}
     data["version"] = SIDECAR_VERSION
@@ -114,7 +165,7 @@ def _problem(path: Path, message: str) -> CorruptFileError:
     )
 
 
-def _check_span(path: Path, where: str, anchor: Any) -> None:
+def _check_span(path: Path, where: str, anchor: object) -> None:
     if anchor is None:
         return
     if not isinstance(anchor, dict):
@@ -131,8 +182,8 @@ def _check_span(path: Path, where: str, anchor: Any) -> None:
 
 
 def _validate_entry(
-    path: Path, index: int, raw: Any, list_name: str = "annotation"
-) -> dict[str, Any]:
+    path: Path, index: int, raw: object, list_name: str = "annotation"
+) -> AnnotationEntry:
     where = f"{list_name} {index + 1}"
     if not isinstance(raw, dict):
         raise _problem(path, f"{where} is not an object")
@@ -160,7 +211,8 @@ def _validate_entry(
     entry.setdefault("quote", "")
     entry.setdefault("comment", "")
     entry.setdefault("history", [])
-    return entry
+    # the shape is checked above (events only as objects: AnnotationEvent is all optional)
+    return cast(AnnotationEntry, entry)
 
 
 def parse_sidecar(text: str, path: Path) -> Sidecar:
@@ -207,7 +259,7 @@ def parse_sidecar(text: str, path: Path) -> Sidecar:
     )
 
 
-def _check_unique(path: Path, entries: list[dict[str, Any]], what: str) -> None:
+def _check_unique(path: Path, entries: list[AnnotationEntry], what: str) -> None:
     seen: set[str] = set()
     for entry in entries:
         if entry["id"] in seen:
@@ -234,40 +286,42 @@ def load_sidecar(path: Path) -> Sidecar:
 # -- reading entries ------------------------------------------------------------------------
 
 
-def replies(entry: dict[str, Any]) -> list[dict[str, Any]]:
+def replies(entry: AnnotationEntry) -> list[AnnotationEvent]:
     return [h for h in entry.get("history", []) if h.get("action") == "replied"]
 
 
-def latest_reply(entry: dict[str, Any]) -> dict[str, Any] | None:
+def latest_reply(entry: AnnotationEntry) -> AnnotationEvent | None:
     found = replies(entry)
     return found[-1] if found else None
 
 
-def last_event(entry: dict[str, Any], action: str) -> dict[str, Any] | None:
+def last_event(entry: AnnotationEntry, action: str) -> AnnotationEvent | None:
     return next((h for h in reversed(entry.get("history", [])) if h.get("action") == action), None)
 
 
-def stored_span(entry: dict[str, Any]) -> list[int] | None:
+def stored_span(entry: AnnotationEntry) -> list[int] | None:
     anchor = entry.get("anchor")
     if isinstance(anchor, dict) and isinstance(anchor.get("span"), list):
         return list(anchor["span"])
     return None
 
 
-def set_span(entry: dict[str, Any], span: list[int]) -> None:
+def set_span(entry: AnnotationEntry, span: list[int]) -> None:
     anchor = entry.get("anchor")
-    entry["anchor"] = dict(anchor) if isinstance(anchor, dict) else {}
-    entry["anchor"]["span"] = list(span)
+    new_anchor: AnnotationAnchor = anchor.copy() if isinstance(anchor, dict) else {}
+    new_anchor["span"] = list(span)
+    entry["anchor"] = new_anchor
 
 
-def created_at(entry: dict[str, Any]) -> str | None:
+def created_at(entry: AnnotationEntry) -> str | None:
     first = next(iter(entry.get("history", [])), None)
-    return first.get("at") if isinstance(first, dict) and isinstance(first.get("at"), str) else None
+    at = first.get("at") if isinstance(first, dict) else None
+    return at if isinstance(at, str) else None
 
 
 def insert_by_creation(
-    entries: list[dict[str, Any]], entry: dict[str, Any]
-) -> list[dict[str, Any]]:
+    entries: list[AnnotationEntry], entry: AnnotationEntry
+) -> list[AnnotationEntry]:
     """``entries`` with ``entry`` put back before the first one created after it (ISO
     timestamps compare as text); at the end when its creation time is unknown."""
     when = created_at(entry)

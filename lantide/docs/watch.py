@@ -21,15 +21,35 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from lantide.docs.document import KINDS, Document, open_document
+from lantide.docs.sidecar import AnnotationEntry
 from lantide.errors import LantideError
 from lantide.workspace.layout import sidecar_path
 from lantide.workspace.model import Project
 from lantide.workspace.watcher import ANNOTATIONS, DOCUMENT, FileChange
 
 log = logging.getLogger(__name__)
+
+
+class DocumentChangedDict(TypedDict):
+    """:meth:`DocumentChanged.to_dict` (the fields of the dataclass, without the document)."""
+
+    project: str
+    kind: str
+    path: str
+    event: str
+    files: list[str]
+    text_changed: bool
+    annotations_changed: bool
+    added: list[str]
+    removed: list[str]
+    status_changed: dict[str, str]
+    repairs: list[dict[str, str]]
+    read_only_reason: str | None
+    recovered: str | None
+    error: str | None
 
 
 @dataclass
@@ -50,7 +70,7 @@ class DocumentChanged:
     error: str | None = None  # the document could not be read (e.g. not UTF-8)
     document: Document | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DocumentChangedDict:
         return {
             "project": self.project,
             "kind": self.kind,
@@ -72,7 +92,7 @@ class DocumentChanged:
 @dataclass(frozen=True)
 class _Snapshot:
     text: str | None
-    entries: dict[str, dict[str, Any]]
+    entries: dict[str, AnnotationEntry]
     read_only_reason: str | None
 
 
@@ -83,8 +103,9 @@ def _snapshot(doc: Document | None) -> _Snapshot:
     entries = {}
     for raw in doc.disk_entries:
         raw = copy.deepcopy(raw)
-        if isinstance(raw.get("anchor"), dict):
-            raw["anchor"].pop("span", None)  # a moved span alone is no change
+        anchor = raw.get("anchor")
+        if isinstance(anchor, dict):
+            anchor.pop("span", None)  # a moved span alone is no change
         entries[raw["id"]] = raw
     return _Snapshot(doc.disk_text, entries, doc.read_only_reason)
 

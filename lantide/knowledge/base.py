@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from lantide.knowledge import edits, proposals, reorganize
 from lantide.knowledge import layer as injection
@@ -24,6 +24,8 @@ from lantide.knowledge.model import (
     KnowledgeConflictError,
     KnowledgeDocument,
     KnowledgeError,
+    KnowledgeFileDict,
+    ProblemDict,
     StatKey,
 )
 from lantide.knowledge.parser import clean_text
@@ -37,6 +39,36 @@ if TYPE_CHECKING:
 _LayerKey = tuple[tuple[tuple[str, bool, StatKey | None], ...], int | None, str | None]
 
 Complete = Callable[[str, str], str]  # (system, user) -> the model's text
+
+
+class ProposalSource(TypedDict):
+    """Where a queued entry came from (written as an HTML comment beside it)."""
+
+    conversation: str
+    turn: int
+    at: NotRequired[str]  # ISO time; now when not given
+
+
+class FileProblem(ProblemDict):
+    """A problem of one of the files (:meth:`KnowledgeBase.problems`)."""
+
+    scope: str
+    path: str
+
+
+class KnowledgeFileInfo(KnowledgeFileDict):
+    """A file in :meth:`KnowledgeBase.to_dict`: its entries, problems and mode."""
+
+    mode: str  # flat or catalog
+    limit_chars: int
+    needs_reorganize: bool
+
+
+class KnowledgeOverview(TypedDict):
+    """:meth:`KnowledgeBase.to_dict` (``lantide knowledge --json``, the knowledge panel)."""
+
+    mode: str  # catalog when any file is in catalog mode
+    files: list[KnowledgeFileInfo]
 
 
 class KnowledgeBase:
@@ -153,32 +185,33 @@ class KnowledgeBase:
 
     def expand(
         self, heading: str, max_tokens: int = injection.DEFAULT_EXPAND_TOKENS
-    ) -> dict[str, Any]:
+    ) -> injection.Expansion:
         """``expand_knowledge_catalog(heading)``: that heading's Enabled entries."""
         return injection.expand(self.documents(), heading, max_tokens)
 
-    def problems(self) -> list[dict[str, Any]]:
+    def problems(self) -> list[FileProblem]:
         return [
             {"scope": d.scope, "path": str(d.path), **p.to_dict()}
             for d in self.documents()
             for p in d.problems
         ]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> KnowledgeOverview:
         docs = self.documents()
-        files: list[dict[str, Any]] = []
-        out: dict[str, Any] = {
+        files: list[KnowledgeFileInfo] = []
+        out: KnowledgeOverview = {
             "mode": "catalog" if any(injection.file_mode(d) == "catalog" for d in docs) else "flat",
             "files": files,
         }
         for d in docs:
-            info = d.to_dict()
-            info.update(
-                mode=injection.file_mode(d),
-                limit_chars=injection.FLAT_LIMITS[d.scope],
-                needs_reorganize=_needs_reorganize(d),
+            files.append(
+                {
+                    **d.to_dict(),
+                    "mode": injection.file_mode(d),
+                    "limit_chars": injection.FLAT_LIMITS[d.scope],
+                    "needs_reorganize": _needs_reorganize(d),
+                }
             )
-            files.append(info)
         return out
 
     # -- entry references ------------------------------------------------------------------
@@ -335,7 +368,7 @@ class KnowledgeBase:
         scope: str | None = None,
         heading: str | None = None,
         queued: bool = False,
-        source: dict[str, Any] | None = None,
+        source: ProposalSource | None = None,
     ) -> Entry:
         """Append an entry to a section (an Enabled one unless ``queued``)."""
         with self._editing():

@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import NotRequired, TypedDict
 
-from lantide.knowledge.model import Entry, KnowledgeDocument
+from lantide.knowledge.model import Entry, KnowledgeDocument, ProblemDict
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens
 
@@ -63,6 +63,79 @@ class CutGroup(TypedDict):
     entries: int
 
 
+class LayerFile(TypedDict):
+    """One knowledge file as the layer used it (:attr:`KnowledgeLayer.files`)."""
+
+    scope: str
+    path: str | None
+    exists: bool
+    mode: str  # flat or catalog
+    size_chars: int
+    limit_chars: int
+    enabled: int
+    queued: int
+    problems: list[ProblemDict]
+
+
+class PartGroup(TypedDict):
+    """A group of entries in a flat part: its label and the quoted entries."""
+
+    label: str
+    entries: list[str]
+
+
+class IndexLine(TypedDict):
+    """A line of a catalog part's index."""
+
+    name: str
+    section: str
+    count: int
+
+
+class LayerPart(TypedDict):
+    """One file's part of the rendered layer (the template's input)."""
+
+    title: str
+    mode: str
+    enabled_count: int
+    groups: NotRequired[list[PartGroup]]  # flat
+    index: NotRequired[list[IndexLine]]  # catalog
+
+
+class LayerDict(TypedDict):
+    """:meth:`KnowledgeLayer.to_dict`."""
+
+    mode: str
+    text: str
+    tokens: int
+    budget_tokens: int | None
+    offers_tool: bool
+    cut: list[CutGroup]
+    cut_entries: int
+    capped_entries: list[str]
+    files: list[LayerFile]
+
+
+class ExpandedEntry(TypedDict):
+    scope: str
+    section: str
+    heading: str | None
+    text: str  # cut at ENTRY_CHAR_CAP
+    cut_from_chars: NotRequired[int]  # its length when it was cut
+
+
+class Expansion(TypedDict):
+    """``expand_knowledge_catalog``'s result (:func:`expand`)."""
+
+    heading: str
+    found: bool
+    count: int
+    entries: list[ExpandedEntry]
+    truncated: int  # entries left out for the token budget
+    headings: NotRequired[list[str]]  # when nothing was found: the ones there are
+    message: NotRequired[str]
+
+
 @dataclass
 class KnowledgeLayer:
     """The rendered knowledge layer and what went into it."""
@@ -75,13 +148,13 @@ class KnowledgeLayer:
     cut: list[CutGroup] = field(default_factory=list)
     cut_entries: int = 0
     capped_entries: list[str] = field(default_factory=list)
-    files: list[dict[str, Any]] = field(default_factory=list)
+    files: list[LayerFile] = field(default_factory=list)
 
     @property
     def catalog_mode(self) -> bool:
         return self.mode == "catalog"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> LayerDict:
         return {
             "mode": self.mode,
             "text": self.text,
@@ -137,7 +210,7 @@ def _parts(
     modes: dict[str, str],
     kept: list[_Item],
     project_name: str | None,
-) -> list[dict[str, Any]]:
+) -> list[LayerPart]:
     parts = []
     for doc in docs:
         mine = sorted((it for it in kept if it.scope == doc.scope), key=lambda it: it.order)
@@ -147,13 +220,13 @@ def _parts(
         if doc.scope == "project" and project_name:
             # project.json can be hand-edited: one line, capped, like any user text
             title = f"{title}: {' '.join(str(project_name).split())[:HEADING_CHAR_CAP]}"
-        part: dict[str, Any] = {
+        part: LayerPart = {
             "title": title,
             "mode": modes[doc.scope],
             "enabled_count": len(doc.enabled_entries()),
         }
         if modes[doc.scope] == "flat":
-            groups: list[dict[str, Any]] = []
+            groups: list[PartGroup] = []
             for it in sorted(mine, key=lambda it: (_section_rank(it.section), it.order)):
                 label = _label(it.section, it.heading)
                 if not groups or groups[-1]["label"] != label:
@@ -204,7 +277,7 @@ def build_layer(
     """Render the layer for ``docs`` (user first, then project) within ``budget_tokens``."""
     modes = {doc.scope: file_mode(doc) for doc in docs}
     mode = "catalog" if "catalog" in modes.values() else "flat"
-    files = [
+    files: list[LayerFile] = [
         {
             "scope": d.scope,
             "path": str(d.path) if d.path else None,
@@ -313,7 +386,7 @@ def headings(docs: list[KnowledgeDocument]) -> list[str]:
 
 def expand(
     docs: list[KnowledgeDocument], heading: str, max_tokens: int = DEFAULT_EXPAND_TOKENS
-) -> dict[str, Any]:
+) -> Expansion:
     """The Enabled entries under ``heading``, as a JSON-serializable dict."""
     query = _norm(str(heading or ""))
     found = [e for doc in docs for e in doc.enabled_entries() if query and _matches(e, query)]
@@ -327,11 +400,11 @@ def expand(
             "headings": headings(docs),
             "message": f"no knowledge heading {heading!r}; use one of 'headings'",
         }
-    out: list[dict[str, Any]] = []
+    out: list[ExpandedEntry] = []
     used = 0
     for e in found:
         text = e.text if len(e.text) <= ENTRY_CHAR_CAP else e.text[:ENTRY_CHAR_CAP] + "…"
-        item: dict[str, Any] = {
+        item: ExpandedEntry = {
             "scope": e.scope,
             "section": e.section,
             "heading": e.heading,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from lantide.errors import LantideError
 
@@ -23,6 +23,41 @@ SCOPES = ("user", "project")
 ENABLED = "enabled"
 QUEUED = "queued"
 QUEUED_MARKER = "[queued]"
+
+
+class ProblemDict(TypedDict):
+    """:meth:`Problem.to_dict`."""
+
+    line: int  # 1-based
+    message: str
+    severity: str  # warning or error
+
+
+class EntryDict(TypedDict):
+    """:meth:`Entry.to_dict`: a knowledge entry as the command line, the app and the agent
+    see it."""
+
+    ref: str  # 3 (project) or u3 (user)
+    number: int
+    scope: str  # user or project
+    section: str  # Rules or Info
+    heading: str | None
+    status: str  # enabled or queued
+    text: str
+    line: int  # 1-based
+    source: EntrySource | None  # where a proposal came from
+
+
+class KnowledgeFileDict(TypedDict):
+    """:meth:`KnowledgeDocument.to_dict`."""
+
+    scope: str
+    path: str | None
+    exists: bool
+    writable: bool
+    size_chars: int  # without Queued entries
+    entries: list[EntryDict]
+    problems: list[ProblemDict]
 
 
 class KnowledgeError(LantideError):
@@ -43,7 +78,7 @@ class Problem:
     message: str
     severity: str = "warning"  # "warning": read around it; "error": the file is read-only
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ProblemDict:
         return {"line": self.line, "message": self.message, "severity": self.severity}
 
     def __str__(self) -> str:
@@ -83,7 +118,7 @@ class Entry:
         """The name the catalog index uses: the heading, or the section when ungrouped."""
         return self.heading if self.heading is not None else self.section
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EntryDict:
         return {
             "ref": self.ref,
             "number": self.number,
@@ -182,7 +217,7 @@ class KnowledgeDocument:
             )
         return self.entries[number - 1]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> KnowledgeFileDict:
         return {
             "scope": self.scope,
             "path": str(self.path) if self.path else None,

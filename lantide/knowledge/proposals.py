@@ -14,10 +14,10 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.knowledge.layer import quote
-from lantide.knowledge.model import SECTIONS, Entry
+from lantide.knowledge.model import SECTIONS, Entry, EntryDict
 from lantide.templates import render_prompt
 
 Complete = Callable[[str, str], str]
@@ -47,6 +47,14 @@ class Proposal:
     heading: str | None = None
 
 
+class ProposalDict(TypedDict):
+    """:meth:`ProposalResult.to_dict`."""
+
+    added: list[EntryDict]
+    dropped: list[dict[str, str]]  # {"text", "reason"}
+    error: str | None
+
+
 @dataclass
 class ProposalResult:
     """What one proposal call did. ``error`` is set when the model's answer was unusable
@@ -56,7 +64,7 @@ class ProposalResult:
     dropped: list[dict[str, str]] = field(default_factory=list)  # {"text", "reason"}
     error: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ProposalDict:
         return {
             "added": [e.to_dict() for e in self.added],
             "dropped": self.dropped,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.knowledge.layer import quote
 from lantide.knowledge.model import SECTIONS, KnowledgeDocument
@@ -31,6 +31,25 @@ class ReorganizeRejected(ValueError):
     """The model's grouping cannot be applied; the message says why."""
 
 
+class ProposedGroup(TypedDict):
+    """A ``###`` group the model proposed: its section, heading and entry numbers."""
+
+    section: str
+    heading: str
+    entries: list[int]
+
+
+class ReorganizeDict(TypedDict):
+    """:meth:`ReorganizeResult.to_dict`."""
+
+    scope: str
+    path: str | None
+    applied: bool
+    reason: str | None
+    groups: list[ProposedGroup]
+    diff: str
+
+
 @dataclass
 class ReorganizeResult:
     scope: str
@@ -39,7 +58,7 @@ class ReorganizeResult:
     reason: str | None = None  # why it was not applied
     before_text: str = ""
     after_text: str | None = None  # the proposed file, when the grouping was usable
-    groups: list[dict[str, Any]] = field(default_factory=list)  # {section, heading, entries}
+    groups: list[ProposedGroup] = field(default_factory=list)
 
     @property
     def diff(self) -> str:
@@ -54,7 +73,7 @@ class ReorganizeResult:
             )
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReorganizeDict:
         return {
             "scope": self.scope,
             "path": self.path,

@@ -19,10 +19,11 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.errors import CorruptFileError, LantideError
 from lantide.mcp.access import MODES, SCOPE_ALL, check_mode
@@ -63,7 +64,7 @@ class PairedClient:
     token_hash: str
     revoked_at: str | None = None
     last_used_at: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # fields of a newer Lantide, kept
+    extra: dict[str, object] = field(default_factory=dict)  # fields of a newer Lantide, kept
 
     @property
     def all_workspaces(self) -> bool:
@@ -81,12 +82,13 @@ class PairedClient:
     def allows_workspace(self, root: Path | str) -> bool:
         return self.all_workspaces or Path(self.scope) == Path(root).resolve()
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items() if k != "extra"}
+    def to_dict(self) -> dict[str, object]:
+        """The file's entry: the fields above, then the unknown ones as they were read."""
+        out: dict[str, object] = {k: v for k, v in asdict(self).items() if k != "extra"}
         out.update(self.extra)
         return out
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, object]:
         """What listings show: everything but the hash."""
         out = {k: v for k, v in self.to_dict().items() if k != "token_hash"}
         out["status"] = self.status
@@ -138,6 +140,17 @@ OPTIONAL_STAMPS = ("expires_at", "revoked_at", "last_used_at")
 FIX_HINT = "Fix that field in a text editor, or remove the entry and pair the client again."
 
 
+class EntryProblemDict(TypedDict):
+    """:meth:`EntryProblem.to_dict` (``lantide mcp list --json``, the settings page)."""
+
+    file: str
+    entry: int  # from 1
+    client: str | None
+    field: str
+    message: str
+    hint: str
+
+
 @dataclass(frozen=True)
 class EntryProblem:
     """A client entry of the file that cannot be read: its position, what the file says
@@ -158,7 +171,7 @@ class EntryProblem:
             who = f"client {self.client_id[:60]!r}"
         return f"{self.path}: {who}: {self.field!r} {self.problem}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EntryProblemDict:
         return {
             "file": str(self.path),
             "entry": self.index + 1,
@@ -169,7 +182,7 @@ class EntryProblem:
         }
 
 
-def _kind_of(value: Any) -> str:
+def _kind_of(value: object) -> str:
     if value is None:
         return "null"
     return {
@@ -181,16 +194,19 @@ def _kind_of(value: Any) -> str:
     }.get(type(value), "an object")
 
 
-def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
+def _field_problem(raw: Mapping[str, object]) -> tuple[str, str] | None:
     """(field, why) of the first field of a client entry that cannot be used, else None."""
+    text: dict[str, str] = {}
     for name in REQUIRED_TEXT:
         if name not in raw:
             return name, "is missing"
-        if not isinstance(raw[name], str) or not raw[name].strip():
-            return name, f"is {_kind_of(raw[name])} {_preview(raw[name])}, not a non-empty text"
-    if raw["mode"] not in MODES:
-        return "mode", f"is {raw['mode'][:40]!r}, not one of {', '.join(MODES)}"
-    if not re.fullmatch(r"[0-9a-f]{64}", raw["token_hash"]):
+        value = raw[name]
+        if not isinstance(value, str) or not value.strip():
+            return name, f"is {_kind_of(value)} {_preview(value)}, not a non-empty text"
+        text[name] = value
+    if text["mode"] not in MODES:
+        return "mode", f"is {text['mode'][:40]!r}, not one of {', '.join(MODES)}"
+    if not re.fullmatch(r"[0-9a-f]{64}", text["token_hash"]):
         return "token_hash", "is not a SHA-256 hash (64 hexadecimal digits)"
     for name in OPTIONAL_STAMPS:
         value = raw.get(name)
@@ -205,7 +221,7 @@ def _field_problem(raw: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def _preview(value: Any) -> str:
+def _preview(value: object) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False, default=str)

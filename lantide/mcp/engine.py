@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -24,8 +24,8 @@ from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access
 from lantide.mcp.clients import ClientStore, PairedClient
-from lantide.mcp.extra_tools import CUSTOM, WORKSPACE_TOOLS, tool_schema
-from lantide.workspace.activity import record_call
+from lantide.mcp.extra_tools import CUSTOM, WORKSPACE_TOOLS, ToolSchema, tool_schema
+from lantide.workspace.activity import ActivityEntry, record_call
 
 if TYPE_CHECKING:
     from lantide.agent.conversation import Conversation
@@ -103,6 +103,12 @@ class WorkspaceHandle:
             self.workspace.close()
 
 
+class ListedTool(ToolSchema):
+    """A tool of ``tools/list`` (:meth:`McpEngine.list_tools`)."""
+
+    name: str
+
+
 @dataclass
 class CallResult:
     ok: bool
@@ -136,7 +142,7 @@ class McpEngine:
         self.primary: Path | None = None
         # called after every recorded call (on the server's thread) with the activity
         # entry and the ledger steps it wrote: the desktop app refreshes its panels
-        self.on_call: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None
+        self.on_call: Callable[[ActivityEntry, list[dict[str, Any]]], None] | None = None
         if workspace is not None:
             from lantide.agent.services import EngineServices
 
@@ -229,7 +235,7 @@ class McpEngine:
             return conv
 
     # -- calls
-    def list_tools(self, client: PairedClient) -> list[dict[str, Any]]:
+    def list_tools(self, client: PairedClient) -> list[ListedTool]:
         """``{name, description, input_schema}`` of the tools the client's mode allows."""
         return [
             {"name": t.name, **tool_schema(t)}
@@ -240,7 +246,7 @@ class McpEngine:
         self,
         client: PairedClient,
         tool: str,
-        arguments: dict[str, Any] | None,
+        arguments: Mapping[str, object] | None,
         token: str | None = None,
     ) -> CallResult:
         """Run one call. Raises :class:`~lantide.mcp.access.ModeRefused` and
@@ -298,7 +304,7 @@ class McpEngine:
         handle: WorkspaceHandle,
         client: PairedClient,
         entry: access.McpTool,
-        args: dict[str, Any],
+        args: dict[str, object],
     ) -> CallResult:
         from lantide.agent.app_state import SessionFileAppState
         from lantide.agent.cancel import CancelToken
@@ -307,11 +313,8 @@ class McpEngine:
 
         ws = handle.workspace
         conv = self.conversation_for(handle, client)
-        project = (
-            ws.project(args["project"])
-            if isinstance(args.get("project"), str) and args["project"]
-            else ws.focused_project()
-        )
+        named = args.get("project")
+        project = ws.project(named) if isinstance(named, str) and named else ws.focused_project()
         ctx = ClientToolContext(
             workspace=ws,
             settings=handle.settings,
@@ -356,7 +359,7 @@ class McpEngine:
         handle: WorkspaceHandle | None,
         client: PairedClient,
         tool: str,
-        args: dict[str, Any],
+        args: Mapping[str, object],
         ok: bool,
         error: dict[str, Any] | None,
         step_ids: list[str],

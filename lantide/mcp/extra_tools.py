@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from lantide.agent.tools.registry import (
     PROJECT_ARG,
@@ -27,11 +27,53 @@ from lantide.query.qem import PURPOSE_MAX_CHARS
 
 if TYPE_CHECKING:
     from lantide.agent.tools.context import ToolContext
+    from lantide.docs.agent_view_types import ListedAnnotation
     from lantide.mcp.access import McpTool
     from lantide.mcp.clients import PairedClient
     from lantide.mcp.engine import CallResult, McpEngine
 
 PLAYBOOK_URI = "lantide://playbook"
+
+
+class ToolSchema(TypedDict):
+    """An MCP tool as listed: its description (a prompt file) and its JSON input schema."""
+
+    description: str
+    input_schema: dict[str, object]
+
+
+class WorkspaceListed(TypedDict):
+    """One workspace in ``list_workspaces``."""
+
+    name: str
+    root: str
+    selected: bool
+
+
+class DocumentAnnotations(TypedDict):
+    """One document in ``list_annotations``: its entries of the status asked for."""
+
+    document: str  # plan or report
+    path: str
+    open_annotation_count: int
+    annotations: list[ListedAnnotation]
+
+
+# the arguments of the tools below, once _checked validated them against their schemas
+class _SelectArgs(TypedDict):
+    workspace: str
+
+
+class _AnnotationArgs(TypedDict):
+    document: NotRequired[str]
+    status: NotRequired[str]
+    project: NotRequired[str]
+
+
+class _RunQueryArgs(TypedDict):
+    sql: str
+    purpose: NotRequired[str]
+    project: NotRequired[str]
 
 
 @cache
@@ -58,7 +100,7 @@ def playbook_text() -> str:
     )
 
 
-_OWN_SCHEMAS: dict[str, dict[str, Any]] = {
+_OWN_SCHEMAS: dict[str, dict[str, object]] = {
     "get_analysis_context": params(),
     "list_workspaces": params(),
     "select_workspace": params({"workspace": {"type": "string", "minLength": 1}}, ("workspace",)),
@@ -72,17 +114,17 @@ _OWN_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def input_schema(entry: McpTool) -> dict[str, Any]:
+def input_schema(entry: McpTool) -> dict[str, object]:
     return _input_schema(entry.name)
 
 
-def schema_of(name: str) -> dict[str, Any] | None:
+def schema_of(name: str) -> dict[str, object] | None:
     """The input schema of the MCP tool ``name`` (None for an unknown name)."""
     return _input_schema(name) if name in access.BY_NAME else None
 
 
 @cache
-def _input_schema(name: str) -> dict[str, Any]:
+def _input_schema(name: str) -> dict[str, object]:
     entry = access.BY_NAME[name]
     if entry.name in _OWN_SCHEMAS:
         return _OWN_SCHEMAS[entry.name]
@@ -91,7 +133,7 @@ def _input_schema(name: str) -> dict[str, Any]:
     tool = default_registry().get(entry.registry) if entry.registry else None
     if tool is None:  # every MCP tool has its own schema or an agent tool's
         raise LantideError(f"the MCP tool {name!r} has no schema", code="UNKNOWN_TOOL")
-    schema = tool.parameters
+    schema: dict[str, object] = tool.parameters
     if entry.name in (
         "run_query",
         "read_step",
@@ -103,12 +145,13 @@ def _input_schema(name: str) -> dict[str, Any]:
         "validate_query",
     ):
         # a client names the project it works on (the focused one is the analyst's)
-        props = {**schema.get("properties", {}), **PROJECT_ARG}
+        own = schema.get("properties")
+        props = {**(own if isinstance(own, dict) else {}), **PROJECT_ARG}
         schema = {**schema, "properties": props}
     return schema
 
 
-def tool_schema(entry: McpTool) -> dict[str, Any]:
+def tool_schema(entry: McpTool) -> ToolSchema:
     return {"description": description(entry.name), "input_schema": input_schema(entry)}
 
 
@@ -118,7 +161,7 @@ def _result(ok: bool, result: dict[str, Any], step_ids: list[str] | None = None)
     return CallResult(ok, result, step_ids or [])
 
 
-def _checked(name: str, args: dict[str, Any]) -> None:
+def _checked(name: str, args: dict[str, object]) -> None:
     from lantide.agent.tools.registry import Tool
 
     problem = validate_arguments(
@@ -133,7 +176,7 @@ def _checked(name: str, args: dict[str, Any]) -> None:
 
 
 def get_analysis_context(
-    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, object]
 ) -> CallResult:
     from lantide.agent.tools.workspace_tools import get_app_context
 
@@ -162,12 +205,12 @@ def get_analysis_context(
     return _result(True, out)
 
 
-def list_workspaces(engine: McpEngine, client: PairedClient, args: dict[str, Any]) -> CallResult:
+def list_workspaces(engine: McpEngine, client: PairedClient, args: dict[str, object]) -> CallResult:
     from lantide.workspace.model import Workspace
 
     _checked("list_workspaces", args)
     selected = engine._selected.get(client.id) or engine.primary
-    out: list[dict[str, Any]] = []
+    out: list[WorkspaceListed] = []
     for root in engine.known_workspaces(client):
         try:
             name = (
@@ -181,9 +224,11 @@ def list_workspaces(engine: McpEngine, client: PairedClient, args: dict[str, Any
     return _result(True, {"workspaces": out})
 
 
-def select_workspace(engine: McpEngine, client: PairedClient, args: dict[str, Any]) -> CallResult:
+def select_workspace(
+    engine: McpEngine, client: PairedClient, args: dict[str, object]
+) -> CallResult:
     _checked("select_workspace", args)
-    wanted = args["workspace"]
+    wanted = cast(_SelectArgs, args)["workspace"]
     known = engine.known_workspaces(client)
     match = [r for r in known if str(r) == wanted or r.name == wanted]
     root = match[0] if match else Path(wanted).expanduser().resolve()
@@ -192,24 +237,23 @@ def select_workspace(engine: McpEngine, client: PairedClient, args: dict[str, An
 
 
 def list_annotations(
-    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, object]
 ) -> CallResult:
     from lantide.docs import document_listing, open_document
 
     _checked("list_annotations", args)
-    project = ctx.project(args.get("project"))
-    status = args.get("status") or "open"
-    out: list[dict[str, Any]] = []
-    for kind in [args["document"]] if args.get("document") else ["plan", "report"]:
+    checked = cast(_AnnotationArgs, args)
+    project = ctx.project(checked.get("project"))
+    status = checked.get("status") or "open"
+    out: list[DocumentAnnotations] = []
+    for kind in [checked["document"]] if checked.get("document") else ["plan", "report"]:
         listing = document_listing(open_document(project, kind))
-        entries = [
-            a for a in listing["annotations"] if status == "all" or a.get("status") == status
-        ]
+        entries = [a for a in listing["annotations"] if status == "all" or a["status"] == status]
         out.append(
             {
                 "document": kind,
-                "path": listing.get("path"),
-                "open_annotation_count": listing.get("open_annotation_count"),
+                "path": listing["path"],
+                "open_annotation_count": listing["open_annotation_count"],
                 "annotations": entries,
             }
         )
@@ -217,18 +261,19 @@ def list_annotations(
 
 
 def observe_run_query(
-    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, object]
 ) -> CallResult:
     """Observe: the preview of a read-only statement under the QEM's guard, nothing cached
     and no ledger step (the mode writes nothing)."""
     from lantide.agent.tools.query_tools import _run_guarded
 
     _checked("run_query", args)
-    refused = ctx.statistics_refusal(args["sql"])  # the agent's gate, in every mode
+    sql = cast(_RunQueryArgs, args)["sql"]
+    refused = ctx.statistics_refusal(sql)  # the agent's gate, in every mode
     if refused is not None:
         return _result(False, refused)
     rows = ctx.settings.query.preview_rows
-    preview = _run_guarded(ctx, lambda q: q.preview_sql(args["sql"], rows))
+    preview = _run_guarded(ctx, lambda q: q.preview_sql(sql, rows))
     return _result(
         True,
         {
@@ -241,11 +286,12 @@ def observe_run_query(
 
 
 def set_project_status(
-    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, Any]
+    engine: McpEngine, client: PairedClient, ctx: ToolContext, args: dict[str, object]
 ) -> CallResult:
     from lantide.agent.tools import default_registry
 
-    project = ctx.project(args.get("project"))
+    name = args.get("project")
+    project = ctx.project(name if isinstance(name, str) else None)
     if args.get("status") == "executing" and project.status != "executing":
         raise LantideError(
             "only the analyst approves a Plan (moving a project to executing)",
@@ -256,8 +302,9 @@ def set_project_status(
     return _result(outcome.ok, outcome.result)
 
 
-CustomTool = Callable[["McpEngine", "PairedClient", "ToolContext", dict[str, Any]], "CallResult"]
-WorkspaceTool = Callable[["McpEngine", "PairedClient", dict[str, Any]], "CallResult"]
+# args: the client's arguments, not validated yet (each tool checks them first)
+CustomTool = Callable[["McpEngine", "PairedClient", "ToolContext", dict[str, object]], "CallResult"]
+WorkspaceTool = Callable[["McpEngine", "PairedClient", dict[str, object]], "CallResult"]
 
 # the tools that choose a workspace run before there is one (so without a tool context)
 WORKSPACE_TOOLS: dict[str, WorkspaceTool] = {

@@ -319,7 +319,7 @@ def build_server(
 
 
 @functools.cache
-def header_schema_of(name: str) -> dict[str, Any] | None:
+def header_schema_of(name: str) -> dict[str, object] | None:
     """The input schema of tool ``name`` when it declares an ``x-mcp-header`` (an argument
     mirrored in an ``Mcp-Param-*`` header), else None. The SDK checks a call's headers
     against the schema it gets here; a schema without any declaration can fail no check,
@@ -330,7 +330,7 @@ def header_schema_of(name: str) -> dict[str, Any] | None:
     return schema if schema is not None and _declares_header(schema) else None
 
 
-def _declares_header(node: Any) -> bool:
+def _declares_header(node: object) -> bool:
     if isinstance(node, dict):
         return "x-mcp-header" in node or any(_declares_header(v) for v in node.values())
     if isinstance(node, list):

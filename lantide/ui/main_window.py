@@ -473,7 +473,8 @@ class MainWindow(QMainWindow):
     def restore_session(self) -> None:
         """Reopen the tabs of the last session; a tab whose file is gone is skipped."""
         session = self.services.saved_session()
-        refs = [TabRef.from_dict(d) for d in session.get("open_tabs") or []]
+        rows = session.get("open_tabs")  # session.json may be hand-edited
+        refs = [TabRef.from_dict(d) for d in rows] if isinstance(rows, list) else []
         active = TabRef.from_dict(session.get("active_tab") or {})
         for ref in refs:
             if ref is not None and self._still_exists(ref):

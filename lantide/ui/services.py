@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -44,6 +44,23 @@ TAB_TABLE = "table"
 TAB_KINDS = (TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE)
 
 
+class TabRefDict(TypedDict):
+    """:meth:`TabRef.to_dict`: an open tab in session.json."""
+
+    kind: str
+    project: str | None
+    name: str
+    dirty: bool
+
+
+class SessionState(TypedDict):
+    """What the app writes into session.json (other keys there are kept)."""
+
+    focused_project: str | None
+    open_tabs: list[TabRefDict]
+    active_tab: TabRefDict | None
+
+
 @dataclass(frozen=True)
 class TabRef:
     """An open tab as the agent and session.json see it."""
@@ -56,11 +73,12 @@ class TabRef:
     def key(self) -> tuple[str, str | None, str]:
         return (self.kind, self.project, self.name)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TabRefDict:
         return {"kind": self.kind, "project": self.project, "name": self.name, "dirty": self.dirty}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TabRef | None:
+    def from_dict(cls, data: object) -> TabRef | None:
+        """A tab of session.json, which a hand edit may have changed (None: not a tab)."""
         if not isinstance(data, dict) or data.get("kind") not in TAB_KINDS:
             return None
         return cls(
@@ -289,7 +307,7 @@ class AppServices(QObject):
             self.sig_files_changed.emit(changes)
 
     # -- projects ------------------------------------------------------------------------
-    def _read_session(self) -> dict[str, Any]:
+    def _read_session(self) -> dict[str, object]:
         try:
             return self.workspace.load_session()
         except Exception as exc:  # session state is a convenience; never fatal
@@ -364,7 +382,7 @@ class AppServices(QObject):
         self._session_seq += 1
         self._session_timer.start()
 
-    def _session_state(self) -> tuple[int, dict[str, Any]]:
+    def _session_state(self) -> tuple[int, SessionState]:
         return self._session_seq, {
             "focused_project": self._focused,
             "open_tabs": [t.to_dict() for t in self._open_tabs],
@@ -382,7 +400,7 @@ class AppServices(QObject):
         else:
             self.workers.submit(self._save_session_state, seq, state, name="save session")
 
-    def _save_session_state(self, context, seq: int, state: dict[str, Any]) -> None:
+    def _save_session_state(self, context, seq: int, state: SessionState) -> None:
         with self._session_lock:
             if seq <= self._session_written:
                 return  # a newer state was written already
@@ -394,7 +412,7 @@ class AppServices(QObject):
                 log.warning("could not write session state: %s", exc)
             self._session_written = seq
 
-    def saved_session(self) -> dict[str, Any]:
+    def saved_session(self) -> dict[str, object]:
         """session.json as it was when the workspace was opened (the tabs to restore)."""
         return dict(self._session_at_start)
 

@@ -30,8 +30,9 @@ from __future__ import annotations
 import getpass
 import hashlib
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from lantide.errors import LantideError
 
@@ -57,6 +58,49 @@ class StatusRefused(LantideError):
     code = "STATUS_REFUSED"
 
 
+class Who(TypedDict):
+    """Who did something and when (the start of an approval and of a history entry)."""
+
+    at: str  # ISO 8601, UTC
+    by: str  # analyst or agent
+    user: NotRequired[str]  # the analyst's login name
+
+
+class PlanApproval(Who):
+    """``plan_approval`` in project.json, as :func:`apply_approval` writes it."""
+
+    plan_sha256: str  # plan_fingerprint() of the approved Plan
+
+
+_MoveFields = TypedDict(
+    "_MoveFields",
+    {
+        "action": str,  # status, approve_plan, withdraw_approval
+        "from": str | None,  # None: the file's status meant none
+        "to": str | None,
+        "approved_at": NotRequired[object],  # withdraw_approval: as the approval had them
+        "plan_sha256": NotRequired[object],
+    },
+)
+
+
+class StatusMove(Who, _MoveFields):
+    """One entry of project.json's ``history``, as Lantide writes it (a hand-edited file
+    may hold anything: readers check each entry)."""
+
+    seq: int  # one more than the move before it
+
+
+class ApprovalState(TypedDict):
+    """:func:`approval_state`: the Plan approval as the app and the agent are told it."""
+
+    approved: bool
+    at: NotRequired[object]  # as recorded (Lantide writes ISO text); only when approved
+    by: NotRequired[object]
+    user: NotRequired[object]
+    changed_since_approval: bool
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -68,7 +112,7 @@ def _login() -> str:
         return "unknown"
 
 
-def read_status(raw: Any) -> str | None:
+def read_status(raw: object) -> str | None:
     """The status a project.json value means, or None when it means none."""
     if not isinstance(raw, str):
         return None
@@ -83,12 +127,13 @@ def plan_fingerprint(text: str) -> str:
     return hashlib.sha256(clean.encode("utf-8")).hexdigest()
 
 
-def approval_of(data: dict[str, Any]) -> dict[str, Any] | None:
+def approval_of(data: Mapping[str, object]) -> dict[str, object] | None:
+    """The recorded approval (a hand edit may change any field but ``plan_sha256``)."""
     value = data.get("plan_approval")
     return value if isinstance(value, dict) and isinstance(value.get("plan_sha256"), str) else None
 
 
-def approval_state(data: dict[str, Any], plan_text: str | None) -> dict[str, Any]:
+def approval_state(data: Mapping[str, object], plan_text: str | None) -> ApprovalState:
     """``approved`` (there is an approval), ``at``/``by``/``user`` of it, and
     ``changed_since_approval`` (the Plan on disk differs from what was approved)."""
     approval = approval_of(data)
@@ -104,7 +149,7 @@ def approval_state(data: dict[str, Any], plan_text: str | None) -> dict[str, Any
     }
 
 
-def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -> None:
+def check_move(data: Mapping[str, object], new: str, by: str, plan_text: str | None) -> None:
     """Refuse a status change the rules above do not allow (nothing is written then)."""
     if new not in PROJECT_STATUSES:
         raise StatusRefused(
@@ -144,7 +189,7 @@ def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -
         )
 
 
-def last_move(history: Any) -> int:
+def last_move(history: object) -> int:
     """The number of the last move in ``history`` (0 for none): its ``seq``, or, in a file
     written before moves were numbered, how many entries it holds."""
     entries = [h for h in history if isinstance(h, dict)] if isinstance(history, list) else []
@@ -156,31 +201,35 @@ def last_move(history: Any) -> int:
     return max(numbered + [len(entries)]) if entries else 0
 
 
-def _append_history(data: dict[str, Any], entry: dict[str, Any]) -> None:
-    history = data.get("history")
-    history = list(history) if isinstance(history, list) else []
-    entry = {**entry, "seq": last_move(history) + 1}
+def _append_history(data: dict[str, object], who: Who, move: _MoveFields) -> None:
+    raw = data.get("history")
+    history: list[object] = list(raw) if isinstance(raw, list) else []
+    entry: StatusMove = {**who, **move, "seq": last_move(history) + 1}
     data["history"] = (history + [entry])[-MAX_HISTORY:]
 
 
-def _who(by: str) -> dict[str, Any]:
-    return {"at": _now(), "by": by, **({"user": _login()} if by == ANALYST else {})}
+def _who(by: str) -> Who:
+    who: Who = {"at": _now(), "by": by}
+    if by == ANALYST:
+        who["user"] = _login()
+    return who
 
 
-def apply_move(data: dict[str, Any], new: str, by: str) -> None:
+def apply_move(data: dict[str, object], new: str, by: str) -> None:
     """Set the status in ``data`` and record who moved it (after :func:`check_move`)."""
     old = read_status(data.get("status", "planning"))
     data["status"] = new
-    _append_history(data, {**_who(by), "action": "status", "from": old, "to": new})
+    _append_history(data, _who(by), {"action": "status", "from": old, "to": new})
 
 
-def apply_approval(data: dict[str, Any], plan_text: str, by: str = ANALYST) -> None:
+def apply_approval(data: dict[str, object], plan_text: str, by: str = ANALYST) -> None:
     """Record the analyst's approval of ``plan_text`` and move the project to executing."""
     old = read_status(data.get("status", "planning"))
     who = _who(by)
-    data["plan_approval"] = {**who, "plan_sha256": plan_fingerprint(plan_text)}
+    approval: PlanApproval = {**who, "plan_sha256": plan_fingerprint(plan_text)}
+    data["plan_approval"] = approval
     data["status"] = "executing"
-    _append_history(data, {**who, "action": "approve_plan", "from": old, "to": "executing"})
+    _append_history(data, who, {"action": "approve_plan", "from": old, "to": "executing"})
 
 
 def approval_concerns(open_annotations: int, unsaved_edits: bool) -> list[str]:
@@ -195,7 +244,7 @@ def approval_concerns(open_annotations: int, unsaved_edits: bool) -> list[str]:
     return concerns
 
 
-def check_withdrawal(data: dict[str, Any], by: str) -> None:
+def check_withdrawal(data: Mapping[str, object], by: str) -> None:
     """Refuse withdrawing the Plan approval unless the analyst does it, there is one, and
     the project is not delivered or archived (nothing is written then)."""
     if by != ANALYST:
@@ -217,7 +266,7 @@ def check_withdrawal(data: dict[str, Any], by: str) -> None:
         )
 
 
-def apply_withdrawal(data: dict[str, Any], by: str = ANALYST) -> None:
+def apply_withdrawal(data: dict[str, object], by: str = ANALYST) -> None:
     """Remove the approval (after :func:`check_withdrawal`); the history keeps what was
     approved, and a project past the approval goes back to plan_review."""
     old = read_status(data.get("status", "planning"))
@@ -227,8 +276,8 @@ def apply_withdrawal(data: dict[str, Any], by: str = ANALYST) -> None:
     data["status"] = new
     _append_history(
         data,
+        _who(by),
         {
-            **_who(by),
             "action": "withdraw_approval",
             "from": old,
             "to": new,

@@ -13,9 +13,17 @@ import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.untrusted import clean_json, has_escaped_surrogate
+
+
+class LogProblemDict(TypedDict):
+    """:meth:`LogProblem.to_dict`."""
+
+    file: str
+    line: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,7 @@ class LogProblem:
             "(the file is left as it is)"
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> LogProblemDict:
         return {"file": str(self.path), "line": self.line, "reason": self.reason}
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.errors import CorruptFileError, LantideError, MissingFileError
 from lantide.workspace import layout
@@ -29,6 +29,7 @@ from lantide.workspace.lifecycle import (
     ANALYST,
     LEGACY_STATUSES,
     PROJECT_STATUSES,
+    ApprovalState,
     apply_approval,
     apply_move,
     apply_withdrawal,
@@ -97,18 +98,47 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class ProjectSummary(TypedDict):
+    """:meth:`Project.to_dict` (``lantide project list --json``, the agent's project list)."""
+
+    name: str
+    dir: str  # the folder name under projects/
+    status: str
+    plan_approval: ApprovalState
+    plan: str  # file names
+    report: str
+    archived: list[str]  # files of the project archived (left out of the Context Summary)
+    project_archived: bool  # the project itself is archived (hidden from the default list)
+
+
+class WorkspaceSummary(TypedDict):
+    """:meth:`Workspace.to_dict`."""
+
+    root: str
+    name: str
+    projects: list[ProjectSummary]  # archived ones too
+    connections: list[dict[str, Any]]  # as in workspace.json, without secrets
+
+
+def _archived_names(data: Mapping[str, object]) -> list[str]:
+    """project.json's ``archived`` (load() checked it is a list; Lantide writes file names)."""
+    raw = data.get("archived", [])
+    return list(raw) if isinstance(raw, list) else []
+
+
 @dataclass
 class Project:
     """One analysis: a Plan, a Report, SQL tabs and project knowledge in one folder."""
 
     workspace_root: Path
     dirname: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, object] = field(default_factory=dict)  # project.json (load() checks part)
 
     # -- fields of project.json
     @property
     def name(self) -> str:
-        return self.data.get("name") or self.dirname
+        name = self.data.get("name")  # not checked by load(): shown as text, as before
+        return str(name) if name else self.dirname
 
     @property
     def status(self) -> str:
@@ -116,7 +146,7 @@ class Project:
         return read_status(self.data.get("status", "planning")) or "planning"
 
     @property
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[dict[str, object]]:
         """Who moved the status and when, oldest first."""
         raw = self.data.get("history")
         return [h for h in raw if isinstance(h, dict)] if isinstance(raw, list) else []
@@ -127,7 +157,7 @@ class Project:
         except OSError:
             return None
 
-    def approval(self) -> dict[str, Any]:
+    def approval(self) -> ApprovalState:
         """The Plan approval: ``approved``, when and by whom, ``changed_since_approval``."""
         return approval_state(self.data, self.plan_text())
 
@@ -141,7 +171,7 @@ class Project:
 
     @property
     def archived(self) -> list[str]:
-        return list(self.data.get("archived", []))
+        return _archived_names(self.data)
 
     @property
     def is_archived(self) -> bool:
@@ -214,7 +244,7 @@ class Project:
     def reload(self) -> None:
         self.data = Project.load(self.workspace_root, self.dirname).data
 
-    def update(self, change: Callable[[dict[str, Any]], None]) -> None:
+    def update(self, change: Callable[[dict[str, object]], None]) -> None:
         """Apply ``change`` to project.json as it is on disk now, under the file's lock.
 
         This object's ``data`` may be stale (another window, thread or a text editor
@@ -233,13 +263,13 @@ class Project:
         plan = self.plan_text()
         status = LEGACY_STATUSES.get(status, status)  # the old word still works: done
 
-        def change(data: dict[str, Any]) -> None:
+        def change(data: dict[str, object]) -> None:
             check_move(data, status, by, plan)
             apply_move(data, status, by)
 
         self.update(change)
 
-    def approve_plan(self, by: str = ANALYST, *, seen_text: str | None = None) -> dict[str, Any]:
+    def approve_plan(self, by: str = ANALYST, *, seen_text: str | None = None) -> ApprovalState:
         """The analyst approves the Plan as it is on disk now: the project is executing.
         ``seen_text``: the Plan the analyst was shown; if the file differs (the agent or
         another program changed it meanwhile), nothing is approved."""
@@ -257,11 +287,11 @@ class Project:
         self.update(lambda data: apply_approval(data, plan, by))
         return self.approval()
 
-    def withdraw_approval(self, by: str = ANALYST) -> dict[str, Any]:
+    def withdraw_approval(self, by: str = ANALYST) -> ApprovalState:
         """The analyst withdraws the Plan approval (:func:`lifecycle.check_withdrawal`):
         recorded in the history; an executing project is back in plan_review."""
 
-        def change(data: dict[str, Any]) -> None:
+        def change(data: dict[str, object]) -> None:
             check_withdrawal(data, by)
             apply_withdrawal(data, by)
 
@@ -271,8 +301,8 @@ class Project:
     def archive_file(self, relname: str) -> None:
         """Mark a file of the project archived: the Context Summary skips it."""
 
-        def change(data: dict[str, Any]) -> None:
-            archived = list(data.get("archived", []))
+        def change(data: dict[str, object]) -> None:
+            archived = _archived_names(data)
             if relname not in archived:
                 data["archived"] = archived + [relname]
 
@@ -281,7 +311,7 @@ class Project:
     def unarchive_file(self, relname: str) -> None:
         self.update(
             lambda data: data.__setitem__(
-                "archived", [n for n in data.get("archived", []) if n != relname]
+                "archived", [n for n in _archived_names(data) if n != relname]
             )
         )
 
@@ -290,7 +320,7 @@ class Project:
             return []
         return sorted(p.stem for p in self.sql_dir.glob(f"*{layout.SQL_SUFFIX}") if p.is_file())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ProjectSummary:
         return {
             "name": self.name,
             "dir": self.dirname,
@@ -470,13 +500,15 @@ class Workspace:
         return fresh
 
     # -- session state (restored by the app and shared with the command line)
-    def load_session(self) -> dict[str, Any]:
+    def load_session(self) -> dict[str, object]:
+        """session.json as it is (Lantide's scratch, but a hand edit can put anything
+        there: readers check what they take), with an in-memory focus applied."""
         session = self._load_session_file()
         if self._focus_in_memory is not None:
             session["focused_project"] = self._focus_in_memory
         return session
 
-    def _load_session_file(self) -> dict[str, Any]:
+    def _load_session_file(self) -> dict[str, object]:
         if not self.session_path.exists():
             return {}
         try:
@@ -489,7 +521,7 @@ class Workspace:
             self.session_path.replace(self.session_path.with_suffix(".json.broken"))
             return {}
 
-    def save_session(self, session: dict[str, Any]) -> None:
+    def save_session(self, session: Mapping[str, object]) -> None:
         atomic_write_json(self.session_path, session)
 
     @property
@@ -646,10 +678,14 @@ class Workspace:
     def archive_project(self, name: str, archived: bool = True) -> Project:
         """Hide a project from the default list; its files stay where they are."""
         project = self.project(name)
-        if archived:
-            project.update(lambda data: data.__setitem__("archived_at", _now()))
-        else:
-            project.update(lambda data: data.pop("archived_at", None))
+
+        def change(data: dict[str, object]) -> None:
+            if archived:
+                data["archived_at"] = _now()
+            else:
+                data.pop("archived_at", None)
+
+        project.update(change)
         return project
 
     def delete_project_to_trash(self, name: str) -> Path:
@@ -663,7 +699,7 @@ class Workspace:
         shutil.move(str(project.dir), target)
         return target
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> WorkspaceSummary:
         return {
             "root": str(self.root),
             "name": self.name,

@@ -14,9 +14,10 @@ import json
 import os
 import random
 import tempfile
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_create_bytes
@@ -94,8 +95,29 @@ _CATEGORIES = ["Office", "Electronics", "Furniture", "Software", "Services"]
 _CHANNELS = ["web", "store", "partner", "phone"]
 
 
-def _customers(rng: random.Random) -> list[dict[str, Any]]:
-    rows = []
+class _Customer(TypedDict):
+    """A row of customers.csv (dates and flags as the file's text)."""
+
+    customer_id: int
+    name: str
+    email: str
+    region: str
+    segment: str
+    signup_date: str
+    is_test_account: str
+
+
+class _Product(TypedDict):
+    """A row of products.csv."""
+
+    product_id: int
+    product_name: str
+    category: str
+    list_price: float
+
+
+def _customers(rng: random.Random) -> list[_Customer]:
+    rows: list[_Customer] = []
     start = date(2022, 1, 1)
     for cid in range(1, N_CUSTOMERS + 1):
         name = f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"  # 500 names for 2,000 people
@@ -126,8 +148,8 @@ def _customers(rng: random.Random) -> list[dict[str, Any]]:
     return rows
 
 
-def _products(rng: random.Random) -> list[dict[str, Any]]:
-    rows = []
+def _products(rng: random.Random) -> list[_Product]:
+    rows: list[_Product] = []
     for pid in range(1, N_PRODUCTS + 1):
         category = rng.choice(_CATEGORIES)
         singular = category[:-1] if category.endswith("s") else category
@@ -142,7 +164,7 @@ def _products(rng: random.Random) -> list[dict[str, Any]]:
     return rows
 
 
-def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_csv(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -151,7 +173,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def _orders_table(
-    rng: random.Random, customers: list[dict[str, Any]], products: list[dict[str, Any]]
+    rng: random.Random, customers: list[_Customer], products: list[_Product]
 ) -> dict[str, tuple[str, list[Any]]]:
     start = date(2024, 1, 1)
     days = (date(2025, 12, 31) - start).days + 1

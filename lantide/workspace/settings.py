@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from lantide.errors import LantideError
 from lantide.workspace import paths, secrets
@@ -297,6 +297,17 @@ def _assert_no_secrets(obj: Any, where: str = "settings") -> None:
             _assert_no_secrets(v, f"{where}[{i}]")
 
 
+class PublicProfile(TypedDict):
+    """:meth:`ResolvedProfile.public_dict`: the endpoint without its key."""
+
+    name: str
+    base_url: str
+    model: str
+    context_window: int | None
+    has_api_key: bool
+    overridden: list[str]  # what environment variables replaced
+
+
 @dataclass
 class ResolvedProfile:
     """The model endpoint a call will use, after environment overrides."""
@@ -315,7 +326,7 @@ class ResolvedProfile:
             f"context_window={self.context_window!r})"
         )
 
-    def public_dict(self) -> dict[str, Any]:
+    def public_dict(self) -> PublicProfile:
         return {
             "name": self.name,
             "base_url": self.base_url,

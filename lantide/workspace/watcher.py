@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import is_temp_file, own_writes
@@ -34,6 +34,15 @@ PROJECT = "project"
 CHART = "chart"
 
 
+class FileChangeDict(TypedDict):
+    """:meth:`FileChange.to_dict`."""
+
+    kind: str
+    path: str
+    event: str
+    project: str | None
+
+
 @dataclass(frozen=True)
 class FileChange:
     kind: str
@@ -41,7 +50,7 @@ class FileChange:
     event: str  # created / modified / deleted
     project: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FileChangeDict:
         return {
             "kind": self.kind,
             "path": str(self.path),

@@ -7,7 +7,7 @@ from docs_helpers import disk_text, mark, read_sidecar
 
 from lantide.docs import open_document
 from lantide.docs.anchoring import check_consistent
-from lantide.docs.errors import AnnotationError, DocumentConflictError
+from lantide.docs.errors import AnnotationBatchError, AnnotationError, DocumentConflictError
 from lantide.docs.marks import scan_marks
 from lantide.workspace.atomic import atomic_write_text
 
@@ -293,3 +293,21 @@ def test_a_report_without_sidecar_gets_one_with_its_first_annotation(make_projec
     ann_id = doc.create_annotation(start, start + 2, "source?")
     data = json.loads((project.dir / "report.annotations.json").read_text())
     assert [a["id"] for a in data["annotations"]] == [ann_id]
+
+
+@pytest.mark.parametrize("bad_id", [["3f9a1c"], {"id": "3f9a1c"}, 3])
+def test_an_item_whose_id_is_not_a_string_is_named_in_the_batch_error(sample_project, bad_id):
+    # a list or object id used to escape as TypeError (unhashable) instead of the batch error
+    doc = open_document(sample_project, "plan")
+    before = disk_text(sample_project), read_sidecar(sample_project)
+    with pytest.raises(AnnotationBatchError) as err:
+        doc.resolve_many([{"id": bad_id, "mode": "B"}, {"id": "c51d8e", "mode": "B"}])
+    assert err.value.problems == [
+        {
+            "index": 0,
+            "id": bad_id,
+            "code": "ANNOTATION_BAD_ITEM",
+            "message": f"'id' must be a string, found {bad_id!r}",
+        }
+    ]
+    assert (disk_text(sample_project), read_sidecar(sample_project)) == before

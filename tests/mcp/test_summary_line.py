@@ -49,3 +49,29 @@ def test_only_the_last_hour_counts(tmp_path):
     now = datetime.now(UTC)
     assert [c["name"] for c in connected_clients(tmp_path, 60, now=now)] == ["Codex"]
     assert connected_clients(tmp_path, 60, now=now + timedelta(minutes=61)) == []
+
+
+def test_a_hand_edited_line_whose_step_ids_is_no_list_counts_no_query(tmp_path):
+    # len(5) made the Context Summary's client list fail on one damaged activity line
+    import json
+
+    from lantide.workspace.activity import activity_path, connected_clients, record_call
+
+    for client_id in ("codex", "cursor"):
+        record_call(
+            tmp_path,
+            client_id=client_id,
+            client_name=client_id.title(),
+            mode="observe",
+            transport="stdio",
+            tool="run_query",
+            arguments={},
+            ok=True,
+            step_ids=["s1", "s2"],
+        )
+    path = activity_path(tmp_path, "codex")
+    line = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**line, "step_ids": 5}) + "\n", encoding="utf-8")
+    now = datetime.now(UTC)
+    counted = {c["name"]: c["queries"] for c in connected_clients(tmp_path, 60, now=now)}
+    assert counted == {"Codex": 0, "Cursor": 2}

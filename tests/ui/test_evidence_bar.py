@@ -277,3 +277,12 @@ def test_the_preview_marks_a_check_failed_citation_and_its_chart_and_shows_the_c
     assert "line 3: 2,000 matching" in tips["lantide-step:c1ea4000002a"]
     assert "JOIN_FAN_OUT: repeats rows" in tips["lantide-step:fa11ed000001"]
     assert "check failed" in tips["lantide-step:fa11ed000001"]
+
+
+def test_an_approval_whose_time_is_not_text_still_reads(qapp):
+    # a hand-edited project.json with "at": 5 made the bar's text fail (5 has no rstrip)
+    from lantide.ui.documents.evidence_bar import approval_text
+
+    approval = {"approved": True, "at": 5, "by": "analyst", "changed_since_approval": False}
+    text, tone = approval_text({"status": "executing", "approval": approval})
+    assert (text, tone) == ("Status: executing · Plan approved  by analyst", "ok")

@@ -446,3 +446,23 @@ def test_a_window_deleted_as_it_becomes_idle_sends_nothing_late(qtbot, shell_ser
     shiboken6.delete(window)
     QApplication.processEvents()  # the zero timer's turn: pytest-qt fails on its exception
     QApplication.processEvents()
+
+
+def test_a_hand_edited_session_whose_tabs_are_no_list_still_opens(
+    qtbot, shell_services, sample_workspace
+):
+    # "open_tabs": 5 made restoring the last session fail (an int is not iterable)
+    session_path = sample_workspace / ".lantide" / "session.json"
+    state = json.loads(session_path.read_text()) if session_path.exists() else {}
+    state.update(
+        {
+            "open_tabs": 5,
+            "active_tab": {"kind": "sql", "project": "q3-churn", "name": "clean_orders"},
+        }
+    )
+    session_path.write_text(json.dumps(state))
+    window = open_main_window(qtbot, shell_services())
+    try:
+        assert window.tabs.count() == 0
+    finally:
+        window.shutdown()

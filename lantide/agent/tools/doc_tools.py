@@ -46,7 +46,7 @@ def _read(kind: str) -> Handler:
         project = ctx.project(args.get("project"))
         view = ctx.services.documents.agent_view(project, kind)
         rules = report_rules(ctx, kind)
-        return {**view, "rules": rules} if rules else view
+        return {**view, "rules": rules} if rules else {**view}
 
     return handler
 
@@ -84,7 +84,7 @@ def _update(kind: str) -> Handler:
                 return refusal
         result = ctx.services.documents.update_document(project, kind, args["content"], by="agent")
         _changed(ctx, project, kind)
-        return result
+        return {**result}
 
     return handler
 
@@ -94,11 +94,11 @@ def resolve_annotations(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     kind = args["document"]
     result = ctx.services.documents.resolve_annotations(project, kind, args["items"], by="agent")
     _changed(ctx, project, kind)
-    return result
+    return {**result}
 
 
 def expand_knowledge_catalog(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])
+    return {**ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])}
 
 
 def _catalog_offered(ctx: ToolContext) -> bool:

@@ -10,7 +10,7 @@ runs it through the docs layer.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush
@@ -36,6 +36,9 @@ from lantide.ui.analyst_words import author, resolution
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
+if TYPE_CHECKING:
+    from lantide.ui.documents.document_session import AnnotationRow
+
 FILTER_OPEN, FILTER_RESOLVED, FILTER_ALL, FILTER_DELETED = 0, 1, 2, 3
 ROLE_ID = Qt.ItemDataRole.UserRole + 1
 
@@ -45,6 +48,14 @@ def _short(text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class ResolveValues(TypedDict):
+    """What the resolve dialog asks for (``sig_resolve_requested``)."""
+
+    mode: str  # A or B
+    replacement: str | None  # mode A only
+    answer: str | None
+
+
 def _when(stamp: str | None) -> str:
     return (stamp or "").replace("T", " ").replace("Z", " UTC")
 
@@ -52,7 +63,7 @@ def _when(stamp: str | None) -> str:
 class ResolveDialog(QDialog):
     """Mode A (replace the marked text) or B (keep it and answer)."""
 
-    def __init__(self, annotation: dict[str, Any], mode: str = "B", parent: QWidget | None = None):
+    def __init__(self, annotation: AnnotationRow, mode: str = "B", parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("ResolveDialog")
         self.setWindowTitle("Resolve annotation")
@@ -103,7 +114,7 @@ class ResolveDialog(QDialog):
         self.replacement.setVisible(a)
         self.replacement_label.setVisible(a)
 
-    def values(self) -> dict[str, Any]:
+    def values(self) -> ResolveValues:
         mode = "A" if self.mode_a.isChecked() else "B"
         answer = self.answer.toPlainText().strip() or None
         return {
@@ -125,8 +136,8 @@ class AnnotationListWidget(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("AnnotationList")
-        self.annotations: list[dict[str, Any]] = []
-        self.deleted: list[dict[str, Any]] = []
+        self.annotations: list[AnnotationRow] = []
+        self.deleted: list[AnnotationRow] = []
         self.read_only = False
         self.filter_combo = QComboBox(self)
         self.filter_combo.addItems(["Open", "Resolved", "All", "Deleted"])
@@ -210,9 +221,9 @@ class AnnotationListWidget(QWidget):
     # -- content -------------------------------------------------------------------------
     def set_annotations(
         self,
-        annotations: list[dict[str, Any]],
+        annotations: list[AnnotationRow],
         read_only: bool = False,
-        deleted: list[dict[str, Any]] | None = None,
+        deleted: list[AnnotationRow] | None = None,
     ) -> None:
         selected = self.selected_id()
         self.annotations = annotations
@@ -234,10 +245,10 @@ class AnnotationListWidget(QWidget):
     def _showing_deleted(self) -> bool:
         return self.filter_combo.currentIndex() == FILTER_DELETED
 
-    def _rows(self) -> list[dict[str, Any]]:
+    def _rows(self) -> list[AnnotationRow]:
         return self.deleted if self._showing_deleted() else self.annotations
 
-    def _visible(self, a: dict[str, Any]) -> bool:
+    def _visible(self, a: AnnotationRow) -> bool:
         which = self.filter_combo.currentIndex()
         return which in (FILTER_ALL, FILTER_DELETED) or (a["status"] == "open") == (
             which == FILTER_OPEN
@@ -294,7 +305,7 @@ class AnnotationListWidget(QWidget):
         item = self.list.currentItem()
         return item.data(ROLE_ID) if item is not None else None
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> AnnotationRow | None:
         ann_id = self.selected_id()
         return next((a for a in self._rows() if a["id"] == ann_id), None)
 

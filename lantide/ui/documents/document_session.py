@@ -11,10 +11,37 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.ui.documents.text_offsets import TextOffsets, disk_form, editor_form, newline_of
+
+if TYPE_CHECKING:  # the docs layer is imported by the workers, when a document first opens
+    from lantide.docs.document import Annotation, AnnotationRecord, Document, SaveSummary
+    from lantide.docs.operations import ResolveChange
+    from lantide.docs.sidecar import AnnotationEvent
+
+    class AnnotationRow(AnnotationRecord):
+        """One annotation of the tab's list: the entry (``Annotation.to_dict``) with its
+        whole thread, so the list needs no second call."""
+
+        replies: list[AnnotationEvent]
+        resolution: AnnotationEvent | None
+
+
+class OperationArgs(TypedDict, total=False):
+    """What the list or the editor asks :func:`run_operation` to do (the keys it needs)."""
+
+    id: str
+    start: int  # Qt positions in the editor
+    end: int
+    comment: str
+    text: str
+    mode: str
+    replacement: str | None
+    answer: str | None
+
 
 # Operations that rewrite the text (add or drop mark tags): pending edits are saved first.
 TEXT_OPERATIONS = {"create", "resolve", "reopen", "delete", "undelete", "reattach"}
@@ -39,26 +66,26 @@ class MarkSpan:
 
 @dataclass
 class DocumentSnapshot:
-    document: Any  # the lantide.docs Document (touch it only in workers)
+    document: Document  # touch it only in workers
     disk_text: str
     editor_text: str
     newline: str
-    annotations: list[dict[str, Any]]
+    annotations: list[AnnotationRow]
     open_count: int
     read_only_reason: str | None
     marks: list[MarkSpan]
     html: str
-    repairs: list[dict[str, Any]] = field(default_factory=list)
-    saved: dict[str, Any] | None = None  # SaveReport.to_dict() after a save
-    result: Any = None  # what the operation returned (e.g. the new annotation's id)
+    repairs: list[dict[str, str]] = field(default_factory=list)
+    saved: SaveSummary | None = None  # SaveReport.to_dict() after a save
+    result: str | ResolveChange | None = None  # what the operation returned (a new id, ...)
     note: str | None = None  # something to tell the analyst
-    deleted: list[dict[str, Any]] = field(default_factory=list)  # soft-deleted, restorable
+    deleted: list[AnnotationRow] = field(default_factory=list)  # soft-deleted, restorable
 
-    def annotation(self, annotation_id: str) -> dict[str, Any] | None:
+    def annotation(self, annotation_id: str) -> AnnotationRow | None:
         return next((a for a in self.annotations if a["id"] == annotation_id), None)
 
 
-def mark_spans(text: str, statuses: dict[str, str]) -> list[MarkSpan]:
+def mark_spans(text: str, statuses: Mapping[str, str]) -> list[MarkSpan]:
     """Marks of ``text`` (disk form) in editor positions, using the docs layer's scan."""
     from lantide.docs.marks import scan_marks
 
@@ -79,7 +106,7 @@ def mark_spans(text: str, statuses: dict[str, str]) -> list[MarkSpan]:
     return spans
 
 
-def preview_html(text: str, annotations: list[dict[str, Any]]) -> str:
+def preview_html(text: str, annotations: list[AnnotationRow]) -> str:
     """The docs layer's rendering, with each annotation's quoted text a link to select it."""
     from lantide.docs import render_html
 
@@ -102,27 +129,23 @@ def preview_html(text: str, annotations: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def _annotation_rows(doc) -> list[dict[str, Any]]:
-    rows = []
-    for ann in doc.annotations_in_text_order():  # the list reads as the document does
-        row = ann.to_dict()
-        row["replies"] = ann.replies
-        row["resolution"] = ann.resolution
-        rows.append(row)
-    return rows
+def _row(ann: Annotation) -> AnnotationRow:
+    return {**ann.to_dict(), "replies": ann.replies, "resolution": ann.resolution}
 
 
-def _deleted_rows(doc) -> list[dict[str, Any]]:
+def _annotation_rows(doc: Document) -> list[AnnotationRow]:
+    # the list reads as the document does
+    return [_row(ann) for ann in doc.annotations_in_text_order()]
+
+
+def _deleted_rows(doc: Document) -> list[AnnotationRow]:
     """Deleted annotations, newest deletion first, without older copies of a re-used id."""
     rows, seen = [], set()
     for ann in reversed(doc.deleted_annotations):
         if ann.id in seen:
             continue
         seen.add(ann.id)
-        row = ann.to_dict()
-        row["replies"] = ann.replies
-        row["resolution"] = ann.resolution
-        rows.append(row)
+        rows.append(_row(ann))
     return rows
 
 
@@ -174,7 +197,7 @@ def run_operation(
     context,
     doc,
     operation: str,
-    args: dict[str, Any],
+    args: OperationArgs,
     pending_editor_text: str | None,
     newline: str,
 ) -> DocumentSnapshot:
@@ -245,7 +268,7 @@ def run_operation(
 
 
 def render_live(
-    context, editor_text: str, newline: str, annotations: list[dict[str, Any]]
+    context, editor_text: str, newline: str, annotations: list[AnnotationRow]
 ) -> tuple[str, list[MarkSpan]]:
     """Preview and marks of text being edited (not saved yet)."""
     text = disk_form(editor_text, newline)

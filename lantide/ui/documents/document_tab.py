@@ -406,15 +406,16 @@ class DocumentTabWidget(QWidget):
         typed_meanwhile = self.editor.toPlainText() != sent_text
         adjusted = bool(snap.saved and snap.saved.get("text_adjusted"))
         self._apply(snap, replace_text=adjusted and not typed_meanwhile)
-        report = snap.saved or {}
-        notes = []
-        if report.get("detached"):
-            notes.append(
-                f"{len(report['detached'])} annotation(s) lost their text and are detached"
-            )
-        if report.get("reanchored"):
-            notes.append(f"{len(report['reanchored'])} mark(s) restored around their quote")
-        notes += report.get("warnings", [])
+        report = snap.saved
+        notes: list[str] = []
+        if report is not None:
+            if report["detached"]:
+                notes.append(
+                    f"{len(report['detached'])} annotation(s) lost their text and are detached"
+                )
+            if report["reanchored"]:
+                notes.append(f"{len(report['reanchored'])} mark(s) restored around their quote")
+            notes += report["warnings"]
         if notes:
             self.services.post_message(f"Saved {self.file_name}: " + "; ".join(notes), "warning")
         else:
@@ -502,8 +503,9 @@ class DocumentTabWidget(QWidget):
         self.editor.set_active_mark(annotation_id)
         where = self.editor.mark_range(annotation_id)
         if where is None and self.snapshot is not None:
-            ann = self.snapshot.annotation(annotation_id) or {}
-            hint = (ann.get("anchor") or {}).get("span")
+            ann = self.snapshot.annotation(annotation_id)
+            anchor = ann.get("anchor") if ann is not None else None
+            hint = anchor.get("span") if anchor else None
             if hint and not self.is_dirty():
                 from lantide.ui.documents.text_offsets import TextOffsets
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.ui.documents import plan_approval
+from lantide.ui.documents.plan_approval import ProjectState
 from lantide.ui.sql.query_history_view import local_time
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched
@@ -49,13 +50,14 @@ STATUSES = (
 MAX_PROBLEM_ROWS = 4  # more scroll
 
 
-def approval_text(project: dict[str, Any]) -> tuple[str, str]:
+def approval_text(project: ProjectState) -> tuple[str, str]:
     """(text, tone) of a project's status and Plan approval; tone: ok, warning, muted."""
     status = project.get("status", "planning")
     approval = project.get("approval") or {}
     if not approval.get("approved"):
         return f"Status: {status} · Plan not approved", "muted"
-    when = local_time(approval.get("at"))
+    at = approval.get("at")  # project.json may be hand-edited: a time is text
+    when = local_time(at if isinstance(at, str) else None)
     who = approval.get("user") or approval.get("by") or "the analyst"
     if approval.get("changed_since_approval"):
         return (
@@ -65,14 +67,14 @@ def approval_text(project: dict[str, Any]) -> tuple[str, str]:
     return f"Status: {status} · Plan approved {when} by {who}", "ok"
 
 
-def read_project(context, root, project: str) -> dict[str, Any]:
+def read_project(context, root, project: str) -> ProjectState:
     from lantide.workspace.model import Project
 
     p = Project.load(root, project)
     return {"status": p.status, "approval": p.approval()}
 
 
-def approve_plan(context, root, project: str, seen_text: str | None) -> dict[str, Any]:
+def approve_plan(context, root, project: str, seen_text: str | None) -> ProjectState:
     from lantide.workspace.model import Project
 
     Project.load(root, project).approve_plan(seen_text=seen_text)
@@ -222,7 +224,7 @@ class EvidenceBar(QWidget):
             name=what,
         )
 
-    def _show_project(self, project: dict[str, Any]) -> None:
+    def _show_project(self, project: ProjectState) -> None:
         text, tone = approval_text(project)
         self.label.setText(text)
         self._tone(tone)
@@ -306,7 +308,7 @@ class EvidenceBar(QWidget):
             return
         self.withdraw_button.setEnabled(False)
 
-        def done(project: dict[str, Any]) -> None:
+        def done(project: ProjectState) -> None:
             self._show_project(project)
             self.services.post_message(
                 f"Approval of the Plan of {self.project} withdrawn: {project['status']}"

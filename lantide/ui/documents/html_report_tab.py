@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
@@ -39,7 +39,16 @@ if TYPE_CHECKING:
     from lantide.ui.services import AppServices
 
 
-def read_page(context, path: str) -> dict[str, Any]:
+class HtmlPage(TypedDict):
+    """The HTML Report as read: its text, and its chunks or the markup problem."""
+
+    text: str
+    chunks: NotRequired[int]
+    edited: NotRequired[int]  # chunks edited since published
+    problem: NotRequired[str]  # the markup is invalid (then no chunk counts)
+
+
+def read_page(context, path: str) -> HtmlPage:
     """The file's text and its chunks (or the markup problem, which the tab shows)."""
     from lantide.docs.html_markup import HtmlMarkupError, parse_report_html
 
@@ -51,7 +60,7 @@ def read_page(context, path: str) -> dict[str, Any]:
         return {"text": text, "problem": exc.message}
 
 
-def save_page(context, path: str, text: str) -> dict[str, Any]:
+def save_page(context, path: str, text: str) -> HtmlPage:
     from lantide.workspace.atomic import atomic_write_text
 
     atomic_write_text(path, text)
@@ -217,7 +226,7 @@ class HtmlReportTabWidget(QWidget):
             name=f"Reading {self.name}",
         )
 
-    def _show(self, page: dict[str, Any]) -> None:
+    def _show(self, page: HtmlPage) -> None:
         text = page["text"]
         self._loaded_text = text
         self.source.blockSignals(True)
@@ -227,7 +236,7 @@ class HtmlReportTabWidget(QWidget):
         self._preview(text)
         self._show_page_status(page)
 
-    def _saved(self, text: str, page: dict[str, Any]) -> None:
+    def _saved(self, text: str, page: HtmlPage) -> None:
         self._loaded_text = text
         self._set_dirty(self.source.toPlainText() != text)
         self._preview(text)
@@ -237,7 +246,7 @@ class HtmlReportTabWidget(QWidget):
                 f"Saved, but the HTML is invalid: {page['problem']}", "warning"
             )
 
-    def _show_page_status(self, page: dict[str, Any]) -> None:
+    def _show_page_status(self, page: HtmlPage) -> None:
         if "problem" in page:
             self._show_status(page["problem"], warning=True)
             return

@@ -9,9 +9,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from PySide6.QtWidgets import QMessageBox, QWidget
+
+if TYPE_CHECKING:
+    from lantide.workspace.lifecycle import ApprovalState
+
+
+class ProjectState(TypedDict):
+    """What the Plan's evidence bar shows of a project: its status and its Plan approval."""
+
+    status: str
+    approval: ApprovalState
 
 
 def ask_to_approve(parent: QWidget, project: str, concerns: list[str], unsaved: bool) -> bool:
@@ -63,7 +73,7 @@ def ask_to_withdraw(parent: QWidget, project: str, status: str) -> bool:
     return box.clickedButton() is withdraw
 
 
-def withdraw_approval(context, root, project: str) -> dict[str, Any]:
+def withdraw_approval(context, root, project: str) -> ProjectState:
     """In a worker: the analyst withdraws the approval; the project as the bar shows it."""
     from lantide.workspace.model import Project
 

@@ -26,7 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
+from lantide.ui.explorer.explorer_snapshot import (
+    TableRow,
+    TableRows,
+    WorkspaceSnapshot,
+    read_workspace_snapshot,
+    table_rows,
+)
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
 from lantide.ui.tree_items import child_items, top_level_items
@@ -80,8 +86,8 @@ class ExplorerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
-        self._snapshot: dict[str, Any] | None = None
-        self._tables: dict[str, Any] | None = None
+        self._snapshot: WorkspaceSnapshot | None = None
+        self._tables: TableRows | None = None
         self._tables_tried = False  # the database's tables were listed, or that failed
         self._pending_refresh = False
         self._scan_running = False
@@ -128,18 +134,18 @@ class ExplorerPanel(QWidget):
             self._pending_refresh = False
             self.refresh()
 
-    def _snapshot_read(self, snapshot: dict[str, Any]) -> None:
+    def _snapshot_read(self, snapshot: WorkspaceSnapshot) -> None:
         self._snapshot = snapshot
         self._rebuild()
 
     def _scan_failed(self, exc: BaseException) -> None:
         self.services.report_error(exc, "Reading the workspace")
 
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> WorkspaceSnapshot | None:
         """The last workspace snapshot (projects, data files, connections)."""
         return self._snapshot
 
-    def tables(self) -> list[dict[str, Any]] | None:
+    def tables(self) -> list[TableRow] | None:
         """The tables the query service listed (None until the database is open)."""
         return None if self._tables is None else list(self._tables["tables"])
 
@@ -160,7 +166,7 @@ class ExplorerPanel(QWidget):
         """The database's tables were listed once (or listing them failed)."""
         return self._tables_tried
 
-    def _tables_read(self, rows: dict[str, Any]) -> None:
+    def _tables_read(self, rows: TableRows) -> None:
         self._tables = rows
         self._tables_tried = True
         self._rebuild()
@@ -173,7 +179,9 @@ class ExplorerPanel(QWidget):
     def _tabs_changed(self) -> None:
         """A new SQL tab is listed from the moment it opens, before its file exists."""
         on_disk = {
-            (p["dir"], t) for p in (self._snapshot or {}).get("projects", []) for t in p["sql_tabs"]
+            (p["dir"], t)
+            for p in (self._snapshot["projects"] if self._snapshot else [])
+            for t in p["sql_tabs"]
         }
         unsaved = {
             (t.project, t.name)
@@ -213,9 +221,10 @@ class ExplorerPanel(QWidget):
                 font.setBold(True)
                 item.setFont(0, font)
                 item.setToolTip(0, f"{label} (focused project)")
-            if p.get("error"):
+            error = p["error"]
+            if error:
                 item.setIcon(0, icon("warning"))
-                item.setToolTip(0, p["error"])
+                item.setToolTip(0, error)
                 continue
             self._item(
                 item,
@@ -265,10 +274,10 @@ class ExplorerPanel(QWidget):
                 detail="" if p["has_knowledge"] else "none yet",
             )
 
-        tables = (self._tables or {}).get("tables", [])
+        tables = self._tables["tables"] if self._tables else []
         problems = {
             p.get("source"): p.get("error")
-            for p in (self._tables or {}).get("problems", [])
+            for p in (self._tables["problems"] if self._tables else [])
             if p.get("source")
         }
         data = self._group("Data files", "data", len(snap["data_files"]))

@@ -8,11 +8,58 @@ service which tables exist and normalises the answer for the tree. Both run in a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from lantide.errors import LantideError
 
 _FOLDER_SCAN_LIMIT = 5000  # files looked at to decide whether a folder holds data
+
+
+class ProjectNode(TypedDict):
+    """A project in the tree (``status`` broken with ``error`` when it cannot be read)."""
+
+    dir: str
+    name: str
+    status: str
+    plan: str
+    report: str
+    sql_tabs: list[str]
+    charts: NotRequired[list[str]]  # not for a broken project
+    has_knowledge: bool
+    error: str | None
+
+
+class DataFileNode(TypedDict):
+    """A file of data/ (or a folder of files, one table)."""
+
+    name: str
+    size: int | None  # None for a folder
+    table: str  # "" when the file is not data Lantide reads
+    folder: NotRequired[bool]
+
+
+class WorkspaceSnapshot(TypedDict):
+    """:func:`read_workspace_snapshot`: what the tree shows besides the tables."""
+
+    projects: list[ProjectNode]
+    data_files: list[DataFileNode]
+    connections: list[dict[str, Any]]  # workspace.json's, the secrets split off
+
+
+class TableRow(TypedDict):
+    """A table in the tree (:func:`table_rows`)."""
+
+    name: str  # as written in SQL
+    kind: str  # data, sheet, cached, external, attached
+    row_count: object  # as show_tables gave them
+    source: object
+    connection: object
+    description: str | None
+
+
+class TableRows(TypedDict):
+    tables: list[TableRow]
+    problems: list[dict[str, object]]  # show_tables' problems: source|connection, error
 
 
 def _holds_data(folder) -> bool:
@@ -43,10 +90,10 @@ def _chart_names(project) -> list[str]:
     )
 
 
-def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
+def read_workspace_snapshot(context, workspace) -> WorkspaceSnapshot:
     from lantide.workspace.model import Project
 
-    projects = []
+    projects: list[ProjectNode] = []
     for dirname in workspace.project_dirnames():
         pdir = workspace.projects_dir / dirname
         if not (pdir / "project.json").exists():
@@ -84,7 +131,7 @@ def read_workspace_snapshot(context, workspace) -> dict[str, Any]:
         )
     from lantide.query.names import data_format, table_name_for
 
-    data_files = []
+    data_files: list[DataFileNode] = []
     if workspace.data_dir.is_dir():
         for path in sorted(workspace.data_dir.iterdir(), key=lambda p: p.name.lower()):
             if path.name.startswith((".", "~$")):
@@ -119,14 +166,14 @@ def _display_name(t: dict[str, Any]) -> str:
     return t.get("name", "?")
 
 
-def table_rows(context, service) -> dict[str, Any]:
+def table_rows(context, service) -> TableRows:
     """``show_tables`` normalised for the tree.
 
     ``{"tables": [{"name", "kind": data|sheet|cached|external|attached, "row_count",
     "source", "connection", "description"}], "problems": [{"source"|"connection", "error"}]}``
     """
     answer = service.show_tables()
-    rows = []
+    rows: list[TableRow] = []
     for t in answer.get("tables", []):
         kind = {
             "data_file": "data",

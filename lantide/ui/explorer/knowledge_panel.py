@@ -10,7 +10,7 @@ disk or the focused project changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont
@@ -36,11 +36,14 @@ from lantide.ui.services import AppServices
 from lantide.ui.theme import colors
 from lantide.ui.tree_items import child_items, top_level_items
 
+if TYPE_CHECKING:
+    from lantide.knowledge.base import KnowledgeOverview
+
 ROLE_ENTRY = Qt.ItemDataRole.UserRole + 1
 FILTERS = ("All entries", "Queued only", "Enabled only")
 
 
-def _load_knowledge(context, workspace, project_dir: str | None) -> dict[str, Any]:
+def _load_knowledge(context, workspace, project_dir: str | None) -> KnowledgeOverview:
     from lantide.knowledge import KnowledgeBase
 
     project = workspace.project(project_dir) if project_dir else None
@@ -108,7 +111,7 @@ class KnowledgePanel(QWidget):
         self.services = services
         self.setObjectName("KnowledgePanel")
         self.project_dir: str | None = services.focused_project_name()
-        self.state: dict[str, Any] | None = None
+        self.state: KnowledgeOverview | None = None
 
         self.filter_combo = QComboBox(self)
         self.filter_combo.addItems(FILTERS)
@@ -201,7 +204,7 @@ class KnowledgePanel(QWidget):
             name="read knowledge",
         )
 
-    def _loaded(self, state: dict[str, Any]) -> None:
+    def _loaded(self, state: KnowledgeOverview) -> None:
         self.state = state
         self._rebuild()
         self.sig_knowledge_loaded.emit(state)
