@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lantide.agent.conversation import Conversation
+    from lantide.agent.tools.registry import ToolError
     from lantide.workspace.model import Project
 
 # The kinds of analysis the consent question names, and the functions each covers.
@@ -74,7 +75,7 @@ def _names(functions: list[str]) -> str:
 
 def consent_refusal(
     sql: str, state: str, activation: dict[str, Any] | None, *, outside: bool = False
-) -> dict[str, Any] | None:
+) -> ToolError | None:
     """The tool result refusing ``sql``, or None when it may run. ``activation``: the
     approval in force (:func:`analysis_state`); ``outside``: an outside agent (MCP) runs it."""
     used = statistical_functions(sql)
@@ -217,7 +218,7 @@ def analysis_state(conversation: Conversation, project: Project | None) -> dict[
 
 def consent_grant(
     conversation: Conversation, turn: int, project: Project | None
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+) -> tuple[dict[str, Any] | None, ToolError | None]:
     """(the consent answer ``activate_analysis`` may use now, None) or (None, the refusal)."""
     hint_ask = (
         'Call ask_user with kind "analysis_consent" and analysis naming the kinds you need '

@@ -32,9 +32,10 @@ import secrets as _random
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack, cast
 
 from lantide.agent.conversation_replay import sanitize_records
+from lantide.agent.message_types import Message, MessageMeta, MessageRecord
 from lantide.errors import MissingFileError, UsageError
 from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl
@@ -77,7 +78,7 @@ def _cap_strings(value: Any, cap: int) -> tuple[Any, bool]:
     return value, False
 
 
-def capped_for_storage(message: dict[str, Any]) -> dict[str, Any]:
+def capped_for_storage(message: Message) -> Message:
     """A tool message as stored: long values cut (the live message is not changed)."""
     content = message.get("content")
     if (
@@ -182,7 +183,7 @@ class Conversation:
         self.records.append(record)
 
     # -- writing
-    def add_message(self, message: dict[str, Any], turn: int, **extra: Any) -> None:
+    def add_message(self, message: Message, turn: int, **extra: Unpack[MessageMeta]) -> None:
         self._append(
             {
                 "type": "message",
@@ -193,9 +194,7 @@ class Conversation:
             }
         )
 
-    def add_messages(
-        self, messages: list[dict[str, Any]], turn: int, meta: list[dict[str, Any]]
-    ) -> None:
+    def add_messages(self, messages: list[Message], turn: int, meta: list[MessageMeta]) -> None:
         """Several messages of one iteration in one record."""
         if messages:
             self._append(
@@ -224,28 +223,28 @@ class Conversation:
     def last_turn(self) -> int:
         return max((int(r.get("turn") or 0) for r in self.records), default=0)
 
-    def message_records(self) -> list[dict[str, Any]]:
+    def message_records(self) -> list[MessageRecord]:
         """Every message as ``{"type": "message", "turn", "at", "message", **meta}``, in order
-        (iteration records expanded)."""
-        out: list[dict[str, Any]] = []
+        (iteration records expanded). The records are this class's own or were read through
+        :func:`sanitize_records`, which checks every message's shape."""
+        out: list[MessageRecord] = []
         for r in self.records:
             kind = r.get("type")
             if kind == "message" and isinstance(r.get("message"), dict):
-                out.append(r)
+                out.append(cast(MessageRecord, r))
             elif kind == "messages" and isinstance(r.get("messages"), list):
                 meta: list[Any] = r["meta"] if isinstance(r.get("meta"), list) else []
                 for i, message in enumerate(r["messages"]):
                     if isinstance(message, dict):
                         extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
-                        out.append(
-                            {
-                                "type": "message",
-                                "turn": r.get("turn"),
-                                "at": r.get("at"),
-                                "message": message,
-                                **extra,
-                            }
-                        )
+                        record = {
+                            "type": "message",
+                            "turn": r.get("turn"),
+                            "at": r.get("at"),
+                            "message": message,
+                            **extra,
+                        }
+                        out.append(cast(MessageRecord, record))
         return out
 
     def events(self, kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:

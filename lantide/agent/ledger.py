@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, Required, TypedDict, cast
 
 from lantide.agent.summary_check import (
     MISMATCH,
@@ -38,6 +39,12 @@ from lantide.untrusted import clean_text
 from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl, atomic_write_bytes
 from lantide.workspace.log_reader import LogProblem, parse_log_line, read_log
+
+if TYPE_CHECKING:
+    from lantide.agent.evidence import ResultCells
+    from lantide.agent.reflection import ChecklistItem, UnresolvedCheck
+    from lantide.query.checks.rules import Check
+    from lantide.query.results import Column
 
 STEP_FIELDS = (
     "step_id",
@@ -69,6 +76,148 @@ _ID_LIKE = re.compile(r"^(?:s\d{1,6}|[0-9a-f]{12})$")
 UNATTRIBUTED = "unattributed_summary"
 
 _lock = threading.Lock()
+
+
+class StepPatch(TypedDict):
+    """One correction of a step (``patch_step``): who, when, and the values it replaced."""
+
+    at: str
+    by: str
+    old: dict[str, object]
+
+
+class Waiver(TypedDict):
+    """An analyst's waiver of a step's error check: a ledger line of its own (DESIGN.md
+    section 9), written by :func:`lantide.agent.check_gate.write_waiver`."""
+
+    kind: str
+    step_id: str
+    check: str
+    by: str
+    at: str
+    reason: str
+
+
+class StepExtras(TypedDict, total=False):
+    """The fields of a step beyond :data:`STEP_FIELDS`: each present on some steps only
+    (lines written before it existed lack it)."""
+
+    # pending, parsed, mismatch, malformed, missing, patched (or a producer's own: chart)
+    summary_status: str
+    summary_raw: str  # the unreadable [[QUERY_STEP]] line of a malformed summary
+    summary_unmatched: list[str] | None  # a mismatch's numbers
+    patches: list[StepPatch]
+    # what the ledger keeps about the step's evidence (lantide.agent.evidence)
+    evidence: str
+    result_values: list[float | int]
+    result_values_cut: bool
+    result_cells: ResultCells
+    result_cells_cut: bool
+    # a chart's step (create_chart): the chart file and the step whose data it draws
+    chart: str
+    source_step_id: str | None
+    # an outside agent's step (lantide.mcp): the paired client
+    client: str
+    client_name: str
+    # in memory only, never written: the analyst's waivers of its error checks
+    # (lantide.agent.check_gate.attach_waivers)
+    waivers: list[Waiver]
+
+
+class StepFields(StepExtras, total=False):
+    """What a producer hands :meth:`Ledger.append`: the query layer's ``step`` (DESIGN.md
+    section 6) and what the agent adds; a missing field is recorded as null."""
+
+    step_id: str
+    conversation_id: str | None
+    at: str | None
+    tool: Required[str]
+    project: str | None
+    purpose: str | None
+    result_label: str | None
+    sql: str | None
+    row_count: int | None
+    columns: list[Column] | None
+    cached_table_name: str | None
+    materialized: bool | None
+    materialize_reason: str | None
+    warnings: list[str]
+    checks: list[Check] | None
+    duration_ms: int | float | None
+    summary: str | None
+
+
+class LedgerStep(StepExtras):
+    """A query step's ledger line as written and read back: every field of
+    :data:`STEP_FIELDS` is present (null when unknown; ``warnings`` always a list)."""
+
+    step_id: str
+    conversation_id: str | None
+    at: str | None
+    tool: str
+    project: str | None
+    purpose: str | None
+    result_label: str | None
+    sql: str | None
+    row_count: int | None
+    columns: list[Column] | None
+    cached_table_name: str | None
+    materialized: bool | None
+    materialize_reason: str | None
+    warnings: list[str]
+    checks: list[Check] | None
+    duration_ms: int | float | None
+    summary: str | None
+
+
+class StepChanges(TypedDict, total=False):
+    """The fields :meth:`Ledger.update` may change: a summary line's outcome or a
+    ``patch_step`` correction."""
+
+    summary: str | None
+    summary_status: str
+    summary_raw: str
+    summary_unmatched: list[str] | None
+    purpose: str
+
+
+class UnattributedLine(TypedDict):
+    """A ``[[QUERY_STEP]]`` line no step could be given (no ``step_id``: never a step)."""
+
+    tool: str
+    conversation_id: str
+    at: str
+    raw: str
+    step_ref: str | None
+    summary: str | None
+    waiting_steps: list[str]
+    why: str
+
+
+class ReflectionFields(TypedDict):
+    """A review before reporting, as :mod:`lantide.agent.reflection` records it."""
+
+    subject: str
+    turn: int
+    project: str | None
+    ok: bool
+    checklist: list[ChecklistItem]
+    problems: list[str]
+    steps: list[str]
+    evidence_counts: NotRequired[dict[str, int]]  # the evidence check of a Report
+    unresolved_checks: NotRequired[list[UnresolvedCheck]]
+    duration_ms: NotRequired[int]
+    overridden_by_rule: NotRequired[dict[str, object]]
+    raw: NotRequired[str]  # an answer that could not be read
+
+
+class ReflectionLine(ReflectionFields):
+    """A reflection's ledger line: the review and its id (r1, r2, ...), no ``step_id``."""
+
+    reflection_id: str
+    tool: str
+    conversation_id: str
+    at: str
 
 
 class StepNotFoundError(LantideError):
@@ -131,14 +280,14 @@ _TYPED_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
 )
 
 
-def step_problem(record: dict[str, Any]) -> str | None:
+def step_problem(record: Mapping[str, object]) -> str | None:
     """Why a ledger line cannot be used as a step, or None. A step needs its id and tool;
     the other fields, when present, must have their types (a template or a tool would
     otherwise fail on them far from the file)."""
     step_id = record.get("step_id")
     if not isinstance(step_id, str) or not step_id.strip():
         return "a step without a step_id"
-    if not isinstance(record.get("tool"), str) or not record["tool"]:
+    if not isinstance(record.get("tool"), str) or not record.get("tool"):
         return f"step {step_id} has no 'tool'"
     for key, types, what in _TYPED_FIELDS:
         value = record.get(key)
@@ -152,7 +301,7 @@ def step_problem(record: dict[str, Any]) -> str | None:
 WAIVER_KIND = "waiver"  # an analyst's waiver of a step's check (lantide.agent.check_gate)
 
 
-def _not_a_step(record: dict[str, Any]) -> bool:
+def _not_a_step(record: Mapping[str, object]) -> bool:
     # another kind of ledger entry (a reflection, an unattributed summary line, a waiver)
     return record.get("kind") == WAIVER_KIND or (
         "step_id" not in record and isinstance(record.get("tool"), str)
@@ -166,13 +315,14 @@ class Ledger:
         self.conversation_id = conversation_id
         self.path = layout.log_path(ledger_dir, conversation_id)
         self.problems: list[LogProblem] = []  # lines skipped by the last read
-        self.waivers: list[dict[str, Any]] = []  # waiver lines met by the last read
+        # waiver lines met by the last read, as written (check_gate.valid_waivers checks them)
+        self.waivers: list[dict[str, object]] = []
 
-    def _read(self) -> list[dict[str, Any]]:
+    def _read(self) -> list[LedgerStep]:
         """The usable steps (lines that are not are listed in ``problems``)."""
         read = read_log(self.path)
-        steps = []
-        waivers = []
+        steps: list[LedgerStep] = []
+        waivers: list[dict[str, object]] = []
         for line, record in read.entries:
             if record.get("kind") == WAIVER_KIND:
                 waivers.append(record)
@@ -183,23 +333,24 @@ class Ledger:
             if problem:
                 read.skip(line, problem)
                 continue
-            step = {k: record.get(k) for k in STEP_FIELDS}
-            step.update(record)
-            if step.get("warnings") is None:
-                step["warnings"] = []
-            steps.append(step)
+            fields = {k: record.get(k) for k in STEP_FIELDS}
+            fields.update(record)
+            if fields.get("warnings") is None:
+                fields["warnings"] = []
+            # a line of our own, its id, tool and typed fields checked by step_problem
+            steps.append(cast(LedgerStep, fields))
         self.problems = sorted(read.problems, key=lambda p: p.line)
         self.waivers = waivers
         return steps
 
-    def steps(self) -> list[dict[str, Any]]:
+    def steps(self) -> list[LedgerStep]:
         """Every usable step; lines that are not are skipped and listed in ``problems``."""
         return self._read()
 
-    def recent(self, n: int = 8) -> list[dict[str, Any]]:
+    def recent(self, n: int = 8) -> list[LedgerStep]:
         return self.steps()[-n:] if n > 0 else []
 
-    def step(self, step_id: str) -> dict[str, Any]:
+    def step(self, step_id: str) -> LedgerStep:
         steps = self.steps()
         for s in steps:
             if s.get("step_id") == step_id:
@@ -210,17 +361,18 @@ class Ledger:
             hint=f"Recent steps: {known}.",
         )
 
-    def unattributed(self) -> list[dict[str, Any]]:
-        """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order."""
+    def unattributed(self) -> list[dict[str, object]]:
+        """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order (as
+        written: their shape is not checked)."""
         return [
             r
             for r in read_log(self.path).records
             if r.get("tool") == UNATTRIBUTED and "step_id" not in r
         ]
 
-    def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> dict[str, Any]:
+    def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> UnattributedLine:
         # a ledger entry that is not a step: a tool but no step_id (as a reflection)
-        record = {
+        record: UnattributedLine = {
             "tool": UNATTRIBUTED,
             "conversation_id": self.conversation_id,
             "at": _now(),
@@ -234,19 +386,20 @@ class Ledger:
             append_jsonl(self.path, record)
         return record
 
-    def reflections(self) -> list[dict[str, Any]]:
-        """The reviews before reporting (lines with ``tool: "reflection"``), in order."""
+    def reflections(self) -> list[dict[str, object]]:
+        """The reviews before reporting (lines with ``tool: "reflection"``), in order (as
+        written: their shape is not checked)."""
         return [
             r
             for r in read_log(self.path).records
             if r.get("tool") == "reflection" and "step_id" not in r
         ]
 
-    def append_reflection(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def append_reflection(self, fields: ReflectionFields) -> ReflectionLine:
         """Append a reflection line. It has a ``reflection_id`` (r1, r2, …) and no
         ``step_id``, so readers of query steps pass over it."""
         with _lock:
-            line = {
+            line: ReflectionLine = {
                 "reflection_id": f"r{len(self.reflections()) + 1}",
                 "tool": "reflection",
                 "conversation_id": self.conversation_id,
@@ -269,22 +422,40 @@ class Ledger:
             if f'"{step_id}"'.encode() not in taken:
                 return step_id
 
-    def append(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def append(self, fields: StepFields) -> LedgerStep:
         """Append a step; fields missing from ``fields`` are recorded as null."""
         with _lock:
-            step = {k: fields.get(k) for k in STEP_FIELDS}
+            # the fields of STEP_FIELDS first, in its order, then the producer's others
+            step: LedgerStep = {
+                "step_id": "",
+                "conversation_id": None,
+                "at": None,
+                "tool": fields["tool"],
+                "project": None,
+                "purpose": None,
+                "result_label": None,
+                "sql": None,
+                "row_count": None,
+                "columns": None,
+                "cached_table_name": None,
+                "materialized": None,
+                "materialize_reason": None,
+                "warnings": [],
+                "checks": None,
+                "duration_ms": None,
+                "summary": None,
+                "summary_status": "pending",
+            }
+            step.update(fields)  # extra fields the query layer adds are kept
             step["step_id"] = fields.get("step_id") or self.new_step_id()
             step["conversation_id"] = self.conversation_id
             step["at"] = fields.get("at") or _now()
             step["warnings"] = list(fields.get("warnings") or [])
             step["checks"] = list(fields.get("checks") or [])  # result checks, DESIGN §6
-            step["summary_status"] = fields.get("summary_status", "pending")
-            for k, v in fields.items():  # extra fields the query layer adds are kept
-                step.setdefault(k, v)
             append_jsonl(self.path, step)
             return step
 
-    def update(self, step_id: str, changes: dict[str, Any], *, by: str) -> dict[str, Any]:
+    def update(self, step_id: str, changes: StepChanges, *, by: str) -> LedgerStep:
         """Change fields of a step, remembering the old values under ``patches``. Every
         other line, readable or not, is written back byte for byte."""
         with _lock:
@@ -300,7 +471,8 @@ class Ledger:
                 text = json.dumps(step, ensure_ascii=False, default=str)
                 lines[i] = clean_text(text).encode("utf-8") + b"\n"
                 atomic_write_bytes(self.path, b"".join(lines))
-                return step
+                # a line of our own whose id, tool and typed fields step_problem checked
+                return cast(LedgerStep, step)
         raise StepNotFoundError(
             f"no step {step_id!r} in the ledger of conversation {self.conversation_id}",
             hint="Use a step_id from a run_query result or Recent Query Steps.",
@@ -345,7 +517,7 @@ class SummaryOutcome:
     """What the ``[[QUERY_STEP]]`` lines of one message did: the steps they updated and
     what the model must be told (mismatches, unknown or duplicate ids, unpaired lines)."""
 
-    updated: list[dict[str, Any]]
+    updated: list[LedgerStep]
     problems: list[SummaryProblem]
     # per line, in order: the step it was recorded on (None when it was not) and its
     # outcome: a summary_status (parsed, mismatch, malformed) or a problem kind
@@ -370,10 +542,11 @@ def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOut
             outcome.lines.append((None, problem.kind))
             continue
         pending.remove(step_id)
+        changes: StepChanges
         if line.problem:
             changes = {"summary": None, "summary_status": "malformed", "summary_raw": line.raw}
         else:
-            changes = summary_changes(line.summary, steps.get(step_id) or {})
+            changes = summary_changes(line.summary, steps.get(step_id))
         step = ledger.update(step_id, changes, by="engine")
         outcome.updated.append(step)
         outcome.lines.append((step_id, str(step.get("summary_status"))))
@@ -390,21 +563,19 @@ def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOut
     return outcome
 
 
-def _unattributed_problem(
-    line: StepLine, steps: dict[str, dict[str, Any]], why: str
-) -> SummaryProblem:
+def _unattributed_problem(line: StepLine, steps: dict[str, LedgerStep], why: str) -> SummaryProblem:
     if line.step_ref is None:
         return SummaryProblem("unpaired", line.raw, why=why)
     kind = "duplicate" if line.step_ref in steps else "unknown_step"
     return SummaryProblem(kind, line.raw, line.step_ref, why=why)
 
 
-def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
+def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[LedgerStep]:
     """:func:`apply_summaries`, returning only the updated steps."""
     return apply_summaries(ledger, pending, text).updated
 
 
-def mark_missing(ledger: Ledger, pending: list[str]) -> list[dict[str, Any]]:
+def mark_missing(ledger: Ledger, pending: list[str]) -> list[LedgerStep]:
     """The turn ended: steps still without a line are recorded as missing one."""
     updated = [
         ledger.update(step_id, {"summary": None, "summary_status": "missing"}, by="engine")

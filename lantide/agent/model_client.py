@@ -34,6 +34,7 @@ from lantide.agent.context_window import (
     resolve_context_window,
     window_from_error,
 )
+from lantide.agent.message_types import Message, ToolCall, ToolSchema
 from lantide.errors import LantideError
 from lantide.untrusted import clean_json, clean_text
 from lantide.workspace.settings import AgentSettings, ResolvedProfile
@@ -81,7 +82,7 @@ class ToolCallRequest:
     name: str
     arguments: str = ""
 
-    def parsed_arguments(self) -> dict[str, Any]:
+    def parsed_arguments(self) -> dict[str, object]:
         """The arguments as an object; raises ValueError naming what is wrong."""
         text = self.arguments.strip() or "{}"
         try:
@@ -92,10 +93,10 @@ class ToolCallRequest:
             ) from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
-        cleaned: dict[str, Any] = clean_json(value)  # "\\ud800" decodes to a lone surrogate
+        cleaned: dict[str, object] = clean_json(value)  # "\\ud800" decodes to a lone surrogate
         return cleaned
 
-    def to_message(self) -> dict[str, Any]:
+    def to_message(self) -> ToolCall:
         return {
             "id": self.id,
             "type": "function",
@@ -112,8 +113,8 @@ class ModelReply:
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None  # the server's usage (nested details included)
 
-    def to_message(self) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+    def to_message(self) -> Message:
+        msg: Message = {"role": "assistant", "content": self.content or None}
         if self.tool_calls:
             msg["tool_calls"] = [c.to_message() for c in self.tool_calls]
         return msg
@@ -140,7 +141,7 @@ class ModelClient(Protocol):
     model: str
 
     def stream_chat(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cancel: CancelToken
+        self, messages: list[Message], tools: list[ToolSchema], cancel: CancelToken
     ) -> Iterator[ModelOutput]:
         """Yield text chunks and retry notices, then exactly one :class:`ModelReply`."""
         ...
@@ -326,7 +327,7 @@ class OpenAIModelClient:
 
     # -- ModelClient
     def stream_chat(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cancel: CancelToken
+        self, messages: list[Message], tools: list[ToolSchema], cancel: CancelToken
     ) -> Iterator[ModelOutput]:
         def request() -> Stream[ChatCompletionChunk]:
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}

@@ -34,6 +34,7 @@ from lantide.agent.history import (
     shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
+from lantide.agent.message_types import Message, ToolSchema
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry, projects_to_name
@@ -65,7 +66,7 @@ class _FixedLayers:
     core: str
     state: str
     knowledge: str
-    tools: list[dict[str, Any]]
+    tools: list[ToolSchema]
     steps: str
     notes: str
     summary: str
@@ -90,8 +91,8 @@ class Layer:
 class AssembledPrompt:
     state: str
     layers: list[Layer]
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]]
+    messages: list[Message]
+    tools: list[ToolSchema]
     context_window: int
     compacted_now: int = 0  # tool results newly compacted for this request
     tokens_before_compaction: int = 0
@@ -194,7 +195,7 @@ class PromptAssembler:
         ctx.knowledge_offers_tool = bool(layer.offers_tool)
         return layer.text
 
-    def recent_steps(self, ctx: ToolContext, shown: list[dict[str, Any]] | None = None) -> str:
+    def recent_steps(self, ctx: ToolContext, shown: list[Message] | None = None) -> str:
         """The last steps of the ledger, less those whose result is in ``shown`` (the
         history sent with it): said once, and the text above the history stays the same
         while a turn records steps. Without ``shown``, every recent step (an upper bound
@@ -380,7 +381,7 @@ class PromptAssembler:
         system = "\n\n".join(
             x.strip() for x in (core, state, knowledge, steps, notes, summary, note) if x.strip()
         )
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        messages: list[Message] = [{"role": "system", "content": system}]
         messages += fitted.messages
         # the active tab goes just before the analyst's message of this turn, so that message
         # stays the last word of the analyst (and the tab, stable within the turn, is cached)
@@ -430,7 +431,7 @@ class PromptAssembler:
         return render_prompt("history_note.md.j2", dropped_turns=len(dropped), events=lines[-20:])
 
     @staticmethod
-    def _history_display(note: str, messages: list[dict[str, Any]]) -> str:
+    def _history_display(note: str, messages: list[Message]) -> str:
         out = [note.strip()] if note else []
         for m in messages:
             text = m.get("content") or ""

@@ -49,8 +49,10 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from lantide.agent.budget import reply_tokens
 from lantide.agent.check_gate import ledger_steps, unresolved_checks
 from lantide.agent.events import Event, ReflectionRecorded
-from lantide.agent.ledger import QUERY_STEP_MARKER
+from lantide.agent.ledger import QUERY_STEP_MARKER, LedgerStep, ReflectionFields
+from lantide.agent.message_types import Message
 from lantide.agent.model_stream import stream_reply
+from lantide.agent.tools.registry import ToolError
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
@@ -102,6 +104,12 @@ def _check(check: dict[str, Any]) -> dict[str, str]:
     }
 
 
+class ReviewRefusal(ToolError):
+    """A call refused by the review before reporting or by the Report's evidence check."""
+
+    problems: list[str]
+
+
 class UnresolvedCheck(TypedDict):
     """An error-severity check no one resolved, as the review input and the ledger show it."""
 
@@ -119,7 +127,7 @@ class ChecklistItem(TypedDict):
     note: str
 
 
-def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[UnresolvedCheck]:
+def unresolved_error_checks(steps: list[LedgerStep]) -> list[UnresolvedCheck]:
     """The error-severity ``checks`` of ``steps`` no analyst's waiver resolves (waivers
     attached by :func:`lantide.agent.check_gate.ledger_steps`)."""
     out: list[UnresolvedCheck] = []
@@ -145,8 +153,8 @@ def _short(value: Any, limit: int = 200) -> str:
 
 def numbers_on_failed_checks(
     draft: str,
-    every: list[dict[str, Any]],
-    behind: list[dict[str, Any]],
+    every: list[LedgerStep],
+    behind: list[LedgerStep],
     only_lines: set[int] | None = None,
 ) -> list[str]:
     """The numbers ``draft`` states that rest on a step with an unresolved error check: cited
@@ -268,17 +276,19 @@ class Reflector:
 
     # -- the two moments
     def before_tool(
-        self, name: str, args: dict[str, Any]
-    ) -> Generator[Event, None, dict[str, Any] | None]:
+        self, name: str, args: dict[str, object]
+    ) -> Generator[Event, None, ReviewRefusal | None]:
         """Review an ``update_report`` draft, or check the Report's evidence before the
-        project moves to ``report_review``; returns the refusal result, or None to run it."""
+        project moves to ``report_review``; returns the refusal result, or None to run it.
+        ``args``: the call's arguments as the model sent them (not yet checked)."""
+        project = args.get("project")
         if name == "set_project_status" and args.get("status") == REPORT_REVIEW:
-            return (yield from self._evidence_gate(args.get("project")))
-        if name != REPORT or not isinstance(args.get("content"), str):
+            # a project that is no name is the tool's own refusal to give (BAD_ARGUMENTS)
+            return (yield from self._evidence_gate(project if isinstance(project, str) else None))
+        content = args.get("content")
+        if name != REPORT or not isinstance(content, str):
             return None
-        verdict = yield from self._review(
-            REPORT, args["content"], self._written_lines(args.get("project"), args["content"])
-        )
+        verdict = yield from self._review(REPORT, content, self._written_lines(project, content))
         if verdict.ok:
             return None
         return {
@@ -314,7 +324,7 @@ class Reflector:
 
     def _evidence_gate(
         self, project_name: str | None
-    ) -> Generator[Event, None, dict[str, Any] | None]:
+    ) -> Generator[Event, None, ReviewRefusal | None]:
         """``lantide report check`` on the Report before it goes to review: every number
         cited to a formal step that holds it (:mod:`lantide.agent.report_evidence`)."""
         from lantide.agent.report_evidence import report_review_check
@@ -336,7 +346,7 @@ class Reflector:
                 f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
                 for p in checked.problems[:20]
             ]
-        entry: dict[str, Any] = {
+        entry: ReflectionFields = {
             "subject": REPORT_REVIEW,
             "turn": r.turn,
             "project": project.dirname,
@@ -417,7 +427,7 @@ class Reflector:
                 verdict.readable,
             )
         project = r.s.focused_project()
-        entry: dict[str, Any] = {
+        entry: ReflectionFields = {
             "subject": subject,
             "turn": r.turn,
             "project": getattr(project, "dirname", None),
@@ -440,7 +450,10 @@ class Reflector:
     def _ask(self, system: str, user: str) -> Generator[Event, None, str]:
         """The review's answer text (streamed, no tools; charged to the token budget)."""
         r = self.runner
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages: list[Message] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
         reply = yield from stream_reply(r.s.model, messages, [], r.cancel, show_text=False)
         if reply is None:
             raise LantideError("the model ended the review without an answer")
@@ -451,7 +464,7 @@ class Reflector:
         )
         return reply.content or ""
 
-    def _steps_behind(self, draft: str, every: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _steps_behind(self, draft: str, every: list[LedgerStep]) -> list[LedgerStep]:
         """The turn's steps and the steps the draft cites, oldest first, at most MAX_STEPS."""
         r = self.runner
         known = {s["step_id"] for s in every}
@@ -463,7 +476,7 @@ class Reflector:
         self,
         subject: str,
         draft: str,
-        steps: list[dict[str, Any]],
+        steps: list[LedgerStep],
         unresolved: list[UnresolvedCheck],
     ) -> str:
         r = self.runner

@@ -91,18 +91,18 @@ def report_source(
     tokens = markdown_parser().parse(text)  # one parse, for the check and the page
     check = check_text(text, index, str(path), tokens=tokens).to_dict()  # malformed: stops
     cited = cited_step_ids(text)
-    steps: dict[str, dict[str, Any]] = {}
+    steps: dict[str, dict[str, object]] = {}
     for step_id in cited:
         found = index.get(step_id)
         if found is not None:
-            steps[step_id] = found.step
+            steps[step_id] = dict(found.step)
     return ReportSource(
         project=project.name,
         report_name=project.report,
         markdown=text,
         status=project.status,
         approval=project.approval(),
-        check=check,
+        check=dict(check),  # the page reads it as plain JSON
         steps=steps,
         kinds={k: v for k, v in index.badges().items() if k in cited},
         generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),

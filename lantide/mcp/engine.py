@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from lantide.agent.ledger import Ledger
+from lantide.agent.ledger import Ledger, LedgerStep, StepFields
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access
@@ -52,7 +52,7 @@ class ClientLedger(Ledger):
         super().__init__(ledger_dir, conversation_id)
         self.client = client
 
-    def append(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def append(self, fields: StepFields) -> LedgerStep:
         # an outside agent writes no [[QUERY_STEP]] line: its step is not "pending" one
         return super().append(
             {
@@ -108,7 +108,7 @@ class CallResult:
     ok: bool
     result: dict[str, Any]
     step_ids: list[str]
-    steps: list[dict[str, Any]] = field(default_factory=list)  # the ledger lines written
+    steps: list[LedgerStep] = field(default_factory=list)  # the ledger lines written
 
 
 class McpEngine:
@@ -136,7 +136,7 @@ class McpEngine:
         self.primary: Path | None = None
         # called after every recorded call (on the server's thread) with the activity
         # entry and the ledger steps it wrote: the desktop app refreshes its panels
-        self.on_call: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None
+        self.on_call: Callable[[dict[str, Any], list[LedgerStep]], None] | None = None
         if workspace is not None:
             from lantide.agent.services import EngineServices
 
@@ -362,7 +362,7 @@ class McpEngine:
         step_ids: list[str],
         started: float,
         token: str | None,
-        steps: Iterable[dict[str, Any]] = (),
+        steps: Iterable[LedgerStep] = (),
     ) -> None:
         root = handle.root if handle is not None else self._record_root(client)
         if root is None:

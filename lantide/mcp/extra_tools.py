@@ -226,7 +226,7 @@ def observe_run_query(
     _checked("run_query", args)
     refused = ctx.statistics_refusal(args["sql"])  # the agent's gate, in every mode
     if refused is not None:
-        return _result(False, refused)
+        return _result(False, dict(refused))
     rows = ctx.settings.query.preview_rows
     preview = _run_guarded(ctx, lambda q: q.preview_sql(args["sql"], rows))
     return _result(
