@@ -9,7 +9,7 @@ a malformed file and an analyst's file (unless ``overwrite``). The chart gets a 
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict
 
 from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged, StepRecorded
 from lantide.agent.tools.context import ToolContext
@@ -80,35 +80,37 @@ def _unknown_fields(spec: dict[str, object], columns: list[str]) -> list[str]:
     return sorted(f for f in _fields(spec) if f.casefold() not in known and "." not in f)
 
 
-def _spec_with_source(args: ChartArgs) -> dict[str, object] | ToolError:
+def _spec_with_source(args: ChartArgs) -> tuple[dict[str, object], ToolError | None]:
+    """The spec with its data source, or the refusal (apart: the spec is the model's own
+    JSON and may hold any key, an ``error`` too)."""
     spec = dict(args["spec"])
     table, step = args.get("table"), args.get("step_id")
     if table and step:
-        return tool_error("BAD_ARGUMENTS", "pass table or step_id, not both")
+        return spec, tool_error("BAD_ARGUMENTS", "pass table or step_id, not both")
     if table or step:
         if "data" in spec:
-            return tool_error(
+            return spec, tool_error(
                 "BAD_ARGUMENTS",
                 "the spec has its own data and table/step_id was passed too",
                 "Leave data out of the spec; table or step_id says where the rows come from.",
             )
         spec["data"] = {"table": table} if table else {"step": step}
     elif "data" not in spec:
-        return tool_error(
+        return spec, tool_error(
             "BAD_ARGUMENTS",
             "the chart has no data",
             "Pass table (a cached table) or step_id (a step with a cached result).",
         )
-    return spec
+    return spec, None
 
 
 def create_chart(ctx: ToolContext, args: ChartArgs) -> ChartCreated | ToolError:
     from lantide import charts
 
     project = ctx.project(args.get("project"))
-    spec = _spec_with_source(args)
-    if "error" in spec:
-        return cast(ToolError, spec)
+    spec, refusal = _spec_with_source(args)
+    if refusal is not None:
+        return refusal
     name = charts.validate_chart_name(args["name"])
     shown = layout.project_relpath(project.dirname, layout.chart_project_relpath(name))
     query = ctx.services.query()
