@@ -91,7 +91,7 @@ def _rows(preview: Any) -> list[Any]:
     return list(preview or [])
 
 
-def result_values(result: dict[str, Any]) -> tuple[list[float], bool]:
+def result_values(result: Mapping[str, Any]) -> tuple[list[float], bool]:
     """The distinct numbers of a query result's preview rows and its row count, in the
     order met, and whether some were left out."""
     seen: dict[float, None] = {}
@@ -112,7 +112,7 @@ def result_values(result: dict[str, Any]) -> tuple[list[float], bool]:
     return list(seen), cut
 
 
-def _column_names(result: dict[str, Any], width: int) -> list[str]:
+def _column_names(result: Mapping[str, Any], width: int) -> list[str]:
     names = []
     for column in result.get("columns") or []:
         name = column.get("name") if isinstance(column, dict) else column
@@ -125,7 +125,7 @@ def _column_names(result: dict[str, Any], width: int) -> list[str]:
     return names[:width] if width else names
 
 
-def result_cells(result: dict[str, Any]) -> tuple[ResultCells, bool]:
+def result_cells(result: Mapping[str, Any]) -> tuple[ResultCells, bool]:
     """The numbers of the preview rows cell by cell (``None``: not a number), the column
     names, and whether rows were left out (over :data:`MAX_RESULT_CELLS` cells)."""
     rows: list[list[float | int | None]] = []
@@ -151,7 +151,7 @@ def _stored(value: float | None) -> float | int | None:
 
 
 def evidence_fields(
-    tool: str, result: dict[str, Any], purpose: Any, project_status: str | None
+    tool: str, result: Mapping[str, Any], purpose: Any, project_status: str | None
 ) -> StepEvidence:
     """What the ledger adds to a step about its evidence (see the module docstring)."""
     values, cut = result_values(result)

@@ -122,7 +122,7 @@ class Profile(TypedDict):
     columns: list[dict[str, object]]
 
 
-def shape_preview(result: dict[str, Any], max_rows: int) -> dict[str, object]:
+def shape_preview(result: Mapping[str, Any], max_rows: int) -> dict[str, object]:
     """The result for the model: at most ``max_rows`` rows (the preview rows setting, the
     number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
     was left out stated."""
@@ -184,7 +184,7 @@ def advised(checks: Any) -> list[dict[str, Any]]:
 def record_step(
     ctx: ToolContext,
     tool: str,
-    result: dict[str, Any],
+    result: Mapping[str, Any],
     project: str | None,
     purpose: str | None = None,
     result_label: str | None = None,
@@ -250,7 +250,7 @@ def _project_dir(ctx: ToolContext, name: str | None) -> str | None:
 def _model_result(
     ctx: ToolContext,
     tool: str,
-    result: dict[str, Any],
+    result: Mapping[str, Any],
     project: str | None,
     purpose: str | None = None,
     label: str | None = None,
@@ -437,7 +437,7 @@ def run_sql_tab(ctx: ToolContext, args: TabArgs) -> dict[str, object] | ToolErro
     return _model_result(ctx, "run_sql_tab", result, project, args.get("purpose"))
 
 
-def _with_table_rows(ctx: ToolContext, entry: dict[str, Any]) -> dict[str, Any]:
+def _with_table_rows(ctx: ToolContext, entry: Mapping[str, Any]) -> Mapping[str, Any]:
     """A Source Run reads no preview rows; the values its ledger step keeps (what a Report
     number is checked against) come from the first rows of the tab's cached table."""
     from lantide.query.results import json_rows

@@ -128,7 +128,7 @@ class ToolOutcome:
     ok: bool
     result: dict[str, object]  # the handler's result (a copy: the loop adds notices to it)
     duration_ms: int
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, object] = field(default_factory=dict)  # as the model sent them
 
 
 # Schema keywords the validator enforces (its refusal names the limit) or the prompt states
@@ -274,11 +274,13 @@ class ToolRegistry:
         """The offered tools whose schemas a request carries (:attr:`Tool.sent_when`)."""
         return [t for t in self.offered(state, ctx) if t.sent_when is None or t.sent_when(ctx)]
 
-    def call(self, name: str, raw_arguments: str | dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    def call(
+        self, name: str, raw_arguments: str | dict[str, object], ctx: ToolContext
+    ) -> ToolOutcome:
         started = time.perf_counter()
 
         def done(
-            ok: bool, result: Mapping[str, object], args: dict[str, Any] | None = None
+            ok: bool, result: Mapping[str, object], args: dict[str, object] | None = None
         ) -> ToolOutcome:
             ms = int((time.perf_counter() - started) * 1000)
             return ToolOutcome(ok, dict(result), ms, args or {})

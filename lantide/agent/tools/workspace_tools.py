@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
+from lantide.agent.app_state import OpenTabDict, TabState
 from lantide.agent.consent import (
     ANALYSES,
     CONSENT_KIND,
@@ -119,7 +120,7 @@ class AppContext(TypedDict):
     projects: list[dict[str, str]]  # name, dir, status
     project_count: int
     focused_project: FocusedProjectInfo | None
-    open_tabs: list[dict[str, object]]  # OpenTab.to_dict()
+    open_tabs: list[OpenTabDict]
     active_tab: int | None
     external_databases: list[dict[str, object]]  # a connection's name, kind, driver
     conversation: ConversationInfo
@@ -157,6 +158,12 @@ class AnalysisActivated(TypedDict):
     analysis: NotRequired[object]  # the kinds the analyst's yes named
     reason: NotRequired[str]
     note: str
+
+
+class TabSynced(TabState):
+    """``sync_tab_content``: the file and what its tab did."""
+
+    path: str
 
 
 class PatchedStep(TypedDict):
@@ -365,7 +372,7 @@ def patch_step(ctx: ToolContext, args: PatchStepArgs) -> PatchedStep | ToolError
     return out
 
 
-def sync_tab_content(ctx: ToolContext, args: PathArgs) -> dict[str, object] | ToolError:
+def sync_tab_content(ctx: ToolContext, args: PathArgs) -> TabSynced | ToolError:
     path = (ctx.workspace.root / args["path"]).resolve()
     try:
         rel = path.relative_to(ctx.workspace.root).as_posix()
