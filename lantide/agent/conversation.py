@@ -247,20 +247,22 @@ class Conversation:
                         out.append(cast(MessageRecord, record))
         return out
 
-    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict[str, object]]:
+        """Event records (``{"type": "event", "turn", "at", "kind", **data}``) as the file
+        holds them: only their ``kind`` is checked, so every other field is read with care."""
         return [
             r
             for r in self.records
             if r.get("type") == "event" and (kinds is None or r.get("kind") in kinds)
         ]
 
-    def pending_question(self) -> dict[str, Any] | None:
+    def pending_question(self) -> dict[str, object] | None:
         """The last ``ask_user`` question if the analyst has not answered it yet."""
         for r in reversed(self.events(("question_asked", "question_answered"))):
             return r if r["kind"] == "question_asked" else None
         return None
 
-    def last_answer(self) -> dict[str, Any] | None:
+    def last_answer(self) -> dict[str, object] | None:
         answers = self.events(("question_answered",))
         return answers[-1] if answers else None
 

@@ -24,7 +24,7 @@ import json
 import random
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar, cast
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
@@ -104,6 +104,17 @@ class ToolCallRequest:
         }
 
 
+class Usage(TypedDict, total=False):
+    """The server's token usage: the SDK's ``CompletionUsage`` as a dict, None fields left
+    out (a server may report only some, or add its own)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    prompt_tokens_details: dict[str, object]  # cached_tokens (the prefix cache), ...
+    completion_tokens_details: dict[str, object]
+
+
 @dataclass
 class ModelReply:
     """A complete (or, inside :class:`ModelStreamBroken`, partial) assistant message."""
@@ -111,7 +122,7 @@ class ModelReply:
     content: str = ""
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     finish_reason: str | None = None
-    usage: dict[str, Any] | None = None  # the server's usage (nested details included)
+    usage: Usage | None = None  # the server's usage (nested details included)
 
     def to_message(self) -> Message:
         msg: Message = {"role": "assistant", "content": self.content or None}
@@ -347,7 +358,7 @@ class OpenAIModelClient:
         text: list[str] = []
         calls = _ToolCallAssembler()
         finish_reason: str | None = None
-        usage: dict[str, Any] | None = None
+        usage: Usage | None = None
 
         def partial() -> ModelReply:
             return ModelReply("".join(text), calls.calls(), finish_reason, usage)
@@ -359,7 +370,8 @@ class OpenAIModelClient:
                         break
                     chunk_usage = getattr(chunk, "usage", None)  # absent on some servers' chunks
                     if chunk_usage is not None:
-                        usage = chunk_usage.model_dump(exclude_none=True)
+                        # the SDK's model, its fields checked by pydantic
+                        usage = cast(Usage, chunk_usage.model_dump(exclude_none=True))
                     for choice in chunk.choices or []:
                         delta = choice.delta
                         if delta is not None and delta.content:
@@ -419,7 +431,7 @@ class OpenAIModelClient:
             self._window = resolve_context_window(self.profile, card)
         return self._window
 
-    def _model_card(self) -> dict[str, Any] | None:
+    def _model_card(self) -> dict[str, object] | None:
         """This model's /v1/models entry, or None (a server without the route is fine)."""
         try:
             client = self._sdk().with_options(timeout=5.0, max_retries=0)
@@ -433,7 +445,7 @@ class OpenAIModelClient:
             return None
         return None
 
-    def list_models(self, timeout: float = 10.0) -> list[dict[str, Any]]:
+    def list_models(self, timeout: float = 10.0) -> list[dict[str, object]]:
         """The endpoint's ``/v1/models`` entries (for *Test connection*); a failure is a
         :class:`ModelError` worded like the chat's, with the key masked."""
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from lantide.agent.app_state import AppStateProvider, focused_project
 from lantide.agent.cancel import CancelToken
@@ -81,7 +81,7 @@ class ToolContext:
         """The project the app state holds focused (its owner; see agent.app_state)."""
         return focused_project(self.workspace, self.app)
 
-    def analysis(self) -> dict[str, Any] | None:
+    def analysis(self) -> dict[str, object] | None:
         """The approval of statistical analysis in force for the focused project (its
         ``analysis_activated`` event; see agent.consent), or None."""
         from lantide.agent.consent import analysis_state
