@@ -33,7 +33,7 @@ from lantide.agent.evidence import as_number, step_kind
 from lantide.docs.citations import ReportNumber
 
 if TYPE_CHECKING:
-    from lantide.agent.ledger import LedgerStep, Waiver
+    from lantide.agent.ledger_types import LedgerStep, Waiver
     from lantide.query.checks.rules import Check
 
 ROW_WORDS = frozenset({"row", "record", "group", "result", "line", "entry"})

@@ -23,7 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lantide.agent.ledger import WAIVER_KIND, Ledger, LedgerStep, Waiver
+from lantide.agent.ledger import WAIVER_KIND, Ledger
+from lantide.agent.ledger_types import LedgerStep, Waiver
 from lantide.errors import LantideError
 from lantide.untrusted import clean_text
 from lantide.workspace import layout

@@ -32,7 +32,7 @@ import secrets as _random
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Unpack, cast
+from typing import Any, TypedDict, Unpack, cast
 
 from lantide.agent.conversation_replay import sanitize_records
 from lantide.agent.message_types import Message, MessageMeta, MessageRecord
@@ -118,6 +118,13 @@ def check_conversation_id(conversation_id: str) -> str:
     return conversation_id
 
 
+class ConversationInfoDict(TypedDict):
+    id: str
+    title: str | None
+    created_at: str | None
+    turns: int
+
+
 @dataclass
 class ConversationInfo:
     id: str
@@ -126,7 +133,7 @@ class ConversationInfo:
     turns: int
     path: Path
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ConversationInfoDict:
         return {
             "id": self.id,
             "title": self.title,

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 if TYPE_CHECKING:
-    from lantide.agent.ledger import LedgerStep, ReflectionLine
+    from lantide.agent.ledger_types import LedgerStep, ReflectionLine
     from lantide.agent.message_types import ToolCall
 
 # What a tool touches (``Tool.touches`` in the tool registry; carried by ToolReturned), so

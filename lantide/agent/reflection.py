@@ -42,14 +42,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.agent.budget import reply_tokens
 from lantide.agent.check_gate import ledger_steps, unresolved_checks
 from lantide.agent.events import Event, ReflectionRecorded
-from lantide.agent.ledger import QUERY_STEP_MARKER, LedgerStep, ReflectionFields
+from lantide.agent.ledger import QUERY_STEP_MARKER
+from lantide.agent.ledger_types import LedgerStep, ReflectionFields
 from lantide.agent.message_types import Message
 from lantide.agent.model_stream import stream_reply
 from lantide.agent.tools.registry import ToolError
@@ -95,7 +96,7 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _check(check: dict[str, Any]) -> dict[str, str]:
+def _check(check: Mapping[str, object]) -> dict[str, str]:
     """A check as the prompt shows it, whatever fields a ledger line has or lacks."""
     return {
         "code": str(check.get("code") or "?"),
@@ -237,7 +238,8 @@ def parse_verdict(text: str) -> Verdict:
         if isinstance(data.get("problems"), list)
         else ([str(data["problems"])] if data.get("problems") else [])
     )
-    raw_items: dict[str, Any] = data["checklist"] if isinstance(data.get("checklist"), dict) else {}
+    checklist = data.get("checklist")  # the model's JSON
+    raw_items: dict[str, object] = checklist if isinstance(checklist, dict) else {}
     items: list[ChecklistItem] = []
     readable = isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False)
     for name in CHECKLIST:

@@ -32,7 +32,8 @@ from typing import Any, NotRequired, TypedDict
 from lantide.agent.cell_match import Cell, IndexedStep, index_step, matched_cells
 from lantide.agent.check_gate import ledger_steps
 from lantide.agent.evidence import FORMAL
-from lantide.agent.ledger import Ledger, LedgerStep, Waiver
+from lantide.agent.ledger import Ledger
+from lantide.agent.ledger_types import LedgerStep, Waiver
 from lantide.docs.citations import ReportNumber, raise_for_malformed, scan_numbers
 from lantide.workspace import layout
 from lantide.workspace.model import Project, Workspace

@@ -37,7 +37,7 @@ from lantide.workspace.atomic import atomic_write_json
 if TYPE_CHECKING:
     import tantivy
 
-    from lantide.agent.ledger import LedgerStep
+    from lantide.agent.ledger_types import LedgerStep
 
 log = logging.getLogger(__name__)
 

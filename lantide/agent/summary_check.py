@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 from lantide.templates import render_prompt
 
 if TYPE_CHECKING:
-    from lantide.agent.ledger import LedgerStep, StepChanges
+    from lantide.agent.ledger_types import LedgerStep, StepChanges
 
 PARSED, MISMATCH = "parsed", "mismatch"
 # conversation events: a notice waiting for the next tool result, and its delivery (so a

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from lantide.agent.ledger import Ledger, LedgerStep, StepFields
+from lantide.agent.ledger import Ledger
+from lantide.agent.ledger_types import LedgerStep, StepFields
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access

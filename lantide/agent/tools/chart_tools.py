@@ -173,7 +173,7 @@ def create_chart(ctx: ToolContext, args: ChartArgs) -> ChartCreated | ToolError:
     return out
 
 
-def _values(spec: dict[str, Any]) -> list[object]:
+def _values(spec: dict[str, object]) -> list[object]:
     data = spec.get("data")
     values = data.get("values") if isinstance(data, dict) else None
     return values if isinstance(values, list) else []

@@ -14,7 +14,7 @@ from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChanged, StepRecorded
 from lantide.agent.evidence import evidence_fields
-from lantide.agent.ledger import LedgerStep, StepFields
+from lantide.agent.ledger_types import LedgerStep, StepFields
 from lantide.agent.services import AgentQuery
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
@@ -172,7 +172,7 @@ def check_advice(code: str) -> str:
     return render_prompt("notes/result_check.md.j2", code=code).strip()
 
 
-def advised(checks: Any) -> list[dict[str, Any]]:
+def advised(checks: object) -> list[dict[str, object]]:
     """The result's checks, each with its advice sentence."""
     if not isinstance(checks, list):
         return []
@@ -276,7 +276,7 @@ def _model_result(
     return out
 
 
-def _matches(table: dict[str, Any], pattern: str) -> bool:
+def _matches(table: Mapping[str, object], pattern: str) -> bool:
     from fnmatch import fnmatchcase
 
     names = [str(table.get(k) or "") for k in ("name", "qualified_name", "schema")]
@@ -286,7 +286,7 @@ def _matches(table: dict[str, Any], pattern: str) -> bool:
     return any(pattern in n for n in names)
 
 
-def _brief(table: dict[str, Any]) -> dict[str, Any]:
+def _brief(table: Mapping[str, object]) -> dict[str, object]:
     """A listing entry without the empty fields and without a qualified name that only
     quotes the name (they cost tokens and say nothing)."""
     out = {k: v for k, v in table.items() if not _empty(v)}

@@ -22,7 +22,7 @@ from lantide.agent.tools.registry import ToolError, tool_error
 from lantide.tokens import count_tokens
 
 if TYPE_CHECKING:
-    from lantide.agent.ledger import LedgerStep
+    from lantide.agent.ledger_types import LedgerStep
 
 # what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
 # of tokens) the model has as rows already; sent, they left a wide step too big to be cut to

@@ -25,7 +25,7 @@ from lantide.agent.events import (
     DocumentChanged,
     StateChanged,
 )
-from lantide.agent.ledger import StepChanges
+from lantide.agent.ledger_types import StepChanges
 from lantide.agent.summary_check import (
     SummaryNotice,
     SummaryProblem,
