@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NotRequired, TypedDict
 
 from lantide.agent.app_state import OpenTabDict, TabState
@@ -128,14 +129,14 @@ class AppContext(TypedDict):
 
 
 class Focused(TypedDict):
-    focused_project: dict[str, object]  # Project.to_dict()
+    focused_project: Mapping[str, object]  # Project.to_dict()
     state: str
     note: str
 
 
 class Created(TypedDict):
-    created: dict[str, object]  # Project.to_dict()
-    focused_project: NotRequired[dict[str, object]]
+    created: Mapping[str, object]  # Project.to_dict()
+    focused_project: NotRequired[Mapping[str, object]]
     state: NotRequired[str]
     note: NotRequired[str]
 
