@@ -32,7 +32,8 @@ ANALYSIS_ACTIVE = "analysis_active"
 class Event:
     name: ClassVar[str] = "event"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
+        """The event as JSON (``--json``): its name and its fields, which vary by event."""
         return {"event": self.name, **asdict(self)}
 
 
