@@ -32,12 +32,20 @@ are relative to the workspace root, with ``/``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from lantide.workspace import layout
 from lantide.workspace.model import Project, ProjectNotFoundError, Workspace
 
 TAB_TYPES = ("plan", "report", "sql", "table", "knowledge", "file")
+
+
+class OpenTabDict(TypedDict):
+    """An open tab as the agent is told it (``get_app_context``, the active tab layer)."""
+
+    type: str
+    path: str
+    dirty: bool
 
 
 @dataclass
@@ -76,13 +84,27 @@ class OpenTab:
             path = layout.project_relpath(project, name)
         return cls(kind, path, bool(raw.get("dirty")), content)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OpenTabDict:
         return {"type": self.type, "path": self.path, "dirty": self.dirty}
 
 
 def is_html_report(tab: OpenTab | None) -> bool:
     """A Report tab showing the HTML Report (``projects/P/report.html``)."""
     return bool(tab and tab.type == "report" and tab.path.lower().endswith((".html", ".htm")))
+
+
+class AppStateDict(TypedDict):
+    focused_project: str | None
+    open_tabs: list[OpenTabDict]
+    active_tab: int | None
+
+
+class TabState(TypedDict):
+    """Whether a tab shows a file, holds unsaved edits, and reloaded it from disk."""
+
+    open: bool
+    dirty: bool
+    reloaded: bool
 
 
 @dataclass
@@ -97,7 +119,7 @@ class AppState:
             return None
         return self.open_tabs[self.active_tab]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AppStateDict:
         return {
             "focused_project": self.focused_project,
             "open_tabs": [t.to_dict() for t in self.open_tabs],
@@ -120,7 +142,7 @@ class AppStateProvider(Protocol):
         ``session.json`` is written once."""
         ...
 
-    def tab_state(self, path: str) -> dict[str, Any]:
+    def tab_state(self, path: str) -> TabState:
         """Whether a tab shows the file at ``path`` and what it does when the tool's
         ``DocumentChanged`` event arrives (``{"open", "dirty", "reloaded"}``: a clean tab
         reloads), for the agent's tool result. Announces nothing itself."""
@@ -171,7 +193,7 @@ class SessionFileAppState:
             active_tab=_active_index(session.get("active_tab"), tabs),
         )
 
-    def tab_state(self, path: str) -> dict[str, Any]:
+    def tab_state(self, path: str) -> TabState:
         # No editor is open headless; a desktop app reading session.json on start sees the file.
         tab = next((t for t in self.app_state().open_tabs if t.path == path), None)
         return {"open": tab is not None, "dirty": bool(tab and tab.dirty), "reloaded": False}

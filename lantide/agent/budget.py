@@ -43,9 +43,9 @@ class TokenBudget:
         self.settings = settings
         self._lock = threading.Lock()
         self._recorded = sum(
-            int(e.get("tokens") or 0)
+            int(tokens)
             for e in conversation.events(("turn_finished",))
-            if isinstance(e.get("tokens"), (int, float))
+            if isinstance(tokens := e.get("tokens"), (int, float))
         )
         self._unrecorded = 0
         # prompt tokens the server reported as served from its prefix cache (None: it

@@ -26,17 +26,29 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from lantide.agent.check_gate import unresolved_checks
 from lantide.agent.evidence import as_number, step_kind
 from lantide.docs.citations import ReportNumber
 
+if TYPE_CHECKING:
+    from lantide.agent.ledger_types import LedgerStep, Waiver
+    from lantide.query.checks.rules import Check
+
 ROW_WORDS = frozenset({"row", "record", "group", "result", "line", "entry"})
 _WORD_SPLIT = re.compile(r"[^A-Za-z]+|(?<=[a-z])(?=[A-Z])")
 MAX_CELLS_LISTED = 10
 
-Cell = dict[str, Any]
+
+class Cell(TypedDict):
+    """A cell a Report number matched: its step, row (1-based) and column; both None for an
+    older line that kept no cells; or, in place of them, the step's row count."""
+
+    step: str
+    row: NotRequired[int | None]
+    column: NotRequired[str | None]
+    row_count: NotRequired[int]
 
 
 def singular(word: str) -> str:
@@ -59,7 +71,7 @@ def name_words(name: str) -> set[str]:
 
 @dataclass
 class IndexedStep:
-    step: dict[str, Any]
+    step: LedgerStep
     kind: str
     values: list[float]  # sorted values of the cells (for bisect)
     cells: list[tuple[int | None, int | None]]  # (row, column index) of each value
@@ -68,18 +80,18 @@ class IndexedStep:
     key_words: set[str]  # words of the columns that hold no numbers
     row_count: float | None
     legacy: bool  # an older line: values without their cells
-    failed: list[dict[str, Any]] = field(default_factory=list)  # unresolved error checks
+    failed: list[Check] = field(default_factory=list)  # unresolved error checks
     step_id: str = ""
 
     def __post_init__(self) -> None:
         self.step_id = str(self.step["step_id"])
 
     @property
-    def waivers(self) -> list[dict[str, Any]]:
+    def waivers(self) -> list[Waiver]:
         return [w for w in self.step.get("waivers") or [] if isinstance(w, dict)]
 
 
-def index_step(step: dict[str, Any]) -> IndexedStep:
+def index_step(step: LedgerStep) -> IndexedStep:
     row_count = as_number(step.get("row_count"))
     stored = step.get("result_cells")
     pairs: list[tuple[float, int | None, int | None]] = []

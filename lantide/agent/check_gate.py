@@ -18,17 +18,20 @@ hand-edited ledger) waives nothing.
 from __future__ import annotations
 
 import getpass
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING
 
 from lantide.agent.ledger import WAIVER_KIND, Ledger
+from lantide.agent.ledger_types import LedgerStep, Waiver
 from lantide.errors import LantideError
 from lantide.untrusted import clean_text
 from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl
 
 if TYPE_CHECKING:
+    from lantide.query.checks.rules import Check
     from lantide.workspace.model import Project, Workspace
 
 MAX_REASON_CHARS = 500
@@ -38,16 +41,7 @@ class WaiverError(LantideError):
     code = "WAIVER_REFUSED"
 
 
-class Waiver(TypedDict):
-    kind: str
-    step_id: str
-    check: str
-    by: str
-    at: str
-    reason: str
-
-
-def error_checks(step: dict[str, Any]) -> list[dict[str, Any]]:
+def error_checks(step: LedgerStep) -> list[Check]:
     """The error-severity checks of a ledger step, whatever else its ``checks`` hold."""
     checks = step.get("checks")
     if not isinstance(checks, list):
@@ -57,25 +51,38 @@ def error_checks(step: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def valid_waivers(records: list[dict[str, Any]]) -> dict[tuple[str, str], Waiver]:
+def valid_waivers(records: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], Waiver]:
     """(step id, check code) -> the latest well-formed waiver of one ledger file."""
     out: dict[tuple[str, str], Waiver] = {}
     for r in records:
-        fields = [r.get(k) for k in ("step_id", "check", "by", "at", "reason")]
-        if r.get("kind") != WAIVER_KIND or not all(isinstance(f, str) and f for f in fields):
+        step_id, check, by, at, reason = (
+            r.get(k) for k in ("step_id", "check", "by", "at", "reason")
+        )
+        if r.get("kind") != WAIVER_KIND or not (
+            isinstance(step_id, str)
+            and step_id
+            and isinstance(check, str)
+            and check
+            and isinstance(by, str)
+            and by
+            and isinstance(at, str)
+            and at
+            and isinstance(reason, str)
+            and reason
+        ):
             continue
-        out[(r["step_id"], r["check"])] = {
+        out[(step_id, check)] = {
             "kind": WAIVER_KIND,
-            "step_id": r["step_id"],
-            "check": r["check"],
-            "by": r["by"],
-            "at": r["at"],
-            "reason": r["reason"],
+            "step_id": step_id,
+            "check": check,
+            "by": by,
+            "at": at,
+            "reason": reason,
         }
     return out
 
 
-def attach_waivers(steps: list[dict[str, Any]], waivers: dict[tuple[str, str], Waiver]) -> None:
+def attach_waivers(steps: list[LedgerStep], waivers: dict[tuple[str, str], Waiver]) -> None:
     """Give each step of one ledger file the waivers of its error checks (in memory only:
     ``step["waivers"]``), so every reader decides alike. A ``waivers`` field written on the
     step's own line is replaced: only waiver lines waive."""
@@ -85,28 +92,26 @@ def attach_waivers(steps: list[dict[str, Any]], waivers: dict[tuple[str, str], W
         step["waivers"] = [w for (s, code), w in waivers.items() if s == sid and code in codes]
 
 
-def unresolved_checks(step: dict[str, Any]) -> list[dict[str, Any]]:
+def unresolved_checks(step: LedgerStep) -> list[Check]:
     """The step's error checks no waiver covers (waivers attached by :func:`attach_waivers`)."""
     waived = {w["check"] for w in step.get("waivers") or [] if isinstance(w, dict)}
     return [c for c in error_checks(step) if str(c.get("code")) not in waived]
 
 
-def ledger_steps(ledger: Ledger) -> list[dict[str, Any]]:
+def ledger_steps(ledger: Ledger) -> list[LedgerStep]:
     """A conversation's steps with their waivers attached."""
     steps = ledger.steps()
     attach_waivers(steps, valid_waivers(ledger.waivers))
     return steps
 
 
-def describe_waiver(w: Waiver | dict[str, Any]) -> str:
+def describe_waiver(w: Waiver) -> str:
     return f"{w['check']} of step {w['step_id']} waived by {w['by']} at {w['at']}: {w['reason']}"
 
 
-def _find_step(
-    workspace: Workspace, project: Project, step_id: str
-) -> tuple[Ledger, dict[str, Any]]:
+def _find_step(workspace: Workspace, project: Project, step_id: str) -> tuple[Ledger, LedgerStep]:
     """The step (this project's, the latest, as the evidence check reads ids) and its ledger."""
-    found: list[tuple[bool, str, Ledger, dict[str, Any]]] = []
+    found: list[tuple[bool, str, Ledger, LedgerStep]] = []
     for path in layout.log_paths(Path(workspace.ledger_dir)):
         ledger = Ledger(path.parent, path.stem)
         for step in ledger.steps():

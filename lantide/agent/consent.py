@@ -13,10 +13,12 @@ told what the analyst does in the app).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from lantide.agent.conversation import Conversation
+    from lantide.agent.tools.registry import ToolError
     from lantide.workspace.model import Project
 
 # The kinds of analysis the consent question names, and the functions each covers.
@@ -73,8 +75,8 @@ def _names(functions: list[str]) -> str:
 
 
 def consent_refusal(
-    sql: str, state: str, activation: dict[str, Any] | None, *, outside: bool = False
-) -> dict[str, Any] | None:
+    sql: str, state: str, activation: Mapping[str, object] | None, *, outside: bool = False
+) -> ToolError | None:
     """The tool result refusing ``sql``, or None when it may run. ``activation``: the
     approval in force (:func:`analysis_state`); ``outside``: an outside agent (MCP) runs it."""
     used = statistical_functions(sql)
@@ -108,7 +110,8 @@ def consent_refusal(
             f"({', '.join(sorted({KIND_OF[f] for f in used}))}); Lantide asks the question. "
             "After a yes, call activate_analysis(reason), then run the query again.",
         }
-    allowed = set(activation.get("analysis") or ())
+    kinds = activation.get("analysis")  # a list: analysis_state checks it
+    allowed = set(kinds) if isinstance(kinds, list) else set()
     missing = sorted({KIND_OF[f] for f in used} - allowed)
     if missing:
         return {
@@ -163,14 +166,15 @@ def consent_question(project: Project, analyses: list[str], reason: str) -> tupl
 # in project.json's history ends it.
 
 
-def answer_fields(question: dict[str, Any] | None, answer: str) -> dict[str, Any]:
+def answer_fields(question: Mapping[str, object] | None, answer: str) -> dict[str, object]:
     """What a ``question_answered`` event records beyond the question and the answer."""
     if not question or question.get("question_kind") != CONSENT_KIND:
         return {}
     from lantide.agent.consent_answers import QUALIFIED, judge_choice
 
-    judged = judge_choice(answer, question.get("choices"))
-    out: dict[str, Any] = {
+    choices = question.get("choices")  # ask_user stores a list of texts
+    judged = judge_choice(answer, choices if isinstance(choices, list) else None)
+    out: dict[str, object] = {
         "question_kind": CONSENT_KIND,
         "consent": judged.verdict,
         "analysis": question.get("analysis"),
@@ -197,7 +201,7 @@ def status_seq(project: Project | None) -> int | None:
     return last_move(fresh.data.get("history"))
 
 
-def analysis_state(conversation: Conversation, project: Project | None) -> dict[str, Any] | None:
+def analysis_state(conversation: Conversation, project: Project | None) -> dict[str, object] | None:
     """The activation in force for ``project`` (its event), or None."""
     if project is None:
         return None
@@ -217,7 +221,7 @@ def analysis_state(conversation: Conversation, project: Project | None) -> dict[
 
 def consent_grant(
     conversation: Conversation, turn: int, project: Project | None
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+) -> tuple[dict[str, object] | None, ToolError | None]:
     """(the consent answer ``activate_analysis`` may use now, None) or (None, the refusal)."""
     hint_ask = (
         'Call ask_user with kind "analysis_consent" and analysis naming the kinds you need '

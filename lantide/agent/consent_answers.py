@@ -42,7 +42,7 @@ class AnswerTable:
     approvals: dict[str, tuple[str, ...]]
     declining: dict[str, tuple[str, ...]]
     qualifiers: dict[str, dict[str, tuple[str, ...]]]  # kind -> language -> phrases
-    cases: tuple[dict[str, Any], ...]
+    cases: tuple[dict[str, object], ...]  # the file's [[case]] tables, for the tests
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ under ``learned_context_windows`` in the settings), so the next call gets it rig
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from lantide.workspace.settings import (
     ResolvedProfile,
@@ -89,12 +90,17 @@ _CONTEXT_ERROR_HINTS = (
 )
 
 
+class ContextWindowDict(TypedDict):
+    tokens: int
+    source: str
+
+
 @dataclass(frozen=True)
 class ContextWindow:
     tokens: int
     source: str  # profile / learned / endpoint / known / default
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ContextWindowDict:
         return {"tokens": self.tokens, "source": self.source}
 
 
@@ -120,7 +126,8 @@ def _positive_int(value: Any) -> int | None:
     return n if n > 0 else None
 
 
-def window_from_model_card(card: dict[str, Any]) -> int | None:
+def window_from_model_card(card: Mapping[str, object]) -> int | None:
+    # a server's JSON: any key may hold anything
     """The context length a ``/v1/models`` entry reports, if any."""
     for key in _CARD_KEYS:
         n = _positive_int(card.get(key))
@@ -188,7 +195,7 @@ def remember_context_window(profile: ResolvedProfile, tokens: int) -> None:
 
 
 def resolve_context_window(
-    profile: ResolvedProfile, endpoint_card: dict[str, Any] | None
+    profile: ResolvedProfile, endpoint_card: Mapping[str, object] | None
 ) -> ContextWindow:
     """Pick the window from what is known; ``endpoint_card`` is the model's /v1/models entry."""
     if profile.context_window:

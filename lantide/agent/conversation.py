@@ -32,9 +32,10 @@ import secrets as _random
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack, cast
 
 from lantide.agent.conversation_replay import sanitize_records
+from lantide.agent.message_types import Message, MessageMeta, MessageRecord
 from lantide.errors import MissingFileError, UsageError
 from lantide.workspace import layout
 from lantide.workspace.atomic import append_jsonl
@@ -77,7 +78,7 @@ def _cap_strings(value: Any, cap: int) -> tuple[Any, bool]:
     return value, False
 
 
-def capped_for_storage(message: dict[str, Any]) -> dict[str, Any]:
+def capped_for_storage(message: Message) -> Message:
     """A tool message as stored: long values cut (the live message is not changed)."""
     content = message.get("content")
     if (
@@ -117,6 +118,13 @@ def check_conversation_id(conversation_id: str) -> str:
     return conversation_id
 
 
+class ConversationInfoDict(TypedDict):
+    id: str
+    title: str | None
+    created_at: str | None
+    turns: int
+
+
 @dataclass
 class ConversationInfo:
     id: str
@@ -125,7 +133,7 @@ class ConversationInfo:
     turns: int
     path: Path
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ConversationInfoDict:
         return {
             "id": self.id,
             "title": self.title,
@@ -182,7 +190,7 @@ class Conversation:
         self.records.append(record)
 
     # -- writing
-    def add_message(self, message: dict[str, Any], turn: int, **extra: Any) -> None:
+    def add_message(self, message: Message, turn: int, **extra: Unpack[MessageMeta]) -> None:
         self._append(
             {
                 "type": "message",
@@ -193,9 +201,7 @@ class Conversation:
             }
         )
 
-    def add_messages(
-        self, messages: list[dict[str, Any]], turn: int, meta: list[dict[str, Any]]
-    ) -> None:
+    def add_messages(self, messages: list[Message], turn: int, meta: list[MessageMeta]) -> None:
         """Several messages of one iteration in one record."""
         if messages:
             self._append(
@@ -224,44 +230,46 @@ class Conversation:
     def last_turn(self) -> int:
         return max((int(r.get("turn") or 0) for r in self.records), default=0)
 
-    def message_records(self) -> list[dict[str, Any]]:
+    def message_records(self) -> list[MessageRecord]:
         """Every message as ``{"type": "message", "turn", "at", "message", **meta}``, in order
-        (iteration records expanded)."""
-        out: list[dict[str, Any]] = []
+        (iteration records expanded). The records are this class's own or were read through
+        :func:`sanitize_records`, which checks every message's shape."""
+        out: list[MessageRecord] = []
         for r in self.records:
             kind = r.get("type")
             if kind == "message" and isinstance(r.get("message"), dict):
-                out.append(r)
+                out.append(cast(MessageRecord, r))
             elif kind == "messages" and isinstance(r.get("messages"), list):
                 meta: list[Any] = r["meta"] if isinstance(r.get("meta"), list) else []
                 for i, message in enumerate(r["messages"]):
                     if isinstance(message, dict):
                         extra = meta[i] if i < len(meta) and isinstance(meta[i], dict) else {}
-                        out.append(
-                            {
-                                "type": "message",
-                                "turn": r.get("turn"),
-                                "at": r.get("at"),
-                                "message": message,
-                                **extra,
-                            }
-                        )
+                        record = {
+                            "type": "message",
+                            "turn": r.get("turn"),
+                            "at": r.get("at"),
+                            "message": message,
+                            **extra,
+                        }
+                        out.append(cast(MessageRecord, record))
         return out
 
-    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    def events(self, kinds: tuple[str, ...] | None = None) -> list[dict[str, object]]:
+        """Event records (``{"type": "event", "turn", "at", "kind", **data}``) as the file
+        holds them: only their ``kind`` is checked, so every other field is read with care."""
         return [
             r
             for r in self.records
             if r.get("type") == "event" and (kinds is None or r.get("kind") in kinds)
         ]
 
-    def pending_question(self) -> dict[str, Any] | None:
+    def pending_question(self) -> dict[str, object] | None:
         """The last ``ask_user`` question if the analyst has not answered it yet."""
         for r in reversed(self.events(("question_asked", "question_answered"))):
             return r if r["kind"] == "question_asked" else None
         return None
 
-    def last_answer(self) -> dict[str, Any] | None:
+    def last_answer(self) -> dict[str, object] | None:
         answers = self.events(("question_answered",))
         return answers[-1] if answers else None
 

@@ -16,9 +16,11 @@ itself is never rewritten.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from lantide.agent.message_types import Message
 from lantide.workspace.log_reader import LogProblem
 
 REPLAYED_ROLES = ("user", "assistant", "tool")
@@ -66,7 +68,7 @@ def message_problem(message: Any) -> str | None:
     return None
 
 
-def _record_problem(record: dict[str, Any]) -> str | None:
+def _record_problem(record: Mapping[str, object]) -> str | None:
     kind = record.get("type")
     if "turn" in record and not _is_turn(record["turn"]):
         return f"turn {record['turn']!r} is not a whole number"
@@ -119,11 +121,14 @@ def sanitize_records(
     return _pair_tool_calls(kept, problems), problems.items
 
 
-def _messages_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+def _messages_of(record: Mapping[str, object]) -> list[Message]:
+    """The messages of a record that passed :func:`_record_problem` (and, in an iteration
+    record, :func:`message_problem` each): their shape is checked."""
     if record.get("type") == "message":
-        return [record["message"]]
-    if record.get("type") == "messages":
-        return list(record["messages"])
+        return [cast(Message, record["message"])]
+    messages = record.get("messages")
+    if record.get("type") == "messages" and isinstance(messages, list):
+        return [cast(Message, m) for m in messages]
     return []
 
 
@@ -145,7 +150,8 @@ def _pair_tool_calls(
         if record.get("type") not in ("message", "messages"):
             out.append(record)
             continue
-        messages, meta = [], []
+        messages: list[Message] = []
+        meta: list[Any] = []
         # an iteration record's meta was lined up with its messages by sanitize_records; a
         # single-message record has none (a stray "meta" there is not read)
         old_meta: list[Any] = record["meta"] if record.get("type") == "messages" else [{}]
@@ -168,7 +174,8 @@ def _pair_tool_calls(
                         )
                 seen_calls.update(c["id"] for c in paired)
                 if len(paired) != len(calls):
-                    message = {k: v for k, v in message.items() if k != "tool_calls"}
+                    message = {**message}  # the stored record is left as it is
+                    del message["tool_calls"]
                     if paired:
                         message["tool_calls"] = paired
                     if not paired and not message.get("content"):

@@ -7,8 +7,13 @@ into Qt signals in one worker bridge. Every event has a stable ``event`` name.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
+
+if TYPE_CHECKING:
+    from lantide.agent.ledger_types import LedgerStep, ReflectionLine
+    from lantide.agent.message_types import ToolCall
 
 # What a tool touches (``Tool.touches`` in the tool registry; carried by ToolReturned), so
 # an app refreshes what changed without a list of tool names of its own.
@@ -27,7 +32,8 @@ ANALYSIS_ACTIVE = "analysis_active"
 class Event:
     name: ClassVar[str] = "event"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
+        """The event as JSON (``--json``): its name and its fields, which vary by event."""
         return {"event": self.name, **asdict(self)}
 
 
@@ -54,7 +60,7 @@ class AssistantMessage(Event):
 
     name: ClassVar[str] = "assistant_message"
     text: str
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
     partial: bool = False
 
 
@@ -63,7 +69,7 @@ class ToolCalled(Event):
     name: ClassVar[str] = "tool_called"
     call_id: str
     tool: str
-    arguments: dict[str, Any]
+    arguments: dict[str, object]  # as the model sent them (not yet checked)
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ class ToolReturned(Event):
     call_id: str
     tool: str
     ok: bool
-    result: dict[str, Any]
+    result: Mapping[str, object]  # as the model reads it (JSON)
     duration_ms: int
     touches: tuple[str, ...] = ()  # what the tool declares it may change (TOUCHES)
 
@@ -82,7 +88,7 @@ class StepRecorded(Event):
     """A query step was appended to the ledger."""
 
     name: ClassVar[str] = "step_recorded"
-    step: dict[str, Any]
+    step: LedgerStep
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,13 @@ class StepSummarized(Event):
     summary_status: str
 
 
+class StepLineOutcome(TypedDict):
+    """What became of one ``[[QUERY_STEP]]`` line (:class:`StepLinesRead`)."""
+
+    step_id: str | None
+    outcome: str
+
+
 @dataclass(frozen=True)
 class StepLinesRead(Event):
     """What became of each ``[[QUERY_STEP]]`` line of the last assistant message, in order:
@@ -103,7 +116,7 @@ class StepLinesRead(Event):
     duplicate, unpaired). A screen shows this, never a line's position among the steps."""
 
     name: ClassVar[str] = "step_lines_read"
-    lines: tuple[dict[str, Any], ...]
+    lines: tuple[StepLineOutcome, ...]
 
 
 @dataclass(frozen=True)
@@ -112,7 +125,7 @@ class ReflectionRecorded(Event):
     its ledger line: ``subject``, ``ok``, ``checklist`` [{item, ok, note}], ``problems``."""
 
     name: ClassVar[str] = "reflection_recorded"
-    reflection: dict[str, Any]
+    reflection: ReflectionLine
 
 
 @dataclass(frozen=True)

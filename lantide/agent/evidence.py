@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 FORMAL, EXPLORATORY = "formal", "exploratory"
 EVIDENCE_KINDS = (FORMAL, EXPLORATORY)
@@ -45,10 +45,27 @@ def evidence_kind(project_status: str | None, purpose: Any, tool: str) -> str:
     return FORMAL if formal else EXPLORATORY
 
 
-def step_kind(step: dict[str, Any]) -> str:
+class ResultCells(TypedDict):
+    """The numbers of a step's preview rows cell by cell (None: a cell that is no number)."""
+
+    columns: list[str]
+    rows: list[list[float | int | None]]
+
+
+class StepEvidence(TypedDict):
+    """What the ledger adds to a step about its evidence."""
+
+    evidence: str  # FORMAL or EXPLORATORY
+    result_values: list[float | int]
+    result_values_cut: NotRequired[bool]
+    result_cells: ResultCells
+    result_cells_cut: NotRequired[bool]
+
+
+def step_kind(step: Mapping[str, object]) -> str:
     """The kind a ledger step is read as (older lines without the field: exploratory)."""
     kind = step.get("evidence")
-    return kind if kind in EVIDENCE_KINDS else EXPLORATORY
+    return kind if isinstance(kind, str) and kind in EVIDENCE_KINDS else EXPLORATORY
 
 
 def as_number(value: Any) -> float | None:
@@ -108,7 +125,7 @@ def _column_names(result: Mapping[str, Any], width: int) -> list[str]:
     return names[:width] if width else names
 
 
-def result_cells(result: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+def result_cells(result: Mapping[str, Any]) -> tuple[ResultCells, bool]:
     """The numbers of the preview rows cell by cell (``None``: not a number), the column
     names, and whether rows were left out (over :data:`MAX_RESULT_CELLS` cells)."""
     rows: list[list[float | int | None]] = []
@@ -135,17 +152,23 @@ def _stored(value: float | None) -> float | int | None:
 
 def evidence_fields(
     tool: str, result: Mapping[str, Any], purpose: Any, project_status: str | None
-) -> dict[str, Any]:
+) -> StepEvidence:
     """What the ledger adds to a step about its evidence (see the module docstring)."""
     values, cut = result_values(result)
-    out: dict[str, Any] = {
-        "evidence": evidence_kind(project_status, purpose, tool),
-        "result_values": [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in values],
-    }
-    if cut:
-        out["result_values_cut"] = True
     cells, cells_cut = result_cells(result)
-    out["result_cells"] = cells
+    kind = evidence_kind(project_status, purpose, tool)
+    stored = [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in values]
+    # the keys in the order the ledger has always written them
+    out: StepEvidence
+    if cut:
+        out = {
+            "evidence": kind,
+            "result_values": stored,
+            "result_values_cut": True,
+            "result_cells": cells,
+        }
+    else:
+        out = {"evidence": kind, "result_values": stored, "result_cells": cells}
     if cells_cut:
         out["result_cells_cut"] = True
     return out

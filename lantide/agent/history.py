@@ -26,11 +26,12 @@ its error or a short prefix. Compaction changes what is sent, never the conversa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from lantide.agent.message_types import Message, MessageRecord
 from lantide.tokens import count_tokens
 
 SQL_PREVIEW_CHARS = 200
@@ -49,25 +50,25 @@ def _tokens(text: str) -> int:
     return count_tokens(text)
 
 
-def message_tokens(message: dict[str, Any]) -> int:
+def message_tokens(message: Message) -> int:
     n = MESSAGE_OVERHEAD_TOKENS + _tokens(message.get("content") or "")
     for call in message.get("tool_calls") or []:
-        fn = call.get("function") or {}
+        fn = call["function"]
         n += _tokens(fn.get("name", "")) + _tokens(fn.get("arguments", "")) + 3
     return n
 
 
-def messages_tokens(messages: list[dict[str, Any]]) -> int:
+def messages_tokens(messages: list[Message]) -> int:
     return sum(message_tokens(m) for m in messages)
 
 
 @dataclass
 class Turn:
     number: int
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
 
 
-def group_turns(records: list[dict[str, Any]]) -> list[Turn]:
+def group_turns(records: list[MessageRecord]) -> list[Turn]:
     """Conversation message records grouped by turn, in order."""
     turns: dict[int, Turn] = {}
     for record in records:
@@ -76,12 +77,12 @@ def group_turns(records: list[dict[str, Any]]) -> list[Turn]:
     return [turns[n] for n in sorted(turns)]
 
 
-def _call_index(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
-    """tool_call_id -> (tool name, parsed arguments)."""
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
+def _call_index(messages: list[Message]) -> dict[str, tuple[str, dict[str, object]]]:
+    """tool_call_id -> (tool name, parsed arguments, as the model sent them)."""
+    out: dict[str, tuple[str, dict[str, object]]] = {}
     for msg in messages:
         for call in msg.get("tool_calls") or []:
-            fn = call.get("function") or {}
+            fn = call["function"]
             try:
                 args = json.loads(fn.get("arguments") or "{}")
             except json.JSONDecodeError:
@@ -90,7 +91,7 @@ def _call_index(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str
     return out
 
 
-def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
+def compact_result(content: str, tool: str, args: dict[str, object]) -> str:
     """The compact form of one tool result (see the module docstring), or the result itself
     when that is no longer: a short result sent in a longer "compact" form was waste."""
     compact = _compact_form(content, tool, args)
@@ -102,7 +103,7 @@ def compact_result(content: str, tool: str, args: dict[str, Any]) -> str:
     return same if isinstance(whole, dict) and len(same) <= len(compact) else compact
 
 
-def _compact_form(content: str, tool: str, args: dict[str, Any]) -> str:
+def _compact_form(content: str, tool: str, args: dict[str, object]) -> str:
     try:
         result = json.loads(content)
     except (json.JSONDecodeError, TypeError):
@@ -116,6 +117,7 @@ def _compact_form(content: str, tool: str, args: dict[str, Any]) -> str:
         return _dumps({"compacted": True, **keep})
     if tool in QUERY_TOOLS or "step_id" in result:
         sql = args.get("sql") or result.get("sql") or ""
+        sql = sql if isinstance(sql, str) else str(sql)
         out = {
             "compacted": True,
             "step_id": result.get("step_id"),
@@ -145,7 +147,7 @@ def _compact_form(content: str, tool: str, args: dict[str, Any]) -> str:
     )
 
 
-def where_rows_are(result: dict[str, Any], offset: int = 0) -> str:
+def where_rows_are(result: dict[str, object], offset: int = 0) -> str:
     """Where the rows of a query result can really be read again (from ``offset`` on)."""
     table = result.get("cached_table_name")
     if result.get("step_id"):
@@ -163,7 +165,7 @@ def where_rows_are(result: dict[str, Any], offset: int = 0) -> str:
     return "run the query again for its rows"
 
 
-def _rows_key(result: dict[str, Any]) -> tuple[str, list[Any]] | None:
+def _rows_key(result: dict[str, object]) -> tuple[str, list[object]] | None:
     """Where a result keeps its rows: ``preview`` (a query result) or ``rows`` (read_step),
     as a list or as ``{"columns", "rows"}``."""
     for key in ("preview", "rows"):
@@ -194,19 +196,20 @@ ESSENTIAL_FIELDS = ("step_id", "row_count", "cached_table_name", "materialized",
 
 
 def first_page(
-    result: dict[str, Any], key: str, rows: list[Any], n: int, tiny: bool = False
-) -> dict[str, Any]:
+    result: dict[str, object], key: str, rows: list[object], n: int, tiny: bool = False
+) -> dict[str, object]:
     """``result`` with only its first ``n`` rows and the essentials: the column names, the
     step, the checks' codes, and where the other rows are (the page that fits a small
     window, when the whole result's other fields leave no room for a row). ``tiny``: only
     the step's id, the row count, the column names, the rows and where the next are."""
     fields = ("step_id", "row_count") if tiny else ESSENTIAL_FIELDS
-    out: dict[str, Any] = {k: result[k] for k in fields if result.get(k) is not None}
+    out: dict[str, object] = {k: result[k] for k in fields if result.get(k) is not None}
     value = result[key]
     columns = value.get("columns") if isinstance(value, dict) else result.get("columns")
     if isinstance(columns, list) and (n or not tiny):  # no row, no names needed for it
         out["columns"] = [c.get("name") if isinstance(c, dict) else c for c in columns]
-    checks = [c for c in result.get("checks") or [] if isinstance(c, dict)]
+    listed = result.get("checks")
+    checks = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
     if checks:
         out["checks"] = (
             [c.get("code") for c in checks]
@@ -221,7 +224,7 @@ def first_page(
     return out
 
 
-def _more_rows_note(result: dict[str, Any], n: int, shown_of: int) -> str:
+def _more_rows_note(result: dict[str, object], n: int, shown_of: int) -> str:
     total = result.get("row_count") if isinstance(result.get("row_count"), int) else shown_of
     if result.get("step_id"):
         return (
@@ -311,15 +314,13 @@ def _short_arguments(arguments: str) -> str:
     return _dumps(short)
 
 
-def _result_id(msg: dict[str, Any]) -> str | None:
+def _result_id(msg: Message) -> str | None:
     """The id of the call a tool result answers (text on every replayable result), else None."""
     cid = msg.get("tool_call_id")
     return cid if isinstance(cid, str) else None
 
 
-def compacted_messages(
-    messages: list[dict[str, Any]], call_ids: set[str] | None = None
-) -> list[dict[str, Any]]:
+def compacted_messages(messages: list[Message], call_ids: set[str] | None = None) -> list[Message]:
     """``messages`` with the tool results of ``call_ids`` compacted; with None (an earlier
     turn) every result, and long tool-call arguments are cut too."""
     index = _call_index(messages)
@@ -349,7 +350,7 @@ def compacted_messages(
 
 @dataclass
 class FittedHistory:
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     dropped_turns: list[int]
     compacted_turns: list[int]
     tokens: int
@@ -358,7 +359,7 @@ class FittedHistory:
 REMINDER_KEY = "next"  # a step result's reminder of the [[QUERY_STEP]] line to write
 
 
-def without_reminders(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def without_reminders(messages: list[Message]) -> list[Message]:
     """An earlier turn's messages without the reminders its step results carried (the line
     to write after them): that turn is answered, its lines written or not, and the ledger
     keeps the steps; the reminder only repeated, in every later request, what the core asks."""
@@ -379,7 +380,7 @@ def without_reminders(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def fit_history(previous: list[Turn], budget: int) -> FittedHistory:
     """Earlier turns that fit in ``budget`` tokens, newest first (see module docstring)."""
-    kept: list[list[dict[str, Any]]] = []
+    kept: list[list[Message]] = []
     dropped, compacted = [], []
     used = 0
     for position, turn in enumerate(reversed(previous)):
@@ -402,7 +403,7 @@ def fit_history(previous: list[Turn], budget: int) -> FittedHistory:
     return FittedHistory(messages, dropped, sorted(compacted), used)
 
 
-def describe_key_event(event: dict[str, Any]) -> str | None:
+def describe_key_event(event: Mapping[str, object]) -> str | None:
     """One line for the history note, or None for bookkeeping events."""
     kind = event.get("kind")
     turn = event.get("turn")
@@ -434,7 +435,7 @@ class TurnCompaction:
     compacted_ids: set[str] = field(default_factory=set)
     shrunk: dict[str, int] = field(default_factory=dict)  # unread result -> its token cap
 
-    def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def apply(self, messages: list[Message]) -> list[Message]:
         out = compacted_messages(messages, self.compacted_ids) if self.compacted_ids else messages
         if not self.shrunk:
             return out
@@ -453,11 +454,11 @@ class TurnCompaction:
         return shrunk
 
 
-def _last_assistant(turn_messages: list[dict[str, Any]]) -> int:
+def _last_assistant(turn_messages: list[Message]) -> int:
     return max((i for i, m in enumerate(turn_messages) if m.get("role") == "assistant"), default=-1)
 
 
-def turn_floor_tokens(turn_messages: list[dict[str, Any]], state: TurnCompaction) -> int:
+def turn_floor_tokens(turn_messages: list[Message], state: TurnCompaction) -> int:
     """The least the current turn's messages can take in the next request: each result the
     model already answered from at its compact form when that is shorter (the assembler
     compacts those before it touches anything else), every other message as it is sent."""
@@ -478,9 +479,7 @@ def turn_floor_tokens(turn_messages: list[dict[str, Any]], state: TurnCompaction
     return total
 
 
-def compact_turn(
-    turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
-) -> int:
+def compact_turn(turn_messages: list[Message], state: TurnCompaction, excess_tokens: int) -> int:
     """Compact the tool results the model already answered from (before the last assistant
     message), oldest first, until ``excess_tokens`` are saved; returns how many were
     compacted. Unread results are left to :func:`shrink_unread`."""
@@ -546,7 +545,7 @@ def _first_row_tokens(content: str) -> int | None:
 
 
 def shrink_unread(
-    turn_messages: list[dict[str, Any]], state: TurnCompaction, excess_tokens: int
+    turn_messages: list[Message], state: TurnCompaction, excess_tokens: int
 ) -> tuple[int, bool]:
     """Cut the results the model has not read yet until ``excess_tokens`` are saved, sharing
     the room that is left fairly among them (a small one stays whole), except that the

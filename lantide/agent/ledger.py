@@ -13,7 +13,8 @@ be worse than none. A summary stating numbers its step's result does not hold is
 as ``mismatch`` (:mod:`lantide.agent.summary_check`); mismatches, duplicate, unknown and
 unpaired lines come back in :class:`SummaryOutcome` for the loop to tell the model.
 ``patch_step`` corrections rewrite the step's line atomically and keep the old values in
-the step's ``patches`` list, so the audit trail survives the correction.
+the step's ``patches`` list, so the audit trail survives the correction. The line kinds
+are typed in :mod:`lantide.agent.ledger_types`.
 """
 
 from __future__ import annotations
@@ -21,11 +22,20 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import cast
 
+from lantide.agent.ledger_types import (
+    LedgerStep,
+    ReflectionFields,
+    ReflectionLine,
+    StepChanges,
+    StepFields,
+    UnattributedLine,
+)
 from lantide.agent.summary_check import (
     MISMATCH,
     SummaryProblem,
@@ -131,14 +141,14 @@ _TYPED_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
 )
 
 
-def step_problem(record: dict[str, Any]) -> str | None:
+def step_problem(record: Mapping[str, object]) -> str | None:
     """Why a ledger line cannot be used as a step, or None. A step needs its id and tool;
     the other fields, when present, must have their types (a template or a tool would
     otherwise fail on them far from the file)."""
     step_id = record.get("step_id")
     if not isinstance(step_id, str) or not step_id.strip():
         return "a step without a step_id"
-    if not isinstance(record.get("tool"), str) or not record["tool"]:
+    if not isinstance(record.get("tool"), str) or not record.get("tool"):
         return f"step {step_id} has no 'tool'"
     for key, types, what in _TYPED_FIELDS:
         value = record.get(key)
@@ -152,7 +162,7 @@ def step_problem(record: dict[str, Any]) -> str | None:
 WAIVER_KIND = "waiver"  # an analyst's waiver of a step's check (lantide.agent.check_gate)
 
 
-def _not_a_step(record: dict[str, Any]) -> bool:
+def _not_a_step(record: Mapping[str, object]) -> bool:
     # another kind of ledger entry (a reflection, an unattributed summary line, a waiver)
     return record.get("kind") == WAIVER_KIND or (
         "step_id" not in record and isinstance(record.get("tool"), str)
@@ -166,13 +176,14 @@ class Ledger:
         self.conversation_id = conversation_id
         self.path = layout.log_path(ledger_dir, conversation_id)
         self.problems: list[LogProblem] = []  # lines skipped by the last read
-        self.waivers: list[dict[str, Any]] = []  # waiver lines met by the last read
+        # waiver lines met by the last read, as written (check_gate.valid_waivers checks them)
+        self.waivers: list[dict[str, object]] = []
 
-    def _read(self) -> list[dict[str, Any]]:
+    def _read(self) -> list[LedgerStep]:
         """The usable steps (lines that are not are listed in ``problems``)."""
         read = read_log(self.path)
-        steps = []
-        waivers = []
+        steps: list[LedgerStep] = []
+        waivers: list[dict[str, object]] = []
         for line, record in read.entries:
             if record.get("kind") == WAIVER_KIND:
                 waivers.append(record)
@@ -183,23 +194,24 @@ class Ledger:
             if problem:
                 read.skip(line, problem)
                 continue
-            step = {k: record.get(k) for k in STEP_FIELDS}
-            step.update(record)
-            if step.get("warnings") is None:
-                step["warnings"] = []
-            steps.append(step)
+            fields = {k: record.get(k) for k in STEP_FIELDS}
+            fields.update(record)
+            if fields.get("warnings") is None:
+                fields["warnings"] = []
+            # a line of our own, its id, tool and typed fields checked by step_problem
+            steps.append(cast(LedgerStep, fields))
         self.problems = sorted(read.problems, key=lambda p: p.line)
         self.waivers = waivers
         return steps
 
-    def steps(self) -> list[dict[str, Any]]:
+    def steps(self) -> list[LedgerStep]:
         """Every usable step; lines that are not are skipped and listed in ``problems``."""
         return self._read()
 
-    def recent(self, n: int = 8) -> list[dict[str, Any]]:
+    def recent(self, n: int = 8) -> list[LedgerStep]:
         return self.steps()[-n:] if n > 0 else []
 
-    def step(self, step_id: str) -> dict[str, Any]:
+    def step(self, step_id: str) -> LedgerStep:
         steps = self.steps()
         for s in steps:
             if s.get("step_id") == step_id:
@@ -210,17 +222,18 @@ class Ledger:
             hint=f"Recent steps: {known}.",
         )
 
-    def unattributed(self) -> list[dict[str, Any]]:
-        """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order."""
+    def unattributed(self) -> list[dict[str, object]]:
+        """``[[QUERY_STEP]]`` lines that could not be tied to one step, in order (as
+        written: their shape is not checked)."""
         return [
             r
             for r in read_log(self.path).records
             if r.get("tool") == UNATTRIBUTED and "step_id" not in r
         ]
 
-    def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> dict[str, Any]:
+    def record_unattributed(self, line: StepLine, waiting: list[str], why: str) -> UnattributedLine:
         # a ledger entry that is not a step: a tool but no step_id (as a reflection)
-        record = {
+        record: UnattributedLine = {
             "tool": UNATTRIBUTED,
             "conversation_id": self.conversation_id,
             "at": _now(),
@@ -234,19 +247,20 @@ class Ledger:
             append_jsonl(self.path, record)
         return record
 
-    def reflections(self) -> list[dict[str, Any]]:
-        """The reviews before reporting (lines with ``tool: "reflection"``), in order."""
+    def reflections(self) -> list[dict[str, object]]:
+        """The reviews before reporting (lines with ``tool: "reflection"``), in order (as
+        written: their shape is not checked)."""
         return [
             r
             for r in read_log(self.path).records
             if r.get("tool") == "reflection" and "step_id" not in r
         ]
 
-    def append_reflection(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def append_reflection(self, fields: ReflectionFields) -> ReflectionLine:
         """Append a reflection line. It has a ``reflection_id`` (r1, r2, …) and no
         ``step_id``, so readers of query steps pass over it."""
         with _lock:
-            line = {
+            line: ReflectionLine = {
                 "reflection_id": f"r{len(self.reflections()) + 1}",
                 "tool": "reflection",
                 "conversation_id": self.conversation_id,
@@ -269,22 +283,40 @@ class Ledger:
             if f'"{step_id}"'.encode() not in taken:
                 return step_id
 
-    def append(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def append(self, fields: StepFields) -> LedgerStep:
         """Append a step; fields missing from ``fields`` are recorded as null."""
         with _lock:
-            step = {k: fields.get(k) for k in STEP_FIELDS}
+            # the fields of STEP_FIELDS first, in its order, then the producer's others
+            step: LedgerStep = {
+                "step_id": "",
+                "conversation_id": None,
+                "at": None,
+                "tool": fields["tool"],
+                "project": None,
+                "purpose": None,
+                "result_label": None,
+                "sql": None,
+                "row_count": None,
+                "columns": None,
+                "cached_table_name": None,
+                "materialized": None,
+                "materialize_reason": None,
+                "warnings": [],
+                "checks": None,
+                "duration_ms": None,
+                "summary": None,
+                "summary_status": "pending",
+            }
+            step.update(fields)  # extra fields the query layer adds are kept
             step["step_id"] = fields.get("step_id") or self.new_step_id()
             step["conversation_id"] = self.conversation_id
             step["at"] = fields.get("at") or _now()
             step["warnings"] = list(fields.get("warnings") or [])
             step["checks"] = list(fields.get("checks") or [])  # result checks, DESIGN §6
-            step["summary_status"] = fields.get("summary_status", "pending")
-            for k, v in fields.items():  # extra fields the query layer adds are kept
-                step.setdefault(k, v)
             append_jsonl(self.path, step)
             return step
 
-    def update(self, step_id: str, changes: dict[str, Any], *, by: str) -> dict[str, Any]:
+    def update(self, step_id: str, changes: StepChanges, *, by: str) -> LedgerStep:
         """Change fields of a step, remembering the old values under ``patches``. Every
         other line, readable or not, is written back byte for byte."""
         with _lock:
@@ -300,7 +332,8 @@ class Ledger:
                 text = json.dumps(step, ensure_ascii=False, default=str)
                 lines[i] = clean_text(text).encode("utf-8") + b"\n"
                 atomic_write_bytes(self.path, b"".join(lines))
-                return step
+                # a line of our own whose id, tool and typed fields step_problem checked
+                return cast(LedgerStep, step)
         raise StepNotFoundError(
             f"no step {step_id!r} in the ledger of conversation {self.conversation_id}",
             hint="Use a step_id from a run_query result or Recent Query Steps.",
@@ -345,7 +378,7 @@ class SummaryOutcome:
     """What the ``[[QUERY_STEP]]`` lines of one message did: the steps they updated and
     what the model must be told (mismatches, unknown or duplicate ids, unpaired lines)."""
 
-    updated: list[dict[str, Any]]
+    updated: list[LedgerStep]
     problems: list[SummaryProblem]
     # per line, in order: the step it was recorded on (None when it was not) and its
     # outcome: a summary_status (parsed, mismatch, malformed) or a problem kind
@@ -370,10 +403,11 @@ def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOut
             outcome.lines.append((None, problem.kind))
             continue
         pending.remove(step_id)
+        changes: StepChanges
         if line.problem:
             changes = {"summary": None, "summary_status": "malformed", "summary_raw": line.raw}
         else:
-            changes = summary_changes(line.summary, steps.get(step_id) or {})
+            changes = summary_changes(line.summary, steps.get(step_id))
         step = ledger.update(step_id, changes, by="engine")
         outcome.updated.append(step)
         outcome.lines.append((step_id, str(step.get("summary_status"))))
@@ -390,21 +424,19 @@ def apply_summaries(ledger: Ledger, pending: list[str], text: str) -> SummaryOut
     return outcome
 
 
-def _unattributed_problem(
-    line: StepLine, steps: dict[str, dict[str, Any]], why: str
-) -> SummaryProblem:
+def _unattributed_problem(line: StepLine, steps: dict[str, LedgerStep], why: str) -> SummaryProblem:
     if line.step_ref is None:
         return SummaryProblem("unpaired", line.raw, why=why)
     kind = "duplicate" if line.step_ref in steps else "unknown_step"
     return SummaryProblem(kind, line.raw, line.step_ref, why=why)
 
 
-def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[dict[str, Any]]:
+def resolve_summaries(ledger: Ledger, pending: list[str], text: str) -> list[LedgerStep]:
     """:func:`apply_summaries`, returning only the updated steps."""
     return apply_summaries(ledger, pending, text).updated
 
 
-def mark_missing(ledger: Ledger, pending: list[str]) -> list[dict[str, Any]]:
+def mark_missing(ledger: Ledger, pending: list[str]) -> list[LedgerStep]:
     """The turn ended: steps still without a line are recorded as missing one."""
     updated = [
         ledger.update(step_id, {"summary": None, "summary_status": "missing"}, by="engine")

@@ -18,8 +18,8 @@ repeated whole in the chat and the conversation).
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator, Iterator, Mapping
+from typing import TYPE_CHECKING, Unpack
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import ANALYSES, CONSENT_KIND, answer_fields
@@ -30,6 +30,7 @@ from lantide.agent.events import (
     ErrorOccurred,
     Event,
     QuestionAsked,
+    StepLineOutcome,
     StepLinesRead,
     StepRecorded,
     StepSummarized,
@@ -42,6 +43,7 @@ from lantide.agent.events import (
 )
 from lantide.agent.history import MESSAGE_OVERHEAD_TOKENS, TurnCompaction, turn_floor_tokens
 from lantide.agent.ledger import apply_summaries, mark_missing
+from lantide.agent.message_types import Message, MessageMeta
 from lantide.agent.model_client import (
     ContextLengthExceeded,
     ModelError,
@@ -55,7 +57,7 @@ from lantide.agent.reflection import Reflector
 from lantide.agent.summary_check import NOTICE_EVENT, STEP_LINES_EVENT, TOLD_EVENT, merged
 from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import AskedQuestion, ToolContext
-from lantide.agent.tools.registry import cut_error_texts, state_of
+from lantide.agent.tools.registry import ToolError, cut_error_texts, state_of
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 
@@ -85,8 +87,9 @@ def _asks(call: ToolCallRequest) -> bool:
         question = args.get("question")
     except (ValueError, AttributeError):
         return False
+    analysis = args.get("analysis")
     if args.get("kind") == CONSENT_KIND and not (
-        isinstance(args.get("analysis"), list) and set(args["analysis"]) & set(ANALYSES)
+        isinstance(analysis, list) and set(analysis) & set(ANALYSES)
     ):
         return False
     return isinstance(question, str) and bool(question.strip())
@@ -105,7 +108,7 @@ class TurnRunner:
         self.pending_steps: list[str] = []
         self.turn_steps: list[str] = []
         self.failures: dict[str, int] = {}  # failing call key -> times it failed
-        self.failure_results: dict[str, dict[str, Any]] = {}  # ... and its first result
+        self.failure_results: dict[str, Mapping[str, object]] = {}  # ... and its first result
         self.failures_in_a_row = 0
         self.same_calls: dict[str, int] = {}  # successful call key -> times asked for
         self.continued = 0  # automatic continuations at the iteration limit
@@ -114,8 +117,8 @@ class TurnRunner:
         self.final_text = ""
         self.context_retries = 0
         self.knowledge_offers_tool = False  # from the last assembled knowledge layer
-        self.iteration_messages: list[dict[str, Any]] = []
-        self.iteration_meta: list[dict[str, Any]] = []
+        self.iteration_messages: list[Message] = []
+        self.iteration_meta: list[MessageMeta] = []
         self.question: AskedQuestion | None = None  # asked by ask_user in this iteration
         self.reflector = Reflector(self)  # the review before reporting (reflection.py)
         self.seen_call_ids = {
@@ -148,14 +151,16 @@ class TurnRunner:
             self.conversation.add_event(NOTICE_EVENT, self.turn, notice=notice)
             self.s.summary_notices.append(notice)
         if outcome.lines:
-            lines = tuple({"step_id": step_id, "outcome": what} for step_id, what in outcome.lines)
+            lines = tuple(
+                StepLineOutcome(step_id=step_id, outcome=what) for step_id, what in outcome.lines
+            )
             # kept for a reopened conversation: its k-th answer with step lines gets the k-th
             self.conversation.add_event(STEP_LINES_EVENT, self.turn, lines=list(lines))
             yield StepLinesRead(lines)
         for step in outcome.updated:
             yield StepSummarized(step["step_id"], step.get("summary"), step["summary_status"])
 
-    def _with_summary_notice(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _with_summary_notice(self, result: Mapping[str, object]) -> Mapping[str, object]:
         """The tool result, carrying what was wrong with the last [[QUERY_STEP]] lines."""
         if not self.s.summary_notices:
             return result
@@ -163,7 +168,7 @@ class TurnRunner:
         self.conversation.add_event(TOLD_EVENT, self.turn)
         return {**result, "step_summaries": merged(notices)}
 
-    def _buffer(self, message: dict[str, Any], **meta: Any) -> None:
+    def _buffer(self, message: Message, **meta: Unpack[MessageMeta]) -> None:
         self.iteration_messages.append(message)
         self.iteration_meta.append(meta)
 
@@ -177,7 +182,10 @@ class TurnRunner:
         message = reply.to_message()
         if partial:  # half a tool call cannot run; keep the text that arrived
             message = {"role": "assistant", "content": reply.content or ""}
-        self._buffer(message, **({"partial": True} if partial else {}))
+        if partial:
+            self._buffer(message, partial=True)
+        else:
+            self._buffer(message)
         if partial or not reply.tool_calls:
             self._flush()  # otherwise written with the tool results
         yield AssistantMessage(
@@ -385,6 +393,7 @@ class TurnRunner:
                 if (self.failures.get(key) or looping)
                 else (yield from self.reflector.before_tool(call.name, args))
             )
+            outcome_result: Mapping[str, object]
             if self.failures.get(key):
                 outcome_result, ok, ms = self._repeated(call.name, key), False, 0
             elif looping:
@@ -436,7 +445,7 @@ class TurnRunner:
         iteration writes: the conversation keeps no 200 KB copy of what was refused."""
         for message in self.iteration_messages:
             for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
+                function = call["function"]
                 arguments = function.get("arguments") or ""
                 if call.get("id") == call_id and len(arguments) > REFUSED_ARGUMENTS_KEPT:
                     function["arguments"] = _cut_arguments(arguments)
@@ -459,7 +468,7 @@ class TurnRunner:
         return max(0, budget - turn_floor_tokens(turn, self.compaction) - MESSAGE_OVERHEAD_TOKENS)
 
     def _not_run(
-        self, call: ToolCallRequest, answered: set[str], result: dict[str, Any]
+        self, call: ToolCallRequest, answered: set[str], result: ToolError
     ) -> Iterator[Event]:
         self._buffer(
             {
@@ -474,7 +483,7 @@ class TurnRunner:
         yield ToolReturned(call.id, call.name, False, result, 0)
 
     @staticmethod
-    def _question_pending(asking: ToolCallRequest) -> dict[str, Any]:
+    def _question_pending(asking: ToolCallRequest) -> ToolError:
         try:
             question = str(asking.parsed_arguments().get("question") or "")
         except ValueError:
@@ -486,7 +495,7 @@ class TurnRunner:
             "hint": "After the analyst answers, call it again if it is still needed.",
         }
 
-    def _looping(self, tool: str, key: str) -> dict[str, Any]:
+    def _looping(self, tool: str, key: str) -> ToolError:
         return {
             "error": "REPEATED_CALL",
             "message": f"this exact {tool} call already ran {SAME_CALL_RUNS} times in this "
@@ -530,7 +539,7 @@ class TurnRunner:
                 call.id = f"call_{self.turn}_{self.iterations}_{n}"
             self.seen_call_ids.add(call.id)
 
-    def _repeated(self, tool: str, key: str) -> dict[str, Any]:
+    def _repeated(self, tool: str, key: str) -> ToolError:
         previous = self.failure_results.get(key) or {}
         return {
             "error": "REPEATED_CALL",
@@ -540,7 +549,7 @@ class TurnRunner:
         }
 
     def _count_failure(
-        self, tool: str, key: str, ok: bool, result: dict[str, Any]
+        self, tool: str, key: str, ok: bool, result: Mapping[str, object]
     ) -> Iterator[Event]:
         if ok:
             self.failures_in_a_row = 0

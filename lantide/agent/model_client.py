@@ -24,7 +24,7 @@ import json
 import random
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar, cast
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.context_window import (
@@ -34,6 +34,7 @@ from lantide.agent.context_window import (
     resolve_context_window,
     window_from_error,
 )
+from lantide.agent.message_types import Message, ToolCall, ToolSchema
 from lantide.errors import LantideError
 from lantide.untrusted import clean_json, clean_text
 from lantide.workspace.settings import AgentSettings, ResolvedProfile
@@ -81,7 +82,7 @@ class ToolCallRequest:
     name: str
     arguments: str = ""
 
-    def parsed_arguments(self) -> dict[str, Any]:
+    def parsed_arguments(self) -> dict[str, object]:
         """The arguments as an object; raises ValueError naming what is wrong."""
         text = self.arguments.strip() or "{}"
         try:
@@ -92,15 +93,26 @@ class ToolCallRequest:
             ) from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
-        cleaned: dict[str, Any] = clean_json(value)  # "\\ud800" decodes to a lone surrogate
+        cleaned: dict[str, object] = clean_json(value)  # "\\ud800" decodes to a lone surrogate
         return cleaned
 
-    def to_message(self) -> dict[str, Any]:
+    def to_message(self) -> ToolCall:
         return {
             "id": self.id,
             "type": "function",
             "function": {"name": self.name, "arguments": self.arguments},
         }
+
+
+class Usage(TypedDict, total=False):
+    """The server's token usage: the SDK's ``CompletionUsage`` as a dict, None fields left
+    out (a server may report only some, or add its own)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    prompt_tokens_details: dict[str, object]  # cached_tokens (the prefix cache), ...
+    completion_tokens_details: dict[str, object]
 
 
 @dataclass
@@ -110,10 +122,10 @@ class ModelReply:
     content: str = ""
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     finish_reason: str | None = None
-    usage: dict[str, Any] | None = None  # the server's usage (nested details included)
+    usage: Usage | None = None  # the server's usage (nested details included)
 
-    def to_message(self) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+    def to_message(self) -> Message:
+        msg: Message = {"role": "assistant", "content": self.content or None}
         if self.tool_calls:
             msg["tool_calls"] = [c.to_message() for c in self.tool_calls]
         return msg
@@ -140,7 +152,7 @@ class ModelClient(Protocol):
     model: str
 
     def stream_chat(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cancel: CancelToken
+        self, messages: list[Message], tools: list[ToolSchema], cancel: CancelToken
     ) -> Iterator[ModelOutput]:
         """Yield text chunks and retry notices, then exactly one :class:`ModelReply`."""
         ...
@@ -326,7 +338,7 @@ class OpenAIModelClient:
 
     # -- ModelClient
     def stream_chat(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cancel: CancelToken
+        self, messages: list[Message], tools: list[ToolSchema], cancel: CancelToken
     ) -> Iterator[ModelOutput]:
         def request() -> Stream[ChatCompletionChunk]:
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
@@ -346,7 +358,7 @@ class OpenAIModelClient:
         text: list[str] = []
         calls = _ToolCallAssembler()
         finish_reason: str | None = None
-        usage: dict[str, Any] | None = None
+        usage: Usage | None = None
 
         def partial() -> ModelReply:
             return ModelReply("".join(text), calls.calls(), finish_reason, usage)
@@ -358,7 +370,8 @@ class OpenAIModelClient:
                         break
                     chunk_usage = getattr(chunk, "usage", None)  # absent on some servers' chunks
                     if chunk_usage is not None:
-                        usage = chunk_usage.model_dump(exclude_none=True)
+                        # the SDK's model, its fields checked by pydantic
+                        usage = cast(Usage, chunk_usage.model_dump(exclude_none=True))
                     for choice in chunk.choices or []:
                         delta = choice.delta
                         if delta is not None and delta.content:
@@ -418,7 +431,7 @@ class OpenAIModelClient:
             self._window = resolve_context_window(self.profile, card)
         return self._window
 
-    def _model_card(self) -> dict[str, Any] | None:
+    def _model_card(self) -> dict[str, object] | None:
         """This model's /v1/models entry, or None (a server without the route is fine)."""
         try:
             client = self._sdk().with_options(timeout=5.0, max_retries=0)
@@ -432,7 +445,7 @@ class OpenAIModelClient:
             return None
         return None
 
-    def list_models(self, timeout: float = 10.0) -> list[dict[str, Any]]:
+    def list_models(self, timeout: float = 10.0) -> list[dict[str, object]]:
         """The endpoint's ``/v1/models`` entries (for *Test connection*); a failure is a
         :class:`ModelError` worded like the chat's, with the key masked."""
         try:

@@ -4,17 +4,17 @@ the model's stream the same way (Stop checked at every piece, retries announced)
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
 
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.events import Event, ModelRetrying, TextDelta
+from lantide.agent.message_types import Message, ToolSchema
 from lantide.agent.model_client import ModelClient, ModelReply, RetryScheduled, TextChunk
 
 
 def stream_reply(
     model: ModelClient,
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
+    messages: list[Message],
+    tools: list[ToolSchema],
     cancel: CancelToken,
     *,
     show_text: bool = True,

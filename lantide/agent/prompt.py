@@ -18,10 +18,11 @@ framed as context from Lantide rather than words of the analyst.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
-from lantide.agent.app_state import AppState, OpenTab, is_html_report
+from lantide.agent.app_state import AppState, OpenTab, OpenTabDict, is_html_report
 from lantide.agent.history import (
     Turn,
     TurnCompaction,
@@ -34,6 +35,7 @@ from lantide.agent.history import (
     shrink_unread,
 )
 from lantide.agent.history import _tokens as cached_count
+from lantide.agent.message_types import Message, ToolSchema
 from lantide.agent.summary import gather_facts, render_summary
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import PURPOSE_MAX_CHARS, ToolRegistry, projects_to_name
@@ -48,6 +50,14 @@ if TYPE_CHECKING:
     from lantide.docs.agent_view_types import DocumentView
 
 RECENT_STEPS = 8
+
+
+def _turn_of(record: Mapping[str, object]) -> int:
+    """A record's turn: a whole number or absent (0): conversation_replay skips others."""
+    turn = record.get("turn")
+    return turn if isinstance(turn, int) else 0
+
+
 KNOWLEDGE_SHARE = 0.10  # of the context window, at most KNOWLEDGE_MAX_TOKENS
 KNOWLEDGE_MAX_TOKENS = 3_000
 ACTIVE_TAB_SHARE = 0.20
@@ -68,7 +78,7 @@ class _FixedLayers:
     core: str
     state: str
     knowledge: str
-    tools: list[dict[str, Any]]
+    tools: list[ToolSchema]
     steps: str
     notes: str
     summary: str
@@ -79,13 +89,39 @@ class _FixedLayers:
     budget: int = 0
 
 
+class LayerDict(TypedDict):
+    name: str
+    tokens: int
+    text: str
+
+
+class ActiveDocument(TypedDict):
+    """A Plan or Report open in the active tab, as ``active_tab.md.j2`` shows it."""
+
+    text: str
+    open_annotation_count: object  # the docs layer's view's fields, as it gives them
+    annotation_summary: object
+    rules: str | None
+
+
+class ActiveTabFields(TypedDict):
+    """What ``active_tab.md.j2`` is rendered with."""
+
+    tab: OpenTabDict
+    document: ActiveDocument | None
+    sql: str | None
+    table: str | None
+    text: str
+    truncated: bool
+
+
 @dataclass
 class Layer:
     name: str
     text: str
     tokens: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> LayerDict:
         return {"name": self.name, "tokens": self.tokens, "text": self.text}
 
 
@@ -93,8 +129,8 @@ class Layer:
 class AssembledPrompt:
     state: str
     layers: list[Layer]
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]]
+    messages: list[Message]
+    tools: list[ToolSchema]
     context_window: int
     compacted_now: int = 0  # tool results newly compacted for this request
     tokens_before_compaction: int = 0
@@ -197,7 +233,7 @@ class PromptAssembler:
         ctx.knowledge_offers_tool = bool(layer.offers_tool)
         return layer.text
 
-    def recent_steps(self, ctx: ToolContext, shown: list[dict[str, Any]] | None = None) -> str:
+    def recent_steps(self, ctx: ToolContext, shown: list[Message] | None = None) -> str:
         """The last steps of the ledger, less those whose result is in ``shown`` (the
         history sent with it): said once, and the text above the history stays the same
         while a turn records steps. Without ``shown``, every recent step (an upper bound
@@ -229,7 +265,7 @@ class PromptAssembler:
         if tab is None:
             return ""
         limit = min(ACTIVE_TAB_MAX_TOKENS, int(window * ACTIVE_TAB_SHARE))
-        fields: dict[str, Any] = {
+        fields: ActiveTabFields = {
             "tab": tab.to_dict(),
             "document": None,
             "sql": None,
@@ -241,15 +277,17 @@ class PromptAssembler:
             self._fill_active_tab(ctx, tab, fields)
         except LantideError:
             return ""  # a tab whose file is gone or unreadable: the summary still names it
-        for key in ("text", "sql"):
-            if fields.get(key) and count_tokens(fields[key]) > limit:
-                fields[key], fields["truncated"] = truncate_to_tokens(fields[key], limit), True
-        doc = fields.get("document")
+        text, sql = fields["text"], fields["sql"]
+        if text and count_tokens(text) > limit:
+            fields["text"], fields["truncated"] = truncate_to_tokens(text, limit), True
+        if sql and count_tokens(sql) > limit:
+            fields["sql"], fields["truncated"] = truncate_to_tokens(sql, limit), True
+        doc = fields["document"]
         if doc and count_tokens(doc["text"]) > limit:
             doc["text"], fields["truncated"] = truncate_to_tokens(doc["text"], limit), True
         return render_prompt("active_tab.md.j2", **fields)
 
-    def _fill_active_tab(self, ctx: ToolContext, tab: OpenTab, fields: dict[str, Any]) -> None:
+    def _fill_active_tab(self, ctx: ToolContext, tab: OpenTab, fields: ActiveTabFields) -> None:
         root = ctx.workspace.root
         if tab.type == "table":
             fields["table"] = tab.path
@@ -302,7 +340,8 @@ class PromptAssembler:
         answered = None
         last = ctx.conversation.last_answer()
         if pending is None and last is not None and last.get("turn") == current_turn:
-            answered = last.get("question")
+            question = last.get("question")  # text, unless the file was edited by hand
+            answered = None if question is None else str(question)
         remote = bool(ctx.workspace.connections)
         f = _FixedLayers(
             project=project,
@@ -383,7 +422,7 @@ class PromptAssembler:
         system = "\n\n".join(
             x.strip() for x in (core, state, knowledge, steps, notes, summary, note) if x.strip()
         )
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        messages: list[Message] = [{"role": "system", "content": system}]
         messages += fitted.messages
         # the active tab goes just before the analyst's message of this turn, so that message
         # stays the last word of the analyst (and the tab, stable within the turn, is cached)
@@ -424,16 +463,14 @@ class PromptAssembler:
         lines = [
             d
             for d in (
-                describe_key_event(e)
-                for e in ctx.conversation.events()
-                if (e.get("turn") or 0) <= last
+                describe_key_event(e) for e in ctx.conversation.events() if _turn_of(e) <= last
             )
             if d
         ]
         return render_prompt("history_note.md.j2", dropped_turns=len(dropped), events=lines[-20:])
 
     @staticmethod
-    def _history_display(note: str, messages: list[dict[str, Any]]) -> str:
+    def _history_display(note: str, messages: list[Message]) -> str:
         out = [note.strip()] if note else []
         for m in messages:
             text = m.get("content") or ""

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -50,7 +50,10 @@ from lantide.agent.budget import reply_tokens
 from lantide.agent.check_gate import ledger_steps, unresolved_checks
 from lantide.agent.events import Event, ReflectionRecorded
 from lantide.agent.ledger import QUERY_STEP_MARKER
+from lantide.agent.ledger_types import LedgerStep, ReflectionFields
+from lantide.agent.message_types import Message
 from lantide.agent.model_stream import stream_reply
+from lantide.agent.tools.registry import ToolError
 from lantide.errors import LantideError
 from lantide.templates import render_prompt
 from lantide.tokens import count_tokens, truncate_to_tokens
@@ -93,13 +96,19 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _check(check: dict[str, Any]) -> dict[str, str]:
+def _check(check: Mapping[str, object]) -> dict[str, str]:
     """A check as the prompt shows it, whatever fields a ledger line has or lacks."""
     return {
         "code": str(check.get("code") or "?"),
         "severity": str(check.get("severity") or "?"),
         "message": str(check.get("message") or ""),
     }
+
+
+class ReviewRefusal(ToolError):
+    """A call refused by the review before reporting or by the Report's evidence check."""
+
+    problems: list[str]
 
 
 class UnresolvedCheck(TypedDict):
@@ -119,7 +128,7 @@ class ChecklistItem(TypedDict):
     note: str
 
 
-def unresolved_error_checks(steps: list[dict[str, Any]]) -> list[UnresolvedCheck]:
+def unresolved_error_checks(steps: list[LedgerStep]) -> list[UnresolvedCheck]:
     """The error-severity ``checks`` of ``steps`` no analyst's waiver resolves (waivers
     attached by :func:`lantide.agent.check_gate.ledger_steps`)."""
     out: list[UnresolvedCheck] = []
@@ -145,8 +154,8 @@ def _short(value: Any, limit: int = 200) -> str:
 
 def numbers_on_failed_checks(
     draft: str,
-    every: list[dict[str, Any]],
-    behind: list[dict[str, Any]],
+    every: list[LedgerStep],
+    behind: list[LedgerStep],
     only_lines: set[int] | None = None,
 ) -> list[str]:
     """The numbers ``draft`` states that rest on a step with an unresolved error check: cited
@@ -229,7 +238,8 @@ def parse_verdict(text: str) -> Verdict:
         if isinstance(data.get("problems"), list)
         else ([str(data["problems"])] if data.get("problems") else [])
     )
-    raw_items: dict[str, Any] = data["checklist"] if isinstance(data.get("checklist"), dict) else {}
+    checklist = data.get("checklist")  # the model's JSON
+    raw_items: dict[str, object] = checklist if isinstance(checklist, dict) else {}
     items: list[ChecklistItem] = []
     readable = isinstance(data.get("checklist"), dict) and data.get("ok") in (True, False)
     for name in CHECKLIST:
@@ -268,17 +278,19 @@ class Reflector:
 
     # -- the two moments
     def before_tool(
-        self, name: str, args: dict[str, Any]
-    ) -> Generator[Event, None, dict[str, Any] | None]:
+        self, name: str, args: dict[str, object]
+    ) -> Generator[Event, None, ReviewRefusal | None]:
         """Review an ``update_report`` draft, or check the Report's evidence before the
-        project moves to ``report_review``; returns the refusal result, or None to run it."""
+        project moves to ``report_review``; returns the refusal result, or None to run it.
+        ``args``: the call's arguments as the model sent them (not yet checked)."""
+        project = args.get("project")
         if name == "set_project_status" and args.get("status") == REPORT_REVIEW:
-            return (yield from self._evidence_gate(args.get("project")))
-        if name != REPORT or not isinstance(args.get("content"), str):
+            # a project that is no name is the tool's own refusal to give (BAD_ARGUMENTS)
+            return (yield from self._evidence_gate(project if isinstance(project, str) else None))
+        content = args.get("content")
+        if name != REPORT or not isinstance(content, str):
             return None
-        verdict = yield from self._review(
-            REPORT, args["content"], self._written_lines(args.get("project"), args["content"])
-        )
+        verdict = yield from self._review(REPORT, content, self._written_lines(project, content))
         if verdict.ok:
             return None
         return {
@@ -314,7 +326,7 @@ class Reflector:
 
     def _evidence_gate(
         self, project_name: str | None
-    ) -> Generator[Event, None, dict[str, Any] | None]:
+    ) -> Generator[Event, None, ReviewRefusal | None]:
         """``lantide report check`` on the Report before it goes to review: every number
         cited to a formal step that holds it (:mod:`lantide.agent.report_evidence`)."""
         from lantide.agent.report_evidence import report_review_check
@@ -336,7 +348,7 @@ class Reflector:
                 f"line {p['line']}: {p['number']} {p['status']}: {p['message']}"
                 for p in checked.problems[:20]
             ]
-        entry: dict[str, Any] = {
+        entry: ReflectionFields = {
             "subject": REPORT_REVIEW,
             "turn": r.turn,
             "project": project.dirname,
@@ -417,7 +429,7 @@ class Reflector:
                 verdict.readable,
             )
         project = r.s.focused_project()
-        entry: dict[str, Any] = {
+        entry: ReflectionFields = {
             "subject": subject,
             "turn": r.turn,
             "project": getattr(project, "dirname", None),
@@ -440,7 +452,10 @@ class Reflector:
     def _ask(self, system: str, user: str) -> Generator[Event, None, str]:
         """The review's answer text (streamed, no tools; charged to the token budget)."""
         r = self.runner
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages: list[Message] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
         reply = yield from stream_reply(r.s.model, messages, [], r.cancel, show_text=False)
         if reply is None:
             raise LantideError("the model ended the review without an answer")
@@ -451,7 +466,7 @@ class Reflector:
         )
         return reply.content or ""
 
-    def _steps_behind(self, draft: str, every: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _steps_behind(self, draft: str, every: list[LedgerStep]) -> list[LedgerStep]:
         """The turn's steps and the steps the draft cites, oldest first, at most MAX_STEPS."""
         r = self.runner
         known = {s["step_id"] for s in every}
@@ -463,7 +478,7 @@ class Reflector:
         self,
         subject: str,
         draft: str,
-        steps: list[dict[str, Any]],
+        steps: list[LedgerStep],
         unresolved: list[UnresolvedCheck],
     ) -> str:
         r = self.runner

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from lantide.agent.cell_match import IndexedStep, index_step, matched_cells
+from lantide.agent.cell_match import Cell, IndexedStep, index_step, matched_cells
 from lantide.agent.check_gate import ledger_steps
 from lantide.agent.evidence import FORMAL
 from lantide.agent.ledger import Ledger
+from lantide.agent.ledger_types import LedgerStep, Waiver
 from lantide.docs.citations import ReportNumber, raise_for_malformed, scan_numbers
 from lantide.workspace import layout
 from lantide.workspace.model import Project, Workspace
@@ -60,7 +61,7 @@ _MESSAGES = {
 class StepIndex:
     """The steps of every ledger of a workspace, by id (waivers attached)."""
 
-    def __init__(self, steps: list[dict[str, Any]], project: str | None = None):
+    def __init__(self, steps: list[LedgerStep], project: str | None = None):
         self._by_id: dict[str, IndexedStep] = {}
         ordered = sorted(steps, key=lambda s: (s.get("project") == project, str(s.get("at") or "")))
         for step in ordered:
@@ -74,7 +75,7 @@ class StepIndex:
 
     @classmethod
     def of_workspace(cls, ledger_dir: Path, project: str | None = None) -> StepIndex:
-        steps: list[dict[str, Any]] = []
+        steps: list[LedgerStep] = []
         for path in layout.log_paths(Path(ledger_dir)):
             steps.extend(ledger_steps(Ledger(path.parent, path.stem)))
         return cls(steps, project)
@@ -97,8 +98,8 @@ class StepIndex:
         self._by_id.pop(step_id, None)
 
     def recomputed(
-        self, number: ReportNumber, failed: IndexedStep, cells: list[dict[str, Any]]
-    ) -> tuple[IndexedStep, list[dict[str, Any]]] | None:
+        self, number: ReportNumber, failed: IndexedStep, cells: list[Cell]
+    ) -> tuple[IndexedStep, list[Cell]] | None:
         """A later formal step of the same project without an unresolved error check whose
         result holds ``number`` (in a column of the same name, when the failed step's
         cell is known): it recomputed the number without the error."""
@@ -123,13 +124,21 @@ class Verdict:
 
     status: str
     steps: list[str] = field(default_factory=list)
-    cells: list[dict[str, Any]] = field(default_factory=list)
-    checks: list[dict[str, Any]] = field(default_factory=list)  # check_failed: the checks
-    waivers: list[dict[str, Any]] = field(default_factory=list)  # waivers the match rests on
+    cells: list[Cell] = field(default_factory=list)
+    checks: list[FailedCheck] = field(default_factory=list)  # check_failed: the checks
+    waivers: list[Waiver] = field(default_factory=list)  # waivers the match rests on
     resolved_by: str | None = None
 
 
-def _failed_checks(step: IndexedStep) -> list[dict[str, Any]]:
+class FailedCheck(TypedDict):
+    """An unresolved error check a number rests on, and its step."""
+
+    step: str
+    code: str
+    message: str
+
+
+def _failed_checks(step: IndexedStep) -> list[FailedCheck]:
     return [
         {"step": step.step_id, "code": str(c.get("code")), "message": str(c.get("message") or "")}
         for c in step.failed
@@ -192,8 +201,8 @@ def _message(number: ReportNumber, verdict: Verdict) -> str:
 class CheckResult:
     path: str
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)  # every number
+    problems: list[NumberEntry] = field(default_factory=list)
+    results: list[NumberEntry] = field(default_factory=list)  # every number
     citations: int = 0
 
     @property
@@ -201,11 +210,11 @@ class CheckResult:
         return not self.problems
 
     @property
-    def waived(self) -> list[dict[str, Any]]:
+    def waived(self) -> list[NumberEntry]:
         """The numbers that match only because the analyst waived a check."""
         return [r for r in self.results if r.get("waivers")]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CheckSummary:
         return {
             "report": self.path,
             "ok": self.ok,
@@ -217,8 +226,35 @@ class CheckResult:
         }
 
 
-def _entry(number: ReportNumber, verdict: Verdict) -> dict[str, Any]:
-    entry: dict[str, Any] = {
+class NumberEntry(TypedDict):
+    """One number of a Report and its class (``lantide report check``, a refusal)."""
+
+    line: int
+    number: str  # as written
+    status: str  # one of STATUSES
+    steps: list[str]  # the steps it cites (a match: the ones that hold it)
+    cells: list[Cell]
+    several_cells: NotRequired[bool]
+    checks: NotRequired[list[FailedCheck]]  # check_failed: the checks
+    waivers: NotRequired[list[Waiver]]  # waivers the match rests on
+    resolved_by: NotRequired[str]  # the later step that recomputed it
+    message: NotRequired[str]  # what is wrong and what to do
+
+
+class CheckSummary(TypedDict):
+    """:meth:`CheckResult.to_dict`."""
+
+    report: str
+    ok: bool
+    numbers: int
+    citations: int
+    counts: dict[str, int]
+    problems: list[NumberEntry]
+    results: list[NumberEntry]
+
+
+def _entry(number: ReportNumber, verdict: Verdict) -> NumberEntry:
+    entry: NumberEntry = {
         "line": number.line,
         "number": number.text,
         "status": verdict.status,

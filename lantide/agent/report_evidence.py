@@ -10,16 +10,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lantide.agent.report_check import (
     CheckResult,
+    NumberEntry,
     StepIndex,
     check_text,
     format_problems,
     new_lines,
 )
-from lantide.agent.tools.registry import tool_error
+from lantide.agent.tools.registry import ToolError, tool_error
 from lantide.docs.citations import MalformedCitationError
 from lantide.templates import render_prompt
 
@@ -28,13 +29,19 @@ if TYPE_CHECKING:
     from lantide.workspace.model import Project, Workspace
 
 
+class EvidenceRefusal(ToolError):
+    """``update_report`` refused by the evidence rule: the numbers that broke it."""
+
+    problems: list[NumberEntry]
+
+
 def _index(ctx: ToolContext, project: Project) -> StepIndex:
     return StepIndex.of_workspace(ctx.workspace.ledger_dir, project.dirname)
 
 
 def report_evidence_refusal(
     ctx: ToolContext, project: Project, content: str
-) -> dict[str, Any] | None:
+) -> EvidenceRefusal | ToolError | None:
     path = ctx.relpath(project.report_path)
     try:
         old = project.report_path.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, overload
 
 from lantide.agent.check_gate import describe_waiver
 from lantide.agent.report_check import StepIndex, check_text, read_report
@@ -53,6 +53,48 @@ def html_path(project: Project) -> Path:
     return layout.report_html_path(project.dir)
 
 
+class Published(TypedDict):
+    """:meth:`PublishResult.to_dict` (``lantide report html --json``, the app)."""
+
+    path: str
+    chunks: int
+    bytes: int
+    evidence_check_ok: bool
+    kept_edits: list[str]
+    overwritten_edits: list[str]
+    chart_errors: list[dict[str, str]]
+
+
+class ChunkInfo(TypedDict):
+    """A chunk of the HTML Report as ``read_html_report`` lists it."""
+
+    id: str
+    title: str
+    line: int
+    edited: bool
+    chars: int
+    text: str  # a preview of its text
+
+
+class ChunkListing(TypedDict):
+    path: str
+    chunks: list[ChunkInfo]
+
+
+class ChunkContent(ChunkInfo):
+    """One chunk with its whole content (``read_html_report`` with ``chunk``)."""
+
+    path: str
+    content: str
+
+
+class ChunkPatched(TypedDict):
+    path: str
+    chunk: str
+    chars: int
+    edited: bool
+
+
 @dataclass
 class PublishResult:
     path: str
@@ -64,7 +106,7 @@ class PublishResult:
     # charts not drawn ({src, code, message}); their places in the page show the error
     chart_errors: list[dict[str, str]] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Published:
         return {
             "path": self.path,
             "chunks": self.chunks,
@@ -91,18 +133,18 @@ def report_source(
     tokens = markdown_parser().parse(text)  # one parse, for the check and the page
     check = check_text(text, index, str(path), tokens=tokens).to_dict()  # malformed: stops
     cited = cited_step_ids(text)
-    steps: dict[str, dict[str, Any]] = {}
+    steps: dict[str, dict[str, object]] = {}
     for step_id in cited:
         found = index.get(step_id)
         if found is not None:
-            steps[step_id] = found.step
+            steps[step_id] = dict(found.step)
     return ReportSource(
         project=project.name,
         report_name=project.report,
         markdown=text,
         status=project.status,
         approval=project.approval(),
-        check=check,
+        check=dict(check),  # the page reads it as plain JSON
         steps=steps,
         kinds={k: v for k, v in index.badges().items() if k in cited},
         generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -208,7 +250,13 @@ def _text_of(content: str) -> str:
     return plain if len(plain) <= PREVIEW_CHARS else plain[:PREVIEW_CHARS] + "…"
 
 
-def read_chunks(project: Project, chunk_id: str | None = None) -> dict[str, Any]:
+@overload
+def read_chunks(project: Project, chunk_id: None = None) -> ChunkListing: ...
+@overload
+def read_chunks(project: Project, chunk_id: str) -> ChunkContent: ...
+@overload
+def read_chunks(project: Project, chunk_id: str | None) -> ChunkListing | ChunkContent: ...
+def read_chunks(project: Project, chunk_id: str | None = None) -> ChunkListing | ChunkContent:
     """The chunks of the HTML Report (id, title, line, edited, a text preview), or one
     chunk's whole content."""
     path, text = _read_html(project)
@@ -219,7 +267,7 @@ def read_chunks(project: Project, chunk_id: str | None = None) -> dict[str, Any]
     return {"path": str(path), "chunks": [_describe(c) for c in chunks]}
 
 
-def _describe(chunk: Chunk) -> dict[str, Any]:
+def _describe(chunk: Chunk) -> ChunkInfo:
     return {
         "id": chunk.id,
         "title": chunk.title,
@@ -263,7 +311,7 @@ def raw_html_left_out(old: str, new: str) -> list[str]:
     return added_removed_parts(_raw_html(old), _raw_html(new))
 
 
-def patch_chunk(project: Project, chunk_id: str, content: str) -> dict[str, Any]:
+def patch_chunk(project: Project, chunk_id: str, content: str) -> ChunkPatched:
     """Replace one chunk's content; the file must parse before and after, and the new
     content pass :func:`check_fragment` (the sanitizer's rule, the same as the page's):
     what is written is the sanitizer's serialization of it. Nothing is written otherwise."""

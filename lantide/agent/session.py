@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from lantide.agent.app_state import AppStateProvider, SessionFileAppState, focused_project
 from lantide.agent.background import BackgroundRunner, conversation_title
@@ -28,7 +28,12 @@ from lantide.agent.loop import CANCELLED, ERROR, QUESTION, TurnRunner
 from lantide.agent.model_client import ModelClient, OpenAIModelClient
 from lantide.agent.prompt import AssembledPrompt, PromptAssembler
 from lantide.agent.services import EngineServices
-from lantide.agent.summary_check import NOTICE_EVENT, TOLD_EVENT, pending_notices
+from lantide.agent.summary_check import (
+    NOTICE_EVENT,
+    TOLD_EVENT,
+    SummaryNotice,
+    pending_notices,
+)
 from lantide.agent.tools import default_registry
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import ToolRegistry, state_of
@@ -113,7 +118,7 @@ class AgentSession:
         self.background = BackgroundRunner(on_background_event)
         self.last_prompt: AssembledPrompt | None = None
         # notices on [[QUERY_STEP]] lines no tool result has carried yet (loop.py)
-        self.summary_notices: list[dict[str, Any]] = pending_notices(
+        self.summary_notices: list[SummaryNotice] = pending_notices(
             conversation.events((NOTICE_EVENT, TOLD_EVENT))
         )
         self._problems_reported = False

@@ -29,13 +29,15 @@ import os
 import shutil
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_json
 
 if TYPE_CHECKING:
     import tantivy
+
+    from lantide.agent.ledger_types import LedgerStep
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +63,7 @@ def _schema() -> tantivy.Schema:
     return builder.build()
 
 
-def step_documents(steps: list[dict[str, Any]]) -> list[dict[str, str]]:
+def step_documents(steps: list[LedgerStep]) -> list[dict[str, str]]:
     """The searchable text of each query step of one ledger (reflections and entries
     without a step id are not steps)."""
     out = []
@@ -86,6 +88,14 @@ def step_documents(steps: list[dict[str, Any]]) -> list[dict[str, str]]:
             }
         )
     return out
+
+
+class StepHit(TypedDict):
+    """One match of a search: the step's address and its score."""
+
+    conversation_id: str
+    step_id: str
+    score: float
 
 
 class StepIndex:
@@ -209,7 +219,7 @@ class StepIndex:
             total -= searcher.search(own, 1, count=True).count  # type: ignore[attr-defined]
         return total
 
-    def search(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+    def search(self, query: str, limit: int = 5) -> list[StepHit]:
         """The best matches as ``{conversation_id, step_id, score}``, best first."""
         self.catch_up()
         index = self._open()
@@ -218,7 +228,7 @@ class StepIndex:
         )
         searcher = index.searcher()
         hits = searcher.search(parsed, max(1, min(int(limit), MAX_LIMIT))).hits
-        out = []
+        out: list[StepHit] = []
         for score, address in hits:
             doc = searcher.doc(address)
             out.append(

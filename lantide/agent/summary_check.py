@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from lantide.templates import render_prompt
+
+if TYPE_CHECKING:
+    from lantide.agent.ledger_types import LedgerStep, StepChanges
 
 PARSED, MISMATCH = "parsed", "mismatch"
 # conversation events: a notice waiting for the next tool result, and its delivery (so a
@@ -70,6 +74,22 @@ _NOT_FINDINGS = re.compile(
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _FINDING_SEPARATOR = re.compile(r"\s[—–-]\s")
+
+
+class ProblemEntry(TypedDict):
+    """One problem of a notice, as the model reads it."""
+
+    problem: str  # a SummaryProblem kind
+    line: str
+    step_id: NotRequired[str]
+    numbers: NotRequired[list[str]]
+
+
+class SummaryNotice(TypedDict):
+    """What a tool result carries under ``step_summaries``: the problems and one message."""
+
+    problems: list[ProblemEntry]
+    message: str
 
 
 @dataclass(frozen=True)
@@ -128,9 +148,11 @@ def number_in_values(number: SummaryNumber, values: list[float]) -> bool:
     return False
 
 
-def step_values(step: dict[str, Any]) -> list[float] | None:
+def step_values(step: LedgerStep | None) -> list[float] | None:
     """The numbers a step's result holds (its row count included), or None when the ledger
     does not hold them all."""
+    if step is None:
+        return None
     raw = step.get("result_values")
     if not isinstance(raw, list) or step.get("result_values_cut"):
         return None
@@ -139,14 +161,14 @@ def step_values(step: dict[str, Any]) -> list[float] | None:
     return [v for v in [*values, row_count] if v is not None]
 
 
-def _finite(value: Any) -> float | None:
+def _finite(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     number = float(value)
     return number if math.isfinite(number) else None
 
 
-def unmatched_numbers(summary: str, step: dict[str, Any]) -> list[str]:
+def unmatched_numbers(summary: str, step: LedgerStep | None) -> list[str]:
     """The numbers of the summary's findings that the step's result does not hold
     (empty when all are held, or when the step's values are not known)."""
     values = step_values(step)
@@ -157,16 +179,17 @@ def unmatched_numbers(summary: str, step: dict[str, Any]) -> list[str]:
     ]
 
 
-def summary_changes(summary: str, step: dict[str, Any]) -> dict[str, Any]:
+def summary_changes(summary: str, step: LedgerStep | None) -> StepChanges:
     """The ledger fields of a readable summary line for ``step``."""
     unmatched = unmatched_numbers(summary, step)
-    changes: dict[str, Any] = {"summary": summary, "summary_status": PARSED}
+    changes: StepChanges = {"summary": summary, "summary_status": PARSED}
     if unmatched:
-        changes.update(summary_status=MISMATCH, summary_unmatched=unmatched)
+        changes["summary_status"] = MISMATCH
+        changes["summary_unmatched"] = unmatched
     return changes
 
 
-def shown_values(step: dict[str, Any]) -> list[str]:
+def shown_values(step: LedgerStep | None) -> list[str]:
     """A few of the step's values, as a notice names them."""
     values = step_values(step) or []
     shown = [f"{int(v):,}" if v.is_integer() else f"{v:g}" for v in values[:MAX_SHOWN_VALUES]]
@@ -184,8 +207,8 @@ class SummaryProblem:
     values: tuple[str, ...] = ()
     why: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"problem": self.kind, "line": _cap(self.line)}
+    def to_dict(self) -> ProblemEntry:
+        out: ProblemEntry = {"problem": self.kind, "line": _cap(self.line)}
         if self.step_id:
             out["step_id"] = self.step_id
         if self.numbers:
@@ -197,7 +220,7 @@ def _cap(text: str) -> str:
     return text if len(text) <= MAX_NOTICE_LINE_CHARS else text[: MAX_NOTICE_LINE_CHARS - 1] + "…"
 
 
-def notice(problems: list[SummaryProblem]) -> dict[str, Any]:
+def notice(problems: list[SummaryProblem]) -> SummaryNotice:
     """What the next tool result carries about the problems (``step_summaries``)."""
     return {
         "problems": [p.to_dict() for p in problems],
@@ -211,7 +234,7 @@ def notice(problems: list[SummaryProblem]) -> dict[str, Any]:
     }
 
 
-def merged(notices: list[dict[str, Any]]) -> dict[str, Any]:
+def merged(notices: list[SummaryNotice]) -> SummaryNotice:
     """Several waiting notices as one ``step_summaries`` entry."""
     return {
         "problems": [p for n in notices for p in n.get("problems") or []],
@@ -219,12 +242,14 @@ def merged(notices: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def pending_notices(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def pending_notices(events: Sequence[Mapping[str, object]]) -> list[SummaryNotice]:
     """The notices a conversation's events hold that no tool result has carried yet."""
-    pending: list[dict[str, Any]] = []
+    pending: list[SummaryNotice] = []
     for event in events:
+        notice = event.get("notice")
         if event.get("kind") == TOLD_EVENT:
             pending = []
-        elif event.get("kind") == NOTICE_EVENT and isinstance(event.get("notice"), dict):
-            pending.append(event["notice"])
+        elif event.get("kind") == NOTICE_EVENT and isinstance(notice, dict):
+            # a notice event of our own conversation file, written by notice() above
+            pending.append(cast("SummaryNotice", notice))
     return pending

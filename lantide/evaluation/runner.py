@@ -207,14 +207,16 @@ def _run_turn(session: AgentSession, message: str, record: RunRecord) -> int:
         elif isinstance(event, ToolReturned):
             if not event.ok or "error" in event.result:
                 record.tool_errors += 1
-            elif "step_id" in event.result:
+            elif isinstance(step_id := event.result.get("step_id"), str):
                 preview = event.result.get("preview")
                 rows = preview.get("rows") if isinstance(preview, dict) else preview
+                rows = rows or event.result.get("rows") or []
+                row_count = event.result.get("row_count")
                 record.results.append(
                     {
-                        "step_id": event.result["step_id"],
-                        "rows": rows or event.result.get("rows") or [],
-                        "row_count": event.result.get("row_count"),
+                        "step_id": step_id,
+                        "rows": rows if isinstance(rows, list) else [],
+                        "row_count": row_count if isinstance(row_count, int) else None,
                     }
                 )
         elif isinstance(event, QuestionAsked):

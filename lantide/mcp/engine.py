@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lantide.agent.ledger import Ledger
+from lantide.agent.ledger_types import LedgerStep, StepFields
 from lantide.agent.tools.context import ToolContext
 from lantide.errors import LantideError
 from lantide.mcp import access
@@ -52,7 +53,7 @@ class ClientLedger(Ledger):
         super().__init__(ledger_dir, conversation_id)
         self.client = client
 
-    def append(self, fields: dict[str, Any]) -> dict[str, Any]:
+    def append(self, fields: StepFields) -> LedgerStep:
         # an outside agent writes no [[QUERY_STEP]] line: its step is not "pending" one
         return super().append(
             {
@@ -114,7 +115,7 @@ class CallResult:
     ok: bool
     result: dict[str, Any]
     step_ids: list[str]
-    steps: list[dict[str, Any]] = field(default_factory=list)  # the ledger lines written
+    steps: list[LedgerStep] = field(default_factory=list)  # the ledger lines written
 
 
 class McpEngine:
@@ -142,7 +143,7 @@ class McpEngine:
         self.primary: Path | None = None
         # called after every recorded call (on the server's thread) with the activity
         # entry and the ledger steps it wrote: the desktop app refreshes its panels
-        self.on_call: Callable[[ActivityEntry, list[dict[str, Any]]], None] | None = None
+        self.on_call: Callable[[ActivityEntry, list[LedgerStep]], None] | None = None
         if workspace is not None:
             from lantide.agent.services import EngineServices
 
@@ -365,7 +366,7 @@ class McpEngine:
         step_ids: list[str],
         started: float,
         token: str | None,
-        steps: Iterable[dict[str, Any]] = (),
+        steps: Iterable[LedgerStep] = (),
     ) -> None:
         root = handle.root if handle is not None else self._record_root(client)
         if root is None:

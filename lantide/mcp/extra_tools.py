@@ -271,7 +271,7 @@ def observe_run_query(
     sql = cast(_RunQueryArgs, args)["sql"]
     refused = ctx.statistics_refusal(sql)  # the agent's gate, in every mode
     if refused is not None:
-        return _result(False, refused)
+        return _result(False, dict(refused))
     rows = ctx.settings.query.preview_rows
     preview = _run_guarded(ctx, lambda q: q.preview_sql(sql, rows))
     return _result(

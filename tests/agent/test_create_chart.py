@@ -113,3 +113,26 @@ def test_create_chart_is_offered_while_executing_only(session_factory, open_ws):
     open_ws.project("q3-churn").approve_plan()
     executing = session_factory().prompt_preview(context_window=32_000)
     assert "create_chart" in {t["function"]["name"] for t in executing.tools}
+
+
+def test_a_spec_with_an_error_key_is_checked_as_a_spec_not_sent_back_as_the_tool_error(
+    session_factory, fake_openai, open_ws
+):
+    # The model's spec is its own JSON: a top-level "error" key in it once made
+    # create_chart answer with the spec itself, read by the loop as a failed call that
+    # said nothing (no message, no hint, the model's own spec echoed back).
+    open_ws.project("q3-churn").approve_plan()
+    s = live_session(session_factory, fake_openai)
+    spec = {**BARS, "error": "not a Vega-Lite property"}
+    fake_openai.script(
+        Turn(
+            tool_calls=[
+                ToolCall("create_chart", {"name": "odd", "spec": spec, "table": "products"})
+            ]
+        ),
+        Turn(text="Done."),
+    )
+    run(s, "Chart the products")
+    (result,) = results_by_tool(fake_openai.chat_requests[-1])["create_chart"]
+    assert result != {**spec, "data": {"table": "products"}}
+    assert result["error"] == "CHART_INVALID_SPEC" and "odd.vl.json" in result["message"]

@@ -9,15 +9,44 @@ a malformed file and an analyst's file (unless ``overwrite``). The chart gets a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged, StepRecorded
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import EXECUTING, PROJECT_ARG, Tool, params, tool_error
+from lantide.agent.tools.registry import (
+    EXECUTING,
+    PROJECT_ARG,
+    Tool,
+    ToolError,
+    params,
+    tool_error,
+)
 from lantide.errors import LantideError
 from lantide.workspace import layout
 
 CHART_SUMMARY_STATUS = "chart"  # a chart's ledger line needs no [[QUERY_STEP]] summary
+
+
+class ChartArgs(TypedDict):
+    name: str
+    spec: dict[str, object]  # the model's Vega-Lite spec, checked by lantide.charts
+    table: NotRequired[str]
+    step_id: NotRequired[str]
+    purpose: NotRequired[str]
+    overwrite: NotRequired[bool]
+    project: NotRequired[str]
+
+
+class ChartCreated(TypedDict):
+    """``create_chart``: the file, the Markdown that links it, and its ledger step."""
+
+    chart: str
+    markdown: str
+    table: str | None
+    rows_charted: int
+    step_id: str
+    data_step_id: NotRequired[str]  # the step whose result it draws
+    notes: NotRequired[list[str]]
 
 
 def _fields(value: Any) -> set[str]:
@@ -43,7 +72,7 @@ def _has_key(value: Any, wanted: str) -> bool:
     return False
 
 
-def _unknown_fields(spec: dict[str, Any], columns: list[str]) -> list[str]:
+def _unknown_fields(spec: dict[str, object], columns: list[str]) -> list[str]:
     """Encoded fields the table lacks; only checked when no transform makes new ones."""
     if _has_key(spec, "transform") or _has_key(spec, "repeat"):
         return []
@@ -51,35 +80,37 @@ def _unknown_fields(spec: dict[str, Any], columns: list[str]) -> list[str]:
     return sorted(f for f in _fields(spec) if f.casefold() not in known and "." not in f)
 
 
-def _spec_with_source(args: dict[str, Any]) -> dict[str, Any] | dict[str, str]:
+def _spec_with_source(args: ChartArgs) -> tuple[dict[str, object], ToolError | None]:
+    """The spec with its data source, or the refusal (apart: the spec is the model's own
+    JSON and may hold any key, an ``error`` too)."""
     spec = dict(args["spec"])
     table, step = args.get("table"), args.get("step_id")
     if table and step:
-        return tool_error("BAD_ARGUMENTS", "pass table or step_id, not both")
+        return spec, tool_error("BAD_ARGUMENTS", "pass table or step_id, not both")
     if table or step:
         if "data" in spec:
-            return tool_error(
+            return spec, tool_error(
                 "BAD_ARGUMENTS",
                 "the spec has its own data and table/step_id was passed too",
                 "Leave data out of the spec; table or step_id says where the rows come from.",
             )
         spec["data"] = {"table": table} if table else {"step": step}
     elif "data" not in spec:
-        return tool_error(
+        return spec, tool_error(
             "BAD_ARGUMENTS",
             "the chart has no data",
             "Pass table (a cached table) or step_id (a step with a cached result).",
         )
-    return spec
+    return spec, None
 
 
-def create_chart(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def create_chart(ctx: ToolContext, args: ChartArgs) -> ChartCreated | ToolError:
     from lantide import charts
 
     project = ctx.project(args.get("project"))
-    spec = _spec_with_source(args)
-    if "error" in spec:
-        return spec
+    spec, refusal = _spec_with_source(args)
+    if refusal is not None:
+        return refusal
     name = charts.validate_chart_name(args["name"])
     shown = layout.project_relpath(project.dirname, layout.chart_project_relpath(name))
     query = ctx.services.query()
@@ -128,7 +159,7 @@ def create_chart(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     )
     ctx.emit(StepRecorded(step))
     ctx.emit(DocumentChanged(relpath, project.dirname))
-    out: dict[str, Any] = {
+    out: ChartCreated = {
         "chart": relpath,
         "markdown": f"![{chart_title(spec) or name}]({layout.chart_link(name)})",
         "table": table,
@@ -142,13 +173,13 @@ def create_chart(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _values(spec: dict[str, Any]) -> list[Any]:
+def _values(spec: dict[str, object]) -> list[object]:
     data = spec.get("data")
     values = data.get("values") if isinstance(data, dict) else None
     return values if isinstance(values, list) else []
 
 
-def chart_title(spec: dict[str, Any]) -> str | None:
+def chart_title(spec: dict[str, object]) -> str | None:
     title = spec.get("title")
     if isinstance(title, dict):
         title = title.get("text")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from lantide.agent.app_state import AppStateProvider, focused_project
 from lantide.agent.cancel import CancelToken
@@ -19,6 +19,9 @@ from lantide.agent.services import EngineServices
 from lantide.errors import LantideError
 from lantide.workspace.model import Project, Workspace
 from lantide.workspace.settings import Settings
+
+if TYPE_CHECKING:
+    from lantide.agent.tools.registry import ToolError
 
 
 class NoProjectError(LantideError):
@@ -78,7 +81,7 @@ class ToolContext:
         """The project the app state holds focused (its owner; see agent.app_state)."""
         return focused_project(self.workspace, self.app)
 
-    def analysis(self) -> dict[str, Any] | None:
+    def analysis(self) -> dict[str, object] | None:
         """The approval of statistical analysis in force for the focused project (its
         ``analysis_activated`` event; see agent.consent), or None."""
         from lantide.agent.consent import analysis_state
@@ -96,7 +99,7 @@ class ToolContext:
         """Whether an outside agent (MCP) makes the calls: it cannot be asked for consent."""
         return False
 
-    def statistics_refusal(self, sql: str) -> dict[str, Any] | None:
+    def statistics_refusal(self, sql: str) -> ToolError | None:
         """The refusal of ``sql`` when it runs statistical analysis without consent (the one
         gate every path that runs SQL for an agent goes through), or None."""
         from lantide.agent.consent import consent_refusal

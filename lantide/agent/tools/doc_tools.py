@@ -7,7 +7,8 @@ fetch a knowledge catalog section.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
 
 from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
 from lantide.agent.report_evidence import report_evidence_refusal
@@ -20,10 +21,30 @@ from lantide.agent.tools.registry import (
     PROJECT_STATES,
     Handler,
     Tool,
+    ToolError,
     params,
     tool_error,
 )
 from lantide.workspace.model import Project
+
+
+class ProjectArgs(TypedDict):
+    project: NotRequired[str]
+
+
+class UpdateArgs(TypedDict):
+    content: str
+    project: NotRequired[str]
+
+
+class ResolveArgs(TypedDict):
+    document: str  # plan or report
+    items: list[dict[str, Any]]  # {id, mode, replacement?, answer?} as the docs layer takes them
+    project: NotRequired[str]
+
+
+class HeadingArgs(TypedDict):
+    heading: str
 
 
 def _changed(ctx: ToolContext, project: Project, kind: str) -> None:
@@ -42,7 +63,7 @@ def report_rules(ctx: ToolContext, kind: str) -> str | None:
 
 
 def _read(kind: str) -> Handler:
-    def handler(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    def handler(ctx: ToolContext, args: ProjectArgs) -> Mapping[str, object]:
         project = ctx.project(args.get("project"))
         view = ctx.services.documents.agent_view(project, kind)
         rules = report_rules(ctx, kind)
@@ -51,9 +72,7 @@ def _read(kind: str) -> Handler:
     return handler
 
 
-def report_markup_refusal(
-    ctx: ToolContext, project: Project, content: str
-) -> dict[str, Any] | None:
+def report_markup_refusal(ctx: ToolContext, project: Project, content: str) -> ToolError | None:
     """Raw HTML the edit adds that the HTML Report's sanitizer would leave out (a script, an
     event handler, a comment hiding one...): refused by the rule of ``patch_html_chunk``."""
     try:
@@ -74,8 +93,9 @@ def report_markup_refusal(
 
 
 def _update(kind: str) -> Handler:
-    def handler(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    def handler(ctx: ToolContext, args: UpdateArgs) -> Mapping[str, object]:
         project = ctx.project(args.get("project"))
+        refusal: ToolError | None
         if kind == "report":  # every number the agent writes cites its step
             refusal = report_evidence_refusal(ctx, project, args["content"])
             if refusal is None:  # and no markup the HTML Report would leave out
@@ -89,7 +109,7 @@ def _update(kind: str) -> Handler:
     return handler
 
 
-def resolve_annotations(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def resolve_annotations(ctx: ToolContext, args: ResolveArgs) -> Mapping[str, object]:
     project = ctx.project(args.get("project"))
     kind = args["document"]
     result = ctx.services.documents.resolve_annotations(project, kind, args["items"], by="agent")
@@ -97,8 +117,8 @@ def resolve_annotations(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any
     return {**result}
 
 
-def expand_knowledge_catalog(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {**ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])}
+def expand_knowledge_catalog(ctx: ToolContext, args: HeadingArgs) -> Mapping[str, object]:
+    return ctx.services.knowledge(ctx.focused_project()).expand(args["heading"])
 
 
 def _catalog_offered(ctx: ToolContext) -> bool:

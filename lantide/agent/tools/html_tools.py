@@ -10,13 +10,31 @@ edits of the file is never overwritten.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from lantide.agent.app_state import is_html_report
 from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
 from lantide.agent.report_html import html_path, patch_chunk, read_chunks
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import PROJECT_ARG, PROJECT_STATES, Tool, params, tool_error
+from lantide.agent.tools.registry import (
+    PROJECT_ARG,
+    PROJECT_STATES,
+    Tool,
+    ToolError,
+    params,
+    tool_error,
+)
+
+
+class ReadArgs(TypedDict):
+    chunk: NotRequired[str]
+    project: NotRequired[str]
+
+
+class PatchArgs(TypedDict):
+    chunk: str
+    content: str
+    project: NotRequired[str]
 
 
 def html_report_active(ctx: ToolContext) -> bool:
@@ -24,13 +42,13 @@ def html_report_active(ctx: ToolContext) -> bool:
     return is_html_report(ctx.app.app_state().active)
 
 
-def read_html_report(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def read_html_report(ctx: ToolContext, args: ReadArgs) -> dict[str, object]:
     project = ctx.project(args.get("project"))
     result = read_chunks(project, args.get("chunk"))
     return {**result, "path": ctx.relpath(result["path"])}
 
 
-def patch_html_chunk(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def patch_html_chunk(ctx: ToolContext, args: PatchArgs) -> dict[str, object] | ToolError:
     project = ctx.project(args.get("project"))
     rel = ctx.relpath(html_path(project))
     if ctx.app.tab_state(rel).get("dirty"):

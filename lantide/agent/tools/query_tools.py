@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from lantide.agent.events import TOUCHES_DOCUMENTS, TOUCHES_TABLES, DocumentChanged, StepRecorded
 from lantide.agent.evidence import evidence_fields
+from lantide.agent.ledger_types import LedgerStep, StepFields
 from lantide.agent.services import AgentQuery
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
@@ -23,6 +24,7 @@ from lantide.agent.tools.registry import (
     PURPOSE_MAX_CHARS,
     SHOW_TABLES_LIMIT,
     Tool,
+    ToolError,
     params,
     tool_error,
 )
@@ -49,7 +51,78 @@ QUIET_WHEN_EMPTY = (
 T = TypeVar("T")  # what a guarded query-layer call returns
 
 
-def shape_preview(result: Mapping[str, Any], max_rows: int) -> dict[str, Any]:
+# -- arguments (each as its tool's schema below admits it)
+class ShowTablesArgs(TypedDict):
+    name: NotRequired[str]
+    limit: NotRequired[int]
+
+
+class TableArgs(TypedDict):
+    table: str
+
+
+class ProfileArgs(TypedDict):
+    table: str
+    columns: NotRequired[list[str]]
+
+
+class SqlArgs(TypedDict):
+    sql: str
+
+
+class RunQueryArgs(TypedDict):
+    sql: str
+    result_label: NotRequired[str]
+    purpose: NotRequired[str]
+    project: NotRequired[str]  # not in the schema: always the focused project
+    large_remote_warning_id: NotRequired[str]
+    max_cell_chars: NotRequired[int]
+
+
+class TabArgs(TypedDict):
+    tab: str
+    purpose: NotRequired[str]
+    project: NotRequired[str]
+    large_remote_warning_id: NotRequired[str]
+    max_cell_chars: NotRequired[int]
+
+
+class SourceRunArgs(TypedDict):
+    tab: str
+    purpose: NotRequired[str]
+    project: NotRequired[str]
+    large_remote_warning_ids: NotRequired[list[str]]
+
+
+class CreateTabArgs(TypedDict):
+    name: str
+    sql: str
+    project: NotRequired[str]
+
+
+class ReadTabArgs(TypedDict):
+    tab: str
+    project: NotRequired[str]
+
+
+class SqlTab(TypedDict):
+    """``read_sql_tab``: the tab's text as it is on disk."""
+
+    project: str
+    tab: str
+    path: str
+    sql: str
+
+
+class Profile(TypedDict):
+    """``profile_columns``: the table browser's profile, histograms as triples."""
+
+    table: str
+    row_count: int
+    columns: list[dict[str, object]]
+
+
+def shape_preview(result: Mapping[str, Any], max_rows: int) -> dict[str, object]:
     """The result for the model: at most ``max_rows`` rows (the preview rows setting, the
     number the core prompt states) and about MODEL_PREVIEW_TOKENS tokens of them, with what
     was left out stated."""
@@ -62,7 +135,9 @@ def shape_preview(result: Mapping[str, Any], max_rows: int) -> dict[str, Any]:
     # the SQL was just written by the model and the step is in the ledger: not repeated;
     # reason_code says why it was materialized (the sentence says it again), the ledger
     # keeps the timing; the warnings' codes are for apps (the model reads the sentences)
-    out = {
+    # the query result less what the model need not read again: its keys vary with the
+    # result (a large remote warning, a tab, a cut cell), so it is read key by key
+    out: dict[str, object] = {
         k: v
         for k, v in result.items()
         if k not in ("preview", "step", "sql", "duration_ms", "warning_codes")
@@ -84,7 +159,7 @@ def shape_preview(result: Mapping[str, Any], max_rows: int) -> dict[str, Any]:
     return out
 
 
-def _cell_chars(args: dict[str, Any]) -> int:
+def _cell_chars(args: RunQueryArgs | TabArgs) -> int:
     value = args.get("max_cell_chars")
     return MODEL_CELL_CHARS if value is None else max(1, min(int(value), MAX_CELL_CHARS))
 
@@ -97,7 +172,7 @@ def check_advice(code: str) -> str:
     return render_prompt("notes/result_check.md.j2", code=code).strip()
 
 
-def advised(checks: Any) -> list[dict[str, Any]]:
+def advised(checks: object) -> list[dict[str, object]]:
     """The result's checks, each with its advice sentence."""
     if not isinstance(checks, list):
         return []
@@ -113,12 +188,14 @@ def record_step(
     project: str | None,
     purpose: str | None = None,
     result_label: str | None = None,
-) -> dict[str, Any] | None:
+) -> LedgerStep | None:
     """Append the step of a successful run to the ledger; returns the stored step."""
     raw = result.get("step")
     if not isinstance(raw, dict):
         return None
-    fields = dict(raw)
+    # the query layer's step (DESIGN.md section 6, lantide.query.runner): the fields of a
+    # ledger step it knows, each of the ledger's type
+    fields = cast(StepFields, dict(raw))
     fields.setdefault("tool", tool)
     fields.setdefault("project", project)
     if purpose and not fields.get("purpose"):
@@ -128,7 +205,10 @@ def record_step(
     if not fields.get("materialize_reason") and result.get("reason_code"):
         fields["materialize_reason"] = result.get("reason_code")
     fields["summary"] = None
-    fields.update(evidence_fields(tool, result, fields.get("purpose"), _status_of(ctx, project)))
+    fields = {
+        **fields,
+        **evidence_fields(tool, result, fields.get("purpose"), _status_of(ctx, project)),
+    }
     if fields.get("step_id") in {s.get("step_id") for s in ctx.ledger.steps()}:
         fields.pop("step_id")  # ids are unique within a conversation's ledger
     step = ctx.ledger.append(fields)
@@ -174,7 +254,7 @@ def _model_result(
     project: str | None,
     purpose: str | None = None,
     label: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     step = record_step(ctx, tool, result, project, purpose, label)
     out = shape_preview(result, ctx.settings.query.preview_rows)
     if "checks" in result:
@@ -196,7 +276,7 @@ def _model_result(
     return out
 
 
-def _matches(table: Mapping[str, Any], pattern: str) -> bool:
+def _matches(table: Mapping[str, object], pattern: str) -> bool:
     from fnmatch import fnmatchcase
 
     names = [str(table.get(k) or "") for k in ("name", "qualified_name", "schema")]
@@ -206,7 +286,7 @@ def _matches(table: Mapping[str, Any], pattern: str) -> bool:
     return any(pattern in n for n in names)
 
 
-def _brief(table: Mapping[str, Any]) -> dict[str, Any]:
+def _brief(table: Mapping[str, object]) -> dict[str, object]:
     """A listing entry without the empty fields and without a qualified name that only
     quotes the name (they cost tokens and say nothing)."""
     out = {k: v for k, v in table.items() if not _empty(v)}
@@ -224,7 +304,7 @@ def _empty(value: Any) -> bool:
     return value is None or value is False or isinstance(value, (str, list, dict)) and not value
 
 
-def show_tables(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def show_tables(ctx: ToolContext, args: ShowTablesArgs) -> dict[str, object]:
     listing = _run_guarded(ctx, lambda q: q.show_tables())
     tables = list(listing.get("tables") or [])
     pattern = (args.get("name") or "").strip().casefold()
@@ -232,24 +312,28 @@ def show_tables(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         tables = [t for t in tables if _matches(t, pattern)]
     limit = int(args.get("limit") or SHOW_TABLES_LIMIT)
     # the per-kind counts repeat what the list shows
-    out = {k: v for k, v in listing.items() if k not in ("tables", "counts") and not _empty(v)}
+    out: dict[str, object] = {
+        k: v for k, v in listing.items() if k not in ("tables", "counts") and not _empty(v)
+    }
     out["tables"] = [_brief(t) for t in tables[:limit]]
     if pattern:
         out["matching"] = len(tables)
     if len(tables) > limit:
         out["more"] = (
             f"{len(tables) - limit} more tables not shown"
-            f"{' matching ' + repr(args['name']) if pattern else ''}: pass name to "
+            f"{' matching ' + repr(args.get('name')) if pattern else ''}: pass name to "
             "filter (part of a name, or a pattern with *) or a larger limit"
         )
     return out
 
 
-def read_schema(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def read_schema(ctx: ToolContext, args: TableArgs) -> dict[str, object]:
     """The DDL once (the query layer also lists the columns as JSON, for the app)."""
     schema = _run_guarded(ctx, lambda q: q.read_schema(args["table"]))
     # the DDL once; the kind and source are in show_tables' listing
-    out = {k: v for k, v in schema.items() if k not in ("columns", "kind", "source")}
+    out: dict[str, object] = {
+        k: v for k, v in schema.items() if k not in ("columns", "kind", "source")
+    }
     if out.get("qualified_name") == '"{}"'.format(str(out.get("table", "")).replace('"', '""')):
         del out["qualified_name"]
     not_null = [
@@ -266,7 +350,7 @@ PROFILE_TOP_VALUES = 8
 PROFILE_BINS = 6
 
 
-def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def profile_columns(ctx: ToolContext, args: ProfileArgs) -> Profile:
     """The table browser's column profile, compacted for the model (histograms as
     ``[low, high, count]`` triples)."""
     profile = _run_guarded(
@@ -275,9 +359,9 @@ def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             args["table"], bins=PROFILE_BINS, top=PROFILE_TOP_VALUES, columns=args.get("columns")
         ),
     )
-    columns = []
+    columns: list[dict[str, object]] = []
     for col in profile["columns"]:
-        entry = {k: v for k, v in col.items() if k != "histogram"}
+        entry: dict[str, object] = {k: v for k, v in col.items() if k != "histogram"}
         hist = col["histogram"]
         if hist.get("kind") == "top_values":
             entry["top_values"] = [[v["value"], v["count"]] for v in hist["values"]]
@@ -288,11 +372,11 @@ def profile_columns(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"table": args["table"], "row_count": profile["row_count"], "columns": columns}
 
 
-def validate_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return dict(_run_guarded(ctx, lambda q: q.validate_query(args["sql"])))
+def validate_query(ctx: ToolContext, args: SqlArgs) -> Mapping[str, object]:
+    return _run_guarded(ctx, lambda q: q.validate_query(args["sql"]))
 
 
-def run_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run_query(ctx: ToolContext, args: RunQueryArgs) -> dict[str, object] | ToolError:
     refusal = ctx.statistics_refusal(args["sql"])
     if refusal:
         return refusal
@@ -313,7 +397,7 @@ def run_query(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> dict[str, Any] | None:
+def _tab_refusal(ctx: ToolContext, project_dir: str, tab: str) -> ToolError | None:
     path = ctx.workspace.project(project_dir).sql_tab_path(tab)
     if not path.is_file():
         return None  # the query layer reports the missing tab
@@ -329,11 +413,13 @@ def _gate(ctx: ToolContext, tab: str, sql: str) -> None:
     refusal = ctx.statistics_refusal(sql)
     if refusal is not None:
         raise StatisticsRefused(
-            f"SQL tab {tab!r}: {refusal['message']}", hint=refusal["hint"], code=refusal["error"]
+            f"SQL tab {tab!r}: {refusal['message']}",
+            hint=refusal.get("hint"),
+            code=refusal["error"],
         )
 
 
-def run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run_sql_tab(ctx: ToolContext, args: TabArgs) -> dict[str, object] | ToolError:
     project = ctx.project(args.get("project")).dirname
     refusal = _tab_refusal(ctx, project, args["tab"])
     if refusal:
@@ -367,7 +453,7 @@ def _with_table_rows(ctx: ToolContext, entry: Mapping[str, Any]) -> Mapping[str,
     return {**entry, "preview": json_rows(rows)}
 
 
-def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def source_run_sql_tab(ctx: ToolContext, args: SourceRunArgs) -> dict[str, object] | ToolError:
     """One ledger step per recomputed tab; tabs skipped as up to date add none."""
     project = ctx.project(args.get("project")).dirname
     refusal = _tab_refusal(ctx, project, args["tab"])
@@ -383,8 +469,8 @@ def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
             statement_gate=lambda tab, sql: _gate(ctx, tab, sql),
         ),
     )
-    recorded = []
-    tabs = []
+    recorded: list[str] = []
+    tabs: list[dict[str, object]] = []
     for entry in report.get("tabs") or []:
         step = (
             record_step(
@@ -406,7 +492,7 @@ def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
         )
         if step:
             recorded.append(step["step_id"])
-    out = {k: v for k, v in report.items() if k not in ("steps", "tabs")}
+    out: dict[str, object] = {k: v for k, v in report.items() if k not in ("steps", "tabs")}
     out["tabs"] = tabs
     if recorded:
         out["step_ids"] = recorded
@@ -418,14 +504,14 @@ def source_run_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-def create_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def create_sql_tab(ctx: ToolContext, args: CreateTabArgs) -> Mapping[str, object]:
     project = ctx.project(args.get("project")).dirname
     result = ctx.services.query().create_sql_tab(project, args["name"], args["sql"])
     ctx.emit(DocumentChanged(sql_tab_relpath(project, result["tab"]), project))
     return dict(result)
 
 
-def read_sql_tab(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def read_sql_tab(ctx: ToolContext, args: ReadTabArgs) -> SqlTab | ToolError:
     project = ctx.project(args.get("project"))
     path = project.sql_tab_path(args["tab"])
     if not path.is_file() or "/" in args["tab"] or "\\" in args["tab"]:

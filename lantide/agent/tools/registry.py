@@ -9,10 +9,10 @@ model can act on. Only cancellation propagates.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from lantide.agent.cancel import TurnCancelled
 from lantide.agent.events import TOUCHES
@@ -25,6 +25,7 @@ from lantide.workspace.lifecycle import AFTER_APPROVAL
 if TYPE_CHECKING:
     import jsonschema.protocols
 
+    from lantide.agent.message_types import FunctionSchema, ToolSchema
     from lantide.agent.tools.context import ToolContext
     from lantide.workspace.model import Project
 
@@ -41,7 +42,20 @@ def state_of(project: Project | None) -> str:
     return EXECUTING if project.status in AFTER_APPROVAL else PLANNING
 
 
-Handler = Callable[["ToolContext", dict[str, Any]], dict[str, Any]]
+class ToolError(TypedDict):
+    """A refused or failed call, as the model reads it: what went wrong and what to do.
+    Some refusals add fields of their own (a Report check's ``problems``)."""
+
+    error: str  # a code: BAD_ARGUMENTS, UNKNOWN_TOOL, a LantideError's code ...
+    message: str
+    hint: NotRequired[str]
+
+
+# A handler takes the call's arguments once they match its tool's ``parameters`` (each
+# handler types them as a TypedDict of that schema, hence Any here) and returns its own
+# result (a TypedDict where the shape is stable) or a ToolError. The loop sends the result
+# to the model as JSON; an ``error`` key marks a failure.
+Handler = Callable[["ToolContext", Any], Mapping[str, object]]
 
 
 @cache
@@ -83,9 +97,7 @@ class Tool:
     def description(self) -> str:
         return tool_description(self.name)
 
-    def schema(
-        self, external_databases: bool = True, project_argument: bool = True
-    ) -> dict[str, Any]:
+    def schema(self, external_databases: bool = True, project_argument: bool = True) -> ToolSchema:
         """What the model is sent: the description (left out when its prompt file is only
         a comment saying where the core prompt covers the tool) and the parameters
         without the keywords only the validator needs (:func:`lean_parameters`); calls
@@ -94,7 +106,7 @@ class Tool:
         answer a remote warning are left out too; without ``project_argument`` (the
         focused project is the only one, :func:`projects_to_name`) an optional
         ``project``, which could only name the project a missing one means."""
-        function: dict[str, Any] = {"name": self.name}
+        function: FunctionSchema = {"name": self.name}
         if self.description:  # none when its name and the core prompt say it all
             function["description"] = self.description
         lean = lean_parameters(self.parameters)
@@ -114,9 +126,9 @@ class Tool:
 @dataclass
 class ToolOutcome:
     ok: bool
-    result: dict[str, Any]
+    result: dict[str, object]  # the handler's result (a copy: the loop adds notices to it)
     duration_ms: int
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, object] = field(default_factory=dict)  # as the model sent them
 
 
 # Schema keywords the validator enforces (its refusal names the limit) or the prompt states
@@ -174,8 +186,8 @@ def projects_to_name(ctx: ToolContext) -> bool:
     return ctx.focused_project() is None or len(ctx.workspace.project_dirnames()) > 1
 
 
-def tool_error(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
-    out = {"error": code, "message": message}
+def tool_error(code: str, message: str, hint: str | None = None) -> ToolError:
+    out: ToolError = {"error": code, "message": message}
     if hint:
         out["hint"] = hint
     return out
@@ -262,13 +274,16 @@ class ToolRegistry:
         """The offered tools whose schemas a request carries (:attr:`Tool.sent_when`)."""
         return [t for t in self.offered(state, ctx) if t.sent_when is None or t.sent_when(ctx)]
 
-    def call(self, name: str, raw_arguments: str | dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    def call(
+        self, name: str, raw_arguments: str | dict[str, object], ctx: ToolContext
+    ) -> ToolOutcome:
         started = time.perf_counter()
 
         def done(
-            ok: bool, result: dict[str, Any], args: dict[str, Any] | None = None
+            ok: bool, result: Mapping[str, object], args: dict[str, object] | None = None
         ) -> ToolOutcome:
-            return ToolOutcome(ok, result, int((time.perf_counter() - started) * 1000), args or {})
+            ms = int((time.perf_counter() - started) * 1000)
+            return ToolOutcome(ok, dict(result), ms, args or {})
 
         tool = self._tools.get(name)
         offered = {t.name for t in self.offered(ctx.state, ctx)}
@@ -338,5 +353,5 @@ class ToolRegistry:
                 ),
                 args,
             )
-        ok = not (isinstance(result, dict) and "error" in result)
+        ok = "error" not in result
         return done(ok, result, args)

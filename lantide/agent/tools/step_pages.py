@@ -14,11 +14,15 @@ how a model reads a 200-row result, a few rows at a time.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import tool_error
+from lantide.agent.tools.registry import ToolError, tool_error
 from lantide.tokens import count_tokens
+
+if TYPE_CHECKING:
+    from lantide.agent.ledger_types import LedgerStep
 
 # what the ledger keeps for ``lantide report check`` only: up to a thousand numbers (thousands
 # of tokens) the model has as rows already; sent, they left a wide step too big to be cut to
@@ -32,12 +36,20 @@ SQL_PREVIEW_CHARS = 200
 MAX_RERUN_ROWS = 10_000
 
 
-def result_tokens(result: dict[str, Any]) -> int:
+class ReadStepArgs(TypedDict):
+    step_id: str
+    offset: NotRequired[int]
+    rows: NotRequired[int]
+
+
+def result_tokens(result: Mapping[str, object]) -> int:
     """Tokens of a tool result as the loop sends it (compact JSON, characters unescaped)."""
     return count_tokens(json.dumps(result, ensure_ascii=False, default=str, separators=(",", ":")))
 
 
-def step_rows(ctx: ToolContext, step: dict[str, Any], offset: int, rows: int) -> dict[str, Any]:
+def step_rows(
+    ctx: ToolContext, step: LedgerStep, offset: int, rows: int
+) -> dict[str, Any] | ToolError:
     """``rows`` rows of a ledger step from ``offset``: from its cached table while that
     table is still the step's, else by running the step's SQL again with a limit."""
     from lantide.agent.services import AgentQuery
@@ -61,13 +73,14 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], offset: int, rows: int) ->
             }
 
         return _run_guarded(ctx, read)
-    if not step.get("sql"):
+    sql = step.get("sql")
+    if not sql:
         return tool_error(
             "NO_SQL",
             f"step {step.get('step_id')} has no SQL to run again",
             "Run the query again with run_query.",
         )
-    refusal = ctx.statistics_refusal(step["sql"])  # run again, it is computed again
+    refusal = ctx.statistics_refusal(sql)  # run again, it is computed again
     if refusal is not None:
         return refusal
     if offset + rows > MAX_RERUN_ROWS:
@@ -78,7 +91,7 @@ def step_rows(ctx: ToolContext, step: dict[str, Any], offset: int, rows: int) ->
             f"Page within its first {MAX_RERUN_ROWS:,} rows, aggregate with SQL, or run it "
             "again with result_label (a cached table pages at any offset).",
         )
-    preview = _run_guarded(ctx, lambda q: q.preview_sql(step["sql"], offset + rows))
+    preview = _run_guarded(ctx, lambda q: q.preview_sql(sql, offset + rows))
     out = {
         **preview,
         "rows": preview["rows"][offset:],
@@ -159,7 +172,7 @@ def fit_page(out: dict[str, Any], room: int | None) -> dict[str, Any]:
     return build(0, TINY)
 
 
-def read_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def read_step(ctx: ToolContext, args: ReadStepArgs) -> Mapping[str, object]:
     step = ctx.ledger.step(args["step_id"])
     full = {k: v for k, v in step.items() if k not in LEDGER_ONLY_FIELDS}
     if not args.get("rows") and args.get("offset") is None:
@@ -167,6 +180,6 @@ def read_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     offset = max(0, int(args.get("offset") or 0))
     cap = ctx.settings.query.preview_rows
     rows = step_rows(ctx, step, offset, min(int(args.get("rows") or cap), cap))
-    if "error" in rows:
+    if "error" in rows:  # a ToolError
         return rows
     return fit_page({"step": full, "rows": {**rows, "offset": offset}}, ctx.room_tokens)

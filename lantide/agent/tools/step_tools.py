@@ -7,13 +7,40 @@ the Context Summary says how many there are. Nothing is put into the prompt unas
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from lantide.agent.step_index import MAX_LIMIT, SQL_CHARS_RETURNED, StepIndex, step_index_for
 from lantide.agent.tools.context import ToolContext
-from lantide.agent.tools.registry import Tool, params, tool_error
+from lantide.agent.tools.registry import Tool, ToolError, params, tool_error
 
 log = logging.getLogger(__name__)
+
+
+class FindArgs(TypedDict):
+    query: str
+    limit: NotRequired[int]
+
+
+class SimilarStep(TypedDict):
+    """A past step as ``find_similar_steps`` shows it (its SQL cut to a length)."""
+
+    conversation_id: str
+    step_id: str
+    at: str | None
+    purpose: str | None
+    summary: str | None
+    evidence: str | None
+    row_count: int | None
+    tables: list[str]
+    sql: str
+    sql_truncated: NotRequired[bool]
+    summary_corrected: NotRequired[bool]
+
+
+class SimilarSteps(TypedDict):
+    query: str
+    steps: list[SimilarStep]
+    note: str
 
 
 def step_index(ctx: ToolContext) -> StepIndex:
@@ -29,7 +56,7 @@ def _tables(sql: str) -> list[str]:
         return []
 
 
-def find_similar_steps(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def find_similar_steps(ctx: ToolContext, args: FindArgs) -> SimilarSteps | ToolError:
     from lantide.agent.ledger import Ledger, StepNotFoundError
 
     query = args["query"].strip()
@@ -38,14 +65,14 @@ def find_similar_steps(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
             "BAD_ARGUMENTS", "query is empty", "Describe the question or the numbers you are after."
         )
     hits = step_index(ctx).search(query, args.get("limit", 5))
-    steps = []
+    steps: list[SimilarStep] = []
     for hit in hits:
         try:
             step = Ledger(ctx.workspace.ledger_dir, hit["conversation_id"]).step(hit["step_id"])
         except StepNotFoundError:  # changed since the index last caught up
             continue
         sql = step.get("sql") or ""
-        found = {
+        found: SimilarStep = {
             "conversation_id": hit["conversation_id"],
             "step_id": hit["step_id"],
             "at": step.get("at"),

@@ -6,8 +6,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict
 
+from lantide.agent.app_state import OpenTabDict, TabState
 from lantide.agent.consent import (
     ANALYSES,
     CONSENT_KIND,
@@ -24,7 +26,13 @@ from lantide.agent.events import (
     DocumentChanged,
     StateChanged,
 )
-from lantide.agent.summary_check import SummaryProblem, shown_values, summary_changes
+from lantide.agent.ledger_types import StepChanges
+from lantide.agent.summary_check import (
+    SummaryNotice,
+    SummaryProblem,
+    shown_values,
+    summary_changes,
+)
 from lantide.agent.summary_check import notice as summary_notice
 from lantide.agent.tools.context import ToolContext
 from lantide.agent.tools.registry import (
@@ -34,6 +42,7 @@ from lantide.agent.tools.registry import (
     PROJECT_STATES,
     PURPOSE_MAX_CHARS,
     Tool,
+    ToolError,
     params,
     projects_to_name,
     state_of,
@@ -46,12 +55,135 @@ from lantide.workspace.lifecycle import AGENT, AGENT_TARGETS
 MAX_LISTED_PROJECTS = 50
 
 
-def get_app_context(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+# -- arguments (each as its tool's schema below admits it)
+class NoArgs(TypedDict):
+    pass
+
+
+class FocusArgs(TypedDict):
+    project: str
+
+
+class CreateProjectArgs(TypedDict):
+    name: str
+    focus: NotRequired[bool]
+
+
+class StatusArgs(TypedDict):
+    status: str
+    project: NotRequired[str]
+
+
+class AskArgs(TypedDict):
+    question: str
+    choices: NotRequired[list[str]]
+    kind: NotRequired[str]
+    analysis: NotRequired[list[str]]
+
+
+class ActivateArgs(TypedDict):
+    reason: str
+
+
+class PatchStepArgs(TypedDict):
+    step_id: str
+    summary: NotRequired[str]
+    purpose: NotRequired[str]
+
+
+class PathArgs(TypedDict):
+    path: str
+
+
+# -- results
+class ConversationInfo(TypedDict):
+    id: str
+    title: str | None
+    analysis_active: bool
+    steps: int
+
+
+class FocusedProjectInfo(TypedDict):
+    name: str
+    dir: str
+    status: str
+    plan: str
+    report: str
+    sql_tabs: list[str]
+    archived: list[str]
+
+
+class AppContext(TypedDict):
+    """``get_app_context``: where the agent is."""
+
+    workspace: dict[str, str]  # name, root
+    state: str
+    projects: list[dict[str, str]]  # name, dir, status
+    project_count: int
+    focused_project: FocusedProjectInfo | None
+    open_tabs: list[OpenTabDict]
+    active_tab: int | None
+    external_databases: list[dict[str, object]]  # a connection's name, kind, driver
+    conversation: ConversationInfo
+    cached_tables: NotRequired[int | None]  # None: the query service could not open
+
+
+class Focused(TypedDict):
+    focused_project: Mapping[str, object]  # Project.to_dict()
+    state: str
+    note: str
+
+
+class Created(TypedDict):
+    created: Mapping[str, object]  # Project.to_dict()
+    focused_project: NotRequired[Mapping[str, object]]
+    state: NotRequired[str]
+    note: NotRequired[str]
+
+
+class StatusChanged(TypedDict):
+    project: str
+    old_status: str
+    status: str
+
+
+class Asked(TypedDict):
+    status: str  # "asked"
+    asked: NotRequired[str]  # a consent question: the question Lantide wrote
+    choices: NotRequired[list[str]]
+    note: str
+
+
+class AnalysisActivated(TypedDict):
+    analysis_active: bool
+    analysis: NotRequired[object]  # the kinds the analyst's yes named
+    reason: NotRequired[str]
+    note: str
+
+
+class TabSynced(TabState):
+    """``sync_tab_content``: the file and what its tab did."""
+
+    path: str
+
+
+class PatchedStep(TypedDict):
+    """``patch_step``: the step as corrected, what changed, and a mismatch if any."""
+
+    step_id: str
+    summary: str | None
+    purpose: str | None
+    patched: list[str]
+    summary_status: NotRequired[str]
+    step_summaries: NotRequired[SummaryNotice]
+
+
+def get_app_context(ctx: ToolContext, args: NoArgs) -> AppContext:
     ws = ctx.workspace
     state = ctx.app.app_state()
     projects = ws.list_projects()
     focused = ctx.focused_project()
-    out: dict[str, Any] = {
+    out: AppContext = {
         "workspace": {"name": ws.name, "root": str(ws.root)},
         "state": ctx.state,
         "projects": [
@@ -91,7 +223,7 @@ def get_app_context(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def focus_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def focus_project(ctx: ToolContext, args: FocusArgs) -> Focused:
     project = ctx.workspace.project(args["project"])
     ctx.app.focus_project(project.dirname)  # the app state owns the focus (agent.app_state)
     ctx.conversation.add_event("project_focused", ctx.turn, project=project.dirname)
@@ -103,16 +235,16 @@ def focus_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def create_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def create_project(ctx: ToolContext, args: CreateProjectArgs) -> Created:
     project = ctx.workspace.create_project(args["name"])
     ctx.conversation.add_event("project_created", ctx.turn, project=project.dirname)
-    out = {"created": project.to_dict()}
+    out: Created = {"created": project.to_dict()}
     if args.get("focus", True):
-        out.update(focus_project(ctx, {"project": project.dirname}))
+        out = {**out, **focus_project(ctx, {"project": project.dirname})}
     return out
 
 
-def set_project_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def set_project_status(ctx: ToolContext, args: StatusArgs) -> StatusChanged:
     project = ctx.project(args.get("project"))
     old = project.status
     project.set_status(args["status"], by=AGENT)  # refused: executing without approval
@@ -123,7 +255,7 @@ def set_project_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]
     return {"project": project.dirname, "old_status": old, "status": project.status}
 
 
-def ask_user(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def ask_user(ctx: ToolContext, args: AskArgs) -> Asked | ToolError:
     kind = args.get("kind") or "question"
     if kind == CONSENT_KIND:
         return _ask_consent(ctx, args)
@@ -135,7 +267,7 @@ def ask_user(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _ask_consent(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def _ask_consent(ctx: ToolContext, args: AskArgs) -> Asked | ToolError:
     """Lantide asks its own consent question (agent.consent): the model's text is only the
     reason shown under it, and the buttons are Lantide's."""
     analyses = [a for a in ANALYSES if a in (args.get("analysis") or [])]
@@ -166,7 +298,7 @@ def _ask_consent(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def activate_analysis(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def activate_analysis(ctx: ToolContext, args: ActivateArgs) -> AnalysisActivated | ToolError:
     if ctx.analysis_active():
         return {"analysis_active": True, "note": "Statistical analysis was already approved."}
     focused = ctx.focused_project()
@@ -196,8 +328,13 @@ def activate_analysis(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    changes = {k: args[k] for k in ("summary", "purpose") if args.get(k) is not None}
+def patch_step(ctx: ToolContext, args: PatchStepArgs) -> PatchedStep | ToolError:
+    changes: StepChanges = {}
+    if args.get("summary") is not None:
+        changes["summary"] = args.get("summary")
+    purpose = args.get("purpose")
+    if purpose is not None:
+        changes["purpose"] = purpose
     if not changes:
         return tool_error(
             "BAD_ARGUMENTS",
@@ -206,28 +343,29 @@ def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         )
     if "summary" in changes:
         # a corrected summary is checked against its step as a [[QUERY_STEP]] line is
-        checked = summary_changes(changes["summary"], ctx.ledger.step(args["step_id"]))
+        checked = summary_changes(args.get("summary") or "", ctx.ledger.step(args["step_id"]))
         unmatched = checked.get("summary_unmatched")
         changes["summary_status"] = "mismatch" if unmatched else "patched"
         changes["summary_unmatched"] = unmatched
         if args["step_id"] in ctx.pending_steps:
             ctx.pending_steps.remove(args["step_id"])
     step = ctx.ledger.update(args["step_id"], changes, by="agent")
-    out = {
+    out: PatchedStep = {
         "step_id": step["step_id"],
         "summary": step.get("summary"),
         "purpose": step.get("purpose"),
         "patched": sorted(k for k in changes if k not in ("summary_status", "summary_unmatched")),
     }
-    if step.get("summary_unmatched"):
+    unmatched = step.get("summary_unmatched")
+    if unmatched:
         out["summary_status"] = "mismatch"
         out["step_summaries"] = summary_notice(
             [
                 SummaryProblem(
                     "mismatch",
-                    step["summary"],
+                    str(step.get("summary") or ""),
                     step["step_id"],
-                    tuple(step["summary_unmatched"]),
+                    tuple(unmatched),
                     tuple(shown_values(step)),
                 )
             ]
@@ -235,7 +373,7 @@ def patch_step(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def sync_tab_content(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def sync_tab_content(ctx: ToolContext, args: PathArgs) -> TabSynced | ToolError:
     path = (ctx.workspace.root / args["path"]).resolve()
     try:
         rel = path.relative_to(ctx.workspace.root).as_posix()

@@ -34,6 +34,7 @@ from lantide.errors import LantideError
 from lantide.workspace.layout import project_relpath, sql_tab_relpath
 
 if TYPE_CHECKING:
+    from lantide.agent.app_state import TabState
     from lantide.agent.cancel import CancelToken
     from lantide.agent.events import Event
     from lantide.agent.session import AgentSession
@@ -158,7 +159,7 @@ class UiAppState(QObject):
     def focus_project(self, dirname: str | None) -> None:
         self._on_ui_thread(lambda: self.services.focus_project(dirname))
 
-    def tab_state(self, path: str) -> dict[str, Any]:
+    def tab_state(self, path: str) -> TabState:
         tab = next((t for t in self.services.open_tabs() if tab_path(t) == path), None)
         return {
             "open": tab is not None,

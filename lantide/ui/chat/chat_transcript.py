@@ -232,7 +232,7 @@ class ChatTranscript(QScrollArea):
             case ToolReturned():
                 card = self.cards.get(event.call_id)
                 if card is not None:
-                    card.set_result(event.ok, event.result, event.duration_ms)
+                    card.set_result(event.ok, dict(event.result), event.duration_ms)
             case StepSummarized():
                 card = self.card_for_step(event.step_id)
                 if card is not None:

@@ -17,7 +17,7 @@ Every read runs in a worker; the widgets only show results.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -35,6 +35,9 @@ from lantide.ui.documents.plan_approval import ProjectState
 from lantide.ui.sql.query_history_view import local_time
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched
+
+if TYPE_CHECKING:
+    from lantide.agent.report_check import CheckSummary
 
 LINE_ROLE = Qt.ItemDataRole.UserRole + 1
 # the evidence classes in the order the strip lists them (lantide.agent.report_check)
@@ -121,7 +124,7 @@ def read_chart_marks(context, root, project: str) -> dict[str, str]:
     return chart_check_notes(p, text, StepIndex.of_workspace(layout.ledger_dir(root), project))
 
 
-def check_report(context, root, project: str) -> dict[str, Any]:
+def check_report(context, root, project: str) -> CheckSummary:
     from lantide.agent.report_check import check_project
     from lantide.workspace.model import Project, Workspace
 

@@ -36,6 +36,7 @@ from lantide.ui.documents.html_preview import HtmlPreview
 from lantide.ui.themed import mark_theme, theme_switched
 
 if TYPE_CHECKING:
+    from lantide.agent.report_html import Published
     from lantide.ui.services import AppServices
 
 
@@ -67,7 +68,7 @@ def save_page(context, path: str, text: str) -> HtmlPage:
     return read_page(context, path)
 
 
-def publish(context, root: str, project: str, overwrite: bool, query=None) -> dict[str, Any]:
+def publish(context, root: str, project: str, overwrite: bool, query=None) -> Published:
     """``query``: the app's query service (DuckDB is opened once per process), for charts."""
     from lantide.agent.report_html import publish_html
     from lantide.workspace.model import Workspace
