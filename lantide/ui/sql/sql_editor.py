@@ -305,6 +305,18 @@ class SqlEditor(QPlainTextEdit):
         elif popup.isVisible():
             self.show_completions(explicit=False)
 
+    def replace_text(self, text: str) -> None:
+        """Replace the whole text as one undoable edit (Ctrl+Z brings the old text back);
+        the cursor stays on its line."""
+        line = self.textCursor().blockNumber()
+        edit = QTextCursor(self.document())
+        edit.beginEditBlock()
+        edit.select(QTextCursor.SelectionType.Document)
+        edit.insertText(text)
+        edit.endEditBlock()
+        block = self.document().findBlockByNumber(min(line, self.blockCount() - 1))
+        self.setTextCursor(QTextCursor(block))
+
     def toggle_comment(self) -> None:
         """Comment the selected lines with ``--``, or uncomment them when all are."""
         cursor = self.textCursor()

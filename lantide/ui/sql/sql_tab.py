@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from lantide.query.history import run_entry as history_entry
 from lantide.query.history import source_run_entry
 from lantide.query.qem import PURPOSE_MAX_CHARS
+from lantide.ui.analyst_words import plain_hint
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
@@ -164,6 +165,17 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
+        bar.addSeparator()
+        self.format_action = QAction(icon("format"), "Format", self)
+        self.format_action.setShortcut(shortcut("sql_format"))
+        self.format_action.setToolTip(
+            "Format the SQL; comments and header lines are kept, Ctrl+Z undoes it "
+            f"({shortcut('sql_format').toString(QKeySequence.SequenceFormat.NativeText)})"
+        )
+        self.format_action.triggered.connect(lambda: self.format_sql())
+        self.format_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.addAction(self.format_action)
+        bar.addAction(self.format_action)
         # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
         # show_find / show_replace: a second binding here made Qt call both keys
         # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
@@ -219,6 +231,33 @@ class SqlTabWidget(QWidget):
         self._busy_action = bar.addWidget(self.busy)
         bar.addWidget(self.status_label)
         return bar
+
+    def format_sql(self) -> bool:
+        """Format the tab's SQL as one undoable edit; a refusal (SQL that cannot be parsed,
+        comments sqlglot would drop) is shown above the result and the text is untouched."""
+        from lantide.query.sql_format import FormatRefused, format_sql
+
+        if self.editor.isReadOnly():
+            return False
+        try:
+            formatted = format_sql(self.editor.toPlainText())
+        except FormatRefused as exc:
+            if exc.position:
+                self.editor.set_error_position(*exc.position)
+            self.banner.show_notice(
+                f"Not formatted: {exc.message}",
+                plain_hint(exc.hint) if exc.hint else None,
+                WARNING,
+                code=exc.code,
+                tag="format",
+            )
+            return False
+        if self.banner.tag == "format":
+            self.banner.clear()
+        if formatted.changed:
+            self.editor.replace_text(formatted.text)
+        self.status_label.setText("formatted" if formatted.changed else "already formatted")
+        return formatted.changed
 
     def show_find(self) -> None:  # the window's Edit › Find
         self.find_bar.open_find(replace=False)
