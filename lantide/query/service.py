@@ -62,6 +62,7 @@ from lantide.query.sources import DataSources
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
     from lantide.query.browse import TableBrowser
+    from lantide.query.explain import QueryPlan
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
@@ -291,6 +292,18 @@ class QueryService:
             allow_complex=allow_complex,
             max_cell_chars=max_cell_chars,
             purpose_required=purpose_required,
+        )
+
+    def explain_query(
+        self, sql: str, *, analyze: bool = False, tab: str | None = None
+    ) -> QueryPlan:
+        """The plan of ``sql`` as a tree (:mod:`lantide.query.explain`); ``analyze`` runs the
+        statement for rows and timings, under the same rules as running it. ``tab``: the SQL
+        tab the statement is from (it may not read its own cached table)."""
+        from lantide.query.explain import explain_statement
+
+        return explain_statement(
+            sql, inputs=self.inputs, engine=self.engine, analyze=analyze, tab=tab
         )
 
     # -- SQL tabs (lantide.query.tab_service) ---------------------------------------

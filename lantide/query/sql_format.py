@@ -148,7 +148,7 @@ def _unparseable(exc: Exception) -> FormatRefused:
 def _print(statements: list[exp.Expr], had_semicolon: bool, dialect: str) -> str:
     """The statements pretty-printed, ``;`` between them; comments after the last ``;``
     (sqlglot reads them as a statement of their own) on lines of their own at the end."""
-    from sqlglot import Token, exp
+    from sqlglot import exp
 
     printed = [
         e.sql(dialect=dialect, pretty=True) for e in statements if not isinstance(e, exp.Semicolon)

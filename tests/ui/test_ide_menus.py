@@ -76,6 +76,8 @@ def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
         "Source Run",
         "Cancel",
         "Format SQL",
+        "Explain",
+        "Explain Analyze",
         "Cancel running query",
     ]
     tab = _sql_tab(qtbot, window)
@@ -98,6 +100,9 @@ def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
     assert tab.result.columns[0]["name"] == "answer"
     window.query_actions["format"].trigger()  # Query › Format SQL formats the current tab
     assert tab.editor.toPlainText() == "SELECT\n  41 + 1 AS answer"
+    with qtbot.waitSignal(tab.sig_plan_finished, timeout=30_000) as explained:
+        window.query_actions["explain_analyze"].trigger()
+    assert explained.args[0].analyzed and tab.plan_view.model.rowCount() >= 1
 
 
 def test_edit_menu_acts_on_the_focused_editor(qtbot, main_window):

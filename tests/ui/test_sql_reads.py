@@ -44,3 +44,59 @@ def test_format_refuses_and_leaves_the_text(qtbot, app_services, data_workspace)
     tab.format_action.trigger()
     assert tab.editor.toPlainText() == "select region,\nfrom where"
     assert tab.editor.error_position is not None and tab.editor.error_position[0] == 2
+
+
+def test_explain_analyze_shows_the_plan_tree_with_the_slowest_highlighted(
+    qtbot, app_services, data_workspace
+):
+    write_tab(
+        data_workspace,
+        "p",
+        "per_bucket",
+        "SELECT bucket, count(*) AS n, sum(amount) AS total FROM big\n"
+        "WHERE amount > 10 GROUP BY bucket ORDER BY bucket\n",
+    )
+    tab = make_tab(qtbot, app_services, "per_bucket")
+    with qtbot.waitSignal(tab.sig_plan_finished, timeout=60_000) as done:
+        tab.explain_analyze_action.trigger()
+    plan = done.args[0]
+    assert not isinstance(plan, BaseException), plan
+    view = tab.plan_view
+    assert tab.result.views.currentWidget() is view
+    model = view.model
+    assert model.rowCount() >= 1
+    operators = [n.operator for n in plan.nodes()]
+    top = model.index(0, 0)
+    assert top.data() == operators[0]
+    assert model.index(0, 1).data() == f"{plan.roots[0].rows:,}"
+    assert view.highlighted() == [n.operator for n in plan.slowest(3)]
+    assert "Explain Analyze" in view.headline.text() and "slowest" in view.headline.text()
+    # nothing was cached by it: the tab's table is not there until the tab runs
+    assert app_services.query.catalog.cached("per_bucket") is None
+
+
+def test_explain_of_a_refused_statement_shows_the_refusal(qtbot, app_services, data_workspace):
+    write_tab(data_workspace, "p", "bad", "SELECT 1;\nDROP TABLE big\n")
+    tab = make_tab(qtbot, app_services, "bad")
+    with qtbot.waitSignal(tab.sig_plan_finished, timeout=30_000) as done:
+        tab.explain_analyze_action.trigger()
+    assert getattr(done.args[0], "code", "") == "QUERY_REFUSED_MULTIPLE_STATEMENTS"
+    assert tab.banner.isVisible()
+    assert tab.plan_view.model.rowCount() == 0
+
+
+def test_stop_cancels_explain_analyze(qtbot, app_services, data_workspace):
+    write_tab(
+        data_workspace,
+        "p",
+        "slow",
+        "SELECT count(*) FROM range(5000000000) a WHERE a.range % 7 = 3\n",
+    )
+    tab = make_tab(qtbot, app_services, "slow")
+    with qtbot.waitSignal(tab.sig_plan_finished, timeout=60_000) as done:
+        tab.explain_analyze_action.trigger()
+        qtbot.waitUntil(lambda: app_services.query.engine.busy, timeout=20_000)
+        assert tab.stop_action.isEnabled() and not tab.run_action.isEnabled()
+        tab.stop_action.trigger()
+    assert getattr(done.args[0], "code", "") == "QUERY_CANCELLED"
+    assert tab.run_action.isEnabled() and "cancelled" in tab.plan_view.headline.text()

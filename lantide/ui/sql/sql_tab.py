@@ -36,14 +36,15 @@ from PySide6.QtWidgets import (
 from lantide.query.history import run_entry as history_entry
 from lantide.query.history import source_run_entry
 from lantide.query.qem import PURPOSE_MAX_CHARS
-from lantide.ui.analyst_words import plain_hint
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.sql import sql_runs
 from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
+from lantide.ui.sql.plan_view import PlanView
 from lantide.ui.sql.query_jobs import record_history, submit_query
+from lantide.ui.sql.reading_actions import add_reading_actions, format_tab
 from lantide.ui.sql.result_panel import ResultPanel, describe_result
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
@@ -53,6 +54,8 @@ from lantide.ui.theme import colors
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
+EXPLAIN = "explain"
+
 PURPOSE_PLACEHOLDER = "why this step, for the ledger"
 
 
@@ -61,6 +64,11 @@ class SqlTabWidget(QWidget):
     sig_dirty_changed = Signal(bool)
     sig_loaded = Signal()
     sig_run_finished = Signal(object)  # the result dict, or the exception
+    sig_plan_finished = Signal(object)  # Explain's QueryPlan, or the exception
+    # made by reading_actions.add_reading_actions
+    format_action: QAction
+    explain_action: QAction
+    explain_analyze_action: QAction
 
     def __init__(self, services, project: str, tab_name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -98,6 +106,8 @@ class SqlTabWidget(QWidget):
         )
         if self.result.chart is not None:
             self.result.chart.sig_save_requested.connect(self._ask_chart_name)
+        self.plan_view = PlanView(self)
+        self.result.views.addTab(self.plan_view, icon("plan-tree"), "Plan")
         self.lineage = LineageView(self)
         self.lineage.sig_open_requested.connect(self._open_from_lineage)
         self.source_run_view = SourceRunView(self)
@@ -165,17 +175,7 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
-        bar.addSeparator()
-        self.format_action = QAction(icon("format"), "Format", self)
-        self.format_action.setShortcut(shortcut("sql_format"))
-        self.format_action.setToolTip(
-            "Format the SQL; comments and header lines are kept, Ctrl+Z undoes it "
-            f"({shortcut('sql_format').toString(QKeySequence.SequenceFormat.NativeText)})"
-        )
-        self.format_action.triggered.connect(lambda: self.format_sql())
-        self.format_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.addAction(self.format_action)
-        bar.addAction(self.format_action)
+        add_reading_actions(self, bar)  # Format, Explain, Explain Analyze
         # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
         # show_find / show_replace: a second binding here made Qt call both keys
         # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
@@ -233,31 +233,8 @@ class SqlTabWidget(QWidget):
         return bar
 
     def format_sql(self) -> bool:
-        """Format the tab's SQL as one undoable edit; a refusal (SQL that cannot be parsed,
-        comments sqlglot would drop) is shown above the result and the text is untouched."""
-        from lantide.query.sql_format import FormatRefused, format_sql
-
-        if self.editor.isReadOnly():
-            return False
-        try:
-            formatted = format_sql(self.editor.toPlainText())
-        except FormatRefused as exc:
-            if exc.position:
-                self.editor.set_error_position(*exc.position)
-            self.banner.show_notice(
-                f"Not formatted: {exc.message}",
-                plain_hint(exc.hint) if exc.hint else None,
-                WARNING,
-                code=exc.code,
-                tag="format",
-            )
-            return False
-        if self.banner.tag == "format":
-            self.banner.clear()
-        if formatted.changed:
-            self.editor.replace_text(formatted.text)
-        self.status_label.setText("formatted" if formatted.changed else "already formatted")
-        return formatted.changed
+        """Format the tab's SQL as one undoable edit (:func:`format_tab`)."""
+        return format_tab(self)
 
     def show_find(self) -> None:  # the window's Edit › Find
         self.find_bar.open_find(replace=False)
@@ -441,6 +418,65 @@ class SqlTabWidget(QWidget):
             sql=self.editor.toPlainText(),
         )
 
+    def explain(self, *, analyze: bool) -> None:
+        """The plan of the selection, or else of the tab's text, in the Plan view (in a
+        worker; Stop cancels it). Explain Analyze runs the statement, under the rules of a
+        run; nothing is cached and no step is written."""
+        if self._worker is not None:
+            return
+        cursor = self.editor.textCursor()
+        selected = cursor.selectedText().replace("\u2029", "\n").strip()
+        sql = selected or self.editor.toPlainText()
+        if not sql.strip():
+            self.banner.show_notice("The tab is empty.", "Write a SELECT first.", INFO)
+            return
+        offset = (0, 0)
+        if selected:
+            block = self.editor.document().findBlock(cursor.selectionStart())
+            offset = (block.blockNumber(), cursor.selectionStart() - block.position())
+        tab = None if selected else self.tab_name
+        what = "Explain Analyze" if analyze else "Explain"
+        self.banner.clear()
+        self.editor.clear_error()
+        self._run_kind, self._run_sql, self._error_offset = EXPLAIN, sql, offset
+        self._run_started = time.monotonic()
+        self._set_running(True)
+        self.plan_view.show_message(
+            f"{what} is running the query…" if analyze else "Explain is reading the plan…"
+        )
+        self.bottom.setCurrentWidget(self.result)
+        self.result.views.setCurrentWidget(self.plan_view)
+        self._worker = submit_query(
+            self.services,
+            lambda _ctx, q: q.explain_query(sql, analyze=analyze, tab=tab),
+            label=f"{what} {self.tab_name}",
+            on_result=self._explained,
+            on_error=self._explain_failed,
+            on_finished=self._done,
+        )
+
+    def _explained(self, plan) -> None:
+        self._done()
+        self.plan_view.show_plan(plan)
+        self.result.views.setCurrentWidget(self.plan_view)
+        took = f" in {int((time.monotonic() - self._run_started) * 1000):,} ms"
+        self.status_label.setText(("plan with timings" if plan.analyzed else "plan") + took)
+        self.sig_plan_finished.emit(plan)
+
+    def _explain_failed(self, exc: BaseException) -> None:
+        self._done()
+        position = getattr(exc, "position", None)
+        if position:
+            line, column = sql_runs.position_in_tab(position, self._error_offset)
+            self.editor.set_error_position(line, column)
+        self.banner.show_error(exc, what="No plan")
+        code = getattr(exc, "code", "")
+        self.plan_view.show_message(
+            "Explain was cancelled." if code == "QUERY_CANCELLED" else "No plan (see above)."
+        )
+        self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
+        self.sig_plan_finished.emit(exc)
+
     def run_anyway(self, warning_id: str) -> None:
         """Run a large remote result after the analyst confirmed it."""
         purpose = self.purpose_edit.text().strip() or None
@@ -501,6 +537,8 @@ class SqlTabWidget(QWidget):
     def _set_running(self, running: bool) -> None:
         self.run_action.setEnabled(not running)
         self.source_run_action.setEnabled(not running)
+        self.explain_action.setEnabled(not running)
+        self.explain_analyze_action.setEnabled(not running)
         self.stop_action.setEnabled(running)
         self._busy_action.setVisible(running)
         if running:
@@ -512,7 +550,9 @@ class SqlTabWidget(QWidget):
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._run_started
         self.status_label.setText(f"running {elapsed:.1f} s")
-        what = "Source Run" if self._run_kind == sql_runs.SOURCE_RUN else "The query"
+        what = {sql_runs.SOURCE_RUN: "Source Run", EXPLAIN: "Explain"}.get(
+            self._run_kind, "The query"
+        )
         self.result.show_running(what, elapsed)
 
     def _done(self) -> None:

@@ -1,0 +1,96 @@
+"""The SQL tab's actions for reading SQL: Format, Explain and Explain Analyze, and go to the
+definition of a table (F12 / Ctrl+click).
+
+The rules live in the engine (:mod:`lantide.query.sql_format`, :mod:`lantide.query.explain`,
+:mod:`lantide.query.definition`); this module builds the actions on a
+:class:`~lantide.ui.sql.sql_tab.SqlTabWidget` and shows their outcome. Each key is bound by
+the tab (its own actions, WidgetWithChildrenShortcut, like Run); the window's Query menu
+shows them and calls the same methods.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
+
+from lantide.ui.analyst_words import plain_hint
+from lantide.ui.icons import icon
+from lantide.ui.notice_banner import WARNING
+from lantide.ui.shortcuts import shortcut
+
+if TYPE_CHECKING:
+    from lantide.ui.sql.sql_tab import SqlTabWidget
+
+
+def key_text(key: str) -> str:
+    return shortcut(key).toString(QKeySequence.SequenceFormat.NativeText)
+
+
+def add_reading_actions(tab: SqlTabWidget, bar: QToolBar) -> None:
+    """Format and Explain (with Explain Analyze in its menu) on ``bar``, bound on ``tab``."""
+    bar.addSeparator()
+    tab.format_action = QAction(icon("format"), "Format", tab)
+    tab.format_action.setShortcut(shortcut("sql_format"))
+    tab.format_action.setToolTip(
+        f"Format the SQL; comments and header lines are kept, Ctrl+Z undoes it "
+        f"({key_text('sql_format')})"
+    )
+    tab.format_action.triggered.connect(lambda: tab.format_sql())
+    bar.addAction(tab.format_action)
+    tab.explain_action = QAction(icon("plan-tree"), "Explain", tab)
+    tab.explain_action.setShortcut(shortcut("sql_explain"))
+    tab.explain_action.setToolTip(
+        "The query plan of the tab (or the selection), without running it "
+        f"({key_text('sql_explain')})"
+    )
+    tab.explain_action.triggered.connect(lambda: tab.explain(analyze=False))
+    tab.explain_analyze_action = QAction(icon("plan-tree"), "Explain Analyze", tab)
+    tab.explain_analyze_action.setShortcut(shortcut("sql_explain_analyze"))
+    tab.explain_analyze_action.setToolTip(
+        "Run the query and show its plan with each operator's rows and time; the "
+        f"slowest are highlighted ({key_text('sql_explain_analyze')})"
+    )
+    tab.explain_analyze_action.triggered.connect(lambda: tab.explain(analyze=True))
+    explain_button = QToolButton(bar)
+    explain_button.setDefaultAction(tab.explain_action)
+    explain_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+    explain_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    explain_menu = QMenu(explain_button)
+    explain_menu.addAction(tab.explain_action)
+    explain_menu.addAction(tab.explain_analyze_action)
+    explain_button.setMenu(explain_menu)
+    bar.addWidget(explain_button)
+    for action in (tab.format_action, tab.explain_action, tab.explain_analyze_action):
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        tab.addAction(action)
+
+
+def format_tab(tab: SqlTabWidget) -> bool:
+    """Format the tab's SQL as one undoable edit; a refusal (SQL that cannot be parsed,
+    comments sqlglot would drop) is shown above the result and the text is untouched."""
+    from lantide.query.sql_format import FormatRefused, format_sql
+
+    if tab.editor.isReadOnly():
+        return False
+    try:
+        formatted = format_sql(tab.editor.toPlainText())
+    except FormatRefused as exc:
+        if exc.position:
+            tab.editor.set_error_position(*exc.position)
+        tab.banner.show_notice(
+            f"Not formatted: {exc.message}",
+            plain_hint(exc.hint) if exc.hint else None,
+            WARNING,
+            code=exc.code,
+            tag="format",
+        )
+        return False
+    if tab.banner.tag == "format":
+        tab.banner.clear()
+    if formatted.changed:
+        tab.editor.replace_text(formatted.text)
+    tab.status_label.setText("formatted" if formatted.changed else "already formatted")
+    return formatted.changed
