@@ -62,6 +62,7 @@ from lantide.query.sources import DataSources
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
     from lantide.query.browse import TableBrowser
+    from lantide.query.definition import Definition
     from lantide.query.explain import QueryPlan
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.projects import ProjectArg
@@ -304,6 +305,26 @@ class QueryService:
 
         return explain_statement(
             sql, inputs=self.inputs, engine=self.engine, analyze=analyze, tab=tab
+        )
+
+    def definition_at(self, project: ProjectArg, sql: str, offset: int) -> Definition | None:
+        """What defines the table named at ``offset`` of ``sql`` (a tab of ``project``):
+        :mod:`lantide.query.definition`; None when no table is named there."""
+        from lantide.query import tabs as tab_files
+        from lantide.query.definition import definition_of, table_at
+        from lantide.query.projects import required_project
+
+        found = table_at(sql, offset)
+        if found is None:
+            return None
+        project_obj = required_project(self.workspace, project)
+        self.inputs.refresh_if_stale()
+        return definition_of(
+            found,
+            project=project_obj.dirname,
+            project_tabs=tab_files.tab_names(project_obj),
+            inputs=self.inputs,
+            catalog=self.catalog,
         )
 
     # -- SQL tabs (lantide.query.tab_service) ---------------------------------------

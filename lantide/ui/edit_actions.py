@@ -3,8 +3,8 @@
 - Edit: Undo, Redo, Cut, Copy, Paste act on the editor that has (or last had) the
   keyboard focus: a SQL or Markdown editor, the chat input, a line edit, or the result
   grid (Copy). Find and Replace open the current tab's find bar.
-- Query: Run, Run selection, Source Run, Cancel, Format SQL, Explain and Explain
-  Analyze act on the current SQL tab.
+- Query: Run, Run selection, Source Run, Cancel, Format SQL, Explain, Explain
+  Analyze and Go to definition act on the current SQL tab.
 
 The keys are shown in the menus but bound by the widgets themselves (an editor's Ctrl+Z, a
 SQL tab's Ctrl+Enter): a second, window-wide binding of the same key would make Qt call the
@@ -178,6 +178,8 @@ def _on_sql_tab(window: MainWindow, what: str) -> None:
         tab.format_sql()
     elif what in ("explain", "explain_analyze"):
         tab.explain(analyze=what == "explain_analyze")
+    elif what == "definition":
+        tab.go_to_definition()
 
 
 def build_query_menu(window: MainWindow, menu: QMenu, cancel_any: QAction) -> None:
@@ -222,6 +224,13 @@ def build_query_menu(window: MainWindow, menu: QMenu, cancel_any: QAction) -> No
             shortcut("sql_explain_analyze"),
             "plan-tree",
             "Run the current tab's query and show its plan with timings",
+        ),
+        (
+            "definition",
+            "Go to definition",
+            shortcut("sql_definition"),
+            None,
+            "Open the tab or table browser of the table under the cursor",
         ),
     ):
         if entry is None:

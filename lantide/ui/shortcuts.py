@@ -74,6 +74,12 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         "SQL tab",
         "Explain Analyze: run the query and show the plan with timings",
     ),
+    Shortcut(
+        "sql_definition",
+        "F12",
+        "SQL tab",
+        "Go to the table under the cursor: its SQL tab or its browser (also Ctrl+click)",
+    ),
     # result grid
     Shortcut("grid_copy_tsv", "Ctrl+C", "Result grid", "Copy the selected cells as TSV"),
     Shortcut("grid_copy_csv", "Ctrl+Shift+C", "Result grid", "Copy the selected cells as CSV"),

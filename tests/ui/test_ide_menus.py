@@ -78,6 +78,7 @@ def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
         "Format SQL",
         "Explain",
         "Explain Analyze",
+        "Go to definition",
         "Cancel running query",
     ]
     tab = _sql_tab(qtbot, window)

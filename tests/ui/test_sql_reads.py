@@ -4,6 +4,9 @@ a tab that others read."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+
 from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.ui.conftest_data import *  # noqa: F403
 from tests.ui.conftest_data import write_tab
@@ -23,8 +26,14 @@ def test_format_is_one_undoable_edit(qtbot, app_services, data_workspace):
     write_tab(data_workspace, "p", "fmt", "select region, revenue from small -- all regions\n")
     tab = make_tab(qtbot, app_services, "fmt")
     original = tab.editor.toPlainText()
+    tab.activateWindow()
+    qtbot.waitUntil(tab.isActiveWindow, timeout=5000)
     tab.editor.setFocus()
-    tab.format_action.trigger()
+    qtbot.keyClick(
+        tab.editor,
+        Qt.Key.Key_F,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     assert tab.editor.toPlainText() == ("SELECT\n  region,\n  revenue\nFROM small -- all regions\n")
     assert tab.is_dirty()
     tab.editor.undo()  # one Ctrl+Z brings the whole text back
@@ -100,3 +109,55 @@ def test_stop_cancels_explain_analyze(qtbot, app_services, data_workspace):
         tab.stop_action.trigger()
     assert getattr(done.args[0], "code", "") == "QUERY_CANCELLED"
     assert tab.run_action.isEnabled() and "cancelled" in tab.plan_view.headline.text()
+
+
+def _opened(services) -> list[dict]:
+    requests: list[dict] = []
+    services.sig_open_requested.connect(requests.append)
+    return requests
+
+
+def test_f12_on_a_cached_tab_name_opens_that_tab(qtbot, app_services, data_workspace):
+    tab = make_tab(qtbot, app_services, "by_bucket")  # FROM all_big, another tab
+    requests = _opened(app_services)
+    text = tab.editor.toPlainText()
+    cursor = tab.editor.textCursor()
+    cursor.setPosition(text.index("all_big") + 3)
+    tab.editor.setTextCursor(cursor)
+    tab.activateWindow()
+    qtbot.waitUntil(tab.isActiveWindow, timeout=5000)  # shortcuts go to the active window
+    tab.editor.setFocus()
+    with qtbot.waitSignal(tab.sig_definition_found, timeout=20_000) as found:
+        qtbot.keyClick(tab.editor, Qt.Key.Key_F12)
+    assert found.args[0]["kind"] == "sql_tab"
+    assert requests == [{"kind": "sql", "project": "p", "name": "all_big"}]
+
+
+def test_ctrl_click_on_a_data_file_opens_its_table_browser(qtbot, app_services, data_workspace):
+    tab = make_tab(qtbot, app_services, "all_big")  # SELECT * FROM big
+    requests = _opened(app_services)
+    text = tab.editor.toPlainText()
+    cursor = tab.editor.textCursor()
+    cursor.setPosition(text.index("big") + 1)
+    point = tab.editor.cursorRect(cursor).center()
+    tab.editor.moveCursor(QTextCursor.MoveOperation.End)  # the click, not the cursor, decides
+    with qtbot.waitSignal(tab.sig_definition_found, timeout=20_000) as found:
+        qtbot.mouseClick(
+            tab.editor.viewport(),
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.ControlModifier,
+            point,
+        )
+    assert found.args[0]["kind"] == "table"
+    assert requests == [{"kind": "table", "project": None, "name": '"big"'}]
+
+
+def test_a_cte_name_moves_the_cursor_to_its_definition(qtbot, app_services, data_workspace):
+    sql = "WITH picked AS (SELECT * FROM small)\nSELECT * FROM picked\n"
+    write_tab(data_workspace, "p", "cte", sql)
+    tab = make_tab(qtbot, app_services, "cte")
+    requests = _opened(app_services)
+    with qtbot.waitSignal(tab.sig_definition_found, timeout=20_000):
+        tab.go_to_definition(sql.rindex("picked") + 2)
+    assert requests == []
+    assert tab.editor.textCursor().position() == sql.index("picked")

@@ -63,7 +63,20 @@ def add_reading_actions(tab: SqlTabWidget, bar: QToolBar) -> None:
     explain_menu.addAction(tab.explain_analyze_action)
     explain_button.setMenu(explain_menu)
     bar.addWidget(explain_button)
-    for action in (tab.format_action, tab.explain_action, tab.explain_analyze_action):
+    tab.definition_action = QAction("Go to definition", tab)
+    tab.definition_action.setShortcut(shortcut("sql_definition"))
+    tab.definition_action.setToolTip(
+        "Open what the table under the cursor is: its SQL tab, or its table browser "
+        f"({key_text('sql_definition')}, or Ctrl+click)"
+    )
+    tab.definition_action.triggered.connect(lambda: tab.go_to_definition())
+    tab.editor.sig_definition_requested.connect(lambda pos: tab.go_to_definition(pos))
+    for action in (
+        tab.format_action,
+        tab.explain_action,
+        tab.explain_analyze_action,
+        tab.definition_action,
+    ):
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         tab.addAction(action)
 
@@ -94,3 +107,54 @@ def format_tab(tab: SqlTabWidget) -> bool:
         tab.editor.replace_text(formatted.text)
     tab.status_label.setText("formatted" if formatted.changed else "already formatted")
     return formatted.changed
+
+
+def python_offset(text: str, position: int) -> int:
+    """A Qt text position (UTF-16 code units) as an offset into the Python string."""
+    return len(text.encode("utf-16-le")[: 2 * position].decode("utf-16-le", errors="ignore"))
+
+
+def qt_position(text: str, offset: int) -> int:
+    """An offset into the Python string as a Qt text position (UTF-16 code units)."""
+    return len(text[:offset].encode("utf-16-le")) // 2
+
+
+def go_to_definition(tab: SqlTabWidget, position: int | None = None) -> None:
+    """Open what defines the table at ``position`` (else the cursor): resolved in a worker
+    (the catalog is DuckDB's), then the tab or table browser opens, or the cursor moves
+    to a CTE's definition."""
+    from lantide.ui.sql.query_jobs import submit_query
+
+    text = tab.editor.toPlainText()
+    qt_pos = tab.editor.textCursor().position() if position is None else position
+    offset = python_offset(text, qt_pos)
+    project = tab.project
+    services = tab.services
+
+    def found(definition) -> None:
+        tab.sig_definition_found.emit(definition)
+        if definition is None:
+            services.post_message("No table name at the cursor.", "info")
+            return
+        kind = definition["kind"]
+        if kind == "cte":
+            if tab.editor.toPlainText() == text:  # not edited meanwhile
+                cursor = tab.editor.textCursor()
+                cursor.setPosition(qt_position(text, int(definition["offset"])))
+                tab.editor.setTextCursor(cursor)
+                tab.editor.centerCursor()
+        elif kind == "sql_tab":
+            services.request_open("sql", definition["project"], definition["name"])
+        elif kind == "table":
+            services.request_open("table", None, definition["name"])
+        else:
+            services.post_message(definition["message"], "warning")
+
+    submit_query(
+        services,
+        lambda _ctx, q: q.definition_at(project, text, offset),
+        label=f"definition in {tab.tab_name}",
+        track=False,
+        on_result=found,
+        on_error=lambda exc: services.report_error(exc, "Go to definition"),
+    )

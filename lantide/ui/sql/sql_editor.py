@@ -3,7 +3,8 @@
 Completion pops up while a name is typed (two letters, or right after ``alias.``) and on
 Ctrl+Space; Tab or Enter accepts, Esc closes. An error with a position (line, column)
 from the guard or DuckDB is marked with a wavy underline and a tinted line until the
-next edit. Ctrl+/ comments or uncomments the selected lines.
+next edit. Ctrl+/ comments or uncomments the selected lines. Ctrl+click asks for the
+definition of the table clicked (``sig_definition_requested``; the tab opens it).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class _LineNumberArea(QWidget):
 
 class SqlEditor(QPlainTextEdit):
     sig_error_cleared = Signal()
+    sig_definition_requested = Signal(int)  # Ctrl+click: the text position clicked
 
     def __init__(self, catalog: SchemaCatalog | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -262,6 +264,17 @@ class SqlEditor(QPlainTextEdit):
     def _catalog_changed(self) -> None:
         if self._popup().isVisible():
             self.show_completions(explicit=True)
+
+    # -- Ctrl+click: go to definition ------------------------------------------------------
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        if (
+            event.button() == Qt.MouseButton.LeftButton
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            and not self.textCursor().hasSelection()
+        ):
+            position = self.cursorForPosition(event.position().toPoint()).position()
+            self.sig_definition_requested.emit(position)
 
     # -- keys ------------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802

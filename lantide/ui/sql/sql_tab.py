@@ -44,7 +44,7 @@ from lantide.ui.sql import sql_runs
 from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.sql.plan_view import PlanView
 from lantide.ui.sql.query_jobs import record_history, submit_query
-from lantide.ui.sql.reading_actions import add_reading_actions, format_tab
+from lantide.ui.sql.reading_actions import add_reading_actions, format_tab, go_to_definition
 from lantide.ui.sql.result_panel import ResultPanel, describe_result
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
@@ -65,10 +65,12 @@ class SqlTabWidget(QWidget):
     sig_loaded = Signal()
     sig_run_finished = Signal(object)  # the result dict, or the exception
     sig_plan_finished = Signal(object)  # Explain's QueryPlan, or the exception
+    sig_definition_found = Signal(object)  # go to definition's Definition, or None
     # made by reading_actions.add_reading_actions
     format_action: QAction
     explain_action: QAction
     explain_analyze_action: QAction
+    definition_action: QAction
 
     def __init__(self, services, project: str, tab_name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -235,6 +237,11 @@ class SqlTabWidget(QWidget):
     def format_sql(self) -> bool:
         """Format the tab's SQL as one undoable edit (:func:`format_tab`)."""
         return format_tab(self)
+
+    def go_to_definition(self, position: int | None = None) -> None:
+        """F12 / Ctrl+click: open the tab or table browser of the table at ``position``
+        (else at the cursor); :func:`go_to_definition`."""
+        go_to_definition(self, position)
 
     def show_find(self) -> None:  # the window's Edit › Find
         self.find_bar.open_find(replace=False)
