@@ -1,8 +1,9 @@
 """SQL tabs of one workspace: the part of :class:`lantide.query.service.QueryService` for tabs.
 
 run / Source Run / create / rename / delete / list / lineage. A rename or delete moves the
-tab's cached table with it and reports the tabs that read it (``dependents``); their SQL
-is never edited. Shapes: ``run_sql_tab`` is ``run_query``'s shape plus ``"tab"``;
+tab's cached table with it and reports the tabs that read it (``dependents``); a rename
+rewrites their references to it (:mod:`lantide.query.tab_refs`), a delete does not.
+Shapes: ``run_sql_tab`` is ``run_query``'s shape plus ``"tab"``;
 ``source_run_sql_tab`` is described in :mod:`lantide.query.sourcerun`;
 ``lineage(project)`` is ``{"project", "tabs": [{"tab", "reads_tabs", "reads_sources",
 "reads_cached", "reads_external", "unknown_tables", "reads_files", "error"?}],
@@ -39,6 +40,7 @@ from lantide.query.resolver import InputResolver, single_source
 from lantide.query.results import new_step_id
 from lantide.query.runner import StatementRunner, step_result
 from lantide.query.sources import DataSources, DataTable
+from lantide.query.tab_refs import plan_rewrites
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor
@@ -292,13 +294,26 @@ class SqlTabs:
         }
 
     def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
+        """Rename the tab's file and cached table, and rewrite the references to its cached
+        table in the project's other tabs (:mod:`lantide.query.tab_refs`). All rewrites are
+        computed first: a tab that may read it but cannot be parsed refuses the rename
+        with nothing changed; a failed write puts back what was written."""
         project_obj = required_project(self.workspace, project)
         old = tab_files.find_tab(project_obj, old)
         new = tab_files.validate_tab_name(new)
         self.runner.check_result_name(new, tab_of=(project_obj.dirname, new))
         graph = self.graph(project_obj)[0]
         dependents = [t for t in lin.downstream_of(graph, old) if old in graph.get(t, [])]
+        rewrites = []
+        if not same_name(old, new):  # a respelling reads the same table: nothing to rewrite
+            texts = tab_files.read_tabs_exactly(project_obj, exclude=old)
+            rewrites = plan_rewrites(texts, old, new)
         old, new = tab_files.rename_tab_file(project_obj, old, new)
+        try:
+            tab_files.write_rewrites(project_obj, rewrites)
+        except BaseException:
+            tab_files.rename_tab_file(project_obj, new, old)
+            raise
         renamed = False
         cached = self.catalog.cached(old)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
@@ -315,18 +330,37 @@ class SqlTabs:
             self.engine.run(work)
             self.catalog.invalidate()
             renamed = True
-        out = {
+        path = project_obj.sql_tab_path(new)
+        rewritten = [
+            {
+                "tab": r.tab,
+                "path": str(project_obj.sql_tab_path(r.tab)),
+                "references": r.references,
+            }
+            for r in rewrites
+        ]
+        out: dict[str, Any] = {
             "project": project_obj.dirname,
             "old": old,
             "new": new,
-            "path": str(project_obj.sql_tab_path(new)),
+            "path": str(path),
             "cached_table_renamed": renamed,
             "dependents": dependents,
+            "rewritten": rewritten,
+            "changed_files": [str(path)] + [r["path"] for r in rewritten],
         }
-        if dependents:
+        if rewritten:
+            out["message"] = (
+                f"Renamed {old!r} to {new!r} and updated the tabs that read it: "
+                + ", ".join(f"{r['tab']} ({r['references']})" for r in rewritten)
+                + f". Changed files: {', '.join(out['changed_files'])}. To undo, rename "
+                f"{new!r} back to {old!r}: the same tabs are updated again."
+            )
+        untouched = [t for t in dependents if t not in {r.tab for r in rewrites}]
+        if untouched:
             out["hint"] = (
                 f"These tabs still read {old!r} and were not changed: "
-                f"{', '.join(dependents)}. Update them to read {new!r}."
+                f"{', '.join(untouched)}. Update them to read {new!r}."
             )
         return out
 
