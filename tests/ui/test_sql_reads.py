@@ -79,7 +79,7 @@ def test_explain_analyze_shows_the_plan_tree_with_the_slowest_highlighted(
     assert top.data() == operators[0]
     assert model.index(0, 1).data() == f"{plan.roots[0].rows:,}"
     assert view.highlighted() == [n.operator for n in plan.slowest(3)]
-    assert "Explain Analyze" in view.headline.text() and "slowest" in view.headline.text()
+    assert view.headline.text().startswith("Ran in ") and "slowest" in view.headline.text()
     # nothing was cached by it: the tab's table is not there until the tab runs
     assert app_services.query.catalog.cached("per_bucket") is None
 
@@ -161,3 +161,32 @@ def test_a_cte_name_moves_the_cursor_to_its_definition(qtbot, app_services, data
         tab.go_to_definition(sql.rindex("picked") + 2)
     assert requests == []
     assert tab.editor.textCursor().position() == sql.index("picked")
+
+
+def test_the_editors_context_menu_and_the_plan_view_offer_the_actions(
+    qtbot, app_services, data_workspace
+):
+    from PySide6.QtCore import QPoint, QTimer
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication, QToolButton
+
+    tab = make_tab(qtbot, app_services, "all_big")
+    seen: list[str] = []
+
+    def read_and_close() -> None:
+        menu = QApplication.activePopupWidget()
+        if menu is None:
+            QTimer.singleShot(20, read_and_close)
+            return
+        seen.extend(a.text().split("\t")[0] for a in menu.actions() if a.text())
+        menu.close()
+
+    QTimer.singleShot(0, read_and_close)
+    event = QContextMenuEvent(
+        QContextMenuEvent.Reason.Mouse, QPoint(20, 10), tab.editor.mapToGlobal(QPoint(20, 10))
+    )
+    tab.editor.contextMenuEvent(event)
+    assert {"Format SQL", "Explain", "Explain Analyze", "Go to definition"} <= set(seen)
+    assert "Copy" in " ".join(seen)  # the standard entries stay
+    buttons = [b.text() for b in tab.plan_view.findChildren(QToolButton)]
+    assert "Explain" in buttons and "Explain Analyze" in buttons

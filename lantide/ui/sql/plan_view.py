@@ -10,8 +10,8 @@ filters, projections) in full; the Details column shows them on one line.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QLabel, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QBrush, QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QTreeView, QVBoxLayout, QWidget
 
 from lantide.query.explain import ESTIMATED, PlanNode, QueryPlan
 from lantide.ui.theme import colors
@@ -39,21 +39,19 @@ def _count(value: int | None) -> str:
 def headline(plan: QueryPlan) -> str:
     """One line above the tree: what was explained and where the time went."""
     if not plan.analyzed:
-        return (
-            "Explain: the plan DuckDB would run, with its row estimates; nothing ran. "
-            "Explain Analyze runs the query for rows and timings."
-        )
-    parts = ["Explain Analyze: the query ran"]
+        return "The plan with DuckDB's row estimates; nothing ran (Explain Analyze runs it)."
+    parts = []
     if plan.total_seconds is not None:
-        parts.append(f"in {duration_text(plan.total_seconds)}")
+        parts.append(f"Ran in {duration_text(plan.total_seconds)}")
     slowest = plan.slowest(1)
     if slowest:
         node = slowest[0]
-        parts.append(f"· slowest: {node.operator} {duration_text(node.seconds)}")
         share = _share(node, plan)
-        if share is not None:
-            parts.append(f"({share:.0%} of the operators' time)")
-    return " ".join(parts)
+        parts.append(
+            f"slowest: {node.operator} {duration_text(node.seconds)}"
+            + (f" ({share:.0%})" if share is not None else "")
+        )
+    return " · ".join(parts) or "Ran; DuckDB measured no time."
 
 
 def _share(node: PlanNode, plan: QueryPlan) -> float | None:
@@ -79,11 +77,24 @@ class PlanView(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setEditTriggers(QTreeView.EditTrigger.NoEditTriggers)
         self.tree.setAccessibleName("Query plan")
+        self._buttons = QHBoxLayout()
+        self._buttons.setSpacing(4)
+        top = QHBoxLayout()
+        top.addWidget(self.headline, 1)
+        top.addLayout(self._buttons)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.setSpacing(6)
-        layout.addWidget(self.headline)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(4)
+        layout.addLayout(top)
         layout.addWidget(self.tree, 1)
+
+    def set_actions(self, actions: list[QAction]) -> None:
+        """Buttons beside the headline (the tab's Explain and Explain Analyze)."""
+        for action in actions:
+            button = QToolButton(self)
+            button.setDefaultAction(action)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self._buttons.addWidget(button)
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)

@@ -1,5 +1,6 @@
 """The SQL tab's actions for reading SQL: Format, Explain and Explain Analyze, and go to the
-definition of a table (F12 / Ctrl+click).
+definition of a table (F12 / Ctrl+click). They are in the editor's context menu, the
+window's Query menu and (Explain) on the result's Plan view.
 
 The rules live in the engine (:mod:`lantide.query.sql_format`, :mod:`lantide.query.explain`,
 :mod:`lantide.query.definition`); this module builds the actions on a
@@ -14,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
 
 from lantide.ui.analyst_words import plain_hint
 from lantide.ui.icons import icon
@@ -29,17 +29,17 @@ def key_text(key: str) -> str:
     return shortcut(key).toString(QKeySequence.SequenceFormat.NativeText)
 
 
-def add_reading_actions(tab: SqlTabWidget, bar: QToolBar) -> None:
-    """Format and Explain (with Explain Analyze in its menu) on ``bar``, bound on ``tab``."""
-    bar.addSeparator()
-    tab.format_action = QAction(icon("format"), "Format", tab)
+def add_reading_actions(tab: SqlTabWidget) -> None:
+    """Format, Explain, Explain Analyze and Go to definition, bound on ``tab``; shown in the
+    editor's context menu and (Explain) on the Plan view. The toolbar is full at the sizes
+    the app is made for (the purpose and the run's status need its room)."""
+    tab.format_action = QAction(icon("format"), "Format SQL", tab)
     tab.format_action.setShortcut(shortcut("sql_format"))
     tab.format_action.setToolTip(
         f"Format the SQL; comments and header lines are kept, Ctrl+Z undoes it "
         f"({key_text('sql_format')})"
     )
     tab.format_action.triggered.connect(lambda: tab.format_sql())
-    bar.addAction(tab.format_action)
     tab.explain_action = QAction(icon("plan-tree"), "Explain", tab)
     tab.explain_action.setShortcut(shortcut("sql_explain"))
     tab.explain_action.setToolTip(
@@ -54,15 +54,6 @@ def add_reading_actions(tab: SqlTabWidget, bar: QToolBar) -> None:
         f"slowest are highlighted ({key_text('sql_explain_analyze')})"
     )
     tab.explain_analyze_action.triggered.connect(lambda: tab.explain(analyze=True))
-    explain_button = QToolButton(bar)
-    explain_button.setDefaultAction(tab.explain_action)
-    explain_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-    explain_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    explain_menu = QMenu(explain_button)
-    explain_menu.addAction(tab.explain_action)
-    explain_menu.addAction(tab.explain_analyze_action)
-    explain_button.setMenu(explain_menu)
-    bar.addWidget(explain_button)
     tab.definition_action = QAction("Go to definition", tab)
     tab.definition_action.setShortcut(shortcut("sql_definition"))
     tab.definition_action.setToolTip(
@@ -71,14 +62,17 @@ def add_reading_actions(tab: SqlTabWidget, bar: QToolBar) -> None:
     )
     tab.definition_action.triggered.connect(lambda: tab.go_to_definition())
     tab.editor.sig_definition_requested.connect(lambda pos: tab.go_to_definition(pos))
-    for action in (
+    actions = [
         tab.format_action,
         tab.explain_action,
         tab.explain_analyze_action,
         tab.definition_action,
-    ):
+    ]
+    for action in actions:
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         tab.addAction(action)
+    tab.editor.context_actions = actions
+    tab.plan_view.set_actions([tab.explain_action, tab.explain_analyze_action])
 
 
 def format_tab(tab: SqlTabWidget) -> bool:

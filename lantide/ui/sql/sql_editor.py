@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QAction,
     QColor,
     QFontDatabase,
     QKeyEvent,
@@ -63,6 +64,7 @@ class SqlEditor(QPlainTextEdit):
         self.textChanged.connect(self._text_edited)
         self._update_margin()
         self._refresh_selections()
+        self.context_actions: list[QAction] = []  # the tab's, after the standard entries
 
         self.completer = QCompleter(self)
         self.completer.setWidget(self)
@@ -264,6 +266,14 @@ class SqlEditor(QPlainTextEdit):
     def _catalog_changed(self) -> None:
         if self._popup().isVisible():
             self.show_completions(explicit=True)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        menu = self.createStandardContextMenu(event.pos())
+        if self.context_actions:
+            menu.addSeparator()
+            menu.addActions(self.context_actions)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
 
     # -- Ctrl+click: go to definition ------------------------------------------------------
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802

@@ -135,6 +135,7 @@ class SqlTabWidget(QWidget):
         self.splitter.setChildrenCollapsible(False)
 
         self.toolbar = self._build_toolbar()
+        add_reading_actions(self)  # Format, Explain, Explain Analyze, Go to definition
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -177,7 +178,6 @@ class SqlTabWidget(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.addAction(action)
             bar.addAction(action)
-        add_reading_actions(self, bar)  # Format, Explain, Explain Analyze
         # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
         # show_find / show_replace: a second binding here made Qt call both keys
         # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
