@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 # Operators the profiler adds around every analyzed query.
 _WRAPPERS = frozenset({"RESULT_COLLECTOR", "EXPLAIN_ANALYZE", "QUERY"})
 ESTIMATED = "Estimated Cardinality"
+HOTSPOT_SHARE = 0.10  # an operator taking a tenth of the time is worth a look
 
 
 class PlanUnreadable(QueryError):
@@ -85,10 +86,22 @@ class QueryPlan:
         timed = [n for n in self.nodes() if n.seconds]
         return sorted(timed, key=lambda n: n.seconds or 0.0, reverse=True)[:count]
 
+    def share(self, node: PlanNode) -> float | None:
+        """``node``'s share of all operators' time (ANALYZE), or None."""
+        total = sum(n.seconds or 0.0 for n in self.nodes())
+        return (node.seconds or 0.0) / total if node.seconds is not None and total > 0 else None
+
+    def hotspots(self, count: int = 3, min_share: float = HOTSPOT_SHARE) -> list[PlanNode]:
+        """The operators worth looking at first: the ``count`` slowest that each took at
+        least ``min_share`` of the operators' time (in a small plan, not every operator is
+        a hotspot just by being among the three slowest)."""
+        return [n for n in self.slowest(count) if (self.share(n) or 0.0) >= min_share]
+
     def to_dict(self) -> dict[str, object]:
         return {
             "analyzed": self.analyzed,
             "total_seconds": self.total_seconds,
+            "hotspots": [n.operator for n in self.hotspots()],
             "plan": [r.to_dict() for r in self.roots],
         }
 

@@ -61,6 +61,10 @@ def test_explain_analyze_has_rows_and_timings(shop):
         (n.seconds for n in slowest), reverse=True
     )
     assert slowest[0].seconds == max(n.seconds or 0 for n in nodes)
+    hotspots = plan.hotspots()
+    assert hotspots and hotspots[0] is slowest[0]
+    assert all(plan.share(n) >= 0.10 for n in hotspots)
+    assert all(n in slowest for n in hotspots)
 
 
 @pytest.mark.parametrize(
@@ -150,6 +154,19 @@ def test_plans_of_duckdb_1x_read_the_same():
         9,
     )
     assert plan.total_seconds == 0.5
+
+
+def test_hotspots_are_the_slowest_that_take_a_real_share():
+    def op(name, seconds, *children):
+        return {"name": name, "timing": seconds, "intermediate_rows": 1, "children": list(children)}
+
+    text = json.dumps(
+        {"query": {"total_time": 1.0}, "operator": [op("A", 0.01, op("B", 0.6, op("C", 0.3)))]}
+    )
+    plan = parse_plan(text, analyzed=True)
+    assert [n.operator for n in plan.slowest(3)] == ["B", "C", "A"]
+    assert [n.operator for n in plan.hotspots()] == ["B", "C"]  # A took 1 %
+    assert plan.to_dict()["hotspots"] == ["B", "C"]
 
 
 def test_a_plan_that_is_not_json_is_an_error_not_a_crash():

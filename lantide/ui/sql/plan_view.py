@@ -2,8 +2,9 @@
 
 Renders :class:`lantide.query.explain.QueryPlan` (the engine parses DuckDB's JSON plan):
 one row per operator with the rows it produced, the optimizer's estimate, its own time
-and its share of the query's time; the slowest operators are tinted and bold, so the
-place to look first stands out. A row's tooltip holds DuckDB's details (conditions,
+and its share of the query's time; the hotspots (:meth:`QueryPlan.hotspots`: the three
+slowest that each took a tenth of the time or more) are tinted and bold, so the place to
+look first stands out. A row's tooltip holds DuckDB's details (conditions,
 filters, projections) in full; the Details column shows them on one line.
 """
 
@@ -46,17 +47,12 @@ def headline(plan: QueryPlan) -> str:
     slowest = plan.slowest(1)
     if slowest:
         node = slowest[0]
-        share = _share(node, plan)
+        share = plan.share(node)
         parts.append(
             f"slowest: {node.operator} {duration_text(node.seconds)}"
             + (f" ({share:.0%})" if share is not None else "")
         )
     return " · ".join(parts) or "Ran; DuckDB measured no time."
-
-
-def _share(node: PlanNode, plan: QueryPlan) -> float | None:
-    total = sum(n.seconds or 0.0 for n in plan.nodes())
-    return (node.seconds or 0.0) / total if node.seconds is not None and total > 0 else None
 
 
 class PlanView(QWidget):
@@ -109,7 +105,7 @@ class PlanView(QWidget):
     def show_plan(self, plan: QueryPlan) -> None:
         self.plan = plan
         self.model.removeRows(0, self.model.rowCount())
-        ranks = {id(n): i + 1 for i, n in enumerate(plan.slowest(SLOWEST))}
+        ranks = {id(n): i + 1 for i, n in enumerate(plan.hotspots(SLOWEST))}
         total = sum(n.seconds or 0.0 for n in plan.nodes())
         for root in plan.roots:
             self._add(self.model.invisibleRootItem(), root, ranks, total)
