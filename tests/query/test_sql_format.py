@@ -116,3 +116,10 @@ def test_readable_sql_falls_back_to_the_text_as_written():
     kept = "select a from t where a between -- low\n 1 and 2"
     assert readable_sql(kept) == kept
     assert readable_sql("not sql at all (") == "not sql at all ("
+
+
+def test_readable_sql_leaves_long_sql_as_written():
+    long = "select " + ", ".join(f"c{i}" for i in range(3000)) + " from t"
+    assert len(long) > 8000
+    assert readable_sql(long) == long
+    assert readable_sql("select a from t", max_chars=5) == "select a from t"

@@ -132,7 +132,10 @@ class Tour:
             self.services.notify_listing_changed()  # the explorer lists the new file
             tab = w.open_tab("sql", "q3-churn", "regions_without_q3")
             _wait(self.app, lambda: not tab.editor.isReadOnly(), what="the SQL tab to format")
+            formatted = []
+            tab.sig_format_finished.connect(formatted.append)
             tab.format_action.trigger()
+            _wait(self.app, lambda: bool(formatted), what="the Format")
             if not tab.save():
                 raise RuntimeError("the formatted tab could not be saved")
         elif state == "plan-tree":  # Explain Analyze of the sample tab: the plan with timings

@@ -99,7 +99,8 @@ def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
         window.query_actions["run_selection"].trigger()
     assert run.args[0]["row_count"] == 1
     assert tab.result.columns[0]["name"] == "answer"
-    window.query_actions["format"].trigger()  # Query › Format SQL formats the current tab
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000):
+        window.query_actions["format"].trigger()  # Query › Format SQL formats the current tab
     assert tab.editor.toPlainText() == "SELECT\n  41 + 1 AS answer"
     with qtbot.waitSignal(tab.sig_plan_finished, timeout=30_000) as explained:
         window.query_actions["explain_analyze"].trigger()

@@ -34,6 +34,7 @@ def test_format_explain_and_go_to_definition_keys_on_x(sample_workspace, xvfb, t
         time.sleep(0.5)  # the tab reads its (missing) file, then takes the typing
         _xdotool(xvfb, "type", "--delay", "10", TYPED)
         _xdotool(xvfb, "key", "ctrl+shift+f")
+        time.sleep(1.0)  # the format runs in a worker; then the text is replaced
         _xdotool(xvfb, "key", "ctrl+s")
         _wait_for(target.is_file, "sql/keys_tab.sql")
         assert target.read_text(encoding="utf-8") == FORMATTED

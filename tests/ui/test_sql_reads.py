@@ -29,11 +29,12 @@ def test_format_is_one_undoable_edit(qtbot, app_services, data_workspace):
     tab.activateWindow()
     qtbot.waitUntil(tab.isActiveWindow, timeout=5000)
     tab.editor.setFocus()
-    qtbot.keyClick(
-        tab.editor,
-        Qt.Key.Key_F,
-        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
-    )
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000):
+        qtbot.keyClick(
+            tab.editor,
+            Qt.Key.Key_F,
+            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+        )
     assert tab.editor.toPlainText() == ("SELECT\n  region,\n  revenue\nFROM small -- all regions\n")
     assert tab.is_dirty()
     tab.editor.undo()  # one Ctrl+Z brings the whole text back
@@ -44,15 +45,27 @@ def test_format_refuses_and_leaves_the_text(qtbot, app_services, data_workspace)
     text = "select region from small where revenue between -- low\n 1 and 2\n"
     write_tab(data_workspace, "p", "keep", text)
     tab = make_tab(qtbot, app_services, "keep")
-    tab.format_action.trigger()
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000):
+        tab.format_action.trigger()
     assert tab.editor.toPlainText() == text
     assert not tab.is_dirty()
     assert tab.banner.isVisible() and "low" in tab.banner.text()
 
     tab.editor.setPlainText("select region,\nfrom where")
-    tab.format_action.trigger()
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000):
+        tab.format_action.trigger()
     assert tab.editor.toPlainText() == "select region,\nfrom where"
     assert tab.editor.error_position is not None and tab.editor.error_position[0] == 2
+
+
+def test_text_typed_while_formatting_is_not_replaced(qtbot, app_services, data_workspace):
+    write_tab(data_workspace, "p", "typing", "select region from small\n")
+    tab = make_tab(qtbot, app_services, "typing")
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000) as done:
+        tab.format_action.trigger()
+        tab.editor.insertPlainText("-- typed meanwhile\n")  # before the worker answers
+    assert done.args[0] is None
+    assert tab.editor.toPlainText() == "-- typed meanwhile\nselect region from small\n"
 
 
 def test_explain_analyze_shows_the_plan_tree_with_the_slowest_highlighted(

@@ -76,31 +76,48 @@ def add_reading_actions(tab: SqlTabWidget) -> None:
 
 
 def format_tab(tab: SqlTabWidget) -> bool:
-    """Format the tab's SQL as one undoable edit; a refusal (SQL that cannot be parsed,
-    comments sqlglot would drop) is shown above the result and the text is untouched."""
-    from lantide.query.sql_format import FormatRefused, format_sql
+    """Format the tab's SQL in a worker (sqlglot takes a noticeable time on long SQL), then
+    replace the text as one undoable edit, unless it was edited meanwhile. A refusal (SQL
+    that cannot be parsed, comments sqlglot would drop) is shown above the result and the
+    text is untouched. ``tab.sig_format_finished`` says how it ended. False when nothing
+    was started (a read-only tab)."""
+    from lantide.query.sql_format import format_sql
 
     if tab.editor.isReadOnly():
         return False
-    try:
-        formatted = format_sql(tab.editor.toPlainText())
-    except FormatRefused as exc:
-        if exc.position:
-            tab.editor.set_error_position(*exc.position)
+    text = tab.editor.toPlainText()
+
+    def done(formatted) -> None:
+        if tab.editor.toPlainText() != text:
+            tab.status_label.setText("not formatted: the text changed meanwhile")
+            tab.sig_format_finished.emit(None)
+            return
+        if tab.banner.tag == "format":
+            tab.banner.clear()
+        if formatted.changed:
+            tab.editor.replace_text(formatted.text)
+        tab.status_label.setText("formatted" if formatted.changed else "already formatted")
+        tab.sig_format_finished.emit(formatted)
+
+    def refused(exc: BaseException) -> None:
+        position = getattr(exc, "position", None)
+        if position and tab.editor.toPlainText() == text:
+            tab.editor.set_error_position(*position)
+        hint = getattr(exc, "hint", None)
         tab.banner.show_notice(
-            f"Not formatted: {exc.message}",
-            plain_hint(exc.hint) if exc.hint else None,
+            f"Not formatted: {getattr(exc, 'message', None) or exc}",
+            plain_hint(hint) if hint else None,
             WARNING,
-            code=exc.code,
+            code=getattr(exc, "code", None),
             tag="format",
         )
-        return False
-    if tab.banner.tag == "format":
-        tab.banner.clear()
-    if formatted.changed:
-        tab.editor.replace_text(formatted.text)
-    tab.status_label.setText("formatted" if formatted.changed else "already formatted")
-    return formatted.changed
+        tab.sig_format_finished.emit(exc)
+
+    tab.status_label.setText("formatting…")
+    tab.services.workers.submit(
+        lambda _ctx: format_sql(text), on_result=done, on_error=refused, name="format SQL"
+    )
+    return True
 
 
 def python_offset(text: str, position: int) -> int:

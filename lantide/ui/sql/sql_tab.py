@@ -66,6 +66,7 @@ class SqlTabWidget(QWidget):
     sig_run_finished = Signal(object)  # the result dict, or the exception
     sig_plan_finished = Signal(object)  # Explain's QueryPlan, or the exception
     sig_definition_found = Signal(object)  # go to definition's Definition, or None
+    sig_format_finished = Signal(object)  # Formatted, the refusal, or None (text changed)
     # made by reading_actions.add_reading_actions
     format_action: QAction
     explain_action: QAction
@@ -235,7 +236,7 @@ class SqlTabWidget(QWidget):
         return bar
 
     def format_sql(self) -> bool:
-        """Format the tab's SQL as one undoable edit (:func:`format_tab`)."""
+        """Format the tab's SQL as one undoable edit, in a worker (:func:`format_tab`)."""
         return format_tab(self)
 
     def go_to_definition(self, position: int | None = None) -> None:
