@@ -89,6 +89,11 @@ def rewrite_table_refs(sql: str, old: str, new: str) -> tuple[str, int]:
         # ``old.col`` names the table when it is read without an alias; a qualifier that
         # could be an alias of that name as well is not guessed at
         for column in statement.find_all(exp.Column):
+            outer = [column.args.get("catalog"), column.args.get("db")]
+            if reads_it and any(
+                isinstance(p, exp.Identifier) and same_name(p.name, old) for p in outer
+            ):  # base.s.f: a field of column s, or column f of a table s in schema base
+                raise Unparseable(f"{column.sql()} can be read more than one way")
             qualifier = column.args.get("table")
             if not isinstance(qualifier, exp.Identifier) or not same_name(qualifier.name, old):
                 continue
@@ -162,9 +167,10 @@ def plan_rewrites(texts: dict[str, str], old: str, new: str) -> list[Rewrite]:
     if stuck:
         names = ", ".join(f"{tab!r} ({why})" for tab, why in stuck)
         raise TabError(
-            f"cannot rename {old!r}: the SQL of {names} cannot be parsed, so its references "
-            f"to {old!r} cannot be updated; nothing was changed",
+            f"cannot rename {old!r}: the references to it in {names} cannot be found "
+            "for certain, so they cannot be updated; nothing was changed",
             code="RENAME_DEPENDENT_UNPARSEABLE",
-            hint="Fix the SQL of that tab (Run shows the error), then rename again.",
+            hint="Fix that tab's SQL (Run shows a syntax error), or give the table an alias "
+            "there, then rename again.",
         )
     return out

@@ -162,3 +162,5 @@ def test_a_qualifier_that_could_be_the_table_or_an_alias_is_not_guessed():
 
     with pytest.raises(Unparseable):
         rewrite_table_refs("select base.x from base, orders base", "base", "clean")
+    with pytest.raises(Unparseable):  # a struct field of base's column s, or not
+        rewrite_table_refs("select base.s.f from base", "base", "clean")
