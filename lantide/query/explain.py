@@ -116,6 +116,12 @@ def parse_plan(text: str, *, analyzed: bool) -> QueryPlan:
             hint="This DuckDB may not write JSON plans; update it (DuckDB 1.1 or later).",
         ) from None
     total: float | None = None
+    if isinstance(data, dict) and data.get("result") == "error":  # e.g. VALUES alone
+        raise PlanUnreadable(
+            "DuckDB could not profile this statement",
+            hint="Explain (without Analyze) shows its plan; a statement that reads a table "
+            "can be profiled.",
+        )
     if isinstance(data, dict):  # ANALYZE: the profile, operators under "children"/"operator"
         query = data.get("query")
         raw_total = query.get("total_time") if isinstance(query, dict) else data.get("latency")

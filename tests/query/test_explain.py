@@ -169,6 +169,13 @@ def test_hotspots_are_the_slowest_that_take_a_real_share():
     assert plan.to_dict()["hotspots"] == ["B", "C"]
 
 
+def test_a_statement_duckdb_cannot_profile_says_so(shop):
+    assert shop.explain_query("VALUES (1), (2)").nodes()  # its plan is there
+    with pytest.raises(QueryError) as info:
+        shop.explain_query("VALUES (1), (2)", analyze=True)
+    assert info.value.code == "EXPLAIN_UNREADABLE" and "profile" in info.value.message
+
+
 def test_a_plan_that_is_not_json_is_an_error_not_a_crash():
     with pytest.raises(QueryError) as info:
         parse_plan("┌───────┐ ascii art", analyzed=False)
