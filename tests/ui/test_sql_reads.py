@@ -96,6 +96,9 @@ def test_explain_analyze_shows_the_plan_tree_with_the_slowest_highlighted(
     assert view.headline.text().startswith("Ran in ") and "slowest" in view.headline.text()
     # nothing was cached by it: the tab's table is not there until the tab runs
     assert app_services.query.catalog.cached("per_bucket") is None
+    with qtbot.waitSignal(tab.sig_run_finished, timeout=60_000):
+        tab.run()  # a run shows its rows again, not the plan
+    assert tab.result.views.currentWidget() is tab.result.grid
 
 
 def test_explain_of_a_refused_statement_shows_the_refusal(qtbot, app_services, data_workspace):

@@ -515,6 +515,8 @@ class SqlTabWidget(QWidget):
     def _start(self, kind: str, fn, *, sql: str, offset: tuple[int, int] = (0, 0)) -> None:
         self.banner.clear()
         self.editor.clear_error()
+        if self.result.views.currentWidget() is self.plan_view:  # a run's rows, not a plan
+            self.result.views.setCurrentWidget(self.result.grid)
         self._run_kind = kind
         self._run_sql = sql
         self._error_offset = offset
