@@ -8,21 +8,25 @@ return something that lost part of it:
 - ``SQL_FORMAT_LOSES_COMMENTS``: sqlglot would drop a comment (it does for some places,
   e.g. inside ``BETWEEN`` or ``QUALIFY``); the refusal quotes the comment;
 - ``SQL_FORMAT_CHANGES_MEANING``: the printed statement does not parse back to the same
-  statement (a guard against printer bugs; never seen on the cases tested);
+  statement, or drops a name, string or number the text holds;
 - ``SQL_FORMAT_EMPTY``: there is no statement, only comments or blanks.
 
 What it keeps: the ``-- lantide:`` header lines at the top (e.g. a remote tab's
 ``-- lantide: connection=NAME``), verbatim, above the formatted statement; every comment
 (sqlglot may move one to the end of the clause it belongs to, and prints comments as
 ``/* … */``; a ``--`` comment that ends up at the end of a line is written back as
-``--``); a trailing ``;``; a final newline. The dialect is DuckDB's: remote tabs are not
-read by any part of Lantide in another dialect yet, so their SQL is formatted as DuckDB's
-too (``dialect`` is there for when they are).
+``--``); a trailing ``;``; a final newline; every name, string and number (a print that
+drops one, as sqlglot does with what it does not model, is refused).
+
+The dialect is DuckDB's; a remote tab (``-- lantide: connection=NAME``) is formatted in
+its connection's dialect when the workspace defines that connection
+(:func:`dialect_for`), as its SQL is written for that database.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -78,6 +82,7 @@ def format_sql(text: str, *, dialect: str = DEFAULT_DIALECT) -> Formatted:
     formatted = _print(statements, had_semicolon, dialect)
     _check_comments(body, formatted, dialect)
     _check_same_statements(statements, formatted, dialect)
+    _check_words(body, formatted, dialect)
     formatted = _line_comments(body, formatted, dialect)
     head = "".join(line if line.endswith("\n") else line + "\n" for line in header)
     out = head + formatted + ("\n" if text.endswith("\n") else "")
@@ -209,6 +214,62 @@ def _check_same_statements(statements: list[exp.Expr], formatted: str, dialect: 
             hint="The text was left as it is. Please report the statement: the SQL printer "
             "read it differently from how it printed it.",
         )
+
+
+# Token kinds whose text the analyst wrote and a printer must not drop: names, strings,
+# numbers. A name right before "(" is a function, which sqlglot may spell another way.
+_WORD_KINDS = ("VAR", "IDENTIFIER", "STRING", "NUMBER")
+
+
+def _words(sql: str, dialect: str) -> Counter[str]:
+    from sqlglot import TokenType
+
+    kinds = {TokenType[k] for k in _WORD_KINDS}
+    tokens = _tokens(sql, dialect)
+    out: Counter[str] = Counter()
+    for i, tok in enumerate(tokens):
+        if tok.token_type not in kinds:
+            continue
+        following = tokens[i + 1].token_type if i + 1 < len(tokens) else None
+        if tok.token_type == TokenType.VAR and following == TokenType.L_PAREN:
+            continue
+        out[tok.text.casefold()] += 1
+    return out
+
+
+def _check_words(body: str, formatted: str, dialect: str) -> None:
+    """Refuse a print that drops a name, string or number the text holds (sqlglot drops
+    what it does not model, e.g. T-SQL's ``WITH (NOLOCK)`` read as DuckDB)."""
+    dropped = _words(body, dialect) - _words(formatted, dialect)
+    if dropped:
+        quoted = ", ".join(repr(w) for w in sorted(dropped))
+        raise FormatRefused(
+            f"formatting would drop or rewrite part of the statement: {quoted}",
+            code="SQL_FORMAT_CHANGES_MEANING",
+            hint="The text was left as it is. The SQL printer does not keep that part as "
+            "written (e.g. a length in ::varchar(10), or a construct of another dialect).",
+        )
+
+
+def header_connection(text: str) -> str | None:
+    """The connection a ``-- lantide: connection=NAME`` header line names, if any."""
+    for line in split_header(text)[0]:
+        for field in line.strip()[len(HEADER_PREFIX) :].split():
+            key, _, value = field.partition("=")
+            if key.strip().lower() == "connection" and value.strip():
+                return value.strip()
+    return None
+
+
+def dialect_for(text: str, connections: Iterable[Mapping[str, object]]) -> str:
+    """The dialect to format ``text`` in: a remote tab's connection's (``connections`` as in
+    workspace.json: ``name``, ``dialect``), else DuckDB's."""
+    name = header_connection(text)
+    if name:
+        for entry in connections:
+            if str(entry.get("name", "")).casefold() == name.casefold() and entry.get("dialect"):
+                return str(entry["dialect"])
+    return DEFAULT_DIALECT
 
 
 def _line_comments(body: str, formatted: str, dialect: str) -> str:

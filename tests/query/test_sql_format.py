@@ -123,3 +123,36 @@ def test_readable_sql_leaves_long_sql_as_written():
     assert len(long) > 8000
     assert readable_sql(long) == long
     assert readable_sql("select a from t", max_chars=5) == "select a from t"
+
+
+@pytest.mark.parametrize(
+    "text, dropped",
+    [
+        ("SELECT name FROM dbo.customers WITH (NOLOCK)", "nolock"),  # T-SQL read as DuckDB
+        ("select a::varchar(10) from t", "10"),
+    ],
+)
+def test_refuses_a_print_that_drops_part_of_the_statement(text, dropped):
+    with pytest.raises(FormatRefused) as info:
+        format_sql(text)
+    assert info.value.code == "SQL_FORMAT_CHANGES_MEANING"
+    assert repr(dropped) in info.value.message
+
+
+def test_a_remote_tab_is_formatted_in_its_connections_dialect():
+    from lantide.query.sql_format import dialect_for, header_connection
+
+    text = (
+        "-- lantide: connection=dw\n"
+        "SELECT TOP 10 name FROM dbo.customers WITH (NOLOCK) WHERE ISNULL(score, 0) > 1\n"
+    )
+    connections = [{"name": "DW", "dialect": "tsql"}, {"name": "pg", "dialect": "postgres"}]
+    assert header_connection(text) == "dw"
+    assert dialect_for(text, connections) == "tsql"
+    assert dialect_for("select 1", connections) == "duckdb"
+    assert dialect_for("-- lantide: connection=gone\nselect 1", connections) == "duckdb"
+    out = format_sql(text, dialect="tsql").text
+    assert out.startswith("-- lantide: connection=dw\nSELECT\n")
+    assert "TOP 10" in out and "WITH (NOLOCK)" in out and "ISNULL(score, 0) > 1" in out
+    with pytest.raises(FormatRefused):  # in DuckDB's dialect it would not keep the T-SQL
+        format_sql(text)

@@ -207,3 +207,23 @@ def test_the_editors_context_menu_and_the_plan_view_offer_the_actions(
     assert "Copy" in " ".join(seen)  # the standard entries stay
     buttons = [b.text() for b in tab.plan_view.findChildren(QToolButton)]
     assert "Explain" in buttons and "Explain Analyze" in buttons
+
+
+def test_a_remote_tab_is_formatted_in_its_connections_dialect(qtbot, app_services, data_workspace):
+    from lantide.query.connections import add_connection
+
+    add_connection(
+        app_services.workspace,
+        "dw",
+        "Driver={ODBC Driver 18 for SQL Server};Server=dw.example.test;Database=sales",
+        dialect="tsql",
+    )
+    text = "-- lantide: connection=dw\nselect top 5 name from dbo.customers with (nolock)\n"
+    write_tab(data_workspace, "p", "remote", text)
+    tab = make_tab(qtbot, app_services, "remote")
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000) as done:
+        tab.format_action.trigger()
+    assert not isinstance(done.args[0], BaseException), done.args[0]
+    formatted = tab.editor.toPlainText()
+    assert formatted.startswith("-- lantide: connection=dw\nSELECT\nTOP 5\n")
+    assert "WITH (nolock)" in formatted  # read as T-SQL, nothing dropped

@@ -81,11 +81,12 @@ def format_tab(tab: SqlTabWidget) -> bool:
     that cannot be parsed, comments sqlglot would drop) is shown above the result and the
     text is untouched. ``tab.sig_format_finished`` says how it ended. False when nothing
     was started (a read-only tab)."""
-    from lantide.query.sql_format import format_sql
+    from lantide.query.sql_format import dialect_for, format_sql
 
     if tab.editor.isReadOnly():
         return False
     text = tab.editor.toPlainText()
+    dialect = dialect_for(text, tab.services.workspace.connections)
 
     def done(formatted) -> None:
         if tab.editor.toPlainText() != text:
@@ -115,7 +116,10 @@ def format_tab(tab: SqlTabWidget) -> bool:
 
     tab.status_label.setText("formatting…")
     tab.services.workers.submit(
-        lambda _ctx: format_sql(text), on_result=done, on_error=refused, name="format SQL"
+        lambda _ctx: format_sql(text, dialect=dialect),
+        on_result=done,
+        on_error=refused,
+        name="format SQL",
     )
     return True
 
