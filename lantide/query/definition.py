@@ -14,6 +14,9 @@ the project's own tabs first, as lineage does) by :func:`definition_of`:
 | a table of a connection              | ``table`` | its table browser                  |
 | a CTE of the statement               | ``cte``   | the cursor moves to its definition |
 | nothing known                        | ``unknown`` | a message saying so              |
+| a name in a remote tab               | ``unknown`` | a message: it is the connection's |
+
+(A remote tab starts with ``-- lantide: connection=NAME``: its names are that database's.)
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 from lantide.query import lineage as lin
 from lantide.query.catalog import TAB
 from lantide.query.guard import TableRef
+from lantide.query.sql_format import header_connection
 
 if TYPE_CHECKING:
     from lantide.query.catalog import Catalog
@@ -44,6 +48,7 @@ class TableAt:
     start: int  # the reference's span in the text (quotes included), end exclusive
     end: int
     cte_offset: int | None = None  # where the statement defines it, when it is a CTE's name
+    remote: str | None = None  # the connection a remote tab runs on: its names are that DB's
 
 
 def table_at(sql: str, offset: int, *, dialect: str = "duckdb") -> TableAt | None:
@@ -67,7 +72,7 @@ def table_at(sql: str, offset: int, *, dialect: str = "duckdb") -> TableAt | Non
             if not start <= offset <= end:
                 continue
             ref = TableRef(table.name, table.db or None, table.catalog or None)
-            return TableAt(ref, start, end, _cte_offset(table, ref))
+            return TableAt(ref, start, end, _cte_offset(table, ref), header_connection(sql))
     return None
 
 
@@ -105,6 +110,15 @@ def definition_of(
 ) -> Definition:
     """What defines the table ``found`` names (the table in the module docstring)."""
     written = found.ref.display()
+    if found.remote:
+        return _definition(
+            "unknown",
+            written,
+            None,
+            None,
+            f"{written} is a table of the connection {found.remote!r} this tab runs on: "
+            "the explorer's Connections list it",
+        )
     if found.cte_offset is not None:
         return _definition("cte", found.ref.name, None, found.cte_offset, f"CTE {written}")
     resolved = inputs.resolve(found.ref, project_tabs)

@@ -13,8 +13,8 @@ same rules as a run (:mod:`lantide.query.qem`): the guard (one read-only stateme
 file and function rules), the inputs' checks, one source, and a tab's own result. The
 statement runs on the engine like any other (cancellable by :meth:`Engine.interrupt` and
 its cancel scopes, under the time limit); nothing is materialized and no step is written.
-A statement on an external connection is refused (``EXPLAIN_REMOTE``): its plan is the
-remote database's, which Lantide cannot read.
+A statement on an external connection, or a remote tab's (``-- lantide: connection=``), is
+refused (``EXPLAIN_REMOTE``): its plan is the remote database's, which Lantide cannot read.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from lantide.query.errors import QueryError, QueryRefused
 from lantide.query.guard import map_position
 from lantide.query.resolver import single_source
 from lantide.query.results import select_body, wrapped_prefix
+from lantide.query.sql_format import header_connection
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Engine
@@ -192,6 +193,16 @@ def _float(value: object) -> float | None:
         return None
 
 
+def _remote_refusal(connection: str) -> QueryRefused:
+    return QueryRefused(
+        f"the statement runs on the connection {connection!r}; its plan is that "
+        "database's, which Lantide does not read",
+        code="EXPLAIN_REMOTE",
+        hint="Use the database's own EXPLAIN in its tools, or explain a statement on "
+        "the staged (cached) table.",
+    )
+
+
 def explain_statement(
     sql: str,
     *,
@@ -202,6 +213,9 @@ def explain_statement(
 ) -> QueryPlan:
     """The plan of ``sql`` under the QEM's rules (see the module docstring); ``tab``: the
     SQL tab it comes from, which may not read its own cached table."""
+    remote = header_connection(sql)
+    if remote:
+        raise _remote_refusal(remote)
     inputs.refresh_if_stale()
     parsed = inputs.guard(sql)
     qem.check_not_own_result(parsed, tab)
@@ -209,13 +223,7 @@ def explain_statement(
     inputs.check_inputs(resolved)
     connection = single_source(resolved)
     if connection:
-        raise QueryRefused(
-            f"the statement runs on the connection {connection!r}; its plan is that "
-            "database's, which Lantide does not read",
-            code="EXPLAIN_REMOTE",
-            hint="Use the database's own EXPLAIN in its tools, or explain a statement on "
-            "the staged (cached) table.",
-        )
+        raise _remote_refusal(connection)
     kind = type(parsed.expression).__name__
     prefix = "EXPLAIN (ANALYZE, FORMAT JSON) " if analyze else "EXPLAIN (FORMAT JSON) "
 

@@ -90,3 +90,9 @@ def test_what_defines_it(shop, sql, expected):
 
 def test_no_table_at_the_cursor_is_none(shop):
     assert shop.definition_at("sales", "SELECT id FROM orders", 8) is None
+
+
+def test_a_remote_tabs_names_are_the_connections(shop):
+    sql = "-- lantide: connection=dw\nSELECT * FROM orders"
+    found = shop.definition_at("sales", sql, len(sql) - 1)
+    assert found["kind"] == "unknown" and "'dw'" in found["message"]

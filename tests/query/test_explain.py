@@ -180,3 +180,9 @@ def test_a_plan_that_is_not_json_is_an_error_not_a_crash():
     with pytest.raises(QueryError) as info:
         parse_plan("┌───────┐ ascii art", analyzed=False)
     assert info.value.code == "EXPLAIN_UNREADABLE"
+
+
+def test_a_remote_tab_is_not_explained_locally(shop):
+    with pytest.raises(QueryError) as info:
+        shop.explain_query("-- lantide: connection=dw\nSELECT * FROM orders", analyze=True)
+    assert info.value.code == "EXPLAIN_REMOTE"
