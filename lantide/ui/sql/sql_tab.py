@@ -12,6 +12,9 @@ result, its quick chart and the tab's lineage.
   knows the position, the editor marks it. A ``purpose`` (required while the project is
   executing) is typed in the toolbar.
 - A file changed by another program reloads a clean tab; a dirty tab asks.
+- **Format** (Ctrl+Shift+F), **Explain** (Ctrl+E) / **Explain Analyze** (Ctrl+Alt+E) into
+  the result's Plan view, and **Go to definition** (F12, Ctrl+click): built in
+  :mod:`lantide.ui.sql.reading_actions`, in the editor's context menu and the Query menu.
 """
 
 from __future__ import annotations
@@ -54,9 +57,8 @@ from lantide.ui.theme import colors
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
-EXPLAIN = "explain"
-
 PURPOSE_PLACEHOLDER = "why this step, for the ledger"
+EXPLAIN = "explain"  # the run kind of Explain / Explain Analyze (beside sql_runs' kinds)
 
 
 class SqlTabWidget(QWidget):
