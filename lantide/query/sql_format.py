@@ -79,11 +79,14 @@ def format_sql(text: str, *, dialect: str = DEFAULT_DIALECT) -> Formatted:
         if exc.position is not None:  # a line of the body: a line of the whole text
             exc.position = (exc.position[0] + len(header), exc.position[1])
         raise
-    formatted = _print(statements, had_semicolon, dialect)
-    _check_comments(body, formatted, dialect)
-    _check_same_statements(statements, formatted, dialect)
-    _check_words(body, formatted, dialect)
-    formatted = _line_comments(body, formatted, dialect)
+    try:
+        formatted = _print(statements, had_semicolon, dialect)
+        _check_comments(body, formatted, dialect)
+        _check_same_statements(statements, formatted, dialect)
+        _check_words(body, formatted, dialect)
+        formatted = _line_comments(body, formatted, dialect)
+    except RecursionError:  # the printer recurses deeper than the parser did
+        raise _too_deep() from None
     head = "".join(line if line.endswith("\n") else line + "\n" for line in header)
     out = head + formatted + ("\n" if text.endswith("\n") else "")
     out = bom + out.replace("\n", newline)
@@ -124,11 +127,7 @@ def _parse(body: str, dialect: str) -> tuple[list[exp.Expr], bool]:
         tokens = _tokens(body, dialect)
         parsed = sqlglot.parse(body, read=dialect)
     except RecursionError:
-        raise FormatRefused(
-            "the statement is nested too deeply to format",
-            code="SQL_FORMAT_UNPARSEABLE",
-            hint="The text was left as it is.",
-        ) from None
+        raise _too_deep() from None
     except Exception as exc:  # sqlglot's ParseError / TokenError
         raise _unparseable(exc) from None
     statements = [e for e in parsed if e is not None]
@@ -139,6 +138,14 @@ def _parse(body: str, dialect: str) -> tuple[list[exp.Expr], bool]:
             hint="Write a statement first.",
         )
     return statements, tokens[-1].token_type == TokenType.SEMICOLON
+
+
+def _too_deep() -> FormatRefused:
+    return FormatRefused(
+        "the statement is nested too deeply to format",
+        code="SQL_FORMAT_UNPARSEABLE",
+        hint="The text was left as it is.",
+    )
 
 
 def _unparseable(exc: Exception) -> FormatRefused:

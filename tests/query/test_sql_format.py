@@ -156,3 +156,14 @@ def test_a_remote_tab_is_formatted_in_its_connections_dialect():
     assert "TOP 10" in out and "WITH (NOLOCK)" in out and "ISNULL(score, 0) > 1" in out
     with pytest.raises(FormatRefused):  # in DuckDB's dialect it would not keep the T-SQL
         format_sql(text)
+
+
+@pytest.mark.parametrize("depth", [50, 3000])
+def test_deep_nesting_is_formatted_or_refused_never_a_crash(depth):
+    text = "select " + "(" * depth + "1" + ")" * depth + " as x from t"
+    try:
+        out = format_sql(text).text
+    except FormatRefused as exc:
+        assert exc.code == "SQL_FORMAT_UNPARSEABLE" and depth == 3000
+    else:
+        assert depth == 50 and out.endswith("AS x\nFROM t")
