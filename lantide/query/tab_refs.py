@@ -9,9 +9,10 @@ in sqlglot's tokens), so the analyst's formatting, comments and spelling of ever
 written. A reference written quoted stays quoted; a bare one stays bare when the new name
 allows it.
 
-:func:`plan_rewrites` does it for every tab of a project before anything is written, and
-refuses (``RENAME_DEPENDENT_UNPARSEABLE``, nothing changed) when a tab that may read the
-table cannot be parsed. Remote tabs (a ``-- lantide: connection=`` header) name the
+:func:`plan_rewrites` does it for the tabs given (the renamed tab's project, and the other
+projects' tabs, which read it as a cached table) before anything is written, and refuses
+(``RENAME_DEPENDENT_UNPARSEABLE``, nothing changed) when a tab that may read the table
+cannot be parsed. Remote tabs (a ``-- lantide: connection=`` header) name the
 connection's tables, not cached tables, and are never rewritten.
 """
 
@@ -38,6 +39,7 @@ class Unparseable(Exception):
 
 @dataclass(frozen=True)
 class Rewrite:
+    project: str  # the tab's project (folder name)
     tab: str
     old_text: str
     new_text: str
@@ -148,27 +150,26 @@ def is_remote(sql: str) -> bool:
     return any(line.strip().lower().startswith(REMOTE_HEADER) for line in header)
 
 
-def plan_rewrites(texts: dict[str, str], old: str, new: str) -> list[Rewrite]:
-    """The rewrite of each tab (name -> SQL) that reads ``old``, computed before anything
-    is written; refuses when a tab that may read it cannot be parsed."""
+def plan_rewrites(texts: dict[tuple[str, str], str], old: str, new: str) -> list[Rewrite]:
+    """The rewrite of each tab ((project, tab) -> SQL) that reads ``old``, computed before
+    anything is written; refuses when a tab that may read it cannot be parsed."""
     out: list[Rewrite] = []
-    stuck: list[tuple[str, str]] = []
-    for tab, sql in texts.items():
+    stuck: list[str] = []
+    for (project, tab), sql in texts.items():
         if is_remote(sql):
             continue
         try:
             new_text, count = rewrite_table_refs(sql, old, new)
         except Unparseable as exc:
             if may_read(sql, old):
-                stuck.append((tab, str(exc)))
+                stuck.append(f"{tab!r} of project {project!r} ({exc})")
             continue
         if count:
-            out.append(Rewrite(tab, sql, new_text, count))
+            out.append(Rewrite(project, tab, sql, new_text, count))
     if stuck:
-        names = ", ".join(f"{tab!r} ({why})" for tab, why in stuck)
         raise TabError(
-            f"cannot rename {old!r}: the references to it in {names} cannot be found "
-            "for certain, so they cannot be updated; nothing was changed",
+            f"cannot rename {old!r}: the references to it in {', '.join(stuck)} cannot be "
+            "found for certain, so they cannot be updated; nothing was changed",
             code="RENAME_DEPENDENT_UNPARSEABLE",
             hint="Fix that tab's SQL (Run shows a syntax error), or give the table an alias "
             "there, then rename again.",

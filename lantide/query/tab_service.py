@@ -295,7 +295,8 @@ class SqlTabs:
 
     def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> dict[str, Any]:
         """Rename the tab's file and cached table, and rewrite the references to its cached
-        table in the project's other tabs (:mod:`lantide.query.tab_refs`). All rewrites are
+        table in the other tabs that read it (:meth:`_readers_texts`, the rewrite in
+        :mod:`lantide.query.tab_refs`). All rewrites are
         computed first: a tab that may read it but cannot be parsed refuses the rename
         with nothing changed; a failed write puts back what was written."""
         project_obj = required_project(self.workspace, project)
@@ -305,12 +306,12 @@ class SqlTabs:
         graph = self.graph(project_obj)[0]
         dependents = [t for t in lin.downstream_of(graph, old) if old in graph.get(t, [])]
         rewrites = []
+        projects = {project_obj.dirname: project_obj}
         if not same_name(old, new):  # a respelling reads the same table: nothing to rewrite
-            texts = tab_files.read_tabs_exactly(project_obj, exclude=old)
-            rewrites = plan_rewrites(texts, old, new)
+            rewrites = plan_rewrites(self._readers_texts(projects, old), old, new)
         old, new = tab_files.rename_tab_file(project_obj, old, new)
         try:
-            tab_files.write_rewrites(project_obj, rewrites)
+            tab_files.write_rewrites(projects, rewrites)
         except BaseException:
             tab_files.rename_tab_file(project_obj, new, old)
             raise
@@ -333,8 +334,9 @@ class SqlTabs:
         path = project_obj.sql_tab_path(new)
         rewritten = [
             {
+                "project": r.project,
                 "tab": r.tab,
-                "path": str(project_obj.sql_tab_path(r.tab)),
+                "path": str(projects[r.project].sql_tab_path(r.tab)),
                 "references": r.references,
             }
             for r in rewrites
@@ -347,22 +349,51 @@ class SqlTabs:
             "cached_table_renamed": renamed,
             "dependents": dependents,
             "rewritten": rewritten,
-            "changed_files": [str(path)] + [r["path"] for r in rewritten],
+            "changed_files": [str(path)] + [str(r["path"]) for r in rewritten],
         }
         if rewritten:
             out["message"] = (
                 f"Renamed {old!r} to {new!r} and updated the tabs that read it: "
-                + ", ".join(f"{r['tab']} ({r['references']})" for r in rewritten)
+                + ", ".join(
+                    (r.tab if r.project == project_obj.dirname else f"{r.project}/{r.tab}")
+                    + f" ({r.references})"
+                    for r in rewrites
+                )
                 + f". Changed files: {', '.join(out['changed_files'])}. To undo, rename "
                 f"{new!r} back to {old!r}: the same tabs are updated again."
             )
-        untouched = [t for t in dependents if t not in {r.tab for r in rewrites}]
+        untouched = [
+            t
+            for t in dependents
+            if t not in {r.tab for r in rewrites if r.project == project_obj.dirname}
+        ]
         if untouched:
             out["hint"] = (
                 f"These tabs still read {old!r} and were not changed: "
                 f"{', '.join(untouched)}. Update them to read {new!r}."
             )
         return out
+
+    def _readers_texts(self, projects: dict[str, Project], old: str) -> dict[tuple[str, str], str]:
+        """The SQL of every tab that may read the cached table ``old``: the other tabs of
+        its project (the only one in ``projects``), and the tabs of the other projects,
+        which read it as a cached table (one namespace per workspace), unless a project
+        has a tab of that name itself (its tabs read their own). ``projects`` gains the
+        projects read."""
+        (home,) = projects.values()
+        texts = {
+            (home.dirname, tab): sql
+            for tab, sql in tab_files.read_tabs_exactly(home, exclude=old).items()
+        }
+        for other in self.workspace.list_projects(include_archived=True):
+            if other.dirname == home.dirname or any(
+                same_name(t, old) for t in tab_files.tab_names(other)
+            ):
+                continue
+            projects[other.dirname] = other
+            for tab, sql in tab_files.read_tabs_exactly(other).items():
+                texts[(other.dirname, tab)] = sql
+        return texts
 
     def delete_sql_tab(self, project: ProjectArg, name: str) -> dict[str, Any]:
         project_obj = required_project(self.workspace, project)

@@ -10,6 +10,7 @@ A deleted tab's file is moved to ``.lantide/trash/``, never destroyed.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -186,7 +187,7 @@ def trash_tab_file(project: Project, name: str) -> Path:
     return target
 
 
-def read_tabs_exactly(project: Project, *, exclude: str) -> dict[str, str]:
+def read_tabs_exactly(project: Project, *, exclude: str | None = None) -> dict[str, str]:
     """Every tab's text but ``exclude``'s, exactly as on disk (line ends and a byte-order
     mark kept), for rewriting; a tab that is not UTF-8 text is left out (it cannot be
     parsed, and it is never rewritten)."""
@@ -201,13 +202,14 @@ def read_tabs_exactly(project: Project, *, exclude: str) -> dict[str, str]:
     return out
 
 
-def write_rewrites(project: Project, rewrites: list[Rewrite]) -> None:
-    """Write each rewritten tab atomically; a tab changed on disk since it was read, or a
-    failed write, puts back every tab written before and raises (nothing changed)."""
+def write_rewrites(projects: Mapping[str, Project], rewrites: list[Rewrite]) -> None:
+    """Write each rewritten tab (of ``projects``, by folder name) atomically; a tab changed
+    on disk since it was read, or a failed write, puts back every tab written before and
+    raises (nothing changed)."""
     written: list[Rewrite] = []
     try:
         for rewrite in rewrites:
-            path = project.sql_tab_path(rewrite.tab)
+            path = projects[rewrite.project].sql_tab_path(rewrite.tab)
             if path.read_bytes().decode("utf-8") != rewrite.old_text:
                 raise TabError(
                     f"SQL tab {rewrite.tab!r} changed on disk during the rename; "
@@ -219,7 +221,7 @@ def write_rewrites(project: Project, rewrites: list[Rewrite]) -> None:
             written.append(rewrite)
     except BaseException:
         for rewrite in reversed(written):
-            _write_exactly(project.sql_tab_path(rewrite.tab), rewrite.old_text)
+            _write_exactly(projects[rewrite.project].sql_tab_path(rewrite.tab), rewrite.old_text)
         raise
 
 

@@ -121,6 +121,28 @@ def test_a_failed_write_puts_everything_back(chain, monkeypatch):
     assert {p.name: p.read_bytes() for p in sql_dir.iterdir()} == files
 
 
+def test_tabs_of_other_projects_that_read_the_cached_table_follow(chain, empty_workspace):
+    service, sql_dir = chain
+    service.workspace.create_project("reader")
+    service.workspace.create_project("shadow")
+    projects = empty_workspace / "projects"
+    reader = projects / "reader" / "sql" / "uses_base.sql"
+    reader.write_text("SELECT count(*) FROM base -- from project p\n", encoding="utf-8")
+    # a project with a tab named base of its own: its readers read that one
+    (projects / "shadow" / "sql" / "base.sql").write_text("SELECT 1 AS x\n", encoding="utf-8")
+    shadow_reader = projects / "shadow" / "sql" / "own.sql"
+    shadow_reader.write_text("SELECT x FROM base\n", encoding="utf-8")
+    result = service.rename_sql_tab("p", "base", "clean_orders")
+    assert ("reader", "uses_base") in {(r["project"], r["tab"]) for r in result["rewritten"]}
+    assert "reader/uses_base (1)" in result["message"]
+    assert str(reader) in result["changed_files"]
+    assert reader.read_text(encoding="utf-8") == (
+        "SELECT count(*) FROM clean_orders -- from project p\n"
+    )
+    assert shadow_reader.read_text(encoding="utf-8") == "SELECT x FROM base\n"
+    assert service.run_sql_tab("reader", "uses_base")["status"] == "ok"
+
+
 @pytest.mark.parametrize(
     "sql, expected, count",
     [
