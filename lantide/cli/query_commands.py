@@ -352,6 +352,8 @@ def run_tab_rename(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(f"renamed {result['old']} -> {result['new']}")
+        for entry in result.get("rewritten") or []:
+            print(f"updated {entry['tab']}: {entry['references']} reference(s) ({entry['path']})")
         if result.get("hint"):
             print(result["hint"])
     return 0

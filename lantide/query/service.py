@@ -66,6 +66,8 @@ from lantide.query.sources import DataSources
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
     from lantide.query.browse import RelationInfo, TableBrowser, TableSchema
+    from lantide.query.definition import Definition
+    from lantide.query.explain import QueryPlan
     from lantide.query.export import Exported
     from lantide.query.listing import TableListing
     from lantide.query.pending_connection import PendingConnection
@@ -299,6 +301,38 @@ class QueryService:
             allow_complex=allow_complex,
             max_cell_chars=max_cell_chars,
             purpose_required=purpose_required,
+        )
+
+    def explain_query(
+        self, sql: str, *, analyze: bool = False, tab: str | None = None
+    ) -> QueryPlan:
+        """The plan of ``sql`` as a tree (:mod:`lantide.query.explain`); ``analyze`` runs the
+        statement for rows and timings, under the same rules as running it. ``tab``: the SQL
+        tab the statement is from (it may not read its own cached table)."""
+        from lantide.query.explain import explain_statement
+
+        return explain_statement(
+            sql, inputs=self.inputs, engine=self.engine, analyze=analyze, tab=tab
+        )
+
+    def definition_at(self, project: ProjectArg, sql: str, offset: int) -> Definition | None:
+        """What defines the table named at ``offset`` of ``sql`` (a tab of ``project``):
+        :mod:`lantide.query.definition`; None when no table is named there."""
+        from lantide.query import tabs as tab_files
+        from lantide.query.definition import definition_of, table_at
+        from lantide.query.projects import required_project
+
+        found = table_at(sql, offset)
+        if found is None:
+            return None
+        project_obj = required_project(self.workspace, project)
+        self.inputs.refresh_if_stale()
+        return definition_of(
+            found,
+            project=project_obj.dirname,
+            project_tabs=tab_files.tab_names(project_obj),
+            inputs=self.inputs,
+            catalog=self.catalog,
         )
 
     # -- SQL tabs (lantide.query.tab_service) ---------------------------------------

@@ -1,8 +1,9 @@
 """SQL tabs of one workspace: the part of :class:`lantide.query.service.QueryService` for tabs.
 
 run / Source Run / create / rename / delete / list / lineage. A rename or delete moves the
-tab's cached table with it and reports the tabs that read it (``dependents``); their SQL
-is never edited. Shapes: ``run_sql_tab`` is ``run_query``'s shape plus ``"tab"``;
+tab's cached table with it and reports the tabs that read it (``dependents``); a rename
+rewrites their references to it (:mod:`lantide.query.tab_refs`), a delete does not.
+Shapes: ``run_sql_tab`` is ``run_query``'s shape plus ``"tab"``;
 ``source_run_sql_tab`` is described in :mod:`lantide.query.sourcerun`;
 ``lineage(project)`` is ``{"project", "tabs": [{"tab", "reads_tabs", "reads_sources",
 "reads_cached", "reads_external", "unknown_tables", "reads_files", "error"?}],
@@ -37,6 +38,7 @@ from lantide.query.resolver import InputResolver
 from lantide.query.results import new_step_id
 from lantide.query.runner import StatementRunner, step_result
 from lantide.query.sources import DataSources, DataTable
+from lantide.query.tab_refs import plan_rewrites
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor
@@ -67,14 +69,26 @@ class TabCreated(TypedDict):
     lineage: lin.TabLineageDict
 
 
+class RewrittenTab(TypedDict):
+    """A tab whose references to a renamed tab's cached table were rewritten."""
+
+    project: str
+    tab: str
+    path: str
+    references: int
+
+
 class TabRenamed(TypedDict):
     project: str
     old: str
     new: str
     path: str
     cached_table_renamed: bool
-    dependents: list[str]  # tabs that still read the old name (not edited)
-    hint: NotRequired[str]  # when there are dependents
+    dependents: list[str]  # tabs that read the old name
+    rewritten: list[RewrittenTab]  # those rewritten to read the new one
+    changed_files: list[str]
+    message: NotRequired[str]  # when tabs were rewritten: which, and how to undo
+    hint: NotRequired[str]  # when dependents were left unchanged
 
 
 class TabDeleted(TypedDict):
@@ -378,13 +392,27 @@ class SqlTabs:
         remote_tabs.check_remote(sql, config.name, config.dialect)
 
     def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> TabRenamed:
+        """Rename the tab's file and cached table, and rewrite the references to its cached
+        table in the other tabs that read it (:meth:`_readers_texts`, the rewrite in
+        :mod:`lantide.query.tab_refs`). All rewrites are
+        computed first: a tab that may read it but cannot be parsed refuses the rename
+        with nothing changed; a failed write puts back what was written."""
         project_obj = required_project(self.workspace, project)
         old = tab_files.find_tab(project_obj, old)
         new = tab_files.validate_tab_name(new)
         self.runner.check_result_name(new, tab_of=(project_obj.dirname, new))
         graph = self.graph(project_obj)[0]
         dependents = [t for t in lin.downstream_of(graph, old) if old in graph.get(t, [])]
+        rewrites = []
+        projects = {project_obj.dirname: project_obj}
+        if not same_name(old, new):  # a respelling reads the same table: nothing to rewrite
+            rewrites = plan_rewrites(self._readers_texts(projects, old), old, new)
         old, new = tab_files.rename_tab_file(project_obj, old, new)
+        try:
+            tab_files.write_rewrites(projects, rewrites)
+        except BaseException:
+            tab_files.rename_tab_file(project_obj, new, old)
+            raise
         renamed = False
         cached = self.catalog.cached(old)
         if cached is not None and cached.kind == TAB and cached.project == project_obj.dirname:
@@ -401,20 +429,69 @@ class SqlTabs:
             self.engine.run(work)
             self.catalog.invalidate()
             renamed = True
+        path = project_obj.sql_tab_path(new)
+        rewritten: list[RewrittenTab] = [
+            {
+                "project": r.project,
+                "tab": r.tab,
+                "path": str(projects[r.project].sql_tab_path(r.tab)),
+                "references": r.references,
+            }
+            for r in rewrites
+        ]
         out: TabRenamed = {
             "project": project_obj.dirname,
             "old": old,
             "new": new,
-            "path": str(project_obj.sql_tab_path(new)),
+            "path": str(path),
             "cached_table_renamed": renamed,
             "dependents": dependents,
+            "rewritten": rewritten,
+            "changed_files": [str(path)] + [str(r["path"]) for r in rewritten],
         }
-        if dependents:
+        if rewritten:
+            out["message"] = (
+                f"Renamed {old!r} to {new!r} and updated the tabs that read it: "
+                + ", ".join(
+                    (r.tab if r.project == project_obj.dirname else f"{r.project}/{r.tab}")
+                    + f" ({r.references})"
+                    for r in rewrites
+                )
+                + f". Changed files: {', '.join(out['changed_files'])}. To undo, rename "
+                f"{new!r} back to {old!r}: the same tabs are updated again."
+            )
+        untouched = [
+            t
+            for t in dependents
+            if t not in {r.tab for r in rewrites if r.project == project_obj.dirname}
+        ]
+        if untouched:
             out["hint"] = (
                 f"These tabs still read {old!r} and were not changed: "
-                f"{', '.join(dependents)}. Update them to read {new!r}."
+                f"{', '.join(untouched)}. Update them to read {new!r}."
             )
         return out
+
+    def _readers_texts(self, projects: dict[str, Project], old: str) -> dict[tuple[str, str], str]:
+        """The SQL of every tab that may read the cached table ``old``: the other tabs of
+        its project (the only one in ``projects``), and the tabs of the other projects,
+        which read it as a cached table (one namespace per workspace), unless a project
+        has a tab of that name itself (its tabs read their own). ``projects`` gains the
+        projects read."""
+        (home,) = projects.values()
+        texts = {
+            (home.dirname, tab): sql
+            for tab, sql in tab_files.read_tabs_exactly(home, exclude=old).items()
+        }
+        for other in self.workspace.list_projects(include_archived=True):
+            if other.dirname == home.dirname or any(
+                same_name(t, old) for t in tab_files.tab_names(other)
+            ):
+                continue
+            projects[other.dirname] = other
+            for tab, sql in tab_files.read_tabs_exactly(other).items():
+                texts[(other.dirname, tab)] = sql
+        return texts
 
     def delete_sql_tab(self, project: ProjectArg, name: str) -> TabDeleted:
         project_obj = required_project(self.workspace, project)

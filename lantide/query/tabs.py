@@ -2,22 +2,33 @@
 
 A tab's file name (without ``.sql``) is also the name of its cached table. These are the
 file operations only; :class:`lantide.query.service.QueryService` pairs them with the
-cached table (rename it, drop it) and reports dependent tabs, which it never edits.
+cached table (rename it, drop it) and reports dependent tabs; a rename rewrites their
+references (:func:`read_tabs_exactly`, :func:`write_rewrites`, :mod:`lantide.query.tab_refs`).
 A deleted tab's file is moved to ``.lantide/trash/``, never destroyed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lantide.errors import CorruptFileError
 from lantide.query.errors import TabError
 from lantide.query.names import INTERNAL_SCHEMA
 from lantide.workspace import layout
-from lantide.workspace.atomic import atomic_create_bytes, link_or_move, own_writes
+from lantide.workspace.atomic import (
+    atomic_create_bytes,
+    atomic_write_text,
+    link_or_move,
+    own_writes,
+)
 from lantide.workspace.model import Project
+
+if TYPE_CHECKING:
+    from lantide.query.tab_refs import Rewrite
 from lantide.workspace.names import name_hint, name_problem
 from lantide.workspace.portable_names import portable_name_problem
 
@@ -174,3 +185,46 @@ def trash_tab_file(project: Project, name: str) -> Path:
     source.rename(target)
     own_writes.forget(source)
     return target
+
+
+def read_tabs_exactly(project: Project, *, exclude: str | None = None) -> dict[str, str]:
+    """Every tab's text but ``exclude``'s, exactly as on disk (line ends and a byte-order
+    mark kept), for rewriting; a tab that is not UTF-8 text is left out (it cannot be
+    parsed, and it is never rewritten)."""
+    out: dict[str, str] = {}
+    for name in tab_names(project):
+        if name == exclude:
+            continue
+        try:
+            out[name] = project.sql_tab_path(name).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+def write_rewrites(projects: Mapping[str, Project], rewrites: list[Rewrite]) -> None:
+    """Write each rewritten tab (of ``projects``, by folder name) atomically; a tab changed
+    on disk since it was read, or a failed write, puts back every tab written before and
+    raises (nothing changed)."""
+    written: list[Rewrite] = []
+    try:
+        for rewrite in rewrites:
+            path = projects[rewrite.project].sql_tab_path(rewrite.tab)
+            if path.read_bytes().decode("utf-8") != rewrite.old_text:
+                raise TabError(
+                    f"SQL tab {rewrite.tab!r} changed on disk during the rename; "
+                    "nothing was changed",
+                    code="TAB_CHANGED",
+                    hint="Rename again.",
+                )
+            _write_exactly(path, rewrite.new_text)
+            written.append(rewrite)
+    except BaseException:
+        for rewrite in reversed(written):
+            _write_exactly(projects[rewrite.project].sql_tab_path(rewrite.tab), rewrite.old_text)
+        raise
+
+
+def _write_exactly(path: Path, text: str) -> None:
+    # a text starting with a byte-order mark keeps it: the encoder writes U+FEFF as one
+    atomic_write_text(path, text, encoding="utf-8")

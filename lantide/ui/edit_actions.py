@@ -3,7 +3,8 @@
 - Edit: Undo, Redo, Cut, Copy, Paste act on the editor that has (or last had) the
   keyboard focus: a SQL or Markdown editor, the chat input, a line edit, or the result
   grid (Copy). Find and Replace open the current tab's find bar.
-- Query: Run, Run selection, Source Run and Cancel act on the current SQL tab.
+- Query: Run, Run selection, Source Run, Cancel, Format SQL, Explain, Explain
+  Analyze and Go to definition act on the current SQL tab.
 
 The keys are shown in the menus but bound by the widgets themselves (an editor's Ctrl+Z, a
 SQL tab's Ctrl+Enter): a second, window-wide binding of the same key would make Qt call the
@@ -173,13 +174,19 @@ def _on_sql_tab(window: MainWindow, what: str) -> None:
         tab.source_run()
     elif what == "cancel":
         tab.cancel()
+    elif what == "format":
+        tab.format_sql()
+    elif what in ("explain", "explain_analyze"):
+        tab.explain(analyze=what == "explain_analyze")
+    elif what == "definition":
+        tab.go_to_definition()
 
 
 def build_query_menu(window: MainWindow, menu: QMenu, cancel_any: QAction) -> None:
     """Run, Run selection, Source Run and Cancel on the current SQL tab, then the window's
     "cancel whatever query runs" action."""
     window.query_actions = {}
-    for what, text, key, icon_name, tip in (
+    for entry in (
         ("run", "Run", shortcut("sql_run"), "run", "Run the current SQL tab"),
         (
             "run_selection",
@@ -196,7 +203,40 @@ def build_query_menu(window: MainWindow, menu: QMenu, cancel_any: QAction) -> No
             "Recompute the tabs this one reads, then this tab",
         ),
         ("cancel", "Cancel", None, "stop", "Cancel the current tab's query"),
+        None,
+        (
+            "format",
+            "Format SQL",
+            shortcut("sql_format"),
+            "format",
+            "Format the current tab's SQL (comments kept; one undoable edit)",
+        ),
+        (
+            "explain",
+            "Explain",
+            shortcut("sql_explain"),
+            "plan-tree",
+            "The current tab's query plan, without running it",
+        ),
+        (
+            "explain_analyze",
+            "Explain Analyze",
+            shortcut("sql_explain_analyze"),
+            "plan-tree",
+            "Run the current tab's query and show its plan with timings",
+        ),
+        (
+            "definition",
+            "Go to definition",
+            shortcut("sql_definition"),
+            None,
+            "Open the tab or table browser of the table under the cursor",
+        ),
     ):
+        if entry is None:
+            menu.addSeparator()
+            continue
+        what, text, key, icon_name, tip = entry
         action = _menu_action(
             window, text, key, lambda w=what: _on_sql_tab(window, w), icon_name, tip
         )

@@ -66,6 +66,20 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     ),
     Shortcut("sql_complete", "Ctrl+Space", "SQL tab", "Complete table and column names"),
     Shortcut("sql_comment", "Ctrl+/", "SQL tab", "Comment or uncomment the selected lines"),
+    Shortcut("sql_format", "Ctrl+Shift+F", "SQL tab", "Format the SQL (one undoable edit)"),
+    Shortcut("sql_explain", "Ctrl+E", "SQL tab", "Explain: the query plan, without running"),
+    Shortcut(
+        "sql_explain_analyze",
+        "Ctrl+Alt+E",
+        "SQL tab",
+        "Explain Analyze: run the query and show the plan with timings",
+    ),
+    Shortcut(
+        "sql_definition",
+        "F12",
+        "SQL tab",
+        "Go to the table under the cursor: its SQL tab or its browser (also Ctrl+click)",
+    ),
     # result grid
     Shortcut("grid_copy_tsv", "Ctrl+C", "Result grid", "Copy the selected cells as TSV"),
     Shortcut("grid_copy_csv", "Ctrl+Shift+C", "Result grid", "Copy the selected cells as CSV"),

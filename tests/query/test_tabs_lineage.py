@@ -128,14 +128,17 @@ def test_create_rename_delete(sample_service, sample_workspace):
         "big_orders",
         "customer_quarters",
     ]
-    assert "customer_quarters" in renamed["hint"]
+    # the readers now read the new name (tests/query/test_rename_rewrites.py has the rules)
+    assert [r["tab"] for r in renamed["rewritten"]] == ["big_orders", "customer_quarters"]
+    assert "hint" not in renamed and "customer_quarters" in renamed["message"]
     assert (sql_dir / "valid_orders.sql").exists() and not (sql_dir / "clean_orders.sql").exists()
-    assert "FROM clean_orders" in (sql_dir / "customer_quarters.sql").read_text()  # not edited
+    quarters = (sql_dir / "customer_quarters.sql").read_text()
+    assert "valid_orders" in quarters and "FROM clean_orders" not in quarters
     assert sample_service.relation_info("valid_orders")["row_count"] == 113_852
     with pytest.raises(TableNotFound):
         sample_service.relation_info("clean_orders")
     report = sample_service.source_run_sql_tab(P, "customer_quarters")
-    assert report["tabs"][-1]["status"] == "failed"  # reads a name that no longer exists
+    assert report["tabs"][-1]["status"] == "ran"  # reads the renamed tab
 
     deleted = sample_service.delete_sql_tab(P, "big_orders")
     assert deleted["cached_table_dropped"] is False and deleted["dependents"] == []

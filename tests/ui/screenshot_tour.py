@@ -25,6 +25,8 @@ STATES = (
     "plan",
     "sql",
     "source-run",
+    "sql-format",
+    "plan-tree",
     "chat",
     "settings",
     "settings-problem",
@@ -47,6 +49,13 @@ FAN_OUT_SQL = (
 )
 LONG_MESSAGE = (
     "Registered /home/analyst/data/" + "nested_folder/" * 25 + "orders.parquet (120,000 rows)"
+)
+MESSY_SQL = (
+    "-- customers per region and how many placed no Q3 order (the Plan's first question)\n"
+    "select c.region, count(*) as customers, sum(case when o.customer_id is null then 1 "
+    "else 0 end) as without_q3_order from customers c left join orders o on o.customer_id = "
+    "c.customer_id and o.order_date >= date '2025-07-01' -- Q3 only\n"
+    "group by c.region order by without_q3_order desc\n"
 )
 CHAT_SQL = "SELECT region, count(*) AS customers\nFROM customers\nGROUP BY region\nORDER BY 2 DESC"
 
@@ -117,6 +126,26 @@ class Tour:
             self.sql.bottom.setCurrentWidget(self.sql.result)
         elif state == "source-run":
             self.sql.bottom.setCurrentWidget(self.sql.source_run_view)
+        elif state == "sql-format":  # one line of SQL, formatted by the tab's Format
+            sql_dir = self.workspace.root / "projects" / "q3-churn" / "sql"
+            (sql_dir / "regions_without_q3.sql").write_text(MESSY_SQL, encoding="utf-8")
+            self.services.notify_listing_changed()  # the explorer lists the new file
+            tab = w.open_tab("sql", "q3-churn", "regions_without_q3")
+            _wait(self.app, lambda: not tab.editor.isReadOnly(), what="the SQL tab to format")
+            formatted = []
+            tab.sig_format_finished.connect(formatted.append)
+            tab.format_action.trigger()
+            _wait(self.app, lambda: bool(formatted), what="the Format")
+            if not tab.save():
+                raise RuntimeError("the formatted tab could not be saved")
+        elif state == "plan-tree":  # Explain Analyze of the sample tab: the plan with timings
+            w.tabs.setCurrentWidget(self.sql)
+            plans = []
+            self.sql.sig_plan_finished.connect(plans.append)
+            self.sql.explain_analyze_action.trigger()
+            _wait(self.app, lambda: bool(plans), 60, "Explain Analyze")
+            if isinstance(plans[0], BaseException):
+                raise RuntimeError(f"Explain Analyze of the sample tab failed: {plans[0]!r}")
         elif state == "chat":
             self._chat_turn()
         elif state == "settings":

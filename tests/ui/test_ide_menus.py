@@ -70,7 +70,17 @@ def test_ctrl_shift_p_opens_a_palette_of_every_action_with_its_key(qtbot, main_w
 def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
     window = main_window
     query = _menu(window, "Query")
-    assert _texts(query) == ["Run", "Run selection", "Source Run", "Cancel", "Cancel running query"]
+    assert _texts(query) == [
+        "Run",
+        "Run selection",
+        "Source Run",
+        "Cancel",
+        "Format SQL",
+        "Explain",
+        "Explain Analyze",
+        "Go to definition",
+        "Cancel running query",
+    ]
     tab = _sql_tab(qtbot, window)
     with qtbot.waitSignal(tab.sig_run_finished, timeout=30_000) as run:
         window.query_actions["source_run"].trigger()
@@ -89,6 +99,12 @@ def test_query_menu_runs_the_current_sql_tab(qtbot, main_window):
         window.query_actions["run_selection"].trigger()
     assert run.args[0]["row_count"] == 1
     assert tab.result.columns[0]["name"] == "answer"
+    with qtbot.waitSignal(tab.sig_format_finished, timeout=10_000):
+        window.query_actions["format"].trigger()  # Query › Format SQL formats the current tab
+    assert tab.editor.toPlainText() == "SELECT\n  41 + 1 AS answer"
+    with qtbot.waitSignal(tab.sig_plan_finished, timeout=30_000) as explained:
+        window.query_actions["explain_analyze"].trigger()
+    assert explained.args[0].analyzed and tab.plan_view.model.rowCount() >= 1
 
 
 def test_edit_menu_acts_on_the_focused_editor(qtbot, main_window):

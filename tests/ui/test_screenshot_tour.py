@@ -1,5 +1,6 @@
 """The screenshot tour on a real X server (Xvfb): the sample workspace's main states
-(welcome, Plan with annotations, SQL tab with a result, Source Run report, chat after a
+(welcome, Plan with annotations, SQL tab with a result, Source Run report, a formatted SQL
+tab, Explain Analyze's plan tree, chat after a
 scripted turn with a tool card and a table, settings, knowledge; Approve Plan's question and
 Withdraw approval, a long status message, an ask_user question and a reflection in the chat,
 the quick chart's grouped bars, the HTML Report with its chart) at 1024x700 and 1440x900,

@@ -94,3 +94,23 @@ def test_an_open_tab_follows_a_rename_in_the_explorer(
     qtbot.waitUntil(lambda: sql.tab_name == "churn_regions", timeout=15_000)
     assert sql.path == sample_workspace / "projects/q3-churn/sql/churn_regions.sql"
     assert sql.path.exists()
+
+
+def test_a_rename_updates_the_open_tabs_that_read_it(main_window, qtbot, sample_workspace):
+    # issue 32 item 3: the readers' SQL is rewritten; an open clean reader reloads, and the
+    # message bar says which files changed
+    from lantide.ui.sql.tab_rename import rename_sql_tab
+
+    services = main_window.services
+    reader = main_window.open_tab("sql", "q3-churn", "customer_quarters")
+    qtbot.waitUntil(lambda: not reader.editor.isReadOnly(), timeout=15_000)
+    assert "FROM clean_orders" in reader.editor.toPlainText()
+    messages: list[str] = []
+    services.sig_message_posted.connect(lambda text, *_: messages.append(text))
+    assert rename_sql_tab(main_window, services, "q3-churn", "clean_orders", new="valid_orders")
+    qtbot.waitUntil(lambda: "FROM valid_orders" in reader.editor.toPlainText(), timeout=15_000)
+    assert not reader.is_dirty()
+    on_disk = sample_workspace / "projects/q3-churn/sql/customer_quarters.sql"
+    assert reader.editor.toPlainText() == on_disk.read_text(encoding="utf-8")
+    assert reader.editor.toPlainText().startswith("-- Activity of each customer")
+    qtbot.waitUntil(lambda: any("customer_quarters.sql" in m for m in messages), timeout=5000)

@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from lantide.query.sql_format import readable_sql
 from lantide.ui.analyst_words import AGENT_ONLY_KEYS, plain_hint, readable_fields
 from lantide.ui.chat.chat_answer import AutoHeightBrowser
 from lantide.ui.chat.check_badges import CheckBadges, checks_of
@@ -261,8 +262,8 @@ class ToolCardWidget(ThemedFrame):
         parts = [f"<p style='color:{theme.muted.name()}; margin:4px 0 2px 0'>Arguments</p>"]
         args = dict(self.arguments)
         sql = args.pop("sql", None)
-        if isinstance(sql, str):
-            parts.append(sql_to_html(sql, dark=theme.dark))
+        if isinstance(sql, str):  # formatted for reading (as written when it cannot be)
+            parts.append(sql_to_html(readable_sql(sql), dark=theme.dark))
         if args:
             parts.append(_fields_block(args, skip=frozenset()))
         if self.result is not None:

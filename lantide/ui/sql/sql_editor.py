@@ -3,13 +3,15 @@
 Completion pops up while a name is typed (two letters, or right after ``alias.``) and on
 Ctrl+Space; Tab or Enter accepts, Esc closes. An error with a position (line, column)
 from the guard or DuckDB is marked with a wavy underline and a tinted line until the
-next edit. Ctrl+/ comments or uncomments the selected lines.
+next edit. Ctrl+/ comments or uncomments the selected lines. Ctrl+click asks for the
+definition of the table clicked (``sig_definition_requested``; the tab opens it).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRect, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QAction,
     QColor,
     QFontDatabase,
     QKeyEvent,
@@ -42,6 +44,7 @@ class _LineNumberArea(QWidget):
 
 class SqlEditor(QPlainTextEdit):
     sig_error_cleared = Signal()
+    sig_definition_requested = Signal(int)  # Ctrl+click: the text position clicked
 
     def __init__(self, catalog: SchemaCatalog | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -61,6 +64,7 @@ class SqlEditor(QPlainTextEdit):
         self.textChanged.connect(self._text_edited)
         self._update_margin()
         self._refresh_selections()
+        self.context_actions: list[QAction] = []  # the tab's, after the standard entries
 
         self.completer = QCompleter(self)
         self.completer.setWidget(self)
@@ -263,6 +267,25 @@ class SqlEditor(QPlainTextEdit):
         if self._popup().isVisible():
             self.show_completions(explicit=True)
 
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        menu = self.createStandardContextMenu(event.pos())
+        if self.context_actions:
+            menu.addSeparator()
+            menu.addActions(self.context_actions)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+    # -- Ctrl+click: go to definition ------------------------------------------------------
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        if (
+            event.button() == Qt.MouseButton.LeftButton
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            and not self.textCursor().hasSelection()
+        ):
+            position = self.cursorForPosition(event.position().toPoint()).position()
+            self.sig_definition_requested.emit(position)
+
     # -- keys ------------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         popup = self._popup()
@@ -304,6 +327,18 @@ class SqlEditor(QPlainTextEdit):
             self._complete_timer.start()
         elif popup.isVisible():
             self.show_completions(explicit=False)
+
+    def replace_text(self, text: str) -> None:
+        """Replace the whole text as one undoable edit (Ctrl+Z brings the old text back);
+        the cursor stays on its line."""
+        line = self.textCursor().blockNumber()
+        edit = QTextCursor(self.document())
+        edit.beginEditBlock()
+        edit.select(QTextCursor.SelectionType.Document)
+        edit.insertText(text)
+        edit.endEditBlock()
+        block = self.document().findBlockByNumber(min(line, self.blockCount() - 1))
+        self.setTextCursor(QTextCursor(block))
 
     def toggle_comment(self) -> None:
         """Comment the selected lines with ``--``, or uncomment them when all are."""

@@ -12,6 +12,9 @@ result, its quick chart and the tab's lineage.
   knows the position, the editor marks it. A ``purpose`` (required while the project is
   executing) is typed in the toolbar.
 - A file changed by another program reloads a clean tab; a dirty tab asks.
+- **Format** (Ctrl+Shift+F), **Explain** (Ctrl+E) / **Explain Analyze** (Ctrl+Alt+E) into
+  the result's Plan view, and **Go to definition** (F12, Ctrl+click): built in
+  :mod:`lantide.ui.sql.reading_actions`, in the editor's context menu and the Query menu.
 """
 
 from __future__ import annotations
@@ -44,7 +47,9 @@ from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.sql import sql_runs
 from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
+from lantide.ui.sql.plan_view import PlanView
 from lantide.ui.sql.query_jobs import record_history, submit_query
+from lantide.ui.sql.reading_actions import add_reading_actions, format_tab, go_to_definition
 from lantide.ui.sql.result_panel import ResultPanel, describe_result
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
@@ -59,6 +64,7 @@ if TYPE_CHECKING:
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
 PURPOSE_PLACEHOLDER = "why this step, for the ledger"
+EXPLAIN = "explain"  # the run kind of Explain / Explain Analyze (beside sql_runs' kinds)
 
 
 class SqlTabWidget(QWidget):
@@ -66,6 +72,14 @@ class SqlTabWidget(QWidget):
     sig_dirty_changed = Signal(bool)
     sig_loaded = Signal()
     sig_run_finished = Signal(object)  # the result dict, or the exception
+    sig_plan_finished = Signal(object)  # Explain's QueryPlan, or the exception
+    sig_definition_found = Signal(object)  # go to definition's Definition, or None
+    sig_format_finished = Signal(object)  # Formatted, the refusal, or None (text changed)
+    # made by reading_actions.add_reading_actions
+    format_action: QAction
+    explain_action: QAction
+    explain_analyze_action: QAction
+    definition_action: QAction
 
     def __init__(self, services, project: str, tab_name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -103,6 +117,8 @@ class SqlTabWidget(QWidget):
         )
         if self.result.chart is not None:
             self.result.chart.sig_save_requested.connect(self._ask_chart_name)
+        self.plan_view = PlanView(self)
+        self.result.views.addTab(self.plan_view, icon("plan-tree"), "Plan")
         self.lineage = LineageView(self)
         self.lineage.sig_open_requested.connect(self._open_from_lineage)
         self.source_run_view = SourceRunView(self)
@@ -128,6 +144,7 @@ class SqlTabWidget(QWidget):
         self.splitter.setChildrenCollapsible(False)
 
         self.toolbar = self._build_toolbar()
+        add_reading_actions(self)  # Format, Explain, Explain Analyze, Go to definition
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -225,6 +242,15 @@ class SqlTabWidget(QWidget):
         self._busy_action = bar.addWidget(self.busy)
         bar.addWidget(self.status_label)
         return bar
+
+    def format_sql(self) -> bool:
+        """Format the tab's SQL as one undoable edit, in a worker (:func:`format_tab`)."""
+        return format_tab(self)
+
+    def go_to_definition(self, position: int | None = None) -> None:
+        """F12 / Ctrl+click: open the tab or table browser of the table at ``position``
+        (else at the cursor); :func:`go_to_definition`."""
+        go_to_definition(self, position)
 
     def show_find(self) -> None:  # the window's Edit › Find
         self.find_bar.open_find(replace=False)
@@ -408,6 +434,65 @@ class SqlTabWidget(QWidget):
             sql=self.editor.toPlainText(),
         )
 
+    def explain(self, *, analyze: bool) -> None:
+        """The plan of the selection, or else of the tab's text, in the Plan view (in a
+        worker; Stop cancels it). Explain Analyze runs the statement, under the rules of a
+        run; nothing is cached and no step is written."""
+        if self._worker is not None:
+            return
+        cursor = self.editor.textCursor()
+        selected = cursor.selectedText().replace("\u2029", "\n").strip()
+        sql = selected or self.editor.toPlainText()
+        if not sql.strip():
+            self.banner.show_notice("The tab is empty.", "Write a SELECT first.", INFO)
+            return
+        offset = (0, 0)
+        if selected:
+            block = self.editor.document().findBlock(cursor.selectionStart())
+            offset = (block.blockNumber(), cursor.selectionStart() - block.position())
+        tab = None if selected else self.tab_name
+        what = "Explain Analyze" if analyze else "Explain"
+        self.banner.clear()
+        self.editor.clear_error()
+        self._run_kind, self._run_sql, self._error_offset = EXPLAIN, sql, offset
+        self._run_started = time.monotonic()
+        self._set_running(True)
+        self.plan_view.show_message(
+            f"{what} is running the query…" if analyze else "Explain is reading the plan…"
+        )
+        self.bottom.setCurrentWidget(self.result)
+        self.result.views.setCurrentWidget(self.plan_view)
+        self._worker = submit_query(
+            self.services,
+            lambda _ctx, q: q.explain_query(sql, analyze=analyze, tab=tab),
+            label=f"{what} {self.tab_name}",
+            on_result=self._explained,
+            on_error=self._explain_failed,
+            on_finished=self._done,
+        )
+
+    def _explained(self, plan) -> None:
+        self._done()
+        self.plan_view.show_plan(plan)
+        self.result.views.setCurrentWidget(self.plan_view)
+        took = f" in {int((time.monotonic() - self._run_started) * 1000):,} ms"
+        self.status_label.setText(("plan with timings" if plan.analyzed else "plan") + took)
+        self.sig_plan_finished.emit(plan)
+
+    def _explain_failed(self, exc: BaseException) -> None:
+        self._done()
+        position = getattr(exc, "position", None)
+        if position:
+            line, column = sql_runs.position_in_tab(position, self._error_offset)
+            self.editor.set_error_position(line, column)
+        self.banner.show_error(exc, what="No plan")
+        code = getattr(exc, "code", "")
+        self.plan_view.show_message(
+            "Explain was cancelled." if code == "QUERY_CANCELLED" else "No plan (see above)."
+        )
+        self.status_label.setText("cancelled" if code == "QUERY_CANCELLED" else "failed")
+        self.sig_plan_finished.emit(exc)
+
     def run_anyway(self, warning_id: str) -> None:
         """Run a large remote result after the analyst confirmed it."""
         purpose = self.purpose_edit.text().strip() or None
@@ -438,6 +523,8 @@ class SqlTabWidget(QWidget):
     def _start(self, kind: str, fn, *, sql: str, offset: tuple[int, int] = (0, 0)) -> None:
         self.banner.clear()
         self.editor.clear_error()
+        if self.result.views.currentWidget() is self.plan_view:  # a run's rows, not a plan
+            self.result.views.setCurrentWidget(self.result.grid)
         self._run_kind = kind
         self._run_sql = sql
         self._error_offset = offset
@@ -468,6 +555,8 @@ class SqlTabWidget(QWidget):
     def _set_running(self, running: bool) -> None:
         self.run_action.setEnabled(not running)
         self.source_run_action.setEnabled(not running)
+        self.explain_action.setEnabled(not running)
+        self.explain_analyze_action.setEnabled(not running)
         self.stop_action.setEnabled(running)
         self._busy_action.setVisible(running)
         if running:
@@ -479,7 +568,9 @@ class SqlTabWidget(QWidget):
     def _tick(self) -> None:
         elapsed = time.monotonic() - self._run_started
         self.status_label.setText(f"running {elapsed:.1f} s")
-        what = "Source Run" if self._run_kind == sql_runs.SOURCE_RUN else "The query"
+        what = {sql_runs.SOURCE_RUN: "Source Run", EXPLAIN: "Explain"}.get(
+            self._run_kind, "The query"
+        )
         self.result.show_running(what, elapsed)
 
     def _done(self) -> None:

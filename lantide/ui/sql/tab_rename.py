@@ -1,8 +1,10 @@
 """Renaming a SQL tab from the app: the explorer's Rename and the tab bar's context menu ask
 the same question and go through the same engine path (``QueryService.rename_sql_tab``: the
-file, its cached table, dependents named). When it is done, ``sig_sql_tab_renamed`` tells
-an open tab of it to follow (its title and the file it saves to), so a save never brings
-the old file back."""
+file, its cached table, and the references to it in the tabs that read it). When it is
+done, ``sig_sql_tab_renamed`` tells an open tab of it to follow (its title and the file it
+saves to), so a save never brings the old file back; the rewritten tabs are reported as
+changed on disk (``notify_paths_changed``), so an open one reloads (or, with unsaved
+edits, asks), and the message bar says which files changed."""
 
 from __future__ import annotations
 
@@ -37,6 +39,11 @@ def rename_sql_tab(
             str(result.get("project") or project), str(result["old"]), str(result["new"])
         )
         services.notify_listing_changed()
+        rewritten = [str(r["path"]) for r in result.get("rewritten") or []]
+        if rewritten:
+            services.notify_paths_changed(rewritten)
+        if result.get("message"):
+            services.post_message(str(result["message"]), "info")
         if result.get("hint"):
             services.post_message(str(result["hint"]), "warning")
         if then is not None:
