@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
-from lantide.ui.sql.result_model import ROLE_RAW, PagedResultModel, format_value
+from lantide.ui.sql.result_model import ROLE_FILTERED, ROLE_RAW, PagedResultModel, format_value
 
 MAX_COPY_ROWS = 100_000
 MAX_AUTO_WIDTH = 360
@@ -97,6 +98,12 @@ class TypedHeaderView(QHeaderView):
         name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
         kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
         inner = rect.adjusted(8, 3, -(SORT_ARROW_SPACE if sorted_here else 6), -3)
+        if model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_FILTERED):
+            size = min(14, inner.height() // 2)
+            icon("filter", "accent").paint(
+                painter, QRect(inner.right() - size, inner.top() + 1, size, size)
+            )
+            inner.setRight(inner.right() - size - 3)
         name_h = QFontMetrics(self._name_font).height()
         painter.setFont(self._name_font)
         painter.setPen(self.palette().color(QPalette.ColorRole.ButtonText))
@@ -138,6 +145,9 @@ class ResultGridView(QTableView):
     sig_copy_finished = Signal(int)  # rows copied
     sig_problem_reported = Signal(str)  # a message for the analyst (too big to copy, ...)
     sig_export_requested = Signal()
+    sig_filter_requested = Signal(int)  # column: edit its filter
+    sig_filter_removed = Signal(int)  # column: remove its filter
+    sig_filters_cleared = Signal()
 
     def __init__(self, workers, parent: QWidget | None = None):
         super().__init__(parent)
@@ -173,6 +183,7 @@ class ResultGridView(QTableView):
         for text, key, slot in (
             ("Copy as TSV", shortcut("grid_copy_tsv"), lambda: self.copy_selection("\t")),
             ("Copy as CSV", shortcut("grid_copy_csv"), lambda: self.copy_selection(",")),
+            ("Filter column…", shortcut("grid_filter"), self._filter_current_column),
         ):
             action = QAction(text, self)
             action.setShortcut(key)
@@ -279,7 +290,29 @@ class ResultGridView(QTableView):
         )
         clear = menu.addAction("Original order", lambda: self.sort_by(-1, None))
         clear.setEnabled(model.order_by is not None)
+        menu.addSeparator()
+        filtered = bool(model.headerData(column, Qt.Orientation.Horizontal, ROLE_FILTERED))
+        edit = menu.addAction(
+            icon("filter"), f"Filter {name}…", lambda: self.sig_filter_requested.emit(column)
+        )
+        edit.setEnabled(model.can_page)
+        if not model.can_page:
+            edit.setToolTip("Only cached results can be filtered: run the whole tab.")
+        remove = menu.addAction("Remove this filter", lambda: self.sig_filter_removed.emit(column))
+        remove.setEnabled(filtered)
+        clear_all = menu.addAction("Clear all filters", self.sig_filters_cleared.emit)
+        clear_all.setEnabled(bool(model.filters))
+        self.add_header_menu_items(menu, column)
         menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
+
+    def add_header_menu_items(self, menu: QMenu, column: int) -> None:
+        """More of a header's menu (the column's format); nothing here."""
+
+    def _filter_current_column(self) -> None:
+        current = self.currentIndex()
+        column = current.column() if current.isValid() else 0
+        if self.model() is not None and self.model().columnCount():
+            self.sig_filter_requested.emit(column)
 
     # -- copy ----------------------------------------------------------------------------
     def _selection_bounds(self) -> tuple[int, int, list[int]] | None:

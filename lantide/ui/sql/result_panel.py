@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from lantide.ui.icons import icon
 from lantide.ui.layout_state import set_widget_state, widget_state
 from lantide.ui.sql.chart_widget import QuickChartWidget
+from lantide.ui.sql.grid_filter_bar import ColumnFilterPopup, FilterBar
 from lantide.ui.sql.query_jobs import submit_query
 from lantide.ui.sql.result_grid import ResultGridView
 from lantide.ui.sql.result_model import BLOCK_ROWS, PagedResultModel
@@ -110,6 +111,16 @@ class ResultPanel(QWidget):
 
         self.grid = ResultGridView(services.workers, self)
         self.grid.sig_problem_reported.connect(self.sig_problem_reported)
+        self.grid.sig_filter_requested.connect(self.edit_filter)
+        self.grid.sig_filter_removed.connect(
+            lambda col: self.set_column_filter(self.columns[col]["name"], None)
+        )
+        self.grid.sig_filters_cleared.connect(lambda: self.apply_filters([]))
+        self.filter_bar = FilterBar(self)
+        self.filter_bar.sig_filter_removed.connect(lambda name: self.set_column_filter(name, None))
+        self.filter_bar.sig_filters_cleared.connect(lambda: self.apply_filters([]))
+        self.filter_popup: ColumnFilterPopup | None = None
+        self._filter_worker = None
         self.grid.sig_export_requested.connect(self.export_dialog)
         self.grid.sig_copy_finished.connect(
             lambda n: self.services.post_message(
@@ -127,6 +138,7 @@ class ResultPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(bar)
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.views, 1)
         self.clear()
 
@@ -137,7 +149,9 @@ class ResultPanel(QWidget):
         return model if isinstance(model, PagedResultModel) else None
 
     def clear(self, message: str = "No result yet. Run the query (Ctrl+Enter).") -> None:
+        self._stop_filtering()
         self.grid.set_result_model(None)
+        self.filter_bar.show_filters([], 0, 0)
         self.relation = None
         self.columns, self.row_count = [], 0
         self.summary.setText(message)
@@ -177,7 +191,10 @@ class ResultPanel(QWidget):
         )
         model.sig_fetch_failed.connect(self._fetch_failed)
         model.sig_order_changed.connect(self._order_changed)
+        model.sig_filters_changed.connect(self._filters_changed)
+        self._stop_filtering()
         self.grid.set_result_model(model)
+        self.filter_bar.show_filters([], row_count, row_count)
         self._summary = summary
         self.summary.setText(summary)
         self.export_button.setEnabled(relation is not None)
@@ -211,11 +228,96 @@ class ResultPanel(QWidget):
             summary=summary,
         )
 
-    def _order_changed(self, order_by: list) -> None:
-        """Say in the summary how the rows are sorted (the header shows the arrow)."""
+    def _order_changed(self, _order_by: list | None = None) -> None:
+        """Say in the summary how the rows are sorted (the header shows the arrow) and
+        how many pass the filters."""
+        model = self.model
         words = {"asc": "ascending", "desc": "descending"}
-        order = ", ".join(f"{name} {words.get(d, d)}" for name, d in order_by)
-        self.summary.setText(self._summary + (f" · sorted by {order}" if order else ""))
+        order = ", ".join(
+            f"{name} {words.get(d, d)}" for name, d in (model.order_by if model else None) or []
+        )
+        text = self._summary
+        if model is not None and model.filters:
+            n = len(model.filters)
+            text += f" · {model.rowCount():,} match {n} filter{'s' if n != 1 else ''}"
+        self.summary.setText(text + (f" · sorted by {order}" if order else ""))
+
+    # -- filtering -----------------------------------------------------------------------
+    def edit_filter(self, column: int) -> None:
+        """Open the filter popup of ``column`` under its header."""
+        model = self.model
+        if model is None or not 0 <= column < len(self.columns):
+            return
+        if not model.can_page or not self.relation:
+            self.sig_problem_reported.emit(
+                "Only cached results can be filtered: run the whole tab, or label the query."
+            )
+            return
+        name = model.columns[column]["name"]
+        current = next((f for f in model.filters if f.get("column") == name), None)
+        popup = ColumnFilterPopup(name, model.columns[column]["type"], current, self)
+        popup.sig_filter_chosen.connect(lambda chosen: self.set_column_filter(name, chosen))
+        header = self.grid.horizontalHeader()
+        x = header.sectionViewportPosition(column)
+        self.filter_popup = popup
+        popup.show_at(header.viewport().mapToGlobal(header.rect().bottomLeft()) + QPoint(x, 0))
+
+    def set_column_filter(self, column: str, chosen: dict | None) -> None:
+        """Replace (``chosen``) or remove (None) the filter of ``column``."""
+        model = self.model
+        if model is None:
+            return
+        others = [f for f in model.filters if f.get("column") != column]
+        self.apply_filters(others + ([chosen] if chosen else []))
+
+    def apply_filters(self, filters: list[dict]) -> None:
+        """Show the rows passing ``filters`` (``[]``: all): DuckDB counts them and pages
+        the first screen in a worker (cancellable; a newer filter cancels this one)."""
+        model, relation = self.model, self.relation
+        if model is None or relation is None or not model.can_page:
+            return
+        self._stop_filtering()
+        token = model.begin_filter(filters)
+        order = model.order_by
+        self.summary.setText(self._summary + " · filtering…")
+
+        def arrived(page: dict) -> None:
+            model.filter_arrived(token, filters, page["row_count"], page["rows"], order)
+
+        def failed(exc: BaseException) -> None:
+            model.filter_failed(token)
+            self._order_changed()
+            from lantide.query.errors import QueryCancelled
+
+            if not isinstance(exc, QueryCancelled):
+                message = getattr(exc, "message", None) or str(exc)
+                hint = getattr(exc, "hint", None)
+                self.sig_problem_reported.emit(
+                    f"Filter not applied: {message}" + (f" — {hint}" if hint else "")
+                )
+
+        self._filter_worker = submit_query(
+            self.services,
+            lambda ctx, q: q.filtered_page(
+                relation, 0, BLOCK_ROWS, order_by=order, filters=filters or None
+            ),
+            label=f"Filter {relation}",
+            on_result=arrived,
+            on_error=failed,
+        )
+
+    def _stop_filtering(self) -> None:
+        if self._filter_worker is not None:
+            self._filter_worker.cancel()
+            self._filter_worker = None
+
+    def _filters_changed(self, filters: list, passing: int) -> None:
+        model = self.model
+        total = model.total_rows if model is not None else passing
+        self.filter_bar.show_filters(filters, passing, total)
+        self.grid.horizontalHeader().viewport().update()
+        self.grid.clearSelection()  # selected rows would now be other rows
+        self._order_changed()
 
     def _fetch_failed(self, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or str(exc)
@@ -277,9 +379,12 @@ class ResultPanel(QWidget):
 
 
 def pager(query, relation: str):
-    """``fetch(offset, limit, order_by=None)`` over ``relation`` (call it in a worker)."""
+    """``fetch(offset, limit, order_by=None, filters=None)`` over ``relation`` (call it in
+    a worker)."""
 
-    def fetch(offset: int, limit: int, order_by=None):
+    def fetch(offset: int, limit: int, order_by=None, filters=None):
+        if filters:
+            return query.fetch_rows(relation, offset, limit, order_by=order_by, filters=filters)
         return query.fetch_rows(relation, offset, limit, order_by=order_by)
 
     return fetch
