@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from functools import partial
 
 from PySide6.QtCore import QItemSelectionModel, QRect, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QPainter, QPalette
@@ -24,8 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.query.duckdb_types import is_date_or_timestamp, is_integer, is_numeric
+from lantide.query.grid_formats import DATE_FORMATS
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
+from lantide.ui.sql.frozen_column import FrozenColumnView
 from lantide.ui.sql.result_model import ROLE_FILTERED, ROLE_RAW, PagedResultModel, format_value
 
 MAX_COPY_ROWS = 100_000
@@ -171,9 +175,12 @@ class ResultGridView(QTableView):
     sig_filter_requested = Signal(int)  # column: edit its filter
     sig_filter_removed = Signal(int)  # column: remove its filter
     sig_filters_cleared = Signal()
+    sig_column_format_chosen = Signal(str, dict)  # column name, its format ({}: default)
+    sig_freeze_toggled = Signal(bool)  # the first column frozen or not
 
     def __init__(self, workers, parent: QWidget | None = None):
         super().__init__(parent)
+        self._frozen: FrozenColumnView | None = None  # before any geometry update asks
         self._workers = workers
         self.setHorizontalHeader(TypedHeaderView(self))
         self.setAccessibleName("Result grid")
@@ -226,6 +233,42 @@ class ResultGridView(QTableView):
             self.fit_columns(range(min(model.rowCount(), 60)), grow_only=False)
             if isinstance(model, PagedResultModel):
                 model.sig_block_loaded.connect(self._widen_for_visible_rows)
+        if self._frozen is not None:
+            self._frozen.sync()
+
+    # -- the frozen first column ---------------------------------------------------------
+    @property
+    def first_column_frozen(self) -> bool:
+        return self._frozen is not None
+
+    def set_first_column_frozen(self, frozen: bool) -> None:
+        """Keep the first column in place while the others scroll sideways."""
+        if frozen == (self._frozen is not None):
+            return
+        if frozen:
+            self._frozen = FrozenColumnView(self, TypedHeaderView())
+            self._frozen.sync()
+            self._frozen.show()
+        else:
+            assert self._frozen is not None
+            self._frozen.hide()
+            self._frozen.setParent(None)
+            self._frozen.deleteLater()
+            self._frozen = None
+
+    @property
+    def frozen_view(self) -> FrozenColumnView | None:
+        return self._frozen
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._frozen is not None:
+            self._frozen.update_geometry()
+
+    def updateGeometries(self) -> None:  # noqa: N802
+        super().updateGeometries()
+        if self._frozen is not None:
+            self._frozen.update_geometry()
 
     def _note_user_resize(self, section: int, _old: int, _new: int) -> None:
         if not self._auto_sizing:
@@ -298,10 +341,16 @@ class ResultGridView(QTableView):
             self.sort_by(column, None)
 
     def _show_header_menu(self, pos) -> None:
-        column = self.horizontalHeader().logicalIndexAt(pos)
+        menu = self.build_header_menu(self.horizontalHeader().logicalIndexAt(pos))
+        if menu is not None:
+            menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
+            menu.deleteLater()
+
+    def build_header_menu(self, column: int) -> QMenu | None:
+        """The menu of ``column``'s header: sort, filter, format, freeze."""
         model = self.model()
         if column < 0 or not isinstance(model, PagedResultModel):
-            return
+            return None
         name = model.columns[column]["name"]
         menu = QMenu(self)
         menu.addAction(
@@ -325,11 +374,58 @@ class ResultGridView(QTableView):
         remove.setEnabled(filtered)
         clear_all = menu.addAction("Clear all filters", self.sig_filters_cleared.emit)
         clear_all.setEnabled(bool(model.filters))
-        self.add_header_menu_items(menu, column)
-        menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
+        menu.addSeparator()
+        self._add_format_menu(menu, model, column)
+        freeze = menu.addAction("Freeze first column")
+        freeze.setCheckable(True)
+        freeze.setChecked(self.first_column_frozen)
+        freeze.toggled.connect(self.sig_freeze_toggled.emit)
+        return menu
 
-    def add_header_menu_items(self, menu: QMenu, column: int) -> None:
-        """More of a header's menu (the column's format); nothing here."""
+    def _add_format_menu(self, menu: QMenu, model: PagedResultModel, column: int) -> None:
+        """The column's format: decimals and thousands separators for numbers, the date
+        format for dates; "Default format" takes them away."""
+        name, kind = model.columns[column]["name"], model.columns[column]["type"]
+        current = dict(model.column_format(name))
+        sub = menu.addMenu(f"Format {name}")
+        sub.setObjectName("FormatMenu")
+
+        def choose(**change: object) -> None:
+            fmt = {**current, **change}
+            self.sig_column_format_chosen.emit(
+                name, {k: v for k, v in fmt.items() if v is not None}
+            )
+
+        if is_numeric(kind):
+            decimals = sub.addMenu("Decimals")
+            for places in (None, 0, 1, 2, 3, 4, 6):
+                label = (
+                    "As stored"
+                    if places is None
+                    else f"{places} (1{'.' if places else ''}{'0' * places})"
+                )
+                action = decimals.addAction(label, partial(choose, decimals=places))
+                action.setCheckable(True)
+                action.setChecked(current.get("decimals") == places)
+            grouped = bool(current.get("thousands", not is_integer(kind)))
+            thousands = sub.addAction("Thousands separators")
+            thousands.setCheckable(True)
+            thousands.setChecked(grouped)
+            thousands.toggled.connect(lambda on: choose(thousands=on))
+        if is_date_or_timestamp(kind):
+            dates = sub.addMenu("Date format")
+            for key, (label, _) in [("", ("As stored (ISO)", "")), *DATE_FORMATS.items()]:
+                action = dates.addAction(label, partial(choose, date=key or None))
+                action.setCheckable(True)
+                action.setChecked(current.get("date", "") == key)
+        if not sub.actions():
+            sub.addAction("No format for this type").setEnabled(False)
+        else:
+            sub.addSeparator()
+            reset = sub.addAction(
+                "Default format", lambda: self.sig_column_format_chosen.emit(name, {})
+            )
+            reset.setEnabled(bool(current))
 
     def _filter_current_column(self) -> None:
         current = self.currentIndex()

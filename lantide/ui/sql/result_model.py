@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QApplication
 
 from lantide.query.duckdb_types import is_numeric
 from lantide.query.grid_copy import cell_text
+from lantide.query.grid_formats import ColumnFormat, format_cell
 
 BLOCK_ROWS = 256
 MAX_BLOCKS = 96  # about 25,000 rows held at once
@@ -220,6 +221,7 @@ class PagedResultModel(QAbstractTableModel):
         self._total_rows = int(row_count)  # rows of the whole result, unfiltered
         self._filter_token = 0  # bumped by each filter asked for: older answers are stale
         self._awaiting_filter = False  # no page fetch until the filtered count is known
+        self._formats: list[ColumnFormat] = [{} for _ in self.columns]
         self._preview = [tuple(r) for r in preview]
         self._seed(self._preview)
         app = QApplication.instance()
@@ -296,7 +298,16 @@ class PagedResultModel(QAbstractTableModel):
             return self._muted if value is None else None
         if role == Qt.ItemDataRole.FontRole:
             return self._italic if value is None else None
-        shown = display_value(value, self.columns[col].get("type"), locale=self._locale)
+        shown = None
+        if self._formats[col]:
+            shown = format_cell(
+                value,
+                self._formats[col],
+                group=self._locale.group,
+                point=self._locale.decimal_point,
+            )
+        if shown is None:
+            shown = display_value(value, self.columns[col].get("type"), locale=self._locale)
         if role == Qt.ItemDataRole.ToolTipRole:
             text = format_value(value)
             if text != shown and len(text) <= 60:
@@ -463,6 +474,26 @@ class PagedResultModel(QAbstractTableModel):
                 self.index(0, 0), self.index(self._row_count - 1, len(self.columns) - 1)
             )
         self.sig_order_changed.emit(list(order))
+
+    # -- formats -------------------------------------------------------------------------
+    def column_format(self, name: str) -> ColumnFormat:
+        """The format the grid shows column ``name`` in (``{}``: its default)."""
+        for col, fmt in zip(self.columns, self._formats, strict=True):
+            if col["name"] == name:
+                return fmt.copy()
+        return {}
+
+    def set_column_formats(self, formats: dict[str, ColumnFormat]) -> None:
+        """Show the columns named in ``formats`` so (the others as stored); copy and export
+        are not changed by a format."""
+        empty: ColumnFormat = {}
+        self._formats = [(formats.get(c["name"]) or empty).copy() for c in self.columns]
+        if self._row_count and self.columns:
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(self._row_count - 1, len(self.columns) - 1),
+                [Qt.ItemDataRole.DisplayRole],
+            )
 
     # -- filtering -----------------------------------------------------------------------
     @property

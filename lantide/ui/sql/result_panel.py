@@ -25,6 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.query.grid_formats import (
+    TabGridState,
+    checked_format,
+    empty_state,
+    load_tab_state,
+    save_tab_state,
+)
 from lantide.query.grid_queries import ColumnSummary
 from lantide.query.grid_summary import combine, summarize_values, summary_text
 from lantide.ui.icons import icon
@@ -120,6 +127,12 @@ class ResultPanel(QWidget):
             lambda col: self.set_column_filter(self.columns[col]["name"], None)
         )
         self.grid.sig_filters_cleared.connect(lambda: self.apply_filters([]))
+        self.grid.sig_column_format_chosen.connect(self.set_column_format)
+        self.grid.sig_freeze_toggled.connect(self.set_first_column_frozen)
+        self._grid_state: TabGridState = empty_state()
+        self._state_key: tuple[str, str] | None = None
+        self._state_readable = True
+        self._state_saving = self._state_dirty = False
         self.filter_bar = FilterBar(self)
         self.filter_bar.sig_filter_removed.connect(lambda name: self.set_column_filter(name, None))
         self.filter_bar.sig_filters_cleared.connect(lambda: self.apply_filters([]))
@@ -212,6 +225,7 @@ class ResultPanel(QWidget):
         self._stop_filtering()
         self.grid.set_result_model(model)
         self.filter_bar.show_filters([], row_count, row_count)
+        model.set_column_formats(self._grid_state["columns"])
         self.grid.selectionModel().selectionChanged.connect(lambda *_: self._summary_timer.start())
         self.selection_summary.setText("")
         self._summary = summary
@@ -260,6 +274,85 @@ class ResultPanel(QWidget):
             n = len(model.filters)
             text += f" · {model.rowCount():,} match {n} filter{'s' if n != 1 else ''}"
         self.summary.setText(text + (f" · sorted by {order}" if order else ""))
+
+    # -- column formats and the frozen column, kept per tab -------------------------------
+    def set_grid_state_key(self, project: str, tab: str) -> None:
+        """Keep the formats and the frozen column as the state of ``project/tab`` (read
+        now, in a worker; written on each change)."""
+        self._state_key = (project, tab)
+        root = self.services.workspace.root
+        self.services.workers.submit(
+            lambda ctx: load_tab_state(root, project, tab),
+            on_result=lambda state: self._state_loaded((project, tab), state),
+            on_error=self._state_unreadable,
+            name="read grid state",
+        )
+
+    def _state_loaded(self, key: tuple[str, str], state: TabGridState) -> None:
+        if key != self._state_key:
+            return
+        self._grid_state = state
+        self._state_readable = True
+        if self.model is not None:
+            self.model.set_column_formats(state["columns"])
+        self.grid.set_first_column_frozen(state["freeze_first"])
+
+    def _state_unreadable(self, exc: BaseException) -> None:
+        self._state_readable = False  # never written over: the analyst's file is kept
+        message = getattr(exc, "message", None) or str(exc)
+        hint = getattr(exc, "hint", None)
+        self.sig_problem_reported.emit(
+            f"Column formats are not kept: {message}" + (f" — {hint}" if hint else "")
+        )
+
+    @property
+    def grid_state(self) -> TabGridState:
+        return self._grid_state
+
+    def set_column_format(self, column: str, fmt: dict) -> None:
+        """Show ``column`` in ``fmt`` (``{}``: its default) and keep it for the tab."""
+        checked = checked_format(fmt)
+        if checked:
+            self._grid_state["columns"][column] = checked
+        else:
+            self._grid_state["columns"].pop(column, None)
+        if self.model is not None:
+            self.model.set_column_formats(self._grid_state["columns"])
+        self._save_grid_state()
+
+    def set_first_column_frozen(self, frozen: bool) -> None:
+        self.grid.set_first_column_frozen(frozen)
+        self._grid_state["freeze_first"] = bool(frozen)
+        self._save_grid_state()
+
+    def _save_grid_state(self) -> None:
+        """Write the state in a worker, one write at a time: a later change waits for the
+        write under way and is written after it (two workers could finish out of order,
+        and the older state would win)."""
+        if self._state_key is None or not self._state_readable:
+            return
+        if self._state_saving:
+            self._state_dirty = True
+            return
+        self._state_saving, self._state_dirty = True, False
+        root, (project, tab) = self.services.workspace.root, self._state_key
+        state: TabGridState = {
+            "columns": dict(self._grid_state["columns"]),
+            "freeze_first": self._grid_state["freeze_first"],
+        }
+        self.services.workers.submit(
+            lambda ctx: save_tab_state(root, project, tab, state),
+            on_error=lambda exc: self.sig_problem_reported.emit(
+                f"Column formats were not saved: {getattr(exc, 'message', exc)}"
+            ),
+            on_finished=self._grid_state_saved,
+            name="write grid state",
+        )
+
+    def _grid_state_saved(self) -> None:
+        self._state_saving = False
+        if self._state_dirty:
+            self._save_grid_state()
 
     # -- the selection's summary ---------------------------------------------------------
     def summarize_selection(self) -> None:

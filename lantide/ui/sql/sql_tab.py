@@ -92,6 +92,7 @@ class SqlTabWidget(QWidget):
         editor_layout.addWidget(self.find_bar)
         self.banner = NoticeBanner(self)
         self.result = ResultPanel(services, self)
+        self.result.set_grid_state_key(project, tab_name)
         self.result.sig_problem_reported.connect(
             lambda text: self.banner.show_notice(text, level=WARNING)
         )
@@ -264,6 +265,7 @@ class SqlTabWidget(QWidget):
         new name; unsaved edits stay in the editor."""
         self.tab_name = new_name
         self.file.path = tab_file_path(self.services.workspace, self.project, new_name)
+        self.result.set_grid_state_key(self.project, new_name)
         self.sig_title_changed.emit(self.title())
 
     def save(self) -> bool:
