@@ -8,8 +8,6 @@ clipboard with millions of rows helps nobody.
 
 from __future__ import annotations
 
-import csv
-import io
 from functools import partial
 
 from PySide6.QtCore import QItemSelectionModel, QRect, Qt, Signal
@@ -26,13 +24,18 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.query.duckdb_types import is_date_or_timestamp, is_integer, is_numeric
+from lantide.query.grid_copy import as_delimited, as_markdown, as_sql_values
 from lantide.query.grid_formats import DATE_FORMATS
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.sql.frozen_column import FrozenColumnView
-from lantide.ui.sql.result_model import ROLE_FILTERED, ROLE_RAW, PagedResultModel, format_value
+from lantide.ui.sql.result_model import ROLE_FILTERED, ROLE_RAW, PagedResultModel
 
 MAX_COPY_ROWS = 100_000
+MAX_COPY_BYTES = 32_000_000  # the whole result as CSV: more is for Export
+MARKDOWN = "markdown"
+SQL_VALUES = "sql"
+COPY_KINDS = [("TSV", "\t"), ("CSV", ","), ("Markdown", MARKDOWN), ("SQL VALUES", SQL_VALUES)]
 MAX_AUTO_WIDTH = 360
 SORT_ARROW_SPACE = 18  # pixels kept free at a header's right for the sort arrow
 
@@ -156,14 +159,18 @@ def column_fully_selected(selection: QItemSelectionModel, column: int) -> bool:
 def rows_as_text(
     columns: list[str], rows: list[tuple], delimiter: str = "\t", *, header: bool = True
 ) -> str:
-    """Rows as CSV or TSV text, quoted where a value needs it; NULL is an empty field."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    if header:
-        writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if v is None else format_value(v) for v in row])
-    return buffer.getvalue()
+    """Rows as CSV or TSV text (:func:`lantide.query.grid_copy.as_delimited`)."""
+    return as_delimited(columns, rows, delimiter, header=header)
+
+
+def copy_text(kind: str, columns: list[str], rows: list[tuple], *, header: bool = True) -> str:
+    """Rows as the clipboard gets them: ``kind`` is a delimiter (``\t``, ``,``),
+    :data:`MARKDOWN` or :data:`SQL_VALUES` (the writers of :mod:`lantide.query.grid_copy`)."""
+    if kind == MARKDOWN:
+        return as_markdown(columns, rows)
+    if kind == SQL_VALUES:
+        return as_sql_values(columns, rows)
+    return as_delimited(columns, rows, kind, header=header)
 
 
 class ResultGridView(QTableView):
@@ -177,6 +184,7 @@ class ResultGridView(QTableView):
     sig_filters_cleared = Signal()
     sig_column_format_chosen = Signal(str, dict)  # column name, its format ({}: default)
     sig_freeze_toggled = Signal(bool)  # the first column frozen or not
+    sig_copy_result_requested = Signal()  # the whole (filtered) result as CSV
 
     def __init__(self, workers, parent: QWidget | None = None):
         super().__init__(parent)
@@ -448,10 +456,23 @@ class ResultGridView(QTableView):
         cols = sorted({c for r in ranges for c in range(r.left(), r.right() + 1)})
         return top, bottom, cols
 
-    def copy_selection(self, delimiter: str = "\t", *, header: bool | None = None) -> None:
-        """Copy the selected cells (their bounding rows and the selected columns)."""
+    def _visible_bounds(self) -> tuple[int, int, list[int]] | None:
         model = self.model()
-        bounds = self._selection_bounds()
+        first = self.rowAt(0)
+        if model is None or first < 0:
+            return None
+        last = self.rowAt(self.viewport().height() - 1)
+        last = last if last >= 0 else model.rowCount() - 1
+        return first, last, list(range(model.columnCount()))
+
+    def copy_selection(
+        self, delimiter: str = "\t", *, header: bool | None = None, visible: bool = False
+    ) -> None:
+        """Copy the selected cells (their bounding rows and the selected columns), or with
+        ``visible`` the rows on screen, every column. ``delimiter``: ``\t`` or ``,``, or
+        :data:`MARKDOWN` or :data:`SQL_VALUES` for those formats (always with the names)."""
+        model = self.model()
+        bounds = self._visible_bounds() if visible else self._selection_bounds()
         if model is None or bounds is None:
             return
         top, bottom, cols = bounds
@@ -493,8 +514,8 @@ class ResultGridView(QTableView):
         self, names: list[str], rows: list[tuple], cols: list[int], delimiter: str, header: bool
     ) -> None:
         picked = [tuple(row[c] for c in cols) for row in rows]
-        text = rows_as_text(names, picked, delimiter, header=header)
-        if not header and len(picked) == 1 and len(cols) == 1:
+        text = copy_text(delimiter, names, picked, header=header)
+        if delimiter in ("\t", ",") and not header and len(picked) == 1 and len(cols) == 1:
             text = text.rstrip("\n")  # one cell: its value, not a line
         QApplication.clipboard().setText(text)
         self.sig_copy_finished.emit(len(picked))
@@ -502,10 +523,23 @@ class ResultGridView(QTableView):
     # -- menu ----------------------------------------------------------------------------
     def _show_menu(self, pos) -> None:
         menu = QMenu(self)
-        menu.addAction("Copy as TSV", lambda: self.copy_selection("\t"))
-        menu.addAction("Copy as CSV", lambda: self.copy_selection(","))
-        menu.addAction("Copy with header", lambda: self.copy_selection("\t", header=True))
+        add_copy_actions(menu, self, self.sig_copy_result_requested.emit)
         menu.addSeparator()
         menu.addAction("Select all", self.selectAll)
         menu.addAction("Export result…", self.sig_export_requested.emit)
         menu.exec(self.viewport().mapToGlobal(pos))
+        menu.deleteLater()
+
+
+def add_copy_actions(menu: QMenu, grid: ResultGridView, copy_result) -> None:
+    """The copy actions (the grid's context menu and the panel's Copy button share them):
+    the selection as TSV, CSV, Markdown or SQL VALUES, the rows on screen, and the whole
+    (filtered) result as CSV through ``copy_result``."""
+    for label, kind in COPY_KINDS:
+        menu.addAction(f"Copy as {label}", partial(grid.copy_selection, kind))
+    menu.addAction("Copy with header", partial(grid.copy_selection, "\t", header=True))
+    visible = menu.addMenu("Copy the rows on screen")
+    for label, kind in COPY_KINDS[1:]:
+        visible.addAction(f"as {label}", partial(grid.copy_selection, kind, visible=True))
+    whole = menu.addAction("Copy the whole result as CSV", copy_result)
+    whole.setToolTip(f"Up to {MAX_COPY_ROWS:,} rows; more is for Export")

@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QLocale, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -39,7 +40,13 @@ from lantide.ui.layout_state import set_widget_state, widget_state
 from lantide.ui.sql.chart_widget import QuickChartWidget
 from lantide.ui.sql.grid_filter_bar import ColumnFilterPopup, FilterBar
 from lantide.ui.sql.query_jobs import submit_query
-from lantide.ui.sql.result_grid import ResultGridView, column_fully_selected
+from lantide.ui.sql.result_grid import (
+    MAX_COPY_BYTES,
+    MAX_COPY_ROWS,
+    ResultGridView,
+    add_copy_actions,
+    column_fully_selected,
+)
 from lantide.ui.sql.result_model import BLOCK_ROWS, PagedResultModel
 
 EXPORT_FILTERS = "CSV (*.csv);;Parquet (*.parquet);;Excel workbook (*.xlsx)"
@@ -100,11 +107,8 @@ class ResultPanel(QWidget):
         self.copy_button.setToolTip("Copy the selected cells (Ctrl+C: TSV, Ctrl+Shift+C: CSV)")
         self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.copy_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        menu = QMenu(self.copy_button)
-        menu.addAction("Selection as TSV", lambda: self.grid.copy_selection("\t"))
-        menu.addAction("Selection as CSV", lambda: self.grid.copy_selection(","))
-        menu.addAction("Selection with header", lambda: self.grid.copy_selection("\t", header=True))
-        self.copy_button.setMenu(menu)
+        self.copy_menu = QMenu(self.copy_button)
+        self.copy_button.setMenu(self.copy_menu)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export…")
         self.export_button.setIcon(icon("save"))
@@ -122,6 +126,9 @@ class ResultPanel(QWidget):
 
         self.grid = ResultGridView(services.workers, self)
         self.grid.sig_problem_reported.connect(self.sig_problem_reported)
+        add_copy_actions(self.copy_menu, self.grid, self.copy_result_csv)
+        self.grid.sig_copy_result_requested.connect(self.copy_result_csv)
+        self._copy_worker = None
         self.grid.sig_filter_requested.connect(self.edit_filter)
         self.grid.sig_filter_removed.connect(
             lambda col: self.set_column_filter(self.columns[col]["name"], None)
@@ -507,6 +514,48 @@ class ResultPanel(QWidget):
     def _fetch_failed(self, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or str(exc)
         self.sig_problem_reported.emit(f"Rows could not be loaded: {message}")
+
+    # -- copy the whole result ------------------------------------------------------------
+    def copy_result_csv(self) -> None:
+        """The whole result (the rows passing the filters, in the order shown) as CSV on
+        the clipboard, written by DuckDB's rows in a worker; past the row or size cap,
+        nothing is copied and the analyst is told to export."""
+        model, relation = self.model, self.relation
+        if model is None:
+            return
+        if relation is None or not model.can_page:
+            self.grid.selectAll()  # a preview: every row is here
+            self.grid.copy_selection(",", header=True)
+            return
+        filters, order = model.filters or None, model.order_by
+
+        def copied(answer: tuple[str, int]) -> None:
+            text, rows = answer
+            QApplication.clipboard().setText(text)
+            self.services.post_message(f"Copied {rows:,} row{'s' if rows != 1 else ''} as CSV.")
+
+        def failed(exc: BaseException) -> None:
+            message = getattr(exc, "message", None) or str(exc)
+            hint = getattr(exc, "hint", None)
+            self.sig_problem_reported.emit(
+                f"Not copied: {message}" + (f" — {hint}" if hint else "")
+            )
+
+        if self._copy_worker is not None:
+            self._copy_worker.cancel()
+        self._copy_worker = submit_query(
+            self.services,
+            lambda ctx, q: q.rows_as_csv(
+                relation,
+                filters=filters,
+                order_by=order,
+                max_rows=MAX_COPY_ROWS,
+                max_bytes=MAX_COPY_BYTES,
+            ),
+            label=f"Copy {relation}",
+            on_result=copied,
+            on_error=failed,
+        )
 
     # -- export --------------------------------------------------------------------------
     def export_dialog(self) -> None:
