@@ -207,6 +207,17 @@ class TableBrowser:
             )
         )
 
+    def count_filtered(
+        self, relation_name: str, filters: Sequence[ColumnFilter] | None = None
+    ) -> int:
+        """How many rows of a table pass ``filters``."""
+        from lantide.query import grid_queries
+
+        relation, _ = self.resolve_for_grid(relation_name)
+        return self.engine.run(
+            lambda cur: grid_queries.filtered_count(cur, relation, filters=filters)
+        )
+
     def summarize_column(
         self, relation_name: str, column: str, filters: Sequence[ColumnFilter] | None = None
     ) -> ColumnSummary:

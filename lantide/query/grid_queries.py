@@ -101,6 +101,14 @@ def filtered_page(
     return {"row_count": total, "rows": rows}
 
 
+def filtered_count(
+    cur: Cursor, relation: str, *, filters: Sequence[ColumnFilter] | None = None
+) -> int:
+    """How many rows of ``relation`` pass ``filters``."""
+    where, _, params = _clauses(cur, relation, filters, None, has_rowid=True)
+    return int(cur.execute(f"SELECT count(*) FROM {relation} {where}", params).fetchall()[0][0])
+
+
 def summarize_column(
     cur: Cursor,
     relation: str,

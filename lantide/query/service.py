@@ -402,12 +402,19 @@ class QueryService:
         *,
         order_by: Sequence[tuple[str, str]] | None = None,
         filters: Sequence[ColumnFilter] | None = None,
+        count: bool = True,
     ) -> FilteredPage:
-        """The grid's filter: how many rows pass ``filters`` and a page of them, in
-        ``order_by`` (:mod:`lantide.query.grid_queries`)."""
+        """The grid's filter: how many rows pass ``filters`` (-1 unless ``count``) and a
+        page of them, in ``order_by`` (:mod:`lantide.query.grid_queries`)."""
         return self.browser.filtered_page(
-            relation_name, offset, limit, order_by=order_by, filters=filters
+            relation_name, offset, limit, order_by=order_by, filters=filters, count=count
         )
+
+    def count_filtered(
+        self, relation_name: str, filters: Sequence[ColumnFilter] | None = None
+    ) -> int:
+        """How many rows of a table pass ``filters``."""
+        return self.browser.count_filtered(relation_name, filters)
 
     def summarize_column(
         self, relation_name: str, column: str, filters: Sequence[ColumnFilter] | None = None

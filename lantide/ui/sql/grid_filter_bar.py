@@ -177,14 +177,17 @@ class FilterBar(QWidget):
         return [chip.text() for chip in self._chips]
 
     def show_filters(self, filters: list[dict], passing: int, total: int) -> None:
+        """``passing``: rows passing the filters, -1 while DuckDB counts them."""
         for chip in self._chips:
             self._layout.removeWidget(chip)
+            chip.setParent(None)  # gone now, not at the next turn of the event loop
             chip.deleteLater()
         self._chips = []
         self.setVisible(bool(filters))
         if not filters:
             return
-        self.label.setText(f"{passing:,} of {total:,} rows where")
+        shown = "… of" if passing < 0 else f"{passing:,} of"
+        self.label.setText(f"{shown} {total:,} rows where")
         for n, f in enumerate(normalize_filters(filters)):
             chip = QToolButton(self)
             chip.setObjectName("FilterChip")

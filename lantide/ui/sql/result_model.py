@@ -220,7 +220,8 @@ class PagedResultModel(QAbstractTableModel):
         self._filters: list[dict] = []  # the filters the rows shown pass
         self._total_rows = int(row_count)  # rows of the whole result, unfiltered
         self._filter_token = 0  # bumped by each filter asked for: older answers are stale
-        self._awaiting_filter = False  # no page fetch until the filtered count is known
+        self._awaiting_filter = False  # no page fetch until the filtered rows are known
+        self._counting = False  # the filtered rows shown, their count not yet
         self._formats: list[ColumnFormat] = [{} for _ in self.columns]
         self._preview = [tuple(r) for r in preview]
         self._seed(self._preview)
@@ -513,6 +514,7 @@ class PagedResultModel(QAbstractTableModel):
         fetched; a later filter makes this one's answer stale."""
         self._filter_token += 1
         self._awaiting_filter = True
+        self._counting = False
         self._generation += 1  # a page of the old filter still coming is dropped
         self._pending.clear()
         self._in_flight = None
@@ -526,12 +528,18 @@ class PagedResultModel(QAbstractTableModel):
         row_count: int,
         first_rows: Sequence[Sequence[Any]],
         order_by: list[tuple[str, str]] | None,
+        *,
+        counted: bool = True,
     ) -> bool:
         """Show the rows passing ``filters``: ``row_count`` of them, ``first_rows`` the
-        first page in ``order_by``. False when a newer filter was asked for since."""
+        first page in ``order_by``. With ``counted`` False the count is not known yet:
+        ``row_count`` is the rows at hand, and :meth:`filter_counted` brings the rest
+        (the rows show at once; counting millions of them takes longer). False when a
+        newer filter was asked for since."""
         if self._closed or token != self._filter_token:
             return False
         self._awaiting_filter = False
+        self._counting = not counted
         self.beginResetModel()  # another number of rows: a reset, once per filter
         self._filters = [dict(f) for f in filters]
         self._row_count = int(row_count)
@@ -540,8 +548,25 @@ class PagedResultModel(QAbstractTableModel):
         if (order_by or None) == self.order_by:  # else the sort changed meanwhile: refetch
             self._seed(first_rows)
         self.endResetModel()
-        self.sig_filters_changed.emit(self.filters, self._row_count)
+        self.sig_filters_changed.emit(self.filters, -1 if self._counting else self._row_count)
         return True
+
+    def filter_counted(self, token: int, row_count: int) -> None:
+        """The count of the filter shown (asked with ``token``) arrived: the rows past
+        those at hand are added below them, where the analyst is stays as it is."""
+        if self._closed or token != self._filter_token or not self._counting:
+            return
+        self._counting = False
+        if row_count > self._row_count:
+            self.beginInsertRows(_ROOT, self._row_count, row_count - 1)
+            self._row_count = row_count
+            self.endInsertRows()
+        self.sig_filters_changed.emit(self.filters, self._row_count)
+
+    @property
+    def counting(self) -> bool:
+        """The filtered rows are shown and their count is on its way."""
+        return self._counting
 
     def filter_failed(self, token: int) -> None:
         """The filter asked for with ``token`` was refused or cancelled: the rows shown

@@ -145,6 +145,7 @@ class ResultPanel(QWidget):
         self.filter_bar.sig_filters_cleared.connect(lambda: self.apply_filters([]))
         self.filter_popup: ColumnFilterPopup | None = None
         self._filter_worker = None
+        self._count_worker = None
         self.grid.sig_export_requested.connect(self.export_dialog)
         self.grid.sig_copy_finished.connect(
             lambda n: self.services.post_message(
@@ -279,7 +280,8 @@ class ResultPanel(QWidget):
         text = self._summary
         if model is not None and model.filters:
             n = len(model.filters)
-            text += f" · {model.rowCount():,} match {n} filter{'s' if n != 1 else ''}"
+            passing = "counting rows that" if model.counting else f"{model.rowCount():,}"
+            text += f" · {passing} match {n} filter{'s' if n != 1 else ''}"
         self.summary.setText(text + (f" · sorted by {order}" if order else ""))
 
     # -- column formats and the frozen column, kept per tab -------------------------------
@@ -474,7 +476,20 @@ class ResultPanel(QWidget):
         self.summary.setText(self._summary + " · filtering…")
 
         def arrived(page: dict) -> None:
-            model.filter_arrived(token, filters, page["row_count"], page["rows"], order)
+            rows = page["rows"]
+            if not filters:  # every row: the result's own count
+                model.filter_arrived(token, filters, model.total_rows, rows, order)
+                return
+            counted = len(rows) < BLOCK_ROWS  # a short first page is all of them
+            shown = model.filter_arrived(token, filters, len(rows), rows, order, counted=counted)
+            if shown and not counted:
+                self._count_worker = submit_query(
+                    self.services,
+                    lambda ctx, q: q.count_filtered(relation, filters),
+                    label=f"Count {relation}",
+                    on_result=lambda n: model.filter_counted(token, n),
+                    on_error=failed,
+                )
 
         def failed(exc: BaseException) -> None:
             model.filter_failed(token)
@@ -491,7 +506,7 @@ class ResultPanel(QWidget):
         self._filter_worker = submit_query(
             self.services,
             lambda ctx, q: q.filtered_page(
-                relation, 0, BLOCK_ROWS, order_by=order, filters=filters or None
+                relation, 0, BLOCK_ROWS, order_by=order, filters=filters or None, count=False
             ),
             label=f"Filter {relation}",
             on_result=arrived,
@@ -499,9 +514,10 @@ class ResultPanel(QWidget):
         )
 
     def _stop_filtering(self) -> None:
-        if self._filter_worker is not None:
-            self._filter_worker.cancel()
-            self._filter_worker = None
+        for worker in (self._filter_worker, self._count_worker):
+            if worker is not None:
+                worker.cancel()
+        self._filter_worker = self._count_worker = None
 
     def _filters_changed(self, filters: list, passing: int) -> None:
         model = self.model
