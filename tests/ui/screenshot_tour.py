@@ -25,6 +25,9 @@ STATES = (
     "plan",
     "sql",
     "source-run",
+    "grid-filter",
+    "grid-summary",
+    "grid-format",
     "chat",
     "settings",
     "settings-problem",
@@ -98,11 +101,23 @@ class Tour:
         _wait(self.app, self.window.is_idle, what="the window to become idle")
         self.records: list[dict] = []
         self.dialog = None
+        self.popups: list = []
 
     # -- states --------------------------------------------------------------------------
     def enter(self, state: str) -> None:
         w = self.window
-        if state == "plan":
+        for popup in self.popups:  # the grid's filter popup and header menu close
+            popup.close()
+        self.popups = []
+        if self.records and self.records[-1]["state"] == "grid-format":
+            panel = self.sql.result  # the later states show the tab as it was
+            panel.apply_filters([])
+            panel.set_column_format("q2_revenue_lost", {})
+            panel.set_first_column_frozen(False)
+            _wait(self.app, lambda: not panel.model.filters, what="the filter cleared")
+        if state.startswith("grid-"):
+            self._grid_state(state)
+        elif state == "plan":
             tab = w.open_tab("plan", "q3-churn")
             _wait(self.app, lambda: tab.snapshot is not None, what="the Plan")
         elif state == "sql":  # its upstream tabs are not cached yet: a Source Run
@@ -216,6 +231,44 @@ class Tour:
             _wait(self.app, lambda: not tab.editor.isReadOnly(), what="the SQL tab")
             rename_tab(w.tabs, "q3-churn", "q3_churn_by_region", "churn by region")
             _wait(self.app, lambda: tab.tab_name == "churn by region", what="the rename")
+
+    def _grid_state(self, state: str) -> None:
+        """The result grid of the SQL tab: filtered with the filter popup open, a column's
+        summary below it, the header's Format menu over a frozen first column."""
+        panel = self.sql.result
+        self.sql.bottom.setCurrentWidget(panel)
+        panel.views.setCurrentWidget(panel.grid)
+        model = panel.model
+        names = [c["name"] for c in model.columns]
+        if state == "grid-filter":
+            panel.apply_filters([{"column": "q2_customers", "op": "range", "low": "2"}])
+            _wait(self.app, lambda: bool(model.filters) and not model.counting, what="filter")
+            panel.edit_filter(names.index("region"))
+            popup = panel.filter_popup
+            popup.value.setText("DE")
+            self.popups.append(popup)
+        elif state == "grid-summary":
+            panel.grid.selectColumn(names.index("q2_revenue_lost"))
+            _wait(
+                self.app,
+                lambda: panel.selection_summary.text().startswith("Count"),
+                what="the selection's summary",
+            )
+        elif state == "grid-format":
+            panel.grid.clearSelection()
+            panel.set_column_format("q2_revenue_lost", {"decimals": 0, "thousands": True})
+            panel.set_first_column_frozen(True)
+            column = names.index("churn_rate")
+            menu = panel.grid.build_header_menu(column)
+            header = panel.grid.horizontalHeader()
+            where = header.viewport().mapToGlobal(header.rect().bottomLeft())
+            where.setX(where.x() + header.sectionViewportPosition(column) + 20)
+            menu.popup(where)
+            _settle(self.app, 0.2)
+            formats = next(a.menu() for a in menu.actions() if a.text() == "Format churn_rate")
+            menu.setActiveAction(formats.menuAction())
+            formats.popup(menu.geometry().topRight())
+            self.popups += [formats, menu]
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn

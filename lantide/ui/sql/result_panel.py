@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLocale, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QLocale, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMenu,
     QTabWidget,
     QToolButton,
@@ -35,6 +34,7 @@ from lantide.query.grid_formats import (
 )
 from lantide.query.grid_queries import ColumnSummary
 from lantide.query.grid_summary import combine, summarize_values, summary_text
+from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.icons import icon
 from lantide.ui.layout_state import set_widget_state, widget_state
 from lantide.ui.sql.chart_widget import QuickChartWidget
@@ -99,7 +99,7 @@ class ResultPanel(QWidget):
         self._export_worker = None
         self._summary = ""
 
-        self.summary = QLabel("", self)
+        self.summary = ElidedLabel("", self)  # a sort and filters make it long
         self.summary.setObjectName("ResultSummary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.copy_button = QToolButton(self)
@@ -156,7 +156,7 @@ class ResultPanel(QWidget):
         self.views = QTabWidget(self)
         self.views.setDocumentMode(True)
         self.views.setTabPosition(QTabWidget.TabPosition.South)
-        self.selection_summary = QLabel("", self)
+        self.selection_summary = CornerLabel("", self)
         self.selection_summary.setObjectName("SelectionSummary")
         self.selection_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.selection_summary.setContentsMargins(6, 0, 8, 0)
@@ -235,7 +235,7 @@ class ResultPanel(QWidget):
         self.filter_bar.show_filters([], row_count, row_count)
         model.set_column_formats(self._grid_state["columns"])
         self.grid.selectionModel().selectionChanged.connect(lambda *_: self._summary_timer.start())
-        self.selection_summary.setText("")
+        self._say_selection("")
         self._summary = summary
         self.summary.setText(summary)
         self.export_button.setEnabled(relation is not None)
@@ -372,7 +372,7 @@ class ResultPanel(QWidget):
             self._summary_worker.cancel()
             self._summary_worker = None
         model, selection = self.model, self.grid.selectionModel()
-        self.selection_summary.setText("")
+        self._say_selection("")
         if model is None or selection is None:
             return
         ranges = [selection.selection().at(i) for i in range(selection.selection().count())]
@@ -385,7 +385,7 @@ class ResultPanel(QWidget):
         if whole and model.can_page and relation is not None:
             names = [model.columns[c]["name"] for c in columns]
             filters = model.filters or None
-            self.selection_summary.setText("Summing…")
+            self._say_selection("Summing…")
             self._summary_worker = submit_query(
                 self.services,
                 lambda ctx, q: combine(
@@ -398,9 +398,7 @@ class ResultPanel(QWidget):
             )
             return
         if cells > MAX_SUMMARY_CELLS:
-            self.selection_summary.setText(
-                f"{cells:,} cells: select whole columns to summarize this many"
-            )
+            self._say_selection(f"{cells:,} cells: select whole columns to summarize this many")
             return
         spans = [(r.top(), r.height(), r.left(), r.right()) for r in ranges]
         loaded = [model.cached_range(top, height) for top, height, _, _ in spans]
@@ -410,7 +408,7 @@ class ResultPanel(QWidget):
         fetch = model.fetch
         if fetch is None:
             return
-        self.selection_summary.setText("Summing…")
+        self._say_selection("Summing…")
         self._summary_worker = self.services.workers.submit(
             lambda ctx: summarize_values(
                 _cells(spans, [fetch(top, height) for top, height, _, _ in spans])
@@ -423,16 +421,37 @@ class ResultPanel(QWidget):
     def _show_summary(self, summary: ColumnSummary) -> None:
         self._summary_worker = None
         here = QLocale()
-        self.selection_summary.setText(
+        self._say_selection(
             summary_text(summary, group=here.groupSeparator(), point=here.decimalPoint())
         )
+
+    def _say_selection(self, text: str) -> None:
+        self.selection_summary.setText(text)
+        self._fit_selection_summary()
+
+    def _fit_selection_summary(self) -> None:
+        """The summary takes the room right of the Grid and Chart tabs, never theirs (it
+        is cut with "…" there, the whole line in its tooltip)."""
+        label = self.selection_summary
+        room = self.views.width() - self.views.tabBar().sizeHint().width() - 24
+        wanted = label.fontMetrics().horizontalAdvance(label.text()) + 16
+        width = max(0, min(wanted, room))
+        if width != label.width_wanted:
+            label.width_wanted = width
+            # the tab widget lays its corner out by the corner's size hint, on this call
+            self.views.setCornerWidget(label, Qt.Corner.BottomRightCorner)
+            label.show()  # setCornerWidget hides the corner it replaces: this same label
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_selection_summary()
 
     def _summary_failed(self, exc: BaseException) -> None:
         self._summary_worker = None
         from lantide.query.errors import QueryCancelled
 
         if not isinstance(exc, QueryCancelled):
-            self.selection_summary.setText("")
+            self._say_selection("")
             message = getattr(exc, "message", None) or str(exc)
             self.sig_problem_reported.emit(f"The selection could not be summarized: {message}")
 
@@ -626,6 +645,19 @@ class ResultPanel(QWidget):
         hint = getattr(exc, "hint", None)
         self.summary.setText("Export failed.")
         self.sig_problem_reported.emit(f"Export failed: {message}" + (f" — {hint}" if hint else ""))
+
+
+class CornerLabel(ElidedLabel):
+    """The selection's summary beside the Grid and Chart tabs: as wide as the panel gives
+    it (``width_wanted``), the text cut with "…" beyond."""
+
+    width_wanted = 0
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self.width_wanted, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
 
 
 def _cells(spans: list[tuple[int, int, int, int]], rows_of: list) -> list[object]:
