@@ -144,6 +144,7 @@ class ResultPanel(QWidget):
         self.filter_bar.sig_filter_removed.connect(lambda name: self.set_column_filter(name, None))
         self.filter_bar.sig_filters_cleared.connect(lambda: self.apply_filters([]))
         self.filter_popup: ColumnFilterPopup | None = None
+        self._filter_column = 0
         self._filter_worker = None
         self._count_worker = None
         self.grid.sig_export_requested.connect(self.export_dialog)
@@ -470,6 +471,8 @@ class ResultPanel(QWidget):
         current = next((f for f in model.filters if f.get("column") == name), None)
         popup = ColumnFilterPopup(name, model.columns[column]["type"], current, self)
         popup.sig_filter_chosen.connect(lambda chosen: self.set_column_filter(name, chosen))
+        popup.sig_filter_chosen.connect(lambda _chosen: self.grid.setFocus())  # keys go on
+        self._filter_column = column
         header = self.grid.horizontalHeader()
         x = header.sectionViewportPosition(column)
         self.filter_popup = popup
@@ -544,6 +547,9 @@ class ResultPanel(QWidget):
         self.filter_bar.show_filters(filters, passing, total)
         self.grid.horizontalHeader().viewport().update()
         self.grid.clearSelection()  # selected rows would now be other rows
+        if model is not None and model.rowCount() and not self.grid.currentIndex().isValid():
+            # the keyboard goes on from the first row, in the column just filtered
+            self.grid.setCurrentIndex(model.index(0, max(0, self._filter_column)))
         self._order_changed()
 
     def _fetch_failed(self, exc: BaseException) -> None:
