@@ -222,6 +222,7 @@ class ResultGridView(QTableView):
             ("Copy as TSV", shortcut("grid_copy_tsv"), lambda: self.copy_selection("\t")),
             ("Copy as CSV", shortcut("grid_copy_csv"), lambda: self.copy_selection(",")),
             ("Filter column…", shortcut("grid_filter"), self._filter_current_column),
+            ("Select column", shortcut("grid_select_column"), self._select_current_column),
         ):
             action = QAction(text, self)
             action.setShortcut(key)
@@ -370,6 +371,7 @@ class ResultGridView(QTableView):
         )
         clear = menu.addAction("Original order", lambda: self.sort_by(-1, None))
         clear.setEnabled(model.order_by is not None)
+        menu.addAction(f"Select {name} (its summary below)", lambda: self.selectColumn(column))
         menu.addSeparator()
         filtered = bool(model.headerData(column, Qt.Orientation.Horizontal, ROLE_FILTERED))
         edit = menu.addAction(
@@ -434,6 +436,11 @@ class ResultGridView(QTableView):
                 "Default format", lambda: self.sig_column_format_chosen.emit(name, {})
             )
             reset.setEnabled(bool(current))
+
+    def _select_current_column(self) -> None:
+        current = self.currentIndex()
+        if current.isValid():
+            self.selectColumn(current.column())
 
     def _filter_current_column(self) -> None:
         current = self.currentIndex()
