@@ -180,3 +180,21 @@ def test_filters_read_in_words():
         )
     ]
     assert words == ["a contains “x”", "b ≥ 1", "1 ≤ c ≤ 2", "d is not NULL"]
+
+
+def test_a_data_file_view_filters_and_sorts_and_case_is_ignored_beyond_ascii(
+    empty_workspace, open_service
+):
+    # a CSV file is a view (no row id): the sort's tie-breaker is the other columns
+    lines = ["city,n"] + [f"{'Zürich' if i % 3 == 0 else 'Bern'},{i % 4}" for i in range(90)]
+    (empty_workspace / "data" / "cities.csv").write_text("\n".join(lines) + "\n")
+    svc = open_service(empty_workspace)
+    filters = [{"column": "city", "op": "contains", "value": "ZÜR"}]
+    page = svc.filtered_page("cities", 0, 100, filters=filters, order_by=[("n", "desc")])
+    assert page["row_count"] == 30 and {r[0] for r in page["rows"]} == {"Zürich"}
+    assert [r[1] for r in page["rows"]] == sorted((r[1] for r in page["rows"]), reverse=True)
+    pages = [
+        svc.fetch_rows("cities", off, 7, order_by=[("n", "asc")], filters=filters)
+        for off in range(0, 30, 7)
+    ]
+    assert sum(len(p) for p in pages) == 30
