@@ -39,7 +39,7 @@ def test_whole_columns_are_summed_by_duckdb_and_cells_from_the_grid(qtbot, app_s
         f"Count {BIG_ROWS:,} · Sum 936,562,500.00 · Avg 624.375 · Min 0.00 · Max 1,248.75"
     )
     label = panel.selection_summary  # beside the Grid and Chart tabs, never over them
-    assert label.isVisible() and label.width() > 100
+    qtbot.waitUntil(lambda: label.isVisible() and label.width() > 100, timeout=5_000)
     tabs = panel.views.tabBar()
     assert label.geometry().left() >= tabs.geometry().right()
     assert not any(model.is_loaded(r) for r in (700_000, 1_400_000))  # not through Python

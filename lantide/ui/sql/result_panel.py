@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLocale, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -32,8 +32,6 @@ from lantide.query.grid_formats import (
     load_tab_state,
     save_tab_state,
 )
-from lantide.query.grid_queries import ColumnSummary
-from lantide.query.grid_summary import combine, summarize_values, summary_text
 from lantide.ui.elided_label import ElidedLabel
 from lantide.ui.icons import icon
 from lantide.ui.layout_state import set_widget_state, widget_state
@@ -45,9 +43,9 @@ from lantide.ui.sql.result_grid import (
     MAX_COPY_ROWS,
     ResultGridView,
     add_copy_actions,
-    column_fully_selected,
 )
 from lantide.ui.sql.result_model import BLOCK_ROWS, PagedResultModel
+from lantide.ui.sql.selection_summary import SelectionSummary
 
 EXPORT_FILTERS = "CSV (*.csv);;Parquet (*.parquet);;Excel workbook (*.xlsx)"
 _FILTER_SUFFIX = {
@@ -81,8 +79,6 @@ EXPORT_FOLDER_KEY = "export_folder"
 
 
 RUNNING = " is running ·"
-SUMMARY_DELAY_MS = 120  # a drag across cells summarizes once it rests
-MAX_SUMMARY_CELLS = 200_000  # beyond: whole columns, which DuckDB sums
 
 
 class ResultPanel(QWidget):
@@ -157,19 +153,8 @@ class ResultPanel(QWidget):
         self.views = QTabWidget(self)
         self.views.setDocumentMode(True)
         self.views.setTabPosition(QTabWidget.TabPosition.South)
-        self.selection_summary = CornerLabel("", self)
-        self.selection_summary.setObjectName("SelectionSummary")
-        self.selection_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.selection_summary.setContentsMargins(6, 0, 8, 0)
-        self.selection_summary.setToolTip(
-            "Count, sum, average, minimum and maximum of the selection"
-        )
-        self.views.setCornerWidget(self.selection_summary, Qt.Corner.BottomRightCorner)
-        self._summary_timer = QTimer(self)
-        self._summary_timer.setSingleShot(True)
-        self._summary_timer.setInterval(SUMMARY_DELAY_MS)
-        self._summary_timer.timeout.connect(self.summarize_selection)
-        self._summary_worker = None
+        self.selection_summary = SelectionSummary(services, self.grid, self.views, self)
+        self.selection_summary.sig_problem_reported.connect(self.sig_problem_reported)
         self.views.addTab(self.grid, icon("table"), "Grid")
         if self.chart is not None:
             self.views.addTab(self.chart, icon("chart"), "Chart")
@@ -191,6 +176,7 @@ class ResultPanel(QWidget):
         self._stop_filtering()
         self.grid.set_result_model(None)
         self.filter_bar.show_filters([], 0, 0)
+        self.selection_summary.say("")
         self.relation = None
         self.columns, self.row_count = [], 0
         self.summary.setText(message)
@@ -235,8 +221,7 @@ class ResultPanel(QWidget):
         self.grid.set_result_model(model)
         self.filter_bar.show_filters([], row_count, row_count)
         model.set_column_formats(self._grid_state["columns"])
-        self.grid.selectionModel().selectionChanged.connect(lambda *_: self._summary_timer.start())
-        self._say_selection("")
+        self.selection_summary.watch(model, relation)
         self._summary = summary
         self.summary.setText(summary)
         self.export_button.setEnabled(relation is not None)
@@ -364,97 +349,9 @@ class ResultPanel(QWidget):
         if self._state_dirty:
             self._save_grid_state()
 
-    # -- the selection's summary ---------------------------------------------------------
-    def summarize_selection(self) -> None:
-        """Count, sum, avg, min and max of the selected cells, in the corner below the
-        grid: whole columns of a cached result by DuckDB (over the filtered rows), other
-        cells from the values loaded (or fetched, as a copy does)."""
-        if self._summary_worker is not None:
-            self._summary_worker.cancel()
-            self._summary_worker = None
-        model, selection = self.model, self.grid.selectionModel()
-        self._say_selection("")
-        if model is None or selection is None:
-            return
-        ranges = [selection.selection().at(i) for i in range(selection.selection().count())]
-        cells = sum(r.width() * r.height() for r in ranges)
-        if cells < 2:
-            return
-        columns = sorted({c for r in ranges for c in range(r.left(), r.right() + 1)})
-        whole = all(column_fully_selected(selection, c) for c in columns)
-        relation = self.relation
-        if whole and model.can_page and relation is not None:
-            names = [model.columns[c]["name"] for c in columns]
-            filters = model.filters or None
-            self._say_selection("Summing…")
-            self._summary_worker = submit_query(
-                self.services,
-                lambda ctx, q: combine(
-                    [q.summarize_column(relation, name, filters) for name in names]
-                ),
-                label=f"Summarize {relation}",
-                on_result=self._show_summary,
-                on_error=self._summary_failed,
-                track=False,
-            )
-            return
-        if cells > MAX_SUMMARY_CELLS:
-            self._say_selection(f"{cells:,} cells: select whole columns to summarize this many")
-            return
-        spans = [(r.top(), r.height(), r.left(), r.right()) for r in ranges]
-        loaded = [model.cached_range(top, height) for top, height, _, _ in spans]
-        if all(rows is not None for rows in loaded):
-            self._show_summary(summarize_values(_cells(spans, loaded)))
-            return
-        fetch = model.fetch
-        if fetch is None:
-            return
-        self._say_selection("Summing…")
-        self._summary_worker = self.services.workers.submit(
-            lambda ctx: summarize_values(
-                _cells(spans, [fetch(top, height) for top, height, _, _ in spans])
-            ),
-            on_result=self._show_summary,
-            on_error=self._summary_failed,
-            name="summarize selection",
-        )
-
-    def _show_summary(self, summary: ColumnSummary) -> None:
-        self._summary_worker = None
-        here = QLocale()
-        self._say_selection(
-            summary_text(summary, group=here.groupSeparator(), point=here.decimalPoint())
-        )
-
-    def _say_selection(self, text: str) -> None:
-        self.selection_summary.setText(text)
-        self._fit_selection_summary()
-
-    def _fit_selection_summary(self) -> None:
-        """The summary takes the room right of the Grid and Chart tabs, never theirs (it
-        is cut with "…" there, the whole line in its tooltip)."""
-        label = self.selection_summary
-        room = self.views.width() - self.views.tabBar().sizeHint().width() - 24
-        wanted = label.fontMetrics().horizontalAdvance(label.text()) + 16
-        width = max(0, min(wanted, room))
-        if width != label.width_wanted:
-            label.width_wanted = width
-            # the tab widget lays its corner out by the corner's size hint, on this call
-            self.views.setCornerWidget(label, Qt.Corner.BottomRightCorner)
-            label.show()  # setCornerWidget hides the corner it replaces: this same label
-
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        self._fit_selection_summary()
-
-    def _summary_failed(self, exc: BaseException) -> None:
-        self._summary_worker = None
-        from lantide.query.errors import QueryCancelled
-
-        if not isinstance(exc, QueryCancelled):
-            self._say_selection("")
-            message = getattr(exc, "message", None) or str(exc)
-            self.sig_problem_reported.emit(f"The selection could not be summarized: {message}")
+        self.selection_summary.fit()
 
     # -- filtering -----------------------------------------------------------------------
     def edit_filter(self, column: int) -> None:
@@ -651,29 +548,6 @@ class ResultPanel(QWidget):
         hint = getattr(exc, "hint", None)
         self.summary.setText("Export failed.")
         self.sig_problem_reported.emit(f"Export failed: {message}" + (f" — {hint}" if hint else ""))
-
-
-class CornerLabel(ElidedLabel):
-    """The selection's summary beside the Grid and Chart tabs: as wide as the panel gives
-    it (``width_wanted``), the text cut with "…" beyond."""
-
-    width_wanted = 0
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(self.width_wanted, super().sizeHint().height())
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
-        return self.sizeHint()
-
-
-def _cells(spans: list[tuple[int, int, int, int]], rows_of: list) -> list[object]:
-    """The values of the selected cells: each span's rows, its columns ``left..right``."""
-    return [
-        row[c]
-        for (_, _, left, right), rows in zip(spans, rows_of, strict=True)
-        for row in rows
-        for c in range(left, right + 1)
-    ]
 
 
 def pager(query, relation: str):
