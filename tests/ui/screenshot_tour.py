@@ -102,6 +102,7 @@ class Tour:
         self.records: list[dict] = []
         self.dialog = None
         self.popups: list = []
+        self.place_popups = None  # placed again at each window size (menus)
 
     # -- states --------------------------------------------------------------------------
     def enter(self, state: str) -> None:
@@ -109,6 +110,7 @@ class Tour:
         for popup in self.popups:  # the grid's filter popup and header menu close
             popup.close()
         self.popups = []
+        self.place_popups = None
         if self.records and self.records[-1]["state"] == "grid-format":
             panel = self.sql.result  # the later states show the tab as it was
             panel.apply_filters([])
@@ -247,6 +249,12 @@ class Tour:
             popup = panel.filter_popup
             popup.value.setText("DE")
             self.popups.append(popup)
+
+            def under_header() -> None:  # at each window size
+                header = panel.grid.horizontalHeader()
+                popup.show_at(header.viewport().mapToGlobal(header.rect().bottomLeft()))
+
+            self.place_popups = under_header
         elif state == "grid-summary":
             panel.grid.selectColumn(names.index("q2_revenue_lost"))
             _wait(
@@ -260,15 +268,22 @@ class Tour:
             panel.set_first_column_frozen(True)
             column = names.index("churn_rate")
             menu = panel.grid.build_header_menu(column)
-            header = panel.grid.horizontalHeader()
-            where = header.viewport().mapToGlobal(header.rect().bottomLeft())
-            where.setX(where.x() + header.sectionViewportPosition(column) + 20)
-            menu.popup(where)
-            _settle(self.app, 0.2)
             formats = next(a.menu() for a in menu.actions() if a.text() == "Format churn_rate")
-            menu.setActiveAction(formats.menuAction())
-            formats.popup(menu.geometry().topRight())
             self.popups += [formats, menu]
+
+            def place() -> None:  # under the column's header, at each window size
+                header = panel.grid.horizontalHeader()
+                where = header.viewport().mapToGlobal(header.rect().bottomLeft())
+                where.setX(where.x() + header.sectionViewportPosition(column) + 20)
+                menu.popup(where)
+                _settle(self.app, 0.2)
+                menu.setActiveAction(formats.menuAction())
+                side = menu.geometry().topRight()  # as Qt places a submenu: left if no room
+                if side.x() + formats.sizeHint().width() > self.window.geometry().right():
+                    side.setX(menu.geometry().left() - formats.sizeHint().width())
+                formats.popup(side)
+
+            self.place_popups = place
 
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
@@ -352,6 +367,9 @@ class Tour:
                 if self.dialog is not None:
                     self.dialog.move(self.window.x() + 40, self.window.y() + 40)
                 self._settle_layout()
+                if self.place_popups is not None:
+                    self.place_popups()
+                    _settle(self.app, 0.2)
                 size = self.window.size()
                 name = f"{state}-{width}x{height}-{theme}.png"
                 shot = self.window.screen().grabWindow(0, 0, 0, width, height)
