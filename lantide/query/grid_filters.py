@@ -18,6 +18,7 @@ A value that does not read as the column's type is refused with what to type ins
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import NotRequired, TypedDict
@@ -26,13 +27,15 @@ from lantide.query.duckdb_types import (
     DATES_AND_TIMESTAMPS,
     base_type,
     is_date_or_timestamp,
+    is_float,
+    is_integer,
     is_numeric,
 )
 from lantide.query.errors import QueryError
 from lantide.query.names import quote_ident
 
 OPS = ("contains", "equals", "range", "null", "not_null")
-MAX_DECIMAL_DIGITS = 38  # DuckDB's widest DECIMAL
+MAX_COMPARED_DIGITS = 18  # digits of a number compared with a DECIMAL column
 MAX_VALUE_CHARS = 10_000
 
 
@@ -182,6 +185,42 @@ def _typed_param(kind: str) -> str:
     return "CAST(? AS TIMESTAMP)"
 
 
+def _number_param(number: Decimal, kind: str, column: str, text: str) -> object:
+    """``number`` as the parameter DuckDB compares with a column of ``kind`` exactly: a
+    float for a floating-point column, an int for a whole number and an integer column,
+    else a decimal of at most :data:`MAX_COMPARED_DIGITS` digits (DuckDB compares two
+    decimals in one of at most 38 digits, so a longer one fails to cast or rounds, and
+    1e-400 would equal 0)."""
+    if is_float(kind):
+        value = float(number)
+        if math.isinf(value):
+            raise FilterError(
+                f"{text!r:.60} is beyond the range of column {column!r} ({kind})",
+                hint="Type a smaller number.",
+            )
+        return value
+    whole = number == number.to_integral_value()
+    if whole and is_integer(kind) and abs(number) < 2**127:
+        return int(number)
+    shape = number.as_tuple()
+    digits = "".join(map(str, shape.digits)).lstrip("0")
+    exponent = shape.exponent if isinstance(shape.exponent, int) else 0
+    significant = digits.rstrip("0")  # not normalize(): it rounds to 28 digits
+    exponent += len(digits) - len(significant)
+    if (
+        len(significant) > MAX_COMPARED_DIGITS
+        or exponent < -MAX_COMPARED_DIGITS
+        or number.adjusted() >= MAX_COMPARED_DIGITS
+    ):
+        raise FilterError(
+            f"{text!r:.60} is too large or has too many digits to compare with column "
+            f"{column!r} ({kind})",
+            hint=f"Use at most {MAX_COMPARED_DIGITS} significant digits, and a number "
+            f"below 1e{MAX_COMPARED_DIGITS}.",
+        )
+    return int(number) if whole and abs(number) < 2**63 else number
+
+
 def _typed_value(text: str, kind: str, column: str) -> object:
     raw = text.strip()
     if is_numeric(kind):
@@ -197,13 +236,7 @@ def _typed_value(text: str, kind: str, column: str) -> object:
                 f"{text!r:.60} is not a number (column {column!r} is {kind})",
                 hint="Type a number such as 1200 or -3.5.",
             ) from None
-        if len(number.as_tuple().digits) > MAX_DECIMAL_DIGITS:
-            raise FilterError(
-                f"{text!r:.60} has more than {MAX_DECIMAL_DIGITS} digits",
-                hint="Round the number to fewer digits.",
-            )
-        whole = number == number.to_integral_value() and abs(number) < 2**63
-        return int(number) if whole else number
+        return _number_param(number, kind, column, text)
     assert base_type(kind) in DATES_AND_TIMESTAMPS
     try:
         if base_type(kind) == "DATE":

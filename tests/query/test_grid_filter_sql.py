@@ -120,6 +120,9 @@ def test_bad_filters_are_refused_with_what_to_type(grid_table):
         ([{"column": "name", "op": "range"}], "BAD_FILTER", "end"),
         ("name = 1", "BAD_FILTER", "column"),
         ([{"column": "amount", "op": "equals", "value": "1" * 40}], "BAD_FILTER", "digits"),
+        # a decimal DuckDB would round (1e-400 equal to 0) or fail to cast: refused
+        ([{"column": "amount", "op": "equals", "value": "1e-400"}], "BAD_FILTER", "digits"),
+        ([{"column": "amount", "op": "range", "low": "9" * 38}], "BAD_FILTER", "too large"),
     ]
     for filters, code, words in cases:
         with pytest.raises(QueryError) as caught:
@@ -198,3 +201,18 @@ def test_a_data_file_view_filters_and_sorts_and_case_is_ignored_beyond_ascii(
         for off in range(0, 30, 7)
     ]
     assert sum(len(p) for p in pages) == 30
+
+
+def test_numbers_at_the_edges_compare_exactly_or_are_refused(empty_workspace, open_service):
+    svc = open_service(empty_workspace)
+    sql = (
+        "SELECT i AS n, i * 1e300 AS big FROM range(3) r(i) UNION ALL SELECT 9223372036854775807, 0"
+    )
+    table = svc.run_query(sql, result_label="edges")["cached_table_name"]
+    top = [{"column": "n", "op": "equals", "value": "9223372036854775807"}]
+    assert svc.filtered_page(table, filters=top)["row_count"] == 1  # 19 digits, an integer
+    doubles = [{"column": "big", "op": "range", "low": "1.5e300"}]
+    assert svc.filtered_page(table, filters=doubles)["row_count"] == 1  # 2e300
+    with pytest.raises(QueryError) as caught:
+        svc.filtered_page(table, filters=[{"column": "big", "op": "range", "high": "1e400"}])
+    assert caught.value.code == "BAD_FILTER" and "beyond the range" in caught.value.message
