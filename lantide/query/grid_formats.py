@@ -156,3 +156,17 @@ def _save(root: Path, project: str, tab: str, state: TabGridState) -> None:
     data["version"] = STATE_VERSION
     data["tabs"] = tabs
     atomic_write_json(grid_state_path(root), data)
+
+
+def rename_tab_state(root: Path, project: str, old: str, new: str) -> None:
+    """Carry the state of tab ``old`` to its new name ``new`` (a renamed tab keeps its
+    formats); nothing kept, nothing written."""
+    with _WRITING:
+        data = _read(root)
+        tabs = data.get("tabs")
+        if not isinstance(tabs, dict) or tab_key(project, old) not in tabs:
+            return
+        tabs = dict(tabs)
+        tabs[tab_key(project, new)] = tabs.pop(tab_key(project, old))
+        data["tabs"] = tabs
+        atomic_write_json(grid_state_path(root), data)

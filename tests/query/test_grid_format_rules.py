@@ -15,6 +15,7 @@ from lantide.query.grid_formats import (
     checked_format,
     format_cell,
     load_tab_state,
+    rename_tab_state,
     save_tab_state,
 )
 from lantide.workspace.layout import grid_state_path
@@ -66,3 +67,17 @@ def test_state_is_kept_per_tab_and_a_broken_file_is_never_written_over(tmp_path)
     with pytest.raises(CorruptFileError):
         save_tab_state(root, "p", "u", {"columns": {}, "freeze_first": True})
     assert grid_state_path(root).read_text() == "{not json"
+
+
+def test_a_renamed_tab_keeps_its_state(tmp_path):
+    (tmp_path / ".lantide").mkdir()
+    save_tab_state(tmp_path, "p", "old", {"columns": {"a": {"decimals": 1}}, "freeze_first": True})
+    save_tab_state(
+        tmp_path, "p", "other", {"columns": {"b": {"date": "iso"}}, "freeze_first": False}
+    )
+    rename_tab_state(tmp_path, "p", "old", "new")
+    assert load_tab_state(tmp_path, "p", "new")["columns"] == {"a": {"decimals": 1}}
+    assert load_tab_state(tmp_path, "p", "old") == {"columns": {}, "freeze_first": False}
+    assert load_tab_state(tmp_path, "p", "other")["columns"] == {"b": {"date": "iso"}}
+    rename_tab_state(tmp_path, "p", "missing", "x")  # nothing kept: nothing written
+    assert "p/x" not in grid_state_path(tmp_path).read_text()

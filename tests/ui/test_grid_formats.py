@@ -90,6 +90,17 @@ def test_formats_and_the_frozen_column_are_kept_for_the_tab(qtbot, app_services)
         timeout=10_000,
     )
 
+    # a renamed tab keeps its formats under its new name
+    again.follow_rename("big renamed")
+    qtbot.waitUntil(lambda: "p/big renamed" in json.loads(path.read_text())["tabs"], timeout=10_000)
+    tabs = json.loads(path.read_text())["tabs"]
+    assert "p/all_big" not in tabs and tabs["p/big renamed"]["freeze_first"] is True
+    action(again.result.grid.build_header_menu(AMOUNT), "Format amount", "Default format").trigger()
+    qtbot.waitUntil(
+        lambda: not json.loads(path.read_text())["tabs"]["p/big renamed"]["columns"],
+        timeout=10_000,
+    )
+
 
 def test_a_broken_state_file_is_reported_and_kept(qtbot, app_services):
     path = grid_state_path(app_services.workspace.root)

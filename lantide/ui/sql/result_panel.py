@@ -30,6 +30,7 @@ from lantide.query.grid_formats import (
     checked_format,
     empty_state,
     load_tab_state,
+    rename_tab_state,
     save_tab_state,
 )
 from lantide.ui.elided_label import ElidedLabel
@@ -281,6 +282,18 @@ class ResultPanel(QWidget):
             on_result=lambda state: self._state_loaded((project, tab), state),
             on_error=self._state_unreadable,
             name="read grid state",
+        )
+
+    def follow_tab_rename(self, project: str, old: str, new: str) -> None:
+        """The tab was renamed: its kept formats move to the new name (in a worker), and
+        the state is read again under it."""
+        root = self.services.workspace.root
+        self._state_key = (project, new)  # no write under the old name from now on
+        self.services.workers.submit(
+            lambda ctx: rename_tab_state(root, project, old, new),
+            on_finished=lambda: self.set_grid_state_key(project, new),
+            on_error=self._state_unreadable,
+            name="rename grid state",
         )
 
     def _state_loaded(self, key: tuple[str, str], state: TabGridState) -> None:
