@@ -88,3 +88,40 @@ def test_a_bad_value_is_refused_and_the_rows_shown_stay(qtbot, app_services):
     assert "Filter not applied" in problem.args[0] and "not a number" in problem.args[0]
     assert [f["column"] for f in model.filters] == ["day"] and model.rowCount() == expected
     assert rows_at(qtbot, panel.grid, model, 0, 3)[0][DAY] >= "2024-12-01"
+
+
+def test_a_newer_filter_cancels_the_older_and_its_late_count_is_dropped(
+    qtbot, app_services, monkeypatch
+):
+    import threading
+
+    tab = make_tab(qtbot, app_services, "all_big")
+    run_and_wait(qtbot, tab, ok=True)
+    panel, model = tab.result, tab.result.model
+    query, let_go = app_services.query, threading.Event()
+    count_filtered = query.count_filtered
+
+    def held(relation, filters=None):  # the first filter's count stays out until let go
+        if filters and filters[0].get("value") == "customer 1":
+            assert let_go.wait(60)
+        return count_filtered(relation, filters)
+
+    monkeypatch.setattr(query, "count_filtered", held)
+
+    def counting() -> list:
+        return [w for w in app_services.workers.running if w.name.startswith("Count")]
+
+    try:
+        panel.apply_filters([{"column": "name", "op": "contains", "value": "customer 1"}])
+        qtbot.waitUntil(lambda: bool(counting()), timeout=30_000)
+        first = counting()[0]
+        assert model.counting  # its first page shows, its count is on the way
+        panel.apply_filters([{"column": "name", "op": "contains", "value": "customer 42"}])
+        assert first.context.cancelled  # the newer filter cancelled the older one's count
+        qtbot.waitUntil(lambda: model.rowCount() == CUSTOMER_42, timeout=30_000)
+    finally:
+        let_go.set()
+    qtbot.waitUntil(first.done.is_set, timeout=30_000)
+    qtbot.wait(200)  # the late answer, had it not been dropped, would land now
+    assert model.rowCount() == CUSTOMER_42 and not model.counting
+    assert model.filters[0]["value"] == "customer 42"
