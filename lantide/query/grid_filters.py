@@ -107,6 +107,13 @@ def _text(value: object, column: str) -> str:
     return text
 
 
+def ops_for(type_name: str) -> list[str]:
+    """The filters a column of ``type_name`` offers: a range for numbers and dates, text
+    matching for the rest, NULL tests for all (the popup lists these)."""
+    ranged = is_numeric(type_name) or is_date_or_timestamp(type_name)
+    return (["range", "equals"] if ranged else ["contains", "equals"]) + ["null", "not_null"]
+
+
 def resolve_column(name: str, columns: Sequence[tuple[str, str]], relation: str) -> tuple[str, str]:
     """``(actual name, type)`` of column ``name``: exactly, else ignoring case."""
     for col, kind in columns:

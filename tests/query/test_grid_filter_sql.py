@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from lantide.query.errors import QueryError
-from lantide.query.grid_filters import describe_filter, normalize_filters
+from lantide.query.grid_filters import describe_filter, normalize_filters, ops_for
 
 HOSTILE = 'x"); DROP TABLE "orders"; --'
 SQL = f"""
@@ -216,3 +216,10 @@ def test_numbers_at_the_edges_compare_exactly_or_are_refused(empty_workspace, op
     with pytest.raises(QueryError) as caught:
         svc.filtered_page(table, filters=[{"column": "big", "op": "range", "high": "1e400"}])
     assert caught.value.code == "BAD_FILTER" and "beyond the range" in caught.value.message
+
+
+def test_the_filters_a_column_offers_follow_its_type():
+    assert ops_for("VARCHAR") == ["contains", "equals", "null", "not_null"]
+    assert ops_for("DECIMAL(18,2)") == ops_for("DATE") == ["range", "equals", "null", "not_null"]
+    assert ops_for("TIMESTAMP WITH TIME ZONE")[0] == "range"
+    assert ops_for("INTEGER[]")[0] == "contains"  # a list is matched as its text

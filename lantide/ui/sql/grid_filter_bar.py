@@ -24,18 +24,17 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.query.duckdb_types import is_date_or_timestamp, is_numeric
-from lantide.query.grid_filters import describe_filter, normalize_filters
+from lantide.query.grid_filters import describe_filter, normalize_filters, ops_for
 from lantide.ui.icons import icon
 
-# (label, op) offered for a column, by kind of type
-TEXT_OPS = [("contains", "contains"), ("equals", "equals")]
-RANGE_OPS = [("between", "range"), ("equals", "equals")]
-NULL_OPS = [("is NULL", "null"), ("is not NULL", "not_null")]
-
-
-def ops_for(type_name: str) -> list[tuple[str, str]]:
-    ranged = is_numeric(type_name) or is_date_or_timestamp(type_name)
-    return (RANGE_OPS if ranged else TEXT_OPS) + NULL_OPS
+# how the popup names each filter the engine offers (lantide.query.grid_filters.ops_for)
+OP_LABELS = {
+    "contains": "contains",
+    "equals": "equals",
+    "range": "between",
+    "null": "is NULL",
+    "not_null": "is not NULL",
+}
 
 
 def placeholder_for(type_name: str) -> str:
@@ -65,8 +64,8 @@ class ColumnFilterPopup(QFrame):
         title = QLabel(f"<b>Filter {column}</b> <span>({type_name.lower()})</span>", self)
         title.setTextFormat(Qt.TextFormat.RichText)
         self.op = QComboBox(self)
-        for label, op in ops_for(type_name):
-            self.op.addItem(label, op)
+        for op in ops_for(type_name):
+            self.op.addItem(OP_LABELS.get(op, op), op)
         hint = placeholder_for(type_name)
         self.value = QLineEdit(self)
         self.value.setPlaceholderText(hint)
