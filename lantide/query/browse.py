@@ -34,6 +34,8 @@ from lantide.query.sources import DataSources, DataTable
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Row
     from lantide.query.export import Exported
+    from lantide.query.grid_filters import ColumnFilter
+    from lantide.query.grid_queries import ColumnSummary, FilteredPage
     from lantide.query.profile import TableProfile
     from lantide.workspace.model import Workspace
 
@@ -160,6 +162,7 @@ class TableBrowser:
         offset: int = 0,
         limit: int = 200,
         order_by: Sequence[tuple[str, str]] | None = None,
+        filters: Sequence[ColumnFilter] | None = None,
     ) -> list[Row]:
         """Rows ``offset``..``offset+limit`` of a table, as tuples of Python values.
 
@@ -169,20 +172,17 @@ class TableBrowser:
         pasted; an unknown name raises ``UNKNOWN_COLUMN``, a bad shape or direction
         ``BAD_ORDER_BY``. Nulls sort last either way, and ties are broken the same way on
         every call (row id or the other columns), so consecutive pages neither repeat nor
-        skip rows.
+        skip rows. ``filters``: only the rows passing them (:mod:`lantide.query.grid_filters`).
         """
         from lantide.query.ordering import normalize_order_by, order_by_clause
 
         keys = normalize_order_by(order_by)
-        relation, resolved = self._local_relation(relation_name)
-        if resolved.kind == lin.EXTERNAL:
-            raise QueryRefused(
-                "external tables are paged after staging",
-                code="EXTERNAL_NOT_STAGED",
-                hint="Stage the table with run_query first, then page its cached table.",
-            )
+        if filters:
+            return self.filtered_page(
+                relation_name, offset, limit, order_by=keys, filters=filters, count=False
+            )["rows"]
+        relation, has_rowid = self.resolve_for_grid(relation_name)
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
-        has_rowid = _has_rowid(resolved)
 
         def work(cur: Cursor) -> list[Row]:
             order = ""
@@ -196,6 +196,95 @@ class TableBrowser:
             ).fetchall()
 
         return self.engine.run(work)
+
+    def resolve_for_grid(self, relation_name: str) -> tuple[str, bool]:
+        """``(relation as SQL, has a row id)`` of a local table the grid pages; an
+        external table is refused (it is paged after staging)."""
+        relation, resolved = self._local_relation(relation_name)
+        if resolved.kind == lin.EXTERNAL:
+            raise QueryRefused(
+                "external tables are paged after staging",
+                code="EXTERNAL_NOT_STAGED",
+                hint="Stage the table with run_query first, then page its cached table.",
+            )
+        return relation, _has_rowid(resolved)
+
+    def filtered_page(
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 256,
+        *,
+        order_by: Sequence[tuple[str, str]] | None = None,
+        filters: Sequence[ColumnFilter] | None = None,
+        count: bool = True,
+    ) -> FilteredPage:
+        """The rows of a table passing ``filters`` (count and page, in one go): see
+        :func:`lantide.query.grid_queries.filtered_page`."""
+        from lantide.query import grid_queries
+
+        relation, has_rowid = self.resolve_for_grid(relation_name)
+        return self.engine.run(
+            lambda cur: grid_queries.filtered_page(
+                cur,
+                relation,
+                filters=filters,
+                order_by=order_by,
+                offset=offset,
+                limit=limit,
+                has_rowid=has_rowid,
+                count=count,
+            )
+        )
+
+    def count_filtered(
+        self, relation_name: str, filters: Sequence[ColumnFilter] | None = None
+    ) -> int:
+        """How many rows of a table pass ``filters``."""
+        from lantide.query import grid_queries
+
+        relation, _ = self.resolve_for_grid(relation_name)
+        return self.engine.run(
+            lambda cur: grid_queries.filtered_count(cur, relation, filters=filters)
+        )
+
+    def summarize_column(
+        self, relation_name: str, column: str, filters: Sequence[ColumnFilter] | None = None
+    ) -> ColumnSummary:
+        """Count, NULLs, sum, avg, min, max of a column over the rows passing ``filters``."""
+        from lantide.query import grid_queries
+
+        relation, has_rowid = self.resolve_for_grid(relation_name)
+        return self.engine.run(
+            lambda cur: grid_queries.summarize_column(
+                cur, relation, column, filters=filters, has_rowid=has_rowid
+            )
+        )
+
+    def rows_as_csv(
+        self,
+        relation_name: str,
+        *,
+        filters: Sequence[ColumnFilter] | None = None,
+        order_by: Sequence[tuple[str, str]] | None = None,
+        max_rows: int,
+        max_bytes: int,
+    ) -> tuple[str, int]:
+        """The rows passing ``filters`` as CSV (DuckDB's COPY), under a size cap."""
+        from lantide.query import grid_queries
+
+        relation, has_rowid = self.resolve_for_grid(relation_name)
+        return self.engine.run(
+            lambda cur: grid_queries.filtered_csv(
+                cur,
+                relation,
+                filters=filters,
+                order_by=order_by,
+                has_rowid=has_rowid,
+                max_rows=max_rows,
+                max_bytes=max_bytes,
+            )
+        )
 
     def relation_info(self, relation_name: str) -> RelationInfo:
         """Columns and row count of a table, for the grid's header and scroll bar."""

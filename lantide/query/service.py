@@ -69,6 +69,8 @@ if TYPE_CHECKING:
     from lantide.query.definition import Definition
     from lantide.query.explain import QueryPlan
     from lantide.query.export import Exported
+    from lantide.query.grid_filters import ColumnFilter
+    from lantide.query.grid_queries import ColumnSummary, FilteredPage
     from lantide.query.listing import TableListing
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.profile import TableProfile
@@ -429,9 +431,57 @@ class QueryService:
         offset: int = 0,
         limit: int = 200,
         order_by: Sequence[tuple[str, str]] | None = None,
+        filters: Sequence[ColumnFilter] | None = None,
     ) -> list[Row]:
         """Rows ``offset``..``offset+limit`` of a table (see :meth:`TableBrowser.fetch_rows`)."""
-        return self.browser.fetch_rows(relation_name, offset, limit, order_by)
+        return self.browser.fetch_rows(relation_name, offset, limit, order_by, filters)
+
+    def filtered_page(
+        self,
+        relation_name: str,
+        offset: int = 0,
+        limit: int = 256,
+        *,
+        order_by: Sequence[tuple[str, str]] | None = None,
+        filters: Sequence[ColumnFilter] | None = None,
+        count: bool = True,
+    ) -> FilteredPage:
+        """The grid's filter: how many rows pass ``filters`` (-1 unless ``count``) and a
+        page of them, in ``order_by`` (:mod:`lantide.query.grid_queries`)."""
+        return self.browser.filtered_page(
+            relation_name, offset, limit, order_by=order_by, filters=filters, count=count
+        )
+
+    def count_filtered(
+        self, relation_name: str, filters: Sequence[ColumnFilter] | None = None
+    ) -> int:
+        """How many rows of a table pass ``filters``."""
+        return self.browser.count_filtered(relation_name, filters)
+
+    def summarize_column(
+        self, relation_name: str, column: str, filters: Sequence[ColumnFilter] | None = None
+    ) -> ColumnSummary:
+        """Count, NULLs, sum, avg, min, max of a whole column over the filtered rows."""
+        return self.browser.summarize_column(relation_name, column, filters)
+
+    def rows_as_csv(
+        self,
+        relation_name: str,
+        *,
+        filters: Sequence[ColumnFilter] | None = None,
+        order_by: Sequence[tuple[str, str]] | None = None,
+        max_rows: int,
+        max_bytes: int,
+    ) -> tuple[str, int]:
+        """The filtered rows as CSV for the clipboard, refused past ``max_rows`` or
+        ``max_bytes`` (``GRID_COPY_TOO_LARGE``)."""
+        return self.browser.rows_as_csv(
+            relation_name,
+            filters=filters,
+            order_by=order_by,
+            max_rows=max_rows,
+            max_bytes=max_bytes,
+        )
 
     def relation_info(self, relation_name: str) -> RelationInfo:
         """Columns and row count of a table, for the grid's header and scroll bar."""

@@ -83,6 +83,8 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     # result grid
     Shortcut("grid_copy_tsv", "Ctrl+C", "Result grid", "Copy the selected cells as TSV"),
     Shortcut("grid_copy_csv", "Ctrl+Shift+C", "Result grid", "Copy the selected cells as CSV"),
+    Shortcut("grid_filter", "Ctrl+Alt+F", "Result grid", "Filter the current cell's column"),
+    Shortcut("grid_select_column", "Ctrl+Space", "Result grid", "Select the current cell's column"),
     # chat
     Shortcut("chat_send", "Return", "Chat", "Send the message (Shift+Return: a new line)"),
     Shortcut("chat_stop", "Escape", "Chat", "Stop the answer being written"),

@@ -53,6 +53,11 @@ def ledger_dir(root: Path) -> Path:
     return lantide_dir(root) / "ledger"
 
 
+def grid_state_path(root: Path) -> Path:
+    """The result grid's state per SQL tab (column formats, frozen first column)."""
+    return lantide_dir(root) / "grid_state.json"
+
+
 def lock_path(root: Path) -> Path:
     """The workspace lock of the process that owns the workspace."""
     return lantide_dir(root) / "lock"

@@ -27,6 +27,9 @@ STATES = (
     "source-run",
     "sql-format",
     "plan-tree",
+    "grid-filter",
+    "grid-summary",
+    "grid-format",
     "chat",
     "settings",
     "settings-problem",
@@ -107,11 +110,25 @@ class Tour:
         _wait(self.app, self.window.is_idle, what="the window to become idle")
         self.records: list[dict] = []
         self.dialog = None
+        self.popups: list = []
+        self.place_popups = None  # placed again at each window size (menus)
 
     # -- states --------------------------------------------------------------------------
     def enter(self, state: str) -> None:
         w = self.window
-        if state == "plan":
+        for popup in self.popups:  # the grid's filter popup and header menu close
+            popup.close()
+        self.popups = []
+        self.place_popups = None
+        if self.records and self.records[-1]["state"] == "grid-format":
+            panel = self.sql.result  # the later states show the tab as it was
+            panel.apply_filters([])
+            panel.set_column_format("q2_revenue_lost", {})
+            panel.set_first_column_frozen(False)
+            _wait(self.app, lambda: not panel.model.filters, what="the filter cleared")
+        if state.startswith("grid-"):
+            self._grid_state(state)
+        elif state == "plan":
             tab = w.open_tab("plan", "q3-churn")
             _wait(self.app, lambda: tab.snapshot is not None, what="the Plan")
         elif state == "sql":  # its upstream tabs are not cached yet: a Source Run
@@ -246,6 +263,57 @@ class Tour:
             rename_tab(w.tabs, "q3-churn", "q3_churn_by_region", "churn by region")
             _wait(self.app, lambda: tab.tab_name == "churn by region", what="the rename")
 
+    def _grid_state(self, state: str) -> None:
+        """The result grid of the SQL tab: filtered with the filter popup open, a column's
+        summary below it, the header's Format menu over a frozen first column."""
+        panel = self.sql.result
+        self.sql.bottom.setCurrentWidget(panel)
+        panel.views.setCurrentWidget(panel.grid)
+        model = panel.model
+        names = [c["name"] for c in model.columns]
+        if state == "grid-filter":
+            panel.apply_filters([{"column": "q2_customers", "op": "range", "low": "2"}])
+            _wait(self.app, lambda: bool(model.filters) and not model.counting, what="filter")
+            panel.edit_filter(names.index("region"))
+            popup = panel.filter_popup
+            popup.value.setText("DE")
+            self.popups.append(popup)
+
+            def under_header() -> None:  # at each window size
+                header = panel.grid.horizontalHeader()
+                popup.show_at(header.viewport().mapToGlobal(header.rect().bottomLeft()))
+
+            self.place_popups = under_header
+        elif state == "grid-summary":
+            panel.grid.selectColumn(names.index("q2_revenue_lost"))
+            _wait(
+                self.app,
+                lambda: panel.selection_summary.text().startswith("Count"),
+                what="the selection's summary",
+            )
+        elif state == "grid-format":
+            panel.grid.clearSelection()
+            panel.set_column_format("q2_revenue_lost", {"decimals": 0, "thousands": True})
+            panel.set_first_column_frozen(True)
+            column = names.index("churn_rate")
+            menu = panel.grid.build_header_menu(column)
+            formats = next(a.menu() for a in menu.actions() if a.text() == "Format churn_rate")
+            self.popups += [formats, menu]
+
+            def place() -> None:  # under the column's header, at each window size
+                header = panel.grid.horizontalHeader()
+                where = header.viewport().mapToGlobal(header.rect().bottomLeft())
+                where.setX(where.x() + header.sectionViewportPosition(column) + 20)
+                menu.popup(where)
+                _settle(self.app, 0.2)
+                menu.setActiveAction(formats.menuAction())
+                side = menu.geometry().topRight()  # as Qt places a submenu: left if no room
+                if side.x() + formats.sizeHint().width() > self.window.geometry().right():
+                    side.setX(menu.geometry().left() - formats.sizeHint().width())
+                formats.popup(side)
+
+            self.place_popups = place
+
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
 
@@ -328,6 +396,9 @@ class Tour:
                 if self.dialog is not None:
                     self.dialog.move(self.window.x() + 40, self.window.y() + 40)
                 self._settle_layout()
+                if self.place_popups is not None:
+                    self.place_popups()
+                    _settle(self.app, 0.2)
                 size = self.window.size()
                 name = f"{state}-{width}x{height}-{theme}.png"
                 shot = self.window.screen().grabWindow(0, 0, 0, width, height)

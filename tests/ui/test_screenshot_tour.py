@@ -3,7 +3,8 @@
 tab, Explain Analyze's plan tree, chat after a
 scripted turn with a tool card and a table, settings, knowledge; Approve Plan's question and
 Withdraw approval, a long status message, an ask_user question and a reflection in the chat,
-the quick chart's grouped bars, the HTML Report with its chart) at 1024x700 and 1440x900,
+the quick chart's grouped bars, the HTML Report with its chart; the result grid's filter
+popup and bar, the selection's summary, the header's Format menu) at 1024x700 and 1440x900,
 light and dark, saved under test-output/tour/ for reviewers to look at.
 
 What a screenshot can show cheaply is asserted: every visible button's and label's text

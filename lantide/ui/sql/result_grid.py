@@ -8,10 +8,9 @@ clipboard with millions of rows helps nobody.
 
 from __future__ import annotations
 
-import csv
-import io
+from functools import partial
 
-from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QRect, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,10 +23,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lantide.query.duckdb_types import is_date_or_timestamp, is_integer, is_numeric
+from lantide.query.grid_copy import as_delimited, as_markdown, as_sql_values
+from lantide.query.grid_formats import DATE_FORMATS
+from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
-from lantide.ui.sql.result_model import ROLE_RAW, PagedResultModel, format_value
+from lantide.ui.sql.frozen_column import FrozenColumnView
+from lantide.ui.sql.result_model import ROLE_FILTERED, ROLE_RAW, PagedResultModel
 
 MAX_COPY_ROWS = 100_000
+MAX_COPY_BYTES = 32_000_000  # the whole result as CSV: more is for Export
+MARKDOWN = "markdown"
+SQL_VALUES = "sql"
+COPY_KINDS = [("TSV", "\t"), ("CSV", ","), ("Markdown", MARKDOWN), ("SQL VALUES", SQL_VALUES)]
 MAX_AUTO_WIDTH = 360
 SORT_ARROW_SPACE = 18  # pixels kept free at a header's right for the sort arrow
 
@@ -82,7 +90,7 @@ class TypedHeaderView(QHeaderView):
         if (
             selection is not None
             and self.highlightSections()
-            and selection.isColumnSelected(logical_index, self.rootIndex())
+            and column_fully_selected(selection, logical_index)
         ):
             opt.state |= QStyle.StateFlag.State_On
         sorted_here = self.isSortIndicatorShown() and self.sortIndicatorSection() == logical_index
@@ -97,6 +105,12 @@ class TypedHeaderView(QHeaderView):
         name = str(model.headerData(logical_index, Qt.Orientation.Horizontal) or "")
         kind = str(model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_RAW) or "")
         inner = rect.adjusted(8, 3, -(SORT_ARROW_SPACE if sorted_here else 6), -3)
+        if model.headerData(logical_index, Qt.Orientation.Horizontal, ROLE_FILTERED):
+            size = min(14, inner.height() // 2)
+            icon("filter", "accent").paint(
+                painter, QRect(inner.right() - size, inner.top() + 1, size, size)
+            )
+            inner.setRight(inner.right() - size - 3)
         name_h = QFontMetrics(self._name_font).height()
         painter.setFont(self._name_font)
         painter.setPen(self.palette().color(QPalette.ColorRole.ButtonText))
@@ -119,17 +133,44 @@ class TypedHeaderView(QHeaderView):
         painter.restore()
 
 
+def column_fully_selected(selection: QItemSelectionModel, column: int) -> bool:
+    """Whether every row of ``column`` is selected, from the selection's ranges.
+
+    ``QItemSelectionModel.isColumnSelected`` asks row by row (31 s on 1.5 million rows,
+    on every repaint of the header); the ranges say it at once."""
+    model = selection.model()
+    rows = model.rowCount() if model is not None else 0
+    if rows <= 0:
+        return False
+    picked = selection.selection()
+    spans = sorted(
+        (r.top(), r.bottom())
+        for r in (picked.at(i) for i in range(picked.count()))
+        if r.left() <= column <= r.right()
+    )
+    reached = -1
+    for top, bottom in spans:
+        if top > reached + 1:
+            return False
+        reached = max(reached, bottom)
+    return reached >= rows - 1
+
+
 def rows_as_text(
     columns: list[str], rows: list[tuple], delimiter: str = "\t", *, header: bool = True
 ) -> str:
-    """Rows as CSV or TSV text, quoted where a value needs it; NULL is an empty field."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    if header:
-        writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if v is None else format_value(v) for v in row])
-    return buffer.getvalue()
+    """Rows as CSV or TSV text (:func:`lantide.query.grid_copy.as_delimited`)."""
+    return as_delimited(columns, rows, delimiter, header=header)
+
+
+def copy_text(kind: str, columns: list[str], rows: list[tuple], *, header: bool = True) -> str:
+    """Rows as the clipboard gets them: ``kind`` is a delimiter (``\t``, ``,``),
+    :data:`MARKDOWN` or :data:`SQL_VALUES` (the writers of :mod:`lantide.query.grid_copy`)."""
+    if kind == MARKDOWN:
+        return as_markdown(columns, rows)
+    if kind == SQL_VALUES:
+        return as_sql_values(columns, rows)
+    return as_delimited(columns, rows, kind, header=header)
 
 
 class ResultGridView(QTableView):
@@ -138,9 +179,16 @@ class ResultGridView(QTableView):
     sig_copy_finished = Signal(int)  # rows copied
     sig_problem_reported = Signal(str)  # a message for the analyst (too big to copy, ...)
     sig_export_requested = Signal()
+    sig_filter_requested = Signal(int)  # column: edit its filter
+    sig_filter_removed = Signal(int)  # column: remove its filter
+    sig_filters_cleared = Signal()
+    sig_column_format_chosen = Signal(str, dict)  # column name, its format ({}: default)
+    sig_freeze_toggled = Signal(bool)  # the first column frozen or not
+    sig_copy_result_requested = Signal()  # the whole (filtered) result as CSV
 
     def __init__(self, workers, parent: QWidget | None = None):
         super().__init__(parent)
+        self._frozen: FrozenColumnView | None = None  # before any geometry update asks
         self._workers = workers
         self.setHorizontalHeader(TypedHeaderView(self))
         self.setAccessibleName("Result grid")
@@ -173,6 +221,8 @@ class ResultGridView(QTableView):
         for text, key, slot in (
             ("Copy as TSV", shortcut("grid_copy_tsv"), lambda: self.copy_selection("\t")),
             ("Copy as CSV", shortcut("grid_copy_csv"), lambda: self.copy_selection(",")),
+            ("Filter column…", shortcut("grid_filter"), self._filter_current_column),
+            ("Select column", shortcut("grid_select_column"), self._select_current_column),
         ):
             action = QAction(text, self)
             action.setShortcut(key)
@@ -192,6 +242,42 @@ class ResultGridView(QTableView):
             self.fit_columns(range(min(model.rowCount(), 60)), grow_only=False)
             if isinstance(model, PagedResultModel):
                 model.sig_block_loaded.connect(self._widen_for_visible_rows)
+        if self._frozen is not None:
+            self._frozen.sync()
+
+    # -- the frozen first column ---------------------------------------------------------
+    @property
+    def first_column_frozen(self) -> bool:
+        return self._frozen is not None
+
+    def set_first_column_frozen(self, frozen: bool) -> None:
+        """Keep the first column in place while the others scroll sideways."""
+        if frozen == (self._frozen is not None):
+            return
+        if frozen:
+            self._frozen = FrozenColumnView(self, TypedHeaderView())
+            self._frozen.sync()
+            self._frozen.show()
+        else:
+            assert self._frozen is not None
+            self._frozen.hide()
+            self._frozen.setParent(None)
+            self._frozen.deleteLater()
+            self._frozen = None
+
+    @property
+    def frozen_view(self) -> FrozenColumnView | None:
+        return self._frozen
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._frozen is not None:
+            self._frozen.update_geometry()
+
+    def updateGeometries(self) -> None:  # noqa: N802
+        super().updateGeometries()
+        if self._frozen is not None:
+            self._frozen.update_geometry()
 
     def _note_user_resize(self, section: int, _old: int, _new: int) -> None:
         if not self._auto_sizing:
@@ -264,10 +350,16 @@ class ResultGridView(QTableView):
             self.sort_by(column, None)
 
     def _show_header_menu(self, pos) -> None:
-        column = self.horizontalHeader().logicalIndexAt(pos)
+        menu = self.build_header_menu(self.horizontalHeader().logicalIndexAt(pos))
+        if menu is not None:
+            menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
+            menu.deleteLater()
+
+    def build_header_menu(self, column: int) -> QMenu | None:
+        """The menu of ``column``'s header: sort, filter, format, freeze."""
         model = self.model()
         if column < 0 or not isinstance(model, PagedResultModel):
-            return
+            return None
         name = model.columns[column]["name"]
         menu = QMenu(self)
         menu.addAction(
@@ -279,7 +371,82 @@ class ResultGridView(QTableView):
         )
         clear = menu.addAction("Original order", lambda: self.sort_by(-1, None))
         clear.setEnabled(model.order_by is not None)
-        menu.exec(self.horizontalHeader().viewport().mapToGlobal(pos))
+        menu.addAction(f"Select {name} (its summary below)", lambda: self.selectColumn(column))
+        menu.addSeparator()
+        filtered = bool(model.headerData(column, Qt.Orientation.Horizontal, ROLE_FILTERED))
+        edit = menu.addAction(
+            icon("filter"), f"Filter {name}…", lambda: self.sig_filter_requested.emit(column)
+        )
+        edit.setEnabled(model.can_page)
+        if not model.can_page:
+            edit.setToolTip("Only cached results can be filtered: run the whole tab.")
+        remove = menu.addAction("Remove this filter", lambda: self.sig_filter_removed.emit(column))
+        remove.setEnabled(filtered)
+        clear_all = menu.addAction("Clear all filters", self.sig_filters_cleared.emit)
+        clear_all.setEnabled(bool(model.filters))
+        menu.addSeparator()
+        self._add_format_menu(menu, model, column)
+        freeze = menu.addAction("Freeze first column")
+        freeze.setCheckable(True)
+        freeze.setChecked(self.first_column_frozen)
+        freeze.toggled.connect(self.sig_freeze_toggled.emit)
+        return menu
+
+    def _add_format_menu(self, menu: QMenu, model: PagedResultModel, column: int) -> None:
+        """The column's format: decimals and thousands separators for numbers, the date
+        format for dates; "Default format" takes them away."""
+        name, kind = model.columns[column]["name"], model.columns[column]["type"]
+        current = dict(model.column_format(name))
+        sub = menu.addMenu(f"Format {name}")
+        sub.setObjectName("FormatMenu")
+
+        def choose(**change: object) -> None:
+            fmt = {**current, **change}
+            self.sig_column_format_chosen.emit(
+                name, {k: v for k, v in fmt.items() if v is not None}
+            )
+
+        if is_numeric(kind):
+            decimals = sub.addMenu("Decimals")
+            for places in (None, 0, 1, 2, 3, 4, 6):
+                label = (
+                    "As stored"
+                    if places is None
+                    else f"{places} (1{'.' if places else ''}{'0' * places})"
+                )
+                action = decimals.addAction(label, partial(choose, decimals=places))
+                action.setCheckable(True)
+                action.setChecked(current.get("decimals") == places)
+            grouped = bool(current.get("thousands", not is_integer(kind)))
+            thousands = sub.addAction("Thousands separators")
+            thousands.setCheckable(True)
+            thousands.setChecked(grouped)
+            thousands.toggled.connect(lambda on: choose(thousands=on))
+        if is_date_or_timestamp(kind):
+            dates = sub.addMenu("Date format")
+            for key, (label, _) in [("", ("As stored (ISO)", "")), *DATE_FORMATS.items()]:
+                action = dates.addAction(label, partial(choose, date=key or None))
+                action.setCheckable(True)
+                action.setChecked(current.get("date", "") == key)
+        if not sub.actions():
+            sub.addAction("No format for this type").setEnabled(False)
+        else:
+            sub.addSeparator()
+            reset = sub.addAction(
+                "Default format", lambda: self.sig_column_format_chosen.emit(name, {})
+            )
+            reset.setEnabled(bool(current))
+
+    def _select_current_column(self) -> None:
+        current = self.currentIndex()
+        if current.isValid():
+            self.selectColumn(current.column())
+
+    def _filter_current_column(self) -> None:
+        current = self.currentIndex()
+        column = current.column() if current.isValid() else 0
+        if self.model() is not None and self.model().columnCount():
+            self.sig_filter_requested.emit(column)
 
     # -- copy ----------------------------------------------------------------------------
     def _selection_bounds(self) -> tuple[int, int, list[int]] | None:
@@ -296,10 +463,23 @@ class ResultGridView(QTableView):
         cols = sorted({c for r in ranges for c in range(r.left(), r.right() + 1)})
         return top, bottom, cols
 
-    def copy_selection(self, delimiter: str = "\t", *, header: bool | None = None) -> None:
-        """Copy the selected cells (their bounding rows and the selected columns)."""
+    def _visible_bounds(self) -> tuple[int, int, list[int]] | None:
         model = self.model()
-        bounds = self._selection_bounds()
+        first = self.rowAt(0)
+        if model is None or first < 0:
+            return None
+        last = self.rowAt(self.viewport().height() - 1)
+        last = last if last >= 0 else model.rowCount() - 1
+        return first, last, list(range(model.columnCount()))
+
+    def copy_selection(
+        self, delimiter: str = "\t", *, header: bool | None = None, visible: bool = False
+    ) -> None:
+        """Copy the selected cells (their bounding rows and the selected columns), or with
+        ``visible`` the rows on screen, every column. ``delimiter``: ``\t`` or ``,``, or
+        :data:`MARKDOWN` or :data:`SQL_VALUES` for those formats (always with the names)."""
+        model = self.model()
+        bounds = self._visible_bounds() if visible else self._selection_bounds()
         if model is None or bounds is None:
             return
         top, bottom, cols = bounds
@@ -341,8 +521,8 @@ class ResultGridView(QTableView):
         self, names: list[str], rows: list[tuple], cols: list[int], delimiter: str, header: bool
     ) -> None:
         picked = [tuple(row[c] for c in cols) for row in rows]
-        text = rows_as_text(names, picked, delimiter, header=header)
-        if not header and len(picked) == 1 and len(cols) == 1:
+        text = copy_text(delimiter, names, picked, header=header)
+        if delimiter in ("\t", ",") and not header and len(picked) == 1 and len(cols) == 1:
             text = text.rstrip("\n")  # one cell: its value, not a line
         QApplication.clipboard().setText(text)
         self.sig_copy_finished.emit(len(picked))
@@ -350,10 +530,23 @@ class ResultGridView(QTableView):
     # -- menu ----------------------------------------------------------------------------
     def _show_menu(self, pos) -> None:
         menu = QMenu(self)
-        menu.addAction("Copy as TSV", lambda: self.copy_selection("\t"))
-        menu.addAction("Copy as CSV", lambda: self.copy_selection(","))
-        menu.addAction("Copy with header", lambda: self.copy_selection("\t", header=True))
+        add_copy_actions(menu, self, self.sig_copy_result_requested.emit)
         menu.addSeparator()
         menu.addAction("Select all", self.selectAll)
         menu.addAction("Export result…", self.sig_export_requested.emit)
         menu.exec(self.viewport().mapToGlobal(pos))
+        menu.deleteLater()
+
+
+def add_copy_actions(menu: QMenu, grid: ResultGridView, copy_result) -> None:
+    """The copy actions (the grid's context menu and the panel's Copy button share them):
+    the selection as TSV, CSV, Markdown or SQL VALUES, the rows on screen, and the whole
+    (filtered) result as CSV through ``copy_result``."""
+    for label, kind in COPY_KINDS:
+        menu.addAction(f"Copy as {label}", partial(grid.copy_selection, kind))
+    menu.addAction("Copy with header", partial(grid.copy_selection, "\t", header=True))
+    visible = menu.addMenu("Copy the rows on screen")
+    for label, kind in COPY_KINDS[1:]:
+        visible.addAction(f"as {label}", partial(grid.copy_selection, kind, visible=True))
+    whole = menu.addAction("Copy the whole result as CSV", copy_result)
+    whole.setToolTip(f"Up to {MAX_COPY_ROWS:,} rows; more is for Export")

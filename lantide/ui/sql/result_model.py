@@ -16,12 +16,9 @@ to page from (a preview) is sorted in memory.
 
 from __future__ import annotations
 
-import datetime as _dt
 import decimal
-import json
 import math
 import struct
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,6 +28,8 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from lantide.query.duckdb_types import is_numeric
+from lantide.query.grid_copy import cell_text
+from lantide.query.grid_formats import ColumnFormat, format_cell
 
 BLOCK_ROWS = 256
 MAX_BLOCKS = 96  # about 25,000 rows held at once
@@ -40,11 +39,16 @@ MAX_CELL_CHARS = 500
 SORT_TIP = "Click to sort; again for descending; a third time for the original order."
 
 # fetch(offset, limit) -> rows, or fetch(offset, limit, order_by) with order_by a list of
-# (column name, "asc"|"desc") once the grid is sorted.
+# (column name, "asc"|"desc") once the grid is sorted, or fetch(offset, limit, order_by,
+# filters) once it is filtered (filters as lantide.query.grid_filters reads them).
 FetchFn = Callable[..., Sequence[Sequence[Any]]]
 
 
-def _fetcher(fetch: FetchFn, order: list[tuple[str, str]] | None):
+def _fetcher(
+    fetch: FetchFn, order: list[tuple[str, str]] | None, filters: list[dict] | None = None
+):
+    if filters:
+        return lambda offset, limit: fetch(offset, limit, order or None, filters)
     if not order:
         return fetch  # a pager that cannot sort keeps working unsorted
     return lambda offset, limit: fetch(offset, limit, order)
@@ -52,6 +56,7 @@ def _fetcher(fetch: FetchFn, order: list[tuple[str, str]] | None):
 
 _ROOT = QModelIndex()  # the invalid index: Qt's default parent of a flat model's rows
 ROLE_RAW = Qt.ItemDataRole.UserRole + 1  # the Python value of a cell (None when not loaded)
+ROLE_FILTERED = Qt.ItemDataRole.UserRole + 2  # a header's column has a filter
 
 
 def is_numeric_type(type_name: str) -> bool:
@@ -60,28 +65,9 @@ def is_numeric_type(type_name: str) -> bool:
 
 
 def format_value(value: Any) -> str:
-    """A cell as text: the way an analyst reads it, full precision, one line."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)  # the shortest text that reads back as the same number
-    if isinstance(value, (int, decimal.Decimal)):
-        return str(value)
-    if isinstance(value, _dt.datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, (_dt.date, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, _dt.timedelta):
-        return str(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return "\\x" + bytes(value).hex()
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value, default=str, ensure_ascii=False)
-    return str(value)
+    """A cell as text: the way an analyst reads it, full precision, one line
+    (:func:`lantide.query.grid_copy.cell_text`, which copy and export use too)."""
+    return cell_text(value)
 
 
 # A double holds every decimal of up to 15 significant digits exactly enough to read it
@@ -201,6 +187,8 @@ class PagedResultModel(QAbstractTableModel):
     sig_block_loaded = Signal(int)  # block index
     # The order changed: [(column name, "asc"|"desc")], or [] for the result's own order.
     sig_order_changed = Signal(list)
+    # The filters shown changed: (filters, rows passing them)
+    sig_filters_changed = Signal(list, int)
 
     def __init__(
         self,
@@ -229,6 +217,12 @@ class PagedResultModel(QAbstractTableModel):
         self._closed = False
         self._order: list[tuple[str, str]] = []
         self._generation = 0  # bumped by a new order: older fetches are stale
+        self._filters: list[dict] = []  # the filters the rows shown pass
+        self._total_rows = int(row_count)  # rows of the whole result, unfiltered
+        self._filter_token = 0  # bumped by each filter asked for: older answers are stale
+        self._awaiting_filter = False  # no page fetch until the filtered rows are known
+        self._counting = False  # the filtered rows shown, their count not yet
+        self._formats: list[ColumnFormat] = [{} for _ in self.columns]
         self._preview = [tuple(r) for r in preview]
         self._seed(self._preview)
         app = QApplication.instance()
@@ -265,6 +259,8 @@ class PagedResultModel(QAbstractTableModel):
                 return f"{col['name']}  {col['type']}\n{SORT_TIP}"
             if role == ROLE_RAW:
                 return col["type"]
+            if role == ROLE_FILTERED:
+                return any(f.get("column") == col["name"] for f in self._filters)
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return f"{section + 1:,}"
@@ -303,7 +299,16 @@ class PagedResultModel(QAbstractTableModel):
             return self._muted if value is None else None
         if role == Qt.ItemDataRole.FontRole:
             return self._italic if value is None else None
-        shown = display_value(value, self.columns[col].get("type"), locale=self._locale)
+        shown = None
+        if self._formats[col]:
+            shown = format_cell(
+                value,
+                self._formats[col],
+                group=self._locale.group,
+                point=self._locale.decimal_point,
+            )
+        if shown is None:
+            shown = display_value(value, self.columns[col].get("type"), locale=self._locale)
         if role == Qt.ItemDataRole.ToolTipRole:
             text = format_value(value)
             if text != shown and len(text) <= 60:
@@ -355,7 +360,7 @@ class PagedResultModel(QAbstractTableModel):
     def _start_next(self) -> None:
         if self._in_flight is not None or not self._pending or self._closed:
             return
-        if self._fetch is None:  # request_block queues nothing without a fetch
+        if self._fetch is None or self._awaiting_filter:  # pages wait for the filter
             return
         block, _ = self._pending.popitem(last=True)  # newest first: what is on screen now
         if block in self._blocks:
@@ -372,7 +377,8 @@ class PagedResultModel(QAbstractTableModel):
         self._in_flight = block
         offset = first * BLOCK_ROWS
         limit = min((last - first + 1) * BLOCK_ROWS, self._row_count - offset)
-        fetch, generation = _fetcher(self._fetch, self.order_by), self._generation
+        fetch = _fetcher(self._fetch, self.order_by, self._filters)
+        generation = self._generation
         self._worker = self._workers.submit(
             lambda ctx, o=offset, n=limit: [tuple(r) for r in fetch(o, n)],
             on_result=lambda rows, b=first, g=generation: self._rows_arrived(b, rows, g),
@@ -427,7 +433,9 @@ class PagedResultModel(QAbstractTableModel):
     @property
     def fetch(self) -> Callable[[int, int], Sequence[Sequence[Any]]] | None:
         """``fetch(offset, limit)`` in the order shown (thread-safe; call it from a worker)."""
-        return _fetcher(self._fetch, self.order_by) if self._fetch is not None else None
+        if self._fetch is None:
+            return None
+        return _fetcher(self._fetch, self.order_by, self._filters)
 
     # -- sorting -------------------------------------------------------------------------
     @property
@@ -458,7 +466,7 @@ class PagedResultModel(QAbstractTableModel):
         self._failed = None
         if self._fetch is None:
             self._seed(sorted_rows(self._preview, self.columns, order))
-        elif not order:
+        elif not order and not self._filters:  # the preview is of the unfiltered rows
             self._seed(self._preview)
         # Same rows and columns, other values: a data change, not a layout change (which
         # makes the row header revisit each of millions of sections).
@@ -467,6 +475,106 @@ class PagedResultModel(QAbstractTableModel):
                 self.index(0, 0), self.index(self._row_count - 1, len(self.columns) - 1)
             )
         self.sig_order_changed.emit(list(order))
+
+    # -- formats -------------------------------------------------------------------------
+    def column_format(self, name: str) -> ColumnFormat:
+        """The format the grid shows column ``name`` in (``{}``: its default)."""
+        for col, fmt in zip(self.columns, self._formats, strict=True):
+            if col["name"] == name:
+                return fmt.copy()
+        return {}
+
+    def set_column_formats(self, formats: dict[str, ColumnFormat]) -> None:
+        """Show the columns named in ``formats`` so (the others as stored); copy and export
+        are not changed by a format."""
+        empty: ColumnFormat = {}
+        self._formats = [(formats.get(c["name"]) or empty).copy() for c in self.columns]
+        if self._row_count and self.columns:
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(self._row_count - 1, len(self.columns) - 1),
+                [Qt.ItemDataRole.DisplayRole],
+            )
+
+    # -- filtering -----------------------------------------------------------------------
+    @property
+    def filters(self) -> list[dict]:
+        """The filters the rows shown pass (``[]``: every row of the result)."""
+        return list(self._filters)
+
+    @property
+    def total_rows(self) -> int:
+        """The rows of the whole result, before any filter."""
+        return self._total_rows
+
+    def begin_filter(self, filters: list[dict]) -> int:
+        """The caller asks DuckDB for the rows passing ``filters`` (count and first page,
+        :meth:`QueryService.filtered_page`) and hands the answer to :meth:`filter_arrived`
+        with the token returned here. Until then the rows shown stay and no page is
+        fetched; a later filter makes this one's answer stale."""
+        self._filter_token += 1
+        self._awaiting_filter = True
+        self._counting = False
+        self._generation += 1  # a page of the old filter still coming is dropped
+        self._pending.clear()
+        self._in_flight = None
+        self._worker = None
+        return self._filter_token
+
+    def filter_arrived(
+        self,
+        token: int,
+        filters: list[dict],
+        row_count: int,
+        first_rows: Sequence[Sequence[Any]],
+        order_by: list[tuple[str, str]] | None,
+        *,
+        counted: bool = True,
+    ) -> bool:
+        """Show the rows passing ``filters``: ``row_count`` of them, ``first_rows`` the
+        first page in ``order_by``. With ``counted`` False the count is not known yet:
+        ``row_count`` is the rows at hand, and :meth:`filter_counted` brings the rest
+        (the rows show at once; counting millions of them takes longer). False when a
+        newer filter was asked for since."""
+        if self._closed or token != self._filter_token:
+            return False
+        self._awaiting_filter = False
+        self._counting = not counted
+        self.beginResetModel()  # another number of rows: a reset, once per filter
+        self._filters = [dict(f) for f in filters]
+        self._row_count = int(row_count)
+        self._blocks.clear()
+        self._failed = None
+        if (order_by or None) == self.order_by:  # else the sort changed meanwhile: refetch
+            self._seed(first_rows)
+        self.endResetModel()
+        self.sig_filters_changed.emit(self.filters, -1 if self._counting else self._row_count)
+        return True
+
+    def filter_counted(self, token: int, row_count: int) -> None:
+        """The count of the filter shown (asked with ``token``) arrived: the rows past
+        those at hand are added below them, where the analyst is stays as it is."""
+        if self._closed or token != self._filter_token or not self._counting:
+            return
+        self._counting = False
+        if row_count > self._row_count:
+            self.beginInsertRows(_ROOT, self._row_count, row_count - 1)
+            self._row_count = row_count
+            self.endInsertRows()
+        self.sig_filters_changed.emit(self.filters, self._row_count)
+
+    @property
+    def counting(self) -> bool:
+        """The filtered rows are shown and their count is on its way."""
+        return self._counting
+
+    def filter_failed(self, token: int) -> None:
+        """The filter asked for with ``token`` was refused or cancelled: the rows shown
+        (of the filters before it) stay, and pages are fetched again as before."""
+        if self._closed or token != self._filter_token:
+            return
+        self._awaiting_filter = False
+        self._start_next()
 
     @property
     def can_page(self) -> bool:

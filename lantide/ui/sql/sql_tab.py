@@ -112,6 +112,7 @@ class SqlTabWidget(QWidget):
         editor_layout.addWidget(self.find_bar)
         self.banner = NoticeBanner(self)
         self.result = ResultPanel(services, self)
+        self.result.set_grid_state_key(project, tab_name)
         self.result.sig_problem_reported.connect(
             lambda text: self.banner.show_notice(text, level=WARNING)
         )
@@ -294,8 +295,9 @@ class SqlTabWidget(QWidget):
     def follow_rename(self, new_name: str) -> None:
         """The tab's file was renamed (lantide.ui.sql.tab_rename): show and save under the
         new name; unsaved edits stay in the editor."""
-        self.tab_name = new_name
+        old_name, self.tab_name = self.tab_name, new_name
         self.file.path = tab_file_path(self.services.workspace, self.project, new_name)
+        self.result.follow_tab_rename(self.project, old_name, new_name)
         self.sig_title_changed.emit(self.title())
 
     def save(self) -> bool:
