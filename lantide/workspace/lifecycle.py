@@ -9,7 +9,9 @@ back to ``executing``; never ``delivered`` or ``archived``, and it never approve
 
 Every move is kept in ``project.json``'s ``history`` (``at``, ``by``, ``user`` for the
 analyst, ``action``, ``from``, ``to``, and ``seq``, one more than the move before it, so a
-move is told apart from the last even when the oldest entries are dropped); the approval in
+move is told apart from the last even when the oldest entries are dropped; the analyst's
+decisions on the agent's pending edits share the numbering but are no moves: see
+:func:`record_edit_decision`); the approval in
 ``plan_approval``. :func:`last_move` is what the agent's consent to statistical analysis is
 bound to: any move, by anyone (the app, the command line, the agent), ends that consent.
 
@@ -49,6 +51,8 @@ AGENT_TARGETS = ("planning", "plan_review", "executing", "report_review")
 # statuses past the approval: the agent works in its executing state there
 AFTER_APPROVAL = ("executing", "report_review", "delivered", "archived")
 MAX_HISTORY = 500  # older entries are dropped first; project.json stays small
+# history entries that are decisions on the agent's pending edits, not moves
+EDIT_ACTIONS = ("accept_edit", "reject_edit", "supersede_edit")
 
 _MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.I)
 
@@ -144,10 +148,7 @@ def check_move(data: dict[str, Any], new: str, by: str, plan_text: str | None) -
         )
 
 
-def last_move(history: Any) -> int:
-    """The number of the last move in ``history`` (0 for none): its ``seq``, or, in a file
-    written before moves were numbered, how many entries it holds."""
-    entries = [h for h in history if isinstance(h, dict)] if isinstance(history, list) else []
+def _last_seq(entries: list[dict[str, Any]]) -> int:
     numbered = [
         h["seq"]
         for h in entries
@@ -156,11 +157,36 @@ def last_move(history: Any) -> int:
     return max(numbered + [len(entries)]) if entries else 0
 
 
-def _append_history(data: dict[str, Any], entry: dict[str, Any]) -> None:
-    history = data.get("history")
-    history = list(history) if isinstance(history, list) else []
-    entry = {**entry, "seq": last_move(history) + 1}
+def _entries(history: Any) -> list[dict[str, Any]]:
+    return [h for h in history if isinstance(h, dict)] if isinstance(history, list) else []
+
+
+def last_move(history: Any) -> int:
+    """The number of the last move in ``history`` (0 for none): its ``seq``, or, in a file
+    written before moves were numbered, how many entries it holds. Entries that are not
+    moves (the analyst's decisions on the agent's edits, :data:`EDIT_ACTIONS`) do not
+    count: accepting a hunk is no status change and ends no consent."""
+    return _last_seq([h for h in _entries(history) if h.get("action") not in EDIT_ACTIONS])
+
+
+def last_seq(history: Any) -> int:
+    """The number of the last entry of ``history``, move or not (0 for none)."""
+    return _last_seq(_entries(history))
+
+
+def _append_history(data: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    history = list(_entries(data.get("history")))
+    entry = {**entry, "seq": last_seq(history) + 1}
     data["history"] = (history + [entry])[-MAX_HISTORY:]
+    return entry
+
+
+def record_edit_decision(data: dict[str, Any], by: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """Append a decision on a pending edit (``action`` one of :data:`EDIT_ACTIONS`) to
+    ``data``'s history, numbered after the last entry; returns the entry written."""
+    if fields.get("action") not in EDIT_ACTIONS:
+        raise ValueError(f"not an edit decision: {fields.get('action')!r}")
+    return _append_history(data, {**_who(by), **fields})
 
 
 def _who(by: str) -> dict[str, Any]:
