@@ -354,7 +354,7 @@ def edit_summary(edit: PendingEdit) -> dict[str, Any]:
 
     return {
         "edit_id": edit.id,
-        "hunks": [{"index": h.index, "lines": line_span(h)} for h in edit.hunks],
+        "hunks": [{"index": h.index, "lines": line_span(h)} for h in edit.pending],
     }
 
 
