@@ -103,6 +103,7 @@ class ChatPanel(QWidget):
         self.transcript = ChatTranscript(self)
         self.transcript.sig_step_clicked.connect(self._step_clicked)
         self.transcript.sig_question_answered.connect(self._answer_question)
+        services.sig_edit_decided.connect(self.transcript.edit_decided)
         self.input = ChatInput(self)
         self.input.setPlaceholderText("Ask about your data…  (Enter sends, Shift+Enter: new line)")
         self.input.setFixedHeight(72)

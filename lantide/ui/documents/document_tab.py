@@ -1,6 +1,7 @@
 """A Plan or Report tab: Markdown editor, live preview, annotations.
 
-Layout: a toolbar (Save, Annotate, Find, Preview, *Resolve (N)*), then the editor (with
+Layout: a toolbar (Save, Annotate, Find, Preview, *Resolve (N)*), the review bar of the
+agent's pending edits (:mod:`lantide.ui.documents.edit_review_bar`), then the editor (with
 its find bar and inline comment box), the preview (or, after an external change, the
 version on disk side by side) and the annotations list.
 
@@ -32,10 +33,10 @@ from PySide6.QtWidgets import (
 
 from lantide.ui.adaptive_layout import StackWhenNarrow
 from lantide.ui.documents import document_session as session
-from lantide.ui.documents.agent_edit_diff import AgentEditReview
 from lantide.ui.documents.annotation_list import AnnotationListWidget
 from lantide.ui.documents.chart_images import ChartImages
 from lantide.ui.documents.document_preview import DocumentPreviewWidget
+from lantide.ui.documents.edit_review_bar import PendingEditReview
 from lantide.ui.documents.evidence_bar import EvidenceBar
 from lantide.ui.documents.external_change import (
     KEEP_MINE,
@@ -190,8 +191,8 @@ class DocumentTabWidget(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
-        self.agent_edits = AgentEditReview(self)  # the agent's edit as a diff, Keep / Undo
-        layout.addWidget(self.agent_edits.bar)
+        self.edit_review = PendingEditReview(self)  # the agent's pending edits, hunk by hunk
+        layout.addWidget(self.edit_review.bar)
         self.evidence = EvidenceBar(self.services, self.project, self.kind, self)
         layout.addWidget(self.evidence)  # Plan approval / Report evidence (issue 16)
         self.evidence.sig_go_to_line.connect(self.go_to_line)
@@ -212,7 +213,8 @@ class DocumentTabWidget(QWidget):
 
     # -- the tab contract ------------------------------------------------------------------
     def title(self) -> str:
-        return self.file_name
+        pending = getattr(self, "edit_review", None)
+        return f"{self.file_name} (pending)" if pending and pending.has_pending else self.file_name
 
     def is_dirty(self) -> bool:
         return self.snapshot is not None and self.editor.document().isModified()
@@ -260,6 +262,25 @@ class DocumentTabWidget(QWidget):
 
         self.services.workers.submit(fn, *args, on_result=done, on_error=failed, name=what)
 
+    # what the tab's parts (the review bar) use of the queue and the snapshots
+    def run_in_queue(
+        self,
+        fn: Callable,
+        args: tuple,
+        on_result: Callable,
+        what: str,
+        on_error: Callable | None = None,
+    ) -> None:
+        """Run ``fn`` in the tab's serial worker queue (it may touch the tab's document)."""
+        self._enqueue(fn, args, on_result, what, on_error)
+
+    def show_snapshot(self, snap: session.DocumentSnapshot) -> None:
+        """Show the document as a worker read it (the editor takes its text)."""
+        self._apply(snap, replace_text=True)
+
+    def report(self, exc: BaseException, what: str) -> None:
+        self._report(exc, what)
+
     def _report(self, exc: BaseException, what: str) -> None:
         self.services.report_error(exc, f"{what} ({self.file_name})")
         self.sig_operation_failed.emit(exc)
@@ -268,6 +289,7 @@ class DocumentTabWidget(QWidget):
     def _loaded(self, snap: session.DocumentSnapshot) -> None:
         self.file_name = snap.document.path.name
         self._apply(snap, replace_text=True, undoable=False)
+        self.edit_review.refresh()
         if snap.note:
             self.services.post_message(f"{self.file_name}: {snap.note}", "warning")
 
