@@ -49,8 +49,9 @@ def diff_html(diff: str) -> str:
         if line.startswith(("--- ", "+++ ")):
             continue
         text = html.escape(line[1:]) or "&nbsp;"
-        if line.startswith("@@"):
-            rows.append(f"<div style='color:{theme.muted.name()}'>{html.escape(line)}</div>")
+        if line.startswith("@@"):  # the line numbers; the bar's title names the hunk
+            head = line.split(" @@", 1)[0] + " @@"
+            rows.append(f"<div style='color:{theme.muted.name()}'>{html.escape(head)}</div>")
         elif line.startswith("+"):
             rows.append(f"<div style='color:{theme.success.name()}'>+ {text}</div>")
         elif line.startswith("-"):
@@ -75,6 +76,7 @@ class EditReviewBar(QWidget):
         self.setObjectName("EditReviewBar")
         self.edits: list[dict[str, Any]] = []
         self.position = 0  # among the pending hunks of the first edit
+        self.busy = False  # a decision is running: no other until it is done
         self.title = QLabel(self)
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -104,22 +106,31 @@ class EditReviewBar(QWidget):
                 context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
             )
         self.view = QTextBrowser(self)
-        self.view.setMaximumHeight(170)
+        self.view.setMaximumHeight(150)
+        # the title and the hunk's arrows above; the diff with the decisions in a column
+        # beside it (a narrow tab keeps its height for the editor)
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
+        head.addWidget(self.previous_button, 0, Qt.AlignmentFlag.AlignTop)
+        head.addWidget(self.next_button, 0, Qt.AlignmentFlag.AlignTop)
+        decisions = QVBoxLayout()
+        decisions.setSpacing(4)
         for button in (
-            self.previous_button,
-            self.next_button,
             self.accept_button,
             self.reject_button,
             self.accept_all_button,
             self.reject_all_button,
         ):
-            head.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            decisions.addWidget(button)
+        decisions.addStretch(1)
+        body = QHBoxLayout()
+        body.addWidget(self.view, 1)
+        body.addLayout(decisions)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(4)
         layout.addLayout(head)
-        layout.addWidget(self.view)
+        layout.addLayout(body)
         self.hide()
 
     # -- what is shown
@@ -151,26 +162,36 @@ class EditReviewBar(QWidget):
         hunks, shown = self.pending_hunks(), self.shown_hunk()
         name = html.escape(edit["document"].rsplit("/", 1)[-1])
         more = len(self.edits) - 1
+        # hunks keep the numbers `lantide edits` and the agent use (from 0)
         where = (
-            f"hunk {shown['index'] + 1} of {len(edit['hunks'])} · lines {shown['lines']}"
+            f"hunk {shown['index']} ({self.position + 1} of {len(hunks)} pending) · "
+            f"{_lines(shown['lines'])}"
             if shown
             else "no text change"
         )
-        whole = " · decided whole (it resolves annotations)" if edit["whole_only"] else ""
+        whole = " · decided whole: it resolves annotations" if edit["whole_only"] else ""
         self.title.setText(
-            f"<b>The agent proposes a change to {name}</b> — pending your review · {where}"
-            f"{whole}" + (f" · {more} more edit{'s' if more != 1 else ''} after it" if more else "")
+            f"<b>The agent's change to {name}, pending your review</b><br>{where}{whole}"
+            + (f" · {more} more edit{'s' if more != 1 else ''} after it" if more else "")
         )
         self.view.setHtml(diff_html(shown["diff"]) if shown else "")
         self.view.setVisible(shown is not None)
-        per_hunk = shown is not None and not edit["whole_only"]
+        per_hunk = shown is not None and not edit["whole_only"] and not self.busy
         self.accept_button.setEnabled(per_hunk)
         self.reject_button.setEnabled(per_hunk)
+        self.accept_all_button.setEnabled(not self.busy)
+        self.reject_all_button.setEnabled(not self.busy)
         self.previous_button.setEnabled(len(hunks) > 1)
         self.next_button.setEnabled(len(hunks) > 1)
         self.show()
 
     def apply_theme(self) -> None:
+        self._render()
+
+    def set_busy(self, busy: bool) -> None:
+        """While a decision runs the buttons are off; the focus stays where it is (the keys
+        go on working for the next hunk once it is done)."""
+        self.busy = busy
         self._render()
 
     # -- moving and deciding
@@ -188,13 +209,21 @@ class EditReviewBar(QWidget):
 
     def decide_shown(self, action: str) -> None:
         edit, hunk = self.edit, self.shown_hunk()
-        if edit is None or hunk is None or edit["whole_only"] or not self.isEnabled():
+        if edit is None or hunk is None or edit["whole_only"] or self.busy:
             return
         self.sig_decided.emit(edit["id"], action, [hunk["index"]])
 
     def decide_all(self, action: str) -> None:
-        if self.edit is not None and self.isEnabled():
+        if self.edit is not None and not self.busy:
             self.sig_decided.emit(self.edit["id"], action, None)
+
+
+def _lines(span: str) -> str:
+    """``lines 3-5``, ``line 4``, ``after line 4``, from
+    :func:`lantide.docs.edit_hunks.line_span`."""
+    if span.startswith(("after", "at")):
+        return span.replace("after ", "after line ")
+    return f"lines {span}" if "-" in span else f"line {span}"
 
 
 def _keys(key: str) -> str:
@@ -285,10 +314,10 @@ class PendingEditReview(QObject):
             )
             return
         edit = next((e for e in self.bar.edits if e["id"] == edit_id), None)
-        self.bar.setEnabled(False)  # one decision at a time
+        self.bar.set_busy(True)  # one decision at a time
 
         def done(state: session.ReviewState) -> None:
-            self.bar.setEnabled(True)
+            self.bar.busy = False
             if state.snapshot is not None and not tab.is_dirty():
                 tab.show_snapshot(state.snapshot)
             self._show(state)
@@ -302,7 +331,7 @@ class PendingEditReview(QObject):
                 )
 
         def failed(exc: BaseException) -> None:
-            self.bar.setEnabled(True)
+            self.bar.set_busy(False)
             tab.report(exc, "Deciding the agent's edit")
             self.refresh()
 
