@@ -7,6 +7,8 @@ import json
 
 import pytest
 from docs_helpers import disk_text, read_sidecar
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lantide.docs.edit_hunks import compute_hunks, merge, unified_diff
 from lantide.docs.edit_review import EditConflictError, decide
@@ -243,3 +245,37 @@ def test_accepting_part_of_an_update_keeps_marks_and_sidecar_consistent(sample_p
     assert ann["status"] == "open"
     begin, end = ann["anchor"]["span"]
     assert after[begin:end] == ann["quote"]  # the anchor follows the accepted text
+
+
+_LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d"]), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(base=_LINES, proposal=_LINES, data=st.data())
+def test_hunks_accepted_in_any_split_give_the_same_text(base, proposal, data):
+    base_text, proposal_text = "".join(base), "".join(proposal)
+    hunks = compute_hunks(base_text, proposal_text)
+    assert merge(base_text, [], hunks, base_text).text == proposal_text
+    chosen = data.draw(st.sets(st.sampled_from(range(len(hunks))))) if hunks else set()
+    first = [h for h in hunks if h.index in chosen]
+    rest = [h for h in hunks if h.index not in chosen]
+    once = merge(base_text, [], first, base_text)
+    assert once.applied == sorted(chosen) and not once.conflicts
+    # the second decision, on the file the first one wrote, lands every other hunk too
+    twice = merge(base_text, first, rest, once.text)
+    assert twice.text == proposal_text and not twice.conflicts
+
+
+@settings(max_examples=200, deadline=None)
+@given(base=_LINES, proposal=_LINES, data=st.data())
+def test_what_the_analyst_wrote_meanwhile_is_never_lost(base, proposal, data):
+    lines = [line if line.endswith("\n") else line + "\n" for line in base]
+    base_text, proposal_text = "".join(lines), "".join(proposal)
+    hunks = compute_hunks(base_text, proposal_text)
+    at = data.draw(st.integers(0, len(lines)))
+    mine = "".join(lines[:at] + ["MINE\n"] + lines[at:])
+    result = merge(base_text, [], hunks, mine)
+    assert sorted(result.applied + result.conflicts) == [h.index for h in hunks]
+    assert result.text.count("MINE\n") == 1  # the analyst's line is there, once
+    if not result.conflicts:  # every hunk went in: the proposal around the analyst's line
+        assert result.text.replace("MINE\n", "", 1) == proposal_text
