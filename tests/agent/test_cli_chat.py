@@ -446,6 +446,7 @@ def test_the_human_printer_shows_each_event_kind(capsys):
         ev.StepRecorded({"step_id": "s1", "row_count": 3}),
         ev.StepSummarized("s1", "three rows", "parsed"),
         ev.DocumentChanged("projects/q3-churn/plan.md", "q3-churn"),
+        ev.EditProposed("projects/q3-churn/report.md", "q3-churn", "e1a2b3c4d"),
         ev.StateChanged(ev.FOCUSED_PROJECT, "q3-churn", "q3-churn"),
         ev.QuestionAsked("Which region?", ["north", "south"]),
         ev.ErrorOccurred("X", "it broke", "try again"),
@@ -459,6 +460,8 @@ def test_the_human_printer_shows_each_event_kind(capsys):
         "← run_query BAD_SQL: no such table (12 ms)",
         "  step s1 recorded: 3 rows",
         '  document changed: {"path": "projects/q3-churn/plan.md", "project": "q3-churn"}',
+        "  edit e1a2b3c4d of projects/q3-churn/report.md waits for your review: "
+        "lantide edits WORKSPACE q3-churn",
         '  state changed: {"what": "focused_project", "project": "q3-churn", "value": "q3-churn"}',
         "lantide: error: it broke",
         "  try again",
