@@ -136,3 +136,25 @@ def test_what_the_chat_card_says_after_a_decision():
         "rejected"
     )
     assert review_state(edit, "accept", [1], False) == "pending"
+
+
+def test_the_html_report_tab_reviews_the_agents_chunk_patch(main_window, qtbot, sample_workspace):
+    from lantide.agent.report_html import preview_patch_chunk
+    from lantide.docs.pending_edits import propose
+    from tests.ui.test_html_report_tab import _publish_from_report_tab
+
+    html_tab = _publish_from_report_tab(qtbot, main_window, sample_workspace)
+    project = Project.load(sample_workspace, "q3-churn")
+    new = "<h2>Customers</h2>\n<p>The base is <em>steady</em>.</p>\n"
+    _path, base, proposal, _result = preview_patch_chunk(project, "s-customers", new)
+    edit = propose(project, "html", base, proposal, tool="patch_html_chunk")
+    main_window.services.sig_edit_proposed.emit(str(html_tab.path), edit.id)
+    bar = html_tab.edit_review.bar
+    qtbot.waitUntil(bar.isVisible, timeout=15_000)
+    assert html_tab.title() == "report.html (pending)" and "report.html" in bar.title.text()
+    assert "steady" not in html_tab.path.read_text(encoding="utf-8")
+    bar.accept_all_button.click()
+    qtbot.waitUntil(lambda: not bar.isVisible(), timeout=15_000)
+    qtbot.waitUntil(lambda: "steady" in html_tab.preview.toPlainText(), timeout=15_000)
+    assert "steady" in html_tab.path.read_text(encoding="utf-8")
+    assert html_tab.title() == "report.html"

@@ -299,3 +299,22 @@ def decide_edit(context, doc, edit_id: str, action: str, hunks: list[int] | None
     state = pending_edits(context, project.workspace_root, project.dirname, doc.kind)
     state.decision, state.error, state.snapshot = decision, error, snapshot(doc)
     return state
+
+
+def decide_edit_file(
+    context, workspace_root, project_dir: str, kind: str, edit_id: str, action: str, hunks
+) -> ReviewState:
+    """:func:`decide_edit` for a tab without a Document (the HTML Report): it reads the
+    page again itself."""
+    from lantide.docs.edit_review import EditConflictError, decide
+    from lantide.workspace.model import Project
+
+    project = Project.load(workspace_root, project_dir)
+    decision, error = None, None
+    try:
+        decision = decide(project, edit_id, action, hunks).to_dict()
+    except EditConflictError as exc:
+        error = exc
+    state = pending_edits(context, workspace_root, project_dir, kind)
+    state.decision, state.error = decision, error
+    return state

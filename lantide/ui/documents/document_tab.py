@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer, Signal
@@ -191,7 +192,7 @@ class DocumentTabWidget(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
-        self.edit_review = PendingEditReview(self)  # the agent's pending edits, hunk by hunk
+        self.edit_review = PendingEditReview(self, self)  # the agent's pending edits
         layout.addWidget(self.edit_review.bar)
         self.evidence = EvidenceBar(self.services, self.project, self.kind, self)
         layout.addWidget(self.evidence)  # Plan approval / Report evidence (issue 16)
@@ -262,24 +263,32 @@ class DocumentTabWidget(QWidget):
 
         self.services.workers.submit(fn, *args, on_result=done, on_error=failed, name=what)
 
-    # what the tab's parts (the review bar) use of the queue and the snapshots
-    def run_in_queue(
-        self,
-        fn: Callable,
-        args: tuple,
-        on_result: Callable,
-        what: str,
-        on_error: Callable | None = None,
-    ) -> None:
-        """Run ``fn`` in the tab's serial worker queue (it may touch the tab's document)."""
-        self._enqueue(fn, args, on_result, what, on_error)
-
-    def show_snapshot(self, snap: session.DocumentSnapshot) -> None:
-        """Show the document as a worker read it (the editor takes its text)."""
-        self._apply(snap, replace_text=True)
-
+    # what the tab's parts use
     def report(self, exc: BaseException, what: str) -> None:
         self._report(exc, what)
+
+    # the review of the agent's pending edits (edit_review_bar.ReviewHost)
+    def review_kind(self) -> str:
+        return self.kind
+
+    def review_path(self) -> Path:
+        return self.services.workspace.project(self.project).document_path(self.kind)
+
+    def run_review_job(
+        self, fn: Callable, args: tuple, done: Callable, what: str, on_error: Callable
+    ) -> None:
+        self._enqueue(fn, args, done, what, on_error)
+
+    def review_decision(
+        self, edit_id: str, action: str, hunks: list[int] | None
+    ) -> tuple[Callable, tuple] | None:
+        if self.snapshot is None:
+            return None
+        return session.decide_edit, (self.snapshot.document, edit_id, action, hunks)
+
+    def after_review(self, state: session.ReviewState) -> None:
+        if state.snapshot is not None and not self.is_dirty():
+            self._apply(state.snapshot, replace_text=True)
 
     def _report(self, exc: BaseException, what: str) -> None:
         self.services.report_error(exc, f"{what} ({self.file_name})")

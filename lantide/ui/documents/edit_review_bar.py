@@ -8,15 +8,18 @@ hunk and put the focus in the bar; there Ctrl+Return accepts and Ctrl+Backspace 
 the hunk shown (in the editor Ctrl+Backspace keeps deleting a word). A resolution of
 annotations is decided whole (its per-hunk buttons are off).
 
-:class:`PendingEditReview` loads the edits in the tab's worker queue and sends decisions
-there (the tab's document is reloaded in the same step); the bar only renders.
+:class:`PendingEditReview` loads the edits and sends decisions through its tab (a
+:class:`ReviewHost`: the Plan/Report tab runs them in its serial queue and reloads its
+document in the same step; the HTML Report tab reloads the page after); the bar only
+renders.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QShortcut
@@ -36,7 +39,7 @@ from lantide.ui.shortcuts import shortcut
 from lantide.ui.theme import colors
 
 if TYPE_CHECKING:
-    from lantide.ui.documents.document_tab import DocumentTabWidget
+    from lantide.ui.services import AppServices
 
 ACCEPT, REJECT = "accept", "reject"
 
@@ -246,16 +249,45 @@ def review_state(edit: dict[str, Any], action: str, decided: list[int], closed: 
     return "rejected"
 
 
-class PendingEditReview(QObject):
-    """Connects a document tab to its pending edits (see the module's doc)."""
+class ReviewHost(Protocol):
+    """What a tab gives its review of pending edits (the Plan/Report tab, the HTML Report
+    tab): where its document is, how its jobs run, what to do after a decision."""
 
-    def __init__(self, tab: DocumentTabWidget) -> None:
+    services: AppServices
+    project: str
+    sig_title_changed: Any
+
+    def review_kind(self) -> str: ...  # plan, report or html
+
+    def review_path(self) -> Path: ...
+
+    def run_review_job(
+        self, fn: Callable, args: tuple, done: Callable, what: str, on_error: Callable
+    ) -> None: ...
+
+    def review_decision(
+        self, edit_id: str, action: str, hunks: list[int] | None
+    ) -> tuple[Callable, tuple] | None: ...
+
+    def after_review(self, state: session.ReviewState) -> None: ...
+
+    def is_dirty(self) -> bool: ...
+
+    def title(self) -> str: ...
+
+    def report(self, exc: BaseException, what: str) -> None: ...
+
+
+class PendingEditReview(QObject):
+    """Connects a tab to its pending edits (see the module's doc)."""
+
+    def __init__(self, tab: QWidget, host: ReviewHost) -> None:
         super().__init__(tab)
-        self.tab = tab
+        self.host = host
         self.bar = EditReviewBar(tab)
         self.bar.sig_decided.connect(self.decide)
-        tab.services.sig_edit_proposed.connect(self._proposed)
-        tab.services.sig_files_changed.connect(self._files_changed)
+        host.services.sig_edit_proposed.connect(self._proposed)
+        host.services.sig_files_changed.connect(self._files_changed)
         for key, move in (("edit_next_hunk", self.bar.show_next), ("edit_previous_hunk", None)):
             QShortcut(
                 shortcut(key),
@@ -268,77 +300,71 @@ class PendingEditReview(QObject):
     def has_pending(self) -> bool:
         return bool(self.bar.edits)
 
-    def _move(self, move) -> None:
+    def _move(self, move: Callable[[], None] | None) -> None:
         if not self.has_pending:
             return
         (move or self.bar.show_previous)()
         self.bar.view.setFocus() if self.bar.view.isVisible() else self.bar.setFocus()
 
-    def _my_path(self) -> Path:
-        return self.tab.services.workspace.project(self.tab.project).document_path(self.tab.kind)
-
     def _proposed(self, path: str, _edit_id: str) -> None:
-        if Path(path).resolve() == self._my_path().resolve():
+        if Path(path).resolve() == self.host.review_path().resolve():
             self.refresh()
 
     def _files_changed(self, changes: list) -> None:
-        if any(getattr(c, "project", None) == self.tab.project for c in changes):
+        if any(getattr(c, "project", None) == self.host.project for c in changes):
             self.refresh()  # `lantide edits` may have decided some meanwhile
 
     def refresh(self) -> None:
-        tab = self.tab
-        tab.run_in_queue(
+        host = self.host
+        host.run_review_job(
             session.pending_edits,
-            (tab.services.workspace.root, tab.project, tab.kind),
+            (host.services.workspace.root, host.project, host.review_kind()),
             self._show,
             "Reading the agent's pending edits",
+            lambda exc: host.report(exc, "Reading the agent's pending edits"),
         )
 
     def _show(self, state: session.ReviewState) -> None:
         before = self.has_pending
         self.bar.set_edits(state.edits)
         for problem in state.problems:
-            self.tab.services.post_message(problem, "warning")
+            self.host.services.post_message(problem, "warning")
         if before != self.has_pending:
-            self.tab.sig_title_changed.emit(self.tab.title())
+            self.host.sig_title_changed.emit(self.host.title())
 
     def decide(self, edit_id: str, action: str, hunks: list[int] | None) -> None:
-        tab = self.tab
-        if tab.snapshot is None:
-            return
-        if action == ACCEPT and tab.is_dirty():
-            tab.services.post_message(
-                f"{tab.file_name} has unsaved edits: save or discard them, then accept the "
-                "agent's change (it is written to the file).",
+        host = self.host
+        if action == ACCEPT and host.is_dirty():
+            name = host.review_path().name
+            host.services.post_message(
+                f"{name} has unsaved edits: save or discard them, then accept the agent's "
+                "change (it is written to the file).",
                 "warning",
             )
+            return
+        job = host.review_decision(edit_id, action, hunks)
+        if job is None:
             return
         edit = next((e for e in self.bar.edits if e["id"] == edit_id), None)
         self.bar.set_busy(True)  # one decision at a time
 
         def done(state: session.ReviewState) -> None:
             self.bar.busy = False
-            if state.snapshot is not None and not tab.is_dirty():
-                tab.show_snapshot(state.snapshot)
+            host.after_review(state)
             self._show(state)
             if state.error is not None:
-                tab.report(state.error, "Accepting the agent's edit")
+                host.report(state.error, "Accepting the agent's edit")
             decision = state.decision or {}
             if edit is not None and decision:
-                tab.services.sig_edit_decided.emit(
+                host.services.sig_edit_decided.emit(
                     edit_id,
                     review_state(edit, action, decision["hunks"], bool(decision["closed"])),
                 )
 
         def failed(exc: BaseException) -> None:
             self.bar.set_busy(False)
-            tab.report(exc, "Deciding the agent's edit")
+            host.report(exc, "Deciding the agent's edit")
             self.refresh()
 
-        tab.run_in_queue(
-            session.decide_edit,
-            (tab.snapshot.document, edit_id, action, hunks),
-            done,
-            "Deciding the agent's edit",
-            on_error=failed,
-        )
+        fn, args = job
+        host.run_review_job(fn, args, done, "Deciding the agent's edit", failed)
