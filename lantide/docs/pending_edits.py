@@ -58,7 +58,7 @@ from lantide.workspace.atomic import atomic_write_json
 from lantide.workspace.jsonfile import read_json_object
 
 if TYPE_CHECKING:
-    from lantide.workspace.model import Project
+    from lantide.workspace.model import Project, Workspace
 
 EDIT_VERSION = 1
 REVIEW, APPLY = "review", "apply"
@@ -156,6 +156,13 @@ def edit_mode(workspace_root: Path) -> str:
         return REVIEW
     value = settings.get(SETTING, REVIEW)
     return value if value in MODES else REVIEW
+
+
+def set_edit_mode(workspace: Workspace, mode: str) -> None:
+    """Set ``agent_edits`` in the workspace's settings (``review`` or ``apply``)."""
+    if mode not in MODES:
+        raise EditError(f"unknown agent_edits {mode!r}", hint="Use 'review' or 'apply'.")
+    workspace.update_settings(lambda data: data.__setitem__(SETTING, mode))
 
 
 # -- reading and writing edit files -------------------------------------------------------

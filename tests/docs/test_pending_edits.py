@@ -279,3 +279,18 @@ def test_what_the_analyst_wrote_meanwhile_is_never_lost(base, proposal, data):
     assert result.text.count("MINE\n") == 1  # the analyst's line is there, once
     if not result.conflicts:  # every hunk went in: the proposal around the analyst's line
         assert result.text.replace("MINE\n", "", 1) == proposal_text
+
+
+def test_the_setting_reads_anything_but_apply_as_review(project):
+    from lantide.docs.pending_edits import edit_mode, set_edit_mode
+    from lantide.workspace.model import Workspace
+
+    ws = Workspace.open(project.workspace_root, lock=False)
+    set_edit_mode(ws, "apply")
+    assert edit_mode(project.workspace_root) == "apply"
+    with pytest.raises(EditError):
+        set_edit_mode(ws, "yes")
+    ws.update_settings(lambda data: data.__setitem__("agent_edits", ["apply"]))
+    assert edit_mode(project.workspace_root) == "review"  # a hand edit gone wrong: review
+    layout.settings_path(project.workspace_root).write_text("{broken", encoding="utf-8")
+    assert edit_mode(project.workspace_root) == "review"

@@ -158,3 +158,22 @@ def test_the_html_report_tab_reviews_the_agents_chunk_patch(main_window, qtbot, 
     qtbot.waitUntil(lambda: "steady" in html_tab.preview.toPlainText(), timeout=15_000)
     assert "steady" in html_tab.path.read_text(encoding="utf-8")
     assert html_tab.title() == "report.html"
+
+
+def test_the_settings_dialog_sets_the_workspaces_agent_edits(qtbot, shell_services):
+    from lantide.docs.pending_edits import edit_mode
+    from lantide.ui.settings.settings_dialog import SettingsDialog
+
+    services = shell_services(query=False, watcher=False)
+    root = services.workspace.root
+    dialog = SettingsDialog(services)
+    qtbot.addWidget(dialog)
+    check = dialog.apply_edits_check
+    assert not check.isChecked() and edit_mode(root) == "review"
+    check.setChecked(True)  # applied at once, as the workspace's connections are
+    qtbot.waitUntil(lambda: edit_mode(root) == "apply", timeout=10_000)
+    check.setChecked(False)
+    qtbot.waitUntil(lambda: edit_mode(root) == "review", timeout=10_000)
+    again = SettingsDialog(services)
+    qtbot.addWidget(again)
+    assert not again.apply_edits_check.isChecked()
