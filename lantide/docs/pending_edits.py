@@ -46,7 +46,9 @@ from typing import TYPE_CHECKING, Any
 from lantide.docs.edit_hunks import (
     ACCEPTED,
     PENDING,
+    REJECTED,
     STATUSES,
+    SUPERSEDED,
     Hunk,
     compute_hunks,
     sha256_text,
@@ -386,6 +388,37 @@ def describe(edit: PendingEdit) -> dict[str, Any]:
         ],
         "diff": unified_diff(edit.base_text, edit.pending, label=edit.document),
     }
+
+
+def edit_states(project: Project, conversation_id: str) -> dict[str, str]:
+    """What became of each edit a conversation made in ``project`` (for its chat cards):
+    ``pending`` (some hunks decided, some not), ``accepted``, ``rejected``, ``partly
+    accepted`` or ``superseded``; an edit with nothing decided yet is left out."""
+    decided: dict[str, dict[int, str]] = {}
+    for entry in project.history:
+        action, edit_id = entry.get("action"), entry.get("edit")
+        if entry.get("conversation") != conversation_id or not isinstance(edit_id, str):
+            continue
+        word = {"accept_edit": ACCEPTED, "reject_edit": REJECTED}.get(str(action), SUPERSEDED)
+        hunks = entry.get("hunks") if isinstance(entry.get("hunks"), list) else []
+        marks = decided.setdefault(edit_id, {})
+        for index in hunks or [-1]:  # a resolution without text: the edit as a whole
+            marks[index if isinstance(index, int) else -1] = word
+    pending = {e.id for e in pending_for(project)}
+    states: dict[str, str] = {}
+    for edit_id, marks in decided.items():
+        words = set(marks.values())
+        if edit_id in pending:
+            states[edit_id] = "pending"
+        elif words == {ACCEPTED}:
+            states[edit_id] = "accepted"
+        elif ACCEPTED in words:
+            states[edit_id] = "partly accepted"
+        elif words == {SUPERSEDED}:
+            states[edit_id] = "superseded"
+        else:
+            states[edit_id] = "rejected"
+    return states
 
 
 # -- what the agent's tools call ----------------------------------------------------------

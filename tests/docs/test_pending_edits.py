@@ -294,3 +294,25 @@ def test_the_setting_reads_anything_but_apply_as_review(project):
     assert edit_mode(project.workspace_root) == "review"  # a hand edit gone wrong: review
     layout.settings_path(project.workspace_root).write_text("{broken", encoding="utf-8")
     assert edit_mode(project.workspace_root) == "review"
+
+
+def test_what_became_of_a_conversations_edits(project):
+    from lantide.docs.pending_edits import edit_states
+
+    def propose_report(text, conversation="c1"):
+        return submit_update(project, "report", text, conversation=conversation)["edit_id"]
+
+    whole = propose_report(PROPOSAL)
+    decide(project, whole, "accept")
+    part = propose_report(BASE.replace("line one", "one").replace("line five", "five"))
+    decide(project, part, "accept", [0])
+    assert edit_states(Project.load(project.workspace_root, "p"), "c1") == {
+        whole: "accepted",
+        part: "pending",
+    }
+    decide(project, part, "reject", [1])
+    other = propose_report(BASE + "x\n", conversation="c2")
+    decide(project, other, "reject")
+    fresh = Project.load(project.workspace_root, "p")
+    assert edit_states(fresh, "c1") == {whole: "accepted", part: "partly accepted"}
+    assert edit_states(fresh, "c2") == {other: "rejected"}

@@ -177,3 +177,36 @@ def test_the_settings_dialog_sets_the_workspaces_agent_edits(qtbot, shell_servic
     again = SettingsDialog(services)
     qtbot.addWidget(again)
     assert not again.apply_edits_check.isChecked()
+
+
+def test_a_reopened_conversation_shows_what_became_of_its_edit(
+    qtbot, shell_services, monkeypatch, sample_workspace
+):
+    from lantide.docs.edit_review import decide
+    from lantide.ui.chat.tool_card import ToolCardWidget
+    from tests.ui.test_chat import make_panel, send_and_wait
+
+    with FakeOpenAIServer(background_reply=background_answer) as server:
+        for key, value in server.env().items():
+            monkeypatch.setenv(key, value)
+        services = shell_services()
+        panel = make_panel(qtbot, services)
+        project = Project.load(sample_workspace, "q3-churn")
+        text = _two_hunk_plan(project.plan_path.read_text(encoding="utf-8"))
+        server.script(
+            Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
+            Turn(text="Proposed."),
+        )
+        send_and_wait(qtbot, panel, "Add a segments section.")
+        (card,) = panel.transcript.widgets(ToolCardWidget)
+        edit_id = card.result["edit_id"]
+        decide(project, edit_id, "reject")  # e.g. with `lantide edits`, the app closed
+        again = make_panel(qtbot, services)  # the next start reopens the newest conversation
+        qtbot.waitUntil(lambda: again.bridge.session is not None, timeout=10_000)
+        assert again.bridge.conversation_id == panel.bridge.conversation_id
+
+        def status() -> str:
+            cards = again.transcript.widgets(ToolCardWidget)
+            return cards[0].status_label.text() if cards else ""
+
+        qtbot.waitUntil(lambda: status() == "edit rejected", timeout=10_000)
