@@ -162,7 +162,7 @@ class AgentDocuments:
     def submit_update(
         self, project: Project, kind: str, content: str, *, by: str, conversation: str | None
     ) -> dict[str, Any]:
-        from lantide.docs.pending_edits import submit_update
+        from lantide.docs.edit_submit import submit_update
 
         return submit_update(project, kind, content, by=by, conversation=conversation)
 
@@ -175,7 +175,7 @@ class AgentDocuments:
         by: str,
         conversation: str | None,
     ) -> dict[str, Any]:
-        from lantide.docs.pending_edits import submit_resolution
+        from lantide.docs.edit_submit import submit_resolution
 
         return submit_resolution(project, kind, items, by=by, conversation=conversation)
 

@@ -36,6 +36,7 @@ from lantide.docs.pending_edits import (
     check_edit_id,
     document_file,
     load_edit,
+    pending_for,
     relative_path,
     write_edit,
 )
@@ -265,3 +266,34 @@ def _store(project: Project, edit: PendingEdit) -> bool:
 
 def _list(indices: Sequence[int]) -> str:
     return ", ".join(str(i) for i in indices)
+
+
+def edit_states(project: Project, conversation_id: str) -> dict[str, str]:
+    """What became of each edit a conversation made in ``project`` (for its chat cards):
+    ``pending`` (some hunks decided, some not), ``accepted``, ``rejected``, ``partly
+    accepted`` or ``superseded``; an edit with nothing decided yet is left out."""
+    decided: dict[str, dict[int, str]] = {}
+    for entry in project.history:
+        action, edit_id = entry.get("action"), entry.get("edit")
+        if entry.get("conversation") != conversation_id or not isinstance(edit_id, str):
+            continue
+        word = {"accept_edit": ACCEPTED, "reject_edit": REJECTED}.get(str(action), SUPERSEDED)
+        hunks = entry.get("hunks") if isinstance(entry.get("hunks"), list) else []
+        marks = decided.setdefault(edit_id, {})
+        for index in hunks or [-1]:  # a resolution without text: the edit as a whole
+            marks[index if isinstance(index, int) else -1] = word
+    pending = {e.id for e in pending_for(project)}
+    states: dict[str, str] = {}
+    for edit_id, marks in decided.items():
+        words = set(marks.values())
+        if edit_id in pending:
+            states[edit_id] = "pending"
+        elif words == {ACCEPTED}:
+            states[edit_id] = "accepted"
+        elif ACCEPTED in words:
+            states[edit_id] = "partly accepted"
+        elif words == {SUPERSEDED}:
+            states[edit_id] = "superseded"
+        else:
+            states[edit_id] = "rejected"
+    return states

@@ -4,7 +4,7 @@ An agent's change (``update_plan``, ``update_report``, ``resolve_annotations``,
 ``patch_html_chunk``) is not written to the document: it is stored as a pending edit,
 ``.lantide/edits/PROJECT/ID.json``::
 
-    {"version": 1, "id": "e3f9a1c2", "project": "q3-churn", "kind": "report",
+    {"version": 1, "id": "e3f9a1c2b", "project": "q3-churn", "kind": "report",
      "document": "projects/q3-churn/report.md", "tool": "update_report",
      "by": "agent", "at": "2026-12-04T18:00:00Z", "conversation": "c-…" | null,
      "base_sha256": "…", "base_text": "…",          # the text on disk it was made against
@@ -46,9 +46,7 @@ from typing import TYPE_CHECKING, Any
 from lantide.docs.edit_hunks import (
     ACCEPTED,
     PENDING,
-    REJECTED,
     STATUSES,
-    SUPERSEDED,
     Hunk,
     compute_hunks,
     sha256_text,
@@ -388,99 +386,3 @@ def describe(edit: PendingEdit) -> dict[str, Any]:
         ],
         "diff": unified_diff(edit.base_text, edit.pending, label=edit.document),
     }
-
-
-def edit_states(project: Project, conversation_id: str) -> dict[str, str]:
-    """What became of each edit a conversation made in ``project`` (for its chat cards):
-    ``pending`` (some hunks decided, some not), ``accepted``, ``rejected``, ``partly
-    accepted`` or ``superseded``; an edit with nothing decided yet is left out."""
-    decided: dict[str, dict[int, str]] = {}
-    for entry in project.history:
-        action, edit_id = entry.get("action"), entry.get("edit")
-        if entry.get("conversation") != conversation_id or not isinstance(edit_id, str):
-            continue
-        word = {"accept_edit": ACCEPTED, "reject_edit": REJECTED}.get(str(action), SUPERSEDED)
-        hunks = entry.get("hunks") if isinstance(entry.get("hunks"), list) else []
-        marks = decided.setdefault(edit_id, {})
-        for index in hunks or [-1]:  # a resolution without text: the edit as a whole
-            marks[index if isinstance(index, int) else -1] = word
-    pending = {e.id for e in pending_for(project)}
-    states: dict[str, str] = {}
-    for edit_id, marks in decided.items():
-        words = set(marks.values())
-        if edit_id in pending:
-            states[edit_id] = "pending"
-        elif words == {ACCEPTED}:
-            states[edit_id] = "accepted"
-        elif ACCEPTED in words:
-            states[edit_id] = "partly accepted"
-        elif words == {SUPERSEDED}:
-            states[edit_id] = "superseded"
-        else:
-            states[edit_id] = "rejected"
-    return states
-
-
-# -- what the agent's tools call ----------------------------------------------------------
-def submit_update(
-    project: Project, kind: str, content: str, *, by: str = "agent", conversation: str | None
-) -> dict[str, Any]:
-    """``update_plan`` / ``update_report``: pending (the default) or written at once
-    (``agent_edits: apply``). The result is :func:`lantide.docs.agent_api.update_document`'s,
-    with ``pending_review`` (and the edit's id and hunks) when it waits for the analyst."""
-    from lantide.docs import agent_api
-    from lantide.docs.document import open_document
-
-    tool = f"update_{kind}"
-    if edit_mode(project.workspace_root) == APPLY:
-        before = open_document(project, kind).disk_text
-        result = agent_api.update_document(project, kind, content, by=by)
-        _record_applied(project, kind, tool, before)
-        return result
-    base, proposal, result = agent_api.preview_update(project, kind, content)
-    edit = propose(project, kind, base, proposal, tool=tool, by=by, conversation=conversation)
-    return _pending_result(result, edit)
-
-
-def submit_resolution(
-    project: Project,
-    kind: str,
-    items: list[dict[str, Any]],
-    *,
-    by: str = "agent",
-    conversation: str | None,
-) -> dict[str, Any]:
-    """``resolve_annotations``, pending or written at once (as :func:`submit_update`)."""
-    from lantide.docs import agent_api
-    from lantide.docs.document import open_document
-
-    if edit_mode(project.workspace_root) == APPLY:
-        before = open_document(project, kind).disk_text
-        result = agent_api.resolve_annotations(project, kind, items, by=by)
-        _record_applied(project, kind, "resolve_annotations", before)
-        return result
-    base, proposal, result = agent_api.preview_resolution(project, kind, items, by=by)
-    edit = propose(
-        project,
-        kind,
-        base,
-        proposal,
-        tool="resolve_annotations",
-        by=by,
-        conversation=conversation,
-        resolve=items,
-    )
-    return _pending_result(result, edit)
-
-
-def _record_applied(project: Project, kind: str, tool: str, before: str) -> None:
-    from lantide.docs.edit_review import record_applied
-
-    after = document_file(project, kind).read_text(encoding="utf-8")
-    record_applied(project, kind, tool, before, after, new_edit_id(project))
-
-
-def _pending_result(result: dict[str, Any], edit: PendingEdit | None) -> dict[str, Any]:
-    if edit is None:  # the same text: nothing to review
-        return {**result, "pending_review": False}
-    return {**result, "pending_review": True, **edit_summary(edit)}

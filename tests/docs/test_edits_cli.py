@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from lantide.docs.pending_edits import submit_update
+from lantide.docs.edit_submit import submit_update
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_text
 from lantide.workspace.model import Project

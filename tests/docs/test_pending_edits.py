@@ -12,14 +12,8 @@ from hypothesis import strategies as st
 
 from lantide.docs.edit_hunks import compute_hunks, merge, unified_diff
 from lantide.docs.edit_review import EditConflictError, decide
-from lantide.docs.pending_edits import (
-    EditError,
-    EditNotFoundError,
-    list_edits,
-    load_edit,
-    submit_resolution,
-    submit_update,
-)
+from lantide.docs.edit_submit import submit_resolution, submit_update
+from lantide.docs.pending_edits import EditError, EditNotFoundError, list_edits, load_edit
 from lantide.errors import CorruptFileError
 from lantide.workspace import layout
 from lantide.workspace.atomic import atomic_write_text
@@ -297,7 +291,7 @@ def test_the_setting_reads_anything_but_apply_as_review(project):
 
 
 def test_what_became_of_a_conversations_edits(project):
-    from lantide.docs.pending_edits import edit_states
+    from lantide.docs.edit_review import edit_states
 
     def propose_report(text, conversation="c1"):
         return submit_update(project, "report", text, conversation=conversation)["edit_id"]

@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from lantide.docs.pending_edits import describe, load_edit, submit_resolution, submit_update
+from lantide.docs.edit_submit import submit_resolution, submit_update
+from lantide.docs.pending_edits import describe, load_edit
 from lantide.ui.documents.edit_review_bar import EditReviewBar, review_state
 from lantide.workspace.model import Project
 from tests.fakes.fixtures import background_answer

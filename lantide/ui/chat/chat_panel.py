@@ -375,7 +375,7 @@ def _load_markdown_renderer() -> None:
 
 def _edit_states(_context, workspace, conversation_id: str) -> dict[str, str]:
     """Per edit the conversation proposed, what the analyst made of it (every project)."""
-    from lantide.docs.pending_edits import edit_states
+    from lantide.docs.edit_review import edit_states
     from lantide.errors import LantideError
 
     states: dict[str, str] = {}
