@@ -211,3 +211,27 @@ def test_a_reopened_conversation_shows_what_became_of_its_edit(
             return cards[0].status_label.text() if cards else ""
 
         qtbot.waitUntil(lambda: status() == "edit rejected", timeout=10_000)
+
+
+def test_the_diff_follows_a_theme_switch(qtbot, sample_workspace):
+    from PySide6.QtWidgets import QApplication
+
+    from lantide.ui.theme import colors, install_theme
+
+    project = Project.load(sample_workspace, "q3-churn")
+    before = project.plan_path.read_text(encoding="utf-8")
+    update = submit_update(project, "plan", _two_hunk_plan(before), conversation=None)
+    app = QApplication.instance()
+    install_theme(app, "light")
+    bar = EditReviewBar()
+    qtbot.addWidget(bar)
+    bar.set_edits([describe(load_edit(project, update["edit_id"]))])
+    light = colors().success.name()
+    assert light in bar.view.toHtml()
+    install_theme(app, "dark")
+    try:
+        dark = colors().success.name()
+        assert dark != light
+        qtbot.waitUntil(lambda: dark in bar.view.toHtml(), timeout=5000)
+    finally:
+        install_theme(app, "light")

@@ -37,6 +37,7 @@ from lantide.ui.documents import document_session as session
 from lantide.ui.icons import icon
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.theme import colors
+from lantide.ui.themed import mark_theme, theme_switched
 
 if TYPE_CHECKING:
     from lantide.ui.services import AppServices
@@ -178,6 +179,7 @@ class EditReviewBar(QWidget):
             + (f" · {more} more edit{'s' if more != 1 else ''} after it" if more else "")
         )
         self.view.setHtml(diff_html(shown["diff"]) if shown else "")
+        mark_theme(self)
         self.view.setVisible(shown is not None)
         per_hunk = shown is not None and not edit["whole_only"] and not self.busy
         self.accept_button.setEnabled(per_hunk)
@@ -190,6 +192,11 @@ class EditReviewBar(QWidget):
 
     def apply_theme(self) -> None:
         self._render()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if theme_switched(self, event) and self.edits:
+            self._render()  # the diff's colours are the theme's
 
     def set_busy(self, busy: bool) -> None:
         """While a decision runs the buttons are off; the focus stays where it is (the keys
