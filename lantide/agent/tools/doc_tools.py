@@ -1,8 +1,10 @@
 """Tools over the docs layer (Plan and Report, annotations) and the knowledge layer.
 
-The docs layer owns the text, the marks and the sidecars (written together, atomically);
-these handlers pick the project, tell the open editor tab to refresh, and let the model
-fetch a knowledge catalog section.
+The docs layer owns the text, the marks and the sidecars (written together, atomically)
+and the rule that the agent's edits wait for the analyst's review
+(:mod:`lantide.docs.edit_submit`); these handlers pick the project, announce the edit
+(pending, or written by the ``agent_edits: apply`` setting) and let the model fetch a
+knowledge catalog section.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ line, whether edited since published, a text preview) or returns one chunk's con
 ``patch_html_chunk(chunk, content)`` replaces one chunk's content, refusing scripts,
 event-handler attributes, external URLs and unbalanced markup
 (:mod:`lantide.agent.report_html`, :mod:`lantide.docs.html_markup`). A tab holding unsaved
-edits of the file is never overwritten.
+edits of the file is never overwritten. A patch waits for the analyst's review as a
+pending edit (:mod:`lantide.docs.pending_edits`) unless the workspace's ``agent_edits`` is
+``apply``.
 """
 
 from __future__ import annotations
