@@ -164,6 +164,25 @@ def sample_workspace(_sample_template, tmp_path) -> Path:
     return target
 
 
+def set_agent_edits(root: Path, mode: str) -> None:
+    """The workspace setting ``agent_edits`` (``review``, the default, or ``apply``)."""
+    import json
+
+    from lantide.workspace import layout
+    from lantide.workspace.atomic import atomic_write_json
+
+    path = layout.settings_path(root)
+    atomic_write_json(path, {**json.loads(path.read_text(encoding="utf-8")), "agent_edits": mode})
+
+
+@pytest.fixture
+def agent_edits_apply(sample_workspace) -> Path:
+    """The sample workspace with ``agent_edits: apply``: the agent's edits are written at
+    once, for tests of what an edit does to the files rather than of its review."""
+    set_agent_edits(sample_workspace, "apply")
+    return sample_workspace
+
+
 @pytest.fixture
 def empty_workspace(tmp_path) -> Path:
     from lantide.workspace.model import Workspace

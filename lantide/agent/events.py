@@ -185,6 +185,17 @@ class DocumentChanged(Event):
 
 
 @dataclass(frozen=True)
+class EditProposed(Event):
+    """An edit of the agent waits for the analyst's review (``.lantide/edits``); the file
+    itself did not change. The app shows the edit's hunks in the document's tab."""
+
+    name: ClassVar[str] = "edit_proposed"
+    path: str
+    project: str
+    edit_id: str
+
+
+@dataclass(frozen=True)
 class StateChanged(Event):
     """Focused project, project status or analysis consent changed (``what``:
     FOCUSED_PROJECT, PROJECT_STATUS or ANALYSIS_ACTIVE)."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Unpack
 from lantide.agent.cancel import CancelToken, TurnCancelled
 from lantide.agent.consent import ANALYSES, CONSENT_KIND, answer_fields
 from lantide.agent.conversation import Conversation
+from lantide.agent.edit_notice import mark_turn
 from lantide.agent.events import (
     AssistantMessage,
     ContextCompacted,
@@ -210,6 +211,7 @@ class TurnRunner:
         try:
             project = self.s.focused_project()
             state, focused = state_of(project), getattr(project, "dirname", None)
+            mark_turn(self.conversation, self.turn, project)  # edit decisions told from here
         except LantideError:  # reported by the first iteration, which needs the project
             state, focused = "unknown", self.s.app.focused_project_name()
         yield TurnStarted(self.conversation.id, self.turn, state, focused)

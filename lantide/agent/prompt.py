@@ -5,7 +5,8 @@ Layers, most stable first so servers' prefix caches reuse the start of the promp
 ``tools`` (sent as the request's ``tools``), ``recent_steps`` (those whose result the
 history does not hold), ``state_notes`` (the state's conditional sections, which change
 between turns: open annotations, unsaved edits, an HTML report, the question just
-answered), ``summary``, ``history`` (the note on dropped turns, then the kept messages),
+answered, the analyst's decisions on the agent's edits since its last turn), ``summary``,
+``history`` (the note on dropped turns, then the kept messages),
 ``active_tab``. Nothing that changes between turns comes before the end of the knowledge
 layer. The text layers form one system message (one system message suits every chat
 template); the active tab payload follows the earlier turns and comes just before the
@@ -209,6 +210,8 @@ class PromptAssembler:
         answered_question: str | None,
     ) -> str:
         """The state's sections that change between turns, kept after the knowledge layer."""
+        from lantide.agent.edit_notice import review_notice
+
         active = app.active
         return render_prompt(
             "sections/conditional.md.j2",
@@ -216,6 +219,7 @@ class PromptAssembler:
             html_report_active=is_html_report(active),
             active_tab_dirty=bool(active and active.dirty),
             answered_question=answered_question,
+            edit_review=review_notice(ctx.conversation, project),
         )
 
     def _open_annotations(self, ctx: ToolContext, project: Project) -> int:

@@ -315,11 +315,30 @@ def patch_chunk(project: Project, chunk_id: str, content: str) -> ChunkPatched:
     """Replace one chunk's content; the file must parse before and after, and the new
     content pass :func:`check_fragment` (the sanitizer's rule, the same as the page's):
     what is written is the sanitizer's serialization of it. Nothing is written otherwise."""
+    path, _text, new_text, result = preview_patch_chunk(project, chunk_id, content)
+    atomic_write_text(path, new_text)
+    return result
+
+
+def preview_patch_chunk(
+    project: Project, chunk_id: str, content: str
+) -> tuple[Path, str, str, ChunkPatched]:
+    """What :func:`patch_chunk` would write, checked the same way, nothing written:
+    ``(path, the text on disk, the new text, the result)`` (a pending edit is made of it)."""
     path, text = _read_html(project)
     chunks = parse_report_html(text, str(path))
     chunk = _find(chunks, chunk_id, path)
     content = check_fragment(content, f"the new content of chunk {chunk_id!r}")
     new_text = replace_chunk(text, chunk, content)
     parse_report_html(new_text, str(path))  # still one well-formed page
-    atomic_write_text(path, new_text)
-    return {"path": str(path), "chunk": chunk_id, "chars": len(content), "edited": True}
+    return (
+        path,
+        text,
+        new_text,
+        {
+            "path": str(path),
+            "chunk": chunk_id,
+            "chars": len(content),
+            "edited": True,
+        },
+    )

@@ -163,6 +163,34 @@ class AgentDocuments:
 
         return resolve_annotations(project, kind, items, by=by)
 
+    # The agent's own edits go through these: pending the analyst's review, or written at
+    # once by the workspace's agent_edits setting (lantide.docs.pending_edits).
+    def submit_update(
+        self, project: Project, kind: str, content: str, *, by: str, conversation: str | None
+    ) -> dict[str, Any]:
+        from lantide.docs.edit_submit import submit_update
+
+        return submit_update(project, kind, content, by=by, conversation=conversation)
+
+    def submit_resolution(
+        self,
+        project: Project,
+        kind: str,
+        items: list[dict[str, Any]],
+        *,
+        by: str,
+        conversation: str | None,
+    ) -> dict[str, Any]:
+        from lantide.docs.edit_submit import submit_resolution
+
+        return submit_resolution(project, kind, items, by=by, conversation=conversation)
+
+    def pending_edits(self, project: Project, kind: str | None = None) -> list[dict[str, Any]]:
+        """The pending edits of ``project`` (of one document), as the agent is told them."""
+        from lantide.docs.pending_edits import edit_summary, pending_for
+
+        return [edit_summary(e) for e in pending_for(project, kind)]
+
 
 class EngineServices:
     def __init__(

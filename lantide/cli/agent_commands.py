@@ -143,6 +143,11 @@ class _HumanPrinter:
                     f"  {n} knowledge entr{'y' if n == 1 else 'ies'} "
                     "proposed (queued for your approval): lantide knowledge\n"
                 )
+            case ev.EditProposed():  # headless: nobody reviews it here
+                err.write(
+                    f"  edit {event.edit_id} of {event.path} waits for your review: "
+                    f"lantide edits WORKSPACE {event.project}\n"
+                )
             case ev.DocumentChanged() | ev.StateChanged() | ev.KnowledgeReorganized():
                 fields = {k: v for k, v in event.to_dict().items() if k != "event"}
                 err.write(f"  {event.name.replace('_', ' ')}: {json.dumps(fields)}\n")

@@ -28,6 +28,7 @@ def command_modules(*, app_only: bool = False) -> list[ModuleType]:
         chart_commands,  # chart
         connection_commands,  # connection
         doc_commands,  # annotations
+        edit_commands,  # edits
         eval_commands,  # eval
         knowledge_commands,  # knowledge
         mcp_commands,  # mcp, mcp pair/list/revoke
@@ -41,6 +42,7 @@ def command_modules(*, app_only: bool = False) -> list[ModuleType]:
         connection_commands,
         agent_commands,
         doc_commands,
+        edit_commands,
         report_commands,
         chart_commands,
         knowledge_commands,

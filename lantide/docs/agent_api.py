@@ -38,7 +38,7 @@ whole entries (:func:`full_annotation`, nothing cut), plus ``resolved_annotation
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.docs.agent_view_types import (
     AnnotationFollowUp,
@@ -54,7 +54,7 @@ from lantide.docs.agent_view_types import (
     ReplyView,
     ResolveResult,
 )
-from lantide.docs.document import Annotation, Document, open_document
+from lantide.docs.document import Annotation, Document, SaveReport, open_document
 from lantide.docs.sidecar import AnnotationEvent
 
 if TYPE_CHECKING:
@@ -218,6 +218,43 @@ def update_document(project: Project, kind: str, content: str, by: str = "agent"
     doc = open_document(project, kind)
     before = doc.disk_text
     report = doc.save_text(content, by=by)
+    return update_result(doc, kind, report, before)
+
+
+def preview_update(project: Project, kind: str, content: str) -> tuple[str, str, DocumentUpdate]:
+    """What :func:`update_document` would write, nothing written: ``(the text on disk, the
+    text it would write, its result)`` (a pending edit is made of it)."""
+    doc = open_document(project, kind)
+    state, report = doc.preview_save(content)
+    result = update_result(doc, kind, report, doc.disk_text)
+    if state is not None:  # the count the update would leave (it may reopen some)
+        result["open_annotation_count"] = sum(1 for e in state.entries if e["status"] == "open")
+    return doc.disk_text, report.text, result
+
+
+def preview_resolution(
+    project: Project, kind: str, items: list[dict[str, Any]], by: str = "agent"
+) -> tuple[str, str, dict[str, Any]]:
+    """What :func:`resolve_annotations` would write, nothing written: ``(the text on disk,
+    the text it would write, its result)``; refused as it would be refused."""
+    doc = open_document(project, kind)
+    text, changes = doc.preview_resolve(items, by=by)
+    resolved = set(changes)
+    still_open = sum(1 for a in doc.annotations if a.is_open and a.id not in resolved)
+    return (
+        doc.disk_text,
+        text,
+        {
+            "document": kind,
+            "path": doc.relative_path(),
+            "changes": changes,
+            "text_changed": text != doc.disk_text,
+            "open_annotation_count": still_open,
+        },
+    )
+
+
+def update_result(doc: Document, kind: str, report: SaveReport, before: str) -> DocumentUpdate:
     out: DocumentUpdate = {
         "document": kind,
         "path": doc.relative_path(),

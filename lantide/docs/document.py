@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from lantide.docs import operations as ops
 from lantide.docs.anchoring import Reconciled, Repair, check_consistent, reconcile, refresh_anchors
@@ -385,26 +385,50 @@ class Document:
     def save_text(self, new_text: str, by: str = "user") -> SaveReport:
         """Save an edit of the whole text: marks present keep their annotations, the others
         are re-anchored by quote or flagged detached; nothing is dropped."""
-        if not isinstance(new_text, str):
-            raise AnnotationError("the new text must be a string", code="BAD_TEXT")
-        if self.read_only_reason:
+        state, report = self.preview_save(new_text)
+        if state is None:  # annotations read-only: the text alone
             self._check_disk()
             atomic_write_text(self.path, new_text)
             self._after_save(new_text, None)
             self._set(Reconciled(new_text, [], scan_marks(new_text)))
-            return SaveReport(
-                new_text,
-                False,
-                warnings=[
-                    f"annotations are read-only ({self.read_only_reason}); only the text was saved"
-                ],
+            return report
+        self._commit(state.text, state.entries, state.scan, state.deleted)
+        return report
+
+    def preview_save(self, new_text: str) -> tuple[Reconciled | None, SaveReport]:
+        """What :meth:`save_text` would write and report, nothing written (a pending edit
+        is made of it). The state is None when annotations are read-only."""
+        if not isinstance(new_text, str):
+            raise AnnotationError("the new text must be a string", code="BAD_TEXT")
+        if self.read_only_reason:
+            warning = (
+                f"annotations are read-only ({self.read_only_reason}); only the text was saved"
             )
+            return None, SaveReport(new_text, False, warnings=[warning])
         state = reconcile(new_text, self._entries, deleted=self._deleted)
         known = {e["id"] for e in self._entries}
         restored = {r.id for r in state.repairs if r.action in ("reanchored", "id_restored")}
         kept = [m.id for m in state.scan.marks if m.id in known and m.id not in restored]
-        self._commit(state.text, state.entries, state.scan, state.deleted)
-        return SaveReport(state.text, state.text != new_text, kept, list(state.repairs))
+        return state, SaveReport(state.text, state.text != new_text, kept, list(state.repairs))
+
+    def preview_resolve(
+        self, items: list[dict[str, Any]], by: str = "user"
+    ) -> tuple[str, dict[str, ResolveChange]]:
+        """The text :meth:`resolve_many` would write and its changes per id, nothing
+        written; refused as :meth:`resolve_many` would refuse."""
+        self._writable()
+        text, entries, changes = ops.resolve_many(
+            self._scan, self._entries_copy(), items, by, self._deleted
+        )
+        problems = check_consistent(text, entries, scan_marks(text))
+        if problems:
+            raise AnnotationError(
+                "the change would break other annotations: " + "; ".join(problems),
+                hint="Check the replacement for unbalanced backticks or Markdown that swallows "
+                "the marks after it.",
+                code="ANNOTATION_WOULD_BREAK_MARKS",
+            )
+        return text, changes
 
     def save_repairs(self) -> bool:
         """Write what opening the document repaired; False when nothing needed writing."""

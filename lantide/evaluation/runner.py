@@ -113,15 +113,26 @@ def prepare_workspace(
     source = qs.workspace_source() or template or sample_template(parent)
     shutil.copytree(source, root, ignore=shutil.ignore_patterns("*.lock", "locks"))
     state = case.state or {}
-    if state.get("project"):
-        ws = Workspace.open(root)
-        try:
+    ws = Workspace.open(root)
+    try:
+        # nobody reviews an eval's edits, and the score reads the Report the model wrote:
+        # its edits are written at once unless the set's workspace says otherwise
+        ws.update_settings(_edits_applied)
+        if state.get("project"):
             project = ws.focus_project(state["project"])
             if state.get("status") and project is not None and project.status != state["status"]:
                 apply_status(project, state["status"])
-        finally:
-            ws.close()
+    finally:
+        ws.close()
     return root
+
+
+def _edits_applied(settings: dict[str, Any]) -> bool:
+    """``agent_edits: apply`` unless the workspace sets it (False: nothing to write)."""
+    if "agent_edits" in settings:
+        return False
+    settings["agent_edits"] = "apply"
+    return True
 
 
 def apply_status(project: Project, status: str) -> None:

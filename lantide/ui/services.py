@@ -143,8 +143,12 @@ class AppServices(QObject):
     sig_step_selected = Signal(str, str)
     # A query ran from a SQL tab or a table browser: a query-history entry (dict).
     sig_query_ran = Signal(dict)
-    # The agent changed a Plan or Report (its absolute path); the tab offers Keep / Undo.
-    sig_agent_edited = Signal(str)
+    # The agent proposed an edit of a Plan or Report (its absolute path, the edit's id):
+    # it waits for the analyst's review in the document's tab (lantide.docs.pending_edits).
+    sig_edit_proposed = Signal(str, str)
+    # The analyst decided hunks of an edit (its id, what it is now: "accepted", "rejected",
+    # "partly accepted" or "pending"); the chat's tool card of the edit says so.
+    sig_edit_decided = Signal(str, str)
 
     def __init__(
         self,

@@ -56,6 +56,23 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("toggle_preview", "Ctrl+Shift+V", "Plan and Report", "Show or hide the preview"),
     Shortcut("undo", "Ctrl+Z", "Plan and Report", "Undo"),
     Shortcut("redo", "Ctrl+Shift+Z", "Plan and Report", "Redo"),
+    # the agent's pending edits of a Plan or Report (the tab's review bar binds these)
+    Shortcut("edit_next_hunk", "Alt+N", "Agent edits", "Show the next hunk of the agent's edit"),
+    Shortcut(
+        "edit_previous_hunk", "Alt+P", "Agent edits", "Show the previous hunk of the agent's edit"
+    ),
+    Shortcut(
+        "edit_accept_hunk",
+        "Ctrl+Return",
+        "Agent edits",
+        "Accept the hunk shown (with the focus in the review bar: Alt+N puts it there)",
+    ),
+    Shortcut(
+        "edit_reject_hunk",
+        "Ctrl+Backspace",
+        "Agent edits",
+        "Reject the hunk shown (with the focus in the review bar)",
+    ),
     # SQL (the SQL tab binds these itself)
     Shortcut("sql_run", "Ctrl+Return", "SQL tab", "Run the tab, or only the selected SQL"),
     Shortcut(

@@ -4,6 +4,7 @@ by hand::
 
     .lantide/workspace.json  session.json  cache.duckdb  lock  locks/  trash/
     .lantide/conversations/ID.jsonl        .lantide/ledger/ID.jsonl
+    .lantide/edits/P/ID.json               (the agent's pending edits of P's documents)
     data/                                  projects/NAME/sql/TAB.sql
     projects/NAME/plan.md -> projects/NAME/plan.annotations.json (its sidecar)
 
@@ -86,6 +87,16 @@ def trashed_sql_tab_path(root: Path, project: str, tab: str, stamp: str) -> Path
 def activity_dir(root: Path) -> Path:
     """``.lantide/activity/``: one ``CLIENT.jsonl`` per outside agent (MCP)."""
     return lantide_dir(root) / "activity"
+
+
+def edits_dir(root: Path, project: str) -> Path:
+    """``.lantide/edits/P/``: the agent's pending edits of project P's documents."""
+    return lantide_dir(root) / "edits" / project
+
+
+def edit_path(root: Path, project: str, edit_id: str) -> Path:
+    """``.lantide/edits/P/ID.json``: one pending edit (:mod:`lantide.docs.pending_edits`)."""
+    return edits_dir(root, project) / f"{edit_id}.json"
 
 
 def step_index_dir(lantide_folder: Path) -> Path:

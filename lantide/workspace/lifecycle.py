@@ -9,7 +9,9 @@ back to ``executing``; never ``delivered`` or ``archived``, and it never approve
 
 Every move is kept in ``project.json``'s ``history`` (``at``, ``by``, ``user`` for the
 analyst, ``action``, ``from``, ``to``, and ``seq``, one more than the move before it, so a
-move is told apart from the last even when the oldest entries are dropped); the approval in
+move is told apart from the last even when the oldest entries are dropped; the analyst's
+decisions on the agent's pending edits share the numbering but are no moves: see
+:func:`record_edit_decision`); the approval in
 ``plan_approval``. :func:`last_move` is what the agent's consent to statistical analysis is
 bound to: any move, by anyone (the app, the command line, the agent), ends that consent.
 
@@ -50,6 +52,8 @@ AGENT_TARGETS = ("planning", "plan_review", "executing", "report_review")
 # statuses past the approval: the agent works in its executing state there
 AFTER_APPROVAL = ("executing", "report_review", "delivered", "archived")
 MAX_HISTORY = 500  # older entries are dropped first; project.json stays small
+# history entries that are decisions on the agent's pending edits, not moves
+EDIT_ACTIONS = ("accept_edit", "reject_edit", "supersede_edit")
 
 _MARK_TAG = re.compile(r"</?mark\b[^>]*>", re.I)
 
@@ -189,23 +193,49 @@ def check_move(data: Mapping[str, object], new: str, by: str, plan_text: str | N
         )
 
 
-def last_move(history: object) -> int:
-    """The number of the last move in ``history`` (0 for none): its ``seq``, or, in a file
-    written before moves were numbered, how many entries it holds."""
-    entries = [h for h in history if isinstance(h, dict)] if isinstance(history, list) else []
+def _last_seq(entries: list[dict[str, object]]) -> int:
     numbered = [
-        h["seq"]
-        for h in entries
-        if isinstance(h.get("seq"), int) and not isinstance(h["seq"], bool)
+        seq for h in entries if isinstance(seq := h.get("seq"), int) and not isinstance(seq, bool)
     ]
     return max(numbered + [len(entries)]) if entries else 0
 
 
+def _entries(history: object) -> list[dict[str, object]]:
+    return [h for h in history if isinstance(h, dict)] if isinstance(history, list) else []
+
+
+def last_move(history: object) -> int:
+    """The number of the last move in ``history`` (0 for none): its ``seq``, or, in a file
+    written before moves were numbered, how many entries it holds. Entries that are not
+    moves (the analyst's decisions on the agent's edits, :data:`EDIT_ACTIONS`) do not
+    count: accepting a hunk is no status change and ends no consent."""
+    return _last_seq([h for h in _entries(history) if h.get("action") not in EDIT_ACTIONS])
+
+
+def last_seq(history: object) -> int:
+    """The number of the last entry of ``history``, move or not (0 for none)."""
+    return _last_seq(_entries(history))
+
+
+def _append_entry(data: dict[str, object], entry: Mapping[str, object]) -> dict[str, object]:
+    history = _entries(data.get("history"))
+    written = {**entry, "seq": last_seq(history) + 1}
+    data["history"] = (history + [written])[-MAX_HISTORY:]
+    return written
+
+
 def _append_history(data: dict[str, object], who: Who, move: _MoveFields) -> None:
-    raw = data.get("history")
-    history: list[object] = list(raw) if isinstance(raw, list) else []
-    entry: StatusMove = {**who, **move, "seq": last_move(history) + 1}
-    data["history"] = (history + [entry])[-MAX_HISTORY:]
+    _append_entry(data, {**who, **move})
+
+
+def record_edit_decision(
+    data: dict[str, object], by: str, fields: Mapping[str, object]
+) -> dict[str, object]:
+    """Append a decision on a pending edit (``action`` one of :data:`EDIT_ACTIONS`) to
+    ``data``'s history, numbered after the last entry; returns the entry written."""
+    if fields.get("action") not in EDIT_ACTIONS:
+        raise ValueError(f"not an edit decision: {fields.get('action')!r}")
+    return _append_entry(data, {**_who(by), **fields})
 
 
 def _who(by: str) -> Who:

@@ -179,7 +179,23 @@ def test_plan_annotations_resolved_through_chat(run_cli, sample_workspace, fake_
     plan_view = of(events, "tool_returned")[0]["result"]
     assert plan_view["open_annotation_count"] == 3
     project = sample_workspace / "projects" / "q3-churn"
+    # headless, nobody reviews: the resolution waits for `lantide edits` (the files unchanged)
+    before = (project / "plan.md").read_text()
+    (proposed,) = of(events, "edit_proposed")
+    assert proposed["path"] == "projects/q3-churn/plan.md" and not of(events, "document_changed")
+    listed = run_cli("edits", sample_workspace, "q3-churn")
+    assert listed.returncode == 0, listed.stderr
+    assert proposed["edit_id"] in listed.stdout and "resolve_annotations" in listed.stdout
+    assert (
+        "-" in listed.stdout
+        and "how much Q2 revenue the churned customers brought" in listed.stdout
+    )
+    assert '"open"' in (project / "plan.annotations.json").read_text()
+    accepted = run_cli("edits", sample_workspace, "q3-churn", "accept", proposed["edit_id"])
+    assert accepted.returncode == 0, accepted.stderr
+    assert "closed" in accepted.stdout
     text = (project / "plan.md").read_text()
+    assert text != before
     sidecar = json.loads((project / "plan.annotations.json").read_text())
     assert {a["id"]: a["status"] for a in sidecar["annotations"]} == {
         "3f9a1c": "resolved",
@@ -190,8 +206,10 @@ def test_plan_annotations_resolved_through_chat(run_cli, sample_workspace, fake_
     assert "how much revenue left with them" not in text
     assert "Churned: active in Q2 2025, not active in Q3 2025." in text  # mode B keeps it
     assert any(h.get("by") == "agent" for a in sidecar["annotations"] for h in a["history"])
-    changed = of(events, "document_changed")
-    assert changed and changed[0]["path"] == "projects/q3-churn/plan.md"
+    history = json.loads((project / "project.json").read_text())["history"]
+    assert [(h["action"], h["by"], h["edit"]) for h in history[-1:]] == [
+        ("accept_edit", "analyst", proposed["edit_id"])
+    ]
 
 
 def test_ask_user_pauses_and_the_answer_comes_in_the_next_turn(
@@ -428,6 +446,7 @@ def test_the_human_printer_shows_each_event_kind(capsys):
         ev.StepRecorded({"step_id": "s1", "row_count": 3}),
         ev.StepSummarized("s1", "three rows", "parsed"),
         ev.DocumentChanged("projects/q3-churn/plan.md", "q3-churn"),
+        ev.EditProposed("projects/q3-churn/report.md", "q3-churn", "e1a2b3c4d"),
         ev.StateChanged(ev.FOCUSED_PROJECT, "q3-churn", "q3-churn"),
         ev.QuestionAsked("Which region?", ["north", "south"]),
         ev.ErrorOccurred("X", "it broke", "try again"),
@@ -441,6 +460,8 @@ def test_the_human_printer_shows_each_event_kind(capsys):
         "← run_query BAD_SQL: no such table (12 ms)",
         "  step s1 recorded: 3 rows",
         '  document changed: {"path": "projects/q3-churn/plan.md", "project": "q3-churn"}',
+        "  edit e1a2b3c4d of projects/q3-churn/report.md waits for your review: "
+        "lantide edits WORKSPACE q3-churn",
         '  state changed: {"what": "focused_project", "project": "q3-churn", "value": "q3-churn"}',
         "lantide: error: it broke",
         "  try again",

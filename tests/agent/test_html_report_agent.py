@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from lantide.agent.report_html import html_path, publish_html, read_chunks
+from lantide.docs.edit_review import decide
 from lantide.docs.html_markup import parse_report_html
 from tests.agent.live import live_session, results_by_tool, run
 from tests.fakes.openai_server import ToolCall, Turn
@@ -41,6 +42,7 @@ def test_agent_patches_a_chunk_of_the_active_html_report(session_factory, fake_o
     project.report_path.write_text(REPORT, encoding="utf-8")
     publish_html(open_ws, project)
     _html_tab_active(open_ws.root)
+    published = html_path(project).read_text(encoding="utf-8")
     new = "<h2>Customers</h2>\n<p>The customer base is <em>stable</em> across regions.</p>\n"
     fake_openai.script(
         Turn(tool_calls=[ToolCall("read_html_report", {})]),
@@ -86,6 +88,10 @@ def test_agent_patches_a_chunk_of_the_active_html_report(session_factory, fake_o
     assert "onclick" in refused[0]["message"] and "evil.example" in refused[1]["message"]
     done = results["patch_html_chunk"][3]
     assert "error" not in done and done["path"] == "projects/q3-churn/report.html"
+    # pending the analyst's review: the page keeps its text until the edit is accepted
+    assert done["pending_review"] is True and "analyst's review" in done["review"]
+    assert html_path(project).read_text(encoding="utf-8") == published
+    decide(project, done["edit_id"], "accept")
 
     text = html_path(project).read_text(encoding="utf-8")
     chunks = {c.id: c for c in parse_report_html(text)}

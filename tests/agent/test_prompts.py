@@ -29,6 +29,17 @@ STATE = dict(
     active_tab_dirty=True,
     answered_question="Which denominator?",
     purpose_max_chars=40,
+    edit_review={
+        "decisions": [
+            {
+                "edit": "e1a2b3c4",
+                "document": "projects/q3/report.md",
+                "action": "rejected",
+                "hunks": [1],
+            }
+        ],
+        "pending": ["e5d6e7f8"],
+    },
 )
 # Templates of the agent and the context each receives in production.
 CONTEXTS = {
@@ -93,6 +104,7 @@ CONTEXTS = {
     "notes/reflection_failed.md.j2": dict(problems=["the denominator counts test accounts"]),
     "notes/reflection_refused.md.j2": {},
     "notes/report_rules.md.j2": {},
+    "notes/edit_pending.md.j2": dict(path="projects/q3/report.md", reading=False),
     "notes/reflection_unresolved.md.j2": dict(attempts=2, problems=["grain: per order"]),
     "notes/token_budget.md.j2": dict(used=201_345, budget=200_000),
     "notes/report_evidence.md.j2": {},

@@ -117,6 +117,7 @@ def test_a_failing_review_refuses_update_report_and_the_agent_asks(
     scripted.assert_done()
 
 
+@pytest.mark.usefixtures("agent_edits_apply")  # the Report is written at once
 def test_a_passing_review_lets_update_report_write(session_factory, scripted, executing):
     s = session_factory()
     scripted.add(reply("", ("run_query", COUNT)))
@@ -434,6 +435,7 @@ def test_an_ok_review_over_a_number_on_a_failed_check_is_overridden_by_the_rule(
     scripted.assert_done()
 
 
+@pytest.mark.usefixtures("agent_edits_apply")  # the Report is written at once
 def test_the_rule_judges_the_lines_update_report_writes_not_the_analysts(
     session_factory, scripted, executing
 ):

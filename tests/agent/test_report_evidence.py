@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def report_from(steps) -> str:
     )
 
 
+@pytest.mark.usefixtures("agent_edits_apply")  # checks the Report the agent wrote
 def test_the_scripted_agents_report_from_three_steps_checks_clean(
     session_factory, fake_openai, open_ws, run_cli
 ):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from itertools import pairwise
 
+import pytest
+
 from lantide.agent.tools import default_registry
 from lantide.tokens import count_tokens
 from tests.agent.scripted_model import reply
@@ -129,6 +131,7 @@ def _shared_prefix(a: str, b: str) -> int:
     return n
 
 
+@pytest.mark.usefixtures("agent_edits_apply")  # the open-annotation count changes at once
 def test_consecutive_requests_share_the_prefix_through_the_knowledge_layer(
     session_factory, scripted, open_ws
 ):

@@ -338,9 +338,17 @@ def test_execute_lists_and_resolves_annotations_as_the_agent_does(
         },
     )
     assert not resolved.is_error, resolved.structured_content
-    sidecar = json.loads(
-        (executing_workspace / "projects/q3-churn/plan.annotations.json").read_text()
-    )
+    # an outside agent's resolution waits for the analyst's review, as the agent's does
+    pending = resolved.structured_content
+    assert pending["pending_review"] is True
+    sidecar_path = executing_workspace / "projects/q3-churn/plan.annotations.json"
+    statuses = {a["id"]: a["status"] for a in json.loads(sidecar_path.read_text())["annotations"]}
+    assert statuses[first["id"]] == "open"
+    from lantide.docs.edit_review import decide
+    from lantide.workspace.model import Project
+
+    decide(Project.load(executing_workspace, "q3-churn"), pending["edit_id"], "accept")
+    sidecar = json.loads(sidecar_path.read_text())
     entry = next(a for a in sidecar["annotations"] if a["id"] == first["id"])
     assert entry["status"] == "resolved"
     assert entry["history"][-1]["by"] == "agent"

@@ -199,6 +199,7 @@ class Tour:
             self.dialog = None
             self._agent_edits_the_plan()
         elif state == "approve-question":  # open annotations: Approve Plan asks first
+            self._reject_the_pending_edit()
             from lantide.ui.documents.plan_approval import approval_question
             from lantide.workspace.lifecycle import approval_concerns
 
@@ -351,6 +352,7 @@ class Tour:
             "## Segments\n\nCompare churn by plan tier and by region.\n\n## Definitions",
             1,
         )
+        text += "\nReview the segments with the team lead before the Report.\n"
         self.server.script(
             Turn(tool_calls=[ToolCall("update_plan", {"content": text})]),
             Turn(text="I added a Segments section to the Plan."),
@@ -359,7 +361,17 @@ class Tour:
         w.chat.bridge.sig_turn_running.connect(running.append)
         w.chat.ask("Add a segments section to the plan.")
         _wait(self.app, lambda: running and running[-1] is False, 60, "the agent's edit")
-        _wait(self.app, plan.agent_edits.bar.isVisible, 30, "the agent's diff")
+        bar = plan.edit_review.bar
+        _wait(self.app, bar.isVisible, 30, "the agent's pending edit")
+        bar.show_next()  # the second hunk: the bar says "hunk 2 of 2"
+        bar.show_previous()
+
+    def _reject_the_pending_edit(self) -> None:
+        """The Plan as the sample has it again for the next states (the edit rejected)."""
+        plan = self.window.open_tab("plan", "q3-churn")
+        if plan.edit_review.has_pending:
+            plan.edit_review.bar.decide_all("reject")
+            _wait(self.app, lambda: not plan.edit_review.has_pending, 30, "the rejection")
 
     def _html_report_with_a_chart(self) -> None:
         from lantide import charts

@@ -18,6 +18,7 @@ from lantide.agent.tools import default_registry
 from lantide.agent.tools.registry import Tool, ToolRegistry, params
 from lantide.ui.chat.chat_bridge import AgentTurnBridge
 from lantide.workspace import atomic
+from tests.conftest import set_agent_edits
 from tests.fakes.fixtures import background_answer
 from tests.fakes.openai_server import FakeOpenAIServer, ToolCall, Turn
 
@@ -122,18 +123,25 @@ def test_the_agent_reads_the_focus_the_app_holds_not_a_stale_session_file(
 def test_an_agent_document_edit_reaches_the_ui_once(qtbot, shell_services, bridge_on, model):
     services = shell_services()
     plan = services.workspace.project("q3-churn").document_path("plan")
-    announced, edited = [], []
+    before = plan.read_text(encoding="utf-8")
+    announced, proposed = [], []
     services.sig_files_changed.connect(
         lambda changes: announced.extend(c for c in changes if c.path == plan)
     )
-    services.sig_agent_edited.connect(edited.append)
-    text = plan.read_text(encoding="utf-8") + "\n## Added by the agent\n"
+    services.sig_edit_proposed.connect(lambda path, edit_id: proposed.append((path, edit_id)))
+    text = before + "\n## Added by the agent\n"
+    bridge = bridge_on(services)
     model.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]), Turn(text="Added."))
-    run_turn(qtbot, bridge_on(services), "Add a section.")
+    run_turn(qtbot, bridge, "Add a section.")
     # the turn's end is queued after every signal the turn sent: the counts are final
+    assert plan.read_text(encoding="utf-8") == before  # pending the analyst's review
+    assert [p for p, _ in proposed] == [str(plan)] and announced == []
+    # written at once (agent_edits: apply): the change is announced once, nothing proposed
+    set_agent_edits(services.workspace.root, "apply")
+    model.script(Turn(tool_calls=[ToolCall("update_plan", {"content": text})]), Turn(text="Added."))
+    run_turn(qtbot, bridge, "Add a section.")
     assert plan.read_text(encoding="utf-8") == text
-    assert len(announced) == 1
-    assert edited == [str(plan)]
+    assert len(announced) == 1 and len(proposed) == 1
 
 
 class _Tool(Tool):

@@ -1,8 +1,10 @@
 """Tools over the docs layer (Plan and Report, annotations) and the knowledge layer.
 
-The docs layer owns the text, the marks and the sidecars (written together, atomically);
-these handlers pick the project, tell the open editor tab to refresh, and let the model
-fetch a knowledge catalog section.
+The docs layer owns the text, the marks and the sidecars (written together, atomically)
+and the rule that the agent's edits wait for the analyst's review
+(:mod:`lantide.docs.edit_submit`); these handlers pick the project, announce the edit
+(pending, or written by the ``agent_edits: apply`` setting) and let the model fetch a
+knowledge catalog section.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
+from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged, EditProposed
 from lantide.agent.report_evidence import report_evidence_refusal
 from lantide.agent.report_html import raw_html_left_out
 from lantide.agent.tools.context import ToolContext
@@ -47,9 +49,21 @@ class HeadingArgs(TypedDict):
     heading: str
 
 
-def _changed(ctx: ToolContext, project: Project, kind: str) -> None:
-    # the one announcement of the edit: the app reacts to the event (once)
-    ctx.emit(DocumentChanged(ctx.relpath(project.document_path(kind)), project.dirname))
+def announce_edit(
+    ctx: ToolContext, project: Project, rel: str, result: dict[str, Any]
+) -> dict[str, Any]:
+    """The result of an edit tool as the model gets it, and the one announcement of the
+    edit: pending the analyst's review (EditProposed, and a note saying the file keeps its
+    text), written at once by the agent_edits setting (DocumentChanged), or no change."""
+    from lantide.templates import render_prompt
+
+    if result.get("pending_review"):
+        ctx.emit(EditProposed(rel, project.dirname, str(result["edit_id"])))
+        note = render_prompt("notes/edit_pending.md.j2", path=rel, reading=False).strip()
+        return {**result, "review": note}
+    if "pending_review" not in result:  # applied at once
+        ctx.emit(DocumentChanged(rel, project.dirname))
+    return result
 
 
 def report_rules(ctx: ToolContext, kind: str) -> str | None:
@@ -65,9 +79,17 @@ def report_rules(ctx: ToolContext, kind: str) -> str | None:
 def _read(kind: str) -> Handler:
     def handler(ctx: ToolContext, args: ProjectArgs) -> Mapping[str, object]:
         project = ctx.project(args.get("project"))
-        view = ctx.services.documents.agent_view(project, kind)
+        view: dict[str, object] = {**ctx.services.documents.agent_view(project, kind)}
+        pending = ctx.services.documents.pending_edits(project, kind)
+        if pending:  # the text is the file on disk: the agent's pending edits are not in it
+            from lantide.templates import render_prompt
+
+            view["pending_edits"] = pending
+            view["pending_note"] = render_prompt(
+                "notes/edit_pending.md.j2", path=view.get("path"), reading=True
+            ).strip()
         rules = report_rules(ctx, kind)
-        return {**view, "rules": rules} if rules else {**view}
+        return {**view, "rules": rules} if rules else view
 
     return handler
 
@@ -102,9 +124,10 @@ def _update(kind: str) -> Handler:
                 refusal = report_markup_refusal(ctx, project, args["content"])
             if refusal is not None:
                 return refusal
-        result = ctx.services.documents.update_document(project, kind, args["content"], by="agent")
-        _changed(ctx, project, kind)
-        return {**result}
+        result = ctx.services.documents.submit_update(
+            project, kind, args["content"], by="agent", conversation=ctx.conversation.id
+        )
+        return announce_edit(ctx, project, ctx.relpath(project.document_path(kind)), result)
 
     return handler
 
@@ -112,9 +135,10 @@ def _update(kind: str) -> Handler:
 def resolve_annotations(ctx: ToolContext, args: ResolveArgs) -> Mapping[str, object]:
     project = ctx.project(args.get("project"))
     kind = args["document"]
-    result = ctx.services.documents.resolve_annotations(project, kind, args["items"], by="agent")
-    _changed(ctx, project, kind)
-    return {**result}
+    result = ctx.services.documents.submit_resolution(
+        project, kind, args["items"], by="agent", conversation=ctx.conversation.id
+    )
+    return announce_edit(ctx, project, ctx.relpath(project.document_path(kind)), result)
 
 
 def expand_knowledge_catalog(ctx: ToolContext, args: HeadingArgs) -> Mapping[str, object]:

@@ -5,17 +5,21 @@ line, whether edited since published, a text preview) or returns one chunk's con
 ``patch_html_chunk(chunk, content)`` replaces one chunk's content, refusing scripts,
 event-handler attributes, external URLs and unbalanced markup
 (:mod:`lantide.agent.report_html`, :mod:`lantide.docs.html_markup`). A tab holding unsaved
-edits of the file is never overwritten.
+edits of the file is never overwritten. A patch waits for the analyst's review as a
+pending edit (:mod:`lantide.docs.pending_edits`) unless the workspace's ``agent_edits`` is
+``apply``.
 """
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from pathlib import Path
+from typing import Any, NotRequired, TypedDict
 
 from lantide.agent.app_state import is_html_report
-from lantide.agent.events import TOUCHES_DOCUMENTS, DocumentChanged
-from lantide.agent.report_html import html_path, patch_chunk, read_chunks
+from lantide.agent.events import TOUCHES_DOCUMENTS
+from lantide.agent.report_html import html_path, patch_chunk, preview_patch_chunk, read_chunks
 from lantide.agent.tools.context import ToolContext
+from lantide.agent.tools.doc_tools import announce_edit
 from lantide.agent.tools.registry import (
     PROJECT_ARG,
     PROJECT_STATES,
@@ -24,6 +28,7 @@ from lantide.agent.tools.registry import (
     params,
     tool_error,
 )
+from lantide.workspace.model import Project
 
 
 class ReadArgs(TypedDict):
@@ -57,9 +62,48 @@ def patch_html_chunk(ctx: ToolContext, args: PatchArgs) -> dict[str, object] | T
             f"{rel} has unsaved edits in the analyst's tab; nothing was changed",
             "Ask the analyst to save or discard their edits of the HTML Report first.",
         )
-    result = patch_chunk(project, args["chunk"], args["content"])
-    ctx.emit(DocumentChanged(rel, project.dirname))
-    return {**result, "path": rel, **ctx.app.tab_state(rel)}
+    result = submit_chunk_patch(ctx, project, args["chunk"], args["content"])
+    return {**announce_edit(ctx, project, rel, {**result, "path": rel}), **ctx.app.tab_state(rel)}
+
+
+def submit_chunk_patch(
+    ctx: ToolContext, project: Project, chunk: str, content: str
+) -> dict[str, Any]:
+    """The patch pending the analyst's review, or written at once (``agent_edits: apply``,
+    recorded as accepted by the setting): the rule of :mod:`lantide.docs.pending_edits`."""
+    from lantide.docs.edit_review import record_applied
+    from lantide.docs.pending_edits import (
+        APPLY,
+        edit_mode,
+        edit_summary,
+        new_edit_id,
+        propose,
+    )
+
+    if edit_mode(project.workspace_root) == APPLY:
+        before = _disk_text(html_path(project))
+        applied = patch_chunk(project, chunk, content)
+        after = _disk_text(html_path(project))
+        record_applied(project, "html", "patch_html_chunk", before, after, new_edit_id(project))
+        return dict(applied)
+    _path, base, proposal, preview = preview_patch_chunk(project, chunk, content)
+    result: dict[str, Any] = dict(preview)
+    edit = propose(
+        project,
+        "html",
+        base,
+        proposal,
+        tool="patch_html_chunk",
+        by="agent",
+        conversation=ctx.conversation.id,
+    )
+    if edit is None:
+        return {**result, "pending_review": False}
+    return {**result, "pending_review": True, **edit_summary(edit)}
+
+
+def _disk_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 _CHUNK = {"chunk": {"type": "string", "minLength": 1, "maxLength": 200}}

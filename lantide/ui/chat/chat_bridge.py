@@ -12,8 +12,10 @@ way.
 Events also reach the rest of the app here, dispatched on their types
 (:mod:`lantide.agent.events`): ledger steps go to the ledger panel, changed documents to
 their open tabs (announced once, from the :class:`~lantide.agent.events.DocumentChanged`
-event), and a tool that declares it touches cached tables (``Tool.touches`` in the tool
-registry, carried by :class:`~lantide.agent.events.ToolReturned`) refreshes the explorer.
+event; an edit left pending for the analyst's review from
+:class:`~lantide.agent.events.EditProposed`), and a tool that declares it touches cached
+tables (``Tool.touches`` in the tool registry, carried by
+:class:`~lantide.agent.events.ToolReturned`) refreshes the explorer.
 :class:`UiAppState` is the agent's app state: the live open tabs, unsaved text included,
 and the focused project, which it owns (an agent's focus change goes through it, once).
 """
@@ -410,6 +412,7 @@ class AgentTurnBridge(QObject):
             TOUCHES_TABLES,
             AssistantMessage,
             DocumentChanged,
+            EditProposed,
             ReflectionRecorded,
             StateChanged,
             StepRecorded,
@@ -438,12 +441,10 @@ class AgentTurnBridge(QObject):
                 services.notify_listing_changed()  # e.g. create_sql_tab's file
             case ToolReturned(ok=True, touches=touches) if TOUCHES_DOCUMENTS in touches:
                 services.notify_listing_changed()  # e.g. create_chart's file
-            case DocumentChanged(path=path):
-                # In this order: the tab keeps the text it had (to offer Keep / Undo), then
-                # a clean tab reloads.
-                changed = services.workspace.root / path
-                services.sig_agent_edited.emit(str(changed))
-                services.notify_paths_changed([changed])
+            case DocumentChanged(path=path):  # written at once (agent_edits: apply): reload
+                services.notify_paths_changed([services.workspace.root / path])
+            case EditProposed(path=path, edit_id=edit_id):  # the tab shows it for review
+                services.sig_edit_proposed.emit(str(services.workspace.root / path), edit_id)
             case StateChanged(what=what, project=str(project)) if what != FOCUSED_PROJECT:
                 # The focus needs nothing here: the agent changed it through UiAppState.
                 services.notify_paths_changed(

@@ -103,6 +103,7 @@ class ChatPanel(QWidget):
         self.transcript = ChatTranscript(self)
         self.transcript.sig_step_clicked.connect(self._step_clicked)
         self.transcript.sig_question_answered.connect(self._answer_question)
+        services.sig_edit_decided.connect(self.transcript.edit_decided)
         self.input = ChatInput(self)
         self.input.setPlaceholderText("Ask about your data…  (Enter sends, Shift+Enter: new line)")
         self.input.setFixedHeight(72)
@@ -282,6 +283,18 @@ class ChatPanel(QWidget):
     def _replay(self, opened) -> None:
         session, steps = opened
         self.transcript.replay(session.conversation, steps)
+        # what became of the edits it proposed (decided since, in the app or with lantide edits)
+        self.services.workers.submit(
+            _edit_states,
+            self.services.workspace,
+            session.conversation.id,
+            on_result=self._edit_states,
+            name="edit states",
+        )
+
+    def _edit_states(self, states: dict) -> None:
+        for edit_id, state in states.items():
+            self.transcript.edit_decided(edit_id, state)
 
     def _open_failed(self, exc: BaseException) -> None:
         self.services.report_error(exc, "Opening the conversation")
@@ -358,3 +371,17 @@ def _load_markdown_renderer() -> None:
 
     with loading_long_lived("Markdown renderer"):
         warm_up()
+
+
+def _edit_states(_context, workspace, conversation_id: str) -> dict[str, str]:
+    """Per edit the conversation proposed, what the analyst made of it (every project)."""
+    from lantide.docs.edit_review import edit_states
+    from lantide.errors import LantideError
+
+    states: dict[str, str] = {}
+    for project in workspace.list_projects():
+        try:
+            states.update(edit_states(project, conversation_id))
+        except LantideError:
+            continue
+    return states

@@ -187,6 +187,12 @@ class ChatTranscript(QScrollArea):
             if question.answer is None:
                 question.set_answered(answer)
 
+    def edit_decided(self, edit_id: str, state: str) -> None:
+        """The analyst decided the agent's edit ``edit_id``: its card says what it is now."""
+        for card in self.cards.values():
+            if card.result and card.result.get("edit_id") == edit_id:
+                card.set_review_state(state)
+
     def card_for_step(self, step_id: str) -> ToolCardWidget | None:
         return next((c for c in self.cards.values() if c.step_id == step_id), None)
 

@@ -83,6 +83,13 @@ def result_gist(ok: bool, result: dict[str, Any], duration_ms: int | None) -> st
     if not ok or "error" in result:
         return f"{result.get('error', 'failed')}: {result.get('message', '')}"[:140]
     parts = []
+    if result.get("pending_review"):  # the agent's edit waits in the document's tab
+        hunks = result.get("hunks") if isinstance(result.get("hunks"), list) else []
+        parts.append(
+            f"pending review · {len(hunks)} hunk{'s' if len(hunks) != 1 else ''}"
+            if hunks
+            else "pending review"
+        )
     if isinstance(result.get("row_count"), int):
         parts.append(f"{result['row_count']:,} rows")
     if result.get("cached_table_name"):
@@ -159,6 +166,7 @@ class ToolCardWidget(ThemedFrame):
         self.result: dict[str, Any] | None = None
         self.step_id: str | None = None
         self.step_summary: str | None = None
+        self.review_state: str | None = None  # of an edit left pending (set_review_state)
         self._expanded = False
         self.toggle = QToolButton(self)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
@@ -244,6 +252,13 @@ class ToolCardWidget(ThemedFrame):
         if step_id:
             self.set_step(step_id)
         self.apply_theme()
+
+    def set_review_state(self, state: str) -> None:
+        """The analyst's decision on the edit this call proposed: accepted, rejected,
+        partly accepted, or still pending (some hunks decided)."""
+        self.review_state = state
+        words = {"pending": "pending review · some hunks decided"}
+        self.status_label.setText(f"edit {words.get(state, state)}")
 
     def set_cancelled(self) -> None:
         if self.result is None:

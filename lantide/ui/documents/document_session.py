@@ -13,7 +13,7 @@ import html as html_lib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from lantide.ui.documents.text_offsets import TextOffsets, disk_form, editor_form, newline_of
 
@@ -279,3 +279,65 @@ def render_live(
 def check_external_change(context, monitor, changes: list) -> list:
     """The docs layer's verdict on a watcher batch: DocumentChanged reports that matter."""
     return monitor.handle(changes)
+
+
+# -- the agent's pending edits (lantide.docs.pending_edits: every rule is the engine's) ------
+
+
+@dataclass
+class ReviewState:
+    """The pending edits of a tab's document, as the review bar shows them, and what a
+    decision did (``snapshot``: the document read again after it, when one was made)."""
+
+    edits: list[dict[str, Any]]
+    problems: list[str] = field(default_factory=list)
+    decision: dict[str, Any] | None = None
+    error: Any = None  # a refused hunk (EditConflictError) after the clean ones went in
+    snapshot: DocumentSnapshot | None = None
+
+
+def pending_edits(context, workspace_root, project_dir: str, kind: str) -> ReviewState:
+    from lantide.docs.pending_edits import describe, list_edits
+    from lantide.workspace.model import Project
+
+    edits, problems = list_edits(Project.load(workspace_root, project_dir))
+    return ReviewState(
+        [describe(e) for e in edits if e.kind == kind],
+        [p.message for p in problems],
+    )
+
+
+def decide_edit(context, doc, edit_id: str, action: str, hunks: list[int] | None) -> ReviewState:
+    """Accept or reject hunks of a pending edit, then read the document and the edits again."""
+    from lantide.docs.edit_review import EditConflictError, decide
+    from lantide.workspace.model import Project
+
+    project = Project.load(doc.project.workspace_root, doc.project.dirname)
+    decision, error = None, None
+    try:
+        decision = decide(project, edit_id, action, hunks).to_dict()
+    except EditConflictError as exc:
+        error = exc
+    doc.reload()
+    state = pending_edits(context, project.workspace_root, project.dirname, doc.kind)
+    state.decision, state.error, state.snapshot = decision, error, snapshot(doc)
+    return state
+
+
+def decide_edit_file(
+    context, workspace_root, project_dir: str, kind: str, edit_id: str, action: str, hunks
+) -> ReviewState:
+    """:func:`decide_edit` for a tab without a Document (the HTML Report): it reads the
+    page again itself."""
+    from lantide.docs.edit_review import EditConflictError, decide
+    from lantide.workspace.model import Project
+
+    project = Project.load(workspace_root, project_dir)
+    decision, error = None, None
+    try:
+        decision = decide(project, edit_id, action, hunks).to_dict()
+    except EditConflictError as exc:
+        error = exc
+    state = pending_edits(context, workspace_root, project_dir, kind)
+    state.decision, state.error = decision, error
+    return state

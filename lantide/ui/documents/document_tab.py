@@ -1,6 +1,7 @@
 """A Plan or Report tab: Markdown editor, live preview, annotations.
 
-Layout: a toolbar (Save, Annotate, Find, Preview, *Resolve (N)*), then the editor (with
+Layout: a toolbar (Save, Annotate, Find, Preview, *Resolve (N)*), the review bar of the
+agent's pending edits (:mod:`lantide.ui.documents.edit_review_bar`), then the editor (with
 its find bar and inline comment box), the preview (or, after an external change, the
 version on disk side by side) and the annotations list.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer, Signal
@@ -32,10 +34,10 @@ from PySide6.QtWidgets import (
 
 from lantide.ui.adaptive_layout import StackWhenNarrow
 from lantide.ui.documents import document_session as session
-from lantide.ui.documents.agent_edit_diff import AgentEditReview
 from lantide.ui.documents.annotation_list import AnnotationListWidget
 from lantide.ui.documents.chart_images import ChartImages
 from lantide.ui.documents.document_preview import DocumentPreviewWidget
+from lantide.ui.documents.edit_review_bar import PendingEditReview
 from lantide.ui.documents.evidence_bar import EvidenceBar
 from lantide.ui.documents.external_change import (
     KEEP_MINE,
@@ -190,8 +192,8 @@ class DocumentTabWidget(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.toolbar)
-        self.agent_edits = AgentEditReview(self)  # the agent's edit as a diff, Keep / Undo
-        layout.addWidget(self.agent_edits.bar)
+        self.edit_review = PendingEditReview(self, self)  # the agent's pending edits
+        layout.addWidget(self.edit_review.bar)
         self.evidence = EvidenceBar(self.services, self.project, self.kind, self)
         layout.addWidget(self.evidence)  # Plan approval / Report evidence (issue 16)
         self.evidence.sig_go_to_line.connect(self.go_to_line)
@@ -212,7 +214,8 @@ class DocumentTabWidget(QWidget):
 
     # -- the tab contract ------------------------------------------------------------------
     def title(self) -> str:
-        return self.file_name
+        pending = getattr(self, "edit_review", None)
+        return f"{self.file_name} (pending)" if pending and pending.has_pending else self.file_name
 
     def is_dirty(self) -> bool:
         return self.snapshot is not None and self.editor.document().isModified()
@@ -260,6 +263,33 @@ class DocumentTabWidget(QWidget):
 
         self.services.workers.submit(fn, *args, on_result=done, on_error=failed, name=what)
 
+    # what the tab's parts use
+    def report(self, exc: BaseException, what: str) -> None:
+        self._report(exc, what)
+
+    # the review of the agent's pending edits (edit_review_bar.ReviewHost)
+    def review_kind(self) -> str:
+        return self.kind
+
+    def review_path(self) -> Path:
+        return self.services.workspace.project(self.project).document_path(self.kind)
+
+    def run_review_job(
+        self, fn: Callable, args: tuple, done: Callable, what: str, on_error: Callable
+    ) -> None:
+        self._enqueue(fn, args, done, what, on_error)
+
+    def review_decision(
+        self, edit_id: str, action: str, hunks: list[int] | None
+    ) -> tuple[Callable, tuple] | None:
+        if self.snapshot is None:
+            return None
+        return session.decide_edit, (self.snapshot.document, edit_id, action, hunks)
+
+    def after_review(self, state: session.ReviewState) -> None:
+        if state.snapshot is not None and not self.is_dirty():
+            self._apply(state.snapshot, replace_text=True)
+
     def _report(self, exc: BaseException, what: str) -> None:
         self.services.report_error(exc, f"{what} ({self.file_name})")
         self.sig_operation_failed.emit(exc)
@@ -268,6 +298,7 @@ class DocumentTabWidget(QWidget):
     def _loaded(self, snap: session.DocumentSnapshot) -> None:
         self.file_name = snap.document.path.name
         self._apply(snap, replace_text=True, undoable=False)
+        self.edit_review.refresh()
         if snap.note:
             self.services.post_message(f"{self.file_name}: {snap.note}", "warning")
 

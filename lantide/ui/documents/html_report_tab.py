@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.ui.documents.document_preview import preview_css
+from lantide.ui.documents.document_session import decide_edit_file
+from lantide.ui.documents.edit_review_bar import PendingEditReview
 from lantide.ui.documents.html_preview import HtmlPreview
 from lantide.ui.themed import mark_theme, theme_switched
 
@@ -184,14 +186,43 @@ class HtmlReportTabWidget(QWidget):
         layout_.setContentsMargins(0, 0, 0, 0)
         layout_.setSpacing(0)
         layout_.addLayout(bar)
+        self.edit_review = PendingEditReview(self, self)  # the agent's chunk patches
+        layout_.addWidget(self.edit_review.bar)
         layout_.addWidget(self.views, 1)
         services.sig_files_changed.connect(self._files_changed)
         self._refresh_css()
         self.reload()
+        self.edit_review.refresh()
 
     # -- the tab area's interface ---------------------------------------------------------
     def title(self) -> str:
-        return self.name
+        review = getattr(self, "edit_review", None)
+        return f"{self.name} (pending)" if review and review.has_pending else self.name
+
+    # the review of the agent's pending edits (edit_review_bar.ReviewHost)
+    def review_kind(self) -> str:
+        return "html"
+
+    def review_path(self) -> Path:
+        return self.path
+
+    def run_review_job(
+        self, fn: Callable, args: tuple, done: Callable, what: str, on_error: Callable
+    ) -> None:
+        self.services.workers.submit(fn, *args, on_result=done, on_error=on_error, name=what)
+
+    def review_decision(
+        self, edit_id: str, action: str, hunks: list[int] | None
+    ) -> tuple[Callable, tuple] | None:
+        root = self.services.workspace.root
+        return decide_edit_file, (root, self.project, "html", edit_id, action, hunks)
+
+    def after_review(self, state) -> None:
+        if not self._dirty:
+            self.reload()
+
+    def report(self, exc: BaseException, what: str) -> None:
+        self.services.report_error(exc, f"{what} ({self.name})")
 
     def is_dirty(self) -> bool:
         return self._dirty

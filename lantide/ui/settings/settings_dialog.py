@@ -16,6 +16,7 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -546,6 +547,18 @@ class SettingsDialog(QDialog):
         form.addRow("Model request time limit", self.request_timeout_spin)
         form.addRow("Retries on busy or failing servers", self.retries_spin)
         form.addRow("Token budget per conversation", self.token_budget_spin)
+        # a setting of this workspace (.lantide/workspace.json), applied at once
+        self.apply_edits_check = QCheckBox("Write the agent's edits at once, without review", page)
+        self.apply_edits_check.setObjectName("ApplyAgentEdits")
+        self.apply_edits_check.setChecked(
+            self.services.workspace.settings.get("agent_edits") == "apply"
+        )
+        self.apply_edits_check.setToolTip(
+            "For this workspace. Off (the default): the agent's changes to the Plan and the "
+            "Report wait in their tab for you to accept or reject, hunk by hunk."
+        )
+        self.apply_edits_check.toggled.connect(self._apply_edits_toggled)
+        form.addRow("Plan and Report edits", self.apply_edits_check)
         _compact(
             form,
             (
@@ -558,6 +571,17 @@ class SettingsDialog(QDialog):
             ),
         )
         return page
+
+    def _apply_edits_toggled(self, on: bool) -> None:
+        from lantide.docs.pending_edits import set_edit_mode
+
+        self.services.workers.submit(
+            lambda _context, workspace, mode: set_edit_mode(workspace, mode),
+            self.services.workspace,
+            "apply" if on else "review",
+            on_error=lambda exc: self.services.report_error(exc, "Saving the workspace setting"),
+            name="agent edits setting",
+        )
 
     def _appearance_page(self) -> QWidget:
         page = QWidget(self)
