@@ -61,7 +61,7 @@ from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
-    from lantide.query.browse import TableBrowser
+    from lantide.query.browse import ColumnSummary, TableBrowser, TableColumns
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.projects import ProjectArg
     from lantide.query.resolver import InputResolver
@@ -399,6 +399,14 @@ class QueryService:
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
     ) -> dict[str, Any]:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
+
+    def table_columns(self, table: str) -> TableColumns:
+        """The columns of a table (or connection table, from its catalog) for the explorer."""
+        return self.browser.table_columns(table)
+
+    def column_profile(self, table: str, column: str) -> ColumnSummary:
+        """Nulls, distinct, min/max of one column; kept per table fingerprint."""
+        return self.browser.column_profile(table, column)
 
     def export_table(
         self,
