@@ -1,6 +1,9 @@
 """The workspace explorer: projects (Plan, Report, SQL tabs, knowledge), data files,
 cached tables with their row counts, and external connections.
 
+Tables open to their columns, a column's profile shows on hover, and tables and columns
+drag into the SQL editor (:mod:`lantide.ui.explorer.explorer_columns`).
+
 The tree is rebuilt from a plain snapshot that a worker reads from disk (and from the
 query service for tables), so neither a large ``data/`` folder nor a busy DuckDB stalls
 the UI. Double-click opens; the context menu focuses a project, sets its status, creates,
@@ -20,12 +23,12 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QMenu,
     QMessageBox,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from lantide.ui.explorer.explorer_columns import ExplorerColumns, ExplorerTree, make_draggable
 from lantide.ui.explorer.explorer_snapshot import read_workspace_snapshot, table_rows
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices
@@ -63,7 +66,7 @@ class ExplorerPanel(QWidget):
         super().__init__(parent)
         self.services = services
         self.setObjectName("ExplorerPanel")
-        self.tree = QTreeWidget(self)
+        self.tree = ExplorerTree(self)
         self.tree.setHeaderHidden(True)
         self.tree.setColumnCount(2)
         header = self.tree.header()
@@ -80,6 +83,7 @@ class ExplorerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
+        self.columns = ExplorerColumns(self.tree, services, self)
         self._snapshot: dict[str, Any] | None = None
         self._tables: dict[str, Any] | None = None
         self._tables_tried = False  # the database's tables were listed, or that failed
@@ -162,6 +166,7 @@ class ExplorerPanel(QWidget):
 
     def _tables_read(self, rows: dict[str, Any]) -> None:
         self._tables = rows
+        self.columns.tables_listed_again()
         self._tables_tried = True
         self._rebuild()
 
@@ -266,6 +271,7 @@ class ExplorerPanel(QWidget):
             )
 
         tables = (self._tables or {}).get("tables", [])
+        problem_rows = (self._tables or {}).get("problems", [])
         problems = {
             p.get("source"): p.get("error")
             for p in (self._tables or {}).get("problems", [])
@@ -276,6 +282,11 @@ class ExplorerPanel(QWidget):
             source = f"data/{f['name']}"
             sheets = [t for t in tables if t["kind"] == "sheet" and t.get("source") == source]
             node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "", "file": f["name"]}
+            listed = next(
+                (t for t in tables if t["kind"] == "data" and t.get("source") == source), None
+            )
+            if listed is not None and listed.get("qualified_name") and f["table"]:
+                node.update(sql_name=listed["qualified_name"], columns_of=listed["qualified_name"])
             label = f"{f['name']}/" if f.get("folder") else f["name"]  # a folder: one table
             item = self._item(
                 data,
@@ -292,7 +303,7 @@ class ExplorerPanel(QWidget):
                     item,
                     sheet["name"],
                     "table",
-                    {"kind": TAB_TABLE, "name": sheet["name"]},
+                    self._table_node(sheet),
                     detail=_fmt_count(sheet.get("row_count")),
                 )
             if source in problems:
@@ -314,7 +325,7 @@ class ExplorerPanel(QWidget):
                 group,
                 t["name"],
                 "cached-table",
-                {"kind": TAB_TABLE, "name": t["name"]},
+                self._table_node(t),
                 detail=_fmt_count(t.get("row_count")),
                 tooltip=t.get("description"),
             )
@@ -332,16 +343,35 @@ class ExplorerPanel(QWidget):
             )
             for t in tables:
                 if t["kind"] == "external" and t.get("connection") == name:
-                    self._item(item, t["name"], "table", {"kind": TAB_TABLE, "name": t["name"]})
+                    self._item(item, t["name"], "table", self._table_node(t))
+            down = next((p for p in problem_rows if p.get("connection") == name), None)
+            if down is not None:  # unreachable: say so where its tables would be
+                row = QTreeWidgetItem(item, [f"Cannot list tables: {down.get('error', '')}", ""])
+                row.setIcon(0, icon("warning"))
+                row.setData(0, ROLE_NODE, {"kind": "note", "name": name})
+                row.setToolTip(
+                    0, "\n".join(str(t) for t in (down.get("error"), down.get("hint")) if t)
+                )
+                make_draggable(row, False)
 
         self._restore_view_state(expanded, selected)
         self.tree.setUpdatesEnabled(True)
         self.sig_tree_refreshed.emit()
 
+    @staticmethod
+    def _table_node(t: dict[str, Any]) -> dict[str, Any]:
+        """A listed table: opens in the table browser, drags and opens to its columns by
+        the name the query layer quoted."""
+        node: dict[str, Any] = {"kind": TAB_TABLE, "name": t["name"]}
+        if t.get("qualified_name"):
+            node.update(sql_name=t["qualified_name"], columns_of=t["qualified_name"])
+        return node
+
     def _group(self, label: str, icon_name: str, count: int | None) -> QTreeWidgetItem:
         item = QTreeWidgetItem(self.tree, [label, "" if count is None else str(count)])
         item.setIcon(0, icon(icon_name))
         item.setData(0, ROLE_NODE, {"kind": "group", "name": label})
+        make_draggable(item, False)
         font = QFont(item.font(0))
         font.setWeight(QFont.Weight.DemiBold)
         item.setFont(0, font)
@@ -364,6 +394,9 @@ class ExplorerPanel(QWidget):
         item.setForeground(1, self.palette().placeholderText())
         if tooltip:
             item.setToolTip(0, tooltip)
+        make_draggable(item, bool(node.get("sql_name")))
+        if node.get("columns_of"):
+            self.columns.attach(item, node["columns_of"])
         return item
 
     @staticmethod

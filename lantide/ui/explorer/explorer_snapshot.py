@@ -122,7 +122,8 @@ def _display_name(t: dict[str, Any]) -> str:
 def table_rows(context, service) -> dict[str, Any]:
     """``show_tables`` normalised for the tree.
 
-    ``{"tables": [{"name", "kind": data|sheet|cached|external|attached, "row_count",
+    ``{"tables": [{"name", "qualified_name", "kind": data|sheet|cached|external|attached,
+    "row_count",
     "source", "connection", "description"}], "problems": [{"source"|"connection", "error"}]}``
     """
     answer = service.show_tables()
@@ -151,6 +152,7 @@ def table_rows(context, service) -> dict[str, Any]:
         rows.append(
             {
                 "name": _display_name(t),
+                "qualified_name": t.get("qualified_name"),  # quoted by the query layer
                 "kind": kind,
                 "row_count": t.get("row_count"),
                 "source": t.get("source"),
