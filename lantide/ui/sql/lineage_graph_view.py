@@ -1,0 +1,433 @@
+"""The lineage of a project's tabs as a picture: a QGraphicsView of
+:func:`lantide.query.lineage_graph.lineage_graph` (nodes, edges and their layered layout
+come from there; this module only draws them).
+
+- Tabs are rounded boxes, sources (data files, sheets, cached tables, connection tables,
+  files) square ones; a table that is nothing yet has a dashed outline and says *not
+  found*. Each box says what it is in words on its second line (*▲ stale*, *○ never run*,
+  *✓ up to date*, *✕ error*, *data file*, …), colour only repeats it.
+- The selected node's upstream chain is drawn strong, the rest faint. Click selects;
+  double-click or Enter opens (a tab in its SQL tab, a table in the table browser); the
+  arrow keys walk the graph (← what it reads, → what reads it, ↑ ↓ within a column).
+- Source Run (button, context menu) recomputes a tab and its upstream chain through the
+  SQL tab's own Source Run (its progress and Stop). Zoom with Ctrl+wheel or + and −, Fit
+  (0) shows it all. Edges that close a cycle are dashed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QStyleOptionGraphicsItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lantide.ui.icons import icon
+from lantide.ui.theme import colors
+
+NODE_W, NODE_H = 176.0, 46.0
+LAYER_GAP, ROW_GAP = 64.0, 18.0
+STATE_WORDS = {
+    "up_to_date": "✓ up to date",
+    "stale": "▲ stale",
+    "never_run": "○ never run",
+}
+KIND_WORDS = {
+    "data": "data file",
+    "cached": "cached table",
+    "external": "connection table",
+    "file": "file",
+    "missing": "✕ not found",
+}
+ZOOM_STEP = 1.2
+
+
+def node_caption(node: dict) -> str:
+    """The second line of a node: its state or kind in words."""
+    if node.get("kind") == "tab":
+        if node.get("error"):
+            return "✕ error"
+        return STATE_WORDS.get(node.get("state") or "", "? unknown")
+    return KIND_WORDS.get(node.get("kind") or "", node.get("kind") or "")
+
+
+class NodeItem(QGraphicsItem):
+    def __init__(self, node: dict):
+        super().__init__()
+        self.node = node
+        self.highlighted = True
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setAcceptHoverEvents(True)
+        tip = [node.get("label", ""), node_caption(node)]
+        if node.get("error"):
+            tip.append(str(node["error"]))
+        if node.get("kind") == "tab":
+            tip.append("Double-click or Enter opens it; right-click for Source Run")
+        elif node.get("kind") in ("data", "cached"):
+            tip.append("Double-click or Enter opens the table")
+        self.setToolTip("\n".join(t for t in tip if t))
+
+    @property
+    def node_id(self) -> str:
+        return str(self.node["id"])
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return QRectF(-2, -2, NODE_W + 4, NODE_H + 4)
+
+    def _tint(self) -> QColor:
+        theme = colors()
+        node = self.node
+        if node.get("kind") == "missing" or node.get("error"):
+            return theme.danger
+        if node.get("kind") == "tab":
+            return {
+                "up_to_date": theme.success,
+                "stale": theme.warning,
+            }.get(node.get("state") or "", theme.muted)
+        return theme.muted
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        theme = colors()
+        palette = widget.palette() if widget is not None else None
+        base = palette.base().color() if palette else QColor("white")
+        text = palette.text().color() if palette else QColor("black")
+        selected = self.isSelected()
+        painter.setOpacity(1.0 if self.highlighted else 0.4)
+        rect = QRectF(0, 0, NODE_W, NODE_H)
+        tint = self._tint()
+        pen = QPen(theme.link if selected else tint, 2.6 if selected else 1.4)
+        if self.node.get("kind") == "missing":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(QBrush(theme.panel if self.node.get("kind") != "tab" else base))
+        if self.node.get("kind") == "tab":
+            painter.drawRoundedRect(rect, 9, 9)
+        else:
+            painter.drawRect(rect)
+        # a strip on the left in the state's colour, for a quick scan
+        painter.fillRect(QRectF(1.5, 6, 4, NODE_H - 12), tint)
+        font = QFont(painter.font())
+        font.setBold(self.node.get("kind") == "tab")
+        painter.setFont(font)
+        painter.setPen(text)
+        metrics = QFontMetrics(font)
+        label = metrics.elidedText(
+            str(self.node.get("label", "")), Qt.TextElideMode.ElideMiddle, int(NODE_W - 20)
+        )
+        painter.drawText(QRectF(12, 5, NODE_W - 18, 18), Qt.AlignmentFlag.AlignVCenter, label)
+        font.setBold(False)
+        painter.setFont(font)
+        painter.setPen(tint if tint != theme.muted else theme.muted)
+        painter.drawText(
+            QRectF(12, 24, NODE_W - 18, 17), Qt.AlignmentFlag.AlignVCenter, node_caption(self.node)
+        )
+
+
+class EdgeItem(QGraphicsPathItem):
+    def __init__(self, source: NodeItem, target: NodeItem, back: bool):
+        super().__init__()
+        self.source, self.target, self.back = source, target, back
+        start = source.pos() + QPointF(NODE_W, NODE_H / 2)
+        end = target.pos() + QPointF(0, NODE_H / 2)
+        path = QPainterPath(start)
+        if back:  # a cycle: around below, back to the left
+            low = max(start.y(), end.y()) + NODE_H
+            path.cubicTo(start + QPointF(40, NODE_H * 1.5), QPointF(end.x() - 40, low), end)
+        else:
+            bend = max(30.0, (end.x() - start.x()) / 2)
+            path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
+        # the arrow head, at the reader
+        path.moveTo(end)
+        path.lineTo(end + QPointF(-8, -4.5))
+        path.moveTo(end)
+        path.lineTo(end + QPointF(-8, 4.5))
+        self.setPath(path)
+        self.setZValue(-1)
+        self.set_highlighted(True)
+
+    def set_highlighted(self, on: bool) -> None:
+        theme = colors()
+        color = QColor(theme.danger if self.back else (theme.link if on else theme.muted))
+        if not on:
+            color.setAlphaF(0.35)
+        pen = QPen(color, 2.2 if on else 1.1)
+        if self.back:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        self.setPen(pen)
+
+
+class GraphCanvas(QGraphicsView):
+    sig_activated = Signal(object)  # NodeItem: double-click or Enter
+    sig_menu = Signal(object, object)  # NodeItem, global position
+
+    def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None):
+        super().__init__(scene, parent)
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # set by the graph view: the node an arrow key moves to from a node
+        self.neighbours: Callable[[NodeItem | None, object], NodeItem | None] | None = None
+
+    def zoom(self, factor: float) -> None:
+        scale = self.transform().m11() * factor
+        if 0.2 <= scale <= 4.0:
+            self.scale(factor, factor)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.zoom(ZOOM_STEP if event.angleDelta().y() > 0 else 1 / ZOOM_STEP)
+            return
+        super().wheelEvent(event)
+
+    def _node_at(self, pos) -> NodeItem | None:
+        item = self.itemAt(pos)
+        while item is not None and not isinstance(item, NodeItem):
+            item = item.parentItem()
+        return item
+
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802
+        node = self._node_at(event.position().toPoint())
+        if node is not None:
+            self.sig_activated.emit(node)
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802
+        node = self._node_at(event.pos())
+        if node is not None:
+            self.scene().clearSelection()
+            node.setSelected(True)
+        self.sig_menu.emit(node, event.globalPos())
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        key = event.key()
+        selected = [i for i in self.scene().selectedItems() if isinstance(i, NodeItem)]
+        current = selected[0] if selected else None
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and current is not None:
+            self.sig_activated.emit(current)
+            return
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom(ZOOM_STEP)
+            return
+        if key == Qt.Key.Key_Minus:
+            self.zoom(1 / ZOOM_STEP)
+            return
+        if key == Qt.Key.Key_0:
+            self.fit()
+            return
+        if key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down):
+            if self.neighbours is not None:
+                nxt = self.neighbours(current, key)
+                if nxt is not None:
+                    self.scene().clearSelection()
+                    nxt.setSelected(True)
+                    self.ensureVisible(nxt, 24, 24)
+            return
+        super().keyPressEvent(event)
+
+    def fit(self) -> None:
+        rect = self.scene().itemsBoundingRect().adjusted(-16, -16, 16, 16)
+        if rect.isEmpty():
+            return
+        self.resetTransform()
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > 1.0:  # a small graph at its natural size
+            self.resetTransform()
+            self.centerOn(rect.center())
+
+
+class LineageGraphView(QWidget):
+    sig_open_requested = Signal(str, str)  # "sql" or "table", name
+    sig_source_run_requested = Signal(str)  # tab
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.scene = QGraphicsScene(self)
+        self.canvas = GraphCanvas(self.scene, self)
+        self.canvas.neighbours = self._neighbour
+        self.canvas.sig_activated.connect(self._activate)
+        self.canvas.sig_menu.connect(self.show_menu)
+        self.canvas.setAccessibleName("Lineage graph")
+        self.scene.selectionChanged.connect(self._selection_changed)
+        self.graph: dict | None = None
+        self.nodes: dict[str, NodeItem] = {}
+        self.edges: list[EdgeItem] = []
+        self._fitted = False
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.setSpacing(4)
+        self.run_button = self._button(bar, "Source Run", "source-run", self._source_run)
+        self.run_button.setToolTip("Recompute the selected tab and the tabs it reads")
+        self.open_button = self._button(bar, "Open", "open", self._open_selected)
+        bar.addSpacing(8)
+        self._button(bar, "+", None, lambda: self.canvas.zoom(ZOOM_STEP), "Zoom in (+)")
+        self._button(bar, "−", None, lambda: self.canvas.zoom(1 / ZOOM_STEP), "Zoom out (−)")
+        self._button(bar, "Fit", None, self.canvas.fit, "Show the whole graph (0)")
+        bar.addStretch(1)
+        self.legend = QLabel("✓ up to date · ▲ stale · ○ never run · dashed: not found", self)
+        bar.addWidget(self.legend)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(bar)
+        layout.addWidget(self.canvas, 1)
+        self._update_buttons()
+
+    def _button(self, bar, text: str, icon_name: str | None, slot, tip: str = "") -> QToolButton:
+        button = QToolButton(self)
+        if icon_name:
+            button.setIcon(icon(icon_name))
+        if text:
+            button.setText(text)
+            button.setToolButtonStyle(
+                Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+                if icon_name
+                else Qt.ToolButtonStyle.ToolButtonTextOnly
+            )
+        button.setAutoRaise(True)
+        if tip:
+            button.setToolTip(tip)
+        button.clicked.connect(lambda _c=False: slot())
+        bar.addWidget(button)
+        return button
+
+    # -- showing --------------------------------------------------------------------
+    def show_graph(self, graph: dict, selected_tab: str | None = None) -> None:
+        keep = self.selected_id()
+        self.graph = graph
+        # forget the old items first: clearing the scene announces a selection change
+        self.nodes, self.edges = {}, []
+        self.scene.blockSignals(True)
+        self.scene.clear()
+        self.scene.blockSignals(False)
+        for node in graph.get("nodes", []):
+            item = NodeItem(node)
+            item.setPos(node["layer"] * (NODE_W + LAYER_GAP), node["row"] * (NODE_H + ROW_GAP))
+            self.scene.addItem(item)
+            self.nodes[item.node_id] = item
+        for edge in graph.get("edges", []):
+            source, target = self.nodes.get(edge["source"]), self.nodes.get(edge["target"])
+            if source is not None and target is not None:
+                line = EdgeItem(source, target, bool(edge.get("back")))
+                self.scene.addItem(line)
+                self.edges.append(line)
+        self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-24, -24, 24, 24))
+        wanted = keep if keep in self.nodes else f"tab:{selected_tab}" if selected_tab else None
+        if wanted in self.nodes:
+            self.nodes[wanted].setSelected(True)
+        self._selection_changed()
+        if not self._fitted and self.isVisible():
+            self.canvas.fit()
+            self._fitted = True
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._fitted and self.nodes:
+            self.canvas.fit()
+            self._fitted = True
+
+    def select(self, node_id: str) -> None:
+        self.scene.clearSelection()
+        if node_id in self.nodes:
+            self.nodes[node_id].setSelected(True)
+
+    def selected_id(self) -> str | None:
+        items = [i for i in self.scene.selectedItems() if isinstance(i, NodeItem)]
+        return items[0].node_id if items else None
+
+    def highlighted_ids(self) -> set[str]:
+        return {k for k, item in self.nodes.items() if item.highlighted}
+
+    def _selection_changed(self) -> None:
+        from lantide.query.lineage_graph import upstream
+
+        chosen = self.selected_id()
+        if chosen is None or self.graph is None:
+            chain_nodes, chain_edges = set(self.nodes), None
+        else:
+            chain_nodes, chain_edges = upstream(self.graph, chosen)  # type: ignore[arg-type]  # the engine's LineageGraph, held as a dict here
+        for key, item in self.nodes.items():
+            item.highlighted = key in chain_nodes
+            item.update()
+        for edge in self.edges:
+            on = chain_edges is None or (edge.source.node_id, edge.target.node_id) in chain_edges
+            edge.set_highlighted(on)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        node = self.nodes.get(self.selected_id() or "")
+        kind = node.node.get("kind") if node else None
+        self.run_button.setEnabled(kind == "tab")
+        self.open_button.setEnabled(kind in ("tab", "data", "cached"))
+
+    # -- acting -----------------------------------------------------------------------
+    def _neighbour(self, current: NodeItem | None, key) -> NodeItem | None:
+        if not self.nodes:
+            return None
+        if current is None:
+            return next(iter(self.nodes.values()))
+        me = current.node
+        if key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+            step = -1 if key == Qt.Key.Key_Up else 1
+            same = [n for n in self.nodes.values() if n.node["layer"] == me["layer"]]
+            same.sort(key=lambda n: n.node["row"])
+            index = same.index(current) + step
+            return same[index] if 0 <= index < len(same) else None
+        wanted = [
+            e.source if key == Qt.Key.Key_Left else e.target
+            for e in self.edges
+            if (e.target if key == Qt.Key.Key_Left else e.source) is current and not e.back
+        ]
+        wanted.sort(key=lambda n: abs(n.node["row"] - me["row"]))
+        return wanted[0] if wanted else None
+
+    def _activate(self, item: NodeItem) -> None:
+        node = item.node
+        if node.get("kind") == "tab":
+            self.sig_open_requested.emit("sql", node["name"])
+        elif node.get("kind") in ("data", "cached"):
+            self.sig_open_requested.emit("table", node["name"])
+
+    def _open_selected(self) -> None:
+        node = self.nodes.get(self.selected_id() or "")
+        if node is not None:
+            self._activate(node)
+
+    def source_run(self, tab: str) -> None:
+        self.sig_source_run_requested.emit(tab)
+
+    def _source_run(self) -> None:
+        node = self.nodes.get(self.selected_id() or "")
+        if node is not None and node.node.get("kind") == "tab":
+            self.source_run(node.node["name"])
+
+    def show_menu(self, item: NodeItem | None, where) -> None:
+        menu = QMenu(self)
+        if item is not None:
+            node = item.node
+            if node.get("kind") in ("tab", "data", "cached"):
+                menu.addAction(icon("open"), "Open", lambda: self._activate(item))
+            if node.get("kind") == "tab":
+                menu.addAction(
+                    icon("source-run"),
+                    f"Source Run {node['name']}",
+                    lambda: self.source_run(node["name"]),
+                )
+            menu.addSeparator()
+        menu.addAction("Fit", self.canvas.fit)
+        self.menu = menu  # tests look at it
+        menu.popup(where)
