@@ -4,7 +4,8 @@
 ``list_sql_tabs(project)`` answer and returns::
 
     {"nodes": [{"id", "kind", "name", "label", "layer", "row", "state"?, "error"?}],
-     "edges": [{"source", "target", "back"}], "layers": N, "rows": M, "cycle": [tab, ...] | None}
+     "edges": [{"source", "target", "back", "via"}], "layers": N, "rows": M,
+     "cycle": [tab, ...] | None}
 
 - ``kind``: ``tab`` (a SQL tab of the project, with its ``state``: ``up_to_date``,
   ``stale`` or ``never_run``), ``data`` (a data file or sheet), ``cached`` (a cached table
@@ -18,7 +19,9 @@
 - ``layer`` is the column (0 on the left): a tab sits one layer right of the deepest thing
   it reads; a source sits just left of its first reader. ``row`` orders a layer's nodes
   (a few barycentre sweeps keep edges short and crossings few; ties by name), so the same
-  project always gives the same picture.
+  project always gives the same picture. An edge that spans several layers has a waypoint
+  in each layer between (``via``, ``(layer, row)``), which takes a row there as a node
+  does, so no edge runs through a box.
 
 :func:`upstream` is the chain a selected node reads from (the nodes and the edges to
 highlight). Pure Python, no Qt: the desktop app draws the result with QGraphicsView.
@@ -51,9 +54,10 @@ class GraphNode(TypedDict):
 
 
 class GraphEdge(TypedDict):
-    source: str  # "from" in the JSON form (a keyword in Python)
-    target: str
-    back: bool
+    source: str  # what is read
+    target: str  # the tab that reads it
+    back: bool  # closes a cycle (left out of the layering)
+    via: list[tuple[int, int]]  # (layer, row) of each layer the edge passes between its ends
 
 
 class LineageGraph(TypedDict):
@@ -135,7 +139,18 @@ def lineage_graph(
     back = _back_edges(sorted(nodes, key=_order_key), edges)
     forward = [e for e in edges if e not in back]
     layers = _layers(nodes, forward)
-    rows = _order(layers, forward)
+    # an edge across several layers passes through a waypoint in each layer between, which
+    # takes a row there like a node: no edge is drawn through a box
+    waypoints: dict[tuple[str, str], list[str]] = {}
+    chained: list[tuple[str, str]] = []
+    for a, b in forward:
+        steps = [f"~{a}>{b}#{k}" for k in range(layers[a] + 1, layers[b])]
+        for k, step in zip(range(layers[a] + 1, layers[b]), steps, strict=True):
+            layers[step] = k
+        waypoints[(a, b)] = steps
+        hops = [a, *steps, b]
+        chained.extend(zip(hops, hops[1:], strict=False))
+    rows = _order(layers, chained)
     for key, node in nodes.items():
         node["layer"] = layers[key]
         node["row"] = rows[key]
@@ -143,9 +158,17 @@ def lineage_graph(
     cycle = lineage.get("cycle")
     return {
         "nodes": out_nodes,
-        "edges": [{"source": a, "target": b, "back": (a, b) in back} for a, b in edges],
-        "layers": 1 + max((n["layer"] for n in out_nodes), default=-1),
-        "rows": 1 + max((n["row"] for n in out_nodes), default=-1),
+        "edges": [
+            {
+                "source": a,
+                "target": b,
+                "back": (a, b) in back,
+                "via": [(layers[w], rows[w]) for w in waypoints.get((a, b), [])],
+            }
+            for a, b in edges
+        ],
+        "layers": 1 + max(layers.values(), default=-1),
+        "rows": 1 + max(rows.values(), default=-1),
         "cycle": list(_strings(cycle)) if cycle else None,
     }
 

@@ -97,9 +97,8 @@ def test_a_cycle_is_drawn_with_a_back_edge_and_a_missing_table_as_its_node():
     nodes = {n["id"]: n for n in graph["nodes"]}
     missing = nodes['missing:"no_such_table"']
     assert missing["kind"] == "missing" and missing["label"] == "no_such_table"
-    assert {"source": 'missing:"no_such_table"', "target": "tab:lost", "back": False} in graph[
-        "edges"
-    ]
+    lost = {"source": 'missing:"no_such_table"', "target": "tab:lost", "back": False, "via": []}
+    assert lost in graph["edges"]
     assert nodes["tab:broken"]["error"].startswith("Parser Error")
     assert nodes["tab:b"]["state"] is None  # not listed: no state known
     assert graph["cycle"] == ["a", "b"]
@@ -135,3 +134,20 @@ def test_a_project_of_a_real_workspace(sample_service):
     kinds = {n["id"]: n["kind"] for n in graph["nodes"]}
     assert kinds['data:"orders"'] == "data" and kinds['data:"customers"'] == "data"
     assert {n["state"] for n in graph["nodes"] if n["kind"] == "tab"} == {"never_run"}
+
+
+def test_an_edge_across_layers_passes_beside_the_boxes_between(sample_service):
+    # customers is read by clean_orders (layer 1) and by q3_churn_by_region (layer 3)
+    project = "q3-churn"
+    graph = lineage_graph(sample_service.lineage(project), sample_service.list_sql_tabs(project))
+    edge = next(
+        e
+        for e in graph["edges"]
+        if e["source"] == 'data:"customers"' and e["target"] == "tab:q3_churn_by_region"
+    )
+    assert [layer for layer, _row in edge["via"]] == [1, 2]
+    boxes = {(n["layer"], n["row"]) for n in graph["nodes"]}
+    assert not boxes & set(edge["via"])
+    assert graph["rows"] >= 2
+    short = next(e for e in graph["edges"] if e["target"] == "tab:clean_orders")
+    assert short["via"] == []

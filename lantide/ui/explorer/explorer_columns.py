@@ -18,8 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import QToolTip, QTreeWidget, QTreeWidgetItem
 
 from lantide.ui.drag_names import sql_name_mime
@@ -158,6 +157,15 @@ class ExplorerColumns(QObject):
         for item in self._items_of(table):
             self._fill(item, answer)
         self.sig_columns_shown.emit(table)
+
+    def table_item(self, table: str) -> QTreeWidgetItem | None:
+        """The row of ``table`` (as listed, quoted), if the tree shows it."""
+        found = self._items_of(table)
+        return found[0] if found else None
+
+    def column_item(self, table: str, column: str) -> QTreeWidgetItem | None:
+        rows = self._column_rows((table, column))
+        return rows[0] if rows else None
 
     def _items_of(self, table: str) -> list[QTreeWidgetItem]:
         found = []
@@ -303,8 +311,17 @@ class ExplorerColumns(QObject):
         for row in self._column_rows(key):
             row.setToolTip(0, text)
         self.sig_summary_shown.emit(*key)
-        if self._hover == key and self.tree.isVisible():
-            QToolTip.showText(QCursor.pos(), text, self.tree.viewport())
+        if self._hover == key:
+            self.show_tip(*key)
+
+    def show_tip(self, table: str, column: str) -> None:
+        """Show the column's tooltip beside its row (where the mouse rests on it)."""
+        rows = self._column_rows((table, column))
+        if not rows or not self.tree.isVisible():
+            return
+        rect = self.tree.visualItemRect(rows[0])
+        where = self.tree.viewport().mapToGlobal(rect.bottomLeft() + QPoint(24, 2))
+        QToolTip.showText(where, rows[0].toolTip(0), self.tree.viewport())
 
     def _profile_failed(self, key: tuple[str, str], exc: BaseException) -> None:
         if getattr(exc, "code", "") == "QUERY_CANCELLED":

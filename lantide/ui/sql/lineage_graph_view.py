@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsView,
     QHBoxLayout,
-    QLabel,
     QMenu,
     QStyleOptionGraphicsItem,
     QToolButton,
@@ -37,8 +36,9 @@ from PySide6.QtWidgets import (
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
-NODE_W, NODE_H = 176.0, 46.0
-LAYER_GAP, ROW_GAP = 64.0, 18.0
+NODE_W, NODE_H = 156.0, 44.0
+LAYER_GAP, ROW_GAP = 48.0, 16.0
+FIT_SMALLEST = 0.75  # Fit shrinks no further (the names stay readable); the rest scrolls
 STATE_WORDS = {
     "up_to_date": "✓ up to date",
     "stale": "▲ stale",
@@ -135,8 +135,13 @@ class NodeItem(QGraphicsItem):
         )
 
 
+def slot(layer: int, row: int) -> QPointF:
+    """The top left corner of the box at ``(layer, row)`` of the engine's layout."""
+    return QPointF(layer * (NODE_W + LAYER_GAP), row * (NODE_H + ROW_GAP))
+
+
 class EdgeItem(QGraphicsPathItem):
-    def __init__(self, source: NodeItem, target: NodeItem, back: bool):
+    def __init__(self, source: NodeItem, target: NodeItem, back: bool, via=()):
         super().__init__()
         self.source, self.target, self.back = source, target, back
         start = source.pos() + QPointF(NODE_W, NODE_H / 2)
@@ -146,8 +151,14 @@ class EdgeItem(QGraphicsPathItem):
             low = max(start.y(), end.y()) + NODE_H
             path.cubicTo(start + QPointF(40, NODE_H * 1.5), QPointF(end.x() - 40, low), end)
         else:
-            bend = max(30.0, (end.x() - start.x()) / 2)
-            path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
+            # through the empty slot of each layer it crosses (the engine kept it free)
+            here = start
+            for layer, row in via:
+                entry = slot(layer, row) + QPointF(0, NODE_H / 2)
+                _curve(path, here, entry)
+                here = entry + QPointF(NODE_W, 0)
+                path.lineTo(here)
+            _curve(path, here, end)
         # the arrow head, at the reader
         path.moveTo(end)
         path.lineTo(end + QPointF(-8, -4.5))
@@ -168,6 +179,11 @@ class EdgeItem(QGraphicsPathItem):
         self.setPen(pen)
 
 
+def _curve(path: QPainterPath, start: QPointF, end: QPointF) -> None:
+    bend = max(24.0, (end.x() - start.x()) / 2)
+    path.cubicTo(start + QPointF(bend, 0), end - QPointF(bend, 0), end)
+
+
 class GraphCanvas(QGraphicsView):
     sig_activated = Signal(object)  # NodeItem: double-click or Enter
     sig_menu = Signal(object, object)  # NodeItem, global position
@@ -180,8 +196,10 @@ class GraphCanvas(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # set by the graph view: the node an arrow key moves to from a node
         self.neighbours: Callable[[NodeItem | None, object], NodeItem | None] | None = None
+        self.auto_fit = True  # the graph follows the panel's size until the analyst zooms
 
     def zoom(self, factor: float) -> None:
+        self.auto_fit = False
         scale = self.transform().m11() * factor
         if 0.2 <= scale <= 4.0:
             self.scale(factor, factor)
@@ -238,14 +256,23 @@ class GraphCanvas(QGraphicsView):
             return
         super().keyPressEvent(event)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.auto_fit:
+            self.fit()
+
     def fit(self) -> None:
+        self.auto_fit = True
         rect = self.scene().itemsBoundingRect().adjusted(-16, -16, 16, 16)
         if rect.isEmpty():
             return
         self.resetTransform()
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        if self.transform().m11() > 1.0:  # a small graph at its natural size
+        scale = self.transform().m11()
+        if scale > 1.0 or scale < FIT_SMALLEST:  # natural size, or as small as stays legible
             self.resetTransform()
+            if scale < FIT_SMALLEST:
+                self.scale(FIT_SMALLEST, FIT_SMALLEST)
             self.centerOn(rect.center())
 
 
@@ -278,8 +305,6 @@ class LineageGraphView(QWidget):
         self._button(bar, "−", None, lambda: self.canvas.zoom(1 / ZOOM_STEP), "Zoom out (−)")
         self._button(bar, "Fit", None, self.canvas.fit, "Show the whole graph (0)")
         bar.addStretch(1)
-        self.legend = QLabel("✓ up to date · ▲ stale · ○ never run · dashed: not found", self)
-        bar.addWidget(self.legend)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -322,7 +347,7 @@ class LineageGraphView(QWidget):
         for edge in graph.get("edges", []):
             source, target = self.nodes.get(edge["source"]), self.nodes.get(edge["target"])
             if source is not None and target is not None:
-                line = EdgeItem(source, target, bool(edge.get("back")))
+                line = EdgeItem(source, target, bool(edge.get("back")), edge.get("via") or ())
                 self.scene.addItem(line)
                 self.edges.append(line)
         self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-24, -24, 24, 24))
@@ -392,7 +417,10 @@ class LineageGraphView(QWidget):
             for e in self.edges
             if (e.target if key == Qt.Key.Key_Left else e.source) is current and not e.back
         ]
-        wanted.sort(key=lambda n: abs(n.node["row"] - me["row"]))
+        # the nearest: in the next column first, then the nearest row
+        wanted.sort(
+            key=lambda n: (abs(n.node["layer"] - me["layer"]), abs(n.node["row"] - me["row"]))
+        )
         return wanted[0] if wanted else None
 
     def _activate(self, item: NodeItem) -> None:
