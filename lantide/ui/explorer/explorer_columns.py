@@ -266,6 +266,8 @@ class ExplorerColumns(QObject):
 
     def leave(self) -> None:
         """The mouse left the column: a summary still being counted is abandoned."""
+        if self._hover is not None and QToolTip.isVisible():
+            QToolTip.hideText()
         self._hover = None
         self._hover_timer.stop()
         if self._profile_worker is not None:
@@ -321,7 +323,8 @@ class ExplorerColumns(QObject):
             return
         rect = self.tree.visualItemRect(rows[0])
         where = self.tree.viewport().mapToGlobal(rect.bottomLeft() + QPoint(24, 2))
-        QToolTip.showText(where, rows[0].toolTip(0), self.tree.viewport())
+        # tied to the row: it goes when the mouse leaves the row
+        QToolTip.showText(where, rows[0].toolTip(0), self.tree.viewport(), rect)
 
     def _profile_failed(self, key: tuple[str, str], exc: BaseException) -> None:
         if getattr(exc, "code", "") == "QUERY_CANCELLED":

@@ -263,7 +263,7 @@ class GraphCanvas(QGraphicsView):
 
     def fit(self) -> None:
         self.auto_fit = True
-        rect = self.scene().itemsBoundingRect().adjusted(-16, -16, 16, 16)
+        rect = self.scene().sceneRect()
         if rect.isEmpty():
             return
         self.resetTransform()
@@ -273,7 +273,10 @@ class GraphCanvas(QGraphicsView):
             self.resetTransform()
             if scale < FIT_SMALLEST:
                 self.scale(FIT_SMALLEST, FIT_SMALLEST)
-            self.centerOn(rect.center())
+            # too large to show whole: the selected box (this tab) is what must show
+            chosen = [i for i in self.scene().selectedItems() if isinstance(i, NodeItem)]
+            focus = rect.center() if scale > 1.0 or not chosen else chosen[0].sceneBoundingRect()
+            self.centerOn(focus if isinstance(focus, QPointF) else focus.center())
 
 
 class LineageGraphView(QWidget):
