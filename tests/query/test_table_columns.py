@@ -106,3 +106,14 @@ def test_a_connection_table_is_described_from_its_catalog_without_staging(
     with pytest.raises(QueryError) as caught:
         service.column_profile('"shop"."sales"."invoices"', "amount")
     assert caught.value.code == "PROFILE_REMOTE_TABLE"
+
+
+def test_names_with_dots_keywords_and_quotes_are_quoted_whole(empty_workspace, open_service):
+    (empty_workspace / "data" / "a.b.csv").write_text('select,"we""ird col"\n1,2\n3,\n')
+    service = open_service(empty_workspace)
+    listed = [t["qualified_name"] for t in service.show_tables()["tables"]]
+    assert listed == ['"a.b"']  # one table whose name holds a dot, not schema a
+    answer = service.table_columns(listed[0])
+    assert [c["sql_name"] for c in answer["columns"]] == ['"select"', '"we""ird col"']
+    summary = service.column_profile('"a.b"', 'we"ird col')
+    assert (summary["null_count"], summary["min"], summary["max"]) == (1, 2, 2)

@@ -176,3 +176,25 @@ def test_connection_tables_list_columns_and_an_unreachable_one_says_so(
     # nothing was staged to list the columns
     listed = services.query.show_tables()["tables"]
     assert not [t for t in listed if t["kind"] == "cached_table" and "invoice" in t["name"]]
+
+
+def test_a_long_text_min_or_max_stays_one_short_line_in_the_tooltip():
+    from lantide.ui.explorer.explorer_columns import TIP_VALUE_CHARS, summary_text
+
+    text = summary_text(
+        {
+            "name": "note",
+            "type": "VARCHAR",
+            "row_count": 3,
+            "null_count": 0,
+            "null_fraction": 0.0,
+            "distinct_count": 3,
+            "distinct_exact": True,
+            "min": "first line\nsecond line",
+            "max": "x" * 500,
+        }
+    )
+    lines = text.splitlines()
+    assert lines[0] == "note · varchar" and len(lines) == 3
+    assert lines[2].startswith("min first line ⏎ second line · max xxx")
+    assert lines[2].endswith("…") and len(lines[2]) < 2 * TIP_VALUE_CHARS + 20

@@ -34,10 +34,14 @@ HOVER_DELAY_MS = 300  # a row the mouse only passes over is not profiled
 LOADING = "Loading columns…"
 
 
+TIP_VALUE_CHARS = 60  # a long min or max text is cut in the tooltip (the browser shows it)
+
+
 def _format(value: object) -> str:
     from lantide.ui.sql.result_model import format_value
 
-    return format_value(value)
+    text = " ⏎ ".join(format_value(value).splitlines())
+    return text if len(text) <= TIP_VALUE_CHARS else text[: TIP_VALUE_CHARS - 1] + "…"
 
 
 def summary_text(summary: dict[str, Any]) -> str:
