@@ -117,6 +117,10 @@ def test_tables_open_to_their_columns_profile_on_hover_and_drag_into_the_editor(
     mime = explorer.tree.mimeData([_table_item(explorer, '"targets"."Regional"')])
     _drop(editor, mime, end)
     assert editor.toPlainText() == 'SELECT "region" FROM "targets"."Regional"'
+    # the context menu copies the same quoted name
+    menu = explorer.context_menu(_table_item(explorer, '"targets"."Regional"'))
+    next(a for a in menu.actions() if a.text() == "Copy name for SQL").trigger()
+    assert QApplication.clipboard().text() == '"targets"."Regional"'
     # rows that stand for no table or column do not drag
     group = explorer.tree.topLevelItem(0)
     assert not group.flags() & Qt.ItemFlag.ItemIsDragEnabled

@@ -460,7 +460,10 @@ class ExplorerPanel(QWidget):
             self.services.report_error(exc, "Focusing the project")
 
     def _context_menu(self, pos: QPoint) -> None:
-        item = self.tree.itemAt(pos)
+        self.context_menu(self.tree.itemAt(pos)).exec(self.tree.viewport().mapToGlobal(pos))
+
+    def context_menu(self, item: QTreeWidgetItem | None) -> QMenu:
+        """The menu of a row (or of the empty tree), not yet shown."""
         node = (item.data(0, ROLE_NODE) if item else None) or {"kind": "none"}
         menu = QMenu(self)
         kind = node.get("kind")
@@ -493,11 +496,16 @@ class ExplorerPanel(QWidget):
             )
         if kind in (TAB_TABLE, TAB_SQL) and node.get("name"):
             menu.addAction("Copy name", lambda: QGuiApplication.clipboard().setText(node["name"]))
+        if node.get("sql_name"):  # a table or column, as SQL names it (quoted)
+            menu.addAction(
+                "Copy name for SQL",
+                lambda: QGuiApplication.clipboard().setText(node["sql_name"]),
+            )
         if menu.actions():
             menu.addSeparator()
         menu.addAction(icon("add"), "New project…", self.new_project)
         menu.addAction(icon("refresh"), "Refresh", self._refresh_all)
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
+        return menu
 
     def _refresh_all(self) -> None:
         self.refresh()
