@@ -36,9 +36,9 @@ from PySide6.QtWidgets import (
 from lantide.ui.icons import icon
 from lantide.ui.theme import colors
 
-NODE_W, NODE_H = 156.0, 44.0
-LAYER_GAP, ROW_GAP = 48.0, 16.0
-FIT_SMALLEST = 0.75  # Fit shrinks no further (the names stay readable); the rest scrolls
+NODE_W, NODE_H = 160.0, 44.0
+LAYER_GAP, ROW_GAP = 34.0, 16.0
+FIT_SMALLEST = 0.68  # Fit shrinks no further (the names stay readable); the rest scrolls
 STATE_WORDS = {
     "up_to_date": "✓ up to date",
     "stale": "▲ stale",
@@ -124,7 +124,7 @@ class NodeItem(QGraphicsItem):
         painter.setPen(text)
         metrics = QFontMetrics(font)
         label = metrics.elidedText(
-            str(self.node.get("label", "")), Qt.TextElideMode.ElideMiddle, int(NODE_W - 20)
+            str(self.node.get("label", "")), Qt.TextElideMode.ElideMiddle, int(NODE_W - 16)
         )
         painter.drawText(QRectF(12, 5, NODE_W - 18, 18), Qt.AlignmentFlag.AlignVCenter, label)
         font.setBold(False)
