@@ -167,8 +167,7 @@ def column_summary(engine: Engine, relation: str, column: str, type_name: str) -
 
     def work(cur: Cursor) -> dict[str, Any]:
         rows, non_null, estimate, lo, hi = cur.execute(
-            f"SELECT count(*), count({col}), approx_count_distinct({col}), {minmax} "
-            f"FROM {relation}"
+            f"SELECT count(*), count({col}), approx_count_distinct({col}), {minmax} FROM {relation}"
         ).fetchall()[0]
         rows, nulls = int(rows), int(rows) - int(non_null)
         exact = rows <= EXACT_DISTINCT_ROWS
