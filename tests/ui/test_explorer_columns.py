@@ -174,6 +174,20 @@ def test_connection_tables_list_columns_and_an_unreachable_one_says_so(
         "amount": "double",
         "issued": "timestamp",
     }
+    # listing the tables again (after every run) does not ask the server again; Refresh does
+    shown = []
+    explorer.columns.sig_columns_shown.connect(shown.append)
+    with qtbot.waitSignal(explorer.sig_tree_refreshed, timeout=15_000):
+        explorer.refresh_tables()
+    qtbot.wait(500)
+    assert '"shop"."sales"."invoices"' not in shown
+    assert "amount" in _columns(_table_item(explorer, '"shop"."sales"."invoices"'))
+    with qtbot.waitSignal(
+        explorer.columns.sig_columns_shown,
+        check_params_cb=lambda table: table == '"shop"."sales"."invoices"',
+        timeout=15_000,
+    ):
+        explorer._refresh_all()
     gone = explorer.find_item("connection", name="gone")
     rows = [c.text(0) for c in child_items(gone)]
     assert len(rows) == 1 and rows[0].startswith("Cannot list tables: connection 'gone'")

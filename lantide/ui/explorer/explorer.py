@@ -365,6 +365,8 @@ class ExplorerPanel(QWidget):
         node: dict[str, Any] = {"kind": TAB_TABLE, "name": t["name"]}
         if t.get("qualified_name"):
             node.update(sql_name=t["qualified_name"], columns_of=t["qualified_name"])
+        if t.get("kind") == "external":
+            node["remote"] = True
         return node
 
     def _group(self, label: str, icon_name: str, count: int | None) -> QTreeWidgetItem:
@@ -396,7 +398,7 @@ class ExplorerPanel(QWidget):
             item.setToolTip(0, tooltip)
         make_draggable(item, bool(node.get("sql_name")))
         if node.get("columns_of"):
-            self.columns.attach(item, node["columns_of"])
+            self.columns.attach(item, node["columns_of"], remote=bool(node.get("remote")))
         return item
 
     @staticmethod
@@ -508,6 +510,7 @@ class ExplorerPanel(QWidget):
         return menu
 
     def _refresh_all(self) -> None:
+        self.columns.tables_listed_again(remote_too=True)
         self.refresh()
         self.refresh_tables()
 

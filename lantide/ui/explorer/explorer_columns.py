@@ -99,6 +99,7 @@ class ExplorerColumns(QObject):
         self._palette_source = palette_source
         self._columns: dict[str, dict[str, Any]] = {}  # table -> table_columns answer
         self._stale: set[str] = set()
+        self._remote: set[str] = set()  # tables of a connection: asked again on Refresh only
         self._loading: set[str] = set()
         self._summaries: dict[tuple[str, str], dict[str, Any]] = {}
         self._hover: tuple[str, str] | None = None
@@ -114,13 +115,17 @@ class ExplorerColumns(QObject):
         self._viewport.installEventFilter(self)
 
     # -- columns ----------------------------------------------------------------------
-    def tables_listed_again(self) -> None:
-        """The tables were listed anew: what is shown may be out of date."""
-        self._stale = set(self._columns)
+    def tables_listed_again(self, *, remote_too: bool = False) -> None:
+        """The tables were listed anew (after every run): local tables' columns may be out
+        of date. A connection's are asked again only when ``remote_too`` (the explorer's
+        Refresh): each ask is a connection to the server."""
+        self._stale |= {t for t in self._columns if remote_too or t not in self._remote}
         self._summaries.clear()
 
-    def attach(self, item: QTreeWidgetItem, table: str) -> None:
+    def attach(self, item: QTreeWidgetItem, table: str, *, remote: bool = False) -> None:
         """``item`` stands for ``table``: it opens to the columns (known ones at once)."""
+        if remote:
+            self._remote.add(table)
         item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
         answer = self._columns.get(table)
         if answer is not None:
