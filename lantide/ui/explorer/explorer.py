@@ -14,6 +14,7 @@ survive a refresh.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
@@ -359,7 +360,7 @@ class ExplorerPanel(QWidget):
         self.sig_tree_refreshed.emit()
 
     @staticmethod
-    def _table_node(t: dict[str, Any]) -> dict[str, Any]:
+    def _table_node(t: Mapping[str, Any]) -> dict[str, Any]:
         """A listed table: opens in the table browser, drags and opens to its columns by
         the name the query layer quoted."""
         node: dict[str, Any] = {"kind": TAB_TABLE, "name": t["name"]}
