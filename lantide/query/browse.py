@@ -236,18 +236,20 @@ class TableBrowser:
                 if kept is not None:
                     self._summaries.move_to_end(key)
                     return kept
-        found = column_summary(self.engine, relation, name, types[name])
+        rows, nulls, distinct, exact, lo, hi = column_summary(
+            self.engine, relation, name, types[name]
+        )
         summary: ColumnSummary = {
             "table": table,
             "name": name,
             "type": types[name],
-            "row_count": found["row_count"],
-            "null_count": found["null_count"],
-            "null_fraction": found["null_fraction"],
-            "distinct_count": found["distinct_count"],
-            "distinct_exact": found["distinct_exact"],
-            "min": found["min"],
-            "max": found["max"],
+            "row_count": rows,
+            "null_count": nulls,
+            "null_fraction": (nulls / rows) if rows else 0.0,
+            "distinct_count": distinct,
+            "distinct_exact": exact,
+            "min": lo,
+            "max": hi,
             "fingerprint": fingerprint,
         }
         if fingerprint is not None:

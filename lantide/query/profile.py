@@ -154,10 +154,13 @@ def _top_values(cur: Cursor, relation: str, col: str, top: int, non_null: int) -
     }
 
 
-def column_summary(engine: Engine, relation: str, column: str, type_name: str) -> dict[str, Any]:
-    """Nulls, distinct count, min and max of one column, without a histogram: what a tooltip
-    shows. One scan; a second, exact distinct count only for a table of at most
-    :data:`EXACT_DISTINCT_ROWS` rows (the first scan's estimate stands above that)."""
+def column_summary(
+    engine: Engine, relation: str, column: str, type_name: str
+) -> tuple[int, int, int, bool, JSONValue, JSONValue]:
+    """``(rows, nulls, distinct, distinct_exact, min, max)`` of one column, without a
+    histogram: what a tooltip shows. One scan; a second, exact distinct count only for a
+    table of at most :data:`EXACT_DISTINCT_ROWS` rows (the first scan's estimate stands
+    above that)."""
     col = quote_ident(column)
     minmax = (
         f"{_cut_sql(f'min({col})', type_name)}, {_cut_sql(f'max({col})', type_name)}"
@@ -165,27 +168,23 @@ def column_summary(engine: Engine, relation: str, column: str, type_name: str) -
         else "NULL, NULL"
     )
 
-    def work(cur: Cursor) -> dict[str, Any]:
+    def work(cur: Cursor) -> tuple[int, int, int, bool, JSONValue, JSONValue]:
         rows, non_null, estimate, lo, hi = cur.execute(
             f"SELECT count(*), count({col}), approx_count_distinct({col}), {minmax} FROM {relation}"
         ).fetchall()[0]
-        rows, nulls = int(rows), int(rows) - int(non_null)
-        exact = rows <= EXACT_DISTINCT_ROWS
+        exact = int(rows) <= EXACT_DISTINCT_ROWS
         distinct = (
             cur.execute(f"SELECT count(DISTINCT {col}) FROM {relation}").fetchall()[0][0]
             if exact
             else estimate
         )
-        return {
-            "name": column,
-            "type": type_name,
-            "row_count": rows,
-            "null_count": nulls,
-            "null_fraction": (nulls / rows) if rows else 0.0,
-            "distinct_count": int(distinct or 0),
-            "distinct_exact": exact,
-            "min": _marked(jsonable(lo)),
-            "max": _marked(jsonable(hi)),
-        }
+        return (
+            int(rows),
+            int(rows) - int(non_null),
+            int(distinct or 0),
+            exact,
+            _marked(jsonable(lo)),
+            _marked(jsonable(hi)),
+        )
 
     return engine.run(work)

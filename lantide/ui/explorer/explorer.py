@@ -282,7 +282,11 @@ class ExplorerPanel(QWidget):
         for f in snap["data_files"]:
             source = f"data/{f['name']}"
             sheets = [t for t in tables if t["kind"] == "sheet" and t.get("source") == source]
-            node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "", "file": f["name"]}
+            node: dict[str, Any] = {
+                "kind": TAB_TABLE,
+                "name": f["table"] if not sheets else "",
+                "file": f["name"],
+            }
             listed = next(
                 (t for t in tables if t["kind"] == "data" and t.get("source") == source), None
             )
