@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from lantide.ui.sql.lineage_graph_view import node_caption
+from lantide.ui.sql.lineage_graph_items import node_caption
 from tests.ui.conftest import open_main_window
 from tests.ui.conftest_data import write_tab
 
