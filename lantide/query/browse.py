@@ -7,6 +7,13 @@ browser's modules), called by the service directly.
 ``read_schema(table)``: ``{"table", "qualified_name", "kind", "columns": [{"name", "type",
 "nullable"}], "ddl": 'CREATE TABLE "t" ("c" TYPE, ...)', "source"?}``.
 
+For the explorer: ``table_columns(table)`` -> :class:`TableColumns` (each column with its
+type and the quoted name to write in SQL; a table of a connection is described from the
+connection's catalog, never staged; a table that cannot be described answers its
+``problem`` instead of raising), ``column_profile(table, column)`` ->
+:class:`ColumnBrief` (nulls, distinct, min/max in DuckDB, kept per table fingerprint so
+a second look does not scan again).
+
 For the desktop grid: ``fetch_rows(relation, offset, limit, order_by=None)`` -> list of
 tuples (Python values), sorted by ``[(column, "asc"|"desc"), ...]`` when given,
 ``relation_info(relation)`` -> ``{"relation", "columns", "row_count"}``, ``profile_table``
@@ -16,10 +23,13 @@ parsed, never pasted into SQL.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
+from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query import results
 from lantide.query.catalog import Catalog
@@ -27,7 +37,7 @@ from lantide.query.engine import Engine
 from lantide.query.errors import QueryError, QueryRefused, TableNotFound
 from lantide.query.external import ExternalSources
 from lantide.query.guard import TableRef
-from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident
+from lantide.query.names import INTERNAL_SCHEMA, qualified, quote_ident, quoted_path
 from lantide.query.resolver import InputResolver
 from lantide.query.sources import DataSources, DataTable
 
@@ -38,6 +48,42 @@ if TYPE_CHECKING:
     from lantide.query.grid_queries import ColumnSummary, FilteredPage
     from lantide.query.profile import TableProfile
     from lantide.workspace.model import Workspace
+
+PROFILES_KEPT = 256  # column summaries remembered (per table fingerprint)
+
+
+class TableColumn(TypedDict):
+    name: str
+    type: str  # as DuckDB (or the connection's catalog) names it
+    sql_name: str  # the name quoted for SQL: "order date"
+
+
+class Problem(TypedDict):
+    code: str
+    message: str
+    hint: str | None
+
+
+class TableColumns(TypedDict):
+    table: str  # as asked
+    sql_name: str  # the table quoted for SQL: "book"."Sheet1"
+    kind: str  # data_file / cached_table / external / table / unknown
+    columns: list[TableColumn]
+    problem: NotRequired[Problem]  # why there are no columns (an unreachable connection)
+
+
+class ColumnBrief(TypedDict):
+    table: str
+    name: str
+    type: str
+    row_count: int
+    null_count: int
+    null_fraction: float
+    distinct_count: int
+    distinct_exact: bool
+    min: object
+    max: object
+    fingerprint: str | None  # of the table when it was scanned (None: not kept)
 
 
 class TableSchema(TypedDict):
@@ -79,6 +125,8 @@ class TableBrowser:
         self.sources = sources
         self.external = external
         self.inputs = inputs
+        self._summaries: OrderedDict[tuple[str, str, str], ColumnBrief] = OrderedDict()
+        self._summaries_lock = threading.Lock()
 
     # -- read_schema ------------------------------------------------------------------
     def _table_ref(self, table: str) -> TableRef:
@@ -154,6 +202,94 @@ class TableBrowser:
             if resolved.detail.notes:
                 out["notes"] = list(resolved.detail.notes)
         return out
+
+    # -- the explorer: columns and their summaries -------------------------------------
+    def table_columns(self, table: str) -> TableColumns:
+        """The columns of ``table`` with their types and quoted names (see module doc)."""
+        ref = self._table_ref(table)
+        sql_name = quoted_path(ref.catalog, ref.schema, ref.name)
+        try:
+            schema = self.read_schema(table)
+        except LantideError as exc:
+            return {
+                "table": table,
+                "sql_name": sql_name,
+                "kind": "unknown",
+                "columns": [],
+                "problem": {"code": exc.code, "message": exc.message, "hint": exc.hint},
+            }
+        columns: list[TableColumn] = [
+            {"name": c["name"], "type": str(c["type"]), "sql_name": quote_ident(c["name"])}
+            for c in schema["columns"]
+        ]
+        return {"table": table, "sql_name": sql_name, "kind": schema["kind"], "columns": columns}
+
+    def table_fingerprint(self, resolved: lin.Input) -> str | None:
+        """What changes when a local table's content may have changed: a data file's path,
+        size and mtime (and reading rule); a cached table's recorded fingerprint and the
+        time it was made. None for any other table (its summaries are not kept)."""
+        if resolved.kind == lin.DATA and isinstance(resolved.detail, DataTable):
+            return "data:" + self.sources.fingerprint(resolved.detail)
+        if resolved.kind == lin.CACHED:
+            row = self.catalog.cached(resolved.target)
+            if row is not None:
+                return f"cached:{row.name.casefold()}:{row.fingerprint}:{row.created_at}"
+        return None
+
+    def column_profile(self, table: str, column: str) -> ColumnBrief:
+        """Nulls, distinct count, min and max of one column, computed in DuckDB
+        (:func:`lantide.query.profile.column_summary`); the answer is kept per table
+        fingerprint, so asking again for an unchanged table does not scan it."""
+        from lantide.query.profile import column_summary
+
+        self.inputs.refresh_if_stale()
+        relation, resolved = self._local_relation(table)
+        if resolved.kind == lin.EXTERNAL:
+            raise QueryError(
+                f"{table!r} is a table of connection {resolved.target!r}; "
+                "only local tables are profiled",
+                code="PROFILE_REMOTE_TABLE",
+                hint="Stage it first (run_query with a result_label), then "
+                "profile the cached table.",
+            )
+        types = {r[0]: str(r[1]) for r in self.engine.execute(f"DESCRIBE SELECT * FROM {relation}")}
+        name = next((n for n in types if n.casefold() == column.casefold()), None)
+        if name is None:
+            raise QueryError(
+                f"{table!r} has no column {column!r}",
+                code="COLUMN_NOT_FOUND",
+                hint=f"Its columns: {', '.join(types)}.",
+            )
+        fingerprint = self.table_fingerprint(resolved)
+        key = (relation, name, fingerprint or "")
+        if fingerprint is not None:
+            with self._summaries_lock:
+                kept = self._summaries.get(key)
+                if kept is not None:
+                    self._summaries.move_to_end(key)
+                    return kept
+        rows, nulls, distinct, exact, lo, hi = column_summary(
+            self.engine, relation, name, types[name]
+        )
+        summary: ColumnBrief = {
+            "table": table,
+            "name": name,
+            "type": types[name],
+            "row_count": rows,
+            "null_count": nulls,
+            "null_fraction": (nulls / rows) if rows else 0.0,
+            "distinct_count": distinct,
+            "distinct_exact": exact,
+            "min": lo,
+            "max": hi,
+            "fingerprint": fingerprint,
+        }
+        if fingerprint is not None:
+            with self._summaries_lock:
+                self._summaries[key] = summary
+                while len(self._summaries) > PROFILES_KEPT:
+                    self._summaries.popitem(last=False)
+        return summary
 
     # -- browsing ------------------------------------------------------------------
     def fetch_rows(

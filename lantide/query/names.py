@@ -44,6 +44,12 @@ def qualified(schema: str | None, name: str) -> str:
     return f"{quote_ident(schema)}.{quote_ident(name)}" if schema else quote_ident(name)
 
 
+def quoted_path(*parts: str | None) -> str:
+    """A dotted name, each part quoted: ``("book", "Sheet1")`` -> ``"book"."Sheet1"``;
+    empty parts (no schema) are left out."""
+    return ".".join(quote_ident(p) for p in parts if p)
+
+
 def quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 

@@ -195,3 +195,39 @@ def _top_values(cur: Cursor, relation: str, col: str, top: int, non_null: int) -
         "values": [{"value": _marked(v), "count": int(n)} for v, n in rows],
         "other_count": max(0, non_null - shown),
     }
+
+
+def column_summary(
+    engine: Engine, relation: str, column: str, type_name: str
+) -> tuple[int, int, int, bool, JSONValue, JSONValue]:
+    """``(rows, nulls, distinct, distinct_exact, min, max)`` of one column, without a
+    histogram: what a tooltip shows. One scan; a second, exact distinct count only for a
+    table of at most :data:`EXACT_DISTINCT_ROWS` rows (the first scan's estimate stands
+    above that)."""
+    col = quote_ident(column)
+    minmax = (
+        f"{_cut_sql(f'min({col})', type_name)}, {_cut_sql(f'max({col})', type_name)}"
+        if _is_orderable(type_name)
+        else "NULL, NULL"
+    )
+
+    def work(cur: Cursor) -> tuple[int, int, int, bool, JSONValue, JSONValue]:
+        rows, non_null, estimate, lo, hi = cur.execute(
+            f"SELECT count(*), count({col}), approx_count_distinct({col}), {minmax} FROM {relation}"
+        ).fetchall()[0]
+        exact = int(rows) <= EXACT_DISTINCT_ROWS
+        distinct = (
+            cur.execute(f"SELECT count(DISTINCT {col}) FROM {relation}").fetchall()[0][0]
+            if exact
+            else estimate
+        )
+        return (
+            int(rows),
+            int(rows) - int(non_null),
+            int(distinct or 0),
+            exact,
+            _marked(jsonable(lo)),
+            _marked(jsonable(hi)),
+        )
+
+    return engine.run(work)

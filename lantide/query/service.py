@@ -65,7 +65,13 @@ from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
     from lantide.query import lineage as lin
-    from lantide.query.browse import RelationInfo, TableBrowser, TableSchema
+    from lantide.query.browse import (
+        ColumnBrief,
+        RelationInfo,
+        TableBrowser,
+        TableColumns,
+        TableSchema,
+    )
     from lantide.query.definition import Definition
     from lantide.query.explain import QueryPlan
     from lantide.query.export import Exported
@@ -491,6 +497,14 @@ class QueryService:
         self, relation_name: str, *, bins: int = 10, top: int = 10, columns: list[str] | None = None
     ) -> TableProfile:
         return self.browser.profile_table(relation_name, bins=bins, top=top, columns=columns)
+
+    def table_columns(self, table: str) -> TableColumns:
+        """The columns of a table (or connection table, from its catalog) for the explorer."""
+        return self.browser.table_columns(table)
+
+    def column_profile(self, table: str, column: str) -> ColumnBrief:
+        """Nulls, distinct, min/max of one column; kept per table fingerprint."""
+        return self.browser.column_profile(table, column)
 
     def export_table(
         self,

@@ -468,7 +468,10 @@ class MainWindow(QMainWindow):
                 show(request.get("project"))
             return
         if kind in TAB_KINDS:
-            self.open_tab(kind, request.get("project"), request.get("name") or "")
+            widget = self.open_tab(kind, request.get("project"), request.get("name") or "")
+            then = getattr(widget, "source_run_when_loaded", None)
+            if request.get("then") == "source_run" and callable(then):
+                then()  # the tab's own Source Run: its progress view and Stop
 
     def restore_session(self) -> None:
         """Reopen the tabs of the last session; a tab whose file is gone is skipped."""

@@ -458,9 +458,15 @@ class AppServices(QObject):
         return self._tokens_used
 
     # -- cross-widget requests -------------------------------------------------------------
-    def request_open(self, kind: str, project: str | None = None, name: str = "") -> None:
-        """Ask the main window to open (or switch to) a tab."""
-        self.sig_open_requested.emit({"kind": kind, "project": project, "name": name})
+    def request_open(
+        self, kind: str, project: str | None = None, name: str = "", *, then: str | None = None
+    ) -> None:
+        """Ask the main window to open (or switch to) a tab; ``then="source_run"``: and run
+        its Source Run (a SQL tab) once it is read."""
+        request = {"kind": kind, "project": project, "name": name}
+        if then:
+            request["then"] = then
+        self.sig_open_requested.emit(request)
 
     def ask_agent(self, text: str) -> None:
         """Send ``text`` to the agent as the analyst's message (through the chat panel)."""

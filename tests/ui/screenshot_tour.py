@@ -30,6 +30,8 @@ STATES = (
     "grid-filter",
     "grid-summary",
     "grid-format",
+    "explorer-columns",
+    "lineage-graph",
     "chat",
     "settings",
     "settings-problem",
@@ -112,6 +114,7 @@ class Tour:
         self.dialog = None
         self.popups: list = []
         self.place_popups = None  # placed again at each window size (menus)
+        self.before_shot = None  # what to show again after each resize (a tooltip)
 
     # -- states --------------------------------------------------------------------------
     def enter(self, state: str) -> None:
@@ -163,6 +166,11 @@ class Tour:
             _wait(self.app, lambda: bool(plans), 60, "Explain Analyze")
             if isinstance(plans[0], BaseException):
                 raise RuntimeError(f"Explain Analyze of the sample tab failed: {plans[0]!r}")
+        elif state == "explorer-columns":  # a data file open to its columns, a profile
+            self._explorer_columns()
+        elif state == "lineage-graph":  # the project's tabs as a picture
+            self.before_shot = None
+            self._lineage_graph()
         elif state == "chat":
             self._chat_turn()
         elif state == "settings":
@@ -315,6 +323,44 @@ class Tour:
 
             self.place_popups = place
 
+    def _explorer_columns(self) -> None:
+        columns = self.window.explorer.columns
+        table = '"customers"'
+        columns.table_item(table).setExpanded(True)
+        _wait(self.app, lambda: columns.column_item(table, "region") is not None, what="columns")
+        tree = self.window.explorer.tree
+        tree.setCurrentItem(columns.column_item(table, "region"))
+        tree.scrollToItem(columns.column_item(table, "region"))
+        columns.hover(columns.column_item(table, "region"))
+        _wait(
+            self.app,
+            lambda: columns.summary_of(table, "region") is not None,
+            what="the column's profile",
+        )
+        self.before_shot = lambda: columns.show_tip(table, "region")
+
+    def _lineage_graph(self) -> None:
+        root = self.workspace.root / "projects" / "q3-churn"
+        # a tab that reads a table not there yet, and an upstream tab edited since its run
+        layout.sql_tab_path(root, "churn_targets").write_text(
+            "SELECT r.region, r.churn_rate, t.target\nFROM q3_churn_by_region AS r\n"
+            "JOIN churn_targets_2026 AS t USING (region)\n",
+            encoding="utf-8",
+        )
+        edited = layout.sql_tab_path(root, "customer_quarters")
+        edited.write_text(edited.read_text(encoding="utf-8") + "-- per quarter\n", "utf-8")
+        tab = self.sql
+        self.window.tabs.setCurrentWidget(tab)
+        tab.bottom.setCurrentWidget(tab.lineage)
+        tab.lineage.show_graph_mode()
+        view = tab.lineage.graph_view
+
+        def drawn() -> bool:
+            tab.refresh_lineage()  # no-op while one is under way
+            return 'missing:"churn_targets_2026"' in view.nodes
+
+        _wait(self.app, drawn, what="the lineage graph")
+
     def _chat_turn(self) -> None:
         from tests.fakes.openai_server import ToolCall, Turn
 
@@ -411,6 +457,9 @@ class Tour:
                 if self.place_popups is not None:
                     self.place_popups()
                     _settle(self.app, 0.2)
+                if self.before_shot is not None:
+                    self.before_shot()
+                    _settle(self.app, 0.3)
                 size = self.window.size()
                 name = f"{state}-{width}x{height}-{theme}.png"
                 shot = self.window.screen().grabWindow(0, 0, 0, width, height)

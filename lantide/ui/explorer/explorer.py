@@ -1,6 +1,9 @@
 """The workspace explorer: projects (Plan, Report, SQL tabs, knowledge), data files,
 cached tables with their row counts, and external connections.
 
+Tables open to their columns, a column's profile shows on hover, and tables and columns
+drag into the SQL editor (:mod:`lantide.ui.explorer.explorer_columns`).
+
 The tree is rebuilt from a plain snapshot that a worker reads from disk (and from the
 query service for tables), so neither a large ``data/`` folder nor a busy DuckDB stalls
 the UI. Double-click opens; the context menu focuses a project, sets its status, creates,
@@ -11,6 +14,7 @@ survive a refresh.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
@@ -20,12 +24,12 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QMenu,
     QMessageBox,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from lantide.ui.explorer.explorer_columns import ExplorerColumns, ExplorerTree, make_draggable
 from lantide.ui.explorer.explorer_snapshot import (
     TableRow,
     TableRows,
@@ -69,7 +73,7 @@ class ExplorerPanel(QWidget):
         super().__init__(parent)
         self.services = services
         self.setObjectName("ExplorerPanel")
-        self.tree = QTreeWidget(self)
+        self.tree = ExplorerTree(self)
         self.tree.setHeaderHidden(True)
         self.tree.setColumnCount(2)
         header = self.tree.header()
@@ -86,6 +90,7 @@ class ExplorerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
+        self.columns = ExplorerColumns(self.tree, services, self)
         self._snapshot: WorkspaceSnapshot | None = None
         self._tables: TableRows | None = None
         self._tables_tried = False  # the database's tables were listed, or that failed
@@ -168,6 +173,7 @@ class ExplorerPanel(QWidget):
 
     def _tables_read(self, rows: TableRows) -> None:
         self._tables = rows
+        self.columns.tables_listed_again()
         self._tables_tried = True
         self._rebuild()
 
@@ -275,6 +281,7 @@ class ExplorerPanel(QWidget):
             )
 
         tables = self._tables["tables"] if self._tables else []
+        problem_rows = self._tables["problems"] if self._tables else []
         problems = {
             p.get("source"): p.get("error")
             for p in (self._tables["problems"] if self._tables else [])
@@ -284,7 +291,16 @@ class ExplorerPanel(QWidget):
         for f in snap["data_files"]:
             source = f"data/{f['name']}"
             sheets = [t for t in tables if t["kind"] == "sheet" and t.get("source") == source]
-            node = {"kind": TAB_TABLE, "name": f["table"] if not sheets else "", "file": f["name"]}
+            node: dict[str, Any] = {
+                "kind": TAB_TABLE,
+                "name": f["table"] if not sheets else "",
+                "file": f["name"],
+            }
+            listed = next(
+                (t for t in tables if t["kind"] == "data" and t.get("source") == source), None
+            )
+            if listed is not None and listed.get("qualified_name") and f["table"]:
+                node.update(sql_name=listed["qualified_name"], columns_of=listed["qualified_name"])
             label = f"{f['name']}/" if f.get("folder") else f["name"]  # a folder: one table
             item = self._item(
                 data,
@@ -301,7 +317,7 @@ class ExplorerPanel(QWidget):
                     item,
                     sheet["name"],
                     "table",
-                    {"kind": TAB_TABLE, "name": sheet["name"]},
+                    self._table_node(sheet),
                     detail=_fmt_count(sheet.get("row_count")),
                 )
             if source in problems:
@@ -323,7 +339,7 @@ class ExplorerPanel(QWidget):
                 group,
                 t["name"],
                 "cached-table",
-                {"kind": TAB_TABLE, "name": t["name"]},
+                self._table_node(t),
                 detail=_fmt_count(t.get("row_count")),
                 tooltip=t.get("description"),
             )
@@ -341,16 +357,37 @@ class ExplorerPanel(QWidget):
             )
             for t in tables:
                 if t["kind"] == "external" and t.get("connection") == name:
-                    self._item(item, t["name"], "table", {"kind": TAB_TABLE, "name": t["name"]})
+                    self._item(item, t["name"], "table", self._table_node(t))
+            down = next((p for p in problem_rows if p.get("connection") == name), None)
+            if down is not None:  # unreachable: say so where its tables would be
+                row = QTreeWidgetItem(item, [f"Cannot list tables: {down.get('error', '')}", ""])
+                row.setIcon(0, icon("warning"))
+                row.setData(0, ROLE_NODE, {"kind": "note", "name": name})
+                row.setToolTip(
+                    0, "\n".join(str(t) for t in (down.get("error"), down.get("hint")) if t)
+                )
+                make_draggable(row, False)
 
         self._restore_view_state(expanded, selected)
         self.tree.setUpdatesEnabled(True)
         self.sig_tree_refreshed.emit()
 
+    @staticmethod
+    def _table_node(t: Mapping[str, Any]) -> dict[str, Any]:
+        """A listed table: opens in the table browser, drags and opens to its columns by
+        the name the query layer quoted."""
+        node: dict[str, Any] = {"kind": TAB_TABLE, "name": t["name"]}
+        if t.get("qualified_name"):
+            node.update(sql_name=t["qualified_name"], columns_of=t["qualified_name"])
+        if t.get("kind") == "external":
+            node["remote"] = True
+        return node
+
     def _group(self, label: str, icon_name: str, count: int | None) -> QTreeWidgetItem:
         item = QTreeWidgetItem(self.tree, [label, "" if count is None else str(count)])
         item.setIcon(0, icon(icon_name))
         item.setData(0, ROLE_NODE, {"kind": "group", "name": label})
+        make_draggable(item, False)
         font = QFont(item.font(0))
         font.setWeight(QFont.Weight.DemiBold)
         item.setFont(0, font)
@@ -373,6 +410,9 @@ class ExplorerPanel(QWidget):
         item.setForeground(1, self.palette().placeholderText())
         if tooltip:
             item.setToolTip(0, tooltip)
+        make_draggable(item, bool(node.get("sql_name")))
+        if node.get("columns_of"):
+            self.columns.attach(item, node["columns_of"], remote=bool(node.get("remote")))
         return item
 
     @staticmethod
@@ -436,7 +476,10 @@ class ExplorerPanel(QWidget):
             self.services.report_error(exc, "Focusing the project")
 
     def _context_menu(self, pos: QPoint) -> None:
-        item = self.tree.itemAt(pos)
+        self.context_menu(self.tree.itemAt(pos)).exec(self.tree.viewport().mapToGlobal(pos))
+
+    def context_menu(self, item: QTreeWidgetItem | None) -> QMenu:
+        """The menu of a row (or of the empty tree), not yet shown."""
         node = (item.data(0, ROLE_NODE) if item else None) or {"kind": "none"}
         menu = QMenu(self)
         kind = node.get("kind")
@@ -469,13 +512,19 @@ class ExplorerPanel(QWidget):
             )
         if kind in (TAB_TABLE, TAB_SQL) and node.get("name"):
             menu.addAction("Copy name", lambda: QGuiApplication.clipboard().setText(node["name"]))
+        if node.get("sql_name"):  # a table or column, as SQL names it (quoted)
+            menu.addAction(
+                "Copy name for SQL",
+                lambda: QGuiApplication.clipboard().setText(node["sql_name"]),
+            )
         if menu.actions():
             menu.addSeparator()
         menu.addAction(icon("add"), "New project…", self.new_project)
         menu.addAction(icon("refresh"), "Refresh", self._refresh_all)
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
+        return menu
 
     def _refresh_all(self) -> None:
+        self.columns.tables_listed_again(remote_too=True)
         self.refresh()
         self.refresh_tables()
 

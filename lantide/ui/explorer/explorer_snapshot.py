@@ -50,6 +50,7 @@ class TableRow(TypedDict):
     """A table in the tree (:func:`table_rows`)."""
 
     name: str  # as written in SQL
+    qualified_name: str | None  # quoted by the query layer (what drags into the editor)
     kind: str  # data, sheet, cached, external, attached
     row_count: object  # as show_tables gave them
     source: object
@@ -169,7 +170,8 @@ def _display_name(t: dict[str, Any]) -> str:
 def table_rows(context, service) -> TableRows:
     """``show_tables`` normalised for the tree.
 
-    ``{"tables": [{"name", "kind": data|sheet|cached|external|attached, "row_count",
+    ``{"tables": [{"name", "qualified_name", "kind": data|sheet|cached|external|attached,
+    "row_count",
     "source", "connection", "description"}], "problems": [{"source"|"connection", "error"}]}``
     """
     answer = service.show_tables()
@@ -198,6 +200,7 @@ def table_rows(context, service) -> TableRows:
         rows.append(
             {
                 "name": _display_name(t),
+                "qualified_name": t.get("qualified_name"),  # quoted by the query layer
                 "kind": kind,
                 "row_count": t.get("row_count"),
                 "source": t.get("source"),

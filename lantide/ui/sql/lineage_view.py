@@ -3,16 +3,29 @@
 Built from ``QueryService.lineage(project)`` (inputs parsed from each tab's SQL) and
 ``list_sql_tabs(project)`` (``never_run`` / ``up_to_date`` / ``stale`` per tab), fetched
 in a worker. Double-clicking a tab opens it; a data file or cached table opens in a table
-browser.
+browser. *Graph* shows the whole project as a picture
+(:mod:`lantide.ui.sql.lineage_graph_view`), with this tab's upstream chain highlighted and
+Source Run for any tab.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLabel,
+    QStackedWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lantide.ui.icons import icon
+from lantide.ui.sql.lineage_graph_view import LineageGraphView
 from lantide.ui.theme import colors
 from lantide.ui.themed import mark_theme, theme_switched
 
@@ -79,6 +92,7 @@ def _unquoted(name: str) -> str:
 
 class LineageView(QWidget):
     sig_open_requested = Signal(str, str)  # kind ("sql" or "table"), name
+    sig_source_run_requested = Signal(str)  # a tab, from the graph
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -92,17 +106,59 @@ class LineageView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemDoubleClicked.connect(self._activated)
+        self.graph_view = LineageGraphView(self)
+        self.graph_view.sig_open_requested.connect(self.sig_open_requested)
+        self.graph_view.sig_source_run_requested.connect(self.sig_source_run_requested)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.tree)
+        self.stack.addWidget(self.graph_view)
+        self.modes = QButtonGroup(self)
+        self.modes.setExclusive(True)
+        switch = QHBoxLayout()
+        switch.setContentsMargins(0, 0, 0, 0)
+        switch.setSpacing(2)
+        for index, (text, tip) in enumerate(
+            (
+                ("Tree", "What this tab reads and what reads it"),
+                ("Graph", "The project's tabs and sources as a picture"),
+            )
+        ):
+            button = QToolButton(self)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setCheckable(True)
+            button.setChecked(index == 0)
+            self.modes.addButton(button, index)
+            switch.addWidget(button)
+        self.modes.idClicked.connect(self.stack.setCurrentIndex)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.headline, 1)
+        top.addLayout(switch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(6)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.tree, 1)
+        layout.addLayout(top)
+        layout.addWidget(self.stack, 1)
         self.summary: dict | None = None
+        self.graph: dict | None = None
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
         if theme_switched(self, event) and self.summary is not None:
             self.show_summary(self.summary)  # colours of the new theme
+            if self.graph is not None:
+                self.graph_view.show_graph(self.graph, self.summary.get("tab"))
+
+    def show_graph_mode(self, graph: bool = True) -> None:
+        self.modes.button(1 if graph else 0).setChecked(True)
+        self.stack.setCurrentIndex(1 if graph else 0)
+
+    def show_lineage(self, lineage: dict) -> None:
+        """The tab's summary (the tree) and the project's graph, as one worker made them."""
+        self.show_summary(lineage["summary"])
+        self.graph = lineage["graph"]
+        self.graph_view.show_graph(lineage["graph"], lineage["summary"].get("tab"))
 
     def show_error(self, message: str) -> None:
         self.summary = None

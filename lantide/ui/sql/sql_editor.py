@@ -23,6 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QTextEdit, QWidget
 
+from lantide.ui.drag_names import dropped_sql_name
 from lantide.ui.shortcuts import shortcut
 from lantide.ui.sql.sql_completion import SQL_KEYWORDS, SchemaCatalog, completions, quote_if_needed
 from lantide.ui.sql.sql_highlighter import SqlHighlighter, is_dark
@@ -367,6 +368,29 @@ class SqlEditor(QPlainTextEdit):
             else:
                 edit.insertText("-- ")
         edit.endEditBlock()
+
+    # -- a table or column dragged from the explorer -------------------------------------
+    def canInsertFromMimeData(self, source) -> bool:  # noqa: N802
+        return dropped_sql_name(source) is not None or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source) -> None:  # noqa: N802
+        """A dragged name goes in as the query layer quoted it, set apart by a space from
+        a word it would otherwise run into; the editor takes the focus to go on typing."""
+        name = dropped_sql_name(source)
+        if name is None:
+            super().insertFromMimeData(source)
+            return
+        cursor = self.textCursor()
+        block = cursor.block().text()
+        column = cursor.positionInBlock()
+        before = block[column - 1] if column > 0 else ""
+        after = block[column] if column < len(block) else ""
+        glue = ('"', "_", ")")
+        lead = " " if before and (before.isalnum() or before in glue) else ""
+        trail = " " if after and (after.isalnum() or after in glue + ("(",)) else ""
+        cursor.insertText(lead + name + trail)
+        self.setTextCursor(cursor)
+        self.setFocus()
 
 
 def _quote_path(word: str) -> str:

@@ -122,6 +122,7 @@ class SqlTabWidget(QWidget):
         self.result.views.addTab(self.plan_view, icon("plan-tree"), "Plan")
         self.lineage = LineageView(self)
         self.lineage.sig_open_requested.connect(self._open_from_lineage)
+        self.lineage.sig_source_run_requested.connect(self._source_run_from_lineage)
         self.source_run_view = SourceRunView(self)
         self.bottom = QTabWidget(self)
         self.bottom.setDocumentMode(True)
@@ -756,14 +757,20 @@ class SqlTabWidget(QWidget):
         project, tab = self.project, self.tab_name
 
         def work(_ctx, q):
-            return tab_lineage_summary(q.lineage(project), q.list_sql_tabs(project), tab)
+            from lantide.query.lineage_graph import lineage_graph
+
+            lineage, tabs = q.lineage(project), q.list_sql_tabs(project)
+            return {
+                "summary": tab_lineage_summary(lineage, tabs, tab),
+                "graph": lineage_graph(lineage, tabs),
+            }
 
         self._lineage_worker = submit_query(
             self.services,
             work,
             label=f"lineage of {tab}",
             track=False,
-            on_result=self.lineage.show_summary,
+            on_result=self.lineage.show_lineage,
             on_error=lambda exc: self.lineage.show_error(getattr(exc, "message", str(exc))),
             on_finished=self._lineage_done,
         )
@@ -778,3 +785,22 @@ class SqlTabWidget(QWidget):
 
     def _open_from_lineage(self, kind: str, name: str) -> None:
         self.services.request_open(kind, self.project if kind == "sql" else None, name)
+
+    def _source_run_from_lineage(self, tab: str) -> None:
+        """Source Run of a tab of the graph: this tab's own, or the other tab's (opened)."""
+        if tab == self.tab_name:
+            self.source_run()
+        else:
+            self.services.request_open("sql", self.project, tab, then="source_run")
+
+    def source_run_when_loaded(self) -> None:
+        """Source Run once the tab's file is read (a tab opened just for it)."""
+        if not self.editor.isReadOnly():
+            self.source_run()
+            return
+
+        def loaded() -> None:
+            self.sig_loaded.disconnect(loaded)
+            self.source_run()
+
+        self.sig_loaded.connect(loaded)
