@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lantide.errors import LantideError
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from lantide.query.browse import RelationInfo, TableSchema
     from lantide.query.cancel import CancelScope
     from lantide.query.catalog import Catalog
+    from lantide.query.grid_filters import ColumnFilter
     from lantide.query.listing import TableListing
     from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
@@ -66,6 +67,7 @@ class AgentQuery(Protocol):
         offset: int = 0,
         limit: int = 200,
         order_by: list[tuple[str, str]] | None = None,
+        filters: Sequence[ColumnFilter] | None = None,
     ) -> list[tuple[Any, ...]]: ...
 
     def profile_table(
