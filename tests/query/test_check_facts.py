@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 _names = itertools.count()
@@ -48,6 +48,7 @@ def _measure(svc, name: str, *, with_max: bool):
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(values=st.one_of(int_keys, wide_int_keys))
+@example(values=[-48, 271720713])  # DuckDB's estimate of their distinct count is 1
 def test_integer_keys(empty_service, values):
     name = _table(empty_service, "BIGINT", values)
     non_null, distinct, most = _expected(values)
@@ -128,3 +129,4 @@ def test_an_inflated_count_always_fires(empty_service, dim_ids, fact_ids):
         assert fired[0]["evidence"]["max_repeat"] >= max(present[d] for d in dim_ids)
     if max(present.values(), default=0) <= 1:  # a unique key on the fact side repeats nothing
         assert not fired
+

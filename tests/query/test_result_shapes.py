@@ -123,7 +123,7 @@ def test_tab_listing_create_rename_and_delete(sample_service, sample_workspace):
     created = sample_service.create_sql_tab(P, "top_orders", "SELECT * FROM clean_orders")
     assert_shape(created, TabCreated)
     renamed = sample_service.rename_sql_tab(P, "clean_orders", "orders_clean")
-    assert renamed["dependents"] and "hint" in renamed
+    assert renamed["dependents"] and renamed["rewritten"] and "message" in renamed
     assert_shape(renamed, TabRenamed)
     deleted = sample_service.delete_sql_tab(P, "orders_clean")
     assert deleted["cached_table_dropped"]

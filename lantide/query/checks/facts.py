@@ -52,6 +52,11 @@ _SCHEMA_SQL = (
 # counts. A cached table gets a new version with every run, so its facts live in memory.
 PERSISTED_SUBJECTS = ("data:", "step")
 BITSTRING_MAX_RANGE = 1 << 26  # 8 MB of bits: beyond this, group the keys
+# The estimate decides "repeated" alone only this far below the rows, on this many rows
+# (fewer are grouped exactly: it is cheap).
+ESTIMATE_MIN_ROWS = 10_000
+ESTIMATE_REPEATED = 0.5
+
 _INTEGER_TYPES = {
     "TINYINT",
     "SMALLINT",
@@ -236,12 +241,14 @@ class RelationFacts:
         self, cur: Cursor, source: str, cols: list[str], not_null: str
     ) -> KeyFacts | None:
         """HyperLogLog's estimate, when it is far below the rows: not unique, no grouping
-        needed (its error is about 2%, so 0.9 leaves a wide margin). Else None."""
+        needed. Else None. Only on many rows and far below: DuckDB's estimate of a unique
+        key came out 6.5% low in 20 tries at 1,000 to 1,000,000 rows, and 1 for the two
+        keys -48 and 271720713; a unique key called repeated is a false fan-out."""
         key = cols[0] if len(cols) == 1 else f"({', '.join(cols)})"
         non_null, estimate = cur.execute(
             f"SELECT count(*), approx_count_distinct({key}) FROM ({source}) WHERE {not_null}"
         ).fetchall()[0]
-        if non_null and estimate < 0.9 * non_null:
+        if non_null >= ESTIMATE_MIN_ROWS and estimate < ESTIMATE_REPEATED * non_null:
             return KeyFacts(int(non_null), int(estimate))
         return None
 
