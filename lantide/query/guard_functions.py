@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from typing import Any
 
 # Table functions that only read: generators, catalog and metadata views.
@@ -264,7 +265,51 @@ class DuckDBCall:
 
 
 _parser_lock = threading.Lock()
-_parser = None
+_parser = None  # an in-memory database of the guard's own, when no engine offers one
+# Engines open in this process offer their database's parser (``Engine.parser_cursor``):
+# parsing needs no data and no access, and a second DuckDB database costs its start-up
+# (the catalog of built-in functions: 15-25 ms) before a process's first statement.
+# Weak references: an engine nobody closed must not keep its database open from here.
+_offered: list[weakref.ref[Any]] = []
+
+
+def offer_parser(engine: Any) -> None:
+    """``engine.parser_cursor()`` parses from now on (the last one offered)."""
+    with _parser_lock:
+        _offered.append(weakref.ref(engine))
+
+
+def withdraw_parser(engine: Any) -> None:
+    """No more parsing on ``engine``'s database; returns once no parse runs on it."""
+    with _parser_lock:
+        _offered[:] = [r for r in _offered if r() is not None and r() is not engine]
+
+
+def _serialize(body: str) -> str:
+    """``json_serialize_sql(body)`` on the engine offered last that is still there, else
+    (none, or it cannot parse now: closing, invalidated) on the guard's own database."""
+    global _parser
+    with _parser_lock:
+        while _offered:
+            engine = _offered[-1]()
+            if engine is None:
+                _offered.pop()
+                continue
+            try:
+                (row,) = (
+                    engine.parser_cursor()
+                    .execute("SELECT json_serialize_sql(?)", [body])
+                    .fetchall()
+                )
+                return str(row[0])
+            except Exception:
+                break
+        if _parser is None:
+            from lantide.query.duckdb_import import duckdb_core
+
+            _parser = duckdb_core().connect(":memory:", config={"enable_external_access": False})
+        (row,) = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchall()
+        return str(row[0])
 
 
 def duckdb_calls(body: str) -> list[DuckDBCall] | None:
@@ -272,15 +317,8 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
     the statement (PIVOT, a syntax error: decided by sqlglot alone, and DuckDB's own
     error is reported at run time). More than one statement raises ``ValueError``: the
     two parsers disagree on where a statement ends, and the guard refuses it."""
-    global _parser
     try:
-        with _parser_lock:
-            if _parser is None:
-                import duckdb
-
-                _parser = duckdb.connect(":memory:", config={"enable_external_access": False})
-            (row,) = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchall()
-        text = row[0]
+        text = _serialize(body)
         tree = json.loads(text)
     except Exception:
         return None

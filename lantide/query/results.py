@@ -278,6 +278,9 @@ def read_preview(
     cell_chars: int | None = CELL_CHARS,
 ) -> Preview:
     """The table's columns and first ``preview_rows`` rows (0: the columns only)."""
+    from lantide.query.duckdb_import import import_duckdb
+
+    import_duckdb()  # the relation API (cur.table) comes with the package
     relation = cur.table(quote_ident(table))  # binds the table; no statement runs
     columns = _columns(relation.columns, relation.types)
     if preview_rows <= 0 and row_count is not None:
