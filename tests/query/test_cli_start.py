@@ -109,3 +109,34 @@ def test_the_parser_falls_back_to_its_own_database_once_the_engine_is_closed(tmp
     again.close()
     calls = guard_functions.duckdb_calls("SELECT upper('x')")
     assert calls is not None and [c.name for c in calls] == ["upper"]
+
+
+def test_the_bookkeeping_tables_are_made_once_and_a_hand_dropped_tab_is_forgotten(
+    sample_workspace, open_service
+):
+    """Reopening reads which of Lantide's own tables exist instead of creating each again;
+    what the catalog did on open (forget a cached table dropped by hand) still happens."""
+    import duckdb
+
+    from lantide.query import internal_tables
+
+    service = open_service(sample_workspace)
+    report = service.source_run_sql_tab("q3-churn", "q3_churn_by_region", "bench")
+    assert report["ok"], report
+    tables = internal_tables.existing(service.engine)
+    assert {"sources", "cached_tables", "row_counts"} <= set(tables)
+    assert {"notes", "options"} <= tables["sources"]
+    service.close()
+    service.workspace.close()
+
+    con = duckdb.connect(str(sample_workspace / ".lantide" / "cache.duckdb"))
+    con.execute('DROP TABLE "customer_quarters"')
+    con.close()
+
+    again = open_service(sample_workspace)
+    assert again.catalog.cached("customer_quarters") is None
+    assert again.catalog.cached("clean_orders") is not None
+    states = {t["tab"]: t["state"] for t in again.list_sql_tabs("q3-churn")}
+    assert states["customer_quarters"] == "never_run"
+    # made only when missing: a table that is there is not made again
+    assert internal_tables.ensure(again.engine, "row_counts", "SELECT 1/0") is False

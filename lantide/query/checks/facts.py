@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, SupportsFloat
 
+from lantide.query import internal_tables
 from lantide.query.catalog import now_utc
 from lantide.query.engine import transaction
 from lantide.query.names import INTERNAL_SCHEMA, quote_ident
@@ -97,7 +98,8 @@ class RelationFacts:
         # statement analyses, newest last (a small LRU)
         self._statements: dict[StatementMemo, Statement] = {}
         try:
-            engine.execute(_SCHEMA_SQL)
+            if internal_tables.ensure(engine, "check_facts", _SCHEMA_SQL):
+                self._memory = {}  # made now: no fact to read
         except Exception as exc:  # a read-only or damaged database: keep facts in memory
             log.warning("check facts are not persisted: %s", exc)
 
