@@ -173,8 +173,8 @@ class RelationFacts:
         with self._lock:
             known = self._columns.get(memo)
         if known is None:
-            try:
-                names = cur.table(rel.sql).columns  # binds the relation; no statement runs
+            try:  # binds the relation; no statement runs
+                names = [str(r[0]) for r in cur.execute(f"DESCRIBE {rel.sql}").fetchall()]
             except Exception:
                 cur.execute(f"SELECT * FROM {rel.sql} LIMIT 0")
                 names = [d[0] for d in cur.description]
