@@ -44,6 +44,18 @@ for row in cur.fetchmany(200):
 con.close()
 """
 
+# The same with the SQL parser Lantide's guard uses (sqlglot, DuckDB dialect): the floor
+# of any command that reads a statement, given that parser (its import alone is about
+# half of the plain script's whole process).
+SQL_PARSED_SCRIPT = (
+    """
+import sys
+import sqlglot
+sqlglot.parse_one(sys.argv[2], read="duckdb")
+"""
+    + SQL_SCRIPT
+)
+
 VIEWS = """
 import sys
 from pathlib import Path
@@ -101,6 +113,7 @@ def _setup(base: Path, env: dict[str, str]) -> tuple[Path, Path]:
     shutil.copy(ws / ".lantide" / "cache.duckdb", db)
     for name, text in (
         ("sql", SQL_SCRIPT),
+        ("sql_parsed", SQL_PARSED_SCRIPT),
         ("tables", TABLES_SCRIPT),
         ("source_run", SOURCE_RUN_SCRIPT),
     ):
@@ -130,6 +143,11 @@ def bench(pairs: int) -> dict[str, Pairs]:
             "sql": (
                 [py, "-m", "lantide", "sql", str(ws), "select 42"],
                 [py, str(base / "baseline_sql.py"), str(db), "select 42"],
+                None,
+            ),
+            "sql (against DuckDB + sqlglot's parse)": (
+                [py, "-m", "lantide", "sql", str(ws), "select 42"],
+                [py, str(base / "baseline_sql_parsed.py"), str(db), "select 42"],
                 None,
             ),
             "tables": (
@@ -172,12 +190,14 @@ def report(results: dict[str, Pairs], pairs: int) -> int:
     for case, res in results.items():
         ratio = res.ratio("wall")
         low, high = res.spread("wall")
-        status |= int(ratio > TARGET)
+        if "against" not in case:  # the extra floor is for reading, not a target
+            status |= int(ratio > TARGET)
+        target = f"<= {TARGET}x" if "against" not in case else "(floor)"
         print(
             f"| {case} | {res.median('ours'):.3f} | {res.median('base'):.3f} | "
             f"**{ratio:.2f}x** | {low:.2f}-{high:.2f} | {res.ratio('cpu'):.2f}x | "
             f"{res.median('ours', 'maxrss_mb'):.0f} / {res.median('base', 'maxrss_mb'):.0f} | "
-            f"<= {TARGET}x | {verdict(ratio, TARGET)} |"
+            f"{target} | {verdict(ratio, TARGET) if 'against' not in case else ''} |"
         )
     return status
 
