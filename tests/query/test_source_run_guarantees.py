@@ -169,3 +169,26 @@ def test_a_tab_removed_while_the_run_is_under_way_fails_cleanly(shop, open_servi
     ]
     assert report["tabs"][1]["error"]["error"] == "TAB_NOT_FOUND"
     assert "kind_counts" in report["tabs"][1]["error"]["message"]
+
+
+def test_each_tab_is_analysed_once_per_run(shop, open_service, monkeypatch):
+    """The tab read again before it runs is the same text: its lineage from the start of
+    the run serves (issue 33: it was analysed and resolved a second time per tab)."""
+    from lantide.query import lineage
+
+    analysed: list[str] = []
+    real = lineage.analyse_tab
+
+    def counting(name, *args, **kwargs):
+        analysed.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(lineage, "analyse_tab", counting)
+    svc = open_service(shop)
+    report = svc.source_run_sql_tab(P, "rare_kinds")
+    assert _statuses(report) == [
+        ("items_clean", "ran"),
+        ("kind_counts", "ran"),
+        ("rare_kinds", "ran"),
+    ]
+    assert sorted(analysed) == ["items_clean", "kind_counts", "rare_kinds"]
