@@ -19,6 +19,7 @@ TPC-H Parquet is generated offline by ``tpchgen-cli`` into ``benchmarks/.data/``
 ``benchmarks/.work/dbt-venv``, because it pins a DuckDB of its own.
 
 Flags: ``--quick`` SF 0.01 only; ``--no-dbt``; ``--dag-only`` skips parts 1 and 2;
+``--profile``: where a cold Source Run's ms go per tab (benchmarks/source_run_profile.py);
 ``--sf=1`` (or ``--sf=0.01,1``) the DAG's scale factors; ``--reps=N`` runs of each side
 (default 11 at SF 0.01, 7 at SF 1); ``--explain`` adds the per-tab breakdown at SF 0.01.
 """
@@ -190,6 +191,10 @@ def main(argv: list[str]) -> int:
     report_dag(scales, with_dbt, reps)
     if "--explain" in argv:
         report_explain(reps or 11)
+    if "--profile" in argv:
+        from benchmarks.source_run_profile import report_profile
+
+        report_profile(0.01)
     return 0
 
 
