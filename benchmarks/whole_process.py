@@ -1,8 +1,9 @@
 """Whole processes timed side by side: the harness of the ``cli`` and ``big_files`` suites.
 
-One run is one process started with :func:`subprocess.Popen` and reaped with
+One run is one process started by a small launcher process and reaped there with
 :func:`os.wait4`, which gives that child's own resource use: wall time (measured around
-the start and the reaping), CPU time (user + system) and peak resident memory (``maxrss``).
+the start and the reaping), CPU time (user + system) and peak resident memory (``maxrss``;
+why a launcher: :data:`_LAUNCHER`).
 A pair runs Lantide's command and its baseline back to back, in alternating order (A B,
 then B A), so a machine whose speed drifts (2 cores shared with other work) moves both
 sides of a pair alike; the figure is the median of the pairs' ratios.
@@ -60,47 +61,44 @@ class Pairs:
         return min(ratios), max(ratios)
 
 
+# The process that starts and reaps each timed command. On Linux a child's ``maxrss``
+# starts from its parent's resident size at the fork (the high-water mark survives the
+# exec), so a benchmark process that imported Lantide (160 MB) would put its own size under
+# every figure; this small launcher (about 10 MB) forks the command instead, times it and
+# reaps it with ``os.wait4``, which reports that one child's resource use.
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+child = subprocess.Popen(argv)
+_, status, usage = os.wait4(child.pid, 0)
+wall = time.perf_counter() - started
+with open(report, "w") as out:
+    json.dump({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+               "maxrss": usage.ru_maxrss, "code": os.waitstatus_to_exitcode(status)}, out)
+"""
+
+
 def run(argv: Sequence[str], *, env: dict[str, str], cwd: Path | None = None) -> Run:
-    """One process; its output is kept, an exit status other than 0 raises."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=str(cwd or REPO),
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    # communicate() reads the pipes until they close; the child is reaped by wait4 below,
-    # which reports this one process's rusage (not every child's, as RUSAGE_CHILDREN would)
-    out, err = _read_all(proc)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}: {err[-2000:]}")
+    """One process, started, timed and reaped by the launcher; its output is kept, an
+    exit status other than 0 raises."""
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="lantide-bench-run-") as tmp:
+        report = Path(tmp) / "run.json"
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(report), *argv],
+            cwd=str(cwd or REPO),
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        figures = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
+    if done.returncode != 0 or figures.get("code") != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited with {done.returncode}: {done.stderr[-2000:]}")
     scale = 1024 if sys.platform != "darwin" else 1024 * 1024  # Linux: KiB, macOS: bytes
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / scale, out)
-
-
-def _read_all(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    """Both pipes to the end without reaping the child (``communicate`` would reap it)."""
-    import threading
-
-    chunks: dict[str, str] = {}
-
-    def drain(name: str, stream: object) -> None:
-        chunks[name] = stream.read()  # type: ignore[attr-defined]
-
-    threads = [
-        threading.Thread(target=drain, args=(name, stream))
-        for name, stream in (("out", proc.stdout), ("err", proc.stderr))
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return chunks.get("out", ""), chunks.get("err", "")
+    return Run(figures["wall"], figures["cpu"], figures["maxrss"] / scale, done.stdout)
 
 
 def paired(
