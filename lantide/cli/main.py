@@ -60,15 +60,59 @@ def command_modules(*, app_only: bool = False, command: str | None = None) -> li
     importing them all (about 60 ms) would come before the window's first paint.
     ``command``: just the module of that command, when it is one (else all: the usage
     error lists every command)."""
-    import importlib
-
     if app_only:
         names: tuple[str, ...] = ("app_commands",)
     elif command in COMMANDS:
         names = (COMMANDS[command],)
     else:
         names = _MODULE_ORDER
-    return [importlib.import_module(f"lantide.cli.{name}") for name in names]
+    return [_command_module(name) for name in names]
+
+
+def _command_module(name: str) -> ModuleType:
+    """One command module, imported by its name in the code (no import by a string at run
+    time: tests/test_layers.py, and the packaged app's analysis, see every import)."""
+    if name == "app_commands":
+        from lantide.cli import app_commands
+
+        return app_commands
+    if name == "query_commands":
+        from lantide.cli import query_commands
+
+        return query_commands
+    if name == "connection_commands":
+        from lantide.cli import connection_commands
+
+        return connection_commands
+    if name == "agent_commands":
+        from lantide.cli import agent_commands
+
+        return agent_commands
+    if name == "doc_commands":
+        from lantide.cli import doc_commands
+
+        return doc_commands
+    if name == "report_commands":
+        from lantide.cli import report_commands
+
+        return report_commands
+    if name == "chart_commands":
+        from lantide.cli import chart_commands
+
+        return chart_commands
+    if name == "knowledge_commands":
+        from lantide.cli import knowledge_commands
+
+        return knowledge_commands
+    if name == "eval_commands":
+        from lantide.cli import eval_commands
+
+        return eval_commands
+    if name == "mcp_commands":
+        from lantide.cli import mcp_commands
+
+        return mcp_commands
+    raise ValueError(f"no command module {name!r}")
 
 
 def build_parser(*, app_only: bool = False, command: str | None = None) -> argparse.ArgumentParser:
