@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -67,6 +67,7 @@ from lantide.query.guard_functions import (
     WRITING_OPTION_HINT,
     WRITING_OPTIONS,
     duckdb_calls,
+    serialize_ahead,
     table_function_hint,
 )
 
@@ -643,6 +644,24 @@ def _duckdb_paths(body: str) -> list[str]:
                 )
             paths.extend(call.paths)
     return paths
+
+
+def analyse_ahead(texts: Iterable[str]) -> None:
+    """Ask DuckDB's parser about several statements at once before :func:`check` analyses
+    them one by one (Source Run's graph: every tab of a project before the first one runs):
+    one query instead of one each (:func:`guard_functions.serialize_ahead`). A text that is
+    not one statement is left to :func:`check`, which says why."""
+    bodies = []
+    for sql in texts:
+        sql = sql[1:] if sql.startswith("\ufeff") else sql
+        try:
+            statements = _statements(_tokens(sql))
+        except Exception:
+            continue
+        if len(statements) == 1:
+            tokens = statements[0]
+            bodies.append(sql[tokens[0].start : tokens[-1].end + 1])
+    serialize_ahead(bodies)
 
 
 def check(

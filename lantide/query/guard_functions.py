@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
+from collections.abc import Callable, Iterable
 from typing import Any
 
 # Table functions that only read: generators, catalog and metadata views.
@@ -285,31 +286,59 @@ def withdraw_parser(engine: Any) -> None:
         _offered[:] = [r for r in _offered if r() is not None and r() is not engine]
 
 
-def _serialize(body: str) -> str:
-    """``json_serialize_sql(body)`` on the engine offered last that is still there, else
-    (none, or it cannot parse now: closing, invalidated) on the guard's own database."""
-    global _parser
-    with _parser_lock:
-        while _offered:
-            engine = _offered[-1]()
-            if engine is None:
-                _offered.pop()
-                continue
-            try:
-                (row,) = (
-                    engine.parser_cursor()
-                    .execute("SELECT json_serialize_sql(?)", [body])
-                    .fetchall()
-                )
-                return str(row[0])
-            except Exception:
-                break
-        if _parser is None:
-            from lantide.query.duckdb_import import duckdb_core
+# DuckDB's answers asked for ahead (:func:`serialize_ahead`), each taken once by its analysis
+_ahead: dict[str, str] = {}
+_AHEAD_MAX = 256
+_SERIALIZE = "SELECT json_serialize_sql(?)"
+_SERIALIZE_MANY = "SELECT b, json_serialize_sql(b) FROM unnest(?::VARCHAR[]) AS t(b)"
 
-            _parser = duckdb_core().connect(":memory:", config={"enable_external_access": False})
-        (row,) = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchall()
-        return str(row[0])
+
+def _on_a_parser(run: Callable[[Any], Any]) -> Any:
+    """``run(cursor)`` on the engine offered last that is still there, else (none, or it
+    cannot parse now: closing, invalidated) on the guard's own database. Under the lock."""
+    global _parser
+    while _offered:
+        engine = _offered[-1]()
+        if engine is None:
+            _offered.pop()
+            continue
+        try:
+            return run(engine.parser_cursor())
+        except Exception:
+            break
+    if _parser is None:
+        from lantide.query.duckdb_import import duckdb_core
+
+        _parser = duckdb_core().connect(":memory:", config={"enable_external_access": False})
+    return run(_parser)
+
+
+def _serialize(body: str) -> str:
+    """``json_serialize_sql(body)``: asked ahead, or asked now."""
+    with _parser_lock:
+        known = _ahead.pop(body, None)
+        if known is not None:
+            return known
+        return str(_on_a_parser(lambda cur: cur.execute(_SERIALIZE, [body]).fetchall()[0][0]))
+
+
+def serialize_ahead(bodies: Iterable[str]) -> None:
+    """Ask DuckDB's parser about several statements in one query (each alone is a round
+    trip of about 0.5-1 ms: Source Run analyses every tab of a project before the first
+    one runs). The same function on the same text: each answer is what :func:`duckdb_calls`
+    would get, taken once. Nothing is kept when the query fails; each asks alone then."""
+    with _parser_lock:
+        wanted = [b for b in dict.fromkeys(bodies) if b not in _ahead]
+        if len(wanted) < 2:
+            return
+        try:
+            rows = _on_a_parser(lambda cur: cur.execute(_SERIALIZE_MANY, [wanted]).fetchall())
+        except Exception:
+            return
+        if len(_ahead) + len(rows) > _AHEAD_MAX:
+            _ahead.clear()  # answers asked for and never taken (their analysis was cached)
+        for body, text in rows:
+            _ahead[str(body)] = str(text)
 
 
 def duckdb_calls(body: str) -> list[DuckDBCall] | None:
