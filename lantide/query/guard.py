@@ -488,8 +488,16 @@ class _Analysis:
     duckdb_paths: list[str] = field(default_factory=list)  # file readers' paths, by DuckDB's parser
 
 
+# Texts analysed in this process (most still in _analyse's cache): analyse_ahead asks
+# DuckDB about these no more. Bounded; a text whose analysis left the cache is asked alone.
+_analysed: set[str] = set()
+
+
 @lru_cache(maxsize=512)
 def _analyse(sql: str) -> _Analysis:
+    if len(_analysed) > 2048:
+        _analysed.clear()
+    _analysed.add(sql)
     try:
         return _analyse_uncached(sql)
     except QueryError as exc:
@@ -654,6 +662,8 @@ def analyse_ahead(texts: Iterable[str]) -> None:
     bodies = []
     for sql in texts:
         sql = sql[1:] if sql.startswith("\ufeff") else sql
+        if sql in _analysed:
+            continue  # analysed before: its analysis is cached, nothing will ask
         try:
             statements = _statements(_tokens(sql))
         except Exception:

@@ -201,6 +201,7 @@ def test_the_graph_asks_duckdbs_parser_once_for_all_tabs(shop, open_service, mon
     from lantide.query import guard, guard_functions
 
     guard._analyse.cache_clear()  # as in a new process: nothing analysed, nothing asked
+    monkeypatch.setattr(guard, "_analysed", set())
     monkeypatch.setattr(guard_functions, "_ahead", {})
     asked: list[str] = []
     real = guard_functions._on_a_parser
@@ -215,6 +216,11 @@ def test_the_graph_asks_duckdbs_parser_once_for_all_tabs(shop, open_service, mon
     assert [e["status"] for e in report["tabs"]] == ["ran", "ran", "ran"]
     assert asked == ["query"]
     assert guard_functions._ahead == {}  # every answer taken by its analysis
+    # nothing changed: the analyses are cached, and DuckDB is not asked again
+    again = svc.source_run_sql_tab(P, "rare_kinds")
+    assert [e["status"] for e in again["tabs"]] == ["skipped", "skipped", "skipped"]
+    assert asked == ["query"]
+    assert guard_functions._ahead == {}
 
 
 def test_answers_asked_ahead_are_the_answers_asked_alone(tmp_path):
