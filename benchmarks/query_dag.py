@@ -332,6 +332,10 @@ def bench_dag(sf: float, with_dbt: bool, reps: int) -> dict:
         ),
         "workers": workers,
         "floor_side_by_side": median(parallel),
+        # paired: each run's Lantide cold against the side-by-side floor of the same run
+        "side_ratios": sorted(
+            lan["cold"] / par for lan, par in zip(lantides, parallel, strict=True)
+        ),
         "dbt": dbt_runs(sf, data_dir) if with_dbt else None,
     }
     return out

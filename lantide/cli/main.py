@@ -14,44 +14,114 @@ from types import ModuleType
 from lantide import __version__
 from lantide.errors import LantideError, UsageError
 
+# The module that registers each command (``register(subparsers)``), so a command's
+# process imports and builds its own module only: all ten cost 10-40 ms of imports and
+# argparse work before the first statement. tests/cli/test_cli_main.py checks this map
+# against what the modules register.
+COMMANDS: dict[str, str] = {
+    "gui": "app_commands",
+    "init": "app_commands",
+    "project": "app_commands",
+    "sql": "query_commands",
+    "tab": "query_commands",
+    "tables": "query_commands",
+    "schema": "query_commands",
+    "file": "query_commands",
+    "connection": "connection_commands",
+    "chat": "agent_commands",
+    "prompt": "agent_commands",
+    "ledger": "agent_commands",
+    "annotations": "doc_commands",
+    "edits": "edit_commands",
+    "report": "report_commands",
+    "chart": "chart_commands",
+    "knowledge": "knowledge_commands",
+    "eval": "eval_commands",
+    "mcp": "mcp_commands",
+}
 
-def command_modules(*, app_only: bool = False) -> list[ModuleType]:
+# The order --help lists them in.
+_MODULE_ORDER = (
+    "app_commands",  # gui, init, project
+    "query_commands",  # sql, tab, tables, schema, file
+    "connection_commands",  # connection
+    "agent_commands",  # chat, prompt, ledger
+    "doc_commands",  # annotations
+    "edit_commands",  # edits
+    "report_commands",  # report check
+    "chart_commands",  # chart
+    "knowledge_commands",  # knowledge
+    "eval_commands",  # eval
+    "mcp_commands",  # mcp, mcp pair/list/revoke
+)
+
+
+def command_modules(*, app_only: bool = False, command: str | None = None) -> list[ModuleType]:
     """The modules that register commands, in the order --help lists them. ``app_only``:
     just the desktop app's own (gui, init, project): opening the app needs no other, and
-    importing them all (about 60 ms) would come before the window's first paint."""
-    from lantide.cli import app_commands  # gui, init, project
-
+    importing them all (about 60 ms) would come before the window's first paint.
+    ``command``: just the module of that command, when it is one (else all: the usage
+    error lists every command)."""
     if app_only:
-        return [app_commands]
-    from lantide.cli import (
-        agent_commands,  # chat, prompt, ledger
-        chart_commands,  # chart
-        connection_commands,  # connection
-        doc_commands,  # annotations
-        edit_commands,  # edits
-        eval_commands,  # eval
-        knowledge_commands,  # knowledge
-        mcp_commands,  # mcp, mcp pair/list/revoke
-        query_commands,  # sql, tab
-        report_commands,  # report check
-    )
-
-    return [
-        app_commands,
-        query_commands,
-        connection_commands,
-        agent_commands,
-        doc_commands,
-        edit_commands,
-        report_commands,
-        chart_commands,
-        knowledge_commands,
-        eval_commands,
-        mcp_commands,
-    ]
+        names: tuple[str, ...] = ("app_commands",)
+    elif command in COMMANDS:
+        names = (COMMANDS[command],)
+    else:
+        names = _MODULE_ORDER
+    return [_command_module(name) for name in names]
 
 
-def build_parser(*, app_only: bool = False) -> argparse.ArgumentParser:
+def _command_module(name: str) -> ModuleType:
+    """One command module, imported by its name in the code (no import by a string at run
+    time: tests/test_layers.py, and the packaged app's analysis, see every import)."""
+    if name == "app_commands":
+        from lantide.cli import app_commands
+
+        return app_commands
+    if name == "query_commands":
+        from lantide.cli import query_commands
+
+        return query_commands
+    if name == "connection_commands":
+        from lantide.cli import connection_commands
+
+        return connection_commands
+    if name == "agent_commands":
+        from lantide.cli import agent_commands
+
+        return agent_commands
+    if name == "doc_commands":
+        from lantide.cli import doc_commands
+
+        return doc_commands
+    if name == "edit_commands":
+        from lantide.cli import edit_commands
+
+        return edit_commands
+    if name == "report_commands":
+        from lantide.cli import report_commands
+
+        return report_commands
+    if name == "chart_commands":
+        from lantide.cli import chart_commands
+
+        return chart_commands
+    if name == "knowledge_commands":
+        from lantide.cli import knowledge_commands
+
+        return knowledge_commands
+    if name == "eval_commands":
+        from lantide.cli import eval_commands
+
+        return eval_commands
+    if name == "mcp_commands":
+        from lantide.cli import mcp_commands
+
+        return mcp_commands
+    raise ValueError(f"no command module {name!r}")
+
+
+def build_parser(*, app_only: bool = False, command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lantide",
         description="Lantide: a desktop workbench for data analysts who work with an AI agent. "
@@ -60,9 +130,15 @@ def build_parser(*, app_only: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantide {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in command_modules(app_only=app_only):
+    for module in command_modules(app_only=app_only, command=command):
         module.register(subparsers)
     return parser
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command the arguments name: the first word that is not an option (the
+    top-level options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _opens_the_app(argv: list[str]) -> bool:
@@ -73,7 +149,7 @@ def _opens_the_app(argv: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(app_only=_opens_the_app(argv))
+    parser = build_parser(app_only=_opens_the_app(argv), command=_command_word(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2), said on stderr

@@ -142,14 +142,29 @@ def register(subparsers: Subparsers) -> None:
 
 
 class _Session:
-    """The workspace (locked) and its query service, closed together."""
+    """The workspace (locked) and its query service, closed together.
 
-    def __init__(self, path: str):
-        from lantide.query import QueryService
+    DuckDB connects on a thread of its own (mostly without the GIL) while this thread
+    imports the query layer and what the command's work will import (``ahead``: see
+    :func:`lantide.query.service.import_ahead`), as the desktop app opens its workspace."""
+
+    def __init__(self, path: str, **ahead: bool):
+        from lantide.query.pending_connection import PendingConnection
+        from lantide.workspace.settings import user_query_settings
 
         self.ws = open_workspace(path)
         try:
-            self.service = QueryService(self.ws)
+            settings = user_query_settings()
+            pending = PendingConnection(
+                self.ws.cache_db_path, memory_limit=settings.memory_limit, threads=settings.threads
+            )
+            try:
+                from lantide.query.service import QueryService, import_ahead
+
+                import_ahead(**{"listing": False, **ahead})
+                self.service = QueryService(self.ws, settings, pending=pending)
+            finally:
+                pending.discard()  # nothing, once the engine took it
         except BaseException:
             self.ws.close()
             raise
@@ -164,6 +179,11 @@ class _Session:
             self.service.close()
         finally:
             self.ws.close()
+
+
+# What each command's work imports, loaded while DuckDB connects (import_ahead)
+_STATEMENT = {"statements": True}
+_TABS = {"tabs": True}
 
 
 def _sql_argument(text: str) -> str:
@@ -233,7 +253,7 @@ def _finish(result: RunAnswer, as_json: bool) -> int:
 
 
 def run_sql(args: argparse.Namespace) -> int:
-    with _Session(args.workspace) as service:
+    with _Session(args.workspace, **_STATEMENT) as service:
         result = service.run_query(
             _sql_argument(args.sql),
             args.result_label,
@@ -247,7 +267,7 @@ def run_sql(args: argparse.Namespace) -> int:
 
 
 def run_tab(args: argparse.Namespace) -> int:
-    with _Session(args.workspace) as service:
+    with _Session(args.workspace, **_TABS) as service:
         result = service.run_sql_tab(
             args.project,
             args.tab,
@@ -259,7 +279,7 @@ def run_tab(args: argparse.Namespace) -> int:
 
 
 def run_source_run(args: argparse.Namespace) -> int:
-    with _Session(args.workspace) as service:
+    with _Session(args.workspace, **_TABS) as service:
         report = service.source_run_sql_tab(
             args.project,
             args.tab,

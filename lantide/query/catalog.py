@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TypedDict
 
+from lantide.query import internal_tables
 from lantide.query.engine import Engine, transaction
 from lantide.query.names import INTERNAL_SCHEMA
 
@@ -48,6 +49,20 @@ class SourceRow(TypedDict):
 SourceTuple = (
     tuple[str | None, str, str, int, int, str | None]
     | tuple[str | None, str, str, int, int, str | None, str | None, str | None]
+)
+
+# The columns of _lantide.sources as made now (older caches lack notes and options).
+_SOURCE_COLUMNS = (
+    "schema_name",
+    "table_name",
+    "path",
+    "format",
+    "size",
+    "mtime_ns",
+    "error",
+    "registered_at",
+    "notes",
+    "options",
 )
 
 _SCHEMA_SQL = [
@@ -132,34 +147,36 @@ class Catalog:
         self._no_sources = bool(getattr(engine, "created", False))
         if self._no_sources:
             engine.run(_create_tables)
+            internal_tables.made(engine, "sources", set(_SOURCE_COLUMNS))
+            internal_tables.made(engine, "cached_tables")
             self._cache = {}
             return
-        for sql in _SCHEMA_SQL:
-            engine.execute(sql)
-        self._add_new_columns()
+        have = internal_tables.existing(engine)  # one look instead of a CREATE per table
+        if "sources" not in have or "cached_tables" not in have:
+            for sql in _SCHEMA_SQL:
+                engine.execute(sql)
+            internal_tables.made(engine, "sources", set(_SOURCE_COLUMNS))
+            internal_tables.made(engine, "cached_tables")
+        self._add_new_columns(have["sources"])
         self._forget_dropped()
 
-    def _add_new_columns(self) -> None:
+    def _add_new_columns(self, have: set[str]) -> None:
         """Caches made before ``sources`` had ``notes`` and ``options`` get them."""
-        have = {
-            r[0]
-            for r in self.engine.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
-                f"AND schema_name = '{INTERNAL_SCHEMA}' AND table_name = 'sources'"
-            )
-        }
         for column in ("notes", "options"):
             if column not in have:
                 self.engine.execute(
                     f'ALTER TABLE "{INTERNAL_SCHEMA}".sources ADD COLUMN {column} VARCHAR'
                 )
+                have.add(column)
 
     def _forget_dropped(self) -> None:
-        """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go."""
-        self.engine.execute(f"""
-            DELETE FROM "{INTERNAL_SCHEMA}".cached_tables c WHERE NOT EXISTS (
+        """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go. Read
+        first: a DELETE is a write transaction on every open, and there rarely is one."""
+        where = f"""FROM "{INTERNAL_SCHEMA}".cached_tables c WHERE NOT EXISTS (
                 SELECT 1 FROM duckdb_tables() t WHERE t.database_name = current_database()
-                AND t.schema_name = 'main' AND lower(t.table_name) = lower(c.name))""")
+                AND t.schema_name = 'main' AND lower(t.table_name) = lower(c.name))"""
+        if self.engine.execute(f"SELECT 1 {where} LIMIT 1"):
+            self.engine.execute(f"DELETE {where}")
 
     # -- cached tables ------------------------------------------------------------
     def _rows(self) -> dict[str, CachedTable]:

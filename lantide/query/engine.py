@@ -36,6 +36,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from lantide.query import guard_functions
 from lantide.query.cancel import CancelScope, active_scopes
 from lantide.query.duckdb_import import duckdb_core
 from lantide.query.errors import QueryCancelled, QueryError, QueryTimeout, TableNotFound
@@ -130,6 +131,8 @@ class Engine:
         self._cancel_hooks: dict[int, Callable[[], None]] = {}
         self._watchdog = _Watchdog()
         self._closed = False
+        self._parser: Cursor | None = None
+        guard_functions.offer_parser(self)
 
     # -- cursors -------------------------------------------------------------------
     def cursor(self) -> Cursor:
@@ -289,13 +292,28 @@ class Engine:
             return bool(self._running or self._cancel_hooks)
 
     # -- lifecycle -----------------------------------------------------------------
+    def parser_cursor(self) -> Cursor:
+        """A cursor of its own for the guard's calls to DuckDB's parser
+        (``json_serialize_sql``: :func:`guard_functions.duckdb_calls`, which calls this under
+        its lock), so the process needs no second database to parse with."""
+        with self._lock:
+            if self._closed:
+                raise _closed_error()
+            if self._parser is None:
+                self._parser = self._con.cursor()
+            return self._parser
+
     def close(self) -> None:
         if self._closed:
             return
+        guard_functions.withdraw_parser(self)  # waits for a parse running on it
         self.interrupt()
         self._watchdog.stop()
         with self._lock:
             self._closed = True
+            if self._parser is not None:
+                self._retired.append(self._parser)
+                self._parser = None
             self._retired.extend(self._cursors.values())
             self._cursors.clear()
             self._close_retired()

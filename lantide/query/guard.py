@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -67,6 +67,7 @@ from lantide.query.guard_functions import (
     WRITING_OPTION_HINT,
     WRITING_OPTIONS,
     duckdb_calls,
+    serialize_ahead,
     table_function_hint,
 )
 
@@ -490,8 +491,16 @@ class _Analysis:
     duckdb_paths: list[str] = field(default_factory=list)  # file readers' paths, by DuckDB's parser
 
 
+# Texts analysed in this process (most still in _analyse's cache): analyse_ahead asks
+# DuckDB about these no more. Bounded; a text whose analysis left the cache is asked alone.
+_analysed: set[str] = set()
+
+
 @lru_cache(maxsize=512)
 def _analyse(sql: str) -> _Analysis:
+    if len(_analysed) > 2048:
+        _analysed.clear()
+    _analysed.add(sql)
     try:
         return _analyse_uncached(sql)
     except QueryError as exc:
@@ -646,6 +655,26 @@ def _duckdb_paths(body: str) -> list[str]:
                 )
             paths.extend(call.paths)
     return paths
+
+
+def analyse_ahead(texts: Iterable[str]) -> None:
+    """Ask DuckDB's parser about several statements at once before :func:`check` analyses
+    them one by one (Source Run's graph: every tab of a project before the first one runs):
+    one query instead of one each (:func:`guard_functions.serialize_ahead`). A text that is
+    not one statement is left to :func:`check`, which says why."""
+    bodies = []
+    for sql in texts:
+        sql = sql[1:] if sql.startswith("\ufeff") else sql
+        if sql in _analysed:
+            continue  # analysed before: its analysis is cached, nothing will ask
+        try:
+            statements = _statements(_tokens(sql))
+        except Exception:
+            continue
+        if len(statements) == 1:
+            tokens = statements[0]
+            bodies.append(sql[tokens[0].start : tokens[-1].end + 1])
+    serialize_ahead(bodies)
 
 
 def check(

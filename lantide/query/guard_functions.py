@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
+from collections.abc import Callable, Iterable
 from typing import Any
 
 # Table functions that only read: generators, catalog and metadata views.
@@ -264,7 +266,79 @@ class DuckDBCall:
 
 
 _parser_lock = threading.Lock()
-_parser = None
+_parser = None  # an in-memory database of the guard's own, when no engine offers one
+# Engines open in this process offer their database's parser (``Engine.parser_cursor``):
+# parsing needs no data and no access, and a second DuckDB database costs its start-up
+# (the catalog of built-in functions: 15-25 ms) before a process's first statement.
+# Weak references: an engine nobody closed must not keep its database open from here.
+_offered: list[weakref.ref[Any]] = []
+
+
+def offer_parser(engine: Any) -> None:
+    """``engine.parser_cursor()`` parses from now on (the last one offered)."""
+    with _parser_lock:
+        _offered.append(weakref.ref(engine))
+
+
+def withdraw_parser(engine: Any) -> None:
+    """No more parsing on ``engine``'s database; returns once no parse runs on it."""
+    with _parser_lock:
+        _offered[:] = [r for r in _offered if r() is not None and r() is not engine]
+
+
+# DuckDB's answers asked for ahead (:func:`serialize_ahead`), each taken once by its analysis
+_ahead: dict[str, str] = {}
+_AHEAD_MAX = 256
+_SERIALIZE = "SELECT json_serialize_sql(?)"
+_SERIALIZE_MANY = "SELECT b, json_serialize_sql(b) FROM unnest(?::VARCHAR[]) AS t(b)"
+
+
+def _on_a_parser(run: Callable[[Any], Any]) -> Any:
+    """``run(cursor)`` on the engine offered last that is still there, else (none, or it
+    cannot parse now: closing, invalidated) on the guard's own database. Under the lock."""
+    global _parser
+    while _offered:
+        engine = _offered[-1]()
+        if engine is None:
+            _offered.pop()
+            continue
+        try:
+            return run(engine.parser_cursor())
+        except Exception:
+            break
+    if _parser is None:
+        from lantide.query.duckdb_import import duckdb_core
+
+        _parser = duckdb_core().connect(":memory:", config={"enable_external_access": False})
+    return run(_parser)
+
+
+def _serialize(body: str) -> str:
+    """``json_serialize_sql(body)``: asked ahead, or asked now."""
+    with _parser_lock:
+        known = _ahead.pop(body, None)
+        if known is not None:
+            return known
+        return str(_on_a_parser(lambda cur: cur.execute(_SERIALIZE, [body]).fetchall()[0][0]))
+
+
+def serialize_ahead(bodies: Iterable[str]) -> None:
+    """Ask DuckDB's parser about several statements in one query (each alone is a round
+    trip of about 0.5-1 ms: Source Run analyses every tab of a project before the first
+    one runs). The same function on the same text: each answer is what :func:`duckdb_calls`
+    would get, taken once. Nothing is kept when the query fails; each asks alone then."""
+    with _parser_lock:
+        wanted = [b for b in dict.fromkeys(bodies) if b not in _ahead]
+        if len(wanted) < 2:
+            return
+        try:
+            rows = _on_a_parser(lambda cur: cur.execute(_SERIALIZE_MANY, [wanted]).fetchall())
+        except Exception:
+            return
+        if len(_ahead) + len(rows) > _AHEAD_MAX:
+            _ahead.clear()  # answers asked for and never taken (their analysis was cached)
+        for body, text in rows:
+            _ahead[str(body)] = str(text)
 
 
 def duckdb_calls(body: str) -> list[DuckDBCall] | None:
@@ -272,15 +346,8 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
     the statement (PIVOT, a syntax error: decided by sqlglot alone, and DuckDB's own
     error is reported at run time). More than one statement raises ``ValueError``: the
     two parsers disagree on where a statement ends, and the guard refuses it."""
-    global _parser
     try:
-        with _parser_lock:
-            if _parser is None:
-                import duckdb
-
-                _parser = duckdb.connect(":memory:", config={"enable_external_access": False})
-            (row,) = _parser.execute("SELECT json_serialize_sql(?)", [body]).fetchall()
-        text = row[0]
+        text = _serialize(body)
         tree = json.loads(text)
     except Exception:
         return None

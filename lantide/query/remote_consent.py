@@ -14,6 +14,7 @@ import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal, TypedDict
 
+from lantide.query import internal_tables
 from lantide.query.catalog import now_utc
 from lantide.query.names import INTERNAL_SCHEMA
 
@@ -47,8 +48,7 @@ class RemoteConsents:
 
     def _ensure(self) -> None:
         if not self._ready:
-            self.engine.execute(f'CREATE SCHEMA IF NOT EXISTS "{INTERNAL_SCHEMA}"', timeout=None)
-            self.engine.execute(_SCHEMA_SQL, timeout=None)
+            internal_tables.ensure(self.engine, "remote_warnings", _SCHEMA_SQL)
             self._ready = True
 
     def confirmed(self, key: str, ids: str | Iterable[object] | None) -> bool:

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypedDict
 from uuid import UUID
 
+from lantide.query.duckdb_import import duckdb_core
 from lantide.query.engine import transaction
 from lantide.query.names import quote_ident
 
@@ -224,20 +225,23 @@ def preview_only(
 
 
 def _bound_columns(cur: Cursor, sql: str, cell_chars: int | None) -> tuple[list[str], list[str]]:
-    """Names and types of ``sql``'s result, by binding it (nothing runs). A statement that
-    does not bind gets no projection: running it reports DuckDB's error with its position
-    (a binding error of the Python relation API has none)."""
+    """Names and types of ``sql``'s result, by binding it (``DESCRIBE``: nothing runs). A
+    statement that does not bind gets no projection: running it reports DuckDB's error
+    with its position. (DuckDB's relation API would bind it the same way, but needs the
+    ``duckdb`` package's Python layer: 60-90 ms of imports before a process's first
+    result; issue 33.)"""
     if not cell_chars:
         return [], []
-    from lantide.query.duckdb_import import import_duckdb
-
-    duckdb = import_duckdb()  # the relation API (cur.sql) comes with the package
-
     try:
-        bound = cur.sql(sql)
-        return list(bound.columns), [str(t) for t in bound.types]
-    except duckdb.Error:
+        return _described(cur, sql)
+    except duckdb_core().Error:
         return [], []
+
+
+def _described(cur: Cursor, relation: str) -> tuple[list[str], list[str]]:
+    """``DESCRIBE relation``: the column names and DuckDB type names of a query or table."""
+    rows = cur.execute(f"DESCRIBE {relation}").fetchall()
+    return [str(r[0]) for r in rows], [str(r[1]) for r in rows]
 
 
 def _columns(names: Sequence[str], types: Sequence[object]) -> list[Column]:
@@ -284,11 +288,11 @@ def read_preview(
     cell_chars: int | None = CELL_CHARS,
 ) -> Preview:
     """The table's columns and first ``preview_rows`` rows (0: the columns only)."""
-    relation = cur.table(quote_ident(table))  # binds the table; no statement runs
-    columns = _columns(relation.columns, relation.types)
+    names, types = _described(cur, quote_ident(table))
+    columns = _columns(names, types)
     if preview_rows <= 0 and row_count is not None:
         return Preview(columns, [], row_count)
-    projection = _capped_projection(relation.columns, [str(t) for t in relation.types], cell_chars)
+    projection = _capped_projection(names, types, cell_chars)
     cur.execute(
         f"SELECT {projection.sql} FROM {quote_ident(table)} LIMIT {max(0, int(preview_rows))}"
     )

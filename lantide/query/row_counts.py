@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
+from lantide.query import internal_tables
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import now_utc
 from lantide.query.errors import QueryCancelled
@@ -86,7 +87,8 @@ class RowCounts:
         self._thread: threading.Thread | None = None
         self._scope = CancelScope("row counts")
         self._stopped = False
-        engine.execute(_SCHEMA_SQL)
+        if internal_tables.ensure(engine, "row_counts", _SCHEMA_SQL):
+            self._known, self._stored = {}, set()  # made now: no count to read
 
     # -- show_tables ---------------------------------------------------------------------
     def lookup(self, tables: Iterable[DataTable]) -> dict[str, tuple[int | None, bool]]:

@@ -53,7 +53,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from lantide.errors import LantideError
 from lantide.query import backend
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import Catalog
@@ -91,20 +90,32 @@ if TYPE_CHECKING:
     from lantide.workspace.watcher import FileChange, WorkspaceWatcher
 
 
-def import_ahead() -> None:
-    """Import what opening a workspace and listing its tables import on the way, for a
-    caller with time to fill first (the desktop app, while DuckDB connects on another
-    thread: :func:`lantide.ui.services._open_query_service`): the listing, the workbook
-    reader (python-calamine, and the XML parser of the limit checks), and ``uuid``, which
-    DuckDB imports at the first ``datetime`` or list of strings bound to a statement (the
-    time a file was registered, a sheet's text column): 5-7 ms with the ``platform``
-    module it imports."""
-    import uuid  # noqa: F401
-    from xml.etree import ElementTree  # noqa: F401
+def import_ahead(*, listing: bool = True, statements: bool = False, tabs: bool = False) -> None:
+    """Import what the work ahead imports on the way, for a caller with time to fill first
+    (while DuckDB connects on another thread: the desktop app's
+    :func:`lantide.ui.services._open_query_service`, the command line's session).
 
-    import python_calamine  # noqa: F401
+    ``listing``: what opening a workspace and listing its tables import: the listing, the
+    workbook reader (python-calamine, and the XML parser of the limit checks), and
+    ``uuid``, which DuckDB imports at the first ``datetime`` or list of strings bound to a
+    statement (the time a file was registered, a sheet's text column): 5-7 ms with the
+    ``platform`` module it imports. ``statements``: what a statement imports (the runner,
+    the guard's SQL parser, the result checks). ``tabs``: SQL
+    tabs and Source Run besides."""
+    if listing:
+        import uuid  # noqa: F401
+        from xml.etree import ElementTree  # noqa: F401
 
-    from lantide.query import excel, listing  # noqa: F401
+        import python_calamine  # noqa: F401
+
+        from lantide.query import excel  # noqa: F401
+        from lantide.query import listing as _listing  # noqa: F401
+    if statements or tabs:
+        import sqlglot.dialects.duckdb  # noqa: F401  (the guard's parser)
+
+        from lantide.query import checks, runner  # noqa: F401
+    if tabs:
+        from lantide.query import sourcerun, tab_service  # noqa: F401
 
 
 class QueryService:
@@ -122,7 +133,9 @@ class QueryService:
         app's start-up, see :mod:`lantide.query.pending_connection`); its starter discards
         it afterwards."""
         if settings is None:
-            settings = _user_query_settings()
+            from lantide.workspace.settings import user_query_settings
+
+            settings = user_query_settings()
         self.workspace = workspace
         self.settings = settings
         self._watcher: WorkspaceWatcher | None = None
@@ -516,12 +529,3 @@ class QueryService:
     ) -> Exported:
         """Write a table to a file; ``order_by`` as for :meth:`fetch_rows` (the grid's sort)."""
         return self.browser.export_table(relation_name, path, fmt, order_by=order_by)
-
-
-def _user_query_settings() -> QuerySettings:
-    from lantide.workspace.settings import QuerySettings, load_settings
-
-    try:
-        return load_settings().query
-    except LantideError:
-        return QuerySettings()

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
+from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, Catalog
 from lantide.query.errors import QueryErrorDict, error_fields
 
@@ -311,7 +312,18 @@ class _Chain:
         t0 = time.perf_counter()
         try:
             # Re-read the file: an upstream run may not change it, but the analyst may have.
-            fresh = self.sql_tabs.tab_lineage(self.project, name, self.names)
+            # The same text has the lineage read at the start (the tab names and data files
+            # it resolved against are those of this run): analysed once per tab, not twice.
+            first = self.lineages[name]
+            try:
+                text: str | None = tab_files.read_tab(self.project, name, self.names)
+            except LantideError:
+                text = None  # the lineage read again says why, as before
+            fresh = (
+                first
+                if text is not None and first.error is None and text == first.sql
+                else self.sql_tabs.tab_lineage(self.project, name, self.names)
+            )
             if self.gate is not None and fresh.error is None:
                 self.gate(name, fresh.sql)  # the SQL that runs, not the one first read
             # The fingerprint was taken after the upstream tabs ran; same SQL, same inputs.

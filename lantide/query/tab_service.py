@@ -19,14 +19,15 @@ like any other; Source Run (:mod:`lantide.query.sourcerun`) walks the tabs throu
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.errors import LantideError
+from lantide.query import guard, qem, remote_tabs, result_warnings
 from lantide.query import lineage as lin
-from lantide.query import qem, remote_tabs, result_warnings
 from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
@@ -149,14 +150,15 @@ class SqlTabs:
         return result
 
     def tab_lineage(
-        self, project: Project, name: str, tabs: list[str] | None = None
+        self, project: Project, name: str, tabs: list[str] | None = None, text: str | None = None
     ) -> lin.TabLineage:
         """A tab's lineage; a tab whose file cannot be read (not UTF-8, removed meanwhile,
         a name that is no longer allowed) gets a lineage with that ``error``, so it is a
-        problem for itself only, never for a listing or Source Run of the other tabs."""
+        problem for itself only, never for a listing or Source Run of the other tabs.
+        ``text``: the file's text, read just before by the caller."""
         names = tabs if tabs is not None else tab_files.tab_names(project)
         try:
-            sql = tab_files.read_tab(project, name, names)
+            sql = text if text is not None else tab_files.read_tab(project, name, names)
         except LantideError as exc:
             return lin.TabLineage(tab=name, sql="", sql_hash="", error=error_fields(exc))
         connection = remote_tabs.tab_connection(sql)
@@ -565,7 +567,12 @@ class SqlTabs:
     def graph(self, project: Project) -> tuple[Graph, dict[str, lin.TabLineage]]:
         """Each tab's upstream tabs, and each tab's lineage."""
         tabs = tab_files.tab_names(project)
-        lineages = {t: self.tab_lineage(project, t, tabs) for t in tabs}
+        texts: dict[str, str] = {}
+        for t in tabs:
+            with contextlib.suppress(LantideError):  # its lineage reads it again, says why
+                texts[t] = tab_files.read_tab(project, t, tabs)
+        guard.analyse_ahead(texts.values())  # DuckDB's parser asked once for all the tabs
+        lineages = {t: self.tab_lineage(project, t, tabs, texts.get(t)) for t in tabs}
         return {t: tab.upstream_tabs for t, tab in lineages.items()}, lineages
 
     def lineage(self, project: ProjectArg) -> lin.ProjectLineage:

@@ -198,6 +198,15 @@ class Settings:
         )
 
 
+def user_query_settings() -> QuerySettings:
+    """The query settings of the user's settings file; the defaults when it cannot be read
+    (a query needs no model profile, so a broken file does not stop it)."""
+    try:
+        return load_settings().query
+    except LantideError:
+        return QuerySettings()
+
+
 def load_settings(path: Path | None = None) -> Settings:
     """Settings from disk; defaults when the file does not exist yet.
 

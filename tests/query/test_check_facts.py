@@ -129,4 +129,3 @@ def test_an_inflated_count_always_fires(empty_service, dim_ids, fact_ids):
         assert fired[0]["evidence"]["max_repeat"] >= max(present[d] for d in dim_ids)
     if max(present.values(), default=0) <= 1:  # a unique key on the fact side repeats nothing
         assert not fired
-

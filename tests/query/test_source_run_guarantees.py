@@ -169,3 +169,96 @@ def test_a_tab_removed_while_the_run_is_under_way_fails_cleanly(shop, open_servi
     ]
     assert report["tabs"][1]["error"]["error"] == "TAB_NOT_FOUND"
     assert "kind_counts" in report["tabs"][1]["error"]["message"]
+
+
+def test_each_tab_is_analysed_once_per_run(shop, open_service, monkeypatch):
+    """The tab read again before it runs is the same text: its lineage from the start of
+    the run serves (issue 33: it was analysed and resolved a second time per tab)."""
+    from lantide.query import lineage
+
+    analysed: list[str] = []
+    real = lineage.analyse_tab
+
+    def counting(name, *args, **kwargs):
+        analysed.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(lineage, "analyse_tab", counting)
+    svc = open_service(shop)
+    report = svc.source_run_sql_tab(P, "rare_kinds")
+    assert _statuses(report) == [
+        ("items_clean", "ran"),
+        ("kind_counts", "ran"),
+        ("rare_kinds", "ran"),
+    ]
+    assert sorted(analysed) == ["items_clean", "kind_counts", "rare_kinds"]
+
+
+def test_the_graph_asks_duckdbs_parser_once_for_all_tabs(shop, open_service, monkeypatch):
+    """Source Run analyses every tab before the first one runs; DuckDB's parser (the guard's
+    cross-check) is asked about all of them in one query, not once per tab (issue 33), and
+    each analysis gets the answer it would have got alone."""
+    from lantide.query import guard, guard_functions
+
+    guard._analyse.cache_clear()  # as in a new process: nothing analysed, nothing asked
+    monkeypatch.setattr(guard, "_analysed", set())
+    monkeypatch.setattr(guard_functions, "_ahead", {})
+    asked: list[str] = []
+    real = guard_functions._on_a_parser
+
+    def counting(run):
+        asked.append("query")
+        return real(run)
+
+    monkeypatch.setattr(guard_functions, "_on_a_parser", counting)
+    svc = open_service(shop)
+    report = svc.source_run_sql_tab(P, "rare_kinds")
+    assert [e["status"] for e in report["tabs"]] == ["ran", "ran", "ran"]
+    assert asked == ["query"]
+    assert guard_functions._ahead == {}  # every answer taken by its analysis
+    # nothing changed: the analyses are cached, and DuckDB is not asked again
+    again = svc.source_run_sql_tab(P, "rare_kinds")
+    assert [e["status"] for e in again["tabs"]] == ["skipped", "skipped", "skipped"]
+    assert asked == ["query"]
+    assert guard_functions._ahead == {}
+
+
+def test_answers_asked_ahead_are_the_answers_asked_alone(tmp_path):
+    from lantide.query import guard_functions
+    from lantide.query.engine import Engine
+
+    bodies = [
+        "SELECT * FROM read_csv('data/a.csv')",
+        "SELECT upper(name) FROM items",
+        "PIVOT items ON kind USING count(*)",  # DuckDB does not serialize it
+        "SELECT 1; SELECT 2",  # two statements by DuckDB's reading
+    ]
+    engine = Engine(tmp_path / "cache.duckdb", allowed_dirs=[tmp_path], search_dir=tmp_path)
+    guard_functions._ahead.clear()
+    try:
+        alone = []
+        for body in bodies:
+            try:
+                alone.append(guard_functions.duckdb_calls(body))
+            except ValueError as exc:
+                alone.append(str(exc))
+        guard_functions.serialize_ahead(bodies)
+        assert set(guard_functions._ahead) == set(bodies)
+        ahead = []
+        for body in bodies:
+            try:
+                ahead.append(guard_functions.duckdb_calls(body))
+            except ValueError as exc:
+                ahead.append(str(exc))
+        assert guard_functions._ahead == {}
+        assert [
+            None if a is None else a if isinstance(a, str) else [(c.name, c.paths) for c in a]
+            for a in ahead
+        ] == [
+            None if a is None else a if isinstance(a, str) else [(c.name, c.paths) for c in a]
+            for a in alone
+        ]
+        assert ahead[0] is not None and not isinstance(ahead[0], str)
+        assert ahead[0][0].name == "read_csv" and ahead[0][0].paths == ["data/a.csv"]
+    finally:
+        engine.close()

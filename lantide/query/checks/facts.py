@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, SupportsFloat, TypedDict
 
+from lantide.query import internal_tables
 from lantide.query.catalog import now_utc
 from lantide.query.engine import transaction
 from lantide.query.names import INTERNAL_SCHEMA, quote_ident
@@ -114,7 +115,8 @@ class RelationFacts:
         # statement analyses, newest last (a small LRU)
         self._statements: dict[StatementMemo, Statement] = {}
         try:
-            engine.execute(_SCHEMA_SQL)
+            if internal_tables.ensure(engine, "check_facts", _SCHEMA_SQL):
+                self._memory = {}  # made now: no fact to read
         except Exception as exc:  # a read-only or damaged database: keep facts in memory
             log.warning("check facts are not persisted: %s", exc)
 
@@ -188,8 +190,8 @@ class RelationFacts:
         with self._lock:
             known = self._columns.get(memo)
         if known is None:
-            try:
-                names = cur.table(rel.sql).columns  # binds the relation; no statement runs
+            try:  # binds the relation; no statement runs
+                names = [str(r[0]) for r in cur.execute(f"DESCRIBE {rel.sql}").fetchall()]
             except Exception:
                 cur.execute(f"SELECT * FROM {rel.sql} LIMIT 0")
                 names = [d[0] for d in cur.description]
