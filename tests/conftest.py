@@ -31,6 +31,11 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 _CACHE_DIR = tempfile.mkdtemp(prefix="lantide-test-cache-")
 os.environ["LANTIDE_CACHE_DIR"] = _CACHE_DIR
 atexit.register(shutil.rmtree, _CACHE_DIR, True)
+# The command line's subprocesses share one bytecode cache for the run, outside the source
+# tree: each compiles Lantide's modules once instead of every time when the developer's
+# shell sets PYTHONDONTWRITEBYTECODE (cli_env; 0.30 -> 0.23 s a `lantide sql`).
+_PYCACHE_DIR = tempfile.mkdtemp(prefix="lantide-test-pycache-")
+atexit.register(shutil.rmtree, _PYCACHE_DIR, True)
 for _var in (
     "OPENAI_BASE_URL",
     "OPENAI_API_KEY",
@@ -204,6 +209,8 @@ def cli_env(extra: dict | None = None) -> dict:
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     # no subprocess may reach the developer's real keyring (the tests' keyring is in memory)
     env.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # safe: the bytecode goes to the run's cache
+    env.setdefault("PYTHONPYCACHEPREFIX", _PYCACHE_DIR)
     if extra:
         env.update(extra)
     return env

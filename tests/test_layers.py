@@ -2,6 +2,7 @@
 point downwards through the layers of DESIGN.md section 1."""
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -118,12 +119,14 @@ def imported_modules(
     return out
 
 
-def _package_modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if "_data" in path.parts:
-            continue
-        tree = ast.parse(path.read_text(), filename=str(path))
-        yield _module_name(path), path.name == "__init__.py", tree
+@functools.cache
+def _package_modules() -> tuple[tuple[str, bool, ast.Module], ...]:
+    """Every module of the package, parsed once for the tests of this file (read only)."""
+    return tuple(
+        (_module_name(path), path.name == "__init__.py", ast.parse(path.read_text(), str(path)))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "_data" not in path.parts
+    )
 
 
 def test_import_walker_sees_nested_relative_and_dynamic_imports():

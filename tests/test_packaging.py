@@ -5,9 +5,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 
+@pytest.mark.slow  # pip builds and installs the wheel in a subprocess: 1.5-2 s
 def test_wheel_install_ships_prompts_and_resources(tmp_path):
     target = tmp_path / "site"
     build = subprocess.run(

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO, cli_env
 from tests.fakes.openai_server import FAKE_API_KEY, ToolCall, Turn
 
@@ -310,6 +312,7 @@ def test_a_stream_cut_mid_answer_ends_the_turn_and_keeps_the_text(
     assert proposal_requests(fake_openai) == []  # no background call after a failed turn
 
 
+@pytest.mark.slow  # the command line as a whole process (not through run_cli)
 def test_cancel_during_a_running_query(sample_workspace, fake_openai):
     fake_openai.script(Turn(tool_calls=[ToolCall("run_query", {"sql": SLOW_SQL})]))
     proc = subprocess.Popen(

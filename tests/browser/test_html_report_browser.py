@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lantide.agent.report_html import html_path, publish_html
 from tests.browser.cdp import CHROMIUM, open_page
 from tests.docs.html_report_helpers import make_report_project
@@ -21,6 +23,7 @@ def test_chromium_is_installed():
     assert Path(CHROMIUM).is_file(), f"{CHROMIUM} missing: apt-get install -y chromium"
 
 
+@pytest.mark.slow  # a headless Chromium started for the test: 1.5-3 s
 def test_the_html_report_renders_offline_without_errors(tmp_path):
     ws, project = make_report_project(tmp_path / "ws")
     publish_html(ws, project)
@@ -48,6 +51,7 @@ def test_the_html_report_renders_offline_without_errors(tmp_path):
     assert page.screenshot.startswith(b"\x89PNG") and len(page.screenshot) > 20_000
 
 
+@pytest.mark.slow  # a headless Chromium started for the test: 1.5-3 s
 def test_the_html_report_follows_a_dark_colour_scheme(tmp_path):
     ws, project = make_report_project(tmp_path / "ws")
     publish_html(ws, project)
@@ -61,6 +65,7 @@ def test_the_html_report_follows_a_dark_colour_scheme(tmp_path):
     assert dark.requests == [] and dark.errors == []
 
 
+@pytest.mark.slow  # a headless Chromium started for the test: 1.5-3 s
 def test_the_observer_sees_requests_and_script_errors(tmp_path):
     hostile = tmp_path / "hostile.html"
     hostile.write_text(
@@ -73,6 +78,7 @@ def test_the_observer_sees_requests_and_script_errors(tmp_path):
     assert any("notDefined" in e for e in page.errors), page.errors
 
 
+@pytest.mark.slow  # a headless Chromium started for the test: 1.5-3 s
 def test_a_chart_is_drawn_in_the_browser_with_tooltips_and_no_script(sample_workspace):
     from lantide import charts
     from lantide.workspace.model import Workspace

@@ -26,6 +26,7 @@ PROBE = (
 )
 
 
+@pytest.mark.slow  # a headless Chromium started for the test: 1.5-2 s
 def test_an_embedded_chart_draws_in_chromium_offline(tmp_path):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:

@@ -83,6 +83,7 @@ def test_adds_from_many_processes_are_all_kept_or_refused(tmp_path):
             assert "changed on disk" in r["error"], r
 
 
+@pytest.mark.slow  # the command line as whole processes (not through run_cli)
 def test_cli_adds_at_once_never_claim_a_lost_entry(sample_workspace):
     procs = [
         subprocess.Popen(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from knowledge_samples import HAND_WRITTEN
 
 from lantide.knowledge import parse_knowledge
-from lantide.workspace.sample import create_sample
+from lantide.workspace.model import Workspace
 
 
 def test_entries_status_sections_and_groups():
@@ -88,8 +88,9 @@ def test_size_excludes_queued_entries():
     assert doc.size_chars == len(text) - len("- [queued] bbbbbbbbbb\n")
 
 
-def test_sample_workspace_knowledge(tmp_path):
-    ws = create_sample(tmp_path / "ws")
+def test_sample_workspace_knowledge(sample_workspace):
+    # the run's copy of create_sample's workspace (built once a run, not once a test)
+    ws = Workspace.open(sample_workspace, lock=False)
     project = ws.list_projects()[0]
     doc = parse_knowledge(project.knowledge_path.read_text(encoding="utf-8"), scope="project")
     assert [e.status for e in doc.entries].count("queued") == 1

@@ -64,6 +64,7 @@ def test_stdio_lists_tools_per_mode_and_runs_a_formal_query(store, executing_wor
     assert [(e["tool"], e["transport"], e["ok"]) for e in entries] == [("run_query", "stdio", True)]
 
 
+@pytest.mark.slow  # the MCP server over stdio as a whole process
 def test_stdio_observe_refuses_run_sql_tab_with_the_mode(store, executing_workspace):
     from mcp.shared.exceptions import MCPError
 

@@ -14,6 +14,7 @@ from tests.conftest import REPO, cli_env
 pytestmark = pytest.mark.security
 
 
+@pytest.mark.slow  # a whole pytest run in a subprocess
 def test_the_figures_count_tried_and_failed_per_family(tmp_path):
     suite = tmp_path / "security"
     suite.mkdir()

@@ -10,12 +10,15 @@ window (a one-time 300-450 ms), which earlier tests had done for it in a full ru
 
 from __future__ import annotations
 
+import pytest
+
 from tests.ui.conftest import open_main_window
 from tests.ui.responsiveness import run_busy_window
 
 BOUND_MS = 250
 
 
+@pytest.mark.slow  # a 2.5 s stream and a 2.5 s query by design
 def test_ui_thread_keeps_ticking_during_a_long_query_and_a_streamed_answer(
     qtbot, shell_services, fake_openai, monkeypatch
 ):

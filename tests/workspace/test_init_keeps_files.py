@@ -130,6 +130,7 @@ def test_create_sample_checks_every_sample_file(tmp_path, present):
     assert (root / present).read_bytes() == b"mine"
 
 
+@pytest.mark.slow  # builds the whole sample workspace: 2 s
 def test_first_run_sample_moves_a_half_built_folder_aside_and_keeps_it(tmp_path):
     from lantide.workspace.sample import ensure_sample_workspace
 
