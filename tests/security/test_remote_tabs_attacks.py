@@ -124,3 +124,85 @@ def test_a_refused_or_unreachable_connection_fails_its_tab_only(
     with pytest.raises(Exception) as info:
         service.run_sql_tab(PROJECT, "bad_remote")
     assert repr(how) in str(info.value) and wrong not in str(info.value)
+
+
+# -- what the server gets: the statement, without the header or the comments around it ----
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+@pytest.mark.parametrize(
+    "tail",
+    [" -- all of them", "; -- all of them", "\n/* a closing note */", ";;\n-- x\n\n"],
+    ids=["comment", "semicolon_comment", "block_comment", "semicolons"],
+)
+def test_a_trailing_comment_does_not_break_the_count_or_the_digest(remote, sample_workspace, tail):
+    """``SELECT count(*) FROM (<stmt>) t`` with a statement ending in ``-- comment`` and no
+    newline put the ``)`` into the comment: the large-result count and Source Run's digest
+    failed with a syntax error on the server. The statement sent is now its tokens' span."""
+    service, server, dialect, customers = remote
+    _write_tab(
+        sample_workspace,
+        "counted",
+        f"-- lantide: connection=src\nSELECT count(*) AS n FROM {customers}{tail}",
+    )
+    first = service.source_run_sql_tab(PROJECT, "counted")
+    assert [(t["tab"], t["status"]) for t in first["tabs"]] == [("counted", "ran")], first
+    again = service.source_run_sql_tab(PROJECT, "counted")  # the digest, asked again
+    assert [t["status"] for t in again["tabs"]] == ["skipped"], again
+    ran = service.run_sql_tab(PROJECT, "counted")  # the count of the large-result check
+    assert ran["row_count"] == 1
+    assert service.run_query("SELECT n FROM counted")["preview"] == [[300]]
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_the_header_and_comments_around_the_statement_are_not_sent(remote, sample_workspace):
+    """What the server runs (seen in its own list of running statements) starts with the
+    statement's first word and ends with its last: no header, no comment after it."""
+    import threading
+    import time
+
+    service, server, dialect, customers = remote
+    sleep = "pg_sleep(30)" if dialect == "postgres" else "sleep(30)"
+    _write_tab(
+        sample_workspace,
+        "slow",
+        f"-- lantide: connection=src\n-- a note\nSELECT {sleep} AS slept -- tail note",
+    )
+
+    def running() -> list[str]:
+        if dialect == "postgres":
+            out = server.psql(
+                "SELECT replace(query, chr(10), ' ') FROM pg_stat_activity "
+                "WHERE state = 'active' AND pid <> pg_backend_pid()"
+            )
+        else:
+            out = server.sql(
+                "SELECT replace(info, char(10), ' ') FROM information_schema.processlist "
+                "WHERE info IS NOT NULL;"
+            )
+        return [line for line in out.splitlines() if sleep in line]
+
+    scope = service.cancel_scope("analyst")
+    out: dict = {}
+
+    def run():
+        try:
+            with scope:
+                service.run_sql_tab(PROJECT, "slow")
+        except Exception as exc:  # read below
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not (seen := running()):
+        assert time.monotonic() < deadline, f"the statement never reached the server: {out}"
+        time.sleep(0.05)
+    scope.cancel()
+    thread.join(30)
+    assert out["error"].code == "QUERY_CANCELLED"
+    text = seen[0]
+    assert "lantide:" not in text and "note" not in text, text
+    assert f"(SELECT {sleep} AS slept) lantide_q" in text, text  # the count's wrapper
