@@ -206,3 +206,155 @@ def test_the_header_and_comments_around_the_statement_are_not_sent(remote, sampl
     text = seen[0]
     assert "lantide:" not in text and "note" not in text, text
     assert f"(SELECT {sleep} AS slept) lantide_q" in text, text  # the count's wrapper
+
+
+# -- statements refused before anything reaches a server ----------------------------------
+
+MULTIPLE, NOT_SELECT = "QUERY_REFUSED_MULTIPLE_STATEMENTS", "QUERY_REFUSED_NOT_SELECT"
+FUNCTION, COMMENT = "QUERY_REFUSED_FUNCTION", "QUERY_REFUSED_EXECUTABLE_COMMENT"
+SYNTAX = "SQL_SYNTAX"  # MySQL forms sqlglot does not read at all: refused as well
+
+REFUSED = {
+    "postgres": {
+        "two": ("SELECT 1 AS a; SELECT 2 AS b", MULTIPLE),
+        "after_string": ("SELECT 'a;b' AS s; DELETE FROM public.customers", MULTIPLE),
+        "after_comment": ("SELECT 1 AS a /* ; */; SET ROLE postgres", MULTIPLE),
+        "lift_read_only": (
+            "SELECT 1 AS a; SET TRANSACTION READ WRITE; DELETE FROM public.customers",
+            MULTIPLE,
+        ),
+        "cr_ends_comment": ("SELECT 1 AS a --x\r; DELETE FROM public.customers; --", MULTIPLE),
+        "delete_cte": (
+            "WITH x AS (DELETE FROM public.customers RETURNING *) SELECT * FROM x",
+            NOT_SELECT,
+        ),
+        "update_cte": (
+            "WITH x AS (UPDATE public.customers SET vip = true RETURNING *) "
+            "SELECT count(*) AS n FROM x",
+            NOT_SELECT,
+        ),
+        "for_update": ("SELECT * FROM public.customers FOR UPDATE", NOT_SELECT),
+        "for_share": ("SELECT * FROM public.customers FOR KEY SHARE", NOT_SELECT),
+        "select_into": ("SELECT * INTO copied FROM public.customers", NOT_SELECT),
+        "call": ("CALL public.p()", NOT_SELECT),
+        "execute": ("EXECUTE prepared_one", NOT_SELECT),
+        "begin": ("BEGIN", NOT_SELECT),
+        "commit": ("COMMIT", NOT_SELECT),
+        "set_role": ("SET ROLE postgres", NOT_SELECT),
+        "set_rw": ("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", NOT_SELECT),
+        "do": ("DO $$ BEGIN DELETE FROM public.customers; END $$", NOT_SELECT),
+        "copy_to": ("COPY (SELECT 1) TO '/tmp/lantide-copy'", NOT_SELECT),
+        "copy_program": ("COPY public.customers TO PROGRAM 'id'", NOT_SELECT),
+        "query_to_xml": ("SELECT query_to_xml('DELETE FROM x', true, true, '') AS x", FUNCTION),
+        "query_to_xml_nested": (
+            "SELECT xpath('/row', query_to_xml('SELECT 1', true, true, '')) AS x",
+            FUNCTION,
+        ),
+        "query_to_xml_in_where": (
+            "SELECT 1 AS a FROM public.customers "
+            "WHERE query_to_xml('SELECT 1', true, true, '') IS NOT NULL",
+            FUNCTION,
+        ),
+        "query_xmlschema": (
+            "SELECT query_to_xml_and_xmlschema('SELECT 1', true, true, '') AS x",
+            FUNCTION,
+        ),
+        "table_to_xml": ("SELECT table_to_xml('pg_authid', true, true, '') AS x", FUNCTION),
+        "cursor_to_xml": ("SELECT cursor_to_xml('c', 1, true, true, '') AS x", FUNCTION),
+        "database_to_xml": ("SELECT database_to_xml(true, true, '') AS x", FUNCTION),
+        "schema_to_xml": ("SELECT schema_to_xml('public', true, true, '') AS x", FUNCTION),
+        "qualified": ("SELECT pg_catalog.query_to_xml('SELECT 1', true, true, '') AS x", FUNCTION),
+        "quoted_upper": ("SELECT \"QUERY_TO_XML\"('SELECT 1', true, true, '') AS x", FUNCTION),
+        "ts_stat": ("SELECT * FROM ts_stat('SELECT 1')", FUNCTION),
+        "ls_waldir": ("SELECT * FROM pg_ls_waldir()", FUNCTION),
+        "ls_dir": ("SELECT * FROM pg_ls_dir('.') AS f", FUNCTION),
+        "read_binary": ("SELECT pg_read_binary_file('/etc/passwd') AS f", FUNCTION),
+        "lo_import": ("SELECT lo_import('/etc/passwd') AS oid", FUNCTION),
+        "lo_get": ("SELECT lo_get(1) AS b", FUNCTION),
+        "loread": ("SELECT loread(0, 10) AS b", FUNCTION),
+        "dblink": ("SELECT * FROM dblink('host=x', 'SELECT 1') AS t(a int)", FUNCTION),
+        "dblink_exec": ("SELECT dblink_exec('host=x', 'DROP TABLE t') AS r", FUNCTION),
+        "set_config": (
+            "SELECT set_config('default_transaction_read_only', 'off', false) AS s",
+            FUNCTION,
+        ),
+        "advisory": ("SELECT pg_advisory_lock_shared(1) AS l", FUNCTION),
+        "notify": ("SELECT pg_notify('ch', 'x') AS n", FUNCTION),
+        "nextval": ("SELECT nextval('s') AS n", FUNCTION),
+        "terminate": ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity", FUNCTION),
+    },
+    "mysql": {
+        "two": ("SELECT 1 AS a; SELECT 2 AS b", MULTIPLE),
+        "after_string": ("SELECT 'a;b' AS s; DELETE FROM shop.customers", MULTIPLE),
+        "lift_read_only": (
+            "SELECT 1 AS a; SET SESSION TRANSACTION READ WRITE; DELETE FROM shop.customers",
+            MULTIPLE,
+        ),
+        "exec_comment": ("SELECT 1 AS a /*! , sleep(5) AS b */", COMMENT),
+        "exec_comment_versioned": ("SELECT 1 AS a /*!50000 , load_file('/etc/passwd') */", COMMENT),
+        "exec_comment_maria": ("SELECT 1 AS a /*M! , sleep(5) AS b */", COMMENT),
+        "exec_comment_maria_versioned": ("SELECT 1 AS a /*M!100000 , sleep(5) AS b */", COMMENT),
+        "exec_comment_outfile": (
+            "SELECT * FROM shop.customers /*!INTO OUTFILE '/tmp/lantide-out' */",
+            COMMENT,
+        ),
+        "exec_comment_first": ("/*!SELECT 1 AS a */ SELECT 2 AS b", COMMENT),
+        "load_file": ("SELECT load_file('/etc/passwd') AS f", FUNCTION),
+        "sys_exec": ("SELECT sys_exec('id') AS r", FUNCTION),
+        "get_lock": ("SELECT get_lock('x', 10) AS l", FUNCTION),
+        "benchmark": ("SELECT benchmark(100000000, md5('a')) AS b", FUNCTION),
+        "master_pos_wait": ("SELECT master_pos_wait('log', 4) AS w", FUNCTION),
+        "outfile": ("SELECT * FROM shop.customers INTO OUTFILE '/tmp/lantide-out'", SYNTAX),
+        "dumpfile": ("SELECT name FROM shop.customers LIMIT 1 INTO DUMPFILE '/tmp/x'", SYNTAX),
+        "handler": ("HANDLER shop.customers OPEN", SYNTAX),
+        "assign": ("SELECT @n := 1 AS n", "QUERY_REFUSED_ASSIGNMENT"),
+        "assign_in_where": (
+            "SELECT name FROM shop.customers WHERE (@n := @n + 1) > 0",
+            "QUERY_REFUSED_ASSIGNMENT",
+        ),
+        "into_var": ("SELECT 1 INTO @x", NOT_SELECT),
+        "for_update": ("SELECT * FROM shop.customers FOR UPDATE", NOT_SELECT),
+        "share_mode": ("SELECT * FROM shop.customers LOCK IN SHARE MODE", NOT_SELECT),
+        "delete_cte": (
+            "WITH x AS (SELECT 1 AS a) DELETE FROM shop.customers WHERE customer_id = 1",
+            NOT_SELECT,
+        ),
+        "call": ("CALL shop.p()", NOT_SELECT),
+        "do": ("DO sleep(5)", SYNTAX),
+        "set_rw": ("SET SESSION TRANSACTION READ WRITE", NOT_SELECT),
+        "set_var": ("SET @@session.transaction_read_only = 0", NOT_SELECT),
+        "set_role": ("SET ROLE admin", NOT_SELECT),
+        "start": ("START TRANSACTION", NOT_SELECT),
+    },
+}
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_what_may_not_run_is_refused_before_the_server(remote, sample_workspace):
+    """Each statement is refused when the tab is made and when a tab file written by hand
+    runs. The tabs are bound to ``unreachable`` (a port nobody listens on): a statement
+    that got past the check would fail with CONNECTION_ERROR instead of its refusal."""
+    from lantide.query.tabs import tab_path
+    from lantide.workspace.model import Project
+
+    service, server, dialect, customers = remote
+    project = Project.load(sample_workspace, PROJECT)
+    wrong = {}
+    for key, (sql, code) in REFUSED[dialect].items():
+        name = f"bad_{key}"
+        try:
+            _tab(service, name, sql, "unreachable")
+            wrong[key] = "made"
+        except Exception as exc:  # read below
+            if getattr(exc, "code", None) != code:
+                wrong[key] = f"made: {getattr(exc, 'code', exc)}"
+        assert not tab_path(project, name).exists()
+        _write_tab(sample_workspace, name, f"-- lantide: connection=unreachable\n{sql}")
+        try:
+            service.run_sql_tab(PROJECT, name)
+            wrong[key] = "ran"
+        except Exception as exc:  # read below
+            if getattr(exc, "code", None) != code:
+                wrong[key] = f"ran: {getattr(exc, 'code', exc)} {exc}"
+    assert wrong == {}
