@@ -358,3 +358,153 @@ def test_what_may_not_run_is_refused_before_the_server(remote, sample_workspace)
             if getattr(exc, "code", None) != code:
                 wrong[key] = f"ran: {getattr(exc, 'code', exc)} {exc}"
     assert wrong == {}
+
+
+# -- result columns of one name ---------------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_two_result_columns_of_one_name_are_a_clear_error(remote, sample_workspace):
+    """PostgreSQL returned both columns and the second became ``a_2``, a column nobody
+    named; MySQL failed in the count's derived table with a bare driver error. Now each
+    is REMOTE_DUPLICATE_COLUMN: by name when the tab is made, by the server's names (a
+    ``SELECT *`` of a join, two ``count`` columns) when it runs, in Source Run too."""
+    from lantide.query.errors import TableNotFound
+
+    service, server, dialect, customers = remote
+    for name, sql in {
+        "same": f"SELECT customer_id AS a, name AS a FROM {customers}",
+        "case": f"SELECT customer_id AS a, name AS A FROM {customers}",
+        "plain": f"SELECT region, region FROM {customers}",
+    }.items():
+        with pytest.raises(Exception) as info:
+            _tab(service, name, sql)
+        assert info.value.code == "REMOTE_DUPLICATE_COLUMN", (name, info.value)
+    joined = f"SELECT * FROM {customers} c JOIN {customers} d ON c.customer_id = d.customer_id"
+    server_named = {"joined": joined}
+    if dialect == "postgres":  # PostgreSQL names both aggregates "count"
+        server_named["counts"] = f"SELECT count(*), count(name) FROM {customers}"
+    for name, sql in server_named.items():
+        _tab(service, name, sql)
+        with pytest.raises(Exception) as info:
+            service.run_sql_tab(PROJECT, name)
+        assert info.value.code == "REMOTE_DUPLICATE_COLUMN", (name, info.value)
+        assert "AS" in info.value.hint
+        with pytest.raises(TableNotFound):
+            service.relation_info(name)
+        report = service.source_run_sql_tab(PROJECT, name)
+        assert report["tabs"][0]["status"] == "failed"
+        assert report["tabs"][0]["error"]["error"] == "REMOTE_DUPLICATE_COLUMN", report
+
+
+# -- Source Run's digest of a remote result: every column of every row -------------------
+
+DIGEST_TABLE = {
+    "postgres": (
+        "CREATE TABLE public.digest_probe (id int, lantide_q text, t text, n numeric(12,2), "
+        "f double precision, d date, ts timestamp, b boolean, raw bytea, j jsonb);"
+        "INSERT INTO public.digest_probe VALUES "
+        "(1, 'q', 'a', 1.50, 0.1, '2025-01-01', '2025-01-01 10:00', true, '\\x00', '{\"k\": 1}'),"
+        "(2, 'q', 'b', 2.50, 0.2, '2025-01-02', '2025-01-02 10:00', false, '\\x01', '[]')",
+        "DROP TABLE public.digest_probe",
+        "public.digest_probe",
+    ),
+    "mysql": (
+        "CREATE TABLE shop.digest_probe (id int, lantide_q varchar(10), t varchar(20), "
+        "n decimal(12,2), f double, d date, ts datetime, b boolean, raw blob, j text);\n"
+        "INSERT INTO shop.digest_probe VALUES "
+        "(1, 'q', 'a', 1.50, 0.1, '2025-01-01', '2025-01-01 10:00', true, x'00', '{}'),"
+        "(2, 'q', 'b', 2.50, 0.2, '2025-01-02', '2025-01-02 10:00', false, x'01', '[]');\n",
+        "DROP TABLE shop.digest_probe;\n",
+        "shop.digest_probe",
+    ),
+}
+# one change per column of row 1 (each undone before the next), and a NULL
+CHANGES = {
+    "lantide_q": ("'r'", "'q'"),
+    "t": ("'a '", "'a'"),
+    "n": ("1.51", "1.50"),
+    "f": ("0.1000000001", "0.1"),
+    "d": ("'2025-01-03'", "'2025-01-01'"),
+    "ts": ("'2025-01-01 10:00:01'", "'2025-01-01 10:00'"),
+    "b": ("false", "true"),
+    "j": ("NULL", None),  # put back per dialect below
+    "id": ("3", "1"),
+}
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_the_digest_changes_with_any_column(remote):
+    """PostgreSQL's digest hashed ``md5(lantide_q::text)``: a result column named
+    ``lantide_q`` is that column, not the row, so only it was hashed and a change in any
+    other column kept the digest (Source Run skipped a stale tab). MySQL's joined the cells
+    with CHAR(31), so two different rows could join to the same text."""
+    service, server, dialect, customers = remote
+    create, drop, table = DIGEST_TABLE[dialect]
+
+    def run(sql: str) -> None:
+        server.psql(sql) if dialect == "postgres" else server.sql(sql + ";\n")
+
+    external = service.runner.external
+
+    def digest(sql: str = f"SELECT * FROM {table}") -> str | None:
+        return external.result_checksum(
+            "src", sql, register_cancel=service.runner.engine.cancel_hook
+        )
+
+    run(create)
+    try:
+        base = digest()
+        assert base is not None and base == digest()
+        unchanged = []
+        for column, (new, old) in CHANGES.items():
+            if column == "j":
+                old = "'{\"k\": 1}'" if dialect == "postgres" else "'{}'"
+            where = "id = 3" if column == "id" else "id = 1"
+            run(f"UPDATE {table} SET {column} = {new} WHERE id = 1")
+            if digest() == base:
+                unchanged.append(column)
+            run(f"UPDATE {table} SET {column} = {old} WHERE {where}")
+            assert digest() == base, column
+        assert unchanged == []
+        # the same cells in other rows: a separator inside a value
+        sep = "chr(31)" if dialect == "postgres" else "CHAR(31)"
+        if dialect == "postgres":
+            first = f"SELECT 'a' || {sep} || 'vb' AS x, 'c' AS y"
+            second = f"SELECT 'a' AS x, 'b' || {sep} || 'vc' AS y"
+        else:
+            first = f"SELECT CONCAT('a', {sep}, 'vb') AS x, 'c' AS y"
+            second = f"SELECT 'a' AS x, CONCAT('b', {sep}, 'vc') AS y"
+        assert digest(first) != digest(second)
+        assert digest("SELECT NULL AS x") != digest("SELECT 'n' AS x")
+        assert digest("SELECT '' AS x") != digest("SELECT NULL AS x")
+    finally:
+        run(drop)
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_source_run_reruns_a_tab_whose_column_named_lantide_q_did_not_change(remote):
+    """End to end: the tab names a column ``lantide_q``; a change in another column of the
+    source must run the tab again, not skip it as up to date."""
+    service, server, dialect, customers = remote
+    _tab(
+        service,
+        "credits",
+        f"SELECT region AS lantide_q, sum(credit) AS credit FROM {customers} GROUP BY region",
+    )
+    assert [t["status"] for t in service.source_run_sql_tab(PROJECT, "credits")["tabs"]] == ["ran"]
+    change = f"UPDATE {customers} SET credit = credit + 1 WHERE customer_id = 1"
+    undo = f"UPDATE {customers} SET credit = credit - 1 WHERE customer_id = 1"
+
+    def run(sql: str) -> None:
+        server.psql(sql) if dialect == "postgres" else server.sql(sql + ";\n")
+
+    run(change)
+    try:
+        again = service.source_run_sql_tab(PROJECT, "credits")
+        assert [t["status"] for t in again["tabs"]] == ["ran"], again
+    finally:
+        run(undo)
