@@ -508,3 +508,130 @@ def test_source_run_reruns_a_tab_whose_column_named_lantide_q_did_not_change(rem
         assert [t["status"] for t in again["tabs"]] == ["ran"], again
     finally:
         run(undo)
+
+
+# -- the header: one reader, no lookalikes -------------------------------------------------
+
+
+@pytest.fixture
+def nowhere(sample_workspace, open_service, memory_keyring):
+    """A service whose connection ``src`` points at a port nobody listens on: whatever
+    reaches it fails with CONNECTION_ERROR, so a refusal proves nothing was sent."""
+    from lantide.query.connections import add_connection
+    from lantide.workspace.model import Workspace
+
+    add_connection(
+        Workspace.open(sample_workspace, lock=False),
+        "src",
+        f"Driver={{PostgreSQL Unicode}};Server=127.0.0.1;Port={_free_port()};Database=shop",
+        dialect="postgres",
+        user="lantide",
+        password="not-used",
+    )
+    return open_service(sample_workspace)
+
+
+UNCLEAR_HEADERS = {
+    "capital": "-- Lantide: connection=src",
+    "upper": "-- LANTIDE: CONNECTION=src",
+    "space_before_colon": "-- lantide : connection=src",
+    "fullwidth_colon": "-- lantide\uff1aconnection=src",
+    "cyrillic_a": "-- l\u0430ntide: connection=src",
+    "cyrillic_o_in_key": "-- lantide: c\u043ennection=src",
+    "twice": "-- lantide: connection=src connection=other",
+    "twice_case": "-- lantide: Connection=src, connection=other",
+    "semicolon": "-- lantide: connection=src;other",
+    "quoted": '-- lantide: connection="src"',
+    "zero_width": "-- lantide: connection=src\u200b",
+    "fullwidth_name": "-- lantide: connection=\uff53\uff52\uff43",
+    "typo_key": "-- lantide: conection=src",
+    "no_prefix": "-- connection=src",
+    "second_line": "-- monthly numbers\n-- lantide: connection=src",
+    "after_blank": "\n-- lantide: connection=src",
+    "two_lines": "-- lantide: connection=src\n-- lantide: connection=other",
+}
+
+
+@pytest.mark.parametrize("header", list(UNCLEAR_HEADERS.values()), ids=list(UNCLEAR_HEADERS))
+def test_a_lookalike_header_is_refused_not_run_elsewhere(nowhere, sample_workspace, header):
+    """``-- Lantide: connection=src`` read as no header: the tab ran in DuckDB on the
+    workspace's own ``customers``, a different table than the analyst meant; an option
+    given twice bound to the last. Every such first line is REMOTE_HEADER_UNCLEAR, when
+    the tab is made, when it runs, in Source Run (that tab only) and in the listing."""
+    service = nowhere
+    body = "SELECT count(*) AS n FROM customers"
+    with pytest.raises(Exception) as info:
+        service.create_sql_tab(PROJECT, "unclear", f"{header}\n{body}")
+    assert info.value.code == "REMOTE_HEADER_UNCLEAR", info.value
+    _write_tab(sample_workspace, "unclear", f"{header}\n{body}\n")
+    with pytest.raises(Exception) as info:
+        service.run_sql_tab(PROJECT, "unclear")
+    assert info.value.code == "REMOTE_HEADER_UNCLEAR", info.value
+    service.create_sql_tab(PROJECT, "local_part", "SELECT count(*) AS n FROM customers")
+    service.create_sql_tab(PROJECT, "both", "SELECT * FROM unclear, local_part")
+    report = service.source_run_sql_tab(PROJECT, "both")
+    status = {t["tab"]: t["status"] for t in report["tabs"]}
+    assert status == {"unclear": "failed", "local_part": "ran", "both": "not_run"}, report
+    listed = {t["tab"]: t for t in service.lineage(PROJECT)["tabs"]}
+    assert listed["unclear"]["error"]["error"] == "REMOTE_HEADER_UNCLEAR"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "-- lantide: connection=src",
+        "--lantide: connection=src",
+        "--lantide:connection=src",
+        "  -- lantide:   connection = src  ",
+        "\ufeff-- lantide: connection=src",
+        "-- lantide: connection=src\r",
+    ],
+)
+def test_the_header_as_written_binds_its_connection(nowhere, sample_workspace, header):
+    """Spellings of the header that the reader accepts: all bind ``src`` (here a port
+    nobody listens on, so the run fails to connect: it went to ``src``, not to DuckDB)."""
+    from lantide.query.remote_tabs import tab_connection
+    from lantide.query.sql_format import header_connection
+
+    text = f"{header}\nSELECT 1 AS one"
+    assert tab_connection(text) == "src" and header_connection(text) == "src"
+    _write_tab(sample_workspace, "bound", text)
+    with pytest.raises(Exception) as info:
+        nowhere.run_sql_tab(PROJECT, "bound")
+    assert info.value.code == "CONNECTION_ERROR" and "'src'" in info.value.message
+
+
+def test_a_comment_mentioning_lantide_is_not_a_header(nowhere):
+    service = nowhere
+    service.create_sql_tab(
+        PROJECT, "noted", "-- lantide sample numbers\nSELECT count(*) AS n FROM customers"
+    )
+    assert service.run_sql_tab(PROJECT, "noted")["row_count"] == 1
+
+
+def test_a_rename_reads_the_header_as_the_runner_does(nowhere, sample_workspace):
+    """A rename rewrites the readers of the renamed tab's cached table, but never a remote
+    tab (its names are the connection's). It recognised a remote tab by the prefix
+    ``-- lantide: connection=`` only, so ``--lantide: connection=src`` (which the runner
+    runs on ``src``) had its remote table renamed. A tab whose header is unclear may be
+    either: the rename is refused, nothing changed."""
+    from lantide.query.tabs import tab_path
+    from lantide.workspace.model import Project
+
+    service = nowhere
+    project = Project.load(sample_workspace, PROJECT)
+    service.create_sql_tab(PROJECT, "regions", "SELECT 1 AS n")
+    remote_text = "--lantide: connection=src\nSELECT * FROM regions\n"
+    _write_tab(sample_workspace, "remote_reader", remote_text)
+    service.create_sql_tab(PROJECT, "local_reader", "SELECT n FROM regions")
+    service.rename_sql_tab(PROJECT, "regions", "areas")
+    assert tab_path(project, "remote_reader").read_text() == remote_text
+    assert tab_path(project, "local_reader").read_text().strip() == "SELECT n FROM areas"
+    unclear_text = "-- Lantide: connection=src\nSELECT * FROM areas\n"
+    _write_tab(sample_workspace, "unclear_reader", unclear_text)
+    with pytest.raises(Exception) as info:
+        service.rename_sql_tab(PROJECT, "areas", "zones")
+    assert info.value.code == "RENAME_DEPENDENT_UNPARSEABLE", info.value
+    assert "unclear_reader" in info.value.message
+    assert tab_path(project, "areas").exists() and not tab_path(project, "zones").exists()
+    assert tab_path(project, "local_reader").read_text().strip() == "SELECT n FROM areas"
