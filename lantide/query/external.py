@@ -243,6 +243,13 @@ class ExternalSources:
                     f"({_clean(exc, hidden)})",
                     hint="Lantide only reads; check the user's rights on the server.",
                 ) from None
+        if self.timeout_seconds:  # the server stops a statement (a sleep) past the limit
+            for statement in _SESSION_TIMEOUT.get(config.dialect, ()):
+                try:
+                    con.cursor().execute(statement.format(seconds=int(self.timeout_seconds)))
+                    break
+                except pyodbc.Error:
+                    continue  # MySQL's name for it, not MariaDB's; the fetch clock remains
         return con
 
     # -- catalog -------------------------------------------------------------------
@@ -440,6 +447,8 @@ class ExternalSources:
 
             if cancelled.is_set():
                 raise QueryCancelled(f"{doing} {name!r}") from None
+            if isinstance(exc, pyodbc.Error) and exc.args and exc.args[0] in _TIMED_OUT:
+                raise QueryTimeout(self.timeout_seconds or 0) from None
             if isinstance(exc, pyodbc.Error) and exc.args and exc.args[0] == "42S21":
                 raise QueryError(  # MySQL's "Duplicate column name" in a derived table
                     f"connection {name!r}: the result has two columns of one name "
@@ -464,6 +473,24 @@ _READ_ONLY_SESSION = {
     "redshift": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
     "mysql": "SET SESSION TRANSACTION READ ONLY",
 }
+
+
+# The statement time limit, set on the server for the session: the driver's query timeout
+# (``con.timeout``) did not stop a PostgreSQL ``pg_sleep(100000)``, and the fetch loop's
+# clock only looks between batches. The first statement the server knows is kept
+# (MariaDB's max_statement_time, else MySQL's max_execution_time, in ms, SELECT only).
+_SESSION_TIMEOUT = {
+    "postgres": ("SET statement_timeout = '{seconds}s'",),
+    "redshift": ("SET statement_timeout = '{seconds}s'",),
+    "mysql": (
+        "SET SESSION max_statement_time = {seconds}",
+        "SET SESSION max_execution_time = {seconds}000",
+    ),
+}
+# SQLSTATEs of a statement the server stopped at its time limit (PostgreSQL's
+# query_canceled; MariaDB's max_statement_time, error 1969, which its driver reports as
+# HY018 or 70100); a cancel is told apart before
+_TIMED_OUT = {"57014", "70100", "HY018"}
 
 
 def _mysql_ident(name: str) -> str:

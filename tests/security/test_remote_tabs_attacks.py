@@ -635,3 +635,94 @@ def test_a_rename_reads_the_header_as_the_runner_does(nowhere, sample_workspace)
     assert "unclear_reader" in info.value.message
     assert tab_path(project, "areas").exists() and not tab_path(project, "zones").exists()
     assert tab_path(project, "local_reader").read_text().strip() == "SELECT n FROM areas"
+
+
+# -- the server's read-only session: the second line of defence ------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_a_write_that_slips_past_the_check_still_fails_on_the_server(remote):
+    """Sent straight to the source (the check bypassed, as a gap in its lists would):
+    PostgreSQL refuses the writing CTE in Lantide's read-only session; MariaDB's driver
+    refuses a second statement (multi-statements are off). Nothing is written."""
+    service, server, dialect, customers = remote
+    external = service.runner.external
+    if dialect == "postgres":
+        attempts = [
+            f"WITH x AS (DELETE FROM {customers} WHERE customer_id = 1 RETURNING *) "
+            "SELECT * FROM x",
+        ]
+    else:
+        attempts = [
+            f"SELECT 1 AS a; DELETE FROM {customers} WHERE customer_id = 1",
+            f"SELECT 1 AS a; SET SESSION TRANSACTION READ WRITE; DELETE FROM {customers}",
+        ]
+    for sql in attempts:
+        with pytest.raises(Exception) as info:
+            for _ in external.stream_batches(
+                "src", sql, register_cancel=service.runner.engine.cancel_hook
+            ):
+                pass
+        assert info.value.code == "REMOTE_QUERY_ERROR", (sql, info.value)
+        if dialect == "postgres":
+            assert "read-only" in str(info.value), (sql, info.value)
+    count = f"SELECT count(*) FROM {customers}"
+    left = server.psql(count) if dialect == "postgres" else server.sql(count + ";\n")
+    assert left.strip() == "300"
+
+
+@pytest.mark.postgres
+def test_large_objects_are_written_past_the_read_only_session(
+    pg_server,  # noqa: F811
+    sample_workspace,
+    open_service,
+    memory_keyring,
+):
+    """Why the check refuses the ``lo_*`` family by prefix: PostgreSQL's read-only session
+    does not stop ``lo_create`` (sent straight to the source, it made a large object), so
+    for these the list is the only line of defence."""
+    from lantide.query.remote_tabs import check_remote
+
+    server = pg_server
+    _connect(sample_workspace, "src", server, "postgres")
+    service = open_service(sample_workspace)
+    before = server.psql("SELECT count(*) FROM pg_largeobject_metadata").strip()
+    try:
+        for _ in service.runner.external.stream_batches(
+            "src", "SELECT lo_create(0) AS oid", register_cancel=service.runner.engine.cancel_hook
+        ):
+            pass
+        assert server.psql("SELECT count(*) FROM pg_largeobject_metadata").strip() != before
+        for sql in ("SELECT lo_create(0) AS oid", "SELECT lo_from_bytea(0, 'x') AS oid"):
+            with pytest.raises(Exception) as info:
+                check_remote(f"-- lantide: connection=src\n{sql}", "src", "postgres")
+            assert info.value.code == "QUERY_REFUSED_FUNCTION"
+    finally:
+        server.psql("SELECT lo_unlink(oid) FROM pg_largeobject_metadata")
+
+
+@pytest.mark.postgres
+@pytest.mark.mariadb
+def test_a_huge_sleep_is_ended_by_the_query_timeout(request, sample_workspace, open_service):
+    """Sleeps are allowed (they hold only Lantide's own session); a cancel ends one
+    (tests/query/test_remote_tabs.py) and so does the query timeout, without a cancel. It
+    did not: the driver's query timeout left ``pg_sleep`` running (a 2 s limit took 40 s
+    for a 20 s sleep: the count, then the fetch); the session now carries the limit."""
+    import time
+
+    for name, dialect in (("pg_server", "postgres"), ("maria_server", "mysql")):
+        _connect(sample_workspace, dialect, request.getfixturevalue(name), dialect)
+    service = open_service(sample_workspace, timeout_seconds=2)
+    for dialect, sql in (
+        ("postgres", "SELECT pg_sleep(100000) AS slept"),
+        ("mysql", "SELECT sleep(100000) AS slept"),
+    ):
+        _tab(service, f"sleepy_{dialect}", sql, dialect)
+        started = time.monotonic()
+        with pytest.raises(Exception) as info:
+            service.run_sql_tab(PROJECT, f"sleepy_{dialect}")
+        took = time.monotonic() - started
+        # the count of the large-result check is stopped by the server at 2 s
+        assert took < 15, (dialect, took, info.value)
+        assert info.value.code == "QUERY_TIMEOUT", info.value
