@@ -7,7 +7,12 @@ local one: exactly one statement, a query (no DDL, DML, SET, locks, ``INTO``), a
 the functions that read the server's files, write, sleep on locks or reach other servers.
 The source also runs it in a read-only session (:meth:`ExternalSources.connect`), so a
 function the list does not know still cannot write. The text runs as written: sqlglot only
-reads it (for the check and the tables it names), it never rewrites the analyst's SQL.
+reads it (for the check and the tables it names), it never rewrites the analyst's SQL; what
+is sent is the statement's span of tokens (no header, no comment after it, no ``;``).
+
+The one-statement check is the barrier against a second statement: psqlODBC runs every
+statement of a text, and PostgreSQL lets a second one lift the read-only session
+(``SET TRANSACTION READ WRITE``); MariaDB's driver refuses a second statement.
 """
 
 from __future__ import annotations
