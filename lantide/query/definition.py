@@ -72,8 +72,18 @@ def table_at(sql: str, offset: int, *, dialect: str = "duckdb") -> TableAt | Non
             if not start <= offset <= end:
                 continue
             ref = TableRef(table.name, table.db or None, table.catalog or None)
-            return TableAt(ref, start, end, _cte_offset(table, ref), header_connection(sql))
+            return TableAt(ref, start, end, _cte_offset(table, ref), _connection(sql))
     return None
+
+
+def _connection(sql: str) -> str | None:
+    """The tab's connection; none for an unclear header (a run of the tab says why)."""
+    from lantide.errors import LantideError
+
+    try:
+        return header_connection(sql)
+    except LantideError:
+        return None
 
 
 def _cte_offset(table: object, ref: TableRef) -> int | None:

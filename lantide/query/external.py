@@ -35,7 +35,7 @@ from lantide.query.connection_secrets import (
     join_secrets,
     split_secrets,
 )
-from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryTimeout
+from lantide.query.errors import ConnectionProblem, QueryCancelled, QueryError, QueryTimeout
 from lantide.query.names import quote_ident, same_name
 from lantide.query.typed_columns import ColumnBatch, ColumnTypeError, conform
 
@@ -243,6 +243,13 @@ class ExternalSources:
                     f"({_clean(exc, hidden)})",
                     hint="Lantide only reads; check the user's rights on the server.",
                 ) from None
+        if self.timeout_seconds:  # the server stops a statement (a sleep) past the limit
+            for statement in _SESSION_TIMEOUT.get(config.dialect, ()):
+                try:
+                    con.cursor().execute(statement.format(seconds=int(self.timeout_seconds)))
+                    break
+                except pyodbc.Error:
+                    continue  # MySQL's name for it, not MariaDB's; the fetch clock remains
         return con
 
     # -- catalog -------------------------------------------------------------------
@@ -363,8 +370,11 @@ class ExternalSources:
         with self._statement(name, register_cancel, "checking on connection") as (cursor, _):
             if dialect == "mysql":
                 cursor.execute(f"SELECT * FROM ({remote_sql}) lantide_q LIMIT 0")
+                # each cell hashed on its own: a separator inside a value cannot make two
+                # rows' texts alike (('a<31>vb', 'c') and ('a', 'b<31>vc') did)
                 cells = ", ".join(
-                    f"IFNULL(CONCAT('v', {_mysql_ident(d[0])}), 'n')" for d in cursor.description
+                    f"IFNULL(MD5(CONCAT('v', {_mysql_ident(d[0])})), 'n')"
+                    for d in cursor.description
                 )
                 digest = (
                     "SELECT count(*), BIT_XOR(CAST(CONV(LEFT(MD5(r), 16), 16, 10) AS UNSIGNED)), "
@@ -372,7 +382,9 @@ class ExternalSources:
                     f"FROM ({remote_sql}) lantide_q) lantide_d"
                 )
             else:
-                rows = f"SELECT md5(lantide_q::text) AS h FROM ({remote_sql}) lantide_q"
+                # the whole row: ``lantide_q.*`` is the table's; a bare ``lantide_q`` is a
+                # result column of that name when there is one (only it was hashed)
+                rows = f"SELECT md5(ROW(lantide_q.*)::text) AS h FROM ({remote_sql}) lantide_q"
                 digest = (
                     "SELECT count(*), md5(coalesce(string_agg(h, '' ORDER BY h), '')) "
                     f"FROM ({rows}) lantide_d"
@@ -435,6 +447,15 @@ class ExternalSources:
 
             if cancelled.is_set():
                 raise QueryCancelled(f"{doing} {name!r}") from None
+            if isinstance(exc, pyodbc.Error) and exc.args and exc.args[0] in _TIMED_OUT:
+                raise QueryTimeout(self.timeout_seconds or 0) from None
+            if isinstance(exc, pyodbc.Error) and exc.args and exc.args[0] == "42S21":
+                raise QueryError(  # MySQL's "Duplicate column name" in a derived table
+                    f"connection {name!r}: the result has two columns of one name "
+                    f"({_clean(exc, [])})",
+                    code="REMOTE_DUPLICATE_COLUMN",
+                    hint="Give each column its own name with AS.",
+                ) from None
             if isinstance(exc, pyodbc.Error):
                 raise ConnectionProblem(
                     f"connection {name!r}: the remote query failed ({_clean(exc, [])})",
@@ -452,6 +473,24 @@ _READ_ONLY_SESSION = {
     "redshift": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
     "mysql": "SET SESSION TRANSACTION READ ONLY",
 }
+
+
+# The statement time limit, set on the server for the session: the driver's query timeout
+# (``con.timeout``) did not stop a PostgreSQL ``pg_sleep(100000)``, and the fetch loop's
+# clock only looks between batches. The first statement the server knows is kept
+# (MariaDB's max_statement_time, else MySQL's max_execution_time, in ms, SELECT only).
+_SESSION_TIMEOUT = {
+    "postgres": ("SET statement_timeout = '{seconds}s'",),
+    "redshift": ("SET statement_timeout = '{seconds}s'",),
+    "mysql": (
+        "SET SESSION max_statement_time = {seconds}",
+        "SET SESSION max_execution_time = {seconds}000",
+    ),
+}
+# SQLSTATEs of a statement the server stopped at its time limit (PostgreSQL's
+# query_canceled; MariaDB's max_statement_time, error 1969, which its driver reports as
+# HY018 or 70100); a cancel is told apart before
+_TIMED_OUT = {"57014", "70100", "HY018"}
 
 
 def _mysql_ident(name: str) -> str:
@@ -497,14 +536,20 @@ def _column_type(entry: Sequence[Any]) -> str:
 
 
 def _schema(description: Sequence[Sequence[Any]]) -> RemoteSchema:
-    """``(name, DuckDB type)`` per column of the remote result; repeated names get a suffix."""
+    """``(name, DuckDB type)`` per column of the remote result. Two columns named alike
+    (ignoring case, as DuckDB does) are refused: a suffix made one of them a column the
+    analyst never named, and ``SELECT count(*), count(x)`` on PostgreSQL names both ``count``."""
     names: list[str] = []
     seen: set[str] = set()
     for entry in description:
-        name, n = entry[0], 1
-        while name.casefold() in seen:
-            n += 1
-            name = f"{entry[0]}_{n}"
+        name = entry[0]
+        if name.casefold() in seen:
+            raise QueryError(
+                f"the remote result has two columns named {name!r}; a cached table holds "
+                "one column of a name (names are compared ignoring case)",
+                code="REMOTE_DUPLICATE_COLUMN",
+                hint="Give each column its own name with AS.",
+            )
         seen.add(name.casefold())
         names.append(name)
     return [(n, _column_type(e)) for n, e in zip(names, description, strict=True)]

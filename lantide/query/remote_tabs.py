@@ -7,20 +7,29 @@ local one: exactly one statement, a query (no DDL, DML, SET, locks, ``INTO``), a
 the functions that read the server's files, write, sleep on locks or reach other servers.
 The source also runs it in a read-only session (:meth:`ExternalSources.connect`), so a
 function the list does not know still cannot write. The text runs as written: sqlglot only
-reads it (for the check and the tables it names), it never rewrites the analyst's SQL.
+reads it (for the check and the tables it names), it never rewrites the analyst's SQL; what
+is sent is the statement's span of tokens (no header, no comment after it, no ``;``).
+
+The one-statement check is the barrier against a second statement: psqlODBC runs every
+statement of a text, and PostgreSQL lets a second one lift the read-only session
+(``SET TRANSACTION READ WRITE``); MariaDB's driver refuses a second statement.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from lantide.errors import LantideError
 from lantide.query import lineage as lin
 from lantide.query.errors import QueryError, QueryRefused, error_fields
 from lantide.query.guard import ParsedQuery, TableRef
 
+if TYPE_CHECKING:
+    from sqlglot import exp
+
 HEADER = re.compile(r"^[ \t]*--[ \t]*lantide:(?P<options>[^\r\n]*)")
-_OPTION = re.compile(r"(?P<key>[A-Za-z_]+)[ \t]*=[ \t]*(?P<value>[^\s,;]+)")
+_OPTION = re.compile(r"(?P<key>[A-Za-z_]+)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9_.\-]+)(?=[\s,]|$)")
 
 # Functions a remote query may not call, by dialect family (lower case, as sqlglot names
 # an unknown function). Reading the server's files, writing, taking locks, reaching other
@@ -48,9 +57,86 @@ _REFUSED_FUNCTIONS = {
         "pg_advisory_lock",
         "pg_advisory_xact_lock",
         "pg_try_advisory_lock",
+        # they run SQL given as text, which this check never sees (query_to_xml can read
+        # any table; ts_stat and ts_rewrite take a query too), or name a table as text
+        "query_to_xml",
+        "query_to_xmlschema",
+        "query_to_xml_and_xmlschema",
+        "cursor_to_xml",
+        "cursor_to_xmlschema",
+        "table_to_xml",
+        "table_to_xmlschema",
+        "table_to_xml_and_xmlschema",
+        "schema_to_xml",
+        "schema_to_xmlschema",
+        "schema_to_xml_and_xmlschema",
+        "database_to_xml",
+        "database_to_xmlschema",
+        "database_to_xml_and_xmlschema",
+        "ts_stat",
+        "ts_rewrite",
+        "loread",
+        "lowrite",
+        "pg_notify",  # a message to other sessions
+        "pg_switch_wal",
+        "pg_promote",
+        "pg_create_restore_point",
+        "pg_log_backend_memory_contexts",
+        "pg_import_system_collations",
+        "txid_current",  # takes a transaction id: a write in a read-only session
+        "pg_current_xact_id",
     },
-    "mysql": {"load_file", "get_lock", "release_lock", "release_all_locks", "benchmark"},
+    "mysql": {
+        "load_file",
+        "get_lock",
+        "release_lock",
+        "release_all_locks",
+        "benchmark",
+        # user-defined functions of lib_mysqludf_sys: a shell on the server
+        "sys_exec",
+        "sys_eval",
+        "sys_get",
+        "sys_set",
+        # waits on replication, not on the data
+        "master_pos_wait",
+        "source_pos_wait",
+        "master_gtid_wait",
+        "wait_for_executed_gtid_set",
+        "wait_until_sql_thread_after_gtids",
+    },
     "tsql": {"openrowset", "opendatasource", "openquery", "xp_cmdshell"},
+}
+# ... and every function whose name starts so: whole families of server files (pg_read_*,
+# pg_ls_*, pg_file_* of adminpack), large objects (lo_*: files inside the database),
+# other servers (dblink*), locks other sessions wait on, replication, WAL and backups.
+#
+# The rule: refused is what escapes this check (SQL given as text, another server), what
+# reads or writes outside the tables (server files, large objects, settings), what acts on
+# other sessions (locks, signals, notifications) and what writes (sequences, WAL, xids;
+# the read-only session refuses these too). A sleep (pg_sleep*, MySQL's sleep) is allowed:
+# it only holds Lantide's own session, which a cancel (SQLCancel) and the query timeout
+# end; a statement that is merely slow is no different. MySQL's executable comments
+# (``/*! ... */``, MariaDB's ``/*M! ... */``) run on the server but are comments to the
+# SQL reader, so they are refused whole (QUERY_REFUSED_EXECUTABLE_COMMENT).
+_REFUSED_PREFIXES: dict[str, tuple[str, ...]] = {
+    "postgres": (
+        "pg_read_",
+        "pg_ls_",
+        "pg_file_",
+        "lo_",
+        "dblink",
+        "pg_advisory",
+        "pg_try_advisory",
+        "pg_create_",
+        "pg_drop_",
+        "pg_replication_",
+        "pg_logical_",
+        "pg_wal_",
+        "pg_backup_",
+        "pg_start_backup",
+        "pg_stop_backup",
+        "pg_stat_reset",
+    ),
 }
 _NOT_QUERY_HINT = (
     "A remote tab is one SELECT in the connection's own SQL; it only reads. Its result "
@@ -59,17 +145,92 @@ _NOT_QUERY_HINT = (
 
 
 def header_options(sql: str) -> dict[str, str]:
-    """The ``key=value`` options of the tab's first line, if it is a Lantide header."""
-    first = sql.split("\n", 1)[0]
+    """The ``key=value`` options of the tab's first line, if it is a Lantide header.
+
+    The one reader of the header (the runner, lineage, the format action, explain, and a
+    rename's rewrite of readers all ask it), and a strict one: a first line that looks like
+    a header but is not exactly one (``-- Lantide:``, ``-- lantide :``, a full-width colon,
+    a Cyrillic letter, an option given twice, a value with ``;`` or quotes, an option
+    nobody knows) is refused with ``REMOTE_HEADER_UNCLEAR``, never read as a local tab or
+    as another connection than the one written."""
+    lines = sql.removeprefix("\ufeff").split("\n")
+    first = lines[0].rstrip("\r")
+    for line in lines[1:]:  # the comments and blank lines above the statement
+        line = line.rstrip("\r")
+        if line.strip() and not line.lstrip().startswith("--"):
+            break
+        later = HEADER.match(line)
+        if (later and "connection" in (m["key"].lower() for m in _OPTION.finditer(later[1]))) or (
+            not later and _looks_like_header(line)
+        ):
+            raise _unclear(line, "only the tab's first line can be its header")
     match = HEADER.match(first)
     if not match:
+        if _looks_like_header(first):
+            raise _unclear(first, "it is not written as ``-- lantide: connection=NAME``")
         return {}
-    return {m["key"].lower(): m["value"] for m in _OPTION.finditer(match["options"])}
+    options: dict[str, str] = {}
+    rest = match["options"]
+    for m in _OPTION.finditer(rest):
+        key = m["key"].lower()
+        if key in options:
+            raise _unclear(first, f"{key}= is given twice")
+        if key not in _KNOWN_OPTIONS:
+            raise _unclear(first, f"{m['key']}= is not an option of the header")
+        options[key] = m["value"]
+    leftover = _OPTION.sub("", rest).replace(",", " ").strip()
+    if leftover or not rest.isascii():
+        raise _unclear(first, f"{(leftover or rest.strip())[:40]!r} is not a key=value option")
+    return options
 
 
 def tab_connection(sql: str) -> str | None:
     """The connection a tab's header binds it to, or None for a local tab."""
     return header_options(sql).get("connection") or None
+
+
+# connection=: where the tab runs; from=: the dialect its SQL is written in, when sqlglot
+# transpiles it (the option u34a's branch adds)
+_KNOWN_OPTIONS = {"connection", "from"}
+
+
+def _looks_like_header(line: str) -> bool:
+    """A ``--`` comment that, folded (NFKC, case, lookalikes read as Latin, no spaces),
+    starts ``--lantide:`` or holds ``connection=``: the analyst meant a header (a comment
+    that merely mentions Lantide is not one)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", line).casefold()
+    text = "".join(_LOOKALIKES.get(c, c) for c in text if not c.isspace())
+    return text.startswith("--") and (text.startswith("--lantide:") or "connection=" in text)
+
+
+# Cyrillic and Greek letters drawn like the Latin ones of "lantide" and "connection"
+_LOOKALIKES = {
+    "\u0430": "a",
+    "\u0435": "e",
+    "\u043e": "o",
+    "\u0441": "c",
+    "\u0456": "i",
+    "\u0442": "t",
+    "\u043d": "n",
+    "\u03bf": "o",
+    "\u03b1": "a",
+    "\u03b9": "i",
+    "\u03c4": "t",
+    "\u03b5": "e",
+    "\u0501": "d",
+}
+
+
+def _unclear(line: str, why: str) -> QueryError:
+    return QueryError(
+        f"the tab's line {line[:80]!r} looks like a Lantide header but {why}; the tab "
+        "would not run where it says",
+        code="REMOTE_HEADER_UNCLEAR",
+        hint="Write the first line exactly as `-- lantide: connection=NAME` (once, plain "
+        "ASCII), or remove it for a local tab.",
+    )
 
 
 def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
@@ -79,7 +240,7 @@ def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
     from sqlglot import exp
     from sqlglot.errors import ParseError, TokenError
 
-    body = sql.strip().rstrip(";").strip()
+    body, body_start = _statement_text(sql, dialect, connection)
     if not _without_comments(body):
         raise QueryError(
             "the remote tab has no statement, only its header",
@@ -113,7 +274,10 @@ def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
             code="QUERY_REFUSED_NOT_SELECT",
             hint=_NOT_QUERY_HINT,
         )
-    refused = _REFUSED_FUNCTIONS.get(_family(dialect), set())
+    _check_output_names(root, connection)
+    family = _family(dialect)
+    refused = _REFUSED_FUNCTIONS.get(family, set())
+    refused_prefixes = _REFUSED_PREFIXES.get(family, ())
     ctes: set[str] = set()
     tables: list[TableRef] = []
     for node in root.walk():
@@ -125,13 +289,20 @@ def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
             )
         if isinstance(node, exp.Func):
             name = (node.sql_name() if not isinstance(node, exp.Anonymous) else node.name).lower()
-            if name in refused:
+            if name in refused or name.startswith(refused_prefixes):
                 raise QueryRefused(
                     f"refused: {name}() on {connection!r}",
                     code="QUERY_REFUSED_FUNCTION",
                     hint="A remote tab only reads tables: no server files, locks, sequences "
                     "or other servers.",
                 )
+        if isinstance(node, exp.PropertyEQ) and isinstance(node.this, exp.Parameter):
+            raise QueryRefused(  # MySQL's ``@v := ...``: writes the session, reads nothing
+                f"refused: an assignment to {node.this.sql(dialect=dialect)} on {connection!r}",
+                code="QUERY_REFUSED_ASSIGNMENT",
+                hint="A remote tab only reads: number rows with ROW_NUMBER() OVER (...) "
+                "instead of a user variable.",
+            )
         if isinstance(node, exp.CTE):
             ctes.add(str(node.alias).casefold())
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
@@ -144,7 +315,7 @@ def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
         sql=sql,
         body=body,
         expression=root,
-        body_start=0,
+        body_start=body_start,
         tables=tables,
         cte_count=len(ctes),
         join_count=len(list(root.find_all(exp.Join))),
@@ -168,7 +339,82 @@ def analyse_remote_tab(tab: str, sql: str, connection: str, dialect: str) -> lin
 
 
 def _family(dialect: str) -> str:
+    """``postgres`` or ``mysql`` for those engines and the dialects built on them (sqlglot's
+    Redshift, Materialize, RisingWave; Doris, StarRocks, SingleStore), else ``dialect``."""
+    from sqlglot.dialects.dialect import Dialect
+    from sqlglot.dialects.mysql import MySQL
+    from sqlglot.dialects.postgres import Postgres
+
+    try:
+        found = Dialect.get_or_raise(dialect)
+    except ValueError:
+        return dialect
+    if isinstance(found, Postgres):
+        return "postgres"
+    if isinstance(found, MySQL):
+        return "mysql"
     return {"redshift": "postgres"}.get(dialect, dialect)
+
+
+def _statement_text(sql: str, dialect: str, connection: str) -> tuple[str, int]:
+    """The statement as the server gets it, and where it starts in ``sql``: from its first
+    token to its last, found by the dialect's own tokenizer (as the DuckDB guard does). So
+    the header and every comment before or after the statement, and the trailing ``;``,
+    stay out of it: a trailing ``-- comment`` can no longer swallow the ``)`` of the COUNT
+    and digest wrappers. An executable comment (MySQL's ``/*! */``, MariaDB's ``/*M! */``)
+    anywhere is refused: the server runs it, the reader does not see it."""
+    from sqlglot import TokenType
+    from sqlglot.dialects.dialect import Dialect
+    from sqlglot.errors import TokenError
+
+    try:
+        # a byte-order mark (a file saved on Windows) read as a space: offsets stay the same
+        text = " " + sql[1:] if sql.startswith("\ufeff") else sql
+        tokens = Dialect.get_or_raise(dialect).tokenize(text)
+    except TokenError as exc:
+        raise QueryError(
+            f"the remote tab's SQL is not {dialect} SQL sqlglot can read: {_first_line(exc)}",
+            code="SQL_SYNTAX",
+            hint=f"Check the statement; it runs on {connection!r} in its own dialect ({dialect}).",
+        ) from None
+    if _family(dialect) == "mysql":
+        for token in tokens:
+            for comment in token.comments:
+                if comment.startswith(("!", "M!")):
+                    raise QueryRefused(
+                        f"refused: the executable comment /*{comment[:40]}*/ on "
+                        f"{connection!r}; the server would run what it holds",
+                        code="QUERY_REFUSED_EXECUTABLE_COMMENT",
+                        hint="Write the SQL without /*! ... */ (or /*M! ... */): as plain SQL "
+                        "it is checked, as a comment it is not.",
+                    )
+    while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
+        tokens.pop()
+    if not tokens:
+        return "", 0
+    return sql[tokens[0].start : tokens[-1].end + 1], tokens[0].start
+
+
+def _check_output_names(root: exp.Query, connection: str) -> None:
+    """Two result columns named alike (``SELECT a, a``, ``x AS n, y AS N``) cannot both be
+    columns of the cached table; refused by name here, and by the names the server gives
+    (``external._schema``) for what only it names (``SELECT *`` of a join)."""
+    seen: set[str] = set()
+    for name in root.named_selects:
+        if not name or name == "*":
+            continue
+        if name.casefold() in seen:
+            raise duplicate_column(name, connection)
+        seen.add(name.casefold())
+
+
+def duplicate_column(name: str, connection: str) -> QueryError:
+    return QueryError(
+        f"the result on {connection!r} has two columns named {name!r}; a cached table "
+        "holds one column of a name (names are compared ignoring case)",
+        code="REMOTE_DUPLICATE_COLUMN",
+        hint="Give each column its own name with AS.",
+    )
 
 
 def _without_comments(body: str) -> str:

@@ -288,7 +288,13 @@ class _Chain:
             }
         fingerprint = None
         if lineage.error is None:
-            fingerprint = self.sql_tabs.tab_fingerprint(lineage, ask_source=True)
+            try:  # a remote tab's digest is asked of its source, which may refuse or be gone
+                fingerprint = self.sql_tabs.tab_fingerprint(lineage, ask_source=True)
+            except LantideError as exc:  # that tab fails; the independent tabs still run
+                error = error_fields(exc)
+                if error.get("error") != CANCELLED_CODE:
+                    error["message"] = f"SQL tab {name!r}: {error['message']}"
+                return {"tab": name, "status": FAILED, "error": error}
             cached = self.catalog.cached(name)
             if (
                 fingerprint is not None

@@ -268,8 +268,14 @@ def header_connection(text: str) -> str | None:
 
 def dialect_for(text: str, connections: Iterable[Mapping[str, object]]) -> str:
     """The dialect to format ``text`` in: a remote tab's connection's (``connections`` as in
-    workspace.json: ``name``, ``dialect``), else DuckDB's."""
-    name = header_connection(text)
+    workspace.json: ``name``, ``dialect``), else DuckDB's (an unclear header too: the
+    run refuses it, formatting leaves the header as written)."""
+    from lantide.errors import LantideError
+
+    try:
+        name = header_connection(text)
+    except LantideError:
+        name = None
     if name:
         for entry in connections:
             if str(entry.get("name", "")).casefold() == name.casefold() and entry.get("dialect"):

@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lantide.errors import LantideError
 from lantide.query.errors import TabError
 from lantide.query.names import quote_ident, same_name
-from lantide.query.sql_format import split_header
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -146,8 +146,11 @@ def may_read(sql: str, old: str) -> bool:
 
 
 def is_remote(sql: str) -> bool:
-    header, _ = split_header(sql)
-    return any(line.strip().lower().startswith(REMOTE_HEADER) for line in header)
+    """Whether the tab runs on a connection: the runner's rule
+    (:func:`lantide.query.remote_tabs.tab_connection`), which refuses an unclear header."""
+    from lantide.query.remote_tabs import tab_connection
+
+    return tab_connection(sql) is not None
 
 
 def plan_rewrites(texts: dict[tuple[str, str], str], old: str, new: str) -> list[Rewrite]:
@@ -156,7 +159,12 @@ def plan_rewrites(texts: dict[tuple[str, str], str], old: str, new: str) -> list
     out: list[Rewrite] = []
     stuck: list[str] = []
     for (project, tab), sql in texts.items():
-        if is_remote(sql):
+        try:
+            if is_remote(sql):
+                continue
+        except LantideError as exc:  # an unclear header: local or remote is not known
+            if may_read(sql, old):
+                stuck.append(f"{tab!r} of project {project!r} ({exc.message})")
             continue
         try:
             new_text, count = rewrite_table_refs(sql, old, new)

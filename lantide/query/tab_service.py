@@ -161,7 +161,12 @@ class SqlTabs:
             sql = text if text is not None else tab_files.read_tab(project, name, names)
         except LantideError as exc:
             return lin.TabLineage(tab=name, sql="", sql_hash="", error=error_fields(exc))
-        connection = remote_tabs.tab_connection(sql)
+        try:
+            connection = remote_tabs.tab_connection(sql)
+        except LantideError as exc:  # an unclear header: this tab's problem only
+            return lin.TabLineage(
+                tab=name, sql=sql, sql_hash=lin.sql_hash(sql), error=error_fields(exc)
+            )
         if connection is not None:
             try:
                 config = self.runner.external.config(connection)
