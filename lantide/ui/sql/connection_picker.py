@@ -9,14 +9,15 @@ edited by hand moves the picker (:func:`lantide.query.remote_tabs.tab_connection
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QWidget
 
 from lantide.query.names import same_name
 from lantide.ui.sql.reading_actions import qt_position
 
-LOCAL = "DuckDB (local)"
+LOCAL = "DuckDB"  # short: the toolbar is full at 1024 px (its tooltip says "local")
+LOCAL_TIP = "DuckDB (local): the tab runs on this machine"
 NOT_SET_UP = " (not set up)"
 
 
@@ -32,8 +33,12 @@ class ConnectionPicker(QComboBox):
             "Where the tab runs: DuckDB on this machine, or wholly on a connection "
             "(the tab's first line says -- lantide: connection=NAME)"
         )
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.setMaximumWidth(200)
+        # a fixed width: a long connection name shows whole in the list and the tooltip,
+        # and never pushes the purpose out of the toolbar
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(len(LOCAL))
+        self.setMaximumWidth(self.fontMetrics().horizontalAdvance(LOCAL) + 40)
+        self.view().setMinimumWidth(160)
         self._names: list[str] = []
         self._shown: str | None = None
         self.activated.connect(lambda index: self.sig_chosen.emit(self.itemData(index)))
@@ -57,8 +62,10 @@ class ConnectionPicker(QComboBox):
         self.blockSignals(True)
         self.clear()
         self.addItem(LOCAL, None)
+        self.setItemData(0, LOCAL_TIP, Qt.ItemDataRole.ToolTipRole)
         for name in self._names:
             self.addItem(name, name)
+            self.setItemData(self.count() - 1, f"runs on {name}", Qt.ItemDataRole.ToolTipRole)
         index = 0
         if self._shown is not None:
             match = [i for i, n in enumerate(self._names) if same_name(n, self._shown)]

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QProgressBar, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from lantide.query.qem import PURPOSE_MAX_CHARS
 from lantide.ui.icons import icon
@@ -40,12 +48,17 @@ def build_toolbar(tab: SqlTabWidget) -> QToolBar:
     )
     tab.source_run_action.triggered.connect(lambda: tab.source_run())
     tab.stop_action = QAction(icon("stop"), "Stop", tab)
-    tab.stop_action.setToolTip("Cancel the running query")
+    tab.stop_action.setToolTip("Stop: cancel the running query")
     tab.stop_action.triggered.connect(tab.cancel)
     for action in (tab.run_action, tab.source_run_action, tab.stop_action):
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         tab.addAction(action)
         bar.addAction(action)
+    # Stop is an icon (its tooltip names it): the toolbar is full at 1024 px
+    stop_button = bar.widgetForAction(tab.stop_action)
+    if isinstance(stop_button, QToolButton):
+        stop_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        stop_button.setAccessibleName("Stop")
     # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
     # show_find / show_replace: a second binding here made Qt call both keys
     # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
@@ -61,8 +74,9 @@ def build_toolbar(tab: SqlTabWidget) -> QToolBar:
     bar.addSeparator()
     tab.connection_picker = ConnectionPicker(bar)
     bar.addWidget(tab.connection_picker)
-    bar.addSeparator()
-    bar.addWidget(QLabel(" Purpose ", bar))
+    purpose_label = QLabel("Purpose", bar)
+    purpose_label.setContentsMargins(4, 0, 2, 0)
+    bar.addWidget(purpose_label)
     tab.purpose_edit = QLineEdit(bar)
     # longer than the QEM's 40 may be typed (nothing pasted is cut); the count says so
     tab.purpose_edit.setMaxLength(200)
@@ -73,7 +87,7 @@ def build_toolbar(tab: SqlTabWidget) -> QToolBar:
         "evidence; without one it runs as an exploratory step."
     )
     tab.purpose_edit.setMinimumWidth(  # the whole placeholder shows
-        tab.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 24
+        tab.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 14
     )
     tab.purpose_edit.setMaximumWidth(340)
     tab.purpose_edit.returnPressed.connect(tab.run)
