@@ -142,3 +142,14 @@ def test_the_transpiled_text_is_what_the_guard_checks_and_sends():
     # from= the connection's own dialect: nothing to transpile
     same = "-- lantide: connection=pg from=postgres\nselect x::int from t"
     assert check_remote_tab(same, "pg", "postgres").body.endswith("select x::int from t")
+
+
+def test_a_tab_written_in_another_dialect_is_formatted_in_it():
+    from lantide.query.sql_format import dialect_for
+
+    connections = [{"name": "maria", "dialect": "mysql"}]
+    assert dialect_for("-- lantide: connection=maria from=duckdb\nSELECT 1", connections) == (
+        "duckdb"
+    )
+    assert dialect_for("-- lantide: connection=maria\nSELECT 1", connections) == "mysql"
+    assert dialect_for("-- lantide: connection=maria from=nope\nSELECT 1", connections) == "mysql"
