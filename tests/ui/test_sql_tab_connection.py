@@ -118,3 +118,13 @@ def test_a_name_a_header_cannot_hold_is_told_and_nothing_changes(qtbot, pg_servi
     assert tab.banner.isVisible()
     shown = tab.banner.title_label.text()
     assert "CONNECTION_NAME_UNSUITED" in shown and "my dw" in shown
+
+
+def test_a_pick_before_the_file_is_read_changes_nothing(qtbot, pg_services):
+    tab = SqlTabWidget(pg_services, "p", "regions")
+    qtbot.addWidget(tab)
+    with qtbot.waitSignal(tab.sig_loaded, timeout=10_000):
+        pick(tab, "pg")  # the file is read in a worker: the editor is not ready yet
+        assert tab.connection_picker.currentText() == LOCAL
+    assert tab.editor.toPlainText() == SQL and not tab.is_dirty()
+    assert tab.connection_picker.currentText() == LOCAL

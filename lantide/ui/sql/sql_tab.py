@@ -20,7 +20,7 @@ result, its quick chart and the tab's lineage.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -37,17 +37,16 @@ from PySide6.QtWidgets import (
 )
 
 from lantide.query.history import run_entry as history_entry
-from lantide.query.history import source_run_entry
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
-from lantide.ui.sql import sql_runs
+from lantide.ui.sql import run_outcome, sql_runs
 from lantide.ui.sql.connection_picker import ConnectionPicker, bind_connection, header_connection_of
 from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.sql.plan_view import PlanView
 from lantide.ui.sql.query_jobs import record_history, submit_query
 from lantide.ui.sql.reading_actions import add_reading_actions, format_tab, go_to_definition
-from lantide.ui.sql.result_panel import ResultPanel, describe_result
+from lantide.ui.sql.result_panel import ResultPanel
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
 from lantide.ui.sql.sql_editor import SqlEditor
@@ -57,7 +56,6 @@ from lantide.workspace.watcher import DATA, SQL_TAB
 
 if TYPE_CHECKING:
     from lantide.query.result_types import QueryResult
-    from lantide.query.sourcerun import SourceRunReport
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
 EXPLAIN = "explain"  # the run kind of Explain / Explain Analyze (beside sql_runs' kinds)
@@ -184,6 +182,10 @@ class SqlTabWidget(QWidget):
         one undoable edit; a name a header cannot hold is told above the result."""
         from lantide.errors import LantideError
 
+        if self.editor.isReadOnly():  # the file is not read yet: its text would replace this
+            self._header_line = None
+            self._header_edited()
+            return False
         try:
             changed = bind_connection(self.editor, name)
         except LantideError as exc:
@@ -531,78 +533,16 @@ class SqlTabWidget(QWidget):
         self._done()  # before anything reacts to the outcome: the tab can run again
         duration = int((time.monotonic() - self._run_started) * 1000)
         if self._run_kind == sql_runs.SOURCE_RUN:
-            self._source_run_finished(*outcome, duration=duration)
+            run_outcome.show_source_run_outcome(self, *outcome, duration=duration)
         else:
             result, rows = outcome
             if result.get("status") == "warning_required":
-                self._large_remote(result)
+                run_outcome.show_large_remote(self, result)
                 self.sig_run_finished.emit(result)
                 return
             self._run_finished(result, rows, duration=duration)
         self.services.notify_tables_changed()
         self.sig_run_finished.emit(self.last_result)
-
-    def _source_run_finished(
-        self, report: SourceRunReport, result: dict | None, rows, *, duration: int
-    ) -> None:
-        from lantide.query.sourcerun import CANCELLED, chain_summary, tab_outcome
-
-        self.source_run_view.finish(report)
-        if result is not None:
-            self.result.show_rows(
-                result["columns"],
-                result["row_count"],
-                rows,
-                relation=self.tab_name,
-                summary=describe_result(
-                    result["row_count"], len(rows), duration_ms=duration, cached_table=self.tab_name
-                ),
-            )
-        cancelled = report.get("cancelled") or any(
-            tab_outcome(e) == CANCELLED for e in report.get("tabs", [])
-        )
-        if cancelled:
-            # not a failure: the analyst stopped it; say what had finished before
-            self.banner.show_notice(
-                "Source Run cancelled by you.",
-                f"Before the cancel: {chain_summary(report)}. Cached tables "
-                "that did not run are as they were.",
-                INFO,
-            )
-        elif not report.get("ok"):
-            failed = [e for e in report["tabs"] if e["status"] == "failed"]
-            large = [
-                e["error"]
-                for e in failed
-                if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"
-            ]
-            if large and len(large) == len(failed):
-                self._large_remote_in_chain(report, large)
-            elif failed:
-                err = failed[0].get("error", {})
-                self.banner.show_notice(
-                    f"Source Run: {failed[0]['tab']} failed: {err.get('message', '')}",
-                    err.get("hint"),
-                    code=err.get("error"),
-                )
-        else:
-            self.bottom.setCurrentWidget(self.result)
-        self.status_label.setText(
-            "Source Run cancelled"
-            if cancelled
-            else f"Source Run: {report.get('ran', 0)} ran, {report.get('skipped', 0)} up to date"
-        )
-        record_history(
-            self.services,
-            source_run_entry(
-                report,
-                sql=self._run_sql,
-                project=self.project,
-                tab=self.tab_name,
-                row_count=result["row_count"] if result else None,
-            ),
-        )
-        self.last_result = report
 
     def _run_finished(self, result: QueryResult, rows, *, duration: int) -> None:
         self.result.show_query_result(dict(result), rows)
@@ -665,36 +605,6 @@ class SqlTabWidget(QWidget):
             ),
         )
         self.sig_run_finished.emit(exc)
-
-    def _large_remote_in_chain(self, report: SourceRunReport, errors: Sequence[Mapping]) -> None:
-        """Tabs of the chain would copy large remote results: say how large, offer to stage."""
-        tabs = [
-            e["tab"]
-            for e in report["tabs"]
-            if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"
-        ]
-        sizes = "; ".join(
-            f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
-            for t, err in zip(tabs, errors, strict=True)  # the same failed entries, in order
-        )
-        ids = [err["large_remote_warning_id"] for err in errors]
-        self.banner.show_notice(
-            f"Source Run stopped before copying large remote results ({sizes}).",
-            "Filter or aggregate on the remote side first, or stage them anyway.",
-            WARNING,
-            code="LARGE_REMOTE_RESULT",
-            actions=[("Stage anyway and Source Run", lambda: self.source_run(ids))],
-        )
-
-    def _large_remote(self, result: dict) -> None:
-        warning_id = result.get("large_remote_warning_id")
-        self.banner.show_notice(
-            result.get("message") or "The remote result is large.",
-            result.get("hint"),
-            WARNING,
-            code=result.get("warning"),
-            actions=[("Run anyway", lambda: self.run_anyway(warning_id))] if warning_id else [],
-        )
 
     # -- lineage ---------------------------------------------------------------------------------
     def refresh_lineage(self) -> None:
