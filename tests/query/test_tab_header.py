@@ -153,3 +153,26 @@ def test_a_tab_written_in_another_dialect_is_formatted_in_it():
     )
     assert dialect_for("-- lantide: connection=maria\nSELECT 1", connections) == "mysql"
     assert dialect_for("-- lantide: connection=maria from=nope\nSELECT 1", connections) == "mysql"
+
+
+header_noise = st.lists(
+    st.one_of(
+        st.sampled_from(list("ac=,; \t\r-xé1")),
+        st.sampled_from(["connection", "CONNECTION=", "from=duckdb", "lantide:", "connection=dw"]),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(
+    st.sampled_from(["-- lantide:", "--lantide:", "  --\tlantide:"]),
+    header_noise,
+    texts,
+    st.one_of(st.none(), names),
+)
+def test_any_header_keeps_its_other_options_and_the_lines_below(prefix, noise, rest, name):
+    sql = prefix + noise + "\n" + rest
+    out = set_tab_connection(sql, name)
+    assert tab_connection(out) == name
+    assert _without_connection(out) == _without_connection(sql)
+    assert out == rest or out.endswith("\n" + rest)
