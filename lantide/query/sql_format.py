@@ -269,14 +269,22 @@ def header_connection(text: str) -> str | None:
 def dialect_for(text: str, connections: Iterable[Mapping[str, object]]) -> str:
     """The dialect to format ``text`` in: a remote tab's connection's (``connections`` as in
     workspace.json: ``name``, ``dialect``), else DuckDB's (an unclear header too: the
-    run refuses it, formatting leaves the header as written)."""
+    run refuses it, formatting leaves the header as written); a remote tab written in
+    another dialect (``from=DIALECT`` in its header) in that one."""
     from lantide.errors import LantideError
+    from lantide.query.remote_tabs import tab_source_dialect
 
     try:
         name = header_connection(text)
     except LantideError:
         name = None
     if name:
+        try:
+            source = tab_source_dialect(text)
+        except LantideError:  # an unknown from=: the connection's, as a run would say why
+            source = None
+        if source:
+            return source
         for entry in connections:
             if str(entry.get("name", "")).casefold() == name.casefold() and entry.get("dialect"):
                 return str(entry["dialect"])

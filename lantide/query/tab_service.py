@@ -396,7 +396,7 @@ class SqlTabs:
             self.inputs.guard(sql)
             return
         config = self.runner.external.config(connection)
-        remote_tabs.check_remote(sql, config.name, config.dialect)
+        remote_tabs.check_remote_tab(sql, config.name, config.dialect)
 
     def rename_sql_tab(self, project: ProjectArg, old: str, new: str) -> TabRenamed:
         """Rename the tab's file and cached table, and rewrite the references to its cached

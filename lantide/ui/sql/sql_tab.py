@@ -20,50 +20,44 @@ result, its quick chart and the tab's lineage.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
     QProgressBar,
     QSplitter,
     QTabWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from lantide.query.history import run_entry as history_entry
-from lantide.query.history import source_run_entry
-from lantide.query.qem import PURPOSE_MAX_CHARS
 from lantide.ui.find_replace import FindReplaceBarWidget
 from lantide.ui.icons import icon
 from lantide.ui.notice_banner import INFO, WARNING, NoticeBanner
-from lantide.ui.shortcuts import shortcut
-from lantide.ui.sql import sql_runs
+from lantide.ui.sql import run_outcome, sql_runs
+from lantide.ui.sql.connection_picker import ConnectionPicker, bind_connection, header_connection_of
 from lantide.ui.sql.lineage_view import LineageView, tab_lineage_summary
 from lantide.ui.sql.plan_view import PlanView
 from lantide.ui.sql.query_jobs import record_history, submit_query
 from lantide.ui.sql.reading_actions import add_reading_actions, format_tab, go_to_definition
-from lantide.ui.sql.result_panel import ResultPanel, describe_result
+from lantide.ui.sql.result_panel import ResultPanel
 from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
 from lantide.ui.sql.sql_editor import SqlEditor
 from lantide.ui.sql.sql_tab_file import SqlTabFile, tab_file_path
-from lantide.ui.theme import colors
+from lantide.ui.sql.sql_toolbar import build_toolbar
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 if TYPE_CHECKING:
     from lantide.query.result_types import QueryResult
-    from lantide.query.sourcerun import SourceRunReport
 
 PURPOSE_CODES = ("PURPOSE_REQUIRED", "PURPOSE_TOO_LONG")
-PURPOSE_PLACEHOLDER = "why this step, for the ledger"
 EXPLAIN = "explain"  # the run kind of Explain / Explain Analyze (beside sql_runs' kinds)
 
 
@@ -75,6 +69,16 @@ class SqlTabWidget(QWidget):
     sig_plan_finished = Signal(object)  # Explain's QueryPlan, or the exception
     sig_definition_found = Signal(object)  # go to definition's Definition, or None
     sig_format_finished = Signal(object)  # Formatted, the refusal, or None (text changed)
+    # made by sql_toolbar.build_toolbar
+    run_action: QAction
+    source_run_action: QAction
+    stop_action: QAction
+    connection_picker: ConnectionPicker
+    purpose_edit: QLineEdit
+    purpose_count: QLabel
+    busy: QProgressBar
+    status_label: QLabel
+    _busy_action: QAction
     # made by reading_actions.add_reading_actions
     format_action: QAction
     explain_action: QAction
@@ -145,7 +149,13 @@ class SqlTabWidget(QWidget):
         self.splitter.setSizes([260, 520])
         self.splitter.setChildrenCollapsible(False)
 
-        self.toolbar = self._build_toolbar()
+        self.toolbar = build_toolbar(self)
+        self._header_line: str | None = None
+        self.connection_picker.sig_chosen.connect(self.choose_connection)
+        self.editor.document().contentsChanged.connect(self._header_edited)
+        if hasattr(services, "sig_connections_changed"):
+            services.sig_connections_changed.connect(self._connections_changed)
+        self._connections_changed()
         add_reading_actions(self)  # Format, Explain, Explain Analyze, Go to definition
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -166,84 +176,36 @@ class SqlTabWidget(QWidget):
         self.file.read()
         services.when_query_ready(lambda _q: self._lineage_timer.start())
 
-    # -- construction ----------------------------------------------------------------------
-    def _build_toolbar(self) -> QToolBar:
-        bar = QToolBar(self)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.run_action = QAction(icon("run", "accent"), "Run", self)
-        self.run_action.setShortcuts([shortcut("sql_run"), QKeySequence("Ctrl+Enter")])
-        self.run_action.setToolTip("Run the tab, or the selected SQL (Ctrl+Enter)")
-        self.run_action.triggered.connect(self.run)
-        self.source_run_action = QAction(icon("source-run"), "Source Run", self)
-        self.source_run_action.setShortcuts(
-            [shortcut("sql_source_run"), QKeySequence("Ctrl+Shift+Enter")]
-        )
-        self.source_run_action.setToolTip(
-            "Recompute the tabs this one reads, then this tab (Ctrl+Shift+Enter)"
-        )
-        self.source_run_action.triggered.connect(lambda: self.source_run())
-        self.stop_action = QAction(icon("stop"), "Stop", self)
-        self.stop_action.setToolTip("Cancel the running query")
-        self.stop_action.triggered.connect(self.cancel)
-        for action in (self.run_action, self.source_run_action, self.stop_action):
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.addAction(action)
-            bar.addAction(action)
-        # Find (Ctrl+F) and Replace (Ctrl+H) are the window's actions, which call
-        # show_find / show_replace: a second binding here made Qt call both keys
-        # ambiguous and run neither. F3 / Shift+F3 have no window-wide owner.
-        for key, slot in (
-            ("find_next", lambda: self.find_bar.find_next(False)),
-            ("find_previous", lambda: self.find_bar.find_next(True)),
-        ):
-            action = QAction(self)
-            action.setShortcut(shortcut(key))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
-        bar.addSeparator()
-        bar.addWidget(QLabel(" Purpose ", bar))
-        self.purpose_edit = QLineEdit(bar)
-        # longer than the QEM's 40 may be typed (nothing pasted is cut); the count says so
-        self.purpose_edit.setMaxLength(200)
-        self.purpose_edit.setPlaceholderText(PURPOSE_PLACEHOLDER)
-        self.purpose_edit.setToolTip(
-            f"Why this step is run, in at most {PURPOSE_MAX_CHARS} characters; written to the "
-            "ledger. While the project is executing, a run with a purpose counts as formal "
-            "evidence; without one it runs as an exploratory step."
-        )
-        self.purpose_edit.setMinimumWidth(  # the whole placeholder shows
-            self.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 24
-        )
-        self.purpose_edit.setMaximumWidth(340)
-        self.purpose_edit.returnPressed.connect(self.run)
-        # the limit is told while typing, before a run is refused for it: "35/40" beside
-        purpose_box = QWidget(bar)
-        box = QHBoxLayout(purpose_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.setSpacing(4)
-        box.addWidget(self.purpose_edit)
-        self.purpose_count = QLabel(purpose_box)
-        box.addWidget(self.purpose_count)
-        self.purpose_edit.textChanged.connect(self._purpose_typed)
-        bar.addWidget(purpose_box)
-        self._purpose_typed("")
-        self.busy = QProgressBar(bar)
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumWidth(90)
-        self.busy.setMaximumHeight(10)
-        self.busy.setTextVisible(False)
-        self.status_label = QLabel("", bar)
-        self.status_label.setContentsMargins(8, 0, 8, 0)
-        spacer = QWidget(bar)
-        spacer.setSizePolicy(
-            spacer.sizePolicy().horizontalPolicy().Expanding,
-            spacer.sizePolicy().verticalPolicy().Preferred,
-        )
-        bar.addWidget(spacer)
-        self._busy_action = bar.addWidget(self.busy)
-        bar.addWidget(self.status_label)
-        return bar
+    # -- where the tab runs: the picker and the header line say the same -----------------------
+    def choose_connection(self, name: str | None) -> bool:
+        """Bind the tab to connection ``name`` (None: DuckDB) by rewriting its header line,
+        one undoable edit; a name a header cannot hold is told above the result."""
+        from lantide.errors import LantideError
+
+        if self.editor.isReadOnly():  # the file is not read yet: its text would replace this
+            self._header_line = None
+            self._header_edited()
+            return False
+        try:
+            changed = bind_connection(self.editor, name)
+        except LantideError as exc:
+            self.banner.show_error(exc, what="Not changed")
+            self._header_line = None
+            self._header_edited()  # the picker shows the header again
+            return False
+        return changed
+
+    def _header_edited(self) -> None:
+        first = self.editor.document().firstBlock().text()
+        if first == self._header_line:
+            return
+        self._header_line = first
+        self.connection_picker.show_connection(header_connection_of(self.editor))
+
+    def _connections_changed(self) -> None:
+        workspace = self.services.workspace
+        names = [str(c["name"]) for c in workspace.connections if c.get("name")]
+        self.connection_picker.set_connections(names)
 
     def format_sql(self) -> bool:
         """Format the tab's SQL as one undoable edit, in a worker (:func:`format_tab`)."""
@@ -259,20 +221,6 @@ class SqlTabWidget(QWidget):
 
     def show_replace(self) -> None:  # the window's Edit › Replace
         self.find_bar.open_find(replace=True)
-
-    def _purpose_typed(self, text: str) -> None:
-        """``n/40`` once the purpose nears the QEM's limit, in the danger colour past it."""
-        n = len(text.strip())
-        near = n >= PURPOSE_MAX_CHARS - 10
-        self.purpose_count.setVisible(near)
-        self.purpose_count.setText(f"{n}/{PURPOSE_MAX_CHARS}")
-        over = n > PURPOSE_MAX_CHARS
-        self.purpose_count.setStyleSheet(f"color: {colors().danger.name()};" if over else "")
-        self.purpose_count.setToolTip(
-            f"{n - PURPOSE_MAX_CHARS} characters too long: a run would be refused"
-            if over
-            else f"A purpose has at most {PURPOSE_MAX_CHARS} characters"
-        )
 
     # -- the tab protocol (title, dirty, save) ------------------------------------------------
     def title(self) -> str:
@@ -585,78 +533,16 @@ class SqlTabWidget(QWidget):
         self._done()  # before anything reacts to the outcome: the tab can run again
         duration = int((time.monotonic() - self._run_started) * 1000)
         if self._run_kind == sql_runs.SOURCE_RUN:
-            self._source_run_finished(*outcome, duration=duration)
+            run_outcome.show_source_run_outcome(self, *outcome, duration=duration)
         else:
             result, rows = outcome
             if result.get("status") == "warning_required":
-                self._large_remote(result)
+                run_outcome.show_large_remote(self, result)
                 self.sig_run_finished.emit(result)
                 return
             self._run_finished(result, rows, duration=duration)
         self.services.notify_tables_changed()
         self.sig_run_finished.emit(self.last_result)
-
-    def _source_run_finished(
-        self, report: SourceRunReport, result: dict | None, rows, *, duration: int
-    ) -> None:
-        from lantide.query.sourcerun import CANCELLED, chain_summary, tab_outcome
-
-        self.source_run_view.finish(report)
-        if result is not None:
-            self.result.show_rows(
-                result["columns"],
-                result["row_count"],
-                rows,
-                relation=self.tab_name,
-                summary=describe_result(
-                    result["row_count"], len(rows), duration_ms=duration, cached_table=self.tab_name
-                ),
-            )
-        cancelled = report.get("cancelled") or any(
-            tab_outcome(e) == CANCELLED for e in report.get("tabs", [])
-        )
-        if cancelled:
-            # not a failure: the analyst stopped it; say what had finished before
-            self.banner.show_notice(
-                "Source Run cancelled by you.",
-                f"Before the cancel: {chain_summary(report)}. Cached tables "
-                "that did not run are as they were.",
-                INFO,
-            )
-        elif not report.get("ok"):
-            failed = [e for e in report["tabs"] if e["status"] == "failed"]
-            large = [
-                e["error"]
-                for e in failed
-                if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"
-            ]
-            if large and len(large) == len(failed):
-                self._large_remote_in_chain(report, large)
-            elif failed:
-                err = failed[0].get("error", {})
-                self.banner.show_notice(
-                    f"Source Run: {failed[0]['tab']} failed: {err.get('message', '')}",
-                    err.get("hint"),
-                    code=err.get("error"),
-                )
-        else:
-            self.bottom.setCurrentWidget(self.result)
-        self.status_label.setText(
-            "Source Run cancelled"
-            if cancelled
-            else f"Source Run: {report.get('ran', 0)} ran, {report.get('skipped', 0)} up to date"
-        )
-        record_history(
-            self.services,
-            source_run_entry(
-                report,
-                sql=self._run_sql,
-                project=self.project,
-                tab=self.tab_name,
-                row_count=result["row_count"] if result else None,
-            ),
-        )
-        self.last_result = report
 
     def _run_finished(self, result: QueryResult, rows, *, duration: int) -> None:
         self.result.show_query_result(dict(result), rows)
@@ -719,36 +605,6 @@ class SqlTabWidget(QWidget):
             ),
         )
         self.sig_run_finished.emit(exc)
-
-    def _large_remote_in_chain(self, report: SourceRunReport, errors: Sequence[Mapping]) -> None:
-        """Tabs of the chain would copy large remote results: say how large, offer to stage."""
-        tabs = [
-            e["tab"]
-            for e in report["tabs"]
-            if e.get("error", {}).get("error") == "LARGE_REMOTE_RESULT"
-        ]
-        sizes = "; ".join(
-            f"{t}: {err['estimated_rows']:,} rows from {err['connection']}"
-            for t, err in zip(tabs, errors, strict=True)  # the same failed entries, in order
-        )
-        ids = [err["large_remote_warning_id"] for err in errors]
-        self.banner.show_notice(
-            f"Source Run stopped before copying large remote results ({sizes}).",
-            "Filter or aggregate on the remote side first, or stage them anyway.",
-            WARNING,
-            code="LARGE_REMOTE_RESULT",
-            actions=[("Stage anyway and Source Run", lambda: self.source_run(ids))],
-        )
-
-    def _large_remote(self, result: dict) -> None:
-        warning_id = result.get("large_remote_warning_id")
-        self.banner.show_notice(
-            result.get("message") or "The remote result is large.",
-            result.get("hint"),
-            WARNING,
-            code=result.get("warning"),
-            actions=[("Run anyway", lambda: self.run_anyway(warning_id))] if warning_id else [],
-        )
 
     # -- lineage ---------------------------------------------------------------------------------
     def refresh_lineage(self) -> None:
