@@ -121,7 +121,7 @@ def filtered_page(
         )
     # a sorted page is looked for among the first rows in the sort order only
     # (lantide.query.grid_sorted_pages); a view (a data file) has no cheap sample
-    rows, _ = sorted_page(
+    rows = sorted_page(
         cur,
         relation,
         where=where,
@@ -130,7 +130,7 @@ def filtered_page(
         first_key=first if has_rowid else None,
         offset=offset,
         limit=limit,
-    )
+    ).rows
     return {"row_count": total, "rows": rows}
 
 

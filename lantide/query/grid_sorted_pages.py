@@ -27,7 +27,7 @@ booleans) are narrowed; everything else runs the plain query.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from lantide.query.duckdb_types import base_type, is_date_or_timestamp, is_numeric
 from lantide.query.names import quote_ident
@@ -43,6 +43,12 @@ MAX_FRACTION = 0.35  # past this share of the passing rows, the plain query is a
 QUANTILES = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35)
 # integers that bind back from Python exactly; VARINT/BIGNUM and UHUGEINT are left out
 _UNBOUND_INTEGERS = frozenset({"UHUGEINT", "VARINT", "BIGNUM"})
+
+
+class SortedPage(NamedTuple):
+    rows: list[Row]
+    tries: int  # narrowed queries run (0: the table or key is not narrowed)
+    narrowed: bool  # the rows came from a narrowed query, not the plain one
 
 
 def narrowable(type_name: str) -> bool:
@@ -81,18 +87,17 @@ def sorted_page(
     limit: int,
     narrow_from_rows: int = NARROW_FROM_ROWS,
     margins: tuple[float, ...] = MARGINS,
-) -> tuple[list[Row], int]:
+) -> SortedPage:
     """Rows ``offset .. offset+limit`` of ``relation`` passing ``where`` (``"WHERE ..."``
     or ``""``, with ``params``) in ``order`` (an ``ORDER BY`` whose first key is
-    ``first_key``: ``(column, "asc"|"desc", type)``, and which breaks every tie), and how
-    many narrowed queries were tried (0: the plain query only)."""
+    ``first_key``: ``(column, "asc"|"desc", type)``, and which breaks every tie)."""
     plain = f"SELECT * FROM {relation} {where} {order} LIMIT {limit} OFFSET {offset}"
     if first_key is None or limit <= 0 or not order or not narrowable(first_key[2]):
-        return cur.execute(plain, params).fetchall(), 0
+        return SortedPage(cur.execute(plain, params).fetchall(), 0, False)
     name, direction, type_name = first_key
     rows_in_table = int(cur.execute(f"SELECT count(*) FROM {relation}").fetchall()[0][0])
     if rows_in_table < narrow_from_rows:
-        return cur.execute(plain, params).fetchall(), 0
+        return SortedPage(cur.execute(plain, params).fetchall(), 0, False)
     thresholds, share = _sample(
         cur, relation, rows_in_table, where, params, name, direction, type_name
     )
@@ -119,8 +124,8 @@ def sorted_page(
                 [*params, value],
             ).fetchall()
             if len(rows) == limit:
-                return rows, tries
-    return cur.execute(plain, params).fetchall(), tries
+                return SortedPage(rows, tries, True)
+    return SortedPage(cur.execute(plain, params).fetchall(), tries, False)
 
 
 def _sample(
