@@ -310,26 +310,18 @@ class TableBrowser:
         every call (row id or the other columns), so consecutive pages neither repeat nor
         skip rows. ``filters``: only the rows passing them (:mod:`lantide.query.grid_filters`).
         """
-        from lantide.query.ordering import normalize_order_by, order_by_clause
+        from lantide.query.ordering import normalize_order_by
 
         keys = normalize_order_by(order_by)
-        if filters:
+        if filters or keys:  # a sorted page is narrowed (lantide.query.grid_sorted_pages)
             return self.filtered_page(
                 relation_name, offset, limit, order_by=keys, filters=filters, count=False
             )["rows"]
-        relation, has_rowid = self.resolve_for_grid(relation_name)
+        relation, _ = self.resolve_for_grid(relation_name)
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 100_000))
 
         def work(cur: Cursor) -> list[Row]:
-            order = ""
-            if keys:
-                columns = [
-                    d[0] for d in cur.execute(f"SELECT * FROM {relation} LIMIT 0").description
-                ]
-                order = order_by_clause(keys, columns, relation, has_rowid=has_rowid)
-            return cur.execute(
-                f"SELECT * FROM {relation} {order} LIMIT {limit} OFFSET {offset}"
-            ).fetchall()
+            return cur.execute(f"SELECT * FROM {relation} LIMIT {limit} OFFSET {offset}").fetchall()
 
         return self.engine.run(work)
 

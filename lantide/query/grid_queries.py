@@ -17,8 +17,9 @@ from lantide.query.duckdb_types import base_type, is_date_or_timestamp, is_numer
 from lantide.query.errors import QueryError
 from lantide.query.grid_copy import as_delimited
 from lantide.query.grid_filters import ColumnFilter, normalize_filters, resolve_column, where_clause
+from lantide.query.grid_sorted_pages import sorted_page
 from lantide.query.names import quote_ident
-from lantide.query.ordering import normalize_order_by, order_by_clause
+from lantide.query.ordering import normalize_order_by, order_by_clause, sort_keys
 
 if TYPE_CHECKING:
     from lantide.query.engine import Cursor, Row
@@ -65,14 +66,35 @@ def _clauses(
     *,
     has_rowid: bool,
 ) -> tuple[str, str, list[object]]:
+    where, order, params, _ = _clauses_and_key(
+        cur, relation, filters, order_by, has_rowid=has_rowid
+    )
+    return where, order, params
+
+
+def _clauses_and_key(
+    cur: Cursor,
+    relation: str,
+    filters: object,
+    order_by: object,
+    *,
+    has_rowid: bool,
+) -> tuple[str, str, list[object], tuple[str, str, str] | None]:
+    """WHERE, ORDER BY, their parameters, and the first sort key as ``(column,
+    direction, type)`` (None when unsorted)."""
     checked = normalize_filters(filters)
     keys = normalize_order_by(order_by)
     if not checked and not keys:
-        return "", "", []
+        return "", "", [], None
     columns = relation_columns(cur, relation)
     where, params = where_clause(checked, columns, relation)
-    order = order_by_clause(keys, [c for c, _ in columns], relation, has_rowid=has_rowid)
-    return where, order, params
+    names = [c for c, _ in columns]
+    order = order_by_clause(keys, names, relation, has_rowid=has_rowid)
+    first = None
+    if keys:
+        name, direction = sort_keys(keys, names, relation)[0]
+        first = (name, direction, dict(columns)[name])
+    return where, order, params, first
 
 
 def filtered_page(
@@ -88,16 +110,27 @@ def filtered_page(
 ) -> FilteredPage:
     """Rows ``offset .. offset+limit`` of ``relation`` that pass ``filters``, in
     ``order_by``; ``row_count`` is how many rows pass (-1 when ``count`` is False)."""
-    where, order, params = _clauses(cur, relation, filters, order_by, has_rowid=has_rowid)
+    where, order, params, first = _clauses_and_key(
+        cur, relation, filters, order_by, has_rowid=has_rowid
+    )
     offset, limit = max(0, int(offset)), max(0, min(int(limit), MAX_PAGE_ROWS))
     total = -1
     if count:
         total = int(
             cur.execute(f"SELECT count(*) FROM {relation} {where}", params).fetchall()[0][0]
         )
-    rows = cur.execute(
-        f"SELECT * FROM {relation} {where} {order} LIMIT {limit} OFFSET {offset}", params
-    ).fetchall()
+    # a sorted page is looked for among the first rows in the sort order only
+    # (lantide.query.grid_sorted_pages); a view (a data file) has no cheap sample
+    rows = sorted_page(
+        cur,
+        relation,
+        where=where,
+        params=params,
+        order=order,
+        first_key=first if has_rowid else None,
+        offset=offset,
+        limit=limit,
+    ).rows
     return {"row_count": total, "rows": rows}
 
 

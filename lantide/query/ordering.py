@@ -56,18 +56,16 @@ def normalize_order_by(order_by: object) -> list[tuple[str, str]]:
     return out
 
 
-def order_by_clause(
-    order_by: list[tuple[str, str]], columns: list[str], relation: str, *, has_rowid: bool
-) -> str:
-    """``ORDER BY ...`` for the checked ``order_by`` over ``columns`` (the relation's).
-
-    Nulls come last in both directions (what spreadsheets and pandas do), whatever
-    DuckDB's default. An unknown column raises ``UNKNOWN_COLUMN`` naming the relation.
-    """
+def sort_keys(
+    order_by: list[tuple[str, str]], columns: list[str], relation: str
+) -> list[tuple[str, str]]:
+    """``[(actual column name, "asc"|"desc")]`` of the checked ``order_by`` over
+    ``columns`` (the relation's), each column once (its first mention decides its
+    direction). An unknown column raises ``UNKNOWN_COLUMN`` naming the relation."""
     by_folded: dict[str, str] = {}
     for col in columns:
         by_folded.setdefault(col.casefold(), col)
-    keys: list[str] = []
+    keys: list[tuple[str, str]] = []
     used: set[str] = set()
     for name, direction in order_by:
         actual = by_folded.get(name.casefold())
@@ -81,13 +79,29 @@ def order_by_clause(
                 + ".",
             )
         if actual.casefold() in used:
-            continue  # the first mention of a column decides its direction
+            continue
         used.add(actual.casefold())
-        keys.append(f"{quote_ident(actual)} {direction.upper()} NULLS LAST")
+        keys.append((actual, direction))
+    return keys
+
+
+def order_by_clause(
+    order_by: list[tuple[str, str]], columns: list[str], relation: str, *, has_rowid: bool
+) -> str:
+    """``ORDER BY ...`` for the checked ``order_by`` over ``columns`` (the relation's).
+
+    Nulls come last in both directions (what spreadsheets and pandas do), whatever
+    DuckDB's default. An unknown column raises ``UNKNOWN_COLUMN`` naming the relation.
+    """
+    keys = sort_keys(order_by, columns, relation)
     if not keys:
         return ""
-    if has_rowid and "rowid" not in by_folded:  # a column named rowid hides the row id
-        keys.append("rowid")
+    parts = [f"{quote_ident(name)} {direction.upper()} NULLS LAST" for name, direction in keys]
+    if has_rowid and "rowid" not in {c.casefold() for c in columns}:
+        parts.append("rowid")  # a column named rowid hides the row id
     else:
-        keys.extend(f"{quote_ident(c)} ASC NULLS LAST" for c in columns if c.casefold() not in used)
-    return "ORDER BY " + ", ".join(keys)
+        used = {name.casefold() for name, _ in keys}
+        parts.extend(
+            f"{quote_ident(c)} ASC NULLS LAST" for c in columns if c.casefold() not in used
+        )
+    return "ORDER BY " + ", ".join(parts)
