@@ -428,7 +428,7 @@ def _first_line(exc: Exception) -> str:
 
 # -- the header written by the tab's connection picker, and from=DIALECT ------------------------
 HEADER_LINE = "-- lantide:"
-_HEADER_VALUE = re.compile(r"[^\s,;]+")  # what an option's value can hold (``_OPTION``)
+_HEADER_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")  # what an option's value can hold (``_OPTION``)
 _SEPARATOR_AFTER = re.compile(r"^[ \t]*[,;]?[ \t]*")
 _SEPARATOR_BEFORE = re.compile(r"[ \t]*[,;]?[ \t]*$")
 
@@ -440,8 +440,9 @@ def check_connection_name(name: str) -> str:
             f"the connection name {name!r} cannot be written in a tab's header line "
             f"({HEADER_LINE} connection=NAME)",
             code="CONNECTION_NAME_UNSUITED",
-            hint="A header names a connection without spaces, commas, semicolons or line "
-            "breaks: rename the connection in Settings > Connections (e.g. "
+            hint="A header names a connection in plain letters, digits, '_', '.' and '-' "
+            "(no spaces, commas, semicolons or line breaks): rename the connection in "
+            "Settings > Connections (e.g. "
             f"{_suggested_name(name)!r}), then pick it again.",
         )
     return name
@@ -453,9 +454,11 @@ def set_tab_connection(sql: str, name: str | None) -> str:
     Only the header line changes: its ``connection=`` value is replaced, added (a header
     line is put first when the text has none) or removed (with the line, when nothing else
     is left on it). The header's other options and every other character of the text are
-    kept as they are."""
+    kept as they are. A header the runner would refuse (REMOTE_HEADER_UNCLEAR) is refused
+    here too: the picker never rewrites a line whose meaning is unclear."""
     if name is not None:
         check_connection_name(name)
+    header_options(sql)  # the strict reader: an unclear header stays as the analyst wrote it
     first, newline, rest = sql.partition("\n")
     header = HEADER.match(first)
     if header is None:
@@ -576,4 +579,4 @@ def _error_position(exc: Exception) -> tuple[int, int] | None:
 
 
 def _suggested_name(name: str) -> str:
-    return re.sub(r"[^\w.-]+", "_", name).strip("_") or "dw"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "dw"
