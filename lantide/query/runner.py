@@ -514,6 +514,8 @@ def step_result(
         "checks": list(checks),
         "duration_ms": duration_ms,
     }
+    if connection:  # the source it ran on, by name (never its string or password)
+        step["connection"] = connection
     out: QueryResult = {
         "status": "ok",
         "step_id": step_id,
