@@ -55,6 +55,9 @@ class StepExtras(TypedDict, total=False):
     # a chart's step (create_chart): the chart file and the step whose data it draws
     chart: str
     source_step_id: str | None
+    # a step that ran on an external connection (a remote tab, a staged statement): its
+    # name in the workspace's connections, never its string or password
+    connection: str
     # an outside agent's step (lantide.mcp): the paired client
     client: str
     client_name: str

@@ -27,6 +27,7 @@ class QueryErrorDict(ErrorDict):
     position: NotRequired[Position]
     large_remote_warning_id: NotRequired[str]
     estimated_rows: NotRequired[int]
+    estimate_source: NotRequired[str]  # "count" or "copy" (remote_consent.EstimateSource)
     connection: NotRequired[str]
     limit: NotRequired[int]
 
@@ -77,6 +78,7 @@ class LargeRemoteResult(QueryError):
         out = super().to_dict()
         out["large_remote_warning_id"] = self.warning["large_remote_warning_id"]
         out["estimated_rows"] = self.warning["estimated_rows"]
+        out["estimate_source"] = self.warning["estimate_source"]
         out["connection"] = self.warning["connection"]
         out["limit"] = self.warning["limit"]
         return out

@@ -354,6 +354,32 @@ class ExternalSources:
             row = cursor.execute(f"SELECT COUNT(*) FROM ({remote_sql}) lantide_q").fetchone()
             return int(row[0])
 
+    def explain_rows(
+        self,
+        name: str,
+        remote_sql: str,
+        *,
+        register_cancel: Callable[[Callable[[], None]], AbstractContextManager[None]],
+    ) -> int | None:
+        """The engine's own estimate of the remote result's rows, from its EXPLAIN (nothing
+        runs); None where the engine has none Lantide reads or the EXPLAIN failed (then
+        :meth:`count_rows` decides). See :mod:`lantide.query.row_estimate`."""
+        from lantide.query.row_estimate import explain_sql, read_estimate
+
+        explain = explain_sql(self.config(name).dialect, remote_sql)
+        if explain is None:
+            return None
+        try:
+            with self._statement(name, register_cancel, "estimating on connection") as (
+                cursor,
+                _,
+            ):
+                return read_estimate(self.config(name).dialect, cursor.execute(explain).fetchall())
+        except ConnectionProblem as exc:
+            if exc.code == "REMOTE_QUERY_ERROR":  # the COUNT says what is wrong, if anything
+                return None
+            raise
+
     def result_checksum(
         self,
         name: str,

@@ -78,6 +78,9 @@ class RemoteConsents:
         return new_id
 
 
+EstimateSource = Literal["count", "copy"]
+
+
 class LargeRemoteWarning(TypedDict):
     """The ``warning_required`` answer of a statement whose remote result is too large."""
 
@@ -85,6 +88,10 @@ class LargeRemoteWarning(TypedDict):
     warning: Literal["large_remote_result"]
     large_remote_warning_id: str  # pass it back to stage the result anyway
     estimated_rows: int
+    # where estimated_rows comes from: "count", the source's COUNT(*) of the statement;
+    # "copy", the rows that had arrived when the copy was stopped (the engine's EXPLAIN
+    # estimated the result small, and it was not: row_estimate.RowCap)
+    estimate_source: EstimateSource
     connection: str
     limit: int  # query.large_remote_rows
     message: str
@@ -92,18 +99,35 @@ class LargeRemoteWarning(TypedDict):
 
 
 def warning(
-    new_id: str, connection: str, rows: int, limit: int, *, again: str
+    new_id: str,
+    connection: str,
+    rows: int,
+    limit: int,
+    *,
+    again: str,
+    source: EstimateSource = "count",
 ) -> LargeRemoteWarning:
-    """The ``warning_required`` answer; ``again``: how to pass the id back."""
+    """The ``warning_required`` answer; ``again``: how to pass the id back; ``source``:
+    where ``rows`` comes from (see :class:`LargeRemoteWarning`)."""
+    if source == "copy":
+        message = (
+            f"more than {limit:,} rows arrived from connection {connection!r} ({rows:,} so "
+            "far, though the source's plan estimated far fewer); the copy was stopped"
+        )
+    else:
+        message = (
+            f"the query would copy {rows:,} rows from connection {connection!r} "
+            f"(more than {limit:,})"
+        )
     return {
         "status": "warning_required",
         "warning": "large_remote_result",
         "large_remote_warning_id": new_id,
         "estimated_rows": rows,
+        "estimate_source": source,
         "connection": connection,
         "limit": limit,
-        "message": f"the query would copy {rows:,} rows from connection {connection!r} "
-        f"(more than {limit:,})",
+        "message": message,
         "hint": "Filter or aggregate on the remote side first; to stage it anyway, "
         f"{again} with large_remote_warning_id={new_id!r}.",
     }

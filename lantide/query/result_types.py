@@ -38,6 +38,8 @@ class QueryStep(TypedDict):
     warnings: list[str]  # the same list as the result's
     checks: list[Check]
     duration_ms: int
+    # the external connection it ran on (a remote tab, a staged statement), by name only
+    connection: NotRequired[str]
 
 
 class QueryResult(TypedDict):

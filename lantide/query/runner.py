@@ -20,11 +20,18 @@ from typing import TYPE_CHECKING
 from lantide.errors import LantideError
 from lantide.query import checks as result_checks
 from lantide.query import lineage as lin
-from lantide.query import qem, result_warnings, results
+from lantide.query import qem, result_warnings, results, row_estimate
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.checks.facts import RelationFacts
 from lantide.query.engine import Engine
-from lantide.query.errors import QueryError, QueryRefused, TabError, TableNotFound, error_fields
+from lantide.query.errors import (
+    LargeRemoteResult,
+    QueryError,
+    QueryRefused,
+    TabError,
+    TableNotFound,
+    error_fields,
+)
 from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
 from lantide.query.hints import Hint, statement_hints
@@ -212,7 +219,13 @@ class StatementRunner:
             None,
             None,
         )
-        preview = self.execute(parsed, plan, record, connection, cell_chars=max_cell_chars)
+        cap = self.remote_cap(connection, parsed, large_remote_warning_id)
+        try:
+            preview = self.execute(
+                parsed, plan, record, connection, cell_chars=max_cell_chars, cap=cap
+            )
+        except LargeRemoteResult as exc:  # more rows arrived than the estimate said
+            return exc.warning
         checks = self.result_checks(
             parsed, inputs, preview, plan, connection, result_checks.step_key(parsed)
         )
@@ -302,12 +315,42 @@ class StatementRunner:
         if self.consents.confirmed(key, warning_ids):
             return None
         limit = int(self.settings.large_remote_rows)
-        rows = self.external.count_rows(connection, remote, register_cancel=self.engine.cancel_hook)
+        hook = self.engine.cancel_hook
+        # the engine's own plan first: clearly small, no COUNT (the copy is capped anyway)
+        if row_estimate.clearly_small(
+            self.external.explain_rows(connection, remote, register_cancel=hook), limit
+        ):
+            return None
+        rows = self.external.count_rows(connection, remote, register_cancel=hook)
         if rows <= limit:
             return None
         return remote_warning(
             self.consents.issue(key, connection, rows), connection, rows, limit, again=again
         )
+
+    def remote_cap(
+        self,
+        connection: str | None,
+        parsed: ParsedQuery,
+        warning_ids: str | Iterable[object] | None,
+        again: str = "run the same query again",
+    ) -> row_estimate.RowCap | None:
+        """The cap of a remote copy nobody consented to stage large (None: local, or
+        confirmed with one of ``warning_ids``): more rows than the limit stop it with the
+        same ``warning_required`` as :meth:`large_remote_check` (the estimate was wrong)."""
+        if not connection:
+            return None
+        remote = self.external.remote_sql(connection, parsed)
+        key = statement_key(connection, remote)
+        if self.consents.confirmed(key, warning_ids):
+            return None
+        limit = int(self.settings.large_remote_rows)
+
+        def warn(rows: int) -> LargeRemoteWarning:
+            new_id = self.consents.issue(key, connection, rows)
+            return remote_warning(new_id, connection, rows, limit, again=again, source="copy")
+
+        return row_estimate.RowCap(limit, warn)
 
     def execute(
         self,
@@ -318,10 +361,12 @@ class StatementRunner:
         *,
         preview_rows: int | None = None,
         cell_chars: int | None = None,
+        cap: row_estimate.RowCap | None = None,
     ) -> results.Preview:
         """Run the statement under ``plan``; ``preview_rows`` overrides the setting (0: none),
-        ``cell_chars`` the cap of a preview cell (None: the default, 0: whole values). A
-        materialized result and its bookkeeping row ``record`` commit together."""
+        ``cell_chars`` the cap of a preview cell (None: the default, 0: whole values),
+        ``cap`` the rows a remote copy may bring (:meth:`remote_cap`). A materialized
+        result and its bookkeeping row ``record`` commit together."""
         kind = type(parsed.expression).__name__
         t0 = time.perf_counter()
 
@@ -332,9 +377,11 @@ class StatementRunner:
             self.catalog.record(cur, record)
 
         rows = self.preview_rows if preview_rows is None else preview_rows
-        cap = results.CELL_CHARS if cell_chars is None else max(0, int(cell_chars))
+        cell_cap = results.CELL_CHARS if cell_chars is None else max(0, int(cell_chars))
         try:
-            preview = self._execute_on(parsed, plan, kind, connection, bookkeeping, rows, cap)
+            preview = self._execute_on(
+                parsed, plan, kind, connection, bookkeeping, rows, cell_cap, cap
+            )
         except BaseException as exc:
             if plan.materialize:
                 self.catalog.invalidate()  # whatever the rollback left, read it afresh
@@ -354,6 +401,7 @@ class StatementRunner:
         bookkeeping: Bookkeeping,
         preview_rows: int,
         cell_chars: int,
+        cap: row_estimate.RowCap | None = None,
     ) -> results.Preview:
         table = plan.table_name or ""
         if connection:
@@ -369,6 +417,7 @@ class StatementRunner:
                 bookkeeping,
                 preview_rows=self.preview_rows,
                 cell_chars=cell_chars,
+                cap=cap,
             )
         prefix = results.materialize_prefix(table) if plan.materialize else results.PREVIEW_PREFIX
         try:
@@ -465,6 +514,8 @@ def step_result(
         "checks": list(checks),
         "duration_ms": duration_ms,
     }
+    if connection:  # the source it ran on, by name (never its string or password)
+        step["connection"] = connection
     out: QueryResult = {
         "status": "ok",
         "step_id": step_id,

@@ -310,9 +310,26 @@ class SqlTabs:
             )
             else None
         )
-        preview = self.runner.execute(
-            parsed, plan, record, connection, preview_rows=preview_rows, cell_chars=cell_chars
+        cap = self.runner.remote_cap(
+            connection,
+            parsed,
+            large_remote_warning_id,
+            again="Source Run again" if source_run else "run the tab again",
         )
+        try:
+            preview = self.runner.execute(
+                parsed,
+                plan,
+                record,
+                connection,
+                preview_rows=preview_rows,
+                cell_chars=cell_chars,
+                cap=cap,
+            )
+        except LargeRemoteResult as exc:  # more rows arrived than the estimate said
+            if source_run:
+                raise  # downstream does not run
+            return exc.warning
         checks = self.runner.result_checks(
             parsed, lineage.inputs, preview, plan, connection, None, previous_row_count=previous
         )
