@@ -50,30 +50,47 @@ def deb(tmp_path_factory) -> Path:
     if prebuilt:
         dist = Path(prebuilt)
     else:
-        base = tmp_path_factory.mktemp("build")
+        # One build per run: under xdist this module's tests may land on several workers,
+        # and two PyInstaller builds at once race on its shared cache (a failed strip).
+        # The first worker builds under a lock in the run's own directory; the others wait
+        # and take its .deb.
+        import fcntl
+
+        run_dir = tmp_path_factory.getbasetemp()
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            run_dir = run_dir.parent  # pytest-N: this run's, shared by its workers
+        base = run_dir / "installed-build"
+        base.mkdir(exist_ok=True)
         dist = base / "dist"
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(REPO / "packaging" / "build.py"),
-                "--target",
-                "deb",
-                "--deb-compression",
-                "gzip",
-                "--dist",
-                str(dist),
-                "--work",
-                str(base / "work"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=3000,
-            cwd=str(REPO),
-        )
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
-        print(done.stdout[-1500:])  # the size by component, in the test's output
+        with (run_dir / "installed-build.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not list(dist.glob("lantide_*.deb")):
+                _build_deb(dist, base)
     (found,) = dist.glob("lantide_*.deb")
     return found
+
+
+def _build_deb(dist: Path, base: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "packaging" / "build.py"),
+            "--target",
+            "deb",
+            "--deb-compression",
+            "gzip",
+            "--dist",
+            str(dist),
+            "--work",
+            str(base / "work"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3000,
+        cwd=str(REPO),
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+    print(done.stdout[-1500:])  # the size by component, in the test's output
 
 
 @pytest.fixture(scope="module")
