@@ -87,7 +87,7 @@ def build_toolbar(tab: SqlTabWidget) -> QToolBar:
         "evidence; without one it runs as an exploratory step."
     )
     tab.purpose_edit.setMinimumWidth(  # the whole placeholder shows
-        tab.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 14
+        tab.purpose_edit.fontMetrics().horizontalAdvance(PURPOSE_PLACEHOLDER) + 18
     )
     tab.purpose_edit.setMaximumWidth(340)
     tab.purpose_edit.returnPressed.connect(tab.run)
