@@ -256,11 +256,7 @@ def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
             hint=f"Check the statement; it runs on {connection!r} in its own dialect ({dialect}).",
         ) from None
     except RecursionError:
-        raise QueryRefused(
-            "refused: the remote tab's SQL nests deeper than the SQL reader follows",
-            code="SQL_TOO_DEEP",
-            hint="Split the statement into tabs.",
-        ) from None
+        raise _too_deep() from None
     if len(statements) != 1:
         raise QueryRefused(
             f"refused: {len(statements)} statements; a remote tab is exactly one statement",
@@ -558,11 +554,15 @@ def transpile_tab(sql: str, source: str, dialect: str) -> str:
             "so the text runs as written), or use what both dialects have.",
         ) from None
     except RecursionError:
-        raise QueryRefused(
-            "refused: the remote tab's SQL nests deeper than the SQL reader follows",
-            code="SQL_TOO_DEEP",
-            hint="Split the statement into tabs.",
-        ) from None
+        raise _too_deep() from None
+
+
+def _too_deep() -> QueryRefused:
+    return QueryRefused(
+        "refused: the remote tab's SQL nests deeper than the SQL reader follows",
+        code="SQL_TOO_DEEP",
+        hint="Split the statement into tabs.",
+    )
 
 
 def _same_dialect(a: str, b: str) -> bool:
