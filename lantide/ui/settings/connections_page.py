@@ -296,7 +296,14 @@ class ConnectionsPage(QWidget):
     def _run(self, fn, *args, then, what: str) -> None:
         self._set_busy(True)
 
+        # The buttons come back with the answer, not a queued event later: a click right
+        # after "Saved." showed would otherwise land on a still-disabled button.
+        def done(result) -> None:
+            self._set_busy(False)
+            then(result)
+
         def failed(exc: BaseException) -> None:
+            self._set_busy(False)
             message = getattr(exc, "message", None) or str(exc)
             hint = getattr(exc, "hint", None)
             self._show(False, message + (f" — {hint}" if hint else ""))
@@ -304,7 +311,7 @@ class ConnectionsPage(QWidget):
         self.services.workers.submit(
             fn,
             *args,
-            on_result=then,
+            on_result=done,
             on_error=failed,
             on_finished=lambda: self._set_busy(False),
             name=what,
