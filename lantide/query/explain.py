@@ -223,7 +223,7 @@ def explain_statement(
     connection = qem.single_source(resolved)
     if connection:
         raise _remote_refusal(connection)
-    kind = type(parsed.expression).__name__
+    kind = parsed.kind
     prefix = "EXPLAIN (ANALYZE, FORMAT JSON) " if analyze else "EXPLAIN (FORMAT JSON) "
 
     def work(cur: Cursor) -> str:

@@ -32,6 +32,11 @@ agent's consent check and the result checks parse too, and refuse the same way.
 Which functions are allowed lives in :mod:`lantide.query.guard_functions`; calls are
 decided on sqlglot's tree and again on DuckDB's own parse of the statement.
 
+A plain statement (one SELECT over at most one table, no join, no file path, every node
+and call of a kind listed in :mod:`lantide.query.guard_plain`) is read by DuckDB's parser
+alone, and sqlglot is not imported for it; that reading only accepts, every refusal is
+this module's. :attr:`ParsedQuery.expression` parses with sqlglot when something asks.
+
 Allowed: SELECT (with CTEs, set operations, DuckDB's ``FROM t`` shorthand), VALUES, PIVOT
 / UNPIVOT, DESCRIBE and SUMMARIZE. A refusal the guard misses still fails at run time:
 the connection is confined (see :mod:`lantide.query.engine`).
@@ -225,7 +230,9 @@ class TableRef:
 class ParsedQuery:
     sql: str  # the text as given
     body: str  # the one statement, without trailing ';' and comments
-    expression: exp.Expr  # the statement as sqlglot parsed it
+    # the statement as sqlglot parsed it; None until asked for when DuckDB's parser read it
+    # alone (lantide.query.guard_plain): :attr:`expression` parses it then
+    tree: exp.Expr | None = None
     body_start: int = 0  # where the body starts in ``sql``
     tables: list[TableRef] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # paths read by table functions
@@ -234,6 +241,30 @@ class ParsedQuery:
     # a remote tab's connection: the statement is in its dialect and runs there as written
     # (lantide.query.remote_tabs); None for a statement DuckDB runs or stages
     remote: str | None = None
+    kind_name: str = ""  # sqlglot's name of the statement's kind; "" for the tree's
+    # whether a call divides (the result checks read divisions from the tree); None: unknown
+    divides: bool | None = None
+
+    @property
+    def expression(self) -> exp.Expr:
+        """The statement as sqlglot parses it (parsed now if the guard did not need it)."""
+        if self.tree is None:
+            self.tree = _sqlglot_tree(self.sql)
+        return self.tree
+
+    @property
+    def kind(self) -> str:
+        """The statement's kind by sqlglot's class names: "Select", "Union", "Describe"..."""
+        return self.kind_name or type(self.expression).__name__
+
+
+def _sqlglot_tree(sql: str) -> exp.Expr:
+    analysis = _analyse_full(sql)
+    if analysis.error is not None:
+        err = analysis.error
+        raise type(err)(err.message, hint=err.hint, code=err.code, position=err.position)
+    assert analysis.root is not None
+    return analysis.root
 
 
 def _syntax_error(exc: Exception, sql: str) -> QueryError:
@@ -482,13 +513,16 @@ class _Analysis:
 
     body: str
     body_start: int
-    root: exp.Expr | None  # None with an error
+    root: exp.Expr | None  # None with an error, or when DuckDB's parser read it alone
     cte_count: int
     join_count: int
     file_literals: list[exp.Expr]  # string literal nodes of file-reading functions
-    candidates: list[tuple[TableRef, exp.Identifier]]  # identifier nodes outside CTE names
+    # tables outside CTE names, with their identifier node (None: read by DuckDB's parser)
+    candidates: list[tuple[TableRef, exp.Identifier | None]]
     error: QueryError | None = None
     duckdb_paths: list[str] = field(default_factory=list)  # file readers' paths, by DuckDB's parser
+    kind: str = ""
+    divides: bool | None = None
 
 
 # Texts analysed in this process (most still in _analyse's cache): analyse_ahead asks
@@ -501,6 +535,30 @@ def _analyse(sql: str) -> _Analysis:
     if len(_analysed) > 2048:
         _analysed.clear()
     _analysed.add(sql)
+    from lantide.query.guard_plain import read_plain  # (imports this module's names)
+
+    plain = read_plain(sql, MAX_NESTING) if sql.strip() else None
+    if plain is not None:
+        tables: list[tuple[TableRef, exp.Identifier | None]] = [
+            (TableRef(name, schema, catalog), None) for catalog, schema, name in plain.tables
+        ]
+        return _Analysis(
+            plain.body,
+            plain.body_start,
+            None,
+            plain.cte_count,
+            0,
+            [],
+            tables,
+            kind=plain.kind,
+            divides=plain.divides,
+        )
+    return _analyse_full(sql)
+
+
+@lru_cache(maxsize=512)
+def _analyse_full(sql: str) -> _Analysis:
+    """The full reading: sqlglot's tree, checked again on DuckDB's."""
     try:
         return _analyse_uncached(sql)
     except QueryError as exc:
@@ -602,7 +660,8 @@ def _analyse_uncached(sql: str) -> _Analysis:
         file_literals.append(root.this)  # SUMMARIZE 'file.csv' reads the file
     duckdb_paths = _duckdb_paths(body)
     cte_names = set(ctes)
-    candidates, seen = [], set()
+    candidates: list[tuple[TableRef, exp.Identifier | None]] = []
+    seen = set()
     for table in tables:
         if not isinstance(table.this, exp.Identifier):
             continue  # a table function, checked above
@@ -622,6 +681,7 @@ def _analyse_uncached(sql: str) -> _Analysis:
         file_literals,
         candidates,
         duckdb_paths=duckdb_paths,
+        kind=type(root).__name__,
     )
 
 
@@ -662,18 +722,16 @@ def analyse_ahead(texts: Iterable[str]) -> None:
     them one by one (Source Run's graph: every tab of a project before the first one runs):
     one query instead of one each (:func:`guard_functions.serialize_ahead`). A text that is
     not one statement is left to :func:`check`, which says why."""
+    from lantide.query.guard_plain import statement_span
+
     bodies = []
     for sql in texts:
         sql = sql[1:] if sql.startswith("\ufeff") else sql
         if sql in _analysed:
             continue  # analysed before: its analysis is cached, nothing will ask
-        try:
-            statements = _statements(_tokens(sql))
-        except Exception:
-            continue
-        if len(statements) == 1:
-            tokens = statements[0]
-            bodies.append(sql[tokens[0].start : tokens[-1].end + 1])
+        span = statement_span(sql, MAX_NESTING)  # DuckDB's tokens: sqlglot stays unimported
+        if span is not None:
+            bodies.append(span[0])
     serialize_ahead(bodies)
 
 
@@ -698,16 +756,17 @@ def check(
         raise type(err)(err.message, hint=err.hint, code=err.code, position=err.position)
     # (data_dir, workspace_root) when paths are checked against them
     confined = (data_dir, workspace_root) if data_dir and workspace_root else None
-    assert analysis.root is not None  # an analysis without an error has its statement
     parsed = ParsedQuery(
         sql=sql,
         body=analysis.body,
-        expression=analysis.root,
+        tree=analysis.root,
         body_start=analysis.body_start,
         cte_count=analysis.cte_count,
         join_count=analysis.join_count,
+        kind_name=analysis.kind,
+        divides=analysis.divides,
     )
-    path_nodes: list[exp.Expr] = []
+    path_nodes: list[exp.Expr] = []  # (a plain reading has none: it leaves paths to the full)
     for literal in analysis.file_literals:
         if confined:
             check_path(literal.this, *confined)
@@ -721,7 +780,8 @@ def check(
             if confined:
                 check_path(ref.name, *confined)
             parsed.files.append(ref.name)
-            path_nodes.append(node)
+            if node is not None:
+                path_nodes.append(node)
         else:
             parsed.tables.append(ref)
     if workspace_root is not None and path_nodes:

@@ -322,6 +322,20 @@ def _serialize(body: str) -> str:
         return str(_on_a_parser(lambda cur: cur.execute(_SERIALIZE, [body]).fetchall()[0][0]))
 
 
+def serialized(body: str) -> str:
+    """DuckDB's ``json_serialize_sql`` of ``body`` (asked ahead, or asked now)."""
+    return _serialize(body)
+
+
+def remember_serialized(body: str, text: str) -> None:
+    """Keep an answer for the next reader of the same text (the guard's plain reading
+    passes it on to the full one)."""
+    with _parser_lock:
+        if len(_ahead) >= _AHEAD_MAX:
+            _ahead.clear()
+        _ahead[body] = text
+
+
 def serialize_ahead(bodies: Iterable[str]) -> None:
     """Ask DuckDB's parser about several statements in one query (each alone is a round
     trip of about 0.5-1 ms: Source Run analyses every tab of a project before the first

@@ -310,7 +310,8 @@ def check_remote(sql: str, connection: str, dialect: str) -> ParsedQuery:
     return ParsedQuery(
         sql=sql,
         body=body,
-        expression=root,
+        tree=root,
+        kind_name=type(root).__name__,
         body_start=body_start,
         tables=tables,
         cte_count=len(ctes),

@@ -113,7 +113,7 @@ class StatementRunner:
                 finally:
                     con.close()
             else:
-                kind = type(parsed.expression).__name__
+                kind = parsed.kind
                 try:
                     rows = self.engine.execute(f"DESCRIBE {results.select_body(parsed.body, kind)}")
                 except QueryError as exc:
@@ -146,7 +146,7 @@ class StatementRunner:
                 code="EXTERNAL_NOT_RERUN",
                 hint="Read its cached (staged) table instead.",
             )
-        kind = type(parsed.expression).__name__
+        kind = parsed.kind
         try:
             preview = self.engine.run(
                 lambda cur: results.preview_only(cur, parsed.body, kind, max(1, int(rows)))
@@ -367,7 +367,7 @@ class StatementRunner:
         ``cell_chars`` the cap of a preview cell (None: the default, 0: whole values),
         ``cap`` the rows a remote copy may bring (:meth:`remote_cap`). A materialized
         result and its bookkeeping row ``record`` commit together."""
-        kind = type(parsed.expression).__name__
+        kind = parsed.kind
         t0 = time.perf_counter()
 
         def bookkeeping(cur: Cursor, row_count: int) -> None:

@@ -100,7 +100,7 @@ def import_ahead(*, listing: bool = True, statements: bool = False, tabs: bool =
     ``uuid``, which DuckDB imports at the first ``datetime`` or list of strings bound to a
     statement (the time a file was registered, a sheet's text column): 5-7 ms with the
     ``platform`` module it imports. ``statements``: what a statement imports (the runner,
-    the guard's SQL parser, the result checks). ``tabs``: SQL
+    the result checks). ``tabs``: SQL
     tabs and Source Run besides."""
     if listing:
         import uuid  # noqa: F401
@@ -111,8 +111,8 @@ def import_ahead(*, listing: bool = True, statements: bool = False, tabs: bool =
         from lantide.query import excel  # noqa: F401
         from lantide.query import listing as _listing  # noqa: F401
     if statements or tabs:
-        import sqlglot.dialects.duckdb  # noqa: F401  (the guard's parser)
-
+        # (sqlglot, the guard's full reading, loads only for a statement that needs it:
+        # a plain one is read by DuckDB's parser, lantide.query.guard_plain)
         from lantide.query import checks, runner  # noqa: F401
     if tabs:
         from lantide.query import sourcerun, tab_service  # noqa: F401

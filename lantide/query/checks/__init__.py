@@ -59,19 +59,24 @@ __all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
 
 def step_key(parsed: ParsedQuery) -> str:
     """What identifies "the same step" of ``run_query`` across runs: the statement's tokens
-    (so comments, spacing and the case of keywords and plain names do not matter). A tab's
-    step is its tab with the same SQL; its last row count is in the catalog."""
-    from sqlglot import TokenType
-    from sqlglot.dialects.duckdb import DuckDB
+    by DuckDB's tokenizer (so comments, spacing and the case of keywords and plain names do
+    not matter; quoted names and strings keep theirs). A tab's step is its tab with the same
+    SQL; its last row count is in the catalog."""
+    from lantide.query.duckdb_import import duckdb_core
 
-    dialect = DuckDB()
+    raw = parsed.body.encode("utf-8")
+    words = []
     try:
-        tokens = dialect.tokenizer_class(dialect=dialect).tokenize(parsed.body)
-        text = " ".join(
-            t.text if t.token_type in (TokenType.STRING, TokenType.IDENTIFIER) else t.text.upper()
-            for t in tokens
-        )
-    except Exception:  # the guard tokenized it already; this is only a fallback
+        tokens = [(int(start), str(kind)) for start, kind in duckdb_core().tokenize(parsed.body)]
+        for i, (start, kind) in enumerate(tokens):
+            end = tokens[i + 1][0] if i + 1 < len(tokens) else len(raw)
+            word = raw[start:end].decode("utf-8").strip()
+            if kind.endswith("comment"):
+                continue
+            quoted = kind.endswith("string_const") or word.startswith('"')
+            words.append(word if quoted else word.upper())
+        text = " ".join(words)
+    except Exception:  # a text DuckDB cannot tokenize: its words as written
         text = " ".join(parsed.body.split())
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"sql:{digest}"
@@ -100,7 +105,7 @@ def compute(
     cache database keeps; a tab passes None and its last run's ``previous_row_count``
     instead (its bookkeeping row has it already)."""
     store = facts
-    if type(parsed.expression).__name__ in METADATA_STATEMENTS:
+    if parsed.kind in METADATA_STATEMENTS:
         return []  # a description of a table, not a result: its NULL "default" column is no news
 
     def work(cur: Cursor) -> list[Check]:
@@ -204,9 +209,13 @@ def _analyse(
 ) -> Statement:
     """The statement's analysis, kept per statement text and input versions (a re-run of
     the same step, as Source Run does, does not qualify it again)."""
+    from lantide.query.checks.statement import Statement, analyse, analyse_without_joins
+
+    if not parsed.join_count and parsed.divides is False:
+        # read by DuckDB's parser alone and nothing divides: nothing here needs a tree
+        return Statement([], [], [])
     import sqlglot
 
-    from lantide.query.checks.statement import analyse, analyse_without_joins
     from lantide.query.guard import too_deep
 
     if not parsed.join_count:
