@@ -459,11 +459,19 @@ class ExternalSources:
         con = self.connect(name)
         cancelled = threading.Event()
         cursor = con.cursor()
+        # A cancel comes from another thread and may arrive as the statement ends: the
+        # driver's SQLCancel on a closed connection's handle crashed the process (a
+        # segfault in pyodbc), so cancelling and closing take turns and a cancel after
+        # the close does nothing.
+        handle_lock = threading.Lock()
+        open_handle = [True]
 
         def cancel() -> None:
             cancelled.set()
-            with contextlib.suppress(Exception):
-                cursor.cancel()
+            with handle_lock:
+                if open_handle[0]:
+                    with contextlib.suppress(Exception):
+                        cursor.cancel()
 
         try:
             with register_cancel(cancel):
@@ -490,7 +498,9 @@ class ExternalSources:
                 ) from None
             raise
         finally:
-            con.close()
+            with handle_lock:
+                open_handle[0] = False
+                con.close()
 
 
 # Every statement Lantide sends only reads; the server holds it to that.
