@@ -176,7 +176,15 @@ def _run_turn_in_worker(session: AgentSession, message: str, emit: Callable[[Eve
         finally:
             events.put(done)
 
+    def interrupted(*_: object) -> None:
+        # A flag, not a KeyboardInterrupt raised wherever this thread is: one landing
+        # inside the queue's lock left it held and the turn's thread blocked on its next
+        # event (a chat that did not exit after Ctrl+C). A second Ctrl+C raises as usual.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        cancel.cancel()
+
     previous = signal.signal(signal.SIGTERM, lambda *_: cancel.cancel())
+    previous_int = signal.signal(signal.SIGINT, interrupted)
     worker = threading.Thread(target=work, name="lantide-turn", daemon=True)
     worker.start()
     reason = "error"
@@ -202,6 +210,7 @@ def _run_turn_in_worker(session: AgentSession, message: str, emit: Callable[[Eve
         reason = "cancelled"
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
         if worker.is_alive() and not done_seen(events, done):
             # this thread stopped reading (an error while printing): stop the turn before
             # the engine it runs on is closed
