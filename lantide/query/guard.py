@@ -717,6 +717,13 @@ def _duckdb_paths(body: str) -> list[str]:
     return paths
 
 
+def forget_analyses() -> None:
+    """Forget every statement read so far (benchmarks: a new process reads each once)."""
+    _analyse.cache_clear()
+    _analyse_full.cache_clear()
+    _analysed.clear()
+
+
 def analyse_ahead(texts: Iterable[str]) -> None:
     """Ask DuckDB's parser about several statements at once before :func:`check` analyses
     them one by one (Source Run's graph: every tab of a project before the first one runs):
