@@ -69,18 +69,7 @@ def installed_bundle() -> Path:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
     subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "packaging" / "build.py"),
-            "--target",
-            "deb",
-            "--deb-compression",
-            "gzip",
-            "--dist",
-            str(WORK / "dist"),
-            "--work",
-            str(WORK / "build"),
-        ],
+        _build_module().quick_deb_command(WORK / "dist", WORK / "build"),
         check=True,
         cwd=str(REPO),
         stdout=subprocess.DEVNULL,

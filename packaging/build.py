@@ -298,6 +298,24 @@ def report(bundle: Path, extra: list[Path]) -> None:
         print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
 
 
+def quick_deb_command(dist: Path, work: Path) -> list[str]:
+    """The command that builds a quick (gzip) ``.deb`` of this checkout into ``dist``,
+    PyInstaller working in ``work``: what tests/installed and the install benchmark run,
+    each in a process of its own."""
+    return [
+        sys.executable,
+        str(HERE / "build.py"),
+        "--target",
+        "deb",
+        "--deb-compression",
+        "gzip",
+        "--dist",
+        str(dist),
+        "--work",
+        str(work),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", choices=list(TARGETS), default="linux-dir")

@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -72,18 +71,7 @@ def deb(tmp_path_factory) -> Path:
 
 def _build_deb(dist: Path, base: Path) -> None:
     done = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "packaging" / "build.py"),
-            "--target",
-            "deb",
-            "--deb-compression",
-            "gzip",
-            "--dist",
-            str(dist),
-            "--work",
-            str(base / "work"),
-        ],
+        build.quick_deb_command(dist, base / "work"),
         capture_output=True,
         text=True,
         timeout=3000,

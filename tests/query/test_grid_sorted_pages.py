@@ -72,6 +72,24 @@ def _clauses(con, filters, order_by):
     return where, params, order, (name, direction, dict(columns)[name])
 
 
+def _page(con, clauses, offset: int, limit: int, **margins):
+    """Rows ``offset .. offset+limit`` of ``t`` under ``clauses`` (from :func:`_clauses`),
+    narrowing tried whatever the table's size."""
+    where, params, order, first = clauses
+    return sorted_page(
+        con.cursor(),
+        "t",
+        where=where,
+        params=params,
+        order=order,
+        first_key=first,
+        offset=offset,
+        limit=limit,
+        narrow_from_rows=0,
+        **margins,
+    )
+
+
 def _same(rows: list) -> list[str]:
     return [repr(r) for r in rows]  # NaN is not equal to itself; its text is
 
@@ -99,22 +117,12 @@ def test_every_page_is_the_plain_querys(
     _table(db, type_name, keys, tags)
     filters = [{"column": "TAG", "op": "contains", "value": "x"}] if filtered else []
     order_by = [("K", direction)] + ([second] if second else [])
-    where, params, order, first = _clauses(db, filters, order_by)
+    clauses = _clauses(db, filters, order_by)
+    where, params, order, _ = clauses
     reference = db.execute(f"SELECT * FROM t {where} {order}", params).fetchall()
     got, narrowed = [], 0
     for offset in range(0, len(reference) + page, page):
-        answer = sorted_page(
-            db.cursor(),
-            "t",
-            where=where,
-            params=params,
-            order=order,
-            first_key=first,
-            offset=offset,
-            limit=page,
-            narrow_from_rows=0,
-            margins=margins,
-        )
+        answer = _page(db, clauses, offset, page, margins=margins)
         assert _same(answer.rows) == _same(reference[offset : offset + page]), offset
         got.extend(answer.rows)
         narrowed += answer.narrowed
@@ -135,36 +143,17 @@ def test_narrowed_pages_come_from_the_narrowed_query_and_match(db):
     )
     filters = [{"column": "tag", "op": "contains", "value": "row 1"}]
     for direction in ("asc", "desc"):
-        where, params, order, first = _clauses(db, filters, [("k", direction)])
+        clauses = _clauses(db, filters, [("k", direction)])
+        where, params, order, _ = clauses
         reference = db.execute(f"SELECT * FROM t {where} {order}", params).fetchall()
         assert len(reference) > 20000
         for offset in (0, 256, 300, 1024):
-            answer = sorted_page(
-                db.cursor(),
-                "t",
-                where=where,
-                params=params,
-                order=order,
-                first_key=first,
-                offset=offset,
-                limit=256,
-                narrow_from_rows=0,
-            )
+            answer = _page(db, clauses, offset, 256)
             assert answer.narrowed and answer.tries >= 1
             assert answer.rows == reference[offset : offset + 256]
         # the last page, past the share narrowed: the plain query, still right
         last = len(reference) - 100
-        answer = sorted_page(
-            db.cursor(),
-            "t",
-            where=where,
-            params=params,
-            order=order,
-            first_key=first,
-            offset=last,
-            limit=256,
-            narrow_from_rows=0,
-        )
+        answer = _page(db, clauses, last, 256)
         assert answer.rows == reference[last:]
 
 
@@ -220,20 +209,9 @@ def test_values_a_python_date_cannot_hold_still_narrow(db):
            FROM range(3000) r(i)"""
     )
     for direction in ("asc", "desc"):
-        where, params, order, first = _clauses(db, [], [("k", direction)])
-        reference = db.execute(f"SELECT id FROM t {order}").fetchall()
+        clauses = _clauses(db, [], [("k", direction)])
+        reference = db.execute(f"SELECT id FROM t {clauses[2]}").fetchall()
         for offset in (0, 1000, 2500):
-            answer = sorted_page(
-                db.cursor(),
-                "t",
-                where=where,
-                params=params,
-                order=order,
-                first_key=first,
-                offset=offset,
-                limit=200,
-                narrow_from_rows=0,
-                margins=(1.0, 4.0, 32.0),
-            )
+            answer = _page(db, clauses, offset, 200, margins=(1.0, 4.0, 32.0))
             assert [(r[0],) for r in answer.rows] == reference[offset : offset + 200]
     assert dt.date.max.year < 300000  # what the text round trip is for

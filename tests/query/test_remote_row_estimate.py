@@ -119,6 +119,15 @@ def _tab(service, name: str, sql: str, connection: str | None = None) -> None:
     service.create_sql_tab("q3-churn", name, header + sql)
 
 
+def _run_on_source(service, src, name: str, sql: str) -> tuple[dict, list[str]]:
+    """Tab ``name`` written to run ``sql`` on the source and run: its result and the
+    statements the source saw meanwhile."""
+    _tab(service, name, sql, src.name)
+    with src.statements() as ran:
+        result = service.run_sql_tab("q3-churn", name)
+        return result, ran()
+
+
 def _counts(statements: list[str], marker: str) -> list[str]:
     return [s for s in statements if marker in s and re.search(r"count\(\*\)", s, re.I)]
 
@@ -129,10 +138,7 @@ def _explains(statements: list[str], marker: str) -> list[str]:
 
 def test_a_clearly_small_result_is_not_counted(source):
     service, src = source
-    _tab(service, "small", src.small, src.name)
-    with src.statements() as ran:
-        done = service.run_sql_tab("q3-churn", "small")
-        seen = ran()
+    done, seen = _run_on_source(service, src, "small", src.small)
     assert done["status"] == "ok" and done["row_count"] == 3
     assert _explains(seen, "probe_small"), seen  # the engine's plan was asked
     assert not _counts(seen, "probe_small"), seen  # and no COUNT ran
@@ -141,10 +147,8 @@ def test_a_clearly_small_result_is_not_counted(source):
 
 def test_a_large_result_is_counted_and_warned(source):
     service, src = source
-    _tab(service, "invoices", "SELECT invoice_id AS probe_large FROM sales.invoices", src.name)
-    with src.statements() as ran:
-        first = service.run_sql_tab("q3-churn", "invoices")
-        seen = ran()
+    large = "SELECT invoice_id AS probe_large FROM sales.invoices"
+    first, seen = _run_on_source(service, src, "invoices", large)
     assert first["status"] == "warning_required"
     assert first["estimated_rows"] == 5000 and first["estimate_source"] == "count"
     assert len(_counts(seen, "probe_large")) == 1, seen
@@ -154,10 +158,7 @@ def test_a_large_result_is_counted_and_warned(source):
 
 def test_an_underestimated_result_stops_at_the_limit(source):
     service, src = source
-    _tab(service, "under", src.underestimated, src.name)
-    with src.statements() as ran:
-        first = service.run_sql_tab("q3-churn", "under")
-        seen = ran()
+    first, seen = _run_on_source(service, src, "under", src.underestimated)
     assert not _counts(seen, "probe_under"), seen  # the plan said small: no COUNT
     assert first["status"] == "warning_required", first
     assert first["estimate_source"] == "copy" and first["estimated_rows"] > LIMIT

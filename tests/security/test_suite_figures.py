@@ -26,7 +26,8 @@ def test_the_figures_count_tried_and_failed_per_family(tmp_path):
         "    assert n < 3\n"
     )
     (suite / "test_stormy.py").write_text(
-        "def test_ok():\n    pass\n\ndef test_bad():\n    assert 1 == 2\n"
+        "import pytest\n\n@pytest.mark.parametrize('word', ['storm'])\ndef test_ok(word):\n"
+        "    assert word.upper() == 'STORM'\n\ndef test_bad():\n    assert 1 == 2\n"
     )
     env = {**cli_env(), "PYTHONPATH": str(REPO)}
     done = subprocess.run(

@@ -7,14 +7,21 @@ Import them in a test module: ``from tests.ui.conftest_data import *  # noqa: F4
   ``data/small.csv`` (a path, not opened).
 - ``app_services``: :class:`AppServices` on it with the real query service open and the
   file watcher running; closed (and the workspace unlocked) at the end.
+
+Helpers (imported by name): ``write_tab``, ``open_services`` and ``make_tab`` (a SQL tab
+widget shown once its text is loaded).
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from lantide.ui.sql.sql_tab import SqlTabWidget
 
 BIG_ROWS = 1_500_000
 
@@ -52,6 +59,20 @@ def write_tab(root: Path, project: str, name: str, sql: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(sql, encoding="utf-8")
     return path
+
+
+def make_tab(qtbot, services, name: str, project: str = "p") -> SqlTabWidget:
+    """The SQL tab ``name`` of ``project`` as a widget of its own, 1000x700, shown once its
+    text is loaded."""
+    from lantide.ui.sql.sql_tab import SqlTabWidget
+
+    tab = SqlTabWidget(services, project, name)
+    qtbot.addWidget(tab)
+    tab.resize(1000, 700)
+    with qtbot.waitSignal(tab.sig_loaded, timeout=10_000):
+        pass
+    tab.show()
+    return tab
 
 
 @pytest.fixture

@@ -107,6 +107,55 @@ def test_a_sql_tab_with_an_error_fits_1024x700(qtbot, main_window):
     assert clipped_widgets(window) == []
 
 
+def _in_view(widget, bar) -> bool:
+    """Shown on the toolbar, not moved into its overflow menu nor past its right end."""
+    right = widget.mapTo(bar, widget.rect().topRight()).x()
+    return widget.isVisible() and right < bar.width()
+
+
+def test_at_1024x700_with_the_docks_the_sql_toolbar_keeps_the_purpose_and_picker(
+    qtbot, main_window
+):
+    window = main_window
+    tab = _open_sql(qtbot, window, "clean_orders")
+    _resize(qtbot, window, 1024, 700)
+    assert window.explorer_dock.isVisible() and window.chat_dock.isVisible()
+    bar, edit, picker = tab.toolbar, tab.purpose_edit, tab.connection_picker
+    assert _in_view(picker, bar) and picker.currentText() == "DuckDB"
+    assert _in_view(edit, bar)
+    assert edit.width() >= edit.fontMetrics().horizontalAdvance(edit.placeholderText()) + 16
+    # Run and Source Run are icons here; their names stay in the tooltip and for a reader
+    for action in (tab.run_action, tab.source_run_action):
+        button = bar.widgetForAction(action)
+        assert _in_view(button, bar) and button.accessibleName() == action.text()
+        assert action.text() in action.toolTip()
+    # a purpose near its limit (its count shown) and a run's outcome push nothing out
+    done = []
+    tab.sig_run_finished.connect(done.append)
+    edit.setText("churn by region for the q3 review")
+    assert tab.purpose_count.isVisible()
+    tab.run()
+    qtbot.waitUntil(lambda: bool(done), timeout=30_000)
+    assert "rows in" in tab.status_label.text()
+    tab._busy_action.setVisible(True)  # as while a run goes on
+    _settle(qtbot, window)
+    for widget in (picker, edit, tab.purpose_count, tab.busy, tab.status_label):
+        assert _in_view(widget, bar), widget
+    assert clipped_widgets(window) == []
+    # a long connection name keeps the picker's width: its start and "…", whole in the tip
+    width = picker.width()
+    picker.set_connections(["sales_warehouse_eu"])
+    picker.show_connection("sales_warehouse_eu")
+    _settle(qtbot, window)
+    assert picker.width() == width and _in_view(edit, bar)
+    assert picker.shown_text().endswith("…") and "sales_warehouse_eu" in picker.toolTip()
+    # with room again the buttons show their words
+    _resize(qtbot, window, 1440, 900)
+    run_button = bar.widgetForAction(tab.run_action)
+    assert run_button.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+    assert _in_view(edit, bar) and _in_view(tab.status_label, bar)
+
+
 def test_at_1360x840_the_result_grid_gets_at_least_the_editors_height(qtbot, main_window):
     window = main_window
     _resize(qtbot, window, 1360, 840)

@@ -7,19 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.ui.conftest_data import *  # noqa: F403
-from tests.ui.conftest_data import write_tab
-
-
-def make_tab(qtbot, services, name: str, project: str = "p") -> SqlTabWidget:
-    tab = SqlTabWidget(services, project, name)
-    qtbot.addWidget(tab)
-    tab.resize(1000, 700)
-    with qtbot.waitSignal(tab.sig_loaded, timeout=10_000):
-        pass
-    tab.show()
-    return tab
+from tests.ui.conftest_data import make_tab, write_tab
 
 
 def test_format_is_one_undoable_edit(qtbot, app_services, data_workspace):

@@ -18,17 +18,7 @@ from lantide.ui.sql.query_jobs import submit_query
 from lantide.ui.sql.result_model import PagedResultModel
 from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.fakes.gated_query import GatedQuery, wait_until_no_thread
-from tests.ui.conftest_data import BIG_ROWS, write_tab
-
-
-def make_tab(qtbot, services, name: str, project: str = "p") -> SqlTabWidget:
-    tab = SqlTabWidget(services, project, name)
-    qtbot.addWidget(tab)
-    tab.resize(1000, 700)
-    with qtbot.waitSignal(tab.sig_loaded, timeout=10_000):
-        pass
-    tab.show()
-    return tab
+from tests.ui.conftest_data import BIG_ROWS, make_tab, write_tab
 
 
 def run_and_wait(

@@ -10,7 +10,7 @@ from PySide6.QtGui import QTextCursor
 from lantide.ui.sql.connection_picker import LOCAL, NOT_SET_UP
 from lantide.ui.sql.sql_tab import SqlTabWidget
 from tests.ui.conftest_data import *  # noqa: F403
-from tests.ui.conftest_data import open_services, write_tab
+from tests.ui.conftest_data import make_tab, open_services, write_tab
 
 pytestmark = pytest.mark.postgres
 
@@ -37,16 +37,6 @@ def pg_services(qtbot, data_workspace, pg_server, memory_keyring):
     yield services
     services.close()
     services.workspace.close()
-
-
-def make_tab(qtbot, services, name: str) -> SqlTabWidget:
-    tab = SqlTabWidget(services, "p", name)
-    qtbot.addWidget(tab)
-    tab.resize(1000, 700)
-    with qtbot.waitSignal(tab.sig_loaded, timeout=10_000):
-        pass
-    tab.show()
-    return tab
 
 
 def pick(tab: SqlTabWidget, text: str) -> None:

@@ -9,9 +9,16 @@ edited by hand moves the picker (:func:`lantide.query.remote_tabs.tab_connection
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QPlainTextEdit,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
+    QWidget,
+)
 
 from lantide.query.names import same_name
 from lantide.ui.sql.reading_actions import qt_position
@@ -19,6 +26,10 @@ from lantide.ui.sql.reading_actions import qt_position
 LOCAL = "DuckDB"  # short: the toolbar is full at 1024 px (its tooltip says "local")
 LOCAL_TIP = "DuckDB (local): the tab runs on this machine"
 NOT_SET_UP = " (not set up)"
+TIP = (
+    "Where the tab runs: DuckDB on this machine, or wholly on a connection "
+    "(the tab's first line says -- lantide: connection=NAME)"
+)
 
 
 class ConnectionPicker(QComboBox):
@@ -29,20 +40,57 @@ class ConnectionPicker(QComboBox):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setAccessibleName("Where the tab runs")
-        self.setToolTip(
-            "Where the tab runs: DuckDB on this machine, or wholly on a connection "
-            "(the tab's first line says -- lantide: connection=NAME)"
-        )
-        # a fixed width: a long connection name shows whole in the list and the tooltip,
-        # and never pushes the purpose out of the toolbar
+        self.setToolTip(TIP)
+        # as wide as "DuckDB" needs, no wider: a long connection name shows whole in the
+        # list and the tooltip, its start and "…" in the field, and never pushes the
+        # purpose out of the toolbar
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(len(LOCAL))
-        self.setMaximumWidth(self.fontMetrics().horizontalAdvance(LOCAL) + 40)
+        self._fit_width()
         self.view().setMinimumWidth(160)
         self._names: list[str] = []
         self._shown: str | None = None
         self.activated.connect(lambda index: self.sig_chosen.emit(self.itemData(index)))
+        self.currentIndexChanged.connect(self._name_in_tip)
         self._fill()
+
+    def _fit_width(self) -> None:
+        """The width the style gives a combo showing ``LOCAL`` (its frame, padding and
+        arrow included), so the picker is sized to what it shows in the usual case."""
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        metrics = self.fontMetrics()
+        content = QSize(metrics.horizontalAdvance(LOCAL) + 4, metrics.height())
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, content, self)
+        self.setMaximumWidth(size.width())
+
+    def shown_text(self) -> str:
+        """The current item's text as it fits the field (a long name ends in "…")."""
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox,
+            option,
+            QStyle.SubControl.SC_ComboBoxEditField,
+            self,
+        )
+        return self.fontMetrics().elidedText(
+            option.currentText, Qt.TextElideMode.ElideRight, field.width()
+        )
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # QComboBox cuts a long name at the arrow; this ends it in "…" (whole in the tip)
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        option.currentText = self.shown_text()
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_width()
 
     def set_connections(self, names: list[str]) -> None:
         """The workspace's connections (their names as configured)."""
@@ -76,6 +124,12 @@ class ConnectionPicker(QComboBox):
                 index = self.count() - 1
         self.setCurrentIndex(index)
         self.blockSignals(False)
+        self._name_in_tip()
+
+    def _name_in_tip(self) -> None:
+        """The tooltip names the connection: the field may show only its start."""
+        index = self.currentIndex()
+        self.setToolTip(TIP if index <= 0 else f"Runs on {self.itemText(index)}. {TIP}")
 
 
 def header_connection_of(editor: QPlainTextEdit) -> str | None:

@@ -51,7 +51,7 @@ from lantide.ui.sql.source_run_view import SourceRunView
 from lantide.ui.sql.sql_completion import schema_catalog
 from lantide.ui.sql.sql_editor import SqlEditor
 from lantide.ui.sql.sql_tab_file import SqlTabFile, tab_file_path
-from lantide.ui.sql.sql_toolbar import build_toolbar
+from lantide.ui.sql.sql_toolbar import FitToWidth, StatusLabel, build_toolbar
 from lantide.workspace.watcher import DATA, SQL_TAB
 
 if TYPE_CHECKING:
@@ -77,8 +77,9 @@ class SqlTabWidget(QWidget):
     purpose_edit: QLineEdit
     purpose_count: QLabel
     busy: QProgressBar
-    status_label: QLabel
+    status_label: StatusLabel
     _busy_action: QAction
+    toolbar_fit: FitToWidth
     # made by reading_actions.add_reading_actions
     format_action: QAction
     explain_action: QAction
