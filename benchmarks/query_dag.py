@@ -368,10 +368,10 @@ def explain(sf: float, reps: int) -> list[tuple[str, float, float]]:
     def no_record(self, cur, table):
         return None
 
-    def no_columns(cur, table, preview_rows, row_count=None):
+    def no_columns(cur, table, preview_rows, row_count=None, cell_chars=None):
         return results.Preview([], [], row_count or 0)
 
-    def autocommit(cur, body, kind, table, preview_rows, before_commit=None):
+    def autocommit(cur, body, kind, table, preview_rows, before_commit=None, cell_chars=None):
         sql = results.materialize_prefix(table) + results.select_body(body, kind)
         return results.Preview([], [], int(cur.execute(sql).fetchall()[0][0]))
 
