@@ -115,6 +115,8 @@ def import_ahead(*, listing: bool = True, statements: bool = False, tabs: bool =
         # a plain one is read by DuckDB's parser, lantide.query.guard_plain)
         from lantide.query import checks, runner  # noqa: F401
     if tabs:
+        import sqlglot.dialects.duckdb  # noqa: F401  (a chain of tabs nearly always joins)
+
         from lantide.query import sourcerun, tab_service  # noqa: F401
 
 
