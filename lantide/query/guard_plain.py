@@ -273,6 +273,6 @@ class _Found:
         if not name or node.get("at_clause") is not None or node.get("column_name_alias"):
             raise _NotPlain
         lower = name.lower()
-        if "/" in name or "\\" in name or ":" in name or lower.endswith(_DATA_SUFFIXES):
-            raise _NotPlain  # a file path: the full reading checks it against data/
+        if any(ch in name for ch in "/\\:.~") or lower.endswith(_DATA_SUFFIXES):
+            raise _NotPlain  # perhaps a file DuckDB would read: the full reading decides
         self._refs.append((catalog, schema, name))
