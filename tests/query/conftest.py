@@ -144,7 +144,6 @@ def pg_server():
     if owner:
         for p in (pwfile, sockets):
             shutil.chown(p, owner, owner)
-    port = _free_port()
     _as_owner(
         [
             str(bindir / "initdb"),
@@ -160,22 +159,31 @@ def pg_server():
         ],
         owner,
     )
-    _as_owner(
-        [
-            str(bindir / "pg_ctl"),
-            "-D",
-            str(data),
-            "-l",
-            str(base / "log"),
-            "-w",
-            "-t",
-            "60",
-            "-o",
-            f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off",
-            "start",
-        ],
-        owner,
-    )
+    # a free port can be taken by another process between our look and the server's bind
+    # (seen with concurrent test sessions): try another one
+    for attempt in range(3):
+        port = _free_port()
+        try:
+            _as_owner(
+                [
+                    str(bindir / "pg_ctl"),
+                    "-D",
+                    str(data),
+                    "-l",
+                    str(base / "log"),
+                    "-w",
+                    "-t",
+                    "60",
+                    "-o",
+                    f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off",
+                    "start",
+                ],
+                owner,
+            )
+            break
+        except subprocess.CalledProcessError:
+            if attempt == 2:
+                raise
     server = PgServer(port, "lantide", password, "shop", bindir)
     try:
         env = dict(os.environ, PGPASSWORD=password)
