@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 from lantide.query.catalog import Catalog
 from lantide.query.engine import Engine
+from lantide.query.read_limits import ReadLimits
 from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources, file_stamp
-from lantide.query.workbook_limits import ReadLimits
 
 if TYPE_CHECKING:
     from lantide.query.checks.facts import RelationFacts

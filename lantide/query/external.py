@@ -28,6 +28,7 @@ from datetime import time as dtime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from lantide.query.connection_names import ConnectionNames
 from lantide.query.connection_secrets import (
     get_connection_password,
     get_connection_secret,
@@ -171,9 +172,12 @@ class ExternalTable(TypedDict):
     qualified_name: str  # "connection"."schema"."table"
 
 
-class ExternalSources:
+class ExternalSources(ConnectionNames):
+    """The workspace's connections reached: tables listed, statements run and streamed
+    (its names and :meth:`match`: :class:`ConnectionNames`)."""
+
     def __init__(self, workspace: Workspace, *, timeout_seconds: float | None = 300.0) -> None:
-        self.workspace = workspace
+        super().__init__(workspace)
         self.timeout_seconds = timeout_seconds
         # (name, connection string, user) -> its tables
         self._tables_cache: dict[tuple[str, str, str | None], list[ExternalTable]] = {}
@@ -187,13 +191,6 @@ class ExternalSources:
                 out.append(ConnectionConfig.from_dict(entry))
         return out
 
-    def names(self) -> list[str]:
-        return [
-            str(e.get("name"))
-            for e in self.workspace.connections
-            if isinstance(e, dict) and e.get("name")
-        ]
-
     def config(self, name: str) -> ConnectionConfig:
         for config in self.configs():
             if same_name(config.name, name):
@@ -203,16 +200,6 @@ class ExternalSources:
             code="CONNECTION_NOT_FOUND",
             hint=f"Connections: {', '.join(self.names()) or 'none'}.",
         )
-
-    def match(self, ref: TableRef) -> str | None:
-        """The connection a table reference names with its first part, if any."""
-        first = ref.catalog or ref.schema
-        if not first:
-            return None
-        for name in self.names():
-            if same_name(name, first):
-                return name
-        return None
 
     # -- connecting ----------------------------------------------------------------
     def connect(self, name: str) -> pyodbc.Connection:

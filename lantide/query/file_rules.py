@@ -21,6 +21,7 @@ Set rules with ``lantide file header`` / ``lantide file encoding``, or
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypedDict
@@ -96,10 +97,12 @@ def header_row_of(rule: Mapping[str, object] | None) -> int | None:
 
 def encoding_of(rule: Mapping[str, object] | None) -> str | None:
     """The rule's encoding, one of ``text_encodings.ENCODINGS``; None for none (or junk)."""
-    from lantide.query.text_encodings import normalized
-
     value = (rule or {}).get("encoding")
-    return normalized(value) if isinstance(value, str) else None
+    if not isinstance(value, str):
+        return None
+    from lantide.query.text_encodings import normalized  # a rule names one: a text file
+
+    return normalized(value)
 
 
 def chosen_encodings(root: Path, rules: dict[str, dict[str, object]]) -> dict[str, str]:
@@ -110,6 +113,27 @@ def chosen_encodings(root: Path, rules: dict[str, dict[str, object]]) -> dict[st
         for rel, rule in rules.items()
         if (encoding := encoding_of(rule)) is not None
     }
+
+
+_chosen: dict[str, str] = {}  # absolute path -> the analyst's encoding (set_chosen_encodings)
+_chosen_lock = threading.Lock()
+
+
+def set_chosen_encodings(paths: dict[str, str], under: Path) -> None:
+    """The analyst's encodings for the files under ``under`` (a workspace's data folder):
+    ``{absolute path: encoding}``; earlier choices under ``under`` are forgotten. The
+    readers of :mod:`lantide.query.text_encodings` take only a path (they also run on the
+    sniff-ahead thread): they look the choice up with :func:`chosen_encoding`."""
+    prefix = os.path.join(str(under), "")
+    with _chosen_lock:
+        for key in [k for k in _chosen if k.startswith(prefix)]:
+            del _chosen[key]
+        _chosen.update(paths)
+
+
+def chosen_encoding(path: Path) -> str | None:
+    with _chosen_lock:
+        return _chosen.get(str(path))
 
 
 def _relative(root: Path, file: str) -> tuple[str, Path]:

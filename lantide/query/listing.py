@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from lantide.errors import LantideError
-from lantide.query.external import ExternalTable  # loaded with the service, as sources are
+from lantide.query.external import ExternalTable  # the listing reaches the connections
 from lantide.query.names import quote_ident
 from lantide.query.sources import DataTableDict
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from lantide.query import lineage as lin
 from lantide.query.catalog import Catalog
+from lantide.query.connection_names import ConnectionNames
 from lantide.query.errors import DataFileUnreadable, TableNotFound
-from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, TableRef, check
 from lantide.query.names import same_name
 from lantide.query.sources import DataSources, DataTable
@@ -34,8 +34,10 @@ class InputResolver:
         workspace: Workspace,
         sources: DataSources,
         catalog: Catalog,
-        external: ExternalSources,
+        external: ConnectionNames,
     ):
+        """``external``: the workspace's connections by name (an
+        :class:`~lantide.query.external.ExternalSources` is one too)."""
         self.workspace = workspace
         self.sources = sources
         self.catalog = catalog

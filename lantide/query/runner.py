@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from lantide.errors import LantideError
 from lantide.query import checks as result_checks
 from lantide.query import lineage as lin
-from lantide.query import qem, result_warnings, results, row_estimate
+from lantide.query import qem, result_warnings, results
 from lantide.query.catalog import RESULT, STAGED, TAB, CachedTable, Catalog
 from lantide.query.checks.facts import RelationFacts
 from lantide.query.engine import Engine
@@ -32,20 +32,19 @@ from lantide.query.errors import (
     TableNotFound,
     error_fields,
 )
-from lantide.query.external import ExternalSources
 from lantide.query.guard import ParsedQuery, map_position
 from lantide.query.hints import Hint, statement_hints
 from lantide.query.projects import ProjectArg, project_or_unreadable
-from lantide.query.remote_consent import RemoteConsents, statement_key
-from lantide.query.remote_consent import warning as remote_warning
 from lantide.query.resolver import InputResolver
 from lantide.query.result_warnings import ResultWarning
 from lantide.query.sources import DataSources
 
 if TYPE_CHECKING:
+    from lantide.query import row_estimate
     from lantide.query.checks.rules import Check
     from lantide.query.engine import Cursor
-    from lantide.query.remote_consent import LargeRemoteWarning
+    from lantide.query.external import ExternalSources
+    from lantide.query.remote_consent import LargeRemoteWarning, RemoteConsents
     from lantide.query.result_types import (
         PreviewAnswer,
         QueryResult,
@@ -76,22 +75,32 @@ class StatementRunner:
         engine: Engine,
         catalog: Catalog,
         sources: DataSources,
-        external: ExternalSources,
-        consents: RemoteConsents,
+        external: Callable[[], ExternalSources],
+        consents: Callable[[], RemoteConsents],
         inputs: InputResolver,
         check_facts: Callable[[], RelationFacts],
     ):
+        """``external``, ``consents``: the remote parts, called for when a statement reads
+        a connection (a workspace of local data never makes them)."""
         self.workspace = workspace
         self.settings = settings
         self.engine = engine
         self.catalog = catalog
         self.sources = sources
-        self.external = external
-        self.consents = consents
+        self._external = external
+        self._consents = consents
         self.inputs = inputs
         # called when a result is checked: a refused or failed statement makes no facts table
         self.check_facts = check_facts
         self.preview_rows = preview_rows_of(settings)
+
+    @property
+    def external(self) -> ExternalSources:
+        return self._external()
+
+    @property
+    def consents(self) -> RemoteConsents:
+        return self._consents()
 
     # -- the three entry points on ad-hoc SQL ---------------------------------------
     def validate_query(self, sql: str) -> Validation:
@@ -310,6 +319,10 @@ class StatementRunner:
     ) -> LargeRemoteWarning | None:
         """None when the remote result is small enough or its staging was confirmed with
         one of ``warning_ids``; else the ``warning_required`` answer with a new id."""
+        from lantide.query import row_estimate
+        from lantide.query.remote_consent import statement_key
+        from lantide.query.remote_consent import warning as remote_warning
+
         remote = self.external.remote_sql(connection, parsed)
         key = statement_key(connection, remote)
         if self.consents.confirmed(key, warning_ids):
@@ -340,6 +353,10 @@ class StatementRunner:
         same ``warning_required`` as :meth:`large_remote_check` (the estimate was wrong)."""
         if not connection:
             return None
+        from lantide.query import row_estimate
+        from lantide.query.remote_consent import statement_key
+        from lantide.query.remote_consent import warning as remote_warning
+
         remote = self.external.remote_sql(connection, parsed)
         key = statement_key(connection, remote)
         if self.consents.confirmed(key, warning_ids):

@@ -51,14 +51,13 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lantide.query import backend
 from lantide.query.cancel import CancelScope
 from lantide.query.catalog import Catalog
+from lantide.query.connection_names import ConnectionNames
 from lantide.query.engine import Engine, Row
-from lantide.query.external import ExternalSources
-from lantide.query.remote_consent import RemoteConsents
 from lantide.query.row_counts import RowCounts
 from lantide.query.sources import DataSources
 
@@ -74,12 +73,14 @@ if TYPE_CHECKING:
     from lantide.query.definition import Definition
     from lantide.query.explain import QueryPlan
     from lantide.query.export import Exported
+    from lantide.query.external import ExternalSources
     from lantide.query.grid_filters import ColumnFilter
     from lantide.query.grid_queries import ColumnSummary, FilteredPage
     from lantide.query.listing import TableListing
     from lantide.query.pending_connection import PendingConnection
     from lantide.query.profile import TableProfile
     from lantide.query.projects import ProjectArg
+    from lantide.query.remote_consent import RemoteConsents
     from lantide.query.resolver import InputResolver
     from lantide.query.result_types import PreviewAnswer, RunAnswer, Validation
     from lantide.query.runner import StatementRunner
@@ -120,8 +121,34 @@ def import_ahead(*, listing: bool = True, statements: bool = False, tabs: bool =
         from lantide.query import sourcerun, tab_service  # noqa: F401
 
 
+def _migrate_connection_secrets(workspace: Workspace) -> list[str]:
+    """:func:`lantide.query.connections.migrate_connection_secrets` for a workspace.json
+    that holds a connection string; without one (most workspaces) the file is still read
+    afresh under its lock, as the migration reads it, and nothing else: the connections'
+    modules and the keyring's stay unimported."""
+    found = False
+
+    def look(settings: dict[str, Any]) -> bool:
+        nonlocal found
+        entries = settings.get("connections")
+        found = isinstance(entries, list) and any(
+            isinstance(e, dict) and isinstance(e.get("connection_string"), str) for e in entries
+        )
+        return False  # never written here
+
+    workspace.update_settings(look)
+    if not found:
+        return []
+    from lantide.query.connections import migrate_connection_secrets
+
+    return migrate_connection_secrets(workspace)
+
+
 class QueryService:
-    """The query layer of one open workspace (see the module docstring for shapes)."""
+    """The query layer of one open workspace (see the module docstring for shapes).
+
+    ``connection_names``: the workspace's connections as statements name them;
+    ``external`` and ``consents``: what reaches them, made on first use."""
 
     def __init__(
         self,
@@ -146,19 +173,18 @@ class QueryService:
         # owns the workspace (a lock-free command beside the app only reads them).
         self.connection_warnings: list[str] = []
         if getattr(getattr(workspace, "_lock", None), "held", False):
-            from lantide.query.connections import migrate_connection_secrets
-
-            self.connection_warnings = migrate_connection_secrets(workspace)
-        self.external = ExternalSources(workspace, timeout_seconds=settings.timeout_seconds)
+            self.connection_warnings = _migrate_connection_secrets(workspace)
+        # the connections' names (matched in every statement); what reaches them, the
+        # remote parts (self.external, self.consents), is made when first used
+        self.connection_names = ConnectionNames(workspace)
         # Services on the same workspace in one process share one engine (lantide.query.backend).
         self._backend = backend.acquire(
-            workspace, settings, reserved_names=self.external.names, pending=pending
+            workspace, settings, reserved_names=self.connection_names.names, pending=pending
         )
         self.engine: Engine = self._backend.engine
         self.catalog: Catalog = self._backend.catalog
         self.sources: DataSources = self._backend.sources
         self.row_counts: RowCounts = self._backend.row_counts
-        self.consents = RemoteConsents(self.engine)
         self._closed = False
         try:
             self.sources.refresh()
@@ -172,10 +198,25 @@ class QueryService:
     # files needs none of them, so the app is usable before their modules (the guard,
     # the result checks, lineage, Source Run) are imported --------------------------
     @cached_property
+    def external(self) -> ExternalSources:
+        """The workspace's connections reached (ODBC, the keyring): made when a statement,
+        the listing or the browser first needs one, never for a workspace's local data."""
+        from lantide.query.external import ExternalSources
+
+        return ExternalSources(self.workspace, timeout_seconds=self.settings.timeout_seconds)
+
+    @cached_property
+    def consents(self) -> RemoteConsents:
+        """The analyst's confirmations of large remote results (lantide.query.remote_consent)."""
+        from lantide.query.remote_consent import RemoteConsents
+
+        return RemoteConsents(self.engine)
+
+    @cached_property
     def inputs(self) -> InputResolver:
         from lantide.query.resolver import InputResolver
 
-        return InputResolver(self.workspace, self.sources, self.catalog, self.external)
+        return InputResolver(self.workspace, self.sources, self.catalog, self.connection_names)
 
     @cached_property
     def runner(self) -> StatementRunner:
@@ -188,8 +229,8 @@ class QueryService:
             engine=self.engine,
             catalog=self.catalog,
             sources=self.sources,
-            external=self.external,
-            consents=self.consents,
+            external=lambda: self.external,
+            consents=lambda: self.consents,
             inputs=self.inputs,
             check_facts=lambda: backend.check_facts,
         )

@@ -20,7 +20,6 @@ when the workspace is next opened (a raised limit applies then).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,14 +27,13 @@ from lantide.errors import LantideError
 from lantide.query.engine import transaction
 from lantide.query.errors import QueryCancelled, QueryError
 from lantide.query.names import qualified, quote_ident, quote_literal
-from lantide.query.typed_columns import create_table
 
 if TYPE_CHECKING:
     from lantide.query.catalog import Catalog, SourceRow, SourceTuple
     from lantide.query.engine import Cursor, Engine
     from lantide.query.excel import SheetRead
-    from lantide.query.sources import DataTable
-    from lantide.query.workbook_limits import ReadLimits
+    from lantide.query.read_limits import ReadLimits
+    from lantide.query.sources import DataSources, DataTable
 
 INLINE_WORKBOOK_BYTES = 4 << 20
 
@@ -69,26 +67,34 @@ def _sheet_key(table: DataTable) -> tuple[str, str, str]:
 
 
 class LazySheets:
-    """Mixed into :class:`lantide.query.sources.DataSources` (its engine, catalog, lock,
-    limits, ``_tables`` and ``_failed``)."""
+    """The sheets of one :class:`lantide.query.sources.DataSources` (made with its first
+    workbook: its engine, catalog, lock, limits, tables and ``_failed``)."""
 
-    # Set by DataSources.__init__.
-    engine: Engine
-    catalog: Catalog
-    limits: ReadLimits
-    _lock: threading.Lock
-    _tables: list[DataTable]
-    _loaded: set[tuple[str, str, str]]  # (path, schema, sheet) read into tables, folded
-    _inflated: dict[tuple[str, int, int], int]  # (path, size, mtime) -> declared inflated size
-    # Methods of DataSources.
-    tables: Callable[[], list[DataTable]]
-    _failed: Callable[[Path, str | None, str, str, tuple[int, int], BaseException], DataTable]
-    _options_text: Callable[[Path], str]
+    def __init__(self, sources: DataSources) -> None:
+        self.sources = sources
+        self._loaded: set[tuple[str, str, str]] = set()  # (path, schema, sheet) read, folded
+        # (path, size, mtime) -> declared inflated size
+        self._inflated: dict[tuple[str, int, int], int] = {}
 
-    def _register_workbook(
-        self, path: Path, schema: str, stamp: tuple[int, int]
-    ) -> list[DataTable]:
+    @property
+    def engine(self) -> Engine:
+        return self.sources.engine
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.sources.catalog
+
+    @property
+    def limits(self) -> ReadLimits:
+        return self.sources.limits
+
+    @property
+    def _lock(self) -> threading.Lock:
+        return self.sources._lock
+
+    def register_workbook(self, path: Path, schema: str, stamp: tuple[int, int]) -> list[DataTable]:
         from lantide.query.sources import DataTable
+        from lantide.query.typed_columns import create_table
         from lantide.query.workbook_limits import check_container, sheet_names
 
         key = str(path)
@@ -98,7 +104,7 @@ class LazySheets:
         except BaseException as exc:  # calamine's panics are BaseExceptions (pyo3)
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
+            return [self.sources._failed(path, schema, path.name, "excel", stamp, exc)]
         # A small book is read now, in the same transaction (what it cost before sheets
         # were lazy); a sheet of it that fails keeps its placeholder and its problem.
         read = self._read_small_book(path, sheets) if self._is_small(path) else {}
@@ -126,7 +132,7 @@ class LazySheets:
                             *stamp,
                             errors.get(sheet),
                             _notes_json(notes.get(sheet)),
-                            self._options_text(path),
+                            self.sources._options_text(path),
                         )
                         for sheet in sheets
                     ],
@@ -135,8 +141,8 @@ class LazySheets:
         try:
             self.engine.run(work, timeout=None)
         except Exception as exc:
-            return [self._failed(path, schema, path.name, "excel", stamp, exc)]
-        self._forget_loaded(key)
+            return [self.sources._failed(path, schema, path.name, "excel", stamp, exc)]
+        self.forget_loaded(key)
         self._loaded |= {
             (key, schema.casefold(), sheet.casefold()) for sheet in read if sheet not in errors
         }
@@ -199,7 +205,7 @@ class LazySheets:
             )
         return {sheet: out[sheet] for sheet in sheets}
 
-    def _forget_loaded(self, path_text: str) -> None:
+    def forget_loaded(self, path_text: str) -> None:
         self._loaded = {k for k in self._loaded if k[0] != path_text}
 
     def load_sheet(self, table: DataTable) -> None:
@@ -234,7 +240,7 @@ class LazySheets:
         that was stopped."""
         waiting = [
             t
-            for t in self.tables()
+            for t in self.sources.tables()
             if t.format == "excel" and t.error is None and _sheet_key(t) not in self._loaded
         ]
         if not waiting:
@@ -267,6 +273,8 @@ class LazySheets:
     def _read_into_table(self, table: DataTable) -> None:
         from dataclasses import replace
 
+        from lantide.query.typed_columns import create_table
+
         got = self._checked_sheets(table.path, [table.name])[table.name]
         if isinstance(got, LantideError):
             raise got
@@ -283,8 +291,9 @@ class LazySheets:
 
         self.engine.run(work, timeout=None)
         if got.notes:
-            self._tables = [
-                replace(t, notes=tuple(got.notes)) if t == table else t for t in self._tables
+            self.sources._tables = [
+                replace(t, notes=tuple(got.notes)) if t == table else t
+                for t in self.sources._tables
             ]
 
     def _file_rows(
@@ -319,4 +328,6 @@ class LazySheets:
                 self.catalog.replace_sources_of(cur, key, updated)
 
         self.engine.run(work, timeout=None)
-        self._tables = [replace(t, error=message) if t == table else t for t in self._tables]
+        self.sources._tables = [
+            replace(t, error=message) if t == table else t for t in self.sources._tables
+        ]

@@ -34,16 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
-from lantide.query import lost_records, text_encodings
 from lantide.query.catalog import Catalog, SourceRow
-from lantide.query.csv_dialect import (
-    SniffAhead,
-    encoding_option,
-    fixed_options,
-    improve_view,
-    prelude_lines,
-    sniffed_reader,
-)
 from lantide.query.engine import Engine, transaction, translate_error
 from lantide.query.errors import QueryError
 from lantide.query.file_rules import (
@@ -53,6 +44,7 @@ from lantide.query.file_rules import (
     header_row_of,
     load_rules,
     rules_stamp,
+    set_chosen_encodings,
 )
 from lantide.query.names import (
     INTERNAL_SCHEMA,
@@ -63,8 +55,7 @@ from lantide.query.names import (
     same_name,
     table_name_for,
 )
-from lantide.query.reading_notes import csv_notes
-from lantide.query.sheets import LazySheets
+from lantide.query.read_limits import ReadLimits
 from lantide.query.source_problems import (
     OUTSIDE_LINK,
     UNREADABLE_FOLDER,
@@ -75,10 +66,11 @@ from lantide.query.source_problems import (
     is_empty,
     outside_link_problem,
 )
-from lantide.query.workbook_limits import ReadLimits
 
 if TYPE_CHECKING:
+    from lantide.query.csv_dialect import SniffAhead
     from lantide.query.engine import Cursor
+    from lantide.query.sheets import LazySheets
 
 _brief = brief  # the name tests and older callers use
 
@@ -175,6 +167,8 @@ def _reader_sql(path: Path, fmt: str, header_row: int | None = None) -> str:
     else:
         pattern, extra = quote_literal(str(path)), ""
     if fmt in ("csv", "tsv") and not path.is_dir():
+        from lantide.query.csv_dialect import encoding_option
+
         extra = encoding_option(path)  # Latin-1 / UTF-16 files read instead of failing
         extra += _header_options(header_row)
     if fmt == "csv":
@@ -207,7 +201,7 @@ def _header_options(header_row: int | None) -> str:
     return f", skip = {header_row - 1}, header = true"
 
 
-class DataSources(LazySheets):
+class DataSources:
     def __init__(
         self,
         engine: Engine,
@@ -219,10 +213,10 @@ class DataSources(LazySheets):
     ) -> None:
         self.engine = engine
         self.limits = limits or ReadLimits()
-        self._loaded: set[tuple[str, str, str]] = set()  # sheets read into tables
-        self._inflated: dict[
-            tuple[str, int, int], int
-        ] = {}  # (path, size, mtime) -> declared inflated size
+        # the workbooks' sheets, read when queried (lantide.query.sheets): made with the
+        # first workbook, so a workspace without one never imports the workbook readers
+        self._sheets: LazySheets | None = None
+        self._sheets_lock = threading.Lock()
         self._retry_failed = True  # files that failed are tried again once per open
         # the analyst's reading rules as the file holds them (file_rules)
         self._rules: dict[str, dict[str, object]] = {}
@@ -236,6 +230,35 @@ class DataSources(LazySheets):
         self._lock = threading.Lock()
         self._tables: list[DataTable] = []
         self._stamps: dict[str, tuple[int, int]] = {}
+
+    # -- workbooks (lantide.query.sheets) ---------------------------------------------
+    @property
+    def sheets(self) -> LazySheets:
+        """What reads the workbooks' sheets into tables, made on first use."""
+        if self._sheets is None:
+            with self._sheets_lock:
+                if self._sheets is None:
+                    from lantide.query.sheets import LazySheets
+
+                    self._sheets = LazySheets(self)
+        return self._sheets
+
+    def load_sheet(self, table: DataTable) -> None:
+        """Read ``table`` (a sheet) into the database unless it is there already
+        (:meth:`lantide.query.sheets.LazySheets.load_sheet`); nothing for another table."""
+        if table.format != "excel" or table.error is not None:
+            return
+        self.sheets.load_sheet(table)
+
+    def read_small_sheets(self) -> None:
+        """Read the sheets of small workbooks now, for the listing's row counts
+        (:meth:`lantide.query.sheets.LazySheets.read_small_sheets`)."""
+        if any(t.format == "excel" and t.error is None for t in self._tables):
+            self.sheets.read_small_sheets()
+
+    def _forget_loaded(self, path_text: str) -> None:
+        if self._sheets is not None:  # none made: no sheet was read
+            self._sheets.forget_loaded(path_text)
 
     # -- reading -------------------------------------------------------------------
     def tables(self) -> list[DataTable]:
@@ -368,7 +391,9 @@ class DataSources(LazySheets):
             todo.append((len(found) - 1, path, fmt, name, stamp, previous))
         ahead = self._sniff_ahead(todo)
         # The files whose sniff runs ahead are registered last, the others meanwhile.
-        for index, path, fmt, name, stamp, previous in sorted(todo, key=lambda t: ahead.has(t[1])):
+        for index, path, fmt, name, stamp, previous in sorted(
+            todo, key=lambda t: ahead is not None and ahead.has(t[1])
+        ):
             found[index] = self._register(
                 path, fmt, name, stamp, known=previous is not None, ahead=ahead
             )
@@ -388,9 +413,10 @@ class DataSources(LazySheets):
 
     def _sniff_ahead(
         self, todo: list[tuple[int, Path, str, str, tuple[int, int], SourceRow | None]]
-    ) -> SniffAhead:
+    ) -> SniffAhead | None:
         """The text files to register sniffed on a thread of their own, when there are other
-        files to register meanwhile (a first open); none otherwise."""
+        files to register meanwhile (a first open); None when there are none (the CSV
+        readers then stay unimported unless a text file is registered)."""
         text = [
             (path, fmt)
             for _i, path, fmt, _n, stamp, _p in todo
@@ -401,6 +427,10 @@ class DataSources(LazySheets):
         ]
         if len(text) == len(todo):  # nothing to overlap with but one another
             text = []
+        if not text:
+            return None
+        from lantide.query.csv_dialect import SniffAhead
+
         return SniffAhead(self.engine, text)
 
     def needs_refresh(self) -> bool:
@@ -432,7 +462,7 @@ class DataSources(LazySheets):
             self._rules = load_rules(self.root)
         except LantideError:
             self._rules = {}
-        text_encodings.set_chosen(chosen_encodings(self.root, self._rules), self.data_dir)
+        set_chosen_encodings(chosen_encodings(self.root, self._rules), self.data_dir)
 
     def _rule_of(self, path: Path) -> ReadingRule | None:
         try:
@@ -506,7 +536,7 @@ class DataSources(LazySheets):
         else:  # nothing of it in the database (e.g. every file on its first open)
             self._forget_loaded(key)
         if fmt == "excel":
-            return self._register_workbook(path, name, stamp)
+            return self.sheets.register_workbook(path, name, stamp)
         if fmt == UNREADABLE_FOLDER:
             return [self._failed(path, None, name, fmt, stamp, folder_problem(path))]
         if fmt == OUTSIDE_LINK:
@@ -535,6 +565,9 @@ class DataSources(LazySheets):
         pinned_ahead = ahead.take(path) if ahead is not None and sniffed_ahead else None
 
         options = self._options_text(path)
+        if text_file:  # the CSV readers, loaded with the first text file
+            from lantide.query import csv_dialect, lost_records, text_encodings
+            from lantide.query.reading_notes import csv_notes
 
         def work(cur: Cursor) -> None:
             if fmt in ("json", "ndjson") and not path.is_dir():
@@ -546,7 +579,7 @@ class DataSources(LazySheets):
             if sniffed_ahead:
                 pinned = pinned_ahead
             elif text_file and header_row is None:
-                pinned = sniffed_reader(cur, path, fmt)
+                pinned = csv_dialect.sniffed_reader(cur, path, fmt)
             else:
                 pinned = None
             with transaction(cur):
@@ -558,11 +591,13 @@ class DataSources(LazySheets):
                     sniffed = pinned[1] if pinned else None
                     changed: list[str] = []
                     if header_row is None:  # bad rows, decimal commas
-                        sniffed_as, changed = improve_view(cur, path, name, fmt, sniffed, reader)
-                        if sniffed_as != fixed_options(fmt):
+                        sniffed_as, changed = csv_dialect.improve_view(
+                            cur, path, name, fmt, sniffed, reader
+                        )
+                        if sniffed_as != csv_dialect.fixed_options(fmt):
                             sniffed = None  # read another way than the first sniff
                     else:  # the analyst's rule stands
-                        sniffed_as = fixed_options(fmt) + _header_options(header_row)
+                        sniffed_as = csv_dialect.fixed_options(fmt) + _header_options(header_row)
                     notes.extend(csv_notes(cur, path, sniffed_as, header_row, name, sniffed))
                     notes.extend(changed)
                     if header_row is not None:
@@ -585,7 +620,7 @@ class DataSources(LazySheets):
             read that fails must not end it."""
             prelude = reading.get("prelude")
             if prelude is None:
-                prelude = prelude_lines(cur, path, reading["options"])
+                prelude = csv_dialect.prelude_lines(cur, path, reading["options"])
             if prelude is None:
                 return
             try:

@@ -16,7 +16,8 @@ A value is read as the file holds it, or the read says what it changed. So:
 
 The reader functions of :mod:`lantide.query.csv_dialect` take only a path (they also run
 on the sniff-ahead thread), so the analyst's choices are handed over per path with
-:func:`set_chosen`, by the data sources when they load the rules.
+:func:`lantide.query.file_rules.set_chosen_encodings` (``set_chosen`` here), by the data
+sources when they load the rules; this module loads only when a text file is read.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ import codecs
 import functools
 import os
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from lantide.query.errors import QueryError
+
+# kept with the rules (the data sources hand them over on every refresh, CSV files or not)
+from lantide.query.file_rules import chosen_encoding as chosen
+from lantide.query.file_rules import set_chosen_encodings as set_chosen  # noqa: F401
 
 if TYPE_CHECKING:
     from gzip import GzipFile
@@ -60,28 +64,10 @@ _UTF8_SEQUENCE = (
 # Windows-1252 puts the euro sign and curly quotes there.
 _C1_CONTROL = rb"[\x80-\x9f]"
 
-_chosen: dict[str, str] = {}  # absolute path -> the analyst's encoding (see set_chosen)
-_chosen_lock = threading.Lock()
-
 
 def normalized(name: str) -> str | None:
     """``name`` as one of :data:`ENCODINGS` (``latin1`` -> ``latin-1``), None if unknown."""
     return _ALIASES.get(name.strip().lower().replace("_", "-"))
-
-
-def set_chosen(paths: dict[str, str], under: Path) -> None:
-    """The analyst's encodings for the files under ``under`` (a workspace's data folder):
-    ``{absolute path: encoding}``; earlier choices under ``under`` are forgotten."""
-    prefix = os.path.join(str(under), "")
-    with _chosen_lock:
-        for key in [k for k in _chosen if k.startswith(prefix)]:
-            del _chosen[key]
-        _chosen.update(paths)
-
-
-def chosen(path: Path) -> str | None:
-    with _chosen_lock:
-        return _chosen.get(str(path))
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,10 @@ import posixpath
 import re
 import zipfile
 import zlib
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lantide.query.errors import QueryError
-
-if TYPE_CHECKING:
-    from lantide.workspace.settings import QuerySettings
+from lantide.query.read_limits import ReadLimits
 
 _MB = 1 << 20
 _CHUNK = 4 * _MB
@@ -46,23 +42,6 @@ _INFLATE_ERRORS = (zlib.error, OSError, EOFError, ValueError, RuntimeError, NotI
 # to the sheet's last row and column) hold nothing, and calamine does not read them.
 _VALUE_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c(?:\s[^>]*)?(?<!/)>")
 _CELL_REF = re.compile(rb'\sr="([A-Z]{1,3})([0-9]{1,7})"')
-
-
-@dataclass(frozen=True)
-class ReadLimits:
-    """The bounds on reading data files (``query.*`` settings of the same names); the JSON
-    one is checked in :mod:`lantide.query.sources`."""
-
-    max_workbook_mb: int = 1024
-    max_sheet_cells: int = 10_000_000
-    max_json_object_mb: int = 16
-
-    @classmethod
-    def from_settings(cls, settings: QuerySettings) -> ReadLimits:
-        defaults = cls()
-        return cls(
-            *(int(getattr(settings, f.name, getattr(defaults, f.name))) for f in fields(cls))
-        )
 
 
 class WorkbookTooLarge(QueryError):

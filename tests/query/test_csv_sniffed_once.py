@@ -159,7 +159,7 @@ def test_a_first_open_sniffs_each_csv_once_ahead_of_its_registration(
     file is sniffed in turn."""
     import threading
 
-    from lantide.query import csv_dialect, sources
+    from lantide.query import csv_dialect
 
     _mixed_workspace(empty_workspace, sample_workspace)
     calls: list[tuple[str, str, str]] = []
@@ -179,7 +179,8 @@ def test_a_first_open_sniffs_each_csv_once_ahead_of_its_registration(
         def __init__(self, engine, files):
             super().__init__(engine, [])
 
-    monkeypatch.setattr(sources, "SniffAhead", NotAhead)
+    # (the data sources look it up when a text file is to be registered)
+    monkeypatch.setattr(csv_dialect, "SniffAhead", NotAhead)
     again = empty_workspace.parent / "again"
     again.mkdir()
     from lantide.workspace.model import Workspace

@@ -50,14 +50,15 @@ def parts(empty_workspace):
     try:
         shared.sources.refresh()
         inputs = InputResolver(ws, shared.sources, shared.catalog, external)
+        consents = RemoteConsents(shared.engine)
         runner = StatementRunner(
             ws,
             settings,
             engine=shared.engine,
             catalog=shared.catalog,
             sources=shared.sources,
-            external=external,
-            consents=RemoteConsents(shared.engine),
+            external=lambda: external,  # the remote parts are called for when needed
+            consents=lambda: consents,
             inputs=inputs,
             check_facts=lambda: shared.check_facts,
         )

@@ -206,16 +206,17 @@ def _relations(
 
 def _analyse(
     cur: Cursor, store: RelationFacts, parsed: ParsedQuery, relations: dict[RelationKey, Relation]
-) -> Statement:
+) -> Statement | None:
     """The statement's analysis, kept per statement text and input versions (a re-run of
-    the same step, as Source Run does, does not qualify it again)."""
-    from lantide.query.checks.statement import Statement, analyse, analyse_without_joins
-
+    the same step, as Source Run does, does not qualify it again). None when there is
+    nothing to analyse: the checks then read as for an analysis that found nothing (no
+    joins, divisions or sums), and the analysis's module is not imported."""
     if not parsed.join_count and parsed.divides is False:
         # read by DuckDB's parser alone and nothing divides: nothing here needs a tree
-        return Statement([], [], [])
+        return None
     import sqlglot
 
+    from lantide.query.checks.statement import analyse, analyse_without_joins
     from lantide.query.guard import too_deep
 
     if not parsed.join_count:

@@ -12,7 +12,6 @@ NULL further down, so the rules that need every row do not fire on a partial vie
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -126,6 +125,8 @@ def from_rows(
         finite = [x for x in numbers if math.isfinite(x)]
         if i in detail and finite:
             col.minimum, col.maximum = min(finite), max(finite)
+            import statistics  # a ratio-named column only (fractions, decimal)
+
             col.median = statistics.median(finite)
         if i in totals and finite:
             col.total = math.fsum(finite)

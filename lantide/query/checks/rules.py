@@ -8,14 +8,22 @@ or ``info``.
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, TypedDict
-
-from lantide.query.checks.statement import tokens
 
 if TYPE_CHECKING:
     from lantide.query.checks.result_stats import ResultFacts
     from lantide.query.checks.statement import Division
     from lantide.query.results import Column
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def tokens(name: str) -> list[str]:
+    """Words of an identifier: ``churnRate`` and ``churn_rate`` both give churn, rate."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name or "")
+    return _TOKEN.findall(spaced.lower())
 
 
 class Check(TypedDict):

@@ -25,16 +25,16 @@ Also read here: divisions in the output columns whose divisor is not guarded
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from lantide.query.checks.rules import tokens  # the rules use it without this module
 
 if TYPE_CHECKING:
     from sqlglot import exp
     from sqlglot.optimizer.scope import Scope
 
 ADDITIVE = ("Count", "Sum", "Avg")
-_TOKEN = re.compile(r"[a-z0-9]+")
 
 # A source of a scope: (id of the scope, alias of the source in it).
 Side = tuple[int, str]
@@ -439,12 +439,6 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word
-
-
-def tokens(name: str) -> list[str]:
-    """Words of an identifier: ``churnRate`` and ``churn_rate`` both give churn, rate."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name or "")
-    return _TOKEN.findall(spaced.lower())
 
 
 def _named_sides(output_name: str | None, sources: dict[str, Source]) -> list[str]:
