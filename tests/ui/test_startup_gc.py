@@ -83,6 +83,8 @@ def test_the_app_collects_again_once_the_window_is_idle(
         assert gc.get_freeze_count() > 0  # what the start-up made, frozen first
     finally:
         controller.close()
+        controller.window.close()  # not left on screen over a later test's widgets
+        controller.window.deleteLater()
 
 
 _PROBE = textwrap.dedent(

@@ -66,6 +66,8 @@ def test_idle_means_database_open_and_the_explorer_lists_the_cached_tables(qtbot
         }
     finally:
         controller.close()
+        controller.window.close()  # not left on screen over a later test's widgets
+        controller.window.deleteLater()
 
 
 def test_after_start_the_docks_exist_and_the_last_session_is_back(qtbot, sample_workspace):
@@ -108,6 +110,8 @@ def test_after_start_the_docks_exist_and_the_last_session_is_back(qtbot, sample_
         assert "Projects" in _tree_labels(window)
     finally:
         controller.close()
+        controller.window.close()  # not left on screen over a later test's widgets
+        controller.window.deleteLater()
 
 
 _BUILD_ONLY = r"""
