@@ -23,6 +23,8 @@ import traceback
 from pathlib import Path
 
 from lantide import __version__
+from lantide.ui.startup import start_up_done
+from lantide.ui.startup.gc_pauses import START_UP_QUIET_MS
 
 log = logging.getLogger(__name__)
 READY_FILE_ENV = "LANTIDE_READY_FILE"
@@ -75,11 +77,14 @@ class AppController:
         self.window.show()
         QTimer.singleShot(1000, self.services.workers.resume)
         QTimer.singleShot(1000, self.services.start)
+        # the start-up's pause of the garbage collector ends at idle, or by this time
+        QTimer.singleShot(START_UP_QUIET_MS, start_up_done)
 
     def _started(self) -> None:
         if self.gc_pauses is not None:
             self.gc_pauses.install()
-            self.gc_pauses.milestone("start-up")
+            self.gc_pauses.milestone("start-up")  # before collection resumes: see gc_pauses
+        start_up_done()
         if self.update_check is None:
             from lantide.ui.update_check import check_on_start
 
@@ -136,6 +141,7 @@ class AppController:
         return True
 
     def close(self) -> None:
+        start_up_done()
         if self.window is not None:
             self.window.shutdown()
         if self.workspace is not None:

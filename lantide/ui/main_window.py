@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDockWidget,
-    QFileDialog,
     QMainWindow,
     QMenu,
     QStackedWidget,
@@ -659,6 +658,8 @@ class MainWindow(QMainWindow):
             self.services.report_error(exc, "Saving the settings")
 
     def choose_workspace(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
         folder = QFileDialog.getExistingDirectory(
             self, "Open workspace", str(self.services.workspace.root.parent)
         )

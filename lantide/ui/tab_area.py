@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QMessageBox, QTabBar, QTabWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QTabBar, QTabWidget, QToolButton, QWidget
 
 from lantide.ui.adaptive_layout import ReadableTabBar
 from lantide.ui.icons import icon
 from lantide.ui.services import TAB_PLAN, TAB_REPORT, TAB_SQL, TAB_TABLE, AppServices, TabRef
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +35,8 @@ TabFactory = Callable[[AppServices, TabRef], QWidget]
 
 def ask_save_changes(parent: QWidget, names: list[str]) -> QMessageBox.StandardButton:
     """Save / Discard / Cancel for unsaved tabs; returns the button chosen."""
+    from PySide6.QtWidgets import QMessageBox  # made when asked, not with the window
+
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("Unsaved changes")
@@ -223,6 +229,8 @@ class TabAreaWidget(QTabWidget):
         if widget is None:
             return True
         if ask and self.is_dirty(widget):
+            from PySide6.QtWidgets import QMessageBox
+
             answer = ask_save_changes(self, [self.title_of(widget)])
             if answer == QMessageBox.StandardButton.Cancel:
                 return False
@@ -257,6 +265,8 @@ class TabAreaWidget(QTabWidget):
         dirty = self.dirty_widgets()
         if not dirty:
             return True
+        from PySide6.QtWidgets import QMessageBox
+
         answer = ask_save_changes(self, [self.title_of(w) for w in dirty])
         if answer == QMessageBox.StandardButton.Cancel:
             return False

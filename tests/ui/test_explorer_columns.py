@@ -6,7 +6,7 @@ editor is inserted as the query layer quoted it."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QTreeWidgetItem
@@ -135,6 +135,11 @@ def test_a_large_files_profile_is_abandoned_when_the_mouse_moves_on(qtbot, data_
         columns.hover(_column_item(explorer, '"big"', "name"))
         assert columns.profile_pending() == ('"big"', "name")
         columns.leave()  # the mouse left before the 1.5 million rows were counted
+        assert columns.profile_pending() is None
+        # the same when Qt says the mouse left the rows' area (the tree's viewport)
+        columns.hover(_column_item(explorer, '"big"', "name"))
+        assert columns.profile_pending() == ('"big"', "name")
+        QApplication.sendEvent(explorer.tree.viewport(), QEvent(QEvent.Type.Leave))
         assert columns.profile_pending() is None
         # another column is profiled to the end; the UI stays free meanwhile
         with qtbot.waitSignal(columns.sig_summary_shown, timeout=30_000) as shown:

@@ -66,6 +66,8 @@ def test_idle_means_database_open_and_the_explorer_lists_the_cached_tables(qtbot
         }
     finally:
         controller.close()
+        controller.window.close()  # not left on screen over a later test's widgets
+        controller.window.deleteLater()
 
 
 def test_after_start_the_docks_exist_and_the_last_session_is_back(qtbot, sample_workspace):
@@ -108,6 +110,8 @@ def test_after_start_the_docks_exist_and_the_last_session_is_back(qtbot, sample_
         assert "Projects" in _tree_labels(window)
     finally:
         controller.close()
+        controller.window.close()  # not left on screen over a later test's widgets
+        controller.window.deleteLater()
 
 
 _BUILD_ONLY = r"""
@@ -295,3 +299,54 @@ def test_the_app_opens_its_database_on_the_connection_started_ahead(
         timeout=120,
     )
     assert opened.returncode == 0 and opened.stdout.strip() == "1", opened.stderr[-2000:]
+
+
+_QT_TYPES_AT_FIRST_PAINT = r"""
+import json, sys
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from lantide.ui.main_window import MainWindow
+from lantide.ui.services import AppServices
+from lantide.workspace.model import Workspace
+from lantide.workspace.settings import load_settings
+
+app = QApplication(sys.argv[:1])
+services = AppServices(Workspace.open(Path(sys.argv[1])), load_settings())
+services.workers.hold()  # as the app does until the first paint
+window = MainWindow(services)
+window.sig_shown.connect(app.quit)
+window.show()
+QTimer.singleShot(30_000, app.quit)
+app.exec()
+import PySide6.QtWidgets as widgets
+never = ("QLCDNumber", "QCalendarWidget", "QColorDialog", "QFontDialog", "QFileDialog",
+         "QMessageBox", "QInputDialog")
+print(json.dumps({"shown": window._painted,
+                  "made": sorted(name for name in never if name in vars(widgets))}))
+"""
+
+
+def test_the_first_paint_makes_no_python_type_of_widgets_the_window_does_not_show(
+    sample_workspace,
+):
+    """PySide6 makes a QtWidgets class's Python type (and its enums) on first use. Asking
+    for an object of a class it does not wrap (a scroll area's viewport) made it try every
+    QtWidgets type, ~70 enum types, 3-17 ms before the first paint; dialogs imported at
+    module level cost theirs too. Until the first paint neither happens now."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import cli_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", _QT_TYPES_AT_FIRST_PAINT, str(sample_workspace)],
+        capture_output=True,
+        text=True,
+        env=cli_env({"QT_QPA_PLATFORM": "offscreen"}),
+        cwd=str(Path(__file__).resolve().parents[2]),
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"shown": True, "made": []}

@@ -19,15 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication
-from PySide6.QtWidgets import (
-    QHeaderView,
-    QInputDialog,
-    QMenu,
-    QMessageBox,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from lantide.ui.explorer.explorer_columns import ExplorerColumns, ExplorerTree, make_draggable
 from lantide.ui.explorer.explorer_snapshot import (
@@ -546,6 +538,8 @@ class ExplorerPanel(QWidget):
         self._run(lambda: ws.project(project).set_status(status), what="Setting the status")
 
     def new_project(self) -> None:
+        from PySide6.QtWidgets import QInputDialog  # (not before the first paint: see main_window)
+
         name, ok = QInputDialog.getText(self, "New project", "Project name:")
         if not ok or not name.strip():
             return
@@ -560,6 +554,8 @@ class ExplorerPanel(QWidget):
         """Ask a name, check it (the tab's file and cached table), then open an empty tab;
         its file is written when it is first saved or run. A refused name asks again,
         saying why."""
+        from PySide6.QtWidgets import QInputDialog
+
         label = "Tab name (also the name of its cached table):"
         name, ok = QInputDialog.getText(
             self, "New SQL tab", f"{problem}\n\n{label}" if problem else label, text=name
@@ -615,6 +611,8 @@ class ExplorerPanel(QWidget):
         rename_sql_tab(self, self.services, project, tab, then=lambda _result: self.refresh())
 
     def _delete_sql_tab(self, project: str, tab: str) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
         answer = QMessageBox.question(
             self,
             "Delete SQL tab",

@@ -64,10 +64,21 @@ def summary_text(summary: dict[str, Any]) -> str:
 class ExplorerTree(QTreeWidget):
     """The explorer's tree; a table or column row drags its quoted name."""
 
+    # The mouse left the rows' area. Told here rather than by an event filter on the
+    # viewport: asking PySide6 for the viewport (a class it does not wrap) made it build
+    # the Python types of every QtWidgets class it might be, ~70 enum types, 3-17 ms of
+    # the window's build before its first paint.
+    sig_left = Signal()
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setDragEnabled(True)
         self.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Leave:
+            self.sig_left.emit()
+        return super().viewportEvent(event)
 
     def mimeData(self, items):  # noqa: N802
         for item in items:
@@ -92,7 +103,7 @@ class ExplorerColumns(QObject):
     sig_columns_shown = Signal(str)  # the table (as listed) whose columns are now shown
     sig_summary_shown = Signal(str, str)  # table, column: its summary is the tooltip now
 
-    def __init__(self, tree: QTreeWidget, services, palette_source) -> None:
+    def __init__(self, tree: ExplorerTree, services, palette_source) -> None:
         super().__init__(tree)
         self.tree = tree
         self.services = services
@@ -111,8 +122,7 @@ class ExplorerColumns(QObject):
         tree.itemExpanded.connect(self._expanded)
         tree.itemEntered.connect(self._entered)
         tree.viewportEntered.connect(self.leave)
-        self._viewport = tree.viewport()
-        self._viewport.installEventFilter(self)
+        tree.sig_left.connect(self.leave)
 
     # -- columns ----------------------------------------------------------------------
     def tables_listed_again(self, *, remote_too: bool = False) -> None:
@@ -247,12 +257,6 @@ class ExplorerColumns(QObject):
         return row
 
     # -- hover summaries ----------------------------------------------------------------
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802
-        # compared by wrapper, not by asking the tree: it may be going away
-        if event.type() == QEvent.Type.Leave and watched is self._viewport:
-            self.leave()
-        return False
-
     def _entered(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         node = item.data(0, ROLE_NODE) or {}
         if node.get("kind") != COLUMN:

@@ -16,6 +16,12 @@ Nearly all of those objects live as long as the process (modules, classes, funct
 - after any full collection that took long: what survived it is long-lived by definition,
   and freezing right after a collection freezes no garbage.
 
+And from the app's first Qt import until its first window is idle (or
+:data:`START_UP_QUIET_MS` at most) there is no automatic collection at all
+(:func:`quiet_start_up`): the start-up's ~75 collections cost 8-12 ms of it and found about
+400 objects of garbage among the hundreds of thousands it makes; the start-up milestone
+then freezes what was made, before collection resumes.
+
 Frozen objects are never collected; one that becomes cyclic garbage later stays in memory.
 That is the price of the trade; :meth:`GcPauses.thaw` (on switching workspace, when the
 old window's objects become garbage) puts them back under the collector, and the next slow
@@ -41,6 +47,10 @@ _active: GcPauses | None = None
 _lock = threading.Lock()
 _quiet = 0  # loads in progress (automatic collection off meanwhile)
 _quiet_reenable = False
+_start_up_quiet = False  # quiet_start_up() in effect
+# The start-up's pause ends by this time after the window was made, idle or not (a large
+# first open may register its data files for much longer).
+START_UP_QUIET_MS = 3000
 
 
 class GcPauses:
@@ -116,21 +126,58 @@ def loading_long_lived(why: str):
     walk the whole growing heap, holding the GIL for tens of milliseconds while the UI
     thread waits), then freeze what was made. Only when the app installed
     :class:`GcPauses`; otherwise it changes nothing."""
-    global _quiet, _quiet_reenable
     pauses = _active
     if pauses is None:
         yield
         return
     with _lock:  # several workers may load at once: the last one out turns it back on
-        if _quiet == 0:
-            _quiet_reenable = gc.isenabled()
-            gc.disable()
-        _quiet += 1
+        _quiet_begin()
     try:
         yield
     finally:
         pauses.milestone(why)
         with _lock:
-            _quiet -= 1
-            if _quiet == 0 and _quiet_reenable:
-                gc.enable()
+            _quiet_end()
+
+
+def quiet_start_up() -> None:
+    """No automatic collection until :func:`end_quiet_start_up` (the desktop app: from its
+    first Qt import until its first window is idle). Once per process."""
+    global _start_up_quiet
+    with _lock:
+        if _start_up_quiet:
+            return
+        _start_up_quiet = True
+        _quiet_begin()
+
+
+def end_quiet_start_up() -> None:
+    """Automatic collection as before :func:`quiet_start_up` (unless a load is still
+    under way: then once it ends). Does nothing if the start-up was not quiet."""
+    global _start_up_quiet
+    with _lock:
+        if not _start_up_quiet:
+            return
+        _start_up_quiet = False
+        _quiet_end()
+
+
+def start_up_is_quiet() -> bool:
+    return _start_up_quiet
+
+
+def _quiet_begin() -> None:
+    """One more reason for no automatic collection (with ``_lock`` held)."""
+    global _quiet, _quiet_reenable
+    if _quiet == 0:
+        _quiet_reenable = gc.isenabled()
+        gc.disable()
+    _quiet += 1
+
+
+def _quiet_end() -> None:
+    """One reason fewer; the last one turns collection back on if it was (``_lock`` held)."""
+    global _quiet
+    _quiet -= 1
+    if _quiet == 0 and _quiet_reenable:
+        gc.enable()
