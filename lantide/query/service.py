@@ -109,7 +109,19 @@ def import_ahead(*, listing: bool = True, statements: bool = False, tabs: bool =
 
         import python_calamine  # noqa: F401
 
-        from lantide.query import excel  # noqa: F401
+        # the listing, and what registering text files and workbooks imports (deferred
+        # for the command line, lantide.query.sources): here while the desktop app's
+        # DuckDB connects, where the time is free
+        from lantide.query import (  # noqa: F401
+            csv_dialect,
+            excel,
+            lost_records,
+            reading_notes,
+            sheets,
+            text_encodings,
+            typed_columns,
+            workbook_limits,
+        )
         from lantide.query import listing as _listing  # noqa: F401
     if statements or tabs:
         # (sqlglot, the guard's full reading, loads only for a statement that needs it:
