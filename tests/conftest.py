@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import socket
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -214,6 +216,21 @@ def cli_env(extra: dict | None = None) -> dict:
     if extra:
         env.update(extra)
     return env
+
+
+def run_script_json(script: str, *args: str, timeout: float = 240) -> Any:
+    """Run ``python -c script ARGS`` as the command line runs (the repository's source, no
+    network) and return the JSON object its last line of output prints."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=str(REPO),
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture

@@ -5,13 +5,10 @@ DuckDB database opened just to parse). Output, errors and exit codes stay as the
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from lantide.cli import main as cli_main
-from tests.conftest import cli_env
+from tests.conftest import run_script_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,16 +56,7 @@ print(json.dumps({
 
 
 def _run(*args: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *args],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=str(REPO),
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_script_json(_SCRIPT, *args)
 
 
 def test_sql_imports_its_own_command_module_and_parses_on_the_workspace_database(

@@ -6,9 +6,6 @@ never imported, which is what the plain reading is for."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,7 @@ from hypothesis import strategies as st
 from lantide.query.checks.statement import analyse_without_joins
 from lantide.query.guard import MAX_NESTING, _analyse_full, check
 from lantide.query.guard_plain import read_plain
-from tests.conftest import cli_env
+from tests.conftest import run_script_json
 from tests.query.conftest import BENCHDATA
 from tests.query.test_guard import REFUSED
 from tests.security.test_hostile_statements import CORPUS, _statement
@@ -226,16 +223,7 @@ print(json.dumps(report))
 
 
 def test_a_plain_statement_runs_without_sqlglot(sample_workspace):
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, str(sample_workspace)],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=str(REPO),
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = run_script_json(_SCRIPT, str(sample_workspace))
     assert report["answer"] == [[42]]
     assert report["count"] == [[2000]]
     assert report["plain_imported_sqlglot"] is False

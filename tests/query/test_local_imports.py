@@ -7,13 +7,11 @@ already, runs a plain statement without any of them."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 
-from tests.conftest import cli_env
+from tests.conftest import run_script_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,16 +49,7 @@ print(json.dumps(steps))
 
 
 def _run(*commands: list[str]) -> list[dict]:
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, json.dumps(WATCHED), json.dumps(list(commands))],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=str(REPO),
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_script_json(_SCRIPT, json.dumps(WATCHED), json.dumps(list(commands)))
 
 
 def _parquet(path: Path, rows: int) -> None:

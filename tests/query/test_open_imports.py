@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import cli_env
+from tests.conftest import cli_env, run_script_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,16 +44,7 @@ print(json.dumps(report))
 
 
 def test_opening_the_database_spares_the_checks_and_the_duckdb_package(sample_workspace):
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, str(sample_workspace)],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=str(REPO),
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = run_script_json(_SCRIPT, str(sample_workspace))
     assert report["opened"] == []
     assert report["listing_loaded"] == []  # they load with the service's parts, or a query
     assert {"customers", "orders", "products"} <= set(report["listed"])
