@@ -218,14 +218,14 @@ def cli_env(extra: dict | None = None) -> dict:
     return env
 
 
-def run_script_json(script: str, *args: str, timeout: float = 240) -> Any:
+def run_script_json(script: str, *args: str, env: dict | None = None, timeout: float = 240) -> Any:
     """Run ``python -c script ARGS`` as the command line runs (the repository's source, no
     network) and return the JSON object its last line of output prints."""
     done = subprocess.run(
         [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
-        env=cli_env(),
+        env=cli_env(env),
         cwd=str(REPO),
         timeout=timeout,
     )

@@ -11,6 +11,8 @@ import json
 
 from PySide6.QtWidgets import QApplication
 
+_OFFSCREEN = {"QT_QPA_PLATFORM": "offscreen"}  # whatever platform the session runs on
+
 
 def _tree_labels(window) -> dict[str, list[str]]:
     tree = window.explorer.tree
@@ -136,22 +138,9 @@ print(json.dumps(sorted(name for name in heavy if name in sys.modules)))
 def test_building_the_window_leaves_the_engine_modules_to_the_workers(sample_workspace):
     """What the window's panels read at start-up (query history, conversations) is
     imported in the worker that reads it, not on the UI thread before the first paint."""
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.conftest import run_script_json
 
-    from tests.conftest import cli_env
-
-    done = subprocess.run(
-        [sys.executable, "-c", _BUILD_ONLY, str(sample_workspace)],
-        capture_output=True,
-        text=True,
-        env=cli_env({"QT_QPA_PLATFORM": "offscreen"}),
-        cwd=str(Path(__file__).resolve().parents[2]),
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert run_script_json(_BUILD_ONLY, str(sample_workspace), env=_OFFSCREEN) == []
 
 
 _PANELS_AT_BUILD = r"""
@@ -334,19 +323,9 @@ def test_the_first_paint_makes_no_python_type_of_widgets_the_window_does_not_sho
     for an object of a class it does not wrap (a scroll area's viewport) made it try every
     QtWidgets type, ~70 enum types, 3-17 ms before the first paint; dialogs imported at
     module level cost theirs too. Until the first paint neither happens now."""
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.conftest import run_script_json
 
-    from tests.conftest import cli_env
-
-    done = subprocess.run(
-        [sys.executable, "-c", _QT_TYPES_AT_FIRST_PAINT, str(sample_workspace)],
-        capture_output=True,
-        text=True,
-        env=cli_env({"QT_QPA_PLATFORM": "offscreen"}),
-        cwd=str(Path(__file__).resolve().parents[2]),
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"shown": True, "made": []}
+    assert run_script_json(_QT_TYPES_AT_FIRST_PAINT, str(sample_workspace), env=_OFFSCREEN) == {
+        "shown": True,
+        "made": [],
+    }
