@@ -27,7 +27,9 @@ def test_the_figures_count_tried_and_failed_per_family(tmp_path):
     )
     (suite / "test_stormy.py").write_text(
         "import pytest\n\n@pytest.mark.parametrize('word', ['storm'])\ndef test_ok(word):\n"
-        "    assert word.upper() == 'STORM'\n\ndef test_bad():\n    assert 1 == 2\n"
+        "    assert word.upper() == 'STORM'\n\n"
+        "@pytest.mark.parametrize('word', ['storm'])\ndef test_misspelled(word):\n"
+        "    assert word == 'stormy'  # fails on purpose: the family's one failure\n"
     )
     env = {**cli_env(), "PYTHONPATH": str(REPO)}
     done = subprocess.run(
