@@ -313,18 +313,13 @@ def _on_a_parser(run: Callable[[Any], Any]) -> Any:
     return run(_parser)
 
 
-def _serialize(body: str) -> str:
-    """``json_serialize_sql(body)``: asked ahead, or asked now."""
+def serialized(body: str) -> str:
+    """DuckDB's ``json_serialize_sql`` of ``body``: asked ahead, or asked now."""
     with _parser_lock:
         known = _ahead.pop(body, None)
         if known is not None:
             return known
         return str(_on_a_parser(lambda cur: cur.execute(_SERIALIZE, [body]).fetchall()[0][0]))
-
-
-def serialized(body: str) -> str:
-    """DuckDB's ``json_serialize_sql`` of ``body`` (asked ahead, or asked now)."""
-    return _serialize(body)
 
 
 def remember_serialized(body: str, text: str) -> None:
@@ -361,7 +356,7 @@ def duckdb_calls(body: str) -> list[DuckDBCall] | None:
     error is reported at run time). More than one statement raises ``ValueError``: the
     two parsers disagree on where a statement ends, and the guard refuses it."""
     try:
-        text = _serialize(body)
+        text = serialized(body)
         tree = json.loads(text)
     except Exception:
         return None

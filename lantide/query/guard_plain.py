@@ -96,28 +96,39 @@ class _NotPlain(Exception):
     """A node or call this reading leaves to the full one."""
 
 
-def statement_span(sql: str, max_nesting: int) -> tuple[str, int] | None:
-    """The text's one statement (without leading comments, trailing ``;`` and comments) and
-    where it starts, by DuckDB's tokenizer; None when it is not plainly one statement (a
-    ``;`` before its end, no tokens, deeper than ``max_nesting`` brackets, a statement in
-    parentheses) or the tokenizer is not there."""
+def duckdb_tokens(sql: str) -> list[tuple[int, int, str, bytes]] | None:
+    """``sql``'s tokens by DuckDB's tokenizer: (start, end, kind, text) with offsets in the
+    text's UTF-8 bytes (DuckDB counts bytes), kinds such as "keyword", "identifier",
+    "string_const", "operator", "comment"; None when the tokenizer is not there or fails."""
     from lantide.query.duckdb_import import duckdb_core
 
     tokenize = getattr(duckdb_core(), "tokenize", None)
     if tokenize is None:
         return None
-    raw = sql.encode("utf-8")  # DuckDB's offsets count bytes
+    raw = sql.encode("utf-8")
     try:
-        tokens = [(int(start), str(kind).rsplit(".", 1)[-1]) for start, kind in tokenize(sql)]
+        starts = [(int(start), str(kind).rsplit(".", 1)[-1]) for start, kind in tokenize(sql)]
     except Exception:
         return None
-    words = []  # (start, end, kind, text) of each token that is not a comment
+    out = []
+    for i, (start, kind) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(raw)
+        text = raw[start:end].rstrip()  # a token runs to the next one, less the space between
+        out.append((start, start + len(text), kind, text))
+    return out
+
+
+def statement_span(sql: str, max_nesting: int) -> tuple[str, int] | None:
+    """The text's one statement (without leading comments, trailing ``;`` and comments) and
+    where it starts, by DuckDB's tokenizer; None when it is not plainly one statement (a
+    ``;`` before its end, no tokens, deeper than ``max_nesting`` brackets, a statement in
+    parentheses) or the tokenizer is not there."""
+    tokens = duckdb_tokens(sql)
+    if tokens is None:
+        return None
+    words = [t for t in tokens if t[2] != "comment"]
     depth = deepest = 0
-    for i, (start, kind) in enumerate(tokens):
-        end = tokens[i + 1][0] if i + 1 < len(tokens) else len(raw)
-        text = raw[start:end].rstrip()
-        if kind == "comment":
-            continue
+    for _start, _end, kind, text in words:
         if kind == "operator":
             for ch in text.decode("utf-8", "replace"):
                 if ch in _OPENING:
@@ -125,13 +136,13 @@ def statement_span(sql: str, max_nesting: int) -> tuple[str, int] | None:
                     deepest = max(deepest, depth)
                 elif ch in _CLOSING:
                     depth -= 1
-        words.append((start, start + len(text), kind, text))
     while words and words[-1][2] == "operator" and words[-1][3] == b";":
         words.pop()
     if not words or deepest > max_nesting or words[0][3].startswith(b"("):
         return None
     if any(kind == "operator" and b";" in text for _s, _e, kind, text in words):
         return None
+    raw = sql.encode("utf-8")
     start, end = words[0][0], words[-1][1]
     try:
         body = raw[start:end].decode("utf-8")

@@ -62,22 +62,21 @@ def step_key(parsed: ParsedQuery) -> str:
     by DuckDB's tokenizer (so comments, spacing and the case of keywords and plain names do
     not matter; quoted names and strings keep theirs). A tab's step is its tab with the same
     SQL; its last row count is in the catalog."""
-    from lantide.query.duckdb_import import duckdb_core
+    from lantide.query.guard_plain import duckdb_tokens
 
-    raw = parsed.body.encode("utf-8")
-    words = []
+    tokens = duckdb_tokens(parsed.body)
     try:
-        tokens = [(int(start), str(kind)) for start, kind in duckdb_core().tokenize(parsed.body)]
-        for i, (start, kind) in enumerate(tokens):
-            end = tokens[i + 1][0] if i + 1 < len(tokens) else len(raw)
-            word = raw[start:end].decode("utf-8").strip()
-            if kind.endswith("comment"):
-                continue
-            quoted = kind.endswith("string_const") or word.startswith('"')
-            words.append(word if quoted else word.upper())
-        text = " ".join(words)
-    except Exception:  # a text DuckDB cannot tokenize: its words as written
-        text = " ".join(parsed.body.split())
+        words = [
+            text.decode("utf-8")
+            if kind == "string_const" or text.startswith(b'"')
+            else text.decode("utf-8").upper()
+            for _start, _end, kind, text in tokens or ()
+            if kind != "comment"
+        ]
+    except UnicodeDecodeError:
+        words = []
+    # a text DuckDB cannot tokenize: its words as written
+    text = " ".join(words) if words else " ".join(parsed.body.split())
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"sql:{digest}"
 
