@@ -216,3 +216,28 @@ def pg_server():
         finally:
             time.sleep(0.1)
             shutil.rmtree(base, ignore_errors=True)
+
+
+def connect_server(ws_root: Path, name: str, server, dialect: str, **changes) -> None:
+    """Connection ``name`` of the workspace at ``ws_root`` to a private test server (its
+    password to the keyring); ``changes``: another ``connection_string`` or ``password``."""
+    from lantide.query.connections import add_connection
+    from lantide.workspace.model import Workspace
+
+    ws = Workspace.open(ws_root, lock=False)
+    add_connection(
+        ws,
+        name,
+        changes.get("connection_string", server.connection_string),
+        dialect=dialect,
+        user=server.user,
+        password=changes.get("password", server.password),
+    )
+
+
+def make_remote_tab(
+    service, name: str, sql: str, connection: str | None = None, project: str = "q3-churn"
+) -> None:
+    """A SQL tab of ``project``, bound to ``connection`` by its header line when given."""
+    header = f"-- lantide: connection={connection}\n" if connection else ""
+    service.create_sql_tab(project, name, header + sql)

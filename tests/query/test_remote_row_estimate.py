@@ -18,6 +18,7 @@ import pytest
 
 from lantide.query.errors import TableNotFound
 from tests.fakes.mariadb_server import maria_server  # noqa: F401
+from tests.query.conftest import connect_server, make_remote_tab
 
 pytestmark = [pytest.mark.postgres, pytest.mark.mariadb]
 
@@ -74,9 +75,6 @@ class Source:
 
 @pytest.fixture(params=["pg", "maria"])
 def source(request, sample_workspace, open_service, memory_keyring):
-    from lantide.query.connections import add_connection
-    from lantide.workspace.model import Workspace
-
     if request.param == "pg":
         server = request.getfixturevalue("pg_server")
         src = Source(
@@ -101,28 +99,15 @@ def source(request, sample_workspace, open_service, memory_keyring):
             3600,
         )
         dialect = "mysql"
-    ws = Workspace.open(sample_workspace, lock=False)
-    add_connection(
-        ws,
-        src.name,
-        server.connection_string,
-        dialect=dialect,
-        user=server.user,
-        password=server.password,
-    )
+    connect_server(sample_workspace, src.name, server, dialect)
     service = open_service(sample_workspace, large_remote_rows=LIMIT)
     return service, src
-
-
-def _tab(service, name: str, sql: str, connection: str | None = None) -> None:
-    header = f"-- lantide: connection={connection}\n" if connection else ""
-    service.create_sql_tab("q3-churn", name, header + sql)
 
 
 def _run_on_source(service, src, name: str, sql: str) -> tuple[dict, list[str]]:
     """Tab ``name`` written to run ``sql`` on the source and run: its result and the
     statements the source saw meanwhile."""
-    _tab(service, name, sql, src.name)
+    make_remote_tab(service, name, sql, src.name)
     with src.statements() as ran:
         result = service.run_sql_tab("q3-churn", name)
         return result, ran()
@@ -174,8 +159,8 @@ def test_an_underestimated_result_stops_at_the_limit(source):
 
 def test_source_run_stops_an_underestimated_tab_and_what_reads_it(source):
     service, src = source
-    _tab(service, "under", src.underestimated, src.name)
-    _tab(service, "reader", "SELECT count(*) AS n FROM under")
+    make_remote_tab(service, "under", src.underestimated, src.name)
+    make_remote_tab(service, "reader", "SELECT count(*) AS n FROM under")
     report = service.source_run_sql_tab("q3-churn", "reader")
     status = {t["tab"]: t for t in report["tabs"]}
     assert status["under"]["status"] == "failed" and status["reader"]["status"] == "not_run"

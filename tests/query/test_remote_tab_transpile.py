@@ -8,6 +8,7 @@ import pytest
 
 from lantide.errors import LantideError
 from tests.fakes.mariadb_server import maria_server  # noqa: F401
+from tests.query.conftest import connect_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.mariadb]
 
@@ -23,22 +24,11 @@ DUCKDB_SQL = (
 
 @pytest.fixture(params=["pg", "maria"])
 def remote(request, sample_workspace, open_service, memory_keyring):
-    from lantide.query.connections import add_connection
-    from lantide.workspace.model import Workspace
-
     if request.param == "pg":
         server, dialect, schema = request.getfixturevalue("pg_server"), "postgres", "public"
     else:
         server, dialect, schema = request.getfixturevalue("maria_server"), "mysql", "shop"
-    ws = Workspace.open(sample_workspace, lock=False)
-    add_connection(
-        ws,
-        request.param,
-        server.connection_string,
-        dialect=dialect,
-        user=server.user,
-        password=server.password,
-    )
+    connect_server(sample_workspace, request.param, server, dialect)
     return open_service(sample_workspace, large_remote_rows=1000), request.param, schema
 
 

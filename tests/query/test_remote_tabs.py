@@ -12,6 +12,7 @@ import pytest
 
 from lantide.query.errors import TableNotFound
 from tests.fakes.mariadb_server import maria_server  # noqa: F401
+from tests.query.conftest import connect_server, make_remote_tab
 
 pytestmark = [pytest.mark.postgres, pytest.mark.mariadb]
 
@@ -67,37 +68,23 @@ def _maria(server) -> Engine:
 
 @pytest.fixture(params=["pg", "maria"])
 def remote(request, sample_workspace, open_service, memory_keyring):
-    from lantide.query.connections import add_connection
-    from lantide.workspace.model import Workspace
-
     if request.param == "pg":
         server = request.getfixturevalue("pg_server")
         engine, dialect = _pg(server), "postgres"
     else:
         server = request.getfixturevalue("maria_server")
         engine, dialect = _maria(server), "mysql"
-    ws = Workspace.open(sample_workspace, lock=False)
-    add_connection(
-        ws,
-        engine.name,
-        server.connection_string,
-        dialect=dialect,
-        user=server.user,
-        password=server.password,
-    )
+    connect_server(sample_workspace, engine.name, server, dialect)
     service = open_service(sample_workspace, large_remote_rows=1000)
     return service, engine
 
 
-def _tab(service, name: str, sql: str, connection: str | None = None) -> None:
-    header = f"-- lantide: connection={connection}\n" if connection else ""
-    service.create_sql_tab("q3-churn", name, header + sql)
-
-
 def test_a_mixed_chain_runs_remote_then_local(remote):
     service, engine = remote
-    _tab(service, "regions", engine.by_region, engine.name)
-    _tab(service, "vip_share", "SELECT region, vips / n AS share FROM regions ORDER BY region")
+    make_remote_tab(service, "regions", engine.by_region, engine.name)
+    make_remote_tab(
+        service, "vip_share", "SELECT region, vips / n AS share FROM regions ORDER BY region"
+    )
     report = service.source_run_sql_tab("q3-churn", "vip_share")
     assert [(t["tab"], t["status"]) for t in report["tabs"]] == [
         ("regions", "ran"),
@@ -133,7 +120,7 @@ def test_the_statement_is_checked_in_the_engines_dialect(remote, sample_workspac
     project = Project.load(sample_workspace, "q3-churn")
     for name, sql in refused.items():
         with pytest.raises(Exception) as info:  # refused when the tab is made
-            _tab(service, f"bad_{name}", sql, engine.name)
+            make_remote_tab(service, f"bad_{name}", sql, engine.name)
         assert info.value.code.startswith("QUERY_REFUSED"), (name, info.value.code)
         assert not tab_path(project, f"bad_{name}").exists()
         # and when the analyst writes the file by hand: refused before the source sees it
@@ -144,7 +131,7 @@ def test_the_statement_is_checked_in_the_engines_dialect(remote, sample_workspac
             service.run_sql_tab("q3-churn", f"bad_{name}")
         assert info.value.code.startswith("QUERY_REFUSED"), (name, info.value.code)
     # what only the engine's dialect reads runs
-    _tab(service, "regions", engine.by_region, engine.name)
+    make_remote_tab(service, "regions", engine.by_region, engine.name)
     assert service.run_sql_tab("q3-churn", "regions")["row_count"] == 3
 
 
@@ -154,13 +141,13 @@ def test_a_missing_connection_fails_its_tab_only(remote, sample_workspace):
 
     service, engine = remote
     with pytest.raises(Exception) as info:  # not made with a connection nobody has
-        _tab(service, "gone", "SELECT 1 AS one", "nowhere")
+        make_remote_tab(service, "gone", "SELECT 1 AS one", "nowhere")
     assert info.value.code == "CONNECTION_NOT_FOUND"
     # a tab written elsewhere (a colleague's workspace) names a connection not set up here
     path = tab_path(Project.load(sample_workspace, "q3-churn"), "gone")
     path.write_text("-- lantide: connection=nowhere\nSELECT 1 AS one\n")
-    _tab(service, "local_part", "SELECT count(*) AS n FROM customers")
-    _tab(service, "both", "SELECT * FROM gone, local_part")
+    make_remote_tab(service, "local_part", "SELECT count(*) AS n FROM customers")
+    make_remote_tab(service, "both", "SELECT * FROM gone, local_part")
     report = service.source_run_sql_tab("q3-churn", "both")
     status = {t["tab"]: t["status"] for t in report["tabs"]}
     assert status == {"gone": "failed", "local_part": "ran", "both": "not_run"}
@@ -171,7 +158,7 @@ def test_a_missing_connection_fails_its_tab_only(remote, sample_workspace):
 
 def test_a_large_remote_tab_asks_first(remote):
     service, engine = remote
-    _tab(service, "invoices", engine.invoices, engine.name)
+    make_remote_tab(service, "invoices", engine.invoices, engine.name)
     first = service.run_sql_tab("q3-churn", "invoices")
     assert first["status"] == "warning_required" and first["estimated_rows"] == 5000
     with pytest.raises(TableNotFound):
@@ -186,7 +173,7 @@ def test_the_agents_rules_hold_for_a_remote_tab(remote, sample_workspace):
     from lantide.workspace.model import Project
 
     service, engine = remote
-    _tab(service, "regions", engine.by_region, engine.name)
+    make_remote_tab(service, "regions", engine.by_region, engine.name)
     Project.load(sample_workspace, "q3-churn").approve_plan()
     with pytest.raises(Exception) as info:
         service.run_sql_tab("q3-churn", "regions")  # the agent's run: a purpose is needed
@@ -197,7 +184,7 @@ def test_the_agents_rules_hold_for_a_remote_tab(remote, sample_workspace):
 
 def test_a_cancel_reaches_a_slow_remote_tab(remote):
     service, engine = remote
-    _tab(service, "slow", engine.slow, engine.name)
+    make_remote_tab(service, "slow", engine.slow, engine.name)
     scope = service.cancel_scope("analyst")
     out: dict = {}
 
@@ -252,7 +239,7 @@ def test_the_source_runs_it_read_only(remote):
         call = "SELECT shop.touch() AS t"
         written = lambda: engine.server.sql("SELECT count(*) FROM shop.touched;").strip()  # noqa: E731
     try:
-        _tab(service, "touch", call, engine.name)
+        make_remote_tab(service, "touch", call, engine.name)
         with pytest.raises(Exception) as info:
             service.run_sql_tab("q3-churn", "touch")
         assert info.value.code == "REMOTE_QUERY_ERROR", info.value
@@ -272,8 +259,10 @@ def test_source_run_skips_when_nothing_changed_on_either_side(remote, sample_wor
     from lantide.workspace.model import Project
 
     service, engine = remote
-    _tab(service, "regions", engine.by_region, engine.name)
-    _tab(service, "vip_share", "SELECT region, vips / n AS share FROM regions ORDER BY region")
+    make_remote_tab(service, "regions", engine.by_region, engine.name)
+    make_remote_tab(
+        service, "vip_share", "SELECT region, vips / n AS share FROM regions ORDER BY region"
+    )
     first = service.source_run_sql_tab("q3-churn", "vip_share")
     assert [t["status"] for t in first["tabs"]] == ["ran", "ran"]
     again = service.source_run_sql_tab("q3-churn", "vip_share")

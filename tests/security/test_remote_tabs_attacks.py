@@ -11,26 +11,16 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.mariadb_server import maria_server  # noqa: F401
-from tests.query.conftest import _free_port, pg_server  # noqa: F401
+from tests.query.conftest import (  # noqa: F401
+    _free_port,
+    connect_server,
+    make_remote_tab,
+    pg_server,
+)
 
 pytestmark = [pytest.mark.security]
 
 PROJECT = "q3-churn"
-
-
-def _connect(ws_root: Path, name: str, server, dialect: str, **changes) -> None:
-    from lantide.query.connections import add_connection
-    from lantide.workspace.model import Workspace
-
-    ws = Workspace.open(ws_root, lock=False)
-    add_connection(
-        ws,
-        name,
-        changes.get("connection_string", server.connection_string),
-        dialect=dialect,
-        user=server.user,
-        password=changes.get("password", server.password),
-    )
 
 
 @pytest.fixture(params=["pg", "maria"])
@@ -41,19 +31,20 @@ def remote(request, sample_workspace, open_service, memory_keyring):
         server, dialect, customers = request.getfixturevalue("pg_server"), "postgres", "public"
     else:
         server, dialect, customers = request.getfixturevalue("maria_server"), "mysql", "shop"
-    _connect(sample_workspace, "src", server, dialect)
+    connect_server(sample_workspace, "src", server, dialect)
     # the same server with a wrong password, and a port nobody listens on
     wrong = "not-the-" + server.password
-    _connect(sample_workspace, "wrong_password", server, dialect, password=wrong)
+    connect_server(sample_workspace, "wrong_password", server, dialect, password=wrong)
     cs = server.connection_string.replace(f"Port={server.port}", f"Port={_free_port()}")
-    _connect(sample_workspace, "unreachable", server, dialect, connection_string=cs, password=wrong)
+    connect_server(
+        sample_workspace, "unreachable", server, dialect, connection_string=cs, password=wrong
+    )
     service = open_service(sample_workspace, large_remote_rows=100_000)
     return service, server, dialect, f"{customers}.customers"
 
 
 def _tab(service, name: str, sql: str, connection: str | None = "src") -> None:
-    header = f"-- lantide: connection={connection}\n" if connection else ""
-    service.create_sql_tab(PROJECT, name, header + sql)
+    make_remote_tab(service, name, sql, connection, PROJECT)
 
 
 def _write_tab(workspace: Path, name: str, text: str) -> None:
@@ -693,7 +684,7 @@ def test_large_objects_are_written_past_the_read_only_session(
     from lantide.query.remote_tabs import check_remote
 
     server = pg_server
-    _connect(sample_workspace, "src", server, "postgres")
+    connect_server(sample_workspace, "src", server, "postgres")
     service = open_service(sample_workspace)
     before = server.psql("SELECT count(*) FROM pg_largeobject_metadata").strip()
     try:
@@ -720,7 +711,7 @@ def test_a_huge_sleep_is_ended_by_the_query_timeout(request, sample_workspace, o
     import time
 
     for name, dialect in (("pg_server", "postgres"), ("maria_server", "mysql")):
-        _connect(sample_workspace, dialect, request.getfixturevalue(name), dialect)
+        connect_server(sample_workspace, dialect, request.getfixturevalue(name), dialect)
     service = open_service(sample_workspace, timeout_seconds=2)
     for dialect, sql in (
         ("postgres", "SELECT pg_sleep(100000) AS slept"),
