@@ -171,10 +171,12 @@ class Catalog:
 
     def _forget_dropped(self) -> None:
         """Rows of cached tables someone dropped by hand (say, in the DuckDB CLI) go. Read
-        first: a DELETE is a write transaction on every open, and there rarely is one."""
-        where = f"""FROM "{INTERNAL_SCHEMA}".cached_tables c WHERE NOT EXISTS (
-                SELECT 1 FROM duckdb_tables() t WHERE t.database_name = current_database()
-                AND t.schema_name = 'main' AND lower(t.table_name) = lower(c.name))"""
+        first: a DELETE is a write transaction on every open, and there rarely is one.
+        (``NOT IN`` a list of the tables, not a correlated ``NOT EXISTS``: the same rows,
+        1-2 ms instead of 7-8 on every open; issue 33.)"""
+        where = f"""FROM "{INTERNAL_SCHEMA}".cached_tables c WHERE lower(c.name) NOT IN (
+                SELECT lower(t.table_name) FROM duckdb_tables() t
+                WHERE t.database_name = current_database() AND t.schema_name = 'main')"""
         if self.engine.execute(f"SELECT 1 {where} LIMIT 1"):
             self.engine.execute(f"DELETE {where}")
 

@@ -32,6 +32,7 @@ _CORE_NAMES = (
     "OutOfMemoryException",
     "InvalidInputException",
     "ConversionException",
+    "ConstraintException",
 )
 
 

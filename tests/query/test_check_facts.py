@@ -95,6 +95,40 @@ def test_facts_are_remembered_per_version_and_across_engines(empty_workspace, op
     assert (fresh.non_null, fresh.distinct, fresh.max_repeat) == (2, 2, 1)
 
 
+def test_a_step_row_count_is_updated_in_place_and_survives_a_row_written_meanwhile(
+    empty_workspace, open_service
+):
+    """Facts are written by UPDATE when their row is there and INSERT when not; a row
+    another writer put there after this store read the table is replaced, not lost."""
+    from lantide.query.checks.facts import RelationFacts
+
+    svc = open_service(empty_workspace)
+    facts = RelationFacts(svc.engine)
+
+    def rows():
+        return svc.engine.execute(
+            "SELECT subject, fact, value FROM _lantide.check_facts ORDER BY subject, fact"
+        )
+
+    svc.engine.run(lambda cur: facts.record_row_count(cur, "sql:a", 10))
+    svc.engine.run(facts.flush)
+    svc.engine.run(lambda cur: facts.record_row_count(cur, "sql:a", 12))
+    svc.engine.run(lambda cur: facts.record_row_count(cur, "sql:b", 7))
+    svc.engine.run(facts.flush)
+    assert [(s, f) for s, f, _ in rows()] == [("step", "sql:a"), ("step", "sql:b")]
+    assert RelationFacts(svc.engine).previous_row_count("sql:a") == 12
+    assert RelationFacts(svc.engine).previous_row_count("sql:b") == 7
+
+    # another store (another service of the workspace) writes a row this one never read
+    other = RelationFacts(svc.engine)
+    svc.engine.run(lambda cur: other.record_row_count(cur, "sql:c", 1))
+    svc.engine.run(other.flush)
+    svc.engine.run(lambda cur: facts.record_row_count(cur, "sql:c", 99))
+    svc.engine.run(facts.flush)  # INSERT conflicts: the upsert replaces the row
+    assert len(rows()) == 3
+    assert RelationFacts(svc.engine).previous_row_count("sql:c") == 99
+
+
 dims = st.sets(st.integers(1, 20), min_size=1, max_size=8)
 fact_keys = st.lists(st.one_of(st.none(), st.integers(1, 25)), min_size=1, max_size=30)
 

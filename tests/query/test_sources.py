@@ -267,3 +267,33 @@ def test_a_folder_that_cannot_be_one_table_is_listed_with_the_reason(empty_works
     assert "mixes csv, json files" in listing["problems"][0]["error"]
     assert svc.run_query("SELECT x, year FROM parts")["preview"] == [[3, 2025]]
     assert "notes" not in {t["name"] for t in listing["tables"]}
+
+
+def test_a_rewritten_parquet_file_is_read_anew_with_the_footer_cache_on(
+    empty_workspace, open_service
+):
+    """The engine keeps Parquet footers between statements (issue 33). A file replaced by
+    another (other rows, other columns, an older modification time, as a copy that keeps
+    its source's time makes) is read afresh, never from the old footer."""
+    import os
+
+    import duckdb
+
+    data = empty_workspace / "data"
+    path = data / "t.parquet"
+    old = time.time() - 3600  # footers of files changed in the last 10 s are not kept
+
+    def write(select: str, mtime: float) -> None:
+        con = duckdb.connect()
+        con.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
+        con.close()
+        os.utime(path, (mtime, mtime))
+
+    write("SELECT range AS a FROM range(3)", old)
+    svc = open_service(empty_workspace)
+    assert svc.engine.execute("SELECT current_setting('parquet_metadata_cache')") == [(True,)]
+    assert svc.run_query("SELECT count(*) AS n, sum(a) AS s FROM t")["preview"] == [[3, 3]]
+    write("SELECT range AS a, 'x' || range AS b FROM range(1000)", old - 600)
+    svc.refresh_sources()
+    result = svc.run_query("SELECT count(*) AS n, sum(a) AS s, max(b) AS b FROM t")
+    assert result["preview"] == [[1000, 499500, "x999"]]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, SupportsFloat, TypedDict
 
 from lantide.query import internal_tables
 from lantide.query.catalog import now_utc
+from lantide.query.duckdb_import import duckdb_core
 from lantide.query.engine import transaction
 from lantide.query.names import INTERNAL_SCHEMA, quote_ident
 
@@ -112,6 +113,7 @@ class RelationFacts:
         self._memory: dict[FactKey, tuple[str, Fact]] | None = None
         self._columns: dict[tuple[str, str], dict[str, str]] = {}
         self._pending: dict[FactKey, list[object]] = {}  # facts measured, not yet written
+        self._stored: set[FactKey] = set()  # facts with a row in the table (read or written)
         # statement analyses, newest last (a small LRU)
         self._statements: dict[StatementMemo, Statement] = {}
         try:
@@ -125,10 +127,12 @@ class RelationFacts:
             if self._memory is not None:
                 return self._memory
         memory: dict[FactKey, tuple[str, Fact]] = {}
+        stored: set[FactKey] = set()
         try:
             for subject, fact, version, value in self.engine.execute(
                 f"SELECT subject, fact, version, value FROM {_TABLE}"
             ):
+                stored.add((subject, fact))
                 try:
                     memory[(subject, fact)] = (version, json.loads(value))
                 except (TypeError, ValueError):
@@ -138,6 +142,7 @@ class RelationFacts:
         with self._lock:
             if self._memory is None:
                 self._memory = memory
+                self._stored |= stored
             return self._memory
 
     def _get(self, rel: Relation, fact: str) -> Fact | None:
@@ -159,15 +164,44 @@ class RelationFacts:
                 ]
 
     def flush(self, cur: Cursor) -> None:
+        """Write the facts measured since the last flush, in one transaction. A fact with a
+        row is updated and a new one inserted: DuckDB's ``INSERT OR REPLACE`` costs 3-5 ms
+        for one row where an ``UPDATE`` costs under 1 (this runs once per ``lantide sql``).
+        Should a row be there after all (another thread wrote it), the upsert is the
+        fallback."""
         with self._lock:
-            rows, self._pending = list(self._pending.values()), {}
-        if not rows:
+            pending, self._pending = self._pending, {}
+            known = self._stored & pending.keys()
+        if not pending:
             return
+        updates = [[*row[2:], *row[:2]] for key, row in pending.items() if key in known]
+        inserts = [row for key, row in pending.items() if key not in known]
         try:
-            with transaction(cur):
-                cur.executemany(f"INSERT OR REPLACE INTO {_TABLE} VALUES (?, ?, ?, ?, ?)", rows)
+            try:
+                with transaction(cur):
+                    self._write(cur, updates, inserts)
+            except duckdb_core().ConstraintException:
+                with transaction(cur):
+                    self._write(cur, [], list(pending.values()), upsert=True)
         except Exception as exc:  # a cache: a conflict with another writer loses nothing
             log.debug("check facts not stored: %s", exc)
+            return
+        with self._lock:
+            self._stored |= pending.keys()
+
+    @staticmethod
+    def _write(
+        cur: Cursor, updates: list[list[object]], inserts: list[list[object]], upsert: bool = False
+    ) -> None:
+        for row in updates:
+            cur.execute(
+                f"UPDATE {_TABLE} SET version = ?, value = ?, measured_at = ? "
+                "WHERE subject = ? AND fact = ?",
+                row,
+            )
+        if inserts:
+            verb = "INSERT OR REPLACE" if upsert else "INSERT"
+            cur.executemany(f"{verb} INTO {_TABLE} VALUES (?, ?, ?, ?, ?)", inserts)
 
     # -- statement analyses -------------------------------------------------------------
     def remembered_statement(self, memo: StatementMemo) -> Statement | None:
