@@ -21,7 +21,10 @@ TPC-H Parquet is generated offline by ``tpchgen-cli`` into ``benchmarks/.data/``
 Flags: ``--quick`` SF 0.01 only; ``--no-dbt``; ``--dag-only`` skips parts 1 and 2;
 ``--profile``: where a cold Source Run's ms go per tab (benchmarks/source_run_profile.py);
 ``--sf=1`` (or ``--sf=0.01,1``) the DAG's scale factors; ``--reps=N`` runs of each side
-(default 11 at SF 0.01, 7 at SF 1); ``--explain`` adds the per-tab breakdown at SF 0.01.
+(default 11 at SF 0.01, 7 at SF 1); ``--explain`` adds the per-tab breakdown at SF 0.01;
+``--certificate``: instead of the Source Run comparison, what committing each tab with its
+bookkeeping and checking its result costs in plain DuckDB (benchmarks/dag_certificate.py;
+SF 0.01 unless ``--sf``; ``--reps`` default 9).
 """
 
 from __future__ import annotations
@@ -188,7 +191,13 @@ def main(argv: list[str]) -> int:
         report_queries(0.01 if quick else 1)
     only = next((a.split("=", 1)[1] for a in argv if a.startswith("--sf=")), None)
     scales = [float(x) for x in only.split(",")] if only else ([0.01] if quick else [0.01, 1])
-    report_dag(scales, with_dbt, reps)
+    if "--certificate" in argv:
+        from benchmarks.dag_certificate import report_certificate
+
+        for sf in [float(x) for x in only.split(",")] if only else [0.01]:
+            report_certificate(sf, reps or 9)
+    else:
+        report_dag(scales, with_dbt, reps)
     if "--explain" in argv:
         report_explain(reps or 11)
     if "--profile" in argv:

@@ -407,6 +407,8 @@ class StatementRunner:
             raise
         if plan.materialize:
             self.catalog.committed(record)  # after the commit, not before
+            if not connection and preview.columns:  # DESCRIBE's, of the table just committed
+                result_checks.remember_columns(self.check_facts(), record, preview.columns)
         return preview
 
     def _execute_on(

@@ -42,19 +42,19 @@ if TYPE_CHECKING:
     from sqlglot import exp
 
     from lantide.query import lineage as lin
-    from lantide.query.catalog import Catalog
+    from lantide.query.catalog import CachedTable, Catalog
     from lantide.query.checks.rules import Check
     from lantide.query.checks.statement import Statement
     from lantide.query.engine import Cursor, Engine
     from lantide.query.guard import ParsedQuery
-    from lantide.query.results import Preview
+    from lantide.query.results import Column, Preview
     from lantide.query.sources import DataSources
 
 log = logging.getLogger(__name__)
 
 SEVERITIES = ("error", "warning", "info")
 METADATA_STATEMENTS = {"Describe", "Summarize", "Show"}
-__all__ = ["RelationFacts", "compute", "step_key", "SEVERITIES"]
+__all__ = ["RelationFacts", "compute", "remember_columns", "step_key", "SEVERITIES"]
 
 
 def step_key(parsed: ParsedQuery) -> str:
@@ -168,12 +168,29 @@ def compute(
         return []
 
 
+def cached_relation(cached: CachedTable) -> Relation:
+    """The :class:`Relation` of a cached table as its bookkeeping row describes it: one
+    version per run (its fingerprint or creation time, and its step)."""
+    from lantide.query.names import quote_ident
+
+    version = cached.fingerprint or (cached.created_at.isoformat() if cached.created_at else "")
+    return Relation(
+        f"cached:{cached.name.casefold()}", quote_ident(cached.name), f"{version}|{cached.step_id}"
+    )
+
+
+def remember_columns(facts: RelationFacts, cached: CachedTable, columns: Iterable[Column]) -> None:
+    """``columns`` (as ``DESCRIBE`` named them) are those of the table ``cached`` was just
+    committed with: a later statement joining it is qualified without describing it again
+    (issue 33: a join tab of Source Run described each input tab that had just run)."""
+    facts.know_columns(cached_relation(cached), [c["name"] for c in columns])
+
+
 def _relations(
     sources: DataSources, catalog: Catalog, inputs: Iterable[lin.Input]
 ) -> dict[RelationKey, Relation]:
     """(schema or None, name) of each table the statement reads -> its :class:`Relation`."""
     from lantide.query import lineage as lin
-    from lantide.query.names import quote_ident
     from lantide.query.sources import DataTable
 
     out: dict[RelationKey, Relation] = {}
@@ -190,14 +207,7 @@ def _relations(
             cached = catalog.cached(inp.target)
             if cached is None:
                 continue
-            version = cached.fingerprint or (
-                cached.created_at.isoformat() if cached.created_at else ""
-            )
-            rel = Relation(
-                f"cached:{cached.name.casefold()}",
-                quote_ident(cached.name),
-                f"{version}|{cached.step_id}",
-            )
+            rel = cached_relation(cached)
             out[(None, inp.name.strip('"').casefold())] = rel
             out[(None, cached.name.casefold())] = rel
     return out

@@ -111,7 +111,8 @@ class RelationFacts:
         self.engine = engine
         self._lock = threading.Lock()
         self._memory: dict[FactKey, tuple[str, Fact]] | None = None
-        self._columns: dict[tuple[str, str], dict[str, str]] = {}
+        # subject -> (version, column names): the newest version known of each relation
+        self._columns: dict[str, tuple[str, dict[str, str]]] = {}
         self._pending: dict[FactKey, list[object]] = {}  # facts measured, not yet written
         self._stored: set[FactKey] = set()  # facts with a row in the table (read or written)
         # statement analyses, newest last (a small LRU)
@@ -220,18 +221,24 @@ class RelationFacts:
     # -- columns ------------------------------------------------------------------------
     def columns(self, cur: Cursor, rel: Relation) -> dict[str, str]:
         """The relation's column names (for qualifying a statement), once per version."""
-        memo = (rel.subject, rel.version)
         with self._lock:
-            known = self._columns.get(memo)
-        if known is None:
-            try:  # binds the relation; no statement runs
-                names = [str(r[0]) for r in cur.execute(f"DESCRIBE {rel.sql}").fetchall()]
-            except Exception:
-                cur.execute(f"SELECT * FROM {rel.sql} LIMIT 0")
-                names = [d[0] for d in cur.description]
-            known = {name: "VARCHAR" for name in names}  # types do not matter here
-            with self._lock:
-                self._columns[memo] = known
+            found = self._columns.get(rel.subject)
+        if found is not None and found[0] == rel.version:
+            return found[1]
+        try:  # binds the relation; no statement runs
+            names = [str(r[0]) for r in cur.execute(f"DESCRIBE {rel.sql}").fetchall()]
+        except Exception:
+            cur.execute(f"SELECT * FROM {rel.sql} LIMIT 0")
+            names = [d[0] for d in cur.description]
+        return self.know_columns(rel, names)
+
+    def know_columns(self, rel: Relation, names: list[str]) -> dict[str, str]:
+        """Remember the column names of this version of ``rel``, as ``DESCRIBE`` gives them
+        (the writer of a table that just read them says so: nothing is described again).
+        An older version of the same relation is forgotten."""
+        known = {name: "VARCHAR" for name in names}  # types do not matter here
+        with self._lock:
+            self._columns[rel.subject] = (rel.version, known)
         return known
 
     # -- keys ------------------------------------------------------------------------
