@@ -128,6 +128,12 @@ def test_a_step_row_count_is_updated_in_place_and_survives_a_row_written_meanwhi
     assert len(rows()) == 3
     assert RelationFacts(svc.engine).previous_row_count("sql:c") == 99
 
+    # a row this store wrote is gone when it writes the fact again: it is inserted anew
+    svc.engine.execute("DELETE FROM _lantide.check_facts WHERE fact = 'sql:a'")
+    svc.engine.run(lambda cur: facts.record_row_count(cur, "sql:a", 13))
+    svc.engine.run(facts.flush)
+    assert RelationFacts(svc.engine).previous_row_count("sql:a") == 13
+
 
 dims = st.sets(st.integers(1, 20), min_size=1, max_size=8)
 fact_keys = st.lists(st.one_of(st.none(), st.integers(1, 25)), min_size=1, max_size=30)

@@ -195,11 +195,13 @@ class RelationFacts:
         cur: Cursor, updates: list[list[object]], inserts: list[list[object]], upsert: bool = False
     ) -> None:
         for row in updates:
-            cur.execute(
+            changed = cur.execute(
                 f"UPDATE {_TABLE} SET version = ?, value = ?, measured_at = ? "
                 "WHERE subject = ? AND fact = ?",
                 row,
-            )
+            ).fetchall()
+            if not changed or not changed[0][0]:  # the row went meanwhile: insert it again
+                inserts = [*inserts, [*row[3:], *row[:3]]]
         if inserts:
             verb = "INSERT OR REPLACE" if upsert else "INSERT"
             cur.executemany(f"{verb} INTO {_TABLE} VALUES (?, ?, ?, ?, ?)", inserts)
