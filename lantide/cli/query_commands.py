@@ -162,7 +162,8 @@ class _Session:
                 from lantide.query.service import QueryService, import_ahead
 
                 import_ahead(**{"listing": False, **ahead})
-                self.service = QueryService(self.ws, settings, pending=pending)
+                # the process ends with the command: Parquet footers are read once
+                self.service = QueryService(self.ws, settings, pending=pending, short_lived=True)
             finally:
                 pending.discard()  # nothing, once the engine took it
         except BaseException:

@@ -112,10 +112,12 @@ def acquire(
     *,
     reserved_names: Callable[[], list[str]],
     pending: PendingConnection | None = None,
+    short_lived: bool = False,
 ) -> Backend:
     """The backend of ``workspace``'s cache database, opened on first use (with
-    ``pending``'s connection when it fits, see :class:`Engine`); call :func:`release` once
-    for every acquire."""
+    ``pending``'s connection when it fits, see :class:`Engine`; ``short_lived``: the
+    process ends with its command, see ``Engine(keep_parquet_footers=...)``); call
+    :func:`release` once for every acquire."""
     key = _key(workspace.cache_db_path)
     with _path_lock(key):
         with _registry_lock:
@@ -131,7 +133,7 @@ def acquire(
                     backend.settings_key,
                 )
             return backend
-        backend = _open(key, workspace, settings, reserved_names, pending)
+        backend = _open(key, workspace, settings, reserved_names, pending, short_lived)
         with _registry_lock:
             backend.refs = 1
             _registry[key] = backend
@@ -163,6 +165,7 @@ def _open(
     settings: QuerySettings,
     reserved_names: Callable[[], list[str]],
     pending: PendingConnection | None,
+    short_lived: bool = False,
 ) -> Backend:
     engine = Engine(
         workspace.cache_db_path,
@@ -172,6 +175,7 @@ def _open(
         threads=settings.threads,
         timeout_seconds=settings.timeout_seconds,
         pending=pending,
+        keep_parquet_footers=short_lived,
     )
     try:
         catalog = Catalog(engine)

@@ -74,10 +74,12 @@ class Engine:
         threads: int = 0,
         timeout_seconds: float | None = 300.0,
         pending: PendingConnection | None = None,
+        keep_parquet_footers: bool = False,
     ) -> None:
         """``pending``: a connection to ``db_path`` already started with these settings,
         taken instead of connecting here (one started with other settings is closed
-        first, see :mod:`lantide.query.pending_connection`)."""
+        first, see :mod:`lantide.query.pending_connection`). ``keep_parquet_footers``:
+        for a process that ends with its command (see :meth:`_keep_parquet_footers`)."""
         duckdb = duckdb_core()  # not the whole package: see duckdb_import
 
         self.db_path = Path(db_path)
@@ -120,11 +122,8 @@ class Engine:
         self._con.execute(f"SET allowed_directories = [{dirs}]")
         self._con.execute(f"SET file_search_path = {quote_literal(str(search_dir))}")
         self._con.execute("SET enable_external_access = false")
-        # A Parquet file's footer is read once per process, not once per statement that
-        # binds it (its registration, a preview's DESCRIBE, the query): 10-20 ms each on a
-        # 1 GB file (issue 33). DuckDB trusts the cached footer only while the file's
-        # modification time is unchanged and more than 10 s old.
-        self._con.execute("SET GLOBAL parquet_metadata_cache = true")  # every cursor
+        if keep_parquet_footers:
+            self._keep_parquet_footers()
         self._con.execute("SET lock_configuration = true")
         self._lock = threading.RLock()
         self._local = threading.local()  # .holder: this thread's _ThreadCursor
@@ -297,6 +296,17 @@ class Engine:
             return bool(self._running or self._cancel_hooks)
 
     # -- lifecycle -----------------------------------------------------------------
+    def _keep_parquet_footers(self) -> None:
+        """Read a Parquet file's footer once, not once per statement that binds it (the
+        registration's view, a preview's DESCRIBE, the query: 10-20 ms each on a 1 GB
+        file; issue 33). Only for a process that ends with its command: DuckDB trusts a
+        kept footer while the file's modification time, to the second, is the one it read,
+        so a file rewritten in place at the same size with its time set back (``rsync
+        --inplace -t`` can) would be read through the old footer, its statistics and
+        offsets, silently. A long-lived process (the desktop app, ``lantide mcp``) reads
+        each footer afresh; tests/query/test_sources.py holds both."""
+        self._con.execute("SET GLOBAL parquet_metadata_cache = true")  # every cursor
+
     def parser_cursor(self) -> Cursor:
         """A cursor of its own for the guard's calls to DuckDB's parser
         (``json_serialize_sql``: :func:`guard_functions.duckdb_calls`, which calls this under

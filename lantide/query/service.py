@@ -169,10 +169,13 @@ class QueryService:
         *,
         watch: bool = False,
         pending: PendingConnection | None = None,
+        short_lived: bool = False,
     ):
         """``pending``: the cache database's connection, already started (the desktop
         app's start-up, see :mod:`lantide.query.pending_connection`); its starter discards
-        it afterwards."""
+        it afterwards. ``short_lived``: this process ends with its command (the command
+        line's query commands), so Parquet footers are read once per process
+        (``Engine._keep_parquet_footers``)."""
         if settings is None:
             from lantide.workspace.settings import user_query_settings
 
@@ -191,7 +194,11 @@ class QueryService:
         self.connection_names = ConnectionNames(workspace)
         # Services on the same workspace in one process share one engine (lantide.query.backend).
         self._backend = backend.acquire(
-            workspace, settings, reserved_names=self.connection_names.names, pending=pending
+            workspace,
+            settings,
+            reserved_names=self.connection_names.names,
+            pending=pending,
+            short_lived=short_lived,
         )
         self.engine: Engine = self._backend.engine
         self.catalog: Catalog = self._backend.catalog

@@ -269,31 +269,69 @@ def test_a_folder_that_cannot_be_one_table_is_listed_with_the_reason(empty_works
     assert "notes" not in {t["name"] for t in listing["tables"]}
 
 
-def test_a_rewritten_parquet_file_is_read_anew_with_the_footer_cache_on(
-    empty_workspace, open_service
-):
-    """The engine keeps Parquet footers between statements (issue 33). A file replaced by
-    another (other rows, other columns, an older modification time, as a copy that keeps
-    its source's time makes) is read afresh, never from the old footer."""
+def _write_parquet(path, select: str, mtime_ns: int) -> None:
     import os
 
     import duckdb
 
-    data = empty_workspace / "data"
-    path = data / "t.parquet"
-    old = time.time() - 3600  # footers of files changed in the last 10 s are not kept
+    con = duckdb.connect()
+    con.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet, COMPRESSION uncompressed)")
+    con.close()
+    os.utime(path, ns=(mtime_ns, mtime_ns))
 
-    def write(select: str, mtime: float) -> None:
-        con = duckdb.connect()
-        con.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
-        con.close()
-        os.utime(path, (mtime, mtime))
 
-    write("SELECT range AS a FROM range(3)", old)
+def _footer_cache(svc) -> bool:
+    return svc.engine.execute("SELECT current_setting('parquet_metadata_cache')")[0][0]
+
+
+def test_a_command_line_process_reads_a_rewritten_parquet_file_anew(empty_workspace):
+    """A process that ends with its command keeps Parquet footers (issue 33). A file
+    replaced by another (other rows, other columns, an older time, as a copy that keeps its
+    source's time makes) is still read afresh."""
+    from lantide.query import QueryService
+    from lantide.workspace.model import Workspace
+    from lantide.workspace.settings import QuerySettings
+
+    path = empty_workspace / "data" / "t.parquet"
+    hour_ago = time.time_ns() - 3600 * 10**9  # DuckDB keeps no footer of a file under 10 s old
+    _write_parquet(path, "SELECT range AS a FROM range(3)", hour_ago)
+    ws = Workspace.open(empty_workspace)
+    svc = QueryService(ws, QuerySettings(), short_lived=True)
+    try:
+        assert _footer_cache(svc) is True
+        assert svc.run_query("SELECT count(*) AS n, sum(a) AS s FROM t")["preview"] == [[3, 3]]
+        _write_parquet(
+            path, "SELECT range AS a, 'x' || range AS b FROM range(1000)", hour_ago - 600 * 10**9
+        )
+        svc.refresh_sources()
+        result = svc.run_query("SELECT count(*) AS n, sum(a) AS s, max(b) AS b FROM t")
+        assert result["preview"] == [[1000, 499500, "x999"]]
+    finally:
+        svc.close()
+        ws.close()
+
+
+def test_the_app_reads_a_parquet_file_rewritten_in_place_with_its_time_set_back(
+    empty_workspace, open_service
+):
+    """A long-lived process keeps no Parquet footer: a file overwritten in place at the same
+    size, its modification time set back to the old one (``rsync --inplace -t`` can), is
+    read with its new statistics and rows. With DuckDB's footer cache on, the same engine
+    answered from the old footer: min 0, max 999, and no row above 4000."""
+    path = empty_workspace / "data" / "t.parquet"
+    other = empty_workspace / "other.parquet"
+    hour_ago = time.time_ns() - 3600 * 10**9
+    _write_parquet(path, "SELECT range::INT AS a FROM range(1000)", hour_ago)
+    _write_parquet(other, "SELECT (range + 5000)::INT AS a FROM range(1000)", hour_ago)
+    assert path.stat().st_size == other.stat().st_size
     svc = open_service(empty_workspace)
-    assert svc.engine.execute("SELECT current_setting('parquet_metadata_cache')") == [(True,)]
-    assert svc.run_query("SELECT count(*) AS n, sum(a) AS s FROM t")["preview"] == [[3, 3]]
-    write("SELECT range AS a, 'x' || range AS b FROM range(1000)", old - 600)
+    assert _footer_cache(svc) is False
+    assert svc.run_query("SELECT min(a) AS lo, max(a) AS hi FROM t")["preview"] == [[0, 999]]
+    with open(path, "r+b") as f:
+        f.write(other.read_bytes())
+    import os
+
+    os.utime(path, ns=(hour_ago, hour_ago))
     svc.refresh_sources()
-    result = svc.run_query("SELECT count(*) AS n, sum(a) AS s, max(b) AS b FROM t")
-    assert result["preview"] == [[1000, 499500, "x999"]]
+    assert svc.run_query("SELECT min(a) AS lo, max(a) AS hi FROM t")["preview"] == [[5000, 5999]]
+    assert svc.run_query("SELECT count(*) AS n FROM t WHERE a > 4000")["preview"] == [[1000]]
