@@ -28,6 +28,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lantide.query.file_stamps import stamp
+
 Cell = tuple[int, int]
 
 _CHUNK = 4 << 20
@@ -129,7 +131,7 @@ def ods_sheets(path: Path) -> dict[str, OdsSheet]:
     """``{sheet name: its range in use and error cells}`` in workbook order, read once per
     version of the file. Raises what ``zipfile`` and ElementTree raise for a damaged one."""
     st = os.stat(path)
-    return _ods_sheets(str(path), st.st_size, st.st_mtime_ns)
+    return _ods_sheets(str(path), *stamp(st))
 
 
 @functools.lru_cache(maxsize=16)

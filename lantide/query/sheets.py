@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from lantide.errors import LantideError
 from lantide.query.engine import transaction
 from lantide.query.errors import QueryCancelled, QueryError
+from lantide.query.file_stamps import stamp
 from lantide.query.names import qualified, quote_ident, quote_literal
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ class LazySheets:
 
         try:
             st = path.stat()
-            size_key = (str(path), st.st_size, st.st_mtime_ns)
+            size_key = (str(path), *stamp(st))
             if size_key not in self._inflated:
                 self._inflated[size_key] = inflated_size(path)
             return self._inflated[size_key] <= INLINE_WORKBOOK_BYTES

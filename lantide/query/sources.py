@@ -46,6 +46,7 @@ from lantide.query.file_rules import (
     rules_stamp,
     set_chosen_encodings,
 )
+from lantide.query.file_stamps import changed_ns, stamp
 from lantide.query.names import (
     INTERNAL_SCHEMA,
     data_format,
@@ -131,22 +132,23 @@ class DataTable:
 
 
 def _stat(path: Path) -> tuple[int, int]:
-    """(size, mtime_ns); for a folder, the sums over its files (any change moves them)."""
+    """(size, changed_ns) (:mod:`lantide.query.file_stamps`: the later of the modification
+    and status-change times; kept in the ``mtime_ns`` columns); for a folder, the sums over
+    its files (any change moves them)."""
     if path.is_dir():
         size = mtime = count = 0
         for p in path.rglob("*"):
             if p.is_file() and not p.name.startswith("."):
                 st = p.stat()
                 size += st.st_size
-                mtime = max(mtime, st.st_mtime_ns)
+                mtime = max(mtime, changed_ns(st))
                 count += 1
         return size + count, mtime
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns
+    return stamp(path.stat())
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:
-    """(size, mtime_ns) of a data file or folder now; None when it is gone."""
+    """(size, changed_ns) of a data file or folder now; None when it is gone."""
     try:
         return _stat(path)
     except OSError:
@@ -306,7 +308,7 @@ class DataSources:
         ]
 
     def fingerprint(self, table: DataTable) -> str:
-        """What changes when the file changes: its path, size and mtime."""
+        """What changes when the file changes: its path, size and change time."""
         try:
             size, mtime = self._stamp(table.path, table.format)
         except OSError:
@@ -448,8 +450,7 @@ class DataSources:
     @staticmethod
     def _stamp(path: Path, fmt: str) -> tuple[int, int]:
         if fmt == OUTSIDE_LINK:  # the link itself: what it points to is not looked at
-            st = os.lstat(path)
-            return st.st_size, st.st_mtime_ns
+            return stamp(os.lstat(path))
         return _stat(path)
 
     def _load_rules(self) -> None:

@@ -32,6 +32,7 @@ from lantide.query import tabs as tab_files
 from lantide.query.catalog import TAB, CachedTable, Catalog
 from lantide.query.engine import Engine, transaction
 from lantide.query.errors import LargeRemoteResult, QueryError, QueryErrorDict, error_fields
+from lantide.query.file_stamps import stamp
 from lantide.query.names import quote_ident, same_name
 from lantide.query.projects import ProjectArg, required_project
 from lantide.query.remote_consent import warning_ids
@@ -223,8 +224,8 @@ class SqlTabs:
         for path in sorted(lineage.files):
             full = Path(path) if Path(path).is_absolute() else self.workspace.root / path
             try:
-                st = full.stat()
-                parts.append(f"file:{full}:{st.st_size}:{st.st_mtime_ns}")
+                size, changed = stamp(full.stat())
+                parts.append(f"file:{full}:{size}:{changed}")
             except OSError:
                 return None
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]

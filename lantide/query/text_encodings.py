@@ -35,6 +35,7 @@ from lantide.query.errors import QueryError
 # kept with the rules (the data sources hand them over on every refresh, CSV files or not)
 from lantide.query.file_rules import chosen_encoding as chosen
 from lantide.query.file_rules import set_chosen_encodings as set_chosen  # noqa: F401
+from lantide.query.file_stamps import stamp
 
 if TYPE_CHECKING:
     from gzip import GzipFile
@@ -104,7 +105,7 @@ def choice(path: Path) -> Choice:
     """How ``path`` is read; raises a QueryError (``DATA_FILE_ENCODING``) for a file that
     mixes UTF-8 with other bytes. Decided once per version of the file and choice."""
     st = os.stat(path)
-    return _choice_of(str(path), st.st_size, st.st_mtime_ns, chosen(path))
+    return _choice_of(str(path), *stamp(st), chosen(path))
 
 
 @functools.lru_cache(maxsize=256)

@@ -262,3 +262,42 @@ def test_answers_asked_ahead_are_the_answers_asked_alone(tmp_path):
         assert ahead[0][0].name == "read_csv" and ahead[0][0].paths == ["data/a.csv"]
     finally:
         engine.close()
+
+
+def _rewrite_in_place(path, text: str) -> None:
+    """Overwrite ``path`` in place with ``text`` of the same length and set its
+    modification time back to what it was, as ``rsync --inplace -t`` or an archive with
+    fixed file times can."""
+    import os
+
+    before = path.stat()
+    data = text.encode()
+    assert len(data) == before.st_size
+    with open(path, "r+b") as f:
+        f.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_a_data_file_rewritten_in_place_with_its_time_set_back_is_read_anew(shop, open_service):
+    """Size and modification time are not enough to tell a data file changed: the file's
+    status-change time, which nobody can set back, counts too (lantide.query.file_stamps).
+    Source Run recomputes the tabs that read it instead of calling the old table up to
+    date. (The data file's row count and check facts are kept under the same stamp.)
+    Before, all three tabs were "skipped" and items_clean kept the old prices."""
+    items = shop / "data" / "items.csv"
+    svc = open_service(shop)
+    first = svc.source_run_sql_tab(P, "rare_kinds", None)
+    assert first["ran"] == 3
+    before = svc.run_query("SELECT sum(price) AS total FROM items_clean")["preview"]
+    # the same length, other prices: every 1.5 becomes 2.5, and so on
+    text = items.read_text()
+    changed = text.replace(".5\n", ".7\n")
+    assert changed != text
+    _rewrite_in_place(items, changed)
+    svc.refresh_sources()
+    again = svc.source_run_sql_tab(P, "rare_kinds", None)
+    assert _statuses(again)[0] == ("items_clean", "ran"), _statuses(again)
+    after = svc.run_query("SELECT sum(price) AS total FROM items_clean")["preview"]
+    direct = svc.run_query("SELECT sum(price) AS total FROM items")["preview"]
+    assert after == direct and after != before
