@@ -135,7 +135,7 @@ def ods_sheets(path: Path) -> dict[str, OdsSheet]:
 
 
 @functools.lru_cache(maxsize=16)
-def _ods_sheets(path_text: str, _size: int, _mtime_ns: int) -> dict[str, OdsSheet]:
+def _ods_sheets(path_text: str, _size: int, _changed_ns: int) -> dict[str, OdsSheet]:
     from xml.etree import ElementTree
 
     out: dict[str, OdsSheet] = {}

@@ -109,7 +109,7 @@ def choice(path: Path) -> Choice:
 
 
 @functools.lru_cache(maxsize=256)
-def _choice_of(path_text: str, _size: int, _mtime_ns: int, rule: str | None) -> Choice:
+def _choice_of(path_text: str, _size: int, _changed_ns: int, rule: str | None) -> Choice:
     path = Path(path_text)
     if rule is not None:
         note = f"read as {_NAMES[rule]}, as set for this file"

@@ -175,15 +175,13 @@ class RelationFacts:
             known = self._stored & pending.keys()
         if not pending:
             return
-        updates = [[*row[2:], *row[:2]] for key, row in pending.items() if key in known]
-        inserts = [row for key, row in pending.items() if key not in known]
         try:
             try:
                 with transaction(cur):
-                    self._write(cur, updates, inserts)
+                    self._write(cur, pending, known)
             except duckdb_core().ConstraintException:
                 with transaction(cur):
-                    self._write(cur, [], list(pending.values()), upsert=True)
+                    self._write(cur, pending, set(), upsert=True)
         except Exception as exc:  # a cache: a conflict with another writer loses nothing
             log.debug("check facts not stored: %s", exc)
             return
@@ -192,16 +190,25 @@ class RelationFacts:
 
     @staticmethod
     def _write(
-        cur: Cursor, updates: list[list[object]], inserts: list[list[object]], upsert: bool = False
+        cur: Cursor,
+        pending: dict[FactKey, list[object]],
+        known: set[FactKey],
+        upsert: bool = False,
     ) -> None:
-        for row in updates:
-            changed = cur.execute(
-                f"UPDATE {_TABLE} SET version = ?, value = ?, measured_at = ? "
-                "WHERE subject = ? AND fact = ?",
-                row,
-            ).fetchall()
-            if not changed or not changed[0][0]:  # the row went meanwhile: insert it again
-                inserts = [*inserts, [*row[3:], *row[:3]]]
+        """Each pending row ``[subject, fact, version, value, measured_at]``: updated when
+        ``known`` to have a row, else (or when that row went meanwhile) inserted."""
+        inserts = []
+        for key, row in pending.items():
+            if key in known:
+                subject, fact, *values = row
+                changed = cur.execute(
+                    f"UPDATE {_TABLE} SET version = ?, value = ?, measured_at = ? "
+                    "WHERE subject = ? AND fact = ?",
+                    [*values, subject, fact],
+                ).fetchall()
+                if changed and changed[0][0]:
+                    continue
+            inserts.append(row)
         if inserts:
             verb = "INSERT OR REPLACE" if upsert else "INSERT"
             cur.executemany(f"{verb} INTO {_TABLE} VALUES (?, ?, ?, ?, ?)", inserts)
